@@ -1,0 +1,61 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { mnemonicToAccount } from "viem/accounts";
+import { ConfigError, HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS, REPO_ROOT, loadConfig } from "./index";
+
+test("defaults follow DESIGN.md ports and put data under the repo's .data", () => {
+  const c = loadConfig({});
+  assert.deepEqual(
+    [c.ports.exchangeApi, c.ports.dexRest, c.ports.bridgeApi, c.ports.identity, c.ports.dexWs, c.ports.grpc, c.ports.indexer],
+    [3000, 3001, 3002, 3003, 8080, 50051, 42069],
+  );
+  assert.equal(c.chains.home.chainId, 31337);
+  assert.equal(c.chains.home.rpcUrl, "http://127.0.0.1:8545");
+  assert.equal(c.chains.remote.chainId, 31338);
+  assert.equal(c.chains.remote.rpcUrl, "http://127.0.0.1:8546");
+  assert.equal(c.urls.exchangeApi, "http://127.0.0.1:3000/v1");
+  assert.equal(c.dataDir, path.join(REPO_ROOT, ".data"));
+  assert.equal(c.database.url, undefined);
+  assert.equal(c.deploymentsFile, path.join(REPO_ROOT, ".data", "deployments.json"));
+});
+
+test("every port, the data dir and the database are overridable", () => {
+  const c = loadConfig({ HOME_CHAIN_PORT: "18545", INDEXER_PORT: "0", DATA_DIR: "/tmp/x", DATABASE_URL: "postgres://u:p@h:5432/db" });
+  assert.equal(c.chains.home.port, 18545);
+  assert.equal(c.chains.home.rpcUrl, "http://127.0.0.1:18545");
+  assert.equal(c.ports.indexer, 0);
+  assert.equal(c.dataDir, "/tmp/x");
+  assert.equal(c.database.url, "postgres://u:p@h:5432/db");
+});
+
+test("the default keys are Hardhat's dev accounts, derived from its public mnemonic", () => {
+  HARDHAT_DEV_PRIVATE_KEYS.forEach((key, i) => {
+    const derived = mnemonicToAccount(HARDHAT_DEV_MNEMONIC, { addressIndex: i });
+    const fromKey = loadConfig({ OPERATOR_PRIVATE_KEY: key }).keys.operator.address;
+    assert.equal(fromKey, derived.address, `dev key #${i}`);
+  });
+  const c = loadConfig({});
+  const roles = [c.keys.deployer, c.keys.operator, c.keys.feeRecipient, c.keys.relayer, ...c.keys.demoTraders];
+  assert.equal(new Set(roles.map((k) => k.address)).size, roles.length, "each role its own account");
+});
+
+test("bad input is rejected with every problem named", () => {
+  assert.throws(
+    () => loadConfig({ HOME_CHAIN_PORT: "70000", OPERATOR_PRIVATE_KEY: "0x12", LOG_LEVEL: "loud" }),
+    (e: unknown) =>
+      e instanceof ConfigError &&
+      /HOME_CHAIN_PORT/.test(e.message) &&
+      /OPERATOR_PRIVATE_KEY/.test(e.message) &&
+      /LOG_LEVEL/.test(e.message),
+  );
+  assert.throws(() => loadConfig({ REMOTE_CHAIN_ID: "31337" }), ConfigError);
+});
+
+test("the config is frozen", () => {
+  const c = loadConfig({});
+  assert.throws(() => {
+    (c.ports as { health: number }).health = 1;
+  }, TypeError);
+  assert.ok(Object.isFrozen(c.keys.demoTraders));
+});

@@ -1,0 +1,194 @@
+// The one place the process environment is read (STYLE.md rule 2). Everything else receives a `Config`.
+// `loadConfig(env)` parses once with zod into a typed, frozen object; tests pass their own `env` to get
+// other ports or another data directory.
+import path from "node:path";
+import { z } from "zod";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Address, Hex } from "viem";
+import { DEV_ACCOUNT_ROLES, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
+
+export { HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
+
+/** The repository root: defaults (data dir, artifacts) are relative to it, not to the caller's cwd. */
+export const REPO_ROOT = path.resolve(__dirname, "..");
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const chainId = z.coerce.number().int().positive();
+const privateKey = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, "a 32-byte hex private key with 0x prefix")
+  .transform((s) => s as Hex);
+const bool = z
+  .enum(["1", "0", "true", "false", "yes", "no"])
+  .transform((s) => s === "1" || s === "true" || s === "yes");
+const devKey = (i: number): Hex => HARDHAT_DEV_PRIVATE_KEYS[i];
+
+const envSchema = z.object({
+  HOST: z.string().min(1).default("127.0.0.1"),
+  EXCHANGE_API_PORT: port.default(3000),
+  DEX_API_PORT: port.default(3001),
+  BRIDGE_API_PORT: port.default(3002),
+  IAM_PORT: port.default(3003),
+  DEX_WS_PORT: port.default(8080),
+  GRPC_PORT: port.default(50051),
+  INDEXER_PORT: port.default(42069),
+  HEALTH_PORT: port.default(9090),
+  HOME_CHAIN_PORT: port.default(8545),
+  HOME_CHAIN_ID: chainId.default(31337),
+  REMOTE_CHAIN_PORT: port.default(8546),
+  REMOTE_CHAIN_ID: chainId.default(31338),
+  DATA_DIR: z.string().min(1).optional(),
+  DATABASE_URL: z.string().url().optional(),
+  DEPLOYER_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.deployer)),
+  OPERATOR_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.operator)),
+  FEE_RECIPIENT_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.feeRecipient)),
+  RELAYER_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.relayer)),
+  DEMO_PRIVATE_KEYS: z
+    .string()
+    .default(DEV_ACCOUNT_ROLES.demoTraders.map(devKey).join(","))
+    .transform((s) => s.split(",").map((k) => k.trim()).filter((k) => k.length > 0))
+    .pipe(z.array(privateKey)),
+  BATCHER_MAX_TRADES: z.coerce.number().int().positive().default(100),
+  BATCHER_MAX_DELAY_MS: z.coerce.number().int().nonnegative().default(20),
+  CHAIN_JOURNAL_FSYNC: bool.default(true),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export interface KeyPair {
+  readonly privateKey: Hex;
+  readonly address: Address;
+}
+
+export interface ChainConfig {
+  readonly name: "home" | "remote";
+  readonly chainId: number;
+  readonly port: number;
+  /** The public JSON-RPC URL (the persistence proxy in front of the Hardhat node). */
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
+}
+
+export interface Config {
+  readonly host: string;
+  readonly ports: {
+    readonly exchangeApi: number;
+    readonly dexRest: number;
+    readonly bridgeApi: number;
+    readonly identity: number;
+    readonly dexWs: number;
+    readonly grpc: number;
+    readonly indexer: number;
+    readonly health: number;
+  };
+  readonly urls: {
+    /** `{base_url}` of the spec, with its /v1 prefix. */
+    readonly exchangeApi: string;
+    /** `{dex_base_url}` of the spec, with its /v1 prefix. */
+    readonly dexRest: string;
+    readonly bridgeApi: string;
+    readonly identity: string;
+    readonly dexWs: string;
+    readonly grpc: string;
+    readonly indexer: string;
+    readonly health: string;
+  };
+  readonly chains: { readonly home: ChainConfig; readonly remote: ChainConfig };
+  /** Everything `npm start` keeps between runs: chain journals, deployments, journal, PGlite. */
+  readonly dataDir: string;
+  readonly database: { readonly url: string | undefined; readonly pgliteDir: string };
+  readonly deploymentsFile: string;
+  /** Hardhat dev accounts unless overridden: dev and test chains only. */
+  readonly keys: {
+    readonly deployer: KeyPair;
+    readonly operator: KeyPair;
+    readonly feeRecipient: KeyPair;
+    readonly relayer: KeyPair;
+    readonly demoTraders: readonly KeyPair[];
+  };
+  readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number };
+  /** fsync every chain journal append (off only for throwaway benchmarks). */
+  readonly chainJournalFsync: boolean;
+  readonly logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
+}
+
+export class ConfigError extends Error {
+  readonly code = "CONFIG_INVALID";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ConfigError";
+  }
+}
+
+function keyPair(privateKey: Hex): KeyPair {
+  return Object.freeze({ privateKey, address: privateKeyToAccount(privateKey).address });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Parses the environment into the typed, frozen configuration. Throws `ConfigError` on bad input. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means "not set", as in a shell `FOO= npm start`.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid environment:\n  ${lines.join("\n  ")}`, { cause: parsed.error });
+  }
+  const e = parsed.data;
+  if (e.HOME_CHAIN_ID === e.REMOTE_CHAIN_ID) throw new ConfigError("HOME_CHAIN_ID and REMOTE_CHAIN_ID must differ");
+  const dataDir = path.resolve(REPO_ROOT, e.DATA_DIR ?? ".data");
+  const http = (p: number, suffix = "") => `http://${e.HOST}:${p}${suffix}`;
+  const chain = (name: "home" | "remote", id: number, p: number): ChainConfig => ({
+    name,
+    chainId: id,
+    port: p,
+    rpcUrl: http(p),
+    wsUrl: `ws://${e.HOST}:${p}`,
+  });
+  return deepFreeze<Config>({
+    host: e.HOST,
+    ports: {
+      exchangeApi: e.EXCHANGE_API_PORT,
+      dexRest: e.DEX_API_PORT,
+      bridgeApi: e.BRIDGE_API_PORT,
+      identity: e.IAM_PORT,
+      dexWs: e.DEX_WS_PORT,
+      grpc: e.GRPC_PORT,
+      indexer: e.INDEXER_PORT,
+      health: e.HEALTH_PORT,
+    },
+    urls: {
+      exchangeApi: http(e.EXCHANGE_API_PORT, "/v1"),
+      dexRest: http(e.DEX_API_PORT, "/v1"),
+      bridgeApi: http(e.BRIDGE_API_PORT),
+      identity: http(e.IAM_PORT),
+      dexWs: `ws://${e.HOST}:${e.DEX_WS_PORT}/ws`,
+      grpc: `${e.HOST}:${e.GRPC_PORT}`,
+      indexer: http(e.INDEXER_PORT),
+      health: http(e.HEALTH_PORT, "/health"),
+    },
+    chains: {
+      home: chain("home", e.HOME_CHAIN_ID, e.HOME_CHAIN_PORT),
+      remote: chain("remote", e.REMOTE_CHAIN_ID, e.REMOTE_CHAIN_PORT),
+    },
+    dataDir,
+    database: { url: e.DATABASE_URL, pgliteDir: path.join(dataDir, "pglite") },
+    deploymentsFile: path.join(dataDir, "deployments.json"),
+    keys: {
+      deployer: keyPair(e.DEPLOYER_PRIVATE_KEY),
+      operator: keyPair(e.OPERATOR_PRIVATE_KEY),
+      feeRecipient: keyPair(e.FEE_RECIPIENT_PRIVATE_KEY),
+      relayer: keyPair(e.RELAYER_PRIVATE_KEY),
+      demoTraders: e.DEMO_PRIVATE_KEYS.map(keyPair),
+    },
+    batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS },
+    chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,
+    logLevel: e.LOG_LEVEL,
+  });
+}
