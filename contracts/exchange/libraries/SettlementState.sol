@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {ISettlement} from "../ISettlement.sol";
+
+/// @notice Everything the batch loop reads once and writes once per batch, packed in one slot.
+struct BatchConfig {
+    uint64 nextBatchId;
+    uint16 makerFeeBps;
+    uint16 takerFeeBps;
+    uint64 withdrawalDelaySec;
+}
+
+/// @notice The whole storage of the Settlement contract; the libraries work on it by reference.
+struct SettlementState {
+    mapping(address trader => mapping(address token => uint256 amount)) balances;
+    mapping(address token => uint256 amount) collectedFees;
+    /// partial fills only: deleted (and the nonce bit set) when an order completes
+    mapping(bytes32 orderHash => uint256 baseAmount) filledAmount;
+    mapping(address trader => mapping(uint256 word => uint256 bits)) nonceBitmap;
+    mapping(address trader => uint256 nonce) minNonce;
+    mapping(address trader => mapping(address agent => uint64 expiry)) agentExpiry;
+    mapping(address trader => mapping(address token => ISettlement.PendingWithdrawal)) pendingWithdrawals;
+    BatchConfig config;
+    address feeRecipient;
+}

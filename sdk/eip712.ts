@@ -1,0 +1,169 @@
+// The TypeScript twin of the Settlement contract's EIP-712 types (contracts/exchange/libraries/OrderHashing.sol).
+// The matcher, the batcher and the API build, hash and sign orders with this module only; a Hardhat test
+// (test/contracts/exchange/eip712-twin.test.ts) proves the type hashes, domain separator and order hashes
+// equal the contract's.
+import {
+  hashDomain,
+  hashTypedData,
+  keccak256,
+  toBytes,
+  type Account,
+  type Address,
+  type Hex,
+  type LocalAccount,
+  type TypedDataDomain,
+  type WalletClient,
+} from "viem";
+
+/** Order side as signed: 0 = buy base, 1 = sell base. */
+export const OrderSide = { BUY: 0, SELL: 1 } as const;
+export type OrderSide = (typeof OrderSide)[keyof typeof OrderSide];
+
+/** Order flag bits. POST_ONLY: the order may only be the maker of a fill. Other bits must be 0. */
+export const OrderFlags = { NONE: 0, POST_ONLY: 1 } as const;
+
+/** A price is quote-token base units per PRICE_SCALE base-token base units. */
+export const PRICE_SCALE = 10n ** 18n;
+/** Fees are in basis points of what each party receives, rounded up. */
+export const BPS = 10_000n;
+
+/** An order exactly as signed. All integers are bigint except side and flags (uint8). */
+export interface Order {
+  trader: Address;
+  baseToken: Address;
+  quoteToken: Address;
+  side: OrderSide;
+  /** quote base units per 1e18 base base units */
+  price: bigint;
+  /** base-token base units */
+  amount: bigint;
+  /** unix seconds; dead from this second on */
+  expiry: bigint;
+  /** Permit2-style bitmap nonce: word = nonce >> 8, bit = nonce & 255 */
+  nonce: bigint;
+  flags: number;
+}
+
+export interface AgentApproval {
+  trader: Address;
+  agent: Address;
+  /** unix seconds, exclusive */
+  expiry: bigint;
+  /** the trader's current `nonces(trader)` on the contract */
+  nonce: bigint;
+  /** unix seconds after which the approval may no longer be submitted */
+  deadline: bigint;
+}
+
+export const SETTLEMENT_DOMAIN_NAME = "Settlement";
+export const SETTLEMENT_DOMAIN_VERSION = "1";
+
+export const ORDER_TYPES = {
+  Order: [
+    { name: "trader", type: "address" },
+    { name: "baseToken", type: "address" },
+    { name: "quoteToken", type: "address" },
+    { name: "side", type: "uint8" },
+    { name: "price", type: "uint256" },
+    { name: "amount", type: "uint256" },
+    { name: "expiry", type: "uint64" },
+    { name: "nonce", type: "uint256" },
+    { name: "flags", type: "uint8" },
+  ],
+} as const;
+
+export const AGENT_APPROVAL_TYPES = {
+  AgentApproval: [
+    { name: "trader", type: "address" },
+    { name: "agent", type: "address" },
+    { name: "expiry", type: "uint64" },
+    { name: "nonce", type: "uint256" },
+    { name: "deadline", type: "uint64" },
+  ],
+} as const;
+
+export interface SettlementDomain extends TypedDataDomain {
+  name: string;
+  version: string;
+  chainId: number;
+  verifyingContract: Address;
+}
+
+export function getSettlementDomain(chainId: number | bigint, verifyingContract: Address): SettlementDomain {
+  return { name: SETTLEMENT_DOMAIN_NAME, version: SETTLEMENT_DOMAIN_VERSION, chainId: Number(chainId), verifyingContract };
+}
+
+function encodeType(types: Record<string, readonly { name: string; type: string }[]>, primary: string): string {
+  return `${primary}(${types[primary]!.map((f) => `${f.type} ${f.name}`).join(",")})`;
+}
+
+/** keccak256 of the EIP-712 type string of Order (equal to OrderHashing.ORDER_TYPEHASH). */
+export function getOrderTypeHash(): Hex {
+  return keccak256(toBytes(encodeType(ORDER_TYPES, "Order")));
+}
+
+/** keccak256 of the EIP-712 type string of AgentApproval. */
+export function getAgentApprovalTypeHash(): Hex {
+  return keccak256(toBytes(encodeType(AGENT_APPROVAL_TYPES, "AgentApproval")));
+}
+
+export function getDomainSeparator(domain: SettlementDomain): Hex {
+  return hashDomain({
+    domain,
+    types: {
+      EIP712Domain: [
+        { name: "name", type: "string" },
+        { name: "version", type: "string" },
+        { name: "chainId", type: "uint256" },
+        { name: "verifyingContract", type: "address" },
+      ],
+    },
+  });
+}
+
+/** The order hash: the EIP-712 digest the trader signs; the contract's id of the order everywhere. */
+export function getOrderHash(domain: SettlementDomain, order: Order): Hex {
+  return hashTypedData({ domain, types: ORDER_TYPES, primaryType: "Order", message: order });
+}
+
+export function getAgentApprovalHash(domain: SettlementDomain, approval: AgentApproval): Hex {
+  return hashTypedData({ domain, types: AGENT_APPROVAL_TYPES, primaryType: "AgentApproval", message: approval });
+}
+
+type Signer = LocalAccount | WalletClient;
+
+async function signTyped(signer: Signer, args: Parameters<LocalAccount["signTypedData"]>[0]): Promise<Hex> {
+  if ("signTypedData" in signer && "type" in signer && signer.type === "local") return signer.signTypedData(args);
+  const client = signer as WalletClient;
+  const account = client.account as Account | undefined;
+  if (!account) throw new Error("signOrder: the wallet client has no account");
+  return client.signTypedData({ ...args, account } as Parameters<WalletClient["signTypedData"]>[0]);
+}
+
+/** Signs `order` with a local account (the trader's key or its agent's) or a wallet client. */
+export function signOrder(signer: Signer, domain: SettlementDomain, order: Order): Promise<Hex> {
+  return signTyped(signer, { domain, types: ORDER_TYPES, primaryType: "Order", message: order });
+}
+
+/** Signs an AgentApproval with the trader's key; anyone (the operator) may submit it. */
+export function signAgentApproval(signer: Signer, domain: SettlementDomain, approval: AgentApproval): Promise<Hex> {
+  return signTyped(signer, {
+    domain,
+    types: AGENT_APPROVAL_TYPES,
+    primaryType: "AgentApproval",
+    message: approval,
+  });
+}
+
+/** baseAmount * price / 1e18 when it divides exactly (as the contract demands), else null. */
+export function quoteAmountFor(baseAmount: bigint, price: bigint): bigint | null {
+  const product = baseAmount * price;
+  if (product % PRICE_SCALE !== 0n) return null;
+  return product / PRICE_SCALE;
+}
+
+/** ceil(amount * feeBps / 10_000): the fee the contract charges on `amount` received. */
+export function feeFor(amount: bigint, feeBps: bigint | number): bigint {
+  const bps = BigInt(feeBps);
+  return (amount * bps + BPS - 1n) / BPS;
+}
