@@ -1,0 +1,53 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { parseDecimal, formatDecimal } from "./decimal";
+import {
+  DEFAULT_MARKET_GRIDS, PRICE_SCALE, isMarketGridExact, humanPriceToContract, humanSizeToBase, priceToTicks,
+  baseToLots, quoteFor, type MarketSpec,
+} from "./markets";
+
+const Z = "0x0000000000000000000000000000000000000000" as const;
+const markets: MarketSpec[] = Object.entries(DEFAULT_MARKET_GRIDS).map(([symbol, g]) => ({ symbol, baseToken: Z, quoteToken: Z, ...g }));
+
+for (const m of markets) {
+  test(`${m.symbol}: every fill on the grid has an integral quote amount`, () => {
+    assert.ok(isMarketGridExact(m));
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: m.maxLots }), fc.bigInt({ min: 1n, max: 10n ** 12n }), (lots, ticks) => {
+        const product = lots * m.lotSize * ticks * m.tickSize;
+        assert.equal(product % PRICE_SCALE, 0n);
+        assert.equal(quoteFor(m, lots, ticks) * PRICE_SCALE, product);
+      }),
+      { numRuns: 500 },
+    );
+  });
+}
+
+test("a grid whose tick*lot is not a multiple of 1e18 is refused, and has an inexact fill", () => {
+  const bad = { tickSize: 10n ** 14n, lotSize: 10n ** 3n };
+  assert.equal(isMarketGridExact(bad), false);
+  assert.notEqual((bad.tickSize * bad.lotSize) % PRICE_SCALE, 0n);
+});
+
+test("WETH-USD conversions are exact and refuse what is off the grid", () => {
+  const m = markets.find((x) => x.symbol === "WETH-USD")!;
+  assert.equal(humanPriceToContract(m, "2500.01"), 2_500_010_000n);
+  assert.equal(priceToTicks(m, humanPriceToContract(m, "2500.01")!), 250001n);
+  assert.equal(priceToTicks(m, humanPriceToContract(m, "2500.015")!), null);
+  assert.equal(humanSizeToBase(m, "1.5"), 15n * 10n ** 17n);
+  assert.equal(baseToLots(m, humanSizeToBase(m, 0.0001)!), 1n);
+  assert.equal(baseToLots(m, humanSizeToBase(m, "0.00015")!), null);
+  assert.equal(humanSizeToBase(m, "1e3"), null);
+  assert.equal(humanSizeToBase(m, 1e-7), 10n ** 11n);
+});
+
+test("parseDecimal/formatDecimal round-trip and reject junk", () => {
+  fc.assert(fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 0, max: 24 }), (v, s) => {
+    assert.equal(parseDecimal(formatDecimal(v, s), s), v);
+  }));
+  for (const junk of ["", "1.", ".5", "1,5", "0x10", "1e5", "NaN", "--1", " "]) assert.equal(parseDecimal(junk, 6), null, junk);
+  assert.equal(parseDecimal("1.2300", 2), 123n);
+  assert.equal(parseDecimal("1.234", 2), null);
+  assert.equal(parseDecimal(Number.NaN, 2), null);
+});
