@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+import {IBridgeVault} from "./interfaces/IBridgeVault.sol";
+import {IBridgeSignatureVerifier} from "./interfaces/IBridgeSignatureVerifier.sol";
+import {BridgeMessageHash} from "./libraries/BridgeMessageHash.sol";
+import {BridgeTokenBucket} from "./libraries/BridgeTokenBucket.sol";
+import {BridgeReleaseRecord} from "./libraries/BridgeReleaseRecord.sol";
+
+/// @title BridgeVault
+/// @notice Home chain: locks deposits and pays threshold-signed releases after a challenge period. The admin and
+///         guardian are a Safe. See IBridgeVault for the flow, events and errors.
+contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
+    using SafeERC20 for IERC20;
+    using BridgeTokenBucket for BridgeTokenBucket.Bucket;
+
+    /// @notice May pause and dispute releases.
+    bytes32 public constant GUARDIAN_ROLE = keccak256("GUARDIAN_ROLE");
+
+    /// @dev Read together on every release: one slot.
+    struct Core {
+        address verifier;
+        bool paused;
+        uint32 challengePeriodSec;
+    }
+
+    /// @dev Per-token configuration, one slot. The daily limit lives in its own bucket slot.
+    struct TokenConfig {
+        bool allowed;
+        uint96 maxDepositWei;
+        uint96 hsmThresholdWei;
+    }
+
+    uint256 private immutable _remoteChainId;
+    Core private _core;
+    address private _minter;
+    address private _hsm;
+    uint64 private _depositNonce;
+    mapping(address token => TokenConfig) private _tokens;
+    mapping(address token => BridgeTokenBucket.Bucket) private _limits;
+    mapping(uint64 burnNonce => uint256 record) private _releases;
+
+    /// @param admin the Safe: DEFAULT_ADMIN_ROLE and GUARDIAN_ROLE
+    /// @param verifier the signature verifier (signing mode)
+    /// @param remoteChainId the chain id of the remote chain (where the minter lives)
+    /// @param hsm the HSM co-signer's address
+    /// @param challengePeriodSec how long a queued release can be disputed
+    constructor(address admin, address verifier, uint256 remoteChainId, address hsm, uint32 challengePeriodSec) {
+        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+        _grantRole(GUARDIAN_ROLE, admin);
+        _remoteChainId = remoteChainId;
+        _core = Core({verifier: verifier, paused: false, challengePeriodSec: challengePeriodSec});
+        _hsm = hsm;
+        emit BridgeVaultVerifierSet(verifier);
+        emit BridgeVaultHsmSet(hsm);
+        emit BridgeVaultChallengePeriodSet(challengePeriodSec);
+    }
+
+    // ---------------------------------------------------------------- deposits
+
+    /// @inheritdoc IBridgeVault
+    function deposit(address token, uint256 amount, address recipient, uint256 dstChainId)
+        external
+        nonReentrant
+        returns (uint64 nonce)
+    {
+        if (_core.paused) revert BridgeVaultOperationPaused();
+        if (dstChainId != _remoteChainId) revert BridgeVaultChainUnsupported(dstChainId);
+        address minter = _minter;
+        if (minter == address(0)) revert BridgeVaultMinterUnset();
+        if (recipient == address(0)) revert BridgeVaultRecipientZero();
+        TokenConfig memory cfg = _tokens[token];
+        if (!cfg.allowed) revert BridgeVaultTokenNotAllowed(token);
+        if (amount == 0 || amount > cfg.maxDepositWei) revert BridgeVaultAmountOutOfRange(amount, cfg.maxDepositWei);
+
+        uint256 balanceBefore = IERC20(token).balanceOf(address(this));
+        IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
+        uint256 receivedWei = IERC20(token).balanceOf(address(this)) - balanceBefore;
+        if (receivedWei != amount) revert BridgeVaultTransferAmountMismatch(token, amount, receivedWei);
+
+        nonce = ++_depositNonce;
+        emit BridgeDeposited(nonce, token, msg.sender, recipient, amount, dstChainId, minter);
+    }
+
+    // ---------------------------------------------------------------- releases
+
+    /// @inheritdoc IBridgeVault
+    function queueRelease(
+        uint64 burnNonce,
+        address token,
+        address recipient,
+        uint256 amount,
+        bytes calldata signature,
+        bytes calldata hsmSignature
+    ) external returns (uint64 readyAt) {
+        Core memory core = _core;
+        if (core.paused) revert BridgeVaultOperationPaused();
+        if (_releases[burnNonce] != 0) revert BridgeVaultBurnAlreadyReleased(burnNonce);
+        (bytes32 digest, uint64 epoch) = _verifyRelease(core.verifier, burnNonce, token, recipient, amount, signature);
+        bool hsmCosigned = _checkLimits(token, amount, digest, hsmSignature);
+        readyAt = uint64(block.timestamp) + core.challengePeriodSec;
+        _releases[burnNonce] = BridgeReleaseRecord.queued(token, recipient, amount, readyAt);
+        emit BridgeReleaseQueued(burnNonce, token, recipient, amount, readyAt, epoch, hsmCosigned);
+    }
+
+    /// @inheritdoc IBridgeVault
+    function disputeRelease(uint64 burnNonce) external {
+        _checkGuardian();
+        uint256 record = _releases[burnNonce];
+        _requireQueued(burnNonce, record);
+        uint64 readyAt = BridgeReleaseRecord.readyAt(record);
+        if (block.timestamp >= readyAt) revert BridgeVaultChallengePeriodOver(burnNonce, readyAt);
+        _releases[burnNonce] = BridgeReleaseRecord.withStatus(record, ReleaseStatus.Disputed);
+        emit BridgeReleaseDisputed(burnNonce, msg.sender);
+    }
+
+    /// @inheritdoc IBridgeVault
+    function executeRelease(uint64 burnNonce, address token, address recipient, uint256 amount)
+        external
+        nonReentrant
+    {
+        if (_core.paused) revert BridgeVaultOperationPaused();
+        uint256 record = _releases[burnNonce];
+        _requireQueued(burnNonce, record);
+        uint64 readyAt = BridgeReleaseRecord.readyAt(record);
+        if (record != BridgeReleaseRecord.queued(token, recipient, amount, readyAt)) {
+            revert BridgeVaultReleaseNotQueued(burnNonce);
+        }
+        if (block.timestamp < readyAt) revert BridgeVaultChallengePeriodActive(burnNonce, readyAt);
+        _releases[burnNonce] = BridgeReleaseRecord.withStatus(record, ReleaseStatus.Executed);
+        IERC20(token).safeTransfer(recipient, amount);
+        emit BridgeReleaseExecuted(burnNonce, token, recipient, amount);
+    }
+
+    // ---------------------------------------------------------------- pause and configuration
+
+    /// @notice Stops deposits, queueing and executing. Guardian or admin.
+    function pause() external {
+        _checkGuardian();
+        _core.paused = true;
+        emit BridgeVaultPaused(msg.sender);
+    }
+
+    /// @notice Resumes. Admin only.
+    function unpause() external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _core.paused = false;
+        emit BridgeVaultUnpaused(msg.sender);
+    }
+
+    /// @notice Sets the signature verifier (the tenant's signing mode). Admin only.
+    function setVerifier(address verifier) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _core.verifier = verifier;
+        emit BridgeVaultVerifierSet(verifier);
+    }
+
+    /// @notice Sets the remote minter (wiring after both sides are deployed). Admin only.
+    function setMinter(address minter) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _minter = minter;
+        emit BridgeVaultMinterSet(minter);
+    }
+
+    /// @notice Sets the HSM co-signer. Admin only.
+    function setHsm(address hsm) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _hsm = hsm;
+        emit BridgeVaultHsmSet(hsm);
+    }
+
+    /// @notice Sets the challenge period of releases queued from now on. Admin only.
+    function setChallengePeriod(uint32 challengePeriodSec) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _core.challengePeriodSec = challengePeriodSec;
+        emit BridgeVaultChallengePeriodSet(challengePeriodSec);
+    }
+
+    /// @notice Allows (or stops) a token and sets its limits; the daily-limit bucket starts full. Admin only.
+    /// @param token the home-chain token
+    /// @param allowed whether deposits and releases of it are accepted
+    /// @param maxDepositWei largest single deposit (keep it <= the remote daily mint limit, or it never mints)
+    /// @param hsmThresholdWei releases of at least this amount need the HSM co-signature
+    /// @param dailyLimitWei bucket capacity: what may be released per refill period
+    /// @param refillPeriodSec the time the bucket takes to refill from empty (86400: a daily limit)
+    function configureToken(
+        address token,
+        bool allowed,
+        uint96 maxDepositWei,
+        uint96 hsmThresholdWei,
+        uint96 dailyLimitWei,
+        uint32 refillPeriodSec
+    ) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _tokens[token] = TokenConfig({allowed: allowed, maxDepositWei: maxDepositWei, hsmThresholdWei: hsmThresholdWei});
+        _limits[token].configure(dailyLimitWei, refillPeriodSec, block.timestamp);
+        emit BridgeVaultTokenConfigured(token, allowed, maxDepositWei, hsmThresholdWei, dailyLimitWei, refillPeriodSec);
+    }
+
+    // ---------------------------------------------------------------- views
+
+    /// @inheritdoc IBridgeVault
+    function releaseDigest(uint64 burnNonce, address token, address recipient, uint256 amount)
+        external
+        view
+        returns (bytes32)
+    {
+        return _releaseDigest(burnNonce, token, recipient, amount, IBridgeSignatureVerifier(_core.verifier).keyEpoch());
+    }
+
+    /// @inheritdoc IBridgeVault
+    function getRelease(uint64 burnNonce) external view returns (ReleaseStatus status, bytes32 detailsHash) {
+        uint256 record = _releases[burnNonce];
+        return (BridgeReleaseRecord.status(record), bytes32(record));
+    }
+
+    /// @notice The release's readyAt (0 if never queued).
+    function releaseReadyAt(uint64 burnNonce) external view returns (uint64) {
+        return BridgeReleaseRecord.readyAt(_releases[burnNonce]);
+    }
+
+    /// @notice Verifier, pause flag and challenge period.
+    function core() external view returns (address verifier, bool paused, uint32 challengePeriodSec) {
+        Core memory c = _core;
+        return (c.verifier, c.paused, c.challengePeriodSec);
+    }
+
+    /// @notice The remote minter, the remote chain id and the HSM co-signer.
+    function wiring() external view returns (address minter, uint256 remoteChainId, address hsm) {
+        return (_minter, _remoteChainId, _hsm);
+    }
+
+    /// @notice The number of deposits so far (the last deposit nonce).
+    function depositCount() external view returns (uint64) {
+        return _depositNonce;
+    }
+
+    /// @notice A token's configuration and what its daily-limit bucket holds now.
+    function tokenConfig(address token)
+        external
+        view
+        returns (bool allowed, uint256 maxDepositWei, uint256 hsmThresholdWei, uint256 availableWei)
+    {
+        TokenConfig memory cfg = _tokens[token];
+        return (cfg.allowed, cfg.maxDepositWei, cfg.hsmThresholdWei, BridgeTokenBucket.available(_limits[token], block.timestamp));
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    function _releaseDigest(uint64 burnNonce, address token, address recipient, uint256 amount, uint64 epoch)
+        private
+        view
+        returns (bytes32)
+    {
+        address minter = _minter;
+        if (minter == address(0)) revert BridgeVaultMinterUnset();
+        return BridgeMessageHash.digest(
+            BridgeMessageHash.Message({
+                kind: BridgeMessageHash.KIND_RELEASE,
+                srcChainId: _remoteChainId,
+                srcContract: minter,
+                dstChainId: block.chainid,
+                dstContract: address(this),
+                nonce: burnNonce,
+                token: token,
+                recipient: recipient,
+                amount: amount,
+                keyEpoch: epoch
+            })
+        );
+    }
+
+    /// @dev Recomputes the RELEASE digest under the verifier's current epoch and checks the signature over it.
+    function _verifyRelease(
+        address verifierAddress,
+        uint64 burnNonce,
+        address token,
+        address recipient,
+        uint256 amount,
+        bytes calldata signature
+    ) private view returns (bytes32 digest, uint64 epoch) {
+        IBridgeSignatureVerifier verifier = IBridgeSignatureVerifier(verifierAddress);
+        epoch = verifier.keyEpoch();
+        digest = _releaseDigest(burnNonce, token, recipient, amount, epoch);
+        if (verifier.isValidBridgeSignature(digest, signature) != IBridgeSignatureVerifier.isValidBridgeSignature.selector)
+        {
+            revert IBridgeSignatureVerifier.BridgeSignatureInvalid(digest);
+        }
+    }
+
+    /// @dev Allow-list, HSM co-signature at or above the token's threshold, then the daily-limit bucket.
+    function _checkLimits(address token, uint256 amount, bytes32 digest, bytes calldata hsmSignature)
+        private
+        returns (bool hsmCosigned)
+    {
+        TokenConfig memory cfg = _tokens[token];
+        if (!cfg.allowed) revert BridgeVaultTokenNotAllowed(token);
+        hsmCosigned = amount >= cfg.hsmThresholdWei;
+        if (hsmCosigned) {
+            if (hsmSignature.length == 0) revert BridgeVaultHsmSignatureMissing(amount, cfg.hsmThresholdWei);
+            (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, hsmSignature);
+            if (err != ECDSA.RecoverError.NoError || recovered != _hsm || recovered == address(0)) {
+                revert BridgeVaultHsmSignatureInvalid(recovered);
+            }
+        }
+        _limits[token].consume(token, amount, block.timestamp);
+    }
+
+    function _requireQueued(uint64 burnNonce, uint256 record) private pure {
+        ReleaseStatus s = BridgeReleaseRecord.status(record);
+        if (s == ReleaseStatus.Queued) return;
+        if (s == ReleaseStatus.Disputed) revert BridgeVaultReleaseDisputed(burnNonce);
+        if (s == ReleaseStatus.Executed) revert BridgeVaultReleaseAlreadyExecuted(burnNonce);
+        revert BridgeVaultReleaseNotQueued(burnNonce);
+    }
+
+    function _checkGuardian() private view {
+        if (!hasRole(GUARDIAN_ROLE, msg.sender) && !hasRole(DEFAULT_ADMIN_ROLE, msg.sender)) {
+            revert BridgeVaultCallerNotGuardian(msg.sender);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {IBridgeLimitErrors} from "../interfaces/IBridgeLimitErrors.sol";
+
+/// @title BridgeTokenBucket
+/// @notice The on-chain daily limit of one token: a bucket of `capacity` base units that refills linearly by
+///         `capacity` every `refillPeriodSec` (a day by default) and is drained by every mint or release.
+/// @dev One storage slot per token: 96 + 96 + 32 + 32 bits. uint96 holds 7.9e28 base units (79 billion tokens of
+///      18 decimals), far above any daily limit; a uint32 timestamp lasts until 2106.
+library BridgeTokenBucket {
+    /// @notice Bucket state and configuration, packed in one slot.
+    struct Bucket {
+        uint96 levelWei;
+        uint96 capacityWei;
+        uint32 updatedAt;
+        uint32 refillPeriodSec;
+    }
+
+    /// @notice Sets capacity and refill period; the bucket starts (or is reset to) full.
+    function configure(Bucket storage self, uint256 capacityWei, uint256 refillPeriodSec, uint256 nowSec) internal {
+        if (capacityWei > type(uint96).max || refillPeriodSec == 0 || refillPeriodSec > type(uint32).max) {
+            revert IBridgeLimitErrors.BridgeLimitConfigInvalid(capacityWei, refillPeriodSec);
+        }
+        self.levelWei = uint96(capacityWei);
+        self.capacityWei = uint96(capacityWei);
+        self.updatedAt = uint32(nowSec);
+        self.refillPeriodSec = uint32(refillPeriodSec);
+    }
+
+    /// @notice The amount that could be spent now.
+    function available(Bucket memory b, uint256 nowSec) internal pure returns (uint256 levelWei) {
+        levelWei = b.levelWei;
+        uint256 capacityWei = b.capacityWei;
+        // A full bucket (or an unconfigured one: capacity 0, period 0) gets no refill.
+        if (levelWei >= capacityWei) return capacityWei;
+        // Safe: timestamps only grow, elapsed < 2^32 and capacity < 2^96, so the product is below 2^128; level + refill < 2^129.
+        // Rounds the refill down, in the protocol's favour.
+        unchecked {
+            uint256 elapsed = nowSec - b.updatedAt;
+            levelWei += (elapsed * capacityWei) / b.refillPeriodSec;
+        }
+        if (levelWei > capacityWei) levelWei = capacityWei;
+    }
+
+    /// @notice Takes `amountWei` out of the bucket or reverts with BridgeDailyLimitExceeded.
+    /// @param token the token the bucket belongs to (for the error)
+    function consume(Bucket storage self, address token, uint256 amountWei, uint256 nowSec) internal {
+        Bucket memory b = self;
+        uint256 levelWei = available(b, nowSec);
+        if (amountWei > levelWei) revert IBridgeLimitErrors.BridgeDailyLimitExceeded(token, amountWei, levelWei);
+        // Safe: amountWei <= levelWei <= capacity < 2^96, checked just above.
+        unchecked {
+            self.levelWei = uint96(levelWei - amountWei);
+        }
+        self.updatedAt = uint32(nowSec);
+    }
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {FrostSecp256k1Verifier} from "../libraries/FrostSecp256k1Verifier.sol";
+import {BridgeMessageHash} from "../libraries/BridgeMessageHash.sol";
+
+/// @title BridgeFrostVerifierHarness
+/// @notice Test-only entry points to the FROST library (any-length messages for the RFC vector, a gas probe of
+///         the verification alone) and to the message hash.
+contract BridgeFrostVerifierHarness {
+    /// @notice Verifies over a digest; checks the key first like the verifier does when it stores one.
+    function verifyDigest(uint256 pkX, uint256 pkY, bytes32 digest, bytes calldata signature)
+        external
+        view
+        returns (bool)
+    {
+        FrostSecp256k1Verifier.checkPublicKey(pkX, pkY);
+        return FrostSecp256k1Verifier.verify(pkX, pkY & 1 == 1, digest, signature);
+    }
+
+    /// @notice Verifies over a message of any length (the RFC 9591 vector signs "test").
+    function verifyMessage(uint256 pkX, uint256 pkY, bytes calldata message, bytes calldata signature)
+        external
+        view
+        returns (bool)
+    {
+        FrostSecp256k1Verifier.checkPublicKey(pkX, pkY);
+        return FrostSecp256k1Verifier.verifyMessage(pkX, pkY & 1 == 1, message, signature);
+    }
+
+    /// @notice Gas used by FrostSecp256k1Verifier.verify alone (key already checked, as when stored).
+    function measureVerify(uint256 pkX, bool pkYOdd, bytes32 digest, bytes calldata signature)
+        external
+        view
+        returns (bool valid, uint256 gasUsed)
+    {
+        uint256 before = gasleft();
+        valid = FrostSecp256k1Verifier.verify(pkX, pkYOdd, digest, signature);
+        gasUsed = before - gasleft();
+    }
+
+    /// @notice BridgeMessageHash.digest, for the TypeScript twin test.
+    function digest(BridgeMessageHash.Message calldata m) external pure returns (bytes32) {
+        return BridgeMessageHash.digest(m);
+    }
+
+    /// @notice The type hash, for the TypeScript twin test.
+    function typehash() external pure returns (bytes32) {
+        return BridgeMessageHash.TYPEHASH;
+    }
+}
