@@ -1,0 +1,5 @@
+export { startChain, type RunningChain, type StartChainOptions } from "./start-chain";
+export { ChainStartError } from "./node-process";
+export { ChainReplayDivergedError } from "./replay";
+export { JournalCorruptError } from "./journal";
+export { createRpcClient, RpcCallError, type RpcClient } from "./rpc-client";

@@ -1,0 +1,91 @@
+// Spawns one Hardhat 2 JSON-RPC node (`hardhat node`) as a child process on a private port.
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { REPO_ROOT } from "../../config";
+
+const HARDHAT_CLI = path.join(REPO_ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js");
+const NODE_CONFIG = path.join(__dirname, "hardhat-node.config.ts");
+const EXIT_WITH_PARENT = path.join(__dirname, "exit-with-parent.cjs");
+const READY_LINE = /Started HTTP and WebSocket JSON-RPC server at http:\/\/([^:/]+):(\d+)\//;
+
+export interface HardhatNodeOptions {
+  chainId: number;
+  /** The genesis block's timestamp: fixed so that a replayed chain has the same block hashes. */
+  genesisTimestampS: number;
+  readyTimeoutMs?: number;
+}
+
+export interface HardhatNodeProcess {
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** Resolves once the process has exited (SIGTERM, then SIGKILL after `graceMs`). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export class ChainStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ChainStartError";
+  }
+}
+
+export function spawnHardhatNode(options: HardhatNodeOptions): Promise<HardhatNodeProcess> {
+  const child = spawn(
+    process.execPath,
+    ["--require", EXIT_WITH_PARENT, HARDHAT_CLI, "--config", NODE_CONFIG, "node", "--hostname", "127.0.0.1", "--port", "0"],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        HARDHAT_CHAIN_ID: String(options.chainId),
+        CHAIN_GENESIS_TIMESTAMP_S: String(options.genesisTimestampS),
+        // Hardhat asks to send telemetry on first use and would wait on an interactive prompt.
+        HARDHAT_DISABLE_TELEMETRY_PROMPT: "true",
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let output = "";
+
+  const stop = async (graceMs = 5_000): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop(0);
+      reject(new ChainStartError(`hardhat node (chain ${options.chainId}) not ready in time:\n${output.slice(-2000)}`));
+    }, options.readyTimeoutMs ?? 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      const m = READY_LINE.exec(output);
+      if (!m) return;
+      clearTimeout(timer);
+      child.stdout?.off("data", onData);
+      // Keep draining the pipes so the node never blocks on a full one.
+      child.stdout?.resume();
+      resolve({
+        rpcUrl: `http://127.0.0.1:${m[2]}`,
+        wsUrl: `ws://127.0.0.1:${m[2]}`,
+        pid: child.pid!,
+        child,
+        stop,
+      });
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", (c: Buffer) => {
+      output = (output + c.toString("utf8")).slice(-8_000);
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new ChainStartError(`hardhat node (chain ${options.chainId}) exited (${code ?? signal}):\n${output.slice(-2000)}`));
+    });
+  });
+}

@@ -1,0 +1,125 @@
+// The public JSON-RPC endpoint of a persistent chain: reads go straight to the Hardhat node (raw bytes,
+// no parsing past a cheap test); state-changing calls go through the recorder, which journals them.
+// Serves HTTP (single and batch requests) and WebSocket on the same port, as `hardhat node` does.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocket, WebSocketServer, type RawData } from "ws";
+import { isMutating, mayContainMutation } from "./methods";
+import type { Recorder } from "./recorder";
+import type { JsonRpcRequest, JsonRpcResponse, RpcClient } from "./rpc-client";
+
+export interface ChainProxy {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const PARSE_ERROR: JsonRpcResponse = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } };
+
+/** Handles a parsed body that contains at least one mutation; items run in order. */
+async function handleParsed(
+  body: unknown,
+  deps: { node: RpcClient; recorder: Recorder },
+): Promise<JsonRpcResponse | JsonRpcResponse[]> {
+  const one = async (req: JsonRpcRequest): Promise<JsonRpcResponse> => {
+    if (typeof req?.method !== "string") {
+      return { jsonrpc: "2.0", id: req?.id ?? null, error: { code: -32600, message: "Invalid Request" } };
+    }
+    if (isMutating(req.method)) return deps.recorder.execute(req);
+    const res = await deps.node.send(req.method, req.params ?? []);
+    return { ...res, id: req.id };
+  };
+  if (Array.isArray(body)) {
+    const out: JsonRpcResponse[] = [];
+    for (const req of body as JsonRpcRequest[]) out.push(await one(req));
+    return out;
+  }
+  return one(body as JsonRpcRequest);
+}
+
+function parseMutating(raw: string): { parsed: unknown } | null {
+  if (!mayContainMutation(raw)) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return null; // let the node produce its own parse error
+  }
+  const reqs = (Array.isArray(parsed) ? parsed : [parsed]) as JsonRpcRequest[];
+  return reqs.some((r) => typeof r?.method === "string" && isMutating(r.method)) ? { parsed } : null;
+}
+
+export async function startChainProxy(options: {
+  host: string;
+  port: number;
+  node: RpcClient;
+  nodeWsUrl: string;
+  recorder: Recorder;
+}): Promise<ChainProxy> {
+  const { node, recorder } = options;
+  const deps = { node, recorder };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks);
+      const send = (status: number, body: Buffer | string) => {
+        res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        res.end(body);
+      };
+      const mutating = parseMutating(raw.toString("utf8"));
+      const work = mutating
+        ? handleParsed(mutating.parsed, deps).then((r) => send(200, JSON.stringify(r)))
+        : node.postRaw(raw).then((r) => send(r.status, r.body));
+      work.catch((e: unknown) =>
+        send(500, JSON.stringify({ ...PARSE_ERROR, error: { code: -32603, message: `proxy: ${String(e)}` } })),
+      );
+    });
+  });
+
+  // WebSocket: one upstream socket per client; mutations are answered through the recorder.
+  const wss = new WebSocketServer({ noServer: true });
+  server.on("upgrade", (req, socket, head) => {
+    wss.handleUpgrade(req, socket, head, (client) => {
+      const upstream = new WebSocket(options.nodeWsUrl);
+      const pending: RawData[] = [];
+      upstream.on("open", () => {
+        for (const m of pending.splice(0)) upstream.send(m);
+      });
+      upstream.on("message", (data, isBinary) => client.send(data, { binary: isBinary }));
+      upstream.on("close", () => client.close());
+      upstream.on("error", () => client.close());
+      client.on("close", () => upstream.close());
+      client.on("error", () => upstream.close());
+      client.on("message", (data) => {
+        const mutating = parseMutating(data.toString());
+        if (mutating) {
+          handleParsed(mutating.parsed, deps).then(
+            (r) => client.send(JSON.stringify(r)),
+            (e: unknown) => client.send(JSON.stringify({ ...PARSE_ERROR, error: { code: -32603, message: String(e) } })),
+          );
+        } else if (upstream.readyState === WebSocket.OPEN) {
+          upstream.send(data);
+        } else {
+          pending.push(data);
+        }
+      });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  server.keepAliveTimeout = 60_000;
+
+  return {
+    port: (server.address() as AddressInfo).port,
+    async close() {
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,92 @@
+// A minimal JSON-RPC 2.0 client over keep-alive HTTP for talking to a local Hardhat node. The chain
+// layer needs raw responses (errors included, as they are journalled and replayed) and sub-millisecond
+// overhead, which viem's transport does not give.
+import http from "node:http";
+
+export interface JsonRpcRequest {
+  jsonrpc: "2.0";
+  id: number | string | null;
+  method: string;
+  params?: unknown[];
+}
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcResponse {
+  jsonrpc: "2.0";
+  id: number | string | null;
+  result?: unknown;
+  error?: JsonRpcError;
+}
+
+export class RpcCallError extends Error {
+  constructor(
+    readonly method: string,
+    readonly rpcError: JsonRpcError,
+  ) {
+    super(`${method} failed: ${rpcError.message} (code ${rpcError.code})`);
+    this.name = "RpcCallError";
+  }
+}
+
+export interface RpcClient {
+  readonly url: string;
+  /** Sends one call and returns the whole response (an `error` member is not thrown). */
+  send(method: string, params?: unknown[]): Promise<JsonRpcResponse>;
+  /** Sends one call and returns its result; throws `RpcCallError` on a JSON-RPC error. */
+  call<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /** Posts a raw body (one request or a batch) and returns the raw response bytes. */
+  postRaw(body: Buffer): Promise<{ status: number; body: Buffer }>;
+  close(): void;
+}
+
+export function createRpcClient(url: string): RpcClient {
+  const target = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  let nextId = 1;
+
+  function postRaw(body: Buffer): Promise<{ status: number; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: "POST",
+          agent,
+          headers: { "content-type": "application/json", "content-length": body.length },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+
+  async function send(method: string, params: unknown[] = []): Promise<JsonRpcResponse> {
+    const request: JsonRpcRequest = { jsonrpc: "2.0", id: nextId++, method, params };
+    const res = await postRaw(Buffer.from(JSON.stringify(request)));
+    return JSON.parse(res.body.toString("utf8")) as JsonRpcResponse;
+  }
+
+  return {
+    url,
+    send,
+    postRaw,
+    async call<T>(method: string, params?: unknown[]): Promise<T> {
+      const res = await send(method, params);
+      if (res.error) throw new RpcCallError(method, res.error);
+      return res.result as T;
+    },
+    close: () => agent.destroy(),
+  };
+}
