@@ -71,27 +71,36 @@ library BatchSettlement {
         book.filledAfter = new uint256[](n);
         bytes32 previous;
         for (uint256 i; i < n; ++i) {
-            ISettlement.Order calldata o = orders[i];
-            bytes32 h = OrderHashing.hashOrder(domainSeparator, o);
+            (bytes32 h, uint256 filled) = _verifyOrder(s, domainSeparator, orders[i], signatures[i]);
             // Strictly increasing hashes: the same order can never appear twice and be overfilled.
             if (i != 0 && h <= previous) revert ISettlement.SettlementOrdersNotSorted(i);
             previous = h;
             book.hashes[i] = h;
-            if (o.expiry <= block.timestamp) revert ISettlement.SettlementOrderExpired(h, o.expiry);
-            if (o.side > OrderHashing.SIDE_SELL) revert ISettlement.SettlementOrderSideInvalid(h, o.side);
-            if (o.flags & ~OrderHashing.FLAG_POST_ONLY != 0) revert ISettlement.SettlementOrderFlagsInvalid(h, o.flags);
-            address trader = o.trader;
-            SignatureValidation.verifyOrderSigner(s.agentExpiry[trader], trader, h, signatures[i]);
-            uint256 nonce = o.nonce;
-            uint256 minNonce = s.minNonce[trader];
-            if (nonce < minNonce) revert ISettlement.SettlementOrderNonceBelowMinimum(trader, nonce, minNonce);
-            if (NonceBitmap.isUsed(s.nonceBitmap[trader], nonce)) {
-                revert ISettlement.SettlementOrderNonceUsed(trader, nonce);
-            }
-            uint256 filled = s.filledAmount[h];
             book.filledBefore[i] = filled;
             book.filledAfter[i] = filled;
         }
+    }
+
+    /// @dev Signature, expiry, side, flags and nonce of one order; returns its hash and prior fills.
+    function _verifyOrder(
+        SettlementState storage s,
+        bytes32 domainSeparator,
+        ISettlement.Order calldata o,
+        bytes calldata signature
+    ) private view returns (bytes32 h, uint256 filled) {
+        h = OrderHashing.hashOrder(domainSeparator, o);
+        if (o.expiry <= block.timestamp) revert ISettlement.SettlementOrderExpired(h, o.expiry);
+        if (o.side > OrderHashing.SIDE_SELL) revert ISettlement.SettlementOrderSideInvalid(h, o.side);
+        if (o.flags & ~OrderHashing.FLAG_POST_ONLY != 0) revert ISettlement.SettlementOrderFlagsInvalid(h, o.flags);
+        address trader = o.trader;
+        SignatureValidation.verifyOrderSigner(s.agentExpiry[trader], trader, h, signature);
+        uint256 nonce = o.nonce;
+        uint256 minNonce = s.minNonce[trader];
+        if (nonce < minNonce) revert ISettlement.SettlementOrderNonceBelowMinimum(trader, nonce, minNonce);
+        uint256 word = s.nonceBitmap[trader][NonceBitmap.wordIndex(nonce)];
+        if (word & NonceBitmap.finishedBit(nonce) != 0) revert ISettlement.SettlementOrderNonceUsed(trader, nonce);
+        // Only an order whose nonce carries the PARTIAL bit can have a filledAmount entry.
+        if (word & NonceBitmap.partialBit(nonce) != 0) filled = s.filledAmount[h];
     }
 
     function _applyFill(
@@ -211,8 +220,8 @@ library BatchSettlement {
         }
     }
 
-    /// @dev One write per order that moved: complete -> nonce bit (and the partial entry deleted);
-    ///      partial -> filledAmount.
+    /// @dev One write per order that moved. Complete: FINISHED bit set, PARTIAL bit and the filledAmount
+    ///      entry cleared (a refund). Partial: filledAmount written and the PARTIAL bit set.
     function _recordFilled(SettlementState storage s, OrderBook memory book, ISettlement.Order[] calldata orders)
         private
     {
@@ -220,11 +229,17 @@ library BatchSettlement {
             uint256 filled = book.filledAfter[i];
             if (filled == book.filledBefore[i]) continue;
             ISettlement.Order calldata o = orders[i];
+            uint256 nonce = o.nonce;
+            mapping(uint256 word => uint256 bits) storage bitmap = s.nonceBitmap[o.trader];
+            uint256 wordIndex = NonceBitmap.wordIndex(nonce);
+            uint256 word = bitmap[wordIndex];
             if (filled == o.amount) {
-                NonceBitmap.markUsed(s.nonceBitmap[o.trader], o.nonce);
+                bitmap[wordIndex] = (word | NonceBitmap.finishedBit(nonce)) & ~NonceBitmap.partialBit(nonce);
                 if (book.filledBefore[i] != 0) delete s.filledAmount[book.hashes[i]];
             } else {
                 s.filledAmount[book.hashes[i]] = filled;
+                uint256 partialBit = NonceBitmap.partialBit(nonce);
+                if (word & partialBit == 0) bitmap[wordIndex] = word | partialBit;
             }
         }
     }
