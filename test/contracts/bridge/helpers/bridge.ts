@@ -1,0 +1,80 @@
+// One in-process Hardhat chain plays both sides: the "remote" minter is configured with the home chain id
+// (the chain it really runs on), so every digest is checked with real block.chainid values; signatures made for
+// another chain id (31338) must fail. The two-chain wiring is exercised by scripts/deploy-bridge.ts.
+import { ethers } from "hardhat";
+import type { Hex } from "viem";
+import { BridgeMessageKind, getBridgeMessageDigest, type BridgeMessage } from "../../../../sdk/bridge-message";
+import { createFrostGroup, frostSign, type FrostGroup } from "./frost";
+
+export const DAY = 86_400;
+export const CHALLENGE_PERIOD_SEC = 3_600;
+export const DAILY_LIMIT_WEI = 1_000_000n * 10n ** 6n; // 1,000,000 tokens of 6 decimals
+export const HSM_THRESHOLD_WEI = 100_000n * 10n ** 6n;
+
+export async function deployBridgeSystem() {
+  const [admin, guardian, alice, bob, relayer, stranger] = await ethers.getSigners();
+  const hsm = ethers.Wallet.createRandom();
+  const group = createFrostGroup(3, 5);
+  const chainId = (await ethers.provider.getNetwork()).chainId;
+
+  const verifier: any = await (await ethers.getContractFactory("BridgeFrostVerifier")).deploy(admin.address, group.publicKey.x, group.publicKey.y);
+  const token: any = await (await ethers.getContractFactory("BridgeTestToken")).deploy("Demo USD", "USD", 6);
+  const vault: any = await (await ethers.getContractFactory("BridgeVault")).deploy(admin.address, await verifier.getAddress(), chainId, hsm.address, CHALLENGE_PERIOD_SEC);
+  const minter: any = await (await ethers.getContractFactory("BridgeMinter")).deploy(admin.address, await verifier.getAddress(), chainId);
+  await vault.setMinter(await minter.getAddress());
+  await minter.setVault(await vault.getAddress());
+  await vault.configureToken(await token.getAddress(), true, DAILY_LIMIT_WEI, HSM_THRESHOLD_WEI, DAILY_LIMIT_WEI, DAY);
+  await minter.createWrappedToken(await token.getAddress(), "Bridged Demo USD", "USD.b", 6, DAILY_LIMIT_WEI, DAY);
+  const wrapped: any = await ethers.getContractAt("BridgeWrappedToken", await minter.wrappedTokenOf(await token.getAddress()));
+  await vault.grantRole(await vault.GUARDIAN_ROLE(), guardian.address);
+  await minter.grantRole(await minter.GUARDIAN_ROLE(), guardian.address);
+  await token.mint(alice.address, 10n * DAILY_LIMIT_WEI);
+  await token.connect(alice).approve(await vault.getAddress(), ethers.MaxUint256);
+
+  const addr = {
+    vault: (await vault.getAddress()) as Hex,
+    minter: (await minter.getAddress()) as Hex,
+    token: (await token.getAddress()) as Hex,
+    wrapped: (await wrapped.getAddress()) as Hex,
+  };
+
+  /** The MINT message the minter recomputes for a deposit (override fields to forge a wrong one). */
+  const mintMessage = async (nonce: bigint, recipient: string, amountWei: bigint, o: Partial<BridgeMessage> = {}): Promise<BridgeMessage> => ({
+    kind: BridgeMessageKind.MINT,
+    srcChainId: chainId,
+    srcContract: addr.vault,
+    dstChainId: chainId,
+    dstContract: addr.minter,
+    nonce,
+    token: addr.token,
+    recipient: recipient as Hex,
+    amountWei,
+    keyEpoch: await verifier.keyEpoch(),
+    ...o,
+  });
+  const releaseMessage = async (nonce: bigint, recipient: string, amountWei: bigint, o: Partial<BridgeMessage> = {}): Promise<BridgeMessage> => ({
+    kind: BridgeMessageKind.RELEASE,
+    srcChainId: chainId,
+    srcContract: addr.minter,
+    dstChainId: chainId,
+    dstContract: addr.vault,
+    nonce,
+    token: addr.token,
+    recipient: recipient as Hex,
+    amountWei,
+    keyEpoch: await verifier.keyEpoch(),
+    ...o,
+  });
+  const sign = (m: BridgeMessage, g: FrostGroup = group): Hex => frostSign(g, getBridgeMessageDigest(m));
+  const hsmSign = (m: BridgeMessage, wallet = hsm): Hex => wallet.signingKey.sign(getBridgeMessageDigest(m)).serialized as Hex;
+
+  /** Deposits from alice and returns the deposit nonce. */
+  const depositFromAlice = async (amountWei: bigint, recipient = bob.address): Promise<bigint> => {
+    await vault.connect(alice).deposit(addr.token, amountWei, recipient, chainId);
+    return BigInt(await vault.depositCount());
+  };
+
+  return { admin, guardian, alice, bob, relayer, stranger, hsm, group, chainId, verifier, token, vault, minter, wrapped, addr, mintMessage, releaseMessage, sign, hsmSign, depositFromAlice };
+}
+
+export type BridgeSystem = Awaited<ReturnType<typeof deployBridgeSystem>>;
