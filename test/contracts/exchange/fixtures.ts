@@ -1,0 +1,105 @@
+// Shared fixture and helpers of the Settlement contract tests (Hardhat network, ethers for transactions,
+// the sdk/ twin with viem local accounts for signing: the same keys as Hardhat's default accounts).
+import { ethers } from "hardhat";
+import { mnemonicToAccount } from "viem/accounts";
+import type { Address, Hex } from "viem";
+import {
+  getOrderHash,
+  getSettlementDomain,
+  signOrder,
+  OrderSide,
+  type Order,
+  type SettlementDomain,
+} from "../../../sdk/eip712";
+import { buildSettleArgs, type FillByHash, type SignedOrder } from "../../../sdk/settle-batch";
+
+export const MNEMONIC = "test test test test test test test test test test test junk";
+export const USD = 10n ** 6n;
+export const ETH = 10n ** 18n;
+/** 2,000 USD per WETH: quote base units per 1e18 base units */
+export const PRICE_2000 = 2000n * USD;
+export const DELAY = 3600n;
+export const MAKER_BPS = 10n;
+export const TAKER_BPS = 20n;
+
+export const signerKey = (i: number) => mnemonicToAccount(MNEMONIC, { addressIndex: i });
+
+export async function deployFixture() {
+  const signers = await ethers.getSigners();
+  const [admin, operator, feeSink, alice, bob, carol, dave] = signers;
+  const Token = await ethers.getContractFactory("DemoToken");
+  const usd = await Token.deploy("USD", "USD", 6);
+  const weth = await Token.deploy("Wrapped Ether", "WETH", 18);
+  const Settlement = await ethers.getContractFactory("Settlement");
+  const settlement = await Settlement.deploy(admin.address, feeSink.address, DELAY, MAKER_BPS, TAKER_BPS);
+  await settlement.grantRole(await settlement.OPERATOR_ROLE(), operator.address);
+  const address = (await settlement.getAddress()) as Address;
+  const chainId = (await ethers.provider.getNetwork()).chainId;
+  const domain = getSettlementDomain(chainId, address);
+  for (const s of [alice, bob, carol, dave]) {
+    await usd.mint(s.address, 1_000_000n * USD);
+    await weth.mint(s.address, 1_000n * ETH);
+    await usd.connect(s).approve(address, ethers.MaxUint256);
+    await weth.connect(s).approve(address, ethers.MaxUint256);
+  }
+  // Alice and Carol hold USD to buy with, Bob and Dave hold WETH to sell.
+  await settlement.connect(alice).deposit(await usd.getAddress(), 100_000n * USD);
+  await settlement.connect(carol).deposit(await usd.getAddress(), 100_000n * USD);
+  await settlement.connect(bob).deposit(await weth.getAddress(), 50n * ETH);
+  await settlement.connect(dave).deposit(await weth.getAddress(), 50n * ETH);
+  const keys = { alice: signerKey(3), bob: signerKey(4), carol: signerKey(5), dave: signerKey(6) };
+  return { settlement, usd, weth, domain, admin, operator, feeSink, alice, bob, carol, dave, keys, signers, chainId };
+}
+
+export type Fixture = Awaited<ReturnType<typeof deployFixture>>;
+
+let nonceSeq = 1000n;
+export async function orderFor(
+  f: Fixture,
+  trader: Address,
+  side: OrderSide,
+  amount: bigint,
+  price: bigint = PRICE_2000,
+  extra: Partial<Order> = {},
+): Promise<Order> {
+  const block = await ethers.provider.getBlock("latest");
+  return {
+    trader,
+    baseToken: (await f.weth.getAddress()) as Address,
+    quoteToken: (await f.usd.getAddress()) as Address,
+    side,
+    price,
+    amount,
+    expiry: BigInt(block!.timestamp) + 3600n,
+    nonce: nonceSeq++,
+    flags: 0,
+    ...extra,
+  };
+}
+
+export async function signed(
+  f: Fixture,
+  signer: Parameters<typeof signOrder>[0],
+  order: Order,
+  domain: SettlementDomain = f.domain,
+): Promise<SignedOrder> {
+  return { order, signature: await signOrder(signer, domain, order), hash: getOrderHash(f.domain, order) };
+}
+
+export function fill(maker: SignedOrder, taker: SignedOrder, baseAmount: bigint, price = PRICE_2000): FillByHash {
+  return { makerHash: maker.hash, takerHash: taker.hash, baseAmount, price };
+}
+
+/** Calls settle as the operator with the next batch id (or `batchId`). */
+export async function settle(f: Fixture, orders: SignedOrder[], fills: FillByHash[], batchId?: bigint) {
+  const args = buildSettleArgs(orders, fills);
+  const id = batchId ?? (await f.settlement.nextBatchId());
+  return f.settlement.connect(f.operator).settle(id, args.orders, args.signatures, args.fills);
+}
+
+/** settle() with orders/signatures already in contract order (for tests that tamper with the encoding). */
+export function settleRaw(f: Fixture, batchId: bigint, orders: Order[], signatures: Hex[], fills: unknown[]) {
+  return f.settlement.connect(f.operator).settle(batchId, orders, signatures, fills);
+}
+
+export { OrderSide };
