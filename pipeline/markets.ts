@@ -84,3 +84,8 @@ export const DEFAULT_MARKET_GRIDS: Record<string, Omit<MarketSpec, "symbol" | "b
   "WETH-USD": { baseDecimals: 18, quoteDecimals: 6, tickSize: 10n ** 4n, lotSize: 10n ** 14n, minLots: 1n, maxLots: 10n ** 8n },
   "WBTC-USD": { baseDecimals: 8, quoteDecimals: 6, tickSize: 10n ** 14n, lotSize: 10n ** 4n, minLots: 1n, maxLots: 10n ** 8n },
 };
+
+/** Base units of a token with `decimals` as a decimal string (for error details and displays). */
+export function formatMarketAmount(units: bigint, decimals: number): string {
+  return formatDecimal(units, decimals);
+}

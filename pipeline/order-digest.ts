@@ -3,26 +3,13 @@
 // checks both agree, and the e2e test checks the contract's getOrderHash).
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
-import { hashDomain, keccak256, toBytes, type Hex, type TypedDataDomain } from "viem";
+import type { Hex } from "viem";
+import { getOrderTypeHash } from "../sdk/eip712";
 import type { Order } from "./order";
 
-export const ORDER_TYPE_STRING =
-  "Order(address trader,address baseToken,address quoteToken,uint8 side,uint256 price,uint256 amount,uint64 expiry,uint256 nonce,uint8 flags)";
-const ORDER_TYPEHASH = hexToBytes(keccak256(toBytes(ORDER_TYPE_STRING)).slice(2));
+const ORDER_TYPEHASH = hexToBytes(getOrderTypeHash().slice(2));
 
-export function getDomainSeparator(domain: TypedDataDomain): Hex {
-  return hashDomain({
-    domain,
-    types: {
-      EIP712Domain: [
-        { name: "name", type: "string" },
-        { name: "version", type: "string" },
-        { name: "chainId", type: "uint256" },
-        { name: "verifyingContract", type: "address" },
-      ],
-    },
-  });
-}
+export { getDomainSeparator } from "../sdk/eip712";
 
 function putUint(buf: Uint8Array, wordIndex: number, v: bigint): void {
   let x = v;

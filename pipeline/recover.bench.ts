@@ -3,7 +3,7 @@ import { hashTypedData, recoverTypedDataAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { hexToBytes } from "@noble/hashes/utils.js";
-import { ORDER_TYPES, settlementDomain, type Order } from "./order";
+import { ORDER_TYPES, getSettlementDomain as settlementDomain, type Order } from "./order";
 import { createOrderDigester, getDomainSeparator } from "./order-digest";
 import { recoverSigner, recoveryBackend } from "./recover";
 

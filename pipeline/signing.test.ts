@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { hashTypedData, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { ORDER_TYPES, settlementDomain, type Order } from "./order";
+import { ORDER_TYPES, getSettlementDomain as settlementDomain, type Order } from "./order";
 import { createOrderDigester, getDomainSeparator } from "./order-digest";
 import { recoverSigner } from "./recover";
 

@@ -1,0 +1,93 @@
+// Follows the Settlement contract's events with viem (eth_getLogs polling from a known block): deposits,
+// withdrawal requests / cancellations / executions, on-chain order cancellations, agents and fees. The
+// first `catchUp` reads history up to the head; `start` then polls for new blocks.
+import { decodeEventLog, type Abi, type Address, type Log, type PublicClient } from "viem";
+
+export interface SettlementEvent {
+  name: string;
+  args: Record<string, unknown>;
+  blockNumber: bigint;
+  logIndex: number;
+}
+
+export interface ChainFollowerDeps {
+  client: PublicClient;
+  address: Address;
+  abi: Abi;
+  fromBlock: bigint;
+  pollMs?: number;
+  onEvent(e: SettlementEvent, live: boolean): Promise<void> | void;
+  onError?(e: unknown): void;
+}
+
+export interface ChainFollower {
+  /** Processes every event up to the current head; returns that head. */
+  catchUp(): Promise<bigint>;
+  start(): void;
+  stop(): Promise<void>;
+  readonly lastBlock: bigint;
+}
+
+const CHUNK = 5_000n;
+
+export function createChainFollower(deps: ChainFollowerDeps): ChainFollower {
+  let next = deps.fromBlock;
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
+
+  async function readUpTo(head: bigint, live: boolean): Promise<void> {
+    while (next <= head) {
+      const to = next + CHUNK - 1n < head ? next + CHUNK - 1n : head;
+      const logs = (await deps.client.getLogs({ address: deps.address, fromBlock: next, toBlock: to })) as Log[];
+      for (const log of logs) {
+        let decoded;
+        try {
+          decoded = decodeEventLog({ abi: deps.abi, data: log.data, topics: log.topics });
+        } catch {
+          continue; // an event this ABI does not know (e.g. OpenZeppelin role events it does know; fine)
+        }
+        await deps.onEvent(
+          { name: String(decoded.eventName), args: (decoded.args ?? {}) as Record<string, unknown>, blockNumber: log.blockNumber!, logIndex: log.logIndex! },
+          live,
+        );
+      }
+      next = to + 1n;
+    }
+  }
+
+  return {
+    get lastBlock() {
+      return next - 1n;
+    },
+    async catchUp() {
+      const head = await deps.client.getBlockNumber({ cacheTime: 0 });
+      await readUpTo(head, false);
+      return head;
+    },
+    start() {
+      running = true;
+      loop = (async () => {
+        while (running) {
+          try {
+            const head = await deps.client.getBlockNumber({ cacheTime: 0 });
+            await readUpTo(head, true);
+          } catch (e) {
+            deps.onError?.(e);
+          }
+          await new Promise<void>((r) => {
+            wake = r;
+            timer = setTimeout(r, deps.pollMs ?? 50);
+          });
+        }
+      })();
+    },
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      wake?.();
+      await loop;
+    },
+  };
+}

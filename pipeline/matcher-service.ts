@@ -1,0 +1,423 @@
+// The matcher service: the one place where commands enter the engine, in order. It owns the journaled
+// engine, the available-balance ledger, the nonce and agent state the intake needs, and the signed order
+// behind every engine order; trades leave for the batcher once their command is durable.
+import type { Address, Hex } from "viem";
+import type { Command, EngineEvent, MarketConfig, TradeEvent } from "../matcher/core/types";
+import { openCommandJournal, type CommandJournal, type JournalMeta } from "./command-journal";
+import { PipelineError } from "./errors";
+import { validateSignedOrder, type IntakeContext, type PlaceSignedInput, type ValidatedOrder } from "./intake";
+import { BalanceLedger, buyLockFor, type OrderLock } from "./ledger";
+import { assertMarketGridExact, formatMarketAmount, lotsToBase, quoteFor, ticksToPrice, type MarketSpec } from "./markets";
+import { orderFromJson, orderToJson, type SignedOrder } from "./order";
+import type { SettleableTrade } from "./batcher";
+
+/** A signed order the engine holds (open, held or finished but not yet forgotten). */
+export interface LiveOrder {
+  hash: Hex;
+  signed: SignedOrder;
+  market: MarketSpec;
+  account: string;
+  side: "buy" | "sell";
+  limitPrice: bigint;
+  remainingBase: bigint;
+  lock: OrderLock;
+  deadlineMs: number;
+  signer: string;
+  acceptedSeq: number;
+  info?: Record<string, unknown>;
+}
+
+export type ServiceEvent =
+  | { kind: "engine"; event: EngineEvent }
+  | { kind: "trade"; trade: SettleableTrade; event: TradeEvent; buyer: string; seller: string; quoteAmount: bigint; buyerFee: bigint; sellerFee: bigint };
+
+export interface FeeRates {
+  makerFeeBps: bigint;
+  takerFeeBps: bigint;
+}
+
+export interface MatcherServiceDeps {
+  journalDir: string;
+  markets: MarketSpec[];
+  digest(order: SignedOrder["order"]): Hex;
+  fees: FeeRates;
+  expiryMarginMs: number;
+  nowMs?: () => number;
+  fsync?: boolean;
+  isValidContractSignature?: IntakeContext["isValidContractSignature"];
+  /** called in trade order once the trade's command is durable */
+  onDurableTrade?(t: SettleableTrade): void;
+  logger?: { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
+}
+
+export interface PlaceResult {
+  hash: Hex;
+  events: EngineEvent[];
+  /** accepted = the engine took it (it may have traded or rested); rejected = the engine refused it */
+  status: "accepted" | "rejected";
+  rejectCode?: string;
+}
+
+function feeFor(amount: bigint, bps: bigint): bigint {
+  return (amount * bps + 9_999n) / 10_000n;
+}
+
+export class MatcherService {
+  readonly ledger = new BalanceLedger();
+  readonly orders = new Map<string, LiveOrder>();
+  /** every signed order ever accepted, by hash (the batcher needs finished ones too) */
+  private readonly signed = new Map<string, SignedOrder>();
+  private readonly usedNonces = new Map<string, Set<bigint>>();
+  private readonly minNonce = new Map<string, bigint>();
+  private readonly agents = new Map<string, bigint>();
+  private readonly markets = new Map<string, MarketSpec>();
+  private readonly listeners = new Set<(e: ServiceEvent) => void>();
+  private journal!: CommandJournal;
+  private readonly now: () => number;
+  private pendingTrades: SettleableTrade[] = [];
+  private halted: string | undefined;
+  readonly intake: IntakeContext;
+  /** trades since start, in seq order, for the batcher's resume */
+  replayedTrades: SettleableTrade[] = [];
+
+  constructor(private readonly deps: MatcherServiceDeps) {
+    this.now = deps.nowMs ?? Date.now;
+    for (const m of deps.markets) {
+      assertMarketGridExact(m);
+      this.markets.set(m.symbol, m);
+    }
+    this.intake = {
+      marketOf: (s) => this.markets.get(s),
+      digest: deps.digest,
+      nowMs: this.now,
+      expiryMarginMs: deps.expiryMarginMs,
+      agentExpiry: (t, a) => this.agents.get(`${t.toLowerCase()}:${a.toLowerCase()}`) ?? 0n,
+      nonceProblem: (t, n) => this.nonceProblem(t, n),
+      isValidContractSignature: deps.isValidContractSignature,
+    };
+  }
+
+  // ------------------------------------------------------------ lifecycle
+
+  /** Opens the journal and replays it: the book, locks, nonces and the trades come back. */
+  open(): { records: number; trades: number } {
+    const engineMarkets: MarketConfig[] = this.deps.markets.map((m) => ({
+      symbol: m.symbol,
+      minSizeLots: Number(m.minLots),
+      maxSizeLots: Number(m.maxLots),
+    }));
+    this.journal = openCommandJournal({ dir: this.deps.journalDir, markets: engineMarkets, fsync: this.deps.fsync });
+    const trades: SettleableTrade[] = [];
+    const records = this.journal.replay((rec, events) => {
+      const pre = this.preApply(rec.cmd, rec.meta);
+      this.applyEvents(rec.cmd, events, pre, trades, rec.cmd.ts);
+    });
+    this.replayedTrades = trades;
+    return { records, trades: trades.length };
+  }
+
+  close(): void {
+    this.journal?.close();
+  }
+
+  /** Where durable trades go (the batcher), in seq order. */
+  setTradeSink(fn: (t: SettleableTrade) => void): void {
+    this.deps.onDurableTrade = fn;
+  }
+
+  halt(reason: string): void {
+    this.halted = reason;
+  }
+
+  subscribe(fn: (e: ServiceEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  signedOrder = (hash: Hex): SignedOrder | undefined => this.signed.get(hash.toLowerCase());
+  marketList(): MarketSpec[] {
+    return [...this.markets.values()];
+  }
+
+  // ------------------------------------------------------------ commands
+
+  /** Intake + funds check + reservation + engine, resolving once the command is durable. */
+  async placeSigned(input: PlaceSignedInput, info?: Record<string, unknown>): Promise<PlaceResult> {
+    if (this.halted) throw new PipelineError("SERVICE_UNAVAILABLE", `settlement halted: ${this.halted}`);
+    const v = await validateSignedOrder(this.intake, input);
+    // from here to submit: synchronous, so no other command can use the same funds or nonce
+    const nonceProblem = this.nonceProblem(v.account, input.order.nonce);
+    if (nonceProblem) throw new PipelineError("INVALID_NONCE", nonceProblem, { nonce: input.order.nonce.toString() });
+    const available = this.ledger.available(v.account, v.lock.token);
+    if (available < v.lock.amount) {
+      const m = v.market;
+      const dec = v.lock.token.toLowerCase() === m.quoteToken.toLowerCase() ? m.quoteDecimals : m.baseDecimals;
+      throw new PipelineError("INSUFFICIENT_BALANCE", "not enough available balance for the order", {
+        required: Number(formatMarketAmount(v.lock.amount, dec)),
+        available: Number(formatMarketAmount(available < 0n ? 0n : available, dec)),
+        token: v.lock.token,
+        requiredUnits: v.lock.amount.toString(),
+        availableUnits: available.toString(),
+      });
+    }
+    const cmd: Command = {
+      kind: "place",
+      ts: this.now(),
+      account: v.account,
+      orderId: v.hash,
+      symbol: v.market.symbol,
+      side: v.side,
+      type: v.type,
+      timeInForce: v.timeInForce,
+      priceTicks: v.priceTicks,
+      sizeLots: v.sizeLots,
+      ...(v.triggerPriceTicks !== undefined ? { triggerPriceTicks: v.triggerPriceTicks } : {}),
+    };
+    const meta: JournalMeta = { order: orderToJson(input.order), signature: input.signature, signer: v.signer, reason: String(v.deadlineMs), info };
+    const events = await this.submit(cmd, meta);
+    const rejected = events.find((e) => e.type === "rejected");
+    return rejected && rejected.type === "rejected"
+      ? { hash: v.hash, events, status: "rejected", rejectCode: rejected.code }
+      : { hash: v.hash, events, status: "accepted" };
+  }
+
+  /** Cancels an open order (reason recorded in the journal). */
+  async cancel(orderId: string, account: string | null, reason: string): Promise<EngineEvent[]> {
+    const o = this.orders.get(orderId.toLowerCase());
+    if (!o || (account !== null && o.account !== account.toLowerCase())) throw new PipelineError("ORDER_NOT_FOUND", `order ${orderId} not found`);
+    return this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason });
+  }
+
+  /** Cancels every order past its deadline (signed expiry minus the margin). */
+  async sweepExpired(): Promise<number> {
+    const now = this.now();
+    const due = [...this.orders.values()].filter((o) => o.deadlineMs <= now);
+    await Promise.all(due.map((o) => this.submit({ kind: "cancel", ts: now, account: o.account, orderId: o.hash }, { reason: "expired" })));
+    return due.length;
+  }
+
+  private submit(cmd: Command, meta?: JournalMeta): Promise<EngineEvent[]> {
+    const pre = this.preApply(cmd, meta);
+    const { events, durable } = this.journal.submit(cmd, meta);
+    const trades: SettleableTrade[] = [];
+    this.applyEvents(cmd, events, pre, trades, this.now());
+    for (const t of trades) this.pendingTrades.push(t);
+    return durable.then(() => {
+      // durable records resolve in order, so trades leave in seq order
+      const ready = this.pendingTrades.filter((t) => t.seq <= (trades.at(-1)?.seq ?? -1));
+      if (ready.length) {
+        this.pendingTrades = this.pendingTrades.filter((t) => t.seq > ready[ready.length - 1].seq);
+        for (const t of ready) this.deps.onDurableTrade?.(t);
+      }
+      return events;
+    });
+  }
+
+  // ------------------------------------------------------------ applying commands and events
+
+  /** The state a place command needs before the engine runs: its lock and nonce are reserved. */
+  private preApply(cmd: Command, meta?: JournalMeta): LiveOrder | undefined {
+    if (cmd.kind !== "place" || !meta?.order || !meta.signature) return undefined;
+    const order = orderFromJson(meta.order);
+    const market = this.markets.get(cmd.symbol)!;
+    const side = order.side === 0 ? "buy" : "sell";
+    const lock: OrderLock = side === "buy" ? { token: market.quoteToken, amount: buyLockFor(order.amount, order.price) } : { token: market.baseToken, amount: order.amount };
+    const live: LiveOrder = {
+      hash: cmd.orderId as Hex,
+      signed: { order, signature: meta.signature, hash: cmd.orderId as Hex },
+      market,
+      account: cmd.account,
+      side,
+      limitPrice: order.price,
+      remainingBase: order.amount,
+      lock,
+      deadlineMs: Number(meta.reason ?? Number(order.expiry) * 1000),
+      signer: (meta.signer ?? order.trader).toLowerCase(),
+      acceptedSeq: -1,
+      info: meta.info,
+    };
+    this.ledger.lock(cmd.account, lock);
+    this.useNonce(cmd.account, order.nonce);
+    this.orders.set(live.hash.toLowerCase(), live);
+    this.signed.set(live.hash.toLowerCase(), live.signed);
+    return live;
+  }
+
+  private applyEvents(cmd: Command, events: EngineEvent[], placed: LiveOrder | undefined, trades: SettleableTrade[], atMs: number): void {
+    for (const e of events) {
+      switch (e.type) {
+        case "accepted": {
+          const o = this.orders.get(e.orderId.toLowerCase());
+          if (o) o.acceptedSeq = e.seq;
+          break;
+        }
+        case "rejected":
+          if (placed && cmd.kind === "place") this.forget(placed, true);
+          break;
+        case "trade":
+          trades.push(this.applyTrade(e, atMs));
+          break;
+        case "cancelled":
+        case "expired": {
+          const o = this.orders.get(e.orderId.toLowerCase());
+          if (o) this.forget(o, false);
+          break;
+        }
+        default:
+          break;
+      }
+      this.emit({ kind: "engine", event: e });
+    }
+  }
+
+  private applyTrade(e: TradeEvent, atMs: number): SettleableTrade {
+    const maker = this.orders.get(e.makerOrderId.toLowerCase())!;
+    const taker = this.orders.get(e.takerOrderId.toLowerCase())!;
+    const m = maker.market;
+    const baseAmount = lotsToBase(m, BigInt(e.sizeLots));
+    const price = ticksToPrice(m, BigInt(e.priceTicks));
+    const quoteAmount = quoteFor(m, BigInt(e.sizeLots), BigInt(e.priceTicks));
+    for (const o of [maker, taker]) {
+      o.remainingBase -= baseAmount;
+      const newLock = o.side === "buy" ? buyLockFor(o.remainingBase, o.limitPrice) : o.remainingBase;
+      this.ledger.unlock(o.account, { token: o.lock.token, amount: o.lock.amount - newLock });
+      o.lock = { token: o.lock.token, amount: newLock };
+    }
+    const buyer = maker.side === "buy" ? maker : taker;
+    const seller = maker.side === "buy" ? taker : maker;
+    const { makerFeeBps, takerFeeBps } = this.deps.fees;
+    const buyerFee = feeFor(baseAmount, buyer === maker ? makerFeeBps : takerFeeBps);
+    const sellerFee = feeFor(quoteAmount, seller === maker ? makerFeeBps : takerFeeBps);
+    this.ledger.applyTrade({ buyer: buyer.account, seller: seller.account, baseToken: m.baseToken, quoteToken: m.quoteToken, baseAmount, quoteAmount, buyerFee, sellerFee });
+    if (maker.remainingBase === 0n) this.forget(maker, false);
+    if (taker.remainingBase === 0n) this.forget(taker, false);
+    const t: SettleableTrade = { seq: e.seq, makerHash: maker.hash, takerHash: taker.hash, baseAmount, price, matchedAtMs: atMs };
+    this.emit({ kind: "trade", trade: t, event: e, buyer: buyer.account, seller: seller.account, quoteAmount, buyerFee, sellerFee });
+    return t;
+  }
+
+  /** The order left the book: release what it still locks. A rejected place also frees its nonce. */
+  private forget(o: LiveOrder, rejected: boolean): void {
+    if (!this.orders.delete(o.hash.toLowerCase())) return;
+    if (o.lock.amount !== 0n) this.ledger.unlock(o.account, o.lock);
+    o.lock = { token: o.lock.token, amount: 0n };
+    if (rejected) {
+      this.usedNonces.get(o.account)?.delete(o.signed.order.nonce);
+      this.signed.delete(o.hash.toLowerCase());
+    }
+  }
+
+  private emit(e: ServiceEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        /* a listener's failure is its own */
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ nonces and agents (fed by chain events)
+
+  /** One nonce, one accepted order, ever: a filled order sets the nonce bit on chain, so a second order
+   *  reusing it could never settle. */
+  private nonceProblem(trader: string, nonce: bigint): string | null {
+    const t = trader.toLowerCase();
+    if (nonce < (this.minNonce.get(t) ?? 0n)) return `nonce ${nonce} is below the trader's minimum ${this.minNonce.get(t)}`;
+    if (this.usedNonces.get(t)?.has(nonce)) return `nonce ${nonce} is already used`;
+    return null;
+  }
+
+  private useNonce(trader: string, nonce: bigint): void {
+    const t = trader.toLowerCase();
+    let s = this.usedNonces.get(t);
+    if (!s) this.usedNonces.set(t, (s = new Set()));
+    s.add(nonce);
+  }
+
+  // ------------------------------------------------------------ chain events
+
+  deposited(trader: string, token: string, amount: bigint): void {
+    this.ledger.deposited(trader, token, amount);
+  }
+
+  withdrawalExecuted(trader: string, token: string, amount: bigint): void {
+    this.ledger.withdrawalExecuted(trader, token, amount);
+  }
+
+  withdrawalCancelled(trader: string, token: string): void {
+    this.ledger.withdrawalCancelled(trader, token);
+  }
+
+  /** A withdrawal request reserves its amount; orders it leaves unfunded are cancelled, latest first. */
+  async withdrawalRequested(trader: string, token: string, amount: bigint): Promise<string[]> {
+    this.ledger.withdrawalRequested(trader, token, amount);
+    return this.cancelUnfunded(trader, token);
+  }
+
+  /** Cancels the account's orders on `token`, newest first, until what remains is funded. */
+  async cancelUnfunded(trader: string, token: string): Promise<string[]> {
+    const acct = trader.toLowerCase();
+    let shortfall = -this.ledger.available(acct, token);
+    if (shortfall <= 0n) return [];
+    const candidates = [...this.orders.values()]
+      .filter((o) => o.account === acct && o.lock.token.toLowerCase() === token.toLowerCase() && o.lock.amount > 0n)
+      .sort((a, b) => b.acceptedSeq - a.acceptedSeq);
+    const victims: LiveOrder[] = [];
+    for (const o of candidates) {
+      if (shortfall <= 0n) break;
+      victims.push(o);
+      shortfall -= o.lock.amount;
+    }
+    await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "withdrawal_unfunded" })));
+    this.deps.logger?.info({ trader: acct, token, cancelled: victims.map((v) => v.hash) }, "withdrawal request: unfunded orders cancelled");
+    return victims.map((v) => v.hash);
+  }
+
+  /** The trader cancelled a nonce on chain: the order can no longer settle, take it off the book. */
+  async nonceCancelledOnChain(trader: string, nonce: bigint): Promise<void> {
+    this.useNonce(trader, nonce);
+    const t = trader.toLowerCase();
+    const victims = [...this.orders.values()].filter((o) => o.account === t && o.signed.order.nonce === nonce);
+    await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "cancelled_on_chain" })));
+  }
+
+  async minNonceRaised(trader: string, minNonce: bigint): Promise<void> {
+    const t = trader.toLowerCase();
+    if (minNonce > (this.minNonce.get(t) ?? 0n)) this.minNonce.set(t, minNonce);
+    const victims = [...this.orders.values()].filter((o) => o.account === t && o.signed.order.nonce < minNonce);
+    await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "cancelled_on_chain" })));
+  }
+
+  agentApproved(trader: string, agent: string, expiry: bigint): void {
+    this.agents.set(`${trader.toLowerCase()}:${agent.toLowerCase()}`, expiry);
+  }
+
+  async agentRevoked(trader: string, agent: string): Promise<void> {
+    this.agents.delete(`${trader.toLowerCase()}:${agent.toLowerCase()}`);
+    const t = trader.toLowerCase();
+    const victims = [...this.orders.values()].filter((o) => o.account === t && o.signer === agent.toLowerCase());
+    await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "agent_revoked" })));
+  }
+
+  setFees(f: FeeRates): void {
+    this.deps.fees = f;
+  }
+
+  // ------------------------------------------------------------ reads
+
+  openOrders(account?: string): LiveOrder[] {
+    const a = account?.toLowerCase();
+    return [...this.orders.values()].filter((o) => !a || o.account === a);
+  }
+
+  get engine() {
+    return this.journal.engine;
+  }
+
+  health(): { state: "ok" | "halted"; openOrders: number; reason?: string } {
+    return this.halted ? { state: "halted", openOrders: this.orders.size, reason: this.halted } : { state: "ok", openOrders: this.orders.size };
+  }
+}
+
+export type { ValidatedOrder, Address };

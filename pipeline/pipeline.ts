@@ -1,0 +1,184 @@
+// The live pipeline as one component: matcher service + chain follower + batcher, started in the order
+// that makes a crash harmless: replay the journal, read the chain's history, resume the batcher from the
+// contract's nextBatchId and hand it every trade after the last settled one, then go live.
+import { join } from "node:path";
+import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient } from "viem";
+import { createBatcher, type Batcher, type SettledBatch } from "./batcher";
+import { createChainFollower, type ChainFollower, type SettlementEvent } from "./chain-follower";
+import { MatcherService } from "./matcher-service";
+import type { MarketSpec } from "./markets";
+import { createOrderDigester, getDomainSeparator } from "./order-digest";
+import { getSettlementDomain } from "./order";
+import { createSettleSender } from "./settle-sender";
+import { settlementAbi } from "./settlement-abi";
+
+/** The matcher treats an order as expired this long before its signed expiry, so that a trade matched
+ *  just before the deadline still settles (batches land in well under a second; 10 s leaves room for
+ *  retries while the node restarts). */
+export const DEFAULT_EXPIRY_MARGIN_MS = 10_000;
+
+export interface PipelineOptions {
+  rpcUrl: string;
+  chainId: number;
+  settlement: Address;
+  /** the block the Settlement contract was deployed in: history is read from here */
+  fromBlock: bigint;
+  markets: MarketSpec[];
+  operatorKey: Hex;
+  /** journal and batch store live here */
+  dataDir: string;
+  maxTrades?: number;
+  maxDelayMs?: number;
+  expiryMarginMs?: number;
+  pollMs?: number;
+  fsync?: boolean;
+  logger?: { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
+  onSettled?(b: SettledBatch): void;
+}
+
+export interface Pipeline {
+  readonly service: MatcherService;
+  readonly batcher: Batcher;
+  readonly client: PublicClient;
+  /** resolves once chain events up to the current head are applied (tests: after a deposit) */
+  syncChain(): Promise<void>;
+  health(): { matcher: ReturnType<MatcherService["health"]>; batcher: ReturnType<Batcher["health"]>; chainBlock: string };
+  stop(): Promise<void>;
+}
+
+export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
+  const abi = settlementAbi();
+  const chain = defineChain({ id: opts.chainId, name: `chain-${opts.chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [opts.rpcUrl] } } });
+  const client = createPublicClient({ chain, transport: http(opts.rpcUrl, { retryCount: 3 }), pollingInterval: 20 }) as PublicClient;
+  const log = opts.logger;
+  const [makerFeeBps, takerFeeBps] = (await client.readContract({ address: opts.settlement, abi, functionName: "fees" })) as [number, number];
+  const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(opts.chainId, opts.settlement)));
+
+  const codeCache = new Map<string, boolean>();
+  const service = new MatcherService({
+    journalDir: join(opts.dataDir, "matcher"),
+    markets: opts.markets,
+    digest,
+    fees: { makerFeeBps: BigInt(makerFeeBps), takerFeeBps: BigInt(takerFeeBps) },
+    expiryMarginMs: opts.expiryMarginMs ?? DEFAULT_EXPIRY_MARGIN_MS,
+    fsync: opts.fsync,
+    logger: log,
+    async isValidContractSignature(wallet, hash, signature) {
+      let isContract = codeCache.get(wallet.toLowerCase());
+      if (isContract === undefined) {
+        const code = await client.getCode({ address: wallet });
+        isContract = !!code && code !== "0x";
+        codeCache.set(wallet.toLowerCase(), isContract);
+      }
+      if (!isContract) return false;
+      try {
+        const r = await client.readContract({
+          address: wallet,
+          abi: [{ type: "function", name: "isValidSignature", stateMutability: "view", inputs: [{ type: "bytes32" }, { type: "bytes" }], outputs: [{ type: "bytes4" }] }],
+          functionName: "isValidSignature",
+          args: [hash, signature],
+        });
+        return r === "0x1626ba7e";
+      } catch {
+        return false;
+      }
+    },
+  });
+  const replay = service.open();
+
+  // chain history first (silently: the ledger is only complete at the head), then withdrawals checked once
+  const pendingSeen = new Set<string>();
+  async function onEvent(e: SettlementEvent, live: boolean): Promise<void> {
+    const a = e.args as Record<string, never>;
+    switch (e.name) {
+      case "Deposited":
+        service.deposited(a.trader, a.token, a.amount);
+        break;
+      case "WithdrawalRequested":
+        if (live) await service.withdrawalRequested(a.trader, a.token, a.amount);
+        else {
+          service.ledger.withdrawalRequested(a.trader, a.token, a.amount);
+          pendingSeen.add(`${a.trader}:${a.token}`);
+        }
+        break;
+      case "WithdrawalCancelled":
+        service.withdrawalCancelled(a.trader, a.token);
+        break;
+      case "WithdrawalExecuted":
+        service.withdrawalExecuted(a.trader, a.token, a.amount);
+        break;
+      case "OrderCancelled":
+        await service.nonceCancelledOnChain(a.trader, a.nonce);
+        break;
+      case "OrdersCancelledBelow":
+        await service.minNonceRaised(a.trader, a.minNonce);
+        break;
+      case "AgentApproved":
+        service.agentApproved(a.trader, a.agent, BigInt(a.expiry));
+        break;
+      case "AgentRevoked":
+        await service.agentRevoked(a.trader, a.agent);
+        break;
+      case "FeesUpdated":
+        service.setFees({ makerFeeBps: BigInt(a.makerFeeBps), takerFeeBps: BigInt(a.takerFeeBps) });
+        break;
+      default:
+        break;
+    }
+  }
+  const follower: ChainFollower = createChainFollower({
+    client,
+    address: opts.settlement,
+    abi,
+    fromBlock: opts.fromBlock,
+    pollMs: opts.pollMs ?? 50,
+    onEvent,
+    onError: (e) => log?.warn({ err: String(e) }, "chain follower: poll failed"),
+  });
+  await follower.catchUp();
+  for (const k of pendingSeen) {
+    const [trader, token] = k.split(":");
+    await service.cancelUnfunded(trader, token);
+  }
+
+  const batcher = createBatcher({
+    sender: createSettleSender({ rpcUrl: opts.rpcUrl, chainId: opts.chainId, settlement: opts.settlement, operatorKey: opts.operatorKey }),
+    storeFile: join(opts.dataDir, "batcher", "batches.jsonl"),
+    signedOrder: service.signedOrder,
+    maxTrades: opts.maxTrades ?? 100,
+    maxDelayMs: opts.maxDelayMs ?? 20,
+    fsync: opts.fsync,
+    logger: log,
+    onSettled: opts.onSettled,
+    onHalt: (reason) => service.halt(reason),
+  });
+  const { lastSettledSeq } = await batcher.start();
+  for (const t of service.replayedTrades) if (t.seq > lastSettledSeq) batcher.push(t);
+  service.replayedTrades = [];
+  service.setTradeSink((t) => batcher.push(t));
+  log?.info({ journalRecords: replay.records, replayedTrades: replay.trades, lastSettledSeq }, "pipeline recovered");
+
+  follower.start();
+  const sweeper = setInterval(() => {
+    service.sweepExpired().catch((e) => log?.error({ err: String(e) }, "expiry sweep failed"));
+  }, 250);
+
+  return {
+    service,
+    batcher,
+    client,
+    async syncChain() {
+      const head = await client.getBlockNumber({ cacheTime: 0 });
+      while (follower.lastBlock < head) await new Promise((r) => setTimeout(r, 10));
+    },
+    health() {
+      return { matcher: service.health(), batcher: batcher.health(), chainBlock: follower.lastBlock.toString() };
+    },
+    async stop() {
+      clearInterval(sweeper);
+      await follower.stop();
+      await batcher.stop();
+      service.close();
+    },
+  };
+}

@@ -1,0 +1,138 @@
+// Sends one settle transaction with the operator key through viem and waits for its receipt. Keeps the
+// operator's nonce itself (no eth_getTransactionCount per batch) and sorts failures into retryable
+// (network, node restart, nonce race) and fatal (a revert, decoded to the contract's custom error).
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  createWalletClient,
+  decodeErrorResult,
+  defineChain,
+  encodeFunctionData,
+  http,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { SettleArgs } from "../sdk/settle-batch";
+import { FatalChainError, RetryableChainError } from "./errors";
+import { settlementAbi } from "./settlement-abi";
+
+export interface SettleResult {
+  txHash: Hex;
+  gasUsed: bigint;
+  blockNumber: bigint;
+}
+
+export interface SettleSender {
+  nextBatchId(): Promise<bigint>;
+  send(batchId: bigint, args: SettleArgs): Promise<SettleResult>;
+}
+
+export interface SettleSenderDeps {
+  rpcUrl: string;
+  chainId: number;
+  settlement: Address;
+  operatorKey: Hex;
+  /** receipt polling; Hardhat automines, so a few ms is enough */
+  pollingIntervalMs?: number;
+}
+
+const RETRYABLE = /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|timed? ?out|nonce too (low|high)|nonce has already been used|replacement transaction underpriced|already known|HTTP request failed/i;
+
+export function createSettleSender(deps: SettleSenderDeps): SettleSender {
+  const abi = settlementAbi();
+  const chain = defineChain({
+    id: deps.chainId,
+    name: `chain-${deps.chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [deps.rpcUrl] } },
+  });
+  const transport = http(deps.rpcUrl, { retryCount: 0, timeout: 30_000 });
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: deps.pollingIntervalMs ?? 5 }) as PublicClient;
+  const account = privateKeyToAccount(deps.operatorKey);
+  const wallet = createWalletClient({ chain, transport, account });
+  let nonce: number | undefined;
+  let gasPrice: bigint | undefined;
+  let gasPriceAt = 0;
+
+  function decodeRevert(e: unknown): FatalChainError | null {
+    if (!(e instanceof BaseError)) return null;
+    const reverted = e.walk((x) => x instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
+    if (reverted?.data) return new FatalChainError(`settle reverted: ${reverted.data.errorName}`, reverted.data.errorName, reverted.data.args ?? [], { cause: e });
+    const withData = e.walk((x) => typeof (x as { data?: unknown }).data === "string" && /^0x[0-9a-f]{8}/i.test((x as { data: string }).data)) as { data?: Hex } | null;
+    if (withData?.data) {
+      try {
+        const d = decodeErrorResult({ abi, data: withData.data });
+        return new FatalChainError(`settle reverted: ${d.errorName}`, d.errorName, d.args ?? [], { cause: e });
+      } catch {
+        return new FatalChainError(`settle reverted with data ${withData.data}`, undefined, undefined, { cause: e });
+      }
+    }
+    if (/revert/i.test(e.message) && !RETRYABLE.test(e.message)) return new FatalChainError(`settle reverted: ${e.shortMessage}`, undefined, undefined, { cause: e });
+    return null;
+  }
+
+  function classify(e: unknown): Error {
+    const fatal = decodeRevert(e);
+    if (fatal) return fatal;
+    const msg = e instanceof BaseError ? `${e.shortMessage} ${e.details ?? ""}` : String((e as Error)?.message ?? e);
+    if (/nonce/i.test(msg)) nonce = undefined; // resync before the retry
+    if (RETRYABLE.test(msg) || e instanceof BaseError) return new RetryableChainError(msg, { cause: e });
+    return new RetryableChainError(msg, { cause: e });
+  }
+
+  /** Replays a reverted transaction as a call at its block to learn the custom error. */
+  async function diagnose(batchId: bigint, data: Hex, blockNumber: bigint): Promise<FatalChainError> {
+    try {
+      await publicClient.call({ account: account.address, to: deps.settlement, data, blockNumber: blockNumber - 1n });
+      return new FatalChainError(`settle ${batchId} reverted on chain but its replay succeeds (out of gas?)`);
+    } catch (e) {
+      return decodeRevert(e) ?? new FatalChainError(`settle ${batchId} reverted: ${String(e)}`);
+    }
+  }
+
+  return {
+    async nextBatchId() {
+      try {
+        return (await publicClient.readContract({ address: deps.settlement, abi, functionName: "nextBatchId" })) as bigint;
+      } catch (e) {
+        throw new RetryableChainError(`nextBatchId: ${(e as Error).message}`, { cause: e });
+      }
+    },
+
+    async send(batchId, args) {
+      const data = encodeFunctionData({ abi, functionName: "settle", args: [batchId, args.orders, args.signatures, args.fills] });
+      try {
+        if (nonce === undefined) nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: "pending" });
+        if (gasPrice === undefined || Date.now() - gasPriceAt > 2_000) {
+          gasPrice = ((await publicClient.getGasPrice()) * 3n) / 2n;
+          gasPriceAt = Date.now();
+        }
+      } catch (e) {
+        throw classify(e);
+      }
+      // Generous fixed limit instead of an estimate: an estimate runs the whole batch twice on the node.
+      const gas = 300_000n + 90_000n * BigInt(args.orders.length) + 60_000n * BigInt(args.fills.length);
+      let txHash: Hex;
+      try {
+        txHash = await wallet.sendTransaction({ to: deps.settlement, data, nonce, gas, gasPrice, type: "legacy" });
+      } catch (e) {
+        const err = classify(e);
+        // a revert at send time (Hardhat automine) still consumed the nonce: resync
+        if (err instanceof FatalChainError) nonce = undefined;
+        throw err;
+      }
+      nonce += 1;
+      let receipt;
+      try {
+        receipt = await publicClient.waitForTransactionReceipt({ hash: txHash, pollingInterval: deps.pollingIntervalMs ?? 5, timeout: 120_000 });
+      } catch (e) {
+        throw classify(e);
+      }
+      if (receipt.status !== "success") throw await diagnose(batchId, data, receipt.blockNumber);
+      return { txHash, gasUsed: receipt.gasUsed, blockNumber: receipt.blockNumber };
+    },
+  };
+}
