@@ -29,7 +29,7 @@ export async function createPgliteDb(dataDir: string | undefined): Promise<Db> {
     engine: "pglite",
     query: base.query,
     async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-      return pg.transaction(async (tx) => fn(wrap(tx as unknown as PgliteQueryable)));
+      return (await pg.transaction(async (tx) => fn(wrap(tx as unknown as PgliteQueryable)))) as T;
     },
     async close() {
       if (!pg.closed) await pg.close();

@@ -7,9 +7,9 @@ CREATE TABLE dex_api_keys (
   secret_ciphertext text NOT NULL,
   permissions text[] NOT NULL,
   ip_allowlist text[] NOT NULL DEFAULT '{}',
-  -- quote-token base units; NULL = no limit
-  position_limit numeric(78, 0),
-  daily_loss_limit numeric(78, 0),
+  -- quote-currency amounts scaled by 1e18 (decimals-independent); NULL = no limit
+  position_limit_e18 numeric(78, 0),
+  daily_loss_limit_e18 numeric(78, 0),
   agent_address text NOT NULL,
   agent_key_ciphertext text NOT NULL,
   -- pending_approval until the wallet's AgentApproval was accepted; then approved

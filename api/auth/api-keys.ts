@@ -1,0 +1,150 @@
+// API keys in SQL: the secret and the agent private key are sealed with AES-256-GCM; the secret is
+// returned in plaintext exactly once, by create().
+import { randomBytes, randomUUID } from "node:crypto";
+import { getAddress, type Address, type LocalAccount } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { Db } from "../../db";
+import type { SecretBox } from "./secret-box";
+
+export const API_KEY_PERMISSIONS = ["read", "trade", "transfer"] as const;
+export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
+
+export interface ApiKeyRecord {
+  id: string;
+  apiKey: string;
+  owner: Address;
+  label: string;
+  permissions: ApiKeyPermission[];
+  ipAllowlist: string[];
+  /** quote-currency amounts scaled by 1e18; null = no limit */
+  positionLimitE18: bigint | null;
+  dailyLossLimitE18: bigint | null;
+  agentAddress: Address;
+  agentStatus: "pending_approval" | "approved";
+  createdAtMs: number;
+  revokedAtMs: number | null;
+}
+
+export interface NewApiKey {
+  owner: Address;
+  label: string;
+  permissions: ApiKeyPermission[];
+  ipAllowlist: string[];
+  positionLimitE18: bigint | null;
+  dailyLossLimitE18: bigint | null;
+}
+
+export interface ApiKeyStore {
+  /** Creates the key and its agent key; the plaintext secret is returned here and never again. */
+  create(input: NewApiKey): Promise<{ record: ApiKeyRecord; secret: string }>;
+  /** The live (not revoked) key with its decrypted secret, or null. */
+  findByApiKey(apiKey: string): Promise<{ record: ApiKeyRecord; secret: string } | null>;
+  getById(id: string): Promise<ApiKeyRecord | null>;
+  listByOwner(owner: Address): Promise<ApiKeyRecord[]>;
+  /** The agent account that signs this key's orders (decrypted on use). */
+  agentOf(id: string): Promise<LocalAccount | null>;
+  markAgentApproved(id: string): Promise<void>;
+  /** Sets revoked_at; false when it was already revoked or does not exist. */
+  revoke(id: string): Promise<boolean>;
+}
+
+interface Row {
+  id: string;
+  api_key: string;
+  owner: string;
+  label: string;
+  secret_ciphertext: string;
+  permissions: string[];
+  ip_allowlist: string[];
+  position_limit_e18: string | null;
+  daily_loss_limit_e18: string | null;
+  agent_address: string;
+  agent_key_ciphertext: string;
+  agent_status: string;
+  created_at_ms: string;
+  revoked_at_ms: string | null;
+}
+
+const COLUMNS = `id::text AS id, api_key, owner, label, secret_ciphertext, permissions, ip_allowlist,
+  position_limit_e18::text AS position_limit_e18, daily_loss_limit_e18::text AS daily_loss_limit_e18,
+  agent_address, agent_key_ciphertext, agent_status,
+  (extract(epoch from created_at) * 1000)::int8 AS created_at_ms,
+  (extract(epoch from revoked_at) * 1000)::int8 AS revoked_at_ms`;
+
+function toRecord(r: Row): ApiKeyRecord {
+  return {
+    id: r.id,
+    apiKey: r.api_key,
+    owner: getAddress(r.owner),
+    label: r.label,
+    permissions: r.permissions as ApiKeyPermission[],
+    ipAllowlist: r.ip_allowlist,
+    positionLimitE18: r.position_limit_e18 === null ? null : BigInt(r.position_limit_e18),
+    dailyLossLimitE18: r.daily_loss_limit_e18 === null ? null : BigInt(r.daily_loss_limit_e18),
+    agentAddress: getAddress(r.agent_address),
+    agentStatus: r.agent_status === "approved" ? "approved" : "pending_approval",
+    createdAtMs: Number(r.created_at_ms),
+    revokedAtMs: r.revoked_at_ms === null ? null : Number(r.revoked_at_ms),
+  };
+}
+
+export function createApiKeyStore({ db, box }: { db: Db; box: SecretBox }): ApiKeyStore {
+  const secretAad = (id: string) => `dex-api-key-secret:${id}`;
+  const agentAad = (id: string) => `dex-api-key-agent:${id}`;
+  return {
+    async create(input) {
+      const id = randomUUID();
+      // 16 random bytes of key id and 32 of secret, hex: unguessable, header-safe.
+      const apiKey = randomBytes(16).toString("hex");
+      const secret = randomBytes(32).toString("hex");
+      const agentKey = generatePrivateKey();
+      const agent = privateKeyToAccount(agentKey);
+      const rows = await db.query<Row>(
+        `INSERT INTO dex_api_keys (id, api_key, owner, label, secret_ciphertext, permissions, ip_allowlist,
+           position_limit_e18, daily_loss_limit_e18, agent_address, agent_key_ciphertext, agent_status)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,'pending_approval') RETURNING ${COLUMNS}`,
+        [
+          id,
+          apiKey,
+          input.owner.toLowerCase(),
+          input.label,
+          box.seal(secret, secretAad(id)),
+          input.permissions,
+          input.ipAllowlist,
+          input.positionLimitE18,
+          input.dailyLossLimitE18,
+          agent.address.toLowerCase(),
+          box.seal(agentKey, agentAad(id)),
+        ],
+      );
+      return { record: toRecord(rows.rows[0]), secret };
+    },
+    async findByApiKey(apiKey) {
+      const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE api_key = $1 AND revoked_at IS NULL`, [apiKey])).rows[0];
+      if (!r) return null;
+      return { record: toRecord(r), secret: box.open(r.secret_ciphertext, secretAad(r.id)) };
+    },
+    async getById(id) {
+      const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE id = $1`, [id])).rows[0];
+      return r ? toRecord(r) : null;
+    },
+    async listByOwner(owner) {
+      const rows = await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE owner = $1 ORDER BY created_at DESC`, [
+        owner.toLowerCase(),
+      ]);
+      return rows.rows.map(toRecord);
+    },
+    async agentOf(id) {
+      const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE id = $1 AND revoked_at IS NULL`, [id])).rows[0];
+      if (!r) return null;
+      return privateKeyToAccount(box.open(r.agent_key_ciphertext, agentAad(r.id)) as `0x${string}`);
+    },
+    async markAgentApproved(id) {
+      await db.query("UPDATE dex_api_keys SET agent_status = 'approved' WHERE id = $1", [id]);
+    },
+    async revoke(id) {
+      const r = await db.query("UPDATE dex_api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", [id]);
+      return r.rowCount === 1;
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// The signed scheme of spec 5.2: X-SIGNATURE = lower-case hex HMAC-SHA256(secret, timestamp + METHOD +
+// path + body), where path is the request target as sent (with /v1 and the query string) and body the
+// exact bytes received (empty when none).
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+
+export function signRequest(secret: string, timestamp: string, method: string, path: string, body: Uint8Array | string): string {
+  return createHmac("sha256", secret)
+    .update(timestamp)
+    .update(method.toUpperCase())
+    .update(path)
+    .update(typeof body === "string" ? Buffer.from(body, "utf8") : body)
+    .digest("hex");
+}
+
+/** Constant-time equality of two strings of any length (compares their SHA-256 digests). */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const da = createHash("sha256").update(a, "utf8").digest();
+  const db = createHash("sha256").update(b, "utf8").digest();
+  return timingSafeEqual(da, db);
+}

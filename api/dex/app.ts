@@ -1,0 +1,112 @@
+// createDexRestApp: the DEX REST API ({dex_base_url} = .../v1) as an Express 5 app with explicit deps.
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import type { Db } from "../../db";
+import type { ApiKeyStore } from "../auth/api-keys";
+import { createAuthenticator, type Authenticator } from "../auth/authenticate";
+import { ApiError, createErrorHandler } from "../errors";
+import type { DexApiConfig } from "./config";
+import { createIdempotencyStore } from "./idempotency";
+import { buildOpenApiDocument } from "./openapi";
+import { createOrderPlacer } from "./place-order";
+import { createRateLimiters } from "./rate-limits";
+import { expressPath, type Route, type RouteSpec } from "./route-kit";
+import { accountRoutes } from "./routes/account";
+import type { RouteContext } from "./routes/context";
+import { marketRoutes } from "./routes/market";
+import { orderRoutes } from "./routes/orders";
+import type { DexService } from "./service";
+
+export interface DexRestDeps {
+  config: DexApiConfig;
+  logger: Logger;
+  service: DexService;
+  db: Db;
+  keys: ApiKeyStore;
+  /** share one with the WebSocket and gRPC servers (one replay cache); created when omitted */
+  auth?: Authenticator;
+  now?: () => number;
+}
+
+export interface DexRestApp extends Express {
+  /** the route declarations (the OpenAPI document is built from them) */
+  dexRoutes: readonly RouteSpec[];
+}
+
+export function createDexAuthenticator(deps: { config: DexApiConfig; keys: ApiKeyStore; now?: () => number }): Authenticator {
+  return createAuthenticator({
+    keys: deps.keys,
+    hmacWindowMs: deps.config.hmacWindowMs,
+    walletWindowMs: deps.config.walletAuthWindowMs,
+    now: deps.now,
+  });
+}
+
+export function createDexRestApp(deps: DexRestDeps): DexRestApp {
+  const now = deps.now ?? Date.now;
+  const auth = deps.auth ?? createDexAuthenticator({ config: deps.config, keys: deps.keys, now });
+  const limiters = createRateLimiters(deps.config.rateLimits);
+  const ctx: RouteContext = {
+    config: deps.config,
+    logger: deps.logger,
+    service: deps.service,
+    keys: deps.keys,
+    auth,
+    limiters,
+    now,
+    placeOrder: createOrderPlacer({ service: deps.service, keys: deps.keys, idempotency: createIdempotencyStore(deps.db), now }),
+  };
+  const routes: Route[] = [...marketRoutes(ctx), ...orderRoutes(ctx), ...accountRoutes(ctx)];
+  const specs = [
+    ...routes.map((r) => r.spec),
+    { method: "get", path: "/v1/openapi.json", summary: "This document", auth: "public", responses: { 200: { description: "OpenAPI 3.1" } } } as RouteSpec,
+  ];
+  const openapi = buildOpenApiDocument(specs);
+
+  const app = express() as DexRestApp;
+  app.dexRoutes = specs;
+  app.set("trust proxy", deps.config.trustProxy);
+  app.set("x-powered-by", false);
+  app.set("etag", false);
+  // 1. the per-IP guard: its headers are on every response, even a 404, 413 or 401
+  app.use(limiters.ip);
+  // 2. the body as raw bytes (signatures cover the exact bytes), size-limited
+  app.use(express.raw({ type: () => true, limit: deps.config.bodyLimitBytes }));
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const started = performance.now();
+    res.on("finish", () => {
+      deps.logger.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(performance.now() - started) }, "request");
+    });
+    next();
+  });
+  for (const r of routes) app[r.spec.method](expressPath(r.spec.path), ...r.handlers);
+  app.get("/v1/openapi.json", limiters.public, (_req, res) => {
+    res.json(openapi);
+  });
+  app.use((req: Request) => {
+    throw new ApiError("ROUTE_NOT_FOUND", `no route ${req.method} ${req.path}`);
+  });
+  app.use(createErrorHandler(deps.logger));
+  return app;
+}
+
+/** Listens on host:port (0 = a free port); close() stops it and its keep-alive sockets. */
+export async function listenDexRest(app: Express, port: number, host = "127.0.0.1"): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
+  const server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://${host}:${bound}/v1`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

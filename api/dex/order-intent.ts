@@ -1,0 +1,171 @@
+// POST /v1/orders body (or a gRPC OrderRequest) -> the service's integer intent. Checks the type and
+// time-in-force combinations of spec 3.2 and the exact grid of the market; for wallet-signed orders,
+// that the signed EIP-712 fields say the same thing as the spec fields.
+import { getAddress, type Hex } from "viem";
+import { ApiError } from "../errors";
+import type { PlaceOrderBody } from "./schemas";
+import {
+  DEX_ORDER_TYPES,
+  DEX_TIME_IN_FORCE,
+  type DexMarket,
+  type DexOrderIntent,
+  type DexOrderType,
+  type DexService,
+  type DexTimeInForce,
+  type SettlementOrder,
+} from "./service";
+import { priceToTicks, sizeToLots, type GridResult } from "./units";
+
+/** Spec 3.2 table: allowed time-in-force per type; the first is the default. */
+export const ALLOWED_TIF: Record<DexOrderType, readonly DexTimeInForce[]> = {
+  market: ["ioc"],
+  limit: ["gtc", "ioc", "fok", "gtd", "post_only"],
+  stop_loss: ["gtc"],
+  stop_loss_limit: ["gtc"],
+  take_profit: ["gtc"],
+  take_profit_limit: ["gtc"],
+  limit_maker: ["gtc"],
+};
+const NEEDS_PRICE: Record<DexOrderType, boolean> = {
+  market: false,
+  limit: true,
+  stop_loss: false,
+  stop_loss_limit: true,
+  take_profit: false,
+  take_profit_limit: true,
+  limit_maker: true,
+};
+const NEEDS_TRIGGER = (t: DexOrderType) => t.startsWith("stop_loss") || t.startsWith("take_profit");
+
+export function findMarket(service: DexService, symbol: string): DexMarket {
+  const m = service.listMarkets().find((x) => x.symbol === symbol);
+  if (!m) throw new ApiError("INVALID_SYMBOL", `trading pair ${symbol} is not supported`, { symbol });
+  return m;
+}
+
+function grid(field: string, r: GridResult, m: DexMarket): bigint {
+  if (r.ok) return r.value;
+  const messages = {
+    not_a_number: `${field} must be a finite decimal number`,
+    not_positive: `${field} must be greater than zero`,
+    off_grid: `${field} is not a multiple of the market's ${field === "size" ? "lot" : "tick"} size`,
+    too_large: `${field} is too large`,
+  };
+  throw new ApiError("INVALID_REQUEST", messages[r.reason], { field, reason: r.reason, symbol: m.symbol });
+}
+
+export interface OrderFields {
+  type: string;
+  side: "buy" | "sell";
+  price?: number | string;
+  size: number | string;
+  time_in_force?: string;
+  trigger_price?: number | string;
+  expires_at?: number;
+}
+
+/** Type, time in force, price, trigger and size as integers; throws ApiError. */
+export function parseOrderFields(m: DexMarket, f: OrderFields, nowMs: number, signedMarket = false) {
+  if (!(DEX_ORDER_TYPES as readonly string[]).includes(f.type)) {
+    throw new ApiError("INVALID_ORDER_TYPE", `order type ${f.type} is not recognized`, { type: f.type, allowed: DEX_ORDER_TYPES });
+  }
+  const type = f.type as DexOrderType;
+  const tifText = f.time_in_force?.toLowerCase() ?? ALLOWED_TIF[type][0];
+  if (!(DEX_TIME_IN_FORCE as readonly string[]).includes(tifText)) {
+    throw new ApiError("INVALID_REQUEST", `time_in_force ${f.time_in_force} is not recognized`, {
+      field: "time_in_force",
+      allowed: DEX_TIME_IN_FORCE,
+    });
+  }
+  const timeInForce = tifText as DexTimeInForce;
+  if (!ALLOWED_TIF[type].includes(timeInForce)) {
+    throw new ApiError("INVALID_ORDER_TYPE", `order type ${type} does not allow time_in_force ${timeInForce}`, {
+      type,
+      time_in_force: timeInForce,
+      allowed: ALLOWED_TIF[type],
+    });
+  }
+  let priceTicks: bigint | null = null;
+  if (NEEDS_PRICE[type]) {
+    if (f.price === undefined) throw new ApiError("INVALID_REQUEST", `price is required for ${type} orders`, { field: "price" });
+    priceTicks = grid("price", priceToTicks(m, f.price), m);
+  } else if (f.price !== undefined) {
+    // A market order may carry a price only when it is the signed order's protection price.
+    if (!signedMarket) throw new ApiError("INVALID_REQUEST", `price is not allowed for ${type} orders`, { field: "price" });
+    grid("price", priceToTicks(m, f.price), m);
+  }
+  let triggerPriceTicks: bigint | null = null;
+  if (NEEDS_TRIGGER(type)) {
+    if (f.trigger_price === undefined) throw new ApiError("INVALID_REQUEST", `trigger_price is required for ${type} orders`, { field: "trigger_price" });
+    triggerPriceTicks = grid("trigger_price", priceToTicks(m, f.trigger_price), m);
+  } else if (f.trigger_price !== undefined) {
+    throw new ApiError("INVALID_REQUEST", `trigger_price is only for stop and take-profit orders`, { field: "trigger_price" });
+  }
+  const sizeLots = grid("size", sizeToLots(m, f.size), m);
+  if (sizeLots < m.minLots) throw new ApiError("INVALID_REQUEST", "size is below the market's minimum", { field: "size", reason: "below_minimum" });
+  let expiresAtMs: number | null = null;
+  if (timeInForce === "gtd") {
+    if (f.expires_at === undefined) throw new ApiError("INVALID_REQUEST", "expires_at (Unix ms) is required for gtd orders", { field: "expires_at" });
+    if (f.expires_at <= nowMs) throw new ApiError("INVALID_REQUEST", "expires_at is in the past", { field: "expires_at" });
+    expiresAtMs = f.expires_at;
+  } else if (f.expires_at !== undefined) {
+    throw new ApiError("INVALID_REQUEST", "expires_at is only for gtd orders", { field: "expires_at" });
+  }
+  return { type, timeInForce, priceTicks, triggerPriceTicks, sizeLots, expiresAtMs };
+}
+
+export type ParsedOrderFields = ReturnType<typeof parseOrderFields>;
+
+/** The body's `order` as the contract's struct, checked against the spec fields. */
+export function checkSignedOrder(m: DexMarket, body: PlaceOrderBody, p: ParsedOrderFields, nowMs: number): { order: SettlementOrder; signature: Hex } {
+  const o = body.order!;
+  const order: SettlementOrder = {
+    trader: getAddress(o.trader),
+    baseToken: getAddress(o.base_token),
+    quoteToken: getAddress(o.quote_token),
+    side: o.side,
+    price: BigInt(o.price),
+    amount: BigInt(o.amount),
+    expiry: BigInt(o.expiry),
+    nonce: BigInt(o.nonce),
+    flags: o.flags,
+  };
+  const mismatch = (field: string, expected: string, got: string) => {
+    throw new ApiError("INVALID_REQUEST", `signed order ${field} does not match the order fields`, {
+      reason: "signed_order_mismatch",
+      field,
+      expected,
+      got,
+    });
+  };
+  if (order.baseToken.toLowerCase() !== m.baseToken.toLowerCase()) mismatch("base_token", m.baseToken, order.baseToken);
+  if (order.quoteToken.toLowerCase() !== m.quoteToken.toLowerCase()) mismatch("quote_token", m.quoteToken, order.quoteToken);
+  const side = body.side === "buy" ? 0 : 1;
+  if (order.side !== side) mismatch("side", String(side), String(order.side));
+  const amount = p.sizeLots * m.lotSize;
+  if (order.amount !== amount) mismatch("amount", amount.toString(), order.amount.toString());
+  const limitTicks = p.priceTicks ?? (body.price !== undefined ? (priceToTicks(m, body.price) as { value: bigint }).value : null);
+  if (limitTicks !== null && order.price !== limitTicks * m.tickSize) mismatch("price", (limitTicks * m.tickSize).toString(), order.price.toString());
+  if (order.price % m.tickSize !== 0n || order.price === 0n) mismatch("price", "a positive multiple of the tick", order.price.toString());
+  const postOnly = p.timeInForce === "post_only" || p.type === "limit_maker" ? 1 : 0;
+  if ((order.flags & 1) !== postOnly) mismatch("flags", String(postOnly), String(order.flags));
+  if (order.flags & ~1) mismatch("flags", "reserved bits 0", String(order.flags));
+  if (order.expiry * 1000n <= BigInt(nowMs)) {
+    throw new ApiError("INVALID_REQUEST", "the signed order has expired", { reason: "order_expired", field: "expiry" });
+  }
+  if (p.timeInForce === "gtd" && BigInt(p.expiresAtMs!) !== order.expiry * 1000n) {
+    mismatch("expiry", String(BigInt(p.expiresAtMs!) / 1000n), order.expiry.toString());
+  }
+  return { order, signature: body.signature as Hex };
+}
+
+export function intentOf(
+  symbol: string,
+  side: "buy" | "sell",
+  p: ParsedOrderFields,
+  ids: { orderId: string; clientOrderId: string },
+  receivedAtMs: number,
+): DexOrderIntent {
+  return { ...ids, symbol, side, ...p, receivedAtMs };
+}
+

@@ -1,0 +1,176 @@
+// Balances and API key management.
+import type { Address, Hex } from "viem";
+import { getAddress } from "viem";
+import { parseAllowEntry } from "../../auth/ip-allowlist";
+import { ApiError, plain } from "../../errors";
+import { presentApiKey, presentBalance } from "../present";
+import { authOf, jsonBody, parseWith, requireAuth, type Route } from "../route-kit";
+import {
+  agentApprovalBody,
+  apiKeyIdParams,
+  apiKeyResponse,
+  apiKeysResponse,
+  balancesResponse,
+  createApiKeyBody,
+  createdApiKeyResponse,
+  errorResponse,
+  revokeResponse,
+} from "../schemas";
+import { parseExactDecimal } from "../units";
+import type { RouteContext } from "./context";
+
+const errors = {
+  400: { description: "invalid request", schema: errorResponse },
+  401: { description: "authentication failed", schema: errorResponse },
+  403: { description: "permission or IP allowlist", schema: errorResponse },
+  429: { description: "rate limited", schema: errorResponse },
+};
+const anyScheme = { apiKey: true, hmac: true, wallet: true };
+
+/** "10000.5" quote currency -> 1e18-scaled integer; positive, at most 18 decimals. */
+function limitE18(field: string, v: number | string | undefined): bigint | null {
+  if (v === undefined) return null;
+  const d = parseExactDecimal(v);
+  if (!d || d.digits <= 0n || d.scale > 18) {
+    throw new ApiError("INVALID_REQUEST", `${field} must be a positive decimal with at most 18 decimals`, { field });
+  }
+  return d.digits * 10n ** BigInt(18 - d.scale);
+}
+
+export function accountRoutes(c: RouteContext): Route[] {
+  return [
+    {
+      spec: {
+        method: "get",
+        path: "/v1/balances",
+        summary: "Your balances per token: available, locked by open orders, on chain, pending withdrawal (decimal strings)",
+        auth: "key_or_wallet",
+        responses: { 200: { description: "balances", schema: balancesResponse }, ...errors },
+      },
+      handlers: [
+        requireAuth(c, anyScheme, "read", "account"),
+        async (_req, res) => {
+          const balances = await c.service.getBalances(authOf(res).account);
+          res.json({ balances: balances.map(presentBalance) });
+        },
+      ],
+    },
+    {
+      spec: {
+        method: "post",
+        path: "/v1/api-keys",
+        summary:
+          "Create an API key. Wallet scheme only (X-Wallet-Address, X-Wallet-Timestamp, X-Wallet-Signature = EIP-191 signature of timestamp + METHOD + path + body). The secret is in this response only; sign the returned agent_approval and POST it to /v1/api-keys/{id}/agent-approval to enable trading.",
+        auth: "wallet_only",
+        body: createApiKeyBody,
+        responses: { 201: { description: "the new key with its secret (shown once)", schema: createdApiKeyResponse }, ...errors },
+      },
+      handlers: [
+        requireAuth(c, { wallet: true }, null, "account"),
+        async (req, res) => {
+          const body = parseWith(createApiKeyBody, jsonBody(req), "body");
+          for (const entry of body.ip_allowlist ?? []) {
+            if (!parseAllowEntry(entry)) throw new ApiError("INVALID_REQUEST", `ip_allowlist entry ${entry} is not an address or CIDR block`, { field: "ip_allowlist" });
+          }
+          const owner = authOf(res).account;
+          const { record, secret } = await c.keys.create({
+            owner,
+            label: body.label ?? "",
+            permissions: [...new Set(body.permissions)],
+            ipAllowlist: body.ip_allowlist ?? [],
+            positionLimitE18: limitE18("position_limit", body.position_limit),
+            dailyLossLimitE18: limitE18("daily_loss_limit", body.daily_loss_limit),
+          });
+          let typedData;
+          try {
+            const expiry = BigInt(Math.floor(c.now() / 1000) + c.config.agentApprovalSeconds);
+            typedData = await c.service.prepareAgentApproval(owner, record.agentAddress, expiry);
+          } catch (err) {
+            await c.keys.revoke(record.id);
+            throw err;
+          }
+          res.status(201).json({ ...presentApiKey(record), api_secret: secret, agent_approval: plain(typedData as unknown as Record<string, unknown>) });
+        },
+      ],
+    },
+    {
+      spec: {
+        method: "post",
+        path: "/v1/api-keys/{id}/agent-approval",
+        summary:
+          "Submit the wallet's EIP-712 AgentApproval for the key's agent (the signature authenticates it); the service submits it on chain and the key may trade.",
+        auth: "public",
+        params: apiKeyIdParams,
+        body: agentApprovalBody,
+        responses: { 200: { description: "the key, agent approved", schema: apiKeyResponse }, 404: { description: "no such key", schema: errorResponse }, ...errors },
+      },
+      handlers: [
+        c.limiters.public,
+        async (req, res) => {
+          const { id } = parseWith(apiKeyIdParams, req.params, "params");
+          const body = parseWith(agentApprovalBody, jsonBody(req), "body");
+          const key = await c.keys.getById(id);
+          if (!key || key.revokedAtMs !== null) throw new ApiError("API_KEY_NOT_FOUND", "API key not found", { id });
+          const a = body.approval;
+          if (getAddress(a.trader) !== key.owner || getAddress(a.agent) !== key.agentAddress) {
+            throw new ApiError("INVALID_REQUEST", "the approval must be for this key's owner and agent", {
+              reason: "approval_mismatch",
+              trader: key.owner,
+              agent: key.agentAddress,
+            });
+          }
+          await c.service.submitAgentApproval(
+            { trader: key.owner, agent: key.agentAddress, expiry: BigInt(a.expiry), nonce: BigInt(a.nonce), deadline: BigInt(a.deadline) },
+            body.signature as Hex,
+          );
+          await c.keys.markAgentApproved(id);
+          res.json(presentApiKey({ ...key, agentStatus: "approved" }));
+        },
+      ],
+    },
+    {
+      spec: {
+        method: "get",
+        path: "/v1/api-keys",
+        summary: "Your API keys (never their secrets)",
+        auth: "key_or_wallet",
+        responses: { 200: { description: "keys", schema: apiKeysResponse }, ...errors },
+      },
+      handlers: [
+        requireAuth(c, anyScheme, "read", "account"),
+        async (_req, res) => {
+          const keys = await c.keys.listByOwner(authOf(res).account);
+          res.json({ api_keys: keys.map(presentApiKey) });
+        },
+      ],
+    },
+    {
+      spec: {
+        method: "delete",
+        path: "/v1/api-keys/{id}",
+        summary: "Revoke an API key and cancel every open order placed with it. The wallet may revoke any of its keys; an API key only itself.",
+        auth: "key_or_wallet",
+        params: apiKeyIdParams,
+        responses: { 200: { description: "revoked", schema: revokeResponse }, 404: { description: "no such key of yours", schema: errorResponse }, ...errors },
+      },
+      handlers: [
+        requireAuth(c, anyScheme, null, "account"),
+        async (req, res) => {
+          const { id } = parseWith(apiKeyIdParams, req.params, "params");
+          const auth = authOf(res);
+          const key = await c.keys.getById(id);
+          if (!key || key.owner !== (auth.account as Address)) throw new ApiError("API_KEY_NOT_FOUND", "API key not found", { id });
+          if (auth.key && auth.key.id !== id) {
+            throw new ApiError("FORBIDDEN", "an API key may revoke only itself; sign with the wallet to revoke another", { reason: "not_this_key" });
+          }
+          await c.keys.revoke(id);
+          // Revoked first so that no new order can use the key; the cancels are idempotent, so a failed
+          // DELETE can be retried and finishes the job.
+          const cancelled = await c.service.cancelOrdersOfApiKey(id, key.owner, "api_key_revoked");
+          const after = await c.keys.getById(id);
+          res.json({ id, revoked_at: after?.revokedAtMs ?? c.now(), cancelled_order_ids: cancelled });
+        },
+      ],
+    },
+  ];
+}

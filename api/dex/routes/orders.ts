@@ -1,0 +1,144 @@
+// Orders: place (API key or wallet-signed), cancel, one order with its fills, the account's orders.
+import { authorize } from "../../auth/authenticate";
+import { ApiError } from "../../errors";
+import { findMarket } from "../order-intent";
+import { isWalletSigned, signedTrader } from "../place-order";
+import { presentOrder, presentOrderWithFills } from "../present";
+import { authOf, jsonBody, parseWith, requireAuth, runMiddleware, applyAuthLimits, type Route } from "../route-kit";
+import {
+  cancelResponse,
+  errorResponse,
+  orderIdParams,
+  orderResponse,
+  ordersQuery,
+  ordersResponse,
+  orderWithFillsResponse,
+  placeOrderBody,
+} from "../schemas";
+import { DEX_OPEN_STATUSES, type DexOrderStatus } from "../service";
+import type { RouteContext } from "./context";
+
+const errors = {
+  400: { description: "invalid request, symbol, type or balance", schema: errorResponse },
+  401: { description: "authentication failed", schema: errorResponse },
+  403: { description: "permission, IP allowlist or key limit", schema: errorResponse },
+  429: { description: "rate limited", schema: errorResponse },
+};
+const anyScheme = { apiKey: true, hmac: true, wallet: true };
+
+export function orderRoutes(c: RouteContext): Route[] {
+  const ownOrder = async (orderId: string, account: string) => {
+    const o = await c.service.getOrder(orderId);
+    // Another account's order is reported exactly like a missing one: existence is not revealed.
+    if (!o || o.account.toLowerCase() !== account.toLowerCase()) throw new ApiError("ORDER_NOT_FOUND", "order not found", { order_id: orderId });
+    return o;
+  };
+  return [
+    {
+      spec: {
+        method: "post",
+        path: "/v1/orders",
+        summary:
+          "Place an order (spec 4.B). Either with an API key (X-API-Key + X-API-Secret, or the signed scheme) or wallet-signed: the body carries the EIP-712 `order` and its `signature`, no key needed.",
+        auth: "order",
+        body: placeOrderBody,
+        responses: {
+          201: { description: "the order as it stands after matching (a retry with the same client_order_id returns the first result)", schema: orderResponse },
+          409: { description: "client_order_id reused for another order", schema: errorResponse },
+          413: { description: "body too large", schema: errorResponse },
+          ...errors,
+        },
+      },
+      handlers: [
+        async (req, res) => {
+          const body = parseWith(placeOrderBody, jsonBody(req), "body");
+          let auth = null;
+          if (isWalletSigned(body)) {
+            res.locals.trader = signedTrader(body) ?? "unknown";
+            await runMiddleware(c.limiters.walletOrders, req, res);
+          } else {
+            auth = await c.auth.authenticate(req, { apiKey: true, hmac: true });
+            res.locals.auth = auth;
+            await applyAuthLimits(c.limiters, auth, "order", req, res);
+            authorize(auth, "trade", req.ip);
+          }
+          const result = await c.placeOrder(body, auth);
+          if (result.replayed) res.setHeader("Idempotent-Replayed", "true");
+          res.status(201).json(result.order);
+        },
+      ],
+    },
+    {
+      spec: {
+        method: "delete",
+        path: "/v1/orders/{order_id}",
+        summary: "Cancel one of your open orders (spec 4.B)",
+        auth: "key_or_wallet",
+        params: orderIdParams,
+        responses: {
+          200: { description: "the cancelled order", schema: cancelResponse },
+          404: { description: "no such order of yours", schema: errorResponse },
+          409: { description: "the order is no longer open", schema: errorResponse },
+          ...errors,
+        },
+      },
+      handlers: [
+        requireAuth(c, anyScheme, "trade", "cancel"),
+        async (req, res) => {
+          const { order_id } = parseWith(orderIdParams, req.params, "params");
+          const auth = authOf(res);
+          const o = await ownOrder(order_id, auth.account);
+          const agent = auth.key ? await c.keys.agentOf(auth.key.id) : null;
+          const cancelled = await c.service.cancelOrder({
+            orderId: order_id,
+            account: auth.account,
+            agent: agent ?? undefined,
+            reason: "user_cancelled",
+          });
+          res.json(presentOrder(findMarket(c.service, o.symbol), cancelled));
+        },
+      ],
+    },
+    {
+      spec: {
+        method: "get",
+        path: "/v1/orders/{order_id}",
+        summary: "One of your orders with its status and fills",
+        auth: "key_or_wallet",
+        params: orderIdParams,
+        responses: { 200: { description: "the order", schema: orderWithFillsResponse }, 404: { description: "no such order of yours", schema: errorResponse }, ...errors },
+      },
+      handlers: [
+        requireAuth(c, anyScheme, "read", "account"),
+        async (req, res) => {
+          const { order_id } = parseWith(orderIdParams, req.params, "params");
+          const o = await ownOrder(order_id, authOf(res).account);
+          res.json(presentOrderWithFills(findMarket(c.service, o.symbol), o));
+        },
+      ],
+    },
+    {
+      spec: {
+        method: "get",
+        path: "/v1/orders",
+        summary: "Your orders, newest first (status=open by default: pending_trigger, open, partially_filled)",
+        auth: "key_or_wallet",
+        query: ordersQuery,
+        responses: { 200: { description: "orders", schema: ordersResponse }, ...errors },
+      },
+      handlers: [
+        requireAuth(c, anyScheme, "read", "account"),
+        async (req, res) => {
+          const q = parseWith(ordersQuery, req.query, "query");
+          if (q.symbol) findMarket(c.service, q.symbol);
+          const status = q.status ?? "open";
+          const statuses: readonly DexOrderStatus[] | undefined =
+            status === "open" ? DEX_OPEN_STATUSES : status === "all" ? undefined : [status as DexOrderStatus];
+          const orders = await c.service.listOrders({ account: authOf(res).account, statuses, symbol: q.symbol, limit: q.limit ?? 100 });
+          const markets = new Map(c.service.listMarkets().map((m) => [m.symbol, m]));
+          res.json({ orders: orders.filter((o) => markets.has(o.symbol)).map((o) => presentOrder(markets.get(o.symbol)!, o)) });
+        },
+      ],
+    },
+  ];
+}

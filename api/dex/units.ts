@@ -1,0 +1,116 @@
+// Exact conversion between the spec's decimal numbers and the service's integers. A JSON number is first
+// written in its shortest round-trip decimal form (String(n), what the client most likely typed), then
+// parsed as text; a value that is not a whole number of ticks or lots is refused, never rounded.
+import type { DexMarket } from "./service";
+
+export const PRICE_SCALE = 10n ** 18n;
+/** The contract's Fill keeps price and baseAmount in uint128. */
+const UINT128_MAX = (1n << 128n) - 1n;
+const MAX_DECIMAL_DIGITS = 60;
+
+export interface ExactDecimal {
+  /** value = digits / 10^scale */
+  digits: bigint;
+  scale: number;
+}
+
+/** "12.50" -> {digits:1250n, scale:2}; numbers via their shortest decimal text. Null for NaN, Infinity,
+ *  exponent forms that are too long, or anything that is not a plain decimal. */
+export function parseExactDecimal(input: number | string): ExactDecimal | null {
+  const text = typeof input === "number" ? numberToPlainDecimal(input) : input.trim();
+  if (text === null || text.length > MAX_DECIMAL_DIGITS + 2) return null;
+  const m = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!m) return null;
+  const frac = (m[3] ?? "").replace(/0+$/, "");
+  const digits = BigInt(m[2] + frac);
+  return { digits: m[1] ? -digits : digits, scale: frac.length };
+}
+
+function numberToPlainDecimal(n: number): string | null {
+  if (!Number.isFinite(n)) return null;
+  const s = String(n);
+  const e = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
+  if (!e) return s;
+  const [, sign, w, f = "", expText] = e;
+  const exp = Number(expText);
+  if (Math.abs(exp) > MAX_DECIMAL_DIGITS) return null;
+  const digits = w + f;
+  const point = w.length + exp;
+  if (point <= 0) return `${sign}0.${"0".repeat(-point)}${digits}`;
+  if (point >= digits.length) return sign + digits + "0".repeat(point - digits.length);
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/** Integer quotient of value * 10^exp / unit when exact, else null. */
+function exactQuotient(d: ExactDecimal, exp: number, unit: bigint): bigint | null {
+  let num = d.digits;
+  let den = unit;
+  if (exp >= d.scale) num *= 10n ** BigInt(exp - d.scale);
+  else den *= 10n ** BigInt(d.scale - exp);
+  return num % den === 0n ? num / den : null;
+}
+
+/** Decimal exponent of a contract price: contract = human * 10^(quoteDecimals + 18 - baseDecimals). */
+export function priceExponent(m: DexMarket): number {
+  return m.quoteDecimals + 18 - m.baseDecimals;
+}
+
+export type GridResult = { ok: true; value: bigint } | { ok: false; reason: "not_a_number" | "not_positive" | "off_grid" | "too_large" };
+
+export function priceToTicks(m: DexMarket, input: number | string): GridResult {
+  const d = parseExactDecimal(input);
+  if (!d) return { ok: false, reason: "not_a_number" };
+  if (d.digits <= 0n) return { ok: false, reason: "not_positive" };
+  const ticks = exactQuotient(d, priceExponent(m), m.tickSize);
+  if (ticks === null) return { ok: false, reason: "off_grid" };
+  if (ticks * m.tickSize > UINT128_MAX) return { ok: false, reason: "too_large" };
+  return { ok: true, value: ticks };
+}
+
+export function sizeToLots(m: DexMarket, input: number | string): GridResult {
+  const d = parseExactDecimal(input);
+  if (!d) return { ok: false, reason: "not_a_number" };
+  if (d.digits <= 0n) return { ok: false, reason: "not_positive" };
+  const lots = exactQuotient(d, m.baseDecimals, m.lotSize);
+  if (lots === null) return { ok: false, reason: "off_grid" };
+  if (lots > m.maxLots || lots * m.lotSize > UINT128_MAX) return { ok: false, reason: "too_large" };
+  return { ok: true, value: lots };
+}
+
+/** 12345n at scale 3 -> "12.345" (no trailing zeros, no exponent). */
+export function formatUnits(value: bigint, scale: number): string {
+  const neg = value < 0n;
+  const abs = neg ? -value : value;
+  if (scale <= 0) return (neg ? "-" : "") + (abs * 10n ** BigInt(-scale)).toString();
+  const base = 10n ** BigInt(scale);
+  const frac = (abs % base).toString().padStart(scale, "0").replace(/0+$/, "");
+  return (neg ? "-" : "") + (abs / base).toString() + (frac ? "." + frac : "");
+}
+
+export function ticksToPriceText(m: DexMarket, priceTicks: bigint): string {
+  return formatUnits(priceTicks * m.tickSize, priceExponent(m));
+}
+export function lotsToSizeText(m: DexMarket, sizeLots: bigint): string {
+  return formatUnits(sizeLots * m.lotSize, m.baseDecimals);
+}
+/** Spec number fields are computed from the exact decimal text (the nearest double). */
+export const ticksToPrice = (m: DexMarket, t: bigint): number => Number(ticksToPriceText(m, t));
+export const lotsToSize = (m: DexMarket, l: bigint): number => Number(lotsToSizeText(m, l));
+
+export const ticksToContractPrice = (m: DexMarket, priceTicks: bigint): bigint => priceTicks * m.tickSize;
+export const lotsToBaseUnits = (m: DexMarket, sizeLots: bigint): bigint => sizeLots * m.lotSize;
+
+/** Quote base units of sizeLots at priceTicks, rounded up (limits are checked against the larger value). */
+export function quoteUnitsCeil(m: DexMarket, priceTicks: bigint, sizeLots: bigint): bigint {
+  const n = sizeLots * m.lotSize * priceTicks * m.tickSize;
+  return (n + PRICE_SCALE - 1n) / PRICE_SCALE;
+}
+
+/** Average price text of a filled quantity (quote units / base units), rounded to 18 decimals. */
+export function averagePriceText(m: DexMarket, filledQuoteUnits: bigint, filledLots: bigint): string | null {
+  if (filledLots === 0n) return null;
+  const exp = priceExponent(m);
+  // contract price = quote * 1e18 / base; human = contract / 10^exp; keep 18 extra digits.
+  const scaled = (filledQuoteUnits * PRICE_SCALE * 10n ** 18n) / (filledLots * m.lotSize);
+  return formatUnits(scaled, exp + 18);
+}

@@ -1,0 +1,194 @@
+// Test harness: the DEX REST app over a real socket on a free port, backed by the in-memory test double,
+// plus the client-side signing every test needs (wallet EIP-191 headers, HMAC headers, EIP-712 orders).
+import { randomBytes } from "node:crypto";
+import type { Address, Hex, PrivateKeyAccount } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createDb, type Db } from "../../db";
+import { createApiKeyStore, type ApiKeyStore } from "../auth/api-keys";
+import type { Authenticator } from "../auth/authenticate";
+import { signRequest } from "../auth/hmac";
+import { createSecretBox } from "../auth/secret-box";
+import { createDexAuthenticator, createDexRestApp, listenDexRest } from "../dex/app";
+import { dexApiConfig, type DexApiConfig, type DexRateLimits, type DexWsLimits } from "../dex/config";
+import { createApiLogger } from "../logger";
+import { createMemoryDexService, ORDER_TYPES, SETTLEMENT_DOMAIN, TEST_MARKETS, type MemoryDexService } from "./memory-dex-service";
+
+/** Limits high enough that only the rate-limit tests (which set their own) ever meet them. */
+export const RELAXED_LIMITS: DexRateLimits = {
+  ipPerMinute: 1e6,
+  publicPerMinute: 1e6,
+  privatePerMinute: 1e6,
+  ordersPerSecond: 1e6,
+  signedMarketDataPerMinute: 1e6,
+  signedAccountPerMinute: 1e6,
+  signedOrdersPerMinute: 1e6,
+  signedCancelsPerMinute: 1e6,
+};
+
+export interface Harness {
+  url: string;
+  origin: string;
+  service: MemoryDexService;
+  keys: ApiKeyStore;
+  auth: Authenticator;
+  db: Db;
+  config: DexApiConfig;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  opts: { rateLimits?: Partial<DexRateLimits>; ws?: Partial<DexWsLimits>; service?: MemoryDexService; now?: () => number } = {},
+): Promise<Harness> {
+  const db = await createDb();
+  const config = dexApiConfig({
+    apiKeyEncryptionKey: randomBytes(32).toString("hex"),
+    rateLimits: { ...RELAXED_LIMITS, ...opts.rateLimits },
+    ws: opts.ws,
+  });
+  const service = opts.service ?? createMemoryDexService();
+  const keys = createApiKeyStore({ db, box: createSecretBox(config.apiKeyEncryptionKey) });
+  const logs: string[] = [];
+  const logger = createApiLogger({ level: "debug", destination: { write: (s: string) => void logs.push(s) } });
+  const auth = createDexAuthenticator({ config, keys, now: opts.now });
+  const app = createDexRestApp({ config, logger, service, db, keys, auth, now: opts.now });
+  const http = await listenDexRest(app, 0);
+  return {
+    url: http.url,
+    origin: http.url.replace(/\/v1$/, ""),
+    service,
+    keys,
+    auth,
+    db,
+    config,
+    logs,
+    async close() {
+      await http.close();
+      await db.close();
+    },
+  };
+}
+
+export const newWallet = (): PrivateKeyAccount => privateKeyToAccount(generatePrivateKey());
+
+export async function walletHeaders(w: PrivateKeyAccount, method: string, path: string, body = "", ts = Date.now()): Promise<Record<string, string>> {
+  const raw = Buffer.from(`${ts}${method.toUpperCase()}${path}${body}`, "utf8");
+  const signature = await w.signMessage({ message: { raw } });
+  return { "X-Wallet-Address": w.address, "X-Wallet-Timestamp": String(ts), "X-Wallet-Signature": signature };
+}
+
+export function hmacHeaders(apiKey: string, secret: string, method: string, path: string, body = "", ts = Date.now()): Record<string, string> {
+  return { "X-API-KEY": apiKey, "X-TIMESTAMP": String(ts), "X-SIGNATURE": signRequest(secret, String(ts), method, path, body) };
+}
+
+export interface Res {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export async function call(h: Harness, method: string, path: string, opts: { body?: string | object; headers?: Record<string, string> } = {}): Promise<Res> {
+  const body = opts.body === undefined ? undefined : typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+  const r = await fetch(h.origin + path, {
+    method,
+    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...opts.headers },
+    body,
+  });
+  const text = await r.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: r.status, headers: r.headers, body: parsed, text };
+}
+
+export interface TestKey {
+  id: string;
+  apiKey: string;
+  secret: string;
+  owner: PrivateKeyAccount;
+}
+
+/** Creates a key through the API (wallet-signed) and approves its agent through the API. */
+export async function createKey(
+  h: Harness,
+  owner: PrivateKeyAccount,
+  body: Record<string, unknown> = { permissions: ["read", "trade"] },
+  approve = true,
+): Promise<TestKey> {
+  const text = JSON.stringify(body);
+  const created = await call(h, "POST", "/v1/api-keys", { body: text, headers: await walletHeaders(owner, "POST", "/v1/api-keys", text) });
+  if (created.status !== 201) throw new Error(`create key: ${created.status} ${created.text}`);
+  const k = created.body;
+  if (approve) {
+    const td = k.agent_approval;
+    const message = {
+      trader: td.message.trader as Address,
+      agent: td.message.agent as Address,
+      expiry: BigInt(td.message.expiry),
+      nonce: BigInt(td.message.nonce),
+      deadline: BigInt(td.message.deadline),
+    };
+    const signature = await owner.signTypedData({ domain: td.domain, types: td.types, primaryType: "AgentApproval", message });
+    const approval = { approval: { ...td.message }, signature };
+    const r = await call(h, "POST", `/v1/api-keys/${k.id}/agent-approval`, { body: approval });
+    if (r.status !== 200) throw new Error(`approve: ${r.status} ${r.text}`);
+  }
+  return { id: k.id, apiKey: k.api_key, secret: k.api_secret, owner };
+}
+
+export const keyHeaders = (k: TestKey) => ({ "X-API-Key": k.apiKey, "X-API-Secret": k.secret });
+
+export const WETH_USD = TEST_MARKETS[0];
+
+/** A wallet-signed POST /v1/orders body: the spec fields plus the EIP-712 order and its signature. */
+export async function signedOrderBody(
+  w: PrivateKeyAccount,
+  f: { side: "buy" | "sell"; price: number; size: number; type?: string; time_in_force?: string; client_order_id?: string; nonce?: bigint; flags?: number },
+): Promise<Record<string, unknown>> {
+  const m = WETH_USD;
+  const priceTicks = BigInt(Math.round(f.price * 100));
+  const sizeLots = BigInt(Math.round(f.size * 10_000));
+  const order = {
+    trader: w.address,
+    baseToken: m.baseToken,
+    quoteToken: m.quoteToken,
+    side: f.side === "buy" ? 0 : 1,
+    price: priceTicks * m.tickSize,
+    amount: sizeLots * m.lotSize,
+    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    nonce: f.nonce ?? BigInt(Math.floor(Math.random() * 1e12)),
+    flags: f.flags ?? (f.time_in_force === "post_only" ? 1 : 0),
+  } as const;
+  const signature: Hex = await w.signTypedData({ domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, primaryType: "Order", message: order });
+  return {
+    symbol: "WETH-USD",
+    side: f.side,
+    type: f.type ?? "limit",
+    price: f.price,
+    size: f.size,
+    time_in_force: f.time_in_force ?? "gtc",
+    ...(f.client_order_id ? { client_order_id: f.client_order_id } : {}),
+    order: {
+      trader: order.trader,
+      base_token: order.baseToken,
+      quote_token: order.quoteToken,
+      side: order.side,
+      price: order.price.toString(),
+      amount: order.amount.toString(),
+      expiry: order.expiry.toString(),
+      nonce: order.nonce.toString(),
+      flags: order.flags,
+    },
+    signature,
+  };
+}
+
+/** Credits a wallet with 1,000,000 USD and 1,000 WETH in the test double. */
+export function fund(h: Harness, a: Address): void {
+  h.service.credit(a, WETH_USD.quoteToken, 1_000_000n * 10n ** 6n);
+  h.service.credit(a, WETH_USD.baseToken, 1000n * 10n ** 18n);
+}
