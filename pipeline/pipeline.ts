@@ -40,6 +40,8 @@ export interface Pipeline {
   readonly service: MatcherService;
   readonly batcher: Batcher;
   readonly client: PublicClient;
+  /** what the start recovered: journal records and every trade the journal holds, in seq order */
+  readonly recovered: { records: number; trades: readonly import("./batcher").SettleableTrade[]; lastSettledSeq: number };
   /** resolves once chain events up to the current head are applied (tests: after a deposit) */
   syncChain(): Promise<void>;
   health(): { matcher: ReturnType<MatcherService["health"]>; batcher: ReturnType<Batcher["health"]>; chainBlock: string };
@@ -153,7 +155,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     onHalt: (reason) => service.halt(reason),
   });
   const { lastSettledSeq } = await batcher.start();
-  for (const t of service.replayedTrades) if (t.seq > lastSettledSeq) batcher.push(t);
+  const recoveredTrades = service.replayedTrades;
+  for (const t of recoveredTrades) if (t.seq > lastSettledSeq) batcher.push(t);
   service.replayedTrades = [];
   service.setTradeSink((t) => batcher.push(t));
   log?.info({ journalRecords: replay.records, replayedTrades: replay.trades, lastSettledSeq }, "pipeline recovered");
@@ -167,6 +170,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     service,
     batcher,
     client,
+    recovered: { records: replay.records, trades: recoveredTrades, lastSettledSeq },
     async syncChain() {
       const head = await client.getBlockNumber({ cacheTime: 0 });
       while (follower.lastBlock < head) await new Promise((r) => setTimeout(r, 10));

@@ -1,0 +1,64 @@
+// The pipeline as a child process for the crash test: places a deterministic stream of crossing signed
+// orders, printing `ACK <hash>` after each acknowledgement, until killed; or (mode "recover") only
+// recovers, drains the batcher and prints the recovered state as one JSON line.
+import { privateKeyToAccount } from "viem/accounts";
+import type { Hex } from "viem";
+import { startPipeline } from "../pipeline";
+import type { MarketSpec } from "../markets";
+import { signedInput } from "./orders";
+
+interface ChildConfig {
+  mode: "stream" | "recover";
+  rpcUrl: string;
+  chainId: number;
+  settlement: `0x${string}`;
+  fromBlock: string;
+  market: Record<string, string | number>;
+  operatorKey: Hex;
+  traderKeys: Hex[];
+  dataDir: string;
+  orders: number;
+}
+
+async function main(): Promise<void> {
+  const cfg = JSON.parse(process.argv[2]) as ChildConfig;
+  const mk = cfg.market;
+  const market: MarketSpec = {
+    symbol: String(mk.symbol), baseToken: mk.baseToken as `0x${string}`, quoteToken: mk.quoteToken as `0x${string}`,
+    baseDecimals: Number(mk.baseDecimals), quoteDecimals: Number(mk.quoteDecimals), tickSize: BigInt(mk.tickSize),
+    lotSize: BigInt(mk.lotSize), minLots: BigInt(mk.minLots), maxLots: BigInt(mk.maxLots),
+  };
+  const p = await startPipeline({
+    rpcUrl: cfg.rpcUrl, chainId: cfg.chainId, settlement: cfg.settlement, fromBlock: BigInt(cfg.fromBlock), markets: [market],
+    operatorKey: cfg.operatorKey, dataDir: cfg.dataDir, fsync: true,
+  });
+  if (cfg.mode === "recover") {
+    await p.batcher.drain();
+    const out = {
+      health: p.health(),
+      knownOrders: [...new Set(p.recovered.trades.flatMap((t) => [t.makerHash, t.takerHash]))].length,
+      orders: cfg.orders,
+      trades: p.recovered.trades.map((t) => ({ seq: t.seq, maker: t.makerHash, taker: t.takerHash, base: t.baseAmount.toString(), price: t.price.toString() })),
+      openOrders: p.service.openOrders().map((o) => o.hash),
+    };
+    const known = (h: string) => !!p.service.signedOrder(h as Hex);
+    process.stdout.write(JSON.stringify({ ...out, isKnown: Object.fromEntries((process.argv[3] ?? "").split(",").filter(Boolean).map((h) => [h, known(h)])) }) + "\n");
+    await p.stop();
+    process.exit(0);
+  }
+  const traders = cfg.traderKeys.map((k) => privateKeyToAccount(k));
+  process.stdout.write("READY\n");
+  for (let i = 0; i < cfg.orders; i++) {
+    const t = traders[i % traders.length];
+    const side = i % 2 === 0 ? "sell" : "buy";
+    const priceTicks = 250_000n + BigInt((i * 7) % 5) - 2n;
+    const input = await signedInput(t, t.address, cfg.chainId, cfg.settlement, market, { side, priceTicks, sizeLots: BigInt(1 + (i % 3)), nonce: BigInt(i) });
+    const r = await p.service.placeSigned(input);
+    process.stdout.write(`ACK ${r.hash}\n`);
+  }
+  process.stdout.write("DONE\n");
+}
+main().catch((e) => {
+  process.stderr.write(String(e?.stack ?? e) + "\n");
+  process.exit(1);
+});

@@ -1,0 +1,107 @@
+// Crash test: the matcher service and the batcher run as a child process placing a stream of signed
+// orders; the child is SIGKILLed mid-stream and restarted. No acknowledged order may be lost, no trade
+// settled twice or skipped, and the chain's balances must equal those computed from the journal's trades.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseEventLogs } from "viem";
+import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
+import { feeFor } from "../../sdk/eip712";
+import { settlementAbi } from "../../pipeline/settlement-abi";
+import { startFixture } from "../../pipeline/testing/fixture";
+
+const ROOT = join(__dirname, "..", "..");
+
+function runChild(config: object, extra: string[] = [], onLine?: (line: string, kill: () => void) => void): Promise<{ lines: string[]; code: number | null; signal: string | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "pipeline/testing/crash-child.ts"), JSON.stringify(config), ...extra], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const lines: string[] = [];
+    let buf = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        lines.push(line);
+        onLine?.(line, () => child.kill("SIGKILL"));
+      }
+    });
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("exit", (code, signal) => resolve({ lines, code, signal, stderr }));
+  });
+}
+
+test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled once, balances exact", { timeout: 240_000 }, async () => {
+  const f = await startFixture({ traders: 4 });
+  const dataDir = mkdtempSync(join(tmpdir(), "pipeline-crash-"));
+  try {
+    const before = new Map<string, bigint>();
+    const key = (a: string, t: string) => `${a.toLowerCase()}:${t.toLowerCase()}`;
+    for (const t of f.traders) for (const tok of [f.weth, f.usd]) before.set(key(t.address, tok), await f.balanceOf(t.address, tok));
+    const m = f.market;
+    const config = {
+      mode: "stream", rpcUrl: f.chain.rpcUrl, chainId: f.chainId, settlement: f.settlement, fromBlock: f.deployBlock.toString(),
+      market: { symbol: m.symbol, baseToken: m.baseToken, quoteToken: m.quoteToken, baseDecimals: m.baseDecimals, quoteDecimals: m.quoteDecimals, tickSize: m.tickSize.toString(), lotSize: m.lotSize.toString(), minLots: m.minLots.toString(), maxLots: m.maxLots.toString() },
+      operatorKey: f.operatorKey, traderKeys: [4, 5, 6, 7].map((i) => HARDHAT_DEV_PRIVATE_KEYS[i]), dataDir, orders: 400,
+    };
+    const acked: string[] = [];
+    const first = await runChild(config, [], (line, kill) => {
+      if (line.startsWith("ACK ")) {
+        acked.push(line.slice(4));
+        if (acked.length === 120) setTimeout(kill, 7); // mid-stream, likely mid-batch
+      }
+    });
+    assert.equal(first.signal, "SIGKILL", `child should have been killed: ${first.stderr}`);
+    assert.ok(acked.length >= 120 && acked.length < 400, `acked ${acked.length}`);
+    const second = await runChild({ ...config, mode: "recover" }, [acked.join(",")]);
+    assert.equal(second.code, 0, second.stderr);
+    const state = JSON.parse(second.lines.find((l) => l.startsWith("{"))!);
+    // 1. no acknowledged order lost
+    for (const h of acked) assert.equal(state.isKnown[h], true, `acknowledged order ${h} lost`);
+    assert.equal(state.health.batcher.state, "running");
+    assert.equal(state.health.batcher.queuedTrades, 0);
+    assert.ok(state.trades.length > 20, `only ${state.trades.length} trades`);
+    // 2. the chain settled exactly the journal's trades, once each, in order
+    const logs = await f.client.getLogs({ address: f.settlement, fromBlock: f.deployBlock, toBlock: "latest" });
+    const abi = settlementAbi();
+    const settled = parseEventLogs({ abi, logs, eventName: "TradeSettled" }) as unknown as { args: { makerOrderHash: string; takerOrderHash: string; baseAmount: bigint; price: bigint; makerFee: bigint; takerFee: bigint } }[];
+    assert.deepEqual(
+      settled.map((l) => [l.args.makerOrderHash.toLowerCase(), l.args.takerOrderHash.toLowerCase(), l.args.baseAmount.toString(), l.args.price.toString()]),
+      state.trades.map((t: { maker: string; taker: string; base: string; price: string }) => [t.maker.toLowerCase(), t.taker.toLowerCase(), t.base, t.price]),
+    );
+    const batches = parseEventLogs({ abi, logs, eventName: "BatchSettled" }) as unknown as { args: { batchId: bigint } }[];
+    assert.deepEqual(batches.map((b) => Number(b.args.batchId)), batches.map((_, i) => i));
+    // 3. chain balances == deposits + the journal's trades with the contract's fee rule
+    const expected = new Map(before);
+    const add = (a: string, t: string, d: bigint) => expected.set(key(a, t), (expected.get(key(a, t)) ?? 0n) + d);
+    const orderOf = new Map<string, { trader: string; side: number }>();
+    const placed = parseEventLogs({ abi, logs, eventName: "TradeSettled" }) as unknown as { args: { makerOrderHash: string; takerOrderHash: string; maker: string; taker: string; takerIsBuy: boolean } }[];
+    for (const l of placed) {
+      orderOf.set(l.args.makerOrderHash.toLowerCase(), { trader: l.args.maker, side: l.args.takerIsBuy ? 1 : 0 });
+      orderOf.set(l.args.takerOrderHash.toLowerCase(), { trader: l.args.taker, side: l.args.takerIsBuy ? 0 : 1 });
+    }
+    for (const t of state.trades as { maker: string; taker: string; base: string; price: string }[]) {
+      const maker = orderOf.get(t.maker.toLowerCase())!;
+      const taker = orderOf.get(t.taker.toLowerCase())!;
+      const base = BigInt(t.base);
+      const quote = (base * BigInt(t.price)) / 10n ** 18n;
+      const buyer = maker.side === 0 ? maker : taker;
+      const seller = maker.side === 0 ? taker : maker;
+      const buyerFee = feeFor(base, buyer === maker ? f.makerFeeBps : f.takerFeeBps);
+      const sellerFee = feeFor(quote, seller === maker ? f.makerFeeBps : f.takerFeeBps);
+      add(buyer.trader, f.usd, -quote);
+      add(buyer.trader, f.weth, base - buyerFee);
+      add(seller.trader, f.weth, -base);
+      add(seller.trader, f.usd, quote - sellerFee);
+    }
+    for (const t of f.traders) for (const tok of [f.weth, f.usd]) assert.equal(await f.balanceOf(t.address, tok), expected.get(key(t.address, tok)), `${t.address} ${tok}`);
+  } finally {
+    await f.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
