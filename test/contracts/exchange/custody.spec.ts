@@ -1,7 +1,8 @@
 import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
-import { deployFixture, ETH, USD, DELAY } from "./fixtures";
+import type { Address } from "viem";
+import { deployFixture, fill, orderFor, settle, signed, ETH, USD, DELAY, OrderSide } from "./fixtures";
 
 describe("Settlement: custody", () => {
   it("deposit credits the internal balance and emits Deposited; depositFor credits another account", async () => {
@@ -55,15 +56,18 @@ describe("Settlement: custody", () => {
     await f.settlement.connect(f.alice).requestWithdrawal(usd, 10n * USD);
     await expect(f.settlement.connect(f.alice).cancelWithdrawal(usd)).to.emit(f.settlement, "WithdrawalCancelled").withArgs(f.alice.address, usd, 10n * USD);
     await expect(f.settlement.connect(f.alice).cancelWithdrawal(usd)).to.be.revertedWithCustomError(f.settlement, "SettlementWithdrawalNotPending");
-    // the balance can fall below a pending request (trades settled in between): execution then fails by name
-    await f.settlement.connect(f.bob).requestWithdrawal(await f.weth.getAddress(), 50n * ETH);
+    // the balance can fall below a pending request (a trade settled in between): execution fails by name
+    const weth = await f.weth.getAddress();
+    await f.settlement.connect(f.bob).requestWithdrawal(weth, 50n * ETH);
+    await f.settlement.connect(f.bob).cancelWithdrawal(weth);
     await f.settlement.connect(f.admin).setWithdrawalDelay(0n);
-    await f.settlement.connect(f.bob).cancelWithdrawal(await f.weth.getAddress());
-    await f.settlement.connect(f.bob).requestWithdrawal(await f.weth.getAddress(), 30n * ETH);
-    await f.settlement.connect(f.bob).executeWithdrawal(await f.weth.getAddress());
-    await f.settlement.connect(f.bob).requestWithdrawal(await f.weth.getAddress(), 20n * ETH);
-    await f.settlement.connect(f.bob).executeWithdrawal(await f.weth.getAddress());
-    expect(await f.settlement.balanceOf(f.bob.address, await f.weth.getAddress())).to.equal(0n);
+    await f.settlement.connect(f.bob).requestWithdrawal(weth, 50n * ETH);
+    const maker = await signed(f, f.keys.bob, await orderFor(f, f.bob.address as Address, OrderSide.SELL, ETH));
+    const taker = await signed(f, f.keys.alice, await orderFor(f, f.alice.address as Address, OrderSide.BUY, ETH));
+    await settle(f, [maker, taker], [fill(maker, taker, ETH)]);
+    await expect(f.settlement.connect(f.bob).executeWithdrawal(weth))
+      .to.be.revertedWithCustomError(f.settlement, "SettlementInsufficientBalance")
+      .withArgs(f.bob.address, weth, 49n * ETH, 50n * ETH);
   });
 
   it("a token re-entering settle or executeWithdrawal during a transfer fails with ReentrancyGuardReentrantCall", async () => {

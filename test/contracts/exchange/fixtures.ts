@@ -22,7 +22,13 @@ export const DELAY = 3600n;
 export const MAKER_BPS = 10n;
 export const TAKER_BPS = 20n;
 
-export const signerKey = (i: number) => mnemonicToAccount(MNEMONIC, { addressIndex: i });
+const keyCache = new Map<number, ReturnType<typeof mnemonicToAccount>>();
+/** The viem account of Hardhat's default account `i` (memoized: HD derivation is slow). */
+export function signerKey(i: number) {
+  let k = keyCache.get(i);
+  if (!k) keyCache.set(i, (k = mnemonicToAccount(MNEMONIC, { addressIndex: i })));
+  return k;
+}
 
 export async function deployFixture() {
   const signers = await ethers.getSigners();
