@@ -1,0 +1,92 @@
+// One engine in its own process: preload (untimed), then every command timed on its own.
+// Prints one JSON line with throughput, latency percentiles, the largest pause and the fingerprint.
+import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { createOurs, createPeer, type BenchEngine } from "./adapters";
+import { OP_CANCEL as CANCEL, OP_LIMIT as LIMIT, accountOf, decodeStream, orderIdOf } from "./stream";
+
+// Local copies: tsx turns imported constants into getter calls.
+const OP_LIMIT = LIMIT;
+const OP_CANCEL = CANCEL;
+
+const [file, engineName] = process.argv.slice(2);
+const s = decodeStream(readFileSync(file));
+const engine: BenchEngine =
+  engineName === "ours" ? createOurs("sink") : engineName === "ours-objects" ? createOurs("objects") : createPeer(engineName as never);
+
+// Strings built before timing, the same for every engine.
+const ids: string[] = new Array(s.length);
+const accounts: string[] = new Array(s.length);
+for (let i = 0; i < s.length; i++) {
+  ids[i] = orderIdOf(s.id[i]);
+  accounts[i] = s.op[i] === OP_LIMIT || s.op[i] === OP_CANCEL ? accountOf(s.id[i], s.side[i]) : "m";
+}
+
+function step(i: number): void {
+  const op = s.op[i];
+  if (op === OP_LIMIT) engine.limit(ids[i], accounts[i], s.side[i] === 0 ? "buy" : "sell", s.price[i], s.size[i]);
+  else if (op === OP_CANCEL) engine.cancel(ids[i], accounts[i]);
+  else engine.market(ids[i], accounts[i], s.side[i] === 0 ? "buy" : "sell", s.size[i]);
+}
+
+for (let i = 0; i < s.preload; i++) step(i);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc) gc();
+
+const n = s.length - s.preload;
+const mode = process.argv[4] ?? "latency";
+const CHECKPOINT = 64;
+let elapsedMs = 0;
+let maxGapMs = 0;
+let cpuMs = NaN;
+let lat: Float64Array | undefined;
+if (mode === "throughput") {
+  // No per-command timer: a clock read every CHECKPOINT commands bounds the largest pause.
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  let prev = t0;
+  for (let k = 0; k < n; k++) {
+    step(s.preload + k);
+    if ((k & (CHECKPOINT - 1)) === CHECKPOINT - 1) {
+      const now = performance.now();
+      if (now - prev > maxGapMs) maxGapMs = now - prev;
+      prev = now;
+    }
+  }
+  elapsedMs = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
+  cpuMs = (cpu.user + cpu.system) / 1000;
+} else {
+  lat = new Float64Array(n);
+  const t0 = performance.now();
+  let prevEnd = t0;
+  for (let k = 0; k < n; k++) {
+    const a = performance.now();
+    step(s.preload + k);
+    const b = performance.now();
+    lat[k] = b - a;
+    if (b - prevEnd > maxGapMs) maxGapMs = b - prevEnd;
+    prevEnd = b;
+  }
+  elapsedMs = performance.now() - t0;
+}
+const sorted = lat === undefined ? new Float64Array(1) : lat.slice().sort();
+const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] * 1000; // µs
+const fp = engine.fingerprint();
+process.stdout.write(
+  JSON.stringify({
+    engine: engineName,
+    commands: n,
+    opsPerSec: n / (elapsedMs / 1000),
+    opsPerCpuSec: n / (cpuMs / 1000),
+    p50Us: pct(0.5),
+    p99Us: pct(0.99),
+    p999Us: pct(0.999),
+    mode,
+    maxOpUs: sorted[sorted.length - 1] * 1000,
+    maxGapMs,
+    fingerprint: fp.hash,
+    resting: fp.resting,
+    checksum: engine.checksum(),
+  }) + "\n",
+);

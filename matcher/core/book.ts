@@ -1,0 +1,147 @@
+// Price levels and one side of a book. Each level keeps two FIFO queues: visible orders first,
+// then hidden ones (hidden orders yield to visible ones at the same price). A side keeps its
+// levels in an array sorted worst-to-best, so the best level is the last element (O(1)), plus a
+// Map from price to level. A level that empties away from the top stays in place (marked empty)
+// and is reused or swept later: removing it eagerly would cost an O(levels) splice per cancel.
+import type { Order } from "./order";
+import type { Side } from "./types";
+
+export class Level {
+  priceTicks: number;
+  isBuy: boolean;
+  symbol: string;
+  side: Side;
+  visHead: Order | null = null;
+  visTail: Order | null = null;
+  hidHead: Order | null = null;
+  hidTail: Order | null = null;
+  /** Sum of displayLots of the visible queue: what depth and level events show. */
+  visibleLots = 0;
+  orderCount = 0;
+
+  constructor(symbol: string, priceTicks: number, isBuy: boolean) {
+    this.symbol = symbol;
+    this.priceTicks = priceTicks;
+    this.isBuy = isBuy;
+    this.side = isBuy ? "buy" : "sell";
+  }
+
+  /** Appends at the back of its queue (visible or hidden) and counts its display. */
+  append(o: Order): void {
+    o.level = this;
+    o.next = null;
+    if (o.hidden) {
+      o.prev = this.hidTail;
+      if (this.hidTail === null) this.hidHead = o;
+      else this.hidTail.next = o;
+      this.hidTail = o;
+    } else {
+      o.prev = this.visTail;
+      if (this.visTail === null) this.visHead = o;
+      else this.visTail.next = o;
+      this.visTail = o;
+      this.visibleLots += o.displayLots;
+    }
+    this.orderCount++;
+  }
+
+  /** Unlinks the order and removes its display from the visible total. */
+  unlink(o: Order): void {
+    const prev = o.prev;
+    const next = o.next;
+    if (o.hidden) {
+      if (prev === null) this.hidHead = next;
+      else prev.next = next;
+      if (next === null) this.hidTail = prev;
+      else next.prev = prev;
+    } else {
+      if (prev === null) this.visHead = next;
+      else prev.next = next;
+      if (next === null) this.visTail = prev;
+      else next.prev = prev;
+      this.visibleLots -= o.displayLots;
+    }
+    o.prev = null;
+    o.next = null;
+    o.level = null;
+    this.orderCount--;
+  }
+}
+
+export class BookSide {
+  readonly isBuy: boolean;
+  readonly symbol: string;
+  /** Sorted worst first, best last. May contain empty levels below the top. */
+  levels: Level[] = [];
+  byPrice = new Map<number, Level>();
+  private emptyCount = 0;
+
+  constructor(symbol: string, isBuy: boolean) {
+    this.symbol = symbol;
+    this.isBuy = isBuy;
+  }
+
+  /** The best non-empty level, dropping empty ones from the top. */
+  best(): Level | undefined {
+    const levels = this.levels;
+    let n = levels.length;
+    while (n > 0) {
+      const top = levels[n - 1];
+      if (top.orderCount > 0) return top;
+      levels.pop();
+      this.byPrice.delete(top.priceTicks);
+      this.emptyCount--;
+      n--;
+    }
+    return undefined;
+  }
+
+  /** The level at a price, created (in sorted position) when missing. */
+  levelFor(priceTicks: number): Level {
+    let lvl = this.byPrice.get(priceTicks);
+    if (lvl !== undefined) {
+      if (lvl.orderCount === 0) this.emptyCount--;
+      return lvl;
+    }
+    lvl = new Level(this.symbol, priceTicks, this.isBuy);
+    this.byPrice.set(priceTicks, lvl);
+    const levels = this.levels;
+    // Sorted by "goodness": ascending price for bids, descending for asks.
+    let lo = 0;
+    let hi = levels.length;
+    const n = hi;
+    // Most new levels appear at or near the top: check there before a binary search.
+    if (n === 0 || this.better(priceTicks, levels[n - 1].priceTicks)) {
+      levels.push(lvl);
+      return lvl;
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.better(priceTicks, levels[mid].priceTicks)) lo = mid + 1;
+      else hi = mid;
+    }
+    levels.splice(lo, 0, lvl);
+    return lvl;
+  }
+
+  /** Call after an order left the level; the counter drives the sweep of empty levels. */
+  noteMaybeEmpty(lvl: Level): void {
+    if (lvl.orderCount !== 0) return;
+    this.emptyCount++;
+    if (this.emptyCount > 256 && this.emptyCount * 2 > this.levels.length) this.sweepEmpty();
+  }
+
+  private sweepEmpty(): void {
+    const kept: Level[] = [];
+    for (const lvl of this.levels) {
+      if (lvl.orderCount > 0) kept.push(lvl);
+      else this.byPrice.delete(lvl.priceTicks);
+    }
+    this.levels = kept;
+    this.emptyCount = 0;
+  }
+
+  private better(a: number, b: number): boolean {
+    return this.isBuy ? a > b : a < b;
+  }
+}
