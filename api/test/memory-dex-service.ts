@@ -73,6 +73,8 @@ export interface MemoryDexService extends DexService {
   credit(account: Address, token: Address, units: bigint): void;
   /** every placeOrder call that reached the service (idempotent replays included) */
   readonly placeCalls: PlaceOrderRequest[];
+  /** orders the service accepted (refusals excluded) */
+  orderCount(): number;
   /** test hook: break the book event sequence once (the WS test injects a gap) */
   skipNextBookSequence(): void;
 }
@@ -360,6 +362,7 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     credit(account, token, units) {
       bal(account, token).onChain += units;
     },
+    orderCount: () => orders.size,
     skipNextBookSequence() {
       skipSequence = true;
     },

@@ -1,0 +1,278 @@
+// Security table: every refusal has the right status, code and reason, and changes nothing (the service
+// holds no new order, the book and the victim's order are as before).
+import { test, after, before } from "node:test";
+import assert from "node:assert/strict";
+import {
+  call,
+  createKey,
+  fund,
+  hmacHeaders,
+  keyHeaders,
+  newWallet,
+  signedOrderBody,
+  startHarness,
+  walletHeaders,
+  type Harness,
+  type Res,
+  type TestKey,
+} from "../test/harness";
+
+let h: Harness;
+let alice: TestKey; // read + trade
+let bob: TestKey; // another account
+let victimOrderId: string;
+const order = (price = 1000, size = 0.1, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price, size, ...extra });
+
+before(async () => {
+  h = await startHarness();
+  const a = newWallet();
+  const b = newWallet();
+  fund(h, a.address);
+  fund(h, b.address);
+  alice = await createKey(h, a);
+  bob = await createKey(h, b);
+  const v = await call(h, "POST", "/v1/orders", { headers: keyHeaders(bob), body: order(900, 1) });
+  assert.equal(v.status, 201);
+  victimOrderId = v.body.order_id;
+});
+after(() => h.close());
+
+async function state() {
+  const book = await call(h, "GET", "/v1/orderbook/WETH-USD?depth=50");
+  const victim = await h.service.getOrder(victimOrderId);
+  return { orders: h.service.orderCount(), bids: book.body.bids, asks: book.body.asks, victim: victim?.status };
+}
+
+function refused(r: Res, status: number, code: string, reason?: string) {
+  assert.equal(r.status, status, r.text);
+  assert.equal(r.body.error.code, code, r.text);
+  assert.equal(typeof r.body.error.message, "string");
+  if (reason) assert.equal(r.body.error.details.reason, reason, r.text);
+}
+
+const cases: { name: string; status: number; code: string; reason?: string; reachesService?: boolean; run: () => Promise<Res> }[] = [
+  {
+    name: "HMAC signature over another body",
+    status: 401,
+    code: "UNAUTHORIZED",
+    reason: "invalid_signature",
+    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(1001)) }),
+  },
+  {
+    name: "HMAC signature made with a wrong secret",
+    status: 401,
+    code: "UNAUTHORIZED",
+    reason: "invalid_signature",
+    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: hmacHeaders(alice.apiKey, "f".repeat(64), "POST", "/v1/orders", order()) }),
+  },
+  {
+    name: "stale HMAC timestamp (10 s old)",
+    status: 401,
+    code: "UNAUTHORIZED",
+    reason: "timestamp_outside_window",
+    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(), Date.now() - 10_000) }),
+  },
+  {
+    name: "HMAC timestamp from the future (10 s ahead)",
+    status: 401,
+    code: "UNAUTHORIZED",
+    reason: "timestamp_outside_window",
+    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(), Date.now() + 10_000) }),
+  },
+  {
+    name: "HMAC signature of a GET re-used on a POST",
+    status: 401,
+    code: "UNAUTHORIZED",
+    reason: "invalid_signature",
+    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: hmacHeaders(alice.apiKey, alice.secret, "GET", "/v1/orders") }),
+  },
+  {
+    name: "HMAC signature without the query string it was sent with",
+    status: 401,
+    code: "UNAUTHORIZED",
+    reason: "invalid_signature",
+    run: () => call(h, "GET", "/v1/orders?status=all", { headers: hmacHeaders(alice.apiKey, alice.secret, "GET", "/v1/orders") }),
+  },
+  {
+    name: "upper-case hex signature",
+    status: 401,
+    code: "UNAUTHORIZED",
+    reason: "invalid_signature",
+    run: () => {
+      const hd = hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order());
+      return call(h, "POST", "/v1/orders", { body: order(), headers: { ...hd, "X-SIGNATURE": hd["X-SIGNATURE"].toUpperCase() } });
+    },
+  },
+  {
+    name: "wrong X-API-Secret",
+    status: 401,
+    code: "UNAUTHORIZED",
+    reason: "invalid_secret",
+    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: { "X-API-Key": alice.apiKey, "X-API-Secret": bob.secret } }),
+  },
+  {
+    name: "unknown API key",
+    status: 401,
+    code: "UNAUTHORIZED",
+    reason: "invalid_api_key",
+    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: { "X-API-Key": "0".repeat(32), "X-API-Secret": alice.secret } }),
+  },
+  {
+    name: "no credentials",
+    status: 401,
+    code: "UNAUTHORIZED",
+    reason: "missing_credentials",
+    run: () => call(h, "POST", "/v1/orders", { body: order() }),
+  },
+  {
+    name: "wallet-signed order signed by another wallet",
+    status: 401,
+    code: "UNAUTHORIZED",
+    reason: "invalid_order_signature",
+    reachesService: true, // the service verifies order signatures (and refuses)
+    run: async () => {
+      const body = await signedOrderBody(newWallet(), { side: "buy", price: 1000, size: 0.1 });
+      (body.order as Record<string, unknown>).trader = alice.owner.address;
+      return call(h, "POST", "/v1/orders", { body });
+    },
+  },
+  {
+    name: "wallet auth headers signed by another wallet",
+    status: 401,
+    code: "UNAUTHORIZED",
+    reason: "invalid_signature",
+    run: async () => {
+      const hd = await walletHeaders(newWallet(), "GET", "/v1/balances");
+      return call(h, "GET", "/v1/balances", { headers: { ...hd, "X-Wallet-Address": alice.owner.address } });
+    },
+  },
+  {
+    name: "reading another account's order",
+    status: 404,
+    code: "ORDER_NOT_FOUND",
+    run: () => call(h, "GET", `/v1/orders/${victimOrderId}`, { headers: keyHeaders(alice) }),
+  },
+  {
+    name: "cancelling another account's order",
+    status: 404,
+    code: "ORDER_NOT_FOUND",
+    run: () => call(h, "DELETE", `/v1/orders/${victimOrderId}`, { headers: keyHeaders(alice) }),
+  },
+  {
+    name: "revoking another account's key",
+    status: 404,
+    code: "API_KEY_NOT_FOUND",
+    run: async () => call(h, "DELETE", `/v1/api-keys/${bob.id}`, { headers: await walletHeaders(alice.owner, "DELETE", `/v1/api-keys/${bob.id}`) }),
+  },
+];
+
+for (const c of cases) {
+  test(`refused: ${c.name}`, async () => {
+    const before = await state();
+    const calls = h.service.placeCalls.length;
+    const r = await c.run();
+    refused(r, c.status, c.code, c.reason);
+    assert.deepEqual(await state(), before, "nothing changed");
+    if (!c.reachesService) assert.equal(h.service.placeCalls.length, calls, "refused before the service");
+  });
+}
+
+test("refused: a replayed HMAC signature (the first use succeeds, the replay changes nothing)", async () => {
+  const body = order(800, 0.1);
+  const headers = hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", body);
+  const first = await call(h, "POST", "/v1/orders", { body, headers });
+  assert.equal(first.status, 201, first.text);
+  const before = await state();
+  refused(await call(h, "POST", "/v1/orders", { body, headers }), 401, "UNAUTHORIZED", "signature_replayed");
+  assert.deepEqual(await state(), before);
+});
+
+test("refused: a replayed wallet-auth signature", async () => {
+  const headers = await walletHeaders(alice.owner, "GET", "/v1/balances");
+  assert.equal((await call(h, "GET", "/v1/balances", { headers })).status, 200);
+  refused(await call(h, "GET", "/v1/balances", { headers }), 401, "UNAUTHORIZED", "signature_replayed");
+});
+
+test("refused: a key without the trade permission (read works)", async () => {
+  const readOnly = await createKey(h, alice.owner, { permissions: ["read"] });
+  const before = await state();
+  refused(await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(readOnly) }), 403, "FORBIDDEN", "missing_permission");
+  refused(await call(h, "DELETE", `/v1/orders/${victimOrderId}`, { headers: keyHeaders(readOnly) }), 403, "FORBIDDEN", "missing_permission");
+  assert.deepEqual(await state(), before);
+  assert.equal((await call(h, "GET", "/v1/balances", { headers: keyHeaders(readOnly) })).status, 200);
+});
+
+test("refused: a request from outside the key's IP allowlist (an allowed address works)", async () => {
+  const fenced = await createKey(h, alice.owner, { permissions: ["read", "trade"], ip_allowlist: ["10.0.0.0/8", "2001:db8::/32"] });
+  const before = await state();
+  refused(await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(fenced) }), 403, "FORBIDDEN", "ip_not_allowed");
+  refused(await call(h, "GET", "/v1/balances", { headers: keyHeaders(fenced) }), 403, "FORBIDDEN", "ip_not_allowed");
+  assert.deepEqual(await state(), before);
+  const local = await createKey(h, alice.owner, { permissions: ["read"], ip_allowlist: ["127.0.0.1"] });
+  assert.equal((await call(h, "GET", "/v1/balances", { headers: keyHeaders(local) })).status, 200);
+});
+
+test("refused: an order over the key's position limit (one under it passes)", async () => {
+  const limited = await createKey(h, alice.owner, { permissions: ["read", "trade"], position_limit: "1000" });
+  // 0.5 WETH at 1500 = 750 USD: fits; another 0.2 at 1500 = 300 more: 1050 > 1000.
+  const ok = await call(h, "POST", "/v1/orders", { body: order(1500, 0.5), headers: keyHeaders(limited) });
+  assert.equal(ok.status, 201, ok.text);
+  const before = await state();
+  const r = await call(h, "POST", "/v1/orders", { body: order(1500, 0.2), headers: keyHeaders(limited) });
+  refused(r, 403, "FORBIDDEN", "position_limit_exceeded");
+  assert.equal(r.body.error.details.open_notional, "750");
+  assert.equal(r.body.error.details.would_be, "1050");
+  assert.deepEqual(await state(), before);
+});
+
+test("refused: the daily loss limit once the key's fills lost that much", async () => {
+  const limited = await createKey(h, alice.owner, { permissions: ["read", "trade"], daily_loss_limit: "50" });
+  const seller = newWallet();
+  fund(h, seller.address);
+  // The key buys 1 WETH at 2600 from `seller`, then the market trades at 2500: marked loss 100 >= 50.
+  assert.equal((await call(h, "POST", "/v1/orders", { body: await signedOrderBody(seller, { side: "sell", price: 2600, size: 1 }) })).status, 201);
+  const buy = await call(h, "POST", "/v1/orders", { body: order(2600, 1), headers: keyHeaders(limited) });
+  assert.equal(buy.body.status, "filled", buy.text);
+  await call(h, "POST", "/v1/orders", { body: await signedOrderBody(seller, { side: "sell", price: 2500, size: 0.1 }) });
+  await call(h, "POST", "/v1/orders", { body: await signedOrderBody(newWalletFunded(), { side: "buy", price: 2500, size: 0.1 }) });
+  const before = await state();
+  const r = await call(h, "POST", "/v1/orders", { body: order(1000, 0.1), headers: keyHeaders(limited) });
+  refused(r, 403, "FORBIDDEN", "daily_loss_limit_reached");
+  assert.equal(r.body.error.details.loss_today, "100");
+  assert.deepEqual(await state(), before);
+});
+
+function newWalletFunded() {
+  const w = newWallet();
+  fund(h, w.address);
+  return w;
+}
+
+test("refused: a key whose agent is not approved on chain yet", async () => {
+  const pending = await createKey(h, alice.owner, { permissions: ["read", "trade"] }, false);
+  const before = await state();
+  refused(await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(pending) }), 403, "FORBIDDEN", "agent_not_approved");
+  assert.deepEqual(await state(), before);
+});
+
+test("revoking a key cancels its open orders; the revoked key is refused", async () => {
+  const k = await createKey(h, alice.owner);
+  const other = await call(h, "POST", "/v1/orders", { body: order(700, 0.1), headers: keyHeaders(alice) });
+  const ids: string[] = [];
+  for (const p of [600, 601]) {
+    const r = await call(h, "POST", "/v1/orders", { body: order(p, 0.1), headers: keyHeaders(k) });
+    ids.push(r.body.order_id);
+  }
+  // an API key may revoke only itself
+  refused(await call(h, "DELETE", `/v1/api-keys/${k.id}`, { headers: keyHeaders(alice) }), 403, "FORBIDDEN", "not_this_key");
+  const path = `/v1/api-keys/${k.id}`;
+  const r = await call(h, "DELETE", path, { headers: await walletHeaders(alice.owner, "DELETE", path) });
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual([...r.body.cancelled_order_ids].sort(), [...ids].sort());
+  for (const id of ids) assert.equal((await h.service.getOrder(id))?.status, "cancelled");
+  assert.equal((await h.service.getOrder(other.body.order_id))?.status, "open", "another key's order stays");
+  const before = await state();
+  refused(await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(k) }), 401, "UNAUTHORIZED", "invalid_api_key");
+  assert.deepEqual(await state(), before);
+});
