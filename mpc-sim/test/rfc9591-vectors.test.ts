@@ -52,7 +52,7 @@ const H4 = (m: Uint8Array) => sha256(concatBytes(utf8ToBytes(`${FROST_CONTEXT_ST
 const H5 = (m: Uint8Array) => sha256(concatBytes(utf8ToBytes(`${FROST_CONTEXT_STRING}com`), m));
 
 /** An RNG that hands out the vector's nonce randomness in order (hiding, then binding). */
-const replayRng = (chunks: string[]) => (len: number) => {
+const replayRng = (chunks: string[]) => (len?: number) => {
   const next = chunks.shift();
   assert.ok(next, "RNG drained");
   const bytes = hexToBytes(next);

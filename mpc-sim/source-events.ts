@@ -1,0 +1,165 @@
+// A signer never signs a digest it is handed: it is handed a reference to a deposit (MINT) or a burn
+// (RELEASE), finds that event itself on the SOURCE chain, requires it to be `confirmations` blocks deep,
+// and rebuilds the bridge message from the event and its own configured contract addresses.
+import { createPublicClient, getAddress, http, parseAbiItem, type Address, type Hex, type PublicClient } from "viem";
+import { z } from "zod";
+import { BridgeMessageKind, getBridgeMessageDigest, type BridgeMessage } from "../sdk/bridge-message";
+import { MpcError } from "./errors";
+import { hexBytes, uintString } from "./http";
+
+export const BRIDGE_DEPOSITED_EVENT = parseAbiItem(
+  "event BridgeDeposited(uint64 indexed nonce, address indexed token, address indexed sender, address recipient, uint256 amount, uint256 dstChainId, address dstContract)",
+);
+export const BRIDGE_BURNED_EVENT = parseAbiItem(
+  "event BridgeBurned(uint64 indexed nonce, address indexed wrappedToken, address indexed sender, address homeToken, address recipient, uint256 amount, uint256 dstChainId, address dstContract)",
+);
+
+const MAX_UINT64 = (1n << 64n) - 1n;
+
+/** What a signing request carries: where to look, never what to sign. */
+export const signingRequestSchema = z
+  .object({
+    kind: z.enum(["MINT", "RELEASE"]),
+    srcChainId: uintString,
+    nonce: uintString.refine((n) => n <= MAX_UINT64, "nonce is a uint64"),
+    /** optional hints: narrow the search to one block / require this transaction */
+    blockNumber: uintString.optional(),
+    txHash: hexBytes(32).optional(),
+  })
+  .strict();
+export type SigningRequest = z.output<typeof signingRequestSchema>;
+/** The JSON form callers send (numbers as decimal strings or safe integers). */
+export type SigningRequestInput = z.input<typeof signingRequestSchema>;
+
+export interface ChainEndpoint {
+  chainId: number;
+  rpcUrl: string;
+  /** first block to search for events (the bridge contract's deployment block) */
+  fromBlock: bigint;
+}
+export interface BridgeChainsConfig {
+  home?: ChainEndpoint & { vault: Address };
+  remote?: ChainEndpoint & { minter: Address };
+  /** blocks that must be mined on top of the event's block; 0 = the latest mined block counts */
+  confirmations: number;
+}
+
+export interface VerifiedSourceEvent {
+  message: BridgeMessage;
+  digest: Hex;
+  blockNumber: bigint;
+  txHash: Hex;
+}
+
+export interface SourceEventVerifier {
+  verify(request: SigningRequest, keyEpoch: bigint): Promise<VerifiedSourceEvent>;
+}
+
+export function createSourceEventVerifier(config: BridgeChainsConfig): SourceEventVerifier {
+  const clients = new Map<string, { client: PublicClient; checked?: Promise<void> }>();
+  const clientFor = (ep: ChainEndpoint) => {
+    let entry = clients.get(ep.rpcUrl);
+    if (!entry) {
+      // cacheTime 0: a cached block number would make fresh events look unfinalized (or final too early)
+      entry = { client: createPublicClient({ transport: http(ep.rpcUrl, { timeout: 5_000, retryCount: 0 }), cacheTime: 0 }) };
+      clients.set(ep.rpcUrl, entry);
+    }
+    // The configured chain id is what gets signed as srcChainId: make sure the RPC really serves it.
+    entry.checked ??= entry.client.getChainId().then(
+      (id) => {
+        if (id !== ep.chainId)
+          throw new MpcError("CHAIN_ID_MISMATCH", `RPC ${ep.rpcUrl} serves chain ${id}, configured ${ep.chainId}`);
+      },
+      (err) => {
+        entry!.checked = undefined;
+        throw new MpcError("CHAIN_UNAVAILABLE", `cannot reach chain ${ep.chainId}`, { chainId: ep.chainId }, { cause: err });
+      },
+    );
+    return entry;
+  };
+
+  async function findLog(ep: ChainEndpoint, contract: Address, kind: "MINT" | "RELEASE", request: SigningRequest) {
+    const { client, checked } = clientFor(ep);
+    await checked;
+    const range = request.blockNumber !== undefined ? { fromBlock: request.blockNumber, toBlock: request.blockNumber } : { fromBlock: ep.fromBlock, toBlock: "latest" as const };
+    let logs, latest: bigint;
+    try {
+      const query =
+        kind === "MINT"
+          ? client.getLogs({ address: contract, event: BRIDGE_DEPOSITED_EVENT, args: { nonce: request.nonce }, strict: true, ...range })
+          : client.getLogs({ address: contract, event: BRIDGE_BURNED_EVENT, args: { nonce: request.nonce }, strict: true, ...range });
+      [logs, latest] = await Promise.all([query, client.getBlockNumber({ cacheTime: 0 })]);
+    } catch (err) {
+      throw new MpcError("CHAIN_UNAVAILABLE", `cannot query chain ${ep.chainId}`, { chainId: ep.chainId }, { cause: err });
+    }
+    const live = logs.filter((l) => !l.removed && (request.txHash === undefined || l.transactionHash.toLowerCase() === request.txHash.toLowerCase()));
+    const details = { kind, srcChainId: String(ep.chainId), nonce: String(request.nonce), contract };
+    if (live.length === 0)
+      throw new MpcError("SOURCE_EVENT_NOT_FOUND", `no ${kind === "MINT" ? "BridgeDeposited" : "BridgeBurned"} event with this nonce on chain ${ep.chainId}`, details);
+    if (live.length > 1) throw new MpcError("SOURCE_EVENT_AMBIGUOUS", "more than one event with this nonce", details);
+    const log = live[0];
+    const depth = latest - log.blockNumber;
+    if (depth < BigInt(config.confirmations))
+      throw new MpcError("SOURCE_EVENT_NOT_FINAL", `event has ${depth} confirmations, needs ${config.confirmations}`, {
+        ...details,
+        blockNumber: String(log.blockNumber),
+        latestBlock: String(latest),
+        confirmations: config.confirmations,
+      });
+    return log;
+  }
+
+  return {
+    async verify(request, keyEpoch) {
+      const { home, remote } = config;
+      if (!home || !remote) throw new MpcError("NODE_NOT_CONFIGURED", "this signer has no bridge contract addresses yet");
+      const [src, dst] = request.kind === "MINT" ? [home, remote] : [remote, home];
+      const srcContract = request.kind === "MINT" ? home.vault : remote.minter;
+      const dstContract = request.kind === "MINT" ? remote.minter : home.vault;
+      if (request.srcChainId !== BigInt(src.chainId))
+        throw new MpcError("UNKNOWN_SOURCE_CHAIN", `${request.kind} events come from chain ${src.chainId}`, {
+          srcChainId: String(request.srcChainId),
+          expected: src.chainId,
+        });
+      const log = await findLog(src, srcContract, request.kind, request);
+      const args = log.args as { nonce: bigint; recipient: Address; amount: bigint; dstChainId: bigint; dstContract: Address; token?: Address; homeToken?: Address };
+      // The event names its destination; a signer only signs for the destination it is configured for.
+      if (args.dstChainId !== BigInt(dst.chainId) || getAddress(args.dstContract) !== getAddress(dstContract))
+        throw new MpcError("SOURCE_EVENT_MISMATCH", "the event's destination is not this bridge's destination", {
+          eventDstChainId: String(args.dstChainId),
+          eventDstContract: args.dstContract,
+          expectedDstChainId: dst.chainId,
+          expectedDstContract: dstContract,
+        });
+      const message: BridgeMessage = {
+        kind: request.kind === "MINT" ? BridgeMessageKind.MINT : BridgeMessageKind.RELEASE,
+        srcChainId: BigInt(src.chainId),
+        srcContract: getAddress(srcContract),
+        dstChainId: BigInt(dst.chainId),
+        dstContract: getAddress(dstContract),
+        nonce: args.nonce,
+        token: getAddress((request.kind === "MINT" ? args.token : args.homeToken)!),
+        recipient: getAddress(args.recipient),
+        amountWei: args.amount,
+        keyEpoch,
+      };
+      return { message, digest: getBridgeMessageDigest(message), blockNumber: log.blockNumber, txHash: log.transactionHash };
+    },
+  };
+}
+
+/** JSON-safe view of a bridge message (bigints as decimal strings). */
+export function messageToJson(m: BridgeMessage) {
+  return {
+    kind: m.kind === BridgeMessageKind.MINT ? "MINT" : "RELEASE",
+    srcChainId: m.srcChainId.toString(),
+    srcContract: m.srcContract,
+    dstChainId: m.dstChainId.toString(),
+    dstContract: m.dstContract,
+    nonce: m.nonce.toString(),
+    token: m.token,
+    recipient: m.recipient,
+    amountWei: m.amountWei.toString(),
+    keyEpoch: m.keyEpoch.toString(),
+  };
+}
