@@ -1,0 +1,42 @@
+// The block `npm start` prints once everything is up: every URL, address and demo credential.
+import type { RunningStack } from "./start-stack";
+import { DEMO_DEPOSIT_WHOLE_TOKENS } from "./seed";
+
+export function formatBanner(stack: RunningStack, healthUrl: string): string {
+  const { config, chains, deployments } = stack;
+  const lines: string[] = [];
+  const row = (label: string, value: string) => lines.push(`  ${label.padEnd(24)} ${value}`);
+  lines.push("", "=== on-chain exchange: running ===", "");
+  lines.push("Chains (Hardhat JSON-RPC, state kept in the data dir)");
+  row(`home  (chain ${chains.home.chainId})`, `${chains.home.rpcUrl}  ${chains.home.wsUrl}`);
+  row(`remote (chain ${chains.remote.chainId})`, `${chains.remote.rpcUrl}  ${chains.remote.wsUrl}`);
+  lines.push("", "Services");
+  row("health", healthUrl);
+  for (const c of stack.components) {
+    if (!c.handle) {
+      row(c.name, `FAILED TO START: ${c.error}`);
+      continue;
+    }
+    for (const [label, url] of Object.entries(c.handle.urls ?? {})) row(`${c.name} ${label}`, url);
+    for (const [label, value] of Object.entries(c.handle.info ?? {})) row(`${c.name} ${label}`, value);
+  }
+  lines.push("", "Contracts");
+  for (const side of ["home", "remote"] as const) {
+    for (const [name, address] of Object.entries(deployments[side].contracts)) row(`${name} (${side})`, address);
+    for (const [symbol, t] of Object.entries(deployments[side].tokens)) row(`${symbol} (${side}, ${t.decimals} dp)`, t.address);
+  }
+  lines.push("", "Accounts (Hardhat's public dev keys unless overridden: never use them with real funds)");
+  row("deployer / admin", `${config.keys.deployer.address}  ${config.keys.deployer.privateKey}`);
+  row("operator", `${config.keys.operator.address}  ${config.keys.operator.privateKey}`);
+  row("fee recipient", config.keys.feeRecipient.address);
+  row("relayer", `${config.keys.relayer.address}  ${config.keys.relayer.privateKey}`);
+  const deposits = Object.entries(deployments.home.tokens)
+    .filter(([symbol]) => DEMO_DEPOSIT_WHOLE_TOKENS[symbol] !== undefined)
+    .map(([symbol]) => `${DEMO_DEPOSIT_WHOLE_TOKENS[symbol].toLocaleString("en-US")} ${symbol}`)
+    .join(" + ");
+  config.keys.demoTraders.forEach((k, i) => row(`demo trader ${i + 1}`, `${k.address}  ${k.privateKey}`));
+  if (deposits && deployments.home.contracts.Settlement) lines.push(`  (each demo trader starts with ${deposits} deposited in Settlement)`);
+  lines.push("", `Data dir: ${config.dataDir} (deployments: ${config.deploymentsFile}); \`npm start -- --reset\` starts afresh.`);
+  lines.push(`Started in ${Object.entries(stack.timingsMs).map(([k, v]) => `${k} ${v} ms`).join(", ")}. Ctrl-C stops everything.`, "");
+  return lines.join("\n");
+}

@@ -1,0 +1,43 @@
+// Sandbox accounts (spec 5.5: test funds preloaded): every demo trader gets demo tokens minted and
+// deposited into Settlement, so it can trade at once.
+import { erc20Abi, parseAbi, type Address } from "viem";
+import type { Config } from "../../config";
+import { createChainClients } from "./clients";
+import type { ExchangeDeployment } from "./exchange";
+
+const demoTokenAbi = parseAbi(["function mint(address to, uint256 amount)"]);
+const settlementAbi = parseAbi(["function deposit(address token, uint256 amount)"]);
+
+/** Whole tokens each demo trader starts with, deposited (integers: scaled by each token's decimals). */
+export const DEMO_DEPOSIT_WHOLE_TOKENS: Readonly<Record<string, bigint>> = { USD: 1_000_000n, WETH: 1_000n, WBTC: 100n };
+
+export interface SeededBalance {
+  trader: Address;
+  token: string;
+  amountBaseUnits: bigint;
+}
+
+export async function seedDemoTraders(config: Config, rpcUrl: string, exchange: ExchangeDeployment): Promise<SeededBalance[]> {
+  const settlement = exchange.contracts.Settlement;
+  if (!settlement) return [];
+  const clients = createChainClients(config.chains.home.chainId, rpcUrl);
+  const wait = (hash: `0x${string}`) =>
+    clients.publicClient.waitForTransactionReceipt({ hash }).then((r) => {
+      if (r.status !== "success") throw new Error(`seed transaction ${hash} reverted`);
+    });
+  const deployer = clients.wallet(config.keys.deployer.privateKey);
+  const seeded: SeededBalance[] = [];
+  for (const [symbol, token] of Object.entries(exchange.tokens)) {
+    const whole = DEMO_DEPOSIT_WHOLE_TOKENS[symbol];
+    if (whole === undefined) continue;
+    const amountBaseUnits = whole * 10n ** BigInt(token.decimals);
+    for (const trader of config.keys.demoTraders) {
+      const wallet = clients.wallet(trader.privateKey);
+      await wait(await deployer.writeContract({ address: token.address as Address, abi: demoTokenAbi, functionName: "mint", args: [trader.address, amountBaseUnits] }));
+      await wait(await wallet.writeContract({ address: token.address as Address, abi: erc20Abi, functionName: "approve", args: [settlement, amountBaseUnits] }));
+      await wait(await wallet.writeContract({ address: settlement, abi: settlementAbi, functionName: "deposit", args: [token.address as Address, amountBaseUnits] }));
+      seeded.push({ trader: trader.address, token: symbol, amountBaseUnits });
+    }
+  }
+  return seeded;
+}

@@ -1,0 +1,191 @@
+// startStack: chains -> compiled artifacts -> deployments (first start) or their re-use -> components.
+// Used by `npm start` (scripts/start.ts) and by the end-to-end tests, which pass their own config
+// (free ports, a temporary data dir) and their own component list.
+import fs from "node:fs";
+import path from "node:path";
+import pino, { type Logger } from "pino";
+import type { Config } from "../../config";
+import { createRpcClient, startChain, type RunningChain } from "../chain";
+import { defaultComponents } from "./components";
+import { ensureCompiled } from "./compile";
+import { deployOrReuse } from "./deploy";
+import { writeDeployments, type Deployments } from "./deployments";
+import type { SeededBalance } from "./seed";
+import type { Component, ComponentHandle, StackChains, StackContext } from "./types";
+
+export interface StartStackOptions {
+  config: Config;
+  /** Wipe the data dir first (`npm start -- --reset`). */
+  reset?: boolean;
+  /** Components to run after the chains and deployments; default `defaultComponents()`. */
+  components?: readonly Component[];
+  /**
+   * A component that fails to start: "fail" stops everything and throws (tests); "continue" logs it,
+   * reports it down on /health and starts the rest (`npm start`, where services land one by one).
+   */
+  onComponentError?: "fail" | "continue";
+  logger?: Logger;
+}
+
+export interface ComponentStatus {
+  readonly name: string;
+  readonly handle?: ComponentHandle;
+  readonly error?: string;
+}
+
+export interface HealthReport {
+  status: "ok" | "degraded";
+  components: { name: string; ok: boolean; detail?: string; urls?: Record<string, string> }[];
+}
+
+export interface RunningStack {
+  readonly config: Config;
+  readonly chains: StackChains;
+  readonly deployments: Deployments;
+  /** True when this start deployed and seeded; false when it re-used a previous start's deployments. */
+  readonly deployedNow: boolean;
+  readonly seeded: readonly SeededBalance[];
+  readonly components: readonly ComponentStatus[];
+  /** Milliseconds spent in each phase of the start. */
+  readonly timingsMs: Readonly<Record<string, number>>;
+  health(): Promise<HealthReport>;
+  /** Stops components in reverse order, then the chains; idempotent. */
+  stop(): Promise<void>;
+}
+
+async function chainHealth(name: string, chain: RunningChain): Promise<HealthReport["components"][number]> {
+  const rpc = createRpcClient(chain.rpcUrl);
+  try {
+    const id = Number(await rpc.call<string>("eth_chainId"));
+    const block = Number(await rpc.call<string>("eth_blockNumber"));
+    return { name, ok: id === chain.chainId, detail: `chain ${id}, block ${block}`, urls: { rpc: chain.rpcUrl } };
+  } catch (e) {
+    return { name, ok: false, detail: String(e), urls: { rpc: chain.rpcUrl } };
+  } finally {
+    rpc.close();
+  }
+}
+
+export async function startStack(options: StartStackOptions): Promise<RunningStack> {
+  const { config } = options;
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const timingsMs: Record<string, number> = {};
+  const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    const t = performance.now();
+    try {
+      return await fn();
+    } finally {
+      timingsMs[name] = Math.round(performance.now() - t);
+    }
+  };
+
+  if (options.reset) {
+    logger.info({ dataDir: config.dataDir }, "reset: wiping the data dir");
+    fs.rmSync(config.dataDir, { recursive: true, force: true });
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+
+  const chainsDir = path.join(config.dataDir, "chains");
+  const startOne = (c: Config["chains"]["home"]) =>
+    startChain({
+      chainId: c.chainId,
+      port: c.port,
+      host: config.host,
+      dataDir: path.join(chainsDir, String(c.chainId)),
+      fsync: config.chainJournalFsync,
+    });
+  // Compilation and both chains start together: each is mostly a separate process's work.
+  const [compiled, home, remote] = await phase("chains+compile", () =>
+    Promise.allSettled([ensureCompiled(), startOne(config.chains.home), startOne(config.chains.remote)]),
+  );
+  const startedChains = [home, remote].flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+  const failed = [compiled, home, remote].find((r) => r.status === "rejected") as PromiseRejectedResult | undefined;
+  if (failed) {
+    await Promise.all(startedChains.map((c) => c.stop()));
+    throw failed.reason;
+  }
+  const chains: StackChains = {
+    home: (home as PromiseFulfilledResult<RunningChain>).value,
+    remote: (remote as PromiseFulfilledResult<RunningChain>).value,
+  };
+  for (const c of [chains.home, chains.remote]) {
+    logger.info({ chainId: c.chainId, rpcUrl: c.rpcUrl, replayed: c.restored.entries, replayMs: c.restored.ms }, "chain up");
+  }
+
+  const statuses: ComponentStatus[] = [];
+  const stopAll = async () => {
+    for (const s of [...statuses].reverse()) {
+      try {
+        await s.handle?.stop();
+      } catch (e) {
+        logger.error({ component: s.name, err: e }, "component failed to stop");
+      }
+    }
+    await Promise.all([chains.home.stop(), chains.remote.stop()]);
+  };
+
+  try {
+    const deployed = await phase("deploy", () => deployOrReuse({ config, logger, chains }));
+    let deployments = deployed.deployments;
+    const updateDeployments = (update: (current: Deployments) => Deployments) => {
+      deployments = update(deployments);
+      writeDeployments(config.deploymentsFile, deployments);
+      return deployments;
+    };
+    const started = new Map<string, ComponentHandle>();
+    for (const component of options.components ?? defaultComponents()) {
+      const ctx: StackContext = {
+        config,
+        logger: logger.child({ component: component.name }),
+        chains,
+        get deployments() {
+          return deployments;
+        },
+        deploymentsFile: config.deploymentsFile,
+        started,
+        updateDeployments,
+      };
+      try {
+        const handle = await phase(component.name, () => component.start(ctx));
+        started.set(component.name, handle);
+        statuses.push({ name: component.name, handle });
+      } catch (e) {
+        if (options.onComponentError !== "continue") throw e;
+        logger.error({ component: component.name, err: e }, "component failed to start; continuing without it");
+        statuses.push({ name: component.name, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+
+    let stopping: Promise<void> | undefined;
+    return {
+      config,
+      chains,
+      get deployments() {
+        return deployments;
+      },
+      deployedNow: deployed.deployedNow,
+      seeded: deployed.seeded,
+      components: statuses,
+      timingsMs,
+      async health() {
+        const parts = await Promise.all([
+          chainHealth("home-chain", chains.home),
+          chainHealth("remote-chain", chains.remote),
+          ...statuses.map(async (s) => {
+            if (!s.handle) return { name: s.name, ok: false, detail: `failed to start: ${s.error}` };
+            const h = s.handle.health ? await s.handle.health() : { ok: true, detail: "started" };
+            return { name: s.name, ...h, ...(s.handle.urls ? { urls: { ...s.handle.urls } } : {}) };
+          }),
+        ]);
+        return { status: parts.every((p) => p.ok) ? "ok" : "degraded", components: parts };
+      },
+      stop() {
+        stopping ??= stopAll();
+        return stopping;
+      },
+    };
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+}

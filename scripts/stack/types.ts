@@ -1,0 +1,50 @@
+// The stack's extension points: each service of `npm start` is a Component the stack starts in order
+// once the chains run and the contracts are deployed, and stops in reverse order.
+import type { Logger } from "pino";
+import type { Config } from "../../config";
+import type { RunningChain } from "../chain";
+import type { Deployments } from "./deployments";
+
+export interface StackChains {
+  readonly home: RunningChain;
+  readonly remote: RunningChain;
+}
+
+/** What every component receives: explicit dependencies, no globals. */
+export interface StackContext {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly chains: StackChains;
+  /** Chains, contract addresses and tokens, as also written to `config.deploymentsFile`. */
+  readonly deployments: Deployments;
+  readonly deploymentsFile: string;
+  /**
+   * For components that deploy contracts themselves (the bridge needs the signer nodes' key first):
+   * merges their addresses into the deployments, rewrites the file, and later components see them.
+   * A component re-used on restart should find its contracts already recorded and skip deploying.
+   */
+  updateDeployments(update: (current: Deployments) => Deployments): Deployments;
+  /** Handles of the components started before this one, by name (a later one may depend on them). */
+  readonly started: ReadonlyMap<string, ComponentHandle>;
+}
+
+export interface ComponentHealth {
+  readonly ok: boolean;
+  readonly detail?: string;
+}
+
+export interface ComponentHandle {
+  /** Stops the component and everything it spawned; idempotent. */
+  stop(): Promise<void>;
+  /** URLs to print and to report on /health, e.g. `{ graphql: "http://127.0.0.1:42069/graphql" }`. */
+  readonly urls?: Readonly<Record<string, string>>;
+  /** Extra lines for the start banner (addresses, credentials), label -> value. */
+  readonly info?: Readonly<Record<string, string>>;
+  /** Liveness for /health; without it a started component counts as up. */
+  health?(): Promise<ComponentHealth>;
+}
+
+export interface Component {
+  readonly name: string;
+  start(ctx: StackContext): Promise<ComponentHandle>;
+}
