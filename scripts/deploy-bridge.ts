@@ -1,5 +1,6 @@
 // deployBridge: the on-chain half of the bridge on both chains, with viem. On each chain: the Safe contracts
-// (v1.5.0 artifacts from npm) and a guardian Safe, the FROST verifier (epoch 1 = the signer nodes' DKG key);
+// (v1.5.0 artifacts from npm) and a guardian Safe, the FROST verifier (immutable: epoch 1 = the signer nodes'
+// DKG key);
 // home: BridgeVault; remote: BridgeMinter and one BridgeWrappedToken per home token. Wires vault <-> minter,
 // configures limits, then hands every role to the Safe and renounces the deployer's.
 // Bridge ABIs and bytecode come from `artifacts/` (the full-tree `npx hardhat compile`).
@@ -26,6 +27,8 @@ const ROOT = path.resolve(__dirname, "..");
 const SAFE_ARTIFACTS = path.join(ROOT, "node_modules/@safe-global/safe-smart-account/build/artifacts/contracts");
 export const SAFE_VERSION = "1.5.0";
 const DAY_SEC = 86_400;
+/** The DKG's key signs for epoch 1; a rotation deploys a verifier for epoch 2 and calls setVerifier. */
+export const FIRST_KEY_EPOCH = 1n;
 
 export interface BridgeTokenInput {
   /** home-chain token address */
@@ -209,8 +212,8 @@ export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDep
   const remoteSafe = await deploySafe(remote, remoteSafeContracts, owners, threshold);
 
   const deployer = home.account.address;
-  const homeVerifier = await deploy(home, art.verifier, [deployer, key.x, key.y]);
-  const remoteVerifier = await deploy(remote, art.verifier, [deployer, key.x, key.y]);
+  const homeVerifier = await deploy(home, art.verifier, [FIRST_KEY_EPOCH, key.x, key.y]);
+  const remoteVerifier = await deploy(remote, art.verifier, [FIRST_KEY_EPOCH, key.x, key.y]);
   const vault = await deploy(home, art.vault, [deployer, homeVerifier, BigInt(remote.chainId), opts.hsmAddress, opts.challengePeriodSec]);
   const minter = await deploy(remote, art.minter, [deployer, remoteVerifier, BigInt(home.chainId)]);
   await send(home, vault, art.vault.abi, "setMinter", [minter]);
@@ -230,18 +233,16 @@ export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDep
     );
   }
 
-  const guardianRole = (await home.publicClient.readContract({ address: vault, abi: art.vault.abi, functionName: "GUARDIAN_ROLE" })) as Hex;
-  const rotationRole = (await home.publicClient.readContract({ address: homeVerifier, abi: art.verifier.abi, functionName: "ROTATION_ROLE" })) as Hex;
-  await handRolesToSafe(home, vault, art.vault.abi, [ZERO_ROLE, guardianRole], homeSafe);
-  await handRolesToSafe(remote, minter, art.minter.abi, [ZERO_ROLE, guardianRole], remoteSafe);
-  await handRolesToSafe(home, homeVerifier, art.verifier.abi, [ZERO_ROLE, rotationRole], homeSafe);
-  await handRolesToSafe(remote, remoteVerifier, art.verifier.abi, [ZERO_ROLE, rotationRole], remoteSafe);
+  const role = async (name: string) => (await home.publicClient.readContract({ address: vault, abi: art.vault.abi, functionName: name })) as Hex;
+  const roles = [ZERO_ROLE, await role("GUARDIAN_ROLE"), await role("ROTATION_ROLE")];
+  await handRolesToSafe(home, vault, art.vault.abi, roles, homeSafe);
+  await handRolesToSafe(remote, minter, art.minter.abi, roles, remoteSafe);
 
   const word = (v: bigint): Hex => `0x${v.toString(16).padStart(64, "0")}`;
   return {
     home: { chainId: home.chainId, safe: homeSafe, safeContracts: homeSafeContracts, verifier: homeVerifier, vault, tokens },
     remote: { chainId: remote.chainId, safe: remoteSafe, safeContracts: remoteSafeContracts, verifier: remoteVerifier, minter, wrappedTokens },
-    keyEpoch: 1,
+    keyEpoch: Number(FIRST_KEY_EPOCH),
     groupPublicKey: { x: word(key.x), y: word(key.y) },
     hsmAddress: getAddress(opts.hsmAddress),
     challengePeriodSec: opts.challengePeriodSec,

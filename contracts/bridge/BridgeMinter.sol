@@ -17,19 +17,24 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
     using BitMaps for BitMaps.BitMap;
     using BridgeTokenBucket for BridgeTokenBucket.Bucket;
 
+    /// @notice May point the contract at the verifier of a newer key epoch (key rotation, signing-mode change).
+    bytes32 public constant ROTATION_ROLE = keccak256("ROTATION_ROLE");
+
     /// @notice May pause.
     bytes32 public constant GUARDIAN_ROLE = keccak256("GUARDIAN_ROLE");
 
-    /// @dev Read on every mint and burn: one slot.
+    /// @dev Read on every mint: one slot. keyEpoch caches verifier.keyEpoch() (verifiers are immutable) so a
+    ///      mint makes one external call, not two.
     struct Core {
         address verifier;
         bool paused;
-        uint64 burnNonce;
+        uint64 keyEpoch;
     }
 
     uint256 private immutable _homeChainId;
     Core private _core;
     address private _vault;
+    uint64 private _burnNonce;
     mapping(address homeToken => address wrappedToken) private _wrappedOf;
     mapping(address wrappedToken => address homeToken) private _homeOf;
     mapping(address homeToken => BridgeTokenBucket.Bucket) private _limits;
@@ -43,8 +48,9 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
     constructor(address admin, address verifier, uint256 homeChainId) {
         _grantRole(DEFAULT_ADMIN_ROLE, admin);
         _grantRole(GUARDIAN_ROLE, admin);
+        _grantRole(ROTATION_ROLE, admin);
         _homeChainId = homeChainId;
-        _core.verifier = verifier;
+        _core = Core({verifier: verifier, paused: false, keyEpoch: IBridgeSignatureVerifier(verifier).keyEpoch()});
         emit BridgeMinterVerifierSet(verifier);
     }
 
@@ -61,11 +67,10 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
         address wrapped = _wrappedOf[homeToken];
         if (wrapped == address(0)) revert BridgeMinterTokenNotRegistered(homeToken);
 
-        IBridgeSignatureVerifier verifier = IBridgeSignatureVerifier(core.verifier);
-        uint64 epoch = verifier.keyEpoch();
+        uint64 epoch = core.keyEpoch;
         bytes32 digest = _mintDigest(depositNonce, homeToken, recipient, amount, epoch);
-        if (verifier.isValidBridgeSignature(digest, signature) != IBridgeSignatureVerifier.isValidBridgeSignature.selector)
-        {
+        bytes4 magic = IBridgeSignatureVerifier(core.verifier).isValidBridgeSignature(digest, signature);
+        if (magic != IBridgeSignatureVerifier.isValidBridgeSignature.selector) {
             revert IBridgeSignatureVerifier.BridgeSignatureInvalid(digest);
         }
 
@@ -77,8 +82,7 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
 
     /// @inheritdoc IBridgeMinter
     function burn(address wrappedToken, uint256 amount, address recipient) external returns (uint64 nonce) {
-        Core memory core = _core;
-        if (core.paused) revert BridgeMinterOperationPaused();
+        if (_core.paused) revert BridgeMinterOperationPaused();
         address homeToken = _homeOf[wrappedToken];
         if (homeToken == address(0)) revert BridgeMinterWrappedTokenUnknown(wrappedToken);
         if (amount == 0) revert BridgeMinterAmountZero();
@@ -87,8 +91,7 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
         if (vault == address(0)) revert BridgeMinterVaultUnset();
 
         BridgeWrappedToken(wrappedToken).burn(msg.sender, amount);
-        nonce = core.burnNonce + 1;
-        _core.burnNonce = nonce;
+        nonce = ++_burnNonce;
         emit BridgeBurned(nonce, wrappedToken, msg.sender, homeToken, recipient, amount, _homeChainId, vault);
     }
 
@@ -109,9 +112,14 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
         emit BridgeMinterUnpaused(msg.sender);
     }
 
-    /// @notice Sets the signature verifier (the tenant's signing mode). Admin only.
-    function setVerifier(address verifier) external onlyRole(DEFAULT_ADMIN_ROLE) {
+    /// @notice Rotates the key or changes the signing mode: points at `verifier`, whose key epoch must be above the
+    ///         current verifier's, so signatures bound to the old epoch stop working. ROTATION_ROLE only.
+    function setVerifier(address verifier) external onlyRole(ROTATION_ROLE) {
+        uint64 currentEpoch = _core.keyEpoch;
+        uint64 nextEpoch = IBridgeSignatureVerifier(verifier).keyEpoch();
+        if (nextEpoch <= currentEpoch) revert BridgeMinterKeyEpochNotAdvanced(currentEpoch, nextEpoch);
         _core.verifier = verifier;
+        _core.keyEpoch = nextEpoch;
         emit BridgeMinterVerifierSet(verifier);
     }
 
@@ -161,9 +169,7 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
         view
         returns (bytes32)
     {
-        return _mintDigest(
-            depositNonce, homeToken, recipient, amount, IBridgeSignatureVerifier(_core.verifier).keyEpoch()
-        );
+        return _mintDigest(depositNonce, homeToken, recipient, amount, _core.keyEpoch);
     }
 
     /// @inheritdoc IBridgeMinter
@@ -181,10 +187,10 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
         return _homeOf[wrappedToken];
     }
 
-    /// @notice Verifier, pause flag and the last burn nonce.
-    function core() external view returns (address verifier, bool paused, uint64 burnCount) {
+    /// @notice Verifier, pause flag, current key epoch and the last burn nonce.
+    function core() external view returns (address verifier, bool paused, uint64 keyEpoch, uint64 burnCount) {
         Core memory c = _core;
-        return (c.verifier, c.paused, c.burnNonce);
+        return (c.verifier, c.paused, c.keyEpoch, _burnNonce);
     }
 
     /// @notice The home vault and the home chain id.

@@ -19,14 +19,19 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
     using SafeERC20 for IERC20;
     using BridgeTokenBucket for BridgeTokenBucket.Bucket;
 
+    /// @notice May point the contract at the verifier of a newer key epoch (key rotation, signing-mode change).
+    bytes32 public constant ROTATION_ROLE = keccak256("ROTATION_ROLE");
+
     /// @notice May pause and dispute releases.
     bytes32 public constant GUARDIAN_ROLE = keccak256("GUARDIAN_ROLE");
 
-    /// @dev Read together on every release: one slot.
+    /// @dev Read together on every release: one slot. keyEpoch caches verifier.keyEpoch() (verifiers are
+    ///      immutable) so a release makes one external call, not two.
     struct Core {
         address verifier;
         bool paused;
         uint32 challengePeriodSec;
+        uint56 keyEpoch;
     }
 
     /// @dev Per-token configuration, one slot. The daily limit lives in its own bucket slot.
@@ -53,8 +58,14 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
     constructor(address admin, address verifier, uint256 remoteChainId, address hsm, uint32 challengePeriodSec) {
         _grantRole(DEFAULT_ADMIN_ROLE, admin);
         _grantRole(GUARDIAN_ROLE, admin);
+        _grantRole(ROTATION_ROLE, admin);
         _remoteChainId = remoteChainId;
-        _core = Core({verifier: verifier, paused: false, challengePeriodSec: challengePeriodSec});
+        _core = Core({
+            verifier: verifier,
+            paused: false,
+            challengePeriodSec: challengePeriodSec,
+            keyEpoch: _epochOf(verifier)
+        });
         _hsm = hsm;
         emit BridgeVaultVerifierSet(verifier);
         emit BridgeVaultHsmSet(hsm);
@@ -101,11 +112,12 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         Core memory core = _core;
         if (core.paused) revert BridgeVaultOperationPaused();
         if (_releases[burnNonce] != 0) revert BridgeVaultBurnAlreadyReleased(burnNonce);
-        (bytes32 digest, uint64 epoch) = _verifyRelease(core.verifier, burnNonce, token, recipient, amount, signature);
-        bool hsmCosigned = _checkLimits(token, amount, digest, hsmSignature);
+        uint64 epoch = core.keyEpoch;
+        bytes32 digest = _verifyRelease(core.verifier, epoch, burnNonce, token, recipient, amount, signature);
+        _checkLimits(token, amount, digest, hsmSignature);
         readyAt = uint64(block.timestamp) + core.challengePeriodSec;
         _releases[burnNonce] = BridgeReleaseRecord.queued(token, recipient, amount, readyAt);
-        emit BridgeReleaseQueued(burnNonce, token, recipient, amount, readyAt, epoch, hsmCosigned);
+        emit BridgeReleaseQueued(burnNonce, token, recipient, amount, readyAt, epoch);
     }
 
     /// @inheritdoc IBridgeVault
@@ -152,9 +164,14 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         emit BridgeVaultUnpaused(msg.sender);
     }
 
-    /// @notice Sets the signature verifier (the tenant's signing mode). Admin only.
-    function setVerifier(address verifier) external onlyRole(DEFAULT_ADMIN_ROLE) {
+    /// @notice Rotates the key or changes the signing mode: points at `verifier`, whose key epoch must be above the
+    ///         current verifier's, so signatures bound to the old epoch stop working. ROTATION_ROLE only.
+    function setVerifier(address verifier) external onlyRole(ROTATION_ROLE) {
+        uint64 currentEpoch = _core.keyEpoch;
+        uint56 nextEpoch = _epochOf(verifier);
+        if (nextEpoch <= currentEpoch) revert BridgeVaultKeyEpochNotAdvanced(currentEpoch, nextEpoch);
         _core.verifier = verifier;
+        _core.keyEpoch = nextEpoch;
         emit BridgeVaultVerifierSet(verifier);
     }
 
@@ -204,7 +221,7 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         view
         returns (bytes32)
     {
-        return _releaseDigest(burnNonce, token, recipient, amount, IBridgeSignatureVerifier(_core.verifier).keyEpoch());
+        return _releaseDigest(burnNonce, token, recipient, amount, _core.keyEpoch);
     }
 
     /// @inheritdoc IBridgeVault
@@ -219,9 +236,9 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
     }
 
     /// @notice Verifier, pause flag and challenge period.
-    function core() external view returns (address verifier, bool paused, uint32 challengePeriodSec) {
+    function core() external view returns (address verifier, bool paused, uint32 challengePeriodSec, uint64 keyEpoch) {
         Core memory c = _core;
-        return (c.verifier, c.paused, c.challengePeriodSec);
+        return (c.verifier, c.paused, c.challengePeriodSec, c.keyEpoch);
     }
 
     /// @notice The remote minter, the remote chain id and the HSM co-signer.
@@ -269,33 +286,28 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         );
     }
 
-    /// @dev Recomputes the RELEASE digest under the verifier's current epoch and checks the signature over it.
+    /// @dev Recomputes the RELEASE digest under the current key epoch and checks the signature over it.
     function _verifyRelease(
-        address verifierAddress,
+        address verifier,
+        uint64 epoch,
         uint64 burnNonce,
         address token,
         address recipient,
         uint256 amount,
         bytes calldata signature
-    ) private view returns (bytes32 digest, uint64 epoch) {
-        IBridgeSignatureVerifier verifier = IBridgeSignatureVerifier(verifierAddress);
-        epoch = verifier.keyEpoch();
+    ) private view returns (bytes32 digest) {
         digest = _releaseDigest(burnNonce, token, recipient, amount, epoch);
-        if (verifier.isValidBridgeSignature(digest, signature) != IBridgeSignatureVerifier.isValidBridgeSignature.selector)
-        {
+        bytes4 magic = IBridgeSignatureVerifier(verifier).isValidBridgeSignature(digest, signature);
+        if (magic != IBridgeSignatureVerifier.isValidBridgeSignature.selector) {
             revert IBridgeSignatureVerifier.BridgeSignatureInvalid(digest);
         }
     }
 
     /// @dev Allow-list, HSM co-signature at or above the token's threshold, then the daily-limit bucket.
-    function _checkLimits(address token, uint256 amount, bytes32 digest, bytes calldata hsmSignature)
-        private
-        returns (bool hsmCosigned)
-    {
+    function _checkLimits(address token, uint256 amount, bytes32 digest, bytes calldata hsmSignature) private {
         TokenConfig memory cfg = _tokens[token];
         if (!cfg.allowed) revert BridgeVaultTokenNotAllowed(token);
-        hsmCosigned = amount >= cfg.hsmThresholdWei;
-        if (hsmCosigned) {
+        if (amount >= cfg.hsmThresholdWei) {
             if (hsmSignature.length == 0) revert BridgeVaultHsmSignatureMissing(amount, cfg.hsmThresholdWei);
             (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, hsmSignature);
             if (err != ECDSA.RecoverError.NoError || recovered != _hsm || recovered == address(0)) {
@@ -303,6 +315,13 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
             }
         }
         _limits[token].consume(token, amount, block.timestamp);
+    }
+
+    /// @dev A verifier's epoch, which must fit the 56 bits cached in Core.
+    function _epochOf(address verifier) private view returns (uint56) {
+        uint64 epoch = IBridgeSignatureVerifier(verifier).keyEpoch();
+        if (epoch > type(uint56).max) revert BridgeVaultKeyEpochNotAdvanced(0, epoch);
+        return uint56(epoch);
     }
 
     function _requireQueued(uint64 burnNonce, uint256 record) private pure {

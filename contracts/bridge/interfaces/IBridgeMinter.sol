@@ -47,6 +47,10 @@ interface IBridgeMinter {
     /// @notice A token's daily mint limit changed.
     event BridgeMinterLimitSet(address indexed homeToken, uint256 dailyLimitWei, uint32 refillPeriodSec);
 
+    /// @notice A new verifier must sign for a later key epoch than the current one.
+    /// @param currentEpoch the current verifier's epoch
+    /// @param proposedEpoch the proposed verifier's epoch
+    error BridgeMinterKeyEpochNotAdvanced(uint64 currentEpoch, uint64 proposedEpoch);
     /// @notice Mints and burns are paused.
     error BridgeMinterOperationPaused();
     /// @notice This deposit was already minted (a restart or a second relayer): nothing was minted again.

@@ -15,7 +15,8 @@ interface IBridgeSignatureVerifier {
     /// @param digest the digest the destination recomputed
     error BridgeSignatureInvalid(bytes32 digest);
 
-    /// @notice The epoch whose key signs now; destinations bind it into every digest they recompute.
+    /// @notice The epoch this verifier's key signs for; destinations read it when they install the verifier
+    ///         (setVerifier), cache it, and bind it into every digest they recompute.
     function keyEpoch() external view returns (uint64);
 
     /// @notice Returns `isValidBridgeSignature.selector` when `signature` is the current key's signature of

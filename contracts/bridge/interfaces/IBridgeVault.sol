@@ -38,16 +38,15 @@ interface IBridgeVault {
     /// @param recipient who receives the tokens
     /// @param amount base units
     /// @param readyAt first timestamp at which executeRelease succeeds
-    /// @param keyEpoch the epoch of the key that signed
-    /// @param hsmCosigned true when the HSM co-signature was checked (amount >= the token's HSM threshold)
+    /// @param keyEpoch the epoch of the key that signed (the HSM co-signed too iff amount >= the token's HSM
+    ///        threshold, see tokenConfig)
     event BridgeReleaseQueued(
         uint64 indexed burnNonce,
         address indexed token,
         address indexed recipient,
         uint256 amount,
         uint64 readyAt,
-        uint64 keyEpoch,
-        bool hsmCosigned
+        uint64 keyEpoch
     );
 
     /// @notice A guardian disputed a queued release: it will never execute and the funds stay locked.
@@ -78,6 +77,10 @@ interface IBridgeVault {
         uint32 refillPeriodSec
     );
 
+    /// @notice A new verifier must sign for a later key epoch than the current one.
+    /// @param currentEpoch the current verifier's epoch
+    /// @param proposedEpoch the proposed verifier's epoch
+    error BridgeVaultKeyEpochNotAdvanced(uint64 currentEpoch, uint64 proposedEpoch);
     /// @notice Deposits, releases and executions are paused.
     error BridgeVaultOperationPaused();
     /// @notice The token is not on the vault's allow-list.

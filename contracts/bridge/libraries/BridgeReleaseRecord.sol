@@ -20,7 +20,16 @@ library BridgeReleaseRecord {
         pure
         returns (uint256)
     {
-        uint256 h = uint256(keccak256(abi.encode(token, recipient, amount)));
+        uint256 h;
+        // Safe: hashes abi.encode(token, recipient, amount) laid out in scratch memory past the free memory
+        // pointer, without allocating (addresses are masked to 160 bits first).
+        assembly ("memory-safe") {
+            let p := mload(0x40)
+            mstore(p, and(token, 0xffffffffffffffffffffffffffffffffffffffff))
+            mstore(add(p, 0x20), and(recipient, 0xffffffffffffffffffffffffffffffffffffffff))
+            mstore(add(p, 0x40), amount)
+            h := keccak256(p, 0x60)
+        }
         return ((h >> HASH_SHIFT) << HASH_SHIFT) | (uint256(readyAt_ & READY_AT_MASK) << READY_AT_SHIFT)
             | uint256(uint8(IBridgeVault.ReleaseStatus.Queued));
     }

@@ -46,13 +46,27 @@ library BridgeTokenBucket {
     /// @notice Takes `amountWei` out of the bucket or reverts with BridgeDailyLimitExceeded.
     /// @param token the token the bucket belongs to (for the error)
     function consume(Bucket storage self, address token, uint256 amountWei, uint256 nowSec) internal {
-        Bucket memory b = self;
+        uint256 word;
+        // Safe: reads the struct's single slot once (the layout is the declaration order from the low bits).
+        assembly ("memory-safe") {
+            word := sload(self.slot)
+        }
+        Bucket memory b = Bucket({
+            levelWei: uint96(word),
+            capacityWei: uint96(word >> 96),
+            updatedAt: uint32(word >> 192),
+            refillPeriodSec: uint32(word >> 224)
+        });
         uint256 levelWei = available(b, nowSec);
         if (amountWei > levelWei) revert IBridgeLimitErrors.BridgeDailyLimitExceeded(token, amountWei, levelWei);
-        // Safe: amountWei <= levelWei <= capacity < 2^96, checked just above.
+        // Safe: amountWei <= levelWei <= capacity < 2^96 (checked just above) and nowSec < 2^32 until 2106, so
+        // every field fits its bits; the word is rewritten whole, once.
         unchecked {
-            self.levelWei = uint96(levelWei - amountWei);
+            word = (levelWei - amountWei) | (uint256(b.capacityWei) << 96) | (uint256(uint32(nowSec)) << 192)
+                | (uint256(b.refillPeriodSec) << 224);
         }
-        self.updatedAt = uint32(nowSec);
+        assembly ("memory-safe") {
+            sstore(self.slot, word)
+        }
     }
 }

@@ -3,6 +3,7 @@ pragma solidity 0.8.28;
 
 import {FrostSecp256k1Verifier} from "../libraries/FrostSecp256k1Verifier.sol";
 import {BridgeMessageHash} from "../libraries/BridgeMessageHash.sol";
+import {IBridgeSignatureVerifier} from "../interfaces/IBridgeSignatureVerifier.sol";
 
 /// @title BridgeFrostVerifierHarness
 /// @notice Test-only entry points to the FROST library (any-length messages for the RFC vector, a gas probe of
@@ -36,6 +37,18 @@ contract BridgeFrostVerifierHarness {
     {
         uint256 before = gasleft();
         valid = FrostSecp256k1Verifier.verify(pkX, pkYOdd, digest, signature);
+        gasUsed = before - gasleft();
+    }
+
+    /// @notice Gas of the signature check as the vault and minter pay it: one isValidBridgeSignature call on a
+    ///         cold verifier (cold account access included, as in a fresh transaction when run through eth_call).
+    function measureVerifierCall(IBridgeSignatureVerifier verifier, bytes32 digest, bytes calldata signature)
+        external
+        view
+        returns (bool valid, uint256 gasUsed)
+    {
+        uint256 before = gasleft();
+        valid = verifier.isValidBridgeSignature(digest, signature) == IBridgeSignatureVerifier.isValidBridgeSignature.selector;
         gasUsed = before - gasleft();
     }
 

@@ -4,7 +4,7 @@ import { expect } from "chai";
 import { ethers, network } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import { getAddress, type Hex } from "viem";
-import { BridgeMessageKind } from "../../../sdk/bridge-message";
+import { BridgeMessageKind, getBridgeMessageDigest } from "../../../sdk/bridge-message";
 import { deployBridgeSystem, DAILY_LIMIT_WEI, DAY } from "./helpers/bridge";
 import { createFrostGroup } from "./helpers/frost";
 
@@ -64,15 +64,22 @@ describe("BridgeMinter", () => {
     const nonce = await s.depositFromAlice(amount);
     const oldSig = s.sign(await s.mintMessage(nonce, s.bob.address, amount));
     const next = createFrostGroup();
-    await expect(s.verifier.rotateKey(next.publicKey.x, next.publicKey.y)).to.emit(s.verifier, "BridgeKeyEpochAdvanced").withArgs(2n);
+    const factory = await ethers.getContractFactory("BridgeFrostVerifier");
+    const nextVerifier: any = await factory.deploy(2n, next.publicKey.x, next.publicKey.y);
+    await expect(s.minter.connect(s.stranger).setVerifier(await nextVerifier.getAddress())).to.be.revertedWithCustomError(s.minter, "AccessControlUnauthorizedAccount");
+    await expect(s.minter.setVerifier(await nextVerifier.getAddress())).to.emit(s.minter, "BridgeMinterVerifierSet");
+    expect(await s.minter.mintDigest(nonce, s.addr.token, s.bob.address, amount)).to.equal(getBridgeMessageDigest(await s.mintMessage(nonce, s.bob.address, amount, { keyEpoch: 2n })));
     await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, oldSig)).to.be.revertedWithCustomError(s.minter, "BridgeSignatureInvalid");
     // the new key signing a message bound to the old epoch is refused too
     const staleEpoch = s.sign(await s.mintMessage(nonce, s.bob.address, amount, { keyEpoch: 1n }), next);
     await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, staleEpoch)).to.be.revertedWithCustomError(s.minter, "BridgeSignatureInvalid");
     expect(await s.wrapped.totalSupply()).to.equal(0n);
-    await s.minter.mint(nonce, s.addr.token, s.bob.address, amount, s.sign(await s.mintMessage(nonce, s.bob.address, amount), next));
+    await s.minter.mint(nonce, s.addr.token, s.bob.address, amount, s.sign(await s.mintMessage(nonce, s.bob.address, amount, { keyEpoch: 2n }), next));
     expect(await s.wrapped.totalSupply()).to.equal(amount);
-    await expect(s.verifier.connect(s.stranger).rotateKey(next.publicKey.x, next.publicKey.y)).to.be.revertedWithCustomError(s.verifier, "AccessControlUnauthorizedAccount");
+    // never back to an older (or the same) epoch: the old key cannot be reinstated
+    await expect(s.minter.setVerifier(await s.verifier.getAddress())).to.be.revertedWithCustomError(s.minter, "BridgeMinterKeyEpochNotAdvanced").withArgs(2n, 1n);
+    const same: any = await factory.deploy(2n, s.group.publicKey.x, s.group.publicKey.y);
+    await expect(s.minter.setVerifier(await same.getAddress())).to.be.revertedWithCustomError(s.minter, "BridgeMinterKeyEpochNotAdvanced").withArgs(2n, 2n);
   });
 
   it("the same deposit minted twice reverts with BridgeMinterDepositAlreadyMinted", async () => {
@@ -173,7 +180,6 @@ describe("BridgeMinter", () => {
 
   it("mintDigest equals the SDK digest; a token without a wrapped twin is refused", async () => {
     const s = await loadFixture(deployBridgeSystem);
-    const { getBridgeMessageDigest } = await import("../../../sdk/bridge-message");
     expect(await s.minter.mintDigest(7n, s.addr.token, s.bob.address, amount)).to.equal(getBridgeMessageDigest(await s.mintMessage(7n, s.bob.address, amount)));
     const sig = s.sign(await s.mintMessage(1n, s.bob.address, amount, { token: getAddress(s.stranger.address) }));
     await expect(s.minter.mint(1n, s.stranger.address, s.bob.address, amount, sig)).to.be.revertedWithCustomError(s.minter, "BridgeMinterTokenNotRegistered");

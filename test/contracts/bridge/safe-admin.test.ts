@@ -32,7 +32,7 @@ describe("Safe as admin and guardian (protocol-kit)", function () {
     safeAddress = await deploySafe(clients, safeContracts, ownerAddresses, 2, String(Date.now()));
 
     const chainId = (await ethers.provider.getNetwork()).chainId;
-    const verifier = await (await ethers.getContractFactory("BridgeFrostVerifier")).deploy(safeAddress, group.publicKey.x, group.publicKey.y);
+    const verifier = await (await ethers.getContractFactory("BridgeFrostVerifier")).deploy(1n, group.publicKey.x, group.publicKey.y);
     vault = await (await ethers.getContractFactory("BridgeVault")).deploy(safeAddress, await verifier.getAddress(), chainId, ethers.ZeroAddress, CHALLENGE_PERIOD_SEC);
     token = await (await ethers.getContractFactory("BridgeTestToken")).deploy("Demo USD", "USD", 6);
     minterStandIn = ethers.Wallet.createRandom();

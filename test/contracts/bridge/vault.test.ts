@@ -58,7 +58,7 @@ describe("BridgeVault", () => {
       const s = await loadFixture(withLockedFunds);
       const tx = await queue(s, 1n, s.bob.address, amount);
       const readyAt = BigInt((await ethers.provider.getBlock(tx.blockNumber!))!.timestamp) + BigInt(CHALLENGE_PERIOD_SEC);
-      await expect(tx).to.emit(s.vault, "BridgeReleaseQueued").withArgs(1n, s.addr.token, s.bob.address, amount, readyAt, 1n, false);
+      await expect(tx).to.emit(s.vault, "BridgeReleaseQueued").withArgs(1n, s.addr.token, s.bob.address, amount, readyAt, 1n);
       await expect(s.vault.executeRelease(1n, s.addr.token, s.bob.address, amount))
         .to.be.revertedWithCustomError(s.vault, "BridgeVaultChallengePeriodActive").withArgs(1n, readyAt);
       expect(await s.token.balanceOf(s.bob.address)).to.equal(0n);

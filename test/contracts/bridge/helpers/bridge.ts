@@ -17,7 +17,7 @@ export async function deployBridgeSystem() {
   const group = createFrostGroup(3, 5);
   const chainId = (await ethers.provider.getNetwork()).chainId;
 
-  const verifier: any = await (await ethers.getContractFactory("BridgeFrostVerifier")).deploy(admin.address, group.publicKey.x, group.publicKey.y);
+  const verifier: any = await (await ethers.getContractFactory("BridgeFrostVerifier")).deploy(1n, group.publicKey.x, group.publicKey.y);
   const token: any = await (await ethers.getContractFactory("BridgeTestToken")).deploy("Demo USD", "USD", 6);
   const vault: any = await (await ethers.getContractFactory("BridgeVault")).deploy(admin.address, await verifier.getAddress(), chainId, hsm.address, CHALLENGE_PERIOD_SEC);
   const minter: any = await (await ethers.getContractFactory("BridgeMinter")).deploy(admin.address, await verifier.getAddress(), chainId);
