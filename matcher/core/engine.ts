@@ -271,7 +271,8 @@ export class MatchingEngine {
     const newSize = cmd.newSizeLots ?? o.sizeLots;
     if (!isPositiveSafeInt(newSize) || newSize < m.config.minSizeLots || newSize > m.config.maxSizeLots)
       return this.reject(cmd, "INVALID_SIZE", "newSizeLots must be a positive safe integer within the market's limits");
-    if (newSize <= o.filledLots) return this.reject(cmd, "INVALID_SIZE", "newSizeLots must exceed the filled size");
+    if (newSize <= o.filledLots + o.cancelledLots)
+      return this.reject(cmd, "INVALID_SIZE", "newSizeLots must exceed the lots already filled or cancelled");
     const newPrice = cmd.newPriceTicks ?? o.priceTicks;
     if (!isPositiveSafeInt(newPrice) || newPrice > m.maxPriceTicks)
       return this.reject(cmd, "INVALID_PRICE", "newPriceTicks must be a positive safe integer within the market's limit");
@@ -296,7 +297,7 @@ export class MatchingEngine {
     // A new price or a larger size: leaves the queue and re-enters as a new arrival.
     this.removeResting(m, o);
     o.sizeLots = newSize;
-    o.remainingLots = newSize - o.filledLots;
+    o.remainingLots = newSize - o.filledLots - o.cancelledLots;
     o.priceTicks = newPrice;
     this.sink.amended(++this.seq, this.ts, o, false);
     if (lvl.visibleLots !== visibleBefore) this.emitLevel(lvl);
@@ -538,6 +539,11 @@ export class MatchingEngine {
 
   private emitLevel(lvl: Level): void {
     this.sink.level(++this.seq, this.ts, lvl.symbol, lvl.side, lvl.priceTicks, lvl.visibleLots);
+  }
+
+  /** For snapshot restore only: registers an open order in arrival order. */
+  restoreTrack(o: Order): void {
+    this.track(o);
   }
 
   private track(o: Order): void {
