@@ -57,7 +57,7 @@ export async function fund(env: Env, who: Address[], usdAmount: bigint, wethAmou
 
 const nonces = new Map<string, bigint>();
 export async function makeOrder(env: Env, trader: PrivateKeyAccount, side: OrderSide, amount: bigint): Promise<SignedOrder> {
-  const nonce = nonces.get(trader.address) ?? 0n;
+  const nonce = nonces.get(trader.address) ?? 1n; // nonce 0 carries the deposit-time PARTIAL hint
   nonces.set(trader.address, nonce + 1n);
   const order: Order = {
     trader: trader.address,

@@ -129,6 +129,8 @@ interface ISettlement {
     error SettlementOrderNonceBelowMinimum(address trader, uint256 nonce, uint256 minNonce);
     /// @notice The order's side is neither 0 (buy) nor 1 (sell).
     error SettlementOrderSideInvalid(bytes32 orderHash, uint8 side);
+    /// @notice An order field is not a clean ABI encoding of its type (dirty high bits).
+    error SettlementOrderEncodingInvalid(uint256 index);
     /// @notice The order sets reserved flag bits.
     error SettlementOrderFlagsInvalid(bytes32 orderHash, uint8 flags);
 

@@ -283,6 +283,11 @@ contract Settlement is ISettlement, AccessControl, Pausable, ReentrancyGuardTran
         uint256 received = balanceAfter > balanceBefore ? balanceAfter - balanceBefore : 0;
         if (received != amount) revert SettlementDepositAmountMismatch(amount, received);
         _state.balances[to][token] += amount;
+        // Account setup is paid by the trader's own deposit, not by the operator's settle: the first deposit
+        // creates nonce word 0 (nonces 0..127) by setting the PARTIAL hint of nonce 0. The hint is always
+        // safe (it only makes settle read filledAmount for nonce 0); the word never returns to zero.
+        mapping(uint256 word => uint256 bits) storage bitmap = _state.nonceBitmap[to];
+        if (bitmap[0] == 0) bitmap[0] = NonceBitmap.partialBit(0);
         emit Deposited(to, token, amount);
     }
 

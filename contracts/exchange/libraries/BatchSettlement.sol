@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {ISettlement} from "../ISettlement.sol";
 import {SettlementState, BatchConfig} from "./SettlementState.sol";
 import {OrderHashing} from "./OrderHashing.sol";
@@ -9,9 +10,34 @@ import {FillMath} from "./FillMath.sol";
 import {SignatureValidation} from "./SignatureValidation.sol";
 
 /// @title BatchSettlement
-/// @notice The settle loop: verify every order once, apply every fill to internal balances, then write
-///         each order's filled state once. Any failed check reverts the whole batch.
+/// @notice The settle loop: load and verify every order once into memory, apply every fill to internal
+///         balances, then write each order's filled state and each token's fee total once.
+///         Any failed check reverts the whole batch.
+/// @dev Gas is the constraint here (see bench/gas): orders are copied once from calldata into memory
+///      structs, storage slots of a trader's balances are derived once per order, fees are summed in memory.
 library BatchSettlement {
+    /// @dev Working copy of one order. Its first ten words are exactly EIP-712 `hashStruct`'s input
+    ///      (type hash, then the nine fields in order), so the struct hash is one keccak over the struct.
+    struct OrderState {
+        bytes32 typeHash;
+        address trader;
+        address baseToken;
+        address quoteToken;
+        uint256 side;
+        uint256 price;
+        uint256 amount;
+        uint256 expiry;
+        uint256 nonce;
+        uint256 flags;
+        bytes32 orderHash;
+        uint256 filledBefore;
+        uint256 filledAfter;
+        /// storage slot of `balances[trader]` (the inner mapping)
+        uint256 balancesSlot;
+        /// storage slot of the trader's nonce bitmap word holding this order's nonce
+        uint256 nonceWordSlot;
+    }
+
     /// @dev Memory layout == the non-indexed data of `TradeSettled`, so the event is one log4 over it.
     struct TradeLog {
         address maker;
@@ -26,11 +52,20 @@ library BatchSettlement {
         uint256 takerFee;
     }
 
-    /// @dev Per-order working state of one batch, indexed like `orders`.
-    struct OrderBook {
-        bytes32[] hashes;
-        uint256[] filledBefore;
-        uint256[] filledAfter;
+    /// @dev Fee totals of the batch per token, written to storage once at the end.
+    struct FeeTotals {
+        address[] tokens;
+        uint256[] amounts;
+        uint256 count;
+    }
+
+    /// @dev What the fill loop needs besides the orders, in one memory struct (few stack slots).
+    struct BatchContext {
+        uint64 batchId;
+        uint256 makerFeeBps;
+        uint256 takerFeeBps;
+        TradeLog log;
+        FeeTotals fees;
     }
 
     /// @notice Applies one batch (see ISettlement.settle).
@@ -42,107 +77,155 @@ library BatchSettlement {
         bytes[] calldata signatures,
         ISettlement.Fill[] calldata fills
     ) internal {
-        BatchConfig memory cfg = s.config;
-        if (batchId != cfg.nextBatchId) revert ISettlement.SettlementBatchOutOfOrder(cfg.nextBatchId, batchId);
-        s.config.nextBatchId = batchId + 1;
-        if (signatures.length != orders.length) {
-            revert ISettlement.SettlementBatchLengthMismatch(orders.length, signatures.length);
-        }
-
-        OrderBook memory book = _verifyOrders(s, domainSeparator, orders, signatures);
-        TradeLog memory log;
+        BatchContext memory ctx = _begin(s, batchId, orders.length, signatures.length);
+        OrderState[] memory states = _loadOrders(s, domainSeparator, orders, signatures);
         for (uint256 k; k < fills.length; ++k) {
-            _applyFill(s, cfg, book, orders, fills[k], k, log);
-            _emitTrade(log, batchId, book.hashes[fills[k].makerIndex], book.hashes[fills[k].takerIndex]);
+            _applyFill(ctx, states, fills[k], k);
         }
-        _recordFilled(s, book, orders);
+        _recordFilled(s, states);
+        _writeFees(s, ctx.fees);
         emit ISettlement.BatchSettled(batchId, fills.length);
     }
 
-    function _verifyOrders(
+    /// @dev Sequence check and increment: a batch can never apply twice or be skipped.
+    function _begin(SettlementState storage s, uint64 batchId, uint256 orderCount, uint256 signatureCount)
+        private
+        returns (BatchContext memory ctx)
+    {
+        BatchConfig memory cfg = s.config;
+        if (batchId != cfg.nextBatchId) revert ISettlement.SettlementBatchOutOfOrder(cfg.nextBatchId, batchId);
+        s.config.nextBatchId = batchId + 1;
+        if (signatureCount != orderCount) revert ISettlement.SettlementBatchLengthMismatch(orderCount, signatureCount);
+        ctx.batchId = batchId;
+        ctx.makerFeeBps = cfg.makerFeeBps;
+        ctx.takerFeeBps = cfg.takerFeeBps;
+        // at most two fee tokens per order
+        ctx.fees = FeeTotals(new address[](2 * orderCount), new uint256[](2 * orderCount), 0);
+    }
+
+    // ---------------------------------------------------------------- orders
+
+    function _loadOrders(
         SettlementState storage s,
         bytes32 domainSeparator,
         ISettlement.Order[] calldata orders,
         bytes[] calldata signatures
-    ) private view returns (OrderBook memory book) {
+    ) private view returns (OrderState[] memory states) {
         uint256 n = orders.length;
-        book.hashes = new bytes32[](n);
-        book.filledBefore = new uint256[](n);
-        book.filledAfter = new uint256[](n);
+        states = new OrderState[](n);
         bytes32 previous;
         for (uint256 i; i < n; ++i) {
-            (bytes32 h, uint256 filled) = _verifyOrder(s, domainSeparator, orders[i], signatures[i]);
+            OrderState memory st = states[i];
+            _copyOrder(orders[i], st, i);
+            bytes32 h = MessageHashUtils.toTypedDataHash(domainSeparator, _hashStruct(st));
             // Strictly increasing hashes: the same order can never appear twice and be overfilled.
             if (i != 0 && h <= previous) revert ISettlement.SettlementOrdersNotSorted(i);
             previous = h;
-            book.hashes[i] = h;
-            book.filledBefore[i] = filled;
-            book.filledAfter[i] = filled;
+            st.orderHash = h;
+            _verifyOrder(s, st, signatures[i]);
         }
     }
 
-    /// @dev Signature, expiry, side, flags and nonce of one order; returns its hash and prior fills.
-    function _verifyOrder(
-        SettlementState storage s,
-        bytes32 domainSeparator,
-        ISettlement.Order calldata o,
-        bytes calldata signature
-    ) private view returns (bytes32 h, uint256 filled) {
-        h = OrderHashing.hashOrder(domainSeparator, o);
-        if (o.expiry <= block.timestamp) revert ISettlement.SettlementOrderExpired(h, o.expiry);
-        if (o.side > OrderHashing.SIDE_SELL) revert ISettlement.SettlementOrderSideInvalid(h, o.side);
-        if (o.flags & ~OrderHashing.FLAG_POST_ONLY != 0) revert ISettlement.SettlementOrderFlagsInvalid(h, o.flags);
-        address trader = o.trader;
+    /// @dev Copies the nine words of `o` after the type hash, rejecting any word that is not the clean
+    ///      encoding of its EIP-712 type (so memory holds exactly what the trader signed).
+    function _copyOrder(ISettlement.Order calldata o, OrderState memory st, uint256 index) private pure {
+        bytes32 typeHash = OrderHashing.ORDER_TYPEHASH;
+        bool dirty;
+        // Memory-safe: writes the ten first words of the already allocated struct `st`.
+        assembly ("memory-safe") {
+            mstore(st, typeHash)
+            calldatacopy(add(st, 0x20), o, 0x120)
+            dirty := or(
+                or(shr(160, mload(add(st, 0x20))), or(shr(160, mload(add(st, 0x40))), shr(160, mload(add(st, 0x60))))),
+                or(shr(8, mload(add(st, 0x80))), or(shr(64, mload(add(st, 0xe0))), shr(8, mload(add(st, 0x120)))))
+            )
+        }
+        if (dirty) revert ISettlement.SettlementOrderEncodingInvalid(index);
+    }
+
+    function _hashStruct(OrderState memory st) private pure returns (bytes32 structHash) {
+        // Memory-safe: reads the first ten words of `st`.
+        assembly ("memory-safe") {
+            structHash := keccak256(st, 0x140)
+        }
+    }
+
+    /// @dev Expiry, side, flags, signer, nonce; fills in the derived slots and the prior partial fill.
+    function _verifyOrder(SettlementState storage s, OrderState memory st, bytes calldata signature) private view {
+        bytes32 h = st.orderHash;
+        if (st.expiry <= block.timestamp) revert ISettlement.SettlementOrderExpired(h, uint64(st.expiry));
+        if (st.side > OrderHashing.SIDE_SELL) revert ISettlement.SettlementOrderSideInvalid(h, uint8(st.side));
+        if (st.flags & ~uint256(OrderHashing.FLAG_POST_ONLY) != 0) {
+            revert ISettlement.SettlementOrderFlagsInvalid(h, uint8(st.flags));
+        }
+        address trader = st.trader;
         SignatureValidation.verifyOrderSigner(s.agentExpiry[trader], trader, h, signature);
-        uint256 nonce = o.nonce;
+        uint256 nonce = st.nonce;
         uint256 minNonce = s.minNonce[trader];
         if (nonce < minNonce) revert ISettlement.SettlementOrderNonceBelowMinimum(trader, nonce, minNonce);
-        uint256 word = s.nonceBitmap[trader][NonceBitmap.wordIndex(nonce)];
+
+        mapping(uint256 word => uint256 bits) storage bitmap = s.nonceBitmap[trader];
+        mapping(address token => uint256 amount) storage balances = s.balances[trader];
+        uint256 wordIndex = NonceBitmap.wordIndex(nonce);
+        uint256 nonceWordSlot;
+        uint256 balancesSlot;
+        // Memory-safe: only scratch space (0x00-0x3f) is written, to derive mapping slots.
+        assembly ("memory-safe") {
+            mstore(0x00, wordIndex)
+            mstore(0x20, bitmap.slot)
+            nonceWordSlot := keccak256(0x00, 0x40)
+            balancesSlot := balances.slot
+        }
+        st.nonceWordSlot = nonceWordSlot;
+        st.balancesSlot = balancesSlot;
+        uint256 word = _sload(nonceWordSlot);
         if (word & NonceBitmap.finishedBit(nonce) != 0) revert ISettlement.SettlementOrderNonceUsed(trader, nonce);
         // Only an order whose nonce carries the PARTIAL bit can have a filledAmount entry.
-        if (word & NonceBitmap.partialBit(nonce) != 0) filled = s.filledAmount[h];
+        if (word & NonceBitmap.partialBit(nonce) != 0) {
+            uint256 filled = s.filledAmount[h];
+            st.filledBefore = filled;
+            st.filledAfter = filled;
+        }
     }
 
-    function _applyFill(
-        SettlementState storage s,
-        BatchConfig memory cfg,
-        OrderBook memory book,
-        ISettlement.Order[] calldata orders,
-        ISettlement.Fill calldata f,
-        uint256 k,
-        TradeLog memory log
-    ) private {
+    // ---------------------------------------------------------------- fills
+
+    function _applyFill(BatchContext memory ctx, OrderState[] memory states, ISettlement.Fill calldata f, uint256 k)
+        private
+    {
         uint256 mi = f.makerIndex;
         uint256 ti = f.takerIndex;
-        if (mi >= orders.length || ti >= orders.length) revert ISettlement.SettlementFillIndexOutOfRange(k);
-        _fillOrders(book, orders[mi], orders[ti], mi, ti, f, k, log);
-        // Each party pays its fee in the token it receives: the buyer in base, the seller in quote.
-        bool takerIsBuy = log.takerIsBuy;
-        log.makerFee = FillMath.feeFor(takerIsBuy ? log.quoteAmount : log.baseAmount, cfg.makerFeeBps);
-        log.takerFee = FillMath.feeFor(takerIsBuy ? log.baseAmount : log.quoteAmount, cfg.takerFeeBps);
-        _moveBalances(s, log);
+        if (mi >= states.length || ti >= states.length) revert ISettlement.SettlementFillIndexOutOfRange(k);
+        OrderState memory maker = states[mi];
+        OrderState memory taker = states[ti];
+        TradeLog memory log = ctx.log;
+        _fillOrders(maker, taker, f.baseAmount, f.price, k, log);
+        _chargeFees(ctx, log);
+        _moveBalances(maker, taker, log);
+        _emitTrade(log, ctx.batchId, maker.orderHash, taker.orderHash);
     }
 
-    /// @dev Checks the pair and both limits, adds the size to both orders' filled amounts, fills `log`.
+    /// @dev Pair, sides, traders, post-only, both limits, exact quote, no overfill; fills `log`.
     function _fillOrders(
-        OrderBook memory book,
-        ISettlement.Order calldata maker,
-        ISettlement.Order calldata taker,
-        uint256 mi,
-        uint256 ti,
-        ISettlement.Fill calldata f,
+        OrderState memory maker,
+        OrderState memory taker,
+        uint256 baseAmount,
+        uint256 price,
         uint256 k,
         TradeLog memory log
     ) private pure {
-        _checkMatch(maker, taker, k, book.hashes[ti]);
-        uint256 price = f.price;
-        _checkLimit(maker, price, k, book.hashes[mi]);
-        _checkLimit(taker, price, k, book.hashes[ti]);
-        uint256 baseAmount = f.baseAmount;
+        if (maker.baseToken != taker.baseToken || maker.quoteToken != taker.quoteToken) {
+            revert ISettlement.SettlementFillPairMismatch(k);
+        }
+        if (maker.side == taker.side) revert ISettlement.SettlementFillSameSide(k);
+        if (maker.trader == taker.trader) revert ISettlement.SettlementSelfTrade(k, maker.trader);
+        if (taker.flags & OrderHashing.FLAG_POST_ONLY != 0) revert ISettlement.SettlementPostOnlyTaker(k, taker.orderHash);
+        _checkLimit(maker, price, k);
+        _checkLimit(taker, price, k);
         uint256 quoteAmount = FillMath.quoteAmount(baseAmount, price);
         if (quoteAmount == 0) revert ISettlement.SettlementFillAmountZero(k);
-        book.filledAfter[mi] = _addFill(book.filledAfter[mi], baseAmount, maker.amount, book.hashes[mi]);
-        book.filledAfter[ti] = _addFill(book.filledAfter[ti], baseAmount, taker.amount, book.hashes[ti]);
+        maker.filledAfter = _addFill(maker, baseAmount);
+        taker.filledAfter = _addFill(taker, baseAmount);
         log.maker = maker.trader;
         log.taker = taker.trader;
         log.baseToken = maker.baseToken;
@@ -153,62 +236,78 @@ library BatchSettlement {
         log.quoteAmount = quoteAmount;
     }
 
-    /// @dev Same pair, opposite sides, two different traders, and the taker may take.
-    function _checkMatch(
-        ISettlement.Order calldata maker,
-        ISettlement.Order calldata taker,
-        uint256 k,
-        bytes32 takerHash
-    ) private pure {
-        if (maker.baseToken != taker.baseToken || maker.quoteToken != taker.quoteToken) {
-            revert ISettlement.SettlementFillPairMismatch(k);
-        }
-        if (maker.side == taker.side) revert ISettlement.SettlementFillSameSide(k);
-        if (maker.trader == taker.trader) revert ISettlement.SettlementSelfTrade(k, maker.trader);
-        if (taker.flags & OrderHashing.FLAG_POST_ONLY != 0) revert ISettlement.SettlementPostOnlyTaker(k, takerHash);
-    }
-
     /// @dev A buy fills at or below its limit, a sell at or above.
-    function _checkLimit(ISettlement.Order calldata o, uint256 price, uint256 k, bytes32 orderHash) private pure {
+    function _checkLimit(OrderState memory o, uint256 price, uint256 k) private pure {
         uint256 limit = o.price;
         if (o.side == OrderHashing.SIDE_BUY ? price > limit : price < limit) {
-            revert ISettlement.SettlementFillPriceWorseThanLimit(k, orderHash, limit, price);
+            revert ISettlement.SettlementFillPriceWorseThanLimit(k, o.orderHash, limit, price);
         }
     }
 
-    function _addFill(uint256 filled, uint256 baseAmount, uint256 orderAmount, bytes32 orderHash)
-        private
-        pure
-        returns (uint256 filledAfter)
-    {
-        filledAfter = filled + baseAmount;
-        if (filledAfter > orderAmount) revert ISettlement.SettlementOrderOverfilled(orderHash, orderAmount, filledAfter);
+    function _addFill(OrderState memory o, uint256 baseAmount) private pure returns (uint256 filledAfter) {
+        // Safe: filledAfter <= amount (checked below, on every fill) and baseAmount < 2^128.
+        unchecked {
+            filledAfter = o.filledAfter + baseAmount;
+        }
+        if (filledAfter > o.amount) revert ISettlement.SettlementOrderOverfilled(o.orderHash, o.amount, filledAfter);
+    }
+
+    /// @dev Each party pays its fee in the token it receives: the buyer in base, the seller in quote.
+    function _chargeFees(BatchContext memory ctx, TradeLog memory log) private pure {
+        FeeTotals memory totals = ctx.fees;
+        bool takerIsBuy = log.takerIsBuy;
+        uint256 makerFee = FillMath.feeFor(takerIsBuy ? log.quoteAmount : log.baseAmount, ctx.makerFeeBps);
+        uint256 takerFee = FillMath.feeFor(takerIsBuy ? log.baseAmount : log.quoteAmount, ctx.takerFeeBps);
+        log.makerFee = makerFee;
+        log.takerFee = takerFee;
+        if (makerFee != 0) _addFee(totals, takerIsBuy ? log.quoteToken : log.baseToken, makerFee);
+        if (takerFee != 0) _addFee(totals, takerIsBuy ? log.baseToken : log.quoteToken, takerFee);
+    }
+
+    function _addFee(FeeTotals memory totals, address token, uint256 amount) private pure {
+        uint256 count = totals.count;
+        for (uint256 i; i < count; ++i) {
+            if (totals.tokens[i] == token) {
+                // Safe: fee totals are bounded by the traded amounts, themselves bounded by token supply.
+                unchecked {
+                    totals.amounts[i] += amount;
+                }
+                return;
+            }
+        }
+        totals.tokens[count] = token;
+        totals.amounts[count] = amount;
+        totals.count = count + 1;
     }
 
     /// @dev Buyer pays quote and receives base minus its fee; seller pays base and receives quote minus its fee.
-    function _moveBalances(SettlementState storage s, TradeLog memory log) private {
-        (address buyer, address seller, uint256 buyerFee, uint256 sellerFee) = log.takerIsBuy
-            ? (log.taker, log.maker, log.takerFee, log.makerFee)
-            : (log.maker, log.taker, log.makerFee, log.takerFee);
-        _debit(s, buyer, log.quoteToken, log.quoteAmount);
-        _debit(s, seller, log.baseToken, log.baseAmount);
-        // Safe: a credit moves value just debited from another balance, so every balance and fee total stays
-        // below the sum of all internal balances, which the contract's token balance bounds; fee <= amount.
+    function _moveBalances(
+        OrderState memory maker,
+        OrderState memory taker,
+        TradeLog memory log
+    ) private {
+        (OrderState memory buyer, OrderState memory seller, uint256 buyerFee, uint256 sellerFee) = log.takerIsBuy
+            ? (taker, maker, log.takerFee, log.makerFee)
+            : (maker, taker, log.makerFee, log.takerFee);
+        _debit(buyer, log.quoteToken, log.quoteAmount);
+        _debit(seller, log.baseToken, log.baseAmount);
+        // Safe: a credit moves value just debited from another balance, so every balance stays below the
+        // sum of all internal balances, which the contract's token balance bounds; fee <= amount.
         unchecked {
-            s.balances[buyer][log.baseToken] += log.baseAmount - buyerFee;
-            s.balances[seller][log.quoteToken] += log.quoteAmount - sellerFee;
-            if (buyerFee != 0) s.collectedFees[log.baseToken] += buyerFee;
-            if (sellerFee != 0) s.collectedFees[log.quoteToken] += sellerFee;
+            uint256 slot = _balanceSlot(buyer.balancesSlot, log.baseToken);
+            _sstore(slot, _sload(slot) + log.baseAmount - buyerFee);
+            slot = _balanceSlot(seller.balancesSlot, log.quoteToken);
+            _sstore(slot, _sload(slot) + log.quoteAmount - sellerFee);
         }
     }
 
-    function _debit(SettlementState storage s, address trader, address token, uint256 amount) private {
-        mapping(address token => uint256 amount) storage balances = s.balances[trader];
-        uint256 balance = balances[token];
-        if (balance < amount) revert ISettlement.SettlementInsufficientBalance(trader, token, balance, amount);
+    function _debit(OrderState memory o, address token, uint256 amount) private {
+        uint256 slot = _balanceSlot(o.balancesSlot, token);
+        uint256 balance = _sload(slot);
+        if (balance < amount) revert ISettlement.SettlementInsufficientBalance(o.trader, token, balance, amount);
         // Safe: checked just above.
         unchecked {
-            balances[token] = balance - amount;
+            _sstore(slot, balance - amount);
         }
     }
 
@@ -220,27 +319,61 @@ library BatchSettlement {
         }
     }
 
+    // ---------------------------------------------------------------- end of batch
+
     /// @dev One write per order that moved. Complete: FINISHED bit set, PARTIAL bit and the filledAmount
-    ///      entry cleared (a refund). Partial: filledAmount written and the PARTIAL bit set.
-    function _recordFilled(SettlementState storage s, OrderBook memory book, ISettlement.Order[] calldata orders)
-        private
-    {
-        for (uint256 i; i < orders.length; ++i) {
-            uint256 filled = book.filledAfter[i];
-            if (filled == book.filledBefore[i]) continue;
-            ISettlement.Order calldata o = orders[i];
-            uint256 nonce = o.nonce;
-            mapping(uint256 word => uint256 bits) storage bitmap = s.nonceBitmap[o.trader];
-            uint256 wordIndex = NonceBitmap.wordIndex(nonce);
-            uint256 word = bitmap[wordIndex];
+    ///      entry cleared (a refund). Partial: filledAmount written and the PARTIAL bit set. The word is read
+    ///      again (warm) because two orders of one trader can share it.
+    function _recordFilled(SettlementState storage s, OrderState[] memory states) private {
+        for (uint256 i; i < states.length; ++i) {
+            OrderState memory o = states[i];
+            uint256 filled = o.filledAfter;
+            if (filled == o.filledBefore) continue;
+            uint256 slot = o.nonceWordSlot;
+            uint256 word = _sload(slot);
             if (filled == o.amount) {
-                bitmap[wordIndex] = (word | NonceBitmap.finishedBit(nonce)) & ~NonceBitmap.partialBit(nonce);
-                if (book.filledBefore[i] != 0) delete s.filledAmount[book.hashes[i]];
+                _sstore(slot, (word | NonceBitmap.finishedBit(o.nonce)) & ~NonceBitmap.partialBit(o.nonce));
+                if (o.filledBefore != 0) delete s.filledAmount[o.orderHash];
             } else {
-                s.filledAmount[book.hashes[i]] = filled;
-                uint256 partialBit = NonceBitmap.partialBit(nonce);
-                if (word & partialBit == 0) bitmap[wordIndex] = word | partialBit;
+                s.filledAmount[o.orderHash] = filled;
+                uint256 partialBit = NonceBitmap.partialBit(o.nonce);
+                if (word & partialBit == 0) _sstore(slot, word | partialBit);
             }
+        }
+    }
+
+    function _writeFees(SettlementState storage s, FeeTotals memory totals) private {
+        for (uint256 i; i < totals.count; ++i) {
+            // Safe: collected fees are part of the contract's token balance, below 2^256.
+            unchecked {
+                s.collectedFees[totals.tokens[i]] += totals.amounts[i];
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- storage by slot
+
+    /// @dev Slot of balances[trader][token] from the slot of balances[trader] (Solidity's mapping layout).
+    function _balanceSlot(uint256 traderBalancesSlot, address token) private pure returns (uint256 slot) {
+        // Memory-safe: only scratch space (0x00-0x3f) is written.
+        assembly ("memory-safe") {
+            mstore(0x00, token)
+            mstore(0x20, traderBalancesSlot)
+            slot := keccak256(0x00, 0x40)
+        }
+    }
+
+    function _sload(uint256 slot) private view returns (uint256 value) {
+        // Reads a slot derived above from one of the state's own mappings.
+        assembly ("memory-safe") {
+            value := sload(slot)
+        }
+    }
+
+    function _sstore(uint256 slot, uint256 value) private {
+        // Writes a slot derived above from one of the state's own mappings.
+        assembly ("memory-safe") {
+            sstore(slot, value)
         }
     }
 }
