@@ -2,6 +2,7 @@
 // @safe-global/protocol-kit: a 2-of-3 Safe pauses the vault and disputes a release; one owner's signature is not
 // enough; a non-Safe caller is refused. Safe deployment reuses scripts/deploy-bridge.ts on Hardhat's provider.
 import { expect } from "chai";
+import fs from "node:fs";
 import { ethers, network } from "hardhat";
 import { time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import SafeKit from "@safe-global/protocol-kit";
@@ -73,11 +74,18 @@ describe("Safe as admin and guardian (protocol-kit)", function () {
     await expect(vault.connect(ownerWallet).pause()).to.be.revertedWithCustomError(vault, "BridgeVaultCallerNotGuardian");
   });
 
-  it("one owner's signature is not enough to execute", async () => {
+  it("one owner's signature is not enough: protocol-kit refuses, and so does the Safe on chain (GS020)", async () => {
     const kit = await kitFor(owners[0]);
     const tx = await kit.createTransaction({ transactions: [{ to: await vault.getAddress(), value: "0", data: vault.interface.encodeFunctionData("pause", []) }] });
     const signed = await kit.signTransaction(tx);
-    await expect(kit.executeTransaction(signed)).to.be.rejected;
+    const outcome = await kit.executeTransaction(signed).then(() => "executed", (e: Error) => e.message);
+    expect(outcome).to.match(/signature missing/);
+    const safeAbi = JSON.parse(fs.readFileSync(require.resolve("@safe-global/safe-smart-account/build/artifacts/contracts/SafeL2.sol/SafeL2.json"), "utf8")).abi;
+    const safe = new ethers.Contract(safeAddress, safeAbi, new ethers.Wallet(owners[0], ethers.provider));
+    const d = signed.data;
+    await expect(
+      safe.execTransaction(d.to, d.value, d.data, d.operation, d.safeTxGas, d.baseGas, d.gasPrice, d.gasToken, d.refundReceiver, signed.encodedSignatures()),
+    ).to.be.revertedWith("GS020");
     expect((await vault.core()).paused).to.equal(false);
   });
 
