@@ -47,6 +47,7 @@ async function frostGroup() {
 export async function measureBridgeGas(hreArg?: HardhatRuntimeEnvironment): Promise<BridgeGasFigures> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const hre: HardhatRuntimeEnvironment = hreArg ?? require("hardhat");
+  await hre.run("compile", { quiet: true });
   const { ethers } = hre as any;
   const [admin, alice, bob, carol, relayer] = await ethers.getSigners();
   const hsm = ethers.Wallet.createRandom();
