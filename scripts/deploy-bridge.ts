@@ -27,6 +27,14 @@ const ROOT = path.resolve(__dirname, "..");
 const SAFE_ARTIFACTS = path.join(ROOT, "node_modules/@safe-global/safe-smart-account/build/artifacts/contracts");
 export const SAFE_VERSION = "1.5.0";
 const DAY_SEC = 86_400;
+/** Defaults when the caller leaves a limit out: amounts in whole tokens, scaled by each token's decimals. */
+export const BRIDGE_DEFAULTS = {
+  challengePeriodSec: 3_600,
+  dailyLimitTokens: 1_000_000n,
+  hsmThresholdTokens: 100_000n,
+  refillPeriodSec: DAY_SEC,
+} as const;
+
 /** The DKG's key signs for epoch 1; a rotation deploys a verifier for epoch 2 and calls setVerifier. */
 export const FIRST_KEY_EPOCH = 1n;
 
@@ -52,11 +60,14 @@ export interface DeployBridgeOptions {
   /** Signatures the Safe needs; default: a majority of the owners. */
   guardianSafeThreshold?: number;
   tokens: BridgeTokenInput[];
-  challengePeriodSec: number;
-  /** Per token symbol (or one value for all): base units per refill period, on both the mint and release side. */
-  dailyLimits: Record<string, bigint> | bigint;
-  /** Per token symbol (or one value for all): releases of at least this many base units need the HSM. */
-  hsmThreshold: Record<string, bigint> | bigint;
+  /** Default BRIDGE_DEFAULTS.challengePeriodSec (1 hour). */
+  challengePeriodSec?: number;
+  /** Per token symbol (or one value for all): base units per refill period, on both the mint and release side.
+   *  Default: 1,000,000 whole tokens. */
+  dailyLimits?: Record<string, bigint> | bigint;
+  /** Per token symbol (or one value for all): releases of at least this many base units need the HSM.
+   *  Default: 100,000 whole tokens. */
+  hsmThreshold?: Record<string, bigint> | bigint;
   /** Largest single deposit per token; default: its daily limit (a larger deposit could never mint). */
   maxDeposits?: Record<string, bigint>;
   /** Bucket refill period; default 86,400 s (a daily limit). */
@@ -177,10 +188,9 @@ export async function deploySafe(c: DeployClients, safeContracts: SafeContracts,
   return getAddress(await kit.getAddress());
 }
 
-const perToken = (v: Record<string, bigint> | bigint, symbol: string, what: string): bigint => {
-  const x = typeof v === "bigint" ? v : v[symbol];
-  if (x === undefined) throw new Error(`${what} missing for ${symbol}`);
-  return x;
+const perToken = (v: Record<string, bigint> | bigint | undefined, t: BridgeTokenInput, fallbackTokens: bigint): bigint => {
+  const x = v === undefined ? undefined : typeof v === "bigint" ? v : v[t.symbol];
+  return x ?? fallbackTokens * 10n ** BigInt(t.decimals);
 };
 
 async function handRolesToSafe(c: DeployClients, address: Address, abi: Abi, roles: Hex[], safe: Address): Promise<void> {
@@ -193,7 +203,8 @@ const ZERO_ROLE: Hex = `0x${"00".repeat(32)}`;
 
 export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDeployment> {
   const artifactsDir = opts.artifactsDir ?? path.join(ROOT, "artifacts");
-  const refillPeriodSec = opts.refillPeriodSec ?? DAY_SEC;
+  const refillPeriodSec = opts.refillPeriodSec ?? BRIDGE_DEFAULTS.refillPeriodSec;
+  const challengePeriodSec = opts.challengePeriodSec ?? BRIDGE_DEFAULTS.challengePeriodSec;
   const key = groupPublicKeyToXY(opts.groupPublicKey);
   const home = await createDeployClients(opts.homeRpcUrl, opts.deployerKey);
   const remote = await createDeployClients(opts.remoteRpcUrl, opts.deployerKey);
@@ -214,7 +225,7 @@ export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDep
   const deployer = home.account.address;
   const homeVerifier = await deploy(home, art.verifier, [FIRST_KEY_EPOCH, key.x, key.y]);
   const remoteVerifier = await deploy(remote, art.verifier, [FIRST_KEY_EPOCH, key.x, key.y]);
-  const vault = await deploy(home, art.vault, [deployer, homeVerifier, BigInt(remote.chainId), opts.hsmAddress, opts.challengePeriodSec]);
+  const vault = await deploy(home, art.vault, [deployer, homeVerifier, BigInt(remote.chainId), opts.hsmAddress, challengePeriodSec]);
   const minter = await deploy(remote, art.minter, [deployer, remoteVerifier, BigInt(home.chainId)]);
   await send(home, vault, art.vault.abi, "setMinter", [minter]);
   await send(remote, minter, art.minter.abi, "setVault", [vault]);
@@ -222,8 +233,8 @@ export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDep
   const tokens: Record<string, Address> = {};
   const wrappedTokens: Record<string, Address> = {};
   for (const t of opts.tokens) {
-    const limit = perToken(opts.dailyLimits, t.symbol, "dailyLimits");
-    const hsmThreshold = perToken(opts.hsmThreshold, t.symbol, "hsmThreshold");
+    const limit = perToken(opts.dailyLimits, t, BRIDGE_DEFAULTS.dailyLimitTokens);
+    const hsmThreshold = perToken(opts.hsmThreshold, t, BRIDGE_DEFAULTS.hsmThresholdTokens);
     const maxDeposit = opts.maxDeposits?.[t.symbol] ?? limit;
     tokens[t.symbol] = getAddress(t.address);
     await send(home, vault, art.vault.abi, "configureToken", [t.address, true, maxDeposit, hsmThreshold, limit, refillPeriodSec]);
@@ -245,6 +256,6 @@ export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDep
     keyEpoch: Number(FIRST_KEY_EPOCH),
     groupPublicKey: { x: word(key.x), y: word(key.y) },
     hsmAddress: getAddress(opts.hsmAddress),
-    challengePeriodSec: opts.challengePeriodSec,
+    challengePeriodSec,
   };
 }
