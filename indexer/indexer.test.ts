@@ -1,0 +1,307 @@
+// End to end for the indexer: a Hardhat node, the real Settlement and demo tokens, deposits, signed orders
+// settled in batches (both taker sides, partial fills), withdrawals requested, cancelled and executed;
+// then the indexer's trade, candle, balance, order and fee rows must equal what the chain says, to the
+// base unit, and they must survive a restart of the indexer.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { type Address, type Hex, parseEventLogs } from "viem";
+import { type Order, OrderSide, getOrderHash, getSettlementDomain, signOrder } from "../sdk/eip712";
+import { buildSettleArgs } from "../sdk/settle-batch";
+import { type RunningIndexer, startIndexer } from "./run";
+import { type ExchangeFixture, deployExchange } from "./test/exchangeFixture";
+import { type TestChain, startHardhatNode } from "./test/hardhatNode";
+
+const E18 = 10n ** 18n;
+const USD = 10n ** 6n;
+const INTERVALS: Record<string, bigint> = { "1m": 60_000n, "5m": 300_000n, "15m": 900_000n, "1h": 3_600_000n, "1d": 86_400_000n };
+
+let chain: TestChain | undefined;
+let indexer: RunningIndexer | undefined;
+let fx: ExchangeFixture;
+let workDir: string;
+let deploymentsFile: string;
+const visibilityMs: number[] = [];
+
+before(async () => {
+  workDir = mkdtempSync(path.join(tmpdir(), "indexer-test-"));
+  chain = await startHardhatNode();
+  fx = await deployExchange(chain.rpcUrl);
+});
+
+after(async () => {
+  await indexer?.stop();
+  await chain?.stop();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+async function getJson(url: string): Promise<any> {
+  const res = await fetch(url);
+  const body = await res.json();
+  return { status: res.status, body };
+}
+
+async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Waits until the indexer has processed the chain's latest block. */
+async function waitForHead() {
+  const head = Number(await fx.publicClient.getBlockNumber());
+  await waitUntil(`indexer at block ${head}`, async () => {
+    const { body } = await getJson(`${indexer!.url}/status`);
+    return body.home?.block?.number >= head ? true : undefined;
+  });
+}
+
+async function fundAndDeposit(account: ExchangeFixture["accounts"]["maker"], token: Address, amounts: bigint[]) {
+  const total = amounts.reduce((a, b) => a + b, 0n);
+  await fx.send(fx.accounts.admin, token, fx.abis.token, "mint", [account.address, total]);
+  await fx.send(account, token, fx.abis.token, "approve", [fx.contracts.settlement, total]);
+  for (const amount of amounts) await fx.send(account, fx.contracts.settlement, fx.abis.settlement, "deposit", [token, amount]);
+}
+
+let nonce = 1n;
+async function signed(account: ExchangeFixture["accounts"]["maker"], side: OrderSide, price: bigint, amount: bigint) {
+  const domain = getSettlementDomain(31337, fx.contracts.settlement);
+  const order: Order = {
+    trader: account.address,
+    baseToken: fx.contracts.weth,
+    quoteToken: fx.contracts.usd,
+    side,
+    price,
+    amount,
+    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    nonce: nonce++,
+    flags: 0,
+  };
+  return { order, signature: await signOrder(account, domain, order), hash: getOrderHash(domain, order) };
+}
+
+/** Settles one batch and, when the indexer runs, measures how long its first trade takes to appear. */
+async function settle(orders: Awaited<ReturnType<typeof signed>>[], fills: { maker: Hex; taker: Hex; baseAmount: bigint; price: bigint }[]) {
+  const batchId = (await fx.publicClient.readContract({ address: fx.contracts.settlement, abi: fx.abis.settlement, functionName: "nextBatchId" })) as bigint;
+  const args = buildSettleArgs(orders, fills.map((f) => ({ makerHash: f.maker, takerHash: f.taker, baseAmount: f.baseAmount, price: f.price })));
+  const receipt = await fx.send(fx.accounts.admin, fx.contracts.settlement, fx.abis.settlement, "settle", [batchId, args.orders, args.signatures, args.fills]);
+  const minedAt = Date.now();
+  if (indexer) {
+    const id = `${receipt.transactionHash.toLowerCase()}-`;
+    await waitUntil("the trade in /trades", async () => {
+      const { body } = await getJson(`${indexer!.url}/trades?limit=5`);
+      return body.trades.some((t: { id: string }) => t.id.startsWith(id)) ? true : undefined;
+    });
+    visibilityMs.push(Date.now() - minedAt);
+  }
+  return receipt;
+}
+
+function read(functionName: string, args: unknown[]) {
+  return fx.publicClient.readContract({ address: fx.contracts.settlement, abi: fx.abis.settlement, functionName, args });
+}
+
+test("the indexer's trades, candles, balances, orders and fees equal the chain's", { timeout: 600_000 }, async () => {
+  const { maker, taker } = fx.accounts;
+  const { weth, usd, settlement } = fx.contracts;
+
+  // Before the indexer starts: deposits (indexed by its backfill).
+  await fundAndDeposit(maker, weth, [6n * E18, 4n * E18]);
+  await fundAndDeposit(taker, usd, [30_000n * USD, 20_000n * USD]);
+  await fundAndDeposit(maker, usd, [5_000n * USD]);
+
+  deploymentsFile = path.join(workDir, "deployments.json");
+  writeFileSync(
+    deploymentsFile,
+    JSON.stringify({
+      home: {
+        chainId: 31337,
+        rpcUrl: chain!.rpcUrl,
+        startBlock: fx.startBlock,
+        contracts: { Settlement: settlement },
+        tokens: { USD: { address: usd, decimals: 6 }, WETH: { address: weth, decimals: 18 } },
+      },
+    }),
+  );
+  const indexerOptions = { deploymentsFile, port: 0, dataDir: path.join(workDir, "pglite"), schema: "indexer_test" };
+  indexer = await startIndexer(indexerOptions);
+
+  // Live: three batches, four trades; the taker buys, then sells.
+  const makerSell = await signed(maker, OrderSide.SELL, 2_000n * USD, 5n * E18);
+  const takerBuy1 = await signed(taker, OrderSide.BUY, 2_100n * USD, 3n * E18 / 2n);
+  await settle([makerSell, takerBuy1], [{ maker: makerSell.hash, taker: takerBuy1.hash, baseAmount: 3n * E18 / 2n, price: 2_000n * USD }]);
+
+  const takerBuy2 = await signed(taker, OrderSide.BUY, 2_100n * USD, E18);
+  await settle([makerSell, takerBuy2], [
+    { maker: makerSell.hash, taker: takerBuy2.hash, baseAmount: E18 / 2n, price: 2_050n * USD },
+    { maker: makerSell.hash, taker: takerBuy2.hash, baseAmount: E18 / 2n, price: 2_010n * USD },
+  ]);
+
+  const takerAsMakerBuy = await signed(taker, OrderSide.BUY, 1_990n * USD, E18);
+  const makerAsTakerSell = await signed(maker, OrderSide.SELL, 1_980n * USD, E18);
+  await settle([takerAsMakerBuy, makerAsTakerSell], [
+    { maker: takerAsMakerBuy.hash, taker: makerAsTakerSell.hash, baseAmount: E18 / 4n, price: 1_990n * USD },
+  ]);
+
+  // Withdrawals: one cancelled, one executed, one left pending.
+  await fx.send(taker, settlement, fx.abis.settlement, "requestWithdrawal", [usd, 1_000n * USD]);
+  await fx.send(taker, settlement, fx.abis.settlement, "cancelWithdrawal", [usd]);
+  await fx.send(taker, settlement, fx.abis.settlement, "requestWithdrawal", [usd, 2_000n * USD]);
+  await fx.send(taker, settlement, fx.abis.settlement, "executeWithdrawal", [usd]);
+  await fx.send(maker, settlement, fx.abis.settlement, "requestWithdrawal", [weth, E18 / 2n]);
+  await waitForHead();
+
+  // ---- trades: every TradeSettled log, field by field
+  const logs = parseEventLogs({
+    abi: fx.abis.settlement,
+    eventName: "TradeSettled",
+    logs: await fx.publicClient.getLogs({ address: settlement, fromBlock: 0n }),
+  }) as unknown as { args: Record<string, any>; transactionHash: Hex; logIndex: number; blockNumber: bigint }[];
+  assert.equal(logs.length, 4, "TradeSettled logs on chain");
+  const { body: tradesBody } = await getJson(`${indexer.url}/trades?pair=WETH-USD&limit=100`);
+  assert.equal(tradesBody.trades.length, logs.length, "trades indexed");
+  const blockTime = new Map<bigint, bigint>();
+  for (const log of logs) {
+    const block = await fx.publicClient.getBlock({ blockNumber: log.blockNumber });
+    blockTime.set(log.blockNumber, block.timestamp);
+    const row = tradesBody.trades.find((t: { id: string }) => t.id === `${log.transactionHash}-${log.logIndex}`);
+    assert.ok(row, `trade ${log.transactionHash}-${log.logIndex} indexed`);
+    const a = log.args;
+    const buyerReceives = a.takerIsBuy ? a.baseToken : a.quoteToken;
+    assert.deepEqual(row, {
+      id: `${log.transactionHash}-${log.logIndex}`,
+      txHash: log.transactionHash,
+      logIndex: log.logIndex,
+      batchId: a.batchId.toString(),
+      pair: "WETH-USD",
+      baseToken: a.baseToken.toLowerCase(),
+      quoteToken: a.quoteToken.toLowerCase(),
+      maker: a.maker.toLowerCase(),
+      taker: a.taker.toLowerCase(),
+      makerOrderHash: a.makerOrderHash,
+      takerOrderHash: a.takerOrderHash,
+      takerIsBuy: a.takerIsBuy,
+      price: a.price.toString(),
+      baseAmount: a.baseAmount.toString(),
+      quoteAmount: a.quoteAmount.toString(),
+      makerFee: a.makerFee.toString(),
+      makerFeeToken: (a.takerIsBuy ? a.quoteToken : a.baseToken).toLowerCase(),
+      takerFee: a.takerFee.toString(),
+      takerFeeToken: buyerReceives.toLowerCase(),
+      blockNumber: Number(log.blockNumber),
+      timestamp: Number(blockTime.get(log.blockNumber)),
+    });
+  }
+  // newest first
+  const order = tradesBody.trades.map((t: { blockNumber: number; logIndex: number }) => t.blockNumber * 1e6 + t.logIndex);
+  assert.deepEqual(order, [...order].sort((x: number, y: number) => y - x));
+
+  // ---- candles: rebuilt here from the logs and block timestamps
+  for (const [interval, width] of Object.entries(INTERVALS)) {
+    const expected = new Map<bigint, { open: bigint; high: bigint; low: bigint; close: bigint; base: bigint; quote: bigint; n: number }>();
+    for (const log of logs) {
+      const ms = blockTime.get(log.blockNumber)! * 1000n;
+      const start = ms - (ms % width);
+      const p = log.args.price as bigint;
+      const c = expected.get(start);
+      if (!c) expected.set(start, { open: p, high: p, low: p, close: p, base: log.args.baseAmount, quote: log.args.quoteAmount, n: 1 });
+      else {
+        c.high = p > c.high ? p : c.high;
+        c.low = p < c.low ? p : c.low;
+        c.close = p;
+        c.base += log.args.baseAmount;
+        c.quote += log.args.quoteAmount;
+        c.n += 1;
+      }
+    }
+    const { body } = await getJson(`${indexer.url}/candles?pair=WETH-USD&interval=${interval}`);
+    assert.deepEqual(
+      body.candles,
+      [...expected.entries()].map(([start, c]) => ({
+        time: Number(start),
+        open: c.open.toString(),
+        high: c.high.toString(),
+        low: c.low.toString(),
+        close: c.close.toString(),
+        baseVolume: c.base.toString(),
+        quoteVolume: c.quote.toString(),
+        tradeCount: c.n,
+      })),
+      `candles ${interval}`,
+    );
+  }
+  const firstBucket = (blockTime.get(logs[0]!.blockNumber)! * 1000n) / 60_000n * 60_000n;
+  const { body: none } = await getJson(`${indexer.url}/candles?pair=WETH-USD&interval=1m&from=${firstBucket + 86_400_000n}`);
+  assert.deepEqual(none.candles, []);
+
+  // ---- balances and pending withdrawals: the contract's views
+  for (const account of [maker.address, taker.address]) {
+    const { body } = await getJson(`${indexer.url}/balances/${account}`);
+    assert.equal(body.account, account.toLowerCase());
+    for (const token of [weth, usd]) {
+      const row = body.balances.find((b: { token: string }) => b.token === token.toLowerCase());
+      const onChain = (await read("balanceOf", [account, token])) as bigint;
+      const pending = (await read("pendingWithdrawal", [account, token])) as { amount: bigint };
+      assert.equal(row.amount, onChain.toString(), `balance ${account} ${token}`);
+      assert.equal(row.pendingWithdrawal, pending.amount.toString(), `pending ${account} ${token}`);
+    }
+  }
+  assert.equal(((await read("pendingWithdrawal", [maker.address, weth])) as { amount: bigint }).amount, E18 / 2n);
+
+  // ---- fees and orders through the SQL endpoint (Ponder's client protocol: superjson-encoded query)
+  const sql = async (query: string) => {
+    const q = encodeURIComponent(JSON.stringify({ json: { sql: query, params: [] } }));
+    const res = await fetch(`${indexer!.url}/sql/db?sql=${q}`);
+    assert.equal(res.status, 200, await res.clone().text());
+    return ((await res.json()) as { rows: any[] }).rows;
+  };
+  const feeRows = await sql("select token, collected, withdrawn from fee_total");
+  for (const token of [weth, usd]) {
+    const row = feeRows.find((r) => r.token === token.toLowerCase() || r[0] === token.toLowerCase());
+    const collected = BigInt(row.collected ?? row[1]) - BigInt(row.withdrawn ?? row[2]);
+    assert.equal(collected, (await read("collectedFees", [token])) as bigint, `fees ${token}`);
+  }
+  const orderRows = await sql(`select order_hash, filled_base_amount, fill_count from "order"`);
+  const filled = (hash: Hex) => {
+    const row = orderRows.find((r) => (r.order_hash ?? r[0]) === hash);
+    return { base: BigInt(row.filled_base_amount ?? row[1]), count: Number(row.fill_count ?? row[2]) };
+  };
+  assert.deepEqual(filled(makerSell.hash), { base: 5n * E18 / 2n, count: 3 });
+  assert.equal(filled(makerSell.hash).base, (await read("filledAmount", [makerSell.hash])) as bigint);
+  assert.deepEqual(filled(takerBuy2.hash), { base: E18, count: 2 });
+
+  // ---- GraphQL answers, and errors have the spec's shape
+  const gql = await fetch(`${indexer.url}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ query: "{ trades(limit: 10) { items { id price } } }" }),
+  });
+  const gqlBody = (await gql.json()) as { data: { trades: { items: { id: string }[] } } };
+  assert.equal(gqlBody.data.trades.items.length, 4, "graphql trades");
+  const bad = await getJson(`${indexer.url}/candles?pair=WETH-USD&interval=2m`);
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.error.code, "INVALID_REQUEST");
+  const missing = await getJson(`${indexer.url}/transfers/31337-0x0000000000000000000000000000000000000001-7`);
+  assert.equal(missing.status, 404);
+  assert.equal(missing.body.error.code, "TRANSFER_NOT_FOUND");
+
+  // ---- a restart keeps the rows and keeps indexing
+  await indexer.stop();
+  indexer = await startIndexer(indexerOptions);
+  const { body: afterRestart } = await getJson(`${indexer.url}/trades?pair=WETH-USD`);
+  assert.equal(afterRestart.trades.length, 4, "trades after restart");
+  await fx.send(maker, settlement, fx.abis.settlement, "cancelWithdrawal", [weth]);
+  await waitForHead();
+  const { body: makerAfter } = await getJson(`${indexer.url}/balances/${maker.address}`);
+  const wethRow = makerAfter.balances.find((b: { token: string }) => b.token === weth.toLowerCase());
+  assert.equal(wethRow.pendingWithdrawal, "0");
+
+  const sorted = [...visibilityMs].sort((x, y) => x - y);
+  console.log(`# chain-to-indexer visibility (receipt -> row in /trades): ${sorted.join(", ")} ms`);
+});

@@ -1,0 +1,61 @@
+// Candle buckets are UTC-aligned and keyed by the BLOCK timestamp of the trade (not wall-clock time),
+// so a replay or a second indexer builds identical candles.
+export const CANDLE_INTERVALS = {
+  "1m": 60_000n,
+  "5m": 300_000n,
+  "15m": 900_000n,
+  "1h": 3_600_000n,
+  "1d": 86_400_000n,
+} as const;
+
+export type CandleInterval = keyof typeof CANDLE_INTERVALS;
+
+export const CANDLE_INTERVAL_NAMES = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
+
+/** Start (ms) of the bucket of `interval` holding the block timestamp `timestampS` (seconds). */
+export function bucketStartMs(timestampS: bigint, interval: CandleInterval): bigint {
+  const ms = timestampS * 1000n;
+  const width = CANDLE_INTERVALS[interval];
+  return ms - (ms % width);
+}
+
+export function candleId(pair: string, interval: CandleInterval, startMs: bigint): string {
+  return `${pair}:${interval}:${startMs}`;
+}
+
+export interface CandleValues {
+  open: bigint;
+  high: bigint;
+  low: bigint;
+  close: bigint;
+  baseVolume: bigint;
+  quoteVolume: bigint;
+  tradeCount: number;
+}
+
+/** The candle after one more trade (trades arrive in chain order, so the last one is the close). */
+export function applyTrade(
+  current: CandleValues | undefined,
+  trade: { price: bigint; baseAmount: bigint; quoteAmount: bigint },
+): CandleValues {
+  if (!current) {
+    return {
+      open: trade.price,
+      high: trade.price,
+      low: trade.price,
+      close: trade.price,
+      baseVolume: trade.baseAmount,
+      quoteVolume: trade.quoteAmount,
+      tradeCount: 1,
+    };
+  }
+  return {
+    open: current.open,
+    high: trade.price > current.high ? trade.price : current.high,
+    low: trade.price < current.low ? trade.price : current.low,
+    close: trade.price,
+    baseVolume: current.baseVolume + trade.baseAmount,
+    quoteVolume: current.quoteVolume + trade.quoteAmount,
+    tradeCount: current.tradeCount + 1,
+  };
+}

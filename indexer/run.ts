@@ -1,0 +1,177 @@
+// Starts the indexer (`ponder start --root indexer`) as a child process and resolves once it serves
+// /ready, for `npm start` and the tests. The child reads everything from its environment (indexer/env.ts).
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import path from "node:path";
+import { findRepoRoot, loadDeployments } from "./deployments";
+
+export interface StartIndexerOptions {
+  /** absolute path of the deployments JSON (see indexer/README.md) */
+  deploymentsFile: string;
+  /** HTTP port; 0 picks a free one. If taken, Ponder moves to the next free port (reported in `port`). */
+  port: number;
+  /** PGlite directory (ignored with databaseUrl) */
+  dataDir: string;
+  /** Postgres connection string; when absent PGlite is used, whatever the parent's environment says */
+  databaseUrl?: string;
+  /** Postgres schema of the tables (<= 45 chars). A schema holds one build: a changed deployments file,
+   *  schema or handler needs a new schema name, else Ponder refuses to start (see README.md). */
+  schema: string;
+  /** Ponder's per-chain polling interval; default 100 ms (Ponder's minimum) */
+  pollingIntervalMs?: number;
+  /** default 120 s */
+  readyTimeoutMs?: number;
+  /** Ponder's log level (default "warn"); each log line (JSON) is passed to onLog */
+  logLevel?: "error" | "warn" | "info" | "debug" | "trace";
+  onLog?: (line: string) => void;
+}
+
+export interface RunningIndexer {
+  /** e.g. http://127.0.0.1:42069 */
+  url: string;
+  port: number;
+  pid: number;
+  /** SIGTERM (Ponder unlocks its schema and exits), SIGKILL after 10 s. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const indexerDir = typeof __dirname !== "undefined" ? __dirname : path.join(findRepoRoot(), "indexer");
+const ponderBin = path.join(findRepoRoot(indexerDir), "node_modules", "ponder", "dist", "esm", "bin", "ponder.js");
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIndexer> {
+  const requestedPort = opts.port === 0 ? await freePort() : opts.port;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PONDER_TELEMETRY_DISABLED: "true",
+    PONDER_LOG_LEVEL: opts.logLevel ?? "warn",
+    DEPLOYMENTS_FILE: path.resolve(opts.deploymentsFile),
+    INDEXER_DATA_DIR: path.resolve(opts.dataDir),
+    INDEXER_POLLING_INTERVAL_MS: String(opts.pollingIntervalMs ?? 100),
+  };
+  delete env.PORT;
+  delete env.DATABASE_URL;
+  delete env.DATABASE_PRIVATE_URL;
+  if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
+
+  const child = spawn(
+    process.execPath,
+    ["--require", path.join(indexerDir, "exit-with-parent.cjs"), ponderBin, "start", "--root", indexerDir, "--schema", opts.schema, "--port", String(requestedPort), "--log-format", "json"],
+    // stdin is a pipe only so that the child notices when this process dies (exit-with-parent.cjs)
+    { cwd: findRepoRoot(indexerDir), env, stdio: ["pipe", "pipe", "pipe"] },
+  );
+
+  let port = requestedPort;
+  const recent: string[] = [];
+  const onLine = (line: string) => {
+    if (!line.trim()) return;
+    recent.push(line);
+    if (recent.length > 40) recent.shift();
+    // Ponder moves to the next port when the requested one is taken; it logs the one it bound.
+    if (line.includes("Created HTTP server")) {
+      try {
+        const parsed = JSON.parse(line) as { port?: number };
+        if (typeof parsed.port === "number") port = parsed.port;
+      } catch {
+        // not JSON: keep the requested port
+      }
+    }
+    opts.onLog?.(line);
+  };
+  for (const stream of [child.stdout!, child.stderr!]) {
+    let buffered = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => {
+      buffered += chunk;
+      const lines = buffered.split("\n");
+      buffered = lines.pop()!;
+      lines.forEach(onLine);
+    });
+  }
+
+  let stopped: Promise<void> | undefined;
+  const stop = () => {
+    stopped ??= (async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      if (!(await waitForExit(child, 10_000))) {
+        child.kill("SIGKILL");
+        await waitForExit(child, 5_000);
+      }
+    })();
+    return stopped;
+  };
+
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 120_000);
+  try {
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`indexer exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${recent.join("\n")}`);
+      }
+      if (Date.now() > deadline) throw new Error(`indexer not ready in time:\n${recent.join("\n")}`);
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/ready`);
+        if (res.status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // /ready means the backfill is done; blocks Ponder treats as unfinalized (the last 30 on a local
+    // chain) are indexed right after it, also after a restart. Wait for the chains' heads as well.
+    await waitForHeads(`http://127.0.0.1:${port}`, opts.deploymentsFile, deadline, () => child.exitCode !== null);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url: `http://127.0.0.1:${port}`, port, pid: child.pid!, stop };
+}
+
+async function rpcBlockNumber(rpcUrl: string): Promise<number> {
+  const res = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+  });
+  const body = (await res.json()) as { result: string };
+  return Number(body.result);
+}
+
+/** Resolves once /status shows every indexed chain at (or past) the block that was its head on entry. */
+async function waitForHeads(url: string, deploymentsFile: string, deadline: number, exited: () => boolean) {
+  const d = loadDeployments(deploymentsFile);
+  const targets: { name: string; block: number }[] = [{ name: "home", block: await rpcBlockNumber(d.home.rpcUrl) }];
+  if (d.remote?.contracts.BridgeMinter) targets.push({ name: "remote", block: await rpcBlockNumber(d.remote.rpcUrl) });
+  for (;;) {
+    if (exited()) throw new Error("indexer exited while catching up with the chains");
+    if (Date.now() > deadline) throw new Error("indexer did not catch up with the chains in time");
+    try {
+      const status = (await (await fetch(`${url}/status`)).json()) as Record<string, { block?: { number: number } }>;
+      if (targets.every((t) => (status[t.name]?.block?.number ?? -1) >= t.block)) return;
+    } catch {
+      // transient
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

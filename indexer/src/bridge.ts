@@ -1,0 +1,207 @@
+// Handlers of the bridge contracts. A transfer row is keyed by its source event, so the destination
+// chain's mint or release (indexed independently, possibly first) lands on the same row.
+import { type Context, ponder } from "ponder:registry";
+import { bridgeBurn, bridgeCounterpart, bridgeDeposit, bridgeTransfer } from "ponder:schema";
+import { activeContracts, deployments } from "../active";
+import { type BridgeStatus, advanceStatus, transferId } from "../lib/bridgeStatus";
+
+const lc = (a: string) => a.toLowerCase() as `0x${string}`;
+
+type Db = Context["db"];
+
+/** Merges `fields` into the transfer `id`, creating it if absent; the status never moves backwards. */
+export async function upsertTransfer(
+  db: Db,
+  id: string,
+  key: { kind: "mint" | "release"; srcChainId: bigint; srcContract: `0x${string}`; nonce: bigint },
+  status: BridgeStatus,
+  fields: Partial<typeof bridgeTransfer.$inferInsert>,
+  updatedAt: bigint,
+) {
+  const current = await db.find(bridgeTransfer, { id });
+  if (!current) {
+    await db.insert(bridgeTransfer).values({ id, ...key, ...fields, status, updatedAt });
+    return;
+  }
+  await db
+    .update(bridgeTransfer, { id })
+    .set({ ...fields, status: advanceStatus(current.status as BridgeStatus, status), updatedAt });
+}
+
+/** The contract `contract` on `chainId` was told its counterpart is `counterpart`, else what the deployments say. */
+async function counterpartOf(db: Db, chainId: number, contract: string, fallback: string | undefined) {
+  const row = await db.find(bridgeCounterpart, { id: `${chainId}-${contract}` });
+  return row?.counterpart ?? fallback?.toLowerCase();
+}
+
+async function setCounterpart(db: Db, chainId: number, contract: string, counterpart: string) {
+  const values = { counterpart: lc(counterpart) };
+  await db.insert(bridgeCounterpart).values({ id: `${chainId}-${contract}`, ...values }).onConflictDoUpdate(values);
+}
+
+if (activeContracts.BridgeVault) {
+  ponder.on("BridgeVault:BridgeDeposited", async ({ event, context }) => {
+    const a = event.args;
+    const vault = lc(event.log.address);
+    const id = transferId(context.chain.id, vault, a.nonce);
+    const common = {
+      token: lc(a.token),
+      sender: lc(a.sender),
+      recipient: lc(a.recipient),
+      amount: a.amount,
+      dstChainId: a.dstChainId,
+      dstContract: lc(a.dstContract),
+    };
+    await context.db.insert(bridgeDeposit).values({
+      id,
+      chainId: context.chain.id,
+      vault,
+      nonce: a.nonce,
+      ...common,
+      txHash: event.transaction.hash,
+      blockNumber: event.block.number,
+      timestamp: event.block.timestamp,
+    });
+    await upsertTransfer(
+      context.db,
+      id,
+      { kind: "mint", srcChainId: BigInt(context.chain.id), srcContract: vault, nonce: a.nonce },
+      "deposited",
+      { ...common, srcTxHash: event.transaction.hash, srcTimestamp: event.block.timestamp },
+      event.block.timestamp,
+    );
+  });
+}
+
+if (activeContracts.BridgeMinter) {
+  ponder.on("BridgeMinter:BridgeBurned", async ({ event, context }) => {
+    const a = event.args;
+    const minter = lc(event.log.address);
+    const id = transferId(context.chain.id, minter, a.nonce);
+    const common = {
+      sender: lc(a.sender),
+      recipient: lc(a.recipient),
+      amount: a.amount,
+      dstChainId: a.dstChainId,
+      dstContract: lc(a.dstContract),
+    };
+    await context.db.insert(bridgeBurn).values({
+      id,
+      chainId: context.chain.id,
+      minter,
+      nonce: a.nonce,
+      wrappedToken: lc(a.wrappedToken),
+      homeToken: lc(a.homeToken),
+      ...common,
+      txHash: event.transaction.hash,
+      blockNumber: event.block.number,
+      timestamp: event.block.timestamp,
+    });
+    await upsertTransfer(
+      context.db,
+      id,
+      { kind: "release", srcChainId: BigInt(context.chain.id), srcContract: minter, nonce: a.nonce },
+      "burned",
+      { ...common, token: lc(a.homeToken), srcTxHash: event.transaction.hash, srcTimestamp: event.block.timestamp },
+      event.block.timestamp,
+    );
+  });
+}
+
+if (activeContracts.BridgeVault) {
+  ponder.on("BridgeVault:BridgeVaultMinterSet", async ({ event, context }) => {
+    await setCounterpart(context.db, context.chain.id, lc(event.log.address), event.args.minter);
+  });
+
+  /** The release transfer a vault event completes: keyed by the remote burn it pays out. */
+  const releaseKey = async (db: Db, chainId: number, vault: `0x${string}`, burnNonce: bigint) => {
+    const remote = deployments.remote;
+    const minter = await counterpartOf(db, chainId, vault, remote?.contracts.BridgeMinter);
+    if (!remote || !minter) return undefined;
+    const srcChainId = BigInt(remote.chainId);
+    const key = { kind: "release" as const, srcChainId, srcContract: minter as `0x${string}`, nonce: burnNonce };
+    return { id: transferId(srcChainId, minter, burnNonce), key };
+  };
+
+  ponder.on("BridgeVault:BridgeReleaseQueued", async ({ event, context }) => {
+    const a = event.args;
+    const vault = lc(event.log.address);
+    const r = await releaseKey(context.db, context.chain.id, vault, a.burnNonce);
+    if (!r) return;
+    await upsertTransfer(
+      context.db,
+      r.id,
+      r.key,
+      "queued",
+      {
+        dstChainId: BigInt(context.chain.id),
+        dstContract: vault,
+        token: lc(a.token),
+        recipient: lc(a.recipient),
+        amount: a.amount,
+        queuedAt: event.block.timestamp,
+        releasableAt: a.readyAt,
+      },
+      event.block.timestamp,
+    );
+  });
+
+  ponder.on("BridgeVault:BridgeReleaseDisputed", async ({ event, context }) => {
+    const r = await releaseKey(context.db, context.chain.id, lc(event.log.address), event.args.burnNonce);
+    if (!r) return;
+    await upsertTransfer(context.db, r.id, r.key, "disputed", { disputedAt: event.block.timestamp }, event.block.timestamp);
+  });
+
+  ponder.on("BridgeVault:BridgeReleaseExecuted", async ({ event, context }) => {
+    const a = event.args;
+    const vault = lc(event.log.address);
+    const r = await releaseKey(context.db, context.chain.id, vault, a.burnNonce);
+    if (!r) return;
+    await upsertTransfer(
+      context.db,
+      r.id,
+      r.key,
+      "released",
+      {
+        dstChainId: BigInt(context.chain.id),
+        dstContract: vault,
+        token: lc(a.token),
+        recipient: lc(a.recipient),
+        amount: a.amount,
+        dstTxHash: event.transaction.hash,
+        completedAt: event.block.timestamp,
+      },
+      event.block.timestamp,
+    );
+  });
+}
+
+if (activeContracts.BridgeMinter) {
+  ponder.on("BridgeMinter:BridgeMinterVaultSet", async ({ event, context }) => {
+    await setCounterpart(context.db, context.chain.id, lc(event.log.address), event.args.vault);
+  });
+
+  ponder.on("BridgeMinter:BridgeMinted", async ({ event, context }) => {
+    const a = event.args;
+    const minter = lc(event.log.address);
+    const vault = await counterpartOf(context.db, context.chain.id, minter, deployments.home.contracts.BridgeVault);
+    if (!vault) return;
+    const srcChainId = BigInt(deployments.home.chainId);
+    await upsertTransfer(
+      context.db,
+      transferId(srcChainId, vault, a.depositNonce),
+      { kind: "mint", srcChainId, srcContract: vault as `0x${string}`, nonce: a.depositNonce },
+      "minted",
+      {
+        dstChainId: BigInt(context.chain.id),
+        dstContract: minter,
+        token: lc(a.homeToken),
+        recipient: lc(a.recipient),
+        amount: a.amount,
+        dstTxHash: event.transaction.hash,
+        completedAt: event.block.timestamp,
+      },
+      event.block.timestamp,
+    );
+  });
+}
