@@ -31,8 +31,8 @@ interface Outstanding {
   commitment: WireCommitment;
   epoch: number;
   requestKey: string;
-  /** started in round 1 so the chain lookup overlaps the commitment round trip */
-  event: Promise<VerifiedSourceEvent>;
+  /** run in round 2 only: commitments that are never used cost no chain lookup */
+  event: () => Promise<VerifiedSourceEvent>;
   expiresAt: number;
 }
 
@@ -77,8 +77,7 @@ export function createSigningService(deps: {
       const { nonces, commitments } = frost.commit(secret);
       const commitmentId = randomUUID();
       const commitment = { index: deps.index, hiding: toHex(commitments.hiding), binding: toHex(commitments.binding) };
-      const event = deps.verifier.verify(request, BigInt(share.epoch));
-      event.catch(() => undefined); // observed in round 2; never an unhandled rejection
+      const event = () => deps.verifier.verify(request, BigInt(share.epoch));
       outstanding.set(commitmentId, { nonces, commitment, epoch: share.epoch, requestKey: requestKey(request), event, expiresAt: now() + deps.nonceTtlMs });
       return { commitmentId, epoch: share.epoch, ...commitment };
     },
@@ -116,7 +115,7 @@ export function createSigningService(deps: {
       if (!own || own.hiding.toLowerCase() !== entry.commitment.hiding || own.binding.toLowerCase() !== entry.commitment.binding)
         throw new MpcError("COMMITMENT_MISMATCH", "the signing package does not carry this node's commitment as issued");
 
-      const event = await entry.event;
+      const event = await entry.event();
       const { pub, secret } = toFrostKeys(share);
       const list: NonceCommitments[] = req.commitments.map((c) => ({ identifier: identifierOf(c.index), hiding: fromHex(c.hiding), binding: fromHex(c.binding) }));
       let sigShare: Uint8Array;

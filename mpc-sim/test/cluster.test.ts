@@ -16,7 +16,8 @@ import { MpcError } from "../errors";
 import { callJson, listen } from "../http";
 import { shareFilePath, type PublicKeyPackage, type StoredShare } from "../share-store";
 import type { CommitResponse, SignShareResponse } from "../signing-service";
-import { deployEventsStub, emitBurn, emitDeposit, startHardhatChain, type TestChain } from "../testing/chain";
+import { createSourceEventVerifier, signingRequestSchema } from "../source-events";
+import { deployEventsStub, emitBurn, emitDeposit, mineBlocks, startHardhatChain, type TestChain } from "../testing/chain";
 
 const Point = secp256k1.Point;
 const Fn = Point.Fn;
@@ -226,6 +227,29 @@ describe("MPC signer cluster", () => {
     // malformed requests never reach the chain
     await rejectsWith(callJson(`${node(3).url}/v1/sign/commit`, { request: { kind: "MINT", srcChainId: "31337", nonce: "-1" } }, 2_000), "INVALID_REQUEST");
     await rejectsWith(callJson(`${node(3).url}/v1/sign/commit`, { request: { ...mint(1n), digest: "0x00" } }, 2_000), "INVALID_REQUEST");
+  });
+
+  test("finality: an event fewer than `confirmations` blocks deep is refused retryably, then signed once buried", async () => {
+    const chains = {
+      confirmations: 3,
+      home: { chainId: 31337, rpcUrl: home.url, vault, fromBlock: 0n },
+      remote: { chainId: 31338, rpcUrl: remote.url, minter, fromBlock: 0n },
+    };
+    const verifier = createSourceEventVerifier(chains);
+    const receipt = await deposit(600n, 6n);
+    const request = signingRequestSchema.parse(mint(600n));
+    await rejectsWith(verifier.verify(request, 1n), "SOURCE_EVENT_NOT_FINAL", true);
+    await mineBlocks(home, 3);
+    const ok = await verifier.verify(request, 1n);
+    assert.equal(ok.blockNumber, receipt.blockNumber);
+    assert.equal(ok.digest, expectedMintDigest(600n, 6n, 1));
+    // the hints narrow the search and must agree with the chain
+    await rejectsWith(verifier.verify({ ...request, blockNumber: receipt.blockNumber - 1n }, 1n), "SOURCE_EVENT_NOT_FOUND");
+    await rejectsWith(verifier.verify({ ...request, txHash: `0x${"ab".repeat(32)}` }, 1n), "SOURCE_EVENT_NOT_FOUND");
+    assert.equal((await verifier.verify({ ...request, blockNumber: receipt.blockNumber, txHash: receipt.transactionHash }, 1n)).digest, ok.digest);
+    // an RPC serving another chain than configured is never trusted
+    const wrong = createSourceEventVerifier({ ...chains, home: { ...chains.home, rpcUrl: remote.url } });
+    await rejectsWith(wrong.verify(request, 1n), "CHAIN_ID_MISMATCH");
   });
 
   test("each nonce commitment is used once: replay, unknown and altered commitments are refused", async () => {
