@@ -135,6 +135,14 @@ describe("FrostSecp256k1Verifier", () => {
       await expect(harness.verifyDigest(0n, y, digest, good)).to.be.revertedWithCustomError(harness, "FrostPublicKeyInvalid");
       await expect(harness.verifyDigest(N, y, digest, good)).to.be.revertedWithCustomError(harness, "FrostPublicKeyInvalid");
     });
+    it("BridgeFrostVerifier refuses to be deployed with an invalid group key", async () => {
+      const factory = await ethers.getContractFactory("BridgeFrostVerifier");
+      await expect(factory.deploy(1n, x, y ^ 2n)).to.be.revertedWithCustomError(factory, "FrostPublicKeyInvalid");
+      await expect(factory.deploy(1n, 0n, 0n)).to.be.revertedWithCustomError(factory, "FrostPublicKeyInvalid");
+      const v: any = await factory.deploy(1n, x, y);
+      expect(await v.isValidBridgeSignature(digest, good)).to.equal(v.interface.getFunction("isValidBridgeSignature").selector);
+      expect(await v.isValidBridgeSignature(flipBit(digest, 3), good)).to.equal("0xffffffff");
+    });
     it("an all-zero 96-byte signature", async () => {
       await expect(harness.verifyDigest(x, y, digest, enc(0n, 0n, 0n))).to.be.revertedWithCustomError(harness, "FrostScalarOutOfRange");
     });
