@@ -77,13 +77,56 @@ export function baseToHumanSize(m: MarketSpec, amount: bigint): string {
   return formatDecimal(amount, m.baseDecimals);
 }
 
-/** Default grids of the seeded markets (token addresses come from the deployment).
- *  WETH-USD: tick 0.01 USD/WETH = 1e4 quote units per 1e18 base units; lot 0.0001 WETH = 1e14 base units;
- *  tick*lot = 1e18. WBTC-USD (8 decimals): tick 0.01 USD/WBTC = 1e14; lot 0.0001 WBTC = 1e4; product 1e18. */
-export const DEFAULT_MARKET_GRIDS: Record<string, Omit<MarketSpec, "symbol" | "baseToken" | "quoteToken">> = {
-  "WETH-USD": { baseDecimals: 18, quoteDecimals: 6, tickSize: 10n ** 4n, lotSize: 10n ** 14n, minLots: 1n, maxLots: 10n ** 8n },
-  "WBTC-USD": { baseDecimals: 8, quoteDecimals: 6, tickSize: 10n ** 14n, lotSize: 10n ** 4n, minLots: 1n, maxLots: 10n ** 8n },
+/** Human grid of a market: the tick in quote tokens per base token, the lot in base tokens (decimal text). */
+export interface HumanGrid {
+  tick: string;
+  lot: string;
+  minLots: bigint;
+  maxLots: bigint;
+}
+
+/** The seeded markets' grids. WETH-USD: tick 0.01 USD, lot 0.0001 WETH; WBTC-USD: tick 0.1 USD, lot
+ *  0.00001 WBTC. With 6-decimal USD and 18-decimal base tokens tick*lot is exactly 1e18 in contract units. */
+export const DEFAULT_HUMAN_GRIDS: Record<string, HumanGrid> = {
+  "WETH-USD": { tick: "0.01", lot: "0.0001", minLots: 1n, maxLots: 100_000_000n },
+  "WBTC-USD": { tick: "0.1", lot: "0.00001", minLots: 1n, maxLots: 100_000_000n },
 };
+
+/** Builds a market from token decimals and a human grid; throws when the grid is not exact on chain. */
+export function marketFromGrid(
+  symbol: string,
+  base: { address: Address; decimals: number },
+  quote: { address: Address; decimals: number },
+  g: HumanGrid,
+): MarketSpec {
+  const tickSize = parseDecimal(g.tick, quote.decimals + 18 - base.decimals);
+  const lotSize = parseDecimal(g.lot, base.decimals);
+  if (tickSize === null || tickSize <= 0n || lotSize === null || lotSize <= 0n) throw new Error(`market ${symbol}: tick or lot not representable`);
+  const m: MarketSpec = { symbol, baseToken: base.address, quoteToken: quote.address, baseDecimals: base.decimals, quoteDecimals: quote.decimals, tickSize, lotSize, minLots: g.minLots, maxLots: g.maxLots };
+  assertMarketGridExact(m);
+  return m;
+}
+
+/** Every default market whose two tokens are deployed (`tokens` by symbol, as in deployments.json). */
+export function marketsFromTokens(tokens: Record<string, { address: string; decimals: number }>): MarketSpec[] {
+  const out: MarketSpec[] = [];
+  for (const [symbol, g] of Object.entries(DEFAULT_HUMAN_GRIDS)) {
+    const [b, q] = symbol.split("-");
+    const base = tokens[b];
+    const quote = tokens[q];
+    if (base && quote) out.push(marketFromGrid(symbol, base as { address: Address; decimals: number }, quote as { address: Address; decimals: number }, g));
+  }
+  return out;
+}
+
+/** Grids of the seeded markets for the deployed decimals (USD 6, WETH 18, WBTC 18). */
+export const DEFAULT_MARKET_GRIDS: Record<string, Omit<MarketSpec, "symbol" | "baseToken" | "quoteToken">> = Object.fromEntries(
+  Object.entries(DEFAULT_HUMAN_GRIDS).map(([symbol, g]) => {
+    const z = "0x0000000000000000000000000000000000000000" as Address;
+    const { baseDecimals, quoteDecimals, tickSize, lotSize, minLots, maxLots } = marketFromGrid(symbol, { address: z, decimals: 18 }, { address: z, decimals: 6 }, g);
+    return [symbol, { baseDecimals, quoteDecimals, tickSize, lotSize, minLots, maxLots }];
+  }),
+);
 
 /** Base units of a token with `decimals` as a decimal string (for error details and displays). */
 export function formatMarketAmount(units: bigint, decimals: number): string {

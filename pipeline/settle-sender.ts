@@ -77,6 +77,9 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
   function classify(e: unknown): Error {
     const fatal = decodeRevert(e);
     if (fatal) return fatal;
+    if (e instanceof BaseError && /invalid parameters|exceeds|intrinsic gas|insufficient funds/i.test(`${e.shortMessage} ${e.details ?? ""}`)) {
+      return new FatalChainError(`settle refused by the node: ${e.shortMessage} ${e.details ?? ""}`, undefined, undefined, { cause: e });
+    }
     const msg = e instanceof BaseError ? `${e.shortMessage} ${e.details ?? ""}` : String((e as Error)?.message ?? e);
     if (/nonce/i.test(msg)) nonce = undefined; // resync before the retry
     if (RETRYABLE.test(msg) || e instanceof BaseError) return new RetryableChainError(msg, { cause: e });
@@ -114,8 +117,11 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
         throw classify(e);
       }
       // Generous fixed limit instead of an estimate: an estimate runs the whole batch twice on the node.
-      const gas = 300_000n + 90_000n * BigInt(args.orders.length) + 60_000n * BigInt(args.fills.length);
+      // Capped under the per-transaction gas cap (2^24, EIP-7825) that Hardhat enforces.
+      const want = 200_000n + 40_000n * BigInt(args.orders.length) + 40_000n * BigInt(args.fills.length);
+      const gas = want < 16_000_000n ? want : 16_000_000n;
       let txHash: Hex;
+      const tSend = performance.now();
       try {
         txHash = await wallet.sendTransaction({ to: deps.settlement, data, nonce, gas, gasPrice, type: "legacy" });
       } catch (e) {
@@ -125,12 +131,14 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
         throw err;
       }
       nonce += 1;
+      const tSent = performance.now();
       let receipt;
       try {
         receipt = await publicClient.waitForTransactionReceipt({ hash: txHash, pollingInterval: deps.pollingIntervalMs ?? 5, timeout: 120_000 });
       } catch (e) {
         throw classify(e);
       }
+      if (process.env.PIPELINE_TRACE) console.log(`settle ${batchId}: encode+send ${(tSent - tSend).toFixed(0)} ms, receipt ${(performance.now() - tSent).toFixed(0)} ms, ${args.fills.length} fills`);
       if (receipt.status !== "success") throw await diagnose(batchId, data, receipt.blockNumber);
       return { txHash, gasUsed: receipt.gasUsed, blockNumber: receipt.blockNumber };
     },

@@ -1,0 +1,45 @@
+// The pipeline as a stack component (`npm start`): matcher service + batcher on the home chain, with its
+// journal and batch store under <dataDir>/pipeline. Later components (the DEX API) reach it through
+// `ctx.started.get("pipeline")` as a PipelineHandle.
+import path from "node:path";
+import type { Address } from "viem";
+import type { Component, ComponentHandle, StackContext } from "../scripts/stack/types";
+import { marketsFromTokens } from "./markets";
+import { startPipeline, type Pipeline } from "./pipeline";
+
+export interface PipelineHandle extends ComponentHandle {
+  readonly pipeline: Pipeline;
+}
+
+export const pipelineComponent: Component = {
+  name: "pipeline",
+  async start(ctx: StackContext): Promise<PipelineHandle> {
+    const home = ctx.deployments.home;
+    const settlement = home.contracts.Settlement as Address | undefined;
+    if (!settlement) throw new Error("pipeline: no Settlement in the deployments");
+    const markets = marketsFromTokens(home.tokens);
+    const log = ctx.logger.child({ component: "pipeline" });
+    const pipeline = await startPipeline({
+      rpcUrl: ctx.chains.home.rpcUrl,
+      chainId: ctx.config.chains.home.chainId,
+      settlement,
+      fromBlock: BigInt(home.startBlock),
+      markets,
+      operatorKey: ctx.config.keys.operator.privateKey,
+      dataDir: path.join(ctx.config.dataDir, "pipeline"),
+      maxTrades: ctx.config.batcher.maxTrades,
+      maxDelayMs: ctx.config.batcher.maxDelayMs,
+      logger: log,
+    });
+    return {
+      pipeline,
+      stop: () => pipeline.stop(),
+      info: Object.fromEntries(markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`])),
+      async health() {
+        const h = pipeline.health();
+        const ok = h.matcher.state === "ok" && h.batcher.state !== "halted" && h.batcher.state !== "stopped";
+        return { ok, detail: JSON.stringify(h) };
+      },
+    };
+  },
+};
