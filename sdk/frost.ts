@@ -30,6 +30,8 @@ export interface FrostSignatureWords {
   z: Hex;
   /** RFC 9591 SerializeElement(R) || SerializeScalar(z): 65 bytes */
   bytes: Hex;
+  /** R.x || R.y || z, 96 bytes: the encoding contracts/bridge's BridgeFrostVerifier decodes */
+  evm: Hex;
 }
 
 const word = (v: bigint): Hex => `0x${v.toString(16).padStart(64, "0")}`;
@@ -51,7 +53,8 @@ export function splitFrostSignature(sig: Uint8Array | string): FrostSignatureWor
   if (bytes.length !== 65) throw new Error(`FROST signature must be 65 bytes, got ${bytes.length}`);
   const z = BigInt(toHex(bytes.subarray(33)));
   if (z === 0n || z >= N) throw new Error("FROST signature scalar out of range");
-  return { R: describePoint(bytes.subarray(0, 33)), z: word(z), bytes: toHex(bytes) };
+  const R = describePoint(bytes.subarray(0, 33));
+  return { R, z: word(z), bytes: toHex(bytes), evm: `0x${R.x.slice(2)}${R.y.slice(2)}${word(z).slice(2)}` };
 }
 
 /** Verifies a 65-byte FROST signature over a 32-byte digest under a compressed group key. */

@@ -147,6 +147,9 @@ for (const v of fixture.vectors) {
     const words = splitFrostSignature(sig);
     assert.equal(words.R.compressed.slice(2), v.final_output.sig.slice(0, 66));
     assert.equal(words.z.slice(2), v.final_output.sig.slice(66));
+    assert.equal(words.evm.length, 2 + 96 * 2);
+    assert.equal(words.evm.slice(2 + 128), v.final_output.sig.slice(66));
+    assert.ok(Point.fromAffine({ x: BigInt(words.R.x), y: BigInt(words.R.y) }).equals(Point.fromBytes(hexToBytes(v.final_output.sig.slice(0, 66)))));
   });
 
   test(`RFC 9591 vector ${v.name}: tampered inputs are refused`, () => {
