@@ -59,3 +59,9 @@ test("the config is frozen", () => {
   }, TypeError);
   assert.ok(Object.isFrozen(c.keys.demoTraders));
 });
+
+test("STACK_COMPONENTS selects the default components", () => {
+  assert.deepEqual(loadConfig({}).stackComponents, ["all"]);
+  assert.deepEqual(loadConfig({ STACK_COMPONENTS: "none" }).stackComponents, ["none"]);
+  assert.deepEqual(loadConfig({ STACK_COMPONENTS: "indexer, api" }).stackComponents, ["indexer", "api"]);
+});

@@ -51,6 +51,10 @@ const envSchema = z.object({
   BATCHER_MAX_TRADES: z.coerce.number().int().positive().default(100),
   BATCHER_MAX_DELAY_MS: z.coerce.number().int().nonnegative().default(20),
   CHAIN_JOURNAL_FSYNC: bool.default(true),
+  STACK_COMPONENTS: z
+    .string()
+    .default("all")
+    .transform((s) => s.split(",").map((c) => c.trim()).filter((c) => c.length > 0)),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -108,6 +112,8 @@ export interface Config {
   readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number };
   /** fsync every chain journal append (off only for throwaway benchmarks). */
   readonly chainJournalFsync: boolean;
+  /** Which of the stack's default components `npm start` runs: ["all"], ["none"], or names. */
+  readonly stackComponents: readonly string[];
   readonly logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
 }
 
@@ -189,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS },
     chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,
+    stackComponents: e.STACK_COMPONENTS,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { REPO_ROOT } from "../../config";
 
 const HARDHAT_CLI = path.join(REPO_ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js");
-const NODE_CONFIG = path.join(__dirname, "hardhat-node.config.ts");
+const NODE_CONFIG = path.join(__dirname, "hardhat-node.config.js");
 const EXIT_WITH_PARENT = path.join(__dirname, "exit-with-parent.cjs");
 const READY_LINE = /Started HTTP and WebSocket JSON-RPC server at http:\/\/([^:/]+):(\d+)\//;
 

@@ -25,9 +25,29 @@ export function artifactsAreStale(): boolean {
   return newestSourceMtimeMs(CONTRACTS_DIR) > fs.statSync(COMPILE_CACHE).mtimeMs;
 }
 
-/** Runs `hardhat compile` (the whole tree, default paths) when needed; resolves to whether it ran. */
-export async function ensureCompiled(): Promise<boolean> {
-  if (!artifactsAreStale()) return false;
+export interface CompileOutcome {
+  /** "fresh": nothing to do; "compiled": ran and succeeded; "stale": failed, but earlier artifacts exist. */
+  status: "fresh" | "compiled" | "stale";
+  error?: string;
+}
+
+/**
+ * Runs `hardhat compile` (the whole tree, default paths) when needed. A failed compile with earlier
+ * artifacts present is reported, not thrown: in a shared working tree a colleague's half-written
+ * contract must not stop the stack; with no artifacts at all it throws.
+ */
+export async function ensureCompiled(): Promise<CompileOutcome> {
+  if (!artifactsAreStale()) return { status: "fresh" };
+  try {
+    await runCompile();
+    return { status: "compiled" };
+  } catch (e) {
+    if (fs.existsSync(path.join(ARTIFACTS_DIR, "contracts"))) return { status: "stale", error: String(e) };
+    throw e;
+  }
+}
+
+async function runCompile(): Promise<void> {
   const cli = path.join(REPO_ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js");
   const env: NodeJS.ProcessEnv = { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: "true" };
   delete env.HARDHAT_AREA; // npm start deploys from the whole tree's artifacts
@@ -44,7 +64,6 @@ export async function ensureCompiled(): Promise<boolean> {
   // Hardhat leaves the cache file untouched when nothing changed; touch it so the check above holds.
   const now = new Date();
   if (fs.existsSync(COMPILE_CACHE)) fs.utimesSync(COMPILE_CACHE, now, now);
-  return true;
 }
 
 export interface Artifact {

@@ -80,9 +80,14 @@ export const indexerComponent: Component = {
   },
 };
 
-/** The default components whose modules exist in this checkout, in start order. */
-export function defaultComponents(): Component[] {
-  const components: Component[] = [];
-  if (fs.existsSync(INDEXER_MODULE)) components.push(indexerComponent);
-  return components;
+/**
+ * The default components whose modules exist in this checkout, in start order, narrowed by
+ * `config.stackComponents` (STACK_COMPONENTS=all | none | name,name).
+ */
+export function defaultComponents(selection: readonly string[] = ["all"]): Component[] {
+  const available: Component[] = [];
+  if (fs.existsSync(INDEXER_MODULE)) available.push(indexerComponent);
+  if (selection.includes("none")) return [];
+  if (selection.includes("all")) return available;
+  return available.filter((c) => selection.includes(c.name));
 }

@@ -7,7 +7,7 @@ import pino, { type Logger } from "pino";
 import type { Config } from "../../config";
 import { createRpcClient, startChain, type RunningChain } from "../chain";
 import { defaultComponents } from "./components";
-import { ensureCompiled } from "./compile";
+import { ensureCompiled, type CompileOutcome } from "./compile";
 import { deployOrReuse } from "./deploy";
 import { writeDeployments, type Deployments } from "./deployments";
 import type { SeededBalance } from "./seed";
@@ -17,7 +17,7 @@ export interface StartStackOptions {
   config: Config;
   /** Wipe the data dir first (`npm start -- --reset`). */
   reset?: boolean;
-  /** Components to run after the chains and deployments; default `defaultComponents()`. */
+  /** Components to run after the chains and deployments; default `defaultComponents(config.stackComponents)`. */
   components?: readonly Component[];
   /**
    * A component that fails to start: "fail" stops everything and throws (tests); "continue" logs it,
@@ -104,6 +104,10 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     await Promise.all(startedChains.map((c) => c.stop()));
     throw failed.reason;
   }
+  const compileOutcome = (compiled as PromiseFulfilledResult<CompileOutcome>).value;
+  if (compileOutcome.status === "stale") {
+    logger.warn({ error: compileOutcome.error?.slice(0, 2000) }, "hardhat compile failed: deploying from the existing (older) artifacts");
+  }
   const chains: StackChains = {
     home: (home as PromiseFulfilledResult<RunningChain>).value,
     remote: (remote as PromiseFulfilledResult<RunningChain>).value,
@@ -133,7 +137,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       return deployments;
     };
     const started = new Map<string, ComponentHandle>();
-    for (const component of options.components ?? defaultComponents()) {
+    for (const component of options.components ?? defaultComponents(config.stackComponents)) {
       const ctx: StackContext = {
         config,
         logger: logger.child({ component: component.name }),

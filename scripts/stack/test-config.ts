@@ -1,0 +1,45 @@
+// Configs for tests that start a stack: every listener on its own free port, data in a given directory.
+// (Port 0 is not enough: components read their URLs from the config, so the ports must be known first.)
+import { createServer } from "node:net";
+import { loadConfig, type Config } from "../../config";
+
+export function findFreePort(host = "127.0.0.1"): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const PORT_VARIABLES = [
+  "EXCHANGE_API_PORT",
+  "DEX_API_PORT",
+  "BRIDGE_API_PORT",
+  "IAM_PORT",
+  "DEX_WS_PORT",
+  "GRPC_PORT",
+  "INDEXER_PORT",
+  "HEALTH_PORT",
+  "HOME_CHAIN_PORT",
+  "REMOTE_CHAIN_PORT",
+] as const;
+
+/** Returns the environment too, for tests that start `npm start` as a child process. */
+export async function createTestConfig(
+  dataDir: string,
+  overrides: Record<string, string> = {},
+): Promise<{ config: Config; env: Record<string, string> }> {
+  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: "warn" };
+  const taken = new Set<number>();
+  for (const name of PORT_VARIABLES) {
+    let port = await findFreePort();
+    while (taken.has(port)) port = await findFreePort();
+    taken.add(port);
+    env[name] = String(port);
+  }
+  Object.assign(env, overrides);
+  return { config: loadConfig(env), env };
+}
