@@ -3,7 +3,7 @@ import type { HardhatRuntimeEnvironment } from "hardhat/types";
 import { keccak256, toHex, type Address, type Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { getOrderHash, getSettlementDomain, signOrder, OrderSide, type Order, type SettlementDomain } from "../../sdk/eip712";
-import { buildSettleArgs, type FillByHash, type SignedOrder } from "../../sdk/settle-batch";
+import { buildSettleArgs, encodePackedBatch, type FillByHash, type SignedOrder } from "../../sdk/settle-batch";
 
 export const PRICE = 2000n * 10n ** 6n; // 2,000 USD (6 decimals) per 1e18 WETH base units
 export const FILL_BASE = 10n ** 16n; // 0.01 WETH per trade (quote 20 USD)
@@ -73,17 +73,24 @@ export async function makeOrder(env: Env, trader: PrivateKeyAccount, side: Order
   return { order, signature: await signOrder(trader, env.domain, order), hash: getOrderHash(env.domain, order) };
 }
 
-/** Settles the fills as the next batch and returns the gas used. */
-export async function settle(env: Env, orders: SignedOrder[], fills: FillByHash[]): Promise<bigint> {
+export type Encoding = "packed" | "abi";
+
+/** Settles the fills as the next batch (settlePacked or settle) and returns the gas used. */
+export async function settle(env: Env, orders: SignedOrder[], fills: FillByHash[], encoding: Encoding = "packed"): Promise<bigint> {
   const args = buildSettleArgs(orders, fills);
   const batchId = await env.settlement.nextBatchId();
-  const tx = await env.settlement.connect(env.operator).settle(batchId, args.orders, args.signatures, args.fills, { gasLimit: 16_000_000 });
+  const op = env.settlement.connect(env.operator);
+  const opts = { gasLimit: 16_000_000 };
+  const tx =
+    encoding === "packed"
+      ? await op.settlePacked(batchId, encodePackedBatch(args), opts)
+      : await op.settle(batchId, args.orders, args.signatures, args.fills, opts);
   const receipt = await tx.wait();
   if (process.env.GAS_DEBUG) {
     const data: string = tx.data.slice(2);
     let cd = 0;
     for (let i = 0; i < data.length; i += 2) cd += data.slice(i, i + 2) === "00" ? 4 : 16;
-    console.log(`trades=${args.fills.length} orders=${args.orders.length} gas=${receipt.gasUsed} calldataGas=${cd} bytes=${data.length / 2}`);
+    console.log(`${encoding} trades=${args.fills.length} orders=${args.orders.length} gas=${receipt.gasUsed} calldataGas=${cd} bytes=${data.length / 2}`);
   }
   return receipt.gasUsed as bigint;
 }

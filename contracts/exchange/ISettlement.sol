@@ -100,6 +100,8 @@ interface ISettlement {
     error SettlementBatchLengthMismatch(uint256 orders, uint256 signatures);
     /// @notice Orders must be listed by strictly increasing order hash (this makes a duplicate impossible).
     error SettlementOrdersNotSorted(uint256 index);
+    /// @notice The packed batch is truncated, has trailing bytes, or names a token index it does not carry.
+    error SettlementPackedBatchMalformed(uint256 offset);
     /// @notice A fill points at an order index outside `orders`.
     error SettlementFillIndexOutOfRange(uint256 fillIndex);
     /// @notice The two orders of a fill trade different base or quote tokens.
@@ -197,6 +199,12 @@ interface ISettlement {
     /// @param fills the trades, applied in this order
     function settle(uint64 batchId, Order[] calldata orders, bytes[] calldata signatures, Fill[] calldata fills)
         external;
+
+    /// @notice The same as `settle`, with the batch in the compact encoding of PackedBatch.sol (about half
+    ///         the calldata). Operator only, not while paused.
+    /// @param batchId must equal `nextBatchId()`; it then increments
+    /// @param batch token table, orders (sorted by strictly increasing order hash) with signatures, fills
+    function settlePacked(uint64 batchId, bytes calldata batch) external;
 
     // ---------------------------------------------------------------- custody
 

@@ -59,6 +59,16 @@ contract Settlement is ISettlement, AccessControl, Pausable, ReentrancyGuardTran
         BatchSettlement.settle(_state, _domainSeparatorV4(), batchId, orders, signatures, fills);
     }
 
+    /// @inheritdoc ISettlement
+    function settlePacked(uint64 batchId, bytes calldata batch)
+        external
+        nonReentrant
+        onlyRole(OPERATOR_ROLE)
+        whenNotPaused
+    {
+        BatchSettlement.settlePacked(_state, _domainSeparatorV4(), batchId, batch);
+    }
+
     // ---------------------------------------------------------------- custody
 
     /// @inheritdoc ISettlement

@@ -8,6 +8,7 @@ import {OrderHashing} from "./OrderHashing.sol";
 import {NonceBitmap} from "./NonceBitmap.sol";
 import {FillMath} from "./FillMath.sol";
 import {SignatureValidation} from "./SignatureValidation.sol";
+import {PackedBatch} from "./PackedBatch.sol";
 
 /// @title BatchSettlement
 /// @notice The settle loop: load and verify every order once into memory, apply every fill to internal
@@ -59,16 +60,21 @@ library BatchSettlement {
         uint256 count;
     }
 
-    /// @dev What the fill loop needs besides the orders, in one memory struct (few stack slots).
+    /// @dev What the loops need besides the orders, in one memory struct (few stack slots).
     struct BatchContext {
         uint64 batchId;
         uint256 makerFeeBps;
         uint256 takerFeeBps;
+        bytes32 domainSeparator;
+        /// hash of the previous order (orders must be strictly increasing)
+        bytes32 previousHash;
+        /// the packed encoding's token table
+        address[] tokens;
         TradeLog log;
         FeeTotals fees;
     }
 
-    /// @notice Applies one batch (see ISettlement.settle).
+    /// @notice Applies one batch in the ABI encoding (see ISettlement.settle).
     function settle(
         SettlementState storage s,
         bytes32 domainSeparator,
@@ -77,53 +83,109 @@ library BatchSettlement {
         bytes[] calldata signatures,
         ISettlement.Fill[] calldata fills
     ) internal {
-        BatchContext memory ctx = _begin(s, batchId, orders.length, signatures.length);
-        OrderState[] memory states = _loadOrders(s, domainSeparator, orders, signatures);
-        for (uint256 k; k < fills.length; ++k) {
-            _applyFill(ctx, states, fills[k], k);
+        uint256 n = orders.length;
+        if (signatures.length != n) revert ISettlement.SettlementBatchLengthMismatch(n, signatures.length);
+        BatchContext memory ctx = _begin(s, domainSeparator, batchId, n);
+        OrderState[] memory states = new OrderState[](n);
+        for (uint256 i; i < n; ++i) {
+            OrderState memory st = states[i];
+            _copyOrder(orders[i], st, i);
+            _admitOrder(s, ctx, st, signatures[i], i);
         }
-        _recordFilled(s, states);
-        _writeFees(s, ctx.fees);
-        emit ISettlement.BatchSettled(batchId, fills.length);
+        for (uint256 k; k < fills.length; ++k) {
+            ISettlement.Fill calldata f = fills[k];
+            _applyFill(ctx, states, f.makerIndex, f.takerIndex, f.baseAmount, f.price, k);
+        }
+        _finish(s, ctx, states, fills.length);
+    }
+
+    /// @notice Applies one batch in the packed encoding (see ISettlement.settlePacked, PackedBatch.sol).
+    function settlePacked(SettlementState storage s, bytes32 domainSeparator, uint64 batchId, bytes calldata batch)
+        internal
+    {
+        (address[] memory tokens, uint256 offset) = PackedBatch.readTokens(batch);
+        uint256 n;
+        (n, offset) = PackedBatch.readCount(batch, offset);
+        BatchContext memory ctx = _begin(s, domainSeparator, batchId, n);
+        ctx.tokens = tokens;
+        OrderState[] memory states = new OrderState[](n);
+        for (uint256 i; i < n; ++i) {
+            offset = _loadPackedOrder(s, ctx, batch, offset, states[i], i);
+        }
+        uint256 fillCount;
+        (fillCount, offset) = PackedBatch.readCount(batch, offset);
+        uint256 end = offset + fillCount * PackedBatch.FILL_BYTES;
+        if (end != batch.length) revert ISettlement.SettlementPackedBatchMalformed(offset);
+        for (uint256 k; k < fillCount; ++k) {
+            (uint256 mi, uint256 ti, uint256 baseAmount, uint256 price) =
+                PackedBatch.readFill(batch, offset + k * PackedBatch.FILL_BYTES);
+            _applyFill(ctx, states, mi, ti, baseAmount, price, k);
+        }
+        _finish(s, ctx, states, fillCount);
     }
 
     /// @dev Sequence check and increment: a batch can never apply twice or be skipped.
-    function _begin(SettlementState storage s, uint64 batchId, uint256 orderCount, uint256 signatureCount)
+    function _begin(SettlementState storage s, bytes32 domainSeparator, uint64 batchId, uint256 orderCount)
         private
         returns (BatchContext memory ctx)
     {
         BatchConfig memory cfg = s.config;
         if (batchId != cfg.nextBatchId) revert ISettlement.SettlementBatchOutOfOrder(cfg.nextBatchId, batchId);
         s.config.nextBatchId = batchId + 1;
-        if (signatureCount != orderCount) revert ISettlement.SettlementBatchLengthMismatch(orderCount, signatureCount);
         ctx.batchId = batchId;
         ctx.makerFeeBps = cfg.makerFeeBps;
         ctx.takerFeeBps = cfg.takerFeeBps;
+        ctx.domainSeparator = domainSeparator;
         // at most two fee tokens per order
         ctx.fees = FeeTotals(new address[](2 * orderCount), new uint256[](2 * orderCount), 0);
     }
 
+    function _finish(SettlementState storage s, BatchContext memory ctx, OrderState[] memory states, uint256 fillCount)
+        private
+    {
+        _recordFilled(s, states);
+        _writeFees(s, ctx.fees);
+        emit ISettlement.BatchSettled(ctx.batchId, fillCount);
+    }
+
     // ---------------------------------------------------------------- orders
 
-    function _loadOrders(
+    /// @dev Reads one packed order into `st` and admits it; returns the offset after its signature.
+    function _loadPackedOrder(
         SettlementState storage s,
-        bytes32 domainSeparator,
-        ISettlement.Order[] calldata orders,
-        bytes[] calldata signatures
-    ) private view returns (OrderState[] memory states) {
-        uint256 n = orders.length;
-        states = new OrderState[](n);
-        bytes32 previous;
-        for (uint256 i; i < n; ++i) {
-            OrderState memory st = states[i];
-            _copyOrder(orders[i], st, i);
-            bytes32 h = MessageHashUtils.toTypedDataHash(domainSeparator, _hashStruct(st));
-            // Strictly increasing hashes: the same order can never appear twice and be overfilled.
-            if (i != 0 && h <= previous) revert ISettlement.SettlementOrdersNotSorted(i);
-            previous = h;
-            st.orderHash = h;
-            _verifyOrder(s, st, signatures[i]);
+        BatchContext memory ctx,
+        bytes calldata batch,
+        uint256 offset,
+        OrderState memory st,
+        uint256 index
+    ) private view returns (uint256) {
+        st.typeHash = OrderHashing.ORDER_TYPEHASH;
+        uint256 fields;
+        // Memory-safe: takes the address of the struct's second word.
+        assembly ("memory-safe") {
+            fields := add(st, 0x20)
         }
+        uint256 signatureLength = PackedBatch.readOrder(batch, offset, ctx.tokens, fields);
+        offset += PackedBatch.ORDER_FIXED_BYTES;
+        PackedBatch.need(batch, offset, signatureLength);
+        _admitOrder(s, ctx, st, batch[offset:offset + signatureLength], index);
+        return offset + signatureLength;
+    }
+
+    /// @dev Hashes the loaded order, checks the strict hash order, then verifies it.
+    function _admitOrder(
+        SettlementState storage s,
+        BatchContext memory ctx,
+        OrderState memory st,
+        bytes calldata signature,
+        uint256 index
+    ) private view {
+        bytes32 h = MessageHashUtils.toTypedDataHash(ctx.domainSeparator, _hashStruct(st));
+        // Strictly increasing hashes: the same order can never appear twice and be overfilled.
+        if (index != 0 && h <= ctx.previousHash) revert ISettlement.SettlementOrdersNotSorted(index);
+        ctx.previousHash = h;
+        st.orderHash = h;
+        _verifyOrder(s, st, signature);
     }
 
     /// @dev Copies the nine words of `o` after the type hash, rejecting any word that is not the clean
@@ -190,16 +252,22 @@ library BatchSettlement {
 
     // ---------------------------------------------------------------- fills
 
-    function _applyFill(BatchContext memory ctx, OrderState[] memory states, ISettlement.Fill calldata f, uint256 k)
-        private
-    {
-        uint256 mi = f.makerIndex;
-        uint256 ti = f.takerIndex;
-        if (mi >= states.length || ti >= states.length) revert ISettlement.SettlementFillIndexOutOfRange(k);
-        OrderState memory maker = states[mi];
-        OrderState memory taker = states[ti];
+    function _applyFill(
+        BatchContext memory ctx,
+        OrderState[] memory states,
+        uint256 makerIndex,
+        uint256 takerIndex,
+        uint256 baseAmount,
+        uint256 price,
+        uint256 k
+    ) private {
+        if (makerIndex >= states.length || takerIndex >= states.length) {
+            revert ISettlement.SettlementFillIndexOutOfRange(k);
+        }
+        OrderState memory maker = states[makerIndex];
+        OrderState memory taker = states[takerIndex];
         TradeLog memory log = ctx.log;
-        _fillOrders(maker, taker, f.baseAmount, f.price, k, log);
+        _fillOrders(maker, taker, baseAmount, price, k, log);
         _chargeFees(ctx, log);
         _moveBalances(maker, taker, log);
         _emitTrade(log, ctx.batchId, maker.orderHash, taker.orderHash);

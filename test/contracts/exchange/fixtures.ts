@@ -11,7 +11,7 @@ import {
   type Order,
   type SettlementDomain,
 } from "../../../sdk/eip712";
-import { buildSettleArgs, type FillByHash, type SignedOrder } from "../../../sdk/settle-batch";
+import { buildSettleArgs, encodePackedBatch, type FillByHash, type SignedOrder } from "../../../sdk/settle-batch";
 
 export const MNEMONIC = "test test test test test test test test test test test junk";
 export const USD = 10n ** 6n;
@@ -96,15 +96,32 @@ export function fill(maker: SignedOrder, taker: SignedOrder, baseAmount: bigint,
   return { makerHash: maker.hash, takerHash: taker.hash, baseAmount, price };
 }
 
-/** Calls settle as the operator with the next batch id (or `batchId`). */
+/** The two entry points run the same checks; the suites run once per encoding. */
+export type Encoding = "abi" | "packed";
+export const ENCODINGS: Encoding[] = ["abi", "packed"];
+let encoding: Encoding = "abi";
+export function useEncoding(e: Encoding): void {
+  encoding = e;
+}
+
+/** Calls settle (or settlePacked) as the operator with the next batch id (or `batchId`). */
 export async function settle(f: Fixture, orders: SignedOrder[], fills: FillByHash[], batchId?: bigint) {
   const args = buildSettleArgs(orders, fills);
   const id = batchId ?? (await f.settlement.nextBatchId());
-  return f.settlement.connect(f.operator).settle(id, args.orders, args.signatures, args.fills);
+  return settleRaw(f, id, args.orders, args.signatures, args.fills);
 }
 
 /** settle() with orders/signatures already in contract order (for tests that tamper with the encoding). */
-export function settleRaw(f: Fixture, batchId: bigint, orders: Order[], signatures: Hex[], fills: unknown[]) {
+export function settleRaw(
+  f: Fixture,
+  batchId: bigint,
+  orders: Order[],
+  signatures: Hex[],
+  fills: { makerIndex: number; takerIndex: number; baseAmount: bigint; price: bigint }[],
+) {
+  if (encoding === "packed") {
+    return f.settlement.connect(f.operator).settlePacked(batchId, encodePackedBatch({ orders, signatures, fills }));
+  }
   return f.settlement.connect(f.operator).settle(batchId, orders, signatures, fills);
 }
 

@@ -8,7 +8,7 @@ import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-help
 import type { Address } from "viem";
 import { feeFor, quoteAmountFor, OrderSide } from "../../../sdk/eip712";
 import type { FillByHash, SignedOrder } from "../../../sdk/settle-batch";
-import { deployFixture, orderFor, settle, signed, signerKey, DELAY, MAKER_BPS, TAKER_BPS, type Fixture } from "./fixtures";
+import { deployFixture, orderFor, settle, signed, signerKey, useEncoding, DELAY, MAKER_BPS, TAKER_BPS, type Fixture } from "./fixtures";
 
 const LOT = 10n ** 15n; // 0.001 WETH
 const TICK = 10n ** 6n; // 1 USD per WETH
@@ -18,7 +18,7 @@ const UNIT = [10n ** 6n, 10n ** 15n];
 
 type Action =
   | { kind: "deposit"; t: number; token: number; amount: bigint }
-  | { kind: "batch"; fills: { maker: number; taker: number; takerBuys: boolean; lots: bigint; ticks: bigint }[] }
+  | { kind: "batch"; packed: boolean; fills: { maker: number; taker: number; takerBuys: boolean; lots: bigint; ticks: bigint }[] }
   | { kind: "request"; t: number; token: number; amount: bigint }
   | { kind: "execute"; t: number; token: number }
   | { kind: "cancel"; t: number; token: number };
@@ -29,6 +29,7 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
   fc.record({ kind: fc.constant("deposit" as const), t: trader, token, amount: fc.bigInt({ min: 1n, max: 5000n }) }),
   fc.record({
     kind: fc.constant("batch" as const),
+    packed: fc.boolean(),
     fills: fc.array(
       fc.record({ maker: trader, taker: trader, takerBuys: fc.boolean(), lots: fc.bigInt({ min: 1n, max: 3000n }), ticks: fc.bigInt({ min: 1n, max: 4000n }) }).filter((x) => x.maker !== x.taker),
       { minLength: 1, maxLength: 4 },
@@ -75,7 +76,8 @@ async function checkInvariants(f: Fixture, m: Model) {
   }
 }
 
-async function runBatch(f: Fixture, m: Model, fills: Extract<Action, { kind: "batch" }>["fills"]) {
+async function runBatch(f: Fixture, m: Model, fills: Extract<Action, { kind: "batch" }>["fills"], packed: boolean) {
+  useEncoding(packed ? "packed" : "abi"); // both entry points must keep the same books
   const orders: SignedOrder[] = [];
   const byHash: FillByHash[] = [];
   const next = new Model();
@@ -118,7 +120,7 @@ async function runBatch(f: Fixture, m: Model, fills: Extract<Action, { kind: "ba
 
 async function runAction(f: Fixture, m: Model, a: Action) {
   const tokens = [await f.usd.getAddress(), await f.weth.getAddress()];
-  if (a.kind === "batch") return runBatch(f, m, a.fills);
+  if (a.kind === "batch") return runBatch(f, m, a.fills, a.packed);
   if (a.kind === "deposit" || a.kind === "request") a = { ...a, amount: a.amount * UNIT[a.token]! };
   const who = f.signers[TRADERS[a.t]!]!;
   const tok = tokens[a.token]!;

@@ -3,8 +3,8 @@ import { ethers } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import type { Address } from "viem";
 import { feeFor, quoteAmountFor, OrderFlags } from "../../../sdk/eip712";
-import { buildSettleArgs } from "../../../sdk/settle-batch";
-import { deployFixture, fill, orderFor, settle, settleRaw, signed, ETH, USD, PRICE_2000, MAKER_BPS, TAKER_BPS, OrderSide, type Fixture } from "./fixtures";
+import { buildSettleArgs, encodePackedBatch } from "../../../sdk/settle-batch";
+import { deployFixture, fill, orderFor, settle, settleRaw, signed, ETH, USD, PRICE_2000, MAKER_BPS, TAKER_BPS, OrderSide, type Fixture, ENCODINGS, useEncoding } from "./fixtures";
 
 async function pair(f: Fixture, sellAmount = 1n * ETH, buyAmount = 1n * ETH, sellPrice = PRICE_2000, buyPrice = PRICE_2000) {
   const maker = await signed(f, f.keys.bob, await orderFor(f, f.bob.address as Address, OrderSide.SELL, sellAmount, sellPrice));
@@ -12,7 +12,9 @@ async function pair(f: Fixture, sellAmount = 1n * ETH, buyAmount = 1n * ETH, sel
   return { maker, taker };
 }
 
-describe("Settlement: settle", () => {
+for (const enc of ENCODINGS) describe(`Settlement: settle (${enc})`, () => {
+  before(() => useEncoding(enc));
+
   it("settles a trade: balances, fees in the received token rounded up, TradeSettled and BatchSettled", async () => {
     const f = await loadFixture(deployFixture);
     const { maker, taker } = await pair(f);
@@ -129,7 +131,12 @@ describe("Settlement: settle", () => {
     const badFlags = await signed(f, f.keys.alice, await orderFor(f, f.alice.address as Address, OrderSide.BUY, ETH, PRICE_2000, { flags: 2 }));
     await expect(settle(f, [maker, badFlags], [fill(maker, badFlags, ETH / 4n)])).to.be.revertedWithCustomError(f.settlement, "SettlementOrderFlagsInvalid");
     const badSide = await signed(f, f.keys.alice, await orderFor(f, f.alice.address as Address, 2 as OrderSide, ETH));
-    await expect(settle(f, [maker, badSide], [fill(maker, badSide, ETH / 4n)])).to.be.revertedWithCustomError(f.settlement, "SettlementOrderSideInvalid");
+    if (enc === "abi") {
+      await expect(settle(f, [maker, badSide], [fill(maker, badSide, ETH / 4n)])).to.be.revertedWithCustomError(f.settlement, "SettlementOrderSideInvalid");
+    } else {
+      // the packed layout has one bit for the side: a side of 2 cannot even be encoded
+      expect(() => encodePackedBatch(buildSettleArgs([maker, badSide], [fill(maker, badSide, ETH / 4n)]))).to.throw(/side 2/);
+    }
   });
 
   it("rejects a debit larger than the internal balance", async () => {
@@ -144,7 +151,11 @@ describe("Settlement: settle", () => {
     const f = await loadFixture(deployFixture);
     const { maker, taker } = await pair(f);
     const args = buildSettleArgs([maker, taker], [fill(maker, taker, ETH / 4n)]);
-    await expect(f.settlement.connect(f.alice).settle(0n, args.orders, args.signatures, args.fills))
+    const asAlice =
+      enc === "packed"
+        ? f.settlement.connect(f.alice).settlePacked(0n, encodePackedBatch(args))
+        : f.settlement.connect(f.alice).settle(0n, args.orders, args.signatures, args.fills);
+    await expect(asAlice)
       .to.be.revertedWithCustomError(f.settlement, "AccessControlUnauthorizedAccount")
       .withArgs(f.alice.address, await f.settlement.OPERATOR_ROLE());
     await expect(settleRaw(f, 1n, args.orders, args.signatures, args.fills))
@@ -183,7 +194,20 @@ describe("Settlement: settle", () => {
     await expect(settleRaw(f, 0n, args.orders, args.signatures, [{ makerIndex: 0, takerIndex: 2, baseAmount: ETH, price: PRICE_2000 }]))
       .to.be.revertedWithCustomError(f.settlement, "SettlementFillIndexOutOfRange")
       .withArgs(0n);
-    await expect(settleRaw(f, 0n, args.orders, [args.signatures[0]], [])).to.be.revertedWithCustomError(f.settlement, "SettlementBatchLengthMismatch");
+    if (enc === "abi") {
+      await expect(settleRaw(f, 0n, args.orders, [args.signatures[0]], [])).to.be.revertedWithCustomError(f.settlement, "SettlementBatchLengthMismatch");
+    } else {
+      const packed = encodePackedBatch(args);
+      const op = f.settlement.connect(f.operator);
+      await expect(op.settlePacked(0n, packed.slice(0, -2))).to.be.revertedWithCustomError(f.settlement, "SettlementPackedBatchMalformed");
+      await expect(op.settlePacked(0n, packed + "00")).to.be.revertedWithCustomError(f.settlement, "SettlementPackedBatchMalformed");
+      await expect(op.settlePacked(0n, "0x")).to.be.revertedWithCustomError(f.settlement, "SettlementPackedBatchMalformed").withArgs(0n);
+      // a token index beyond the table (the first order's base token index byte is at 1 + 2*20 + 2 + 20)
+      const at = 2 + 2 * (1 + 2 * 20 + 2 + 20);
+      const badIndex = packed.slice(0, at) + "07" + packed.slice(at + 2);
+      await expect(op.settlePacked(0n, badIndex)).to.be.revertedWithCustomError(f.settlement, "SettlementPackedBatchMalformed");
+      await op.settlePacked(0n, packed);
+    }
   });
 
   it("does not settle while paused", async () => {

@@ -4,7 +4,7 @@ import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-help
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { concat, numberToHex, toHex, type Address, type Hex } from "viem";
 import { getSettlementDomain, getAgentApprovalHash, signAgentApproval, signOrder, getOrderHash } from "../../../sdk/eip712";
-import { deployFixture, fill, orderFor, settle, signed, signerKey, ETH, USD, OrderSide, type Fixture } from "./fixtures";
+import { deployFixture, fill, orderFor, settle, signed, signerKey, ETH, USD, OrderSide, type Fixture, ENCODINGS, useEncoding } from "./fixtures";
 
 const N = secp256k1.Point.CURVE().n;
 
@@ -20,7 +20,9 @@ async function sellOrder(f: Fixture) {
   return signed(f, f.keys.bob, await orderFor(f, f.bob.address as Address, OrderSide.SELL, ETH));
 }
 
-describe("Settlement: signatures and agents", () => {
+for (const enc of ENCODINGS) describe(`Settlement: signatures and agents (${enc})`, () => {
+  before(() => useEncoding(enc));
+
   it("rejects an order signed by another trader", async () => {
     const f = await loadFixture(deployFixture);
     const maker = await sellOrder(f);

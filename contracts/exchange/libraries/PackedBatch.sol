@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+import {ISettlement} from "../ISettlement.sol";
+
+/// @title PackedBatch
+/// @notice Readers of the compact batch encoding of `settlePacked`, which carries the same orders and
+///         fills as `settle` in about half the calldata (calldata is a third of a trade's gas).
+/// @dev Layout, big-endian, no padding (the TypeScript encoder is sdk/settle-batch.ts `encodePackedBatch`):
+///
+///     batch := tokenCount u8 ‖ token address(20) × tokenCount
+///              ‖ orderCount u16 ‖ order × orderCount
+///              ‖ fillCount u16 ‖ fill × fillCount
+///     order := trader address(20) ‖ baseTokenIndex u8 ‖ quoteTokenIndex u8 ‖ sideAndFlags u8 (side | flags << 1)
+///              ‖ price u128 ‖ amount u128 ‖ expiry u64 ‖ nonce u64 ‖ signatureLength u16 ‖ signature
+///     fill  := makerIndex u16 ‖ takerIndex u16 ‖ baseAmount u128 ‖ price u128
+///
+///     An order decodes to the same EIP-712 Order (and hash) as its ABI form; the packed form can only
+///     carry price and amount below 2^128 and nonces below 2^64.
+library PackedBatch {
+    uint256 internal constant ORDER_FIXED_BYTES = 73;
+    uint256 internal constant FILL_BYTES = 36;
+
+    /// @dev Reverts unless `size` bytes are available at `offset`.
+    function need(bytes calldata batch, uint256 offset, uint256 size) internal pure {
+        if (offset + size > batch.length) revert ISettlement.SettlementPackedBatchMalformed(offset);
+    }
+
+    /// @dev The token table; returns it and the offset after it.
+    function readTokens(bytes calldata batch) internal pure returns (address[] memory tokens, uint256 offset) {
+        need(batch, 0, 1);
+        uint256 count;
+        // Memory-safe: only reads calldata.
+        assembly ("memory-safe") {
+            count := shr(248, calldataload(batch.offset))
+        }
+        need(batch, 1, 20 * count);
+        tokens = new address[](count);
+        for (uint256 i; i < count; ++i) {
+            address token;
+            // Memory-safe: only reads calldata, inside the bounds checked above.
+            assembly ("memory-safe") {
+                token := shr(96, calldataload(add(add(batch.offset, 1), mul(i, 20))))
+            }
+            tokens[i] = token;
+        }
+        offset = 1 + 20 * count;
+    }
+
+    /// @dev A u16 count at `offset`; returns it and the offset after it.
+    function readCount(bytes calldata batch, uint256 offset) internal pure returns (uint256 count, uint256 next) {
+        need(batch, offset, 2);
+        // Memory-safe: only reads calldata, inside the bounds checked above.
+        assembly ("memory-safe") {
+            count := shr(240, calldataload(add(batch.offset, offset)))
+        }
+        next = offset + 2;
+    }
+
+    /// @dev The fixed part of an order at `offset`, written into the nine field words at `fields`
+    ///      (trader, baseToken, quoteToken, side, price, amount, expiry, nonce, flags); returns the
+    ///      signature's length. Token indexes are checked against `tokens`.
+    function readOrder(bytes calldata batch, uint256 offset, address[] memory tokens, uint256 fields)
+        internal
+        pure
+        returns (uint256 signatureLength)
+    {
+        need(batch, offset, ORDER_FIXED_BYTES);
+        uint256 baseIndex;
+        uint256 quoteIndex;
+        // Memory-safe: writes the nine words at `fields`, which the caller allocated (an OrderState).
+        assembly ("memory-safe") {
+            let p := add(batch.offset, offset)
+            let w := calldataload(p)
+            mstore(fields, shr(96, w))
+            baseIndex := byte(20, w)
+            quoteIndex := byte(21, w)
+            let sideAndFlags := byte(22, w)
+            mstore(add(fields, 0x60), and(sideAndFlags, 1))
+            mstore(add(fields, 0x80), shr(128, calldataload(add(p, 23))))
+            mstore(add(fields, 0xa0), shr(128, calldataload(add(p, 39))))
+            mstore(add(fields, 0xc0), shr(192, calldataload(add(p, 55))))
+            mstore(add(fields, 0xe0), shr(192, calldataload(add(p, 63))))
+            mstore(add(fields, 0x100), shr(1, sideAndFlags))
+            signatureLength := shr(240, calldataload(add(p, 71)))
+        }
+        if (baseIndex >= tokens.length || quoteIndex >= tokens.length) {
+            revert ISettlement.SettlementPackedBatchMalformed(offset);
+        }
+        address baseToken = tokens[baseIndex];
+        address quoteToken = tokens[quoteIndex];
+        // Memory-safe: writes two of the nine words at `fields`.
+        assembly ("memory-safe") {
+            mstore(add(fields, 0x20), baseToken)
+            mstore(add(fields, 0x40), quoteToken)
+        }
+    }
+
+    /// @dev The fill at `offset`.
+    function readFill(bytes calldata batch, uint256 offset)
+        internal
+        pure
+        returns (uint256 makerIndex, uint256 takerIndex, uint256 baseAmount, uint256 price)
+    {
+        need(batch, offset, FILL_BYTES);
+        // Memory-safe: only reads calldata, inside the bounds checked above.
+        assembly ("memory-safe") {
+            let p := add(batch.offset, offset)
+            let w := calldataload(p)
+            makerIndex := shr(240, w)
+            takerIndex := and(shr(224, w), 0xffff)
+            baseAmount := shr(128, calldataload(add(p, 4)))
+            price := shr(128, calldataload(add(p, 20)))
+        }
+    }
+}
