@@ -4,7 +4,7 @@ import { parseAbi } from "viem";
 
 export const BridgeVaultAbi = parseAbi([
   "event BridgeDeposited(uint64 indexed nonce, address indexed token, address indexed sender, address recipient, uint256 amount, uint256 dstChainId, address dstContract)",
-  "event BridgeReleaseQueued(uint64 indexed burnNonce, address indexed token, address indexed recipient, uint256 amount, uint64 readyAt, uint64 keyEpoch, bool hsmCosigned)",
+  "event BridgeReleaseQueued(uint64 indexed burnNonce, address indexed token, address indexed recipient, uint256 amount, uint64 readyAt, uint64 keyEpoch)",
   "event BridgeReleaseDisputed(uint64 indexed burnNonce, address indexed guardian)",
   "event BridgeReleaseExecuted(uint64 indexed burnNonce, address indexed token, address indexed recipient, uint256 amount)",
   "event BridgeVaultPaused(address indexed account)",
