@@ -22,6 +22,26 @@ const chain = (c: ChainDeployment) => ({
   ethGetLogsBlockRange: 100_000,
 });
 
+// Typed with every contract and chain (so that handlers are typed), then trimmed at run time to what
+// the deployments file names: Ponder would otherwise index a zero address or dial an absent chain.
+const ZERO = "0x0000000000000000000000000000000000000000" as const;
+const allChains = {
+  home: chain(home),
+  remote: chain(remote ?? home),
+};
+const allContracts = {
+  Settlement: { chain: "home", abi: SettlementAbi, address: settlement ?? ZERO, startBlock: home.startBlock },
+  BridgeVault: { chain: "home", abi: BridgeVaultAbi, address: vault ?? ZERO, startBlock: home.startBlock },
+  BridgeMinter: { chain: "remote", abi: BridgeMinterAbi, address: minter ?? ZERO, startBlock: remote?.startBlock ?? 0 },
+} as const;
+
+const contracts = Object.fromEntries(
+  Object.entries(allContracts).filter(([name]) => activeContracts[name as keyof typeof activeContracts]),
+) as typeof allContracts;
+const chains = Object.fromEntries(
+  Object.entries(allChains).filter(([name]) => Object.values(contracts).some((c) => c.chain === name)),
+) as typeof allChains;
+
 export default createConfig({
   // Each chain is indexed on its own: with "omnichain" ordering an idle chain (the remote one mines only
   // when a bridge transaction arrives) would hold back every event of the busy one.
@@ -29,18 +49,6 @@ export default createConfig({
   database: env.databaseUrl
     ? { kind: "postgres", connectionString: env.databaseUrl }
     : { kind: "pglite", directory: env.dataDir },
-  chains: {
-    home: chain(home),
-    // The remote chain is only contacted when something on it is indexed.
-    ...(remote && minter ? { remote: chain(remote) } : {}),
-  },
-  contracts: {
-    ...(settlement
-      ? { Settlement: { chain: "home", abi: SettlementAbi, address: settlement, startBlock: home.startBlock } }
-      : {}),
-    ...(vault ? { BridgeVault: { chain: "home", abi: BridgeVaultAbi, address: vault, startBlock: home.startBlock } } : {}),
-    ...(remote && minter
-      ? { BridgeMinter: { chain: "remote", abi: BridgeMinterAbi, address: minter, startBlock: remote.startBlock } }
-      : {}),
-  },
+  chains,
+  contracts,
 });

@@ -3,7 +3,7 @@
 // reads for the other services. Amounts leave as decimal strings (they exceed 2^53), times as numbers.
 import { db } from "ponder:api";
 import schema from "ponder:schema";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { and, asc, client, desc, eq, gte, graphql, lte } from "ponder";
 import { z } from "zod";
 import { CANDLE_INTERVAL_NAMES } from "../../lib/candles";
@@ -34,7 +34,7 @@ const candlesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(5000).default(1000),
 });
 
-function invalid(c: Parameters<Parameters<typeof app.get>[1]>[0], error: z.ZodError) {
+function invalid(c: Context, error: z.ZodError) {
   return c.json(errorBody("INVALID_REQUEST", "invalid query parameters", { issues: error.issues }), 400);
 }
 
