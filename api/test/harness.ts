@@ -187,8 +187,9 @@ export async function signedOrderBody(
   };
 }
 
-/** Credits a wallet with 1,000,000 USD and 1,000 WETH in the test double. */
+/** Credits a wallet with 1,000,000 USD, 1,000 WETH and 1,000 WBTC in the test double. */
 export function fund(h: Harness, a: Address): void {
   h.service.credit(a, WETH_USD.quoteToken, 1_000_000n * 10n ** 6n);
   h.service.credit(a, WETH_USD.baseToken, 1000n * 10n ** 18n);
+  h.service.credit(a, "0x1000000000000000000000000000000000000003", 1000n * 10n ** 8n); // WBTC
 }
