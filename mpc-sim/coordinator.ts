@@ -13,7 +13,7 @@ import { MpcError, isMpcError, type MpcErrorCode } from "./errors";
 import { callJson } from "./http";
 import type { PublicKeyPackage } from "./share-store";
 import type { CommitResponse, SignShareResponse, WireCommitment } from "./signing-service";
-import type { SigningRequestInput } from "./source-events";
+import { signingRequestSchema, type SigningRequestInput } from "./source-events";
 
 export interface CoordinatorLogger {
   info(obj: object, msg?: string): void;
@@ -67,6 +67,7 @@ const EVENT_REFUSALS = new Set<MpcErrorCode>([
   "UNKNOWN_SOURCE_CHAIN",
   "NODE_NOT_CONFIGURED",
   "CHAIN_UNAVAILABLE",
+  "INVALID_REQUEST",
 ]);
 
 const Point = secp256k1.Point;
@@ -197,6 +198,9 @@ export function createSigningCoordinator(opts: SigningCoordinatorOptions) {
   }
 
   async function sign(request: SigningRequestInput, signOpts: SignOptions = {}): Promise<SignResult> {
+    const parsed = signingRequestSchema.safeParse(wireRequest(request));
+    if (!parsed.success)
+      throw new MpcError("INVALID_REQUEST", "invalid signing request", { issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) });
     const wire = wireRequest(request);
     const excluded: SignResult["excluded"] = [];
     const refusals: MpcError[] = [];

@@ -224,7 +224,8 @@ describe("MPC signer cluster", () => {
       callJson(`${node(3).url}/v1/sign/share`, { commitmentId: c.commitmentId, epoch: c.epoch, request: mint(999n), commitments: [c, { ...c, index: 4 }, { ...c, index: 5 }].map(({ index, hiding, binding }) => ({ index, hiding, binding })) }, 5_000),
       "SOURCE_EVENT_NOT_FOUND",
     );
-    // malformed requests never reach the chain
+    // malformed requests never reach the chain, and are not retryable
+    await rejectsWith(coordinator.sign({ kind: "MINT", srcChainId: 31337, nonce: (1n << 64n).toString() }), "INVALID_REQUEST", false);
     await rejectsWith(callJson(`${node(3).url}/v1/sign/commit`, { request: { kind: "MINT", srcChainId: "31337", nonce: "-1" } }, 2_000), "INVALID_REQUEST");
     await rejectsWith(callJson(`${node(3).url}/v1/sign/commit`, { request: { ...mint(1n), digest: "0x00" } }, 2_000), "INVALID_REQUEST");
   });
