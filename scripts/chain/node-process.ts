@@ -45,6 +45,9 @@ export function spawnHardhatNode(options: HardhatNodeOptions): Promise<HardhatNo
         HARDHAT_DISABLE_TELEMETRY_PROMPT: "true",
       },
       stdio: ["pipe", "pipe", "pipe"],
+      // Its own process group: a terminal's Ctrl-C reaches only `npm start`, which stops the services
+      // first and the chains last. If the parent dies instead, exit-with-parent.cjs ends the node.
+      detached: true,
     },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
