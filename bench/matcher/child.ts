@@ -1,7 +1,7 @@
 // One engine in its own process: preload (untimed), then every command timed on its own.
 // Prints one JSON line with throughput, latency percentiles, the largest pause and the fingerprint.
 import { readFileSync } from "node:fs";
-import { performance } from "node:perf_hooks";
+import { PerformanceObserver, performance } from "node:perf_hooks";
 import { createOurs, createPeer, type BenchEngine } from "./adapters";
 import { OP_CANCEL as CANCEL, OP_LIMIT as LIMIT, accountOf, decodeStream, orderIdOf } from "./stream";
 
@@ -33,6 +33,20 @@ for (let i = 0; i < s.preload; i++) step(i);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc) gc();
 
+// V8's own account of every GC pause during the timed loop (delivered once the loop yields).
+let maxGcMs = 0;
+let gcCount = 0;
+let loopStart = Infinity;
+let loopEnd = -Infinity;
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if (entry.startTime < loopStart || entry.startTime > loopEnd) continue;
+    gcCount++;
+    if (entry.duration > maxGcMs) maxGcMs = entry.duration;
+  }
+});
+gcObserver.observe({ entryTypes: ["gc"] });
+
 const n = s.length - s.preload;
 const mode = process.argv[4] ?? "latency";
 const CHECKPOINT = 64;
@@ -44,6 +58,7 @@ if (mode === "throughput") {
   // No per-command timer: a clock read every CHECKPOINT commands bounds the largest pause.
   const c0 = process.cpuUsage();
   const t0 = performance.now();
+  loopStart = t0;
   let prev = t0;
   for (let k = 0; k < n; k++) {
     step(s.preload + k);
@@ -54,11 +69,13 @@ if (mode === "throughput") {
     }
   }
   elapsedMs = performance.now() - t0;
+  loopEnd = t0 + elapsedMs;
   const cpu = process.cpuUsage(c0);
   cpuMs = (cpu.user + cpu.system) / 1000;
 } else {
   lat = new Float64Array(n);
   const t0 = performance.now();
+  loopStart = t0;
   let prevEnd = t0;
   for (let k = 0; k < n; k++) {
     const a = performance.now();
@@ -69,7 +86,12 @@ if (mode === "throughput") {
     prevEnd = b;
   }
   elapsedMs = performance.now() - t0;
+  loopEnd = t0 + elapsedMs;
 }
+async function report(): Promise<void> {
+// Let the observer receive the entries queued while the loop ran (they carry their own timestamps).
+await new Promise((r) => setTimeout(r, 50));
+gcObserver.disconnect();
 const sorted = lat === undefined ? new Float64Array(1) : lat.slice().sort();
 const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] * 1000; // µs
 const fp = engine.fingerprint();
@@ -88,5 +110,9 @@ process.stdout.write(
     fingerprint: fp.hash,
     resting: fp.resting,
     checksum: engine.checksum(),
+    maxGcMs,
+    gcCount,
   }) + "\n",
 );
+}
+void report();
