@@ -1,6 +1,6 @@
 // The components `npm start` runs by default, each guarded by the existence of its module: the services
-// land one by one, and a start must work with whichever are there. To add one: a `Component` (types.ts)
-// here, in start order (a component can use the handles of those before it through `ctx.started`).
+// land one by one, and a start must work with whichever are there. To add one: a line in REGISTRY below
+// pointing at a module that exports a `Component` (types.ts).
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -81,11 +81,34 @@ export const indexerComponent: Component = {
 };
 
 /**
+ * Components other engineers own, loaded only when started: a module that does not exist yet is simply
+ * not in the list, and one that fails to load fails its own start, not the stack's import. In start
+ * order: a component may use the handles of those before it (`ctx.started`). To add a service: one line.
+ */
+const REGISTRY: readonly { name: string; module: string; exportName: string }[] = [
+  { name: "pipeline", module: "pipeline/component.ts", exportName: "pipelineComponent" },
+];
+
+function lazyComponent(entry: (typeof REGISTRY)[number]): Component {
+  return {
+    name: entry.name,
+    async start(ctx) {
+      const mod = (await import(path.join(REPO_ROOT, entry.module))) as Record<string, Component | undefined>;
+      const component = mod[entry.exportName];
+      if (!component || typeof component.start !== "function") {
+        throw new Error(`${entry.module} does not export a Component named ${entry.exportName}`);
+      }
+      return component.start(ctx);
+    },
+  };
+}
+
+/**
  * The default components whose modules exist in this checkout, in start order, narrowed by
  * `config.stackComponents` (STACK_COMPONENTS=all | none | name,name).
  */
 export function defaultComponents(selection: readonly string[] = ["all"]): Component[] {
-  const available: Component[] = [];
+  const available: Component[] = REGISTRY.filter((e) => fs.existsSync(path.join(REPO_ROOT, e.module))).map(lazyComponent);
   if (fs.existsSync(INDEXER_MODULE)) available.push(indexerComponent);
   if (selection.includes("none")) return [];
   if (selection.includes("all")) return available;
