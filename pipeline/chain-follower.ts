@@ -1,7 +1,7 @@
 // Follows the Settlement contract's events with viem (eth_getLogs polling from a known block): deposits,
 // withdrawal requests / cancellations / executions, on-chain order cancellations, agents and fees. The
 // first `catchUp` reads history up to the head; `start` then polls for new blocks.
-import { decodeEventLog, type Abi, type Address, type Log, type PublicClient } from "viem";
+import { decodeEventLog, toEventSelector, type Abi, type AbiEvent, type Address, type Hex, type Log, type PublicClient } from "viem";
 
 export interface SettlementEvent {
   name: string;
@@ -15,6 +15,9 @@ export interface ChainFollowerDeps {
   address: Address;
   abi: Abi;
   fromBlock: bigint;
+  /** only these events are fetched (TradeSettled and BatchSettled are the bulk of the logs and the
+   *  pipeline does not need them) */
+  eventNames: readonly string[];
   pollMs?: number;
   onEvent(e: SettlementEvent, live: boolean): Promise<void> | void;
   onError?(e: unknown): void;
@@ -32,6 +35,9 @@ const CHUNK = 5_000n;
 
 export function createChainFollower(deps: ChainFollowerDeps): ChainFollower {
   let next = deps.fromBlock;
+  const selectors: Hex[] = deps.abi
+    .filter((x): x is AbiEvent => x.type === "event" && deps.eventNames.includes(x.name))
+    .map((e) => toEventSelector(e));
   let running = false;
   let loop: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -40,7 +46,10 @@ export function createChainFollower(deps: ChainFollowerDeps): ChainFollower {
   async function readUpTo(head: bigint, live: boolean): Promise<void> {
     while (next <= head) {
       const to = next + CHUNK - 1n < head ? next + CHUNK - 1n : head;
-      const logs = (await deps.client.getLogs({ address: deps.address, fromBlock: next, toBlock: to })) as Log[];
+      const logs = (await deps.client.request({
+        method: "eth_getLogs",
+        params: [{ address: deps.address, fromBlock: `0x${next.toString(16)}`, toBlock: `0x${to.toString(16)}`, topics: [selectors] }],
+      })) as unknown as (Omit<Log, "blockNumber" | "logIndex"> & { blockNumber: Hex; logIndex: Hex })[];
       for (const log of logs) {
         let decoded;
         try {
@@ -49,7 +58,7 @@ export function createChainFollower(deps: ChainFollowerDeps): ChainFollower {
           continue; // an event this ABI does not know (e.g. OpenZeppelin role events it does know; fine)
         }
         await deps.onEvent(
-          { name: String(decoded.eventName), args: (decoded.args ?? {}) as Record<string, unknown>, blockNumber: log.blockNumber!, logIndex: log.logIndex! },
+          { name: String(decoded.eventName), args: (decoded.args ?? {}) as Record<string, unknown>, blockNumber: BigInt(log.blockNumber), logIndex: Number(log.logIndex) },
           live,
         );
       }

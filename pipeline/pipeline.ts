@@ -42,6 +42,8 @@ export interface Pipeline {
   readonly client: PublicClient;
   /** what the start recovered: journal records and every trade the journal holds, in seq order */
   readonly recovered: { records: number; trades: readonly import("./batcher").SettleableTrade[]; lastSettledSeq: number };
+  /** settled batches, as they land (fills' settlement status, benches) */
+  subscribeSettled(fn: (b: SettledBatch) => void): () => void;
   /** resolves once chain events up to the current head are applied (tests: after a deposit) */
   syncChain(): Promise<void>;
   health(): { matcher: ReturnType<MatcherService["health"]>; batcher: ReturnType<Batcher["health"]>; chainBlock: string };
@@ -57,6 +59,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(opts.chainId, opts.settlement)));
 
   const codeCache = new Map<string, boolean>();
+  const settledListeners = new Set<(b: SettledBatch) => void>();
   const service = new MatcherService({
     journalDir: join(opts.dataDir, "matcher"),
     markets: opts.markets,
@@ -133,6 +136,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     address: opts.settlement,
     abi,
     fromBlock: opts.fromBlock,
+    eventNames: ["Deposited", "WithdrawalRequested", "WithdrawalCancelled", "WithdrawalExecuted", "OrderCancelled", "OrdersCancelledBelow", "AgentApproved", "AgentRevoked", "FeesUpdated"],
     pollMs: opts.pollMs ?? 50,
     onEvent,
     onError: (e) => log?.warn({ err: String(e) }, "chain follower: poll failed"),
@@ -151,7 +155,16 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     maxDelayMs: opts.maxDelayMs ?? 20,
     fsync: opts.fsync,
     logger: log,
-    onSettled: opts.onSettled,
+    onSettled: (b) => {
+      opts.onSettled?.(b);
+      for (const l of settledListeners) {
+        try {
+          l(b);
+        } catch {
+          /* the listener's problem */
+        }
+      }
+    },
     onHalt: (reason) => service.halt(reason),
   });
   const { lastSettledSeq } = await batcher.start();
@@ -171,6 +184,10 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     batcher,
     client,
     recovered: { records: replay.records, trades: recoveredTrades, lastSettledSeq },
+    subscribeSettled(fn) {
+      settledListeners.add(fn);
+      return () => settledListeners.delete(fn);
+    },
     async syncChain() {
       const head = await client.getBlockNumber({ cacheTime: 0 });
       while (follower.lastBlock < head) await new Promise((r) => setTimeout(r, 10));
