@@ -111,6 +111,6 @@ export const hexBytes = (len?: number) =>
     .refine((s) => s.length % 2 === 0 && (len === undefined || s.length === 2 + 2 * len), {
       message: len === undefined ? "expected whole bytes" : `expected ${len} bytes`,
     });
-export const uintString = z.union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative()]).transform((v) => BigInt(v));
+export const uintString = z.union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative(), z.bigint().nonnegative()]).transform((v) => BigInt(v));
 export const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected an address") as unknown as z.ZodType<`0x${string}`>;
 export const nodeIndex = z.number().int().min(1).max(255);

@@ -12,6 +12,8 @@ import { BridgeMessageKind, getBridgeMessageDigest } from "../../sdk/bridge-mess
 import { frost, fromHex, identifierOf, verifyFrostSignature } from "../../sdk/frost";
 import { startCluster, type Cluster } from "../cluster";
 import { aggregateShares, checkKeyPackage, createSigningCoordinator } from "../coordinator";
+import { runDkg } from "../dkg";
+import { requestHsmCoSignature } from "../hsm-client";
 import { MpcError } from "../errors";
 import { callJson, listen } from "../http";
 import { shareFilePath, type PublicKeyPackage, type StoredShare } from "../share-store";
@@ -62,15 +64,18 @@ const deposit = (nonce: bigint, amountWei = 1_000n * 10n ** 18n, dstChainId = 31
 const node = (i: number) => cluster.nodes.find((n) => n.index === i)!;
 const mint = (nonce: bigint) => ({ kind: "MINT" as const, srcChainId: "31337", nonce: nonce.toString() });
 
-/** A pass-through proxy in front of a node that delays its commitments, to decide who answers first. */
-async function slowCommitProxy(target: string, delayMs: number) {
+/** A pass-through proxy in front of a node that delays its commitments (to decide who answers first)
+ *  and records every body it relays (to see what a relay could read). */
+async function slowCommitProxy(target: string, delayMs: number, seen: string[] = []) {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     if (req.url === "/v1/sign/commit") await new Promise((r) => setTimeout(r, delayMs));
     const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers: { "content-type": "application/json" }, body: req.method === "GET" ? undefined : Buffer.concat(chunks) });
+    const text = await upstream.text();
+    seen.push(Buffer.concat(chunks).toString("utf8"), text);
     res.writeHead(upstream.status, { "content-type": "application/json" });
-    res.end(await upstream.text());
+    res.end(text);
   });
   proxies.push(server);
   return `http://127.0.0.1:${await listen(server, 0)}`;
@@ -281,7 +286,8 @@ describe("MPC signer cluster", () => {
     assert.ok(verifyFrostSignature(res.signature.bytes, res.digest, cluster.key.groupPublicKey.compressed));
 
     const hsm = cluster.hsm!;
-    const co = await callJson<{ digest: Hex; signature: Hex; signer: Address }>(`${hsm.url}/v1/cosign`, { request: { kind: "RELEASE", srcChainId: "31338", nonce: "1" }, keyEpoch: "1" }, 5_000);
+    const co = await requestHsmCoSignature({ url: hsm.url, request: { kind: "RELEASE", srcChainId: 31338n, nonce: 1n }, keyEpoch: 1n });
+    assert.equal(co.signer, hsm.address);
     assert.equal(co.digest, expected);
     assert.equal(fromHex(co.signature).length, 65);
     const { v, s } = parseSignature(co.signature);
@@ -314,10 +320,19 @@ describe("MPC signer cluster", () => {
 
   test("key rotation: a fresh DKG at epoch 2; the epoch is in the digest and the old key no longer verifies", async () => {
     const oldKey = cluster.key.groupPublicKey.compressed;
-    const rotated = await cluster.rotateKey();
+    // the DKG runs through recording proxies: what the relay sees never contains a share
+    const seen: string[] = [];
+    const relayed = await Promise.all(cluster.nodes.map(async (n) => ({ index: n.index, url: await slowCommitProxy(n.url, 0, seen) })));
+    const rotated = await runDkg({ nodes: relayed, threshold: 3 });
     assert.equal(rotated.epoch, 2);
     assert.notEqual(rotated.groupPublicKey.compressed, oldKey);
-    for (const i of [1, 2, 3, 4, 5]) assert.equal((JSON.parse(readFileSync(shareFilePath(dataDir, i), "utf8")) as StoredShare).epoch, 2);
+    const traffic = seen.join("\n").toLowerCase();
+    assert.ok(traffic.includes("ciphertext") && !traffic.includes("signingshare"));
+    for (const i of [1, 2, 3, 4, 5]) {
+      const stored = JSON.parse(readFileSync(shareFilePath(dataDir, i), "utf8")) as StoredShare;
+      assert.equal(stored.epoch, 2);
+      assert.ok(!traffic.includes(stored.signingShare.slice(2)), `node ${i}'s share crossed the relay`);
+    }
     const res = await cluster.coordinator().sign(mint(10n));
     assert.equal(res.epoch, 2);
     assert.equal(res.digest, expectedMintDigest(10n, 10n * 10n ** 18n, 2));
