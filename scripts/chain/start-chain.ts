@@ -78,7 +78,10 @@ export async function startChain(options: StartChainOptions): Promise<RunningCha
 
     const journal = await openJournalWriter(journalFile, { fsync: options.fsync ?? true });
     const recorder = createRecorder({ node, journal, initialHead: await getHead(node) });
-    const proxy = await startChainProxy({ host, port: options.port, node, nodeWsUrl: proc.wsUrl, recorder });
+    const proxy = await startChainProxy({ host, port: options.port, node, nodeWsUrl: proc.wsUrl, recorder }).catch((e: unknown) => {
+      if ((e as NodeJS.ErrnoException).code !== "EADDRINUSE") throw e;
+      throw new ChainStartError(`chain ${options.chainId}: port ${options.port} is in use (another npm start?); set another port`);
+    });
 
     let stopping: Promise<void> | undefined;
     return {
