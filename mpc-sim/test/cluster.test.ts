@@ -342,4 +342,19 @@ describe("MPC signer cluster", () => {
     await rejectsWith(callJson(`${node(1).url}/v1/dkg/round1`, { sessionId: "stale-epoch-1", epoch: 2, threshold: 3, participants: [1, 2, 3, 4, 5] }, 2_000), "DKG_EPOCH_STALE");
     assert.equal(identifierOf(1).length, 64);
   });
+
+  test("a restarted cluster reuses the persisted shares: no new DKG, same key and epoch", async () => {
+    const key = await cluster.coordinator().getGroupKey();
+    const chains = {
+      confirmations: 0,
+      home: { chainId: 31337, rpcUrl: home.url, vault, fromBlock: 0n },
+      remote: { chainId: 31338, rpcUrl: remote.url, minter, fromBlock: 0n },
+    };
+    await cluster.stop();
+    cluster = await startCluster({ dataDir, hsm: false, chains });
+    assert.equal(cluster.key.epoch, key.epoch);
+    assert.equal(cluster.key.groupPublicKey.compressed, key.groupPublicKey.compressed);
+    const res = await cluster.coordinator().sign(mint(11n));
+    assert.ok(verifyFrostSignature(res.signature.bytes, res.digest, key.groupPublicKey.compressed));
+  });
 });
