@@ -3,12 +3,16 @@
 // `ctx.started.get("pipeline")` as a PipelineHandle.
 import path from "node:path";
 import type { Address } from "viem";
+import type { DexService } from "../api/dex/service";
+import { createDexService, DexState } from "./dex-service";
 import type { Component, ComponentHandle, StackContext } from "../scripts/stack/types";
 import { marketsFromTokens } from "./markets";
 import { startPipeline, type Pipeline } from "./pipeline";
 
 export interface PipelineHandle extends ComponentHandle {
   readonly pipeline: Pipeline;
+  /** the DexService the DEX API (REST, WebSocket, gRPC) serves */
+  readonly dexService: DexService;
 }
 
 export const pipelineComponent: Component = {
@@ -19,7 +23,9 @@ export const pipelineComponent: Component = {
     if (!settlement) throw new Error("pipeline: no Settlement in the deployments");
     const markets = marketsFromTokens(home.tokens);
     const log = ctx.logger.child({ component: "pipeline" });
+    const dexState = new DexState();
     const pipeline = await startPipeline({
+      listeners: [dexState.onServiceEvent],
       rpcUrl: ctx.chains.home.rpcUrl,
       chainId: ctx.config.chains.home.chainId,
       settlement,
@@ -31,8 +37,14 @@ export const pipelineComponent: Component = {
       maxDelayMs: ctx.config.batcher.maxDelayMs,
       logger: log,
     });
+    const assets = Object.fromEntries(Object.entries(home.tokens).map(([symbol, t]) => [t.address.toLowerCase(), { symbol, decimals: t.decimals }]));
+    const dexService = createDexService({
+      pipeline, state: dexState, chainId: ctx.config.chains.home.chainId, settlement, rpcUrl: ctx.chains.home.rpcUrl,
+      submitterKey: ctx.config.keys.deployer.privateKey, assets,
+    });
     return {
       pipeline,
+      dexService,
       stop: () => pipeline.stop(),
       info: Object.fromEntries(markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`])),
       async health() {

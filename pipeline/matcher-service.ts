@@ -28,8 +28,10 @@ export interface LiveOrder {
 }
 
 export type ServiceEvent =
-  | { kind: "engine"; event: EngineEvent }
-  | { kind: "trade"; trade: SettleableTrade; event: TradeEvent; buyer: string; seller: string; quoteAmount: bigint; buyerFee: bigint; sellerFee: bigint };
+  /** `order`: the signed order the event is about, when it has one; `reason`: why the pipeline cancelled
+   *  (expired, withdrawal_unfunded, cancelled_on_chain, agent_revoked, or the caller's reason) */
+  | { kind: "engine"; event: EngineEvent; order?: LiveOrder; reason?: string }
+  | { kind: "trade"; trade: SettleableTrade; event: TradeEvent; buyer: string; seller: string; baseToken: string; quoteToken: string; quoteAmount: bigint; buyerFee: bigint; sellerFee: bigint };
 
 export interface FeeRates {
   makerFeeBps: bigint;
@@ -110,7 +112,7 @@ export class MatcherService {
     const trades: SettleableTrade[] = [];
     const records = this.journal.replay((rec, events) => {
       const pre = this.preApply(rec.cmd, rec.meta);
-      this.applyEvents(rec.cmd, events, pre, trades, rec.cmd.ts);
+      this.applyEvents(rec.cmd, events, pre, trades, rec.cmd.ts, rec.meta);
     });
     this.replayedTrades = trades;
     return { records, trades: trades.length };
@@ -200,7 +202,7 @@ export class MatcherService {
     const pre = this.preApply(cmd, meta);
     const { events, durable } = this.journal.submit(cmd, meta);
     const trades: SettleableTrade[] = [];
-    this.applyEvents(cmd, events, pre, trades, this.now());
+    this.applyEvents(cmd, events, pre, trades, this.now(), meta);
     for (const t of trades) this.pendingTrades.push(t);
     return durable.then(() => {
       // durable records resolve in order, so trades leave in seq order
@@ -243,8 +245,10 @@ export class MatcherService {
     return live;
   }
 
-  private applyEvents(cmd: Command, events: EngineEvent[], placed: LiveOrder | undefined, trades: SettleableTrade[], atMs: number): void {
+  private applyEvents(cmd: Command, events: EngineEvent[], placed: LiveOrder | undefined, trades: SettleableTrade[], atMs: number, meta?: JournalMeta): void {
     for (const e of events) {
+      const id = (e as { orderId?: string }).orderId;
+      const order = id ? (this.orders.get(id.toLowerCase()) ?? (placed && placed.hash.toLowerCase() === id.toLowerCase() ? placed : undefined)) : undefined;
       switch (e.type) {
         case "accepted": {
           const o = this.orders.get(e.orderId.toLowerCase());
@@ -266,7 +270,7 @@ export class MatcherService {
         default:
           break;
       }
-      this.emit({ kind: "engine", event: e });
+      this.emit({ kind: "engine", event: e, order, reason: cmd.kind === "cancel" ? meta?.reason : undefined });
     }
   }
 
@@ -292,7 +296,7 @@ export class MatcherService {
     if (maker.remainingBase === 0n) this.forget(maker, false);
     if (taker.remainingBase === 0n) this.forget(taker, false);
     const t: SettleableTrade = { seq: e.seq, makerHash: maker.hash, takerHash: taker.hash, baseAmount, price, matchedAtMs: atMs };
-    this.emit({ kind: "trade", trade: t, event: e, buyer: buyer.account, seller: seller.account, quoteAmount, buyerFee, sellerFee });
+    this.emit({ kind: "trade", trade: t, event: e, buyer: buyer.account, seller: seller.account, baseToken: m.baseToken, quoteToken: m.quoteToken, quoteAmount, buyerFee, sellerFee });
     return t;
   }
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient } from "viem";
 import { createBatcher, type Batcher, type SettledBatch } from "./batcher";
 import { createChainFollower, type ChainFollower, type SettlementEvent } from "./chain-follower";
-import { MatcherService } from "./matcher-service";
+import { MatcherService, type ServiceEvent } from "./matcher-service";
 import type { MarketSpec } from "./markets";
 import { createOrderDigester, getDomainSeparator } from "./order-digest";
 import { getSettlementDomain } from "./order";
@@ -34,6 +34,8 @@ export interface PipelineOptions {
   fsync?: boolean;
   logger?: { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
   onSettled?(b: SettledBatch): void;
+  /** subscribed before the journal replays, so they see every event since the first command */
+  listeners?: ((e: ServiceEvent) => void)[];
 }
 
 export interface Pipeline {
@@ -89,6 +91,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       }
     },
   });
+  for (const l of opts.listeners ?? []) service.subscribe(l);
   const replay = service.open();
 
   // chain history first (silently: the ledger is only complete at the head), then withdrawals checked once

@@ -1,0 +1,378 @@
+// DexService (api/dex/service.ts) over the live pipeline: the API's orders are signed orders in the
+// matcher; their status, fills and settlement state are kept here from the service's events (replayed
+// from the journal on start, so they survive a restart), books come from the engine, balances from the
+// ledger and the contract.
+import { randomBytes } from "node:crypto";
+import {
+  createWalletClient, defineChain, http, recoverTypedDataAddress, type Address, type Hex,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { OrderType } from "../matcher/core/types";
+import {
+  DEX_OPEN_STATUSES, DexServiceError, type AgentApproval, type CancelOrderRequest, type DexBalance, type DexBookSnapshot,
+  type DexEvent, type DexFill, type DexMarket, type DexMarketStats, type DexOrder, type DexOrderQuery,
+  type DexOrderStatus, type DexOrderWithFills, type DexService, type DexServiceErrorCode, type DexStatusReason,
+  type DexTrade, type Eip712TypedData, type PlaceOrderRequest,
+} from "../api/dex/service";
+import { AGENT_APPROVAL_TYPES, getSettlementDomain, signOrder, type Order } from "../sdk/eip712";
+import { PipelineError } from "./errors";
+import type { ServiceEvent } from "./matcher-service";
+import { quoteFor, type MarketSpec } from "./markets";
+import type { Pipeline } from "./pipeline";
+import { settlementAbi } from "./settlement-abi";
+
+interface OrderRecord extends DexOrderWithFills {
+  hash: Hex;
+}
+
+/** Market / stop orders signed by an agent carry a protection price this far from the reference price
+ *  (best opposite level, or the trigger): the contract needs a limit on every order. */
+const PROTECTION_BPS = 1_000n;
+/** Lifetime of an API-key order's signed expiry (non-GTD). */
+const API_ORDER_LIFETIME_SEC = 30n * 24n * 3600n;
+const MAX_TRADES_KEPT = 10_000;
+
+/** The event-driven state; created before the pipeline starts so that it sees the journal's replay. */
+export class DexState {
+  readonly byId = new Map<string, OrderRecord>();
+  readonly byHash = new Map<string, OrderRecord>();
+  readonly trades = new Map<string, DexTrade[]>();
+  readonly bookSeq = new Map<string, number>();
+  readonly fillsByTrade = new Map<string, DexFill[]>();
+  readonly listeners = new Set<(e: DexEvent) => void>();
+
+  emit(e: DexEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        /* the listener's problem */
+      }
+    }
+  }
+
+  private orderEvent(r: OrderRecord, fill: DexFill | null): void {
+    this.emit({ kind: "order", account: r.account, order: strip(r), fill });
+  }
+
+  readonly onServiceEvent = (se: ServiceEvent): void => {
+    if (se.kind === "trade") {
+      const { event: e, trade } = se;
+      const ts = e.ts;
+      const dexTrade: DexTrade = {
+        tradeId: String(e.seq), symbol: e.symbol, priceTicks: BigInt(e.priceTicks), sizeLots: BigInt(e.sizeLots),
+        takerSide: e.takerSide, timestampMs: ts, makerOrderId: e.makerOrderId, takerOrderId: e.takerOrderId,
+      };
+      const list = this.trades.get(e.symbol) ?? [];
+      list.push(dexTrade);
+      if (list.length > MAX_TRADES_KEPT) list.splice(0, list.length - MAX_TRADES_KEPT);
+      this.trades.set(e.symbol, list);
+      const fills: DexFill[] = [];
+      for (const [hash, liquidity] of [[trade.makerHash, "maker"], [trade.takerHash, "taker"]] as const) {
+        const r = this.byHash.get(hash.toLowerCase());
+        if (!r) continue;
+        const isBuyer = r.side === "buy";
+        const fill: DexFill = {
+          tradeId: dexTrade.tradeId, orderId: r.orderId, priceTicks: dexTrade.priceTicks, sizeLots: dexTrade.sizeLots, liquidity,
+          feeUnits: isBuyer ? se.buyerFee : se.sellerFee, feeToken: (isBuyer ? se.baseToken : se.quoteToken) as Address,
+          timestampMs: ts, settlement: "pending", txHash: null,
+        };
+        r.fills.push(fill);
+        fills.push(fill);
+        r.filledLots += dexTrade.sizeLots;
+        r.filledQuoteUnits += se.quoteAmount;
+        r.status = r.filledLots >= r.sizeLots ? "filled" : "partially_filled";
+        r.updatedAtMs = ts;
+        this.orderEvent(r, fill);
+      }
+      this.fillsByTrade.set(dexTrade.tradeId, fills);
+      this.emit({ kind: "trade", trade: dexTrade });
+      return;
+    }
+    const e = se.event;
+    switch (e.type) {
+      case "accepted": {
+        const info = (se.order?.info ?? {}) as Record<string, unknown>;
+        const r: OrderRecord = {
+          hash: e.orderId as Hex,
+          orderId: String(info.orderId ?? e.orderId),
+          clientOrderId: String(info.clientOrderId ?? e.orderId),
+          account: (se.order?.signed.order.trader ?? e.account) as Address,
+          apiKeyId: (info.apiKeyId as string | null | undefined) ?? null,
+          symbol: e.symbol, side: e.side, type: e.orderType,
+          timeInForce: String(info.timeInForce ?? e.timeInForce.toLowerCase()) as DexOrder["timeInForce"],
+          priceTicks: info.priceTicks === null ? null : e.priceTicks !== undefined ? BigInt(e.priceTicks) : null,
+          triggerPriceTicks: e.triggerPriceTicks !== undefined ? BigInt(e.triggerPriceTicks) : null,
+          sizeLots: BigInt(e.sizeLots), filledLots: 0n, filledQuoteUnits: 0n,
+          status: e.triggerPriceTicks !== undefined ? "pending_trigger" : "open", statusReason: null,
+          createdAtMs: e.ts, updatedAtMs: e.ts, expiresAtMs: (info.expiresAtMs as number | null | undefined) ?? null, fills: [],
+        };
+        this.byId.set(r.orderId, r);
+        this.byHash.set(r.hash.toLowerCase(), r);
+        this.orderEvent(r, null);
+        break;
+      }
+      case "rejected": {
+        if (!se.order || e.command !== "place") break;
+        const info = (se.order.info ?? {}) as Record<string, unknown>;
+        if (!info.orderId) break;
+        const o = se.order;
+        const r: OrderRecord = {
+          hash: o.hash, orderId: String(info.orderId), clientOrderId: String(info.clientOrderId ?? info.orderId), account: o.signed.order.trader,
+          apiKeyId: (info.apiKeyId as string | null | undefined) ?? null, symbol: o.market.symbol, side: o.side, type: (info.type as OrderType) ?? "limit",
+          timeInForce: String(info.timeInForce ?? "gtc") as DexOrder["timeInForce"], priceTicks: null, triggerPriceTicks: null,
+          sizeLots: o.signed.order.amount / o.market.lotSize, filledLots: 0n, filledQuoteUnits: 0n, status: "rejected",
+          statusReason: e.code === "POST_ONLY_WOULD_CROSS" ? "post_only_would_take" : e.code === "FOK_NOT_FILLABLE" ? "fok_not_fillable" : e.code.toLowerCase(),
+          createdAtMs: e.ts, updatedAtMs: e.ts, expiresAtMs: null, fills: [],
+        };
+        this.byId.set(r.orderId, r);
+        this.byHash.set(r.hash.toLowerCase(), r);
+        this.orderEvent(r, null);
+        break;
+      }
+      case "cancelled":
+      case "expired": {
+        const r = this.byHash.get(e.orderId.toLowerCase());
+        if (!r) break;
+        if (e.type === "cancelled" && e.remainingLots > 0) break; // an STP decrement: still open
+        const expired = e.type === "expired" || se.reason === "expired";
+        r.status = expired ? "expired" : "cancelled";
+        r.statusReason = expired ? "expired" : ((se.reason as DexStatusReason | undefined) ?? cancelReason(e.type === "cancelled" ? e.reason : "expired"));
+        r.updatedAtMs = e.ts;
+        this.orderEvent(r, null);
+        break;
+      }
+      case "triggered": {
+        const r = this.byHash.get(e.orderId.toLowerCase());
+        if (r && r.status === "pending_trigger") {
+          r.status = "open";
+          r.updatedAtMs = e.ts;
+          this.orderEvent(r, null);
+        }
+        break;
+      }
+      case "level": {
+        const seq = (this.bookSeq.get(e.symbol) ?? 0) + 1;
+        this.bookSeq.set(e.symbol, seq);
+        const level = { priceTicks: BigInt(e.priceTicks), sizeLots: BigInt(e.newTotalLots) };
+        this.emit({ kind: "book", symbol: e.symbol, sequence: seq, timestampMs: e.ts, bids: e.side === "buy" ? [level] : [], asks: e.side === "sell" ? [level] : [] });
+        break;
+      }
+      default:
+        break;
+    }
+  };
+}
+
+function cancelReason(r: string): DexStatusReason {
+  return r === "user" ? "user_cancelled" : r === "stp" ? "self_trade_prevention" : r === "market_remainder" ? "no_liquidity" : r;
+}
+
+function strip(r: OrderRecord): DexOrder {
+  const { fills: _f, hash: _h, ...o } = r;
+  return o;
+}
+
+const PIPELINE_TO_DEX: Record<string, DexServiceErrorCode> = {
+  INVALID_SYMBOL: "INVALID_SYMBOL", INVALID_ORDER_TYPE: "INVALID_ORDER_TYPE", INVALID_ORDER: "INVALID_REQUEST",
+  INVALID_SIGNATURE: "INVALID_SIGNATURE", INVALID_NONCE: "INVALID_NONCE", ORDER_EXPIRED: "ORDER_EXPIRED",
+  INSUFFICIENT_BALANCE: "INSUFFICIENT_BALANCE", ORDER_NOT_FOUND: "ORDER_NOT_FOUND", SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
+};
+
+function toDexError(e: unknown, apiKey: boolean): unknown {
+  if (!(e instanceof PipelineError)) return e;
+  let code = PIPELINE_TO_DEX[e.code] ?? "INVALID_REQUEST";
+  if (apiKey && code === "INVALID_SIGNATURE") code = "AGENT_NOT_APPROVED";
+  const details = e.code === "INSUFFICIENT_BALANCE"
+    ? { token: e.details.token, requiredUnits: BigInt(String(e.details.requiredUnits)), availableUnits: BigInt(String(e.details.availableUnits)), required: e.details.required, available: e.details.available }
+    : e.details;
+  return new DexServiceError(code, e.message, details, { cause: e });
+}
+
+export interface DexServiceDeps {
+  pipeline: Pipeline;
+  state: DexState;
+  chainId: number;
+  settlement: Address;
+  rpcUrl: string;
+  /** submits approveAgentWithSig (anyone may); not the operator, whose nonce the batcher keeps */
+  submitterKey: Hex;
+  /** token symbol by address, for balances */
+  assets: Record<string, { symbol: string; decimals: number }>;
+}
+
+export function createDexService(deps: DexServiceDeps): DexService {
+  const { pipeline: p, state } = deps;
+  const svc = p.service;
+  const abi = settlementAbi();
+  const domain = getSettlementDomain(deps.chainId, deps.settlement);
+  const markets = (): MarketSpec[] => svc.marketList();
+  const marketOf = (symbol: string) => markets().find((m) => m.symbol === symbol);
+  const withFills = (r: OrderRecord): DexOrderWithFills => ({ ...strip(r), fills: r.fills.map((f) => ({ ...f })) });
+
+  p.subscribeSettled((b) => {
+    for (const t of b.trades) {
+      for (const f of state.fillsByTrade.get(String(t.seq)) ?? []) {
+        f.settlement = "settled";
+        f.txHash = b.txHash === "0x" ? null : b.txHash;
+      }
+      state.fillsByTrade.delete(String(t.seq));
+    }
+  });
+
+  async function apiKeyOrder(req: Extract<PlaceOrderRequest, { kind: "api_key" }>, m: MarketSpec): Promise<{ order: Order; signature: Hex }> {
+    let priceTicks = req.priceTicks;
+    if (priceTicks === null) {
+      const ref = req.triggerPriceTicks ?? (() => {
+        const d = svc.engine.getDepth(m.symbol, 1);
+        const lvl = req.side === "buy" ? d?.asks[0] : d?.bids[0];
+        return lvl ? BigInt(lvl[0]) : null;
+      })();
+      if (ref === null) throw new DexServiceError("INVALID_REQUEST", "no liquidity to price a market order against", { statusReason: "no_liquidity" });
+      priceTicks = req.side === "buy" ? (ref * (10_000n + PROTECTION_BPS)) / 10_000n : (ref * (10_000n - PROTECTION_BPS)) / 10_000n;
+      if (priceTicks < 1n) priceTicks = 1n;
+    }
+    const nowSec = BigInt(Math.floor(Date.now() / 1000));
+    const expiry = req.expiresAtMs !== null ? BigInt(Math.ceil(req.expiresAtMs / 1000)) + 10n : nowSec + API_ORDER_LIFETIME_SEC;
+    const order: Order = {
+      trader: req.trader, baseToken: m.baseToken, quoteToken: m.quoteToken, side: req.side === "buy" ? 0 : 1,
+      price: priceTicks * m.tickSize, amount: req.sizeLots * m.lotSize, expiry,
+      nonce: BigInt("0x" + randomBytes(16).toString("hex")), flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
+    };
+    return { order, signature: await signOrder(req.agent, domain, order) };
+  }
+
+  return {
+    listMarkets(): readonly DexMarket[] {
+      return markets().map((m) => ({ ...m }));
+    },
+
+    async placeOrder(req) {
+      const known = state.byId.get(req.orderId);
+      if (known) return withFills(known);
+      const m = marketOf(req.symbol);
+      if (!m) throw new DexServiceError("INVALID_SYMBOL", `trading pair not supported: ${req.symbol}`, { symbol: req.symbol });
+      const signed = req.kind === "signed" ? { order: req.order as Order, signature: req.signature } : await apiKeyOrder(req, m);
+      const info = {
+        orderId: req.orderId, clientOrderId: req.clientOrderId, apiKeyId: req.kind === "api_key" ? req.apiKeyId : null,
+        timeInForce: req.timeInForce, type: req.type, expiresAtMs: req.expiresAtMs, priceTicks: req.priceTicks === null ? null : req.priceTicks.toString(),
+      };
+      try {
+        await svc.placeSigned(
+          {
+            symbol: req.symbol, type: req.type, timeInForce: req.timeInForce === "post_only" ? "POST_ONLY" : req.timeInForce.toUpperCase(),
+            triggerPriceTicks: req.triggerPriceTicks === null ? undefined : Number(req.triggerPriceTicks), order: signed.order, signature: signed.signature,
+          },
+          info,
+        );
+      } catch (e) {
+        throw toDexError(e, req.kind === "api_key");
+      }
+      const r = state.byId.get(req.orderId);
+      if (!r) throw new DexServiceError("SERVICE_UNAVAILABLE", "the order was not recorded");
+      return withFills(r);
+    },
+
+    async cancelOrder(req: CancelOrderRequest) {
+      const r = state.byId.get(req.orderId);
+      if (!r || r.account.toLowerCase() !== req.account.toLowerCase()) throw new DexServiceError("ORDER_NOT_FOUND", `order ${req.orderId} not found`);
+      if (!DEX_OPEN_STATUSES.includes(r.status)) throw new DexServiceError("ORDER_NOT_OPEN", `order ${req.orderId} is ${r.status}`, { status: r.status });
+      try {
+        await svc.cancel(r.hash, req.account, req.reason);
+      } catch (e) {
+        throw toDexError(e, false);
+      }
+      return strip(r);
+    },
+
+    async cancelOrdersOfApiKey(apiKeyId, account, reason) {
+      const open = [...state.byId.values()].filter((r) => r.apiKeyId === apiKeyId && r.account.toLowerCase() === account.toLowerCase() && DEX_OPEN_STATUSES.includes(r.status));
+      await Promise.all(open.map((r) => svc.cancel(r.hash, account, reason).catch(() => undefined)));
+      return open.map((r) => r.orderId);
+    },
+
+    async getOrder(orderId) {
+      const r = state.byId.get(orderId);
+      return r ? withFills(r) : null;
+    },
+
+    async listOrders(q: DexOrderQuery) {
+      const a = q.account.toLowerCase();
+      return [...state.byId.values()]
+        .filter((r) => r.account.toLowerCase() === a && (!q.statuses || q.statuses.includes(r.status as DexOrderStatus)) && (!q.symbol || r.symbol === q.symbol) && (!q.apiKeyId || r.apiKeyId === q.apiKeyId) && (q.sinceMs === undefined || r.updatedAtMs >= q.sinceMs))
+        .sort((x, y) => y.createdAtMs - x.createdAtMs)
+        .slice(0, q.limit)
+        .map(withFills);
+    },
+
+    async getBalances(account): Promise<DexBalance[]> {
+      const tokens = new Map<string, Address>();
+      for (const m of markets()) for (const t of [m.baseToken, m.quoteToken]) tokens.set(t.toLowerCase(), t);
+      const out: DexBalance[] = [];
+      for (const token of tokens.values()) {
+        const onChainUnits = (await p.client.readContract({ address: deps.settlement, abi, functionName: "balanceOf", args: [account, token] })) as bigint;
+        const led = svc.ledger;
+        const avail = led.available(account, token);
+        const meta = deps.assets[token.toLowerCase()] ?? { symbol: token, decimals: 18 };
+        out.push({
+          token, asset: meta.symbol, decimals: meta.decimals, onChainUnits, lockedUnits: led.lockedOf(account, token),
+          pendingWithdrawalUnits: led.pendingWithdrawal(account, token), availableUnits: avail < 0n ? 0n : avail,
+        });
+      }
+      return out;
+    },
+
+    async getOrderBook(symbol, depth): Promise<DexBookSnapshot | null> {
+      const d = svc.engine.getDepth(symbol, depth ?? Number.MAX_SAFE_INTEGER);
+      if (!d) return null;
+      const lv = (x: [number, number]) => ({ priceTicks: BigInt(x[0]), sizeLots: BigInt(x[1]) });
+      return { symbol, bids: d.bids.map(lv), asks: d.asks.map(lv), sequence: state.bookSeq.get(symbol) ?? 0, timestampMs: Date.now() };
+    },
+
+    async getRecentTrades(symbol, limit) {
+      return (state.trades.get(symbol) ?? []).slice(-limit).reverse();
+    },
+
+    async getMarketStats(symbol): Promise<DexMarketStats | null> {
+      const m = marketOf(symbol);
+      if (!m) return null;
+      const list = state.trades.get(symbol) ?? [];
+      const since = Date.now() - 24 * 3600 * 1000;
+      const volume24hLots = list.filter((t) => t.timestampMs >= since).reduce((a, t) => a + t.sizeLots, 0n);
+      return { symbol, lastPriceTicks: list.length ? list[list.length - 1].priceTicks : null, volume24hLots, timestampMs: Date.now() };
+    },
+
+    async prepareAgentApproval(trader, agent, expiry): Promise<Eip712TypedData> {
+      const nonce = (await p.client.readContract({ address: deps.settlement, abi, functionName: "nonces", args: [trader] })) as bigint;
+      const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
+      return {
+        domain: { name: domain.name, version: domain.version, chainId: domain.chainId, verifyingContract: domain.verifyingContract },
+        types: AGENT_APPROVAL_TYPES as unknown as Eip712TypedData["types"],
+        primaryType: "AgentApproval",
+        message: { trader, agent, expiry, nonce, deadline },
+      };
+    },
+
+    async submitAgentApproval(approval: AgentApproval, signature: Hex) {
+      let signer: Address;
+      try {
+        signer = await recoverTypedDataAddress({ domain, types: AGENT_APPROVAL_TYPES, primaryType: "AgentApproval", message: approval, signature });
+      } catch {
+        throw new DexServiceError("INVALID_SIGNATURE", "the agent approval signature does not recover");
+      }
+      if (signer.toLowerCase() !== approval.trader.toLowerCase()) throw new DexServiceError("INVALID_SIGNATURE", "the agent approval is not signed by the trader");
+      const chain = defineChain({ id: deps.chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [deps.rpcUrl] } } });
+      const account = privateKeyToAccount(deps.submitterKey);
+      const wallet = createWalletClient({ chain, transport: http(deps.rpcUrl), account });
+      const hash = await wallet.writeContract({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args: [approval.trader, approval.agent, approval.expiry, approval.nonce, approval.deadline, signature], account, chain });
+      const r = await p.client.waitForTransactionReceipt({ hash });
+      if (r.status !== "success") throw new DexServiceError("INVALID_SIGNATURE", "approveAgentWithSig reverted");
+      await p.syncChain();
+    },
+
+    subscribe(listener) {
+      state.listeners.add(listener);
+      return () => state.listeners.delete(listener);
+    },
+  };
+}
