@@ -1,4 +1,4 @@
-// A throwaway `hardhat node` on a free port for the indexer tests (chain id 31337, automine).
+// A throwaway `hardhat node` on a free port for the indexer tests (chain id 31337 unless told, automine).
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
@@ -26,12 +26,12 @@ function exited(child: ChildProcess) {
   return child.exitCode !== null || child.signalCode !== null;
 }
 
-export async function startHardhatNode(): Promise<TestChain> {
+export async function startHardhatNode(chainId = 31337): Promise<TestChain> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
     [path.join(repoRoot, "node_modules", "hardhat", "internal", "cli", "cli.js"), "node", "--hostname", "127.0.0.1", "--port", String(port)],
-    { cwd: repoRoot, env: { ...process.env, HARDHAT_CHAIN_ID: "31337" }, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: repoRoot, env: { ...process.env, HARDHAT_CHAIN_ID: String(chainId) }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let output = "";
   child.stdout!.on("data", (d) => (output = (output + d).slice(-4000)));
