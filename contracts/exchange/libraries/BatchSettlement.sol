@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 import {ISettlement} from "../ISettlement.sol";
 import {SettlementState, BatchConfig} from "./SettlementState.sol";
 import {OrderHashing} from "./OrderHashing.sol";
@@ -33,6 +32,10 @@ library BatchSettlement {
         bytes32 orderHash;
         uint256 filledBefore;
         uint256 filledAfter;
+        /// what the order paid in this batch (quote for a buy, base for a sell)
+        uint256 paid;
+        /// what it received in this batch, net of its fee (base for a buy, quote for a sell)
+        uint256 received;
         /// storage slot of `balances[trader]` (the inner mapping)
         uint256 balancesSlot;
         /// storage slot of the trader's nonce bitmap word holding this order's nonce
@@ -66,11 +69,19 @@ library BatchSettlement {
         uint256 makerFeeBps;
         uint256 takerFeeBps;
         bytes32 domainSeparator;
+        /// storage slots of the minNonce and nonceBitmap mappings
+        uint256 minNonceRoot;
+        uint256 nonceBitmapRoot;
         /// hash of the previous order (orders must be strictly increasing)
         bytes32 previousHash;
         /// the packed encoding's token table
         address[] tokens;
         TradeLog log;
+        /// fees of the current pair, summed in memory; moved to `fees` when the pair changes
+        address feeBaseToken;
+        address feeQuoteToken;
+        uint256 feeBase;
+        uint256 feeQuote;
         FeeTotals fees;
     }
 
@@ -136,16 +147,10 @@ library BatchSettlement {
         ctx.makerFeeBps = cfg.makerFeeBps;
         ctx.takerFeeBps = cfg.takerFeeBps;
         ctx.domainSeparator = domainSeparator;
-        // at most two fee tokens per order
-        ctx.fees = FeeTotals(new address[](2 * orderCount), new uint256[](2 * orderCount), 0);
-    }
-
-    function _finish(SettlementState storage s, BatchContext memory ctx, OrderState[] memory states, uint256 fillCount)
-        private
-    {
-        _recordFilled(s, states);
-        _writeFees(s, ctx.fees);
-        emit ISettlement.BatchSettled(ctx.batchId, fillCount);
+        ctx.minNonceRoot = _slotOf(s.minNonce);
+        ctx.nonceBitmapRoot = _slotOf(s.nonceBitmap);
+        // each order receives one token, so a batch has at most as many fee tokens as orders
+        ctx.fees = FeeTotals(new address[](orderCount), new uint256[](orderCount), 0);
     }
 
     // ---------------------------------------------------------------- orders
@@ -158,21 +163,19 @@ library BatchSettlement {
         uint256 offset,
         OrderState memory st,
         uint256 index
-    ) private view returns (uint256) {
-        st.typeHash = OrderHashing.ORDER_TYPEHASH;
-        uint256 fields;
-        // Memory-safe: takes the address of the struct's second word.
+    ) private view returns (uint256 next) {
+        uint256 words;
+        // Memory-safe: takes the address of the struct.
         assembly ("memory-safe") {
-            fields := add(st, 0x20)
+            words := st
         }
-        uint256 signatureLength = PackedBatch.readOrder(batch, offset, ctx.tokens, fields);
-        offset += PackedBatch.ORDER_FIXED_BYTES;
-        PackedBatch.need(batch, offset, signatureLength);
-        _admitOrder(s, ctx, st, batch[offset:offset + signatureLength], index);
-        return offset + signatureLength;
+        bytes calldata signature;
+        (signature, next) = PackedBatch.readOrder(batch, offset, ctx.tokens, OrderHashing.ORDER_TYPEHASH, words);
+        _admitOrder(s, ctx, st, signature, index);
     }
 
     /// @dev Hashes the loaded order, checks the strict hash order, then verifies it.
+    /// @dev Hashes the loaded order, checks the strict hash order, expiry, side, flags, signature and nonce.
     function _admitOrder(
         SettlementState storage s,
         BatchContext memory ctx,
@@ -180,12 +183,85 @@ library BatchSettlement {
         bytes calldata signature,
         uint256 index
     ) private view {
-        bytes32 h = MessageHashUtils.toTypedDataHash(ctx.domainSeparator, _hashStruct(st));
+        (bytes32 h, address recovered) = _hashAndRecover(ctx.domainSeparator, st, signature);
         // Strictly increasing hashes: the same order can never appear twice and be overfilled.
         if (index != 0 && h <= ctx.previousHash) revert ISettlement.SettlementOrdersNotSorted(index);
         ctx.previousHash = h;
         st.orderHash = h;
-        _verifyOrder(s, st, signature);
+        if (st.expiry <= block.timestamp) revert ISettlement.SettlementOrderExpired(h, uint64(st.expiry));
+        if (st.side > OrderHashing.SIDE_SELL) revert ISettlement.SettlementOrderSideInvalid(h, uint8(st.side));
+        if (st.flags & ~uint256(OrderHashing.FLAG_POST_ONLY) != 0) {
+            revert ISettlement.SettlementOrderFlagsInvalid(h, uint8(st.flags));
+        }
+        address trader = st.trader;
+        // The common case (the trader's own low-s ECDSA signature) is settled by the fast path above; agents,
+        // ERC-1271 wallets and every failure go through the library, which names the error.
+        if (recovered != trader) SignatureValidation.verifyOrderSigner(s.agentExpiry, trader, h, signature, recovered);
+        _checkNonce(s, ctx, st);
+    }
+
+    /// @dev The EIP-712 digest of `st` and, for a 65-byte signature with a low s, the recovered signer
+    ///      (zero when there is none: other lengths, high s, or an invalid signature).
+    function _hashAndRecover(bytes32 domainSeparator, OrderState memory st, bytes calldata signature)
+        private
+        view
+        returns (bytes32 h, address recovered)
+    {
+        // Memory-safe: hashes the first ten words of `st`; uses the free memory past the free memory pointer
+        // as scratch (never moves the pointer) for the digest and the ecrecover call.
+        assembly ("memory-safe") {
+            let structHash := keccak256(st, 0x140)
+            let ptr := mload(0x40)
+            mstore(ptr, hex"1901")
+            mstore(add(ptr, 0x02), domainSeparator)
+            mstore(add(ptr, 0x22), structHash)
+            h := keccak256(ptr, 0x42)
+            if eq(signature.length, 65) {
+                let sValue := calldataload(add(signature.offset, 0x20))
+                // low s only (EIP-2): the malleable twin of a signature is rejected by the library path
+                if iszero(gt(sValue, 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0)) {
+                    mstore(ptr, h)
+                    mstore(add(ptr, 0x20), byte(0, calldataload(add(signature.offset, 0x40))))
+                    mstore(add(ptr, 0x40), calldataload(signature.offset))
+                    mstore(add(ptr, 0x60), sValue)
+                    if staticcall(gas(), 1, ptr, 0x80, ptr, 0x20) {
+                        if eq(returndatasize(), 0x20) { recovered := mload(ptr) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// @dev Cancel-all threshold and nonce bitmap; notes the word's slot and any prior partial fill.
+    function _checkNonce(SettlementState storage s, BatchContext memory ctx, OrderState memory st) private view {
+        address trader = st.trader;
+        uint256 nonce = st.nonce;
+        uint256 minNonceRoot = ctx.minNonceRoot;
+        uint256 nonceBitmapRoot = ctx.nonceBitmapRoot;
+        uint256 minNonce;
+        uint256 nonceWordSlot;
+        uint256 word;
+        // Memory-safe: only scratch space is written. Reads minNonce[trader] and
+        // nonceBitmap[trader][nonce >> 7] by Solidity's mapping layout (inlined: this runs once per order).
+        assembly ("memory-safe") {
+            mstore(0x00, trader)
+            mstore(0x20, minNonceRoot)
+            minNonce := sload(keccak256(0x00, 0x40))
+            mstore(0x20, nonceBitmapRoot)
+            mstore(0x20, keccak256(0x00, 0x40))
+            mstore(0x00, shr(7, nonce))
+            nonceWordSlot := keccak256(0x00, 0x40)
+            word := sload(nonceWordSlot)
+        }
+        if (nonce < minNonce) revert ISettlement.SettlementOrderNonceBelowMinimum(trader, nonce, minNonce);
+        st.nonceWordSlot = nonceWordSlot;
+        if (word & NonceBitmap.finishedBit(nonce) != 0) revert ISettlement.SettlementOrderNonceUsed(trader, nonce);
+        // Only an order whose nonce carries the PARTIAL bit can have a filledAmount entry.
+        if (word & NonceBitmap.partialBit(nonce) != 0) {
+            uint256 filled = s.filledAmount[st.orderHash];
+            st.filledBefore = filled;
+            st.filledAfter = filled;
+        }
     }
 
     /// @dev Copies the nine words of `o` after the type hash, rejecting any word that is not the clean
@@ -205,51 +281,6 @@ library BatchSettlement {
         if (dirty) revert ISettlement.SettlementOrderEncodingInvalid(index);
     }
 
-    function _hashStruct(OrderState memory st) private pure returns (bytes32 structHash) {
-        // Memory-safe: reads the first ten words of `st`.
-        assembly ("memory-safe") {
-            structHash := keccak256(st, 0x140)
-        }
-    }
-
-    /// @dev Expiry, side, flags, signer, nonce; fills in the derived slots and the prior partial fill.
-    function _verifyOrder(SettlementState storage s, OrderState memory st, bytes calldata signature) private view {
-        bytes32 h = st.orderHash;
-        if (st.expiry <= block.timestamp) revert ISettlement.SettlementOrderExpired(h, uint64(st.expiry));
-        if (st.side > OrderHashing.SIDE_SELL) revert ISettlement.SettlementOrderSideInvalid(h, uint8(st.side));
-        if (st.flags & ~uint256(OrderHashing.FLAG_POST_ONLY) != 0) {
-            revert ISettlement.SettlementOrderFlagsInvalid(h, uint8(st.flags));
-        }
-        address trader = st.trader;
-        SignatureValidation.verifyOrderSigner(s.agentExpiry[trader], trader, h, signature);
-        uint256 nonce = st.nonce;
-        uint256 minNonce = s.minNonce[trader];
-        if (nonce < minNonce) revert ISettlement.SettlementOrderNonceBelowMinimum(trader, nonce, minNonce);
-
-        mapping(uint256 word => uint256 bits) storage bitmap = s.nonceBitmap[trader];
-        mapping(address token => uint256 amount) storage balances = s.balances[trader];
-        uint256 wordIndex = NonceBitmap.wordIndex(nonce);
-        uint256 nonceWordSlot;
-        uint256 balancesSlot;
-        // Memory-safe: only scratch space (0x00-0x3f) is written, to derive mapping slots.
-        assembly ("memory-safe") {
-            mstore(0x00, wordIndex)
-            mstore(0x20, bitmap.slot)
-            nonceWordSlot := keccak256(0x00, 0x40)
-            balancesSlot := balances.slot
-        }
-        st.nonceWordSlot = nonceWordSlot;
-        st.balancesSlot = balancesSlot;
-        uint256 word = _sload(nonceWordSlot);
-        if (word & NonceBitmap.finishedBit(nonce) != 0) revert ISettlement.SettlementOrderNonceUsed(trader, nonce);
-        // Only an order whose nonce carries the PARTIAL bit can have a filledAmount entry.
-        if (word & NonceBitmap.partialBit(nonce) != 0) {
-            uint256 filled = s.filledAmount[h];
-            st.filledBefore = filled;
-            st.filledAfter = filled;
-        }
-    }
-
     // ---------------------------------------------------------------- fills
 
     function _applyFill(
@@ -266,34 +297,29 @@ library BatchSettlement {
         }
         OrderState memory maker = states[makerIndex];
         OrderState memory taker = states[takerIndex];
-        TradeLog memory log = ctx.log;
-        _fillOrders(maker, taker, baseAmount, price, k, log);
-        _chargeFees(ctx, log);
-        _moveBalances(maker, taker, log);
-        _emitTrade(log, ctx.batchId, maker.orderHash, taker.orderHash);
+        _checkMatch(maker, taker, price, k);
+        uint256 quoteAmount = FillMath.quoteAmount(baseAmount, price);
+        if (quoteAmount == 0) revert ISettlement.SettlementFillAmountZero(k);
+        _book(ctx, maker, taker, baseAmount, quoteAmount, price);
     }
 
-    /// @dev Pair, sides, traders, post-only, both limits, exact quote, no overfill; fills `log`.
-    function _fillOrders(
+    /// @dev Adds the fill to both orders' totals and to the fee sums, then emits TradeSettled.
+    function _book(
+        BatchContext memory ctx,
         OrderState memory maker,
         OrderState memory taker,
         uint256 baseAmount,
-        uint256 price,
-        uint256 k,
-        TradeLog memory log
-    ) private pure {
-        if (maker.baseToken != taker.baseToken || maker.quoteToken != taker.quoteToken) {
-            revert ISettlement.SettlementFillPairMismatch(k);
-        }
-        if (maker.side == taker.side) revert ISettlement.SettlementFillSameSide(k);
-        if (maker.trader == taker.trader) revert ISettlement.SettlementSelfTrade(k, maker.trader);
-        if (taker.flags & OrderHashing.FLAG_POST_ONLY != 0) revert ISettlement.SettlementPostOnlyTaker(k, taker.orderHash);
-        _checkLimit(maker, price, k);
-        _checkLimit(taker, price, k);
-        uint256 quoteAmount = FillMath.quoteAmount(baseAmount, price);
-        if (quoteAmount == 0) revert ISettlement.SettlementFillAmountZero(k);
-        maker.filledAfter = _addFill(maker, baseAmount);
-        taker.filledAfter = _addFill(taker, baseAmount);
+        uint256 quoteAmount,
+        uint256 price
+    ) private {
+        TradeLog memory log = ctx.log;
+        uint256 makerFee = _fill(maker, baseAmount, quoteAmount, ctx.makerFeeBps);
+        uint256 takerFee = _fill(taker, baseAmount, quoteAmount, ctx.takerFeeBps);
+        log.makerFee = makerFee;
+        log.takerFee = takerFee;
+        // the buyer's fee is in base, the seller's in quote
+        if (taker.side == OrderHashing.SIDE_BUY) _addPairFees(ctx, maker, takerFee, makerFee);
+        else _addPairFees(ctx, maker, makerFee, takerFee);
         log.maker = maker.trader;
         log.taker = taker.trader;
         log.baseToken = maker.baseToken;
@@ -302,6 +328,19 @@ library BatchSettlement {
         log.price = price;
         log.baseAmount = baseAmount;
         log.quoteAmount = quoteAmount;
+        _emitTrade(log, ctx.batchId, maker.orderHash, taker.orderHash);
+    }
+
+    /// @dev Same pair, opposite sides, two different traders, the taker may take, both limits hold.
+    function _checkMatch(OrderState memory maker, OrderState memory taker, uint256 price, uint256 k) private pure {
+        if (maker.baseToken != taker.baseToken || maker.quoteToken != taker.quoteToken) {
+            revert ISettlement.SettlementFillPairMismatch(k);
+        }
+        if (maker.side == taker.side) revert ISettlement.SettlementFillSameSide(k);
+        if (maker.trader == taker.trader) revert ISettlement.SettlementSelfTrade(k, maker.trader);
+        if (taker.flags & OrderHashing.FLAG_POST_ONLY != 0) revert ISettlement.SettlementPostOnlyTaker(k, taker.orderHash);
+        _checkLimit(maker, price, k);
+        _checkLimit(taker, price, k);
     }
 
     /// @dev A buy fills at or below its limit, a sell at or above.
@@ -312,27 +351,139 @@ library BatchSettlement {
         }
     }
 
-    function _addFill(OrderState memory o, uint256 baseAmount) private pure returns (uint256 filledAfter) {
+    /// @dev Adds one fill to the order's running totals; returns its fee. A buy pays quote and receives base,
+    ///      a sell pays base and receives quote; the fee is charged on what it receives, rounded up.
+    function _fill(OrderState memory o, uint256 baseAmount, uint256 quoteAmount, uint256 feeBps)
+        private
+        pure
+        returns (uint256 fee)
+    {
+        uint256 filledAfter;
         // Safe: filledAfter <= amount (checked below, on every fill) and baseAmount < 2^128.
         unchecked {
             filledAfter = o.filledAfter + baseAmount;
         }
         if (filledAfter > o.amount) revert ISettlement.SettlementOrderOverfilled(o.orderHash, o.amount, filledAfter);
+        o.filledAfter = filledAfter;
+        (uint256 pays, uint256 gets) =
+            o.side == OrderHashing.SIDE_BUY ? (quoteAmount, baseAmount) : (baseAmount, quoteAmount);
+        fee = FillMath.feeFor(gets, feeBps);
+        // Safe: each term is below 2^196 (uint128 size times uint128 price over 1e18) and a batch holds far
+        // fewer than 2^32 fills; fee <= gets.
+        unchecked {
+            o.paid += pays;
+            o.received += gets - fee;
+        }
     }
 
-    /// @dev Each party pays its fee in the token it receives: the buyer in base, the seller in quote.
-    function _chargeFees(BatchContext memory ctx, TradeLog memory log) private pure {
-        FeeTotals memory totals = ctx.fees;
-        bool takerIsBuy = log.takerIsBuy;
-        uint256 makerFee = FillMath.feeFor(takerIsBuy ? log.quoteAmount : log.baseAmount, ctx.makerFeeBps);
-        uint256 takerFee = FillMath.feeFor(takerIsBuy ? log.baseAmount : log.quoteAmount, ctx.takerFeeBps);
-        log.makerFee = makerFee;
-        log.takerFee = takerFee;
-        if (makerFee != 0) _addFee(totals, takerIsBuy ? log.quoteToken : log.baseToken, makerFee);
-        if (takerFee != 0) _addFee(totals, takerIsBuy ? log.baseToken : log.quoteToken, takerFee);
+    function _emitTrade(TradeLog memory log, uint64 batchId, bytes32 makerHash, bytes32 takerHash) private {
+        bytes32 topic0 = ISettlement.TradeSettled.selector;
+        // Memory-safe: reads the ten 32-byte words of `log`, laid out exactly as TradeSettled's data.
+        assembly ("memory-safe") {
+            log4(log, 0x140, topic0, batchId, makerHash, takerHash)
+        }
+    }
+
+    // ---------------------------------------------------------------- end of batch
+
+    /// @dev Net settlement: every order's receipts are credited first, then every order's payments are
+    ///      debited, each balance slot once per order rather than once per fill. The batch applies only if
+    ///      every debit is covered (no balance ever ends negative); then each order's fill state is written.
+    function _finish(SettlementState storage s, BatchContext memory ctx, OrderState[] memory states, uint256 fillCount)
+        private
+    {
+        uint256 balancesRoot = _slotOf(s.balances);
+        for (uint256 i; i < states.length; ++i) {
+            OrderState memory o = states[i];
+            if (o.filledAfter == o.filledBefore) continue;
+            address trader = o.trader;
+            address receiveToken = o.side == OrderHashing.SIDE_BUY ? o.baseToken : o.quoteToken;
+            uint256 received = o.received;
+            uint256 traderSlot;
+            // Memory-safe: only scratch space is written. balances[trader][receiveToken] += received,
+            // unchecked: credits move value that the debits below take from other balances (or the batch
+            // reverts), so no balance exceeds the contract's token balance.
+            assembly ("memory-safe") {
+                mstore(0x00, trader)
+                mstore(0x20, balancesRoot)
+                traderSlot := keccak256(0x00, 0x40)
+                mstore(0x00, receiveToken)
+                mstore(0x20, traderSlot)
+                let slot := keccak256(0x00, 0x40)
+                sstore(slot, add(sload(slot), received))
+            }
+            o.balancesSlot = traderSlot;
+        }
+        for (uint256 i; i < states.length; ++i) {
+            OrderState memory o = states[i];
+            if (o.filledAfter == o.filledBefore) continue;
+            address payToken = o.side == OrderHashing.SIDE_BUY ? o.quoteToken : o.baseToken;
+            uint256 traderSlot = o.balancesSlot;
+            uint256 paid = o.paid;
+            uint256 slot;
+            uint256 payBalance;
+            // Memory-safe: only scratch space is written. Reads balances[trader][payToken].
+            assembly ("memory-safe") {
+                mstore(0x00, payToken)
+                mstore(0x20, traderSlot)
+                slot := keccak256(0x00, 0x40)
+                payBalance := sload(slot)
+            }
+            if (payBalance < paid) revert ISettlement.SettlementInsufficientBalance(o.trader, payToken, payBalance, paid);
+            // Safe: checked just above.
+            unchecked {
+                _sstore(slot, payBalance - paid);
+            }
+            _recordFilled(s, o);
+        }
+        _addFee(ctx.fees, ctx.feeBaseToken, ctx.feeBase);
+        _addFee(ctx.fees, ctx.feeQuoteToken, ctx.feeQuote);
+        _writeFees(s, ctx.fees);
+        emit ISettlement.BatchSettled(ctx.batchId, fillCount);
+    }
+
+    /// @dev Complete: FINISHED bit set, PARTIAL bit and the filledAmount entry cleared (a refund). Partial:
+    ///      filledAmount written and the PARTIAL bit set. The word is read again (warm) because two orders of
+    ///      one trader can share it.
+    function _recordFilled(SettlementState storage s, OrderState memory o) private {
+        uint256 filled = o.filledAfter;
+        uint256 slot = o.nonceWordSlot;
+        uint256 word = _sload(slot);
+        if (filled == o.amount) {
+            _sstore(slot, (word | NonceBitmap.finishedBit(o.nonce)) & ~NonceBitmap.partialBit(o.nonce));
+            if (o.filledBefore != 0) delete s.filledAmount[o.orderHash];
+        } else {
+            s.filledAmount[o.orderHash] = filled;
+            uint256 partialBit = NonceBitmap.partialBit(o.nonce);
+            if (word & partialBit == 0) _sstore(slot, word | partialBit);
+        }
+    }
+
+    /// @dev Sums a fill's fees under the current pair; a fill of another pair first moves the sums to the list.
+    function _addPairFees(BatchContext memory ctx, OrderState memory maker, uint256 baseFee, uint256 quoteFee)
+        private
+        pure
+    {
+        address baseToken = maker.baseToken;
+        address quoteToken = maker.quoteToken;
+        if (baseToken != ctx.feeBaseToken || quoteToken != ctx.feeQuoteToken) {
+            _addFee(ctx.fees, ctx.feeBaseToken, ctx.feeBase);
+            _addFee(ctx.fees, ctx.feeQuoteToken, ctx.feeQuote);
+            ctx.feeBaseToken = baseToken;
+            ctx.feeQuoteToken = quoteToken;
+            ctx.feeBase = baseFee;
+            ctx.feeQuote = quoteFee;
+            return;
+        }
+        // Safe: fee sums are bounded by the traded amounts, themselves far below 2^256.
+        unchecked {
+            ctx.feeBase += baseFee;
+            ctx.feeQuote += quoteFee;
+        }
     }
 
     function _addFee(FeeTotals memory totals, address token, uint256 amount) private pure {
+        if (amount == 0) return;
         uint256 count = totals.count;
         for (uint256 i; i < count; ++i) {
             if (totals.tokens[i] == token) {
@@ -348,68 +499,6 @@ library BatchSettlement {
         totals.count = count + 1;
     }
 
-    /// @dev Buyer pays quote and receives base minus its fee; seller pays base and receives quote minus its fee.
-    function _moveBalances(
-        OrderState memory maker,
-        OrderState memory taker,
-        TradeLog memory log
-    ) private {
-        (OrderState memory buyer, OrderState memory seller, uint256 buyerFee, uint256 sellerFee) = log.takerIsBuy
-            ? (taker, maker, log.takerFee, log.makerFee)
-            : (maker, taker, log.makerFee, log.takerFee);
-        _debit(buyer, log.quoteToken, log.quoteAmount);
-        _debit(seller, log.baseToken, log.baseAmount);
-        // Safe: a credit moves value just debited from another balance, so every balance stays below the
-        // sum of all internal balances, which the contract's token balance bounds; fee <= amount.
-        unchecked {
-            uint256 slot = _balanceSlot(buyer.balancesSlot, log.baseToken);
-            _sstore(slot, _sload(slot) + log.baseAmount - buyerFee);
-            slot = _balanceSlot(seller.balancesSlot, log.quoteToken);
-            _sstore(slot, _sload(slot) + log.quoteAmount - sellerFee);
-        }
-    }
-
-    function _debit(OrderState memory o, address token, uint256 amount) private {
-        uint256 slot = _balanceSlot(o.balancesSlot, token);
-        uint256 balance = _sload(slot);
-        if (balance < amount) revert ISettlement.SettlementInsufficientBalance(o.trader, token, balance, amount);
-        // Safe: checked just above.
-        unchecked {
-            _sstore(slot, balance - amount);
-        }
-    }
-
-    function _emitTrade(TradeLog memory log, uint64 batchId, bytes32 makerHash, bytes32 takerHash) private {
-        bytes32 topic0 = ISettlement.TradeSettled.selector;
-        // Memory-safe: reads the ten 32-byte words of `log`, laid out exactly as TradeSettled's data.
-        assembly ("memory-safe") {
-            log4(log, 0x140, topic0, batchId, makerHash, takerHash)
-        }
-    }
-
-    // ---------------------------------------------------------------- end of batch
-
-    /// @dev One write per order that moved. Complete: FINISHED bit set, PARTIAL bit and the filledAmount
-    ///      entry cleared (a refund). Partial: filledAmount written and the PARTIAL bit set. The word is read
-    ///      again (warm) because two orders of one trader can share it.
-    function _recordFilled(SettlementState storage s, OrderState[] memory states) private {
-        for (uint256 i; i < states.length; ++i) {
-            OrderState memory o = states[i];
-            uint256 filled = o.filledAfter;
-            if (filled == o.filledBefore) continue;
-            uint256 slot = o.nonceWordSlot;
-            uint256 word = _sload(slot);
-            if (filled == o.amount) {
-                _sstore(slot, (word | NonceBitmap.finishedBit(o.nonce)) & ~NonceBitmap.partialBit(o.nonce));
-                if (o.filledBefore != 0) delete s.filledAmount[o.orderHash];
-            } else {
-                s.filledAmount[o.orderHash] = filled;
-                uint256 partialBit = NonceBitmap.partialBit(o.nonce);
-                if (word & partialBit == 0) _sstore(slot, word | partialBit);
-            }
-        }
-    }
-
     function _writeFees(SettlementState storage s, FeeTotals memory totals) private {
         for (uint256 i; i < totals.count; ++i) {
             // Safe: collected fees are part of the contract's token balance, below 2^256.
@@ -421,13 +510,34 @@ library BatchSettlement {
 
     // ---------------------------------------------------------------- storage by slot
 
-    /// @dev Slot of balances[trader][token] from the slot of balances[trader] (Solidity's mapping layout).
-    function _balanceSlot(uint256 traderBalancesSlot, address token) private pure returns (uint256 slot) {
+    /// @dev Solidity's layout: the value of key `key` in a mapping at slot `mappingSlot`.
+    function _mappingSlot(uint256 key, uint256 mappingSlot) private pure returns (uint256 slot) {
         // Memory-safe: only scratch space (0x00-0x3f) is written.
         assembly ("memory-safe") {
-            mstore(0x00, token)
-            mstore(0x20, traderBalancesSlot)
+            mstore(0x00, key)
+            mstore(0x20, mappingSlot)
             slot := keccak256(0x00, 0x40)
+        }
+    }
+
+    function _slotOf(mapping(address => mapping(address => uint256)) storage m) private pure returns (uint256 slot) {
+        // Memory-safe: reads a storage reference's slot number.
+        assembly ("memory-safe") {
+            slot := m.slot
+        }
+    }
+
+    function _slotOf(mapping(address => uint256) storage m) private pure returns (uint256 slot) {
+        // Memory-safe: reads a storage reference's slot number.
+        assembly ("memory-safe") {
+            slot := m.slot
+        }
+    }
+
+    function _slotOf(mapping(address => mapping(uint256 => uint256)) storage m) private pure returns (uint256 slot) {
+        // Memory-safe: reads a storage reference's slot number.
+        assembly ("memory-safe") {
+            slot := m.slot
         }
     }
 

@@ -57,43 +57,42 @@ library PackedBatch {
         next = offset + 2;
     }
 
-    /// @dev The fixed part of an order at `offset`, written into the nine field words at `fields`
-    ///      (trader, baseToken, quoteToken, side, price, amount, expiry, nonce, flags); returns the
-    ///      signature's length. Token indexes are checked against `tokens`.
-    function readOrder(bytes calldata batch, uint256 offset, address[] memory tokens, uint256 fields)
+    /// @dev The order at `offset`: writes the EIP-712 type hash and the nine fields (trader, baseToken,
+    ///      quoteToken, side, price, amount, expiry, nonce, flags) into the ten words at `words`, and returns
+    ///      its signature (a calldata slice) and the offset after it. Token indexes are checked against `tokens`.
+    function readOrder(bytes calldata batch, uint256 offset, address[] memory tokens, bytes32 typeHash, uint256 words)
         internal
         pure
-        returns (uint256 signatureLength)
+        returns (bytes calldata signature, uint256 next)
     {
-        need(batch, offset, ORDER_FIXED_BYTES);
-        uint256 baseIndex;
-        uint256 quoteIndex;
-        // Memory-safe: writes the nine words at `fields`, which the caller allocated (an OrderState).
+        bool malformed;
+        // Memory-safe: writes the ten words at `words`, which the caller allocated (an OrderState), and reads
+        // `tokens`. Reads past the end of `batch` only yield bytes that the `next > batch.length` check rejects.
         assembly ("memory-safe") {
             let p := add(batch.offset, offset)
             let w := calldataload(p)
-            mstore(fields, shr(96, w))
-            baseIndex := byte(20, w)
-            quoteIndex := byte(21, w)
+            let baseIndex := byte(20, w)
+            let quoteIndex := byte(21, w)
             let sideAndFlags := byte(22, w)
-            mstore(add(fields, 0x60), and(sideAndFlags, 1))
-            mstore(add(fields, 0x80), shr(128, calldataload(add(p, 23))))
-            mstore(add(fields, 0xa0), shr(128, calldataload(add(p, 39))))
-            mstore(add(fields, 0xc0), shr(192, calldataload(add(p, 55))))
-            mstore(add(fields, 0xe0), shr(192, calldataload(add(p, 63))))
-            mstore(add(fields, 0x100), shr(1, sideAndFlags))
-            signatureLength := shr(240, calldataload(add(p, 71)))
+            let tokenCount := mload(tokens)
+            malformed := or(iszero(lt(baseIndex, tokenCount)), iszero(lt(quoteIndex, tokenCount)))
+            mstore(words, typeHash)
+            mstore(add(words, 0x20), shr(96, w))
+            mstore(add(words, 0x40), mload(add(tokens, shl(5, add(baseIndex, 1)))))
+            mstore(add(words, 0x60), mload(add(tokens, shl(5, add(quoteIndex, 1)))))
+            mstore(add(words, 0x80), and(sideAndFlags, 1))
+            mstore(add(words, 0xa0), shr(128, calldataload(add(p, 23))))
+            mstore(add(words, 0xc0), shr(128, calldataload(add(p, 39))))
+            mstore(add(words, 0xe0), shr(192, calldataload(add(p, 55))))
+            mstore(add(words, 0x100), shr(192, calldataload(add(p, 63))))
+            mstore(add(words, 0x120), shr(1, sideAndFlags))
+            let signatureLength := shr(240, calldataload(add(p, 71)))
+            signature.offset := add(p, ORDER_FIXED_BYTES)
+            signature.length := signatureLength
+            next := add(add(offset, ORDER_FIXED_BYTES), signatureLength)
+            malformed := or(malformed, gt(next, batch.length))
         }
-        if (baseIndex >= tokens.length || quoteIndex >= tokens.length) {
-            revert ISettlement.SettlementPackedBatchMalformed(offset);
-        }
-        address baseToken = tokens[baseIndex];
-        address quoteToken = tokens[quoteIndex];
-        // Memory-safe: writes two of the nine words at `fields`.
-        assembly ("memory-safe") {
-            mstore(add(fields, 0x20), baseToken)
-            mstore(add(fields, 0x40), quoteToken)
-        }
+        if (malformed) revert ISettlement.SettlementPackedBatchMalformed(offset);
     }
 
     /// @dev The fill at `offset`.

@@ -12,17 +12,21 @@ library SignatureValidation {
     /// @notice Reverts with a named error unless `signature` over `digest` is valid for `trader`.
     /// @dev ecrecover first (cheap, the common case); ERC-1271 only when the trader has code and the
     ///      recovered key is neither the trader nor one of its agents.
+    /// @param recovered the signer the caller already recovered from a 65-byte low-s signature, or zero
     function verifyOrderSigner(
-        mapping(address agent => uint64 expiry) storage agents,
+        mapping(address trader => mapping(address agent => uint64 expiry)) storage agents,
         address trader,
         bytes32 digest,
-        bytes calldata signature
+        bytes calldata signature,
+        address recovered
     ) internal view {
-        (address signer, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, signature);
+        address signer = recovered;
+        ECDSA.RecoverError err = ECDSA.RecoverError.NoError;
+        if (signer == address(0)) (signer, err,) = ECDSA.tryRecoverCalldata(digest, signature);
         uint64 agentExpiry;
         if (err == ECDSA.RecoverError.NoError) {
             if (signer == trader) return;
-            agentExpiry = agents[signer];
+            agentExpiry = agents[trader][signer];
             if (agentExpiry > block.timestamp) return;
         }
         if (trader.code.length != 0) {

@@ -83,7 +83,6 @@ async function runBatch(f: Fixture, m: Model, fills: Extract<Action, { kind: "ba
   const next = new Model();
   next.balances = new Map(m.balances);
   next.fees = [...m.fees];
-  let fundsShort = false;
   for (const x of fills) {
     const base = x.lots * LOT;
     const price = x.ticks * TICK;
@@ -98,17 +97,15 @@ async function runBatch(f: Fixture, m: Model, fills: Extract<Action, { kind: "ba
     const [buyer, seller] = x.takerBuys ? [x.taker, x.maker] : [x.maker, x.taker];
     const buyerFee = feeFor(base, x.takerBuys ? TAKER_BPS : MAKER_BPS);
     const sellerFee = feeFor(quote, x.takerBuys ? MAKER_BPS : TAKER_BPS);
-    if (next.bal(buyer, 0) < quote || next.bal(seller, 1) < base) {
-      fundsShort = true;
-      break;
-    }
-    next.add(buyer, 0, -quote);
-    next.add(seller, 1, -base);
-    next.add(buyer, 1, base - buyerFee);
-    next.add(seller, 0, quote - sellerFee);
+    // net settlement: the batch applies iff every balance ends non-negative (raw adds, checked after)
+    next.balances.set(next.key(buyer, 0), next.bal(buyer, 0) - quote);
+    next.balances.set(next.key(seller, 1), next.bal(seller, 1) - base);
+    next.balances.set(next.key(buyer, 1), next.bal(buyer, 1) + base - buyerFee);
+    next.balances.set(next.key(seller, 0), next.bal(seller, 0) + quote - sellerFee);
     next.fees[1] += buyerFee;
     next.fees[0] += sellerFee;
   }
+  const fundsShort = [...next.balances.values()].some((v) => v < 0n);
   if (fundsShort) {
     await expect(settle(f, orders, byHash)).to.be.revertedWithCustomError(f.settlement, "SettlementInsufficientBalance");
     return;

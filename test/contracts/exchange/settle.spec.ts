@@ -139,12 +139,27 @@ for (const enc of ENCODINGS) describe(`Settlement: settle (${enc})`, () => {
     }
   });
 
-  it("rejects a debit larger than the internal balance", async () => {
+  it("rejects a batch that leaves a balance short", async () => {
     const f = await loadFixture(deployFixture);
-    const { maker, taker } = await pair(f, 100n * ETH, 100n * ETH);
-    await expect(settle(f, [maker, taker], [fill(maker, taker, 60n * ETH)]))
+    const price = 2500n * USD;
+    const { maker, taker } = await pair(f, 100n * ETH, 100n * ETH, price, price);
+    // bob sells all his 50 WETH; alice would pay 125,000 USD and holds 100,000
+    await expect(settle(f, [maker, taker], [fill(maker, taker, 50n * ETH, price)]))
       .to.be.revertedWithCustomError(f.settlement, "SettlementInsufficientBalance")
-      .withArgs(f.alice.address, await f.usd.getAddress(), 100_000n * USD, 120_000n * USD);
+      .withArgs(f.alice.address, await f.usd.getAddress(), 100_000n * USD, 125_000n * USD);
+  });
+
+  it("settles net: a trader may pay with what the same batch credits it", async () => {
+    const f = await loadFixture(deployFixture);
+    // carol holds USD and no WETH: she buys 1 WETH from bob and sells 0.5 WETH to alice in one batch
+    const bobSells = await signed(f, f.keys.bob, await orderFor(f, f.bob.address as Address, OrderSide.SELL, ETH));
+    const carolBuys = await signed(f, f.keys.carol, await orderFor(f, f.carol.address as Address, OrderSide.BUY, ETH));
+    const carolSells = await signed(f, f.keys.carol, await orderFor(f, f.carol.address as Address, OrderSide.SELL, ETH / 2n));
+    const aliceBuys = await signed(f, f.keys.alice, await orderFor(f, f.alice.address as Address, OrderSide.BUY, ETH / 2n));
+    const weth = await f.weth.getAddress();
+    // the sale comes first in the batch: net settlement lets it pass
+    await settle(f, [bobSells, carolBuys, carolSells, aliceBuys], [fill(aliceBuys, carolSells, ETH / 2n), fill(bobSells, carolBuys, ETH)]);
+    expect(await f.settlement.balanceOf(f.carol.address, weth)).to.equal(ETH - feeFor(ETH, TAKER_BPS) - ETH / 2n);
   });
 
   it("only the operator settles; batches are strictly sequential (replay and skip rejected)", async () => {
