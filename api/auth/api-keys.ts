@@ -88,10 +88,32 @@ function toRecord(r: Row): ApiKeyRecord {
   };
 }
 
-export function createApiKeyStore({ db, box }: { db: Db; box: SecretBox }): ApiKeyStore {
+/** `cacheTtlMs`: how long a looked-up key (and its decrypted secret and agent) is reused without a query.
+ *  Revocation in this process takes effect at once; in another process sharing the database, within the
+ *  TTL. 0 disables the cache. */
+export function createApiKeyStore({ db, box, cacheTtlMs = 2000 }: { db: Db; box: SecretBox; cacheTtlMs?: number }): ApiKeyStore {
   const secretAad = (id: string) => `dex-api-key-secret:${id}`;
   const agentAad = (id: string) => `dex-api-key-agent:${id}`;
-  return {
+  const byApiKey = new Map<string, { value: { record: ApiKeyRecord; secret: string } | null; until: number }>();
+  const agents = new Map<string, { value: LocalAccount | null; until: number }>();
+  const forget = (id: string) => {
+    agents.delete(id);
+    for (const [k, v] of byApiKey) if (v.value?.record.id === id) byApiKey.delete(k);
+  };
+  const cached = <V>(m: Map<string, { value: V; until: number }>, k: string): { value: V } | undefined => {
+    const hit = m.get(k);
+    if (hit && hit.until > Date.now()) return hit;
+    if (hit) m.delete(k);
+    return undefined;
+  };
+  const remember = <V>(m: Map<string, { value: V; until: number }>, k: string, value: V): V => {
+    if (cacheTtlMs > 0) {
+      if (m.size > 10_000) m.clear();
+      m.set(k, { value, until: Date.now() + cacheTtlMs });
+    }
+    return value;
+  };
+  const store: ApiKeyStore = {
     async create(input) {
       const id = randomUUID();
       // 16 random bytes of key id and 32 of secret, hex: unguessable, header-safe.
@@ -120,9 +142,12 @@ export function createApiKeyStore({ db, box }: { db: Db; box: SecretBox }): ApiK
       return { record: toRecord(rows.rows[0]), secret };
     },
     async findByApiKey(apiKey) {
+      const hit = cached(byApiKey, apiKey);
+      if (hit) return hit.value;
       const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE api_key = $1 AND revoked_at IS NULL`, [apiKey])).rows[0];
+      // Unknown keys are not cached: a flood of random keys must not fill memory.
       if (!r) return null;
-      return { record: toRecord(r), secret: box.open(r.secret_ciphertext, secretAad(r.id)) };
+      return remember(byApiKey, apiKey, { record: toRecord(r), secret: box.open(r.secret_ciphertext, secretAad(r.id)) });
     },
     async getById(id) {
       const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE id = $1`, [id])).rows[0];
@@ -135,16 +160,22 @@ export function createApiKeyStore({ db, box }: { db: Db; box: SecretBox }): ApiK
       return rows.rows.map(toRecord);
     },
     async agentOf(id) {
+      const hit = cached(agents, id);
+      if (hit) return hit.value;
       const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE id = $1 AND revoked_at IS NULL`, [id])).rows[0];
       if (!r) return null;
-      return privateKeyToAccount(box.open(r.agent_key_ciphertext, agentAad(r.id)) as `0x${string}`);
+      return remember(agents, id, privateKeyToAccount(box.open(r.agent_key_ciphertext, agentAad(r.id)) as `0x${string}`));
     },
     async markAgentApproved(id) {
       await db.query("UPDATE dex_api_keys SET agent_status = 'approved' WHERE id = $1", [id]);
+      forget(id);
     },
     async revoke(id) {
+      forget(id);
       const r = await db.query("UPDATE dex_api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", [id]);
+      forget(id);
       return r.rowCount === 1;
     },
   };
+  return store;
 }

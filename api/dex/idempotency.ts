@@ -64,15 +64,12 @@ export function createIdempotencyStore(db: Db): IdempotencyStore {
     },
     async complete(account, clientOrderId, response) {
       // First writer wins: a concurrent retry returns whatever was stored first.
-      await db.query(
-        "UPDATE dex_client_orders SET response = $3 WHERE account = $1 AND client_order_id = $2 AND response IS NULL",
-        [account.toLowerCase(), clientOrderId, JSON.stringify(response)],
-      );
       const row = (
-        await db.query<{ response: unknown }>("SELECT response FROM dex_client_orders WHERE account = $1 AND client_order_id = $2", [
-          account.toLowerCase(),
-          clientOrderId,
-        ])
+        await db.query<{ response: unknown }>(
+          `UPDATE dex_client_orders SET response = COALESCE(response, $3::jsonb)
+           WHERE account = $1 AND client_order_id = $2 RETURNING response`,
+          [account.toLowerCase(), clientOrderId, JSON.stringify(response)],
+        )
       ).rows[0];
       return row?.response ?? response;
     },

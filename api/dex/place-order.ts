@@ -74,8 +74,11 @@ export function createOrderPlacer(deps: PlacementDeps) {
     const submit = async (): Promise<PlacementResult> => {
       const clientOrderId = body.client_order_id ?? randomUUID();
       const hash = requestHash(body);
-      // A retry of a stored order is answered before any check: the first attempt already passed them.
-      const earlier = body.client_order_id ? await deps.idempotency.peek(account, clientOrderId, hash) : null;
+      // A retry of a stored order is answered before the key's limit checks: the first attempt already
+      // passed them (and counting the order itself again would refuse its own retry). Without limits there
+      // is nothing to skip, and reserve() alone answers retries.
+      const hasLimits = key !== null && (key.positionLimitE18 !== null || key.dailyLossLimitE18 !== null);
+      const earlier = body.client_order_id && hasLimits ? await deps.idempotency.peek(account, clientOrderId, hash) : null;
       if (earlier?.state === "done") return { order: earlier.response as OrderJson, replayed: true };
       if (earlier?.state === "conflict") throw duplicate(clientOrderId, earlier.orderId);
       let agent = null;
@@ -83,7 +86,7 @@ export function createOrderPlacer(deps: PlacementDeps) {
         if (key.agentStatus !== "approved") {
           throw new ApiError("FORBIDDEN", "the API key's agent is not approved on chain yet", { reason: "agent_not_approved" });
         }
-        if (!earlier) {
+        if (hasLimits && !earlier) {
           const probe = intentOf(market.symbol, body.side, fields, { orderId: "", clientOrderId }, nowMs);
           await checkPositionLimit(deps.service, market, key, probe);
           await checkDailyLossLimit(deps.service, deps.service.listMarkets(), key, nowMs);

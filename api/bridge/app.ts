@@ -1,0 +1,77 @@
+// createBridgeApp: the bridge API ({bridge_url}) and the tenant portal as an Express 5 app. The tenant of
+// every request is the one its Host header names; a tenant's configuration and transfers are never served
+// under another tenant's hostname.
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import { rateLimit } from "express-rate-limit";
+import type { Logger } from "pino";
+import { z } from "zod";
+import type { Db } from "../../db";
+import type { BridgeAbis } from "../../relayer/abi";
+import { BridgeApiError, bridgeErrorHandler } from "./errors";
+import { renderPortal, renderUnknownTenant } from "./portal";
+import { createTenantStore, hostnameOf, hostnameSchema, type TenantStore } from "./tenants";
+import { createTransferService, type BridgeEndpoint } from "./transfers";
+
+export interface BridgeAppDeps {
+  db: Db;
+  logger: Logger;
+  abis: BridgeAbis;
+  bridges: Record<string, BridgeEndpoint>;
+  tenants?: TenantStore;
+  /** requests per minute per client address (spec section 8 headers on every response) */
+  rateLimitPerMinute?: number;
+}
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+const wrap = (h: Handler) => (req: Request, res: Response, next: NextFunction) => h(req, res).catch(next);
+
+export function createBridgeApp(deps: BridgeAppDeps): Express {
+  const tenants = deps.tenants ?? createTenantStore(deps.db);
+  const transfers = createTransferService({ db: deps.db, abis: deps.abis, bridges: deps.bridges });
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "simple");
+  app.use(
+    rateLimit({
+      windowMs: 60_000,
+      limit: deps.rateLimitPerMinute ?? 600,
+      standardHeaders: false,
+      legacyHeaders: true,
+      handler: (_req, _res, next) => next(new BridgeApiError("RATE_LIMIT_EXCEEDED", "too many requests")),
+    }),
+  );
+  app.use(express.json({ limit: "16kb" }));
+  const hostTenant = (req: Request) => tenants.require(hostnameOf(req.headers.host));
+
+  app.get(
+    "/api/tenant",
+    wrap(async (req, res) => {
+      const hostname = z.object({ hostname: hostnameSchema }).parse(req.query).hostname;
+      const tenant = await tenants.require(hostname);
+      // a page served for another tenant's hostname never gets this tenant's configuration
+      const own = hostnameOf(req.headers.host);
+      const asking = own ? await tenants.byHostname(own) : undefined;
+      if (asking && asking.tenantId !== tenant.tenantId)
+        throw new BridgeApiError("FORBIDDEN", "a tenant's configuration is served only for its own hostnames", { reason: "tenant_mismatch", hostname, host: own });
+      const { bridge: _bridge, ...config } = tenant;
+      res.json({ hostname, ...config });
+    }),
+  );
+  app.post("/api/v1/transfer/initiate", wrap(async (req, res) => void res.status(201).json(await transfers.initiate(await hostTenant(req), req.body))));
+  app.get("/api/v1/transfer/:id", wrap(async (req, res) => void res.json(await transfers.get(await hostTenant(req), String(req.params.id)))));
+  app.post("/api/v1/transfer/:id/complete", wrap(async (req, res) => void res.json(await transfers.complete(await hostTenant(req), String(req.params.id), req.body))));
+
+  app.get(
+    "/",
+    wrap(async (req, res) => {
+      const hostname = hostnameOf(req.headers.host) ?? "";
+      const tenant = await tenants.byHostname(hostname);
+      res.type("html");
+      if (!tenant) return void res.status(404).send(renderUnknownTenant(hostname));
+      res.send(renderPortal(tenant, hostname));
+    }),
+  );
+  app.use((req, _res, next) => next(new BridgeApiError("ROUTE_NOT_FOUND", `no route ${req.method} ${req.path}`)));
+  app.use(bridgeErrorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,53 @@
+// The seeded tenants: "Aurora Bridge" (native: the FROST cluster) and "Harbor Custody" (custody: an
+// ERC-1271 custody wallet behind BridgeErc1271Verifier), each on its own vault/minter pair.
+import type { Address } from "viem";
+import type { TenantSeed } from "./tenants";
+
+export interface BridgeDeploymentInfo {
+  bridge: string;
+  home: { chainId: number; vault: Address; rpcUrl?: string; verifier?: Address };
+  remote: { chainId: number; minter: Address; rpcUrl?: string; verifier?: Address };
+  tokens: { symbol: string; home: Address; wrapped: Address; decimals: number }[];
+  keyEpoch: number;
+  custodySigner?: Address;
+}
+
+function chains(d: BridgeDeploymentInfo): TenantSeed["chains"] {
+  return [
+    { chainId: d.home.chainId, name: "Home chain", role: "home", rpcUrl: d.home.rpcUrl, contracts: { vault: d.home.vault }, tokens: d.tokens.map((t) => ({ symbol: t.symbol, address: t.home, decimals: t.decimals })) },
+    {
+      chainId: d.remote.chainId,
+      name: "Remote chain",
+      role: "remote",
+      rpcUrl: d.remote.rpcUrl,
+      contracts: { minter: d.remote.minter },
+      tokens: d.tokens.map((t) => ({ symbol: t.symbol, address: t.wrapped, decimals: t.decimals, homeToken: t.home })),
+    },
+  ];
+}
+
+export function nativeTenant(d: BridgeDeploymentInfo, hostnames: string[]): TenantSeed {
+  return {
+    hostnames,
+    tenantId: "aurora",
+    name: "Aurora Bridge",
+    mpcMode: "native",
+    bridge: d.bridge,
+    branding: { primaryColor: "#1d3fb8", accentColor: "#ffd23f", backgroundColor: "#eef2ff", logoText: "AUR", tagline: "3-of-5 FROST threshold signatures, natively" },
+    chains: chains(d),
+    signing: { verifier: "BridgeFrostVerifier", verifierAddress: d.remote.verifier, keyEpoch: d.keyEpoch, threshold: "3-of-5" },
+  };
+}
+
+export function custodyTenant(d: BridgeDeploymentInfo, hostnames: string[]): TenantSeed {
+  return {
+    hostnames,
+    tenantId: "harbor",
+    name: "Harbor Custody Bridge",
+    mpcMode: "custody",
+    bridge: d.bridge,
+    branding: { primaryColor: "#0f5132", accentColor: "#f28c28", backgroundColor: "#f3faf6", logoText: "HBR", tagline: "Transfers approved by your custody provider" },
+    chains: chains(d),
+    signing: { verifier: "BridgeErc1271Verifier", verifierAddress: d.remote.verifier, keyEpoch: d.keyEpoch, custodySigner: d.custodySigner },
+  };
+}

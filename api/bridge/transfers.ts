@@ -1,0 +1,201 @@
+// The bridge API's transfers. `initiate` records an `initiated` transfer and returns the calls the wallet
+// must send (approve + vault deposit, or the wrapped-token burn). `complete` links the wallet's deposit or
+// burn transaction (its event must match what was initiated) and, for a withdrawal whose challenge
+// period is over, executes the release. Status comes from the relayer's row once linked.
+import { randomUUID } from "node:crypto";
+import { decodeEventLog, encodeFunctionData, getAddress, type Address, type Hex, type PublicClient } from "viem";
+import { z } from "zod";
+import type { Db } from "../../db";
+import { BRIDGE_BURNED, BRIDGE_DEPOSITED, type BridgeAbis } from "../../relayer/abi";
+import type { Relayer } from "../../relayer/relayer";
+import { createRelayerStore, type TransferRow } from "../../relayer/store";
+import { BridgeApiError } from "./errors";
+import type { TenantConfig } from "./tenants";
+
+export interface BridgeEndpoint {
+  home: { chainId: number; vault: Address; publicClient: PublicClient };
+  remote: { chainId: number; minter: Address; publicClient: PublicClient };
+  /** in-process relayer of this bridge: `complete` executes due releases through it */
+  relayer?: Pick<Relayer, "processNow">;
+}
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected an address").transform((a) => getAddress(a));
+export const initiateSchema = z
+  .object({
+    direction: z.enum(["deposit", "withdrawal"]),
+    /** a token symbol of the tenant's bridge (e.g. "USD") or its home-token address */
+    token: z.string().min(1).max(64),
+    /** base units, decimal string (amounts can exceed 2^53) */
+    amount: z.string().regex(/^[1-9]\d{0,77}$/, "a positive integer in base units, as a decimal string"),
+    sender: address,
+    recipient: address,
+    /** optional: when given it must be the tenant the Host header names */
+    tenantId: z.string().max(40).optional(),
+  })
+  .strict();
+export const completeSchema = z.object({ txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a 32-byte transaction hash").optional() }).strict();
+export const idSchema = z.string().uuid("a transfer id (UUID)");
+
+interface ApiRow {
+  id: string;
+  tenant_id: string;
+  bridge: string;
+  direction: "deposit" | "withdrawal";
+  token: string;
+  amount_wei: string;
+  sender: string;
+  recipient: string;
+  src_tx_hash: string | null;
+  nonce: string | null;
+  initiated_at: Date;
+  linked_at: Date | null;
+}
+
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges: Record<string, BridgeEndpoint> }) {
+  const { db, abis } = deps;
+  // the relayers' progress lives in the same database
+  const relayerStore = createRelayerStore(db);
+  const bridgeOf = (name: string) => {
+    const b = deps.bridges[name];
+    if (!b) throw new BridgeApiError("SERVICE_UNAVAILABLE", `bridge ${name} is not running`, { bridge: name });
+    return b;
+  };
+  const tokenOf = (tenant: TenantConfig, token: string) => {
+    const home = tenant.chains.find((c) => c.role === "home");
+    const remote = tenant.chains.find((c) => c.role === "remote");
+    const t = home?.tokens.find((x) => x.symbol === token || x.address.toLowerCase() === token.toLowerCase());
+    const w = remote?.tokens.find((x) => x.homeToken?.toLowerCase() === t?.address.toLowerCase());
+    if (!t || !w) throw new BridgeApiError("INVALID_REQUEST", `token ${token} is not bridged for this tenant`, { token, tokens: home?.tokens.map((x) => x.symbol) ?? [] });
+    return { symbol: t.symbol, home: getAddress(t.address), wrapped: getAddress(w.address), decimals: t.decimals };
+  };
+
+  async function load(id: string, tenant: TenantConfig): Promise<ApiRow> {
+    const r = await db.query<ApiRow>("SELECT * FROM bridge_transfers WHERE id = $1", [id]);
+    const row = r.rows[0];
+    if (!row) throw new BridgeApiError("TRANSFER_NOT_FOUND", "no such transfer", { id });
+    if (row.tenant_id !== tenant.tenantId) throw new BridgeApiError("FORBIDDEN", "this transfer belongs to another tenant", { reason: "tenant_mismatch", id });
+    return row;
+  }
+
+  async function view(row: ApiRow) {
+    const relayed: TransferRow | undefined = row.nonce !== null ? await relayerStore.get(row.bridge, row.direction, row.nonce) : undefined;
+    const status = relayed?.status ?? (row.nonce !== null ? (row.direction === "deposit" ? "deposited" : "burned") : "initiated");
+    const isDeposit = row.direction === "deposit";
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      direction: row.direction,
+      status,
+      token: row.token,
+      amount: row.amount_wei,
+      sender: row.sender,
+      recipient: row.recipient,
+      nonce: row.nonce,
+      keyEpoch: relayed?.key_epoch ? Number(relayed.key_epoch) : null,
+      signers: relayed?.signers ? relayed.signers.split(",").filter(Boolean).map(Number) : [],
+      readyAt: relayed?.ready_at ? new Date(Number(relayed.ready_at) * 1000).toISOString() : null,
+      lastError: relayed?.last_error ?? null,
+      timestamps: {
+        initiatedAt: iso(row.initiated_at),
+        [isDeposit ? "depositedAt" : "burnedAt"]: iso(relayed?.observed_at ?? row.linked_at),
+        signedAt: iso(relayed?.signed_at),
+        ...(isDeposit
+          ? { mintedAt: iso(relayed?.minted_at) }
+          : { releaseQueuedAt: iso(relayed?.release_queued_at), disputedAt: iso(relayed?.disputed_at), releasedAt: iso(relayed?.released_at) }),
+        failedAt: iso(relayed?.failed_at),
+      },
+      txHashes: isDeposit
+        ? { deposit: row.src_tx_hash ?? relayed?.src_tx_hash ?? null, mint: relayed?.dst_tx_hash ?? null }
+        : { burn: row.src_tx_hash ?? relayed?.src_tx_hash ?? null, queueRelease: relayed?.dst_tx_hash ?? null, executeRelease: relayed?.execute_tx_hash ?? null },
+    };
+  }
+
+  return {
+    async initiate(tenant: TenantConfig, body: unknown) {
+      const input = initiateSchema.parse(body);
+      if (input.tenantId !== undefined && input.tenantId !== tenant.tenantId)
+        throw new BridgeApiError("FORBIDDEN", "the transfer names another tenant than this hostname's", { reason: "tenant_mismatch", tenantId: input.tenantId });
+      const b = bridgeOf(tenant.bridge);
+      const token = tokenOf(tenant, input.token);
+      const amountWei = BigInt(input.amount);
+      const id = randomUUID();
+      await db.query(
+        "INSERT INTO bridge_transfers (id, tenant_id, bridge, direction, token, amount_wei, sender, recipient) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        [id, tenant.tenantId, tenant.bridge, input.direction, token.home, amountWei, input.sender, input.recipient],
+      );
+      const calls =
+        input.direction === "deposit"
+          ? [
+              { step: "approve", chainId: b.home.chainId, to: token.home, value: "0", data: encodeFunctionData({ abi: abis.erc20, functionName: "approve", args: [b.home.vault, amountWei] }) },
+              { step: "deposit", chainId: b.home.chainId, to: b.home.vault, value: "0", data: encodeFunctionData({ abi: abis.vault, functionName: "deposit", args: [token.home, amountWei, input.recipient, BigInt(b.remote.chainId)] }) },
+            ]
+          : [{ step: "burn", chainId: b.remote.chainId, to: b.remote.minter, value: "0", data: encodeFunctionData({ abi: abis.minter, functionName: "burn", args: [token.wrapped, amountWei, input.recipient] }) }];
+      const row = await load(id, tenant);
+      return { transfer: await view(row), calls, from: input.sender };
+    },
+
+    async get(tenant: TenantConfig, id: string) {
+      return view(await load(idSchema.parse(id), tenant));
+    },
+
+    async complete(tenant: TenantConfig, id: string, body: unknown) {
+      const { txHash } = completeSchema.parse(body ?? {});
+      let row = await load(idSchema.parse(id), tenant);
+      const b = bridgeOf(row.bridge);
+      if (row.nonce === null) {
+        if (!txHash) throw new BridgeApiError("INVALID_REQUEST", "txHash of the deposit or burn is required to complete this transfer", { field: "txHash" });
+        const nonce = await nonceFromTx(b, row, txHash as Hex);
+        try {
+          await db.query("UPDATE bridge_transfers SET nonce = $2, src_tx_hash = $3, linked_at = now() WHERE id = $1 AND nonce IS NULL", [row.id, nonce, txHash.toLowerCase()]);
+        } catch (err) {
+          if (/unique|duplicate/i.test(String((err as Error).message))) throw new BridgeApiError("TRANSFER_ALREADY_LINKED", "this transaction is already linked to another transfer", { txHash });
+          throw err;
+        }
+        row = await load(row.id, tenant);
+        return view(row);
+      }
+      if (row.direction === "withdrawal" && b.relayer) {
+        const relayed = await relayerStore.get(row.bridge, "withdrawal", row.nonce);
+        if (relayed?.status === "release_queued") {
+          const readyAt = Number(relayed.ready_at);
+          const chainNow = Number((await b.home.publicClient.getBlock({ blockTag: "latest" })).timestamp);
+          if (chainNow < readyAt && Date.now() / 1000 < readyAt)
+            throw new BridgeApiError("TRANSFER_NOT_READY", "the release's challenge period is not over", { readyAt: new Date(readyAt * 1000).toISOString() });
+          await b.relayer.processNow("withdrawal", BigInt(row.nonce));
+        }
+      }
+      return view(row);
+    },
+  };
+
+  /** The source event in `txHash`'s receipt, from this bridge's contract, matching the initiated transfer. */
+  async function nonceFromTx(b: BridgeEndpoint, row: ApiRow, txHash: Hex): Promise<bigint> {
+    const deposit = row.direction === "deposit";
+    const client = deposit ? b.home.publicClient : b.remote.publicClient;
+    const contract = deposit ? b.home.vault : b.remote.minter;
+    const receipt = await client.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
+    if (!receipt) throw new BridgeApiError("TRANSFER_NOT_READY", "the transaction is not mined on the source chain (yet)", { txHash, chainId: deposit ? b.home.chainId : b.remote.chainId });
+    for (const log of receipt.logs) {
+      if (log.address.toLowerCase() !== contract.toLowerCase()) continue;
+      try {
+        const ev = decodeEventLog({ abi: [deposit ? BRIDGE_DEPOSITED : BRIDGE_BURNED], data: log.data, topics: log.topics });
+        const a = ev.args as { nonce: bigint; token?: Address; homeToken?: Address; sender: Address; recipient: Address; amount: bigint };
+        const token = getAddress((deposit ? a.token : a.homeToken)!);
+        const matches =
+          token === getAddress(row.token) && a.amount === BigInt(row.amount_wei) && getAddress(a.recipient) === getAddress(row.recipient) && getAddress(a.sender) === getAddress(row.sender);
+        if (!matches)
+          throw new BridgeApiError("TRANSFER_MISMATCH", "the transaction's event does not match the initiated transfer", {
+            expected: { token: row.token, amount: row.amount_wei, sender: row.sender, recipient: row.recipient },
+            found: { token, amount: a.amount.toString(), sender: a.sender, recipient: a.recipient },
+          });
+        return a.nonce;
+      } catch (err) {
+        if (err instanceof BridgeApiError) throw err;
+      }
+    }
+    throw new BridgeApiError("TRANSFER_MISMATCH", `the transaction holds no ${deposit ? "BridgeDeposited" : "BridgeBurned"} event of this tenant's bridge`, { txHash });
+  }
+}
+export type TransferService = ReturnType<typeof createTransferService>;

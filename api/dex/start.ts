@@ -1,0 +1,47 @@
+// startDexApi: the three DEX surfaces on their own listeners (REST {dex_base_url}, WebSocket /ws, gRPC),
+// sharing one API key store and one authenticator (one replay cache). What `npm start` calls.
+import type { Logger } from "pino";
+import type { Db } from "../../db";
+import { createApiKeyStore, type ApiKeyStore } from "../auth/api-keys";
+import { createSecretBox } from "../auth/secret-box";
+import { createGrpcServer } from "../grpc/server";
+import { createWsServer } from "../ws/server";
+import { createDexAuthenticator, createDexRestApp, listenDexRest } from "./app";
+import type { DexApiConfig } from "./config";
+import type { DexService } from "./service";
+
+export interface StartDexApiDeps {
+  config: DexApiConfig;
+  logger: Logger;
+  service: DexService;
+  /** must have run db/migrations (createDb does) */
+  db: Db;
+  /** 0 = a free port */
+  ports: { rest: number; ws: number; grpc: number };
+  host?: string;
+}
+
+export interface RunningDexApi {
+  urls: { rest: string; ws: string; grpc: string };
+  keys: ApiKeyStore;
+  close(): Promise<void>;
+}
+
+export async function startDexApi(deps: StartDexApiDeps): Promise<RunningDexApi> {
+  const host = deps.host ?? "127.0.0.1";
+  const keys = createApiKeyStore({ db: deps.db, box: createSecretBox(deps.config.apiKeyEncryptionKey) });
+  const auth = createDexAuthenticator({ config: deps.config, keys });
+  const common = { config: deps.config, service: deps.service, auth };
+  const rest = await listenDexRest(createDexRestApp({ ...common, logger: deps.logger.child({ surface: "dex-rest" }), db: deps.db, keys }), deps.ports.rest, host);
+  const ws = await createWsServer({ ...common, logger: deps.logger.child({ surface: "dex-ws" }) });
+  const wsUrl = (await ws.listen(deps.ports.ws, host)).url;
+  const grpc = createGrpcServer({ ...common, logger: deps.logger.child({ surface: "dex-grpc" }), db: deps.db, keys });
+  const { address } = await grpc.listen(deps.ports.grpc, host);
+  return {
+    urls: { rest: rest.url, ws: wsUrl, grpc: address },
+    keys,
+    async close() {
+      await Promise.all([rest.close(), ws.close(), grpc.close()]);
+    },
+  };
+}
