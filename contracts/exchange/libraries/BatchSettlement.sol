@@ -97,7 +97,7 @@ library BatchSettlement {
         uint256 n = orders.length;
         if (signatures.length != n) revert ISettlement.SettlementBatchLengthMismatch(n, signatures.length);
         BatchContext memory ctx = _begin(s, domainSeparator, batchId, n);
-        OrderState[] memory states = new OrderState[](n);
+        OrderState[] memory states = _allocateOrders(n);
         for (uint256 i; i < n; ++i) {
             OrderState memory st = states[i];
             _copyOrder(orders[i], st, i);
@@ -119,7 +119,7 @@ library BatchSettlement {
         (n, offset) = PackedBatch.readCount(batch, offset);
         BatchContext memory ctx = _begin(s, domainSeparator, batchId, n);
         ctx.tokens = tokens;
-        OrderState[] memory states = new OrderState[](n);
+        OrderState[] memory states = _allocateOrders(n);
         for (uint256 i; i < n; ++i) {
             offset = _loadPackedOrder(s, ctx, batch, offset, states[i], i);
         }
@@ -154,6 +154,27 @@ library BatchSettlement {
     }
 
     // ---------------------------------------------------------------- orders
+
+    /// @dev `n` OrderStates in one block, without Solidity's zeroing of every field: the loaders always
+    ///      write the ten signed words, `orderHash` and `nonceWordSlot`; the running totals are zeroed here.
+    function _allocateOrders(uint256 n) private pure returns (OrderState[] memory states) {
+        // Memory-safe: allocates [length, n pointers, n structs of 17 words] at the free memory pointer and
+        // moves the pointer past it; every field is written before it is read.
+        assembly ("memory-safe") {
+            states := mload(0x40)
+            mstore(states, n)
+            let structs := add(states, shl(5, add(n, 1)))
+            for { let i := 0 } lt(i, n) { i := add(i, 1) } {
+                let st := add(structs, mul(i, 0x220))
+                mstore(add(states, shl(5, add(i, 1))), st)
+                mstore(add(st, 0x160), 0) // filledBefore
+                mstore(add(st, 0x180), 0) // filledAfter
+                mstore(add(st, 0x1a0), 0) // paid
+                mstore(add(st, 0x1c0), 0) // received
+            }
+            mstore(0x40, add(structs, mul(n, 0x220)))
+        }
+    }
 
     /// @dev Reads one packed order into `st` and admits it; returns the offset after its signature.
     function _loadPackedOrder(
