@@ -8,7 +8,6 @@ import {
   createWalletClient,
   decodeErrorResult,
   defineChain,
-  encodeFunctionData,
   http,
   type Address,
   type Hex,
@@ -17,6 +16,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import type { SettleArgs } from "../sdk/settle-batch";
 import { FatalChainError, RetryableChainError } from "./errors";
+import { encodeSettleCalldata } from "./settle-calldata";
 import { settlementAbi } from "./settlement-abi";
 
 export interface SettleResult {
@@ -106,7 +106,7 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
     },
 
     async send(batchId, args) {
-      const data = encodeFunctionData({ abi, functionName: "settle", args: [batchId, args.orders, args.signatures, args.fills] });
+      const data = encodeSettleCalldata(batchId, args);
       try {
         if (nonce === undefined) nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: "pending" });
         if (gasPrice === undefined || Date.now() - gasPriceAt > 2_000) {
