@@ -5,7 +5,7 @@ import { DEMO_DEPOSIT_WHOLE_TOKENS } from "./seed";
 export function formatBanner(stack: RunningStack, healthUrl: string): string {
   const { config, chains, deployments } = stack;
   const lines: string[] = [];
-  const row = (label: string, value: string) => lines.push(`  ${label.padEnd(24)} ${value}`);
+  const row = (label: string, value: string) => lines.push(`  ${label.padEnd(28)} ${value}`);
   lines.push("", "=== on-chain exchange: running ===", "");
   lines.push("Chains (Hardhat JSON-RPC, state kept in the data dir)");
   row(`home  (chain ${chains.home.chainId})`, `${chains.home.rpcUrl}  ${chains.home.wsUrl}`);
