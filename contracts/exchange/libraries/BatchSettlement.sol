@@ -349,7 +349,14 @@ library BatchSettlement {
         log.price = price;
         log.baseAmount = baseAmount;
         log.quoteAmount = quoteAmount;
-        _emitTrade(log, ctx.batchId, maker.orderHash, taker.orderHash);
+        bytes32 topic0 = ISettlement.TradeSettled.selector;
+        uint256 batchId = ctx.batchId;
+        bytes32 makerHash = maker.orderHash;
+        bytes32 takerHash = taker.orderHash;
+        // Memory-safe: reads the ten 32-byte words of `log`, laid out exactly as TradeSettled's data.
+        assembly ("memory-safe") {
+            log4(log, 0x140, topic0, batchId, makerHash, takerHash)
+        }
     }
 
     /// @dev Same pair, opposite sides, two different traders, the taker may take, both limits hold.
@@ -360,16 +367,10 @@ library BatchSettlement {
         if (maker.side == taker.side) revert ISettlement.SettlementFillSameSide(k);
         if (maker.trader == taker.trader) revert ISettlement.SettlementSelfTrade(k, maker.trader);
         if (taker.flags & OrderHashing.FLAG_POST_ONLY != 0) revert ISettlement.SettlementPostOnlyTaker(k, taker.orderHash);
-        _checkLimit(maker, price, k);
-        _checkLimit(taker, price, k);
-    }
-
-    /// @dev A buy fills at or below its limit, a sell at or above.
-    function _checkLimit(OrderState memory o, uint256 price, uint256 k) private pure {
-        uint256 limit = o.price;
-        if (o.side == OrderHashing.SIDE_BUY ? price > limit : price < limit) {
-            revert ISettlement.SettlementFillPriceWorseThanLimit(k, o.orderHash, limit, price);
-        }
+        // A buy fills at or below its limit, a sell at or above.
+        (OrderState memory buy, OrderState memory sell) = taker.side == OrderHashing.SIDE_BUY ? (taker, maker) : (maker, taker);
+        if (price > buy.price) revert ISettlement.SettlementFillPriceWorseThanLimit(k, buy.orderHash, buy.price, price);
+        if (price < sell.price) revert ISettlement.SettlementFillPriceWorseThanLimit(k, sell.orderHash, sell.price, price);
     }
 
     /// @dev Adds one fill to the order's running totals; returns its fee. A buy pays quote and receives base,
@@ -380,7 +381,8 @@ library BatchSettlement {
         returns (uint256 fee)
     {
         uint256 filledAfter;
-        // Safe: filledAfter <= amount (checked below, on every fill) and baseAmount < 2^128.
+        // Safe: a batch adds less than 2^160 to an order (fewer than 2^32 fills of less than 2^128 each) and
+        // filledAfter <= amount is checked on every fill, so overflowing would take some 2^96 batches.
         unchecked {
             filledAfter = o.filledAfter + baseAmount;
         }
@@ -397,13 +399,6 @@ library BatchSettlement {
         }
     }
 
-    function _emitTrade(TradeLog memory log, uint64 batchId, bytes32 makerHash, bytes32 takerHash) private {
-        bytes32 topic0 = ISettlement.TradeSettled.selector;
-        // Memory-safe: reads the ten 32-byte words of `log`, laid out exactly as TradeSettled's data.
-        assembly ("memory-safe") {
-            log4(log, 0x140, topic0, batchId, makerHash, takerHash)
-        }
-    }
 
     // ---------------------------------------------------------------- end of batch
 
