@@ -85,23 +85,30 @@ function fromServiceError(e: DexServiceError): ApiError {
     case "ORDER_EXPIRED":
       return new ApiError("INVALID_REQUEST", e.message, { reason: "order_expired", ...plain(d) }, { cause: e });
     default:
-      return new ApiError(e.code, e.message, plain(d), { cause: e });
+      // A code the API does not know (the service may grow new refusals, e.g. INVALID_ORDER) is a
+      // client-side refusal: INVALID_REQUEST, with the service's code as the reason.
+      if (e.code in API_ERROR_STATUS) return new ApiError(e.code as ApiErrorCode, e.message, plain(d), { cause: e });
+      return new ApiError("INVALID_REQUEST", e.message, { reason: String(e.code).toLowerCase(), ...plain(d) }, { cause: e });
   }
 }
 
 /** Spec 7: details.required and details.available are numbers (token units); the exact base units go
  *  beside them as decimal strings because they can exceed 2^53. */
 function insufficientDetails(d: Record<string, unknown>): Record<string, unknown> {
-  const decimals = typeof d.decimals === "number" ? d.decimals : 0;
-  const req = typeof d.requiredUnits === "bigint" ? d.requiredUnits : 0n;
-  const avail = typeof d.availableUnits === "bigint" ? d.availableUnits : 0n;
-  const toNumber = (v: bigint) => Number(formatUnits(v, decimals));
+  const units = (v: unknown): bigint | null =>
+    typeof v === "bigint" ? v : typeof v === "string" && /^-?\d+$/.test(v) ? BigInt(v) : typeof v === "number" && Number.isSafeInteger(v) ? BigInt(v) : null;
+  const req = units(d.requiredUnits);
+  const avail = units(d.availableUnits);
+  const decimals = typeof d.decimals === "number" ? d.decimals : null;
+  // token-unit numbers: given by the service, or computed from the exact units and the token's decimals
+  const num = (given: unknown, u: bigint | null) =>
+    typeof given === "number" ? given : u !== null && decimals !== null ? Number(formatUnits(u, decimals)) : null;
   return {
-    token: d.token,
-    required: toNumber(req),
-    available: toNumber(avail),
-    required_units: req.toString(),
-    available_units: avail.toString(),
+    token: d.token ?? null,
+    required: num(d.required, req),
+    available: num(d.available, avail),
+    required_units: req?.toString() ?? null,
+    available_units: avail?.toString() ?? null,
   };
 }
 

@@ -324,12 +324,19 @@ export type DexServiceErrorCode =
   | "ORDER_EXPIRED"
   | "AGENT_NOT_APPROVED"
   | "INVALID_REQUEST"
-  | "SERVICE_UNAVAILABLE";
+  | "SERVICE_UNAVAILABLE"
+  /** any other code is answered as INVALID_REQUEST with details.reason = the code in lower case */
+  | (string & {});
 
+/** details of INSUFFICIENT_BALANCE: exact base units (bigint or decimal string) and either the token's
+ *  decimals or the token-unit numbers `required` / `available` (spec 7). */
 export interface InsufficientBalanceDetails {
   token: Address;
-  requiredUnits: bigint;
-  availableUnits: bigint;
+  requiredUnits: bigint | string;
+  availableUnits: bigint | string;
+  decimals?: number;
+  required?: number;
+  available?: number;
 }
 
 export class DexServiceError extends Error {
