@@ -105,9 +105,10 @@ export function createOrderPlacer(deps: PlacementDeps) {
       try {
         placed = await deps.service.placeOrder(request);
       } catch (err) {
-        // A refusal places nothing: free the client order id. Any other failure keeps the reservation, so
-        // a retry re-sends the same order id and the service answers it without a second order.
-        if (err instanceof DexServiceError && reservation.state === "new") {
+        // A refusal places nothing: free the client order id. Any other failure (SERVICE_UNAVAILABLE, a
+        // crash, a timeout: the order may have been taken) keeps the reservation, so a retry re-sends the
+        // same order id and the service answers it without a second order.
+        if (err instanceof DexServiceError && err.code !== "SERVICE_UNAVAILABLE" && reservation.state === "new") {
           await deps.idempotency.release(account, clientOrderId, reservation.orderId);
         }
         throw err;
