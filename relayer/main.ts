@@ -1,0 +1,99 @@
+// The relayer as its own process (used by the crash test and by anyone running it alone):
+//   RELAYER_SETTINGS='{"dbDir":...,"homeRpcUrl":...,...}' tsx relayer/main.ts
+// Prints one JSON line {"msg":"relayer started"} once running; SIGTERM/SIGINT stop it cleanly.
+import pino from "pino";
+import { createPublicClient, createWalletClient, http, type Hex, type PublicClient, type WalletClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { z } from "zod";
+import { createDb } from "../db";
+import { createSigningCoordinator } from "../mpc-sim/coordinator";
+import { createRelayer } from "./relayer";
+import { createCustodySigner, createFrostSigner, createHsmClient } from "./signers";
+import type { ChainClients } from "./types";
+
+const addr = z.string().regex(/^0x[0-9a-fA-F]{40}$/).transform((s) => s as `0x${string}`);
+const key = z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((s) => s as Hex);
+export const relayerSettingsSchema = z.object({
+  relayerId: z.string().min(1),
+  dbDir: z.string().optional(),
+  databaseUrl: z.string().optional(),
+  homeRpcUrl: z.string().url(),
+  remoteRpcUrl: z.string().url(),
+  privateKey: key,
+  deployment: z.object({
+    bridge: z.string(),
+    home: z.object({ chainId: z.number().int(), vault: addr, fromBlock: z.coerce.bigint() }),
+    remote: z.object({ chainId: z.number().int(), minter: addr, fromBlock: z.coerce.bigint() }),
+  }),
+  signer: z.discriminatedUnion("mode", [
+    z.object({ mode: z.literal("native"), nodes: z.array(z.object({ index: z.number().int(), url: z.string().url() })), threshold: z.number().int(), timeoutMs: z.number().int().optional() }),
+    z.object({ mode: z.enum(["custody", "custom"]), privateKey: key }),
+  ]),
+  hsmUrl: z.string().url().optional(),
+  pollIntervalMs: z.number().int().positive().optional(),
+  retryMaxMs: z.number().int().positive().optional(),
+  leaseMs: z.number().int().positive().optional(),
+  concurrency: z.number().int().positive().optional(),
+  /** test only: SIGKILL this process right after the first mint is mined, before it is recorded */
+  killAfterFirstMint: z.boolean().optional(),
+});
+export type RelayerSettings = z.input<typeof relayerSettingsSchema>;
+
+export function chainClientsFor(rpcUrl: string, chainId: number, privateKey: Hex): ChainClients {
+  const chain = { id: chainId, name: `chain-${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } as const;
+  // a few retries: a keep-alive socket the node closed while idle fails the first request sent on it
+  const transport = http(rpcUrl, { retryCount: 3, retryDelay: 10, timeout: 10_000 });
+  return {
+    publicClient: createPublicClient({ chain, transport, cacheTime: 0, pollingInterval: 5 }) as PublicClient,
+    walletClient: createWalletClient({ chain, transport, account: privateKeyToAccount(privateKey) }) as WalletClient,
+  };
+}
+
+async function main() {
+  const s = relayerSettingsSchema.parse(JSON.parse(process.env.RELAYER_SETTINGS ?? "{}"));
+  const logger = pino({ base: { service: "relayer", relayer: s.relayerId }, level: process.env.LOG_LEVEL ?? "info" });
+  const db = await createDb({ dataDir: s.dbDir, databaseUrl: s.databaseUrl });
+  const home = chainClientsFor(s.homeRpcUrl, s.deployment.home.chainId, s.privateKey);
+  const remote = chainClientsFor(s.remoteRpcUrl, s.deployment.remote.chainId, s.privateKey);
+  const signer =
+    s.signer.mode === "native"
+      ? createFrostSigner(createSigningCoordinator({ nodes: s.signer.nodes, threshold: s.signer.threshold, timeoutMs: s.signer.timeoutMs, logger }))
+      : createCustodySigner({
+          privateKey: s.signer.privateKey,
+          mode: s.signer.mode,
+          chains: {
+            confirmations: 0,
+            home: { chainId: s.deployment.home.chainId, rpcUrl: s.homeRpcUrl, vault: s.deployment.home.vault, fromBlock: s.deployment.home.fromBlock },
+            remote: { chainId: s.deployment.remote.chainId, rpcUrl: s.remoteRpcUrl, minter: s.deployment.remote.minter, fromBlock: s.deployment.remote.fromBlock },
+          },
+        });
+  let minted = 0;
+  const relayer = createRelayer({
+    config: { relayerId: s.relayerId, pollIntervalMs: s.pollIntervalMs, retryMaxMs: s.retryMaxMs, leaseMs: s.leaseMs, concurrency: s.concurrency },
+    logger,
+    db,
+    homeClient: home,
+    remoteClient: remote,
+    coordinator: signer,
+    hsm: s.hsmUrl ? createHsmClient(s.hsmUrl) : undefined,
+    deployments: s.deployment,
+    afterSubmit: (_row, step) => {
+      if (s.killAfterFirstMint && step === "mint" && ++minted === 1) process.kill(process.pid, "SIGKILL");
+    },
+  });
+  relayer.start();
+  logger.info({}, "relayer started");
+  const shutdown = async () => {
+    await relayer.stop();
+    await db.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+}
+
+if (require.main === module)
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

@@ -1,0 +1,70 @@
+// Sends the relayer's transactions on one chain. Sends are serialised with a locally tracked nonce (many
+// transfers are signed concurrently, but two sends racing for one nonce would drop one); receipts are
+// awaited outside the lock. A revert during gas estimation comes back as a named contract error, which
+// callers branch on (e.g. BridgeMinterDepositAlreadyMinted = already done).
+import { BaseError, ContractFunctionRevertedError, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
+import type { ChainClients } from "./types";
+
+export class ContractRevert extends Error {
+  constructor(readonly errorName: string, readonly args: readonly unknown[], message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ContractRevert";
+  }
+}
+
+/** The custom error name inside a viem error, if the failure was a contract revert. */
+export function revertOf(err: unknown): ContractRevert | undefined {
+  if (err instanceof ContractRevert) return err;
+  if (!(err instanceof BaseError)) return undefined;
+  const r = err.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
+  if (!r) return undefined;
+  return new ContractRevert(r.data?.errorName ?? r.reason ?? "unknown", (r.data?.args as unknown[]) ?? [], r.shortMessage, { cause: err });
+}
+
+export interface TxCall {
+  address: Address;
+  abi: Abi;
+  functionName: string;
+  args: readonly unknown[];
+}
+
+export function createSubmitter(clients: ChainClients, opts: { receiptPollMs?: number } = {}) {
+  const { publicClient, walletClient } = clients;
+  const account = walletClient.account;
+  if (!account) throw new Error("the relayer's wallet client needs an account");
+  let nonce: number | undefined;
+  let lock: Promise<unknown> = Promise.resolve();
+
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = lock.then(fn, fn);
+    lock = run.catch(() => undefined);
+    return run;
+  };
+
+  /** Estimates (reverts surface as ContractRevert), sends, and waits for the receipt. A receipt whose
+   *  status is reverted (lost a race after the estimate) throws ContractRevert("OnChainRevert"). */
+  async function send(call: TxCall): Promise<TransactionReceipt> {
+    const hash = await serial(async (): Promise<Hex> => {
+      nonce ??= await publicClient.getTransactionCount({ address: account!.address, blockTag: "pending" });
+      try {
+        const h = await walletClient.writeContract({ ...call, account: account!, chain: walletClient.chain ?? null, nonce } as never);
+        nonce++;
+        return h;
+      } catch (err) {
+        const revert = revertOf(err);
+        if (!revert) nonce = undefined; // unknown state: read the nonce again next time
+        throw revert ?? err;
+      }
+    });
+    // automining chains have the receipt by the time the hash is back: ask once before polling
+    const receipt =
+      (await publicClient.getTransactionReceipt({ hash }).catch(() => undefined)) ??
+      (await publicClient.waitForTransactionReceipt({ hash, pollingInterval: opts.receiptPollMs ?? 5 }));
+    if (receipt.status !== "success") throw new ContractRevert("OnChainRevert", [], `${call.functionName} reverted on chain (${hash})`);
+    return receipt;
+  }
+
+  return { send, address: account.address };
+}
+
+export type Submitter = ReturnType<typeof createSubmitter>;

@@ -1,0 +1,152 @@
+// Test helper for the bridge e2e files: two real Hardhat nodes (31337 home, 31338 remote), the 5 FROST
+// signer nodes + HSM as separate processes (mpc-sim/cluster.ts), the contracts from deployBridge with the
+// DKG's group key, a test token, and clients for a user, relayers and the guardian.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createPublicClient, createWalletClient, http, type Abi, type Address, type Hex, type PublicClient, type WalletClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
+import { startCluster, type Cluster } from "../../mpc-sim/cluster";
+import { spawnHardhatNode, type HardhatNodeProcess } from "../../scripts/chain/node-process";
+import { deployBridge, type BridgeDeployment } from "../../scripts/deploy-bridge";
+import { loadBridgeAbis } from "../../relayer/abi";
+import type { ChainClients, RelayerDeployment } from "../../relayer/types";
+
+export const KEYS = {
+  deployer: HARDHAT_DEV_PRIVATE_KEYS[0] as Hex,
+  user: HARDHAT_DEV_PRIVATE_KEYS[1] as Hex,
+  relayer: HARDHAT_DEV_PRIVATE_KEYS[3] as Hex,
+  relayer2: HARDHAT_DEV_PRIVATE_KEYS[9] as Hex,
+  custody: HARDHAT_DEV_PRIVATE_KEYS[8] as Hex,
+};
+
+const ROOT = path.resolve(__dirname, "../..");
+export const artifact = (rel: string): { abi: Abi; bytecode: Hex } => JSON.parse(fs.readFileSync(path.join(ROOT, "artifacts/contracts/bridge", rel), "utf8"));
+
+export function chainClients(rpcUrl: string, chainId: number, key: Hex): ChainClients {
+  const chain = { id: chainId, name: `local-${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } as const;
+  // a few retries: a keep-alive socket the node closed while idle fails the first request on it
+  const transport = http(rpcUrl, { retryCount: 3, retryDelay: 10 });
+  return {
+    publicClient: createPublicClient({ chain, transport, cacheTime: 0, pollingInterval: 5 }) as PublicClient,
+    walletClient: createWalletClient({ chain, transport, account: privateKeyToAccount(key) }) as WalletClient,
+  };
+}
+
+export interface BridgeSystem {
+  home: HardhatNodeProcess;
+  remote: HardhatNodeProcess;
+  cluster: Cluster;
+  deployment: BridgeDeployment;
+  relayerDeployment: RelayerDeployment;
+  token: Address;
+  wrapped: Address;
+  user: { home: ChainClients; remote: ChainClients; address: Address };
+  dataDir: string;
+  abis: ReturnType<typeof loadBridgeAbis>;
+  clientsFor(key: Hex): { home: ChainClients; remote: ChainClients };
+  deposit(amountWei: bigint, recipient?: Address): Promise<{ nonce: bigint; txHash: Hex; at: number }>;
+  burn(amountWei: bigint, recipient?: Address): Promise<{ nonce: bigint; txHash: Hex }>;
+  balanceOf(side: "home" | "remote", token: Address, who: Address): Promise<bigint>;
+  stop(): Promise<void>;
+}
+
+export async function startBridgeSystem(opts: { challengePeriodSec?: number; hsmThresholdWei?: bigint; userFundsWei?: bigint } = {}): Promise<BridgeSystem> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bridge-e2e-"));
+  const now = Math.floor(Date.now() / 1000);
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const [home, remote] = await Promise.all([31337, 31338].map((chainId) => spawnHardhatNode({ chainId, genesisTimestampS: now })));
+    stops.push(() => home.stop(), () => remote.stop());
+    const cluster = await startCluster({ dataDir: path.join(dataDir, "mpc"), hsm: { minAmountWei: 0n } });
+    stops.push(() => cluster.stop());
+
+    const deployerHome = chainClients(home.rpcUrl, 31337, KEYS.deployer);
+    const tokenArt = artifact("test/BridgeTestToken.sol/BridgeTestToken.json");
+    const hash = await deployerHome.walletClient.deployContract({ abi: tokenArt.abi, bytecode: tokenArt.bytecode, args: ["Demo USD", "USD", 6], account: deployerHome.walletClient.account!, chain: deployerHome.walletClient.chain });
+    const token = (await deployerHome.publicClient.waitForTransactionReceipt({ hash })).contractAddress as Address;
+    const startBlocks = { home: await deployerHome.publicClient.getBlockNumber(), remote: await chainClients(remote.rpcUrl, 31338, KEYS.deployer).publicClient.getBlockNumber() };
+
+    const deployment = await deployBridge({
+      homeRpcUrl: home.rpcUrl,
+      remoteRpcUrl: remote.rpcUrl,
+      deployerKey: KEYS.deployer,
+      groupPublicKey: cluster.key.groupPublicKey.compressed,
+      hsmAddress: cluster.hsm!.address,
+      tokens: [{ address: token, symbol: "USD", decimals: 6 }],
+      challengePeriodSec: opts.challengePeriodSec ?? 2,
+      dailyLimits: { USD: 10n ** 15n },
+      hsmThreshold: { USD: opts.hsmThresholdWei ?? 10n ** 12n },
+    });
+    await cluster.reconfigure({
+      confirmations: 0,
+      home: { chainId: 31337, rpcUrl: home.rpcUrl, vault: deployment.home.vault, fromBlock: startBlocks.home },
+      remote: { chainId: 31338, rpcUrl: remote.rpcUrl, minter: deployment.remote.minter, fromBlock: startBlocks.remote },
+    });
+    const abis = loadBridgeAbis();
+    const clientsFor = (key: Hex) => ({ home: chainClients(home.rpcUrl, 31337, key), remote: chainClients(remote.rpcUrl, 31338, key) });
+    const userClients = clientsFor(KEYS.user);
+    const userAddress = userClients.home.walletClient.account!.address;
+    const send = async (c: ChainClients, address: Address, abi: Abi, functionName: string, args: unknown[]) => {
+      const h = await c.walletClient.writeContract({ address, abi, functionName, args, account: c.walletClient.account!, chain: c.walletClient.chain });
+      const r = await c.publicClient.waitForTransactionReceipt({ hash: h, pollingInterval: 5 });
+      if (r.status !== "success") throw new Error(`${functionName} reverted`);
+      return r;
+    };
+    await send(deployerHome, token, tokenArt.abi, "mint", [userAddress, opts.userFundsWei ?? 10n ** 14n]);
+    await send(userClients.home, token, tokenArt.abi, "approve", [deployment.home.vault, (1n << 255n)]);
+    const wrapped = deployment.remote.wrappedTokens.USD;
+
+    return {
+      home,
+      remote,
+      cluster,
+      deployment,
+      relayerDeployment: {
+        bridge: "native",
+        home: { chainId: 31337, vault: deployment.home.vault, fromBlock: startBlocks.home },
+        remote: { chainId: 31338, minter: deployment.remote.minter, fromBlock: startBlocks.remote },
+      },
+      token,
+      wrapped,
+      user: { ...userClients, address: userAddress },
+      dataDir,
+      abis,
+      clientsFor,
+      async deposit(amountWei, recipient = userAddress) {
+        const at = performance.now();
+        const r = await send(userClients.home, deployment.home.vault, abis.vault, "deposit", [token, amountWei, recipient, 31338n]);
+        const nonce = BigInt(r.logs.find((l) => l.address.toLowerCase() === deployment.home.vault.toLowerCase())!.topics[1]!);
+        return { nonce, txHash: r.transactionHash, at };
+      },
+      async burn(amountWei, recipient = userAddress) {
+        const r = await send(userClients.remote, deployment.remote.minter, abis.minter, "burn", [wrapped, amountWei, recipient]);
+        const burned = r.logs.find((l) => l.address.toLowerCase() === deployment.remote.minter.toLowerCase() && l.topics.length === 4);
+        return { nonce: BigInt(burned!.topics[1]!), txHash: r.transactionHash };
+      },
+      async balanceOf(side, t, who) {
+        const c = side === "home" ? userClients.home : userClients.remote;
+        return (await c.publicClient.readContract({ address: t, abi: abis.erc20, functionName: "balanceOf", args: [who] })) as bigint;
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 20): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
