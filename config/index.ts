@@ -9,8 +9,12 @@ import { DEV_ACCOUNT_ROLES, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
 
 export { HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
 
-/** The repository root: defaults (data dir, artifacts) are relative to it, not to the caller's cwd. */
-export const REPO_ROOT = path.resolve(__dirname, "..");
+/**
+ * The repository root: defaults (data dir, artifacts) are relative to it, not to the caller's cwd.
+ * (`__dirname` is missing when an ES-module host such as Ponder's loads this file: then the cwd, which
+ * those hosts are started in.)
+ */
+export const REPO_ROOT = typeof __dirname !== "undefined" ? path.resolve(__dirname, "..") : process.cwd();
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const chainId = z.coerce.number().int().positive();
