@@ -125,7 +125,7 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
         rpcUrl: chain!.rpcUrl,
         startBlock: fx.startBlock,
         contracts: { Settlement: settlement },
-        tokens: { USD: { address: usd, decimals: 6 }, WETH: { address: weth, decimals: 18 } },
+        tokens: fx.tokens,
       },
     }),
   );
@@ -267,6 +267,12 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
     const collected = BigInt(row.collected ?? row[1]) - BigInt(row.withdrawn ?? row[2]);
     assert.equal(collected, (await read("collectedFees", [token])) as bigint, `fees ${token}`);
   }
+  const [params] = await sql("select maker_fee_bps, taker_fee_bps, withdrawal_delay_sec from settlement_params");
+  const [makerFeeBps, takerFeeBps] = (await read("fees", [])) as [number, number];
+  assert.deepEqual(
+    [params.maker_fee_bps, params.taker_fee_bps, String(params.withdrawal_delay_sec)],
+    [makerFeeBps, takerFeeBps, String(await read("withdrawalDelay", []))],
+  );
   const orderRows = await sql(`select order_hash, filled_base_amount, fill_count from "order"`);
   const filled = (hash: Hex) => {
     const row = orderRows.find((r) => (r.order_hash ?? r[0]) === hash);

@@ -35,6 +35,9 @@ export interface RunningIndexer {
   stop(): Promise<void>;
 }
 
+/** pino's numeric levels */
+const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50 } as const;
+
 const indexerDir = typeof __dirname !== "undefined" ? __dirname : path.join(findRepoRoot(), "indexer");
 const ponderBin = path.join(findRepoRoot(indexerDir), "node_modules", "ponder", "dist", "esm", "bin", "ponder.js");
 
@@ -65,7 +68,8 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PONDER_TELEMETRY_DISABLED: "true",
-    PONDER_LOG_LEVEL: opts.logLevel ?? "warn",
+    // at least "info": the "Indexed block" lines tell when the chains' heads are indexed (see below)
+    PONDER_LOG_LEVEL: LEVELS[opts.logLevel ?? "warn"] < LEVELS.info ? opts.logLevel : "info",
     DEPLOYMENTS_FILE: path.resolve(opts.deploymentsFile),
     INDEXER_DATA_DIR: path.resolve(opts.dataDir),
     INDEXER_POLLING_INTERVAL_MS: String(opts.pollingIntervalMs ?? 100),
@@ -84,20 +88,25 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
 
   let port = requestedPort;
   const recent: string[] = [];
+  /** highest block number Ponder logged as indexed, per chain name */
+  const indexedBlock = new Map<string, number>();
+  const minLevel = LEVELS[opts.logLevel ?? "warn"];
   const onLine = (line: string) => {
     if (!line.trim()) return;
     recent.push(line);
     if (recent.length > 40) recent.shift();
-    // Ponder moves to the next port when the requested one is taken; it logs the one it bound.
-    if (line.includes("Created HTTP server")) {
-      try {
-        const parsed = JSON.parse(line) as { port?: number };
-        if (typeof parsed.port === "number") port = parsed.port;
-      } catch {
-        // not JSON: keep the requested port
-      }
+    let entry: { level?: number; msg?: string; port?: number; chain?: string; number?: number } = {};
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      // not JSON (a crash trace): always passed on
     }
-    opts.onLog?.(line);
+    // Ponder moves to the next port when the requested one is taken; it logs the one it bound.
+    if (entry.msg === "Created HTTP server" && typeof entry.port === "number") port = entry.port;
+    if (entry.msg === "Indexed block" && entry.chain && typeof entry.number === "number") {
+      indexedBlock.set(entry.chain, Math.max(entry.number, indexedBlock.get(entry.chain) ?? -1));
+    }
+    if (entry.level === undefined || entry.level >= minLevel) opts.onLog?.(line);
   };
   for (const stream of [child.stdout!, child.stderr!]) {
     let buffered = "";
@@ -138,9 +147,10 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
       }
       await new Promise((r) => setTimeout(r, 50));
     }
-    // /ready means the backfill is done; blocks Ponder treats as unfinalized (the last 30 on a local
-    // chain) are indexed right after it, also after a restart. Wait for the chains' heads as well.
-    await waitForHeads(`http://127.0.0.1:${port}`, opts.deploymentsFile, deadline, () => child.exitCode !== null);
+    // /ready means the backfill is done; the blocks Ponder treats as unfinalized (the last 30 on a local
+    // chain) are indexed right after it, one "Indexed block" log line each; after a restart they are
+    // re-indexed (while /status still shows the old head). Wait until every chain's head is indexed.
+    await waitForHeads(indexedBlock, opts.deploymentsFile, deadline, () => child.exitCode !== null);
   } catch (error) {
     await stop();
     throw error;
@@ -158,20 +168,15 @@ async function rpcBlockNumber(rpcUrl: string): Promise<number> {
   return Number(body.result);
 }
 
-/** Resolves once /status shows every indexed chain at (or past) the block that was its head on entry. */
-async function waitForHeads(url: string, deploymentsFile: string, deadline: number, exited: () => boolean) {
+/** Resolves once Ponder logged, for every indexed chain, the block that was its head on entry as indexed. */
+async function waitForHeads(indexedBlock: Map<string, number>, deploymentsFile: string, deadline: number, exited: () => boolean) {
   const d = loadDeployments(deploymentsFile);
-  const targets: { name: string; block: number }[] = [{ name: "home", block: await rpcBlockNumber(d.home.rpcUrl) }];
+  const targets: { name: string; block: number }[] = [];
+  if (d.home.contracts.Settlement || d.home.contracts.BridgeVault) targets.push({ name: "home", block: await rpcBlockNumber(d.home.rpcUrl) });
   if (d.remote?.contracts.BridgeMinter) targets.push({ name: "remote", block: await rpcBlockNumber(d.remote.rpcUrl) });
-  for (;;) {
+  while (!targets.every((t) => (indexedBlock.get(t.name) ?? -1) >= t.block)) {
     if (exited()) throw new Error("indexer exited while catching up with the chains");
     if (Date.now() > deadline) throw new Error("indexer did not catch up with the chains in time");
-    try {
-      const status = (await (await fetch(`${url}/status`)).json()) as Record<string, { block?: { number: number } }>;
-      if (targets.every((t) => (status[t.name]?.block?.number ?? -1) >= t.block)) return;
-    } catch {
-      // transient
-    }
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -1,22 +1,14 @@
-// Deploys the real exchange contracts (DemoToken x2, Settlement) on a test chain with viem, from the
-// Hardhat artifacts, and funds two traders. Test-only: `npm start` deploys with its own script.
+// The real exchange on a test chain: the project's own deploy script (scripts/deploy-exchange.ts: demo
+// tokens, Settlement, operator role) on freshly compiled artifacts, plus helpers to fund traders.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import {
-  type Abi,
-  type Address,
-  type Hex,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  http,
-  keccak256,
-  toBytes,
-} from "viem";
+import { type Abi, createPublicClient, createWalletClient, defineChain, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { deployExchange as deployExchangeScript } from "../../scripts/deploy-exchange";
+import { loadExchangeArtifact } from "../../sdk/abi";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
+const artifactsDir = path.join(repoRoot, "artifacts-exchange");
 
 /** Hardhat's well-known development keys (accounts #0..#2). */
 export const DEV_KEYS = {
@@ -25,29 +17,17 @@ export const DEV_KEYS = {
   taker: "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
 } as const;
 
-interface Artifact {
-  abi: Abi;
-  bytecode: Hex;
-}
-
-/** Compiles the exchange area (incremental: fast when nothing changed) and reads an artifact. */
-export function loadExchangeArtifact(file: string, name: string): Artifact {
-  const dir = path.join(repoRoot, "artifacts-exchange", "contracts", "exchange");
-  const artifactPath = path.join(dir, file, `${name}.json`);
-  try {
-    execFileSync(process.execPath, [path.join(repoRoot, "node_modules", "hardhat", "internal", "cli", "cli.js"), "compile", "--quiet"], {
-      cwd: repoRoot,
-      env: { ...process.env, HARDHAT_AREA: "exchange" },
-      stdio: "pipe",
-    });
-  } catch (error) {
-    if (!existsSync(artifactPath)) throw error;
-  }
-  const json = JSON.parse(readFileSync(artifactPath, "utf8")) as Artifact;
-  return { abi: json.abi, bytecode: json.bytecode };
+/** Compiles the exchange area alone (incremental: quick when nothing changed) into artifacts-exchange/. */
+function compileExchange() {
+  execFileSync(process.execPath, [path.join(repoRoot, "node_modules", "hardhat", "internal", "cli", "cli.js"), "compile", "--quiet"], {
+    cwd: repoRoot,
+    env: { ...process.env, HARDHAT_AREA: "exchange" },
+    stdio: "pipe",
+  });
 }
 
 export async function deployExchange(rpcUrl: string) {
+  compileExchange();
   const chain = defineChain({
     id: 31337,
     name: "home",
@@ -58,40 +38,35 @@ export async function deployExchange(rpcUrl: string) {
   const admin = privateKeyToAccount(DEV_KEYS.admin);
   const maker = privateKeyToAccount(DEV_KEYS.maker);
   const taker = privateKeyToAccount(DEV_KEYS.taker);
-  const wallet = (account: typeof admin) => createWalletClient({ chain, account, transport: http(rpcUrl) });
+  const fees = { makerFeeBps: 10, takerFeeBps: 25 };
 
-  const tokenArtifact = loadExchangeArtifact("tokens/DemoToken.sol", "DemoToken");
-  const settlementArtifact = loadExchangeArtifact("Settlement.sol", "Settlement");
+  const deployed = await deployExchangeScript({
+    rpcUrl,
+    deployerKey: DEV_KEYS.admin,
+    operator: admin.address,
+    withdrawalDelaySec: 0,
+    ...fees,
+    artifactsDir,
+  });
 
-  async function deploy(artifact: Artifact, args: unknown[]): Promise<Address> {
-    const hash = await wallet(admin).deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args });
-    const receipt = await publicClient.waitForTransactionReceipt({ hash });
-    return receipt.contractAddress!;
-  }
-
-  async function send(account: typeof admin, address: Address, abi: Abi, functionName: string, args: unknown[]) {
-    const hash = await wallet(account).writeContract({ address, abi, functionName, args } as never);
+  async function send(account: typeof admin, address: `0x${string}`, abi: Abi, functionName: string, args: unknown[]) {
+    const wallet = createWalletClient({ chain, account, transport: http(rpcUrl) });
+    const hash = await wallet.writeContract({ address, abi, functionName, args } as never);
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     if (receipt.status !== "success") throw new Error(`${functionName} reverted`);
     return receipt;
   }
 
-  const usd = await deploy(tokenArtifact, ["Demo USD", "USD", 6]);
-  const weth = await deploy(tokenArtifact, ["Wrapped Ether", "WETH", 18]);
-  const makerFeeBps = 10;
-  const takerFeeBps = 25;
-  const settlement = await deploy(settlementArtifact, [admin.address, admin.address, 0n, makerFeeBps, takerFeeBps]);
-  await send(admin, settlement, settlementArtifact.abi, "grantRole", [keccak256(toBytes("OPERATOR_ROLE")), admin.address]);
-  const startBlock = 0;
-
   return {
     chain,
     publicClient,
     accounts: { admin, maker, taker },
-    contracts: { usd, weth, settlement },
-    abis: { token: tokenArtifact.abi, settlement: settlementArtifact.abi },
-    fees: { makerFeeBps, takerFeeBps },
-    startBlock,
+    contracts: { usd: deployed.tokens.USD!.address, weth: deployed.tokens.WETH!.address, settlement: deployed.settlement },
+    /** the deploy script's `tokens` registry, as the deployments file wants it */
+    tokens: deployed.tokens,
+    abis: { token: loadExchangeArtifact("DemoToken", artifactsDir).abi, settlement: loadExchangeArtifact("Settlement", artifactsDir).abi },
+    fees,
+    startBlock: deployed.startBlock,
     send,
   };
 }
