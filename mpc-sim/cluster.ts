@@ -43,6 +43,8 @@ export interface Cluster {
   rotateKey(): Promise<DkgResult>;
   /** restarts every process with new chain settings (e.g. once the bridge contracts are deployed) */
   reconfigure(chains: BridgeChainsConfig): Promise<void>;
+  /** OS process ids of the running nodes (and the HSM), for monitoring and benches */
+  processIds(): { nodes: Record<number, number>; hsm?: number };
   stop(): Promise<void>;
 }
 
@@ -209,6 +211,10 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       await Promise.all([...indices.map((i) => startNode(i)), (async () => (await stopProc(hsmProc), startHsm()))()]);
     },
     stop,
+    processIds: () => ({
+      nodes: Object.fromEntries([...procs.entries()].map(([i, p]) => [i, p.child.pid!])),
+      hsm: hsmProc?.child.pid,
+    }),
   };
   if (opts.hsm !== false) {
     const h = await callJson<{ address: `0x${string}` }>(`http://127.0.0.1:${hsmPort}/health`, undefined, 5_000);

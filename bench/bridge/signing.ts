@@ -3,8 +3,8 @@
 // (Hardhat) and rebuilds the digest, shares verified, aggregated, group signature verified.
 //   tsx bench/bridge/signing.ts [--signatures 200] [--concurrency 8]
 // Also importable: runSigningBench({ signatures, concurrency }) for bench/bridge/run.ts.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { getAddress } from "viem";
 import { verifyFrostSignature } from "../../sdk/frost";
@@ -20,6 +20,18 @@ export interface SigningBenchResult {
   meanMs: number;
   concurrency: number;
   throughputPerMinute: number;
+  /** CPU time spent per signature in the latency phase: all 5 node processes together, and the
+   *  coordinator (this process); independent of how busy the machine is, unlike the latencies */
+  nodeCpuMsPerSignature: number;
+  coordinatorCpuMsPerSignature: number;
+  /** 1-minute load average when the latency phase ended (the machine has os.cpus().length cores) */
+  loadAverage: number;
+}
+
+/** utime + stime of a process in ms (Linux /proc; 100 clock ticks per second) */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
@@ -33,8 +45,12 @@ export async function runSigningBench({ signatures = 200, concurrency = 8 } = {}
     const vault = await deployEventsStub(chain);
     const minter = getAddress("0x00000000000000000000000000000000000b1d9e");
     const total = 20 + signatures * 2;
-    for (let n = 1n; n <= BigInt(total); n++)
-      await emitDeposit(chain, vault, { nonce: n, token: minter, recipient: minter, amountWei: n, dstChainId: 31338n, dstContract: minter });
+    // the relayer passes the block and transaction it saw the event in; each signer still checks them
+    const seenAt = new Map<number, { blockNumber: bigint; txHash: `0x${string}` }>();
+    for (let n = 1; n <= total; n++) {
+      const r = await emitDeposit(chain, vault, { nonce: BigInt(n), token: minter, recipient: minter, amountWei: BigInt(n), dstChainId: 31338n, dstContract: minter });
+      seenAt.set(n, { blockNumber: r.blockNumber, txHash: r.transactionHash });
+    }
     cluster = await startCluster({
       dataDir,
       hsm: false,
@@ -49,7 +65,7 @@ export async function runSigningBench({ signatures = 200, concurrency = 8 } = {}
     const group = cluster.key.groupPublicKey.compressed;
     const sign = async (nonce: number) => {
       const t0 = performance.now();
-      const res = await coordinator.sign({ kind: "MINT", srcChainId: 31337, nonce });
+      const res = await coordinator.sign({ kind: "MINT", srcChainId: 31337, nonce, ...seenAt.get(nonce)! });
       const ms = performance.now() - t0;
       if (!verifyFrostSignature(res.signature.bytes, res.digest, group)) throw new Error("signature does not verify");
       return ms;
@@ -57,9 +73,15 @@ export async function runSigningBench({ signatures = 200, concurrency = 8 } = {}
     for (let n = 1; n <= 20; n++) await sign(n); // warm-up: JIT, connection pools, noble's precomputed tables
 
     // latency: one signature at a time
+    const pids = Object.values(cluster.processIds().nodes);
+    const nodeCpu0 = pids.reduce((a, p) => a + processCpuMs(p), 0);
+    const ownCpu0 = process.cpuUsage();
     const lat: number[] = [];
     for (let n = 21; n < 21 + signatures; n++) lat.push(await sign(n));
     lat.sort((a, b) => a - b);
+    const nodeCpuMs = pids.reduce((a, p) => a + processCpuMs(p), 0) - nodeCpu0;
+    const own = process.cpuUsage(ownCpu0);
+    const load = loadavg()[0];
 
     // throughput: `concurrency` signatures in flight
     let next = 21 + signatures;
@@ -80,6 +102,9 @@ export async function runSigningBench({ signatures = 200, concurrency = 8 } = {}
       meanMs: round(lat.reduce((a, b) => a + b, 0) / lat.length),
       concurrency,
       throughputPerMinute: Math.round((signatures / elapsedMs) * 60_000),
+      nodeCpuMsPerSignature: round(nodeCpuMs / signatures),
+      coordinatorCpuMsPerSignature: round((own.user + own.system) / 1000 / signatures),
+      loadAverage: round(load),
     };
   } finally {
     await cluster?.stop();
@@ -98,6 +123,7 @@ if (require.main === module) {
       console.log(`FROST 3-of-5 signing round, 5 node processes, ${r.signatures} signatures (deposit looked up on chain by each signer)`);
       console.log(`  latency  p50 ${r.p50Ms} ms  p95 ${r.p95Ms} ms  p99 ${r.p99Ms} ms  max ${r.maxMs} ms  mean ${r.meanMs} ms`);
       console.log(`  throughput with ${r.concurrency} in flight: ${r.throughputPerMinute} signatures/minute`);
+      console.log(`  CPU per signature: ${r.nodeCpuMsPerSignature} ms across the 5 nodes, ${r.coordinatorCpuMsPerSignature} ms in the coordinator (load average ${r.loadAverage} on ${require("node:os").cpus().length} cores)`);
       console.log(JSON.stringify(r));
     },
     (err) => {
