@@ -1,4 +1,5 @@
 // Embedded Postgres (PGlite, WASM) in a data directory: the zero-setup default.
+import { mkdirSync } from "node:fs";
 import { toDriverParams } from "./params";
 import type { Db, SqlExecutor, SqlParam, SqlResult } from "./types";
 
@@ -21,6 +22,8 @@ function wrap(q: PgliteQueryable): SqlExecutor {
 export async function createPgliteDb(dataDir: string | undefined): Promise<Db> {
   // Dynamic import: PGlite is ESM-only and this repository compiles TypeScript to CommonJS.
   const { PGlite } = await import("@electric-sql/pglite");
+  // PGlite creates only the last path segment; make the parents (e.g. <dataDir>/dex-api/pglite).
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
   // int8 as text on both engines (pg's default), so callers never get number-or-bigint by magnitude.
   const pg = new PGlite(dataDir, { parsers: { [INT8_OID]: (v: string) => v } });
   await pg.waitReady;
