@@ -4,7 +4,7 @@
 // trades settled/s, gas per trade, p50/p99 latency acceptance -> on-chain settlement and -> indexer
 // visibility, and PASS/FAIL against the targets (>= 2,000 orders/s accepted; p99 settlement < 250 ms).
 // Env: BENCH_SECONDS (10), BENCH_INFLIGHT (64), BENCH_MAX_TRADES (config), BENCH_MAX_DELAY_MS (config),
-// BENCH_INDEXER=0 to skip the indexer.
+// BENCH_INDEXER=0 to skip the indexer, BENCH_RATE=n to pace n orders/s (latency when the chain keeps up).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -23,6 +23,8 @@ const native = require("secp256k1/bindings") as { ecdsaSign(msg: Uint8Array, key
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 64);
 const WITH_INDEXER = process.env.BENCH_INDEXER !== "0";
+/** orders per second to pace at; unset = as fast as the stack takes them */
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 const TARGET_ORDERS_PER_S = 2000;
 const TARGET_P99_SETTLE_MS = 250;
 
@@ -69,7 +71,7 @@ async function main(): Promise<void> {
       const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(traders[k].privateKey.slice(2)));
       inputs.push({ symbol: m.symbol, type: "limit", timeInForce: "GTC", order, signature: ("0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16)) as Hex });
     }
-    console.log(`bench:e2e  ${traders.length} traders, ${SECONDS} s, ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, indexer ${WITH_INDEXER ? "on" : "off"}; ${total} orders pre-signed; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+    console.log(`bench:e2e  ${traders.length} traders, ${SECONDS} s, ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, indexer ${WITH_INDEXER ? "on" : "off"}, ${RATE ? `paced at ${RATE} orders/s` : "unpaced"}; ${total} orders pre-signed; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
 
     // indexer visibility: poll its newest trades, note when each (maker, taker) pair first shows up
     const seenAt = new Map<string, number>();
@@ -98,7 +100,14 @@ async function main(): Promise<void> {
     windowEnd = t0 + SECONDS * 1000;
     async function worker(): Promise<void> {
       while (Date.now() < windowEnd && next < inputs.length) {
-        const input = inputs[next++];
+        const i = next++;
+        const input = inputs[i];
+        if (RATE) {
+          const due = t0 + (i * 1000) / RATE;
+          if (due >= windowEnd) break;
+          if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+          if (Date.now() >= windowEnd) break;
+        }
         const s = performance.now();
         try {
           const r = await p.service.placeSigned(input);
@@ -121,6 +130,9 @@ async function main(): Promise<void> {
       while (Date.now() < end && trades.some(({ t }) => !seenAt.has(`${t.makerHash.toLowerCase()}:${t.takerHash.toLowerCase()}`))) await new Promise((r) => setTimeout(r, 100));
       polling = false;
       await poller;
+      const r = (await (await fetch(`${indexerUrl}/trades?pair=WETH-USD&limit=1000`)).json()) as { trades: unknown[] };
+      const status = await (await fetch(`${indexerUrl}/status`)).text().catch(() => "?");
+      console.log(`indexer                     ${r.trades.length} trade rows served at the end; status ${status.slice(0, 200)}`);
     }
     const settleLat = trades.map(({ t, b }) => b.settledAtMs - t.matchedAtMs);
     const indexLat = trades.map(({ t }) => seenAt.get(`${t.makerHash.toLowerCase()}:${t.takerHash.toLowerCase()}`)).map((s, i) => (s === undefined ? NaN : s - trades[i].t.matchedAtMs)).filter((x) => !Number.isNaN(x));
