@@ -87,6 +87,8 @@ export const indexerComponent: Component = {
  */
 const REGISTRY: readonly { name: string; module: string; exportName: string }[] = [
   { name: "pipeline", module: "pipeline/component.ts", exportName: "pipelineComponent" },
+  // After the pipeline: serves its DexService (REST, WebSocket, gRPC).
+  { name: "dex-api", module: "api/dex/component.ts", exportName: "dexApiComponent" },
   // Before the indexer: it adds BridgeVault and BridgeMinter to the deployments the indexer reads.
   { name: "bridge", module: "scripts/stack/bridge-component.ts", exportName: "bridgeComponent" },
 ];
