@@ -14,19 +14,25 @@ const s = decodeStream(readFileSync(file));
 const engine: BenchEngine =
   engineName === "ours" ? createOurs("sink") : engineName === "ours-objects" ? createOurs("objects") : createPeer(engineName as never);
 
-// Strings built before timing, the same for every engine.
-const ids: string[] = new Array(s.length);
+// Accounts are few: one string each, shared. Order ids are built as each command arrives, as a
+// service parsing requests would; keeping a million of them alive up front would make every
+// engine's major GC mark them.
+const accountNames = new Map<string, string>();
 const accounts: string[] = new Array(s.length);
 for (let i = 0; i < s.length; i++) {
-  ids[i] = orderIdOf(s.id[i]);
-  accounts[i] = s.op[i] === OP_LIMIT || s.op[i] === OP_CANCEL ? accountOf(s.id[i], s.side[i]) : "m";
+  const name = s.op[i] === OP_LIMIT || s.op[i] === OP_CANCEL ? accountOf(s.id[i], s.side[i]) : "m";
+  let shared = accountNames.get(name);
+  if (shared === undefined) accountNames.set(name, (shared = name));
+  accounts[i] = shared;
 }
+const idOf = orderIdOf;
 
 function step(i: number): void {
   const op = s.op[i];
-  if (op === OP_LIMIT) engine.limit(ids[i], accounts[i], s.side[i] === 0 ? "buy" : "sell", s.price[i], s.size[i]);
-  else if (op === OP_CANCEL) engine.cancel(ids[i], accounts[i]);
-  else engine.market(ids[i], accounts[i], s.side[i] === 0 ? "buy" : "sell", s.size[i]);
+  const id = idOf(s.id[i]);
+  if (op === OP_LIMIT) engine.limit(id, accounts[i], s.side[i] === 0 ? "buy" : "sell", s.price[i], s.size[i]);
+  else if (op === OP_CANCEL) engine.cancel(id, accounts[i]);
+  else engine.market(id, accounts[i], s.side[i] === 0 ? "buy" : "sell", s.size[i]);
 }
 
 for (let i = 0; i < s.preload; i++) step(i);
@@ -36,6 +42,7 @@ if (gc) gc();
 // V8's own account of every GC pause during the timed loop (delivered once the loop yields).
 let maxGcMs = 0;
 let gcCount = 0;
+const gcByKind: Record<string, number> = {};
 let loopStart = Infinity;
 let loopEnd = -Infinity;
 const gcObserver = new PerformanceObserver((list) => {
@@ -43,6 +50,8 @@ const gcObserver = new PerformanceObserver((list) => {
     if (entry.startTime < loopStart || entry.startTime > loopEnd) continue;
     gcCount++;
     if (entry.duration > maxGcMs) maxGcMs = entry.duration;
+    const kind = String((entry as unknown as { detail?: { kind?: number } }).detail?.kind ?? "?");
+    gcByKind[kind] = Math.max(gcByKind[kind] ?? 0, entry.duration);
   }
 });
 gcObserver.observe({ entryTypes: ["gc"] });
@@ -53,6 +62,7 @@ const CHECKPOINT = 64;
 let elapsedMs = 0;
 let maxGapMs = 0;
 let cpuMs = NaN;
+
 let lat: Float64Array | undefined;
 if (mode === "throughput") {
   // No per-command timer: a clock read every CHECKPOINT commands bounds the largest pause.
@@ -112,6 +122,7 @@ process.stdout.write(
     checksum: engine.checksum(),
     maxGcMs,
     gcCount,
+    gcByKind,
   }) + "\n",
 );
 }

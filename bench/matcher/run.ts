@@ -105,7 +105,7 @@ try {
       const ratio = bestPeer > 0 ? r.opsPerSec / bestPeer : NaN;
       const ours = r.engine.startsWith("ours");
       console.log(
-        `  ${r.engine.padEnd(22)}${pad(Math.round(r.opsPerSec).toLocaleString("en-US"), 12)}${pad(Math.round(r.opsPerCpuSec).toLocaleString("en-US"), 12)}${pad(r.p50Us.toFixed(2), 9)}${pad(r.p99Us.toFixed(2), 9)}${pad(r.p999Us.toFixed(2), 10)}${pad(r.maxOpUs.toFixed(0), 11)}${pad(r.maxGapMs.toFixed(1), 9)}${pad(r.maxGcMs.toFixed(2), 8)}  ${r.fingerprint} (${r.resting})  ${ours ? `${ratio.toFixed(2)}x` : ""}`,
+        `  ${r.engine.padEnd(22)}${pad(Math.round(r.opsPerSec).toLocaleString("en-US"), 12)}${pad(Math.round(r.opsPerCpuSec).toLocaleString("en-US"), 12)}${pad(r.p50Us.toFixed(2), 9)}${pad(r.p99Us.toFixed(2), 9)}${pad(r.p999Us.toFixed(2), 10)}${pad(r.maxOpUs.toFixed(0), 11)}${pad(r.maxGapMs.toFixed(1), 9)}${pad(r.maxGcMs.toFixed(1), 8)}  ${r.fingerprint} (${r.resting})  ${ours ? `${ratio.toFixed(2)}x` : ""}`,
       );
     }
     const ours = results.find((r) => r.engine === "ours");
@@ -113,8 +113,7 @@ try {
       const checks = [
         [`throughput >= ${TARGET_RATIO}x best peer`, ours.opsPerSec >= TARGET_RATIO * bestPeer, `${(ours.opsPerSec / bestPeer).toFixed(2)}x`],
         [`p99 <= ${TARGET_P99_US} µs`, ours.p99Us <= TARGET_P99_US, `${ours.p99Us.toFixed(2)} µs`],
-        [`largest GC pause <= ${TARGET_PAUSE_MS} ms`, ours.maxGcMs <= TARGET_PAUSE_MS, `${ours.maxGcMs.toFixed(2)} ms`],
-        [`largest gap <= ${TARGET_PAUSE_MS} ms`, ours.maxGapMs <= TARGET_PAUSE_MS, `${ours.maxGapMs.toFixed(2)} ms (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`],
+        [`no pause > ${TARGET_PAUSE_MS} ms`, ours.maxGapMs <= TARGET_PAUSE_MS, `largest gap ${ours.maxGapMs.toFixed(2)} ms, longest V8 GC pause ${ours.maxGcMs.toFixed(2)} ms (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`],
         ["fingerprints agree", fingerprints.size === 1, fingerprints.size === 1 ? "all equal" : [...fingerprints].join(" ")],
       ] as const;
       for (const [name, ok, value] of checks) {
@@ -126,9 +125,9 @@ try {
   console.log(
     "\nops/s = timed commands / wall time of a loop without per-command timers; ops/cpu-s = the same over the process's CPU time " +
       "(robust when other work shares the cores). Latency = one command timed alone with performance.now() in a second process. " +
-      "GC ms = the longest GC pause V8 reported (perf_hooks 'gc' entries) during either timed loop. Gap ms = the largest gap seen: " +
-      "between the ends of two consecutive commands (latency pass) or between clock reads every 64 commands (throughput pass); " +
-      "it includes GC and any time the OS gave the core to another process.",
+      "Gap ms = the largest wall-clock gap: between the ends of two consecutive commands (latency pass) or between clock reads " +
+      "every 64 commands (throughput pass); it includes GC and any time the OS gave the core to another process. " +
+      "GC ms = the longest GC pause V8 reported (perf_hooks 'gc' entries, wall clock, so also stretched when the core is taken).",
   );
   console.log(allPass ? "RESULT: PASS" : "RESULT: FAIL");
 } finally {
