@@ -3,7 +3,7 @@
 // (test/contracts/exchange/eip712-twin.test.ts) proves the type hashes, domain separator and order hashes
 // equal the contract's.
 import {
-  hashDomain,
+  domainSeparator,
   hashTypedData,
   keccak256,
   toBytes,
@@ -28,7 +28,7 @@ export const PRICE_SCALE = 10n ** 18n;
 export const BPS = 10_000n;
 
 /** An order exactly as signed. All integers are bigint except side and flags (uint8). */
-export interface Order {
+export type Order = {
   trader: Address;
   baseToken: Address;
   quoteToken: Address;
@@ -42,9 +42,9 @@ export interface Order {
   /** Permit2-style bitmap nonce: word = nonce >> 8, bit = nonce & 255 */
   nonce: bigint;
   flags: number;
-}
+};
 
-export interface AgentApproval {
+export type AgentApproval = {
   trader: Address;
   agent: Address;
   /** unix seconds, exclusive */
@@ -53,7 +53,7 @@ export interface AgentApproval {
   nonce: bigint;
   /** unix seconds after which the approval may no longer be submitted */
   deadline: bigint;
-}
+};
 
 export const SETTLEMENT_DOMAIN_NAME = "Settlement";
 export const SETTLEMENT_DOMAIN_VERSION = "1";
@@ -108,17 +108,7 @@ export function getAgentApprovalTypeHash(): Hex {
 }
 
 export function getDomainSeparator(domain: SettlementDomain): Hex {
-  return hashDomain({
-    domain,
-    types: {
-      EIP712Domain: [
-        { name: "name", type: "string" },
-        { name: "version", type: "string" },
-        { name: "chainId", type: "uint256" },
-        { name: "verifyingContract", type: "address" },
-      ],
-    },
-  });
+  return domainSeparator({ domain });
 }
 
 /** The order hash: the EIP-712 digest the trader signs; the contract's id of the order everywhere. */
@@ -131,9 +121,10 @@ export function getAgentApprovalHash(domain: SettlementDomain, approval: AgentAp
 }
 
 type Signer = LocalAccount | WalletClient;
+type TypedDataArgs = Parameters<LocalAccount["signTypedData"]>[0];
 
-async function signTyped(signer: Signer, args: Parameters<LocalAccount["signTypedData"]>[0]): Promise<Hex> {
-  if ("signTypedData" in signer && "type" in signer && signer.type === "local") return signer.signTypedData(args);
+async function signTyped(signer: Signer, args: TypedDataArgs): Promise<Hex> {
+  if ("type" in signer && signer.type === "local") return (signer as LocalAccount).signTypedData(args);
   const client = signer as WalletClient;
   const account = client.account as Account | undefined;
   if (!account) throw new Error("signOrder: the wallet client has no account");

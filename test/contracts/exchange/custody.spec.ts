@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import type { Address } from "viem";
-import { deployFixture, fill, orderFor, settle, signed, ETH, USD, DELAY, OrderSide } from "./fixtures";
+import { deployFixture, fill, orderFor, settle, signed, ETH, USD, DELAY, OrderSide, type Untyped } from "./fixtures";
 
 describe("Settlement: custody", () => {
   it("deposit credits the internal balance and emits Deposited; depositFor credits another account", async () => {
@@ -18,7 +18,7 @@ describe("Settlement: custody", () => {
 
   it("rejects a fee-on-transfer token deposit", async () => {
     const f = await loadFixture(deployFixture);
-    const fot = await (await ethers.getContractFactory("SettlementFeeOnTransferToken")).deploy();
+    const fot = (await (await ethers.getContractFactory("SettlementFeeOnTransferToken")).deploy()) as Untyped;
     await fot.mint(f.alice.address, 1000n);
     await fot.connect(f.alice).approve(await f.settlement.getAddress(), 1000n);
     await expect(f.settlement.connect(f.alice).deposit(await fot.getAddress(), 1000n))
@@ -72,7 +72,7 @@ describe("Settlement: custody", () => {
 
   it("a token re-entering settle or executeWithdrawal during a transfer fails with ReentrancyGuardReentrantCall", async () => {
     const f = await loadFixture(deployFixture);
-    const ren = await (await ethers.getContractFactory("SettlementReentrantToken")).deploy();
+    const ren = (await (await ethers.getContractFactory("SettlementReentrantToken")).deploy()) as Untyped;
     const renAddress = await ren.getAddress();
     const settlementAddress = await f.settlement.getAddress();
     await ren.mint(f.alice.address, 1000n);

@@ -13,6 +13,10 @@ import {
 } from "../../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch, type FillByHash, type SignedOrder } from "../../../sdk/settle-batch";
 
+/** A contract handle without typechain types: every ABI method, `connect` included, is callable. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Untyped = any;
+
 export const MNEMONIC = "test test test test test test test test test test test junk";
 export const USD = 10n ** 6n;
 export const ETH = 10n ** 18n;
@@ -34,10 +38,11 @@ export async function deployFixture() {
   const signers = await ethers.getSigners();
   const [admin, operator, feeSink, alice, bob, carol, dave] = signers;
   const Token = await ethers.getContractFactory("DemoToken");
-  const usd = await Token.deploy("USD", "USD", 6);
-  const weth = await Token.deploy("Wrapped Ether", "WETH", 18);
+  // no typechain types here (contract tests run transpile-only), so contracts are untyped handles
+  const usd = (await Token.deploy("USD", "USD", 6)) as Untyped;
+  const weth = (await Token.deploy("Wrapped Ether", "WETH", 18)) as Untyped;
   const Settlement = await ethers.getContractFactory("Settlement");
-  const settlement = await Settlement.deploy(admin.address, feeSink.address, DELAY, MAKER_BPS, TAKER_BPS);
+  const settlement = (await Settlement.deploy(admin.address, feeSink.address, DELAY, MAKER_BPS, TAKER_BPS)) as Untyped;
   await settlement.grantRole(await settlement.OPERATOR_ROLE(), operator.address);
   const address = (await settlement.getAddress()) as Address;
   const chainId = (await ethers.provider.getNetwork()).chainId;

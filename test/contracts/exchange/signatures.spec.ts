@@ -4,7 +4,7 @@ import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-help
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { concat, numberToHex, toHex, type Address, type Hex } from "viem";
 import { getSettlementDomain, getAgentApprovalHash, signAgentApproval, signOrder, getOrderHash } from "../../../sdk/eip712";
-import { deployFixture, fill, orderFor, settle, signed, signerKey, ETH, USD, OrderSide, type Fixture, ENCODINGS, useEncoding } from "./fixtures";
+import { deployFixture, fill, orderFor, settle, signed, signerKey, ETH, USD, OrderSide, type Fixture, ENCODINGS, useEncoding, type Untyped } from "./fixtures";
 
 const N = secp256k1.Point.CURVE().n;
 
@@ -129,7 +129,7 @@ for (const enc of ENCODINGS) describe(`Settlement: signatures and agents (${enc}
     async function walletFixture() {
       const f = await deployFixture();
       const owner = signerKey(12);
-      const wallet = await (await ethers.getContractFactory("SettlementTestWallet")).deploy(owner.address);
+      const wallet = (await (await ethers.getContractFactory("SettlementTestWallet")).deploy(owner.address)) as Untyped;
       const walletAddress = (await wallet.getAddress()) as Address;
       await f.settlement.connect(f.alice).depositFor(walletAddress, await f.usd.getAddress(), 10_000n * USD);
       return { ...f, wallet, walletAddress, owner };
