@@ -38,6 +38,8 @@ async function main(): Promise<void> {
       health: p.health(),
       knownOrders: [...new Set(p.recovered.trades.flatMap((t) => [t.makerHash, t.takerHash]))].length,
       orders: cfg.orders,
+      lastSettledSeqAtRestart: p.recovered.lastSettledSeq,
+      journalRecords: p.recovered.records,
       trades: p.recovered.trades.map((t) => ({ seq: t.seq, maker: t.makerHash, taker: t.takerHash, base: t.baseAmount.toString(), price: t.price.toString() })),
       openOrders: p.service.openOrders().map((o) => o.hash),
     };

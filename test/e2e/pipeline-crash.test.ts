@@ -36,7 +36,7 @@ function runChild(config: object, extra: string[] = [], onLine?: (line: string, 
   });
 }
 
-test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled once, balances exact", { timeout: 240_000 }, async () => {
+test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled once, balances exact", { timeout: 240_000 }, async (t) => {
   const f = await startFixture({ traders: 4 });
   const dataDir = mkdtempSync(join(tmpdir(), "pipeline-crash-"));
   try {
@@ -61,6 +61,8 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
     const second = await runChild({ ...config, mode: "recover" }, [acked.join(",")]);
     assert.equal(second.code, 0, second.stderr);
     const state = JSON.parse(second.lines.find((l) => l.startsWith("{"))!);
+    const unsettledAtRestart = state.trades.filter((x: { seq: number }) => x.seq > state.lastSettledSeqAtRestart).length;
+    t.diagnostic(`acked ${acked.length} orders, journal ${state.journalRecords} records, ${state.trades.length} trades, ${unsettledAtRestart} unsettled at the restart`);
     // 1. no acknowledged order lost
     for (const h of acked) assert.equal(state.isKnown[h], true, `acknowledged order ${h} lost`);
     assert.equal(state.health.batcher.state, "running");
