@@ -19,7 +19,8 @@ batch; fills of 0.01 WETH at 2,000 USD; maker fee ${MAKER_FEE_BPS} bps, taker fe
                    cancelled) but deposited both tokens of the pair; two new accounts per trade.
   fresh, 1-token : as fresh accounts, but each account deposited only the token it pays, so the trade also
                    creates the receiving balance slot (20,000 gas per side); no target, for the record.
-  encoding       : packed = settlePacked (the batcher's path, targets apply); abi = settle(Order[], ...)
+  encoding       : packed = settlePacked (compact calldata; the targets are judged on it);
+                   abi = settle(Order[], bytes[], Fill[]) (same checks, ABI calldata), for the record
 `;
 
 interface Row {
