@@ -30,7 +30,7 @@ export async function connectWs(url: string): Promise<TestWs> {
     ws,
     messages,
     send: (msg) => ws.send(typeof msg === "string" ? msg : JSON.stringify(msg)),
-    next(pred, timeoutMs = 5000) {
+    next(pred, timeoutMs = 15_000) {
       const i = messages.findIndex(pred);
       if (i >= 0) return Promise.resolve(messages.splice(i, 1)[0]);
       return new Promise((resolve, reject) => {
