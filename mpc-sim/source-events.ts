@@ -1,11 +1,11 @@
 // A signer never signs a digest it is handed: it is handed a reference to a deposit (MINT) or a burn
 // (RELEASE), finds that event itself on the SOURCE chain, requires it to be `confirmations` blocks deep,
 // and rebuilds the bridge message from the event and its own configured contract addresses.
-import { createPublicClient, getAddress, http, parseAbiItem, type Address, type Hex, type PublicClient } from "viem";
+import { createPublicClient, custom, getAddress, parseAbiItem, type Address, type Hex, type PublicClient } from "viem";
 import { z } from "zod";
 import { BridgeMessageKind, getBridgeMessageDigest, type BridgeMessage } from "../sdk/bridge-message";
 import { MpcError } from "./errors";
-import { hexBytes, uintString } from "./http";
+import { hexBytes, requestJson, uintString } from "./http";
 
 export const BRIDGE_DEPOSITED_EVENT = parseAbiItem(
   "event BridgeDeposited(uint64 indexed nonce, address indexed token, address indexed sender, address recipient, uint256 amount, uint256 dstChainId, address dstContract)",
@@ -55,13 +55,30 @@ export interface SourceEventVerifier {
   verify(request: SigningRequest, keyEpoch: bigint): Promise<VerifiedSourceEvent>;
 }
 
+/** JSON-RPC over the shared keep-alive node:http agent (viem's http transport goes through fetch, which
+ *  costs a signer several times the CPU per call; a signature needs two calls per signer). */
+function jsonRpcTransport(url: string) {
+  let id = 0;
+  return custom(
+    {
+      async request({ method, params }: { method: string; params?: unknown }) {
+        const { body } = await requestJson(url, { jsonrpc: "2.0", id: ++id, method, params: params ?? [] }, 5_000);
+        const res = body as { result?: unknown; error?: { code: number; message: string } };
+        if (res.error) throw Object.assign(new Error(res.error.message), { code: res.error.code });
+        return res.result;
+      },
+    },
+    { retryCount: 0 },
+  );
+}
+
 export function createSourceEventVerifier(config: BridgeChainsConfig): SourceEventVerifier {
   const clients = new Map<string, { client: PublicClient; checked?: Promise<void> }>();
   const clientFor = (ep: ChainEndpoint) => {
     let entry = clients.get(ep.rpcUrl);
     if (!entry) {
       // cacheTime 0: a cached block number would make fresh events look unfinalized (or final too early)
-      entry = { client: createPublicClient({ transport: http(ep.rpcUrl, { timeout: 5_000, retryCount: 0 }), cacheTime: 0 }) };
+      entry = { client: createPublicClient({ transport: jsonRpcTransport(ep.rpcUrl), cacheTime: 0 }) };
       clients.set(ep.rpcUrl, entry);
     }
     // The configured chain id is what gets signed as srcChainId: make sure the RPC really serves it.
