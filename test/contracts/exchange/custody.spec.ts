@@ -121,4 +121,21 @@ describe("Settlement: custody", () => {
     const usd = await f.usd.getAddress();
     await expect(f.settlement.connect(f.admin).withdrawFees(usd, 1n)).to.be.revertedWithCustomError(f.settlement, "SettlementInsufficientFees").withArgs(usd, 0n, 1n);
   });
+
+  it("collected fees go to the fee recipient; the token balance still equals balances plus fees", async () => {
+    const f = await loadFixture(deployFixture);
+    const maker = await signed(f, f.keys.bob, await orderFor(f, f.bob.address as Address, OrderSide.SELL, ETH));
+    const taker = await signed(f, f.keys.alice, await orderFor(f, f.alice.address as Address, OrderSide.BUY, ETH));
+    await settle(f, [maker, taker], [fill(maker, taker, ETH)]);
+    const usd = await f.usd.getAddress();
+    const fees = await f.settlement.collectedFees(usd);
+    expect(fees).to.be.greaterThan(0n);
+    await expect(f.settlement.connect(f.alice).withdrawFees(usd, fees)).to.be.revertedWithCustomError(f.settlement, "AccessControlUnauthorizedAccount");
+    await expect(f.settlement.connect(f.admin).withdrawFees(usd, fees)).to.emit(f.settlement, "FeesWithdrawn").withArgs(usd, f.feeSink.address, fees);
+    expect(await f.usd.balanceOf(f.feeSink.address)).to.equal(fees);
+    expect(await f.settlement.collectedFees(usd)).to.equal(0n);
+    let sum = 0n;
+    for (const who of [f.alice, f.bob, f.carol, f.dave]) sum += await f.settlement.balanceOf(who.address, usd);
+    expect(await f.usd.balanceOf(await f.settlement.getAddress())).to.equal(sum);
+  });
 });
