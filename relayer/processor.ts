@@ -90,6 +90,13 @@ export function createProcessor(deps: {
     return { signature: sig.signature, hsm };
   }
 
+  /** The wall-clock moment the home chain's clock should reach `readyAt`: the challenge period runs in
+   *  chain time, and a chain mining many blocks per second runs ahead of the wall clock. */
+  async function whenChainReaches(readyAt: bigint, blockNumber?: bigint): Promise<Date> {
+    const block = await home.publicClient.getBlock(blockNumber === undefined ? { blockTag: "latest" } : { blockNumber });
+    return new Date(Date.now() + Math.max(0, Number(readyAt - block.timestamp)) * 1000);
+  }
+
   async function mintedTx(nonce: bigint): Promise<Hex | undefined> {
     const logs = await remote.publicClient.getLogs({ address: d.remote.minter, event: BRIDGE_MINTED, args: { depositNonce: nonce }, fromBlock: d.remote.fromBlock, toBlock: "latest" });
     return logs[0]?.transactionHash ?? undefined;
@@ -127,7 +134,7 @@ export function createProcessor(deps: {
     else if (status === ReleaseStatus.Executed) await update(row, { status: "released", released_at: "now" }, true);
     else if (row.status !== "release_queued") {
       const readyAt = (await home.publicClient.readContract({ address: d.home.vault, abi: abis.vault, functionName: "releaseReadyAt", args: [nonce] })) as bigint;
-      await update(row, { status: "release_queued", ready_at: readyAt, release_queued_at: "now", next_attempt_at: new Date(Number(readyAt) * 1000) }, true);
+      await update(row, { status: "release_queued", ready_at: readyAt, release_queued_at: "now", next_attempt_at: await whenChainReaches(readyAt) }, true);
     } else return false; // queued, and we know it: time to execute
     return true;
   }
@@ -152,7 +159,7 @@ export function createProcessor(deps: {
     }
     deps.afterSubmit?.(row, "queueRelease");
     const readyAt = readyAtOf(receipt) ?? ((await home.publicClient.readContract({ address: d.home.vault, abi: abis.vault, functionName: "releaseReadyAt", args: [BigInt(row.nonce)] })) as bigint);
-    await update(row, { status: "release_queued", ready_at: readyAt, dst_tx_hash: receipt.transactionHash, release_queued_at: "now", next_attempt_at: new Date(Number(readyAt) * 1000), last_error: null }, true);
+    await update(row, { status: "release_queued", ready_at: readyAt, dst_tx_hash: receipt.transactionHash, release_queued_at: "now", next_attempt_at: await whenChainReaches(readyAt, receipt.blockNumber), last_error: null }, true);
   }
 
   async function execute(row: TransferRow) {

@@ -119,6 +119,9 @@ export async function startBridgeSystem(opts: { challengePeriodSec?: number; hsm
       abis,
       clientsFor,
       async deposit(amountWei, recipient = userAddress) {
+        // the API's approve calls set exact allowances: top it up again when needed
+        const allowance = (await userClients.home.publicClient.readContract({ address: token, abi: tokenArt.abi, functionName: "allowance", args: [userAddress, deployment.home.vault] })) as bigint;
+        if (allowance < amountWei) await send(userClients.home, token, tokenArt.abi, "approve", [deployment.home.vault, 1n << 255n]);
         const at = performance.now();
         const r = await send(userClients.home, deployment.home.vault, abis.vault, "deposit", [token, amountWei, recipient, 31338n]);
         const nonce = BigInt(r.logs.find((l) => l.address.toLowerCase() === deployment.home.vault.toLowerCase())!.topics[1]!);
