@@ -49,7 +49,7 @@ export const pipelineComponent: Component = {
       info: Object.fromEntries(markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`])),
       async health() {
         const h = pipeline.health();
-        const ok = h.matcher.state === "ok" && h.batcher.state !== "halted" && h.batcher.state !== "stopped";
+        const ok = h.matcher.state === "ok" && h.batcher.state !== "halted" && h.batcher.state !== "stopped" && h.reconciliation.state !== "mismatch";
         return { ok, detail: JSON.stringify(h) };
       },
     };

@@ -38,6 +38,12 @@ export interface PipelineOptions {
   listeners?: ((e: ServiceEvent) => void)[];
 }
 
+export interface Reconciliation {
+  state: "pending" | "ok" | "mismatch" | "inconclusive";
+  checked: number;
+  mismatches: { account: string; token: string; projected: string; onChain: string }[];
+}
+
 export interface Pipeline {
   readonly service: MatcherService;
   readonly batcher: Batcher;
@@ -48,7 +54,10 @@ export interface Pipeline {
   subscribeSettled(fn: (b: SettledBatch) => void): () => void;
   /** resolves once chain events up to the current head are applied (tests: after a deposit) */
   syncChain(): Promise<void>;
-  health(): { matcher: ReturnType<MatcherService["health"]>; batcher: ReturnType<Batcher["health"]>; chainBlock: string };
+  health(): { matcher: ReturnType<MatcherService["health"]>; batcher: ReturnType<Batcher["health"]>; chainBlock: string; reconciliation: Reconciliation };
+  /** Compares the ledger's projected balances with the contract's balanceOf once nothing is waiting for
+   *  settlement (run once at start; callable again). */
+  reconcile(): Promise<Reconciliation>;
   stop(): Promise<void>;
 }
 
@@ -178,6 +187,28 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   log?.info({ journalRecords: replay.records, replayedTrades: replay.trades, lastSettledSeq }, "pipeline recovered");
 
   follower.start();
+  let reconciliation: Reconciliation = { state: "pending", checked: 0, mismatches: [] };
+  let lastTradeSeq = -1;
+  service.subscribe((e) => {
+    if (e.kind === "trade") lastTradeSeq = e.trade.seq;
+  });
+  async function reconcile(): Promise<Reconciliation> {
+    await batcher.drain();
+    const seqBefore = lastTradeSeq;
+    if (batcher.health().queuedTrades !== 0) return (reconciliation = { state: "inconclusive", checked: 0, mismatches: [] });
+    const entries = service.ledger.entries();
+    const mismatches: Reconciliation["mismatches"] = [];
+    for (const { account, token, projected } of entries) {
+      const onChain = (await client.readContract({ address: opts.settlement, abi, functionName: "balanceOf", args: [account as Address, token as Address] })) as bigint;
+      if (onChain !== projected) mismatches.push({ account, token, projected: projected.toString(), onChain: onChain.toString() });
+    }
+    // a trade matched meanwhile moves the projection ahead of the chain: no verdict then
+    if (lastTradeSeq !== seqBefore || batcher.health().queuedTrades !== 0) return (reconciliation = { state: "inconclusive", checked: entries.length, mismatches: [] });
+    reconciliation = { state: mismatches.length ? "mismatch" : "ok", checked: entries.length, mismatches };
+    if (mismatches.length) log?.error({ mismatches }, "reconciliation: projected balances differ from the chain");
+    return reconciliation;
+  }
+  void reconcile().catch((e) => log?.warn({ err: String(e) }, "reconciliation failed"));
   const sweeper = setInterval(() => {
     service.sweepExpired().catch((e) => log?.error({ err: String(e) }, "expiry sweep failed"));
   }, 250);
@@ -196,8 +227,9 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       while (follower.lastBlock < head) await new Promise((r) => setTimeout(r, 10));
     },
     health() {
-      return { matcher: service.health(), batcher: batcher.health(), chainBlock: follower.lastBlock.toString() };
+      return { matcher: service.health(), batcher: batcher.health(), chainBlock: follower.lastBlock.toString(), reconciliation };
     },
+    reconcile,
     async stop() {
       clearInterval(sweeper);
       await follower.stop();

@@ -34,7 +34,9 @@ async function main(): Promise<void> {
   });
   if (cfg.mode === "recover") {
     await p.batcher.drain();
+    const reconciliation = await p.reconcile();
     const out = {
+      reconciliation,
       health: p.health(),
       knownOrders: [...new Set(p.recovered.trades.flatMap((t) => [t.makerHash, t.takerHash]))].length,
       orders: cfg.orders,

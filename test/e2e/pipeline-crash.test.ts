@@ -67,6 +67,7 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
     for (const h of acked) assert.equal(state.isKnown[h], true, `acknowledged order ${h} lost`);
     assert.equal(state.health.batcher.state, "running");
     assert.equal(state.health.batcher.queuedTrades, 0);
+    assert.equal(state.reconciliation.state, "ok", JSON.stringify(state.reconciliation));
     assert.ok(state.trades.length > 20, `only ${state.trades.length} trades`);
     // 2. the chain settled exactly the journal's trades, once each, in order
     const logs = await f.client.getLogs({ address: f.settlement, fromBlock: f.deployBlock, toBlock: "latest" });

@@ -56,6 +56,9 @@ test("two signed crossing orders become one trade settled on chain with exact am
     assert.equal(await f.balanceOf(buyer.address, f.usd), before.bu - quote);
     // the ledger's projection equals the chain once everything is settled
     for (const t of [seller, buyer]) for (const tok of [f.weth, f.usd]) assert.equal(p.service.ledger.projected(t.address, tok), await f.balanceOf(t.address, tok));
+    const rec = await p.reconcile();
+    assert.equal(rec.state, "ok");
+    assert.ok(rec.checked >= 4);
     // the rest of the ask stays open and locked
     assert.equal(p.service.ledger.lockedOf(seller.address, f.weth), 5n * 10n ** 17n);
   });
