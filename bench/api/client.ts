@@ -1,0 +1,102 @@
+// A DEX API client for the end-to-end tests and the API bench: plain HTTP over real sockets, the
+// wallet (EIP-191) and HMAC request schemes, API keys created through the API (with the wallet's
+// on-chain agent approval), and wallet-signed EIP-712 orders for the real Settlement domain.
+import type { Hex, PrivateKeyAccount } from "viem";
+import type { DexMarket } from "../../api/dex/service";
+import { lotsToSizeText, ticksToPriceText } from "../../api/dex/units";
+import { createKey, hmacHeaders, keyHeaders, walletHeaders, type Harness, type TestKey } from "../../api/test/harness";
+import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
+
+export { hmacHeaders, keyHeaders, walletHeaders, type TestKey };
+
+export interface Res {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** `origin` is the REST listener without /v1, e.g. http://127.0.0.1:3001 */
+export async function api(origin: string, method: string, path: string, opts: { body?: string | object; headers?: Record<string, string> } = {}): Promise<Res> {
+  const body = opts.body === undefined ? undefined : typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+  const r = await fetch(origin + path, {
+    method,
+    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...opts.headers },
+    body,
+  });
+  const text = await r.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: r.status, headers: r.headers, body: parsed, text };
+}
+
+/** POST /v1/api-keys (wallet scheme) then, when `approve`, the wallet signs the returned AgentApproval
+ *  and POSTs it to /v1/api-keys/{id}/agent-approval, which submits it on chain. */
+export function createApiKey(origin: string, owner: PrivateKeyAccount, body: Record<string, unknown> = { permissions: ["read", "trade"] }, approve = true): Promise<TestKey> {
+  // The harness helper only uses `origin` to reach the API: it is plain HTTP.
+  return createKey({ origin } as Harness, owner, body, approve);
+}
+
+export interface SignedOrderSpec {
+  side: "buy" | "sell";
+  priceTicks: bigint;
+  sizeLots: bigint;
+  nonce: bigint;
+  clientOrderId?: string;
+  timeInForce?: string;
+  expirySec?: bigint;
+}
+
+/** A wallet-signed POST /v1/orders body for the deployed Settlement contract. */
+export async function signedOrderBody(w: PrivateKeyAccount, m: DexMarket, chainId: number, settlement: `0x${string}`, s: SignedOrderSpec): Promise<Record<string, unknown>> {
+  const order: Order = {
+    trader: w.address,
+    baseToken: m.baseToken,
+    quoteToken: m.quoteToken,
+    side: s.side === "buy" ? 0 : 1,
+    price: s.priceTicks * m.tickSize,
+    amount: s.sizeLots * m.lotSize,
+    expiry: s.expirySec ?? BigInt(Math.floor(Date.now() / 1000) + 3600),
+    nonce: s.nonce,
+    flags: s.timeInForce === "post_only" ? 1 : 0,
+  };
+  const signature: Hex = await signOrder(w, getSettlementDomain(chainId, settlement), order);
+  return {
+    symbol: m.symbol,
+    side: s.side,
+    type: "limit",
+    price: Number(ticksToPriceText(m, s.priceTicks)),
+    size: Number(lotsToSizeText(m, s.sizeLots)),
+    time_in_force: s.timeInForce ?? "gtc",
+    ...(s.clientOrderId ? { client_order_id: s.clientOrderId } : {}),
+    order: {
+      trader: order.trader,
+      base_token: order.baseToken,
+      quote_token: order.quoteToken,
+      side: order.side,
+      price: order.price.toString(),
+      amount: order.amount.toString(),
+      expiry: order.expiry.toString(),
+      nonce: order.nonce.toString(),
+      flags: order.flags,
+    },
+    signature,
+  };
+}
+
+/** An API-key POST /v1/orders body (spec 4.B fields + client_order_id). */
+export function keyOrderBody(m: DexMarket, s: { side: "buy" | "sell"; priceTicks: bigint; sizeLots: bigint; clientOrderId: string; timeInForce?: string }): Record<string, unknown> {
+  return {
+    symbol: m.symbol,
+    side: s.side,
+    type: "limit",
+    price: Number(ticksToPriceText(m, s.priceTicks)),
+    size: Number(lotsToSizeText(m, s.sizeLots)),
+    time_in_force: s.timeInForce ?? "gtc",
+    client_order_id: s.clientOrderId,
+  };
+}
