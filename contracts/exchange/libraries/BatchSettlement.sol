@@ -526,16 +526,6 @@ library BatchSettlement {
 
     // ---------------------------------------------------------------- storage by slot
 
-    /// @dev Solidity's layout: the value of key `key` in a mapping at slot `mappingSlot`.
-    function _mappingSlot(uint256 key, uint256 mappingSlot) private pure returns (uint256 slot) {
-        // Memory-safe: only scratch space (0x00-0x3f) is written.
-        assembly ("memory-safe") {
-            mstore(0x00, key)
-            mstore(0x20, mappingSlot)
-            slot := keccak256(0x00, 0x40)
-        }
-    }
-
     function _slotOf(mapping(address => mapping(address => uint256)) storage m) private pure returns (uint256 slot) {
         // Memory-safe: reads a storage reference's slot number.
         assembly ("memory-safe") {
