@@ -1,111 +1,161 @@
-// The bridge as a stack component: the 5 FROST signer nodes and the HSM stand-in (mpc-sim/cluster.ts),
-// and, on the first start, the bridge contracts on both chains (scripts/deploy-bridge.ts), which need
-// the nodes' group key; then the nodes are pointed at the vault and minter. Its addresses join the
-// deployments (BridgeVault on home, BridgeMinter on remote, as the indexer reads them), so a restart
-// finds them and only restarts the nodes, which keep their key shares under <dataDir>/mpc.
+// The bridge in `npm start`: the 5 FROST signer nodes + HSM (mpc-sim/cluster.ts, their own processes;
+// DKG on first start, persisted shares after), the contracts (deployBridge with the DKG's group key for
+// the native tenant; a second pair switched by its Safe to the ERC-1271 custody verifier for the custody
+// tenant), one relayer per pair, and the bridge API + tenant portal on the bridge port.
 import path from "node:path";
-import type { Address } from "viem";
-import { REPO_ROOT } from "../../config";
-import type { Cluster, ClusterOptions } from "../../mpc-sim/cluster";
-import type { BridgeChainsConfig } from "../../mpc-sim/source-events";
-import type { BridgeDeployment, DeployBridgeOptions } from "../deploy-bridge";
+import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
+import { createDb } from "../../db";
+import { startCluster } from "../../mpc-sim/cluster";
+import { custodyTenant, nativeTenant, type BridgeDeploymentInfo } from "../../api/bridge/seed";
+import { startBridgeApi } from "../../api/bridge/server";
+import { createTenantStore } from "../../api/bridge/tenants";
+import { loadBridgeAbis } from "../../relayer/abi";
+import { deployCustodyBridge } from "../../relayer/deploy-custody";
+import { chainClientsFor } from "../../relayer/main";
+import { createRelayer, type Relayer } from "../../relayer/relayer";
+import { createCustodySigner, createFrostSigner, createHsmClient } from "../../relayer/signers";
+import { deployBridge } from "../deploy-bridge";
 import type { Deployments } from "./deployments";
 import type { Component, ComponentHandle, StackContext } from "./types";
 
-type ClusterModule = { startCluster(opts: ClusterOptions): Promise<Cluster> };
-type DeployBridgeModule = {
-  deployBridge(opts: DeployBridgeOptions): Promise<BridgeDeployment>;
-  BRIDGE_DEFAULTS: { challengePeriodSec: number; dailyLimitTokens: bigint; hsmThresholdTokens: bigint };
-};
-
-function chainsConfig(ctx: StackContext, d: Deployments): BridgeChainsConfig {
-  return {
-    confirmations: 0,
-    home: { chainId: d.home.chainId, rpcUrl: ctx.chains.home.rpcUrl, vault: d.home.contracts.BridgeVault as Address, fromBlock: BigInt(d.home.startBlock) },
-    remote: { chainId: d.remote.chainId, rpcUrl: ctx.chains.remote.rpcUrl, minter: d.remote.contracts.BridgeMinter as Address, fromBlock: BigInt(d.remote.startBlock) },
-  };
-}
-
-async function deployContracts(ctx: StackContext, cluster: Cluster): Promise<Deployments> {
-  const { deployBridge, BRIDGE_DEFAULTS } = (await import(path.join(REPO_ROOT, "scripts", "deploy-bridge.ts"))) as DeployBridgeModule;
-  const homeTokens = Object.entries(ctx.deployments.home.tokens);
-  const perToken = (whole: bigint) =>
-    Object.fromEntries(homeTokens.map(([symbol, t]) => [symbol, whole * 10n ** BigInt(t.decimals)]));
-  if (!cluster.hsm) throw new Error("bridge: the cluster runs no HSM stand-in");
-  const d = await deployBridge({
-    homeRpcUrl: ctx.chains.home.rpcUrl,
-    remoteRpcUrl: ctx.chains.remote.rpcUrl,
-    deployerKey: ctx.config.keys.deployer.privateKey,
-    groupPublicKey: cluster.key.groupPublicKey.compressed,
-    hsmAddress: cluster.hsm.address,
-    tokens: homeTokens.map(([symbol, t]) => ({ address: t.address as Address, symbol, decimals: t.decimals })),
-    challengePeriodSec: BRIDGE_DEFAULTS.challengePeriodSec,
-    dailyLimits: perToken(BRIDGE_DEFAULTS.dailyLimitTokens),
-    hsmThreshold: perToken(BRIDGE_DEFAULTS.hsmThresholdTokens),
-  });
-  return ctx.updateDeployments((cur) => ({
-    home: {
-      ...cur.home,
-      contracts: { ...cur.home.contracts, BridgeVault: d.home.vault, BridgeVerifier: d.home.verifier, BridgeGuardianSafe: d.home.safe },
-    },
-    remote: {
-      ...cur.remote,
-      contracts: { ...cur.remote.contracts, BridgeMinter: d.remote.minter, BridgeVerifier: d.remote.verifier, BridgeGuardianSafe: d.remote.safe },
-      // A wrapped token carries its home token's symbol and decimals.
-      tokens: {
-        ...cur.remote.tokens,
-        ...Object.fromEntries(
-          Object.entries(d.remote.wrappedTokens).map(([symbol, address]) => [symbol, { address, decimals: cur.home.tokens[symbol].decimals }]),
-        ),
-      },
-    },
-  }));
-}
+/** Local custody provider stand-in key (a public Hardhat dev key: dev chains only). */
+const CUSTODY_KEY = HARDHAT_DEV_PRIVATE_KEYS[8] as Hex;
+/** Short enough to try a withdrawal locally; production uses BRIDGE_DEFAULTS (1 hour). */
+const STACK_CHALLENGE_PERIOD_SEC = 300;
 
 export const bridgeComponent: Component = {
   name: "bridge",
   async start(ctx: StackContext): Promise<ComponentHandle> {
-    const { startCluster } = (await import(path.join(REPO_ROOT, "mpc-sim", "cluster.ts"))) as ClusterModule;
-    const deployed = Boolean(ctx.deployments.home.contracts.BridgeVault && ctx.deployments.remote.contracts.BridgeMinter);
-    const cluster = await startCluster({
-      dataDir: path.join(ctx.config.dataDir, "mpc"),
-      chains: deployed ? chainsConfig(ctx, ctx.deployments) : undefined,
-    });
-    try {
-      if (!deployed) {
-        const d = await deployContracts(ctx, cluster);
-        ctx.logger.info({ vault: d.home.contracts.BridgeVault, minter: d.remote.contracts.BridgeMinter }, "bridge contracts deployed");
-        await cluster.reconfigure(chainsConfig(ctx, d));
-      }
-    } catch (e) {
-      await cluster.stop();
-      throw e;
-    }
-    return {
-      stop: () => cluster.stop(),
-      urls: Object.fromEntries([
-        ...cluster.nodes.map((n) => [`signer ${n.index}`, n.url]),
-        ...(cluster.hsm ? [["hsm", cluster.hsm.url]] : []),
-      ]),
-      info: {
-        "group key": `${cluster.key.groupPublicKey.compressed} (epoch ${cluster.key.epoch}, ${cluster.threshold} of ${cluster.nodes.length})`,
-        ...(cluster.hsm ? { "hsm address": cluster.hsm.address } : {}),
-      },
-      async health() {
-        const down: number[] = [];
-        await Promise.all(
-          cluster.nodes.map(async (n) => {
-            try {
-              if ((await fetch(`${n.url}/health`)).status !== 200) down.push(n.index);
-            } catch {
-              down.push(n.index);
-            }
-          }),
-        );
-        // A threshold of nodes is what signing needs.
-        const up = cluster.nodes.length - down.length;
-        return { ok: up >= cluster.threshold, detail: `${up} of ${cluster.nodes.length} signer nodes up${down.length ? ` (down: ${down.join(", ")})` : ""}` };
-      },
+    const log = ctx.logger.child({ component: "bridge" });
+    const { config } = ctx;
+    const stops: (() => Promise<void>)[] = [];
+    const stopAll = async () => {
+      for (const s of stops.reverse()) await s().catch((e) => log.warn({ err: String(e) }, "stop failed"));
+      stops.length = 0;
     };
+    try {
+      const cluster = await startCluster({ dataDir: path.join(config.dataDir, "mpc"), hsm: { minAmountWei: 0n } });
+      stops.push(() => cluster.stop());
+      const home = ctx.chains.home;
+      const remote = ctx.chains.remote;
+      let d: Deployments = ctx.deployments;
+      const tokens = Object.entries(d.home.tokens).map(([symbol, t]) => ({ address: t.address as Address, symbol, decimals: t.decimals }));
+
+      if (!d.home.contracts.BridgeVault || !d.home.contracts.CustodyBridgeVault) {
+        const startBlocks = { home: Number(await chainClientsFor(home.rpcUrl, home.chainId, config.keys.deployer.privateKey).publicClient.getBlockNumber()), remote: Number(await chainClientsFor(remote.rpcUrl, remote.chainId, config.keys.deployer.privateKey).publicClient.getBlockNumber()) };
+        const common = {
+          homeRpcUrl: home.rpcUrl,
+          remoteRpcUrl: remote.rpcUrl,
+          deployerKey: config.keys.deployer.privateKey,
+          groupPublicKey: cluster.key.groupPublicKey.compressed,
+          hsmAddress: cluster.hsm!.address,
+          tokens,
+          challengePeriodSec: STACK_CHALLENGE_PERIOD_SEC,
+        };
+        const native = await deployBridge(common);
+        const custody = await deployCustodyBridge({ ...common, custodyOwner: privateKeyToAccount(CUSTODY_KEY).address });
+        d = ctx.updateDeployments((cur) => ({
+          home: {
+            ...cur.home,
+            contracts: { ...cur.home.contracts, BridgeVault: native.home.vault, BridgeFrostVerifier: native.home.verifier, BridgeSafe: native.home.safe, CustodyBridgeVault: custody.home.vault, CustodyBridgeVerifier: custody.custody.homeVerifier },
+          },
+          remote: {
+            ...cur.remote,
+            startBlock: cur.remote.startBlock || startBlocks.remote,
+            contracts: { ...cur.remote.contracts, BridgeMinter: native.remote.minter, BridgeFrostVerifier: native.remote.verifier, BridgeSafe: native.remote.safe, CustodyBridgeMinter: custody.remote.minter, CustodyBridgeVerifier: custody.custody.remoteVerifier, CustodyWallet: custody.custody.remoteWallet },
+            tokens: { ...cur.remote.tokens, ...Object.fromEntries(tokens.map((t) => [t.symbol, { address: native.remote.wrappedTokens[t.symbol], decimals: t.decimals }])), ...Object.fromEntries(tokens.map((t) => [`${t.symbol}.custody`, { address: custody.remote.wrappedTokens[t.symbol], decimals: t.decimals }])) },
+          },
+        }));
+        log.info({ vault: native.home.vault, minter: native.remote.minter }, "bridge contracts deployed");
+      }
+      const c = { home: d.home.contracts, remote: d.remote.contracts } as { home: Record<string, Address>; remote: Record<string, Address> };
+      const pair = (bridge: string, vault: Address, minter: Address) => ({
+        bridge,
+        home: { chainId: home.chainId, vault, fromBlock: BigInt(d.home.startBlock) },
+        remote: { chainId: remote.chainId, minter, fromBlock: BigInt(d.remote.startBlock) },
+      });
+      const native = pair("native", c.home.BridgeVault, c.remote.BridgeMinter);
+      const custody = pair("custody", c.home.CustodyBridgeVault, c.remote.CustodyBridgeMinter);
+      await cluster.reconfigure({
+        confirmations: 0,
+        home: { chainId: home.chainId, rpcUrl: home.rpcUrl, vault: native.home.vault, fromBlock: native.home.fromBlock },
+        remote: { chainId: remote.chainId, rpcUrl: remote.rpcUrl, minter: native.remote.minter, fromBlock: native.remote.fromBlock },
+      });
+
+      // its own PGlite directory (one PGlite per directory per process); Postgres when DATABASE_URL is set
+      const db = await createDb({ dataDir: path.join(config.dataDir, "bridge-pglite"), databaseUrl: config.database.url });
+      stops.push(() => db.close());
+      const relayerKey = config.keys.relayer.privateKey;
+      const clients = { home: chainClientsFor(home.rpcUrl, home.chainId, relayerKey), remote: chainClientsFor(remote.rpcUrl, remote.chainId, relayerKey) };
+      const hsm = createHsmClient(cluster.hsm!.url);
+      const relayers: Relayer[] = [
+        createRelayer({ config: { relayerId: "stack-native" }, logger: log, db, homeClient: clients.home, remoteClient: clients.remote, coordinator: createFrostSigner(cluster.coordinator({ logger: log })), hsm, deployments: native }),
+        createRelayer({
+          config: { relayerId: "stack-custody", pollIntervalMs: 100 },
+          logger: log,
+          db,
+          homeClient: clients.home,
+          remoteClient: clients.remote,
+          coordinator: createCustodySigner({
+            privateKey: CUSTODY_KEY,
+            chains: { confirmations: 0, home: { chainId: home.chainId, rpcUrl: home.rpcUrl, vault: custody.home.vault, fromBlock: custody.home.fromBlock }, remote: { chainId: remote.chainId, rpcUrl: remote.rpcUrl, minter: custody.remote.minter, fromBlock: custody.remote.fromBlock } },
+          }),
+          hsm,
+          deployments: custody,
+        }),
+      ];
+      for (const r of relayers) {
+        r.start();
+        stops.push(() => r.stop());
+      }
+
+      const tokenList = (wrappedSuffix: string) =>
+        tokens.map((t) => ({ symbol: t.symbol, home: t.address, wrapped: d.remote.tokens[`${t.symbol}${wrappedSuffix}`].address as Address, decimals: t.decimals }));
+      const info = (p: typeof native, suffix: string, verifierName: string, keyEpoch: number): BridgeDeploymentInfo => ({
+        bridge: p.bridge,
+        home: { chainId: home.chainId, vault: p.home.vault, rpcUrl: home.rpcUrl, verifier: c.home[verifierName] },
+        remote: { chainId: remote.chainId, minter: p.remote.minter, rpcUrl: remote.rpcUrl, verifier: c.remote[verifierName] },
+        tokens: tokenList(suffix),
+        keyEpoch,
+        custodySigner: suffix ? c.remote.CustodyWallet : undefined,
+      });
+      await createTenantStore(db).seed([
+        nativeTenant(info(native, "", "BridgeFrostVerifier", 1), [config.host, "localhost", "aurora.localhost", "tenant-a.test"]),
+        custodyTenant(info(custody, ".custody", "CustodyBridgeVerifier", 2), ["harbor.localhost", "tenant-b.test"]),
+      ]);
+      const abis = loadBridgeAbis();
+      const endpoint = (p: typeof native, r: Relayer) => ({
+        home: { chainId: home.chainId, vault: p.home.vault, publicClient: clients.home.publicClient },
+        remote: { chainId: remote.chainId, minter: p.remote.minter, publicClient: clients.remote.publicClient },
+        relayer: r,
+      });
+      const api = await startBridgeApi({ port: config.ports.bridgeApi, host: config.host, db, logger: log, abis, bridges: { native: endpoint(native, relayers[0]), custody: endpoint(custody, relayers[1]) } });
+      stops.push(() => api.stop());
+
+      return {
+        stop: stopAll,
+        urls: {
+          bridgeApi: api.url,
+          portalNative: `http://aurora.localhost:${api.port}/`,
+          portalCustody: `http://harbor.localhost:${api.port}/`,
+          ...Object.fromEntries(cluster.nodes.map((n) => [`signer${n.index}`, n.url])),
+          hsm: cluster.hsm!.url,
+        },
+        info: { "bridge group key": cluster.key.groupPublicKey.compressed, "bridge vault": native.home.vault, "bridge minter": native.remote.minter },
+        async health() {
+          try {
+            const res = await fetch(`${api.url}/api/tenant?hostname=${config.host}`);
+            return { ok: res.status === 200, detail: `tenant ${res.status}` };
+          } catch (e) {
+            return { ok: false, detail: String(e) };
+          }
+        },
+      };
+    } catch (err) {
+      await stopAll();
+      throw err;
+    }
   },
 };
