@@ -1,0 +1,208 @@
+// npm run bench:api — the DEX API against the running stack (real chains, Settlement, pipeline, DEX API;
+// the stack in a child process: bench/api/stack-child.ts, rate limits raised there, see its header):
+//   1. GET /v1/orderbook/WETH-USD?depth=20 with autocannon: requests/s, p50/p99;
+//   2. POST /v1/orders with autocannon, API-key orders from two accounts (a buyer and a seller), every
+//      request valid: a fresh client_order_id per request (setupRequest), prices drawn within ±10 ticks
+//      of one mid so that about half rest and half cross (trades go on to the batcher and the chain);
+//   3. 1,000 WebSocket subscribers of the WETH-USD book (one process, this one): per round one order
+//      changes the top level; delay from the order's acknowledgement (POST response) to the last
+//      subscriber's receipt (and to every receipt), p50/p99/max over the rounds.
+// Env: BENCH_SECONDS (10 per autocannon run), BENCH_CONNECTIONS (32), BENCH_SUBSCRIBERS (1000),
+// BENCH_ROUNDS (50). Prints a table; stops everything it started.
+import autocannon from "autocannon";
+import { fork, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { WebSocket } from "ws";
+import { privateKeyToAccount } from "viem/accounts";
+import type { DexMarket } from "../../api/dex/service";
+import { createTestConfig } from "../../scripts/stack";
+import { api, createApiKey, keyHeaders, keyOrderBody, type TestKey } from "./client";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 50);
+const MID_TICKS = 245_000n; // 2,450.00 USD
+
+interface Ready {
+  type: "ready";
+  urls: { rest: string; ws: string; grpc: string };
+  settlement: `0x${string}`;
+  chainId: number;
+  market: Record<string, string | number>;
+  timingsMs: Record<string, number>;
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const f1 = (x: number) => x.toFixed(1);
+
+function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => autocannon(opts, (err, res) => (err ? reject(err) : resolve(res))));
+}
+
+async function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; ready: Ready }> {
+  const child = fork(path.join(__dirname, "stack-child.ts"), [], {
+    // BENCH_PROFILE=dir: a V8 CPU profile of the stack process, written when it stops
+    execArgv: ["--import", "tsx", ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])],
+    env: { ...process.env, ...env, BENCH_SUBSCRIBERS: String(SUBSCRIBERS) },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    child.once("message", (m) => resolve(m as Ready));
+    child.once("exit", (code) => reject(new Error(`the stack process exited (${code}) before it was ready`)));
+  });
+  return { child, ready };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  child.send("stop");
+  const t = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  await exited;
+  clearTimeout(t);
+}
+
+async function main() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-api-"));
+  // a throwaway chain: its journal need not be fsynced (README: CHAIN_JOURNAL_FSYNC)
+  const { config, env } = await createTestConfig(dataDir, { CHAIN_JOURNAL_FSYNC: "false", LOG_LEVEL: "error" });
+  const t0 = Date.now();
+  const { child, ready } = await startChild(env);
+  const sockets: WebSocket[] = [];
+  try {
+    console.log(`stack (chains, deployment, pipeline, dex-api) up in ${((Date.now() - t0) / 1000).toFixed(1)} s; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.cpus().length} cores`);
+    const mk = ready.market;
+    const m: DexMarket = {
+      symbol: String(mk.symbol), baseToken: mk.baseToken as `0x${string}`, quoteToken: mk.quoteToken as `0x${string}`,
+      baseDecimals: Number(mk.baseDecimals), quoteDecimals: Number(mk.quoteDecimals),
+      tickSize: BigInt(mk.tickSize), lotSize: BigInt(mk.lotSize), minLots: BigInt(mk.minLots), maxLots: BigInt(mk.maxLots),
+    };
+    const origin = ready.urls.rest.replace(/\/v1$/, "");
+    const [buyer, seller] = config.keys.demoTraders.slice(0, 2).map((k) => privateKeyToAccount(k.privateKey));
+    const buyKey: TestKey = await createApiKey(origin, buyer);
+    const sellKey: TestKey = await createApiKey(origin, seller);
+
+    // a resting book: 50 bid and 50 ask levels outside the band the order bench trades in
+    for (let i = 0; i < 50; i++) {
+      for (const [key, side, p] of [[buyKey, "buy", MID_TICKS - 20n - BigInt(i)], [sellKey, "sell", MID_TICKS + 20n + BigInt(i)]] as const) {
+        const r = await api(origin, "POST", "/v1/orders", { headers: keyHeaders(key), body: keyOrderBody(m, { side, priceTicks: p, sizeLots: 100n, clientOrderId: `seed-${side}-${i}` }) });
+        if (r.status !== 201) throw new Error(`seed order: ${r.status} ${r.text}`);
+      }
+    }
+
+    const rows: string[][] = [];
+    // ---------------------------------------------------------------- GET /v1/orderbook
+    const book = await cannon({ url: `${ready.urls.rest}/orderbook/WETH-USD?depth=20`, connections: CONNECTIONS, duration: SECONDS });
+    rows.push(["GET /v1/orderbook/WETH-USD?depth=20", `${CONNECTIONS} conns, ${SECONDS} s`, String(Math.round(book.requests.average)), f1(book.latency.p50), f1(book.latency.p99), `${book.non2xx + book.errors} of ${book.requests.total}`]);
+
+    // ---------------------------------------------------------------- POST /v1/orders
+    let n = 0;
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const orderReq = (key: TestKey, side: "buy" | "sell"): autocannon.Request => ({
+      method: "POST",
+      path: "/v1/orders",
+      headers: { "content-type": "application/json", ...keyHeaders(key) },
+      setupRequest: (req) => {
+        const priceTicks = MID_TICKS - 10n + BigInt(Math.floor(rnd() * 21));
+        const body = JSON.stringify(keyOrderBody(m, { side, priceTicks, sizeLots: 10n, clientOrderId: `bench-${side}-${++n}` }));
+        return { ...req, body };
+      },
+    });
+    const statuses = new Map<number, number>();
+    const ordersInst = autocannon({ url: origin, connections: CONNECTIONS, duration: SECONDS, requests: [orderReq(buyKey, "buy"), orderReq(sellKey, "sell")] }) as unknown as autocannon.Instance;
+    ordersInst.on("response", (_c: unknown, status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1));
+    const orders = await new Promise<autocannon.Result>((resolve) => ordersInst.on("done", resolve));
+    const trades = await api(origin, "GET", "/v1/trades?symbol=WETH-USD&limit=1000");
+    rows.push([
+      "POST /v1/orders (API key, buy/sell, ~half cross)", `${CONNECTIONS} conns, ${SECONDS} s`, String(Math.round(orders.requests.average)), f1(orders.latency.p50), f1(orders.latency.p99),
+      `${orders.non2xx + orders.errors} of ${orders.requests.total}`,
+    ]);
+
+    // ---------------------------------------------------------------- WebSocket fan-out
+    const arrivals: number[][] = [];
+    let round = -1;
+    const pending = new Set<number>();
+    let allIn: (() => void) | null = null;
+    for (let i = 0; i < SUBSCRIBERS; i++) {
+      const ws = new WebSocket(ready.urls.ws);
+      sockets.push(ws);
+      await new Promise<void>((resolve, reject) => {
+        ws.once("open", () => resolve());
+        ws.once("error", reject);
+      });
+      let snap = false;
+      ws.on("message", (d) => {
+        const t = performance.now();
+        const s = d.toString();
+        if (!snap) {
+          if (s.includes('"orderbook_snapshot"')) snap = true;
+          return;
+        }
+        if (round >= 0 && pending.has(i) && s.includes('"orderbook_update"')) {
+          arrivals[round].push(t);
+          pending.delete(i);
+          if (pending.size === 0) allIn?.();
+        }
+      });
+      ws.send(JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 10 }));
+    }
+    await new Promise((r) => setTimeout(r, 2000)); // every snapshot in, the book quiet
+    const bestBid = (await api(origin, "GET", "/v1/orderbook/WETH-USD?depth=1")).body.bids[0].price as number;
+    const bestBidTicks = BigInt(Math.round(bestBid * 100));
+    const lastAfterAck: number[] = [];
+    const lastAfterSend: number[] = [];
+    const eachAfterAck: number[] = [];
+    let missing = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      arrivals[r] = [];
+      for (let i = 0; i < SUBSCRIBERS; i++) pending.add(i);
+      const done = new Promise<void>((resolve) => (allIn = resolve));
+      round = r;
+      const tSend = performance.now();
+      // one lot more at the best bid: the top level's size changes for every depth-10 subscriber
+      const res = await api(origin, "POST", "/v1/orders", { headers: keyHeaders(buyKey), body: keyOrderBody(m, { side: "buy", priceTicks: bestBidTicks, sizeLots: 1n, clientOrderId: `ws-${r}` }) });
+      const tAck = performance.now();
+      if (res.status !== 201) throw new Error(`ws round order: ${res.status} ${res.text}`);
+      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      missing += pending.size;
+      pending.clear();
+      round = -1;
+      const last = Math.max(...arrivals[r]);
+      lastAfterAck.push(last - tAck);
+      lastAfterSend.push(last - tSend);
+      for (const a of arrivals[r]) eachAfterAck.push(a - tAck);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    for (const a of [lastAfterAck, lastAfterSend, eachAfterAck]) a.sort((x, y) => x - y);
+
+    console.log("");
+    console.log("| request | load | req/s | p50 ms | p99 ms | non-2xx |");
+    console.log("| --- | --- | ---: | ---: | ---: | ---: |");
+    for (const r of rows) console.log(`| ${r.join(" | ")} |`);
+    console.log(`POST /v1/orders statuses: ${[...statuses].map(([s, c]) => `${s}: ${c}`).join(", ")}; trades reported by GET /v1/trades (last 1000): ${trades.body.trades.length}`);
+    console.log("");
+    console.log(`| WebSocket: ${SUBSCRIBERS} subscribers, one book update, ${ROUNDS} rounds | p50 ms | p99 ms | max ms |`);
+    console.log("| --- | ---: | ---: | ---: |");
+    console.log(`| order acknowledged -> last subscriber received | ${f1(pct(lastAfterAck, 50))} | ${f1(pct(lastAfterAck, 99))} | ${f1(lastAfterAck.at(-1)!)} |`);
+    console.log(`| order sent -> last subscriber received | ${f1(pct(lastAfterSend, 50))} | ${f1(pct(lastAfterSend, 99))} | ${f1(lastAfterSend.at(-1)!)} |`);
+    console.log(`| order acknowledged -> each subscriber (all receipts) | ${f1(pct(eachAfterAck, 50))} | ${f1(pct(eachAfterAck, 99))} | ${f1(eachAfterAck.at(-1)!)} |`);
+    console.log(`updates not received within 10 s: ${missing}; negative = received before the HTTP acknowledgement reached the client`);
+    console.log(`rate limits raised for the bench (all 1e9/window); WebSocket per-user (per-IP unauthenticated) connections ${SUBSCRIBERS + 50}, new connections/min/IP ${2 * SUBSCRIBERS + 100}`);
+  } finally {
+    for (const s of sockets) s.terminate();
+    await stopChild(child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
