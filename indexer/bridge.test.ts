@@ -95,7 +95,7 @@ test("deposits, mints, burns and releases land on one transfer row each", { time
       remote: { chainId: 31338, rpcUrl: remoteChain.rpcUrl, contracts: { BridgeMinter: minter.address }, tokens: {} },
     }),
   );
-  const indexer: RunningIndexer = await startIndexer({ deploymentsFile, port: 0, dataDir: path.join(workDir, "pglite"), schema: "bridge_test" });
+  const indexer: RunningIndexer = await startIndexer({ deploymentsFile, port: 0, dataDir: path.join(workDir, "pglite"), schema: "bridge_test", readyTimeoutMs: 300_000 });
   started.push(indexer);
 
   const transfer = async (id: string) => {
@@ -103,7 +103,7 @@ test("deposits, mints, burns and releases land on one transfer row each", { time
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const waitFor = async (id: string, ok: (t: Record<string, unknown>) => boolean) => {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 120_000;
     for (;;) {
       const t = await transfer(id);
       if (t.status === 200 && ok(t.body)) return t.body;

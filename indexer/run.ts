@@ -87,6 +87,7 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   );
 
   let port = requestedPort;
+  let listening = false;
   const recent: string[] = [];
   /** highest block number Ponder logged as indexed, per chain name */
   const indexedBlock = new Map<string, number>();
@@ -102,7 +103,10 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
       // not JSON (a crash trace): always passed on
     }
     // Ponder moves to the next port when the requested one is taken; it logs the one it bound.
-    if (entry.msg === "Created HTTP server" && typeof entry.port === "number") port = entry.port;
+    if (entry.msg === "Created HTTP server" && typeof entry.port === "number") {
+      port = entry.port;
+      listening = true;
+    }
     if (entry.msg === "Indexed block" && entry.chain && typeof entry.number === "number") {
       indexedBlock.set(entry.chain, Math.max(entry.number, indexedBlock.get(entry.chain) ?? -1));
     }
@@ -139,11 +143,14 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
         throw new Error(`indexer exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${recent.join("\n")}`);
       }
       if (Date.now() > deadline) throw new Error(`indexer not ready in time:\n${recent.join("\n")}`);
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/ready`);
-        if (res.status === 200) break;
-      } catch {
-        // not listening yet
+      // only once Ponder said which port it bound: the requested one may belong to someone else
+      if (listening) {
+        try {
+          const res = await fetch(`http://127.0.0.1:${port}/ready`);
+          if (res.status === 200) break;
+        } catch {
+          // not accepting yet
+        }
       }
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -30,8 +30,18 @@ export async function startHardhatNode(chainId = 31337): Promise<TestChain> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [path.join(repoRoot, "node_modules", "hardhat", "internal", "cli", "cli.js"), "node", "--hostname", "127.0.0.1", "--port", String(port)],
-    { cwd: repoRoot, env: { ...process.env, HARDHAT_CHAIN_ID: String(chainId) }, stdio: ["ignore", "pipe", "pipe"] },
+    [
+      // stops the node when this process dies, even by SIGKILL (its stdin pipe closes)
+      "--require",
+      path.join(repoRoot, "indexer", "exit-with-parent.cjs"),
+      path.join(repoRoot, "node_modules", "hardhat", "internal", "cli", "cli.js"),
+      "node",
+      "--hostname",
+      "127.0.0.1",
+      "--port",
+      String(port),
+    ],
+    { cwd: repoRoot, env: { ...process.env, HARDHAT_CHAIN_ID: String(chainId) }, stdio: ["pipe", "pipe", "pipe"] },
   );
   let output = "";
   child.stdout!.on("data", (d) => (output = (output + d).slice(-4000)));
