@@ -13,5 +13,5 @@ export const activeContracts = {
   BridgeMinter: deployments.remote?.contracts.BridgeMinter,
 } as const;
 
-/** lowercase token address -> symbol, for pair names */
-export const symbols = tokenSymbols(deployments);
+/** lowercase home-chain token address -> symbol, for pair names (the exchange is on the home chain) */
+export const symbols = tokenSymbols(deployments.home);

@@ -57,12 +57,10 @@ export function loadDeployments(file: string = defaultDeploymentsFile()): Deploy
   return parseDeployments(JSON.parse(text));
 }
 
-/** Symbol of every token the deployments name, by lowercase address, across both chains. */
-export function tokenSymbols(d: Deployments): Map<string, string> {
+/** Symbol of every token of one chain, by lowercase address (one chain at a time: two chains can hold
+ *  different tokens at the same address, as deterministic deployments on fresh chains do). */
+export function tokenSymbols(chain: ChainDeployment): Map<string, string> {
   const symbols = new Map<string, string>();
-  for (const chain of [d.home, d.remote]) {
-    if (!chain) continue;
-    for (const [symbol, token] of Object.entries(chain.tokens)) symbols.set(token.address, symbol);
-  }
+  for (const [symbol, token] of Object.entries(chain.tokens)) symbols.set(token.address, symbol);
   return symbols;
 }

@@ -95,7 +95,7 @@ test("the deployments file is validated and addresses are lowercased", () => {
   assert.equal(d.home.startBlock, 0);
   assert.equal(d.home.contracts.Settlement, "0xabcdef0000000000000000000000000000000001");
   assert.equal(d.remote, undefined);
-  assert.equal(tokenSymbols(d).get(A), "USD");
+  assert.equal(tokenSymbols(d.home).get(A), "USD");
   assert.throws(() => parseDeployments({ home: { chainId: 31337, rpcUrl: "http://x", contracts: { Settlement: "0x12" } } }));
   assert.throws(() => parseDeployments({ remote: { chainId: 31338, rpcUrl: "http://x" } }));
 });
