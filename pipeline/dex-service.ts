@@ -237,7 +237,8 @@ export function createDexService(deps: DexServiceDeps): DexService {
     const order: Order = {
       trader: req.trader, baseToken: m.baseToken, quoteToken: m.quoteToken, side: req.side === "buy" ? 0 : 1,
       price: priceTicks * m.tickSize, amount: req.sizeLots * m.lotSize, expiry,
-      nonce: BigInt("0x" + randomBytes(16).toString("hex")), flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
+      // random and >= 1; < 2^64 because settlePacked carries 64-bit nonces
+      nonce: BigInt("0x" + randomBytes(8).toString("hex")) | 1n, flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
     };
     return { order, signature: await signOrder(req.agent, domain, order) };
   }

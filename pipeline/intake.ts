@@ -87,8 +87,9 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   }
   if (o.amount <= 0n) throw invalid("size must be positive", { amount: o.amount.toString() });
   if (o.price <= 0n) throw invalid("price must be positive", { price: o.price.toString() });
-  if (o.amount > UINT128_MAX || o.price > UINT128_MAX || o.expiry > UINT64_MAX || o.nonce < 0n || o.nonce >= 1n << 256n) {
-    throw invalid("a field is out of its on-chain range");
+  // the batcher settles through settlePacked, whose orders carry price/amount < 2^128 and nonce < 2^64
+  if (o.amount > UINT128_MAX || o.price > UINT128_MAX || o.expiry > UINT64_MAX || o.nonce < 0n || o.nonce > UINT64_MAX) {
+    throw invalid("a field is out of its on-chain range (price and amount < 2^128, expiry and nonce < 2^64)");
   }
   const lots = baseToLots(market, o.amount);
   if (lots === null) throw invalid(`size is not a multiple of the lot size ${market.lotSize}`, { lotSize: market.lotSize.toString() });

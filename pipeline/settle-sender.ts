@@ -1,22 +1,24 @@
-// Sends one settle transaction with the operator key through viem and waits for its receipt. Keeps the
-// operator's nonce itself (no eth_getTransactionCount per batch) and sorts failures into retryable
-// (network, node restart, nonce race) and fatal (a revert, decoded to the contract's custom error).
+// Sends one settlePacked transaction with the operator key through viem and fetches its receipt. Keeps the
+// operator's nonce itself (no eth_getTransactionCount per batch), signs locally and sends the raw
+// transaction (no eth_chainId/estimate round trips), then asks for the receipt at once: Hardhat automines,
+// so it exists when eth_sendRawTransaction returns (polling only as a fallback for a node that does not).
+// Sorts failures into retryable (network, node restart, nonce race) and fatal (a revert, decoded to the
+// contract's custom error).
 import {
   BaseError,
   ContractFunctionRevertedError,
   createPublicClient,
-  createWalletClient,
   decodeErrorResult,
   defineChain,
+  encodeFunctionData,
   http,
   type Address,
   type Hex,
   type PublicClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { SettleArgs } from "../sdk/settle-batch";
+import { encodePackedBatch, type SettleArgs } from "../sdk/settle-batch";
 import { FatalChainError, RetryableChainError } from "./errors";
-import { encodeSettleCalldata } from "./settle-calldata";
 import { settlementAbi } from "./settlement-abi";
 
 export interface SettleResult {
@@ -49,10 +51,10 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [deps.rpcUrl] } },
   });
-  const transport = http(deps.rpcUrl, { retryCount: 0, timeout: 30_000 });
-  const publicClient = createPublicClient({ chain, transport, pollingInterval: deps.pollingIntervalMs ?? 5 }) as PublicClient;
+  // one settle at a time, so JSON-RPC batching would only add a timer; Node's fetch keeps the connection alive
+  const transport = http(deps.rpcUrl, { retryCount: 0, timeout: 30_000, batch: false });
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: deps.pollingIntervalMs ?? 5, cacheTime: 0 }) as PublicClient;
   const account = privateKeyToAccount(deps.operatorKey);
-  const wallet = createWalletClient({ chain, transport, account });
   let nonce: number | undefined;
   let gasPrice: bigint | undefined;
   let gasPriceAt = 0;
@@ -106,7 +108,14 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
     },
 
     async send(batchId, args) {
-      const data = encodeSettleCalldata(batchId, args);
+      const t0 = performance.now();
+      let data: Hex;
+      try {
+        data = encodeFunctionData({ abi, functionName: "settlePacked", args: [batchId, encodePackedBatch(args)] });
+      } catch (e) {
+        // a value that does not fit the packed layout (intake refuses those): no retry can fix it
+        throw new FatalChainError(`settle ${batchId}: cannot encode the batch: ${(e as Error).message}`, undefined, undefined, { cause: e });
+      }
       try {
         if (nonce === undefined) nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: "pending" });
         if (gasPrice === undefined || Date.now() - gasPriceAt > 2_000) {
@@ -120,10 +129,11 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
       // Capped under the per-transaction gas cap (2^24, EIP-7825) that Hardhat enforces.
       const want = 200_000n + 40_000n * BigInt(args.orders.length) + 40_000n * BigInt(args.fills.length);
       const gas = want < 16_000_000n ? want : 16_000_000n;
-      let txHash: Hex;
+      const raw = await account.signTransaction({ chainId: deps.chainId, to: deps.settlement, data, nonce, gas, gasPrice, type: "legacy" });
       const tSend = performance.now();
+      let txHash: Hex;
       try {
-        txHash = await wallet.sendTransaction({ to: deps.settlement, data, nonce, gas, gasPrice, type: "legacy" });
+        txHash = (await publicClient.request({ method: "eth_sendRawTransaction", params: [raw] })) as Hex;
       } catch (e) {
         const err = classify(e);
         // a revert at send time (Hardhat automine) still consumed the nonce: resync
@@ -134,11 +144,15 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
       const tSent = performance.now();
       let receipt;
       try {
-        receipt = await publicClient.waitForTransactionReceipt({ hash: txHash, pollingInterval: deps.pollingIntervalMs ?? 5, timeout: 120_000 });
+        receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => null);
+        receipt ??= await publicClient.waitForTransactionReceipt({ hash: txHash, pollingInterval: deps.pollingIntervalMs ?? 5, timeout: 120_000 });
       } catch (e) {
         throw classify(e);
       }
-      if (process.env.PIPELINE_TRACE) console.log(`settle ${batchId}: encode+send ${(tSent - tSend).toFixed(0)} ms, receipt ${(performance.now() - tSent).toFixed(0)} ms, ${args.fills.length} fills`);
+      if (process.env.PIPELINE_TRACE) {
+        const now = performance.now();
+        console.log(`settle ${batchId}: encode+sign ${(tSend - t0).toFixed(1)} ms, send (mined) ${(tSent - tSend).toFixed(1)} ms, receipt ${(now - tSent).toFixed(1)} ms, ${args.fills.length} fills, ${receipt.gasUsed} gas`);
+      }
       if (receipt.status !== "success") throw await diagnose(batchId, data, receipt.blockNumber);
       return { txHash, gasUsed: receipt.gasUsed, blockNumber: receipt.blockNumber };
     },

@@ -66,7 +66,7 @@ async function main(): Promise<void> {
       const k = (i & 1) === 0 ? ti : (ti + 1) % traders.length;
       const order: Order = {
         trader: traders[k].address, baseToken: m.baseToken, quoteToken: m.quoteToken, side: (i & 1) === 0 ? 1 : 0,
-        price: 250_000n * m.tickSize, amount: m.lotSize * BigInt(1 + (i % 3)), expiry, nonce: BigInt(i), flags: 0,
+        price: 250_000n * m.tickSize, amount: m.lotSize * BigInt(1 + (i % 3)), expiry, nonce: BigInt(i + 1), flags: 0, // nonces from 1: the first deposit pre-created word 0
       };
       const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(traders[k].privateKey.slice(2)));
       inputs.push({ symbol: m.symbol, type: "limit", timeInForce: "GTC", order, signature: ("0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16)) as Hex });
