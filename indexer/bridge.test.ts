@@ -159,7 +159,8 @@ test("deposits, mints, burns and releases land on one transfer row each", { time
   const r2 = `31338-${minter.address}-2`;
   const queued1 = await vault.call("releaseQueued", [1n, token, alice, 400_000n, 4_000_000_000n]);
   await vault.call("releaseQueued", [2n, token, bob, 7n, 4_000_000_000n]);
-  const q1 = await waitFor(r1, (t) => t.status === "queued");
+  // The burn is on the other chain: with multichain ordering it may be indexed after the queueing.
+  const q1 = await waitFor(r1, (t) => t.status === "queued" && t.srcTxHash !== null);
   assert.equal(q1.kind, "release");
   assert.equal(q1.queuedAt, queued1.timestamp);
   assert.equal(q1.releasableAt, 4_000_000_000);
@@ -172,7 +173,7 @@ test("deposits, mints, burns and releases land on one transfer row each", { time
   assert.equal(released.sender, bob);
   assert.equal(released.recipient, alice);
   assert.equal(released.amount, "400000");
-  const d2 = await waitFor(r2, (t) => t.status === "disputed");
+  const d2 = await waitFor(r2, (t) => t.status === "disputed" && t.srcTxHash !== null);
   assert.equal(d2.disputedAt, disputed.timestamp);
   assert.equal(d2.srcTxHash, burn2.txHash);
   assert.equal(d2.completedAt, null);
