@@ -5,6 +5,10 @@ import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {BitMaps} from "@openzeppelin/contracts/utils/structs/BitMaps.sol";
 import {IBridgeMinter} from "./interfaces/IBridgeMinter.sol";
 import {IBridgeSignatureVerifier} from "./interfaces/IBridgeSignatureVerifier.sol";
+import {IBridgeFrostGroupKey} from "./interfaces/IBridgeFrostGroupKey.sol";
+import {IBridgeWrappedLedger} from "./interfaces/IBridgeWrappedLedger.sol";
+import {IBridgeLimitErrors} from "./interfaces/IBridgeLimitErrors.sol";
+import {FrostSecp256k1Verifier} from "./libraries/FrostSecp256k1Verifier.sol";
 import {BridgeMessageHash} from "./libraries/BridgeMessageHash.sol";
 import {BridgeTokenBucket} from "./libraries/BridgeTokenBucket.sol";
 import {BridgeWrappedToken} from "./BridgeWrappedToken.sol";
@@ -13,9 +17,8 @@ import {BridgeWrappedToken} from "./BridgeWrappedToken.sol";
 /// @notice Remote chain: mints wrapped tokens for threshold-signed vault deposits, burns them for releases.
 ///         Minting is immediate (no challenge period); the daily limit and the at-most-once nonce bitmap bound
 ///         it. The admin and guardian are a Safe. See IBridgeMinter for the flow, events and errors.
-contract BridgeMinter is IBridgeMinter, AccessControl {
+contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
     using BitMaps for BitMaps.BitMap;
-    using BridgeTokenBucket for BridgeTokenBucket.Bucket;
 
     /// @notice May point the contract at the verifier of a newer key epoch (key rotation, signing-mode change).
     bytes32 public constant ROTATION_ROLE = keccak256("ROTATION_ROLE");
@@ -23,21 +26,46 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
     /// @notice May pause.
     bytes32 public constant GUARDIAN_ROLE = keccak256("GUARDIAN_ROLE");
 
-    /// @dev Read on every mint: one slot. keyEpoch caches verifier.keyEpoch() (verifiers are immutable) so a
-    ///      mint makes one external call, not two.
+    /// @dev Read on every mint and burn: one slot (160 + 64 + 8 + 8 bits). The vault (source of MINT messages) sits
+    ///      here, not in a slot of its own, and in the native mode so does what the FROST check needs besides the
+    ///      key's x: a mint reads this slot and `_frostKeyX`, and calls no verifier. keyEpoch caches the
+    ///      verifier's epoch (verifiers are immutable).
     struct Core {
-        address verifier;
-        bool paused;
+        address vault;
         uint64 keyEpoch;
+        bool paused;
+        /// @dev FROST_OFF: call `_verifier`; FROST_EVEN_Y / FROST_ODD_Y: verify inline with `_frostKeyX`.
+        uint8 frostMode;
     }
+
+    /// @dev One slot per home token, read on every mint: the wrapped token and the bucket's capacity.
+    struct TokenConfig {
+        address wrapped;
+        uint96 capacityWei;
+    }
+
+    uint8 private constant FROST_OFF = 0;
+    uint8 private constant FROST_EVEN_Y = 1;
+    uint8 private constant FROST_ODD_Y = 2;
+
+    /// @dev Bit layout of `_tokenState[homeToken]`, the one slot a mint or burn rewrites: bucket level (96) |
+    ///      bucket updatedAt (32) | refill period (32) | wrapped total supply (96).
+    uint256 private constant MASK_96 = (1 << 96) - 1;
+    uint256 private constant MASK_32 = (1 << 32) - 1;
+    uint256 private constant SHIFT_UPDATED_AT = 96;
+    uint256 private constant SHIFT_REFILL = 128;
+    uint256 private constant SHIFT_SUPPLY = 160;
 
     uint256 private immutable _homeChainId;
     Core private _core;
-    address private _vault;
+    /// @dev Read only in the ERC-1271 modes (FROST_OFF).
+    address private _verifier;
+    /// @dev The native mode's group key x (its y parity is in Core.frostMode); zero otherwise.
+    uint256 private _frostKeyX;
     uint64 private _burnNonce;
-    mapping(address homeToken => address wrappedToken) private _wrappedOf;
+    mapping(address homeToken => TokenConfig) private _tokens;
+    mapping(address homeToken => uint256 packed) private _tokenState;
     mapping(address wrappedToken => address homeToken) private _homeOf;
-    mapping(address homeToken => BridgeTokenBucket.Bucket) private _limits;
     /// @dev One bit per deposit nonce: sequential nonces share words, so most mints rewrite a warm-valued slot
     ///      (5,000 gas) instead of filling a fresh one (22,100).
     BitMaps.BitMap private _minted;
@@ -50,8 +78,7 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
         _grantRole(GUARDIAN_ROLE, admin);
         _grantRole(ROTATION_ROLE, admin);
         _homeChainId = homeChainId;
-        _core = Core({verifier: verifier, paused: false, keyEpoch: IBridgeSignatureVerifier(verifier).keyEpoch()});
-        emit BridgeMinterVerifierSet(verifier);
+        _installVerifier(verifier, IBridgeSignatureVerifier(verifier).keyEpoch());
     }
 
     // ---------------------------------------------------------------- mint and burn
@@ -60,39 +87,42 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
     function mint(uint64 depositNonce, address homeToken, address recipient, uint256 amount, bytes calldata signature)
         external
     {
-        Core memory core = _core;
-        if (core.paused) revert BridgeMinterOperationPaused();
+        Core memory core_ = _core;
+        if (core_.paused) revert BridgeMinterOperationPaused();
         // Checked before the signature so that a racing second relayer fails fast and cheaply.
         if (_minted.get(depositNonce)) revert BridgeMinterDepositAlreadyMinted(depositNonce);
-        address wrapped = _wrappedOf[homeToken];
-        if (wrapped == address(0)) revert BridgeMinterTokenNotRegistered(homeToken);
+        TokenConfig memory config = _tokens[homeToken];
+        if (config.wrapped == address(0)) revert BridgeMinterTokenNotRegistered(homeToken);
 
-        uint64 epoch = core.keyEpoch;
-        bytes32 digest = _mintDigest(depositNonce, homeToken, recipient, amount, epoch);
-        bytes4 magic = IBridgeSignatureVerifier(core.verifier).isValidBridgeSignature(digest, signature);
-        if (magic != IBridgeSignatureVerifier.isValidBridgeSignature.selector) {
-            revert IBridgeSignatureVerifier.BridgeSignatureInvalid(digest);
-        }
+        bytes32 digest = _mintDigest(core_.vault, depositNonce, homeToken, recipient, amount, core_.keyEpoch);
+        _checkSignature(core_.frostMode, digest, signature);
 
-        _limits[homeToken].consume(homeToken, amount, block.timestamp);
+        _tokenState[homeToken] = _consumeAndAddSupply(_tokenState[homeToken], config.capacityWei, homeToken, amount);
         _minted.set(depositNonce);
-        BridgeWrappedToken(wrapped).mint(recipient, amount);
-        emit BridgeMinted(depositNonce, homeToken, recipient, wrapped, amount, epoch);
+        BridgeWrappedToken(config.wrapped).mint(recipient, amount);
+        emit BridgeMinted(depositNonce, homeToken, recipient, config.wrapped, amount, core_.keyEpoch);
     }
 
     /// @inheritdoc IBridgeMinter
     function burn(address wrappedToken, uint256 amount, address recipient) external returns (uint64 nonce) {
-        if (_core.paused) revert BridgeMinterOperationPaused();
+        Core memory core_ = _core;
+        if (core_.paused) revert BridgeMinterOperationPaused();
         address homeToken = _homeOf[wrappedToken];
         if (homeToken == address(0)) revert BridgeMinterWrappedTokenUnknown(wrappedToken);
         if (amount == 0) revert BridgeMinterAmountZero();
         if (recipient == address(0)) revert BridgeMinterRecipientZero();
-        address vault = _vault;
-        if (vault == address(0)) revert BridgeMinterVaultUnset();
+        if (core_.vault == address(0)) revert BridgeMinterVaultUnset();
 
+        // Reverts (ERC20InsufficientBalance) unless the sender holds `amount`, so supply >= amount below.
         BridgeWrappedToken(wrappedToken).burn(msg.sender, amount);
+        uint256 state = _tokenState[homeToken];
+        // Safe: supply is the sum of all balances and the burn above took `amount` out of one of them, so
+        // supply >= amount and the subtraction in the top 96 bits neither borrows nor touches the lower fields.
+        unchecked {
+            _tokenState[homeToken] = state - (amount << SHIFT_SUPPLY);
+        }
         nonce = ++_burnNonce;
-        emit BridgeBurned(nonce, wrappedToken, msg.sender, homeToken, recipient, amount, _homeChainId, vault);
+        emit BridgeBurned(nonce, wrappedToken, msg.sender, homeToken, recipient, amount, _homeChainId, core_.vault);
     }
 
     // ---------------------------------------------------------------- pause and configuration
@@ -118,14 +148,12 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
         uint64 currentEpoch = _core.keyEpoch;
         uint64 nextEpoch = IBridgeSignatureVerifier(verifier).keyEpoch();
         if (nextEpoch <= currentEpoch) revert BridgeMinterKeyEpochNotAdvanced(currentEpoch, nextEpoch);
-        _core.verifier = verifier;
-        _core.keyEpoch = nextEpoch;
-        emit BridgeMinterVerifierSet(verifier);
+        _installVerifier(verifier, nextEpoch);
     }
 
     /// @notice Sets the home vault (wiring after both sides are deployed). Admin only.
     function setVault(address vault) external onlyRole(DEFAULT_ADMIN_ROLE) {
-        _vault = vault;
+        _core.vault = vault;
         emit BridgeMinterVaultSet(vault);
     }
 
@@ -144,9 +172,9 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
         uint96 dailyLimitWei,
         uint32 refillPeriodSec
     ) external onlyRole(DEFAULT_ADMIN_ROLE) returns (address wrapped) {
-        if (_wrappedOf[homeToken] != address(0)) revert BridgeMinterTokenAlreadyRegistered(homeToken);
+        if (_tokens[homeToken].wrapped != address(0)) revert BridgeMinterTokenAlreadyRegistered(homeToken);
         wrapped = address(new BridgeWrappedToken(name_, symbol_, decimals_, homeToken));
-        _wrappedOf[homeToken] = wrapped;
+        _tokens[homeToken].wrapped = wrapped;
         _homeOf[wrapped] = homeToken;
         emit BridgeWrappedTokenCreated(homeToken, wrapped, decimals_);
         _setLimit(homeToken, dailyLimitWei, refillPeriodSec);
@@ -157,7 +185,7 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
         external
         onlyRole(DEFAULT_ADMIN_ROLE)
     {
-        if (_wrappedOf[homeToken] == address(0)) revert BridgeMinterTokenNotRegistered(homeToken);
+        if (_tokens[homeToken].wrapped == address(0)) revert BridgeMinterTokenNotRegistered(homeToken);
         _setLimit(homeToken, dailyLimitWei, refillPeriodSec);
     }
 
@@ -169,7 +197,8 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
         view
         returns (bytes32)
     {
-        return _mintDigest(depositNonce, homeToken, recipient, amount, _core.keyEpoch);
+        Core memory core_ = _core;
+        return _mintDigest(core_.vault, depositNonce, homeToken, recipient, amount, core_.keyEpoch);
     }
 
     /// @inheritdoc IBridgeMinter
@@ -179,7 +208,7 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
 
     /// @inheritdoc IBridgeMinter
     function wrappedTokenOf(address homeToken) external view returns (address) {
-        return _wrappedOf[homeToken];
+        return _tokens[homeToken].wrapped;
     }
 
     /// @notice The home token a wrapped token stands for (zero if unknown).
@@ -190,27 +219,34 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
     /// @notice Verifier, pause flag, current key epoch and the last burn nonce.
     function core() external view returns (address verifier, bool paused, uint64 keyEpoch, uint64 burnCount) {
         Core memory c = _core;
-        return (c.verifier, c.paused, c.keyEpoch, _burnNonce);
+        return (_verifier, c.paused, c.keyEpoch, _burnNonce);
     }
 
     /// @notice The home vault and the home chain id.
     function wiring() external view returns (address vault, uint256 homeChainId) {
-        return (_vault, _homeChainId);
+        return (_core.vault, _homeChainId);
     }
 
     /// @notice What `homeToken`'s daily mint bucket holds now.
     function availableToMint(address homeToken) external view returns (uint256) {
-        return BridgeTokenBucket.available(_limits[homeToken], block.timestamp);
+        return BridgeTokenBucket.available(_bucketOf(_tokenState[homeToken], _tokens[homeToken].capacityWei), block.timestamp);
+    }
+
+    /// @inheritdoc IBridgeWrappedLedger
+    function wrappedSupply(address homeToken) external view returns (uint256) {
+        return _tokenState[homeToken] >> SHIFT_SUPPLY;
     }
 
     // ---------------------------------------------------------------- internals
 
-    function _mintDigest(uint64 depositNonce, address homeToken, address recipient, uint256 amount, uint64 epoch)
-        private
-        view
-        returns (bytes32)
-    {
-        address vault = _vault;
+    function _mintDigest(
+        address vault,
+        uint64 depositNonce,
+        address homeToken,
+        address recipient,
+        uint256 amount,
+        uint64 epoch
+    ) private view returns (bytes32) {
         if (vault == address(0)) revert BridgeMinterVaultUnset();
         return BridgeMessageHash.digest(
             BridgeMessageHash.Message({
@@ -228,8 +264,79 @@ contract BridgeMinter is IBridgeMinter, AccessControl {
         );
     }
 
+    /// @dev Native mode: the FROST check inline against the cached group key (what the verifier's own
+    ///      isValidBridgeSignature computes, same named errors on malformed signatures). Other modes: the verifier.
+    function _checkSignature(uint8 frostMode, bytes32 digest, bytes calldata signature) private view {
+        bool valid;
+        if (frostMode != FROST_OFF) {
+            valid = FrostSecp256k1Verifier.verify(_frostKeyX, frostMode == FROST_ODD_Y, digest, signature);
+        } else {
+            valid = IBridgeSignatureVerifier(_verifier).isValidBridgeSignature(digest, signature)
+                == IBridgeSignatureVerifier.isValidBridgeSignature.selector;
+        }
+        if (!valid) revert IBridgeSignatureVerifier.BridgeSignatureInvalid(digest);
+    }
+
+    /// @dev Installs `verifier` for `epoch`. A verifier that answers IBridgeFrostGroupKey.groupKey() for the same
+    ///      epoch with a valid key is the native mode: its key is cached and checked inline. Anything else (no such
+    ///      function, a reverting or odd-sized answer) is called through IBridgeSignatureVerifier.
+    function _installVerifier(address verifier, uint64 epoch) private {
+        uint8 frostMode = FROST_OFF;
+        uint256 keyX;
+        (bool ok, bytes memory answer) =
+            verifier.staticcall(abi.encodeWithSelector(IBridgeFrostGroupKey.groupKey.selector));
+        if (ok && answer.length == 96) {
+            (uint64 keyEpoch_, uint256 x, uint256 y) = abi.decode(answer, (uint64, uint256, uint256));
+            if (keyEpoch_ == epoch) {
+                FrostSecp256k1Verifier.checkPublicKey(x, y);
+                keyX = x;
+                frostMode = y & 1 == 1 ? FROST_ODD_Y : FROST_EVEN_Y;
+            }
+        }
+        _verifier = verifier;
+        _frostKeyX = keyX;
+        _core.keyEpoch = epoch;
+        _core.frostMode = frostMode;
+        emit BridgeMinterVerifierSet(verifier);
+    }
+
+    /// @dev The bucket fields of a token's packed state, as the shared token-bucket library reads them.
+    function _bucketOf(uint256 state, uint96 capacityWei) private pure returns (BridgeTokenBucket.Bucket memory) {
+        return BridgeTokenBucket.Bucket({
+            levelWei: uint96(state),
+            capacityWei: capacityWei,
+            updatedAt: uint32(state >> SHIFT_UPDATED_AT),
+            refillPeriodSec: uint32(state >> SHIFT_REFILL)
+        });
+    }
+
+    /// @dev Drains `amount` from the bucket (or reverts BridgeDailyLimitExceeded) and adds it to the supply (or
+    ///      reverts BridgeMinterSupplyOverflow): returns the new packed state, written once by the caller.
+    function _consumeAndAddSupply(uint256 state, uint96 capacityWei, address homeToken, uint256 amount)
+        private
+        view
+        returns (uint256)
+    {
+        uint256 levelWei = BridgeTokenBucket.available(_bucketOf(state, capacityWei), block.timestamp);
+        if (amount > levelWei) revert IBridgeLimitErrors.BridgeDailyLimitExceeded(homeToken, amount, levelWei);
+        uint256 supplyWei = state >> SHIFT_SUPPLY;
+        // Safe: amount <= levelWei <= capacity < 2^96, so neither sum overflows 256 bits.
+        unchecked {
+            if (supplyWei + amount > MASK_96) revert BridgeMinterSupplyOverflow(homeToken, supplyWei, amount);
+            // Safe: every field fits its bits (level - amount <= level < 2^96, timestamps < 2^32 until 2106, the
+            // refill period is kept as it was, supply + amount checked just above).
+            return (levelWei - amount) | ((block.timestamp & MASK_32) << SHIFT_UPDATED_AT)
+                | (((state >> SHIFT_REFILL) & MASK_32) << SHIFT_REFILL) | ((supplyWei + amount) << SHIFT_SUPPLY);
+        }
+    }
+
+    /// @dev Sets capacity and refill period, starts the bucket full and keeps the supply.
     function _setLimit(address homeToken, uint96 dailyLimitWei, uint32 refillPeriodSec) private {
-        _limits[homeToken].configure(dailyLimitWei, refillPeriodSec, block.timestamp);
+        if (refillPeriodSec == 0) revert IBridgeLimitErrors.BridgeLimitConfigInvalid(dailyLimitWei, refillPeriodSec);
+        _tokens[homeToken].capacityWei = dailyLimitWei;
+        uint256 supplyBits = _tokenState[homeToken] & ~(type(uint256).max >> (256 - SHIFT_SUPPLY));
+        _tokenState[homeToken] = uint256(dailyLimitWei) | ((block.timestamp & MASK_32) << SHIFT_UPDATED_AT)
+            | (uint256(refillPeriodSec) << SHIFT_REFILL) | supplyBits;
         emit BridgeMinterLimitSet(homeToken, dailyLimitWei, refillPeriodSec);
     }
 }
