@@ -1,16 +1,32 @@
 #!/usr/bin/env node
 // Runs every test of the project and ends with one line `tests: N passed, N failed`.
+//   build:     `hardhat compile` of the whole tree and of the exchange area, once, before any test: a
+//              fresh clone has no artifacts, and unit tests that compile on demand would otherwise
+//              race each other writing the same artifacts folder.
 //   contracts: Hardhat's mocha over test/contracts (in-process Hardhat network)
-//   unit:      node:test over every *.test.ts outside test/contracts and test/e2e (files in parallel)
+//   unit:      node:test, one process per *.test.ts outside test/contracts and test/e2e, run side by
+//              side with the contracts run (TEST_CONCURRENCY at a time, default 2)
 //   e2e:       node:test over test/e2e/**/*.test.ts, one file at a time (they start real stacks)
-// `--only <group>` runs one group.
+// Every file runs in its own process group, under a time limit (TEST_FILE_TIMEOUT_MS, e2e
+// TEST_E2E_FILE_TIMEOUT_MS, contracts TEST_CONTRACTS_TIMEOUT_MS); when it ends, whatever it left
+// running is killed. A file that crashes, times out or exits non-zero without a failing test counts
+// as one failure. `--only <group>` runs one group (the build still runs first); other arguments keep
+// only the test files whose path contains one of them.
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
-const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
+const argv = process.argv.slice(2);
+const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : null;
+const filters = argv.filter((a, i) => !a.startsWith("--") && argv[i - 1] !== "--only");
 const SKIP_DIRS = new Set(["node_modules", ".git", "artifacts", "cache", "typechain-types", ".data", ".ponder", "generated"]);
+const envMs = (name, fallback) => (Number(process.env[name]) > 0 ? Number(process.env[name]) : fallback);
+const CONCURRENCY = envMs("TEST_CONCURRENCY", 2);
+const UNIT_TIMEOUT_MS = envMs("TEST_FILE_TIMEOUT_MS", 6 * 60_000);
+const E2E_TIMEOUT_MS = envMs("TEST_E2E_FILE_TIMEOUT_MS", 10 * 60_000);
+const CONTRACTS_TIMEOUT_MS = envMs("TEST_CONTRACTS_TIMEOUT_MS", 15 * 60_000);
+const BUILD_TIMEOUT_MS = envMs("TEST_BUILD_TIMEOUT_MS", 10 * 60_000);
 
 function findTests(dir, out = []) {
   for (const name of readdirSync(dir)) {
@@ -19,21 +35,77 @@ function findTests(dir, out = []) {
     if (statSync(p).isDirectory()) findTests(p, out);
     else if (name.endsWith(".test.ts")) out.push(relative(root, p));
   }
-  return out;
+  return out.sort();
 }
 
-function run(cmd, args, env = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d) => { out += d; process.stdout.write(d); });
-    child.stderr.on("data", (d) => { out += d; process.stderr.write(d); });
-    child.on("close", (code) => resolve({ code, out }));
+// Process groups of the children still running, killed if the runner itself is stopped.
+const live = new Set();
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false; // the group is gone
+  }
+}
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(sig, () => {
+    for (const pid of live) killGroup(pid, "SIGKILL");
+    console.log("tests: 0 passed, 1 failed");
+    process.exit(1);
   });
 }
+process.on("exit", () => {
+  for (const pid of live) killGroup(pid, "SIGKILL");
+});
 
-const totals = { passed: 0, failed: 0 };
-let exitCode = 0;
+/**
+ * Runs one command in its own process group. `stream`: copy its output through as it comes (else it
+ * is printed as one block when it ends, so files running side by side do not interleave).
+ */
+function run(label, cmd, args, { env = {}, timeoutMs, stream }) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(cmd, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true, // its own process group: a timeout or the end kills what it started, too
+    });
+    live.add(child.pid);
+    let out = "";
+    const onData = (d) => {
+      out += d;
+      if (stream) process.stdout.write(d);
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid, "SIGTERM");
+      setTimeout(() => killGroup(child.pid, "SIGKILL"), 5_000).unref();
+    }, timeoutMs);
+    child.on("error", (e) => {
+      out += `\n${label}: could not start: ${e.message}\n`;
+    });
+    child.on("close", async (code, signal) => {
+      clearTimeout(timer);
+      const ms = Date.now() - started;
+      // Whatever the file left behind (a chain, a server) dies with it. Helpers that exit on their own
+      // once their parent is gone (tsx's esbuild service) get a few seconds first.
+      for (let i = 0; i < 30 && killGroup(child.pid, 0); i++) await new Promise((r) => setTimeout(r, 100));
+      const leftovers = killGroup(child.pid, "SIGKILL");
+      live.delete(child.pid);
+      let note = "";
+      if (timedOut) note += `\n${label}: TIMED OUT after ${Math.round(timeoutMs / 1000)} s, killed\n`;
+      if (leftovers && !timedOut) note += `\n${label}: warning: processes were still running after it ended; killed\n`;
+      if (!stream) process.stdout.write(`\n──── ${label} (${(ms / 1000).toFixed(1)} s) ────\n${out}`);
+      if (note) process.stdout.write(note);
+      resolve({ code: timedOut ? 1 : code ?? 1, signal, out, ms, timedOut, leftovers });
+    });
+  });
+}
 
 function count(re, text) {
   let n = 0;
@@ -41,34 +113,102 @@ function count(re, text) {
   return n;
 }
 
-const all = findTests(root);
-const groups = [
-  { name: "contracts", enabled: true },
-  { name: "unit", files: all.filter((f) => !f.startsWith("test/contracts/") && !f.startsWith("test/e2e/")) },
-  { name: "e2e", files: all.filter((f) => f.startsWith("test/e2e/")) },
-];
-
-for (const g of groups) {
-  if (only && only !== g.name) continue;
-  if (g.name === "contracts") {
-    const r = await run("npx", ["hardhat", "test"]);
-    const passed = count(/^\s*(\d+) passing/gm, r.out);
-    const failed = count(/^\s*(\d+) failing/gm, r.out);
-    totals.passed += passed;
-    totals.failed += failed + (r.code !== 0 && failed === 0 ? 1 : 0);
-    if (r.code !== 0) exitCode = 1;
-    continue;
+const results = []; // { group, label, passed, failed, ms, note }
+function record(group, label, r, kind) {
+  let passed;
+  let failed;
+  if (kind === "mocha") {
+    passed = count(/^\s*(\d+) passing/gm, r.out);
+    failed = count(/^\s*(\d+) failing/gm, r.out);
+  } else {
+    passed = count(/^ℹ pass (\d+)/gm, r.out);
+    // A cancelled test (its file timed out, or a hook failed) did not pass either.
+    failed = count(/^ℹ fail (\d+)/gm, r.out) + count(/^ℹ cancelled (\d+)/gm, r.out);
   }
-  if (g.files.length === 0) continue;
-  const args = ["--import", "tsx", "--test", "--test-reporter=spec"];
-  if (g.name === "e2e") args.push("--test-concurrency=1");
-  const r = await run(process.execPath, [...args, ...g.files]);
-  const passed = count(/^ℹ pass (\d+)/gm, r.out);
-  const failed = count(/^ℹ fail (\d+)/gm, r.out);
-  totals.passed += passed;
-  totals.failed += failed + (r.code !== 0 && failed === 0 ? 1 : 0);
-  if (r.code !== 0) exitCode = 1;
+  let note = r.timedOut ? "timed out" : "";
+  // Exit code and counts must agree: a crash, a kill or a non-zero exit without a failing test is a failure.
+  if (r.code !== 0 && failed === 0) {
+    failed = 1;
+    note ||= r.signal ? `killed by ${r.signal}` : `exit code ${r.code}, no failing test reported`;
+  }
+  if (r.code === 0 && failed > 0) note ||= "exit code 0 with failing tests";
+  if (r.leftovers && !r.timedOut) note = [note, "left processes running"].filter(Boolean).join("; ");
+  results.push({ group, label, passed, failed, ms: r.ms, note });
 }
 
+/** Runs the jobs, `limit` at a time, in the order given. */
+async function pool(jobs, limit) {
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) await jobs[next++]();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
+}
+
+const hardhatCli = join(root, "node_modules", "hardhat", "internal", "cli", "cli.js");
+const nodeTest = (file, timeoutMs, stream) => async () => {
+  const r = await run(file, process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", file], { timeoutMs, stream });
+  record(file.startsWith("test/e2e/") ? "e2e" : "unit", file, r, "node:test");
+};
+
+const all = findTests(root).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+const unitFiles = all.filter((f) => !f.startsWith("test/contracts/") && !f.startsWith("test/e2e/"));
+const e2eFiles = all.filter((f) => f.startsWith("test/e2e/"));
+const wants = (g) => !only || only === g;
+const groupMs = {};
+const t0 = Date.now();
+
+// Build: the whole tree (artifacts/) and the exchange area (artifacts-exchange/), side by side.
+{
+  const started = Date.now();
+  const builds = [
+    ["build: hardhat compile", {}],
+    ["build: hardhat compile (exchange area)", { HARDHAT_AREA: "exchange" }],
+  ];
+  await Promise.all(
+    builds.map(async ([label, env]) => {
+      const r = await run(label, process.execPath, [hardhatCli, "compile", "--quiet"], { env, timeoutMs: BUILD_TIMEOUT_MS, stream: false });
+      if (r.code !== 0) results.push({ group: "build", label, passed: 0, failed: 1, ms: r.ms, note: r.timedOut ? "timed out" : `exit code ${r.code}` });
+    }),
+  );
+  groupMs.build = Date.now() - started;
+}
+
+// Contracts and unit files share the cores.
+{
+  const started = Date.now();
+  const jobs = [];
+  if (wants("contracts")) {
+    jobs.push(async () => {
+      const s = Date.now();
+      const r = await run("contracts: hardhat test", process.execPath, [hardhatCli, "test", "--no-compile"], { timeoutMs: CONTRACTS_TIMEOUT_MS, stream: false });
+      record("contracts", "test/contracts (hardhat test)", r, "mocha");
+      groupMs.contracts = Date.now() - s;
+    });
+  }
+  if (wants("unit")) for (const f of unitFiles) jobs.push(nodeTest(f, UNIT_TIMEOUT_MS, false));
+  await pool(jobs, CONCURRENCY);
+  groupMs["contracts+unit"] = Date.now() - started;
+}
+
+// e2e: one file at a time, output as it comes.
+if (wants("e2e")) {
+  const started = Date.now();
+  await pool(e2eFiles.map((f) => nodeTest(f, E2E_TIMEOUT_MS, true)), 1);
+  groupMs.e2e = Date.now() - started;
+}
+
+const totals = results.reduce((t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed }), { passed: 0, failed: 0 });
+const fmt = (ms) => `${(ms / 1000).toFixed(1).padStart(7)} s`;
+console.log("\n════ summary ════");
+console.log(`groups: ${Object.entries(groupMs).map(([g, ms]) => `${g} ${(ms / 1000).toFixed(1)} s`).join(", ")}; total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+console.log("slowest files:");
+for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(`  ${fmt(r.ms)}  ${r.label}`);
+const failing = results.filter((r) => r.failed > 0);
+if (failing.length) {
+  console.log("failing files:");
+  for (const r of failing) console.log(`  ${r.label}: ${r.failed} failed${r.note ? ` (${r.note})` : ""}`);
+}
+for (const r of results.filter((r) => r.failed === 0 && r.note)) console.log(`warning: ${r.label}: ${r.note}`);
 console.log(`tests: ${totals.passed} passed, ${totals.failed} failed`);
-process.exit(exitCode);
+process.exit(totals.failed > 0 ? 1 : 0);
