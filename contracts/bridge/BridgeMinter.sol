@@ -5,10 +5,9 @@ import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {BitMaps} from "@openzeppelin/contracts/utils/structs/BitMaps.sol";
 import {IBridgeMinter} from "./interfaces/IBridgeMinter.sol";
 import {IBridgeSignatureVerifier} from "./interfaces/IBridgeSignatureVerifier.sol";
-import {IBridgeFrostGroupKey} from "./interfaces/IBridgeFrostGroupKey.sol";
 import {IBridgeWrappedLedger} from "./interfaces/IBridgeWrappedLedger.sol";
 import {IBridgeLimitErrors} from "./interfaces/IBridgeLimitErrors.sol";
-import {FrostSecp256k1Verifier} from "./libraries/FrostSecp256k1Verifier.sol";
+import {BridgeSignatureCheck} from "./libraries/BridgeSignatureCheck.sol";
 import {BridgeMessageHash} from "./libraries/BridgeMessageHash.sol";
 import {BridgeTokenBucket} from "./libraries/BridgeTokenBucket.sol";
 import {BridgeWrappedToken} from "./BridgeWrappedToken.sol";
@@ -34,8 +33,8 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
         address vault;
         uint64 keyEpoch;
         bool paused;
-        /// @dev FROST_OFF: call `_verifier`; FROST_EVEN_Y / FROST_ODD_Y: verify inline with `_frostKeyX`.
-        uint8 frostMode;
+        /// @dev BridgeSignatureCheck mode: call the verifier, or FROST inline with the cached key.
+        uint8 signatureMode;
     }
 
     /// @dev One slot per home token, read on every mint: the wrapped token and the bucket's capacity.
@@ -43,10 +42,6 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
         address wrapped;
         uint96 capacityWei;
     }
-
-    uint8 private constant FROST_OFF = 0;
-    uint8 private constant FROST_EVEN_Y = 1;
-    uint8 private constant FROST_ODD_Y = 2;
 
     /// @dev Bit layout of `_tokenState[homeToken]`, the one slot a mint or burn rewrites: bucket level (96) |
     ///      bucket updatedAt (32) | refill period (32) | wrapped total supply (96).
@@ -58,10 +53,8 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
 
     uint256 private immutable _homeChainId;
     Core private _core;
-    /// @dev Read only in the ERC-1271 modes (FROST_OFF).
-    address private _verifier;
-    /// @dev The native mode's group key x (its y parity is in Core.frostMode); zero otherwise.
-    uint256 private _frostKeyX;
+    /// @dev The verifier (read by a mint only in the ERC-1271 modes) and the native mode's cached group key x.
+    BridgeSignatureCheck.Installed private _verifier;
     uint64 private _burnNonce;
     mapping(address homeToken => TokenConfig) private _tokens;
     mapping(address homeToken => uint256 packed) private _tokenState;
@@ -95,7 +88,7 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
         if (config.wrapped == address(0)) revert BridgeMinterTokenNotRegistered(homeToken);
 
         bytes32 digest = _mintDigest(core_.vault, depositNonce, homeToken, recipient, amount, core_.keyEpoch);
-        _checkSignature(core_.frostMode, digest, signature);
+        BridgeSignatureCheck.check(_verifier, core_.signatureMode, digest, signature);
 
         _tokenState[homeToken] = _consumeAndAddSupply(_tokenState[homeToken], config.capacityWei, homeToken, amount);
         _minted.set(depositNonce);
@@ -219,7 +212,7 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
     /// @notice Verifier, pause flag, current key epoch and the last burn nonce.
     function core() external view returns (address verifier, bool paused, uint64 keyEpoch, uint64 burnCount) {
         Core memory c = _core;
-        return (_verifier, c.paused, c.keyEpoch, _burnNonce);
+        return (_verifier.verifier, c.paused, c.keyEpoch, _burnNonce);
     }
 
     /// @notice The home vault and the home chain id.
@@ -264,39 +257,9 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
         );
     }
 
-    /// @dev Native mode: the FROST check inline against the cached group key (what the verifier's own
-    ///      isValidBridgeSignature computes, same named errors on malformed signatures). Other modes: the verifier.
-    function _checkSignature(uint8 frostMode, bytes32 digest, bytes calldata signature) private view {
-        bool valid;
-        if (frostMode != FROST_OFF) {
-            valid = FrostSecp256k1Verifier.verify(_frostKeyX, frostMode == FROST_ODD_Y, digest, signature);
-        } else {
-            valid = IBridgeSignatureVerifier(_verifier).isValidBridgeSignature(digest, signature)
-                == IBridgeSignatureVerifier.isValidBridgeSignature.selector;
-        }
-        if (!valid) revert IBridgeSignatureVerifier.BridgeSignatureInvalid(digest);
-    }
-
-    /// @dev Installs `verifier` for `epoch`. A verifier that answers IBridgeFrostGroupKey.groupKey() for the same
-    ///      epoch with a valid key is the native mode: its key is cached and checked inline. Anything else (no such
-    ///      function, a reverting or odd-sized answer) is called through IBridgeSignatureVerifier.
     function _installVerifier(address verifier, uint64 epoch) private {
-        uint8 frostMode = FROST_OFF;
-        uint256 keyX;
-        (bool ok, bytes memory answer) =
-            verifier.staticcall(abi.encodeWithSelector(IBridgeFrostGroupKey.groupKey.selector));
-        if (ok && answer.length == 96) {
-            (uint64 keyEpoch_, uint256 x, uint256 y) = abi.decode(answer, (uint64, uint256, uint256));
-            if (keyEpoch_ == epoch) {
-                FrostSecp256k1Verifier.checkPublicKey(x, y);
-                keyX = x;
-                frostMode = y & 1 == 1 ? FROST_ODD_Y : FROST_EVEN_Y;
-            }
-        }
-        _verifier = verifier;
-        _frostKeyX = keyX;
+        _core.signatureMode = BridgeSignatureCheck.install(_verifier, verifier, epoch);
         _core.keyEpoch = epoch;
-        _core.frostMode = frostMode;
         emit BridgeMinterVerifierSet(verifier);
     }
 

@@ -11,6 +11,7 @@ import {IBridgeSignatureVerifier} from "./interfaces/IBridgeSignatureVerifier.so
 import {BridgeMessageHash} from "./libraries/BridgeMessageHash.sol";
 import {BridgeTokenBucket} from "./libraries/BridgeTokenBucket.sol";
 import {BridgeReleaseRecord} from "./libraries/BridgeReleaseRecord.sol";
+import {BridgeSignatureCheck} from "./libraries/BridgeSignatureCheck.sol";
 
 /// @title BridgeVault
 /// @notice Home chain: locks deposits and pays threshold-signed releases after a challenge period. The admin and
@@ -25,13 +26,16 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
     /// @notice May pause and dispute releases.
     bytes32 public constant GUARDIAN_ROLE = keccak256("GUARDIAN_ROLE");
 
-    /// @dev Read together on every release: one slot. keyEpoch caches verifier.keyEpoch() (verifiers are
-    ///      immutable) so a release makes one external call, not two.
+    /// @dev Read together on every release: one slot (160 + 8 + 32 + 48 + 8 bits). The minter (source of RELEASE
+    ///      messages) sits here rather than in a slot of its own, and so does the signature mode: in the native
+    ///      mode a release reads this slot and the cached FROST key x and calls no verifier. keyEpoch caches
+    ///      verifier.keyEpoch() (verifiers are immutable).
     struct Core {
-        address verifier;
+        address minter;
         bool paused;
         uint32 challengePeriodSec;
-        uint56 keyEpoch;
+        uint48 keyEpoch;
+        uint8 signatureMode;
     }
 
     /// @dev Per-token configuration, one slot. The daily limit lives in its own bucket slot.
@@ -43,7 +47,8 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
 
     uint256 private immutable _remoteChainId;
     Core private _core;
-    address private _minter;
+    /// @dev The verifier (read by a release only in the ERC-1271 modes) and the native mode's cached group key x.
+    BridgeSignatureCheck.Installed private _verifier;
     address private _hsm;
     uint64 private _depositNonce;
     mapping(address token => TokenConfig) private _tokens;
@@ -60,11 +65,13 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         _grantRole(GUARDIAN_ROLE, admin);
         _grantRole(ROTATION_ROLE, admin);
         _remoteChainId = remoteChainId;
+        uint48 epoch = _epochOf(verifier);
         _core = Core({
-            verifier: verifier,
+            minter: address(0),
             paused: false,
             challengePeriodSec: challengePeriodSec,
-            keyEpoch: _epochOf(verifier)
+            keyEpoch: epoch,
+            signatureMode: BridgeSignatureCheck.install(_verifier, verifier, epoch)
         });
         _hsm = hsm;
         emit BridgeVaultVerifierSet(verifier);
@@ -80,9 +87,10 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         nonReentrant
         returns (uint64 nonce)
     {
-        if (_core.paused) revert BridgeVaultOperationPaused();
+        Core memory core_ = _core;
+        if (core_.paused) revert BridgeVaultOperationPaused();
         if (dstChainId != _remoteChainId) revert BridgeVaultChainUnsupported(dstChainId);
-        address minter = _minter;
+        address minter = core_.minter;
         if (minter == address(0)) revert BridgeVaultMinterUnset();
         if (recipient == address(0)) revert BridgeVaultRecipientZero();
         TokenConfig memory cfg = _tokens[token];
@@ -109,13 +117,14 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         bytes calldata signature,
         bytes calldata hsmSignature
     ) external returns (uint64 readyAt) {
-        Core memory core = _core;
-        if (core.paused) revert BridgeVaultOperationPaused();
+        Core memory core_ = _core;
+        if (core_.paused) revert BridgeVaultOperationPaused();
         if (_releases[burnNonce] != 0) revert BridgeVaultBurnAlreadyReleased(burnNonce);
-        uint64 epoch = core.keyEpoch;
-        bytes32 digest = _verifyRelease(core.verifier, epoch, burnNonce, token, recipient, amount, signature);
+        uint64 epoch = core_.keyEpoch;
+        bytes32 digest = _releaseDigest(core_.minter, burnNonce, token, recipient, amount, epoch);
+        BridgeSignatureCheck.check(_verifier, core_.signatureMode, digest, signature);
         _checkLimits(token, amount, digest, hsmSignature);
-        readyAt = uint64(block.timestamp) + core.challengePeriodSec;
+        readyAt = uint64(block.timestamp) + core_.challengePeriodSec;
         _releases[burnNonce] = BridgeReleaseRecord.queued(token, recipient, amount, readyAt);
         emit BridgeReleaseQueued(burnNonce, token, recipient, amount, readyAt, epoch);
     }
@@ -168,16 +177,16 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
     ///         current verifier's, so signatures bound to the old epoch stop working. ROTATION_ROLE only.
     function setVerifier(address verifier) external onlyRole(ROTATION_ROLE) {
         uint64 currentEpoch = _core.keyEpoch;
-        uint56 nextEpoch = _epochOf(verifier);
+        uint48 nextEpoch = _epochOf(verifier);
         if (nextEpoch <= currentEpoch) revert BridgeVaultKeyEpochNotAdvanced(currentEpoch, nextEpoch);
-        _core.verifier = verifier;
+        _core.signatureMode = BridgeSignatureCheck.install(_verifier, verifier, nextEpoch);
         _core.keyEpoch = nextEpoch;
         emit BridgeVaultVerifierSet(verifier);
     }
 
     /// @notice Sets the remote minter (wiring after both sides are deployed). Admin only.
     function setMinter(address minter) external onlyRole(DEFAULT_ADMIN_ROLE) {
-        _minter = minter;
+        _core.minter = minter;
         emit BridgeVaultMinterSet(minter);
     }
 
@@ -221,7 +230,8 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         view
         returns (bytes32)
     {
-        return _releaseDigest(burnNonce, token, recipient, amount, _core.keyEpoch);
+        Core memory core_ = _core;
+        return _releaseDigest(core_.minter, burnNonce, token, recipient, amount, core_.keyEpoch);
     }
 
     /// @inheritdoc IBridgeVault
@@ -238,12 +248,12 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
     /// @notice Verifier, pause flag and challenge period.
     function core() external view returns (address verifier, bool paused, uint32 challengePeriodSec, uint64 keyEpoch) {
         Core memory c = _core;
-        return (c.verifier, c.paused, c.challengePeriodSec, c.keyEpoch);
+        return (_verifier.verifier, c.paused, c.challengePeriodSec, c.keyEpoch);
     }
 
     /// @notice The remote minter, the remote chain id and the HSM co-signer.
     function wiring() external view returns (address minter, uint256 remoteChainId, address hsm) {
-        return (_minter, _remoteChainId, _hsm);
+        return (_core.minter, _remoteChainId, _hsm);
     }
 
     /// @notice The number of deposits so far (the last deposit nonce).
@@ -263,12 +273,14 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
 
     // ---------------------------------------------------------------- internals
 
-    function _releaseDigest(uint64 burnNonce, address token, address recipient, uint256 amount, uint64 epoch)
-        private
-        view
-        returns (bytes32)
-    {
-        address minter = _minter;
+    function _releaseDigest(
+        address minter,
+        uint64 burnNonce,
+        address token,
+        address recipient,
+        uint256 amount,
+        uint64 epoch
+    ) private view returns (bytes32) {
         if (minter == address(0)) revert BridgeVaultMinterUnset();
         return BridgeMessageHash.digest(
             BridgeMessageHash.Message({
@@ -286,23 +298,6 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         );
     }
 
-    /// @dev Recomputes the RELEASE digest under the current key epoch and checks the signature over it.
-    function _verifyRelease(
-        address verifier,
-        uint64 epoch,
-        uint64 burnNonce,
-        address token,
-        address recipient,
-        uint256 amount,
-        bytes calldata signature
-    ) private view returns (bytes32 digest) {
-        digest = _releaseDigest(burnNonce, token, recipient, amount, epoch);
-        bytes4 magic = IBridgeSignatureVerifier(verifier).isValidBridgeSignature(digest, signature);
-        if (magic != IBridgeSignatureVerifier.isValidBridgeSignature.selector) {
-            revert IBridgeSignatureVerifier.BridgeSignatureInvalid(digest);
-        }
-    }
-
     /// @dev Allow-list, HSM co-signature at or above the token's threshold, then the daily-limit bucket.
     function _checkLimits(address token, uint256 amount, bytes32 digest, bytes calldata hsmSignature) private {
         TokenConfig memory cfg = _tokens[token];
@@ -317,11 +312,11 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         _limits[token].consume(token, amount, block.timestamp);
     }
 
-    /// @dev A verifier's epoch, which must fit the 56 bits cached in Core.
-    function _epochOf(address verifier) private view returns (uint56) {
+    /// @dev A verifier's epoch, which must fit the 48 bits cached in Core.
+    function _epochOf(address verifier) private view returns (uint48) {
         uint64 epoch = IBridgeSignatureVerifier(verifier).keyEpoch();
-        if (epoch > type(uint56).max) revert BridgeVaultKeyEpochNotAdvanced(0, epoch);
-        return uint56(epoch);
+        if (epoch > type(uint48).max) revert BridgeVaultKeyEpochNotAdvanced(0, epoch);
+        return uint48(epoch);
     }
 
     function _requireQueued(uint64 burnNonce, uint256 record) private pure {
