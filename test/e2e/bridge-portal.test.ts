@@ -53,10 +53,10 @@ describe("tenant portal", () => {
     for (const host of ["tenant-a.test", "tenant-b.test"]) {
       const res = await page.goto(`http://${host}:${api.port}/`);
       assert.equal(res?.status(), 200);
-      await page.waitForFunction(() => document.querySelector("#chains")?.textContent?.includes("vault"));
+      await page.waitForFunction('document.querySelector("#chains")?.textContent?.includes("vault")');
       seen[host] = {
         name: (await page.textContent("#tenant-name"))!,
-        header: await page.$eval("header", (el) => getComputedStyle(el).backgroundColor),
+        header: await page.$eval("header", (el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor),
         vault: (await page.textContent("#chains"))!,
         mode: (await page.textContent("#mode"))!,
       };
@@ -76,7 +76,7 @@ describe("tenant portal", () => {
     await page.goto(`http://tenant-a.test:${api.port}/`);
     await page.fill("#status-form [name=id]", "7f0e5b1c-3f6a-4d1e-9c2b-0a1b2c3d4e5f");
     await page.click("#status-form button");
-    await page.waitForFunction(() => document.querySelector("#status")?.textContent?.includes("TRANSFER_NOT_FOUND"));
+    await page.waitForFunction('document.querySelector("#status")?.textContent?.includes("TRANSFER_NOT_FOUND")');
 
     const unknown = await page.goto(`http://nobody.test:${api.port}/`);
     assert.equal(unknown?.status(), 404);

@@ -208,6 +208,44 @@ describe("bridge end to end", () => {
     assert.equal(await s.balanceOf("remote", s.wrapped, user), wrappedBefore + amount - back);
   });
 
+  test("a release the guardian Safe disputes during the challenge period is never executed: status disputed", async () => {
+    const user = s.user.address;
+    const homeBefore = await s.balanceOf("home", s.token, user);
+    // the guardian / admin is the Safe, driven with protocol-kit (its one owner here: the deployer)
+    const { default: SafeKit } = await import("@safe-global/protocol-kit");
+    const { toContractNetworks } = await import("../../scripts/deploy-bridge");
+    const { encodeFunctionData } = await import("viem");
+    const kit = await SafeKit.init({ provider: s.home.rpcUrl, signer: KEYS.deployer, safeAddress: s.deployment.home.safe, contractNetworks: toContractNetworks(31337, s.deployment.home.safeContracts) });
+    const asSafe = async (functionName: string, args: unknown[]) => {
+      const tx = await kit.createTransaction({ transactions: [{ to: s.deployment.home.vault, value: "0", data: encodeFunctionData({ abi: s.abis.vault, functionName, args }) }] });
+      await kit.executeTransaction(await kit.signTransaction(tx));
+    };
+    // a 2 s period is 2 blocks on this automining chain: give the guardian an hour for this release
+    await asSafe("setChallengePeriod", [3_600]);
+    const w = await call("POST", "/api/v1/transfer/initiate", A, { direction: "withdrawal", token: "USD", amount: "300000", sender: user, recipient: user });
+    const wid = w.body.transfer.id;
+    await call("POST", `/api/v1/transfer/${wid}/complete`, A, { txHash: await sendCalls(w.body.calls) });
+    const queued = await waitFor("release queued", async () => {
+      const v = (await call("GET", `/api/v1/transfer/${wid}`, A)).body;
+      return v.status === "release_queued" && v;
+    });
+    await asSafe("disputeRelease", [BigInt(queued.nonce)]);
+    await asSafe("setChallengePeriod", [2]);
+    const head = await s.user.home.publicClient.getBlock({ blockTag: "latest" });
+    const gap = Number(BigInt(Date.parse(queued.readyAt) / 1000) - head.timestamp);
+    if (gap > 0) {
+      await s.user.home.publicClient.request({ method: "evm_increaseTime" as never, params: [gap] as never });
+      await s.user.home.publicClient.request({ method: "evm_mine" as never, params: [] as never });
+    }
+    const disputed = await waitFor("disputed", async () => {
+      const v = (await call("POST", `/api/v1/transfer/${wid}/complete`, A, {})).body;
+      return v.status === "disputed" && v;
+    }, 20_000, 250);
+    assert.ok(disputed.timestamps.disputedAt);
+    assert.equal(disputed.txHashes.executeRelease, null);
+    assert.equal(await s.balanceOf("home", s.token, user), homeBefore);
+  });
+
   test("custody tenant: the same flow signed by the custody stand-in through BridgeErc1271Verifier", async () => {
     const user = s.user.address;
     const amount = 700_000n;
