@@ -1,9 +1,11 @@
 // The matching engine: one central limit order book per market, price-time priority, every order
 // type and time-in-force of spec 3.2, stops, hidden and iceberg orders, self-trade prevention.
 // Pure: commands in, events out through an EventSink; time arrives with each command.
+import { AccountOrders } from "./accounts";
 import { BookSide, type Level } from "./book";
 import { EventCollector, NULL_SINK } from "./collector";
 import { ExpiryHeap } from "./expiry";
+import { fokFillable } from "./fok";
 import { Order } from "./order";
 import { StopBook, wouldFire as wouldFireImported } from "./stops";
 import {
@@ -23,6 +25,7 @@ import {
   type Side,
 } from "./types";
 import * as validate from "./validate";
+import { toOrderInfo, visibleLevels } from "./views";
 
 // Module-local aliases: CommonJS transpilers turn imported bindings into getter calls on the hot path.
 const { isNonEmptyString, isPositiveSafeInt, isStopType, validatePlace } = validate;
@@ -39,15 +42,7 @@ export interface MarketState {
   lastTradePriceTicks: number;
 }
 
-export class AccountOrders {
-  account: string;
-  constructor(account: string) {
-    this.account = account;
-  }
-  head: Order | null = null;
-  tail: Order | null = null;
-  count = 0;
-}
+export { AccountOrders };
 
 export interface EngineOptions {
   markets: MarketConfig[];
@@ -220,7 +215,7 @@ export class MatchingEngine {
         return this.reject(cmd, "POST_ONLY_WOULD_CROSS", "the order would match immediately");
       }
     } else if (o.timeInForce === "FOK") {
-      if (!this.fokFillable(market, o)) {
+      if (!fokFillable(o.isBuy ? market.asks : market.bids, o)) {
         this.recycle(o);
         return this.reject(cmd, "FOK_NOT_FILLABLE", "the order cannot be filled entirely now");
       }
@@ -441,45 +436,6 @@ export class MatchingEngine {
     return best !== undefined && (isBuy ? best.priceTicks <= priceTicks : best.priceTicks >= priceTicks);
   }
 
-  /**
-   * Dry run of a FOK: the lots it would fill, walking makers as the match would. A maker of the same
-   * account ends the count (the real match would cancel or decrement the taker there), except under
-   * cancel_oldest, where it is skipped. Iceberg reserve refills behind such a maker, so ahead of it
-   * only the shown slice counts.
-   */
-  private fokFillable(m: MarketState, o: Order): boolean {
-    const levels = (o.isBuy ? m.asks : m.bids).levels;
-    const skipSelf = o.stp === "cancel_oldest";
-    let got = 0;
-    for (let i = levels.length - 1; i >= 0; i--) {
-      const lvl = levels[i];
-      if (lvl.orderCount === 0) continue;
-      if (o.isBuy ? lvl.priceTicks > o.priceTicks : lvl.priceTicks < o.priceTicks) break;
-      let ahead = 0;
-      let selfInVisible = false;
-      for (let mk = lvl.visHead; mk !== null; mk = mk.next) {
-        if (mk.account === o.account) {
-          if (skipSelf) continue;
-          selfInVisible = true;
-          break;
-        }
-        ahead += mk.displayLots;
-      }
-      if (selfInVisible) return got + ahead >= o.sizeLots;
-      for (let mk = lvl.visHead; mk !== null; mk = mk.next) if (mk.account !== o.account) got += mk.remainingLots;
-      if (got >= o.sizeLots) return true;
-      for (let mk = lvl.hidHead; mk !== null; mk = mk.next) {
-        if (mk.account === o.account) {
-          if (skipSelf) continue;
-          return false;
-        }
-        got += mk.remainingLots;
-        if (got >= o.sizeLots) return true;
-      }
-    }
-    return got >= o.sizeLots;
-  }
-
   // ---------------------------------------------------------------- removal and bookkeeping
 
   private cancelOpen(m: MarketState, o: Order, reason: CancelReason): void {
@@ -582,37 +538,3 @@ export class MatchingEngine {
   }
 }
 
-function visibleLevels(side: BookSide, max: number): [number, number][] {
-  const out: [number, number][] = [];
-  const levels = side.levels;
-  for (let i = levels.length - 1; i >= 0 && out.length < max; i--) {
-    const lvl = levels[i];
-    if (lvl.visibleLots > 0) out.push([lvl.priceTicks, lvl.visibleLots]);
-  }
-  return out;
-}
-
-export function toOrderInfo(o: Order): OrderInfo {
-  const info: OrderInfo = {
-    orderId: o.orderId,
-    account: o.account,
-    symbol: o.symbol,
-    side: o.side,
-    type: o.type,
-    timeInForce: o.timeInForce,
-    sizeLots: o.sizeLots,
-    filledLots: o.filledLots,
-    remainingLots: o.remainingLots,
-    cancelledLots: o.cancelledLots,
-    hidden: o.hidden,
-    stp: o.stp,
-    status: o.status === "held" ? "held" : "open",
-    acceptedSeq: o.acceptedSeq,
-  };
-  if (o.clientOrderId !== undefined) info.clientOrderId = o.clientOrderId;
-  if (o.priceTicks !== 0) info.priceTicks = o.priceTicks;
-  if (o.triggerPriceTicks !== 0) info.triggerPriceTicks = o.triggerPriceTicks;
-  if (o.icebergVisibleLots !== 0) info.icebergVisibleLots = o.icebergVisibleLots;
-  if (o.expiresAt !== 0) info.expiresAt = o.expiresAt;
-  return info;
-}

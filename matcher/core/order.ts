@@ -2,7 +2,7 @@
 // its price level's queue and its account's list (intrusive lists give O(1) removal).
 import type { OrderStatus, OrderType, OrderView, Side, StpMode, TimeInForce } from "./types";
 import type { Level } from "./book";
-import type { AccountOrders } from "./engine";
+import type { AccountOrders } from "./accounts";
 
 export class Order implements OrderView {
   // Fields touched by every match and cancel first: V8 lays them out in this order, so they share
