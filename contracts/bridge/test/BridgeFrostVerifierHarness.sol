@@ -4,11 +4,15 @@ pragma solidity 0.8.28;
 import {FrostSecp256k1Verifier} from "../libraries/FrostSecp256k1Verifier.sol";
 import {BridgeMessageHash} from "../libraries/BridgeMessageHash.sol";
 import {IBridgeSignatureVerifier} from "../interfaces/IBridgeSignatureVerifier.sol";
+import {BridgeSignatureCheck} from "../libraries/BridgeSignatureCheck.sol";
 
 /// @title BridgeFrostVerifierHarness
 /// @notice Test-only entry points to the FROST library (any-length messages for the RFC vector, a gas probe of
 ///         the verification alone) and to the message hash.
 contract BridgeFrostVerifierHarness {
+    BridgeSignatureCheck.Installed private _installed;
+    uint8 private _mode;
+
     /// @notice Verifies over a digest; checks the key first like the verifier does when it stores one.
     function verifyDigest(uint256 pkX, uint256 pkY, bytes32 digest, bytes calldata signature)
         external
@@ -49,6 +53,26 @@ contract BridgeFrostVerifierHarness {
     {
         uint256 before = gasleft();
         valid = verifier.isValidBridgeSignature(digest, signature) == IBridgeSignatureVerifier.isValidBridgeSignature.selector;
+        gasUsed = before - gasleft();
+    }
+
+    /// @notice Installs `verifier` the way the vault and the minter do (caches a native verifier's FROST key).
+    function install(address verifier, uint64 epoch) external {
+        _mode = BridgeSignatureCheck.install(_installed, verifier, epoch);
+    }
+
+    /// @notice Gas of the signature check as the vault and minter pay it now: BridgeSignatureCheck.check with the
+    ///         installed verifier (native mode: a cold read of the cached key x and the inline FROST check; other
+    ///         modes: the cold verifier call). The mode is read first: the vault and minter keep it in the core slot
+    ///         they read anyway. Reverts when the signature is invalid.
+    function measureInstalledCheck(bytes32 digest_, bytes calldata signature)
+        external
+        view
+        returns (uint8 mode, uint256 gasUsed)
+    {
+        mode = _mode;
+        uint256 before = gasleft();
+        BridgeSignatureCheck.check(_installed, mode, digest_, signature);
         gasUsed = before - gasleft();
     }
 
