@@ -62,14 +62,28 @@ export function createProcessor(deps: {
     txHash: row.src_tx_hash as Hex,
   });
 
-  const minterCore = async () => {
+  // Epoch and pause change rarely; a stale read costs one failed estimate and a retry (a rotation drops the
+  // signature, a pause backs off), so concurrent transfers share one read per CORE_TTL_MS.
+  const CORE_TTL_MS = 250;
+  const cached = <T>(read: () => Promise<T>) => {
+    let hit: { at: number; value: Promise<T> } | undefined;
+    return () => {
+      if (!hit || Date.now() - hit.at > CORE_TTL_MS) {
+        const value = read();
+        hit = { at: Date.now(), value };
+        value.catch(() => (hit = undefined));
+      }
+      return hit.value;
+    };
+  };
+  const minterCore = cached(async () => {
     const [, paused, keyEpoch] = (await remote.publicClient.readContract({ address: d.remote.minter, abi: abis.minter, functionName: "core" })) as [Address, boolean, bigint, bigint];
     return { paused, keyEpoch: Number(keyEpoch) };
-  };
-  const vaultCore = async () => {
+  });
+  const vaultCore = cached(async () => {
     const [, paused, , keyEpoch] = (await home.publicClient.readContract({ address: d.home.vault, abi: abis.vault, functionName: "core" })) as [Address, boolean, number, bigint];
     return { paused, keyEpoch: Number(keyEpoch) };
-  };
+  });
 
   /** A signature for the destination's current epoch: the stored one if it still fits, else a new one. */
   async function signatureFor(row: TransferRow, keyEpoch: number) {
