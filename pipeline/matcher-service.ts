@@ -127,6 +127,15 @@ export class MatcherService {
     this.deps.onDurableTrade = fn;
   }
 
+  /** Load shedding: orders are refused (SERVICE_UNAVAILABLE, retryable) while more than `maxTrades`
+   *  matched trades wait for settlement, so acceptance -> settlement latency stays bounded instead of
+   *  growing with a queue the chain cannot drain. */
+  setBacklogLimit(backlogTrades: () => number, maxTrades: number): void {
+    this.backlog = { trades: backlogTrades, max: maxTrades };
+  }
+
+  private backlog: { trades(): number; max: number } | undefined;
+
   halt(reason: string): void {
     this.halted = reason;
   }
@@ -146,6 +155,9 @@ export class MatcherService {
   /** Intake + funds check + reservation + engine, resolving once the command is durable. */
   async placeSigned(input: PlaceSignedInput, info?: Record<string, unknown>): Promise<PlaceResult> {
     if (this.halted) throw new PipelineError("SERVICE_UNAVAILABLE", `settlement halted: ${this.halted}`);
+    if (this.backlog && this.backlog.trades() >= this.backlog.max) {
+      throw new PipelineError("SERVICE_UNAVAILABLE", "settlement backlog full, retry shortly", { reason: "SETTLEMENT_BACKLOG", backlogTrades: this.backlog.trades(), retryAfterMs: 10 });
+    }
     const v = await validateSignedOrder(this.intake, input);
     // from here to submit: synchronous, so no other command can use the same funds or nonce
     const nonceProblem = this.nonceProblem(v.account, input.order.nonce);

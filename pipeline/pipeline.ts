@@ -16,6 +16,9 @@ import { settlementAbi } from "./settlement-abi";
  *  just before the deadline still settles (batches land in well under a second; 10 s leaves room for
  *  retries while the node restarts). */
 export const DEFAULT_EXPIRY_MARGIN_MS = 10_000;
+/** Load shedding threshold: one full batch in flight plus one forming (so batches stay full); the latency
+ *  it bounds is this over the chain's settle rate (measured in docs/decisions.md "Pipeline"). */
+export const DEFAULT_MAX_BACKLOG_TRADES = 200;
 
 export interface PipelineOptions {
   rpcUrl: string;
@@ -29,6 +32,8 @@ export interface PipelineOptions {
   dataDir: string;
   maxTrades?: number;
   maxDelayMs?: number;
+  /** matched-but-unsettled trades above which new orders are shed (SERVICE_UNAVAILABLE); 0 = no limit */
+  maxBacklogTrades?: number;
   expiryMarginMs?: number;
   pollMs?: number;
   fsync?: boolean;
@@ -184,6 +189,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   for (const t of recoveredTrades) if (t.seq > lastSettledSeq) batcher.push(t);
   service.replayedTrades = [];
   service.setTradeSink((t) => batcher.push(t));
+  const maxBacklog = opts.maxBacklogTrades ?? DEFAULT_MAX_BACKLOG_TRADES;
+  if (maxBacklog > 0) service.setBacklogLimit(() => batcher.health().queuedTrades, maxBacklog);
   log?.info({ journalRecords: replay.records, replayedTrades: replay.trades, lastSettledSeq }, "pipeline recovered");
 
   follower.start();

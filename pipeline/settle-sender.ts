@@ -1,7 +1,9 @@
 // Sends one settlePacked transaction with the operator key through viem and fetches its receipt. Keeps the
 // operator's nonce itself (no eth_getTransactionCount per batch), signs locally and sends the raw
-// transaction (no eth_chainId/estimate round trips), then asks for the receipt at once: Hardhat automines,
-// so it exists when eth_sendRawTransaction returns (polling only as a fallback for a node that does not).
+// transaction (no eth_chainId/estimate round trips) together with eth_getTransactionReceipt of its hash in
+// ONE JSON-RPC batch request: the chain proxy runs a batch's items in order and Hardhat automines, so the
+// receipt exists by the time the second item runs (one HTTP round trip per batch; polling only as a
+// fallback for a node that does not automine).
 // Sorts failures into retryable (network, node restart, nonce race) and fatal (a revert, decoded to the
 // contract's custom error).
 import {
@@ -12,6 +14,9 @@ import {
   defineChain,
   encodeFunctionData,
   http,
+  formatTransactionReceipt,
+  keccak256,
+  RpcRequestError,
   type Address,
   type Hex,
   type PublicClient,
@@ -88,6 +93,29 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
     return new RetryableChainError(msg, { cause: e });
   }
 
+  /** eth_sendRawTransaction + eth_getTransactionReceipt in one batch request; a send error is thrown as
+   *  viem's RpcRequestError (with the revert data when the node gives it), a missing receipt is null. */
+  async function sendWithReceipt(raw: Hex, txHash: Hex) {
+    const body = [
+      { jsonrpc: "2.0", id: 1, method: "eth_sendRawTransaction", params: [raw] },
+      { jsonrpc: "2.0", id: 2, method: "eth_getTransactionReceipt", params: [txHash] },
+    ];
+    type Rpc = { id: number; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+    const res = await fetch(deps.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    if (!res.ok) throw new Error(`HTTP request failed: ${res.status}`);
+    const out = (await res.json()) as Rpc[];
+    const sent = out.find((r) => r.id === 1);
+    const rec = out.find((r) => r.id === 2);
+    if (!sent) throw new Error("HTTP request failed: no answer to eth_sendRawTransaction");
+    if (sent.error) {
+      const d = sent.error.data as { data?: unknown } | string | undefined;
+      const data = typeof d === "string" ? d : typeof d?.data === "string" ? d.data : d;
+      throw new RpcRequestError({ body, error: { ...sent.error, data }, url: deps.rpcUrl });
+    }
+    if (!rec?.result) return null;
+    return formatTransactionReceipt(rec.result as never);
+  }
+
   /** Replays a reverted transaction as a call at its block to learn the custom error. */
   async function diagnose(batchId: bigint, data: Hex, blockNumber: bigint): Promise<FatalChainError> {
     try {
@@ -131,9 +159,10 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
       const gas = want < 16_000_000n ? want : 16_000_000n;
       const raw = await account.signTransaction({ chainId: deps.chainId, to: deps.settlement, data, nonce, gas, gasPrice, type: "legacy" });
       const tSend = performance.now();
-      let txHash: Hex;
+      const txHash = keccak256(raw);
+      let receipt: Awaited<ReturnType<PublicClient["getTransactionReceipt"]>> | null;
       try {
-        txHash = (await publicClient.request({ method: "eth_sendRawTransaction", params: [raw] })) as Hex;
+        receipt = await sendWithReceipt(raw, txHash);
       } catch (e) {
         const err = classify(e);
         // a revert at send time (Hardhat automine) still consumed the nonce: resync
@@ -142,16 +171,14 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
       }
       nonce += 1;
       const tSent = performance.now();
-      let receipt;
       try {
-        receipt = await publicClient.getTransactionReceipt({ hash: txHash }).catch(() => null);
         receipt ??= await publicClient.waitForTransactionReceipt({ hash: txHash, pollingInterval: deps.pollingIntervalMs ?? 5, timeout: 120_000 });
       } catch (e) {
         throw classify(e);
       }
       if (process.env.PIPELINE_TRACE) {
         const now = performance.now();
-        console.log(`settle ${batchId}: encode+sign ${(tSend - t0).toFixed(1)} ms, send (mined) ${(tSent - tSend).toFixed(1)} ms, receipt ${(now - tSent).toFixed(1)} ms, ${args.fills.length} fills, ${receipt.gasUsed} gas`);
+        console.log(`settle ${batchId}: encode+sign ${(tSend - t0).toFixed(1)} ms, send+receipt ${(tSent - tSend).toFixed(1)} ms, receipt polling ${(now - tSent).toFixed(1)} ms, ${args.fills.length} fills, ${receipt.gasUsed} gas`);
       }
       if (receipt.status !== "success") throw await diagnose(batchId, data, receipt.blockNumber);
       return { txHash, gasUsed: receipt.gasUsed, blockNumber: receipt.blockNumber };
