@@ -126,7 +126,9 @@ export function createRelayer(deps: CreateRelayerDeps): Relayer {
       } catch (err) {
         log.warn({ err: String(err) }, "cannot claim transfers; retrying");
       }
-      await sleep(config.pollIntervalMs);
+      // woken at once by a follower's new rows or a finished transfer; otherwise only retries and due
+      // releases are waiting, so the database is not asked more often than claimIntervalMs
+      await sleep(config.claimIntervalMs);
     }
   }
 

@@ -49,6 +49,8 @@ export interface RelayerConfig {
   relayerId: string;
   /** how often each follower asks its chain for a new block */
   pollIntervalMs: number;
+  /** how often workers look for due rows when nothing woke them (new events and finished transfers do) */
+  claimIntervalMs: number;
   /** blocks on top of the event's block before the relayer acts (the signer nodes check too) */
   confirmations: number;
   /** transfers processed at once (signing rounds run concurrently) */
@@ -64,6 +66,7 @@ export interface RelayerConfig {
 
 export const DEFAULT_RELAYER_CONFIG: Omit<RelayerConfig, "relayerId"> = {
   pollIntervalMs: 10,
+  claimIntervalMs: 200,
   confirmations: 0,
   concurrency: 16,
   leaseMs: 30_000,
