@@ -36,6 +36,10 @@ const MAX_TRADES_KEPT = 10_000;
 export class DexState {
   readonly byId = new Map<string, OrderRecord>();
   readonly byHash = new Map<string, OrderRecord>();
+  /** (account, client order id) -> the order and its request fingerprint: rebuilt from the journal (the
+   *  client order id and fingerprint travel in each place command's info), so the API answers a retried
+   *  placement from memory, across a restart too, without a database write per order. */
+  readonly byClientId = new Map<string, { order: OrderRecord; requestHash: string | null }>();
   readonly trades = new Map<string, DexTrade[]>();
   readonly bookSeq = new Map<string, number>();
   readonly fillsByTrade = new Map<string, DexFill[]>();
@@ -49,6 +53,14 @@ export class DexState {
         /* the listener's problem */
       }
     }
+  }
+
+  private record(r: OrderRecord, info: Record<string, unknown>): void {
+    this.byId.set(r.orderId, r);
+    this.byHash.set(r.hash.toLowerCase(), r);
+    const k = clientKey(r.account, r.clientOrderId);
+    // first placement wins (the API never journals a client order id twice for one account)
+    if (!this.byClientId.has(k)) this.byClientId.set(k, { order: r, requestHash: typeof info.requestHash === "string" ? info.requestHash : null });
   }
 
   private orderEvent(r: OrderRecord, fill: DexFill | null): void {
@@ -107,8 +119,7 @@ export class DexState {
           status: e.triggerPriceTicks !== undefined ? "pending_trigger" : "open", statusReason: null,
           createdAtMs: e.ts, updatedAtMs: e.ts, expiresAtMs: (info.expiresAtMs as number | null | undefined) ?? null, fills: [],
         };
-        this.byId.set(r.orderId, r);
-        this.byHash.set(r.hash.toLowerCase(), r);
+        this.record(r, info);
         this.orderEvent(r, null);
         break;
       }
@@ -125,8 +136,7 @@ export class DexState {
           statusReason: e.code === "POST_ONLY_WOULD_CROSS" ? "post_only_would_take" : e.code === "FOK_NOT_FILLABLE" ? "fok_not_fillable" : e.code.toLowerCase(),
           createdAtMs: e.ts, updatedAtMs: e.ts, expiresAtMs: null, fills: [],
         };
-        this.byId.set(r.orderId, r);
-        this.byHash.set(r.hash.toLowerCase(), r);
+        this.record(r, info);
         this.orderEvent(r, null);
         break;
       }
@@ -162,6 +172,10 @@ export class DexState {
         break;
     }
   };
+}
+
+export function clientKey(account: string, clientOrderId: string): string {
+  return `${account.toLowerCase()}\n${clientOrderId}`;
 }
 
 function cancelReason(r: string): DexStatusReason {
@@ -257,6 +271,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
       const info = {
         orderId: req.orderId, clientOrderId: req.clientOrderId, apiKeyId: req.kind === "api_key" ? req.apiKeyId : null,
         timeInForce: req.timeInForce, type: req.type, expiresAtMs: req.expiresAtMs, priceTicks: req.priceTicks === null ? null : req.priceTicks.toString(),
+        requestHash: req.requestHash ?? null,
       };
       try {
         await svc.placeSigned(
@@ -295,6 +310,11 @@ export function createDexService(deps: DexServiceDeps): DexService {
     async getOrder(orderId) {
       const r = state.byId.get(orderId);
       return r ? withFills(r) : null;
+    },
+
+    async findOrderByClientOrderId(account, clientOrderId) {
+      const hit = state.byClientId.get(clientKey(account, clientOrderId));
+      return hit ? { order: withFills(hit.order), requestHash: hit.requestHash } : null;
     },
 
     async listOrders(q: DexOrderQuery) {

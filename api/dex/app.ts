@@ -3,14 +3,12 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import type { Db } from "../../db";
 import type { ApiKeyStore } from "../auth/api-keys";
 import { createAuthenticator, type Authenticator } from "../auth/authenticate";
 import { ApiError, createErrorHandler } from "../errors";
 import type { DexApiConfig } from "./config";
-import { createIdempotencyStore } from "./idempotency";
 import { buildOpenApiDocument } from "./openapi";
-import { createOrderPlacer } from "./place-order";
+import { createOrderPlacer, type OrderPlacer } from "./place-order";
 import { createRateLimiters } from "./rate-limits";
 import { expressPath, type Route, type RouteSpec } from "./route-kit";
 import { accountRoutes } from "./routes/account";
@@ -23,7 +21,8 @@ export interface DexRestDeps {
   config: DexApiConfig;
   logger: Logger;
   service: DexService;
-  db: Db;
+  /** share one with the gRPC server (one in-flight registry of client order ids); created when omitted */
+  placeOrder?: OrderPlacer;
   keys: ApiKeyStore;
   /** share one with the WebSocket and gRPC servers (one replay cache); created when omitted */
   auth?: Authenticator;
@@ -56,7 +55,7 @@ export function createDexRestApp(deps: DexRestDeps): DexRestApp {
     auth,
     limiters,
     now,
-    placeOrder: createOrderPlacer({ service: deps.service, keys: deps.keys, idempotency: createIdempotencyStore(deps.db), now }),
+    placeOrder: deps.placeOrder ?? createOrderPlacer({ service: deps.service, keys: deps.keys, now }),
   };
   const routes: Route[] = [...marketRoutes(ctx), ...orderRoutes(ctx), ...accountRoutes(ctx)];
   const specs = [

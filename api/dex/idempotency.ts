@@ -1,23 +1,8 @@
-// Client order ids in SQL: the first placement with an id reserves (account, client_order_id) -> order id
-// before the service is called; a retry finds the stored response, or (when the first attempt died
-// before its response was stored) places the same order id again, which the service treats as a no-op.
-import { createHash, randomUUID } from "node:crypto";
-import type { Db } from "../../db";
-
-export type Reservation =
-  | { state: "new"; orderId: string }
-  | { state: "in_flight"; orderId: string }
-  | { state: "done"; orderId: string; response: unknown }
-  | { state: "conflict"; orderId: string };
-
-export interface IdempotencyStore {
-  /** The existing row for this id, without reserving; null when the id is free. */
-  peek(account: string, clientOrderId: string, requestHash: string): Promise<Exclude<Reservation, { state: "new" }> | null>;
-  reserve(account: string, clientOrderId: string, requestHash: string): Promise<Reservation>;
-  complete(account: string, clientOrderId: string, response: unknown): Promise<unknown>;
-  /** The service refused the order: forget the id so that a corrected retry may use it. */
-  release(account: string, clientOrderId: string, orderId: string): Promise<void>;
-}
+// Client order ids without a database: the service answers "which order did this account place with this
+// client order id" from memory (the pipeline rebuilds it from its journal, where the id and the request
+// fingerprint travel with every place command, fsynced before the acknowledgement), and this registry
+// holds the placements in flight, so that two concurrent identical requests place one order.
+import { createHash } from "node:crypto";
 
 /** SHA-256 of the request's canonical JSON (keys sorted), so key order or spacing is not a difference. */
 export function requestHash(value: unknown): string {
@@ -35,50 +20,38 @@ function canonicalJson(v: unknown): string {
     .join(",")}}`;
 }
 
-export function createIdempotencyStore(db: Db): IdempotencyStore {
-  async function peek(account: string, clientOrderId: string, hash: string): Promise<Exclude<Reservation, { state: "new" }> | null> {
-    const row = (
-      await db.query<{ order_id: string; request_hash: string; response: unknown }>(
-        "SELECT order_id::text AS order_id, request_hash, response FROM dex_client_orders WHERE account = $1 AND client_order_id = $2",
-        [account.toLowerCase(), clientOrderId],
-      )
-    ).rows[0];
-    if (!row) return null;
-    if (row.request_hash !== hash) return { state: "conflict", orderId: row.order_id };
-    if (row.response !== null && row.response !== undefined) return { state: "done", orderId: row.order_id, response: row.response };
-    return { state: "in_flight", orderId: row.order_id };
+export interface InFlight<T> {
+  requestHash: string;
+  orderId: string;
+  done: Promise<T>;
+}
+
+/** Placements in flight per (account, client order id). One per process, shared by REST and gRPC. */
+export class InFlightPlacements<T> {
+  private readonly pending = new Map<string, InFlight<T>>();
+
+  static key(account: string, clientOrderId: string): string {
+    return `${account.toLowerCase()}\n${clientOrderId}`;
   }
-  return {
-    peek,
-    async reserve(account, clientOrderId, hash) {
-      const orderId = randomUUID();
-      const inserted = await db.query(
-        `INSERT INTO dex_client_orders (account, client_order_id, order_id, request_hash) VALUES ($1,$2,$3,$4)
-         ON CONFLICT (account, client_order_id) DO NOTHING`,
-        [account.toLowerCase(), clientOrderId, orderId, hash],
-      );
-      if (inserted.rowCount === 1) return { state: "new", orderId };
-      const existing = await peek(account, clientOrderId, hash);
-      // Released between our insert and select: try once more.
-      return existing ?? this.reserve(account, clientOrderId, hash);
-    },
-    async complete(account, clientOrderId, response) {
-      // First writer wins: a concurrent retry returns whatever was stored first.
-      const row = (
-        await db.query<{ response: unknown }>(
-          `UPDATE dex_client_orders SET response = COALESCE(response, $3::jsonb)
-           WHERE account = $1 AND client_order_id = $2 RETURNING response`,
-          [account.toLowerCase(), clientOrderId, JSON.stringify(response)],
-        )
-      ).rows[0];
-      return row?.response ?? response;
-    },
-    async release(account, clientOrderId, orderId) {
-      await db.query("DELETE FROM dex_client_orders WHERE account = $1 AND client_order_id = $2 AND order_id = $3 AND response IS NULL", [
-        account.toLowerCase(),
-        clientOrderId,
-        orderId,
-      ]);
-    },
-  };
+
+  get(key: string): InFlight<T> | undefined {
+    return this.pending.get(key);
+  }
+
+  /** Registers `run` synchronously (no await between the caller's get() and this), so a concurrent
+   *  request sees it; forgets it once settled. */
+  start(key: string, requestHash: string, orderId: string, run: () => Promise<T>): Promise<T> {
+    const done = run();
+    const entry: InFlight<T> = { requestHash, orderId, done };
+    this.pending.set(key, entry);
+    const forget = () => {
+      if (this.pending.get(key) === entry) this.pending.delete(key);
+    };
+    done.then(forget, forget);
+    return done;
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
 }

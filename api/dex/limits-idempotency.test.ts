@@ -100,26 +100,34 @@ test("idempotency: a retry with the same client_order_id returns the first resul
   }
 });
 
-test("idempotency: an order whose first attempt died before its answer was stored is re-sent with the same order id", async () => {
+test("idempotency: an order the service took whose answer was lost (crash before the response) is found, not placed again", async () => {
   const h = await startHarness();
   try {
     const w = newWallet();
     fund(h, w.address);
     const k = await createKey(h, w);
-    // Simulate a crash after the reservation: the row exists without a response.
-    const reserved = "11111111-1111-4111-8111-111111111111";
     const body = { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1, client_order_id: "crashed" };
     const { requestHash } = await import("./idempotency");
-    await h.db.query("INSERT INTO dex_client_orders (account, client_order_id, order_id, request_hash) VALUES ($1,$2,$3,$4)", [
-      w.address.toLowerCase(),
-      "crashed",
-      reserved,
-      requestHash(body),
-    ]);
+    // Simulate the first attempt: the service recorded (journaled) the order with its client order id and
+    // request fingerprint, then the API process died before answering. The pipeline rebuilds exactly this
+    // record from its journal on restart (test/e2e/pipeline-dex-service.test.ts checks that part).
+    const agent = (await h.keys.agentOf(k.id))!;
+    const first = await h.service.placeOrder({
+      kind: "api_key", agent, apiKeyId: k.id, trader: w.address, orderId: "11111111-1111-4111-8111-111111111111", clientOrderId: "crashed",
+      requestHash: requestHash(body), symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc", priceTicks: 100_000n,
+      triggerPriceTicks: null, sizeLots: 1_000n, expiresAtMs: null, receivedAtMs: Date.now(),
+    });
+    const calls = h.service.placeCalls.length;
     const r = await call(h, "POST", "/v1/orders", { body, headers: keyHeaders(k) });
     assert.equal(r.status, 201, r.text);
-    assert.equal(r.body.order_id, reserved);
-    assert.equal(h.service.placeCalls.at(-1)?.orderId, reserved);
+    assert.equal(r.body.order_id, first.orderId);
+    assert.equal(r.headers.get("idempotent-replayed"), "true");
+    assert.equal(h.service.placeCalls.length, calls, "the retry never reached placeOrder");
+    assert.equal(h.service.orderCount(), 1);
+    // a different body under the same id is still a conflict
+    const other = await call(h, "POST", "/v1/orders", { body: { ...body, size: 0.2 }, headers: keyHeaders(k) });
+    assert.equal(other.status, 409);
+    assert.equal(other.body.error.details.order_id, first.orderId);
   } finally {
     await h.close();
   }

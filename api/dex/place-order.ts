@@ -1,21 +1,19 @@
-// Order placement shared by REST and gRPC: parse -> authorize -> key limits -> idempotency -> service.
+// Order placement shared by REST and gRPC: parse -> authorize -> idempotency (in memory) -> key limits -> service.
 import { randomUUID } from "node:crypto";
 import type { Address } from "viem";
 import { ApiError } from "../errors";
 import type { ApiKeyStore } from "../auth/api-keys";
 import type { AuthContext } from "../auth/authenticate";
-import type { IdempotencyStore } from "./idempotency";
-import { requestHash } from "./idempotency";
+import { InFlightPlacements, requestHash } from "./idempotency";
 import { checkSignedOrder, findMarket, intentOf, parseOrderFields } from "./order-intent";
 import { presentOrder } from "./present";
 import { checkDailyLossLimit, checkPositionLimit } from "./risk-limits";
 import type { PlaceOrderBody } from "./schemas";
-import { DexServiceError, type DexService, type PlaceOrderRequest } from "./service";
+import type { DexService, PlaceOrderRequest } from "./service";
 
 export interface PlacementDeps {
   service: DexService;
   keys: ApiKeyStore;
-  idempotency: IdempotencyStore;
   now: () => number;
 }
 
@@ -23,7 +21,7 @@ export type OrderJson = ReturnType<typeof presentOrder>;
 
 export interface PlacementResult {
   order: OrderJson;
-  /** true when this is a retry answered from the stored first result */
+  /** true when this is a retry, answered with the order the first request placed (as it stands now) */
   replayed: boolean;
 }
 
@@ -53,8 +51,12 @@ export function signedTrader(body: PlaceOrderBody): Address | null {
   return body.order ? (body.order.trader.toLowerCase() as Address) : null;
 }
 
-export function createOrderPlacer(deps: PlacementDeps) {
+export type OrderPlacer = (body: PlaceOrderBody, auth: AuthContext | null) => Promise<PlacementResult>;
+
+/** One per process, shared by REST and gRPC (its in-flight registry de-duplicates across both). */
+export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
   const mutex = new KeyedMutex();
+  const inFlight = new InFlightPlacements<PlacementResult>();
 
   return async function placeOrder(body: PlaceOrderBody, auth: AuthContext | null): Promise<PlacementResult> {
     const nowMs = deps.now();
@@ -71,22 +73,16 @@ export function createOrderPlacer(deps: PlacementDeps) {
     const account: Address = signedParts ? signedParts.order.trader : auth!.account;
     const key = signed ? null : auth!.key!;
 
-    const submit = async (): Promise<PlacementResult> => {
-      const clientOrderId = body.client_order_id ?? randomUUID();
-      const hash = requestHash(body);
-      // A retry of a stored order is answered before the key's limit checks: the first attempt already
-      // passed them (and counting the order itself again would refuse its own retry). Without limits there
-      // is nothing to skip, and reserve() alone answers retries.
-      const hasLimits = key !== null && (key.positionLimitE18 !== null || key.dailyLossLimitE18 !== null);
-      const earlier = body.client_order_id && hasLimits ? await deps.idempotency.peek(account, clientOrderId, hash) : null;
-      if (earlier?.state === "done") return { order: earlier.response as OrderJson, replayed: true };
-      if (earlier?.state === "conflict") throw duplicate(clientOrderId, earlier.orderId);
+    const hash = requestHash(body);
+    const hasLimits = key !== null && (key.positionLimitE18 !== null || key.dailyLossLimitE18 !== null);
+
+    const place = async (clientOrderId: string, orderId: string): Promise<PlacementResult> => {
       let agent = null;
       if (key) {
         if (key.agentStatus !== "approved") {
           throw new ApiError("FORBIDDEN", "the API key's agent is not approved on chain yet", { reason: "agent_not_approved" });
         }
-        if (hasLimits && !earlier) {
+        if (hasLimits) {
           const probe = intentOf(market.symbol, body.side, fields, { orderId: "", clientOrderId }, nowMs);
           await checkPositionLimit(deps.service, market, key, probe);
           await checkDailyLossLimit(deps.service, deps.service.listMarkets(), key, nowMs);
@@ -94,32 +90,39 @@ export function createOrderPlacer(deps: PlacementDeps) {
         agent = await deps.keys.agentOf(key.id);
         if (!agent) throw new ApiError("UNAUTHORIZED", "unknown or revoked API key", { reason: "invalid_api_key" });
       }
-      const reservation = await deps.idempotency.reserve(account, clientOrderId, hash);
-      if (reservation.state === "done") return { order: reservation.response as OrderJson, replayed: true };
-      if (reservation.state === "conflict") throw duplicate(clientOrderId, reservation.orderId);
-      const intent = intentOf(market.symbol, body.side, fields, { orderId: reservation.orderId, clientOrderId }, nowMs);
+      const intent = { ...intentOf(market.symbol, body.side, fields, { orderId, clientOrderId }, nowMs), requestHash: hash };
       const request: PlaceOrderRequest = signedParts
         ? { ...intent, kind: "signed", trader: account, order: signedParts.order, signature: signedParts.signature }
         : { ...intent, kind: "api_key", trader: account, apiKeyId: key!.id, agent: agent! };
-      let placed;
-      try {
-        placed = await deps.service.placeOrder(request);
-      } catch (err) {
-        // A refusal places nothing: free the client order id. Any other failure (SERVICE_UNAVAILABLE, a
-        // crash, a timeout: the order may have been taken) keeps the reservation, so a retry re-sends the
-        // same order id and the service answers it without a second order.
-        if (err instanceof DexServiceError && err.code !== "SERVICE_UNAVAILABLE" && reservation.state === "new") {
-          await deps.idempotency.release(account, clientOrderId, reservation.orderId);
-        }
-        throw err;
-      }
-      const json = presentOrder(market, placed);
-      const stored = (await deps.idempotency.complete(account, clientOrderId, json)) as OrderJson;
-      return { order: stored, replayed: reservation.state !== "new" };
+      // A refusal (funds, signature, nonce...) records nothing, so the client order id stays free for a
+      // corrected retry. An order the matcher took is journaled with its client order id and `hash` before
+      // this resolves: from then on findOrderByClientOrderId answers its retries, across a restart too.
+      return { order: presentOrder(market, await deps.service.placeOrder(request)), replayed: false };
     };
 
-    const limited = key && (key.positionLimitE18 !== null || key.dailyLossLimitE18 !== null);
-    return limited ? mutex.run(key!.id, submit) : submit();
+    /** A retry is answered before the key's limit checks: the first attempt already passed them (and
+     *  counting the order itself again would refuse its own retry). */
+    const submit = async (clientOrderId: string): Promise<PlacementResult> => {
+      const k = InFlightPlacements.key(account, clientOrderId);
+      for (;;) {
+        const pending = inFlight.get(k);
+        if (!pending) break;
+        if (pending.requestHash !== hash) throw duplicate(clientOrderId, pending.orderId);
+        await pending.done.catch(() => undefined); // then look again: placed (a replay) or refused (free)
+      }
+      const orderId = randomUUID();
+      return inFlight.start(k, hash, orderId, async () => {
+        const earlier = await deps.service.findOrderByClientOrderId(account, clientOrderId);
+        if (earlier) {
+          if (earlier.requestHash !== null && earlier.requestHash !== hash) throw duplicate(clientOrderId, earlier.order.orderId);
+          return { order: presentOrder(findMarket(deps.service, earlier.order.symbol), earlier.order), replayed: true };
+        }
+        return place(clientOrderId, orderId);
+      });
+    };
+
+    const run = () => (body.client_order_id ? submit(body.client_order_id) : place(randomUUID(), randomUUID()));
+    return hasLimits ? mutex.run(key!.id, run) : run();
   };
 }
 

@@ -123,6 +123,9 @@ export interface DexOrderIntent {
   expiresAtMs: number | null;
   /** when the API received the request (ms) */
   receivedAtMs: number;
+  /** fingerprint of the request that placed it (the API's SHA-256 of the body), kept with the order
+   *  (journaled) so that reusing `clientOrderId` for a different order is refused, after a restart too */
+  requestHash?: string;
 }
 
 /** A wallet or dApp signed the Settlement Order itself. The API checked that the order's tokens, side,
@@ -353,6 +356,12 @@ export class DexServiceError extends Error {
 
 // ------------------------------------------------------------------ the service
 
+export interface ClientOrderMatch {
+  order: DexOrderWithFills;
+  /** DexOrderIntent.requestHash of the placement; null when it carried none */
+  requestHash: string | null;
+}
+
 export interface DexService {
   /** Every tradable market. Read once per request; may change between calls. */
   listMarkets(): readonly DexMarket[];
@@ -371,6 +380,11 @@ export interface DexService {
   cancelOrdersOfApiKey(apiKeyId: string, account: Address, reason: DexStatusReason): Promise<string[]>;
 
   getOrder(orderId: string): Promise<DexOrderWithFills | null>;
+  /** The order `account` placed with this client order id (accepted or rejected by the matcher; an order
+   *  refused before it was recorded does not count), with the request fingerprint it was placed with.
+   *  Answers from memory: the API calls it on every placement that carries a client order id. It MUST
+   *  survive a restart for every order whose placement was acknowledged. */
+  findOrderByClientOrderId(account: Address, clientOrderId: string): Promise<ClientOrderMatch | null>;
   listOrders(query: DexOrderQuery): Promise<DexOrderWithFills[]>;
   getBalances(account: Address): Promise<DexBalance[]>;
 

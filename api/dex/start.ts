@@ -7,6 +7,7 @@ import { createSecretBox } from "../auth/secret-box";
 import { createGrpcServer } from "../grpc/server";
 import { createWsServer } from "../ws/server";
 import { createDexAuthenticator, createDexRestApp, listenDexRest } from "./app";
+import { createOrderPlacer } from "./place-order";
 import type { DexApiConfig } from "./config";
 import type { DexService } from "./service";
 
@@ -31,11 +32,13 @@ export async function startDexApi(deps: StartDexApiDeps): Promise<RunningDexApi>
   const host = deps.host ?? "127.0.0.1";
   const keys = createApiKeyStore({ db: deps.db, box: createSecretBox(deps.config.apiKeyEncryptionKey) });
   const auth = createDexAuthenticator({ config: deps.config, keys });
+  // one placer for REST and gRPC: a retry on one surface of an order in flight on the other waits for it
+  const placeOrder = createOrderPlacer({ service: deps.service, keys, now: Date.now });
   const common = { config: deps.config, service: deps.service, auth };
-  const rest = await listenDexRest(createDexRestApp({ ...common, logger: deps.logger.child({ surface: "dex-rest" }), db: deps.db, keys }), deps.ports.rest, host);
+  const rest = await listenDexRest(createDexRestApp({ ...common, logger: deps.logger.child({ surface: "dex-rest" }), keys, placeOrder }), deps.ports.rest, host);
   const ws = await createWsServer({ ...common, logger: deps.logger.child({ surface: "dex-ws" }) });
   const wsUrl = (await ws.listen(deps.ports.ws, host)).url;
-  const grpc = createGrpcServer({ ...common, logger: deps.logger.child({ surface: "dex-grpc" }), db: deps.db, keys });
+  const grpc = createGrpcServer({ ...common, logger: deps.logger.child({ surface: "dex-grpc" }), keys, placeOrder });
   const { address } = await grpc.listen(deps.ports.grpc, host);
   return {
     urls: { rest: rest.url, ws: wsUrl, grpc: address },

@@ -21,7 +21,7 @@ let readOnly: TestKey;
 
 before(async () => {
   h = await startHarness({ rateLimits: { ordersPerSecond: 1000 } });
-  grpcServer = createGrpcServer({ config: h.config, logger: createApiLogger({ level: "silent" }), service: h.service, db: h.db, keys: h.keys, auth: h.auth });
+  grpcServer = createGrpcServer({ config: h.config, logger: createApiLogger({ level: "silent" }), service: h.service, keys: h.keys, placeOrder: h.placeOrder, auth: h.auth });
   const { address } = await grpcServer.listen(0);
   base = `http://${address}`;
   const w = newWallet();

@@ -8,15 +8,13 @@ import { HealthImplementation, protoPath as HEALTH_PROTO_PATH } from "grpc-healt
 import { MemoryStore } from "express-rate-limit";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import type { Db } from "../../db";
 import type { ApiKeyRecord, ApiKeyStore } from "../auth/api-keys";
 import type { Authenticator } from "../auth/authenticate";
 import { constantTimeEqual } from "../auth/hmac";
 import { ipAllowed, normalizeIp } from "../auth/ip-allowlist";
 import type { DexApiConfig } from "../dex/config";
-import { createIdempotencyStore } from "../dex/idempotency";
 import { findMarket } from "../dex/order-intent";
-import { createOrderPlacer } from "../dex/place-order";
+import { createOrderPlacer, type OrderPlacer } from "../dex/place-order";
 import { placeOrderBody } from "../dex/schemas";
 import type { DexEvent, DexService } from "../dex/service";
 import { lotsToSize, ticksToPrice } from "../dex/units";
@@ -29,7 +27,8 @@ export interface GrpcServerDeps {
   config: DexApiConfig;
   logger: Logger;
   service: DexService;
-  db: Db;
+  /** share the REST app's (one in-flight registry of client order ids); created when omitted */
+  placeOrder?: OrderPlacer;
   keys: ApiKeyStore;
   auth: Authenticator;
 }
@@ -63,7 +62,7 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
   const { service, logger, config } = deps;
   const pkgDef = loadTradingPackage();
   const pkg = grpc.loadPackageDefinition(pkgDef) as unknown as { dex: { v1: { TradingService: grpc.ServiceClientConstructor } } };
-  const placeOrder = createOrderPlacer({ service, keys: deps.keys, idempotency: createIdempotencyStore(deps.db), now: Date.now });
+  const placeOrder = deps.placeOrder ?? createOrderPlacer({ service, keys: deps.keys, now: Date.now });
 
   // Spec 8 limits per API key: order placement per second (and the signed-key per-minute limits).
   const stores = {

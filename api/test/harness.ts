@@ -9,6 +9,7 @@ import type { Authenticator } from "../auth/authenticate";
 import { signRequest } from "../auth/hmac";
 import { createSecretBox } from "../auth/secret-box";
 import { createDexAuthenticator, createDexRestApp, listenDexRest } from "../dex/app";
+import { createOrderPlacer, type OrderPlacer } from "../dex/place-order";
 import { dexApiConfig, type DexApiConfig, type DexRateLimits, type DexWsLimits } from "../dex/config";
 import { createApiLogger } from "../logger";
 import { createMemoryDexService, ORDER_TYPES, SETTLEMENT_DOMAIN, TEST_MARKETS, type MemoryDexService } from "./memory-dex-service";
@@ -32,6 +33,8 @@ export interface Harness {
   keys: ApiKeyStore;
   auth: Authenticator;
   db: Db;
+  /** the REST app's order placer (give it to a gRPC server under test to share its in-flight registry) */
+  placeOrder: OrderPlacer;
   config: DexApiConfig;
   logs: string[];
   close(): Promise<void>;
@@ -51,7 +54,8 @@ export async function startHarness(
   const logs: string[] = [];
   const logger = createApiLogger({ level: "debug", destination: { write: (s: string) => void logs.push(s) } });
   const auth = createDexAuthenticator({ config, keys, now: opts.now });
-  const app = createDexRestApp({ config, logger, service, db, keys, auth, now: opts.now });
+  const placeOrder = createOrderPlacer({ service, keys, now: opts.now ?? Date.now });
+  const app = createDexRestApp({ config, logger, service, keys, auth, now: opts.now, placeOrder });
   const http = await listenDexRest(app, 0);
   return {
     url: http.url,
@@ -60,6 +64,7 @@ export async function startHarness(
     keys,
     auth,
     db,
+    placeOrder,
     config,
     logs,
     async close() {

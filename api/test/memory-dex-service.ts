@@ -91,6 +91,8 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
   const usedNonces = new Set<string>();
   const listeners = new Set<(e: DexEvent) => void>();
   const placeCalls: PlaceOrderRequest[] = [];
+  /** account \n client order id -> the order it placed (what the pipeline rebuilds from its journal) */
+  const byClientId = new Map<string, { orderId: string; requestHash: string | null }>();
   let approvalNonce = 1000n;
   let skipSequence = false;
 
@@ -246,6 +248,8 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     };
     b.locked += lockUnits;
     orders.set(o.orderId, o);
+    const ck = `${trader.toLowerCase()}\n${req.clientOrderId}`;
+    if (!byClientId.has(ck)) byClientId.set(ck, { orderId: o.orderId, requestHash: req.requestHash ?? null });
     if (o.triggerPriceTicks !== null) {
       o.status = "pending_trigger";
       orderEvent(o, null);
@@ -401,6 +405,11 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     async getOrder(id) {
       const o = orders.get(id);
       return o ? snapshotOf(o) : null;
+    },
+    async findOrderByClientOrderId(account, clientOrderId) {
+      const hit = byClientId.get(`${account.toLowerCase()}\n${clientOrderId}`);
+      const o = hit && orders.get(hit.orderId);
+      return o ? { order: snapshotOf(o), requestHash: hit.requestHash } : null;
     },
     async listOrders(q: DexOrderQuery) {
       return [...orders.values()]

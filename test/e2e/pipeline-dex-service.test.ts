@@ -19,10 +19,12 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
   const f = await startFixture({ traders: 2 });
   const dataDir = mkdtempSync(join(tmpdir(), "pipeline-dex-"));
   const state = new DexState();
-  const p = await startPipeline({
+  const start = (st: DexState) => startPipeline({
     rpcUrl: f.chain.rpcUrl, chainId: f.chainId, settlement: f.settlement, fromBlock: f.deployBlock, markets: [f.market],
-    operatorKey: f.operatorKey, dataDir, fsync: false, listeners: [state.onServiceEvent],
+    operatorKey: f.operatorKey, dataDir, fsync: false, listeners: [st.onServiceEvent],
   });
+  const p = await start(state);
+  let running = p;
   try {
     const dex = createDexService({
       pipeline: p, state, chainId: f.chainId, settlement: f.settlement, rpcUrl: f.chain.rpcUrl, submitterKey: HARDHAT_DEV_PRIVATE_KEYS[0],
@@ -35,7 +37,7 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
 
     // a wallet-signed ask rests
     const s = await signedInput(seller, seller.address, f.chainId, f.settlement, f.market, { side: "sell", priceTicks: 250_000n, sizeLots: 20_000n });
-    const intent = { clientOrderId: "c1", symbol: "WETH-USD", side: "sell", type: "limit", timeInForce: "gtc", priceTicks: 250_000n, triggerPriceTicks: null, sizeLots: 20_000n, expiresAtMs: null, receivedAtMs: Date.now() } as const;
+    const intent = { clientOrderId: "c1", symbol: "WETH-USD", side: "sell", type: "limit", timeInForce: "gtc", priceTicks: 250_000n, triggerPriceTicks: null, sizeLots: 20_000n, expiresAtMs: null, receivedAtMs: Date.now(), requestHash: "fingerprint-c1" } as const;
     const askReq: PlaceOrderRequest = { ...intent, kind: "signed", orderId: randomUUID(), trader: seller.address, order: { ...s.order, side: 1 }, signature: s.signature };
     const ask = await dex.placeOrder(askReq);
     assert.equal(ask.status, "open");
@@ -93,8 +95,26 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
     assert.deepEqual(bookSeqs, bookSeqs.map((_, i) => bookSeqs[0] + i));
     assert.equal(events.filter((e) => e.kind === "trade").length, 1);
     assert.ok(events.some((e) => e.kind === "order" && e.order.orderId === ask.orderId && e.order.status === "cancelled"));
-  } finally {
+
+    // client order ids: answered from memory, and rebuilt from the journal after a restart
+    const byClient = async (svc: typeof dex) => {
+      const a = await svc.findOrderByClientOrderId(seller.address, "c1");
+      const b = await svc.findOrderByClientOrderId(buyer.address, "b1");
+      return [a?.order.orderId, a?.requestHash, a?.order.status, b?.order.orderId, b?.requestHash];
+    };
+    const expected = [ask.orderId, "fingerprint-c1", "cancelled", bid.orderId, null];
+    assert.deepEqual(await byClient(dex), expected);
+    assert.equal(await dex.findOrderByClientOrderId(buyer.address, "c1"), null, "per account");
+    assert.equal(await dex.findOrderByClientOrderId(buyer.address, "b2"), null, "a refused order leaves its id free");
     await p.stop();
+    const state2 = new DexState();
+    running = await start(state2);
+    const dex2 = createDexService({
+      pipeline: running, state: state2, chainId: f.chainId, settlement: f.settlement, rpcUrl: f.chain.rpcUrl, submitterKey: HARDHAT_DEV_PRIVATE_KEYS[0], assets: {},
+    });
+    assert.deepEqual(await byClient(dex2), expected);
+  } finally {
+    await running.stop();
     await f.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
