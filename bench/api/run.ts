@@ -198,7 +198,7 @@ async function main() {
     console.log(`| order acknowledged (HTTP 201 received) -> last subscriber received | ${f1(pct(lastAfterAck, 50))} | ${f1(pct(lastAfterAck, 99))} | ${f1(lastAfterAck.at(-1)!)} |`);
     console.log(`| order sent -> last subscriber received | ${f1(pct(lastAfterSend, 50))} | ${f1(pct(lastAfterSend, 99))} | ${f1(lastAfterSend.at(-1)!)} |`);
     console.log(`| order acknowledged (HTTP 201 received) -> each subscriber (all receipts) | ${f1(pct(eachAfterAck, 50))} | ${f1(pct(eachAfterAck, 99))} | ${f1(eachAfterAck.at(-1)!)} |`);
-    console.log(`updates not received within 10 s: ${missing}; negative = received before the HTTP acknowledgement reached the client (the 201 waits for the idempotency row's SQL write); created_at has 1 ms resolution`);
+    console.log(`updates not received within 10 s: ${missing}; negative = received before the HTTP acknowledgement reached the client (the book event leaves when the matcher applies the order, the 201 after the journal's fsync); created_at has 1 ms resolution`);
     console.log(`rate limits raised for the bench (all 1e9/window); WebSocket per-user (per-IP unauthenticated) connections ${SUBSCRIBERS + 50}, new connections/min/IP ${2 * SUBSCRIBERS + 100}`);
   } finally {
     for (const s of sockets) s.terminate();
