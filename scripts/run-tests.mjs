@@ -101,6 +101,7 @@ function run(label, cmd, args, { env = {}, timeoutMs, stream }) {
       if (timedOut) note += `\n${label}: TIMED OUT after ${Math.round(timeoutMs / 1000)} s, killed\n`;
       if (leftovers && !timedOut) note += `\n${label}: warning: processes were still running after it ended; killed\n`;
       if (!stream) process.stdout.write(`\n──── ${label} (${(ms / 1000).toFixed(1)} s) ────\n${out}`);
+      else process.stdout.write(`──── end of ${label} (${(ms / 1000).toFixed(1)} s) ────\n`);
       if (note) process.stdout.write(note);
       resolve({ code: timedOut ? 1 : code ?? 1, signal, out, ms, timedOut, leftovers });
     });
@@ -188,13 +189,16 @@ const t0 = Date.now();
   }
   if (wants("unit")) for (const f of unitFiles) jobs.push(nodeTest(f, UNIT_TIMEOUT_MS, false));
   await pool(jobs, CONCURRENCY);
-  groupMs["contracts+unit"] = Date.now() - started;
+  if (jobs.length) groupMs["contracts+unit"] = Date.now() - started;
 }
 
 // e2e: one file at a time, output as it comes.
 if (wants("e2e")) {
   const started = Date.now();
-  await pool(e2eFiles.map((f) => nodeTest(f, E2E_TIMEOUT_MS, true)), 1);
+  await pool(e2eFiles.map((f) => async () => {
+    console.log(`\n──── ${f} ────`);
+    await nodeTest(f, E2E_TIMEOUT_MS, true)();
+  }), 1);
   groupMs.e2e = Date.now() - started;
 }
 
