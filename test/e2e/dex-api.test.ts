@@ -13,6 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { crc32 } from "node:zlib";
+import { execFile } from "node:child_process";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { createPublicClient, http, parseEventLogs, type Address, type PrivateKeyAccount } from "viem";
@@ -27,6 +28,22 @@ import { feeFor } from "../../sdk/eip712";
 import { api, createApiKey, hmacHeaders, keyHeaders, keyOrderBody, signedOrderBody, walletHeaders, type Res, type TestKey } from "../../bench/api/client";
 
 const PROTO = path.join(__dirname, "..", "..", "proto", "trading.proto");
+const BUF = path.join(__dirname, "..", "..", "node_modules", ".bin", "buf");
+
+/** `buf curl` over plaintext HTTP/2 with the server's reflection service; resolves with its exit code and JSON. */
+function bufCurl(args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
+  return new Promise((resolve) => {
+    execFile(BUF, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
+      let json: any = null;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = null;
+      }
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
+    });
+  });
+}
 
 type Level = [number, number];
 interface BookMsg {
@@ -380,6 +397,23 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
         assert.ok(Number(r.headers.get("retry-after")) >= 1, "Retry-After");
       }
       for (const r of burst) for (const h of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]) assert.ok(r.headers.get(h), `${h} on ${r.status}`);
+    });
+
+    await t.test("4. buf curl (a gRPC client none of us wrote) against the running stack: reflection, health, GetOrderBook = REST book", async () => {
+      const base = `http://${dexUrls["dex grpc"].replace(/^[a-z]+:\/\//, "")}`;
+      const services = await bufCurl(["--list-services", base]);
+      assert.equal(services.code, 0, services.stderr);
+      assert.match(services.stdout, /dex\.v1\.TradingService/);
+      assert.match(services.stdout, /grpc\.health\.v1\.Health/);
+      const book = await bufCurl(["-d", JSON.stringify({ symbol: "WETH-USD", depth: 1000 }), `${base}/dex.v1.TradingService/GetOrderBook`]);
+      assert.equal(book.code, 0, book.stderr);
+      const rest = (await api(origin, "GET", "/v1/orderbook/WETH-USD?depth=1000")).body;
+      const levels = (xs: any[] | undefined) => (xs ?? []).map((l: any) => [Number(l.price), Number(l.size)]);
+      assert.ok(levels(rest.bids).length + levels(rest.asks).length > 0, "the book is not empty after the burst");
+      assert.deepEqual(levels(book.json.bids), levels(rest.bids));
+      assert.deepEqual(levels(book.json.asks), levels(rest.asks));
+      const unknown = await bufCurl(["-d", JSON.stringify({ symbol: "NOPE-USD", depth: 5 }), `${base}/dex.v1.TradingService/GetOrderBook`]);
+      assert.notEqual(unknown.code, 0, "an unknown symbol is refused");
     });
 
     // every trade of the run settles: the batcher drains without halting
