@@ -6,6 +6,7 @@ import { BookSide, type Level } from "./book";
 import { EventCollector, NULL_SINK } from "./collector";
 import { ExpiryHeap } from "./expiry";
 import { fokFillable } from "./fok";
+import { ShardedMap } from "./sharded-map";
 import { Order } from "./order";
 import { StopBook, wouldFire as wouldFireImported } from "./stops";
 import {
@@ -51,7 +52,8 @@ export interface EngineOptions {
 export class MatchingEngine {
   // Internal state; public only for snapshot.ts.
   readonly markets = new Map<string, MarketState>();
-  readonly orders = new Map<string, Order>();
+  // Sharded so that no single insert pays for rehashing every open order (see sharded-map.ts).
+  readonly orders = new ShardedMap<Order>();
   readonly accounts = new Map<string, AccountOrders>();
   readonly expiry = new ExpiryHeap();
   /** Sequence number of the last emitted event. */
