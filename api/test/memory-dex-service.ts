@@ -41,28 +41,9 @@ const TOKENS: Record<string, { asset: string; decimals: number }> = {
 };
 
 export const SETTLEMENT_DOMAIN = { name: "Settlement", version: "1", chainId: TEST_CHAIN_ID, verifyingContract: TEST_SETTLEMENT } as const;
-export const ORDER_TYPES = {
-  Order: [
-    { name: "trader", type: "address" },
-    { name: "baseToken", type: "address" },
-    { name: "quoteToken", type: "address" },
-    { name: "side", type: "uint8" },
-    { name: "price", type: "uint256" },
-    { name: "amount", type: "uint256" },
-    { name: "expiry", type: "uint64" },
-    { name: "nonce", type: "uint256" },
-    { name: "flags", type: "uint8" },
-  ],
-} as const;
-export const AGENT_APPROVAL_TYPES = {
-  AgentApproval: [
-    { name: "trader", type: "address" },
-    { name: "agent", type: "address" },
-    { name: "expiry", type: "uint64" },
-    { name: "nonce", type: "uint256" },
-    { name: "deadline", type: "uint64" },
-  ],
-} as const;
+// The one EIP-712 definition of the order and agent approval (the contract's twin).
+import { ORDER_TYPES, AGENT_APPROVAL_TYPES } from "../../sdk/eip712";
+export { ORDER_TYPES, AGENT_APPROVAL_TYPES };
 
 interface Resting extends DexOrderWithFills {
   lockedToken: Address;
