@@ -116,6 +116,22 @@ export function parseOrderFields(m: DexMarket, f: OrderFields, nowMs: number, si
 
 export type ParsedOrderFields = ReturnType<typeof parseOrderFields>;
 
+/** The contract's struct as the body's `order` (snake_case, integers as decimal strings): the inverse
+ *  of the decoding in `checkSignedOrder`, for clients and tests that build wallet-signed bodies. */
+export function signedOrderToWire(order: SettlementOrder) {
+  return {
+    trader: order.trader,
+    base_token: order.baseToken,
+    quote_token: order.quoteToken,
+    side: order.side,
+    price: order.price.toString(),
+    amount: order.amount.toString(),
+    expiry: order.expiry.toString(),
+    nonce: order.nonce.toString(),
+    flags: order.flags,
+  };
+}
+
 /** The body's `order` as the contract's struct, checked against the spec fields. */
 export function checkSignedOrder(m: DexMarket, body: PlaceOrderBody, p: ParsedOrderFields, nowMs: number): { order: SettlementOrder; signature: Hex } {
   const o = body.order!;

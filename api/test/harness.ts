@@ -13,6 +13,7 @@ import { createOrderPlacer, type OrderPlacer } from "../dex/place-order";
 import { dexApiConfig, type DexApiConfig, type DexRateLimits, type DexWsLimits } from "../dex/config";
 import { createApiLogger } from "../logger";
 import { createMemoryDexService, ORDER_TYPES, SETTLEMENT_DOMAIN, TEST_MARKETS, type MemoryDexService } from "./memory-dex-service";
+import { signedOrderToWire } from "../dex/order-intent";
 
 /** Limits high enough that only the rate-limit tests (which set their own) ever meet them. */
 export const RELAXED_LIMITS: DexRateLimits = {
@@ -177,17 +178,7 @@ export async function signedOrderBody(
     size: f.size,
     time_in_force: f.time_in_force ?? "gtc",
     ...(f.client_order_id ? { client_order_id: f.client_order_id } : {}),
-    order: {
-      trader: order.trader,
-      base_token: order.baseToken,
-      quote_token: order.quoteToken,
-      side: order.side,
-      price: order.price.toString(),
-      amount: order.amount.toString(),
-      expiry: order.expiry.toString(),
-      nonce: order.nonce.toString(),
-      flags: order.flags,
-    },
+    order: signedOrderToWire(order),
     signature,
   };
 }

@@ -6,6 +6,7 @@ import type { DexMarket } from "../../api/dex/service";
 import { lotsToSizeText, ticksToPriceText } from "../../api/dex/units";
 import { createKey, hmacHeaders, keyHeaders, walletHeaders, type Harness, type TestKey } from "../../api/test/harness";
 import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
+import { signedOrderToWire } from "../../api/dex/order-intent";
 
 export { hmacHeaders, keyHeaders, walletHeaders, type TestKey };
 
@@ -73,17 +74,7 @@ export async function signedOrderBody(w: PrivateKeyAccount, m: DexMarket, chainI
     size: Number(lotsToSizeText(m, s.sizeLots)),
     time_in_force: s.timeInForce ?? "gtc",
     ...(s.clientOrderId ? { client_order_id: s.clientOrderId } : {}),
-    order: {
-      trader: order.trader,
-      base_token: order.baseToken,
-      quote_token: order.quoteToken,
-      side: order.side,
-      price: order.price.toString(),
-      amount: order.amount.toString(),
-      expiry: order.expiry.toString(),
-      nonce: order.nonce.toString(),
-      flags: order.flags,
-    },
+    order: signedOrderToWire(order),
     signature,
   };
 }
