@@ -1,5 +1,6 @@
 // Exact decimal <-> integer conversion for the API edge. No floats: a number that arrives as a JS number
 // is first written with its shortest round-trip decimal form (String(n)) and then parsed as text.
+import { numberToDecimalString } from "../sdk/decimal";
 
 const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d+))?$/;
 
@@ -25,21 +26,6 @@ export function formatDecimal(value: bigint, scale: number): string {
   const whole = abs / base;
   const frac = (abs % base).toString().padStart(scale, "0").replace(/0+$/, "");
   return (neg ? "-" : "") + whole.toString() + (frac ? "." + frac : "");
-}
-
-/** The shortest decimal text of a finite JS number, expanding exponent notation ("1e-7" -> "0.0000001"). */
-function numberToDecimalString(n: number): string | null {
-  if (!Number.isFinite(n)) return null;
-  const s = String(n);
-  const e = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
-  if (!e) return s;
-  const [, sign, w, f = "", expText] = e;
-  const exp = Number(expText);
-  const digits = w + f;
-  const point = w.length + exp;
-  if (point <= 0) return `${sign}0.${"0".repeat(-point)}${digits}`;
-  if (point >= digits.length) return sign + digits + "0".repeat(point - digits.length);
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 /** A decimal as a JS number for JSON outputs the spec types as number (display only, never for math). */

@@ -2,6 +2,7 @@
 // written in its shortest round-trip decimal form (String(n), what the client most likely typed), then
 // parsed as text; a value that is not a whole number of ticks or lots is refused, never rounded.
 import type { DexMarket } from "./service";
+import { numberToDecimalString } from "../../sdk/decimal";
 
 export const PRICE_SCALE = 10n ** 18n;
 /** The contract's Fill keeps price and baseAmount in uint128. */
@@ -17,28 +18,13 @@ export interface ExactDecimal {
 /** "12.50" -> {digits:1250n, scale:2}; numbers via their shortest decimal text. Null for NaN, Infinity,
  *  exponent forms that are too long, or anything that is not a plain decimal. */
 export function parseExactDecimal(input: number | string): ExactDecimal | null {
-  const text = typeof input === "number" ? numberToPlainDecimal(input) : input.trim();
+  const text = typeof input === "number" ? numberToDecimalString(input) : input.trim();
   if (text === null || text.length > MAX_DECIMAL_DIGITS + 2) return null;
   const m = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
   if (!m) return null;
   const frac = (m[3] ?? "").replace(/0+$/, "");
   const digits = BigInt(m[2] + frac);
   return { digits: m[1] ? -digits : digits, scale: frac.length };
-}
-
-function numberToPlainDecimal(n: number): string | null {
-  if (!Number.isFinite(n)) return null;
-  const s = String(n);
-  const e = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
-  if (!e) return s;
-  const [, sign, w, f = "", expText] = e;
-  const exp = Number(expText);
-  if (Math.abs(exp) > MAX_DECIMAL_DIGITS) return null;
-  const digits = w + f;
-  const point = w.length + exp;
-  if (point <= 0) return `${sign}0.${"0".repeat(-point)}${digits}`;
-  if (point >= digits.length) return sign + digits + "0".repeat(point - digits.length);
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 /** Integer quotient of value * 10^exp / unit when exact, else null. */
