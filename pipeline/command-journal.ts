@@ -34,8 +34,8 @@ export interface CommandJournal {
   close(): void;
 }
 
-export function openCommandJournal(opts: { dir: string; markets: MarketConfig[]; fsync?: boolean }): CommandJournal {
-  const engine = new MatchingEngine({ markets: opts.markets });
+export function openCommandJournal(opts: { dir: string; markets: MarketConfig[]; fsync?: boolean; reserveOrders?: number }): CommandJournal {
+  const engine = new MatchingEngine({ markets: opts.markets, reserveOrders: opts.reserveOrders });
   const log: DurableLog<JournalRecord> = openDurableLog<JournalRecord>(join(opts.dir, "commands.jsonl"), { fsync: opts.fsync ?? true });
   let replayed = false;
   return {

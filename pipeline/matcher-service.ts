@@ -11,6 +11,10 @@ import { assertMarketGridExact, formatMarketAmount, lotsToBase, quoteFor, ticksT
 import { orderFromJson, orderToJson, type SignedOrder } from "./order";
 import type { SettleableTrade } from "./batcher";
 
+/** Order nodes the engine allocates at start (~8 MB): a growing book takes nodes from this reserve instead of
+ * the young generation, which keeps mark-compacts and long scavenges off the matching path (docs/decisions.md). */
+const RESERVE_ORDERS = 32_768;
+
 /** A signed order the engine holds (open, held or finished but not yet forgotten). */
 export interface LiveOrder {
   hash: Hex;
@@ -108,7 +112,7 @@ export class MatcherService {
       minSizeLots: Number(m.minLots),
       maxSizeLots: Number(m.maxLots),
     }));
-    this.journal = openCommandJournal({ dir: this.deps.journalDir, markets: engineMarkets, fsync: this.deps.fsync });
+    this.journal = openCommandJournal({ dir: this.deps.journalDir, markets: engineMarkets, fsync: this.deps.fsync, reserveOrders: RESERVE_ORDERS });
     const trades: SettleableTrade[] = [];
     const records = this.journal.replay((rec, events) => {
       const pre = this.preApply(rec.cmd, rec.meta);

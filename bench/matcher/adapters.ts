@@ -6,6 +6,9 @@ import { EventCollector } from "../../matcher/core/collector";
 import type { EventSink, OrderView, Side } from "../../matcher/core/types";
 import { SYMBOL } from "./stream";
 
+/** As the matcher service runs: order nodes for 131,072 open orders allocated at start. */
+const RESERVE_ORDERS = Number(process.env.BENCH_RESERVE_ORDERS ?? 131_072);
+
 export interface BenchEngine {
   limit(id: string, account: string, side: Side, priceTicks: number, sizeLots: number): void;
   market(id: string, account: string, side: Side, sizeLots: number): void;
@@ -42,7 +45,7 @@ class ChecksumSink implements EventSink {
 }
 
 export function createOurs(mode: "sink" | "objects"): BenchEngine {
-  const engine = new MatchingEngine({ markets: [{ symbol: SYMBOL, minSizeLots: 1, maxSizeLots: 1_000_000 }] });
+  const engine = new MatchingEngine({ markets: [{ symbol: SYMBOL, minSizeLots: 1, maxSizeLots: 1_000_000 }], reserveOrders: RESERVE_ORDERS });
   const sink = new ChecksumSink();
   let objects = 0;
   const run =

@@ -15,13 +15,14 @@ const REPEAT = Math.max(1, Number(process.env.BENCH_REPEAT ?? 1));
 const ENGINES = (process.env.BENCH_ENGINES ?? "ours,ours-objects,nodejs-order-book,hft-limit-order-book").split(",");
 const PEERS = ["nodejs-order-book", "hft-limit-order-book"];
 // Flags for every engine (BENCH_NODE_FLAGS adds more), plus the flags each engine is deployed with.
-// Ours runs as the matcher service should: --single-threaded-gc (on busy cores parallel scavenges wait
-// for helper threads) and --max-semi-space-size=2 (scavenge more often, each with fewer survivors:
-// the longest GC pause fell from 105-150 ms to 45-60 ms at load average 12-15, p99 unchanged). The
-// peers keep V8's defaults, which are faster for their GC-heavy work (single-threaded GC cost
-// nodejs-order-book ~15% here), so the comparison does not tilt in our favour.
+// Ours: --v8-pool-size=1 (one V8 helper thread: concurrent marking and sweeping leave the matching
+// thread, and there is one spare core on this 2-core machine) and a fixed 1 MB semi-space (each
+// scavenge copies fewer survivors; the space never resizes mid-run). With the engine's reserve of
+// order nodes, no mark-compact runs in the timed loop and the longest scavenge is ~1-1.5 ms; with
+// --single-threaded-gc it was 3-8 ms (docs/decisions.md). The peers keep V8's defaults, which are
+// faster for their GC-heavy work, so the comparison does not tilt in our favour.
 const NODE_FLAGS = ["--expose-gc", ...(process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean)];
-const OURS_FLAGS = "--single-threaded-gc --max-semi-space-size=2";
+const OURS_FLAGS = "--v8-pool-size=1 --min-semi-space-size=1 --max-semi-space-size=1";
 const ENGINE_FLAGS: Record<string, string[]> = {
   ours: (process.env.BENCH_OURS_FLAGS ?? OURS_FLAGS).split(" ").filter(Boolean),
   "ours-objects": (process.env.BENCH_OURS_FLAGS ?? OURS_FLAGS).split(" ").filter(Boolean),

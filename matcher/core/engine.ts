@@ -32,6 +32,8 @@ import { toOrderInfo, visibleLevels } from "./views";
 const { isNonEmptyString, isPositiveSafeInt, isStopType, validatePlace } = validate;
 const STP_DEFAULT = DEFAULT_STP_MODE;
 const wouldFire = wouldFireImported;
+/** Closed nodes kept for reuse when no larger reserve was asked for. */
+const POOL_CAP = 65_536;
 
 export interface MarketState {
   config: MarketConfig;
@@ -47,6 +49,11 @@ export { AccountOrders };
 
 export interface EngineOptions {
   markets: MarketConfig[];
+  /**
+   * Order nodes to allocate up front (default 0). A book that grows then takes its nodes from this
+   * reserve instead of the young generation, so scavenges copy only the order ids (see docs/decisions.md).
+   */
+  reserveOrders?: number;
 }
 
 export class MatchingEngine {
@@ -69,9 +76,14 @@ export class MatchingEngine {
    * recycled (the expiry heap may still point at them).
    */
   private readonly pool: Order[] = [];
+  private readonly poolCap: number;
 
   constructor(options: EngineOptions) {
     for (const config of options.markets) this.addMarket(config);
+    const reserve = options.reserveOrders ?? 0;
+    if (!Number.isSafeInteger(reserve) || reserve < 0) throw new Error("reserveOrders must be a non-negative integer");
+    this.poolCap = Math.max(POOL_CAP, reserve);
+    for (let i = 0; i < reserve; i++) this.pool.push(new Order());
   }
 
   addMarket(config: MarketConfig): void {
@@ -492,7 +504,7 @@ export class MatchingEngine {
 
   /** Returns a closed node to the pool. Only place() takes from it, once per command, before any close. */
   private recycle(o: Order): void {
-    if (o.expiresAt === 0 && this.pool.length < 65_536) this.pool.push(o);
+    if (o.expiresAt === 0 && this.pool.length < this.poolCap) this.pool.push(o);
   }
 
   private emitLevel(lvl: Level): void {

@@ -113,3 +113,20 @@ test("the same commands always give the same events, also through a snapshot tak
     { numRuns: RUNS },
   );
 });
+
+test("a reserve of order nodes changes no event, and a bad reserve is refused", () => {
+  assert.throws(() => new MatchingEngine({ markets: MARKETS, reserveOrders: -1 }), /reserveOrders/);
+  assert.throws(() => new MatchingEngine({ markets: MARKETS, reserveOrders: 1.5 }), /reserveOrders/);
+  fc.assert(
+    fc.property(commandStream(60), fc.integer({ min: 0, max: 8 }), (cmds, reserve) => {
+      const plain = new MatchingEngine({ markets: MARKETS });
+      const reserved = new MatchingEngine({ markets: MARKETS, reserveOrders: reserve });
+      assert.deepEqual(
+        cmds.map((c) => reserved.apply(c)),
+        cmds.map((c) => plain.apply(c)),
+      );
+      assert.deepEqual(takeSnapshot(reserved), takeSnapshot(plain));
+    }),
+    { numRuns: RUNS },
+  );
+});
