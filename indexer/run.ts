@@ -1,6 +1,7 @@
 // Starts the indexer (`ponder start --root indexer`) as a child process and resolves once it serves
 // /ready, for `npm start` and the tests. The child reads everything from its environment (indexer/env.ts).
 import { type ChildProcess, spawn } from "node:child_process";
+import os from "node:os";
 import { createServer } from "node:net";
 import path from "node:path";
 import { findRepoRoot, loadDeployments } from "./deployments";
@@ -24,6 +25,8 @@ export interface StartIndexerOptions {
   /** Ponder's log level (default "warn"); each log line (JSON) is passed to onLog */
   logLevel?: "error" | "warn" | "info" | "debug" | "trace";
   onLog?: (line: string) => void;
+  /** OS scheduling niceness of the Ponder process (default 10: below the trading path, see docs/decisions.md) */
+  nice?: number;
 }
 
 export interface RunningIndexer {
@@ -85,6 +88,16 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
     // stdin is a pipe only so that the child notices when this process dies (exit-with-parent.cjs)
     { cwd: findRepoRoot(indexerDir), env, stdio: ["pipe", "pipe", "pipe"] },
   );
+
+  // The read model yields the cores to the matcher, the batcher and the chain under load and catches up
+  // when they idle: an exchange settles first and indexes second.
+  if (child.pid !== undefined && (opts.nice ?? 10) !== 0) {
+    try {
+      os.setPriority(child.pid, opts.nice ?? 10);
+    } catch {
+      // not permitted here: run at the parent's priority
+    }
+  }
 
   let port = requestedPort;
   let listening = false;

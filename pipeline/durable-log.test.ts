@@ -22,3 +22,25 @@ test("records survive a reopen; a torn last line is dropped and appends continue
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("appends made while a flush is on its way to disk resolve in order, and close keeps what is pending", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "dlog-"));
+  try {
+    const file = join(dir, "x.jsonl");
+    const a = openDurableLog<{ n: number }>(file);
+    const order: number[] = [];
+    const first = a.append({ n: 1 }).then(() => order.push(1));
+    // next turn: the first flush has started its fsync, these wait for the next one
+    await new Promise((r) => setImmediate(r));
+    const later = [2, 3, 4].map((n) => a.append({ n }).then(() => order.push(n)));
+    await Promise.all([first, ...later]);
+    assert.deepEqual(order, [1, 2, 3, 4]);
+    const pending = a.append({ n: 5 });
+    a.close(); // before the scheduled flush ran
+    await pending;
+    await assert.rejects(a.append({ n: 6 }), /closed/);
+    assert.deepEqual(openDurableLog<{ n: number }>(file).records.map((r) => r.n), [1, 2, 3, 4, 5]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

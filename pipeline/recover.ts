@@ -3,9 +3,9 @@
 // recoverTypedDataAddress (pipeline/recover.bench.ts), which decides whether 2,000 orders/s fit on
 // one core. @noble/curves stays as the fallback when the native build cannot load.
 import { secp256k1 as nobleSecp } from "@noble/curves/secp256k1.js";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import type { Address, Hex } from "viem";
+import { keccak256Bytes } from "./keccak";
 
 interface NativeSecp256k1 {
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
@@ -53,7 +53,7 @@ export function recoverSigner(digest: Hex, signature: Hex): Address | null {
       const pub = nobleSecp.recoverPublicKey(rec, msg, { prehash: false });
       uncompressed = nobleSecp.Point.fromBytes(pub).toBytes(false);
     }
-    return ("0x" + bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12))) as Address;
+    return ("0x" + bytesToHex(keccak256Bytes(uncompressed.subarray(1)).subarray(12))) as Address;
   } catch {
     return null;
   }

@@ -6,6 +6,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ORDER_TYPES, getSettlementDomain as settlementDomain, type Order } from "./order";
 import { createOrderDigester, getDomainSeparator } from "./order-digest";
 import { recoverSigner } from "./recover";
+import { keccak256Bytes, keccakBackend, nobleKeccak256 } from "./keccak";
 
 const domain = settlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
 const digest = createOrderDigester(getDomainSeparator(domain));
@@ -41,4 +42,14 @@ test("recoverSigner returns the signer, null for a tampered or high-s signature"
   assert.equal(recoverSigner(digest(o), high), null);
   assert.equal(recoverSigner(digest(o), "0x1234"), null);
   assert.equal(recoverSigner(digest(o), (sig.slice(0, 130) + "05") as `0x${string}`), null);
+});
+
+test("the native keccak and @noble/hashes agree on every length around the 136-byte rate", () => {
+  assert.equal(keccakBackend, "native");
+  fc.assert(
+    fc.property(fc.uint8Array({ minLength: 0, maxLength: 420 }), (data) => {
+      assert.deepEqual(Buffer.from(keccak256Bytes(data)), Buffer.from(nobleKeccak256(data)));
+    }),
+    { numRuns: 300 },
+  );
 });
