@@ -54,6 +54,7 @@ const envSchema = z.object({
     .pipe(z.array(privateKey)),
   BATCHER_MAX_TRADES: z.coerce.number().int().positive().default(100),
   BATCHER_MAX_DELAY_MS: z.coerce.number().int().nonnegative().default(20),
+  BATCHER_MAX_INFLIGHT: z.coerce.number().int().min(1).max(8).default(2),
   CHAIN_JOURNAL_FSYNC: bool.default(true),
   STACK_COMPONENTS: z
     .string()
@@ -113,7 +114,7 @@ export interface Config {
     readonly relayer: KeyPair;
     readonly demoTraders: readonly KeyPair[];
   };
-  readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number };
+  readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number; readonly maxInFlight: number };
   /** fsync every chain journal append (off only for throwaway benchmarks). */
   readonly chainJournalFsync: boolean;
   /** Which of the stack's default components `npm start` runs: ["all"], ["none"], or names. */
@@ -197,7 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       relayer: keyPair(e.RELAYER_PRIVATE_KEY),
       demoTraders: e.DEMO_PRIVATE_KEYS.map(keyPair),
     },
-    batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS },
+    batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS, maxInFlight: e.BATCHER_MAX_INFLIGHT },
     chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,
     stackComponents: e.STACK_COMPONENTS,
     logLevel: e.LOG_LEVEL,

@@ -1,12 +1,19 @@
 // Groups matched trades into settle batches (by count and by time) and settles each exactly once, in order.
-// Before a batch is sent its composition (batch id -> trade seq range) is on disk; after a crash the
-// contract's nextBatchId says which batches landed, and the one in flight (if any) is re-sent with the same
-// trades. A revert is never skipped: the batcher halts, logs the decoded error and reports it to health.
+// Up to `maxInFlight` batches are on their way at once (batch k+1 is sent while the chain executes k), in
+// batch-id order: the sender delivers sends in call order. Before a batch is sent its composition (batch
+// id -> trade seq range) is on disk; after a crash the contract's nextBatchId says which batches landed, and
+// the first one that did not is re-sent with the same trades. When a batch fails, every batch behind it
+// ends first; the ones that landed count, the rest are re-sent in order with the same trades (retryable)
+// or the batcher halts (a revert is never skipped: it logs the decoded error and reports it to health).
 import type { Hex } from "viem";
-import { buildSettleArgs, type SignedOrder } from "../sdk/settle-batch";
+import {
+  buildSettleArgs,
+  type SettleArgs,
+  type SignedOrder,
+} from "../sdk/settle-batch";
 import { openDurableLog, type DurableLog } from "./durable-log";
 import { FatalChainError } from "./errors";
-import type { SettleSender } from "./settle-sender";
+import type { SettleResult, SettleSender } from "./settle-sender";
 
 export interface SettleableTrade {
   /** the engine event sequence number of the trade (strictly increasing) */
@@ -34,7 +41,12 @@ export interface SettledBatch {
   settledAtMs: number;
 }
 
-export type BatcherState = "starting" | "running" | "retrying" | "halted" | "stopped";
+export type BatcherState =
+  | "starting"
+  | "running"
+  | "retrying"
+  | "halted"
+  | "stopped";
 
 export interface BatcherHealth {
   state: BatcherState;
@@ -51,7 +63,13 @@ export interface BatcherDeps {
   signedOrder(hash: Hex): SignedOrder | undefined;
   maxTrades: number;
   maxDelayMs: number;
-  logger?: { info(o: object, m?: string): void; error(o: object, m?: string): void; warn(o: object, m?: string): void };
+  /** batches sent and not yet confirmed, at most (default 2; 1 = one at a time) */
+  maxInFlight?: number;
+  logger?: {
+    info(o: object, m?: string): void;
+    error(o: object, m?: string): void;
+    warn(o: object, m?: string): void;
+  };
   onSettled?(b: SettledBatch): void;
   onHalt?(reason: string): void;
   fsync?: boolean;
@@ -73,11 +91,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function createBatcher(deps: BatcherDeps): Batcher {
   let store: DurableLog<BatchRecord>;
   const byId = new Map<string, BatchRecord>();
+  const maxInFlight = Math.max(1, deps.maxInFlight ?? 2);
+  /** the next batch id to be confirmed (the contract's nextBatchId once every flight landed) */
   let nextId = 0n;
   let lastSettledSeq = -1;
   /** a batch persisted but not known to be settled at start: must be re-sent with exactly these trades */
   let resend: BatchRecord | undefined;
+  /** every unsettled trade in seq order; the first `dispatched` of them belong to the flights */
   const queue: SettleableTrade[] = [];
+  let dispatched = 0;
+  /** batches sent (or being sent), oldest first */
+  let flights: Flight[] = [];
+  /** sends leave in batch-id order: each waits for the previous one's hand-over to the sender */
+  let dispatchTail: Promise<unknown> = Promise.resolve();
   let state: BatcherState = "starting";
   let lastError: string | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -87,122 +113,262 @@ export function createBatcher(deps: BatcherDeps): Batcher {
   const drainWaiters: (() => void)[] = [];
   const log = deps.logger;
 
-  function notifyDrained(): void {
-    if (queue.length === 0 || state === "halted" || state === "stopped") drainWaiters.splice(0).forEach((r) => r());
+  interface Flight {
+    batchId: bigint;
+    trades: SettleableTrade[];
+    args: SettleArgs;
+    /** settles with the send's outcome; never rejects */
+    outcome: Promise<{ ok: SettleResult } | { err: unknown }>;
   }
 
+  function notifyDrained(): void {
+    if (queue.length === 0 || state === "halted" || state === "stopped")
+      drainWaiters.splice(0).forEach((r) => r());
+  }
+
+  /** The next batch to send from the trades behind the flights, or null when none is due yet. */
   function takeBatch(): SettleableTrade[] | null {
-    if (queue.length === 0) return null;
+    const avail = queue.length - dispatched;
+    if (avail <= 0) return null;
     if (resend) {
+      if (dispatched > 0) return null; // only ever the first batch after a start
       const upTo = queue.findIndex((t) => t.seq > resend!.toSeq);
       const n = upTo === -1 ? queue.length : upTo;
       if (n < resend.tradeCount) return null; // the replay has not re-pushed all of it yet
       return queue.slice(0, n);
     }
-    const oldest = queue[0].matchedAtMs;
-    if (queue.length >= deps.maxTrades || Date.now() - oldest >= deps.maxDelayMs) return queue.slice(0, deps.maxTrades);
+    const oldest = queue[dispatched].matchedAtMs;
+    if (avail >= deps.maxTrades || Date.now() - oldest >= deps.maxDelayMs)
+      return queue.slice(dispatched, dispatched + deps.maxTrades);
     return null;
   }
 
-  async function settleOne(trades: SettleableTrade[]): Promise<void> {
-    const batchId = nextId;
-    const rec: BatchRecord = { batchId: batchId.toString(), fromSeq: trades[0].seq, toSeq: trades[trades.length - 1].seq, tradeCount: trades.length };
-    if (!resend) {
-      await store.append(rec);
-      byId.set(rec.batchId, rec);
-    }
+  function argsFor(batchId: bigint, trades: SettleableTrade[]): SettleArgs {
     const orders: SignedOrder[] = [];
     for (const t of trades) {
       for (const h of [t.makerHash, t.takerHash]) {
         const so = deps.signedOrder(h);
-        if (!so) throw new FatalChainError(`batch ${batchId}: signed order ${h} unknown`);
+        if (!so)
+          throw new FatalChainError(
+            `batch ${batchId}: signed order ${h} unknown`
+          );
         orders.push(so);
       }
     }
-    const args = buildSettleArgs(
+    return buildSettleArgs(
       orders,
-      trades.map((t) => ({ makerHash: t.makerHash, takerHash: t.takerHash, baseAmount: t.baseAmount, price: t.price })),
+      trades.map((t) => ({
+        makerHash: t.makerHash,
+        takerHash: t.takerHash,
+        baseAmount: t.baseAmount,
+        price: t.price,
+      }))
     );
-    let attempt = 0;
-    for (;;) {
-      try {
-        const r = await deps.sender.send(batchId, args);
-        done(batchId, trades, r.txHash, r.gasUsed);
-        return;
-      } catch (e) {
-        if (e instanceof FatalChainError) {
-          // an earlier attempt of this very batch may have landed (receipt lost): then it is done
-          const onChain = await deps.sender.nextBatchId().catch(() => batchId);
-          if (onChain > batchId) {
-            done(batchId, trades, "0x" as Hex, 0n);
-            return;
-          }
-          throw e;
-        }
-        attempt += 1;
-        state = "retrying";
-        lastError = (e as Error).message;
-        log?.warn({ batchId: batchId.toString(), attempt, err: lastError }, "settle failed, retrying");
-        await sleep(Math.min(5_000, 25 * 2 ** Math.min(attempt, 8)));
-        const onChain = await deps.sender.nextBatchId().catch(() => batchId);
-        if (onChain > batchId) {
-          done(batchId, trades, "0x" as Hex, 0n);
-          return;
-        }
-        if (state !== "retrying") return; // stopped meanwhile
-        state = "running";
-      }
+  }
+
+  /** Persists the composition (unless it is already on disk), then hands the batch to the sender in order. */
+  function launch(
+    batchId: bigint,
+    trades: SettleableTrade[],
+    args: SettleArgs,
+    persist: boolean
+  ): Flight {
+    let persisted: Promise<void> = Promise.resolve();
+    if (persist) {
+      const rec: BatchRecord = {
+        batchId: batchId.toString(),
+        fromSeq: trades[0].seq,
+        toSeq: trades[trades.length - 1].seq,
+        tradeCount: trades.length,
+      };
+      persisted = store.append(rec);
+      byId.set(rec.batchId, rec);
+    }
+    const gate = dispatchTail.then(() => persisted);
+    dispatchTail = gate.catch(() => undefined);
+    const outcome = gate
+      .then(() => deps.sender.send(batchId, args))
+      .then(
+        (ok) => ({ ok }),
+        (err: unknown) => ({ err })
+      );
+    return { batchId, trades, args, outcome };
+  }
+
+  function done(
+    batchId: bigint,
+    trades: SettleableTrade[],
+    txHash: Hex,
+    gasUsed: bigint
+  ): void {
+    queue.splice(0, trades.length);
+    dispatched -= trades.length;
+    lastSettledSeq = trades[trades.length - 1].seq;
+    nextId = batchId + 1n;
+    if (state === "retrying") state = "running";
+    deps.onSettled?.({
+      batchId,
+      trades,
+      txHash,
+      gasUsed,
+      settledAtMs: Date.now(),
+    });
+    notifyDrained();
+  }
+
+  /** Sends every batch that is due while there is room in flight. */
+  function fill(): void {
+    while (
+      flights.length < maxInFlight &&
+      (state === "running" || state === "retrying")
+    ) {
+      const batch = takeBatch();
+      if (!batch) return;
+      const batchId = nextId + BigInt(flights.length);
+      const args = argsFor(batchId, batch);
+      const isResend = resend !== undefined;
+      resend = undefined;
+      flights.push(launch(batchId, batch, args, !isResend));
+      dispatched += batch.length;
     }
   }
 
-  function done(batchId: bigint, trades: SettleableTrade[], txHash: Hex, gasUsed: bigint): void {
-    queue.splice(0, trades.length);
-    lastSettledSeq = trades[trades.length - 1].seq;
-    nextId = batchId + 1n;
-    resend = undefined;
-    if (state === "retrying") state = "running";
-    deps.onSettled?.({ batchId, trades, txHash, gasUsed, settledAtMs: Date.now() });
-    notifyDrained();
+  /** After a failure: let every flight end, keep the ones that landed, re-send the rest in order or halt. */
+  async function recover(): Promise<void> {
+    let attempt = 0;
+    for (;;) {
+      const outcomes = await Promise.all(flights.map((f) => f.outcome));
+      let onChain: bigint;
+      try {
+        onChain = await deps.sender.nextBatchId();
+      } catch (e) {
+        onChain = -1n; // unknown: retried below
+        lastError = (e as Error).message;
+      }
+      if (onChain >= 0n) {
+        while (flights.length > 0 && flights[0].batchId < onChain) {
+          const f = flights.shift()!;
+          const o = outcomes.shift()!;
+          // landed, though its receipt may have been lost
+          if ("ok" in o) done(f.batchId, f.trades, o.ok.txHash, o.ok.gasUsed);
+          else done(f.batchId, f.trades, "0x" as Hex, 0n);
+        }
+        if (flights.length === 0) return;
+        const first = outcomes[0];
+        if ("ok" in first) {
+          // confirmed by its receipt yet not counted by the chain's nextBatchId (a stale read): ask again
+        } else if (first.err instanceof FatalChainError) throw first.err;
+        else lastError = (first.err as Error).message;
+      }
+      attempt += 1;
+      state = "retrying";
+      log?.warn(
+        {
+          batchId: flights[0].batchId.toString(),
+          attempt,
+          inFlight: flights.length,
+          err: lastError,
+        },
+        "settle failed, retrying"
+      );
+      await sleep(Math.min(5_000, 25 * 2 ** Math.min(attempt, 8)));
+      if (state !== "retrying") return; // stopped meanwhile
+      deps.sender.reset?.();
+      flights = flights.map((f) => launch(f.batchId, f.trades, f.args, false));
+    }
+  }
+
+  function waitForWork(): Promise<"wake"> {
+    return new Promise<"wake">((r) => {
+      wake = () => r("wake");
+      const behind = queue.length - dispatched;
+      if (behind > 0 && flights.length < maxInFlight && !resend)
+        timer = setTimeout(
+          wake,
+          Math.max(
+            1,
+            deps.maxDelayMs - (Date.now() - queue[dispatched].matchedAtMs)
+          )
+        );
+    });
   }
 
   async function run(): Promise<void> {
     while (state === "running" || state === "retrying") {
-      const batch = takeBatch();
-      if (!batch) {
-        await new Promise<void>((r) => {
-          wake = r;
-          if (queue.length > 0) timer = setTimeout(r, Math.max(1, deps.maxDelayMs - (Date.now() - queue[0].matchedAtMs)));
-        });
-        wake = undefined;
-        if (timer) clearTimeout(timer);
-        timer = undefined;
-        continue;
-      }
       try {
-        await settleOne(batch);
+        fill();
+        if (flights.length === 0) {
+          await waitForWork();
+          continue;
+        }
+        const oldest = flights[0];
+        const next =
+          flights.length < maxInFlight
+            ? await Promise.race([oldest.outcome, waitForWork()])
+            : await oldest.outcome;
+        if (next === "wake") continue;
+        if ("ok" in next) {
+          flights.shift();
+          done(oldest.batchId, oldest.trades, next.ok.txHash, next.ok.gasUsed);
+          continue;
+        }
+        await recover();
       } catch (e) {
         state = "halted";
         lastError = (e as Error).message;
         const fe = e as FatalChainError;
-        log?.error({ batchId: nextId.toString(), fromSeq: batch[0].seq, toSeq: batch[batch.length - 1].seq, revert: fe.revertName, args: fe.revertArgs?.map(String), err: lastError }, "batcher halted: a batch cannot settle");
+        const batch =
+          flights[0]?.trades ?? queue.slice(dispatched, dispatched + 1);
+        log?.error(
+          {
+            batchId: (flights[0]?.batchId ?? nextId).toString(),
+            fromSeq: batch[0]?.seq,
+            toSeq: batch[batch.length - 1]?.seq,
+            revert: fe.revertName,
+            args: fe.revertArgs?.map(String),
+            err: lastError,
+          },
+          "batcher halted: a batch cannot settle"
+        );
         deps.onHalt?.(lastError);
         notifyDrained();
+      } finally {
+        wake = undefined;
+        if (timer) clearTimeout(timer);
+        timer = undefined;
       }
     }
+    // stopping: what is on its way still counts when it lands
+    if (state === "stopped")
+      for (const f of flights) {
+        const o = await f.outcome;
+        if (!("ok" in o)) break;
+        done(f.batchId, f.trades, o.ok.txHash, o.ok.gasUsed);
+      }
   }
 
   return {
     async start() {
-      store = openDurableLog<BatchRecord>(deps.storeFile, { fsync: deps.fsync ?? true });
+      store = openDurableLog<BatchRecord>(deps.storeFile, {
+        fsync: deps.fsync ?? true,
+      });
       for (const r of store.records) byId.set(r.batchId, r);
       nextId = await deps.sender.nextBatchId();
       const prev = byId.get((nextId - 1n).toString());
-      if (nextId > 0n && !prev) throw new Error(`batch store ${deps.storeFile} lacks batch ${nextId - 1n} that the chain settled`);
+      if (nextId > 0n && !prev)
+        throw new Error(
+          `batch store ${deps.storeFile} lacks batch ${
+            nextId - 1n
+          } that the chain settled`
+        );
       lastSettledSeq = prev ? prev.toSeq : -1;
       resend = byId.get(nextId.toString());
       lastPushedSeq = lastSettledSeq;
       state = "running";
-      log?.info({ nextBatchId: nextId.toString(), lastSettledSeq, resend }, "batcher resumed");
+      log?.info(
+        { nextBatchId: nextId.toString(), lastSettledSeq, resend },
+        "batcher resumed"
+      );
       loop = run();
       return { lastSettledSeq };
     },
@@ -210,7 +376,8 @@ export function createBatcher(deps: BatcherDeps): Batcher {
       if (t.seq <= lastPushedSeq) return; // already settled (or pushed): exactly once
       lastPushedSeq = t.seq;
       queue.push(t);
-      if (wake && (queue.length >= deps.maxTrades || queue.length === 1 || resend)) wake();
+      const behind = queue.length - dispatched;
+      if (wake && (behind >= deps.maxTrades || behind === 1 || resend)) wake();
     },
     drain() {
       if (queue.length === 0 || state === "halted") return Promise.resolve();
@@ -220,11 +387,18 @@ export function createBatcher(deps: BatcherDeps): Batcher {
       state = "stopped";
       wake?.();
       await loop?.catch(() => undefined);
+      deps.sender.close?.();
       store?.close();
       notifyDrained();
     },
     health() {
-      return { state, nextBatchId: nextId.toString(), queuedTrades: queue.length, lastSettledSeq, lastError };
+      return {
+        state,
+        nextBatchId: nextId.toString(),
+        queuedTrades: queue.length,
+        lastSettledSeq,
+        lastError,
+      };
     },
   };
 }

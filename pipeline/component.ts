@@ -35,6 +35,7 @@ export const pipelineComponent: Component = {
       dataDir: path.join(ctx.config.dataDir, "pipeline"),
       maxTrades: ctx.config.batcher.maxTrades,
       maxDelayMs: ctx.config.batcher.maxDelayMs,
+      maxInFlight: ctx.config.batcher.maxInFlight,
       ...(process.env.PIPELINE_MAX_BACKLOG_TRADES ? { maxBacklogTrades: Number(process.env.PIPELINE_MAX_BACKLOG_TRADES) } : {}),
       logger: log,
     });

@@ -32,6 +32,8 @@ export interface PipelineOptions {
   dataDir: string;
   maxTrades?: number;
   maxDelayMs?: number;
+  /** settle batches sent and not yet confirmed, at most (default 2) */
+  maxInFlight?: number;
   /** matched-but-unsettled trades above which new orders are shed (SERVICE_UNAVAILABLE); 0 = no limit */
   maxBacklogTrades?: number;
   expiryMarginMs?: number;
@@ -170,6 +172,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     signedOrder: service.signedOrder,
     maxTrades: opts.maxTrades ?? 100,
     maxDelayMs: opts.maxDelayMs ?? 20,
+    maxInFlight: opts.maxInFlight ?? 2,
     fsync: opts.fsync,
     logger: log,
     onSettled: (b) => {

@@ -1,9 +1,12 @@
-// Sends one settlePacked transaction with the operator key through viem and fetches its receipt. Keeps the
-// operator's nonce itself (no eth_getTransactionCount per batch), signs locally and sends the raw
-// transaction (no eth_chainId/estimate round trips) together with eth_getTransactionReceipt of its hash in
-// ONE JSON-RPC batch request: the chain proxy runs a batch's items in order and Hardhat automines, so the
-// receipt exists by the time the second item runs (one HTTP round trip per batch; polling only as a
-// fallback for a node that does not automine).
+// Sends settlePacked transactions with the operator key and fetches their receipts. Keeps the operator's
+// nonce itself (no eth_getTransactionCount per batch), signs locally and sends each raw transaction
+// (no eth_chainId/estimate round trips) together with eth_getTransactionReceipt of its hash in ONE JSON-RPC
+// batch message: the chain proxy runs a batch's items in order and Hardhat automines, so the receipt
+// exists by the time the second item runs (polling only as a fallback for a node that does not automine).
+// Several sends may be in flight (the batcher sends batch k+1 while the chain executes k). They travel on
+// ONE WebSocket, in call order, so they reach the chain in nonce order; HTTP requests on separate
+// connections could overtake each other. After any failure nothing more is sent until reset(), which the
+// batcher calls once every flight has ended (then the nonce is read again from the chain).
 // Sorts failures into retryable (network, node restart, nonce race) and fatal (a revert, decoded to the
 // contract's custom error).
 import {
@@ -22,6 +25,7 @@ import {
   type PublicClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { WebSocket } from "ws";
 import { encodePackedBatch, type SettleArgs } from "../sdk/settle-batch";
 import { FatalChainError, RetryableChainError } from "./errors";
 import { settlementAbi } from "./settlement-abi";
@@ -35,10 +39,15 @@ export interface SettleResult {
 export interface SettleSender {
   nextBatchId(): Promise<bigint>;
   send(batchId: bigint, args: SettleArgs): Promise<SettleResult>;
+  /** Re-opens the sender after a failure (nonce read again from the chain): call when no send is in flight. */
+  reset?(): void;
+  close?(): void;
 }
 
 export interface SettleSenderDeps {
   rpcUrl: string;
+  /** WebSocket endpoint of the same chain for the sends (default: rpcUrl with ws:// instead of http://) */
+  wsUrl?: string;
   chainId: number;
   settlement: Address;
   operatorKey: Hex;
@@ -46,7 +55,8 @@ export interface SettleSenderDeps {
   pollingIntervalMs?: number;
 }
 
-const RETRYABLE = /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|timed? ?out|nonce too (low|high)|nonce has already been used|replacement transaction underpriced|already known|HTTP request failed/i;
+const RETRYABLE =
+  /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|timed? ?out|nonce too (low|high)|nonce has already been used|replacement transaction underpriced|already known|HTTP request failed/i;
 
 export function createSettleSender(deps: SettleSenderDeps): SettleSender {
   const abi = settlementAbi();
@@ -57,8 +67,17 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
     rpcUrls: { default: { http: [deps.rpcUrl] } },
   });
   // one settle at a time, so JSON-RPC batching would only add a timer; Node's fetch keeps the connection alive
-  const transport = http(deps.rpcUrl, { retryCount: 0, timeout: 30_000, batch: false });
-  const publicClient = createPublicClient({ chain, transport, pollingInterval: deps.pollingIntervalMs ?? 5, cacheTime: 0 }) as PublicClient;
+  const transport = http(deps.rpcUrl, {
+    retryCount: 0,
+    timeout: 30_000,
+    batch: false,
+  });
+  const publicClient = createPublicClient({
+    chain,
+    transport,
+    pollingInterval: deps.pollingIntervalMs ?? 5,
+    cacheTime: 0,
+  }) as PublicClient;
   const account = privateKeyToAccount(deps.operatorKey);
   let nonce: number | undefined;
   let gasPrice: bigint | undefined;
@@ -66,72 +85,218 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
 
   function decodeRevert(e: unknown): FatalChainError | null {
     if (!(e instanceof BaseError)) return null;
-    const reverted = e.walk((x) => x instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
-    if (reverted?.data) return new FatalChainError(`settle reverted: ${reverted.data.errorName}`, reverted.data.errorName, reverted.data.args ?? [], { cause: e });
-    const withData = e.walk((x) => typeof (x as { data?: unknown }).data === "string" && /^0x[0-9a-f]{8}/i.test((x as { data: string }).data)) as { data?: Hex } | null;
+    const reverted = e.walk(
+      (x) => x instanceof ContractFunctionRevertedError
+    ) as ContractFunctionRevertedError | null;
+    if (reverted?.data)
+      return new FatalChainError(
+        `settle reverted: ${reverted.data.errorName}`,
+        reverted.data.errorName,
+        reverted.data.args ?? [],
+        { cause: e }
+      );
+    const withData = e.walk(
+      (x) =>
+        typeof (x as { data?: unknown }).data === "string" &&
+        /^0x[0-9a-f]{8}/i.test((x as { data: string }).data)
+    ) as { data?: Hex } | null;
     if (withData?.data) {
       try {
         const d = decodeErrorResult({ abi, data: withData.data });
-        return new FatalChainError(`settle reverted: ${d.errorName}`, d.errorName, d.args ?? [], { cause: e });
+        return new FatalChainError(
+          `settle reverted: ${d.errorName}`,
+          d.errorName,
+          d.args ?? [],
+          { cause: e }
+        );
       } catch {
-        return new FatalChainError(`settle reverted with data ${withData.data}`, undefined, undefined, { cause: e });
+        return new FatalChainError(
+          `settle reverted with data ${withData.data}`,
+          undefined,
+          undefined,
+          { cause: e }
+        );
       }
     }
-    if (/revert/i.test(e.message) && !RETRYABLE.test(e.message)) return new FatalChainError(`settle reverted: ${e.shortMessage}`, undefined, undefined, { cause: e });
+    if (/revert/i.test(e.message) && !RETRYABLE.test(e.message))
+      return new FatalChainError(
+        `settle reverted: ${e.shortMessage}`,
+        undefined,
+        undefined,
+        { cause: e }
+      );
     return null;
   }
 
   function classify(e: unknown): Error {
     const fatal = decodeRevert(e);
     if (fatal) return fatal;
-    if (e instanceof BaseError && /invalid parameters|exceeds|intrinsic gas|insufficient funds/i.test(`${e.shortMessage} ${e.details ?? ""}`)) {
-      return new FatalChainError(`settle refused by the node: ${e.shortMessage} ${e.details ?? ""}`, undefined, undefined, { cause: e });
+    if (
+      e instanceof BaseError &&
+      /invalid parameters|exceeds|intrinsic gas|insufficient funds/i.test(
+        `${e.shortMessage} ${e.details ?? ""}`
+      )
+    ) {
+      return new FatalChainError(
+        `settle refused by the node: ${e.shortMessage} ${e.details ?? ""}`,
+        undefined,
+        undefined,
+        { cause: e }
+      );
     }
-    const msg = e instanceof BaseError ? `${e.shortMessage} ${e.details ?? ""}` : String((e as Error)?.message ?? e);
+    const msg =
+      e instanceof BaseError
+        ? `${e.shortMessage} ${e.details ?? ""}`
+        : String((e as Error)?.message ?? e);
     if (/nonce/i.test(msg)) nonce = undefined; // resync before the retry
-    if (RETRYABLE.test(msg) || e instanceof BaseError) return new RetryableChainError(msg, { cause: e });
+    if (RETRYABLE.test(msg) || e instanceof BaseError)
+      return new RetryableChainError(msg, { cause: e });
     return new RetryableChainError(msg, { cause: e });
   }
 
-  /** eth_sendRawTransaction + eth_getTransactionReceipt in one batch request; a send error is thrown as
+  // ---- the one WebSocket the sends travel on
+  const wsUrl = deps.wsUrl ?? deps.rpcUrl.replace(/^http/, "ws");
+  type Rpc = {
+    id: number;
+    result?: unknown;
+    error?: { code: number; message: string; data?: unknown };
+  };
+  let socket: WebSocket | undefined;
+  let opening: Promise<WebSocket> | undefined;
+  /** send rpc id -> the waiter of its batch answer */
+  const pending = new Map<
+    number,
+    { resolve: (r: Rpc[]) => void; reject: (e: Error) => void }
+  >();
+  let nextRpcId = 1;
+  /** set by any failure: no send leaves until reset() */
+  let broken: string | undefined;
+  let closed = false;
+  /** sends prepare (nonce, gas price, signature) and leave one after another, in call order */
+  let dispatchTail: Promise<unknown> = Promise.resolve();
+
+  function connect(): Promise<WebSocket> {
+    if (socket?.readyState === WebSocket.OPEN) return Promise.resolve(socket);
+    opening ??= new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(wsUrl);
+      ws.once("open", () => {
+        socket = ws;
+        opening = undefined;
+        resolve(ws);
+      });
+      ws.once("error", (e) => {
+        opening = undefined;
+        reject(new Error(`socket hang up: ${e.message}`));
+      });
+      ws.on("message", (data) => {
+        let answer: Rpc[];
+        try {
+          const parsed = JSON.parse(data.toString()) as Rpc | Rpc[];
+          answer = Array.isArray(parsed) ? parsed : [parsed];
+        } catch {
+          return;
+        }
+        for (const item of answer) {
+          const waiter = pending.get(item.id);
+          if (waiter) {
+            pending.delete(item.id);
+            waiter.resolve(answer);
+          }
+        }
+      });
+      ws.on("close", () => {
+        if (socket === ws) socket = undefined;
+        if (pending.size > 0)
+          broken ??= "the connection closed with sends in flight";
+        for (const w of pending.values()) w.reject(new Error("socket hang up"));
+        pending.clear();
+      });
+    });
+    return opening;
+  }
+
+  /** eth_sendRawTransaction + eth_getTransactionReceipt as one batch message; a send error is thrown as
    *  viem's RpcRequestError (with the revert data when the node gives it), a missing receipt is null. */
-  async function sendWithReceipt(raw: Hex, txHash: Hex) {
+  async function sendWithReceipt(ws: WebSocket, raw: Hex, txHash: Hex) {
+    const id = nextRpcId;
+    nextRpcId += 2;
     const body = [
-      { jsonrpc: "2.0", id: 1, method: "eth_sendRawTransaction", params: [raw] },
-      { jsonrpc: "2.0", id: 2, method: "eth_getTransactionReceipt", params: [txHash] },
+      { jsonrpc: "2.0", id, method: "eth_sendRawTransaction", params: [raw] },
+      {
+        jsonrpc: "2.0",
+        id: id + 1,
+        method: "eth_getTransactionReceipt",
+        params: [txHash],
+      },
     ];
-    type Rpc = { id: number; result?: unknown; error?: { code: number; message: string; data?: unknown } };
-    const res = await fetch(deps.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
-    if (!res.ok) throw new Error(`HTTP request failed: ${res.status}`);
-    const out = (await res.json()) as Rpc[];
-    const sent = out.find((r) => r.id === 1);
-    const rec = out.find((r) => r.id === 2);
-    if (!sent) throw new Error("HTTP request failed: no answer to eth_sendRawTransaction");
-    if (sent.error) {
-      const d = sent.error.data as { data?: unknown } | string | undefined;
-      const data = typeof d === "string" ? d : typeof d?.data === "string" ? d.data : d;
-      throw new RpcRequestError({ body, error: { ...sent.error, data }, url: deps.rpcUrl });
-    }
-    if (!rec?.result) return null;
-    return formatTransactionReceipt(rec.result as never);
+    const answer = new Promise<Rpc[]>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      const timer = setTimeout(() => {
+        if (pending.delete(id))
+          reject(new Error("timed out waiting for the send's answer"));
+      }, 30_000);
+      timer.unref();
+    });
+    ws.send(JSON.stringify(body));
+    return async () => {
+      const out = await answer;
+      const sent = out.find((r) => r.id === id);
+      const rec = out.find((r) => r.id === id + 1);
+      if (!sent)
+        throw new Error(
+          "HTTP request failed: no answer to eth_sendRawTransaction"
+        );
+      if (sent.error) {
+        const d = sent.error.data as { data?: unknown } | string | undefined;
+        const data =
+          typeof d === "string" ? d : typeof d?.data === "string" ? d.data : d;
+        throw new RpcRequestError({
+          body,
+          error: { ...sent.error, data },
+          url: wsUrl,
+        });
+      }
+      if (!rec?.result) return null;
+      return formatTransactionReceipt(rec.result as never);
+    };
   }
 
   /** Replays a reverted transaction as a call at its block to learn the custom error. */
-  async function diagnose(batchId: bigint, data: Hex, blockNumber: bigint): Promise<FatalChainError> {
+  async function diagnose(
+    batchId: bigint,
+    data: Hex,
+    blockNumber: bigint
+  ): Promise<FatalChainError> {
     try {
-      await publicClient.call({ account: account.address, to: deps.settlement, data, blockNumber: blockNumber - 1n });
-      return new FatalChainError(`settle ${batchId} reverted on chain but its replay succeeds (out of gas?)`);
+      await publicClient.call({
+        account: account.address,
+        to: deps.settlement,
+        data,
+        blockNumber: blockNumber - 1n,
+      });
+      return new FatalChainError(
+        `settle ${batchId} reverted on chain but its replay succeeds (out of gas?)`
+      );
     } catch (e) {
-      return decodeRevert(e) ?? new FatalChainError(`settle ${batchId} reverted: ${String(e)}`);
+      return (
+        decodeRevert(e) ??
+        new FatalChainError(`settle ${batchId} reverted: ${String(e)}`)
+      );
     }
   }
 
   return {
     async nextBatchId() {
       try {
-        return (await publicClient.readContract({ address: deps.settlement, abi, functionName: "nextBatchId" })) as bigint;
+        return (await publicClient.readContract({
+          address: deps.settlement,
+          abi,
+          functionName: "nextBatchId",
+        })) as bigint;
       } catch (e) {
-        throw new RetryableChainError(`nextBatchId: ${(e as Error).message}`, { cause: e });
+        throw new RetryableChainError(`nextBatchId: ${(e as Error).message}`, {
+          cause: e,
+        });
       }
     },
 
@@ -139,49 +304,126 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
       const t0 = performance.now();
       let data: Hex;
       try {
-        data = encodeFunctionData({ abi, functionName: "settlePacked", args: [batchId, encodePackedBatch(args)] });
+        data = encodeFunctionData({
+          abi,
+          functionName: "settlePacked",
+          args: [batchId, encodePackedBatch(args)],
+        });
       } catch (e) {
         // a value that does not fit the packed layout (intake refuses those): no retry can fix it
-        throw new FatalChainError(`settle ${batchId}: cannot encode the batch: ${(e as Error).message}`, undefined, undefined, { cause: e });
-      }
-      try {
-        if (nonce === undefined) nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: "pending" });
-        if (gasPrice === undefined || Date.now() - gasPriceAt > 2_000) {
-          gasPrice = ((await publicClient.getGasPrice()) * 3n) / 2n;
-          gasPriceAt = Date.now();
-        }
-      } catch (e) {
-        throw classify(e);
+        throw new FatalChainError(
+          `settle ${batchId}: cannot encode the batch: ${(e as Error).message}`,
+          undefined,
+          undefined,
+          { cause: e }
+        );
       }
       // Generous fixed limit instead of an estimate: an estimate runs the whole batch twice on the node.
       // Capped under the per-transaction gas cap (2^24, EIP-7825) that Hardhat enforces.
-      const want = 200_000n + 40_000n * BigInt(args.orders.length) + 40_000n * BigInt(args.fills.length);
+      const want =
+        200_000n +
+        40_000n * BigInt(args.orders.length) +
+        40_000n * BigInt(args.fills.length);
       const gas = want < 16_000_000n ? want : 16_000_000n;
-      const raw = await account.signTransaction({ chainId: deps.chainId, to: deps.settlement, data, nonce, gas, gasPrice, type: "legacy" });
-      const tSend = performance.now();
-      const txHash = keccak256(raw);
-      let receipt: Awaited<ReturnType<PublicClient["getTransactionReceipt"]>> | null;
+      const dispatched = dispatchTail.then(async () => {
+        if (closed) throw new RetryableChainError("sender closed");
+        if (broken) throw new RetryableChainError(`not sent: ${broken}`);
+        try {
+          if (nonce === undefined)
+            nonce = await publicClient.getTransactionCount({
+              address: account.address,
+              blockTag: "pending",
+            });
+          if (gasPrice === undefined || Date.now() - gasPriceAt > 2_000) {
+            gasPrice = ((await publicClient.getGasPrice()) * 3n) / 2n;
+            gasPriceAt = Date.now();
+          }
+        } catch (e) {
+          throw classify(e);
+        }
+        const mine = nonce;
+        nonce = mine + 1;
+        const raw = await account.signTransaction({
+          chainId: deps.chainId,
+          to: deps.settlement,
+          data,
+          nonce: mine,
+          gas,
+          gasPrice,
+          type: "legacy",
+        });
+        const txHash = keccak256(raw);
+        const ws = await connect().catch((e: unknown) => {
+          throw classify(e);
+        });
+        return {
+          txHash,
+          tSend: performance.now(),
+          answer: await sendWithReceipt(ws, raw, txHash),
+        };
+      });
+      dispatchTail = dispatched.catch(() => undefined);
+      let txHash: Hex;
+      let tSend: number;
+      let receipt: Awaited<
+        ReturnType<PublicClient["getTransactionReceipt"]>
+      > | null;
       try {
-        receipt = await sendWithReceipt(raw, txHash);
+        const d = await dispatched;
+        txHash = d.txHash;
+        tSend = d.tSend;
+        receipt = await d.answer().catch((e: unknown) => {
+          throw classify(e);
+        });
       } catch (e) {
-        const err = classify(e);
-        // a revert at send time (Hardhat automine) still consumed the nonce: resync
-        if (err instanceof FatalChainError) nonce = undefined;
-        throw err;
+        broken ??= (e as Error).message;
+        throw e;
       }
-      nonce += 1;
       const tSent = performance.now();
       try {
-        receipt ??= await publicClient.waitForTransactionReceipt({ hash: txHash, pollingInterval: deps.pollingIntervalMs ?? 5, timeout: 120_000 });
+        receipt ??= await publicClient.waitForTransactionReceipt({
+          hash: txHash,
+          pollingInterval: deps.pollingIntervalMs ?? 5,
+          timeout: 120_000,
+        });
       } catch (e) {
+        broken ??= (e as Error).message;
         throw classify(e);
       }
       if (process.env.PIPELINE_TRACE) {
         const now = performance.now();
-        console.log(`settle ${batchId}: encode+sign ${(tSend - t0).toFixed(1)} ms, send+receipt ${(tSent - tSend).toFixed(1)} ms, receipt polling ${(now - tSent).toFixed(1)} ms, ${args.fills.length} fills, ${receipt.gasUsed} gas`);
+        console.log(
+          `settle ${batchId}: encode+sign ${(tSend - t0).toFixed(
+            1
+          )} ms, send+receipt ${(tSent - tSend).toFixed(
+            1
+          )} ms, receipt polling ${(now - tSent).toFixed(1)} ms, ${
+            args.fills.length
+          } fills, ${receipt.gasUsed} gas`
+        );
       }
-      if (receipt.status !== "success") throw await diagnose(batchId, data, receipt.blockNumber);
-      return { txHash, gasUsed: receipt.gasUsed, blockNumber: receipt.blockNumber };
+      if (receipt.status !== "success") {
+        broken ??= `batch ${batchId} reverted`;
+        throw await diagnose(batchId, data, receipt.blockNumber);
+      }
+      return {
+        txHash,
+        gasUsed: receipt.gasUsed,
+        blockNumber: receipt.blockNumber,
+      };
+    },
+
+    reset() {
+      broken = undefined;
+      nonce = undefined;
+    },
+
+    close() {
+      closed = true;
+      for (const w of pending.values()) w.reject(new Error("sender closed"));
+      pending.clear();
+      socket?.close();
+      socket = undefined;
     },
   };
 }

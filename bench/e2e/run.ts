@@ -42,6 +42,7 @@ async function main(): Promise<void> {
   const overrides: Record<string, string> = { LOG_LEVEL: "error" };
   if (process.env.BENCH_MAX_TRADES) overrides.BATCHER_MAX_TRADES = process.env.BENCH_MAX_TRADES;
   if (process.env.BENCH_MAX_DELAY_MS) overrides.BATCHER_MAX_DELAY_MS = process.env.BENCH_MAX_DELAY_MS;
+  if (process.env.BENCH_MAX_INFLIGHT) overrides.BATCHER_MAX_INFLIGHT = process.env.BENCH_MAX_INFLIGHT;
   if (process.env.CHAIN_JOURNAL_FSYNC) overrides.CHAIN_JOURNAL_FSYNC = process.env.CHAIN_JOURNAL_FSYNC;
   const { config } = await createTestConfig(dataDir, overrides);
   const components: Component[] = WITH_INDEXER ? [pipelineComponent, indexerComponent] : [pipelineComponent];

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import pino, { type Logger } from "pino";
 import type { Config } from "../../config";
-import { createRpcClient, startChain, type RunningChain } from "../chain";
+import { createRpcClient, startChainInWorker, type RunningChain } from "../chain";
 import { defaultComponents } from "./components";
 import { ensureCompiled, type CompileOutcome } from "./compile";
 import { deployOrReuse } from "./deploy";
@@ -87,7 +87,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
 
   const chainsDir = path.join(config.dataDir, "chains");
   const startOne = (c: Config["chains"]["home"]) =>
-    startChain({
+    startChainInWorker({
       chainId: c.chainId,
       port: c.port,
       host: config.host,

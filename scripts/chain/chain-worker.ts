@@ -1,0 +1,26 @@
+// Worker-thread entry of startChainInWorker: runs startChain (the node child process, the journalling
+// proxy and its recorder) on this thread's own event loop and answers the parent's "stop".
+import { parentPort, workerData } from "node:worker_threads";
+import { startChain, type RunningChain, type StartChainOptions } from "./start-chain";
+
+async function main(): Promise<void> {
+  let chain: RunningChain;
+  try {
+    chain = await startChain(workerData as StartChainOptions);
+  } catch (e) {
+    const err = e as Error;
+    parentPort!.postMessage({ error: { name: err.name, message: err.message, stack: err.stack } });
+    return;
+  }
+  const { stop: _stop, ...fields } = chain;
+  parentPort!.postMessage({ ready: fields });
+  parentPort!.on("message", (m: unknown) => {
+    if (m !== "stop") return;
+    chain.stop().then(
+      () => parentPort!.postMessage({ stopped: true }),
+      (e: unknown) => parentPort!.postMessage({ stopped: true, error: String(e) }),
+    );
+  });
+}
+
+void main();
