@@ -166,6 +166,14 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
   assert.equal(logs.length, 4, "TradeSettled logs on chain");
   const { body: tradesBody } = await getJson(`${indexer.url}/trades?pair=WETH-USD&limit=100`);
   assert.equal(tradesBody.trades.length, logs.length, "trades indexed");
+  // fromBlock: the trades of that block and later, oldest first; a bad value is refused
+  const lastBlock = logs[logs.length - 1].blockNumber;
+  const { body: fromBody } = await getJson(`${indexer.url}/trades?pair=WETH-USD&fromBlock=${lastBlock}`);
+  const expectedFrom = logs.filter((l) => l.blockNumber >= lastBlock).map((l) => `${l.transactionHash}-${l.logIndex}`);
+  assert.deepEqual(fromBody.trades.map((t: { id: string }) => t.id), expectedFrom, "fromBlock: that block on, oldest first");
+  const { status: badStatus, body: badBody } = await getJson(`${indexer.url}/trades?fromBlock=-1`);
+  assert.equal(badStatus, 400);
+  assert.equal(badBody.error.code, "INVALID_REQUEST");
   const blockTime = new Map<bigint, bigint>();
   for (const log of logs) {
     const block = await fx.publicClient.getBlock({ blockNumber: log.blockNumber });

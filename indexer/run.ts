@@ -1,6 +1,7 @@
 // Starts the indexer (`ponder start --root indexer`) as a child process and resolves once it serves
 // /ready, for `npm start` and the tests. The child reads everything from its environment (indexer/env.ts).
 import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
 import os from "node:os";
 import { createServer } from "node:net";
 import path from "node:path";
@@ -25,8 +26,10 @@ export interface StartIndexerOptions {
   /** Ponder's log level (default "warn"); each log line (JSON) is passed to onLog */
   logLevel?: "error" | "warn" | "info" | "debug" | "trace";
   onLog?: (line: string) => void;
-  /** OS scheduling niceness of the Ponder process (default 10: below the trading path, see docs/decisions.md) */
+  /** OS scheduling niceness of the Ponder process (default 19: below the trading path, see docs/decisions.md) */
   nice?: number;
+  /** run Ponder under SCHED_IDLE when `chrt` is installed (default true) */
+  idle?: boolean;
 }
 
 export interface RunningIndexer {
@@ -82,18 +85,21 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   delete env.DATABASE_PRIVATE_URL;
   if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
 
-  const child = spawn(
-    process.execPath,
-    ["--require", path.join(indexerDir, "exit-with-parent.cjs"), ponderBin, "start", "--root", indexerDir, "--schema", opts.schema, "--port", String(requestedPort), "--log-format", "json"],
-    // stdin is a pipe only so that the child notices when this process dies (exit-with-parent.cjs)
-    { cwd: findRepoRoot(indexerDir), env, stdio: ["pipe", "pipe", "pipe"] },
-  );
-
+  const args = ["--require", path.join(indexerDir, "exit-with-parent.cjs"), ponderBin, "start", "--root", indexerDir, "--schema", opts.schema, "--port", String(requestedPort), "--log-format", "json"];
   // The read model yields the cores to the matcher, the batcher and the chain under load and catches up
-  // when they idle: an exchange settles first and indexes second.
-  if (child.pid !== undefined && (opts.nice ?? 10) !== 0) {
+  // when they idle: an exchange settles first and indexes second. SCHED_IDLE (util-linux `chrt`, which
+  // execs node in place) runs Ponder only on a core nothing else wants; nice 19 is the fallback.
+  const chrt = opts.idle === false ? undefined : ["/usr/bin/chrt", "/bin/chrt"].find((f) => fs.existsSync(f));
+  const child = spawn(chrt ?? process.execPath, chrt ? ["--idle", "0", process.execPath, ...args] : args, {
+    cwd: findRepoRoot(indexerDir),
+    env,
+    // stdin is a pipe only so that the child notices when this process dies (exit-with-parent.cjs)
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const nice = opts.nice ?? 19;
+  if (child.pid !== undefined && nice !== 0) {
     try {
-      os.setPriority(child.pid, opts.nice ?? 10);
+      os.setPriority(child.pid, nice);
     } catch {
       // not permitted here: run at the parent's priority
     }

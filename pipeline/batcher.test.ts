@@ -45,19 +45,13 @@ function fakeChain() {
       return BigInt(applied.length);
     },
     async send(batchId: bigint, args: SettleArgs) {
-      if (batchId !== BigInt(applied.length))
-        throw new FatalChainError("out of order", "SettlementBatchOutOfOrder");
+      if (batchId !== BigInt(applied.length)) throw new FatalChainError("out of order", "SettlementBatchOutOfOrder");
       const mode = failNext;
       failNext = null;
       if (mode === "retryable") throw new RetryableChainError("fetch failed");
-      if (mode === "revert")
-        throw new FatalChainError(
-          "settle reverted: SettlementOrderExpired",
-          "SettlementOrderExpired"
-        );
+      if (mode === "revert") throw new FatalChainError("settle reverted: SettlementOrderExpired", "SettlementOrderExpired");
       applied.push({ batchId, seqs: args.fills.map((f) => f.baseAmount) });
-      if (mode === "lost-receipt")
-        throw new RetryableChainError("timed out waiting for the receipt");
+      if (mode === "lost-receipt") throw new RetryableChainError("timed out waiting for the receipt");
       return { txHash: h(99), gasUsed: 1n, blockNumber: 1n };
     },
   };
@@ -105,11 +99,7 @@ test("trades settle once, in order, across retries, a lost receipt and a restart
 
     // a crash after the composition of batch 2 was persisted but before it landed: the store has it
     const { appendFileSync } = await import("node:fs");
-    appendFileSync(
-      storeFile,
-      JSON.stringify({ batchId: "2", fromSeq: 6, toSeq: 8, tradeCount: 3 }) +
-        "\n"
-    );
+    appendFileSync(storeFile, JSON.stringify({ batchId: "2", fromSeq: 6, toSeq: 8, tradeCount: 3 }) + "\n");
     const b2 = createBatcher({
       sender: chain.sender,
       storeFile,
@@ -179,17 +169,11 @@ function slowChain(faults: Record<number, "drop" | "lost-receipt" | "revert">) {
         };
       else if (batchId !== BigInt(applied.length))
         outcome = () => {
-          throw new FatalChainError(
-            "out of order",
-            "SettlementBatchOutOfOrder"
-          );
+          throw new FatalChainError("out of order", "SettlementBatchOutOfOrder");
         };
       else if (fault === "revert")
         outcome = () => {
-          throw new FatalChainError(
-            "settle reverted: SettlementOrderExpired",
-            "SettlementOrderExpired"
-          );
+          throw new FatalChainError("settle reverted: SettlementOrderExpired", "SettlementOrderExpired");
         };
       else {
         applied.push({ batchId, seqs: args.fills.map((f) => f.baseAmount) });
@@ -246,15 +230,8 @@ test("two batches in flight: a dropped send and a lost receipt are recovered in 
       [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n, 10n, 11n, 12n]
     );
     assert.deepEqual(settled, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-    assert.equal(
-      chain.stats().maxInFlight,
-      2,
-      "a second batch left while the first was in flight"
-    );
-    assert.ok(
-      chain.stats().resets >= 1,
-      "the sender was reset before the re-sends"
-    );
+    assert.equal(chain.stats().maxInFlight, 2, "a second batch left while the first was in flight");
+    assert.ok(chain.stats().resets >= 1, "the sender was reset before the re-sends");
     await b.stop();
   });
 });

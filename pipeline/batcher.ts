@@ -6,11 +6,7 @@
 // ends first; the ones that landed count, the rest are re-sent in order with the same trades (retryable)
 // or the batcher halts (a revert is never skipped: it logs the decoded error and reports it to health).
 import type { Hex } from "viem";
-import {
-  buildSettleArgs,
-  type SettleArgs,
-  type SignedOrder,
-} from "../sdk/settle-batch";
+import { buildSettleArgs, type SettleArgs, type SignedOrder } from "../sdk/settle-batch";
 import { openDurableLog, type DurableLog } from "./durable-log";
 import { FatalChainError } from "./errors";
 import type { SettleResult, SettleSender } from "./settle-sender";
@@ -41,12 +37,7 @@ export interface SettledBatch {
   settledAtMs: number;
 }
 
-export type BatcherState =
-  | "starting"
-  | "running"
-  | "retrying"
-  | "halted"
-  | "stopped";
+export type BatcherState = "starting" | "running" | "retrying" | "halted" | "stopped";
 
 export interface BatcherHealth {
   state: BatcherState;
@@ -84,6 +75,8 @@ export interface Batcher {
   drain(): Promise<void>;
   stop(): Promise<void>;
   health(): BatcherHealth;
+  /** Recent time between two confirmed batches while trades were waiting (ms, 10..1000; 10 before any). */
+  confirmIntervalMs(): number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -112,6 +105,9 @@ export function createBatcher(deps: BatcherDeps): Batcher {
   let lastPushedSeq = -1;
   const drainWaiters: (() => void)[] = [];
   const log = deps.logger;
+  /** moving average of the time between confirmations while busy */
+  let confirmEveryMs = 10;
+  let lastConfirmAt = 0;
 
   interface Flight {
     batchId: bigint;
@@ -122,8 +118,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
   }
 
   function notifyDrained(): void {
-    if (queue.length === 0 || state === "halted" || state === "stopped")
-      drainWaiters.splice(0).forEach((r) => r());
+    if (queue.length === 0 || state === "halted" || state === "stopped") drainWaiters.splice(0).forEach((r) => r());
   }
 
   /** The next batch to send from the trades behind the flights, or null when none is due yet. */
@@ -138,8 +133,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
       return queue.slice(0, n);
     }
     const oldest = queue[dispatched].matchedAtMs;
-    if (avail >= deps.maxTrades || Date.now() - oldest >= deps.maxDelayMs)
-      return queue.slice(dispatched, dispatched + deps.maxTrades);
+    if (avail >= deps.maxTrades || Date.now() - oldest >= deps.maxDelayMs) return queue.slice(dispatched, dispatched + deps.maxTrades);
     return null;
   }
 
@@ -148,10 +142,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
     for (const t of trades) {
       for (const h of [t.makerHash, t.takerHash]) {
         const so = deps.signedOrder(h);
-        if (!so)
-          throw new FatalChainError(
-            `batch ${batchId}: signed order ${h} unknown`
-          );
+        if (!so) throw new FatalChainError(`batch ${batchId}: signed order ${h} unknown`);
         orders.push(so);
       }
     }
@@ -167,12 +158,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
   }
 
   /** Persists the composition (unless it is already on disk), then hands the batch to the sender in order. */
-  function launch(
-    batchId: bigint,
-    trades: SettleableTrade[],
-    args: SettleArgs,
-    persist: boolean
-  ): Flight {
+  function launch(batchId: bigint, trades: SettleableTrade[], args: SettleArgs, persist: boolean): Flight {
     let persisted: Promise<void> = Promise.resolve();
     if (persist) {
       const rec: BatchRecord = {
@@ -195,12 +181,10 @@ export function createBatcher(deps: BatcherDeps): Batcher {
     return { batchId, trades, args, outcome };
   }
 
-  function done(
-    batchId: bigint,
-    trades: SettleableTrade[],
-    txHash: Hex,
-    gasUsed: bigint
-  ): void {
+  function done(batchId: bigint, trades: SettleableTrade[], txHash: Hex, gasUsed: bigint): void {
+    const now = Date.now();
+    if (lastConfirmAt > 0 && queue.length > trades.length) confirmEveryMs = 0.8 * confirmEveryMs + 0.2 * (now - lastConfirmAt);
+    lastConfirmAt = now;
     queue.splice(0, trades.length);
     dispatched -= trades.length;
     lastSettledSeq = trades[trades.length - 1].seq;
@@ -218,10 +202,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
 
   /** Sends every batch that is due while there is room in flight. */
   function fill(): void {
-    while (
-      flights.length < maxInFlight &&
-      (state === "running" || state === "retrying")
-    ) {
+    while (flights.length < maxInFlight && (state === "running" || state === "retrying")) {
       const batch = takeBatch();
       if (!batch) return;
       const batchId = nextId + BigInt(flights.length);
@@ -283,13 +264,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
       wake = () => r("wake");
       const behind = queue.length - dispatched;
       if (behind > 0 && flights.length < maxInFlight && !resend)
-        timer = setTimeout(
-          wake,
-          Math.max(
-            1,
-            deps.maxDelayMs - (Date.now() - queue[dispatched].matchedAtMs)
-          )
-        );
+        timer = setTimeout(wake, Math.max(1, deps.maxDelayMs - (Date.now() - queue[dispatched].matchedAtMs)));
     });
   }
 
@@ -302,10 +277,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
           continue;
         }
         const oldest = flights[0];
-        const next =
-          flights.length < maxInFlight
-            ? await Promise.race([oldest.outcome, waitForWork()])
-            : await oldest.outcome;
+        const next = flights.length < maxInFlight ? await Promise.race([oldest.outcome, waitForWork()]) : await oldest.outcome;
         if (next === "wake") continue;
         if ("ok" in next) {
           flights.shift();
@@ -317,8 +289,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
         state = "halted";
         lastError = (e as Error).message;
         const fe = e as FatalChainError;
-        const batch =
-          flights[0]?.trades ?? queue.slice(dispatched, dispatched + 1);
+        const batch = flights[0]?.trades ?? queue.slice(dispatched, dispatched + 1);
         log?.error(
           {
             batchId: (flights[0]?.batchId ?? nextId).toString(),
@@ -355,20 +326,12 @@ export function createBatcher(deps: BatcherDeps): Batcher {
       for (const r of store.records) byId.set(r.batchId, r);
       nextId = await deps.sender.nextBatchId();
       const prev = byId.get((nextId - 1n).toString());
-      if (nextId > 0n && !prev)
-        throw new Error(
-          `batch store ${deps.storeFile} lacks batch ${
-            nextId - 1n
-          } that the chain settled`
-        );
+      if (nextId > 0n && !prev) throw new Error(`batch store ${deps.storeFile} lacks batch ${nextId - 1n} that the chain settled`);
       lastSettledSeq = prev ? prev.toSeq : -1;
       resend = byId.get(nextId.toString());
       lastPushedSeq = lastSettledSeq;
       state = "running";
-      log?.info(
-        { nextBatchId: nextId.toString(), lastSettledSeq, resend },
-        "batcher resumed"
-      );
+      log?.info({ nextBatchId: nextId.toString(), lastSettledSeq, resend }, "batcher resumed");
       loop = run();
       return { lastSettledSeq };
     },
@@ -390,6 +353,9 @@ export function createBatcher(deps: BatcherDeps): Batcher {
       deps.sender.close?.();
       store?.close();
       notifyDrained();
+    },
+    confirmIntervalMs() {
+      return Math.min(1000, Math.max(10, Math.round(confirmEveryMs)));
     },
     health() {
       return {

@@ -36,6 +36,7 @@ export const pipelineComponent: Component = {
       maxTrades: ctx.config.batcher.maxTrades,
       maxDelayMs: ctx.config.batcher.maxDelayMs,
       maxInFlight: ctx.config.batcher.maxInFlight,
+      ...(process.env.PIPELINE_RECOVER_THREADS ? { recoverThreads: Number(process.env.PIPELINE_RECOVER_THREADS) } : {}),
       ...(process.env.PIPELINE_MAX_BACKLOG_TRADES ? { maxBacklogTrades: Number(process.env.PIPELINE_MAX_BACKLOG_TRADES) } : {}),
       logger: log,
     });

@@ -3,16 +3,7 @@
 // runs on libuv's thread pool, so the event loop keeps serving (intake, the chain proxy) while the disk
 // works; one flush at a time keeps the file in append order. A torn last line (crash
 // mid-write) is ignored on read: its append never resolved, so nothing was acknowledged on it.
-import {
-  closeSync,
-  existsSync,
-  fsync as fsyncAsync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, existsSync, fsync as fsyncAsync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
 export interface DurableLog<T> {
@@ -22,10 +13,7 @@ export interface DurableLog<T> {
   close(): void;
 }
 
-export function openDurableLog<T>(
-  file: string,
-  opts: { fsync?: boolean } = {}
-): DurableLog<T> {
+export function openDurableLog<T>(file: string, opts: { fsync?: boolean } = {}): DurableLog<T> {
   const fsync = opts.fsync ?? true;
   mkdirSync(dirname(file), { recursive: true });
   const records: T[] = [];
@@ -33,12 +21,10 @@ export function openDurableLog<T>(
     const text = readFileSync(file, "utf8");
     const lines = text.split("\n");
     // the last element is "" after a complete final line, or a torn fragment: skip it either way
-    for (let i = 0; i < lines.length - 1; i++)
-      if (lines[i]) records.push(JSON.parse(lines[i]) as T);
+    for (let i = 0; i < lines.length - 1; i++) if (lines[i]) records.push(JSON.parse(lines[i]) as T);
     if (lines[lines.length - 1] !== "") {
       // rewrite without the torn tail so that later appends start on a fresh line
-      const good =
-        lines.slice(0, -1).join("\n") + (lines.length > 1 ? "\n" : "");
+      const good = lines.slice(0, -1).join("\n") + (lines.length > 1 ? "\n" : "");
       const fd0 = openSync(file, "w");
       writeSync(fd0, good);
       fsyncSync(fd0);

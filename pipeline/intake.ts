@@ -59,6 +59,8 @@ export interface IntakeContext {
   agentExpiry(trader: string, agent: string): bigint;
   /** why the nonce cannot be used, or null when it is free */
   nonceProblem(trader: string, nonce: bigint): string | null;
+  /** signer recovery off this thread (a worker pool); absent = recovered inline */
+  recoverSigner?(digest: Hex, signature: Hex): Promise<Address | null>;
   /** ERC-1271 check for contract wallets (an eth_call); absent = only EOAs and agents */
   isValidContractSignature?(wallet: Address, hash: Hex, signature: Hex): Promise<boolean>;
 }
@@ -109,7 +111,7 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   const now = ctx.nowMs();
   let deadlineMs = Number(o.expiry) * 1000 - ctx.expiryMarginMs;
   const trader = o.trader.toLowerCase();
-  const recovered = recoverSigner(hash, input.signature);
+  const recovered = ctx.recoverSigner ? await ctx.recoverSigner(hash, input.signature) : recoverSigner(hash, input.signature);
   let signer: Address;
   if (recovered && recovered.toLowerCase() === trader) {
     signer = o.trader;

@@ -6,6 +6,7 @@ import type { Command, EngineEvent, MarketConfig, TradeEvent } from "../matcher/
 import { openCommandJournal, type CommandJournal, type JournalMeta } from "./command-journal";
 import { PipelineError } from "./errors";
 import { validateSignedOrder, type IntakeContext, type PlaceSignedInput, type ValidatedOrder } from "./intake";
+import { createRecoverPool, type RecoverPool } from "./recover-pool";
 import { BalanceLedger, buyLockFor, type OrderLock } from "./ledger";
 import { assertMarketGridExact, formatMarketAmount, lotsToBase, quoteFor, ticksToPrice, type MarketSpec } from "./markets";
 import { orderFromJson, orderToJson, type SignedOrder } from "./order";
@@ -51,6 +52,8 @@ export interface MatcherServiceDeps {
   nowMs?: () => number;
   fsync?: boolean;
   isValidContractSignature?: IntakeContext["isValidContractSignature"];
+  /** threads that recover order signers off the matching thread (default 0: inline) */
+  recoverThreads?: number;
   /** called in trade order once the trade's command is durable */
   onDurableTrade?(t: SettleableTrade): void;
   logger?: { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
@@ -101,7 +104,14 @@ export class MatcherService {
       nonceProblem: (t, n) => this.nonceProblem(t, n),
       isValidContractSignature: deps.isValidContractSignature,
     };
+    if ((deps.recoverThreads ?? 0) > 0) {
+      const pool = createRecoverPool(deps.recoverThreads!);
+      this.recoverPool = pool;
+      this.intake.recoverSigner = (d, s) => pool.recover(d, s);
+    }
   }
+
+  private recoverPool: RecoverPool | undefined;
 
   // ------------------------------------------------------------ lifecycle
 
@@ -123,6 +133,7 @@ export class MatcherService {
   }
 
   close(): void {
+    void this.recoverPool?.close();
     this.journal?.close();
   }
 
@@ -134,11 +145,13 @@ export class MatcherService {
   /** Load shedding: orders are refused (SERVICE_UNAVAILABLE, retryable) while more than `maxTrades`
    *  matched trades wait for settlement, so acceptance -> settlement latency stays bounded instead of
    *  growing with a queue the chain cannot drain. */
-  setBacklogLimit(backlogTrades: () => number, maxTrades: number): void {
-    this.backlog = { trades: backlogTrades, max: maxTrades };
+  /** Sheds new orders while `backlogTrades()` >= `maxTrades`; `retryAfterMs()` is what the refusal advises
+   *  (the batcher's recent time between confirmations: when room is likely again). */
+  setBacklogLimit(backlogTrades: () => number, maxTrades: number, retryAfterMs: () => number = () => 10): void {
+    this.backlog = { trades: backlogTrades, max: maxTrades, retryAfterMs };
   }
 
-  private backlog: { trades(): number; max: number } | undefined;
+  private backlog: { trades(): number; max: number; retryAfterMs(): number } | undefined;
 
   halt(reason: string): void {
     this.halted = reason;
@@ -160,7 +173,14 @@ export class MatcherService {
   async placeSigned(input: PlaceSignedInput, info?: Record<string, unknown>): Promise<PlaceResult> {
     if (this.halted) throw new PipelineError("SERVICE_UNAVAILABLE", `settlement halted: ${this.halted}`);
     if (this.backlog && this.backlog.trades() >= this.backlog.max) {
-      throw new PipelineError("SERVICE_UNAVAILABLE", "settlement backlog full, retry shortly", { reason: "SETTLEMENT_BACKLOG", backlogTrades: this.backlog.trades(), retryAfterMs: 10 });
+      // the refusal is routine under load: no stack trace to capture (it never reaches a client anyway)
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      try {
+        throw new PipelineError("SERVICE_UNAVAILABLE", "settlement backlog full, retry shortly", { reason: "SETTLEMENT_BACKLOG", backlogTrades: this.backlog.trades(), retryAfterMs: this.backlog.retryAfterMs() });
+      } finally {
+        Error.stackTraceLimit = limit;
+      }
     }
     const v = await validateSignedOrder(this.intake, input);
     // from here to submit: synchronous, so no other command can use the same funds or nonce

@@ -34,6 +34,8 @@ export interface PipelineOptions {
   maxDelayMs?: number;
   /** settle batches sent and not yet confirmed, at most (default 2) */
   maxInFlight?: number;
+  /** threads recovering order signers off the matching thread (default 1; 0 = inline) */
+  recoverThreads?: number;
   /** matched-but-unsettled trades above which new orders are shed (SERVICE_UNAVAILABLE); 0 = no limit */
   maxBacklogTrades?: number;
   expiryMarginMs?: number;
@@ -86,6 +88,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     expiryMarginMs: opts.expiryMarginMs ?? DEFAULT_EXPIRY_MARGIN_MS,
     fsync: opts.fsync,
     logger: log,
+    recoverThreads: opts.recoverThreads ?? 1,
     async isValidContractSignature(wallet, hash, signature) {
       let isContract = codeCache.get(wallet.toLowerCase());
       if (isContract === undefined) {
@@ -193,7 +196,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   service.replayedTrades = [];
   service.setTradeSink((t) => batcher.push(t));
   const maxBacklog = opts.maxBacklogTrades ?? DEFAULT_MAX_BACKLOG_TRADES;
-  if (maxBacklog > 0) service.setBacklogLimit(() => batcher.health().queuedTrades, maxBacklog);
+  if (maxBacklog > 0) service.setBacklogLimit(() => batcher.health().queuedTrades, maxBacklog, () => batcher.confirmIntervalMs());
   log?.info({ journalRecords: replay.records, replayedTrades: replay.trades, lastSettledSeq }, "pipeline recovered");
 
   follower.start();

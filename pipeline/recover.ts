@@ -9,6 +9,7 @@ import { keccak256Bytes } from "./keccak";
 
 interface NativeSecp256k1 {
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
+  ecdsaSign(msg32: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: number };
 }
 
 function loadNative(): NativeSecp256k1 | null {
@@ -57,4 +58,12 @@ export function recoverSigner(digest: Hex, signature: Hex): Address | null {
   } catch {
     return null;
   }
+}
+
+/** Signs a 32-byte digest (RFC 6979, low-s): 64 bytes r||s and the recovery id. Native when it loads. */
+export function signDigest(digest: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: number } {
+  if (native) return native.ecdsaSign(digest, privateKey);
+  const sig = nobleSecp.sign(digest, privateKey, { prehash: false, format: "recovered" });
+  // "recovered": recovery byte first, then r||s
+  return { signature: sig.subarray(1, 65), recid: sig[0] };
 }

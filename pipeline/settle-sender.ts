@@ -18,7 +18,6 @@ import {
   encodeFunctionData,
   http,
   formatTransactionReceipt,
-  keccak256,
   RpcRequestError,
   type Address,
   type Hex,
@@ -29,6 +28,7 @@ import { WebSocket } from "ws";
 import { encodePackedBatch, type SettleArgs } from "../sdk/settle-batch";
 import { FatalChainError, RetryableChainError } from "./errors";
 import { settlementAbi } from "./settlement-abi";
+import { signLegacyTx } from "./tx-sign";
 
 export interface SettleResult {
   txHash: Hex;
@@ -85,46 +85,24 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
 
   function decodeRevert(e: unknown): FatalChainError | null {
     if (!(e instanceof BaseError)) return null;
-    const reverted = e.walk(
-      (x) => x instanceof ContractFunctionRevertedError
-    ) as ContractFunctionRevertedError | null;
+    const reverted = e.walk((x) => x instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
     if (reverted?.data)
-      return new FatalChainError(
-        `settle reverted: ${reverted.data.errorName}`,
-        reverted.data.errorName,
-        reverted.data.args ?? [],
-        { cause: e }
-      );
+      return new FatalChainError(`settle reverted: ${reverted.data.errorName}`, reverted.data.errorName, reverted.data.args ?? [], {
+        cause: e,
+      });
     const withData = e.walk(
-      (x) =>
-        typeof (x as { data?: unknown }).data === "string" &&
-        /^0x[0-9a-f]{8}/i.test((x as { data: string }).data)
+      (x) => typeof (x as { data?: unknown }).data === "string" && /^0x[0-9a-f]{8}/i.test((x as { data: string }).data)
     ) as { data?: Hex } | null;
     if (withData?.data) {
       try {
         const d = decodeErrorResult({ abi, data: withData.data });
-        return new FatalChainError(
-          `settle reverted: ${d.errorName}`,
-          d.errorName,
-          d.args ?? [],
-          { cause: e }
-        );
+        return new FatalChainError(`settle reverted: ${d.errorName}`, d.errorName, d.args ?? [], { cause: e });
       } catch {
-        return new FatalChainError(
-          `settle reverted with data ${withData.data}`,
-          undefined,
-          undefined,
-          { cause: e }
-        );
+        return new FatalChainError(`settle reverted with data ${withData.data}`, undefined, undefined, { cause: e });
       }
     }
     if (/revert/i.test(e.message) && !RETRYABLE.test(e.message))
-      return new FatalChainError(
-        `settle reverted: ${e.shortMessage}`,
-        undefined,
-        undefined,
-        { cause: e }
-      );
+      return new FatalChainError(`settle reverted: ${e.shortMessage}`, undefined, undefined, { cause: e });
     return null;
   }
 
@@ -133,24 +111,13 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
     if (fatal) return fatal;
     if (
       e instanceof BaseError &&
-      /invalid parameters|exceeds|intrinsic gas|insufficient funds/i.test(
-        `${e.shortMessage} ${e.details ?? ""}`
-      )
+      /invalid parameters|exceeds|intrinsic gas|insufficient funds/i.test(`${e.shortMessage} ${e.details ?? ""}`)
     ) {
-      return new FatalChainError(
-        `settle refused by the node: ${e.shortMessage} ${e.details ?? ""}`,
-        undefined,
-        undefined,
-        { cause: e }
-      );
+      return new FatalChainError(`settle refused by the node: ${e.shortMessage} ${e.details ?? ""}`, undefined, undefined, { cause: e });
     }
-    const msg =
-      e instanceof BaseError
-        ? `${e.shortMessage} ${e.details ?? ""}`
-        : String((e as Error)?.message ?? e);
+    const msg = e instanceof BaseError ? `${e.shortMessage} ${e.details ?? ""}` : String((e as Error)?.message ?? e);
     if (/nonce/i.test(msg)) nonce = undefined; // resync before the retry
-    if (RETRYABLE.test(msg) || e instanceof BaseError)
-      return new RetryableChainError(msg, { cause: e });
+    if (RETRYABLE.test(msg) || e instanceof BaseError) return new RetryableChainError(msg, { cause: e });
     return new RetryableChainError(msg, { cause: e });
   }
 
@@ -164,10 +131,7 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
   let socket: WebSocket | undefined;
   let opening: Promise<WebSocket> | undefined;
   /** send rpc id -> the waiter of its batch answer */
-  const pending = new Map<
-    number,
-    { resolve: (r: Rpc[]) => void; reject: (e: Error) => void }
-  >();
+  const pending = new Map<number, { resolve: (r: Rpc[]) => void; reject: (e: Error) => void }>();
   let nextRpcId = 1;
   /** set by any failure: no send leaves until reset() */
   let broken: string | undefined;
@@ -206,8 +170,7 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
       });
       ws.on("close", () => {
         if (socket === ws) socket = undefined;
-        if (pending.size > 0)
-          broken ??= "the connection closed with sends in flight";
+        if (pending.size > 0) broken ??= "the connection closed with sends in flight";
         for (const w of pending.values()) w.reject(new Error("socket hang up"));
         pending.clear();
       });
@@ -232,8 +195,7 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
     const answer = new Promise<Rpc[]>((resolve, reject) => {
       pending.set(id, { resolve, reject });
       const timer = setTimeout(() => {
-        if (pending.delete(id))
-          reject(new Error("timed out waiting for the send's answer"));
+        if (pending.delete(id)) reject(new Error("timed out waiting for the send's answer"));
       }, 30_000);
       timer.unref();
     });
@@ -242,14 +204,10 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
       const out = await answer;
       const sent = out.find((r) => r.id === id);
       const rec = out.find((r) => r.id === id + 1);
-      if (!sent)
-        throw new Error(
-          "HTTP request failed: no answer to eth_sendRawTransaction"
-        );
+      if (!sent) throw new Error("HTTP request failed: no answer to eth_sendRawTransaction");
       if (sent.error) {
         const d = sent.error.data as { data?: unknown } | string | undefined;
-        const data =
-          typeof d === "string" ? d : typeof d?.data === "string" ? d.data : d;
+        const data = typeof d === "string" ? d : typeof d?.data === "string" ? d.data : d;
         throw new RpcRequestError({
           body,
           error: { ...sent.error, data },
@@ -262,11 +220,7 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
   }
 
   /** Replays a reverted transaction as a call at its block to learn the custom error. */
-  async function diagnose(
-    batchId: bigint,
-    data: Hex,
-    blockNumber: bigint
-  ): Promise<FatalChainError> {
+  async function diagnose(batchId: bigint, data: Hex, blockNumber: bigint): Promise<FatalChainError> {
     try {
       await publicClient.call({
         account: account.address,
@@ -274,14 +228,9 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
         data,
         blockNumber: blockNumber - 1n,
       });
-      return new FatalChainError(
-        `settle ${batchId} reverted on chain but its replay succeeds (out of gas?)`
-      );
+      return new FatalChainError(`settle ${batchId} reverted on chain but its replay succeeds (out of gas?)`);
     } catch (e) {
-      return (
-        decodeRevert(e) ??
-        new FatalChainError(`settle ${batchId} reverted: ${String(e)}`)
-      );
+      return decodeRevert(e) ?? new FatalChainError(`settle ${batchId} reverted: ${String(e)}`);
     }
   }
 
@@ -311,19 +260,13 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
         });
       } catch (e) {
         // a value that does not fit the packed layout (intake refuses those): no retry can fix it
-        throw new FatalChainError(
-          `settle ${batchId}: cannot encode the batch: ${(e as Error).message}`,
-          undefined,
-          undefined,
-          { cause: e }
-        );
+        throw new FatalChainError(`settle ${batchId}: cannot encode the batch: ${(e as Error).message}`, undefined, undefined, {
+          cause: e,
+        });
       }
       // Generous fixed limit instead of an estimate: an estimate runs the whole batch twice on the node.
       // Capped under the per-transaction gas cap (2^24, EIP-7825) that Hardhat enforces.
-      const want =
-        200_000n +
-        40_000n * BigInt(args.orders.length) +
-        40_000n * BigInt(args.fills.length);
+      const want = 200_000n + 40_000n * BigInt(args.orders.length) + 40_000n * BigInt(args.fills.length);
       const gas = want < 16_000_000n ? want : 16_000_000n;
       const dispatched = dispatchTail.then(async () => {
         if (closed) throw new RetryableChainError("sender closed");
@@ -343,16 +286,10 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
         }
         const mine = nonce;
         nonce = mine + 1;
-        const raw = await account.signTransaction({
-          chainId: deps.chainId,
-          to: deps.settlement,
-          data,
-          nonce: mine,
-          gas,
-          gasPrice,
-          type: "legacy",
-        });
-        const txHash = keccak256(raw);
+        const { raw, hash: txHash } = signLegacyTx(
+          { chainId: deps.chainId, to: deps.settlement, data, nonce: mine, gas, gasPrice },
+          deps.operatorKey
+        );
         const ws = await connect().catch((e: unknown) => {
           throw classify(e);
         });
@@ -365,9 +302,7 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
       dispatchTail = dispatched.catch(() => undefined);
       let txHash: Hex;
       let tSend: number;
-      let receipt: Awaited<
-        ReturnType<PublicClient["getTransactionReceipt"]>
-      > | null;
+      let receipt: Awaited<ReturnType<PublicClient["getTransactionReceipt"]>> | null;
       try {
         const d = await dispatched;
         txHash = d.txHash;
@@ -393,13 +328,9 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
       if (process.env.PIPELINE_TRACE) {
         const now = performance.now();
         console.log(
-          `settle ${batchId}: encode+sign ${(tSend - t0).toFixed(
-            1
-          )} ms, send+receipt ${(tSent - tSend).toFixed(
-            1
-          )} ms, receipt polling ${(now - tSent).toFixed(1)} ms, ${
-            args.fills.length
-          } fills, ${receipt.gasUsed} gas`
+          `settle ${batchId}: encode+sign ${(tSend - t0).toFixed(1)} ms, send+receipt ${(tSent - tSend).toFixed(1)} ms, receipt polling ${(
+            now - tSent
+          ).toFixed(1)} ms, ${args.fills.length} fills, ${receipt.gasUsed} gas`
         );
       }
       if (receipt.status !== "success") {

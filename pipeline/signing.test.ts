@@ -53,3 +53,55 @@ test("the native keccak and @noble/hashes agree on every length around the 136-b
     { numRuns: 300 },
   );
 });
+
+test("signLegacyTx gives viem's signed bytes and hash for any settle-like transaction", async () => {
+  const { signLegacyTx } = await import("./tx-sign");
+  const { keccak256 } = await import("viem");
+  await fc.assert(
+    fc.asyncProperty(
+      fc.uint8Array({ minLength: 0, maxLength: 3000 }),
+      fc.nat({ max: 1_000_000 }),
+      fc.bigInt({ min: 21_000n, max: 16_000_000n }),
+      fc.bigInt({ min: 1n, max: 10n ** 12n }),
+      addr,
+      fc.constantFrom(31337, 31338, 1),
+      async (bytes, nonce, gas, gasPrice, to, chainId) => {
+        const key = generatePrivateKey();
+        const data = ("0x" + Buffer.from(bytes).toString("hex")) as `0x${string}`;
+        const tx = { chainId, to, data, nonce, gas, gasPrice };
+        const ours = signLegacyTx(tx, key);
+        const viems = await privateKeyToAccount(key).signTransaction({ ...tx, type: "legacy" });
+        assert.equal(ours.raw, viems);
+        assert.equal(ours.hash, keccak256(viems));
+      },
+    ),
+    { numRuns: 40 },
+  );
+});
+
+test("the recover pool answers like inline recovery, in request order, and falls back inline after close", async () => {
+  const { createRecoverPool } = await import("./recover-pool");
+  const pool = createRecoverPool(1);
+  try {
+    const cases = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const acc = privateKeyToAccount(generatePrivateKey());
+        const o: Order = { trader: acc.address, baseToken: acc.address, quoteToken: acc.address, side: i % 2, price: BigInt(i + 1), amount: 1n, expiry: 1n, nonce: BigInt(i), flags: 0 };
+        const d = digest(o);
+        const sig = await acc.sign({ hash: d });
+        // every 5th one tampered: recovers to someone else (or nothing)
+        const used = i % 5 === 0 ? ((sig.slice(0, 10) + (sig[10] === "0" ? "1" : "0") + sig.slice(11)) as `0x${string}`) : sig;
+        return { d, used };
+      }),
+    );
+    const pooled = await Promise.all(cases.map((c) => pool.recover(c.d, c.used)));
+    assert.deepEqual(pooled, cases.map((c) => recoverSigner(c.d, c.used)));
+    assert.ok(pooled.filter((a) => a !== null).length >= 32);
+  } finally {
+    await pool.close();
+  }
+  const c = digest({ trader: "0x0000000000000000000000000000000000000001", baseToken: "0x0000000000000000000000000000000000000002", quoteToken: "0x0000000000000000000000000000000000000003", side: 0, price: 1n, amount: 1n, expiry: 1n, nonce: 1n, flags: 0 });
+  const acc = privateKeyToAccount(generatePrivateKey());
+  const sig = await acc.sign({ hash: c });
+  assert.equal((await pool.recover(c, sig))?.toLowerCase(), acc.address.toLowerCase(), "after close: inline");
+});

@@ -1,5 +1,6 @@
 // Spawns one Hardhat 2 JSON-RPC node (`hardhat node`) as a child process on a private port.
 import { spawn, type ChildProcess } from "node:child_process";
+import os from "node:os";
 import path from "node:path";
 import { REPO_ROOT } from "../../config";
 
@@ -34,7 +35,7 @@ export class ChainStartError extends Error {
 export function spawnHardhatNode(options: HardhatNodeOptions): Promise<HardhatNodeProcess> {
   const child = spawn(
     process.execPath,
-    ["--require", EXIT_WITH_PARENT, HARDHAT_CLI, "--config", NODE_CONFIG, "node", "--hostname", "127.0.0.1", "--port", "0"],
+    [...(process.env.CHAIN_NODE_FLAGS ?? "").split(" ").filter(Boolean), "--require", EXIT_WITH_PARENT, HARDHAT_CLI, "--config", NODE_CONFIG, "node", "--hostname", "127.0.0.1", "--port", "0"],
     {
       cwd: REPO_ROOT,
       env: {
@@ -50,6 +51,17 @@ export function spawnHardhatNode(options: HardhatNodeOptions): Promise<HardhatNo
       detached: true,
     },
   );
+  // The node executes every settle batch: it runs ahead of the API, the matcher's intake and the indexer
+  // when the cores are contended. Set before Hardhat starts its EDR threads, which inherit it. Raising a
+  // priority needs CAP_SYS_NICE (root has it): without it the node keeps the default.
+  const nice = Number(process.env.CHAIN_NODE_NICE ?? -5);
+  if (child.pid !== undefined && Number.isInteger(nice) && nice !== 0) {
+    try {
+      os.setPriority(child.pid, nice);
+    } catch {
+      // not permitted here
+    }
+  }
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let output = "";
 

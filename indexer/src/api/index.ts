@@ -23,6 +23,8 @@ const address = z
 const tradesQuery = z.object({
   pair: z.string().min(1).max(100).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
+  /** only trades of this block or later, oldest first (a client following new trades) */
+  fromBlock: z.coerce.bigint().min(0n).optional(),
 });
 
 const candlesQuery = z.object({
@@ -38,16 +40,22 @@ function invalid(c: Context, error: z.ZodError) {
   return c.json(errorBody("INVALID_REQUEST", "invalid query parameters", { issues: error.issues }), 400);
 }
 
-/** Newest first. */
+/** Newest first; with `fromBlock`, the trades of that block and later, oldest first. */
 app.get("/trades", async (c) => {
   const q = tradesQuery.safeParse(c.req.query());
   if (!q.success) return invalid(c, q.error);
+  const { pair, fromBlock, limit } = q.data;
+  const where = and(pair ? eq(schema.trade.pair, pair) : undefined, fromBlock !== undefined ? gte(schema.trade.blockNumber, fromBlock) : undefined);
+  const order =
+    fromBlock !== undefined
+      ? [asc(schema.trade.blockNumber), asc(schema.trade.logIndex)]
+      : [desc(schema.trade.blockNumber), desc(schema.trade.logIndex)];
   const rows = await db
     .select()
     .from(schema.trade)
-    .where(q.data.pair ? eq(schema.trade.pair, q.data.pair) : undefined)
-    .orderBy(desc(schema.trade.blockNumber), desc(schema.trade.logIndex))
-    .limit(q.data.limit);
+    .where(where)
+    .orderBy(...order)
+    .limit(limit);
   return c.json({ trades: rows.map(tradeJson) });
 });
 
