@@ -86,7 +86,7 @@ test("the recover pool answers like inline recovery, in request order, and falls
     const cases = await Promise.all(
       Array.from({ length: 40 }, async (_, i) => {
         const acc = privateKeyToAccount(generatePrivateKey());
-        const o: Order = { trader: acc.address, baseToken: acc.address, quoteToken: acc.address, side: i % 2, price: BigInt(i + 1), amount: 1n, expiry: 1n, nonce: BigInt(i), flags: 0 };
+        const o: Order = { trader: acc.address, baseToken: acc.address, quoteToken: acc.address, side: i % 2 === 0 ? 0 : 1, price: BigInt(i + 1), amount: 1n, expiry: 1n, nonce: BigInt(i), flags: 0 };
         const d = digest(o);
         const sig = await acc.sign({ hash: d });
         // every 5th one tampered: recovers to someone else (or nothing)

@@ -6,8 +6,8 @@
 // Load generator: closed loop, BENCH_INFLIGHT clients each placing its next order when the previous one is
 // acknowledged; an order shed because the settlement backlog is full (SERVICE_UNAVAILABLE,
 // SETTLEMENT_BACKLOG) is retried by its client after retryAfterMs (counted as "shed").
-// Env: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (3: the same load first, reported apart), BENCH_INFLIGHT (64), PIPELINE_MAX_BACKLOG_TRADES (pipeline default), BENCH_MAX_TRADES (config), BENCH_MAX_DELAY_MS (config),
-// BENCH_INDEXER=0 to skip the indexer, BENCH_RATE=n to pace n orders/s (latency when the chain keeps up).
+// Env: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (5: the same load first, reported apart), BENCH_INFLIGHT (64), PIPELINE_MAX_BACKLOG_TRADES (pipeline default), BENCH_MAX_TRADES (config), BENCH_MAX_DELAY_MS (config),
+// BENCH_INDEXER=0 to skip the indexer, BENCH_UNEQUAL=1 for pairs of unequal sizes, BENCH_RATE=n to pace n orders/s (latency when the chain keeps up).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -25,9 +25,10 @@ const native = require("secp256k1/bindings") as { ecdsaSign(msg: Uint8Array, key
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** the same load before the measured window, reported apart: JIT, first-touch storage, caches */
-const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 64);
 const WITH_INDEXER = process.env.BENCH_INDEXER !== "0";
+const UNEQUAL = process.env.BENCH_UNEQUAL === "1";
 /** orders per second to pace at; unset = as fast as the stack takes them */
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 const TARGET_ORDERS_PER_S = 2000;
@@ -68,17 +69,18 @@ async function main(): Promise<void> {
     const expiry = BigInt(Math.floor(Date.now() / 1000) + 3600);
     const inputs: PlaceSignedInput[] = [];
     for (let i = 0; i < total; i++) {
-      // pairs: a sell rests, the next buy (another trader) takes it
+      // pairs: a sell rests, the next buy (another trader) of the same size takes it: every order crosses and
+      // fills entirely, one trade per pair (BENCH_UNEQUAL=1: sizes differ within a pair, partial fills, more trades)
       const ti = (i >> 1) % traders.length;
       const k = (i & 1) === 0 ? ti : (ti + 1) % traders.length;
       const order: Order = {
         trader: traders[k].address, baseToken: m.baseToken, quoteToken: m.quoteToken, side: (i & 1) === 0 ? 1 : 0,
-        price: 250_000n * m.tickSize, amount: m.lotSize * BigInt(1 + (i % 3)), expiry, nonce: BigInt(i + 1), flags: 0, // nonces from 1: the first deposit pre-created word 0
+        price: 250_000n * m.tickSize, amount: m.lotSize * BigInt(1 + ((UNEQUAL ? i : i >> 1) % 3)), expiry, nonce: BigInt(i + 1), flags: 0, // nonces from 1: the first deposit pre-created word 0
       };
       const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(traders[k].privateKey.slice(2)));
       inputs.push({ symbol: m.symbol, type: "limit", timeInForce: "GTC", order, signature: ("0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16)) as Hex });
     }
-    console.log(`bench:e2e  ${traders.length} traders, ${WARMUP} s warm-up + ${SECONDS} s measured, ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, backlog cap ${process.env.PIPELINE_MAX_BACKLOG_TRADES ?? "default"}, indexer ${WITH_INDEXER ? "on" : "off"}, ${RATE ? `paced at ${RATE} orders/s` : "unpaced"}; ${total} orders pre-signed; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+    console.log(`bench:e2e  ${traders.length} traders, ${WARMUP} s warm-up + ${SECONDS} s measured, ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, backlog cap ${process.env.PIPELINE_MAX_BACKLOG_TRADES ?? "default"}, indexer ${WITH_INDEXER ? "on" : "off"}, ${UNEQUAL ? "pairs of unequal sizes" : "pairs of equal sizes"}, ${RATE ? `paced at ${RATE} orders/s` : "unpaced"}; ${total} orders pre-signed; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
 
     // indexer visibility: follow its new trades (fromBlock: that block on, oldest first), note when each
     // (maker, taker) pair first shows up
@@ -189,7 +191,7 @@ async function main(): Promise<void> {
     }
     console.log(`load average (1 min)        ${Math.min(...loadSamples).toFixed(1)} .. ${Math.max(...loadSamples).toFixed(1)} during the window (${os.cpus().length} cores)`);
     console.log(`signed orders accepted      ${accepted} in ${elapsed.toFixed(2)} s = ${ordersPerS.toFixed(0)} /s (rejected ${rejected}, shed for settlement backlog ${shed} times); acknowledgement p50 ${pct(ackMs, 50).toFixed(1)} ms, p99 ${pct(ackMs, 99).toFixed(1)} ms`);
-    console.log(`trades settled              ${trades.length} in ${settled.length} batches; ${(inWindow / elapsed).toFixed(0)} /s within the window, ${(trades.length / ((drainedAt - warmEnd) / 1000)).toFixed(0)} /s until drained`);
+    console.log(`trades settled              ${trades.length} in ${settled.length} batches (${(trades.length / Math.max(1, accepted)).toFixed(2)} per accepted order); ${(inWindow / elapsed).toFixed(0)} /s within the window, ${(trades.length / ((drainedAt - warmEnd) / 1000)).toFixed(0)} /s until drained`);
     console.log(`gas per trade               ${trades.length ? (gas / BigInt(trades.length)).toString() : "n/a"} (settle gasUsed / trades; ${settled.length ? (Number(gas) / settled.length).toFixed(0) : "n/a"} per batch)`);
     console.log(`acceptance -> on-chain      p50 ${pct(settleLat, 50).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (${settleLat.length} trades)`);
     console.log(WITH_INDEXER ? `acceptance -> indexer       p50 ${pct(indexLat, 50).toFixed(0)} ms, p99 ${pct(indexLat, 99).toFixed(0)} ms (${indexLat.length}/${trades.length} trades seen)` : "acceptance -> indexer       skipped (BENCH_INDEXER=0)");
