@@ -159,7 +159,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     abi,
     fromBlock: opts.fromBlock,
     eventNames: ["Deposited", "WithdrawalRequested", "WithdrawalCancelled", "WithdrawalExecuted", "OrderCancelled", "OrdersCancelledBelow", "AgentApproved", "AgentRevoked", "FeesUpdated"],
-    pollMs: opts.pollMs ?? 50,
+    pollMs: opts.pollMs ?? 200,
     onEvent,
     onError: (e) => log?.warn({ err: String(e) }, "chain follower: poll failed"),
   });

@@ -69,18 +69,19 @@ async function main(): Promise<void> {
     const expiry = BigInt(Math.floor(Date.now() / 1000) + 3600);
     const inputs: PlaceSignedInput[] = [];
     for (let i = 0; i < total; i++) {
-      // pairs: a sell rests, the next buy (another trader) of the same size takes it: every order crosses and
-      // fills entirely, one trade per pair (BENCH_UNEQUAL=1: sizes differ within a pair, partial fills, more trades)
+      // pairs: a sell rests, the next buy (another trader) takes it. Every order has the same size, so whatever
+      // order the 64 clients' orders arrive in, each fills entirely against one other: one trade per two orders
+      // (BENCH_UNEQUAL=1: sizes 1-3 lots, partial fills, 0.5-0.8 trades per order depending on the interleaving)
       const ti = (i >> 1) % traders.length;
       const k = (i & 1) === 0 ? ti : (ti + 1) % traders.length;
       const order: Order = {
         trader: traders[k].address, baseToken: m.baseToken, quoteToken: m.quoteToken, side: (i & 1) === 0 ? 1 : 0,
-        price: 250_000n * m.tickSize, amount: m.lotSize * BigInt(1 + ((UNEQUAL ? i : i >> 1) % 3)), expiry, nonce: BigInt(i + 1), flags: 0, // nonces from 1: the first deposit pre-created word 0
+        price: 250_000n * m.tickSize, amount: m.lotSize * (UNEQUAL ? BigInt(1 + (i % 3)) : 2n), expiry, nonce: BigInt(i + 1), flags: 0, // nonces from 1: the first deposit pre-created word 0
       };
       const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(traders[k].privateKey.slice(2)));
       inputs.push({ symbol: m.symbol, type: "limit", timeInForce: "GTC", order, signature: ("0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16)) as Hex });
     }
-    console.log(`bench:e2e  ${traders.length} traders, ${WARMUP} s warm-up + ${SECONDS} s measured, ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, backlog cap ${process.env.PIPELINE_MAX_BACKLOG_TRADES ?? "default"}, indexer ${WITH_INDEXER ? "on" : "off"}, ${UNEQUAL ? "pairs of unequal sizes" : "pairs of equal sizes"}, ${RATE ? `paced at ${RATE} orders/s` : "unpaced"}; ${total} orders pre-signed; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+    console.log(`bench:e2e  ${traders.length} traders, ${WARMUP} s warm-up + ${SECONDS} s measured, ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, backlog cap ${process.env.PIPELINE_MAX_BACKLOG_TRADES ?? "default"}, indexer ${WITH_INDEXER ? "on" : "off"}, ${UNEQUAL ? "orders of 1-3 lots" : "orders of 2 lots"}, ${RATE ? `paced at ${RATE} orders/s` : "unpaced"}; ${total} orders pre-signed; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
 
     // indexer visibility: follow its new trades (fromBlock: that block on, oldest first), note when each
     // (maker, taker) pair first shows up
