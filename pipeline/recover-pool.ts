@@ -3,9 +3,12 @@
 // the batcher's confirmations (what acceptance-to-settlement latency waits for) queued behind them
 // (docs/decisions.md, "Pipeline throughput"). The pool's threads recover in parallel with matching.
 // Requests made in the same turn of the event loop travel as one message; answers come back in request
-// order. If a thread dies, its requests and all later ones are recovered inline (never lost, never wrong).
+// order. If a helper dies, its requests and all later ones are recovered inline (never lost, never wrong).
+// The helpers are child processes, not worker threads: the native secp256k1 addon keeps a process-wide
+// static constructor reference, and loading it in a second thread corrupted the heap at exit
+// ("free(): invalid next size" in the e2e tests).
+import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
 import type { Address, Hex } from "viem";
 import { recoverSigner } from "./recover";
 
@@ -22,7 +25,7 @@ interface Waiter {
 
 export function createRecoverPool(threads: number): RecoverPool {
   const entry = path.join(__dirname, "recover-worker.ts");
-  const workers: { worker: Worker; pending: Map<number, Waiter[]> }[] = [];
+  const workers: { worker: ChildProcess; pending: Map<number, Waiter[]> }[] = [];
   let broken = false;
   let closed = false;
   let queue: Waiter[] = [];
@@ -30,23 +33,36 @@ export function createRecoverPool(threads: number): RecoverPool {
   let nextId = 1;
   let turn = 0;
 
+  const hold = (child: ChildProcess, on: boolean) => {
+    const channel = (child as unknown as { channel?: { ref(): void; unref(): void } }).channel;
+    if (on) {
+      child.ref();
+      channel?.ref();
+    } else {
+      child.unref();
+      channel?.unref();
+    }
+  };
+
   const inline = (ws: Waiter[]) => {
     for (const w of ws) w.resolve(recoverSigner(w.digest, w.signature));
   };
 
   function start(): void {
     for (let i = 0; i < threads; i++) {
-      // TypeScript entry: the thread registers tsx's CommonJS loader itself
-      const worker = new Worker(`require("tsx/cjs"); require(${JSON.stringify(entry)});`, { eval: true, execArgv: [] });
-      worker.unref(); // never what keeps a process alive
+      // TypeScript entry through tsx's loader; stdin is a pipe only so that the helper exits with us
+      const worker = fork(entry, [], { execArgv: ["--import", "tsx"], stdio: ["pipe", "inherit", "inherit", "ipc"] });
+      hold(worker, false); // idle: never what keeps a process alive
       const slot = { worker, pending: new Map<number, Waiter[]>() };
       worker.on("message", (m: { id: number; signers: (Address | null)[] }) => {
         const ws = slot.pending.get(m.id);
         if (!ws) return;
         slot.pending.delete(m.id);
+        if (slot.pending.size === 0) hold(worker, false);
         ws.forEach((w, i) => w.resolve(m.signers[i]));
       });
       const fail = () => {
+        if (broken) return;
         broken = true;
         for (const ws of slot.pending.values()) inline(ws);
         slot.pending.clear();
@@ -67,7 +83,8 @@ export function createRecoverPool(threads: number): RecoverPool {
     const slot = workers[turn++ % workers.length];
     const id = nextId++;
     slot.pending.set(id, batch);
-    slot.worker.postMessage({ id, digests: batch.map((w) => w.digest), signatures: batch.map((w) => w.signature) });
+    hold(slot.worker, true); // an answer is owed: keep the process up for it
+    slot.worker.send({ id, digests: batch.map((w) => w.digest), signatures: batch.map((w) => w.signature) });
   }
 
   return {
@@ -87,7 +104,7 @@ export function createRecoverPool(threads: number): RecoverPool {
         for (const ws of pending.values()) inline(ws);
         pending.clear();
         worker.removeAllListeners("exit");
-        await worker.terminate();
+        worker.kill();
       }
       workers.length = 0;
     },

@@ -10,6 +10,8 @@ import { CANDLE_INTERVAL_NAMES } from "../../lib/candles";
 import { candleJson, errorBody, tradeJson, transferJson } from "./json";
 
 const app = new Hono();
+// an unexpected failure answers with the spec's error body, never the error's text or stack
+app.onError((_err, c) => c.json(errorBody("INTERNAL_ERROR", "internal error", {}), 500));
 
 app.use("/sql/*", client({ db, schema }));
 app.use("/", graphql({ db, schema }));
@@ -37,7 +39,9 @@ const candlesQuery = z.object({
 });
 
 function invalid(c: Context, error: z.ZodError) {
-  return c.json(errorBody("INVALID_REQUEST", "invalid query parameters", { issues: error.issues }), 400);
+  // path and message only: an issue can carry bigints (a bound such as 0n) that JSON cannot hold
+  const issues = error.issues.map((i) => ({ path: i.path.map(String), message: i.message }));
+  return c.json(errorBody("INVALID_REQUEST", "invalid query parameters", { issues }), 400);
 }
 
 /** Newest first; with `fromBlock`, the trades of that block and later, oldest first. */
