@@ -202,21 +202,23 @@ function slowChain(faults: Record<number, "drop" | "lost-receipt" | "revert">) {
   return { sender, applied, stats: () => ({ maxInFlight, calls, resets }) };
 }
 
+/** Batches of two trades, two in flight, against `chain`. */
+const twoInFlight = (chain: ReturnType<typeof slowChain>, dir: string) => ({
+  sender: chain.sender,
+  storeFile: join(dir, "b.jsonl"),
+  signedOrder,
+  maxTrades: 2,
+  maxDelayMs: 1,
+  maxInFlight: 2,
+  fsync: false,
+});
+
 test("two batches in flight: a dropped send and a lost receipt are recovered in order, each trade settled once", async () => {
   await withDir(async (dir) => {
     // send 1 (batch 1) is dropped while batch 2 follows it (and fails out of order); send 4 lands without its receipt
     const chain = slowChain({ 1: "drop", 4: "lost-receipt" });
     const settled: number[] = [];
-    const b = createBatcher({
-      sender: chain.sender,
-      storeFile: join(dir, "b.jsonl"),
-      signedOrder,
-      maxTrades: 2,
-      maxDelayMs: 1,
-      maxInFlight: 2,
-      fsync: false,
-      onSettled: (x) => settled.push(...x.trades.map((t) => t.seq)),
-    });
+    const b = createBatcher({ ...twoInFlight(chain, dir), onSettled: (x) => settled.push(...x.trades.map((t) => t.seq)) });
     await b.start();
     for (let s = 1; s <= 12; s++) b.push(trade(s));
     await b.drain();
@@ -240,16 +242,7 @@ test("two batches in flight: a revert halts, the batch behind it does not land, 
   await withDir(async (dir) => {
     const chain = slowChain({ 1: "revert" });
     let halted = "";
-    const b = createBatcher({
-      sender: chain.sender,
-      storeFile: join(dir, "b.jsonl"),
-      signedOrder,
-      maxTrades: 2,
-      maxDelayMs: 1,
-      maxInFlight: 2,
-      fsync: false,
-      onHalt: (r) => (halted = r),
-    });
+    const b = createBatcher({ ...twoInFlight(chain, dir), onHalt: (r) => (halted = r) });
     await b.start();
     for (let s = 1; s <= 6; s++) b.push(trade(s));
     await b.drain();

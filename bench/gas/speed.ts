@@ -10,14 +10,13 @@ async function main() {
   const takers2 = newAccounts(200);
   await fund(env, takers2.map((a) => a.address), 10n ** 14n, 10n ** 23n);
   for (const n of [1, 1, 1, 50, 50, 100, 100, 100, 200, 200, 200, 200]) {
-    const i = n;
     const b = await batchOf(env, makers, n > 100 ? takers2 : takers, n);
     const data = encodePackedBatch(buildSettleArgs(b.orders, b.fills));
     const id = await env.settlement.nextBatchId();
     const t = performance.now();
     const tx = await env.settlement.connect(env.operator).settlePacked(id, data, { gasLimit: 16_000_000 });
     const r = await tx.wait();
-    console.log(`batch ${i}: ${(performance.now() - t).toFixed(1)} ms, ${r!.gasUsed} gas`);
+    console.log(`${n}-trade batch: ${(performance.now() - t).toFixed(1)} ms, ${r!.gasUsed} gas`);
   }
 }
 main();
