@@ -289,6 +289,16 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
   assert.deepEqual(filled(makerSell.hash), { base: 5n * E18 / 2n, count: 3 });
   assert.equal(filled(makerSell.hash).base, (await read("filledAmount", [makerSell.hash])) as bigint);
   assert.deepEqual(filled(takerBuy2.hash), { base: E18, count: 2 });
+  // one fill row per side of every trade; one batch row per settle, with its trade count
+  const fillRows = await sql(`select order_hash, role, base_amount from fill`);
+  assert.equal(fillRows.length, 2 * logs.length, "fill rows");
+  for (const log of logs) {
+    for (const [role, hash] of [["maker", log.args.makerOrderHash], ["taker", log.args.takerOrderHash]] as const) {
+      assert.ok(fillRows.some((r) => (r.order_hash ?? r[0]) === hash && (r.role ?? r[1]) === role && BigInt(r.base_amount ?? r[2]) === log.args.baseAmount), `fill ${role} ${hash}`);
+    }
+  }
+  const batchRows = await sql(`select batch_id, trade_count from batch order by batch_id`);
+  assert.deepEqual(batchRows.map((r) => [String(r.batch_id ?? r[0]), String(r.trade_count ?? r[1])]), [["0", "1"], ["1", "2"], ["2", "1"]]);
 
   // ---- GraphQL answers, and errors have the spec's shape
   for (const route of ["/graphql", "/"]) {

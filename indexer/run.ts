@@ -85,7 +85,9 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   delete env.DATABASE_PRIVATE_URL;
   if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
 
-  const args = ["--require", path.join(indexerDir, "exit-with-parent.cjs"), ponderBin, "start", "--root", indexerDir, "--schema", opts.schema, "--port", String(requestedPort), "--log-format", "json"];
+  // INDEXER_NODE_ARGS: extra node flags for the Ponder process (diagnostics, e.g. --cpu-prof)
+  const nodeArgs = (process.env.INDEXER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const args = [...nodeArgs, "--require", path.join(indexerDir, "exit-with-parent.cjs"), ponderBin, "start", "--root", indexerDir, "--schema", opts.schema, "--port", String(requestedPort), "--log-format", "json"];
   // The read model yields the cores to the matcher, the batcher and the chain under load and catches up
   // when they idle: an exchange settles first and indexes second. SCHED_IDLE (util-linux `chrt`, which
   // execs node in place) runs Ponder only on a core nothing else wants; nice 19 is the fallback.

@@ -7,6 +7,7 @@ import { parseDeployments, tokenSymbols } from "../deployments";
 import { advanceStatus, transferId } from "./bridgeStatus";
 import { CANDLE_INTERVALS, CANDLE_INTERVAL_NAMES, applyTrade, bucketStartMs } from "./candles";
 import { type SettledTrade, pairSymbol, tradeBalanceDeltas, tradeSides } from "./trades";
+import { type BatchTrade, batchRows, mergeCandle } from "./batchRows";
 
 const A = "0x00000000000000000000000000000000000000aa" as const;
 const B = "0x00000000000000000000000000000000000000bb" as const;
@@ -63,6 +64,81 @@ test("a trade moves base and quote between the two sides, fees leave the account
       assert.equal(maker.feeToken, takerIsBuy ? QUOTE : BASE);
       const buyer = takerIsBuy ? B : A;
       assert.equal(deltas.find((d) => d.account === buyer && d.token === QUOTE)!.delta, -quoteAmount);
+    }),
+  );
+});
+
+test("a batch's summed rows, folded into the stored ones, equal its trades applied one by one", () => {
+  const C = "0x00000000000000000000000000000000000000cc" as const;
+  const H = ["0x" + "11".repeat(32), "0x" + "22".repeat(32), "0x" + "33".repeat(32)] as const;
+  const amount = fc.bigInt({ min: 1n, max: 10n ** 24n });
+  const tradeArb = fc.record({
+    maker: fc.constantFrom(A, B, C),
+    taker: fc.constantFrom(A, B, C),
+    makerOrderHash: fc.constantFrom(...H),
+    takerOrderHash: fc.constantFrom(...H),
+    takerIsBuy: fc.boolean(),
+    price: amount,
+    baseAmount: amount,
+    quoteAmount: amount,
+    makerFee: fc.bigInt({ min: 0n, max: 10n ** 18n }),
+    takerFee: fc.bigInt({ min: 0n, max: 10n ** 18n }),
+  });
+  // batches in blocks 60 s apart from 23:58: some share a candle bucket with the block before, some not
+  const batchesArb = fc.array(fc.array(tradeArb, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 5 });
+  fc.assert(
+    fc.property(batchesArb, (batches) => {
+      type Cndl = ReturnType<typeof applyTrade>;
+      const symbols = new Map([[BASE, "WETH"], [QUOTE, "USD"]]);
+      // one by one (the rules the per-trade handlers applied)
+      const bal1 = new Map<string, bigint>(), fee1 = new Map<string, bigint>(), cnd1 = new Map<string, Cndl>();
+      const ord1 = new Map<string, { base: bigint; quote: bigint; fee: bigint; n: number; first: bigint; last: bigint; isBuy: boolean }>();
+      // batch by batch (batchRows, folded as the SQL upserts do)
+      const bal2 = new Map<string, bigint>(), fee2 = new Map<string, bigint>(), cnd2 = new Map<string, Cndl>();
+      const ord2 = new Map<string, { base: bigint; quote: bigint; fee: bigint; n: number; first: bigint; last: bigint; isBuy: boolean }>();
+      let tradeRows = 0, fillRows = 0;
+      batches.forEach((batch, bi) => {
+        const timestamp = 1_700_006_280n + BigInt(bi) * 60n;
+        const trades: BatchTrade[] = batch.map((t, i) => ({ ...t, baseToken: BASE, quoteToken: QUOTE, logIndex: i, batchId: BigInt(bi) }));
+        for (const t of trades) {
+          for (const d of tradeBalanceDeltas(t)) bal1.set(`${d.account}:${d.token}`, (bal1.get(`${d.account}:${d.token}`) ?? 0n) + d.delta);
+          const sides = tradeSides(t);
+          [t.makerOrderHash, t.takerOrderHash].forEach((h, k) => {
+            const side = sides[k];
+            if (side.fee !== 0n) fee1.set(side.feeToken, (fee1.get(side.feeToken) ?? 0n) + side.fee);
+            const o = ord1.get(h);
+            if (o) Object.assign(o, { base: o.base + t.baseAmount, quote: o.quote + t.quoteAmount, fee: o.fee + side.fee, n: o.n + 1, last: timestamp });
+            else ord1.set(h, { base: t.baseAmount, quote: t.quoteAmount, fee: side.fee, n: 1, first: timestamp, last: timestamp, isBuy: side.isBuy });
+          });
+          for (const interval of CANDLE_INTERVAL_NAMES) {
+            const id = `WETH-USD:${interval}:${bucketStartMs(timestamp, interval)}`;
+            cnd1.set(id, applyTrade(cnd1.get(id), t));
+          }
+        }
+        const rows = batchRows(trades, { txHash: `0x${bi.toString(16).padStart(64, "0")}`, blockNumber: BigInt(bi), timestamp, symbols });
+        tradeRows += rows.trades.length;
+        fillRows += rows.fills.length;
+        assert.equal(new Set(rows.fills.map((f) => f.id)).size, rows.fills.length, "fill ids unique");
+        for (const b of rows.balances) bal2.set(`${b.account}:${b.token}`, (bal2.get(`${b.account}:${b.token}`) ?? 0n) + b.delta);
+        for (const f of rows.fees) fee2.set(f.token, (fee2.get(f.token) ?? 0n) + f.collected);
+        for (const o of rows.orders) {
+          const s = ord2.get(o.orderHash);
+          if (s) Object.assign(s, { base: s.base + o.filledBaseAmount, quote: s.quote + o.filledQuoteAmount, fee: s.fee + o.feePaid, n: s.n + o.fillCount, last: o.lastFillAt });
+          else ord2.set(o.orderHash, { base: o.filledBaseAmount, quote: o.filledQuoteAmount, fee: o.feePaid, n: o.fillCount, first: o.firstFillAt, last: o.lastFillAt, isBuy: o.isBuy });
+        }
+        for (const c of rows.candles) {
+          const { id, pair, interval, bucketStartMs: _s, ...values } = c;
+          assert.equal(id, `${pair}:${interval}:${_s}`);
+          const stored = cnd2.get(id);
+          cnd2.set(id, stored ? mergeCandle(stored, values) : values);
+        }
+      });
+      assert.equal(tradeRows, batches.flat().length);
+      assert.equal(fillRows, 2 * tradeRows);
+      assert.deepEqual(bal2, bal1);
+      assert.deepEqual(fee2, fee1);
+      assert.deepEqual(ord2, ord1);
+      assert.deepEqual(cnd2, cnd1);
     }),
   );
 });

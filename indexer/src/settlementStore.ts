@@ -1,11 +1,13 @@
-// Table updates shared by the Settlement handlers (balances, withdrawals, orders and fills, candles).
+// Table updates shared by the Settlement handlers (balances, withdrawals, a batch's trades).
 // This file registers no handler; Ponder loads it with the others, which is harmless.
+import { sql } from "ponder";
 import type { Context } from "ponder:registry";
-import { balance, candle, fill, openWithdrawals, order, withdrawalRequest } from "ponder:schema";
-import { CANDLE_INTERVAL_NAMES, applyTrade, bucketStartMs, candleId } from "../lib/candles";
-import type { Hex, TradeSide } from "../lib/trades";
+import { balance, batch, candle, feeTotal, fill, openWithdrawals, order, trade, withdrawalRequest } from "ponder:schema";
+import type { BatchRows } from "../lib/batchRows";
+import type { Hex } from "../lib/trades";
 
 type Db = Context["db"];
+type SqlDb = Db["sql"];
 
 export async function addBalance(db: Db, account: Hex, token: Hex, delta: bigint, blockNumber: bigint) {
   await db
@@ -81,68 +83,57 @@ export async function closeWithdrawal(db: Db, status: "cancelled" | "executed", 
   if (status === "executed") await addBalance(db, e.trader, e.token, -e.amount, e.blockNumber);
 }
 
-interface FillInput {
-  tradeId: string;
-  orderHash: Hex;
-  side: TradeSide;
-  pair: string;
-  price: bigint;
-  baseAmount: bigint;
-  quoteAmount: bigint;
-  blockNumber: bigint;
-  timestamp: bigint;
+/** The rows as a JSON array with the tables' column names (snake_case); bigints as decimal strings. */
+function json(rows: readonly object[]): string {
+  return JSON.stringify(
+    rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]))),
+    (_k, v) => (typeof v === "bigint" ? v.toString() : v),
+  );
 }
 
-export async function recordFill(db: Db, f: FillInput) {
-  await db.insert(fill).values({
-    id: `${f.tradeId}-${f.side.role}`,
-    tradeId: f.tradeId,
-    orderHash: f.orderHash,
-    trader: f.side.trader,
-    role: f.side.role,
-    isBuy: f.side.isBuy,
-    pair: f.pair,
-    price: f.price,
-    baseAmount: f.baseAmount,
-    quoteAmount: f.quoteAmount,
-    fee: f.side.fee,
-    feeToken: f.side.feeToken,
-    blockNumber: f.blockNumber,
-    timestamp: f.timestamp,
-  });
-  await db
-    .insert(order)
-    .values({
-      orderHash: f.orderHash,
-      trader: f.side.trader,
-      pair: f.pair,
-      isBuy: f.side.isBuy,
-      filledBaseAmount: f.baseAmount,
-      filledQuoteAmount: f.quoteAmount,
-      feePaid: f.side.fee,
-      fillCount: 1,
-      firstFillAt: f.timestamp,
-      lastFillAt: f.timestamp,
-    })
-    .onConflictDoUpdate((row) => ({
-      filledBaseAmount: row.filledBaseAmount + f.baseAmount,
-      filledQuoteAmount: row.filledQuoteAmount + f.quoteAmount,
-      feePaid: row.feePaid + f.side.fee,
-      fillCount: row.fillCount + 1,
-      lastFillAt: f.timestamp,
-    }));
-}
-
-export async function updateCandles(
-  db: Db,
-  t: { pair: string; price: bigint; baseAmount: bigint; quoteAmount: bigint; timestamp: bigint },
-) {
-  for (const interval of CANDLE_INTERVAL_NAMES) {
-    const startMs = bucketStartMs(t.timestamp, interval);
-    const first = applyTrade(undefined, t);
-    await db
-      .insert(candle)
-      .values({ id: candleId(t.pair, interval, startMs), pair: t.pair, interval, bucketStartMs: startMs, ...first })
-      .onConflictDoUpdate((row) => applyTrade(row, t));
-  }
+/**
+ * Writes a settle batch (lib/batchRows.ts) in ONE statement: the rows travel as JSON parameters
+ * (json_populate_recordset makes them rows of each table's own type), new trade and fill rows are
+ * inserted, the shared rows (orders, balances, fee totals, candles) inserted or added to what is stored,
+ * and the batch row last. One statement per batch instead of one per row or per table: each raw
+ * statement costs Ponder a SQL parse, a flush of its cache and a savepoint, and PGlite a round trip.
+ */
+export async function writeBatch(sqlDb: SqlDb, rows: BatchRows, batchRow: { batchId: bigint; tradeCount: bigint; txHash: Hex; blockNumber: bigint; timestamp: bigint }) {
+  const blockNumber = batchRow.blockNumber;
+  const balances = rows.balances.map((b) => ({ account: b.account, token: b.token, amount: b.delta, pendingWithdrawal: 0n, updatedAtBlock: blockNumber }));
+  const fees = rows.fees.map((f) => ({ token: f.token, collected: f.collected, withdrawn: 0n }));
+  const from = (table: object, rowsJson: string) => sql`SELECT * FROM json_populate_recordset(NULL::${table}, ${rowsJson}::json)`;
+  await sqlDb.execute(sql`
+    WITH
+      t AS (INSERT INTO ${trade} ${from(trade, json(rows.trades))}),
+      f AS (INSERT INTO ${fill} ${from(fill, json(rows.fills))}),
+      o AS (
+        INSERT INTO ${order} AS cur ${from(order, json(rows.orders))}
+        ON CONFLICT (order_hash) DO UPDATE SET
+          filled_base_amount = cur.filled_base_amount + excluded.filled_base_amount,
+          filled_quote_amount = cur.filled_quote_amount + excluded.filled_quote_amount,
+          fee_paid = cur.fee_paid + excluded.fee_paid,
+          fill_count = cur.fill_count + excluded.fill_count,
+          last_fill_at = excluded.last_fill_at
+      ),
+      b AS (
+        INSERT INTO ${balance} AS cur ${from(balance, json(balances))}
+        ON CONFLICT (account, token) DO UPDATE SET amount = cur.amount + excluded.amount, updated_at_block = excluded.updated_at_block
+      ),
+      fe AS (
+        INSERT INTO ${feeTotal} AS cur ${from(feeTotal, json(fees))}
+        ON CONFLICT (token) DO UPDATE SET collected = cur.collected + excluded.collected
+      ),
+      -- the batch's candle of a bucket comes after the stored one: see mergeCandle in lib/batchRows.ts
+      c AS (
+        INSERT INTO ${candle} AS cur ${from(candle, json(rows.candles))}
+        ON CONFLICT (id) DO UPDATE SET
+          high = GREATEST(cur.high, excluded.high),
+          low = LEAST(cur.low, excluded.low),
+          close = excluded.close,
+          base_volume = cur.base_volume + excluded.base_volume,
+          quote_volume = cur.quote_volume + excluded.quote_volume,
+          trade_count = cur.trade_count + excluded.trade_count
+      )
+    INSERT INTO ${batch} ${from(batch, json([batchRow]))}`);
 }
