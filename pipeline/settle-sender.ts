@@ -328,7 +328,7 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
       if (process.env.PIPELINE_TRACE) {
         const now = performance.now();
         console.log(
-          `settle ${batchId}: encode+sign ${(tSend - t0).toFixed(1)} ms, send+receipt ${(tSent - tSend).toFixed(1)} ms, receipt polling ${(
+          `${Date.now()} settle ${batchId}: encode+sign ${(tSend - t0).toFixed(1)} ms, send+receipt ${(tSent - tSend).toFixed(1)} ms, receipt polling ${(
             now - tSent
           ).toFixed(1)} ms, ${args.fills.length} fills, ${receipt.gasUsed} gas`
         );
