@@ -56,6 +56,8 @@ const envSchema = z.object({
   BATCHER_MAX_DELAY_MS: z.coerce.number().int().nonnegative().default(20),
   BATCHER_MAX_INFLIGHT: z.coerce.number().int().min(1).max(8).default(2),
   CHAIN_JOURNAL_FSYNC: bool.default(true),
+  HOME_CHAIN_CPUS: z.string().default("0"),
+  INDEXER_CPUS: z.string().default("last"),
   STACK_COMPONENTS: z
     .string()
     .default("all")
@@ -117,6 +119,10 @@ export interface Config {
   readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number; readonly maxInFlight: number };
   /** fsync every chain journal append (off only for throwaway benchmarks). */
   readonly chainJournalFsync: boolean;
+  /** CPUs the home chain's node is pinned to (taskset list; "" = not pinned). Default "0". */
+  readonly homeChainCpus: string;
+  /** CPUs the indexer is pinned to ("last" = the highest CPU; "" = not pinned). Default "last". */
+  readonly indexerCpus: string;
   /** Which of the stack's default components `npm start` runs: ["all"], ["none"], or names. */
   readonly stackComponents: readonly string[];
   readonly logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
@@ -200,6 +206,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS, maxInFlight: e.BATCHER_MAX_INFLIGHT },
     chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,
+    homeChainCpus: e.HOME_CHAIN_CPUS,
+    indexerCpus: e.INDEXER_CPUS,
     stackComponents: e.STACK_COMPONENTS,
     logLevel: e.LOG_LEVEL,
   });

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import { createServer } from "node:net";
 import path from "node:path";
+import { cpuAffinityPrefix } from "../scripts/chain/cpu-affinity";
 import { findRepoRoot, loadDeployments } from "./deployments";
 
 export interface StartIndexerOptions {
@@ -30,6 +31,8 @@ export interface StartIndexerOptions {
   nice?: number;
   /** run Ponder under SCHED_IDLE when `chrt` is installed (default true) */
   idle?: boolean;
+  /** pin Ponder to these CPUs (taskset list, "last" = the highest CPU); none when absent */
+  cpus?: string;
 }
 
 export interface RunningIndexer {
@@ -92,7 +95,9 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   // when they idle: an exchange settles first and indexes second. SCHED_IDLE (util-linux `chrt`, which
   // execs node in place) runs Ponder only on a core nothing else wants; nice 19 is the fallback.
   const chrt = opts.idle === false ? undefined : ["/usr/bin/chrt", "/bin/chrt"].find((f) => fs.existsSync(f));
-  const child = spawn(chrt ?? process.execPath, chrt ? ["--idle", "0", process.execPath, ...args] : args, {
+  const pin = cpuAffinityPrefix(opts.cpus);
+  const command = [...(chrt ? [chrt, "--idle", "0"] : []), ...pin, process.execPath, ...args];
+  const child = spawn(command[0], command.slice(1), {
     cwd: findRepoRoot(indexerDir),
     env,
     // stdin is a pipe only so that the child notices when this process dies (exit-with-parent.cjs)

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { REPO_ROOT } from "../../config";
+import { cpuAffinityPrefix } from "./cpu-affinity";
 
 const HARDHAT_CLI = path.join(REPO_ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js");
 const NODE_CONFIG = path.join(__dirname, "hardhat-node.config.js");
@@ -14,6 +15,8 @@ export interface HardhatNodeOptions {
   /** The genesis block's timestamp: fixed so that a replayed chain has the same block hashes. */
   genesisTimestampS: number;
   readyTimeoutMs?: number;
+  /** pin the node to these CPUs (taskset list, see cpu-affinity.ts); none when absent */
+  cpus?: string;
 }
 
 export interface HardhatNodeProcess {
@@ -33,9 +36,10 @@ export class ChainStartError extends Error {
 }
 
 export function spawnHardhatNode(options: HardhatNodeOptions): Promise<HardhatNodeProcess> {
+  const pin = cpuAffinityPrefix(options.cpus);
   const child = spawn(
-    process.execPath,
-    [...(process.env.CHAIN_NODE_FLAGS ?? "").split(" ").filter(Boolean), "--require", EXIT_WITH_PARENT, HARDHAT_CLI, "--config", NODE_CONFIG, "node", "--hostname", "127.0.0.1", "--port", "0"],
+    pin[0] ?? process.execPath,
+    [...pin.slice(1), ...(pin.length ? [process.execPath] : []), ...(process.env.CHAIN_NODE_FLAGS ?? "").split(" ").filter(Boolean), "--require", EXIT_WITH_PARENT, HARDHAT_CLI, "--config", NODE_CONFIG, "node", "--hostname", "127.0.0.1", "--port", "0"],
     {
       cwd: REPO_ROOT,
       env: {

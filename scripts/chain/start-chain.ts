@@ -20,6 +20,8 @@ export interface StartChainOptions {
   host?: string;
   /** fdatasync each journal flush (default true). */
   fsync?: boolean;
+  /** pin the node to these CPUs (taskset list); none when absent */
+  cpus?: string;
 }
 
 export interface RunningChain {
@@ -56,7 +58,7 @@ export async function startChain(options: StartChainOptions): Promise<RunningCha
   const entries = recorded ? readJournal(journalFile) : [];
   const genesisTimestampS = recorded?.genesisTimestampS ?? Math.floor(Date.now() / 1000);
 
-  const proc = await spawnHardhatNode({ chainId: options.chainId, genesisTimestampS });
+  const proc = await spawnHardhatNode({ chainId: options.chainId, genesisTimestampS, cpus: options.cpus });
   const node = createRpcClient(proc.rpcUrl);
   try {
     const t0 = performance.now();

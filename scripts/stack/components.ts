@@ -18,6 +18,7 @@ interface IndexerModule {
     schema: string;
     logLevel?: "error" | "warn" | "info" | "debug" | "trace";
     onLog?: (line: string) => void;
+    cpus?: string;
   }): Promise<{ url: string; port: number; pid: number; stop(): Promise<void> }>;
 }
 
@@ -64,6 +65,7 @@ export const indexerComponent: Component = {
       schema: indexerSchemaName(ctx.deploymentsFile),
       logLevel: "warn",
       onLog: (line) => log.warn(line),
+      cpus: ctx.config.indexerCpus,
     });
     return {
       stop: () => indexer.stop(),

@@ -86,17 +86,18 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   fs.mkdirSync(config.dataDir, { recursive: true });
 
   const chainsDir = path.join(config.dataDir, "chains");
-  const startOne = (c: Config["chains"]["home"]) =>
+  const startOne = (c: Config["chains"]["home"], cpus?: string) =>
     startChainInWorker({
       chainId: c.chainId,
       port: c.port,
       host: config.host,
       dataDir: path.join(chainsDir, String(c.chainId)),
       fsync: config.chainJournalFsync,
+      cpus,
     });
   // Compilation and both chains start together: each is mostly a separate process's work.
   const [compiled, home, remote] = await phase("chains+compile", () =>
-    Promise.allSettled([ensureCompiled(), startOne(config.chains.home), startOne(config.chains.remote)]),
+    Promise.allSettled([ensureCompiled(), startOne(config.chains.home, config.homeChainCpus), startOne(config.chains.remote)]),
   );
   const startedChains = [home, remote].flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
   const failed = [compiled, home, remote].find((r) => r.status === "rejected") as PromiseRejectedResult | undefined;
