@@ -63,7 +63,8 @@ export function openDurableLog<T>(file: string, opts: { fsync?: boolean } = {}):
     fsyncAsync(fd, (e) => {
       flushing = false;
       settle(ws, e);
-      if (buffer.length > 0 && !closed) flush();
+      if (closed) closeSync(fd); // close() left the descriptor to this flush
+      else if (buffer.length > 0) flush();
     });
   };
 
@@ -96,12 +97,8 @@ export function openDurableLog<T>(file: string, opts: { fsync?: boolean } = {}):
         buffer = [];
         waiters = [];
       }
+      // a flush on its way to disk closes the descriptor when its fsync returns
       if (!flushing) closeSync(fd);
-      else
-        setImmediate(function closeWhenFlushed() {
-          if (flushing) setImmediate(closeWhenFlushed);
-          else closeSync(fd);
-        });
     },
   };
 }

@@ -142,11 +142,10 @@ export class MatcherService {
     this.deps.onDurableTrade = fn;
   }
 
-  /** Load shedding: orders are refused (SERVICE_UNAVAILABLE, retryable) while more than `maxTrades`
+  /** Load shedding: orders are refused (SERVICE_UNAVAILABLE, retryable) while `backlogTrades()` >= `maxTrades`
    *  matched trades wait for settlement, so acceptance -> settlement latency stays bounded instead of
-   *  growing with a queue the chain cannot drain. */
-  /** Sheds new orders while `backlogTrades()` >= `maxTrades`; `retryAfterMs()` is what the refusal advises
-   *  (the batcher's recent time between confirmations: when room is likely again). */
+   *  growing with a queue the chain cannot drain. `retryAfterMs()` is what the refusal advises (the
+   *  batcher's recent time between confirmations: when room is likely again). */
   setBacklogLimit(backlogTrades: () => number, maxTrades: number, retryAfterMs: () => number = () => 10): void {
     this.backlog = { trades: backlogTrades, max: maxTrades, retryAfterMs };
   }

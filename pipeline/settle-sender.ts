@@ -66,7 +66,8 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [deps.rpcUrl] } },
   });
-  // one settle at a time, so JSON-RPC batching would only add a timer; Node's fetch keeps the connection alive
+  // HTTP for the reads only (nonce, gas price, nextBatchId, receipt polling, a revert's replay): the sends
+  // go over the WebSocket below. Few and spread out, so JSON-RPC batching would only add a timer.
   const transport = http(deps.rpcUrl, {
     retryCount: 0,
     timeout: 30_000,

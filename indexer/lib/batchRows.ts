@@ -93,7 +93,8 @@ export interface BatchRows {
 }
 
 export function batchRows(trades: readonly BatchTrade[], ctx: BatchContext): BatchRows {
-  const out: BatchRows = { trades: [], fills: [], orders: [], balances: [], fees: [], candles: [] };
+  const tradeRows: BatchRows["trades"] = [];
+  const fills: BatchRows["fills"] = [];
   const orders = new Map<string, OrderDelta>();
   const balances = new Map<string, { account: Hex; token: Hex; delta: bigint }>();
   const fees = new Map<string, { token: Hex; collected: bigint }>();
@@ -103,33 +104,13 @@ export function batchRows(trades: readonly BatchTrade[], ctx: BatchContext): Bat
     const id = eventId(ctx.txHash, t.logIndex);
     const pair = pairSymbol(t.baseToken, t.quoteToken, ctx.symbols);
     const [makerSide, takerSide] = tradeSides(t);
-    out.trades.push({
-      id,
-      txHash: ctx.txHash,
-      logIndex: t.logIndex,
-      batchId: t.batchId,
-      pair,
-      baseToken: t.baseToken,
-      quoteToken: t.quoteToken,
-      maker: t.maker,
-      taker: t.taker,
-      makerOrderHash: t.makerOrderHash,
-      takerOrderHash: t.takerOrderHash,
-      takerIsBuy: t.takerIsBuy,
-      price: t.price,
-      baseAmount: t.baseAmount,
-      quoteAmount: t.quoteAmount,
-      makerFee: t.makerFee,
-      makerFeeToken: makerSide.feeToken,
-      takerFee: t.takerFee,
-      takerFeeToken: takerSide.feeToken,
-      ...at,
-    });
+    // the event's fields as they are, plus the row's own (id, pair, fee tokens, block)
+    tradeRows.push({ ...t, id, txHash: ctx.txHash, pair, makerFeeToken: makerSide.feeToken, takerFeeToken: takerSide.feeToken, ...at });
     for (const [side, orderHash] of [
       [makerSide, t.makerOrderHash],
       [takerSide, t.takerOrderHash],
     ] as const) {
-      out.fills.push({
+      fills.push({
         id: `${id}-${side.role}`,
         tradeId: id,
         orderHash,
@@ -185,22 +166,12 @@ export function batchRows(trades: readonly BatchTrade[], ctx: BatchContext): Bat
       else candles.set(cid, { id: cid, pair, interval, bucketStartMs: startMs, ...applyTrade(undefined, t) });
     }
   }
-  out.orders = [...orders.values()];
-  out.balances = [...balances.values()];
-  out.fees = [...fees.values()];
-  out.candles = [...candles.values()];
-  return out;
-}
-
-/** A stored candle after a batch's candle of the same bucket (the batch's trades come after the stored ones). */
-export function mergeCandle(stored: CandleValues, batch: CandleValues): CandleValues {
   return {
-    open: stored.open,
-    high: batch.high > stored.high ? batch.high : stored.high,
-    low: batch.low < stored.low ? batch.low : stored.low,
-    close: batch.close,
-    baseVolume: stored.baseVolume + batch.baseVolume,
-    quoteVolume: stored.quoteVolume + batch.quoteVolume,
-    tradeCount: stored.tradeCount + batch.tradeCount,
+    trades: tradeRows,
+    fills,
+    orders: [...orders.values()],
+    balances: [...balances.values()],
+    fees: [...fees.values()],
+    candles: [...candles.values()],
   };
 }

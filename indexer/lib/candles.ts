@@ -33,29 +33,37 @@ export interface CandleValues {
   tradeCount: number;
 }
 
+/** A candle of one trade. */
+function tradeCandle(trade: { price: bigint; baseAmount: bigint; quoteAmount: bigint }): CandleValues {
+  return {
+    open: trade.price,
+    high: trade.price,
+    low: trade.price,
+    close: trade.price,
+    baseVolume: trade.baseAmount,
+    quoteVolume: trade.quoteAmount,
+    tradeCount: 1,
+  };
+}
+
+/** A candle followed by a later one of the same bucket (a settle batch's, or one trade's): open stays,
+ *  high/low widen, the later close wins, volumes and counts add. */
+export function mergeCandle(earlier: CandleValues, later: CandleValues): CandleValues {
+  return {
+    open: earlier.open,
+    high: later.high > earlier.high ? later.high : earlier.high,
+    low: later.low < earlier.low ? later.low : earlier.low,
+    close: later.close,
+    baseVolume: earlier.baseVolume + later.baseVolume,
+    quoteVolume: earlier.quoteVolume + later.quoteVolume,
+    tradeCount: earlier.tradeCount + later.tradeCount,
+  };
+}
+
 /** The candle after one more trade (trades arrive in chain order, so the last one is the close). */
 export function applyTrade(
   current: CandleValues | undefined,
   trade: { price: bigint; baseAmount: bigint; quoteAmount: bigint },
 ): CandleValues {
-  if (!current) {
-    return {
-      open: trade.price,
-      high: trade.price,
-      low: trade.price,
-      close: trade.price,
-      baseVolume: trade.baseAmount,
-      quoteVolume: trade.quoteAmount,
-      tradeCount: 1,
-    };
-  }
-  return {
-    open: current.open,
-    high: trade.price > current.high ? trade.price : current.high,
-    low: trade.price < current.low ? trade.price : current.low,
-    close: trade.price,
-    baseVolume: current.baseVolume + trade.baseAmount,
-    quoteVolume: current.quoteVolume + trade.quoteAmount,
-    tradeCount: current.tradeCount + 1,
-  };
+  return current ? mergeCandle(current, tradeCandle(trade)) : tradeCandle(trade);
 }

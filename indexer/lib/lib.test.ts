@@ -5,9 +5,9 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { parseDeployments, tokenSymbols } from "../deployments";
 import { advanceStatus, transferId } from "./bridgeStatus";
-import { CANDLE_INTERVALS, CANDLE_INTERVAL_NAMES, applyTrade, bucketStartMs } from "./candles";
+import { CANDLE_INTERVALS, CANDLE_INTERVAL_NAMES, applyTrade, bucketStartMs, mergeCandle } from "./candles";
 import { type SettledTrade, pairSymbol, tradeBalanceDeltas, tradeSides } from "./trades";
-import { type BatchTrade, batchRows, mergeCandle } from "./batchRows";
+import { type BatchTrade, batchRows } from "./batchRows";
 
 const A = "0x00000000000000000000000000000000000000aa" as const;
 const B = "0x00000000000000000000000000000000000000bb" as const;

@@ -124,7 +124,7 @@ export async function writeBatch(sqlDb: SqlDb, rows: BatchRows, batchRow: { batc
         INSERT INTO ${feeTotal} AS cur ${from(feeTotal, json(fees))}
         ON CONFLICT (token) DO UPDATE SET collected = cur.collected + excluded.collected
       ),
-      -- the batch's candle of a bucket comes after the stored one: see mergeCandle in lib/batchRows.ts
+      -- the batch's candle of a bucket comes after the stored one: see mergeCandle in lib/candles.ts
       c AS (
         INSERT INTO ${candle} AS cur ${from(candle, json(rows.candles))}
         ON CONFLICT (id) DO UPDATE SET
