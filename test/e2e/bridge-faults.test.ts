@@ -107,15 +107,29 @@ describe("bridge faults", () => {
       const mintedBeforeRestart = (await Promise.all(deposits.map((d) => isMinted(d.nonce)))).filter(Boolean).length;
       assert.ok(mintedBeforeRestart >= 1, "a mint reached the chain before the kill");
 
-      const second = spawnRelayer({});
+      let second = spawnRelayer({});
       child = second.child;
       for (const d of deposits) await waitFor(`minted ${d.nonce}`, () => isMinted(d.nonce), 60_000, 50);
-      // let it record the mints, then stop it and read its database
-      await new Promise((r) => setTimeout(r, 1_500));
-      second.child.kill("SIGTERM");
-      await second.exited;
-      child = undefined;
-      const crashDb = await createDb({ dataDir: dbDir });
+      // let it record the mints, then stop it and read its database (PGlite: one process at a time). On a
+      // busy machine recording can take longer than the pause: then it runs again (a restart more) and the
+      // database is read again, up to 5 times.
+      let crashDb: Awaited<ReturnType<typeof createDb>>;
+      for (let attempt = 1; ; attempt++) {
+        await new Promise((r) => setTimeout(r, 1_500));
+        second.child.kill("SIGTERM");
+        await second.exited;
+        child = undefined;
+        crashDb = await createDb({ dataDir: dbDir });
+        let recorded = 0;
+        for (const d of deposits) {
+          const r = await crashDb.query<{ status: string }>("SELECT status FROM bridge_relayer_transfers WHERE bridge = 'native' AND kind = 'deposit' AND nonce = $1", [d.nonce]);
+          if (r.rows[0]?.status === "minted") recorded += 1;
+        }
+        if (recorded === deposits.length || attempt === 5) break;
+        await crashDb.close();
+        second = spawnRelayer({});
+        child = second.child;
+      }
       try {
         const logs = await s.user.remote.publicClient.getLogs({ address: s.deployment.remote.minter, event: BRIDGE_MINTED, fromBlock: 0n, toBlock: "latest" });
         for (const d of deposits) {
