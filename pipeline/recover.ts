@@ -5,6 +5,7 @@
 import { secp256k1 as nobleSecp } from "@noble/curves/secp256k1.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import type { Address, Hex } from "viem";
+import { parseStrictEcdsaSignature } from "../sdk/signature";
 import { keccak256Bytes } from "./keccak";
 
 interface NativeSecp256k1 {
@@ -24,12 +25,14 @@ function loadNative(): NativeSecp256k1 | null {
 const native = process.env.PIPELINE_NO_NATIVE_SECP === "1" ? null : loadNative();
 export const recoveryBackend: "native" | "noble" = native ? "native" : "noble";
 
-const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
-
-/** The address that produced `signature` (65 bytes r||s||v, v in {27,28} or {0,1}) over `digest`, or null
- *  when the signature is malformed, high-s (malleable; the contract rejects it too) or does not recover. */
+/** The address that produced `signature` over `digest`, or null when the signature breaks the contract's
+ *  rule (sdk/signature.ts: 65 bytes, v exactly 27 or 28, 1 <= r < n, 1 <= s <= n/2) or does not recover.
+ *  A signature the contract would refuse must never be accepted here: it would revert a whole batch. */
 export function recoverSigner(digest: Hex, signature: Hex): Address | null {
-  if (signature.length !== 132 || digest.length !== 66) return null;
+  if (digest.length !== 66) return null;
+  const parsed = parseStrictEcdsaSignature(signature);
+  if (!parsed.ok) return null;
+  const recovery = parsed.sig.recoveryId;
   let sig: Uint8Array;
   let msg: Uint8Array;
   try {
@@ -38,11 +41,6 @@ export function recoverSigner(digest: Hex, signature: Hex): Address | null {
   } catch {
     return null;
   }
-  const v = sig[64];
-  const recovery = v >= 27 ? v - 27 : v;
-  if (recovery !== 0 && recovery !== 1) return null;
-  const s = BigInt("0x" + bytesToHex(sig.subarray(32, 64)));
-  if (s === 0n || s > HALF_N) return null;
   try {
     let uncompressed: Uint8Array;
     if (native) {
