@@ -3,12 +3,18 @@
 // batch-id order: the sender delivers sends in call order. Before a batch is sent its composition (batch
 // id -> trade seq range) is on disk; after a crash the contract's nextBatchId says which batches landed, and
 // the first one that did not is re-sent with the same trades. When a batch fails, every batch behind it
-// ends first; the ones that landed count, the rest are re-sent in order with the same trades (retryable)
-// or the batcher halts (a revert is never skipped: it logs the decoded error and reports it to health).
+// ends first; the ones that landed count, the rest are re-sent in order with the same trades (retryable).
+// A revert that one trader's order causes (pipeline/poison.ts: a nonce cancelled on chain, an agent revoked,
+// a contract wallet that changed its answer, a balance withdrawn...) does not stop the venue: the batcher
+// finds the order(s) (the error's arguments; eth_call of sub-batches when the error names only a trader
+// with several orders), has the matcher journal the decision and cancel them (`onRejected`), drops their
+// trades and rebuilds the batch from what is left (same batch id, a new composition on disk). Any other
+// revert halts the batcher (it logs the decoded error and reports it to health).
 import type { Hex } from "viem";
 import { buildSettleArgs, type SettleArgs, type SignedOrder } from "../sdk/settle-batch";
 import { openDurableLog, type DurableLog } from "./durable-log";
 import { FatalChainError } from "./errors";
+import { isOrderAttributable, suspectOrders } from "./poison";
 import type { SettleResult, SettleSender } from "./settle-sender";
 
 export interface SettleableTrade {
@@ -45,6 +51,8 @@ export interface BatcherHealth {
   queuedTrades: number;
   lastSettledSeq: number;
   lastError?: string;
+  /** orders cancelled since start because the contract refused them (their trades dropped) */
+  rejectedOrders: number;
 }
 
 export interface BatcherDeps {
@@ -63,6 +71,12 @@ export interface BatcherDeps {
   };
   onSettled?(b: SettledBatch): void;
   onHalt?(reason: string): void;
+  /** Orders the contract refuses (hash, error name): the matcher journals the decision, cancels them and
+   *  answers every unsettled trade seq it drops (resolves once the decision is durable). Absent: every
+   *  revert halts. */
+  onRejected?(orders: { hash: Hex; error: string }[]): Promise<number[]>;
+  /** trade seqs a journaled decision dropped (the resend after a restart does not wait for them) */
+  isDropped?(seq: number): boolean;
   fsync?: boolean;
 }
 
@@ -108,6 +122,10 @@ export function createBatcher(deps: BatcherDeps): Batcher {
   /** moving average of the time between confirmations while busy */
   let confirmEveryMs = 10;
   let lastConfirmAt = 0;
+  /** trade seqs dropped since start: a late push of one is ignored */
+  const dropped = new Set<number>();
+  /** orders rejected since start, for health and tests */
+  let rejectedOrders = 0;
 
   interface Flight {
     batchId: bigint;
@@ -129,7 +147,14 @@ export function createBatcher(deps: BatcherDeps): Batcher {
       if (dispatched > 0) return null; // only ever the first batch after a start
       const upTo = queue.findIndex((t) => t.seq > resend!.toSeq);
       const n = upTo === -1 ? queue.length : upTo;
-      if (n < resend.tradeCount) return null; // the replay has not re-pushed all of it yet
+      // trades of the record a journaled decision dropped never come back: the resend goes without them
+      let gone = 0;
+      if (deps.isDropped) for (let seq = resend.fromSeq; seq <= resend.toSeq; seq++) if (deps.isDropped(seq)) gone += 1;
+      if (n < resend.tradeCount - gone) return null; // the replay has not re-pushed all of it yet
+      if (n === 0) {
+        resend = undefined; // every trade of it was dropped: nothing to re-send
+        return takeBatch();
+      }
       return queue.slice(0, n);
     }
     const oldest = queue[dispatched].matchedAtMs;
@@ -207,11 +232,79 @@ export function createBatcher(deps: BatcherDeps): Batcher {
       if (!batch) return;
       const batchId = nextId + BigInt(flights.length);
       const args = argsFor(batchId, batch);
-      const isResend = resend !== undefined;
+      // a resend whose trades were dropped gets a new record (what it now holds)
+      const isResend = resend !== undefined && resend.tradeCount === batch.length;
       resend = undefined;
       flights.push(launch(batchId, batch, args, !isResend));
       dispatched += batch.length;
     }
+  }
+
+  function ordersOf(trades: SettleableTrade[]) {
+    const seen = new Map<string, NonNullable<ReturnType<BatcherDeps["signedOrder"]>>>();
+    for (const t of trades)
+      for (const h of [t.makerHash, t.takerHash]) {
+        const so = deps.signedOrder(h);
+        if (so) seen.set(h.toLowerCase(), so);
+      }
+    return [...seen.values()];
+  }
+
+  /** The orders a revert names; when it names several (a trader's), the ones whose own trades revert the
+   *  same way alone (eth_call), or all of them when none does alone (a shared balance). */
+  async function attribute(err: FatalChainError, batchId: bigint, trades: SettleableTrade[]): Promise<Map<string, string>> {
+    const suspects = suspectOrders(err.revertName, err.revertArgs, ordersOf(trades));
+    const name = err.revertName!;
+    const out = new Map<string, string>();
+    if (suspects.length > 1 && deps.sender.simulate) {
+      for (const h of suspects) {
+        const own = trades.filter((t) => t.makerHash.toLowerCase() === h.toLowerCase() || t.takerHash.toLowerCase() === h.toLowerCase());
+        const r = await deps.sender.simulate(batchId, argsFor(batchId, own));
+        if (r && suspectOrders(r.revertName, r.revertArgs, ordersOf(own)).some((x) => x.toLowerCase() === h.toLowerCase())) out.set(h.toLowerCase(), r.revertName!);
+      }
+    }
+    if (out.size === 0) for (const h of suspects) out.set(h.toLowerCase(), name);
+    return out;
+  }
+
+  /** Removes dropped trades from the queue (in place: the first `dispatched` are reset by the caller). */
+  function dropFromQueue(seqs: Iterable<number>, hashes: Set<string>): void {
+    for (const seq of seqs) dropped.add(seq);
+    let w = 0;
+    for (let i = 0; i < queue.length; i++) {
+      const t = queue[i];
+      if (dropped.has(t.seq) || hashes.has(t.makerHash.toLowerCase()) || hashes.has(t.takerHash.toLowerCase())) {
+        dropped.add(t.seq);
+        continue;
+      }
+      queue[w++] = t;
+    }
+    queue.length = w;
+  }
+
+  /** A batch reverted because of one or more orders: find them, have the decision journaled, drop their
+   *  trades; then check what is left of the batch (eth_call) until it would settle or a fatal error shows. */
+  async function quarantine(flight: Flight, first: FatalChainError): Promise<void> {
+    let err = first;
+    let trades = flight.trades;
+    for (let round = 0; round < 64; round++) {
+      const bad = await attribute(err, flight.batchId, trades);
+      if (bad.size === 0) throw err;
+      const orders = [...bad].map(([hash, error]) => ({ hash: hash as Hex, error }));
+      // durable before anything else is sent: a restart replays the same decision
+      const seqs = await deps.onRejected!(orders);
+      rejectedOrders += orders.length;
+      const hashes = new Set(bad.keys());
+      dropFromQueue(seqs, hashes);
+      log?.warn({ batchId: flight.batchId.toString(), revert: err.revertName, orders, droppedTrades: seqs.length }, "settle reverted on orders the contract refuses: cancelled, their trades dropped, batch rebuilt");
+      trades = trades.filter((t) => !dropped.has(t.seq));
+      if (trades.length === 0 || !deps.sender.simulate) return;
+      const again = await deps.sender.simulate(flight.batchId, argsFor(flight.batchId, trades));
+      if (!again) return;
+      if (!isOrderAttributable(again.revertName)) throw again;
+      err = again;
+    }
+    throw err;
   }
 
   /** After a failure: let every flight end, keep the ones that landed, re-send the rest in order or halt. */
@@ -238,8 +331,17 @@ export function createBatcher(deps: BatcherDeps): Batcher {
         const first = outcomes[0];
         if ("ok" in first) {
           // confirmed by its receipt yet not counted by the chain's nextBatchId (a stale read): ask again
-        } else if (first.err instanceof FatalChainError) throw first.err;
-        else lastError = (first.err as Error).message;
+        } else if (first.err instanceof FatalChainError) {
+          if (!deps.onRejected || !isOrderAttributable(first.err.revertName)) throw first.err;
+          await quarantine(flights[0], first.err);
+          // nothing behind the failed batch landed either: every trade left is rebuilt into new batches
+          flights = [];
+          dispatched = 0;
+          deps.sender.reset?.();
+          if (state === "retrying") state = "running";
+          notifyDrained();
+          return;
+        } else lastError = (first.err as Error).message;
       }
       attempt += 1;
       state = "retrying";
@@ -337,6 +439,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
     },
     push(t) {
       if (t.seq <= lastPushedSeq) return; // already settled (or pushed): exactly once
+      if (dropped.has(t.seq)) return; // its order was rejected meanwhile
       lastPushedSeq = t.seq;
       queue.push(t);
       const behind = queue.length - dispatched;
@@ -364,6 +467,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
         queuedTrades: queue.length,
         lastSettledSeq,
         lastError,
+        rejectedOrders,
       };
     },
   };

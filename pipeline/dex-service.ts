@@ -67,6 +67,38 @@ export class DexState {
     this.emit({ kind: "order", account: r.account, order: strip(r), fill });
   }
 
+  /** A trade the contract refused to settle (one of its orders was rejected): its fill leaves both orders.
+   *  The rejected order ends cancelled with `settlement_rejected:<error>` (the engine's cancel says so too
+   *  while it is still open); a counterparty that the dropped fill had finished ends cancelled with
+   *  `counterparty_settlement_rejected`; one still on the book stays there with what it had left. */
+  private onDropped(se: Extract<ServiceEvent, { kind: "dropped" }>): void {
+    const tradeId = String(se.trade.seq);
+    for (const hash of [se.trade.makerHash, se.trade.takerHash]) {
+      const r = this.byHash.get(hash.toLowerCase());
+      if (!r) continue;
+      const i = r.fills.findIndex((f) => f.tradeId === tradeId);
+      if (i === -1) continue;
+      const [f] = r.fills.splice(i, 1);
+      r.filledLots -= f.sizeLots;
+      r.filledQuoteUnits -= se.quoteAmount;
+      const error = se.rejected[hash.toLowerCase()];
+      if (error !== undefined) {
+        if (r.status === "filled" || r.status === "partially_filled" || r.status === "open") {
+          r.status = "cancelled";
+          r.statusReason = `settlement_rejected:${error}`;
+        }
+      } else if (r.status === "filled") {
+        r.status = "cancelled";
+        r.statusReason = "counterparty_settlement_rejected";
+      } else if (r.status === "partially_filled" || r.status === "open") {
+        r.status = r.filledLots > 0n ? "partially_filled" : "open";
+      }
+      r.updatedAtMs = se.ts;
+      this.orderEvent(r, null);
+    }
+    this.fillsByTrade.delete(tradeId);
+  }
+
   readonly onServiceEvent = (se: ServiceEvent): void => {
     if (se.kind === "trade") {
       const { event: e, trade } = se;
@@ -99,6 +131,10 @@ export class DexState {
       }
       this.fillsByTrade.set(dexTrade.tradeId, fills);
       this.emit({ kind: "trade", trade: dexTrade });
+      return;
+    }
+    if (se.kind === "dropped") {
+      this.onDropped(se);
       return;
     }
     const e = se.event;

@@ -97,6 +97,15 @@ export class BalanceLedger {
     this.add(this.balance, key(t.seller, t.quoteToken), t.quoteAmount - t.sellerFee);
   }
 
+  /** Undoes `applyTrade` for a trade that will never settle (dropped after its batch reverted): no money
+   *  moved on chain, so the projection must not count it either. */
+  revertTrade(t: TradeDelta): void {
+    this.add(this.balance, key(t.buyer, t.quoteToken), t.quoteAmount);
+    this.add(this.balance, key(t.buyer, t.baseToken), t.buyerFee - t.baseAmount);
+    this.add(this.balance, key(t.seller, t.baseToken), t.baseAmount);
+    this.add(this.balance, key(t.seller, t.quoteToken), t.sellerFee - t.quoteAmount);
+  }
+
   /** Every (account, token) with a nonzero projected balance, for reconciliation and tests. */
   entries(): { account: string; token: string; projected: bigint }[] {
     return [...this.balance].map(([k, v]) => {

@@ -7,7 +7,7 @@ import { openCommandJournal, type CommandJournal, type JournalMeta } from "./com
 import { PipelineError } from "./errors";
 import { validateSignedOrder, type IntakeContext, type PlaceSignedInput, type ValidatedOrder } from "./intake";
 import { createRecoverPool, type RecoverPool } from "./recover-pool";
-import { BalanceLedger, buyLockFor, type OrderLock } from "./ledger";
+import { BalanceLedger, buyLockFor, type OrderLock, type TradeDelta } from "./ledger";
 import { assertMarketGridExact, formatMarketAmount, lotsToBase, quoteFor, ticksToPrice, type MarketSpec } from "./markets";
 import { orderFromJson, orderToJson, type SignedOrder } from "./order";
 import type { SettleableTrade } from "./batcher";
@@ -36,7 +36,25 @@ export type ServiceEvent =
   /** `order`: the signed order the event is about, when it has one; `reason`: why the pipeline cancelled
    *  (expired, withdrawal_unfunded, cancelled_on_chain, agent_revoked, or the caller's reason) */
   | { kind: "engine"; event: EngineEvent; order?: LiveOrder; reason?: string }
-  | { kind: "trade"; trade: SettleableTrade; event: TradeEvent; buyer: string; seller: string; baseToken: string; quoteToken: string; quoteAmount: bigint; buyerFee: bigint; sellerFee: bigint };
+  | { kind: "trade"; trade: SettleableTrade; event: TradeEvent; buyer: string; seller: string; baseToken: string; quoteToken: string; quoteAmount: bigint; buyerFee: bigint; sellerFee: bigint }
+  /** a matched trade that will never settle: one of its orders was rejected by the contract
+   *  (`rejected`: those orders' hashes -> the contract error); its balance moves are undone */
+  | { kind: "dropped"; trade: SettleableTrade; rejected: Record<string, string>; quoteAmount: bigint; ts: number };
+
+/** A settle revert attributed to an order: the order and the contract's error name. */
+export interface RejectedOrder {
+  hash: Hex;
+  error: string;
+}
+
+/** The drop decision as journaled (meta.info.settlementDrop of a `tick` record). */
+interface SettlementDrop {
+  orders: RejectedOrder[];
+  trades: number[];
+}
+
+/** Prefix of the cancel reason of an order the contract refused (the owner sees `settlement_rejected:<error>`). */
+export const SETTLEMENT_REJECTED = "settlement_rejected";
 
 export interface FeeRates {
   makerFeeBps: bigint;
@@ -88,6 +106,12 @@ export class MatcherService {
   readonly intake: IntakeContext;
   /** trades since start, in seq order, for the batcher's resume */
   replayedTrades: SettleableTrade[] = [];
+  /** matched trades not known to be settled: what a drop must undo */
+  private readonly unsettled = new Map<number, { trade: SettleableTrade; delta: TradeDelta; quoteAmount: bigint }>();
+  /** trade seqs dropped by a journaled decision (never to be settled) */
+  readonly droppedSeqs = new Set<number>();
+  /** orders the contract refused (hash -> error): cancelled, never matched again */
+  readonly rejectedOrders = new Map<string, string>();
 
   constructor(private readonly deps: MatcherServiceDeps) {
     this.now = deps.nowMs ?? Date.now;
@@ -127,8 +151,9 @@ export class MatcherService {
     const records = this.journal.replay((rec, events) => {
       const pre = this.preApply(rec.cmd, rec.meta);
       this.applyEvents(rec.cmd, events, pre, trades, rec.cmd.ts, rec.meta);
+      this.applyDrop(rec.cmd, rec.meta);
     });
-    this.replayedTrades = trades;
+    this.replayedTrades = trades.filter((t) => !this.droppedSeqs.has(t.seq));
     return { records, trades: trades.length };
   }
 
@@ -238,6 +263,7 @@ export class MatcherService {
     const { events, durable } = this.journal.submit(cmd, meta);
     const trades: SettleableTrade[] = [];
     this.applyEvents(cmd, events, pre, trades, this.now(), meta);
+    this.applyDrop(cmd, meta);
     for (const t of trades) this.pendingTrades.push(t);
     return durable.then(() => {
       // durable records resolve in order, so trades leave in seq order
@@ -327,10 +353,12 @@ export class MatcherService {
     const { makerFeeBps, takerFeeBps } = this.deps.fees;
     const buyerFee = feeFor(baseAmount, buyer === maker ? makerFeeBps : takerFeeBps);
     const sellerFee = feeFor(quoteAmount, seller === maker ? makerFeeBps : takerFeeBps);
-    this.ledger.applyTrade({ buyer: buyer.account, seller: seller.account, baseToken: m.baseToken, quoteToken: m.quoteToken, baseAmount, quoteAmount, buyerFee, sellerFee });
+    const delta: TradeDelta = { buyer: buyer.account, seller: seller.account, baseToken: m.baseToken, quoteToken: m.quoteToken, baseAmount, quoteAmount, buyerFee, sellerFee };
+    this.ledger.applyTrade(delta);
     if (maker.remainingBase === 0n) this.forget(maker, false);
     if (taker.remainingBase === 0n) this.forget(taker, false);
     const t: SettleableTrade = { seq: e.seq, makerHash: maker.hash, takerHash: taker.hash, baseAmount, price, matchedAtMs: atMs };
+    this.unsettled.set(e.seq, { trade: t, delta, quoteAmount });
     this.emit({ kind: "trade", trade: t, event: e, buyer: buyer.account, seller: seller.account, baseToken: m.baseToken, quoteToken: m.quoteToken, quoteAmount, buyerFee, sellerFee });
     return t;
   }
@@ -353,6 +381,64 @@ export class MatcherService {
       } catch {
         /* a listener's failure is its own */
       }
+    }
+  }
+
+  // ------------------------------------------------------------ settlement rejections (batch poisoning)
+
+  /** The batcher found orders the contract refuses: journal the decision (which orders, which trades are
+   *  dropped) BEFORE anything else, so that a restart replays it; then cancel those still open. Returns the
+   *  dropped trade seqs: every unsettled trade of those orders, matched or about to be durable. */
+  async rejectForSettlement(orders: RejectedOrder[]): Promise<number[]> {
+    const hashes = new Set(orders.map((o) => o.hash.toLowerCase()));
+    const trades: number[] = [];
+    for (const [seq, u] of this.unsettled) {
+      if (hashes.has(u.trade.makerHash.toLowerCase()) || hashes.has(u.trade.takerHash.toLowerCase())) trades.push(seq);
+    }
+    trades.sort((a, b) => a - b);
+    const drop: SettlementDrop = { orders: orders.map((o) => ({ hash: o.hash.toLowerCase() as Hex, error: o.error })), trades };
+    // a `tick` carries the decision: the engine sees only time passing (the pipeline places no GTD orders)
+    await this.submit({ kind: "tick", ts: this.now() }, { reason: SETTLEMENT_REJECTED, info: { settlementDrop: drop } });
+    await this.cancelRejectedOpen();
+    this.deps.logger?.warn({ orders: drop.orders, droppedTrades: trades.length }, "settlement rejected orders: cancelled, their trades dropped");
+    return trades;
+  }
+
+  /** Cancels every refused order still on the book (after a crash between the decision and the cancels). */
+  async cancelRejectedOpen(): Promise<void> {
+    const open = [...this.rejectedOrders].filter(([h]) => this.orders.has(h));
+    await Promise.all(open.map(([h, error]) => {
+      const o = this.orders.get(h)!;
+      return this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: `${SETTLEMENT_REJECTED}:${error}` });
+    }));
+  }
+
+  /** The trades of a settled batch: nothing can drop them any more. */
+  tradesSettled(trades: readonly SettleableTrade[]): void {
+    for (const t of trades) this.unsettled.delete(t.seq);
+  }
+
+  /** After a start: every trade up to `seq` is settled on chain. */
+  settledUpTo(seq: number): void {
+    for (const k of this.unsettled.keys()) if (k <= seq) this.unsettled.delete(k);
+  }
+
+  /** Applies a journaled drop decision (live and on replay): undo the trades' balance moves, remember them. */
+  private applyDrop(cmd: Command, meta?: JournalMeta): void {
+    const drop = (meta?.info as { settlementDrop?: SettlementDrop } | undefined)?.settlementDrop;
+    if (!drop || cmd.kind !== "tick") return;
+    const rejected: Record<string, string> = {};
+    for (const o of drop.orders) {
+      rejected[o.hash.toLowerCase()] = o.error;
+      this.rejectedOrders.set(o.hash.toLowerCase(), o.error);
+    }
+    for (const seq of drop.trades) {
+      this.droppedSeqs.add(seq);
+      const u = this.unsettled.get(seq);
+      if (!u) continue;
+      this.unsettled.delete(seq);
+      this.ledger.revertTrade(u.delta);
+      this.emit({ kind: "dropped", trade: u.trade, rejected, quoteAmount: u.quoteAmount, ts: cmd.ts });
     }
   }
 

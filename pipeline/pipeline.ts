@@ -179,6 +179,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     fsync: opts.fsync,
     logger: log,
     onSettled: (b) => {
+      service.tradesSettled(b.trades);
       opts.onSettled?.(b);
       for (const l of settledListeners) {
         try {
@@ -189,8 +190,14 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       }
     },
     onHalt: (reason) => service.halt(reason),
+    // a revert one order causes: journal the decision, cancel the order, drop its trades (never a halt)
+    onRejected: (orders) => service.rejectForSettlement(orders),
+    isDropped: (seq) => service.droppedSeqs.has(seq),
   });
   const { lastSettledSeq } = await batcher.start();
+  service.settledUpTo(lastSettledSeq);
+  // a crash between a journaled rejection and its cancels: finish them now
+  await service.cancelRejectedOpen();
   const recoveredTrades = service.replayedTrades;
   for (const t of recoveredTrades) if (t.seq > lastSettledSeq) batcher.push(t);
   service.replayedTrades = [];

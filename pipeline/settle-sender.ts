@@ -39,6 +39,9 @@ export interface SettleResult {
 export interface SettleSender {
   nextBatchId(): Promise<bigint>;
   send(batchId: bigint, args: SettleArgs): Promise<SettleResult>;
+  /** eth_call of the batch against the latest state: null when it would settle, else the decoded revert.
+   *  Only after a batch reverted (never on the common path). Throws RetryableChainError on a read failure. */
+  simulate?(batchId: bigint, args: SettleArgs): Promise<FatalChainError | null>;
   /** Re-opens the sender after a failure (nonce read again from the chain): call when no send is in flight. */
   reset?(): void;
   close?(): void;
@@ -57,6 +60,53 @@ export interface SettleSenderDeps {
 
 const RETRYABLE =
   /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|timed? ?out|nonce too (low|high)|nonce has already been used|replacement transaction underpriced|already known|HTTP request failed/i;
+
+const settlementErrorsAbi = settlementAbi();
+
+/** The contract's custom error inside a viem error (a revert), or null when `e` is no revert. */
+export function decodeSettleRevert(e: unknown): FatalChainError | null {
+  if (!(e instanceof BaseError)) return null;
+  const reverted = e.walk((x) => x instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
+  if (reverted?.data)
+    return new FatalChainError(`settle reverted: ${reverted.data.errorName}`, reverted.data.errorName, reverted.data.args ?? [], {
+      cause: e,
+    });
+  const withData = e.walk(
+    (x) => typeof (x as { data?: unknown }).data === "string" && /^0x[0-9a-f]{8}/i.test((x as { data: string }).data)
+  ) as { data?: Hex } | null;
+  if (withData?.data) {
+    try {
+      const d = decodeErrorResult({ abi: settlementErrorsAbi, data: withData.data });
+      return new FatalChainError(`settle reverted: ${d.errorName}`, d.errorName, d.args ?? [], { cause: e });
+    } catch {
+      return new FatalChainError(`settle reverted with data ${withData.data}`, undefined, undefined, { cause: e });
+    }
+  }
+  if (/revert/i.test(e.message) && !RETRYABLE.test(e.message))
+    return new FatalChainError(`settle reverted: ${e.shortMessage}`, undefined, undefined, { cause: e });
+  return null;
+}
+
+/** Sorts a failed send: a revert (decoded to the contract's error) or a node refusal that no retry can fix
+ *  is fatal; anything else (network, node restart, nonce race) is retryable. The batcher then decides
+ *  whether a fatal revert is one order's fault (pipeline/poison.ts) or stops the venue. */
+export function classifySettleError(e: unknown): FatalChainError | RetryableChainError {
+  const fatal = decodeSettleRevert(e);
+  if (fatal) return fatal;
+  if (e instanceof BaseError && /invalid parameters|exceeds|intrinsic gas|insufficient funds/i.test(`${e.shortMessage} ${e.details ?? ""}`)) {
+    return new FatalChainError(`settle refused by the node: ${e.shortMessage} ${e.details ?? ""}`, undefined, undefined, { cause: e });
+  }
+  const msg = e instanceof BaseError ? `${e.shortMessage} ${e.details ?? ""}` : String((e as Error)?.message ?? e);
+  return new RetryableChainError(msg, { cause: e });
+}
+
+/** The gas limit a settle of `orders` orders and `fills` fills is sent with: a generous fixed formula
+ *  instead of an estimate (an estimate runs the whole batch twice on the node), capped under the
+ *  per-transaction gas cap (2^24, EIP-7825) that Hardhat enforces. */
+export function settleGasLimit(orders: number, fills: number): bigint {
+  const want = 200_000n + 40_000n * BigInt(orders) + 40_000n * BigInt(fills);
+  return want < 16_000_000n ? want : 16_000_000n;
+}
 
 export function createSettleSender(deps: SettleSenderDeps): SettleSender {
   const abi = settlementAbi();
@@ -84,42 +134,10 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
   let gasPrice: bigint | undefined;
   let gasPriceAt = 0;
 
-  function decodeRevert(e: unknown): FatalChainError | null {
-    if (!(e instanceof BaseError)) return null;
-    const reverted = e.walk((x) => x instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
-    if (reverted?.data)
-      return new FatalChainError(`settle reverted: ${reverted.data.errorName}`, reverted.data.errorName, reverted.data.args ?? [], {
-        cause: e,
-      });
-    const withData = e.walk(
-      (x) => typeof (x as { data?: unknown }).data === "string" && /^0x[0-9a-f]{8}/i.test((x as { data: string }).data)
-    ) as { data?: Hex } | null;
-    if (withData?.data) {
-      try {
-        const d = decodeErrorResult({ abi, data: withData.data });
-        return new FatalChainError(`settle reverted: ${d.errorName}`, d.errorName, d.args ?? [], { cause: e });
-      } catch {
-        return new FatalChainError(`settle reverted with data ${withData.data}`, undefined, undefined, { cause: e });
-      }
-    }
-    if (/revert/i.test(e.message) && !RETRYABLE.test(e.message))
-      return new FatalChainError(`settle reverted: ${e.shortMessage}`, undefined, undefined, { cause: e });
-    return null;
-  }
-
   function classify(e: unknown): Error {
-    const fatal = decodeRevert(e);
-    if (fatal) return fatal;
-    if (
-      e instanceof BaseError &&
-      /invalid parameters|exceeds|intrinsic gas|insufficient funds/i.test(`${e.shortMessage} ${e.details ?? ""}`)
-    ) {
-      return new FatalChainError(`settle refused by the node: ${e.shortMessage} ${e.details ?? ""}`, undefined, undefined, { cause: e });
-    }
-    const msg = e instanceof BaseError ? `${e.shortMessage} ${e.details ?? ""}` : String((e as Error)?.message ?? e);
-    if (/nonce/i.test(msg)) nonce = undefined; // resync before the retry
-    if (RETRYABLE.test(msg) || e instanceof BaseError) return new RetryableChainError(msg, { cause: e });
-    return new RetryableChainError(msg, { cause: e });
+    const c = classifySettleError(e);
+    if (c instanceof RetryableChainError && /nonce/i.test(c.message)) nonce = undefined; // resync before the retry
+    return c;
   }
 
   // ---- the one WebSocket the sends travel on
@@ -220,18 +238,20 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
     };
   }
 
-  /** Replays a reverted transaction as a call at its block to learn the custom error. */
-  async function diagnose(batchId: bigint, data: Hex, blockNumber: bigint): Promise<FatalChainError> {
+  /** Replays a reverted transaction as a call at its block, with its gas limit (a contract wallet that
+   *  burns the gas it is given fails the same way), to learn the custom error. */
+  async function diagnose(batchId: bigint, data: Hex, blockNumber: bigint, gas: bigint): Promise<FatalChainError> {
     try {
       await publicClient.call({
         account: account.address,
         to: deps.settlement,
         data,
+        gas,
         blockNumber: blockNumber - 1n,
       });
       return new FatalChainError(`settle ${batchId} reverted on chain but its replay succeeds (out of gas?)`);
     } catch (e) {
-      return decodeRevert(e) ?? new FatalChainError(`settle ${batchId} reverted: ${String(e)}`);
+      return decodeSettleRevert(e) ?? new FatalChainError(`settle ${batchId} reverted: ${String(e)}`);
     }
   }
 
@@ -265,10 +285,7 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
           cause: e,
         });
       }
-      // Generous fixed limit instead of an estimate: an estimate runs the whole batch twice on the node.
-      // Capped under the per-transaction gas cap (2^24, EIP-7825) that Hardhat enforces.
-      const want = 200_000n + 40_000n * BigInt(args.orders.length) + 40_000n * BigInt(args.fills.length);
-      const gas = want < 16_000_000n ? want : 16_000_000n;
+      const gas = settleGasLimit(args.orders.length, args.fills.length);
       const dispatched = dispatchTail.then(async () => {
         if (closed) throw new RetryableChainError("sender closed");
         if (broken) throw new RetryableChainError(`not sent: ${broken}`);
@@ -336,13 +353,25 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
       }
       if (receipt.status !== "success") {
         broken ??= `batch ${batchId} reverted`;
-        throw await diagnose(batchId, data, receipt.blockNumber);
+        throw await diagnose(batchId, data, receipt.blockNumber, gas);
       }
       return {
         txHash,
         gasUsed: receipt.gasUsed,
         blockNumber: receipt.blockNumber,
       };
+    },
+
+    async simulate(batchId, args) {
+      const data = encodeFunctionData({ abi, functionName: "settlePacked", args: [batchId, encodePackedBatch(args)] });
+      try {
+        await publicClient.call({ account: account.address, to: deps.settlement, data, gas: settleGasLimit(args.orders.length, args.fills.length) });
+        return null;
+      } catch (e) {
+        const c = classifySettleError(e);
+        if (c instanceof FatalChainError) return c;
+        throw c;
+      }
     },
 
     reset() {
