@@ -26,6 +26,11 @@ export const OrderFlags = { NONE: 0, POST_ONLY: 1 } as const;
 export const PRICE_SCALE = 10n ** 18n;
 /** Fees are in basis points of what each party receives, rounded up. */
 export const BPS = 10_000n;
+/** Smallest base amount and smallest quote amount of one fill, in base units (Settlement.MIN_FILL_UNITS): a fee
+ *  rounds up by at most one unit, so this bounds the round-up to 0.01 % of a fill. */
+export const MIN_FILL_UNITS = 10_000n;
+/** Most an agent may raise its trader's minimum nonce by in one cancelAllBelowFor (Settlement constant). */
+export const MAX_AGENT_MIN_NONCE_STEP = 2n ** 32n;
 
 /** An order exactly as signed. All integers are bigint except side and flags (uint8). */
 export type Order = {

@@ -17,7 +17,7 @@ interface ISettlement {
     /// @param price limit price: quote base units per 1e18 base base units
     /// @param amount base-token base units the order may fill in total
     /// @param expiry unix seconds; the order is dead from this second on (block.timestamp >= expiry)
-    /// @param nonce per-trader bitmap nonce (word = nonce >> 8, bit = nonce & 255)
+    /// @param nonce per-trader bitmap nonce (two bits per nonce: word = nonce >> 7, bits 2 * (nonce & 127))
     /// @param flags bit 0 = POST_ONLY (maker only); other bits reserved and must be 0
     struct Order {
         address trader;
@@ -118,6 +118,14 @@ interface ISettlement {
     error SettlementFillPriceWorseThanLimit(uint256 fillIndex, bytes32 orderHash, uint256 limitPrice, uint256 fillPrice);
     /// @notice `baseAmount * price` is not a multiple of 1e18: the fill is rejected, never rounded.
     error SettlementFillNotExact(uint256 baseAmount, uint256 price);
+    /// @notice A fill whose base amount or quote amount is below `MIN_FILL_UNITS` base units: fees round up by
+    ///         at most one unit, so a dust fill would let the operator take most of it in fees.
+    /// @param fillIndex the fill's index in the batch
+    /// @param makerOrderHash the maker order of the fill
+    /// @param takerOrderHash the taker order of the fill
+    error SettlementFillTooSmall(
+        uint256 fillIndex, bytes32 makerOrderHash, bytes32 takerOrderHash, uint256 baseAmount, uint256 quoteAmount
+    );
     /// @notice The fill would take the order past its amount.
     error SettlementOrderOverfilled(bytes32 orderHash, uint256 amount, uint256 filledAfter);
 
@@ -133,6 +141,10 @@ interface ISettlement {
     error SettlementOrderSideInvalid(bytes32 orderHash, uint8 side);
     /// @notice An order field is not a clean ABI encoding of its type (dirty high bits).
     error SettlementOrderEncodingInvalid(uint256 index);
+    /// @notice The order's trader is the zero address: it could pass with no valid signature at all
+    ///         (ecrecover yields zero for garbage), so it is refused outright.
+    /// @param index the order's index in the batch
+    error SettlementOrderTraderZero(uint256 index);
     /// @notice The order sets reserved flag bits.
     error SettlementOrderFlagsInvalid(bytes32 orderHash, uint8 flags);
 
@@ -163,6 +175,9 @@ interface ISettlement {
     error SettlementNonceAlreadyUsed(address trader, uint256 nonce);
     /// @notice cancelAllBelow may only raise the minimum nonce.
     error SettlementMinNonceNotIncreasing(uint256 current, uint256 requested);
+    /// @notice An agent may raise its trader's minimum nonce by at most `maxStep` per call (so that a rogue agent
+    ///         cannot push it past the 2^64 nonces settlePacked carries and stop the account for good).
+    error SettlementMinNonceStepTooLarge(uint256 current, uint256 requested, uint256 maxStep);
 
     // ---------------------------------------------------------------- errors: custody
 
@@ -241,6 +256,7 @@ interface ISettlement {
     /// @notice Kills every order of the caller with a nonce below `minNonce` (may only rise).
     function cancelAllBelow(uint256 minNonce) external;
     /// @notice Kills every order of `trader` with a nonce below `minNonce`; the caller is the trader or its agent.
+    ///         An agent may raise the minimum by at most `MAX_AGENT_MIN_NONCE_STEP` per call.
     function cancelAllBelowFor(address trader, uint256 minNonce) external;
 
     // ---------------------------------------------------------------- administration

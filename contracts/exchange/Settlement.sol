@@ -16,6 +16,7 @@ import {SettlementState, BatchConfig} from "./libraries/SettlementState.sol";
 import {BatchSettlement} from "./libraries/BatchSettlement.sol";
 import {OrderHashing} from "./libraries/OrderHashing.sol";
 import {NonceBitmap} from "./libraries/NonceBitmap.sol";
+import {FillMath} from "./libraries/FillMath.sol";
 
 /// @title Settlement
 /// @notice Custody and atomic batch settlement of the order book exchange. Entry points only: the settle
@@ -29,6 +30,11 @@ contract Settlement is ISettlement, AccessControl, Pausable, ReentrancyGuardTran
     uint16 public constant MAX_FEE_BPS = 100;
     /// @notice Longest withdrawal delay the admin may set.
     uint64 public constant MAX_WITHDRAWAL_DELAY_SEC = 7 days;
+    /// @notice Smallest base amount and smallest quote amount of one fill, in base units.
+    uint256 public constant MIN_FILL_UNITS = FillMath.MIN_FILL_UNITS;
+    /// @notice Most an agent may raise its trader's minimum nonce by in one cancelAllBelowFor call: exhausting
+    ///         the 2^64 nonces of settlePacked would take an agent 2^32 transactions.
+    uint256 public constant MAX_AGENT_MIN_NONCE_STEP = 2 ** 32;
 
     SettlementState private _state;
 
@@ -163,13 +169,13 @@ contract Settlement is ISettlement, AccessControl, Pausable, ReentrancyGuardTran
 
     /// @inheritdoc ISettlement
     function cancelAllBelow(uint256 minNonce_) external {
-        _cancelAllBelow(msg.sender, minNonce_);
+        _cancelAllBelow(msg.sender, minNonce_, type(uint256).max);
     }
 
     /// @inheritdoc ISettlement
     function cancelAllBelowFor(address trader, uint256 minNonce_) external {
         _requireTraderOrAgent(trader);
-        _cancelAllBelow(trader, minNonce_);
+        _cancelAllBelow(trader, minNonce_, msg.sender == trader ? type(uint256).max : MAX_AGENT_MIN_NONCE_STEP);
     }
 
     // ---------------------------------------------------------------- administration
@@ -320,9 +326,14 @@ contract Settlement is ISettlement, AccessControl, Pausable, ReentrancyGuardTran
         emit OrderCancelled(trader, nonce);
     }
 
-    function _cancelAllBelow(address trader, uint256 minNonce_) private {
+    /// @dev The trader itself may retire any part of its nonce space (maxStep unbounded); an agent may not.
+    function _cancelAllBelow(address trader, uint256 minNonce_, uint256 maxStep) private {
         uint256 current = _state.minNonce[trader];
         if (minNonce_ <= current) revert SettlementMinNonceNotIncreasing(current, minNonce_);
+        // Safe: minNonce_ > current, checked just above.
+        unchecked {
+            if (minNonce_ - current > maxStep) revert SettlementMinNonceStepTooLarge(current, minNonce_, maxStep);
+        }
         _state.minNonce[trader] = minNonce_;
         emit OrdersCancelledBelow(trader, minNonce_);
     }

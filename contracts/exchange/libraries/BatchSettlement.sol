@@ -195,8 +195,7 @@ library BatchSettlement {
         _admitOrder(s, ctx, st, signature, index);
     }
 
-    /// @dev Hashes the loaded order, checks the strict hash order, then verifies it.
-    /// @dev Hashes the loaded order, checks the strict hash order, expiry, side, flags, signature and nonce.
+    /// @dev Hashes the loaded order, checks the strict hash order, expiry, side, flags, trader, signature and nonce.
     function _admitOrder(
         SettlementState storage s,
         BatchContext memory ctx,
@@ -215,6 +214,8 @@ library BatchSettlement {
             revert ISettlement.SettlementOrderFlagsInvalid(h, uint8(st.flags));
         }
         address trader = st.trader;
+        // ecrecover yields zero for garbage, which the fast path below would take for the zero trader's signature
+        if (trader == address(0)) revert ISettlement.SettlementOrderTraderZero(index);
         // The common case (the trader's own low-s ECDSA signature) is settled by the fast path above; agents,
         // ERC-1271 wallets and every failure go through the library, which names the error.
         if (recovered != trader) SignatureValidation.verifyOrderSigner(s.agentExpiry, trader, h, signature, recovered);
@@ -321,6 +322,9 @@ library BatchSettlement {
         _checkMatch(maker, taker, price, k);
         uint256 quoteAmount = FillMath.quoteAmount(baseAmount, price);
         if (quoteAmount == 0) revert ISettlement.SettlementFillAmountZero(k);
+        if (baseAmount < FillMath.MIN_FILL_UNITS || quoteAmount < FillMath.MIN_FILL_UNITS) {
+            revert ISettlement.SettlementFillTooSmall(k, maker.orderHash, taker.orderHash, baseAmount, quoteAmount);
+        }
         _book(ctx, maker, taker, baseAmount, quoteAmount, price);
     }
 

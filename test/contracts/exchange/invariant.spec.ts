@@ -11,7 +11,7 @@ import type { FillByHash, SignedOrder } from "../../../sdk/settle-batch";
 import { deployFixture, orderFor, settle, signed, signerKey, useEncoding, DELAY, MAKER_BPS, TAKER_BPS, type Fixture } from "./fixtures";
 
 const LOT = 10n ** 15n; // 0.001 WETH
-const TICK = 10n ** 6n; // 1 USD per WETH
+const TICK = 10n ** 6n; // 1 USD per WETH (ticks from 10: one lot at 10 USD is 10,000 quote units, MIN_FILL_UNITS)
 const TRADERS = [3, 4, 5, 6]; // alice, bob, carol, dave
 /** deposit and withdrawal amounts are drawn in units of 1 USD (1e6) and 0.001 WETH (1e15) */
 const UNIT = [10n ** 6n, 10n ** 15n];
@@ -31,7 +31,7 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
     kind: fc.constant("batch" as const),
     packed: fc.boolean(),
     fills: fc.array(
-      fc.record({ maker: trader, taker: trader, takerBuys: fc.boolean(), lots: fc.bigInt({ min: 1n, max: 3000n }), ticks: fc.bigInt({ min: 1n, max: 4000n }) }).filter((x) => x.maker !== x.taker),
+      fc.record({ maker: trader, taker: trader, takerBuys: fc.boolean(), lots: fc.bigInt({ min: 1n, max: 3000n }), ticks: fc.bigInt({ min: 10n, max: 4000n }) }).filter((x) => x.maker !== x.taker),
       { minLength: 1, maxLength: 4 },
     ),
   }),

@@ -42,12 +42,12 @@ for (const enc of ENCODINGS) describe(`Settlement: settle (${enc})`, () => {
     const f = await loadFixture(deployFixture);
     const price = 2001n * USD;
     const { maker, taker } = await pair(f, ETH, ETH, price, price);
-    // 1e12 base at 2,001 USD = 2,001 quote base units; maker fee 10 bps = 2.001 -> 3
-    await expect(settle(f, [maker, taker], [fill(maker, taker, 10n ** 12n, price)]))
+    // 1e13 base at 2,001 USD = 20,010 quote base units; maker fee 10 bps = 20.01 -> 21
+    await expect(settle(f, [maker, taker], [fill(maker, taker, 10n ** 13n, price)]))
       .to.emit(f.settlement, "TradeSettled")
-      .withArgs(0n, maker.hash, taker.hash, f.bob.address, f.alice.address, await f.weth.getAddress(), await f.usd.getAddress(), true, price, 10n ** 12n, 2001n, 3n, 2n * 10n ** 9n);
-    expect(await f.settlement.collectedFees(await f.usd.getAddress())).to.equal(3n);
-    expect(await f.settlement.balanceOf(f.bob.address, await f.usd.getAddress())).to.equal(1998n);
+      .withArgs(0n, maker.hash, taker.hash, f.bob.address, f.alice.address, await f.weth.getAddress(), await f.usd.getAddress(), true, price, 10n ** 13n, 20_010n, 21n, 2n * 10n ** 10n);
+    expect(await f.settlement.collectedFees(await f.usd.getAddress())).to.equal(21n);
+    expect(await f.settlement.balanceOf(f.bob.address, await f.usd.getAddress())).to.equal(19_989n);
   });
 
   it("keeps partial fills across batches, then finishes the order (nonce bit set, entry deleted)", async () => {
