@@ -173,7 +173,7 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
         _setLimit(homeToken, dailyLimitWei, refillPeriodSec);
     }
 
-    /// @notice Sets a token's daily mint limit; the bucket starts full. Admin only.
+    /// @notice Sets a token's daily mint limit; the bucket keeps its level, capped at the new limit. Admin only.
     function setLimit(address homeToken, uint96 dailyLimitWei, uint32 refillPeriodSec)
         external
         onlyRole(DEFAULT_ADMIN_ROLE)
@@ -293,12 +293,16 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
         }
     }
 
-    /// @dev Sets capacity and refill period, starts the bucket full and keeps the supply.
+    /// @dev Sets capacity and refill period and keeps the supply. The bucket starts full the first time and
+    ///         otherwise keeps its current level, capped at the new capacity (BridgeTokenBucket.keptLevel).
     function _setLimit(address homeToken, uint96 dailyLimitWei, uint32 refillPeriodSec) private {
         if (refillPeriodSec == 0) revert IBridgeLimitErrors.BridgeLimitConfigInvalid(dailyLimitWei, refillPeriodSec);
+        uint256 state = _tokenState[homeToken];
+        uint256 levelWei =
+            BridgeTokenBucket.keptLevel(_bucketOf(state, _tokens[homeToken].capacityWei), dailyLimitWei, block.timestamp);
         _tokens[homeToken].capacityWei = dailyLimitWei;
-        uint256 supplyBits = _tokenState[homeToken] & ~(type(uint256).max >> (256 - SHIFT_SUPPLY));
-        _tokenState[homeToken] = uint256(dailyLimitWei) | ((block.timestamp & MASK_32) << SHIFT_UPDATED_AT)
+        uint256 supplyBits = state & ~(type(uint256).max >> (256 - SHIFT_SUPPLY));
+        _tokenState[homeToken] = levelWei | ((block.timestamp & MASK_32) << SHIFT_UPDATED_AT)
             | (uint256(refillPeriodSec) << SHIFT_REFILL) | supplyBits;
         emit BridgeMinterLimitSet(homeToken, dailyLimitWei, refillPeriodSec);
     }

@@ -202,7 +202,8 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         emit BridgeVaultChallengePeriodSet(challengePeriodSec);
     }
 
-    /// @notice Allows (or stops) a token and sets its limits; the daily-limit bucket starts full. Admin only.
+    /// @notice Allows (or stops) a token and sets its limits. The daily-limit bucket starts full the first time;
+    ///         later calls keep its level, capped at the new limit (no refill). Admin only.
     /// @param token the home-chain token
     /// @param allowed whether deposits and releases of it are accepted
     /// @param maxDepositWei largest single deposit (keep it <= the remote daily mint limit, or it never mints)

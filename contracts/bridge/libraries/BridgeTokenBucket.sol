@@ -6,6 +6,9 @@ import {IBridgeLimitErrors} from "../interfaces/IBridgeLimitErrors.sol";
 /// @title BridgeTokenBucket
 /// @notice The on-chain daily limit of one token: a bucket of `capacity` base units that refills linearly by
 ///         `capacity` every `refillPeriodSec` (a day by default) and is drained by every mint or release.
+///         Guarantee: in any window of `t` seconds at most `capacity + capacity * t / refillPeriodSec` leaves,
+///         so at most 2 * capacity in any window of one refill period (and at most capacity from a full bucket
+///         at once). Reconfiguring never refills: the level is kept, capped at the new capacity.
 /// @dev One storage slot per token: 96 + 96 + 32 + 32 bits. uint96 holds 7.9e28 base units (79 billion tokens of
 ///      18 decimals), far above any daily limit; a uint32 timestamp lasts until 2106.
 library BridgeTokenBucket {
@@ -17,15 +20,27 @@ library BridgeTokenBucket {
         uint32 refillPeriodSec;
     }
 
-    /// @notice Sets capacity and refill period; the bucket starts (or is reset to) full.
+    /// @notice Sets capacity and refill period. A bucket configured for the first time starts full; a
+    ///         reconfigured one keeps what it holds now (refilled up to now at the old rate), capped at the new
+    ///         capacity, so changing the limit never hands out a fresh allowance.
     function configure(Bucket storage self, uint256 capacityWei, uint256 refillPeriodSec, uint256 nowSec) internal {
         if (capacityWei > type(uint96).max || refillPeriodSec == 0 || refillPeriodSec > type(uint32).max) {
             revert IBridgeLimitErrors.BridgeLimitConfigInvalid(capacityWei, refillPeriodSec);
         }
-        self.levelWei = uint96(capacityWei);
+        Bucket memory old = self;
+        self.levelWei = uint96(keptLevel(old, capacityWei, nowSec));
         self.capacityWei = uint96(capacityWei);
         self.updatedAt = uint32(nowSec);
         self.refillPeriodSec = uint32(refillPeriodSec);
+    }
+
+    /// @notice The level a bucket starts from when it is (re)configured with `capacityWei`: full the first
+    ///         time (a bucket never configured has a zero refill period), else what it holds now, at most
+    ///         `capacityWei`.
+    function keptLevel(Bucket memory old, uint256 capacityWei, uint256 nowSec) internal pure returns (uint256 levelWei) {
+        if (old.refillPeriodSec == 0) return capacityWei;
+        levelWei = available(old, nowSec);
+        if (levelWei > capacityWei) levelWei = capacityWei;
     }
 
     /// @notice The amount that could be spent now.
