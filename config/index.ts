@@ -6,6 +6,7 @@ import { z } from "zod";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Address, Hex } from "viem";
 import { DEV_ACCOUNT_ROLES, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
+import { parseBridgeConfirmations } from "./bridge";
 
 export { HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
 
@@ -125,6 +126,9 @@ export interface Config {
   readonly indexerCpus: string;
   /** Which of the stack's default components `npm start` runs: ["all"], ["none"], or names. */
   readonly stackComponents: readonly string[];
+  /** Bridge: blocks on top of a source event before it is acted on, by chain id, as configured
+   *  (`BRIDGE_CONFIRMATIONS_<chainId>`); `bridgeConfirmationsFor` in ./bridge adds the defaults. */
+  readonly bridge: { readonly confirmations: Readonly<Record<number, number>> };
   readonly logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
 }
 
@@ -146,6 +150,14 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+function bridgeConfirmations(env: Record<string, string | undefined>): Record<number, number> {
+  try {
+    return parseBridgeConfirmations(env);
+  } catch (err) {
+    throw new ConfigError(`invalid environment:\n  ${(err as Error).message}`, { cause: err });
+  }
 }
 
 /** Parses the environment into the typed, frozen configuration. Throws `ConfigError` on bad input. */
@@ -209,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     homeChainCpus: e.HOME_CHAIN_CPUS,
     indexerCpus: e.INDEXER_CPUS,
     stackComponents: e.STACK_COMPONENTS,
+    bridge: { confirmations: bridgeConfirmations(present) },
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -34,10 +34,12 @@ const chainsSchema = z
     MPC_HOME_RPC_URL: optionalStr,
     MPC_VAULT_ADDRESS: optionalStr,
     MPC_HOME_FROM_BLOCK: z.coerce.bigint().default(0n),
+    MPC_HOME_CONFIRMATIONS: int(0, 100_000).optional(),
     MPC_REMOTE_CHAIN_ID: optionalStr,
     MPC_REMOTE_RPC_URL: optionalStr,
     MPC_MINTER_ADDRESS: optionalStr,
     MPC_REMOTE_FROM_BLOCK: z.coerce.bigint().default(0n),
+    MPC_REMOTE_CONFIRMATIONS: int(0, 100_000).optional(),
   })
   .transform((e, ctx): BridgeChainsConfig => {
     const side = (id?: string, url?: string, contract?: string, name = "") => {
@@ -60,8 +62,8 @@ const chainsSchema = z
     const r = side(e.MPC_REMOTE_CHAIN_ID, e.MPC_REMOTE_RPC_URL, e.MPC_MINTER_ADDRESS, "remote");
     return {
       confirmations: e.MPC_CONFIRMATIONS,
-      home: h && { chainId: h.chainId, rpcUrl: h.rpcUrl, vault: h.contract, fromBlock: e.MPC_HOME_FROM_BLOCK },
-      remote: r && { chainId: r.chainId, rpcUrl: r.rpcUrl, minter: r.contract, fromBlock: e.MPC_REMOTE_FROM_BLOCK },
+      home: h && { chainId: h.chainId, rpcUrl: h.rpcUrl, vault: h.contract, fromBlock: e.MPC_HOME_FROM_BLOCK, ...(e.MPC_HOME_CONFIRMATIONS === undefined ? {} : { confirmations: e.MPC_HOME_CONFIRMATIONS }) },
+      remote: r && { chainId: r.chainId, rpcUrl: r.rpcUrl, minter: r.contract, fromBlock: e.MPC_REMOTE_FROM_BLOCK, ...(e.MPC_REMOTE_CONFIRMATIONS === undefined ? {} : { confirmations: e.MPC_REMOTE_CONFIRMATIONS }) },
     };
   });
 
@@ -148,6 +150,7 @@ export function chainsToEnv(chains: BridgeChainsConfig | undefined): Record<stri
       MPC_HOME_RPC_URL: chains.home.rpcUrl,
       MPC_VAULT_ADDRESS: chains.home.vault,
       MPC_HOME_FROM_BLOCK: String(chains.home.fromBlock),
+      ...(chains.home.confirmations === undefined ? {} : { MPC_HOME_CONFIRMATIONS: String(chains.home.confirmations) }),
     });
   if (chains.remote)
     Object.assign(env, {
@@ -155,6 +158,7 @@ export function chainsToEnv(chains: BridgeChainsConfig | undefined): Record<stri
       MPC_REMOTE_RPC_URL: chains.remote.rpcUrl,
       MPC_MINTER_ADDRESS: chains.remote.minter,
       MPC_REMOTE_FROM_BLOCK: String(chains.remote.fromBlock),
+      ...(chains.remote.confirmations === undefined ? {} : { MPC_REMOTE_CONFIRMATIONS: String(chains.remote.confirmations) }),
     });
   return env;
 }

@@ -34,6 +34,8 @@ export type SigningRequestInput = z.input<typeof signingRequestSchema>;
 export interface ChainEndpoint {
   chainId: number;
   rpcUrl: string;
+  /** this chain's confirmations when they differ from the config-wide value (per-chain finality) */
+  confirmations?: number;
   /** first block to search for events (the bridge contract's deployment block) */
   fromBlock: bigint;
 }
@@ -116,12 +118,13 @@ export function createSourceEventVerifier(config: BridgeChainsConfig): SourceEve
     if (live.length > 1) throw new MpcError("SOURCE_EVENT_AMBIGUOUS", "more than one event with this nonce", details);
     const log = live[0];
     const depth = latest - log.blockNumber;
-    if (depth < BigInt(config.confirmations))
-      throw new MpcError("SOURCE_EVENT_NOT_FINAL", `event has ${depth} confirmations, needs ${config.confirmations}`, {
+    const needed = ep.confirmations ?? config.confirmations;
+    if (depth < BigInt(needed))
+      throw new MpcError("SOURCE_EVENT_NOT_FINAL", `event has ${depth} confirmations, needs ${needed}`, {
         ...details,
         blockNumber: String(log.blockNumber),
         latestBlock: String(latest),
-        confirmations: config.confirmations,
+        confirmations: needed,
       });
     return log;
   }

@@ -5,6 +5,7 @@ import pino from "pino";
 import { createPublicClient, createWalletClient, http, type Hex, type PublicClient, type WalletClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
+import { bridgeConfirmationsFor } from "../config/bridge";
 import { createDb } from "../db";
 import { createSigningCoordinator } from "../mpc-sim/coordinator";
 import { createRelayer } from "./relayer";
@@ -34,6 +35,8 @@ export const relayerSettingsSchema = z.object({
   retryMaxMs: z.number().int().positive().optional(),
   leaseMs: z.number().int().positive().optional(),
   concurrency: z.number().int().positive().optional(),
+  /** blocks on top of a source event before acting, by chain id ("31337": 0); unlisted chains: config/bridge's default */
+  confirmations: z.record(z.string().regex(/^[1-9]\d*$/), z.number().int().min(0).max(100_000)).optional(),
   /** test only: SIGKILL this process right after the first mint is mined, before it is recorded */
   killAfterFirstMint: z.boolean().optional(),
 });
@@ -55,6 +58,8 @@ async function main() {
   const db = await createDb({ dataDir: s.dbDir, databaseUrl: s.databaseUrl });
   const home = chainClientsFor(s.homeRpcUrl, s.deployment.home.chainId, s.privateKey);
   const remote = chainClientsFor(s.remoteRpcUrl, s.deployment.remote.chainId, s.privateKey);
+  const confirmations = Object.fromEntries(Object.entries(s.confirmations ?? {}).map(([chainId, n]) => [Number(chainId), n]));
+  const confirmationsOf = (chainId: number) => bridgeConfirmationsFor(confirmations, chainId);
   const signer =
     s.signer.mode === "native"
       ? createFrostSigner(createSigningCoordinator({ nodes: s.signer.nodes, threshold: s.signer.threshold, timeoutMs: s.signer.timeoutMs, logger }))
@@ -63,13 +68,13 @@ async function main() {
           mode: s.signer.mode,
           chains: {
             confirmations: 0,
-            home: { chainId: s.deployment.home.chainId, rpcUrl: s.homeRpcUrl, vault: s.deployment.home.vault, fromBlock: s.deployment.home.fromBlock },
-            remote: { chainId: s.deployment.remote.chainId, rpcUrl: s.remoteRpcUrl, minter: s.deployment.remote.minter, fromBlock: s.deployment.remote.fromBlock },
+            home: { chainId: s.deployment.home.chainId, rpcUrl: s.homeRpcUrl, vault: s.deployment.home.vault, fromBlock: s.deployment.home.fromBlock, confirmations: confirmationsOf(s.deployment.home.chainId) },
+            remote: { chainId: s.deployment.remote.chainId, rpcUrl: s.remoteRpcUrl, minter: s.deployment.remote.minter, fromBlock: s.deployment.remote.fromBlock, confirmations: confirmationsOf(s.deployment.remote.chainId) },
           },
         });
   let minted = 0;
   const relayer = createRelayer({
-    config: { relayerId: s.relayerId, pollIntervalMs: s.pollIntervalMs, retryMaxMs: s.retryMaxMs, leaseMs: s.leaseMs, concurrency: s.concurrency },
+    config: { relayerId: s.relayerId, pollIntervalMs: s.pollIntervalMs, retryMaxMs: s.retryMaxMs, leaseMs: s.leaseMs, concurrency: s.concurrency, confirmations },
     logger,
     db,
     homeClient: home,

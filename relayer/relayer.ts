@@ -3,6 +3,7 @@
 // share the database: rows are claimed with a lease (FOR UPDATE SKIP LOCKED), and the minter refuses a
 // second mint of a deposit anyway, which the processor records as "already done".
 import { randomUUID } from "node:crypto";
+import { bridgeConfirmationsFor } from "../config/bridge";
 import type { Db } from "../db";
 import { loadBridgeAbis, type BridgeAbis } from "./abi";
 import { createFollower } from "./follower";
@@ -55,10 +56,9 @@ export function createRelayer(deps: CreateRelayerDeps): Relayer {
   const inflight = new Set<Promise<void>>();
   const inflightKeys = new Set<string>();
 
-  const followers = [
-    createFollower({ kind: "deposit", deployment: d, client: deps.homeClient.publicClient, store, confirmations: config.confirmations, maxBlockRange: config.maxBlockRange, logger: log, onNew: wakeUp }),
-    createFollower({ kind: "withdrawal", deployment: d, client: deps.remoteClient.publicClient, store, confirmations: config.confirmations, maxBlockRange: config.maxBlockRange, logger: log, onNew: wakeUp }),
-  ];
+  const follow = (kind: "deposit" | "withdrawal", client: ChainClients, chainId: number) =>
+    createFollower({ kind, deployment: d, client: client.publicClient, store, confirmations: bridgeConfirmationsFor(config.confirmations, chainId), maxBlockRange: config.maxBlockRange, logger: log, onNew: wakeUp });
+  const followers = [follow("deposit", deps.homeClient, d.home.chainId), follow("withdrawal", deps.remoteClient, d.remote.chainId)];
   const processor = createProcessor({
     config,
     logger: log,

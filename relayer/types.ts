@@ -51,8 +51,9 @@ export interface RelayerConfig {
   pollIntervalMs: number;
   /** how often workers look for due rows when nothing woke them (new events and finished transfers do) */
   claimIntervalMs: number;
-  /** blocks on top of the event's block before the relayer acts (the signer nodes check too) */
-  confirmations: number;
+  /** blocks on top of the event's block before the relayer acts, by source chain id (the signer nodes
+   *  check too); a chain not listed gets config/bridge's default (0 on the local chains, 64 elsewhere) */
+  confirmations?: Readonly<Record<number, number>>;
   /** transfers processed at once (signing rounds run concurrently) */
   concurrency: number;
   /** a claimed row stays this worker's for this long; a crashed worker's rows are free again after it */
@@ -67,7 +68,6 @@ export interface RelayerConfig {
 export const DEFAULT_RELAYER_CONFIG: Omit<RelayerConfig, "relayerId"> = {
   pollIntervalMs: 10,
   claimIntervalMs: 200,
-  confirmations: 0,
   concurrency: 16,
   leaseMs: 30_000,
   retryBaseMs: 200,

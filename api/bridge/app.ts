@@ -1,12 +1,14 @@
 // createBridgeApp: the bridge API ({bridge_url}) and the tenant portal as an Express 5 app. The tenant of
-// every request is the one its Host header names; a tenant's configuration and transfers are never served
-// under another tenant's hostname.
+// every request is the one its Host header names (an unknown Host gets 404, never a default tenant); a
+// tenant's configuration and transfers are never served under another tenant's hostname. Tenants route,
+// they do not authorize: a transfer is read or completed only with its capability (access.ts).
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { rateLimit } from "express-rate-limit";
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { Db } from "../../db";
 import type { BridgeAbis } from "../../relayer/abi";
+import { TRANSFER_TOKEN_HEADER } from "./access";
 import { BridgeApiError, bridgeErrorHandler } from "./errors";
 import { renderPortal, renderUnknownTenant } from "./portal";
 import { createTenantStore, hostnameOf, hostnameSchema, type TenantStore } from "./tenants";
@@ -47,19 +49,29 @@ export function createBridgeApp(deps: BridgeAppDeps): Express {
     "/api/tenant",
     wrap(async (req, res) => {
       const hostname = z.object({ hostname: hostnameSchema }).parse(req.query).hostname;
+      // an unknown Host is a 404 before anything else: it never gets some tenant's configuration
+      const own = hostnameOf(req.headers.host);
+      const asking = await tenants.require(own);
       const tenant = await tenants.require(hostname);
       // a page served for another tenant's hostname never gets this tenant's configuration
-      const own = hostnameOf(req.headers.host);
-      const asking = own ? await tenants.byHostname(own) : undefined;
-      if (asking && asking.tenantId !== tenant.tenantId)
+      if (asking.tenantId !== tenant.tenantId)
         throw new BridgeApiError("FORBIDDEN", "a tenant's configuration is served only for its own hostnames", { reason: "tenant_mismatch", hostname, host: own });
       const { bridge: _bridge, ...config } = tenant;
       res.json({ hostname, ...config });
     }),
   );
   app.post("/api/v1/transfer/initiate", wrap(async (req, res) => void res.status(201).json(await transfers.initiate(await hostTenant(req), req.body))));
-  app.get("/api/v1/transfer/:id", wrap(async (req, res) => void res.json(await transfers.get(await hostTenant(req), String(req.params.id)))));
-  app.post("/api/v1/transfer/:id/complete", wrap(async (req, res) => void res.json(await transfers.complete(await hostTenant(req), String(req.params.id), req.body))));
+  // a transfer's body and its capability must not sit in shared caches
+  app.use("/api/v1/transfer", (_req, res, next) => {
+    res.set("cache-control", "no-store");
+    next();
+  });
+  const accessToken = (req: Request) => req.headers[TRANSFER_TOKEN_HEADER];
+  app.get("/api/v1/transfer/:id", wrap(async (req, res) => void res.json(await transfers.get(await hostTenant(req), String(req.params.id), accessToken(req)))));
+  app.post(
+    "/api/v1/transfer/:id/complete",
+    wrap(async (req, res) => void res.json(await transfers.complete(await hostTenant(req), String(req.params.id), accessToken(req), req.body))),
+  );
 
   app.get(
     "/",

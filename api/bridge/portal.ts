@@ -1,6 +1,8 @@
 // The white-labelled tenant portal: one page per hostname, branded server-side from the tenant's
 // configuration (name, colours, logo text), whose script loads the chains from GET /api/tenant, starts
-// transfers with POST /api/v1/transfer/initiate and follows them with GET /api/v1/transfer/:id.
+// transfers with POST /api/v1/transfer/initiate and follows them with GET /api/v1/transfer/:id, sending
+// the capability the initiation returned (X-Transfer-Token; kept in this tab's sessionStorage only).
+import { TRANSFER_TOKEN_HEADER } from "./access";
 import type { TenantConfig } from "./tenants";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -45,7 +47,8 @@ export function renderPortal(t: TenantConfig, hostname: string): string {
     <pre id="calls"></pre>
   </section>
   <section style="grid-column: 1 / span 2"><h2>Transfer status</h2>
-    <form id="status-form"><label>Transfer id</label><input name="id" placeholder="uuid"><button type="submit">Track</button></form>
+    <form id="status-form"><label>Transfer id</label><input name="id" placeholder="uuid">
+      <label>Access token (returned at initiation)</label><input name="token" placeholder="43 characters" autocomplete="off"><button type="submit">Track</button></form>
     <table id="status"></table>
   </section>
 </main>
@@ -60,11 +63,14 @@ export function renderPortal(t: TenantConfig, hostname: string): string {
     });
     document.getElementById("chains").innerHTML = html;
   });
-  var timer;
-  function track(id) {
+  var timer, tokenHeader = ${JSON.stringify(TRANSFER_TOKEN_HEADER)};
+  function tokenOf(id) { try { return sessionStorage.getItem("bridge-transfer-" + id) || ""; } catch (e) { return ""; } }
+  function track(id, token) {
     clearInterval(timer);
+    var headers = {};
+    headers[tokenHeader] = token || tokenOf(id);
     var show = function () {
-      fetch("/api/v1/transfer/" + id).then(function (r) { return r.json(); }).then(function (t) {
+      fetch("/api/v1/transfer/" + encodeURIComponent(id), { headers: headers }).then(function (r) { return r.json(); }).then(function (t) {
         if (t.error) { document.getElementById("status").innerHTML = row("error", t.error.code + ": " + t.error.message); return; }
         var h = row("status", "<span class=badge>" + t.status + "</span>") + row("direction", t.direction) + row("amount", t.amount);
         Object.keys(t.timestamps).forEach(function (k) { h += row(k, t.timestamps[k]); });
@@ -81,10 +87,19 @@ export function renderPortal(t: TenantConfig, hostname: string): string {
     fetch("/api/v1/transfer/initiate", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
       .then(function (r) { return r.json(); }).then(function (res) {
         document.getElementById("calls").textContent = JSON.stringify(res, null, 2);
-        if (res.transfer) { document.querySelector("#status-form [name=id]").value = res.transfer.id; track(res.transfer.id); }
+        if (res.transfer) {
+          try { sessionStorage.setItem("bridge-transfer-" + res.transfer.id, res.accessToken); } catch (e) {}
+          document.querySelector("#status-form [name=id]").value = res.transfer.id;
+          document.querySelector("#status-form [name=token]").value = res.accessToken;
+          track(res.transfer.id, res.accessToken);
+        }
       });
   });
-  document.getElementById("status-form").addEventListener("submit", function (e) { e.preventDefault(); track(new FormData(e.target).get("id")); });
+  document.getElementById("status-form").addEventListener("submit", function (e) {
+    e.preventDefault();
+    var f = new FormData(e.target);
+    track(f.get("id"), f.get("token"));
+  });
 })();
 </script>
 </body></html>`;

@@ -1,7 +1,9 @@
 // The bridge API's transfers. `initiate` records an `initiated` transfer and returns the calls the wallet
-// must send (approve + vault deposit, or the wrapped-token burn). `complete` links the wallet's deposit or
-// burn transaction (its event must match what was initiated) and, for a withdrawal whose challenge
-// period is over, executes the release. Status comes from the relayer's row once linked.
+// must send (approve + vault deposit, or the wrapped-token burn) and the transfer's capability (access.ts),
+// which every later read or completion needs. `complete` links the wallet's deposit or burn transaction:
+// the declared sender must sign `transferLinkMessage(id, txHash)` and the transaction's event must match
+// what was initiated (sender included); for a withdrawal whose challenge period is over it executes the
+// release. Status comes from the relayer's row once linked.
 import { randomUUID } from "node:crypto";
 import { decodeEventLog, encodeFunctionData, getAddress, type Address, type Hex, type PublicClient } from "viem";
 import { z } from "zod";
@@ -9,6 +11,7 @@ import type { Db } from "../../db";
 import { BRIDGE_BURNED, BRIDGE_DEPOSITED, type BridgeAbis } from "../../relayer/abi";
 import type { Relayer } from "../../relayer/relayer";
 import { createRelayerStore, type TransferRow } from "../../relayer/store";
+import { newTransferToken, transferTokenMatches } from "./access";
 import { BridgeApiError } from "./errors";
 import type { TenantConfig } from "./tenants";
 
@@ -33,7 +36,17 @@ export const initiateSchema = z
     tenantId: z.string().max(40).optional(),
   })
   .strict();
-export const completeSchema = z.object({ txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a 32-byte transaction hash").optional() }).strict();
+export const completeSchema = z
+  .object({
+    txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a 32-byte transaction hash").optional(),
+    /** the declared sender's EIP-191 signature of transferLinkMessage(id, txHash) (EOA, or ERC-1271 wallet) */
+    signature: z.string().regex(/^0x(?:[0-9a-fA-F]{2}){65,4096}$/, "a hex signature (65 bytes for an EOA)").optional(),
+  })
+  .strict();
+
+/** The EIP-191 message the transfer's declared sender signs to link its deposit or burn transaction. */
+export const transferLinkMessage = (id: string, txHash: string): string =>
+  `Link bridge transfer ${id.toLowerCase()} to transaction ${txHash.toLowerCase()}`;
 export const idSchema = z.string().uuid("a transfer id (UUID)");
 
 interface ApiRow {
@@ -49,6 +62,7 @@ interface ApiRow {
   nonce: string | null;
   initiated_at: Date;
   linked_at: Date | null;
+  access_token_hash: string | null;
 }
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
@@ -71,11 +85,12 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
     return { symbol: t.symbol, home: getAddress(t.address), wrapped: getAddress(w.address), decimals: t.decimals };
   };
 
-  async function load(id: string, tenant: TenantConfig): Promise<ApiRow> {
-    const r = await db.query<ApiRow>("SELECT * FROM bridge_transfers WHERE id = $1", [id]);
+  /** The transfer, if it is this tenant's and `token` is its capability; otherwise the same 404 as for an
+   *  id that does not exist (neither another tenant's ids nor their existence leak). */
+  async function load(id: string, tenant: TenantConfig, token: unknown): Promise<ApiRow> {
+    const r = await db.query<ApiRow>("SELECT * FROM bridge_transfers WHERE id = $1 AND tenant_id = $2", [id, tenant.tenantId]);
     const row = r.rows[0];
-    if (!row) throw new BridgeApiError("TRANSFER_NOT_FOUND", "no such transfer", { id });
-    if (row.tenant_id !== tenant.tenantId) throw new BridgeApiError("FORBIDDEN", "this transfer belongs to another tenant", { reason: "tenant_mismatch", id });
+    if (!row || !transferTokenMatches(row.access_token_hash, token)) throw new BridgeApiError("TRANSFER_NOT_FOUND", "no such transfer", { id });
     return row;
   }
 
@@ -121,9 +136,10 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
       const token = tokenOf(tenant, input.token);
       const amountWei = BigInt(input.amount);
       const id = randomUUID();
+      const access = newTransferToken();
       await db.query(
-        "INSERT INTO bridge_transfers (id, tenant_id, bridge, direction, token, amount_wei, sender, recipient) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        [id, tenant.tenantId, tenant.bridge, input.direction, token.home, amountWei, input.sender, input.recipient],
+        "INSERT INTO bridge_transfers (id, tenant_id, bridge, direction, token, amount_wei, sender, recipient, access_token_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        [id, tenant.tenantId, tenant.bridge, input.direction, token.home, amountWei, input.sender, input.recipient, access.hash],
       );
       const calls =
         input.direction === "deposit"
@@ -132,20 +148,24 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
               { step: "deposit", chainId: b.home.chainId, to: b.home.vault, value: "0", data: encodeFunctionData({ abi: abis.vault, functionName: "deposit", args: [token.home, amountWei, input.recipient, BigInt(b.remote.chainId)] }) },
             ]
           : [{ step: "burn", chainId: b.remote.chainId, to: b.remote.minter, value: "0", data: encodeFunctionData({ abi: abis.minter, functionName: "burn", args: [token.wrapped, amountWei, input.recipient] }) }];
-      const row = await load(id, tenant);
-      return { transfer: await view(row), calls, from: input.sender };
+      const row = await load(id, tenant, access.token);
+      // the capability is returned here only: send it as X-Transfer-Token to read or complete the transfer
+      return { transfer: await view(row), calls, from: input.sender, accessToken: access.token };
     },
 
-    async get(tenant: TenantConfig, id: string) {
-      return view(await load(idSchema.parse(id), tenant));
+    async get(tenant: TenantConfig, id: string, accessToken: unknown) {
+      return view(await load(idSchema.parse(id), tenant, accessToken));
     },
 
-    async complete(tenant: TenantConfig, id: string, body: unknown) {
-      const { txHash } = completeSchema.parse(body ?? {});
-      let row = await load(idSchema.parse(id), tenant);
+    async complete(tenant: TenantConfig, id: string, accessToken: unknown, body: unknown) {
+      const { txHash, signature } = completeSchema.parse(body ?? {});
+      let row = await load(idSchema.parse(id), tenant, accessToken);
       const b = bridgeOf(row.bridge);
       if (row.nonce === null) {
         if (!txHash) throw new BridgeApiError("INVALID_REQUEST", "txHash of the deposit or burn is required to complete this transfer", { field: "txHash" });
+        if (!signature)
+          throw new BridgeApiError("INVALID_REQUEST", "signature of the sender over the link message is required to link a transaction", { field: "signature", message: transferLinkMessage(row.id, txHash) });
+        await requireSenderSignature(b, row, txHash as Hex, signature as Hex);
         const nonce = await nonceFromTx(b, row, txHash as Hex);
         try {
           await db.query("UPDATE bridge_transfers SET nonce = $2, src_tx_hash = $3, linked_at = now() WHERE id = $1 AND nonce IS NULL", [row.id, nonce, txHash.toLowerCase()]);
@@ -153,7 +173,7 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
           if (/unique|duplicate/i.test(String((err as Error).message))) throw new BridgeApiError("TRANSFER_ALREADY_LINKED", "this transaction is already linked to another transfer", { txHash });
           throw err;
         }
-        row = await load(row.id, tenant);
+        row = await load(row.id, tenant, accessToken);
         return view(row);
       }
       if (row.direction === "withdrawal" && b.relayer) {
@@ -169,6 +189,21 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
       return view(row);
     },
   };
+
+  /** Binds the link to the transfer's declared sender: anyone can declare a victim as sender, only the
+   *  victim can sign. An EOA's signature is checked locally; a contract wallet's through ERC-1271 on the
+   *  source chain (where its deposit or burn came from). */
+  async function requireSenderSignature(b: BridgeEndpoint, row: ApiRow, txHash: Hex, signature: Hex): Promise<void> {
+    const client = row.direction === "deposit" ? b.home.publicClient : b.remote.publicClient;
+    let valid: boolean;
+    try {
+      valid = await client.verifyMessage({ address: getAddress(row.sender), message: transferLinkMessage(row.id, txHash), signature, mode: "eoa" });
+    } catch (err) {
+      throw new BridgeApiError("SERVICE_UNAVAILABLE", "cannot verify the signature on the source chain now", { txHash }, { cause: err });
+    }
+    if (!valid)
+      throw new BridgeApiError("FORBIDDEN", "the link is not signed by the transfer's sender", { reason: "not_signed_by_sender", sender: row.sender, message: transferLinkMessage(row.id, txHash) });
+  }
 
   /** The source event in `txHash`'s receipt, from this bridge's contract, matching the initiated transfer. */
   async function nonceFromTx(b: BridgeEndpoint, row: ApiRow, txHash: Hex): Promise<bigint> {
@@ -199,3 +234,4 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
   }
 }
 export type TransferService = ReturnType<typeof createTransferService>;
+

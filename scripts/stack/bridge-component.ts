@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
+import { bridgeConfirmationsFor } from "../../config/bridge";
 import { createDb } from "../../db";
 import { startCluster } from "../../mpc-sim/cluster";
 import { custodyTenant, nativeTenant, type BridgeDeploymentInfo } from "../../api/bridge/seed";
@@ -78,11 +79,16 @@ export const bridgeComponent: Component = {
       });
       const native = pair("native", c.home.BridgeVault, c.remote.BridgeMinter);
       const custody = pair("custody", c.home.CustodyBridgeVault, c.remote.CustodyBridgeMinter);
-      await cluster.reconfigure({
-        confirmations: 0,
-        home: { chainId: home.chainId, rpcUrl: home.rpcUrl, vault: native.home.vault, fromBlock: native.home.fromBlock },
-        remote: { chainId: remote.chainId, rpcUrl: remote.rpcUrl, minter: native.remote.minter, fromBlock: native.remote.fromBlock },
+      // per-chain finality: BRIDGE_CONFIRMATIONS_<chainId>, else 0 on the local chains and 64 elsewhere;
+      // the relayers wait for them and the signers refuse anything shallower
+      const confirmations = { home: bridgeConfirmationsFor(config.bridge.confirmations, home.chainId), remote: bridgeConfirmationsFor(config.bridge.confirmations, remote.chainId) };
+      const relayerConfirmations = { [home.chainId]: confirmations.home, [remote.chainId]: confirmations.remote };
+      const signerChains = (p: typeof native) => ({
+        confirmations: Math.max(confirmations.home, confirmations.remote),
+        home: { chainId: home.chainId, rpcUrl: home.rpcUrl, vault: p.home.vault, fromBlock: p.home.fromBlock, confirmations: confirmations.home },
+        remote: { chainId: remote.chainId, rpcUrl: remote.rpcUrl, minter: p.remote.minter, fromBlock: p.remote.fromBlock, confirmations: confirmations.remote },
       });
+      await cluster.reconfigure(signerChains(native));
 
       // its own PGlite directory (one PGlite per directory per process); Postgres when DATABASE_URL is set
       const db = await createDb({ dataDir: path.join(config.dataDir, "bridge-pglite"), databaseUrl: config.database.url });
@@ -91,17 +97,14 @@ export const bridgeComponent: Component = {
       const clients = { home: chainClientsFor(home.rpcUrl, home.chainId, relayerKey), remote: chainClientsFor(remote.rpcUrl, remote.chainId, relayerKey) };
       const hsm = createHsmClient(cluster.hsm!.url);
       const relayers: Relayer[] = [
-        createRelayer({ config: { relayerId: "stack-native" }, logger: log, db, homeClient: clients.home, remoteClient: clients.remote, coordinator: createFrostSigner(cluster.coordinator({ logger: log })), hsm, deployments: native }),
+        createRelayer({ config: { relayerId: "stack-native", confirmations: relayerConfirmations }, logger: log, db, homeClient: clients.home, remoteClient: clients.remote, coordinator: createFrostSigner(cluster.coordinator({ logger: log })), hsm, deployments: native }),
         createRelayer({
-          config: { relayerId: "stack-custody", pollIntervalMs: 100 },
+          config: { relayerId: "stack-custody", pollIntervalMs: 100, confirmations: relayerConfirmations },
           logger: log,
           db,
           homeClient: clients.home,
           remoteClient: clients.remote,
-          coordinator: createCustodySigner({
-            privateKey: CUSTODY_KEY,
-            chains: { confirmations: 0, home: { chainId: home.chainId, rpcUrl: home.rpcUrl, vault: custody.home.vault, fromBlock: custody.home.fromBlock }, remote: { chainId: remote.chainId, rpcUrl: remote.rpcUrl, minter: custody.remote.minter, fromBlock: custody.remote.fromBlock } },
-          }),
+          coordinator: createCustodySigner({ privateKey: CUSTODY_KEY, chains: signerChains(custody) }),
           hsm,
           deployments: custody,
         }),

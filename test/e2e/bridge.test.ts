@@ -11,6 +11,8 @@ import { createDb, type Db } from "../../db";
 import { startBridgeApi, type RunningBridgeApi } from "../../api/bridge/server";
 import { createTenantStore } from "../../api/bridge/tenants";
 import { custodyTenant, nativeTenant } from "../../api/bridge/seed";
+import { TRANSFER_TOKEN_HEADER } from "../../api/bridge/access";
+import { transferLinkMessage } from "../../api/bridge/transfers";
 import { callJson } from "../../mpc-sim/http";
 import { MpcError } from "../../mpc-sim/errors";
 import { deployCustodyBridge, type CustodyBridgeDeployment } from "../../relayer/deploy-custody";
@@ -29,15 +31,29 @@ let custody: CustodyBridgeDeployment;
 const A = "tenant-a.test";
 const B = "tenant-b.test";
 
-/** node:http, not fetch: fetch does not let a caller choose the Host header. */
-function call(method: string, path: string, host: string, body?: unknown): Promise<{ status: number; body: any; headers: Map<string, string> }> {
+/** Each transfer's capability, as the initiating front end keeps it. */
+const tokens = new Map<string, string>();
+
+/** node:http, not fetch: fetch does not let a caller choose the Host header. Sends a transfer's capability
+ *  with every call about it and, when linking a transaction, the user's signature, as the wallet would. */
+async function call(method: string, path: string, host: string, body?: unknown): Promise<{ status: number; body: any; headers: Map<string, string> }> {
+  const id = /^\/api\/v1\/transfer\/([^/]+)/.exec(path)?.[1];
+  const token = id ? tokens.get(id) : undefined;
+  const link = body as { txHash?: Hex; signature?: Hex } | undefined;
+  if (id && path.endsWith("/complete") && link?.txHash && !link.signature)
+    body = { ...link, signature: await s.user.home.walletClient.signMessage({ account: s.user.home.walletClient.account!, message: transferLinkMessage(id, link.txHash) }) };
   const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
+  const headers: Record<string, string> = { host, ...(payload === undefined ? {} : { "content-type": "application/json" }), ...(token ? { [TRANSFER_TOKEN_HEADER]: token } : {}) };
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${api.url}${path}`, { method, headers: { host, ...(payload === undefined ? {} : { "content-type": "application/json" }) } }, (res) => {
+    const req = httpRequest(`${api.url}${path}`, { method, headers }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (c) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text), headers: new Map(Object.entries(res.headers).map(([k, v]) => [k, String(v)])) }));
+      res.on("end", () => {
+        const parsed = JSON.parse(text);
+        if (parsed?.accessToken && parsed.transfer?.id) tokens.set(parsed.transfer.id, parsed.accessToken);
+        resolve({ status: res.statusCode!, body: parsed, headers: new Map(Object.entries(res.headers).map(([k, v]) => [k, String(v)])) });
+      });
     });
     req.on("error", reject);
     req.end(payload);
@@ -365,10 +381,10 @@ describe("adversarial, through the running system", () => {
     const mixed = await call("POST", "/api/v1/transfer/initiate", B, { direction: "deposit", token: "USD", amount: "5", sender: user, recipient: user, tenantId: "aurora" });
     assert.equal(mixed.status, 403);
     assert.equal(mixed.body.error.details.reason, "tenant_mismatch");
-    // tenant A's transfer read or completed under tenant B's hostname
+    // tenant A's transfer read or completed under tenant B's hostname (with its capability): 404, ids do not leak
     const a = await call("POST", "/api/v1/transfer/initiate", A, { direction: "deposit", token: "USD", amount: "5", sender: user, recipient: user });
-    assert.equal((await call("GET", `/api/v1/transfer/${a.body.transfer.id}`, B)).status, 403);
-    assert.equal((await call("POST", `/api/v1/transfer/${a.body.transfer.id}/complete`, B, { txHash: `0x${"11".repeat(32)}` })).status, 403);
+    assert.equal((await call("GET", `/api/v1/transfer/${a.body.transfer.id}`, B)).body.error.code, "TRANSFER_NOT_FOUND");
+    assert.equal((await call("POST", `/api/v1/transfer/${a.body.transfer.id}/complete`, B, { txHash: `0x${"11".repeat(32)}` })).status, 404);
 
     const unknown = await call("GET", "/api/tenant?hostname=nobody.test", "nobody.test");
     assert.equal(unknown.status, 404);
