@@ -1,0 +1,21 @@
+// Mutation testing of the matching engine core: `npx stryker run scripts/mutation/matcher.stryker.conf.mjs`.
+import { areaConfig } from "./base.mjs";
+
+// The property tests compare the engine with the naive reference over random command streams; 60 runs
+// per property (250 in the normal suite) keep each mutant's run short. MATCHER_PROPERTY_RUNS overrides.
+process.env.MATCHER_PROPERTY_RUNS ??= "60";
+
+export default areaConfig({
+  area: "matcher-core",
+  // index.ts only re-exports; types.ts is types plus one default constant.
+  mutate: ["matcher/core/**/*.ts", "!matcher/core/index.ts"],
+  // journal.test.ts and crash.test.ts test the journal around the core (and take seconds each): the core's
+  // behaviour is held by the files below.
+  testFiles: [
+    "matcher/test/features.test.ts",
+    "matcher/test/spec-3.2.test.ts",
+    "matcher/test/properties.test.ts",
+    "matcher/test/sharded-map.test.ts",
+    "matcher/test/boundaries.test.ts",
+  ],
+});

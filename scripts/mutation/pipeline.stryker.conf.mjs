@@ -1,0 +1,10 @@
+// Mutation testing of the pipeline's settle logic (batcher, settle sender, balance ledger):
+// `npx stryker run scripts/mutation/pipeline.stryker.conf.mjs`. The tests are the unit tests of these
+// modules (a fake chain for the batcher); the e2e suites that also reach them start real chains.
+import { areaConfig } from "./base.mjs";
+
+export default areaConfig({
+  area: "pipeline-settle",
+  mutate: ["pipeline/batcher.ts", "pipeline/settle-sender.ts", "pipeline/ledger.ts"],
+  testFiles: ["pipeline/{batcher,ledger,settle-sender,poison}*.test.ts"],
+});
