@@ -44,14 +44,14 @@ function keyStore(): ApiKeyStore {
     throw new Error("not used");
   };
   return {
-    findByApiKey: async (k) => (k === API_KEY ? { record: record(), secret: SECRET } : null),
+    findByApiKey: async (k: string) => (k === API_KEY ? { record: record(), secret: SECRET } : null),
     create: none,
     getById: none,
     listByOwner: none,
     agentOf: none,
     markAgentApproved: none,
     revoke: none,
-  } as ApiKeyStore;
+  } as unknown as ApiKeyStore;
 }
 
 /** An authenticator whose clock the test sets. */
