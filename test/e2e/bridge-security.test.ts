@@ -18,6 +18,8 @@ import { createTenantStore } from "../../api/bridge/tenants";
 import { custodyTenant, nativeTenant } from "../../api/bridge/seed";
 import { TRANSFER_TOKEN_HEADER } from "../../api/bridge/access";
 import { transferLinkMessage } from "../../api/bridge/transfers";
+import { MpcError } from "../../mpc-sim/errors";
+import { createSourceEventVerifier } from "../../mpc-sim/source-events";
 import { createRelayer } from "../../relayer/relayer";
 import { createFrostSigner, createHsmClient } from "../../relayer/signers";
 import { KEYS, startBridgeSystem, waitFor, type BridgeSystem } from "./bridge-harness";
@@ -232,7 +234,16 @@ describe("bridge security", () => {
       await relayer.tick();
       assert.equal(await relayer.store.get("native", "deposit", d.nonce), undefined, "N-1 confirmations: not seen");
       assert.equal(await remote.readContract({ address: s.deployment.remote.minter, abi: s.abis.minter, functionName: "isMinted", args: [d.nonce] }), false);
+      // a signer whose home chain needs N refuses at N-1 (retryable) even though its default is 0
+      const verifier = createSourceEventVerifier({
+        confirmations: 0,
+        home: { chainId: 31337, rpcUrl: s.home.rpcUrl, vault: s.deployment.home.vault, fromBlock: 0n, confirmations: N },
+        remote: { chainId: 31338, rpcUrl: s.remote.rpcUrl, minter: s.deployment.remote.minter, fromBlock: 0n },
+      });
+      const ref = { kind: "MINT" as const, srcChainId: 31337n, nonce: d.nonce };
+      await assert.rejects(verifier.verify(ref, 1n), (e: unknown) => e instanceof MpcError && e.code === "SOURCE_EVENT_NOT_FINAL" && e.retryable);
       await mine(home, 1);
+      assert.equal((await verifier.verify(ref, 1n)).blockNumber, b);
       assert.equal(await home.getBlockNumber(), b + BigInt(N));
       const minted = await waitFor("minted at N confirmations", async () => {
         await relayer.tick();
