@@ -1,0 +1,79 @@
+// The settle sender's error classification, at each boundary: which failures a retry can fix, which are
+// fatal reverts (and then, pipeline/poison.ts, which of those one order causes), and the gas limit formula.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { BaseError, encodeErrorResult, RpcRequestError } from "viem";
+import { FatalChainError, RetryableChainError } from "./errors";
+import { isOrderAttributable, ORDER_ATTRIBUTABLE_ERRORS, suspectOrders } from "./poison";
+import { classifySettleError, settleGasLimit } from "./settle-sender";
+import { settlementAbi } from "./settlement-abi";
+
+const rpc = (message: string, data?: string) => new RpcRequestError({ body: {}, url: "ws://x", error: { code: -32000, message, data } });
+
+test("retryable: network, node restart, nonce races", () => {
+  for (const m of ["fetch failed", "connect ECONNREFUSED 127.0.0.1:8545", "socket hang up", "timed out waiting for the send's answer", "nonce too low", "nonce has already been used", "replacement transaction underpriced", "already known"]) {
+    const c = classifySettleError(new Error(m));
+    assert.ok(c instanceof RetryableChainError, m);
+    assert.ok(!(c instanceof FatalChainError), m);
+  }
+});
+
+test("fatal: a revert with the contract's error data is decoded to its name and arguments", () => {
+  const data = encodeErrorResult({ abi: settlementAbi(), errorName: "SettlementOrderNonceUsed", args: ["0x00000000000000000000000000000000000000aa", 7n] });
+  const c = classifySettleError(rpc("execution reverted", data));
+  assert.ok(c instanceof FatalChainError);
+  assert.equal(c.revertName, "SettlementOrderNonceUsed");
+  assert.equal(c.revertArgs!.length, 2);
+  assert.equal(c.revertArgs![1], 7n);
+  assert.equal(String(c.revertArgs![0]).toLowerCase(), "0x00000000000000000000000000000000000000aa");
+});
+
+test("fatal: a revert without data, and node refusals no retry can fix (the settle errors that must halt)", () => {
+  const noData = classifySettleError(new BaseError("Transaction reverted without a reason"));
+  assert.ok(noData instanceof FatalChainError);
+  assert.equal(noData.revertName, undefined);
+  for (const m of ["insufficient funds for gas * price + value", "intrinsic gas too low", "exceeds block gas limit", "invalid parameters"]) {
+    const c = classifySettleError(new BaseError(m));
+    assert.ok(c instanceof FatalChainError, m);
+    assert.equal(isOrderAttributable(c.revertName), false, m);
+  }
+  // a message that mentions "revert" but is a network failure stays retryable
+  assert.ok(classifySettleError(new BaseError("reverted? socket hang up")) instanceof RetryableChainError);
+});
+
+test("order-attributable errors: an explicit list; the venue-level ones are not in it", () => {
+  for (const n of ["SettlementOrderNonceUsed", "SettlementOrderNonceBelowMinimum", "SettlementSignerNotAuthorized", "SettlementSignatureMalformed", "SettlementContractSignatureInvalid", "SettlementInsufficientBalance", "SettlementOrderExpired"])
+    assert.equal(isOrderAttributable(n), true, n);
+  for (const n of ["SettlementBatchOutOfOrder", "SettlementPackedBatchMalformed", "SettlementOrdersNotSorted", "AccessControlUnauthorizedAccount", "EnforcedPause", "SettlementFillNotExact", "toString", "__proto__", undefined])
+    assert.equal(isOrderAttributable(n as string | undefined), false, String(n));
+  // every attributable error exists in the contract's ABI, except the ones announced for the new checks
+  const abiErrors = new Set(settlementAbi().filter((x: { type: string }) => x.type === "error").map((x: { name?: string }) => x.name));
+  for (const n of Object.keys(ORDER_ATTRIBUTABLE_ERRORS)) if (n !== "SettlementOrderTraderZero") assert.ok(abiErrors.has(n), n);
+});
+
+test("suspectOrders: by hash, by trader and nonce (not the trader's other nonces), by trader and spent token", () => {
+  const T = "0x00000000000000000000000000000000000000aa";
+  const mk = (n: number, trader: string, side: 0 | 1) => ({
+    hash: (`0x${n.toString(16).padStart(64, "0")}`) as `0x${string}`,
+    signature: "0x" as `0x${string}`,
+    order: { trader: trader as `0x${string}`, baseToken: "0x00000000000000000000000000000000000000b1" as `0x${string}`, quoteToken: "0x00000000000000000000000000000000000000c1" as `0x${string}`, side, price: 1n, amount: 1n, expiry: 1n, nonce: BigInt(n), flags: 0 },
+  });
+  const os = [mk(1, T, 0), mk(2, T, 1), mk(3, "0x00000000000000000000000000000000000000bb", 0)];
+  assert.deepEqual(suspectOrders("SettlementOrderNonceUsed", [T.toUpperCase().replace("0X", "0x"), 2n], os), [os[1].hash]);
+  assert.deepEqual(suspectOrders("SettlementOrderNonceUsed", [T, 4n], os), []);
+  assert.deepEqual(suspectOrders("SettlementOrderExpired", [os[2].hash, 1n], os), [os[2].hash]);
+  assert.deepEqual(suspectOrders("SettlementSignatureMalformed", [T], os), [os[0].hash, os[1].hash]);
+  // a buy spends quote, a sell spends base
+  assert.deepEqual(suspectOrders("SettlementInsufficientBalance", [T, "0x00000000000000000000000000000000000000c1", 0n, 1n], os), [os[0].hash]);
+  assert.deepEqual(suspectOrders("SettlementInsufficientBalance", [T, "0x00000000000000000000000000000000000000b1", 0n, 1n], os), [os[1].hash]);
+  assert.deepEqual(suspectOrders("SettlementBatchOutOfOrder", [1n, 2n], os), []);
+});
+
+test("gas limit: 200k + 40k per order + 40k per fill, capped at 16M (the last step below, at and above the cap)", () => {
+  assert.equal(settleGasLimit(2, 1), 320_000n);
+  assert.equal(settleGasLimit(0, 0), 200_000n);
+  // 200_000 + 40_000 * 394 = 15_960_000 < cap; 395 -> 16_000_000 = cap; 396 -> capped
+  assert.equal(settleGasLimit(394, 0), 15_960_000n);
+  assert.equal(settleGasLimit(395, 0), 16_000_000n);
+  assert.equal(settleGasLimit(396, 0), 16_000_000n);
+});
