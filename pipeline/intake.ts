@@ -4,7 +4,7 @@ import type { Address, Hex } from "viem";
 import type { OrderType, TimeInForce } from "../matcher/core/types";
 import { PipelineError } from "./errors";
 import { buyLockFor, type OrderLock } from "./ledger";
-import { baseToLots, priceToTicks, type MarketSpec } from "./markets";
+import { baseToLots, minRestingPriceTicks, priceToTicks, type MarketSpec } from "./markets";
 import { OrderFlags, type Order } from "./order";
 import { recoverSigner } from "./recover";
 
@@ -19,6 +19,8 @@ const ALLOWED_TIF: Record<OrderType, readonly TimeInForce[]> = {
   limit_maker: ["GTC"],
 };
 const STOP_TYPES = new Set<OrderType>(["stop_loss", "stop_loss_limit", "take_profit", "take_profit_limit"]);
+/** Order types that never rest on the book (their remainder is cancelled), as the matcher's `isMarket`. */
+const NEVER_RESTS = new Set<OrderType>(["market", "stop_loss", "take_profit"]);
 const UINT128_MAX = (1n << 128n) - 1n;
 const UINT64_MAX = (1n << 64n) - 1n;
 
@@ -97,6 +99,15 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   if (lots === null) throw invalid(`size is not a multiple of the lot size ${market.lotSize}`, { lotSize: market.lotSize.toString() });
   const ticks = priceToTicks(market, o.price);
   if (ticks === null) throw invalid(`price is not a multiple of the tick size ${market.tickSize}`, { tickSize: market.tickSize.toString() });
+  // An order that can rest may become a maker, and every fill trades at the maker's price: one lot at a resting
+  // price must reach the contract's minimum fill (Settlement.MIN_FILL_UNITS). Orders that never rest need not.
+  const minTicks = minRestingPriceTicks(market);
+  if (ticks < minTicks && !NEVER_RESTS.has(type) && tif !== "IOC" && tif !== "FOK") {
+    throw invalid(`a resting order's price must be at least ${minTicks * market.tickSize} (one lot worth the on-chain minimum fill)`, {
+      minPrice: (minTicks * market.tickSize).toString(),
+      minPriceTicks: minTicks.toString(),
+    });
+  }
   if (lots < market.minLots || lots > market.maxLots) {
     throw invalid(`size must be between ${market.minLots} and ${market.maxLots} lots`, { minLots: market.minLots.toString(), maxLots: market.maxLots.toString() });
   }

@@ -1,6 +1,7 @@
 // Markets: the grid (tick, lot) that makes every fill exact on chain, and the conversions between the API's
 // decimals, the engine's integer ticks and lots, and the contract's base units.
 import type { Address } from "viem";
+import { MIN_FILL_UNITS } from "../sdk/eip712";
 import { formatDecimal, parseDecimal } from "./decimal";
 
 /** The contract's price scale: a price is quote base units per 1e18 base base units. */
@@ -28,10 +29,25 @@ export function isMarketGridExact(m: Pick<MarketSpec, "tickSize" | "lotSize">): 
   return m.tickSize > 0n && m.lotSize > 0n && (m.tickSize * m.lotSize) % PRICE_SCALE === 0n;
 }
 
+/** Throws unless every fill on the grid is exact on chain and at least one lot passes the contract's minimum
+ *  fill (Settlement.MIN_FILL_UNITS applies to a fill's base amount: a fill is at least one lot). */
 export function assertMarketGridExact(m: MarketSpec): void {
   if (!isMarketGridExact(m)) {
     throw new Error(`market ${m.symbol}: lotSize*tickSize (${m.lotSize}*${m.tickSize}) is not a multiple of 1e18`);
   }
+  if (m.lotSize < MIN_FILL_UNITS) {
+    throw new Error(`market ${m.symbol}: lotSize ${m.lotSize} is below the on-chain minimum fill of ${MIN_FILL_UNITS} base units`);
+  }
+}
+
+/** The lowest price (in ticks) at which an order may rest on the book: one lot at that price is worth at least
+ *  MIN_FILL_UNITS quote units. Every fill trades at the resting (maker) order's price and is at least one lot, so
+ *  no fill of a market whose resting orders respect this (and whose lot respects the minimum) can be refused
+ *  on chain as too small. Needs an exact grid (one lot at one tick is a whole number of quote units). */
+export function minRestingPriceTicks(m: Pick<MarketSpec, "tickSize" | "lotSize">): bigint {
+  const quotePerLotTick = (m.lotSize * m.tickSize) / PRICE_SCALE;
+  if (quotePerLotTick <= 0n) throw new Error("minRestingPriceTicks: the grid is not exact");
+  return (MIN_FILL_UNITS + quotePerLotTick - 1n) / quotePerLotTick;
 }
 
 export function ticksToPrice(m: MarketSpec, priceTicks: bigint): bigint {
