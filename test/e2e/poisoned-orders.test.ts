@@ -1,0 +1,158 @@
+// Issue 11 ("one trader halts all settlement") through the public API under load: honest wallet-signed
+// orders (POST /v1/orders, concurrently) settle while poisoned ones are mixed in: a signature with v
+// rewritten to 0/1 (refused at intake now), an order whose nonce the trader cancels on chain right
+// before it trades (cancelOrder), one under a cancelAllBelow. The venue never halts, every honest trade
+// settles on chain, the poisoned orders end cancelled with their reason visible in GET /v1/orders/{id},
+// and orders placed afterwards are accepted and settled.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createWalletClient, defineChain, http, type Address, type Hex, type PrivateKeyAccount } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import type { PipelineHandle } from "../../pipeline/component";
+import { settlementAbi } from "../../pipeline/settlement-abi";
+import type { DexMarket } from "../../api/dex/service";
+import { api, signedOrderBody, walletHeaders } from "../../bench/api/client";
+import { getOrderHash, getSettlementDomain } from "../../sdk/eip712";
+
+test("poisoned orders among honest ones under load: every honest trade settles, the venue never halts", { timeout: 300_000 }, async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "poisoned-orders-e2e-"));
+  let stack: RunningStack | undefined;
+  let watch: NodeJS.Timeout | undefined;
+  try {
+    const { config } = await createTestConfig(dataDir);
+    stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
+    const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
+    const p = pipe.pipeline;
+    const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
+    const m: DexMarket = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
+    const settlement = stack.deployments.home.contracts.Settlement as Address;
+    const chainId = config.chains.home.chainId;
+    const abi = settlementAbi();
+    const [A, B, C, D] = config.keys.demoTraders.slice(0, 4).map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
+    const chain = defineChain({ id: chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [stack.chains.home.rpcUrl] } } });
+    const walletOf = (acc: PrivateKeyAccount) => createWalletClient({ account: acc, chain, transport: http(stack!.chains.home.rpcUrl) });
+    const read = <T>(functionName: string, args: unknown[]) => p.client.readContract({ address: settlement, abi, functionName, args } as never) as Promise<T>;
+
+    // the venue's state, sampled all along: it must never be halted
+    const states = new Set<string>();
+    watch = setInterval(() => {
+      const h = p.health();
+      states.add(h.batcher.state);
+      states.add(h.matcher.state);
+    }, 20);
+
+    const domain = getSettlementDomain(chainId, settlement);
+    const placed = new Map<string, { hash: Hex; trader: Address; nonce: bigint }>();
+    const place = async (w: PrivateKeyAccount, side: "buy" | "sell", nonce: bigint, priceTicks = 250_000n, sizeLots = 100n) => {
+      const body = await signedOrderBody(w, m, chainId, settlement, { side, priceTicks, sizeLots, nonce });
+      const o = body.order as Record<string, string | number>;
+      const hash = getOrderHash(domain, {
+        trader: o.trader as Address, baseToken: o.base_token as Address, quoteToken: o.quote_token as Address, side: Number(o.side) as 0 | 1,
+        price: BigInt(o.price), amount: BigInt(o.amount), expiry: BigInt(o.expiry), nonce: BigInt(o.nonce), flags: Number(o.flags),
+      });
+      // the per-trader rate limit and load shedding answer "retry shortly": honest clients do
+      for (;;) {
+        const r = await api(origin, "POST", "/v1/orders", { body });
+        if (r.status === 429 || (r.status === 503 && r.body?.error?.details?.reason === "SETTLEMENT_BACKLOG")) {
+          await new Promise((res) => setTimeout(res, 200 + Math.floor(Math.random() * 800)));
+          continue;
+        }
+        if (r.status === 201) placed.set(r.body.order_id, { hash, trader: w.address, nonce });
+        return r;
+      }
+    };
+    const getOrder = async (w: PrivateKeyAccount, id: string) => (await api(origin, "GET", `/v1/orders/${id}`, { headers: await walletHeaders(w, origin, "GET", `/v1/orders/${id}`) })).body;
+
+    // 1. a v rewritten from 27/28 to 0/1 is refused at intake (it used to be accepted and revert the batch)
+    const body = await signedOrderBody(C, m, chainId, settlement, { side: "sell", priceTicks: 400_000n, sizeLots: 100n, nonce: 9_000n });
+    const sig = body.signature as string;
+    const v01 = `${sig.slice(0, 130)}${(parseInt(sig.slice(130), 16) - 27).toString(16).padStart(2, "0")}`;
+    const refused = await api(origin, "POST", "/v1/orders", { body: { ...body, signature: v01 } });
+    assert.ok(refused.status === 401 || refused.status === 400, refused.text);
+    // the API's own check (UNAUTHORIZED invalid_order_signature) or the pipeline's intake (INVALID_SIGNATURE)
+    assert.ok(["INVALID_SIGNATURE", "UNAUTHORIZED"].includes(refused.body.error.code), refused.text);
+    assert.equal((await api(origin, "POST", "/v1/orders", { body })).status, 201, "the same order with its real v is accepted");
+
+    // 2. honest load: A sells and B buys, the same price and size, several hundred orders at once
+    const N = 100;
+    let nonceA = 1n;
+    let nonceB = 1n;
+    const honest = await Promise.all(
+      Array.from({ length: 2 * N }, (_, i) => (i % 2 === 0 ? place(A, "sell", nonceA++) : place(B, "buy", nonceB++)))
+    );
+    // 3. meanwhile the poisoned ones: C rests a sell, cancels its nonce on chain and D crosses it at once
+    //    (before the chain follower's next poll sees the cancel); C rests another under a cancelAllBelow
+    const poisonedIds: string[] = [];
+    const poisonPlacements = (async () => {
+      const rest1 = await place(C, "sell", 500n, 249_000n);
+      assert.equal(rest1.status, 201, rest1.text);
+      poisonedIds.push(rest1.body.order_id);
+      await walletOf(C).writeContract({ address: settlement, abi, functionName: "cancelOrder", args: [500n] });
+      const cross1 = await place(D, "buy", 1n, 249_000n);
+      assert.equal(cross1.status, 201, cross1.text);
+      const rest2 = await place(C, "sell", 600n, 249_000n);
+      assert.equal(rest2.status, 201, rest2.text);
+      poisonedIds.push(rest2.body.order_id);
+      await walletOf(C).writeContract({ address: settlement, abi, functionName: "cancelAllBelow", args: [601n] });
+      const cross2 = await place(D, "buy", 2n, 249_000n);
+      assert.equal(cross2.status, 201, cross2.text);
+    })();
+    await poisonPlacements;
+    for (const r of honest) assert.equal(r.status, 201, r.text);
+    const accepted = honest;
+    await p.batcher.drain();
+    await p.syncChain();
+
+    // the poisoned orders: cancelled, with the reason their owner sees
+    for (const id of poisonedIds) {
+      const o = await getOrder(C, id);
+      assert.equal(o.status, "cancelled", JSON.stringify(o));
+      assert.match(String(o.status_reason), /^(settlement_rejected:SettlementOrderNonce(Used|BelowMinimum)|cancelled_on_chain)$/, JSON.stringify(o));
+    }
+
+    // every honest trade settled on chain: an honest order the API reports filled has its nonce used on
+    // chain (fully filled); one partly filled has exactly its filled size on chain
+    let checked = 0;
+    let filledCount = 0;
+    for (const r of accepted) {
+      const o = r.body;
+      const w = o.side === "sell" ? A : B;
+      const now = await getOrder(w, o.order_id);
+      const pl = placed.get(o.order_id)!;
+      if (now.status === "filled") {
+        assert.equal(await read<boolean>("isNonceUsed", [pl.trader, pl.nonce]), true, `order ${o.order_id} fully filled on chain`);
+        filledCount += 1;
+      } else {
+        assert.equal(await read<boolean>("isNonceUsed", [pl.trader, pl.nonce]), false, JSON.stringify(now));
+        const filledLots = BigInt(Math.round(Number(now.filled_size) * Number(10n ** BigInt(m.baseDecimals) / m.lotSize)));
+        assert.equal(await read<bigint>("filledAmount", [pl.hash]), filledLots * m.lotSize, JSON.stringify(now));
+      }
+      checked += 1;
+    }
+    assert.ok(filledCount >= N / 2, `most honest orders filled (${filledCount})`);
+    const h = p.health();
+    assert.equal(h.batcher.queuedTrades, 0);
+    assert.ok(h.batcher.lastSettledSeq >= 0);
+
+    // 4. after the poison: new orders are accepted and settle
+    const lastA = await place(A, "sell", 10_000n, 251_000n);
+    const lastB = await place(B, "buy", 10_000n, 251_000n);
+    assert.equal(lastA.status, 201, lastA.text);
+    assert.equal(lastB.status, 201, lastB.text);
+    await p.batcher.drain();
+    assert.equal((await getOrder(B, lastB.body.order_id)).status, "filled");
+    assert.ok(!states.has("halted"), `the venue never halted (states seen: ${[...states]})`);
+    assert.equal(p.health().batcher.state, "running");
+    const rec = await p.reconcile();
+    assert.notEqual(rec.state, "mismatch", JSON.stringify(rec.mismatches));
+    console.log(`poisoned-orders: ${accepted.length} honest orders accepted, ${checked} fills checked on chain, ${p.health().batcher.rejectedOrders} orders rejected by settlement`);
+  } finally {
+    if (watch) clearInterval(watch);
+    await stack?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
