@@ -65,10 +65,28 @@ export const EQUIVALENT: { file: string; line: string; mutation: string; why: st
     why: "a zero quote amount is also below MIN_FILL_UNITS: the next line reverts (SettlementFillTooSmall) instead; kept for its clearer error",
   },
   {
+    file: "contracts/exchange/Settlement.sol",
+    line: "uint256 received = balanceAfter > balanceBefore ? balanceAfter - balanceBefore : 0;",
+    mutation: "`>` -> `>=`",
+    why: "when the balances are equal both branches give 0",
+  },
+  {
+    file: "contracts/exchange/libraries/BatchSettlement.sol",
+    line: "for (uint256 i; i < count; ++i) {",
+    mutation: "`<` -> `<=`",
+    why: "_addFee: slot `count` is still empty (never equal to a fee token); at count == length the original panics on the write just after",
+  },
+  {
     file: "contracts/bridge/libraries/BridgeTokenBucket.sol",
     line: "if (levelWei >= capacityWei) return capacityWei;",
     mutation: "`>=` -> `>`",
     why: "at level == capacity the refill branch adds a refill and caps it at the capacity: the same value",
+  },
+  {
+    file: "contracts/bridge/libraries/BridgeTokenBucket.sol",
+    line: "if (levelWei > capacityWei) levelWei = capacityWei;",
+    mutation: "`>` -> `>=`",
+    why: "a cap at equality assigns the value the variable already holds",
   },
 ];
 
@@ -229,6 +247,8 @@ function makeSandbox(): string {
 }
 
 const hardhatCli = join(ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js");
+/** the hardhat process running now (killed with its group on SIGINT / SIGTERM) */
+let running: ReturnType<typeof spawn> | null = null;
 
 /** Runs hardhat in the sandbox; resolves with the exit code, or "timeout" (the process group is killed). */
 function hardhat(dir: string, area: Area, args: string[], timeoutSec: number): Promise<number | "timeout"> {
@@ -239,6 +259,7 @@ function hardhat(dir: string, area: Area, args: string[], timeoutSec: number): P
       stdio: ["ignore", "ignore", "ignore"],
       detached: true,
     });
+    running = child;
     const timer = setTimeout(() => {
       try {
         process.kill(-child.pid!, "SIGKILL");
@@ -286,6 +307,20 @@ async function main() {
     return;
   }
   const dir = makeSandbox();
+  // an interrupted run leaves nothing behind: the sandbox goes, and the running hardhat's process group with it
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      if (running?.pid) {
+        try {
+          process.kill(-running.pid, "SIGKILL");
+        } catch {
+          /* already gone */
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(130);
+    });
+  }
   const results: { mutant: Omit<Mutant, "text">; outcome: Outcome; seconds: number; why?: string }[] = [];
   try {
     // a first build of each area, so that every mutant recompiles only what it changes

@@ -413,8 +413,9 @@ describe("Settlement boundaries: custody, agents, cancellation, administration",
   it("only the admin changes fees, delay, recipient and withdraws fees", async () => {
     const f = await loadFixture(deployFixture);
     const s = f.settlement.connect(f.alice);
-    for (const call of [s.setFees(1, 1), s.setWithdrawalDelay(1n), s.setFeeRecipient(f.alice.address), s.withdrawFees(await f.usd.getAddress(), 1n)]) {
-      await expect(call).to.be.revertedWithCustomError(f.settlement, "AccessControlUnauthorizedAccount");
+    const usd = await f.usd.getAddress();
+    for (const call of [() => s.setFees(1, 1), () => s.setWithdrawalDelay(1n), () => s.setFeeRecipient(f.alice.address), () => s.withdrawFees(usd, 1n)]) {
+      await expect(call()).to.be.revertedWithCustomError(f.settlement, "AccessControlUnauthorizedAccount");
     }
   });
 
@@ -487,5 +488,61 @@ describe("Settlement boundaries: packed token table", () => {
     const indexes = [parseInt(packed.slice(baseAt, baseAt + 2), 16), parseInt(packed.slice(quoteAt, quoteAt + 2), 16)];
     expect(indexes).to.include(tokenCount - 1);
     await expect(op.settlePacked(0n, packed)).to.emit(f.settlement, "BatchSettled");
+  });
+});
+
+describe("Settlement boundaries: construction, encoding, nonce words, fee pairs", () => {
+  it("refuses a zero admin or a zero fee recipient at construction", async () => {
+    const f = await loadFixture(deployFixture);
+    const factory = await ethers.getContractFactory("Settlement");
+    await expect(factory.deploy(ZERO, f.feeSink.address, DELAY, 10, 20)).to.be.revertedWithCustomError(f.settlement, "SettlementZeroAddress");
+    await expect(factory.deploy(f.admin.address, ZERO, DELAY, 10, 20)).to.be.revertedWithCustomError(f.settlement, "SettlementZeroAddress");
+    await expect(factory.deploy(f.admin.address, f.feeSink.address, DELAY, 101, 20)).to.be.revertedWithCustomError(f.settlement, "SettlementFeeTooHigh");
+  });
+
+  it("a later deposit keeps the used nonces of word 0 (the account-setup hint is written only into an empty word)", async () => {
+    const f = await loadFixture(deployFixture);
+    const usd = await f.usd.getAddress();
+    await f.settlement.connect(f.alice).cancelOrder(1n);
+    await f.settlement.connect(f.alice).cancelOrder(127n);
+    await f.settlement.connect(f.alice).deposit(usd, 1n);
+    expect(await f.settlement.isNonceUsed(f.alice.address, 1n)).to.equal(true);
+    expect(await f.settlement.isNonceUsed(f.alice.address, 127n)).to.equal(true);
+    expect(await f.settlement.isNonceUsed(f.alice.address, 0n)).to.equal(false);
+  });
+
+  it("refuses an ABI-encoded order with dirty high bits in an address word (SettlementOrderEncodingInvalid)", async () => {
+    const f = await loadFixture(deployFixture);
+    const maker = await sell(f, ETH);
+    const taker = await buy(f, ETH);
+    const args = buildSettleArgs([maker, taker], [fill(maker, taker, ETH / 4n)]);
+    const data: string = f.settlement.interface.encodeFunctionData("settle", [0n, args.orders, args.signatures, args.fills]);
+    // selector (4 bytes), head (4 words), orders length (1 word), then order 0's first word: its trader
+    const at = 2 + 2 * (4 + 4 * 32 + 32);
+    const dirty = data.slice(0, at) + "01" + data.slice(at + 2);
+    const to = await f.settlement.getAddress();
+    await expect(f.operator.sendTransaction({ to, data: dirty })).to.be.revertedWithCustomError(f.settlement, "SettlementOrderEncodingInvalid").withArgs(0n);
+    await expect(f.operator.sendTransaction({ to, data })).to.emit(f.settlement, "BatchSettled");
+  });
+
+  it("fees of two pairs sharing the base token are kept apart by the quote token", async () => {
+    const f = await loadFixture(deployFixture);
+    const Token = await ethers.getContractFactory("DemoToken");
+    const eur = (await Token.deploy("EUR", "EUR", 6)) as Untyped;
+    const eurAddress = (await eur.getAddress()) as Address;
+    await eur.mint(f.alice.address, 10n ** 12n);
+    await eur.connect(f.alice).approve(await f.settlement.getAddress(), ethers.MaxUint256);
+    await f.settlement.connect(f.alice).deposit(eurAddress, 10n ** 12n);
+    const usd = await f.usd.getAddress();
+    const weth = await f.weth.getAddress();
+    const m1 = await sell(f, 10n ** 9n, PRICE_ONE);
+    const t1 = await buy(f, 10n ** 9n, PRICE_ONE);
+    const m2 = await sell(f, 10n ** 9n, PRICE_ONE, { quoteToken: eurAddress });
+    const t2 = await buy(f, 10n ** 9n, PRICE_ONE, { quoteToken: eurAddress });
+    await settle(f, [m1, t1, m2, t2], [fill(m1, t1, 100_000n, PRICE_ONE), fill(m2, t2, 200_000n, PRICE_ONE)]);
+    // the sellers' (makers') fees are in each pair's quote token: 100 USD-units and 200 EUR-units
+    expect(await f.settlement.collectedFees(usd)).to.equal(100n);
+    expect(await f.settlement.collectedFees(eurAddress)).to.equal(200n);
+    expect(await f.settlement.collectedFees(weth)).to.equal(200n + 400n);
   });
 });
