@@ -1,6 +1,6 @@
 // The API key store's limits against a real (in-memory PGlite) database: one agent approval per key,
 // revocation once, the sealed agent key wiped on revoke, ciphertexts bound to their row, the cache off.
-import { test, after, before } from "node:test";
+import { describe, test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { createDb, type Db } from "../../db";
 import { createApiKeyStore, type ApiKeyStore, type NewApiKey } from "./api-keys";
@@ -17,91 +17,94 @@ const input = (over: Partial<NewApiKey> = {}): NewApiKey => ({
   ...over,
 });
 
-let db: Db;
-let store: ApiKeyStore;
-before(async () => {
-  db = await createDb();
-  // cache off: every read goes to the database, as another process sharing it would see
-  store = createApiKeyStore({ db, box: createSecretBox("0f".repeat(32)), cacheTtlMs: 0 });
-});
-after(async () => {
-  await db?.close();
-});
-
-test("create returns the secret once; the record round-trips every field", async () => {
-  const { record, secret } = await store.create(input());
-  assert.match(secret, /^[0-9a-f]{64}$/);
-  assert.match(record.apiKey, /^[0-9a-f]{32}$/);
-  assert.equal(record.owner, OWNER);
-  assert.deepEqual(record.permissions, ["read", "trade"]);
-  assert.deepEqual(record.ipAllowlist, ["10.0.0.0/8"]);
-  assert.equal(record.positionLimitE18, 5n * 10n ** 18n);
-  assert.equal(record.dailyLossLimitE18, null);
-  assert.equal(record.agentStatus, "pending_approval");
-  assert.equal(record.revokedAtMs, null);
-  const found = await store.findByApiKey(record.apiKey);
-  assert.equal(found?.secret, secret);
-  assert.deepEqual(found?.record, record);
-  assert.deepEqual(await store.getById(record.id), record);
-  assert.equal((await store.agentOf(record.id))?.address, record.agentAddress);
-  assert.equal(await store.findByApiKey("f".repeat(32)), null);
-  assert.equal(await store.agentOf("00000000-0000-0000-0000-000000000000"), null);
-});
-
-test("one agent approval per key: claimed once, given back, approved, never after revocation", async () => {
-  const { record } = await store.create(input());
-  assert.equal(await store.claimAgentApproval(record.id), true);
-  assert.equal(await store.claimAgentApproval(record.id), false); // being submitted
-  await store.releaseAgentApproval(record.id);
-  assert.equal((await store.getById(record.id))?.agentStatus, "pending_approval");
-  assert.equal(await store.claimAgentApproval(record.id), true);
-  await store.markAgentApproved(record.id);
-  assert.equal((await store.getById(record.id))?.agentStatus, "approved");
-  assert.equal(await store.claimAgentApproval(record.id), false); // already approved
-  await store.releaseAgentApproval(record.id); // only a claim in flight is given back
-  assert.equal((await store.getById(record.id))?.agentStatus, "approved");
-  const other = (await store.create(input())).record;
-  assert.equal(await store.revoke(other.id), true);
-  assert.equal(await store.claimAgentApproval(other.id), false); // revoked while pending
-  assert.equal(await store.claimAgentApproval("00000000-0000-0000-0000-000000000000"), false);
-});
-
-test("revoke: once; the key stops authenticating, its agent key is wiped, listeners hear it once", async () => {
-  const heard: string[] = [];
-  const stop = store.onRevoked((id) => heard.push(id));
-  store.onRevoked(() => {
-    throw new Error("a failing listener");
+// One suite, so that its database is opened only when one of its tests runs.
+describe("API key store", () => {
+  let db: Db;
+  let store: ApiKeyStore;
+  before(async () => {
+    db = await createDb();
+    // cache off: every read goes to the database, as another process sharing it would see
+    store = createApiKeyStore({ db, box: createSecretBox("0f".repeat(32)), cacheTtlMs: 0 });
   });
-  const { record } = await store.create(input());
-  assert.equal(await store.revoke(record.id), true);
-  assert.equal(await store.revoke(record.id), false);
-  assert.equal(await store.revoke("00000000-0000-0000-0000-000000000000"), false);
-  assert.deepEqual(heard, [record.id]);
-  assert.equal(await store.findByApiKey(record.apiKey), null);
-  assert.equal(await store.agentOf(record.id), null);
-  const row = (await db.query<{ agent_key_ciphertext: string }>("SELECT agent_key_ciphertext FROM dex_api_keys WHERE id = $1", [record.id])).rows[0];
-  assert.equal(row.agent_key_ciphertext, "");
-  const after = await store.getById(record.id);
-  assert.ok(after && after.revokedAtMs !== null && after.revokedAtMs > 0);
-  stop();
-  const next = (await store.create(input())).record;
-  await store.revoke(next.id);
-  assert.deepEqual(heard, [record.id]); // unsubscribed
-});
+  after(async () => {
+    await db?.close();
+  });
 
-test("a sealed secret copied into another row does not open there", async () => {
-  const a = (await store.create(input())).record;
-  const b = (await store.create(input())).record;
-  await db.query("UPDATE dex_api_keys SET secret_ciphertext = (SELECT secret_ciphertext FROM dex_api_keys WHERE id = $1) WHERE id = $2", [a.id, b.id]);
-  await assert.rejects(store.findByApiKey(b.apiKey));
-  assert.ok(await store.findByApiKey(a.apiKey));
-});
+  test("create returns the secret once; the record round-trips every field", async () => {
+    const { record, secret } = await store.create(input());
+    assert.match(secret, /^[0-9a-f]{64}$/);
+    assert.match(record.apiKey, /^[0-9a-f]{32}$/);
+    assert.equal(record.owner, OWNER);
+    assert.deepEqual(record.permissions, ["read", "trade"]);
+    assert.deepEqual(record.ipAllowlist, ["10.0.0.0/8"]);
+    assert.equal(record.positionLimitE18, 5n * 10n ** 18n);
+    assert.equal(record.dailyLossLimitE18, null);
+    assert.equal(record.agentStatus, "pending_approval");
+    assert.equal(record.revokedAtMs, null);
+    const found = await store.findByApiKey(record.apiKey);
+    assert.equal(found?.secret, secret);
+    assert.deepEqual(found?.record, record);
+    assert.deepEqual(await store.getById(record.id), record);
+    assert.equal((await store.agentOf(record.id))?.address, record.agentAddress);
+    assert.equal(await store.findByApiKey("f".repeat(32)), null);
+    assert.equal(await store.agentOf("00000000-0000-0000-0000-000000000000"), null);
+  });
 
-test("listByOwner: newest first, any address case", async () => {
-  const owner = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65" as const;
-  const first = (await store.create(input({ owner }))).record;
-  const second = (await store.create(input({ owner }))).record;
-  const listed = await store.listByOwner(owner.toLowerCase() as typeof owner);
-  assert.deepEqual(listed.map((r) => r.id).sort(), [first.id, second.id].sort());
-  assert.ok(listed[0].createdAtMs >= listed[1].createdAtMs);
+  test("one agent approval per key: claimed once, given back, approved, never after revocation", async () => {
+    const { record } = await store.create(input());
+    assert.equal(await store.claimAgentApproval(record.id), true);
+    assert.equal(await store.claimAgentApproval(record.id), false); // being submitted
+    await store.releaseAgentApproval(record.id);
+    assert.equal((await store.getById(record.id))?.agentStatus, "pending_approval");
+    assert.equal(await store.claimAgentApproval(record.id), true);
+    await store.markAgentApproved(record.id);
+    assert.equal((await store.getById(record.id))?.agentStatus, "approved");
+    assert.equal(await store.claimAgentApproval(record.id), false); // already approved
+    await store.releaseAgentApproval(record.id); // only a claim in flight is given back
+    assert.equal((await store.getById(record.id))?.agentStatus, "approved");
+    const other = (await store.create(input())).record;
+    assert.equal(await store.revoke(other.id), true);
+    assert.equal(await store.claimAgentApproval(other.id), false); // revoked while pending
+    assert.equal(await store.claimAgentApproval("00000000-0000-0000-0000-000000000000"), false);
+  });
+
+  test("revoke: once; the key stops authenticating, its agent key is wiped, listeners hear it once", async () => {
+    const heard: string[] = [];
+    const stop = store.onRevoked((id) => heard.push(id));
+    store.onRevoked(() => {
+      throw new Error("a failing listener");
+    });
+    const { record } = await store.create(input());
+    assert.equal(await store.revoke(record.id), true);
+    assert.equal(await store.revoke(record.id), false);
+    assert.equal(await store.revoke("00000000-0000-0000-0000-000000000000"), false);
+    assert.deepEqual(heard, [record.id]);
+    assert.equal(await store.findByApiKey(record.apiKey), null);
+    assert.equal(await store.agentOf(record.id), null);
+    const row = (await db.query<{ agent_key_ciphertext: string }>("SELECT agent_key_ciphertext FROM dex_api_keys WHERE id = $1", [record.id])).rows[0];
+    assert.equal(row.agent_key_ciphertext, "");
+    const after = await store.getById(record.id);
+    assert.ok(after && after.revokedAtMs !== null && after.revokedAtMs > 0);
+    stop();
+    const next = (await store.create(input())).record;
+    await store.revoke(next.id);
+    assert.deepEqual(heard, [record.id]); // unsubscribed
+  });
+
+  test("a sealed secret copied into another row does not open there", async () => {
+    const a = (await store.create(input())).record;
+    const b = (await store.create(input())).record;
+    await db.query("UPDATE dex_api_keys SET secret_ciphertext = (SELECT secret_ciphertext FROM dex_api_keys WHERE id = $1) WHERE id = $2", [a.id, b.id]);
+    await assert.rejects(store.findByApiKey(b.apiKey));
+    assert.ok(await store.findByApiKey(a.apiKey));
+  });
+
+  test("listByOwner: newest first, any address case", async () => {
+    const owner = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65" as const;
+    const first = (await store.create(input({ owner }))).record;
+    const second = (await store.create(input({ owner }))).record;
+    const listed = await store.listByOwner(owner.toLowerCase() as typeof owner);
+    assert.deepEqual(listed.map((r) => r.id).sort(), [first.id, second.id].sort());
+    assert.ok(listed[0].createdAtMs >= listed[1].createdAtMs);
+  });
 });

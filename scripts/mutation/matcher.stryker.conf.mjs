@@ -1,9 +1,9 @@
 // Mutation testing of the matching engine core: `npx stryker run scripts/mutation/matcher.stryker.conf.mjs`.
 import { areaConfig } from "./base.mjs";
 
-// The property tests compare the engine with the naive reference over random command streams; 60 runs
+// The property tests compare the engine with the naive reference over random command streams; 100 runs
 // per property (250 in the normal suite) keep each mutant's run short. MATCHER_PROPERTY_RUNS overrides.
-process.env.MATCHER_PROPERTY_RUNS ??= "60";
+process.env.MATCHER_PROPERTY_RUNS ??= "100";
 
 export default areaConfig({
   area: "matcher-core",
@@ -16,6 +16,6 @@ export default areaConfig({
     "matcher/test/spec-3.2.test.ts",
     "matcher/test/properties.test.ts",
     "matcher/test/sharded-map.test.ts",
-    "matcher/test/boundaries.test.ts",
+    "matcher/test/validate.test.ts",
   ],
 });
