@@ -23,5 +23,5 @@ test("each side's confirmations survive the trip to a signer process; an unset s
 test("a per-chain value outside 0..100000 is refused", () => {
   const env = chainsToEnv(base);
   assert.equal(loadChainsConfig({ ...env, MPC_HOME_CONFIRMATIONS: "100000" }).home?.confirmations, 100_000);
-  for (const bad of ["-1", "100001", "1.5", "x"]) assert.throws(() => loadChainsConfig({ ...env, MPC_HOME_CONFIRMATIONS: bad }), undefined, bad);
+  for (const bad of ["-1", "100001", "1.5", "x"]) assert.throws(() => loadChainsConfig({ ...env, MPC_HOME_CONFIRMATIONS: bad }), /MPC_HOME_CONFIRMATIONS/, bad);
 });
