@@ -10,7 +10,11 @@ import type { SignedOrder } from "../sdk/settle-batch";
 export type Attribution =
   | { by: "hash"; hash: number }
   | { by: "traderNonce"; trader: number; nonce: number }
-  | { by: "trader"; trader: number; token?: number };
+  | { by: "trader"; trader: number; token?: number }
+  /** the index of the order in the batch (orders sorted by hash, as the contract takes them) */
+  | { by: "orderIndex"; index: number }
+  /** a fill between two named orders: the smaller order is the one at fault (a dust-sized order) */
+  | { by: "smallerOfFill"; maker: number; taker: number };
 
 /** Every settle revert a single trader's order (or an on-chain action of that trader) can cause. */
 export const ORDER_ATTRIBUTABLE_ERRORS: Readonly<Record<string, Attribution>> = {
@@ -33,7 +37,9 @@ export const ORDER_ATTRIBUTABLE_ERRORS: Readonly<Record<string, Attribution>> = 
   SettlementOrderFlagsInvalid: { by: "hash", hash: 0 },
   SettlementPostOnlyTaker: { by: "hash", hash: 1 },
   SettlementFillPriceWorseThanLimit: { by: "hash", hash: 1 },
-  SettlementOrderTraderZero: { by: "hash", hash: 0 },
+  SettlementOrderTraderZero: { by: "orderIndex", index: 0 },
+  // a dust fill (below the contract's minimum): the smaller of its two orders made it so
+  SettlementFillTooSmall: { by: "smallerOfFill", maker: 1, taker: 2 },
 };
 
 export function isOrderAttributable(revertName: string | undefined): boolean {
@@ -49,6 +55,17 @@ export function suspectOrders(revertName: string | undefined, revertArgs: readon
   const a = ORDER_ATTRIBUTABLE_ERRORS[revertName!];
   const args = revertArgs ?? [];
   switch (a.by) {
+    case "orderIndex": {
+      const sorted = [...orders].sort((x, y) => (BigInt(x.hash) < BigInt(y.hash) ? -1 : 1));
+      const o = sorted[Number(args[a.index] as bigint)];
+      return o ? [o.hash] : [];
+    }
+    case "smallerOfFill": {
+      const maker = orders.find((o) => lower(o.hash) === lower(args[a.maker]));
+      const taker = orders.find((o) => lower(o.hash) === lower(args[a.taker]));
+      if (!maker || !taker) return [maker, taker].filter((o) => o !== undefined).map((o) => o!.hash);
+      return [BigInt(maker.order.amount) < BigInt(taker.order.amount) ? maker.hash : taker.hash];
+    }
     case "hash":
       return orders.filter((o) => lower(o.hash) === lower(args[a.hash])).map((o) => o.hash);
     case "traderNonce":
