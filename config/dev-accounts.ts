@@ -14,6 +14,7 @@ export const HARDHAT_DEV_PRIVATE_KEYS = [
   "0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356",
   "0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97",
   "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6",
+  "0xf214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897",
 ] as const;
 
 /** Which dev account plays which role by default (index into HARDHAT_DEV_PRIVATE_KEYS). */
@@ -23,4 +24,7 @@ export const DEV_ACCOUNT_ROLES = {
   feeRecipient: 2,
   relayer: 3,
   demoTraders: [4, 5, 6, 7],
+  /** pays the gas of wallets' agent approvals (approveAgentWithSig) and holds no contract role; #8 and
+   *  #9 are the bridge tests' custody and second relayer */
+  agentRelayer: 10,
 } as const;

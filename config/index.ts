@@ -48,6 +48,20 @@ const envSchema = z.object({
   OPERATOR_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.operator)),
   FEE_RECIPIENT_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.feeRecipient)),
   RELAYER_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.relayer)),
+  AGENT_RELAYER_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.agentRelayer)),
+  /** wei the agent relayer may spend on approvals per UTC day, in total and per wallet */
+  AGENT_RELAYER_DAILY_BUDGET_WEI: z.string().regex(/^\d{1,30}$/).transform(BigInt).default(10n ** 17n),
+  AGENT_RELAYER_OWNER_DAILY_BUDGET_WEI: z.string().regex(/^\d{1,30}$/).transform(BigInt).default(10n ** 15n),
+  /** sandbox (the default: dev keys, a generated encryption key) or production (every secret configured) */
+  EXCHANGE_MODE: z.enum(["sandbox", "production"]).default("sandbox"),
+  /** 32 bytes hex sealing API secrets and agent keys at rest; or a file holding it, outside DATA_DIR */
+  API_KEY_ENCRYPTION_KEY: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, "32 bytes of hex").optional(),
+  API_KEY_ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
+  /** Host headers the DEX API's wallet scheme accepts, comma-separated ("" = any, signed over) */
+  DEX_WALLET_AUTH_HOSTS: z
+    .string()
+    .default("")
+    .transform((s) => s.split(",").map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0)),
   DEMO_PRIVATE_KEYS: z
     .string()
     .default(DEV_ACCOUNT_ROLES.demoTraders.map(devKey).join(","))
@@ -115,7 +129,18 @@ export interface Config {
     readonly operator: KeyPair;
     readonly feeRecipient: KeyPair;
     readonly relayer: KeyPair;
+    /** submits wallets' agent approvals: no contract role, a gas budget (agentRelayer below) */
+    readonly agentRelayer: KeyPair;
     readonly demoTraders: readonly KeyPair[];
+  };
+  readonly mode: "sandbox" | "production";
+  readonly agentRelayer: { readonly dailyBudgetWei: bigint; readonly perOwnerDailyBudgetWei: bigint };
+  readonly dexApi: {
+    /** API_KEY_ENCRYPTION_KEY (hex, no 0x) when set */
+    readonly encryptionKeyHex: string | undefined;
+    /** API_KEY_ENCRYPTION_KEY_FILE (absolute) when set */
+    readonly encryptionKeyFile: string | undefined;
+    readonly walletAuthHosts: readonly string[];
   };
   readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number; readonly maxInFlight: number };
   /** fsync every chain journal append (off only for throwaway benchmarks). */
@@ -152,6 +177,21 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** The config a serving component (the pipeline, the DEX API: order flow, internet-facing) receives: the
+ *  deployer's private key, which is the contracts' admin, is not in it (only its address). Deploying and
+ *  seeding happen before any serving component starts. Reading `keys.deployer.privateKey` gives
+ *  undefined, and anything signing with it fails. */
+export function servingConfig(c: Config): Config {
+  const deployer = Object.freeze({ address: c.keys.deployer.address }) as unknown as KeyPair;
+  return deepFreeze<Config>({ ...c, keys: { ...c.keys, deployer } });
+}
+
+/** True when `p` is `dir` or below it. */
+export function isInside(dir: string, p: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
 function bridgeConfirmations(env: Record<string, string | undefined>): Record<number, number> {
   try {
     return parseBridgeConfirmations(env);
@@ -172,6 +212,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   if (e.HOME_CHAIN_ID === e.REMOTE_CHAIN_ID) throw new ConfigError("HOME_CHAIN_ID and REMOTE_CHAIN_ID must differ");
   const dataDir = path.resolve(REPO_ROOT, e.DATA_DIR ?? ".data");
+  if (e.API_KEY_ENCRYPTION_KEY && e.API_KEY_ENCRYPTION_KEY_FILE) throw new ConfigError("set API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE, not both");
+  if (e.API_KEY_ENCRYPTION_KEY_FILE && isInside(dataDir, path.resolve(e.API_KEY_ENCRYPTION_KEY_FILE))) {
+    throw new ConfigError("API_KEY_ENCRYPTION_KEY_FILE must be outside DATA_DIR (a copy of the data must not carry its key)");
+  }
+  if (e.EXCHANGE_MODE === "production" && !e.API_KEY_ENCRYPTION_KEY && !e.API_KEY_ENCRYPTION_KEY_FILE) {
+    throw new ConfigError("EXCHANGE_MODE=production needs API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE");
+  }
   const http = (p: number, suffix = "") => `http://${e.HOST}:${p}${suffix}`;
   const chain = (name: "home" | "remote", id: number, p: number): ChainConfig => ({
     name,
@@ -214,7 +261,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       operator: keyPair(e.OPERATOR_PRIVATE_KEY),
       feeRecipient: keyPair(e.FEE_RECIPIENT_PRIVATE_KEY),
       relayer: keyPair(e.RELAYER_PRIVATE_KEY),
+      agentRelayer: keyPair(e.AGENT_RELAYER_PRIVATE_KEY),
       demoTraders: e.DEMO_PRIVATE_KEYS.map(keyPair),
+    },
+    mode: e.EXCHANGE_MODE,
+    agentRelayer: { dailyBudgetWei: e.AGENT_RELAYER_DAILY_BUDGET_WEI, perOwnerDailyBudgetWei: e.AGENT_RELAYER_OWNER_DAILY_BUDGET_WEI },
+    dexApi: {
+      encryptionKeyHex: e.API_KEY_ENCRYPTION_KEY?.replace(/^0x/, ""),
+      encryptionKeyFile: e.API_KEY_ENCRYPTION_KEY_FILE === undefined ? undefined : path.resolve(e.API_KEY_ENCRYPTION_KEY_FILE),
+      walletAuthHosts: e.DEX_WALLET_AUTH_HOSTS,
     },
     batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS, maxInFlight: e.BATCHER_MAX_INFLIGHT },
     chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,

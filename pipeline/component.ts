@@ -17,6 +17,7 @@ export interface PipelineHandle extends ComponentHandle {
 
 export const pipelineComponent: Component = {
   name: "pipeline",
+  serving: true,
   async start(ctx: StackContext): Promise<PipelineHandle> {
     const home = ctx.deployments.home;
     const settlement = home.contracts.Settlement as Address | undefined;
@@ -43,7 +44,9 @@ export const pipelineComponent: Component = {
     const assets = Object.fromEntries(Object.entries(home.tokens).map(([symbol, t]) => [t.address.toLowerCase(), { symbol, decimals: t.decimals }]));
     const dexService = createDexService({
       pipeline, state: dexState, chainId: ctx.config.chains.home.chainId, settlement, rpcUrl: ctx.chains.home.rpcUrl,
-      submitterKey: ctx.config.keys.deployer.privateKey, assets,
+      // the agent relayer (no contract role, a gas budget): the deployer / admin key never reaches a serving component
+      submitterKey: ctx.config.keys.agentRelayer.privateKey, assets,
+      approvalBudget: { dailyWei: ctx.config.agentRelayer.dailyBudgetWei, perOwnerDailyWei: ctx.config.agentRelayer.perOwnerDailyBudgetWei },
     });
     return {
       pipeline,

@@ -3,10 +3,8 @@
 // from the journal on start, so they survive a restart), books come from the engine, balances from the
 // ledger and the contract.
 import { randomBytes } from "node:crypto";
-import {
-  createWalletClient, defineChain, http, recoverTypedDataAddress, type Address, type Hex,
-} from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { recoverTypedDataAddress, type Address, type Hex } from "viem";
+import { createAgentRelayer, type AgentRelayer, type AgentRelayerBudget } from "./agent-relayer";
 import type { OrderType } from "../matcher/core/types";
 import {
   DEX_OPEN_STATUSES, DexServiceError, type AgentApproval, type CancelOrderRequest, type DexBalance, type DexBookSnapshot,
@@ -245,8 +243,11 @@ export interface DexServiceDeps {
   chainId: number;
   settlement: Address;
   rpcUrl: string;
-  /** submits approveAgentWithSig (anyone may); not the operator, whose nonce the batcher keeps */
+  /** submits approveAgentWithSig (anyone may): the agent relayer's key, holding no contract role; not
+   *  the operator, whose nonce the batcher keeps, and never the deployer / admin */
   submitterKey: Hex;
+  /** the relayer's daily gas budget (default 0.1 ETH a day, 0.001 ETH per wallet) */
+  approvalBudget?: AgentRelayerBudget;
   /** token symbol by address, for balances */
   assets: Record<string, { symbol: string; decimals: number }>;
 }
@@ -259,6 +260,13 @@ export function createDexService(deps: DexServiceDeps): DexService {
   const markets = (): MarketSpec[] => svc.marketList();
   const marketOf = (symbol: string) => markets().find((m) => m.symbol === symbol);
   const withFills = (r: OrderRecord): DexOrderWithFills => ({ ...strip(r), fills: r.fills.map((f) => ({ ...f })) });
+  let agentRelayer: AgentRelayer | null = null;
+  /** one relayer (one nonce manager, one budget) for the service's lifetime */
+  const relayer = () =>
+    (agentRelayer ??= createAgentRelayer({
+      client: p.client, chainId: deps.chainId, rpcUrl: deps.rpcUrl, settlement: deps.settlement, relayerKey: deps.submitterKey,
+      budget: deps.approvalBudget ?? { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
+    }));
 
   p.subscribeSettled((b) => {
     for (const t of b.trades) {
@@ -294,6 +302,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
   }
 
   return {
+    settlementDomain: domain,
     listMarkets(): readonly DexMarket[] {
       return markets().map((m) => ({ ...m }));
     },
@@ -418,12 +427,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
         throw new DexServiceError("INVALID_SIGNATURE", "the agent approval signature does not recover");
       }
       if (signer.toLowerCase() !== approval.trader.toLowerCase()) throw new DexServiceError("INVALID_SIGNATURE", "the agent approval is not signed by the trader");
-      const chain = defineChain({ id: deps.chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [deps.rpcUrl] } } });
-      const account = privateKeyToAccount(deps.submitterKey);
-      const wallet = createWalletClient({ chain, transport: http(deps.rpcUrl), account });
-      const hash = await wallet.writeContract({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args: [approval.trader, approval.agent, approval.expiry, approval.nonce, approval.deadline, signature], account, chain });
-      const r = await p.client.waitForTransactionReceipt({ hash });
-      if (r.status !== "success") throw new DexServiceError("INVALID_SIGNATURE", "approveAgentWithSig reverted");
+      await relayer().submit(approval, signature);
       await p.syncChain();
     },
 

@@ -43,9 +43,18 @@ export interface ApiKeyStore {
   listByOwner(owner: Address): Promise<ApiKeyRecord[]>;
   /** The agent account that signs this key's orders (decrypted on use). */
   agentOf(id: string): Promise<LocalAccount | null>;
+  /** Takes the key's one agent approval: true for the first caller while the key is live and pending,
+   *  false afterwards (approved, being submitted, or revoked). Atomic across processes (one UPDATE). */
+  claimAgentApproval(id: string): Promise<boolean>;
+  /** Gives a claimed approval back (its submission failed before anything was spent on chain). */
+  releaseAgentApproval(id: string): Promise<void>;
   markAgentApproved(id: string): Promise<void>;
-  /** Sets revoked_at; false when it was already revoked or does not exist. */
+  /** Sets revoked_at and wipes the sealed agent key (only the wallet can revoke the agent on chain; without
+   *  its key nobody can sign for it until its short approval expires). False when it was already revoked
+   *  or does not exist. Listeners of onRevoked hear of it. */
   revoke(id: string): Promise<boolean>;
+  /** Calls `listener(id)` after each revocation made through this store; returns the unsubscribe. */
+  onRevoked(listener: (id: string) => void): () => void;
 }
 
 interface Row {
@@ -113,6 +122,7 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000 }: { db: Db; box:
     }
     return value;
   };
+  const revokedListeners = new Set<(id: string) => void>();
   const store: ApiKeyStore = {
     async create(input) {
       const id = randomUUID();
@@ -166,15 +176,42 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000 }: { db: Db; box:
       if (!r) return null;
       return remember(agents, id, privateKeyToAccount(box.open(r.agent_key_ciphertext, agentAad(r.id)) as `0x${string}`));
     },
+    async claimAgentApproval(id) {
+      const r = await db.query(
+        "UPDATE dex_api_keys SET agent_status = 'submitting' WHERE id = $1 AND agent_status = 'pending_approval' AND revoked_at IS NULL",
+        [id],
+      );
+      forget(id);
+      return r.rowCount === 1;
+    },
+    async releaseAgentApproval(id) {
+      await db.query("UPDATE dex_api_keys SET agent_status = 'pending_approval' WHERE id = $1 AND agent_status = 'submitting'", [id]);
+      forget(id);
+    },
     async markAgentApproved(id) {
       await db.query("UPDATE dex_api_keys SET agent_status = 'approved' WHERE id = $1", [id]);
       forget(id);
     },
     async revoke(id) {
       forget(id);
-      const r = await db.query("UPDATE dex_api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", [id]);
+      const r = await db.query(
+        "UPDATE dex_api_keys SET revoked_at = now(), agent_key_ciphertext = '' WHERE id = $1 AND revoked_at IS NULL",
+        [id],
+      );
       forget(id);
-      return r.rowCount === 1;
+      if (r.rowCount !== 1) return false;
+      for (const l of revokedListeners) {
+        try {
+          l(id);
+        } catch {
+          // a listener's failure is its own; the key is revoked either way
+        }
+      }
+      return true;
+    },
+    onRevoked(listener) {
+      revokedListeners.add(listener);
+      return () => revokedListeners.delete(listener);
     },
   };
   return store;

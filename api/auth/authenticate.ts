@@ -2,7 +2,8 @@
 // a wallet signing the request itself (EIP-191, for dApps that hold no API key). Every refusal is
 // UNAUTHORIZED with details.reason; permissions and IP allowlists are checked by authorize().
 import type { Request } from "express";
-import { getAddress, recoverMessageAddress, type Address, type Hex } from "viem";
+import { getAddress, hashMessage, recoverAddress, type Address, type Hex } from "viem";
+import { parseStrictEcdsaSignature } from "../../sdk/signature";
 import { ApiError } from "../errors";
 import type { ApiKeyPermission, ApiKeyRecord, ApiKeyStore } from "./api-keys";
 import { constantTimeEqual, signRequest } from "./hmac";
@@ -43,15 +44,27 @@ export interface Authenticator {
   verifyHmac(parts: HmacParts): Promise<ApiKeyRecord>;
 }
 
+/** The text a wallet signs (EIP-191, raw bytes) for the wallet scheme: timestamp + METHOD + host + path +
+ *  body, where host is the Host header the client targets (e.g. "api.example.com" or "127.0.0.1:3001")
+ *  and path the request target with /v1 and the query string. The host binds a signature to one venue:
+ *  it cannot be replayed against another deployment that shares wallets. */
+export function walletSigningText(timestamp: string, method: string, host: string, path: string, body: Uint8Array | string): Uint8Array {
+  return Buffer.concat([Buffer.from(`${timestamp}${method.toUpperCase()}${host}${path}`, "utf8"), typeof body === "string" ? Buffer.from(body, "utf8") : body]);
+}
+
 export function createAuthenticator(deps: {
   keys: ApiKeyStore;
   hmacWindowMs: number;
   walletWindowMs: number;
+  /** Host headers the wallet scheme accepts (lower case, with the port when not the default); empty:
+   *  whatever Host the request carries (it is still signed over). */
+  walletHosts?: readonly string[];
   now?: () => number;
 }): Authenticator {
   const now = deps.now ?? Date.now;
   const hmacReplay = new ReplayCache(deps.hmacWindowMs);
   const walletReplay = new ReplayCache(deps.walletWindowMs);
+  const walletHosts = new Set((deps.walletHosts ?? []).map((h) => h.toLowerCase()));
 
   function checkTimestamp(text: string | undefined, windowMs: number): void {
     if (!text || !/^\d{1,15}$/.test(text)) throw unauthorized("invalid_timestamp", "timestamp must be Unix milliseconds");
@@ -96,15 +109,25 @@ export function createAuthenticator(deps: {
       throw unauthorized("missing_credentials", "X-Wallet-Address, X-Wallet-Timestamp and X-Wallet-Signature (65 bytes hex) are required");
     }
     checkTimestamp(timestamp, deps.walletWindowMs);
-    const raw = Buffer.concat([Buffer.from(`${timestamp}${req.method.toUpperCase()}${req.originalUrl}`, "utf8"), body]);
+    const host = (header(req, "host") ?? "").toLowerCase();
+    if (!host || (walletHosts.size > 0 && !walletHosts.has(host))) {
+      throw unauthorized("host_not_accepted", "the Host this request was signed for is not served here", { host });
+    }
+    // The contract's rule for ECDSA signatures: low s, v 27 or 28. Without it (r, n - s, v ^ 1) is a
+    // second valid signature of the same message.
+    const parsed = parseStrictEcdsaSignature(signature);
+    if (!parsed.ok) throw unauthorized("invalid_signature", "wallet signature must be 65 bytes with v 27 or 28 and a low s", { problem: parsed.problem });
+    const digest = hashMessage({ raw: walletSigningText(timestamp!, req.method, host, req.originalUrl, body) });
     let signer: Address;
     try {
-      signer = await recoverMessageAddress({ message: { raw }, signature: signature as Hex });
+      signer = await recoverAddress({ hash: digest, signature: signature as Hex });
     } catch {
       throw unauthorized("invalid_signature", "wallet signature does not recover");
     }
     if (signer.toLowerCase() !== addressText.toLowerCase()) throw unauthorized("invalid_signature", "wallet signature is not from X-Wallet-Address");
-    if (!walletReplay.firstUse(signature.toLowerCase(), now())) throw unauthorized("signature_replayed", "this signature was already used");
+    // Keyed on who signed what, not on the signature's text: any other encoding of the same signature is
+    // the same request.
+    if (!walletReplay.firstUse(`${signer.toLowerCase()}:${digest}`, now())) throw unauthorized("signature_replayed", "this signature was already used");
     return getAddress(addressText);
   }
 
@@ -143,10 +166,11 @@ export function createAuthenticator(deps: {
   };
 }
 
-/** Permission and IP allowlist of an API key (the wallet itself has every right over its account). */
-export function authorize(ctx: AuthContext, permission: ApiKeyPermission, ip: string | undefined): void {
+/** Permission (null: none needed) and IP allowlist of an API key (the wallet itself has every right over
+ *  its account). The allowlist applies to every request made with the key, revoking it included. */
+export function authorize(ctx: AuthContext, permission: ApiKeyPermission | null, ip: string | undefined): void {
   if (!ctx.key) return;
-  if (!ctx.key.permissions.includes(permission)) {
+  if (permission !== null && !ctx.key.permissions.includes(permission)) {
     throw new ApiError("FORBIDDEN", `this API key lacks the ${permission} permission`, { reason: "missing_permission", permission });
   }
   if (!ipAllowed(ctx.key.ipAllowlist, ip)) {

@@ -39,6 +39,7 @@ export function createDexAuthenticator(deps: { config: DexApiConfig; keys: ApiKe
     keys: deps.keys,
     hmacWindowMs: deps.config.hmacWindowMs,
     walletWindowMs: deps.config.walletAuthWindowMs,
+    walletHosts: deps.config.walletAuthHosts,
     now: deps.now,
   });
 }

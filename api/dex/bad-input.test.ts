@@ -124,7 +124,7 @@ for (const c of cases) {
     if (c.auth === "key") headers = keyHeaders(k);
     if (c.auth === "hmac") headers = hmacHeaders(k.apiKey, k.secret, c.method, c.path, body);
     if (c.auth === "both") headers = { ...hmacHeaders(k.apiKey, k.secret, c.method, c.path, body), "X-API-Secret": k.secret };
-    if (c.auth === "wallet") headers = await walletHeaders(k.owner, c.method, c.path, body);
+    if (c.auth === "wallet") headers = await walletHeaders(k.owner, h, c.method, c.path, body);
     const r = await call(h, c.method, c.path, { body: c.body, headers });
     assert.equal(r.status, c.status, r.text.slice(0, 500));
     assert.equal(r.body?.error?.code, c.code, r.text.slice(0, 500));

@@ -5,19 +5,27 @@
 import path from "node:path";
 import { createDb } from "../../db";
 import type { Component, ComponentHandle, StackContext } from "../../scripts/stack/types";
-import { dexApiConfig, loadOrCreateEncryptionKeyFile } from "./config";
+import { dexApiConfig, resolveEncryptionKey } from "./config";
 import type { DexService } from "./service";
 import { startDexApi } from "./start";
 
 export const dexApiComponent: Component = {
   name: "dex-api",
+  serving: true,
   async start(ctx: StackContext): Promise<ComponentHandle> {
     const pipeline = ctx.started.get("pipeline") as (ComponentHandle & { dexService?: DexService }) | undefined;
     if (!pipeline?.dexService) throw new Error("dex-api: the pipeline component (and its dexService) must start first");
     const dir = path.join(ctx.config.dataDir, "dex-api");
     // Its own PGlite directory (one PGlite instance per directory); with DATABASE_URL, the shared Postgres.
     const db = await createDb({ dataDir: path.join(dir, "pglite"), databaseUrl: ctx.config.database.url });
-    const config = dexApiConfig({ apiKeyEncryptionKey: loadOrCreateEncryptionKeyFile(path.join(dir, "api-key-encryption.key")) });
+    const apiKeyEncryptionKey = resolveEncryptionKey({
+      mode: ctx.config.mode,
+      keyHex: ctx.config.dexApi.encryptionKeyHex,
+      keyFile: ctx.config.dexApi.encryptionKeyFile,
+      dataDir: ctx.config.dataDir,
+      legacyFile: path.join(dir, "api-key-encryption.key"),
+    });
+    const config = dexApiConfig({ apiKeyEncryptionKey, walletAuthHosts: [...ctx.config.dexApi.walletAuthHosts] });
     const api = await startDexApi({
       config,
       logger: ctx.logger.child({ component: "dex-api" }),

@@ -1,8 +1,8 @@
 // Settings of the DEX API surfaces. The process environment is read by config/ (the one config module);
 // whoever starts the API passes these values in. Defaults follow spec 8; tests and benches raise them.
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 
 export interface DexRateLimits {
   /** every request, per client IP, before anything else (a flood guard; spec 8 sets no figure) */
@@ -43,13 +43,17 @@ export interface DexApiConfig {
   hmacWindowMs: number;
   /** allowed |now - X-Wallet-Timestamp|: longer, a person confirms in a wallet */
   walletAuthWindowMs: number;
+  /** Host headers the wallet scheme accepts (the host is part of the signed text); empty = any */
+  walletAuthHosts: string[];
   /** request bodies above this are refused with 413 */
   bodyLimitBytes: number;
   defaultBookDepth: number;
   maxBookDepth: number;
   defaultTradesLimit: number;
   maxTradesLimit: number;
-  /** lifetime of an API key's on-chain agent approval */
+  /** lifetime of an API key's on-chain agent approval; an approval asking for longer is refused. Short
+   *  because only the wallet can revoke an agent on chain: a deleted key's agent (its private key wiped)
+   *  stays approved until then. Renewal: create a new key. */
   agentApprovalSeconds: number;
   /** Express "trust proxy" (false: the socket address is the client IP) */
   trustProxy: boolean | number | string;
@@ -88,12 +92,13 @@ export function dexApiConfig(
   return {
     hmacWindowMs: 5_000,
     walletAuthWindowMs: 60_000,
+    walletAuthHosts: [],
     bodyLimitBytes: 64 * 1024,
     defaultBookDepth: 20,
     maxBookDepth: 1000,
     defaultTradesLimit: 100,
     maxTradesLimit: 1000,
-    agentApprovalSeconds: 365 * 24 * 3600,
+    agentApprovalSeconds: 30 * 24 * 3600,
     trustProxy: false,
     ...overrides,
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...overrides.rateLimits },
@@ -101,11 +106,57 @@ export function dexApiConfig(
   };
 }
 
-/** For `npm start` without a configured key: a random key kept in a 0600 file of the data dir, so that
- *  a restart can still decrypt the stored secrets. Production passes its own key (a KMS, an env var). */
+export class EncryptionKeyError extends Error {
+  readonly code = "CONFIG_INVALID";
+  constructor(message: string) {
+    super(message);
+    this.name = "EncryptionKeyError";
+  }
+}
+
+const KEY_HEX = /^[0-9a-fA-F]{64}$/;
+
+/** The AES key sealing API secrets and agent keys, never stored beside the data it protects:
+ *  `keyHex` (API_KEY_ENCRYPTION_KEY), else `keyFile` (API_KEY_ENCRYPTION_KEY_FILE, outside the data dir),
+ *  else in sandbox mode a random key kept in a 0600 file beside the data dir, `<dataDir>.secrets/`
+ *  (a copy or backup of the data dir does not carry it). A key left inside the data dir by an older
+ *  version is moved there. Production without a configured key refuses to start. */
+export function resolveEncryptionKey(o: {
+  mode: "sandbox" | "production";
+  keyHex?: string;
+  keyFile?: string;
+  dataDir: string;
+  /** where older versions kept a generated key (moved out when found) */
+  legacyFile?: string;
+}): string {
+  if (o.keyHex !== undefined) {
+    if (!KEY_HEX.test(o.keyHex)) throw new EncryptionKeyError("API_KEY_ENCRYPTION_KEY must be 32 bytes of hex");
+    return o.keyHex;
+  }
+  if (o.keyFile !== undefined) {
+    if (!existsSync(o.keyFile)) throw new EncryptionKeyError(`API_KEY_ENCRYPTION_KEY_FILE ${o.keyFile} does not exist`);
+    const key = readFileSync(o.keyFile, "utf8").trim();
+    if (!KEY_HEX.test(key)) throw new EncryptionKeyError(`API_KEY_ENCRYPTION_KEY_FILE ${o.keyFile} must hold 32 bytes of hex`);
+    return key;
+  }
+  if (o.mode === "production") throw new EncryptionKeyError("production mode needs API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE");
+  const file = sandboxKeyFile(o.dataDir);
+  if (!existsSync(file) && o.legacyFile && existsSync(o.legacyFile)) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    renameSync(o.legacyFile, file);
+  }
+  return loadOrCreateEncryptionKeyFile(file);
+}
+
+/** The sandbox's generated key: `<dataDir>.secrets/api-key-encryption.key`, a sibling of the data dir. */
+export function sandboxKeyFile(dataDir: string): string {
+  return join(dirname(dataDir), `${basename(dataDir)}.secrets`, "api-key-encryption.key");
+}
+
+/** A random key kept in a 0600 file, so that a restart can still decrypt the stored secrets. */
 export function loadOrCreateEncryptionKeyFile(path: string): string {
   if (existsSync(path)) return readFileSync(path, "utf8").trim();
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const key = randomBytes(32).toString("hex");
   writeFileSync(path, key + "\n", { mode: 0o600 });
   chmodSync(path, 0o600);

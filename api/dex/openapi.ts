@@ -89,7 +89,7 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], serverUrl = "/
         hmacSignature: header("X-SIGNATURE", "hex HMAC-SHA256(secret, timestamp + METHOD + path-with-query + raw body)"),
         walletAddress: header("X-Wallet-Address", "the wallet"),
         walletTimestamp: header("X-Wallet-Timestamp", "Unix ms; at most 60 s from server time"),
-        walletSignature: header("X-Wallet-Signature", "EIP-191 signature of timestamp + METHOD + path-with-query + raw body"),
+        walletSignature: header("X-Wallet-Signature", "EIP-191 signature (65 bytes, low s, v 27 or 28) of timestamp + METHOD + host + path-with-query + raw body; host = the Host header sent, e.g. api.example.com or 127.0.0.1:3001; each signature is accepted once"),
       },
     },
   };

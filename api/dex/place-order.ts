@@ -6,6 +6,8 @@ import type { ApiKeyStore } from "../auth/api-keys";
 import type { AuthContext } from "../auth/authenticate";
 import { InFlightPlacements, requestHash } from "./idempotency";
 import { checkSignedOrder, findMarket, intentOf, parseOrderFields } from "./order-intent";
+import { getOrderHash } from "../../sdk/eip712";
+import { recoverSigner } from "../../pipeline/recover";
 import { presentOrder } from "./present";
 import { checkDailyLossLimit, checkPositionLimit } from "./risk-limits";
 import type { PlaceOrderBody } from "./schemas";
@@ -46,19 +48,20 @@ export function isWalletSigned(body: PlaceOrderBody): boolean {
   return body.order !== undefined || body.signature !== undefined;
 }
 
-/** The trader of a wallet-signed body (for rate limiting before the heavier checks). */
-export function signedTrader(body: PlaceOrderBody): Address | null {
-  return body.order ? (body.order.trader.toLowerCase() as Address) : null;
+export interface PlacementHooks {
+  /** Runs once the caller is authenticated (a wallet-signed order: its signature recovered to its trader),
+   *  before the client order id is looked up and anything is placed: the per-account rate limit. */
+  authenticated?(account: Address): Promise<void>;
 }
 
-export type OrderPlacer = (body: PlaceOrderBody, auth: AuthContext | null) => Promise<PlacementResult>;
+export type OrderPlacer = (body: PlaceOrderBody, auth: AuthContext | null, hooks?: PlacementHooks) => Promise<PlacementResult>;
 
 /** One per process, shared by REST and gRPC (its in-flight registry de-duplicates across both). */
 export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
   const mutex = new KeyedMutex();
   const inFlight = new InFlightPlacements<PlacementResult>();
 
-  return async function placeOrder(body: PlaceOrderBody, auth: AuthContext | null): Promise<PlacementResult> {
+  return async function placeOrder(body: PlaceOrderBody, auth: AuthContext | null, hooks: PlacementHooks = {}): Promise<PlacementResult> {
     const nowMs = deps.now();
     const market = findMarket(deps.service, body.symbol);
     const signed = isWalletSigned(body);
@@ -70,8 +73,17 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
     if (!signed && !auth?.key) {
       throw new ApiError("UNAUTHORIZED", "an API key, or a wallet-signed order, is required", { reason: "missing_credentials" });
     }
+    // A wallet-signed order authenticates itself: nothing is counted or looked up under its trader's name
+    // (rate limit, client order id) until its signature is the trader's, under the contract's rule.
+    if (signedParts) {
+      const signer = recoverSigner(getOrderHash(deps.service.settlementDomain, signedParts.order), signedParts.signature);
+      if (signer === null || signer.toLowerCase() !== signedParts.order.trader.toLowerCase()) {
+        throw new ApiError("UNAUTHORIZED", "the order signature is not the trader's (65 bytes, v 27 or 28, low s)", { reason: "invalid_order_signature" });
+      }
+    }
     const account: Address = signedParts ? signedParts.order.trader : auth!.account;
     const key = signed ? null : auth!.key!;
+    await hooks.authenticated?.(account);
 
     const hash = requestHash(body);
     const hasLimits = key !== null && (key.positionLimitE18 !== null || key.dailyLossLimitE18 !== null);

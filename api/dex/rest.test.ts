@@ -58,11 +58,11 @@ test("an API-key bot and a wallet-signed order trade against each other", async 
   const open = await call(h, "GET", "/v1/orders?status=open", { headers: keyHeaders(bot) });
   assert.deepEqual(open.body.orders.map((o: { order_id: string }) => o.order_id), [ask.body.order_id]);
 
-  const dappOrders = await call(h, "GET", "/v1/orders?status=all", { headers: await walletHeaders(dapp, "GET", "/v1/orders?status=all") });
+  const dappOrders = await call(h, "GET", "/v1/orders?status=all", { headers: await walletHeaders(dapp, h, "GET", "/v1/orders?status=all") });
   assert.equal(dappOrders.status, 200, dappOrders.text);
   assert.deepEqual(dappOrders.body.orders.map((o: { status: string }) => o.status), ["filled"]);
 
-  const balances = await call(h, "GET", "/v1/balances", { headers: await walletHeaders(dapp, "GET", "/v1/balances") });
+  const balances = await call(h, "GET", "/v1/balances", { headers: await walletHeaders(dapp, h, "GET", "/v1/balances") });
   const usd = balances.body.balances.find((b: { asset: string }) => b.asset === "USD");
   assert.equal(usd.on_chain, "997499.5");
   assert.equal(usd.available, "997499.5");

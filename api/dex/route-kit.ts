@@ -69,7 +69,7 @@ export function requireAuth(
     const ctx = await deps.auth.authenticate(req, accept);
     res.locals.auth = ctx;
     await applyAuthLimits(deps.limiters, ctx, kind, req, res);
-    if (permission) authorize(ctx, permission, req.ip);
+    authorize(ctx, permission, req.ip);
     next();
   };
 }

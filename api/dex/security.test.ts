@@ -143,7 +143,7 @@ const cases: { name: string; status: number; code: string; reason?: string; reac
     code: "UNAUTHORIZED",
     reason: "invalid_signature",
     run: async () => {
-      const hd = await walletHeaders(newWallet(), "GET", "/v1/balances");
+      const hd = await walletHeaders(newWallet(), h, "GET", "/v1/balances");
       return call(h, "GET", "/v1/balances", { headers: { ...hd, "X-Wallet-Address": alice.owner.address } });
     },
   },
@@ -163,7 +163,7 @@ const cases: { name: string; status: number; code: string; reason?: string; reac
     name: "revoking another account's key",
     status: 404,
     code: "API_KEY_NOT_FOUND",
-    run: async () => call(h, "DELETE", `/v1/api-keys/${bob.id}`, { headers: await walletHeaders(alice.owner, "DELETE", `/v1/api-keys/${bob.id}`) }),
+    run: async () => call(h, "DELETE", `/v1/api-keys/${bob.id}`, { headers: await walletHeaders(alice.owner, h, "DELETE", `/v1/api-keys/${bob.id}`) }),
   },
 ];
 
@@ -189,7 +189,7 @@ test("refused: a replayed HMAC signature (the first use succeeds, the replay cha
 });
 
 test("refused: a replayed wallet-auth signature", async () => {
-  const headers = await walletHeaders(alice.owner, "GET", "/v1/balances");
+  const headers = await walletHeaders(alice.owner, h, "GET", "/v1/balances");
   assert.equal((await call(h, "GET", "/v1/balances", { headers })).status, 200);
   refused(await call(h, "GET", "/v1/balances", { headers }), 401, "UNAUTHORIZED", "signature_replayed");
 });
@@ -267,7 +267,7 @@ test("revoking a key cancels its open orders; the revoked key is refused", async
   // an API key may revoke only itself
   refused(await call(h, "DELETE", `/v1/api-keys/${k.id}`, { headers: keyHeaders(alice) }), 403, "FORBIDDEN", "not_this_key");
   const path = `/v1/api-keys/${k.id}`;
-  const r = await call(h, "DELETE", path, { headers: await walletHeaders(alice.owner, "DELETE", path) });
+  const r = await call(h, "DELETE", path, { headers: await walletHeaders(alice.owner, h, "DELETE", path) });
   assert.equal(r.status, 200, r.text);
   assert.deepEqual([...r.body.cancelled_order_ids].sort(), [...ids].sort());
   for (const id of ids) assert.equal((await h.service.getOrder(id))?.status, "cancelled");

@@ -363,6 +363,10 @@ export interface ClientOrderMatch {
 }
 
 export interface DexService {
+  /** The Settlement contract's EIP-712 domain: the API checks wallet-signed orders against it before it
+   *  counts or looks up anything under their trader's name. */
+  readonly settlementDomain: { name: string; version: string; chainId: number; verifyingContract: Address };
+
   /** Every tradable market. Read once per request; may change between calls. */
   listMarkets(): readonly DexMarket[];
 

@@ -36,7 +36,7 @@ export async function startDexApi(deps: StartDexApiDeps): Promise<RunningDexApi>
   const placeOrder = createOrderPlacer({ service: deps.service, keys, now: Date.now });
   const common = { config: deps.config, service: deps.service, auth };
   const rest = await listenDexRest(createDexRestApp({ ...common, logger: deps.logger.child({ surface: "dex-rest" }), keys, placeOrder }), deps.ports.rest, host);
-  const ws = await createWsServer({ ...common, logger: deps.logger.child({ surface: "dex-ws" }) });
+  const ws = await createWsServer({ ...common, logger: deps.logger.child({ surface: "dex-ws" }), keys });
   const wsUrl = (await ws.listen(deps.ports.ws, host)).url;
   const grpc = createGrpcServer({ ...common, logger: deps.logger.child({ surface: "dex-grpc" }), keys, placeOrder });
   const { address } = await grpc.listen(deps.ports.grpc, host);

@@ -5,7 +5,7 @@ import type { Address, Hex, PrivateKeyAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createDb, type Db } from "../../db";
 import { createApiKeyStore, type ApiKeyStore } from "../auth/api-keys";
-import type { Authenticator } from "../auth/authenticate";
+import { walletSigningText, type Authenticator } from "../auth/authenticate";
 import { signRequest } from "../auth/hmac";
 import { createSecretBox } from "../auth/secret-box";
 import { createDexAuthenticator, createDexRestApp, listenDexRest } from "../dex/app";
@@ -42,10 +42,18 @@ export interface Harness {
 }
 
 export async function startHarness(
-  opts: { rateLimits?: Partial<DexRateLimits>; ws?: Partial<DexWsLimits>; service?: MemoryDexService; now?: () => number } = {},
+  opts: {
+    rateLimits?: Partial<DexRateLimits>;
+    ws?: Partial<DexWsLimits>;
+    service?: MemoryDexService;
+    now?: () => number;
+    /** other settings (walletAuthHosts, agentApprovalSeconds, windows...) */
+    config?: Partial<Omit<DexApiConfig, "rateLimits" | "ws">>;
+  } = {},
 ): Promise<Harness> {
   const db = await createDb();
   const config = dexApiConfig({
+    ...opts.config,
     apiKeyEncryptionKey: randomBytes(32).toString("hex"),
     rateLimits: { ...RELAXED_LIMITS, ...opts.rateLimits },
     ws: opts.ws,
@@ -77,8 +85,23 @@ export async function startHarness(
 
 export const newWallet = (): PrivateKeyAccount => privateKeyToAccount(generatePrivateKey());
 
-export async function walletHeaders(w: PrivateKeyAccount, method: string, path: string, body = "", ts = Date.now()): Promise<Record<string, string>> {
-  const raw = Buffer.from(`${ts}${method.toUpperCase()}${path}${body}`, "utf8");
+/** The host a request to `target` (an origin such as http://127.0.0.1:3001, or a bare host) carries. */
+export const hostOf = (target: string | { origin: string }): string => {
+  const t = typeof target === "string" ? target : target.origin;
+  return /^[a-z]+:\/\//i.test(t) ? new URL(t).host : t;
+};
+
+/** Wallet-scheme headers: EIP-191 signature of timestamp + METHOD + host + path + body, for the server
+ *  `target` (an origin, a harness, or a bare host). */
+export async function walletHeaders(
+  w: PrivateKeyAccount,
+  target: string | { origin: string },
+  method: string,
+  path: string,
+  body = "",
+  ts = Date.now(),
+): Promise<Record<string, string>> {
+  const raw = walletSigningText(String(ts), method, hostOf(target), path, body);
   const signature = await w.signMessage({ message: { raw } });
   return { "X-Wallet-Address": w.address, "X-Wallet-Timestamp": String(ts), "X-Wallet-Signature": signature };
 }
@@ -126,24 +149,34 @@ export async function createKey(
   approve = true,
 ): Promise<TestKey> {
   const text = JSON.stringify(body);
-  const created = await call(h, "POST", "/v1/api-keys", { body: text, headers: await walletHeaders(owner, "POST", "/v1/api-keys", text) });
+  const created = await call(h, "POST", "/v1/api-keys", { body: text, headers: await walletHeaders(owner, h, "POST", "/v1/api-keys", text) });
   if (created.status !== 201) throw new Error(`create key: ${created.status} ${created.text}`);
   const k = created.body;
   if (approve) {
-    const td = k.agent_approval;
-    const message = {
-      trader: td.message.trader as Address,
-      agent: td.message.agent as Address,
-      expiry: BigInt(td.message.expiry),
-      nonce: BigInt(td.message.nonce),
-      deadline: BigInt(td.message.deadline),
-    };
-    const signature = await owner.signTypedData({ domain: td.domain, types: td.types, primaryType: "AgentApproval", message });
-    const approval = { approval: { ...td.message }, signature };
+    const approval = await signApprovalBody(owner, k.agent_approval);
     const r = await call(h, "POST", `/v1/api-keys/${k.id}/agent-approval`, { body: approval });
     if (r.status !== 200) throw new Error(`approve: ${r.status} ${r.text}`);
   }
   return { id: k.id, apiKey: k.api_key, secret: k.api_secret, owner };
+}
+
+/** The body of POST /v1/api-keys/{id}/agent-approval: the wallet signs the typed data the key's creation
+ *  returned, with `message` fields overridden when given (a test of what the server refuses). */
+export async function signApprovalBody(
+  owner: PrivateKeyAccount,
+  td: { domain: any; types: any; message: Record<string, string> },
+  override: Partial<Record<"trader" | "agent" | "expiry" | "nonce" | "deadline", string>> = {},
+): Promise<{ approval: Record<string, string>; signature: Hex }> {
+  const m = { ...td.message, ...override } as Record<string, string>;
+  const message = {
+    trader: m.trader as Address,
+    agent: m.agent as Address,
+    expiry: BigInt(m.expiry),
+    nonce: BigInt(m.nonce),
+    deadline: BigInt(m.deadline),
+  };
+  const signature = await owner.signTypedData({ domain: td.domain, types: td.types, primaryType: "AgentApproval", message });
+  return { approval: m, signature };
 }
 
 export const keyHeaders = (k: TestKey) => ({ "X-API-Key": k.apiKey, "X-API-Secret": k.secret });

@@ -54,6 +54,8 @@ export interface MemoryDexService extends DexService {
   credit(account: Address, token: Address, units: bigint): void;
   /** every placeOrder call that reached the service (idempotent replays included) */
   readonly placeCalls: PlaceOrderRequest[];
+  /** every agent approval submitted "on chain" (what a relayer would pay gas for) */
+  readonly approvalSubmissions: AgentApproval[];
   /** orders the service accepted (refusals excluded) */
   orderCount(): number;
   /** test hook: break the book event sequence once (the WS test injects a gap) */
@@ -72,6 +74,7 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
   const usedNonces = new Set<string>();
   const listeners = new Set<(e: DexEvent) => void>();
   const placeCalls: PlaceOrderRequest[] = [];
+  const approvalSubmissions: AgentApproval[] = [];
   /** account \n client order id -> the order it placed (what the pipeline rebuilds from its journal) */
   const byClientId = new Map<string, { orderId: string; requestHash: string | null }>();
   let approvalNonce = 1000n;
@@ -344,6 +347,8 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
 
   return {
     placeCalls,
+    approvalSubmissions,
+    settlementDomain: SETTLEMENT_DOMAIN,
     credit(account, token, units) {
       bal(account, token).onChain += units;
     },
@@ -458,6 +463,7 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
         signature,
       });
       if (!ok) throw new DexServiceError("INVALID_SIGNATURE", "agent approval signature does not recover to the trader");
+      approvalSubmissions.push(a);
       agents.set(`${a.trader.toLowerCase()}:${a.agent.toLowerCase()}`, a.expiry);
     },
     subscribe(listener) {

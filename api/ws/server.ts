@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { Address } from "viem";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
-import type { ApiKeyRecord } from "../auth/api-keys";
+import type { ApiKeyRecord, ApiKeyStore } from "../auth/api-keys";
 import type { Authenticator } from "../auth/authenticate";
 import { ipAllowed, normalizeIp } from "../auth/ip-allowlist";
 import type { DexApiConfig } from "../dex/config";
@@ -24,6 +24,9 @@ export interface WsServerDeps {
   logger: Logger;
   service: DexService;
   auth: Authenticator;
+  /** when given, a key revoked through it closes that key's connections at once, and every heartbeat
+   *  closes the connections of keys revoked elsewhere (another process sharing the database) */
+  keys?: ApiKeyStore;
 }
 
 interface Conn {
@@ -61,6 +64,8 @@ export interface DexWsServer {
 }
 
 const CLOSE_TRY_AGAIN = 1013;
+/** application close code (4000-4999): the API key this connection authenticated with was revoked */
+export const CLOSE_KEY_REVOKED = 4001;
 
 export async function createWsServer(deps: WsServerDeps): Promise<DexWsServer> {
   const { config, logger, service } = deps;
@@ -399,6 +404,17 @@ export async function createWsServer(deps: WsServerDeps): Promise<DexWsServer> {
     });
   });
 
+  /** Closes every connection of a revoked key: its private order stream must stop with the key. */
+  function closeRevoked(keyId: string): void {
+    for (const c of conns) {
+      if (c.key?.id !== keyId || c.ws.readyState !== WebSocket.OPEN) continue;
+      sendError(c, new ApiError("UNAUTHORIZED", "the API key of this connection was revoked", { reason: "api_key_revoked" }));
+      for (const sub of [...c.subs]) dropSubscription(c, sub);
+      c.ws.close(CLOSE_KEY_REVOKED, "api_key_revoked");
+    }
+  }
+  const stopRevokedListener = deps.keys?.onRevoked(closeRevoked);
+
   const heartbeat = setInterval(() => {
     const beat = JSON.stringify({ type: "heartbeat", timestamp: Date.now() });
     for (const c of conns) {
@@ -409,6 +425,15 @@ export async function createWsServer(deps: WsServerDeps): Promise<DexWsServer> {
       c.alive = false;
       c.ws.ping();
       send(c, beat);
+      const key = c.key;
+      if (key && deps.keys) {
+        deps.keys.findByApiKey(key.apiKey).then(
+          (live) => {
+            if (!live) closeRevoked(key.id);
+          },
+          (err) => logger.warn({ err, conn: c.id }, "ws: could not check the connection's API key"),
+        );
+      }
     }
   }, limits.heartbeatIntervalMs);
   heartbeat.unref();
@@ -426,6 +451,7 @@ export async function createWsServer(deps: WsServerDeps): Promise<DexWsServer> {
     },
     async close() {
       clearInterval(heartbeat);
+      stopRevokedListener?.();
       unsubscribe();
       for (const c of conns) c.ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

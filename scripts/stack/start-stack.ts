@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import pino, { type Logger } from "pino";
-import type { Config } from "../../config";
+import { servingConfig, type Config } from "../../config";
 import { createRpcClient, startChainInWorker, type RunningChain } from "../chain";
 import { defaultComponents } from "./components";
 import { ensureCompiled, type CompileOutcome } from "./compile";
@@ -64,6 +64,11 @@ async function chainHealth(name: string, chain: RunningChain): Promise<HealthRep
   } finally {
     rpc.close();
   }
+}
+
+/** What a component's context carries as its config: serving components get no admin key. */
+export function contextConfigFor(component: Component, config: Config): Config {
+  return component.serving ? servingConfig(config) : config;
 }
 
 export async function startStack(options: StartStackOptions): Promise<RunningStack> {
@@ -140,7 +145,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     const started = new Map<string, ComponentHandle>();
     for (const component of options.components ?? defaultComponents(config.stackComponents)) {
       const ctx: StackContext = {
-        config,
+        config: contextConfigFor(component, config),
         logger: logger.child({ component: component.name }),
         chains,
         get deployments() {

@@ -46,5 +46,8 @@ export interface ComponentHandle {
 
 export interface Component {
   readonly name: string;
+  /** A serving component (order flow, internet-facing): it receives `servingConfig(config)`, without the
+   *  deployer / admin private key. */
+  readonly serving?: boolean;
   start(ctx: StackContext): Promise<ComponentHandle>;
 }

@@ -261,7 +261,7 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
           const id = mine.splice(Math.floor(rnd() * mine.length), 1)[0];
           const p = `/v1/orders/${id}`;
           const key = keys.get(w.address);
-          const r = await api(origin, "DELETE", p, { headers: key ? keyHeaders(key) : await walletHeaders(w, "DELETE", p) });
+          const r = await api(origin, "DELETE", p, { headers: key ? keyHeaders(key) : await walletHeaders(w, origin, "DELETE", p) });
           // an order may have been filled meanwhile by another account's order
           assert.ok(r.status === 200 || (r.status === 409 && r.body.error.code === "ORDER_NOT_OPEN"), r.text);
           if (r.status === 200) cancelled++;

@@ -27,7 +27,7 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
   let running = p;
   try {
     const dex = createDexService({
-      pipeline: p, state, chainId: f.chainId, settlement: f.settlement, rpcUrl: f.chain.rpcUrl, submitterKey: HARDHAT_DEV_PRIVATE_KEYS[0],
+      pipeline: p, state, chainId: f.chainId, settlement: f.settlement, rpcUrl: f.chain.rpcUrl, submitterKey: HARDHAT_DEV_PRIVATE_KEYS[10],
       assets: { [f.weth.toLowerCase()]: { symbol: "WETH", decimals: 18 }, [f.usd.toLowerCase()]: { symbol: "USD", decimals: 6 } },
     });
     const events: DexEvent[] = [];
@@ -110,7 +110,7 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
     const state2 = new DexState();
     running = await start(state2);
     const dex2 = createDexService({
-      pipeline: running, state: state2, chainId: f.chainId, settlement: f.settlement, rpcUrl: f.chain.rpcUrl, submitterKey: HARDHAT_DEV_PRIVATE_KEYS[0], assets: {},
+      pipeline: running, state: state2, chainId: f.chainId, settlement: f.settlement, rpcUrl: f.chain.rpcUrl, submitterKey: HARDHAT_DEV_PRIVATE_KEYS[10], assets: {},
     });
     assert.deepEqual(await byClient(dex2), expected);
   } finally {

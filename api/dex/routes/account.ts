@@ -37,6 +37,10 @@ function limitE18(field: string, v: number | string | undefined): bigint | null 
   return d.digits * 10n ** BigInt(18 - d.scale);
 }
 
+function alreadyApproved(id: string): ApiError {
+  return new ApiError("AGENT_ALREADY_APPROVED", "this API key's agent approval was already submitted; create a new key to approve another", { id });
+}
+
 export function accountRoutes(c: RouteContext): Route[] {
   return [
     {
@@ -60,7 +64,7 @@ export function accountRoutes(c: RouteContext): Route[] {
         method: "post",
         path: "/v1/api-keys",
         summary:
-          "Create an API key. Wallet scheme only (X-Wallet-Address, X-Wallet-Timestamp, X-Wallet-Signature = EIP-191 signature of timestamp + METHOD + path + body). The secret is in this response only; sign the returned agent_approval and POST it to /v1/api-keys/{id}/agent-approval to enable trading.",
+          "Create an API key. Wallet scheme only (X-Wallet-Address, X-Wallet-Timestamp, X-Wallet-Signature = EIP-191 signature of timestamp + METHOD + host + path + body, host being the Host header sent; low s, v 27 or 28). The secret is in this response only; sign the returned agent_approval and POST it to /v1/api-keys/{id}/agent-approval to enable trading.",
         auth: "wallet_only",
         body: createApiKeyBody,
         responses: { 201: { description: "the new key with its secret (shown once)", schema: createdApiKeyResponse }, ...errors },
@@ -98,11 +102,17 @@ export function accountRoutes(c: RouteContext): Route[] {
         method: "post",
         path: "/v1/api-keys/{id}/agent-approval",
         summary:
-          "Submit the wallet's EIP-712 AgentApproval for the key's agent (the signature authenticates it); the service submits it on chain and the key may trade.",
+          "Submit the wallet's EIP-712 AgentApproval for the key's agent (the signature authenticates it); the service submits it on chain once per key (a relayer pays the gas, within a daily budget per wallet: 429 when spent) and the key may trade. The expiry may not exceed the service's approval lifetime.",
         auth: "public",
         params: apiKeyIdParams,
         body: agentApprovalBody,
-        responses: { 200: { description: "the key, agent approved", schema: apiKeyResponse }, 404: { description: "no such key", schema: errorResponse }, ...errors },
+        responses: {
+          200: { description: "the key, agent approved", schema: apiKeyResponse },
+          404: { description: "no such key", schema: errorResponse },
+          409: { description: "the key's approval was already submitted (AGENT_ALREADY_APPROVED)", schema: errorResponse },
+          503: { description: "the relayer's daily gas budget is spent (SERVICE_UNAVAILABLE, reason relayer_budget_exhausted)", schema: errorResponse },
+          ...errors,
+        },
       },
       handlers: [
         c.limiters.public,
@@ -111,6 +121,7 @@ export function accountRoutes(c: RouteContext): Route[] {
           const body = parseWith(agentApprovalBody, jsonBody(req), "body");
           const key = await c.keys.getById(id);
           if (!key || key.revokedAtMs !== null) throw new ApiError("API_KEY_NOT_FOUND", "API key not found", { id });
+          if (key.agentStatus === "approved") throw alreadyApproved(id);
           const a = body.approval;
           if (getAddress(a.trader) !== key.owner || getAddress(a.agent) !== key.agentAddress) {
             throw new ApiError("INVALID_REQUEST", "the approval must be for this key's owner and agent", {
@@ -119,10 +130,26 @@ export function accountRoutes(c: RouteContext): Route[] {
               agent: key.agentAddress,
             });
           }
-          await c.service.submitAgentApproval(
-            { trader: key.owner, agent: key.agentAddress, expiry: BigInt(a.expiry), nonce: BigInt(a.nonce), deadline: BigInt(a.deadline) },
-            body.signature as Hex,
-          );
+          // The lifetime is the service's to choose: a wallet may sign a shorter one, never a longer one.
+          const maxExpiry = BigInt(Math.floor(c.now() / 1000) + c.config.agentApprovalSeconds);
+          if (BigInt(a.expiry) > maxExpiry) {
+            throw new ApiError("INVALID_REQUEST", `an agent approval lasts at most ${c.config.agentApprovalSeconds} s`, {
+              reason: "approval_too_long",
+              field: "approval.expiry",
+              max_expiry: maxExpiry.toString(),
+            });
+          }
+          // One approval per key, whoever sends it and however often: the relayer pays gas for it once.
+          if (!(await c.keys.claimAgentApproval(id))) throw alreadyApproved(id);
+          try {
+            await c.service.submitAgentApproval(
+              { trader: key.owner, agent: key.agentAddress, expiry: BigInt(a.expiry), nonce: BigInt(a.nonce), deadline: BigInt(a.deadline) },
+              body.signature as Hex,
+            );
+          } catch (err) {
+            await c.keys.releaseAgentApproval(id);
+            throw err;
+          }
           await c.keys.markAgentApproved(id);
           res.json(presentApiKey({ ...key, agentStatus: "approved" }));
         },

@@ -2,7 +2,7 @@
 import { authorize } from "../../auth/authenticate";
 import { ApiError } from "../../errors";
 import { findMarket } from "../order-intent";
-import { isWalletSigned, signedTrader } from "../place-order";
+import { isWalletSigned } from "../place-order";
 import { presentOrder, presentOrderWithFills } from "../present";
 import { authOf, jsonBody, parseWith, requireAuth, runMiddleware, applyAuthLimits, type Route } from "../route-kit";
 import {
@@ -53,16 +53,20 @@ export function orderRoutes(c: RouteContext): Route[] {
         async (req, res) => {
           const body = parseWith(placeOrderBody, jsonBody(req), "body");
           let auth = null;
-          if (isWalletSigned(body)) {
-            res.locals.trader = signedTrader(body) ?? "unknown";
-            await runMiddleware(c.limiters.walletOrders, req, res);
-          } else {
+          const hooks = {
+            // wallet-signed: limited per trader once the signature is verified (the placer calls this)
+            authenticated: async (account: string) => {
+              res.locals.trader = account.toLowerCase();
+              await runMiddleware(c.limiters.walletOrders, req, res);
+            },
+          };
+          if (!isWalletSigned(body)) {
             auth = await c.auth.authenticate(req, { apiKey: true, hmac: true });
             res.locals.auth = auth;
             await applyAuthLimits(c.limiters, auth, "order", req, res);
             authorize(auth, "trade", req.ip);
           }
-          const result = await c.placeOrder(body, auth);
+          const result = await c.placeOrder(body, auth, auth ? {} : hooks);
           if (result.replayed) res.setHeader("Idempotent-Replayed", "true");
           res.status(201).json(result.order);
         },

@@ -1,0 +1,137 @@
+// The agent-approval relayer: submits wallets' signed AgentApprovals (Settlement.approveAgentWithSig) from
+// its own key, which holds no role on any contract, within a gas budget. The internet-facing API reaches
+// the chain's gas only through here:
+//   - one account with one nonce manager: concurrent approvals never collide on a nonce;
+//   - every approval is simulated first: one the contract would refuse costs nothing;
+//   - a daily budget in wei, in total and per wallet (UTC days): the cost is reserved before sending
+//     (estimated gas x gas price) and replaced by the receipt's actual cost once mined.
+import {
+  createWalletClient, defineChain, http, nonceManager, type Address, type Hex, type PublicClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { DexServiceError, type AgentApproval } from "../api/dex/service";
+import { settlementAbi } from "./settlement-abi";
+
+const DAY_MS = 86_400_000;
+
+export interface AgentRelayerBudget {
+  /** wei the relayer may spend per UTC day on all approvals */
+  dailyWei: bigint;
+  /** wei it may spend per UTC day on one wallet's approvals */
+  perOwnerDailyWei: bigint;
+}
+
+export interface AgentRelayerDeps {
+  client: PublicClient;
+  chainId: number;
+  rpcUrl: string;
+  settlement: Address;
+  /** the relayer's key: funded with ETH, no contract role */
+  relayerKey: Hex;
+  budget: AgentRelayerBudget;
+  now?: () => number;
+}
+
+export interface AgentRelayerSpend {
+  day: number;
+  spentWei: bigint;
+  /** transactions sent today */
+  transactions: number;
+}
+
+export interface AgentRelayer {
+  readonly address: Address;
+  /** Simulates, then sends approveAgentWithSig and waits for its receipt. Throws DexServiceError:
+   *  INVALID_SIGNATURE (the contract refuses it), RATE_LIMIT_EXCEEDED (this wallet's daily budget is
+   *  spent), SERVICE_UNAVAILABLE (the relayer's daily budget is spent). */
+  submit(approval: AgentApproval, signature: Hex): Promise<{ txHash: Hex; costWei: bigint }>;
+  spent(): AgentRelayerSpend;
+}
+
+export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
+  const now = deps.now ?? Date.now;
+  const abi = settlementAbi();
+  const chain = defineChain({ id: deps.chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [deps.rpcUrl] } } });
+  // One account object for the process's lifetime: its nonce manager hands out consecutive nonces to
+  // concurrent sends (a fresh account per call read the same pending nonce: "nonce too low").
+  const account = privateKeyToAccount(deps.relayerKey, { nonceManager });
+  const wallet = createWalletClient({ chain, transport: http(deps.rpcUrl), account });
+
+  let day = Math.floor(now() / DAY_MS);
+  let total = 0n;
+  let transactions = 0;
+  let perOwner = new Map<string, bigint>();
+  const rollDay = () => {
+    const d = Math.floor(now() / DAY_MS);
+    if (d !== day) {
+      day = d;
+      total = 0n;
+      transactions = 0;
+      perOwner = new Map();
+    }
+  };
+  const secondsToNextDay = () => Math.ceil(((day + 1) * DAY_MS - now()) / 1000);
+
+  function reserve(owner: string, wei: bigint): () => void {
+    rollDay();
+    const ownerSpent = perOwner.get(owner) ?? 0n;
+    if (total + wei > deps.budget.dailyWei) {
+      throw new DexServiceError("SERVICE_UNAVAILABLE", "the relayer's daily gas budget for agent approvals is spent; try again tomorrow (UTC)", {
+        reason: "relayer_budget_exhausted",
+        retry_after: secondsToNextDay(),
+      });
+    }
+    if (ownerSpent + wei > deps.budget.perOwnerDailyWei) {
+      throw new DexServiceError("RATE_LIMIT_EXCEEDED", "this wallet's daily gas budget for agent approvals is spent; try again tomorrow (UTC)", {
+        reason: "owner_gas_budget_exhausted",
+        retry_after: secondsToNextDay(),
+      });
+    }
+    total += wei;
+    perOwner.set(owner, ownerSpent + wei);
+    const reservedDay = day;
+    return () => {
+      if (reservedDay !== day) return;
+      total -= wei;
+      perOwner.set(owner, (perOwner.get(owner) ?? 0n) - wei);
+    };
+  }
+
+  return {
+    address: account.address,
+    spent: () => {
+      rollDay();
+      return { day, spentWei: total, transactions };
+    },
+    async submit(approval, signature) {
+      const args = [approval.trader, approval.agent, approval.expiry, approval.nonce, approval.deadline, signature] as const;
+      let gas: bigint;
+      try {
+        await deps.client.simulateContract({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args, account: account.address });
+        gas = await deps.client.estimateContractGas({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args, account: account.address });
+      } catch (err) {
+        throw new DexServiceError("INVALID_SIGNATURE", "the contract refuses this agent approval (signature, nonce, deadline or expiry)", {}, { cause: err });
+      }
+      const gasPrice = await deps.client.getGasPrice();
+      const owner = approval.trader.toLowerCase();
+      const release = reserve(owner, gas * gasPrice);
+      let hash: Hex;
+      try {
+        hash = await wallet.writeContract({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args, account, chain, gas });
+      } catch (err) {
+        release();
+        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent approval could not be sent", { reason: "relayer_send_failed" }, { cause: err });
+      }
+      transactions += 1;
+      const r = await deps.client.waitForTransactionReceipt({ hash });
+      // The reservation becomes the actual cost (a reverted transaction costs too).
+      const cost = r.gasUsed * r.effectiveGasPrice;
+      release();
+      rollDay();
+      total += cost;
+      perOwner.set(owner, (perOwner.get(owner) ?? 0n) + cost);
+      if (r.status !== "success") throw new DexServiceError("INVALID_SIGNATURE", "approveAgentWithSig reverted", { tx_hash: hash });
+      return { txHash: hash, costWei: cost };
+    },
+  };
+}
