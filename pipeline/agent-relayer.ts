@@ -48,6 +48,79 @@ export interface AgentRelayer {
   spent(): AgentRelayerSpend;
 }
 
+/** Wei spent per UTC day, in total and per owner. `reserve` refuses a cost that would take either past
+ *  its cap (equal to the cap is allowed) and returns the undo; `charge` books an actual cost. */
+export class GasBudget {
+  private day: number;
+  private total = 0n;
+  private transactions = 0;
+  private perOwner = new Map<string, bigint>();
+
+  constructor(
+    private readonly caps: AgentRelayerBudget,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.day = Math.floor(now() / DAY_MS);
+  }
+
+  private roll(): void {
+    const d = Math.floor(this.now() / DAY_MS);
+    if (d === this.day) return;
+    this.day = d;
+    this.total = 0n;
+    this.transactions = 0;
+    this.perOwner = new Map();
+  }
+
+  private secondsToNextDay(): number {
+    return Math.ceil(((this.day + 1) * DAY_MS - this.now()) / 1000);
+  }
+
+  reserve(owner: string, wei: bigint): () => void {
+    this.roll();
+    const ownerSpent = this.perOwner.get(owner) ?? 0n;
+    if (this.total + wei > this.caps.dailyWei) {
+      throw new DexServiceError("SERVICE_UNAVAILABLE", "the relayer's daily gas budget for agent approvals is spent; try again tomorrow (UTC)", {
+        reason: "relayer_budget_exhausted",
+        retry_after: this.secondsToNextDay(),
+      });
+    }
+    if (ownerSpent + wei > this.caps.perOwnerDailyWei) {
+      throw new DexServiceError("RATE_LIMIT_EXCEEDED", "this wallet's daily gas budget for agent approvals is spent; try again tomorrow (UTC)", {
+        reason: "owner_gas_budget_exhausted",
+        retry_after: this.secondsToNextDay(),
+      });
+    }
+    this.total += wei;
+    this.perOwner.set(owner, ownerSpent + wei);
+    const day = this.day;
+    let undone = false;
+    return () => {
+      if (undone || day !== this.day) return;
+      undone = true;
+      this.total -= wei;
+      this.perOwner.set(owner, (this.perOwner.get(owner) ?? 0n) - wei);
+    };
+  }
+
+  charge(owner: string, wei: bigint): void {
+    this.roll();
+    this.total += wei;
+    this.transactions += 1;
+    this.perOwner.set(owner, (this.perOwner.get(owner) ?? 0n) + wei);
+  }
+
+  spent(): AgentRelayerSpend {
+    this.roll();
+    return { day: this.day, spentWei: this.total, transactions: this.transactions };
+  }
+
+  spentBy(owner: string): bigint {
+    this.roll();
+    return this.perOwner.get(owner) ?? 0n;
+  }
+}
+
 export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
   const now = deps.now ?? Date.now;
   const abi = settlementAbi();
@@ -57,52 +130,11 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
   const account = privateKeyToAccount(deps.relayerKey, { nonceManager });
   const wallet = createWalletClient({ chain, transport: http(deps.rpcUrl), account });
 
-  let day = Math.floor(now() / DAY_MS);
-  let total = 0n;
-  let transactions = 0;
-  let perOwner = new Map<string, bigint>();
-  const rollDay = () => {
-    const d = Math.floor(now() / DAY_MS);
-    if (d !== day) {
-      day = d;
-      total = 0n;
-      transactions = 0;
-      perOwner = new Map();
-    }
-  };
-  const secondsToNextDay = () => Math.ceil(((day + 1) * DAY_MS - now()) / 1000);
-
-  function reserve(owner: string, wei: bigint): () => void {
-    rollDay();
-    const ownerSpent = perOwner.get(owner) ?? 0n;
-    if (total + wei > deps.budget.dailyWei) {
-      throw new DexServiceError("SERVICE_UNAVAILABLE", "the relayer's daily gas budget for agent approvals is spent; try again tomorrow (UTC)", {
-        reason: "relayer_budget_exhausted",
-        retry_after: secondsToNextDay(),
-      });
-    }
-    if (ownerSpent + wei > deps.budget.perOwnerDailyWei) {
-      throw new DexServiceError("RATE_LIMIT_EXCEEDED", "this wallet's daily gas budget for agent approvals is spent; try again tomorrow (UTC)", {
-        reason: "owner_gas_budget_exhausted",
-        retry_after: secondsToNextDay(),
-      });
-    }
-    total += wei;
-    perOwner.set(owner, ownerSpent + wei);
-    const reservedDay = day;
-    return () => {
-      if (reservedDay !== day) return;
-      total -= wei;
-      perOwner.set(owner, (perOwner.get(owner) ?? 0n) - wei);
-    };
-  }
+  const budget = new GasBudget(deps.budget, now);
 
   return {
     address: account.address,
-    spent: () => {
-      rollDay();
-      return { day, spentWei: total, transactions };
-    },
+    spent: () => budget.spent(),
     async submit(approval, signature) {
       const args = [approval.trader, approval.agent, approval.expiry, approval.nonce, approval.deadline, signature] as const;
       let gas: bigint;
@@ -114,7 +146,7 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
       }
       const gasPrice = await deps.client.getGasPrice();
       const owner = approval.trader.toLowerCase();
-      const release = reserve(owner, gas * gasPrice);
+      const release = budget.reserve(owner, gas * gasPrice);
       let hash: Hex;
       try {
         hash = await wallet.writeContract({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args, account, chain, gas });
@@ -122,14 +154,11 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
         release();
         throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent approval could not be sent", { reason: "relayer_send_failed" }, { cause: err });
       }
-      transactions += 1;
       const r = await deps.client.waitForTransactionReceipt({ hash });
       // The reservation becomes the actual cost (a reverted transaction costs too).
       const cost = r.gasUsed * r.effectiveGasPrice;
       release();
-      rollDay();
-      total += cost;
-      perOwner.set(owner, (perOwner.get(owner) ?? 0n) + cost);
+      budget.charge(owner, cost);
       if (r.status !== "success") throw new DexServiceError("INVALID_SIGNATURE", "approveAgentWithSig reverted", { tx_hash: hash });
       return { txHash: hash, costWei: cost };
     },
