@@ -17,5 +17,6 @@ export default areaConfig({
     "matcher/test/properties.test.ts",
     "matcher/test/sharded-map.test.ts",
     "matcher/test/validate.test.ts",
+    "matcher/test/boundaries.test.ts",
   ],
 });

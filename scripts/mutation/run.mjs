@@ -7,16 +7,18 @@
 // (killed + timeout) / (killed + timeout + survived + no coverage); mutants that do not compile or
 // crash the run are left out, as Stryker does. Goal: >= 90 % per area (issue #11).
 //
-//   node scripts/mutation/run.mjs [--ts | --sol] [--incremental] [area ...]
+//   node scripts/mutation/run.mjs [--ts | --sol] [--incremental] [area ...] [-- solidity mutator options]
 //     --ts / --sol     only the TypeScript areas / only the Solidity mutator
 //     --incremental    Stryker re-tests only what changed since the area's last run
 //     area             matcher-core, api-auth, pipeline-settle (default: all)
+//     -- ...           passed to scripts/mutation/solidity.ts (default: its seeded sample of 20 per area)
 // MUTATION_CONCURRENCY (default 1) sets Stryker's worker count. Reports: reports/mutation/<area>.html|json.
 // Exit code: 0 when every area ran, 1 when one could not run (a score under the goal is reported, not
-// an error: the run is advisory, not a CI gate).
+// an error: the run is advisory, not a CI gate). The Solidity rows count its killed, survived and timed-out
+// mutants (its equivalent and non-compiling ones are left out, as it does itself).
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 const root = new URL("../..", import.meta.url).pathname;
 const GOAL = 90;
@@ -26,7 +28,10 @@ const TS_AREAS = [
   { area: "pipeline-settle", config: "scripts/mutation/pipeline.stryker.conf.mjs" },
 ];
 
-const argv = process.argv.slice(2);
+const dashDash = process.argv.indexOf("--");
+const argv = dashDash === -1 ? process.argv.slice(2) : process.argv.slice(2, dashDash);
+/** Arguments after `--` go to the Solidity mutator (e.g. `-- --all`, `-- --sample 40 --seed 2`). */
+const solArgs = dashDash === -1 ? [] : process.argv.slice(dashDash + 1);
 const onlyTs = argv.includes("--ts");
 const onlySol = argv.includes("--sol");
 const incremental = argv.includes("--incremental");
@@ -82,24 +87,26 @@ if (!onlySol) {
 if (!onlyTs && picked.length === 0) {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   if (pkg.scripts?.["test:mutation:sol"]) {
-    console.log("\n=== mutation: solidity (npm run test:mutation:sol) ===");
-    const started = Date.now();
-    const code = await run("npm", ["run", "--silent", "test:mutation:sol"]);
-    // The Solidity mutator may leave its counts in reports/mutation/solidity.json: { areas: [{ area,
-    // mutants, killed, survived, timeout?, noCoverage? }] } (or one such object); else its own output
-    // above is the figure.
+    console.log(`\n=== mutation: solidity (npm run test:mutation:sol${solArgs.length ? ` -- ${solArgs.join(" ")}` : ""}) ===`);
     const file = join(root, "reports/mutation/solidity.json");
-    if (existsSync(file) && statMtime(file) >= started - 1000) {
-      const data = JSON.parse(readFileSync(file, "utf8"));
-      for (const a of Array.isArray(data.areas) ? data.areas : [data]) {
-        const c = { mutants: a.mutants ?? 0, killed: a.killed ?? 0, survived: a.survived ?? 0, timeout: a.timeout ?? 0, noCoverage: a.noCoverage ?? 0 };
-        const valid = c.killed + c.timeout + c.survived + c.noCoverage;
-        rows.push({ area: a.area ?? "solidity", ...c, score: a.score ?? (valid === 0 ? null : ((c.killed + c.timeout) * 100) / valid) });
+    mkdirSync(dirname(file), { recursive: true });
+    const started = Date.now();
+    // scripts/mutation/solidity.ts: exit 0, or 1 when an area scores under 90 %; anything else is a failure
+    // to run. --json leaves one result per mutant: { results: [{ mutant: { area }, outcome }] }.
+    const code = await run("npm", ["run", "--silent", "test:mutation:sol", "--", ...solArgs, "--json", file]);
+    if ((code === 0 || code === 1) && existsSync(file) && statMtime(file) >= started - 1000) {
+      const { results = [] } = JSON.parse(readFileSync(file, "utf8"));
+      const areas = [...new Set(results.map((r) => r.mutant?.area ?? "solidity"))];
+      for (const area of areas) {
+        const of = (k) => results.filter((r) => (r.mutant?.area ?? "solidity") === area && r.outcome === k).length;
+        const c = { mutants: results.filter((r) => (r.mutant?.area ?? "solidity") === area).length, killed: of("killed"), survived: of("survived"), timeout: of("timeout"), noCoverage: 0 };
+        const valid = c.killed + c.timeout + c.survived;
+        rows.push({ area: `solidity-${area}`, ...c, score: valid === 0 ? null : ((c.killed + c.timeout) * 100) / valid });
       }
     } else {
-      rows.push({ area: "solidity", error: code === 0 ? "see its output above" : `exited ${code}` });
+      failed = true;
+      rows.push({ area: "solidity", error: `test:mutation:sol exited ${code}` });
     }
-    if (code !== 0) failed = true;
   } else {
     rows.push({ area: "solidity", error: "no test:mutation:sol script" });
   }
