@@ -131,6 +131,15 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
   const wallet = createWalletClient({ chain, transport: http(deps.rpcUrl), account });
 
   const budget = new GasBudget(deps.budget, now);
+  // Sends leave one at a time, in nonce order: a node that mines on arrival (Hardhat's automine) refuses a
+  // nonce above the next one ("nonce too high") when two sends overtake each other on the wire. Receipts
+  // are awaited concurrently.
+  let sendTail: Promise<unknown> = Promise.resolve();
+  const inOrder = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = sendTail.then(fn, fn);
+    sendTail = run.catch(() => undefined);
+    return run;
+  };
 
   return {
     address: account.address,
@@ -149,9 +158,11 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
       const release = budget.reserve(owner, gas * gasPrice);
       let hash: Hex;
       try {
-        hash = await wallet.writeContract({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args, account, chain, gas });
+        hash = await inOrder(() => wallet.writeContract({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args, account, chain, gas }));
       } catch (err) {
         release();
+        // the nonce it took may not have been used: read the next one from the node again
+        nonceManager.reset({ address: account.address, chainId: deps.chainId });
         throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent approval could not be sent", { reason: "relayer_send_failed" }, { cause: err });
       }
       const r = await deps.client.waitForTransactionReceipt({ hash });
