@@ -28,6 +28,7 @@ export class ExpiryHeap {
       [h[i], h[p]] = [h[p], h[i]];
       i = p;
     }
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator,ArithmeticOperator: when to sweep is a cost trade-off: entries of orders no longer resting are skipped at pop whether swept or not
     if (h.length > 4096 && h.length % 4096 === 0) this.sweep();
   }
 
@@ -61,6 +62,7 @@ export class ExpiryHeap {
   /** Drops entries of orders that are no longer resting, when they are at least half the heap. */
   private sweep(): void {
     const live = this.heap.filter((o) => o.level !== null);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: the same cost trade-off (rebuild only when at least half is dead)
     if (live.length * 2 > this.heap.length) return;
     this.heap = [];
     for (const o of live) this.push(o);

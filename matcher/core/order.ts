@@ -11,6 +11,7 @@ export class Order implements OrderView {
   level: Level | null = null;
   prev: Order | null = null;
   next: Order | null = null;
+  // Stryker disable all: init() sets every field below before any read, so these initial values are never observed
   remainingLots = 0;
   /** Lots shown at the head of the queue: remaining for plain orders, the slice for icebergs, 0 when hidden. */
   displayLots = 0;
@@ -40,6 +41,7 @@ export class Order implements OrderView {
   acceptedSeq = 0;
   /** True for market, stop_loss and take_profit: never rests, remainder cancelled. */
   isMarket = false;
+  // Stryker restore all
 
   /** (Re)initialises a fresh or recycled node; links are already null when it is closed. */
   init(

@@ -252,3 +252,31 @@ test("snapshot: client order ids, held stops' arrival order and the version surv
   assert.equal(restoreSnapshot(takeSnapshot(r)).getOrder("a2")?.clientOrderId, "mine2");
   assert.throws(() => restoreSnapshot({ ...snap, version: 2 } as unknown as typeof snap), /unsupported snapshot version 2/);
 });
+
+test("a book swept of hundreds of empty levels keeps its live levels, their order and their queues", () => {
+  const e = new MatchingEngine({ markets: [{ symbol: SYM, minSizeLots: 1, maxSizeLots: 1_000, maxPriceTicks: 100_000 }] });
+  for (let p = 1_000; p < 1_600; p++) run(e, order({ orderId: `a${p}`, priceTicks: p, sizeLots: 1 }));
+  for (let p = 1_000; p < 1_600; p++) if (p % 100 !== 50) run(e, { kind: "cancel", ts: 2, account: "maker", orderId: `a${p}` });
+  run(e, order({ orderId: "late", priceTicks: 1_250, sizeLots: 2 }));
+  assert.deepEqual(e.getDepth(SYM, 10)!.asks, [[1_050, 1], [1_150, 1], [1_250, 3], [1_350, 1], [1_450, 1], [1_550, 1]]);
+  assert.deepEqual(e.getBookOrders(SYM, "sell").map((o) => o.orderId), ["a1050", "a1150", "a1250", "late", "a1350", "a1450", "a1550"]);
+  const ev = e.apply(order({ account: "t", side: "buy", priceTicks: 1_250, sizeLots: 4 }));
+  assert.deepEqual(trades(ev), [["a1050", 1_050, 1], ["a1150", 1_150, 1], ["a1250", 1_250, 1], ["late", 1_250, 1]]);
+  // a level emptied by the sweep can be used again
+  run(e, order({ orderId: "again", priceTicks: 1_001, sizeLots: 1 }));
+  assert.deepEqual(e.getDepth(SYM, 2)!.asks, [[1_001, 1], [1_250, 1]]);
+});
+
+test("an expiry queue swept of thousands of closed orders still expires every live one at its instant", () => {
+  const e = newEngine();
+  for (let i = 0; i < 8_200; i++) {
+    run(e, order({ orderId: `g${i}`, ts: 1, timeInForce: "GTD", expiresAt: 1_000 + (i % 97), priceTicks: 100 + (i % 50), sizeLots: 1 }));
+    if (i % 10 !== 0) run(e, { kind: "cancel", ts: 1, account: "maker", orderId: `g${i}` });
+  }
+  const live = Array.from({ length: 8_200 }, (_, i) => i).filter((i) => i % 10 === 0);
+  assert.equal(e.getOpenOrders("maker").length, live.length);
+  const expected = live.sort((a, b) => (a % 97) - (b % 97) || a - b).map((i) => `g${i}`);
+  const got: string[] = [];
+  for (let ts = 999; ts <= 1_100; ts++) got.push(...of(e.apply({ kind: "tick", ts }), "expired").map((x) => x.orderId));
+  assert.deepEqual(got, expected);
+});
