@@ -48,7 +48,7 @@ test("commands: ts must be a non-negative integer; time never runs backwards", (
   const ev = e.apply({ kind: "tick", ts: 200 });
   assert.deepEqual(of(ev, "expired").map((x) => x.orderId), ["gtd"]);
   assert.equal(ev[0].ts, 200);
-  const later = e.apply({ kind: "place", ...order({ ts: 10 }) });
+  const later = e.apply(order({ ts: 10 }));
   assert.equal(later[0].ts, 200, "an older ts is clamped to the engine's clock");
 });
 
