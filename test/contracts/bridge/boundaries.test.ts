@@ -145,3 +145,40 @@ describe("Bridge boundaries", () => {
     expect(DAY).to.equal(86_400);
   });
 });
+
+describe("Bridge signing mode selection (BridgeSignatureCheck.install)", () => {
+  const coder = ethers.AbiCoder.defaultAbiCoder();
+  async function twoFaced(s: BridgeSystem, epoch: bigint, answer: string) {
+    return (await (await ethers.getContractFactory("BridgeTwoFacedVerifier")).deploy(epoch, answer)) as any;
+  }
+  async function mintWith(s: BridgeSystem, signature: string) {
+    const nonce = await s.depositFromAlice(amount);
+    return s.minter.mint(nonce, s.addr.token, s.bob.address, amount, signature);
+  }
+  const forged = "0x" + "11".repeat(64);
+
+  it("a verifier answering its own epoch's FROST key (96 bytes) is checked natively: a forged signature is refused", async () => {
+    const s = await loadFixture(deployBridgeSystem);
+    const key = coder.encode(["uint64", "uint256", "uint256"], [2n, s.group.publicKey.x, s.group.publicKey.y]);
+    const v = await twoFaced(s, 2n, key);
+    await s.minter.setVerifier(await v.getAddress());
+    await expect(mintWith(s, forged)).to.be.reverted;
+    // the genuine FROST signature still mints (native check with the cached key, epoch 2)
+    const nonce = await s.depositFromAlice(amount);
+    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, s.sign(await s.mintMessage(nonce, s.bob.address, amount, { keyEpoch: 2n })))).to.emit(s.minter, "BridgeMinted");
+  });
+
+  it("a key of another epoch, an answer of 64 or 128 bytes, or no groupKey at all means the call mode (the verifier decides)", async () => {
+    const s = await loadFixture(deployBridgeSystem);
+    const otherEpoch = coder.encode(["uint64", "uint256", "uint256"], [3n, s.group.publicKey.x, s.group.publicKey.y]);
+    const short = coder.encode(["uint64", "uint256"], [2n, s.group.publicKey.x]);
+    const long = coder.encode(["uint64", "uint256", "uint256", "uint256"], [2n, s.group.publicKey.x, s.group.publicKey.y, 0n]);
+    let epoch = 2n;
+    for (const answer of [otherEpoch, short, long, "0x"]) {
+      const v = await twoFaced(s, epoch, answer);
+      await s.minter.setVerifier(await v.getAddress());
+      await expect(mintWith(s, forged), `answer of ${(answer.length - 2) / 2} bytes`).to.emit(s.minter, "BridgeMinted");
+      epoch += 1n;
+    }
+  });
+});
