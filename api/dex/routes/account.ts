@@ -175,7 +175,8 @@ export function accountRoutes(c: RouteContext): Route[] {
       spec: {
         method: "delete",
         path: "/v1/api-keys/{id}",
-        summary: "Revoke an API key and cancel every open order placed with it. The wallet may revoke any of its keys; an API key only itself.",
+        summary:
+          "Revoke an API key and cancel every open order placed with it; its agent key is wiped and its WebSocket sessions closed (the on-chain approval lapses at its expiry: only the wallet can revokeAgent). The wallet may revoke any of its keys; an API key only itself, from an address in its IP allowlist.",
         auth: "key_or_wallet",
         params: apiKeyIdParams,
         responses: { 200: { description: "revoked", schema: revokeResponse }, 404: { description: "no such key of yours", schema: errorResponse }, ...errors },
