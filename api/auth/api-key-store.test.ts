@@ -107,4 +107,31 @@ describe("API key store", () => {
     assert.deepEqual(listed.map((r) => r.id).sort(), [first.id, second.id].sort());
     assert.ok(listed[0].createdAtMs >= listed[1].createdAtMs);
   });
+
+  test("with the cache on: a looked-up key is reused, revocation and approval here take effect at once", async () => {
+    const cachedStore = createApiKeyStore({ db, box: createSecretBox("0f".repeat(32)), cacheTtlMs: 60_000 });
+    const { record, secret } = await cachedStore.create(input({ positionLimitE18: null, dailyLossLimitE18: 7n }));
+    assert.equal(record.positionLimitE18, null);
+    assert.equal(record.dailyLossLimitE18, 7n);
+    assert.equal((await cachedStore.findByApiKey(record.apiKey))?.secret, secret);
+    const agent = await cachedStore.agentOf(record.id);
+    // another process revokes it in the database: this one keeps its cached copy within the TTL
+    await db.query("UPDATE dex_api_keys SET label = 'changed elsewhere' WHERE id = $1", [record.id]);
+    assert.equal((await cachedStore.findByApiKey(record.apiKey))?.record.label, "bot");
+    assert.equal((await cachedStore.agentOf(record.id))?.address, agent?.address);
+    // an approval made here is seen at once
+    await cachedStore.markAgentApproved(record.id);
+    assert.equal((await cachedStore.findByApiKey(record.apiKey))?.record.agentStatus, "approved");
+    // a revocation made here is seen at once, cache or not
+    assert.equal(await cachedStore.revoke(record.id), true);
+    assert.equal(await cachedStore.findByApiKey(record.apiKey), null);
+    assert.equal(await cachedStore.agentOf(record.id), null);
+    // an entry past its TTL is read again
+    const shortStore = createApiKeyStore({ db, box: createSecretBox("0f".repeat(32)), cacheTtlMs: 1 });
+    const k = (await shortStore.create(input())).record;
+    assert.equal((await shortStore.findByApiKey(k.apiKey))?.record.label, "bot");
+    await db.query("UPDATE dex_api_keys SET label = 'renamed' WHERE id = $1", [k.id]);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await shortStore.findByApiKey(k.apiKey))?.record.label, "renamed");
+  });
 });

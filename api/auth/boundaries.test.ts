@@ -67,12 +67,12 @@ function req(headers: Record<string, string | string[]>, over: { method?: string
   return { headers: lower, method: over.method ?? "POST", originalUrl: over.url ?? "/v1/orders", body: "body" in over ? over.body : Buffer.from("{}") } as unknown as Request;
 }
 
-async function refusal(p: Promise<unknown>): Promise<{ code: string; reason: unknown; details: Record<string, unknown> }> {
+async function refusal(p: Promise<unknown>): Promise<{ code: string; reason: unknown; details: Record<string, unknown>; message: string }> {
   try {
     await p;
   } catch (e) {
     assert.ok(e instanceof ApiError, `expected an ApiError, got ${String(e)}`);
-    return { code: e.code, reason: e.details.reason, details: e.details };
+    return { code: e.code, reason: e.details.reason, details: e.details, message: e.message };
   }
   assert.fail("expected a refusal");
 }
@@ -434,4 +434,68 @@ test("secret box: a key of exactly 32 bytes of hex; round trip; wrong row, tampe
   assert.throws(() => box.open(sealed.replace(/^v1:/, "v2:"), "row-1"), /unknown ciphertext format/);
   assert.throws(() => box.open("v1:", "row-1"), /unknown ciphertext format/);
   assert.throws(() => box.open("v1", "row-1"), /unknown ciphertext format/);
+});
+
+// ---- what a refused client reads --------------------------------------------------------------------
+
+test("every refusal names its reason and says what to fix", async () => {
+  const { auth, at } = setup([HOST]);
+  const t = Date.now();
+  at(t);
+  const ts = String(t);
+  const sig = signRequest(SECRET, ts, "POST", "/v1/orders", "{}");
+  const cases: [Request, object, string, string][] = [
+    [req({ "x-api-key": API_KEY, "x-timestamp": "x", "x-signature": sig }), { hmac: true }, "invalid_timestamp", "timestamp must be Unix milliseconds"],
+    [hmacReq(t - WINDOW - 1), { hmac: true }, "timestamp_outside_window", `timestamp is more than ${WINDOW} ms away from server time`],
+    [req({ "x-api-key": API_KEY, "x-timestamp": ts, "x-signature": "" }), { hmac: true }, "missing_credentials", "X-API-KEY, X-TIMESTAMP and X-SIGNATURE are required"],
+    // 65 characters ending in a valid one: refused for its form, not compared
+    [req(hmacHeaders(ts, "a" + sig)), { hmac: true }, "invalid_signature", "X-SIGNATURE must be 64 lower-case hex characters"],
+    [req(hmacHeaders(ts, sig + "a")), { hmac: true }, "invalid_signature", "X-SIGNATURE must be 64 lower-case hex characters"],
+    [req({ ...hmacHeaders(ts, sig), "x-api-key": "f".repeat(32) }), { hmac: true }, "invalid_api_key", "unknown or revoked API key"],
+    [req(hmacHeaders(ts, flip(sig, 5))), { hmac: true }, "invalid_signature", "signature does not match"],
+    [req({ "x-api-key": API_KEY }), { apiKey: true }, "missing_credentials", "X-API-Key and X-API-Secret are required"],
+    [req({ "x-api-key": "f".repeat(32), "x-api-secret": SECRET }), { apiKey: true }, "invalid_api_key", "unknown or revoked API key"],
+    [req({ "x-api-key": API_KEY, "x-api-secret": flip(SECRET, 1) }), { apiKey: true }, "invalid_secret", "API secret does not match"],
+    [req({ ...hmacHeaders(ts, sig), "x-api-secret": SECRET }), { hmac: true, apiKey: true }, "ambiguous_credentials", "send X-API-Secret or X-SIGNATURE, not both"],
+    [req(hmacHeaders(ts, sig)), { apiKey: true }, "scheme_not_accepted", "the signed scheme is not accepted here"],
+    [req({ "x-api-key": API_KEY, "x-api-secret": SECRET }), { hmac: true }, "scheme_not_accepted", "this endpoint needs the signed scheme (X-API-KEY, X-TIMESTAMP, X-SIGNATURE)"],
+    [req({}), { wallet: true }, "missing_credentials", "authentication required"],
+    [await walletReq({ ts: t, address: "a" + wallet.address }), { wallet: true }, "missing_credentials", "X-Wallet-Address, X-Wallet-Timestamp and X-Wallet-Signature (65 bytes hex) are required"],
+    [await walletReq({ ts: t, sig: (s) => "0a" + s }), { wallet: true }, "missing_credentials", "X-Wallet-Address, X-Wallet-Timestamp and X-Wallet-Signature (65 bytes hex) are required"],
+    [await walletReq({ ts: t, host: "other.example.com" }), { wallet: true }, "host_not_accepted", "the Host this request was signed for is not served here"],
+    [await walletReq({ ts: t, sig: mirror }), { wallet: true }, "invalid_signature", "wallet signature must be 65 bytes with v 27 or 28 and a low s"],
+    [await walletReq({ ts: t, signer: other }), { wallet: true }, "invalid_signature", "wallet signature is not from X-Wallet-Address"],
+  ];
+  for (const [r, accept, reason, message] of cases) {
+    const got = await refusal(auth.authenticate(r, accept));
+    assert.deepEqual([got.code, got.reason, got.message], ["UNAUTHORIZED", reason, message]);
+  }
+  const once = await walletReq({ ts: t + 1 });
+  await auth.authenticate(once, { wallet: true });
+  const replay = await refusal(auth.authenticate(once, { wallet: true }));
+  assert.deepEqual([replay.reason, replay.message], ["signature_replayed", "this signature was already used"]);
+  const h = hmacReq(t + 2);
+  await auth.authenticate(h, { hmac: true });
+  assert.equal((await refusal(auth.authenticate(h, { hmac: true }))).message, "this signature was already used");
+  const denied = (f: () => void) => {
+    try {
+      f();
+    } catch (e) {
+      return (e as ApiError).message;
+    }
+    return "";
+  };
+  assert.equal(denied(() => authorize(keyCtx({ permissions: ["read"] }), "trade", "1.2.3.4")), "this API key lacks the trade permission");
+  assert.equal(denied(() => authorize(keyCtx({ ipAllowlist: ["10.0.0.1"] }), null, "10.0.0.2")), "request from an address outside the key's IP allowlist");
+});
+
+test("wallet: a checksummed signer and an upper-case address header are the same account", async () => {
+  const { auth, at } = setup();
+  const t = Date.now();
+  at(t);
+  const ctx = await auth.authenticate(await walletReq({ ts: t, address: "0x" + wallet.address.slice(2).toUpperCase() }), { wallet: true });
+  assert.equal(ctx.account, wallet.address);
+  // the replay key is the lower-case signer: the same request with the address in another case is a replay
+  const again = await refusal(auth.authenticate(await walletReq({ ts: t, address: wallet.address.toLowerCase() }), { wallet: true }));
+  assert.equal(again.reason, "signature_replayed");
 });
