@@ -119,7 +119,8 @@ const table = rows.map((r) =>
     : [r.area, r.mutants, r.killed, r.survived, r.timeout, r.noCoverage, r.score === null ? "n/a" : `${r.score.toFixed(2)} %${r.score >= GOAL ? "" : ` (< ${GOAL} %)`}`].map(String),
 );
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => String(r[i]).length)));
-const line = (cells) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join("  ");
+const line = (cells) =>
+  cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : i === cells.length - 1 ? String(c) : String(c).padStart(widths[i]))).join("  ");
 console.log(`\nmutation score per area (goal >= ${GOAL} %)`);
 console.log(line(header));
 for (const r of table) console.log(line(r));
