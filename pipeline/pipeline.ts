@@ -4,6 +4,7 @@
 import { join } from "node:path";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient } from "viem";
 import { createBatcher, type Batcher, type SettledBatch } from "./batcher";
+import { createContractSignatureCheck } from "./contract-signature";
 import { createChainFollower, type ChainFollower, type SettlementEvent } from "./chain-follower";
 import { MatcherService, type ServiceEvent } from "./matcher-service";
 import type { MarketSpec } from "./markets";
@@ -78,7 +79,6 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const [makerFeeBps, takerFeeBps] = (await client.readContract({ address: opts.settlement, abi, functionName: "fees" })) as [number, number];
   const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(opts.chainId, opts.settlement)));
 
-  const codeCache = new Map<string, boolean>();
   const settledListeners = new Set<(b: SettledBatch) => void>();
   const service = new MatcherService({
     journalDir: join(opts.dataDir, "matcher"),
@@ -89,26 +89,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     fsync: opts.fsync,
     logger: log,
     recoverThreads: opts.recoverThreads ?? 1,
-    async isValidContractSignature(wallet, hash, signature) {
-      let isContract = codeCache.get(wallet.toLowerCase());
-      if (isContract === undefined) {
-        const code = await client.getCode({ address: wallet });
-        isContract = !!code && code !== "0x";
-        codeCache.set(wallet.toLowerCase(), isContract);
-      }
-      if (!isContract) return false;
-      try {
-        const r = await client.readContract({
-          address: wallet,
-          abi: [{ type: "function", name: "isValidSignature", stateMutability: "view", inputs: [{ type: "bytes32" }, { type: "bytes" }], outputs: [{ type: "bytes4" }] }],
-          functionName: "isValidSignature",
-          args: [hash, signature],
-        });
-        return r === "0x1626ba7e";
-      } catch {
-        return false;
-      }
-    },
+    // the same gas stipend and the same reading of the answer as Settlement (pipeline/contract-signature.ts)
+    isValidContractSignature: createContractSignatureCheck(client),
   });
   for (const l of opts.listeners ?? []) service.subscribe(l);
   const replay = service.open();

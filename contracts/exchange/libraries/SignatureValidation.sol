@@ -39,15 +39,30 @@ library SignatureValidation {
         revert ISettlement.SettlementSignerNotAuthorized(trader, signer);
     }
 
-    /// @notice Reverts unless `wallet.isValidSignature(digest, signature)` returns exactly the ERC-1271 magic.
+    /// @notice Gas an ERC-1271 wallet's `isValidSignature` gets, exactly (never more, never less): enough for a
+    ///         Safe (fallback handler, `checkSignatures`) with a dozen owners or an ECDSA smart account; a wallet
+    ///         that needs more is refused. The pipeline's intake runs its eth_call with the same stipend.
+    uint256 internal constant ERC1271_GAS_STIPEND = 200_000;
+    /// @dev Gas that must be left before the call besides the stipend and its 1/64 (EIP-150): the cold account
+    ///      access (2,600), the call's own costs and the check and revert after it.
+    uint256 internal constant ERC1271_CALL_RESERVE = 5_000;
+
+    /// @notice Reverts unless `wallet.isValidSignature(digest, signature)` returns exactly the ERC-1271 magic in
+    ///         its first word.
+    /// @dev The wallet is untrusted: it gets a fixed stipend (a wallet that burns its gas costs at most that)
+    ///      and at most 32 bytes of its answer are copied (a return-data bomb costs the caller nothing). When
+    ///      less gas is left than the stipend needs, the wallet is refused as well rather than handed less: its
+    ///      answer would then depend on the batch around it, and the revert still names it.
     function verifyContractSignature(address wallet, bytes32 digest, bytes calldata signature) internal view {
-        (bool ok, bytes memory ret) =
-            wallet.staticcall(abi.encodeCall(IERC1271.isValidSignature, (digest, signature)));
+        bytes memory data = abi.encodeCall(IERC1271.isValidSignature, (digest, signature));
         bytes32 word;
-        if (ok && ret.length >= 32) {
-            // Memory-safe: reads the first word of `ret`, whose length was just checked.
+        if (gasleft() >= ERC1271_GAS_STIPEND + ERC1271_GAS_STIPEND / 63 + ERC1271_CALL_RESERVE) {
+            // Memory-safe: reads `data` (allocated above) and writes at most one word of the answer into the
+            // scratch space at 0x00; the word is read only when the wallet succeeded with at least 32 bytes.
             assembly ("memory-safe") {
-                word := mload(add(ret, 0x20))
+                if staticcall(ERC1271_GAS_STIPEND, wallet, add(data, 0x20), mload(data), 0x00, 0x20) {
+                    if iszero(lt(returndatasize(), 0x20)) { word := mload(0x00) }
+                }
             }
         }
         if (word != bytes32(IERC1271.isValidSignature.selector)) {
