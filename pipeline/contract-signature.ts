@@ -31,24 +31,39 @@ export function isMagicAnswer(answer: Hex | undefined): boolean {
   return !!answer && answer.length >= 66 && answer.slice(0, 66).toLowerCase() === MAGIC_WORD;
 }
 
-/** `isValidContractSignature` for the intake: false for an address without code, for a refusal, a revert, a
- *  wallet that runs out of its stipend, and a node error (the order is refused; the trader may retry). */
-export function createContractSignatureCheck(client: Pick<PublicClient, "getCode" | "call">) {
+export interface ContractWallets {
+  /** The intake's ERC-1271 check: false for an address without code, a refusal, a revert, a wallet that runs
+   *  out of its stipend, and a node error (the order is refused; the trader may retry). */
+  isValidSignature(wallet: Address, hash: Hex, signature: Hex): Promise<boolean>;
+  /** whether `trader` is known to have code (learned by the check above or by learn()): the settle sender
+   *  budgets the ERC-1271 stipend for such traders' orders */
+  isContract(trader: Address): boolean;
+  /** looks `trader`'s code up once (at start, for the orders the journal brought back) */
+  learn(trader: Address): Promise<void>;
+}
+
+export function createContractWallets(client: Pick<PublicClient, "getCode" | "call">): ContractWallets {
   // only "has code" is remembered: a counterfactual wallet may be deployed after its first refused order
   const contracts = new Set<string>();
-  return async function isValidContractSignature(wallet: Address, hash: Hex, signature: Hex): Promise<boolean> {
-    const key = wallet.toLowerCase();
-    try {
-      if (!contracts.has(key)) {
-        const code = await client.getCode({ address: wallet });
-        if (!code || code === "0x") return false;
-        contracts.add(key);
+  async function learn(trader: Address): Promise<void> {
+    const key = trader.toLowerCase();
+    if (contracts.has(key)) return;
+    const code = await client.getCode({ address: trader });
+    if (code && code !== "0x") contracts.add(key);
+  }
+  return {
+    isContract: (trader) => contracts.has(trader.toLowerCase()),
+    learn,
+    async isValidSignature(wallet, hash, signature) {
+      try {
+        await learn(wallet);
+        if (!contracts.has(wallet.toLowerCase())) return false;
+        const data = encodeFunctionData({ abi: isValidSignatureAbi, functionName: "isValidSignature", args: [hash, signature] });
+        const { data: answer } = await client.call({ to: wallet, data, gas: stipendCallGas(data) });
+        return isMagicAnswer(answer);
+      } catch {
+        return false;
       }
-      const data = encodeFunctionData({ abi: isValidSignatureAbi, functionName: "isValidSignature", args: [hash, signature] });
-      const { data: answer } = await client.call({ to: wallet, data, gas: stipendCallGas(data) });
-      return isMagicAnswer(answer);
-    } catch {
-      return false;
-    }
+    },
   };
 }

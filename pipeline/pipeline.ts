@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient } from "viem";
 import { createBatcher, type Batcher, type SettledBatch } from "./batcher";
-import { createContractSignatureCheck } from "./contract-signature";
+import { createContractWallets } from "./contract-signature";
 import { createChainFollower, type ChainFollower, type SettlementEvent } from "./chain-follower";
 import { MatcherService, type ServiceEvent } from "./matcher-service";
 import type { MarketSpec } from "./markets";
@@ -80,6 +80,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(opts.chainId, opts.settlement)));
 
   const settledListeners = new Set<(b: SettledBatch) => void>();
+  const contractWallets = createContractWallets(client);
   const service = new MatcherService({
     journalDir: join(opts.dataDir, "matcher"),
     markets: opts.markets,
@@ -90,7 +91,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     logger: log,
     recoverThreads: opts.recoverThreads ?? 1,
     // the same gas stipend and the same reading of the answer as Settlement (pipeline/contract-signature.ts)
-    isValidContractSignature: createContractSignatureCheck(client),
+    isValidContractSignature: contractWallets.isValidSignature,
   });
   for (const l of opts.listeners ?? []) service.subscribe(l);
   const replay = service.open();
@@ -151,8 +152,22 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     await service.cancelUnfunded(trader, token);
   }
 
+  // the settle sender budgets the ERC-1271 stipend for contract wallets' orders: learn which of the traders
+  // the journal brought back (open orders, trades still to settle) are contracts before anything is sent
+  const replayedTraders = new Set<Address>([...service.orders.values()].map((o) => o.signed.order.trader));
+  for (const t of service.replayedTrades) for (const h of [t.makerHash, t.takerHash]) {
+    const so = service.signedOrder(h);
+    if (so) replayedTraders.add(so.order.trader);
+  }
+  await Promise.all([...replayedTraders].map((t) => contractWallets.learn(t).catch((e) => log?.warn({ err: String(e), trader: t }, "code lookup failed"))));
   const batcher = createBatcher({
-    sender: createSettleSender({ rpcUrl: opts.rpcUrl, chainId: opts.chainId, settlement: opts.settlement, operatorKey: opts.operatorKey }),
+    sender: createSettleSender({
+      rpcUrl: opts.rpcUrl,
+      chainId: opts.chainId,
+      settlement: opts.settlement,
+      operatorKey: opts.operatorKey,
+      isContractWallet: contractWallets.isContract,
+    }),
     storeFile: join(opts.dataDir, "batcher", "batches.jsonl"),
     signedOrder: service.signedOrder,
     maxTrades: opts.maxTrades ?? 100,

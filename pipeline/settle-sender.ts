@@ -26,6 +26,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { WebSocket } from "ws";
 import { encodePackedBatch, type SettleArgs } from "../sdk/settle-batch";
+import { ERC1271_GAS_STIPEND } from "./contract-signature";
 import { FatalChainError, RetryableChainError } from "./errors";
 import { settlementAbi } from "./settlement-abi";
 import { signLegacyTx } from "./tx-sign";
@@ -54,6 +55,8 @@ export interface SettleSenderDeps {
   chainId: number;
   settlement: Address;
   operatorKey: Hex;
+  /** true for a trader known to be a contract wallet (its orders' gas includes the ERC-1271 stipend) */
+  isContractWallet?(trader: Address): boolean;
   /** receipt polling; Hardhat automines, so a few ms is enough */
   pollingIntervalMs?: number;
 }
@@ -100,16 +103,23 @@ export function classifySettleError(e: unknown): FatalChainError | RetryableChai
   return new RetryableChainError(msg, { cause: e });
 }
 
+/** What one ERC-1271 wallet's order may add to a settle: its stipend, the 1/64 kept back and the contract's
+ *  reserve around the call (SignatureValidation: the wallet gets the whole stipend or is refused). */
+export const ERC1271_SETTLE_GAS = ERC1271_GAS_STIPEND + ERC1271_GAS_STIPEND / 63n + 5_000n;
+
 /** The gas limit a settle of `orders` orders and `fills` fills is sent with: a generous fixed formula
  *  instead of an estimate (an estimate runs the whole batch twice on the node), capped under the
- *  per-transaction gas cap (2^24, EIP-7825) that Hardhat enforces. */
-export function settleGasLimit(orders: number, fills: number): bigint {
-  const want = 200_000n + 40_000n * BigInt(orders) + 40_000n * BigInt(fills);
+ *  per-transaction gas cap (2^24, EIP-7825) that Hardhat enforces. Orders of contract wallets add their
+ *  ERC-1271 stipend each: a wallet may spend it all and still answer valid. */
+export function settleGasLimit(orders: number, fills: number, contractWalletOrders = 0): bigint {
+  const want = 200_000n + 40_000n * BigInt(orders) + 40_000n * BigInt(fills) + ERC1271_SETTLE_GAS * BigInt(contractWalletOrders);
   return want < 16_000_000n ? want : 16_000_000n;
 }
 
 export function createSettleSender(deps: SettleSenderDeps): SettleSender {
   const abi = settlementAbi();
+  const gasLimitOf = (args: SettleArgs) =>
+    settleGasLimit(args.orders.length, args.fills.length, deps.isContractWallet ? args.orders.filter((o) => deps.isContractWallet!(o.trader)).length : 0);
   const chain = defineChain({
     id: deps.chainId,
     name: `chain-${deps.chainId}`,
@@ -285,7 +295,7 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
           cause: e,
         });
       }
-      const gas = settleGasLimit(args.orders.length, args.fills.length);
+      const gas = gasLimitOf(args);
       const dispatched = dispatchTail.then(async () => {
         if (closed) throw new RetryableChainError("sender closed");
         if (broken) throw new RetryableChainError(`not sent: ${broken}`);
@@ -365,7 +375,7 @@ export function createSettleSender(deps: SettleSenderDeps): SettleSender {
     async simulate(batchId, args) {
       const data = encodeFunctionData({ abi, functionName: "settlePacked", args: [batchId, encodePackedBatch(args)] });
       try {
-        await publicClient.call({ account: account.address, to: deps.settlement, data, gas: settleGasLimit(args.orders.length, args.fills.length) });
+        await publicClient.call({ account: account.address, to: deps.settlement, data, gas: gasLimitOf(args) });
         return null;
       } catch (e) {
         const c = classifySettleError(e);

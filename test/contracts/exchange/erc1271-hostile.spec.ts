@@ -12,7 +12,7 @@ import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import { createPublicClient, custom, type Address, type Hex } from "viem";
 import { getOrderHash, signOrder } from "../../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch, type FillByHash, type SignedOrder } from "../../../sdk/settle-batch";
-import { ERC1271_GAS_STIPEND, createContractSignatureCheck } from "../../../pipeline/contract-signature";
+import { ERC1271_GAS_STIPEND, createContractWallets } from "../../../pipeline/contract-signature";
 import { deployFixture, fill, orderFor, signed, signerKey, ETH, USD, OrderSide, type Fixture, type Untyped } from "./fixtures";
 
 const Mode = { Owner: 0, Refuse: 1, RevertBomb: 2, BurnGas: 3, ReturnBomb: 4, NeedsGas: 5, SpendThenOwner: 6 } as const;
@@ -159,7 +159,7 @@ describe("Settlement: hostile ERC-1271 wallets cost bounded gas and end in a nam
 });
 
 describe("Settlement: the ERC-1271 gas stipend, on chain and in the intake's eth_call", () => {
-  const check = () => createContractSignatureCheck(createPublicClient({ transport: custom(hre.network.provider) }));
+  const check = () => createContractWallets(createPublicClient({ transport: custom(hre.network.provider) })).isValidSignature;
 
   it("a wallet needing exactly the gas it gets is accepted by both, one unit more is refused by both", async () => {
     const f = await loadFixture(hostileFixture);
