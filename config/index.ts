@@ -7,8 +7,11 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Address, Hex } from "viem";
 import { DEV_ACCOUNT_ROLES, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
 import { parseBridgeConfirmations } from "./bridge";
+import { ConfigError } from "./errors";
 
 export { HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
+export { ConfigError } from "./errors";
+export { DeployerSecret, loadDeployerKey } from "./deployer-secret";
 
 /**
  * The repository root: defaults (data dir, artifacts) are relative to it, not to the caller's cwd.
@@ -85,6 +88,11 @@ export interface KeyPair {
   readonly address: Address;
 }
 
+/** An account the process knows by address only. */
+export interface AccountAddress {
+  readonly address: Address;
+}
+
 export interface ChainConfig {
   readonly name: "home" | "remote";
   readonly chainId: number;
@@ -125,7 +133,9 @@ export interface Config {
   readonly deploymentsFile: string;
   /** Hardhat dev accounts unless overridden: dev and test chains only. */
   readonly keys: {
-    readonly deployer: KeyPair;
+    /** The contracts' admin: its address only. Its key reaches the provisioning child alone
+     *  (`DeployerSecret`, `loadDeployerKey` in ./deployer-secret), never a serving process's config. */
+    readonly deployer: AccountAddress;
     readonly operator: KeyPair;
     readonly feeRecipient: KeyPair;
     readonly relayer: KeyPair;
@@ -157,14 +167,6 @@ export interface Config {
   readonly logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
 }
 
-export class ConfigError extends Error {
-  readonly code = "CONFIG_INVALID";
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "ConfigError";
-  }
-}
-
 function keyPair(privateKey: Hex): KeyPair {
   return Object.freeze({ privateKey, address: privateKeyToAccount(privateKey).address });
 }
@@ -177,13 +179,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** The config a serving component (the pipeline, the DEX API: order flow, internet-facing) receives: the
- *  deployer's private key, which is the contracts' admin, is not in it (only its address). Deploying and
- *  seeding happen before any serving component starts. Reading `keys.deployer.privateKey` gives
- *  undefined, and anything signing with it fails. */
+/** The config a serving component (the pipeline, the DEX API) receives. `loadConfig` never holds the
+ *  deployer's private key (only its address), so this is the config itself; kept as the one place to
+ *  narrow what serving components see. */
 export function servingConfig(c: Config): Config {
-  const deployer = Object.freeze({ address: c.keys.deployer.address }) as unknown as KeyPair;
-  return deepFreeze<Config>({ ...c, keys: { ...c.keys, deployer } });
+  return c;
 }
 
 /** True when `p` is `dir` or below it. */
@@ -218,6 +218,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.EXCHANGE_MODE === "production" && !e.API_KEY_ENCRYPTION_KEY && !e.API_KEY_ENCRYPTION_KEY_FILE) {
     throw new ConfigError("EXCHANGE_MODE=production needs API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE");
+  }
+  if (e.EXCHANGE_MODE === "production" && e.DEX_WALLET_AUTH_HOSTS.length === 0) {
+    throw new ConfigError("EXCHANGE_MODE=production needs DEX_WALLET_AUTH_HOSTS (the Host names the DEX API answers, comma-separated)");
   }
   const http = (p: number, suffix = "") => `http://${e.HOST}:${p}${suffix}`;
   const chain = (name: "home" | "remote", id: number, p: number): ChainConfig => ({
@@ -257,7 +260,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database: { url: e.DATABASE_URL, pgliteDir: path.join(dataDir, "pglite") },
     deploymentsFile: path.join(dataDir, "deployments.json"),
     keys: {
-      deployer: keyPair(e.DEPLOYER_PRIVATE_KEY),
+      // the address only: the key is the provisioning child's (config/deployer-secret.ts)
+      deployer: { address: privateKeyToAccount(e.DEPLOYER_PRIVATE_KEY).address },
       operator: keyPair(e.OPERATOR_PRIVATE_KEY),
       feeRecipient: keyPair(e.FEE_RECIPIENT_PRIVATE_KEY),
       relayer: keyPair(e.RELAYER_PRIVATE_KEY),

@@ -56,7 +56,7 @@ test("encryption key: from the environment, from a file outside the data dir, or
     // the config refuses what the resolver would: production without a key, a key file inside DATA_DIR
     assert.throws(() => loadConfig({ EXCHANGE_MODE: "production", DATA_DIR: dataDir }), ConfigError);
     assert.throws(() => loadConfig({ API_KEY_ENCRYPTION_KEY_FILE: join(dataDir, "k"), DATA_DIR: dataDir }), ConfigError);
-    assert.equal(loadConfig({ EXCHANGE_MODE: "production", DATA_DIR: dataDir, API_KEY_ENCRYPTION_KEY: "0x" + hex }).dexApi.encryptionKeyHex, hex);
+    assert.equal(loadConfig({ EXCHANGE_MODE: "production", DATA_DIR: dataDir, API_KEY_ENCRYPTION_KEY: "0x" + hex, DEX_WALLET_AUTH_HOSTS: "dex.example" }).dexApi.encryptionKeyHex, hex);
     assert.equal(loadConfig({ DATA_DIR: dataDir }).mode, "sandbox");
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -26,7 +26,7 @@ export function formatBanner(stack: RunningStack, healthUrl: string): string {
     for (const [symbol, t] of Object.entries(deployments[side].tokens)) row(`${symbol} (${side}, ${t.decimals} dp)`, t.address);
   }
   lines.push("", "Accounts (Hardhat's public dev keys unless overridden: never use them with real funds)");
-  row("deployer / admin", `${config.keys.deployer.address}  ${config.keys.deployer.privateKey}`);
+  row("deployer / admin", `${config.keys.deployer.address}  (its key: the provisioning step only)`);
   row("operator", `${config.keys.operator.address}  ${config.keys.operator.privateKey}`);
   row("fee recipient", config.keys.feeRecipient.address);
   row("relayer", `${config.keys.relayer.address}  ${config.keys.relayer.privateKey}`);

@@ -2,6 +2,12 @@
 // DKG on first start, persisted shares after), the contracts (deployBridge with the DKG's group key for
 // the native tenant; a second pair switched by its Safe to the ERC-1271 custody verifier for the custody
 // tenant), one relayer per pair, and the bridge API + tenant portal on the bridge port.
+// The contracts are deployed by the provisioning child (./provision.ts, the only holder of the deployer's
+// key, which owns the guardian Safes) in `provision`, before anything serves: the cluster is started
+// once there for its group key and HSM address, then stopped. At run time this process holds the
+// relayer's key (no role on any bridge contract: it submits signed messages anyone could submit) and the
+// custody provider stand-in's key (the BridgeCustodySigner's owner: a signer by design, like the signer
+// nodes' shares and the HSM's key, which live in their own processes).
 import path from "node:path";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -13,21 +19,50 @@ import { custodyTenant, nativeTenant, type BridgeDeploymentInfo } from "../../ap
 import { startBridgeApi } from "../../api/bridge/server";
 import { createTenantStore } from "../../api/bridge/tenants";
 import { loadBridgeAbis } from "../../relayer/abi";
-import { deployCustodyBridge } from "../../relayer/deploy-custody";
 import { chainClientsFor } from "../../relayer/main";
 import { createRelayer, type Relayer } from "../../relayer/relayer";
 import { createCustodySigner, createFrostSigner, createHsmClient } from "../../relayer/signers";
-import { deployBridge } from "../deploy-bridge";
 import type { Deployments } from "./deployments";
-import type { Component, ComponentHandle, StackContext } from "./types";
+import type { Component, ComponentHandle, ProvisionContext, StackContext } from "./types";
 
 /** Local custody provider stand-in key (a public Hardhat dev key: dev chains only). */
 const CUSTODY_KEY = HARDHAT_DEV_PRIVATE_KEYS[8] as Hex;
 /** Short enough to try a withdrawal locally; production uses BRIDGE_DEFAULTS (1 hour). */
 const STACK_CHALLENGE_PERIOD_SEC = 300;
 
+const BRIDGE_CONTRACTS = { home: ["BridgeVault", "CustodyBridgeVault"], remote: ["BridgeMinter", "CustodyBridgeMinter"] } as const;
+
+function bridgeDeployed(d: Deployments): boolean {
+  return BRIDGE_CONTRACTS.home.every((n) => d.home.contracts[n]) && BRIDGE_CONTRACTS.remote.every((n) => d.remote.contracts[n]);
+}
+
 export const bridgeComponent: Component = {
   name: "bridge",
+  async provision(ctx: ProvisionContext): Promise<void> {
+    if (bridgeDeployed(ctx.deployments)) return;
+    const cluster = await startCluster({ dataDir: path.join(ctx.config.dataDir, "mpc"), hsm: { minAmountWei: 0n } });
+    let groupPublicKey: Hex;
+    let hsmAddress: Address;
+    try {
+      groupPublicKey = cluster.key.groupPublicKey.compressed;
+      hsmAddress = cluster.hsm!.address;
+    } finally {
+      await cluster.stop();
+    }
+    const chain = (c: StackContext["chains"]["home"]) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, wsUrl: c.wsUrl });
+    await ctx.provision({
+      kind: "bridge",
+      expectedDeployer: ctx.config.keys.deployer.address,
+      deploymentsFile: ctx.config.deploymentsFile,
+      home: chain(ctx.chains.home),
+      remote: chain(ctx.chains.remote),
+      groupPublicKey,
+      hsmAddress,
+      custodyOwner: privateKeyToAccount(CUSTODY_KEY).address,
+      challengePeriodSec: STACK_CHALLENGE_PERIOD_SEC,
+    });
+    ctx.logger.info({ vault: ctx.deployments.home.contracts.BridgeVault, minter: ctx.deployments.remote.contracts.BridgeMinter }, "bridge contracts deployed");
+  },
   async start(ctx: StackContext): Promise<ComponentHandle> {
     const log = ctx.logger.child({ component: "bridge" });
     const { config } = ctx;
@@ -41,36 +76,10 @@ export const bridgeComponent: Component = {
       stops.push(() => cluster.stop());
       const home = ctx.chains.home;
       const remote = ctx.chains.remote;
-      let d: Deployments = ctx.deployments;
+      const d: Deployments = ctx.deployments;
       const tokens = Object.entries(d.home.tokens).map(([symbol, t]) => ({ address: t.address as Address, symbol, decimals: t.decimals }));
 
-      if (!d.home.contracts.BridgeVault || !d.home.contracts.CustodyBridgeVault) {
-        const startBlocks = { home: Number(await chainClientsFor(home.rpcUrl, home.chainId, config.keys.deployer.privateKey).publicClient.getBlockNumber()), remote: Number(await chainClientsFor(remote.rpcUrl, remote.chainId, config.keys.deployer.privateKey).publicClient.getBlockNumber()) };
-        const common = {
-          homeRpcUrl: home.rpcUrl,
-          remoteRpcUrl: remote.rpcUrl,
-          deployerKey: config.keys.deployer.privateKey,
-          groupPublicKey: cluster.key.groupPublicKey.compressed,
-          hsmAddress: cluster.hsm!.address,
-          tokens,
-          challengePeriodSec: STACK_CHALLENGE_PERIOD_SEC,
-        };
-        const native = await deployBridge(common);
-        const custody = await deployCustodyBridge({ ...common, custodyOwner: privateKeyToAccount(CUSTODY_KEY).address });
-        d = ctx.updateDeployments((cur) => ({
-          home: {
-            ...cur.home,
-            contracts: { ...cur.home.contracts, BridgeVault: native.home.vault, BridgeFrostVerifier: native.home.verifier, BridgeSafe: native.home.safe, CustodyBridgeVault: custody.home.vault, CustodyBridgeVerifier: custody.custody.homeVerifier },
-          },
-          remote: {
-            ...cur.remote,
-            startBlock: cur.remote.startBlock || startBlocks.remote,
-            contracts: { ...cur.remote.contracts, BridgeMinter: native.remote.minter, BridgeFrostVerifier: native.remote.verifier, BridgeSafe: native.remote.safe, CustodyBridgeMinter: custody.remote.minter, CustodyBridgeVerifier: custody.custody.remoteVerifier, CustodyWallet: custody.custody.remoteWallet },
-            tokens: { ...cur.remote.tokens, ...Object.fromEntries(tokens.map((t) => [t.symbol, { address: native.remote.wrappedTokens[t.symbol], decimals: t.decimals }])), ...Object.fromEntries(tokens.map((t) => [`${t.symbol}.custody`, { address: custody.remote.wrappedTokens[t.symbol], decimals: t.decimals }])) },
-          },
-        }));
-        log.info({ vault: native.home.vault, minter: native.remote.minter }, "bridge contracts deployed");
-      }
+      if (!bridgeDeployed(d)) throw new Error("bridge: its contracts are not in the deployments (its provisioning step did not run)");
       const c = { home: d.home.contracts, remote: d.remote.contracts } as { home: Record<string, Address>; remote: Record<string, Address> };
       const pair = (bridge: string, vault: Address, minter: Address) => ({
         bridge,

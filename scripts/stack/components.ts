@@ -96,15 +96,23 @@ const REGISTRY: readonly { name: string; module: string; exportName: string }[] 
 ];
 
 function lazyComponent(entry: (typeof REGISTRY)[number]): Component {
+  const load = async (): Promise<Component> => {
+    const mod = (await import(path.join(REPO_ROOT, entry.module))) as Record<string, Component | undefined>;
+    const component = mod[entry.exportName];
+    if (!component || typeof component.start !== "function") {
+      throw new Error(`${entry.module} does not export a Component named ${entry.exportName}`);
+    }
+    return component;
+  };
   return {
     name: entry.name,
+    // the module's own provisioning step, if it has one (run by the stack before anything serves)
+    async provision(ctx) {
+      const component = await load();
+      await component.provision?.(ctx);
+    },
     async start(ctx) {
-      const mod = (await import(path.join(REPO_ROOT, entry.module))) as Record<string, Component | undefined>;
-      const component = mod[entry.exportName];
-      if (!component || typeof component.start !== "function") {
-        throw new Error(`${entry.module} does not export a Component named ${entry.exportName}`);
-      }
-      return component.start(ctx);
+      return (await load()).start(ctx);
     },
   };
 }

@@ -1,12 +1,13 @@
-// First start: deploy the exchange contracts and seed, then write the deployments file. Later starts:
-// the chains came back with their state, so the recorded deployments are re-used (after checking that
-// their code is there).
+// First start: the provisioning child (./provision.ts, the only process with the deployer's key) deploys
+// the exchange contracts, seeds, and writes the deployments file. Later starts: the chains came back with
+// their state, so the recorded deployments are re-used (after checking that their code is there), and no
+// key is needed at all.
 import type { Logger } from "pino";
 import type { Config } from "../../config";
 import { createRpcClient, type RunningChain } from "../chain";
 import { readDeployments, writeDeployments, type Deployments } from "./deployments";
-import { deployExchangeContracts } from "./exchange";
-import { seedDemoTraders, type SeededBalance } from "./seed";
+import type { Provisioner } from "./provisioner";
+import type { SeededBalance } from "./seed";
 
 export interface DeployResult {
   deployments: Deployments;
@@ -19,15 +20,6 @@ async function hasCode(chain: RunningChain, address: string): Promise<boolean> {
   const rpc = createRpcClient(chain.rpcUrl);
   try {
     return (await rpc.call<string>("eth_getCode", [address, "latest"])) !== "0x";
-  } finally {
-    rpc.close();
-  }
-}
-
-async function blockNumber(chain: RunningChain): Promise<number> {
-  const rpc = createRpcClient(chain.rpcUrl);
-  try {
-    return Number(await rpc.call<string>("eth_blockNumber"));
   } finally {
     rpc.close();
   }
@@ -54,6 +46,7 @@ export async function deployOrReuse(deps: {
   config: Config;
   logger: Logger;
   chains: { home: RunningChain; remote: RunningChain };
+  provisioner: Provisioner;
 }): Promise<DeployResult> {
   const { config, logger, chains } = deps;
   const file = config.deploymentsFile;
@@ -66,32 +59,19 @@ export async function deployOrReuse(deps: {
   }
   if (recorded) logger.warn({ file }, "recorded deployments have no code on the chains: deploying again");
 
-  const startBlocks = { home: (await blockNumber(chains.home)) + 1, remote: (await blockNumber(chains.remote)) + 1 };
-  const exchange = await deployExchangeContracts(config, chains.home.rpcUrl);
-  logger.info({ contracts: exchange.contracts, tokens: exchange.tokens }, "exchange contracts deployed");
-  const seeded = await seedDemoTraders(config, chains.home.rpcUrl, exchange);
-  logger.info({ traders: config.keys.demoTraders.length, deposits: seeded.length }, "demo traders seeded");
-
-  const deployments: Deployments = withUrls(
-    {
-      home: {
-        chainId: chains.home.chainId,
-        rpcUrl: chains.home.rpcUrl,
-        startBlock: startBlocks.home,
-        contracts: { ...exchange.contracts },
-        tokens: { ...exchange.tokens },
-      },
-      remote: {
-        chainId: chains.remote.chainId,
-        rpcUrl: chains.remote.rpcUrl,
-        startBlock: startBlocks.remote,
-        // The bridge's contracts are added by its component (it needs the signer nodes' key first).
-        contracts: {},
-        tokens: {},
-      },
-    },
-    chains,
-  );
-  writeDeployments(file, deployments);
+  const chain = (c: RunningChain) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, wsUrl: c.wsUrl });
+  const { seeded } = await deps.provisioner.run({
+    kind: "exchange",
+    expectedDeployer: config.keys.deployer.address,
+    deploymentsFile: file,
+    home: chain(chains.home),
+    remote: chain(chains.remote),
+    operator: config.keys.operator.address,
+    feeRecipient: config.keys.feeRecipient.address,
+    demoTraderKeys: config.keys.demoTraders.map((k) => k.privateKey),
+  });
+  const deployments = readDeployments(file);
+  if (!deployments) throw new Error(`provisioning wrote no deployments file at ${file}`);
+  logger.info({ contracts: deployments.home.contracts, traders: config.keys.demoTraders.length, deposits: seeded.length }, "exchange contracts deployed and demo traders seeded");
   return { deployments, deployedNow: true, seeded };
 }

@@ -1,6 +1,7 @@
 // Deploys the exchange contracts on the home chain with the settlement engineer's deployExchange
 // (scripts/deploy-exchange.ts): the demo tokens, then Settlement with the operator role granted.
-import type { Config } from "../../config";
+// Runs in the provisioning child (./provision.ts): it signs with the deployer's key.
+import type { Address, Hex } from "viem";
 import { deployExchange } from "../deploy-exchange";
 import type { TokenDeployment } from "./deployments";
 
@@ -9,13 +10,13 @@ export interface ExchangeDeployment {
   tokens: Record<string, TokenDeployment>;
 }
 
-export async function deployExchangeContracts(config: Config, rpcUrl: string): Promise<ExchangeDeployment> {
+export async function deployExchangeContracts(opts: { chainId: number; rpcUrl: string; deployerKey: Hex; operator: Address; feeRecipient: Address }): Promise<ExchangeDeployment> {
   const d = await deployExchange({
-    rpcUrl,
-    chainId: config.chains.home.chainId,
-    deployerPrivateKey: config.keys.deployer.privateKey,
-    operatorAddress: config.keys.operator.address,
-    feeRecipientAddress: config.keys.feeRecipient.address,
+    rpcUrl: opts.rpcUrl,
+    chainId: opts.chainId,
+    deployerPrivateKey: opts.deployerKey,
+    operatorAddress: opts.operator,
+    feeRecipientAddress: opts.feeRecipient,
   });
   return { contracts: d.contracts, tokens: d.tokens };
 }

@@ -1,7 +1,8 @@
 // Sandbox accounts (spec 5.5: test funds preloaded): every demo trader gets demo tokens minted and
-// deposited into Settlement, so it can trade at once.
-import { erc20Abi, parseAbi, type Address } from "viem";
-import type { Config } from "../../config";
+// deposited into Settlement, so it can trade at once. Runs in the provisioning child (./provision.ts):
+// the mints need the deployer's key (the demo tokens' owner).
+import { erc20Abi, parseAbi, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { createChainClients } from "./clients";
 import type { ExchangeDeployment } from "./exchange";
 
@@ -17,21 +18,29 @@ export interface SeededBalance {
   amountBaseUnits: bigint;
 }
 
-export async function seedDemoTraders(config: Config, rpcUrl: string, exchange: ExchangeDeployment): Promise<SeededBalance[]> {
+export interface SeedOptions {
+  chainId: number;
+  rpcUrl: string;
+  deployerKey: Hex;
+  demoTraderKeys: readonly Hex[];
+}
+
+export async function seedDemoTraders(opts: SeedOptions, exchange: ExchangeDeployment): Promise<SeededBalance[]> {
   const settlement = exchange.contracts.Settlement;
   if (!settlement) return [];
-  const clients = createChainClients(config.chains.home.chainId, rpcUrl);
+  const clients = createChainClients(opts.chainId, opts.rpcUrl);
   const wait = (hash: `0x${string}`) =>
     clients.publicClient.waitForTransactionReceipt({ hash }).then((r) => {
       if (r.status !== "success") throw new Error(`seed transaction ${hash} reverted`);
     });
-  const deployer = clients.wallet(config.keys.deployer.privateKey);
+  const deployer = clients.wallet(opts.deployerKey);
+  const traders = opts.demoTraderKeys.map((privateKey) => ({ privateKey, address: privateKeyToAccount(privateKey).address }));
   const seeded: SeededBalance[] = [];
   for (const [symbol, token] of Object.entries(exchange.tokens)) {
     const whole = DEMO_DEPOSIT_WHOLE_TOKENS[symbol];
     if (whole === undefined) continue;
     const amountBaseUnits = whole * 10n ** BigInt(token.decimals);
-    for (const trader of config.keys.demoTraders) {
+    for (const trader of traders) {
       const wallet = clients.wallet(trader.privateKey);
       await wait(await deployer.writeContract({ address: token.address as Address, abi: demoTokenAbi, functionName: "mint", args: [trader.address, amountBaseUnits] }));
       await wait(await wallet.writeContract({ address: token.address as Address, abi: erc20Abi, functionName: "approve", args: [settlement, amountBaseUnits] }));

@@ -4,14 +4,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import pino, { type Logger } from "pino";
-import { servingConfig, type Config } from "../../config";
+import { DeployerSecret, servingConfig, type Config } from "../../config";
 import { createRpcClient, startChainInWorker, type RunningChain } from "../chain";
 import { defaultComponents } from "./components";
 import { ensureCompiled, type CompileOutcome } from "./compile";
 import { deployOrReuse } from "./deploy";
-import { writeDeployments, type Deployments } from "./deployments";
+import { readDeployments, writeDeployments, type Deployments } from "./deployments";
+import { createProvisioner } from "./provisioner";
 import type { SeededBalance } from "./seed";
-import type { Component, ComponentHandle, StackChains, StackContext } from "./types";
+import type { Component, ComponentHandle, ProvisionContext, StackChains, StackContext } from "./types";
 
 export interface StartStackOptions {
   config: Config;
@@ -25,6 +26,12 @@ export interface StartStackOptions {
    */
   onComponentError?: "fail" | "continue";
   logger?: Logger;
+  /**
+   * The deployer's (admin) key, taken out of the launcher's environment (`DeployerSecret.takeFrom`): it
+   * reaches the provisioning children's environment only, and is disposed of before any component
+   * starts. Default: none (the provisioning child uses the sandbox's dev key).
+   */
+  deployerSecret?: DeployerSecret;
 }
 
 export interface ComponentStatus {
@@ -46,6 +53,8 @@ export interface RunningStack {
   readonly deployedNow: boolean;
   readonly seeded: readonly SeededBalance[];
   readonly components: readonly ComponentStatus[];
+  /** The provisioning jobs this start ran in a child process ("exchange", "bridge"); empty on a re-use. */
+  readonly provisioned: readonly string[];
   /** Milliseconds spent in each phase of the start. */
   readonly timingsMs: Readonly<Record<string, number>>;
   health(): Promise<HealthReport>;
@@ -66,7 +75,7 @@ async function chainHealth(name: string, chain: RunningChain): Promise<HealthRep
   }
 }
 
-/** What a component's context carries as its config: serving components get no admin key. */
+/** What a component's context carries as its config (no config holds the admin key any more). */
 export function contextConfigFor(component: Component, config: Config): Config {
   return component.serving ? servingConfig(config) : config;
 }
@@ -134,16 +143,53 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     await Promise.all([chains.home.stop(), chains.remote.stop()]);
   };
 
+  const secret = options.deployerSecret ?? DeployerSecret.none();
   try {
-    const deployed = await phase("deploy", () => deployOrReuse({ config, logger, chains }));
+    const components = options.components ?? defaultComponents(config.stackComponents);
+    const provisioner = createProvisioner({ secret, logger });
+    const deployed = await phase("deploy", () => deployOrReuse({ config, logger, chains, provisioner }));
     let deployments = deployed.deployments;
     const updateDeployments = (update: (current: Deployments) => Deployments) => {
       deployments = update(deployments);
       writeDeployments(config.deploymentsFile, deployments);
       return deployments;
     };
+    // Every use of the admin key, before anything serves: then the key is dropped.
+    const provisionFailures = new Map<string, string>();
+    for (const component of components) {
+      if (!component.provision) continue;
+      const pctx: ProvisionContext = {
+        config,
+        logger: logger.child({ component: component.name }),
+        chains,
+        get deployments() {
+          return deployments;
+        },
+        async provision(job) {
+          const result = await provisioner.run(job);
+          const written = readDeployments(config.deploymentsFile);
+          if (!written) throw new Error(`provisioning (${job.kind}) left no deployments file`);
+          deployments = written;
+          return result;
+        },
+      };
+      try {
+        await phase(`provision ${component.name}`, () => component.provision!(pctx));
+      } catch (e) {
+        if (options.onComponentError !== "continue") throw e;
+        logger.error({ component: component.name, err: e }, "component failed to provision; continuing without it");
+        provisionFailures.set(component.name, `provisioning: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    secret.dispose();
+
     const started = new Map<string, ComponentHandle>();
-    for (const component of options.components ?? defaultComponents(config.stackComponents)) {
+    for (const component of components) {
+      const provisionError = provisionFailures.get(component.name);
+      if (provisionError !== undefined) {
+        statuses.push({ name: component.name, error: provisionError });
+        continue;
+      }
       const ctx: StackContext = {
         config: contextConfigFor(component, config),
         logger: logger.child({ component: component.name }),
@@ -175,6 +221,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       },
       deployedNow: deployed.deployedNow,
       seeded: deployed.seeded,
+      provisioned: [...provisioner.runs],
       components: statuses,
       timingsMs,
       async health() {
@@ -195,6 +242,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       },
     };
   } catch (e) {
+    secret.dispose();
     await stopAll();
     throw e;
   }

@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import type { Config } from "../../config";
 import type { RunningChain } from "../chain";
 import type { Deployments } from "./deployments";
+import type { ProvisionJob, ProvisionResult } from "./provision-job";
 
 export interface StackChains {
   readonly home: RunningChain;
@@ -44,10 +45,27 @@ export interface ComponentHandle {
   health?(): Promise<ComponentHealth>;
 }
 
+/** What a component's provisioning step receives: no key, but a way to run a job in the provisioning
+ *  child (the one process that holds the deployer's key). */
+export interface ProvisionContext {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly chains: StackChains;
+  readonly deployments: Deployments;
+  /** Runs the job in a fresh provisioning child, then re-reads the deployments file it wrote. */
+  provision(job: ProvisionJob): Promise<ProvisionResult>;
+}
+
 export interface Component {
   readonly name: string;
-  /** A serving component (order flow, internet-facing): it receives `servingConfig(config)`, without the
-   *  deployer / admin private key. */
+  /** A serving component (order flow, internet-facing): it receives `servingConfig(config)`. No
+   *  component's config holds the deployer / admin private key any more. */
   readonly serving?: boolean;
+  /**
+   * Deploys what the component needs with the admin key, through `ctx.provision` (a child process).
+   * Every component's provisioning runs before any component starts, and the stack drops the key after;
+   * a component whose contracts are already recorded returns at once.
+   */
+  provision?(ctx: ProvisionContext): Promise<void>;
   start(ctx: StackContext): Promise<ComponentHandle>;
 }

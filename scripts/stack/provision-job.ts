@@ -1,0 +1,51 @@
+// What the serving process asks the provisioning child (./provision.ts) to do: everything that needs the
+// deployer's (admin) key. A job carries addresses and URLs, never the deployer's key: that reaches the
+// child through its environment only (config/deployer-secret.ts).
+import { z } from "zod";
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/).transform((s) => s as `0x${string}`);
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((s) => s as `0x${string}`);
+const chain = z.object({ chainId: z.number().int().positive(), rpcUrl: z.string().url(), wsUrl: z.string().url() });
+
+const common = {
+  /** the deployer the serving process's config names: the child refuses to sign with another key */
+  expectedDeployer: address,
+  deploymentsFile: z.string().min(1),
+  home: chain,
+  remote: chain,
+};
+
+/** Exchange: demo tokens, Settlement, OPERATOR_ROLE grant, demo traders' mints (admin) and deposits
+ *  (each trader's own key); writes a new deployments file. */
+export const exchangeJobSchema = z.object({
+  kind: z.literal("exchange"),
+  ...common,
+  operator: address,
+  feeRecipient: address,
+  demoTraderKeys: z.array(privateKey),
+});
+
+/** Bridge: both pairs (native FROST, and custody: its Safe switches the verifier), their roles handed to
+ *  the guardian Safes; merged into the deployments file. */
+export const bridgeJobSchema = z.object({
+  kind: z.literal("bridge"),
+  ...common,
+  groupPublicKey: z.string().regex(/^0x[0-9a-fA-F]{66}$/).transform((s) => s as `0x${string}`),
+  hsmAddress: address,
+  custodyOwner: address,
+  challengePeriodSec: z.number().int().positive(),
+});
+
+export const provisionJobSchema = z.discriminatedUnion("kind", [exchangeJobSchema, bridgeJobSchema]);
+export type ProvisionJob = z.input<typeof provisionJobSchema>;
+export type ExchangeJob = z.output<typeof exchangeJobSchema>;
+export type BridgeJob = z.output<typeof bridgeJobSchema>;
+
+/** Demo deposits made by an exchange job (amounts as decimal strings on the wire). */
+export const provisionResultSchema = z.object({
+  seeded: z.array(z.object({ trader: address, token: z.string(), amountBaseUnits: z.string().regex(/^\d+$/).transform(BigInt) })).default([]),
+});
+export type ProvisionResult = z.output<typeof provisionResultSchema>;
+
+/** The child's last stdout line starts with this, followed by the result's JSON. */
+export const RESULT_PREFIX = "PROVISION_RESULT ";
