@@ -6,5 +6,5 @@ import { areaConfig } from "./base.mjs";
 export default areaConfig({
   area: "pipeline-settle",
   mutate: ["pipeline/batcher.ts", "pipeline/settle-sender.ts", "pipeline/ledger.ts"],
-  testFiles: ["pipeline/{batcher,ledger,settle-sender,poison,settlement}*.test.ts"],
+  testFiles: ["pipeline/{batcher,ledger,settle-sender,settle-classify,poison,settlement}*.test.ts"],
 });
