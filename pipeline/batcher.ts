@@ -91,6 +91,9 @@ export interface Batcher {
   health(): BatcherHealth;
   /** Recent time between two confirmed batches while trades were waiting (ms, 10..1000; 10 before any). */
   confirmIntervalMs(): number;
+  /** Tests: no new batch leaves until the returned release is called (batches already sent go on; a resend
+   *  after a start is not held). Makes "on-chain action between match and settle" races deterministic. */
+  hold(): () => void;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -118,6 +121,8 @@ export function createBatcher(deps: BatcherDeps): Batcher {
   let wake: (() => void) | undefined;
   let lastPushedSeq = -1;
   const drainWaiters: (() => void)[] = [];
+  /** hold() calls not yet released: while any, takeBatch() gives nothing new */
+  let holds = 0;
   const log = deps.logger;
   /** moving average of the time between confirmations while busy */
   let confirmEveryMs = 10;
@@ -143,6 +148,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
   function takeBatch(): SettleableTrade[] | null {
     const avail = queue.length - dispatched;
     if (avail <= 0) return null;
+    if (holds > 0 && !resend) return null;
     if (resend) {
       if (dispatched > 0) return null; // only ever the first batch after a start
       const upTo = queue.findIndex((t) => t.seq > resend!.toSeq);
@@ -365,7 +371,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
     return new Promise<"wake">((r) => {
       wake = () => r("wake");
       const behind = queue.length - dispatched;
-      if (behind > 0 && flights.length < maxInFlight && !resend)
+      if (behind > 0 && flights.length < maxInFlight && !resend && holds === 0)
         timer = setTimeout(wake, Math.max(1, deps.maxDelayMs - (Date.now() - queue[dispatched].matchedAtMs)));
     });
   }
@@ -456,6 +462,16 @@ export function createBatcher(deps: BatcherDeps): Batcher {
       deps.sender.close?.();
       store?.close();
       notifyDrained();
+    },
+    hold() {
+      holds += 1;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        holds -= 1;
+        wake?.();
+      };
     },
     confirmIntervalMs() {
       return Math.min(1000, Math.max(10, Math.round(confirmEveryMs)));

@@ -74,15 +74,21 @@ export function decodeSettleRevert(e: unknown): FatalChainError | null {
     return new FatalChainError(`settle reverted: ${reverted.data.errorName}`, reverted.data.errorName, reverted.data.args ?? [], {
       cause: e,
     });
-  const withData = e.walk(
-    (x) => typeof (x as { data?: unknown }).data === "string" && /^0x[0-9a-f]{8}/i.test((x as { data: string }).data)
-  ) as { data?: Hex } | null;
-  if (withData?.data) {
+  // the revert data as the error's `data`, or nested as `data.data` (Hardhat answers some eth_calls with
+  // -32603 {message, data: {message, data: "0x..."}}: a wallet that burns its gas inside a simulation)
+  const revertDataOf = (x: unknown): Hex | undefined => {
+    const d = (x as { data?: unknown }).data;
+    const hex = typeof d === "string" ? d : (d as { data?: unknown } | undefined)?.data;
+    return typeof hex === "string" && /^0x[0-9a-f]{8}/i.test(hex) ? (hex as Hex) : undefined;
+  };
+  const withData = e.walk((x) => revertDataOf(x) !== undefined);
+  const revertData = withData ? revertDataOf(withData) : undefined;
+  if (revertData) {
     try {
-      const d = decodeErrorResult({ abi: settlementErrorsAbi, data: withData.data });
+      const d = decodeErrorResult({ abi: settlementErrorsAbi, data: revertData });
       return new FatalChainError(`settle reverted: ${d.errorName}`, d.errorName, d.args ?? [], { cause: e });
     } catch {
-      return new FatalChainError(`settle reverted with data ${withData.data}`, undefined, undefined, { cause: e });
+      return new FatalChainError(`settle reverted with data ${revertData}`, undefined, undefined, { cause: e });
     }
   }
   if (/revert/i.test(e.message) && !RETRYABLE.test(e.message))
