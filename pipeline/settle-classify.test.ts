@@ -2,10 +2,10 @@
 // fatal reverts (and then, pipeline/poison.ts, which of those one order causes), and the gas limit formula.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BaseError, encodeErrorResult, RpcRequestError } from "viem";
+import { BaseError, ContractFunctionRevertedError, encodeErrorResult, RpcRequestError } from "viem";
 import { FatalChainError, RetryableChainError } from "./errors";
 import { isOrderAttributable, ORDER_ATTRIBUTABLE_ERRORS, suspectOrders } from "./poison";
-import { classifySettleError, settleGasLimit } from "./settle-sender";
+import { classifySettleError, decodeSettleRevert, settleGasLimit } from "./settle-sender";
 import { settlementAbi } from "./settlement-abi";
 
 const rpc = (message: string, data?: string) => new RpcRequestError({ body: {}, url: "ws://x", error: { code: -32000, message, data } });
@@ -84,4 +84,83 @@ test("gas limit: 200k + 40k per order + 40k per fill, capped at 16M (the last st
   assert.equal(settleGasLimit(394, 0), 15_960_000n);
   assert.equal(settleGasLimit(395, 0), 16_000_000n);
   assert.equal(settleGasLimit(396, 0), 16_000_000n);
+});
+
+// ---- the exact edges of the classification (each regex alternative, each message, each cause)
+
+test("decodeSettleRevert: a ContractFunctionRevertedError gives its decoded name and arguments ([] for an error without any)", () => {
+  const abi = settlementAbi();
+  const withArgs = new ContractFunctionRevertedError({ abi, functionName: "settlePacked", data: encodeErrorResult({ abi, errorName: "SettlementOrderNonceUsed", args: ["0x00000000000000000000000000000000000000aa", 7n] }) });
+  const a = decodeSettleRevert(withArgs);
+  assert.ok(a instanceof FatalChainError);
+  assert.equal(a.message, "settle reverted: SettlementOrderNonceUsed");
+  assert.equal(a.revertName, "SettlementOrderNonceUsed");
+  assert.equal(a.revertArgs!.length, 2);
+  assert.equal(String(a.revertArgs![0]).toLowerCase(), "0x00000000000000000000000000000000000000aa");
+  assert.equal(a.revertArgs![1], 7n);
+  assert.equal(a.cause, withArgs);
+  const noArgs = new ContractFunctionRevertedError({ abi, functionName: "settlePacked", data: encodeErrorResult({ abi, errorName: "EnforcedPause" }) });
+  const b = decodeSettleRevert(noArgs);
+  assert.equal(b!.revertName, "EnforcedPause");
+  assert.deepEqual(b!.revertArgs, []);
+  assert.equal(b!.cause, noArgs);
+});
+
+test("decodeSettleRevert: error data anywhere in the cause chain; a selector the ABI lacks still fatal; data must be 4 bytes of hex at the start", () => {
+  const abi = settlementAbi();
+  const pause = encodeErrorResult({ abi, errorName: "EnforcedPause" });
+  const e = rpc("execution reverted", pause);
+  const a = decodeSettleRevert(e)!;
+  assert.equal(a.message, "settle reverted: EnforcedPause");
+  assert.deepEqual(a.revertArgs, []);
+  assert.equal(a.cause, e);
+  const unknown = rpc("execution reverted", "0x12345678");
+  const u = decodeSettleRevert(unknown)!;
+  assert.ok(u instanceof FatalChainError);
+  assert.equal(u.message, "settle reverted with data 0x12345678");
+  assert.equal(u.revertName, undefined);
+  assert.equal(u.revertArgs, undefined);
+  assert.equal(u.cause, unknown);
+  // upper-case hex is hex
+  assert.equal(decodeSettleRevert(rpc("oops", "0xABCDEF12"))!.message, "settle reverted with data 0xABCDEF12");
+  // 7 hex digits, or a prefix before 0x: not error data (and the message says no revert: not a revert at all)
+  assert.equal(decodeSettleRevert(rpc("oops", "0x1234567")), null);
+  assert.equal(decodeSettleRevert(rpc("oops", "00x12345678")), null);
+  // not a viem error at all
+  assert.equal(decodeSettleRevert(new Error("execution reverted")), null);
+});
+
+test("decodeSettleRevert: a revert named only in the message is fatal (its short message), unless the message is also a network failure", () => {
+  const e = new BaseError("execution REVERTED: out of gas");
+  const f = decodeSettleRevert(e)!;
+  assert.ok(f instanceof FatalChainError);
+  assert.equal(f.message, "settle reverted: execution REVERTED: out of gas");
+  assert.equal(f.cause, e);
+  for (const m of ["fetch failed", "connect ECONNREFUSED", "read ECONNRESET", "socket hang up", "timed out", "timeout", "time out", "timedout", "nonce too low", "nonce too high", "nonce has already been used", "replacement transaction underpriced", "already known", "HTTP request failed", "FETCH FAILED"]) {
+    assert.equal(decodeSettleRevert(new BaseError(`reverted? ${m}`)), null, m);
+    assert.ok(classifySettleError(new BaseError(`reverted? ${m}`)) instanceof RetryableChainError, m);
+  }
+  assert.equal(decodeSettleRevert(new BaseError("no such thing")), null);
+});
+
+test("classifySettleError: node refusals read the short message and the details; exact messages and causes", () => {
+  const inDetails = new BaseError("Transaction failed.", { details: "Intrinsic Gas too low" });
+  const f = classifySettleError(inDetails);
+  assert.ok(f instanceof FatalChainError);
+  assert.equal(f.message, "settle refused by the node: Transaction failed. Intrinsic Gas too low");
+  assert.equal(f.cause, inDetails);
+  const noDetails = new BaseError("insufficient funds for gas");
+  assert.equal(classifySettleError(noDetails).message, "settle refused by the node: insufficient funds for gas ");
+  const r = classifySettleError(new BaseError("Request failed.", { details: "connection reset" }));
+  assert.ok(r instanceof RetryableChainError);
+  assert.equal(r.message, "Request failed. connection reset");
+  const bare = new BaseError("boom");
+  assert.equal(classifySettleError(bare).message, "boom ");
+  assert.equal(classifySettleError(bare).cause, bare);
+  const plain = new Error("plain failure");
+  assert.equal(classifySettleError(plain).message, "plain failure");
+  assert.equal(classifySettleError(plain).cause, plain);
+  assert.equal(classifySettleError("a string").message, "a string");
+  assert.equal(classifySettleError(null).message, "null");
+  assert.equal(classifySettleError(undefined).message, "undefined");
 });

@@ -9,7 +9,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../config/dev-accounts";
 import { encodePackedBatch, type SettleArgs } from "../sdk/settle-batch";
 import { FatalChainError, RetryableChainError } from "./errors";
-import { createSettleSender, settleGasLimit, type SettleSender } from "./settle-sender";
+import { createSettleSender, ERC1271_SETTLE_GAS, settleGasLimit, type SettleSender } from "./settle-sender";
 import { settlementAbi } from "./settlement-abi";
 import { startFakeRpc, type FakeRpc } from "./testing/fake-rpc";
 
@@ -59,7 +59,7 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
 
 let chain: FakeRpc;
 let senders: SettleSender[] = [];
-function sender(extra: { wsUrl?: string; pollingIntervalMs?: number } = {}): SettleSender {
+function sender(extra: { wsUrl?: string; pollingIntervalMs?: number; isContractWallet?: (a: Address) => boolean } = {}): SettleSender {
   const s = createSettleSender({ rpcUrl: chain.url, chainId: chain.chainId, settlement: SETTLEMENT, operatorKey: OPERATOR_KEY, pollingIntervalMs: 2, ...extra });
   senders.push(s);
   return s;
@@ -399,6 +399,59 @@ describe("settle sender against a fake chain", () => {
     chain.onCall = () => ({ error: { code: -32603, message: "node restarting" } });
     const e = await rejection(s.simulate!(5n, ARGS));
     assert.ok(e instanceof RetryableChainError);
+  });
+
+  test("orders of contract wallets add the ERC-1271 stipend each to the gas limit, in sends and simulations", async () => {
+    // stipend 200,000 + the 1/64 kept back (200,000 / 63 = 3,174) + 5,000 of reserve around the call
+    assert.equal(ERC1271_SETTLE_GAS, 208_174n);
+    assert.equal(settleGasLimit(2, 1, 1), 320_000n + 208_174n);
+    assert.equal(settleGasLimit(2, 1, 0), 320_000n);
+    assert.equal(settleGasLimit(300, 0, 1000), 16_000_000n);
+    const wallets = new Set([ARGS3.orders[1].trader.toLowerCase(), ARGS3.orders[2].trader.toLowerCase()]);
+    const s = sender({ isContractWallet: (a) => wallets.has(a.toLowerCase()) });
+    await s.send(5n, ARGS3);
+    assert.equal(chain.sent[0].gas, settleGasLimit(3, 2, 2));
+    await s.simulate!(6n, ARGS3);
+    assert.equal(chain.calls[0].gas, settleGasLimit(3, 2, 2));
+    const plain = sender({ isContractWallet: () => false });
+    await plain.simulate!(6n, ARGS3);
+    assert.equal(chain.calls[1].gas, settleGasLimit(3, 2));
+  });
+
+  test("a send whose answer never comes times out (30 s) as retryable and shuts the sender", async () => {
+    const s = sender();
+    await s.send(5n, ARGS); // nonce and gas price known: the next send reads nothing over HTTP
+    const realSetTimeout = globalThis.setTimeout;
+    globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) =>
+      realSetTimeout(fn, ms === 30_000 ? 1 : ms, ...rest)) as typeof setTimeout;
+    chain.onSend = () => ({ answer: "hold" });
+    let p: Promise<unknown>;
+    try {
+      p = s.send(6n, ARGS);
+      while (chain.sent.length < 2) await new Promise((r) => realSetTimeout(r, 1));
+    } finally {
+      globalThis.setTimeout = realSetTimeout;
+    }
+    const e = await rejection(p);
+    assert.ok(e instanceof RetryableChainError);
+    assert.equal(e.message, "timed out waiting for the send's answer");
+    const e2 = await rejection(s.send(7n, ARGS));
+    assert.equal(e2.message, "not sent: timed out waiting for the send's answer");
+    chain.releaseHeld();
+  });
+
+  test("a lost receipt whose polling fails is retryable and shuts the sender until reset()", async () => {
+    const s = sender();
+    chain.onSend = () => ({ loseReceipt: true });
+    chain.httpErrors.set("eth_getTransactionReceipt", { code: -32603, message: "receipt store offline" });
+    const e = await rejection(s.send(5n, ARGS));
+    assert.ok(e instanceof RetryableChainError);
+    assert.match(e.message, /receipt store offline/);
+    chain.httpErrors.clear();
+    chain.onSend = undefined;
+    const e2 = await rejection(s.send(6n, ARGS));
+    assert.match(e2.message, /^not sent: .*receipt store offline/s);
+    assert.equal(chain.sent.length, 1);
   });
 
   test("PIPELINE_TRACE prints one line per batch with its timings, fills and gas; unset, nothing is printed", async () => {
