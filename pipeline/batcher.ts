@@ -77,6 +77,9 @@ export interface BatcherDeps {
   onRejected?(orders: { hash: Hex; error: string }[]): Promise<number[]>;
   /** trade seqs a journaled decision dropped (the resend after a restart does not wait for them) */
   isDropped?(seq: number): boolean;
+  /** Whether a settle of these trades fits the per-transaction gas cap (contract wallets' orders carry an
+   *  ERC-1271 stipend each); absent = any batch of `maxTrades` fits. A new batch is cut short until it does. */
+  fitsGasCap?(trades: readonly SettleableTrade[]): boolean;
   fsync?: boolean;
 }
 
@@ -164,7 +167,12 @@ export function createBatcher(deps: BatcherDeps): Batcher {
       return queue.slice(0, n);
     }
     const oldest = queue[dispatched].matchedAtMs;
-    if (avail >= deps.maxTrades || Date.now() - oldest >= deps.maxDelayMs) return queue.slice(dispatched, dispatched + deps.maxTrades);
+    if (avail >= deps.maxTrades || Date.now() - oldest >= deps.maxDelayMs) {
+      const batch = queue.slice(dispatched, dispatched + deps.maxTrades);
+      // a batch the gas cap cannot carry would revert without data (out of gas), which halts: cut it short
+      while (batch.length > 1 && deps.fitsGasCap && !deps.fitsGasCap(batch)) batch.pop();
+      return batch;
+    }
     return null;
   }
 

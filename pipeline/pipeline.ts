@@ -10,7 +10,7 @@ import { MatcherService, type ServiceEvent } from "./matcher-service";
 import type { MarketSpec } from "./markets";
 import { createOrderDigester, getDomainSeparator } from "./order-digest";
 import { getSettlementDomain } from "./order";
-import { createSettleSender } from "./settle-sender";
+import { createSettleSender, SETTLE_GAS_CAP, settleGasWanted } from "./settle-sender";
 import { settlementAbi } from "./settlement-abi";
 
 /** The matcher treats an order as expired this long before its signed expiry, so that a trade matched
@@ -170,6 +170,19 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     }),
     storeFile: join(opts.dataDir, "batcher", "batches.jsonl"),
     signedOrder: service.signedOrder,
+    fitsGasCap(trades) {
+      const orders = new Set<string>();
+      let walletOrders = 0;
+      for (const t of trades)
+        for (const h of [t.makerHash, t.takerHash]) {
+          const key = h.toLowerCase();
+          if (orders.has(key)) continue;
+          orders.add(key);
+          const so = service.signedOrder(h);
+          if (so && contractWallets.isContract(so.order.trader)) walletOrders += 1;
+        }
+      return settleGasWanted(orders.size, trades.length, walletOrders) <= SETTLE_GAS_CAP;
+    },
     maxTrades: opts.maxTrades ?? 100,
     maxDelayMs: opts.maxDelayMs ?? 20,
     maxInFlight: opts.maxInFlight ?? 2,

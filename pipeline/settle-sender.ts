@@ -118,8 +118,17 @@ export const ERC1271_SETTLE_GAS = ERC1271_GAS_STIPEND + ERC1271_GAS_STIPEND / 63
  *  per-transaction gas cap (2^24, EIP-7825) that Hardhat enforces. Orders of contract wallets add their
  *  ERC-1271 stipend each: a wallet may spend it all and still answer valid. */
 export function settleGasLimit(orders: number, fills: number, contractWalletOrders = 0): bigint {
-  const want = 200_000n + 40_000n * BigInt(orders) + 40_000n * BigInt(fills) + ERC1271_SETTLE_GAS * BigInt(contractWalletOrders);
-  return want < 16_000_000n ? want : 16_000_000n;
+  const want = settleGasWanted(orders, fills, contractWalletOrders);
+  return want < SETTLE_GAS_CAP ? want : SETTLE_GAS_CAP;
+}
+
+/** The per-transaction gas cap a settle is sent under (below Hardhat's 2^24, EIP-7825). */
+export const SETTLE_GAS_CAP = 16_000_000n;
+
+/** The gas a settle of this shape is budgeted before the cap: over SETTLE_GAS_CAP, the batch is too big
+ *  (the batcher cuts it short: `fitsGasCap`). */
+export function settleGasWanted(orders: number, fills: number, contractWalletOrders = 0): bigint {
+  return 200_000n + 40_000n * BigInt(orders) + 40_000n * BigInt(fills) + ERC1271_SETTLE_GAS * BigInt(contractWalletOrders);
 }
 
 export function createSettleSender(deps: SettleSenderDeps): SettleSender {
