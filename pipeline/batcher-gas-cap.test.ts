@@ -8,20 +8,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hex } from "viem";
-import type { SettleArgs, SignedOrder } from "../sdk/settle-batch";
+import type { SettleArgs } from "../sdk/settle-batch";
 import { createBatcher, type SettleableTrade } from "./batcher";
+import { fixtureSignedOrder, fixtureTrade, hashOf } from "./testing/batcher-fixture";
 import { ERC1271_SETTLE_GAS, SETTLE_GAS_CAP, settleGasLimit, settleGasWanted, type SettleSender } from "./settle-sender";
 
-const h = (n: number) => ("0x" + n.toString(16).padStart(64, "0")) as Hex;
-const signedOrder = (hash: Hex): SignedOrder => ({
-  hash,
-  signature: "0x" as Hex,
-  order: {
-    trader: "0x0000000000000000000000000000000000000001", baseToken: "0x0000000000000000000000000000000000000002",
-    quoteToken: "0x0000000000000000000000000000000000000003", side: 0, price: 1n, amount: 1n, expiry: 1n, nonce: BigInt(hash), flags: 0,
-  },
-});
-const trade = (seq: number): SettleableTrade => ({ seq, makerHash: h(2 * seq + 1), takerHash: h(2 * seq + 2), baseAmount: BigInt(seq), price: 1n, matchedAtMs: 0 });
+const h = hashOf;
+const signedOrder = fixtureSignedOrder;
+const trade = fixtureTrade;
 
 /** Budget of `n` trades of two orders each, every order a contract wallet's. */
 const budget = (n: number) => settleGasWanted(2 * n, n, 2 * n);

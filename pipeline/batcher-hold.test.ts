@@ -7,20 +7,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hex } from "viem";
-import type { SettleArgs, SignedOrder } from "../sdk/settle-batch";
+import type { SettleArgs } from "../sdk/settle-batch";
 import { createBatcher, type SettleableTrade } from "./batcher";
+import { fixtureSignedOrder, fixtureTrade, hashOf } from "./testing/batcher-fixture";
 import type { SettleSender } from "./settle-sender";
 
-const h = (n: number) => ("0x" + n.toString(16).padStart(64, "0")) as Hex;
-const signedOrder = (hash: Hex): SignedOrder => ({
-  hash,
-  signature: "0x" as Hex,
-  order: {
-    trader: "0x0000000000000000000000000000000000000001", baseToken: "0x0000000000000000000000000000000000000002",
-    quoteToken: "0x0000000000000000000000000000000000000003", side: 0, price: 1n, amount: 1n, expiry: 1n, nonce: BigInt(hash), flags: 0,
-  },
-});
-const trade = (seq: number): SettleableTrade => ({ seq, makerHash: h(2 * seq + 1), takerHash: h(2 * seq + 2), baseAmount: BigInt(seq), price: 1n, matchedAtMs: 0 });
+const h = hashOf;
+const signedOrder = fixtureSignedOrder;
+const trade = fixtureTrade;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test("nothing leaves while held (full batches, past their delay); release sends all; holds nest; a second release is a no-op", async () => {
