@@ -1,25 +1,30 @@
 #!/usr/bin/env node
-// Runs every test of the project and ends with one line `tests: N passed, N failed`.
+// Runs every test of the project and ends with one line `tests: N passed, N failed, N skipped`.
 //   build:     `hardhat compile` of the whole tree and of the exchange area, once, before any test: a
 //              fresh clone has no artifacts, and unit tests that compile on demand would otherwise
 //              race each other writing the same artifacts folder.
 //   contracts: Hardhat's mocha over test/contracts (in-process Hardhat network)
 //   unit:      node:test, one process per *.test.ts outside test/contracts and test/e2e, run side by
 //              side with the contracts run (TEST_CONCURRENCY at a time, default 2)
+//   typecheck: `tsc --noEmit -p tsconfig.json`, counted as one test (failed when tsc exits non-zero, its
+//              output printed), side by side with the contracts run; in the full run, `--only unit` and
+//              `--only typecheck`, never in a filtered run
 //   e2e:       node:test over test/e2e/**/*.test.ts, one file at a time (they start real stacks)
 // Every file runs in its own process group, under a time limit (TEST_FILE_TIMEOUT_MS, e2e
 // TEST_E2E_FILE_TIMEOUT_MS, contracts TEST_CONTRACTS_TIMEOUT_MS); when it ends, whatever it left
 // running is killed. A file that crashes, times out or exits non-zero without a failing test counts
-// as one failure. `--only <group>` runs one group (the build still runs first); other arguments keep
-// only the test files whose path contains one of them.
+// as one failure. Skipped tests (node:test skip/todo, mocha pending) are counted and listed.
+// `--only <group>` runs one group (the build still runs first); other arguments keep only the test files
+// (contract tests included) whose path contains one of them. An unknown group or option, or a filter that
+// matches no test file, fails at once (exit 1, `tests: 0 passed, 1 failed, 0 skipped`) before any build.
+// The rules themselves (arguments, selection, counting) are in run-tests-lib.mjs, tested by run-tests.test.ts.
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { addTotals, closingLine, judgeRun, judgeTypecheck, parseArgs, planRun } from "./run-tests-lib.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
-const argv = process.argv.slice(2);
-const only = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : null;
-const filters = argv.filter((a, i) => !a.startsWith("--") && argv[i - 1] !== "--only");
+const args = parseArgs(process.argv.slice(2));
 const SKIP_DIRS = new Set(["node_modules", ".git", "artifacts", "cache", "typechain-types", ".data", ".ponder", "generated"]);
 const envMs = (name, fallback) => (Number(process.env[name]) > 0 ? Number(process.env[name]) : fallback);
 const CONCURRENCY = envMs("TEST_CONCURRENCY", 2);
@@ -27,13 +32,14 @@ const UNIT_TIMEOUT_MS = envMs("TEST_FILE_TIMEOUT_MS", 6 * 60_000);
 const E2E_TIMEOUT_MS = envMs("TEST_E2E_FILE_TIMEOUT_MS", 10 * 60_000);
 const CONTRACTS_TIMEOUT_MS = envMs("TEST_CONTRACTS_TIMEOUT_MS", 15 * 60_000);
 const BUILD_TIMEOUT_MS = envMs("TEST_BUILD_TIMEOUT_MS", 10 * 60_000);
+const TYPECHECK_TIMEOUT_MS = envMs("TEST_TYPECHECK_TIMEOUT_MS", 10 * 60_000);
 
 function findTests(dir, out = []) {
   for (const name of readdirSync(dir)) {
     if (SKIP_DIRS.has(name) || name.startsWith("artifacts-") || name.startsWith("cache-")) continue;
     const p = join(dir, name);
     if (statSync(p).isDirectory()) findTests(p, out);
-    else if (name.endsWith(".test.ts")) out.push(relative(root, p));
+    else if (name.endsWith(".test.ts") || name.endsWith(".spec.ts")) out.push(relative(root, p));
   }
   return out.sort();
 }
@@ -51,7 +57,7 @@ function killGroup(pid, signal) {
 for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(sig, () => {
     for (const pid of live) killGroup(pid, "SIGKILL");
-    console.log("tests: 0 passed, 1 failed");
+    console.log(closingLine({ passed: 0, failed: 1, skipped: 0 }));
     process.exit(1);
   });
 }
@@ -108,33 +114,9 @@ function run(label, cmd, args, { env = {}, timeoutMs, stream }) {
   });
 }
 
-function count(re, text) {
-  let n = 0;
-  for (const m of text.matchAll(re)) n += Number(m[1]);
-  return n;
-}
-
-const results = []; // { group, label, passed, failed, ms, note }
+const results = []; // { group, label, passed, failed, skipped, ms, note }
 function record(group, label, r, kind) {
-  let passed;
-  let failed;
-  if (kind === "mocha") {
-    passed = count(/^\s*(\d+) passing/gm, r.out);
-    failed = count(/^\s*(\d+) failing/gm, r.out);
-  } else {
-    passed = count(/^ℹ pass (\d+)/gm, r.out);
-    // A cancelled test (its file timed out, or a hook failed) did not pass either.
-    failed = count(/^ℹ fail (\d+)/gm, r.out) + count(/^ℹ cancelled (\d+)/gm, r.out);
-  }
-  let note = r.timedOut ? "timed out" : "";
-  // Exit code and counts must agree: a crash, a kill or a non-zero exit without a failing test is a failure.
-  if (r.code !== 0 && failed === 0) {
-    failed = 1;
-    note ||= r.signal ? `killed by ${r.signal}` : `exit code ${r.code}, no failing test reported`;
-  }
-  if (r.code === 0 && failed > 0) note ||= "exit code 0 with failing tests";
-  if (r.leftovers && !r.timedOut) note = [note, "left processes running"].filter(Boolean).join("; ");
-  results.push({ group, label, passed, failed, ms: r.ms, note });
+  results.push({ group, label, ms: r.ms, ...(kind === "typecheck" ? judgeTypecheck(r) : judgeRun(kind, r)) });
 }
 
 /** Runs the jobs, `limit` at a time, in the order given. */
@@ -152,10 +134,12 @@ const nodeTest = (file, timeoutMs, stream) => async () => {
   record(file.startsWith("test/e2e/") ? "e2e" : "unit", file, r, "node:test");
 };
 
-const all = findTests(root).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
-const unitFiles = all.filter((f) => !f.startsWith("test/contracts/") && !f.startsWith("test/e2e/"));
-const e2eFiles = all.filter((f) => f.startsWith("test/e2e/"));
-const wants = (g) => !only || only === g;
+const plan = args.error ? { error: args.error } : planRun(findTests(root), args);
+if (plan.error) {
+  console.log(`run-tests: ${plan.error}`);
+  console.log(closingLine({ passed: 0, failed: 1, skipped: 0 }));
+  process.exit(1);
+}
 const groupMs = {};
 const t0 = Date.now();
 
@@ -169,40 +153,50 @@ const t0 = Date.now();
   await Promise.all(
     builds.map(async ([label, env]) => {
       const r = await run(label, process.execPath, [hardhatCli, "compile", "--quiet"], { env, timeoutMs: BUILD_TIMEOUT_MS, stream: false });
-      if (r.code !== 0) results.push({ group: "build", label, passed: 0, failed: 1, ms: r.ms, note: r.timedOut ? "timed out" : `exit code ${r.code}` });
+      if (r.code !== 0) results.push({ group: "build", label, passed: 0, failed: 1, skipped: 0, ms: r.ms, note: r.timedOut ? "timed out" : `exit code ${r.code}` });
     }),
   );
   groupMs.build = Date.now() - started;
 }
 
-// Contracts and unit files share the cores.
+// Contracts, the typecheck and unit files share the cores (the typecheck beside the long contracts run).
 {
   const started = Date.now();
   const jobs = [];
-  if (wants("contracts")) {
+  if (plan.contracts) {
+    const files = plan.contracts === "all" ? [] : plan.contracts;
     jobs.push(async () => {
       const s = Date.now();
-      const r = await run("contracts: hardhat test", process.execPath, [hardhatCli, "test", "--no-compile"], { timeoutMs: CONTRACTS_TIMEOUT_MS, stream: false });
-      record("contracts", "test/contracts (hardhat test)", r, "mocha");
+      const r = await run("contracts: hardhat test", process.execPath, [hardhatCli, "test", "--no-compile", ...files], { timeoutMs: CONTRACTS_TIMEOUT_MS, stream: false });
+      record("contracts", files.length ? `test/contracts (hardhat test, ${files.length} file(s))` : "test/contracts (hardhat test)", r, "mocha");
       groupMs.contracts = Date.now() - s;
     });
   }
-  if (wants("unit")) for (const f of unitFiles) jobs.push(nodeTest(f, UNIT_TIMEOUT_MS, false));
+  if (plan.typecheck) {
+    jobs.push(async () => {
+      const s = Date.now();
+      const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+      const r = await run("typecheck: tsc --noEmit -p tsconfig.json", process.execPath, [tsc, "--noEmit", "-p", "tsconfig.json"], { timeoutMs: TYPECHECK_TIMEOUT_MS, stream: false });
+      record("typecheck", "typecheck (tsc --noEmit -p tsconfig.json)", r, "typecheck");
+      groupMs.typecheck = Date.now() - s;
+    });
+  }
+  for (const f of plan.unit) jobs.push(nodeTest(f, UNIT_TIMEOUT_MS, false));
   await pool(jobs, CONCURRENCY);
   if (jobs.length) groupMs["contracts+unit"] = Date.now() - started;
 }
 
 // e2e: one file at a time, output as it comes.
-if (wants("e2e")) {
+if (plan.e2e.length) {
   const started = Date.now();
-  await pool(e2eFiles.map((f) => async () => {
+  await pool(plan.e2e.map((f) => async () => {
     console.log(`\n──── ${f} ────`);
     await nodeTest(f, E2E_TIMEOUT_MS, true)();
   }), 1);
   groupMs.e2e = Date.now() - started;
 }
 
-const totals = results.reduce((t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed }), { passed: 0, failed: 0 });
+const totals = addTotals(results);
 const fmt = (ms) => `${(ms / 1000).toFixed(1).padStart(7)} s`;
 console.log("\n════ summary ════");
 console.log(`groups: ${Object.entries(groupMs).map(([g, ms]) => `${g} ${(ms / 1000).toFixed(1)} s`).join(", ")}; total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -213,6 +207,11 @@ if (failing.length) {
   console.log("failing files:");
   for (const r of failing) console.log(`  ${r.label}: ${r.failed} failed${r.note ? ` (${r.note})` : ""}`);
 }
+const skipping = results.filter((r) => r.skipped > 0);
+if (skipping.length) {
+  console.log("files with skipped tests:");
+  for (const r of skipping) console.log(`  ${r.label}: ${r.skipped} skipped`);
+}
 for (const r of results.filter((r) => r.failed === 0 && r.note)) console.log(`warning: ${r.label}: ${r.note}`);
-console.log(`tests: ${totals.passed} passed, ${totals.failed} failed`);
+console.log(closingLine(totals));
 process.exit(totals.failed > 0 ? 1 : 0);
