@@ -164,3 +164,14 @@ test("classifySettleError: node refusals read the short message and the details;
   assert.equal(classifySettleError(null).message, "null");
   assert.equal(classifySettleError(undefined).message, "undefined");
 });
+
+test("decodeSettleRevert: revert data nested one level (Hardhat's -32603 {message, data: {message, data}}) is decoded too", () => {
+  const abi = settlementAbi();
+  const pause = encodeErrorResult({ abi, errorName: "EnforcedPause" });
+  const nested = new RpcRequestError({ body: {}, url: "ws://x", error: { code: -32603, message: "internal error", data: { message: "x", data: pause } } });
+  const f = decodeSettleRevert(nested)!;
+  assert.equal(f.revertName, "EnforcedPause");
+  assert.equal(f.message, "settle reverted: EnforcedPause");
+  // nested but not error data: nothing to decode, and no revert in the message
+  assert.equal(decodeSettleRevert(new RpcRequestError({ body: {}, url: "ws://x", error: { code: -32603, message: "internal error", data: { data: 12 } } })), null);
+});
