@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Address, Hex } from "viem";
 import type { SettleArgs, SignedOrder } from "../sdk/settle-batch";
 import { createBatcher, type BatcherDeps, type SettleableTrade } from "./batcher";
-import { FatalChainError } from "./errors";
+import { FatalChainError, RetryableChainError } from "./errors";
 import type { SettleSender } from "./settle-sender";
 
 const h = (n: number) => ("0x" + n.toString(16).padStart(64, "0")) as Hex;
@@ -317,6 +317,256 @@ test("a poisoned batch whose remainder then fails fatally halts (the remainder i
     assert.equal(b.health().state, "halted");
     assert.match(halted, /EnforcedPause/);
     assert.equal(m.journal.length, 1, "the rejection itself was journaled before the halt");
+    await b.stop();
+  });
+});
+
+// ---- the edges of the quarantine: how many simulations, which of a trader's orders, the round limit,
+// what the matcher answers, senders without simulate/reset, stop and retries around it
+
+test("one suspect: no per-order simulation, one check of the remainder; the decision is logged", async () => {
+  await withDir(async (dir) => {
+    const trades = [1, 2, 3].map((s) => trade(s));
+    const chain = poisonChain(new Map([[6, NONCE_USED]]));
+    const m = fakeMatcher(trades);
+    const warns: { o: object; m?: string }[] = [];
+    const logger = { info() {}, error() {}, warn: (o: object, msg?: string) => void warns.push({ o, m: msg }) };
+    const b = createBatcher(deps(chain, m, dir, { logger }));
+    await b.start();
+    for (const t of trades) b.push(t);
+    await b.drain();
+    assert.equal(chain.simulations(), 1);
+    assert.deepEqual(chain.settledSeqs(), [1, 3]);
+    assert.deepEqual(warns, [
+      {
+        o: { batchId: "0", revert: "SettlementOrderNonceUsed", orders: [{ hash: h(6), error: "SettlementOrderNonceUsed" }], droppedTrades: 1 },
+        m: "settle reverted on orders the contract refuses: cancelled, their trades dropped, batch rebuilt",
+      },
+    ]);
+    await b.stop();
+  });
+});
+
+test("a trader's several orders: the bad one as a maker is found alone too", async () => {
+  await withDir(async (dir) => {
+    const trades = [1, 2, 3].map((s) => trade(s));
+    const chain = poisonChain(new Map([[3, NOT_AUTHORIZED]]));
+    const m = fakeMatcher(trades);
+    const b = createBatcher(deps(chain, m, dir, { signedOrder: makeOrders({ 3: 77, 6: 77 }) }));
+    await b.start();
+    for (const t of trades) b.push(t);
+    await b.drain();
+    assert.deepEqual(m.journal.map((j) => j.orders), [[{ hash: h(3), error: "SettlementSignerNotAuthorized" }]]);
+    assert.deepEqual(chain.settledSeqs(), [2, 3]);
+    await b.stop();
+  });
+});
+
+test("a trader's orders that fail together alone (same trade) are both rejected; the trader's order that settles alone is kept", async () => {
+  await withDir(async (dir) => {
+    // trader 77 owns 3 (maker of trade 1), 5 and 6 (both sides of trade 2); order 6 is refused
+    const trades = [1, 2, 3].map((s) => trade(s));
+    const chain = poisonChain(new Map([[6, NOT_AUTHORIZED]]));
+    const m = fakeMatcher(trades);
+    const b = createBatcher(deps(chain, m, dir, { signedOrder: makeOrders({ 3: 77, 5: 77, 6: 77 }) }));
+    await b.start();
+    for (const t of trades) b.push(t);
+    await b.drain();
+    assert.deepEqual(m.journal.map((j) => j.orders.map((o) => o.hash)), [[h(5), h(6)]]);
+    assert.deepEqual(chain.settledSeqs(), [1, 3]);
+    await b.stop();
+  });
+});
+
+test("a suspect whose own trades fail because of another order is not rejected for it", async () => {
+  await withDir(async (dir) => {
+    // trader 77 owns 3 (maker of trade 1) and 6 (taker of trade 2); 6 is refused; 20 (taker of trade 1) expired
+    const trades = [trade(1, 3, 20), trade(2), trade(3)];
+    const chain = poisonChain(new Map([[6, NOT_AUTHORIZED], [20, EXPIRED]]));
+    const m = fakeMatcher(trades);
+    const b = createBatcher(deps(chain, m, dir, { signedOrder: makeOrders({ 3: 77, 6: 77 }) }));
+    await b.start();
+    for (const t of trades) b.push(t);
+    await b.drain();
+    assert.deepEqual(m.journal.map((j) => j.orders), [[{ hash: h(6), error: "SettlementSignerNotAuthorized" }], [{ hash: h(20), error: "SettlementOrderExpired" }]]);
+    assert.deepEqual(chain.settledSeqs(), [3]);
+    await b.stop();
+  });
+});
+
+test("an order-attributable revert naming no order of the batch halts, nothing rejected", async () => {
+  await withDir(async (dir) => {
+    const trades = [1, 2].map((s) => trade(s));
+    const err = new FatalChainError("settle reverted: SettlementOrderNonceUsed", "SettlementOrderNonceUsed", [addr(999), 999n]);
+    const chain = poisonChain(new Map(), { fatal: err });
+    const m = fakeMatcher(trades);
+    let halted = "";
+    const b = createBatcher(deps(chain, m, dir, { onHalt: (r) => (halted = r) }));
+    await b.start();
+    for (const t of trades) b.push(t);
+    await b.drain();
+    assert.equal(b.health().state, "halted");
+    assert.equal(halted, err.message);
+    assert.deepEqual(m.journal, []);
+    await b.stop();
+  });
+});
+
+test("without onRejected an order-attributable revert halts on that revert", async () => {
+  await withDir(async (dir) => {
+    const trades = [1, 2].map((s) => trade(s));
+    const chain = poisonChain(new Map([[4, NONCE_USED]]));
+    let halted = "";
+    const b = createBatcher({ sender: chain.sender, storeFile: join(dir, "b.jsonl"), signedOrder: makeOrders(), maxTrades: 10, maxDelayMs: 1, fsync: false, onHalt: (r) => (halted = r) });
+    await b.start();
+    for (const t of trades) b.push(t);
+    await b.drain();
+    assert.equal(b.health().state, "halted");
+    assert.equal(halted, "settle reverted: SettlementOrderNonceUsed");
+    assert.equal(chain.simulations(), 0);
+    await b.stop();
+  });
+});
+
+test("a sender without simulate and reset: the rebuilt batch is sent unchecked", async () => {
+  await withDir(async (dir) => {
+    const trades = [1, 2, 3].map((s) => trade(s));
+    const chain = poisonChain(new Map([[4, NONCE_USED]]));
+    delete chain.sender.simulate;
+    delete chain.sender.reset;
+    const m = fakeMatcher(trades);
+    const b = createBatcher(deps(chain, m, dir));
+    await b.start();
+    for (const t of trades) b.push(t);
+    await b.drain();
+    assert.equal(b.health().state, "running");
+    assert.deepEqual(chain.settledSeqs(), [2, 3]);
+    await b.stop();
+  });
+});
+
+test("a retry, then a poisoned batch that loses every trade: no simulation, back to running", async () => {
+  await withDir(async (dir) => {
+    const trades = [trade(1, 100, 4)];
+    const chain = poisonChain(new Map([[100, NONCE_USED]]));
+    const realSend = chain.sender.send.bind(chain.sender);
+    let sends = 0;
+    chain.sender.send = (id, a) => (sends++ === 0 ? Promise.reject(new RetryableChainError("socket hang up")) : realSend(id, a));
+    const m = fakeMatcher(trades);
+    const b = createBatcher(deps(chain, m, dir));
+    await b.start();
+    b.push(trades[0]);
+    await b.drain();
+    assert.equal(b.health().state, "running");
+    assert.equal(chain.simulations(), 0);
+    assert.deepEqual(m.journal.map((j) => j.trades), [[1]]);
+    b.push(trade(2));
+    await b.drain();
+    assert.deepEqual(chain.settledSeqs(), [2]);
+    await b.stop();
+  });
+});
+
+test("the quarantine gives up after 64 rounds (each remainder check naming yet another order) and halts", async () => {
+  await withDir(async (dir) => {
+    const trades = Array.from({ length: 70 }, (_, i) => trade(i + 1));
+    const chain = poisonChain(new Map());
+    const firstMakerExpired = (args: SettleArgs) => {
+      const o = args.orders[0];
+      return new FatalChainError("settle reverted: SettlementOrderExpired", "SettlementOrderExpired", [h(Number(o.nonce)), 1n]);
+    };
+    chain.sender.send = (_id, a) => Promise.reject(firstMakerExpired(a));
+    let sims = 0;
+    chain.sender.simulate = async (_id, a) => (sims++, firstMakerExpired(a));
+    const m = fakeMatcher(trades);
+    const b = createBatcher(deps(chain, m, dir, { maxTrades: 100, onHalt: () => undefined }));
+    await b.start();
+    for (const t of trades) b.push(t);
+    await b.drain();
+    assert.equal(b.health().state, "halted");
+    assert.equal(m.journal.length, 64);
+    assert.equal(sims, 64);
+    await b.stop();
+  });
+});
+
+test("stop() while the matcher journals a rejection ends the batcher", async () => {
+  await withDir(async (dir) => {
+    const trades = [1, 2].map((s) => trade(s));
+    const chain = poisonChain(new Map([[4, NONCE_USED]]));
+    const m = fakeMatcher(trades);
+    let open!: () => void;
+    let entered = false;
+    const b = createBatcher(
+      deps(chain, m, dir, {
+        onRejected: async (o) => {
+          entered = true;
+          await new Promise<void>((r) => (open = r));
+          return m.onRejected(o);
+        },
+      })
+    );
+    await b.start();
+    for (const t of trades) b.push(t);
+    while (!entered) await new Promise((r) => setTimeout(r, 1));
+    const stopping = b.stop();
+    open();
+    const r = await Promise.race([stopping.then(() => "stopped"), new Promise((r) => setTimeout(() => r("hung"), 2_000))]);
+    assert.equal(r, "stopped");
+    assert.equal(b.health().state, "stopped");
+  });
+});
+
+test("the matcher's answer rules what is dropped: extra trades it dropped go, a trade of a rejected order not yet pushed never settles", async () => {
+  await withDir(async (dir) => {
+    // order 100 is the maker of trades 2 and 9 (9 not pushed yet); the matcher also drops trade 3
+    const trades = [trade(1), trade(2, 100, 6), trade(3), trade(4)];
+    const chain = poisonChain(new Map([[100, NONCE_USED]]));
+    const m = fakeMatcher(trades);
+    const b = createBatcher(deps(chain, m, dir, { onRejected: async (o) => [...(await m.onRejected(o)), 3, 9] }));
+    await b.start();
+    for (const t of trades) b.push(t);
+    await b.drain();
+    b.push(trade(9, 100, 30));
+    b.push(trade(10));
+    await b.drain();
+    assert.deepEqual(chain.settledSeqs(), [1, 4, 10]);
+    assert.deepEqual(chain.reverted, ["SettlementOrderNonceUsed"]);
+    await b.stop();
+  });
+});
+
+test("a matcher that names no trade: the batcher still drops every trade holding a rejected order (as maker or taker)", async () => {
+  await withDir(async (dir) => {
+    const trades = [trade(1), trade(2, 100, 6), trade(3, 8, 200), trade(4)];
+    const chain = poisonChain(new Map([[100, NONCE_USED], [200, EXPIRED]]));
+    const m = fakeMatcher(trades);
+    const b = createBatcher(deps(chain, m, dir, { onRejected: async (o) => (await m.onRejected(o), []) }));
+    await b.start();
+    for (const t of trades) b.push(t);
+    await b.drain();
+    assert.equal(b.health().state, "running");
+    assert.deepEqual(chain.settledSeqs(), [1, 4]);
+    assert.deepEqual(m.journal.map((j) => j.orders.map((o) => o.hash)), [[h(100)], [h(200)]]);
+    await b.stop();
+  });
+});
+
+test("a counterparty order the matcher forgot after the batch was built does not stop the attribution", async () => {
+  await withDir(async (dir) => {
+    const trades = [1, 2, 3].map((s) => trade(s));
+    const chain = poisonChain(new Map([[6, NONCE_USED]]));
+    const m = fakeMatcher(trades);
+    const known = makeOrders();
+    let sent = false;
+    const realSend = chain.sender.send.bind(chain.sender);
+    chain.sender.send = (id, a) => ((sent = true), realSend(id, a));
+    const b = createBatcher(deps(chain, m, dir, { signedOrder: (x) => (sent && x === h(5) ? undefined : known(x)) }));
+    await b.start();
+    for (const t of trades) b.push(t);
+    await b.drain();
+    assert.equal(b.health().state, "running");
+    assert.deepEqual(chain.settledSeqs(), [1, 3]);
     await b.stop();
   });
 });
