@@ -138,7 +138,7 @@ function timerSpy(): number[] {
   const delays: number[] = [];
   globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) => {
     delays.push(ms ?? 0);
-    return real(fn, ms, ...rest);
+    return (real as (f: () => void, t?: number, ...a: unknown[]) => NodeJS.Timeout)(fn, ms, ...rest);
   }) as typeof setTimeout;
   cleanups.push(() => (globalThis.setTimeout = real));
   return delays;

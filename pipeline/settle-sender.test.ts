@@ -423,7 +423,7 @@ describe("settle sender against a fake chain", () => {
     await s.send(5n, ARGS); // nonce and gas price known: the next send reads nothing over HTTP
     const realSetTimeout = globalThis.setTimeout;
     globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) =>
-      realSetTimeout(fn, ms === 30_000 ? 1 : ms, ...rest)) as typeof setTimeout;
+      (realSetTimeout as (f: () => void, t?: number, ...a: unknown[]) => NodeJS.Timeout)(fn, ms === 30_000 ? 1 : ms, ...rest)) as typeof setTimeout;
     chain.onSend = () => ({ answer: "hold" });
     let p: Promise<unknown>;
     try {
