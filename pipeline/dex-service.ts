@@ -2,9 +2,9 @@
 // matcher; their status, fills and settlement state are kept here from the service's events (replayed
 // from the journal on start, so they survive a restart), books come from the engine, balances from the
 // ledger and the contract.
-import { randomBytes } from "node:crypto";
 import { recoverTypedDataAddress, type Address, type Hex } from "viem";
 import { createAgentRelayer, type AgentRelayer, type AgentRelayerBudget } from "./agent-relayer";
+import { createApiKeyNonces } from "./api-nonces";
 import type { OrderType } from "../matcher/core/types";
 import {
   DEX_OPEN_STATUSES, DexServiceError, type AgentApproval, type CancelOrderRequest, type DexBalance, type DexBookSnapshot,
@@ -261,6 +261,8 @@ export function createDexService(deps: DexServiceDeps): DexService {
   const marketOf = (symbol: string) => markets().find((m) => m.symbol === symbol);
   const withFills = (r: OrderRecord): DexOrderWithFills => ({ ...strip(r), fills: r.fills.map((f) => ({ ...f })) });
   let agentRelayer: AgentRelayer | null = null;
+  /** dense per account from 2^63 (api-nonces.ts), read from the service's nonce state after its replay */
+  const apiNonces = createApiKeyNonces(svc);
   /** one relayer (one nonce manager, one budget) for the service's lifetime */
   const relayer = () =>
     (agentRelayer ??= createAgentRelayer({
@@ -290,13 +292,14 @@ export function createDexService(deps: DexServiceDeps): DexService {
       priceTicks = req.side === "buy" ? (ref * (10_000n + PROTECTION_BPS)) / 10_000n : (ref * (10_000n - PROTECTION_BPS)) / 10_000n;
       if (priceTicks < 1n) priceTicks = 1n;
     }
+    // taken before the first await: two concurrent placements of one account never get the same nonce
+    const nonce = apiNonces.next(req.trader);
     const nowSec = BigInt(Math.floor(Date.now() / 1000));
     const expiry = req.expiresAtMs !== null ? BigInt(Math.ceil(req.expiresAtMs / 1000)) + 10n : nowSec + API_ORDER_LIFETIME_SEC;
     const order: Order = {
       trader: req.trader, baseToken: m.baseToken, quoteToken: m.quoteToken, side: req.side === "buy" ? 0 : 1,
       price: priceTicks * m.tickSize, amount: req.sizeLots * m.lotSize, expiry,
-      // random and >= 1; < 2^64 because settlePacked carries 64-bit nonces
-      nonce: BigInt("0x" + randomBytes(8).toString("hex")) | 1n, flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
+      nonce, flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
     };
     return { order, signature: await signOrder(req.agent, domain, order) };
   }
@@ -312,7 +315,12 @@ export function createDexService(deps: DexServiceDeps): DexService {
       if (known) return withFills(known);
       const m = marketOf(req.symbol);
       if (!m) throw new DexServiceError("INVALID_SYMBOL", `trading pair not supported: ${req.symbol}`, { symbol: req.symbol });
-      const signed = req.kind === "signed" ? { order: req.order as Order, signature: req.signature } : await apiKeyOrder(req, m);
+      let signed: { order: Order; signature: Hex };
+      try {
+        signed = req.kind === "signed" ? { order: req.order as Order, signature: req.signature } : await apiKeyOrder(req, m);
+      } catch (e) {
+        throw toDexError(e, false);
+      }
       const info = {
         orderId: req.orderId, clientOrderId: req.clientOrderId, apiKeyId: req.kind === "api_key" ? req.apiKeyId : null,
         timeInForce: req.timeInForce, type: req.type, expiresAtMs: req.expiresAtMs, priceTicks: req.priceTicks === null ? null : req.priceTicks.toString(),

@@ -453,6 +453,17 @@ export class MatcherService {
     return null;
   }
 
+  /** Read by the API-key nonce allocator (api-nonces.ts): an accepted order used `nonce` (a refused one
+   *  gave it back) or the trader cancelled it on chain. */
+  isNonceUsed(trader: string, nonce: bigint): boolean {
+    return this.usedNonces.get(trader.toLowerCase())?.has(nonce) ?? false;
+  }
+
+  /** The trader's on-chain minimum nonce (cancelAllBelow), as the chain events said. */
+  minNonceOf(trader: string): bigint {
+    return this.minNonce.get(trader.toLowerCase()) ?? 0n;
+  }
+
   private useNonce(trader: string, nonce: bigint): void {
     const t = trader.toLowerCase();
     let s = this.usedNonces.get(t);
