@@ -60,6 +60,16 @@ export type AgentApproval = {
   deadline: bigint;
 };
 
+/** The agent's own signed renouncement of its approval (Settlement.renounceAgentWithSig); anyone may submit it. */
+export type AgentRenouncement = {
+  trader: Address;
+  agent: Address;
+  /** the agent's current `nonces(agent)` on the contract: used up on submission */
+  nonce: bigint;
+  /** unix seconds; the last second at which it may be submitted */
+  deadline: bigint;
+};
+
 export const SETTLEMENT_DOMAIN_NAME = "Settlement";
 export const SETTLEMENT_DOMAIN_VERSION = "1";
 
@@ -82,6 +92,15 @@ export const AGENT_APPROVAL_TYPES = {
     { name: "trader", type: "address" },
     { name: "agent", type: "address" },
     { name: "expiry", type: "uint64" },
+    { name: "nonce", type: "uint256" },
+    { name: "deadline", type: "uint64" },
+  ],
+} as const;
+
+export const AGENT_RENOUNCEMENT_TYPES = {
+  AgentRenouncement: [
+    { name: "trader", type: "address" },
+    { name: "agent", type: "address" },
     { name: "nonce", type: "uint256" },
     { name: "deadline", type: "uint64" },
   ],
@@ -112,6 +131,11 @@ export function getAgentApprovalTypeHash(): Hex {
   return keccak256(toBytes(encodeType(AGENT_APPROVAL_TYPES, "AgentApproval")));
 }
 
+/** keccak256 of the EIP-712 type string of AgentRenouncement (OrderHashing.AGENT_RENOUNCEMENT_TYPEHASH). */
+export function getAgentRenouncementTypeHash(): Hex {
+  return keccak256(toBytes(encodeType(AGENT_RENOUNCEMENT_TYPES, "AgentRenouncement")));
+}
+
 export function getDomainSeparator(domain: SettlementDomain): Hex {
   return domainSeparator({ domain });
 }
@@ -123,6 +147,10 @@ export function getOrderHash(domain: SettlementDomain, order: Order): Hex {
 
 export function getAgentApprovalHash(domain: SettlementDomain, approval: AgentApproval): Hex {
   return hashTypedData({ domain, types: AGENT_APPROVAL_TYPES, primaryType: "AgentApproval", message: approval });
+}
+
+export function getAgentRenouncementHash(domain: SettlementDomain, renouncement: AgentRenouncement): Hex {
+  return hashTypedData({ domain, types: AGENT_RENOUNCEMENT_TYPES, primaryType: "AgentRenouncement", message: renouncement });
 }
 
 type Signer = LocalAccount | WalletClient;
@@ -148,6 +176,16 @@ export function signAgentApproval(signer: Signer, domain: SettlementDomain, appr
     types: AGENT_APPROVAL_TYPES,
     primaryType: "AgentApproval",
     message: approval,
+  });
+}
+
+/** Signs an AgentRenouncement with the agent's key; anyone (the agent relayer) may submit it. */
+export function signAgentRenouncement(signer: Signer, domain: SettlementDomain, renouncement: AgentRenouncement): Promise<Hex> {
+  return signTyped(signer, {
+    domain,
+    types: AGENT_RENOUNCEMENT_TYPES,
+    primaryType: "AgentRenouncement",
+    message: renouncement,
   });
 }
 

@@ -166,6 +166,17 @@ interface ISettlement {
     error SettlementAgentApprovalDeadlinePassed(uint64 deadline);
     /// @notice A signed agent approval that the trader did not sign.
     error SettlementAgentApprovalSignatureInvalid(address trader);
+    /// @notice A signed agent renouncement submitted after its deadline.
+    /// @param deadline the last second (inclusive) at which it could be submitted
+    error SettlementAgentRenouncementDeadlinePassed(uint64 deadline);
+    /// @notice A signed agent renouncement that is not a 65-byte ECDSA signature with `v` 27 or 28 and a low `s`
+    ///         (the rule orders follow): the agent is an EOA, so no other form is accepted.
+    /// @param agent the agent that was to sign it
+    error SettlementAgentRenouncementSignatureMalformed(address agent);
+    /// @notice A signed agent renouncement that recovers to `signer`, not to the agent it names.
+    /// @param agent the agent that was to sign it
+    /// @param signer the key that did sign it
+    error SettlementAgentRenouncementSignerInvalid(address agent, address signer);
     /// @notice `caller` is neither `trader` nor an unexpired agent of it.
     error SettlementCallerNotTraderOrAgent(address trader, address caller);
 
@@ -249,6 +260,22 @@ interface ISettlement {
     ) external;
     /// @notice Removes `agent`'s right to sign for the caller.
     function revokeAgent(address agent) external;
+    /// @notice The caller, an agent of `trader`, gives up its right to sign for `trader`. Idempotent: renouncing
+    ///         an approval that is not there (expired, revoked, never given) succeeds too. Emits AgentRevoked.
+    /// @param trader the account the caller stops signing for
+    function renounceAgent(address trader) external;
+    /// @notice Submits an EIP-712 `AgentRenouncement` signed by `agent` (anyone may submit it: an agent key
+    ///         usually holds no ETH): `agent` gives up its right to sign for `trader`. Emits AgentRevoked. Works
+    ///         while paused (it only takes a right away).
+    /// @dev Replay: `nonce` must equal `nonces(agent)` and is used up, so a renouncement, once submitted, cannot
+    ///      remove a later re-approval of the same agent. Only a low-s 65-byte ECDSA signature of `agent`.
+    /// @param trader the account `agent` stops signing for
+    /// @param agent the agent giving up its approval, the signer
+    /// @param nonce the agent's current `nonces(agent)`
+    /// @param deadline unix seconds; the last second (inclusive) at which it may be submitted
+    /// @param signature the agent's 65-byte ECDSA signature of the AgentRenouncement
+    function renounceAgentWithSig(address trader, address agent, uint256 nonce, uint64 deadline, bytes calldata signature)
+        external;
     /// @notice Cancels the caller's order(s) with `nonce`.
     function cancelOrder(uint256 nonce) external;
     /// @notice Cancels `trader`'s order(s) with `nonce`; the caller is the trader or its agent.

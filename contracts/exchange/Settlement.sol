@@ -10,6 +10,7 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {Nonces} from "@openzeppelin/contracts/utils/Nonces.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 
 import {ISettlement} from "./ISettlement.sol";
 import {SettlementState, BatchConfig} from "./libraries/SettlementState.sol";
@@ -152,8 +153,26 @@ contract Settlement is ISettlement, AccessControl, Pausable, ReentrancyGuardTran
 
     /// @inheritdoc ISettlement
     function revokeAgent(address agent) external {
-        delete _state.agentExpiry[msg.sender][agent];
-        emit AgentRevoked(msg.sender, agent);
+        _revokeAgent(msg.sender, agent);
+    }
+
+    /// @inheritdoc ISettlement
+    function renounceAgent(address trader) external {
+        _revokeAgent(trader, msg.sender);
+    }
+
+    /// @inheritdoc ISettlement
+    function renounceAgentWithSig(address trader, address agent, uint256 nonce, uint64 deadline, bytes calldata signature)
+        external
+    {
+        if (block.timestamp > deadline) revert SettlementAgentRenouncementDeadlinePassed(deadline);
+        _useCheckedNonce(agent, nonce);
+        bytes32 digest = _hashTypedDataV4(OrderHashing.hashAgentRenouncement(trader, agent, nonce, deadline));
+        // OpenZeppelin's tryRecover refuses high s, a v other than 27/28 and any length but 65: the order rule.
+        (address signer, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, signature);
+        if (err != ECDSA.RecoverError.NoError) revert SettlementAgentRenouncementSignatureMalformed(agent);
+        if (signer != agent) revert SettlementAgentRenouncementSignerInvalid(agent, signer);
+        _revokeAgent(trader, agent);
     }
 
     /// @inheritdoc ISettlement
@@ -313,6 +332,11 @@ contract Settlement is ISettlement, AccessControl, Pausable, ReentrancyGuardTran
         }
         _state.agentExpiry[trader][agent] = expiry;
         emit AgentApproved(trader, agent, expiry);
+    }
+
+    function _revokeAgent(address trader, address agent) private {
+        delete _state.agentExpiry[trader][agent];
+        emit AgentRevoked(trader, agent);
     }
 
     function _requireTraderOrAgent(address trader) private view {

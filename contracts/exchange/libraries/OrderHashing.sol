@@ -14,6 +14,11 @@ library OrderHashing {
     bytes32 internal constant AGENT_APPROVAL_TYPEHASH =
         keccak256("AgentApproval(address trader,address agent,uint64 expiry,uint256 nonce,uint64 deadline)");
 
+    /// @dev Signed by the agent, not the trader; `nonce` is the agent's own `nonces(agent)`, so a renouncement
+    ///      is spent once used and cannot remove a later re-approval of the same agent.
+    bytes32 internal constant AGENT_RENOUNCEMENT_TYPEHASH =
+        keccak256("AgentRenouncement(address trader,address agent,uint256 nonce,uint64 deadline)");
+
     uint8 internal constant SIDE_BUY = 0;
     uint8 internal constant SIDE_SELL = 1;
     uint8 internal constant FLAG_POST_ONLY = 1;
@@ -45,5 +50,14 @@ library OrderHashing {
         returns (bytes32)
     {
         return keccak256(abi.encode(AGENT_APPROVAL_TYPEHASH, trader, agent, expiry, nonce, deadline));
+    }
+
+    /// @notice hashStruct of an AgentRenouncement.
+    function hashAgentRenouncement(address trader, address agent, uint256 nonce, uint64 deadline)
+        internal
+        pure
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(AGENT_RENOUNCEMENT_TYPEHASH, trader, agent, nonce, deadline));
     }
 }

@@ -4,14 +4,19 @@ import { ethers } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import { keccak256, toBytes, type Address } from "viem";
 import {
+  AGENT_RENOUNCEMENT_TYPES,
   getAgentApprovalTypeHash,
+  getAgentRenouncementHash,
+  getAgentRenouncementTypeHash,
   getDomainSeparator,
   getOrderHash,
   getOrderTypeHash,
   ORDER_TYPES,
   OrderFlags,
   OrderSide,
+  signAgentRenouncement,
 } from "../../../sdk/eip712";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { deployFixture } from "./fixtures";
 
 describe("Settlement: EIP-712 twin (sdk/eip712.ts)", () => {
@@ -25,6 +30,9 @@ describe("Settlement: EIP-712 twin (sdk/eip712.ts)", () => {
     );
     expect(getAgentApprovalTypeHash()).to.equal(
       keccak256(toBytes("AgentApproval(address trader,address agent,uint64 expiry,uint256 nonce,uint64 deadline)")),
+    );
+    expect(getAgentRenouncementTypeHash()).to.equal(
+      keccak256(toBytes("AgentRenouncement(address trader,address agent,uint256 nonce,uint64 deadline)")),
     );
     expect(ORDER_TYPES.Order.map((f) => f.name)).to.deep.equal(["trader", "baseToken", "quoteToken", "side", "price", "amount", "expiry", "nonce", "flags"]);
   });
@@ -51,5 +59,25 @@ describe("Settlement: EIP-712 twin (sdk/eip712.ts)", () => {
       };
       expect(await f.settlement.getOrderHash(order)).to.equal(getOrderHash(f.domain, order));
     }
+  });
+
+  it("an AgentRenouncement hashed and signed with the sdk's type is the one the contract verifies", async () => {
+    const f = await loadFixture(deployFixture);
+    const agent = privateKeyToAccount(generatePrivateKey());
+    const latest = await ethers.provider.getBlock("latest");
+    await f.settlement.connect(f.alice).approveAgent(agent.address, BigInt(latest!.timestamp) + 600n);
+    const message = { trader: f.alice.address as Address, agent: agent.address, nonce: 0n, deadline: BigInt(latest!.timestamp) + 600n };
+    // the digest the agent signs is the sdk's hash (so the contract recovering the agent proves the hashes agree)
+    const signature = await signAgentRenouncement(agent, f.domain, message);
+    expect(await agent.sign({ hash: getAgentRenouncementHash(f.domain, message) })).to.equal(signature);
+    // the same fields under another field order are another type: the contract recovers someone else
+    const reordered = { AgentRenouncement: [AGENT_RENOUNCEMENT_TYPES.AgentRenouncement[1], AGENT_RENOUNCEMENT_TYPES.AgentRenouncement[0], ...AGENT_RENOUNCEMENT_TYPES.AgentRenouncement.slice(2)] };
+    const wrong = await agent.signTypedData({ domain: f.domain, types: reordered, primaryType: "AgentRenouncement", message });
+    await expect(f.settlement.renounceAgentWithSig(message.trader, message.agent, 0n, message.deadline, wrong)).to.be.revertedWithCustomError(
+      f.settlement,
+      "SettlementAgentRenouncementSignerInvalid",
+    );
+    await f.settlement.renounceAgentWithSig(message.trader, message.agent, 0n, message.deadline, signature);
+    expect(await f.settlement.agentExpiry(f.alice.address, agent.address)).to.equal(0n);
   });
 });
