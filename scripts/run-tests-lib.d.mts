@@ -1,5 +1,6 @@
 // Types of run-tests-lib.mjs (plain JavaScript: the runner runs under node without tsx).
 export declare const GROUPS: readonly string[];
+export declare function isSkippedDir(name: string): boolean;
 export declare function isContractTestFile(f: string): boolean;
 export interface RunArgs {
   only: string | null;

@@ -5,6 +5,12 @@
 /** The groups `--only` accepts. `typecheck` is `tsc --noEmit -p tsconfig.json`, counted as one test. */
 export const GROUPS = ["contracts", "unit", "e2e", "typecheck"];
 
+const SKIP_DIRS = new Set(["node_modules", "artifacts", "cache", "typechain-types", "generated"]);
+/** Folders never searched for tests: dependencies, build output, and every dot folder (.git, .data,
+ *  .ponder, and the copies of the tree a mutation run keeps in .stryker-tmp). */
+export const isSkippedDir = (name) =>
+  SKIP_DIRS.has(name) || name.startsWith(".") || name.startsWith("artifacts-") || name.startsWith("cache-") || name.startsWith("typechain-types-");
+
 /** Hardhat's mocha runs every file under test/contracts; these are the ones holding tests (the others
  *  are fixtures and helpers they import). */
 export const isContractTestFile = (f) => f.startsWith("test/contracts/") && /\.(test|spec)\.ts$/.test(f);

@@ -21,11 +21,10 @@
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { addTotals, closingLine, judgeRun, judgeTypecheck, parseArgs, planRun } from "./run-tests-lib.mjs";
+import { addTotals, closingLine, isSkippedDir, judgeRun, judgeTypecheck, parseArgs, planRun } from "./run-tests-lib.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const args = parseArgs(process.argv.slice(2));
-const SKIP_DIRS = new Set(["node_modules", ".git", "artifacts", "cache", "typechain-types", ".data", ".ponder", "generated"]);
 const envMs = (name, fallback) => (Number(process.env[name]) > 0 ? Number(process.env[name]) : fallback);
 const CONCURRENCY = envMs("TEST_CONCURRENCY", 2);
 const UNIT_TIMEOUT_MS = envMs("TEST_FILE_TIMEOUT_MS", 6 * 60_000);
@@ -36,7 +35,7 @@ const TYPECHECK_TIMEOUT_MS = envMs("TEST_TYPECHECK_TIMEOUT_MS", 10 * 60_000);
 
 function findTests(dir, out = []) {
   for (const name of readdirSync(dir)) {
-    if (SKIP_DIRS.has(name) || name.startsWith("artifacts-") || name.startsWith("cache-")) continue;
+    if (isSkippedDir(name)) continue;
     const p = join(dir, name);
     if (statSync(p).isDirectory()) findTests(p, out);
     else if (name.endsWith(".test.ts") || name.endsWith(".spec.ts")) out.push(relative(root, p));

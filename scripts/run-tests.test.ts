@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { addTotals, closingLine, countOutput, judgeRun, judgeTypecheck, parseArgs, planRun, type RunArgs } from "./run-tests-lib.mjs";
+import { addTotals, closingLine, countOutput, isSkippedDir, judgeRun, judgeTypecheck, parseArgs, planRun, type RunArgs } from "./run-tests-lib.mjs";
 
 const root = join(__dirname, "..");
 const runner = join(root, "scripts", "run-tests.mjs");
@@ -52,6 +52,13 @@ test("parseArgs: groups, filters, errors", () => {
   assert.match(String(parseArgs(["--only", "unit", "--only", "e2e"]).error), /given twice/);
   assert.deepEqual(parseArgs(["--only", "unit", "--only", "unit"]), { only: "unit", filters: [] });
   assert.match(String(parseArgs(["-x"]).error ?? ""), /^$/, "a single-dash word is a filter");
+});
+
+test("test search: dot folders (a mutation run's .stryker-tmp copies), dependencies and build output are skipped", () => {
+  for (const d of [".stryker-tmp", ".git", ".data", ".ponder", "node_modules", "artifacts", "artifacts-exchange", "cache-bridge", "typechain-types", "typechain-types-exchange", "generated"]) {
+    assert.equal(isSkippedDir(d), true, d);
+  }
+  for (const d of ["pipeline", "test", "contracts", "scripts", "api", "matcher", "cached", "artifact"]) assert.equal(isSkippedDir(d), false, d);
 });
 
 const FILES = [
