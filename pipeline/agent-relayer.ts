@@ -1,15 +1,20 @@
-// The agent-approval relayer: submits wallets' signed AgentApprovals (Settlement.approveAgentWithSig) from
-// its own key, which holds no role on any contract, within a gas budget. The internet-facing API reaches
-// the chain's gas only through here:
+// The agent-approval relayer: submits wallets' signed AgentApprovals (Settlement.approveAgentWithSig), and
+// the agents' own signed AgentRenouncements of a deleted API key (renounceAgentWithSig), from its own key,
+// which holds no role on any contract, within a gas budget. The internet-facing API reaches the chain's gas
+// only through here:
 //   - one account with one nonce manager: concurrent approvals never collide on a nonce;
 //   - every approval is simulated first: one the contract would refuse costs nothing;
 //   - a daily budget in wei, in total and per wallet (UTC days): the cost is reserved before sending
-//     (estimated gas x gas price) and replaced by the receipt's actual cost once mined.
+//     (estimated gas x gas price) and replaced by the receipt's actual cost once mined;
+//   - a renouncement is a security action: it is never refused for the budget (a spent budget must not
+//     keep a deleted key's agent approved) but its cost is charged like an approval's. It is bounded all the
+//     same: the API sends one only for an agent approved on chain, and approvals are within the budget.
 import {
-  createWalletClient, defineChain, http, nonceManager, type Address, type Hex, type PublicClient,
+  BaseError, ContractFunctionRevertedError, createWalletClient, defineChain, http, nonceManager, type Address, type Hex, type PublicClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DexServiceError, type AgentApproval } from "../api/dex/service";
+import type { AgentRenouncement } from "../sdk/eip712";
 import { settlementAbi } from "./settlement-abi";
 
 const DAY_MS = 86_400_000;
@@ -45,6 +50,11 @@ export interface AgentRelayer {
    *  INVALID_SIGNATURE (the contract refuses it), RATE_LIMIT_EXCEEDED (this wallet's daily budget is
    *  spent), SERVICE_UNAVAILABLE (the relayer's daily budget is spent). */
   submit(approval: AgentApproval, signature: Hex): Promise<{ txHash: Hex; costWei: bigint }>;
+  /** Simulates, then sends renounceAgentWithSig (an agent's signed renouncement) and waits for its receipt.
+   *  Never refused for the budget (both caps are bypassed) but its cost is charged to the trader and the
+   *  day. Throws DexServiceError: INVALID_SIGNATURE (the contract refuses it), SERVICE_UNAVAILABLE (not
+   *  sent or not confirmed: try again). */
+  renounce(renouncement: AgentRenouncement, signature: Hex): Promise<{ txHash: Hex; costWei: bigint }>;
   spent(): AgentRelayerSpend;
 }
 
@@ -158,11 +168,9 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
       const release = budget.reserve(owner, gas * gasPrice);
       let hash: Hex;
       try {
-        hash = await inOrder(() => wallet.writeContract({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args, account, chain, gas }));
+        hash = await send("approveAgentWithSig", args, gas);
       } catch (err) {
         release();
-        // the nonce it took may not have been used: read the next one from the node again
-        nonceManager.reset({ address: account.address, chainId: deps.chainId });
         throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent approval could not be sent", { reason: "relayer_send_failed" }, { cause: err });
       }
       const r = await deps.client.waitForTransactionReceipt({ hash });
@@ -173,5 +181,52 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
       if (r.status !== "success") throw new DexServiceError("INVALID_SIGNATURE", "approveAgentWithSig reverted", { tx_hash: hash });
       return { txHash: hash, costWei: cost };
     },
+    async renounce(renouncement, signature) {
+      const m = renouncement;
+      const args = [m.trader, m.agent, m.nonce, m.deadline, signature] as const;
+      let gas: bigint;
+      try {
+        await deps.client.simulateContract({ address: deps.settlement, abi, functionName: "renounceAgentWithSig", args, account: account.address });
+        gas = await deps.client.estimateContractGas({ address: deps.settlement, abi, functionName: "renounceAgentWithSig", args, account: account.address });
+      } catch (err) {
+        // only the contract's refusal is final; anything else (node down, timeout) is worth another try
+        if (contractRefused(err)) {
+          throw new DexServiceError("INVALID_SIGNATURE", "the contract refuses this agent renouncement (signature, nonce or deadline)", {}, { cause: err });
+        }
+        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement could not be simulated", { reason: "relayer_send_failed" }, { cause: err });
+      }
+      let hash: Hex;
+      try {
+        hash = await send("renounceAgentWithSig", args, gas);
+      } catch (err) {
+        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement could not be sent", { reason: "relayer_send_failed" }, { cause: err });
+      }
+      let r;
+      try {
+        r = await deps.client.waitForTransactionReceipt({ hash });
+      } catch (err) {
+        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement was sent but not confirmed", { reason: "relayer_receipt_failed", tx_hash: hash }, { cause: err });
+      }
+      // No reservation: a renouncement bypasses the caps; what it cost still counts against them.
+      const cost = r.gasUsed * r.effectiveGasPrice;
+      budget.charge(m.trader.toLowerCase(), cost);
+      if (r.status !== "success") throw new DexServiceError("INVALID_SIGNATURE", "renounceAgentWithSig reverted", { tx_hash: hash });
+      return { txHash: hash, costWei: cost };
+    },
   };
+
+  /** One send, in nonce order; a failed send resets the nonce manager (the nonce it took may be unused). */
+  async function send(functionName: "approveAgentWithSig" | "renounceAgentWithSig", args: readonly unknown[], gas: bigint): Promise<Hex> {
+    try {
+      return await inOrder(() => wallet.writeContract({ address: deps.settlement, abi, functionName, args, account, chain, gas } as never));
+    } catch (err) {
+      nonceManager.reset({ address: account.address, chainId: deps.chainId });
+      throw err;
+    }
+  }
+}
+
+/** Whether a simulation failed because the contract reverted (as opposed to the node or the network). */
+function contractRefused(err: unknown): boolean {
+  return err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionRevertedError) instanceof ContractFunctionRevertedError;
 }

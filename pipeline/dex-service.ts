@@ -12,7 +12,7 @@ import {
   type DexOrderStatus, type DexOrderWithFills, type DexService, type DexServiceErrorCode, type DexStatusReason,
   type DexTrade, type Eip712TypedData, type PlaceOrderRequest,
 } from "../api/dex/service";
-import { AGENT_APPROVAL_TYPES, getSettlementDomain, signOrder, type Order } from "../sdk/eip712";
+import { AGENT_APPROVAL_TYPES, getSettlementDomain, signOrder, type AgentRenouncement, type Order } from "../sdk/eip712";
 import { PipelineError } from "./errors";
 import type { ServiceEvent } from "./matcher-service";
 import { quoteFor, type MarketSpec } from "./markets";
@@ -437,6 +437,17 @@ export function createDexService(deps: DexServiceDeps): DexService {
       if (signer.toLowerCase() !== approval.trader.toLowerCase()) throw new DexServiceError("INVALID_SIGNATURE", "the agent approval is not signed by the trader");
       await relayer().submit(approval, signature);
       await p.syncChain();
+    },
+
+    async submitAgentRenouncement(renouncement: AgentRenouncement, signature: Hex) {
+      const agentExpiry = async () =>
+        (await p.client.readContract({ address: deps.settlement, abi, functionName: "agentExpiry", args: [renouncement.trader, renouncement.agent] })) as bigint;
+      // nothing approved, nothing to pay for (renouncing is idempotent on chain, but costs gas)
+      if ((await agentExpiry()) === 0n) return { txHash: null, agentExpiry: 0n };
+      const { txHash } = await relayer().renounce(renouncement, signature);
+      // the chain follower hears AgentRevoked now: the agent's orders are cancelled before this resolves
+      await p.syncChain();
+      return { txHash, agentExpiry: await agentExpiry() };
     },
 
     subscribe(listener) {

@@ -1,9 +1,10 @@
 // API keys in SQL: the secret and the agent private key are sealed with AES-256-GCM; the secret is
 // returned in plaintext exactly once, by create().
 import { randomBytes, randomUUID } from "node:crypto";
-import { getAddress, type Address, type LocalAccount } from "viem";
+import { getAddress, type Address, type Hex, type LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Db } from "../../db";
+import type { AgentRenouncement } from "../../sdk/eip712";
 import type { SecretBox } from "./secret-box";
 
 export const API_KEY_PERMISSIONS = ["read", "trade", "transfer"] as const;
@@ -23,6 +24,30 @@ export interface ApiKeyRecord {
   agentStatus: "pending_approval" | "approved";
   createdAtMs: number;
   revokedAtMs: number | null;
+}
+
+/** The agent's own signed renouncement of its on-chain approval, stored when its key is revoked. */
+export interface SignedAgentRenouncement {
+  message: AgentRenouncement;
+  signature: Hex;
+}
+
+/** Where a revoked key's on-chain agent revocation stands: `pending` (not yet confirmed on chain: being sent
+ *  or retried), `done` (the agent holds no approval on chain; `txHash` is the renouncement, null when none
+ *  had to be sent), `failed` (the contract refused the renouncement: the approval lapses at its expiry),
+ *  `none` (nothing was stored: a key revoked before renouncements existed). */
+export type AgentRevocationStatus = "pending" | "done" | "failed" | "none";
+
+export interface AgentRevocationState {
+  status: AgentRevocationStatus;
+  txHash: Hex | null;
+}
+
+/** A stored renouncement taken for one attempt (see claimRenouncement). */
+export interface RenouncementClaim extends SignedAgentRenouncement {
+  id: string;
+  /** the key's agent approval state at the claim: "submitting" means an approval may still land */
+  agentStatus: "pending_approval" | "submitting" | "approved";
 }
 
 export interface NewApiKey {
@@ -49,10 +74,23 @@ export interface ApiKeyStore {
   /** Gives a claimed approval back (its submission failed before anything was spent on chain). */
   releaseAgentApproval(id: string): Promise<void>;
   markAgentApproved(id: string): Promise<void>;
-  /** Sets revoked_at and wipes the sealed agent key (only the wallet can revoke the agent on chain; without
-   *  its key nobody can sign for it until its short approval expires). False when it was already revoked
-   *  or does not exist. Listeners of onRevoked hear of it. */
-  revoke(id: string): Promise<boolean>;
+  /** Sets revoked_at, wipes the sealed agent key and stores `renouncement` (the agent's signed renunciation of
+   *  its on-chain approval, status `pending`), in one UPDATE: the key is never gone before what revokes its
+   *  approval is stored. False when it was already revoked or does not exist (nothing changes then).
+   *  Listeners of onRevoked hear of it. */
+  revoke(id: string, renouncement?: SignedAgentRenouncement): Promise<boolean>;
+  /** The on-chain agent revocation of a revoked key (null for an unknown or live key). */
+  agentRevocation(id: string): Promise<AgentRevocationState | null>;
+  /** Takes a pending renouncement for one attempt: null unless it is pending and no other attempt started
+   *  within `leaseMs` (atomic across processes: one UPDATE). */
+  claimRenouncement(id: string, leaseMs: number): Promise<RenouncementClaim | null>;
+  /** Ends an attempt that left it pending (the next drain may try again at once), keeping `txHash` when it
+   *  sent one. */
+  releaseRenouncement(id: string, txHash: Hex | null): Promise<void>;
+  /** Ends it for good: `done` (with its transaction, or null when none was needed) or `failed`. */
+  finishRenouncement(id: string, status: "done" | "failed", txHash: Hex | null): Promise<void>;
+  /** Ids of revoked keys whose renouncement is pending, oldest revocation first. */
+  pendingRenouncements(limit: number): Promise<string[]>;
   /** Calls `listener(id)` after each revocation made through this store; returns the unsubscribe. */
   onRevoked(listener: (id: string) => void): () => void;
 }
@@ -192,11 +230,24 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000 }: { db: Db; box:
       await db.query("UPDATE dex_api_keys SET agent_status = 'approved' WHERE id = $1", [id]);
       forget(id);
     },
-    async revoke(id) {
+    async revoke(id, renouncement) {
       forget(id);
+      const stored = renouncement
+        ? JSON.stringify({
+            message: {
+              trader: renouncement.message.trader,
+              agent: renouncement.message.agent,
+              nonce: renouncement.message.nonce.toString(),
+              deadline: renouncement.message.deadline.toString(),
+            },
+            signature: renouncement.signature,
+          })
+        : null;
       const r = await db.query(
-        "UPDATE dex_api_keys SET revoked_at = now(), agent_key_ciphertext = '' WHERE id = $1 AND revoked_at IS NULL",
-        [id],
+        `UPDATE dex_api_keys SET revoked_at = now(), agent_key_ciphertext = '', agent_renouncement = $2::jsonb,
+           agent_renouncement_status = CASE WHEN $2::jsonb IS NULL THEN NULL ELSE 'pending' END
+         WHERE id = $1 AND revoked_at IS NULL`,
+        [id, stored],
       );
       forget(id);
       if (r.rowCount !== 1) return false;
@@ -208,6 +259,63 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000 }: { db: Db; box:
         }
       }
       return true;
+    },
+    async agentRevocation(id) {
+      const r = (
+        await db.query<{ status: string | null; tx: string | null; revoked: boolean }>(
+          "SELECT agent_renouncement_status AS status, agent_renouncement_tx AS tx, revoked_at IS NOT NULL AS revoked FROM dex_api_keys WHERE id = $1",
+          [id],
+        )
+      ).rows[0];
+      if (!r || !r.revoked) return null;
+      return { status: (r.status ?? "none") as AgentRevocationStatus, txHash: (r.tx as Hex | null) ?? null };
+    },
+    async claimRenouncement(id, leaseMs) {
+      const r = (
+        await db.query<{ id: string; r: { message: Record<string, string>; signature: Hex }; agent_status: string }>(
+          `UPDATE dex_api_keys SET agent_renouncement_attempt_at = now()
+           WHERE id = $1 AND agent_renouncement_status = 'pending'
+             AND (agent_renouncement_attempt_at IS NULL OR agent_renouncement_attempt_at <= now() - make_interval(secs => $2::float8 / 1000))
+           RETURNING id::text AS id, agent_renouncement AS r, agent_status`,
+          [id, leaseMs],
+        )
+      ).rows[0];
+      if (!r) return null;
+      const raw = typeof r.r === "string" ? (JSON.parse(r.r) as typeof r.r) : r.r;
+      return {
+        id: r.id,
+        message: {
+          trader: getAddress(raw.message.trader),
+          agent: getAddress(raw.message.agent),
+          nonce: BigInt(raw.message.nonce),
+          deadline: BigInt(raw.message.deadline),
+        },
+        signature: raw.signature,
+        agentStatus: r.agent_status === "approved" || r.agent_status === "submitting" ? r.agent_status : "pending_approval",
+      };
+    },
+    async releaseRenouncement(id, txHash) {
+      await db.query(
+        `UPDATE dex_api_keys SET agent_renouncement_attempt_at = NULL, agent_renouncement_tx = COALESCE($2, agent_renouncement_tx)
+         WHERE id = $1 AND agent_renouncement_status = 'pending'`,
+        [id, txHash],
+      );
+    },
+    async finishRenouncement(id, status, txHash) {
+      // a transaction sent by an earlier attempt stays the answer when this one needed none
+      await db.query(
+        `UPDATE dex_api_keys SET agent_renouncement_status = $2, agent_renouncement_tx = COALESCE($3, agent_renouncement_tx),
+           agent_renouncement_attempt_at = NULL
+         WHERE id = $1 AND agent_renouncement_status = 'pending'`,
+        [id, status, txHash],
+      );
+    },
+    async pendingRenouncements(limit) {
+      const rows = await db.query<{ id: string }>(
+        "SELECT id::text AS id FROM dex_api_keys WHERE agent_renouncement_status = 'pending' ORDER BY revoked_at LIMIT $1",
+        [limit],
+      );
+      return rows.rows.map((r) => r.id);
     },
     onRevoked(listener) {
       revokedListeners.add(listener);

@@ -183,6 +183,16 @@ export const revokeResponse = z.object({
   id: z.string(),
   revoked_at: z.number().int(),
   cancelled_order_ids: z.array(z.string()),
+  agent_revocation: z
+    .object({
+      status: z
+        .enum(["done", "pending", "failed", "none"])
+        .describe(
+          "done: the agent holds no approval on chain; pending: its renouncement is not mined yet and is retried in the background; failed: the contract refused it, the approval lapses at its expiry; none: a key revoked before on-chain revocation existed",
+        ),
+      tx_hash: z.string().nullable().describe("the renounceAgentWithSig transaction; null when none was sent (yet)"),
+    })
+    .describe("the on-chain revocation of the key's agent"),
 });
 export const cancelResponse = orderResponse;
 export const errorResponse = z.object({

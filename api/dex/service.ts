@@ -3,6 +3,7 @@
 // decimals and integers; the service owns orders, books, balances and settlement. Money is integers here:
 // ticks, lots and token base units (bigint). Nothing in this file is JSON.
 import type { Address, Hex, LocalAccount } from "viem";
+import type { AgentRenouncement } from "../../sdk/eip712";
 
 // ------------------------------------------------------------------ enumerations (spec 3.2, lower-case)
 
@@ -404,6 +405,12 @@ export interface DexService {
   /** Verifies the wallet's AgentApproval signature and submits approveAgentWithSig on chain (through the
    *  operator); resolves once it is accepted (mined or queued durably). Throws INVALID_SIGNATURE. */
   submitAgentApproval(approval: AgentApproval, signature: Hex): Promise<void>;
+  /** Submits an agent's own signed AgentRenouncement (Settlement.renounceAgentWithSig) through the agent
+   *  relayer, unless the agent holds no approval on chain; resolves once it is mined (and the chain's events
+   *  applied), with its transaction (null when nothing had to be sent) and the agent's approval expiry
+   *  afterwards (0 = none). Throws INVALID_SIGNATURE (the contract refuses it) or SERVICE_UNAVAILABLE (not
+   *  sent or not confirmed: try again). */
+  submitAgentRenouncement(renouncement: AgentRenouncement, signature: Hex): Promise<{ txHash: Hex | null; agentExpiry: bigint }>;
 
   /** Book, trade and order events, delivered synchronously in order (book events by sequence).
    *  Returns the unsubscribe function. A listener that throws is the listener's problem, not the

@@ -6,6 +6,7 @@ import { createApiKeyStore, type ApiKeyStore } from "../auth/api-keys";
 import { createSecretBox } from "../auth/secret-box";
 import { createGrpcServer } from "../grpc/server";
 import { createWsServer } from "../ws/server";
+import { createAgentRenouncer, RENOUNCEMENT_DRAIN_INTERVAL_MS } from "./agent-renouncer";
 import { createDexAuthenticator, createDexRestApp, listenDexRest } from "./app";
 import { createOrderPlacer } from "./place-order";
 import type { DexApiConfig } from "./config";
@@ -40,10 +41,14 @@ export async function startDexApi(deps: StartDexApiDeps): Promise<RunningDexApi>
   const wsUrl = (await ws.listen(deps.ports.ws, host)).url;
   const grpc = createGrpcServer({ ...common, logger: deps.logger.child({ surface: "dex-grpc" }), keys, placeOrder });
   const { address } = await grpc.listen(deps.ports.grpc, host);
+  // deleted keys' agent renouncements that are not on chain yet (a failed send, a restart): retried here
+  const renouncer = createAgentRenouncer({ keys, service: deps.service, logger: deps.logger.child({ surface: "agent-renouncer" }) });
+  renouncer.start(RENOUNCEMENT_DRAIN_INTERVAL_MS);
   return {
     urls: { rest: rest.url, ws: wsUrl, grpc: address },
     keys,
     async close() {
+      await renouncer.stop();
       await Promise.all([rest.close(), ws.close(), grpc.close()]);
     },
   };

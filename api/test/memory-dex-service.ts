@@ -42,7 +42,7 @@ const TOKENS: Record<string, { asset: string; decimals: number }> = {
 
 export const SETTLEMENT_DOMAIN = { name: "Settlement", version: "1", chainId: TEST_CHAIN_ID, verifyingContract: TEST_SETTLEMENT } as const;
 // The one EIP-712 definition of the order and agent approval (the contract's twin).
-import { ORDER_TYPES, AGENT_APPROVAL_TYPES } from "../../sdk/eip712";
+import { ORDER_TYPES, AGENT_APPROVAL_TYPES, AGENT_RENOUNCEMENT_TYPES, type AgentRenouncement } from "../../sdk/eip712";
 export { ORDER_TYPES, AGENT_APPROVAL_TYPES };
 
 interface Resting extends DexOrderWithFills {
@@ -56,6 +56,13 @@ export interface MemoryDexService extends DexService {
   readonly placeCalls: PlaceOrderRequest[];
   /** every agent approval submitted "on chain" (what a relayer would pay gas for) */
   readonly approvalSubmissions: AgentApproval[];
+  /** every agent renouncement sent "on chain" */
+  readonly renouncementSubmissions: AgentRenouncement[];
+  /** what submitAgentRenouncement does next: "ok", "unavailable" (SERVICE_UNAVAILABLE, nothing sent) or
+   *  "refused" (INVALID_SIGNATURE, as when the contract refuses it) */
+  renouncementMode: "ok" | "unavailable" | "refused";
+  /** the agent's approval expiry "on chain" (0 = none) */
+  agentExpiry(trader: Address, agent: Address): bigint;
   /** orders the service accepted (refusals excluded) */
   orderCount(): number;
   /** test hook: break the book event sequence once (the WS test injects a gap) */
@@ -75,6 +82,8 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
   const listeners = new Set<(e: DexEvent) => void>();
   const placeCalls: PlaceOrderRequest[] = [];
   const approvalSubmissions: AgentApproval[] = [];
+  const renouncementSubmissions: AgentRenouncement[] = [];
+  const renouncedNonces = new Set<string>();
   /** account \n client order id -> the order it placed (what the pipeline rebuilds from its journal) */
   const byClientId = new Map<string, { orderId: string; requestHash: string | null }>();
   let approvalNonce = 1000n;
@@ -345,9 +354,18 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     return out;
   };
 
+  let renounceMode: MemoryDexService["renouncementMode"] = "ok";
   return {
     placeCalls,
     approvalSubmissions,
+    renouncementSubmissions,
+    get renouncementMode() {
+      return renounceMode;
+    },
+    set renouncementMode(v) {
+      renounceMode = v;
+    },
+    agentExpiry: (trader, agent) => agents.get(`${trader.toLowerCase()}:${agent.toLowerCase()}`) ?? 0n,
     settlementDomain: SETTLEMENT_DOMAIN,
     credit(account, token, units) {
       bal(account, token).onChain += units;
@@ -465,6 +483,20 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
       if (!ok) throw new DexServiceError("INVALID_SIGNATURE", "agent approval signature does not recover to the trader");
       approvalSubmissions.push(a);
       agents.set(`${a.trader.toLowerCase()}:${a.agent.toLowerCase()}`, a.expiry);
+    },
+    async submitAgentRenouncement(r: AgentRenouncement, signature: Hex) {
+      const k = `${r.trader.toLowerCase()}:${r.agent.toLowerCase()}`;
+      if (!agents.get(k)) return { txHash: null, agentExpiry: 0n };
+      if (renounceMode === "unavailable") throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement could not be sent", { reason: "relayer_send_failed" });
+      const ok = await verifyTypedData({ address: r.agent, domain: SETTLEMENT_DOMAIN, types: AGENT_RENOUNCEMENT_TYPES, primaryType: "AgentRenouncement", message: r, signature });
+      // like the contract: the agent's signature, its nonce used once
+      if (renounceMode === "refused" || !ok || renouncedNonces.has(`${r.agent.toLowerCase()}:${r.nonce}`)) {
+        throw new DexServiceError("INVALID_SIGNATURE", "the contract refuses this agent renouncement");
+      }
+      renouncedNonces.add(`${r.agent.toLowerCase()}:${r.nonce}`);
+      renouncementSubmissions.push(r);
+      agents.delete(k);
+      return { txHash: `0x${(renouncementSubmissions.length).toString(16).padStart(64, "0")}` as Hex, agentExpiry: 0n };
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -17,6 +17,7 @@ import {
   revokeResponse,
 } from "../schemas";
 import { parseExactDecimal } from "../units";
+import { createAgentRenouncer, revokeApiKey } from "../agent-renouncer";
 import type { RouteContext } from "./context";
 
 const errors = {
@@ -41,7 +42,13 @@ function alreadyApproved(id: string): ApiError {
   return new ApiError("AGENT_ALREADY_APPROVED", "this API key's agent approval was already submitted; create a new key to approve another", { id });
 }
 
+/** How long DELETE /v1/api-keys/{id} waits for the agent's renouncement to be mined before it answers
+ *  `pending` (the attempt goes on; the drain loop retries a failed one). */
+export const RENOUNCEMENT_ANSWER_WAIT_MS = 20_000;
+
 export function accountRoutes(c: RouteContext): Route[] {
+  const revokeDeps = { keys: c.keys, service: c.service, now: c.now, approvalLifetimeSec: c.config.agentApprovalSeconds };
+  const renouncer = createAgentRenouncer({ keys: c.keys, service: c.service, logger: c.logger });
   return [
     {
       spec: {
@@ -90,7 +97,8 @@ export function accountRoutes(c: RouteContext): Route[] {
             const expiry = BigInt(Math.floor(c.now() / 1000) + c.config.agentApprovalSeconds);
             typedData = await c.service.prepareAgentApproval(owner, record.agentAddress, expiry);
           } catch (err) {
-            await c.keys.revoke(record.id);
+            // the wallet never saw this agent, but the key goes the one way every key goes
+            await revokeApiKey(revokeDeps, record.id, owner);
             throw err;
           }
           res.status(201).json({ ...presentApiKey(record), api_secret: secret, agent_approval: plain(typedData as unknown as Record<string, unknown>) });
@@ -176,7 +184,7 @@ export function accountRoutes(c: RouteContext): Route[] {
         method: "delete",
         path: "/v1/api-keys/{id}",
         summary:
-          "Revoke an API key and cancel every open order placed with it; its agent key is wiped and its WebSocket sessions closed (the on-chain approval lapses at its expiry: only the wallet can revokeAgent). The wallet may revoke any of its keys; an API key only itself, from an address in its IP allowlist.",
+          "Revoke an API key and cancel every open order placed with it; its agent is revoked on chain (the agent signs a renouncement of its approval, the service's relayer submits Settlement.renounceAgentWithSig and pays the gas), then its agent key is wiped, and its WebSocket sessions are closed. agent_revocation says whether the on-chain revocation is done (tx_hash: the renouncement, null when the agent held no approval) or pending (the service retries it in the background until mined; the key is already unusable). The wallet may revoke any of its keys; an API key only itself, from an address in its IP allowlist. Repeating the DELETE is harmless and reports the current state.",
         auth: "key_or_wallet",
         params: apiKeyIdParams,
         responses: { 200: { description: "revoked", schema: revokeResponse }, 404: { description: "no such key of yours", schema: errorResponse }, ...errors },
@@ -191,12 +199,18 @@ export function accountRoutes(c: RouteContext): Route[] {
           if (auth.key && auth.key.id !== id) {
             throw new ApiError("FORBIDDEN", "an API key may revoke only itself; sign with the wallet to revoke another", { reason: "not_this_key" });
           }
-          await c.keys.revoke(id);
-          // Revoked first so that no new order can use the key; the cancels are idempotent, so a failed
-          // DELETE can be retried and finishes the job.
+          await revokeApiKey(revokeDeps, id, key.owner);
+          // Revoked first so that no new order can use the key; the cancels and the renouncement are
+          // idempotent, so a failed DELETE can be retried and finishes the job.
           const cancelled = await c.service.cancelOrdersOfApiKey(id, key.owner, "api_key_revoked");
+          const revocation = (await renouncer.attempt(id, RENOUNCEMENT_ANSWER_WAIT_MS)) ?? { status: "none" as const, txHash: null };
           const after = await c.keys.getById(id);
-          res.json({ id, revoked_at: after?.revokedAtMs ?? c.now(), cancelled_order_ids: cancelled });
+          res.json({
+            id,
+            revoked_at: after?.revokedAtMs ?? c.now(),
+            cancelled_order_ids: cancelled,
+            agent_revocation: { status: revocation.status, tx_hash: revocation.txHash },
+          });
         },
       ],
     },
