@@ -1,15 +1,16 @@
 // The agent-approval relayer (issue #11, #13): its own key with no role on the contract, one nonce manager
 // (20 approvals at once all mined), approvals the contract would refuse cost nothing, and a daily gas
-// budget per wallet and in total whose caps hold at their exact edge.
+// budget per wallet and in total whose caps hold at their exact edge; agents' renouncements (issue #11) bypass
+// the caps but are charged, and only the contract's refusal of one is final.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Address, Hex } from "viem";
+import { createPublicClient, http, type Address, type Hex, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { DexServiceError } from "../api/dex/service";
 import { loadConfig } from "../config";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../config/dev-accounts";
 import { contextConfigFor } from "../scripts/stack/start-stack";
-import { AGENT_APPROVAL_TYPES, getSettlementDomain } from "../sdk/eip712";
+import { AGENT_APPROVAL_TYPES, getSettlementDomain, signAgentRenouncement } from "../sdk/eip712";
 import { dexApiComponent } from "../api/dex/component";
 import { createAgentRelayer, GasBudget } from "./agent-relayer";
 import { pipelineComponent } from "./component";
@@ -127,4 +128,55 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
   } finally {
     await f.stop();
   }
+});
+
+test("renouncements on a real chain: sent with both caps at 0 (never starved by the budget) and charged; a spent one is refused for nothing", { timeout: 240_000 }, async (t) => {
+  const f = await startFixture({ traders: 1 });
+  try {
+    const abi = settlementAbi();
+    const domain = getSettlementDomain(f.chainId, f.settlement);
+    const relayer = createAgentRelayer({
+      client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey: HARDHAT_DEV_PRIVATE_KEYS[10] as Hex,
+      budget: { dailyWei: 0n, perOwnerDailyWei: 0n },
+    });
+    const [trader] = f.traders;
+    const agent = privateKeyToAccount(generatePrivateKey());
+    const block = await f.client.getBlock();
+    await f.write(trader, f.settlement, "approveAgent", [agent.address, block.timestamp + 3600n]);
+    // an approval is refused by these caps...
+    const approval = { trader: trader.address, agent: privateKeyToAccount(generatePrivateKey()).address, expiry: block.timestamp + 3600n, nonce: 0n, deadline: block.timestamp + 3600n };
+    const approvalSig = await trader.signTypedData({ domain, types: AGENT_APPROVAL_TYPES, primaryType: "AgentApproval", message: approval });
+    await assert.rejects(relayer.submit(approval, approvalSig), (e: unknown) => e instanceof DexServiceError && e.details.reason === "relayer_budget_exhausted");
+    // ...a renouncement is not
+    const message = { trader: trader.address, agent: agent.address, nonce: 0n, deadline: block.timestamp + 3600n };
+    const signature = await signAgentRenouncement(agent, domain, message);
+    const sent = await relayer.renounce(message, signature);
+    assert.equal(await f.client.readContract({ address: f.settlement, abi, functionName: "agentExpiry", args: [trader.address, agent.address] }), 0n);
+    const receipt = await f.client.getTransactionReceipt({ hash: sent.txHash });
+    assert.equal(sent.costWei, receipt.gasUsed * receipt.effectiveGasPrice);
+    assert.ok(sent.costWei > 0n);
+    assert.deepEqual([relayer.spent().transactions, relayer.spent().spentWei], [1, sent.costWei], "charged past the caps");
+    t.diagnostic(`one renouncement cost ${sent.costWei} wei`);
+
+    // the same renouncement again: its nonce is spent, the simulation says so, nothing is sent
+    const balance = await f.client.getBalance({ address: relayer.address });
+    await assert.rejects(relayer.renounce(message, signature), (e: unknown) => e instanceof DexServiceError && e.code === "INVALID_SIGNATURE");
+    assert.equal(await f.client.getBalance({ address: relayer.address }), balance);
+    assert.equal(relayer.spent().transactions, 1);
+  } finally {
+    await f.stop();
+  }
+});
+
+test("a renouncement the node cannot simulate (unreachable) is SERVICE_UNAVAILABLE, to be retried, not a refusal", async () => {
+  const dead = createPublicClient({ transport: http("http://127.0.0.1:9", { retryCount: 0, timeout: 2_000 }) }) as PublicClient;
+  const relayer = createAgentRelayer({
+    client: dead, chainId: 31337, rpcUrl: "http://127.0.0.1:9", settlement: "0x5FbDB2315678afecb367f032d93F642f64180aa3", relayerKey: HARDHAT_DEV_PRIVATE_KEYS[10] as Hex,
+    budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
+  });
+  const agent = privateKeyToAccount(generatePrivateKey());
+  const message = { trader: privateKeyToAccount(generatePrivateKey()).address, agent: agent.address, nonce: 0n, deadline: 2n ** 40n };
+  const signature = await signAgentRenouncement(agent, getSettlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3"), message);
+  await assert.rejects(relayer.renounce(message, signature), (e: unknown) => e instanceof DexServiceError && e.code === "SERVICE_UNAVAILABLE" && e.details.reason === "relayer_send_failed");
+  assert.equal(relayer.spent().transactions, 0);
 });

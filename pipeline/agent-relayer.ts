@@ -138,6 +138,9 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
   // One account object for the process's lifetime: its nonce manager hands out consecutive nonces to
   // concurrent sends (a fresh account per call read the same pending nonce: "nonce too low").
   const account = privateKeyToAccount(deps.relayerKey, { nonceManager });
+  // viem's nonceManager is one per process, keyed by address and chain id: start from the node's count, not
+  // from what an earlier relayer of the same key counted (a test's previous chain, say)
+  nonceManager.reset({ address: account.address, chainId: deps.chainId });
   const wallet = createWalletClient({ chain, transport: http(deps.rpcUrl), account });
 
   const budget = new GasBudget(deps.budget, now);
