@@ -218,3 +218,26 @@ test("a key revoked with no stored renouncement (before this existed) reports no
     assert.deepEqual((await del(h, k)).body.agent_revocation, { status: "none", tx_hash: null });
   });
 });
+
+test("an attempt slower than the DELETE's wait is answered pending and still finishes (holding its lease meanwhile)", async () => {
+  await withHarness(async (h) => {
+    const k = await createKey(h, newWallet());
+    h.service.renouncementMode = "unavailable";
+    await del(h, k); // stored, pending
+    h.service.renouncementMode = "ok";
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const slow = createAgentRenouncer({
+      keys: h.keys,
+      logger: silent,
+      service: { submitAgentRenouncement: async (m, s) => (await gate, h.service.submitAgentRenouncement(m, s)) },
+    });
+    assert.deepEqual(await slow.attempt(k.id, 20), { status: "pending", txHash: null });
+    await renouncerOf(h).drain(); // the slow attempt holds the row: nothing sent twice
+    assert.equal(h.service.renouncementSubmissions.length, 0);
+    open();
+    for (let i = 0; i < 500 && (await row(h, k.id)).status === "pending"; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal((await row(h, k.id)).status, "done");
+    assert.equal(h.service.renouncementSubmissions.length, 1);
+  });
+});
