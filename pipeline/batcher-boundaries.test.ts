@@ -188,7 +188,8 @@ test("start: the store must hold the last batch the chain settled (batch n-1 of 
 test("a batch leaves at exactly maxTrades trades, not one before (the wait not yet over)", async () => {
   const clock = frozenClock();
   const chain = scripted();
-  const b = createBatcher(base(chain, { maxTrades: 3, maxDelayMs: 1_000 }));
+  // a wait of a minute: only the batch size (the push that completes it) can send within the test
+  const b = createBatcher(base(chain, { maxTrades: 3, maxDelayMs: 60_000 }));
   await b.start();
   b.push(trade(1, clock.now()));
   b.push(trade(2, clock.now()));
@@ -205,7 +206,7 @@ test("a batch leaves at exactly maxTrades trades, not one before (the wait not y
   assert.deepEqual(chain.sends[1].seqs, [4, 5, 6], "at most maxTrades per batch");
   await tick(5);
   assert.equal(chain.sends.length, 2, "the 7th trade waits");
-  clock.set(clock.now() + 1_000);
+  clock.set(clock.now() + 60_000);
   await b.drain();
   assert.deepEqual(chain.sends[2].seqs, [7]);
   await b.stop();
@@ -449,7 +450,7 @@ test("pipelining: a trade arriving while a batch is in flight leaves at once wit
 test("a trade arriving during a wait that is not due yet does not send; the one that fills the batch does", async () => {
   const clock = frozenClock();
   const chain = scripted(["hold"]);
-  const b = createBatcher(base(chain, { maxTrades: 3, maxDelayMs: 1_000, maxInFlight: 2 }));
+  const b = createBatcher(base(chain, { maxTrades: 3, maxDelayMs: 60_000, maxInFlight: 2 }));
   await b.start();
   for (const s of [1, 2, 3]) b.push(trade(s, clock.now()));
   await until(() => chain.sends.length === 1, "first batch");
