@@ -358,6 +358,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
         } else lastError = (first.err as Error).message;
       }
       attempt += 1;
+      if (state === "stopped") return; // stop() came while the flights ended: no retry over it
       state = "retrying";
       log?.warn(
         {
