@@ -425,14 +425,15 @@ describe("settle sender against a fake chain", () => {
     globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) =>
       (realSetTimeout as (f: () => void, t?: number, ...a: unknown[]) => NodeJS.Timeout)(fn, ms === 30_000 ? 1 : ms, ...rest)) as typeof setTimeout;
     chain.onSend = () => ({ answer: "hold" });
-    let p: Promise<unknown>;
+    let caught: Promise<Error>;
     try {
-      p = s.send(6n, ARGS);
-      while (chain.sent.length < 2) await new Promise((r) => realSetTimeout(r, 1));
+      // the handler is attached at once: the 1 ms timer may fire before the fake chain has seen the send
+      caught = rejection(s.send(6n, ARGS));
+      for (let i = 0; i < 2_000 && chain.sent.length < 2; i++) await new Promise((r) => realSetTimeout(r, 1));
     } finally {
       globalThis.setTimeout = realSetTimeout;
     }
-    const e = await rejection(p);
+    const e = await caught;
     assert.ok(e instanceof RetryableChainError);
     assert.equal(e.message, "timed out waiting for the send's answer");
     const e2 = await rejection(s.send(7n, ARGS));
