@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { status } from "@grpc/grpc-js";
 import { z } from "zod";
-import { DexServiceError } from "./dex/service";
+import { DexServiceError } from "../pipeline/service";
 import { ApiError, toApiError } from "./errors";
 
 test("service refusals map to the spec's codes and statuses", () => {

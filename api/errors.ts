@@ -5,7 +5,7 @@ import { status as GrpcStatus } from "@grpc/grpc-js";
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
 import { ZodError } from "zod";
-import { DexServiceError } from "./dex/service";
+import { DexServiceError } from "../pipeline/service";
 
 export const API_ERROR_STATUS = {
   INVALID_REQUEST: 400,

@@ -1,6 +1,6 @@
 // The bridge side of the indexer on two chains (31337 home, 31338 remote): deposits and their mints,
 // burns and their releases land on one transfer row each, whichever chain's event is indexed first, and
-// a dispute stops a release. A test-only emitter contract (indexer/test/IndexerBridgeEventEmitter.sol)
+// a dispute stops a release. A test-only emitter contract (indexer/testing/IndexerBridgeEventEmitter.sol)
 // emits the bridge interfaces' events, so no threshold signature is needed here.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -12,8 +12,8 @@ import { BridgeMinterAbi } from "./abis/BridgeMinterAbi";
 import { BridgeVaultAbi } from "./abis/BridgeVaultAbi";
 import { privateKeyToAccount } from "viem/accounts";
 import { type RunningIndexer, startIndexer } from "./run";
-import { DEV_KEYS } from "./test/exchangeFixture";
-import { type TestChain, startHardhatNode } from "./test/hardhatNode";
+import { DEV_KEYS } from "./testing/exchangeFixture";
+import { type TestChain, startHardhatNode } from "./testing/hardhatNode";
 
 const started: { stop(): Promise<void> }[] = [];
 let workDir: string | undefined;

@@ -11,8 +11,8 @@ import { type Address, type Hex, parseEventLogs } from "viem";
 import { type Order, OrderSide, getOrderHash, getSettlementDomain, signOrder } from "../sdk/eip712";
 import { buildSettleArgs } from "../sdk/settle-batch";
 import { type RunningIndexer, startIndexer } from "./run";
-import { type ExchangeFixture, deployExchange } from "./test/exchangeFixture";
-import { type TestChain, startHardhatNode } from "./test/hardhatNode";
+import { type ExchangeFixture, deployExchange } from "./testing/exchangeFixture";
+import { type TestChain, startHardhatNode } from "./testing/hardhatNode";
 
 const E18 = 10n ** 18n;
 const USD = 10n ** 6n;

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import { createServer } from "node:net";
 import path from "node:path";
-import { cpuAffinityPrefix } from "../scripts/chain/cpu-affinity";
+import { cpuAffinityPrefix } from "../runtime/cpu-affinity";
 import { findRepoRoot, loadDeployments } from "./deployments";
 
 export interface StartIndexerOptions {

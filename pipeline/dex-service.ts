@@ -1,23 +1,23 @@
-// DexService (api/dex/service.ts) over the live pipeline: the API's orders are signed orders in the
+// DexService (pipeline/service.ts) over the live pipeline: the API's orders are signed orders in the
 // matcher; their status, fills and settlement state are kept here from the service's events (replayed
 // from the journal on start, so they survive a restart), books come from the engine, balances from the
 // ledger and the contract.
 import { recoverTypedDataAddress, type Address, type Hex } from "viem";
-import { createAgentRelayer, type AgentRelayer, type AgentRelayerBudget } from "./agent-relayer";
-import { createApiKeyNonces } from "./api-nonces";
+import { createAgentRelayer, type AgentRelayer, type AgentRelayerBudget } from "./settle/agent-relayer";
+import { createApiKeyNonces } from "./intake/api-nonces";
 import type { OrderType } from "../matcher/core/types";
 import {
   DEX_OPEN_STATUSES, DexServiceError, type AgentApproval, type CancelOrderRequest, type DexBalance, type DexBookSnapshot,
   type DexEvent, type DexFill, type DexMarket, type DexMarketStats, type DexOrder, type DexOrderQuery,
   type DexOrderStatus, type DexOrderWithFills, type DexService, type DexServiceErrorCode, type DexStatusReason,
   type DexTrade, type Eip712TypedData, type PlaceOrderRequest,
-} from "../api/dex/service";
+} from "./service";
 import { AGENT_APPROVAL_TYPES, getSettlementDomain, signOrder, type AgentRenouncement, type Order } from "../sdk/eip712";
 import { PipelineError } from "./errors";
-import type { ServiceEvent } from "./matcher-service";
+import type { ServiceEvent } from "./match/matcher-service";
 import { quoteFor, type MarketSpec } from "./markets";
 import type { Pipeline } from "./pipeline";
-import { settlementAbi } from "./settlement-abi";
+import { settlementAbi } from "./settle/settlement-abi";
 
 interface OrderRecord extends DexOrderWithFills {
   hash: Hex;

@@ -3,15 +3,15 @@
 // contract's nextBatchId and hand it every trade after the last settled one, then go live.
 import { join } from "node:path";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient } from "viem";
-import { createBatcher, type Batcher, type SettledBatch } from "./batcher";
-import { createContractWallets } from "./contract-signature";
-import { createChainFollower, type ChainFollower, type SettlementEvent } from "./chain-follower";
-import { MatcherService, type ServiceEvent } from "./matcher-service";
+import { createBatcher, type Batcher, type SettledBatch } from "./settle/batcher";
+import { createContractWallets } from "./intake/contract-signature";
+import { createChainFollower, type ChainFollower, type SettlementEvent } from "./follow/chain-follower";
+import { MatcherService, type ServiceEvent } from "./match/matcher-service";
 import type { MarketSpec } from "./markets";
-import { createOrderDigester, getDomainSeparator } from "./order-digest";
+import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
 import { getSettlementDomain } from "./order";
-import { createSettleSender, SETTLE_GAS_CAP, settleGasWanted } from "./settle-sender";
-import { settlementAbi } from "./settlement-abi";
+import { createSettleSender, SETTLE_GAS_CAP, settleGasWanted } from "./settle/settle-sender";
+import { settlementAbi } from "./settle/settlement-abi";
 
 /** The matcher treats an order as expired this long before its signed expiry, so that a trade matched
  *  just before the deadline still settles (batches land in well under a second; 10 s leaves room for
@@ -59,7 +59,7 @@ export interface Pipeline {
   readonly batcher: Batcher;
   readonly client: PublicClient;
   /** what the start recovered: journal records and every trade the journal holds, in seq order */
-  readonly recovered: { records: number; trades: readonly import("./batcher").SettleableTrade[]; lastSettledSeq: number };
+  readonly recovered: { records: number; trades: readonly import("./settle/batcher").SettleableTrade[]; lastSettledSeq: number };
   /** settled batches, as they land (fills' settlement status, benches) */
   subscribeSettled(fn: (b: SettledBatch) => void): () => void;
   /** resolves once chain events up to the current head are applied (tests: after a deposit) */

@@ -7,7 +7,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { bridgeConfirmationsFor } from "../config/bridge";
 import { createDb } from "../db";
-import { createSigningCoordinator } from "../mpc-sim/coordinator";
+import { createSigningCoordinator } from "../signer-cluster/coordinator";
 import { createRelayer } from "./relayer";
 import { createCustodySigner, createFrostSigner, createHsmClient } from "./signers";
 import type { ChainClients } from "./types";

@@ -3,7 +3,7 @@
 // HSM co-signature at or above the token's threshold, queueRelease; once the challenge period is over
 // and no guardian disputed it, executeRelease. Every step is resumable from the row's state.
 import { decodeEventLog, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
-import { isMpcError } from "../mpc-sim/errors";
+import { isMpcError } from "../signer-cluster/errors";
 import { BRIDGE_MINTED, BRIDGE_RELEASE_QUEUED, ReleaseStatus, type BridgeAbis } from "./abi";
 import type { RelayerStore, TransferPatch, TransferRow } from "./store";
 import { revertOf, type Submitter } from "./submitter";

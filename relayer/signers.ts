@@ -1,13 +1,13 @@
-// The relayer's signers. Native: the mpc-sim coordinator gathers 3 of 5 FROST shares from whichever nodes
+// The relayer's signers. Native: the signer-cluster coordinator gathers 3 of 5 FROST shares from whichever nodes
 // answer. Custody / custom: a stand-in for a custody provider's API that, like a signer node, finds the
 // event on chain itself before approving the digest with the key behind its ERC-1271 wallet
-// (BridgeCustodySigner). HSM: the co-signer service of mpc-sim/hsm.ts over HTTP.
+// (BridgeCustodySigner). HSM: the co-signer service of signer-cluster/hsm.ts over HTTP.
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { MpcError } from "../mpc-sim/errors";
-import { callJson } from "../mpc-sim/http";
-import type { SigningCoordinator } from "../mpc-sim/coordinator";
-import { createSourceEventVerifier, type BridgeChainsConfig } from "../mpc-sim/source-events";
+import { MpcError } from "../signer-cluster/errors";
+import { callJson } from "../signer-cluster/http";
+import type { SigningCoordinator } from "../signer-cluster/coordinator";
+import { createSourceEventVerifier, type BridgeChainsConfig } from "../signer-cluster/source-events";
 import { frostSignatureToSolidity } from "../sdk/frost-solidity";
 import type { BridgeSigner, HsmCosigner, SourceEventRef } from "./types";
 

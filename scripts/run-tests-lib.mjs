@@ -13,7 +13,7 @@ export const isSkippedDir = (name) =>
 
 /** Hardhat's mocha runs every file under test/contracts; these are the ones holding tests (the others
  *  are fixtures and helpers they import). */
-export const isContractTestFile = (f) => f.startsWith("test/contracts/") && /\.(test|spec)\.ts$/.test(f);
+export const isContractTestFile = (f) => f.startsWith("test/contracts/") && /\.test\.ts$/.test(f);
 
 /**
  * `[--only <group>] [filter ...]` -> `{ only, filters }`, or `{ error }` for an unknown group, a missing

@@ -38,7 +38,7 @@ function findTests(dir, out = []) {
     if (isSkippedDir(name)) continue;
     const p = join(dir, name);
     if (statSync(p).isDirectory()) findTests(p, out);
-    else if (name.endsWith(".test.ts") || name.endsWith(".spec.ts")) out.push(relative(root, p));
+    else if (name.endsWith(".test.ts")) out.push(relative(root, p));
   }
   return out.sort();
 }

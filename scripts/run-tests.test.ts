@@ -65,8 +65,8 @@ const FILES = [
   "matcher/core/engine.test.ts",
   "pipeline/ledger.test.ts",
   "scripts/run-tests.test.ts",
-  "test/contracts/exchange/cancel.spec.ts",
-  "test/contracts/exchange/settle.spec.ts",
+  "test/contracts/exchange/cancel.test.ts",
+  "test/contracts/exchange/settle.test.ts",
   "test/contracts/bridge/vault.test.ts",
   "test/e2e/stack.test.ts",
 ];
@@ -93,7 +93,7 @@ test("planRun: the typecheck runs in the full run, --only unit and --only typech
 
 test("planRun: filters keep files of every group, contract tests included", () => {
   const p = plan({ filters: ["exchange/cancel", "ledger"] });
-  assert.deepEqual([p.contracts, p.unit, p.e2e, p.error], [["test/contracts/exchange/cancel.spec.ts"], ["pipeline/ledger.test.ts"], [], null]);
+  assert.deepEqual([p.contracts, p.unit, p.e2e, p.error], [["test/contracts/exchange/cancel.test.ts"], ["pipeline/ledger.test.ts"], [], null]);
   // a filter matching exactly one file runs exactly that file
   assert.deepEqual(plan({ filters: ["scripts/run-tests.test.ts"] }).unit, ["scripts/run-tests.test.ts"]);
   assert.equal(plan({ filters: ["scripts/run-tests.test.ts"] }).contracts, null, "no contract file matched: hardhat test does not run");

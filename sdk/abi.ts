@@ -1,6 +1,6 @@
 // ABIs of the exchange contracts for services (viem). Two forms:
 //  - `settlementEventsAbi`: the fixed event signatures as a typed `as const` ABI (no build needed); a Hardhat
-//    test (test/contracts/exchange/abi.spec.ts) checks it equals the compiled contract's events.
+//    test (test/contracts/exchange/abi.test.ts) checks it equals the compiled contract's events.
 //  - `loadExchangeArtifact(name)`: the full ABI and bytecode from the Hardhat build (`artifacts/`, the
 //    full-tree `npx hardhat compile`; `artifacts-exchange/` when only the area was built).
 import fs from "node:fs";

@@ -6,7 +6,7 @@ import autocannon from "autocannon";
 import { WebSocket } from "ws";
 import { createApiLogger } from "../logger";
 import { createWsServer } from "../ws/server";
-import { createKey, fund, keyHeaders, newWallet, startHarness } from "../test/harness";
+import { createKey, fund, keyHeaders, newWallet, startHarness } from "../testing/harness";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);

@@ -11,7 +11,7 @@
 import type { Logger } from "pino";
 import type { Address, LocalAccount } from "viem";
 import { signAgentRenouncement, type SettlementDomain } from "../../sdk/eip712";
-import { DexServiceError, type DexService } from "./service";
+import { DexServiceError, type DexService } from "../../pipeline/service";
 import type { AgentRevocationState, ApiKeyStore, SignedAgentRenouncement } from "../auth/api-keys";
 
 /** How long one attempt holds a stored renouncement before another sender may try it (a crash mid-send). */

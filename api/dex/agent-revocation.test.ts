@@ -10,10 +10,10 @@ import type { Address } from "viem";
 import { verifyTypedData } from "viem";
 import { AGENT_RENOUNCEMENT_TYPES } from "../../sdk/eip712";
 import { createApiLogger } from "../logger";
-import { call, createKey, newWallet, signApprovalBody, startHarness, walletHeaders, type Harness, type TestKey } from "../test/harness";
-import { SETTLEMENT_DOMAIN } from "../test/memory-dex-service";
+import { call, createKey, newWallet, signApprovalBody, startHarness, walletHeaders, type Harness, type TestKey } from "../testing/harness";
+import { SETTLEMENT_DOMAIN } from "../testing/memory-dex-service";
 import { createAgentRenouncer, RENOUNCEMENT_DEADLINE_MARGIN_SEC } from "./agent-renouncer";
-import { DexServiceError } from "./service";
+import { DexServiceError } from "../../pipeline/service";
 
 async function withHarness(fn: (h: Harness) => Promise<void>, opts: Parameters<typeof startHarness>[0] = {}) {
   const h = await startHarness(opts);

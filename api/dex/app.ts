@@ -15,7 +15,7 @@ import { accountRoutes } from "./routes/account";
 import type { RouteContext } from "./routes/context";
 import { marketRoutes } from "./routes/market";
 import { orderRoutes } from "./routes/orders";
-import type { DexService } from "./service";
+import type { DexService } from "../../pipeline/service";
 
 export interface DexRestDeps {
   config: DexApiConfig;

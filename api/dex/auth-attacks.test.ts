@@ -17,7 +17,7 @@ import {
   walletHeaders,
   type Harness,
   type Res,
-} from "../test/harness";
+} from "../testing/harness";
 
 function refused(r: Res, status: number, code: string, reason?: string) {
   assert.equal(r.status, status, r.text);

@@ -2,7 +2,7 @@
 // 500 and never a stack trace.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { call, createKey, fund, hmacHeaders, keyHeaders, newWallet, signedOrderBody, startHarness, walletHeaders, type Harness, type TestKey } from "../test/harness";
+import { call, createKey, fund, hmacHeaders, keyHeaders, newWallet, signedOrderBody, startHarness, walletHeaders, type Harness, type TestKey } from "../testing/harness";
 
 let h: Harness;
 let k: TestKey;

@@ -1,7 +1,7 @@
 // Spec 8 rate limits (headers on every response, 429 with Retry-After) and client_order_id idempotency.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { call, createKey, fund, hmacHeaders, keyHeaders, newWallet, signedOrderBody, startHarness } from "../test/harness";
+import { call, createKey, fund, hmacHeaders, keyHeaders, newWallet, signedOrderBody, startHarness } from "../testing/harness";
 
 test("rate limits: headers on every response, 429 RATE_LIMIT_EXCEEDED with Retry-After per surface", async () => {
   const h = await startHarness({ rateLimits: { publicPerMinute: 3, ordersPerSecond: 2, signedMarketDataPerMinute: 2 } });

@@ -3,7 +3,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import Ajv2020 from "ajv/dist/2020";
-import { call, createKey, fund, keyHeaders, newWallet, startHarness, type Harness } from "../test/harness";
+import { call, createKey, fund, keyHeaders, newWallet, startHarness, type Harness } from "../testing/harness";
 
 let h: Harness;
 let doc: any;

@@ -13,7 +13,7 @@ import {
   type DexService,
   type DexTimeInForce,
   type SettlementOrder,
-} from "./service";
+} from "../../pipeline/service";
 import { priceToTicks, sizeToLots, type GridResult } from "./units";
 
 /** Spec 3.2 table: allowed time-in-force per type; the first is the default. */

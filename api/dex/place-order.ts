@@ -7,11 +7,11 @@ import type { AuthContext } from "../auth/authenticate";
 import { InFlightPlacements, requestHash } from "./idempotency";
 import { checkSignedOrder, findMarket, intentOf, parseOrderFields } from "./order-intent";
 import { getOrderHash } from "../../sdk/eip712";
-import { recoverSigner } from "../../pipeline/recover";
+import { recoverSigner } from "../../pipeline/intake/recover";
 import { presentOrder } from "./present";
 import { checkDailyLossLimit, checkPositionLimit } from "./risk-limits";
 import type { PlaceOrderBody } from "./schemas";
-import type { DexService, PlaceOrderRequest } from "./service";
+import type { DexService, PlaceOrderRequest } from "../../pipeline/service";
 
 export interface PlacementDeps {
   service: DexService;

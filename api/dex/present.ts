@@ -1,7 +1,7 @@
 // Service integers -> the spec's JSON (snake_case; numbers computed from the exact decimals; amounts
 // that may exceed 2^53 as decimal strings).
 import type { ApiKeyRecord } from "../auth/api-keys";
-import type { DexBalance, DexBookSnapshot, DexFill, DexMarket, DexOrder, DexOrderWithFills, DexTrade } from "./service";
+import type { DexBalance, DexBookSnapshot, DexFill, DexMarket, DexOrder, DexOrderWithFills, DexTrade } from "../../pipeline/service";
 import { averagePriceText, formatUnits, lotsToSize, ticksToPrice } from "./units";
 
 export function presentBook(m: DexMarket, b: DexBookSnapshot) {

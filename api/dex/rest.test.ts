@@ -1,7 +1,7 @@
 // DEX REST over a real socket against the in-memory test double: the happy paths of every route.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { call, createKey, fund, hmacHeaders, keyHeaders, newWallet, signedOrderBody, startHarness, walletHeaders, type Harness, type TestKey } from "../test/harness";
+import { call, createKey, fund, hmacHeaders, keyHeaders, newWallet, signedOrderBody, startHarness, walletHeaders, type Harness, type TestKey } from "../testing/harness";
 
 let h: Harness;
 let bot: TestKey;

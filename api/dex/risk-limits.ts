@@ -10,7 +10,7 @@
 // add up; all seeded markets quote in USD.
 import { ApiError } from "../errors";
 import type { ApiKeyRecord } from "../auth/api-keys";
-import { DEX_OPEN_STATUSES, type DexMarket, type DexOrderIntent, type DexService } from "./service";
+import { DEX_OPEN_STATUSES, type DexMarket, type DexOrderIntent, type DexService } from "../../pipeline/service";
 import { formatUnits, PRICE_SCALE } from "./units";
 
 const MAX_ORDERS_SCANNED = 10_000;

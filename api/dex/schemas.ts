@@ -1,6 +1,6 @@
 // Zod schemas of the DEX REST API: the same objects validate requests and generate the OpenAPI document.
 import { z } from "zod";
-import { DEX_ORDER_STATUSES } from "./service";
+import { DEX_ORDER_STATUSES } from "../../pipeline/service";
 
 const decimalText = z.string().regex(/^-?\d+(\.\d+)?$/, "a plain decimal");
 /** Spec 2.14: price and size are numbers; an exact decimal string is accepted too. */

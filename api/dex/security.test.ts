@@ -15,7 +15,7 @@ import {
   type Harness,
   type Res,
   type TestKey,
-} from "../test/harness";
+} from "../testing/harness";
 
 let h: Harness;
 let alice: TestKey; // read + trade

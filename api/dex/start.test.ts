@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { createDb } from "../../db";
 import { createApiLogger } from "../logger";
-import { createMemoryDexService } from "../test/memory-dex-service";
-import { connectWs } from "../test/ws-client";
+import { createMemoryDexService } from "../testing/memory-dex-service";
+import { connectWs } from "../testing/ws-client";
 import { dexApiConfig } from "./config";
 import { startDexApi } from "./start";
 

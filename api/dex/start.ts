@@ -10,7 +10,7 @@ import { createAgentRenouncer, RENOUNCEMENT_DRAIN_INTERVAL_MS } from "./agent-re
 import { createDexAuthenticator, createDexRestApp, listenDexRest } from "./app";
 import { createOrderPlacer } from "./place-order";
 import type { DexApiConfig } from "./config";
-import type { DexService } from "./service";
+import type { DexService } from "../../pipeline/service";
 
 export interface StartDexApiDeps {
   config: DexApiConfig;

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { lotsToSizeText, parseExactDecimal, priceToTicks, sizeToLots, ticksToPriceText } from "./units";
-import type { DexMarket } from "./service";
+import type { DexMarket } from "../../pipeline/service";
 
 // WETH-USD of the seed: tick 0.01 USD = 1e4 contract units, lot 0.0001 WETH = 1e14 base units.
 const WETH_USD: DexMarket = {

@@ -1,7 +1,7 @@
 // Exact conversion between the spec's decimal numbers and the service's integers. A JSON number is first
 // written in its shortest round-trip decimal form (String(n), what the client most likely typed), then
 // parsed as text; a value that is not a whole number of ticks or lots is refused, never rounded.
-import type { DexMarket } from "./service";
+import type { DexMarket } from "../../pipeline/service";
 import { numberToDecimalString } from "../../sdk/decimal";
 
 export const PRICE_SCALE = 10n ** 18n;

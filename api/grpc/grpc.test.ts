@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { join } from "node:path";
 import { createApiLogger } from "../logger";
-import { call, createKey, fund, keyHeaders, newWallet, startHarness, type Harness, type TestKey } from "../test/harness";
+import { call, createKey, fund, keyHeaders, newWallet, startHarness, type Harness, type TestKey } from "../testing/harness";
 import { signRequest } from "../auth/hmac";
 import { protoPath as HEALTH_PROTO_PATH } from "grpc-health-check";
 import { createGrpcServer, PROTO_PATH, SERVICE_NAME, type DexGrpcServer } from "./server";

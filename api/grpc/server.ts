@@ -16,7 +16,7 @@ import type { DexApiConfig } from "../dex/config";
 import { findMarket } from "../dex/order-intent";
 import { createOrderPlacer, type OrderPlacer } from "../dex/place-order";
 import { placeOrderBody } from "../dex/schemas";
-import type { DexEvent, DexService } from "../dex/service";
+import type { DexEvent, DexService } from "../../pipeline/service";
 import { lotsToSize, ticksToPrice } from "../dex/units";
 import { ApiError, plain, toApiError, validationError } from "../errors";
 

@@ -1,6 +1,6 @@
 // The WebSocket server's copy of every book (all levels, integers), kept from the service's snapshot
 // plus its book events in sequence order. A gap in the service's sequence triggers a reload.
-import type { DexBookEvent, DexLevel, DexService } from "../dex/service";
+import type { DexBookEvent, DexLevel, DexService } from "../../pipeline/service";
 
 export class BookMirror {
   readonly bids = new Map<bigint, bigint>();

@@ -4,8 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { signRequest } from "../auth/hmac";
 import { createApiLogger } from "../logger";
-import { call, createKey, fund, keyHeaders, newWallet, startHarness, walletHeaders } from "../test/harness";
-import { connectWs } from "../test/ws-client";
+import { call, createKey, fund, keyHeaders, newWallet, startHarness, walletHeaders } from "../testing/harness";
+import { connectWs } from "../testing/ws-client";
 import { CLOSE_KEY_REVOKED, createWsServer } from "./server";
 
 test("DELETE /v1/api-keys/{id} closes that key's WebSocket sessions (close code 4001) and no other", async () => {

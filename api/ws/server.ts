@@ -12,7 +12,7 @@ import type { Authenticator } from "../auth/authenticate";
 import { ipAllowed, normalizeIp } from "../auth/ip-allowlist";
 import type { DexApiConfig } from "../dex/config";
 import { presentFill, presentOrder } from "../dex/present";
-import type { DexEvent, DexLevel, DexMarket, DexService } from "../dex/service";
+import type { DexEvent, DexLevel, DexMarket, DexService } from "../../pipeline/service";
 import { lotsToSize, ticksToPrice } from "../dex/units";
 import { ApiError, toApiError, validationError } from "../errors";
 import { BookMirror } from "./book-mirror";

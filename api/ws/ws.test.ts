@@ -3,8 +3,8 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { signRequest } from "../auth/hmac";
 import { createApiLogger } from "../logger";
-import { call, createKey, fund, keyHeaders, newWallet, startHarness, type Harness, type TestKey } from "../test/harness";
-import { connectWs, type TestWs } from "../test/ws-client";
+import { call, createKey, fund, keyHeaders, newWallet, startHarness, type Harness, type TestKey } from "../testing/harness";
+import { connectWs, type TestWs } from "../testing/ws-client";
 import { ClientBook } from "./book-client";
 import { createWsServer, type DexWsServer } from "./server";
 

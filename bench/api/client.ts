@@ -2,9 +2,9 @@
 // wallet (EIP-191) and HMAC request schemes, API keys created through the API (with the wallet's
 // on-chain agent approval), and wallet-signed EIP-712 orders for the real Settlement domain.
 import type { Hex, PrivateKeyAccount } from "viem";
-import type { DexMarket } from "../../api/dex/service";
+import type { DexMarket } from "../../pipeline/service";
 import { lotsToSizeText, ticksToPriceText } from "../../api/dex/units";
-import { createKey, hmacHeaders, keyHeaders, walletHeaders, type Harness, type TestKey } from "../../api/test/harness";
+import { createKey, hmacHeaders, keyHeaders, walletHeaders, type Harness, type TestKey } from "../../api/testing/harness";
 import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
 import { signedOrderToWire } from "../../api/dex/order-intent";
 

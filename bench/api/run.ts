@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { WebSocket } from "ws";
 import { privateKeyToAccount } from "viem/accounts";
-import type { DexMarket } from "../../api/dex/service";
+import type { DexMarket } from "../../pipeline/service";
 import { createTestConfig } from "../../scripts/stack";
 import { api, createApiKey, keyHeaders, keyOrderBody, type TestKey } from "./client";
 

@@ -9,7 +9,7 @@ import path from "node:path";
 import { createDb } from "../../db";
 import { loadConfig } from "../../config";
 import { dexApiConfig } from "../../api/dex/config";
-import type { DexService } from "../../api/dex/service";
+import type { DexService } from "../../pipeline/service";
 import { startDexApi } from "../../api/dex/start";
 import { defaultComponents, startStack, type Component, type ComponentHandle } from "../../scripts/stack";
 

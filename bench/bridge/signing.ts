@@ -8,8 +8,8 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { getAddress } from "viem";
 import { verifyFrostSignature } from "../../sdk/frost";
-import { startCluster } from "../../mpc-sim/cluster";
-import { deployEventsStub, emitDeposit, startHardhatChain } from "../../mpc-sim/testing/chain";
+import { startCluster } from "../../signer-cluster/cluster";
+import { deployEventsStub, emitDeposit, startHardhatChain } from "../../signer-cluster/testing/chain";
 
 export interface SigningBenchResult {
   signatures: number;

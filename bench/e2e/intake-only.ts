@@ -8,10 +8,10 @@ import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { getDomainSeparator, getSettlementDomain, type Order } from "../../sdk/eip712";
-import { MatcherService } from "../../pipeline/matcher-service";
+import { MatcherService } from "../../pipeline/match/matcher-service";
 import { DEFAULT_MARKET_GRIDS, type MarketSpec } from "../../pipeline/markets";
-import { createOrderDigester } from "../../pipeline/order-digest";
-import type { PlaceSignedInput } from "../../pipeline/intake";
+import { createOrderDigester } from "../../pipeline/intake/order-digest";
+import type { PlaceSignedInput } from "../../pipeline/intake/intake";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const native = require("secp256k1/bindings") as { ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number } };

@@ -15,10 +15,10 @@ import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import type { Address, Hex } from "viem";
 import { createTestConfig, indexerComponent, startStack, type Component } from "../../scripts/stack";
 import { getDomainSeparator, getSettlementDomain, type Order } from "../../sdk/eip712";
-import { pipelineComponent, type PipelineHandle } from "../../pipeline/component";
-import { createOrderDigester } from "../../pipeline/order-digest";
-import type { PlaceSignedInput } from "../../pipeline/intake";
-import type { SettledBatch } from "../../pipeline/batcher";
+import { pipelineComponent, type PipelineHandle } from "../../scripts/stack/components/pipeline";
+import { createOrderDigester } from "../../pipeline/intake/order-digest";
+import type { PlaceSignedInput } from "../../pipeline/intake/intake";
+import type { SettledBatch } from "../../pipeline/settle/batcher";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const native = require("secp256k1/bindings") as { ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number } };

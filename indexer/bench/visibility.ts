@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startIndexer } from "../run";
-import { deployExchange } from "../test/exchangeFixture";
-import { startHardhatNode } from "../test/hardhatNode";
+import { deployExchange } from "../testing/exchangeFixture";
+import { startHardhatNode } from "../testing/hardhatNode";
 
 async function main() {
   const n = Number(process.argv[2] ?? 30);

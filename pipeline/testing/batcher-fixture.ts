@@ -2,7 +2,7 @@
 // 2s+2 (taker) and carries s as its base amount, so a sent batch reads back as its trade seqs.
 import type { Hex } from "viem";
 import type { SignedOrder } from "../../sdk/settle-batch";
-import type { SettleableTrade } from "../batcher";
+import type { SettleableTrade } from "../settle/batcher";
 
 export const hashOf = (n: number) => ("0x" + n.toString(16).padStart(64, "0")) as Hex;
 

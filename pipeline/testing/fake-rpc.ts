@@ -19,7 +19,7 @@ import {
   type TransactionSerializedLegacy,
 } from "viem";
 import { WebSocketServer, type WebSocket } from "ws";
-import { settlementAbi } from "../settlement-abi";
+import { settlementAbi } from "../settle/settlement-abi";
 
 export interface RpcErrorBody {
   code: number;

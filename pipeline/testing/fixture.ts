@@ -11,7 +11,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { startChain, type RunningChain } from "../../scripts/chain";
 import { DEFAULT_MARKET_GRIDS, type MarketSpec } from "../markets";
-import { loadArtifact } from "../settlement-abi";
+import { loadArtifact } from "../settle/settlement-abi";
 
 export interface Fixture {
   chain: RunningChain;

@@ -2,7 +2,7 @@
 import type { Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
-import type { PlaceSignedInput } from "../intake";
+import type { PlaceSignedInput } from "../intake/intake";
 import type { MarketSpec } from "../markets";
 
 let nonceCounter = BigInt(Date.now()) * 1000n;

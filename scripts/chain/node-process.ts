@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { REPO_ROOT } from "../../config";
-import { cpuAffinityPrefix } from "./cpu-affinity";
+import { cpuAffinityPrefix } from "../../runtime/cpu-affinity";
 
 const HARDHAT_CLI = path.join(REPO_ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js");
 const NODE_CONFIG = path.join(__dirname, "hardhat-node.config.js");

@@ -12,11 +12,11 @@ export default areaConfig({
   // journal.test.ts and crash.test.ts test the journal around the core (and take seconds each): the core's
   // behaviour is held by the files below.
   testFiles: [
-    "matcher/test/features.test.ts",
-    "matcher/test/spec-3.2.test.ts",
-    "matcher/test/properties.test.ts",
-    "matcher/test/sharded-map.test.ts",
-    "matcher/test/validate.test.ts",
-    "matcher/test/boundaries.test.ts",
+    "matcher/core/features.test.ts",
+    "matcher/core/spec-3.2.test.ts",
+    "matcher/core/properties.test.ts",
+    "matcher/core/sharded-map.test.ts",
+    "matcher/core/validate.test.ts",
+    "matcher/core/boundaries.test.ts",
   ],
 });

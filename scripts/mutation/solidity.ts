@@ -236,7 +236,7 @@ function parseArgs(argv: string[]): Options {
 /** Copies what the contract tests need into a fresh directory; node_modules is a link. */
 function makeSandbox(): string {
   const dir = mkdtempSync(join(tmpdir(), "sol-mutation-"));
-  for (const entry of ["contracts", "test/contracts", "sdk", "pipeline", "scripts", "config", "mpc-sim", "relayer", "hardhat.config.ts", "tsconfig.json", "package.json"]) {
+  for (const entry of ["contracts", "test/contracts", "sdk", "pipeline", "scripts", "config", "signer-cluster", "relayer", "hardhat.config.ts", "tsconfig.json", "package.json"]) {
     const from = join(ROOT, entry);
     if (!existsSync(from)) continue;
     mkdirSync(join(dir, entry, ".."), { recursive: true });

@@ -1,26 +1,14 @@
-// The components `npm start` runs by default, each guarded by the existence of its module: the services
-// land one by one, and a start must work with whichever are there. To add one: a line in REGISTRY below
-// pointing at a module that exports a `Component` (types.ts).
+// The composition root's list of services: `npm start` runs these, in this order. Every edge is a static
+// import, so the dependency check (.dependency-cruiser.cjs) sees it.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../../config";
 import type { Component, ComponentHandle, StackContext } from "./types";
-
-const INDEXER_MODULE = path.join(REPO_ROOT, "indexer", "run.ts");
-
-interface IndexerModule {
-  startIndexer(opts: {
-    deploymentsFile: string;
-    port: number;
-    dataDir: string;
-    databaseUrl?: string;
-    schema: string;
-    logLevel?: "error" | "warn" | "info" | "debug" | "trace";
-    onLog?: (line: string) => void;
-    cpus?: string;
-  }): Promise<{ url: string; port: number; pid: number; stop(): Promise<void> }>;
-}
+import { startIndexer } from "../../indexer/run";
+import { pipelineComponent } from "./components/pipeline";
+import { dexApiComponent } from "./components/dex-api";
+import { bridgeComponent } from "./components/bridge";
 
 function hashFiles(hash: ReturnType<typeof createHash>, dir: string): void {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -55,7 +43,6 @@ export function indexerSchemaName(deploymentsFile: string): string {
 export const indexerComponent: Component = {
   name: "indexer",
   async start(ctx: StackContext): Promise<ComponentHandle> {
-    const { startIndexer } = (await import(INDEXER_MODULE)) as IndexerModule;
     const log = ctx.logger.child({ component: "indexer" });
     const indexer = await startIndexer({
       deploymentsFile: ctx.deploymentsFile,
@@ -82,49 +69,20 @@ export const indexerComponent: Component = {
   },
 };
 
-/**
- * Components other engineers own, loaded only when started: a module that does not exist yet is simply
- * not in the list, and one that fails to load fails its own start, not the stack's import. In start
- * order: a component may use the handles of those before it (`ctx.started`). To add a service: one line.
- */
-const REGISTRY: readonly { name: string; module: string; exportName: string }[] = [
-  { name: "pipeline", module: "pipeline/component.ts", exportName: "pipelineComponent" },
+/** Every service of `npm start`, in start order: a component may use the handles of those before it
+ *  (`ctx.started`). To add a service: import its Component and add it here. */
+const ALL: readonly Component[] = [
+  pipelineComponent,
   // After the pipeline: serves its DexService (REST, WebSocket, gRPC).
-  { name: "dex-api", module: "api/dex/component.ts", exportName: "dexApiComponent" },
+  dexApiComponent,
   // Before the indexer: it adds BridgeVault and BridgeMinter to the deployments the indexer reads.
-  { name: "bridge", module: "scripts/stack/bridge-component.ts", exportName: "bridgeComponent" },
+  bridgeComponent,
+  indexerComponent,
 ];
 
-function lazyComponent(entry: (typeof REGISTRY)[number]): Component {
-  const load = async (): Promise<Component> => {
-    const mod = (await import(path.join(REPO_ROOT, entry.module))) as Record<string, Component | undefined>;
-    const component = mod[entry.exportName];
-    if (!component || typeof component.start !== "function") {
-      throw new Error(`${entry.module} does not export a Component named ${entry.exportName}`);
-    }
-    return component;
-  };
-  return {
-    name: entry.name,
-    // the module's own provisioning step, if it has one (run by the stack before anything serves)
-    async provision(ctx) {
-      const component = await load();
-      await component.provision?.(ctx);
-    },
-    async start(ctx) {
-      return (await load()).start(ctx);
-    },
-  };
-}
-
-/**
- * The default components whose modules exist in this checkout, in start order, narrowed by
- * `config.stackComponents` (STACK_COMPONENTS=all | none | name,name).
- */
+/** The components in start order, narrowed by `config.stackComponents` (STACK_COMPONENTS=all | none | name,name). */
 export function defaultComponents(selection: readonly string[] = ["all"]): Component[] {
-  const available: Component[] = REGISTRY.filter((e) => fs.existsSync(path.join(REPO_ROOT, e.module))).map(lazyComponent);
-  if (fs.existsSync(INDEXER_MODULE)) available.push(indexerComponent);
   if (selection.includes("none")) return [];
-  if (selection.includes("all")) return available;
-  return available.filter((c) => selection.includes(c.name));
+  if (selection.includes("all")) return [...ALL];
+  return ALL.filter((c) => selection.includes(c.name));
 }

@@ -6,4 +6,4 @@ export { DEMO_DEPOSIT_WHOLE_TOKENS, type SeededBalance } from "./seed";
 export { ensureCompiled, loadArtifact } from "./compile";
 export type { Component, ComponentHandle, ComponentHealth, StackContext, StackChains } from "./types";
 export { createTestConfig, findFreePort } from "./test-config";
-export { bridgeComponent } from "./bridge-component";
+export { bridgeComponent } from "./components/bridge";

@@ -5,7 +5,7 @@
 // exits. Logs go to stderr. A job naming another deployer than the key's is refused before any call.
 import type { Address, Hex } from "viem";
 import { loadDeployerKey } from "../../config/deployer-secret";
-import { deployCustodyBridge } from "../../relayer/deploy-custody";
+import { deployCustodyBridge } from "../deploy-custody";
 import { createRpcClient } from "../chain";
 import { deployBridge } from "../deploy-bridge";
 import { readDeployments, writeDeployments, type Deployments } from "./deployments";

@@ -23,7 +23,7 @@ import { api, createApiKey, keyHeaders, keyOrderBody, walletHeaders } from "../.
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { createDexService, DexState } from "../../pipeline/dex-service";
 import { startPipeline } from "../../pipeline/pipeline";
-import { settlementAbi } from "../../pipeline/settlement-abi";
+import { settlementAbi } from "../../pipeline/settle/settlement-abi";
 import { startFixture } from "../../pipeline/testing/fixture";
 
 test("DELETE /v1/api-keys/{id} renounces the key's agent on chain, cancels its order, wipes its key; the renouncement cannot hit a re-approval", { timeout: 240_000 }, async () => {

@@ -1,5 +1,5 @@
 // Test helper for the bridge e2e files: two real Hardhat nodes (31337 home, 31338 remote), the 5 FROST
-// signer nodes + HSM as separate processes (mpc-sim/cluster.ts), the contracts from deployBridge with the
+// signer nodes + HSM as separate processes (signer-cluster/cluster.ts), the contracts from deployBridge with the
 // DKG's group key, a test token, and clients for a user, relayers and the guardian.
 import fs from "node:fs";
 import os from "node:os";
@@ -7,7 +7,7 @@ import path from "node:path";
 import { createPublicClient, createWalletClient, http, type Abi, type Address, type Hex, type PublicClient, type WalletClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
-import { startCluster, type Cluster } from "../../mpc-sim/cluster";
+import { startCluster, type Cluster } from "../../signer-cluster/cluster";
 import { spawnHardhatNode, type HardhatNodeProcess } from "../../scripts/chain/node-process";
 import { deployBridge, type BridgeDeployment } from "../../scripts/deploy-bridge";
 import { loadBridgeAbis } from "../../relayer/abi";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parseEventLogs } from "viem";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { feeFor } from "../../sdk/eip712";
-import { settlementAbi } from "../../pipeline/settlement-abi";
+import { settlementAbi } from "../../pipeline/settle/settlement-abi";
 import { startFixture } from "../../pipeline/testing/fixture";
 
 const ROOT = join(__dirname, "..", "..");

@@ -1,4 +1,4 @@
-// DexService (api/dex/service.ts) over the live pipeline on a real node: wallet-signed and API-key
+// DexService (pipeline/service.ts) over the live pipeline on a real node: wallet-signed and API-key
 // (agent-signed) orders, statuses and fills through to on-chain settlement, idempotent placement,
 // ownership on cancel, books, balances and the event stream.
 import { test } from "node:test";
@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { DexServiceError, type DexEvent, type PlaceOrderRequest } from "../../api/dex/service";
+import { DexServiceError, type DexEvent, type PlaceOrderRequest } from "../../pipeline/service";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { createDexService, DexState } from "../../pipeline/dex-service";
 import { startPipeline } from "../../pipeline/pipeline";

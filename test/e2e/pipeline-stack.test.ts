@@ -11,8 +11,8 @@ import { parseEventLogs, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, indexerComponent, startStack, type RunningStack } from "../../scripts/stack";
 import { feeFor } from "../../sdk/eip712";
-import { pipelineComponent, type PipelineHandle } from "../../pipeline/component";
-import { settlementAbi } from "../../pipeline/settlement-abi";
+import { pipelineComponent, type PipelineHandle } from "../../scripts/stack/components/pipeline";
+import { settlementAbi } from "../../pipeline/settle/settlement-abi";
 import { signedInput } from "../../pipeline/testing/orders";
 
 async function poll<T>(fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {

@@ -12,9 +12,9 @@ import path from "node:path";
 import { createWalletClient, defineChain, http, type Address, type Hex, type PrivateKeyAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
-import type { PipelineHandle } from "../../pipeline/component";
-import { settlementAbi } from "../../pipeline/settlement-abi";
-import type { DexMarket } from "../../api/dex/service";
+import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
+import { settlementAbi } from "../../pipeline/settle/settlement-abi";
+import type { DexMarket } from "../../pipeline/service";
 import { api, signedOrderBody, walletHeaders } from "../../bench/api/client";
 import { getOrderHash, getSettlementDomain } from "../../sdk/eip712";
 

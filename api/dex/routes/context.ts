@@ -4,7 +4,7 @@ import type { Authenticator } from "../../auth/authenticate";
 import type { DexApiConfig } from "../config";
 import type { createOrderPlacer } from "../place-order";
 import type { DexRateLimiters } from "../rate-limits";
-import type { DexService } from "../service";
+import type { DexService } from "../../../pipeline/service";
 
 /** What the route modules share, built once by createDexRestApp. */
 export interface RouteContext {

@@ -15,7 +15,7 @@ import {
   orderWithFillsResponse,
   placeOrderBody,
 } from "../schemas";
-import { DEX_OPEN_STATUSES, type DexOrderStatus } from "../service";
+import { DEX_OPEN_STATUSES, type DexOrderStatus } from "../../../pipeline/service";
 import type { RouteContext } from "./context";
 
 const errors = {

@@ -4,7 +4,7 @@
 import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import { keccak256, toHex, type Address } from "viem";
-import { createApiKeyNonces } from "../../../pipeline/api-nonces";
+import { createApiKeyNonces } from "../../../pipeline/intake/api-nonces";
 import { deployFixture, fill, orderFor, signed, ETH, OrderSide, type Fixture } from "./fixtures";
 import type { FillByHash, SignedOrder } from "../../../sdk/settle-batch";
 import { buildSettleArgs, encodePackedBatch } from "../../../sdk/settle-batch";

@@ -1,0 +1,506 @@
+// TEST DOUBLE ONLY: an in-memory DexService for the API's own unit tests (price-time matching of limit
+// and market orders, instant settlement, no chain). The real service is the pipeline's.
+import { randomUUID } from "node:crypto";
+import { getAddress, verifyTypedData, type Address, type Hex } from "viem";
+import {
+  DEX_OPEN_STATUSES,
+  DexServiceError,
+  type AgentApproval,
+  type CancelOrderRequest,
+  type DexBalance,
+  type DexBookSnapshot,
+  type DexEvent,
+  type DexFill,
+  type DexLevel,
+  type DexMarket,
+  type DexMarketStats,
+  type DexOrderQuery,
+  type DexOrderWithFills,
+  type DexService,
+  type DexStatusReason,
+  type DexTrade,
+  type Eip712TypedData,
+  type PlaceOrderRequest,
+  type SettlementOrder,
+} from "../../pipeline/service";
+
+export const TEST_CHAIN_ID = 31337;
+export const TEST_SETTLEMENT: Address = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+export const WETH: Address = "0x1000000000000000000000000000000000000001";
+export const USD: Address = "0x1000000000000000000000000000000000000002";
+export const WBTC: Address = "0x1000000000000000000000000000000000000003";
+
+export const TEST_MARKETS: DexMarket[] = [
+  { symbol: "WETH-USD", baseToken: WETH, quoteToken: USD, baseDecimals: 18, quoteDecimals: 6, tickSize: 10n ** 4n, lotSize: 10n ** 14n, minLots: 1n, maxLots: 10n ** 8n },
+  { symbol: "WBTC-USD", baseToken: WBTC, quoteToken: USD, baseDecimals: 8, quoteDecimals: 6, tickSize: 10n ** 14n, lotSize: 10n ** 4n, minLots: 1n, maxLots: 10n ** 8n },
+];
+const TOKENS: Record<string, { asset: string; decimals: number }> = {
+  [WETH.toLowerCase()]: { asset: "WETH", decimals: 18 },
+  [USD.toLowerCase()]: { asset: "USD", decimals: 6 },
+  [WBTC.toLowerCase()]: { asset: "WBTC", decimals: 8 },
+};
+
+export const SETTLEMENT_DOMAIN = { name: "Settlement", version: "1", chainId: TEST_CHAIN_ID, verifyingContract: TEST_SETTLEMENT } as const;
+// The one EIP-712 definition of the order and agent approval (the contract's twin).
+import { ORDER_TYPES, AGENT_APPROVAL_TYPES, AGENT_RENOUNCEMENT_TYPES, type AgentRenouncement } from "../../sdk/eip712";
+export { ORDER_TYPES, AGENT_APPROVAL_TYPES };
+
+interface Resting extends DexOrderWithFills {
+  lockedToken: Address;
+  lockedUnits: bigint;
+}
+
+export interface MemoryDexService extends DexService {
+  credit(account: Address, token: Address, units: bigint): void;
+  /** every placeOrder call that reached the service (idempotent replays included) */
+  readonly placeCalls: PlaceOrderRequest[];
+  /** every agent approval submitted "on chain" (what a relayer would pay gas for) */
+  readonly approvalSubmissions: AgentApproval[];
+  /** every agent renouncement sent "on chain" */
+  readonly renouncementSubmissions: AgentRenouncement[];
+  /** what submitAgentRenouncement does next: "ok", "unavailable" (SERVICE_UNAVAILABLE, nothing sent) or
+   *  "refused" (INVALID_SIGNATURE, as when the contract refuses it) */
+  renouncementMode: "ok" | "unavailable" | "refused";
+  /** the agent's approval expiry "on chain" (0 = none) */
+  agentExpiry(trader: Address, agent: Address): bigint;
+  /** orders the service accepted (refusals excluded) */
+  orderCount(): number;
+  /** test hook: break the book event sequence once (the WS test injects a gap) */
+  skipNextBookSequence(): void;
+}
+
+export function createMemoryDexService(options: { now?: () => number } = {}): MemoryDexService {
+  const now = options.now ?? Date.now;
+  const markets = new Map(TEST_MARKETS.map((m) => [m.symbol, m]));
+  const orders = new Map<string, Resting>();
+  const books = new Map<string, { bids: Resting[]; asks: Resting[]; sequence: number }>();
+  for (const m of TEST_MARKETS) books.set(m.symbol, { bids: [], asks: [], sequence: 0 });
+  const balances = new Map<string, { onChain: bigint; locked: bigint }>();
+  const trades = new Map<string, DexTrade[]>();
+  const agents = new Map<string, bigint>(); // trader:agent -> expiry
+  const usedNonces = new Set<string>();
+  const listeners = new Set<(e: DexEvent) => void>();
+  const placeCalls: PlaceOrderRequest[] = [];
+  const approvalSubmissions: AgentApproval[] = [];
+  const renouncementSubmissions: AgentRenouncement[] = [];
+  const renouncedNonces = new Set<string>();
+  /** account \n client order id -> the order it placed (what the pipeline rebuilds from its journal) */
+  const byClientId = new Map<string, { orderId: string; requestHash: string | null }>();
+  let approvalNonce = 1000n;
+  let skipSequence = false;
+
+  const bal = (a: Address, t: Address) => {
+    const k = `${a.toLowerCase()}:${t.toLowerCase()}`;
+    let b = balances.get(k);
+    if (!b) balances.set(k, (b = { onChain: 0n, locked: 0n }));
+    return b;
+  };
+  const emit = (e: DexEvent) => {
+    for (const l of listeners) {
+      try {
+        l(e);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  };
+  const quoteOf = (m: DexMarket, ticks: bigint, lots: bigint) => (lots * m.lotSize * ticks * m.tickSize + 10n ** 18n - 1n) / 10n ** 18n;
+  const levelOf = (side: Resting[], priceTicks: bigint): DexLevel => ({
+    priceTicks,
+    sizeLots: side.filter((o) => o.priceTicks === priceTicks).reduce((s, o) => s + o.sizeLots - o.filledLots, 0n),
+  });
+  const emitBook = (symbol: string, touched: { bids: Set<bigint>; asks: Set<bigint> }) => {
+    if (touched.bids.size + touched.asks.size === 0) return;
+    const b = books.get(symbol)!;
+    b.sequence += skipSequence ? 2 : 1;
+    skipSequence = false;
+    emit({
+      kind: "book",
+      symbol,
+      sequence: b.sequence,
+      timestampMs: now(),
+      bids: [...touched.bids].map((p) => levelOf(b.bids, p)),
+      asks: [...touched.asks].map((p) => levelOf(b.asks, p)),
+    });
+  };
+  const snapshotOf = (o: Resting): DexOrderWithFills => {
+    const { lockedToken: _t, lockedUnits: _u, ...rest } = o;
+    return { ...rest, fills: [...o.fills] };
+  };
+  const orderEvent = (o: Resting, fill: DexFill | null) => emit({ kind: "order", account: o.account, order: snapshotOf(o), fill });
+  const unlock = (o: Resting, units: bigint) => {
+    const u = units > o.lockedUnits ? o.lockedUnits : units;
+    bal(o.account, o.lockedToken).locked -= u;
+    o.lockedUnits -= u;
+  };
+  const removeFromBook = (o: Resting) => {
+    const b = books.get(o.symbol)!;
+    const side = o.side === "buy" ? b.bids : b.asks;
+    const i = side.indexOf(o);
+    if (i >= 0) side.splice(i, 1);
+  };
+  const finish = (o: Resting, status: "cancelled" | "rejected" | "expired", reason: DexStatusReason) => {
+    o.status = status;
+    o.statusReason = reason;
+    o.updatedAtMs = now();
+    unlock(o, o.lockedUnits);
+  };
+
+  function verifySigned(req: Extract<PlaceOrderRequest, { kind: "signed" }>): Promise<boolean> {
+    return verifyTypedData({
+      address: req.trader,
+      domain: SETTLEMENT_DOMAIN,
+      types: ORDER_TYPES,
+      primaryType: "Order",
+      message: req.order,
+      signature: req.signature,
+    });
+  }
+
+  async function place(req: PlaceOrderRequest): Promise<DexOrderWithFills> {
+    const m = markets.get(req.symbol);
+    if (!m) throw new DexServiceError("INVALID_SYMBOL", `unknown symbol ${req.symbol}`);
+    const trader = getAddress(req.trader);
+    if (req.kind === "signed") {
+      if (!(await verifySigned(req))) throw new DexServiceError("INVALID_SIGNATURE", "order signature does not recover to the trader");
+      const nonceKey = `${trader}:${req.order.nonce}`;
+      if (usedNonces.has(nonceKey)) throw new DexServiceError("INVALID_NONCE", "nonce already used");
+      usedNonces.add(nonceKey);
+    } else {
+      const expiry = agents.get(`${trader.toLowerCase()}:${req.agent.address.toLowerCase()}`);
+      if (expiry === undefined) throw new DexServiceError("AGENT_NOT_APPROVED", "agent not approved");
+      // Sign like the real service would (exercises the agent account the API hands over).
+      const order: SettlementOrder = {
+        trader,
+        baseToken: m.baseToken,
+        quoteToken: m.quoteToken,
+        side: req.side === "buy" ? 0 : 1,
+        price: (req.priceTicks ?? 1n) * m.tickSize,
+        amount: req.sizeLots * m.lotSize,
+        expiry: BigInt(Math.floor(now() / 1000) + 86400),
+        nonce: BigInt(orders.size + 1),
+        flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
+      };
+      await req.agent.signTypedData({ domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, primaryType: "Order", message: order });
+    }
+    const book = books.get(m.symbol)!;
+    const opposite = req.side === "buy" ? book.asks : book.bids;
+    // funds: a buy locks its quote at its limit (a market buy: the sweep cost), a sell its base
+    let lockToken: Address;
+    let lockUnits: bigint;
+    if (req.side === "sell") {
+      lockToken = m.baseToken;
+      lockUnits = req.sizeLots * m.lotSize;
+    } else {
+      lockToken = m.quoteToken;
+      if (req.priceTicks !== null) lockUnits = quoteOf(m, req.priceTicks, req.sizeLots);
+      else {
+        let left = req.sizeLots;
+        lockUnits = 0n;
+        for (const o of opposite) {
+          if (left === 0n) break;
+          const take = o.sizeLots - o.filledLots < left ? o.sizeLots - o.filledLots : left;
+          lockUnits += quoteOf(m, o.priceTicks!, take);
+          left -= take;
+        }
+      }
+    }
+    const b = bal(trader, lockToken);
+    const available = b.onChain - b.locked;
+    if (available < lockUnits) {
+      throw new DexServiceError("INSUFFICIENT_BALANCE", "insufficient balance", {
+        token: lockToken,
+        requiredUnits: lockUnits,
+        availableUnits: available,
+        decimals: TOKENS[lockToken.toLowerCase()].decimals,
+      });
+    }
+    const t = now();
+    const o: Resting = {
+      orderId: req.orderId,
+      clientOrderId: req.clientOrderId,
+      account: trader,
+      apiKeyId: req.kind === "api_key" ? req.apiKeyId : null,
+      symbol: m.symbol,
+      side: req.side,
+      type: req.type,
+      timeInForce: req.timeInForce,
+      priceTicks: req.priceTicks,
+      triggerPriceTicks: req.triggerPriceTicks,
+      sizeLots: req.sizeLots,
+      filledLots: 0n,
+      filledQuoteUnits: 0n,
+      status: "open",
+      statusReason: null,
+      createdAtMs: t,
+      updatedAtMs: t,
+      expiresAtMs: req.expiresAtMs,
+      fills: [],
+      lockedToken: lockToken,
+      lockedUnits: lockUnits,
+    };
+    b.locked += lockUnits;
+    orders.set(o.orderId, o);
+    const ck = `${trader.toLowerCase()}\n${req.clientOrderId}`;
+    if (!byClientId.has(ck)) byClientId.set(ck, { orderId: o.orderId, requestHash: req.requestHash ?? null });
+    if (o.triggerPriceTicks !== null) {
+      o.status = "pending_trigger";
+      orderEvent(o, null);
+      return snapshotOf(o);
+    }
+    const crosses = (r: Resting) => o.priceTicks === null || (o.side === "buy" ? r.priceTicks! <= o.priceTicks : r.priceTicks! >= o.priceTicks);
+    const matchable = opposite.filter(crosses).reduce((s, r) => s + r.sizeLots - r.filledLots, 0n);
+    if ((o.timeInForce === "post_only" || o.type === "limit_maker") && matchable > 0n) {
+      finish(o, "rejected", "post_only_would_take");
+      orderEvent(o, null);
+      return snapshotOf(o);
+    }
+    if (o.timeInForce === "fok" && matchable < o.sizeLots) {
+      finish(o, "rejected", "fok_not_fillable");
+      orderEvent(o, null);
+      return snapshotOf(o);
+    }
+    const touched = { bids: new Set<bigint>(), asks: new Set<bigint>() };
+    const touch = (side: "buy" | "sell", p: bigint) => (side === "buy" ? touched.bids : touched.asks).add(p);
+    while (o.filledLots < o.sizeLots && opposite.length > 0 && crosses(opposite[0])) {
+      const r = opposite[0];
+      const take = r.sizeLots - r.filledLots < o.sizeLots - o.filledLots ? r.sizeLots - r.filledLots : o.sizeLots - o.filledLots;
+      const price = r.priceTicks!;
+      const quote = (take * m.lotSize * price * m.tickSize) / 10n ** 18n;
+      const base = take * m.lotSize;
+      const buyer = o.side === "buy" ? o : r;
+      const seller = o.side === "buy" ? r : o;
+      bal(buyer.account, m.quoteToken).onChain -= quote;
+      bal(buyer.account, m.baseToken).onChain += base;
+      bal(seller.account, m.baseToken).onChain -= base;
+      bal(seller.account, m.quoteToken).onChain += quote;
+      unlock(buyer, buyer.priceTicks === null ? quote : quoteOf(m, buyer.priceTicks, take));
+      unlock(seller, base);
+      const tradeId = randomUUID();
+      const ts = now();
+      for (const [x, liquidity] of [
+        [r, "maker"],
+        [o, "taker"],
+      ] as const) {
+        x.filledLots += take;
+        x.filledQuoteUnits += quote;
+        x.status = x.filledLots === x.sizeLots ? "filled" : "partially_filled";
+        x.updatedAtMs = ts;
+        const fill: DexFill = {
+          tradeId,
+          orderId: x.orderId,
+          priceTicks: price,
+          sizeLots: take,
+          liquidity,
+          feeUnits: 0n,
+          feeToken: x.side === "buy" ? m.baseToken : m.quoteToken,
+          timestampMs: ts,
+          settlement: "settled",
+          txHash: null,
+        };
+        x.fills.push(fill);
+        if (x === r) orderEvent(r, fill);
+      }
+      if (r.filledLots === r.sizeLots) opposite.shift();
+      touch(r.side, price);
+      const trade: DexTrade = { tradeId, symbol: m.symbol, priceTicks: price, sizeLots: take, takerSide: o.side, timestampMs: ts, makerOrderId: r.orderId, takerOrderId: o.orderId };
+      const list = trades.get(m.symbol) ?? [];
+      list.unshift(trade);
+      trades.set(m.symbol, list.slice(0, 1000));
+      emit({ kind: "trade", trade });
+      orderEvent(o, o.fills[o.fills.length - 1]);
+    }
+    if (o.filledLots < o.sizeLots) {
+      if (o.priceTicks === null || o.timeInForce === "ioc" || o.timeInForce === "fok") {
+        if (o.filledLots === 0n && o.priceTicks === null) finish(o, "rejected", "no_liquidity");
+        else finish(o, "cancelled", "ioc_remainder");
+        orderEvent(o, null);
+      } else {
+        const side = o.side === "buy" ? book.bids : book.asks;
+        side.push(o);
+        side.sort((a, c) => (o.side === "buy" ? Number(c.priceTicks! - a.priceTicks!) : Number(a.priceTicks! - c.priceTicks!)) || a.createdAtMs - c.createdAtMs);
+        touch(o.side, o.priceTicks);
+        if (o.filledLots === 0n) orderEvent(o, null);
+      }
+    } else unlock(o, o.lockedUnits);
+    emitBook(m.symbol, touched);
+    return snapshotOf(o);
+  }
+
+  const placing = new Map<string, Promise<DexOrderWithFills>>();
+
+  function cancelOne(o: Resting, reason: DexStatusReason): void {
+    const wasOnBook = o.status === "open" || o.status === "partially_filled";
+    removeFromBook(o);
+    finish(o, "cancelled", reason);
+    orderEvent(o, null);
+    if (wasOnBook && o.priceTicks !== null) {
+      const touched = { bids: new Set<bigint>(), asks: new Set<bigint>() };
+      (o.side === "buy" ? touched.bids : touched.asks).add(o.priceTicks);
+      emitBook(o.symbol, touched);
+    }
+  }
+
+  const levels = (side: Resting[], depth: number | undefined): DexLevel[] => {
+    const out: DexLevel[] = [];
+    for (const o of side) {
+      const last = out[out.length - 1];
+      if (last && last.priceTicks === o.priceTicks) last.sizeLots += o.sizeLots - o.filledLots;
+      else {
+        if (depth !== undefined && out.length >= depth) break;
+        out.push({ priceTicks: o.priceTicks!, sizeLots: o.sizeLots - o.filledLots });
+      }
+    }
+    return out;
+  };
+
+  let renounceMode: MemoryDexService["renouncementMode"] = "ok";
+  return {
+    placeCalls,
+    approvalSubmissions,
+    renouncementSubmissions,
+    get renouncementMode() {
+      return renounceMode;
+    },
+    set renouncementMode(v) {
+      renounceMode = v;
+    },
+    agentExpiry: (trader, agent) => agents.get(`${trader.toLowerCase()}:${agent.toLowerCase()}`) ?? 0n,
+    settlementDomain: SETTLEMENT_DOMAIN,
+    credit(account, token, units) {
+      bal(account, token).onChain += units;
+    },
+    orderCount: () => orders.size,
+    skipNextBookSequence() {
+      skipSequence = true;
+    },
+    listMarkets: () => TEST_MARKETS,
+    async placeOrder(req) {
+      placeCalls.push(req);
+      const known = orders.get(req.orderId);
+      if (known) return snapshotOf(known);
+      const inFlight = placing.get(req.orderId);
+      if (inFlight) return inFlight;
+      const p = place(req);
+      placing.set(req.orderId, p);
+      try {
+        return await p;
+      } finally {
+        placing.delete(req.orderId);
+      }
+    },
+    async cancelOrder(req: CancelOrderRequest) {
+      const o = orders.get(req.orderId);
+      if (!o || o.account.toLowerCase() !== req.account.toLowerCase()) throw new DexServiceError("ORDER_NOT_FOUND", "order not found");
+      if (!DEX_OPEN_STATUSES.includes(o.status)) throw new DexServiceError("ORDER_NOT_OPEN", "order is not open", { status: o.status });
+      cancelOne(o, req.reason);
+      return snapshotOf(o);
+    },
+    async cancelOrdersOfApiKey(apiKeyId, account, reason) {
+      const ids: string[] = [];
+      for (const o of orders.values()) {
+        if (o.apiKeyId === apiKeyId && o.account.toLowerCase() === account.toLowerCase() && DEX_OPEN_STATUSES.includes(o.status)) {
+          cancelOne(o, reason);
+          ids.push(o.orderId);
+        }
+      }
+      return ids;
+    },
+    async getOrder(id) {
+      const o = orders.get(id);
+      return o ? snapshotOf(o) : null;
+    },
+    async findOrderByClientOrderId(account, clientOrderId) {
+      const hit = byClientId.get(`${account.toLowerCase()}\n${clientOrderId}`);
+      const o = hit && orders.get(hit.orderId);
+      return o ? { order: snapshotOf(o), requestHash: hit.requestHash } : null;
+    },
+    async listOrders(q: DexOrderQuery) {
+      return [...orders.values()]
+        .filter(
+          (o) =>
+            o.account.toLowerCase() === q.account.toLowerCase() &&
+            (!q.statuses || q.statuses.includes(o.status)) &&
+            (!q.symbol || o.symbol === q.symbol) &&
+            (!q.apiKeyId || o.apiKeyId === q.apiKeyId) &&
+            (q.sinceMs === undefined || o.updatedAtMs >= q.sinceMs),
+        )
+        .sort((a, b) => b.createdAtMs - a.createdAtMs)
+        .slice(0, q.limit)
+        .map(snapshotOf);
+    },
+    async getBalances(account): Promise<DexBalance[]> {
+      return Object.entries(TOKENS).map(([token, t]) => {
+        const b = bal(account, token as Address);
+        return {
+          token: getAddress(token),
+          asset: t.asset,
+          decimals: t.decimals,
+          onChainUnits: b.onChain,
+          lockedUnits: b.locked,
+          pendingWithdrawalUnits: 0n,
+          availableUnits: b.onChain - b.locked,
+        };
+      });
+    },
+    async getOrderBook(symbol, depth): Promise<DexBookSnapshot | null> {
+      const b = books.get(symbol);
+      if (!b) return null;
+      return { symbol, bids: levels(b.bids, depth), asks: levels(b.asks, depth), sequence: b.sequence, timestampMs: now() };
+    },
+    async getRecentTrades(symbol, limit) {
+      return (trades.get(symbol) ?? []).slice(0, limit);
+    },
+    async getMarketStats(symbol): Promise<DexMarketStats | null> {
+      if (!markets.has(symbol)) return null;
+      const list = trades.get(symbol) ?? [];
+      const since = now() - 86_400_000;
+      return {
+        symbol,
+        lastPriceTicks: list[0]?.priceTicks ?? null,
+        volume24hLots: list.filter((t) => t.timestampMs >= since).reduce((s, t) => s + t.sizeLots, 0n),
+        timestampMs: now(),
+      };
+    },
+    async prepareAgentApproval(trader, agent, expiry): Promise<Eip712TypedData> {
+      approvalNonce += 1n;
+      return {
+        domain: { ...SETTLEMENT_DOMAIN },
+        types: AGENT_APPROVAL_TYPES,
+        primaryType: "AgentApproval",
+        message: { trader, agent, expiry, nonce: approvalNonce, deadline: BigInt(Math.floor(now() / 1000) + 3600) },
+      };
+    },
+    async submitAgentApproval(a: AgentApproval, signature: Hex) {
+      const ok = await verifyTypedData({
+        address: a.trader,
+        domain: SETTLEMENT_DOMAIN,
+        types: AGENT_APPROVAL_TYPES,
+        primaryType: "AgentApproval",
+        message: a,
+        signature,
+      });
+      if (!ok) throw new DexServiceError("INVALID_SIGNATURE", "agent approval signature does not recover to the trader");
+      approvalSubmissions.push(a);
+      agents.set(`${a.trader.toLowerCase()}:${a.agent.toLowerCase()}`, a.expiry);
+    },
+    async submitAgentRenouncement(r: AgentRenouncement, signature: Hex) {
+      const k = `${r.trader.toLowerCase()}:${r.agent.toLowerCase()}`;
+      if (!agents.get(k)) return { txHash: null, agentExpiry: 0n };
+      if (renounceMode === "unavailable") throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement could not be sent", { reason: "relayer_send_failed" });
+      const ok = await verifyTypedData({ address: r.agent, domain: SETTLEMENT_DOMAIN, types: AGENT_RENOUNCEMENT_TYPES, primaryType: "AgentRenouncement", message: r, signature });
+      // like the contract: the agent's signature, its nonce used once
+      if (renounceMode === "refused" || !ok || renouncedNonces.has(`${r.agent.toLowerCase()}:${r.nonce}`)) {
+        throw new DexServiceError("INVALID_SIGNATURE", "the contract refuses this agent renouncement");
+      }
+      renouncedNonces.add(`${r.agent.toLowerCase()}:${r.nonce}`);
+      renouncementSubmissions.push(r);
+      agents.delete(k);
+      return { txHash: `0x${(renouncementSubmissions.length).toString(16).padStart(64, "0")}` as Hex, agentExpiry: 0n };
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

@@ -1,0 +1,164 @@
+// Signed order intake: every check a signed order must pass BEFORE the matcher sees it. Pure except for
+// the optional ERC-1271 call (contract wallets). A failed check changes nothing and reports a spec code.
+import type { Address, Hex } from "viem";
+import type { OrderType, TimeInForce } from "../../matcher/core/types";
+import { PipelineError } from "../errors";
+import { buyLockFor, type OrderLock } from "../match/ledger";
+import { baseToLots, minRestingPriceTicks, priceToTicks, type MarketSpec } from "../markets";
+import { OrderFlags, type Order } from "../order";
+import { recoverSigner } from "./recover";
+
+/** Allowed time-in-force per order type (spec 3.2). */
+const ALLOWED_TIF: Record<OrderType, readonly TimeInForce[]> = {
+  market: ["IOC"],
+  limit: ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"],
+  stop_loss: ["GTC"],
+  stop_loss_limit: ["GTC"],
+  take_profit: ["GTC"],
+  take_profit_limit: ["GTC"],
+  limit_maker: ["GTC"],
+};
+const STOP_TYPES = new Set<OrderType>(["stop_loss", "stop_loss_limit", "take_profit", "take_profit_limit"]);
+/** Order types that never rest on the book (their remainder is cancelled), as the matcher's `isMarket`. */
+const NEVER_RESTS = new Set<OrderType>(["market", "stop_loss", "take_profit"]);
+const UINT128_MAX = (1n << 128n) - 1n;
+const UINT64_MAX = (1n << 64n) - 1n;
+
+export interface PlaceSignedInput {
+  symbol: string;
+  type: string;
+  timeInForce: string;
+  /** stop / take-profit trigger, in ticks */
+  triggerPriceTicks?: number;
+  order: Order;
+  signature: Hex;
+}
+
+export interface ValidatedOrder {
+  hash: Hex;
+  market: MarketSpec;
+  /** lower-case trader address: the engine's account */
+  account: string;
+  side: "buy" | "sell";
+  type: OrderType;
+  timeInForce: TimeInForce;
+  priceTicks: number;
+  triggerPriceTicks?: number;
+  sizeLots: number;
+  lock: OrderLock;
+  /** the matcher treats the order as dead from here on (signed expiry, or agent expiry, minus the margin) */
+  deadlineMs: number;
+  /** who signed: the trader, an agent, or the trader's ERC-1271 wallet itself */
+  signer: Address;
+}
+
+export interface IntakeContext {
+  marketOf(symbol: string): MarketSpec | undefined;
+  digest(order: Order): Hex;
+  nowMs(): number;
+  expiryMarginMs: number;
+  /** unix seconds until which `agent` may sign for `trader` (0 = not an agent) */
+  agentExpiry(trader: string, agent: string): bigint;
+  /** why the nonce cannot be used, or null when it is free */
+  nonceProblem(trader: string, nonce: bigint): string | null;
+  /** signer recovery off this thread (a worker pool); absent = recovered inline */
+  recoverSigner?(digest: Hex, signature: Hex): Promise<Address | null>;
+  /** ERC-1271 check for contract wallets (an eth_call); absent = only EOAs and agents */
+  isValidContractSignature?(wallet: Address, hash: Hex, signature: Hex): Promise<boolean>;
+}
+
+const invalid = (message: string, details: Record<string, unknown> = {}) => new PipelineError("INVALID_ORDER", message, details);
+
+/** Everything except the funds check, which the service does atomically with the reservation. */
+export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSignedInput): Promise<ValidatedOrder> {
+  const market = ctx.marketOf(input.symbol);
+  if (!market) throw new PipelineError("INVALID_SYMBOL", `trading pair not supported: ${input.symbol}`, { symbol: input.symbol });
+  const type = input.type as OrderType;
+  const tif = input.timeInForce.toUpperCase() as TimeInForce;
+  const allowed = ALLOWED_TIF[type];
+  if (!allowed) throw new PipelineError("INVALID_ORDER_TYPE", `order type not recognized: ${input.type}`, { type: input.type });
+  if (!allowed.includes(tif)) {
+    throw new PipelineError("INVALID_ORDER_TYPE", `${type} does not take time in force ${input.timeInForce}`, { type, timeInForce: input.timeInForce, allowed });
+  }
+  const o = input.order;
+  if (o.baseToken.toLowerCase() !== market.baseToken.toLowerCase() || o.quoteToken.toLowerCase() !== market.quoteToken.toLowerCase()) {
+    throw invalid(`the order's tokens are not ${market.symbol}'s`, { symbol: market.symbol });
+  }
+  if (o.side !== 0 && o.side !== 1) throw invalid("side must be 0 (buy) or 1 (sell)");
+  if ((o.flags & ~OrderFlags.POST_ONLY) !== 0) throw invalid("flags: only bit 0 (POST_ONLY) may be set");
+  if ((o.flags & OrderFlags.POST_ONLY) !== 0 && tif !== "POST_ONLY" && type !== "limit_maker") {
+    throw invalid("a POST_ONLY-flagged order must be limit_maker or time in force POST_ONLY");
+  }
+  if (o.amount <= 0n) throw invalid("size must be positive", { amount: o.amount.toString() });
+  if (o.price <= 0n) throw invalid("price must be positive", { price: o.price.toString() });
+  // the batcher settles through settlePacked, whose orders carry price/amount < 2^128 and nonce < 2^64
+  if (o.amount > UINT128_MAX || o.price > UINT128_MAX || o.expiry > UINT64_MAX || o.nonce < 0n || o.nonce > UINT64_MAX) {
+    throw invalid("a field is out of its on-chain range (price and amount < 2^128, expiry and nonce < 2^64)");
+  }
+  const lots = baseToLots(market, o.amount);
+  if (lots === null) throw invalid(`size is not a multiple of the lot size ${market.lotSize}`, { lotSize: market.lotSize.toString() });
+  const ticks = priceToTicks(market, o.price);
+  if (ticks === null) throw invalid(`price is not a multiple of the tick size ${market.tickSize}`, { tickSize: market.tickSize.toString() });
+  // An order that can rest may become a maker, and every fill trades at the maker's price: one lot at a resting
+  // price must reach the contract's minimum fill (Settlement.MIN_FILL_UNITS). Orders that never rest need not.
+  const minTicks = minRestingPriceTicks(market);
+  if (ticks < minTicks && !NEVER_RESTS.has(type) && tif !== "IOC" && tif !== "FOK") {
+    throw invalid(`a resting order's price must be at least ${minTicks * market.tickSize} (one lot worth the on-chain minimum fill)`, {
+      minPrice: (minTicks * market.tickSize).toString(),
+      minPriceTicks: minTicks.toString(),
+    });
+  }
+  if (lots < market.minLots || lots > market.maxLots) {
+    throw invalid(`size must be between ${market.minLots} and ${market.maxLots} lots`, { minLots: market.minLots.toString(), maxLots: market.maxLots.toString() });
+  }
+  if (ticks > BigInt(Number.MAX_SAFE_INTEGER)) throw invalid("price too large");
+  let triggerPriceTicks: number | undefined;
+  if (STOP_TYPES.has(type)) {
+    if (!Number.isSafeInteger(input.triggerPriceTicks) || (input.triggerPriceTicks as number) <= 0) throw invalid("stop orders need a positive trigger price");
+    triggerPriceTicks = input.triggerPriceTicks;
+  }
+
+  const hash = ctx.digest(o);
+  const now = ctx.nowMs();
+  let deadlineMs = Number(o.expiry) * 1000 - ctx.expiryMarginMs;
+  const trader = o.trader.toLowerCase();
+  const recovered = ctx.recoverSigner ? await ctx.recoverSigner(hash, input.signature) : recoverSigner(hash, input.signature);
+  let signer: Address;
+  if (recovered && recovered.toLowerCase() === trader) {
+    signer = o.trader;
+  } else if (recovered && ctx.agentExpiry(trader, recovered) > 0n) {
+    const agentUntil = ctx.agentExpiry(trader, recovered);
+    if (agentUntil * 1000n <= BigInt(now) + BigInt(ctx.expiryMarginMs)) {
+      throw new PipelineError("INVALID_SIGNATURE", "the agent's approval has expired", { agent: recovered });
+    }
+    deadlineMs = Math.min(deadlineMs, Number(agentUntil) * 1000 - ctx.expiryMarginMs);
+    signer = recovered;
+  } else if (ctx.isValidContractSignature && (await ctx.isValidContractSignature(o.trader, hash, input.signature))) {
+    signer = o.trader;
+  } else {
+    throw new PipelineError("INVALID_SIGNATURE", "the signature is not the trader's nor an approved agent's", { recovered });
+  }
+  if (deadlineMs <= now) {
+    throw new PipelineError("ORDER_EXPIRED", `the order expires within the ${ctx.expiryMarginMs / 1000} s settlement margin`, { expiry: o.expiry.toString() });
+  }
+  const nonceProblem = ctx.nonceProblem(trader, o.nonce);
+  if (nonceProblem) throw new PipelineError("INVALID_NONCE", nonceProblem, { nonce: o.nonce.toString() });
+
+  const side = o.side === 0 ? "buy" : "sell";
+  const lock: OrderLock =
+    side === "buy" ? { token: market.quoteToken, amount: buyLockFor(o.amount, o.price) } : { token: market.baseToken, amount: o.amount };
+  return {
+    hash,
+    market,
+    account: trader,
+    side,
+    type,
+    timeInForce: tif,
+    priceTicks: Number(ticks),
+    triggerPriceTicks,
+    sizeLots: Number(lots),
+    lock,
+    deadlineMs,
+    signer,
+  };
+}

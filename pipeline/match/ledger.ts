@@ -1,0 +1,116 @@
+// Available balances the matcher enforces, per account and token (base units, bigint):
+//   available = projected balance - locked by open orders - pending withdrawal
+// The projected balance is the on-chain internal balance once every trade already matched is settled:
+// deposits - executed withdrawals + the deltas of settled trades (from TradeSettled) + the deltas of
+// matched, not yet settled trades. Because every matched trade is settled exactly once, in order, and every
+// order's lock covers the most it can still consume, no settle can meet an uncovered debit.
+import { PRICE_SCALE } from "../../sdk/eip712";
+
+export interface OrderLock {
+  /** token the order spends: quote for a buy, base for a sell */
+  token: string;
+  /** base units the order may still spend */
+  amount: bigint;
+}
+
+export interface TradeDelta {
+  buyer: string;
+  seller: string;
+  baseToken: string;
+  quoteToken: string;
+  baseAmount: bigint;
+  quoteAmount: bigint;
+  /** fee in base, kept from what the buyer receives */
+  buyerFee: bigint;
+  /** fee in quote, kept from what the seller receives */
+  sellerFee: bigint;
+}
+
+/** Quote the buy side locks for `baseAmount` at its limit price (rounded up, so a lock never falls short). */
+export function buyLockFor(baseAmount: bigint, limitPrice: bigint): bigint {
+  return (baseAmount * limitPrice + PRICE_SCALE - 1n) / PRICE_SCALE;
+}
+
+const key = (account: string, token: string): string => `${account.toLowerCase()}:${token.toLowerCase()}`;
+
+export class BalanceLedger {
+  private readonly balance = new Map<string, bigint>();
+  private readonly locked = new Map<string, bigint>();
+  private readonly pending = new Map<string, bigint>();
+
+  private add(map: Map<string, bigint>, k: string, delta: bigint): void {
+    const v = (map.get(k) ?? 0n) + delta;
+    if (v === 0n) map.delete(k);
+    else map.set(k, v);
+  }
+
+  projected(account: string, token: string): bigint {
+    return this.balance.get(key(account, token)) ?? 0n;
+  }
+
+  lockedOf(account: string, token: string): bigint {
+    return this.locked.get(key(account, token)) ?? 0n;
+  }
+
+  pendingWithdrawal(account: string, token: string): bigint {
+    return this.pending.get(key(account, token)) ?? 0n;
+  }
+
+  available(account: string, token: string): bigint {
+    const k = key(account, token);
+    return (this.balance.get(k) ?? 0n) - (this.locked.get(k) ?? 0n) - (this.pending.get(k) ?? 0n);
+  }
+
+  deposited(account: string, token: string, amount: bigint): void {
+    this.add(this.balance, key(account, token), amount);
+  }
+
+  /** A withdrawal executed on chain: the balance leaves and the pending request is gone. */
+  withdrawalExecuted(account: string, token: string, amount: bigint): void {
+    const k = key(account, token);
+    this.add(this.balance, k, -amount);
+    this.pending.delete(k);
+  }
+
+  /** The contract keeps one pending request per account and token: a new one replaces it. */
+  withdrawalRequested(account: string, token: string, amount: bigint): void {
+    this.pending.set(key(account, token), amount);
+  }
+
+  withdrawalCancelled(account: string, token: string): void {
+    this.pending.delete(key(account, token));
+  }
+
+  lock(account: string, l: OrderLock): void {
+    this.add(this.locked, key(account, l.token), l.amount);
+  }
+
+  unlock(account: string, l: OrderLock): void {
+    this.add(this.locked, key(account, l.token), -l.amount);
+  }
+
+  /** Applies a trade's balance moves (fees kept from what each party receives, as the contract does). */
+  applyTrade(t: TradeDelta): void {
+    this.add(this.balance, key(t.buyer, t.quoteToken), -t.quoteAmount);
+    this.add(this.balance, key(t.buyer, t.baseToken), t.baseAmount - t.buyerFee);
+    this.add(this.balance, key(t.seller, t.baseToken), -t.baseAmount);
+    this.add(this.balance, key(t.seller, t.quoteToken), t.quoteAmount - t.sellerFee);
+  }
+
+  /** Undoes `applyTrade` for a trade that will never settle (dropped after its batch reverted): no money
+   *  moved on chain, so the projection must not count it either. */
+  revertTrade(t: TradeDelta): void {
+    this.add(this.balance, key(t.buyer, t.quoteToken), t.quoteAmount);
+    this.add(this.balance, key(t.buyer, t.baseToken), t.buyerFee - t.baseAmount);
+    this.add(this.balance, key(t.seller, t.baseToken), t.baseAmount);
+    this.add(this.balance, key(t.seller, t.quoteToken), t.sellerFee - t.quoteAmount);
+  }
+
+  /** Every (account, token) with a nonzero projected balance, for reconciliation and tests. */
+  entries(): { account: string; token: string; projected: bigint }[] {
+    return [...this.balance].map(([k, v]) => {
+      const [account, token] = k.split(":");
+      return { account, token, projected: v };
+    });
+  }
+}

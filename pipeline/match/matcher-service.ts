@@ -1,0 +1,559 @@
+// The matcher service: the one place where commands enter the engine, in order. It owns the journaled
+// engine, the available-balance ledger, the nonce and agent state the intake needs, and the signed order
+// behind every engine order; trades leave for the batcher once their command is durable.
+import type { Address, Hex } from "viem";
+import type { Command, EngineEvent, MarketConfig, TradeEvent } from "../../matcher/core/types";
+import { openCommandJournal, type CommandJournal, type JournalMeta } from "./command-journal";
+import { PipelineError } from "../errors";
+import { validateSignedOrder, type IntakeContext, type PlaceSignedInput, type ValidatedOrder } from "../intake/intake";
+import { createRecoverPool, type RecoverPool } from "../intake/recover-pool";
+import { BalanceLedger, buyLockFor, type OrderLock, type TradeDelta } from "./ledger";
+import { assertMarketGridExact, formatMarketAmount, lotsToBase, quoteFor, ticksToPrice, type MarketSpec } from "../markets";
+import { orderFromJson, orderToJson, type SignedOrder } from "../order";
+import type { SettleableTrade } from "../settle/batcher";
+
+/** Order nodes the engine allocates at start (~8 MB): a growing book takes nodes from this reserve instead of
+ * the young generation, which keeps mark-compacts and long scavenges off the matching path (docs/decisions.md). */
+const RESERVE_ORDERS = 32_768;
+
+/** A signed order the engine holds (open, held or finished but not yet forgotten). */
+export interface LiveOrder {
+  hash: Hex;
+  signed: SignedOrder;
+  market: MarketSpec;
+  account: string;
+  side: "buy" | "sell";
+  limitPrice: bigint;
+  remainingBase: bigint;
+  lock: OrderLock;
+  deadlineMs: number;
+  signer: string;
+  acceptedSeq: number;
+  info?: Record<string, unknown>;
+}
+
+export type ServiceEvent =
+  /** `order`: the signed order the event is about, when it has one; `reason`: why the pipeline cancelled
+   *  (expired, withdrawal_unfunded, cancelled_on_chain, agent_revoked, or the caller's reason) */
+  | { kind: "engine"; event: EngineEvent; order?: LiveOrder; reason?: string }
+  | { kind: "trade"; trade: SettleableTrade; event: TradeEvent; buyer: string; seller: string; baseToken: string; quoteToken: string; quoteAmount: bigint; buyerFee: bigint; sellerFee: bigint }
+  /** a matched trade that will never settle: one of its orders was rejected by the contract
+   *  (`rejected`: those orders' hashes -> the contract error); its balance moves are undone */
+  | { kind: "dropped"; trade: SettleableTrade; rejected: Record<string, string>; quoteAmount: bigint; ts: number };
+
+/** A settle revert attributed to an order: the order and the contract's error name. */
+export interface RejectedOrder {
+  hash: Hex;
+  error: string;
+}
+
+/** The drop decision as journaled (meta.info.settlementDrop of a `tick` record). */
+interface SettlementDrop {
+  orders: RejectedOrder[];
+  trades: number[];
+}
+
+/** Prefix of the cancel reason of an order the contract refused (the owner sees `settlement_rejected:<error>`). */
+export const SETTLEMENT_REJECTED = "settlement_rejected";
+
+export interface FeeRates {
+  makerFeeBps: bigint;
+  takerFeeBps: bigint;
+}
+
+export interface MatcherServiceDeps {
+  journalDir: string;
+  markets: MarketSpec[];
+  digest(order: SignedOrder["order"]): Hex;
+  fees: FeeRates;
+  expiryMarginMs: number;
+  nowMs?: () => number;
+  fsync?: boolean;
+  isValidContractSignature?: IntakeContext["isValidContractSignature"];
+  /** threads that recover order signers off the matching thread (default 0: inline) */
+  recoverThreads?: number;
+  /** called in trade order once the trade's command is durable */
+  onDurableTrade?(t: SettleableTrade): void;
+  logger?: { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
+}
+
+export interface PlaceResult {
+  hash: Hex;
+  events: EngineEvent[];
+  /** accepted = the engine took it (it may have traded or rested); rejected = the engine refused it */
+  status: "accepted" | "rejected";
+  rejectCode?: string;
+}
+
+function feeFor(amount: bigint, bps: bigint): bigint {
+  return (amount * bps + 9_999n) / 10_000n;
+}
+
+export class MatcherService {
+  readonly ledger = new BalanceLedger();
+  readonly orders = new Map<string, LiveOrder>();
+  /** every signed order ever accepted, by hash (the batcher needs finished ones too) */
+  private readonly signed = new Map<string, SignedOrder>();
+  private readonly usedNonces = new Map<string, Set<bigint>>();
+  private readonly minNonce = new Map<string, bigint>();
+  private readonly agents = new Map<string, bigint>();
+  private readonly markets = new Map<string, MarketSpec>();
+  private readonly listeners = new Set<(e: ServiceEvent) => void>();
+  private journal!: CommandJournal;
+  private readonly now: () => number;
+  private pendingTrades: SettleableTrade[] = [];
+  private halted: string | undefined;
+  readonly intake: IntakeContext;
+  /** trades since start, in seq order, for the batcher's resume */
+  replayedTrades: SettleableTrade[] = [];
+  /** matched trades not known to be settled: what a drop must undo */
+  private readonly unsettled = new Map<number, { trade: SettleableTrade; delta: TradeDelta; quoteAmount: bigint }>();
+  /** trade seqs dropped by a journaled decision (never to be settled) */
+  readonly droppedSeqs = new Set<number>();
+  /** orders the contract refused (hash -> error): cancelled, never matched again */
+  readonly rejectedOrders = new Map<string, string>();
+
+  constructor(private readonly deps: MatcherServiceDeps) {
+    this.now = deps.nowMs ?? Date.now;
+    for (const m of deps.markets) {
+      assertMarketGridExact(m);
+      this.markets.set(m.symbol, m);
+    }
+    this.intake = {
+      marketOf: (s) => this.markets.get(s),
+      digest: deps.digest,
+      nowMs: this.now,
+      expiryMarginMs: deps.expiryMarginMs,
+      agentExpiry: (t, a) => this.agents.get(`${t.toLowerCase()}:${a.toLowerCase()}`) ?? 0n,
+      nonceProblem: (t, n) => this.nonceProblem(t, n),
+      isValidContractSignature: deps.isValidContractSignature,
+    };
+    if ((deps.recoverThreads ?? 0) > 0) {
+      const pool = createRecoverPool(deps.recoverThreads!);
+      this.recoverPool = pool;
+      this.intake.recoverSigner = (d, s) => pool.recover(d, s);
+    }
+  }
+
+  private recoverPool: RecoverPool | undefined;
+
+  // ------------------------------------------------------------ lifecycle
+
+  /** Opens the journal and replays it: the book, locks, nonces and the trades come back. */
+  open(): { records: number; trades: number } {
+    const engineMarkets: MarketConfig[] = this.deps.markets.map((m) => ({
+      symbol: m.symbol,
+      minSizeLots: Number(m.minLots),
+      maxSizeLots: Number(m.maxLots),
+    }));
+    this.journal = openCommandJournal({ dir: this.deps.journalDir, markets: engineMarkets, fsync: this.deps.fsync, reserveOrders: RESERVE_ORDERS });
+    const trades: SettleableTrade[] = [];
+    const records = this.journal.replay((rec, events) => {
+      const pre = this.preApply(rec.cmd, rec.meta);
+      this.applyEvents(rec.cmd, events, pre, trades, rec.cmd.ts, rec.meta);
+      this.applyDrop(rec.cmd, rec.meta);
+    });
+    this.replayedTrades = trades.filter((t) => !this.droppedSeqs.has(t.seq));
+    return { records, trades: trades.length };
+  }
+
+  close(): void {
+    void this.recoverPool?.close();
+    this.journal?.close();
+  }
+
+  /** Where durable trades go (the batcher), in seq order. */
+  setTradeSink(fn: (t: SettleableTrade) => void): void {
+    this.deps.onDurableTrade = fn;
+  }
+
+  /** Load shedding: orders are refused (SERVICE_UNAVAILABLE, retryable) while `backlogTrades()` >= `maxTrades`
+   *  matched trades wait for settlement, so acceptance -> settlement latency stays bounded instead of
+   *  growing with a queue the chain cannot drain. `retryAfterMs()` is what the refusal advises (the
+   *  batcher's recent time between confirmations: when room is likely again). */
+  setBacklogLimit(backlogTrades: () => number, maxTrades: number, retryAfterMs: () => number = () => 10): void {
+    this.backlog = { trades: backlogTrades, max: maxTrades, retryAfterMs };
+  }
+
+  private backlog: { trades(): number; max: number; retryAfterMs(): number } | undefined;
+
+  halt(reason: string): void {
+    this.halted = reason;
+  }
+
+  subscribe(fn: (e: ServiceEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  signedOrder = (hash: Hex): SignedOrder | undefined => this.signed.get(hash.toLowerCase());
+  marketList(): MarketSpec[] {
+    return [...this.markets.values()];
+  }
+
+  // ------------------------------------------------------------ commands
+
+  /** Intake + funds check + reservation + engine, resolving once the command is durable. */
+  async placeSigned(input: PlaceSignedInput, info?: Record<string, unknown>): Promise<PlaceResult> {
+    if (this.halted) throw new PipelineError("SERVICE_UNAVAILABLE", `settlement halted: ${this.halted}`);
+    if (this.backlog && this.backlog.trades() >= this.backlog.max) {
+      // the refusal is routine under load: no stack trace to capture (it never reaches a client anyway)
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      try {
+        throw new PipelineError("SERVICE_UNAVAILABLE", "settlement backlog full, retry shortly", { reason: "SETTLEMENT_BACKLOG", backlogTrades: this.backlog.trades(), retryAfterMs: this.backlog.retryAfterMs() });
+      } finally {
+        Error.stackTraceLimit = limit;
+      }
+    }
+    const v = await validateSignedOrder(this.intake, input);
+    // from here to submit: synchronous, so no other command can use the same funds or nonce
+    const nonceProblem = this.nonceProblem(v.account, input.order.nonce);
+    if (nonceProblem) throw new PipelineError("INVALID_NONCE", nonceProblem, { nonce: input.order.nonce.toString() });
+    const available = this.ledger.available(v.account, v.lock.token);
+    if (available < v.lock.amount) {
+      const m = v.market;
+      const dec = v.lock.token.toLowerCase() === m.quoteToken.toLowerCase() ? m.quoteDecimals : m.baseDecimals;
+      throw new PipelineError("INSUFFICIENT_BALANCE", "not enough available balance for the order", {
+        required: Number(formatMarketAmount(v.lock.amount, dec)),
+        available: Number(formatMarketAmount(available < 0n ? 0n : available, dec)),
+        token: v.lock.token,
+        requiredUnits: v.lock.amount.toString(),
+        availableUnits: available.toString(),
+      });
+    }
+    const cmd: Command = {
+      kind: "place",
+      ts: this.now(),
+      account: v.account,
+      orderId: v.hash,
+      symbol: v.market.symbol,
+      side: v.side,
+      type: v.type,
+      timeInForce: v.timeInForce,
+      priceTicks: v.priceTicks,
+      sizeLots: v.sizeLots,
+      ...(v.triggerPriceTicks !== undefined ? { triggerPriceTicks: v.triggerPriceTicks } : {}),
+    };
+    const meta: JournalMeta = { order: orderToJson(input.order), signature: input.signature, signer: v.signer, reason: String(v.deadlineMs), info };
+    const events = await this.submit(cmd, meta);
+    const rejected = events.find((e) => e.type === "rejected");
+    return rejected && rejected.type === "rejected"
+      ? { hash: v.hash, events, status: "rejected", rejectCode: rejected.code }
+      : { hash: v.hash, events, status: "accepted" };
+  }
+
+  /** Cancels an open order (reason recorded in the journal). */
+  async cancel(orderId: string, account: string | null, reason: string): Promise<EngineEvent[]> {
+    const o = this.orders.get(orderId.toLowerCase());
+    if (!o || (account !== null && o.account !== account.toLowerCase())) throw new PipelineError("ORDER_NOT_FOUND", `order ${orderId} not found`);
+    return this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason });
+  }
+
+  /** Cancels every order past its deadline (signed expiry minus the margin). */
+  async sweepExpired(): Promise<number> {
+    const now = this.now();
+    const due = [...this.orders.values()].filter((o) => o.deadlineMs <= now);
+    await Promise.all(due.map((o) => this.submit({ kind: "cancel", ts: now, account: o.account, orderId: o.hash }, { reason: "expired" })));
+    return due.length;
+  }
+
+  private submit(cmd: Command, meta?: JournalMeta): Promise<EngineEvent[]> {
+    const pre = this.preApply(cmd, meta);
+    const { events, durable } = this.journal.submit(cmd, meta);
+    const trades: SettleableTrade[] = [];
+    this.applyEvents(cmd, events, pre, trades, this.now(), meta);
+    this.applyDrop(cmd, meta);
+    for (const t of trades) this.pendingTrades.push(t);
+    return durable.then(() => {
+      // durable records resolve in order, so trades leave in seq order
+      const ready = this.pendingTrades.filter((t) => t.seq <= (trades.at(-1)?.seq ?? -1));
+      if (ready.length) {
+        this.pendingTrades = this.pendingTrades.filter((t) => t.seq > ready[ready.length - 1].seq);
+        for (const t of ready) this.deps.onDurableTrade?.(t);
+      }
+      return events;
+    });
+  }
+
+  // ------------------------------------------------------------ applying commands and events
+
+  /** The state a place command needs before the engine runs: its lock and nonce are reserved. */
+  private preApply(cmd: Command, meta?: JournalMeta): LiveOrder | undefined {
+    if (cmd.kind !== "place" || !meta?.order || !meta.signature) return undefined;
+    const order = orderFromJson(meta.order);
+    const market = this.markets.get(cmd.symbol)!;
+    const side = order.side === 0 ? "buy" : "sell";
+    const lock: OrderLock = side === "buy" ? { token: market.quoteToken, amount: buyLockFor(order.amount, order.price) } : { token: market.baseToken, amount: order.amount };
+    const live: LiveOrder = {
+      hash: cmd.orderId as Hex,
+      signed: { order, signature: meta.signature, hash: cmd.orderId as Hex },
+      market,
+      account: cmd.account,
+      side,
+      limitPrice: order.price,
+      remainingBase: order.amount,
+      lock,
+      deadlineMs: Number(meta.reason ?? Number(order.expiry) * 1000),
+      signer: (meta.signer ?? order.trader).toLowerCase(),
+      acceptedSeq: -1,
+      info: meta.info,
+    };
+    this.ledger.lock(cmd.account, lock);
+    this.useNonce(cmd.account, order.nonce);
+    this.orders.set(live.hash.toLowerCase(), live);
+    this.signed.set(live.hash.toLowerCase(), live.signed);
+    return live;
+  }
+
+  private applyEvents(cmd: Command, events: EngineEvent[], placed: LiveOrder | undefined, trades: SettleableTrade[], atMs: number, meta?: JournalMeta): void {
+    for (const e of events) {
+      const id = (e as { orderId?: string }).orderId;
+      const order = id ? (this.orders.get(id.toLowerCase()) ?? (placed && placed.hash.toLowerCase() === id.toLowerCase() ? placed : undefined)) : undefined;
+      switch (e.type) {
+        case "accepted": {
+          const o = this.orders.get(e.orderId.toLowerCase());
+          if (o) o.acceptedSeq = e.seq;
+          break;
+        }
+        case "rejected":
+          if (placed && cmd.kind === "place") this.forget(placed, true);
+          break;
+        case "trade":
+          trades.push(this.applyTrade(e, atMs));
+          break;
+        case "cancelled":
+        case "expired": {
+          const o = this.orders.get(e.orderId.toLowerCase());
+          if (o) this.forget(o, false);
+          break;
+        }
+        default:
+          break;
+      }
+      this.emit({ kind: "engine", event: e, order, reason: cmd.kind === "cancel" ? meta?.reason : undefined });
+    }
+  }
+
+  private applyTrade(e: TradeEvent, atMs: number): SettleableTrade {
+    const maker = this.orders.get(e.makerOrderId.toLowerCase())!;
+    const taker = this.orders.get(e.takerOrderId.toLowerCase())!;
+    const m = maker.market;
+    const baseAmount = lotsToBase(m, BigInt(e.sizeLots));
+    const price = ticksToPrice(m, BigInt(e.priceTicks));
+    const quoteAmount = quoteFor(m, BigInt(e.sizeLots), BigInt(e.priceTicks));
+    for (const o of [maker, taker]) {
+      o.remainingBase -= baseAmount;
+      const newLock = o.side === "buy" ? buyLockFor(o.remainingBase, o.limitPrice) : o.remainingBase;
+      this.ledger.unlock(o.account, { token: o.lock.token, amount: o.lock.amount - newLock });
+      o.lock = { token: o.lock.token, amount: newLock };
+    }
+    const buyer = maker.side === "buy" ? maker : taker;
+    const seller = maker.side === "buy" ? taker : maker;
+    const { makerFeeBps, takerFeeBps } = this.deps.fees;
+    const buyerFee = feeFor(baseAmount, buyer === maker ? makerFeeBps : takerFeeBps);
+    const sellerFee = feeFor(quoteAmount, seller === maker ? makerFeeBps : takerFeeBps);
+    const delta: TradeDelta = { buyer: buyer.account, seller: seller.account, baseToken: m.baseToken, quoteToken: m.quoteToken, baseAmount, quoteAmount, buyerFee, sellerFee };
+    this.ledger.applyTrade(delta);
+    if (maker.remainingBase === 0n) this.forget(maker, false);
+    if (taker.remainingBase === 0n) this.forget(taker, false);
+    const t: SettleableTrade = { seq: e.seq, makerHash: maker.hash, takerHash: taker.hash, baseAmount, price, matchedAtMs: atMs };
+    this.unsettled.set(e.seq, { trade: t, delta, quoteAmount });
+    this.emit({ kind: "trade", trade: t, event: e, buyer: buyer.account, seller: seller.account, baseToken: m.baseToken, quoteToken: m.quoteToken, quoteAmount, buyerFee, sellerFee });
+    return t;
+  }
+
+  /** The order left the book: release what it still locks. A rejected place also frees its nonce. */
+  private forget(o: LiveOrder, rejected: boolean): void {
+    if (!this.orders.delete(o.hash.toLowerCase())) return;
+    if (o.lock.amount !== 0n) this.ledger.unlock(o.account, o.lock);
+    o.lock = { token: o.lock.token, amount: 0n };
+    if (rejected) {
+      this.usedNonces.get(o.account)?.delete(o.signed.order.nonce);
+      this.signed.delete(o.hash.toLowerCase());
+    }
+  }
+
+  private emit(e: ServiceEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        /* a listener's failure is its own */
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ settlement rejections (batch poisoning)
+
+  /** The batcher found orders the contract refuses: journal the decision (which orders, which trades are
+   *  dropped) BEFORE anything else, so that a restart replays it; then cancel those still open. Returns the
+   *  dropped trade seqs: every unsettled trade of those orders, matched or about to be durable. */
+  async rejectForSettlement(orders: RejectedOrder[]): Promise<number[]> {
+    const hashes = new Set(orders.map((o) => o.hash.toLowerCase()));
+    const trades: number[] = [];
+    for (const [seq, u] of this.unsettled) {
+      if (hashes.has(u.trade.makerHash.toLowerCase()) || hashes.has(u.trade.takerHash.toLowerCase())) trades.push(seq);
+    }
+    trades.sort((a, b) => a - b);
+    const drop: SettlementDrop = { orders: orders.map((o) => ({ hash: o.hash.toLowerCase() as Hex, error: o.error })), trades };
+    // a `tick` carries the decision: the engine sees only time passing (the pipeline places no GTD orders)
+    await this.submit({ kind: "tick", ts: this.now() }, { reason: SETTLEMENT_REJECTED, info: { settlementDrop: drop } });
+    await this.cancelRejectedOpen();
+    this.deps.logger?.warn({ orders: drop.orders, droppedTrades: trades.length }, "settlement rejected orders: cancelled, their trades dropped");
+    return trades;
+  }
+
+  /** Cancels every refused order still on the book (after a crash between the decision and the cancels). */
+  async cancelRejectedOpen(): Promise<void> {
+    const open = [...this.rejectedOrders].filter(([h]) => this.orders.has(h));
+    await Promise.all(open.map(([h, error]) => {
+      const o = this.orders.get(h)!;
+      return this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: `${SETTLEMENT_REJECTED}:${error}` });
+    }));
+  }
+
+  /** The trades of a settled batch: nothing can drop them any more. */
+  tradesSettled(trades: readonly SettleableTrade[]): void {
+    for (const t of trades) this.unsettled.delete(t.seq);
+  }
+
+  /** After a start: every trade up to `seq` is settled on chain. */
+  settledUpTo(seq: number): void {
+    for (const k of this.unsettled.keys()) if (k <= seq) this.unsettled.delete(k);
+  }
+
+  /** Applies a journaled drop decision (live and on replay): undo the trades' balance moves, remember them. */
+  private applyDrop(cmd: Command, meta?: JournalMeta): void {
+    const drop = (meta?.info as { settlementDrop?: SettlementDrop } | undefined)?.settlementDrop;
+    if (!drop || cmd.kind !== "tick") return;
+    const rejected: Record<string, string> = {};
+    for (const o of drop.orders) {
+      rejected[o.hash.toLowerCase()] = o.error;
+      this.rejectedOrders.set(o.hash.toLowerCase(), o.error);
+    }
+    for (const seq of drop.trades) {
+      this.droppedSeqs.add(seq);
+      const u = this.unsettled.get(seq);
+      if (!u) continue;
+      this.unsettled.delete(seq);
+      this.ledger.revertTrade(u.delta);
+      this.emit({ kind: "dropped", trade: u.trade, rejected, quoteAmount: u.quoteAmount, ts: cmd.ts });
+    }
+  }
+
+  // ------------------------------------------------------------ nonces and agents (fed by chain events)
+
+  /** One nonce, one accepted order, ever: a filled order sets the nonce bit on chain, so a second order
+   *  reusing it could never settle. */
+  private nonceProblem(trader: string, nonce: bigint): string | null {
+    const t = trader.toLowerCase();
+    if (nonce < (this.minNonce.get(t) ?? 0n)) return `nonce ${nonce} is below the trader's minimum ${this.minNonce.get(t)}`;
+    if (this.usedNonces.get(t)?.has(nonce)) return `nonce ${nonce} is already used`;
+    return null;
+  }
+
+  /** Read by the API-key nonce allocator (api-nonces.ts): an accepted order used `nonce` (a refused one
+   *  gave it back) or the trader cancelled it on chain. */
+  isNonceUsed(trader: string, nonce: bigint): boolean {
+    return this.usedNonces.get(trader.toLowerCase())?.has(nonce) ?? false;
+  }
+
+  /** The trader's on-chain minimum nonce (cancelAllBelow), as the chain events said. */
+  minNonceOf(trader: string): bigint {
+    return this.minNonce.get(trader.toLowerCase()) ?? 0n;
+  }
+
+  private useNonce(trader: string, nonce: bigint): void {
+    const t = trader.toLowerCase();
+    let s = this.usedNonces.get(t);
+    if (!s) this.usedNonces.set(t, (s = new Set()));
+    s.add(nonce);
+  }
+
+  // ------------------------------------------------------------ chain events
+
+  deposited(trader: string, token: string, amount: bigint): void {
+    this.ledger.deposited(trader, token, amount);
+  }
+
+  withdrawalExecuted(trader: string, token: string, amount: bigint): void {
+    this.ledger.withdrawalExecuted(trader, token, amount);
+  }
+
+  withdrawalCancelled(trader: string, token: string): void {
+    this.ledger.withdrawalCancelled(trader, token);
+  }
+
+  /** A withdrawal request reserves its amount; orders it leaves unfunded are cancelled, latest first. */
+  async withdrawalRequested(trader: string, token: string, amount: bigint): Promise<string[]> {
+    this.ledger.withdrawalRequested(trader, token, amount);
+    return this.cancelUnfunded(trader, token);
+  }
+
+  /** Cancels the account's orders on `token`, newest first, until what remains is funded. */
+  async cancelUnfunded(trader: string, token: string): Promise<string[]> {
+    const acct = trader.toLowerCase();
+    let shortfall = -this.ledger.available(acct, token);
+    if (shortfall <= 0n) return [];
+    const candidates = [...this.orders.values()]
+      .filter((o) => o.account === acct && o.lock.token.toLowerCase() === token.toLowerCase() && o.lock.amount > 0n)
+      .sort((a, b) => b.acceptedSeq - a.acceptedSeq);
+    const victims: LiveOrder[] = [];
+    for (const o of candidates) {
+      if (shortfall <= 0n) break;
+      victims.push(o);
+      shortfall -= o.lock.amount;
+    }
+    await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "withdrawal_unfunded" })));
+    this.deps.logger?.info({ trader: acct, token, cancelled: victims.map((v) => v.hash) }, "withdrawal request: unfunded orders cancelled");
+    return victims.map((v) => v.hash);
+  }
+
+  /** The trader cancelled a nonce on chain: the order can no longer settle, take it off the book. */
+  async nonceCancelledOnChain(trader: string, nonce: bigint): Promise<void> {
+    this.useNonce(trader, nonce);
+    const t = trader.toLowerCase();
+    const victims = [...this.orders.values()].filter((o) => o.account === t && o.signed.order.nonce === nonce);
+    await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "cancelled_on_chain" })));
+  }
+
+  async minNonceRaised(trader: string, minNonce: bigint): Promise<void> {
+    const t = trader.toLowerCase();
+    if (minNonce > (this.minNonce.get(t) ?? 0n)) this.minNonce.set(t, minNonce);
+    const victims = [...this.orders.values()].filter((o) => o.account === t && o.signed.order.nonce < minNonce);
+    await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "cancelled_on_chain" })));
+  }
+
+  agentApproved(trader: string, agent: string, expiry: bigint): void {
+    this.agents.set(`${trader.toLowerCase()}:${agent.toLowerCase()}`, expiry);
+  }
+
+  async agentRevoked(trader: string, agent: string): Promise<void> {
+    this.agents.delete(`${trader.toLowerCase()}:${agent.toLowerCase()}`);
+    const t = trader.toLowerCase();
+    const victims = [...this.orders.values()].filter((o) => o.account === t && o.signer === agent.toLowerCase());
+    await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "agent_revoked" })));
+  }
+
+  setFees(f: FeeRates): void {
+    this.deps.fees = f;
+  }
+
+  // ------------------------------------------------------------ reads
+
+  openOrders(account?: string): LiveOrder[] {
+    const a = account?.toLowerCase();
+    return [...this.orders.values()].filter((o) => !a || o.account === a);
+  }
+
+  get engine() {
+    return this.journal.engine;
+  }
+
+  health(): { state: "ok" | "halted"; openOrders: number; reason?: string } {
+    return this.halted ? { state: "halted", openOrders: this.orders.size, reason: this.halted } : { state: "ok", openOrders: this.orders.size };
+  }
+}
+
+export type { ValidatedOrder, Address };

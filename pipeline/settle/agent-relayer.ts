@@ -1,0 +1,235 @@
+// The agent-approval relayer: submits wallets' signed AgentApprovals (Settlement.approveAgentWithSig), and
+// the agents' own signed AgentRenouncements of a deleted API key (renounceAgentWithSig), from its own key,
+// which holds no role on any contract, within a gas budget. The internet-facing API reaches the chain's gas
+// only through here:
+//   - one account with one nonce manager: concurrent approvals never collide on a nonce;
+//   - every approval is simulated first: one the contract would refuse costs nothing;
+//   - a daily budget in wei, in total and per wallet (UTC days): the cost is reserved before sending
+//     (estimated gas x gas price) and replaced by the receipt's actual cost once mined;
+//   - a renouncement is a security action: it is never refused for the budget (a spent budget must not
+//     keep a deleted key's agent approved) but its cost is charged like an approval's. It is bounded all the
+//     same: the API sends one only for an agent approved on chain, and approvals are within the budget.
+import {
+  BaseError, ContractFunctionRevertedError, createWalletClient, defineChain, http, nonceManager, type Address, type Hex, type PublicClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { DexServiceError, type AgentApproval } from "../service";
+import type { AgentRenouncement } from "../../sdk/eip712";
+import { settlementAbi } from "./settlement-abi";
+
+const DAY_MS = 86_400_000;
+
+export interface AgentRelayerBudget {
+  /** wei the relayer may spend per UTC day on all approvals */
+  dailyWei: bigint;
+  /** wei it may spend per UTC day on one wallet's approvals */
+  perOwnerDailyWei: bigint;
+}
+
+export interface AgentRelayerDeps {
+  client: PublicClient;
+  chainId: number;
+  rpcUrl: string;
+  settlement: Address;
+  /** the relayer's key: funded with ETH, no contract role */
+  relayerKey: Hex;
+  budget: AgentRelayerBudget;
+  now?: () => number;
+}
+
+export interface AgentRelayerSpend {
+  day: number;
+  spentWei: bigint;
+  /** transactions sent today */
+  transactions: number;
+}
+
+export interface AgentRelayer {
+  readonly address: Address;
+  /** Simulates, then sends approveAgentWithSig and waits for its receipt. Throws DexServiceError:
+   *  INVALID_SIGNATURE (the contract refuses it), RATE_LIMIT_EXCEEDED (this wallet's daily budget is
+   *  spent), SERVICE_UNAVAILABLE (the relayer's daily budget is spent). */
+  submit(approval: AgentApproval, signature: Hex): Promise<{ txHash: Hex; costWei: bigint }>;
+  /** Simulates, then sends renounceAgentWithSig (an agent's signed renouncement) and waits for its receipt.
+   *  Never refused for the budget (both caps are bypassed) but its cost is charged to the trader and the
+   *  day. Throws DexServiceError: INVALID_SIGNATURE (the contract refuses it), SERVICE_UNAVAILABLE (not
+   *  sent or not confirmed: try again). */
+  renounce(renouncement: AgentRenouncement, signature: Hex): Promise<{ txHash: Hex; costWei: bigint }>;
+  spent(): AgentRelayerSpend;
+}
+
+/** Wei spent per UTC day, in total and per owner. `reserve` refuses a cost that would take either past
+ *  its cap (equal to the cap is allowed) and returns the undo; `charge` books an actual cost. */
+export class GasBudget {
+  private day: number;
+  private total = 0n;
+  private transactions = 0;
+  private perOwner = new Map<string, bigint>();
+
+  constructor(
+    private readonly caps: AgentRelayerBudget,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.day = Math.floor(now() / DAY_MS);
+  }
+
+  private roll(): void {
+    const d = Math.floor(this.now() / DAY_MS);
+    if (d === this.day) return;
+    this.day = d;
+    this.total = 0n;
+    this.transactions = 0;
+    this.perOwner = new Map();
+  }
+
+  private secondsToNextDay(): number {
+    return Math.ceil(((this.day + 1) * DAY_MS - this.now()) / 1000);
+  }
+
+  reserve(owner: string, wei: bigint): () => void {
+    this.roll();
+    const ownerSpent = this.perOwner.get(owner) ?? 0n;
+    if (this.total + wei > this.caps.dailyWei) {
+      throw new DexServiceError("SERVICE_UNAVAILABLE", "the relayer's daily gas budget for agent approvals is spent; try again tomorrow (UTC)", {
+        reason: "relayer_budget_exhausted",
+        retry_after: this.secondsToNextDay(),
+      });
+    }
+    if (ownerSpent + wei > this.caps.perOwnerDailyWei) {
+      throw new DexServiceError("RATE_LIMIT_EXCEEDED", "this wallet's daily gas budget for agent approvals is spent; try again tomorrow (UTC)", {
+        reason: "owner_gas_budget_exhausted",
+        retry_after: this.secondsToNextDay(),
+      });
+    }
+    this.total += wei;
+    this.perOwner.set(owner, ownerSpent + wei);
+    const day = this.day;
+    let undone = false;
+    return () => {
+      if (undone || day !== this.day) return;
+      undone = true;
+      this.total -= wei;
+      this.perOwner.set(owner, (this.perOwner.get(owner) ?? 0n) - wei);
+    };
+  }
+
+  charge(owner: string, wei: bigint): void {
+    this.roll();
+    this.total += wei;
+    this.transactions += 1;
+    this.perOwner.set(owner, (this.perOwner.get(owner) ?? 0n) + wei);
+  }
+
+  spent(): AgentRelayerSpend {
+    this.roll();
+    return { day: this.day, spentWei: this.total, transactions: this.transactions };
+  }
+
+  spentBy(owner: string): bigint {
+    this.roll();
+    return this.perOwner.get(owner) ?? 0n;
+  }
+}
+
+export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
+  const now = deps.now ?? Date.now;
+  const abi = settlementAbi();
+  const chain = defineChain({ id: deps.chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [deps.rpcUrl] } } });
+  // One account object for the process's lifetime: its nonce manager hands out consecutive nonces to
+  // concurrent sends (a fresh account per call read the same pending nonce: "nonce too low").
+  const account = privateKeyToAccount(deps.relayerKey, { nonceManager });
+  // viem's nonceManager is one per process, keyed by address and chain id: start from the node's count, not
+  // from what an earlier relayer of the same key counted (a test's previous chain, say)
+  nonceManager.reset({ address: account.address, chainId: deps.chainId });
+  const wallet = createWalletClient({ chain, transport: http(deps.rpcUrl), account });
+
+  const budget = new GasBudget(deps.budget, now);
+  // Sends leave one at a time, in nonce order: a node that mines on arrival (Hardhat's automine) refuses a
+  // nonce above the next one ("nonce too high") when two sends overtake each other on the wire. Receipts
+  // are awaited concurrently.
+  let sendTail: Promise<unknown> = Promise.resolve();
+  const inOrder = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = sendTail.then(fn, fn);
+    sendTail = run.catch(() => undefined);
+    return run;
+  };
+
+  return {
+    address: account.address,
+    spent: () => budget.spent(),
+    async submit(approval, signature) {
+      const args = [approval.trader, approval.agent, approval.expiry, approval.nonce, approval.deadline, signature] as const;
+      let gas: bigint;
+      try {
+        await deps.client.simulateContract({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args, account: account.address });
+        gas = await deps.client.estimateContractGas({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args, account: account.address });
+      } catch (err) {
+        throw new DexServiceError("INVALID_SIGNATURE", "the contract refuses this agent approval (signature, nonce, deadline or expiry)", {}, { cause: err });
+      }
+      const gasPrice = await deps.client.getGasPrice();
+      const owner = approval.trader.toLowerCase();
+      const release = budget.reserve(owner, gas * gasPrice);
+      let hash: Hex;
+      try {
+        hash = await send("approveAgentWithSig", args, gas);
+      } catch (err) {
+        release();
+        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent approval could not be sent", { reason: "relayer_send_failed" }, { cause: err });
+      }
+      const r = await deps.client.waitForTransactionReceipt({ hash });
+      // The reservation becomes the actual cost (a reverted transaction costs too).
+      const cost = r.gasUsed * r.effectiveGasPrice;
+      release();
+      budget.charge(owner, cost);
+      if (r.status !== "success") throw new DexServiceError("INVALID_SIGNATURE", "approveAgentWithSig reverted", { tx_hash: hash });
+      return { txHash: hash, costWei: cost };
+    },
+    async renounce(renouncement, signature) {
+      const m = renouncement;
+      const args = [m.trader, m.agent, m.nonce, m.deadline, signature] as const;
+      let gas: bigint;
+      try {
+        await deps.client.simulateContract({ address: deps.settlement, abi, functionName: "renounceAgentWithSig", args, account: account.address });
+        gas = await deps.client.estimateContractGas({ address: deps.settlement, abi, functionName: "renounceAgentWithSig", args, account: account.address });
+      } catch (err) {
+        // only the contract's refusal is final; anything else (node down, timeout) is worth another try
+        if (contractRefused(err)) {
+          throw new DexServiceError("INVALID_SIGNATURE", "the contract refuses this agent renouncement (signature, nonce or deadline)", {}, { cause: err });
+        }
+        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement could not be simulated", { reason: "relayer_send_failed" }, { cause: err });
+      }
+      let hash: Hex;
+      try {
+        hash = await send("renounceAgentWithSig", args, gas);
+      } catch (err) {
+        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement could not be sent", { reason: "relayer_send_failed" }, { cause: err });
+      }
+      let r;
+      try {
+        r = await deps.client.waitForTransactionReceipt({ hash });
+      } catch (err) {
+        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement was sent but not confirmed", { reason: "relayer_receipt_failed", tx_hash: hash }, { cause: err });
+      }
+      // No reservation: a renouncement bypasses the caps; what it cost still counts against them.
+      const cost = r.gasUsed * r.effectiveGasPrice;
+      budget.charge(m.trader.toLowerCase(), cost);
+      if (r.status !== "success") throw new DexServiceError("INVALID_SIGNATURE", "renounceAgentWithSig reverted", { tx_hash: hash });
+      return { txHash: hash, costWei: cost };
+    },
+  };
+
+  /** One send, in nonce order; a failed send resets the nonce manager (the nonce it took may be unused). */
+  async function send(functionName: "approveAgentWithSig" | "renounceAgentWithSig", args: readonly unknown[], gas: bigint): Promise<Hex> {
+    try {
+      return await inOrder(() => wallet.writeContract({ address: deps.settlement, abi, functionName, args, account, chain, gas } as never));
+    } catch (err) {
+      nonceManager.reset({ address: account.address, chainId: deps.chainId });
+      throw err;
+    }
+  }
+}
+
+/** Whether a simulation failed because the contract reverted (as opposed to the node or the network). */
+function contractRefused(err: unknown): boolean {
+  return err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionRevertedError) instanceof ContractFunctionRevertedError;
+}

@@ -1,0 +1,97 @@
+// Batcher.hold(): a test hook that keeps new batches from leaving (the resend after a start is not held),
+// released by each holder once; a timer does not fire a held batch.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Hex } from "viem";
+import type { SignedOrder } from "../../sdk/settle-batch";
+import { createBatcher, type BatcherDeps } from "./batcher";
+import type { SettleSender } from "./settle-sender";
+
+const h = (n: number) => ("0x" + n.toString(16).padStart(64, "0")) as Hex;
+const signedOrder = (hash: Hex): SignedOrder => ({
+  hash,
+  signature: "0x",
+  order: { trader: "0x0000000000000000000000000000000000000001", baseToken: "0x0000000000000000000000000000000000000002", quoteToken: "0x0000000000000000000000000000000000000003", side: 0, price: 1n, amount: 1n, expiry: 1n, nonce: BigInt(hash), flags: 0 },
+});
+const trade = (seq: number) => ({ seq, makerHash: h(2 * seq + 1), takerHash: h(2 * seq + 2), baseAmount: BigInt(seq), price: 1n, matchedAtMs: 0 });
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function chain() {
+  const applied: number[][] = [];
+  const sender: SettleSender = {
+    async nextBatchId() {
+      return BigInt(applied.length);
+    },
+    async send(_id, args) {
+      applied.push(args.fills.map((f) => Number(f.baseAmount)));
+      return { txHash: h(1), gasUsed: 1n, blockNumber: 1n };
+    },
+  };
+  return { sender, applied };
+}
+
+function withDir(fn: (dir: string) => Promise<void>) {
+  const dir = mkdtempSync(join(tmpdir(), "batcher-hold-"));
+  return fn(dir).finally(() => rmSync(dir, { recursive: true, force: true }));
+}
+const deps = (c: ReturnType<typeof chain>, dir: string, extra: Partial<BatcherDeps> = {}): BatcherDeps => ({
+  sender: c.sender,
+  storeFile: join(dir, "b.jsonl"),
+  signedOrder,
+  maxTrades: 10,
+  maxDelayMs: 1,
+  fsync: false,
+  ...extra,
+});
+
+test("hold(): nothing new leaves until every holder released (each release counts once), then it all goes", async () => {
+  await withDir(async (dir) => {
+    const c = chain();
+    const b = createBatcher(deps(c, dir));
+    await b.start();
+    const r1 = b.hold();
+    const r2 = b.hold();
+    b.push(trade(1));
+    b.push(trade(2));
+    await tick(15);
+    assert.deepEqual(c.applied, [], "held: even past maxDelayMs");
+    r1();
+    r1(); // a second call of the same release does nothing
+    await tick(15);
+    assert.deepEqual(c.applied, [], "still held by the other holder");
+    r2();
+    await b.drain();
+    assert.deepEqual(c.applied, [[1, 2]]);
+    // every hold released: a new one holds again
+    const r3 = b.hold();
+    b.push(trade(3));
+    await tick(15);
+    assert.deepEqual(c.applied, [[1, 2]]);
+    r3();
+    await b.drain();
+    assert.deepEqual(c.applied, [[1, 2], [3]]);
+    await b.stop();
+  });
+});
+
+test("hold(): the resend of a persisted batch after a restart is not held", async () => {
+  await withDir(async (dir) => {
+    const c = chain();
+    writeFileSync(join(dir, "b.jsonl"), JSON.stringify({ batchId: "0", fromSeq: 1, toSeq: 2, tradeCount: 2 }) + "\n");
+    const b = createBatcher(deps(c, dir));
+    await b.start();
+    const release = b.hold();
+    b.push(trade(1));
+    b.push(trade(2));
+    b.push(trade(3));
+    await tick(15);
+    assert.deepEqual(c.applied, [[1, 2]], "the resend went; trade 3 is held");
+    release();
+    await b.drain();
+    assert.deepEqual(c.applied, [[1, 2], [3]]);
+    await b.stop();
+  });
+});

@@ -1,0 +1,173 @@
+// The bridge in `npm start`: the 5 FROST signer nodes + HSM (signer-cluster/cluster.ts, their own processes;
+// DKG on first start, persisted shares after), the contracts (deployBridge with the DKG's group key for
+// the native tenant; a second pair switched by its Safe to the ERC-1271 custody verifier for the custody
+// tenant), one relayer per pair, and the bridge API + tenant portal on the bridge port.
+// The contracts are deployed by the provisioning child (./provision.ts, the only holder of the deployer's
+// key, which owns the guardian Safes) in `provision`, before anything serves: the cluster is started
+// once there for its group key and HSM address, then stopped. At run time this process holds the
+// relayer's key (no role on any bridge contract: it submits signed messages anyone could submit) and the
+// custody provider stand-in's key (the BridgeCustodySigner's owner: a signer by design, like the signer
+// nodes' shares and the HSM's key, which live in their own processes).
+import path from "node:path";
+import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { HARDHAT_DEV_PRIVATE_KEYS } from "../../../config";
+import { bridgeConfirmationsFor } from "../../../config/bridge";
+import { createDb } from "../../../db";
+import { startCluster } from "../../../signer-cluster/cluster";
+import { custodyTenant, nativeTenant, type BridgeDeploymentInfo } from "../../../api/bridge/seed";
+import { startBridgeApi } from "../../../api/bridge/server";
+import { createTenantStore } from "../../../api/bridge/tenants";
+import { loadBridgeAbis } from "../../../relayer/abi";
+import { chainClientsFor } from "../../../relayer/main";
+import { createRelayer, type Relayer } from "../../../relayer/relayer";
+import { createCustodySigner, createFrostSigner, createHsmClient } from "../../../relayer/signers";
+import type { Deployments } from "../deployments";
+import type { Component, ComponentHandle, ProvisionContext, StackContext } from "../types";
+
+/** Local custody provider stand-in key (a public Hardhat dev key: dev chains only). */
+const CUSTODY_KEY = HARDHAT_DEV_PRIVATE_KEYS[8] as Hex;
+/** Short enough to try a withdrawal locally; production uses BRIDGE_DEFAULTS (1 hour). */
+const STACK_CHALLENGE_PERIOD_SEC = 300;
+
+const BRIDGE_CONTRACTS = { home: ["BridgeVault", "CustodyBridgeVault"], remote: ["BridgeMinter", "CustodyBridgeMinter"] } as const;
+
+function bridgeDeployed(d: Deployments): boolean {
+  return BRIDGE_CONTRACTS.home.every((n) => d.home.contracts[n]) && BRIDGE_CONTRACTS.remote.every((n) => d.remote.contracts[n]);
+}
+
+export const bridgeComponent: Component = {
+  name: "bridge",
+  async provision(ctx: ProvisionContext): Promise<void> {
+    if (bridgeDeployed(ctx.deployments)) return;
+    const cluster = await startCluster({ dataDir: path.join(ctx.config.dataDir, "mpc"), hsm: { minAmountWei: 0n } });
+    let groupPublicKey: Hex;
+    let hsmAddress: Address;
+    try {
+      groupPublicKey = cluster.key.groupPublicKey.compressed;
+      hsmAddress = cluster.hsm!.address;
+    } finally {
+      await cluster.stop();
+    }
+    const chain = (c: StackContext["chains"]["home"]) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, wsUrl: c.wsUrl });
+    await ctx.provision({
+      kind: "bridge",
+      expectedDeployer: ctx.config.keys.deployer.address,
+      deploymentsFile: ctx.config.deploymentsFile,
+      home: chain(ctx.chains.home),
+      remote: chain(ctx.chains.remote),
+      groupPublicKey,
+      hsmAddress,
+      custodyOwner: privateKeyToAccount(CUSTODY_KEY).address,
+      challengePeriodSec: STACK_CHALLENGE_PERIOD_SEC,
+    });
+    ctx.logger.info({ vault: ctx.deployments.home.contracts.BridgeVault, minter: ctx.deployments.remote.contracts.BridgeMinter }, "bridge contracts deployed");
+  },
+  async start(ctx: StackContext): Promise<ComponentHandle> {
+    const log = ctx.logger.child({ component: "bridge" });
+    const { config } = ctx;
+    const stops: (() => Promise<void>)[] = [];
+    const stopAll = async () => {
+      for (const s of stops.reverse()) await s().catch((e) => log.warn({ err: String(e) }, "stop failed"));
+      stops.length = 0;
+    };
+    try {
+      const cluster = await startCluster({ dataDir: path.join(config.dataDir, "mpc"), hsm: { minAmountWei: 0n } });
+      stops.push(() => cluster.stop());
+      const home = ctx.chains.home;
+      const remote = ctx.chains.remote;
+      const d: Deployments = ctx.deployments;
+      const tokens = Object.entries(d.home.tokens).map(([symbol, t]) => ({ address: t.address as Address, symbol, decimals: t.decimals }));
+
+      if (!bridgeDeployed(d)) throw new Error("bridge: its contracts are not in the deployments (its provisioning step did not run)");
+      const c = { home: d.home.contracts, remote: d.remote.contracts } as { home: Record<string, Address>; remote: Record<string, Address> };
+      const pair = (bridge: string, vault: Address, minter: Address) => ({
+        bridge,
+        home: { chainId: home.chainId, vault, fromBlock: BigInt(d.home.startBlock) },
+        remote: { chainId: remote.chainId, minter, fromBlock: BigInt(d.remote.startBlock) },
+      });
+      const native = pair("native", c.home.BridgeVault, c.remote.BridgeMinter);
+      const custody = pair("custody", c.home.CustodyBridgeVault, c.remote.CustodyBridgeMinter);
+      // per-chain finality: BRIDGE_CONFIRMATIONS_<chainId>, else 0 on the local chains and 64 elsewhere;
+      // the relayers wait for them and the signers refuse anything shallower
+      const confirmations = { home: bridgeConfirmationsFor(config.bridge.confirmations, home.chainId), remote: bridgeConfirmationsFor(config.bridge.confirmations, remote.chainId) };
+      const relayerConfirmations = { [home.chainId]: confirmations.home, [remote.chainId]: confirmations.remote };
+      const signerChains = (p: typeof native) => ({
+        confirmations: Math.max(confirmations.home, confirmations.remote),
+        home: { chainId: home.chainId, rpcUrl: home.rpcUrl, vault: p.home.vault, fromBlock: p.home.fromBlock, confirmations: confirmations.home },
+        remote: { chainId: remote.chainId, rpcUrl: remote.rpcUrl, minter: p.remote.minter, fromBlock: p.remote.fromBlock, confirmations: confirmations.remote },
+      });
+      await cluster.reconfigure(signerChains(native));
+
+      // its own PGlite directory (one PGlite per directory per process); Postgres when DATABASE_URL is set
+      const db = await createDb({ dataDir: path.join(config.dataDir, "bridge-pglite"), databaseUrl: config.database.url });
+      stops.push(() => db.close());
+      const relayerKey = config.keys.relayer.privateKey;
+      const clients = { home: chainClientsFor(home.rpcUrl, home.chainId, relayerKey), remote: chainClientsFor(remote.rpcUrl, remote.chainId, relayerKey) };
+      const hsm = createHsmClient(cluster.hsm!.url);
+      const relayers: Relayer[] = [
+        createRelayer({ config: { relayerId: "stack-native", confirmations: relayerConfirmations }, logger: log, db, homeClient: clients.home, remoteClient: clients.remote, coordinator: createFrostSigner(cluster.coordinator({ logger: log })), hsm, deployments: native }),
+        createRelayer({
+          config: { relayerId: "stack-custody", pollIntervalMs: 100, confirmations: relayerConfirmations },
+          logger: log,
+          db,
+          homeClient: clients.home,
+          remoteClient: clients.remote,
+          coordinator: createCustodySigner({ privateKey: CUSTODY_KEY, chains: signerChains(custody) }),
+          hsm,
+          deployments: custody,
+        }),
+      ];
+      for (const r of relayers) {
+        r.start();
+        stops.push(() => r.stop());
+      }
+
+      const tokenList = (wrappedSuffix: string) =>
+        tokens.map((t) => ({ symbol: t.symbol, home: t.address, wrapped: d.remote.tokens[`${t.symbol}${wrappedSuffix}`].address as Address, decimals: t.decimals }));
+      const info = (p: typeof native, suffix: string, verifierName: string, keyEpoch: number): BridgeDeploymentInfo => ({
+        bridge: p.bridge,
+        home: { chainId: home.chainId, vault: p.home.vault, rpcUrl: home.rpcUrl, verifier: c.home[verifierName] },
+        remote: { chainId: remote.chainId, minter: p.remote.minter, rpcUrl: remote.rpcUrl, verifier: c.remote[verifierName] },
+        tokens: tokenList(suffix),
+        keyEpoch,
+        custodySigner: suffix ? c.remote.CustodyWallet : undefined,
+      });
+      await createTenantStore(db).seed([
+        nativeTenant(info(native, "", "BridgeFrostVerifier", 1), [config.host, "localhost", "aurora.localhost", "tenant-a.test"]),
+        custodyTenant(info(custody, ".custody", "CustodyBridgeVerifier", 2), ["harbor.localhost", "tenant-b.test"]),
+      ]);
+      const abis = loadBridgeAbis();
+      const endpoint = (p: typeof native, r: Relayer) => ({
+        home: { chainId: home.chainId, vault: p.home.vault, publicClient: clients.home.publicClient },
+        remote: { chainId: remote.chainId, minter: p.remote.minter, publicClient: clients.remote.publicClient },
+        relayer: r,
+      });
+      const api = await startBridgeApi({ port: config.ports.bridgeApi, host: config.host, db, logger: log, abis, bridges: { native: endpoint(native, relayers[0]), custody: endpoint(custody, relayers[1]) } });
+      stops.push(() => api.stop());
+
+      return {
+        stop: stopAll,
+        urls: {
+          bridgeApi: api.url,
+          portalNative: `http://aurora.localhost:${api.port}/`,
+          portalCustody: `http://harbor.localhost:${api.port}/`,
+          ...Object.fromEntries(cluster.nodes.map((n) => [`signer${n.index}`, n.url])),
+          hsm: cluster.hsm!.url,
+        },
+        info: { "bridge group key": cluster.key.groupPublicKey.compressed, "bridge vault": native.home.vault, "bridge minter": native.remote.minter },
+        async health() {
+          try {
+            const res = await fetch(`${api.url}/api/tenant?hostname=${config.host}`);
+            return { ok: res.status === 200, detail: `tenant ${res.status}` };
+          } catch (e) {
+            return { ok: false, detail: String(e) };
+          }
+        },
+      };
+    } catch (err) {
+      await stopAll();
+      throw err;
+    }
+  },
+};

@@ -1,0 +1,55 @@
+// The DEX API as a stack component (`npm start`): REST on config.ports.dexRest, WebSocket on
+// config.ports.dexWs (/ws), gRPC on config.ports.grpc, serving the pipeline's DexService (started after
+// "pipeline" in scripts/stack/components.ts).
+import path from "node:path";
+import { createDb } from "../../../db";
+import type { Component, ComponentHandle, StackContext } from "../types";
+import { dexApiConfig, resolveEncryptionKey } from "../../../api/dex/config";
+import type { DexService } from "../../../pipeline/service";
+import { startDexApi } from "../../../api/dex/start";
+
+export const dexApiComponent: Component = {
+  name: "dex-api",
+  serving: true,
+  async start(ctx: StackContext): Promise<ComponentHandle> {
+    const pipeline = ctx.started.get("pipeline") as (ComponentHandle & { dexService?: DexService }) | undefined;
+    if (!pipeline?.dexService) throw new Error("dex-api: the pipeline component (and its dexService) must start first");
+    const dir = path.join(ctx.config.dataDir, "dex-api");
+    // Its own PGlite directory (one PGlite instance per directory); with DATABASE_URL, the shared Postgres.
+    const db = await createDb({ dataDir: path.join(dir, "pglite"), databaseUrl: ctx.config.database.url });
+    const apiKeyEncryptionKey = resolveEncryptionKey({
+      mode: ctx.config.mode,
+      keyHex: ctx.config.dexApi.encryptionKeyHex,
+      keyFile: ctx.config.dexApi.encryptionKeyFile,
+      dataDir: ctx.config.dataDir,
+      legacyFile: path.join(dir, "api-key-encryption.key"),
+    });
+    const config = dexApiConfig({ apiKeyEncryptionKey, walletAuthHosts: [...ctx.config.dexApi.walletAuthHosts] });
+    const api = await startDexApi({
+      config,
+      logger: ctx.logger.child({ component: "dex-api" }),
+      service: pipeline.dexService,
+      db,
+      ports: { rest: ctx.config.ports.dexRest, ws: ctx.config.ports.dexWs, grpc: ctx.config.ports.grpc },
+      host: ctx.config.host,
+    });
+    let stopped = false;
+    return {
+      urls: { "dex rest": api.urls.rest, "dex openapi": `${api.urls.rest}/openapi.json`, "dex websocket": api.urls.ws, "dex grpc": api.urls.grpc },
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await api.close();
+        await db.close();
+      },
+      async health() {
+        try {
+          const r = await fetch(`${api.urls.rest}/openapi.json`);
+          return { ok: r.status === 200 || r.status === 429 };
+        } catch (err) {
+          return { ok: false, detail: String(err) };
+        }
+      },
+    };
+  },
+};

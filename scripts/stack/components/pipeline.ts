@@ -1,0 +1,63 @@
+// The pipeline as a stack component (`npm start`): matcher service + batcher on the home chain, with its
+// journal and batch store under <dataDir>/pipeline. Later components (the DEX API) reach it through
+// `ctx.started.get("pipeline")` as a PipelineHandle.
+import path from "node:path";
+import type { Address } from "viem";
+import type { DexService } from "../../../pipeline/service";
+import { createDexService, DexState } from "../../../pipeline/dex-service";
+import type { Component, ComponentHandle, StackContext } from "../types";
+import { marketsFromTokens } from "../../../pipeline/markets";
+import { startPipeline, type Pipeline } from "../../../pipeline/pipeline";
+
+export interface PipelineHandle extends ComponentHandle {
+  readonly pipeline: Pipeline;
+  /** the DexService the DEX API (REST, WebSocket, gRPC) serves */
+  readonly dexService: DexService;
+}
+
+export const pipelineComponent: Component = {
+  name: "pipeline",
+  serving: true,
+  async start(ctx: StackContext): Promise<PipelineHandle> {
+    const home = ctx.deployments.home;
+    const settlement = home.contracts.Settlement as Address | undefined;
+    if (!settlement) throw new Error("pipeline: no Settlement in the deployments");
+    const markets = marketsFromTokens(home.tokens);
+    const log = ctx.logger.child({ component: "pipeline" });
+    const dexState = new DexState();
+    const pipeline = await startPipeline({
+      listeners: [dexState.onServiceEvent],
+      rpcUrl: ctx.chains.home.rpcUrl,
+      chainId: ctx.config.chains.home.chainId,
+      settlement,
+      fromBlock: BigInt(home.startBlock),
+      markets,
+      operatorKey: ctx.config.keys.operator.privateKey,
+      dataDir: path.join(ctx.config.dataDir, "pipeline"),
+      maxTrades: ctx.config.batcher.maxTrades,
+      maxDelayMs: ctx.config.batcher.maxDelayMs,
+      maxInFlight: ctx.config.batcher.maxInFlight,
+      ...(process.env.PIPELINE_RECOVER_THREADS ? { recoverThreads: Number(process.env.PIPELINE_RECOVER_THREADS) } : {}),
+      ...(process.env.PIPELINE_MAX_BACKLOG_TRADES ? { maxBacklogTrades: Number(process.env.PIPELINE_MAX_BACKLOG_TRADES) } : {}),
+      logger: log,
+    });
+    const assets = Object.fromEntries(Object.entries(home.tokens).map(([symbol, t]) => [t.address.toLowerCase(), { symbol, decimals: t.decimals }]));
+    const dexService = createDexService({
+      pipeline, state: dexState, chainId: ctx.config.chains.home.chainId, settlement, rpcUrl: ctx.chains.home.rpcUrl,
+      // the agent relayer (no contract role, a gas budget): the deployer / admin key never reaches a serving component
+      submitterKey: ctx.config.keys.agentRelayer.privateKey, assets,
+      approvalBudget: { dailyWei: ctx.config.agentRelayer.dailyBudgetWei, perOwnerDailyWei: ctx.config.agentRelayer.perOwnerDailyBudgetWei },
+    });
+    return {
+      pipeline,
+      dexService,
+      stop: () => pipeline.stop(),
+      info: Object.fromEntries(markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`])),
+      async health() {
+        const h = pipeline.health();
+        const ok = h.matcher.state === "ok" && h.batcher.state !== "halted" && h.batcher.state !== "stopped" && h.reconciliation.state !== "mismatch";
+        return { ok, detail: JSON.stringify(h) };
+      },
+    };
+  },
+};
