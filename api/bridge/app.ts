@@ -12,6 +12,7 @@ import { TRANSFER_TOKEN_HEADER } from "./access";
 import { BridgeApiError, bridgeErrorHandler } from "./errors";
 import { renderPortal, renderUnknownTenant } from "./portal";
 import { createTenantStore, hostnameOf, hostnameSchema, type TenantStore } from "./tenants";
+import type { RelayedTransferReader } from "./relayed-transfers";
 import { createTransferService, type BridgeEndpoint } from "./transfers";
 
 export interface BridgeAppDeps {
@@ -19,6 +20,8 @@ export interface BridgeAppDeps {
   logger: Logger;
   abis: BridgeAbis;
   bridges: Record<string, BridgeEndpoint>;
+  /** the relayers' progress on linked transfers (the composition root wires the relayer's store) */
+  relayedTransfers: RelayedTransferReader;
   tenants?: TenantStore;
   /** requests per minute per client address (spec section 8 headers on every response) */
   rateLimitPerMinute?: number;
@@ -29,7 +32,7 @@ const wrap = (h: Handler) => (req: Request, res: Response, next: NextFunction) =
 
 export function createBridgeApp(deps: BridgeAppDeps): Express {
   const tenants = deps.tenants ?? createTenantStore(deps.db);
-  const transfers = createTransferService({ db: deps.db, abis: deps.abis, bridges: deps.bridges });
+  const transfers = createTransferService({ db: deps.db, abis: deps.abis, bridges: deps.bridges, relayedTransfers: deps.relayedTransfers });
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");

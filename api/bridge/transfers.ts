@@ -3,23 +3,23 @@
 // which every later read or completion needs. `complete` links the wallet's deposit or burn transaction:
 // the declared sender must sign `transferLinkMessage(id, txHash)` and the transaction's event must match
 // what was initiated (sender included); for a withdrawal whose challenge period is over it executes the
-// release. Status comes from the relayer's row once linked.
+// release. Status comes from the relayer's record once linked, read through `RelayedTransferReader`
+// (relayed-transfers.ts): the API does not read the relayer's tables itself.
 import { randomUUID } from "node:crypto";
 import { decodeEventLog, encodeFunctionData, getAddress, type Address, type Hex, type PublicClient } from "viem";
 import { z } from "zod";
 import type { Db } from "../../db";
 import { BRIDGE_BURNED, BRIDGE_DEPOSITED, type BridgeAbis } from "../../relayer/abi";
-import type { Relayer } from "../../relayer/relayer";
-import { createRelayerStore, type TransferRow } from "../../relayer/store";
 import { newTransferToken, transferTokenMatches } from "./access";
 import { BridgeApiError } from "./errors";
+import type { RelayedTransfer, RelayedTransferReader, ReleaseProcessor } from "./relayed-transfers";
 import type { TenantConfig } from "./tenants";
 
 export interface BridgeEndpoint {
   home: { chainId: number; vault: Address; publicClient: PublicClient };
   remote: { chainId: number; minter: Address; publicClient: PublicClient };
   /** in-process relayer of this bridge: `complete` executes due releases through it */
-  relayer?: Pick<Relayer, "processNow">;
+  relayer?: ReleaseProcessor;
 }
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected an address").transform((a) => getAddress(a));
@@ -67,10 +67,9 @@ interface ApiRow {
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
-export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges: Record<string, BridgeEndpoint> }) {
-  const { db, abis } = deps;
-  // the relayers' progress lives in the same database
-  const relayerStore = createRelayerStore(db);
+export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges: Record<string, BridgeEndpoint>; relayedTransfers: RelayedTransferReader }) {
+  // relayedTransfers: the relayers' progress on each linked transfer
+  const { db, abis, relayedTransfers } = deps;
   const bridgeOf = (name: string) => {
     const b = deps.bridges[name];
     if (!b) throw new BridgeApiError("SERVICE_UNAVAILABLE", `bridge ${name} is not running`, { bridge: name });
@@ -95,7 +94,7 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
   }
 
   async function view(row: ApiRow) {
-    const relayed: TransferRow | undefined = row.nonce !== null ? await relayerStore.get(row.bridge, row.direction, row.nonce) : undefined;
+    const relayed: RelayedTransfer | undefined = row.nonce !== null ? await relayedTransfers.get(row.bridge, row.direction, row.nonce) : undefined;
     const status = relayed?.status ?? (row.nonce !== null ? (row.direction === "deposit" ? "deposited" : "burned") : "initiated");
     const isDeposit = row.direction === "deposit";
     return {
@@ -177,7 +176,7 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
         return view(row);
       }
       if (row.direction === "withdrawal" && b.relayer) {
-        const relayed = await relayerStore.get(row.bridge, "withdrawal", row.nonce);
+        const relayed = await relayedTransfers.get(row.bridge, "withdrawal", row.nonce);
         if (relayed?.status === "release_queued") {
           const readyAt = Number(relayed.ready_at);
           const chainNow = Number((await b.home.publicClient.getBlock({ blockTag: "latest" })).timestamp);

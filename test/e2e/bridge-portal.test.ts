@@ -14,6 +14,7 @@ import { custodyTenant, nativeTenant } from "../../api/bridge/seed";
 import { startBridgeApi, type RunningBridgeApi } from "../../api/bridge/server";
 import { createTenantStore } from "../../api/bridge/tenants";
 import { loadBridgeAbis } from "../../relayer/abi";
+import { createRelayerStore } from "../../relayer/store";
 
 const CHROMIUM = "/usr/bin/chromium";
 const shots = process.env.BRIDGE_PORTAL_SHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), "bridge-portal-"));
@@ -32,7 +33,7 @@ before(async () => {
     keyEpoch,
   });
   await createTenantStore(db).seed([nativeTenant(info("native", 0xa00, 1), ["tenant-a.test"]), custodyTenant(info("custody", 0xb00, 2), ["tenant-b.test"])]);
-  api = await startBridgeApi({ port: 0, db, logger: pino({ level: "silent" }), abis: loadBridgeAbis(), bridges: {} });
+  api = await startBridgeApi({ port: 0, db, logger: pino({ level: "silent" }), abis: loadBridgeAbis(), bridges: {}, relayedTransfers: createRelayerStore(db) });
   if (fs.existsSync(CHROMIUM))
     browser = await chromium.launch({
       executablePath: CHROMIUM,

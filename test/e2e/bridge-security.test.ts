@@ -22,6 +22,7 @@ import { MpcError } from "../../signer-cluster/errors";
 import { createSourceEventVerifier } from "../../signer-cluster/source-events";
 import { createRelayer } from "../../relayer/relayer";
 import { createFrostSigner, createHsmClient } from "../../relayer/signers";
+import { createRelayerStore } from "../../relayer/store";
 import { KEYS, startBridgeSystem, waitFor, type BridgeSystem } from "./bridge-harness";
 
 const logger = pino({ level: "silent" });
@@ -104,6 +105,7 @@ before(async () => {
     db,
     logger,
     abis: s.abis,
+    relayedTransfers: createRelayerStore(db),
     bridges: {
       native: {
         home: { chainId: 31337, vault: s.deployment.home.vault, publicClient: s.user.home.publicClient },

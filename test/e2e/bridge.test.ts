@@ -18,6 +18,7 @@ import { MpcError } from "../../signer-cluster/errors";
 import { deployCustodyBridge, type CustodyBridgeDeployment } from "../../scripts/deploy-custody";
 import { createRelayer, type Relayer } from "../../relayer/relayer";
 import { createCustodySigner, createFrostSigner, createHsmClient } from "../../relayer/signers";
+import { createRelayerStore } from "../../relayer/store";
 import { BRIDGE_MINTED } from "../../relayer/abi";
 import { KEYS, startBridgeSystem, waitFor, type BridgeSystem } from "./bridge-harness";
 
@@ -139,7 +140,7 @@ before(async () => {
     remote: { chainId: 31338, minter: d.remote.minter, publicClient: s.user.remote.publicClient },
     relayer: r,
   });
-  api = await startBridgeApi({ port: 0, db, logger, abis: s.abis, bridges: { native: endpoint(s.deployment, relayer), custody: endpoint(custody, custodyRelayer) } });
+  api = await startBridgeApi({ port: 0, db, logger, abis: s.abis, bridges: { native: endpoint(s.deployment, relayer), custody: endpoint(custody, custodyRelayer) }, relayedTransfers: createRelayerStore(db) });
 });
 
 after(async () => {

@@ -22,6 +22,7 @@ import { loadBridgeAbis } from "../../../relayer/abi";
 import { chainClientsFor } from "../../../relayer/main";
 import { createRelayer, type Relayer } from "../../../relayer/relayer";
 import { createCustodySigner, createFrostSigner, createHsmClient } from "../../../relayer/signers";
+import { createRelayerStore } from "../../../relayer/store";
 import type { Deployments } from "../deployments";
 import type { Component, ComponentHandle, ProvisionContext, StackContext } from "../types";
 
@@ -143,7 +144,16 @@ export const bridgeComponent: Component = {
         remote: { chainId: remote.chainId, minter: p.remote.minter, publicClient: clients.remote.publicClient },
         relayer: r,
       });
-      const api = await startBridgeApi({ port: config.ports.bridgeApi, host: config.host, db, logger: log, abis, bridges: { native: endpoint(native, relayers[0]), custody: endpoint(custody, relayers[1]) } });
+      // the API reads the relayers' progress through its RelayedTransferReader port: the relayers' store
+      const api = await startBridgeApi({
+        port: config.ports.bridgeApi,
+        host: config.host,
+        db,
+        logger: log,
+        abis,
+        bridges: { native: endpoint(native, relayers[0]), custody: endpoint(custody, relayers[1]) },
+        relayedTransfers: createRelayerStore(db),
+      });
       stops.push(() => api.stop());
 
       return {
