@@ -127,11 +127,14 @@ describe("API key store", () => {
     assert.equal(await cachedStore.findByApiKey(record.apiKey), null);
     assert.equal(await cachedStore.agentOf(record.id), null);
     // an entry past its TTL is read again
-    const shortStore = createApiKeyStore({ db, box: createSecretBox("0f".repeat(32)), cacheTtlMs: 1 });
+    let t = 1_000_000;
+    const shortStore = createApiKeyStore({ db, box: createSecretBox("0f".repeat(32)), cacheTtlMs: 10, clock: { now: () => t } });
     const k = (await shortStore.create(input())).record;
     assert.equal((await shortStore.findByApiKey(k.apiKey))?.record.label, "bot");
     await db.query("UPDATE dex_api_keys SET label = 'renamed' WHERE id = $1", [k.id]);
-    await new Promise((r) => setTimeout(r, 20));
+    t += 9; // one millisecond before the TTL ends: still the cached copy
+    assert.equal((await shortStore.findByApiKey(k.apiKey))?.record.label, "bot");
+    t += 1; // at the TTL: read again
     assert.equal((await shortStore.findByApiKey(k.apiKey))?.record.label, "renamed");
   });
 });

@@ -4,6 +4,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { getAddress, type Address, type Hex, type LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Db } from "../../db";
+import { systemClock, type Clock } from "../../runtime/clock";
 import type { AgentRenouncement } from "../../sdk/eip712";
 import type { SecretBox } from "./secret-box";
 
@@ -137,8 +138,8 @@ function toRecord(r: Row): ApiKeyRecord {
 
 /** `cacheTtlMs`: how long a looked-up key (and its decrypted secret and agent) is reused without a query.
  *  Revocation in this process takes effect at once; in another process sharing the database, within the
- *  TTL. 0 disables the cache. */
-export function createApiKeyStore({ db, box, cacheTtlMs = 2000 }: { db: Db; box: SecretBox; cacheTtlMs?: number }): ApiKeyStore {
+ *  TTL. 0 disables the cache. `clock` times the cache (default: the system clock). */
+export function createApiKeyStore({ db, box, cacheTtlMs = 2000, clock = systemClock }: { db: Db; box: SecretBox; cacheTtlMs?: number; clock?: Clock }): ApiKeyStore {
   const secretAad = (id: string) => `dex-api-key-secret:${id}`;
   const agentAad = (id: string) => `dex-api-key-agent:${id}`;
   const byApiKey = new Map<string, { value: { record: ApiKeyRecord; secret: string } | null; until: number }>();
@@ -149,14 +150,14 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000 }: { db: Db; box:
   };
   const cached = <V>(m: Map<string, { value: V; until: number }>, k: string): { value: V } | undefined => {
     const hit = m.get(k);
-    if (hit && hit.until > Date.now()) return hit;
+    if (hit && hit.until > clock.now()) return hit;
     if (hit) m.delete(k);
     return undefined;
   };
   const remember = <V>(m: Map<string, { value: V; until: number }>, k: string, value: V): V => {
     if (cacheTtlMs > 0) {
       if (m.size > 10_000) m.clear();
-      m.set(k, { value, until: Date.now() + cacheTtlMs });
+      m.set(k, { value, until: clock.now() + cacheTtlMs });
     }
     return value;
   };

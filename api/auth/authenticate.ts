@@ -62,8 +62,8 @@ export function createAuthenticator(deps: {
   now?: () => number;
 }): Authenticator {
   const now = deps.now ?? Date.now;
-  const hmacReplay = new ReplayCache(deps.hmacWindowMs);
-  const walletReplay = new ReplayCache(deps.walletWindowMs);
+  const hmacReplay = new ReplayCache(deps.hmacWindowMs, { now });
+  const walletReplay = new ReplayCache(deps.walletWindowMs, { now });
   const walletHosts = new Set((deps.walletHosts ?? []).map((h) => h.toLowerCase()));
 
   function checkTimestamp(text: string | undefined, windowMs: number): void {

@@ -313,7 +313,7 @@ test("replay cache: an id is refused for at least two windows after its first us
   const w = 1000;
   const t0 = 1_000_000;
   // rotation is due at t0 + 2w: one millisecond before, nothing rotates
-  const c = new ReplayCache(w, t0);
+  const c = new ReplayCache(w, { now: () => t0 });
   assert.equal(c.firstUse("a", t0), true);
   assert.equal(c.firstUse("a", t0), false);
   assert.equal(c.firstUse("b", t0 + 2 * w - 1), true);
@@ -330,10 +330,10 @@ test("replay cache: an id is refused for at least two windows after its first us
 test("replay cache: after a silence of four windows both generations are dropped, one millisecond less keeps the last", () => {
   const w = 1000;
   const t0 = 5_000_000;
-  const keep = new ReplayCache(w, t0);
+  const keep = new ReplayCache(w, { now: () => t0 });
   keep.firstUse("a", t0);
   assert.equal(keep.firstUse("a", t0 + 4 * w - 1), false);
-  const drop = new ReplayCache(w, t0);
+  const drop = new ReplayCache(w, { now: () => t0 });
   drop.firstUse("a", t0);
   assert.equal(drop.firstUse("a", t0 + 4 * w), true);
   // the clock's default is the real one

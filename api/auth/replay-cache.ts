@@ -1,5 +1,7 @@
 // Remembers every accepted signature for at least twice the allowed clock skew, so one signature is used
 // once. Two generations rotated every 2 x window: O(1) inserts, memory bounded by the traffic of 4 windows.
+import { systemClock, type Clock } from "../../runtime/clock";
+
 export class ReplayCache {
   private current = new Set<string>();
   private previous = new Set<string>();
@@ -7,13 +9,13 @@ export class ReplayCache {
 
   constructor(
     private readonly windowMs: number,
-    nowMs: number = Date.now(),
+    private readonly clock: Clock = systemClock,
   ) {
-    this.rotatedAtMs = nowMs;
+    this.rotatedAtMs = clock.now();
   }
 
   /** True when `id` was not seen (and records it); false for a replay. */
-  firstUse(id: string, nowMs: number = Date.now()): boolean {
+  firstUse(id: string, nowMs: number = this.clock.now()): boolean {
     if (nowMs - this.rotatedAtMs >= 2 * this.windowMs) {
       this.previous = nowMs - this.rotatedAtMs >= 4 * this.windowMs ? new Set() : this.current;
       this.current = new Set();

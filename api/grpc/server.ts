@@ -17,6 +17,7 @@ import { findMarket } from "../dex/order-intent";
 import { createOrderPlacer, type OrderPlacer } from "../dex/place-order";
 import { placeOrderBody } from "../dex/schemas";
 import type { DexEvent, DexService } from "../../pipeline/service";
+import { systemClock, type Clock } from "../../runtime/clock";
 import { lotsToSize, ticksToPrice } from "../dex/units";
 import { ApiError, plain, toApiError, validationError } from "../errors";
 
@@ -31,6 +32,8 @@ export interface GrpcServerDeps {
   placeOrder?: OrderPlacer;
   keys: ApiKeyStore;
   auth: Authenticator;
+  /** default: the system clock */
+  clock?: Clock;
 }
 
 export interface DexGrpcServer {
@@ -62,7 +65,8 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
   const { service, logger, config } = deps;
   const pkgDef = loadTradingPackage();
   const pkg = grpc.loadPackageDefinition(pkgDef) as unknown as { dex: { v1: { TradingService: grpc.ServiceClientConstructor } } };
-  const placeOrder = deps.placeOrder ?? createOrderPlacer({ service, keys: deps.keys, now: Date.now });
+  const clock = deps.clock ?? systemClock;
+  const placeOrder = deps.placeOrder ?? createOrderPlacer({ service, keys: deps.keys, now: () => clock.now() });
 
   // Spec 8 limits per API key: order placement per second (and the signed-key per-minute limits).
   const stores = {
@@ -81,7 +85,7 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
     if (hit.totalHits > max) {
       throw new ApiError("RATE_LIMIT_EXCEEDED", `rate limit exceeded: ${max}`, {
         limit: max,
-        retry_after: Math.max(1, Math.ceil(((hit.resetTime?.getTime() ?? Date.now()) - Date.now()) / 1000)),
+        retry_after: Math.max(1, Math.ceil(((hit.resetTime?.getTime() ?? clock.now()) - clock.now()) / 1000)),
       });
     }
   }
