@@ -1,10 +1,10 @@
 // File names and durable file operations of a journal directory:
-//   journal-<first command index>.log   append-only command records (segments)
-//   snapshot-<command index>.json       engine state after that many commands (header line + state)
+//   journal-<first record index>.log   append-only records (segments)
+//   snapshot-<record index>.json       the owner's state after that many records (header line + state;
+//                                      the matcher's: the engine after that many commands)
 import { crc32 } from "node:zlib";
 import { open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import type { EngineSnapshot } from "../core/snapshot";
 
 const SEGMENT = /^journal-(\d+)\.log$/;
 const SNAPSHOT = /^snapshot-(\d+)\.json$/;
@@ -43,7 +43,7 @@ export async function fsyncDir(dir: string): Promise<void> {
 }
 
 /** Writes the snapshot atomically: temporary file, fsync, rename, fsync of the directory. */
-export async function writeSnapshotFile(dir: string, index: number, state: EngineSnapshot): Promise<void> {
+export async function writeSnapshotFile(dir: string, index: number, state: unknown): Promise<void> {
   const body = Buffer.from(JSON.stringify(state), "utf8");
   const header = Buffer.from(JSON.stringify({ index, bytes: body.length, crc32: crc32(body) }) + "\n", "utf8");
   const tmp = join(dir, `${snapshotName(index)}.tmp`);
@@ -59,7 +59,7 @@ export async function writeSnapshotFile(dir: string, index: number, state: Engin
 }
 
 /** The snapshot's state, or undefined when the file is incomplete or corrupt. */
-export async function readSnapshotFile(dir: string, name: string): Promise<{ index: number; state: EngineSnapshot } | undefined> {
+export async function readSnapshotFile<S>(dir: string, name: string): Promise<{ index: number; state: S } | undefined> {
   const buf = await readFile(join(dir, name));
   const nl = buf.indexOf(10);
   if (nl < 0) return undefined;
@@ -67,7 +67,7 @@ export async function readSnapshotFile(dir: string, name: string): Promise<{ ind
     const header = JSON.parse(buf.subarray(0, nl).toString("utf8")) as { index: number; bytes: number; crc32: number };
     const body = buf.subarray(nl + 1);
     if (body.length !== header.bytes || crc32(body) !== header.crc32) return undefined;
-    return { index: header.index, state: JSON.parse(body.toString("utf8")) as EngineSnapshot };
+    return { index: header.index, state: JSON.parse(body.toString("utf8")) as S };
   } catch {
     return undefined;
   }
