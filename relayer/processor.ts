@@ -3,6 +3,7 @@
 // HSM co-signature at or above the token's threshold, queueRelease; once the challenge period is over
 // and no guardian disputed it, executeRelease. Every step is resumable from the row's state.
 import { decodeEventLog, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { systemClock, type Clock } from "../runtime/clock";
 import { isMpcError } from "../signer-cluster/errors";
 import { BRIDGE_MINTED, BRIDGE_RELEASE_QUEUED, ReleaseStatus, type BridgeAbis } from "./abi";
 import type { RelayerStore, TransferPatch, TransferRow } from "./store";
@@ -44,8 +45,11 @@ export function createProcessor(deps: {
   onProgress?: (row: TransferRow, patch: TransferPatch) => void;
   /** test hook: runs after a mint / queueRelease / executeRelease is mined, before SQL records it */
   afterSubmit?: (row: TransferRow, step: "mint" | "queueRelease" | "executeRelease") => void;
+  /** default: the system clock */
+  clock?: Clock;
 }) {
   const { config, store, deployment: d, abis, home, remote } = deps;
+  const clock = deps.clock ?? systemClock;
   const owner = config.relayerId;
 
   const update = async (row: TransferRow, patch: TransferPatch, releaseLease = false) => {
@@ -68,9 +72,9 @@ export function createProcessor(deps: {
   const cached = <T>(read: () => Promise<T>) => {
     let hit: { at: number; value: Promise<T> } | undefined;
     return () => {
-      if (!hit || Date.now() - hit.at > CORE_TTL_MS) {
+      if (!hit || clock.now() - hit.at > CORE_TTL_MS) {
         const value = read();
-        hit = { at: Date.now(), value };
+        hit = { at: clock.now(), value };
         value.catch(() => (hit = undefined));
       }
       return hit.value;
@@ -108,7 +112,7 @@ export function createProcessor(deps: {
    *  chain time, and a chain mining many blocks per second runs ahead of the wall clock. */
   async function whenChainReaches(readyAt: bigint, blockNumber?: bigint): Promise<Date> {
     const block = await home.publicClient.getBlock(blockNumber === undefined ? { blockTag: "latest" } : { blockNumber });
-    return new Date(Date.now() + Math.max(0, Number(readyAt - block.timestamp)) * 1000);
+    return new Date(clock.now() + Math.max(0, Number(readyAt - block.timestamp)) * 1000);
   }
 
   async function mintedTx(nonce: bigint): Promise<Hex | undefined> {
@@ -188,7 +192,7 @@ export function createProcessor(deps: {
         // the chain's clock decides: wait until its latest block is past readyAt (at least 100 ms)
         const block = await home.publicClient.getBlock({ blockTag: "latest" });
         const waitMs = Math.min(1_000, Math.max(100, (Number(revert.args[1] ?? row.ready_at) - Number(block.timestamp)) * 1_000));
-        throw new NotYet("challenge period still running", new Date(Date.now() + waitMs));
+        throw new NotYet("challenge period still running", new Date(clock.now() + waitMs));
       }
       if (revert && (await syncRelease(row))) return;
       throw err;
@@ -210,12 +214,12 @@ export function createProcessor(deps: {
     }
     // an invalid signature (e.g. a rotation between signing and submitting) is dropped and made again
     const dropSignature = revert?.errorName === "BridgeSignatureInvalid" || (isMpcError(err) && err.code === "EPOCH_MISMATCH");
-    const delay = err instanceof NotYet && err.retryAt ? err.retryAt.getTime() - Date.now() : Math.min(config.retryMaxMs, config.retryBaseMs * 2 ** Math.min(attempts - 1, 16));
+    const delay = err instanceof NotYet && err.retryAt ? err.retryAt.getTime() - clock.now() : Math.min(config.retryMaxMs, config.retryBaseMs * 2 ** Math.min(attempts - 1, 16));
     if (!(err instanceof NotYet)) deps.logger.warn({ bridge: d.bridge, kind: row.kind, nonce: row.nonce, attempts, retryInMs: delay, err: message }, "transfer step failed; retrying");
     await store.update(
       row,
       owner,
-      { attempts, last_error: message, next_attempt_at: new Date(Date.now() + Math.max(0, delay)), ...(dropSignature ? { signature: null, hsm_signature: null } : {}) },
+      { attempts, last_error: message, next_attempt_at: new Date(clock.now() + Math.max(0, delay)), ...(dropSignature ? { signature: null, hsm_signature: null } : {}) },
       true,
     );
   }

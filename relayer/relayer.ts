@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { bridgeConfirmationsFor } from "../config/bridge";
 import type { Db } from "../db";
+import type { Clock } from "../runtime/clock";
 import { loadBridgeAbis, type BridgeAbis } from "./abi";
 import { createFollower } from "./follower";
 import { createProcessor, type ProcessorLogger } from "./processor";
@@ -29,6 +30,8 @@ export interface CreateRelayerDeps {
   abis?: BridgeAbis;
   onProgress?: (row: TransferRow, patch: TransferPatch) => void;
   afterSubmit?: (row: TransferRow, step: "mint" | "queueRelease" | "executeRelease") => void;
+  /** what the processor and submitters read time through (default: the system clock) */
+  clock?: Clock;
 }
 
 export interface Relayer {
@@ -65,12 +68,13 @@ export function createRelayer(deps: CreateRelayerDeps): Relayer {
     store,
     deployment: d,
     abis,
-    home: { publicClient: deps.homeClient.publicClient, submitter: createSubmitter(deps.homeClient) },
-    remote: { publicClient: deps.remoteClient.publicClient, submitter: createSubmitter(deps.remoteClient) },
+    home: { publicClient: deps.homeClient.publicClient, submitter: createSubmitter(deps.homeClient, { clock: deps.clock }) },
+    remote: { publicClient: deps.remoteClient.publicClient, submitter: createSubmitter(deps.remoteClient, { clock: deps.clock }) },
     signer: deps.coordinator,
     hsm: deps.hsm,
     onProgress: deps.onProgress,
     afterSubmit: deps.afterSubmit,
+    clock: deps.clock,
   });
 
   const keyOf = (r: Pick<TransferRow, "kind" | "nonce">) => `${r.kind}:${r.nonce}`;

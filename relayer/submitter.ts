@@ -3,6 +3,7 @@
 // awaited outside the lock. A revert during gas estimation comes back as a named contract error, which
 // callers branch on (e.g. BridgeMinterDepositAlreadyMinted = already done).
 import { BaseError, ContractFunctionRevertedError, encodeFunctionData, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
+import { systemClock, type Clock } from "../runtime/clock";
 import type { ChainClients } from "./types";
 
 export class ContractRevert extends Error {
@@ -28,7 +29,8 @@ export interface TxCall {
   args: readonly unknown[];
 }
 
-export function createSubmitter(clients: ChainClients, opts: { receiptPollMs?: number } = {}) {
+export function createSubmitter(clients: ChainClients, opts: { receiptPollMs?: number; clock?: Clock } = {}) {
+  const clock = opts.clock ?? systemClock;
   const { publicClient, walletClient } = clients;
   const account = walletClient.account;
   if (!account?.signTransaction) throw new Error("the relayer's wallet client needs a local account");
@@ -44,7 +46,7 @@ export function createSubmitter(clients: ChainClients, opts: { receiptPollMs?: n
   // the gas price changes little between blocks on these chains: one read per second at most
   let price: { at: number; wei: bigint } | undefined;
   const gasPrice = async () => {
-    if (!price || Date.now() - price.at > 1_000) price = { at: Date.now(), wei: await publicClient.getGasPrice() };
+    if (!price || clock.now() - price.at > 1_000) price = { at: clock.now(), wei: await publicClient.getGasPrice() };
     return price.wei;
   };
   const chainId = walletClient.chain?.id;
