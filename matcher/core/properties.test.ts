@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { MatchingEngine } from "./engine";
 import { restoreSnapshot, takeSnapshot } from "./snapshot";
 import type { EngineEvent } from "./types";
-import { NaiveEngine } from "../testing/naive-engine";
+import { assertSameAsNaive } from "../testing/differential";
 import { MARKETS, commandStream, plainStream } from "../testing/arbitraries";
 
 const RUNS = Number(process.env.MATCHER_PROPERTY_RUNS ?? 250);
@@ -14,14 +14,7 @@ const RUNS = Number(process.env.MATCHER_PROPERTY_RUNS ?? 250);
 test("the fast engine and the naive reference engine emit the same events, command by command", () => {
   fc.assert(
     fc.property(commandStream(70), (cmds) => {
-      const fast = new MatchingEngine({ markets: MARKETS });
-      const naive = new NaiveEngine(MARKETS);
-      for (const [i, cmd] of cmds.entries()) {
-        const a = fast.apply(cmd);
-        const b = naive.apply(cmd);
-        assert.deepEqual(a, b, `command #${i} ${JSON.stringify(cmd)}`);
-        for (const m of MARKETS) assert.deepEqual(fast.getDepth(m.symbol, 100), { symbol: m.symbol, ...naive.depth(m.symbol) });
-      }
+      assertSameAsNaive(new MatchingEngine({ markets: MARKETS }), MARKETS, cmds);
     }),
     { numRuns: RUNS },
   );

@@ -1,7 +1,9 @@
 // A deliberately naive reference matcher for differential tests: every open order in one array,
 // priority recomputed by sorting on every step, the FOK check done by running the match on a copy.
 // Slow and obviously faithful to the rules, so the fast engine must agree with it event by event.
-import { validatePlace } from "../core/validate";
+// It imports only the core's types: its checks of a place command (naiveValidatePlace below) are its own
+// reading of spec 3.2, so a bug in the core's validate.ts shows up as a difference instead of being shared
+// (naive-engine.test.ts breaks the core's validatePlace on purpose and sees the comparison fail).
 import type {
   CancelReason,
   Command,
@@ -45,6 +47,70 @@ const firesOnRise = (o: NOrder) => (o.type === "stop_loss" || o.type === "stop_l
 const wouldFire = (o: NOrder, p: number) => (firesOnRise(o) ? p >= o.trigger : p <= o.trigger);
 const crossesPrice = (takerSide: Side, limit: number, makerPrice: number) =>
   limit === 0 || (takerSide === "buy" ? makerPrice <= limit : makerPrice >= limit);
+
+// ------------------------------------------------------------ spec 3.2 checks of a place command
+
+/** Spec 3.2, written out again on purpose (the core has its own copy): the time-in-force values each order
+ *  type allows, in the order the rejection message lists them. */
+const SPEC_TIME_IN_FORCE: Record<OrderType, TimeInForce[]> = {
+  market: ["IOC"],
+  limit: ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"],
+  stop_loss: ["GTC"],
+  stop_loss_limit: ["GTC"],
+  take_profit: ["GTC"],
+  take_profit_limit: ["GTC"],
+  limit_maker: ["GTC"],
+};
+const EVERY_TIME_IN_FORCE: string[] = ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"];
+const EVERY_STP: string[] = ["cancel_newest", "cancel_oldest", "cancel_both", "decrement"];
+const positiveInt = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) > 0;
+const nonEmpty = (x: unknown): x is string => typeof x === "string" && x !== "";
+
+/** The first rule of spec 3.2 a place command breaks (checked in the order the spec lists them), or null. */
+export function naiveValidatePlace(cmd: PlaceCommand, m: MarketConfig | undefined, now: number): { code: RejectCode; reason: string } | null {
+  const no = (code: RejectCode, reason: string) => ({ code, reason });
+  if (!nonEmpty(cmd.orderId)) return no("INVALID_ORDER", "orderId must be a non-empty string");
+  if (!nonEmpty(cmd.account)) return no("INVALID_ORDER", "account must be a non-empty string");
+  if (cmd.clientOrderId !== undefined && typeof cmd.clientOrderId !== "string") return no("INVALID_ORDER", "clientOrderId must be a string");
+  if (!m) return no("INVALID_SYMBOL", `trading pair not supported: ${String(cmd.symbol)}`);
+  if (cmd.side !== "buy" && cmd.side !== "sell") return no("INVALID_ORDER", "side must be buy or sell");
+  const allowed = Object.keys(SPEC_TIME_IN_FORCE).includes(cmd.type) ? SPEC_TIME_IN_FORCE[cmd.type] : undefined;
+  if (!allowed) return no("INVALID_ORDER_TYPE", `order type not recognized: ${String(cmd.type)}`);
+  if (!allowed.includes(cmd.timeInForce)) {
+    if (!EVERY_TIME_IN_FORCE.includes(cmd.timeInForce)) return no("INVALID_ORDER_TYPE", `time in force not recognized: ${String(cmd.timeInForce)}`);
+    return no("INVALID_ORDER_TYPE", `${cmd.type} allows time in force ${allowed.join(", ")}, not ${cmd.timeInForce}`);
+  }
+  if (!positiveInt(cmd.sizeLots)) return no("INVALID_SIZE", "sizeLots must be a positive safe integer");
+  if (cmd.sizeLots < m.minSizeLots) return no("INVALID_SIZE", `sizeLots below the minimum ${m.minSizeLots}`);
+  if (cmd.sizeLots > m.maxSizeLots) return no("INVALID_SIZE", `sizeLots above the maximum ${m.maxSizeLots}`);
+  const maxPrice = m.maxPriceTicks ?? Number.MAX_SAFE_INTEGER;
+  const hasLimit = !isMarketType(cmd.type);
+  if (cmd.priceTicks === undefined) {
+    if (hasLimit) return no("INVALID_PRICE", `${cmd.type} needs priceTicks`);
+  } else if (!positiveInt(cmd.priceTicks)) return no("INVALID_PRICE", "priceTicks must be a positive safe integer");
+  else if (cmd.priceTicks > maxPrice) return no("INVALID_PRICE", `priceTicks above the maximum ${maxPrice}`);
+  if (!isStop(cmd.type)) {
+    if (cmd.triggerPriceTicks !== undefined) return no("INVALID_TRIGGER_PRICE", `${cmd.type} takes no triggerPriceTicks`);
+  } else if (!positiveInt(cmd.triggerPriceTicks)) return no("INVALID_TRIGGER_PRICE", "triggerPriceTicks must be a positive safe integer");
+  else if (cmd.triggerPriceTicks > maxPrice) return no("INVALID_TRIGGER_PRICE", `triggerPriceTicks above the maximum ${maxPrice}`);
+  if (cmd.timeInForce !== "GTD") {
+    if (cmd.expiresAt !== undefined) return no("INVALID_EXPIRY", "expiresAt is only for GTD");
+  } else if (!Number.isSafeInteger(cmd.expiresAt)) return no("INVALID_EXPIRY", "GTD needs expiresAt (integer ms)");
+  else if (cmd.expiresAt! <= now) return no("INVALID_EXPIRY", "expiresAt is not in the future");
+  if (cmd.hidden !== undefined && cmd.hidden !== true && cmd.hidden !== false) return no("INVALID_ORDER", "hidden must be a boolean");
+  const canRest = hasLimit && cmd.timeInForce !== "IOC" && cmd.timeInForce !== "FOK";
+  if (cmd.hidden === true && !canRest) return no("INVALID_ORDER", "only orders that can rest may be hidden");
+  if (cmd.icebergVisibleLots !== undefined) {
+    if (!positiveInt(cmd.icebergVisibleLots) || cmd.icebergVisibleLots > cmd.sizeLots)
+      return no("INVALID_SIZE", "icebergVisibleLots must be a positive safe integer not above sizeLots");
+    if (!canRest) return no("INVALID_ORDER", "only orders that can rest may be icebergs");
+    if (cmd.hidden === true) return no("INVALID_ORDER", "an order is hidden or an iceberg, not both");
+  }
+  if (cmd.stp !== undefined && !EVERY_STP.includes(cmd.stp)) return no("INVALID_ORDER", `stp mode not recognized: ${String(cmd.stp)}`);
+  return null;
+}
+
+// ------------------------------------------------------------ the engine
 
 export class NaiveEngine {
   markets = new Map<string, MarketConfig>();
@@ -125,7 +191,7 @@ export class NaiveEngine {
 
   private place(cmd: PlaceCommand): void {
     const m = this.markets.get(cmd.symbol);
-    const rej = validatePlace(cmd, m, this.ts);
+    const rej = naiveValidatePlace(cmd, m, this.ts);
     if (rej) return this.reject(cmd, rej.code, rej.reason);
     if (this.openOrders().some((o) => o.orderId === cmd.orderId)) return this.reject(cmd, "DUPLICATE_ORDER_ID", "an open order has this orderId");
     const o: NOrder = {
