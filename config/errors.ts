@@ -1,8 +1,9 @@
 // The configuration's one error: bad or missing settings, found at start.
-export class ConfigError extends Error {
-  readonly code = "CONFIG_INVALID";
+import { AppError } from "../runtime/errors";
+
+export class ConfigError extends AppError<"CONFIG_INVALID"> {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super("CONFIG_INVALID", message, { ...options });
     this.name = "ConfigError";
   }
 }

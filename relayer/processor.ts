@@ -4,6 +4,7 @@
 // and no guardian disputed it, executeRelease. Every step is resumable from the row's state.
 import { decodeEventLog, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { systemClock, type Clock } from "../runtime/clock";
+import { AppError } from "../runtime/errors";
 import { isMpcError } from "../signer-cluster/errors";
 import { BRIDGE_MINTED, BRIDGE_RELEASE_QUEUED, ReleaseStatus, type BridgeAbis } from "./abi";
 import type { RelayerStore, TransferPatch, TransferRow } from "./store";
@@ -25,9 +26,10 @@ const PERMANENT_REVERTS = new Set([
 ]);
 
 /** A step that cannot proceed yet; retried with backoff (or at `retryAt`). */
-class NotYet extends Error {
+class NotYet extends AppError<"NOT_YET"> {
   constructor(message: string, readonly retryAt?: Date) {
-    super(message);
+    super("NOT_YET", message, { retryable: true });
+    this.name = "NotYet";
   }
 }
 
@@ -237,9 +239,11 @@ export function createProcessor(deps: {
   };
 }
 
-class LeaseLost extends Error {
+/** Another worker took the transfer: this one drops it (nothing to retry here). */
+class LeaseLost extends AppError<"LEASE_LOST"> {
   constructor() {
-    super("the lease on this transfer was lost to another worker");
+    super("LEASE_LOST", "the lease on this transfer was lost to another worker");
+    this.name = "LeaseLost";
   }
 }
 

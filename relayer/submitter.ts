@@ -3,12 +3,15 @@
 // awaited outside the lock. A revert during gas estimation comes back as a named contract error, which
 // callers branch on (e.g. BridgeMinterDepositAlreadyMinted = already done).
 import { BaseError, ContractFunctionRevertedError, encodeFunctionData, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
+import { AppError } from "../runtime/errors";
 import { systemClock, type Clock } from "../runtime/clock";
 import type { ChainClients } from "./types";
 
-export class ContractRevert extends Error {
+/** A contract refused the call (custom error `errorName`). Whether a later try can pass depends on the error
+ *  (the processor's PERMANENT_REVERTS decides), so `retryable` is left false here. */
+export class ContractRevert extends AppError<"CONTRACT_REVERT"> {
   constructor(readonly errorName: string, readonly args: readonly unknown[], message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super("CONTRACT_REVERT", message, { ...options, details: { errorName } });
     this.name = "ContractRevert";
   }
 }

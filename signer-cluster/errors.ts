@@ -1,5 +1,7 @@
 // One error type for the signer cluster. `code` is what callers branch on; `retryable` says whether the
 // same request can succeed later (a node down, an event not yet final) or never will (no such deposit).
+import { AppError } from "../runtime/errors";
+
 export type MpcErrorCode =
   | "INVALID_REQUEST"
   | "NOT_FOUND"
@@ -69,18 +71,13 @@ const RETRYABLE = new Set<MpcErrorCode>([
   "SIGNER_UNREACHABLE",
 ]);
 
-export class MpcError extends Error {
-  readonly code: MpcErrorCode;
-  readonly details: Record<string, unknown>;
-  readonly retryable: boolean;
+export class MpcError extends AppError<MpcErrorCode> {
+  /** the HTTP status a node answers it with (the nodes' own protocol, not a public API) */
   readonly status: number;
 
   constructor(code: MpcErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, { ...options, details, retryable: RETRYABLE.has(code) });
     this.name = "MpcError";
-    this.code = code;
-    this.details = details;
-    this.retryable = RETRYABLE.has(code);
     this.status = STATUS[code];
   }
 

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { AppError } from "../../runtime/errors";
 
 export interface DexRateLimits {
   /** every request, per client IP, before anything else (a flood guard; spec 8 sets no figure) */
@@ -106,10 +107,9 @@ export function dexApiConfig(
   };
 }
 
-export class EncryptionKeyError extends Error {
-  readonly code = "CONFIG_INVALID";
+export class EncryptionKeyError extends AppError<"CONFIG_INVALID"> {
   constructor(message: string) {
-    super(message);
+    super("CONFIG_INVALID", message);
     this.name = "EncryptionKeyError";
   }
 }

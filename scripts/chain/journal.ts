@@ -3,6 +3,7 @@
 // one write+fdatasync is in flight goes out in the next one, so the cost of durability is shared.
 import fs from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
+import { AppError } from "../../runtime/errors";
 
 export interface BlockHead {
   number: number;
@@ -23,9 +24,9 @@ export interface JournalEntry {
   offsetS: number;
 }
 
-export class JournalCorruptError extends Error {
+export class JournalCorruptError extends AppError<"CHAIN_JOURNAL_CORRUPT"> {
   constructor(file: string, line: number, cause: unknown) {
-    super(`chain journal ${file} is corrupt at line ${line}; start with --reset to discard it`, { cause });
+    super("CHAIN_JOURNAL_CORRUPT", `chain journal ${file} is corrupt at line ${line}; start with --reset to discard it`, { cause, details: { file, line } });
     this.name = "JournalCorruptError";
   }
 }

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { REPO_ROOT } from "../../config";
 import { cpuAffinityPrefix } from "../../runtime/cpu-affinity";
+import { AppError } from "../../runtime/errors";
 
 const HARDHAT_CLI = path.join(REPO_ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js");
 const NODE_CONFIG = path.join(__dirname, "hardhat-node.config.js");
@@ -28,9 +29,9 @@ export interface HardhatNodeProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
-export class ChainStartError extends Error {
+export class ChainStartError extends AppError<"CHAIN_START_FAILED"> {
   constructor(message: string) {
-    super(message);
+    super("CHAIN_START_FAILED", message);
     this.name = "ChainStartError";
   }
 }

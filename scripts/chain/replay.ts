@@ -2,15 +2,18 @@
 // each block at its recorded timestamp, checking every few calls and after the last that the head
 // block (number and hash) is the recorded one. Same genesis + same calls + same timestamps = the same
 // chain, block for block.
+import { AppError } from "../../runtime/errors";
 import type { JournalEntry } from "./journal";
 import { getHead } from "./recorder";
 import type { RpcClient } from "./rpc-client";
 
-export class ChainReplayDivergedError extends Error {
+export class ChainReplayDivergedError extends AppError<"CHAIN_REPLAY_DIVERGED"> {
   constructor(index: number, expected: unknown, got: unknown) {
     super(
+      "CHAIN_REPLAY_DIVERGED",
       `chain replay diverged at journal entry ${index}: expected head ${JSON.stringify(expected)}, got ${JSON.stringify(got)}; ` +
         "the node or its configuration changed since the journal was written; start with --reset",
+      { details: { index, expected, got } },
     );
     this.name = "ChainReplayDivergedError";
   }

@@ -2,6 +2,7 @@
 // layer needs raw responses (errors included, as they are journalled and replayed) and sub-millisecond
 // overhead, which viem's transport does not give.
 import http from "node:http";
+import { AppError } from "../../runtime/errors";
 
 export interface JsonRpcRequest {
   jsonrpc: "2.0";
@@ -23,12 +24,12 @@ export interface JsonRpcResponse {
   error?: JsonRpcError;
 }
 
-export class RpcCallError extends Error {
+export class RpcCallError extends AppError<"RPC_CALL_FAILED"> {
   constructor(
     readonly method: string,
     readonly rpcError: JsonRpcError,
   ) {
-    super(`${method} failed: ${rpcError.message} (code ${rpcError.code})`);
+    super("RPC_CALL_FAILED", `${method} failed: ${rpcError.message} (code ${rpcError.code})`, { details: { method, rpcError } });
     this.name = "RpcCallError";
   }
 }
