@@ -4,7 +4,9 @@
 // ticks, lots and token base units (bigint). Nothing in this file is JSON.
 import type { Address, Hex, LocalAccount } from "viem";
 import type { AgentRenouncement } from "../sdk/eip712";
-import { AppError } from "../runtime/errors";
+/** The signer of an EIP-712 order digest under the contract's signature rule (the intake's recovery): the
+ *  API authenticates a wallet-signed order with it. */
+export { recoverSigner } from "./intake/recover";
 
 // ------------------------------------------------------------------ enumerations (spec 3.2, lower-case)
 
@@ -344,10 +346,14 @@ export interface InsufficientBalanceDetails {
   available?: number;
 }
 
-/** A refusal of the service; retryable only when the service cannot answer now (SERVICE_UNAVAILABLE). */
-export class DexServiceError extends AppError<DexServiceErrorCode> {
-  constructor(code: DexServiceErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
-    super(code, message, { ...options, details, retryable: code === "SERVICE_UNAVAILABLE" });
+export class DexServiceError extends Error {
+  constructor(
+    readonly code: DexServiceErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
     this.name = "DexServiceError";
   }
 }

@@ -7,11 +7,10 @@ import type { AuthContext } from "../auth/authenticate";
 import { InFlightPlacements, requestHash } from "./idempotency";
 import { checkSignedOrder, findMarket, intentOf, parseOrderFields } from "./order-intent";
 import { getOrderHash } from "../../sdk/eip712";
-import { recoverSigner } from "../../pipeline/intake/recover";
 import { presentOrder } from "./present";
 import { checkDailyLossLimit, checkPositionLimit } from "./risk-limits";
 import type { PlaceOrderBody } from "./schemas";
-import type { DexService, PlaceOrderRequest } from "../../pipeline/service";
+import { recoverSigner, type DexService, type PlaceOrderRequest } from "../../pipeline/service";
 
 export interface PlacementDeps {
   service: DexService;
