@@ -7,6 +7,7 @@ import type { AgentRenouncement } from "../sdk/eip712";
 /** The signer of an EIP-712 order digest under the contract's signature rule (the intake's recovery): the
  *  API authenticates a wallet-signed order with it. */
 export { recoverSigner } from "./intake/recover";
+import { AppError } from "../runtime/errors";
 
 // ------------------------------------------------------------------ enumerations (spec 3.2, lower-case)
 
@@ -346,14 +347,10 @@ export interface InsufficientBalanceDetails {
   available?: number;
 }
 
-export class DexServiceError extends Error {
-  constructor(
-    readonly code: DexServiceErrorCode,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+/** A refusal of the service; retryable only when the service cannot answer now (SERVICE_UNAVAILABLE). */
+export class DexServiceError extends AppError<DexServiceErrorCode> {
+  constructor(code: DexServiceErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(code, message, { ...options, details, retryable: code === "SERVICE_UNAVAILABLE" });
     this.name = "DexServiceError";
   }
 }
