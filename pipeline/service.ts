@@ -7,6 +7,10 @@ import type { AgentRenouncement } from "../sdk/eip712";
 /** The signer of an EIP-712 order digest under the contract's signature rule (the intake's recovery): the
  *  API authenticates a wallet-signed order with it. */
 export { recoverSigner } from "./intake/recover";
+import type { TimeInForce } from "../matcher/core/types";
+
+/** Spec 3.2's order-type table (allowed time in force, price and trigger needs): the engine's, one table. */
+export { ORDER_TYPE_RULES, orderTypeRule, type OrderTypeRule } from "../matcher/core/validate";
 import { AppError } from "../runtime/errors";
 
 // ------------------------------------------------------------------ enumerations (spec 3.2, lower-case)
@@ -28,6 +32,11 @@ export type DexOrderType = (typeof DEX_ORDER_TYPES)[number];
 /** Spec 3.2 writes GTC, IOC, FOK, GTD, POST_ONLY; the DEX payloads use them lower-case. */
 export const DEX_TIME_IN_FORCE = ["gtc", "ioc", "fok", "gtd", "post_only"] as const;
 export type DexTimeInForce = (typeof DEX_TIME_IN_FORCE)[number];
+
+/** The payloads' lower-case time in force <-> the engine's (spec 3.2's) upper case: the only two places the
+ *  case changes (the intent entering the pipeline; the table's values shown to a client). */
+export const engineTimeInForce = (t: DexTimeInForce): TimeInForce => t.toUpperCase() as TimeInForce;
+export const dexTimeInForce = (t: TimeInForce): DexTimeInForce => t.toLowerCase() as DexTimeInForce;
 
 /** Order statuses (spec 3.2 names only `open`; docs/decisions.md "DEX API" defines the rest):
  *  - pending_trigger: a stop / take-profit order held off the book until its trigger price trades;

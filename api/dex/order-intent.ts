@@ -7,6 +7,8 @@ import type { PlaceOrderBody } from "./schemas";
 import {
   DEX_ORDER_TYPES,
   DEX_TIME_IN_FORCE,
+  ORDER_TYPE_RULES,
+  dexTimeInForce,
   type DexMarket,
   type DexOrderIntent,
   type DexOrderType,
@@ -16,26 +18,8 @@ import {
 } from "../../pipeline/service";
 import { priceToTicks, sizeToLots, type GridResult } from "./units";
 
-/** Spec 3.2 table: allowed time-in-force per type; the first is the default. */
-export const ALLOWED_TIF: Record<DexOrderType, readonly DexTimeInForce[]> = {
-  market: ["ioc"],
-  limit: ["gtc", "ioc", "fok", "gtd", "post_only"],
-  stop_loss: ["gtc"],
-  stop_loss_limit: ["gtc"],
-  take_profit: ["gtc"],
-  take_profit_limit: ["gtc"],
-  limit_maker: ["gtc"],
-};
-const NEEDS_PRICE: Record<DexOrderType, boolean> = {
-  market: false,
-  limit: true,
-  stop_loss: false,
-  stop_loss_limit: true,
-  take_profit: false,
-  take_profit_limit: true,
-  limit_maker: true,
-};
-const NEEDS_TRIGGER = (t: DexOrderType) => t.startsWith("stop_loss") || t.startsWith("take_profit");
+/** Spec 3.2's allowed time in force per type (the engine's table) in the payloads' case; the first is the default. */
+const allowedTimeInForce = (type: DexOrderType): DexTimeInForce[] => ORDER_TYPE_RULES[type].timeInForce.map(dexTimeInForce);
 
 export function findMarket(service: DexService, symbol: string): DexMarket {
   const m = service.listMarkets().find((x) => x.symbol === symbol);
@@ -70,7 +54,9 @@ export function parseOrderFields(m: DexMarket, f: OrderFields, nowMs: number, si
     throw new ApiError("INVALID_ORDER_TYPE", `order type ${f.type} is not recognized`, { type: f.type, allowed: DEX_ORDER_TYPES });
   }
   const type = f.type as DexOrderType;
-  const tifText = f.time_in_force?.toLowerCase() ?? ALLOWED_TIF[type][0];
+  const rule = ORDER_TYPE_RULES[type];
+  const allowed = allowedTimeInForce(type);
+  const tifText = f.time_in_force?.toLowerCase() ?? allowed[0];
   if (!(DEX_TIME_IN_FORCE as readonly string[]).includes(tifText)) {
     throw new ApiError("INVALID_REQUEST", `time_in_force ${f.time_in_force} is not recognized`, {
       field: "time_in_force",
@@ -78,15 +64,15 @@ export function parseOrderFields(m: DexMarket, f: OrderFields, nowMs: number, si
     });
   }
   const timeInForce = tifText as DexTimeInForce;
-  if (!ALLOWED_TIF[type].includes(timeInForce)) {
+  if (!allowed.includes(timeInForce)) {
     throw new ApiError("INVALID_ORDER_TYPE", `order type ${type} does not allow time_in_force ${timeInForce}`, {
       type,
       time_in_force: timeInForce,
-      allowed: ALLOWED_TIF[type],
+      allowed,
     });
   }
   let priceTicks: bigint | null = null;
-  if (NEEDS_PRICE[type]) {
+  if (rule.needsPrice) {
     if (f.price === undefined) throw new ApiError("INVALID_REQUEST", `price is required for ${type} orders`, { field: "price" });
     priceTicks = grid("price", priceToTicks(m, f.price), m);
   } else if (f.price !== undefined) {
@@ -95,7 +81,7 @@ export function parseOrderFields(m: DexMarket, f: OrderFields, nowMs: number, si
     grid("price", priceToTicks(m, f.price), m);
   }
   let triggerPriceTicks: bigint | null = null;
-  if (NEEDS_TRIGGER(type)) {
+  if (rule.needsTrigger) {
     if (f.trigger_price === undefined) throw new ApiError("INVALID_REQUEST", `trigger_price is required for ${type} orders`, { field: "trigger_price" });
     triggerPriceTicks = grid("trigger_price", priceToTicks(m, f.trigger_price), m);
   } else if (f.trigger_price !== undefined) {

@@ -2,7 +2,7 @@
 export { MatchingEngine, type EngineOptions } from "./engine";
 export { EventCollector, NULL_SINK } from "./collector";
 export { takeSnapshot, restoreSnapshot, type EngineSnapshot } from "./snapshot";
-export { ALLOWED_TIME_IN_FORCE, validatePlace } from "./validate";
+export { ORDER_TYPE_RULES, orderTypeRule, validatePlace, type OrderTypeRule } from "./validate";
 export * from "./types";
 
 import { MatchingEngine, type EngineOptions } from "./engine";

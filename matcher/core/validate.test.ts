@@ -2,7 +2,7 @@
 // reuses validatePlace, so the property tests cannot notice a change to it: these tests hold it directly.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ALLOWED_TIME_IN_FORCE, isLimitType, isNonEmptyString, isPositiveSafeInt, isStopType, validatePlace } from "./validate";
+import { ORDER_TYPE_RULES, isLimitType, isNonEmptyString, isPositiveSafeInt, isStopType, validatePlace } from "./validate";
 import type { MarketConfig, OrderType, PlaceCommand, TimeInForce } from "./types";
 
 const NOW = 1_000_000;
@@ -60,7 +60,8 @@ test("time in force per order type: exactly the spec's table", () => {
     take_profit_limit: ["GTC"],
     limit_maker: ["GTC"],
   };
-  assert.deepEqual(ALLOWED_TIME_IN_FORCE, expected);
+  assert.deepEqual(Object.fromEntries(TYPES.map((t) => [t, ORDER_TYPE_RULES[t].timeInForce])), expected);
+  assert.deepEqual(Object.keys(ORDER_TYPE_RULES).sort(), [...TYPES].sort());
   for (const type of TYPES) {
     for (const tif of TIFS) {
       if (expected[type].includes(tif)) ok(shape(type, tif));

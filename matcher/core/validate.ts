@@ -7,16 +7,32 @@ export interface Rejection {
   reason: string;
 }
 
-/** Spec 3.2: the time-in-force values each order type allows. */
-export const ALLOWED_TIME_IN_FORCE: Readonly<Record<OrderType, readonly TimeInForce[]>> = {
-  market: ["IOC"],
-  limit: ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"],
-  stop_loss: ["GTC"],
-  stop_loss_limit: ["GTC"],
-  take_profit: ["GTC"],
-  take_profit_limit: ["GTC"],
-  limit_maker: ["GTC"],
+/** One row of the spec 3.2 table: what an order type allows and needs. */
+export interface OrderTypeRule {
+  /** the time-in-force values the type allows; the first is the default when none is given */
+  readonly timeInForce: readonly TimeInForce[];
+  /** carries a limit price (and so can rest on the book); the other types may carry a protection price */
+  readonly needsPrice: boolean;
+  /** a stop / take-profit: held off the book until its trigger price trades */
+  readonly needsTrigger: boolean;
+}
+
+/** Spec 3.2, the one table of order types: the engine's validation, the signed-order intake and the API's
+ *  order intent all read it. */
+export const ORDER_TYPE_RULES: Readonly<Record<OrderType, OrderTypeRule>> = {
+  market: { timeInForce: ["IOC"], needsPrice: false, needsTrigger: false },
+  limit: { timeInForce: ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"], needsPrice: true, needsTrigger: false },
+  stop_loss: { timeInForce: ["GTC"], needsPrice: false, needsTrigger: true },
+  stop_loss_limit: { timeInForce: ["GTC"], needsPrice: true, needsTrigger: true },
+  take_profit: { timeInForce: ["GTC"], needsPrice: false, needsTrigger: true },
+  take_profit_limit: { timeInForce: ["GTC"], needsPrice: true, needsTrigger: true },
+  limit_maker: { timeInForce: ["GTC"], needsPrice: true, needsTrigger: false },
 };
+
+/** The table's row for `type`, or undefined when `type` is not an order type (inherited keys included). */
+export function orderTypeRule(type: string): OrderTypeRule | undefined {
+  return Object.prototype.hasOwnProperty.call(ORDER_TYPE_RULES, type) ? ORDER_TYPE_RULES[type as OrderType] : undefined;
+}
 
 const TIME_IN_FORCE = new Set<string>(["GTC", "IOC", "FOK", "GTD", "POST_ONLY"]);
 const STP_MODES = new Set<string>(["cancel_newest", "cancel_oldest", "cancel_both", "decrement"]);
@@ -35,29 +51,11 @@ function reject(code: RejectCode, reason: string): Rejection {
 
 /** Whether the type carries a limit price (and so can rest on the book). */
 export function isLimitType(type: OrderType): boolean {
-  return type === "limit" || type === "limit_maker" || type === "stop_loss_limit" || type === "take_profit_limit";
+  return ORDER_TYPE_RULES[type].needsPrice;
 }
 
 export function isStopType(type: OrderType): boolean {
-  return type === "stop_loss" || type === "stop_loss_limit" || type === "take_profit" || type === "take_profit_limit";
-}
-
-/** The table of ALLOWED_TIME_IN_FORCE as branches: this runs for every order. */
-function typeAllowsTimeInForce(type: OrderType, tif: TimeInForce): boolean {
-  switch (type) {
-    case "limit":
-      return tif === "GTC" || tif === "IOC" || tif === "FOK" || tif === "GTD" || tif === "POST_ONLY";
-    case "market":
-      return tif === "IOC";
-    case "stop_loss":
-    case "stop_loss_limit":
-    case "take_profit":
-    case "take_profit_limit":
-    case "limit_maker":
-      return tif === "GTC";
-    default:
-      return false;
-  }
+  return ORDER_TYPE_RULES[type].needsTrigger;
 }
 
 export function validatePlace(cmd: PlaceCommand, market: MarketConfig | undefined, nowTs: number): Rejection | null {
@@ -67,12 +65,12 @@ export function validatePlace(cmd: PlaceCommand, market: MarketConfig | undefine
     return reject("INVALID_ORDER", "clientOrderId must be a string");
   if (market === undefined) return reject("INVALID_SYMBOL", `trading pair not supported: ${String(cmd.symbol)}`);
   if (cmd.side !== "buy" && cmd.side !== "sell") return reject("INVALID_ORDER", "side must be buy or sell");
-  if (!typeAllowsTimeInForce(cmd.type, cmd.timeInForce)) {
-    const allowed = Object.prototype.hasOwnProperty.call(ALLOWED_TIME_IN_FORCE, cmd.type) ? ALLOWED_TIME_IN_FORCE[cmd.type] : undefined;
-    if (allowed === undefined) return reject("INVALID_ORDER_TYPE", `order type not recognized: ${String(cmd.type)}`);
+  const rule = orderTypeRule(cmd.type);
+  if (rule === undefined) return reject("INVALID_ORDER_TYPE", `order type not recognized: ${String(cmd.type)}`);
+  if (!rule.timeInForce.includes(cmd.timeInForce)) {
     if (!TIME_IN_FORCE.has(cmd.timeInForce))
       return reject("INVALID_ORDER_TYPE", `time in force not recognized: ${String(cmd.timeInForce)}`);
-    return reject("INVALID_ORDER_TYPE", `${cmd.type} allows time in force ${allowed.join(", ")}, not ${cmd.timeInForce}`);
+    return reject("INVALID_ORDER_TYPE", `${cmd.type} allows time in force ${rule.timeInForce.join(", ")}, not ${cmd.timeInForce}`);
   }
   if (!isPositiveSafeInt(cmd.sizeLots)) return reject("INVALID_SIZE", "sizeLots must be a positive safe integer");
   if (cmd.sizeLots < market.minSizeLots) return reject("INVALID_SIZE", `sizeLots below the minimum ${market.minSizeLots}`);
@@ -81,10 +79,10 @@ export function validatePlace(cmd: PlaceCommand, market: MarketConfig | undefine
   if (cmd.priceTicks !== undefined) {
     if (!isPositiveSafeInt(cmd.priceTicks)) return reject("INVALID_PRICE", "priceTicks must be a positive safe integer");
     if (cmd.priceTicks > maxPrice) return reject("INVALID_PRICE", `priceTicks above the maximum ${maxPrice}`);
-  } else if (isLimitType(cmd.type)) {
+  } else if (rule.needsPrice) {
     return reject("INVALID_PRICE", `${cmd.type} needs priceTicks`);
   }
-  if (isStopType(cmd.type)) {
+  if (rule.needsTrigger) {
     if (!isPositiveSafeInt(cmd.triggerPriceTicks))
       return reject("INVALID_TRIGGER_PRICE", "triggerPriceTicks must be a positive safe integer");
     if (cmd.triggerPriceTicks > maxPrice) return reject("INVALID_TRIGGER_PRICE", `triggerPriceTicks above the maximum ${maxPrice}`);
@@ -98,7 +96,7 @@ export function validatePlace(cmd: PlaceCommand, market: MarketConfig | undefine
     return reject("INVALID_EXPIRY", "expiresAt is only for GTD");
   }
   if (cmd.hidden !== undefined && typeof cmd.hidden !== "boolean") return reject("INVALID_ORDER", "hidden must be a boolean");
-  const restsOnBook = isLimitType(cmd.type) && cmd.timeInForce !== "IOC" && cmd.timeInForce !== "FOK";
+  const restsOnBook = rule.needsPrice && cmd.timeInForce !== "IOC" && cmd.timeInForce !== "FOK";
   if (cmd.hidden === true && !restsOnBook) return reject("INVALID_ORDER", "only orders that can rest may be hidden");
   if (cmd.icebergVisibleLots !== undefined) {
     if (!isPositiveSafeInt(cmd.icebergVisibleLots) || cmd.icebergVisibleLots > cmd.sizeLots)

@@ -1,7 +1,7 @@
 // fast-check generators of command streams over a tiny universe (2 markets, 3 accounts, 11 prices,
 // 24 order ids reused over time) so that crossing, self-trade, duplicates and expiry happen often.
 import fc from "fast-check";
-import { ALLOWED_TIME_IN_FORCE } from "../core/validate";
+import { ORDER_TYPE_RULES } from "../core/validate";
 import type { Command, MarketConfig, OrderType, StpMode, TimeInForce } from "../core/types";
 
 export const MARKETS: MarketConfig[] = [
@@ -39,7 +39,7 @@ const place = fc
     life: fc.integer({ min: 1, max: 12 }),
   })
   .map((r) => (ts: number): Command => {
-    const allowed = ALLOWED_TIME_IN_FORCE[r.type];
+    const allowed = ORDER_TYPE_RULES[r.type].timeInForce;
     const timeInForce = r.validTif > 0 ? allowed[r.tifPick % allowed.length] : ALL_TIF[r.tifPick];
     const market = r.type === "market" || r.type === "stop_loss" || r.type === "take_profit";
     const cmd: Command = {

@@ -2,25 +2,13 @@
 // the optional ERC-1271 call (contract wallets). A failed check changes nothing and reports a spec code.
 import type { Address, Hex } from "viem";
 import type { OrderType, TimeInForce } from "../../matcher/core/types";
+import { orderTypeRule } from "../../matcher/core/validate";
 import { PipelineError } from "../errors";
 import { buyLockFor, type OrderLock } from "../match/ledger";
 import { baseToLots, minRestingPriceTicks, priceToTicks, type MarketSpec } from "../markets";
 import { OrderFlags, type Order } from "../order";
 import { recoverSigner } from "./recover";
 
-/** Allowed time-in-force per order type (spec 3.2). */
-const ALLOWED_TIF: Record<OrderType, readonly TimeInForce[]> = {
-  market: ["IOC"],
-  limit: ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"],
-  stop_loss: ["GTC"],
-  stop_loss_limit: ["GTC"],
-  take_profit: ["GTC"],
-  take_profit_limit: ["GTC"],
-  limit_maker: ["GTC"],
-};
-const STOP_TYPES = new Set<OrderType>(["stop_loss", "stop_loss_limit", "take_profit", "take_profit_limit"]);
-/** Order types that never rest on the book (their remainder is cancelled), as the matcher's `isMarket`. */
-const NEVER_RESTS = new Set<OrderType>(["market", "stop_loss", "take_profit"]);
 const UINT128_MAX = (1n << 128n) - 1n;
 const UINT64_MAX = (1n << 64n) - 1n;
 
@@ -75,10 +63,10 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   if (!market) throw new PipelineError("INVALID_SYMBOL", `trading pair not supported: ${input.symbol}`, { symbol: input.symbol });
   const type = input.type as OrderType;
   const tif = input.timeInForce.toUpperCase() as TimeInForce;
-  const allowed = ALLOWED_TIF[type];
-  if (!allowed) throw new PipelineError("INVALID_ORDER_TYPE", `order type not recognized: ${input.type}`, { type: input.type });
-  if (!allowed.includes(tif)) {
-    throw new PipelineError("INVALID_ORDER_TYPE", `${type} does not take time in force ${input.timeInForce}`, { type, timeInForce: input.timeInForce, allowed });
+  const rule = orderTypeRule(type);
+  if (!rule) throw new PipelineError("INVALID_ORDER_TYPE", `order type not recognized: ${input.type}`, { type: input.type });
+  if (!rule.timeInForce.includes(tif)) {
+    throw new PipelineError("INVALID_ORDER_TYPE", `${type} does not take time in force ${input.timeInForce}`, { type, timeInForce: input.timeInForce, allowed: rule.timeInForce });
   }
   const o = input.order;
   if (o.baseToken.toLowerCase() !== market.baseToken.toLowerCase() || o.quoteToken.toLowerCase() !== market.quoteToken.toLowerCase()) {
@@ -102,7 +90,7 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   // An order that can rest may become a maker, and every fill trades at the maker's price: one lot at a resting
   // price must reach the contract's minimum fill (Settlement.MIN_FILL_UNITS). Orders that never rest need not.
   const minTicks = minRestingPriceTicks(market);
-  if (ticks < minTicks && !NEVER_RESTS.has(type) && tif !== "IOC" && tif !== "FOK") {
+  if (ticks < minTicks && rule.needsPrice && tif !== "IOC" && tif !== "FOK") {
     throw invalid(`a resting order's price must be at least ${minTicks * market.tickSize} (one lot worth the on-chain minimum fill)`, {
       minPrice: (minTicks * market.tickSize).toString(),
       minPriceTicks: minTicks.toString(),
@@ -113,7 +101,7 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   }
   if (ticks > BigInt(Number.MAX_SAFE_INTEGER)) throw invalid("price too large");
   let triggerPriceTicks: number | undefined;
-  if (STOP_TYPES.has(type)) {
+  if (rule.needsTrigger) {
     if (!Number.isSafeInteger(input.triggerPriceTicks) || (input.triggerPriceTicks as number) <= 0) throw invalid("stop orders need a positive trigger price");
     triggerPriceTicks = input.triggerPriceTicks;
   }
