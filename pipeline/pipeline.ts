@@ -11,7 +11,7 @@ import type { MarketSpec } from "./markets";
 import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
 import { getSettlementDomain } from "./order";
 import { createSettleSender, SETTLE_GAS_CAP, settleGasWanted } from "./settle/settle-sender";
-import { settlementAbi } from "./settle/settlement-abi";
+import { settlementAbi } from "../sdk/abi";
 
 /** The matcher treats an order as expired this long before its signed expiry, so that a trade matched
  *  just before the deadline still settles (batches land in well under a second; 10 s leaves room for
@@ -72,7 +72,7 @@ export interface Pipeline {
 }
 
 export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
-  const abi = settlementAbi();
+  const abi = settlementAbi;
   const chain = defineChain({ id: opts.chainId, name: `chain-${opts.chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [opts.rpcUrl] } } });
   const client = createPublicClient({ chain, transport: http(opts.rpcUrl, { retryCount: 3 }), pollingInterval: 20 }) as PublicClient;
   const log = opts.logger;
@@ -94,7 +94,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     isValidContractSignature: contractWallets.isValidSignature,
   });
   for (const l of opts.listeners ?? []) service.subscribe(l);
-  const replay = service.open();
+  const replay = await service.open();
 
   // chain history first (silently: the ledger is only complete at the head), then withdrawals checked once
   const pendingSeen = new Set<string>();
@@ -264,7 +264,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       clearInterval(sweeper);
       await follower.stop();
       await batcher.stop();
-      service.close();
+      await service.close();
     },
   };
 }

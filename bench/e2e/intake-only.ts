@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const domain = getSettlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
   const digest = createOrderDigester(getDomainSeparator(domain));
   const svc = new MatcherService({ journalDir: dir, markets: [market], digest, fees: { makerFeeBps: 5n, takerFeeBps: 10n }, expiryMarginMs: 10_000, fsync: process.env.BENCH_FSYNC !== "0" });
-  svc.open();
+  await svc.open();
   const keys = [4, 5, 6, 7].map((i) => HARDHAT_DEV_PRIVATE_KEYS[i] as Hex);
   const traders = keys.map((k) => privateKeyToAccount(k));
   for (const t of traders) {
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   }));
   const s = (performance.now() - t0) / 1000;
   console.log(`matcher service alone: ${ok}/${N} orders accepted in ${s.toFixed(2)} s = ${(ok / s).toFixed(0)} orders/s (fsync ${process.env.BENCH_FSYNC !== "0"}, ${INFLIGHT} in flight)`);
-  svc.close();
+  await svc.close();
   rmSync(dir, { recursive: true, force: true });
 }
 main();

@@ -84,14 +84,14 @@ const market: MarketSpec = {
 const lockOf = (priceTicks: bigint) => (market.lotSize * priceTicks * market.tickSize) / 10n ** 18n;
 
 /** A DEX service over a real journaled matcher (no chain: the API-key path needs none). */
-function open(dir: string) {
+async function open(dir: string) {
   const svc = new MatcherService({
     journalDir: dir, markets: [market], digest: createOrderDigester(getDomainSeparator(getSettlementDomain(CHAIN_ID, S))),
     fees: { makerFeeBps: 0n, takerFeeBps: 0n }, expiryMarginMs: 10_000, fsync: false,
   });
   const state = new DexState();
   svc.subscribe(state.onServiceEvent);
-  svc.open();
+  await svc.open();
   const pipeline = { service: svc, client: {}, subscribeSettled: () => () => {}, syncChain: async () => {} } as unknown as Pipeline;
   const dex = createDexService({ pipeline, state, chainId: CHAIN_ID, settlement: S, rpcUrl: "http://127.0.0.1:1", submitterKey: generatePrivateKey(), assets: {} });
   /** the nonce the service signed for one of its orders */
@@ -118,7 +118,7 @@ test("API-key orders of one account get consecutive nonces from 2^63; a restart 
   const dir = mkdtempSync(join(tmpdir(), "api-nonces-"));
   try {
     const a = account();
-    const first = open(dir);
+    const first = await open(dir);
     fundAndApprove(first.svc, a, 1_000n * lockOf(200_000n));
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) {
@@ -131,16 +131,16 @@ test("API-key orders of one account get consecutive nonces from 2^63; a restart 
     const b = account();
     fundAndApprove(first.svc, b, lockOf(200_000n));
     assert.equal(first.nonceOf((await first.dex.placeOrder(bid(b.trader, b.agent))).orderId), BASE);
-    first.svc.close();
+    await first.svc.close();
 
     // restart: the journal's replay brings the used nonces back; deposits and approvals come from the chain
-    const second = open(dir);
+    const second = await open(dir);
     fundAndApprove(second.svc, a, 1_000n * lockOf(200_000n));
     assert.equal(second.svc.isNonceUsed(a.trader, BASE + 9n), true);
     const next = await second.dex.placeOrder(bid(a.trader, a.agent));
     assert.equal(second.nonceOf(next.orderId), BASE + 10n);
     assert.equal(second.nonceOf((await second.dex.placeOrder(bid(a.trader, a.agent))).orderId), BASE + 11n);
-    second.svc.close();
+    await second.svc.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -150,13 +150,13 @@ test("concurrent API-key placements of one account get distinct, dense nonces", 
   const dir = mkdtempSync(join(tmpdir(), "api-nonces-"));
   try {
     const a = account();
-    const s = open(dir);
+    const s = await open(dir);
     fundAndApprove(s.svc, a, 100n * lockOf(200_000n));
     const placed = await Promise.all(Array.from({ length: 20 }, () => s.dex.placeOrder(bid(a.trader, a.agent))));
     assert.ok(placed.every((o) => o.status === "open"));
     const nonces = placed.map((o) => s.nonceOf(o.orderId)).sort((x, y) => (x < y ? -1 : 1));
     assert.deepEqual(nonces, Array.from({ length: 20 }, (_, i) => BASE + BigInt(i)));
-    s.svc.close();
+    await s.svc.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -166,7 +166,7 @@ test("a refused order's nonce is skipped while running and handed out again afte
   const dir = mkdtempSync(join(tmpdir(), "api-nonces-"));
   try {
     const a = account();
-    const first = open(dir);
+    const first = await open(dir);
     fundAndApprove(first.svc, a, 2n * lockOf(200_000n));
     const n0 = first.nonceOf((await first.dex.placeOrder(bid(a.trader, a.agent))).orderId);
     // one unit short of a 1-lot buy at 300,000 ticks: refused before the journal, its nonce (2^63 + 1) skipped
@@ -178,9 +178,9 @@ test("a refused order's nonce is skipped while running and handed out again afte
     await first.svc.nonceCancelledOnChain(a.trader, BASE + 3n);
     first.svc.deposited(a.trader, market.quoteToken, lockOf(200_000n));
     assert.equal(first.nonceOf((await first.dex.placeOrder(bid(a.trader, a.agent))).orderId), BASE + 4n);
-    first.svc.close();
+    await first.svc.close();
 
-    const second = open(dir);
+    const second = await open(dir);
     fundAndApprove(second.svc, a, 10n * lockOf(200_000n));
     await second.svc.nonceCancelledOnChain(a.trader, BASE + 3n); // the chain follower replays it at start
     // nothing used 2^63 + 1: it is handed out now, then the cursor continues after the highest used
@@ -189,7 +189,7 @@ test("a refused order's nonce is skipped while running and handed out again afte
     // the trader raises its minimum on chain past the cursor: the next nonce is that minimum
     await second.svc.minNonceRaised(a.trader, BASE + 100n);
     assert.equal(second.nonceOf((await second.dex.placeOrder(bid(a.trader, a.agent))).orderId), BASE + 100n);
-    second.svc.close();
+    await second.svc.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -199,12 +199,12 @@ test("an account whose on-chain minimum is past the range: the API-key order is 
   const dir = mkdtempSync(join(tmpdir(), "api-nonces-"));
   try {
     const a = account();
-    const s = open(dir);
+    const s = await open(dir);
     fundAndApprove(s.svc, a, 10n * lockOf(200_000n));
     await s.svc.minNonceRaised(a.trader, END);
     await assert.rejects(s.dex.placeOrder(bid(a.trader, a.agent)), (e: unknown) => e instanceof DexServiceError && e.code === "INVALID_NONCE");
     assert.equal(s.svc.openOrders(a.trader).length, 0);
-    s.svc.close();
+    await s.svc.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -60,7 +60,7 @@ test("an order needing exactly the available balance is accepted; one unit short
   const dir = mkdtempSync(join(tmpdir(), "ledger-"));
   try {
     const svc = new MatcherService({ journalDir: dir, markets: [market], digest: createOrderDigester(getDomainSeparator(getSettlementDomain(31337, S))), fees: { makerFeeBps: 0n, takerFeeBps: 0n }, expiryMarginMs: 10_000, fsync: false });
-    svc.open();
+    await svc.open();
     const [a, b] = [0, 1].map(() => privateKeyToAccount(generatePrivateKey()));
     const need = 10n * market.lotSize; // a 10-lot sell locks 10 lots of base
     svc.deposited(a.address, market.baseToken, need - 1n);
@@ -77,7 +77,7 @@ test("an order needing exactly the available balance is accepted; one unit short
     assert.ok(lockAt240 < quote);
     assert.equal((await svc.placeSigned(await buy())).status, "accepted");
     assert.equal(svc.ledger.available(b.address, market.quoteToken), quote - 1n - lockAt240);
-    svc.close();
+    await svc.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

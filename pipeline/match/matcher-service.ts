@@ -3,18 +3,33 @@
 // behind every engine order; trades leave for the batcher once their command is durable.
 import type { Address, Hex } from "viem";
 import type { Command, EngineEvent, MarketConfig, TradeEvent } from "../../matcher/core/types";
-import { openCommandJournal, type CommandJournal, type JournalMeta } from "./command-journal";
+import { createJournaledEngine, type JournaledEngine } from "../../matcher/journal";
 import { PipelineError } from "../errors";
 import { validateSignedOrder, type IntakeContext, type PlaceSignedInput, type ValidatedOrder } from "../intake/intake";
 import { createRecoverPool, type RecoverPool } from "../intake/recover-pool";
 import { BalanceLedger, buyLockFor, type OrderLock, type TradeDelta } from "./ledger";
 import { assertMarketGridExact, formatMarketAmount, lotsToBase, quoteFor, ticksToPrice, type MarketSpec } from "../markets";
-import { orderFromJson, orderToJson, type SignedOrder } from "../order";
+import { orderFromJson, orderToJson, type OrderJson, type SignedOrder } from "../order";
 import type { SettleableTrade } from "../settle/batcher";
 
 /** Order nodes the engine allocates at start (~8 MB): a growing book takes nodes from this reserve instead of
  * the young generation, which keeps mark-compacts and long scavenges off the matching path (docs/decisions.md). */
 const RESERVE_ORDERS = 32_768;
+
+/** What a journal record carries beside its command (the record's `m`): replay rebuilds the service from it. */
+export interface JournalMeta {
+  /** the signed order a place command carries */
+  order?: OrderJson;
+  signature?: `0x${string}`;
+  /** extra facts the service needs on replay (e.g. the agent that signed, a cancel's reason) */
+  signer?: string;
+  reason?: string;
+  /** intent fields the API gave (client order id, api key id, ...) */
+  info?: Record<string, unknown>;
+}
+
+/** The journal file of the previous version (JSON lines `{cmd, meta?}`), carried into the journal once. */
+const LEGACY_JOURNAL = "commands.jsonl";
 
 /** A signed order the engine holds (open, held or finished but not yet forgotten). */
 export interface LiveOrder {
@@ -99,7 +114,7 @@ export class MatcherService {
   private readonly agents = new Map<string, bigint>();
   private readonly markets = new Map<string, MarketSpec>();
   private readonly listeners = new Set<(e: ServiceEvent) => void>();
-  private journal!: CommandJournal;
+  private journal!: JournaledEngine<JournalMeta>;
   private readonly now: () => number;
   private pendingTrades: SettleableTrade[] = [];
   private halted: string | undefined;
@@ -139,27 +154,36 @@ export class MatcherService {
 
   // ------------------------------------------------------------ lifecycle
 
-  /** Opens the journal and replays it: the book, locks, nonces and the trades come back. */
-  open(): { records: number; trades: number } {
+  /** Opens the journal and replays it: the book, locks, nonces and the trades come back. The journal
+   *  takes no snapshots: the service's state beside the engine (locks, nonces, signed orders, unsettled
+   *  trades) is rebuilt from every record's meta. */
+  async open(): Promise<{ records: number; trades: number }> {
     const engineMarkets: MarketConfig[] = this.deps.markets.map((m) => ({
       symbol: m.symbol,
       minSizeLots: Number(m.minLots),
       maxSizeLots: Number(m.maxLots),
     }));
-    this.journal = openCommandJournal({ dir: this.deps.journalDir, markets: engineMarkets, fsync: this.deps.fsync, reserveOrders: RESERVE_ORDERS });
     const trades: SettleableTrade[] = [];
-    const records = this.journal.replay((rec, events) => {
-      const pre = this.preApply(rec.cmd, rec.meta);
-      this.applyEvents(rec.cmd, events, pre, trades, rec.cmd.ts, rec.meta);
-      this.applyDrop(rec.cmd, rec.meta);
+    this.journal = await createJournaledEngine<JournalMeta>({
+      dir: this.deps.journalDir,
+      markets: engineMarkets,
+      fsync: this.deps.fsync,
+      reserveOrders: RESERVE_ORDERS,
+      onReplay: ({ c: cmd, m: meta }, events) => {
+        const pre = this.preApply(cmd, meta);
+        this.applyEvents(cmd, events, pre, trades, cmd.ts, meta);
+        this.applyDrop(cmd, meta);
+      },
+      legacy: { file: LEGACY_JOURNAL, convert: (line) => ({ c: (line as { cmd: Command }).cmd, m: (line as { meta?: JournalMeta }).meta }) },
     });
+    if (this.journal.recovery.imported > 0) this.deps.logger?.info({ records: this.journal.recovery.imported, file: LEGACY_JOURNAL }, "journal of the previous version carried into the matcher journal");
     this.replayedTrades = trades.filter((t) => !this.droppedSeqs.has(t.seq));
-    return { records, trades: trades.length };
+    return { records: this.journal.recovery.replayed, trades: trades.length };
   }
 
-  close(): void {
+  async close(): Promise<void> {
     void this.recoverPool?.close();
-    this.journal?.close();
+    await this.journal?.close();
   }
 
   /** Where durable trades go (the batcher), in seq order. */
@@ -260,7 +284,7 @@ export class MatcherService {
 
   private submit(cmd: Command, meta?: JournalMeta): Promise<EngineEvent[]> {
     const pre = this.preApply(cmd, meta);
-    const { events, durable } = this.journal.submit(cmd, meta);
+    const { events, durable } = this.journal.apply(cmd, meta);
     const trades: SettleableTrade[] = [];
     this.applyEvents(cmd, events, pre, trades, this.now(), meta);
     this.applyDrop(cmd, meta);

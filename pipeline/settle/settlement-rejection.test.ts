@@ -21,10 +21,10 @@ const market: MarketSpec = {
 };
 const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, SETTLEMENT)));
 
-function open(dir: string, events?: ServiceEvent[]) {
+async function open(dir: string, events?: ServiceEvent[]) {
   const svc = new MatcherService({ journalDir: dir, markets: [market], digest, fees: { makerFeeBps: 10n, takerFeeBps: 20n }, expiryMarginMs: 10_000, fsync: false });
   if (events) svc.subscribe((e) => events.push(e));
-  const r = svc.open();
+  const r = await svc.open();
   return { svc, r };
 }
 
@@ -32,7 +32,7 @@ test("a rejected order: cancelled with settlement_rejected:<error>, its trades d
   const dir = mkdtempSync(join(tmpdir(), "reject-"));
   try {
     const [seller, poisoner, buyer] = [0, 1, 2].map(() => privateKeyToAccount(generatePrivateKey()));
-    const { svc } = open(dir);
+    const { svc } = await open(dir);
     for (const t of [seller, poisoner]) svc.deposited(t.address, market.baseToken, 10n ** 20n);
     svc.deposited(buyer.address, market.quoteToken, 10n ** 12n);
     const snapshot = () => [seller, poisoner, buyer].flatMap((t) => [market.baseToken, market.quoteToken].map((k) => svc.ledger.available(t.address, k)));
@@ -58,10 +58,10 @@ test("a rejected order: cancelled with settlement_rejected:<error>, its trades d
     const after = snapshot();
     const lockOfBad = 10n ** 15n; // 10 lots of 1e14 base: the poisoner's whole sell, no longer locked
     assert.deepEqual(after, [before[0], before[1], before[2] + lockOfBad, before[3], before[4], before[5]]);
-    svc.close();
+    await svc.close();
 
     // restart: the decision replays; the dropped trade is not handed to the batcher again
-    const { svc: again } = open(dir);
+    const { svc: again } = await open(dir);
     // deposits come from the chain follower, not the journal: the same history again
     for (const t of [seller, poisoner]) again.deposited(t.address, market.baseToken, 10n ** 20n);
     again.deposited(buyer.address, market.quoteToken, 10n ** 12n);
@@ -69,7 +69,7 @@ test("a rejected order: cancelled with settlement_rejected:<error>, its trades d
     assert.ok(again.droppedSeqs.has(tradeSeq));
     assert.equal(again.rejectedOrders.get(bad.hash.toLowerCase()), "SettlementOrderNonceUsed");
     assert.deepEqual([seller, poisoner, buyer].flatMap((t) => [market.baseToken, market.quoteToken].map((k) => again.ledger.available(t.address, k))), after);
-    again.close();
+    await again.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -79,7 +79,7 @@ test("a crash between the journaled decision and the cancel: the next start canc
   const dir = mkdtempSync(join(tmpdir(), "reject-"));
   try {
     const [poisoner] = [privateKeyToAccount(generatePrivateKey())];
-    const { svc } = open(dir);
+    const { svc } = await open(dir);
     svc.deposited(poisoner.address, market.baseToken, 10n ** 20n);
     const bad = await svc.placeSigned(await signedInput(poisoner, poisoner.address, 31337, SETTLEMENT, market, { side: "sell", priceTicks: 250_000n, sizeLots: 10n }));
     // only the decision record (what rejectForSettlement writes first), then the process dies
@@ -88,15 +88,15 @@ test("a crash between the journaled decision and the cancel: the next start canc
       { reason: "settlement_rejected", info: { settlementDrop: { orders: [{ hash: bad.hash.toLowerCase(), error: "SettlementContractSignatureInvalid" }], trades: [] } } }
     );
     assert.ok(svc.orders.has(bad.hash.toLowerCase()));
-    svc.close();
+    await svc.close();
     const events: ServiceEvent[] = [];
-    const { svc: again } = open(dir, events);
+    const { svc: again } = await open(dir, events);
     assert.ok(again.orders.has(bad.hash.toLowerCase()), "still open right after the replay");
     await again.cancelRejectedOpen();
     assert.equal(again.orders.has(bad.hash.toLowerCase()), false);
     const cancel = events.find((e) => e.kind === "engine" && e.event.type === "cancelled");
     assert.ok(cancel && cancel.kind === "engine" && cancel.reason === "settlement_rejected:SettlementContractSignatureInvalid");
-    again.close();
+    await again.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
