@@ -7,6 +7,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { bridgeConfirmationsFor } from "../config/bridge";
 import { createDb } from "../db";
+import { systemClock } from "../runtime/clock";
 import { createSigningCoordinator } from "../signer-cluster/coordinator";
 import { createRelayer } from "./relayer";
 import { createCustodySigner, createFrostSigner, createHsmClient } from "./signers";
@@ -82,6 +83,7 @@ async function main() {
     coordinator: signer,
     hsm: s.hsmUrl ? createHsmClient(s.hsmUrl) : undefined,
     deployments: s.deployment,
+    clock: systemClock,
     afterSubmit: (_row, step) => {
       if (s.killAfterFirstMint && step === "mint" && ++minted === 1) process.kill(process.pid, "SIGKILL");
     },

@@ -7,6 +7,7 @@ import { rateLimit } from "express-rate-limit";
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { Db } from "../../db";
+import type { Clock } from "../../runtime/clock";
 import type { BridgeAbis } from "../../relayer/abi";
 import { TRANSFER_TOKEN_HEADER } from "./access";
 import { BridgeApiError, bridgeErrorHandler } from "./errors";
@@ -25,14 +26,16 @@ export interface BridgeAppDeps {
   tenants?: TenantStore;
   /** requests per minute per client address (spec section 8 headers on every response) */
   rateLimitPerMinute?: number;
+  /** what the tenant cache and the release check read time through (default: the system clock) */
+  clock?: Clock;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
 const wrap = (h: Handler) => (req: Request, res: Response, next: NextFunction) => h(req, res).catch(next);
 
 export function createBridgeApp(deps: BridgeAppDeps): Express {
-  const tenants = deps.tenants ?? createTenantStore(deps.db);
-  const transfers = createTransferService({ db: deps.db, abis: deps.abis, bridges: deps.bridges, relayedTransfers: deps.relayedTransfers });
+  const tenants = deps.tenants ?? createTenantStore(deps.db, { clock: deps.clock });
+  const transfers = createTransferService({ db: deps.db, abis: deps.abis, bridges: deps.bridges, relayedTransfers: deps.relayedTransfers, clock: deps.clock });
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");

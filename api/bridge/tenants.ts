@@ -3,6 +3,7 @@
 // belongs to.
 import { z } from "zod";
 import type { Db } from "../../db";
+import { systemClock, type Clock } from "../../runtime/clock";
 import { BridgeApiError } from "./errors";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected an address");
@@ -56,7 +57,8 @@ export function hostnameOf(hostHeader: string | undefined): string | undefined {
   return h.split(":")[0] || undefined;
 }
 
-export function createTenantStore(db: Db) {
+/** A hostname's tenant is cached for 5 s of `clock` (default: the system clock). */
+export function createTenantStore(db: Db, { clock = systemClock }: { clock?: Clock } = {}) {
   const cache = new Map<string, { at: number; tenant: TenantConfig | undefined }>();
   return {
     async seed(tenants: TenantSeed[]): Promise<void> {
@@ -75,11 +77,11 @@ export function createTenantStore(db: Db) {
     },
     async byHostname(hostname: string): Promise<TenantConfig | undefined> {
       const hit = cache.get(hostname);
-      if (hit && Date.now() - hit.at < 5_000) return hit.tenant;
+      if (hit && clock.now() - hit.at < 5_000) return hit.tenant;
       const r = await db.query<{ config: TenantConfig | string }>("SELECT config FROM bridge_tenants WHERE hostname = $1", [hostname]);
       const raw = r.rows[0]?.config;
       const tenant = raw === undefined ? undefined : tenantConfigSchema.parse(typeof raw === "string" ? JSON.parse(raw) : raw);
-      cache.set(hostname, { at: Date.now(), tenant });
+      cache.set(hostname, { at: clock.now(), tenant });
       return tenant;
     },
     /** The tenant the request's Host names; unknown hostnames are a clear 404. */

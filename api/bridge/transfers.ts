@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { decodeEventLog, encodeFunctionData, getAddress, type Address, type Hex, type PublicClient } from "viem";
 import { z } from "zod";
 import type { Db } from "../../db";
+import { systemClock, type Clock } from "../../runtime/clock";
 import { BRIDGE_BURNED, BRIDGE_DEPOSITED, type BridgeAbis } from "../../relayer/abi";
 import { newTransferToken, transferTokenMatches } from "./access";
 import { BridgeApiError } from "./errors";
@@ -67,7 +68,8 @@ interface ApiRow {
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
-export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges: Record<string, BridgeEndpoint>; relayedTransfers: RelayedTransferReader }) {
+export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges: Record<string, BridgeEndpoint>; relayedTransfers: RelayedTransferReader; clock?: Clock }) {
+  const clock = deps.clock ?? systemClock;
   // relayedTransfers: the relayers' progress on each linked transfer
   const { db, abis, relayedTransfers } = deps;
   const bridgeOf = (name: string) => {
@@ -180,7 +182,7 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
         if (relayed?.status === "release_queued") {
           const readyAt = Number(relayed.ready_at);
           const chainNow = Number((await b.home.publicClient.getBlock({ blockTag: "latest" })).timestamp);
-          if (chainNow < readyAt && Date.now() / 1000 < readyAt)
+          if (chainNow < readyAt && clock.now() / 1000 < readyAt)
             throw new BridgeApiError("TRANSFER_NOT_READY", "the release's challenge period is not over", { readyAt: new Date(readyAt * 1000).toISOString() });
           await b.relayer.processNow("withdrawal", BigInt(row.nonce));
         }

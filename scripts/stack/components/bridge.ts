@@ -14,6 +14,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../../config";
 import { bridgeConfirmationsFor } from "../../../config/bridge";
 import { createDb } from "../../../db";
+import { systemClock } from "../../../runtime/clock";
 import { startCluster } from "../../../signer-cluster/cluster";
 import { custodyTenant, nativeTenant, type BridgeDeploymentInfo } from "../../../api/bridge/seed";
 import { startBridgeApi } from "../../../api/bridge/server";
@@ -107,10 +108,11 @@ export const bridgeComponent: Component = {
       const clients = { home: chainClientsFor(home.rpcUrl, home.chainId, relayerKey), remote: chainClientsFor(remote.rpcUrl, remote.chainId, relayerKey) };
       const hsm = createHsmClient(cluster.hsm!.url);
       const relayers: Relayer[] = [
-        createRelayer({ config: { relayerId: "stack-native", confirmations: relayerConfirmations }, logger: log, db, homeClient: clients.home, remoteClient: clients.remote, coordinator: createFrostSigner(cluster.coordinator({ logger: log })), hsm, deployments: native }),
+        createRelayer({ config: { relayerId: "stack-native", confirmations: relayerConfirmations }, logger: log, clock: systemClock, db, homeClient: clients.home, remoteClient: clients.remote, coordinator: createFrostSigner(cluster.coordinator({ logger: log })), hsm, deployments: native }),
         createRelayer({
           config: { relayerId: "stack-custody", pollIntervalMs: 100, confirmations: relayerConfirmations },
           logger: log,
+          clock: systemClock,
           db,
           homeClient: clients.home,
           remoteClient: clients.remote,
@@ -146,6 +148,7 @@ export const bridgeComponent: Component = {
       });
       // the API reads the relayers' progress through its RelayedTransferReader port: the relayers' store
       const api = await startBridgeApi({
+        clock: systemClock,
         port: config.ports.bridgeApi,
         host: config.host,
         db,
