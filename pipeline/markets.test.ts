@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { parseDecimal, formatDecimal } from "./decimal";
+import { parseDecimal, formatDecimal } from "../sdk/decimal";
 import {
-  DEFAULT_MARKET_GRIDS, PRICE_SCALE, isMarketGridExact, humanPriceToContract, humanSizeToBase, priceToTicks,
+  DEFAULT_MARKET_GRIDS, PRICE_SCALE, isMarketGridExact, humanPriceToContract, humanSizeToBase, contractPriceToTicks,
   baseToLots, quoteFor, assertMarketGridExact, minRestingPriceTicks, type MarketSpec,
 } from "./markets";
 import { MIN_FILL_UNITS } from "../sdk/eip712";
@@ -34,8 +34,8 @@ test("a grid whose tick*lot is not a multiple of 1e18 is refused, and has an ine
 test("WETH-USD conversions are exact and refuse what is off the grid", () => {
   const m = markets.find((x) => x.symbol === "WETH-USD")!;
   assert.equal(humanPriceToContract(m, "2500.01"), 2_500_010_000n);
-  assert.equal(priceToTicks(m, humanPriceToContract(m, "2500.01")!), 250001n);
-  assert.equal(priceToTicks(m, humanPriceToContract(m, "2500.015")!), null);
+  assert.equal(contractPriceToTicks(m, humanPriceToContract(m, "2500.01")!), 250001n);
+  assert.equal(contractPriceToTicks(m, humanPriceToContract(m, "2500.015")!), null);
   assert.equal(humanSizeToBase(m, "1.5"), 15n * 10n ** 17n);
   assert.equal(baseToLots(m, humanSizeToBase(m, 0.0001)!), 1n);
   assert.equal(baseToLots(m, humanSizeToBase(m, "0.00015")!), null);

@@ -2,7 +2,7 @@
 // decimals, the engine's integer ticks and lots, and the contract's base units.
 import type { Address } from "viem";
 import { MIN_FILL_UNITS } from "../sdk/eip712";
-import { formatDecimal, parseDecimal } from "./decimal";
+import { formatDecimal, parseDecimal } from "../sdk/decimal";
 
 /** The contract's price scale: a price is quote base units per 1e18 base base units. */
 export const PRICE_SCALE = 10n ** 18n;
@@ -64,7 +64,7 @@ export function quoteFor(m: MarketSpec, sizeLots: bigint, priceTicks: bigint): b
 }
 
 /** Contract price -> ticks, or null when off the grid. */
-export function priceToTicks(m: MarketSpec, price: bigint): bigint | null {
+export function contractPriceToTicks(m: MarketSpec, price: bigint): bigint | null {
   return price > 0n && price % m.tickSize === 0n ? price / m.tickSize : null;
 }
 
@@ -143,8 +143,3 @@ export const DEFAULT_MARKET_GRIDS: Record<string, Omit<MarketSpec, "symbol" | "b
     return [symbol, { baseDecimals, quoteDecimals, tickSize, lotSize, minLots, maxLots }];
   }),
 );
-
-/** Base units of a token with `decimals` as a decimal string (for error details and displays). */
-export function formatMarketAmount(units: bigint, decimals: number): string {
-  return formatDecimal(units, decimals);
-}

@@ -1,4 +1,5 @@
-// Exact decimal text of a JS number, for the edges that accept JSON numbers for prices and sizes.
+// Exact decimal text <-> integers, for the edges that accept and show prices, sizes and amounts: the one
+// parser and the one formatter (no floats: a JS number is first written as its shortest decimal text).
 
 /** The shortest decimal text of a finite JS number, expanding exponent notation ("1e-7" -> "0.0000001");
  *  null for NaN and infinities. Callers bound the length of what they accept. */
@@ -14,4 +15,31 @@ export function numberToDecimalString(n: number): string | null {
   if (point <= 0) return `${sign}0.${"0".repeat(-point)}${digits}`;
   if (point >= digits.length) return sign + digits + "0".repeat(point - digits.length);
   return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d+))?$/;
+
+/** Parses "12.345" into 12345n at scale 3 (numbers via their shortest decimal text). Returns null for text
+ *  that is not a plain decimal or has more fractional digits than `scale` (after dropping trailing zeros). */
+export function parseDecimal(text: string | number, scale: number): bigint | null {
+  const s = typeof text === "number" ? numberToDecimalString(text) : text.trim();
+  if (s === null) return null;
+  const m = DECIMAL_RE.exec(s);
+  if (!m) return null;
+  const [, minus, whole, frac = ""] = m;
+  const fracTrimmed = frac.replace(/0+$/, "");
+  if (fracTrimmed.length > scale) return null;
+  const v = BigInt(whole + fracTrimmed.padEnd(scale, "0"));
+  return minus ? -v : v;
+}
+
+/** The one decimal formatter: 12345n at scale 3 -> "12.345" (no trailing zeros, no exponent; a scale of 0
+ *  or below multiplies by 10^-scale). */
+export function formatDecimal(value: bigint, scale: number): string {
+  const neg = value < 0n;
+  const abs = neg ? -value : value;
+  if (scale <= 0) return (neg ? "-" : "") + (abs * 10n ** BigInt(-scale)).toString();
+  const base = 10n ** BigInt(scale);
+  const frac = (abs % base).toString().padStart(scale, "0").replace(/0+$/, "");
+  return (neg ? "-" : "") + (abs / base).toString() + (frac ? "." + frac : "");
 }

@@ -16,7 +16,7 @@ import {
   type DexTimeInForce,
   type SettlementOrder,
 } from "../../pipeline/service";
-import { priceToTicks, sizeToLots, type GridResult } from "./units";
+import { decimalPriceToTicks, sizeToLots, type GridResult } from "./units";
 
 /** Spec 3.2's allowed time in force per type (the engine's table) in the payloads' case; the first is the default. */
 const allowedTimeInForce = (type: DexOrderType): DexTimeInForce[] => ORDER_TYPE_RULES[type].timeInForce.map(dexTimeInForce);
@@ -74,16 +74,16 @@ export function parseOrderFields(m: DexMarket, f: OrderFields, nowMs: number, si
   let priceTicks: bigint | null = null;
   if (rule.needsPrice) {
     if (f.price === undefined) throw new ApiError("INVALID_REQUEST", `price is required for ${type} orders`, { field: "price" });
-    priceTicks = grid("price", priceToTicks(m, f.price), m);
+    priceTicks = grid("price", decimalPriceToTicks(m, f.price), m);
   } else if (f.price !== undefined) {
     // A market order may carry a price only when it is the signed order's protection price.
     if (!signedMarket) throw new ApiError("INVALID_REQUEST", `price is not allowed for ${type} orders`, { field: "price" });
-    grid("price", priceToTicks(m, f.price), m);
+    grid("price", decimalPriceToTicks(m, f.price), m);
   }
   let triggerPriceTicks: bigint | null = null;
   if (rule.needsTrigger) {
     if (f.trigger_price === undefined) throw new ApiError("INVALID_REQUEST", `trigger_price is required for ${type} orders`, { field: "trigger_price" });
-    triggerPriceTicks = grid("trigger_price", priceToTicks(m, f.trigger_price), m);
+    triggerPriceTicks = grid("trigger_price", decimalPriceToTicks(m, f.trigger_price), m);
   } else if (f.trigger_price !== undefined) {
     throw new ApiError("INVALID_REQUEST", `trigger_price is only for stop and take-profit orders`, { field: "trigger_price" });
   }
@@ -146,7 +146,7 @@ export function checkSignedOrder(m: DexMarket, body: PlaceOrderBody, p: ParsedOr
   if (order.side !== side) mismatch("side", String(side), String(order.side));
   const amount = p.sizeLots * m.lotSize;
   if (order.amount !== amount) mismatch("amount", amount.toString(), order.amount.toString());
-  const limitTicks = p.priceTicks ?? (body.price !== undefined ? (priceToTicks(m, body.price) as { value: bigint }).value : null);
+  const limitTicks = p.priceTicks ?? (body.price !== undefined ? (decimalPriceToTicks(m, body.price) as { value: bigint }).value : null);
   if (limitTicks !== null && order.price !== limitTicks * m.tickSize) mismatch("price", (limitTicks * m.tickSize).toString(), order.price.toString());
   if (order.price % m.tickSize !== 0n || order.price === 0n) mismatch("price", "a positive multiple of the tick", order.price.toString());
   const postOnly = p.timeInForce === "post_only" || p.type === "limit_maker" ? 1 : 0;

@@ -2,7 +2,8 @@
 // that may exceed 2^53 as decimal strings).
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { DexBalance, DexBookSnapshot, DexFill, DexMarket, DexOrder, DexOrderWithFills, DexTrade } from "../../pipeline/service";
-import { averagePriceText, formatUnits, lotsToSize, ticksToPrice } from "./units";
+import { averagePriceText, lotsToSize, ticksToPrice } from "./units";
+import { formatDecimal } from "../../sdk/decimal";
 
 export function presentBook(m: DexMarket, b: DexBookSnapshot) {
   return {
@@ -42,7 +43,7 @@ export function presentFill(m: DexMarket, f: DexFill, feeDecimals: number) {
     price: ticksToPrice(m, f.priceTicks),
     size: lotsToSize(m, f.sizeLots),
     liquidity: f.liquidity,
-    fee: formatUnits(f.feeUnits, feeDecimals),
+    fee: formatDecimal(f.feeUnits, feeDecimals),
     fee_token: f.feeToken,
     timestamp: f.timestampMs,
     settlement: f.settlement,
@@ -71,10 +72,10 @@ export function presentBalance(b: DexBalance) {
     asset: b.asset,
     token: b.token,
     decimals: b.decimals,
-    available: formatUnits(b.availableUnits, b.decimals),
-    locked: formatUnits(b.lockedUnits, b.decimals),
-    on_chain: formatUnits(b.onChainUnits, b.decimals),
-    pending_withdrawal: formatUnits(b.pendingWithdrawalUnits, b.decimals),
+    available: formatDecimal(b.availableUnits, b.decimals),
+    locked: formatDecimal(b.lockedUnits, b.decimals),
+    on_chain: formatDecimal(b.onChainUnits, b.decimals),
+    pending_withdrawal: formatDecimal(b.pendingWithdrawalUnits, b.decimals),
   };
 }
 
@@ -85,8 +86,8 @@ export function presentApiKey(k: ApiKeyRecord) {
     label: k.label,
     permissions: k.permissions,
     ip_allowlist: k.ipAllowlist,
-    position_limit: k.positionLimitE18 === null ? null : formatUnits(k.positionLimitE18, 18),
-    daily_loss_limit: k.dailyLossLimitE18 === null ? null : formatUnits(k.dailyLossLimitE18, 18),
+    position_limit: k.positionLimitE18 === null ? null : formatDecimal(k.positionLimitE18, 18),
+    daily_loss_limit: k.dailyLossLimitE18 === null ? null : formatDecimal(k.dailyLossLimitE18, 18),
     agent_address: k.agentAddress,
     agent_status: k.agentStatus,
     created_at: k.createdAtMs,

@@ -11,7 +11,8 @@
 import { ApiError } from "../errors";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import { DEX_OPEN_STATUSES, type DexMarket, type DexOrderIntent, type DexService } from "../../pipeline/service";
-import { formatUnits, PRICE_SCALE } from "./units";
+import { PRICE_SCALE } from "./units";
+import { formatDecimal } from "../../sdk/decimal";
 
 const MAX_ORDERS_SCANNED = 10_000;
 
@@ -22,7 +23,7 @@ export function notionalE18(m: DexMarket, priceTicks: bigint, sizeLots: bigint):
   return (quoteUnitsTimes1e18 + scale - 1n) / scale;
 }
 
-const e18Text = (v: bigint) => formatUnits(v, 18);
+const e18Text = (v: bigint) => formatDecimal(v, 18);
 
 export async function checkPositionLimit(service: DexService, m: DexMarket, key: ApiKeyRecord, intent: DexOrderIntent): Promise<void> {
   if (key.positionLimitE18 === null) return;

@@ -2,7 +2,7 @@
 // written in its shortest round-trip decimal form (String(n), what the client most likely typed), then
 // parsed as text; a value that is not a whole number of ticks or lots is refused, never rounded.
 import type { DexMarket } from "../../pipeline/service";
-import { numberToDecimalString } from "../../sdk/decimal";
+import { formatDecimal, numberToDecimalString } from "../../sdk/decimal";
 
 export const PRICE_SCALE = 10n ** 18n;
 /** The contract's Fill keeps price and baseAmount in uint128. */
@@ -43,7 +43,8 @@ export function priceExponent(m: DexMarket): number {
 
 export type GridResult = { ok: true; value: bigint } | { ok: false; reason: "not_a_number" | "not_positive" | "off_grid" | "too_large" };
 
-export function priceToTicks(m: DexMarket, input: number | string): GridResult {
+/** A decimal price (the API's) -> ticks; see contractPriceToTicks (pipeline/markets.ts) for the contract's. */
+export function decimalPriceToTicks(m: DexMarket, input: number | string): GridResult {
   const d = parseExactDecimal(input);
   if (!d) return { ok: false, reason: "not_a_number" };
   if (d.digits <= 0n) return { ok: false, reason: "not_positive" };
@@ -63,21 +64,11 @@ export function sizeToLots(m: DexMarket, input: number | string): GridResult {
   return { ok: true, value: lots };
 }
 
-/** 12345n at scale 3 -> "12.345" (no trailing zeros, no exponent). */
-export function formatUnits(value: bigint, scale: number): string {
-  const neg = value < 0n;
-  const abs = neg ? -value : value;
-  if (scale <= 0) return (neg ? "-" : "") + (abs * 10n ** BigInt(-scale)).toString();
-  const base = 10n ** BigInt(scale);
-  const frac = (abs % base).toString().padStart(scale, "0").replace(/0+$/, "");
-  return (neg ? "-" : "") + (abs / base).toString() + (frac ? "." + frac : "");
-}
-
 export function ticksToPriceText(m: DexMarket, priceTicks: bigint): string {
-  return formatUnits(priceTicks * m.tickSize, priceExponent(m));
+  return formatDecimal(priceTicks * m.tickSize, priceExponent(m));
 }
 export function lotsToSizeText(m: DexMarket, sizeLots: bigint): string {
-  return formatUnits(sizeLots * m.lotSize, m.baseDecimals);
+  return formatDecimal(sizeLots * m.lotSize, m.baseDecimals);
 }
 /** Spec number fields are computed from the exact decimal text (the nearest double). */
 export const ticksToPrice = (m: DexMarket, t: bigint): number => Number(ticksToPriceText(m, t));
@@ -98,5 +89,5 @@ export function averagePriceText(m: DexMarket, filledQuoteUnits: bigint, filledL
   const exp = priceExponent(m);
   // contract price = quote * 1e18 / base; human = contract / 10^exp; keep 18 extra digits.
   const scaled = (filledQuoteUnits * PRICE_SCALE * 10n ** 18n) / (filledLots * m.lotSize);
-  return formatUnits(scaled, exp + 18);
+  return formatDecimal(scaled, exp + 18);
 }

@@ -5,7 +5,7 @@ import type { OrderType, TimeInForce } from "../../matcher/core/types";
 import { orderTypeRule } from "../../matcher/core/validate";
 import { PipelineError } from "../errors";
 import { buyLockFor, type OrderLock } from "../match/ledger";
-import { baseToLots, minRestingPriceTicks, priceToTicks, type MarketSpec } from "../markets";
+import { baseToLots, contractPriceToTicks, minRestingPriceTicks, type MarketSpec } from "../markets";
 import { OrderFlags, type Order } from "../order";
 import { recoverSigner } from "./recover";
 
@@ -85,7 +85,7 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   }
   const lots = baseToLots(market, o.amount);
   if (lots === null) throw invalid(`size is not a multiple of the lot size ${market.lotSize}`, { lotSize: market.lotSize.toString() });
-  const ticks = priceToTicks(market, o.price);
+  const ticks = contractPriceToTicks(market, o.price);
   if (ticks === null) throw invalid(`price is not a multiple of the tick size ${market.tickSize}`, { tickSize: market.tickSize.toString() });
   // An order that can rest may become a maker, and every fill trades at the maker's price: one lot at a resting
   // price must reach the contract's minimum fill (Settlement.MIN_FILL_UNITS). Orders that never rest need not.

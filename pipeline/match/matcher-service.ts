@@ -8,9 +8,11 @@ import { PipelineError } from "../errors";
 import { validateSignedOrder, type IntakeContext, type PlaceSignedInput, type ValidatedOrder } from "../intake/intake";
 import { createRecoverPool, type RecoverPool } from "../intake/recover-pool";
 import { BalanceLedger, buyLockFor, type OrderLock, type TradeDelta } from "./ledger";
-import { assertMarketGridExact, formatMarketAmount, lotsToBase, quoteFor, ticksToPrice, type MarketSpec } from "../markets";
+import { assertMarketGridExact, lotsToBase, quoteFor, ticksToPrice, type MarketSpec } from "../markets";
 import { orderFromJson, orderToJson, type OrderJson, type SignedOrder } from "../order";
 import type { SettleableTrade } from "../settle/batcher";
+import { formatDecimal } from "../../sdk/decimal";
+import { feeFor } from "../../sdk/eip712";
 
 /** Order nodes the engine allocates at start (~8 MB): a growing book takes nodes from this reserve instead of
  * the young generation, which keeps mark-compacts and long scavenges off the matching path (docs/decisions.md). */
@@ -98,10 +100,6 @@ export interface PlaceResult {
   /** accepted = the engine took it (it may have traded or rested); rejected = the engine refused it */
   status: "accepted" | "rejected";
   rejectCode?: string;
-}
-
-function feeFor(amount: bigint, bps: bigint): bigint {
-  return (amount * bps + 9_999n) / 10_000n;
 }
 
 export class MatcherService {
@@ -239,8 +237,8 @@ export class MatcherService {
       const m = v.market;
       const dec = v.lock.token.toLowerCase() === m.quoteToken.toLowerCase() ? m.quoteDecimals : m.baseDecimals;
       throw new PipelineError("INSUFFICIENT_BALANCE", "not enough available balance for the order", {
-        required: Number(formatMarketAmount(v.lock.amount, dec)),
-        available: Number(formatMarketAmount(available < 0n ? 0n : available, dec)),
+        required: Number(formatDecimal(v.lock.amount, dec)),
+        available: Number(formatDecimal(available < 0n ? 0n : available, dec)),
         token: v.lock.token,
         requiredUnits: v.lock.amount.toString(),
         availableUnits: available.toString(),

@@ -35,7 +35,7 @@ import type { DexMarket } from "../../pipeline/service";
 import { checkSignedOrder, intentOf, parseOrderFields } from "../../api/dex/order-intent";
 import { signedOrderToWire } from "../../api/dex/order-intent";
 import { presentOrder } from "../../api/dex/present";
-import { lotsToSizeText, priceToTicks, sizeToLots, ticksToPriceText } from "../../api/dex/units";
+import { lotsToSizeText, decimalPriceToTicks, sizeToLots, ticksToPriceText } from "../../api/dex/units";
 import { api, createApiKey, keyHeaders, keyOrderBody, signedOrderBody, walletHeaders, type TestKey } from "../../bench/api/client";
 import { getOrderHash, getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
@@ -149,7 +149,7 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
       assert.ok(r.ok);
       return r.value!;
     };
-    const wbtcTicks = grid(priceToTicks(mw, "70000"));
+    const wbtcTicks = grid(decimalPriceToTicks(mw, "70000"));
     const wbtcLots = grid(sizeToLots(mw, "0.01"));
 
     // ---- honest load on WETH-USD, concurrently with everything below
