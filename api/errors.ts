@@ -1,76 +1,75 @@
-// One error type and one mapper for every DEX surface (REST, WebSocket, gRPC). Handlers throw ApiError
-// (or let a DexServiceError / validation error through); the edge turns it into the spec's body
-// {error:{code,message,details}} with the status decided in docs/decisions.md "DEX API".
+// One error type and the one HTTP error mapper of the APIs: the DEX's REST, WebSocket and gRPC surfaces
+// and the bridge API (api/bridge/errors.ts adds its codes as data). Handlers throw ApiError (or let a
+// DexServiceError / validation error through); `toHttpError` turns any thrown value into the spec's body
+// {error:{code,message,details}} and its status (docs/decisions.md "DEX API"). Unknown errors are
+// INTERNAL_ERROR with a generic message: their text, stack and cause go to the log, never to a client.
 import { status as GrpcStatus } from "@grpc/grpc-js";
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
 import { ZodError } from "zod";
 import { DexServiceError } from "../pipeline/service";
+import { AppError } from "../runtime/errors";
+import { formatDecimal } from "../sdk/decimal";
 
-export const API_ERROR_STATUS = {
-  INVALID_REQUEST: 400,
-  INVALID_SYMBOL: 400,
-  INVALID_ORDER_TYPE: 400,
-  INSUFFICIENT_BALANCE: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  ORDER_NOT_FOUND: 404,
-  API_KEY_NOT_FOUND: 404,
-  ROUTE_NOT_FOUND: 404,
-  ORDER_NOT_OPEN: 409,
-  DUPLICATE_CLIENT_ORDER_ID: 409,
-  AGENT_ALREADY_APPROVED: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  RATE_LIMIT_EXCEEDED: 429,
-  INTERNAL_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-} as const;
-export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
-
-const GRPC_STATUS: Record<ApiErrorCode, GrpcStatus> = {
-  INVALID_REQUEST: GrpcStatus.INVALID_ARGUMENT,
-  INVALID_SYMBOL: GrpcStatus.INVALID_ARGUMENT,
-  INVALID_ORDER_TYPE: GrpcStatus.INVALID_ARGUMENT,
-  INSUFFICIENT_BALANCE: GrpcStatus.FAILED_PRECONDITION,
-  UNAUTHORIZED: GrpcStatus.UNAUTHENTICATED,
-  FORBIDDEN: GrpcStatus.PERMISSION_DENIED,
-  ORDER_NOT_FOUND: GrpcStatus.NOT_FOUND,
-  API_KEY_NOT_FOUND: GrpcStatus.NOT_FOUND,
-  ROUTE_NOT_FOUND: GrpcStatus.UNIMPLEMENTED,
-  ORDER_NOT_OPEN: GrpcStatus.FAILED_PRECONDITION,
-  DUPLICATE_CLIENT_ORDER_ID: GrpcStatus.ALREADY_EXISTS,
-  AGENT_ALREADY_APPROVED: GrpcStatus.ALREADY_EXISTS,
-  PAYLOAD_TOO_LARGE: GrpcStatus.INVALID_ARGUMENT,
-  RATE_LIMIT_EXCEEDED: GrpcStatus.RESOURCE_EXHAUSTED,
-  INTERNAL_ERROR: GrpcStatus.INTERNAL,
-  SERVICE_UNAVAILABLE: GrpcStatus.UNAVAILABLE,
-};
-
-export interface ErrorBody {
-  error: { code: ApiErrorCode; message: string; details: Record<string, unknown> };
+/** What a code means on each surface: its HTTP status, its gRPC status, and whether the same request can
+ *  succeed later (the client may retry: the rate limit, a service down). */
+export interface ApiErrorRule {
+  readonly http: number;
+  readonly grpc?: GrpcStatus;
+  readonly retryable?: boolean;
 }
 
-export class ApiError extends Error {
+const DEX_ERROR_RULES = {
+  INVALID_REQUEST: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  INVALID_SYMBOL: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  INVALID_ORDER_TYPE: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  INSUFFICIENT_BALANCE: { http: 400, grpc: GrpcStatus.FAILED_PRECONDITION },
+  UNAUTHORIZED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED },
+  FORBIDDEN: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED },
+  ORDER_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  API_KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
+  ROUTE_NOT_FOUND: { http: 404, grpc: GrpcStatus.UNIMPLEMENTED },
+  ORDER_NOT_OPEN: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION },
+  DUPLICATE_CLIENT_ORDER_ID: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS },
+  AGENT_ALREADY_APPROVED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS },
+  PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT },
+  RATE_LIMIT_EXCEEDED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
+  INTERNAL_ERROR: { http: 500, grpc: GrpcStatus.INTERNAL },
+  SERVICE_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
+} as const satisfies Record<string, ApiErrorRule>;
+export type ApiErrorCode = keyof typeof DEX_ERROR_RULES;
+/** The codes of the DEX API (and the ones every HTTP API shares), with their rules. */
+export const API_ERROR_RULES: Readonly<Record<ApiErrorCode, ApiErrorRule>> = DEX_ERROR_RULES;
+
+export interface ErrorBody<C extends string = ApiErrorCode> {
+  error: { code: C; message: string; details: Record<string, unknown> };
+}
+
+/** An error an API answers on purpose. Its status, gRPC status and `retryable` come from its class's
+ *  rule table (`rules`): the DEX's here; a subclass for another API (BridgeApiError) brings its own. */
+export class ApiError<C extends string = ApiErrorCode> extends AppError<C> {
+  static readonly rules: Readonly<Record<string, ApiErrorRule>> = API_ERROR_RULES;
   readonly status: number;
-  constructor(
-    readonly code: ApiErrorCode,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+
+  constructor(code: C, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    const rule = ruleOf(new.target, code);
+    super(code, message, { ...options, details, retryable: rule.retryable ?? false });
     this.name = "ApiError";
-    this.status = API_ERROR_STATUS[code];
+    this.status = rule.http;
   }
 
   get grpcStatus(): GrpcStatus {
-    return GRPC_STATUS[this.code];
+    return ruleOf(this.constructor as typeof ApiError, this.code).grpc ?? GrpcStatus.UNKNOWN;
   }
 
-  toBody(): ErrorBody {
+  toBody(): ErrorBody<C> {
     return { error: { code: this.code, message: this.message, details: this.details } };
   }
 }
+
+const INTERNAL_RULE: ApiErrorRule = DEX_ERROR_RULES.INTERNAL_ERROR;
+const ruleOf = (cls: typeof ApiError, code: string): ApiErrorRule =>
+  Object.prototype.hasOwnProperty.call(cls.rules, code) ? cls.rules[code] : INTERNAL_RULE;
 
 /** The service's refusals in the API's codes. */
 function fromServiceError(e: DexServiceError): ApiError {
@@ -89,7 +88,7 @@ function fromServiceError(e: DexServiceError): ApiError {
     default:
       // A code the API does not know (the service may grow new refusals, e.g. INVALID_ORDER) is a
       // client-side refusal: INVALID_REQUEST, with the service's code as the reason.
-      if (e.code in API_ERROR_STATUS) return new ApiError(e.code as ApiErrorCode, e.message, plain(d), { cause: e });
+      if (Object.prototype.hasOwnProperty.call(API_ERROR_RULES, e.code)) return new ApiError(e.code as ApiErrorCode, e.message, plain(d), { cause: e });
       return new ApiError("INVALID_REQUEST", e.message, { reason: String(e.code).toLowerCase(), ...plain(d) }, { cause: e });
   }
 }
@@ -104,7 +103,7 @@ function insufficientDetails(d: Record<string, unknown>): Record<string, unknown
   const decimals = typeof d.decimals === "number" ? d.decimals : null;
   // token-unit numbers: given by the service, or computed from the exact units and the token's decimals
   const num = (given: unknown, u: bigint | null) =>
-    typeof given === "number" ? given : u !== null && decimals !== null ? Number(formatUnits(u, decimals)) : null;
+    typeof given === "number" ? given : u !== null && decimals !== null ? Number(formatDecimal(u, decimals)) : null;
   return {
     token: d.token ?? null,
     required: num(d.required, req),
@@ -114,49 +113,78 @@ function insufficientDetails(d: Record<string, unknown>): Record<string, unknown
   };
 }
 
-function formatUnits(v: bigint, decimals: number): string {
-  const neg = v < 0n;
-  const abs = neg ? -v : v;
-  const base = 10n ** BigInt(decimals);
-  const frac = decimals > 0 ? (abs % base).toString().padStart(decimals, "0").replace(/0+$/, "") : "";
-  return (neg ? "-" : "") + (abs / base).toString() + (frac ? "." + frac : "");
-}
-
 /** JSON-safe copy: bigints become decimal strings. */
 export function plain(d: Record<string, unknown>): Record<string, unknown> {
   return JSON.parse(JSON.stringify(d, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
 }
 
-/** Any thrown value -> ApiError. Unknown errors become INTERNAL_ERROR (their text is never sent). */
-export function toApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  if (err instanceof DexServiceError) return fromServiceError(err);
-  if (err instanceof ZodError) return validationError(err);
-  const e = err as { type?: string; status?: number; statusCode?: number; expose?: boolean } | undefined;
-  if (e?.type === "entity.too.large") return new ApiError("PAYLOAD_TOO_LARGE", "request body too large");
-  const status = e?.status ?? e?.statusCode;
-  if (typeof status === "number" && status >= 400 && status < 500 && e?.expose) {
-    return new ApiError("INVALID_REQUEST", "malformed request", { reason: e.type ?? "bad_request" }, { cause: err });
-  }
-  return new ApiError("INTERNAL_ERROR", "internal error", {}, { cause: err });
+/** What an error of express's body parser (http-errors) looks like. */
+export interface HttpParserError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
 }
 
-export function validationError(err: ZodError, where?: string): ApiError {
-  const issues = err.issues.slice(0, 20).map((i) => ({
+/** How one HTTP API answers what its handlers did not throw on purpose. The DEX and the bridge answered a
+ *  few of these differently before they shared this mapper; the differences are kept as data so that no
+ *  answer changes. */
+export interface HttpErrorRules {
+  /** at most this many validation issues are listed in details.issues */
+  readonly maxIssues: number;
+  /** a request express could not read (other than a too-large body): the API's answer, or null for
+   *  INTERNAL_ERROR */
+  readonly unreadableRequest: (e: HttpParserError, err: unknown) => ApiError<string> | null;
+  /** the log line of a 5xx answer */
+  readonly logMessage: string;
+}
+
+/** The DEX REST API's: 20 issues at most; any exposed 4xx of express is INVALID_REQUEST "malformed request". */
+export const DEX_HTTP_ERRORS: HttpErrorRules = {
+  maxIssues: 20,
+  unreadableRequest: (e, err) => {
+    const status = e.status ?? e.statusCode;
+    return typeof status === "number" && status >= 400 && status < 500 && e.expose
+      ? new ApiError("INVALID_REQUEST", "malformed request", { reason: e.type ?? "bad_request" }, { cause: err })
+      : null;
+  },
+  logMessage: "request failed",
+};
+
+/** Any thrown value -> ApiError. Unknown errors become INTERNAL_ERROR (their text is never sent). */
+export function toApiError(err: unknown): ApiError;
+export function toApiError(err: unknown, rules: HttpErrorRules): ApiError<string>;
+export function toApiError(err: unknown, rules: HttpErrorRules = DEX_HTTP_ERRORS): ApiError<string> {
+  if (err instanceof ApiError) return err;
+  if (err instanceof DexServiceError) return fromServiceError(err);
+  if (err instanceof ZodError) return validationError(err, undefined, rules.maxIssues);
+  const e = (err ?? {}) as HttpParserError;
+  if (e.type === "entity.too.large") return new ApiError("PAYLOAD_TOO_LARGE", "request body too large");
+  return rules.unreadableRequest(e, err) ?? new ApiError("INTERNAL_ERROR", "internal error", {}, { cause: err });
+}
+
+/** The one HTTP error mapper: any thrown value -> the status and the body {error:{code,message,details}}
+ *  an HTTP API answers (`error` is the ApiError it was mapped to, for the log). */
+export function toHttpError(err: unknown, rules: HttpErrorRules = DEX_HTTP_ERRORS): { status: number; body: ErrorBody<string>; error: ApiError<string> } {
+  const error = toApiError(err, rules);
+  return { status: error.status, body: error.toBody(), error };
+}
+
+export function validationError(err: ZodError, where?: string, maxIssues = DEX_HTTP_ERRORS.maxIssues): ApiError {
+  const issues = err.issues.slice(0, maxIssues).map((i) => ({
     path: [...(where ? [where] : []), ...i.path.map(String)].join("."),
     message: i.message,
   }));
   return new ApiError("INVALID_REQUEST", "request failed validation", { issues }, { cause: err });
 }
 
-/** The one Express error handler (Express 5 routes async rejections here too). */
-export function createErrorHandler(logger: Logger): ErrorRequestHandler {
+/** The one Express error handler (Express 5 routes async rejections here too), for the DEX REST API by
+ *  default and for the bridge API with its rules. */
+export function createErrorHandler(logger: Logger, rules: HttpErrorRules = DEX_HTTP_ERRORS): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const apiError = toApiError(err);
-    if (apiError.status >= 500) {
-      logger.error({ err: apiError.cause ?? err, method: req.method, path: req.path }, "request failed");
-    }
+    const { status, body, error } = toHttpError(err, rules);
+    if (status >= 500) logger.error({ err: error.cause ?? err, method: req.method, path: req.path }, rules.logMessage);
     if (res.headersSent) return;
-    res.status(apiError.status).json(apiError.toBody());
+    res.status(status).json(body);
   };
 }

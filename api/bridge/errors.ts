@@ -1,54 +1,55 @@
-// The bridge API's one error type and mapper: every failure leaves as the spec's body
-// {error:{code,message,details}} with its status; validation errors name the fields; nothing else
-// (no stack trace, no driver message) ever reaches a client.
+// The bridge API's codes and its answers to what express and zod throw, as data for the one HTTP error
+// mapper (api/errors.ts): every failure leaves as the spec's body {error:{code,message,details}} with its
+// status; validation errors name the fields; nothing else (no stack trace, no driver message) ever
+// reaches a client.
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
-import { ZodError } from "zod";
+import { API_ERROR_RULES, ApiError, createErrorHandler, type ApiErrorRule, type HttpErrorRules } from "../errors";
 
-export const BRIDGE_ERROR_STATUS = {
-  INVALID_REQUEST: 400,
-  FORBIDDEN: 403,
-  TENANT_NOT_FOUND: 404,
-  TRANSFER_NOT_FOUND: 404,
-  ROUTE_NOT_FOUND: 404,
-  TRANSFER_MISMATCH: 409,
-  TRANSFER_ALREADY_LINKED: 409,
-  TRANSFER_NOT_READY: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  RATE_LIMIT_EXCEEDED: 429,
-  INTERNAL_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-} as const;
-export type BridgeErrorCode = keyof typeof BRIDGE_ERROR_STATUS;
+/** The bridge's own codes; the others it answers with are the shared ones of api/errors.ts. */
+const BRIDGE_ONLY_RULES = {
+  TENANT_NOT_FOUND: { http: 404 },
+  TRANSFER_NOT_FOUND: { http: 404 },
+  TRANSFER_MISMATCH: { http: 409 },
+  TRANSFER_ALREADY_LINKED: { http: 409 },
+  // the deposit is not mined yet or the release's challenge period is running: try again later
+  TRANSFER_NOT_READY: { http: 409, retryable: true },
+} as const satisfies Record<string, ApiErrorRule>;
 
-export class BridgeApiError extends Error {
-  readonly status: number;
-  constructor(readonly code: BridgeErrorCode, message: string, readonly details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
-    super(message, options);
+const SHARED_CODES = [
+  "INVALID_REQUEST",
+  "FORBIDDEN",
+  "ROUTE_NOT_FOUND",
+  "PAYLOAD_TOO_LARGE",
+  "RATE_LIMIT_EXCEEDED",
+  "INTERNAL_ERROR",
+  "SERVICE_UNAVAILABLE",
+] as const;
+
+export type BridgeErrorCode = (typeof SHARED_CODES)[number] | keyof typeof BRIDGE_ONLY_RULES;
+
+export const BRIDGE_ERROR_RULES: Readonly<Record<BridgeErrorCode, ApiErrorRule>> = {
+  ...(Object.fromEntries(SHARED_CODES.map((c) => [c, API_ERROR_RULES[c]])) as Record<(typeof SHARED_CODES)[number], ApiErrorRule>),
+  ...BRIDGE_ONLY_RULES,
+};
+
+export class BridgeApiError extends ApiError<BridgeErrorCode> {
+  static override readonly rules: Readonly<Record<string, ApiErrorRule>> = BRIDGE_ERROR_RULES;
+  constructor(code: BridgeErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(code, message, details, options);
     this.name = "BridgeApiError";
-    this.status = BRIDGE_ERROR_STATUS[code];
-  }
-  toBody() {
-    return { error: { code: this.code, message: this.message, details: this.details } };
   }
 }
 
-export function toBridgeApiError(err: unknown): BridgeApiError {
-  if (err instanceof BridgeApiError) return err;
-  if (err instanceof ZodError)
-    return new BridgeApiError("INVALID_REQUEST", "request failed validation", {
-      issues: err.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-    });
-  const e = err as { type?: string; status?: number };
-  if (e?.type === "entity.too.large") return new BridgeApiError("PAYLOAD_TOO_LARGE", "request body too large");
-  if (e?.type === "entity.parse.failed" || (e?.status === 400 && e?.type)) return new BridgeApiError("INVALID_REQUEST", "body is not valid JSON");
-  return new BridgeApiError("INTERNAL_ERROR", "internal error", {}, { cause: err });
-}
+/** The bridge's answers where the DEX's differ: every validation issue is listed, and only a body that is
+ *  not JSON (or another 400 of the body parser) is INVALID_REQUEST "body is not valid JSON". */
+export const BRIDGE_HTTP_ERRORS: HttpErrorRules = {
+  maxIssues: Infinity,
+  unreadableRequest: (e) =>
+    e.type === "entity.parse.failed" || (e.status === 400 && e.type) ? new BridgeApiError("INVALID_REQUEST", "body is not valid JSON") : null,
+  logMessage: "bridge API request failed",
+};
 
 export function bridgeErrorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, _next) => {
-    const e = toBridgeApiError(err);
-    if (e.status >= 500) logger.error({ err: (e.cause as Error)?.stack ?? String(e.cause ?? e), path: req.path }, "bridge API request failed");
-    res.status(e.status).json(e.toBody());
-  };
+  return createErrorHandler(logger, BRIDGE_HTTP_ERRORS);
 }
