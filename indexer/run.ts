@@ -3,9 +3,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
-import { createServer } from "node:net";
 import path from "node:path";
 import { cpuAffinityPrefix } from "../runtime/cpu-affinity";
+import { freePort } from "../runtime/ports";
 import { findRepoRoot, loadDeployments } from "./deployments";
 
 export interface StartIndexerOptions {
@@ -49,17 +49,6 @@ const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50 } as const;
 
 const indexerDir = typeof __dirname !== "undefined" ? __dirname : path.join(findRepoRoot(), "indexer");
 const ponderBin = path.join(findRepoRoot(indexerDir), "node_modules", "ponder", "dist", "esm", "bin", "ponder.js");
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);

@@ -5,13 +5,13 @@
 // prints the node URLs, the HSM address and the group key, and runs until SIGINT/SIGTERM.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
-import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { chainsToEnv, loadChainsConfig } from "./config";
 import { createSigningCoordinator, type KeyInfo, type SigningCoordinatorOptions } from "./coordinator";
 import { runDkg, type DkgResult, type NodeRef } from "./dkg";
 import { callJson } from "./http";
+import { freePort } from "../runtime/ports";
 import type { BridgeChainsConfig } from "./source-events";
 
 const ROOT = resolve(__dirname, "..");
@@ -46,17 +46,6 @@ export interface Cluster {
   /** OS process ids of the running nodes (and the HSM), for monitoring and benches */
   processIds(): { nodes: Record<number, number>; hsm?: number };
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once("error", rej);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => res(port));
-    });
-  });
 }
 
 interface Proc {

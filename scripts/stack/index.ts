@@ -5,5 +5,5 @@ export { readDeployments, writeDeployments, type Deployments, type ChainDeployme
 export { DEMO_DEPOSIT_WHOLE_TOKENS, type SeededBalance } from "./seed";
 export { ensureCompiled, loadArtifact } from "./compile";
 export type { Component, ComponentHandle, ComponentHealth, StackContext, StackChains } from "./types";
-export { createTestConfig, findFreePort } from "./test-config";
+export { createTestConfig } from "./test-config";
 export { bridgeComponent } from "./components/bridge";

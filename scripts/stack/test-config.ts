@@ -1,18 +1,7 @@
 // Configs for tests that start a stack: every listener on its own free port, data in a given directory.
 // (Port 0 is not enough: components read their URLs from the config, so the ports must be known first.)
-import { createServer } from "node:net";
 import { loadConfig, type Config } from "../../config";
-
-export function findFreePort(host = "127.0.0.1"): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../../runtime/ports";
 
 const PORT_VARIABLES = [
   "EXCHANGE_API_PORT",
@@ -35,8 +24,8 @@ export async function createTestConfig(
   const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: "warn" };
   const taken = new Set<number>();
   for (const name of PORT_VARIABLES) {
-    let port = await findFreePort();
-    while (taken.has(port)) port = await findFreePort();
+    let port = await freePort();
+    while (taken.has(port)) port = await freePort();
     taken.add(port);
     env[name] = String(port);
   }

@@ -1,11 +1,10 @@
-// Test and bench helpers: a throwaway `hardhat node` on a free port, and the event stub deployed on it.
-import { spawn } from "node:child_process";
+// Test and bench helpers: a throwaway `hardhat node` (the stack's own launcher, scripts/chain/node-process.ts),
+// and the event stub deployed on it.
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createPublicClient, createWalletClient, http, type Address, type Hex } from "viem";
-import { freePort } from "../cluster";
+import { spawnHardhatNode } from "../../scripts/chain/node-process";
 
-const ROOT = resolve(__dirname, "../..");
 const stub = JSON.parse(readFileSync(join(__dirname, "MpcSimBridgeEventsStub.json"), "utf8")) as { abi: unknown[]; bytecode: Hex };
 export const STUB_ABI = stub.abi;
 
@@ -19,40 +18,12 @@ export interface TestChain {
 }
 
 export async function startHardhatChain(chainId: number): Promise<TestChain> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, "node_modules/hardhat/internal/cli/cli.js"), "node", "--port", String(port), "--hostname", "127.0.0.1"], {
-    cwd: ROOT,
-    env: { ...process.env, HARDHAT_CHAIN_ID: String(chainId) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGTERM");
-    const t = setTimeout(() => child.kill("SIGKILL"), 3_000);
-    await exited;
-    clearTimeout(t);
-  };
-  process.once("exit", () => child.kill("SIGKILL"));
-  await new Promise<void>((res, rej) => {
-    let out = "";
-    const timer = setTimeout(() => rej(new Error(`hardhat node did not start: ${out}`)), 30_000);
-    child.stdout!.on("data", (d) => {
-      out += d;
-      if (out.includes("Started HTTP")) {
-        clearTimeout(timer);
-        res();
-      }
-    });
-    child.stderr!.on("data", (d) => (out += d));
-    child.once("exit", () => rej(new Error(`hardhat node exited: ${out}`)));
-  });
-  child.stdout!.resume();
-  const url = `http://127.0.0.1:${port}`;
+  const node = await spawnHardhatNode({ chainId, genesisTimestampS: Math.floor(Date.now() / 1000) });
+  const url = node.rpcUrl;
   const publicClient = createPublicClient({ transport: http(url), cacheTime: 0 });
   const walletClient = createWalletClient({ transport: http(url) });
   const [account] = await walletClient.getAddresses();
-  return { chainId, url, publicClient, walletClient, account, stop };
+  return { chainId, url, publicClient, walletClient, account, stop: () => node.stop(3_000) };
 }
 
 export async function deployEventsStub(chain: TestChain): Promise<Address> {
