@@ -26,7 +26,7 @@ after(async () => {
 function compileEmitter(): { abi: Abi; bytecode: Hex } {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const solc = require("solc");
-  const source = readFileSync(path.join(__dirname, "test", "IndexerBridgeEventEmitter.sol"), "utf8");
+  const source = readFileSync(path.join(__dirname, "testing", "IndexerBridgeEventEmitter.sol"), "utf8");
   const output = JSON.parse(
     solc.compile(
       JSON.stringify({
