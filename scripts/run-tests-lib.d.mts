@@ -12,6 +12,7 @@ export interface RunPlan {
   unit: string[];
   e2e: string[];
   typecheck: boolean;
+  deps: boolean;
   error: string | null;
 }
 export declare function planRun(files: readonly string[], args: RunArgs): RunPlan;
@@ -30,5 +31,6 @@ export interface ProcessEnd {
 }
 export declare function judgeRun(kind: "mocha" | "node:test", r: ProcessEnd): Counts & { note: string };
 export declare function judgeTypecheck(r: ProcessEnd): Counts & { note: string };
+export declare function judgeDeps(r: ProcessEnd): Counts & { note: string };
 export declare function addTotals(results: readonly (Omit<Counts, "skipped"> & { skipped?: number })[]): Counts;
 export declare function closingLine(totals: Counts): string;

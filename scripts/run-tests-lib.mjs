@@ -2,8 +2,9 @@
 // selects, and how a file's output and exit become counts. No I/O here, so scripts/run-tests.test.ts can
 // check each rule on its own.
 
-/** The groups `--only` accepts. `typecheck` is `tsc --noEmit -p tsconfig.json`, counted as one test. */
-export const GROUPS = ["contracts", "unit", "e2e", "typecheck"];
+/** The groups `--only` accepts. `typecheck` is `tsc --noEmit -p tsconfig.json` and `deps` the layout's import
+ *  rule (dependency-cruiser with .dependency-cruiser.cjs), each counted as one test. */
+export const GROUPS = ["contracts", "unit", "e2e", "typecheck", "deps"];
 
 const SKIP_DIRS = new Set(["node_modules", "artifacts", "cache", "typechain-types", "generated"]);
 /** Folders never searched for tests: dependencies, build output, and every dot folder (.git, .data,
@@ -47,6 +48,8 @@ export function parseArgs(argv) {
  *              filters keep;
  *   unit, e2e: node:test files;
  *   typecheck: whether tsc runs (the full run, `--only unit` and `--only typecheck`, never a filtered run);
+ *   deps:      whether dependency-cruiser checks the layout (the full run, `--only unit` and `--only deps`,
+ *              never a filtered run);
  *   error:     set when the run would test nothing, or when a filter matches no file of the chosen
  *              group(s): a typo fails instead of passing with 0 tests.
  */
@@ -63,6 +66,7 @@ export function planRun(files, { only, filters }) {
     unit: pool.unit.filter(keep),
     e2e: pool.e2e.filter(keep),
     typecheck: filters.length === 0 && (only === null || only === "unit" || only === "typecheck"),
+    deps: filters.length === 0 && (only === null || only === "unit" || only === "deps"),
     error: null,
   };
   if (Array.isArray(plan.contracts) && plan.contracts.length === 0) plan.contracts = null;
@@ -70,8 +74,8 @@ export function planRun(files, { only, filters }) {
   const candidates = [...pool.contracts, ...pool.unit, ...pool.e2e];
   const unmatched = filters.filter((x) => !candidates.some((f) => f.includes(x)));
   if (unmatched.length) {
-    plan.error = `no test file of ${scope} matches ${unmatched.map((x) => `"${x}"`).join(", ")}` + (only === "typecheck" ? " (typecheck takes no filter)" : "");
-  } else if (plan.contracts === null && !plan.unit.length && !plan.e2e.length && !plan.typecheck) {
+    plan.error = `no test file of ${scope} matches ${unmatched.map((x) => `"${x}"`).join(", ")}` + (only === "typecheck" || only === "deps" ? ` (${only} takes no filter)` : "");
+  } else if (plan.contracts === null && !plan.unit.length && !plan.e2e.length && !plan.typecheck && !plan.deps) {
     plan.error = `no test file in ${scope}: nothing to run`;
   }
   return plan;
@@ -117,8 +121,17 @@ export function judgeRun(kind, r) {
 
 /** The typecheck step as one test: passed when tsc exits 0, failed otherwise. */
 export function judgeTypecheck(r) {
+  return judgeOneCommand("tsc", r);
+}
+
+/** The deps step as one test: passed when depcruise exits 0 (its exit code is the number of violations). */
+export function judgeDeps(r) {
+  return judgeOneCommand("depcruise", r);
+}
+
+function judgeOneCommand(name, r) {
   const ok = r.code === 0 && !r.timedOut;
-  return { passed: ok ? 1 : 0, failed: ok ? 0 : 1, skipped: 0, note: ok ? "" : r.timedOut ? "timed out" : `tsc exit code ${r.code}` };
+  return { passed: ok ? 1 : 0, failed: ok ? 0 : 1, skipped: 0, note: ok ? "" : r.timedOut ? "timed out" : `${name} exit code ${r.code}` };
 }
 
 export function addTotals(results) {

@@ -9,6 +9,9 @@
 //   typecheck: `tsc --noEmit -p tsconfig.json`, counted as one test (failed when tsc exits non-zero, its
 //              output printed), side by side with the contracts run; in the full run, `--only unit` and
 //              `--only typecheck`, never in a filtered run
+//   deps:      the layout's import rule, `depcruise --config .dependency-cruiser.cjs --ignore-known` (README
+//              "## Layout"), counted as one test like the typecheck; in the full run, `--only unit` and
+//              `--only deps`, never in a filtered run
 //   e2e:       node:test over test/e2e/**/*.test.ts, one file at a time (they start real stacks)
 // Every file runs in its own process group, under a time limit (TEST_FILE_TIMEOUT_MS, e2e
 // TEST_E2E_FILE_TIMEOUT_MS, contracts TEST_CONTRACTS_TIMEOUT_MS); when it ends, whatever it left
@@ -21,7 +24,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { addTotals, closingLine, isSkippedDir, judgeRun, judgeTypecheck, parseArgs, planRun } from "./run-tests-lib.mjs";
+import { addTotals, closingLine, isSkippedDir, judgeDeps, judgeRun, judgeTypecheck, parseArgs, planRun } from "./run-tests-lib.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const args = parseArgs(process.argv.slice(2));
@@ -32,6 +35,7 @@ const E2E_TIMEOUT_MS = envMs("TEST_E2E_FILE_TIMEOUT_MS", 10 * 60_000);
 const CONTRACTS_TIMEOUT_MS = envMs("TEST_CONTRACTS_TIMEOUT_MS", 15 * 60_000);
 const BUILD_TIMEOUT_MS = envMs("TEST_BUILD_TIMEOUT_MS", 10 * 60_000);
 const TYPECHECK_TIMEOUT_MS = envMs("TEST_TYPECHECK_TIMEOUT_MS", 10 * 60_000);
+const DEPS_TIMEOUT_MS = envMs("TEST_DEPS_TIMEOUT_MS", 5 * 60_000);
 
 function findTests(dir, out = []) {
   for (const name of readdirSync(dir)) {
@@ -115,7 +119,7 @@ function run(label, cmd, args, { env = {}, timeoutMs, stream }) {
 
 const results = []; // { group, label, passed, failed, skipped, ms, note }
 function record(group, label, r, kind) {
-  results.push({ group, label, ms: r.ms, ...(kind === "typecheck" ? judgeTypecheck(r) : judgeRun(kind, r)) });
+  results.push({ group, label, ms: r.ms, ...(kind === "typecheck" ? judgeTypecheck(r) : kind === "deps" ? judgeDeps(r) : judgeRun(kind, r)) });
 }
 
 /** Runs the jobs, `limit` at a time, in the order given. */
@@ -178,6 +182,15 @@ const t0 = Date.now();
       const r = await run("typecheck: tsc --noEmit -p tsconfig.json", process.execPath, [tsc, "--noEmit", "-p", "tsconfig.json"], { timeoutMs: TYPECHECK_TIMEOUT_MS, stream: false });
       record("typecheck", "typecheck (tsc --noEmit -p tsconfig.json)", r, "typecheck");
       groupMs.typecheck = Date.now() - s;
+    });
+  }
+  if (plan.deps) {
+    jobs.push(async () => {
+      const s = Date.now();
+      const depcruise = join(root, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
+      const r = await run("deps: depcruise --config .dependency-cruiser.cjs", process.execPath, [depcruise, "--config", ".dependency-cruiser.cjs", "--ignore-known", "--output-type", "err", "."], { timeoutMs: DEPS_TIMEOUT_MS, stream: false });
+      record("deps", "deps (dependency-cruiser, README \"## Layout\")", r, "deps");
+      groupMs.deps = Date.now() - s;
     });
   }
   for (const f of plan.unit) jobs.push(nodeTest(f, UNIT_TIMEOUT_MS, false));

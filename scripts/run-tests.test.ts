@@ -1,13 +1,14 @@
 // The test runner's rules: a group or filter that matches nothing fails (exit 1, one failure counted)
-// before anything is built; skipped tests are counted from the reporters' real output; the typecheck is
-// one test, in the full and unit runs only; the closing line CI reads keeps its `N passed, N failed`.
+// before anything is built; skipped tests are counted from the reporters' real output; the typecheck and
+// the deps check are one test each, in the full and unit runs only (and their own groups); the closing line
+// CI reads keeps its `N passed, N failed`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { addTotals, closingLine, countOutput, isSkippedDir, judgeRun, judgeTypecheck, parseArgs, planRun, type RunArgs } from "./run-tests-lib.mjs";
+import { addTotals, closingLine, countOutput, isSkippedDir, judgeDeps, judgeRun, judgeTypecheck, parseArgs, planRun, type RunArgs } from "./run-tests-lib.mjs";
 
 const root = join(__dirname, "..");
 const runner = join(root, "scripts", "run-tests.mjs");
@@ -32,6 +33,7 @@ for (const [name, args, message] of [
   ["a filter that matches no test file", ["somefilterthatmatchesnothing"], /no test file of any group matches "somefilterthatmatchesnothing"/],
   ["a filter matching only files of another group", ["--only", "e2e", "scripts/run-tests.test.ts"], /no test file of group "e2e" matches/],
   ["a filtered typecheck", ["--only", "typecheck", "scripts/"], /typecheck takes no filter/],
+  ["a filtered deps check", ["--only", "deps", "scripts/"], /deps takes no filter/],
 ] as const) {
   test(`runner: ${name} fails at once with exit 1 and one failure counted`, () => {
     const r = runRunner([...args]);
@@ -46,7 +48,7 @@ test("parseArgs: groups, filters, errors", () => {
   assert.deepEqual(parseArgs([]), { only: null, filters: [] });
   assert.deepEqual(parseArgs(["--only", "unit", "pipeline/", "sdk"]), { only: "unit", filters: ["pipeline/", "sdk"] });
   assert.deepEqual(parseArgs(["pipeline/", "--only", "typecheck"]), { only: "typecheck", filters: ["pipeline/"] });
-  for (const g of ["contracts", "unit", "e2e", "typecheck"]) assert.deepEqual(parseArgs(["--only", g]), { only: g, filters: [] });
+  for (const g of ["contracts", "unit", "e2e", "typecheck", "deps"]) assert.deepEqual(parseArgs(["--only", g]), { only: g, filters: [] });
   assert.match(String(parseArgs(["--only", "Unit"]).error), /unknown test group "Unit"/, "groups are exact");
   assert.match(String(parseArgs(["--only", "--only", "unit"]).error), /--only needs a group/);
   assert.match(String(parseArgs(["--only", "unit", "--only", "e2e"]).error), /given twice/);
@@ -72,11 +74,23 @@ const FILES = [
 ];
 const plan = (a: Partial<RunArgs>) => planRun(FILES, { only: null, filters: [], ...a });
 
-test("planRun: the full run runs everything, the typecheck included", () => {
+test("planRun: the full run runs everything, the typecheck and the deps check included", () => {
   assert.deepEqual(plan({}), {
     contracts: "all", unit: ["matcher/core/engine.test.ts", "pipeline/ledger.test.ts", "scripts/run-tests.test.ts"],
-    e2e: ["test/e2e/stack.test.ts"], typecheck: true, error: null,
+    e2e: ["test/e2e/stack.test.ts"], typecheck: true, deps: true, error: null,
   });
+});
+
+test("planRun: the deps check runs in the full run, --only unit and --only deps; never filtered", () => {
+  assert.equal(plan({}).deps, true);
+  assert.equal(plan({ only: "unit" }).deps, true);
+  assert.equal(plan({ only: "deps" }).deps, true);
+  for (const only of ["contracts", "e2e", "typecheck"]) assert.equal(plan({ only }).deps, false, only);
+  assert.equal(plan({ only: "unit", filters: ["pipeline/"] }).deps, false);
+  assert.equal(plan({ filters: ["pipeline/"] }).deps, false);
+  const d = plan({ only: "deps" });
+  assert.deepEqual([d.contracts, d.unit, d.e2e, d.typecheck, d.error], [null, [], [], false, null]);
+  assert.equal(plan({ only: "deps", filters: ["scripts/"] }).error, 'no test file of group "deps" matches "scripts/" (deps takes no filter)');
 });
 
 test("planRun: the typecheck runs in the full run, --only unit and --only typecheck; never filtered", () => {
@@ -85,10 +99,11 @@ test("planRun: the typecheck runs in the full run, --only unit and --only typech
   assert.equal(plan({ only: "typecheck" }).typecheck, true);
   assert.equal(plan({ only: "contracts" }).typecheck, false);
   assert.equal(plan({ only: "e2e" }).typecheck, false);
+  assert.equal(plan({ only: "deps" }).typecheck, false);
   assert.equal(plan({ only: "unit", filters: ["pipeline/"] }).typecheck, false);
   assert.equal(plan({ filters: ["pipeline/"] }).typecheck, false);
   const tc = plan({ only: "typecheck" });
-  assert.deepEqual([tc.contracts, tc.unit, tc.e2e, tc.error], [null, [], [], null]);
+  assert.deepEqual([tc.contracts, tc.unit, tc.e2e, tc.deps, tc.error], [null, [], [], false, null]);
 });
 
 test("planRun: filters keep files of every group, contract tests included", () => {
@@ -183,6 +198,12 @@ test("judgeTypecheck: one test, passed only when tsc exits 0", () => {
   assert.deepEqual(judgeTypecheck({ out: "", code: 0 }), { passed: 1, failed: 0, skipped: 0, note: "" });
   assert.deepEqual(judgeTypecheck({ out: "x.ts(1,1): error TS2322", code: 2 }), { passed: 0, failed: 1, skipped: 0, note: "tsc exit code 2" });
   assert.deepEqual(judgeTypecheck({ out: "", code: 1, timedOut: true }), { passed: 0, failed: 1, skipped: 0, note: "timed out" });
+});
+
+test("judgeDeps: one test, passed only when depcruise exits 0 (its exit code counts the violations)", () => {
+  assert.deepEqual(judgeDeps({ out: "no dependency violations found", code: 0 }), { passed: 1, failed: 0, skipped: 0, note: "" });
+  assert.deepEqual(judgeDeps({ out: "x 3 dependency violations", code: 3 }), { passed: 0, failed: 1, skipped: 0, note: "depcruise exit code 3" });
+  assert.deepEqual(judgeDeps({ out: "", code: null, timedOut: true }), { passed: 0, failed: 1, skipped: 0, note: "timed out" });
 });
 
 test("closing line: `tests: N passed, N failed` then `, N skipped`, totals over every file", () => {
