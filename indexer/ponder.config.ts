@@ -1,9 +1,7 @@
 // Chains and contracts come from the deployments file (see README.md), so one config serves
 // `npm start`, the tests and a bridge-less deployment: a contract missing from the file is not indexed.
 import { createConfig } from "ponder";
-import { BridgeMinterAbi } from "./abis/BridgeMinterAbi";
-import { BridgeVaultAbi } from "./abis/BridgeVaultAbi";
-import { SettlementAbi } from "./abis/SettlementAbi";
+import { bridgeMinterAbi, bridgeVaultAbi, settlementAbi } from "../sdk/abi";
 import { activeContracts, deployments, indexerEnv as env } from "./active";
 import type { ChainDeployment } from "./deployments";
 
@@ -30,9 +28,9 @@ const allChains = {
   remote: chain(remote ?? home),
 };
 const allContracts = {
-  Settlement: { chain: "home", abi: SettlementAbi, address: settlement ?? ZERO, startBlock: home.startBlock },
-  BridgeVault: { chain: "home", abi: BridgeVaultAbi, address: vault ?? ZERO, startBlock: home.startBlock },
-  BridgeMinter: { chain: "remote", abi: BridgeMinterAbi, address: minter ?? ZERO, startBlock: remote?.startBlock ?? 0 },
+  Settlement: { chain: "home", abi: settlementAbi, address: settlement ?? ZERO, startBlock: home.startBlock },
+  BridgeVault: { chain: "home", abi: bridgeVaultAbi, address: vault ?? ZERO, startBlock: home.startBlock },
+  BridgeMinter: { chain: "remote", abi: bridgeMinterAbi, address: minter ?? ZERO, startBlock: remote?.startBlock ?? 0 },
 } as const;
 
 const contracts = Object.fromEntries(

@@ -17,7 +17,7 @@ import { PipelineError } from "./errors";
 import type { ServiceEvent } from "./match/matcher-service";
 import { quoteFor, type MarketSpec } from "./markets";
 import type { Pipeline } from "./pipeline";
-import { settlementAbi } from "./settle/settlement-abi";
+import { settlementAbi } from "../sdk/abi";
 
 interface OrderRecord extends DexOrderWithFills {
   hash: Hex;
@@ -255,7 +255,7 @@ export interface DexServiceDeps {
 export function createDexService(deps: DexServiceDeps): DexService {
   const { pipeline: p, state } = deps;
   const svc = p.service;
-  const abi = settlementAbi();
+  const abi = settlementAbi;
   const domain = getSettlementDomain(deps.chainId, deps.settlement);
   const markets = (): MarketSpec[] => svc.marketList();
   const marketOf = (symbol: string) => markets().find((m) => m.symbol === symbol);

@@ -1,6 +1,6 @@
 // deployExchange: the exchange contracts on the home chain, with viem (not hre). Deploys the demo tokens
 // (USD 6 decimals; WETH and WBTC 18 decimals), then Settlement, and grants OPERATOR_ROLE to the operator.
-// ABIs and bytecode come from `artifacts/` (the full-tree `npx hardhat compile`), see sdk/abi.ts.
+// Bytecode comes from the Hardhat artifacts (scripts/artifacts.ts), the ABIs from sdk/abi/.
 // Accepts both the option names of the brief (deployerKey, operator, feeRecipient) and those of
 // scripts/stack/exchange.ts (deployerPrivateKey, operatorAddress, feeRecipientAddress).
 import {
@@ -8,12 +8,13 @@ import {
   createWalletClient,
   defineChain,
   http,
-  type Abi,
   type Address,
   type Hex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { loadExchangeArtifact, OPERATOR_ROLE, type ExchangeContractName } from "../sdk/abi";
+import { settlementAbi } from "../sdk/abi";
+import { OPERATOR_ROLE } from "../sdk/eip712";
+import { loadArtifact } from "./artifacts";
 
 export interface DeployExchangeOptions {
   rpcUrl: string;
@@ -76,9 +77,9 @@ export async function deployExchange(opts: DeployExchangeOptions): Promise<Excha
   const admin = opts.admin ?? account.address;
   const feeRecipient = opts.feeRecipient ?? opts.feeRecipientAddress ?? account.address;
 
-  const deploy = async (name: ExchangeContractName, args: readonly unknown[]) => {
-    const { abi, bytecode } = loadExchangeArtifact(name, opts.artifactsDir);
-    const hash = await wallet.deployContract({ abi: abi as Abi, bytecode, args });
+  const deploy = async (name: "DemoToken" | "Settlement", args: readonly unknown[]) => {
+    const { abi, bytecode } = loadArtifact(name, opts.artifactsDir);
+    const hash = await wallet.deployContract({ abi, bytecode, args });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`deploying ${name} failed (${hash})`);
     return { address: receipt.contractAddress, blockNumber: Number(receipt.blockNumber) };
@@ -96,7 +97,6 @@ export async function deployExchange(opts: DeployExchangeOptions): Promise<Excha
     opts.makerFeeBps ?? 2,
     opts.takerFeeBps ?? 5,
   ]);
-  const settlementAbi = loadExchangeArtifact("Settlement", opts.artifactsDir).abi;
   const grant = async (role: Hex, to: Address) => {
     const hash = await wallet.writeContract({ address: settlement.address, abi: settlementAbi, functionName: "grantRole", args: [role, to] });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });

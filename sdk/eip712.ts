@@ -31,6 +31,8 @@ export const BPS = 10_000n;
 export const MIN_FILL_UNITS = 10_000n;
 /** Most an agent may raise its trader's minimum nonce by in one cancelAllBelowFor (Settlement constant). */
 export const MAX_AGENT_MIN_NONCE_STEP = 2n ** 32n;
+/** keccak256("OPERATOR_ROLE"): the Settlement role allowed to call settle. */
+export const OPERATOR_ROLE: Hex = "0x97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b929";
 
 /** An order exactly as signed. All integers are bigint except side and flags (uint8). */
 export type Order = {

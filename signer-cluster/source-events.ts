@@ -1,18 +1,15 @@
 // A signer never signs a digest it is handed: it is handed a reference to a deposit (MINT) or a burn
 // (RELEASE), finds that event itself on the SOURCE chain, requires it to be `confirmations` blocks deep,
 // and rebuilds the bridge message from the event and its own configured contract addresses.
-import { createPublicClient, custom, getAddress, parseAbiItem, type Address, type Hex, type PublicClient } from "viem";
+import { createPublicClient, custom, getAbiItem, getAddress, type Address, type Hex, type PublicClient } from "viem";
 import { z } from "zod";
+import { bridgeMinterAbi, bridgeVaultAbi } from "../sdk/abi";
 import { BridgeMessageKind, getBridgeMessageDigest, type BridgeMessage } from "../sdk/bridge-message";
 import { MpcError } from "./errors";
 import { hexBytes, requestJson, uintString } from "./http";
 
-export const BRIDGE_DEPOSITED_EVENT = parseAbiItem(
-  "event BridgeDeposited(uint64 indexed nonce, address indexed token, address indexed sender, address recipient, uint256 amount, uint256 dstChainId, address dstContract)",
-);
-export const BRIDGE_BURNED_EVENT = parseAbiItem(
-  "event BridgeBurned(uint64 indexed nonce, address indexed wrappedToken, address indexed sender, address homeToken, address recipient, uint256 amount, uint256 dstChainId, address dstContract)",
-);
+export const BRIDGE_DEPOSITED_EVENT = getAbiItem({ abi: bridgeVaultAbi, name: "BridgeDeposited" });
+export const BRIDGE_BURNED_EVENT = getAbiItem({ abi: bridgeMinterAbi, name: "BridgeBurned" });
 
 const MAX_UINT64 = (1n << 64n) - 1n;
 

@@ -11,7 +11,7 @@ import {
   orderCancellation,
   settlementParams,
 } from "ponder:schema";
-import { SettlementAbi } from "../abis/SettlementAbi";
+import { settlementAbi } from "../../sdk/abi";
 import { activeContracts, deployments, symbols } from "../active";
 import { type BatchTrade, batchRows } from "../lib/batchRows";
 import { eventId } from "../lib/trades";
@@ -85,7 +85,7 @@ if (activeContracts.Settlement) {
     if (receipt.blockHash !== event.block.hash) throw new Error(`receipt of ${event.transaction.hash} is in block ${receipt.blockHash}, the event in ${event.block.hash}`);
     const settlement = event.log.address.toLowerCase();
     const logs = parseEventLogs({
-      abi: SettlementAbi,
+      abi: settlementAbi,
       eventName: "TradeSettled",
       logs: receipt.logs.filter((l) => l.address.toLowerCase() === settlement && l.logIndex < event.log.logIndex),
     }).filter((l) => l.args.batchId === event.args.batchId);

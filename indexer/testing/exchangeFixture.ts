@@ -6,7 +6,7 @@ import path from "node:path";
 import { type Abi, createPublicClient, createWalletClient, defineChain, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { deployExchange as deployExchangeScript } from "../../scripts/deploy-exchange";
-import { loadExchangeArtifact } from "../../sdk/abi";
+import { demoTokenAbi, settlementAbi } from "../../sdk/abi";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const artifactsDir = path.join(repoRoot, "artifacts-exchange");
@@ -70,7 +70,7 @@ export async function deployExchange(rpcUrl: string) {
     contracts: { usd: deployed.tokens.USD!.address, weth: deployed.tokens.WETH!.address, settlement: deployed.settlement },
     /** the deploy script's `tokens` registry, as the deployments file wants it */
     tokens: deployed.tokens,
-    abis: { token: loadExchangeArtifact("DemoToken", artifactsDir).abi, settlement: loadExchangeArtifact("Settlement", artifactsDir).abi },
+    abis: { token: demoTokenAbi as Abi, settlement: settlementAbi as Abi },
     fees,
     startBlock: deployed.startBlock,
     send,

@@ -15,7 +15,7 @@ import { dexApiComponent } from "../../scripts/stack/components/dex-api";
 import { createAgentRelayer, GasBudget } from "./agent-relayer";
 import { pipelineComponent } from "../../scripts/stack/components/pipeline";
 import { startFixture } from "../testing/fixture";
-import { settlementAbi } from "./settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 
 const DAY = 86_400_000;
 
@@ -61,7 +61,7 @@ test("serving components get no deployer key; the agent relayer is dev account #
 test("relayer on a real chain: no contract role, 20 approvals at once all mined, refused ones cost nothing, the wallet budget holds", { timeout: 240_000 }, async (t) => {
   const f = await startFixture({ traders: 1 });
   try {
-    const abi = settlementAbi();
+    const abi = settlementAbi;
     const domain = getSettlementDomain(f.chainId, f.settlement);
     const relayerKey = HARDHAT_DEV_PRIVATE_KEYS[10] as Hex;
     const relayer = createAgentRelayer({
@@ -133,7 +133,7 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
 test("renouncements on a real chain: sent with both caps at 0 (never starved by the budget) and charged; a spent one is refused for nothing", { timeout: 240_000 }, async (t) => {
   const f = await startFixture({ traders: 1 });
   try {
-    const abi = settlementAbi();
+    const abi = settlementAbi;
     const domain = getSettlementDomain(f.chainId, f.settlement);
     const relayer = createAgentRelayer({
       client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey: HARDHAT_DEV_PRIVATE_KEYS[10] as Hex,

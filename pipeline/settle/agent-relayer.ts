@@ -15,7 +15,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { DexServiceError, type AgentApproval } from "../service";
 import type { AgentRenouncement } from "../../sdk/eip712";
-import { settlementAbi } from "./settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 
 const DAY_MS = 86_400_000;
 
@@ -133,7 +133,7 @@ export class GasBudget {
 
 export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
   const now = deps.now ?? Date.now;
-  const abi = settlementAbi();
+  const abi = settlementAbi;
   const chain = defineChain({ id: deps.chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [deps.rpcUrl] } } });
   // One account object for the process's lifetime: its nonce manager hands out consecutive nonces to
   // concurrent sends (a fresh account per call read the same pending nonce: "nonce too low").

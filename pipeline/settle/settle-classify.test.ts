@@ -6,7 +6,7 @@ import { BaseError, ContractFunctionRevertedError, encodeErrorResult, RpcRequest
 import { FatalChainError, RetryableChainError } from "../errors";
 import { isOrderAttributable, ORDER_ATTRIBUTABLE_ERRORS, suspectOrders } from "./poison";
 import { classifySettleError, decodeSettleRevert, settleGasLimit } from "./settle-sender";
-import { settlementAbi } from "./settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 
 const rpc = (message: string, data?: string) => new RpcRequestError({ body: {}, url: "ws://x", error: { code: -32000, message, data } });
 
@@ -19,7 +19,7 @@ test("retryable: network, node restart, nonce races", () => {
 });
 
 test("fatal: a revert with the contract's error data is decoded to its name and arguments", () => {
-  const data = encodeErrorResult({ abi: settlementAbi(), errorName: "SettlementOrderNonceUsed", args: ["0x00000000000000000000000000000000000000aa", 7n] });
+  const data = encodeErrorResult({ abi: settlementAbi, errorName: "SettlementOrderNonceUsed", args: ["0x00000000000000000000000000000000000000aa", 7n] });
   const c = classifySettleError(rpc("execution reverted", data));
   assert.ok(c instanceof FatalChainError);
   assert.equal(c.revertName, "SettlementOrderNonceUsed");
@@ -47,7 +47,7 @@ test("order-attributable errors: an explicit list; the venue-level ones are not 
   for (const n of ["SettlementBatchOutOfOrder", "SettlementPackedBatchMalformed", "SettlementOrdersNotSorted", "AccessControlUnauthorizedAccount", "EnforcedPause", "SettlementFillNotExact", "toString", "__proto__", undefined])
     assert.equal(isOrderAttributable(n as string | undefined), false, String(n));
   // every attributable error exists in the contract's ABI, except the ones announced for the new checks
-  const abiErrors = new Set(settlementAbi().flatMap((x) => (x.type === "error" ? [x.name] : [])));
+  const abiErrors = new Set<string>(settlementAbi.flatMap((x) => (x.type === "error" ? [x.name] : [])));
   for (const n of Object.keys(ORDER_ATTRIBUTABLE_ERRORS)) assert.ok(abiErrors.has(n), n);
 });
 
@@ -89,7 +89,7 @@ test("gas limit: 200k + 40k per order + 40k per fill, capped at 16M (the last st
 // ---- the exact edges of the classification (each regex alternative, each message, each cause)
 
 test("decodeSettleRevert: a ContractFunctionRevertedError gives its decoded name and arguments ([] for an error without any)", () => {
-  const abi = settlementAbi();
+  const abi = settlementAbi;
   const withArgs = new ContractFunctionRevertedError({ abi, functionName: "settlePacked", data: encodeErrorResult({ abi, errorName: "SettlementOrderNonceUsed", args: ["0x00000000000000000000000000000000000000aa", 7n] }) });
   const a = decodeSettleRevert(withArgs);
   assert.ok(a instanceof FatalChainError);
@@ -107,7 +107,7 @@ test("decodeSettleRevert: a ContractFunctionRevertedError gives its decoded name
 });
 
 test("decodeSettleRevert: error data anywhere in the cause chain; a selector the ABI lacks still fatal; data must be 4 bytes of hex at the start", () => {
-  const abi = settlementAbi();
+  const abi = settlementAbi;
   const pause = encodeErrorResult({ abi, errorName: "EnforcedPause" });
   const e = rpc("execution reverted", pause);
   const a = decodeSettleRevert(e)!;
@@ -166,7 +166,7 @@ test("classifySettleError: node refusals read the short message and the details;
 });
 
 test("decodeSettleRevert: revert data nested one level (Hardhat's -32603 {message, data: {message, data}}) is decoded too", () => {
-  const abi = settlementAbi();
+  const abi = settlementAbi;
   const pause = encodeErrorResult({ abi, errorName: "EnforcedPause" });
   const nested = new RpcRequestError({ body: {}, url: "ws://x", error: { code: -32603, message: "internal error", data: { message: "x", data: pause } } });
   const f = decodeSettleRevert(nested)!;

@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { RpcRequestError, encodeErrorResult, type Address } from "viem";
 import { classifySettleError } from "./settle-sender";
 import { FatalChainError } from "../errors";
-import { settlementAbi } from "./settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 
 const WALLET = "0x68B1D87F95878fE05B998F19b66F4baba5De1aed" as Address;
-const data = encodeErrorResult({ abi: settlementAbi(), errorName: "SettlementContractSignatureInvalid", args: [WALLET] } as never);
+const data = encodeErrorResult({ abi: settlementAbi, errorName: "SettlementContractSignatureInvalid", args: [WALLET] } as never);
 const rpcError = (errorData: unknown) =>
   new RpcRequestError({ body: { method: "eth_call" }, url: "http://127.0.0.1", error: { code: -32603, message: "Error: VM Exception while processing transaction: reverted with custom error", data: errorData } as never });
 

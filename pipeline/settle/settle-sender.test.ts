@@ -10,13 +10,13 @@ import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { encodePackedBatch, type SettleArgs } from "../../sdk/settle-batch";
 import { FatalChainError, RetryableChainError } from "../errors";
 import { createSettleSender, ERC1271_SETTLE_GAS, settleGasLimit, type SettleSender } from "./settle-sender";
-import { settlementAbi } from "./settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 import { startFakeRpc, type FakeRpc } from "../testing/fake-rpc";
 
 const OPERATOR_KEY = HARDHAT_DEV_PRIVATE_KEYS[1] as Hex;
 const OPERATOR = privateKeyToAccount(OPERATOR_KEY).address;
 const SETTLEMENT = "0x5fbdb2315678afecb367f032d93f642f64180aa3" as Address;
-const abi = settlementAbi();
+const abi = settlementAbi;
 const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
 
 const order = (n: number, side: 0 | 1, price = 2_000n * 10n ** 6n) => ({

@@ -28,7 +28,7 @@ import { WebSocket } from "ws";
 import { encodePackedBatch, type SettleArgs } from "../../sdk/settle-batch";
 import { ERC1271_GAS_STIPEND } from "../intake/contract-signature";
 import { FatalChainError, RetryableChainError } from "../errors";
-import { settlementAbi } from "./settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 import { signLegacyTx } from "./tx-sign";
 
 export interface SettleResult {
@@ -64,7 +64,7 @@ export interface SettleSenderDeps {
 const RETRYABLE =
   /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|timed? ?out|nonce too (low|high)|nonce has already been used|replacement transaction underpriced|already known|HTTP request failed/i;
 
-const settlementErrorsAbi = settlementAbi();
+const settlementErrorsAbi = settlementAbi;
 
 /** The contract's custom error inside a viem error (a revert), or null when `e` is no revert. */
 export function decodeSettleRevert(e: unknown): FatalChainError | null {
@@ -132,7 +132,7 @@ export function settleGasWanted(orders: number, fills: number, contractWalletOrd
 }
 
 export function createSettleSender(deps: SettleSenderDeps): SettleSender {
-  const abi = settlementAbi();
+  const abi = settlementAbi;
   const gasLimitOf = (args: SettleArgs) =>
     settleGasLimit(args.orders.length, args.fills.length, deps.isContractWallet ? args.orders.filter((o) => deps.isContractWallet!(o.trader)).length : 0);
   const chain = defineChain({

@@ -19,7 +19,7 @@ import {
   type TransactionSerializedLegacy,
 } from "viem";
 import { WebSocketServer, type WebSocket } from "ws";
-import { settlementAbi } from "../settle/settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 
 export interface RpcErrorBody {
   code: number;
@@ -94,7 +94,7 @@ export interface FakeRpc {
 type RpcRequest = { jsonrpc: "2.0"; id: number; method: string; params?: unknown[] };
 type RpcAnswer = { jsonrpc: "2.0"; id: number; result?: unknown; error?: RpcErrorBody };
 
-const abi = settlementAbi() as Abi;
+const abi = settlementAbi as Abi;
 
 export async function startFakeRpc(opts: { chainId?: number; gasPrice?: bigint; nonce?: number; nextBatchId?: bigint } = {}): Promise<FakeRpc> {
   const chainId = opts.chainId ?? 31337;

@@ -11,7 +11,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { startChain, type RunningChain } from "../../scripts/chain";
 import { DEFAULT_MARKET_GRIDS, type MarketSpec } from "../markets";
-import { loadArtifact } from "../settle/settlement-abi";
+import { loadArtifact } from "../../scripts/artifacts";
 
 export interface Fixture {
   chain: RunningChain;
@@ -59,8 +59,8 @@ export async function startFixture(o: FixtureOptions = {}): Promise<Fixture> {
   const feeRecipient = privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[2]);
   const nTraders = o.traders ?? 2;
   const traders = Array.from({ length: nTraders }, (_, i) => privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[4 + i] as Hex));
-  const token = loadArtifact("exchange/tokens/DemoToken.sol", "DemoToken");
-  const settlementArt = loadArtifact("exchange/Settlement.sol", "Settlement");
+  const token = loadArtifact("DemoToken");
+  const settlementArt = loadArtifact("Settlement");
   const makerFeeBps = o.makerFeeBps ?? 5;
   const takerFeeBps = o.takerFeeBps ?? 10;
 

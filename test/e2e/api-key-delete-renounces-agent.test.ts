@@ -23,7 +23,7 @@ import { api, createApiKey, keyHeaders, keyOrderBody, walletHeaders } from "../.
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { createDexService, DexState } from "../../pipeline/dex-service";
 import { startPipeline } from "../../pipeline/pipeline";
-import { settlementAbi } from "../../pipeline/settle/settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 import { startFixture } from "../../pipeline/testing/fixture";
 
 test("DELETE /v1/api-keys/{id} renounces the key's agent on chain, cancels its order, wipes its key; the renouncement cannot hit a re-approval", { timeout: 240_000 }, async () => {
@@ -50,7 +50,7 @@ test("DELETE /v1/api-keys/{id} renounces the key's agent on chain, cancels its o
     });
     stopApi = () => running.close();
     const origin = running.urls.rest.replace(/\/v1$/, "");
-    const abi = settlementAbi();
+    const abi = settlementAbi;
     const read = <T>(functionName: string, args: unknown[]) => p.client.readContract({ address: f.settlement, abi, functionName, args } as never) as Promise<T>;
     const [trader] = f.traders;
     const m = dex.listMarkets()[0];

@@ -20,7 +20,7 @@ import { createPublicClient, http, parseEventLogs, type Address, type PrivateKey
 import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
-import { settlementAbi } from "../../pipeline/settle/settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 import type { DexMarket } from "../../pipeline/service";
 import { connectWs, type TestWs } from "../../api/testing/ws-client";
 import { signRequest } from "../../api/auth/hmac";
@@ -131,7 +131,7 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
     const client = createPublicClient({ transport: http(stack.chains.home.rpcUrl) });
-    const abi = settlementAbi();
+    const abi = settlementAbi;
     const bal = (a: Address, tok: Address) => client.readContract({ address: settlement, abi, functionName: "balanceOf", args: [a, tok] }) as Promise<bigint>;
     const [A, B, C, D] = config.keys.demoTraders.slice(0, 4).map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
     let nonce = 1n; // wallet-signed nonces (B's), one per order, from 1 (decisions: Settlement contract)

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parseEventLogs } from "viem";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { feeFor } from "../../sdk/eip712";
-import { settlementAbi } from "../../pipeline/settle/settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 import { startFixture } from "../../pipeline/testing/fixture";
 
 const ROOT = join(__dirname, "..", "..");
@@ -71,7 +71,7 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
     assert.ok(state.trades.length > 20, `only ${state.trades.length} trades`);
     // 2. the chain settled exactly the journal's trades, once each, in order
     const logs = await f.client.getLogs({ address: f.settlement, fromBlock: f.deployBlock, toBlock: "latest" });
-    const abi = settlementAbi();
+    const abi = settlementAbi;
     const settled = parseEventLogs({ abi, logs, eventName: "TradeSettled" }) as unknown as { args: { makerOrderHash: string; takerOrderHash: string; baseAmount: bigint; price: bigint; makerFee: bigint; takerFee: bigint } }[];
     assert.deepEqual(
       settled.map((l) => [l.args.makerOrderHash.toLowerCase(), l.args.takerOrderHash.toLowerCase(), l.args.baseAmount.toString(), l.args.price.toString()]),

@@ -12,7 +12,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, indexerComponent, startStack, type RunningStack } from "../../scripts/stack";
 import { feeFor } from "../../sdk/eip712";
 import { pipelineComponent, type PipelineHandle } from "../../scripts/stack/components/pipeline";
-import { settlementAbi } from "../../pipeline/settle/settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 import { signedInput } from "../../pipeline/testing/orders";
 
 async function poll<T>(fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
@@ -38,7 +38,7 @@ test("signed orders -> trade -> settled on chain -> the indexer's trade, candle 
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
     const [seller, buyer] = config.keys.demoTraders.slice(0, 2).map((k) => privateKeyToAccount(k.privateKey));
-    const abi = settlementAbi();
+    const abi = settlementAbi;
     const bal = (a: Address, t: Address) => p.client.readContract({ address: settlement, abi, functionName: "balanceOf", args: [a, t] }) as Promise<bigint>;
     const before = { sw: await bal(seller.address, market.baseToken), su: await bal(seller.address, market.quoteToken), bw: await bal(buyer.address, market.baseToken), bu: await bal(buyer.address, market.quoteToken) };
 

@@ -13,7 +13,7 @@ import { createWalletClient, defineChain, http, type Address, type Hex, type Pri
 import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
-import { settlementAbi } from "../../pipeline/settle/settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 import type { DexMarket } from "../../pipeline/service";
 import { api, signedOrderBody, walletHeaders } from "../../bench/api/client";
 import { getOrderHash, getSettlementDomain } from "../../sdk/eip712";
@@ -31,7 +31,7 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
     const m: DexMarket = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
-    const abi = settlementAbi();
+    const abi = settlementAbi;
     const [A, B, C, D] = config.keys.demoTraders.slice(0, 4).map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
     const chain = defineChain({ id: chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [stack.chains.home.rpcUrl] } } });
     const walletOf = (acc: PrivateKeyAccount) => createWalletClient({ account: acc, chain, transport: http(stack!.chains.home.rpcUrl) });

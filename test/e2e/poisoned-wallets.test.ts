@@ -30,7 +30,7 @@ import { createWalletClient, defineChain, http, parseAbi, type Address, type Hex
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
-import { settlementAbi } from "../../pipeline/settle/settlement-abi";
+import { settlementAbi } from "../../sdk/abi";
 import type { DexMarket } from "../../pipeline/service";
 import { checkSignedOrder, intentOf, parseOrderFields } from "../../api/dex/order-intent";
 import { signedOrderToWire } from "../../api/dex/order-intent";
@@ -63,7 +63,7 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
     const rpcUrl = stack.chains.home.rpcUrl;
-    const abi = settlementAbi();
+    const abi = settlementAbi;
     const domain = getSettlementDomain(chainId, settlement);
     const [A, B, C, D] = config.keys.demoTraders.slice(0, 4).map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
     const chain = defineChain({ id: chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
