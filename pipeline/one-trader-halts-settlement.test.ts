@@ -84,7 +84,7 @@ for (const [what, error, args] of triggers) {
           },
           simulate: async (batchId, a) => check(batchId, a.orders),
         },
-        storeFile: join(dir, "b.jsonl"),
+        storeDir: join(dir, "b"),
         signedOrder,
         maxTrades: 10,
         maxDelayMs: 1,

@@ -168,7 +168,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       operatorKey: opts.operatorKey,
       isContractWallet: contractWallets.isContract,
     }),
-    storeFile: join(opts.dataDir, "batcher", "batches.jsonl"),
+    storeDir: join(opts.dataDir, "batcher"),
     signedOrder: service.signedOrder,
     fitsGasCap(trades) {
       const orders = new Set<string>();

@@ -5,12 +5,13 @@
 // Time-dependent rules run on a frozen Date.now; timer delays are read from a setTimeout spy.
 import { afterEach, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hex } from "viem";
 import type { SettleArgs, SignedOrder } from "../../sdk/settle-batch";
-import { createBatcher, type BatcherDeps, type SettleableTrade } from "./batcher";
+import { createBatcher, type BatchRecord, type BatcherDeps, type SettleableTrade } from "./batcher";
+import { appendJournalRecords, readJournalContents } from "../../matcher/testing/journal-files";
 import { FatalChainError, RetryableChainError } from "../errors";
 import type { SettleResult, SettleSender } from "./settle-sender";
 
@@ -145,13 +146,9 @@ function timerSpy(): number[] {
 }
 
 function base(chain: ReturnType<typeof scripted>, extra: Partial<BatcherDeps> = {}): BatcherDeps {
-  return { sender: chain.sender, storeFile: join(dir(), "b.jsonl"), signedOrder, maxTrades: 10, maxDelayMs: 1, fsync: false, ...extra };
+  return { sender: chain.sender, storeDir: join(dir(), "b"), signedOrder, maxTrades: 10, maxDelayMs: 1, fsync: false, ...extra };
 }
-const records = (file: string) =>
-  readFileSync(file, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { batchId: string; fromSeq: number; toSeq: number; tradeCount: number });
+const records = (storeDir: string) => readJournalContents<BatchRecord>(storeDir);
 
 test("health before start, after start and after stop; stop() before start() is harmless", async () => {
   const chain = scripted();
@@ -171,14 +168,14 @@ test("health before start, after start and after stop; stop() before start() is 
 test("start: the store must hold the last batch the chain settled (batch n-1 of nextBatchId n); it resumes after that batch's trades", async () => {
   const chain = scripted();
   const d = dir();
-  const storeFile = join(d, "b.jsonl");
+  const storeDir = join(d, "b");
   chain.overrideNextBatchId(async () => 3n);
-  const b = createBatcher(base(chain, { storeFile }));
-  await assert.rejects(b.start(), { message: `batch store ${storeFile} lacks batch 2 that the chain settled` });
-  writeFileSync(storeFile, JSON.stringify({ batchId: "0", fromSeq: 1, toSeq: 4, tradeCount: 4 }) + "\n");
+  const b = createBatcher(base(chain, { storeDir }));
+  await assert.rejects(b.start(), { message: `batch store ${storeDir} lacks batch 2 that the chain settled` });
+  appendJournalRecords(storeDir, [{ batchId: "0", fromSeq: 1, toSeq: 4, tradeCount: 4 }]);
   chain.overrideNextBatchId(async () => 1n);
   const log = recorder();
-  const b2 = createBatcher(base(chain, { storeFile, logger: log.logger }));
+  const b2 = createBatcher(base(chain, { storeDir, logger: log.logger }));
   assert.deepEqual(await b2.start(), { lastSettledSeq: 4 });
   assert.deepEqual(log.lines, [{ level: "info", o: { nextBatchId: "1", lastSettledSeq: 4, resend: undefined }, m: "batcher resumed" }]);
   assert.equal(b2.health().nextBatchId, "1");
@@ -361,21 +358,21 @@ test("stop with a batch in flight: it still counts when it lands; a failed one d
 test("the composition is on disk before its send; a retry and a resend after a restart add no record", async () => {
   const chain = scripted(["retryable"]);
   const d = dir();
-  const storeFile = join(d, "b.jsonl");
+  const storeDir = join(d, "b");
   const onDiskAtSend: boolean[] = [];
-  chain.sender.onSend = (id) => onDiskAtSend.push(records(storeFile).some((r) => r.batchId === id.toString()));
-  const b = createBatcher(base(chain, { storeFile }));
+  chain.sender.onSend = (id) => onDiskAtSend.push(records(storeDir).some((r) => r.batchId === id.toString()));
+  const b = createBatcher(base(chain, { storeDir }));
   await b.start();
   b.push(trade(1));
   b.push(trade(2));
   await b.drain();
   await b.stop();
   assert.deepEqual(onDiskAtSend, [true, true]);
-  assert.deepEqual(records(storeFile), [{ batchId: "0", fromSeq: 1, toSeq: 2, tradeCount: 2 }]);
+  assert.deepEqual(records(storeDir), [{ batchId: "0", fromSeq: 1, toSeq: 2, tradeCount: 2 }]);
 
   // a crash after batch 1 was persisted: the restart re-sends exactly it, without a second record
-  writeFileSync(storeFile, readFileSync(storeFile, "utf8") + JSON.stringify({ batchId: "1", fromSeq: 3, toSeq: 5, tradeCount: 3 }) + "\n");
-  const b2 = createBatcher(base(chain, { storeFile, maxTrades: 2, isDropped: () => false }));
+  appendJournalRecords(storeDir, [{ batchId: "1", fromSeq: 3, toSeq: 5, tradeCount: 3 }]);
+  const b2 = createBatcher(base(chain, { storeDir, maxTrades: 2, isDropped: () => false }));
   assert.equal((await b2.start()).lastSettledSeq, 2);
   b2.push(trade(3));
   b2.push(trade(4));
@@ -384,7 +381,7 @@ test("the composition is on disk before its send; a retry and a resend after a r
   b2.push(trade(5));
   await b2.drain();
   assert.deepEqual(chain.applied.map((a) => a.seqs), [[1, 2], [3, 4, 5]], "the resend holds exactly its trades, more than maxTrades");
-  assert.deepEqual(records(storeFile).filter((r) => r.batchId === "1").length, 1);
+  assert.deepEqual(records(storeDir).filter((r) => r.batchId === "1").length, 1);
   await b2.stop();
 });
 

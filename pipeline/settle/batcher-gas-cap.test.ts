@@ -39,7 +39,7 @@ async function batchesFor(trades: number, fits: (t: readonly SettleableTrade[]) 
       return { txHash: h(99), gasUsed: 1n, blockNumber: 1n };
     },
   };
-  const b = createBatcher({ sender, storeFile: join(dir, "b.jsonl"), signedOrder, maxTrades: 100, maxDelayMs: 1, maxInFlight: 1, fsync: false, fitsGasCap: fits });
+  const b = createBatcher({ sender, storeDir: join(dir, "b"), signedOrder, maxTrades: 100, maxDelayMs: 1, maxInFlight: 1, fsync: false, fitsGasCap: fits });
   try {
     await b.start();
     const hold = b.hold();

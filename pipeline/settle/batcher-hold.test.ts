@@ -2,12 +2,13 @@
 // released by each holder once; a timer does not fire a held batch.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hex } from "viem";
 import type { SignedOrder } from "../../sdk/settle-batch";
 import { createBatcher, type BatcherDeps } from "./batcher";
+import { appendJournalRecords } from "../../matcher/testing/journal-files";
 import type { SettleSender } from "./settle-sender";
 
 const h = (n: number) => ("0x" + n.toString(16).padStart(64, "0")) as Hex;
@@ -39,7 +40,7 @@ function withDir(fn: (dir: string) => Promise<void>) {
 }
 const deps = (c: ReturnType<typeof chain>, dir: string, extra: Partial<BatcherDeps> = {}): BatcherDeps => ({
   sender: c.sender,
-  storeFile: join(dir, "b.jsonl"),
+  storeDir: join(dir, "b"),
   signedOrder,
   maxTrades: 10,
   maxDelayMs: 1,
@@ -80,7 +81,7 @@ test("hold(): nothing new leaves until every holder released (each release count
 test("hold(): the resend of a persisted batch after a restart is not held", async () => {
   await withDir(async (dir) => {
     const c = chain();
-    writeFileSync(join(dir, "b.jsonl"), JSON.stringify({ batchId: "0", fromSeq: 1, toSeq: 2, tradeCount: 2 }) + "\n");
+    appendJournalRecords(join(dir, "b"), [{ batchId: "0", fromSeq: 1, toSeq: 2, tradeCount: 2 }]);
     const b = createBatcher(deps(c, dir));
     await b.start();
     const release = b.hold();

@@ -28,7 +28,7 @@ test("stop() during a failing send with the window full resolves, and nothing is
       });
     },
   };
-  const b = createBatcher({ sender, storeFile: join(dir, "b.jsonl"), signedOrder: fixtureSignedOrder, maxTrades: 1, maxDelayMs: 1, maxInFlight: 1, fsync: false });
+  const b = createBatcher({ sender, storeDir: join(dir, "b"), signedOrder: fixtureSignedOrder, maxTrades: 1, maxDelayMs: 1, maxInFlight: 1, fsync: false });
   try {
     await b.start();
     b.push(fixtureTrade(1));

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { Hex } from "viem";
 import type { SettleArgs, SignedOrder } from "../../sdk/settle-batch";
 import { createBatcher, type SettleableTrade } from "./batcher";
+import { appendJournalRecords } from "../../matcher/testing/journal-files";
 import { FatalChainError, RetryableChainError } from "../errors";
 import type { SettleSender } from "./settle-sender";
 
@@ -72,10 +73,10 @@ const signedOrder = (hash: Hex) => order(Number(BigInt(hash)));
 test("trades settle once, in order, across retries, a lost receipt and a restart with a batch in flight", async () => {
   await withDir(async (dir) => {
     const chain = fakeChain();
-    const storeFile = join(dir, "batches.jsonl");
+    const storeDir = join(dir, "batches");
     const b1 = createBatcher({
       sender: chain.sender,
-      storeFile,
+      storeDir,
       signedOrder,
       maxTrades: 3,
       maxDelayMs: 1,
@@ -98,11 +99,10 @@ test("trades settle once, in order, across retries, a lost receipt and a restart
     await b1.stop();
 
     // a crash after the composition of batch 2 was persisted but before it landed: the store has it
-    const { appendFileSync } = await import("node:fs");
-    appendFileSync(storeFile, JSON.stringify({ batchId: "2", fromSeq: 6, toSeq: 8, tradeCount: 3 }) + "\n");
+    appendJournalRecords(storeDir, [{ batchId: "2", fromSeq: 6, toSeq: 8, tradeCount: 3 }]);
     const b2 = createBatcher({
       sender: chain.sender,
-      storeFile,
+      storeDir,
       signedOrder,
       maxTrades: 2,
       maxDelayMs: 1,
@@ -126,7 +126,7 @@ test("a revert halts the batcher: the batch is not skipped and later trades wait
     let halted = "";
     const b = createBatcher({
       sender: chain.sender,
-      storeFile: join(dir, "b.jsonl"),
+      storeDir: join(dir, "b"),
       signedOrder,
       maxTrades: 2,
       maxDelayMs: 1,
@@ -205,7 +205,7 @@ function slowChain(faults: Record<number, "drop" | "lost-receipt" | "revert">) {
 /** Batches of two trades, two in flight, against `chain`. */
 const twoInFlight = (chain: ReturnType<typeof slowChain>, dir: string) => ({
   sender: chain.sender,
-  storeFile: join(dir, "b.jsonl"),
+  storeDir: join(dir, "b"),
   signedOrder,
   maxTrades: 2,
   maxDelayMs: 1,

@@ -12,7 +12,7 @@
 // revert halts the batcher (it logs the decoded error and reports it to health).
 import type { Hex } from "viem";
 import { buildSettleArgs, type SettleArgs, type SignedOrder } from "../../sdk/settle-batch";
-import { openDurableLog, type DurableLog } from "../match/durable-log";
+import { openRecordLog, type RecordLog } from "../../matcher/journal";
 import { FatalChainError } from "../errors";
 import { isOrderAttributable, suspectOrders } from "./poison";
 import type { SettleResult, SettleSender } from "./settle-sender";
@@ -57,8 +57,9 @@ export interface BatcherHealth {
 
 export interface BatcherDeps {
   sender: SettleSender;
-  /** file of batch compositions (JSON lines) */
-  storeFile: string;
+  /** directory of the journal of batch compositions (matcher/journal; a `batches.jsonl` of the previous
+   *  version found there is carried in once) */
+  storeDir: string;
   signedOrder(hash: Hex): SignedOrder | undefined;
   maxTrades: number;
   maxDelayMs: number;
@@ -99,10 +100,13 @@ export interface Batcher {
   hold(): () => void;
 }
 
+/** The batch store of the previous version (JSON lines), carried into the journal once. */
+const LEGACY_STORE = "batches.jsonl";
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function createBatcher(deps: BatcherDeps): Batcher {
-  let store: DurableLog<BatchRecord>;
+  let store: RecordLog<BatchRecord> | undefined;
   const byId = new Map<string, BatchRecord>();
   const maxInFlight = Math.max(1, deps.maxInFlight ?? 2);
   /** the next batch id to be confirmed (the contract's nextBatchId once every flight landed) */
@@ -206,7 +210,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
         toSeq: trades[trades.length - 1].seq,
         tradeCount: trades.length,
       };
-      persisted = store.append(rec);
+      persisted = store!.append(rec);
       byId.set(rec.batchId, rec);
     }
     const gate = dispatchTail.then(() => persisted);
@@ -437,13 +441,21 @@ export function createBatcher(deps: BatcherDeps): Batcher {
 
   return {
     async start() {
-      store = openDurableLog<BatchRecord>(deps.storeFile, {
+      store = await openRecordLog<BatchRecord>({
+        dir: deps.storeDir,
         fsync: deps.fsync ?? true,
+        replay: (r) => byId.set(r.c.batchId, r.c),
+        legacy: { file: LEGACY_STORE, convert: (line) => ({ c: line as BatchRecord }) },
       });
-      for (const r of store.records) byId.set(r.batchId, r);
-      nextId = await deps.sender.nextBatchId();
-      const prev = byId.get((nextId - 1n).toString());
-      if (nextId > 0n && !prev) throw new Error(`batch store ${deps.storeFile} lacks batch ${nextId - 1n} that the chain settled`);
+      let prev: BatchRecord | undefined;
+      try {
+        nextId = await deps.sender.nextBatchId();
+        prev = byId.get((nextId - 1n).toString());
+        if (nextId > 0n && !prev) throw new Error(`batch store ${deps.storeDir} lacks batch ${nextId - 1n} that the chain settled`);
+      } catch (err) {
+        await store.close().catch(() => undefined);
+        throw err;
+      }
       lastSettledSeq = prev ? prev.toSeq : -1;
       resend = byId.get(nextId.toString());
       lastPushedSeq = lastSettledSeq;
@@ -469,7 +481,7 @@ export function createBatcher(deps: BatcherDeps): Batcher {
       wake?.();
       await loop?.catch(() => undefined);
       deps.sender.close?.();
-      store?.close();
+      await store?.close().catch(() => undefined); // a failed write was already reported to its batch
       notifyDrained();
     },
     hold() {

@@ -3,12 +3,13 @@
 // with the contract's error and arguments; eth_call answers the same).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hex } from "viem";
 import type { SettleArgs, SignedOrder } from "../../sdk/settle-batch";
-import { createBatcher, type BatcherDeps, type SettleableTrade } from "./batcher";
+import { createBatcher, type BatcherDeps, type BatchRecord, type SettleableTrade } from "./batcher";
+import { readJournalContents } from "../../matcher/testing/journal-files";
 import { FatalChainError, RetryableChainError } from "../errors";
 import type { SettleSender } from "./settle-sender";
 
@@ -112,7 +113,7 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
 function deps(chain: ReturnType<typeof poisonChain>, m: ReturnType<typeof fakeMatcher>, dir: string, extra: Partial<BatcherDeps> = {}): BatcherDeps {
   return {
     sender: chain.sender,
-    storeFile: join(dir, "b.jsonl"),
+    storeDir: join(dir, "b"),
     signedOrder: makeOrders(),
     maxTrades: 10,
     maxDelayMs: 1,
@@ -142,7 +143,7 @@ test("one poisoned order among honest ones: its trade is dropped, the rest settl
     assert.equal(b.health().rejectedOrders, 1);
     assert.equal(b.health().queuedTrades, 0);
     // the store holds the rebuilt composition for batch 0 (the last record for an id wins)
-    const recs = readFileSync(join(dir, "b.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const recs = readJournalContents<BatchRecord>(join(dir, "b"));
     assert.deepEqual(recs.at(-1), { batchId: "0", fromSeq: 1, toSeq: 6, tradeCount: 5 });
     // a late push of the dropped trade (its command became durable after the decision) is ignored
     b.push(trade(3));
@@ -230,8 +231,8 @@ test("restart after the drop decision was journaled but before the rebuilt batch
     await b1.stop();
     assert.ok(crashed);
     assert.equal(chain.applied.length, 0);
-    const recordsBefore = readFileSync(join(dir, "b.jsonl"), "utf8").trim().split("\n");
-    assert.deepEqual(JSON.parse(recordsBefore.at(-1)!), { batchId: "0", fromSeq: 1, toSeq: 4, tradeCount: 4 }, "only the poisoned composition is on disk");
+    const recordsBefore = readJournalContents<BatchRecord>(join(dir, "b"));
+    assert.deepEqual(recordsBefore.at(-1), { batchId: "0", fromSeq: 1, toSeq: 4, tradeCount: 4 }, "only the poisoned composition is on disk");
 
     // restart: the journal replay no longer yields the dropped trade (the matcher filters it)
     const b2 = createBatcher(deps(chain, m, dir));
@@ -242,7 +243,7 @@ test("restart after the drop decision was journaled but before the rebuilt batch
     assert.deepEqual(chain.reverted, ["SettlementOrderNonceUsed"], "the poisoned batch was never sent again");
     assert.deepEqual(chain.settledSeqs(), [1, 3, 4, 5]);
     assert.deepEqual(chain.applied.map((a) => a.batchId), chain.applied.map((_a, i) => BigInt(i)));
-    const last0 = readFileSync(join(dir, "b.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l)).filter((r) => r.batchId === "0").at(-1);
+    const last0 = readJournalContents<BatchRecord>(join(dir, "b")).filter((r) => r.batchId === "0").at(-1);
     assert.deepEqual(last0, { batchId: "0", fromSeq: 1, toSeq: 4, tradeCount: 3 }, "batch 0's record says what it now holds");
     await b2.stop();
 
@@ -417,7 +418,7 @@ test("without onRejected an order-attributable revert halts on that revert", asy
     const trades = [1, 2].map((s) => trade(s));
     const chain = poisonChain(new Map([[4, NONCE_USED]]));
     let halted = "";
-    const b = createBatcher({ sender: chain.sender, storeFile: join(dir, "b.jsonl"), signedOrder: makeOrders(), maxTrades: 10, maxDelayMs: 1, fsync: false, onHalt: (r) => (halted = r) });
+    const b = createBatcher({ sender: chain.sender, storeDir: join(dir, "b"), signedOrder: makeOrders(), maxTrades: 10, maxDelayMs: 1, fsync: false, onHalt: (r) => (halted = r) });
     await b.start();
     for (const t of trades) b.push(t);
     await b.drain();
