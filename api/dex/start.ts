@@ -11,6 +11,7 @@ import { createDexAuthenticator, createDexRestApp, listenDexRest } from "./app";
 import { createOrderPlacer } from "./place-order";
 import type { DexApiConfig } from "./config";
 import type { DexService } from "../../pipeline/service";
+import { systemClock, type Clock } from "../../runtime/clock";
 
 export interface StartDexApiDeps {
   config: DexApiConfig;
@@ -21,6 +22,8 @@ export interface StartDexApiDeps {
   /** 0 = a free port */
   ports: { rest: number; ws: number; grpc: number };
   host?: string;
+  /** what the three surfaces read time through (default: the system clock) */
+  clock?: Clock;
 }
 
 export interface RunningDexApi {
@@ -31,12 +34,14 @@ export interface RunningDexApi {
 
 export async function startDexApi(deps: StartDexApiDeps): Promise<RunningDexApi> {
   const host = deps.host ?? "127.0.0.1";
-  const keys = createApiKeyStore({ db: deps.db, box: createSecretBox(deps.config.apiKeyEncryptionKey) });
-  const auth = createDexAuthenticator({ config: deps.config, keys });
+  const clock = deps.clock ?? systemClock;
+  const now = () => clock.now();
+  const keys = createApiKeyStore({ db: deps.db, box: createSecretBox(deps.config.apiKeyEncryptionKey), clock });
+  const auth = createDexAuthenticator({ config: deps.config, keys, now });
   // one placer for REST and gRPC: a retry on one surface of an order in flight on the other waits for it
-  const placeOrder = createOrderPlacer({ service: deps.service, keys, now: Date.now });
-  const common = { config: deps.config, service: deps.service, auth };
-  const rest = await listenDexRest(createDexRestApp({ ...common, logger: deps.logger.child({ surface: "dex-rest" }), keys, placeOrder }), deps.ports.rest, host);
+  const placeOrder = createOrderPlacer({ service: deps.service, keys, now });
+  const common = { config: deps.config, service: deps.service, auth, clock };
+  const rest = await listenDexRest(createDexRestApp({ ...common, logger: deps.logger.child({ surface: "dex-rest" }), keys, placeOrder, now }), deps.ports.rest, host);
   const ws = await createWsServer({ ...common, logger: deps.logger.child({ surface: "dex-ws" }), keys });
   const wsUrl = (await ws.listen(deps.ports.ws, host)).url;
   const grpc = createGrpcServer({ ...common, logger: deps.logger.child({ surface: "dex-grpc" }), keys, placeOrder });

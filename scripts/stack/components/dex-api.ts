@@ -7,6 +7,7 @@ import type { Component, ComponentHandle, StackContext } from "../types";
 import { dexApiConfig, resolveEncryptionKey } from "../../../api/dex/config";
 import type { DexService } from "../../../pipeline/service";
 import { startDexApi } from "../../../api/dex/start";
+import { systemClock } from "../../../runtime/clock";
 
 export const dexApiComponent: Component = {
   name: "dex-api",
@@ -32,6 +33,7 @@ export const dexApiComponent: Component = {
       db,
       ports: { rest: ctx.config.ports.dexRest, ws: ctx.config.ports.dexWs, grpc: ctx.config.ports.grpc },
       host: ctx.config.host,
+      clock: systemClock,
     });
     let stopped = false;
     return {
