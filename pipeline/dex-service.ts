@@ -8,7 +8,7 @@ import { createApiKeyNonces } from "./intake/api-nonces";
 import type { OrderType } from "../matcher/core/types";
 import {
   DEX_OPEN_STATUSES, DexServiceError, type AgentApproval, type CancelOrderRequest, type DexBalance, type DexBookSnapshot,
-  type DexEvent, type DexFill, type DexMarket, type DexMarketStats, type DexOrder, type DexOrderQuery,
+  type DexEvent, type DexFill, type DexMarketStats, type DexOrder, type DexOrderQuery,
   type DexOrderStatus, type DexOrderWithFills, type DexService, type DexServiceErrorCode, type DexStatusReason,
   type DexTrade, type Eip712TypedData, type PlaceOrderRequest,
 } from "./service";
@@ -306,7 +306,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
 
   return {
     settlementDomain: domain,
-    listMarkets(): readonly DexMarket[] {
+    listMarkets(): readonly MarketSpec[] {
       return markets().map((m) => ({ ...m }));
     },
 

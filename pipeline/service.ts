@@ -8,6 +8,7 @@ import type { AgentRenouncement } from "../sdk/eip712";
  *  API authenticates a wallet-signed order with it. */
 export { recoverSigner } from "./intake/recover";
 import type { TimeInForce } from "../matcher/core/types";
+import type { MarketSpec } from "./markets";
 
 /** Spec 3.2's order-type table (allowed time in force, price and trigger needs): the engine's, one table. */
 export { ORDER_TYPE_RULES, orderTypeRule, type OrderTypeRule } from "../matcher/core/validate";
@@ -76,21 +77,8 @@ export type DexStatusReason =
 
 // ------------------------------------------------------------------ markets
 
-/** One trading pair. Same fields and units as the pipeline's MarketSpec (pipeline/markets.ts). */
-export interface DexMarket {
-  /** "BASE-QUOTE", e.g. "WETH-USD" */
-  symbol: string;
-  baseToken: Address;
-  quoteToken: Address;
-  baseDecimals: number;
-  quoteDecimals: number;
-  /** contract price units (quote base units per 1e18 base base units) per tick */
-  tickSize: bigint;
-  /** base-token base units per lot */
-  lotSize: bigint;
-  minLots: bigint;
-  maxLots: bigint;
-}
+/** One trading pair (symbol, tokens, decimals, tick and lot): the pipeline's one market type. */
+export type { MarketSpec } from "./markets";
 
 // ------------------------------------------------------------------ the settlement contract's signed order
 
@@ -378,7 +366,7 @@ export interface DexService {
   readonly settlementDomain: { name: string; version: string; chainId: number; verifyingContract: Address };
 
   /** Every tradable market. Read once per request; may change between calls. */
-  listMarkets(): readonly DexMarket[];
+  listMarkets(): readonly MarketSpec[];
 
   /** Places an order (idempotent on `orderId`). Resolves with the order as it stands after the matcher
    *  processed it (it may already be filled, cancelled as an IOC remainder, or rejected). Throws

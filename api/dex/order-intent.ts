@@ -9,7 +9,7 @@ import {
   DEX_TIME_IN_FORCE,
   ORDER_TYPE_RULES,
   dexTimeInForce,
-  type DexMarket,
+  type MarketSpec,
   type DexOrderIntent,
   type DexOrderType,
   type DexService,
@@ -21,13 +21,13 @@ import { decimalPriceToTicks, sizeToLots, type GridResult } from "./units";
 /** Spec 3.2's allowed time in force per type (the engine's table) in the payloads' case; the first is the default. */
 const allowedTimeInForce = (type: DexOrderType): DexTimeInForce[] => ORDER_TYPE_RULES[type].timeInForce.map(dexTimeInForce);
 
-export function findMarket(service: DexService, symbol: string): DexMarket {
+export function findMarket(service: DexService, symbol: string): MarketSpec {
   const m = service.listMarkets().find((x) => x.symbol === symbol);
   if (!m) throw new ApiError("INVALID_SYMBOL", `trading pair ${symbol} is not supported`, { symbol });
   return m;
 }
 
-function grid(field: string, r: GridResult, m: DexMarket): bigint {
+function grid(field: string, r: GridResult, m: MarketSpec): bigint {
   if (r.ok) return r.value;
   const messages = {
     not_a_number: `${field} must be a finite decimal number`,
@@ -49,7 +49,7 @@ export interface OrderFields {
 }
 
 /** Type, time in force, price, trigger and size as integers; throws ApiError. */
-export function parseOrderFields(m: DexMarket, f: OrderFields, nowMs: number, signedMarket = false) {
+export function parseOrderFields(m: MarketSpec, f: OrderFields, nowMs: number, signedMarket = false) {
   if (!(DEX_ORDER_TYPES as readonly string[]).includes(f.type)) {
     throw new ApiError("INVALID_ORDER_TYPE", `order type ${f.type} is not recognized`, { type: f.type, allowed: DEX_ORDER_TYPES });
   }
@@ -119,7 +119,7 @@ export function signedOrderToWire(order: SettlementOrder) {
 }
 
 /** The body's `order` as the contract's struct, checked against the spec fields. */
-export function checkSignedOrder(m: DexMarket, body: PlaceOrderBody, p: ParsedOrderFields, nowMs: number): { order: SettlementOrder; signature: Hex } {
+export function checkSignedOrder(m: MarketSpec, body: PlaceOrderBody, p: ParsedOrderFields, nowMs: number): { order: SettlementOrder; signature: Hex } {
   const o = body.order!;
   const order: SettlementOrder = {
     trader: getAddress(o.trader),

@@ -1,11 +1,11 @@
 // Service integers -> the spec's JSON (snake_case; numbers computed from the exact decimals; amounts
 // that may exceed 2^53 as decimal strings).
 import type { ApiKeyRecord } from "../auth/api-keys";
-import type { DexBalance, DexBookSnapshot, DexFill, DexMarket, DexOrder, DexOrderWithFills, DexTrade } from "../../pipeline/service";
+import type { DexBalance, DexBookSnapshot, DexFill, MarketSpec, DexOrder, DexOrderWithFills, DexTrade } from "../../pipeline/service";
 import { averagePriceText, lotsToSize, ticksToPrice } from "./units";
 import { formatDecimal } from "../../sdk/decimal";
 
-export function presentBook(m: DexMarket, b: DexBookSnapshot) {
+export function presentBook(m: MarketSpec, b: DexBookSnapshot) {
   return {
     symbol: b.symbol,
     bids: b.bids.map((l) => ({ price: ticksToPrice(m, l.priceTicks), size: lotsToSize(m, l.sizeLots) })),
@@ -15,7 +15,7 @@ export function presentBook(m: DexMarket, b: DexBookSnapshot) {
   };
 }
 
-export function presentOrder(m: DexMarket, o: DexOrder) {
+export function presentOrder(m: MarketSpec, o: DexOrder) {
   const avg = averagePriceText(m, o.filledQuoteUnits, o.filledLots);
   return {
     order_id: o.orderId,
@@ -37,7 +37,7 @@ export function presentOrder(m: DexMarket, o: DexOrder) {
   };
 }
 
-export function presentFill(m: DexMarket, f: DexFill, feeDecimals: number) {
+export function presentFill(m: MarketSpec, f: DexFill, feeDecimals: number) {
   return {
     trade_id: f.tradeId,
     price: ticksToPrice(m, f.priceTicks),
@@ -51,12 +51,12 @@ export function presentFill(m: DexMarket, f: DexFill, feeDecimals: number) {
   };
 }
 
-export function presentOrderWithFills(m: DexMarket, o: DexOrderWithFills) {
+export function presentOrderWithFills(m: MarketSpec, o: DexOrderWithFills) {
   const feeDecimals = (f: DexFill) => (f.feeToken.toLowerCase() === m.baseToken.toLowerCase() ? m.baseDecimals : m.quoteDecimals);
   return { ...presentOrder(m, o), fills: o.fills.map((f) => presentFill(m, f, feeDecimals(f))) };
 }
 
-export function presentTrade(m: DexMarket, t: DexTrade) {
+export function presentTrade(m: MarketSpec, t: DexTrade) {
   return {
     trade_id: t.tradeId,
     symbol: t.symbol,

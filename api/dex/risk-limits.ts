@@ -10,14 +10,14 @@
 // add up; all seeded markets quote in USD.
 import { ApiError } from "../errors";
 import type { ApiKeyRecord } from "../auth/api-keys";
-import { DEX_OPEN_STATUSES, type DexMarket, type DexOrderIntent, type DexService } from "../../pipeline/service";
+import { DEX_OPEN_STATUSES, type MarketSpec, type DexOrderIntent, type DexService } from "../../pipeline/service";
 import { PRICE_SCALE } from "./units";
 import { formatDecimal } from "../../sdk/decimal";
 
 const MAX_ORDERS_SCANNED = 10_000;
 
 /** quote value scaled by 1e18 of sizeLots at priceTicks (rounded up) */
-export function notionalE18(m: DexMarket, priceTicks: bigint, sizeLots: bigint): bigint {
+export function notionalE18(m: MarketSpec, priceTicks: bigint, sizeLots: bigint): bigint {
   const quoteUnitsTimes1e18 = sizeLots * m.lotSize * priceTicks * m.tickSize; // quote units * 1e18
   const scale = 10n ** BigInt(m.quoteDecimals);
   return (quoteUnitsTimes1e18 + scale - 1n) / scale;
@@ -25,7 +25,7 @@ export function notionalE18(m: DexMarket, priceTicks: bigint, sizeLots: bigint):
 
 const e18Text = (v: bigint) => formatDecimal(v, 18);
 
-export async function checkPositionLimit(service: DexService, m: DexMarket, key: ApiKeyRecord, intent: DexOrderIntent): Promise<void> {
+export async function checkPositionLimit(service: DexService, m: MarketSpec, key: ApiKeyRecord, intent: DexOrderIntent): Promise<void> {
   if (key.positionLimitE18 === null) return;
   const open = await service.listOrders({
     account: key.owner,
@@ -61,7 +61,7 @@ export function startOfUtcDayMs(nowMs: number): number {
   return nowMs - (nowMs % 86_400_000);
 }
 
-export async function checkDailyLossLimit(service: DexService, markets: readonly DexMarket[], key: ApiKeyRecord, nowMs: number): Promise<void> {
+export async function checkDailyLossLimit(service: DexService, markets: readonly MarketSpec[], key: ApiKeyRecord, nowMs: number): Promise<void> {
   if (key.dailyLossLimitE18 === null) return;
   const since = startOfUtcDayMs(nowMs);
   const orders = await service.listOrders({ account: key.owner, apiKeyId: key.id, sinceMs: since, limit: MAX_ORDERS_SCANNED });

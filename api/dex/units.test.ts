@@ -2,10 +2,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { lotsToSizeText, parseExactDecimal, decimalPriceToTicks, sizeToLots, ticksToPriceText } from "./units";
-import type { DexMarket } from "../../pipeline/service";
+import type { MarketSpec } from "../../pipeline/service";
 
 // WETH-USD of the seed: tick 0.01 USD = 1e4 contract units, lot 0.0001 WETH = 1e14 base units.
-const WETH_USD: DexMarket = {
+const WETH_USD: MarketSpec = {
   symbol: "WETH-USD",
   baseToken: "0x0000000000000000000000000000000000000001",
   quoteToken: "0x0000000000000000000000000000000000000002",

@@ -1,7 +1,7 @@
 // Exact conversion between the spec's decimal numbers and the service's integers. A JSON number is first
 // written in its shortest round-trip decimal form (String(n), what the client most likely typed), then
 // parsed as text; a value that is not a whole number of ticks or lots is refused, never rounded.
-import type { DexMarket } from "../../pipeline/service";
+import type { MarketSpec } from "../../pipeline/service";
 import { formatDecimal, numberToDecimalString } from "../../sdk/decimal";
 
 export const PRICE_SCALE = 10n ** 18n;
@@ -37,14 +37,14 @@ function exactQuotient(d: ExactDecimal, exp: number, unit: bigint): bigint | nul
 }
 
 /** Decimal exponent of a contract price: contract = human * 10^(quoteDecimals + 18 - baseDecimals). */
-export function priceExponent(m: DexMarket): number {
+export function priceExponent(m: MarketSpec): number {
   return m.quoteDecimals + 18 - m.baseDecimals;
 }
 
 export type GridResult = { ok: true; value: bigint } | { ok: false; reason: "not_a_number" | "not_positive" | "off_grid" | "too_large" };
 
 /** A decimal price (the API's) -> ticks; see contractPriceToTicks (pipeline/markets.ts) for the contract's. */
-export function decimalPriceToTicks(m: DexMarket, input: number | string): GridResult {
+export function decimalPriceToTicks(m: MarketSpec, input: number | string): GridResult {
   const d = parseExactDecimal(input);
   if (!d) return { ok: false, reason: "not_a_number" };
   if (d.digits <= 0n) return { ok: false, reason: "not_positive" };
@@ -54,7 +54,7 @@ export function decimalPriceToTicks(m: DexMarket, input: number | string): GridR
   return { ok: true, value: ticks };
 }
 
-export function sizeToLots(m: DexMarket, input: number | string): GridResult {
+export function sizeToLots(m: MarketSpec, input: number | string): GridResult {
   const d = parseExactDecimal(input);
   if (!d) return { ok: false, reason: "not_a_number" };
   if (d.digits <= 0n) return { ok: false, reason: "not_positive" };
@@ -64,27 +64,27 @@ export function sizeToLots(m: DexMarket, input: number | string): GridResult {
   return { ok: true, value: lots };
 }
 
-export function ticksToPriceText(m: DexMarket, priceTicks: bigint): string {
+export function ticksToPriceText(m: MarketSpec, priceTicks: bigint): string {
   return formatDecimal(priceTicks * m.tickSize, priceExponent(m));
 }
-export function lotsToSizeText(m: DexMarket, sizeLots: bigint): string {
+export function lotsToSizeText(m: MarketSpec, sizeLots: bigint): string {
   return formatDecimal(sizeLots * m.lotSize, m.baseDecimals);
 }
 /** Spec number fields are computed from the exact decimal text (the nearest double). */
-export const ticksToPrice = (m: DexMarket, t: bigint): number => Number(ticksToPriceText(m, t));
-export const lotsToSize = (m: DexMarket, l: bigint): number => Number(lotsToSizeText(m, l));
+export const ticksToPrice = (m: MarketSpec, t: bigint): number => Number(ticksToPriceText(m, t));
+export const lotsToSize = (m: MarketSpec, l: bigint): number => Number(lotsToSizeText(m, l));
 
-export const ticksToContractPrice = (m: DexMarket, priceTicks: bigint): bigint => priceTicks * m.tickSize;
-export const lotsToBaseUnits = (m: DexMarket, sizeLots: bigint): bigint => sizeLots * m.lotSize;
+export const ticksToContractPrice = (m: MarketSpec, priceTicks: bigint): bigint => priceTicks * m.tickSize;
+export const lotsToBaseUnits = (m: MarketSpec, sizeLots: bigint): bigint => sizeLots * m.lotSize;
 
 /** Quote base units of sizeLots at priceTicks, rounded up (limits are checked against the larger value). */
-export function quoteUnitsCeil(m: DexMarket, priceTicks: bigint, sizeLots: bigint): bigint {
+export function quoteUnitsCeil(m: MarketSpec, priceTicks: bigint, sizeLots: bigint): bigint {
   const n = sizeLots * m.lotSize * priceTicks * m.tickSize;
   return (n + PRICE_SCALE - 1n) / PRICE_SCALE;
 }
 
 /** Average price text of a filled quantity (quote units / base units), rounded to 18 decimals. */
-export function averagePriceText(m: DexMarket, filledQuoteUnits: bigint, filledLots: bigint): string | null {
+export function averagePriceText(m: MarketSpec, filledQuoteUnits: bigint, filledLots: bigint): string | null {
   if (filledLots === 0n) return null;
   const exp = priceExponent(m);
   // contract price = quote * 1e18 / base; human = contract / 10^exp; keep 18 extra digits.

@@ -2,7 +2,7 @@
 // wallet (EIP-191) and HMAC request schemes, API keys created through the API (with the wallet's
 // on-chain agent approval), and wallet-signed EIP-712 orders for the real Settlement domain.
 import type { Hex, PrivateKeyAccount } from "viem";
-import type { DexMarket } from "../../pipeline/service";
+import type { MarketSpec } from "../../pipeline/service";
 import { lotsToSizeText, ticksToPriceText } from "../../api/dex/units";
 import { createKey, hmacHeaders, keyHeaders, walletHeaders, type Harness, type TestKey } from "../../api/testing/harness";
 import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
@@ -53,7 +53,7 @@ export interface SignedOrderSpec {
 }
 
 /** A wallet-signed POST /v1/orders body for the deployed Settlement contract. */
-export async function signedOrderBody(w: PrivateKeyAccount, m: DexMarket, chainId: number, settlement: `0x${string}`, s: SignedOrderSpec): Promise<Record<string, unknown>> {
+export async function signedOrderBody(w: PrivateKeyAccount, m: MarketSpec, chainId: number, settlement: `0x${string}`, s: SignedOrderSpec): Promise<Record<string, unknown>> {
   const order: Order = {
     trader: w.address,
     baseToken: m.baseToken,
@@ -80,7 +80,7 @@ export async function signedOrderBody(w: PrivateKeyAccount, m: DexMarket, chainI
 }
 
 /** An API-key POST /v1/orders body (spec 4.B fields + client_order_id). */
-export function keyOrderBody(m: DexMarket, s: { side: "buy" | "sell"; priceTicks: bigint; sizeLots: bigint; clientOrderId: string; timeInForce?: string }): Record<string, unknown> {
+export function keyOrderBody(m: MarketSpec, s: { side: "buy" | "sell"; priceTicks: bigint; sizeLots: bigint; clientOrderId: string; timeInForce?: string }): Record<string, unknown> {
   return {
     symbol: m.symbol,
     side: s.side,

@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { WebSocket } from "ws";
 import { privateKeyToAccount } from "viem/accounts";
-import type { DexMarket } from "../../pipeline/service";
+import type { MarketSpec } from "../../pipeline/service";
 import { createTestConfig } from "../../scripts/stack";
 import { api, createApiKey, keyHeaders, keyOrderBody, type TestKey } from "./client";
 
@@ -76,7 +76,7 @@ async function main() {
   try {
     console.log(`stack (chains, deployment, pipeline, dex-api) up in ${((Date.now() - t0) / 1000).toFixed(1)} s; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.cpus().length} cores`);
     const mk = ready.market;
-    const m: DexMarket = {
+    const m: MarketSpec = {
       symbol: String(mk.symbol), baseToken: mk.baseToken as `0x${string}`, quoteToken: mk.quoteToken as `0x${string}`,
       baseDecimals: Number(mk.baseDecimals), quoteDecimals: Number(mk.quoteDecimals),
       tickSize: BigInt(mk.tickSize), lotSize: BigInt(mk.lotSize), minLots: BigInt(mk.minLots), maxLots: BigInt(mk.maxLots),

@@ -21,7 +21,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { settlementAbi } from "../../sdk/abi";
-import type { DexMarket } from "../../pipeline/service";
+import type { MarketSpec } from "../../pipeline/service";
 import { connectWs, type TestWs } from "../../api/testing/ws-client";
 import { signRequest } from "../../api/auth/hmac";
 import { feeFor } from "../../sdk/eip712";
@@ -127,7 +127,7 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
     const dexUrls = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!;
     const origin = dexUrls["dex rest"].replace(/\/v1$/, "");
     const wsUrl = dexUrls["dex websocket"];
-    const m: DexMarket = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
+    const m: MarketSpec = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
     const client = createPublicClient({ transport: http(stack.chains.home.rpcUrl) });

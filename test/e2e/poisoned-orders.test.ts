@@ -14,7 +14,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { settlementAbi } from "../../sdk/abi";
-import type { DexMarket } from "../../pipeline/service";
+import type { MarketSpec } from "../../pipeline/service";
 import { api, signedOrderBody, walletHeaders } from "../../bench/api/client";
 import { getOrderHash, getSettlementDomain } from "../../sdk/eip712";
 
@@ -28,7 +28,7 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
     const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
     const p = pipe.pipeline;
     const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
-    const m: DexMarket = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
+    const m: MarketSpec = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
     const abi = settlementAbi;

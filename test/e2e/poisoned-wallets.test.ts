@@ -31,7 +31,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { settlementAbi } from "../../sdk/abi";
-import type { DexMarket } from "../../pipeline/service";
+import type { MarketSpec } from "../../pipeline/service";
 import { checkSignedOrder, intentOf, parseOrderFields } from "../../api/dex/order-intent";
 import { signedOrderToWire } from "../../api/dex/order-intent";
 import { presentOrder } from "../../api/dex/present";
@@ -58,8 +58,8 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     const p = pipe.pipeline;
     const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
     const markets = pipe.dexService.listMarkets();
-    const m: DexMarket = markets.find((x) => x.symbol === "WETH-USD")!;
-    const mw: DexMarket = markets.find((x) => x.symbol === "WBTC-USD")!;
+    const m: MarketSpec = markets.find((x) => x.symbol === "WETH-USD")!;
+    const mw: MarketSpec = markets.find((x) => x.symbol === "WBTC-USD")!;
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
     const rpcUrl = stack.chains.home.rpcUrl;
@@ -113,7 +113,7 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
       }
     };
     const honestPlaced = new Map<string, { hash: Hex; trader: Address; nonce: bigint; w: PrivateKeyAccount }>();
-    const placeSigned = async (w: PrivateKeyAccount, mk: DexMarket, side: "buy" | "sell", nonce: bigint, priceTicks: bigint, sizeLots: bigint) => {
+    const placeSigned = async (w: PrivateKeyAccount, mk: MarketSpec, side: "buy" | "sell", nonce: bigint, priceTicks: bigint, sizeLots: bigint) => {
       const body = await signedOrderBody(w, mk, chainId, settlement, { side, priceTicks, sizeLots, nonce });
       const o = body.order as Record<string, string | number>;
       const hash = getOrderHash(domain, {
