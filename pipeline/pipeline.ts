@@ -90,7 +90,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     fsync: opts.fsync,
     logger: log,
     recoverThreads: opts.recoverThreads ?? 1,
-    // the same gas stipend and the same reading of the answer as Settlement (pipeline/contract-signature.ts)
+    // the same gas stipend and the same reading of the answer as Settlement (pipeline/intake/contract-signature.ts)
     isValidContractSignature: contractWallets.isValidSignature,
   });
   for (const l of opts.listeners ?? []) service.subscribe(l);

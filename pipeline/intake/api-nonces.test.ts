@@ -1,4 +1,4 @@
-// API-key orders get dense nonces per account from 2^63 (pipeline/api-nonces.ts): consecutive for one
+// API-key orders get dense nonces per account from 2^63 (pipeline/intake/api-nonces.ts): consecutive for one
 // account, continuing after a restart's journal replay, distinct under concurrent placements, never one
 // an accepted order or the chain used, never below the on-chain minimum, never past 2^64 - 1.
 import { test } from "node:test";

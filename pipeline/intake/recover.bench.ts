@@ -1,4 +1,4 @@
-// tsx pipeline/recover.bench.ts — cost of one order's signature check, per approach.
+// tsx pipeline/intake/recover.bench.ts — cost of one order's signature check, per approach.
 import { hashTypedData, recoverTypedDataAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";

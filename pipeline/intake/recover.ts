@@ -1,6 +1,6 @@
 // Signer recovery straight on the EIP-712 digest. Native libsecp256k1 (npm `secp256k1`) recovers in
 // ~90 us on this machine against ~1,900 us for @noble/curves and ~2,400 us for viem's
-// recoverTypedDataAddress (pipeline/recover.bench.ts), which decides whether 2,000 orders/s fit on
+// recoverTypedDataAddress (pipeline/intake/recover.bench.ts), which decides whether 2,000 orders/s fit on
 // one core. @noble/curves stays as the fallback when the native build cannot load.
 import { secp256k1 as nobleSecp } from "@noble/curves/secp256k1.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";

@@ -4,7 +4,7 @@
 // id -> trade seq range) is on disk; after a crash the contract's nextBatchId says which batches landed, and
 // the first one that did not is re-sent with the same trades. When a batch fails, every batch behind it
 // ends first; the ones that landed count, the rest are re-sent in order with the same trades (retryable).
-// A revert that one trader's order causes (pipeline/poison.ts: a nonce cancelled on chain, an agent revoked,
+// A revert that one trader's order causes (pipeline/settle/poison.ts: a nonce cancelled on chain, an agent revoked,
 // a contract wallet that changed its answer, a balance withdrawn...) does not stop the venue: the batcher
 // finds the order(s) (the error's arguments; eth_call of sub-batches when the error names only a trader
 // with several orders), has the matcher journal the decision and cancel them (`onRejected`), drops their

@@ -1,5 +1,5 @@
 // The settle sender's error classification, at each boundary: which failures a retry can fix, which are
-// fatal reverts (and then, pipeline/poison.ts, which of those one order causes), and the gas limit formula.
+// fatal reverts (and then, pipeline/settle/poison.ts, which of those one order causes), and the gas limit formula.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { BaseError, ContractFunctionRevertedError, encodeErrorResult, RpcRequestError } from "viem";

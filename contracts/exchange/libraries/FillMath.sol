@@ -10,7 +10,7 @@ library FillMath {
     uint256 internal constant PRICE_SCALE = 1e18;
     uint256 internal constant BPS = 10_000;
     /// @notice Smallest base amount and smallest quote amount of one fill, in base units. A fee rounds up by at
-    ///         most one unit, so this bounds the round-up to 0.01 % of a fill (sdk/constants.ts mirrors it).
+    ///         most one unit, so this bounds the round-up to 0.01 % of a fill (sdk/eip712.ts mirrors it).
     uint256 internal constant MIN_FILL_UNITS = 10_000;
 
     /// @notice baseAmount * price / 1e18, reverting when it does not divide exactly.

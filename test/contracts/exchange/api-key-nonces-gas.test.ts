@@ -1,4 +1,4 @@
-// Gas of settling API-key orders with the dense nonces the service now allocates (pipeline/api-nonces.ts:
+// Gas of settling API-key orders with the dense nonces the service now allocates (pipeline/intake/api-nonces.ts:
 // 2^63, 2^63 + 1, ...) against the random 64-bit nonces it used to sign. A bot's order fully filled sets its
 // nonce bit: dense nonces share one bitmap word per 128 orders, random ones create a word (20,000 gas) each.
 import { expect } from "chai";

@@ -4,7 +4,7 @@
 // revert-data bomb made the settle run out of gas with no error data at all (which the batcher cannot pin on
 // anyone, so it halted). Now the wallet gets a fixed stipend and 32 bytes of its answer are read: each hostile
 // wallet below ends in SettlementContractSignatureInvalid(wallet) with bounded gas, and the same batch without
-// its order settles. The intake's eth_call (pipeline/contract-signature.ts) is checked against the contract to
+// its order settles. The intake's eth_call (pipeline/intake/contract-signature.ts) is checked against the contract to
 // the unit of gas.
 import { expect } from "chai";
 import hre, { ethers } from "hardhat";
@@ -240,7 +240,7 @@ describe("Settlement: the ERC-1271 gas stipend, on chain and in the intake's eth
     }
     expect(enough > ERC1271_GAS_STIPEND + ERC1271_GAS_STIPEND / 63n, `gas limit ${enough}`).to.equal(true);
     // at that limit the wallet got its whole stipend and accepted (the batch may still run out of gas later:
-    // sizing the gas limit is the operator's job, pipeline/settle-sender.ts settleGasLimit)
+    // sizing the gas limit is the operator's job, pipeline/settle/settle-sender.ts settleGasLimit)
     expect(["ok", "no data"]).to.include(await simulate(f, walletTrade.orders, walletTrade.fills, enough));
     // one unit less: refused by name before the call (the wallet did not burn its stipend: little gas used)
     const r = await send(f, walletTrade.orders, walletTrade.fills, enough - 1n);
