@@ -26,6 +26,9 @@ export interface JournalMeta {
   /** extra facts the service needs on replay (e.g. the agent that signed, a cancel's reason) */
   signer?: string;
   reason?: string;
+  /** a place command's deadline (ms): the matcher treats the order as dead from then on. Records written
+   *  before this field carried it in `reason`; replay still reads them. */
+  deadlineMs?: number;
   /** intent fields the API gave (client order id, api key id, ...) */
   info?: Record<string, unknown>;
 }
@@ -257,8 +260,10 @@ export class MatcherService {
       sizeLots: v.sizeLots,
       ...(v.triggerPriceTicks !== undefined ? { triggerPriceTicks: v.triggerPriceTicks } : {}),
     };
-    const meta: JournalMeta = { order: orderToJson(input.order), signature: input.signature, signer: v.signer, reason: String(v.deadlineMs), info };
-    const events = await this.submit(cmd, meta);
+    // the journal keeps the signed order in its JSON form; this call hands the typed order on as it is
+    const meta: JournalMeta = { order: orderToJson(input.order), signature: input.signature, signer: v.signer, deadlineMs: v.deadlineMs, info };
+    const live = this.liveOrder(v.hash, v.account, v.market, { order: input.order, signature: input.signature, hash: v.hash }, v.deadlineMs, v.signer, info);
+    const events = await this.submit(cmd, meta, live);
     const rejected = events.find((e) => e.type === "rejected");
     return rejected && rejected.type === "rejected"
       ? { hash: v.hash, events, status: "rejected", rejectCode: rejected.code }
@@ -280,8 +285,9 @@ export class MatcherService {
     return due.length;
   }
 
-  private submit(cmd: Command, meta?: JournalMeta): Promise<EngineEvent[]> {
-    const pre = this.preApply(cmd, meta);
+  /** `placed`: the order a live place command carries (replay rebuilds it from the record). */
+  private submit(cmd: Command, meta?: JournalMeta, placed?: LiveOrder): Promise<EngineEvent[]> {
+    const pre = this.preApply(cmd, meta, placed);
     const { events, durable } = this.journal.apply(cmd, meta);
     const trades: SettleableTrade[] = [];
     this.applyEvents(cmd, events, pre, trades, this.now(), meta);
@@ -300,29 +306,44 @@ export class MatcherService {
 
   // ------------------------------------------------------------ applying commands and events
 
-  /** The state a place command needs before the engine runs: its lock and nonce are reserved. */
-  private preApply(cmd: Command, meta?: JournalMeta): LiveOrder | undefined {
-    if (cmd.kind !== "place" || !meta?.order || !meta.signature) return undefined;
-    const order = orderFromJson(meta.order);
-    const market = this.markets.get(cmd.symbol)!;
+  /** The engine-side record of a signed order: its lock follows from the signed price and amount. */
+  private liveOrder(hash: Hex, account: string, market: MarketSpec, signed: SignedOrder, deadlineMs: number, signer: string, info: Record<string, unknown> | undefined): LiveOrder {
+    const { order } = signed;
     const side = order.side === 0 ? "buy" : "sell";
     const lock: OrderLock = side === "buy" ? { token: market.quoteToken, amount: buyLockFor(order.amount, order.price) } : { token: market.baseToken, amount: order.amount };
-    const live: LiveOrder = {
-      hash: cmd.orderId as Hex,
-      signed: { order, signature: meta.signature, hash: cmd.orderId as Hex },
+    return {
+      hash,
+      signed,
       market,
-      account: cmd.account,
+      account,
       side,
       limitPrice: order.price,
       remainingBase: order.amount,
       lock,
-      deadlineMs: Number(meta.reason ?? Number(order.expiry) * 1000),
-      signer: (meta.signer ?? order.trader).toLowerCase(),
+      deadlineMs,
+      signer: signer.toLowerCase(),
       acceptedSeq: -1,
-      info: meta.info,
+      info,
     };
-    this.ledger.lock(cmd.account, lock);
-    this.useNonce(cmd.account, order.nonce);
+  }
+
+  /** The order of a journaled place command, as replay rebuilds it from the record. */
+  private liveOrderOfRecord(cmd: Command, meta?: JournalMeta): LiveOrder | undefined {
+    if (cmd.kind !== "place" || !meta?.order || !meta.signature) return undefined;
+    const order = orderFromJson(meta.order);
+    const hash = cmd.orderId as Hex;
+    const deadlineMs = meta.deadlineMs ?? Number(meta.reason ?? Number(order.expiry) * 1000);
+    return this.liveOrder(hash, cmd.account, this.markets.get(cmd.symbol)!, { order, signature: meta.signature, hash }, deadlineMs, meta.signer ?? order.trader, meta.info);
+  }
+
+  /** The state a place command needs before the engine runs: its lock and nonce are reserved. */
+  private preApply(cmd: Command, meta?: JournalMeta, placed?: LiveOrder): LiveOrder | undefined {
+    const live = placed ?? this.liveOrderOfRecord(cmd, meta);
+    if (!live) return undefined;
+    const { lock } = live;
+    const order = live.signed.order;
+    this.ledger.lock(live.account, lock);
+    this.useNonce(live.account, order.nonce);
     this.orders.set(live.hash.toLowerCase(), live);
     this.signed.set(live.hash.toLowerCase(), live.signed);
     return live;
