@@ -3,8 +3,7 @@
 // DKG key);
 // home: BridgeVault; remote: BridgeMinter and one BridgeWrappedToken per home token. Wires vault <-> minter,
 // configures limits, then hands every role to the Safe and renounces the deployer's.
-// Bridge ABIs and bytecode come from `artifacts/` (the full-tree `npx hardhat compile`).
-import fs from "node:fs";
+// Bridge bytecode comes from the Hardhat artifacts (scripts/artifacts.ts; the full-tree `npx hardhat compile`).
 import path from "node:path";
 import {
   createPublicClient,
@@ -22,6 +21,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import SafeKit from "@safe-global/protocol-kit";
 import { groupPublicKeyToXY, type AffinePoint } from "../sdk/frost-solidity";
+import { loadArtifact, readArtifactFile, type Artifact } from "./artifacts";
 
 const ROOT = path.resolve(__dirname, "..");
 const SAFE_ARTIFACTS = path.join(ROOT, "node_modules/@safe-global/safe-smart-account/build/artifacts/contracts");
@@ -72,7 +72,7 @@ export interface DeployBridgeOptions {
   maxDeposits?: Record<string, bigint>;
   /** Bucket refill period; default 86,400 s (a daily limit). */
   refillPeriodSec?: number;
-  /** Default `<repo>/artifacts`. */
+  /** A build folder; default `<repo>/artifacts`, then `<repo>/artifacts-bridge` (scripts/artifacts.ts). */
   artifactsDir?: string;
 }
 
@@ -96,18 +96,7 @@ export interface BridgeDeployment {
   challengePeriodSec: number;
 }
 
-interface Artifact {
-  abi: Abi;
-  bytecode: Hex;
-}
-
-function readArtifact(file: string): Artifact {
-  const a = JSON.parse(fs.readFileSync(file, "utf8"));
-  return { abi: a.abi, bytecode: a.bytecode };
-}
-
-const safeArtifact = (rel: string) => readArtifact(path.join(SAFE_ARTIFACTS, rel));
-const bridgeArtifact = (dir: string, rel: string) => readArtifact(path.join(dir, "contracts/bridge", rel));
+const safeArtifact = (rel: string) => readArtifactFile(path.join(SAFE_ARTIFACTS, rel));
 
 /** A chain's clients, signing with `deployerKey`; `transport` lets tests pass Hardhat's in-process provider. */
 export async function createDeployClients(rpc: string | EIP1193Provider, deployerKey: Hex) {
@@ -202,7 +191,6 @@ async function handRolesToSafe(c: DeployClients, address: Address, abi: Abi, rol
 const ZERO_ROLE: Hex = `0x${"00".repeat(32)}`;
 
 export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDeployment> {
-  const artifactsDir = opts.artifactsDir ?? path.join(ROOT, "artifacts");
   const refillPeriodSec = opts.refillPeriodSec ?? BRIDGE_DEFAULTS.refillPeriodSec;
   const challengePeriodSec = opts.challengePeriodSec ?? BRIDGE_DEFAULTS.challengePeriodSec;
   const key = groupPublicKeyToXY(opts.groupPublicKey);
@@ -212,9 +200,9 @@ export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDep
   const threshold = opts.guardianSafeThreshold ?? Math.floor(owners.length / 2) + 1;
 
   const art = {
-    verifier: bridgeArtifact(artifactsDir, "verifiers/BridgeFrostVerifier.sol/BridgeFrostVerifier.json"),
-    vault: bridgeArtifact(artifactsDir, "BridgeVault.sol/BridgeVault.json"),
-    minter: bridgeArtifact(artifactsDir, "BridgeMinter.sol/BridgeMinter.json"),
+    verifier: loadArtifact("BridgeFrostVerifier", opts.artifactsDir),
+    vault: loadArtifact("BridgeVault", opts.artifactsDir),
+    minter: loadArtifact("BridgeMinter", opts.artifactsDir),
   };
 
   const homeSafeContracts = await deploySafeContracts(home);

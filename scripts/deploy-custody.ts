@@ -2,14 +2,13 @@
 // both sides to BridgeErc1271Verifier (key epoch 2) over a BridgeCustodySigner wallet whose owner is the
 // custody provider's key (a local stand-in here). Same contracts, another signing mode behind the one
 // verifier interface; FROST signatures of epoch 1 stop working on this pair.
-import fs from "node:fs";
-import path from "node:path";
 import { encodeFunctionData, getAddress, type Abi, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import SafeKit from "@safe-global/protocol-kit";
+import { bridgeVaultAbi } from "../sdk/abi";
+import { loadArtifact } from "./artifacts";
 import { createDeployClients, deployBridge, toContractNetworks, type BridgeDeployment, type DeployBridgeOptions, type SafeContracts } from "./deploy-bridge";
 
-const ROOT = path.resolve(__dirname, "..");
 export const CUSTODY_KEY_EPOCH = 2n;
 
 export interface CustodyBridgeDeployment extends BridgeDeployment {
@@ -18,11 +17,8 @@ export interface CustodyBridgeDeployment extends BridgeDeployment {
 
 export async function deployCustodyBridge(opts: DeployBridgeOptions & { custodyOwner: Address }): Promise<CustodyBridgeDeployment> {
   const base = await deployBridge(opts);
-  const artifactsDir = opts.artifactsDir ?? path.join(ROOT, "artifacts");
-  const art = (rel: string): { abi: Abi; bytecode: Hex } => JSON.parse(fs.readFileSync(path.join(artifactsDir, "contracts/bridge", rel), "utf8"));
-  const wallet = art("verifiers/BridgeCustodySigner.sol/BridgeCustodySigner.json");
-  const verifier = art("verifiers/BridgeErc1271Verifier.sol/BridgeErc1271Verifier.json");
-  const setVerifierAbi = art("BridgeVault.sol/BridgeVault.json").abi;
+  const wallet = loadArtifact("BridgeCustodySigner", opts.artifactsDir);
+  const verifier = loadArtifact("BridgeErc1271Verifier", opts.artifactsDir);
 
   const side = async (rpcUrl: string, target: Address, safe: Address, safeContracts: SafeContracts) => {
     const c = await createDeployClients(rpcUrl, opts.deployerKey);
@@ -34,7 +30,7 @@ export async function deployCustodyBridge(opts: DeployBridgeOptions & { custodyO
     const v = await deploy(verifier, [w, CUSTODY_KEY_EPOCH]);
     // the Safe (ROTATION_ROLE) switches the signing mode; protocol-kit signs with the deployer, an owner
     const kit = await SafeKit.init({ provider: rpcUrl, signer: opts.deployerKey, safeAddress: safe, contractNetworks: toContractNetworks(c.chainId, safeContracts) });
-    const tx = await kit.createTransaction({ transactions: [{ to: target, value: "0", data: encodeFunctionData({ abi: setVerifierAbi, functionName: "setVerifier", args: [v] }) }] });
+    const tx = await kit.createTransaction({ transactions: [{ to: target, value: "0", data: encodeFunctionData({ abi: bridgeVaultAbi, functionName: "setVerifier", args: [v] }) }] });
     const result = await kit.executeTransaction(await kit.signTransaction(tx));
     const receipt = await c.publicClient.waitForTransactionReceipt({ hash: result.hash as Hex });
     if (receipt.status !== "success") throw new Error(`Safe setVerifier on ${target} reverted`);

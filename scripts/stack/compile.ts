@@ -65,24 +65,3 @@ async function runCompile(): Promise<void> {
   const now = new Date();
   if (fs.existsSync(COMPILE_CACHE)) fs.utimesSync(COMPILE_CACHE, now, now);
 }
-
-export interface Artifact {
-  contractName: string;
-  abi: readonly unknown[];
-  bytecode: `0x${string}`;
-}
-
-/** Loads a compiled contract by name from artifacts/ (names are unique across the tree). */
-export function loadArtifact(contractName: string): Artifact {
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else if (entry.name === `${contractName}.json`) found.push(p);
-    }
-  };
-  walk(path.join(ARTIFACTS_DIR, "contracts"));
-  if (found.length !== 1) throw new Error(`artifact ${contractName}: found ${found.length} (run npx hardhat compile)`);
-  return JSON.parse(fs.readFileSync(found[0], "utf8")) as Artifact;
-}

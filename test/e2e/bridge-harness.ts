@@ -9,6 +9,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
 import { startCluster, type Cluster } from "../../signer-cluster/cluster";
 import { spawnHardhatNode, type HardhatNodeProcess } from "../../scripts/chain/node-process";
+import { loadArtifact } from "../../scripts/artifacts";
 import { deployBridge, type BridgeDeployment } from "../../scripts/deploy-bridge";
 import { loadBridgeAbis } from "../../relayer/abi";
 import type { ChainClients, RelayerDeployment } from "../../relayer/types";
@@ -21,8 +22,6 @@ export const KEYS = {
   custody: HARDHAT_DEV_PRIVATE_KEYS[8] as Hex,
 };
 
-const ROOT = path.resolve(__dirname, "../..");
-export const artifact = (rel: string): { abi: Abi; bytecode: Hex } => JSON.parse(fs.readFileSync(path.join(ROOT, "artifacts/contracts/bridge", rel), "utf8"));
 
 export function chainClients(rpcUrl: string, chainId: number, key: Hex): ChainClients {
   const chain = { id: chainId, name: `local-${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } as const;
@@ -67,7 +66,7 @@ export async function startBridgeSystem(opts: { challengePeriodSec?: number; hsm
     stops.push(() => cluster.stop());
 
     const deployerHome = chainClients(home.rpcUrl, 31337, KEYS.deployer);
-    const tokenArt = artifact("test/BridgeTestToken.sol/BridgeTestToken.json");
+    const tokenArt = loadArtifact("BridgeTestToken");
     const hash = await deployerHome.walletClient.deployContract({ abi: tokenArt.abi, bytecode: tokenArt.bytecode, args: ["Demo USD", "USD", 6], account: deployerHome.walletClient.account!, chain: deployerHome.walletClient.chain });
     const token = (await deployerHome.publicClient.waitForTransactionReceipt({ hash })).contractAddress as Address;
     const startBlocks = { home: await deployerHome.publicClient.getBlockNumber(), remote: await chainClients(remote.rpcUrl, 31338, KEYS.deployer).publicClient.getBlockNumber() };

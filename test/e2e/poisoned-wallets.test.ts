@@ -28,6 +28,7 @@ import os from "node:os";
 import path from "node:path";
 import { createWalletClient, defineChain, http, parseAbi, type Address, type Hex, type PrivateKeyAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { loadArtifact } from "../../scripts/artifacts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { settlementAbi } from "../../sdk/abi";
@@ -41,9 +42,7 @@ import { getOrderHash, getSettlementDomain, signOrder, type Order } from "../../
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 
 const Mode = { Owner: 0, Refuse: 1, BurnGas: 3 } as const;
-const walletArtifact = JSON.parse(
-  fs.readFileSync(path.join(__dirname, "../../artifacts/contracts/exchange/test/SettlementTestHostileWallet.sol/SettlementTestHostileWallet.json"), "utf8")
-) as { abi: never; bytecode: Hex };
+const walletArtifact = loadArtifact("SettlementTestHostileWallet");
 const tokenAbi = parseAbi(["function mint(address to, uint256 amount)", "function approve(address spender, uint256 amount) returns (bool)"]);
 
 test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all between match and settle, under load; honest trades settle, the venue never halts", { timeout: 240_000 }, async () => {

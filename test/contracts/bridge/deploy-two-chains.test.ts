@@ -3,11 +3,10 @@
 // chain ids, as in production.
 import { expect } from "chai";
 import hre from "hardhat";
-import path from "node:path";
-import fs from "node:fs";
 import { createPublicClient, createWalletClient, http, type Abi, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { spawnHardhatNode, type HardhatNodeProcess } from "../../../scripts/chain/node-process";
+import { loadArtifact } from "../../../scripts/artifacts";
 import { deployBridge, type BridgeDeployment } from "../../../scripts/deploy-bridge";
 import { BridgeMessageKind, getBridgeMessageDigest } from "../../../sdk/bridge-message";
 import { createFrostGroup, frostSign } from "./helpers/frost";
@@ -22,7 +21,7 @@ describe("deployBridge on two chains", function () {
   const group = createFrostGroup();
   const hsm = privateKeyToAccount("0x1111111111111111111111111111111111111111111111111111111111111111");
   const artifactsDir = hre.config.paths.artifacts;
-  const abiOf = (rel: string): { abi: Abi; bytecode: Hex } => JSON.parse(fs.readFileSync(path.join(artifactsDir, "contracts/bridge", rel), "utf8"));
+  const artifactOf = (name: "BridgeVault" | "BridgeMinter" | "BridgeTestToken") => loadArtifact(name, artifactsDir);
   let clients: any;
 
   before(async () => {
@@ -41,7 +40,7 @@ describe("deployBridge on two chains", function () {
       const hash = await c.admin.sendTransaction({ to: c.user.account.address, value: 10n ** 19n });
       await c.pub.waitForTransactionReceipt({ hash });
     }
-    const token = abiOf("test/BridgeTestToken.sol/BridgeTestToken.json");
+    const token = artifactOf("BridgeTestToken");
     const hash = await clients.home.admin.deployContract({ abi: token.abi, bytecode: token.bytecode, args: ["Demo USD", "USD", 6] });
     const usd = (await clients.home.pub.waitForTransactionReceipt({ hash })).contractAddress as Address;
 
@@ -65,8 +64,8 @@ describe("deployBridge on two chains", function () {
   });
 
   it("wires vault and minter both ways and hands every role to the Safes", async () => {
-    const vault = abiOf("BridgeVault.sol/BridgeVault.json").abi;
-    const minter = abiOf("BridgeMinter.sol/BridgeMinter.json").abi;
+    const vault = artifactOf("BridgeVault").abi;
+    const minter = artifactOf("BridgeMinter").abi;
     const [m, remoteChainId, hsmAddr] = (await clients.home.pub.readContract({ address: d.home.vault, abi: vault, functionName: "wiring" })) as [Address, bigint, Address];
     expect(m).to.equal(d.remote.minter);
     expect(remoteChainId).to.equal(31338n);
@@ -82,9 +81,9 @@ describe("deployBridge on two chains", function () {
   });
 
   it("deposit on 31337 -> mint on 31338 -> burn -> release on 31337, balances exact", async () => {
-    const vault = abiOf("BridgeVault.sol/BridgeVault.json").abi;
-    const minter = abiOf("BridgeMinter.sol/BridgeMinter.json").abi;
-    const erc20 = abiOf("test/BridgeTestToken.sol/BridgeTestToken.json").abi;
+    const vault = artifactOf("BridgeVault").abi;
+    const minter = artifactOf("BridgeMinter").abi;
+    const erc20 = artifactOf("BridgeTestToken").abi;
     const { home, remote } = clients;
     const user = home.user.account.address as Address;
     const usd = d.home.tokens.USD;
