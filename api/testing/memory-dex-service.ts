@@ -1,7 +1,9 @@
-// TEST DOUBLE ONLY: an in-memory DexService for the API's own unit tests (price-time matching of limit
-// and market orders, instant settlement, no chain). The real service is the pipeline's.
+// TEST DOUBLE ONLY: an in-memory DexService for the API's own unit tests: the real matching engine
+// (matcher/core) behind the DexService port, as pipeline/dex-service.ts presents it, with signatures checked,
+// funds locked and trades settled at once in memory (no chain, no journal, no batcher).
 import { randomUUID } from "node:crypto";
 import { getAddress, verifyTypedData, type Address, type Hex } from "viem";
+import { MatchingEngine, type CancelReason, type Command, type PlaceCommand, type RejectCode, type TimeInForce } from "../../matcher/core";
 import {
   DEX_OPEN_STATUSES,
   DexServiceError,
@@ -69,12 +71,21 @@ export interface MemoryDexService extends DexService {
   skipNextBookSequence(): void;
 }
 
+/** The engine's account of a trader (one spelling, whatever the request's case). */
+const engineAccount = (a: Address) => a.toLowerCase();
+/** Engine rejections of a placement, as the order's status reason (pipeline/dex-service.ts's mapping). */
+const REJECTED: Partial<Record<RejectCode, DexStatusReason>> = { POST_ONLY_WOULD_CROSS: "post_only_would_take", FOK_NOT_FILLABLE: "fok_not_fillable" };
+const CANCELLED: Partial<Record<CancelReason, DexStatusReason>> = { stp: "self_trade_prevention", user: "user_cancelled" };
+
 export function createMemoryDexService(options: { now?: () => number } = {}): MemoryDexService {
   const now = options.now ?? Date.now;
   const markets = new Map(TEST_MARKETS.map((m) => [m.symbol, m]));
   const orders = new Map<string, Resting>();
-  const books = new Map<string, { bids: Resting[]; asks: Resting[]; sequence: number }>();
-  for (const m of TEST_MARKETS) books.set(m.symbol, { bids: [], asks: [], sequence: 0 });
+  const engine = new MatchingEngine({
+    markets: TEST_MARKETS.map((m) => ({ symbol: m.symbol, minSizeLots: Number(m.minLots), maxSizeLots: Number(m.maxLots) })),
+  });
+  /** the book event sequence of each symbol */
+  const bookSequence = new Map<string, number>(TEST_MARKETS.map((m) => [m.symbol, 0]));
   const balances = new Map<string, { onChain: bigint; locked: bigint }>();
   const trades = new Map<string, DexTrade[]>();
   const agents = new Map<string, bigint>(); // trader:agent -> expiry
@@ -105,23 +116,16 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     }
   };
   const quoteOf = (m: MarketSpec, ticks: bigint, lots: bigint) => (lots * m.lotSize * ticks * m.tickSize + 10n ** 18n - 1n) / 10n ** 18n;
-  const levelOf = (side: Resting[], priceTicks: bigint): DexLevel => ({
-    priceTicks,
-    sizeLots: side.filter((o) => o.priceTicks === priceTicks).reduce((s, o) => s + o.sizeLots - o.filledLots, 0n),
-  });
-  const emitBook = (symbol: string, touched: { bids: Set<bigint>; asks: Set<bigint> }) => {
-    if (touched.bids.size + touched.asks.size === 0) return;
-    const b = books.get(symbol)!;
-    b.sequence += skipSequence ? 2 : 1;
-    skipSequence = false;
-    emit({
-      kind: "book",
-      symbol,
-      sequence: b.sequence,
-      timestampMs: now(),
-      bids: [...touched.bids].map((p) => levelOf(b.bids, p)),
-      asks: [...touched.asks].map((p) => levelOf(b.asks, p)),
-    });
+  /** level changes of one engine command, per symbol: price -> new total size, bids and asks */
+  type Touched = Map<string, { bids: Map<bigint, bigint>; asks: Map<bigint, bigint> }>;
+  const emitBooks = (touched: Touched) => {
+    for (const [symbol, t] of touched) {
+      const sequence = bookSequence.get(symbol)! + (skipSequence ? 2 : 1);
+      bookSequence.set(symbol, sequence);
+      skipSequence = false;
+      const levels = (side: Map<bigint, bigint>): DexLevel[] => [...side].map(([priceTicks, sizeLots]) => ({ priceTicks, sizeLots }));
+      emit({ kind: "book", symbol, sequence, timestampMs: now(), bids: levels(t.bids), asks: levels(t.asks) });
+    }
   };
   const snapshotOf = (o: Resting): DexOrderWithFills => {
     const { lockedToken: _t, lockedUnits: _u, ...rest } = o;
@@ -132,12 +136,6 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     const u = units > o.lockedUnits ? o.lockedUnits : units;
     bal(o.account, o.lockedToken).locked -= u;
     o.lockedUnits -= u;
-  };
-  const removeFromBook = (o: Resting) => {
-    const b = books.get(o.symbol)!;
-    const side = o.side === "buy" ? b.bids : b.asks;
-    const i = side.indexOf(o);
-    if (i >= 0) side.splice(i, 1);
   };
   const finish = (o: Resting, status: "cancelled" | "rejected" | "expired", reason: DexStatusReason) => {
     o.status = status;
@@ -183,8 +181,6 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
       };
       await req.agent.signTypedData({ domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, primaryType: "Order", message: order });
     }
-    const book = books.get(m.symbol)!;
-    const opposite = req.side === "buy" ? book.asks : book.bids;
     // funds: a buy locks its quote at its limit (a market buy: the sweep cost), a sell its base
     let lockToken: Address;
     let lockUnits: bigint;
@@ -197,10 +193,10 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
       else {
         let left = req.sizeLots;
         lockUnits = 0n;
-        for (const o of opposite) {
+        for (const r of engine.getBookOrders(m.symbol, "sell")) {
           if (left === 0n) break;
-          const take = o.sizeLots - o.filledLots < left ? o.sizeLots - o.filledLots : left;
-          lockUnits += quoteOf(m, o.priceTicks!, take);
+          const take = BigInt(r.remainingLots) < left ? BigInt(r.remainingLots) : left;
+          lockUnits += quoteOf(m, BigInt(r.priceTicks!), take);
           left -= take;
         }
       }
@@ -243,116 +239,135 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     orders.set(o.orderId, o);
     const ck = `${trader.toLowerCase()}\n${req.clientOrderId}`;
     if (!byClientId.has(ck)) byClientId.set(ck, { orderId: o.orderId, requestHash: req.requestHash ?? null });
-    if (o.triggerPriceTicks !== null) {
-      o.status = "pending_trigger";
-      orderEvent(o, null);
-      return snapshotOf(o);
-    }
-    const crosses = (r: Resting) => o.priceTicks === null || (o.side === "buy" ? r.priceTicks! <= o.priceTicks : r.priceTicks! >= o.priceTicks);
-    const matchable = opposite.filter(crosses).reduce((s, r) => s + r.sizeLots - r.filledLots, 0n);
-    if ((o.timeInForce === "post_only" || o.type === "limit_maker") && matchable > 0n) {
-      finish(o, "rejected", "post_only_would_take");
-      orderEvent(o, null);
-      return snapshotOf(o);
-    }
-    if (o.timeInForce === "fok" && matchable < o.sizeLots) {
-      finish(o, "rejected", "fok_not_fillable");
-      orderEvent(o, null);
-      return snapshotOf(o);
-    }
-    const touched = { bids: new Set<bigint>(), asks: new Set<bigint>() };
-    const touch = (side: "buy" | "sell", p: bigint) => (side === "buy" ? touched.bids : touched.asks).add(p);
-    while (o.filledLots < o.sizeLots && opposite.length > 0 && crosses(opposite[0])) {
-      const r = opposite[0];
-      const take = r.sizeLots - r.filledLots < o.sizeLots - o.filledLots ? r.sizeLots - r.filledLots : o.sizeLots - o.filledLots;
-      const price = r.priceTicks!;
-      const quote = (take * m.lotSize * price * m.tickSize) / 10n ** 18n;
-      const base = take * m.lotSize;
-      const buyer = o.side === "buy" ? o : r;
-      const seller = o.side === "buy" ? r : o;
-      bal(buyer.account, m.quoteToken).onChain -= quote;
-      bal(buyer.account, m.baseToken).onChain += base;
-      bal(seller.account, m.baseToken).onChain -= base;
-      bal(seller.account, m.quoteToken).onChain += quote;
-      unlock(buyer, buyer.priceTicks === null ? quote : quoteOf(m, buyer.priceTicks, take));
-      unlock(seller, base);
-      const tradeId = randomUUID();
-      const ts = now();
-      for (const [x, liquidity] of [
-        [r, "maker"],
-        [o, "taker"],
-      ] as const) {
-        x.filledLots += take;
-        x.filledQuoteUnits += quote;
-        x.status = x.filledLots === x.sizeLots ? "filled" : "partially_filled";
-        x.updatedAtMs = ts;
-        const fill: DexFill = {
-          tradeId,
-          orderId: x.orderId,
-          priceTicks: price,
-          sizeLots: take,
-          liquidity,
-          feeUnits: 0n,
-          feeToken: x.side === "buy" ? m.baseToken : m.quoteToken,
-          timestampMs: ts,
-          settlement: "settled",
-          txHash: null,
-        };
-        x.fills.push(fill);
-        if (x === r) orderEvent(r, fill);
-      }
-      if (r.filledLots === r.sizeLots) opposite.shift();
-      touch(r.side, price);
-      const trade: DexTrade = { tradeId, symbol: m.symbol, priceTicks: price, sizeLots: take, takerSide: o.side, timestampMs: ts, makerOrderId: r.orderId, takerOrderId: o.orderId };
-      const list = trades.get(m.symbol) ?? [];
-      list.unshift(trade);
-      trades.set(m.symbol, list.slice(0, 1000));
-      emit({ kind: "trade", trade });
-      orderEvent(o, o.fills[o.fills.length - 1]);
-    }
-    if (o.filledLots < o.sizeLots) {
-      if (o.priceTicks === null || o.timeInForce === "ioc" || o.timeInForce === "fok") {
-        if (o.filledLots === 0n && o.priceTicks === null) finish(o, "rejected", "no_liquidity");
-        else finish(o, "cancelled", "ioc_remainder");
-        orderEvent(o, null);
-      } else {
-        const side = o.side === "buy" ? book.bids : book.asks;
-        side.push(o);
-        side.sort((a, c) => (o.side === "buy" ? Number(c.priceTicks! - a.priceTicks!) : Number(a.priceTicks! - c.priceTicks!)) || a.createdAtMs - c.createdAtMs);
-        touch(o.side, o.priceTicks);
-        if (o.filledLots === 0n) orderEvent(o, null);
-      }
-    } else unlock(o, o.lockedUnits);
-    emitBook(m.symbol, touched);
+    const cmd: PlaceCommand = {
+      kind: "place",
+      ts: t,
+      orderId: o.orderId,
+      account: engineAccount(trader),
+      symbol: m.symbol,
+      side: req.side,
+      type: req.type,
+      timeInForce: (req.timeInForce === "post_only" ? "POST_ONLY" : req.timeInForce.toUpperCase()) as TimeInForce,
+      sizeLots: Number(req.sizeLots),
+    };
+    if (req.priceTicks !== null) cmd.priceTicks = Number(req.priceTicks);
+    if (req.triggerPriceTicks !== null) cmd.triggerPriceTicks = Number(req.triggerPriceTicks);
+    if (req.timeInForce === "gtd" && req.expiresAtMs !== null) cmd.expiresAt = req.expiresAtMs;
+    run(cmd, o);
     return snapshotOf(o);
+  }
+
+  /** The engine's answer to one command, as the service's orders, balances and events: per trade the maker's
+   *  order event, the trade, the taker's order event; then a placed order's own status; then the books. */
+  function run(cmd: Command, placed: Resting | null, cancelReason?: DexStatusReason): void {
+    const touched: Touched = new Map();
+    for (const e of engine.apply(cmd)) {
+      switch (e.type) {
+        case "accepted":
+          if (placed && e.triggerPriceTicks !== undefined) {
+            placed.status = "pending_trigger";
+            orderEvent(placed, null);
+          }
+          break;
+        case "rejected":
+          if (placed && e.command === "place") {
+            finish(placed, "rejected", REJECTED[e.code] ?? e.code.toLowerCase());
+            orderEvent(placed, null);
+          }
+          break;
+        case "trade":
+          settleTrade(orders.get(e.makerOrderId)!, orders.get(e.takerOrderId)!, BigInt(e.priceTicks), BigInt(e.sizeLots));
+          break;
+        case "triggered": {
+          const o = orders.get(e.orderId)!;
+          o.status = "open";
+          o.updatedAtMs = now();
+          orderEvent(o, null);
+          break;
+        }
+        case "cancelled": {
+          if (e.remainingLots > 0) break; // a self-trade decrement: still open
+          const o = orders.get(e.orderId)!;
+          if (cancelReason !== undefined && e.reason === "user") finish(o, "cancelled", cancelReason);
+          else if (e.reason === "ioc_remainder" || e.reason === "market_remainder") {
+            if (o.filledLots === 0n && o.priceTicks === null) finish(o, "rejected", "no_liquidity");
+            else finish(o, "cancelled", "ioc_remainder");
+          } else finish(o, "cancelled", CANCELLED[e.reason] ?? e.reason);
+          orderEvent(o, null);
+          break;
+        }
+        case "expired": {
+          const o = orders.get(e.orderId)!;
+          finish(o, "expired", "expired");
+          orderEvent(o, null);
+          break;
+        }
+        case "level": {
+          let t = touched.get(e.symbol);
+          if (!t) touched.set(e.symbol, (t = { bids: new Map(), asks: new Map() }));
+          (e.side === "buy" ? t.bids : t.asks).set(BigInt(e.priceTicks), BigInt(e.newTotalLots));
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    if (placed && placed.status === "open" && placed.filledLots === 0n && engine.getOrder(placed.orderId)) orderEvent(placed, null);
+    if (placed && placed.filledLots === placed.sizeLots) unlock(placed, placed.lockedUnits);
+    emitBooks(touched);
+  }
+
+  /** One trade settled at once: balances move, both orders fill. */
+  function settleTrade(r: Resting, o: Resting, price: bigint, take: bigint): void {
+    const m = markets.get(o.symbol)!;
+    const quote = (take * m.lotSize * price * m.tickSize) / 10n ** 18n;
+    const base = take * m.lotSize;
+    const buyer = o.side === "buy" ? o : r;
+    const seller = o.side === "buy" ? r : o;
+    bal(buyer.account, m.quoteToken).onChain -= quote;
+    bal(buyer.account, m.baseToken).onChain += base;
+    bal(seller.account, m.baseToken).onChain -= base;
+    bal(seller.account, m.quoteToken).onChain += quote;
+    unlock(buyer, buyer.priceTicks === null ? quote : quoteOf(m, buyer.priceTicks, take));
+    unlock(seller, base);
+    const tradeId = randomUUID();
+    const ts = now();
+    for (const [x, liquidity] of [
+      [r, "maker"],
+      [o, "taker"],
+    ] as const) {
+      x.filledLots += take;
+      x.filledQuoteUnits += quote;
+      x.status = x.filledLots === x.sizeLots ? "filled" : "partially_filled";
+      x.updatedAtMs = ts;
+      const fill: DexFill = {
+        tradeId,
+        orderId: x.orderId,
+        priceTicks: price,
+        sizeLots: take,
+        liquidity,
+        feeUnits: 0n,
+        feeToken: x.side === "buy" ? m.baseToken : m.quoteToken,
+        timestampMs: ts,
+        settlement: "settled",
+        txHash: null,
+      };
+      x.fills.push(fill);
+      if (x === r) orderEvent(r, fill);
+    }
+    const trade: DexTrade = { tradeId, symbol: m.symbol, priceTicks: price, sizeLots: take, takerSide: o.side, timestampMs: ts, makerOrderId: r.orderId, takerOrderId: o.orderId };
+    const list = trades.get(m.symbol) ?? [];
+    list.unshift(trade);
+    trades.set(m.symbol, list.slice(0, 1000));
+    emit({ kind: "trade", trade });
+    orderEvent(o, o.fills[o.fills.length - 1]);
   }
 
   const placing = new Map<string, Promise<DexOrderWithFills>>();
 
   function cancelOne(o: Resting, reason: DexStatusReason): void {
-    const wasOnBook = o.status === "open" || o.status === "partially_filled";
-    removeFromBook(o);
-    finish(o, "cancelled", reason);
-    orderEvent(o, null);
-    if (wasOnBook && o.priceTicks !== null) {
-      const touched = { bids: new Set<bigint>(), asks: new Set<bigint>() };
-      (o.side === "buy" ? touched.bids : touched.asks).add(o.priceTicks);
-      emitBook(o.symbol, touched);
-    }
+    run({ kind: "cancel", ts: now(), orderId: o.orderId, account: engineAccount(o.account) }, null, reason);
   }
-
-  const levels = (side: Resting[], depth: number | undefined): DexLevel[] => {
-    const out: DexLevel[] = [];
-    for (const o of side) {
-      const last = out[out.length - 1];
-      if (last && last.priceTicks === o.priceTicks) last.sizeLots += o.sizeLots - o.filledLots;
-      else {
-        if (depth !== undefined && out.length >= depth) break;
-        out.push({ priceTicks: o.priceTicks!, sizeLots: o.sizeLots - o.filledLots });
-      }
-    }
-    return out;
-  };
 
   let renounceMode: MemoryDexService["renouncementMode"] = "ok";
   return {
@@ -444,9 +459,10 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
       });
     },
     async getOrderBook(symbol, depth): Promise<DexBookSnapshot | null> {
-      const b = books.get(symbol);
-      if (!b) return null;
-      return { symbol, bids: levels(b.bids, depth), asks: levels(b.asks, depth), sequence: b.sequence, timestampMs: now() };
+      const d = engine.getDepth(symbol, depth ?? Number.MAX_SAFE_INTEGER);
+      if (!d) return null;
+      const levels = (side: [number, number][]): DexLevel[] => side.slice(0, depth).map(([p, lots]) => ({ priceTicks: BigInt(p), sizeLots: BigInt(lots) }));
+      return { symbol, bids: levels(d.bids), asks: levels(d.asks), sequence: bookSequence.get(symbol)!, timestampMs: now() };
     },
     async getRecentTrades(symbol, limit) {
       return (trades.get(symbol) ?? []).slice(0, limit);
