@@ -7,7 +7,7 @@ import { createAgentRelayer, type AgentRelayer, type AgentRelayerBudget } from "
 import { createApiKeyNonces } from "./intake/api-nonces";
 import type { OrderType } from "../matcher/core/types";
 import {
-  DEX_OPEN_STATUSES, DexServiceError, type AgentApproval, type CancelOrderRequest, type DexBalance, type DexBookSnapshot,
+  DEX_OPEN_STATUSES, DexServiceError, engineTimeInForce, type AgentApproval, type CancelOrderRequest, type DexBalance, type DexBookSnapshot,
   type DexEvent, type DexFill, type DexMarketStats, type DexOrder, type DexOrderQuery,
   type DexOrderStatus, type DexOrderWithFills, type DexService, type DexServiceErrorCode, type DexStatusReason,
   type DexTrade, type Eip712TypedData, type PlaceOrderRequest,
@@ -329,8 +329,8 @@ export function createDexService(deps: DexServiceDeps): DexService {
       try {
         await svc.placeSigned(
           {
-            symbol: req.symbol, type: req.type, timeInForce: req.timeInForce === "post_only" ? "POST_ONLY" : req.timeInForce.toUpperCase(),
-            triggerPriceTicks: req.triggerPriceTicks === null ? undefined : Number(req.triggerPriceTicks), order: signed.order, signature: signed.signature,
+            symbol: req.symbol, type: req.type, timeInForce: engineTimeInForce(req.timeInForce),
+            triggerPriceTicks: req.triggerPriceTicks ?? undefined, order: signed.order, signature: signed.signature,
           },
           info,
         );

@@ -16,8 +16,8 @@ export interface PlaceSignedInput {
   symbol: string;
   type: string;
   timeInForce: string;
-  /** stop / take-profit trigger, in ticks */
-  triggerPriceTicks?: number;
+  /** stop / take-profit trigger, in ticks (the DEX intent's bigint, or a number); the engine's number from here on */
+  triggerPriceTicks?: bigint | number;
   order: Order;
   signature: Hex;
 }
@@ -102,8 +102,10 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   if (ticks > BigInt(Number.MAX_SAFE_INTEGER)) throw invalid("price too large");
   let triggerPriceTicks: number | undefined;
   if (rule.needsTrigger) {
-    if (!Number.isSafeInteger(input.triggerPriceTicks) || (input.triggerPriceTicks as number) <= 0) throw invalid("stop orders need a positive trigger price");
-    triggerPriceTicks = input.triggerPriceTicks;
+    const t = input.triggerPriceTicks;
+    const trigger = typeof t === "bigint" ? (t > 0n && t <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(t) : 0) : t;
+    if (!Number.isSafeInteger(trigger) || (trigger as number) <= 0) throw invalid("stop orders need a positive trigger price");
+    triggerPriceTicks = trigger;
   }
 
   const hash = ctx.digest(o);
