@@ -20,6 +20,10 @@ async function main() {
   const w = newWallet();
   fund(h, w.address);
   const key = await createKey(h, w);
+  // the sells come from another account: one account's crossing orders would meet self-trade prevention
+  const seller = newWallet();
+  fund(h, seller.address);
+  const sellerKey = await createKey(h, seller);
   // a book of 50 levels per side
   for (let i = 0; i < 50; i++) {
     await h.service.placeOrder({ kind: "api_key", agent: (await h.keys.agentOf(key.id))!, apiKeyId: key.id, trader: w.address, orderId: crypto.randomUUID(), clientOrderId: `b${i}`, symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc", priceTicks: 100_000n + BigInt(i), triggerPriceTicks: null, sizeLots: 10n, expiresAtMs: null, receivedAtMs: Date.now() });
@@ -32,13 +36,14 @@ async function main() {
   const buy = JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 2000, size: 0.0001 });
   const sell = JSON.stringify({ symbol: "WETH-USD", side: "sell", type: "limit", price: 2000, size: 0.0001 });
   const headers = { "content-type": "application/json", ...keyHeaders(key) };
+  const sellerHeaders = { "content-type": "application/json", ...keyHeaders(sellerKey) };
   const orders = await run({
     url: `${h.url}/orders`,
     connections: 16,
     duration: SECONDS,
     requests: [
       { method: "POST", headers, body: buy },
-      { method: "POST", headers, body: sell },
+      { method: "POST", headers: sellerHeaders, body: sell },
     ],
   });
   console.log(`POST /v1/orders (API key, buy/sell crossing): ${Math.round(orders.requests.average)} req/s, p50 ${orders.latency.p50} ms, p99 ${orders.latency.p99} ms, non-2xx ${orders.non2xx}`);
