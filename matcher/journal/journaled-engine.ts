@@ -8,7 +8,7 @@ import { MatchingEngine } from "../core/engine";
 import { restoreSnapshot, takeSnapshot, type EngineSnapshot } from "../core/snapshot";
 import { NULL_SINK } from "../core/collector";
 import type { Command, EngineEvent, MarketConfig } from "../core/types";
-import { encodeFrame, HEADER_BYTES, type JournalRecord } from "./frames";
+import { encodeFrame, type JournalRecord } from "./frames";
 import { openRecordLog, type LegacyJsonLines, type RecoveryReport } from "./log";
 
 export type { RecoveryReport } from "./log";
@@ -66,19 +66,25 @@ export async function createJournaledEngine<M = unknown>(options: JournaledEngin
     state: () => takeSnapshot(engine),
   });
 
-  const apply = (cmd: Command, meta?: M): { events: EngineEvent[]; durable: Promise<void> } => {
-    const refused = log.refusal();
-    if (refused) return { events: [], durable: Promise.reject(refused) };
+  /** The command's frame and the command as replay will read it back; throws when JSON cannot carry it. */
+  const encode = (cmd: Command, meta?: M): { frame: Buffer; applied: Command } => {
     let frame: Buffer;
     let applied: Command;
     try {
       const c = JSON.stringify(cmd);
       frame = encodeFrame(`{"i":${log.count},"c":${c}${meta === undefined ? "" : `,"m":${JSON.stringify(meta)}`}}`);
       // Apply exactly what replay will read back (JSON drops undefined, turns NaN into null...).
-      applied = (JSON.parse(frame.subarray(HEADER_BYTES).toString("utf8")) as JournalRecord<Command, M>).c;
+      applied = JSON.parse(c) as Command;
     } catch (err) {
       throw new Error(`command cannot be journaled: ${(err as Error).message}`);
     }
+    return { frame, applied };
+  };
+
+  const apply = (cmd: Command, meta?: M): { events: EngineEvent[]; durable: Promise<void> } => {
+    const refused = log.refusal();
+    if (refused) return { events: [], durable: Promise.reject(refused) };
+    const { frame, applied } = encode(cmd, meta);
     const events = engine.apply(applied);
     return { events, durable: log.appendFrame(frame) };
   };
@@ -93,13 +99,15 @@ export async function createJournaledEngine<M = unknown>(options: JournaledEngin
     },
     apply,
     submit(cmd: Command, meta?: M): Promise<EngineEvent[]> {
-      let r: { events: EngineEvent[]; durable: Promise<void> };
+      const refused = log.refusal();
+      if (refused) return Promise.reject(refused);
+      let encoded: { frame: Buffer; applied: Command };
       try {
-        r = apply(cmd, meta);
+        encoded = encode(cmd, meta);
       } catch (err) {
         return Promise.reject(err as Error);
       }
-      return r.durable.then(() => r.events);
+      return log.appendFrame(encoded.frame, engine.apply(encoded.applied));
     },
     snapshot: () => log.snapshot(),
     close: () => log.close(),

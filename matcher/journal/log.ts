@@ -54,8 +54,9 @@ export interface RecordLog<C, M = unknown> {
   append(c: C, m?: M): Promise<void>;
   /** Why append() would refuse now (the journal is closed or a write failed), else undefined. */
   refusal(): Error | undefined;
-  /** Appends an already framed record: its index must be `count` (see frames.ts). */
-  appendFrame(frame: Buffer): Promise<void>;
+  /** Appends an already framed record (its index must be `count`, see frames.ts); resolves with `value`
+   *  once durable (saves the owner a promise per record). */
+  appendFrame<T = void>(frame: Buffer, value?: T): Promise<T>;
   /** Writes a snapshot of `state()` at the current record index and starts a new segment. */
   snapshot(): Promise<void>;
   /** Waits for every pending write, then closes the journal. */
@@ -63,7 +64,8 @@ export interface RecordLog<C, M = unknown> {
 }
 
 interface Waiter {
-  resolve: () => void;
+  value: unknown;
+  resolve: (value: unknown) => void;
   reject: (err: Error) => void;
 }
 
@@ -112,7 +114,7 @@ export async function openRecordLog<C, M = unknown, S = unknown>(options: Record
         for (const w of batchWaiters) w.reject(err as Error);
         throw err;
       }
-      for (const w of batchWaiters) w.resolve();
+      for (const w of batchWaiters) w.resolve(w.value);
     }
   };
 
@@ -144,14 +146,14 @@ export async function openRecordLog<C, M = unknown, S = unknown>(options: Record
 
   const refusal = (): Error | undefined => (closed ? new Error("journal closed") : failure);
 
-  const appendFrame = (frame: Buffer): Promise<void> => {
+  const appendFrame = <T = void>(frame: Buffer, value?: T): Promise<T> => {
     const refused = refusal();
     if (refused) return Promise.reject(refused);
     count++;
     sinceSnapshot++;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       pending.push(frame);
-      waiters.push({ resolve, reject });
+      waiters.push({ value, resolve: resolve as (value: unknown) => void, reject });
       if (!flushQueued) {
         flushQueued = true;
         void enqueue(flush);
