@@ -11,6 +11,7 @@ import type { MarketSpec } from "./markets";
 import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
 import { getSettlementDomain } from "./order";
 import { createSettleSender, SETTLE_GAS_CAP, settleGasWanted } from "./settle/settle-sender";
+import { systemClock, type Clock } from "../runtime/clock";
 import { settlementAbi } from "../sdk/abi";
 
 /** The matcher treats an order as expired this long before its signed expiry, so that a trade matched
@@ -43,6 +44,8 @@ export interface PipelineOptions {
   pollMs?: number;
   fsync?: boolean;
   logger?: { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
+  /** what the settle stage reads time through (default: the system clock) */
+  clock?: Clock;
   onSettled?(b: SettledBatch): void;
   /** subscribed before the journal replays, so they see every event since the first command */
   listeners?: ((e: ServiceEvent) => void)[];
@@ -76,6 +79,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const chain = defineChain({ id: opts.chainId, name: `chain-${opts.chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [opts.rpcUrl] } } });
   const client = createPublicClient({ chain, transport: http(opts.rpcUrl, { retryCount: 3 }), pollingInterval: 20 }) as PublicClient;
   const log = opts.logger;
+  const clock = opts.clock ?? systemClock;
   const [makerFeeBps, takerFeeBps] = (await client.readContract({ address: opts.settlement, abi, functionName: "fees" })) as [number, number];
   const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(opts.chainId, opts.settlement)));
 
@@ -167,6 +171,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       settlement: opts.settlement,
       operatorKey: opts.operatorKey,
       isContractWallet: contractWallets.isContract,
+      clock,
     }),
     storeDir: join(opts.dataDir, "batcher"),
     signedOrder: service.signedOrder,
@@ -188,6 +193,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     maxInFlight: opts.maxInFlight ?? 2,
     fsync: opts.fsync,
     logger: log,
+    clock,
     onSettled: (b) => {
       service.tradesSettled(b.trades);
       opts.onSettled?.(b);

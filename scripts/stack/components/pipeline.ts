@@ -8,6 +8,7 @@ import { createDexService, DexState } from "../../../pipeline/dex-service";
 import type { Component, ComponentHandle, StackContext } from "../types";
 import { marketsFromTokens } from "../../../pipeline/markets";
 import { startPipeline, type Pipeline } from "../../../pipeline/pipeline";
+import { systemClock } from "../../../runtime/clock";
 
 export interface PipelineHandle extends ComponentHandle {
   readonly pipeline: Pipeline;
@@ -40,6 +41,7 @@ export const pipelineComponent: Component = {
       ...(process.env.PIPELINE_RECOVER_THREADS ? { recoverThreads: Number(process.env.PIPELINE_RECOVER_THREADS) } : {}),
       ...(process.env.PIPELINE_MAX_BACKLOG_TRADES ? { maxBacklogTrades: Number(process.env.PIPELINE_MAX_BACKLOG_TRADES) } : {}),
       logger: log,
+      clock: systemClock,
     });
     const assets = Object.fromEntries(Object.entries(home.tokens).map(([symbol, t]) => [t.address.toLowerCase(), { symbol, decimals: t.decimals }]));
     const dexService = createDexService({
