@@ -2,7 +2,7 @@
 // asks for the block number every poll, reads new logs up to `latest - confirmations`, and records them
 // and the advanced cursor in one SQL transaction, so a crash between the two never skips an event.
 import { getAddress, type Address, type PublicClient } from "viem";
-import { BRIDGE_BURNED, BRIDGE_DEPOSITED } from "./abi";
+import { BRIDGE_BURNED, BRIDGE_DEPOSITED } from "../sdk/bridge-abi";
 import type { ObservedTransfer, RelayerStore } from "./store";
 import type { RelayerDeployment } from "./types";
 

@@ -6,7 +6,7 @@ import { decodeEventLog, type Address, type Hex, type PublicClient, type Transac
 import { systemClock, type Clock } from "../runtime/clock";
 import { AppError } from "../runtime/errors";
 import { isMpcError } from "../signer-cluster/errors";
-import { BRIDGE_MINTED, BRIDGE_RELEASE_QUEUED, ReleaseStatus, type BridgeAbis } from "./abi";
+import { BRIDGE_MINTED, BRIDGE_RELEASE_QUEUED, ReleaseStatus, type BridgeAbis } from "../sdk/bridge-abi";
 import type { RelayerStore, TransferPatch, TransferRow } from "./store";
 import { revertOf, type Submitter } from "./submitter";
 import type { BridgeSigner, HsmCosigner, RelayerConfig, RelayerDeployment, SourceEventRef } from "./types";

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { bridgeConfirmationsFor } from "../config/bridge";
 import type { Db } from "../db";
 import type { Clock } from "../runtime/clock";
-import { loadBridgeAbis, type BridgeAbis } from "./abi";
+import { loadBridgeAbis, type BridgeAbis } from "../sdk/bridge-abi";
 import { createFollower } from "./follower";
 import { createProcessor, type ProcessorLogger } from "./processor";
 import { createRelayerStore, type TransferPatch, type TransferRow } from "./store";

@@ -1,15 +1,12 @@
 // A signer never signs a digest it is handed: it is handed a reference to a deposit (MINT) or a burn
 // (RELEASE), finds that event itself on the SOURCE chain, requires it to be `confirmations` blocks deep,
 // and rebuilds the bridge message from the event and its own configured contract addresses.
-import { createPublicClient, custom, getAbiItem, getAddress, type Address, type Hex, type PublicClient } from "viem";
+import { createPublicClient, custom, getAddress, type Address, type Hex, type PublicClient } from "viem";
 import { z } from "zod";
-import { bridgeMinterAbi, bridgeVaultAbi } from "../sdk/abi";
+import { BRIDGE_BURNED, BRIDGE_DEPOSITED } from "../sdk/bridge-abi";
 import { BridgeMessageKind, getBridgeMessageDigest, type BridgeMessage } from "../sdk/bridge-message";
 import { MpcError } from "./errors";
 import { hexBytes, requestJson, uintString } from "./http";
-
-export const BRIDGE_DEPOSITED_EVENT = getAbiItem({ abi: bridgeVaultAbi, name: "BridgeDeposited" });
-export const BRIDGE_BURNED_EVENT = getAbiItem({ abi: bridgeMinterAbi, name: "BridgeBurned" });
 
 const MAX_UINT64 = (1n << 64n) - 1n;
 
@@ -102,8 +99,8 @@ export function createSourceEventVerifier(config: BridgeChainsConfig): SourceEve
     try {
       const query =
         kind === "MINT"
-          ? client.getLogs({ address: contract, event: BRIDGE_DEPOSITED_EVENT, args: { nonce: request.nonce }, strict: true, ...range })
-          : client.getLogs({ address: contract, event: BRIDGE_BURNED_EVENT, args: { nonce: request.nonce }, strict: true, ...range });
+          ? client.getLogs({ address: contract, event: BRIDGE_DEPOSITED, args: { nonce: request.nonce }, strict: true, ...range })
+          : client.getLogs({ address: contract, event: BRIDGE_BURNED, args: { nonce: request.nonce }, strict: true, ...range });
       [logs, latest] = await Promise.all([query, client.getBlockNumber({ cacheTime: 0 })]);
     } catch (err) {
       throw new MpcError("CHAIN_UNAVAILABLE", `cannot query chain ${ep.chainId}`, { chainId: ep.chainId }, { cause: err });

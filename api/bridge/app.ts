@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import type { Db } from "../../db";
 import type { Clock } from "../../runtime/clock";
-import type { BridgeAbis } from "../../relayer/abi";
+import type { BridgeAbis } from "../../sdk/bridge-abi";
 import { TRANSFER_TOKEN_HEADER } from "./access";
 import { BridgeApiError, bridgeErrorHandler } from "./errors";
 import { renderPortal, renderUnknownTenant } from "./portal";

@@ -10,7 +10,7 @@ import { decodeEventLog, encodeFunctionData, getAddress, type Address, type Hex,
 import { z } from "zod";
 import type { Db } from "../../db";
 import { systemClock, type Clock } from "../../runtime/clock";
-import { BRIDGE_BURNED, BRIDGE_DEPOSITED, type BridgeAbis } from "../../relayer/abi";
+import { BRIDGE_BURNED, BRIDGE_DEPOSITED, type BridgeAbis } from "../../sdk/bridge-abi";
 import { newTransferToken, transferTokenMatches } from "./access";
 import { BridgeApiError } from "./errors";
 import type { RelayedTransfer, RelayedTransferReader, ReleaseProcessor } from "./relayed-transfers";

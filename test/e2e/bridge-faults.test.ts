@@ -8,7 +8,7 @@ import path from "node:path";
 import pino from "pino";
 import type { Abi } from "viem";
 import { createDb, type Db } from "../../db";
-import { BRIDGE_MINTED } from "../../relayer/abi";
+import { BRIDGE_MINTED } from "../../sdk/bridge-abi";
 import type { RelayerSettings } from "../../relayer/main";
 import { createRelayer, type Relayer } from "../../relayer/relayer";
 import { createFrostSigner, createHsmClient } from "../../relayer/signers";

@@ -11,7 +11,7 @@ import { startCluster, type Cluster } from "../../signer-cluster/cluster";
 import { spawnHardhatNode, type HardhatNodeProcess } from "../../scripts/chain/node-process";
 import { loadArtifact } from "../../scripts/artifacts";
 import { deployBridge, type BridgeDeployment } from "../../scripts/deploy-bridge";
-import { loadBridgeAbis } from "../../relayer/abi";
+import { loadBridgeAbis } from "../../sdk/bridge-abi";
 import type { ChainClients, RelayerDeployment } from "../../relayer/types";
 
 export const KEYS = {

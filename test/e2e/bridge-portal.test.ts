@@ -13,7 +13,7 @@ import { createDb, type Db } from "../../db";
 import { custodyTenant, nativeTenant } from "../../api/bridge/seed";
 import { startBridgeApi, type RunningBridgeApi } from "../../api/bridge/server";
 import { createTenantStore } from "../../api/bridge/tenants";
-import { loadBridgeAbis } from "../../relayer/abi";
+import { loadBridgeAbis } from "../../sdk/bridge-abi";
 import { createRelayerStore } from "../../relayer/store";
 
 const CHROMIUM = "/usr/bin/chromium";

@@ -19,7 +19,7 @@ import { deployCustodyBridge, type CustodyBridgeDeployment } from "../../scripts
 import { createRelayer, type Relayer } from "../../relayer/relayer";
 import { createCustodySigner, createFrostSigner, createHsmClient } from "../../relayer/signers";
 import { createRelayerStore } from "../../relayer/store";
-import { BRIDGE_MINTED } from "../../relayer/abi";
+import { BRIDGE_MINTED } from "../../sdk/bridge-abi";
 import { KEYS, startBridgeSystem, waitFor, type BridgeSystem } from "./bridge-harness";
 
 const logger = pino({ level: "silent" });

@@ -19,7 +19,7 @@ import { startCluster } from "../../../signer-cluster/cluster";
 import { custodyTenant, nativeTenant, type BridgeDeploymentInfo } from "../../../api/bridge/seed";
 import { startBridgeApi } from "../../../api/bridge/server";
 import { createTenantStore } from "../../../api/bridge/tenants";
-import { loadBridgeAbis } from "../../../relayer/abi";
+import { loadBridgeAbis } from "../../../sdk/bridge-abi";
 import { chainClientsFor } from "../../../relayer/main";
 import { createRelayer, type Relayer } from "../../../relayer/relayer";
 import { createCustodySigner, createFrostSigner, createHsmClient } from "../../../relayer/signers";

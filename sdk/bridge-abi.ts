@@ -1,7 +1,8 @@
-// ABIs the relayer and the bridge API use, all from the generated sdk/abi/ (`npm run gen:abi`): the bridge
-// contracts' full ABIs (functions and every custom error, so reverts decode by name) and their events.
+// The bridge contracts' ABIs as the relayer, the bridge API and the signer cluster use them, all views of the
+// generated sdk/abi/ (`npm run gen:abi`): the full ABIs (functions and every custom error, so reverts decode by
+// name) and the events they follow, typed.
 import { getAbiItem, type Abi } from "viem";
-import { bridgeMinterAbi, bridgeVaultAbi, bridgeWrappedTokenAbi } from "../sdk/abi";
+import { bridgeMinterAbi, bridgeVaultAbi, bridgeWrappedTokenAbi } from "./abi";
 
 export const BRIDGE_DEPOSITED = getAbiItem({ abi: bridgeVaultAbi, name: "BridgeDeposited" });
 export const BRIDGE_BURNED = getAbiItem({ abi: bridgeMinterAbi, name: "BridgeBurned" });
