@@ -20,14 +20,29 @@ async function main(): Promise<void> {
   });
   console.log(formatBanner(stack, health.url));
 
-  let stopping = false;
+  // One stop, however many signals announce it. `kill -TERM -<pgid>` (systemd, container runtimes) signals
+  // npm, tsx and this process at once, and npm and tsx forward theirs: the same stop arrives two or three
+  // times within milliseconds, and a terminal's Ctrl-C reaches the whole group the same way. Repeats are
+  // ignored; only a Ctrl-C pressed again later (after REPEAT_WINDOW_MS) forces an immediate exit, and a stop
+  // that hangs ends after STOP_DEADLINE_MS.
+  const REPEAT_WINDOW_MS = 1_000;
+  const STOP_DEADLINE_MS = 60_000;
+  let stoppingSince: number | null = null;
   const shutdown = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, "second signal: exiting now (chain nodes exit with this process)");
-      process.exit(1);
+    if (stoppingSince !== null) {
+      if (signal === "SIGINT" && performance.now() - stoppingSince > REPEAT_WINDOW_MS) {
+        logger.warn({ signal }, "second Ctrl-C: exiting now (chain nodes exit with this process)");
+        process.exit(1);
+      }
+      logger.debug({ signal }, "already stopping");
+      return;
     }
-    stopping = true;
+    stoppingSince = performance.now();
     logger.info({ signal }, "stopping");
+    setTimeout(() => {
+      logger.error({ deadlineMs: STOP_DEADLINE_MS }, "stop took too long: exiting");
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
     void (async () => {
       await health.close();
       await stack.stop();

@@ -257,3 +257,41 @@ test("npm start prints the stack, serves /health, stops every chain on SIGINT; -
   again.child.kill("SIGKILL");
   assert.ok(await waitFor(() => nodes2.every((p) => !isAlive(p)), 5_000), "no orphan chain node after SIGKILL");
 });
+
+test("SIGTERM to npm's pid or to the whole process group (systemd, containers) shuts npm start down cleanly, once", async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "npm-start-sigterm-"));
+  const children: ReturnType<typeof spawn>[] = [];
+  t.after(() => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) process.kill(-c.pid!, "SIGKILL");
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const { env } = await createTestConfig(dataDir);
+  for (const target of ["npm", "group"] as const) {
+    // `npm start` as an integrator runs it: npm -> the script -> node, in a process group of its own.
+    const child = spawn("npm", ["start"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env, STACK_COMPONENTS: "none", LOG_LEVEL: "debug" },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    children.push(child);
+    let out = "";
+    child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
+    const ready = await waitFor(() => out.includes("Ctrl-C stops everything") || child.exitCode !== null, 120_000);
+    assert.ok(ready && child.exitCode === null, `npm start did not come up:\n${out.slice(-3000)}`);
+    const server = Number(/"pid":(\d+)/.exec(out)?.[1] ?? NaN);
+    const nodes = childPids(server);
+    assert.equal(nodes.length, 2, "two chain nodes");
+    const exited = new Promise<[number | null, string | null]>((resolve) => child.once("exit", (code, sig) => resolve([code, sig])));
+    if (target === "npm") process.kill(child.pid!, "SIGTERM");
+    else process.kill(-child.pid!, "SIGTERM");
+    assert.deepEqual(await exited, [0, null], `${target}: npm start exits 0\n${out.slice(-2000)}`);
+    assert.ok(await waitFor(() => !isAlive(server) && nodes.every((p) => !isAlive(p)), 10_000), `${target}: no process left behind`);
+    const lines = out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { msg: string; signal?: string });
+    assert.equal(lines.filter((l) => l.msg === "stopping").length, 1, `${target}: one stop`);
+    assert.equal(lines.filter((l) => l.msg === "stopped").length, 1, `${target}: the stop completed`);
+    assert.ok(!out.includes("exiting now"), `${target}: no forced exit`);
+    if (target === "group") assert.ok(lines.some((l) => l.msg === "already stopping"), "the group's repeated SIGTERMs are seen and ignored");
+  }
+});
