@@ -19,7 +19,7 @@ import { WebSocket } from "ws";
 import { privateKeyToAccount } from "viem/accounts";
 import type { MarketSpec } from "../../pipeline/service";
 import { createTestConfig } from "../../scripts/stack";
-import { api, createApiKey, keyHeaders, keyOrderBody, type TestKey } from "./client";
+import { api, createApiKey, keyHeaders, keyOrderBody, type TestKey } from "../../api/testing/client";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);

@@ -19,7 +19,7 @@ import { createDb } from "../../db";
 import { dexApiConfig } from "../../api/dex/config";
 import { startDexApi } from "../../api/dex/start";
 import { createApiLogger } from "../../api/logger";
-import { api, createApiKey, keyHeaders, keyOrderBody, walletHeaders } from "../../bench/api/client";
+import { api, createApiKey, keyHeaders, keyOrderBody, walletHeaders } from "../../api/testing/client";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { createDexService, DexState } from "../../pipeline/dex-service";
 import { startPipeline } from "../../pipeline/pipeline";

@@ -25,7 +25,7 @@ import type { MarketSpec } from "../../pipeline/service";
 import { connectWs, type TestWs } from "../../api/testing/ws-client";
 import { signRequest } from "../../api/auth/hmac";
 import { feeFor } from "../../sdk/eip712";
-import { api, createApiKey, hmacHeaders, keyHeaders, keyOrderBody, signedOrderBody, walletHeaders, type Res, type TestKey } from "../../bench/api/client";
+import { api, createApiKey, hmacHeaders, keyHeaders, keyOrderBody, signedOrderBody, walletHeaders, type Res, type TestKey } from "../../api/testing/client";
 
 const PROTO = path.join(__dirname, "..", "..", "proto", "trading.proto");
 const BUF = path.join(__dirname, "..", "..", "node_modules", ".bin", "buf");

@@ -15,7 +15,7 @@ import { createTestConfig, defaultComponents, startStack, type RunningStack } fr
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { settlementAbi } from "../../sdk/abi";
 import type { MarketSpec } from "../../pipeline/service";
-import { api, signedOrderBody, walletHeaders } from "../../bench/api/client";
+import { api, signedOrderBody, walletHeaders } from "../../api/testing/client";
 import { getOrderHash, getSettlementDomain } from "../../sdk/eip712";
 
 test("poisoned orders among honest ones under load: every honest trade settles, the venue never halts", { timeout: 300_000 }, async () => {

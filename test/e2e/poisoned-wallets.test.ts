@@ -37,7 +37,7 @@ import { checkSignedOrder, intentOf, parseOrderFields } from "../../api/dex/orde
 import { signedOrderToWire } from "../../api/dex/order-intent";
 import { presentOrder } from "../../api/dex/present";
 import { lotsToSizeText, decimalPriceToTicks, sizeToLots, ticksToPriceText } from "../../api/dex/units";
-import { api, createApiKey, keyHeaders, keyOrderBody, signedOrderBody, walletHeaders, type TestKey } from "../../bench/api/client";
+import { api, createApiKey, keyHeaders, keyOrderBody, signedOrderBody, walletHeaders, type TestKey } from "../../api/testing/client";
 import { getOrderHash, getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 

@@ -3,10 +3,10 @@
 // on-chain agent approval), and wallet-signed EIP-712 orders for the real Settlement domain.
 import type { Hex, PrivateKeyAccount } from "viem";
 import type { MarketSpec } from "../../pipeline/service";
-import { lotsToSizeText, ticksToPriceText } from "../../api/dex/units";
-import { createKey, hmacHeaders, keyHeaders, walletHeaders, type Harness, type TestKey } from "../../api/testing/harness";
+import { lotsToSizeText, ticksToPriceText } from "../dex/units";
+import { createKey, hmacHeaders, keyHeaders, walletHeaders, type Harness, type TestKey } from "./harness";
 import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
-import { signedOrderToWire } from "../../api/dex/order-intent";
+import { signedOrderToWire } from "../dex/order-intent";
 
 export { hmacHeaders, keyHeaders, walletHeaders, type TestKey };
 
