@@ -1,5 +1,6 @@
 // Worker-thread entry of startChainInWorker: runs startChain (the node child process, the journalling
-// proxy and its recorder) on this thread's own event loop and answers the parent's "stop".
+// proxy and its recorder, the supervisor) on this thread's own event loop, tells the parent every change
+// of the supervisor's status (with the node's pid and URL) and answers the parent's "stop".
 import { parentPort, workerData } from "node:worker_threads";
 import { startChain, type RunningChain, type StartChainOptions } from "./start-chain";
 
@@ -12,8 +13,9 @@ async function main(): Promise<void> {
     parentPort!.postMessage({ error: { name: err.name, message: err.message, stack: err.stack } });
     return;
   }
-  const { stop: _stop, ...fields } = chain;
-  parentPort!.postMessage({ ready: fields });
+  const { chainId, rpcUrl, wsUrl, port, nodePid, nodeRpcUrl, restored } = chain;
+  parentPort!.postMessage({ ready: { chainId, rpcUrl, wsUrl, port, nodePid, nodeRpcUrl, restored, status: chain.status() } });
+  chain.onStatus((status) => parentPort!.postMessage({ status, nodePid: chain.nodePid, nodeRpcUrl: chain.nodeRpcUrl }));
   parentPort!.on("message", (m: unknown) => {
     if (m !== "stop") return;
     chain.stop().then(

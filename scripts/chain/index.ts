@@ -1,4 +1,4 @@
-export { startChain, type RunningChain, type StartChainOptions } from "./start-chain";
+export { startChain, type ChainStatus, type RunningChain, type StartChainOptions } from "./start-chain";
 export { ChainStartError } from "./node-process";
 export { ChainReplayDivergedError } from "./replay";
 export { JournalCorruptError } from "./journal";

@@ -1,12 +1,22 @@
 // The public JSON-RPC endpoint of a persistent chain: reads go straight to the Hardhat node (raw bytes,
 // no parsing past a cheap test); state-changing calls go through the recorder, which journals them.
 // Serves HTTP (single and batch requests) and WebSocket on the same port, as `hardhat node` does.
+// The upstream (node + recorder) is whatever the supervisor serves now: while it has none (the node is
+// being restarted), HTTP calls are answered 503 with the supervisor's JSON-RPC error and WebSocket
+// upgrades are refused with 503.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { isMutating, mayContainMutation } from "./methods";
 import type { Recorder } from "./recorder";
-import type { JsonRpcRequest, JsonRpcResponse, RpcClient } from "./rpc-client";
+import type { JsonRpcError, JsonRpcRequest, JsonRpcResponse, RpcClient } from "./rpc-client";
+
+/** What the proxy forwards to: the running node and the recorder journalling through it. */
+export interface ProxyUpstream {
+  node: RpcClient;
+  nodeWsUrl: string;
+  recorder: Recorder;
+}
 
 export interface ChainProxy {
   readonly port: number;
@@ -51,12 +61,12 @@ function parseMutating(raw: string): { parsed: unknown } | null {
 export async function startChainProxy(options: {
   host: string;
   port: number;
-  node: RpcClient;
-  nodeWsUrl: string;
-  recorder: Recorder;
+  /** the node to forward to now; undefined while there is none (a restart) */
+  upstream(): ProxyUpstream | undefined;
+  /** the error answered while there is no upstream */
+  unavailable(): JsonRpcError;
 }): Promise<ChainProxy> {
-  const { node, recorder } = options;
-  const deps = { node, recorder };
+  const unavailableBody = () => JSON.stringify({ jsonrpc: "2.0", id: null, error: options.unavailable() });
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -67,12 +77,16 @@ export async function startChainProxy(options: {
         res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
         res.end(body);
       };
+      const deps = options.upstream();
+      if (!deps) return send(503, unavailableBody());
       const mutating = parseMutating(raw.toString("utf8"));
       const work = mutating
         ? handleParsed(mutating.parsed, deps).then((r) => send(200, JSON.stringify(r)))
-        : node.postRaw(raw).then((r) => send(r.status, r.body));
+        : deps.node.postRaw(raw).then((r) => send(r.status, r.body));
       work.catch((e: unknown) =>
-        send(500, JSON.stringify({ ...PARSE_ERROR, error: { code: -32603, message: `proxy: ${String(e)}` } })),
+        options.upstream() !== deps
+          ? send(503, unavailableBody()) // the node died under the call
+          : send(500, JSON.stringify({ ...PARSE_ERROR, error: { code: -32603, message: `proxy: ${String(e)}` } })),
       );
     });
   });
@@ -80,8 +94,14 @@ export async function startChainProxy(options: {
   // WebSocket: one upstream socket per client; mutations are answered through the recorder.
   const wss = new WebSocketServer({ noServer: true });
   server.on("upgrade", (req, socket, head) => {
+    const deps = options.upstream();
+    if (!deps) {
+      const body = unavailableBody();
+      socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      return;
+    }
     wss.handleUpgrade(req, socket, head, (client) => {
-      const upstream = new WebSocket(options.nodeWsUrl);
+      const upstream = new WebSocket(deps.nodeWsUrl);
       const pending: RawData[] = [];
       upstream.on("open", () => {
         for (const m of pending.splice(0)) upstream.send(m);

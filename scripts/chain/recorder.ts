@@ -21,6 +21,8 @@ export async function getHead(node: RpcClient, tag: string = "latest"): Promise<
 export interface Recorder {
   execute(request: JsonRpcRequest): Promise<JsonRpcResponse>;
   readonly head: BlockHead;
+  /** Resolves once every call accepted so far has ended and its journal entry is queued. */
+  idle(): Promise<void>;
 }
 
 export function createRecorder(deps: { node: RpcClient; journal: JournalWriter; initialHead: BlockHead }): Recorder {
@@ -65,6 +67,9 @@ export function createRecorder(deps: { node: RpcClient; journal: JournalWriter; 
   return {
     get head() {
       return head;
+    },
+    async idle() {
+      await tail;
     },
     async execute(request) {
       const run = tail.then(() => runOne(request));

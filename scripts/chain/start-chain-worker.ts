@@ -1,12 +1,28 @@
 // startChain on a worker thread. The proxy in front of each node journals every state-changing call and
 // relays every read; on the main thread its callbacks queue behind whatever else that thread runs (order
 // intake, matching, the bench's clients), and each settle batch crosses it four times. On its own thread
-// it answers at once (docs/decisions.md, "Pipeline throughput"). Same options and handle as startChain.
+// it answers at once (docs/decisions.md, "Pipeline throughput"). Same options and handle as startChain;
+// the supervisor's status changes (and the restarted node's pid) arrive as messages.
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import type { RunningChain, StartChainOptions } from "./start-chain";
+import type { ChainStatus, RunningChain, StartChainOptions } from "./start-chain";
 
-type Ready = Omit<RunningChain, "stop">;
+interface Ready {
+  chainId: number;
+  rpcUrl: string;
+  wsUrl: string;
+  port: number;
+  nodePid: number;
+  nodeRpcUrl: string;
+  restored: { entries: number; ms: number };
+  status: ChainStatus;
+}
+
+type WorkerMessage =
+  | { ready: Ready }
+  | { error: { name: string; message: string; stack?: string } }
+  | { status: ChainStatus; nodePid: number; nodeRpcUrl: string }
+  | { stopped: true; error?: string };
 
 export function startChainInWorker(options: StartChainOptions): Promise<RunningChain> {
   // The entry is TypeScript: the worker registers tsx's CommonJS loader itself (a worker does not inherit
@@ -29,9 +45,9 @@ export function startChainInWorker(options: StartChainOptions): Promise<RunningC
         reject(new Error(`chain ${options.chainId}: its worker thread exited before the chain was up`));
       }
     });
-    worker.once("message", (m: { ready?: Ready; error?: { name: string; message: string; stack?: string } }) => {
+    worker.once("message", (m: WorkerMessage) => {
       settled = true;
-      if (m.error) {
+      if ("error" in m && !("stopped" in m)) {
         const e = new Error(m.error.message);
         e.name = m.error.name;
         e.stack = m.error.stack;
@@ -39,16 +55,52 @@ export function startChainInWorker(options: StartChainOptions): Promise<RunningC
         reject(e);
         return;
       }
+      const ready = (m as { ready: Ready }).ready;
+      let status = ready.status;
+      let nodePid = ready.nodePid;
+      let nodeRpcUrl = ready.nodeRpcUrl;
+      const listeners = new Set<(s: ChainStatus) => void>();
+      worker.on("message", (u: WorkerMessage) => {
+        if (!("status" in u)) return;
+        status = u.status;
+        nodePid = u.nodePid;
+        nodeRpcUrl = u.nodeRpcUrl;
+        for (const fn of listeners) {
+          try {
+            fn({ ...status });
+          } catch {
+            /* the listener's problem */
+          }
+        }
+      });
       const stop = (): Promise<void> => {
         stopping ??= (async () => {
-          const done = new Promise<void>((r) => worker.once("message", () => r()));
+          const done = new Promise<void>((r) => worker.on("message", (u: WorkerMessage) => "stopped" in u && r()));
           worker.postMessage("stop");
           await Promise.race([done, exited]);
           await worker.terminate();
         })();
         return stopping;
       };
-      resolve({ ...m.ready!, stop });
+      resolve({
+        chainId: ready.chainId,
+        rpcUrl: ready.rpcUrl,
+        wsUrl: ready.wsUrl,
+        port: ready.port,
+        restored: ready.restored,
+        get nodePid() {
+          return nodePid;
+        },
+        get nodeRpcUrl() {
+          return nodeRpcUrl;
+        },
+        status: () => ({ ...status }),
+        onStatus(fn) {
+          listeners.add(fn);
+          return () => listeners.delete(fn);
+        },
+        stop,
+      });
     });
   });
 }

@@ -156,3 +156,43 @@ test("a chain restarted on its data dir has the identical blocks, balances and n
   // ... and a data dir of another chain id is refused.
   await assert.rejects(startChain({ chainId: 31338, port: 0, dataDir: dir }), /holds chain 31337/);
 });
+
+test("a killed node is restarted by the supervisor: the port answers 'unavailable' meanwhile, then the replayed chain", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chain-supervised-"));
+  const chain = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir });
+  t.after(async () => {
+    await chain.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const rpc = createRpcClient(chain.rpcUrl);
+  t.after(() => rpc.close());
+  await rpc.call("eth_sendRawTransaction", [await signTransfer(0, SINK, 1_000n)]);
+  const before = await snapshot(rpc);
+  const statuses: string[] = [];
+  chain.onStatus((s) => statuses.push(s.state));
+  const oldPid = chain.nodePid;
+
+  process.kill(oldPid, "SIGKILL");
+  const deadline = Date.now() + 2_000;
+  while (chain.status().state === "up" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(chain.status().state, "down", "reported down at once");
+  const refused = await rpc.postRaw(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] })));
+  if (chain.status().state === "down") {
+    assert.equal(refused.status, 503);
+    const body = JSON.parse(refused.body.toString()) as { error: { message: string; data: { chainId: number } } };
+    assert.match(body.error.message, /chain 31337 is unavailable/);
+    assert.equal(body.error.data.chainId, CHAIN_ID);
+  }
+
+  const upBy = Date.now() + 60_000;
+  while (chain.status().state !== "up" && Date.now() < upBy) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(chain.status().state, "up");
+  assert.equal(chain.status().restarts, 1);
+  assert.notEqual(chain.nodePid, oldPid);
+  assert.equal(isAlive(oldPid), false);
+  assert.deepEqual(statuses, ["down", "up"]);
+  assert.deepEqual(await snapshot(rpc), before, "the journal replayed into the new node");
+  // and it takes new transactions, journalled as before
+  await rpc.call("eth_sendRawTransaction", [await signTransfer(1, SINK, 2_000n)]);
+  assert.equal(BigInt(await rpc.call<string>("eth_getBalance", [SINK, "latest"])), 3_000n);
+});

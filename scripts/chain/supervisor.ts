@@ -1,0 +1,144 @@
+// Supervises one chain's Hardhat node: while it runs, the proxy's upstream is it (its RPC client, its
+// WebSocket URL, the recorder journalling through it). When it exits on its own (a crash, kill -9), the
+// chain is reported down at once (the proxy answers "unavailable", listeners hear of it), the journal is
+// flushed and closed, and a fresh node is booted exactly as a start boots one (same genesis, the journal
+// replayed, the clock restored); then the chain is up again. A failed boot is tried again (1 s, 2 s, ..
+// 10 s apart) until it succeeds or the chain is stopped.
+import { openJournalWriter, type JournalWriter } from "./journal";
+import type { ProxyUpstream } from "./proxy";
+import { createRecorder, getHead } from "./recorder";
+import type { JsonRpcError } from "./rpc-client";
+import type { BootedNode } from "./start-chain";
+
+export interface ChainStatus {
+  chainId: number;
+  state: "up" | "down";
+  /** wall-clock ms of the last change */
+  sinceMs: number;
+  /** supervised restarts so far */
+  restarts: number;
+  /** how long a restart is expected to take (ms): the last boot's duration (spawn + replay) */
+  expectedRestartMs: number;
+  /** why it is down (the node's exit, a failed boot) */
+  reason?: string;
+}
+
+export interface ChainSupervisor {
+  upstream(): ProxyUpstream | undefined;
+  /** the JSON-RPC error the proxy answers while there is no upstream */
+  unavailable(): JsonRpcError;
+  status(): ChainStatus;
+  onStatus(fn: (s: ChainStatus) => void): () => void;
+  nodePid(): number;
+  nodeRpcUrl(): string;
+  stop(): Promise<void>;
+}
+
+/** JSON-RPC error code of "the chain's node is not running now" (server-error range of JSON-RPC 2.0). */
+export const CHAIN_UNAVAILABLE_RPC_CODE = -32050;
+
+export async function superviseChain(options: {
+  chainId: number;
+  journalFile: string;
+  fsync: boolean;
+  first: BootedNode;
+  boot(): Promise<BootedNode>;
+  logger?: { warn(o: object, m?: string): void; info(o: object, m?: string): void };
+}): Promise<ChainSupervisor> {
+  const { chainId } = options;
+  const listeners = new Set<(s: ChainStatus) => void>();
+  let booted = options.first;
+  let journal: JournalWriter;
+  let upstream: ProxyUpstream | undefined;
+  let stopping = false;
+  let restarting: Promise<void> | undefined;
+  let status: ChainStatus = { chainId, state: "up", sinceMs: Date.now(), restarts: 0, expectedRestartMs: Math.round(booted.bootMs) };
+
+  const setStatus = (next: Partial<ChainStatus>) => {
+    status = { ...status, ...next, sinceMs: Date.now() };
+    if (status.state === "up") delete status.reason;
+    for (const fn of listeners) {
+      try {
+        fn({ ...status });
+      } catch {
+        /* the listener's problem */
+      }
+    }
+  };
+
+  async function serve(b: BootedNode): Promise<void> {
+    booted = b;
+    journal = await openJournalWriter(options.journalFile, { fsync: options.fsync });
+    const recorder = createRecorder({ node: b.node, journal, initialHead: await getHead(b.node) });
+    upstream = { node: b.node, nodeWsUrl: b.proc.wsUrl, recorder };
+    b.proc.child.once("exit", (code, signal) => {
+      if (stopping) return;
+      restarting = restart(`node exited (${code ?? signal})`);
+    });
+  }
+
+  async function restart(reason: string): Promise<void> {
+    const dead = upstream;
+    upstream = undefined;
+    setStatus({ state: "down", reason });
+    options.logger?.warn({ chainId, reason }, "chain node down: restarting it");
+    // calls in flight on the dead node fail now; what they journalled is flushed before the replay reads it
+    await dead?.recorder.idle().catch(() => undefined);
+    await journal.close().catch(() => undefined);
+    dead?.node.close();
+    for (let attempt = 0; !stopping; attempt++) {
+      try {
+        const b = await options.boot();
+        if (stopping) {
+          b.node.close();
+          await b.proc.stop();
+          return;
+        }
+        await serve(b);
+        setStatus({ state: "up", restarts: status.restarts + 1, expectedRestartMs: Math.round(b.bootMs) });
+        options.logger?.info({ chainId, replayed: b.entries, ms: Math.round(b.bootMs) }, "chain node restarted");
+        return;
+      } catch (e) {
+        setStatus({ state: "down", reason: `restart failed: ${(e as Error).message}` });
+        await new Promise((r) => setTimeout(r, Math.min(10_000, 1_000 * 2 ** Math.min(attempt, 4))));
+      }
+    }
+  }
+
+  try {
+    await serve(options.first);
+  } catch (e) {
+    options.first.node.close();
+    await options.first.proc.stop();
+    throw e;
+  }
+
+  return {
+    upstream: () => upstream,
+    unavailable: () => {
+      const retryAfterMs = Math.max(0, status.sinceMs + status.expectedRestartMs - Date.now());
+      return {
+        code: CHAIN_UNAVAILABLE_RPC_CODE,
+        message: `chain ${chainId} is unavailable: its node is restarting`,
+        data: { chainId, retryAfterMs, reason: status.reason },
+      };
+    },
+    status: () => ({ ...status }),
+    onStatus(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    nodePid: () => booted.proc.pid,
+    nodeRpcUrl: () => booted.proc.rpcUrl,
+    async stop() {
+      stopping = true;
+      await restarting;
+      const last = upstream;
+      upstream = undefined;
+      await journal.close().catch(() => undefined);
+      last?.node.close();
+      booted.node.close();
+      await booted.proc.stop();
+    },
+  };
+}
