@@ -70,6 +70,18 @@ test("reflection lists TradingService and the health service; health says SERVIN
   assert.equal(health.json.status, "SERVING");
 });
 
+test("the health service through reflection alone (no local schema): buf curl lists Health/Check and calls it, SERVING (#13)", async () => {
+  const methods = await bufCurl(["--list-methods", base]);
+  assert.equal(methods.code, 0, methods.stderr);
+  assert.match(methods.stdout, /^grpc\.health\.v1\.Health\/Check$/m);
+  assert.match(methods.stdout, /^dex\.v1\.TradingService\/PlaceOrder$/m);
+  for (const service of ["", SERVICE_NAME]) {
+    const health = await bufCurl(["-d", JSON.stringify({ service }), `${base}/grpc.health.v1.Health/Check`]);
+    assert.equal(health.code, 0, health.stderr);
+    assert.equal(health.json.status, "SERVING");
+  }
+});
+
 test("PlaceOrder (schema from the .proto), GetOrderBook (reflection), CancelOrder", async () => {
   const placed = await bufCurl([
     ...withSchema,

@@ -3,7 +3,6 @@
 // errors through the one mapper (ApiError -> gRPC status + x-error-code / x-error-details trailers).
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { ReflectionService } from "@grpc/reflection";
 import { HealthImplementation, protoPath as HEALTH_PROTO_PATH } from "grpc-health-check";
 import { MemoryStore } from "express-rate-limit";
 import { join } from "node:path";
@@ -20,6 +19,7 @@ import type { DexEvent, DexService } from "../../pipeline/service";
 import { systemClock, type Clock } from "../../runtime/clock";
 import { lotsToSize, ticksToPrice } from "../dex/units";
 import { ApiError, plain, toApiError, validationError } from "../errors";
+import { addReflection } from "./reflection";
 
 export const PROTO_PATH = join(__dirname, "..", "..", "proto", "trading.proto");
 export const SERVICE_NAME = "dex.v1.TradingService";
@@ -231,7 +231,7 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
   const health = new HealthImplementation({ "": "SERVING", [SERVICE_NAME]: "SERVING" });
   health.addToServer(server);
   // Reflection describes TradingService and the health service (so a client can call both by name).
-  new ReflectionService(protoLoader.loadSync([PROTO_PATH, HEALTH_PROTO_PATH], { keepCase: true })).addToServer(server);
+  addReflection(server, [PROTO_PATH, HEALTH_PROTO_PATH]);
 
   return {
     server,
