@@ -5,9 +5,8 @@
 import { recoverTypedDataAddress, type Address, type Hex } from "viem";
 import { createAgentRelayer, type AgentRelayer, type AgentRelayerBudget } from "./settle/agent-relayer";
 import { createApiKeyNonces } from "./intake/api-nonces";
-import type { OrderType } from "../matcher/core/types";
 import {
-  DEX_OPEN_STATUSES, DexServiceError, engineTimeInForce, type AgentApproval, type CancelOrderRequest, type DexBalance, type DexBookSnapshot,
+  DEX_OPEN_STATUSES, DexServiceError, dexTimeInForce, engineTimeInForce, type AgentApproval, type CancelOrderRequest, type DexBalance, type DexBookSnapshot,
   type DexEvent, type DexFill, type DexMarketStats, type DexOrder, type DexOrderQuery,
   type DexOrderStatus, type DexOrderWithFills, type DexService, type DexServiceErrorCode, type DexStatusReason,
   type DexTrade, type Eip712TypedData, type PlaceOrderRequest,
@@ -29,6 +28,8 @@ const PROTECTION_BPS = 1_000n;
 /** Lifetime of an API-key order's signed expiry (non-GTD). */
 const API_ORDER_LIFETIME_SEC = 30n * 24n * 3600n;
 const MAX_TRADES_KEPT = 10_000;
+/** How long the wallet has to submit the AgentApproval it is asked to sign (its `deadline`). */
+const AGENT_APPROVAL_SUBMIT_WINDOW_SEC = 3600;
 
 /** The event-driven state; created before the pipeline starts so that it sees the journal's replay. */
 export class DexState {
@@ -146,7 +147,7 @@ export class DexState {
           account: (se.order?.signed.order.trader ?? e.account) as Address,
           apiKeyId: (info.apiKeyId as string | null | undefined) ?? null,
           symbol: e.symbol, side: e.side, type: e.orderType,
-          timeInForce: String(info.timeInForce ?? e.timeInForce.toLowerCase()) as DexOrder["timeInForce"],
+          timeInForce: dexTimeInForce(e.timeInForce),
           priceTicks: info.priceTicks === null ? null : e.priceTicks !== undefined ? BigInt(e.priceTicks) : null,
           triggerPriceTicks: e.triggerPriceTicks !== undefined ? BigInt(e.triggerPriceTicks) : null,
           sizeLots: BigInt(e.sizeLots), filledLots: 0n, filledQuoteUnits: 0n,
@@ -164,9 +165,9 @@ export class DexState {
         const o = se.order;
         const r: OrderRecord = {
           hash: o.hash, orderId: String(info.orderId), clientOrderId: String(info.clientOrderId ?? info.orderId), account: o.signed.order.trader,
-          apiKeyId: (info.apiKeyId as string | null | undefined) ?? null, symbol: o.market.symbol, side: o.side, type: (info.type as OrderType) ?? "limit",
-          timeInForce: String(info.timeInForce ?? "gtc") as DexOrder["timeInForce"], priceTicks: null, triggerPriceTicks: null,
-          sizeLots: o.signed.order.amount / o.market.lotSize, filledLots: 0n, filledQuoteUnits: 0n, status: "rejected",
+          apiKeyId: (info.apiKeyId as string | null | undefined) ?? null, symbol: o.market.symbol, side: o.side, type: o.type,
+          timeInForce: dexTimeInForce(o.timeInForce), priceTicks: null, triggerPriceTicks: null,
+          sizeLots: o.sizeLots, filledLots: 0n, filledQuoteUnits: 0n, status: "rejected",
           statusReason: e.code === "POST_ONLY_WOULD_CROSS" ? "post_only_would_take" : e.code === "FOK_NOT_FILLABLE" ? "fok_not_fillable" : e.code.toLowerCase(),
           createdAtMs: e.ts, updatedAtMs: e.ts, expiresAtMs: null, fills: [],
         };
@@ -255,6 +256,8 @@ export interface DexServiceDeps {
 export function createDexService(deps: DexServiceDeps): DexService {
   const { pipeline: p, state } = deps;
   const svc = p.service;
+  /** the pipeline's one clock (the matcher service's) */
+  const clock = svc.clock;
   const abi = settlementAbi;
   const domain = getSettlementDomain(deps.chainId, deps.settlement);
   const markets = (): MarketSpec[] => svc.marketList();
@@ -280,7 +283,9 @@ export function createDexService(deps: DexServiceDeps): DexService {
     }
   });
 
-  async function apiKeyOrder(req: Extract<PlaceOrderRequest, { kind: "api_key" }>, m: MarketSpec): Promise<{ order: Order; signature: Hex }> {
+  /** The Settlement order the service signs for an API-key placement, and its price in ticks (a market /
+   *  stop order's protection price, else the intent's limit). */
+  async function apiKeyOrder(req: Extract<PlaceOrderRequest, { kind: "api_key" }>, m: MarketSpec): Promise<{ order: Order; signature: Hex; priceTicks: bigint }> {
     let priceTicks = req.priceTicks;
     if (priceTicks === null) {
       const ref = req.triggerPriceTicks ?? (() => {
@@ -294,14 +299,14 @@ export function createDexService(deps: DexServiceDeps): DexService {
     }
     // taken before the first await: two concurrent placements of one account never get the same nonce
     const nonce = apiNonces.next(req.trader);
-    const nowSec = BigInt(Math.floor(Date.now() / 1000));
+    const nowSec = BigInt(Math.floor(clock.now() / 1000));
     const expiry = req.expiresAtMs !== null ? BigInt(Math.ceil(req.expiresAtMs / 1000)) + 10n : nowSec + API_ORDER_LIFETIME_SEC;
     const order: Order = {
       trader: req.trader, baseToken: m.baseToken, quoteToken: m.quoteToken, side: req.side === "buy" ? 0 : 1,
       price: priceTicks * m.tickSize, amount: req.sizeLots * m.lotSize, expiry,
       nonce, flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
     };
-    return { order, signature: await signOrder(req.agent, domain, order) };
+    return { order, signature: await signOrder(req.agent, domain, order), priceTicks };
   }
 
   return {
@@ -315,22 +320,26 @@ export function createDexService(deps: DexServiceDeps): DexService {
       if (known) return withFills(known);
       const m = marketOf(req.symbol);
       if (!m) throw new DexServiceError("INVALID_SYMBOL", `trading pair not supported: ${req.symbol}`, { symbol: req.symbol });
-      let signed: { order: Order; signature: Hex };
+      let signed: { order: Order; signature: Hex; priceTicks: bigint };
       try {
-        signed = req.kind === "signed" ? { order: req.order as Order, signature: req.signature } : await apiKeyOrder(req, m);
+        // a wallet's market / stop order has no limit in the intent: its ticks are its signed protection price's
+        // (the API checked that it is on the tick grid)
+        signed = req.kind === "signed"
+          ? { order: req.order as Order, signature: req.signature, priceTicks: req.priceTicks ?? req.order.price / m.tickSize }
+          : await apiKeyOrder(req, m);
       } catch (e) {
         throw toDexError(e, false);
       }
       const info = {
         orderId: req.orderId, clientOrderId: req.clientOrderId, apiKeyId: req.kind === "api_key" ? req.apiKeyId : null,
-        timeInForce: req.timeInForce, type: req.type, expiresAtMs: req.expiresAtMs, priceTicks: req.priceTicks === null ? null : req.priceTicks.toString(),
+        expiresAtMs: req.expiresAtMs, priceTicks: req.priceTicks === null ? null : req.priceTicks.toString(),
         requestHash: req.requestHash ?? null,
       };
       try {
         await svc.placeSigned(
           {
-            symbol: req.symbol, type: req.type, timeInForce: engineTimeInForce(req.timeInForce),
-            triggerPriceTicks: req.triggerPriceTicks ?? undefined, order: signed.order, signature: signed.signature,
+            symbol: req.symbol, type: req.type, timeInForce: engineTimeInForce(req.timeInForce), priceTicks: signed.priceTicks,
+            sizeLots: req.sizeLots, triggerPriceTicks: req.triggerPriceTicks, order: signed.order, signature: signed.signature,
           },
           info,
         );
@@ -400,7 +409,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
       const d = svc.engine.getDepth(symbol, depth ?? Number.MAX_SAFE_INTEGER);
       if (!d) return null;
       const lv = (x: [number, number]) => ({ priceTicks: BigInt(x[0]), sizeLots: BigInt(x[1]) });
-      return { symbol, bids: d.bids.map(lv), asks: d.asks.map(lv), sequence: state.bookSeq.get(symbol) ?? 0, timestampMs: Date.now() };
+      return { symbol, bids: d.bids.map(lv), asks: d.asks.map(lv), sequence: state.bookSeq.get(symbol) ?? 0, timestampMs: clock.now() };
     },
 
     async getRecentTrades(symbol, limit) {
@@ -411,14 +420,15 @@ export function createDexService(deps: DexServiceDeps): DexService {
       const m = marketOf(symbol);
       if (!m) return null;
       const list = state.trades.get(symbol) ?? [];
-      const since = Date.now() - 24 * 3600 * 1000;
+      const now = clock.now();
+      const since = now - 24 * 3600 * 1000;
       const volume24hLots = list.filter((t) => t.timestampMs >= since).reduce((a, t) => a + t.sizeLots, 0n);
-      return { symbol, lastPriceTicks: list.length ? list[list.length - 1].priceTicks : null, volume24hLots, timestampMs: Date.now() };
+      return { symbol, lastPriceTicks: list.length ? list[list.length - 1].priceTicks : null, volume24hLots, timestampMs: now };
     },
 
     async prepareAgentApproval(trader, agent, expiry): Promise<Eip712TypedData> {
       const nonce = (await p.client.readContract({ address: deps.settlement, abi, functionName: "nonces", args: [trader] })) as bigint;
-      const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
+      const deadline = BigInt(Math.floor(clock.now() / 1000) + AGENT_APPROVAL_SUBMIT_WINDOW_SEC);
       return {
         domain: { name: domain.name, version: domain.version, chainId: domain.chainId, verifyingContract: domain.verifyingContract },
         types: AGENT_APPROVAL_TYPES as unknown as Eip712TypedData["types"],

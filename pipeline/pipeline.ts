@@ -44,7 +44,8 @@ export interface PipelineOptions {
   pollMs?: number;
   fsync?: boolean;
   logger?: { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
-  /** what the settle stage reads time through (default: the system clock) */
+  /** the pipeline's one clock: the matcher service (and through it the DEX service) and the settle stage
+   *  read time through it (default: the system clock) */
   clock?: Clock;
   onSettled?(b: SettledBatch): void;
   /** subscribed before the journal replays, so they see every event since the first command */
@@ -94,6 +95,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     fsync: opts.fsync,
     logger: log,
     recoverThreads: opts.recoverThreads ?? 1,
+    clock,
     // the same gas stipend and the same reading of the answer as Settlement (pipeline/intake/contract-signature.ts)
     isValidContractSignature: contractWallets.isValidSignature,
   });

@@ -12,6 +12,7 @@ import { MatcherService } from "../../pipeline/match/matcher-service";
 import { DEFAULT_MARKET_GRIDS, type MarketSpec } from "../../pipeline/markets";
 import { createOrderDigester } from "../../pipeline/intake/order-digest";
 import type { PlaceSignedInput } from "../../pipeline/intake/intake";
+import { typedOrder } from "../../pipeline/testing/orders";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const native = require("secp256k1/bindings") as { ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number } };
@@ -36,9 +37,10 @@ async function main(): Promise<void> {
   for (let i = 0; i < N; i++) {
     const ti = (i >> 1) % 4;
     const k = (i & 1) === 0 ? ti : (ti + 1) % 4;
-    const order: Order = { trader: traders[k].address, baseToken: market.baseToken, quoteToken: market.quoteToken, side: (i & 1) === 0 ? 1 : 0, price: 250_000n * market.tickSize, amount: market.lotSize * BigInt(1 + (i % 3)), expiry, nonce: BigInt(i), flags: 0 };
+    const sizeLots = BigInt(1 + (i % 3));
+    const order: Order = { trader: traders[k].address, baseToken: market.baseToken, quoteToken: market.quoteToken, side: (i & 1) === 0 ? 1 : 0, price: 250_000n * market.tickSize, amount: market.lotSize * sizeLots, expiry, nonce: BigInt(i), flags: 0 };
     const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(keys[k].slice(2)));
-    inputs.push({ symbol: market.symbol, type: "limit", timeInForce: "GTC", order, signature: ("0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16)) as Hex });
+    inputs.push({ ...typedOrder(market, { priceTicks: 250_000n, sizeLots }), order, signature: ("0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16)) as Hex });
   }
   let next = 0;
   let ok = 0;

@@ -18,6 +18,7 @@ import { getDomainSeparator, getSettlementDomain, type Order } from "../../sdk/e
 import { pipelineComponent, type PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { createOrderDigester } from "../../pipeline/intake/order-digest";
 import type { PlaceSignedInput } from "../../pipeline/intake/intake";
+import { typedOrder } from "../../pipeline/testing/orders";
 import type { SettledBatch } from "../../pipeline/settle/batcher";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -74,12 +75,13 @@ async function main(): Promise<void> {
       // (BENCH_UNEQUAL=1: sizes 1-3 lots, partial fills, 0.5-0.8 trades per order depending on the interleaving)
       const ti = (i >> 1) % traders.length;
       const k = (i & 1) === 0 ? ti : (ti + 1) % traders.length;
+      const sizeLots = UNEQUAL ? BigInt(1 + (i % 3)) : 2n;
       const order: Order = {
         trader: traders[k].address, baseToken: m.baseToken, quoteToken: m.quoteToken, side: (i & 1) === 0 ? 1 : 0,
-        price: 250_000n * m.tickSize, amount: m.lotSize * (UNEQUAL ? BigInt(1 + (i % 3)) : 2n), expiry, nonce: BigInt(i + 1), flags: 0, // nonces from 1: the first deposit pre-created word 0
+        price: 250_000n * m.tickSize, amount: m.lotSize * sizeLots, expiry, nonce: BigInt(i + 1), flags: 0, // nonces from 1: the first deposit pre-created word 0
       };
       const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(traders[k].privateKey.slice(2)));
-      inputs.push({ symbol: m.symbol, type: "limit", timeInForce: "GTC", order, signature: ("0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16)) as Hex });
+      inputs.push({ ...typedOrder(m, { priceTicks: 250_000n, sizeLots }), order, signature: ("0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16)) as Hex });
     }
     console.log(`bench:e2e  ${traders.length} traders, ${WARMUP} s warm-up + ${SECONDS} s measured, ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, backlog cap ${process.env.PIPELINE_MAX_BACKLOG_TRADES ?? "default"}, indexer ${WITH_INDEXER ? "on" : "off"}, ${UNEQUAL ? "orders of 1-3 lots" : "orders of 2 lots"}, ${RATE ? `paced at ${RATE} orders/s` : "unpaced"}; ${total} orders pre-signed; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
 

@@ -9,6 +9,8 @@ import { getOrderHash, getSettlementDomain, signOrder, type Order } from "../../
 import { PipelineError } from "../errors";
 import { validateSignedOrder, type IntakeContext } from "./intake";
 import { DEFAULT_MARKET_GRIDS, minRestingPriceTicks, type MarketSpec } from "../markets";
+import type { OrderType, TimeInForce } from "../../matcher/core/types";
+import { typedOrder } from "../testing/orders";
 
 const account = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
 const domain = getSettlementDomain(31337n, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
@@ -28,12 +30,12 @@ const ctx: IntakeContext = {
 };
 let nonce = 1n;
 
-async function place(priceTicks: bigint, type = "limit", timeInForce = "GTC", extra: { triggerPriceTicks?: number } = {}) {
+async function place(priceTicks: bigint, type: OrderType = "limit", timeInForce: TimeInForce = "GTC", extra: { triggerPriceTicks?: bigint } = {}) {
   const order: Order = {
     trader: account.address, baseToken: market.baseToken, quoteToken: market.quoteToken, side: 0,
     price: priceTicks * market.tickSize, amount: market.lotSize, expiry: BigInt(Math.floor(Date.now() / 1000) + 3600), nonce: nonce++, flags: 0,
   };
-  return validateSignedOrder(ctx, { symbol: market.symbol, type, timeInForce, order, signature: await signOrder(account, domain, order), ...extra });
+  return validateSignedOrder(ctx, { ...typedOrder(market, { priceTicks, sizeLots: 1n, type, timeInForce, ...extra }), order, signature: await signOrder(account, domain, order) });
 }
 
 async function refused(p: Promise<unknown>, minTicks: bigint) {
@@ -52,8 +54,8 @@ test("a resting limit order one tick below the minimum resting price is refused;
   await refused(place(min - 1n, "limit", "GTD"), min);
   await refused(place(min - 1n, "limit", "POST_ONLY"), min);
   await refused(place(min - 1n, "limit_maker"), min);
-  await refused(place(1n, "stop_loss_limit", "GTC", { triggerPriceTicks: 50 }), min);
-  await refused(place(1n, "take_profit_limit", "GTC", { triggerPriceTicks: 50 }), min);
+  await refused(place(1n, "stop_loss_limit", "GTC", { triggerPriceTicks: 50n }), min);
+  await refused(place(1n, "take_profit_limit", "GTC", { triggerPriceTicks: 50n }), min);
   assert.equal((await place(min)).priceTicks, Number(min));
   assert.equal((await place(min, "limit_maker")).priceTicks, Number(min));
 });
@@ -62,6 +64,6 @@ test("orders that never rest (market, stop market, IOC, FOK) may carry a price b
   assert.equal((await place(1n, "market", "IOC")).priceTicks, 1);
   assert.equal((await place(1n, "limit", "IOC")).priceTicks, 1);
   assert.equal((await place(1n, "limit", "FOK")).priceTicks, 1);
-  assert.equal((await place(1n, "stop_loss", "GTC", { triggerPriceTicks: 50 })).priceTicks, 1);
-  assert.equal((await place(1n, "take_profit", "GTC", { triggerPriceTicks: 50 })).priceTicks, 1);
+  assert.equal((await place(1n, "stop_loss", "GTC", { triggerPriceTicks: 50n })).priceTicks, 1);
+  assert.equal((await place(1n, "take_profit", "GTC", { triggerPriceTicks: 50n })).priceTicks, 1);
 });

@@ -5,19 +5,19 @@ import type { OrderType, TimeInForce } from "../../matcher/core/types";
 import { orderTypeRule } from "../../matcher/core/validate";
 import { PipelineError } from "../errors";
 import { buyLockFor, type OrderLock } from "../match/ledger";
-import { baseToLots, contractPriceToTicks, minRestingPriceTicks, type MarketSpec } from "../markets";
-import { OrderFlags, type Order } from "../order";
+import { lotsToBase, minRestingPriceTicks, ticksToPrice, type MarketSpec } from "../markets";
+import { OrderFlags, type Order, type TypedOrder } from "../order";
 import { recoverSigner } from "./recover";
+
+export type { TypedOrder } from "../order";
 
 const UINT128_MAX = (1n << 128n) - 1n;
 const UINT64_MAX = (1n << 64n) - 1n;
+const MAX_ENGINE_INT = BigInt(Number.MAX_SAFE_INTEGER);
 
-export interface PlaceSignedInput {
-  symbol: string;
-  type: string;
-  timeInForce: string;
-  /** stop / take-profit trigger, in ticks (the DEX intent's bigint, or a number); the engine's number from here on */
-  triggerPriceTicks?: bigint | number;
+/** The typed order (ticks, lots, the engine's time in force, the trigger in ticks) and the contract's order
+ *  signed for it. */
+export interface PlaceSignedInput extends TypedOrder {
   order: Order;
   signature: Hex;
 }
@@ -61,8 +61,8 @@ const invalid = (message: string, details: Record<string, unknown> = {}) => new 
 export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSignedInput): Promise<ValidatedOrder> {
   const market = ctx.marketOf(input.symbol);
   if (!market) throw new PipelineError("INVALID_SYMBOL", `trading pair not supported: ${input.symbol}`, { symbol: input.symbol });
-  const type = input.type as OrderType;
-  const tif = input.timeInForce.toUpperCase() as TimeInForce;
+  const { type, timeInForce: tif } = input;
+  // typed, and still checked: the table is the rule, whoever calls
   const rule = orderTypeRule(type);
   if (!rule) throw new PipelineError("INVALID_ORDER_TYPE", `order type not recognized: ${input.type}`, { type: input.type });
   if (!rule.timeInForce.includes(tif)) {
@@ -83,10 +83,16 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   if (o.amount > UINT128_MAX || o.price > UINT128_MAX || o.expiry > UINT64_MAX || o.nonce < 0n || o.nonce > UINT64_MAX) {
     throw invalid("a field is out of its on-chain range (price and amount < 2^128, expiry and nonce < 2^64)");
   }
-  const lots = baseToLots(market, o.amount);
-  if (lots === null) throw invalid(`size is not a multiple of the lot size ${market.lotSize}`, { lotSize: market.lotSize.toString() });
-  const ticks = contractPriceToTicks(market, o.price);
-  if (ticks === null) throw invalid(`price is not a multiple of the tick size ${market.tickSize}`, { tickSize: market.tickSize.toString() });
+  // the typed order's lots and ticks are the order's; the signed amount and price must be them on the market's grid
+  const { sizeLots: lots, priceTicks: ticks } = input;
+  if (o.amount !== lotsToBase(market, lots)) {
+    if (o.amount % market.lotSize !== 0n) throw invalid(`size is not a multiple of the lot size ${market.lotSize}`, { lotSize: market.lotSize.toString() });
+    throw invalid("the signed amount is not the order's size", { amount: o.amount.toString(), sizeLots: lots.toString() });
+  }
+  if (o.price !== ticksToPrice(market, ticks)) {
+    if (o.price % market.tickSize !== 0n) throw invalid(`price is not a multiple of the tick size ${market.tickSize}`, { tickSize: market.tickSize.toString() });
+    throw invalid("the signed price is not the order's price", { price: o.price.toString(), priceTicks: ticks.toString() });
+  }
   // An order that can rest may become a maker, and every fill trades at the maker's price: one lot at a resting
   // price must reach the contract's minimum fill (Settlement.MIN_FILL_UNITS). Orders that never rest need not.
   const minTicks = minRestingPriceTicks(market);
@@ -99,13 +105,12 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   if (lots < market.minLots || lots > market.maxLots) {
     throw invalid(`size must be between ${market.minLots} and ${market.maxLots} lots`, { minLots: market.minLots.toString(), maxLots: market.maxLots.toString() });
   }
-  if (ticks > BigInt(Number.MAX_SAFE_INTEGER)) throw invalid("price too large");
+  if (ticks > MAX_ENGINE_INT) throw invalid("price too large");
   let triggerPriceTicks: number | undefined;
   if (rule.needsTrigger) {
     const t = input.triggerPriceTicks;
-    const trigger = typeof t === "bigint" ? (t > 0n && t <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(t) : 0) : t;
-    if (!Number.isSafeInteger(trigger) || (trigger as number) <= 0) throw invalid("stop orders need a positive trigger price");
-    triggerPriceTicks = trigger;
+    if (t === null || t <= 0n || t > MAX_ENGINE_INT) throw invalid("stop orders need a positive trigger price");
+    triggerPriceTicks = Number(t);
   }
 
   const hash = ctx.digest(o);

@@ -2,7 +2,7 @@
 // engine, the available-balance ledger, the nonce and agent state the intake needs, and the signed order
 // behind every engine order; trades leave for the batcher once their command is durable.
 import type { Address, Hex } from "viem";
-import type { Command, EngineEvent, MarketConfig, TradeEvent } from "../../matcher/core/types";
+import type { Command, EngineEvent, MarketConfig, OrderType, PlaceCommand, TimeInForce, TradeEvent } from "../../matcher/core/types";
 import { createJournaledEngine, type JournaledEngine } from "../../matcher/journal";
 import { PipelineError } from "../errors";
 import { validateSignedOrder, type IntakeContext, type PlaceSignedInput, type ValidatedOrder } from "../intake/intake";
@@ -13,6 +13,7 @@ import { orderFromJson, orderToJson, type OrderJson, type SignedOrder } from "..
 import type { SettleableTrade } from "../settle/batcher";
 import { formatDecimal } from "../../sdk/decimal";
 import { feeFor } from "../../sdk/eip712";
+import { systemClock, type Clock } from "../../runtime/clock";
 
 /** Order nodes the engine allocates at start (~8 MB): a growing book takes nodes from this reserve instead of
  * the young generation, which keeps mark-compacts and long scavenges off the matching path (docs/decisions.md). */
@@ -43,6 +44,10 @@ export interface LiveOrder {
   market: MarketSpec;
   account: string;
   side: "buy" | "sell";
+  /** as placed (the place command's) */
+  type: OrderType;
+  timeInForce: TimeInForce;
+  sizeLots: bigint;
   limitPrice: bigint;
   remainingBase: bigint;
   lock: OrderLock;
@@ -87,7 +92,8 @@ export interface MatcherServiceDeps {
   digest(order: SignedOrder["order"]): Hex;
   fees: FeeRates;
   expiryMarginMs: number;
-  nowMs?: () => number;
+  /** the pipeline's clock (default: the system clock): command timestamps, deadlines, the intake's now */
+  clock?: Clock;
   fsync?: boolean;
   isValidContractSignature?: IntakeContext["isValidContractSignature"];
   /** threads that recover order signers off the matching thread (default 0: inline) */
@@ -116,6 +122,8 @@ export class MatcherService {
   private readonly markets = new Map<string, MarketSpec>();
   private readonly listeners = new Set<(e: ServiceEvent) => void>();
   private journal!: JournaledEngine<JournalMeta>;
+  /** the one clock of the service (the pipeline's), read by the DEX service too */
+  readonly clock: Clock;
   private readonly now: () => number;
   private pendingTrades: SettleableTrade[] = [];
   private halted: string | undefined;
@@ -130,7 +138,8 @@ export class MatcherService {
   readonly rejectedOrders = new Map<string, string>();
 
   constructor(private readonly deps: MatcherServiceDeps) {
-    this.now = deps.nowMs ?? Date.now;
+    this.clock = deps.clock ?? systemClock;
+    this.now = () => this.clock.now();
     for (const m of deps.markets) {
       assertMarketGridExact(m);
       this.markets.set(m.symbol, m);
@@ -247,7 +256,7 @@ export class MatcherService {
         availableUnits: available.toString(),
       });
     }
-    const cmd: Command = {
+    const cmd: PlaceCommand = {
       kind: "place",
       ts: this.now(),
       account: v.account,
@@ -262,7 +271,7 @@ export class MatcherService {
     };
     // the journal keeps the signed order in its JSON form; this call hands the typed order on as it is
     const meta: JournalMeta = { order: orderToJson(input.order), signature: input.signature, signer: v.signer, deadlineMs: v.deadlineMs, info };
-    const live = this.liveOrder(v.hash, v.account, v.market, { order: input.order, signature: input.signature, hash: v.hash }, v.deadlineMs, v.signer, info);
+    const live = this.liveOrder(v.hash, cmd, v.market, { order: input.order, signature: input.signature, hash: v.hash }, v.deadlineMs, v.signer, info);
     const events = await this.submit(cmd, meta, live);
     const rejected = events.find((e) => e.type === "rejected");
     return rejected && rejected.type === "rejected"
@@ -307,7 +316,7 @@ export class MatcherService {
   // ------------------------------------------------------------ applying commands and events
 
   /** The engine-side record of a signed order: its lock follows from the signed price and amount. */
-  private liveOrder(hash: Hex, account: string, market: MarketSpec, signed: SignedOrder, deadlineMs: number, signer: string, info: Record<string, unknown> | undefined): LiveOrder {
+  private liveOrder(hash: Hex, cmd: PlaceCommand, market: MarketSpec, signed: SignedOrder, deadlineMs: number, signer: string, info: Record<string, unknown> | undefined): LiveOrder {
     const { order } = signed;
     const side = order.side === 0 ? "buy" : "sell";
     const lock: OrderLock = side === "buy" ? { token: market.quoteToken, amount: buyLockFor(order.amount, order.price) } : { token: market.baseToken, amount: order.amount };
@@ -315,8 +324,11 @@ export class MatcherService {
       hash,
       signed,
       market,
-      account,
+      account: cmd.account,
       side,
+      type: cmd.type,
+      timeInForce: cmd.timeInForce,
+      sizeLots: BigInt(cmd.sizeLots),
       limitPrice: order.price,
       remainingBase: order.amount,
       lock,
@@ -333,7 +345,7 @@ export class MatcherService {
     const order = orderFromJson(meta.order);
     const hash = cmd.orderId as Hex;
     const deadlineMs = meta.deadlineMs ?? Number(meta.reason ?? Number(order.expiry) * 1000);
-    return this.liveOrder(hash, cmd.account, this.markets.get(cmd.symbol)!, { order, signature: meta.signature, hash }, deadlineMs, meta.signer ?? order.trader, meta.info);
+    return this.liveOrder(hash, cmd, this.markets.get(cmd.symbol)!, { order, signature: meta.signature, hash }, deadlineMs, meta.signer ?? order.trader, meta.info);
   }
 
   /** The state a place command needs before the engine runs: its lock and nonce are reserved. */

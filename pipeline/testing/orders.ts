@@ -1,8 +1,9 @@
-// Builds and signs Settlement orders for tests and benches.
+// Builds and signs Settlement orders for tests and benches, with the typed order beside them.
 import type { Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
-import type { PlaceSignedInput } from "../intake/intake";
+import type { OrderType, TimeInForce } from "../../matcher/core/types";
+import type { PlaceSignedInput, TypedOrder } from "../intake/intake";
 import type { MarketSpec } from "../markets";
 
 let nonceCounter = BigInt(Date.now()) * 1000n;
@@ -11,11 +12,25 @@ export interface OrderSpec {
   side: "buy" | "sell";
   priceTicks: bigint;
   sizeLots: bigint;
-  type?: string;
-  timeInForce?: string;
+  type?: OrderType;
+  /** the engine's (upper case); default GTC */
+  timeInForce?: TimeInForce;
+  triggerPriceTicks?: bigint;
   expirySec?: bigint;
   nonce?: bigint;
   flags?: number;
+}
+
+/** The typed order of a spec on market `m` (what the edge hands the intake beside the signed order). */
+export function typedOrder(m: MarketSpec, s: Pick<OrderSpec, "priceTicks" | "sizeLots" | "type" | "timeInForce" | "triggerPriceTicks">): TypedOrder {
+  return {
+    symbol: m.symbol,
+    type: s.type ?? "limit",
+    timeInForce: s.timeInForce ?? "GTC",
+    priceTicks: s.priceTicks,
+    sizeLots: s.sizeLots,
+    triggerPriceTicks: s.triggerPriceTicks ?? null,
+  };
 }
 
 export async function signedInput(
@@ -38,5 +53,5 @@ export async function signedInput(
     flags: s.flags ?? 0,
   };
   const signature: Hex = await signOrder(signer, getSettlementDomain(chainId, settlement), order);
-  return { symbol: m.symbol, type: s.type ?? "limit", timeInForce: s.timeInForce ?? "GTC", order, signature };
+  return { ...typedOrder(m, s), order, signature };
 }

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { feeFor } from "../../sdk/eip712";
 import { PipelineError } from "../../pipeline/errors";
+import type { OrderType } from "../../matcher/core/types";
 import { startPipeline, type Pipeline } from "../../pipeline/pipeline";
 import { startFixture, type Fixture } from "../../pipeline/testing/fixture";
 import { signedInput, type OrderSpec } from "../../pipeline/testing/orders";
@@ -80,9 +81,10 @@ test("bad input to the intake is rejected with the right code and changes nothin
     const forged = await signedInput(f.traders[1], t.address, f.chainId, f.settlement, f.market, { side: "buy", priceTicks: 250_000n, sizeLots: 10n });
     await expectCode(p.service.placeSigned(forged), "INVALID_SIGNATURE");
     // tampered after signing
-    await expectCode(p.service.placeSigned({ ...good, order: { ...good.order, amount: good.order.amount * 2n } }), "INVALID_SIGNATURE");
+    await expectCode(p.service.placeSigned({ ...good, sizeLots: good.sizeLots * 2n, order: { ...good.order, amount: good.order.amount * 2n } }), "INVALID_SIGNATURE");
     await expectCode(p.service.placeSigned({ ...good, symbol: "DOGE-USD" }), "INVALID_SYMBOL");
-    await expectCode(p.service.placeSigned({ ...good, type: "trailing_stop" }), "INVALID_ORDER_TYPE");
+    // the type is typed; a caller outside TypeScript still meets the table
+    await expectCode(p.service.placeSigned({ ...good, type: "trailing_stop" as OrderType }), "INVALID_ORDER_TYPE");
     await expectCode(p.service.placeSigned({ ...good, type: "market", timeInForce: "GTC" }), "INVALID_ORDER_TYPE");
     await expectCode(async () => p.service.placeSigned(await sign(f, 0, { side: "buy", priceTicks: 250_000n, sizeLots: 0n })), "INVALID_ORDER");
     await expectCode(p.service.placeSigned({ ...good, order: { ...good.order, amount: -good.order.amount } }), "INVALID_ORDER");
