@@ -33,9 +33,13 @@ const DEX_ERROR_RULES = {
   DUPLICATE_CLIENT_ORDER_ID: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS },
   AGENT_ALREADY_APPROVED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS },
   PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT },
+  // a request body that is not application/json (api/json-only.ts): refused before anything reads it
+  UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT },
   RATE_LIMIT_EXCEEDED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
   INTERNAL_ERROR: { http: 500, grpc: GrpcStatus.INTERNAL },
   SERVICE_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
+  /** the home chain cannot settle now (its node is restarting): details {chainId, retry_after}, Retry-After */
+  CHAIN_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE, retryable: true },
 } as const satisfies Record<string, ApiErrorRule>;
 export type ApiErrorCode = keyof typeof DEX_ERROR_RULES;
 /** The codes of the DEX API (and the ones every HTTP API shares), with their rules. */
@@ -50,6 +54,8 @@ export interface ErrorBody<C extends string = ApiErrorCode> {
 export class ApiError<C extends string = ApiErrorCode> extends AppError<C> {
   static readonly rules: Readonly<Record<string, ApiErrorRule>> = API_ERROR_RULES;
   readonly status: number;
+  /** seconds: answered as the Retry-After header by the HTTP error handler (CHAIN_UNAVAILABLE) */
+  retryAfterS?: number;
 
   constructor(code: C, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
     const rule = ruleOf(new.target, code);
@@ -85,6 +91,11 @@ function fromServiceError(e: DexServiceError): ApiError {
       return new ApiError("INVALID_REQUEST", e.message, { reason: "invalid_nonce", ...plain(d) }, { cause: e });
     case "ORDER_EXPIRED":
       return new ApiError("INVALID_REQUEST", e.message, { reason: "order_expired", ...plain(d) }, { cause: e });
+    case "CHAIN_UNAVAILABLE": {
+      const error = new ApiError("CHAIN_UNAVAILABLE", e.message, plain(d), { cause: e });
+      if (typeof d.retry_after === "number") error.retryAfterS = d.retry_after;
+      return error;
+    }
     default:
       // A code the API does not know (the service may grow new refusals, e.g. INVALID_ORDER) is a
       // client-side refusal: INVALID_REQUEST, with the service's code as the reason.
@@ -185,6 +196,7 @@ export function createErrorHandler(logger: Logger, rules: HttpErrorRules = DEX_H
     const { status, body, error } = toHttpError(err, rules);
     if (status >= 500) logger.error({ err: error.cause ?? err, method: req.method, path: req.path }, rules.logMessage);
     if (res.headersSent) return;
+    if (error.retryAfterS !== undefined) res.setHeader("Retry-After", String(error.retryAfterS));
     res.status(status).json(body);
   };
 }

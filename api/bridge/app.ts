@@ -10,6 +10,7 @@ import type { Db } from "../../db";
 import type { Clock } from "../../runtime/clock";
 import type { BridgeAbis } from "../../sdk/bridge-abi";
 import { TRANSFER_TOKEN_HEADER } from "./access";
+import { JSON_ONLY_MESSAGE, jsonBodiesOnly } from "../json-only";
 import { BridgeApiError, bridgeErrorHandler } from "./errors";
 import { renderPortal, renderUnknownTenant } from "./portal";
 import { createTenantStore, hostnameOf, hostnameSchema, type TenantStore } from "./tenants";
@@ -48,6 +49,8 @@ export function createBridgeApp(deps: BridgeAppDeps): Express {
       handler: (_req, _res, next) => next(new BridgeApiError("RATE_LIMIT_EXCEEDED", "too many requests")),
     }),
   );
+  // a body that is not JSON is refused before anything reads it (415)
+  app.use(jsonBodiesOnly((contentType) => new BridgeApiError("UNSUPPORTED_MEDIA_TYPE", JSON_ONLY_MESSAGE, { contentType, accepted: ["application/json"] })));
   app.use(express.json({ limit: "16kb" }));
   const hostTenant = (req: Request) => tenants.require(hostnameOf(req.headers.host));
 

@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { ApiKeyStore } from "../auth/api-keys";
 import { createAuthenticator, type Authenticator } from "../auth/authenticate";
 import { ApiError, createErrorHandler } from "../errors";
+import { JSON_ONLY_MESSAGE, jsonBodiesOnly } from "../json-only";
 import type { DexApiConfig } from "./config";
 import { buildOpenApiDocument } from "./openapi";
 import { createOrderPlacer, type OrderPlacer } from "./place-order";
@@ -72,7 +73,9 @@ export function createDexRestApp(deps: DexRestDeps): DexRestApp {
   app.set("etag", false);
   // 1. the per-IP guard: its headers are on every response, even a 404, 413 or 401
   app.use(limiters.ip);
-  // 2. the body as raw bytes (signatures cover the exact bytes), size-limited
+  // 2. a body that is not JSON is refused before anything reads it (415)
+  app.use(jsonBodiesOnly((contentType) => new ApiError("UNSUPPORTED_MEDIA_TYPE", JSON_ONLY_MESSAGE, { content_type: contentType, accepted: ["application/json"] })));
+  // 3. the body as raw bytes (signatures cover the exact bytes), size-limited
   app.use(express.raw({ type: () => true, limit: deps.config.bodyLimitBytes }));
   app.use((req: Request, res: Response, next: NextFunction) => {
     const started = performance.now();

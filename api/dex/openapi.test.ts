@@ -78,6 +78,7 @@ test("real responses conform to the documented schemas", async () => {
     ["/v1/api-keys", "get", 200, (await call(h, "GET", "/v1/api-keys", { headers: keyHeaders(k) })).body],
     ["/v1/trades", "get", 200, (await call(h, "GET", "/v1/trades?symbol=WETH-USD")).body],
     ["/v1/orders", "post", 400, (await call(h, "POST", "/v1/orders", { body: "{" })).body],
+    ["/v1/orders", "post", 415, (await call(h, "POST", "/v1/orders", { body: "{}", headers: { "content-type": "text/plain" } })).body],
   ];
   for (const [path, method, status, body] of checks) {
     const validate = ajv.compile(schemaOf(path, method, status));

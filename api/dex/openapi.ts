@@ -2,6 +2,7 @@
 // schemas that validate the requests (z.toJSONSchema, JSON Schema 2020-12 = OpenAPI 3.1's dialect).
 import { z, type ZodType } from "zod";
 import type { RouteAuth, RouteSpec } from "./route-kit";
+import { errorResponse } from "./schemas";
 
 const toSchema = (s: ZodType, io: "input" | "output") => {
   const { $schema: _drop, ...rest } = z.toJSONSchema(s, { io, unrepresentable: "any" }) as Record<string, unknown>;
@@ -66,7 +67,15 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], serverUrl = "/
         ]),
       ),
     };
-    if (s.body) op.requestBody = { required: true, content: { "application/json": { schema: toSchema(s.body, "input") } } };
+    if (s.body) {
+      op.requestBody = { required: true, content: { "application/json": { schema: toSchema(s.body, "input") } } };
+      // api/json-only.ts: a body sent as anything but application/json is refused before the route
+      (op.responses as Record<string, unknown>)["415"] ??= {
+        description: "the body is not sent as application/json (UNSUPPORTED_MEDIA_TYPE); nothing is done",
+        headers: rateLimitHeaders,
+        content: { "application/json": { schema: toSchema(errorResponse, "output") } },
+      };
+    }
     (paths[s.path] ??= {})[s.method] = op;
   }
   const header = (name: string, description: string) => ({ type: "apiKey", in: "header", name, description });

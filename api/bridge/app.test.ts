@@ -1,0 +1,126 @@
+// The bridge API over a real socket, without chains (a transfer's initiation only encodes calls): a body
+// that is not application/json is refused with 415 and the spec's error body and records nothing (#13);
+// a transfer is never served under another tenant's Host, even with its capability (#13, bridge tenant).
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { request as httpRequest } from "node:http";
+import pino from "pino";
+import type { PublicClient } from "viem";
+import { createDb, type Db } from "../../db";
+import { loadBridgeAbis } from "../../sdk/bridge-abi";
+import { TRANSFER_TOKEN_HEADER } from "./access";
+import { custodyTenant, nativeTenant } from "./seed";
+import { startBridgeApi, type RunningBridgeApi } from "./server";
+import { createTenantStore } from "./tenants";
+
+const A = "tenant-a.test";
+const B = "tenant-b.test";
+const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as `0x${string}`;
+const USER = addr(0x1234);
+let db: Db;
+let api: RunningBridgeApi;
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+/** node:http: fetch lets a caller choose neither the Host header nor a body without a Content-Type. */
+function call(method: string, path: string, host: string, opts: { body?: string; contentType?: string; token?: string } = {}): Promise<Reply> {
+  const headers: Record<string, string> = { host };
+  if (opts.contentType !== undefined) headers["content-type"] = opts.contentType;
+  if (opts.body !== undefined) headers["content-length"] = String(Buffer.byteLength(opts.body));
+  if (opts.token !== undefined) headers[TRANSFER_TOKEN_HEADER] = opts.token;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${api.url}${path}`, { method, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => {
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON
+        }
+        resolve({ status: res.statusCode!, headers: res.headers, body });
+      });
+    });
+    req.on("error", reject);
+    if (opts.body !== undefined) req.write(opts.body);
+    req.end();
+  });
+}
+
+const transfers = async () => Number((await db.query<{ n: string }>("SELECT count(*)::text AS n FROM bridge_transfers")).rows[0].n);
+
+before(async () => {
+  db = await createDb();
+  const info = (bridge: string, base: number, keyEpoch: number) => ({
+    bridge,
+    home: { chainId: 31337, vault: addr(base + 1) },
+    remote: { chainId: 31338, minter: addr(base + 2) },
+    tokens: [{ symbol: "USD", home: addr(base + 3), wrapped: addr(base + 4), decimals: 6 }],
+    keyEpoch,
+  });
+  await createTenantStore(db).seed([nativeTenant(info("native", 0xa00, 1), [A]), custodyTenant(info("custody", 0xb00, 2), [B])]);
+  // initiation reads no chain: the clients are never called here
+  const endpoint = (base: number) => ({
+    home: { chainId: 31337, vault: addr(base + 1), publicClient: {} as PublicClient },
+    remote: { chainId: 31338, minter: addr(base + 2), publicClient: {} as PublicClient },
+  });
+  api = await startBridgeApi({
+    port: 0,
+    db,
+    logger: pino({ level: "silent" }),
+    abis: loadBridgeAbis(),
+    bridges: { native: endpoint(0xa00), custody: endpoint(0xb00) },
+    relayedTransfers: { get: async () => undefined },
+  });
+});
+
+after(async () => {
+  await api?.stop();
+  await db?.close();
+});
+
+describe("bridge API", () => {
+  const deposit = JSON.stringify({ direction: "deposit", token: "USD", amount: "5", sender: USER, recipient: USER });
+
+  test("a body that is not application/json is refused with 415 and records nothing", async () => {
+    for (const contentType of ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", undefined]) {
+      const r = await call("POST", "/api/v1/transfer/initiate", A, { body: deposit, contentType });
+      assert.equal(r.status, 415, `${contentType}: ${JSON.stringify(r.body)}`);
+      assert.deepEqual(Object.keys(r.body), ["error"]);
+      assert.equal(r.body.error.code, "UNSUPPORTED_MEDIA_TYPE");
+      assert.equal(typeof r.body.error.message, "string");
+      assert.deepEqual(r.body.error.details, { contentType: contentType ?? null, accepted: ["application/json"] });
+    }
+    assert.equal(await transfers(), 0, "nothing recorded");
+    const complete = await call("POST", "/api/v1/transfer/7f0e5b1c-3f6a-4d1e-9c2b-0a1b2c3d4e5f/complete", A, { body: "{}", contentType: "text/plain" });
+    assert.equal(complete.status, 415);
+    // the same body as JSON is accepted (charset parameter and case do not matter)
+    for (const contentType of ["application/json", "Application/JSON; charset=utf-8"]) {
+      const ok = await call("POST", "/api/v1/transfer/initiate", A, { body: deposit, contentType });
+      assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    }
+    assert.equal(await transfers(), 2);
+    // requests without a body are not concerned
+    assert.equal((await call("GET", `/api/tenant?hostname=${A}`, A)).status, 200);
+  });
+
+  test("a transfer is not served under another tenant's Host, even with its capability: 404 as for an unknown id", async () => {
+    const t = await call("POST", "/api/v1/transfer/initiate", A, { body: deposit, contentType: "application/json" });
+    assert.equal(t.status, 201, JSON.stringify(t.body));
+    const id = t.body.transfer.id;
+    const own = await call("GET", `/api/v1/transfer/${id}`, A, { token: t.body.accessToken });
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    assert.equal(own.body.amount, "5");
+    const other = await call("GET", `/api/v1/transfer/${id}`, B, { token: t.body.accessToken });
+    assert.equal(other.status, 404);
+    const unknown = await call("GET", `/api/v1/transfer/7f0e5b1c-3f6a-4d1e-9c2b-0a1b2c3d4e5f`, B, { token: t.body.accessToken });
+    assert.deepEqual({ status: other.status, code: other.body.error.code }, { status: unknown.status, code: unknown.body.error.code });
+    assert.ok(!JSON.stringify(other.body).includes(USER.slice(2)), "nothing of the transfer leaks");
+  });
+});
