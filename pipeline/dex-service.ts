@@ -5,6 +5,7 @@
 import { recoverTypedDataAddress, type Address, type Hex } from "viem";
 import { createAgentRelayer, type AgentRelayer, type AgentRelayerBudget } from "./settle/agent-relayer";
 import { createApiKeyNonces } from "./intake/api-nonces";
+import type { NonceLane } from "../runtime/nonces";
 import {
   DEX_OPEN_STATUSES, DexServiceError, dexTimeInForce, engineTimeInForce, type AgentApproval, type CancelOrderRequest, type DexBalance, type DexBookSnapshot,
   type DexEvent, type DexFill, type DexMarketStats, type DexOrder, type DexOrderQuery,
@@ -247,6 +248,9 @@ export interface DexServiceDeps {
   /** submits approveAgentWithSig (anyone may): the agent relayer's key, holding no contract role; not
    *  the operator, whose nonce the batcher keeps, and never the deployer / admin */
   submitterKey: Hex;
+  /** that key's nonce lane on this chain, shared with the account's other senders (the stack's); default:
+   *  the relayer's own */
+  submitterNonces?: NonceLane;
   /** the relayer's daily gas budget (default 0.1 ETH a day, 0.001 ETH per wallet) */
   approvalBudget?: AgentRelayerBudget;
   /** token symbol by address, for balances */
@@ -269,7 +273,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
   /** one relayer (one nonce manager, one budget) for the service's lifetime */
   const relayer = () =>
     (agentRelayer ??= createAgentRelayer({
-      client: p.client, chainId: deps.chainId, rpcUrl: deps.rpcUrl, settlement: deps.settlement, relayerKey: deps.submitterKey,
+      client: p.client, chainId: deps.chainId, rpcUrl: deps.rpcUrl, settlement: deps.settlement, relayerKey: deps.submitterKey, nonces: deps.submitterNonces,
       budget: deps.approvalBudget ?? { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
     }));
 

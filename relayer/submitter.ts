@@ -1,10 +1,12 @@
-// Sends the relayer's transactions on one chain. Sends are serialised with a locally tracked nonce (many
-// transfers are signed concurrently, but two sends racing for one nonce would drop one); receipts are
-// awaited outside the lock. A revert during gas estimation comes back as a named contract error, which
+// Sends the relayer's transactions on one chain. Sends take their nonces from the account's NonceLane on that
+// chain (runtime/nonces.ts): one at a time, in nonce order (many transfers are signed concurrently, but two
+// sends racing for one nonce would drop one), shared with every other sender of the account (the stack's two
+// bridge relayers send from one key); receipts are awaited outside the lane. A revert during gas estimation comes back as a named contract error, which
 // callers branch on (e.g. BridgeMinterDepositAlreadyMinted = already done).
 import { BaseError, ContractFunctionRevertedError, encodeFunctionData, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
 import { AppError } from "../runtime/errors";
 import { systemClock, type Clock } from "../runtime/clock";
+import { createNonceLane } from "../runtime/nonces";
 import type { ChainClients } from "./types";
 
 /** A contract refused the call (custom error `errorName`). Whether a later try can pass depends on the error
@@ -37,14 +39,6 @@ export function createSubmitter(clients: ChainClients, opts: { receiptPollMs?: n
   const { publicClient, walletClient } = clients;
   const account = walletClient.account;
   if (!account?.signTransaction) throw new Error("the relayer's wallet client needs a local account");
-  let nonce: number | undefined;
-  let lock: Promise<unknown> = Promise.resolve();
-
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = lock.then(fn, fn);
-    lock = run.catch(() => undefined);
-    return run;
-  };
 
   // the gas price changes little between blocks on these chains: one read per second at most
   let price: { at: number; wei: bigint } | undefined;
@@ -54,9 +48,14 @@ export function createSubmitter(clients: ChainClients, opts: { receiptPollMs?: n
   };
   const chainId = walletClient.chain?.id;
   if (!chainId) throw new Error("the relayer's wallet client needs a chain");
+  // the account's lane on this chain, shared with the account's other senders (default: one of its own)
+  const nonces = clients.nonces ?? createNonceLane(chainId, account.address, () => publicClient.getTransactionCount({ address: account.address, blockTag: "pending" }));
+  if (nonces.chainId !== chainId || nonces.address.toLowerCase() !== account.address.toLowerCase()) {
+    throw new Error(`submitter: the nonce lane is ${nonces.address} on chain ${nonces.chainId}, not ${account.address} on chain ${chainId}`);
+  }
 
-  /** Estimates gas outside the lock (a revert surfaces here as a named ContractRevert), then signs and
-   *  sends with the next local nonce inside it (one RPC call), and waits for the receipt. A receipt whose
+  /** Estimates gas outside the lane (a revert surfaces here as a named ContractRevert), then signs and
+   *  sends with the lane's next nonce (one RPC call), and waits for the receipt. A receipt whose
    *  status is reverted (lost a race after the estimate) throws ContractRevert("OnChainRevert"). */
   async function send(call: TxCall): Promise<TransactionReceipt> {
     let gas: bigint;
@@ -67,15 +66,12 @@ export function createSubmitter(clients: ChainClients, opts: { receiptPollMs?: n
     }
     const wei = await gasPrice();
     const data = encodeFunctionData({ abi: call.abi, functionName: call.functionName, args: call.args } as never);
-    const hash = await serial(async (): Promise<Hex> => {
-      nonce ??= await publicClient.getTransactionCount({ address: account!.address, blockTag: "pending" });
+    // a failed send leaves the count unknown: the lane reads it again before its next send
+    const hash = await nonces.send(async (nonce): Promise<Hex> => {
       try {
         const raw = await account!.signTransaction!({ to: call.address, data, gas: (gas * 6n) / 5n + 10_000n, gasPrice: wei * 2n, nonce, chainId, type: "legacy" });
-        const h = await publicClient.sendRawTransaction({ serializedTransaction: raw });
-        nonce++;
-        return h;
+        return await publicClient.sendRawTransaction({ serializedTransaction: raw });
       } catch (err) {
-        nonce = undefined; // unknown state: read the nonce again next time
         throw revertOf(err) ?? err;
       }
     });

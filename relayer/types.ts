@@ -1,5 +1,6 @@
 // The relayer's inputs: which bridge deployment it serves, how it signs, and its tuning knobs.
 import type { Address, Hex, PublicClient, WalletClient } from "viem";
+import type { NonceLane } from "../runtime/nonces";
 
 /** One vault/minter pair (a tenant's bridge). `bridge` names it in SQL ("native", "custody" ...). */
 export interface RelayerDeployment {
@@ -12,6 +13,9 @@ export interface ChainClients {
   publicClient: PublicClient;
   /** must carry the relayer's account (it pays gas for mint / queueRelease / executeRelease) */
   walletClient: WalletClient;
+  /** that account's nonce lane on this chain, shared by every sender of the account (the stack's two
+   *  bridge relayers send from one key); without it the submitter keeps a lane of its own */
+  nonces?: NonceLane;
 }
 
 /** Where a signer must look for the event: never a digest (the signer rebuilds it from the chain). */

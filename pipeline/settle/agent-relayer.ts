@@ -2,7 +2,8 @@
 // the agents' own signed AgentRenouncements of a deleted API key (renounceAgentWithSig), from its own key,
 // which holds no role on any contract, within a gas budget. The internet-facing API reaches the chain's gas
 // only through here:
-//   - one account with one nonce manager: concurrent approvals never collide on a nonce;
+//   - one account, its nonces from the account's one NonceLane (runtime/nonces.ts; the stack hands the same
+//     lane to every sender of the account): concurrent approvals never collide on a nonce;
 //   - every approval is simulated first: one the contract would refuse costs nothing;
 //   - a daily budget in wei, in total and per wallet (UTC days): the cost is reserved before sending
 //     (estimated gas x gas price) and replaced by the receipt's actual cost once mined;
@@ -10,12 +11,13 @@
 //     keep a deleted key's agent approved) but its cost is charged like an approval's. It is bounded all the
 //     same: the API sends one only for an agent approved on chain, and approvals are within the budget.
 import {
-  BaseError, ContractFunctionRevertedError, createWalletClient, defineChain, http, nonceManager, type Address, type Hex, type PublicClient,
+  BaseError, ContractFunctionRevertedError, createWalletClient, defineChain, http, type Address, type Hex, type PublicClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DexServiceError, type AgentApproval } from "../service";
 import type { AgentRenouncement } from "../../sdk/eip712";
 import { settlementAbi } from "../../sdk/abi";
+import { createNonceLane, type NonceLane } from "../../runtime/nonces";
 
 const DAY_MS = 86_400_000;
 
@@ -34,6 +36,9 @@ export interface AgentRelayerDeps {
   /** the relayer's key: funded with ETH, no contract role */
   relayerKey: Hex;
   budget: AgentRelayerBudget;
+  /** the relayer account's nonce lane on this chain, shared with every other sender of the account (the
+   *  stack's); default: a lane of its own */
+  nonces?: NonceLane;
   now?: () => number;
 }
 
@@ -135,24 +140,16 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
   const now = deps.now ?? Date.now;
   const abi = settlementAbi;
   const chain = defineChain({ id: deps.chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [deps.rpcUrl] } } });
-  // One account object for the process's lifetime: its nonce manager hands out consecutive nonces to
-  // concurrent sends (a fresh account per call read the same pending nonce: "nonce too low").
-  const account = privateKeyToAccount(deps.relayerKey, { nonceManager });
-  // viem's nonceManager is one per process, keyed by address and chain id: start from the node's count, not
-  // from what an earlier relayer of the same key counted (a test's previous chain, say)
-  nonceManager.reset({ address: account.address, chainId: deps.chainId });
+  const account = privateKeyToAccount(deps.relayerKey);
   const wallet = createWalletClient({ chain, transport: http(deps.rpcUrl), account });
+  // Every send takes the account's next nonce from its lane, one send at a time in nonce order (a node that
+  // mines on arrival refuses a nonce that overtakes: "nonce too high"); receipts are awaited concurrently.
+  const nonces = deps.nonces ?? createNonceLane(deps.chainId, account.address, () => deps.client.getTransactionCount({ address: account.address, blockTag: "pending" }));
+  if (nonces.chainId !== deps.chainId || nonces.address.toLowerCase() !== account.address.toLowerCase()) {
+    throw new Error(`agent relayer: the nonce lane is ${nonces.address} on chain ${nonces.chainId}, not the relayer's ${account.address} on chain ${deps.chainId}`);
+  }
 
   const budget = new GasBudget(deps.budget, now);
-  // Sends leave one at a time, in nonce order: a node that mines on arrival (Hardhat's automine) refuses a
-  // nonce above the next one ("nonce too high") when two sends overtake each other on the wire. Receipts
-  // are awaited concurrently.
-  let sendTail: Promise<unknown> = Promise.resolve();
-  const inOrder = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = sendTail.then(fn, fn);
-    sendTail = run.catch(() => undefined);
-    return run;
-  };
 
   return {
     address: account.address,
@@ -218,14 +215,9 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
     },
   };
 
-  /** One send, in nonce order; a failed send resets the nonce manager (the nonce it took may be unused). */
-  async function send(functionName: "approveAgentWithSig" | "renounceAgentWithSig", args: readonly unknown[], gas: bigint): Promise<Hex> {
-    try {
-      return await inOrder(() => wallet.writeContract({ address: deps.settlement, abi, functionName, args, account, chain, gas } as never));
-    } catch (err) {
-      nonceManager.reset({ address: account.address, chainId: deps.chainId });
-      throw err;
-    }
+  /** One send with the lane's next nonce; after a failed one the lane reads the count again. */
+  function send(functionName: "approveAgentWithSig" | "renounceAgentWithSig", args: readonly unknown[], gas: bigint): Promise<Hex> {
+    return nonces.send((nonce) => wallet.writeContract({ address: deps.settlement, abi, functionName, args, account, chain, gas, nonce } as never));
   }
 }
 

@@ -6,6 +6,7 @@ import path from "node:path";
 import pino, { type Logger } from "pino";
 import { DeployerSecret, servingConfig, type Config } from "../../config";
 import { createRpcClient, startChainInWorker, type RunningChain } from "../chain";
+import { createNonceLanes } from "../../runtime/nonces";
 import { defaultComponents } from "./components";
 import { ensureCompiled, type CompileOutcome } from "./compile";
 import { deployOrReuse } from "./deploy";
@@ -184,6 +185,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     secret.dispose();
 
     const started = new Map<string, ComponentHandle>();
+    const nonceLanes = createNonceLanes();
     for (const component of components) {
       const provisionError = provisionFailures.get(component.name);
       if (provisionError !== undefined) {
@@ -200,6 +202,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
         deploymentsFile: config.deploymentsFile,
         started,
         updateDeployments,
+        nonceLanes,
       };
       try {
         const handle = await phase(component.name, () => component.start(ctx));

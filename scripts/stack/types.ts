@@ -2,6 +2,7 @@
 // once the chains run and the contracts are deployed, and stops in reverse order.
 import type { Logger } from "pino";
 import type { Config } from "../../config";
+import type { NonceLanes } from "../../runtime/nonces";
 import type { RunningChain } from "../chain";
 import type { Deployments } from "./deployments";
 import type { ProvisionJob, ProvisionResult } from "./provision-job";
@@ -27,6 +28,9 @@ export interface StackContext {
   updateDeployments(update: (current: Deployments) => Deployments): Deployments;
   /** Handles of the components started before this one, by name (a later one may depend on them). */
   readonly started: ReadonlyMap<string, ComponentHandle>;
+  /** The process's one nonce lane per (chain, account): every component that sends transactions takes
+   *  the lane of its sending account here, so two senders of one account never race for a nonce. */
+  readonly nonceLanes: NonceLanes;
 }
 
 export interface ComponentHealth {

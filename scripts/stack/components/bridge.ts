@@ -105,7 +105,15 @@ export const bridgeComponent: Component = {
       const db = await createDb({ dataDir: path.join(config.dataDir, "bridge-pglite"), databaseUrl: config.database.url });
       stops.push(() => db.close());
       const relayerKey = config.keys.relayer.privateKey;
-      const clients = { home: chainClientsFor(home.rpcUrl, home.chainId, relayerKey), remote: chainClientsFor(remote.rpcUrl, remote.chainId, relayerKey) };
+      // both relayers (native and custody) send from this key on both chains: one nonce lane per chain for them
+      const withLane = (c: ReturnType<typeof chainClientsFor>, chainId: number) => {
+        const address = c.walletClient.account!.address;
+        return { ...c, nonces: ctx.nonceLanes.lane(chainId, address, () => c.publicClient.getTransactionCount({ address, blockTag: "pending" })) };
+      };
+      const clients = {
+        home: withLane(chainClientsFor(home.rpcUrl, home.chainId, relayerKey), home.chainId),
+        remote: withLane(chainClientsFor(remote.rpcUrl, remote.chainId, relayerKey), remote.chainId),
+      };
       const hsm = createHsmClient(cluster.hsm!.url);
       const relayers: Relayer[] = [
         createRelayer({ config: { relayerId: "stack-native", confirmations: relayerConfirmations }, logger: log, clock: systemClock, db, homeClient: clients.home, remoteClient: clients.remote, coordinator: createFrostSigner(cluster.coordinator({ logger: log })), hsm, deployments: native }),

@@ -43,11 +43,16 @@ export const pipelineComponent: Component = {
       logger: log,
       clock: systemClock,
     });
+    // the agent relayer's account on the home chain: its one nonce lane, for every sender of that account
+    const relayerAddress = ctx.config.keys.agentRelayer.address;
+    const relayerNonces = ctx.nonceLanes.lane(ctx.config.chains.home.chainId, relayerAddress, () =>
+      pipeline.client.getTransactionCount({ address: relayerAddress, blockTag: "pending" }),
+    );
     const assets = Object.fromEntries(Object.entries(home.tokens).map(([symbol, t]) => [t.address.toLowerCase(), { symbol, decimals: t.decimals }]));
     const dexService = createDexService({
       pipeline, state: dexState, chainId: ctx.config.chains.home.chainId, settlement, rpcUrl: ctx.chains.home.rpcUrl,
       // the agent relayer (no contract role, a gas budget): the deployer / admin key never reaches a serving component
-      submitterKey: ctx.config.keys.agentRelayer.privateKey, assets,
+      submitterKey: ctx.config.keys.agentRelayer.privateKey, submitterNonces: relayerNonces, assets,
       approvalBudget: { dailyWei: ctx.config.agentRelayer.dailyBudgetWei, perOwnerDailyWei: ctx.config.agentRelayer.perOwnerDailyBudgetWei },
     });
     return {

@@ -1,0 +1,74 @@
+// Issue #13, "Faults": concurrent API-key approvals failed with 500 ("Nonce too low"). Every transaction the
+// services send from one account takes its nonce from one nonce manager for that (chain, account), made once
+// at the composition root. Here, on the stack `npm start` runs (pipeline + DEX API on a real chain), through
+// the public REST API: 20 wallets create a key each, then approve their agents at once (the agent relayer
+// submits 20 approveAgentWithSig together), then delete the 20 keys at once (the same relayer account
+// submits 20 renounceAgentWithSig together). Every request answers its success status and every transaction
+// lands on chain from the relayer's account, 40 distinct nonces, none lost.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createPublicClient, http, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import { api, walletHeaders } from "../../api/testing/client";
+import { signApprovalBody } from "../../api/testing/harness";
+import { settlementAbi } from "../../sdk/abi";
+
+const N = 20;
+
+test(`${N} API keys approved at once, then ${N} deleted at once: every answer a success, every approval and renouncement on chain`, { timeout: 240_000 }, async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "concurrent-approvals-"));
+  let stack: RunningStack | undefined;
+  try {
+    const { config } = await createTestConfig(dataDir);
+    stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
+    const urls = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!;
+    const origin = urls["dex rest"].replace(/\/v1$/, "");
+    const settlement = stack.deployments.home.contracts.Settlement as Address;
+    const client = createPublicClient({ transport: http(stack.chains.home.rpcUrl) });
+    const read = <T>(functionName: string, args: unknown[]) => client.readContract({ address: settlement, abi: settlementAbi, functionName, args } as never) as Promise<T>;
+    const relayer = config.keys.agentRelayer.address as Address;
+    const startNonce = await client.getTransactionCount({ address: relayer, blockTag: "pending" });
+
+    // N wallets (no ETH needed: the relayer pays), one key each, created one after the other
+    const wallets = Array.from({ length: N }, () => privateKeyToAccount(generatePrivateKey()));
+    const keys: { id: string; agent: Address; approval: Awaited<ReturnType<typeof signApprovalBody>> }[] = [];
+    for (const w of wallets) {
+      const body = JSON.stringify({ permissions: ["read", "trade"] });
+      const created = await api(origin, "POST", "/v1/api-keys", { body, headers: await walletHeaders(w, origin, "POST", "/v1/api-keys", body) });
+      assert.equal(created.status, 201, created.text);
+      keys.push({ id: created.body.id, agent: created.body.agent_approval.message.agent, approval: await signApprovalBody(w, created.body.agent_approval) });
+    }
+
+    // the N approvals at once
+    const approved = await Promise.all(keys.map((k) => api(origin, "POST", `/v1/api-keys/${k.id}/agent-approval`, { body: k.approval })));
+    assert.deepEqual(approved.map((r) => r.status), approved.map(() => 200), approved.filter((r) => r.status !== 200).map((r) => r.text).join("\n"));
+    assert.deepEqual(approved.map((r) => r.body.agent_status), approved.map(() => "approved"));
+    for (const [i, w] of wallets.entries()) {
+      assert.ok((await read<bigint>("agentExpiry", [w.address, keys[i].agent])) > 0n, `approval ${i} on chain`);
+    }
+
+    // the N deletions at once: each renouncement is sent by the same relayer account
+    const deleted = await Promise.all(wallets.map(async (w, i) => {
+      const p = `/v1/api-keys/${keys[i].id}`;
+      return api(origin, "DELETE", p, { headers: await walletHeaders(w, origin, "DELETE", p) });
+    }));
+    assert.deepEqual(deleted.map((r) => r.status), deleted.map(() => 200), deleted.filter((r) => r.status !== 200).map((r) => r.text).join("\n"));
+    assert.deepEqual(deleted.map((r) => r.body.agent_revocation.status), deleted.map(() => "done"), deleted.map((r) => r.text).join("\n"));
+    for (const [i, w] of wallets.entries()) {
+      assert.equal(await read<bigint>("agentExpiry", [w.address, keys[i].agent]), 0n, `renouncement ${i} on chain`);
+    }
+
+    // 2N transactions from the relayer, each with its own nonce
+    const txs = await Promise.all(deleted.map((r) => client.getTransaction({ hash: r.body.agent_revocation.tx_hash as Hex })));
+    assert.ok(txs.every((t) => t.from.toLowerCase() === relayer.toLowerCase()), "sent by the agent relayer");
+    assert.equal(new Set(txs.map((t) => t.nonce)).size, N);
+    assert.equal(await client.getTransactionCount({ address: relayer, blockTag: "pending" }), startNonce + 2 * N);
+  } finally {
+    await stack?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
