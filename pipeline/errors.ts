@@ -12,12 +12,15 @@ export type IntakeCode =
   | "INSUFFICIENT_BALANCE"
   | "ORDER_NOT_FOUND"
   | "UNAUTHORIZED"
-  | "SERVICE_UNAVAILABLE";
+  | "SERVICE_UNAVAILABLE"
+  /** the home chain cannot settle now (its node is down or restarting): details {chainId, retry_after (s)} */
+  | "CHAIN_UNAVAILABLE";
 
-/** An intake refusal; retryable only when the pipeline is not taking orders (SERVICE_UNAVAILABLE). */
+/** An intake refusal; retryable only when the pipeline is not taking orders (SERVICE_UNAVAILABLE,
+ *  CHAIN_UNAVAILABLE). */
 export class PipelineError extends AppError<IntakeCode> {
   constructor(code: IntakeCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
-    super(code, message, { ...options, details, retryable: code === "SERVICE_UNAVAILABLE" });
+    super(code, message, { ...options, details, retryable: code === "SERVICE_UNAVAILABLE" || code === "CHAIN_UNAVAILABLE" });
     this.name = "PipelineError";
   }
 }

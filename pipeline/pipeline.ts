@@ -11,6 +11,7 @@ import type { MarketSpec } from "./markets";
 import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
 import { getSettlementDomain } from "./order";
 import { createSettleSender, SETTLE_GAS_CAP, settleGasWanted } from "./settle/settle-sender";
+import { createChainAvailability, type ChainAvailabilityHealth, type SupervisedChain } from "./settle/chain-availability";
 import { systemClock, type Clock } from "../runtime/clock";
 import { settlementAbi } from "../sdk/abi";
 
@@ -47,6 +48,9 @@ export interface PipelineOptions {
   /** the pipeline's one clock: the matcher service (and through it the DEX service) and the settle stage
    *  read time through it (default: the system clock) */
   clock?: Clock;
+  /** the home chain's supervisor (npm start's chain layer): while it reports the chain down, new orders are
+   *  refused (CHAIN_UNAVAILABLE) and health says so; without it, only the settle sender's failures tell */
+  homeChain?: SupervisedChain;
   onSettled?(b: SettledBatch): void;
   /** subscribed before the journal replays, so they see every event since the first command */
   listeners?: ((e: ServiceEvent) => void)[];
@@ -68,7 +72,7 @@ export interface Pipeline {
   subscribeSettled(fn: (b: SettledBatch) => void): () => void;
   /** resolves once chain events up to the current head are applied (tests: after a deposit) */
   syncChain(): Promise<void>;
-  health(): { matcher: ReturnType<MatcherService["health"]>; batcher: ReturnType<Batcher["health"]>; chainBlock: string; reconciliation: Reconciliation };
+  health(): { matcher: ReturnType<MatcherService["health"]>; batcher: ReturnType<Batcher["health"]>; chainBlock: string; reconciliation: Reconciliation; chain: ChainAvailabilityHealth };
   /** Compares the ledger's projected balances with the contract's balanceOf once nothing is waiting for
    *  settlement (run once at start; callable again). */
   reconcile(): Promise<Reconciliation>;
@@ -166,15 +170,16 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     if (so) replayedTraders.add(so.order.trader);
   }
   await Promise.all([...replayedTraders].map((t) => contractWallets.learn(t).catch((e) => log?.warn({ err: String(e), trader: t }, "code lookup failed"))));
+  const availability = createChainAvailability({ chainId: opts.chainId, clock, supervisor: opts.homeChain });
   const batcher = createBatcher({
-    sender: createSettleSender({
+    sender: availability.watch(createSettleSender({
       rpcUrl: opts.rpcUrl,
       chainId: opts.chainId,
       settlement: opts.settlement,
       operatorKey: opts.operatorKey,
       isContractWallet: contractWallets.isContract,
       clock,
-    }),
+    })),
     storeDir: join(opts.dataDir, "batcher"),
     signedOrder: service.signedOrder,
     fitsGasCap(trades) {
@@ -221,6 +226,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   service.replayedTrades = [];
   service.setTradeSink((t) => batcher.push(t));
   const maxBacklog = opts.maxBacklogTrades ?? DEFAULT_MAX_BACKLOG_TRADES;
+  service.setSettlementGate(availability.refusal);
   if (maxBacklog > 0) service.setBacklogLimit(() => batcher.health().queuedTrades, maxBacklog, () => batcher.confirmIntervalMs());
   log?.info({ journalRecords: replay.records, replayedTrades: replay.trades, lastSettledSeq }, "pipeline recovered");
 
@@ -265,11 +271,12 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       while (follower.lastBlock < head) await new Promise((r) => setTimeout(r, 10));
     },
     health() {
-      return { matcher: service.health(), batcher: batcher.health(), chainBlock: follower.lastBlock.toString(), reconciliation };
+      return { matcher: service.health(), batcher: batcher.health(), chainBlock: follower.lastBlock.toString(), reconciliation, chain: availability.health() };
     },
     reconcile,
     async stop() {
       clearInterval(sweeper);
+      availability.close();
       await follower.stop();
       await batcher.stop();
       await service.close();

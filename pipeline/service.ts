@@ -330,6 +330,8 @@ export type DexServiceErrorCode =
   | "AGENT_NOT_APPROVED"
   | "INVALID_REQUEST"
   | "SERVICE_UNAVAILABLE"
+  /** the home chain cannot settle now: details {chainId, retry_after (s)} (HTTP 503 with Retry-After) */
+  | "CHAIN_UNAVAILABLE"
   /** any other code is answered as INVALID_REQUEST with details.reason = the code in lower case */
   | (string & {});
 
@@ -344,10 +346,11 @@ export interface InsufficientBalanceDetails {
   available?: number;
 }
 
-/** A refusal of the service; retryable only when the service cannot answer now (SERVICE_UNAVAILABLE). */
+/** A refusal of the service; retryable only when the service cannot answer now (SERVICE_UNAVAILABLE,
+ *  CHAIN_UNAVAILABLE). */
 export class DexServiceError extends AppError<DexServiceErrorCode> {
   constructor(code: DexServiceErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
-    super(code, message, { ...options, details, retryable: code === "SERVICE_UNAVAILABLE" });
+    super(code, message, { ...options, details, retryable: code === "SERVICE_UNAVAILABLE" || code === "CHAIN_UNAVAILABLE" });
     this.name = "DexServiceError";
   }
 }

@@ -211,6 +211,13 @@ export class MatcherService {
 
   private backlog: { trades(): number; max: number; retryAfterMs(): number } | undefined;
 
+  /** Refuses new orders while `refusal()` gives one (the home chain cannot settle: CHAIN_UNAVAILABLE). */
+  setSettlementGate(refusal: () => PipelineError | undefined): void {
+    this.gate = refusal;
+  }
+
+  private gate: (() => PipelineError | undefined) | undefined;
+
   halt(reason: string): void {
     this.halted = reason;
   }
@@ -230,6 +237,8 @@ export class MatcherService {
   /** Intake + funds check + reservation + engine, resolving once the command is durable. */
   async placeSigned(input: PlaceSignedInput, info?: Record<string, unknown>): Promise<PlaceResult> {
     if (this.halted) throw new PipelineError("SERVICE_UNAVAILABLE", `settlement halted: ${this.halted}`);
+    const refused = this.gate?.();
+    if (refused) throw refused;
     if (this.backlog && this.backlog.trades() >= this.backlog.max) {
       // the refusal is routine under load: no stack trace to capture (it never reaches a client anyway)
       const limit = Error.stackTraceLimit;

@@ -64,6 +64,10 @@ export interface RunningStack {
 }
 
 async function chainHealth(name: string, chain: RunningChain): Promise<HealthReport["components"][number]> {
+  const s = chain.status();
+  if (s.state === "down") {
+    return { name, ok: false, detail: `chain ${chain.chainId} down since ${new Date(s.sinceMs).toISOString()} (${s.reason ?? "restarting"}); restarting, expected within ${s.expectedRestartMs} ms`, urls: { rpc: chain.rpcUrl } };
+  }
   const rpc = createRpcClient(chain.rpcUrl);
   try {
     const id = Number(await rpc.call<string>("eth_chainId"));

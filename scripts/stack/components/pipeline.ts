@@ -42,6 +42,8 @@ export const pipelineComponent: Component = {
       ...(process.env.PIPELINE_MAX_BACKLOG_TRADES ? { maxBacklogTrades: Number(process.env.PIPELINE_MAX_BACKLOG_TRADES) } : {}),
       logger: log,
       clock: systemClock,
+      // its supervisor's down/up: orders are refused (CHAIN_UNAVAILABLE) the moment the node dies
+      homeChain: ctx.chains.home,
     });
     // the agent relayer's account on the home chain: its one nonce lane, for every sender of that account
     const relayerAddress = ctx.config.keys.agentRelayer.address;
@@ -62,7 +64,7 @@ export const pipelineComponent: Component = {
       info: Object.fromEntries(markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`])),
       async health() {
         const h = pipeline.health();
-        const ok = h.matcher.state === "ok" && h.batcher.state !== "halted" && h.batcher.state !== "stopped" && h.reconciliation.state !== "mismatch";
+        const ok = h.matcher.state === "ok" && h.batcher.state !== "halted" && h.batcher.state !== "stopped" && h.reconciliation.state !== "mismatch" && h.chain.state === "ok";
         return { ok, detail: JSON.stringify(h) };
       },
     };
