@@ -7,11 +7,12 @@ import type { AgentRenouncement } from "../sdk/eip712";
 /** The signer of an EIP-712 order digest under the contract's signature rule (the intake's recovery): the
  *  API authenticates a wallet-signed order with it. */
 export { recoverSigner } from "./intake/recover";
-import type { TimeInForce } from "../matcher/core/types";
+import type { OrderType, TimeInForce } from "../matcher/core/types";
 import type { MarketSpec } from "./markets";
 
 /** Spec 3.2's order-type table (allowed time in force, price and trigger needs): the engine's, one table. */
 export { ORDER_TYPE_RULES, orderTypeRule, type OrderTypeRule } from "../matcher/core/validate";
+import { ORDER_TYPE_RULES } from "../matcher/core/validate";
 import { AppError } from "../runtime/errors";
 
 // ------------------------------------------------------------------ enumerations (spec 3.2, lower-case)
@@ -19,16 +20,9 @@ import { AppError } from "../runtime/errors";
 export const DEX_SIDES = ["buy", "sell"] as const;
 export type DexSide = (typeof DEX_SIDES)[number];
 
-export const DEX_ORDER_TYPES = [
-  "market",
-  "limit",
-  "stop_loss",
-  "stop_loss_limit",
-  "take_profit",
-  "take_profit_limit",
-  "limit_maker",
-] as const;
-export type DexOrderType = (typeof DEX_ORDER_TYPES)[number];
+/** Spec 3.2's order types: the engine's, in its table's order (the payloads write them the same way). */
+export const DEX_ORDER_TYPES = Object.keys(ORDER_TYPE_RULES) as readonly OrderType[];
+export type DexOrderType = OrderType;
 
 /** Spec 3.2 writes GTC, IOC, FOK, GTD, POST_ONLY; the DEX payloads use them lower-case. */
 export const DEX_TIME_IN_FORCE = ["gtc", "ioc", "fok", "gtd", "post_only"] as const;

@@ -1,5 +1,6 @@
 // Exact decimal text <-> integers, for the edges that accept and show prices, sizes and amounts: the one
-// parser and the one formatter (no floats: a JS number is first written as its shortest decimal text).
+// parser (parseDecimal reads it at a fixed scale; the API bounds its length) and the one formatter (no
+// floats: a JS number is first written as its shortest decimal text).
 
 /** The shortest decimal text of a finite JS number, expanding exponent notation ("1e-7" -> "0.0000001");
  *  null for NaN and infinities. Callers bound the length of what they accept. */
@@ -19,18 +20,31 @@ export function numberToDecimalString(n: number): string | null {
 
 const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d+))?$/;
 
-/** Parses "12.345" into 12345n at scale 3 (numbers via their shortest decimal text). Returns null for text
- *  that is not a plain decimal or has more fractional digits than `scale` (after dropping trailing zeros). */
-export function parseDecimal(text: string | number, scale: number): bigint | null {
-  const s = typeof text === "number" ? numberToDecimalString(text) : text.trim();
-  if (s === null) return null;
-  const m = DECIMAL_RE.exec(s);
+/** A decimal's exact value: digits / 10^scale (trailing fractional zeros dropped). */
+export interface ExactDecimal {
+  digits: bigint;
+  scale: number;
+}
+
+/** The one decimal parser: "12.50" -> {digits: 125n, scale: 1} (numbers via their shortest decimal text).
+ *  Null for NaN, infinities, text longer than `maxLength` and anything that is not a plain decimal. */
+export function parseExactDecimal(input: string | number, maxLength = Infinity): ExactDecimal | null {
+  const text = typeof input === "number" ? numberToDecimalString(input) : input.trim();
+  if (text === null || text.length > maxLength) return null;
+  const m = DECIMAL_RE.exec(text);
   if (!m) return null;
   const [, minus, whole, frac = ""] = m;
   const fracTrimmed = frac.replace(/0+$/, "");
-  if (fracTrimmed.length > scale) return null;
-  const v = BigInt(whole + fracTrimmed.padEnd(scale, "0"));
-  return minus ? -v : v;
+  const digits = BigInt(whole + fracTrimmed);
+  return { digits: minus ? -digits : digits, scale: fracTrimmed.length };
+}
+
+/** Parses "12.345" into 12345n at scale 3 (numbers via their shortest decimal text). Returns null for text
+ *  that is not a plain decimal or has more fractional digits than `scale` (after dropping trailing zeros). */
+export function parseDecimal(text: string | number, scale: number): bigint | null {
+  const d = parseExactDecimal(text);
+  if (d === null || d.scale > scale) return null;
+  return d.digits * 10n ** BigInt(scale - d.scale);
 }
 
 /** The one decimal formatter: 12345n at scale 3 -> "12.345" (no trailing zeros, no exponent; a scale of 0

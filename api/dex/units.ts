@@ -2,29 +2,18 @@
 // written in its shortest round-trip decimal form (String(n), what the client most likely typed), then
 // parsed as text; a value that is not a whole number of ticks or lots is refused, never rounded.
 import type { MarketSpec } from "../../pipeline/service";
-import { formatDecimal, numberToDecimalString } from "../../sdk/decimal";
+import { formatDecimal, parseExactDecimal as parseDecimalText, type ExactDecimal } from "../../sdk/decimal";
 
 export const PRICE_SCALE = 10n ** 18n;
 /** The contract's Fill keeps price and baseAmount in uint128. */
 const UINT128_MAX = (1n << 128n) - 1n;
 const MAX_DECIMAL_DIGITS = 60;
 
-export interface ExactDecimal {
-  /** value = digits / 10^scale */
-  digits: bigint;
-  scale: number;
-}
+export type { ExactDecimal };
 
-/** "12.50" -> {digits:1250n, scale:2}; numbers via their shortest decimal text. Null for NaN, Infinity,
- *  exponent forms that are too long, or anything that is not a plain decimal. */
+/** The one decimal parser (sdk/decimal.ts), bounded to what the API accepts: "12.50" -> {digits:125n, scale:1}. */
 export function parseExactDecimal(input: number | string): ExactDecimal | null {
-  const text = typeof input === "number" ? numberToDecimalString(input) : input.trim();
-  if (text === null || text.length > MAX_DECIMAL_DIGITS + 2) return null;
-  const m = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
-  if (!m) return null;
-  const frac = (m[3] ?? "").replace(/0+$/, "");
-  const digits = BigInt(m[2] + frac);
-  return { digits: m[1] ? -digits : digits, scale: frac.length };
+  return parseDecimalText(input, MAX_DECIMAL_DIGITS + 2);
 }
 
 /** Integer quotient of value * 10^exp / unit when exact, else null. */
