@@ -153,7 +153,7 @@ export class DexState {
           triggerPriceTicks: e.triggerPriceTicks !== undefined ? BigInt(e.triggerPriceTicks) : null,
           sizeLots: BigInt(e.sizeLots), filledLots: 0n, filledQuoteUnits: 0n,
           status: e.triggerPriceTicks !== undefined ? "pending_trigger" : "open", statusReason: null,
-          createdAtMs: e.ts, updatedAtMs: e.ts, expiresAtMs: (info.expiresAtMs as number | null | undefined) ?? null, fills: [],
+          createdAtMs: e.ts, updatedAtMs: e.ts, expiresAtMs: (info.expiresAtMs as number | null | undefined) ?? null, ...displayOf(info), fills: [],
         };
         this.record(r, info);
         this.orderEvent(r, null);
@@ -167,10 +167,11 @@ export class DexState {
         const r: OrderRecord = {
           hash: o.hash, orderId: String(info.orderId), clientOrderId: String(info.clientOrderId ?? info.orderId), account: o.signed.order.trader,
           apiKeyId: (info.apiKeyId as string | null | undefined) ?? null, symbol: o.market.symbol, side: o.side, type: o.type,
-          timeInForce: dexTimeInForce(o.timeInForce), priceTicks: null, triggerPriceTicks: null,
+          // a rejected order echoes what the client sent (the intent's fields, journaled in its info)
+          timeInForce: dexTimeInForce(o.timeInForce), priceTicks: ticksOf(info.priceTicks), triggerPriceTicks: ticksOf(info.triggerPriceTicks),
           sizeLots: o.sizeLots, filledLots: 0n, filledQuoteUnits: 0n, status: "rejected",
           statusReason: e.code === "POST_ONLY_WOULD_CROSS" ? "post_only_would_take" : e.code === "FOK_NOT_FILLABLE" ? "fok_not_fillable" : e.code.toLowerCase(),
-          createdAtMs: e.ts, updatedAtMs: e.ts, expiresAtMs: null, fills: [],
+          createdAtMs: e.ts, updatedAtMs: e.ts, expiresAtMs: (info.expiresAtMs as number | null | undefined) ?? null, ...displayOf(info), fills: [],
         };
         this.record(r, info);
         this.orderEvent(r, null);
@@ -208,6 +209,16 @@ export class DexState {
         break;
     }
   };
+}
+
+/** A journaled intent's tick field (a decimal string, or null / absent). */
+function ticksOf(v: unknown): bigint | null {
+  return typeof v === "string" || typeof v === "number" ? BigInt(v) : null;
+}
+
+/** The display options a placement's info carries (hidden, iceberg slice). */
+function displayOf(info: Record<string, unknown>): Pick<DexOrder, "hidden" | "icebergVisibleLots"> {
+  return { hidden: info.hidden === true, icebergVisibleLots: ticksOf(info.icebergVisibleLots) };
 }
 
 export function clientKey(account: string, clientOrderId: string): string {
@@ -338,6 +349,8 @@ export function createDexService(deps: DexServiceDeps): DexService {
       const info = {
         orderId: req.orderId, clientOrderId: req.clientOrderId, apiKeyId: req.kind === "api_key" ? req.apiKeyId : null,
         expiresAtMs: req.expiresAtMs, priceTicks: req.priceTicks === null ? null : req.priceTicks.toString(),
+        triggerPriceTicks: req.triggerPriceTicks === null ? null : req.triggerPriceTicks.toString(),
+        hidden: req.hidden ?? false, icebergVisibleLots: req.icebergVisibleLots ? req.icebergVisibleLots.toString() : null,
         requestHash: req.requestHash ?? null,
       };
       try {
@@ -345,6 +358,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
           {
             symbol: req.symbol, type: req.type, timeInForce: engineTimeInForce(req.timeInForce), priceTicks: signed.priceTicks,
             sizeLots: req.sizeLots, triggerPriceTicks: req.triggerPriceTicks, order: signed.order, signature: signed.signature,
+            expiresAtMs: req.expiresAtMs, hidden: req.hidden, icebergVisibleLots: req.icebergVisibleLots,
           },
           info,
         );

@@ -117,6 +117,11 @@ export interface DexOrderIntent {
   sizeLots: bigint;
   /** GTD expiry (ms); null otherwise */
   expiresAtMs: number | null;
+  /** rests off the displayed book (REST, WebSocket and gRPC books never show it) yet matches; absent = false */
+  hidden?: boolean;
+  /** iceberg: the displayed slice (lots), refreshed after each fill behind the orders already at its price;
+   *  absent or null = the whole size is displayed */
+  icebergVisibleLots?: bigint | null;
   /** when the API received the request (ms) */
   receivedAtMs: number;
   /** fingerprint of the request that placed it (the API's SHA-256 of the body), kept with the order
@@ -211,6 +216,10 @@ export interface DexOrder {
   createdAtMs: number;
   updatedAtMs: number;
   expiresAtMs: number | null;
+  /** as placed (DexOrderIntent.hidden); absent = false */
+  hidden?: boolean;
+  /** as placed (DexOrderIntent.icebergVisibleLots); absent = null */
+  icebergVisibleLots?: bigint | null;
 }
 
 export interface DexOrderWithFills extends DexOrder {

@@ -32,7 +32,7 @@ function grid(field: string, r: GridResult, m: MarketSpec): bigint {
   const messages = {
     not_a_number: `${field} must be a finite decimal number`,
     not_positive: `${field} must be greater than zero`,
-    off_grid: `${field} is not a multiple of the market's ${field === "size" ? "lot" : "tick"} size`,
+    off_grid: `${field} is not a multiple of the market's ${field.endsWith("size") ? "lot" : "tick"} size`,
     too_large: `${field} is too large`,
   };
   throw new ApiError("INVALID_REQUEST", messages[r.reason], { field, reason: r.reason, symbol: m.symbol });
@@ -46,6 +46,8 @@ export interface OrderFields {
   time_in_force?: string;
   trigger_price?: number | string;
   expires_at?: number;
+  hidden?: boolean;
+  iceberg_visible_size?: number | string;
 }
 
 /** Type, time in force, price, trigger and size as integers; throws ApiError. */
@@ -97,7 +99,18 @@ export function parseOrderFields(m: MarketSpec, f: OrderFields, nowMs: number, s
   } else if (f.expires_at !== undefined) {
     throw new ApiError("INVALID_REQUEST", "expires_at is only for gtd orders", { field: "expires_at" });
   }
-  return { type, timeInForce, priceTicks, triggerPriceTicks, sizeLots, expiresAtMs };
+  // hidden and iceberg are display options of an order that can rest (the engine's rule, checked here first)
+  const rests = rule.needsPrice && timeInForce !== "ioc" && timeInForce !== "fok";
+  const hidden = f.hidden === true;
+  if (hidden && !rests) throw new ApiError("INVALID_REQUEST", "only orders that can rest (limit types, not ioc or fok) may be hidden", { field: "hidden" });
+  let icebergVisibleLots: bigint | null = null;
+  if (f.iceberg_visible_size !== undefined) {
+    icebergVisibleLots = grid("iceberg_visible_size", sizeToLots(m, f.iceberg_visible_size), m);
+    if (!rests) throw new ApiError("INVALID_REQUEST", "only orders that can rest (limit types, not ioc or fok) may be icebergs", { field: "iceberg_visible_size" });
+    if (hidden) throw new ApiError("INVALID_REQUEST", "an order is hidden or an iceberg, not both", { field: "iceberg_visible_size" });
+    if (icebergVisibleLots > sizeLots) throw new ApiError("INVALID_REQUEST", "iceberg_visible_size must not exceed size", { field: "iceberg_visible_size" });
+  }
+  return { type, timeInForce, priceTicks, triggerPriceTicks, sizeLots, expiresAtMs, hidden, icebergVisibleLots };
 }
 
 export type ParsedOrderFields = ReturnType<typeof parseOrderFields>;
@@ -155,8 +168,10 @@ export function checkSignedOrder(m: MarketSpec, body: PlaceOrderBody, p: ParsedO
   if (order.expiry * 1000n <= BigInt(nowMs)) {
     throw new ApiError("INVALID_REQUEST", "the signed order has expired", { reason: "order_expired", field: "expiry" });
   }
-  if (p.timeInForce === "gtd" && BigInt(p.expiresAtMs!) !== order.expiry * 1000n) {
-    mismatch("expiry", String(BigInt(p.expiresAtMs!) / 1000n), order.expiry.toString());
+  // GTD: the book drops the order at expires_at, so the signature must last at least that long (sign
+  // ceil(expires_at / 1000) + the pipeline's 10 s settlement margin for it to leave exactly at expires_at)
+  if (p.timeInForce === "gtd" && order.expiry * 1000n < BigInt(p.expiresAtMs!)) {
+    mismatch("expiry", `at least ${(BigInt(p.expiresAtMs!) + 999n) / 1000n}`, order.expiry.toString());
   }
   return { order, signature: body.signature as Hex };
 }

@@ -34,6 +34,8 @@ export function presentOrder(m: MarketSpec, o: DexOrder) {
     created_at: o.createdAtMs,
     updated_at: o.updatedAtMs,
     expires_at: o.expiresAtMs,
+    hidden: o.hidden ?? false,
+    iceberg_visible_size: o.icebergVisibleLots ? lotsToSize(m, o.icebergVisibleLots) : null,
   };
 }
 

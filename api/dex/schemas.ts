@@ -50,8 +50,9 @@ export const signedOrderFields = z
   })
   .strict();
 
-/** POST /v1/orders. Spec fields (4.B) + client_order_id (+ trigger_price, expires_at); a wallet-signed
- *  order adds `order` (the EIP-712 fields it signed) and `signature`. `type` and `time_in_force` are
+/** POST /v1/orders. Spec fields (4.B) + client_order_id (+ trigger_price, expires_at, hidden,
+ *  iceberg_visible_size); a wallet-signed order adds `order` (the EIP-712 fields it signed) and `signature`
+ *  (hidden and iceberg_visible_size are display options beside the signed order: docs/decisions/api.md). `type` and `time_in_force` are
  *  strings here so that an unknown type gets INVALID_ORDER_TYPE (spec 7), not a generic validation error. */
 export const placeOrderBody = z
   .object({
@@ -67,7 +68,11 @@ export const placeOrderBody = z
       .describe("gtc, ioc, fok, gtd, post_only (upper case accepted); default gtc, ioc for market"),
     client_order_id: clientOrderId.optional().describe("idempotency key: a retry with the same id returns the first result"),
     trigger_price: decimalInput.optional().describe("stop_loss(_limit) and take_profit(_limit) only"),
-    expires_at: z.number().int().positive().optional().describe("GTD only: expiry, Unix ms"),
+    expires_at: z.number().int().positive().optional().describe("GTD only: expiry, Unix ms; the order leaves the book then (status expired)"),
+    hidden: z.boolean().optional().describe("rest off the displayed book (REST, WebSocket and gRPC books never show it) yet match; orders that can rest only (limit types, not ioc/fok); default false"),
+    iceberg_visible_size: decimalInput
+      .optional()
+      .describe("iceberg: the displayed slice (a whole number of lots, at most size), refreshed after each fill behind the orders already at its price; orders that can rest only, not with hidden"),
     order: signedOrderFields.optional().describe("wallet-signed orders: the EIP-712 Order fields"),
     signature: hexSignature.optional().describe("wallet-signed orders: the EIP-712 signature of `order`"),
   })
@@ -131,6 +136,8 @@ export const orderResponse = z.object({
   created_at: z.number().int().describe("Unix ms"),
   updated_at: z.number().int(),
   expires_at: z.number().int().nullable(),
+  hidden: z.boolean(),
+  iceberg_visible_size: z.number().nullable(),
 });
 export const orderWithFillsResponse = orderResponse.extend({ fills: z.array(fill) });
 export const ordersResponse = z.object({ orders: z.array(orderResponse) });

@@ -132,6 +132,8 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
     client_order_id: string;
     trigger_price: number;
     expires_at: number;
+    hidden: boolean;
+    iceberg_visible_size: number;
   }
 
   const handlers = {
@@ -151,6 +153,8 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
         ...(r.client_order_id ? { client_order_id: r.client_order_id } : {}),
         ...(r.trigger_price !== 0 ? { trigger_price: r.trigger_price } : {}),
         ...(r.expires_at ? { expires_at: r.expires_at } : {}),
+        ...(r.hidden ? { hidden: true } : {}),
+        ...(r.iceberg_visible_size !== 0 ? { iceberg_visible_size: r.iceberg_visible_size } : {}),
       });
       if (!parsed.success) throw validationError(parsed.error, "request");
       const placed = await placeOrder(parsed.data, { scheme: signed ? "hmac" : "api_key", account: key.owner, key });
@@ -164,6 +168,15 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
         average_price: o.average_price ?? 0,
         status_reason: o.status_reason ?? "",
         symbol: o.symbol,
+        side: o.side,
+        type: o.type,
+        price: o.price ?? 0,
+        size: o.size,
+        time_in_force: o.time_in_force,
+        trigger_price: o.trigger_price ?? 0,
+        expires_at: o.expires_at ?? 0,
+        hidden: o.hidden,
+        iceberg_visible_size: o.iceberg_visible_size ?? 0,
       };
     }),
     CancelOrder: unary<{ order_id: string }, unknown>(async (call) => {

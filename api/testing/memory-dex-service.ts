@@ -69,6 +69,8 @@ export interface MemoryDexService extends DexService {
   orderCount(): number;
   /** test hook: break the book event sequence once (the WS test injects a gap) */
   skipNextBookSequence(): void;
+  /** time passes (the pipeline's matcher service ticks every 250 ms): GTD orders due at `now()` expire */
+  tick(): void;
 }
 
 /** The engine's account of a trader (one spelling, whatever the request's case). */
@@ -231,6 +233,8 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
       createdAtMs: t,
       updatedAtMs: t,
       expiresAtMs: req.expiresAtMs,
+      hidden: req.hidden ?? false,
+      icebergVisibleLots: req.icebergVisibleLots ?? null,
       fills: [],
       lockedToken: lockToken,
       lockedUnits: lockUnits,
@@ -253,6 +257,8 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     if (req.priceTicks !== null) cmd.priceTicks = Number(req.priceTicks);
     if (req.triggerPriceTicks !== null) cmd.triggerPriceTicks = Number(req.triggerPriceTicks);
     if (req.timeInForce === "gtd" && req.expiresAtMs !== null) cmd.expiresAt = req.expiresAtMs;
+    if (req.hidden) cmd.hidden = true;
+    if (req.icebergVisibleLots) cmd.icebergVisibleLots = Number(req.icebergVisibleLots);
     run(cmd, o);
     return snapshotOf(o);
   }
@@ -388,6 +394,9 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     orderCount: () => orders.size,
     skipNextBookSequence() {
       skipSequence = true;
+    },
+    tick() {
+      run({ kind: "tick", ts: now() }, null);
     },
     listMarkets: () => TEST_MARKETS,
     async placeOrder(req) {

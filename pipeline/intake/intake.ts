@@ -18,6 +18,11 @@ const MAX_ENGINE_INT = BigInt(Number.MAX_SAFE_INTEGER);
 /** The typed order (ticks, lots, the engine's time in force, the trigger in ticks) and the contract's order
  *  signed for it. */
 export interface PlaceSignedInput extends TypedOrder {
+  /** GTD: the engine expires the order at this time (ms); the matcher service ticks expiries */
+  expiresAtMs?: number | null;
+  /** display options the signed order does not carry (the request's, beside it): the engine checks them */
+  hidden?: boolean;
+  icebergVisibleLots?: bigint | null;
   order: Order;
   signature: Hex;
 }

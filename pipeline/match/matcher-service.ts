@@ -52,6 +52,8 @@ export interface LiveOrder {
   remainingBase: bigint;
   lock: OrderLock;
   deadlineMs: number;
+  /** GTD: when the engine expires it (ms); 0 = no GTD expiry. The expiry sweep ticks the engine then. */
+  gtdExpiresAtMs: number;
   signer: string;
   acceptedSeq: number;
   info?: Record<string, unknown>;
@@ -277,10 +279,13 @@ export class MatcherService {
       priceTicks: v.priceTicks,
       sizeLots: v.sizeLots,
       ...(v.triggerPriceTicks !== undefined ? { triggerPriceTicks: v.triggerPriceTicks } : {}),
+      ...(input.expiresAtMs != null && v.timeInForce === "GTD" ? { expiresAt: input.expiresAtMs } : {}),
+      ...(input.hidden ? { hidden: true } : {}),
+      ...(input.icebergVisibleLots ? { icebergVisibleLots: Number(input.icebergVisibleLots) } : {}),
     };
     // the journal keeps the signed order in its JSON form; this call hands the typed order on as it is
     const meta: JournalMeta = { order: orderToJson(input.order), signature: input.signature, signer: v.signer, deadlineMs: v.deadlineMs, info };
-    const live = this.liveOrder(v.hash, cmd, v.market, { order: input.order, signature: input.signature, hash: v.hash }, v.deadlineMs, v.signer, info);
+    const live = this.liveOrder(v.hash, cmd, v.market, { order: input.order, signature: input.signature, hash: v.hash }, v.deadlineMs, v.signer, info, cmd.expiresAt ?? 0);
     const events = await this.submit(cmd, meta, live);
     const rejected = events.find((e) => e.type === "rejected");
     return rejected && rejected.type === "rejected"
@@ -295,12 +300,16 @@ export class MatcherService {
     return this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason });
   }
 
-  /** Cancels every order past its deadline (signed expiry minus the margin). */
+  /** Cancels every order past its deadline (signed expiry minus the margin), and ticks the engine (a
+   *  journaled `tick` at the service's clock) when a GTD order is due: the engine expires it. */
   async sweepExpired(): Promise<number> {
     const now = this.now();
-    const due = [...this.orders.values()].filter((o) => o.deadlineMs <= now);
+    const live = [...this.orders.values()];
+    const gtdDue = live.filter((o) => o.gtdExpiresAtMs !== 0 && o.gtdExpiresAtMs <= now);
+    if (gtdDue.length > 0) await this.submit({ kind: "tick", ts: now });
+    const due = live.filter((o) => o.deadlineMs <= now && this.orders.has(o.hash.toLowerCase()));
     await Promise.all(due.map((o) => this.submit({ kind: "cancel", ts: now, account: o.account, orderId: o.hash }, { reason: "expired" })));
-    return due.length;
+    return due.length + gtdDue.length;
   }
 
   /** `placed`: the order a live place command carries (replay rebuilds it from the record). */
@@ -325,7 +334,7 @@ export class MatcherService {
   // ------------------------------------------------------------ applying commands and events
 
   /** The engine-side record of a signed order: its lock follows from the signed price and amount. */
-  private liveOrder(hash: Hex, cmd: PlaceCommand, market: MarketSpec, signed: SignedOrder, deadlineMs: number, signer: string, info: Record<string, unknown> | undefined): LiveOrder {
+  private liveOrder(hash: Hex, cmd: PlaceCommand, market: MarketSpec, signed: SignedOrder, deadlineMs: number, signer: string, info: Record<string, unknown> | undefined, gtdExpiresAtMs = 0): LiveOrder {
     const { order } = signed;
     const side = order.side === 0 ? "buy" : "sell";
     const lock: OrderLock = side === "buy" ? { token: market.quoteToken, amount: buyLockFor(order.amount, order.price) } : { token: market.baseToken, amount: order.amount };
@@ -342,6 +351,7 @@ export class MatcherService {
       remainingBase: order.amount,
       lock,
       deadlineMs,
+      gtdExpiresAtMs,
       signer: signer.toLowerCase(),
       acceptedSeq: -1,
       info,
@@ -354,7 +364,7 @@ export class MatcherService {
     const order = orderFromJson(meta.order);
     const hash = cmd.orderId as Hex;
     const deadlineMs = meta.deadlineMs ?? Number(meta.reason ?? Number(order.expiry) * 1000);
-    return this.liveOrder(hash, cmd, this.markets.get(cmd.symbol)!, { order, signature: meta.signature, hash }, deadlineMs, meta.signer ?? order.trader, meta.info);
+    return this.liveOrder(hash, cmd, this.markets.get(cmd.symbol)!, { order, signature: meta.signature, hash }, deadlineMs, meta.signer ?? order.trader, meta.info, cmd.expiresAt ?? 0);
   }
 
   /** The state a place command needs before the engine runs: its lock and nonce are reserved. */
@@ -461,7 +471,7 @@ export class MatcherService {
     }
     trades.sort((a, b) => a - b);
     const drop: SettlementDrop = { orders: orders.map((o) => ({ hash: o.hash.toLowerCase() as Hex, error: o.error })), trades };
-    // a `tick` carries the decision: the engine sees only time passing (the pipeline places no GTD orders)
+    // a `tick` carries the decision: the engine sees only time passing (GTD orders due by now expire)
     await this.submit({ kind: "tick", ts: this.now() }, { reason: SETTLEMENT_REJECTED, info: { settlementDrop: drop } });
     await this.cancelRejectedOpen();
     this.deps.logger?.warn({ orders: drop.orders, droppedTrades: trades.length }, "settlement rejected orders: cancelled, their trades dropped");
