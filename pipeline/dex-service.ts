@@ -327,6 +327,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
 
   return {
     settlementDomain: domain,
+    getFees: () => svc.fees(),
     listMarkets(): readonly MarketSpec[] {
       return markets().map((m) => ({ ...m }));
     },

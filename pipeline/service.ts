@@ -366,6 +366,12 @@ export interface ClientOrderMatch {
   requestHash: string | null;
 }
 
+/** Fee rates in basis points (1 = 0.01 %), each charged in the token its side receives. */
+export interface DexFees {
+  makerFeeBps: bigint;
+  takerFeeBps: bigint;
+}
+
 export interface DexService {
   /** The Settlement contract's EIP-712 domain: the API checks wallet-signed orders against it before it
    *  counts or looks up anything under their trader's name. */
@@ -373,6 +379,10 @@ export interface DexService {
 
   /** Every tradable market. Read once per request; may change between calls. */
   listMarkets(): readonly MarketSpec[];
+
+  /** The Settlement contract's fee rates now (basis points of what each side receives; they follow its
+   *  FeesUpdated events), the same for every market. */
+  getFees(): DexFees;
 
   /** Places an order (idempotent on `orderId`). Resolves with the order as it stands after the matcher
    *  processed it (it may already be filled, cancelled as an IOC remainder, or rejected). Throws

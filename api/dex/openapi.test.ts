@@ -14,6 +14,8 @@ before(async () => {
 after(() => h.close());
 
 const EXPECTED = [
+  "get /v1/markets",
+  "get /v1/time",
   "get /v1/orderbook/{symbol}",
   "get /v1/trades",
   "get /v1/ticker/{symbol}",
@@ -77,6 +79,8 @@ test("real responses conform to the documented schemas", async () => {
     ["/v1/balances", "get", 200, (await call(h, "GET", "/v1/balances", { headers: keyHeaders(k) })).body],
     ["/v1/api-keys", "get", 200, (await call(h, "GET", "/v1/api-keys", { headers: keyHeaders(k) })).body],
     ["/v1/trades", "get", 200, (await call(h, "GET", "/v1/trades?symbol=WETH-USD")).body],
+    ["/v1/markets", "get", 200, (await call(h, "GET", "/v1/markets")).body],
+    ["/v1/time", "get", 200, (await call(h, "GET", "/v1/time")).body],
     ["/v1/orders", "post", 400, (await call(h, "POST", "/v1/orders", { body: "{" })).body],
     ["/v1/orders", "post", 415, (await call(h, "POST", "/v1/orders", { body: "{}", headers: { "content-type": "text/plain" } })).body],
   ];

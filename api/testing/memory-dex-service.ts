@@ -388,6 +388,8 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     },
     agentExpiry: (trader, agent) => agents.get(`${trader.toLowerCase()}:${agent.toLowerCase()}`) ?? 0n,
     settlementDomain: SETTLEMENT_DOMAIN,
+    // the double charges no fee (its fills carry fee 0)
+    getFees: () => ({ makerFeeBps: 0n, takerFeeBps: 0n }),
     credit(account, token, units) {
       bal(account, token).onChain += units;
     },

@@ -610,6 +610,11 @@ export class MatcherService {
     await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "agent_revoked" })));
   }
 
+  /** The fee rates fills are charged at now. */
+  fees(): FeeRates {
+    return { ...this.deps.fees };
+  }
+
   setFees(f: FeeRates): void {
     this.deps.fees = f;
   }

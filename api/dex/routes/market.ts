@@ -1,5 +1,6 @@
 // Public market data (order book, trades) and the signed-scheme ticker.
 import { findMarket } from "../order-intent";
+import { marketsResponse, presentMarkets, presentTime, timeResponse } from "../market-info";
 import { presentBook, presentTrade } from "../present";
 import { parseWith, requireAuth, type Route } from "../route-kit";
 import {
@@ -22,6 +23,27 @@ const common = { 400: { description: "invalid request", schema: errorResponse },
 
 export function marketRoutes(c: RouteContext): Route[] {
   return [
+    {
+      spec: {
+        method: "get",
+        path: "/v1/markets",
+        summary:
+          "Every market: base and quote tokens (address, decimals), tick and lot sizes, minimum and maximum size, fees, the order types and time in force allowed (spec 3.2), and what a wallet signs: the chain id, the Settlement contract, its EIP-712 domain and Order type",
+        auth: "public",
+        responses: { 200: { description: "the markets", schema: marketsResponse }, 429: common[429] },
+      },
+      handlers: [c.limiters.public, (_req, res) => void res.json(presentMarkets(c.service))],
+    },
+    {
+      spec: {
+        method: "get",
+        path: "/v1/time",
+        summary: "Server time (Unix ms): the clock X-TIMESTAMP and X-Wallet-Timestamp are checked against",
+        auth: "public",
+        responses: { 200: { description: "server time", schema: timeResponse }, 429: common[429] },
+      },
+      handlers: [c.limiters.public, (_req, res) => void res.json(presentTime(c.now()))],
+    },
     {
       spec: {
         method: "get",
