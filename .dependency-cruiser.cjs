@@ -80,6 +80,13 @@ module.exports = {
       to: { pathNot: "^sdk/", dependencyTypesNot: NPM },
     },
     {
+      name: "examples-npm-only",
+      comment: "examples/ are the README's Integrate snippets, what an integrator copies: npm packages and node built-ins only (no repository code).",
+      severity: "error",
+      from: { path: "^examples/" },
+      to: { pathNot: "^examples/", dependencyTypesNot: NPM.concat(["core"]) },
+    },
+    {
       name: "pipeline-not-api",
       comment: "The pipeline never imports the APIs that serve it (api/ depends on pipeline/service.ts, not the other way round).",
       severity: "error",

@@ -71,6 +71,8 @@ const FIXTURE: Record<string, string> = {
   "scripts/b.ts": importing("../app/a"),
   // a test imports a benchmark
   "test/e2e/dex.test.ts": importing("../../bench/api/client"),
+  // an example (what an integrator copies) imports repository code
+  "examples/place-order.ts": importing("viem", "node:http", "../sdk/eip712"),
 
   // allowed: the layout's "may import" column, tests and their helpers using the launcher
   "api/ok.ts": importing("../pipeline/service", "../sdk/eip712", "../runtime/clock", "../config/index", "../db/index", "node:http", "viem"),
@@ -118,6 +120,7 @@ const EXPECTED = [
   "no-folder-cycle: cycle: app/a.ts, scripts/b.ts",
   "no-folder-cycle: cycle: runtime/clock.ts, sdk/eip712.ts",
   "nothing-imports-bench: test/e2e/dex.test.ts -> bench/api/client.ts",
+  "examples-npm-only: examples/place-order.ts -> sdk/eip712.ts",
 ].sort();
 
 test("deps: each layout rule catches its wrong import in a fixture tree, and the allowed imports pass", () => {
