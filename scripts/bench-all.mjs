@@ -2,7 +2,7 @@
 // hide the others' figures); exits 1 at the end if any failed, naming them.
 import { spawnSync } from "node:child_process";
 
-const BENCHES = ["bench:gas", "bench:matcher", "bench:e2e", "bench:api", "bench:bridge"];
+const BENCHES = ["bench:gas", "bench:matcher", "bench:e2e", "bench:api", "bench:bridge", "bench:restart"];
 const failed = [];
 for (const name of BENCHES) {
   const r = spawnSync("npm", ["run", "--silent", name], { stdio: "inherit" });
