@@ -17,6 +17,8 @@ import { PipelineError } from "./errors";
 import type { ServiceEvent } from "./match/matcher-service";
 import { quoteFor, type MarketSpec } from "./markets";
 import type { Pipeline } from "./pipeline";
+import type { SettledBatch } from "./settle/batcher";
+import type { SettledBatchRecord } from "./settle/batch-confirmations";
 import { settlementAbi } from "../sdk/abi";
 
 interface OrderRecord extends DexOrderWithFills {
@@ -95,6 +97,40 @@ export class DexState {
       }
       r.updatedAtMs = se.ts;
       this.orderEvent(r, null);
+    }
+    this.fillsByTrade.delete(tradeId);
+  }
+
+  /** A batch landed: its trades' fills are settled by its transaction (null: the receipt was lost). */
+  readonly onSettled = (b: SettledBatch): void => {
+    const txHash = b.txHash === "0x" ? null : b.txHash;
+    for (const t of b.trades) this.settleFills(String(t.seq), txHash);
+  };
+
+  /** After a start: every fill of a trade the chain had settled (seq up to `lastSettledSeq`) takes its
+   *  batch's transaction, so a restart never turns a settled fill back into pending. */
+  settledBefore(batches: readonly SettledBatchRecord[], lastSettledSeq: number): void {
+    const byTo = [...batches].sort((x, y) => x.toSeq - y.toSeq);
+    for (const tradeId of [...this.fillsByTrade.keys()]) {
+      const seq = Number(tradeId);
+      if (seq > lastSettledSeq) continue;
+      // the first batch whose range ends at or after seq
+      let lo = 0;
+      let hi = byTo.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (byTo[mid].toSeq < seq) lo = mid + 1;
+        else hi = mid;
+      }
+      const batch = byTo[lo];
+      this.settleFills(tradeId, batch && batch.fromSeq <= seq ? batch.txHash : null);
+    }
+  }
+
+  private settleFills(tradeId: string, txHash: Hex | null): void {
+    for (const f of this.fillsByTrade.get(tradeId) ?? []) {
+      f.settlement = "settled";
+      f.txHash = txHash;
     }
     this.fillsByTrade.delete(tradeId);
   }
@@ -289,15 +325,10 @@ export function createDexService(deps: DexServiceDeps): DexService {
       budget: deps.approvalBudget ?? { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
     }));
 
-  p.subscribeSettled((b) => {
-    for (const t of b.trades) {
-      for (const f of state.fillsByTrade.get(String(t.seq)) ?? []) {
-        f.settlement = "settled";
-        f.txHash = b.txHash === "0x" ? null : b.txHash;
-      }
-      state.fillsByTrade.delete(String(t.seq));
-    }
-  });
+  p.subscribeSettled(state.onSettled);
+  // the fills the journal replay rebuilt (pending) of batches settled before this start
+  // (a test's stand-in pipeline may have recovered nothing)
+  state.settledBefore(p.recovered?.settledBatches ?? [], p.recovered?.lastSettledSeq ?? -1);
 
   /** The Settlement order the service signs for an API-key placement, and its price in ticks (a market /
    *  stop order's protection price, else the intent's limit). */

@@ -4,6 +4,7 @@
 import { join } from "node:path";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient } from "viem";
 import { createBatcher, type Batcher, type SettledBatch } from "./settle/batcher";
+import { batchTxsFromChain, type SettledBatchRecord } from "./settle/batch-confirmations";
 import { createContractWallets } from "./intake/contract-signature";
 import { createChainFollower, type ChainFollower, type SettlementEvent } from "./follow/chain-follower";
 import { MatcherService, type ServiceEvent } from "./match/matcher-service";
@@ -66,8 +67,9 @@ export interface Pipeline {
   readonly service: MatcherService;
   readonly batcher: Batcher;
   readonly client: PublicClient;
-  /** what the start recovered: journal records and every trade the journal holds, in seq order */
-  readonly recovered: { records: number; trades: readonly import("./settle/batcher").SettleableTrade[]; lastSettledSeq: number };
+  /** what the start recovered: journal records and every trade the journal holds, in seq order; the
+   *  batches the chain had settled, with their transactions (fills' settlement after a restart) */
+  readonly recovered: { records: number; trades: readonly import("./settle/batcher").SettleableTrade[]; lastSettledSeq: number; settledBatches: readonly SettledBatchRecord[] };
   /** settled batches, as they land (fills' settlement status, benches) */
   subscribeSettled(fn: (b: SettledBatch) => void): () => void;
   /** resolves once chain events up to the current head are applied (tests: after a deposit) */
@@ -181,6 +183,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       clock,
     })),
     storeDir: join(opts.dataDir, "batcher"),
+    findBatchTxs: batchTxsFromChain(client, opts.settlement, opts.fromBlock),
     signedOrder: service.signedOrder,
     fitsGasCap(trades) {
       const orders = new Set<string>();
@@ -217,7 +220,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     onRejected: (orders) => service.rejectForSettlement(orders),
     isDropped: (seq) => service.droppedSeqs.has(seq),
   });
-  const { lastSettledSeq } = await batcher.start();
+  const { lastSettledSeq, settled: settledBatches } = await batcher.start();
   service.settledUpTo(lastSettledSeq);
   // a crash between a journaled rejection and its cancels: finish them now
   await service.cancelRejectedOpen();
@@ -261,7 +264,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     service,
     batcher,
     client,
-    recovered: { records: replay.records, trades: recoveredTrades, lastSettledSeq },
+    recovered: { records: replay.records, trades: recoveredTrades, lastSettledSeq, settledBatches },
     subscribeSettled(fn) {
       settledListeners.add(fn);
       return () => settledListeners.delete(fn);

@@ -8,6 +8,7 @@ import { argsFor, takeBatch } from "./batch-building";
 import { quarantine } from "./batch-quarantine";
 import { notifyDrained, type BatchRun, type Flight } from "./batch-run";
 import type { BatchRecord, SettleableTrade } from "./batcher";
+import type { SettleResult } from "./settle-sender";
 import { isOrderAttributable } from "./poison";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -36,8 +37,11 @@ export function launch(b: BatchRun, batchId: bigint, trades: SettleableTrade[], 
   return { batchId, trades, args, outcome };
 }
 
-/** The oldest flight landed: its trades leave the queue, onSettled hears of it. */
-export function done(b: BatchRun, batchId: bigint, trades: SettleableTrade[], txHash: Hex, gasUsed: bigint): void {
+/** The oldest flight landed: its trades leave the queue, onSettled hears of it. `receipt` null: the chain
+ *  counted the batch but its receipt was lost (the next start finds its transaction from the chain). */
+export function done(b: BatchRun, batchId: bigint, trades: SettleableTrade[], receipt: SettleResult | null): void {
+  const txHash = receipt?.txHash ?? ("0x" as Hex);
+  if (receipt) confirm(b, batchId, trades, receipt);
   const now = b.clock.now();
   if (b.lastConfirmAt > 0 && b.queue.length > trades.length) b.confirmEveryMs = 0.8 * b.confirmEveryMs + 0.2 * (now - b.lastConfirmAt);
   b.lastConfirmAt = now;
@@ -50,10 +54,29 @@ export function done(b: BatchRun, batchId: bigint, trades: SettleableTrade[], tx
     batchId,
     trades,
     txHash,
-    gasUsed,
+    gasUsed: receipt?.gasUsed ?? 0n,
     settledAtMs: b.clock.now(),
   });
   notifyDrained(b);
+}
+
+/** Journals a batch's confirmation (its composition with the transaction and block) in the batch store, so
+ *  that a restart gives its trades' fills their settlement and transaction back. Not awaited: the batch
+ *  is settled whatever happens to this write; a confirmation lost to a crash is found on the chain at the
+ *  next start (batch-confirmations.ts). A failed write fails the store, hence the next batch's launch. */
+function confirm(b: BatchRun, batchId: bigint, trades: SettleableTrade[], receipt: SettleResult): void {
+  const id = batchId.toString();
+  const composed = b.byId.get(id);
+  const rec: BatchRecord = {
+    batchId: id,
+    fromSeq: composed?.fromSeq ?? trades[0].seq,
+    toSeq: composed?.toSeq ?? trades[trades.length - 1].seq,
+    tradeCount: composed?.tradeCount ?? trades.length,
+    txHash: receipt.txHash,
+    ...(receipt.blockNumber !== undefined ? { blockNumber: receipt.blockNumber.toString() } : {}),
+  };
+  b.byId.set(id, rec);
+  b.store?.append(rec).catch((err: Error) => b.log?.warn({ batchId: id, err: err.message }, "batch confirmation not journaled"));
 }
 
 /** Sends every batch that is due while there is room in flight. */
@@ -88,8 +111,7 @@ export async function recover(b: BatchRun): Promise<void> {
         const f = b.flights.shift()!;
         const o = outcomes.shift()!;
         // landed, though its receipt may have been lost
-        if ("ok" in o) done(b, f.batchId, f.trades, o.ok.txHash, o.ok.gasUsed);
-        else done(b, f.batchId, f.trades, "0x" as Hex, 0n);
+        done(b, f.batchId, f.trades, "ok" in o ? o.ok : null);
       }
       if (b.flights.length === 0) return;
       const first = outcomes[0];

@@ -176,10 +176,44 @@ test("start: the store must hold the last batch the chain settled (batch n-1 of 
   chain.overrideNextBatchId(async () => 1n);
   const log = recorder();
   const b2 = createBatcher(base(chain, { storeDir, logger: log.logger }));
-  assert.deepEqual(await b2.start(), { lastSettledSeq: 4 });
+  // the settled batch's transaction: neither in the store nor looked up (no findBatchTxs here)
+  assert.deepEqual(await b2.start(), { lastSettledSeq: 4, settled: [{ batchId: 0n, fromSeq: 1, toSeq: 4, txHash: null }] });
   assert.deepEqual(log.lines, [{ level: "info", o: { nextBatchId: "1", lastSettledSeq: 4, resend: undefined }, m: "batcher resumed" }]);
   assert.equal(b2.health().nextBatchId, "1");
   await b2.stop();
+});
+
+test("start: settled batches come back with their transaction; one whose confirmation the store lacks (landed as the process died) is found on the chain once and journaled", async () => {
+  const chain = scripted();
+  const storeDir = join(dir(), "b");
+  const b = createBatcher(base(chain, { storeDir, maxTrades: 2, maxInFlight: 1 }));
+  for (const s of [1, 2, 3, 4]) b.push(trade(s)); // queued before the start: two full batches
+  await b.start();
+  await b.drain();
+  await b.stop();
+  assert.deepEqual(chain.applied.map((a) => a.seqs), [[1, 2], [3, 4]]);
+  // batch 2 landed, but the process died before its receipt: its composition is on disk, no confirmation
+  appendJournalRecords(storeDir, [{ batchId: "2", fromSeq: 5, toSeq: 6, tradeCount: 2 }]);
+  const asked: { ids: bigint[]; fromBlock: bigint | undefined }[] = [];
+  const findBatchTxs: BatcherDeps["findBatchTxs"] = async (ids, fromBlock) => {
+    asked.push({ ids: [...ids], fromBlock });
+    return new Map([[2n, { txHash: h(2002), blockNumber: 9n }]]);
+  };
+  const expected = [
+    { batchId: 0n, fromSeq: 1, toSeq: 2, txHash: h(1000) },
+    { batchId: 1n, fromSeq: 3, toSeq: 4, txHash: h(1001) },
+    { batchId: 2n, fromSeq: 5, toSeq: 6, txHash: h(2002) },
+  ];
+  chain.overrideNextBatchId(async () => 3n);
+  const b2 = createBatcher(base(chain, { storeDir, findBatchTxs }));
+  assert.deepEqual(await b2.start(), { lastSettledSeq: 6, settled: expected });
+  assert.deepEqual(asked, [{ ids: [2n], fromBlock: 1n }], "searched from the block of the last confirmation before it");
+  await b2.stop();
+  chain.overrideNextBatchId(async () => 3n);
+  const b3 = createBatcher(base(chain, { storeDir, findBatchTxs }));
+  assert.deepEqual(await b3.start(), { lastSettledSeq: 6, settled: expected });
+  assert.equal(asked.length, 1, "the confirmation found on the chain was journaled: not searched again");
+  await b3.stop();
 });
 
 test("a batch leaves at exactly maxTrades trades, not one before (the wait not yet over)", async () => {
@@ -355,7 +389,7 @@ test("stop with a batch in flight: it still counts when it lands; a failed one d
   assert.equal(b2.health().lastSettledSeq, -1);
 });
 
-test("the composition is on disk before its send; a retry and a resend after a restart add no record", async () => {
+test("the composition is on disk before its send; a retry and a resend after a restart add no composition record; the receipt adds the confirmation", async () => {
   const chain = scripted(["retryable"]);
   const d = dir();
   const storeDir = join(d, "b");
@@ -368,7 +402,10 @@ test("the composition is on disk before its send; a retry and a resend after a r
   await b.drain();
   await b.stop();
   assert.deepEqual(onDiskAtSend, [true, true]);
-  assert.deepEqual(records(storeDir), [{ batchId: "0", fromSeq: 1, toSeq: 2, tradeCount: 2 }]);
+  assert.deepEqual(records(storeDir), [
+    { batchId: "0", fromSeq: 1, toSeq: 2, tradeCount: 2 },
+    { batchId: "0", fromSeq: 1, toSeq: 2, tradeCount: 2, txHash: h(1000), blockNumber: "1" },
+  ]);
 
   // a crash after batch 1 was persisted: the restart re-sends exactly it, without a second record
   appendJournalRecords(storeDir, [{ batchId: "1", fromSeq: 3, toSeq: 5, tradeCount: 3 }]);
@@ -381,7 +418,7 @@ test("the composition is on disk before its send; a retry and a resend after a r
   b2.push(trade(5));
   await b2.drain();
   assert.deepEqual(chain.applied.map((a) => a.seqs), [[1, 2], [3, 4, 5]], "the resend holds exactly its trades, more than maxTrades");
-  assert.deepEqual(records(storeDir).filter((r) => r.batchId === "1").length, 1);
+  assert.deepEqual(records(storeDir).filter((r) => r.batchId === "1" && !r.txHash).length, 1);
   await b2.stop();
 });
 
@@ -435,7 +472,9 @@ test("pipelining: a trade arriving while a batch is in flight leaves at once wit
       assert.equal(chain.sends.length, 1, "one at a time");
     }
     chain.release();
-    await until(() => chain.applied.length >= 1, "landing");
+    // with 1 in flight the second batch leaves once the first landed (its composition and the first's
+    // confirmation written): release it once it is sent
+    await until(() => chain.applied.length >= 1 && chain.sends.length === 2, "landing, then the second send");
     chain.release();
     await b.drain();
     chain.release();

@@ -18,6 +18,7 @@ import type { SignedOrder } from "../../sdk/settle-batch";
 import { openRecordLog } from "../../matcher/journal";
 import { systemClock, type Clock } from "../../runtime/clock";
 import type { FatalChainError } from "../errors";
+import { settledAtStart, type FindBatchTxs, type SettledBatchRecord } from "./batch-confirmations";
 import { done, fill, recover, waitForWork } from "./batch-flights";
 import { newBatchRun, notifyDrained, type BatchRun } from "./batch-run";
 import type { SettleSender } from "./settle-sender";
@@ -33,11 +34,15 @@ export interface SettleableTrade {
   matchedAtMs: number;
 }
 
+/** A batch's composition, written before it is sent; written again with `txHash` and `blockNumber` once
+ *  its receipt arrived (the confirmation, batch-flights.ts), the later record of an id replacing the earlier. */
 export interface BatchRecord {
   batchId: string;
   fromSeq: number;
   toSeq: number;
   tradeCount: number;
+  txHash?: Hex;
+  blockNumber?: string;
 }
 
 export interface SettledBatch {
@@ -86,6 +91,9 @@ export interface BatcherDeps {
   /** Whether a settle of these trades fits the per-transaction gas cap (contract wallets' orders carry an
    *  ERC-1271 stipend each); absent = any batch of `maxTrades` fits. A new batch is cut short until it does. */
   fitsGasCap?(trades: readonly SettleableTrade[]): boolean;
+  /** Where the chain says batches landed (the Settlement contract's BatchSettled events): at start, for
+   *  settled batches whose confirmation the store lacks. Absent: those batches' fills read no transaction. */
+  findBatchTxs?: FindBatchTxs;
   fsync?: boolean;
   /** trades' age against maxDelayMs, the confirmation interval, settledAtMs (default: the system clock) */
   clock?: Clock;
@@ -93,8 +101,9 @@ export interface BatcherDeps {
 
 export interface Batcher {
   /** Reads nextBatchId and the store; returns the last settled trade seq: the caller re-pushes every trade
-   *  after it (from the journal replay) before new ones. */
-  start(): Promise<{ lastSettledSeq: number }>;
+   *  after it (from the journal replay) before new ones; and every batch the chain settled before this
+   *  start with its transaction (batch-confirmations.ts), for the fills the journal replay rebuilt. */
+  start(): Promise<{ lastSettledSeq: number; settled: SettledBatchRecord[] }>;
   push(trade: SettleableTrade): void;
   /** Resolves once every trade pushed so far is settled (or the batcher halted/stopped). */
   drain(): Promise<void>;
@@ -124,7 +133,7 @@ async function run(b: BatchRun): Promise<void> {
       if (next === "wake") continue;
       if ("ok" in next) {
         b.flights.shift();
-        done(b, oldest.batchId, oldest.trades, next.ok.txHash, next.ok.gasUsed);
+        done(b, oldest.batchId, oldest.trades, next.ok);
         continue;
       }
       await recover(b);
@@ -141,7 +150,7 @@ async function run(b: BatchRun): Promise<void> {
     for (const f of b.flights) {
       const o = await f.outcome;
       if (!("ok" in o)) break;
-      done(b, f.batchId, f.trades, o.ok.txHash, o.ok.gasUsed);
+      done(b, f.batchId, f.trades, o.ok);
     }
 }
 
@@ -165,8 +174,9 @@ function halt(b: BatchRun, e: unknown): void {
   notifyDrained(b);
 }
 
-/** Opens the store, reads nextBatchId, finds the batch to re-send, starts the loop. */
-async function start(b: BatchRun): Promise<{ lastSettledSeq: number }> {
+/** Opens the store, reads nextBatchId, finds the batch to re-send and the settled batches' transactions,
+ *  starts the loop. */
+async function start(b: BatchRun): Promise<{ lastSettledSeq: number; settled: SettledBatchRecord[] }> {
   const { deps } = b;
   const store = (b.store = await openRecordLog<BatchRecord>({
     dir: deps.storeDir,
@@ -186,10 +196,11 @@ async function start(b: BatchRun): Promise<{ lastSettledSeq: number }> {
   b.lastSettledSeq = prev ? prev.toSeq : -1;
   b.resend = b.byId.get(b.nextId.toString());
   b.lastPushedSeq = b.lastSettledSeq;
+  const settled = await settledAtStart(b);
   b.state = "running";
   b.log?.info({ nextBatchId: b.nextId.toString(), lastSettledSeq: b.lastSettledSeq, resend: b.resend }, "batcher resumed");
   b.loop = run(b);
-  return { lastSettledSeq: b.lastSettledSeq };
+  return { lastSettledSeq: b.lastSettledSeq, settled };
 }
 
 export function createBatcher(deps: BatcherDeps): Batcher {

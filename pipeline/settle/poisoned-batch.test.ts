@@ -142,9 +142,11 @@ test("one poisoned order among honest ones: its trade is dropped, the rest settl
     assert.deepEqual(m.journal, [{ orders: [{ hash: h(poisoned), error: "SettlementOrderNonceUsed" }], trades: [3] }]);
     assert.equal(b.health().rejectedOrders, 1);
     assert.equal(b.health().queuedTrades, 0);
-    // the store holds the rebuilt composition for batch 0 (the last record for an id wins)
+    // the store holds the rebuilt composition for batch 0 (the last record for an id wins), then its confirmation
     const recs = readJournalContents<BatchRecord>(join(dir, "b"));
-    assert.deepEqual(recs.at(-1), { batchId: "0", fromSeq: 1, toSeq: 6, tradeCount: 5 });
+    const { txHash, blockNumber, ...composition } = recs.at(-1)!;
+    assert.deepEqual(composition, { batchId: "0", fromSeq: 1, toSeq: 6, tradeCount: 5 });
+    assert.ok(txHash && blockNumber, "the confirmation carries the transaction and block");
     // a late push of the dropped trade (its command became durable after the decision) is ignored
     b.push(trade(3));
     assert.equal(b.health().queuedTrades, 0);
@@ -243,7 +245,7 @@ test("restart after the drop decision was journaled but before the rebuilt batch
     assert.deepEqual(chain.reverted, ["SettlementOrderNonceUsed"], "the poisoned batch was never sent again");
     assert.deepEqual(chain.settledSeqs(), [1, 3, 4, 5]);
     assert.deepEqual(chain.applied.map((a) => a.batchId), chain.applied.map((_a, i) => BigInt(i)));
-    const last0 = readJournalContents<BatchRecord>(join(dir, "b")).filter((r) => r.batchId === "0").at(-1);
+    const last0 = readJournalContents<BatchRecord>(join(dir, "b")).filter((r) => r.batchId === "0" && !r.txHash).at(-1);
     assert.deepEqual(last0, { batchId: "0", fromSeq: 1, toSeq: 4, tradeCount: 3 }, "batch 0's record says what it now holds");
     await b2.stop();
 
