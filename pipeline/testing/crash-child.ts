@@ -1,9 +1,10 @@
 // The pipeline as a child process for the crash test: places a deterministic stream of crossing signed
 // orders, printing `ACK <hash>` after each acknowledgement, until killed; or (mode "recover") only
 // recovers, drains the batcher and prints the recovered state as one JSON line.
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { startPipeline } from "../pipeline";
+import { createDexService, DexState } from "../dex-service";
 import type { MarketSpec } from "../markets";
 import { signedInput } from "./orders";
 
@@ -28,11 +29,32 @@ async function main(): Promise<void> {
     baseDecimals: Number(mk.baseDecimals), quoteDecimals: Number(mk.quoteDecimals), tickSize: BigInt(mk.tickSize),
     lotSize: BigInt(mk.lotSize), minLots: BigInt(mk.minLots), maxLots: BigInt(mk.maxLots),
   };
+  // the DEX service's state, as the stack builds it: sees the journal's replay
+  const dexState = new DexState();
+  // settled batches whose confirmation the batch store lacked (landed after the kill), found on the chain
+  let foundOnChain = 0;
+  const note = (o: object, m?: string) => {
+    if (m?.startsWith("settled batches without a journaled confirmation")) foundOnChain += (o as { found: number }).found;
+  };
+  const logger = { info: note, warn: note, error: note };
   const p = await startPipeline({
     rpcUrl: cfg.rpcUrl, chainId: cfg.chainId, settlement: cfg.settlement, fromBlock: BigInt(cfg.fromBlock), markets: [market],
-    operatorKey: cfg.operatorKey, dataDir: cfg.dataDir, fsync: true,
+    operatorKey: cfg.operatorKey, dataDir: cfg.dataDir, fsync: true, listeners: [dexState.onServiceEvent], logger,
   });
+  const dex = createDexService({ pipeline: p, state: dexState, chainId: cfg.chainId, settlement: cfg.settlement, rpcUrl: cfg.rpcUrl, submitterKey: generatePrivateKey(), assets: {} });
   if (cfg.mode === "recover") {
+    // each trade's two fills as the DEX service serves them (REST, WebSocket, gRPC), read at the restart
+    // (before any re-sent batch lands) and once everything is settled
+    const fillsOf = async () => {
+      const out: { seq: number; order: string; settlement: string; txHash: string | null }[] = [];
+      for (const t of p.recovered.trades)
+        for (const h of [t.makerHash, t.takerHash]) {
+          const f = (await dex.getOrder(h))?.fills.find((x) => x.tradeId === String(t.seq));
+          out.push({ seq: t.seq, order: h, settlement: f?.settlement ?? "missing", txHash: f?.txHash ?? null });
+        }
+      return out;
+    };
+    const fillsAtRestart = await fillsOf();
     await p.batcher.drain();
     const reconciliation = await p.reconcile();
     const out = {
@@ -44,6 +66,9 @@ async function main(): Promise<void> {
       journalRecords: p.recovered.records,
       trades: p.recovered.trades.map((t) => ({ seq: t.seq, maker: t.makerHash, taker: t.takerHash, base: t.baseAmount.toString(), price: t.price.toString() })),
       openOrders: p.service.openOrders().map((o) => o.hash),
+      fillsAtRestart,
+      foundOnChain,
+      fills: await fillsOf(),
     };
     const known = (h: string) => !!p.service.signedOrder(h as Hex);
     process.stdout.write(JSON.stringify({ ...out, isKnown: Object.fromEntries((process.argv[3] ?? "").split(",").filter(Boolean).map((h) => [h, known(h)])) }) + "\n");

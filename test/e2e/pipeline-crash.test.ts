@@ -36,7 +36,7 @@ function runChild(config: object, extra: string[] = [], onLine?: (line: string, 
   });
 }
 
-test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled once, balances exact", { timeout: 240_000 }, async (t) => {
+test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled once, balances exact, settled fills stay settled with their transaction", { timeout: 240_000 }, async (t) => {
   const f = await startFixture({ traders: 4 });
   const dataDir = mkdtempSync(join(tmpdir(), "pipeline-crash-"));
   try {
@@ -62,7 +62,7 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
     assert.equal(second.code, 0, second.stderr);
     const state = JSON.parse(second.lines.find((l) => l.startsWith("{"))!);
     const unsettledAtRestart = state.trades.filter((x: { seq: number }) => x.seq > state.lastSettledSeqAtRestart).length;
-    t.diagnostic(`acked ${acked.length} orders, journal ${state.journalRecords} records, ${state.trades.length} trades, ${unsettledAtRestart} unsettled at the restart`);
+    t.diagnostic(`acked ${acked.length} orders, journal ${state.journalRecords} records, ${state.trades.length} trades, ${unsettledAtRestart} unsettled at the restart, ${state.foundOnChain} settled batch(es) without a journaled confirmation found on the chain`);
     // 1. no acknowledged order lost
     for (const h of acked) assert.equal(state.isKnown[h], true, `acknowledged order ${h} lost`);
     assert.equal(state.health.batcher.state, "running");
@@ -77,6 +77,16 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
       settled.map((l) => [l.args.makerOrderHash.toLowerCase(), l.args.takerOrderHash.toLowerCase(), l.args.baseAmount.toString(), l.args.price.toString()]),
       state.trades.map((t: { maker: string; taker: string; base: string; price: string }) => [t.maker.toLowerCase(), t.taker.toLowerCase(), t.base, t.price]),
     );
+    // 2b. each trade's two fills, as the DEX service serves them: settled by the chain's transaction of that
+    // trade; already at the restart for every trade settled before it (a status never goes backwards), also
+    // those of a batch that landed after the kill (its receipt never read: found on the chain)
+    const txOfSeq = new Map(state.trades.map((x: { seq: number }, i: number) => [x.seq, (settled[i] as unknown as { transactionHash: string }).transactionHash]));
+    type Fill = { seq: number; order: string; settlement: string; txHash: string | null };
+    assert.equal(state.fills.length, 2 * state.trades.length);
+    for (const f of state.fills as Fill[]) assert.deepEqual([f.settlement, f.txHash], ["settled", txOfSeq.get(f.seq)], `trade ${f.seq}, order ${f.order}`);
+    const settledBefore = (state.fillsAtRestart as Fill[]).filter((f) => f.seq <= state.lastSettledSeqAtRestart);
+    assert.ok(settledBefore.length > 0, "some trades were settled before the kill");
+    for (const f of settledBefore) assert.deepEqual([f.settlement, f.txHash], ["settled", txOfSeq.get(f.seq)], `at the restart: trade ${f.seq}, order ${f.order}`);
     const batches = parseEventLogs({ abi, logs, eventName: "BatchSettled" }) as unknown as { args: { batchId: bigint } }[];
     assert.deepEqual(batches.map((b) => Number(b.args.batchId)), batches.map((_, i) => i));
     // 3. chain balances == deposits + the journal's trades with the contract's fee rule
