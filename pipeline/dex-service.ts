@@ -20,6 +20,7 @@ import type { Pipeline } from "./pipeline";
 import type { SettledBatch } from "./settle/batcher";
 import type { SettledBatchRecord } from "./settle/batch-confirmations";
 import { settlementAbi } from "../sdk/abi";
+import { fromJsonSafe, toJsonSafe, type JsonSafe } from "./match/snapshot-json";
 
 interface OrderRecord extends DexOrderWithFills {
   hash: Hex;
@@ -46,6 +47,39 @@ export class DexState {
   readonly bookSeq = new Map<string, number>();
   readonly fillsByTrade = new Map<string, DexFill[]>();
   readonly listeners = new Set<(e: DexEvent) => void>();
+
+  /** For the matcher journal's snapshots (a SnapshotPart): every order record (with its fills), the
+   *  lookups by id, hash and client order id, the recent trades and the book sequences. The pending fills
+   *  by trade are the records' pending fills, found again on restore. */
+  snapshotState(): unknown {
+    const index = new Map<OrderRecord, number>();
+    const records: OrderRecord[] = [];
+    const at = (r: OrderRecord) => {
+      let k = index.get(r);
+      if (k === undefined) index.set(r, (k = records.push(r) - 1));
+      return k;
+    };
+    const byId = [...this.byId].map(([id, r]) => [id, at(r)]);
+    const byHash = [...this.byHash].map(([h, r]) => [h, at(r)]);
+    const byClientId = [...this.byClientId].map(([k, v]) => [k, at(v.order), v.requestHash]);
+    return { records: toJsonSafe(records), byId, byHash, byClientId, trades: toJsonSafe([...this.trades]), bookSeq: [...this.bookSeq] };
+  }
+
+  restoreSnapshot(state: unknown): void {
+    const st = state as { records: JsonSafe; byId: [string, number][]; byHash: [string, number][]; byClientId: [string, number, string | null][]; trades: JsonSafe; bookSeq: [string, number][] };
+    const records = fromJsonSafe<OrderRecord[]>(st.records);
+    for (const [id, k] of st.byId) this.byId.set(id, records[k]);
+    for (const [h, k] of st.byHash) this.byHash.set(h, records[k]);
+    for (const [key, k, requestHash] of st.byClientId) this.byClientId.set(key, { order: records[k], requestHash });
+    for (const [symbol, list] of fromJsonSafe<[string, DexTrade[]][]>(st.trades)) this.trades.set(symbol, list);
+    for (const [symbol, seq] of st.bookSeq) this.bookSeq.set(symbol, seq);
+    for (const r of records) for (const f of r.fills) {
+      if (f.settlement !== "pending") continue;
+      const list = this.fillsByTrade.get(f.tradeId) ?? [];
+      list.push(f);
+      this.fillsByTrade.set(f.tradeId, list);
+    }
+  }
 
   emit(e: DexEvent): void {
     for (const l of this.listeners) {

@@ -7,7 +7,7 @@ import { createBatcher, type Batcher, type SettledBatch } from "./settle/batcher
 import { batchTxsFromChain, type SettledBatchRecord } from "./settle/batch-confirmations";
 import { createContractWallets } from "./intake/contract-signature";
 import { createChainFollower, type ChainFollower, type SettlementEvent } from "./follow/chain-follower";
-import { MatcherService, type ServiceEvent } from "./match/matcher-service";
+import { MatcherService, type ServiceEvent, type SnapshotPart } from "./match/matcher-service";
 import type { MarketSpec } from "./markets";
 import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
 import { getSettlementDomain } from "./order";
@@ -53,8 +53,13 @@ export interface PipelineOptions {
    *  refused (CHAIN_UNAVAILABLE) and health says so; without it, only the settle sender's failures tell */
   homeChain?: SupervisedChain;
   onSettled?(b: SettledBatch): void;
-  /** subscribed before the journal replays, so they see every event since the first command */
+  /** subscribed before the journal replays, so they see every event since the journal's snapshot */
   listeners?: ((e: ServiceEvent) => void)[];
+  /** state those listeners build, kept in the matcher journal's snapshots (by name): restored from the
+   *  newest snapshot, then the records after it replay through the listeners */
+  snapshotParts?: Record<string, SnapshotPart>;
+  /** a matcher journal snapshot after this many records and at stop (default DEFAULT_SNAPSHOT_EVERY; 0 = never) */
+  snapshotEvery?: number;
 }
 
 export interface Reconciliation {
@@ -94,6 +99,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const contractWallets = createContractWallets(client);
   const service = new MatcherService({
     journalDir: join(opts.dataDir, "matcher"),
+    snapshotEvery: opts.snapshotEvery,
+    snapshotParts: opts.snapshotParts,
     markets: opts.markets,
     digest,
     fees: { makerFeeBps: BigInt(makerFeeBps), takerFeeBps: BigInt(takerFeeBps) },

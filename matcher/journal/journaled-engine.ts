@@ -20,8 +20,13 @@ export interface JournaledEngineOptions<M = unknown> {
   /** fdatasync each batch before acknowledging it (default true). false only for tests and benchmarks. */
   fsync?: boolean;
   /** Take a snapshot (and start a new segment) after this many commands; 0 = never (default). A snapshot
-   *  holds the engine only: an owner that rebuilds more state from the records' meta must not set it. */
+   *  holds the engine, and the owner's state when `owner` is given: an owner that rebuilds more state from
+   *  the records' meta must give `owner` to set it. */
   snapshotEvery?: number;
+  /** The owner's state beside the engine, kept in the same snapshot (JSON-safe): `state()` is taken at the
+   *  snapshot's command index; `restore()` is called at open, before the replay, with the newest
+   *  snapshot's (undefined without one). */
+  owner?: { state(): unknown; restore(state: unknown | undefined): void };
   /** Order nodes the engine allocates at start (see EngineOptions.reserveOrders; not applied to a snapshot). */
   reserveOrders?: number;
   /** Called at open for every replayed record with the events it produced (without it, replay discards them). */
@@ -50,20 +55,26 @@ export interface JournaledEngine<M = unknown> {
 
 export async function createJournaledEngine<M = unknown>(options: JournaledEngineOptions<M>): Promise<JournaledEngine<M>> {
   let engine!: MatchingEngine;
-  const log = await openRecordLog<Command, M, EngineSnapshot>({
+  const { owner } = options;
+  // with an owner, a snapshot is {engine, owner}; without, the engine's snapshot alone (as before)
+  type Stored = EngineSnapshot | { engine: EngineSnapshot; owner: unknown };
+  const log = await openRecordLog<Command, M, Stored>({
     dir: options.dir,
     fsync: options.fsync,
     snapshotEvery: options.snapshotEvery,
     legacy: options.legacy,
     restore(snapshot) {
-      engine = snapshot ? restoreSnapshot(snapshot.state) : new MatchingEngine({ markets: [], reserveOrders: options.reserveOrders });
+      const stored = snapshot?.state;
+      const engineState = stored && owner ? (stored as { engine: EngineSnapshot }).engine : (stored as EngineSnapshot | undefined);
+      engine = engineState ? restoreSnapshot(engineState) : new MatchingEngine({ markets: [], reserveOrders: options.reserveOrders });
       for (const m of options.markets) if (!engine.markets.has(m.symbol)) engine.addMarket(m);
+      owner?.restore(stored ? (stored as { owner: unknown }).owner : undefined);
     },
     replay(r) {
       if (options.onReplay) options.onReplay(r, engine.apply(r.c));
       else engine.process(r.c, NULL_SINK);
     },
-    state: () => takeSnapshot(engine),
+    state: () => (owner ? { engine: takeSnapshot(engine), owner: owner.state() } : takeSnapshot(engine)),
   });
 
   /** The command's frame and the command as replay will read it back; throws when JSON cannot carry it. */

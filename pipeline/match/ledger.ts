@@ -37,6 +37,9 @@ export class BalanceLedger {
   private readonly balance = new Map<string, bigint>();
   private readonly locked = new Map<string, bigint>();
   private readonly pending = new Map<string, bigint>();
+  /** the trades' part of `balance` (what the matcher journal contributes; deposits and withdrawals come
+   *  from the chain, read again at every start): what a journal snapshot keeps */
+  private readonly traded = new Map<string, bigint>();
 
   private add(map: Map<string, bigint>, k: string, delta: bigint): void {
     const v = (map.get(k) ?? 0n) + delta;
@@ -91,19 +94,38 @@ export class BalanceLedger {
 
   /** Applies a trade's balance moves (fees kept from what each party receives, as the contract does). */
   applyTrade(t: TradeDelta): void {
-    this.add(this.balance, key(t.buyer, t.quoteToken), -t.quoteAmount);
-    this.add(this.balance, key(t.buyer, t.baseToken), t.baseAmount - t.buyerFee);
-    this.add(this.balance, key(t.seller, t.baseToken), -t.baseAmount);
-    this.add(this.balance, key(t.seller, t.quoteToken), t.quoteAmount - t.sellerFee);
+    this.move(key(t.buyer, t.quoteToken), -t.quoteAmount);
+    this.move(key(t.buyer, t.baseToken), t.baseAmount - t.buyerFee);
+    this.move(key(t.seller, t.baseToken), -t.baseAmount);
+    this.move(key(t.seller, t.quoteToken), t.quoteAmount - t.sellerFee);
+  }
+
+  /** A trade's balance move: the projection and the trades' part of it. */
+  private move(k: string, delta: bigint): void {
+    this.add(this.balance, k, delta);
+    this.add(this.traded, k, delta);
+  }
+
+  /** What the matcher journal contributed (the trades' balance moves and the orders' locks), for a journal
+   *  snapshot: decimal strings by "account:token". */
+  journalPart(): { traded: [string, string][]; locked: [string, string][] } {
+    const out = (m: Map<string, bigint>) => [...m].map(([k, v]) => [k, v.toString()] as [string, string]);
+    return { traded: out(this.traded), locked: out(this.locked) };
+  }
+
+  /** Adds a snapshot's journal part (before the chain's history is read again). */
+  restoreJournalPart(part: { traded: [string, string][]; locked: [string, string][] }): void {
+    for (const [k, v] of part.traded) this.move(k, BigInt(v));
+    for (const [k, v] of part.locked) this.add(this.locked, k, BigInt(v));
   }
 
   /** Undoes `applyTrade` for a trade that will never settle (dropped after its batch reverted): no money
    *  moved on chain, so the projection must not count it either. */
   revertTrade(t: TradeDelta): void {
-    this.add(this.balance, key(t.buyer, t.quoteToken), t.quoteAmount);
-    this.add(this.balance, key(t.buyer, t.baseToken), t.buyerFee - t.baseAmount);
-    this.add(this.balance, key(t.seller, t.baseToken), t.baseAmount);
-    this.add(this.balance, key(t.seller, t.quoteToken), t.sellerFee - t.quoteAmount);
+    this.move(key(t.buyer, t.quoteToken), t.quoteAmount);
+    this.move(key(t.buyer, t.baseToken), t.buyerFee - t.baseAmount);
+    this.move(key(t.seller, t.baseToken), t.baseAmount);
+    this.move(key(t.seller, t.quoteToken), t.sellerFee - t.quoteAmount);
   }
 
   /** Every (account, token) with a nonzero projected balance, for reconciliation and tests. */

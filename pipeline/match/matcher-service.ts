@@ -14,6 +14,7 @@ import type { SettleableTrade } from "../settle/batcher";
 import { formatDecimal } from "../../sdk/decimal";
 import { feeFor } from "../../sdk/eip712";
 import { systemClock, type Clock } from "../../runtime/clock";
+import { fromJsonSafe, toJsonSafe, type JsonSafe } from "./snapshot-json";
 
 /** Order nodes the engine allocates at start (~8 MB): a growing book takes nodes from this reserve instead of
  * the young generation, which keeps mark-compacts and long scavenges off the matching path (docs/decisions.md). */
@@ -32,6 +33,19 @@ export interface JournalMeta {
   deadlineMs?: number;
   /** intent fields the API gave (client order id, api key id, ...) */
   info?: Record<string, unknown>;
+}
+
+/** The matcher service's part of a journal snapshot (see snapshotState). */
+interface ServiceSnapshot {
+  v: 1;
+  ledger: ReturnType<BalanceLedger["journalPart"]>;
+  orders: JsonSafe[];
+  signed: { hash: Hex; order: OrderJson; signature: Hex }[];
+  nonces: [string, string[]][];
+  unsettled: JsonSafe[];
+  dropped: number[];
+  rejected: [string, string][];
+  parts: Record<string, unknown>;
 }
 
 /** The journal file of the previous version (JSON lines `{cmd, meta?}`), carried into the journal once. */
@@ -88,8 +102,23 @@ export interface FeeRates {
   takerFeeBps: bigint;
 }
 
+/** State kept beside the matcher's in its journal snapshots (the DEX service's orders and fills): taken at
+ *  the snapshot's record index, restored before the records after it are replayed. JSON-safe. */
+export interface SnapshotPart {
+  snapshotState(): unknown;
+  restoreSnapshot(state: unknown): void;
+}
+
+/** The journal takes a snapshot after this many records by default (and at a clean stop). */
+export const DEFAULT_SNAPSHOT_EVERY = 10_000;
+
 export interface MatcherServiceDeps {
   journalDir: string;
+  /** a journal snapshot (engine + this service's state + `snapshotParts`) after this many records, and at
+   *  close(); 0 = never (every start replays the whole journal). Default DEFAULT_SNAPSHOT_EVERY. */
+  snapshotEvery?: number;
+  /** other state rebuilt from this service's events, kept in the same snapshots (by name) */
+  snapshotParts?: Record<string, SnapshotPart>;
   markets: MarketSpec[];
   digest(order: SignedOrder["order"]): Hex;
   fees: FeeRates;
@@ -186,6 +215,8 @@ export class MatcherService {
       markets: engineMarkets,
       fsync: this.deps.fsync,
       reserveOrders: RESERVE_ORDERS,
+      snapshotEvery: this.deps.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY,
+      owner: { state: () => this.snapshotState(), restore: (st) => st !== undefined && this.restoreSnapshot(st as ServiceSnapshot) },
       onReplay: ({ c: cmd, m: meta }, events) => {
         const pre = this.preApply(cmd, meta);
         this.applyEvents(cmd, events, pre, trades, cmd.ts, meta);
@@ -194,7 +225,10 @@ export class MatcherService {
       legacy: { file: LEGACY_JOURNAL, convert: (line) => ({ c: (line as { cmd: Command }).cmd, m: (line as { meta?: JournalMeta }).meta }) },
     });
     if (this.journal.recovery.imported > 0) this.deps.logger?.info({ records: this.journal.recovery.imported, file: LEGACY_JOURNAL }, "journal of the previous version carried into the matcher journal");
-    this.replayedTrades = trades.filter((t) => !this.droppedSeqs.has(t.seq));
+    // the snapshot's trades not known settled, then the tail's, in seq order
+    const held = [...this.restoredTrades, ...trades];
+    this.restoredTrades = [];
+    this.replayedTrades = held.filter((t) => !this.droppedSeqs.has(t.seq));
     const { snapshotIndex, replayed } = this.journal.recovery;
     this.recovery = { snapshotIndex, replayed, ms: performance.now() - t0 };
     return { records: replayed, trades: trades.length };
@@ -202,7 +236,64 @@ export class MatcherService {
 
   async close(): Promise<void> {
     void this.recoverPool?.close();
+    // a clean stop leaves a snapshot: the next start replays nothing (a failed journal keeps its records)
+    if (this.journal && (this.deps.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY) > 0) {
+      await this.journal.snapshot().catch((e) => this.deps.logger?.warn({ err: String(e) }, "journal snapshot at stop failed"));
+    }
     await this.journal?.close();
+  }
+
+  /** trades of the snapshot not known settled (restore), until open() hands them on */
+  private restoredTrades: SettleableTrade[] = [];
+
+  /** What the journal's records built beside the engine, at a snapshot's record index. The chain's facts
+   *  (deposits, withdrawals, agents, minimum nonces) are not in it: every start reads the chain's history
+   *  again. Signed orders: only those a later record or settlement can need (open orders, unsettled trades). */
+  private snapshotState(): ServiceSnapshot {
+    const needed = new Set<string>();
+    for (const h of this.orders.keys()) needed.add(h);
+    for (const u of this.unsettled.values()) needed.add(u.trade.makerHash.toLowerCase()).add(u.trade.takerHash.toLowerCase());
+    const parts: Record<string, unknown> = {};
+    for (const [name, part] of Object.entries(this.deps.snapshotParts ?? {})) parts[name] = part.snapshotState();
+    return {
+      v: 1,
+      ledger: this.ledger.journalPart(),
+      orders: [...this.orders.values()].map((o) => toJsonSafe({ ...o, signed: undefined, market: o.market.symbol, order: orderToJson(o.signed.order), signature: o.signed.signature })),
+      signed: [...needed].flatMap((h) => {
+        const so = this.signed.get(h);
+        return so ? [{ hash: so.hash, order: orderToJson(so.order), signature: so.signature }] : [];
+      }),
+      nonces: [...this.usedNonces].map(([t, set]) => [t, [...set].map(String)]),
+      unsettled: [...this.unsettled.values()].map((u) => toJsonSafe(u)),
+      dropped: [...this.droppedSeqs],
+      rejected: [...this.rejectedOrders],
+      parts,
+    };
+  }
+
+  private restoreSnapshot(st: ServiceSnapshot): void {
+    if (st.v !== 1) throw new Error(`matcher snapshot version ${String(st.v)} is not known`);
+    this.ledger.restoreJournalPart(st.ledger);
+    for (const s of st.signed) {
+      const order = orderFromJson(s.order);
+      this.signed.set(s.hash.toLowerCase(), { order, signature: s.signature, hash: s.hash });
+    }
+    for (const j of st.orders) {
+      const o = fromJsonSafe<Omit<LiveOrder, "signed" | "market"> & { market: string; order: OrderJson; signature: Hex }>(j);
+      const { order: _o, signature: _s, ...rest } = o;
+      const signed = this.signed.get(o.hash.toLowerCase()) ?? { order: orderFromJson(o.order), signature: o.signature, hash: o.hash };
+      this.signed.set(o.hash.toLowerCase(), signed);
+      this.orders.set(o.hash.toLowerCase(), { ...rest, signed, market: this.markets.get(o.market)! });
+    }
+    for (const [t, list] of st.nonces) this.usedNonces.set(t, new Set(list.map((n) => BigInt(n))));
+    for (const j of st.unsettled) {
+      const u = fromJsonSafe<{ trade: SettleableTrade; delta: TradeDelta; quoteAmount: bigint }>(j);
+      this.unsettled.set(u.trade.seq, u);
+    }
+    for (const seq of st.dropped) this.droppedSeqs.add(seq);
+    for (const [h, e] of st.rejected) this.rejectedOrders.set(h, e);
+    this.restoredTrades = [...this.unsettled.values()].map((u) => u.trade).sort((a, b) => a.seq - b.seq);
+    for (const [name, part] of Object.entries(this.deps.snapshotParts ?? {})) if (st.parts[name] !== undefined) part.restoreSnapshot(st.parts[name]);
   }
 
   /** Where durable trades go (the batcher), in seq order. */

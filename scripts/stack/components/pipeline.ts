@@ -28,6 +28,8 @@ export const pipelineComponent: Component = {
     const dexState = new DexState();
     const pipeline = await startPipeline({
       listeners: [dexState.onServiceEvent],
+      // the DEX service's orders and fills live in the matcher journal's snapshots beside the matcher's state
+      snapshotParts: { dex: dexState },
       rpcUrl: ctx.chains.home.rpcUrl,
       chainId: ctx.config.chains.home.chainId,
       settlement,
