@@ -58,7 +58,8 @@ export interface PipelineOptions {
   /** state those listeners build, kept in the matcher journal's snapshots (by name): restored from the
    *  newest snapshot, then the records after it replay through the listeners */
   snapshotParts?: Record<string, SnapshotPart>;
-  /** a matcher journal snapshot after this many records and at stop (default DEFAULT_SNAPSHOT_EVERY; 0 = never) */
+  /** a matcher journal snapshot after this many records and at stop (default DEFAULT_SNAPSHOT_EVERY, or 0 =
+   *  never when `listeners` are given without `snapshotParts`) */
   snapshotEvery?: number;
 }
 
@@ -99,7 +100,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const contractWallets = createContractWallets(client);
   const service = new MatcherService({
     journalDir: join(opts.dataDir, "matcher"),
-    snapshotEvery: opts.snapshotEvery,
+    // listeners whose state is not in the snapshots must see every event since the first command: no snapshots then
+    snapshotEvery: opts.snapshotEvery ?? (opts.listeners?.length && !opts.snapshotParts ? 0 : undefined),
     snapshotParts: opts.snapshotParts,
     markets: opts.markets,
     digest,

@@ -21,7 +21,7 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
   const state = new DexState();
   const start = (st: DexState) => startPipeline({
     rpcUrl: f.chain.rpcUrl, chainId: f.chainId, settlement: f.settlement, fromBlock: f.deployBlock, markets: [f.market],
-    operatorKey: f.operatorKey, dataDir, fsync: false, listeners: [st.onServiceEvent],
+    operatorKey: f.operatorKey, dataDir, fsync: false, listeners: [st.onServiceEvent], snapshotParts: { dex: st },
   });
   const p = await start(state);
   let running = p;
