@@ -6,7 +6,7 @@
 // process RSS after the start, the chains' replay (calls, ms) and the matcher journal's recovery (snapshot
 // index, records replayed, ms). Then the ratio of the two sizes. Each life runs in its own process
 // (stack-child.ts). Goal (issue #13): under 5 s to accepting orders, the two sizes within 20 %.
-// Env: BENCH_RESTART_ORDERS (100000), BENCH_RESTART_SMALL (10000), BENCH_RESTART_SIZES=small to run only the small size.
+// Env: BENCH_RESTART_ORDERS (100000), BENCH_RESTART_SMALL (10000), BENCH_RESTART_SIZES=small|large to run one size only.
 import { fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -15,7 +15,7 @@ import { createTestConfig } from "../../scripts/stack";
 
 const LARGE = Number(process.env.BENCH_RESTART_ORDERS ?? 100_000);
 const SMALL = Number(process.env.BENCH_RESTART_SMALL ?? 10_000);
-const SIZES = process.env.BENCH_RESTART_SIZES === "small" ? [SMALL] : [SMALL, LARGE];
+const SIZES = process.env.BENCH_RESTART_SIZES === "small" ? [SMALL] : process.env.BENCH_RESTART_SIZES === "large" ? [LARGE] : [SMALL, LARGE];
 const TARGET_ACCEPT_MS = 5_000;
 const TARGET_RATIO = 1.2;
 
@@ -61,6 +61,8 @@ async function measure(n: number): Promise<RestartResult> {
     return r;
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
+    // the DEX API's generated encryption key lives beside the data dir (api/dex/config.ts)
+    fs.rmSync(`${dataDir}.secrets`, { recursive: true, force: true });
   }
 }
 
