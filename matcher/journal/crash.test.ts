@@ -20,22 +20,29 @@ const SEED = 7;
 const TOTAL = 12_000;
 const ROUNDS = 5;
 
-function runChild(dir: string, killAfterMs: number | undefined): Promise<{ acks: [number, string][]; ready: number; done: boolean }> {
+/** Kills the child once it has acknowledged `killAfterAcks` commands since it was ready (a random point in
+ *  the stream, not in time: the journal got fast enough that a timer fired after the stream had ended). */
+function runChild(dir: string, killAfterAcks: number | undefined): Promise<{ acks: [number, string][]; ready: number; done: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", join(__dirname, "..", "testing", "crash-child.ts"), dir, String(SEED), String(TOTAL)], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
     let err = "";
-    let timer: NodeJS.Timeout | undefined;
+    let acksSeen = 0;
+    let killed = false;
     child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (timer === undefined && killAfterMs !== undefined && out.includes("ready")) timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+      const text = d.toString();
+      out += text;
+      acksSeen += text.split("ack ").length - 1;
+      if (!killed && killAfterAcks !== undefined && out.includes("ready") && acksSeen >= killAfterAcks) {
+        killed = true;
+        child.kill("SIGKILL");
+      }
     });
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     child.on("error", reject);
     child.on("close", (code, signal) => {
-      clearTimeout(timer);
       if (code !== 0 && signal !== "SIGKILL") return reject(new Error(`child failed (${code}): ${err}`));
       const lines = out.split("\n");
       // A line cut by the kill is incomplete: only whole lines count.
@@ -54,7 +61,7 @@ test("SIGKILL at random points loses no acknowledged command and recovery rebuil
     let kills = 0;
     for (let round = 0; round <= ROUNDS; round++) {
       const last = round === ROUNDS;
-      const { acks, ready, done } = await runChild(dir, last ? undefined : 60 + Math.floor(Math.random() * 400));
+      const { acks, ready, done } = await runChild(dir, last ? undefined : 1 + Math.floor(Math.random() * (TOTAL / (ROUNDS + 1))));
       // Recovery starts at or after every command acknowledged before.
       const maxAcked = Math.max(-1, ...acked.keys());
       assert.ok(ready > maxAcked, `round ${round}: recovered ${ready} commands but ${maxAcked} was acknowledged`);

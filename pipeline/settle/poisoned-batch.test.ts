@@ -142,15 +142,16 @@ test("one poisoned order among honest ones: its trade is dropped, the rest settl
     assert.deepEqual(m.journal, [{ orders: [{ hash: h(poisoned), error: "SettlementOrderNonceUsed" }], trades: [3] }]);
     assert.equal(b.health().rejectedOrders, 1);
     assert.equal(b.health().queuedTrades, 0);
-    // the store holds the rebuilt composition for batch 0 (the last record for an id wins), then its confirmation
-    const recs = readJournalContents<BatchRecord>(join(dir, "b"));
-    const { txHash, blockNumber, ...composition } = recs.at(-1)!;
-    assert.deepEqual(composition, { batchId: "0", fromSeq: 1, toSeq: 6, tradeCount: 5 });
-    assert.ok(txHash && blockNumber, "the confirmation carries the transaction and block");
     // a late push of the dropped trade (its command became durable after the decision) is ignored
     b.push(trade(3));
     assert.equal(b.health().queuedTrades, 0);
     await b.stop();
+    // the store holds the rebuilt composition for batch 0 (the last record for an id wins), then its
+    // confirmation (written without waiting for it: read after stop(), which closes the store)
+    const recs = readJournalContents<BatchRecord>(join(dir, "b"));
+    const { txHash, blockNumber, ...composition } = recs.at(-1)!;
+    assert.deepEqual(composition, { batchId: "0", fromSeq: 1, toSeq: 6, tradeCount: 5 });
+    assert.ok(txHash && blockNumber, "the confirmation carries the transaction and block");
   });
 });
 
