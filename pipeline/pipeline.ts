@@ -58,8 +58,8 @@ export interface PipelineOptions {
   /** state those listeners build, kept in the matcher journal's snapshots (by name): restored from the
    *  newest snapshot, then the records after it replay through the listeners */
   snapshotParts?: Record<string, SnapshotPart>;
-  /** a matcher journal snapshot after this many records and at stop (default DEFAULT_SNAPSHOT_EVERY, or 0 =
-   *  never when `listeners` are given without `snapshotParts`) */
+  /** a matcher journal snapshot after this many records (default DEFAULT_SNAPSHOT_EVERY: none) and one at
+   *  stop; 0 = never, not even at stop (the default when `listeners` are given without `snapshotParts`) */
   snapshotEvery?: number;
 }
 
