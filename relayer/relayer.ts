@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { bridgeConfirmationsFor } from "../config/bridge";
 import type { Db } from "../db";
 import type { Clock } from "../runtime/clock";
-import { loadBridgeAbis, type BridgeAbis } from "../sdk/bridge-abi";
+import { BRIDGE_ABIS, type BridgeAbis } from "../sdk/bridge-abi";
 import { createFollower } from "./follower";
 import { createProcessor, type ProcessorLogger } from "./processor";
 import { createRelayerStore, type TransferPatch, type TransferRow } from "./store";
@@ -49,7 +49,7 @@ export interface Relayer {
 export function createRelayer(deps: CreateRelayerDeps): Relayer {
   const given = Object.fromEntries(Object.entries(deps.config ?? {}).filter(([, v]) => v !== undefined));
   const config: RelayerConfig = { relayerId: `relayer-${randomUUID().slice(0, 8)}`, ...DEFAULT_RELAYER_CONFIG, ...given };
-  const abis = deps.abis ?? loadBridgeAbis();
+  const abis = deps.abis ?? BRIDGE_ABIS;
   const store = createRelayerStore(deps.db);
   const d = deps.deployments;
   const log = deps.logger;

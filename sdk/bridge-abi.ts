@@ -19,9 +19,5 @@ export interface BridgeAbis {
   erc20: Abi;
 }
 
-const BRIDGE_ABIS: BridgeAbis = { vault: bridgeVaultAbi, minter: bridgeMinterAbi, erc20: bridgeWrappedTokenAbi };
+export const BRIDGE_ABIS: BridgeAbis = { vault: bridgeVaultAbi, minter: bridgeMinterAbi, erc20: bridgeWrappedTokenAbi };
 
-/** The bridge contracts' ABIs (the generated ones; no build needed). */
-export function loadBridgeAbis(): BridgeAbis {
-  return BRIDGE_ABIS;
-}

@@ -7,7 +7,7 @@ import { request as httpRequest } from "node:http";
 import pino from "pino";
 import type { PublicClient } from "viem";
 import { createDb, type Db } from "../../db";
-import { loadBridgeAbis } from "../../sdk/bridge-abi";
+import { BRIDGE_ABIS } from "../../sdk/bridge-abi";
 import { TRANSFER_TOKEN_HEADER } from "./access";
 import { custodyTenant, nativeTenant } from "./seed";
 import { startBridgeApi, type RunningBridgeApi } from "./server";
@@ -74,7 +74,7 @@ before(async () => {
     port: 0,
     db,
     logger: pino({ level: "silent" }),
-    abis: loadBridgeAbis(),
+    abis: BRIDGE_ABIS,
     bridges: { native: endpoint(0xa00), custody: endpoint(0xb00) },
     relayedTransfers: { get: async () => undefined },
   });

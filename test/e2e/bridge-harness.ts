@@ -11,7 +11,7 @@ import { startCluster, type Cluster } from "../../signer-cluster/cluster";
 import { spawnHardhatNode, type HardhatNodeProcess } from "../../scripts/chain/node-process";
 import { loadArtifact } from "../../scripts/artifacts";
 import { deployBridge, type BridgeDeployment } from "../../scripts/deploy-bridge";
-import { loadBridgeAbis } from "../../sdk/bridge-abi";
+import { BRIDGE_ABIS, type BridgeAbis } from "../../sdk/bridge-abi";
 import type { ChainClients, RelayerDeployment } from "../../relayer/types";
 
 export const KEYS = {
@@ -43,7 +43,7 @@ export interface BridgeSystem {
   wrapped: Address;
   user: { home: ChainClients; remote: ChainClients; address: Address };
   dataDir: string;
-  abis: ReturnType<typeof loadBridgeAbis>;
+  abis: BridgeAbis;
   clientsFor(key: Hex): { home: ChainClients; remote: ChainClients };
   deposit(amountWei: bigint, recipient?: Address): Promise<{ nonce: bigint; txHash: Hex; at: number }>;
   burn(amountWei: bigint, recipient?: Address): Promise<{ nonce: bigint; txHash: Hex }>;
@@ -87,7 +87,7 @@ export async function startBridgeSystem(opts: { challengePeriodSec?: number; hsm
       home: { chainId: 31337, rpcUrl: home.rpcUrl, vault: deployment.home.vault, fromBlock: startBlocks.home },
       remote: { chainId: 31338, rpcUrl: remote.rpcUrl, minter: deployment.remote.minter, fromBlock: startBlocks.remote },
     });
-    const abis = loadBridgeAbis();
+    const abis = BRIDGE_ABIS;
     const clientsFor = (key: Hex) => ({ home: chainClients(home.rpcUrl, 31337, key), remote: chainClients(remote.rpcUrl, 31338, key) });
     const userClients = clientsFor(KEYS.user);
     const userAddress = userClients.home.walletClient.account!.address;

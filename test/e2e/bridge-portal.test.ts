@@ -13,7 +13,7 @@ import { createDb, type Db } from "../../db";
 import { custodyTenant, nativeTenant } from "../../api/bridge/seed";
 import { startBridgeApi, type RunningBridgeApi } from "../../api/bridge/server";
 import { createTenantStore } from "../../api/bridge/tenants";
-import { loadBridgeAbis } from "../../sdk/bridge-abi";
+import { BRIDGE_ABIS } from "../../sdk/bridge-abi";
 import { createRelayerStore } from "../../relayer/store";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -33,7 +33,7 @@ before(async () => {
     keyEpoch,
   });
   await createTenantStore(db).seed([nativeTenant(info("native", 0xa00, 1), ["tenant-a.test"]), custodyTenant(info("custody", 0xb00, 2), ["tenant-b.test"])]);
-  api = await startBridgeApi({ port: 0, db, logger: pino({ level: "silent" }), abis: loadBridgeAbis(), bridges: {}, relayedTransfers: createRelayerStore(db) });
+  api = await startBridgeApi({ port: 0, db, logger: pino({ level: "silent" }), abis: BRIDGE_ABIS, bridges: {}, relayedTransfers: createRelayerStore(db) });
   if (fs.existsSync(CHROMIUM))
     browser = await chromium.launch({
       executablePath: CHROMIUM,

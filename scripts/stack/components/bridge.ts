@@ -19,7 +19,7 @@ import { startCluster } from "../../../signer-cluster/cluster";
 import { custodyTenant, nativeTenant, type BridgeDeploymentInfo } from "../../../api/bridge/seed";
 import { startBridgeApi } from "../../../api/bridge/server";
 import { createTenantStore } from "../../../api/bridge/tenants";
-import { loadBridgeAbis } from "../../../sdk/bridge-abi";
+import { BRIDGE_ABIS } from "../../../sdk/bridge-abi";
 import { chainClientsFor } from "../../../relayer/main";
 import { createRelayer, type Relayer } from "../../../relayer/relayer";
 import { createCustodySigner, createFrostSigner, createHsmClient } from "../../../relayer/signers";
@@ -148,7 +148,7 @@ export const bridgeComponent: Component = {
         nativeTenant(info(native, "", "BridgeFrostVerifier", 1), [config.host, "localhost", "aurora.localhost", "tenant-a.test"]),
         custodyTenant(info(custody, ".custody", "CustodyBridgeVerifier", 2), ["harbor.localhost", "tenant-b.test"]),
       ]);
-      const abis = loadBridgeAbis();
+      const abis = BRIDGE_ABIS;
       const endpoint = (p: typeof native, r: Relayer) => ({
         home: { chainId: home.chainId, vault: p.home.vault, publicClient: clients.home.publicClient },
         remote: { chainId: remote.chainId, minter: p.remote.minter, publicClient: clients.remote.publicClient },
