@@ -292,6 +292,7 @@ test("SIGTERM to npm's pid or to the whole process group (systemd, containers) s
     assert.equal(lines.filter((l) => l.msg === "stopping").length, 1, `${target}: one stop`);
     assert.equal(lines.filter((l) => l.msg === "stopped").length, 1, `${target}: the stop completed`);
     assert.ok(!out.includes("exiting now"), `${target}: no forced exit`);
-    if (target === "group") assert.ok(lines.some((l) => l.msg === "already stopping"), "the group's repeated SIGTERMs are seen and ignored");
+    // (whether npm's forwarded copy of a group SIGTERM reaches the server before it has exited is timing; the
+    // assertions above hold either way: one stop, completed, exit 0, no forced exit)
   }
 });
