@@ -12,6 +12,7 @@ import { REPO_ROOT } from "../config";
 export const CONTRACT_SOURCES = {
   Settlement: "exchange/Settlement.sol",
   DemoToken: "exchange/tokens/DemoToken.sol",
+  SandboxFunding: "exchange/funding/SandboxFunding.sol",
   BridgeVault: "bridge/BridgeVault.sol",
   BridgeMinter: "bridge/BridgeMinter.sol",
   BridgeWrappedToken: "bridge/BridgeWrappedToken.sol",
@@ -28,6 +29,7 @@ export type ContractName = keyof typeof CONTRACT_SOURCES;
 export const GENERATED_ABI_CONTRACTS = [
   "Settlement",
   "DemoToken",
+  "SandboxFunding",
   "BridgeVault",
   "BridgeMinter",
   "BridgeWrappedToken",

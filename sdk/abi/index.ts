@@ -2,6 +2,7 @@
 // The ABIs of the contracts, from their compiled artifacts: `npm run gen:abi` rewrites this folder.
 export { settlementAbi } from "./Settlement";
 export { demoTokenAbi } from "./DemoToken";
+export { sandboxFundingAbi } from "./SandboxFunding";
 export { bridgeVaultAbi } from "./BridgeVault";
 export { bridgeMinterAbi } from "./BridgeMinter";
 export { bridgeWrappedTokenAbi } from "./BridgeWrappedToken";
