@@ -1,0 +1,123 @@
+// One-time codes for a phone number: the password of the password grant and of the code flow's login.
+// A code is random (crypto.randomInt), lives `otpTtlMs`, is used once, and is stored as an HMAC-SHA256
+// under a sealed pepper (a 6-digit code's plain hash could be reversed by trying all 10^6). One live code
+// per phone: a new request replaces the last. Limits (IamLimits): `otpRequestsPerPhone` codes per rolling
+// `otpRequestWindowMs`; `maxFailedAttempts` consecutive wrong codes lock the phone for `lockoutMs` (its
+// live code is deleted; while locked every attempt, even the right code, is refused, and no code is sent).
+// Verification is atomic: the code row is deleted by the attempt that matches it, so two concurrent
+// attempts with the right code log in once.
+import { createHmac, randomInt } from "node:crypto";
+import type { Db } from "../../db";
+import type { Clock } from "../../runtime/clock";
+import type { IamLimits } from "./config";
+import { IamApiError } from "./errors";
+
+/** Where codes go: the sandbox's outbox, or an SMS gateway in production. */
+export interface OtpSender {
+  send(phone: string, code: string, expiresAtMs: number): Promise<void>;
+}
+
+export type OtpVerdict =
+  | { ok: true }
+  | { ok: false; reason: "wrong"; attemptsLeft: number }
+  /** this attempt (or an earlier one) locked the phone: retry after `retryAfterS` */
+  | { ok: false; reason: "locked"; retryAfterS: number };
+
+export interface OtpService {
+  /** sends a new code; RATE_LIMIT_EXCEEDED past the per-phone limit or while locked */
+  request(phone: string): Promise<{ expiresAtMs: number }>;
+  verify(phone: string, code: string): Promise<OtpVerdict>;
+}
+
+export function createOtpService(o: { db: Db; clock: Clock; limits: IamLimits; pepperHex: string; sender: OtpSender | null }): OtpService {
+  const { db, clock, limits } = o;
+  const pepper = Buffer.from(o.pepperHex, "hex");
+  const hash = (phone: string, code: string) => createHmac("sha256", pepper).update(`${phone}:${code}`).digest("hex");
+
+  async function lockedUntil(phone: string): Promise<number> {
+    const r = (await db.query<{ locked_until_ms: string }>("SELECT locked_until_ms FROM iam_otp_failures WHERE phone = $1", [phone])).rows[0];
+    return r ? Number(r.locked_until_ms) : 0;
+  }
+  const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+  return {
+    async request(phone) {
+      const now = clock.now();
+      const until = await lockedUntil(phone);
+      if (until > now) {
+        throw new IamApiError("RATE_LIMIT_EXCEEDED", "too many wrong codes: this phone is locked", { reason: "locked", retry_after: seconds(until - now) });
+      }
+      if (!o.sender) throw new IamApiError("SERVICE_UNAVAILABLE", "no SMS gateway is configured: codes cannot be sent", { reason: "no_sms_gateway" });
+      const since = now - limits.otpRequestWindowMs;
+      await db.query("DELETE FROM iam_otp_requests WHERE phone = $1 AND requested_at_ms <= $2", [phone, since]);
+      const recent = (await db.query<{ t: string }>("SELECT requested_at_ms AS t FROM iam_otp_requests WHERE phone = $1 ORDER BY requested_at_ms", [phone])).rows;
+      if (recent.length >= limits.otpRequestsPerPhone) {
+        const retry = Number(recent[recent.length - limits.otpRequestsPerPhone].t) + limits.otpRequestWindowMs - now;
+        throw new IamApiError("RATE_LIMIT_EXCEEDED", `at most ${limits.otpRequestsPerPhone} codes per phone per ${limits.otpRequestWindowMs / 1000} s`, {
+          reason: "too_many_codes",
+          limit: limits.otpRequestsPerPhone,
+          window_ms: limits.otpRequestWindowMs,
+          retry_after: seconds(retry),
+        });
+      }
+      const code = String(randomInt(0, 10 ** limits.otpDigits)).padStart(limits.otpDigits, "0");
+      const expiresAtMs = now + limits.otpTtlMs;
+      await db.transaction(async (tx) => {
+        await tx.query("INSERT INTO iam_otp_requests (phone, requested_at_ms) VALUES ($1, $2)", [phone, now]);
+        await tx.query(
+          `INSERT INTO iam_otp_codes (phone, code_hash, created_at_ms, expires_at_ms) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (phone) DO UPDATE SET code_hash = EXCLUDED.code_hash, created_at_ms = EXCLUDED.created_at_ms, expires_at_ms = EXCLUDED.expires_at_ms`,
+          [phone, hash(phone, code), now, expiresAtMs],
+        );
+      });
+      await o.sender.send(phone, code, expiresAtMs);
+      return { expiresAtMs };
+    },
+
+    async verify(phone, code) {
+      const now = clock.now();
+      const until = await lockedUntil(phone);
+      if (until > now) return { ok: false, reason: "locked", retryAfterS: seconds(until - now) };
+      const used = await db.query("DELETE FROM iam_otp_codes WHERE phone = $1 AND code_hash = $2 AND expires_at_ms > $3", [phone, hash(phone, code), now]);
+      if (used.rowCount === 1) {
+        await db.query("DELETE FROM iam_otp_failures WHERE phone = $1", [phone]);
+        return { ok: true };
+      }
+      // wrong, expired, already used or never sent: one more consecutive failure
+      const failures = Number(
+        (
+          await db.query<{ failures: number }>(
+            `INSERT INTO iam_otp_failures (phone, failures) VALUES ($1, 1)
+             ON CONFLICT (phone) DO UPDATE SET failures = iam_otp_failures.failures + 1 RETURNING failures`,
+            [phone],
+          )
+        ).rows[0].failures,
+      );
+      if (failures >= limits.maxFailedAttempts) {
+        const lockedUntilMs = now + limits.lockoutMs;
+        await db.transaction(async (tx) => {
+          await tx.query("UPDATE iam_otp_failures SET failures = 0, locked_until_ms = $2 WHERE phone = $1", [phone, lockedUntilMs]);
+          await tx.query("DELETE FROM iam_otp_codes WHERE phone = $1", [phone]);
+        });
+        return { ok: false, reason: "locked", retryAfterS: seconds(limits.lockoutMs) };
+      }
+      return { ok: false, reason: "wrong", attemptsLeft: limits.maxFailedAttempts - failures };
+    },
+  };
+}
+
+/** The sandbox's simulated SMS channel: codes land in `iam_sandbox_outbox`, read by GET /api/sandbox/outbox. */
+export function createSandboxOutbox(db: Db, clock: Clock): OtpSender & { read(phone: string, limit: number): Promise<{ code: string; sentAtMs: number; expiresAtMs: number }[]> } {
+  return {
+    async send(phone, code, expiresAtMs) {
+      await db.query("INSERT INTO iam_sandbox_outbox (phone, code, sent_at_ms, expires_at_ms) VALUES ($1, $2, $3, $4)", [phone, code, clock.now(), expiresAtMs]);
+    },
+    async read(phone, limit) {
+      const r = await db.query<{ code: string; sent_at_ms: string; expires_at_ms: string }>(
+        "SELECT code, sent_at_ms, expires_at_ms FROM iam_sandbox_outbox WHERE phone = $1 ORDER BY id DESC LIMIT $2",
+        [phone, limit],
+      );
+      return r.rows.map((x) => ({ code: x.code, sentAtMs: Number(x.sent_at_ms), expiresAtMs: Number(x.expires_at_ms) }));
+    },
+  };
+}

@@ -1,0 +1,139 @@
+// The OpenID provider: oidc-provider configured for the exchange. Endpoints (also in discovery):
+// authorization /api/login/oauth/authorize, token /api/login/oauth/access_token (spec 4.A), JWKS
+// /.well-known/jwks.json, userinfo /api/userinfo, revocation /api/login/oauth/revoke. Access tokens for the
+// exchange API are JWTs (the resource server of `config.resource`, audience `config.audience`) with the
+// user's organization as `owner` and their `phone`; 2 hours from the password grant, 1 hour from the code
+// flow (spec 8). The code flow needs PKCE (S256); refresh tokens rotate on every use and a reused one
+// revokes its whole grant (oidc-provider's refresh_token grant does this when rotation is on).
+import Provider, { errors, type Account, type Configuration, type ResourceServer } from "oidc-provider";
+import type { JWK } from "jose";
+import type { Adapter } from "oidc-provider";
+import type { IamConfig } from "./config";
+import { SIGNING_ALG } from "./keys";
+import type { OtpService } from "./otp";
+import { registerPasswordGrant } from "./password-grant";
+import type { IamUser, UserStore } from "./users";
+
+export const IAM_ROUTES = {
+  authorization: "/api/login/oauth/authorize",
+  token: "/api/login/oauth/access_token",
+  jwks: "/.well-known/jwks.json",
+  userinfo: "/api/userinfo",
+  revocation: "/api/login/oauth/revoke",
+  end_session: "/api/logout",
+} as const;
+
+/** the path of the sandbox login / consent pages of one interaction */
+export const interactionPath = (uid: string) => `/interaction/${uid}`;
+
+export interface ProviderDeps {
+  config: IamConfig;
+  /** private JWKs, the signing key first */
+  jwks: JWK[];
+  cookieKeys: string[];
+  adapter: (name: string) => Adapter;
+  users: UserStore;
+  otp: OtpService;
+}
+
+export function accountOf(user: IamUser): Account {
+  return {
+    accountId: user.id,
+    claims: () => ({
+      sub: user.id,
+      owner: user.organizationId,
+      name: user.name,
+      phone_number: user.phone,
+      phone_number_verified: true,
+    }),
+  };
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function createProvider(d: ProviderDeps): Provider {
+  const { config } = d;
+  const resourceServer: ResourceServer = {
+    audience: config.audience,
+    scope: "trading",
+    accessTokenFormat: "jwt",
+    jwt: { sign: { alg: SIGNING_ALG } },
+  };
+  const configuration: Configuration = {
+    adapter: d.adapter,
+    clients: config.clients.map((c) => ({
+      client_id: c.clientId,
+      token_endpoint_auth_method: "none",
+      grant_types: [...(c.passwordGrant ? ["password"] : []), ...(c.codeFlow ? ["authorization_code", "refresh_token"] : [])],
+      response_types: c.codeFlow ? ["code"] : [],
+      redirect_uris: c.codeFlow ? c.redirectUris : [],
+      id_token_signed_response_alg: SIGNING_ALG,
+    })),
+    jwks: { keys: d.jwks },
+    cookies: { keys: d.cookieKeys },
+    claims: {
+      openid: ["sub", "owner"],
+      profile: ["name"],
+      phone: ["phone_number", "phone_number_verified"],
+      email: ["email", "email_verified"],
+    },
+    scopes: ["openid", "offline_access", "profile", "email", "phone", "trading"],
+    async findAccount(_ctx, sub) {
+      const user = await d.users.findById(sub);
+      return user ? accountOf(user) : undefined;
+    },
+    async extraTokenClaims(_ctx, token) {
+      const accountId = "accountId" in token ? token.accountId : undefined;
+      if (!accountId) return undefined;
+      const user = await d.users.findById(accountId);
+      return user ? { owner: user.organizationId, phone: user.phone } : undefined;
+    },
+    formats: {
+      customizers: {
+        // nbf = iat: the token is valid from its issue, which verifiers may check
+        jwt(_ctx, _token, jwt) {
+          jwt.payload.nbf = jwt.payload.iat;
+        },
+      },
+    },
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => config.resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo(_ctx, indicator) {
+          if (indicator !== config.resource) throw new errors.InvalidTarget();
+          return resourceServer;
+        },
+      },
+    },
+    ttl: {
+      AccessToken: (_ctx, token) => (token.gty?.split(" ")[0] === "password" ? config.tokens.passwordAccessTokenS : config.tokens.codeFlowAccessTokenS),
+      IdToken: config.tokens.idTokenS,
+      RefreshToken: config.tokens.refreshTokenS,
+      AuthorizationCode: config.tokens.authorizationCodeS,
+      Grant: config.tokens.refreshTokenS,
+      Session: config.tokens.sessionS,
+      Interaction: config.tokens.interactionS,
+    },
+    rotateRefreshToken: true,
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+    pkce: { required: () => true },
+    conformIdTokenClaims: false,
+    interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
+    routes: IAM_ROUTES,
+    enabledJWA: { idTokenSigningAlgValues: [SIGNING_ALG], userinfoSigningAlgValues: [SIGNING_ALG] },
+    clientDefaults: { id_token_signed_response_alg: SIGNING_ALG, grant_types: ["authorization_code"], response_types: ["code"] },
+    async renderError(ctx, out) {
+      ctx.type = "html";
+      ctx.body = `<!doctype html><meta charset="utf-8"><title>Error</title><h1>${escapeHtml(String(out.error))}</h1><p>${escapeHtml(String(out.error_description ?? ""))}</p>`;
+    },
+  };
+  const provider = new Provider(config.issuer, configuration);
+  provider.proxy = config.trustProxy !== false;
+  registerPasswordGrant(provider, { config, otp: d.otp, users: d.users, resourceServer, accountOf });
+  return provider;
+}

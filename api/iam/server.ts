@@ -1,0 +1,181 @@
+// The identity provider's HTTP server: oidc-provider (discovery, JWKS, authorization, token with the
+// password grant, userinfo, revocation) behind a small Express app that adds the one-time-code endpoint,
+// the code flow's sandbox login/consent pages and the sandbox endpoints (absent, 404, in production mode).
+//   POST /api/otp                      {phone}                    -> 200 {data:{phone, expiresAt, expiresIn}, message}
+//   GET  /api/sandbox/outbox?phone=&limit=                        -> 200 {data:[{code, sentAt, expiresAt}], message}
+//   POST /api/sandbox/organizations    {name}                     -> 201 {data:{id, name}, message}
+//   POST /api/sandbox/users            {phone, organizationId, name?} -> 201 {data:{id, phone, organizationId, name}, message}
+// Signing keys rotate by `rotateSigningKey()` and by the hourly maintenance (a key older than
+// config.keyRotationMs); each rotation builds a new Provider over the same SQL adapter, so grants,
+// sessions and refresh tokens survive it, and the retired key stays in the JWKS until its tokens expire.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import express, { type Request } from "express";
+import { ipKeyGenerator, rateLimit } from "express-rate-limit";
+import type Provider from "oidc-provider";
+import type { Logger } from "pino";
+import { z } from "zod";
+import type { Db } from "../../db";
+import type { Clock } from "../../runtime/clock";
+import { jsonBodiesOnly, JSON_ONLY_MESSAGE } from "../json-only";
+import { createSqlAdapterFactory, sweepExpiredModels } from "./adapter";
+import { maxJwtLifetimeMs, type IamConfig } from "./config";
+import { IamApiError, iamErrorHandler } from "./errors";
+import { createInteractionRouter } from "./interactions";
+import { createIamKeys, type IamKeys } from "./keys";
+import { createOtpService, createSandboxOutbox, type OtpSender, type OtpService } from "./otp";
+import { createProvider, IAM_ROUTES } from "./provider";
+import { createUserStore, phoneSchema, type UserStore } from "./users";
+
+export interface IamDeps {
+  config: IamConfig;
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** 32 bytes hex sealing the signing keys and secrets at rest (the API-key encryption key) */
+  encryptionKeyHex: string;
+  /** production: the SMS gateway (none: POST /api/otp answers 503); sandbox: the outbox when omitted */
+  otpSender?: OtpSender;
+  host: string;
+  /** 0: a free port */
+  port: number;
+}
+
+export interface IamHandle {
+  /** the base URL (the issuer, when config.issuer names this listener) */
+  readonly url: string;
+  readonly keys: IamKeys;
+  readonly users: UserStore;
+  readonly otp: OtpService;
+  /** a new signing key now; returns its kid */
+  rotateSigningKey(): Promise<string>;
+  /** the hourly maintenance, on demand: expired keys dropped, an old key rotated, expired rows swept */
+  maintain(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const otpBody = z.object({ phone: phoneSchema }).strict();
+const outboxQuery = z.object({ phone: phoneSchema, limit: z.coerce.number().int().min(1).max(100).default(10) }).strict();
+const orgBody = z.object({ name: z.string().trim().min(1).max(200) }).strict();
+const userBody = z.object({ phone: phoneSchema, organizationId: z.string().min(1).max(100), name: z.string().trim().min(1).max(200).optional() }).strict();
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export async function startIam(deps: IamDeps): Promise<IamHandle> {
+  const { config, db, clock, logger } = deps;
+  const keys = createIamKeys({ db, clock, encryptionKeyHex: deps.encryptionKeyHex, retainMs: maxJwtLifetimeMs(config.tokens) });
+  await keys.maintain(config.keyRotationMs);
+  const users = createUserStore(db, clock);
+  const outbox = config.mode === "sandbox" ? createSandboxOutbox(db, clock) : null;
+  const otp = createOtpService({ db, clock, limits: config.limits, pepperHex: await keys.secret("otp-pepper"), sender: deps.otpSender ?? outbox });
+  const adapter = createSqlAdapterFactory(db);
+  const cookieKeys = [await keys.secret("cookie-key")];
+
+  let provider: Provider;
+  let providerHandler: ReturnType<Provider["callback"]>;
+  async function rebuild(): Promise<void> {
+    const next = createProvider({ config, jwks: await keys.privateJwks(), cookieKeys, adapter, users, otp });
+    next.on("server_error", (_ctx, err) => logger.error({ err }, "oidc-provider server error"));
+    providerHandler = next.callback();
+    provider = next;
+  }
+  await rebuild();
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", config.trustProxy);
+  const clientIp = (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? "unknown");
+  const perIp = (name: string, limit: number, extra: Partial<Parameters<typeof rateLimit>[0]>) =>
+    rateLimit({
+      windowMs: config.limits.ipWindowMs,
+      limit,
+      legacyHeaders: true,
+      standardHeaders: false,
+      keyGenerator: (req) => `${name}:${clientIp(req)}`,
+      validate: { keyGeneratorIpFallback: false },
+      ...extra,
+    });
+
+  // ---- the one-time code and the sandbox endpoints: JSON, the spec's error body
+  const json = [
+    jsonBodiesOnly((ct) => new IamApiError("UNSUPPORTED_MEDIA_TYPE", JSON_ONLY_MESSAGE, { content_type: ct })),
+    express.json({ limit: config.bodyLimitBytes, strict: true }),
+  ];
+  const otpLimiter = perIp("otp", config.limits.otpRequestsPerIp, {
+    handler: (_req, res, next) =>
+      next(new IamApiError("RATE_LIMIT_EXCEEDED", "too many code requests from this address", { retry_after: Number(res.getHeader("Retry-After") ?? 1) })),
+  });
+  app.post("/api/otp", otpLimiter, ...json, async (req, res) => {
+    const { phone } = otpBody.parse(req.body ?? {});
+    const { expiresAtMs } = await otp.request(phone);
+    res.json({ data: { phone, expiresAt: iso(expiresAtMs), expiresIn: Math.round(config.limits.otpTtlMs / 1000) }, message: "code sent" });
+  });
+
+  const sandbox = express.Router();
+  sandbox.use((_req, _res, next) => next(outbox ? undefined : new IamApiError("ROUTE_NOT_FOUND", "not found")));
+  sandbox.get("/outbox", async (req, res) => {
+    const q = outboxQuery.parse(req.query);
+    const messages = await outbox!.read(q.phone, q.limit);
+    res.json({ data: messages.map((m) => ({ code: m.code, sentAt: iso(m.sentAtMs), expiresAt: iso(m.expiresAtMs) })), message: "sandbox outbox, newest first" });
+  });
+  sandbox.post("/organizations", ...json, async (req, res) => {
+    const { name } = orgBody.parse(req.body ?? {});
+    res.status(201).json({ data: await users.createOrganization(name), message: "organization created" });
+  });
+  sandbox.post("/users", ...json, async (req, res) => {
+    const b = userBody.parse(req.body ?? {});
+    res.status(201).json({ data: await users.addUserToOrganization(b.phone, b.organizationId, b.name), message: "user created" });
+  });
+  sandbox.use((_req, _res, next) => next(new IamApiError("ROUTE_NOT_FOUND", "not found")));
+  app.use("/api/sandbox", sandbox);
+
+  // ---- the code flow's login and consent pages
+  const failedLogins = perIp("failed-login", config.limits.failedLoginsPerIp, {
+    skipSuccessfulRequests: true,
+    handler: (_req, res) => {
+      res.status(429).json({ error: "rate_limit_exceeded", error_description: "too many failed logins from this address" });
+    },
+  });
+  app.use("/interaction/:uid/login", failedLogins);
+  app.use(createInteractionRouter({ provider: () => provider, otp, users }));
+
+  // ---- the token endpoint: failed logins per IP, then oidc-provider
+  app.post(IAM_ROUTES.token, failedLogins);
+  app.use(iamErrorHandler(logger));
+  // everything else is oidc-provider's (it reads its own bodies)
+  app.use((req, res) => providerHandler(req, res));
+
+  const server = http.createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(deps.port, deps.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${deps.host}:${port}`;
+
+  async function maintain(): Promise<void> {
+    if (await keys.maintain(config.keyRotationMs)) await rebuild();
+    await sweepExpiredModels(db);
+  }
+  const timer = setInterval(() => maintain().catch((err) => logger.error({ err }, "IAM maintenance failed")), 3600_000);
+  timer.unref();
+
+  return {
+    url,
+    keys,
+    users,
+    otp,
+    async rotateSigningKey() {
+      const kid = await keys.rotate();
+      await rebuild();
+      return kid;
+    },
+    maintain,
+    async close() {
+      clearInterval(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
