@@ -9,6 +9,7 @@ import { startIndexer } from "../../indexer/run";
 import { pipelineComponent } from "./components/pipeline";
 import { dexApiComponent } from "./components/dex-api";
 import { bridgeComponent } from "./components/bridge";
+import { iamComponent } from "./components/iam";
 
 function hashFiles(hash: ReturnType<typeof createHash>, dir: string): void {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -73,6 +74,8 @@ export const indexerComponent: Component = {
  *  (`ctx.started`). To add a service: import its Component and add it here. */
 const ALL: readonly Component[] = [
   pipelineComponent,
+  // The identity provider (api/iam): needs nothing else; the exchange API verifies its tokens.
+  iamComponent,
   // After the pipeline: serves its DexService (REST, WebSocket, gRPC).
   dexApiComponent,
   // Before the indexer: it adds BridgeVault and BridgeMinter to the deployments the indexer reads.
