@@ -94,6 +94,13 @@ module.exports = {
       to: { path: "^api/" },
     },
     {
+      name: "iam-exchange-apart",
+      comment: "The identity provider (api/iam) and the exchange API (api/exchange) never import each other: the exchange API verifies tokens by the issuer's discovery and JWKS only, so another provider can replace ours by configuration.",
+      severity: "error",
+      from: { path: "^api/(iam|exchange)/", pathNot: TEST_CODE },
+      to: { path: "^api/(iam|exchange)/", pathNot: "^api/$1/" },
+    },
+    {
       name: "api-through-pipeline-port",
       comment: "api/ sees the pipeline through its port, pipeline/service.ts, only: what the API needs of the pipeline is exported there.",
       severity: "error",

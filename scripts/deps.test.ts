@@ -69,6 +69,10 @@ const FIXTURE: Record<string, string> = {
   // a cycle between two top-level folders that no layout row covers
   "app/a.ts": importing("../scripts/b"),
   "scripts/b.ts": importing("../app/a"),
+  // the identity provider and the exchange API import each other (either way; their shared api/errors is fine)
+  "api/iam/token.ts": importing("../exchange/accounts", "../errors"),
+  "api/exchange/accounts.ts": importing("type:../iam/users", "../errors"),
+  "api/iam/users.ts": LEAF,
   // a test imports a benchmark
   "test/e2e/dex.test.ts": importing("../../bench/api/client"),
   // an example (what an integrator copies) imports repository code
@@ -121,6 +125,8 @@ const EXPECTED = [
   "no-folder-cycle: cycle: runtime/clock.ts, sdk/eip712.ts",
   "nothing-imports-bench: test/e2e/dex.test.ts -> bench/api/client.ts",
   "examples-npm-only: examples/place-order.ts -> sdk/eip712.ts",
+  "iam-exchange-apart: api/iam/token.ts -> api/exchange/accounts.ts",
+  "iam-exchange-apart: api/exchange/accounts.ts -> api/iam/users.ts",
 ].sort();
 
 test("deps: each layout rule catches its wrong import in a fixture tree, and the allowed imports pass", () => {
