@@ -31,6 +31,18 @@ const bool = z
   .transform((s) => s === "1" || s === "true" || s === "yes");
 const devKey = (i: number): Hex => HARDHAT_DEV_PRIVATE_KEYS[i];
 
+/** The chain node `npm start`, the stacks and the benches run when CHAIN_NODE is not set. */
+export const DEFAULT_CHAIN_NODE: "anvil" | "hardhat" = "hardhat";
+const chainNode = z.enum(["anvil", "hardhat"]).default(DEFAULT_CHAIN_NODE);
+
+/** CHAIN_NODE alone (for test configs that build the rest of their environment themselves, so that
+ *  `CHAIN_NODE=anvil node --test ...` reaches the stacks they start). Throws ConfigError on a bad value. */
+export function chainNodeOf(env: NodeJS.ProcessEnv = process.env): "anvil" | "hardhat" {
+  const parsed = chainNode.safeParse(env.CHAIN_NODE === "" ? undefined : env.CHAIN_NODE);
+  if (!parsed.success) throw new ConfigError(`invalid environment:\n  CHAIN_NODE: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
 const envSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   EXCHANGE_API_PORT: port.default(3000),
@@ -74,6 +86,8 @@ const envSchema = z.object({
   BATCHER_MAX_DELAY_MS: z.coerce.number().int().nonnegative().default(20),
   BATCHER_MAX_INFLIGHT: z.coerce.number().int().min(1).max(8).default(2),
   CHAIN_JOURNAL_FSYNC: bool.default(true),
+  /** the program each chain runs: Foundry's Anvil or Hardhat's node (docs/decisions/stack.md) */
+  CHAIN_NODE: chainNode,
   HOME_CHAIN_CPUS: z.string().default("0"),
   INDEXER_CPUS: z.string().default("last"),
   STACK_COMPONENTS: z
@@ -155,6 +169,8 @@ export interface Config {
   readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number; readonly maxInFlight: number };
   /** fsync every chain journal append (off only for throwaway benchmarks). */
   readonly chainJournalFsync: boolean;
+  /** The program each chain runs (CHAIN_NODE): a data dir keeps the one it was made with. */
+  readonly chainNode: "anvil" | "hardhat";
   /** CPUs the home chain's node is pinned to (taskset list; "" = not pinned). Default "0". */
   readonly homeChainCpus: string;
   /** CPUs the indexer is pinned to ("last" = the highest CPU; "" = not pinned). Default "last". */
@@ -277,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS, maxInFlight: e.BATCHER_MAX_INFLIGHT },
     chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,
+    chainNode: e.CHAIN_NODE,
     homeChainCpus: e.HOME_CHAIN_CPUS,
     indexerCpus: e.INDEXER_CPUS,
     stackComponents: e.STACK_COMPONENTS,
