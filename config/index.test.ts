@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { mnemonicToAccount } from "viem/accounts";
-import { ConfigError, HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS, REPO_ROOT, loadConfig } from "./index";
+import { ConfigError, DEFAULT_CHAIN_NODE, HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS, REPO_ROOT, chainNodeOf, loadConfig } from "./index";
 
 test("defaults follow DESIGN.md ports and put data under the repo's .data", () => {
   const c = loadConfig({});
@@ -64,4 +64,16 @@ test("STACK_COMPONENTS selects the default components", () => {
   assert.deepEqual(loadConfig({}).stackComponents, ["all"]);
   assert.deepEqual(loadConfig({ STACK_COMPONENTS: "none" }).stackComponents, ["none"]);
   assert.deepEqual(loadConfig({ STACK_COMPONENTS: "indexer, api" }).stackComponents, ["indexer", "api"]);
+});
+
+test("CHAIN_NODE: anvil or hardhat, the default when unset or empty; anything else is refused", () => {
+  assert.equal(loadConfig({}).chainNode, DEFAULT_CHAIN_NODE);
+  assert.equal(loadConfig({ CHAIN_NODE: "" }).chainNode, DEFAULT_CHAIN_NODE);
+  assert.equal(loadConfig({ CHAIN_NODE: "anvil" }).chainNode, "anvil");
+  assert.equal(loadConfig({ CHAIN_NODE: "hardhat" }).chainNode, "hardhat");
+  assert.throws(() => loadConfig({ CHAIN_NODE: "geth" }), (e: unknown) => e instanceof ConfigError && /CHAIN_NODE/.test(e.message));
+  assert.throws(() => loadConfig({ CHAIN_NODE: "Anvil" }), ConfigError);
+  assert.equal(chainNodeOf({ CHAIN_NODE: "anvil" }), "anvil");
+  assert.equal(chainNodeOf({}), DEFAULT_CHAIN_NODE);
+  assert.throws(() => chainNodeOf({ CHAIN_NODE: "geth" }), (e: unknown) => e instanceof ConfigError && /CHAIN_NODE/.test(e.message));
 });

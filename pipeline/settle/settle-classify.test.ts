@@ -37,6 +37,9 @@ test("fatal: a revert without data, and node refusals no retry can fix (the sett
     assert.ok(c instanceof FatalChainError, m);
     assert.equal(isOrderAttributable(c.revertName), false, m);
   }
+  // a nonce race that viem reports as invalid parameters (Hardhat's HTTP answer) stays retryable
+  const race = classifySettleError(new BaseError("Missing or invalid parameters.", { details: "Nonce too low. Expected nonce to be 1 but got 0." }));
+  assert.ok(race instanceof RetryableChainError && !(race instanceof FatalChainError));
   // a message that mentions "revert" but is a network failure stays retryable
   assert.ok(classifySettleError(new BaseError("reverted? socket hang up")) instanceof RetryableChainError);
 });

@@ -46,7 +46,10 @@ export function decodeSettleRevert(e: unknown): FatalChainError | null {
 export function classifySettleError(e: unknown): FatalChainError | RetryableChainError {
   const fatal = decodeSettleRevert(e);
   if (fatal) return fatal;
-  if (e instanceof BaseError && /invalid parameters|exceeds|intrinsic gas|insufficient funds/i.test(`${e.shortMessage} ${e.details ?? ""}`)) {
+  // (a nonce race stays retryable even when viem reports it as "invalid parameters": Hardhat's -32602
+  // "Nonce too low" over HTTP; Anvil's is a plain "nonce too low")
+  const text = e instanceof BaseError ? `${e.shortMessage} ${e.details ?? ""}` : "";
+  if (e instanceof BaseError && /invalid parameters|exceeds|intrinsic gas|insufficient funds/i.test(text) && !/nonce too (low|high)|nonce has already been used/i.test(text)) {
     return new FatalChainError(`settle refused by the node: ${e.shortMessage} ${e.details ?? ""}`, undefined, undefined, { cause: e });
   }
   const msg = e instanceof BaseError ? `${e.shortMessage} ${e.details ?? ""}` : String((e as Error)?.message ?? e);

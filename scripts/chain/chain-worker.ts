@@ -13,10 +13,15 @@ async function main(): Promise<void> {
     parentPort!.postMessage({ error: { name: err.name, message: err.message, stack: err.stack } });
     return;
   }
-  const { chainId, rpcUrl, wsUrl, port, nodePid, nodeRpcUrl, restored } = chain;
-  parentPort!.postMessage({ ready: { chainId, rpcUrl, wsUrl, port, nodePid, nodeRpcUrl, restored, status: chain.status() } });
+  const { chainId, node, rpcUrl, wsUrl, port, nodePid, nodeRpcUrl, restored } = chain;
+  parentPort!.postMessage({ ready: { chainId, node, rpcUrl, wsUrl, port, nodePid, nodeRpcUrl, restored, status: chain.status() } });
   chain.onStatus((status) => parentPort!.postMessage({ status, nodePid: chain.nodePid, nodeRpcUrl: chain.nodeRpcUrl }));
   parentPort!.on("message", (m: unknown) => {
+    const snap = (m as { snapshot?: number } | null)?.snapshot;
+    if (typeof snap === "number") {
+      void chain.snapshot().then((file) => parentPort!.postMessage({ snapshotTaken: snap, file }));
+      return;
+    }
     if (m !== "stop") return;
     chain.stop().then(
       () => parentPort!.postMessage({ stopped: true }),

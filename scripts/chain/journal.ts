@@ -33,39 +33,72 @@ export class JournalCorruptError extends AppError<"CHAIN_JOURNAL_CORRUPT"> {
 
 /** Reads every complete entry; a torn last line (a crash mid-append) is cut off the file. */
 export function readJournal(file: string): JournalEntry[] {
-  if (!fs.existsSync(file)) return [];
-  const text = fs.readFileSync(file, "utf8");
+  return readJournalFrom(file, 0).entries;
+}
+
+/**
+ * Reads the complete entries from byte `fromByte` on (0: all; a snapshot's `journalBytes`: the tail after
+ * it, without reading what it covers). A torn last line (a crash mid-append, never acknowledged) is cut
+ * off the file. Returns the entries and the byte offset after the last one (the file's length then).
+ */
+export function readJournalFrom(file: string, fromByte: number): { entries: JournalEntry[]; endByte: number } {
+  if (!fs.existsSync(file)) {
+    if (fromByte > 0) throw new JournalCorruptError(file, 0, new Error(`missing, but ${fromByte} bytes were expected`));
+    return { entries: [], endByte: 0 };
+  }
+  const fd = fs.openSync(file, "r");
+  let buf: Buffer;
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size < fromByte) throw new JournalCorruptError(file, 0, new Error(`${size} bytes, shorter than the ${fromByte} expected`));
+    if (fromByte > 0) {
+      const before = Buffer.alloc(1);
+      fs.readSync(fd, before, 0, 1, fromByte - 1);
+      if (before[0] !== 0x0a) throw new JournalCorruptError(file, 0, new Error(`byte ${fromByte} is not the start of an entry`));
+    }
+    buf = Buffer.alloc(size - fromByte);
+    let got = 0;
+    while (got < buf.length) {
+      const n = fs.readSync(fd, buf, got, buf.length - got, fromByte + got);
+      if (n === 0) break;
+      got += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
   const entries: JournalEntry[] = [];
   let offset = 0;
   let lineNo = 0;
-  while (offset < text.length) {
-    const end = text.indexOf("\n", offset);
+  while (offset < buf.length) {
+    const end = buf.indexOf(0x0a, offset);
     lineNo++;
     if (end === -1) {
       // No newline: the append never completed, so it was never acknowledged either.
-      fs.truncateSync(file, Buffer.byteLength(text.slice(0, offset)));
+      fs.truncateSync(file, fromByte + offset);
       break;
     }
-    const line = text.slice(offset, end);
     try {
-      entries.push(JSON.parse(line) as JournalEntry);
+      entries.push(JSON.parse(buf.toString("utf8", offset, end)) as JournalEntry);
     } catch (e) {
       throw new JournalCorruptError(file, lineNo, e);
     }
     offset = end + 1;
   }
-  return entries;
+  return { entries, endByte: fromByte + offset };
 }
 
 export interface JournalWriter {
   /** Resolves once the entry is on disk (fdatasync), in append order. */
   append(entry: JournalEntry): Promise<void>;
   close(): Promise<void>;
+  /** Once every entry appended so far is written (and fdatasync'd): the file's length then. */
+  flushedBytes(): Promise<number>;
   readonly stats: { entries: number; flushes: number };
 }
 
 export async function openJournalWriter(file: string, options: { fsync: boolean }): Promise<JournalWriter> {
   const handle: FileHandle = await open(file, "a");
+  let bytes = (await handle.stat()).size;
   let queue: { line: string; resolve: () => void; reject: (e: unknown) => void }[] = [];
   let flushing: Promise<void> | null = null;
   const stats = { entries: 0, flushes: 0 };
@@ -75,7 +108,9 @@ export async function openJournalWriter(file: string, options: { fsync: boolean 
       const batch = queue;
       queue = [];
       try {
-        await handle.write(batch.map((b) => b.line).join(""));
+        const chunk = Buffer.from(batch.map((b) => b.line).join(""), "utf8");
+        await handle.write(chunk);
+        bytes += chunk.length;
         if (options.fsync) await handle.datasync();
         stats.flushes++;
         stats.entries += batch.length;
@@ -94,6 +129,10 @@ export async function openJournalWriter(file: string, options: { fsync: boolean 
         queue.push({ line: JSON.stringify(entry) + "\n", resolve, reject });
         flushing ??= flushLoop();
       });
+    },
+    async flushedBytes() {
+      while (flushing) await flushing;
+      return bytes;
     },
     async close() {
       await flushing;

@@ -20,7 +20,12 @@ export interface HardhatNodeOptions {
   cpus?: string;
 }
 
-export interface HardhatNodeProcess {
+/** Which program runs a chain: Hardhat 2's `hardhat node` (EDR) or Foundry's Anvil (anvil-process.ts). */
+export type ChainNodeKind = "hardhat" | "anvil";
+export const CHAIN_NODE_KINDS: readonly ChainNodeKind[] = ["hardhat", "anvil"];
+
+export interface ChainNodeProcess {
+  readonly kind: ChainNodeKind;
   readonly rpcUrl: string;
   readonly wsUrl: string;
   readonly pid: number;
@@ -28,6 +33,8 @@ export interface HardhatNodeProcess {
   /** Resolves once the process has exited (SIGTERM, then SIGKILL after `graceMs`). */
   stop(graceMs?: number): Promise<void>;
 }
+
+export type HardhatNodeProcess = ChainNodeProcess;
 
 export class ChainStartError extends AppError<"CHAIN_START_FAILED"> {
   constructor(message: string) {
@@ -92,6 +99,7 @@ export function spawnHardhatNode(options: HardhatNodeOptions): Promise<HardhatNo
       // Keep draining the pipes so the node never blocks on a full one.
       child.stdout?.resume();
       resolve({
+        kind: "hardhat",
         rpcUrl: `http://127.0.0.1:${m[2]}`,
         wsUrl: `ws://127.0.0.1:${m[2]}`,
         pid: child.pid!,

@@ -2,7 +2,7 @@
 // before the caller gets the answer: an acknowledged transaction is on disk.
 import type { BlockHead, JournalEntry, JournalWriter } from "./journal";
 import type { JsonRpcRequest, JsonRpcResponse, RpcClient } from "./rpc-client";
-import { refusalReason } from "./methods";
+import { completeCall, nodeRefusal, type ChainNodeKind } from "./node-kind";
 
 interface RpcBlock {
   number: string;
@@ -21,24 +21,31 @@ export async function getHead(node: RpcClient, tag: string = "latest"): Promise<
 export interface Recorder {
   execute(request: JsonRpcRequest): Promise<JsonRpcResponse>;
   readonly head: BlockHead;
+  /** the clock offset of the last journalled call (or the boot's) */
+  readonly lastOffsetS: number;
   /** Resolves once every call accepted so far has ended and its journal entry is queued. */
   idle(): Promise<void>;
+  /** Runs `fn` between two calls: no call runs until it ends (a snapshot at an exact journal position). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-export function createRecorder(deps: { node: RpcClient; journal: JournalWriter; initialHead: BlockHead }): Recorder {
+export function createRecorder(deps: { node: RpcClient; journal: JournalWriter; initialHead: BlockHead; kind?: ChainNodeKind; lastOffsetS?: number }): Recorder {
   const { node, journal } = deps;
+  const kind = deps.kind ?? "hardhat";
   let head = deps.initialHead;
+  let lastOffsetS = deps.lastOffsetS ?? 0;
   // Serializes calls so that the head read after a call is the one that call produced.
   let tail: Promise<unknown> = Promise.resolve();
 
   async function runOne(request: JsonRpcRequest): Promise<{ response: JsonRpcResponse; durable: Promise<void> }> {
     const params = request.params ?? [];
-    const refusal = refusalReason(request.method, params);
+    const refusal = nodeRefusal(kind, request.method, params);
     if (refusal) {
       const response: JsonRpcResponse = { jsonrpc: "2.0", id: request.id, error: { code: -32601, message: refusal } };
       return { response, durable: Promise.resolve() };
     }
     const upstream = await node.send(request.method, params);
+    await completeCall(kind, node, request.method, upstream);
     const response: JsonRpcResponse = { ...upstream, id: request.id };
     const after = await getHead(node);
     const produced = after.number > head.number && after.hash !== head.hash;
@@ -60,6 +67,7 @@ export function createRecorder(deps: { node: RpcClient; journal: JournalWriter; 
       offsetS: after.timestamp - Math.floor(Date.now() / 1000),
     };
     head = after;
+    lastOffsetS = entry.offsetS;
     // Queued in order now; the fsync is awaited outside the lock so appends share flushes.
     return { response, durable: journal.append(entry) };
   }
@@ -68,8 +76,16 @@ export function createRecorder(deps: { node: RpcClient; journal: JournalWriter; 
     get head() {
       return head;
     },
+    get lastOffsetS() {
+      return lastOffsetS;
+    },
     async idle() {
       await tail;
+    },
+    exclusive(fn) {
+      const run = tail.then(fn);
+      tail = run.catch(() => undefined);
+      return run;
     },
     async execute(request) {
       const run = tail.then(() => runOne(request));

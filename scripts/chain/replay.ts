@@ -4,6 +4,7 @@
 // chain, block for block.
 import { AppError } from "../../runtime/errors";
 import type { JournalEntry } from "./journal";
+import { completeCall, type ChainNodeKind } from "./node-kind";
 import { getHead } from "./recorder";
 import type { RpcClient } from "./rpc-client";
 
@@ -22,18 +23,20 @@ export class ChainReplayDivergedError extends AppError<"CHAIN_REPLAY_DIVERGED"> 
 /** How often the head is checked during replay: each check is one more call per entry it covers. */
 const CHECK_EVERY_ENTRIES = 64;
 
-export async function replayJournal(node: RpcClient, entries: readonly JournalEntry[]): Promise<void> {
+/** `firstIndex`: the journal index of entries[0] (a tail after a snapshot), for the error's message. */
+export async function replayJournal(node: RpcClient, entries: readonly JournalEntry[], kind: ChainNodeKind = "hardhat", firstIndex = 0): Promise<void> {
   for (const [i, entry] of entries.entries()) {
     if (entry.firstBlockTimestamp !== undefined) {
       await node.call("evm_setNextBlockTimestamp", [entry.firstBlockTimestamp]);
     }
     // Errors are expected where the original call failed too (a reverted transaction is still mined);
     // the head check below is what decides whether the replay is faithful.
-    await node.send(entry.method, entry.params);
+    const res = await node.send(entry.method, entry.params);
+    await completeCall(kind, node, entry.method, res);
     if (i % CHECK_EVERY_ENTRIES === CHECK_EVERY_ENTRIES - 1 || i === entries.length - 1) {
       const head = await getHead(node);
       if (head.number !== entry.head.number || head.hash !== entry.head.hash) {
-        throw new ChainReplayDivergedError(i, entry.head, head);
+        throw new ChainReplayDivergedError(firstIndex + i, entry.head, head);
       }
     }
   }

@@ -5,16 +5,18 @@
 // the supervisor's status changes (and the restarted node's pid) arrive as messages.
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import type { ChainStatus, RunningChain, StartChainOptions } from "./start-chain";
+import type { ChainNodeKind } from "./node-process";
+import type { ChainRestored, ChainStatus, RunningChain, StartChainOptions } from "./start-chain";
 
 interface Ready {
   chainId: number;
+  node: ChainNodeKind;
   rpcUrl: string;
   wsUrl: string;
   port: number;
   nodePid: number;
   nodeRpcUrl: string;
-  restored: { entries: number; ms: number };
+  restored: ChainRestored;
   status: ChainStatus;
 }
 
@@ -22,7 +24,8 @@ type WorkerMessage =
   | { ready: Ready }
   | { error: { name: string; message: string; stack?: string } }
   | { status: ChainStatus; nodePid: number; nodeRpcUrl: string }
-  | { stopped: true; error?: string };
+  | { stopped: true; error?: string }
+  | { snapshotTaken: number; file?: string };
 
 export function startChainInWorker(options: StartChainOptions): Promise<RunningChain> {
   // The entry is TypeScript: the worker registers tsx's CommonJS loader itself (a worker does not inherit
@@ -82,8 +85,23 @@ export function startChainInWorker(options: StartChainOptions): Promise<RunningC
         })();
         return stopping;
       };
+      let nextSnapshot = 1;
+      const snapshot = (): Promise<string | undefined> => {
+        const id = nextSnapshot++;
+        return new Promise((res) => {
+          const on = (u: WorkerMessage) => {
+            if (!("snapshotTaken" in u) || u.snapshotTaken !== id) return;
+            worker.off("message", on);
+            res(u.file);
+          };
+          worker.on("message", on);
+          worker.postMessage({ snapshot: id });
+        });
+      };
       resolve({
         chainId: ready.chainId,
+        node: ready.node,
+        snapshot,
         rpcUrl: ready.rpcUrl,
         wsUrl: ready.wsUrl,
         port: ready.port,

@@ -1,20 +1,26 @@
-// startChain: a Hardhat JSON-RPC node that keeps its state across restarts. The node itself is in
-// memory (Hardhat 2 has no state dump: NomicFoundation/hardhat#3599, edr#409), so a proxy on the public
-// port journals every state-changing call and a restart replays the journal into a fresh node before
-// the port opens. The node is supervised: when it dies on its own, the proxy keeps the public port and
-// answers "unavailable" (HTTP 503, a JSON-RPC error naming the chain), a fresh node is started, the
-// journal replayed into it, and the proxy serves again (supervisor.ts). See docs/decisions/stack.md.
+// startChain: a local JSON-RPC chain node (Hardhat or Anvil, `node`) that keeps its state across restarts.
+// A proxy on the public port journals every state-changing call. Hardhat 2 has no state dump
+// (NomicFoundation/hardhat#3599, edr#409), so a Hardhat chain's restart replays the whole journal into a
+// fresh node before the port opens. An Anvil chain also has snapshots of its state (snapshot.ts, taken by
+// the supervisor periodically and at a clean stop): a restart loads the newest good one and replays only
+// the journal entries after it; a damaged snapshot falls back to the one before, then to the full journal.
+// The node is supervised: when it dies on its own, the proxy keeps the public port and answers
+// "unavailable" (HTTP 503, a JSON-RPC error naming the chain), a fresh node is booted the same way, and the
+// proxy serves again (supervisor.ts). See docs/decisions/stack.md.
 import fs from "node:fs";
 import path from "node:path";
-import { readJournal } from "./journal";
-import { spawnHardhatNode, ChainStartError, type HardhatNodeProcess } from "./node-process";
+import { readJournalFrom, JournalCorruptError, type JournalEntry } from "./journal";
+import { ChainStartError, type ChainNodeKind, type ChainNodeProcess } from "./node-process";
+import { spawnChainNode } from "./node-kind";
 import { startChainProxy } from "./proxy";
 import { getHead } from "./recorder";
 import { replayJournal, restoreClock } from "./replay";
+import { listSnapshots, readSnapshot, snapshotDir, SnapshotCorruptError, type Snapshot } from "./snapshot";
 import { createRpcClient, type RpcClient } from "./rpc-client";
-import { superviseChain, type ChainStatus } from "./supervisor";
+import { superviseChain, DEFAULT_SNAPSHOT_POLICY, type SnapshotPolicy } from "./supervisor";
 
-export type { ChainStatus } from "./supervisor";
+export type { ChainStatus, SnapshotPolicy } from "./supervisor";
+import type { ChainStatus } from "./supervisor";
 
 export interface StartChainOptions {
   chainId: number;
@@ -27,6 +33,22 @@ export interface StartChainOptions {
   fsync?: boolean;
   /** pin the node to these CPUs (taskset list); none when absent */
   cpus?: string;
+  /** the node program (default hardhat); a data dir keeps the one it was made with */
+  node?: ChainNodeKind;
+  /** Anvil only: when to snapshot the chain's state (default DEFAULT_SNAPSHOT_POLICY; false: never) */
+  snapshots?: SnapshotPolicy | false;
+}
+
+/** What a start (or a supervised restart) restored. */
+export interface ChainRestored {
+  /** journal entries replayed (the tail after the snapshot, or the whole journal) */
+  entries: number;
+  /** load + replay, ms */
+  ms: number;
+  /** the snapshot loaded: the journal entries it covers and its load time */
+  snapshot?: { journalEntries: number; bytes: number; loadMs: number };
+  /** snapshots found unusable and skipped, newest first, with why */
+  skippedSnapshots?: string[];
 }
 
 export interface RunningChain {
@@ -34,35 +56,102 @@ export interface RunningChain {
   readonly rpcUrl: string;
   readonly wsUrl: string;
   readonly port: number;
-  /** The Hardhat node behind the proxy (private port): its pid, for process checks (a new one after the
+  readonly node: ChainNodeKind;
+  /** The node behind the proxy (private port): its pid, for process checks (a new one after the
    *  supervisor restarted the node). */
   readonly nodePid: number;
   /** The node's own URL, bypassing the journal: for diagnostics and benchmarks only, never for writes. */
   readonly nodeRpcUrl: string;
-  /** What the start replayed: journal entries and the time it took. */
-  readonly restored: { entries: number; ms: number };
+  /** What the start restored: the snapshot loaded (Anvil), the journal entries replayed, the time it took. */
+  readonly restored: ChainRestored;
   /** The supervisor's view: up, or down (since when, and how long a restart is expected to take). */
   status(): ChainStatus;
   /** Called on every change of status(); returns the unsubscribe. */
   onStatus(fn: (s: ChainStatus) => void): () => void;
+  /** Anvil: takes a state snapshot now (resolves with its file; undefined on Hardhat, or while down). */
+  snapshot(): Promise<string | undefined>;
   stop(): Promise<void>;
 }
 
 interface GenesisRecord {
   chainId: number;
+  /** absent in data dirs made before Anvil was an option: hardhat */
+  node?: ChainNodeKind;
   genesisTimestampS: number;
   genesisHash: string;
 }
 
-/** A fresh node with the journal replayed into it: what a start and a supervised restart both do. */
+/** A fresh node with the chain restored into it: what a start and a supervised restart both do. */
 export interface BootedNode {
-  proc: HardhatNodeProcess;
+  proc: ChainNodeProcess;
   node: RpcClient;
+  kind: ChainNodeKind;
+  /** journal entries replayed */
   entries: number;
-  /** spawn + replay, ms */
+  /** every entry in the journal now (the snapshot's and the replayed ones) */
+  journalEntries: number;
+  /** the clock offset the last entry (or the snapshot) recorded */
+  lastOffsetS: number;
+  /** spawn + load + replay, ms */
   bootMs: number;
-  /** replay only, ms */
+  /** load + replay only, ms */
   replayMs: number;
+  restored: ChainRestored;
+}
+
+async function spawnChecked(options: StartChainOptions, genesis: { timestampS: number; expectedHash?: string }): Promise<{ proc: ChainNodeProcess; node: RpcClient }> {
+  const proc = await spawnChainNode(options.node ?? "hardhat", { chainId: options.chainId, genesisTimestampS: genesis.timestampS, cpus: options.cpus });
+  const node = createRpcClient(proc.rpcUrl);
+  try {
+    const head = await getHead(node, "0x0");
+    if (genesis.expectedHash !== undefined && genesis.expectedHash !== head.hash) {
+      throw new ChainStartError(
+        `chain ${options.chainId}: genesis ${head.hash} differs from the recorded ${genesis.expectedHash} (another ${proc.kind} version or settings?); --reset`,
+      );
+    }
+    return { proc, node };
+  } catch (e) {
+    node.close();
+    await proc.stop();
+    throw e;
+  }
+}
+
+/** Loads `snap` into a fresh node and replays the journal after it; throws when any step fails. */
+async function bootFromSnapshot(options: StartChainOptions, genesis: { timestampS: number; expectedHash?: string }, journalFile: string, snap: Snapshot, t0: number): Promise<BootedNode> {
+  const h = snap.header;
+  if (h.chainId !== options.chainId) throw new SnapshotCorruptError(snap.file, `it is of chain ${h.chainId}`);
+  let tail: JournalEntry[];
+  try {
+    tail = readJournalFrom(journalFile, h.journalBytes).entries;
+  } catch (e) {
+    // line 0: the journal does not reach the snapshot's position (or it is not an entry's start)
+    if (e instanceof JournalCorruptError && e.details.line === 0) throw new SnapshotCorruptError(snap.file, `it does not match the journal: ${(e.cause as Error).message}`);
+    throw e;
+  }
+  const { proc, node } = await spawnChecked(options, genesis);
+  try {
+    const t1 = performance.now();
+    await node.call("anvil_loadState", [`0x${snap.state.toString("hex")}`]);
+    const loaded = await getHead(node);
+    if (loaded.number !== h.head.number || loaded.hash !== h.head.hash) {
+      throw new SnapshotCorruptError(snap.file, `loaded head ${loaded.number} ${loaded.hash}, the header says ${h.head.number} ${h.head.hash}`);
+    }
+    const tLoaded = performance.now();
+    await replayJournal(node, tail, "anvil", h.journalEntries);
+    const lastOffsetS = tail.length > 0 ? tail[tail.length - 1].offsetS : h.offsetS;
+    await restoreClock(node, lastOffsetS);
+    const now = performance.now();
+    return {
+      proc, node, kind: "anvil", entries: tail.length, journalEntries: h.journalEntries + tail.length, lastOffsetS,
+      bootMs: now - t0, replayMs: now - t1,
+      restored: { entries: tail.length, ms: Math.round(now - t1), snapshot: { journalEntries: h.journalEntries, bytes: h.stateBytes, loadMs: Math.round(tLoaded - t1) } },
+    };
+  } catch (e) {
+    node.close();
+    await proc.stop();
+    throw e;
+  }
 }
 
 export async function bootNode(
@@ -71,19 +160,31 @@ export async function bootNode(
   journalFile: string,
 ): Promise<BootedNode> {
   const t0 = performance.now();
-  const entries = genesis.expectedHash !== undefined ? readJournal(journalFile) : [];
-  const proc = await spawnHardhatNode({ chainId: options.chainId, genesisTimestampS: genesis.timestampS, cpus: options.cpus });
-  const node = createRpcClient(proc.rpcUrl);
+  const kind = options.node ?? "hardhat";
+  const skipped: string[] = [];
+  if (kind === "anvil" && genesis.expectedHash !== undefined) {
+    for (const file of listSnapshots(snapshotDir(options.dataDir))) {
+      try {
+        const booted = await bootFromSnapshot(options, genesis, journalFile, readSnapshot(file), t0);
+        if (skipped.length > 0) booted.restored.skippedSnapshots = skipped;
+        return booted;
+      } catch (e) {
+        // the journal itself damaged, or a node that does not start: no older snapshot helps
+        if (e instanceof JournalCorruptError || e instanceof ChainStartError) throw e;
+        skipped.push(`${file}: ${(e as Error).message}`);
+      }
+    }
+  }
+  const entries: JournalEntry[] = genesis.expectedHash !== undefined ? readJournalFrom(journalFile, 0).entries : [];
+  const { proc, node } = await spawnChecked(options, genesis);
   try {
     const t1 = performance.now();
-    const head = await getHead(node, "0x0");
-    if (genesis.expectedHash !== undefined && genesis.expectedHash !== head.hash) {
-      throw new ChainStartError(`chain ${options.chainId}: genesis ${head.hash} differs from the recorded ${genesis.expectedHash}; --reset`);
-    }
-    await replayJournal(node, entries);
-    await restoreClock(node, entries.length > 0 ? entries[entries.length - 1].offsetS : 0);
+    await replayJournal(node, entries, kind);
+    const lastOffsetS = entries.length > 0 ? entries[entries.length - 1].offsetS : 0;
+    await restoreClock(node, lastOffsetS);
     const now = performance.now();
-    return { proc, node, entries: entries.length, bootMs: now - t0, replayMs: now - t1 };
+    const restored: ChainRestored = { entries: entries.length, ms: Math.round(now - t1), ...(skipped.length > 0 ? { skippedSnapshots: skipped } : {}) };
+    return { proc, node, kind, entries: entries.length, journalEntries: entries.length, lastOffsetS, bootMs: now - t0, replayMs: now - t1, restored };
   } catch (e) {
     node.close();
     await proc.stop();
@@ -102,13 +203,20 @@ export async function startChain(options: StartChainOptions): Promise<RunningCha
       `${options.dataDir} holds chain ${recorded.chainId}, not ${options.chainId}; use another data dir or --reset`,
     );
   }
+  const kind = options.node ?? "hardhat";
+  if (recorded && (recorded.node ?? "hardhat") !== kind) {
+    throw new ChainStartError(
+      `${options.dataDir} holds a chain made by a ${recorded.node ?? "hardhat"} node, not ${kind}: set CHAIN_NODE=${recorded.node ?? "hardhat"}, or --reset to start afresh on ${kind}`,
+    );
+  }
   const genesisTimestampS = recorded?.genesisTimestampS ?? Math.floor(Date.now() / 1000);
   const first = await bootNode(options, { timestampS: genesisTimestampS, expectedHash: recorded?.genesisHash }, journalFile);
   try {
     if (!recorded) {
       const genesis = await getHead(first.node, "0x0");
-      const record: GenesisRecord = { chainId: options.chainId, genesisTimestampS, genesisHash: genesis.hash };
+      const record: GenesisRecord = { chainId: options.chainId, node: kind, genesisTimestampS, genesisHash: genesis.hash };
       fs.rmSync(journalFile, { force: true });
+      fs.rmSync(snapshotDir(options.dataDir), { recursive: true, force: true });
       fs.writeFileSync(`${genesisFile}.tmp`, JSON.stringify(record, null, 2));
       fs.renameSync(`${genesisFile}.tmp`, genesisFile);
     }
@@ -123,6 +231,7 @@ export async function startChain(options: StartChainOptions): Promise<RunningCha
     chainId: options.chainId,
     journalFile,
     fsync: options.fsync ?? true,
+    snapshots: kind === "anvil" && options.snapshots !== false ? { dir: snapshotDir(options.dataDir), ...(options.snapshots ?? DEFAULT_SNAPSHOT_POLICY) } : undefined,
     first,
     boot: () => bootNode(options, { timestampS: genesisTimestampS, expectedHash: genesisHash }, journalFile),
   });
@@ -135,6 +244,7 @@ export async function startChain(options: StartChainOptions): Promise<RunningCha
   let stopping: Promise<void> | undefined;
   return {
     chainId: options.chainId,
+    node: kind,
     rpcUrl: `http://${host}:${proxy.port}`,
     wsUrl: `ws://${host}:${proxy.port}`,
     port: proxy.port,
@@ -144,7 +254,8 @@ export async function startChain(options: StartChainOptions): Promise<RunningCha
     get nodeRpcUrl() {
       return supervisor.nodeRpcUrl();
     },
-    restored: { entries: first.entries, ms: Math.round(first.replayMs) },
+    restored: first.restored,
+    snapshot: supervisor.snapshot,
     status: supervisor.status,
     onStatus: supervisor.onStatus,
     stop() {

@@ -4,11 +4,26 @@
 // flushed and closed, and a fresh node is booted exactly as a start boots one (same genesis, the journal
 // replayed, the clock restored); then the chain is up again. A failed boot is tried again (1 s, 2 s, ..
 // 10 s apart) until it succeeds or the chain is stopped.
+// On Anvil it also takes the chain's state snapshots (snapshot.ts): when SnapshotPolicy.everyEntries
+// journal entries were added since the last one, or everyMs passed with any added, and at a clean stop.
+// A snapshot is taken between two calls (the recorder's exclusive section: the journal flushed, its
+// position read, anvil_dumpState), then written to disk while calls go on.
 import { openJournalWriter, type JournalWriter } from "./journal";
 import type { ProxyUpstream } from "./proxy";
 import { createRecorder, getHead } from "./recorder";
 import type { JsonRpcError } from "./rpc-client";
+import { writeSnapshot } from "./snapshot";
 import type { BootedNode } from "./start-chain";
+
+export interface SnapshotPolicy {
+  /** snapshot once this many journal entries were added since the last one */
+  everyEntries: number;
+  /** ... or once this long passed since the last one with at least one entry added */
+  everyMs: number;
+}
+
+/** See docs/decisions/stack.md, "Chain state snapshots": a crash replays at most ~everyEntries entries. */
+export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = { everyEntries: 250, everyMs: 60_000 };
 
 export interface ChainStatus {
   chainId: number;
@@ -31,6 +46,8 @@ export interface ChainSupervisor {
   onStatus(fn: (s: ChainStatus) => void): () => void;
   nodePid(): number;
   nodeRpcUrl(): string;
+  /** Takes a state snapshot now (Anvil with snapshots on); undefined when there is none to take. */
+  snapshot(): Promise<string | undefined>;
   stop(): Promise<void>;
 }
 
@@ -41,6 +58,8 @@ export async function superviseChain(options: {
   chainId: number;
   journalFile: string;
   fsync: boolean;
+  /** Anvil: where and when to snapshot; absent: never */
+  snapshots?: SnapshotPolicy & { dir: string };
   first: BootedNode;
   boot(): Promise<BootedNode>;
   logger?: { warn(o: object, m?: string): void; info(o: object, m?: string): void };
@@ -52,6 +71,11 @@ export async function superviseChain(options: {
   let upstream: ProxyUpstream | undefined;
   let stopping = false;
   let restarting: Promise<void> | undefined;
+  // snapshots: the journal entries the newest covers, when it was taken, the one being taken
+  let snapshotEntries = options.first.restored.snapshot?.journalEntries ?? 0;
+  let snapshotAt = Date.now();
+  let snapshotting: Promise<string | undefined> | undefined;
+  let lastSnapshotError: string | undefined;
   let status: ChainStatus = { chainId, state: "up", sinceMs: Date.now(), restarts: 0, expectedRestartMs: Math.round(booted.bootMs) };
 
   const setStatus = (next: Partial<ChainStatus>) => {
@@ -69,7 +93,8 @@ export async function superviseChain(options: {
   async function serve(b: BootedNode): Promise<void> {
     booted = b;
     journal = await openJournalWriter(options.journalFile, { fsync: options.fsync });
-    const recorder = createRecorder({ node: b.node, journal, initialHead: await getHead(b.node) });
+    const recorder = createRecorder({ node: b.node, journal, initialHead: await getHead(b.node), kind: b.kind, lastOffsetS: b.lastOffsetS });
+    snapshotEntries = b.restored.snapshot?.journalEntries ?? (snapshotEntries > b.journalEntries ? 0 : snapshotEntries);
     upstream = { node: b.node, nodeWsUrl: b.proc.wsUrl, recorder };
     b.proc.child.once("exit", (code, signal) => {
       if (stopping) return;
@@ -105,9 +130,56 @@ export async function superviseChain(options: {
     }
   }
 
+  /** Journal entries now: the booted node's, plus those flushed since. */
+  const journalEntriesNow = () => booted.journalEntries + journal.stats.entries;
+
+  function snapshot(): Promise<string | undefined> {
+    const policy = options.snapshots;
+    const up = upstream;
+    if (!policy || !up) return Promise.resolve(undefined);
+    snapshotting ??= (async () => {
+      try {
+        const taken = await up.recorder.exclusive(async () => {
+          const journalBytes = await journal.flushedBytes();
+          const journalEntries = journalEntriesNow();
+          const hex = await up.node.call<string>("anvil_dumpState");
+          return { journalBytes, journalEntries, head: up.recorder.head, offsetS: up.recorder.lastOffsetS, hex };
+        });
+        const file = await writeSnapshot(
+          policy.dir,
+          { chainId, journalEntries: taken.journalEntries, journalBytes: taken.journalBytes, head: taken.head, offsetS: taken.offsetS, takenAtMs: Date.now() },
+          Buffer.from(taken.hex.slice(2), "hex"),
+        );
+        snapshotEntries = taken.journalEntries;
+        snapshotAt = Date.now();
+        lastSnapshotError = undefined;
+        return file;
+      } catch (e) {
+        // the next check tries again; the journal still has everything
+        if (lastSnapshotError !== (e as Error).message) options.logger?.warn({ chainId, err: (e as Error).message }, "chain snapshot failed");
+        lastSnapshotError = (e as Error).message;
+        return undefined;
+      } finally {
+        snapshotting = undefined;
+      }
+    })();
+    return snapshotting;
+  }
+
+  const snapshotTimer = options.snapshots
+    ? setInterval(() => {
+        const policy = options.snapshots!;
+        if (stopping || snapshotting || !upstream) return;
+        const added = journalEntriesNow() - snapshotEntries;
+        if (added >= policy.everyEntries || (added > 0 && Date.now() - snapshotAt >= policy.everyMs)) void snapshot();
+      }, 1_000)
+    : undefined;
+  snapshotTimer?.unref();
+
   try {
     await serve(options.first);
   } catch (e) {
+    if (snapshotTimer) clearInterval(snapshotTimer);
     options.first.node.close();
     await options.first.proc.stop();
     throw e;
@@ -130,9 +202,14 @@ export async function superviseChain(options: {
     },
     nodePid: () => booted.proc.pid,
     nodeRpcUrl: () => booted.proc.rpcUrl,
+    snapshot,
     async stop() {
       stopping = true;
+      if (snapshotTimer) clearInterval(snapshotTimer);
       await restarting;
+      await snapshotting;
+      // a clean stop leaves a snapshot of everything: the next start replays nothing
+      if (options.snapshots && upstream && journalEntriesNow() > snapshotEntries) await snapshot();
       const last = upstream;
       upstream = undefined;
       await journal.close().catch(() => undefined);

@@ -112,6 +112,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       host: config.host,
       dataDir: path.join(chainsDir, String(c.chainId)),
       fsync: config.chainJournalFsync,
+      node: config.chainNode,
       cpus,
     });
   // Compilation and both chains start together: each is mostly a separate process's work.

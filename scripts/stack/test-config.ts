@@ -1,6 +1,6 @@
 // Configs for tests that start a stack: every listener on its own free port, data in a given directory.
 // (Port 0 is not enough: components read their URLs from the config, so the ports must be known first.)
-import { loadConfig, type Config } from "../../config";
+import { chainNodeOf, loadConfig, type Config } from "../../config";
 import { freePort } from "../../runtime/ports";
 
 const PORT_VARIABLES = [
@@ -21,7 +21,8 @@ export async function createTestConfig(
   dataDir: string,
   overrides: Record<string, string> = {},
 ): Promise<{ config: Config; env: Record<string, string> }> {
-  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: "warn" };
+  // CHAIN_NODE of the test process (CHAIN_NODE=anvil node --test ...) reaches the stack; overrides win
+  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: "warn", CHAIN_NODE: chainNodeOf() };
   const taken = new Set<number>();
   for (const name of PORT_VARIABLES) {
     let port = await freePort();

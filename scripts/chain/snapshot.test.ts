@@ -1,0 +1,183 @@
+// Anvil's chain state snapshots: written whole or not at all, taken periodically and at a clean stop; a
+// (re)start loads the newest good one and replays only the journal after it; a torn or corrupt one falls
+// back to the one before, then to the whole journal; blocks, receipts and logs from before a snapshot are
+// still there after it is loaded.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Hex } from "viem";
+import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
+import { createRpcClient, type RpcClient } from "./rpc-client";
+import { startChain, type RunningChain } from "./start-chain";
+import { KEEP_SNAPSHOTS, listSnapshots, readSnapshot, snapshotDir, SnapshotCorruptError, writeSnapshot } from "./snapshot";
+
+const CHAIN_ID = 31337;
+const sender = privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[9]);
+// emits LOG1(topic 1) with no data on every call: PUSH1 1 PUSH1 0 PUSH1 0 LOG1 STOP
+const LOGGER = "0x00000000000000000000000000000000000000cc";
+const LOGGER_CODE = "0x600160006000a100";
+const head = { number: 1, hash: `0x${"11".repeat(32)}`, timestamp: 2 };
+
+function tmpDir(t: { after(fn: () => void): void }, prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+test("a snapshot file is whole or refused: torn, flipped, headerless; the newest two are kept; temp files are not snapshots", async (t) => {
+  const dir = tmpDir(t, "snap-unit-");
+  const state = Buffer.from("gzipped state stand-in ".repeat(100));
+  const files: string[] = [];
+  for (const n of [5, 10, 15]) files.push(await writeSnapshot(dir, { chainId: CHAIN_ID, journalEntries: n, journalBytes: n * 100, head, offsetS: -3, takenAtMs: 1 }, state));
+  assert.equal(KEEP_SNAPSHOTS, 2);
+  assert.deepEqual(listSnapshots(dir), [files[2], files[1]], "newest first; the oldest beyond two removed");
+  const good = readSnapshot(files[2]);
+  assert.equal(good.header.journalEntries, 15);
+  assert.equal(good.header.journalBytes, 1_500);
+  assert.deepEqual(good.state, state);
+
+  fs.writeFileSync(path.join(dir, ".tmp-123-abcd"), "half a snapshot");
+  assert.deepEqual(listSnapshots(dir), [files[2], files[1]], "an interrupted write's temp file is not listed");
+
+  const bytes = fs.readFileSync(files[2]);
+  fs.writeFileSync(files[2], bytes.subarray(0, bytes.length - 1));
+  assert.throws(() => readSnapshot(files[2]), (e: unknown) => e instanceof SnapshotCorruptError && /torn write/.test(e.message));
+  const flipped = Buffer.from(bytes);
+  flipped[flipped.length - 5] ^= 0xff;
+  fs.writeFileSync(files[2], flipped);
+  assert.throws(() => readSnapshot(files[2]), /checksum mismatch/);
+  fs.writeFileSync(files[2], "no header at all");
+  assert.throws(() => readSnapshot(files[2]), /no header line/);
+  fs.writeFileSync(files[2], "{not json\n" + "x");
+  assert.throws(() => readSnapshot(files[2]), /header is not JSON/);
+  assert.equal(readSnapshot(files[1]).header.journalEntries, 10, "the other one still reads");
+});
+
+async function transfer(rpc: RpcClient, nonce: number, to: string = LOGGER): Promise<string> {
+  const raw = await sender.signTransaction({ chainId: CHAIN_ID, type: "eip1559", to: to as Hex, value: 1n, gas: 60_000n, nonce, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1n });
+  return rpc.call<string>("eth_sendRawTransaction", [raw]);
+}
+
+interface ChainView {
+  hashes: string[];
+  logs: string;
+  receipts: string;
+  balance: string;
+  nonce: string;
+}
+
+async function view(rpc: RpcClient, txs: string[]): Promise<ChainView> {
+  const latest = Number(await rpc.call<string>("eth_blockNumber"));
+  const hashes: string[] = [];
+  for (let n = 0; n <= latest; n++) hashes.push((await rpc.call<{ hash: string }>("eth_getBlockByNumber", [`0x${n.toString(16)}`, false])).hash);
+  const logs = JSON.stringify(await rpc.call("eth_getLogs", [{ fromBlock: "0x0", toBlock: "latest", address: LOGGER }]));
+  const receipts = JSON.stringify(await Promise.all(txs.map((h) => rpc.call("eth_getTransactionReceipt", [h]))));
+  return {
+    hashes,
+    logs,
+    receipts,
+    balance: await rpc.call<string>("eth_getBalance", [LOGGER, "latest"]),
+    nonce: await rpc.call<string>("eth_getTransactionCount", [sender.address, "latest"]),
+  };
+}
+
+async function until(cond: () => boolean, what: string, ms = 60_000): Promise<void> {
+  const by = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > by) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test("anvil: periodic snapshots; a kill -9 comes back from the newest + the journal after it; a damaged newest falls back to the one before, then to the whole journal", async (t) => {
+  const dir = tmpDir(t, "snap-anvil-");
+  const started: RunningChain[] = [];
+  const rpcs: RpcClient[] = [];
+  t.after(async () => {
+    for (const r of rpcs) r.close();
+    await Promise.all(started.map((c) => c.stop()));
+  });
+  const start = async (snapshots = { everyEntries: 3, everyMs: 60_000 }) => {
+    const c = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node: "anvil", snapshots });
+    started.push(c);
+    const rpc = createRpcClient(c.rpcUrl);
+    rpcs.push(rpc);
+    return { c, rpc };
+  };
+
+  let { c, rpc } = await start();
+  await rpc.call("anvil_setCode", [LOGGER, LOGGER_CODE]);
+  const txs: string[] = [];
+  for (let i = 0; i < 4; i++) txs.push(await transfer(rpc, i));
+  // 5 entries since the start (setCode + 4 sends): the policy (every 3) takes one within a second or two
+  await until(() => listSnapshots(snapshotDir(dir)).length > 0, "a periodic snapshot");
+  const periodic = readSnapshot(listSnapshots(snapshotDir(dir))[0]).header;
+  assert.ok(periodic.journalEntries >= 3, `periodic snapshot covers ${periodic.journalEntries} entries`);
+  for (let i = 4; i < 6; i++) txs.push(await transfer(rpc, i));
+  const before = await view(rpc, txs);
+  assert.equal(JSON.parse(before.logs).length, 6);
+
+  // kill -9: the supervisor boots a fresh node from the newest snapshot and the journal's tail
+  const oldPid = c.nodePid;
+  process.kill(oldPid, "SIGKILL");
+  await until(() => c.status().restarts === 1 && c.status().state === "up", "the supervised restart");
+  assert.deepEqual(await view(rpc, txs), before, "nothing acknowledged lost; blocks, logs and receipts identical");
+  txs.push(await transfer(rpc, 6));
+  const afterCrash = await view(rpc, txs);
+  await c.stop();
+
+  // a clean stop snapshots everything: the next start replays nothing
+  const snaps = listSnapshots(snapshotDir(dir));
+  assert.equal(snaps.length, 2);
+  ({ c, rpc } = await start());
+  assert.equal(c.restored.entries, 0);
+  assert.equal(c.restored.snapshot?.journalEntries, 8);
+  assert.deepEqual(await view(rpc, txs), afterCrash);
+  await c.stop();
+
+  // the newest torn (a crash mid-write cannot leave one: this is disk damage): the one before + the tail
+  const newest = fs.readFileSync(snaps[0]);
+  fs.writeFileSync(snaps[0], newest.subarray(0, newest.length - 100));
+  const older = readSnapshot(snaps[1]).header;
+  ({ c, rpc } = await start({ everyEntries: 1_000, everyMs: 600_000 }));
+  assert.equal(c.restored.skippedSnapshots?.length, 1, JSON.stringify(c.restored));
+  assert.match(c.restored.skippedSnapshots![0], /torn write/);
+  assert.equal(c.restored.snapshot?.journalEntries, older.journalEntries);
+  assert.equal(c.restored.entries, 8 - older.journalEntries);
+  assert.deepEqual(await view(rpc, txs), afterCrash);
+  await c.stop();
+
+  // every snapshot damaged, and one that claims more journal than there is: the whole journal is replayed
+  for (const f of listSnapshots(snapshotDir(dir))) {
+    const b = fs.readFileSync(f);
+    b[b.length - 1] ^= 0xff;
+    fs.writeFileSync(f, b);
+  }
+  const journalBytes = fs.statSync(path.join(dir, "journal.jsonl")).size;
+  await writeSnapshot(snapshotDir(dir), { chainId: CHAIN_ID, journalEntries: 999, journalBytes: journalBytes + 10, head, offsetS: 0, takenAtMs: 1 }, Buffer.from("x"));
+  ({ c, rpc } = await start({ everyEntries: 1_000, everyMs: 600_000 }));
+  assert.equal(c.restored.snapshot, undefined);
+  assert.equal(c.restored.entries, 8);
+  assert.equal(c.restored.skippedSnapshots?.length, 2, JSON.stringify(c.restored));
+  assert.match(c.restored.skippedSnapshots![0], /does not match the journal/);
+  assert.match(c.restored.skippedSnapshots![1], /checksum mismatch/);
+  assert.deepEqual(await view(rpc, txs), afterCrash);
+  // ... and on demand: a snapshot now covers all 8 entries
+  const file = await c.snapshot();
+  assert.ok(file);
+  assert.equal(readSnapshot(file).header.journalEntries, 8);
+});
+
+test("hardhat: no snapshots (the node has no state dump): snapshot() answers undefined and a stop leaves none", async (t) => {
+  const dir = tmpDir(t, "snap-hardhat-");
+  const c = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node: "hardhat" });
+  const rpc = createRpcClient(c.rpcUrl);
+  await transfer(rpc, 0);
+  assert.equal(await c.snapshot(), undefined);
+  rpc.close();
+  await c.stop();
+  assert.deepEqual(listSnapshots(snapshotDir(dir)), []);
+});
