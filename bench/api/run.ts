@@ -8,6 +8,7 @@
 //      changes the top level; delay to the last subscriber's receipt from the order's acceptance by the
 //      matcher (its created_at), from the HTTP acknowledgement (201 received) and from the request's
 //      send, p50/p99/max over the rounds.
+//   4. after the stack stopped: the identity provider's password-grant logins/s (bench/api/iam-login.ts).
 // Env: BENCH_SECONDS (10 per autocannon run), BENCH_CONNECTIONS (32), BENCH_SUBSCRIBERS (1000),
 // BENCH_ROUNDS (50). Prints a table; stops everything it started.
 import autocannon from "autocannon";
@@ -20,6 +21,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { MarketSpec } from "../../pipeline/service";
 import { createTestConfig } from "../../scripts/stack";
 import { api, createApiKey, keyHeaders, keyOrderBody, type TestKey } from "../../api/testing/client";
+import { benchIamLogins, formatIamLoginFigures } from "./iam-login";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -207,7 +209,10 @@ async function main() {
   }
 }
 
-main().then(
+main()
+  // the identity provider's password-grant logins/s, once the stack has stopped (bench/api/iam-login.ts)
+  .then(async () => console.log(`\n${formatIamLoginFigures(await benchIamLogins())}`))
+  .then(
   () => process.exit(0),
   (err) => {
     console.error(err);
