@@ -1,7 +1,7 @@
 // Issue 11 ("one trader halts all settlement") through the public API under load: honest wallet-signed
 // orders (POST /v1/orders, concurrently) settle while poisoned ones are mixed in: a signature with v
 // rewritten to 0/1 (refused at intake now), an order whose nonce the trader cancels on chain right
-// before it trades (cancelOrder), one under a cancelAllBelow. The venue never halts, every honest trade
+// before it trades (cancelOrder), one under a cancelAllBelow (on their own book, in the same batches). The venue never halts, every honest trade
 // settles on chain, the poisoned orders end cancelled with their reason visible in GET /v1/orders/{id},
 // and orders placed afterwards are accepted and settled.
 import { test } from "node:test";
@@ -29,6 +29,10 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
     const p = pipe.pipeline;
     const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
     const m: MarketSpec = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
+    // the poisoned orders trade on their own book: on WETH-USD an honest buy resting at a better price
+    // could fill them before their owner cancels (a legitimate fill, not the case under test); their
+    // trades still share the batches with the honest ones (one batcher for every market)
+    const mPoison: MarketSpec = pipe.dexService.listMarkets().find((x) => x.symbol === "WBTC-USD")!;
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
     const abi = settlementAbi;
@@ -47,8 +51,8 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
 
     const domain = getSettlementDomain(chainId, settlement);
     const placed = new Map<string, { hash: Hex; trader: Address; nonce: bigint }>();
-    const place = async (w: PrivateKeyAccount, side: "buy" | "sell", nonce: bigint, priceTicks = 250_000n, sizeLots = 100n) => {
-      const body = await signedOrderBody(w, m, chainId, settlement, { side, priceTicks, sizeLots, nonce });
+    const place = async (w: PrivateKeyAccount, side: "buy" | "sell", nonce: bigint, priceTicks = 250_000n, sizeLots = 100n, market = m) => {
+      const body = await signedOrderBody(w, market, chainId, settlement, { side, priceTicks, sizeLots, nonce });
       const o = body.order as Record<string, string | number>;
       const hash = getOrderHash(domain, {
         trader: o.trader as Address, baseToken: o.base_token as Address, quoteToken: o.quote_token as Address, side: Number(o.side) as 0 | 1,
@@ -88,17 +92,17 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
     //    (before the chain follower's next poll sees the cancel); C rests another under a cancelAllBelow
     const poisonedIds: string[] = [];
     const poisonPlacements = (async () => {
-      const rest1 = await place(C, "sell", 500n, 249_000n);
+      const rest1 = await place(C, "sell", 500n, 249_000n, 100n, mPoison);
       assert.equal(rest1.status, 201, rest1.text);
       poisonedIds.push(rest1.body.order_id);
       await walletOf(C).writeContract({ address: settlement, abi, functionName: "cancelOrder", args: [500n] });
-      const cross1 = await place(D, "buy", 1n, 249_000n);
+      const cross1 = await place(D, "buy", 1n, 249_000n, 100n, mPoison);
       assert.equal(cross1.status, 201, cross1.text);
-      const rest2 = await place(C, "sell", 600n, 249_000n);
+      const rest2 = await place(C, "sell", 600n, 249_000n, 100n, mPoison);
       assert.equal(rest2.status, 201, rest2.text);
       poisonedIds.push(rest2.body.order_id);
       await walletOf(C).writeContract({ address: settlement, abi, functionName: "cancelAllBelow", args: [601n] });
-      const cross2 = await place(D, "buy", 2n, 249_000n);
+      const cross2 = await place(D, "buy", 2n, 249_000n, 100n, mPoison);
       assert.equal(cross2.status, 201, cross2.text);
     })();
     await poisonPlacements;
