@@ -6,12 +6,15 @@
 // process RSS after the start, the chains' replay (calls, ms) and the matcher journal's recovery (snapshot
 // index, records replayed, ms). Then the ratio of the two sizes. Each life runs in its own process
 // (stack-child.ts). Goal (issue #13): under 5 s to accepting orders, the two sizes within 20 %.
-// Env: BENCH_RESTART_ORDERS (100000), BENCH_RESTART_SMALL (10000), BENCH_RESTART_SIZES=small|large to run one size only.
+// Env: BENCH_RESTART_ORDERS (100000), BENCH_RESTART_SMALL (10000), BENCH_RESTART_SIZES=small|large to run one size only,
+// BENCH_CHAIN_NODE=anvil|hardhat the chains' node (default: CHAIN_NODE, else config's default).
 import { fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createTestConfig } from "../../scripts/stack";
+import type { ChainRestored } from "../../scripts/chain";
+import { chainNodeOf } from "../../config";
 
 const LARGE = Number(process.env.BENCH_RESTART_ORDERS ?? 100_000);
 const SMALL = Number(process.env.BENCH_RESTART_SMALL ?? 10_000);
@@ -25,7 +28,7 @@ interface RestartResult {
   startStackMs: number;
   timingsMs: Record<string, number>;
   rssMb: number;
-  chains: { home: { entries: number; ms: number }; remote: { entries: number; ms: number } };
+  chains: { home: ChainRestored; remote: ChainRestored };
   journal: { snapshotIndex: number; replayed: number; ms: number };
   recoveredTrades: number;
   lastSettledSeq: number;
@@ -49,14 +52,17 @@ function life<T>(env: Record<string, string>, mode: "fill" | "restart", n: numbe
 async function measure(n: number): Promise<RestartResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-restart-"));
   try {
-    const { env } = await createTestConfig(dataDir, { LOG_LEVEL: "error", STACK_COMPONENTS: "pipeline,dex-api" });
+    const { env } = await createTestConfig(dataDir, { LOG_LEVEL: "error", STACK_COMPONENTS: "pipeline,dex-api", ...(process.env.BENCH_CHAIN_NODE ? { CHAIN_NODE: process.env.BENCH_CHAIN_NODE } : {}) });
     const fill = await life<{ accepted: number; trades: number; fillMs: number }>(env, "fill", n);
     console.log(`${n} orders: ${fill.accepted} accepted, ${fill.trades} trades settled in ${(fill.fillMs / 1000).toFixed(1)} s; data dir ${Math.round(dirBytes(dataDir) / 2 ** 20)} MB; restarting`);
     const r = await life<RestartResult>(env, "restart", n);
     console.log(`  accepting orders          ${r.processStartToAcceptedMs} ms after the process started (startStack ${r.startStackMs} ms: ${Object.entries(r.timingsMs).map(([k, v]) => `${k} ${v}`).join(", ")})`);
     console.log(`  /health 200               ${r.processStartToHealthMs} ms after the process started`);
-    console.log(`  RSS after start           ${r.rssMb} MB (this process; the Hardhat nodes are their own)`);
-    console.log(`  chain replay              home ${r.chains.home.entries} calls in ${r.chains.home.ms} ms, remote ${r.chains.remote.entries} calls in ${r.chains.remote.ms} ms`);
+    console.log(`  RSS after start           ${r.rssMb} MB (this process; the chain nodes are their own)`);
+    const restore = (c: ChainRestored) =>
+      `${c.snapshot ? `snapshot of ${c.snapshot.journalEntries} calls (${(c.snapshot.bytes / 2 ** 20).toFixed(1)} MB) loaded in ${c.snapshot.loadMs} ms + ` : ""}${c.entries} calls replayed, ${c.ms} ms`;
+    console.log(`  chain restore             home ${restore(r.chains.home)}; remote ${restore(r.chains.remote)}`);
+    for (const skipped of [...(r.chains.home.skippedSnapshots ?? []), ...(r.chains.remote.skippedSnapshots ?? [])]) console.log(`  snapshot skipped          ${skipped.slice(0, 300)}`);
     console.log(`  matcher journal           snapshot at record ${r.journal.snapshotIndex}, ${r.journal.replayed} records replayed, recovery ${Math.round(r.journal.ms)} ms; ${r.recoveredTrades} trades held, last settled seq ${r.lastSettledSeq}`);
     return r;
   } finally {
@@ -76,7 +82,8 @@ function dirBytes(dir: string): number {
 }
 
 async function main(): Promise<void> {
-  console.log(`bench:restart  sizes ${SIZES.join(", ")} orders; ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+  const node = process.env.BENCH_CHAIN_NODE || chainNodeOf();
+  console.log(`bench:restart  sizes ${SIZES.join(", ")} orders; chain node ${node}; ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
   const results: RestartResult[] = [];
   for (const n of SIZES) results.push(await measure(n));
   let ok = results.every((r) => r.processStartToAcceptedMs < TARGET_ACCEPT_MS);
@@ -86,9 +93,10 @@ async function main(): Promise<void> {
     const ratio = b.processStartToAcceptedMs / a.processStartToAcceptedMs;
     const within = ratio <= TARGET_RATIO;
     ok &&= within;
-    console.log(`ratio ${SIZES[1]} / ${SIZES[0]} orders: accepting ${ratio.toFixed(2)}x, /health ${(b.processStartToHealthMs / a.processStartToHealthMs).toFixed(2)}x, RSS ${(b.rssMb / a.rssMb).toFixed(2)}x, chain replay ${(b.chains.home.ms / Math.max(1, a.chains.home.ms)).toFixed(2)}x, journal recovery ${(b.journal.ms / Math.max(1, a.journal.ms)).toFixed(2)}x`);
+    console.log(`ratio ${SIZES[1]} / ${SIZES[0]} orders: accepting ${ratio.toFixed(2)}x, /health ${(b.processStartToHealthMs / a.processStartToHealthMs).toFixed(2)}x, RSS ${(b.rssMb / a.rssMb).toFixed(2)}x, chain restore ${(b.chains.home.ms / Math.max(1, a.chains.home.ms)).toFixed(2)}x, journal recovery ${(b.journal.ms / Math.max(1, a.journal.ms)).toFixed(2)}x`);
     console.log(`${within ? "PASS" : "FAIL"}  the two sizes within ${Math.round((TARGET_RATIO - 1) * 100)} % (${ratio.toFixed(2)}x)`);
   }
+  console.log(`load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
   process.exit(ok ? 0 : 1);
 }
 

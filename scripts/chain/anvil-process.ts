@@ -80,6 +80,8 @@ export function anvilArgs(options: AnvilNodeOptions): string[] {
     "--balance", "10000",
     "--disable-default-create2-deployer",
     "--no-mining",
+    // anvil_loadState carries the whole snapshot in one request (Anvil refuses bodies over 2 MB otherwise)
+    "--no-request-size-limit",
     "--color", "never",
   ];
 }

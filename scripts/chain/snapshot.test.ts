@@ -4,6 +4,7 @@
 // still there after it is loaded.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,6 +20,7 @@ const sender = privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[9]);
 // emits LOG1(topic 1) with no data on every call: PUSH1 1 PUSH1 0 PUSH1 0 LOG1 STOP
 const LOGGER = "0x00000000000000000000000000000000000000cc";
 const LOGGER_CODE = "0x600160006000a100";
+const BIG = "0x00000000000000000000000000000000000000dd";
 const head = { number: 1, hash: `0x${"11".repeat(32)}`, timestamp: 2 };
 
 function tmpDir(t: { after(fn: () => void): void }, prefix: string): string {
@@ -110,9 +112,12 @@ test("anvil: periodic snapshots; a kill -9 comes back from the newest + the jour
 
   let { c, rpc } = await start();
   await rpc.call("anvil_setCode", [LOGGER, LOGGER_CODE]);
+  // 3 MB of incompressible code: the snapshot is larger than Anvil's default 2 MB request limit
+  const big = `0x${crypto.randomBytes(3 * 2 ** 20).toString("hex")}`;
+  await rpc.call("anvil_setCode", [BIG, big]);
   const txs: string[] = [];
   for (let i = 0; i < 4; i++) txs.push(await transfer(rpc, i));
-  // 5 entries since the start (setCode + 4 sends): the policy (every 3) takes one within a second or two
+  // 6 entries since the start (2 setCode + 4 sends): the policy (every 3) takes one within a second or two
   await until(() => listSnapshots(snapshotDir(dir)).length > 0, "a periodic snapshot");
   const periodic = readSnapshot(listSnapshots(snapshotDir(dir))[0]).header;
   assert.ok(periodic.journalEntries >= 3, `periodic snapshot covers ${periodic.journalEntries} entries`);
@@ -134,7 +139,9 @@ test("anvil: periodic snapshots; a kill -9 comes back from the newest + the jour
   assert.equal(snaps.length, 2);
   ({ c, rpc } = await start());
   assert.equal(c.restored.entries, 0);
-  assert.equal(c.restored.snapshot?.journalEntries, 8);
+  assert.equal(c.restored.snapshot?.journalEntries, 9);
+  assert.ok(c.restored.snapshot!.bytes > 3 * 2 ** 20, `snapshot of ${c.restored.snapshot!.bytes} bytes`);
+  assert.equal(await rpc.call("eth_getCode", [BIG, "latest"]), big);
   assert.deepEqual(await view(rpc, txs), afterCrash);
   await c.stop();
 
@@ -146,7 +153,7 @@ test("anvil: periodic snapshots; a kill -9 comes back from the newest + the jour
   assert.equal(c.restored.skippedSnapshots?.length, 1, JSON.stringify(c.restored));
   assert.match(c.restored.skippedSnapshots![0], /torn write/);
   assert.equal(c.restored.snapshot?.journalEntries, older.journalEntries);
-  assert.equal(c.restored.entries, 8 - older.journalEntries);
+  assert.equal(c.restored.entries, 9 - older.journalEntries);
   assert.deepEqual(await view(rpc, txs), afterCrash);
   await c.stop();
 
@@ -160,15 +167,15 @@ test("anvil: periodic snapshots; a kill -9 comes back from the newest + the jour
   await writeSnapshot(snapshotDir(dir), { chainId: CHAIN_ID, journalEntries: 999, journalBytes: journalBytes + 10, head, offsetS: 0, takenAtMs: 1 }, Buffer.from("x"));
   ({ c, rpc } = await start({ everyEntries: 1_000, everyMs: 600_000 }));
   assert.equal(c.restored.snapshot, undefined);
-  assert.equal(c.restored.entries, 8);
+  assert.equal(c.restored.entries, 9);
   assert.equal(c.restored.skippedSnapshots?.length, 2, JSON.stringify(c.restored));
   assert.match(c.restored.skippedSnapshots![0], /does not match the journal/);
   assert.match(c.restored.skippedSnapshots![1], /checksum mismatch/);
   assert.deepEqual(await view(rpc, txs), afterCrash);
-  // ... and on demand: a snapshot now covers all 8 entries
+  // ... and on demand: a snapshot now covers all 9 entries
   const file = await c.snapshot();
   assert.ok(file);
-  assert.equal(readSnapshot(file).header.journalEntries, 8);
+  assert.equal(readSnapshot(file).header.journalEntries, 9);
 });
 
 test("hardhat: no snapshots (the node has no state dump): snapshot() answers undefined and a stop leaves none", async (t) => {
