@@ -72,6 +72,15 @@ const envSchema = z.object({
   /** 32 bytes hex sealing API secrets and agent keys at rest; or a file holding it, outside DATA_DIR */
   API_KEY_ENCRYPTION_KEY: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, "32 bytes of hex").optional(),
   API_KEY_ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
+  /** issuer URLs whose identity tokens the exchange API accepts (JWKS found by OIDC discovery), comma-separated;
+   *  default: our identity provider (IAM_PORT) */
+  EXCHANGE_OIDC_ISSUERS: z
+    .string()
+    .optional()
+    .transform((s) => (s === undefined ? undefined : s.split(",").map((u) => u.trim().replace(/\/+$/, "")).filter((u) => u.length > 0)))
+    .pipe(z.array(z.string().url()).min(1).optional()),
+  /** the `aud` the exchange API requires in identity tokens */
+  EXCHANGE_OIDC_AUDIENCE: z.string().min(1).default("exchange-api"),
   /** Host headers the DEX API's wallet scheme accepts, comma-separated ("" = any, signed over) */
   DEX_WALLET_AUTH_HOSTS: z
     .string()
@@ -165,6 +174,12 @@ export interface Config {
     /** API_KEY_ENCRYPTION_KEY_FILE (absolute) when set */
     readonly encryptionKeyFile: string | undefined;
     readonly walletAuthHosts: readonly string[];
+  };
+  readonly exchangeApi: {
+    /** issuers whose identity tokens are accepted (EXCHANGE_OIDC_ISSUERS; default `urls.identity`) */
+    readonly oidcIssuers: readonly string[];
+    /** the audience identity tokens must name (EXCHANGE_OIDC_AUDIENCE, default "exchange-api") */
+    readonly oidcAudience: string;
   };
   readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number; readonly maxInFlight: number };
   /** fsync every chain journal append (off only for throwaway benchmarks). */
@@ -291,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       encryptionKeyFile: e.API_KEY_ENCRYPTION_KEY_FILE === undefined ? undefined : path.resolve(e.API_KEY_ENCRYPTION_KEY_FILE),
       walletAuthHosts: e.DEX_WALLET_AUTH_HOSTS,
     },
+    exchangeApi: { oidcIssuers: e.EXCHANGE_OIDC_ISSUERS ?? [http(e.IAM_PORT)], oidcAudience: e.EXCHANGE_OIDC_AUDIENCE },
     batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS, maxInFlight: e.BATCHER_MAX_INFLIGHT },
     chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,
     chainNode: e.CHAIN_NODE,

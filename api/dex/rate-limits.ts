@@ -20,7 +20,8 @@ export interface DexRateLimiters {
   signedCancels: RequestHandler;
 }
 
-const clientIp = (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? "unknown");
+/** The client IP, normalised (an IPv6 address by its prefix). */
+export const clientIp = (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? "unknown");
 
 function authKey(res: Response): string {
   const auth = res.locals.auth as AuthContext | undefined;
@@ -28,26 +29,30 @@ function authKey(res: Response): string {
   return auth.key ? `key:${auth.key.id}` : `wallet:${auth.account.toLowerCase()}`;
 }
 
+/** One spec 8 limiter: X-RateLimit-* headers, 429 RATE_LIMIT_EXCEEDED through the one error mapper
+ *  (the DEX's below; the exchange API's in api/exchange/app.ts). */
+export const createLimiter = (name: string, windowMs: number, limit: number, key: (req: Request, res: Response) => string) =>
+  rateLimit({
+    windowMs,
+    limit,
+    legacyHeaders: true,
+    standardHeaders: false,
+    keyGenerator: (req, res) => `${name}:${key(req, res)}`,
+    handler: (_req, res, next) => {
+      next(
+        new ApiError("RATE_LIMIT_EXCEEDED", `rate limit exceeded: ${limit} per ${windowMs / 1000} s`, {
+          limit,
+          window_ms: windowMs,
+          retry_after: Number(res.getHeader("Retry-After") ?? 1),
+        }),
+      );
+    },
+    // The IP is normalised with ipKeyGenerator; express-rate-limit's source check cannot see that.
+    validate: { keyGeneratorIpFallback: false },
+  });
+
 export function createRateLimiters(limits: DexRateLimits): DexRateLimiters {
-  const make = (name: string, windowMs: number, limit: number, key: (req: Request, res: Response) => string) =>
-    rateLimit({
-      windowMs,
-      limit,
-      legacyHeaders: true,
-      standardHeaders: false,
-      keyGenerator: (req, res) => `${name}:${key(req, res)}`,
-      handler: (_req, res, next) => {
-        next(
-          new ApiError("RATE_LIMIT_EXCEEDED", `rate limit exceeded: ${limit} per ${windowMs / 1000} s`, {
-            limit,
-            window_ms: windowMs,
-            retry_after: Number(res.getHeader("Retry-After") ?? 1),
-          }),
-        );
-      },
-      // The IP is normalised with ipKeyGenerator; express-rate-limit's source check cannot see that.
-      validate: { keyGeneratorIpFallback: false },
-    });
+  const make = createLimiter;
   const minute = 60_000;
   return {
     ip: make("ip", minute, limits.ipPerMinute, clientIp),

@@ -1,0 +1,48 @@
+// The exchange API's codes (spec 7) as data for the one HTTP error mapper (api/errors.ts): every failure
+// leaves as {error:{code,message,details}} with its status. Another organization's id answers the same
+// 404 as an id that does not exist, so ids do not leak.
+import type { ErrorRequestHandler } from "express";
+import type { Logger } from "pino";
+import { API_ERROR_RULES, ApiError, createErrorHandler, DEX_HTTP_ERRORS, type ApiErrorRule } from "../errors";
+
+const EXCHANGE_ONLY_RULES = {
+  ACCOUNT_NOT_FOUND: { http: 404 },
+  ACCREDITATION_REQUIRED: { http: 400 },
+} as const satisfies Record<string, ApiErrorRule>;
+
+const SHARED_CODES = [
+  "INVALID_REQUEST",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "INSUFFICIENT_BALANCE",
+  "ROUTE_NOT_FOUND",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "RATE_LIMIT_EXCEEDED",
+  "INTERNAL_ERROR",
+  "SERVICE_UNAVAILABLE",
+] as const;
+
+export type ExchangeErrorCode = (typeof SHARED_CODES)[number] | keyof typeof EXCHANGE_ONLY_RULES;
+
+export const EXCHANGE_ERROR_RULES: Readonly<Record<ExchangeErrorCode, ApiErrorRule>> = {
+  ...(Object.fromEntries(SHARED_CODES.map((c) => [c, API_ERROR_RULES[c]])) as Record<(typeof SHARED_CODES)[number], ApiErrorRule>),
+  ...EXCHANGE_ONLY_RULES,
+};
+
+export class ExchangeApiError extends ApiError<ExchangeErrorCode> {
+  static override readonly rules: Readonly<Record<string, ApiErrorRule>> = EXCHANGE_ERROR_RULES;
+  constructor(code: ExchangeErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(code, message, details, options);
+    this.name = "ExchangeApiError";
+  }
+}
+
+/** 401 UNAUTHORIZED with a reason a client can act on (never the verifier's internal text). */
+export const unauthorized = (reason: string, message = "missing or invalid authentication", cause?: unknown) =>
+  new ExchangeApiError("UNAUTHORIZED", message, { reason }, { cause });
+
+/** The exchange API answers like the DEX REST API (20 issues at most, "malformed request"). */
+export function exchangeErrorHandler(logger: Logger): ErrorRequestHandler {
+  return createErrorHandler(logger, { ...DEX_HTTP_ERRORS, logMessage: "exchange API request failed" });
+}

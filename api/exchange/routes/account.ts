@@ -1,0 +1,68 @@
+// GET /v1/account (spec 2.12) and its legacy path /v1/custody-account-info (spec 9), and
+// GET /v1/accounts/{accountId} (an account of the caller's organization; any other id: 404).
+import { Router, type RequestHandler, type Response } from "express";
+import { formatDecimal } from "../../../sdk/decimal";
+import type { AccountRecord, AccountStore } from "../accounts";
+import { accountOf, scopeOf, type AccountCustody } from "../authenticate";
+import { ExchangeApiError } from "../errors";
+
+/** Spec 2.12's numbers are JSON numbers in dollars; the exact base units go beside them as decimal
+ *  strings (`cashBalanceUnits`, `buyingPowerUnits`), as INSUFFICIENT_BALANCE's details do. */
+export function dollars(units: bigint, decimals: number): number {
+  return Number(formatDecimal(units, decimals));
+}
+
+export interface AccountView {
+  accountId: string;
+  userId: string;
+  orgId: string;
+  email: string | null;
+  phone: string | null;
+  kycStatus: string;
+  kybStatus: string;
+  accreditationStatus: string;
+  accreditationType: string;
+  cashBalance: number;
+  buyingPower: number;
+  cashBalanceUnits: string;
+  buyingPowerUnits: string;
+  createdAt: string;
+}
+
+export async function presentAccount(a: AccountRecord, custody: AccountCustody, cashDecimals: number): Promise<AccountView> {
+  const b = await custody.balances(a.id);
+  // buying power: cash less pending withdrawals (custody's available cash) less what open buy orders
+  // hold; exchange orders come with issue #15, until then none hold anything
+  const buyingPowerUnits = b.availableCashUnits;
+  return {
+    accountId: a.id,
+    userId: a.userId,
+    orgId: a.orgId,
+    email: a.email,
+    phone: a.phone,
+    kycStatus: a.kycStatus,
+    kybStatus: a.kybStatus,
+    accreditationStatus: a.accreditationStatus,
+    accreditationType: a.accreditationType,
+    cashBalance: dollars(b.cashUnits, cashDecimals),
+    buyingPower: dollars(buyingPowerUnits, cashDecimals),
+    cashBalanceUnits: b.cashUnits.toString(),
+    buyingPowerUnits: buyingPowerUnits.toString(),
+    createdAt: a.createdAt.toISOString(),
+  };
+}
+
+export function accountRouter(deps: { accounts: AccountStore; custody: AccountCustody; cashDecimals: number; auth: RequestHandler }): Router {
+  const r = Router();
+  const own = async (_req: unknown, res: Response) => {
+    res.json({ data: await presentAccount(accountOf(res), deps.custody, deps.cashDecimals), message: "account" });
+  };
+  r.get("/account", deps.auth, own);
+  r.get("/custody-account-info", deps.auth, own);
+  r.get("/accounts/:accountId", deps.auth, async (req, res) => {
+    const a = await deps.accounts.get(scopeOf(res), String(req.params.accountId));
+    if (!a) throw new ExchangeApiError("ACCOUNT_NOT_FOUND", "account not found");
+    res.json({ data: await presentAccount(a, deps.custody, deps.cashDecimals), message: "account" });
+  });
+  return r;
+}

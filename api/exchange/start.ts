@@ -1,0 +1,70 @@
+// startExchangeApi: the exchange API ({base_url} = .../v1) on its own listener, with its stores (accounts,
+// the tenant-token key) in the given database. What the stack component (`npm start`) and tests call.
+import type { Router } from "express";
+import type { Logger } from "pino";
+import type { Db } from "../../db";
+import { createSecretBox } from "../auth/secret-box";
+import { listenDexRest } from "../dex/app";
+import { createAccountStore, type AccountStore } from "./accounts";
+import { createExchangeApp } from "./app";
+import type { AccountCustody } from "./authenticate";
+import type { ExchangeApiConfig } from "./config";
+import { createIdentityVerifier, type IdentityVerifier } from "./identity-tokens";
+import { createTenantTokens, type TenantTokens } from "./tenant-tokens";
+
+export interface StartExchangeApiDeps {
+  config: ExchangeApiConfig;
+  logger: Logger;
+  /** must have run db/migrations (createDb does) */
+  db: Db;
+  /** 32 bytes hex: seals the tenant-token signing key at rest (the API key encryption key) */
+  encryptionKeyHex: string;
+  custody: AccountCustody;
+  cashDecimals: number;
+  authenticatedRouters?: readonly Router[];
+  /** 0 = a free port */
+  port: number;
+  host?: string;
+  now?: () => number;
+}
+
+export interface RunningExchangeApi {
+  /** .../v1 */
+  url: string;
+  identity: IdentityVerifier;
+  tenants: TenantTokens;
+  accounts: AccountStore;
+  close(): Promise<void>;
+}
+
+export async function startExchangeApi(deps: StartExchangeApiDeps): Promise<RunningExchangeApi> {
+  const { config } = deps;
+  const identity = createIdentityVerifier({
+    issuers: config.issuers,
+    audience: config.audience,
+    clockToleranceS: config.clockToleranceS,
+    fetchTimeoutMs: config.identityFetchTimeoutMs,
+    jwksCooldownMs: config.jwksCooldownMs,
+    now: deps.now,
+  });
+  const tenants = await createTenantTokens({
+    db: deps.db,
+    box: createSecretBox(deps.encryptionKeyHex),
+    maxLifetimeS: config.tenantTokenMaxLifetimeS,
+    clockToleranceS: config.clockToleranceS,
+    now: deps.now,
+  });
+  const accounts = createAccountStore(deps.db);
+  const app = createExchangeApp({
+    config,
+    logger: deps.logger,
+    identity,
+    tenants,
+    accounts,
+    custody: deps.custody,
+    cashDecimals: deps.cashDecimals,
+    authenticatedRouters: deps.authenticatedRouters,
+  });
+  const http = await listenDexRest(app, deps.port, deps.host ?? "127.0.0.1");
+  return { url: http.url, identity, tenants, accounts, close: http.close };
+}
