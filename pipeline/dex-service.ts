@@ -21,10 +21,7 @@ import type { SettledBatch } from "./settle/batcher";
 import type { SettledBatchRecord } from "./settle/batch-confirmations";
 import { settlementAbi } from "../sdk/abi";
 import { fromJsonSafe, toJsonSafe, type JsonSafe } from "./match/snapshot-json";
-
-interface OrderRecord extends DexOrderWithFills {
-  hash: Hex;
-}
+import { createMemoryDexHistory, matchesQuery, newestFirst, queryReachesHistory, type DexHistory, type OrderRecord } from "./dex-history";
 
 /** Market / stop orders signed by an agent carry a protection price this far from the reference price
  *  (best opposite level, or the trigger): the contract needs a limit on every order. */
@@ -35,50 +32,174 @@ const MAX_TRADES_KEPT = 10_000;
 /** How long the wallet has to submit the AgentApproval it is asked to sign (its `deadline`). */
 const AGENT_APPROVAL_SUBMIT_WINDOW_SEC = 3600;
 
-/** The event-driven state; created before the pipeline starts so that it sees the journal's replay. */
+const FINISHED: ReadonlySet<DexOrderStatus> = new Set(["filled", "cancelled", "expired", "rejected"]);
+
+export interface DexStateOptions {
+  /** where finished orders go (dex-history.ts); default: in memory, kept in this state's snapshot part */
+  history?: DexHistory;
+  logger?: { error(o: object, m?: string): void };
+}
+
+/** The event-driven state; created before the pipeline starts so that it sees the journal's replay.
+ *  Memory (and the matcher journal's snapshots) hold what is live: orders that can still change (open,
+ *  or finished with a fill not yet settled), the recent trades and the book sequences. An order nothing
+ *  can change any more (finished, every fill settled) goes to the history store; until that write is
+ *  durable it stays in `outbox` (and in the snapshots), so a crash at any point loses nothing. */
 export class DexState {
+  /** live orders by id, by hash (lower-case), by (account, client order id) with the request fingerprint */
   readonly byId = new Map<string, OrderRecord>();
   readonly byHash = new Map<string, OrderRecord>();
   /** (account, client order id) -> the order and its request fingerprint: rebuilt from the journal (the
-   *  client order id and fingerprint travel in each place command's info), so the API answers a retried
-   *  placement from memory, across a restart too, without a database write per order. */
+   *  client order id and fingerprint travel in each place command's info) and kept with finished orders in
+   *  the history, so the API answers a retried placement across a restart too. */
   readonly byClientId = new Map<string, { order: OrderRecord; requestHash: string | null }>();
+  /** finished orders whose history write is not durable yet (order id -> the order, its fingerprint) */
+  readonly outbox = new Map<string, { record: OrderRecord; requestHash: string | null }>();
   readonly trades = new Map<string, DexTrade[]>();
   readonly bookSeq = new Map<string, number>();
   readonly fillsByTrade = new Map<string, DexFill[]>();
   readonly listeners = new Set<(e: DexEvent) => void>();
+  readonly history: DexHistory;
+  private nextOrd = 0;
+  private readonly writes = new Set<Promise<void>>();
 
-  /** For the matcher journal's snapshots (a SnapshotPart): every order record (with its fills), the
-   *  lookups by id, hash and client order id, the recent trades and the book sequences. The pending fills
-   *  by trade are the records' pending fills, found again on restore. */
+  constructor(private readonly options: DexStateOptions = {}) {
+    this.history = options.history ?? createMemoryDexHistory();
+  }
+
+  /** For the matcher journal's snapshots (a SnapshotPart): the live order records (with their fills), the
+   *  client order ids of live orders, the finished orders not yet durable in the history, the recent trades,
+   *  the book sequences (and, for the in-memory history, its orders). The pending fills by trade are the
+   *  records' pending fills, found again on restore. */
   snapshotState(): unknown {
-    const index = new Map<OrderRecord, number>();
-    const records: OrderRecord[] = [];
-    const at = (r: OrderRecord) => {
-      let k = index.get(r);
-      if (k === undefined) index.set(r, (k = records.push(r) - 1));
-      return k;
+    const records = [...this.byId.values()];
+    const byClientId = [...this.byClientId.values()].map((v) => [v.order.orderId, v.requestHash]);
+    return {
+      v: 2, records: toJsonSafe(records), byClientId, nextOrd: this.nextOrd,
+      outbox: toJsonSafe([...this.outbox.values()].map((e) => [e.record, e.requestHash])),
+      trades: toJsonSafe([...this.trades]), bookSeq: [...this.bookSeq], history: this.history.snapshotState?.() ?? null,
     };
-    const byId = [...this.byId].map(([id, r]) => [id, at(r)]);
-    const byHash = [...this.byHash].map(([h, r]) => [h, at(r)]);
-    const byClientId = [...this.byClientId].map(([k, v]) => [k, at(v.order), v.requestHash]);
-    return { records: toJsonSafe(records), byId, byHash, byClientId, trades: toJsonSafe([...this.trades]), bookSeq: [...this.bookSeq] };
   }
 
   restoreSnapshot(state: unknown): void {
-    const st = state as { records: JsonSafe; byId: [string, number][]; byHash: [string, number][]; byClientId: [string, number, string | null][]; trades: JsonSafe; bookSeq: [string, number][] };
-    const records = fromJsonSafe<OrderRecord[]>(st.records);
-    for (const [id, k] of st.byId) this.byId.set(id, records[k]);
-    for (const [h, k] of st.byHash) this.byHash.set(h, records[k]);
-    for (const [key, k, requestHash] of st.byClientId) this.byClientId.set(key, { order: records[k], requestHash });
+    const st = state as { v?: number; records: JsonSafe; trades: JsonSafe; bookSeq: [string, number][] };
+    if (st.v === 2) this.restoreV2(state as Parameters<DexState["restoreV2"]>[0]);
+    else this.restoreV1(state as Parameters<DexState["restoreV1"]>[0]);
     for (const [symbol, list] of fromJsonSafe<[string, DexTrade[]][]>(st.trades)) this.trades.set(symbol, list);
     for (const [symbol, seq] of st.bookSeq) this.bookSeq.set(symbol, seq);
-    for (const r of records) for (const f of r.fills) {
+    for (const r of this.byId.values()) for (const f of r.fills) {
       if (f.settlement !== "pending") continue;
       const list = this.fillsByTrade.get(f.tradeId) ?? [];
       list.push(f);
       this.fillsByTrade.set(f.tradeId, list);
     }
+    // what a snapshot of the previous version kept in memory that is finished now goes to the history
+    for (const r of [...this.byId.values()]) this.settleIfFinished(r);
+  }
+
+  private restoreV2(st: { records: JsonSafe; byClientId: [string, string | null][]; nextOrd: number; outbox: JsonSafe; history: unknown }): void {
+    if (st.history !== null && st.history !== undefined) this.history.restoreSnapshot?.(st.history);
+    this.nextOrd = st.nextOrd;
+    for (const r of fromJsonSafe<OrderRecord[]>(st.records)) {
+      this.byId.set(r.orderId, r);
+      this.byHash.set(r.hash.toLowerCase(), r);
+    }
+    for (const [orderId, requestHash] of st.byClientId) {
+      const r = this.byId.get(orderId);
+      if (r) this.byClientId.set(clientKey(r.account, r.clientOrderId), { order: r, requestHash });
+    }
+    // finished orders whose write the stop (or crash) may have cut: written again (a no-op if it landed)
+    for (const [record, requestHash] of fromJsonSafe<[OrderRecord, string | null][]>(st.outbox)) this.toHistory(record, requestHash);
+  }
+
+  /** A snapshot of the previous version: every order record ever, lookups by index. */
+  private restoreV1(st: { records: JsonSafe; byId: [string, number][]; byClientId: [string, number, string | null][] }): void {
+    const records = fromJsonSafe<OrderRecord[]>(st.records);
+    records.forEach((r, k) => (r.ord = k));
+    this.nextOrd = records.length;
+    const requestHashes = new Map<OrderRecord, string | null>();
+    for (const [, k, requestHash] of st.byClientId) requestHashes.set(records[k], requestHash);
+    for (const [id, k] of st.byId) {
+      const r = records[k];
+      this.byId.set(id, r);
+      this.byHash.set(r.hash.toLowerCase(), r);
+      if (requestHashes.has(r)) this.byClientId.set(clientKey(r.account, r.clientOrderId), { order: r, requestHash: requestHashes.get(r)! });
+    }
+  }
+
+  /** Resolves once every finished order handed to the history so far is durable there. */
+  async flush(): Promise<void> {
+    while (this.writes.size > 0) await Promise.all([...this.writes]);
+  }
+
+  /** Waits for the history writes, then closes the history store. */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.history.close();
+  }
+
+  // ------------------------------------------------------------ reads: live, then the outbox, then history
+
+  orderById(orderId: string): OrderRecord | undefined {
+    return this.byId.get(orderId) ?? this.outbox.get(orderId)?.record ?? this.history.get(orderId);
+  }
+
+  findByClientOrderId(account: string, clientOrderId: string): { order: OrderRecord; requestHash: string | null } | undefined {
+    const candidates: { order: OrderRecord; requestHash: string | null }[] = [];
+    const live = this.byClientId.get(clientKey(account, clientOrderId));
+    if (live) candidates.push(live);
+    for (const e of this.outbox.values()) {
+      const r = e.record;
+      if (r.clientOrderId === clientOrderId && r.account.toLowerCase() === account.toLowerCase()) candidates.push({ order: r, requestHash: e.requestHash });
+    }
+    const old = this.history.byClientId(account, clientOrderId);
+    if (old) candidates.push(old);
+    // the first placement wins
+    return candidates.sort((x, y) => x.order.ord - y.order.ord)[0];
+  }
+
+  /** Newest first (created, then recorded), at most `q.limit`: live orders, and finished ones unless the
+   *  query asks for open statuses only. */
+  listOrders(q: DexOrderQuery): OrderRecord[] {
+    const seen = new Set<string>();
+    const out: OrderRecord[] = [];
+    const add = (r: OrderRecord) => {
+      if (seen.has(r.orderId) || !matchesQuery(r, q)) return;
+      seen.add(r.orderId);
+      out.push(r);
+    };
+    for (const r of this.byId.values()) add(r);
+    if (queryReachesHistory(q)) {
+      for (const e of this.outbox.values()) add(e.record);
+      for (const r of this.history.list(q)) add(r);
+    }
+    return out.sort(newestFirst).slice(0, q.limit);
+  }
+
+  // ------------------------------------------------------------ finishing
+
+  /** Nothing can change the order any more (finished, every fill settled): it leaves memory for the history. */
+  private settleIfFinished(r: OrderRecord): void {
+    if (!FINISHED.has(r.status) || r.fills.some((f) => f.settlement === "pending")) return;
+    if (this.byId.get(r.orderId) !== r) return;
+    this.byId.delete(r.orderId);
+    this.byHash.delete(r.hash.toLowerCase());
+    const k = clientKey(r.account, r.clientOrderId);
+    const c = this.byClientId.get(k);
+    if (c?.order === r) this.byClientId.delete(k);
+    this.toHistory(r, c?.order === r ? c.requestHash : null);
+  }
+
+  private toHistory(record: OrderRecord, requestHash: string | null): void {
+    this.outbox.set(record.orderId, { record, requestHash });
+    const w: Promise<void> = this.history.put([{ record, requestHash }]).then(
+      () => {
+        if (this.outbox.get(record.orderId)?.record === record) this.outbox.delete(record.orderId);
+      },
+      // it stays in the outbox (and in the snapshots): written again at the next start
+      (err: unknown) => this.options.logger?.error({ err: String(err), orderId: record.orderId }, "order history write failed"),
+    ).finally(() => this.writes.delete(w));
+    this.writes.add(w);
   }
 
   emit(e: DexEvent): void {
@@ -92,6 +213,7 @@ export class DexState {
   }
 
   private record(r: OrderRecord, info: Record<string, unknown>): void {
+    r.ord = this.nextOrd++;
     this.byId.set(r.orderId, r);
     this.byHash.set(r.hash.toLowerCase(), r);
     const k = clientKey(r.account, r.clientOrderId);
@@ -131,6 +253,7 @@ export class DexState {
       }
       r.updatedAtMs = se.ts;
       this.orderEvent(r, null);
+      this.settleIfFinished(r);
     }
     this.fillsByTrade.delete(tradeId);
   }
@@ -162,11 +285,16 @@ export class DexState {
   }
 
   private settleFills(tradeId: string, txHash: Hex | null): void {
-    for (const f of this.fillsByTrade.get(tradeId) ?? []) {
+    const fills = this.fillsByTrade.get(tradeId) ?? [];
+    for (const f of fills) {
       f.settlement = "settled";
       f.txHash = txHash;
     }
     this.fillsByTrade.delete(tradeId);
+    for (const f of fills) {
+      const r = this.byId.get(f.orderId);
+      if (r) this.settleIfFinished(r);
+    }
   }
 
   readonly onServiceEvent = (se: ServiceEvent): void => {
@@ -212,7 +340,7 @@ export class DexState {
       case "accepted": {
         const info = (se.order?.info ?? {}) as Record<string, unknown>;
         const r: OrderRecord = {
-          hash: e.orderId as Hex,
+          ord: -1, hash: e.orderId as Hex,
           orderId: String(info.orderId ?? e.orderId),
           clientOrderId: String(info.clientOrderId ?? e.orderId),
           account: (se.order?.signed.order.trader ?? e.account) as Address,
@@ -235,7 +363,7 @@ export class DexState {
         if (!info.orderId) break;
         const o = se.order;
         const r: OrderRecord = {
-          hash: o.hash, orderId: String(info.orderId), clientOrderId: String(info.clientOrderId ?? info.orderId), account: o.signed.order.trader,
+          ord: -1, hash: o.hash, orderId: String(info.orderId), clientOrderId: String(info.clientOrderId ?? info.orderId), account: o.signed.order.trader,
           apiKeyId: (info.apiKeyId as string | null | undefined) ?? null, symbol: o.market.symbol, side: o.side, type: o.type,
           // a rejected order echoes what the client sent (the intent's fields, journaled in its info)
           timeInForce: dexTimeInForce(o.timeInForce), priceTicks: ticksOf(info.priceTicks), triggerPriceTicks: ticksOf(info.triggerPriceTicks),
@@ -245,6 +373,7 @@ export class DexState {
         };
         this.record(r, info);
         this.orderEvent(r, null);
+        this.settleIfFinished(r);
         break;
       }
       case "cancelled":
@@ -257,6 +386,7 @@ export class DexState {
         r.statusReason = expired ? "expired" : ((se.reason as DexStatusReason | undefined) ?? cancelReason(e.type === "cancelled" ? e.reason : "expired"));
         r.updatedAtMs = e.ts;
         this.orderEvent(r, null);
+        this.settleIfFinished(r);
         break;
       }
       case "triggered": {
@@ -300,7 +430,7 @@ function cancelReason(r: string): DexStatusReason {
 }
 
 function strip(r: OrderRecord): DexOrder {
-  const { fills: _f, hash: _h, ...o } = r;
+  const { fills: _f, hash: _h, ord: _o, ...o } = r;
   return o;
 }
 
@@ -398,7 +528,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
     },
 
     async placeOrder(req) {
-      const known = state.byId.get(req.orderId);
+      const known = state.orderById(req.orderId);
       if (known) return withFills(known);
       const m = marketOf(req.symbol);
       if (!m) throw new DexServiceError("INVALID_SYMBOL", `trading pair not supported: ${req.symbol}`, { symbol: req.symbol });
@@ -431,13 +561,13 @@ export function createDexService(deps: DexServiceDeps): DexService {
       } catch (e) {
         throw toDexError(e, req.kind === "api_key");
       }
-      const r = state.byId.get(req.orderId);
+      const r = state.orderById(req.orderId);
       if (!r) throw new DexServiceError("SERVICE_UNAVAILABLE", "the order was not recorded");
       return withFills(r);
     },
 
     async cancelOrder(req: CancelOrderRequest) {
-      const r = state.byId.get(req.orderId);
+      const r = state.orderById(req.orderId);
       if (!r || r.account.toLowerCase() !== req.account.toLowerCase()) throw new DexServiceError("ORDER_NOT_FOUND", `order ${req.orderId} not found`);
       if (!DEX_OPEN_STATUSES.includes(r.status)) throw new DexServiceError("ORDER_NOT_OPEN", `order ${req.orderId} is ${r.status}`, { status: r.status });
       try {
@@ -455,22 +585,17 @@ export function createDexService(deps: DexServiceDeps): DexService {
     },
 
     async getOrder(orderId) {
-      const r = state.byId.get(orderId);
+      const r = state.orderById(orderId);
       return r ? withFills(r) : null;
     },
 
     async findOrderByClientOrderId(account, clientOrderId) {
-      const hit = state.byClientId.get(clientKey(account, clientOrderId));
+      const hit = state.findByClientOrderId(account, clientOrderId);
       return hit ? { order: withFills(hit.order), requestHash: hit.requestHash } : null;
     },
 
     async listOrders(q: DexOrderQuery) {
-      const a = q.account.toLowerCase();
-      return [...state.byId.values()]
-        .filter((r) => r.account.toLowerCase() === a && (!q.statuses || q.statuses.includes(r.status as DexOrderStatus)) && (!q.symbol || r.symbol === q.symbol) && (!q.apiKeyId || r.apiKeyId === q.apiKeyId) && (q.sinceMs === undefined || r.updatedAtMs >= q.sinceMs))
-        .sort((x, y) => y.createdAtMs - x.createdAtMs)
-        .slice(0, q.limit)
-        .map(withFills);
+      return state.listOrders(q).map(withFills);
     },
 
     async getBalances(account): Promise<DexBalance[]> {

@@ -37,11 +37,12 @@ export interface JournalMeta {
 
 /** The matcher service's part of a journal snapshot (see snapshotState). */
 interface ServiceSnapshot {
-  v: 1;
+  /** 1: nonces as lists of decimals; 2: as runs (nonceRuns) */
+  v: 1 | 2;
   ledger: ReturnType<BalanceLedger["journalPart"]>;
   orders: JsonSafe[];
   signed: { hash: Hex; order: OrderJson; signature: Hex }[];
-  nonces: [string, string[]][];
+  nonces: [string, string[]][] | [string, string][];
   unsettled: JsonSafe[];
   dropped: number[];
   rejected: [string, string][];
@@ -260,14 +261,14 @@ export class MatcherService {
     const parts: Record<string, unknown> = {};
     for (const [name, part] of Object.entries(this.deps.snapshotParts ?? {})) parts[name] = part.snapshotState();
     return {
-      v: 1,
+      v: 2,
       ledger: this.ledger.journalPart(),
       orders: [...this.orders.values()].map((o) => toJsonSafe({ ...o, signed: undefined, market: o.market.symbol, order: orderToJson(o.signed.order), signature: o.signed.signature })),
       signed: [...needed].flatMap((h) => {
         const so = this.signed.get(h);
         return so ? [{ hash: so.hash, order: orderToJson(so.order), signature: so.signature }] : [];
       }),
-      nonces: [...this.usedNonces].map(([t, set]) => [t, [...set].map(String)]),
+      nonces: [...this.usedNonces].map(([t, set]) => [t, nonceRuns(set)]),
       unsettled: [...this.unsettled.values()].map((u) => toJsonSafe(u)),
       dropped: [...this.droppedSeqs],
       rejected: [...this.rejectedOrders],
@@ -276,7 +277,7 @@ export class MatcherService {
   }
 
   private restoreSnapshot(st: ServiceSnapshot): void {
-    if (st.v !== 1) throw new Error(`matcher snapshot version ${String(st.v)} is not known`);
+    if (st.v !== 1 && st.v !== 2) throw new Error(`matcher snapshot version ${String(st.v)} is not known`);
     this.ledger.restoreJournalPart(st.ledger);
     for (const s of st.signed) {
       const order = orderFromJson(s.order);
@@ -289,7 +290,7 @@ export class MatcherService {
       this.signed.set(o.hash.toLowerCase(), signed);
       this.orders.set(o.hash.toLowerCase(), { ...rest, signed, market: this.markets.get(o.market)! });
     }
-    for (const [t, list] of st.nonces) this.usedNonces.set(t, new Set(list.map((n) => BigInt(n))));
+    for (const [t, list] of st.nonces) this.usedNonces.set(t, st.v === 1 ? new Set((list as string[]).map((n) => BigInt(n))) : noncesOfRuns(list as string));
     for (const j of st.unsettled) {
       const u = fromJsonSafe<{ trade: SettleableTrade; delta: TradeDelta; quoteAmount: bigint }>(j);
       this.unsettled.set(u.trade.seq, u);
@@ -735,6 +736,32 @@ export class MatcherService {
   health(): { state: "ok" | "halted"; openOrders: number; reason?: string } {
     return this.halted ? { state: "halted", openOrders: this.orders.size, reason: this.halted } : { state: "ok", openOrders: this.orders.size };
   }
+}
+
+/** A trader's used nonces as runs of consecutive values, "start+count" (or "start" for a run of one), comma-
+ *  separated, sorted: a wallet counting its orders up (or the API-key allocator, dense from 2^63) leaves one
+ *  short string, not one entry per order ever. */
+export function nonceRuns(set: ReadonlySet<bigint>): string {
+  const sorted = [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const out: string[] = [];
+  for (let k = 0; k < sorted.length; ) {
+    let j = k;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1n) j++;
+    out.push(j === k ? sorted[k].toString() : `${sorted[k]}+${j - k + 1}`);
+    k = j + 1;
+  }
+  return out.join(",");
+}
+
+export function noncesOfRuns(runs: string): Set<bigint> {
+  const set = new Set<bigint>();
+  if (runs === "") return set;
+  for (const run of runs.split(",")) {
+    const [start, count] = run.split("+");
+    const first = BigInt(start);
+    for (let k = 0n, n = BigInt(count ?? "1"); k < n; k++) set.add(first + k);
+  }
+  return set;
 }
 
 export type { ValidatedOrder, Address };

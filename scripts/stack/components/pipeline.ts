@@ -5,6 +5,7 @@ import path from "node:path";
 import type { Address } from "viem";
 import type { DexService } from "../../../pipeline/service";
 import { createDexService, DexState } from "../../../pipeline/dex-service";
+import { openDexHistory } from "../../../pipeline/dex-history";
 import type { Component, ComponentHandle, StackContext } from "../types";
 import { marketsFromTokens } from "../../../pipeline/markets";
 import { startPipeline, type Pipeline } from "../../../pipeline/pipeline";
@@ -25,28 +26,35 @@ export const pipelineComponent: Component = {
     if (!settlement) throw new Error("pipeline: no Settlement in the deployments");
     const markets = marketsFromTokens(home.tokens);
     const log = ctx.logger.child({ component: "pipeline" });
-    const dexState = new DexState();
-    const pipeline = await startPipeline({
-      listeners: [dexState.onServiceEvent],
-      // the DEX service's orders and fills live in the matcher journal's snapshots beside the matcher's state
-      snapshotParts: { dex: dexState },
-      rpcUrl: ctx.chains.home.rpcUrl,
-      chainId: ctx.config.chains.home.chainId,
-      settlement,
-      fromBlock: BigInt(home.startBlock),
-      markets,
-      operatorKey: ctx.config.keys.operator.privateKey,
-      dataDir: path.join(ctx.config.dataDir, "pipeline"),
-      maxTrades: ctx.config.batcher.maxTrades,
-      maxDelayMs: ctx.config.batcher.maxDelayMs,
-      maxInFlight: ctx.config.batcher.maxInFlight,
-      ...(process.env.PIPELINE_RECOVER_THREADS ? { recoverThreads: Number(process.env.PIPELINE_RECOVER_THREADS) } : {}),
-      ...(process.env.PIPELINE_MAX_BACKLOG_TRADES ? { maxBacklogTrades: Number(process.env.PIPELINE_MAX_BACKLOG_TRADES) } : {}),
-      logger: log,
-      clock: systemClock,
-      // its supervisor's down/up: orders are refused (CHAIN_UNAVAILABLE) the moment the node dies
-      homeChain: ctx.chains.home,
-    });
+    // finished orders leave memory (and the journal's snapshots) for an LMDB store beside the journal
+    const dexState = new DexState({ history: await openDexHistory(path.join(ctx.config.dataDir, "pipeline", "history")), logger: log });
+    let pipeline: Pipeline;
+    try {
+      pipeline = await startPipeline({
+        listeners: [dexState.onServiceEvent],
+        // the DEX service's live orders and fills live in the matcher journal's snapshots beside the matcher's state
+        snapshotParts: { dex: dexState },
+        rpcUrl: ctx.chains.home.rpcUrl,
+        chainId: ctx.config.chains.home.chainId,
+        settlement,
+        fromBlock: BigInt(home.startBlock),
+        markets,
+        operatorKey: ctx.config.keys.operator.privateKey,
+        dataDir: path.join(ctx.config.dataDir, "pipeline"),
+        maxTrades: ctx.config.batcher.maxTrades,
+        maxDelayMs: ctx.config.batcher.maxDelayMs,
+        maxInFlight: ctx.config.batcher.maxInFlight,
+        ...(process.env.PIPELINE_RECOVER_THREADS ? { recoverThreads: Number(process.env.PIPELINE_RECOVER_THREADS) } : {}),
+        ...(process.env.PIPELINE_MAX_BACKLOG_TRADES ? { maxBacklogTrades: Number(process.env.PIPELINE_MAX_BACKLOG_TRADES) } : {}),
+        logger: log,
+        clock: systemClock,
+        // its supervisor's down/up: orders are refused (CHAIN_UNAVAILABLE) the moment the node dies
+        homeChain: ctx.chains.home,
+      });
+    } catch (err) {
+      await dexState.close();
+      throw err;
+    }
     // the agent relayer's account on the home chain: its one nonce lane, for every sender of that account
     const relayerAddress = ctx.config.keys.agentRelayer.address;
     const relayerNonces = ctx.nonceLanes.lane(ctx.config.chains.home.chainId, relayerAddress, () =>
@@ -62,7 +70,11 @@ export const pipelineComponent: Component = {
     return {
       pipeline,
       dexService,
-      stop: () => pipeline.stop(),
+      async stop() {
+        // the journal's snapshot at stop holds the finished orders whose history write is still under way
+        await pipeline.stop();
+        await dexState.close();
+      },
       info: Object.fromEntries(markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`])),
       async health() {
         const h = pipeline.health();
