@@ -229,6 +229,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     onRejected: (orders) => service.rejectForSettlement(orders),
     isDropped: (seq) => service.droppedSeqs.has(seq),
   });
+  // the home chain is back: the batcher's retry goes now, not at the end of its backoff (up to 5 s)
+  availability.onUp(() => batcher.retryNow());
   const { lastSettledSeq, settled: settledBatches } = await batcher.start();
   service.settledUpTo(lastSettledSeq);
   // a crash between a journaled rejection and its cancels: finish them now

@@ -11,8 +11,6 @@ import type { BatchRecord, SettleableTrade } from "./batcher";
 import type { SettleResult } from "./settle-sender";
 import { isOrderAttributable } from "./poison";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Persists the composition (unless it is already on disk), then hands the batch to the sender in order. */
 export function launch(b: BatchRun, batchId: bigint, trades: SettleableTrade[], args: SettleArgs, persist: boolean): Flight {
   let persisted: Promise<void> = Promise.resolve();
@@ -141,11 +139,24 @@ export async function recover(b: BatchRun): Promise<void> {
       },
       "settle failed, retrying"
     );
-    await sleep(Math.min(5_000, 25 * 2 ** Math.min(attempt, 8)));
+    await backoff(b, b.deps.retryBackoffMs?.(attempt) ?? Math.min(5_000, 25 * 2 ** Math.min(attempt, 8)));
     if (b.state !== "retrying") return; // stopped meanwhile
     b.deps.sender.reset?.();
     b.flights = b.flights.map((f) => launch(b, f.batchId, f.trades, f.args, false));
   }
+}
+
+/** Waits `ms`, or less when b.retryNow() is called meanwhile (the home chain came back, or stop()). */
+function backoff(b: BatchRun, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const end = () => {
+      clearTimeout(timer);
+      if (b.retryNow === end) b.retryNow = undefined;
+      resolve();
+    };
+    const timer = setTimeout(end, ms);
+    b.retryNow = end;
+  });
 }
 
 /** Resolves "wake" on push/hold release/stop, or when the oldest waiting trade is due (maxDelayMs). */

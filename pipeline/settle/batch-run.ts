@@ -39,6 +39,8 @@ export interface BatchRun {
   timer: NodeJS.Timeout | undefined;
   loop: Promise<void> | undefined;
   wake: (() => void) | undefined;
+  /** ends the retry backoff under way now (retryNow(), stop()) */
+  retryNow: (() => void) | undefined;
   lastPushedSeq: number;
   readonly drainWaiters: (() => void)[];
   /** hold() calls not yet released: while any, takeBatch() gives nothing new */
@@ -72,6 +74,7 @@ export function newBatchRun(deps: BatcherDeps, clock: Clock): BatchRun {
     timer: undefined,
     loop: undefined,
     wake: undefined,
+    retryNow: undefined,
     lastPushedSeq: -1,
     drainWaiters: [],
     holds: 0,

@@ -11,6 +11,7 @@ import { createBatcher, type SettleableTrade } from "./batcher";
 import { appendJournalRecords } from "../../matcher/testing/journal-files";
 import { FatalChainError, RetryableChainError } from "../errors";
 import type { SettleSender } from "./settle-sender";
+import { createChainAvailability, type SupervisedChainStatus } from "./chain-availability";
 
 const h = (n: number) => ("0x" + n.toString(16).padStart(64, "0")) as Hex;
 const order = (n: number): SignedOrder => ({
@@ -255,5 +256,41 @@ test("two batches in flight: a revert halts, the batch behind it does not land, 
     assert.equal(b.health().nextBatchId, "1");
     assert.equal(b.health().queuedTrades, 4);
     await b.stop();
+  });
+});
+
+test("the home chain back up ends the retry's backoff at once: the batch lands without waiting it out", { timeout: 30_000 }, async () => {
+  await withDir(async (dir) => {
+    const chain = fakeChain();
+    let status: SupervisedChainStatus = { state: "up", sinceMs: 0, expectedRestartMs: 1_000 };
+    const onStatus: ((s: SupervisedChainStatus) => void)[] = [];
+    const availability = createChainAvailability({ chainId: 31337, clock: { now: () => 0 }, supervisor: { status: () => status, onStatus: (fn) => (onStatus.push(fn), () => undefined) } });
+    const attempts: number[] = [];
+    const batcher = createBatcher({
+      sender: availability.watch(chain.sender), storeDir: dir, signedOrder, maxTrades: 1, maxDelayMs: 1, fsync: false,
+      // a backoff far longer than this test's timeout: only retryNow() can end it
+      retryBackoffMs: (attempt) => (attempts.push(attempt), 10 * 60_000),
+    });
+    availability.onUp(() => batcher.retryNow()); // as pipeline.ts wires it
+    await batcher.start();
+    status = { state: "down", sinceMs: 0, expectedRestartMs: 1_000 };
+    chain.fail("retryable");
+    batcher.push(trade(0));
+    while (attempts.length === 0) await new Promise((r) => setImmediate(r));
+    assert.equal(batcher.health().state, "retrying");
+    assert.equal(chain.applied.length, 0);
+    status = { state: "up", sinceMs: 0, expectedRestartMs: 1_000 };
+    for (const fn of onStatus) fn(status);
+    await batcher.drain();
+    assert.deepEqual(chain.applied.map((a) => a.seqs), [[0n]]);
+    assert.deepEqual(attempts, [1], "one backoff, ended by the chain's up");
+    assert.equal(batcher.health().state, "running");
+    // nothing waiting: retryNow() is a no-op, and stop() does not wait out a backoff either
+    batcher.retryNow();
+    chain.fail("retryable");
+    batcher.push(trade(1));
+    while (attempts.length === 1) await new Promise((r) => setImmediate(r));
+    await batcher.stop();
+    assert.equal(batcher.health().state, "stopped");
   });
 });

@@ -95,6 +95,8 @@ export interface BatcherDeps {
    *  settled batches whose confirmation the store lacks. Absent: those batches' fills read no transaction. */
   findBatchTxs?: FindBatchTxs;
   fsync?: boolean;
+  /** the wait before retry `attempt` (1, 2, ...) of a failed settle; default 25 ms x 2^attempt, at most 5 s */
+  retryBackoffMs?(attempt: number): number;
   /** trades' age against maxDelayMs, the confirmation interval, settledAtMs (default: the system clock) */
   clock?: Clock;
 }
@@ -111,6 +113,9 @@ export interface Batcher {
   health(): BatcherHealth;
   /** Recent time between two confirmed batches while trades were waiting (ms, 10..1000; 10 before any). */
   confirmIntervalMs(): number;
+  /** Ends a retry's backoff now (the home chain is back: pipeline.ts wires its availability's onUp here);
+   *  nothing when no retry is waiting. */
+  retryNow(): void;
   /** Tests: no new batch leaves until the returned release is called (batches already sent go on; a resend
    *  after a start is not held). Makes "on-chain action between match and settle" races deterministic. */
   hold(): () => void;
@@ -222,10 +227,14 @@ export function createBatcher(deps: BatcherDeps): Batcher {
     async stop() {
       b.state = "stopped";
       b.wake?.();
+      b.retryNow?.();
       await b.loop?.catch(() => undefined);
       deps.sender.close?.();
       await b.store?.close().catch(() => undefined); // a failed write was already reported to its batch
       notifyDrained(b);
+    },
+    retryNow() {
+      b.retryNow?.();
     },
     hold() {
       b.holds += 1;
