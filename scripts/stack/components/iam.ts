@@ -1,7 +1,7 @@
 // The identity provider as a stack component (`npm start`): api/iam on config.ports.identity, issuer
 // config.urls.identity, access tokens for the exchange API (resource config.urls.exchangeApi, audience
-// "exchange-api"). Its own PGlite directory (<dataDir>/iam/pglite) or the shared Postgres; signing keys
-// and secrets sealed with the API-key encryption key (resolveEncryptionKey: configured, or the sandbox's
+// config.exchangeApi.oidcAudience, "exchange-api" by default). Its own PGlite directory
+// (<dataDir>/iam/pglite) or the shared Postgres; signing keys and secrets sealed with the API-key encryption key (resolveEncryptionKey: configured, or the sandbox's
 // generated key beside the data dir).
 import path from "node:path";
 import { createDb } from "../../../db";
@@ -23,7 +23,13 @@ export const iamComponent: Component = {
       keyFile: ctx.config.dexApi.encryptionKeyFile,
       dataDir: ctx.config.dataDir,
     });
-    const config = iamConfig({ mode: ctx.config.mode, issuer: ctx.config.urls.identity, resource: ctx.config.urls.exchangeApi });
+    // the audience is the one the exchange API requires (EXCHANGE_OIDC_AUDIENCE), so both sides read one setting
+    const config = iamConfig({
+      mode: ctx.config.mode,
+      issuer: ctx.config.urls.identity,
+      resource: ctx.config.urls.exchangeApi,
+      audience: ctx.config.exchangeApi.oidcAudience,
+    });
     let iam;
     try {
       iam = await startIam({
