@@ -8,6 +8,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import zlib from "node:zlib";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
@@ -119,8 +120,16 @@ test("anvil: periodic snapshots; a kill -9 comes back from the newest + the jour
   for (let i = 0; i < 4; i++) txs.push(await transfer(rpc, i));
   // 6 entries since the start (2 setCode + 4 sends): the policy (every 3) takes one within a second or two
   await until(() => listSnapshots(snapshotDir(dir)).length > 0, "a periodic snapshot");
-  const periodic = readSnapshot(listSnapshots(snapshotDir(dir))[0]).header;
+  const periodicSnap = readSnapshot(listSnapshots(snapshotDir(dir))[0]);
+  const periodic = periodicSnap.header;
   assert.ok(periodic.journalEntries >= 3, `periodic snapshot covers ${periodic.journalEntries} entries`);
+  // the dump without its call traces, every transaction and receipt (with its log) kept
+  const dumped = JSON.parse(zlib.gunzipSync(periodicSnap.state).toString("utf8")) as { transactions: { info: { traces: unknown[] }; receipt: unknown }[] };
+  assert.ok(dumped.transactions.length >= 1);
+  for (const tx of dumped.transactions) {
+    assert.deepEqual(tx.info.traces, []);
+    assert.match(JSON.stringify(tx.receipt), /logs/);
+  }
   for (let i = 4; i < 6; i++) txs.push(await transfer(rpc, i));
   const before = await view(rpc, txs);
   assert.equal(JSON.parse(before.logs).length, 6);

@@ -12,7 +12,7 @@ import { openJournalWriter, type JournalWriter } from "./journal";
 import type { ProxyUpstream } from "./proxy";
 import { createRecorder, getHead } from "./recorder";
 import type { JsonRpcError } from "./rpc-client";
-import { writeSnapshot } from "./snapshot";
+import { compactDump, writeSnapshot } from "./snapshot";
 import type { BootedNode } from "./start-chain";
 
 export interface SnapshotPolicy {
@@ -145,10 +145,11 @@ export async function superviseChain(options: {
           const hex = await up.node.call<string>("anvil_dumpState");
           return { journalBytes, journalEntries, head: up.recorder.head, offsetS: up.recorder.lastOffsetS, hex };
         });
+        const state = await compactDump(Buffer.from(taken.hex.slice(2), "hex"));
         const file = await writeSnapshot(
           policy.dir,
           { chainId, journalEntries: taken.journalEntries, journalBytes: taken.journalBytes, head: taken.head, offsetS: taken.offsetS, takenAtMs: Date.now() },
-          Buffer.from(taken.hex.slice(2), "hex"),
+          state,
         );
         snapshotEntries = taken.journalEntries;
         snapshotAt = Date.now();
