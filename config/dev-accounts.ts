@@ -15,6 +15,7 @@ export const HARDHAT_DEV_PRIVATE_KEYS = [
   "0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97",
   "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6",
   "0xf214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897",
+  "0x701b615bbdfb9de65240bc28bd21bbc0d996645a3dd57e7b12bc2bdf6f192c82",
 ] as const;
 
 /** Which dev account plays which role by default (index into HARDHAT_DEV_PRIVATE_KEYS). */
@@ -27,4 +28,7 @@ export const DEV_ACCOUNT_ROLES = {
   /** pays the gas of wallets' agent approvals (approveAgentWithSig) and holds no contract role; #8 and
    *  #9 are the bridge tests' custody and second relayer */
   agentRelayer: 10,
+  /** the exchange API's funding key: FUNDER_ROLE on SandboxFunding (credits sandbox bank deposits from its
+   *  demo USD reserve, once per transfer id) and gas money for custody accounts; no other role */
+  funding: 11,
 } as const;

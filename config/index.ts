@@ -64,6 +64,8 @@ const envSchema = z.object({
   FEE_RECIPIENT_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.feeRecipient)),
   RELAYER_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.relayer)),
   AGENT_RELAYER_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.agentRelayer)),
+  /** the exchange API's funding key (FUNDER_ROLE on SandboxFunding only) */
+  FUNDING_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.funding)),
   /** wei the agent relayer may spend on approvals per UTC day, in total and per wallet */
   AGENT_RELAYER_DAILY_BUDGET_WEI: z.string().regex(/^\d{1,30}$/).transform(BigInt).default(10n ** 17n),
   AGENT_RELAYER_OWNER_DAILY_BUDGET_WEI: z.string().regex(/^\d{1,30}$/).transform(BigInt).default(10n ** 15n),
@@ -164,6 +166,8 @@ export interface Config {
     readonly relayer: KeyPair;
     /** submits wallets' agent approvals: no contract role, a gas budget (agentRelayer below) */
     readonly agentRelayer: KeyPair;
+    /** credits sandbox bank deposits (FUNDER_ROLE on SandboxFunding) and pays custody accounts' gas */
+    readonly funding: KeyPair;
     readonly demoTraders: readonly KeyPair[];
   };
   readonly mode: "sandbox" | "production";
@@ -297,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       feeRecipient: keyPair(e.FEE_RECIPIENT_PRIVATE_KEY),
       relayer: keyPair(e.RELAYER_PRIVATE_KEY),
       agentRelayer: keyPair(e.AGENT_RELAYER_PRIVATE_KEY),
+      funding: keyPair(e.FUNDING_PRIVATE_KEY),
       demoTraders: e.DEMO_PRIVATE_KEYS.map(keyPair),
     },
     mode: e.EXCHANGE_MODE,

@@ -69,6 +69,7 @@ export async function deployOrReuse(deps: {
     operator: config.keys.operator.address,
     feeRecipient: config.keys.feeRecipient.address,
     demoTraderKeys: config.keys.demoTraders.map((k) => k.privateKey),
+    funder: config.keys.funding.address,
   });
   const deployments = readDeployments(file);
   if (!deployments) throw new Error(`provisioning wrote no deployments file at ${file}`);

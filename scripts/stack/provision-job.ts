@@ -23,6 +23,8 @@ export const exchangeJobSchema = z.object({
   operator: address,
   feeRecipient: address,
   demoTraderKeys: z.array(privateKey),
+  /** the exchange API's funding key: granted FUNDER_ROLE on SandboxFunding (the sandbox bank) */
+  funder: address.optional(),
 });
 
 /** Bridge: both pairs (native FROST, and custody: its Safe switches the verifier), their roles handed to

@@ -12,6 +12,7 @@ import { readDeployments, writeDeployments, type Deployments } from "./deploymen
 import { deployExchangeContracts } from "./exchange";
 import { provisionJobSchema, RESULT_PREFIX, type BridgeJob, type ExchangeJob } from "./provision-job";
 import { seedDemoTraders } from "./seed";
+import { deploySandboxFunding } from "./sandbox-funding";
 
 async function nextBlock(rpcUrl: string): Promise<number> {
   const rpc = createRpcClient(rpcUrl);
@@ -27,6 +28,9 @@ async function provisionExchange(job: ExchangeJob, deployerKey: Hex) {
   const exchange = await deployExchangeContracts({ chainId: job.home.chainId, rpcUrl: job.home.rpcUrl, deployerKey, operator: job.operator, feeRecipient: job.feeRecipient });
   console.error(`exchange contracts deployed: ${JSON.stringify(exchange.contracts)}`);
   const seeded = await seedDemoTraders({ chainId: job.home.chainId, rpcUrl: job.home.rpcUrl, deployerKey, demoTraderKeys: job.demoTraderKeys }, exchange);
+  if (job.funder) {
+    exchange.contracts.SandboxFunding = await deploySandboxFunding({ chainId: job.home.chainId, rpcUrl: job.home.rpcUrl, deployerKey, funder: job.funder }, exchange);
+  }
   const deployments: Deployments = {
     home: { ...job.home, startBlock: startBlocks.home, contracts: { ...exchange.contracts }, tokens: { ...exchange.tokens } },
     // the bridge's contracts are added by a bridge job (it needs the signer nodes' key first)
