@@ -51,6 +51,7 @@ describe("exchange accounts: organizations and isolation", () => {
         kybStatus: "not_started",
         accreditationStatus: "none",
         accreditationType: "none",
+        settlementAddress: r.body.data?.settlementAddress,
         cashBalance: 123456.789012,
         buyingPower: 123456.789012,
         cashBalanceUnits: "123456789012",

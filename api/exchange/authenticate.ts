@@ -22,7 +22,8 @@ export interface Principal {
 export interface AccountCustody {
   /** creates the account's on-chain address (and in the sandbox preloads test funds); idempotent */
   ensureAccount(accountId: string): Promise<unknown>;
-  balances(accountId: string): Promise<{ cashUnits: bigint; availableCashUnits: bigint }>;
+  /** `address`: the account's own address in Settlement; cash = its demo USD there (the chain's figure) */
+  balances(accountId: string): Promise<{ address: string; cashUnits: bigint; availableCashUnits: bigint }>;
 }
 
 export interface AuthDeps {

@@ -22,6 +22,8 @@ export interface AccountView {
   kybStatus: string;
   accreditationStatus: string;
   accreditationType: string;
+  /** the account's own address in the Settlement contract (custody) */
+  settlementAddress: string;
   cashBalance: number;
   buyingPower: number;
   cashBalanceUnits: string;
@@ -44,6 +46,7 @@ export async function presentAccount(a: AccountRecord, custody: AccountCustody, 
     kybStatus: a.kybStatus,
     accreditationStatus: a.accreditationStatus,
     accreditationType: a.accreditationType,
+    settlementAddress: b.address,
     cashBalance: dollars(b.cashUnits, cashDecimals),
     buyingPower: dollars(buyingPowerUnits, cashDecimals),
     cashBalanceUnits: b.cashUnits.toString(),

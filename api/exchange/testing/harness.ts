@@ -26,7 +26,7 @@ export function recordingCustody(): RecordingCustody {
     },
     async balances(id) {
       const units = cash.get(id) ?? 0n;
-      return { cashUnits: units, availableCashUnits: units };
+      return { address: `0x${id.replace(/-/g, "").padEnd(40, "0")}`, cashUnits: units, availableCashUnits: units };
     },
   };
 }
