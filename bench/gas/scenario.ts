@@ -118,3 +118,24 @@ export async function batchOf(env: Env, makers: PrivateKeyAccount[], takers: Pri
   }
   return { orders, fills };
 }
+
+/**
+ * One batch of `trades` trades among a few accounts: trade t is between traders[t % n] (maker) and the next
+ * account (taker), each with its own order fully filled by the trade, so every account holds many orders of
+ * both sides in one batch (as the pipeline's busiest traders do): the case netting per account and token
+ * is for. Makers sell on even trades and buy on odd ones.
+ */
+export async function fewTradersBatch(env: Env, traders: PrivateKeyAccount[], trades: number) {
+  const orders: SignedOrder[] = [];
+  const fills: FillByHash[] = [];
+  for (let t = 0; t < trades; t++) {
+    const maker = traders[t % traders.length]!;
+    const taker = traders[(t + 1 + Math.floor(t / traders.length)) % traders.length]!;
+    const [makerSide, takerSide] = t % 2 === 0 ? [OrderSide.SELL, OrderSide.BUY] : [OrderSide.BUY, OrderSide.SELL];
+    const m = await makeOrder(env, maker, makerSide, FILL_BASE);
+    const k = await makeOrder(env, maker === taker ? traders[(t + 1) % traders.length]! : taker, takerSide, FILL_BASE);
+    orders.push(m, k);
+    fills.push({ makerHash: m.hash, takerHash: k.hash, baseAmount: FILL_BASE, price: PRICE });
+  }
+  return { orders, fills };
+}
