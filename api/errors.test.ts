@@ -5,7 +5,10 @@ import { z } from "zod";
 import { DexServiceError } from "../pipeline/service";
 import { AppError } from "../runtime/errors";
 import { BRIDGE_HTTP_ERRORS, BridgeApiError } from "./bridge/errors";
-import { API_ERROR_RULES, ApiError, DEX_HTTP_ERRORS, toApiError, toHttpError } from "./errors";
+import { API_ERROR_RULES, ApiError, createErrorHandler, DEX_HTTP_ERRORS, toApiError, toHttpError } from "./errors";
+import express from "express";
+import type { AddressInfo } from "node:net";
+import { createApiLogger } from "./logger";
 
 test("service refusals map to the spec's codes and statuses", () => {
   const ins = toApiError(new DexServiceError("INSUFFICIENT_BALANCE", "no", { token: "0xT", requiredUnits: 1500000n, availableUnits: 250000n, decimals: 6 }));
@@ -100,5 +103,42 @@ test("BridgeApiError: the bridge's own codes as data, an ApiError passed through
   for (const [code, http] of [["TENANT_NOT_FOUND", 404], ["TRANSFER_NOT_FOUND", 404], ["TRANSFER_MISMATCH", 409], ["TRANSFER_ALREADY_LINKED", 409], ["FORBIDDEN", 403], ["RATE_LIMIT_EXCEEDED", 429], ["SERVICE_UNAVAILABLE", 503]] as const) {
     const r = toHttpError(new BridgeApiError(code, "m", { x: 1 }), BRIDGE_HTTP_ERRORS);
     assert.deepEqual([r.status, r.body], [http, { error: { code, message: "m", details: { x: 1 } } }], code);
+  }
+});
+
+test("the REST error handler logs a retryable refusal (503 CHAIN_UNAVAILABLE, SERVICE_UNAVAILABLE) at warn without a stack, other 5xx at error with one; Retry-After sent", async () => {
+  const lines: Record<string, any>[] = [];
+  const logger = createApiLogger({ level: "info", destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
+  const app = express();
+  app.get("/chain", () => {
+    throw new DexServiceError("CHAIN_UNAVAILABLE", "home chain 31337 is unavailable", { chainId: 31337, retry_after: 2 });
+  });
+  app.get("/backlog", () => {
+    throw new DexServiceError("SERVICE_UNAVAILABLE", "settlement backlog full, retry shortly", { reason: "SETTLEMENT_BACKLOG", retryAfterMs: 40 });
+  });
+  app.get("/bug", () => {
+    throw new Error("secret internal detail");
+  });
+  app.use(createErrorHandler(logger));
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const chain = await fetch(`${base}/chain`);
+    assert.equal(chain.status, 503);
+    assert.equal(chain.headers.get("retry-after"), "2");
+    assert.equal(((await chain.json()) as { error: { code: string } }).error.code, "CHAIN_UNAVAILABLE");
+    const backlog = await fetch(`${base}/backlog`);
+    assert.equal(backlog.status, 503);
+    await backlog.body?.cancel();
+    const bug = await fetch(`${base}/bug`);
+    assert.equal(bug.status, 500);
+    assert.doesNotMatch(await bug.text(), /secret internal detail/);
+    assert.deepEqual(lines.map((l) => [l.level, l.path, l.code]), [[40, "/chain", "CHAIN_UNAVAILABLE"], [40, "/backlog", "SERVICE_UNAVAILABLE"], [50, "/bug", undefined]]);
+    for (const l of lines.slice(0, 2)) assert.ok(l.err === undefined && !JSON.stringify(l).includes("stack"), "no stack for a retryable refusal");
+    assert.equal(lines[0].retryAfterS, 2);
+    assert.match(lines[2].err.stack, /secret internal detail/, "a real failure keeps its stack in the log");
+  } finally {
+    await new Promise((r) => server.close(r));
   }
 });

@@ -189,12 +189,21 @@ export function validationError(err: ZodError, where?: string, maxIssues = DEX_H
   return new ApiError("INVALID_REQUEST", "request failed validation", { issues }, { cause: err });
 }
 
+/** Logs an answer the server is responsible for (5xx). A retryable refusal (CHAIN_UNAVAILABLE, the
+ *  settlement backlog's SERVICE_UNAVAILABLE: the service is working as designed, the client retries) is a
+ *  warn line with its code and message, no stack; any other 5xx an error line with the cause and its stack. */
+export function logServerError(logger: Pick<Logger, "warn" | "error">, error: ApiError<string>, err: unknown, fields: Record<string, unknown>, message: string): void {
+  if (error.status < 500) return;
+  if (error.retryable) logger.warn({ ...fields, code: error.code, reason: error.message, ...(error.retryAfterS !== undefined ? { retryAfterS: error.retryAfterS } : {}) }, message);
+  else logger.error({ ...fields, err: error.cause ?? err }, message);
+}
+
 /** The one Express error handler (Express 5 routes async rejections here too), for the DEX REST API by
  *  default and for the bridge API with its rules. */
 export function createErrorHandler(logger: Logger, rules: HttpErrorRules = DEX_HTTP_ERRORS): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const { status, body, error } = toHttpError(err, rules);
-    if (status >= 500) logger.error({ err: error.cause ?? err, method: req.method, path: req.path }, rules.logMessage);
+    if (status >= 500) logServerError(logger, error, err, { method: req.method, path: req.path }, rules.logMessage);
     if (res.headersSent) return;
     if (error.retryAfterS !== undefined) res.setHeader("Retry-After", String(error.retryAfterS));
     res.status(status).json(body);

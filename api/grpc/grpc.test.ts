@@ -8,7 +8,9 @@ import { createApiLogger } from "../logger";
 import { call, createKey, fund, keyHeaders, newWallet, startHarness, type Harness, type TestKey } from "../testing/harness";
 import { signRequest } from "../auth/hmac";
 import { protoPath as HEALTH_PROTO_PATH } from "grpc-health-check";
-import { createGrpcServer, PROTO_PATH, SERVICE_NAME, type DexGrpcServer } from "./server";
+import { createGrpcServer, loadTradingPackage, PROTO_PATH, SERVICE_NAME, type DexGrpcServer } from "./server";
+import * as grpc from "@grpc/grpc-js";
+import { DexServiceError, type DexService } from "../../pipeline/service";
 
 const ROOT = join(__dirname, "..", "..");
 const BUF = join(ROOT, "node_modules", ".bin", "buf");
@@ -180,5 +182,41 @@ test("StreamTrades delivers a trade to a buf curl stream", async () => {
     assert.equal(Number(first.sequence), 1);
   } finally {
     child.kill("SIGKILL");
+  }
+});
+
+test("a refusal while the home chain is down: UNAVAILABLE with retry-after metadata (seconds) to a grpc-js client, logged at warn without a stack", async () => {
+  // the service as the pipeline answers while its chain's supervisor reports the node down
+  const refusing: DexService = Object.assign(Object.create(h.service) as DexService, {
+    placeOrder: async () => {
+      throw new DexServiceError("CHAIN_UNAVAILABLE", "home chain 31337 is unavailable", { chainId: 31337, retry_after: 4 });
+    },
+  });
+  const lines: Record<string, unknown>[] = [];
+  const logger = createApiLogger({ level: "info", destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
+  const server = createGrpcServer({ config: h.config, logger, service: refusing, keys: h.keys, auth: h.auth });
+  const { address } = await server.listen(0);
+  const pkg = grpc.loadPackageDefinition(loadTradingPackage()) as unknown as { dex: { v1: { TradingService: grpc.ServiceClientConstructor } } };
+  const client = new pkg.dex.v1.TradingService(address, grpc.credentials.createInsecure());
+  try {
+    const md = new grpc.Metadata();
+    md.set("x-api-key", trader.apiKey);
+    md.set("x-api-secret", trader.secret);
+    const err = await new Promise<grpc.ServiceError>((resolve, reject) =>
+      client.PlaceOrder({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1999.99, size: 0.25 }, md, (e: grpc.ServiceError | null) => (e ? resolve(e) : reject(new Error("placed while the chain is down")))),
+    );
+    assert.equal(err.code, grpc.status.UNAVAILABLE);
+    assert.deepEqual(err.metadata.get("retry-after"), ["4"]);
+    assert.deepEqual(err.metadata.get("x-error-code"), ["CHAIN_UNAVAILABLE"]);
+    assert.deepEqual(JSON.parse(String(err.metadata.get("x-error-details")[0])), { chainId: 31337, retry_after: 4 });
+    const logged = lines.filter((l) => l.msg === "grpc call failed");
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0].level, 40, "warn");
+    assert.equal(logged[0].code, "CHAIN_UNAVAILABLE");
+    assert.equal(logged[0].retryAfterS, 4);
+    assert.ok(!JSON.stringify(logged[0]).includes("stack") && logged[0].err === undefined, "no stack trace");
+  } finally {
+    client.close();
+    await server.close();
   }
 });

@@ -18,7 +18,7 @@ import { placeOrderBody } from "../dex/schemas";
 import type { DexEvent, DexService } from "../../pipeline/service";
 import { systemClock, type Clock } from "../../runtime/clock";
 import { lotsToSize, ticksToPrice } from "../dex/units";
-import { ApiError, plain, toApiError, validationError } from "../errors";
+import { ApiError, logServerError, plain, toApiError, validationError } from "../errors";
 import { addReflection } from "./reflection";
 
 export const PROTO_PATH = join(__dirname, "..", "..", "proto", "trading.proto");
@@ -49,10 +49,12 @@ export function loadTradingPackage(): protoLoader.PackageDefinition {
 
 function toServiceError(err: unknown, logger: Logger): Partial<grpc.StatusObject> {
   const e = toApiError(err);
-  if (e.status >= 500) logger.error({ err }, "grpc call failed");
+  logServerError(logger, e, err, {}, "grpc call failed");
   const metadata = new grpc.Metadata();
   metadata.set("x-error-code", e.code);
   metadata.set("x-error-details", JSON.stringify(plain(e.details)));
+  // seconds, as REST's Retry-After header (CHAIN_UNAVAILABLE)
+  if (e.retryAfterS !== undefined) metadata.set("retry-after", String(e.retryAfterS));
   return { code: e.grpcStatus, details: `${e.code}: ${e.message}`, metadata };
 }
 

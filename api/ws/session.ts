@@ -7,10 +7,11 @@ import type { RawData } from "ws";
 import type { Clock } from "../../runtime/clock";
 import type { Authenticator } from "../auth/authenticate";
 import { ipAllowed } from "../auth/ip-allowlist";
-import { ApiError, toApiError, validationError } from "../errors";
+import { ApiError, logServerError, toApiError, validationError } from "../errors";
 import type { Channels } from "./channels";
 import type { Admission, Conn, ConnSender } from "./connection";
 import { clientMessage, WS_AUTH_METHOD, WS_AUTH_PATH, type ClientMessage } from "./messages";
+import { ORDER_MESSAGE_TYPE, type OrderEntry } from "./order-entry";
 
 export interface SessionDeps {
   auth: Authenticator;
@@ -19,13 +20,15 @@ export interface SessionDeps {
   out: ConnSender;
   clock: Clock;
   logger: Logger;
+  /** order entry (`order` messages, answered by order-entry.ts); absent: refused as unknown */
+  orders?: OrderEntry;
 }
 
 const MESSAGE_TYPES = ["subscribe", "unsubscribe", "auth", "ping"];
 
 /** The request's id (when it has a usable one) and the validated message; throws ApiError otherwise
  *  (after `onId` has seen the id, so the refusal carries it). */
-function parseClientMessage(data: RawData, isBinary: boolean, onId: (id: string | number) => void): ClientMessage {
+function parseClientMessage(data: RawData, isBinary: boolean, onId: (id: string | number) => void, orders?: OrderEntry): ClientMessage | { type: "order"; parsed: unknown } {
   if (isBinary) throw new ApiError("INVALID_REQUEST", "send JSON text messages", { reason: "binary_message" });
   let parsed: unknown;
   try {
@@ -36,10 +39,11 @@ function parseClientMessage(data: RawData, isBinary: boolean, onId: (id: string 
   const rawId = (parsed as { id?: unknown } | null)?.id;
   if (typeof rawId === "string" || typeof rawId === "number") onId(rawId);
   const type = (parsed as { type?: unknown } | null)?.type;
+  if (type === ORDER_MESSAGE_TYPE && orders) return { type: ORDER_MESSAGE_TYPE, parsed };
   if (typeof type !== "string" || !MESSAGE_TYPES.includes(type)) {
     throw new ApiError("INVALID_REQUEST", `unknown message type ${JSON.stringify(type ?? null).slice(0, 40)}`, {
       reason: "unknown_message_type",
-      allowed: [...MESSAGE_TYPES],
+      allowed: orders ? [...MESSAGE_TYPES, ORDER_MESSAGE_TYPE] : [...MESSAGE_TYPES],
     });
   }
   const r = clientMessage.safeParse(parsed);
@@ -70,14 +74,15 @@ export function createMessageHandler(deps: SessionDeps): (c: Conn, data: RawData
   return async (c, data, isBinary) => {
     let id: string | number | undefined;
     try {
-      const msg = parseClientMessage(data, isBinary, (x) => (id = x));
-      if (msg.type === "ping") deps.out.sendJson(c, { type: "pong", timestamp: deps.clock.now(), ...(msg.id !== undefined ? { id: msg.id } : {}) });
+      const msg = parseClientMessage(data, isBinary, (x) => (id = x), deps.orders);
+      if (msg.type === ORDER_MESSAGE_TYPE) await deps.orders!.handle(c, msg.parsed);
+      else if (msg.type === "ping") deps.out.sendJson(c, { type: "pong", timestamp: deps.clock.now(), ...(msg.id !== undefined ? { id: msg.id } : {}) });
       else if (msg.type === "subscribe") deps.channels.subscribe(c, msg);
       else if (msg.type === "unsubscribe") deps.channels.unsubscribe(c, msg);
       else await authenticate(deps, c, msg);
     } catch (err) {
       const e = toApiError(err);
-      if (e.status >= 500) deps.logger.error({ err, conn: c.id }, "ws message failed");
+      logServerError(deps.logger, e, err, { conn: c.id }, "ws message failed");
       deps.out.sendError(c, e, id);
     }
   };
