@@ -89,3 +89,23 @@ test("real responses conform to the documented schemas", async () => {
     assert.ok(validate(body), `${method} ${path} ${status}: ${JSON.stringify(validate.errors)}`);
   }
 });
+
+test("POST /v1/orders documents 503 CHAIN_UNAVAILABLE with its Retry-After header; a real refusal conforms", async () => {
+  const op = doc.paths["/v1/orders"].post;
+  const r503 = op.responses["503"];
+  assert.ok(r503, "503 documented");
+  assert.match(r503.description, /CHAIN_UNAVAILABLE/);
+  assert.deepEqual(r503.headers["Retry-After"].schema, { type: "integer", minimum: 1 });
+  assert.ok(r503.headers["X-RateLimit-Limit"], "the rate-limit headers stay");
+  // the error body the REST error handler answers for the pipeline's refusal, against the documented schema
+  const { toHttpError } = await import("../errors");
+  const { DexServiceError } = await import("../../pipeline/service");
+  const answer = toHttpError(new DexServiceError("CHAIN_UNAVAILABLE", "home chain 31337 is unavailable", { chainId: 31337, retry_after: 3 }));
+  assert.equal(answer.status, 503);
+  assert.equal(answer.error.retryAfterS, 3);
+  const validate = new Ajv2020({ strict: false }).compile(r503.content["application/json"].schema);
+  assert.ok(validate(answer.body), JSON.stringify(validate.errors));
+  // no other route can answer it: only placement passes the settlement gate
+  for (const [path, ops] of Object.entries(doc.paths) as [string, Record<string, any>][])
+    for (const [method, o] of Object.entries(ops)) if (`${method} ${path}` !== "post /v1/orders") assert.doesNotMatch(o.responses["503"]?.description ?? "", /CHAIN_UNAVAILABLE/, `${method} ${path}`);
+});

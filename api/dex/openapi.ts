@@ -61,7 +61,7 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], serverUrl = "/
           code,
           {
             description: r.description,
-            headers: rateLimitHeaders,
+            headers: { ...rateLimitHeaders, ...r.headers },
             ...(r.schema ? { content: { "application/json": { schema: toSchema(r.schema, "output") } } } : {}),
           },
         ]),

@@ -19,7 +19,8 @@ export interface RouteSpec {
   params?: ZodType;
   query?: ZodType;
   body?: ZodType;
-  responses: Record<number, { description: string; schema?: ZodType }>;
+  /** `headers`: response headers beside the rate-limit ones (name -> description and JSON Schema) */
+  responses: Record<number, { description: string; schema?: ZodType; headers?: Record<string, { description: string; schema: Record<string, unknown> }> }>;
 }
 
 export interface Route {

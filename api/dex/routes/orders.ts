@@ -47,6 +47,13 @@ export function orderRoutes(c: RouteContext): Route[] {
           409: { description: "client_order_id reused for another order", schema: errorResponse },
           413: { description: "body too large", schema: errorResponse },
           ...errors,
+          // pipeline/settle/chain-availability.ts: the home chain's node is down (restarting), or the settlement
+          // backlog is full (SERVICE_UNAVAILABLE, details.retryAfterMs); nothing is placed, retry later
+          503: {
+            description: "CHAIN_UNAVAILABLE: the home chain cannot settle now (details {chainId, retry_after}); or SERVICE_UNAVAILABLE: settlement halted or its backlog full. Nothing is placed; retry after Retry-After seconds",
+            schema: errorResponse,
+            headers: { "Retry-After": { description: "seconds to wait before retrying (CHAIN_UNAVAILABLE)", schema: { type: "integer", minimum: 1 } } },
+          },
         },
       },
       handlers: [
