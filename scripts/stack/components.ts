@@ -9,6 +9,7 @@ import { startIndexer } from "../../indexer/run";
 import { pipelineComponent } from "./components/pipeline";
 import { dexApiComponent } from "./components/dex-api";
 import { bridgeComponent } from "./components/bridge";
+import { exchangeApiComponent } from "./components/exchange-api";
 import { iamComponent } from "./components/iam";
 
 function hashFiles(hash: ReturnType<typeof createHash>, dir: string): void {
@@ -78,6 +79,8 @@ const ALL: readonly Component[] = [
   iamComponent,
   // After the pipeline: serves its DexService (REST, WebSocket, gRPC).
   dexApiComponent,
+  // After the iam (its issuer's discovery and JWKS): the exchange API, its custody and funding.
+  exchangeApiComponent,
   // Before the indexer: it adds BridgeVault and BridgeMinter to the deployments the indexer reads.
   bridgeComponent,
   indexerComponent,

@@ -1,0 +1,87 @@
+// The exchange API as a stack component (`npm start`): api/exchange on config.ports.exchangeApi ({base_url}
+// = .../v1), verifying identity tokens of config.exchangeApi.oidcIssuers (default: the iam component's
+// issuer) by discovery and JWKS; accounts, the tenant-token key, custody and funding in its own PGlite
+// directory (<dataDir>/exchange-api/pglite) or the shared Postgres; custody on the home chain's Settlement
+// with the sandbox bank (SandboxFunding) and the funding key. Started after the pipeline and the iam.
+import path from "node:path";
+import { createDb } from "../../../db";
+import { resolveEncryptionKey } from "../../../api/dex/config";
+import { exchangeApiConfig } from "../../../api/exchange/config";
+import { startExchangeApi } from "../../../api/exchange/start";
+import { createCustodyAndFunding } from "../../../api/exchange/funding";
+import type { Address } from "viem";
+import type { Component, ComponentHandle, StackContext } from "../types";
+
+/** how often the funding loop completes due transfers (simulated bank side) */
+const FUNDING_INTERVAL_MS = 1_000;
+
+export const exchangeApiComponent: Component = {
+  name: "exchange-api",
+  serving: true,
+  async start(ctx: StackContext): Promise<ComponentHandle> {
+    const logger = ctx.logger.child({ component: "exchange-api" });
+    const home = ctx.deployments.home;
+    const usd = home.tokens.USD;
+    if (!usd || !home.contracts.Settlement) throw new Error("exchange-api: the deployments have no Settlement or USD token");
+    const encryptionKeyHex = resolveEncryptionKey({
+      mode: ctx.config.mode,
+      keyHex: ctx.config.dexApi.encryptionKeyHex,
+      keyFile: ctx.config.dexApi.encryptionKeyFile,
+      dataDir: ctx.config.dataDir,
+    });
+    const db = await createDb({ dataDir: path.join(ctx.config.dataDir, "exchange-api", "pglite"), databaseUrl: ctx.config.database.url });
+    const money = createCustodyAndFunding({
+      db,
+      chainId: home.chainId,
+      rpcUrl: ctx.config.chains.home.rpcUrl,
+      settlement: home.contracts.Settlement as Address,
+      sandboxFunding: home.contracts.SandboxFunding as Address | undefined,
+      tokens: home.tokens as Record<string, { address: Address; decimals: number }>,
+      fundingKey: ctx.config.keys.funding.privateKey,
+      encryptionKeyHex,
+      mode: ctx.config.mode,
+      logger: logger.child({ part: "custody" }),
+    });
+    const config = exchangeApiConfig({ mode: ctx.config.mode, issuers: ctx.config.exchangeApi.oidcIssuers, audience: ctx.config.exchangeApi.oidcAudience });
+    let api;
+    try {
+      api = await startExchangeApi({
+        config,
+        logger,
+        db,
+        encryptionKeyHex,
+        custody: money.custody,
+        cashDecimals: usd.decimals,
+        authenticatedRouters: [money.router],
+        port: ctx.config.ports.exchangeApi,
+        host: ctx.config.host,
+      });
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
+    money.start(FUNDING_INTERVAL_MS);
+    const running = api;
+    let stopped = false;
+    return {
+      urls: { "exchange api": running.url },
+      info: { "exchange api identity issuers": config.issuers.join(", ") },
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await money.stop();
+        await running.close();
+        await db.close();
+      },
+      async health() {
+        try {
+          // any answer of the server (401 without tokens) means it is up
+          const r = await fetch(`${running.url}/account`);
+          return { ok: r.status === 401 || r.status === 429 };
+        } catch (err) {
+          return { ok: false, detail: String(err) };
+        }
+      },
+    };
+  },
+};

@@ -1,0 +1,75 @@
+// Issue #14's acceptance: a new user logs in as a person would, on a whole stack (chains, the sandbox bank
+// deployed by provisioning, the identity provider, the exchange API with custody): request a one-time code,
+// read it from the sandbox outbox, take the password grant, get the tenant token, read GET /v1/account with
+// the preloaded test funds, equal to the account's demo USD balance in Settlement on chain.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { createPublicClient, http, type Address } from "viem";
+import { settlementAbi } from "../../sdk/abi";
+import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+
+test("a new user: code, outbox, password grant, tenant token, GET /v1/account equal to the chain", { timeout: 300_000 }, async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-login-e2e-"));
+  let stack: RunningStack | undefined;
+  try {
+    const { config } = await createTestConfig(dataDir);
+    stack = await startStack({ config, components: defaultComponents(["iam", "exchange-api"]), onComponentError: "fail" });
+    const iam = config.urls.identity;
+    const api = config.urls.exchangeApi;
+    const phone = "+14155550123";
+
+    // 1. a one-time code, read from the sandbox outbox
+    const otp = await fetch(`${iam}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
+    assert.ok(otp.status < 300, `otp: ${otp.status} ${await otp.text()}`);
+    const outbox = (await (await fetch(`${iam}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`)).json()) as { data: Array<{ code: string }> };
+    const code = outbox.data[0].code;
+    assert.match(code, /^\d{6}$/);
+
+    // 2. the password grant (a form, spec 4.A)
+    const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: code, scope: "openid profile email phone" });
+    const grant = await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form });
+    const tokens = (await grant.json()) as { access_token: string; token_type: string; expires_in: number };
+    assert.equal(grant.status, 200, JSON.stringify(tokens));
+    assert.equal(tokens.expires_in, 7200);
+
+    // 3. the tenant token
+    const auth = { authorization: `Bearer ${tokens.access_token}` };
+    const tt = await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth });
+    const { token } = (await tt.json()) as { token: string };
+    assert.equal(tt.status, 200);
+    const both = { ...auth, "tenant-authorization": token };
+
+    // 4. the account: created now, test funds preloaded, equal to the chain
+    const res = await fetch(`${api}/account`, { headers: both });
+    const account = ((await res.json()) as { data: Record<string, unknown> }).data;
+    assert.equal(res.status, 200, JSON.stringify(account));
+    assert.equal(account.phone, phone);
+    assert.equal(account.kycStatus, "approved");
+    assert.equal(account.accreditationType, "none");
+    assert.ok(Number(account.cashBalance) > 0, "test funds preloaded");
+    const home = stack.deployments.home;
+    const client = createPublicClient({ transport: http(config.chains.home.rpcUrl) });
+    const onChain = (await client.readContract({
+      address: home.contracts.Settlement as Address,
+      abi: settlementAbi,
+      functionName: "balanceOf",
+      args: [account.settlementAddress as Address, home.tokens.USD.address as Address],
+    })) as bigint;
+    assert.equal(account.cashBalanceUnits, onChain.toString());
+    assert.equal(account.cashBalance, Number(onChain) / 1e6);
+    assert.equal(account.buyingPower, account.cashBalance);
+
+    // the same login again finds the same account, funds preloaded once
+    const again = ((await (await fetch(`${api}/custody-account-info`, { headers: both })).json()) as { data: Record<string, unknown> }).data;
+    assert.equal(again.accountId, account.accountId);
+    assert.equal(again.cashBalanceUnits, onChain.toString());
+    // without the tenant token: 401
+    assert.equal((await fetch(`${api}/account`, { headers: auth })).status, 401);
+  } finally {
+    await stack?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
