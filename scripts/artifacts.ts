@@ -13,6 +13,7 @@ export const CONTRACT_SOURCES = {
   Settlement: "exchange/Settlement.sol",
   DemoToken: "exchange/tokens/DemoToken.sol",
   SandboxFunding: "exchange/funding/SandboxFunding.sol",
+  AssetTokenFactory: "exchange/tokens/AssetTokenFactory.sol",
   BridgeVault: "bridge/BridgeVault.sol",
   BridgeMinter: "bridge/BridgeMinter.sol",
   BridgeWrappedToken: "bridge/BridgeWrappedToken.sol",
