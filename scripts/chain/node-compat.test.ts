@@ -138,4 +138,32 @@ for (const node of CHAIN_NODE_KINDS) {
     assert.ok(c instanceof RetryableChainError, `retryable, got ${String(c)}`);
     assert.match(c.message, /nonce/i);
   });
+
+  test(`${node}: the gas price suggestion is the base fee + 1 gwei, whatever recent blocks paid (the settle sender pays 1.5 x it)`, async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `compat-gas-${node}-`));
+    const chain = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node, fsync: false });
+    const rpc = createRpcClient(chain.rpcUrl);
+    t.after(async () => {
+      rpc.close();
+      await chain.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const gwei = 1_000_000_000n;
+    assert.equal(BigInt(await rpc.call<string>("eth_maxPriorityFeePerGas")), gwei);
+    for (let i = 0; i < 8; i++) {
+      const price = BigInt(await rpc.call<string>("eth_gasPrice"));
+      const latest = await rpc.call<{ baseFeePerGas: string }>("eth_getBlockByNumber", ["latest", false]);
+      // (Hardhat answers the next block's base fee + 1 gwei: within one block's change of the latest's)
+      assert.ok(price >= gwei && price <= (BigInt(latest.baseFeePerGas) * 9n) / 8n + gwei, `block ${i}: ${price} against base ${BigInt(latest.baseFeePerGas)}`);
+      const raw = await sender.signTransaction({ chainId: CHAIN_ID, type: "legacy", to: WALLET, value: 1n, gas: 21_000n, gasPrice: (price * 3n) / 2n, nonce: i });
+      await rpc.call("eth_sendRawTransaction", [raw]);
+    }
+    // and in a batch beside other calls, as viem's batching transports send it
+    const batch = JSON.parse((await rpc.postRaw(Buffer.from(JSON.stringify([
+      { jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] },
+      { jsonrpc: "2.0", id: 2, method: "eth_gasPrice", params: [] },
+    ])))).body.toString()) as { id: number; result: string }[];
+    assert.deepEqual(batch.map((r) => r.id), [1, 2]);
+    assert.ok(BigInt(batch[1].result) < 2n * gwei, `gas price ${BigInt(batch[1].result)} after 8 blocks paid at 1.5 x`);
+  });
 }

@@ -70,3 +70,30 @@ export function nodeRefusal(kind: ChainNodeKind, method: string, params: unknown
   }
   return undefined;
 }
+
+const ONE_GWEI = 1_000_000_000n;
+const OVERRIDDEN_READS = /"method"\s*:\s*"(eth_gasPrice|eth_maxPriorityFeePerGas)"/;
+
+/**
+ * Reads answered the Hardhat way on Anvil: the gas price suggestions. Anvil's oracle follows the tips of
+ * recent blocks, and the settle sender pays 1.5 x eth_gasPrice as a legacy price, so each refresh raised
+ * the next suggestion by half (2 gwei to 31 gwei in 8 blocks, measured; after ~1,100 batches the operator's
+ * 10,000 ETH no longer covered one batch's gas limit). Hardhat answers the latest base fee + 1 gwei and a
+ * fixed 1 gwei tip; so does the proxy on Anvil. Undefined: forward the call as it is.
+ */
+export function overriddenRead(kind: ChainNodeKind, method: string): ((node: RpcClient) => Promise<unknown>) | undefined {
+  if (kind !== "anvil") return undefined;
+  if (method === "eth_maxPriorityFeePerGas") return async () => `0x${ONE_GWEI.toString(16)}`;
+  if (method === "eth_gasPrice") {
+    return async (node) => {
+      const latest = await node.call<{ baseFeePerGas?: string }>("eth_getBlockByNumber", ["latest", false]);
+      return `0x${(BigInt(latest.baseFeePerGas ?? "0x0") + ONE_GWEI).toString(16)}`;
+    };
+  }
+  return undefined;
+}
+
+/** A cheap test on a raw body: true when it may hold a read overriddenRead answers on this node. */
+export function mayContainOverriddenRead(kind: ChainNodeKind, rawBody: string): boolean {
+  return kind === "anvil" && OVERRIDDEN_READS.test(rawBody);
+}

@@ -8,11 +8,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
 import { isMutating, mayContainMutation } from "./methods";
+import { mayContainOverriddenRead, overriddenRead, type ChainNodeKind } from "./node-kind";
 import type { Recorder } from "./recorder";
 import type { JsonRpcError, JsonRpcRequest, JsonRpcResponse, RpcClient } from "./rpc-client";
 
 /** What the proxy forwards to: the running node and the recorder journalling through it. */
 export interface ProxyUpstream {
+  /** the node program (default hardhat): some reads are answered differently on Anvil (node-kind.ts) */
+  kind?: ChainNodeKind;
   node: RpcClient;
   nodeWsUrl: string;
   recorder: Recorder;
@@ -25,16 +28,24 @@ export interface ChainProxy {
 
 const PARSE_ERROR: JsonRpcResponse = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } };
 
-/** Handles a parsed body that contains at least one mutation; items run in order. */
+/** Handles a parsed body that contains at least one mutation (or read answered here); items run in order. */
 async function handleParsed(
   body: unknown,
-  deps: { node: RpcClient; recorder: Recorder },
+  deps: { node: RpcClient; recorder: Recorder; kind?: ChainNodeKind },
 ): Promise<JsonRpcResponse | JsonRpcResponse[]> {
   const one = async (req: JsonRpcRequest): Promise<JsonRpcResponse> => {
     if (typeof req?.method !== "string") {
       return { jsonrpc: "2.0", id: req?.id ?? null, error: { code: -32600, message: "Invalid Request" } };
     }
     if (isMutating(req.method)) return deps.recorder.execute(req);
+    const override = overriddenRead(deps.kind ?? "hardhat", req.method);
+    if (override) {
+      try {
+        return { jsonrpc: "2.0", id: req.id, result: await override(deps.node) };
+      } catch (e) {
+        return { jsonrpc: "2.0", id: req.id, error: { code: -32603, message: `proxy: ${String((e as Error).message ?? e)}` } };
+      }
+    }
     const res = await deps.node.send(req.method, req.params ?? []);
     return { ...res, id: req.id };
   };
@@ -46,8 +57,11 @@ async function handleParsed(
   return one(body as JsonRpcRequest);
 }
 
-function parseMutating(raw: string): { parsed: unknown } | null {
-  if (!mayContainMutation(raw)) return null;
+/** The parsed body when it holds a call the proxy handles itself (a mutation, a read answered here);
+ *  null: forward the bytes as they are. */
+function parseMutating(raw: string, kind: ChainNodeKind = "hardhat"): { parsed: unknown } | null {
+  const overrides = mayContainOverriddenRead(kind, raw);
+  if (!mayContainMutation(raw) && !overrides) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -55,7 +69,7 @@ function parseMutating(raw: string): { parsed: unknown } | null {
     return null; // let the node produce its own parse error
   }
   const reqs = (Array.isArray(parsed) ? parsed : [parsed]) as JsonRpcRequest[];
-  return reqs.some((r) => typeof r?.method === "string" && isMutating(r.method)) ? { parsed } : null;
+  return reqs.some((r) => typeof r?.method === "string" && (isMutating(r.method) || (overrides && overriddenRead(kind, r.method) !== undefined))) ? { parsed } : null;
 }
 
 export async function startChainProxy(options: {
@@ -79,7 +93,7 @@ export async function startChainProxy(options: {
       };
       const deps = options.upstream();
       if (!deps) return send(503, unavailableBody());
-      const mutating = parseMutating(raw.toString("utf8"));
+      const mutating = parseMutating(raw.toString("utf8"), deps.kind);
       const work = mutating
         ? handleParsed(mutating.parsed, deps).then((r) => send(200, JSON.stringify(r)))
         : deps.node.postRaw(raw).then((r) => send(r.status, r.body));
@@ -112,7 +126,7 @@ export async function startChainProxy(options: {
       client.on("close", () => upstream.close());
       client.on("error", () => upstream.close());
       client.on("message", (data) => {
-        const mutating = parseMutating(data.toString());
+        const mutating = parseMutating(data.toString(), deps.kind);
         if (mutating) {
           handleParsed(mutating.parsed, deps).then(
             (r) => client.send(JSON.stringify(r)),

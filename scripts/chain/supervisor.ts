@@ -95,7 +95,7 @@ export async function superviseChain(options: {
     journal = await openJournalWriter(options.journalFile, { fsync: options.fsync });
     const recorder = createRecorder({ node: b.node, journal, initialHead: await getHead(b.node), kind: b.kind, lastOffsetS: b.lastOffsetS });
     snapshotEntries = b.restored.snapshot?.journalEntries ?? (snapshotEntries > b.journalEntries ? 0 : snapshotEntries);
-    upstream = { node: b.node, nodeWsUrl: b.proc.wsUrl, recorder };
+    upstream = { kind: b.kind, node: b.node, nodeWsUrl: b.proc.wsUrl, recorder };
     b.proc.child.once("exit", (code, signal) => {
       if (stopping) return;
       restarting = restart(`node exited (${code ?? signal})`);
