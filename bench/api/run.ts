@@ -9,6 +9,7 @@
 //      matcher (its created_at), from the HTTP acknowledgement (201 received) and from the request's
 //      send, p50/p99/max over the rounds.
 //   4. after the stack stopped: the identity provider's password-grant logins/s (bench/api/iam-login.ts).
+//   5. then the p99 of token verification on an authenticated exchange API call (bench/api/exchange-auth.ts).
 // Env: BENCH_SECONDS (10 per autocannon run), BENCH_CONNECTIONS (32), BENCH_SUBSCRIBERS (1000),
 // BENCH_ROUNDS (50). Prints a table; stops everything it started.
 import autocannon from "autocannon";
@@ -22,6 +23,7 @@ import type { MarketSpec } from "../../pipeline/service";
 import { createTestConfig } from "../../scripts/stack";
 import { api, createApiKey, keyHeaders, keyOrderBody, type TestKey } from "../../api/testing/client";
 import { benchIamLogins, formatIamLoginFigures } from "./iam-login";
+import { benchExchangeAuth, formatExchangeAuthFigures } from "./exchange-auth";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -212,6 +214,8 @@ async function main() {
 main()
   // the identity provider's password-grant logins/s, once the stack has stopped (bench/api/iam-login.ts)
   .then(async () => console.log(`\n${formatIamLoginFigures(await benchIamLogins())}`))
+  // token verification on an authenticated exchange API call (bench/api/exchange-auth.ts)
+  .then(async () => console.log(`\n${formatExchangeAuthFigures(await benchExchangeAuth())}`))
   .then(
   () => process.exit(0),
   (err) => {

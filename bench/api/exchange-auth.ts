@@ -1,0 +1,170 @@
+// Token verification on an authenticated exchange API call: a real identity provider (api/iam, PGlite in a
+// temporary dir) logs a user in (code, outbox, password grant: an ES256 access token), the exchange API
+// (api/exchange's app over its real verifiers: discovery + JWKS of that IAM, its own ES256 tenant key)
+// serves GET /v1/account under autocannon, and the time each request spends verifying its two tokens
+// (identity token against the JWKS, tenant token and their binding) is recorded. Custody here answers a
+// fixed balance (no chain: the figure is the verification's, the chain read is not measured).
+// Standalone: `npx tsx bench/api/exchange-auth.ts`; bench:api (bench/api/run.ts) prints it too.
+// Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (32).
+import autocannon from "autocannon";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pino from "pino";
+import { createDb } from "../../db";
+import { iamConfig } from "../../api/iam/config";
+import { startIam } from "../../api/iam/server";
+import { createSecretBox } from "../../api/auth/secret-box";
+import { listenDexRest } from "../../api/dex/app";
+import { createAccountStore } from "../../api/exchange/accounts";
+import { createExchangeApp } from "../../api/exchange/app";
+import { exchangeApiConfig } from "../../api/exchange/config";
+import { createIdentityVerifier, type IdentityVerifier } from "../../api/exchange/identity-tokens";
+import { createTenantTokens, type TenantTokens } from "../../api/exchange/tenant-tokens";
+import { freePort } from "../../runtime/ports";
+import { systemClock } from "../../runtime/clock";
+
+export interface ExchangeAuthFigures {
+  seconds: number;
+  connections: number;
+  requests: number;
+  requestsPerSecond: number;
+  callP50Ms: number;
+  callP99Ms: number;
+  verifyP50Ms: number;
+  verifyP99Ms: number;
+  /** the same two verifications one after the other, in process, no HTTP and no concurrency */
+  aloneP50Ms: number;
+  aloneP99Ms: number;
+  non2xx: number;
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+export async function benchExchangeAuth(o: { seconds?: number; connections?: number } = {}): Promise<ExchangeAuthFigures> {
+  const seconds = o.seconds ?? Number(process.env.BENCH_SECONDS ?? 10);
+  const connections = o.connections ?? Number(process.env.BENCH_CONNECTIONS ?? 32);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-exchange-auth-"));
+  const logger = pino({ level: "silent" });
+  const iamDb = await createDb({ dataDir: path.join(dir, "iam") });
+  const apiDb = await createDb({ dataDir: path.join(dir, "api") });
+  const iamPort = await freePort();
+  const issuer = `http://127.0.0.1:${iamPort}`;
+  const iam = await startIam({
+    config: iamConfig({ issuer, resource: "http://127.0.0.1:3000/v1" }),
+    db: iamDb,
+    clock: systemClock,
+    logger,
+    encryptionKeyHex: randomBytes(32).toString("hex"),
+    host: "127.0.0.1",
+    port: iamPort,
+  });
+  let http: Awaited<ReturnType<typeof listenDexRest>> | undefined;
+  try {
+    // a user logs in as a person would
+    const phone = "+15550001234";
+    await (await fetch(`${issuer}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) })).arrayBuffer();
+    const code = ((await (await fetch(`${issuer}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`)).json()) as { data: { code: string }[] }).data[0].code;
+    const grant = await fetch(`${issuer}/api/login/oauth/access_token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: code, scope: "openid profile email phone" }),
+    });
+    const accessToken = ((await grant.json()) as { access_token: string }).access_token;
+
+    // the exchange API over its real verifiers, each verification timed
+    const config = exchangeApiConfig({ issuers: [issuer], audience: "exchange-api", rateLimits: { ipPerMinute: 1e9, authenticatedPerMinute: 1e9 } });
+    const identity = createIdentityVerifier({ issuers: config.issuers, audience: config.audience, clockToleranceS: config.clockToleranceS, fetchTimeoutMs: config.identityFetchTimeoutMs });
+    const tenants = await createTenantTokens({ db: apiDb, box: createSecretBox(randomBytes(32).toString("hex")), maxLifetimeS: config.tenantTokenMaxLifetimeS, clockToleranceS: config.clockToleranceS });
+    const started = new WeakMap<object, number>();
+    const verifyMs: number[] = [];
+    let recording = false;
+    // identity.verify starts the timing, tenants.verify (the last step of verification) ends it
+    const timedIdentity: IdentityVerifier = {
+      async verify(token) {
+        const t = performance.now();
+        const claims = await identity.verify(token);
+        started.set(claims, t);
+        return claims;
+      },
+    };
+    const timedTenants: TenantTokens = {
+      issue: (i) => tenants.issue(i),
+      async verify(token, claims) {
+        await tenants.verify(token, claims);
+        const t = started.get(claims);
+        if (recording && t !== undefined) verifyMs.push(performance.now() - t);
+      },
+    };
+    const app = createExchangeApp({
+      config,
+      logger,
+      identity: timedIdentity,
+      tenants: timedTenants,
+      accounts: createAccountStore(apiDb),
+      custody: { ensureAccount: async () => undefined, balances: async () => ({ address: "0x0000000000000000000000000000000000000001", cashUnits: 100_000_000_000n, availableCashUnits: 100_000_000_000n }) },
+      cashDecimals: 6,
+    });
+    http = await listenDexRest(app, 0);
+    const tenant = ((await (await fetch(`${http.url}/auth/tenant-token`, { method: "POST", headers: { authorization: `Bearer ${accessToken}` } })).json()) as { token: string }).token;
+    const headers = { authorization: `Bearer ${accessToken}`, "tenant-authorization": tenant };
+    const warm = await fetch(`${http.url}/account`, { headers });
+    if (warm.status !== 200) throw new Error(`GET /v1/account answered ${warm.status}: ${await warm.text()}`);
+    recording = true;
+    const result = await new Promise<autocannon.Result>((resolve, reject) =>
+      autocannon({ url: `${http!.url}/account`, headers, connections, duration: seconds }, (err, res) => (err ? reject(err) : resolve(res))),
+    );
+    recording = false;
+    verifyMs.sort((a, b) => a - b);
+    const alone: number[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const t = performance.now();
+      await tenants.verify(tenant, await identity.verify(accessToken));
+      alone.push(performance.now() - t);
+    }
+    alone.sort((a, b) => a - b);
+    return {
+      seconds,
+      connections,
+      requests: result.requests.total,
+      requestsPerSecond: result.requests.average,
+      callP50Ms: result.latency.p50,
+      callP99Ms: result.latency.p99,
+      verifyP50Ms: pct(verifyMs, 50),
+      verifyP99Ms: pct(verifyMs, 99),
+      aloneP50Ms: pct(alone, 50),
+      aloneP99Ms: pct(alone, 99),
+      non2xx: result.non2xx,
+    };
+  } finally {
+    await http?.close();
+    await iam.close();
+    await iamDb.close();
+    await apiDb.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function formatExchangeAuthFigures(f: ExchangeAuthFigures): string {
+  return [
+    `| exchange API, authenticated GET /v1/account (IAM's ES256 access token + tenant token) | load | req/s | p50 ms | p99 ms | non-2xx |`,
+    `| --- | --- | ---: | ---: | ---: | ---: |`,
+    `| whole call | ${f.connections} conns, ${f.seconds} s | ${Math.round(f.requestsPerSecond)} | ${f.callP50Ms.toFixed(1)} | ${f.callP99Ms.toFixed(1)} | ${f.non2xx} |`,
+    `| token verification within it (identity JWT vs JWKS, tenant JWT, binding; queueing included) | ${f.requests} calls | | ${f.verifyP50Ms.toFixed(2)} | ${f.verifyP99Ms.toFixed(2)} | |`,
+    `| the same verification alone (in process, one at a time) | 1000 | | ${f.aloneP50Ms.toFixed(2)} | ${f.aloneP99Ms.toFixed(2)} | |`,
+  ].join("\n");
+}
+
+if (require.main === module) {
+  benchExchangeAuth().then(
+    (f) => {
+      console.log(`load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.cpus().length} cores`);
+      console.log(formatExchangeAuthFigures(f));
+      process.exit(f.non2xx === 0 ? 0 : 1);
+    },
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
