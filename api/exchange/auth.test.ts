@@ -225,3 +225,29 @@ describe("exchange API rate limit (spec 8: 300 authenticated requests/minute per
     }
   });
 });
+
+describe("exchange API tenant token lifetime", () => {
+  it("a tenant token lives 7200 s at most even when its identity token lives longer: at +7229 s accepted, at +7230 s refused", async () => {
+    let t = T0;
+    const clock = () => t;
+    const iss = await startTestIssuer({ now: clock });
+    const h = await startExchangeHarness({ issuers: [iss], now: clock });
+    try {
+      const identity = await iss.sign({ sub: "gina", owner: "org-g", exp: nowS + 4 * 3600 });
+      const issued = await call(h, { authorization: `Bearer ${identity}` }, "/auth/tenant-token", "POST");
+      const claims = JSON.parse(Buffer.from(issued.body.token!.split(".")[1], "base64url").toString());
+      assert.equal(claims.exp - claims.iat, 7200);
+      assert.deepEqual([claims.sub, claims.owner, claims.idp], ["gina", "org-g", iss.issuer]);
+      const headers = { authorization: `Bearer ${identity}`, "tenant-authorization": issued.body.token! };
+      t = T0 + (7200 + 29) * 1000;
+      assert.equal((await call(h, headers)).status, 200);
+      t = T0 + (7200 + 30) * 1000;
+      assert401(await call(h, headers), "tenant_token_expired");
+      // a new tenant token for the same, still valid, identity token
+      assert.equal((await call(h, { authorization: `Bearer ${identity}` }, "/auth/tenant-token", "POST")).status, 200);
+    } finally {
+      await h.close();
+      await iss.close();
+    }
+  });
+});
