@@ -35,6 +35,8 @@ export interface DexWsLimits {
   checksumLevels: number;
   /** new connections per IP per minute */
   connectionsPerMinutePerIp: number;
+  /** order entry: orders of one connection placed and not answered yet; one more is refused (429) */
+  maxOrdersInFlight: number;
 }
 
 export interface DexApiConfig {
@@ -81,6 +83,7 @@ export const DEFAULT_WS_LIMITS: DexWsLimits = {
   heartbeatIntervalMs: 15_000,
   checksumLevels: 10,
   connectionsPerMinutePerIp: 60,
+  maxOrdersInFlight: 256,
 };
 
 export function dexApiConfig(

@@ -38,11 +38,11 @@ export async function startDexApi(deps: StartDexApiDeps): Promise<RunningDexApi>
   const now = () => clock.now();
   const keys = createApiKeyStore({ db: deps.db, box: createSecretBox(deps.config.apiKeyEncryptionKey), clock });
   const auth = createDexAuthenticator({ config: deps.config, keys, now });
-  // one placer for REST and gRPC: a retry on one surface of an order in flight on the other waits for it
+  // one placer for REST, WebSocket order entry and gRPC: a retry on one surface of an order in flight on the other waits for it
   const placeOrder = createOrderPlacer({ service: deps.service, keys, now });
   const common = { config: deps.config, service: deps.service, auth, clock };
   const rest = await listenDexRest(createDexRestApp({ ...common, logger: deps.logger.child({ surface: "dex-rest" }), keys, placeOrder, now }), deps.ports.rest, host);
-  const ws = await createWsServer({ ...common, logger: deps.logger.child({ surface: "dex-ws" }), keys });
+  const ws = await createWsServer({ ...common, logger: deps.logger.child({ surface: "dex-ws" }), keys, placeOrder });
   const wsUrl = (await ws.listen(deps.ports.ws, host)).url;
   const grpc = createGrpcServer({ ...common, logger: deps.logger.child({ surface: "dex-grpc" }), keys, placeOrder });
   const { address } = await grpc.listen(deps.ports.grpc, host);

@@ -20,6 +20,8 @@ import { Channels } from "./channels";
 import { Admission, createSender, type Conn, type ConnSender } from "./connection";
 import { WS_AUTH_PATH } from "./messages";
 import { createMessageHandler } from "./session";
+import { createOrderEntry } from "./order-entry";
+import { createOrderPlacer, type OrderPlacer } from "../dex/place-order";
 
 export interface WsServerDeps {
   config: DexApiConfig;
@@ -31,6 +33,9 @@ export interface WsServerDeps {
   keys?: ApiKeyStore;
   /** the messages' timestamps and the connection-rate window (default: the system clock) */
   clock?: Clock;
+  /** order entry (`order` messages): share the REST app's placer (one in-flight registry of client order
+   *  ids); created when omitted (needs `keys` then: without both, `order` messages are refused) */
+  placeOrder?: OrderPlacer;
 }
 
 export interface DexWsServer {
@@ -136,7 +141,9 @@ export async function createWsServer(deps: WsServerDeps): Promise<DexWsServer> {
   const channels = new Channels({ service, markets, limits, logger, clock, out });
   await channels.load();
   const hub: Hub = { deps, clock, out, admission: new Admission(limits, clock), channels, conns: new Set() };
-  const onMessage = createMessageHandler({ auth: deps.auth, admission: hub.admission, channels, out, clock, logger });
+  const placeOrder = deps.placeOrder ?? (deps.keys ? createOrderPlacer({ service, keys: deps.keys, now: () => clock.now() }) : undefined);
+  const orders = placeOrder ? createOrderEntry({ config, placeOrder, out, clock, logger }) : undefined;
+  const onMessage = createMessageHandler({ auth: deps.auth, admission: hub.admission, channels, out, clock, logger, orders });
 
   const { server, wss } = createUpgradeServer(limits.maxMessageBytes);
   let nextId = 1;
