@@ -123,10 +123,16 @@ export function marketFromGrid(
   return m;
 }
 
-/** Every default market whose two tokens are deployed (`tokens` by symbol, as in deployments.json). */
-export function marketsFromTokens(tokens: Record<string, { address: string; decimals: number }>): MarketSpec[] {
+/** Every market whose two tokens are deployed (`tokens` by symbol, as in deployments.json): the default
+ *  markets and those of `extraGrids` (the exchange API's asset books, `SYMBOL-USD`), in that order. A grid
+ *  whose tokens are not deployed makes no market. */
+export function marketsFromTokens(
+  tokens: Record<string, { address: string; decimals: number }>,
+  extraGrids: Readonly<Record<string, HumanGrid>> = {},
+): MarketSpec[] {
   const out: MarketSpec[] = [];
-  for (const [symbol, g] of Object.entries(DEFAULT_HUMAN_GRIDS)) {
+  const grids = [...Object.entries(DEFAULT_HUMAN_GRIDS), ...Object.entries(extraGrids).filter(([symbol]) => !(symbol in DEFAULT_HUMAN_GRIDS))];
+  for (const [symbol, g] of grids) {
     const [b, q] = symbol.split("-");
     const base = tokens[b];
     const quote = tokens[q];
