@@ -5,78 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { postForm, requestCode, startTestIam, TEST_REDIRECT, type TestIam } from "./testing/harness";
-
-/** The browser's part: a cookie jar and redirects followed by hand. */
-class Browser {
-  private jar = new Map<string, string>();
-  private remember(res: Response) {
-    for (const c of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = c.split(";");
-      const eq = pair.indexOf("=");
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      const expired = attrs.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split("=")[1]) < Date.now());
-      if (value === "" || expired) this.jar.delete(name);
-      else this.jar.set(name, value);
-    }
-  }
-  private cookie() {
-    return [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ");
-  }
-  async get(url: string): Promise<Response> {
-    const res = await fetch(url, { headers: { cookie: this.cookie() }, redirect: "manual" });
-    this.remember(res);
-    return res;
-  }
-  async post(url: string, fields: Record<string, string>): Promise<Response> {
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { cookie: this.cookie(), "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(fields).toString(),
-      redirect: "manual",
-    });
-    this.remember(res);
-    return res;
-  }
-  /** follows 3xx while they stay on `origin`; returns the first response that is not a redirect there,
-   *  or the URL of a redirect that leaves it (the client's redirect_uri) */
-  async follow(res: Response, origin: string): Promise<{ res: Response; url: string }> {
-    let url = res.url;
-    while (res.status >= 300 && res.status < 400) {
-      url = new URL(res.headers.get("location")!, url).href;
-      if (!url.startsWith(origin)) return { res, url };
-      res = await this.get(url);
-    }
-    return { res, url };
-  }
-}
-
-async function login(t: TestIam, config: oidc.Configuration, o: { scope: string; phone: string }) {
-  const codeVerifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const authUrl = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: TEST_REDIRECT,
-    scope: o.scope,
-    code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
-    code_challenge_method: "S256",
-    state,
-  });
-  const browser = new Browser();
-  let step = await browser.follow(await browser.get(authUrl.href), t.url);
-  assert.equal(step.res.status, 200);
-  assert.match(step.url, /\/interaction\/[^/]+$/);
-  const loginPage = await step.res.text();
-  assert.match(loginPage, /name="phone"/);
-  const code = await requestCode(t.url, o.phone);
-  step = await browser.follow(await browser.post(`${step.url}/login`, { phone: o.phone, code }), t.url);
-  // the consent page of the scopes asked for
-  assert.equal(step.res.status, 200);
-  const consent = await step.res.text();
-  assert.match(consent, /trading/);
-  step = await browser.follow(await browser.post(`${step.url}/confirm`, {}), t.url);
-  assert.ok(step.url.startsWith(TEST_REDIRECT), step.url);
-  return { callback: new URL(step.url), codeVerifier, state, browser };
-}
+import { Browser, login } from "./testing/code-flow";
 
 describe("OIDC code flow with PKCE, refresh with rotation and reuse detection (openid-client)", () => {
   let t: TestIam;
@@ -100,7 +29,7 @@ describe("OIDC code flow with PKCE, refresh with rotation and reuse detection (o
 
   it("code -> 1-hour JWT for the exchange API + refresh token; refresh rotates; a reused refresh token fails and revokes the family", async () => {
     const phone = "+14155550201";
-    const { callback, codeVerifier, state } = await login(t, config, { scope: "openid trading", phone });
+    const { callback, codeVerifier, state } = await login(t.url, config, { scope: "openid trading", phone });
     const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: codeVerifier, expectedState: state });
     assert.equal(tokens.token_type.toLowerCase(), "bearer");
     assert.equal(tokens.expires_in, 3600);
@@ -136,7 +65,7 @@ describe("OIDC code flow with PKCE, refresh with rotation and reuse detection (o
   });
 
   it("a wrong code verifier at the token endpoint is invalid_grant", async () => {
-    const { callback, state } = await login(t, config, { scope: "openid trading", phone: "+14155550202" });
+    const { callback, state } = await login(t.url, config, { scope: "openid trading", phone: "+14155550202" });
     await assert.rejects(
       oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: state }),
       (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant",

@@ -1,7 +1,8 @@
 // Issue #14's acceptance: a new user logs in as a person would, on a whole stack (chains, the sandbox bank
 // deployed by provisioning, the identity provider, the exchange API with custody): request a one-time code,
 // read it from the sandbox outbox, take the password grant, get the tenant token, read GET /v1/account with
-// the preloaded test funds, equal to the account's demo USD balance in Settlement on chain.
+// the preloaded test funds, equal to the account's demo USD balance in Settlement on chain; then the OIDC
+// code flow (openid-client) to a refreshed token that the exchange API accepts, and refresh reuse refused.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -9,7 +10,10 @@ import path from "node:path";
 import { test } from "node:test";
 import { createPublicClient, http, type Address } from "viem";
 import { settlementAbi } from "../../sdk/abi";
+import * as oidc from "openid-client";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import { DEFAULT_CLIENT_ID, iamConfig } from "../../api/iam/config";
+import { login } from "../../api/iam/testing/code-flow";
 
 test("a new user: code, outbox, password grant, tenant token, GET /v1/account equal to the chain", { timeout: 300_000 }, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-login-e2e-"));
@@ -68,6 +72,28 @@ test("a new user: code, outbox, password grant, tenant token, GET /v1/account eq
     assert.equal(again.cashBalanceUnits, onChain.toString());
     // without the tenant token: 401
     assert.equal((await fetch(`${api}/account`, { headers: auth })).status, 401);
+
+    // 5. the web app's way in (spec 5.1 step 4): the OIDC code flow with PKCE, driven by openid-client from
+    //    discovery; the refreshed access token is accepted by the exchange API (same user, same account);
+    //    the first refresh token used again fails and takes the family with it
+    const redirectUri = iamConfig({ issuer: iam, resource: api }).clients.find((c) => c.clientId === DEFAULT_CLIENT_ID)!.redirectUris[0];
+    const oidcConfig = await oidc.discovery(new URL(iam), DEFAULT_CLIENT_ID, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const flow = await login(iam, oidcConfig, { scope: "openid trading", phone, redirectUri });
+    const codeTokens = await oidc.authorizationCodeGrant(oidcConfig, flow.callback, { pkceCodeVerifier: flow.codeVerifier, expectedState: flow.state });
+    assert.equal(codeTokens.expires_in, 3600);
+    const refreshed = await oidc.refreshTokenGrant(oidcConfig, codeTokens.refresh_token!);
+    assert.notEqual(refreshed.access_token, codeTokens.access_token);
+    const auth2 = { authorization: `Bearer ${refreshed.access_token}` };
+    const tt2 = await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth2 });
+    assert.equal(tt2.status, 200);
+    const both2 = { ...auth2, "tenant-authorization": ((await tt2.json()) as { token: string }).token };
+    const viaCodeFlow = await fetch(`${api}/account`, { headers: both2 });
+    const acct2 = ((await viaCodeFlow.json()) as { data: Record<string, unknown> }).data;
+    assert.equal(viaCodeFlow.status, 200, JSON.stringify(acct2));
+    assert.equal(acct2.accountId, account.accountId);
+    assert.equal(acct2.cashBalanceUnits, onChain.toString());
+    await assert.rejects(oidc.refreshTokenGrant(oidcConfig, codeTokens.refresh_token!), (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant");
+    await assert.rejects(oidc.refreshTokenGrant(oidcConfig, refreshed.refresh_token!), (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant");
   } finally {
     await stack?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
