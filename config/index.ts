@@ -83,6 +83,8 @@ const envSchema = z.object({
     .pipe(z.array(z.string().url()).min(1).optional()),
   /** the `aud` the exchange API requires in identity tokens */
   EXCHANGE_OIDC_AUDIENCE: z.string().min(1).default("exchange-api"),
+  /** spec 8: the exchange API's public market data, requests per minute per client IP */
+  EXCHANGE_PUBLIC_RATE_LIMIT: z.coerce.number().int().positive().default(100),
   /** Host headers the DEX API's wallet scheme accepts, comma-separated ("" = any, signed over) */
   DEX_WALLET_AUTH_HOSTS: z
     .string()
@@ -184,6 +186,8 @@ export interface Config {
     readonly oidcIssuers: readonly string[];
     /** the audience identity tokens must name (EXCHANGE_OIDC_AUDIENCE, default "exchange-api") */
     readonly oidcAudience: string;
+    /** public market data: requests per minute per client IP (EXCHANGE_PUBLIC_RATE_LIMIT, spec 8: 100) */
+    readonly publicPerMinute: number;
   };
   readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number; readonly maxInFlight: number };
   /** fsync every chain journal append (off only for throwaway benchmarks). */
@@ -311,7 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       encryptionKeyFile: e.API_KEY_ENCRYPTION_KEY_FILE === undefined ? undefined : path.resolve(e.API_KEY_ENCRYPTION_KEY_FILE),
       walletAuthHosts: e.DEX_WALLET_AUTH_HOSTS,
     },
-    exchangeApi: { oidcIssuers: e.EXCHANGE_OIDC_ISSUERS ?? [http(e.IAM_PORT)], oidcAudience: e.EXCHANGE_OIDC_AUDIENCE },
+    exchangeApi: { oidcIssuers: e.EXCHANGE_OIDC_ISSUERS ?? [http(e.IAM_PORT)], oidcAudience: e.EXCHANGE_OIDC_AUDIENCE, publicPerMinute: e.EXCHANGE_PUBLIC_RATE_LIMIT },
     batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS, maxInFlight: e.BATCHER_MAX_INFLIGHT },
     chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,
     chainNode: e.CHAIN_NODE,

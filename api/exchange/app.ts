@@ -26,6 +26,9 @@ export interface ExchangeAppDeps {
   cashDecimals: number;
   /** routers mounted at /v1 behind both tokens (res.locals.principal set), after the API's own routes */
   authenticatedRouters?: readonly Router[];
+  /** routers mounted at /v1 without tokens (market data, api/exchange/market/public.ts), before any route
+   *  that asks for them; each brings its own rate limit */
+  publicRouters?: readonly Router[];
 }
 
 export function createExchangeApp(deps: ExchangeAppDeps): Express {
@@ -60,6 +63,7 @@ export function createExchangeApp(deps: ExchangeAppDeps): Express {
     const { token } = await deps.tenants.issue(identityOf(res));
     res.json({ token });
   });
+  for (const r of deps.publicRouters ?? []) app.use("/v1", r);
   const own = { accounts: deps.accounts, custody: deps.custody, cashDecimals: deps.cashDecimals, auth: tenant };
   app.use("/v1", accountRouter(own));
   if (config.mode === "sandbox") app.use("/v1", sandboxRouter(own));

@@ -8,6 +8,7 @@ import { API_ERROR_RULES, ApiError, createErrorHandler, DEX_HTTP_ERRORS, type Ap
 const EXCHANGE_ONLY_RULES = {
   ACCOUNT_NOT_FOUND: { http: 404 },
   ACCREDITATION_REQUIRED: { http: 400 },
+  ASSET_NOT_FOUND: { http: 404 },
 } as const satisfies Record<string, ApiErrorRule>;
 
 const SHARED_CODES = [

@@ -22,6 +22,7 @@ export interface StartExchangeApiDeps {
   custody: AccountCustody;
   cashDecimals: number;
   authenticatedRouters?: readonly Router[];
+  publicRouters?: readonly Router[];
   /** 0 = a free port */
   port: number;
   host?: string;
@@ -64,6 +65,7 @@ export async function startExchangeApi(deps: StartExchangeApiDeps): Promise<Runn
     custody: deps.custody,
     cashDecimals: deps.cashDecimals,
     authenticatedRouters: deps.authenticatedRouters,
+    publicRouters: deps.publicRouters,
   });
   const http = await listenDexRest(app, deps.port, deps.host ?? "127.0.0.1");
   return { url: http.url, identity, tenants, accounts, close: http.close };

@@ -38,10 +38,19 @@ export const bridgeJobSchema = z.object({
   challengePeriodSec: z.number().int().positive(),
 });
 
-export const provisionJobSchema = z.discriminatedUnion("kind", [exchangeJobSchema, bridgeJobSchema]);
+/** Assets (the exchange API's, issue #15): one AssetTokenFactory transaction tokenizes the catalogue's assets
+ *  and deposits each holder's inventory; merged into the deployments file's home tokens. */
+export const assetsJobSchema = z.object({
+  kind: z.literal("assets"),
+  ...common,
+  holders: z.array(address),
+});
+
+export const provisionJobSchema = z.discriminatedUnion("kind", [exchangeJobSchema, bridgeJobSchema, assetsJobSchema]);
 export type ProvisionJob = z.input<typeof provisionJobSchema>;
 export type ExchangeJob = z.output<typeof exchangeJobSchema>;
 export type BridgeJob = z.output<typeof bridgeJobSchema>;
+export type AssetsJob = z.output<typeof assetsJobSchema>;
 
 /** Demo deposits made by an exchange job (amounts as decimal strings on the wire). */
 export const provisionResultSchema = z.object({

@@ -10,7 +10,8 @@ import { createRpcClient } from "../chain";
 import { deployBridge } from "../deploy-bridge";
 import { readDeployments, writeDeployments, type Deployments } from "./deployments";
 import { deployExchangeContracts } from "./exchange";
-import { provisionJobSchema, RESULT_PREFIX, type BridgeJob, type ExchangeJob } from "./provision-job";
+import { provisionJobSchema, RESULT_PREFIX, type AssetsJob, type BridgeJob, type ExchangeJob } from "./provision-job";
+import { bridgedTokens, deployAssetTokens } from "./assets";
 import { seedDemoTraders } from "./seed";
 import { deploySandboxFunding } from "./sandbox-funding";
 
@@ -44,7 +45,7 @@ async function provisionBridge(job: BridgeJob, deployerKey: Hex) {
   const current = readDeployments(job.deploymentsFile);
   if (!current) throw new Error(`bridge provisioning: no deployments file at ${job.deploymentsFile} (the exchange comes first)`);
   const remoteStartBlock = (await nextBlock(job.remote.rpcUrl)) - 1;
-  const tokens = Object.entries(current.home.tokens).map(([symbol, t]) => ({ address: t.address as Address, symbol, decimals: t.decimals }));
+  const tokens = bridgedTokens(current.home.tokens).map(([symbol, t]) => ({ address: t.address as Address, symbol, decimals: t.decimals }));
   const common = {
     homeRpcUrl: job.home.rpcUrl,
     remoteRpcUrl: job.remote.rpcUrl,
@@ -73,6 +74,16 @@ async function provisionBridge(job: BridgeJob, deployerKey: Hex) {
   return { seeded: [] };
 }
 
+async function provisionAssets(job: AssetsJob, deployerKey: Hex) {
+  const current = readDeployments(job.deploymentsFile);
+  const settlement = current?.home.contracts.Settlement as Address | undefined;
+  if (!current || !settlement) throw new Error(`asset provisioning: no Settlement in ${job.deploymentsFile} (the exchange comes first)`);
+  const { tokens, seeded } = await deployAssetTokens({ chainId: job.home.chainId, rpcUrl: job.home.rpcUrl, deployerKey, settlement, holders: job.holders });
+  writeDeployments(job.deploymentsFile, { ...current, home: { ...current.home, tokens: { ...current.home.tokens, ...tokens } } });
+  console.error(`asset tokens deployed: ${Object.keys(tokens).join(", ")}`);
+  return { seeded: seeded.map((s) => ({ ...s, amountBaseUnits: s.amountBaseUnits.toString() })) };
+}
+
 async function readStdin(): Promise<string> {
   let text = "";
   for await (const chunk of process.stdin) text += String(chunk);
@@ -85,7 +96,8 @@ async function main(): Promise<void> {
   if (deployer.address.toLowerCase() !== job.expectedDeployer.toLowerCase()) {
     throw new Error(`the deployer key (${deployer.address}) is not the configured deployer ${job.expectedDeployer}: set the same DEPLOYER_PRIVATE_KEY for both`);
   }
-  const result = job.kind === "exchange" ? await provisionExchange(job, deployer.privateKey) : await provisionBridge(job, deployer.privateKey);
+  const result =
+    job.kind === "exchange" ? await provisionExchange(job, deployer.privateKey) : job.kind === "assets" ? await provisionAssets(job, deployer.privateKey) : await provisionBridge(job, deployer.privateKey);
   process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
 }
 

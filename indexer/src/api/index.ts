@@ -36,6 +36,8 @@ const candlesQuery = z.object({
   from: z.coerce.bigint().optional(),
   to: z.coerce.bigint().optional(),
   limit: z.coerce.number().int().min(1).max(5000).default(1000),
+  /** asc (default): the oldest `limit` buckets of the bounds; desc: the newest first */
+  order: z.enum(["asc", "desc"]).default("asc"),
 });
 
 function invalid(c: Context, error: z.ZodError) {
@@ -63,11 +65,11 @@ app.get("/trades", async (c) => {
   return c.json({ trades: rows.map(tradeJson) });
 });
 
-/** Oldest first; `from`/`to` bound the bucket start (ms). */
+/** Oldest first (`order=desc`: newest first); `from`/`to` bound the bucket start (ms). */
 app.get("/candles", async (c) => {
   const q = candlesQuery.safeParse(c.req.query());
   if (!q.success) return invalid(c, q.error);
-  const { pair, interval, from, to, limit } = q.data;
+  const { pair, interval, from, to, limit, order } = q.data;
   const rows = await db
     .select()
     .from(schema.candle)
@@ -79,7 +81,7 @@ app.get("/candles", async (c) => {
         to === undefined ? undefined : lte(schema.candle.bucketStartMs, to),
       ),
     )
-    .orderBy(asc(schema.candle.bucketStartMs))
+    .orderBy(order === "desc" ? desc(schema.candle.bucketStartMs) : asc(schema.candle.bucketStartMs))
     .limit(limit);
   return c.json({ pair, interval, candles: rows.map(candleJson) });
 });

@@ -25,6 +25,7 @@ import { createRelayer, type Relayer } from "../../../relayer/relayer";
 import { createCustodySigner, createFrostSigner, createHsmClient } from "../../../relayer/signers";
 import { createRelayerStore } from "../../../relayer/store";
 import type { Deployments } from "../deployments";
+import { bridgedTokens } from "../assets";
 import type { Component, ComponentHandle, ProvisionContext, StackContext } from "../types";
 
 /** Local custody provider stand-in key (a public Hardhat dev key: dev chains only). */
@@ -79,7 +80,7 @@ export const bridgeComponent: Component = {
       const home = ctx.chains.home;
       const remote = ctx.chains.remote;
       const d: Deployments = ctx.deployments;
-      const tokens = Object.entries(d.home.tokens).map(([symbol, t]) => ({ address: t.address as Address, symbol, decimals: t.decimals }));
+      const tokens = bridgedTokens(d.home.tokens).map(([symbol, t]) => ({ address: t.address as Address, symbol, decimals: t.decimals }));
 
       if (!bridgeDeployed(d)) throw new Error("bridge: its contracts are not in the deployments (its provisioning step did not run)");
       const c = { home: d.home.contracts, remote: d.remote.contracts } as { home: Record<string, Address>; remote: Record<string, Address> };

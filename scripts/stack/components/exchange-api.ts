@@ -11,13 +11,25 @@ import { startExchangeApi } from "../../../api/exchange/start";
 import { createCustodyAndFunding } from "../../../api/exchange/funding";
 import type { Address } from "viem";
 import type { Component, ComponentHandle, StackContext } from "../types";
+import { createIndexerCandleSource } from "../../../api/exchange/market/candles";
+import { createPublicMarketRouter } from "../../../api/exchange/market/public";
+import type { PipelineHandle } from "./pipeline";
+import { provisionAssets } from "../assets";
 
 /** how often the funding loop completes due transfers (simulated bank side) */
 const FUNDING_INTERVAL_MS = 1_000;
 
+/** The indexer's base URL once its component runs (it starts after this one), from its handle's URLs. */
+function indexerUrlOf(ctx: StackContext): string | undefined {
+  const graphql = ctx.started.get("indexer")?.urls?.graphql;
+  return graphql?.replace(/\/graphql$/, "");
+}
+
 export const exchangeApiComponent: Component = {
   name: "exchange-api",
   serving: true,
+  // the listed assets' tokens and their demo inventory (scripts/stack/assets.ts), once
+  provision: provisionAssets,
   async start(ctx: StackContext): Promise<ComponentHandle> {
     const logger = ctx.logger.child({ component: "exchange-api" });
     const home = ctx.deployments.home;
@@ -53,6 +65,15 @@ export const exchangeApiComponent: Component = {
         custody: money.custody,
         cashDecimals: usd.decimals,
         authenticatedRouters: [money.router],
+        // market data: books and trades from the pipeline, candles from the indexer (it starts later: looked up per request)
+        publicRouters: [
+          createPublicMarketRouter({
+            dex: (ctx.started.get("pipeline") as PipelineHandle | undefined)?.dexService,
+            candles: createIndexerCandleSource({ indexerUrl: () => indexerUrlOf(ctx) }),
+            publicBaseUrl: ctx.config.urls.exchangeApi,
+            perMinute: ctx.config.exchangeApi.publicPerMinute,
+          }),
+        ],
         port: ctx.config.ports.exchangeApi,
         host: ctx.config.host,
       });

@@ -8,6 +8,7 @@ import { createDexService, DexState } from "../../../pipeline/dex-service";
 import { openDexHistory } from "../../../pipeline/dex-history";
 import type { Component, ComponentHandle, StackContext } from "../types";
 import { marketsFromTokens } from "../../../pipeline/markets";
+import { assetMarketGrids } from "../../../api/exchange/assets/catalogue";
 import { startPipeline, type Pipeline } from "../../../pipeline/pipeline";
 import { systemClock } from "../../../runtime/clock";
 
@@ -24,7 +25,8 @@ export const pipelineComponent: Component = {
     const home = ctx.deployments.home;
     const settlement = home.contracts.Settlement as Address | undefined;
     if (!settlement) throw new Error("pipeline: no Settlement in the deployments");
-    const markets = marketsFromTokens(home.tokens);
+    // the exchange's books and, when the exchange API deployed them, one `SYMBOL-USD` book per asset token
+    const markets = marketsFromTokens(home.tokens, assetMarketGrids());
     const log = ctx.logger.child({ component: "pipeline" });
     // finished orders leave memory (and the journal's snapshots) for an LMDB store beside the journal
     const dexState = new DexState({ history: await openDexHistory(path.join(ctx.config.dataDir, "pipeline", "history")), logger: log });
