@@ -64,7 +64,7 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     };
 
     // 1. the asset tokens are on chain, each demo trader's inventory deposited in Settlement, the books exist
-    const home = stack.deployments.home;
+    const home = structuredClone(stack.deployments.home);
     const client = createPublicClient({ transport: viemHttp(config.chains.home.rpcUrl) });
     const traders = config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
     for (const t of assetTokensToDeploy()) {
@@ -291,8 +291,18 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     }, 10_000);
     assert.equal(down.body.error.code, "SERVICE_UNAVAILABLE");
     assert.equal((await get("/assets/AAPL/chart?range=5d")).status, 503);
-    assert.equal((await get("/assets/AAPL/book")).status, 200);
+    const liveBook = await get("/assets/AAPL/book");
+    assert.equal(liveBook.status, 200);
     assert.equal((await get("/navigation")).status, 200);
+
+    // 12. a restart on the same data: the asset tokens are re-used (no provisioning child), the book is back
+    await stack.stop();
+    stack = await startStack({ config, components: defaultComponents(["pipeline", "exchange-api"]), onComponentError: "fail" });
+    assert.deepEqual(stack.provisioned, [], "a restart deploys no asset token again");
+    assert.deepEqual(stack.deployments.home.tokens, home.tokens);
+    const again = await get("/assets/AAPL/book");
+    assert.deepEqual([again.body.bids, again.body.asks], [liveBook.body.bids, liveBook.body.asks]);
+    assert.deepEqual((await get("/assets/AAPL/trades")).body.data, trades.body.data);
   } finally {
     await stack?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
