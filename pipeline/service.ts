@@ -7,6 +7,8 @@ import type { AgentRenouncement } from "../sdk/eip712";
 /** The signer of an EIP-712 order digest under the contract's signature rule (the intake's recovery): the
  *  API authenticates a wallet-signed order with it. */
 export { recoverSigner } from "./intake/recover";
+/** The EIP-712 order digest for one domain separator (the intake's: native keccak, the domain hashed once). */
+export { createOrderDigester } from "./intake/order-digest";
 import type { OrderType, TimeInForce } from "../matcher/core/types";
 import type { MarketSpec } from "./markets";
 
