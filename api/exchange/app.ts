@@ -11,7 +11,7 @@ import { identityOf, requireIdentity, requireTenant, type AccountCustody, type A
 import type { ExchangeApiConfig } from "./config";
 import { exchangeErrorHandler, ExchangeApiError } from "./errors";
 import type { IdentityVerifier } from "./identity-tokens";
-import { accountRouter } from "./routes/account";
+import { accountRouter, type OpenBuyHolds } from "./routes/account";
 import { sandboxRouter } from "./routes/sandbox";
 import type { TenantTokens } from "./tenant-tokens";
 
@@ -26,6 +26,8 @@ export interface ExchangeAppDeps {
   cashDecimals: number;
   /** routers mounted at /v1 behind both tokens (res.locals.principal set), after the API's own routes */
   authenticatedRouters?: readonly Router[];
+  /** cash held by the account's open buy orders (api/exchange/orders): GET /v1/account's buyingPower */
+  openBuyHolds?: OpenBuyHolds;
   /** routers mounted at /v1 without tokens (market data, api/exchange/market/public.ts), before any route
    *  that asks for them; each brings its own rate limit */
   publicRouters?: readonly Router[];
@@ -64,7 +66,7 @@ export function createExchangeApp(deps: ExchangeAppDeps): Express {
     res.json({ token });
   });
   for (const r of deps.publicRouters ?? []) app.use("/v1", r);
-  const own = { accounts: deps.accounts, custody: deps.custody, cashDecimals: deps.cashDecimals, auth: tenant };
+  const own = { accounts: deps.accounts, custody: deps.custody, cashDecimals: deps.cashDecimals, auth: tenant, openBuyHolds: deps.openBuyHolds };
   app.use("/v1", accountRouter(own));
   if (config.mode === "sandbox") app.use("/v1", sandboxRouter(own));
   else

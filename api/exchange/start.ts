@@ -9,6 +9,7 @@ import { createAccountStore, type AccountStore } from "./accounts";
 import { createExchangeApp } from "./app";
 import type { AccountCustody } from "./authenticate";
 import type { ExchangeApiConfig } from "./config";
+import type { OpenBuyHolds } from "./routes/account";
 import { createIdentityVerifier, type IdentityVerifier } from "./identity-tokens";
 import { createTenantTokens, type TenantTokens } from "./tenant-tokens";
 
@@ -23,6 +24,7 @@ export interface StartExchangeApiDeps {
   cashDecimals: number;
   authenticatedRouters?: readonly Router[];
   publicRouters?: readonly Router[];
+  openBuyHolds?: OpenBuyHolds;
   /** 0 = a free port */
   port: number;
   host?: string;
@@ -66,6 +68,7 @@ export async function startExchangeApi(deps: StartExchangeApiDeps): Promise<Runn
     cashDecimals: deps.cashDecimals,
     authenticatedRouters: deps.authenticatedRouters,
     publicRouters: deps.publicRouters,
+    openBuyHolds: deps.openBuyHolds,
   });
   const http = await listenDexRest(app, deps.port, deps.host ?? "127.0.0.1");
   return { url: http.url, identity, tenants, accounts, close: http.close };

@@ -31,11 +31,14 @@ export interface AccountView {
   createdAt: string;
 }
 
-export async function presentAccount(a: AccountRecord, custody: AccountCustody, cashDecimals: number): Promise<AccountView> {
-  const b = await custody.balances(a.id);
-  // buying power: cash less pending withdrawals (custody's available cash) less what open buy orders
-  // hold; exchange orders come with issue #15, until then none hold anything
-  const buyingPowerUnits = b.availableCashUnits;
+/** What open buy orders hold of the account's cash (api/exchange/orders: the pipeline's locks), base units. */
+export type OpenBuyHolds = (accountId: string) => Promise<bigint>;
+
+export async function presentAccount(a: AccountRecord, custody: AccountCustody, cashDecimals: number, openBuyHolds?: OpenBuyHolds): Promise<AccountView> {
+  const [b, held] = await Promise.all([custody.balances(a.id), openBuyHolds ? openBuyHolds(a.id) : Promise.resolve(0n)]);
+  // buying power: cash less pending withdrawals (custody's available cash) less what open buy orders hold
+  const free = b.availableCashUnits - held;
+  const buyingPowerUnits = free > 0n ? free : 0n;
   return {
     accountId: a.id,
     userId: a.userId,
@@ -55,17 +58,17 @@ export async function presentAccount(a: AccountRecord, custody: AccountCustody, 
   };
 }
 
-export function accountRouter(deps: { accounts: AccountStore; custody: AccountCustody; cashDecimals: number; auth: RequestHandler }): Router {
+export function accountRouter(deps: { accounts: AccountStore; custody: AccountCustody; cashDecimals: number; auth: RequestHandler; openBuyHolds?: OpenBuyHolds }): Router {
   const r = Router();
   const own = async (_req: unknown, res: Response) => {
-    res.json({ data: await presentAccount(accountOf(res), deps.custody, deps.cashDecimals), message: "account" });
+    res.json({ data: await presentAccount(accountOf(res), deps.custody, deps.cashDecimals, deps.openBuyHolds), message: "account" });
   };
   r.get("/account", deps.auth, own);
   r.get("/custody-account-info", deps.auth, own);
   r.get("/accounts/:accountId", deps.auth, async (req, res) => {
     const a = await deps.accounts.get(scopeOf(res), String(req.params.accountId));
     if (!a) throw new ExchangeApiError("ACCOUNT_NOT_FOUND", "account not found");
-    res.json({ data: await presentAccount(a, deps.custody, deps.cashDecimals), message: "account" });
+    res.json({ data: await presentAccount(a, deps.custody, deps.cashDecimals, deps.openBuyHolds), message: "account" });
   });
   return r;
 }

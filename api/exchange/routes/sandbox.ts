@@ -9,7 +9,7 @@ import { validationError } from "../../errors";
 import { KYC_STATUSES, type AccountRecord, type AccountStore } from "../accounts";
 import { accountOf, scopeOf, type AccountCustody } from "../authenticate";
 import { ExchangeApiError } from "../errors";
-import { presentAccount } from "./account";
+import { presentAccount, type OpenBuyHolds } from "./account";
 
 const target = { accountId: z.string().max(64).optional() };
 const kycBody = z.object({ ...target, kind: z.enum(["kyc", "kyb"]).default("kyc"), status: z.enum(KYC_STATUSES) }).strict();
@@ -22,12 +22,12 @@ function parse<T>(schema: z.ZodType<T>, req: Request): T {
   return r.data;
 }
 
-export function sandboxRouter(deps: { accounts: AccountStore; custody: AccountCustody; cashDecimals: number; auth: RequestHandler }): Router {
+export function sandboxRouter(deps: { accounts: AccountStore; custody: AccountCustody; cashDecimals: number; auth: RequestHandler; openBuyHolds?: OpenBuyHolds }): Router {
   const r = Router();
   const targetOf = (res: Response, accountId: string | undefined) => accountId ?? accountOf(res).id;
   const answer = async (res: Response, a: AccountRecord | null) => {
     if (!a) throw new ExchangeApiError("ACCOUNT_NOT_FOUND", "account not found");
-    res.json({ data: await presentAccount(a, deps.custody, deps.cashDecimals), message: "updated" });
+    res.json({ data: await presentAccount(a, deps.custody, deps.cashDecimals, deps.openBuyHolds), message: "updated" });
   };
   r.post("/sandbox/kyc", deps.auth, async (req, res) => {
     const b = parse(kycBody, req);

@@ -15,6 +15,9 @@ import { createIndexerCandleSource } from "../../../api/exchange/market/candles"
 import { createPublicMarketRouter } from "../../../api/exchange/market/public";
 import type { PipelineHandle } from "./pipeline";
 import { provisionAssets } from "../assets";
+import { createOrders, type Orders } from "../../../api/exchange/orders/service";
+import { createOrdersRouter } from "../../../api/exchange/orders/router";
+import { createPortfolioRouter, tradeTransactionsOf } from "../../../api/exchange/portfolio/router";
 
 /** how often the funding loop completes due transfers (simulated bank side) */
 const FUNDING_INTERVAL_MS = 1_000;
@@ -42,6 +45,9 @@ export const exchangeApiComponent: Component = {
       dataDir: ctx.config.dataDir,
     });
     const db = await createDb({ dataDir: path.join(ctx.config.dataDir, "exchange-api", "pglite"), databaseUrl: ctx.config.database.url });
+    // exchange orders (#15) need custody, which the funding router's trade hook reads back: bound late
+    let orders: Orders | undefined;
+    const dexService = (ctx.started.get("pipeline") as PipelineHandle | undefined)?.dexService;
     const money = createCustodyAndFunding({
       db,
       chainId: home.chainId,
@@ -53,7 +59,9 @@ export const exchangeApiComponent: Component = {
       encryptionKeyHex,
       mode: ctx.config.mode,
       logger: logger.child({ part: "custody" }),
+      tradeTransactions: async (accountId) => (orders ? tradeTransactionsOf(orders)(accountId) : []),
     });
+    if (dexService) orders = createOrders({ db, dex: dexService, custody: money.custody });
     const config = exchangeApiConfig({ mode: ctx.config.mode, issuers: ctx.config.exchangeApi.oidcIssuers, audience: ctx.config.exchangeApi.oidcAudience });
     let api;
     try {
@@ -64,7 +72,11 @@ export const exchangeApiComponent: Component = {
         encryptionKeyHex,
         custody: money.custody,
         cashDecimals: usd.decimals,
-        authenticatedRouters: [money.router],
+        authenticatedRouters: [
+          money.router,
+          ...(orders ? [createOrdersRouter({ orders, mode: ctx.config.mode }), createPortfolioRouter({ orders })] : []),
+        ],
+        openBuyHolds: orders ? (accountId) => orders!.openBuyHolds(accountId) : undefined,
         // market data: books and trades from the pipeline, candles from the indexer (it starts later: looked up per request)
         publicRouters: [
           createPublicMarketRouter({
