@@ -60,6 +60,8 @@ export interface LoadResult {
   firstErrors: string[];
   ackMs: number[];
   exhausted: boolean;
+  /** CPU this process used from the start of the warm-up to the end (user + system, ms) */
+  cpuMs: number;
 }
 
 function marketOf(j: Record<string, string | number>): MarketSpec {
@@ -204,7 +206,8 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
   const bodies = prepareBodies(job);
   const sender = job.entry.startsWith("rest") ? restSender(job, bodies) : await wsSender(job, bodies);
   const prepareMs = performance.now() - p0;
-  const r: LoadResult = { entry: job.entry, prepareMs, warmEnd: 0, windowEnd: 0, accepted: 0, warmAccepted: 0, rejected: 0, shed: 0, firstErrors: [], ackMs: [], exhausted: false };
+  const r: LoadResult = { entry: job.entry, prepareMs, warmEnd: 0, windowEnd: 0, accepted: 0, warmAccepted: 0, rejected: 0, shed: 0, firstErrors: [], ackMs: [], exhausted: false, cpuMs: 0 };
+  const cpu0 = process.cpuUsage();
   const t0 = Date.now();
   r.warmEnd = t0 + job.warmupS * 1000;
   r.windowEnd = r.warmEnd + job.seconds * 1000;
@@ -246,6 +249,8 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
     }
   }
   await Promise.all(Array.from({ length: job.inflight }, client));
+  const cpu = process.cpuUsage(cpu0);
+  r.cpuMs = (cpu.user + cpu.system) / 1000;
   sender.close();
   return r;
 }

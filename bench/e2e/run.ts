@@ -141,7 +141,7 @@ async function main(): Promise<void> {
     const results: { phase: Phase; warmEnd: number; windowEnd: number; drainedAt: number; batches: SettledBatch[]; load: number[]; accepted: number; rejected: number; shed: number; ackMs: number[]; note: string }[] = [];
 
     /** the in-process reference: signed orders straight into the pipeline's service */
-    async function inProcess(): Promise<Omit<LoadResult, "entry" | "prepareMs" | "firstErrors" | "exhausted">> {
+    async function inProcess(): Promise<Omit<LoadResult, "entry" | "prepareMs" | "firstErrors" | "exhausted" | "cpuMs">> {
       // signed before the clock starts (signing is the client's cost): native ECDSA over the EIP-712 digest
       const digest = createOrderDigester(domainSeparator);
       const total = Math.ceil((SECONDS + WARMUP) * 2000 * 3);
@@ -245,16 +245,31 @@ async function main(): Promise<void> {
     for (const phase of PHASES) {
       const batchesBefore = settled.length;
       const load: number[] = [loadAvg()];
+      // this process's CPU, sampled each 100 ms: its share over the entry's load window (after preparation)
+      const cpuAt: { t: number; us: number }[] = [];
+      const sampleCpu = () => {
+        const u = process.cpuUsage();
+        cpuAt.push({ t: Date.now(), us: u.user + u.system });
+      };
+      sampleCpu();
+      const cpuTimer = setInterval(sampleCpu, 100);
       const loadTimer = setInterval(() => load.push(loadAvg()), 1000);
       const r = phase === "in-process" ? await inProcess() : await viaClients(phase);
       clearInterval(loadTimer);
+      clearInterval(cpuTimer);
+      sampleCpu();
       load.push(loadAvg());
+      const loadStart = r.warmEnd - WARMUP * 1000;
+      const from = cpuAt.find((x) => x.t >= loadStart) ?? cpuAt[0];
+      const to = cpuAt[cpuAt.length - 1];
+      const stackCpu = (to.us - from.us) / 1000 / Math.max(1, to.t - from.t);
       await p.batcher.drain();
       const drainedAt = Date.now();
-      let note = "";
+      let note = `CPU: this (the stack's) process ${(100 * stackCpu).toFixed(0)} % of one core`;
       if ("exhausted" in r) {
         const lr = r as LoadResult;
-        note = `prepared in ${(lr.prepareMs / 1000).toFixed(1)} s before the clock${lr.exhausted ? "; RAN OUT of prepared orders (the figure is a floor)" : ""}${lr.firstErrors.length ? `; first refusals: ${lr.firstErrors.join(" | ")}` : ""}`;
+        note += `, the load generator ${((100 * lr.cpuMs) / (lr.windowEnd - (lr.warmEnd - WARMUP * 1000))).toFixed(0)} % (${os.cpus().length} cores shared with the chain node and everything else); `;
+        note += `prepared in ${(lr.prepareMs / 1000).toFixed(1)} s before the clock${lr.exhausted ? "; RAN OUT of prepared orders (the figure is a floor)" : ""}${lr.firstErrors.length ? `; first refusals: ${lr.firstErrors.join(" | ")}` : ""}`;
       }
       results.push({ phase, warmEnd: r.warmEnd, windowEnd: r.windowEnd, drainedAt, batches: settled.slice(batchesBefore), load, accepted: r.accepted, rejected: r.rejected, shed: r.shed, ackMs: r.ackMs, note });
     }
