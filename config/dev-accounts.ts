@@ -16,6 +16,7 @@ export const HARDHAT_DEV_PRIVATE_KEYS = [
   "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6",
   "0xf214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897",
   "0x701b615bbdfb9de65240bc28bd21bbc0d996645a3dd57e7b12bc2bdf6f192c82",
+  "0xa267530f49f8280200edf313ee7af6b827f2a8bce2897751d06a843f644967b1",
 ] as const;
 
 /** Which dev account plays which role by default (index into HARDHAT_DEV_PRIVATE_KEYS). */
@@ -31,4 +32,7 @@ export const DEV_ACCOUNT_ROLES = {
   /** the exchange API's funding key: FUNDER_ROLE on SandboxFunding (credits sandbox bank deposits from its
    *  demo USD reserve, once per transfer id) and gas money for custody accounts; no other role */
   funding: 11,
+  /** the exchange API's compliance key: COMPLIANCE_ROLE on EligibilityRegistry (records investors'
+   *  eligibility and holders' restricted lots of the asset tokens); no other role */
+  compliance: 12,
 } as const;

@@ -66,6 +66,8 @@ const envSchema = z.object({
   AGENT_RELAYER_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.agentRelayer)),
   /** the exchange API's funding key (FUNDER_ROLE on SandboxFunding only) */
   FUNDING_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.funding)),
+  /** the exchange API's compliance key (COMPLIANCE_ROLE on EligibilityRegistry only) */
+  COMPLIANCE_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.compliance)),
   /** wei the agent relayer may spend on approvals per UTC day, in total and per wallet */
   AGENT_RELAYER_DAILY_BUDGET_WEI: z.string().regex(/^\d{1,30}$/).transform(BigInt).default(10n ** 17n),
   AGENT_RELAYER_OWNER_DAILY_BUDGET_WEI: z.string().regex(/^\d{1,30}$/).transform(BigInt).default(10n ** 15n),
@@ -170,6 +172,8 @@ export interface Config {
     readonly agentRelayer: KeyPair;
     /** credits sandbox bank deposits (FUNDER_ROLE on SandboxFunding) and pays custody accounts' gas */
     readonly funding: KeyPair;
+    /** records investors' eligibility and restricted lots (COMPLIANCE_ROLE on EligibilityRegistry) */
+    readonly compliance: KeyPair;
     readonly demoTraders: readonly KeyPair[];
   };
   readonly mode: "sandbox" | "production";
@@ -306,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       relayer: keyPair(e.RELAYER_PRIVATE_KEY),
       agentRelayer: keyPair(e.AGENT_RELAYER_PRIVATE_KEY),
       funding: keyPair(e.FUNDING_PRIVATE_KEY),
+      compliance: keyPair(e.COMPLIANCE_PRIVATE_KEY),
       demoTraders: e.DEMO_PRIVATE_KEYS.map(keyPair),
     },
     mode: e.EXCHANGE_MODE,

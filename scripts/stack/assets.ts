@@ -5,7 +5,8 @@
 // `deployAssetTokens` runs in the provisioning child (it signs with the deployer's key); `provisionAssets`
 // in the serving process asks for it when the deployments lack an asset token.
 import { parseEventLogs, type Address, type Hex } from "viem";
-import { assetTokensToDeploy, type AssetToken } from "../../api/exchange/assets/catalogue";
+import { assetTokensToDeploy, CATALOGUE, type AssetToken } from "../../api/exchange/assets/catalogue";
+import { REGISTRY_REGIME } from "../../api/exchange/compliance/regime";
 import { loadArtifact } from "../artifacts";
 import { createChainClients } from "./clients";
 import type { Deployments, TokenDeployment } from "./deployments";
@@ -24,22 +25,38 @@ export interface AssetDeployOptions {
   settlement: Address;
   /** the demo traders: each gets every asset's seed amount deposited in Settlement */
   holders: readonly Address[];
+  /** the compliance key: granted COMPLIANCE_ROLE on the eligibility registry deployed first */
+  compliance: Address;
 }
+
+/** The on-chain regime of an asset token (its catalogue asset's). */
+const regimeOf = (t: AssetToken): number => {
+  const asset = CATALOGUE.find((a) => a.token?.symbol === t.symbol);
+  if (!asset) throw new Error(`asset tokens: ${t.symbol} is in no catalogue asset`);
+  return REGISTRY_REGIME[asset.regime];
+};
 
 /** Deploys (and seeds) `tokens`; returns them by symbol, as the deployments file records tokens. */
 export async function deployAssetTokens(
   opts: AssetDeployOptions,
   tokens: readonly AssetToken[] = assetTokensToDeploy(),
-): Promise<{ tokens: Record<string, TokenDeployment>; seeded: SeededBalance[] }> {
+): Promise<{ tokens: Record<string, TokenDeployment>; seeded: SeededBalance[]; registry: Address }> {
   const { publicClient, wallet } = createChainClients(opts.chainId, opts.rpcUrl);
   const deployer = wallet(opts.deployerKey);
+  // the eligibility registry the restricted tokens consult (docs/decisions/contracts.md): the deployer
+  // administers it, the compliance key alone records investors and lots
+  const reg = loadArtifact("EligibilityRegistry");
+  const regHash = await deployer.deployContract({ abi: reg.abi, bytecode: reg.bytecode, args: [deployer.account.address, opts.compliance, opts.settlement] });
+  const regReceipt = await publicClient.waitForTransactionReceipt({ hash: regHash });
+  if (regReceipt.status !== "success" || !regReceipt.contractAddress) throw new Error(`asset tokens: the eligibility registry deployment ${regHash} failed`);
+  const registry = regReceipt.contractAddress;
   const { abi, bytecode } = loadArtifact("AssetTokenFactory");
   const out: Record<string, TokenDeployment> = {};
   const seeded: SeededBalance[] = [];
   for (let i = 0; i < tokens.length; i += ASSETS_PER_TRANSACTION) {
     const chunk = tokens.slice(i, i + ASSETS_PER_TRANSACTION);
-    const specs = chunk.map((t) => ({ name: t.name, symbol: t.symbol, decimals: t.decimals, seedPerHolder: t.seedWholeUnits * 10n ** BigInt(t.decimals) }));
-    const hash = await deployer.deployContract({ abi, bytecode, args: [specs, deployer.account.address, opts.settlement, [...opts.holders]] });
+    const specs = chunk.map((t) => ({ name: t.name, symbol: t.symbol, decimals: t.decimals, seedPerHolder: t.seedWholeUnits * 10n ** BigInt(t.decimals), regime: regimeOf(t) }));
+    const hash = await deployer.deployContract({ abi, bytecode, args: [specs, deployer.account.address, opts.settlement, registry, [...opts.holders]] });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     if (receipt.status !== "success") throw new Error(`asset tokens: the factory transaction ${hash} reverted`);
     const events = parseEventLogs({ abi, logs: receipt.logs, eventName: "AssetTokenDeployed" }) as unknown as { args: { index: bigint; symbol: string; token: Address } }[];
@@ -51,7 +68,7 @@ export async function deployAssetTokens(
       for (const trader of opts.holders) seeded.push({ trader, token: t.symbol, amountBaseUnits: specs[Number(e.args.index)].seedPerHolder });
     }
   }
-  return { tokens: out, seeded };
+  return { tokens: out, seeded, registry };
 }
 
 /** The asset tokens the catalogue wants that the deployments do not record yet. */
@@ -71,6 +88,7 @@ export async function provisionAssets(ctx: ProvisionContext): Promise<void> {
     home: chain(ctx.chains.home),
     remote: chain(ctx.chains.remote),
     holders: ctx.config.keys.demoTraders.map((k) => k.address),
+    compliance: ctx.config.keys.compliance.address,
   });
   const still = missingAssetTokens(ctx.deployments);
   if (still.length > 0) throw new Error(`asset provisioning left ${still.map((t) => t.symbol).join(", ")} undeployed`);

@@ -44,6 +44,8 @@ export const assetsJobSchema = z.object({
   kind: z.literal("assets"),
   ...common,
   holders: z.array(address),
+  /** the exchange API's compliance key: granted COMPLIANCE_ROLE on the eligibility registry */
+  compliance: address,
 });
 
 export const provisionJobSchema = z.discriminatedUnion("kind", [exchangeJobSchema, bridgeJobSchema, assetsJobSchema]);

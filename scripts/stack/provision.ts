@@ -78,8 +78,11 @@ async function provisionAssets(job: AssetsJob, deployerKey: Hex) {
   const current = readDeployments(job.deploymentsFile);
   const settlement = current?.home.contracts.Settlement as Address | undefined;
   if (!current || !settlement) throw new Error(`asset provisioning: no Settlement in ${job.deploymentsFile} (the exchange comes first)`);
-  const { tokens, seeded } = await deployAssetTokens({ chainId: job.home.chainId, rpcUrl: job.home.rpcUrl, deployerKey, settlement, holders: job.holders });
-  writeDeployments(job.deploymentsFile, { ...current, home: { ...current.home, tokens: { ...current.home.tokens, ...tokens } } });
+  const { tokens, seeded, registry } = await deployAssetTokens({ chainId: job.home.chainId, rpcUrl: job.home.rpcUrl, deployerKey, settlement, holders: job.holders, compliance: job.compliance });
+  writeDeployments(job.deploymentsFile, {
+    ...current,
+    home: { ...current.home, contracts: { ...current.home.contracts, EligibilityRegistry: registry }, tokens: { ...current.home.tokens, ...tokens } },
+  });
   console.error(`asset tokens deployed: ${Object.keys(tokens).join(", ")}`);
   return { seeded: seeded.map((s) => ({ ...s, amountBaseUnits: s.amountBaseUnits.toString() })) };
 }

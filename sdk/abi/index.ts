@@ -3,6 +3,8 @@
 export { settlementAbi } from "./Settlement";
 export { demoTokenAbi } from "./DemoToken";
 export { sandboxFundingAbi } from "./SandboxFunding";
+export { assetTokenAbi } from "./AssetToken";
+export { eligibilityRegistryAbi } from "./EligibilityRegistry";
 export { bridgeVaultAbi } from "./BridgeVault";
 export { bridgeMinterAbi } from "./BridgeMinter";
 export { bridgeWrappedTokenAbi } from "./BridgeWrappedToken";

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {DemoToken} from "./DemoToken.sol";
+import {AssetToken} from "./AssetToken.sol";
+import {IEligibilityRegistry} from "../compliance/IEligibilityRegistry.sol";
 import {ISettlement} from "../ISettlement.sol";
 
 /// @title AssetTokenFactory
@@ -15,11 +16,13 @@ contract AssetTokenFactory {
     /// @param symbol the token's symbol (the asset's symbol: its book is `SYMBOL-USD`)
     /// @param decimals the token's decimals
     /// @param seedPerHolder base units deposited into each holder's Settlement balance (0: none)
+    /// @param regime the asset's resale regime (Free: the token never consults the registry)
     struct AssetTokenSpec {
         string name;
         string symbol;
         uint8 decimals;
         uint256 seedPerHolder;
+        IEligibilityRegistry.Regime regime;
     }
 
     /// @notice The token of asset `index` (in the constructor's order) was deployed at `token`.
@@ -33,12 +36,19 @@ contract AssetTokenFactory {
     /// @param assets the assets to tokenize, in order
     /// @param owner receives every token's ownership (minting)
     /// @param settlement the Settlement contract the seed amounts are deposited into
+    /// @param registry the eligibility registry restricted tokens consult (zero only if every regime is Free)
     /// @param holders the accounts whose Settlement balances receive each asset's seed amount
-    constructor(AssetTokenSpec[] memory assets, address owner, ISettlement settlement, address[] memory holders) {
+    constructor(
+        AssetTokenSpec[] memory assets,
+        address owner,
+        ISettlement settlement,
+        IEligibilityRegistry registry,
+        address[] memory holders
+    ) {
         if (owner == address(0) || address(settlement) == address(0)) revert AssetTokenFactoryZeroAddress();
         for (uint256 i = 0; i < assets.length; ++i) {
             AssetTokenSpec memory a = assets[i];
-            DemoToken token = new DemoToken(a.name, a.symbol, a.decimals);
+            AssetToken token = new AssetToken(a.name, a.symbol, a.decimals, registry, a.regime);
             if (a.seedPerHolder != 0 && holders.length != 0) {
                 uint256 total = a.seedPerHolder * holders.length;
                 token.mint(address(this), total);

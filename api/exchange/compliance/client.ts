@@ -1,0 +1,123 @@
+// The exchange API's writer of the eligibility registry (contracts/exchange/compliance/EligibilityRegistry.sol):
+// it records an investor's eligibility (accreditation, US or not) and a holder's restricted lots of an asset
+// token, signed by the compliance key (COMPLIANCE_ROLE and nothing else; docs/decisions/security.md). The
+// registry makes the asset tokens refuse a transfer the resale rules refuse (api/exchange/orders/resale.ts).
+//
+// Lots are recorded as a whole (the holder's current restricted lots of a token, oldest first, from the
+// exchange's own ledger) under a sequence number that must grow: a retried or reordered call never counts a
+// lot twice, and an older record never overwrites a newer one (the registry refuses it: LotsStale).
+import { BaseError, ContractFunctionRevertedError, createPublicClient, defineChain, encodeFunctionData, http, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { eligibilityRegistryAbi } from "../../../sdk/abi";
+import { createNonceLane } from "../../../runtime/nonces";
+import { REGISTRY_ACCREDITATION, type RegistryAccreditation } from "./regime";
+
+/** Most lots the registry keeps per holder and token (EligibilityRegistry.MAX_LOTS). */
+export const MAX_LOTS = 64;
+const MAX_UINT192 = (1n << 192n) - 1n;
+
+export interface RestrictedLot {
+  /** base units of the asset token */
+  amountBaseUnits: bigint;
+  /** the end of the lot's hold (resale.ts restrictionEndMs), epoch milliseconds */
+  holdEndMs: number;
+}
+
+export interface InvestorEligibility {
+  accreditation: RegistryAccreditation;
+  usPerson: boolean;
+}
+
+export class ComplianceError extends Error {
+  constructor(
+    message: string,
+    /** the registry's custom error, when it refused the call */
+    readonly revert?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "ComplianceError";
+  }
+}
+
+export interface ComplianceClient {
+  readonly registry: Address;
+  readonly address: Address;
+  recordInvestor(investor: Address, facts: InvestorEligibility): Promise<TransactionReceipt>;
+  /** Replaces `holder`'s restricted lots of `token` with `lots` (oldest first) as of `sequence` (> the last). */
+  recordLots(token: Address, holder: Address, sequence: bigint, lots: readonly RestrictedLot[]): Promise<TransactionReceipt>;
+  /** The registry's view: units of `token` of `holder` inside a hold now, and free to go anywhere. */
+  holding(token: Address, holder: Address): Promise<{ restricted: bigint; free: bigint }>;
+}
+
+/** A hold end in whole seconds, rounded up: the chain never frees a lot before the exchange does. */
+export const holdEndSeconds = (ms: number): bigint => {
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new ComplianceError(`hold end ${ms} is not a time in milliseconds`);
+  return BigInt(Math.ceil(ms / 1000));
+};
+
+function revertName(err: unknown): string | undefined {
+  if (!(err instanceof BaseError)) return undefined;
+  const r = err.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
+  return r ? (r.data?.errorName ?? r.reason ?? "unknown") : undefined;
+}
+
+export function createComplianceClient(opts: { chainId: number; rpcUrl: string; complianceKey: Hex; registry: Address; pollingIntervalMs?: number }): ComplianceClient {
+  const chain = defineChain({ id: opts.chainId, name: `chain-${opts.chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [opts.rpcUrl] } } });
+  const pollingInterval = opts.pollingIntervalMs ?? 20;
+  const client = createPublicClient({ chain, transport: http(opts.rpcUrl), pollingInterval }) as PublicClient;
+  const account = privateKeyToAccount(opts.complianceKey);
+  const lane = createNonceLane(opts.chainId, account.address, () => client.getTransactionCount({ address: account.address, blockTag: "pending" }));
+
+  async function send(functionName: "recordInvestor" | "recordLots", args: readonly unknown[]): Promise<TransactionReceipt> {
+    const call = { address: opts.registry, abi: eligibilityRegistryAbi, functionName, args, account: account.address } as const;
+    let gas: bigint;
+    try {
+      // a refusal (no role, a stale sequence, too many lots) shows here, named, before a nonce is taken
+      gas = await client.estimateContractGas(call as never);
+    } catch (err) {
+      const name = revertName(err);
+      throw new ComplianceError(`eligibility registry refused ${functionName}${name ? `: ${name}` : ""}`, name, { cause: err });
+    }
+    const data = encodeFunctionData({ abi: eligibilityRegistryAbi, functionName, args } as never);
+    const gasPrice = (await client.getGasPrice()) * 2n;
+    const hash = await lane.send(async (nonce) =>
+      client.sendRawTransaction({
+        serializedTransaction: await account.signTransaction({ to: opts.registry, data, gas: (gas * 3n) / 2n + 10_000n, gasPrice, nonce, chainId: opts.chainId, type: "legacy" }),
+      }),
+    );
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval });
+    if (receipt.status !== "success") throw new ComplianceError(`eligibility registry: ${functionName} transaction ${hash} reverted`);
+    return receipt;
+  }
+
+  return {
+    registry: opts.registry,
+    address: account.address,
+    recordInvestor(investor, facts) {
+      return send("recordInvestor", [investor, REGISTRY_ACCREDITATION[facts.accreditation], !facts.usPerson]);
+    },
+    recordLots(token, holder, sequence, lots) {
+      if (sequence <= 0n || sequence >= 1n << 64n) throw new ComplianceError(`lots sequence ${sequence} is outside 1..2^64-1`);
+      if (lots.length > MAX_LOTS) throw new ComplianceError(`${lots.length} lots: the registry keeps at most ${MAX_LOTS} per holder and token`);
+      const onChain = lots.map((l, i) => {
+        if (l.amountBaseUnits <= 0n || l.amountBaseUnits > MAX_UINT192) throw new ComplianceError(`lot ${i}: amount ${l.amountBaseUnits} is outside 1..2^192-1`);
+        return { amount: l.amountBaseUnits, holdEnd: holdEndSeconds(l.holdEndMs) };
+      });
+      return send("recordLots", [token, holder, sequence, onChain]);
+    },
+    async holding(token, holder) {
+      const read = (functionName: "restrictedOf" | "freeOf") => client.readContract({ address: opts.registry, abi: eligibilityRegistryAbi, functionName, args: [token, holder] });
+      const [restricted, free] = await Promise.all([read("restrictedOf"), read("freeOf")]);
+      return { restricted, free };
+    },
+  };
+}
+
+/** The registry's accreditation of an exchange investor: the same rule as the book's (orders/compliance.ts
+ *  isAccredited: a verified 506c investor, a self-certified 506b one, or a 506b one whose verification is pending). */
+export function registryAccreditation(investor: { accreditationStatus: string; accreditationType: string | null }): RegistryAccreditation {
+  if (investor.accreditationStatus === "verified" && investor.accreditationType === "506c") return "verified506c";
+  if ((investor.accreditationStatus === "self_certified" || investor.accreditationStatus === "pending") && investor.accreditationType === "506b") return "selfCertified506b";
+  return "none";
+}
