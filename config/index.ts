@@ -32,7 +32,7 @@ const bool = z
 const devKey = (i: number): Hex => HARDHAT_DEV_PRIVATE_KEYS[i];
 
 /** The chain node `npm start`, the stacks and the benches run when CHAIN_NODE is not set. */
-export const DEFAULT_CHAIN_NODE: "anvil" | "hardhat" = "hardhat";
+export const DEFAULT_CHAIN_NODE: "anvil" | "hardhat" = "anvil";
 const chainNode = z.enum(["anvil", "hardhat"]).default(DEFAULT_CHAIN_NODE);
 
 /** CHAIN_NODE alone (for test configs that build the rest of their environment themselves, so that

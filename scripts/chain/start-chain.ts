@@ -8,6 +8,7 @@
 // "unavailable" (HTTP 503, a JSON-RPC error naming the chain), a fresh node is booted the same way, and the
 // proxy serves again (supervisor.ts). See docs/decisions/stack.md.
 import fs from "node:fs";
+import { DEFAULT_CHAIN_NODE } from "../../config";
 import path from "node:path";
 import { readJournalFrom, JournalCorruptError, type JournalEntry } from "./journal";
 import { ChainStartError, type ChainNodeKind, type ChainNodeProcess } from "./node-process";
@@ -33,7 +34,7 @@ export interface StartChainOptions {
   fsync?: boolean;
   /** pin the node to these CPUs (taskset list); none when absent */
   cpus?: string;
-  /** the node program (default hardhat); a data dir keeps the one it was made with */
+  /** the node program (default config's DEFAULT_CHAIN_NODE, anvil); a data dir keeps the one it was made with */
   node?: ChainNodeKind;
   /** Anvil only: when to snapshot the chain's state (default DEFAULT_SNAPSHOT_POLICY; false: never) */
   snapshots?: SnapshotPolicy | false;
@@ -100,7 +101,7 @@ export interface BootedNode {
 }
 
 async function spawnChecked(options: StartChainOptions, genesis: { timestampS: number; expectedHash?: string }): Promise<{ proc: ChainNodeProcess; node: RpcClient }> {
-  const proc = await spawnChainNode(options.node ?? "hardhat", { chainId: options.chainId, genesisTimestampS: genesis.timestampS, cpus: options.cpus });
+  const proc = await spawnChainNode(options.node ?? DEFAULT_CHAIN_NODE, { chainId: options.chainId, genesisTimestampS: genesis.timestampS, cpus: options.cpus });
   const node = createRpcClient(proc.rpcUrl);
   try {
     const head = await getHead(node, "0x0");
@@ -160,7 +161,7 @@ export async function bootNode(
   journalFile: string,
 ): Promise<BootedNode> {
   const t0 = performance.now();
-  const kind = options.node ?? "hardhat";
+  const kind = options.node ?? DEFAULT_CHAIN_NODE;
   const skipped: string[] = [];
   if (kind === "anvil" && genesis.expectedHash !== undefined) {
     for (const file of listSnapshots(snapshotDir(options.dataDir))) {
@@ -203,7 +204,7 @@ export async function startChain(options: StartChainOptions): Promise<RunningCha
       `${options.dataDir} holds chain ${recorded.chainId}, not ${options.chainId}; use another data dir or --reset`,
     );
   }
-  const kind = options.node ?? "hardhat";
+  const kind = options.node ?? DEFAULT_CHAIN_NODE;
   if (recorded && (recorded.node ?? "hardhat") !== kind) {
     throw new ChainStartError(
       `${options.dataDir} holds a chain made by a ${recorded.node ?? "hardhat"} node, not ${kind}: set CHAIN_NODE=${recorded.node ?? "hardhat"}, or --reset to start afresh on ${kind}`,
