@@ -220,3 +220,34 @@ test("a refusal while the home chain is down: UNAVAILABLE with retry-after metad
     await server.close();
   }
 });
+
+test("rate limit per key on concurrent calls: a burst of 3 PlaceOrder calls at 2 per second places 2 and refuses 1 with RESOURCE_EXHAUSTED", async () => {
+  // each call reads its own count (not the burst's final count), so pipelined clients are not over-refused
+  const limited = await startHarness({ rateLimits: { ordersPerSecond: 2 } });
+  const t0 = Date.now(); // the limiter's clock stands still: the three calls share one window whatever the load
+  const server = createGrpcServer({ config: limited.config, logger: createApiLogger({ level: "silent" }), service: limited.service, keys: limited.keys, placeOrder: limited.placeOrder, auth: limited.auth, clock: { now: () => t0 } });
+  const { address } = await server.listen(0);
+  const pkg = grpc.loadPackageDefinition(loadTradingPackage()) as unknown as { dex: { v1: { TradingService: grpc.ServiceClientConstructor } } };
+  const client = new pkg.dex.v1.TradingService(address, grpc.credentials.createInsecure());
+  try {
+    const w = newWallet();
+    fund(limited, w.address);
+    const key = await createKey(limited, w);
+    const md = new grpc.Metadata();
+    md.set("x-api-key", key.apiKey);
+    md.set("x-api-secret", key.secret);
+    const one = (i: number) =>
+      new Promise<grpc.ServiceError | { status: string }>((resolve) =>
+        client.PlaceOrder({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000 + i, size: 0.01 }, md, (e: grpc.ServiceError | null, r: { status: string }) => resolve(e ?? r)),
+      );
+    const results = await Promise.all([one(1), one(2), one(3)]);
+    const refused = results.filter((r) => "code" in r);
+    assert.equal(refused.length, 1, JSON.stringify(results));
+    assert.equal((refused[0] as grpc.ServiceError).code, grpc.status.RESOURCE_EXHAUSTED);
+    assert.equal(results.filter((r) => !("code" in r) && r.status === "open").length, 2);
+  } finally {
+    client.close();
+    await server.close();
+    await limited.close();
+  }
+});

@@ -4,7 +4,7 @@
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { HealthImplementation, protoPath as HEALTH_PROTO_PATH } from "grpc-health-check";
-import { MemoryStore } from "express-rate-limit";
+import { WindowCounter } from "../../runtime/window-counter";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import type { ApiKeyRecord, ApiKeyStore } from "../auth/api-keys";
@@ -71,23 +71,20 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
   const placeOrder = deps.placeOrder ?? createOrderPlacer({ service, keys: deps.keys, now: () => clock.now() });
 
   // Spec 8 limits per API key: order placement per second (and the signed-key per-minute limits).
+  // Counted synchronously (runtime/window-counter.ts): concurrent calls each read their own count.
+  const now = () => clock.now();
   const stores = {
-    orders: newStore(1000),
-    cancels: newStore(60_000),
-    signedOrders: newStore(60_000),
-    signedCancels: newStore(60_000),
+    orders: new WindowCounter(1000, now),
+    cancels: new WindowCounter(60_000, now),
+    signedOrders: new WindowCounter(60_000, now),
+    signedCancels: new WindowCounter(60_000, now),
   };
-  function newStore(windowMs: number) {
-    const s = new MemoryStore();
-    s.init({ windowMs } as never);
-    return s;
-  }
-  async function limit(store: MemoryStore, key: string, max: number): Promise<void> {
-    const hit = await store.increment(key);
-    if (hit.totalHits > max) {
+  async function limit(store: WindowCounter, key: string, max: number): Promise<void> {
+    const hit = store.hit(key);
+    if (hit.hits > max) {
       throw new ApiError("RATE_LIMIT_EXCEEDED", `rate limit exceeded: ${max}`, {
         limit: max,
-        retry_after: Math.max(1, Math.ceil(((hit.resetTime?.getTime() ?? clock.now()) - clock.now()) / 1000)),
+        retry_after: Math.max(1, Math.ceil((hit.resetAt - clock.now()) / 1000)),
       });
     }
   }

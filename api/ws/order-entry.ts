@@ -15,6 +15,7 @@ import type { Logger } from "pino";
 import type { Address } from "viem";
 import { z } from "zod";
 import type { Clock } from "../../runtime/clock";
+import { WindowCounter } from "../../runtime/window-counter";
 import { authorize } from "../auth/authenticate";
 import type { DexApiConfig } from "../dex/config";
 import { isWalletSigned, type OrderPlacer } from "../dex/place-order";
@@ -47,29 +48,6 @@ export interface OrderEntry {
   handle(c: Conn, parsed: unknown): Promise<void>;
   /** orders of `c` placed and not answered yet */
   inFlight(c: Conn): number;
-}
-
-/** A fixed-window counter per name, counted synchronously: express-rate-limit's MemoryStore answers
- *  `increment` with its live record after an await, so orders pipelined on one connection would all read
- *  the count after the last of them (every one refused once the burst passes the limit). */
-export class WindowCounter {
-  private readonly windows = new Map<string, { hits: number; resetAt: number }>();
-  constructor(
-    private readonly windowMs: number,
-    private readonly now: () => number,
-  ) {}
-  /** counts one hit; its number in the current window and when that window ends */
-  hit(name: string): { hits: number; resetAt: number } {
-    const t = this.now();
-    let w = this.windows.get(name);
-    if (!w || w.resetAt <= t) {
-      if (this.windows.size >= 10_000) for (const [k, v] of this.windows) if (v.resetAt <= t) this.windows.delete(k);
-      w = { hits: 0, resetAt: t + this.windowMs };
-      this.windows.set(name, w);
-    }
-    w.hits += 1;
-    return { hits: w.hits, resetAt: w.resetAt };
-  }
 }
 
 export function createOrderEntry(deps: OrderEntryDeps): OrderEntry {
