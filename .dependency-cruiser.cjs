@@ -15,7 +15,7 @@
  *  import the launcher and each other). */
 const TEST_CODE = ["^test/", "\\.test\\.ts$", "(^|/)testing/", "(^|/)bench/", "\\.bench\\.ts$"];
 /** The service folders: everything but the composition root (scripts/), test/ and bench/. */
-const SERVICES = ["api", "pipeline", "relayer", "signer-cluster", "indexer", "matcher", "sdk", "runtime", "config", "db"];
+const SERVICES = ["api", "simulator", "pipeline", "relayer", "signer-cluster", "indexer", "matcher", "sdk", "runtime", "config", "db"];
 const under = (folders) => `^(${folders.join("|")})/`;
 /** npm packages (any kind) and node's built-in modules. */
 const NPM = ["npm", "npm-dev", "npm-optional", "npm-peer", "npm-bundled", "npm-no-pkg", "npm-unknown"];
@@ -37,6 +37,8 @@ const LAYOUT = {
   "signer-cluster": { may: ["sdk", "runtime", "config"] },
   // Ponder's virtual modules (ponder:registry, ponder:schema, ponder:api) do not resolve outside Ponder
   indexer: { may: ["sdk", "runtime"], also: ["^ponder(:|/|$)"] },
+  // the simulated market's agents (spec 5.5): they trade through the DEX service port like any client
+  simulator: { may: ["pipeline", "sdk", "runtime", "config"] },
 };
 const NAMED_TARGETS = [under(["scripts", "bench", "test"]), ...TEST_CODE];
 const NAMED_BY_FOLDER = { pipeline: ["^api/"], api: ["^pipeline/"] };
@@ -106,6 +108,13 @@ module.exports = {
       severity: "error",
       from: { path: "^api/", pathNot: TEST_CODE },
       to: { path: "^pipeline/", pathNot: "^pipeline/service\\.ts$" },
+    },
+    {
+      name: "simulator-through-pipeline-port",
+      comment: "simulator/ trades through the DEX service port, pipeline/service.ts, only: never the matcher or the batcher behind it.",
+      severity: "error",
+      from: { path: "^simulator/", pathNot: TEST_CODE },
+      to: { path: "^(pipeline|matcher)/", pathNot: "^pipeline/service\\.ts$" },
     },
     ...Object.entries(LAYOUT).map(([folder, { may, also = [] }]) => ({
       name: `layout-${folder.replace("/", "-")}`,

@@ -31,6 +31,8 @@ export interface ExchangeAppDeps {
   /** routers mounted at /v1 without tokens (market data, api/exchange/market/public.ts), before any route
    *  that asks for them; each brings its own rate limit */
   publicRouters?: readonly Router[];
+  /** routers mounted at the root, outside /v1, with their own authentication (the real-time paths) */
+  rootRouters?: readonly Router[];
 }
 
 export function createExchangeApp(deps: ExchangeAppDeps): Express {
@@ -65,6 +67,7 @@ export function createExchangeApp(deps: ExchangeAppDeps): Express {
     const { token } = await deps.tenants.issue(identityOf(res));
     res.json({ token });
   });
+  for (const r of deps.rootRouters ?? []) app.use(r);
   for (const r of deps.publicRouters ?? []) app.use("/v1", r);
   const own = { accounts: deps.accounts, custody: deps.custody, cashDecimals: deps.cashDecimals, auth: tenant, openBuyHolds: deps.openBuyHolds };
   app.use("/v1", accountRouter(own));

@@ -1,5 +1,6 @@
 // startExchangeApi: the exchange API ({base_url} = .../v1) on its own listener, with its stores (accounts,
 // the tenant-token key) in the given database. What the stack component (`npm start`) and tests call.
+import type { Server } from "node:http";
 import type { Router } from "express";
 import type { Logger } from "pino";
 import type { Db } from "../../db";
@@ -25,11 +26,16 @@ export interface StartExchangeApiDeps {
   authenticatedRouters?: readonly Router[];
   publicRouters?: readonly Router[];
   openBuyHolds?: OpenBuyHolds;
+  /** surfaces outside /v1 on the same server, built on the API's identity verifier (api/exchange/realtime:
+   *  SSE at /api/realtime, the legacy WebSocket): `router` mounted at the root, `attach` given the server */
+  extensions?: readonly ExchangeExtension[];
   /** 0 = a free port */
   port: number;
   host?: string;
   now?: () => number;
 }
+
+export type ExchangeExtension = (api: { identity: IdentityVerifier }) => { router?: Router; attach?(server: Server): void; close?(): Promise<void> };
 
 export interface RunningExchangeApi {
   /** .../v1 */
@@ -58,6 +64,7 @@ export async function startExchangeApi(deps: StartExchangeApiDeps): Promise<Runn
     now: deps.now,
   });
   const accounts = createAccountStore(deps.db);
+  const extensions = (deps.extensions ?? []).map((e) => e({ identity }));
   const app = createExchangeApp({
     config,
     logger: deps.logger,
@@ -69,7 +76,13 @@ export async function startExchangeApi(deps: StartExchangeApiDeps): Promise<Runn
     authenticatedRouters: deps.authenticatedRouters,
     publicRouters: deps.publicRouters,
     openBuyHolds: deps.openBuyHolds,
+    rootRouters: extensions.flatMap((e) => (e.router ? [e.router] : [])),
   });
   const http = await listenDexRest(app, deps.port, deps.host ?? "127.0.0.1");
-  return { url: http.url, identity, tenants, accounts, close: http.close };
+  for (const e of extensions) e.attach?.(http.server);
+  const close = async () => {
+    await Promise.all(extensions.map((e) => e.close?.()));
+    await http.close();
+  };
+  return { url: http.url, identity, tenants, accounts, close };
 }

@@ -1,0 +1,262 @@
+// The real-time hub of the exchange API (spec 4.D, 6.1, 6.4): one stream of events, each with an id that
+// increases across the process, fanned out by topic to SSE sessions and legacy WebSocket connections.
+// - `quote:<assetId>` and `book:<assetId>`: built from the pipeline's book and trade events (the DexService
+//   port). Events of a book are coalesced: a burst of matcher events gives one book and one quote event per
+//   `coalesceMs`, each the full current state (top `bookDepth` levels; last, bid, ask, 24 h volume).
+// - `user:<issuer>|<orgId>|<userId>`: a user's own order-status and settlement events (publishToUser, the
+//   hook the exchange orders call); every connection of the user receives them, no subscription needed.
+// Each topic keeps its newest `replayPerTopic` events so that a client resuming with Last-Event-ID receives
+// every event after that id (docs/decisions/api.md "Real time"); past the buffer it is told (`gap`) and
+// receives what the buffer still holds, whose newest event is the topic's current state.
+import type { DexEvent, DexService, MarketSpec } from "../../../pipeline/service";
+import { bookSymbolOf, CATALOGUE, type CatalogueAsset } from "../assets/catalogue";
+import { priceNumber, sizeNumber } from "../market/figures";
+
+export type RealtimeEventName = "quote" | "book" | "order" | "settlement";
+
+export interface RealtimeEvent {
+  /** increases by one per event across the hub; ids of a restarted hub start above the last one's */
+  id: number;
+  event: RealtimeEventName;
+  topic: string;
+  data: Record<string, unknown>;
+}
+
+export interface QuoteData {
+  assetId: string;
+  last: number | null;
+  bid: number | null;
+  ask: number | null;
+  volume: number;
+  timestamp: string;
+}
+
+export interface BookData {
+  assetId: string;
+  bids: { price: number; size: number }[];
+  asks: { price: number; size: number }[];
+  timestamp: string;
+}
+
+/** What a connection (SSE session or WebSocket) gives the hub. */
+export interface Subscriber {
+  send(event: RealtimeEvent): void;
+}
+
+/** The owner of private events: the identity's issuer, organization and user. */
+export interface RealtimeUser {
+  issuer: string;
+  orgId: string;
+  userId: string;
+}
+
+export interface Gap {
+  topic: string;
+  /** the id the client resumed after */
+  after: number;
+}
+
+export interface RealtimeHubOptions {
+  /** undefined: no market (nothing tradeable; quote/book topics never emit) */
+  dex: DexService | undefined;
+  catalogue?: readonly CatalogueAsset[];
+  /** events kept per topic for Last-Event-ID (default 512) */
+  replayPerTopic?: number;
+  /** levels per side in a book event (default 20) */
+  bookDepth?: number;
+  /** at most one book and one quote event per asset per this many ms (default 50) */
+  coalesceMs?: number;
+  now?: () => number;
+}
+
+export const DEFAULT_REPLAY_PER_TOPIC = 512;
+export const DEFAULT_BOOK_DEPTH = 20;
+export const DEFAULT_COALESCE_MS = 50;
+
+export const userTopic = (u: RealtimeUser): string => `user:${u.issuer}|${u.orgId}|${u.userId}`;
+
+interface TopicBuffer {
+  events: RealtimeEvent[];
+  /** the highest id dropped from this topic's buffer (0: none) */
+  evictedUpTo: number;
+}
+
+interface SymbolState {
+  asset: CatalogueAsset;
+  dirty: boolean;
+  flushing: boolean;
+  timer: NodeJS.Timeout | null;
+  lastBook: string | null;
+  lastQuote: string | null;
+}
+
+export type RealtimeHub = ReturnType<typeof createRealtimeHub>;
+
+export function createRealtimeHub(opts: RealtimeHubOptions) {
+  const now = opts.now ?? Date.now;
+  const catalogue = opts.catalogue ?? CATALOGUE;
+  const replayPerTopic = opts.replayPerTopic ?? DEFAULT_REPLAY_PER_TOPIC;
+  const bookDepth = opts.bookDepth ?? DEFAULT_BOOK_DEPTH;
+  const coalesceMs = opts.coalesceMs ?? DEFAULT_COALESCE_MS;
+  // ids start at the boot time in microseconds: above every id a previous run of the hub gave out (at most a
+  // million events per second), so a client resuming across a restart is told of the gap, never mis-replayed
+  const firstId = now() * 1000;
+  let lastId = firstId - 1;
+  const buffers = new Map<string, TopicBuffer>();
+  const subscribers = new Map<string, Set<Subscriber>>();
+  const bySymbol = new Map<string, SymbolState>();
+  for (const asset of catalogue) {
+    const symbol = bookSymbolOf(asset);
+    if (symbol) bySymbol.set(symbol, { asset, dirty: false, flushing: false, timer: null, lastBook: null, lastQuote: null });
+  }
+  const assetIds = new Set(catalogue.map((a) => a.id));
+  let closed = false;
+
+  function publish(topic: string, event: RealtimeEventName, data: Record<string, unknown>): RealtimeEvent {
+    const e: RealtimeEvent = { id: ++lastId, event, topic, data };
+    let b = buffers.get(topic);
+    if (!b) buffers.set(topic, (b = { events: [], evictedUpTo: 0 }));
+    b.events.push(e);
+    if (b.events.length > replayPerTopic) b.evictedUpTo = b.events.splice(0, b.events.length - replayPerTopic).at(-1)!.id;
+    for (const s of subscribers.get(topic) ?? []) {
+      try {
+        s.send(e);
+      } catch {
+        // a connection's failure is its own (it closes itself); the others still receive the event
+      }
+    }
+    return e;
+  }
+
+  const marketOf = (symbol: string): MarketSpec | undefined => opts.dex?.listMarkets().find((m) => m.symbol === symbol);
+
+  async function flush(symbol: string, st: SymbolState): Promise<void> {
+    const dex = opts.dex;
+    const m = marketOf(symbol);
+    if (!dex || !m) return;
+    const [book, stats] = await Promise.all([dex.getOrderBook(symbol, bookDepth), dex.getMarketStats(symbol)]);
+    if (!book || closed) return;
+    const level = (l: { priceTicks: bigint; sizeLots: bigint }) => ({ price: priceNumber(m, l.priceTicks * m.tickSize), size: sizeNumber(m, l.sizeLots * m.lotSize) });
+    const bids = book.bids.map(level);
+    const asks = book.asks.map(level);
+    const levels = JSON.stringify([bids, asks]);
+    const t = Math.max(book.timestampMs, stats?.timestampMs ?? 0);
+    if (levels !== st.lastBook) {
+      st.lastBook = levels;
+      publish(`book:${st.asset.id}`, "book", { assetId: st.asset.id, bids, asks, timestamp: new Date(book.timestampMs).toISOString() } satisfies BookData);
+    }
+    const quote = {
+      assetId: st.asset.id,
+      last: stats?.lastPriceTicks == null ? null : priceNumber(m, stats.lastPriceTicks * m.tickSize),
+      bid: bids[0]?.price ?? null,
+      ask: asks[0]?.price ?? null,
+      volume: stats ? sizeNumber(m, stats.volume24hLots * m.lotSize) : 0,
+    };
+    const q = JSON.stringify(quote);
+    if (q !== st.lastQuote) {
+      st.lastQuote = q;
+      publish(`quote:${st.asset.id}`, "quote", { ...quote, timestamp: new Date(t || now()).toISOString() } satisfies QuoteData);
+    }
+  }
+
+  /** Runs one flush at a time per symbol; a change during a flush gives one more after it. */
+  function schedule(symbol: string, immediate = false): void {
+    const st = bySymbol.get(symbol);
+    if (!st || closed) return;
+    st.dirty = true;
+    if (st.timer || st.flushing) return;
+    st.timer = setTimeout(
+      () => {
+        st.timer = null;
+        if (!st.dirty || closed) return;
+        st.dirty = false;
+        st.flushing = true;
+        flush(symbol, st)
+          .catch(() => {
+            // the port could not answer now: the next event (or subscription) tries again
+          })
+          .finally(() => {
+            st.flushing = false;
+            if (st.dirty) schedule(symbol);
+          });
+      },
+      immediate ? 0 : coalesceMs,
+    );
+    st.timer.unref?.();
+  }
+
+  const onDex = (ev: DexEvent) => {
+    if (ev.kind === "book") schedule(ev.symbol);
+    else if (ev.kind === "trade") schedule(ev.trade.symbol);
+  };
+  const unsubscribeDex = opts.dex?.subscribe(onDex);
+
+  return {
+    /** the id the hub started at (ids of this run are >= it) */
+    firstId,
+    lastId: () => lastId,
+    /** A topic a client may subscribe to: quote:<id> / book:<id> of a catalogue asset. */
+    isMarketTopic(topic: string): boolean {
+      const m = /^(quote|book):(.+)$/.exec(topic);
+      return m !== null && assetIds.has(m[2]);
+    },
+
+    /**
+     * Registers `sub` for `topics` and returns, in id order, what it must be sent first: with `afterId`
+     * (Last-Event-ID), every buffered event of those topics after it, and the topics whose events after it
+     * are no longer all buffered (gaps); without, each topic's newest event (its current state). Atomic
+     * with respect to publish: nothing is sent twice or lost between the replay and the live events.
+     */
+    subscribe(sub: Subscriber, topics: readonly string[], afterId?: number): { replay: RealtimeEvent[]; gaps: Gap[] } {
+      const replay: RealtimeEvent[] = [];
+      const gaps: Gap[] = [];
+      for (const topic of topics) {
+        let set = subscribers.get(topic);
+        if (!set) subscribers.set(topic, (set = new Set()));
+        set.add(sub);
+        const b = buffers.get(topic);
+        if (afterId === undefined) {
+          const newest = b?.events.at(-1);
+          if (newest) replay.push(newest);
+        } else {
+          if ((b && b.evictedUpTo > afterId) || afterId < firstId - 1 || afterId > lastId) gaps.push({ topic, after: afterId });
+          const resumeAfter = afterId > lastId ? firstId - 1 : afterId;
+          for (const e of b?.events ?? []) if (e.id > resumeAfter) replay.push(e);
+        }
+        const m = /^(?:quote|book):(.+)$/.exec(topic);
+        // a market topic with nothing yet: its state is published once read (to every subscriber)
+        if (m && !b) {
+          const symbol = bookSymbolOf(catalogue.find((a) => a.id === m[1]) ?? { token: null });
+          if (symbol) schedule(symbol, true);
+        }
+      }
+      replay.sort((a, b) => a.id - b.id);
+      return { replay, gaps };
+    },
+
+    unsubscribe(sub: Subscriber, topics?: readonly string[]): void {
+      for (const topic of topics ?? [...subscribers.keys()]) {
+        const set = subscribers.get(topic);
+        if (!set) continue;
+        set.delete(sub);
+        if (set.size === 0) subscribers.delete(topic);
+      }
+    },
+
+    /** Publishes an order-status (`order`) or settlement confirmation (`settlement`) event to every connection
+     *  of `user` (the exchange orders call this). Returns the event. */
+    publishToUser(user: RealtimeUser, event: "order" | "settlement", data: Record<string, unknown>): RealtimeEvent {
+      return publish(userTopic(user), event, data);
+    },
+
+    /** Subscribers of a topic now (tests, metrics). */
+    subscriberCount: (topic: string): number => subscribers.get(topic)?.size ?? 0,
+
+    close(): void {
+      closed = true;
+      unsubscribeDex?.();
+      for (const st of bySymbol.values()) if (st.timer) clearTimeout(st.timer);
+      subscribers.clear();
+    },
+  };
+}

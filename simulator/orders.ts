@@ -1,0 +1,55 @@
+// A signed order as a wallet sends it: the Settlement contract's EIP-712 Order signed by the trader's own
+// key, and the DexService placement carrying it (the path every client's wallet-signed order takes after
+// the API's checks). The simulator's agents place these; tests use it too.
+import { randomUUID } from "node:crypto";
+import type { PrivateKeyAccount } from "viem";
+import { ORDER_TYPES } from "../sdk/eip712";
+import type { DexService, DexSide, DexTimeInForce, MarketSpec, PlaceSignedOrderRequest } from "../pipeline/service";
+
+export interface SignedOrderSpec {
+  account: PrivateKeyAccount;
+  market: MarketSpec;
+  domain: DexService["settlementDomain"];
+  side: DexSide;
+  priceTicks: bigint;
+  sizeLots: bigint;
+  /** gtc rests, ioc takes what crosses and drops the rest */
+  timeInForce: Extract<DexTimeInForce, "gtc" | "ioc">;
+  nonce: bigint;
+  /** unix seconds */
+  expiry: bigint;
+  nowMs: number;
+}
+
+export async function signedPlacement(s: SignedOrderSpec): Promise<PlaceSignedOrderRequest> {
+  const order = {
+    trader: s.account.address,
+    baseToken: s.market.baseToken,
+    quoteToken: s.market.quoteToken,
+    side: s.side === "buy" ? 0 : 1,
+    price: s.priceTicks * s.market.tickSize,
+    amount: s.sizeLots * s.market.lotSize,
+    expiry: s.expiry,
+    nonce: s.nonce,
+    flags: 0,
+  } as const;
+  const signature = await s.account.signTypedData({ domain: s.domain, types: ORDER_TYPES, primaryType: "Order", message: order });
+  const orderId = randomUUID();
+  return {
+    kind: "signed",
+    orderId,
+    clientOrderId: `sim-${orderId}`,
+    symbol: s.market.symbol,
+    side: s.side,
+    type: "limit",
+    timeInForce: s.timeInForce,
+    priceTicks: s.priceTicks,
+    triggerPriceTicks: null,
+    sizeLots: s.sizeLots,
+    expiresAtMs: null,
+    receivedAtMs: s.nowMs,
+    trader: s.account.address,
+    order,
+    signature,
+  };
+}
