@@ -1,0 +1,341 @@
+// Issue #15's trading acceptance on one whole stack (chains, the asset tokens, the pipeline, the identity
+// provider, the exchange API with custody): users log in as people do; a demo trader's resting sell on
+// AAPL-USD (placed through the DexService) is the liquidity; a market BUY is EXECUTED; portfolio, lots,
+// transactions and account agree with the chain to the last unit; a partial SELL relieves the lots FIFO.
+// Then updates (cancel-replace), cancels, another organization's ids (404), the compliance validations over
+// HTTP (accreditation on create, pre-IPO and update; the Reg CF limit at and one grid step above it in both
+// branches; a restricted Reg CF lot that never meets an ineligible buyer on the book), the bad-input table
+// (never a 500, nothing placed) and the 10 orders/s limit at its boundary.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { createPublicClient, http, type Address } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { settlementAbi } from "../../sdk/abi";
+import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
+import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
+import { signedInput } from "../../pipeline/testing/orders";
+import { formatDecimal } from "../../sdk/decimal";
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000, everyMs = 200): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+test("exchange API trading: orders, compliance, portfolio, lots, transactions and account equal to the chain", { timeout: 600_000 }, async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-trading-e2e-"));
+  let stack: RunningStack | undefined;
+  try {
+    const { config } = await createTestConfig(dataDir);
+    stack = await startStack({ config, components: defaultComponents(["iam", "pipeline", "exchange-api"]), onComponentError: "fail" });
+    const iam = config.urls.identity;
+    const api = config.urls.exchangeApi;
+    const home = stack.deployments.home;
+    const client = createPublicClient({ transport: http(config.chains.home.rpcUrl) });
+    const dex: DexService = (stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle).dexService;
+    const onChain = (who: string, token: string) =>
+      client.readContract({ address: home.contracts.Settlement as Address, abi: settlementAbi, functionName: "balanceOf", args: [who as Address, home.tokens[token].address as Address] }) as Promise<bigint>;
+
+    async function login(phone: string) {
+      const otp = await fetch(`${iam}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
+      assert.ok(otp.status < 300, `otp: ${otp.status}`);
+      const outbox = (await (await fetch(`${iam}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`)).json()) as { data: Array<{ code: string }> };
+      const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: outbox.data[0].code, scope: "openid profile email phone" });
+      const grant = (await (await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form })).json()) as { access_token: string };
+      const auth = { authorization: `Bearer ${grant.access_token}` };
+      const { token } = (await (await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth })).json()) as { token: string };
+      const headers = { ...auth, "tenant-authorization": token, "content-type": "application/json" };
+      const call = async (method: string, p: string, body?: unknown) => {
+        const r = await fetch(`${api}${p}`, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+        const text = await r.text();
+        assert.ok(r.status < 500, `${method} ${p}: ${r.status} ${text}`);
+        return { status: r.status, headers: r.headers, body: (text ? JSON.parse(text) : {}) as Json };
+      };
+      const account = (await call("GET", "/account")).body.data as Json;
+      return { call, account, address: account.settlementAddress as string };
+    }
+
+    // demo traders make the liquidity through the DexService, with real signed orders
+    const traders = config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
+    const marketOf = (symbol: string): MarketSpec => dex.listMarkets().find((m) => m.symbol === symbol)!;
+    const place = async (who: (typeof traders)[number], symbol: string, side: "buy" | "sell", priceTicks: bigint, sizeLots: bigint) => {
+      const m = marketOf(symbol);
+      const s = await signedInput(who, who.address, home.chainId, home.contracts.Settlement as Address, m, { side, priceTicks, sizeLots });
+      const req: PlaceOrderRequest = {
+        kind: "signed", orderId: randomUUID(), clientOrderId: randomUUID(), symbol, side, type: "limit", timeInForce: "gtc",
+        priceTicks, triggerPriceTicks: null, sizeLots, expiresAtMs: null, receivedAtMs: Date.now(), trader: who.address, order: s.order, signature: s.signature,
+      };
+      return dex.placeOrder(req);
+    };
+    const [seller, bidder] = traders;
+
+    const alice = await login("+14155550201");
+    const bob = await login("+14155550202");
+    assert.notEqual(alice.account.orgId, bob.account.orgId, "two organizations");
+
+    // 1. liquidity: 10 AAPL offered at 200.00 (tick 0.01, lot 0.001)
+    const ask = await place(seller, "AAPL-USD", "sell", 20_000n, 10_000n);
+    assert.equal(ask.status, "open");
+
+    // 2. a market BUY of 3 AAPL: EXECUTED at once, at 200
+    const buy1 = await alice.call("POST", "/orders", { assetId: "AAPL", side: "BUY", orderType: "market", quantity: 3 });
+    assert.equal(buy1.status, 201, JSON.stringify(buy1.body));
+    assert.match(buy1.body.data.orderId, /^ord_[0-9a-f]{32}$/);
+    assert.equal(buy1.body.data.status, "EXECUTED");
+    assert.equal(buy1.body.data.filledQuantity, 3);
+    assert.equal(buy1.body.data.averagePrice, 200);
+    const got1 = await alice.call("GET", `/orders/${buy1.body.data.orderId}`);
+    assert.deepEqual(
+      { ...got1.body.data, executedAt: undefined, settlement: undefined },
+      { ...buy1.body.data, executedAt: undefined, settlement: undefined },
+    );
+    assert.ok(Date.parse(got1.body.data.executedAt) >= Date.parse(got1.body.data.createdAt) - 1000);
+
+    // 3. a limit BUY of 2 at 200: a second lot
+    const buy2 = await alice.call("POST", "/orders", { assetId: "AAPL", side: "BUY", orderType: "limit", quantity: "2", limitPrice: "200.00" });
+    assert.equal(buy2.status, 201, JSON.stringify(buy2.body));
+    assert.equal(buy2.body.data.status, "EXECUTED");
+
+    // 4. once settled on chain: portfolio, lots, transactions and account equal the chain to the last unit
+    const settled = async (who: typeof alice, ids: string[]) =>
+      waitFor("settlement", async () => {
+        for (const id of ids) if ((await who.call("GET", `/orders/${id}`)).body.data.settlement !== "settled") return undefined;
+        return true;
+      }, 120_000, 1_000); // within the 300 authenticated requests per minute
+    await settled(alice, [buy1.body.data.orderId, buy2.body.data.orderId]);
+    const check = async (who: typeof alice) => {
+      const aapl = await onChain(who.address, "AAPL");
+      const usd = await onChain(who.address, "USD");
+      const portfolio = (await who.call("GET", "/portfolio")).body.data as Json[];
+      const h = portfolio.find((x) => x.assetId === "AAPL")!;
+      assert.equal(h.quantityUnits, aapl.toString(), "holding = Settlement balance");
+      const lots = ((await who.call("GET", "/exchange-portfolio")).body.data as Json[]).find((x) => x.assetId === "AAPL")!.lots as Json[];
+      assert.equal(lots.reduce((s, l) => s + BigInt(l.quantityUnits), 0n), aapl, "lots sum to the Settlement balance");
+      const account = (await who.call("GET", "/account")).body.data as Json;
+      assert.equal(account.cashBalanceUnits, usd.toString());
+      return { aapl, usd, h, lots, account };
+    };
+    const before = await check(alice);
+    assert.equal(before.lots.length, 2);
+    assert.deepEqual(before.lots.map((l) => [l.isRestricted, l.offeringType, l.restrictionEndDate === l.acquisitionDate]), [[false, "Common stock", true], [false, "Common stock", true]]);
+    assert.equal(before.h.currentPrice, 200);
+    const trades = (await alice.call("GET", "/transactions?type=trade")).body.data as Json[];
+    assert.equal(trades.length, 2);
+    assert.ok(trades.every((t) => t.type === "trade" && t.assetId === "AAPL" && t.side === "BUY" && t.price === 200 && t.status === "completed"));
+    assert.deepEqual(trades.map((t) => t.quantity).sort(), [2, 3]);
+    // cash: the preload less what the trades cost (the buyer's fee is taken in the asset)
+    const spent = trades.reduce((s, t) => s + BigInt(Math.round(t.total * 1e6)), 0n);
+    assert.equal(BigInt(before.account.cashBalanceUnits), 100_000_000_000n - spent);
+    // the average cost is what was paid per unit received (the buyer's fee, in the asset, makes it more than 200)
+    assert.equal(before.h.averageCost, Number(formatDecimal((spent * 10n ** 18n) / before.aapl, 6)));
+    const all = (await alice.call("GET", "/transactions")).body.data as Json[];
+    assert.ok(all.some((t) => t.type === "deposit") && all.filter((t) => t.type === "trade").length === 2);
+
+    // 5. sell part (4 of 5) into a demo bid: the first lot goes whole, the second keeps the rest (FIFO)
+    await dex.cancelOrder({ orderId: ask.orderId, account: seller.address, reason: "user_cancelled" }); // the rest of the ask goes
+    assert.equal((await place(bidder, "AAPL-USD", "buy", 21_000n, 4_000n)).status, "open");
+    const sell = await alice.call("POST", "/orders", { assetId: "AAPL", side: "SELL", orderType: "market", quantity: 4 });
+    assert.equal(sell.status, 201, JSON.stringify(sell.body));
+    assert.equal(sell.body.data.status, "EXECUTED");
+    assert.equal(sell.body.data.averagePrice, 210);
+    await settled(alice, [sell.body.data.orderId]);
+    const after = await check(alice);
+    assert.equal(after.lots.length, 1);
+    assert.equal(after.lots[0].acquisitionDate, before.lots[1].acquisitionDate, "the newest lot remains");
+    assert.equal(after.aapl, before.aapl - 4_000_000_000_000_000_000n);
+    assert.ok(after.h.realizedPnl > 0, "sold above cost");
+    // more than she holds: INSUFFICIENT_BALANCE with required and available as numbers
+    const tooMuch = await alice.call("POST", "/orders", { assetId: "AAPL", side: "SELL", orderType: "limit", quantity: 5, limitPrice: 300 });
+    assert.equal(tooMuch.status, 400);
+    assert.equal(tooMuch.body.error.code, "INSUFFICIENT_BALANCE");
+    assert.equal(tooMuch.body.error.details.required, 5);
+    assert.equal(tooMuch.body.error.details.available, Number(after.h.quantity));
+
+    // 6. a resting limit BUY: PENDING, holds cash (buying power), update = cancel-replace, cancel
+    const rest = await alice.call("POST", "/orders", { assetId: "AAPL", side: "BUY", orderType: "limit", quantity: 2, limitPrice: 150 });
+    assert.equal(rest.body.data.status, "PENDING");
+    const acct = (await alice.call("GET", "/account")).body.data as Json;
+    assert.equal(BigInt(acct.buyingPowerUnits), BigInt(acct.cashBalanceUnits) - 300_000_000n);
+    const poor = await alice.call("POST", "/orders", { assetId: "AAPL", side: "BUY", orderType: "limit", quantity: 1000, limitPrice: "199.99" });
+    assert.equal(poor.body.error.code, "INSUFFICIENT_BALANCE");
+    assert.equal(poor.body.error.details.required, 199_990);
+    assert.equal(poor.body.error.details.available, Number(acct.buyingPower));
+    const upd = await alice.call("PATCH", `/orders/${rest.body.data.orderId}`, { limitPrice: 151, quantity: 3 });
+    assert.equal(upd.status, 200, JSON.stringify(upd.body));
+    assert.equal(upd.body.data.status, "PENDING");
+    assert.equal(upd.body.data.replaces, rest.body.data.orderId);
+    assert.deepEqual([upd.body.data.quantity, upd.body.data.limitPrice], [3, 151]);
+    const old = (await alice.call("GET", `/orders/${rest.body.data.orderId}`)).body.data;
+    assert.deepEqual([old.status, old.replacedBy], ["CANCELLED", upd.body.data.orderId]);
+    const pending = (await alice.call("GET", "/orders?status=PENDING")).body.data as Json[];
+    assert.deepEqual(pending.map((o) => o.orderId), [upd.body.data.orderId]);
+    // another organization's order: 404 for read, cancel and update
+    assert.equal((await bob.call("GET", `/orders/${upd.body.data.orderId}`)).body.error.code, "ORDER_NOT_FOUND");
+    assert.equal((await bob.call("DELETE", `/orders/${upd.body.data.orderId}`)).status, 404);
+    assert.equal((await bob.call("PATCH", `/orders/${upd.body.data.orderId}`, { quantity: 1 })).status, 404);
+    const del = await alice.call("DELETE", `/orders/${upd.body.data.orderId}`);
+    assert.equal(del.status, 200);
+    assert.deepEqual(Object.keys(del.body.data).sort(), ["cancelledAt", "orderId", "status"]);
+    assert.equal(del.body.data.status, "CANCELLED");
+    const again = await alice.call("DELETE", `/orders/${upd.body.data.orderId}`);
+    assert.deepEqual([again.status, again.body.error.code, again.body.error.details.status], [409, "ORDER_NOT_OPEN", "CANCELLED"]);
+    assert.equal((await alice.call("PATCH", `/orders/${buy1.body.data.orderId}`, { quantity: 1 })).body.error.code, "ORDER_NOT_OPEN");
+    const acct2 = (await alice.call("GET", "/account")).body.data as Json;
+    assert.equal(acct2.buyingPowerUnits, acct2.cashBalanceUnits, "nothing held once cancelled");
+
+    // 7. asset checks: unknown 404, listed but not tradeable 400
+    assert.deepEqual([(await alice.call("POST", "/orders", { assetId: "NOPE", side: "BUY", orderType: "market", quantity: 1 })).body.error.code], ["ASSET_NOT_FOUND"]);
+    const nova = await alice.call("POST", "/orders", { assetId: "NOVA", side: "BUY", orderType: "market", quantity: 1 });
+    assert.deepEqual([nova.status, nova.body.error.code], [400, "ASSET_NOT_TRADEABLE"]);
+
+    // 8. accreditation on creation, pre-IPO orders and updates (bob: no accreditation yet)
+    const order = (assetId: string, extra: Json = {}) => ({ assetId, side: "BUY", orderType: "limit", quantity: 1, limitPrice: 1, ...extra });
+    const code = (r: { status: number; body: Json }) => [r.status, r.body.error?.code ?? r.body.data?.status];
+    assert.deepEqual(code(await bob.call("POST", "/orders", order("NRTH"))), [400, "ACCREDITATION_REQUIRED"]); // 506c
+    assert.deepEqual(code(await bob.call("POST", "/orders", order("LMNL", { isPreIPO: true }))), [400, "ACCREDITATION_REQUIRED"]); // 506b pre-IPO
+    assert.deepEqual(code(await bob.call("POST", "/orders", order("AURA", { isPreIPO: true }))), [400, "ACCREDITATION_REQUIRED"]); // 506c pre-IPO
+    assert.deepEqual(code(await bob.call("POST", "/orders", order("LMNL", { isPreIPO: false }))), [400, "INVALID_ORDER_TYPE"]);
+    assert.deepEqual(code(await bob.call("POST", "/orders", order("AAPL", { isPreIPO: true }))), [400, "INVALID_ORDER_TYPE"]);
+    await bob.call("POST", "/sandbox/accreditation/506b", {});
+    const lmnl = await bob.call("POST", "/orders", order("LMNL", { isPreIPO: true }));
+    assert.deepEqual(code(lmnl), [201, "PENDING"]);
+    assert.equal(lmnl.body.data.isPreIPO, true);
+    assert.deepEqual(code(await bob.call("POST", "/orders", order("NRTH"))), [400, "ACCREDITATION_REQUIRED"]);
+    await bob.call("POST", "/sandbox/accreditation/506c", { outcome: "verified" });
+    const nrth = await bob.call("POST", "/orders", order("NRTH"));
+    assert.deepEqual(code(nrth), [201, "PENDING"]);
+    await bob.call("POST", "/sandbox/accreditation/506c", { outcome: "rejected" });
+    // the update runs the check again: refused, and the order stays as it was
+    assert.deepEqual(code(await bob.call("PATCH", `/orders/${lmnl.body.data.orderId}`, { limitPrice: 2 })), [400, "ACCREDITATION_REQUIRED"]);
+    assert.equal((await bob.call("GET", `/orders/${lmnl.body.data.orderId}`)).body.data.status, "PENDING");
+    assert.deepEqual(code(await bob.call("DELETE", `/orders/${lmnl.body.data.orderId}`)), [200, "CANCELLED"]);
+    assert.deepEqual(code(await bob.call("DELETE", `/orders/${nrth.body.data.orderId}`)), [200, "CANCELLED"]);
+
+    // 9. Reg CF limit (bob is not accredited now): CNTS, lot 0.01, tick 0.01 (one grid step = 0.0001 USD)
+    await bob.call("POST", "/sandbox/investor-profile", { annualIncome: 100_000, netWorth: 50_000, usPerson: true }); // 5% of 100,000 = 5,000
+    const atLimit = await bob.call("POST", "/orders", order("CNTS", { quantity: 100, limitPrice: 50 }));
+    assert.deepEqual(code(atLimit), [201, "PENDING"]);
+    const above = await bob.call("POST", "/orders", order("CNTS", { quantity: "0.01", limitPrice: "0.01" }));
+    assert.deepEqual(code(above), [400, "ACCREDITATION_REQUIRED"]);
+    assert.deepEqual([above.body.error.details.reason, above.body.error.details.limit, above.body.error.details.used], ["reg_cf_investment_limit", 5000, 5000]);
+    await bob.call("DELETE", `/orders/${atLimit.body.data.orderId}`);
+    await bob.call("POST", "/sandbox/investor-profile", { annualIncome: 200_000, netWorth: 300_000 }); // 10% of 300,000 = 30,000
+    const at2 = await bob.call("POST", "/orders", order("CNTS", { quantity: 600, limitPrice: 50 }));
+    assert.deepEqual(code(at2), [201, "PENDING"]);
+    assert.deepEqual(code(await bob.call("POST", "/orders", order("CNTS", { quantity: "0.01", limitPrice: "0.01" }))), [400, "ACCREDITATION_REQUIRED"]);
+    await bob.call("DELETE", `/orders/${at2.body.data.orderId}`);
+    const below2 = await bob.call("POST", "/orders", order("CNTS", { quantity: "599.99", limitPrice: 50 }));
+    assert.deepEqual(code(below2), [201, "PENDING"]);
+    await bob.call("DELETE", `/orders/${below2.body.data.orderId}`);
+
+    // 10. resale: bob buys a Reg CF lot (restricted for 12 months); his restricted sell never meets a buyer no
+    //     exemption covers (carol: not accredited), whatever arrives first; an accredited buyer takes it
+    assert.equal((await place(seller, "CNTS-USD", "sell", 1_000n, 1_000n)).status, "open"); // 10 @ 10.00
+    const cf = await bob.call("POST", "/orders", { assetId: "CNTS", side: "BUY", orderType: "market", quantity: 5 });
+    assert.deepEqual(code(cf), [201, "EXECUTED"]);
+    await settled(bob, [cf.body.data.orderId]);
+    const cfLots = ((await bob.call("GET", "/exchange-portfolio")).body.data as Json[]).find((x) => x.assetId === "CNTS")!.lots as Json[];
+    assert.deepEqual(cfLots.map((l) => [l.isRestricted, l.offeringType]), [[true, "Reg CF crowdfunding"]]);
+    assert.equal(Date.parse(cfLots[0].restrictionEndDate), new Date(cfLots[0].acquisitionDate).setUTCFullYear(new Date(cfLots[0].acquisitionDate).getUTCFullYear() + 1));
+    const carol = await login("+14155550203");
+    const carolBid = await carol.call("POST", "/orders", order("CNTS", { quantity: 1, limitPrice: 9 }));
+    assert.deepEqual(code(carolBid), [201, "PENDING"]); // first: an ineligible bid rests
+    const blocked = await bob.call("POST", "/orders", { assetId: "CNTS", side: "SELL", orderType: "limit", quantity: 2, limitPrice: 9 });
+    assert.deepEqual([...code(blocked), blocked.body.error?.details?.reason], [400, "RESALE_RESTRICTED", "ineligible_buyers_on_book"]);
+    await carol.call("DELETE", `/orders/${carolBid.body.data.orderId}`);
+    const restricted = await bob.call("POST", "/orders", { assetId: "CNTS", side: "SELL", orderType: "limit", quantity: 2, limitPrice: 9 });
+    assert.deepEqual(code(restricted), [201, "PENDING"]); // now the restricted sell rests first
+    const carolTake = await carol.call("POST", "/orders", order("CNTS", { quantity: 1, limitPrice: 9 }));
+    assert.deepEqual([...code(carolTake), carolTake.body.error?.details?.reason], [400, "RESALE_RESTRICTED", "restricted_lots_on_book"]);
+    await alice.call("POST", "/sandbox/accreditation/506b", {});
+    const aliceTake = await alice.call("POST", "/orders", order("CNTS", { quantity: 1, limitPrice: 9 }));
+    assert.deepEqual(code(aliceTake), [201, "EXECUTED"]); // an accredited buyer (the exemption) takes it
+    await bob.call("DELETE", `/orders/${restricted.body.data.orderId}`);
+
+    // 11. bad input: never a 500, nothing placed
+    const countBefore = ((await alice.call("GET", "/orders?status=ALL&limit=500")).body.data as Json[]).length;
+    const bad: [unknown, number][] = [
+      [{}, 400],
+      [{ assetId: "AAPL", side: "buy", orderType: "market", quantity: 1 }, 400],
+      [{ assetId: "AAPL", side: "BUY", orderType: "MARKET", quantity: 1 }, 400],
+      [{ assetId: "AAPL", side: "BUY", orderType: "stop", quantity: 1 }, 400],
+      [{ assetId: "AAPL", side: "BUY", orderType: "market", quantity: -1 }, 400],
+      [{ assetId: "AAPL", side: "BUY", orderType: "market", quantity: 0 }, 400],
+      [{ assetId: "AAPL", side: "BUY", orderType: "market", quantity: "1e3" }, 400],
+      [{ assetId: "AAPL", side: "BUY", orderType: "market", quantity: "0.0001" }, 400], // off the lot
+      [{ assetId: "AAPL", side: "BUY", orderType: "market", quantity: 1e308 }, 400],
+      [{ assetId: "AAPL", side: "BUY", orderType: "market", quantity: "NaN" }, 400],
+      [{ assetId: "AAPL", side: "BUY", orderType: "market", quantity: 1, limitPrice: 1 }, 400],
+      [{ assetId: "AAPL", side: "BUY", orderType: "limit", quantity: 1 }, 400],
+      [{ assetId: "AAPL", side: "BUY", orderType: "limit", quantity: 1, limitPrice: "1.001" }, 400], // off the tick
+      [{ assetId: "AAPL", side: "BUY", orderType: "limit", quantity: 1, limitPrice: 1, extra: 1 }, 400],
+      [{ assetId: "A".repeat(65), side: "BUY", orderType: "market", quantity: 1 }, 400],
+      [{ assetId: ["AAPL"], side: "BUY", orderType: "market", quantity: 1 }, 400],
+      [{ assetId: "AAPL", side: "BUY", orderType: "market", quantity: 1, isPreIPO: "yes" }, 400],
+      ["[1,2]", 400],
+      ["{not json", 400],
+    ];
+    for (const [body, status] of bad) {
+      // the table is longer than 10 orders per second: a 429 is waited out as Retry-After says, then sent again
+      let r = await alice.call("POST", "/orders", body);
+      while (r.status === 429) {
+        await new Promise((ok) => setTimeout(ok, Number(r.headers.get("retry-after") ?? 1) * 1000));
+        r = await alice.call("POST", "/orders", body);
+      }
+      assert.equal(r.status, status, `${JSON.stringify(body)}: ${JSON.stringify(r.body)}`);
+      assert.ok(typeof r.body.error?.code === "string" && typeof r.body.error.message === "string" && !JSON.stringify(r.body).includes("    at "));
+    }
+    for (const [method, p, body] of [
+      ["GET", "/orders/ord_zz", undefined],
+      ["GET", `/orders/${"x".repeat(5000)}`, undefined],
+      ["GET", "/orders?status=OPEN", undefined],
+      ["GET", "/orders?limit=0", undefined],
+      ["GET", "/orders?limit=501", undefined],
+      ["PATCH", `/orders/${buy1.body.data.orderId}`, {}],
+      ["PATCH", `/orders/${buy1.body.data.orderId}`, { side: "SELL" }],
+      ["POST", "/sandbox/investor-profile", { annualIncome: -1 }],
+      ["POST", "/sandbox/investor-profile", { annualIncome: "1.001" }],
+      ["GET", "/portfolio?x=1", undefined],
+    ] as const) {
+      let r = await alice.call(method, p, body);
+      while (r.status === 429) {
+        await new Promise((ok) => setTimeout(ok, Number(r.headers.get("retry-after") ?? 1) * 1000));
+        r = await alice.call(method, p, body);
+      }
+      assert.ok(r.status === 400 || r.status === 404 || r.status === 409, `${method} ${p}: ${r.status} ${JSON.stringify(r.body)}`);
+    }
+    assert.equal(((await alice.call("GET", "/orders?status=ALL&limit=500")).body.data as Json[]).length, countBefore, "nothing placed");
+
+    // 12. 10 orders per second per user (spec 8): the 11th in one window is refused, counted by the headers
+    const seen: { status: number; remaining: number; limit: number }[] = [];
+    for (let i = 0; i < 300; i++) {
+      const r = await carol.call("POST", "/orders", {});
+      seen.push({ status: r.status, remaining: Number(r.headers.get("x-ratelimit-remaining")), limit: Number(r.headers.get("x-ratelimit-limit")) });
+      if (r.status === 429) {
+        assert.equal(r.body.error.code, "RATE_LIMIT_EXCEEDED");
+        break;
+      }
+    }
+    const last = seen.at(-1)!;
+    assert.equal(last.status, 429, "the limit was reached");
+    assert.equal(last.limit, 10);
+    // the window of the refusal: 10 answered (remaining 9 .. 0) right before it
+    const windowOf = seen.slice(-11, -1);
+    assert.deepEqual(windowOf.map((s) => s.remaining), [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    assert.ok(windowOf.every((s) => s.status === 400));
+  } finally {
+    await stack?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
