@@ -39,6 +39,8 @@ const LAYOUT = {
   indexer: { may: ["sdk", "runtime"], also: ["^ponder(:|/|$)"] },
   // the simulated market's agents (spec 5.5): they trade through the DEX service port like any client
   simulator: { may: ["pipeline", "sdk", "runtime", "config"] },
+  // the trading web app (browser code, its build and its server): what a client may use, nothing of the services
+  web: { may: ["sdk"] },
 };
 const NAMED_TARGETS = [under(["scripts", "bench", "test"]), ...TEST_CODE];
 const NAMED_BY_FOLDER = { pipeline: ["^api/"], api: ["^pipeline/"] };

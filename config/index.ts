@@ -53,6 +53,8 @@ const envSchema = z.object({
   GRPC_PORT: port.default(50051),
   INDEXER_PORT: port.default(42069),
   HEALTH_PORT: port.default(9090),
+  /** the trading web app (web/); the iam registers http://127.0.0.1:3004/auth/callback for it */
+  WEB_PORT: port.default(3004),
   HOME_CHAIN_PORT: port.default(8545),
   HOME_CHAIN_ID: chainId.default(31337),
   REMOTE_CHAIN_PORT: port.default(8546),
@@ -142,6 +144,7 @@ export interface Config {
     readonly grpc: number;
     readonly indexer: number;
     readonly health: number;
+    readonly web: number;
   };
   readonly urls: {
     /** `{base_url}` of the spec, with its /v1 prefix. */
@@ -154,6 +157,8 @@ export interface Config {
     readonly grpc: string;
     readonly indexer: string;
     readonly health: string;
+    /** the trading web app */
+    readonly web: string;
   };
   readonly chains: { readonly home: ChainConfig; readonly remote: ChainConfig };
   /** Everything `npm start` keeps between runs: chain journals, deployments, journal, PGlite. */
@@ -284,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       grpc: e.GRPC_PORT,
       indexer: e.INDEXER_PORT,
       health: e.HEALTH_PORT,
+      web: e.WEB_PORT,
     },
     urls: {
       exchangeApi: http(e.EXCHANGE_API_PORT, "/v1"),
@@ -294,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       grpc: `${e.HOST}:${e.GRPC_PORT}`,
       indexer: http(e.INDEXER_PORT),
       health: http(e.HEALTH_PORT, "/health"),
+      web: http(e.WEB_PORT),
     },
     chains: {
       home: chain("home", e.HOME_CHAIN_ID, e.HOME_CHAIN_PORT),

@@ -11,6 +11,7 @@ import { dexApiComponent } from "./components/dex-api";
 import { bridgeComponent } from "./components/bridge";
 import { exchangeApiComponent } from "./components/exchange-api";
 import { iamComponent } from "./components/iam";
+import { webComponent } from "./components/web";
 
 function hashFiles(hash: ReturnType<typeof createHash>, dir: string): void {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -84,6 +85,8 @@ const ALL: readonly Component[] = [
   // Before the indexer: it adds BridgeVault and BridgeMinter to the deployments the indexer reads.
   bridgeComponent,
   indexerComponent,
+  // Last: the trading web app forwards to the DEX API, the home chain and the indexer.
+  webComponent,
 ];
 
 /** The components in start order, narrowed by `config.stackComponents` (STACK_COMPONENTS=all | none | name,name). */

@@ -12,6 +12,7 @@ const PORT_VARIABLES = [
   "GRPC_PORT",
   "INDEXER_PORT",
   "HEALTH_PORT",
+  "WEB_PORT",
   "HOME_CHAIN_PORT",
   "REMOTE_CHAIN_PORT",
 ] as const;

@@ -1,0 +1,220 @@
+// The trading web app in a real browser (Debian's chromium driven by playwright-core) on one stack (real
+// chains, the pipeline, the DEX API, the web server): two browser contexts are two people. Alice connects
+// the development wallet and places a limit order she sees in the book; Bob takes it; both see the trade,
+// their fills with a settlement transaction, and Settlement balances equal to the chain's. A stop order and
+// an iceberg placed from the page behave as on the API; a bad amount shows an error in words and sends
+// nothing. Screenshots (desktop and phone widths) go to test-artifacts/web/ (gitignored); axe-core finds no
+// serious or critical violation.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { createPublicClient, http, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { settlementAbi } from "../../sdk/abi";
+import { formatDecimal } from "../../sdk/decimal";
+import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+
+// the page's globals inside page.evaluate / waitForFunction callbacks (this project compiles without the DOM lib)
+declare const document: any;
+declare const window: any;
+
+const ROOT = path.join(__dirname, "..", "..");
+const ARTIFACTS = path.join(ROOT, "test-artifacts", "web");
+const CHROMIUM = "/usr/bin/chromium";
+const WAIT = 90_000;
+
+async function connect(page: Page, url: string, walletIndex: number): Promise<void> {
+  await page.goto(`${url}/#/market/WETH-USD`);
+  await page.waitForSelector("#book table", { timeout: WAIT });
+  await page.selectOption("#wallet-choice", `dev:${walletIndex}`);
+  await page.click("#connect");
+  await page.waitForSelector("#balances", { timeout: WAIT });
+}
+
+async function placeFromPage(page: Page, o: { side: "buy" | "sell"; type: string; price?: string; trigger?: string; size: string; iceberg?: string; tif?: string }): Promise<string> {
+  await page.click(`.sides button.${o.side}`);
+  await page.selectOption("#order-form select[name=type]", o.type);
+  if (o.tif) await page.selectOption("#order-form select[name=time_in_force]", o.tif);
+  if (o.price !== undefined) await page.fill("#order-form input[name=price]", o.price);
+  if (o.trigger !== undefined) await page.fill("#order-form input[name=trigger_price]", o.trigger);
+  await page.fill("#order-form input[name=size]", o.size);
+  await page.fill("#order-form input[name=iceberg_visible_size]", o.iceberg ?? "");
+  await page.evaluate(() => {
+    const r = document.getElementById("order-result")!;
+    r.textContent = "";
+    r.dataset.kind = "";
+  });
+  await page.click("#place-order");
+  await page.waitForFunction(() => ["ok", "error"].includes(document.getElementById("order-result")!.dataset.kind ?? ""), null, { timeout: WAIT });
+  const kind = await page.getAttribute("#order-result", "data-kind");
+  const text = await page.textContent("#order-result");
+  assert.equal(kind, "ok", `placing ${JSON.stringify(o)}: ${text}`);
+  return (await page.getAttribute("#order-result", "data-order-id"))!;
+}
+
+/** A wallet-signed GET straight to the DEX API, as an integrator would make it. */
+async function apiGet(restOrigin: string, key: Hex, p: string): Promise<any> {
+  const account = privateKeyToAccount(key);
+  const timestamp = String(Date.now());
+  const host = new URL(restOrigin).host;
+  const signature = await account.signMessage({ message: { raw: new TextEncoder().encode(`${timestamp}GET${host}${p}`) } });
+  const r = await fetch(restOrigin + p, { headers: { "X-Wallet-Address": account.address, "X-Wallet-Timestamp": timestamp, "X-Wallet-Signature": signature } });
+  assert.equal(r.status, 200, await r.clone().text());
+  return r.json();
+}
+
+async function axeCheck(page: Page, label: string): Promise<void> {
+  const source = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+  await page.evaluate(source);
+  const violations = (await page.evaluate(async () => {
+    const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) }));
+  })) as { id: string; impact: string; nodes: string[] }[];
+  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert.deepEqual(serious, [], `${label}: axe found ${JSON.stringify(serious)}`);
+}
+
+test("two people trade from the web app; stop, iceberg and a bad amount; screenshots; accessibility", { timeout: 480_000 }, async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "web-e2e-"));
+  let stack: RunningStack | undefined;
+  let browser: Browser | undefined;
+  try {
+    const { config } = await createTestConfig(dataDir);
+    stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api", "web"]), onComponentError: "fail" });
+    const webUrl = stack.components.find((c) => c.name === "web")!.handle!.urls!["trading app"].replace(/\/$/, "");
+    const rest = config.urls.dexRest.replace(/\/v1$/, "");
+    const [alice, bob] = config.keys.demoTraders;
+    const pub = createPublicClient({ transport: http(stack.chains.home.rpcUrl) });
+    const settlement = stack.deployments.home.contracts.Settlement as `0x${string}`;
+    const tokens = stack.deployments.home.tokens as Record<string, { address: `0x${string}`; decimals: number }>;
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    const ctxA = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    const ctxB = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    const a = await ctxA.newPage();
+    const b = await ctxB.newPage();
+    const pageErrors: string[] = [];
+    for (const p of [a, b]) p.on("pageerror", (e) => pageErrors.push(String(e)));
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+
+    await connect(a, webUrl, 0);
+    await connect(b, webUrl, 1);
+    await a.screenshot({ path: path.join(ARTIFACTS, "market-desktop-empty.png"), fullPage: true });
+
+    // 1. a bad amount: an error in words, no order request leaves the page
+    const posts: string[] = [];
+    a.on("request", (r) => {
+      if (r.method() === "POST" && new URL(r.url()).pathname === "/v1/orders") posts.push(r.url());
+    });
+    await a.click(".sides button.sell");
+    await a.selectOption("#order-form select[name=type]", "limit");
+    await a.fill("#order-form input[name=price]", "2000");
+    await a.fill("#order-form input[name=size]", "abc");
+    await a.click("#place-order");
+    await a.waitForFunction(() => document.getElementById("order-result")!.dataset.kind === "error");
+    const sizeError = await a.textContent("#order-form input[name=size] ~ .field-error");
+    assert.match(sizeError ?? "", /The size must be a number such as 12\.5/);
+    assert.match((await a.textContent("#order-result")) ?? "", /not sent/);
+    await a.fill("#order-form input[name=size]", "0");
+    await a.click("#place-order");
+    assert.match((await a.textContent("#order-form input[name=size] ~ .field-error")) ?? "", /more than zero/);
+    assert.deepEqual(posts, [], "a bad amount sent an order");
+
+    // 2. Alice's limit sell rests and shows in both people's live book (price rounded to the tick)
+    const sellId = await placeFromPage(a, { side: "sell", type: "limit", price: "2000.004", size: "0.5" });
+    assert.equal(posts.length, 1);
+    for (const p of [a, b]) await p.waitForSelector('#book tbody.asks tr[data-price="2000"]', { timeout: WAIT });
+    assert.equal(await b.textContent('#book tbody.asks tr[data-price="2000"] td:nth-child(2)'), "0.5");
+    // the page shows what the wallet signs
+    assert.match((await a.textContent("#signed-preview")) ?? "", /Order \{/);
+
+    // 3. Bob takes it
+    const buyId = await placeFromPage(b, { side: "buy", type: "limit", price: "2000", size: "0.5" });
+    for (const p of [a, b]) {
+      await p.waitForSelector("#trades tbody tr", { timeout: WAIT });
+      await p.waitForFunction(() => !document.querySelector('#book tbody.asks tr[data-price="2000"]'), null, { timeout: WAIT });
+      assert.equal(await p.textContent("#trades tbody tr td:first-child"), "2000");
+    }
+    // both see their fill with its settlement transaction
+    for (const [p, id] of [[a, sellId], [b, buyId]] as const) {
+      await p.waitForSelector(`#order-history tr[data-order-id="${id}"] .tx-hash`, { timeout: WAIT });
+      const tx = (await p.textContent(`#order-history tr[data-order-id="${id}"] .tx-hash`))!;
+      const receipt = await pub.getTransactionReceipt({ hash: tx as Hex });
+      assert.equal(receipt.status, "success");
+    }
+    // balances on the page equal the chain's (Settlement.balanceOf), read after the settlement
+    for (const [p, who] of [[a, alice], [b, bob]] as const) {
+      await p.click("#account .panel-head button");
+      await p.waitForFunction(() => !document.querySelector("#account .loading"), null, { timeout: WAIT });
+      for (const sym of ["WETH", "USD"]) {
+        const t = tokens[sym];
+        const onChain = await pub.readContract({ address: settlement, abi: settlementAbi, functionName: "balanceOf", args: [who.address, t.address] });
+        const expected = formatDecimal(onChain as bigint, t.decimals);
+        await p.waitForFunction(
+          ([s, e]) => document.querySelector(`#balances tr[data-token="${s}"] .settlement-bal`)?.textContent === e,
+          [sym, expected] as const,
+          { timeout: WAIT },
+        );
+      }
+    }
+
+    // 4. an iceberg: the book shows its visible slice only, as the API says
+    const iceId = await placeFromPage(a, { side: "sell", type: "limit", price: "2100", size: "1", iceberg: "0.2" });
+    await b.waitForSelector('#book tbody.asks tr[data-price="2100"]', { timeout: WAIT });
+    assert.equal(await b.textContent('#book tbody.asks tr[data-price="2100"] td:nth-child(2)'), "0.2");
+    const ice = await apiGet(rest, alice.privateKey, `/v1/orders/${iceId}`);
+    assert.equal(ice.iceberg_visible_size, 0.2);
+    assert.equal(ice.size, 1);
+    assert.equal(ice.status, "open");
+
+    // 5. a stop order waits for its trigger, off the book, then enters it when a trade reaches the trigger
+    const stopId = await placeFromPage(a, { side: "sell", type: "stop_loss_limit", trigger: "1900", price: "1890", size: "0.1" });
+    let stop = await apiGet(rest, alice.privateKey, `/v1/orders/${stopId}`);
+    assert.equal(stop.status, "pending_trigger");
+    assert.equal(stop.trigger_price, 1900);
+    await a.waitForSelector(`#open-orders tr[data-order-id="${stopId}"][data-status="pending_trigger"]`, { timeout: WAIT });
+    assert.equal(await b.$('#book tbody.asks tr[data-price="1890"]'), null);
+    // a trade at 1900 (Bob sells, Alice buys) triggers it
+    await placeFromPage(b, { side: "sell", type: "limit", price: "1900", size: "0.1" });
+    await placeFromPage(a, { side: "buy", type: "limit", price: "1900", size: "0.1" });
+    await b.waitForSelector('#book tbody.asks tr[data-price="1890"]', { timeout: WAIT });
+    stop = await apiGet(rest, alice.privateKey, `/v1/orders/${stopId}`);
+    assert.equal(stop.status, "open");
+
+    // 6. cancel all from the page
+    await a.click("#account .panel-head button");
+    await a.waitForSelector("#cancel-all", { timeout: WAIT });
+    await a.click("#cancel-all");
+    await a.waitForFunction(() => /cancelled/.test(document.getElementById("cancel-result")?.textContent ?? ""), null, { timeout: WAIT });
+    const open = await apiGet(rest, alice.privateKey, "/v1/orders");
+    assert.deepEqual(open.orders, []);
+    await b.waitForFunction(() => !document.querySelector('#book tbody.asks tr[data-price="2100"]'), null, { timeout: WAIT });
+
+    // 7. screenshots and accessibility at desktop and phone widths
+    await a.screenshot({ path: path.join(ARTIFACTS, "market-desktop.png"), fullPage: true });
+    await axeCheck(a, "desktop");
+    await a.setViewportSize({ width: 390, height: 844 });
+    await a.screenshot({ path: path.join(ARTIFACTS, "market-phone.png"), fullPage: true });
+    const overflow = await a.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `the page is ${overflow} px wider than a phone`);
+    await axeCheck(a, "phone");
+    assert.deepEqual(pageErrors, []);
+  } catch (err) {
+    // what each page showed when it failed, beside the screenshots
+    for (const [i, ctx] of (browser?.contexts() ?? []).entries()) {
+      const page = ctx.pages()[0];
+      if (!page) continue;
+      await page.screenshot({ path: path.join(ARTIFACTS, `failure-${i}.png`), fullPage: true }).catch(() => {});
+      const seen = await page.evaluate(() => ({ status: document.getElementById("feed-status")?.textContent, book: document.getElementById("book")?.innerText, result: document.getElementById("order-result")?.textContent })).catch(() => null);
+      console.error(`page ${i}:`, JSON.stringify(seen));
+    }
+    throw err;
+  } finally {
+    await browser?.close().catch(() => {});
+    await stack?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,250 @@
+// Serves the built trading app and, on the same origin, what it talks to (so the DEX API needs no CORS
+// and the wallet-signed requests sign over this Host): /v1/* -> the DEX REST API (Host kept), /ws -> the
+// DEX WebSocket, /rpc -> the home chain's JSON-RPC (an allowlist of read and raw-transaction methods: never
+// eth_sendTransaction or a node's admin methods), /indexer/candles -> the indexer, and /config.json (the
+// chain id and, in the sandbox only, the demo traders' public development keys for the built-in wallet).
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import { WebSocket, WebSocketServer } from "ws";
+
+export interface WebServerOptions {
+  host: string;
+  port: number;
+  /** the built app (web/build.ts) */
+  distDir: string;
+  upstream: {
+    /** DEX REST origin, without /v1 */
+    dexRest: string;
+    /** DEX WebSocket URL (ws://host:port/ws) */
+    dexWs: string;
+    /** home chain JSON-RPC URL */
+    rpc: string;
+    /** the indexer's base URL now; undefined when it does not run */
+    indexer: () => string | undefined;
+  };
+  chainId: number;
+  mode: "sandbox" | "production";
+  /** sandbox: the demo traders' keys for the development wallet (ignored in production) */
+  devWalletKeys: readonly `0x${string}`[];
+}
+
+export interface RunningWebServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** JSON-RPC methods the page may call through /rpc. */
+export const RPC_METHODS = new Set([
+  "eth_chainId",
+  "net_version",
+  "eth_blockNumber",
+  "eth_call",
+  "eth_estimateGas",
+  "eth_gasPrice",
+  "eth_maxPriorityFeePerGas",
+  "eth_feeHistory",
+  "eth_getBalance",
+  "eth_getCode",
+  "eth_getTransactionCount",
+  "eth_getBlockByNumber",
+  "eth_getBlockByHash",
+  "eth_getTransactionByHash",
+  "eth_getTransactionReceipt",
+  "eth_getLogs",
+  "eth_sendRawTransaction",
+]);
+export const MAX_RPC_BODY = 256 * 1024;
+export const MAX_RPC_BATCH = 50;
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".json": "application/json",
+  ".woff2": "font/woff2",
+};
+
+const SECURITY_HEADERS = {
+  "Content-Security-Policy":
+    "default-src 'self'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "X-Frame-Options": "DENY",
+};
+
+function sendError(res: http.ServerResponse, status: number, code: string, message: string, details: Record<string, unknown> = {}): void {
+  if (res.headersSent) return void res.destroy();
+  res.writeHead(status, { "content-type": "application/json", ...SECURITY_HEADERS });
+  res.end(JSON.stringify({ error: { code, message, details } }));
+}
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        resolve(null);
+        req.resume();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => resolve(size > limit ? null : Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+export async function startWebServer(o: WebServerOptions): Promise<RunningWebServer> {
+  const dist = path.resolve(o.distDir);
+  const index = fs.readFileSync(path.join(dist, "index.html"));
+  const publicConfig = JSON.stringify({ chainId: o.chainId, mode: o.mode, devWalletKeys: o.mode === "sandbox" ? o.devWalletKeys : [] });
+  const dexRest = new URL(o.upstream.dexRest);
+
+  function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): void {
+    if (req.method !== "GET" && req.method !== "HEAD") return sendError(res, 405, "METHOD_NOT_ALLOWED", "only GET and HEAD are served here");
+    if (pathname === "/" || pathname === "/index.html" || pathname === "/auth/callback") {
+      res.writeHead(200, { "content-type": TYPES[".html"], "cache-control": "no-cache", ...SECURITY_HEADERS });
+      return void res.end(req.method === "HEAD" ? undefined : index);
+    }
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(pathname);
+    } catch {
+      return sendError(res, 400, "INVALID_REQUEST", "malformed path");
+    }
+    const file = path.resolve(dist, "." + path.posix.normalize(decoded));
+    if (!file.startsWith(dist + path.sep) || decoded.includes("\0")) return sendError(res, 404, "NOT_FOUND", "no such file");
+    fs.stat(file, (err, st) => {
+      if (err || !st.isFile()) return sendError(res, 404, "NOT_FOUND", "no such file");
+      const type = TYPES[path.extname(file)] ?? "application/octet-stream";
+      // Vite names every asset by its content hash: cache it for good
+      const cache = pathname.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache";
+      res.writeHead(200, { "content-type": type, "content-length": st.size, "cache-control": cache, ...SECURITY_HEADERS });
+      if (req.method === "HEAD") return void res.end();
+      fs.createReadStream(file).pipe(res);
+    });
+  }
+
+  function proxyRest(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const up = http.request(
+      { protocol: dexRest.protocol, hostname: dexRest.hostname, port: dexRest.port, method: req.method, path: req.url, headers: { ...req.headers, connection: "close", "x-forwarded-for": req.socket.remoteAddress ?? "" } },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
+    up.on("error", () => sendError(res, 503, "SERVICE_UNAVAILABLE", "the DEX API cannot be reached: try again shortly"));
+    req.pipe(up);
+  }
+
+  async function proxyRpc(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method !== "POST") return sendError(res, 405, "METHOD_NOT_ALLOWED", "JSON-RPC is POST only");
+    const body = await readBody(req, MAX_RPC_BODY);
+    if (body === null) return sendError(res, 413, "PAYLOAD_TOO_LARGE", `a JSON-RPC request is at most ${MAX_RPC_BODY} bytes`, { limit: MAX_RPC_BODY });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString("utf8"));
+    } catch {
+      return sendError(res, 400, "INVALID_REQUEST", "the body is not JSON");
+    }
+    const calls = Array.isArray(parsed) ? parsed : [parsed];
+    if (calls.length === 0 || calls.length > MAX_RPC_BATCH) return sendError(res, 400, "INVALID_REQUEST", `a batch holds 1 to ${MAX_RPC_BATCH} calls`, { limit: MAX_RPC_BATCH });
+    for (const c of calls) {
+      const method = (c as { method?: unknown })?.method;
+      if (typeof method !== "string" || !RPC_METHODS.has(method)) {
+        return sendError(res, 403, "FORBIDDEN", "this JSON-RPC method is not available through the web app", { method: typeof method === "string" ? method.slice(0, 64) : null });
+      }
+    }
+    try {
+      const r = await fetch(o.upstream.rpc, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(30_000) });
+      const text = await r.text();
+      res.writeHead(r.status, { "content-type": "application/json", ...SECURITY_HEADERS });
+      res.end(text);
+    } catch {
+      sendError(res, 503, "SERVICE_UNAVAILABLE", "the chain cannot be reached: try again shortly");
+    }
+  }
+
+  async function proxyIndexer(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+    if (req.method !== "GET") return sendError(res, 405, "METHOD_NOT_ALLOWED", "GET only");
+    const base = o.upstream.indexer();
+    if (!base) return sendError(res, 503, "SERVICE_UNAVAILABLE", "the indexer does not run: candles are unavailable");
+    try {
+      const r = await fetch(`${base}/candles${url.search}`, { signal: AbortSignal.timeout(10_000) });
+      const text = await r.text();
+      res.writeHead(r.status, { "content-type": "application/json", "cache-control": "no-cache", ...SECURITY_HEADERS });
+      res.end(text);
+    } catch {
+      sendError(res, 503, "SERVICE_UNAVAILABLE", "the indexer cannot be reached: candles are unavailable");
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://web.local");
+    } catch {
+      return sendError(res, 400, "INVALID_REQUEST", "malformed URL");
+    }
+    const p = url.pathname;
+    if (p === "/v1" || p.startsWith("/v1/")) return proxyRest(req, res);
+    if (p === "/rpc") return void proxyRpc(req, res).catch(() => sendError(res, 500, "INTERNAL_ERROR", "internal error"));
+    if (p === "/indexer/candles") return void proxyIndexer(req, res, url).catch(() => sendError(res, 500, "INTERNAL_ERROR", "internal error"));
+    if (p === "/config.json") {
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache", ...SECURITY_HEADERS });
+      return void res.end(publicConfig);
+    }
+    serveStatic(req, res, p);
+  });
+
+  // /ws: each browser socket gets its own socket to the DEX WebSocket; messages relayed both ways
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  server.on("upgrade", (req, socket, head) => {
+    if (new URL(req.url ?? "/", "http://web.local").pathname !== "/ws") return socket.destroy();
+    wss.handleUpgrade(req, socket, head, (client) => {
+      const upstream = new WebSocket(o.upstream.dexWs, { maxPayload: 16 * 1024 * 1024 });
+      const pending: { data: unknown; binary: boolean }[] = [];
+      client.on("message", (data, binary) => {
+        if (upstream.readyState === WebSocket.OPEN) upstream.send(data as Buffer, { binary });
+        else if (pending.length < 64) pending.push({ data, binary });
+        else client.close(1013, "feed not ready");
+      });
+      upstream.on("open", () => {
+        for (const m of pending.splice(0)) upstream.send(m.data as Buffer, { binary: m.binary });
+      });
+      upstream.on("message", (data, binary) => {
+        if (client.readyState === WebSocket.OPEN) client.send(data as Buffer, { binary });
+      });
+      const end = () => {
+        if (client.readyState === WebSocket.OPEN || client.readyState === WebSocket.CONNECTING) client.close(1011, "feed closed");
+        if (upstream.readyState === WebSocket.OPEN || upstream.readyState === WebSocket.CONNECTING) upstream.terminate();
+      };
+      upstream.on("close", end);
+      upstream.on("error", end);
+      client.on("close", end);
+      client.on("error", end);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port, o.host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  return {
+    url: `http://${o.host}:${addr.port}`,
+    async close() {
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,109 @@
+// The connected wallet's account: balances in the wallet (ERC-20 balanceOf) and in Settlement (its
+// balanceOf and pendingWithdrawal, read with viem), the API's view (available, locked), open orders and the
+// order history with fills and their settlement transaction; deposit (approve + deposit) and the two-step
+// withdrawal (requestWithdrawal, then executeWithdrawal once the contract's delay has passed).
+import { erc20Abi, type Chain, type PublicClient } from "viem";
+import { settlementAbi } from "../../sdk/abi/Settlement";
+import { formatDecimal } from "../../sdk/decimal";
+import { signedRequest, type ApiBalance, type ApiOrder } from "./api";
+import type { MarketsInfo } from "./order";
+import type { ConnectedWallet } from "./wallet";
+
+export interface TokenInfo {
+  symbol: string;
+  address: `0x${string}`;
+  decimals: number;
+}
+
+export interface TokenBalance {
+  token: TokenInfo;
+  walletUnits: bigint;
+  settlementUnits: bigint;
+  pendingUnits: bigint;
+  /** Unix seconds at which the pending withdrawal may be executed; 0 when none */
+  availableAt: bigint;
+  api: ApiBalance | null;
+}
+
+export interface AccountState {
+  balances: TokenBalance[];
+  open: ApiOrder[];
+  history: ApiOrder[];
+  withdrawalDelaySec: bigint;
+  chainNowSec: bigint;
+  loadedAt: number;
+}
+
+export function tokensOf(info: MarketsInfo): TokenInfo[] {
+  const seen = new Map<string, TokenInfo>();
+  for (const m of info.markets) {
+    for (const t of [m.base, m.quote]) if (!seen.has(t.address.toLowerCase())) seen.set(t.address.toLowerCase(), { symbol: t.symbol, address: t.address, decimals: t.decimals });
+  }
+  return [...seen.values()];
+}
+
+export const units = (v: bigint, decimals: number) => formatDecimal(v, decimals);
+
+export async function loadAccount(info: MarketsInfo, wallet: ConnectedWallet, pub: PublicClient): Promise<AccountState> {
+  const tokens = tokensOf(info);
+  const settlement = info.settlement;
+  const [chainReads, apiBalances, open, history, delay, block] = await Promise.all([
+    Promise.all(
+      tokens.map(async (t) => {
+        const [w, s, p] = await Promise.all([
+          pub.readContract({ address: t.address, abi: erc20Abi, functionName: "balanceOf", args: [wallet.address] }),
+          pub.readContract({ address: settlement, abi: settlementAbi, functionName: "balanceOf", args: [wallet.address, t.address] }),
+          pub.readContract({ address: settlement, abi: settlementAbi, functionName: "pendingWithdrawal", args: [wallet.address, t.address] }),
+        ]);
+        return { w, s, p: p as { amount: bigint; availableAt: bigint } };
+      }),
+    ),
+    signedRequest<{ balances: ApiBalance[] }>(wallet, "GET", "/v1/balances"),
+    signedRequest<{ orders: ApiOrder[] }>(wallet, "GET", "/v1/orders?status=open&limit=100"),
+    signedRequest<{ orders: ApiOrder[] }>(wallet, "GET", "/v1/orders?status=all&limit=30"),
+    pub.readContract({ address: settlement, abi: settlementAbi, functionName: "withdrawalDelay" }),
+    pub.getBlock(),
+  ]);
+  // fills (with their settlement transaction) of the recent orders that traded
+  const traded = history.orders.filter((o) => o.filled_size > 0).slice(0, 15);
+  const withFills = await Promise.all(traded.map((o) => signedRequest<ApiOrder>(wallet, "GET", `/v1/orders/${o.order_id}`)));
+  const fillsById = new Map(withFills.map((o) => [o.order_id, o.fills ?? []]));
+  return {
+    balances: tokens.map((t, i) => ({
+      token: t,
+      walletUnits: chainReads[i].w,
+      settlementUnits: chainReads[i].s,
+      pendingUnits: chainReads[i].p.amount,
+      availableAt: chainReads[i].p.availableAt,
+      api: apiBalances.balances.find((b) => b.token.toLowerCase() === t.address.toLowerCase()) ?? null,
+    })),
+    open: open.orders,
+    history: history.orders.map((o) => ({ ...o, fills: fillsById.get(o.order_id) ?? [] })),
+    withdrawalDelaySec: delay as bigint,
+    chainNowSec: block.timestamp,
+    loadedAt: Date.now(),
+  };
+}
+
+async function send(pub: PublicClient, wallet: ConnectedWallet, chain: Chain, req: { address: `0x${string}`; abi: readonly unknown[]; functionName: string; args: readonly unknown[] }): Promise<`0x${string}`> {
+  const hash = await wallet.client.writeContract({ ...req, chain, account: wallet.client.account ?? wallet.address } as Parameters<typeof wallet.client.writeContract>[0]);
+  const receipt = await pub.waitForTransactionReceipt({ hash });
+  if (receipt.status !== "success") throw new Error(`The transaction ${hash} was reverted.`);
+  return hash;
+}
+
+/** approve (when the allowance is short) + deposit; returns the deposit's transaction hash */
+export async function deposit(info: MarketsInfo, wallet: ConnectedWallet, pub: PublicClient, chain: Chain, token: TokenInfo, amount: bigint): Promise<`0x${string}`> {
+  const allowance = await pub.readContract({ address: token.address, abi: erc20Abi, functionName: "allowance", args: [wallet.address, info.settlement] });
+  if (allowance < amount) await send(pub, wallet, chain, { address: token.address, abi: erc20Abi, functionName: "approve", args: [info.settlement, amount] });
+  return send(pub, wallet, chain, { address: info.settlement, abi: settlementAbi, functionName: "deposit", args: [token.address, amount] });
+}
+
+export const requestWithdrawal = (info: MarketsInfo, wallet: ConnectedWallet, pub: PublicClient, chain: Chain, token: TokenInfo, amount: bigint) =>
+  send(pub, wallet, chain, { address: info.settlement, abi: settlementAbi, functionName: "requestWithdrawal", args: [token.address, amount] });
+
+export const executeWithdrawal = (info: MarketsInfo, wallet: ConnectedWallet, pub: PublicClient, chain: Chain, token: TokenInfo) =>
+  send(pub, wallet, chain, { address: info.settlement, abi: settlementAbi, functionName: "executeWithdrawal", args: [token.address] });
+
+export const cancelWithdrawal = (info: MarketsInfo, wallet: ConnectedWallet, pub: PublicClient, chain: Chain, token: TokenInfo) =>
+  send(pub, wallet, chain, { address: info.settlement, abi: settlementAbi, functionName: "cancelWithdrawal", args: [token.address] });

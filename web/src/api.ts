@@ -1,0 +1,161 @@
+// The DEX REST API, same origin (the web server forwards /v1 to it): public reads, and the account's
+// reads and writes signed by the wallet itself (X-Wallet-* headers: EIP-191 over timestamp + METHOD + host
+// + path + body, README "Integrate"). Errors keep the spec's body {error:{code,message,details}}.
+import type { MarketsInfo } from "./order";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: unknown = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface WalletSigner {
+  address: `0x${string}`;
+  signRaw(bytes: Uint8Array): Promise<`0x${string}`>;
+}
+
+async function parse<T>(res: Response): Promise<T> {
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  if (!res.ok) {
+    const e = (body as { error?: { code?: string; message?: string; details?: unknown } } | null)?.error;
+    throw new ApiError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? `the server answered ${res.status}`, e?.details ?? {});
+  }
+  return body as T;
+}
+
+export async function getJson<T>(path: string): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: { accept: "application/json" } });
+  } catch {
+    throw new ApiError(0, "NETWORK", "The server cannot be reached. Check that the exchange is running.");
+  }
+  return parse<T>(res);
+}
+
+let clockOffsetMs = 0;
+let lastTimestamp = 0;
+
+/** Aligns signed timestamps with the server's clock (GET /v1/time). */
+export async function syncClock(): Promise<void> {
+  const before = Date.now();
+  const t = await getJson<{ timestamp: number }>("/v1/time");
+  clockOffsetMs = t.timestamp - Math.round((before + Date.now()) / 2);
+}
+
+/** A wallet-signed request; every timestamp differs from the last, so two equal requests never share a signature. */
+export async function signedRequest<T>(wallet: WalletSigner, method: string, path: string, body?: unknown): Promise<T> {
+  const text = body === undefined ? "" : JSON.stringify(body);
+  const ts = Math.max(Date.now() + clockOffsetMs, lastTimestamp + 1);
+  lastTimestamp = ts;
+  const timestamp = String(ts);
+  const signature = await wallet.signRaw(new TextEncoder().encode(`${timestamp}${method}${location.host}${path}${text}`));
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    "X-Wallet-Address": wallet.address,
+    "X-Wallet-Timestamp": timestamp,
+    "X-Wallet-Signature": signature,
+  };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : text });
+  } catch {
+    throw new ApiError(0, "NETWORK", "The server cannot be reached. Check that the exchange is running.");
+  }
+  return parse<T>(res);
+}
+
+export async function placeOrder(body: Record<string, unknown>): Promise<ApiOrder> {
+  let res: Response;
+  try {
+    res = await fetch("/v1/orders", { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, "NETWORK", "The server cannot be reached. Check that the exchange is running.");
+  }
+  return parse<ApiOrder>(res);
+}
+
+export const getMarkets = () => getJson<MarketsInfo>("/v1/markets");
+
+export interface ApiOrder {
+  order_id: string;
+  symbol: string;
+  side: "buy" | "sell";
+  type: string;
+  price: number | null;
+  trigger_price: number | null;
+  size: number;
+  filled_size: number;
+  average_price: number | null;
+  time_in_force: string;
+  status: string;
+  status_reason: string | null;
+  created_at: number;
+  hidden: boolean;
+  iceberg_visible_size: number | null;
+  fills?: ApiFill[];
+}
+
+export interface ApiFill {
+  trade_id: string;
+  price: number;
+  size: number;
+  liquidity: "maker" | "taker";
+  fee: string;
+  fee_token: string;
+  timestamp: number;
+  settlement: "pending" | "settled";
+  tx_hash: string | null;
+}
+
+export interface ApiBalance {
+  asset: string;
+  token: `0x${string}`;
+  decimals: number;
+  available: string;
+  locked: string;
+  on_chain: string;
+  pending_withdrawal: string;
+}
+
+export interface ApiTrade {
+  trade_id: string;
+  price: number;
+  size: number;
+  side: "buy" | "sell";
+  timestamp: number;
+}
+
+export interface ApiTicker {
+  symbol: string;
+  bid: string | null;
+  ask: string | null;
+  last: string | null;
+  volume24h: string;
+  timestamp: number;
+}
+
+/** A refusal in words for a person (the API's message is already a sentence; a few codes get more help). */
+export function explain(err: unknown): string {
+  if (err instanceof ApiError) {
+    if (err.code === "INSUFFICIENT_BALANCE") return `Not enough balance in the Settlement contract: ${err.message}. Deposit first.`;
+    if (err.code === "RATE_LIMIT_EXCEEDED") return "Too many requests: wait a moment and try again.";
+    if (err.code === "CHAIN_UNAVAILABLE" || err.code === "SERVICE_UNAVAILABLE") return `The exchange cannot settle right now (${err.message}). Try again in a few seconds.`;
+    return err.message;
+  }
+  const e = err as { shortMessage?: string; message?: string };
+  if (e?.shortMessage) return e.shortMessage;
+  return e?.message ?? String(err);
+}
