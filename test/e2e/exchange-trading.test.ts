@@ -222,6 +222,67 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     assert.deepEqual(code(await bob.call("DELETE", `/orders/${lmnl.body.data.orderId}`)), [200, "CANCELLED"]);
     assert.deepEqual(code(await bob.call("DELETE", `/orders/${nrth.body.data.orderId}`)), [200, "CANCELLED"]);
 
+    // 8b. the whole accreditation table over HTTP: each accreditationType (506c: NRTH, AURA pre-IPO; 506b: LMNL
+    //     pre-IPO; retail: AAPL) against each investor status, on creation (standard and pre-IPO) and on update
+    const dave = await login("+14155550204");
+    const send = async (method: string, p: string, body?: unknown) => {
+      let r = await dave.call(method, p, body);
+      while (r.status === 429) {
+        await new Promise((ok) => setTimeout(ok, Number(r.headers.get("retry-after") ?? 1) * 1000));
+        r = await dave.call(method, p, body);
+      }
+      return r;
+    };
+    // AAPL's lot is 0.001: a resting AAPL order needs a price of 10 for one lot to be worth the on-chain minimum
+    const table: [string, Json][] = [
+      ["NRTH", {}],
+      ["AURA", { isPreIPO: true }],
+      ["LMNL", { isPreIPO: true }],
+      ["AAPL", { limitPrice: 10 }],
+    ];
+    //                              NRTH 506c, AURA 506c pre-IPO, LMNL 506b pre-IPO, AAPL retail
+    const expectations: [string, () => Promise<unknown>, boolean[]][] = [
+      ["none", async () => undefined, [false, false, false, true]],
+      ["506b self-certified", () => send("POST", "/sandbox/accreditation/506b", {}), [false, false, true, true]],
+      ["506c pending (506b before)", () => send("POST", "/sandbox/accreditation/506c", { outcome: "pending" }), [false, false, true, true]],
+      ["506c verified", () => send("POST", "/sandbox/accreditation/506c", { outcome: "verified" }), [true, true, true, true]],
+      ["506c rejected", () => send("POST", "/sandbox/accreditation/506c", { outcome: "rejected" }), [false, false, false, true]],
+    ];
+    const resting = new Map<string, string>();
+    for (const [status, enter, allowed] of expectations) {
+      await enter();
+      for (const [i, [assetId, extra]] of table.entries()) {
+        const r = await send("POST", "/orders", order(assetId, extra));
+        assert.deepEqual(code(r), allowed[i] ? [201, "PENDING"] : [400, "ACCREDITATION_REQUIRED"], `create ${assetId} as ${status}`);
+        if (r.status === 201) {
+          if (resting.has(assetId)) assert.equal((await send("DELETE", `/orders/${r.body.data.orderId}`)).status, 200);
+          else resting.set(assetId, r.body.data.orderId);
+        }
+      }
+    }
+    // updates, from the last status (rejected) back up: the check runs again on every update
+    const updates: [string, () => Promise<unknown>, boolean[]][] = [
+      ["506c rejected", async () => undefined, [false, false, false, true]],
+      ["506b self-certified", () => send("POST", "/sandbox/accreditation/506b", {}), [false, false, true, true]],
+      ["506c pending (506b before)", () => send("POST", "/sandbox/accreditation/506c", { outcome: "pending" }), [false, false, true, true]],
+      ["506c verified", () => send("POST", "/sandbox/accreditation/506c", { outcome: "verified" }), [true, true, true, true]],
+    ];
+    let step = 0;
+    for (const [status, enter, allowed] of updates) {
+      await enter();
+      step++;
+      for (const [i, [assetId, extra]] of table.entries()) {
+        const price = (Number(extra.limitPrice ?? 1) + step / 100).toFixed(2);
+        const id = resting.get(assetId)!;
+        assert.ok(id, `a resting ${assetId} order`);
+        const r = await send("PATCH", `/orders/${id}`, { limitPrice: price });
+        assert.deepEqual(code(r), allowed[i] ? [200, "PENDING"] : [400, "ACCREDITATION_REQUIRED"], `update ${assetId} as ${status}`);
+        if (r.status === 200) resting.set(assetId, r.body.data.orderId);
+        else assert.equal((await send("GET", `/orders/${id}`)).body.data.status, "PENDING", "a refused update changes nothing");
+      }
+    }
+    for (const id of resting.values()) assert.deepEqual(code(await send("DELETE", `/orders/${id}`)), [200, "CANCELLED"]);
+
     // 9. Reg CF limit (bob is not accredited now): CNTS, lot 0.01, tick 0.01 (one grid step = 0.0001 USD)
     await bob.call("POST", "/sandbox/investor-profile", { annualIncome: 100_000, netWorth: 50_000, usPerson: true }); // 5% of 100,000 = 5,000
     const atLimit = await bob.call("POST", "/orders", order("CNTS", { quantity: 100, limitPrice: 50 }));
@@ -230,6 +291,9 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     assert.deepEqual(code(above), [400, "ACCREDITATION_REQUIRED"]);
     assert.deepEqual([above.body.error.details.reason, above.body.error.details.limit, above.body.error.details.used], ["reg_cf_investment_limit", 5000, 5000]);
     await bob.call("DELETE", `/orders/${atLimit.body.data.orderId}`);
+    const below1 = await bob.call("POST", "/orders", order("CNTS", { quantity: "99.99", limitPrice: 50 }));
+    assert.deepEqual(code(below1), [201, "PENDING"]);
+    await bob.call("DELETE", `/orders/${below1.body.data.orderId}`);
     await bob.call("POST", "/sandbox/investor-profile", { annualIncome: 200_000, netWorth: 300_000 }); // 10% of 300,000 = 30,000
     const at2 = await bob.call("POST", "/orders", order("CNTS", { quantity: 600, limitPrice: 50 }));
     assert.deepEqual(code(at2), [201, "PENDING"]);
