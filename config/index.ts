@@ -89,6 +89,10 @@ const envSchema = z.object({
   EXCHANGE_OIDC_AUDIENCE: z.string().min(1).default("exchange-api"),
   /** spec 8: the exchange API's public market data, requests per minute per client IP */
   EXCHANGE_PUBLIC_RATE_LIMIT: z.coerce.number().int().positive().default(100),
+  /** the simulated market (simulator/): on for npm start, off in tests unless a test turns it on */
+  SIMULATOR: z.enum(["on", "off"]).default("on"),
+  SIMULATOR_SEED: z.coerce.number().int().nonnegative().max(2 ** 32 - 1).default(1),
+  SIMULATOR_ORDERS_PER_SECOND: z.coerce.number().positive().max(10_000).default(20),
   /** Host headers the DEX API's wallet scheme accepts, comma-separated ("" = any, signed over) */
   DEX_WALLET_AUTH_HOSTS: z
     .string()
@@ -198,6 +202,8 @@ export interface Config {
     /** public market data: requests per minute per client IP (EXCHANGE_PUBLIC_RATE_LIMIT, spec 8: 100) */
     readonly publicPerMinute: number;
   };
+  /** the simulated market's agents (SIMULATOR=on|off, SIMULATOR_SEED, SIMULATOR_ORDERS_PER_SECOND: all books together) */
+  readonly simulator: { readonly enabled: boolean; readonly seed: number; readonly ordersPerSecond: number };
   readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number; readonly maxInFlight: number };
   /** fsync every chain journal append (off only for throwaway benchmarks). */
   readonly chainJournalFsync: boolean;
@@ -328,6 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       walletAuthHosts: e.DEX_WALLET_AUTH_HOSTS,
     },
     exchangeApi: { oidcIssuers: e.EXCHANGE_OIDC_ISSUERS ?? [http(e.IAM_PORT)], oidcAudience: e.EXCHANGE_OIDC_AUDIENCE, publicPerMinute: e.EXCHANGE_PUBLIC_RATE_LIMIT },
+    simulator: { enabled: e.SIMULATOR === "on", seed: e.SIMULATOR_SEED, ordersPerSecond: e.SIMULATOR_ORDERS_PER_SECOND },
     batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS, maxInFlight: e.BATCHER_MAX_INFLIGHT },
     chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,
     chainNode: e.CHAIN_NODE,

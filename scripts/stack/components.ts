@@ -11,6 +11,7 @@ import { dexApiComponent } from "./components/dex-api";
 import { bridgeComponent } from "./components/bridge";
 import { exchangeApiComponent } from "./components/exchange-api";
 import { iamComponent } from "./components/iam";
+import { simulatorComponent } from "./components/simulator";
 import { webComponent } from "./components/web";
 
 function hashFiles(hash: ReturnType<typeof createHash>, dir: string): void {
@@ -85,6 +86,9 @@ const ALL: readonly Component[] = [
   // Before the indexer: it adds BridgeVault and BridgeMinter to the deployments the indexer reads.
   bridgeComponent,
   indexerComponent,
+  // After the exchange API and the indexer: the simulated market's agents trade through the pipeline
+  // (SIMULATOR=off leaves it out); after the services it needs, so they are up before the orders come.
+  simulatorComponent,
   // Last: the trading web app forwards to the DEX API, the home chain and the indexer.
   webComponent,
 ];

@@ -15,6 +15,7 @@ import { createIndexerCandleSource } from "../../../api/exchange/market/candles"
 import { createPublicMarketRouter } from "../../../api/exchange/market/public";
 import type { PipelineHandle } from "./pipeline";
 import { provisionAssets } from "../assets";
+import { createExchangeRealtime, LEGACY_WS_PATH, REALTIME_PATH, type ExchangeRealtime } from "../../../api/exchange/realtime";
 import { createOrders, type Orders } from "../../../api/exchange/orders/service";
 import { createOrdersRouter } from "../../../api/exchange/orders/router";
 import { createPortfolioRouter, tradeTransactionsOf } from "../../../api/exchange/portfolio/router";
@@ -61,7 +62,10 @@ export const exchangeApiComponent: Component = {
       logger: logger.child({ part: "custody" }),
       tradeTransactions: async (accountId) => (orders ? tradeTransactionsOf(orders)(accountId) : []),
     });
-    if (dexService) orders = createOrders({ db, dex: dexService, custody: money.custody });
+    if (dexService) orders = createOrders({ db, dex: dexService, custody: money.custody, complianceNow: () => money.funding.now() });
+    // SSE at /api/realtime and the legacy WebSocket at /ws: quote and book events from the pipeline;
+    // realtime.publishToUser sends a user's order and settlement events (the handle's `realtime`)
+    const realtime: ExchangeRealtime = createExchangeRealtime({ dex: dexService });
     const config = exchangeApiConfig({ mode: ctx.config.mode, issuers: ctx.config.exchangeApi.oidcIssuers, audience: ctx.config.exchangeApi.oidcAudience });
     let api;
     try {
@@ -86,23 +90,28 @@ export const exchangeApiComponent: Component = {
             perMinute: ctx.config.exchangeApi.publicPerMinute,
           }),
         ],
+        extensions: [(x) => realtime.extension(x)],
         port: ctx.config.ports.exchangeApi,
         host: ctx.config.host,
       });
     } catch (err) {
+      await realtime.close();
       await db.close();
       throw err;
     }
     money.start(FUNDING_INTERVAL_MS);
     const running = api;
     let stopped = false;
-    return {
-      urls: { "exchange api": running.url },
+    const origin = running.url.replace(/\/v1$/, "");
+    const handle: ExchangeApiHandle = {
+      realtime,
+      urls: { "exchange api": running.url, "exchange real time (SSE)": `${origin}${REALTIME_PATH}`, "exchange WebSocket (legacy)": `${origin.replace(/^http/, "ws")}${LEGACY_WS_PATH}` },
       info: { "exchange api identity issuers": config.issuers.join(", ") },
       async stop() {
         if (stopped) return;
         stopped = true;
         await money.stop();
+        await realtime.close();
         await running.close();
         await db.close();
       },
@@ -116,5 +125,11 @@ export const exchangeApiComponent: Component = {
         }
       },
     };
+    return handle;
   },
 };
+
+/** The exchange API's handle: `realtime.publishToUser` sends order and settlement events to their owner. */
+export interface ExchangeApiHandle extends ComponentHandle {
+  readonly realtime: ExchangeRealtime;
+}
