@@ -314,7 +314,7 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     assert.equal(Date.parse(cfLots[0].restrictionEndDate), new Date(cfLots[0].acquisitionDate).setUTCFullYear(new Date(cfLots[0].acquisitionDate).getUTCFullYear() + 1));
     const carol = await login("+14155550203");
     const carolBid = await carol.call("POST", "/orders", order("CNTS", { quantity: 1, limitPrice: 9 }));
-    assert.deepEqual(code(carolBid), [201, "PENDING"]); // first: an ineligible bid rests
+    assert.deepEqual(code(carolBid), [201, "PENDING"], JSON.stringify(carolBid.body)); // first: an ineligible bid rests
     const blocked = await bob.call("POST", "/orders", { assetId: "CNTS", side: "SELL", orderType: "limit", quantity: 2, limitPrice: 9 });
     assert.deepEqual([...code(blocked), blocked.body.error?.details?.reason], [400, "RESALE_RESTRICTED", "ineligible_buyers_on_book"]);
     await carol.call("DELETE", `/orders/${carolBid.body.data.orderId}`);
@@ -326,6 +326,18 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     const aliceTake = await alice.call("POST", "/orders", order("CNTS", { quantity: 1, limitPrice: 9 }));
     assert.deepEqual(code(aliceTake), [201, "EXECUTED"]); // an accredited buyer (the exemption) takes it
     await bob.call("DELETE", `/orders/${restricted.body.data.orderId}`);
+
+    // 10b. after the hold (the sandbox clock of funding and the investor rules moved 366 days): the lot is free,
+    //      and goes to carol, whom no exemption covers
+    const moved = await bob.call("POST", "/sandbox/funding/advance-clock", { seconds: 366 * 86_400 });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    const freeLots = ((await bob.call("GET", "/exchange-portfolio")).body.data as Json[]).find((x) => x.assetId === "CNTS")!.lots as Json[];
+    assert.deepEqual(freeLots.map((l) => l.isRestricted), freeLots.map(() => false));
+    const carolBid2 = await carol.call("POST", "/orders", order("CNTS", { quantity: 1, limitPrice: 9 }));
+    assert.deepEqual(code(carolBid2), [201, "PENDING"]);
+    const freeSell = await bob.call("POST", "/orders", { assetId: "CNTS", side: "SELL", orderType: "limit", quantity: 1, limitPrice: 9 });
+    assert.deepEqual(code(freeSell), [201, "EXECUTED"]);
+    assert.equal((await carol.call("GET", `/orders/${carolBid2.body.data.orderId}`)).body.data.status, "EXECUTED");
 
     // 11. bad input: never a 500, nothing placed
     const countBefore = ((await alice.call("GET", "/orders?status=ALL&limit=500")).body.data as Json[]).length;

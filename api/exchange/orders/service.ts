@@ -24,6 +24,9 @@ const PRICE_SCALE = 10n ** 18n;
 /** A resting order's signed expiry: one year (the exchange's limit orders are GTC). */
 const ORDER_EXPIRY_S = 365n * 86_400n;
 const DEX_LIST_LIMIT = 10_000;
+/** How long a placement the chain funds waits for the pipeline's ledger to see those funds (a deposit just
+ *  mined reaches it through its chain follower a moment later) before the pipeline's refusal is answered. */
+const PIPELINE_CATCH_UP_MS = 10_000;
 
 export interface OrdersCustody {
   addressOf(accountId: string): Promise<Address | undefined>;
@@ -37,6 +40,9 @@ export interface OrdersDeps {
   custody: OrdersCustody;
   catalogue?: readonly CatalogueAsset[];
   now?: () => number;
+  /** the clock of the investor rules (resale holds, the Reg CF window): the sandbox's funding clock, which
+   *  POST /v1/sandbox/funding/advance-clock moves; default `now` */
+  complianceNow?: () => number;
 }
 
 export type ExchangeStatus = "PENDING" | "EXECUTED" | "CANCELLED";
@@ -88,6 +94,7 @@ export function createOrders(deps: OrdersDeps) {
   const { db, dex } = deps;
   const catalogue = deps.catalogue ?? CATALOGUE;
   const now = deps.now ?? Date.now;
+  const complianceNow = deps.complianceNow ?? now;
   const queues = new Map<string, Promise<unknown>>();
 
   /** Runs `fn` after every earlier placement of the same asset. */
@@ -306,7 +313,7 @@ export function createOrders(deps: OrdersDeps) {
     let restrictedSell = false;
     const eligible = bookEligible(asset.regime, { accredited, usPerson: profile.usPerson });
     if (hasHold(asset.regime)) {
-      const t = now();
+      const t = complianceNow();
       if (input.side === "SELL") {
         const { lots } = await positionOf(address, market);
         const held = locked(market.baseToken) - (releasing?.row.side === "SELL" ? releasedLock : 0n);
@@ -347,7 +354,7 @@ export function createOrders(deps: OrdersDeps) {
   /** Reg CF investment used in the window: executed buys' cost (fills in the last 12 months) and what open
    *  buys may still spend. */
   async function regCfUsedUnits(accountId: string, address: Address, excluding?: string): Promise<bigint> {
-    const since = now() - REG_CF_WINDOW_MS;
+    const since = complianceNow() - REG_CF_WINDOW_MS;
     const cfAssets = catalogue.filter((a) => a.regime === "reg-cf").map((a) => a.id);
     const rows = (await db.query<OrderRow>(`SELECT ${COLS} FROM exchange_orders WHERE account_id = $1 AND side = 'BUY' AND asset_id = ANY($2)`, [accountId, cfAssets])).rows;
     let used = 0n;
@@ -435,8 +442,9 @@ export function createOrders(deps: OrdersDeps) {
       [id, account.id, dexOrderId, c.asset.id, input.side, input.orderType, c.units.toString(), input.orderType === "limit" ? c.price.toString() : null, c.asset.category === "pre-ipo", c.maxCost.toString(), c.restrictedSell, c.bookEligible, createdMs, replaces ?? null],
     );
     let placed: DexOrderWithFills;
-    try {
-      placed = await dex.placeOrder({
+    const until = Date.now() + PIPELINE_CATCH_UP_MS;
+    const placeOnce = () =>
+      dex.placeOrder({
         kind: "signed",
         orderId: dexOrderId,
         clientOrderId: id,
@@ -453,6 +461,17 @@ export function createOrders(deps: OrdersDeps) {
         order,
         signature,
       });
+    try {
+      // the chain funds it (validation 5): a refusal for funds is the pipeline's ledger lagging the chain
+      for (;;) {
+        try {
+          placed = await placeOnce();
+          break;
+        } catch (err) {
+          if (!(err instanceof DexServiceError && err.code === "INSUFFICIENT_BALANCE") || Date.now() > until) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
     } catch (err) {
       // refused by the pipeline: nothing was placed, the row goes
       await db.query("DELETE FROM exchange_orders WHERE id = $1", [id]);
@@ -513,7 +532,7 @@ export function createOrders(deps: OrdersDeps) {
       const row = await rowOf(account.id, id);
       if (!row) throw new OrderApiError("ORDER_NOT_FOUND", "order not found", {});
       await cancelDex(account, row);
-      const t = now();
+      const t = complianceNow();
       await db.query("UPDATE exchange_orders SET cancelled_ms = $2, open = false WHERE id = $1", [row.id, t]);
       return { orderId: row.id, status: "CANCELLED" as const, cancelledAt: new Date(t).toISOString() };
     },
@@ -562,7 +581,7 @@ export function createOrders(deps: OrdersDeps) {
       const address = await deps.custody.addressOf(accountId);
       if (!address) return { holdings: [], transactions: [] };
       const [all, balances] = await Promise.all([accountFills(address), deps.custody.balances(accountId)]);
-      const t = now();
+      const t = complianceNow();
       const holdings = [];
       const transactions = [];
       const bySymbol = new Map<string, AssetFill[]>();
