@@ -63,7 +63,7 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
         return { status: r.status, headers: r.headers, body: (text ? JSON.parse(text) : {}) as Json };
       };
       const account = (await call("GET", "/account")).body.data as Json;
-      return { call, account, address: account.settlementAddress as string };
+      return { call, account, address: account.settlementAddress as string, auth };
     }
 
     // demo traders make the liquidity through the DexService, with real signed orders
@@ -87,6 +87,31 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     // 1. liquidity: 10 AAPL offered at 200.00 (tick 0.01, lot 0.001)
     const ask = await place(seller, "AAPL-USD", "sell", 20_000n, 10_000n);
     assert.equal(ask.status, "open");
+
+    // her real-time stream (SSE): her order-status and settlement events arrive without a subscription
+    const sse = new AbortController();
+    const events: { event: string; data: Json }[] = [];
+    const stream = await fetch(`${api.replace(/\/v1$/, "")}/api/realtime?subscribe=quote:AAPL`, { headers: { ...alice.auth, accept: "text/event-stream" }, signal: sse.signal });
+    assert.equal(stream.status, 200);
+    void (async () => {
+      const decoder = new TextDecoder();
+      let buffer = "";
+      try {
+        for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>) {
+          buffer += decoder.decode(chunk, { stream: true });
+          let end;
+          while ((end = buffer.indexOf("\n\n")) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const event = /^event: ?(.*)$/m.exec(block)?.[1];
+            const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.replace(/^data: ?/, "")).join("\n");
+            if (event && data) events.push({ event, data: JSON.parse(data) as Json });
+          }
+        }
+      } catch {
+        // aborted at the end
+      }
+    })();
 
     // 2. a market BUY of 3 AAPL: EXECUTED at once, at 200
     const buy1 = await alice.call("POST", "/orders", { assetId: "AAPL", side: "BUY", orderType: "market", quantity: 3 });
@@ -114,6 +139,13 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
         return true;
       }, 120_000, 1_000); // within the 300 authenticated requests per minute
     await settled(alice, [buy1.body.data.orderId, buy2.body.data.orderId]);
+    // the owner's events: the order EXECUTED, then its settlement with the batch's transaction
+    const orderEvent = await waitFor("the order event", async () => events.find((e) => e.event === "order" && e.data.orderId === buy1.body.data.orderId && e.data.status === "EXECUTED"), 60_000);
+    assert.equal(orderEvent.data.filledQuantity, 3);
+    const settlement = await waitFor("the settlement event", async () => events.find((e) => e.event === "settlement" && e.data.orderId === buy1.body.data.orderId), 60_000);
+    assert.equal(settlement.data.status, "EXECUTED");
+    assert.ok((settlement.data.txHashes as string[]).length >= 1 && (settlement.data.txHashes as string[]).every((h) => /^0x[0-9a-f]{64}$/.test(h)));
+    sse.abort();
     const check = async (who: typeof alice) => {
       const aapl = await onChain(who.address, "AAPL");
       const usd = await onChain(who.address, "USD");

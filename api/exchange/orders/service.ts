@@ -566,6 +566,59 @@ export function createOrders(deps: OrdersDeps) {
       });
     },
 
+    /** Order-status events to their owner (spec 6.4): every pipeline order event of an exchange order gives
+     *  `publish(owner, "order", the order as GET /v1/orders/{id} shows it)`; once all of an order's fills are
+     *  settled on chain, `publish(owner, "settlement", {orderId, status, filledQuantity, txHashes})`. Returns
+     *  the unsubscribe function. */
+    watch(publish: (owner: { issuer: string; orgId: string; userId: string }, event: "order" | "settlement", data: Record<string, unknown>) => void): () => void {
+      let stopped = false;
+      const settling = new Set<string>();
+      const ownerOf = async (dexOrderId: string) =>
+        (
+          await db.query<OrderRow & { issuer: string; org_id: string; user_id: string }>(
+            `SELECT ${COLS.split(", ").map((c) => `o.${c}`).join(", ")}, a.issuer, a.org_id, a.user_id FROM exchange_orders o JOIN exchange_accounts a ON a.id::text = o.account_id WHERE o.dex_order_id = $1`,
+            [dexOrderId],
+          )
+        ).rows[0];
+      const onOrder = async (dexOrderId: string) => {
+        // the row is written before the placement: an event of an exchange order always finds it
+        const row = await ownerOf(dexOrderId);
+        if (!row || stopped) return;
+        const owner = { issuer: row.issuer, orgId: row.org_id, userId: row.user_id };
+        const o = await dex.getOrder(dexOrderId);
+        const view = present(row, o, true);
+        publish(owner, "order", view);
+        if (!o || o.fills.length === 0 || settling.has(dexOrderId) || view.status === "PENDING") return;
+        // the pipeline emits no event when a batch settles: the finished order is read until its fills are
+        settling.add(dexOrderId);
+        const until = Date.now() + 300_000;
+        for (;;) {
+          if (stopped) return;
+          const cur = await dex.getOrder(dexOrderId);
+          if (cur && cur.fills.every((f) => f.settlement === "settled")) {
+            publish(owner, "settlement", {
+              orderId: row.id,
+              status: statusOf(row, cur),
+              filledQuantity: (present(row, cur, true) as { filledQuantity?: number }).filledQuantity,
+              txHashes: [...new Set(cur.fills.map((f) => f.txHash).filter((h) => h !== null))],
+            });
+            break;
+          }
+          if (Date.now() > until) break;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        settling.delete(dexOrderId);
+      };
+      const unsubscribe = dex.subscribe((e) => {
+        if (e.kind !== "order") return;
+        void onOrder(e.order.orderId).catch(() => undefined);
+      });
+      return () => {
+        stopped = true;
+        unsubscribe();
+      };
+    },
+
     /** USD base units that the account's open buy orders hold in the pipeline. */
     async openBuyHolds(accountId: string): Promise<bigint> {
       const address = await deps.custody.addressOf(accountId);

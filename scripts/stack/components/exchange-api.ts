@@ -100,6 +100,8 @@ export const exchangeApiComponent: Component = {
       throw err;
     }
     money.start(FUNDING_INTERVAL_MS);
+    // exchange orders' status and settlement events to their owner (every SSE / legacy WebSocket connection)
+    const unwatchOrders = orders?.watch((owner, event, data) => realtime.publishToUser(owner, event, data));
     const running = api;
     let stopped = false;
     const origin = running.url.replace(/\/v1$/, "");
@@ -110,6 +112,7 @@ export const exchangeApiComponent: Component = {
       async stop() {
         if (stopped) return;
         stopped = true;
+        unwatchOrders?.();
         await money.stop();
         await realtime.close();
         await running.close();
