@@ -10,6 +10,7 @@
 //      send, p50/p99/max over the rounds.
 //   4. after the stack stopped: the identity provider's password-grant logins/s (bench/api/iam-login.ts).
 //   5. then the p99 of token verification on an authenticated exchange API call (bench/api/exchange-auth.ts).
+//   6. then the delay for 1,000 SSE subscribers of /api/realtime to receive one quote (bench/api/exchange-sse.ts).
 // Env: BENCH_SECONDS (10 per autocannon run), BENCH_CONNECTIONS (32), BENCH_SUBSCRIBERS (1000),
 // BENCH_ROUNDS (50). Prints a table; stops everything it started.
 import autocannon from "autocannon";
@@ -24,6 +25,7 @@ import { createTestConfig } from "../../scripts/stack";
 import { api, createApiKey, keyHeaders, keyOrderBody, type TestKey } from "../../api/testing/client";
 import { benchIamLogins, formatIamLoginFigures } from "./iam-login";
 import { benchExchangeAuth, formatExchangeAuthFigures } from "./exchange-auth";
+import { benchSseFanout, formatSseFanoutFigures } from "./exchange-sse";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -216,6 +218,8 @@ main()
   .then(async () => console.log(`\n${formatIamLoginFigures(await benchIamLogins())}`))
   // token verification on an authenticated exchange API call (bench/api/exchange-auth.ts)
   .then(async () => console.log(`\n${formatExchangeAuthFigures(await benchExchangeAuth())}`))
+  // the exchange API's SSE fan-out: 1,000 subscribers, one quote (bench/api/exchange-sse.ts)
+  .then(async () => console.log(`\n${formatSseFanoutFigures(await benchSseFanout())}`))
   .then(
   () => process.exit(0),
   (err) => {

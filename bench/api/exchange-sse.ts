@@ -1,0 +1,193 @@
+// The exchange API's SSE fan-out: 1,000 subscribers of `quote:WETH` on GET /api/realtime (200 users x 5
+// connections, spec 8's per-user limit; identity tokens of a test issuer, verified by discovery + JWKS as in
+// production), the exchange API over the in-memory DEX service (the real matcher, no chain: the figure is
+// the real-time path's). Per round one signed order moves the best bid; the delay runs from just before
+// the placement to each subscriber's receipt of the quote carrying the new bid (the hub coalesces a book's
+// events for DEFAULT_COALESCE_MS, included). Subscribers run in this process beside the server (their
+// parsing competes with it for the CPU: a pessimistic figure). Prints p50/p99/max of the last subscriber's
+// delay over the rounds, and of all receipts.
+// Standalone: `npx tsx bench/api/exchange-sse.ts`; bench:api (bench/api/run.ts) prints it too.
+// Env: BENCH_SSE_SUBSCRIBERS (1000), BENCH_SSE_ROUNDS (30).
+import http from "node:http";
+import os from "node:os";
+import { randomBytes } from "node:crypto";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createDb } from "../../db";
+import { createApiLogger } from "../../api/logger";
+import { createMemoryDexService, TEST_MARKETS } from "../../api/testing/memory-dex-service";
+import { exchangeApiConfig } from "../../api/exchange/config";
+import { startExchangeApi } from "../../api/exchange/start";
+import { recordingCustody } from "../../api/exchange/testing/harness";
+import { startTestIssuer } from "../../api/exchange/testing/test-issuer";
+import { createExchangeRealtime } from "../../api/exchange/realtime";
+import { DEFAULT_COALESCE_MS } from "../../api/exchange/realtime/hub";
+import { signedPlacement } from "../../simulator/orders";
+
+export interface SseFanoutFigures {
+  subscribers: number;
+  rounds: number;
+  lastP50Ms: number;
+  lastP99Ms: number;
+  lastMaxMs: number;
+  allP50Ms: number;
+  allP99Ms: number;
+  missing: number;
+  connectMs: number;
+  load: string;
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+
+export async function benchSseFanout(o: { subscribers?: number; rounds?: number } = {}): Promise<SseFanoutFigures> {
+  const subscribers = o.subscribers ?? Number(process.env.BENCH_SSE_SUBSCRIBERS ?? 1000);
+  const rounds = o.rounds ?? Number(process.env.BENCH_SSE_ROUNDS ?? 30);
+  const issuer = await startTestIssuer({ alg: "ES256" });
+  const db = await createDb();
+  const dex = createMemoryDexService();
+  const weth = TEST_MARKETS[0];
+  const maker = privateKeyToAccount(generatePrivateKey());
+  dex.credit(maker.address, weth.quoteToken, 10n ** 15n);
+  dex.credit(maker.address, weth.baseToken, 10n ** 24n);
+  const realtime = createExchangeRealtime({ dex });
+  const api = await startExchangeApi({
+    config: exchangeApiConfig({ issuers: [issuer.issuer], audience: "exchange-api", rateLimits: { ipPerMinute: 1e9, authenticatedPerMinute: 1e9 } }),
+    logger: createApiLogger({ level: "silent" }),
+    db,
+    encryptionKeyHex: randomBytes(32).toString("hex"),
+    custody: recordingCustody(),
+    cashDecimals: 6,
+    port: 0,
+    extensions: [(x) => realtime.extension(x)],
+  });
+  const url = new URL(`${api.url.replace(/\/v1$/, "")}/api/realtime?subscribe=quote:WETH`);
+  let nonce = 1n;
+  const place = async (priceTicks: bigint) =>
+    dex.placeOrder(
+      await signedPlacement({
+        account: maker,
+        market: weth,
+        domain: dex.settlementDomain,
+        side: "buy",
+        priceTicks,
+        sizeLots: 1_000n,
+        timeInForce: "gtc",
+        nonce: nonce++,
+        expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
+        nowMs: Date.now(),
+      }),
+    );
+  await place(100_000n);
+
+  // per subscriber: the time it received each bid
+  const received: Map<number, number>[] = [];
+  const requests: http.ClientRequest[] = [];
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const tokens: string[] = [];
+  for (let u = 0; u < Math.ceil(subscribers / 5); u++) tokens.push(await issuer.sign({ sub: `bench-${u}`, owner: "bench", phone: "+15550000000" }));
+  const t0 = Date.now();
+  await Promise.all(
+    Array.from(
+      { length: subscribers },
+      (_, i) =>
+        new Promise<void>((resolve, reject) => {
+          const got = new Map<number, number>();
+          received.push(got);
+          const req = http.get(url, { agent, headers: { accept: "text/event-stream", authorization: `Bearer ${tokens[Math.floor(i / 5)]}` } }, (res) => {
+            if (res.statusCode !== 200) return reject(new Error(`subscriber ${i}: ${res.statusCode}`));
+            res.setEncoding("utf8");
+            let buf = "";
+            let first = true;
+            res.on("data", (chunk: string) => {
+              if (first) {
+                first = false;
+                resolve();
+              }
+              buf += chunk;
+              let end: number;
+              while ((end = buf.indexOf("\n\n")) >= 0) {
+                const message = buf.slice(0, end);
+                buf = buf.slice(end + 2);
+                const data = /^data: ?(.*)$/m.exec(message)?.[1];
+                if (!data || !/^event: ?quote$/m.test(message)) continue;
+                const bid = (JSON.parse(data) as { bid: number | null }).bid;
+                if (bid !== null && !got.has(bid)) got.set(bid, performance.now());
+              }
+            });
+          });
+          req.on("error", reject);
+          requests.push(req);
+        }),
+    ),
+  );
+  const connectMs = Date.now() - t0;
+
+  const last: number[] = [];
+  const all: number[] = [];
+  let missing = 0;
+  for (let r = 0; r < rounds; r++) {
+    const ticks = 150_000n + BigInt(r) * 100n; // a new best bid each round: 1,500.00 + r USD
+    const bid = Number(ticks) / 100;
+    const start = performance.now();
+    await place(ticks);
+    const deadline = Date.now() + 10_000;
+    while (received.some((g) => !g.has(bid)) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 5));
+    let worst = 0;
+    for (const g of received) {
+      const at = g.get(bid);
+      if (at === undefined) {
+        missing++;
+        continue;
+      }
+      all.push(at - start);
+      worst = Math.max(worst, at - start);
+    }
+    last.push(worst);
+  }
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+  for (const req of requests) req.destroy();
+  agent.destroy();
+  await realtime.close();
+  await api.close();
+  await db.close();
+  await issuer.close();
+  last.sort((a, b) => a - b);
+  all.sort((a, b) => a - b);
+  return {
+    subscribers,
+    rounds,
+    lastP50Ms: pct(last, 50),
+    lastP99Ms: pct(last, 99),
+    lastMaxMs: last.at(-1) ?? NaN,
+    allP50Ms: pct(all, 50),
+    allP99Ms: pct(all, 99),
+    missing,
+    connectMs,
+    load,
+  };
+}
+
+export function formatSseFanoutFigures(f: SseFanoutFigures): string {
+  const ms = (x: number) => `${x.toFixed(1)} ms`;
+  return [
+    `exchange API SSE fan-out: ${f.subscribers} subscribers of quote:WETH on /api/realtime (${f.subscribers / 5} users x 5), ${f.rounds} rounds, one quote each (coalescing window ${DEFAULT_COALESCE_MS} ms included)`,
+    `  delay to the LAST subscriber: p50 ${ms(f.lastP50Ms)}, p99 ${ms(f.lastP99Ms)}, max ${ms(f.lastMaxMs)}`,
+    `  every receipt: p50 ${ms(f.allP50Ms)}, p99 ${ms(f.allP99Ms)}; missing ${f.missing}; ${f.subscribers} connections opened in ${f.connectMs} ms`,
+    `  load average ${f.load} (subscribers in the server's process)`,
+  ].join("\n");
+}
+
+if (process.argv[1] && /exchange-sse\.ts$/.test(process.argv[1])) {
+  benchSseFanout().then(
+    (f) => {
+      console.log(formatSseFanoutFigures(f));
+      process.exit(0);
+    },
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
