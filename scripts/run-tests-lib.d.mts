@@ -11,6 +11,7 @@ export interface RunPlan {
   contracts: "all" | string[] | null;
   unit: string[];
   e2e: string[];
+  fork: string[];
   typecheck: boolean;
   deps: boolean;
   error: string | null;

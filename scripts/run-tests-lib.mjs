@@ -4,7 +4,7 @@
 
 /** The groups `--only` accepts. `typecheck` is `tsc --noEmit -p tsconfig.json` and `deps` the layout's import
  *  rule (dependency-cruiser with .dependency-cruiser.cjs), each counted as one test. */
-export const GROUPS = ["contracts", "unit", "e2e", "typecheck", "deps"];
+export const GROUPS = ["contracts", "unit", "e2e", "fork", "typecheck", "deps"];
 
 const SKIP_DIRS = new Set(["node_modules", "artifacts", "cache", "typechain-types", "generated"]);
 /** Folders never searched for tests: dependencies, build output, and every dot folder (.git, .data,
@@ -47,6 +47,7 @@ export function parseArgs(argv) {
  *   contracts: null (not run), "all" (hardhat test over test/contracts) or the contract test files the
  *              filters keep;
  *   unit, e2e: node:test files;
+ *   fork:      the Hardhat tests of test/fork/ (test/fork/run.ts forks a stack of its own);
  *   typecheck: whether tsc runs (the full run, `--only unit` and `--only typecheck`, never a filtered run);
  *   deps:      whether dependency-cruiser checks the layout (the full run, `--only unit` and `--only deps`,
  *              never a filtered run);
@@ -58,24 +59,26 @@ export function planRun(files, { only, filters }) {
   const keep = (f) => filters.length === 0 || filters.some((x) => f.includes(x));
   const pool = {
     contracts: wants("contracts") ? files.filter(isContractTestFile) : [],
-    unit: wants("unit") ? files.filter((f) => f.endsWith(".test.ts") && !f.startsWith("test/contracts/") && !f.startsWith("test/e2e/")) : [],
+    unit: wants("unit") ? files.filter((f) => f.endsWith(".test.ts") && !f.startsWith("test/contracts/") && !f.startsWith("test/e2e/") && !f.startsWith("test/fork/")) : [],
     e2e: wants("e2e") ? files.filter((f) => f.startsWith("test/e2e/") && f.endsWith(".test.ts")) : [],
+    fork: wants("fork") ? files.filter((f) => f.startsWith("test/fork/") && f.endsWith(".test.ts")) : [],
   };
   const plan = {
     contracts: !wants("contracts") ? null : filters.length === 0 ? (pool.contracts.length ? "all" : null) : pool.contracts.filter(keep),
     unit: pool.unit.filter(keep),
     e2e: pool.e2e.filter(keep),
+    fork: pool.fork.filter(keep),
     typecheck: filters.length === 0 && (only === null || only === "unit" || only === "typecheck"),
     deps: filters.length === 0 && (only === null || only === "unit" || only === "deps"),
     error: null,
   };
   if (Array.isArray(plan.contracts) && plan.contracts.length === 0) plan.contracts = null;
   const scope = only === null ? "any group" : `group "${only}"`;
-  const candidates = [...pool.contracts, ...pool.unit, ...pool.e2e];
+  const candidates = [...pool.contracts, ...pool.unit, ...pool.e2e, ...pool.fork];
   const unmatched = filters.filter((x) => !candidates.some((f) => f.includes(x)));
   if (unmatched.length) {
     plan.error = `no test file of ${scope} matches ${unmatched.map((x) => `"${x}"`).join(", ")}` + (only === "typecheck" || only === "deps" ? ` (${only} takes no filter)` : "");
-  } else if (plan.contracts === null && !plan.unit.length && !plan.e2e.length && !plan.typecheck && !plan.deps) {
+  } else if (plan.contracts === null && !plan.unit.length && !plan.e2e.length && !plan.fork.length && !plan.typecheck && !plan.deps) {
     plan.error = `no test file in ${scope}: nothing to run`;
   }
   return plan;

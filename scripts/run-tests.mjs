@@ -13,6 +13,8 @@
 //              "## Layout"), counted as one test like the typecheck; in the full run, `--only unit` and
 //              `--only deps`, never in a filtered run
 //   e2e:       node:test over test/e2e/**/*.test.ts, one file at a time (they start real stacks)
+//   fork:      Hardhat's mocha over test/fork/ on a fork of a stack's home chain (test/fork/run.ts
+//              --own-stack: it starts and stops its own stack, never forks a running `npm start`)
 // Every file runs in its own process group, under a time limit (TEST_FILE_TIMEOUT_MS, e2e
 // TEST_E2E_FILE_TIMEOUT_MS, contracts TEST_CONTRACTS_TIMEOUT_MS); when it ends, whatever it left
 // running is killed. A file that crashes, times out or exits non-zero without a failing test counts
@@ -206,6 +208,15 @@ if (plan.e2e.length) {
     await nodeTest(f, E2E_TIMEOUT_MS, true)();
   }), 1);
   groupMs.e2e = Date.now() - started;
+}
+
+// fork: test/fork/run.ts starts a stack and runs hardhat test over all of test/fork/ on a fork of it.
+if (plan.fork.length) {
+  const started = Date.now();
+  console.log("\n──── test/fork ────");
+  const r = await run("fork: hardhat test on a fork", process.execPath, ["--import", "tsx", "test/fork/run.ts", "--own-stack"], { timeoutMs: E2E_TIMEOUT_MS, stream: true });
+  record("fork", "test/fork (hardhat test on a forked stack)", r, "mocha");
+  groupMs.fork = Date.now() - started;
 }
 
 const totals = addTotals(results);

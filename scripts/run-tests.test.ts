@@ -48,7 +48,7 @@ test("parseArgs: groups, filters, errors", () => {
   assert.deepEqual(parseArgs([]), { only: null, filters: [] });
   assert.deepEqual(parseArgs(["--only", "unit", "pipeline/", "sdk"]), { only: "unit", filters: ["pipeline/", "sdk"] });
   assert.deepEqual(parseArgs(["pipeline/", "--only", "typecheck"]), { only: "typecheck", filters: ["pipeline/"] });
-  for (const g of ["contracts", "unit", "e2e", "typecheck", "deps"]) assert.deepEqual(parseArgs(["--only", g]), { only: g, filters: [] });
+  for (const g of ["contracts", "unit", "e2e", "fork", "typecheck", "deps"]) assert.deepEqual(parseArgs(["--only", g]), { only: g, filters: [] });
   assert.match(String(parseArgs(["--only", "Unit"]).error), /unknown test group "Unit"/, "groups are exact");
   assert.match(String(parseArgs(["--only", "--only", "unit"]).error), /--only needs a group/);
   assert.match(String(parseArgs(["--only", "unit", "--only", "e2e"]).error), /given twice/);
@@ -71,14 +71,21 @@ const FILES = [
   "test/contracts/exchange/settle.test.ts",
   "test/contracts/bridge/vault.test.ts",
   "test/e2e/stack.test.ts",
+  "test/fork/settle-on-fork.test.ts",
 ];
 const plan = (a: Partial<RunArgs>) => planRun(FILES, { only: null, filters: [], ...a });
 
 test("planRun: the full run runs everything, the typecheck and the deps check included", () => {
   assert.deepEqual(plan({}), {
     contracts: "all", unit: ["matcher/core/engine.test.ts", "pipeline/ledger.test.ts", "scripts/run-tests.test.ts"],
-    e2e: ["test/e2e/stack.test.ts"], typecheck: true, deps: true, error: null,
+    e2e: ["test/e2e/stack.test.ts"], fork: ["test/fork/settle-on-fork.test.ts"], typecheck: true, deps: true, error: null,
   });
+});
+
+test("planRun: test/fork is Hardhat's (the fork group), never a node:test unit file", () => {
+  assert.deepEqual(plan({ only: "unit" }).unit.filter((f) => f.startsWith("test/fork/")), []);
+  assert.deepEqual(plan({ only: "fork" }).fork, ["test/fork/settle-on-fork.test.ts"]);
+  assert.deepEqual(plan({ only: "e2e" }).fork, []);
 });
 
 test("planRun: the deps check runs in the full run, --only unit and --only deps; never filtered", () => {
