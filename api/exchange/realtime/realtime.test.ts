@@ -258,7 +258,6 @@ test("5 SSE connections per user: the sixth is refused with 429 and the spec bod
     // one closes: the next is accepted (the slot is given back when the stream ends)
     open.shift()!.close();
     let next: Awaited<ReturnType<typeof rawSse>> | undefined;
-    await waitFor(() => next?.status === 200 || next === undefined, "");
     for (let i = 0; i < 200; i++) {
       next = await rawSse(q, { authorization: `Bearer ${bearer}` });
       if (next.status === 200) break;
@@ -348,10 +347,12 @@ test("the legacy WebSocket delivers the same events as SSE (same ids, same data)
     await waitFor(() => sse.got.some((e) => e.event === "quote" && e.data.bid === 1999.6), "SSE moves");
     const lastId = Number(sse.got.at(-1)!.id);
     await waitFor(() => ws.got.some((m) => m.id === lastId), "the WebSocket catches up");
-    const viaWs = ws.got.filter((m) => m.id !== undefined).map((m) => `${m.id} ${m.type} ${JSON.stringify(m.data)}`);
-    const viaSse = sse.got.map((e) => `${e.id} ${e.event} ${JSON.stringify(e.data)}`);
+    // from the trade on (before it, each side's first events are the topics' state when it subscribed)
+    const from = Math.max(Number(sse.got[0].id), Number(ws.got.find((m) => m.id !== undefined)!.id));
+    const viaWs = ws.got.filter((m) => m.id !== undefined && m.id >= from).map((m) => `${m.id} ${m.type} ${JSON.stringify(m.data)}`);
+    const viaSse = sse.got.filter((e) => Number(e.id) >= from).map((e) => `${e.id} ${e.event} ${JSON.stringify(e.data)}`);
     assert.deepEqual(viaWs, viaSse);
-    assert.ok(viaSse.length >= 4);
+    assert.ok(viaSse.length >= 3, `${viaSse.length} events compared`);
   } finally {
     sse.es.close();
     ws.ws.close();
