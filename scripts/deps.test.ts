@@ -73,6 +73,8 @@ const FIXTURE: Record<string, string> = {
   "api/iam/token.ts": importing("../exchange/accounts", "../errors"),
   "api/exchange/accounts.ts": importing("type:../iam/users", "../errors"),
   "api/iam/users.ts": LEAF,
+  // the simulator reaches past the pipeline's port (its orders must go through the DEX service)
+  "simulator/agent.ts": importing("../pipeline/service", "../pipeline/intake/recover"),
   // a test imports a benchmark
   "test/e2e/dex.test.ts": importing("../../bench/api/client"),
   // an example (what an integrator copies) imports repository code
@@ -127,6 +129,7 @@ const EXPECTED = [
   "examples-npm-only: examples/place-order.ts -> sdk/eip712.ts",
   "iam-exchange-apart: api/iam/token.ts -> api/exchange/accounts.ts",
   "iam-exchange-apart: api/exchange/accounts.ts -> api/iam/users.ts",
+  "simulator-through-pipeline-port: simulator/agent.ts -> pipeline/intake/recover.ts",
 ].sort();
 
 test("deps: each layout rule catches its wrong import in a fixture tree, and the allowed imports pass", () => {
