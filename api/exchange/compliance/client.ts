@@ -11,6 +11,8 @@ import { privateKeyToAccount } from "viem/accounts";
 import { eligibilityRegistryAbi } from "../../../sdk/abi";
 import { createNonceLane } from "../../../runtime/nonces";
 import { REGISTRY_ACCREDITATION, type RegistryAccreditation } from "./regime";
+import type { AccreditationStatus, AccreditationType as AccountAccreditationType } from "../accounts";
+import { isAccredited, meetsAccreditation } from "../orders/compliance";
 
 /** Most lots the registry keeps per holder and token (EligibilityRegistry.MAX_LOTS). */
 export const MAX_LOTS = 64;
@@ -48,6 +50,9 @@ export interface ComplianceClient {
   recordLots(token: Address, holder: Address, sequence: bigint, lots: readonly RestrictedLot[]): Promise<TransactionReceipt>;
   /** The registry's view: units of `token` of `holder` inside a hold now, and free to go anywhere. */
   holding(token: Address, holder: Address): Promise<{ restricted: bigint; free: bigint }>;
+  /** What the registry holds now: an investor's facts, and a holder's lots of a token (hold ends in seconds). */
+  investor(investor: Address): Promise<InvestorEligibility>;
+  lotsOf(token: Address, holder: Address): Promise<{ amount: bigint; holdEnd: bigint }[]>;
 }
 
 /** A hold end in whole seconds, rounded up: the chain never frees a lot before the exchange does. */
@@ -111,13 +116,21 @@ export function createComplianceClient(opts: { chainId: number; rpcUrl: string; 
       const [restricted, free] = await Promise.all([read("restrictedOf"), read("freeOf")]);
       return { restricted, free };
     },
+    async investor(investor) {
+      const [acc, nonUS] = (await client.readContract({ address: opts.registry, abi: eligibilityRegistryAbi, functionName: "investor", args: [investor] })) as readonly [number, boolean];
+      const accreditation = (Object.keys(REGISTRY_ACCREDITATION) as RegistryAccreditation[]).find((k) => REGISTRY_ACCREDITATION[k] === Number(acc)) ?? "none";
+      return { accreditation, usPerson: !nonUS };
+    },
+    async lotsOf(token, holder) {
+      const lots = (await client.readContract({ address: opts.registry, abi: eligibilityRegistryAbi, functionName: "lotsOf", args: [token, holder] })) as readonly { amount: bigint; holdEnd: bigint | number }[];
+      return lots.map((l) => ({ amount: l.amount, holdEnd: BigInt(l.holdEnd) }));
+    },
   };
 }
 
-/** The registry's accreditation of an exchange investor: the same rule as the book's (orders/compliance.ts
- *  isAccredited: a verified 506c investor, a self-certified 506b one, or a 506b one whose verification is pending). */
-export function registryAccreditation(investor: { accreditationStatus: string; accreditationType: string | null }): RegistryAccreditation {
-  if (investor.accreditationStatus === "verified" && investor.accreditationType === "506c") return "verified506c";
-  if ((investor.accreditationStatus === "self_certified" || investor.accreditationStatus === "pending") && investor.accreditationType === "506b") return "selfCertified506b";
-  return "none";
+/** The registry's accreditation of an exchange investor: the book's rule (orders/compliance.ts), the strongest
+ *  status it meets. */
+export function registryAccreditation(investor: { accreditationStatus: AccreditationStatus; accreditationType: AccountAccreditationType }): RegistryAccreditation {
+  if (meetsAccreditation("506c", investor)) return "verified506c";
+  return isAccredited(investor) ? "selfCertified506b" : "none";
 }

@@ -619,6 +619,27 @@ export function createOrders(deps: OrdersDeps) {
       };
     },
 
+    /** The ledger's lots of `holder` (any address with fills) in the asset whose token is `token`, for the
+     *  eligibility registry: each lot's units and hold end (restrictionEndMs; none for a regime without a
+     *  hold), oldest first; `settled` false while any of its fills there waits for its batch on chain. */
+    async ledgerLots(token: Address, holder: Address): Promise<{ regime: CatalogueAsset["regime"]; settled: boolean; lots: { units: bigint; holdEndMs: number }[]; boughtHoldEndsMs: number[] } | null> {
+      const asset = catalogue.find((a) => {
+        const m = marketOf(a);
+        return m !== null && m.baseToken.toLowerCase() === token.toLowerCase();
+      });
+      const m = asset ? marketOf(asset) : null;
+      if (!asset || !m) return null;
+      const fills = (await accountFills(holder, m.symbol)).flatMap((x) => x.fills);
+      const { lots } = fifoPosition(fills);
+      return {
+        regime: asset.regime,
+        settled: fills.every((f) => f.fill.settlement === "settled"),
+        lots: hasHold(asset.regime) ? lots.map((l) => ({ units: l.units, holdEndMs: restrictionEndMs(asset.regime, l.acquiredAtMs) })) : [],
+        // every lot the ledger ever opened (relieved ones too): a registry lot with another hold end came from elsewhere
+        boughtHoldEndsMs: hasHold(asset.regime) ? fills.filter((f) => f.side === "BUY").map((f) => restrictionEndMs(asset.regime, f.fill.timestampMs)) : [],
+      };
+    },
+
     /** USD base units that the account's open buy orders hold in the pipeline. */
     async openBuyHolds(accountId: string): Promise<bigint> {
       const address = await deps.custody.addressOf(accountId);

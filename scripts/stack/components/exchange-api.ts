@@ -19,6 +19,10 @@ import { createExchangeRealtime, LEGACY_WS_PATH, REALTIME_PATH, type ExchangeRea
 import { createOrders, type Orders } from "../../../api/exchange/orders/service";
 import { createOrdersRouter } from "../../../api/exchange/orders/router";
 import { createPortfolioRouter, tradeTransactionsOf } from "../../../api/exchange/portfolio/router";
+import { createComplianceClient } from "../../../api/exchange/compliance/client";
+import { createComplianceSync, exchangeInvestors, type ComplianceSync } from "../../../api/exchange/compliance/sync";
+import { bookSymbolOf, CATALOGUE } from "../../../api/exchange/assets/catalogue";
+import { hasHold } from "../../../api/exchange/orders/resale";
 
 /** how often the funding loop completes due transfers (simulated bank side) */
 const FUNDING_INTERVAL_MS = 1_000;
@@ -63,10 +67,36 @@ export const exchangeApiComponent: Component = {
       tradeTransactions: async (accountId) => (orders ? tradeTransactionsOf(orders)(accountId) : []),
     });
     if (dexService) orders = createOrders({ db, dex: dexService, custody: money.custody, complianceNow: () => money.funding.now() });
+    // the eligibility registry (resale restrictions on chain): investors' facts and restricted lots, written
+    // with the compliance key (COMPLIANCE_ROLE only) off the order path (api/exchange/compliance/sync.ts)
+    let compliance: ComplianceSync | undefined;
+    let unwatchFills: (() => void) | undefined;
+    const registry = home.contracts.EligibilityRegistry as Address | undefined;
+    if (registry && orders && dexService) {
+      const client = createComplianceClient({ chainId: home.chainId, rpcUrl: ctx.config.chains.home.rpcUrl, complianceKey: ctx.config.keys.compliance.privateKey, registry });
+      const restrictedSymbols = new Set(CATALOGUE.filter((a) => hasHold(a.regime)).map((a) => bookSymbolOf(a)).filter((s): s is string => !!s));
+      const restrictedTokens = () => dexService.listMarkets().filter((m) => restrictedSymbols.has(m.symbol)).map((m) => m.baseToken);
+      const ordersRef = orders;
+      compliance = createComplianceSync({
+        client,
+        logger: logger.child({ part: "compliance" }),
+        investors: () => exchangeInvestors(db),
+        ledgerLots: (token, holder) => ordersRef.ledgerLots(token, holder),
+        restrictedTokens,
+      });
+      const sync = compliance;
+      unwatchFills = dexService.subscribe((e) => {
+        if (e.kind !== "order" || !e.fill || !restrictedSymbols.has(e.order.symbol)) return;
+        const m = dexService.listMarkets().find((x) => x.symbol === e.order.symbol);
+        if (m) sync.lotsChanged(m.baseToken, e.account);
+      });
+    } else if (!registry) {
+      logger.warn("exchange-api: no EligibilityRegistry in the deployments: restricted lots are not recorded on chain");
+    }
     // SSE at /api/realtime and the legacy WebSocket at /ws: quote and book events from the pipeline;
     // realtime.publishToUser sends a user's order and settlement events (the handle's `realtime`)
     const realtime: ExchangeRealtime = createExchangeRealtime({ dex: dexService });
-    const config = exchangeApiConfig({ mode: ctx.config.mode, issuers: ctx.config.exchangeApi.oidcIssuers, audience: ctx.config.exchangeApi.oidcAudience });
+    const config = exchangeApiConfig({ mode: ctx.config.mode, issuers: ctx.config.exchangeApi.oidcIssuers, audience: ctx.config.exchangeApi.oidcAudience, rateLimits: { ipPerMinute: ctx.config.exchangeApi.ipPerMinute } });
     let api;
     try {
       api = await startExchangeApi({
@@ -100,6 +130,7 @@ export const exchangeApiComponent: Component = {
       throw err;
     }
     money.start(FUNDING_INTERVAL_MS);
+    await compliance?.start();
     // exchange orders' status and settlement events to their owner (every SSE / legacy WebSocket connection)
     const unwatchOrders = orders?.watch((owner, event, data) => realtime.publishToUser(owner, event, data));
     const running = api;
@@ -107,12 +138,15 @@ export const exchangeApiComponent: Component = {
     const origin = running.url.replace(/\/v1$/, "");
     const handle: ExchangeApiHandle = {
       realtime,
+      compliance,
       urls: { "exchange api": running.url, "exchange real time (SSE)": `${origin}${REALTIME_PATH}`, "exchange WebSocket (legacy)": `${origin.replace(/^http/, "ws")}${LEGACY_WS_PATH}` },
       info: { "exchange api identity issuers": config.issuers.join(", ") },
       async stop() {
         if (stopped) return;
         stopped = true;
         unwatchOrders?.();
+        unwatchFills?.();
+        await compliance?.stop();
         await money.stop();
         await realtime.close();
         await running.close();
@@ -135,4 +169,6 @@ export const exchangeApiComponent: Component = {
 /** The exchange API's handle: `realtime.publishToUser` sends order and settlement events to their owner. */
 export interface ExchangeApiHandle extends ComponentHandle {
   readonly realtime: ExchangeRealtime;
+  /** the eligibility registry's writer (absent without a registry or a pipeline) */
+  readonly compliance?: ComplianceSync;
 }

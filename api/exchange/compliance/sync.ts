@@ -1,0 +1,191 @@
+// Keeps the eligibility registry in step with the exchange (docs/decisions/api.md "Eligibility registry sync"):
+// investors' facts (accreditation, US person) of every account with a custody address, and each holder's
+// restricted lots of each restricted asset from the exchange ledger's FIFO lots. Off the order path: a keyed
+// queue (one pending job per investor or per token and holder, coalesced), worked one at a time (one nonce
+// lane), each job recomputed when it runs and skipped when the chain already holds it; a failure is logged
+// and retried with a growing delay; nothing is lost across a restart since `start` recomputes everything.
+import type { Address } from "viem";
+import type { Logger } from "pino";
+import type { Db } from "../../../db";
+import { MAX_LOTS, holdEndSeconds, registryAccreditation, type ComplianceClient, type InvestorEligibility, type RestrictedLot } from "./client";
+
+export interface LedgerLots {
+  settled: boolean;
+  /** the holder's lots now, oldest first (hold ends in ms) */
+  lots: { units: bigint; holdEndMs: number }[];
+  /** the hold end of every lot the ledger opened for this holder, relieved ones too */
+  boughtHoldEndsMs: number[];
+}
+
+export interface ComplianceSyncDeps {
+  client: ComplianceClient;
+  logger?: Pick<Logger, "info" | "warn">;
+  /** every exchange investor with a custody address and its facts now */
+  investors(): Promise<{ address: Address; facts: InvestorEligibility }[]>;
+  /** the ledger's lots of `holder` in the asset of `token` (null: not an asset the exchange lists) */
+  ledgerLots(token: Address, holder: Address): Promise<LedgerLots | null>;
+  /** the tokens of assets whose regime has a hold (the registry checks their transfers) */
+  restrictedTokens(): Address[];
+  /** wall clock (the chain's clock follows it): lots whose hold ended are not recorded */
+  now?: () => number;
+  pollMs?: number;
+  retryMs?: number;
+}
+
+/** The registry's lots of a holder from the ledger's: those still in their hold on the chain's clock, oldest
+ *  first; past MAX_LOTS the oldest are merged (their units with the later hold end: never freed early). */
+export function registryLots(lots: readonly { units: bigint; holdEndMs: number }[], nowMs: number): RestrictedLot[] {
+  const held = lots.filter((l) => l.units > 0n && l.holdEndMs > nowMs).map((l) => ({ amountBaseUnits: l.units, holdEndMs: l.holdEndMs }));
+  while (held.length > MAX_LOTS) {
+    const [a, b] = held.splice(0, 2);
+    held.unshift({ amountBaseUnits: a!.amountBaseUnits + b!.amountBaseUnits, holdEndMs: Math.max(a!.holdEndMs, b!.holdEndMs) });
+  }
+  return held;
+}
+
+type Job = { kind: "investor"; address: Address; facts: InvestorEligibility } | { kind: "lots"; token: Address; holder: Address };
+const keyOf = (j: Job) => (j.kind === "investor" ? `i:${j.address.toLowerCase()}` : `l:${j.token.toLowerCase()}:${j.holder.toLowerCase()}`);
+
+export function createComplianceSync(deps: ComplianceSyncDeps) {
+  const now = deps.now ?? Date.now;
+  const pollMs = deps.pollMs ?? 1_000;
+  const retryMs = deps.retryMs ?? 1_000;
+  const pending = new Map<string, { job: Job; notBefore: number; failures: number }>();
+  const recordedFacts = new Map<string, string>();
+  let lastSequence = 0n;
+  let stopped = true;
+  let wake: (() => void) | undefined;
+  let loop: Promise<void> | undefined;
+  let poller: NodeJS.Timeout | undefined;
+
+  function enqueue(job: Job, delayMs = 0): void {
+    const k = keyOf(job);
+    const cur = pending.get(k);
+    // a newer job replaces the pending one (lots are recomputed when the job runs anyway)
+    pending.set(k, { job, notBefore: Math.min(cur?.notBefore ?? Infinity, now() + delayMs), failures: cur?.failures ?? 0 });
+    wake?.();
+  }
+
+  async function run(job: Job): Promise<"done" | "later"> {
+    if (job.kind === "investor") {
+      const onChain = await deps.client.investor(job.address);
+      if (onChain.accreditation !== job.facts.accreditation || onChain.usPerson !== job.facts.usPerson) {
+        await deps.client.recordInvestor(job.address, job.facts);
+        deps.logger?.info({ investor: job.address, ...job.facts }, "eligibility registry: investor recorded");
+      }
+      recordedFacts.set(job.address.toLowerCase(), JSON.stringify(job.facts));
+      return "done";
+    }
+    const ledger = await deps.ledgerLots(job.token, job.holder);
+    if (!ledger) return "done";
+    // a fill not yet settled: its units are not on chain yet (a seller's lots must not shrink before they move)
+    if (!ledger.settled) return "later";
+    const onChain = (await deps.client.lotsOf(job.token, job.holder)).filter((l) => l.holdEnd * 1000n > BigInt(now()));
+    // lots the chain gave this holder outside the exchange (an exempt recipient of a direct transfer: the hold
+    // tacks) have a hold end none of its ledger lots has: kept, so a record never frees them
+    const known = new Set(ledger.boughtHoldEndsMs.map((ms) => holdEndSeconds(ms)));
+    const foreign = onChain.filter((l) => !known.has(l.holdEnd)).map((l) => ({ units: l.amount, holdEndMs: Number(l.holdEnd) * 1000 }));
+    const lots = registryLots([...ledger.lots, ...foreign].sort((a, b) => a.holdEndMs - b.holdEndMs), now());
+    const same = onChain.length === lots.length && lots.every((l, i) => onChain[i]!.amount === l.amountBaseUnits && onChain[i]!.holdEnd === holdEndSeconds(l.holdEndMs));
+    if (same) return "done";
+    // a sequence that grows across restarts too: the wall clock in microseconds, or one more than the last
+    const clockSeq = BigInt(now()) * 1000n;
+    lastSequence = clockSeq > lastSequence ? clockSeq : lastSequence + 1n;
+    await deps.client.recordLots(job.token, job.holder, lastSequence, lots);
+    deps.logger?.info({ token: job.token, holder: job.holder, lots: lots.length, sequence: lastSequence.toString() }, "eligibility registry: lots recorded");
+    return "done";
+  }
+
+  async function work(): Promise<void> {
+    while (!stopped) {
+      const t = now();
+      const due = [...pending.entries()].filter(([, p]) => p.notBefore <= t).sort((a, b) => a[1].notBefore - b[1].notBefore)[0];
+      if (!due) {
+        const next = Math.min(...[...pending.values()].map((p) => p.notBefore), t + pollMs);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.max(10, next - t));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+        continue;
+      }
+      const [k, p] = due;
+      pending.delete(k);
+      try {
+        const r = await run(p.job);
+        if (r === "later" && !pending.has(k)) pending.set(k, { job: p.job, notBefore: now() + 250, failures: p.failures });
+      } catch (err) {
+        const failures = p.failures + 1;
+        deps.logger?.warn({ job: p.job, failures, err: err instanceof Error ? err.message : String(err) }, "eligibility registry: record failed, retrying");
+        if (!pending.has(k)) pending.set(k, { job: p.job, notBefore: now() + Math.min(retryMs * 2 ** Math.min(failures - 1, 5), 30_000), failures });
+      }
+    }
+  }
+
+  async function pollInvestors(): Promise<void> {
+    for (const inv of await deps.investors()) {
+      if (recordedFacts.get(inv.address.toLowerCase()) !== JSON.stringify(inv.facts)) enqueue({ kind: "investor", address: inv.address, facts: inv.facts });
+    }
+  }
+
+  return {
+    /** Recomputes everything (investors, and each investor's lots of each restricted token), then follows. */
+    async start(): Promise<void> {
+      if (!stopped) return;
+      stopped = false;
+      loop = work();
+      const investors = await deps.investors();
+      for (const inv of investors) {
+        enqueue({ kind: "investor", address: inv.address, facts: inv.facts });
+        for (const token of deps.restrictedTokens()) enqueue({ kind: "lots", token, holder: inv.address });
+      }
+      const tick = () => {
+        if (stopped) return;
+        pollInvestors()
+          .catch((err) => deps.logger?.warn({ err: String(err) }, "eligibility registry: reading investors failed"))
+          .finally(() => {
+            if (!stopped) poller = setTimeout(tick, pollMs);
+          });
+      };
+      poller = setTimeout(tick, pollMs);
+    },
+    /** A fill of `holder` in `token`: its lots are recorded once the fill is settled. */
+    lotsChanged(token: Address, holder: Address): void {
+      if (deps.restrictedTokens().some((t) => t.toLowerCase() === token.toLowerCase())) enqueue({ kind: "lots", token, holder });
+    },
+    /** An investor's facts may have changed (the poll finds it within pollMs anyway). */
+    investorsChanged(): void {
+      void pollInvestors().catch(() => undefined);
+    },
+    /** Jobs not yet done (tests wait for 0). */
+    pendingCount: () => pending.size,
+    async stop(): Promise<void> {
+      stopped = true;
+      if (poller) clearTimeout(poller);
+      wake?.();
+      await loop;
+    },
+  };
+}
+
+export type ComplianceSync = ReturnType<typeof createComplianceSync>;
+
+/** Every exchange account with a custody address, with its registry facts (the book's accreditation rule; US
+ *  person as the investor profile says, else a +1 phone). */
+export async function exchangeInvestors(db: Db): Promise<{ address: Address; facts: InvestorEligibility }[]> {
+  const r = await db.query<{ address: string; accreditation_status: string; accreditation_type: string; phone: string | null; us_person: boolean | null }>(
+    `SELECT c.address, a.accreditation_status, a.accreditation_type, a.phone, p.us_person
+       FROM exchange_accounts a JOIN exchange_custody_accounts c ON c.account_id = a.id::text
+       LEFT JOIN exchange_investor_profiles p ON p.account_id = a.id::text`,
+  );
+  return r.rows.map((row) => ({
+    address: row.address as Address,
+    facts: {
+      accreditation: registryAccreditation({ accreditationStatus: row.accreditation_status as never, accreditationType: row.accreditation_type as never }),
+      usPerson: row.us_person ?? (row.phone ?? "+1").startsWith("+1"),
+    },
+  }));
+}

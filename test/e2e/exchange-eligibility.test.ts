@@ -1,0 +1,165 @@
+// Issue #15: the chain respects the resale rules too (docs/decisions/api.md "Eligibility registry sync"). On a
+// stack (chains, asset tokens, pipeline, identity provider, exchange API holding the compliance key): the
+// exchange API records investors (an account's custody address at creation, its accreditation when it changes)
+// and, after a settled fill of a restricted asset, the holder's restricted lots from the exchange ledger. A
+// buyer of a Reg CF lot (a demo trader placing directly through the pipeline, whose key the test holds) withdraws
+// it from Settlement to its wallet; a direct ERC-20 transfer past its free units to a non-accredited address is
+// refused on chain (exactly its free units pass, one unit more does not), also after the sandbox clock moved a
+// year (the chain's hold is on the chain's clock); an accredited investor receives the restricted units, and
+// their hold goes with them.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { createPublicClient, createWalletClient, defineChain, http, type Address } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { assetTokenAbi, eligibilityRegistryAbi, settlementAbi } from "../../sdk/abi";
+import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
+import type { ExchangeApiHandle } from "../../scripts/stack/components/exchange-api";
+import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
+import { signedInput } from "../../pipeline/testing/orders";
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000, everyMs = 200): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+test("eligibility registry: restricted lots recorded from the ledger; the chain refuses a transfer the rules refuse", { timeout: 300_000 }, async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-eligibility-e2e-"));
+  let stack: RunningStack | undefined;
+  try {
+    const { config } = await createTestConfig(dataDir);
+    stack = await startStack({ config, components: defaultComponents(["iam", "pipeline", "exchange-api"]), onComponentError: "fail" });
+    const iam = config.urls.identity;
+    const api = config.urls.exchangeApi;
+    const home = stack.deployments.home;
+    const chain = defineChain({ id: home.chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [config.chains.home.rpcUrl] } } });
+    const client = createPublicClient({ chain, transport: http(config.chains.home.rpcUrl), pollingInterval: 50 });
+    const dex: DexService = (stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle).dexService;
+    const exchange = stack.components.find((c) => c.name === "exchange-api")!.handle as ExchangeApiHandle;
+    assert.ok(exchange.compliance, "the exchange API runs the registry's writer");
+    const registry = home.contracts.EligibilityRegistry as Address;
+    assert.ok(registry, "the registry is deployed");
+    const settlement = home.contracts.Settlement as Address;
+    const cnts = home.tokens.CNTS.address as Address; // Reg CF: a 12-month hold, accredited buyers exempt
+    const read = <T>(functionName: string, args: unknown[]) => client.readContract({ address: registry, abi: eligibilityRegistryAbi, functionName, args } as never) as Promise<T>;
+
+    async function login(phone: string) {
+      const otp = await fetch(`${iam}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
+      assert.ok(otp.status < 300, `otp: ${otp.status}`);
+      const outbox = (await (await fetch(`${iam}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`)).json()) as { data: Array<{ code: string }> };
+      const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: outbox.data[0].code, scope: "openid profile email phone" });
+      const grant = (await (await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form })).json()) as { access_token: string };
+      const auth = { authorization: `Bearer ${grant.access_token}` };
+      const { token } = (await (await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth })).json()) as { token: string };
+      const headers = { ...auth, "tenant-authorization": token, "content-type": "application/json" };
+      const call = async (method: string, p: string, body?: unknown) => {
+        const r = await fetch(`${api}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        const text = await r.text();
+        assert.ok(r.status < 500, `${method} ${p}: ${r.status} ${text}`);
+        return { status: r.status, body: (text ? JSON.parse(text) : {}) as Json };
+      };
+      const account = (await call("GET", "/account")).body.data as Json;
+      return { call, address: account.settlementAddress as Address };
+    }
+
+    // 1. an account's custody address is recorded when it is created (non-US, not accredited), and again
+    //    when its accreditation changes (506b self-certified)
+    const alice = await login("+447700900301"); // not +1: a non-US person (the profile's default)
+    await waitFor("alice recorded", async () => {
+      if ((await exchange.compliance!.pendingCount()) > 0) return undefined;
+      const [acc, nonUS] = await read<[number, boolean]>("investor", [alice.address]);
+      return acc === 0 && nonUS === true ? true : undefined;
+    });
+    assert.equal((await alice.call("POST", "/sandbox/accreditation/506b", {})).status, 200);
+    await waitFor("alice's accreditation recorded", async () => ((await read<[number, boolean]>("investor", [alice.address]))[0] === 1 ? true : undefined));
+
+    // 2. a Reg CF lot: a demo trader buys 5 CNTS from another through the pipeline (real signed orders)
+    const [seller, buyer] = config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
+    const m: MarketSpec = dex.listMarkets().find((x) => x.symbol === "CNTS-USD")!;
+    const place = async (who: typeof seller, side: "buy" | "sell", priceTicks: bigint, sizeLots: bigint) => {
+      const s = await signedInput(who, who.address, home.chainId, settlement, m, { side, priceTicks, sizeLots });
+      const req: PlaceOrderRequest = {
+        kind: "signed", orderId: randomUUID(), clientOrderId: randomUUID(), symbol: m.symbol, side, type: "limit", timeInForce: "gtc",
+        priceTicks, triggerPriceTicks: null, sizeLots, expiresAtMs: null, receivedAtMs: Date.now(), trader: who.address, order: s.order, signature: s.signature,
+      };
+      return dex.placeOrder(req);
+    };
+    const lots = 5n * 10n ** BigInt(m.baseDecimals) / m.lotSize;
+    const units = lots * m.lotSize;
+    assert.equal((await place(seller, "sell", 1_000n, lots)).status, "open"); // 5 @ 10.00
+    const bought = await place(buyer, "buy", 1_000n, lots);
+    assert.equal(bought.status, "filled");
+    const fill = await waitFor("the fill settled", async () => {
+      const o = await dex.getOrder(bought.orderId);
+      return o && o.fills.length === 1 && o.fills[0].settlement === "settled" ? o.fills[0] : undefined;
+    });
+
+    // 3. the registry holds the buyer's lot: its units and the ledger's hold end (12 calendar months from the
+    //    fill, in whole seconds rounded up); the seller (its units from the seed, no lot) has none
+    // what the buyer received: the fill less a fee taken in the asset (the ledger's lot)
+    const received = fill.feeToken.toLowerCase() === m.baseToken.toLowerCase() ? units - fill.feeUnits : units;
+    const holdEndMs = new Date(fill.timestampMs).setUTCFullYear(new Date(fill.timestampMs).getUTCFullYear() + 1);
+    const onChainLots = await waitFor("the buyer's lot recorded", async () => {
+      const l = await read<{ amount: bigint; holdEnd: bigint | number }[]>("lotsOf", [cnts, buyer.address]);
+      return l.length > 0 ? l : undefined;
+    });
+    assert.deepEqual(onChainLots.map((l) => [l.amount, BigInt(l.holdEnd)]), [[received, BigInt(Math.ceil(holdEndMs / 1000))]]);
+    assert.equal(await read<bigint>("restrictedOf", [cnts, buyer.address]), received);
+    assert.deepEqual(await read<unknown[]>("lotsOf", [cnts, seller.address]), []);
+
+    // 4. the buyer withdraws all its CNTS from Settlement to its wallet (a transfer out of Settlement is no
+    //    holder's transfer: not checked)
+    const wallet = createWalletClient({ account: buyer, chain, transport: http(config.chains.home.rpcUrl) });
+    const inSettlement = (await client.readContract({ address: settlement, abi: settlementAbi, functionName: "balanceOf", args: [buyer.address, cnts] })) as bigint;
+    assert.ok(inSettlement > received);
+    await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: settlement, abi: settlementAbi, functionName: "requestWithdrawal", args: [cnts, inSettlement] }) });
+    await client.request({ method: "evm_increaseTime", params: [7 * 86_400 + 1] } as never);
+    await client.request({ method: "evm_mine", params: [] } as never);
+    await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: settlement, abi: settlementAbi, functionName: "executeWithdrawal", args: [cnts] }) });
+    const held = (await client.readContract({ address: cnts, abi: assetTokenAbi, functionName: "balanceOf", args: [buyer.address] })) as bigint;
+    assert.ok(held >= inSettlement);
+    const free = await read<bigint>("freeOf", [cnts, buyer.address]);
+    assert.equal(free, held - received, "free = its holding less the restricted lot");
+
+    // 5. to a non-accredited US address (unrecorded): past the free units refused on chain, exactly them accepted
+    const stranger = privateKeyToAccount(generatePrivateKey()).address;
+    const transfer = (to: Address, amount: bigint) =>
+      client.simulateContract({ account: buyer, address: cnts, abi: [...assetTokenAbi, ...eligibilityRegistryAbi], functionName: "transfer", args: [to, amount] } as never);
+    await assert.rejects(transfer(stranger, free + 1n), /EligibilityTransferRestricted/);
+    await assert.rejects(transfer(stranger, held), /EligibilityTransferRestricted/);
+    const send = async (to: Address, amount: bigint) => {
+      const r = await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: cnts, abi: assetTokenAbi, functionName: "transfer", args: [to, amount], gas: 1_000_000n }) });
+      return r.status;
+    };
+    assert.equal(await send(stranger, free), "success");
+    await assert.rejects(transfer(stranger, 1n), /EligibilityTransferRestricted/, "only restricted units left");
+    // a reverted transaction too (not just the simulation): nothing moved
+    assert.equal(await send(stranger, 1n), "reverted");
+    assert.equal((await client.readContract({ address: cnts, abi: assetTokenAbi, functionName: "balanceOf", args: [stranger] })) as bigint, free);
+
+    // 6. the sandbox clock (funding and the investor rules) moves a year: the exchange frees the lot on its
+    //    books, the chain keeps its own clock and still refuses (the hold end on chain is the ledger's, real time)
+    assert.equal((await alice.call("POST", "/sandbox/funding/advance-clock", { seconds: 366 * 86_400 })).status, 200);
+    await assert.rejects(transfer(stranger, 1n), /EligibilityTransferRestricted/);
+
+    // 7. an accredited investor (alice, 506b) receives restricted units; the hold goes with them
+    assert.equal(await send(alice.address, received / 2n), "success");
+    const tacked = await read<{ amount: bigint; holdEnd: bigint | number }[]>("lotsOf", [cnts, alice.address]);
+    assert.deepEqual(tacked.map((l) => [l.amount, BigInt(l.holdEnd)]), [[received / 2n, BigInt(Math.ceil(holdEndMs / 1000))]]);
+    assert.equal(await read<bigint>("restrictedOf", [cnts, buyer.address]), received - received / 2n);
+  } finally {
+    await stack?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
