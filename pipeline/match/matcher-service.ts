@@ -15,6 +15,7 @@ import { formatDecimal } from "../../sdk/decimal";
 import { feeFor } from "../../sdk/eip712";
 import { systemClock, type Clock } from "../../runtime/clock";
 import { fromJsonSafe, toJsonSafe, type JsonSafe } from "./snapshot-json";
+import { NonceSet } from "./nonce-set";
 
 /** Order nodes the engine allocates at start (~8 MB): a growing book takes nodes from this reserve instead of
  * the young generation, which keeps mark-compacts and long scavenges off the matching path (docs/decisions.md). */
@@ -152,7 +153,7 @@ export class MatcherService {
   readonly orders = new Map<string, LiveOrder>();
   /** every signed order ever accepted, by hash (the batcher needs finished ones too) */
   private readonly signed = new Map<string, SignedOrder>();
-  private readonly usedNonces = new Map<string, Set<bigint>>();
+  private readonly usedNonces = new Map<string, NonceSet>();
   private readonly minNonce = new Map<string, bigint>();
   private readonly agents = new Map<string, bigint>();
   private readonly markets = new Map<string, MarketSpec>();
@@ -268,7 +269,7 @@ export class MatcherService {
         const so = this.signed.get(h);
         return so ? [{ hash: so.hash, order: orderToJson(so.order), signature: so.signature }] : [];
       }),
-      nonces: [...this.usedNonces].map(([t, set]) => [t, nonceRuns(set)]),
+      nonces: [...this.usedNonces].map(([t, set]) => [t, set.runs()]),
       unsettled: [...this.unsettled.values()].map((u) => toJsonSafe(u)),
       dropped: [...this.droppedSeqs],
       rejected: [...this.rejectedOrders],
@@ -290,7 +291,7 @@ export class MatcherService {
       this.signed.set(o.hash.toLowerCase(), signed);
       this.orders.set(o.hash.toLowerCase(), { ...rest, signed, market: this.markets.get(o.market)! });
     }
-    for (const [t, list] of st.nonces) this.usedNonces.set(t, st.v === 1 ? new Set((list as string[]).map((n) => BigInt(n))) : noncesOfRuns(list as string));
+    for (const [t, list] of st.nonces) this.usedNonces.set(t, st.v === 1 ? NonceSet.of((list as string[]).map((n) => BigInt(n))) : NonceSet.fromRuns(list as string));
     for (const j of st.unsettled) {
       const u = fromJsonSafe<{ trade: SettleableTrade; delta: TradeDelta; quoteAmount: bigint }>(j);
       this.unsettled.set(u.trade.seq, u);
@@ -644,7 +645,7 @@ export class MatcherService {
   private useNonce(trader: string, nonce: bigint): void {
     const t = trader.toLowerCase();
     let s = this.usedNonces.get(t);
-    if (!s) this.usedNonces.set(t, (s = new Set()));
+    if (!s) this.usedNonces.set(t, (s = new NonceSet()));
     s.add(nonce);
   }
 
@@ -736,32 +737,6 @@ export class MatcherService {
   health(): { state: "ok" | "halted"; openOrders: number; reason?: string } {
     return this.halted ? { state: "halted", openOrders: this.orders.size, reason: this.halted } : { state: "ok", openOrders: this.orders.size };
   }
-}
-
-/** A trader's used nonces as runs of consecutive values, "start+count" (or "start" for a run of one), comma-
- *  separated, sorted: a wallet counting its orders up (or the API-key allocator, dense from 2^63) leaves one
- *  short string, not one entry per order ever. */
-export function nonceRuns(set: ReadonlySet<bigint>): string {
-  const sorted = [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const out: string[] = [];
-  for (let k = 0; k < sorted.length; ) {
-    let j = k;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1n) j++;
-    out.push(j === k ? sorted[k].toString() : `${sorted[k]}+${j - k + 1}`);
-    k = j + 1;
-  }
-  return out.join(",");
-}
-
-export function noncesOfRuns(runs: string): Set<bigint> {
-  const set = new Set<bigint>();
-  if (runs === "") return set;
-  for (const run of runs.split(",")) {
-    const [start, count] = run.split("+");
-    const first = BigInt(start);
-    for (let k = 0n, n = BigInt(count ?? "1"); k < n; k++) set.add(first + k);
-  }
-  return set;
 }
 
 export type { ValidatedOrder, Address };
