@@ -87,6 +87,10 @@ export function createRecoverPool(threads: number): RecoverPool {
     slot.worker.send({ id, digests: batch.map((w) => w.digest), signatures: batch.map((w) => w.signature) });
   }
 
+  // the helpers boot now (tsx in each takes ~0.5 s on a loaded machine), while the caller's start goes on:
+  // the first order after a restart does not wait for them (issue #13); idle, they keep nothing alive
+  start();
+
   return {
     recover(digest, signature) {
       if (closed || broken) return Promise.resolve(recoverSigner(digest, signature));

@@ -115,6 +115,24 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       node: config.chainNode,
       cpus,
     });
+  // Components' own preparation (their databases) runs while the chains start (issue #13)
+  const components = options.components ?? defaultComponents(config.stackComponents);
+  const prepared = new Map<string, Promise<unknown>>();
+  for (const component of components) {
+    if (!component.prepare) continue;
+    const p = component.prepare(contextConfigFor(component, config));
+    p.catch(() => undefined); // its start sees the rejection
+    prepared.set(component.name, p);
+  }
+  // what no start took over (the stack failed first)
+  const releasePrepared = async () => {
+    for (const component of components) {
+      const p = prepared.get(component.name);
+      if (!p) continue;
+      prepared.delete(component.name);
+      await p.then((v) => component.release?.(v), () => undefined).catch((e) => logger.error({ component: component.name, err: e }, "component failed to release what it prepared"));
+    }
+  };
   // Compilation and both chains start together: each is mostly a separate process's work.
   const [compiled, home, remote] = await phase("chains+compile", () =>
     Promise.allSettled([ensureCompiled(), startOne(config.chains.home, config.homeChainCpus), startOne(config.chains.remote)]),
@@ -123,6 +141,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   const failed = [compiled, home, remote].find((r) => r.status === "rejected") as PromiseRejectedResult | undefined;
   if (failed) {
     await Promise.all(startedChains.map((c) => c.stop()));
+    await releasePrepared();
     throw failed.reason;
   }
   const compileOutcome = (compiled as PromiseFulfilledResult<CompileOutcome>).value;
@@ -147,11 +166,11 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       }
     }
     await Promise.all([chains.home.stop(), chains.remote.stop()]);
+    await releasePrepared();
   };
 
   const secret = options.deployerSecret ?? DeployerSecret.none();
   try {
-    const components = options.components ?? defaultComponents(config.stackComponents);
     const provisioner = createProvisioner({ secret, logger });
     const deployed = await phase("deploy", () => deployOrReuse({ config, logger, chains, provisioner }));
     let deployments = deployed.deployments;
@@ -208,7 +227,9 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
         started,
         updateDeployments,
         nonceLanes,
+        prepared: prepared.get(component.name),
       };
+      prepared.delete(component.name); // its start owns it now
       try {
         const handle = await phase(component.name, () => component.start(ctx));
         started.set(component.name, handle);

@@ -31,6 +31,8 @@ export interface StackContext {
   /** The process's one nonce lane per (chain, account): every component that sends transactions takes
    *  the lane of its sending account here, so two senders of one account never race for a nonce. */
   readonly nonceLanes: NonceLanes;
+  /** What the component's `prepare` gave (it rejects if prepare failed); undefined without a prepare. */
+  readonly prepared?: Promise<unknown>;
 }
 
 export interface ComponentHealth {
@@ -71,5 +73,12 @@ export interface Component {
    * a component whose contracts are already recorded returns at once.
    */
   provision?(ctx: ProvisionContext): Promise<void>;
+  /**
+   * Work that needs neither the chains nor another component (opening its own database): it runs while
+   * the chains start, so a restart does not wait for it afterwards; `start` receives it as `ctx.prepared`
+   * and owns it from then. If the stack fails before this component starts, `release` frees it.
+   */
+  prepare?(config: Config): Promise<unknown>;
+  release?(prepared: unknown): Promise<void>;
   start(ctx: StackContext): Promise<ComponentHandle>;
 }

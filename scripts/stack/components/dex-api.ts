@@ -2,22 +2,35 @@
 // config.ports.dexWs (/ws), gRPC on config.ports.grpc, serving the pipeline's DexService (started after
 // "pipeline" in scripts/stack/components.ts).
 import path from "node:path";
-import { createDb } from "../../../db";
+import { createDb, type Db } from "../../../db";
+import type { Config } from "../../../config";
 import type { Component, ComponentHandle, StackContext } from "../types";
 import { dexApiConfig, resolveEncryptionKey } from "../../../api/dex/config";
 import type { DexService } from "../../../pipeline/service";
 import { startDexApi } from "../../../api/dex/start";
 import { systemClock } from "../../../runtime/clock";
 
+// Its own PGlite directory (one PGlite instance per directory); with DATABASE_URL, the shared Postgres.
+function openDb(config: Config): Promise<Db> {
+  return createDb({ dataDir: path.join(config.dataDir, "dex-api", "pglite"), databaseUrl: config.database.url });
+}
+
 export const dexApiComponent: Component = {
   name: "dex-api",
   serving: true,
+  // the database opens while the chains start: PGlite's start is ~1 s of this thread's CPU (issue #13)
+  prepare: (config: Config) => openDb(config),
+  async release(db) {
+    await (db as Db).close();
+  },
   async start(ctx: StackContext): Promise<ComponentHandle> {
     const pipeline = ctx.started.get("pipeline") as (ComponentHandle & { dexService?: DexService }) | undefined;
-    if (!pipeline?.dexService) throw new Error("dex-api: the pipeline component (and its dexService) must start first");
+    if (!pipeline?.dexService) {
+      if (ctx.prepared) await ((await ctx.prepared.catch(() => undefined)) as Db | undefined)?.close();
+      throw new Error("dex-api: the pipeline component (and its dexService) must start first");
+    }
     const dir = path.join(ctx.config.dataDir, "dex-api");
-    // Its own PGlite directory (one PGlite instance per directory); with DATABASE_URL, the shared Postgres.
-    const db = await createDb({ dataDir: path.join(dir, "pglite"), databaseUrl: ctx.config.database.url });
+    const db = ((await ctx.prepared) as Db | undefined) ?? (await openDb(ctx.config));
     const apiKeyEncryptionKey = resolveEncryptionKey({
       mode: ctx.config.mode,
       keyHex: ctx.config.dexApi.encryptionKeyHex,
