@@ -5,7 +5,7 @@
 // passed on only to the short-lived provisioning children (scripts/stack/provision.ts), then dropped.
 import pino from "pino";
 import { ConfigError, DeployerSecret, loadConfig } from "../config";
-import { startHealthServer, startStack } from "./stack";
+import { beginStack } from "./stack/begin";
 import { formatBanner } from "./stack/banner";
 
 async function main(): Promise<void> {
@@ -13,7 +13,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const deployerSecret = DeployerSecret.takeFrom(process.env);
   const logger = pino({ level: config.logLevel });
-  const stack = await startStack({ config, reset, onComponentError: "continue", logger, deployerSecret });
+  // the chains (and their snapshot loads) start first, while the rest of the stack's modules load
+  const begun = beginStack(config, { reset, onReset: () => logger.info({ dataDir: config.dataDir }, "reset: wiping the data dir") });
+  const { startHealthServer, startStack } = await import("./stack");
+  const stack = await startStack({ config, begun, onComponentError: "continue", logger, deployerSecret });
   const health = await startHealthServer({ host: config.host, port: config.ports.health, stack }).catch(async (e) => {
     await stack.stop();
     throw e;

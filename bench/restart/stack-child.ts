@@ -9,12 +9,10 @@
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import type { Address, Hex } from "viem";
 import { loadConfig } from "../../config";
-import { defaultComponents, startHealthServer, startStack } from "../../scripts/stack";
+import { beginStack } from "../../scripts/stack/begin";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
-import { getDomainSeparator, getSettlementDomain, type Order } from "../../sdk/eip712";
-import { createOrderDigester } from "../../pipeline/intake/order-digest";
+import type { Order } from "../../sdk/eip712";
 import type { PlaceSignedInput } from "../../pipeline/intake/intake";
-import { typedOrder } from "../../pipeline/testing/orders";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const native = require("secp256k1/bindings") as { ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number } };
@@ -27,7 +25,13 @@ const PRICE_TICKS = 250_000n;
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const tStart = performance.now();
-  const stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
+  // the chains begin before the stack's modules load (as `npm start` does): their start overlaps the loading
+  const begun = beginStack(config);
+  const { defaultComponents, startHealthServer, startStack } = await import("../../scripts/stack");
+  const { getDomainSeparator, getSettlementDomain } = await import("../../sdk/eip712");
+  const { createOrderDigester } = await import("../../pipeline/intake/order-digest");
+  const { typedOrder } = await import("../../pipeline/testing/orders");
+  const stack = await startStack({ begun, config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
   const tStarted = performance.now();
   const handle = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
   const p = handle.pipeline;

@@ -1,14 +1,13 @@
 // startStack: chains -> compiled artifacts -> deployments (first start) or their re-use -> components.
 // Used by `npm start` (scripts/start.ts) and by the end-to-end tests, which pass their own config
 // (free ports, a temporary data dir) and their own component list.
-import fs from "node:fs";
-import path from "node:path";
 import pino, { type Logger } from "pino";
 import { DeployerSecret, servingConfig, type Config } from "../../config";
-import { createRpcClient, startChainInWorker, type RunningChain } from "../chain";
+import { createRpcClient, type RunningChain } from "../chain";
 import { createNonceLanes } from "../../runtime/nonces";
 import { defaultComponents } from "./components";
-import { ensureCompiled, type CompileOutcome } from "./compile";
+import type { CompileOutcome } from "./compile";
+import { beginStack, type StackBeginning } from "./begin";
 import { deployOrReuse } from "./deploy";
 import { readDeployments, writeDeployments, type Deployments } from "./deployments";
 import { createProvisioner } from "./provisioner";
@@ -33,6 +32,9 @@ export interface StartStackOptions {
    * starts. Default: none (the provisioning child uses the sandbox's dev key).
    */
   deployerSecret?: DeployerSecret;
+  /** The chains and the compile check, already begun by the caller (`beginStack`, before it loaded the
+   *  rest of the stack's modules); with it, `reset` is beginStack's. */
+  begun?: StackBeginning;
 }
 
 export interface ComponentStatus {
@@ -98,23 +100,10 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     }
   };
 
-  if (options.reset) {
-    logger.info({ dataDir: config.dataDir }, "reset: wiping the data dir");
-    fs.rmSync(config.dataDir, { recursive: true, force: true });
-  }
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  const begun =
+    options.begun ??
+    beginStack(config, { reset: options.reset, onReset: () => logger.info({ dataDir: config.dataDir }, "reset: wiping the data dir") });
 
-  const chainsDir = path.join(config.dataDir, "chains");
-  const startOne = (c: Config["chains"]["home"], cpus?: string) =>
-    startChainInWorker({
-      chainId: c.chainId,
-      port: c.port,
-      host: config.host,
-      dataDir: path.join(chainsDir, String(c.chainId)),
-      fsync: config.chainJournalFsync,
-      node: config.chainNode,
-      cpus,
-    });
   // Components' own preparation (their databases) runs while the chains start (issue #13)
   const components = options.components ?? defaultComponents(config.stackComponents);
   const prepared = new Map<string, Promise<unknown>>();
@@ -133,10 +122,8 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       await p.then((v) => component.release?.(v), () => undefined).catch((e) => logger.error({ component: component.name, err: e }, "component failed to release what it prepared"));
     }
   };
-  // Compilation and both chains start together: each is mostly a separate process's work.
-  const [compiled, home, remote] = await phase("chains+compile", () =>
-    Promise.allSettled([ensureCompiled(), startOne(config.chains.home, config.homeChainCpus), startOne(config.chains.remote)]),
-  );
+  // the compile check and both chains (begun above, or by the caller before it loaded the stack's modules)
+  const [compiled, home, remote] = await phase("chains+compile", () => begun.settled);
   const startedChains = [home, remote].flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
   const failed = [compiled, home, remote].find((r) => r.status === "rejected") as PromiseRejectedResult | undefined;
   if (failed) {

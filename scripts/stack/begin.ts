@@ -1,0 +1,39 @@
+// The first part of a stack's start, in a module light enough to import before the rest of the stack
+// (issue #13: restarts): the chains (their snapshot load, in their own processes) and the contracts'
+// compile check begin here, so an entry point can start them and then load the stack's modules
+// (~2 s of tsx on a loaded machine) while they come up. startStack({ begun }) continues from it;
+// without `begun`, startStack begins itself.
+import fs from "node:fs";
+import path from "node:path";
+import type { Config } from "../../config";
+import { startChainInWorker } from "../chain/start-chain-worker";
+import type { RunningChain } from "../chain/start-chain";
+import { ensureCompiled, type CompileOutcome } from "./compile";
+
+export interface StackBeginning {
+  readonly config: Config;
+  /** settled results, never rejected (startStack reads and reports the failures) */
+  readonly settled: Promise<[PromiseSettledResult<CompileOutcome>, PromiseSettledResult<RunningChain>, PromiseSettledResult<RunningChain>]>;
+}
+
+export function beginStack(config: Config, options: { reset?: boolean; onReset?(): void } = {}): StackBeginning {
+  if (options.reset) {
+    options.onReset?.();
+    fs.rmSync(config.dataDir, { recursive: true, force: true });
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const chainsDir = path.join(config.dataDir, "chains");
+  const startOne = (c: Config["chains"]["home"], cpus?: string) =>
+    startChainInWorker({
+      chainId: c.chainId,
+      port: c.port,
+      host: config.host,
+      dataDir: path.join(chainsDir, String(c.chainId)),
+      fsync: config.chainJournalFsync,
+      node: config.chainNode,
+      cpus,
+    });
+  // Compilation and both chains start together: each is mostly a separate process's work.
+  const settled = Promise.allSettled([ensureCompiled(), startOne(config.chains.home, config.homeChainCpus), startOne(config.chains.remote)]);
+  return { config, settled };
+}
