@@ -89,6 +89,8 @@ const envSchema = z.object({
   EXCHANGE_OIDC_AUDIENCE: z.string().min(1).default("exchange-api"),
   /** spec 8: the exchange API's public market data, requests per minute per client IP */
   EXCHANGE_PUBLIC_RATE_LIMIT: z.coerce.number().int().positive().default(100),
+  /** the exchange API's flood guard: every request, per client IP, per minute (raised only by benchmarks) */
+  EXCHANGE_IP_RATE_LIMIT: z.coerce.number().int().positive().default(1200),
   /** the simulated market (simulator/): on for npm start, off in tests unless a test turns it on */
   SIMULATOR: z.enum(["on", "off"]).default("on"),
   SIMULATOR_SEED: z.coerce.number().int().nonnegative().max(2 ** 32 - 1).default(1),
@@ -201,6 +203,8 @@ export interface Config {
     readonly oidcAudience: string;
     /** public market data: requests per minute per client IP (EXCHANGE_PUBLIC_RATE_LIMIT, spec 8: 100) */
     readonly publicPerMinute: number;
+    /** every request, per client IP, per minute (EXCHANGE_IP_RATE_LIMIT, default 1200; a flood guard) */
+    readonly ipPerMinute: number;
   };
   /** the simulated market's agents (SIMULATOR=on|off, SIMULATOR_SEED, SIMULATOR_ORDERS_PER_SECOND: all books together) */
   readonly simulator: { readonly enabled: boolean; readonly seed: number; readonly ordersPerSecond: number };
@@ -333,7 +337,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       encryptionKeyFile: e.API_KEY_ENCRYPTION_KEY_FILE === undefined ? undefined : path.resolve(e.API_KEY_ENCRYPTION_KEY_FILE),
       walletAuthHosts: e.DEX_WALLET_AUTH_HOSTS,
     },
-    exchangeApi: { oidcIssuers: e.EXCHANGE_OIDC_ISSUERS ?? [http(e.IAM_PORT)], oidcAudience: e.EXCHANGE_OIDC_AUDIENCE, publicPerMinute: e.EXCHANGE_PUBLIC_RATE_LIMIT },
+    exchangeApi: { oidcIssuers: e.EXCHANGE_OIDC_ISSUERS ?? [http(e.IAM_PORT)], oidcAudience: e.EXCHANGE_OIDC_AUDIENCE, publicPerMinute: e.EXCHANGE_PUBLIC_RATE_LIMIT, ipPerMinute: e.EXCHANGE_IP_RATE_LIMIT },
     simulator: { enabled: e.SIMULATOR === "on", seed: e.SIMULATOR_SEED, ordersPerSecond: e.SIMULATOR_ORDERS_PER_SECOND },
     batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS, maxInFlight: e.BATCHER_MAX_INFLIGHT },
     chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,

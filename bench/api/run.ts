@@ -11,6 +11,8 @@
 //   4. after the stack stopped: the identity provider's password-grant logins/s (bench/api/iam-login.ts).
 //   5. then the p99 of token verification on an authenticated exchange API call (bench/api/exchange-auth.ts).
 //   6. then the delay for 1,000 SSE subscribers of /api/realtime to receive one quote (bench/api/exchange-sse.ts).
+//   7. then the exchange API on a whole stack of its own: GET /v1/assets, /quote and /book req/s and p50/p99,
+//      and orders/s through POST /v1/orders for logged-in users (bench/api/exchange-market.ts).
 // Env: BENCH_SECONDS (10 per autocannon run), BENCH_CONNECTIONS (32), BENCH_SUBSCRIBERS (1000),
 // BENCH_ROUNDS (50). Prints a table; stops everything it started.
 import autocannon from "autocannon";
@@ -26,6 +28,7 @@ import { api, createApiKey, keyHeaders, keyOrderBody, type TestKey } from "../..
 import { benchIamLogins, formatIamLoginFigures } from "./iam-login";
 import { benchExchangeAuth, formatExchangeAuthFigures } from "./exchange-auth";
 import { benchSseFanout, formatSseFanoutFigures } from "./exchange-sse";
+import { benchExchangeMarket, formatExchangeMarketFigures } from "./exchange-market";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -220,6 +223,8 @@ main()
   .then(async () => console.log(`\n${formatExchangeAuthFigures(await benchExchangeAuth())}`))
   // the exchange API's SSE fan-out: 1,000 subscribers, one quote (bench/api/exchange-sse.ts)
   .then(async () => console.log(`\n${formatSseFanoutFigures(await benchSseFanout())}`))
+  // the exchange API's market data and order entry on a whole stack (bench/api/exchange-market.ts)
+  .then(async () => console.log(`\n${formatExchangeMarketFigures(await benchExchangeMarket())}`))
   .then(
   () => process.exit(0),
   (err) => {
