@@ -13,7 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { createPublicClient, createWalletClient, defineChain, http, type Address } from "viem";
+import { createPublicClient, createWalletClient, defineChain, http, parseEventLogs, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { assetTokenAbi, eligibilityRegistryAbi, settlementAbi } from "../../sdk/abi";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
@@ -123,8 +123,11 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     const wallet = createWalletClient({ account: buyer, chain, transport: http(config.chains.home.rpcUrl) });
     const inSettlement = (await client.readContract({ address: settlement, abi: settlementAbi, functionName: "balanceOf", args: [buyer.address, cnts] })) as bigint;
     assert.ok(inSettlement > received);
-    await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: settlement, abi: settlementAbi, functionName: "requestWithdrawal", args: [cnts, inSettlement] }) });
-    await client.request({ method: "evm_increaseTime", params: [7 * 86_400 + 1] } as never);
+    const requested = await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: settlement, abi: settlementAbi, functionName: "requestWithdrawal", args: [cnts, inSettlement] }) });
+    // the chain's clock passes the withdrawal delay (only it: the orders signed below expire on that clock too)
+    const [ev] = parseEventLogs({ abi: settlementAbi, logs: requested.logs, eventName: "WithdrawalRequested" }) as unknown as { args: { availableAt: bigint } }[];
+    const block = await client.getBlock({ blockNumber: requested.blockNumber });
+    await client.request({ method: "evm_increaseTime", params: [Number(ev!.args.availableAt - block.timestamp) + 1] } as never);
     await client.request({ method: "evm_mine", params: [] } as never);
     await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: settlement, abi: settlementAbi, functionName: "executeWithdrawal", args: [cnts] }) });
     const held = (await client.readContract({ address: cnts, abi: assetTokenAbi, functionName: "balanceOf", args: [buyer.address] })) as bigint;
@@ -158,6 +161,30 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     const tacked = await read<{ amount: bigint; holdEnd: bigint | number }[]>("lotsOf", [cnts, alice.address]);
     assert.deepEqual(tacked.map((l) => [l.amount, BigInt(l.holdEnd)]), [[received / 2n, BigInt(Math.ceil(holdEndMs / 1000))]]);
     assert.equal(await read<bigint>("restrictedOf", [cnts, buyer.address]), received - received / 2n);
+
+    // 8. nothing is lost across a restart: with the writer stopped, alice buys CNTS through the exchange API (not
+    //    recorded); started again, it recomputes the exchange investors' lots from the ledger and records hers,
+    //    keeping the lot she received by the direct transfer (no ledger lot of hers has its hold end)
+    await exchange.compliance!.stop();
+    assert.equal((await place(seller, "sell", 1_000n, lots)).status, "open");
+    const aliceBuy = await alice.call("POST", "/orders", { assetId: "CNTS", side: "BUY", orderType: "market", quantity: 1 });
+    assert.equal(aliceBuy.status, 201, JSON.stringify(aliceBuy.body));
+    await waitFor("alice's buy settled", async () => ((await alice.call("GET", `/orders/${aliceBuy.body.data.orderId}`)).body.data.settlement === "settled" ? true : undefined), 120_000, 500);
+    assert.equal((await read<unknown[]>("lotsOf", [cnts, alice.address])).length, 1, "not recorded while stopped");
+    await exchange.compliance!.start();
+    const recomputed = await waitFor("alice's lots recomputed", async () => {
+      const l = await read<{ amount: bigint; holdEnd: bigint | number }[]>("lotsOf", [cnts, alice.address]);
+      return l.length === 2 ? l : undefined;
+    });
+    const aliceLots = ((await alice.call("GET", "/exchange-portfolio")).body.data as Json[]).find((x) => x.assetId === "CNTS")!.lots as Json[];
+    assert.equal(aliceLots.length, 1);
+    assert.deepEqual(
+      recomputed.map((l) => [l.amount, BigInt(l.holdEnd)]),
+      [
+        [received / 2n, BigInt(Math.ceil(holdEndMs / 1000))],
+        [BigInt(aliceLots[0].quantityUnits), BigInt(Math.ceil(Date.parse(aliceLots[0].restrictionEndDate) / 1000))],
+      ],
+    );
   } finally {
     await stack?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });

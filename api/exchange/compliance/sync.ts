@@ -154,6 +154,7 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
     },
     /** A fill of `holder` in `token`: its lots are recorded once the fill is settled. */
     lotsChanged(token: Address, holder: Address): void {
+      if (stopped) return; // a stopped writer takes nothing: its next start recomputes everything
       if (deps.restrictedTokens().some((t) => t.toLowerCase() === token.toLowerCase())) enqueue({ kind: "lots", token, holder });
     },
     /** An investor's facts may have changed (the poll finds it within pollMs anyway). */
@@ -167,6 +168,9 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
       if (poller) clearTimeout(poller);
       wake?.();
       await loop;
+      // as a process that ends: what was pending is forgotten (start recomputes it from the ledger)
+      pending.clear();
+      recordedFacts.clear();
     },
   };
 }
