@@ -171,6 +171,12 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     assert.equal(aliceBuy.status, 201, JSON.stringify(aliceBuy.body));
     await waitFor("alice's buy settled", async () => ((await alice.call("GET", `/orders/${aliceBuy.body.data.orderId}`)).body.data.settlement === "settled" ? true : undefined), 120_000, 500);
     assert.equal((await read<unknown[]>("lotsOf", [cnts, alice.address])).length, 1, "not recorded while stopped");
+    // her trade's transaction by its id (trd_...), as the list shows it; an unknown trade id is 404
+    const trade = ((await alice.call("GET", "/transactions?type=trade")).body.data as Json[])[0];
+    assert.match(trade.id, /^trd_[0-9a-z]+_buy$/);
+    assert.deepEqual((await alice.call("GET", `/transactions/${trade.id}`)).body.data, trade);
+    const unknown = await alice.call("GET", `/transactions/${trade.id.replace(/_buy$/, "_sell")}`);
+    assert.deepEqual([unknown.status, unknown.body.error?.code], [404, "TRANSACTION_NOT_FOUND"]);
     await exchange.compliance!.start();
     const recomputed = await waitFor("alice's lots recomputed", async () => {
       const l = await read<{ amount: bigint; holdEnd: bigint | number }[]>("lotsOf", [cnts, alice.address]);

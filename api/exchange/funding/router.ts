@@ -105,8 +105,8 @@ export function createFundingRouter(deps: FundingRouterDeps): Router {
       const { accountId } = principalOf(res);
       const id = idParam.safeParse(req.params.id);
       let tx: unknown = id.success ? await deps.funding.get(accountId, id.data) : undefined;
-      // a trade's transaction (`trd_<trade uuid hex>_<buy|sell>`, the trade hook's ids)
-      if (!tx && typeof req.params.id === "string" && /^trd_[0-9a-f]{32}_(buy|sell)$/.test(req.params.id)) {
+      // a trade's transaction (`trd_<trade id>_<buy|sell>`, the trade hook's ids)
+      if (!tx && typeof req.params.id === "string" && /^trd_[0-9a-z]{1,64}_(buy|sell)$/.test(req.params.id)) {
         tx = ((await deps.tradeTransactions?.(accountId)) ?? []).find((t) => (t as { id?: unknown }).id === req.params.id);
       }
       if (!tx) throw new FundingApiError("TRANSACTION_NOT_FOUND", "transaction not found", {});
