@@ -45,6 +45,14 @@ export type ApiErrorCode = keyof typeof DEX_ERROR_RULES;
 /** The codes of the DEX API (and the ones every HTTP API shares), with their rules. */
 export const API_ERROR_RULES: Readonly<Record<ApiErrorCode, ApiErrorRule>> = DEX_ERROR_RULES;
 
+/** One surface's rule table: the shared codes it answers (their rules from API_ERROR_RULES) and its own. */
+export function surfaceErrorRules<S extends ApiErrorCode, O extends Record<string, ApiErrorRule>>(
+  shared: readonly S[],
+  own: O,
+): Readonly<Record<S | Extract<keyof O, string>, ApiErrorRule>> {
+  return { ...(Object.fromEntries(shared.map((c) => [c, API_ERROR_RULES[c]])) as Record<S, ApiErrorRule>), ...own };
+}
+
 export interface ErrorBody<C extends string = ApiErrorCode> {
   error: { code: C; message: string; details: Record<string, unknown> };
 }

@@ -4,7 +4,7 @@
 // reaches a client.
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
-import { API_ERROR_RULES, ApiError, createErrorHandler, type ApiErrorRule, type HttpErrorRules } from "../errors";
+import { surfaceErrorRules, ApiError, createErrorHandler, type ApiErrorRule, type HttpErrorRules } from "../errors";
 
 /** The bridge's own codes; the others it answers with are the shared ones of api/errors.ts. */
 const BRIDGE_ONLY_RULES = {
@@ -29,10 +29,7 @@ const SHARED_CODES = [
 
 export type BridgeErrorCode = (typeof SHARED_CODES)[number] | keyof typeof BRIDGE_ONLY_RULES;
 
-export const BRIDGE_ERROR_RULES: Readonly<Record<BridgeErrorCode, ApiErrorRule>> = {
-  ...(Object.fromEntries(SHARED_CODES.map((c) => [c, API_ERROR_RULES[c]])) as Record<(typeof SHARED_CODES)[number], ApiErrorRule>),
-  ...BRIDGE_ONLY_RULES,
-};
+export const BRIDGE_ERROR_RULES = surfaceErrorRules(SHARED_CODES, BRIDGE_ONLY_RULES);
 
 export class BridgeApiError extends ApiError<BridgeErrorCode> {
   static override readonly rules: Readonly<Record<string, ApiErrorRule>> = BRIDGE_ERROR_RULES;

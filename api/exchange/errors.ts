@@ -3,7 +3,7 @@
 // 404 as an id that does not exist, so ids do not leak.
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
-import { API_ERROR_RULES, ApiError, createErrorHandler, DEX_HTTP_ERRORS, type ApiErrorRule } from "../errors";
+import { surfaceErrorRules, ApiError, createErrorHandler, DEX_HTTP_ERRORS, type ApiErrorRule } from "../errors";
 
 const EXCHANGE_ONLY_RULES = {
   ACCOUNT_NOT_FOUND: { http: 404 },
@@ -26,10 +26,7 @@ const SHARED_CODES = [
 
 export type ExchangeErrorCode = (typeof SHARED_CODES)[number] | keyof typeof EXCHANGE_ONLY_RULES;
 
-export const EXCHANGE_ERROR_RULES: Readonly<Record<ExchangeErrorCode, ApiErrorRule>> = {
-  ...(Object.fromEntries(SHARED_CODES.map((c) => [c, API_ERROR_RULES[c]])) as Record<(typeof SHARED_CODES)[number], ApiErrorRule>),
-  ...EXCHANGE_ONLY_RULES,
-};
+export const EXCHANGE_ERROR_RULES = surfaceErrorRules(SHARED_CODES, EXCHANGE_ONLY_RULES);
 
 export class ExchangeApiError extends ApiError<ExchangeErrorCode> {
   static override readonly rules: Readonly<Record<string, ApiErrorRule>> = EXCHANGE_ERROR_RULES;

@@ -4,7 +4,7 @@
 // error body {error, error_description} that RFC 6749 5.2 mandates instead (docs/decisions/api.md, "Identity").
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
-import { API_ERROR_RULES, ApiError, createErrorHandler, type ApiErrorRule, type HttpErrorRules } from "../errors";
+import { surfaceErrorRules, ApiError, createErrorHandler, type ApiErrorRule, type HttpErrorRules } from "../errors";
 
 const IAM_ONLY_RULES = {
   ORGANIZATION_NOT_FOUND: { http: 404 },
@@ -24,10 +24,7 @@ const SHARED_CODES = [
 
 export type IamErrorCode = (typeof SHARED_CODES)[number] | keyof typeof IAM_ONLY_RULES;
 
-export const IAM_ERROR_RULES: Readonly<Record<IamErrorCode, ApiErrorRule>> = {
-  ...(Object.fromEntries(SHARED_CODES.map((c) => [c, API_ERROR_RULES[c]])) as Record<(typeof SHARED_CODES)[number], ApiErrorRule>),
-  ...IAM_ONLY_RULES,
-};
+export const IAM_ERROR_RULES = surfaceErrorRules(SHARED_CODES, IAM_ONLY_RULES);
 
 export class IamApiError extends ApiError<IamErrorCode> {
   static override readonly rules: Readonly<Record<string, ApiErrorRule>> = IAM_ERROR_RULES;

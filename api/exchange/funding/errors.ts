@@ -1,20 +1,19 @@
 // The funding endpoints' refusals, as data for the one HTTP error mapper (api/errors.ts): the spec's body
 // {error:{code,message,details}}. The spec names no code for a funding limit; these are recorded in
 // docs/decisions/api.md ("Custody and funding").
-import { ApiError, API_ERROR_RULES, type ApiErrorRule } from "../../errors";
+import { ApiError, surfaceErrorRules, type ApiErrorRule } from "../../errors";
 
-const FUNDING_RULES = {
-  INVALID_REQUEST: API_ERROR_RULES.INVALID_REQUEST,
-  INSUFFICIENT_BALANCE: API_ERROR_RULES.INSUFFICIENT_BALANCE,
-  /** below the method's minimum: details {method, minimum, requested} */
-  AMOUNT_BELOW_MINIMUM: { http: 400 },
-  /** the method's daily maximum would be passed: details {method, direction, day, limit, used, requested} */
-  FUNDING_LIMIT_EXCEEDED: { http: 400 },
-  /** an id that does not exist or is another account's */
-  TRANSACTION_NOT_FOUND: { http: 404 },
-  ROUTE_NOT_FOUND: API_ERROR_RULES.ROUTE_NOT_FOUND,
-  SERVICE_UNAVAILABLE: API_ERROR_RULES.SERVICE_UNAVAILABLE,
-} as const satisfies Record<string, ApiErrorRule>;
+const FUNDING_RULES = surfaceErrorRules(
+  ["INVALID_REQUEST", "INSUFFICIENT_BALANCE", "ROUTE_NOT_FOUND", "SERVICE_UNAVAILABLE"],
+  {
+    /** below the method's minimum: details {method, minimum, requested} */
+    AMOUNT_BELOW_MINIMUM: { http: 400 },
+    /** the method's daily maximum would be passed: details {method, direction, day, limit, used, requested} */
+    FUNDING_LIMIT_EXCEEDED: { http: 400 },
+    /** an id that does not exist or is another account's */
+    TRANSACTION_NOT_FOUND: { http: 404 },
+  } as const satisfies Record<string, ApiErrorRule>,
+);
 
 export type FundingErrorCode = keyof typeof FUNDING_RULES;
 
