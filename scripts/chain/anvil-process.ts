@@ -7,11 +7,10 @@
 // pinned in package.json); npm's install scripts are not needed (nor run) to find it.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { HARDHAT_DEV_MNEMONIC, REPO_ROOT } from "../../config";
 import { cpuAffinityPrefix } from "../../runtime/cpu-affinity";
-import { ChainStartError, type ChainNodeProcess } from "./node-process";
+import { ChainStartError, nodeStopper, prioritizeNode, type ChainNodeProcess } from "./node-process";
 
 const READY_LINE = /Listening on ([0-9.]+):(\d+)/;
 
@@ -106,25 +105,11 @@ export function spawnAnvilNode(options: AnvilNodeOptions): Promise<ChainNodeProc
         });
   watchdog?.on("error", () => undefined);
   watchdog?.unref();
-  const nice = Number(process.env.CHAIN_NODE_NICE ?? -5);
-  if (child.pid !== undefined && Number.isInteger(nice) && nice !== 0) {
-    try {
-      os.setPriority(child.pid, nice);
-    } catch {
-      // not permitted here
-    }
-  }
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  prioritizeNode(child);
+  const { exited, stop } = nodeStopper(child);
   void exited.then(() => watchdog?.kill("SIGKILL"));
   let output = "";
 
-  const stop = async (graceMs = 5_000): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
-    await exited;
-    clearTimeout(timer);
-  };
 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

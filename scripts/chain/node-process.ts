@@ -43,6 +43,31 @@ export class ChainStartError extends AppError<"CHAIN_START_FAILED"> {
   }
 }
 
+/** Raises a chain node's scheduling priority (CHAIN_NODE_NICE, default -5) where that is permitted. */
+export function prioritizeNode(child: ChildProcess): void {
+  const nice = Number(process.env.CHAIN_NODE_NICE ?? -5);
+  if (child.pid !== undefined && Number.isInteger(nice) && nice !== 0) {
+    try {
+      os.setPriority(child.pid, nice);
+    } catch {
+      // not permitted here
+    }
+  }
+}
+
+/** `exited` resolves once the node's process has exited; `stop` sends SIGTERM, then SIGKILL after `graceMs`. */
+export function nodeStopper(child: ChildProcess): { exited: Promise<void>; stop(graceMs?: number): Promise<void> } {
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async (graceMs = 5_000): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { exited, stop };
+}
+
 export function spawnHardhatNode(options: HardhatNodeOptions): Promise<HardhatNodeProcess> {
   const pin = cpuAffinityPrefix(options.cpus);
   const child = spawn(
@@ -66,24 +91,10 @@ export function spawnHardhatNode(options: HardhatNodeOptions): Promise<HardhatNo
   // The node executes every settle batch: it runs ahead of the API, the matcher's intake and the indexer
   // when the cores are contended. Set before Hardhat starts its EDR threads, which inherit it. Raising a
   // priority needs CAP_SYS_NICE (root has it): without it the node keeps the default.
-  const nice = Number(process.env.CHAIN_NODE_NICE ?? -5);
-  if (child.pid !== undefined && Number.isInteger(nice) && nice !== 0) {
-    try {
-      os.setPriority(child.pid, nice);
-    } catch {
-      // not permitted here
-    }
-  }
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  prioritizeNode(child);
+  const { stop } = nodeStopper(child);
   let output = "";
 
-  const stop = async (graceMs = 5_000): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
-    await exited;
-    clearTimeout(timer);
-  };
 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
