@@ -538,7 +538,7 @@ export const eligibilityRegistryAbi = [
           }
         ],
         "internalType": "struct IEligibilityRegistry.Lot[]",
-        "name": "",
+        "name": "all",
         "type": "tuple[]"
       }
     ],
@@ -564,6 +564,42 @@ export const eligibilityRegistryAbi = [
         "internalType": "uint64",
         "name": "",
         "type": "uint64"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "holder",
+        "type": "address"
+      }
+    ],
+    "name": "receivedLotsOf",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "uint192",
+            "name": "amount",
+            "type": "uint192"
+          },
+          {
+            "internalType": "uint64",
+            "name": "holdEnd",
+            "type": "uint64"
+          }
+        ],
+        "internalType": "struct IEligibilityRegistry.Lot[]",
+        "name": "",
+        "type": "tuple[]"
       }
     ],
     "stateMutability": "view",
@@ -630,6 +666,42 @@ export const eligibilityRegistryAbi = [
     "name": "recordLots",
     "outputs": [],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "holder",
+        "type": "address"
+      }
+    ],
+    "name": "recordedLotsOf",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "uint192",
+            "name": "amount",
+            "type": "uint192"
+          },
+          {
+            "internalType": "uint64",
+            "name": "holdEnd",
+            "type": "uint64"
+          }
+        ],
+        "internalType": "struct IEligibilityRegistry.Lot[]",
+        "name": "",
+        "type": "tuple[]"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {

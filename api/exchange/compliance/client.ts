@@ -53,6 +53,8 @@ export interface ComplianceClient {
   /** What the registry holds now: an investor's facts, and a holder's lots of a token (hold ends in seconds). */
   investor(investor: Address): Promise<InvestorEligibility>;
   lotsOf(token: Address, holder: Address): Promise<{ amount: bigint; holdEnd: bigint }[]>;
+  /** Only the lots recorded by this key (what recordLots replaces; not the lots received by direct transfers). */
+  recordedLotsOf(token: Address, holder: Address): Promise<{ amount: bigint; holdEnd: bigint }[]>;
 }
 
 /** A hold end in whole seconds, rounded up: the chain never frees a lot before the exchange does. */
@@ -73,6 +75,11 @@ export function createComplianceClient(opts: { chainId: number; rpcUrl: string; 
   const client = createPublicClient({ chain, transport: http(opts.rpcUrl), pollingInterval }) as PublicClient;
   const account = privateKeyToAccount(opts.complianceKey);
   const lane = createNonceLane(opts.chainId, account.address, () => client.getTransactionCount({ address: account.address, blockTag: "pending" }));
+
+  async function readLots(functionName: "lotsOf" | "recordedLotsOf", token: Address, holder: Address) {
+    const lots = (await client.readContract({ address: opts.registry, abi: eligibilityRegistryAbi, functionName, args: [token, holder] })) as readonly { amount: bigint; holdEnd: bigint | number }[];
+    return lots.map((l) => ({ amount: l.amount, holdEnd: BigInt(l.holdEnd) }));
+  }
 
   async function send(functionName: "recordInvestor" | "recordLots", args: readonly unknown[]): Promise<TransactionReceipt> {
     const call = { address: opts.registry, abi: eligibilityRegistryAbi, functionName, args, account: account.address } as const;
@@ -121,10 +128,8 @@ export function createComplianceClient(opts: { chainId: number; rpcUrl: string; 
       const accreditation = (Object.keys(REGISTRY_ACCREDITATION) as RegistryAccreditation[]).find((k) => REGISTRY_ACCREDITATION[k] === Number(acc)) ?? "none";
       return { accreditation, usPerson: !nonUS };
     },
-    async lotsOf(token, holder) {
-      const lots = (await client.readContract({ address: opts.registry, abi: eligibilityRegistryAbi, functionName: "lotsOf", args: [token, holder] })) as readonly { amount: bigint; holdEnd: bigint | number }[];
-      return lots.map((l) => ({ amount: l.amount, holdEnd: BigInt(l.holdEnd) }));
-    },
+    lotsOf: (token, holder) => readLots("lotsOf", token, holder),
+    recordedLotsOf: (token, holder) => readLots("recordedLotsOf", token, holder),
   };
 }
 

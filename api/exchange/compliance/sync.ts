@@ -13,8 +13,6 @@ export interface LedgerLots {
   settled: boolean;
   /** the holder's lots now, oldest first (hold ends in ms) */
   lots: { units: bigint; holdEndMs: number }[];
-  /** the hold end of every lot the ledger opened for this holder, relieved ones too */
-  boughtHoldEndsMs: number[];
 }
 
 export interface ComplianceSyncDeps {
@@ -80,12 +78,10 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
     if (!ledger) return "done";
     // a fill not yet settled: its units are not on chain yet (a seller's lots must not shrink before they move)
     if (!ledger.settled) return "later";
-    const onChain = (await deps.client.lotsOf(job.token, job.holder)).filter((l) => l.holdEnd * 1000n > BigInt(now()));
-    // lots the chain gave this holder outside the exchange (an exempt recipient of a direct transfer: the hold
-    // tacks) have a hold end none of its ledger lots has: kept, so a record never frees them
-    const known = new Set(ledger.boughtHoldEndsMs.map((ms) => holdEndSeconds(ms)));
-    const foreign = onChain.filter((l) => !known.has(l.holdEnd)).map((l) => ({ units: l.amount, holdEndMs: Number(l.holdEnd) * 1000 }));
-    const lots = registryLots([...ledger.lots, ...foreign].sort((a, b) => a.holdEndMs - b.holdEndMs), now());
+    // only the lots the registry holds from our records: the lots a holder received by a direct transfer (an
+    // exempt recipient: the hold tacks) are the registry's own list, which a record never touches
+    const onChain = (await deps.client.recordedLotsOf(job.token, job.holder)).filter((l) => l.holdEnd * 1000n > BigInt(now()));
+    const lots = registryLots(ledger.lots, now());
     const same = onChain.length === lots.length && lots.every((l, i) => onChain[i]!.amount === l.amountBaseUnits && onChain[i]!.holdEnd === holdEndSeconds(l.holdEndMs));
     if (same) return "done";
     // a sequence that grows across restarts too: the wall clock in microseconds, or one more than the last

@@ -622,7 +622,7 @@ export function createOrders(deps: OrdersDeps) {
     /** The ledger's lots of `holder` (any address with fills) in the asset whose token is `token`, for the
      *  eligibility registry: each lot's units and hold end (restrictionEndMs; none for a regime without a
      *  hold), oldest first; `settled` false while any of its fills there waits for its batch on chain. */
-    async ledgerLots(token: Address, holder: Address): Promise<{ regime: CatalogueAsset["regime"]; settled: boolean; lots: { units: bigint; holdEndMs: number }[]; boughtHoldEndsMs: number[] } | null> {
+    async ledgerLots(token: Address, holder: Address): Promise<{ regime: CatalogueAsset["regime"]; settled: boolean; lots: { units: bigint; holdEndMs: number }[] } | null> {
       const asset = catalogue.find((a) => {
         const m = marketOf(a);
         return m !== null && m.baseToken.toLowerCase() === token.toLowerCase();
@@ -635,8 +635,6 @@ export function createOrders(deps: OrdersDeps) {
         regime: asset.regime,
         settled: fills.every((f) => f.fill.settlement === "settled"),
         lots: hasHold(asset.regime) ? lots.map((l) => ({ units: l.units, holdEndMs: restrictionEndMs(asset.regime, l.acquiredAtMs) })) : [],
-        // every lot the ledger ever opened (relieved ones too): a registry lot with another hold end came from elsewhere
-        boughtHoldEndsMs: hasHold(asset.regime) ? fills.filter((f) => f.side === "BUY").map((f) => restrictionEndMs(asset.regime, f.fill.timestampMs)) : [],
       };
     },
 

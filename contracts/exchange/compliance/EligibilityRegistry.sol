@@ -14,7 +14,12 @@ import {ISettlement} from "../ISettlement.sol";
 ///         A holder's units of a token are its wallet balance plus its balance inside Settlement (the
 ///         custodian). Units inside a lot's hold are restricted; the rest are free. A transfer spends free units
 ///         first; past them it needs a recipient the regime exempts (Reg D, Reg CF: accredited; Reg S: non-US),
-///         and the restricted units it carries keep their hold end in the recipient's lots (oldest lot first).
+///         and the restricted units it carries keep their hold end in the recipient's lots (the earliest hold
+///         end first).
+///
+///         A holder's lots are kept in two lists: those the compliance key records from the exchange ledger
+///         (`recordLots` replaces exactly these) and those it received by a direct transfer (kept until their
+///         hold ends or they move on). A record therefore never frees a received lot, whatever its hold end.
 ///         Settlement itself is no holder: it releases units only to the account that owns them inside it, so
 ///         a transfer out of it is not checked, and a transfer into it is checked like any other (a deposit
 ///         credited to someone else would otherwise move a restricted lot).
@@ -34,6 +39,7 @@ contract EligibilityRegistry is IEligibilityRegistry, AccessControl {
 
     mapping(address investor => InvestorRecord) private _investors;
     mapping(address token => mapping(address holder => Lot[])) private _lots;
+    mapping(address token => mapping(address holder => Lot[])) private _received;
     mapping(address token => mapping(address holder => uint64 sequence)) private _lotsSequence;
 
     /// @param admin holds DEFAULT_ADMIN_ROLE (grants COMPLIANCE_ROLE)
@@ -61,7 +67,7 @@ contract EligibilityRegistry is IEligibilityRegistry, AccessControl {
     }
 
     /// @inheritdoc IEligibilityRegistry
-    /// @dev Lots whose hold has already ended are left out (they restrict nothing).
+    /// @dev Lots whose hold has already ended are left out (they restrict nothing). Received lots stay.
     function recordLots(address token, address holder, uint64 sequence, Lot[] calldata lots)
         external
         onlyRole(COMPLIANCE_ROLE)
@@ -89,11 +95,13 @@ contract EligibilityRegistry is IEligibilityRegistry, AccessControl {
     /// @inheritdoc IEligibilityRegistry
     function checkTransfer(address from, address to, uint256 amount, Regime regime) external {
         address token = msg.sender;
-        if (regime == Regime.Free || from == address(0) || from == address(settlement)) return;
+        // a transfer to oneself moves nothing
+        if (regime == Regime.Free || from == address(0) || from == address(settlement) || from == to) return;
         Lot[] storage lots = _lots[token][from];
-        // the common case: a holder without lots pays one storage read
-        if (lots.length == 0) return;
-        uint256 restricted = _restricted(lots);
+        Lot[] storage received = _received[token][from];
+        // the common case: a holder without lots pays two storage reads
+        if (lots.length == 0 && received.length == 0) return;
+        uint256 restricted = _restricted(lots) + _restricted(received);
         if (restricted == 0) return;
         uint256 free = _free(token, from, restricted);
         if (amount <= free) return;
@@ -115,18 +123,32 @@ contract EligibilityRegistry is IEligibilityRegistry, AccessControl {
     }
 
     /// @inheritdoc IEligibilityRegistry
-    function lotsOf(address token, address holder) external view returns (Lot[] memory) {
+    function lotsOf(address token, address holder) external view returns (Lot[] memory all) {
+        Lot[] storage recorded = _lots[token][holder];
+        Lot[] storage received = _received[token][holder];
+        all = new Lot[](recorded.length + received.length);
+        for (uint256 i; i < recorded.length; ++i) all[i] = recorded[i];
+        for (uint256 i; i < received.length; ++i) all[recorded.length + i] = received[i];
+    }
+
+    /// @inheritdoc IEligibilityRegistry
+    function recordedLotsOf(address token, address holder) external view returns (Lot[] memory) {
         return _lots[token][holder];
     }
 
     /// @inheritdoc IEligibilityRegistry
+    function receivedLotsOf(address token, address holder) external view returns (Lot[] memory) {
+        return _received[token][holder];
+    }
+
+    /// @inheritdoc IEligibilityRegistry
     function restrictedOf(address token, address holder) external view returns (uint256) {
-        return _restricted(_lots[token][holder]);
+        return _restricted(_lots[token][holder]) + _restricted(_received[token][holder]);
     }
 
     /// @inheritdoc IEligibilityRegistry
     function freeOf(address token, address holder) external view returns (uint256) {
-        return _free(token, holder, _restricted(_lots[token][holder]));
+        return _free(token, holder, _restricted(_lots[token][holder]) + _restricted(_received[token][holder]));
     }
 
     /// @notice The last lots record applied for `holder` and `token` (0: none).
@@ -163,28 +185,55 @@ contract EligibilityRegistry is IEligibilityRegistry, AccessControl {
         return true;
     }
 
-    /// @dev Moves `amount` restricted units from `from`'s active lots, oldest first, to `to`'s lots with the
-    ///      same hold ends; drops `from`'s emptied and expired lots.
+    /// @dev Moves `amount` restricted units from `from`'s active lots (recorded and received), the earliest hold
+    ///      end first (a tie: the recorded lot first), to `to`'s received lots with the same hold ends; drops
+    ///      `from`'s emptied and expired lots. Works on memory copies (at most 2 * MAX_LOTS lots) and writes back
+    ///      only the amounts that changed.
     function _moveLots(address token, address from, address to, uint256 amount) private {
-        Lot[] storage src = _lots[token][from];
-        Lot[] storage dst = _lots[token][to];
+        Lot[] storage recorded = _lots[token][from];
+        Lot[] storage received = _received[token][from];
+        Lot[] storage dst = _received[token][to];
         _dropExpired(dst);
+        Lot[] memory a = recorded;
+        Lot[] memory b = received;
         uint256 remaining = amount;
-        uint256 n = src.length;
-        for (uint256 i; i < n && remaining != 0; ++i) {
-            Lot memory lot = src[i];
-            if (lot.holdEnd <= block.timestamp) continue;
+        while (remaining != 0) {
+            (Lot memory lot, bool found) = _earliest(a, b);
+            if (!found) break;
             uint256 take = lot.amount < remaining ? lot.amount : remaining;
             // Safe: take <= lot.amount and take <= remaining by its definition; take fits uint192 as lot.amount does.
             unchecked {
-                src[i].amount = uint192(lot.amount - take);
+                lot.amount = uint192(lot.amount - take);
                 remaining -= take;
             }
             dst.push(Lot(uint192(take), lot.holdEnd));
         }
+        _writeAmounts(recorded, a);
+        _writeAmounts(received, b);
         if (dst.length > MAX_LOTS) revert EligibilityTooManyLots(token, to, dst.length, MAX_LOTS);
-        _dropExpired(src);
+        _dropExpired(recorded);
+        _dropExpired(received);
         emit RestrictedLotsMoved(token, from, to, amount - remaining);
+    }
+
+    /// @dev The active lot (units left, hold not ended) with the earliest hold end in `a` then `b` (a reference
+    ///      into its array: the caller's change to it is the array's).
+    function _earliest(Lot[] memory a, Lot[] memory b) private view returns (Lot memory best, bool found) {
+        for (uint256 i; i < a.length; ++i) {
+            Lot memory l = a[i];
+            if (l.amount != 0 && l.holdEnd > block.timestamp && (!found || l.holdEnd < best.holdEnd)) (best, found) = (l, true);
+        }
+        for (uint256 i; i < b.length; ++i) {
+            Lot memory l = b[i];
+            if (l.amount != 0 && l.holdEnd > block.timestamp && (!found || l.holdEnd < best.holdEnd)) (best, found) = (l, true);
+        }
+    }
+
+    /// @dev Stores the amounts of `lots` (a memory copy of `stored`, same length and order) that changed.
+    function _writeAmounts(Lot[] storage stored, Lot[] memory lots) private {
+        for (uint256 i; i < lots.length; ++i) {
+            if (stored[i].amount != lots[i].amount) stored[i].amount = lots[i].amount;
+        }
     }
 
     /// @dev Removes empty and expired lots, keeping the others in order.

@@ -55,7 +55,8 @@ interface IEligibilityRegistry {
     /// @notice Records `investor`'s eligibility. Compliance key only.
     function recordInvestor(address investor, Accreditation accreditation, bool nonUS) external;
 
-    /// @notice Replaces `holder`'s restricted lots of `token` (oldest first) with `lots`, if `sequence` is newer
+    /// @notice Replaces `holder`'s recorded restricted lots of `token` (oldest first) with `lots` (its received
+    ///         lots stay), if `sequence` is newer
     ///         than the last applied for them: a retried or reordered record never counts twice. Compliance key only.
     function recordLots(address token, address holder, uint64 sequence, Lot[] calldata lots) external;
 
@@ -67,8 +68,15 @@ interface IEligibilityRegistry {
     /// @notice `investor`'s recorded eligibility.
     function investor(address investor_) external view returns (Accreditation accreditation, bool nonUS);
 
-    /// @notice `holder`'s lots of `token` (expired ones included until they are dropped).
+    /// @notice `holder`'s lots of `token`: the recorded ones, then the received ones (expired ones included until
+    ///         they are dropped).
     function lotsOf(address token, address holder) external view returns (Lot[] memory);
+
+    /// @notice `holder`'s lots of `token` recorded by the compliance key (what `recordLots` replaces).
+    function recordedLotsOf(address token, address holder) external view returns (Lot[] memory);
+
+    /// @notice `holder`'s lots of `token` received by direct transfers from other holders (a record keeps them).
+    function receivedLotsOf(address token, address holder) external view returns (Lot[] memory);
 
     /// @notice Units of `token` of `holder` still inside a hold now.
     function restrictedOf(address token, address holder) external view returns (uint256);

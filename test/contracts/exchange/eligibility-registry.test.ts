@@ -82,6 +82,48 @@ describe("EligibilityRegistry and AssetToken", () => {
     });
   }
 
+  it("keeps received lots apart from recorded ones: a record never frees a lot received by transfer, even with the same hold end", async () => {
+    const f = await loadFixture(registryFixture);
+    const t = f.tokens.regCF;
+    const token = await t.getAddress();
+    await f.registry.connect(f.compliance).recordInvestor(f.bob.address, Accreditation.SelfCertified506b, false);
+    await t.connect(f.alice).transfer(f.bob.address, 120n * ETH); // 50 free + 70 of alice's lot
+    // bob bought on the exchange in the same second as alice's lot: his recorded lot has the very same hold end
+    await t.mint(f.bob.address, 10n * ETH);
+    await f.registry.connect(f.compliance).recordLots(token, f.bob.address, 1n, [{ amount: 10n * ETH, holdEnd: f.holdEnd }]);
+    const pairs = (l: Untyped[]) => l.map((x: Untyped) => [x.amount, x.holdEnd]);
+    expect(pairs(await f.registry.recordedLotsOf(token, f.bob.address))).to.deep.equal([[10n * ETH, f.holdEnd]]);
+    expect(pairs(await f.registry.receivedLotsOf(token, f.bob.address))).to.deep.equal([[70n * ETH, f.holdEnd]]);
+    expect(pairs(await f.registry.lotsOf(token, f.bob.address))).to.deep.equal([[10n * ETH, f.holdEnd], [70n * ETH, f.holdEnd]]);
+    expect(await f.registry.restrictedOf(token, f.bob.address)).to.equal(80n * ETH);
+    // a later record (his exchange lot sold) empties only the recorded list
+    await f.registry.connect(f.compliance).recordLots(token, f.bob.address, 2n, []);
+    expect(await f.registry.restrictedOf(token, f.bob.address)).to.equal(70n * ETH);
+    expect(await f.registry.freeOf(token, f.bob.address)).to.equal(60n * ETH);
+    await refused(f, t.connect(f.bob).transfer(f.carol.address, 60n * ETH + 1n));
+  });
+
+  it("moves the earliest hold end first across recorded and received lots; a transfer to oneself moves nothing", async () => {
+    const f = await loadFixture(registryFixture);
+    const t = f.tokens.regD;
+    const token = await t.getAddress();
+    const c = f.registry.connect(f.compliance);
+    for (const who of [f.bob, f.carol]) await c.recordInvestor(who.address, Accreditation.Verified506c, false);
+    // bob: a recorded lot ending late, a received one (from alice) ending earlier
+    await t.connect(f.alice).transfer(f.bob.address, 80n * ETH); // 50 free + 30 restricted (f.holdEnd)
+    await t.mint(f.bob.address, 40n * ETH);
+    await c.recordLots(token, f.bob.address, 1n, [{ amount: 40n * ETH, holdEnd: f.holdEnd + 100n }]);
+    expect(await f.registry.freeOf(token, f.bob.address)).to.equal(50n * ETH);
+    await t.connect(f.bob).transfer(f.bob.address, 120n * ETH);
+    expect(await f.registry.restrictedOf(token, f.bob.address)).to.equal(70n * ETH);
+    // 50 free, then 30 of the received lot (earlier), then 5 of the recorded one
+    await t.connect(f.bob).transfer(f.carol.address, 85n * ETH);
+    const pairs = (l: Untyped[]) => l.map((x: Untyped) => [x.amount, x.holdEnd]);
+    expect(pairs(await f.registry.receivedLotsOf(token, f.carol.address))).to.deep.equal([[30n * ETH, f.holdEnd], [5n * ETH, f.holdEnd + 100n]]);
+    expect(pairs(await f.registry.recordedLotsOf(token, f.bob.address))).to.deep.equal([[35n * ETH, f.holdEnd + 100n]]);
+    expect(pairs(await f.registry.receivedLotsOf(token, f.bob.address))).to.deep.equal([]);
+  });
+
   it("frees the lot when its hold ends: refused one second before, allowed at the hold end", async () => {
     const f = await loadFixture(registryFixture);
     const t = f.tokens.regD;
@@ -144,6 +186,21 @@ describe("EligibilityRegistry and AssetToken", () => {
     await expect(f.registry.connect(f.compliance).recordLots(token, f.bob.address, 2n, lots(65)))
       .to.be.revertedWithCustomError(f.registry, "EligibilityTooManyLots")
       .withArgs(token, f.bob.address, 65n, 64n);
+  });
+
+  it("keeps at most MAX_LOTS (64) received lots: 64 arrive, the 65th transfer is refused", async () => {
+    const f = await loadFixture(registryFixture);
+    const t = f.tokens.regD;
+    const token = await t.getAddress();
+    const c = f.registry.connect(f.compliance);
+    await c.recordInvestor(f.bob.address, Accreditation.Verified506c, false);
+    const lots = Array.from({ length: 64 }, (_, i) => ({ amount: 1n, holdEnd: f.holdEnd + BigInt(i) }));
+    await c.recordLots(token, f.alice.address, 2n, lots);
+    await t.connect(f.alice).transfer(f.bob.address, 150n * ETH); // all its free units and its 64 one-unit lots
+    expect((await f.registry.receivedLotsOf(token, f.bob.address)).length).to.equal(64);
+    await t.mint(f.dave.address, 1n);
+    await c.recordLots(token, f.dave.address, 1n, [{ amount: 1n, holdEnd: f.holdEnd }]);
+    await expect(t.connect(f.dave).transfer(f.bob.address, 1n)).to.be.revertedWithCustomError(f.registry, "EligibilityTooManyLots").withArgs(token, f.bob.address, 65n, 64n);
   });
 
   describe("with Settlement (the custodian)", () => {
