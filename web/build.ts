@@ -1,5 +1,5 @@
 // Builds the trading app with Vite once per content: the output goes to web/.build/<hash>/, the hash
-// covering web/index.html, web/vite.config.mjs, web/src, sdk/ and package-lock.json. `npm start` calls
+// covering web/index.html, web/exchange.html, web/vite.config.mjs, web/src, sdk/ and package-lock.json. `npm start` calls
 // buildWebApp() and re-uses an existing build (a cached start adds ~0 s; a fresh build takes seconds). No
 // download: Vite and its esbuild/rollup binaries come from npm packages.
 import { spawn } from "node:child_process";
@@ -27,7 +27,7 @@ function hashTree(hash: ReturnType<typeof createHash>, dir: string, accept: (nam
 /** The content hash of everything the build reads (tests excluded: they change no byte of the app). */
 export function webSourceHash(): string {
   const hash = createHash("sha256");
-  for (const f of ["web/index.html", "web/vite.config.mjs", "package-lock.json"]) hash.update(f).update(fs.readFileSync(path.join(REPO, f)));
+  for (const f of ["web/index.html", "web/exchange.html", "web/vite.config.mjs", "package-lock.json"]) hash.update(f).update(fs.readFileSync(path.join(REPO, f)));
   const notTest = (n: string) => !n.endsWith(".test.ts");
   hashTree(hash, path.join(WEB_ROOT, "src"), notTest);
   hashTree(hash, path.join(REPO, "sdk"), (n) => notTest(n) && n.endsWith(".ts"));

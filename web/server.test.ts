@@ -1,6 +1,8 @@
 // The web server over real sockets: the built app's files (and nothing outside them), the public config
 // (development keys in the sandbox only), the JSON-RPC allowlist and its limits at the boundary and one
-// past it, the REST forward (Host kept, X-Forwarded-For set by us), the indexer's absence, the WebSocket relay.
+// past it, the REST forward (Host kept, X-Forwarded-For set by us), the indexer's absence, the WebSocket relay,
+// the exchange app's page and its forwards (the exchange API under /exchange-api, the identity provider's
+// three login paths under /identity and nothing else of it).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -14,6 +16,7 @@ import { MAX_RPC_BATCH, MAX_RPC_BODY, startWebServer, type RunningWebServer } fr
 const dist = fs.mkdtempSync(path.join(os.tmpdir(), "web-dist-"));
 fs.mkdirSync(path.join(dist, "assets"));
 fs.writeFileSync(path.join(dist, "index.html"), "<!doctype html><title>t</title>");
+fs.writeFileSync(path.join(dist, "exchange.html"), "<!doctype html><title>exchange</title>");
 fs.writeFileSync(path.join(dist, "assets", "app-abc.js"), "console.log(1)");
 fs.writeFileSync(path.join(os.tmpdir(), "web-secret.txt"), "secret");
 
@@ -55,7 +58,14 @@ async function start(mode: "sandbox" | "production"): Promise<RunningWebServer> 
     host: "127.0.0.1",
     port: 0,
     distDir: dist,
-    upstream: { dexRest: `http://127.0.0.1:${ports.rest}`, dexWs: `ws://127.0.0.1:${ports.ws}/ws`, rpc: `http://127.0.0.1:${ports.rpc}`, indexer: () => undefined },
+    upstream: {
+      dexRest: `http://127.0.0.1:${ports.rest}`,
+      dexWs: `ws://127.0.0.1:${ports.ws}/ws`,
+      rpc: `http://127.0.0.1:${ports.rpc}`,
+      indexer: () => undefined,
+      // the exchange API and the identity provider: the same recording server (production: none configured)
+      ...(mode === "sandbox" ? { exchangeApi: `http://127.0.0.1:${ports.rest}`, identity: `http://127.0.0.1:${ports.rest}` } : {}),
+    },
     chainId: 31337,
     mode,
     devWalletKeys: ["0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a"],
@@ -173,4 +183,61 @@ test("/ws relays both ways; other upgrade paths are refused", async () => {
   ws.close();
   const other = new WebSocket(s.url.replace("http", "ws") + "/other");
   await new Promise<void>((resolve) => other.on("error", () => resolve()));
+});
+
+test("the exchange app: its page at /exchange; /exchange-api/v1/* to the exchange API's /v1/* with its own Host", async () => {
+  const s = await start("sandbox");
+  for (const p of ["/exchange", "/exchange/", "/exchange.html"]) {
+    const r = await raw(s.url, p);
+    assert.equal(r.status, 200, p);
+    assert.match(r.body, /<title>exchange<\/title>/);
+    assert.match(r.headers["content-security-policy"] as string, /connect-src 'self'/);
+  }
+  const r = await raw(s.url, "/exchange-api/v1/orders?status=PENDING", { method: "POST", headers: { host: "web.example", authorization: "Bearer t", "x-forwarded-for": "6.6.6.6", "content-type": "application/json" }, body: '{"q":1}' });
+  assert.equal(r.status, 201);
+  const seen = restSeen.at(-1)!;
+  const port = new URL(s.url).port;
+  assert.equal(seen.path, "/v1/orders?status=PENDING");
+  assert.equal(seen.body, '{"q":1}');
+  assert.equal(seen.xff, "127.0.0.1");
+  assert.notEqual(seen.host, "web.example");
+  assert.notEqual(seen.host, `127.0.0.1:${port}`);
+  // only /v1 of the exchange API: anything else under the prefix is this server's 404
+  const n = restSeen.length;
+  for (const p of ["/exchange-api/admin", "/exchange-api/v1/../admin", "/exchange-api/v2/x"]) assert.equal((await raw(s.url, p)).status, 404, p);
+  assert.equal(restSeen.length, n);
+});
+
+test("/identity forwards the three login paths with their methods only; without upstreams: 503", async () => {
+  const s = await start("sandbox");
+  const n = restSeen.length;
+  const otp = await raw(s.url, "/identity/api/otp", { method: "POST", headers: { "content-type": "application/json" }, body: '{"phone":"+14155550123"}' });
+  assert.equal(otp.status, 201);
+  assert.equal(restSeen.at(-1)!.path, "/api/otp");
+  assert.equal((await raw(s.url, "/identity/api/sandbox/outbox?phone=%2B14155550123&limit=1")).status, 201);
+  assert.equal(restSeen.at(-1)!.path, "/api/sandbox/outbox?phone=%2B14155550123&limit=1");
+  const grant = await raw(s.url, "/identity/api/login/oauth/access_token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=password" });
+  assert.equal(grant.status, 201);
+  assert.equal(restSeen.at(-1)!.body, "grant_type=password");
+  assert.equal(restSeen.length, n + 3);
+  // the provider's other paths (its sandbox writes, the authorization pages, JWKS) are not reachable here
+  for (const [method, p, status] of [
+    ["POST", "/identity/api/sandbox/users", 404],
+    ["POST", "/identity/api/sandbox/organizations", 404],
+    ["GET", "/identity/api/login/oauth/authorize", 404],
+    ["GET", "/identity/.well-known/jwks.json", 404],
+    ["GET", "/identity/api/otp", 405],
+    ["POST", "/identity/api/sandbox/outbox", 405],
+  ] as const) {
+    const r = await raw(s.url, p, { method, headers: { "content-type": "application/json" }, body: method === "POST" ? "{}" : undefined });
+    assert.equal(r.status, status, `${method} ${p}`);
+    assert.ok(JSON.parse(r.body).error.code);
+  }
+  assert.equal(restSeen.length, n + 3);
+  const prod = await start("production");
+  for (const p of ["/exchange-api/v1/assets", "/identity/api/otp"]) {
+    const r = await raw(prod.url, p, { method: p.includes("otp") ? "POST" : "GET" });
+    assert.equal(r.status, 503, p);
+    assert.equal(JSON.parse(r.body).error.code, "SERVICE_UNAVAILABLE");
+  }
 });

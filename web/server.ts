@@ -3,6 +3,8 @@
 // DEX WebSocket, /rpc -> the home chain's JSON-RPC (an allowlist of read and raw-transaction methods: never
 // eth_sendTransaction or a node's admin methods), /indexer/candles -> the indexer, and /config.json (the
 // chain id and, in the sandbox only, the demo traders' public development keys for the built-in wallet).
+// The exchange app (/exchange, exchange.html) talks to /exchange-api/v1/* -> the exchange API's /v1/* and
+// /identity/api/{otp, sandbox/outbox, login/oauth/access_token} -> the identity provider (an allowlist).
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -23,6 +25,10 @@ export interface WebServerOptions {
     rpc: string;
     /** the indexer's base URL now; undefined when it does not run */
     indexer: () => string | undefined;
+    /** the exchange API's origin, without /v1 (the exchange app: /exchange-api/v1/* goes there) */
+    exchangeApi?: string;
+    /** the identity provider's origin (the exchange app's login: /identity/api/... , an allowlist) */
+    identity?: string;
   };
   chainId: number;
   mode: "sandbox" | "production";
@@ -56,6 +62,13 @@ export const RPC_METHODS = new Set([
   "eth_sendRawTransaction",
 ]);
 export const MAX_RPC_BODY = 256 * 1024;
+
+/** The identity provider's paths the exchange app may call through /identity (method, path). */
+export const IDENTITY_PATHS: ReadonlyMap<string, string> = new Map([
+  ["/api/otp", "POST"],
+  ["/api/sandbox/outbox", "GET"],
+  ["/api/login/oauth/access_token", "POST"],
+]);
 export const MAX_RPC_BATCH = 50;
 
 const TYPES: Record<string, string> = {
@@ -113,6 +126,7 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
       res.writeHead(200, { "content-type": TYPES[".html"], "cache-control": "no-cache", ...SECURITY_HEADERS });
       return void res.end(req.method === "HEAD" ? undefined : index);
     }
+    if (pathname === "/exchange" || pathname === "/exchange/") pathname = "/exchange.html";
     let decoded: string;
     try {
       decoded = decodeURIComponent(pathname);
@@ -132,16 +146,37 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
     });
   }
 
-  function proxyRest(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const up = http.request(
-      { protocol: dexRest.protocol, hostname: dexRest.hostname, port: dexRest.port, method: req.method, path: req.url, headers: { ...req.headers, connection: "close", "x-forwarded-for": req.socket.remoteAddress ?? "" } },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      },
-    );
-    up.on("error", () => sendError(res, 503, "SERVICE_UNAVAILABLE", "the DEX API cannot be reached: try again shortly"));
+  /** Forwards the request to `target` at `upstreamPath` (Host kept for the DEX API's signed scheme, else the target's). */
+  function forward(req: http.IncomingMessage, res: http.ServerResponse, target: URL, upstreamPath: string, keepHost: boolean, name: string): void {
+    const headers = { ...req.headers, connection: "close", "x-forwarded-for": req.socket.remoteAddress ?? "" };
+    if (!keepHost) headers.host = target.host;
+    const up = http.request({ protocol: target.protocol, hostname: target.hostname, port: target.port, method: req.method, path: upstreamPath, headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on("error", () => sendError(res, 503, "SERVICE_UNAVAILABLE", `the ${name} cannot be reached: try again shortly`));
     req.pipe(up);
+  }
+
+  function proxyRest(req: http.IncomingMessage, res: http.ServerResponse): void {
+    forward(req, res, dexRest, req.url ?? "/", true, "DEX API");
+  }
+
+  const exchangeApi = o.upstream.exchangeApi ? new URL(o.upstream.exchangeApi) : null;
+  const identity = o.upstream.identity ? new URL(o.upstream.identity) : null;
+
+  function proxyExchange(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
+    if (!exchangeApi) return sendError(res, 503, "SERVICE_UNAVAILABLE", "the exchange API does not run here");
+    forward(req, res, exchangeApi, url.pathname.slice("/exchange-api".length) + url.search, false, "exchange API");
+  }
+
+  function proxyIdentity(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
+    if (!identity) return sendError(res, 503, "SERVICE_UNAVAILABLE", "the identity provider does not run here");
+    const p = url.pathname.slice("/identity".length);
+    const method = IDENTITY_PATHS.get(p);
+    if (!method) return sendError(res, 404, "NOT_FOUND", "this identity provider path is not available through the web app");
+    if (req.method !== method) return sendError(res, 405, "METHOD_NOT_ALLOWED", `${p} takes ${method} only`);
+    forward(req, res, identity, p + url.search, false, "identity provider");
   }
 
   async function proxyRpc(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -195,6 +230,8 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
     }
     const p = url.pathname;
     if (p === "/v1" || p.startsWith("/v1/")) return proxyRest(req, res);
+    if (p.startsWith("/exchange-api/v1/")) return proxyExchange(req, res, url);
+    if (p.startsWith("/identity/")) return proxyIdentity(req, res, url);
     if (p === "/rpc") return void proxyRpc(req, res).catch(() => sendError(res, 500, "INTERNAL_ERROR", "internal error"));
     if (p === "/indexer/candles") return void proxyIndexer(req, res, url).catch(() => sendError(res, 500, "INTERNAL_ERROR", "internal error"));
     if (p === "/config.json") {

@@ -10,7 +10,15 @@ export default defineConfig({
   root,
   base: "/",
   logLevel: "warn",
-  build: { target: "es2022", sourcemap: false, reportCompressedSize: false, chunkSizeWarningLimit: 2000, emptyOutDir: true },
+  build: {
+    target: "es2022",
+    sourcemap: false,
+    reportCompressedSize: false,
+    chunkSizeWarningLimit: 2000,
+    emptyOutDir: true,
+    // two pages: the DEX trading app and the exchange app (exchange.html, served at /exchange)
+    rollupOptions: { input: { main: fileURLToPath(new URL("index.html", import.meta.url)), exchange: fileURLToPath(new URL("exchange.html", import.meta.url)) } },
+  },
   server: {
     port: 3004,
     fs: { allow: [fileURLToPath(new URL("..", import.meta.url))] },
@@ -19,6 +27,8 @@ export default defineConfig({
       "/ws": { target: "ws://127.0.0.1:8080", ws: true },
       "/rpc": { target: "http://127.0.0.1:8545", rewrite: () => "/" },
       "/indexer": { target: "http://127.0.0.1:42069", rewrite: (p) => p.replace(/^\/indexer/, "") },
+      "/exchange-api": { target: "http://127.0.0.1:3000", changeOrigin: true, rewrite: (p) => p.replace(/^\/exchange-api/, "") },
+      "/identity": { target: "http://127.0.0.1:3003", changeOrigin: true, rewrite: (p) => p.replace(/^\/identity/, "") },
     },
   },
 });

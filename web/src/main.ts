@@ -55,7 +55,7 @@ const orderPanel = h("section", { class: "panel order-form", "aria-labelledby": 
 const accountPanel = h("section", { class: "panel account", "aria-labelledby": "account-h", id: "account" });
 
 app.append(
-  h("header", { class: "top" }, h("h1", {}, "DEX"), status, walletArea),
+  h("header", { class: "top" }, h("h1", {}, "DEX"), status, walletArea, h("a", { href: "/exchange", class: "other-app", id: "exchange-link" }, "Exchange app")),
   h("main", { id: "main" }, marketsPanel, h("div", { class: "market-view" }, tickerBar, h("div", { class: "grid" }, chartPanel, bookPanel, tradesPanel, orderPanel), accountPanel)),
 );
 

@@ -1,7 +1,8 @@
 // The trading web app as a stack component (`npm start`): builds web/ with Vite unless a build of the
 // same content is cached (web/build.ts), then serves it on config.ports.web with the DEX REST API (/v1),
 // the DEX WebSocket (/ws), the home chain's JSON-RPC (/rpc, an allowlist) and the indexer's candles on the
-// same origin (web/server.ts). Last in the list: the services it forwards to start before it.
+// same origin (web/server.ts), and the exchange app (/exchange) with the exchange API and the identity
+// provider's login paths forwarded. Last in the list: the services it forwards to start before it.
 import { buildWebApp } from "../../../web/build";
 import { startWebServer } from "../../../web/server";
 import type { Component, ComponentHandle, StackContext } from "../types";
@@ -22,6 +23,8 @@ export const webComponent: Component = {
         dexWs: config.urls.dexWs,
         rpc: ctx.chains.home.rpcUrl,
         indexer: () => ctx.started.get("indexer")?.urls?.graphql?.replace(/\/graphql$/, ""),
+        exchangeApi: config.urls.exchangeApi.replace(/\/v1$/, ""),
+        identity: config.urls.identity,
       },
       chainId: ctx.chains.home.chainId,
       mode: config.mode,
@@ -29,7 +32,7 @@ export const webComponent: Component = {
     });
     let stopped = false;
     return {
-      urls: { "trading app": `${server.url}/` },
+      urls: { "trading app": `${server.url}/`, "exchange app": `${server.url}/exchange` },
       async stop() {
         if (stopped) return;
         stopped = true;
