@@ -12,7 +12,7 @@ import type { BridgeAbis } from "../../sdk/bridge-abi";
 import { TRANSFER_TOKEN_HEADER } from "./access";
 import { JSON_ONLY_MESSAGE, jsonBodiesOnly } from "../json-only";
 import { BridgeApiError, bridgeErrorHandler } from "./errors";
-import { renderPortal, renderUnknownTenant } from "./portal";
+import { mountPortal, type PortalOptions } from "./portal";
 import { createTenantStore, hostnameOf, hostnameSchema, type TenantStore } from "./tenants";
 import type { RelayedTransferReader } from "./relayed-transfers";
 import { createTransferService, type BridgeEndpoint } from "./transfers";
@@ -29,6 +29,8 @@ export interface BridgeAppDeps {
   rateLimitPerMinute?: number;
   /** what the tenant cache and the release check read time through (default: the system clock) */
   clock?: Clock;
+  /** the tenant portal's mode and development wallet (default: production, no development wallet) */
+  portal?: PortalOptions;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -82,16 +84,8 @@ export function createBridgeApp(deps: BridgeAppDeps): Express {
     wrap(async (req, res) => void res.json(await transfers.complete(await hostTenant(req), String(req.params.id), accessToken(req), req.body))),
   );
 
-  app.get(
-    "/",
-    wrap(async (req, res) => {
-      const hostname = hostnameOf(req.headers.host) ?? "";
-      const tenant = await tenants.byHostname(hostname);
-      res.type("html");
-      if (!tenant) return void res.status(404).send(renderUnknownTenant(hostname));
-      res.send(renderPortal(tenant, hostname));
-    }),
-  );
+  // the tenant portal: its page, browser module, config and the tenant's chains' JSON-RPC (portal.ts)
+  mountPortal(app, tenants, deps.portal);
   app.use((req, _res, next) => next(new BridgeApiError("ROUTE_NOT_FOUND", `no route ${req.method} ${req.path}`)));
   app.use(bridgeErrorHandler(deps.logger));
   return app;
