@@ -11,6 +11,7 @@ import { identityOf, requireIdentity, requireTenant, type AccountCustody, type A
 import type { ExchangeApiConfig } from "./config";
 import { exchangeErrorHandler, ExchangeApiError } from "./errors";
 import type { IdentityVerifier } from "./identity-tokens";
+import { buildExchangeOpenApiDocument } from "./openapi";
 import { accountRouter, type OpenBuyHolds } from "./routes/account";
 import { sandboxRouter } from "./routes/sandbox";
 import type { TenantTokens } from "./tenant-tokens";
@@ -63,6 +64,11 @@ export function createExchangeApp(deps: ExchangeAppDeps): Express {
   app.use(jsonBodiesOnly((contentType) => new ApiError("UNSUPPORTED_MEDIA_TYPE", JSON_ONLY_MESSAGE, { content_type: contentType, accepted: ["application/json"] })));
   app.use(express.json({ limit: config.bodyLimitBytes, type: () => true, strict: true }));
 
+  // the OpenAPI 3.1 document of every route (api/exchange/openapi.ts), public, built once
+  const openApi = JSON.stringify(buildExchangeOpenApiDocument({ mode: config.mode }));
+  app.get("/v1/openapi.json", (_req: Request, res: Response) => {
+    res.type("application/json").send(openApi);
+  });
   app.post("/v1/auth/tenant-token", requireIdentity(authDeps), async (_req: Request, res: Response) => {
     const { token } = await deps.tenants.issue(identityOf(res));
     res.json({ token });

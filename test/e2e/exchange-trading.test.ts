@@ -20,6 +20,7 @@ import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
 import { signedInput } from "../../pipeline/testing/orders";
 import { formatDecimal } from "../../sdk/decimal";
+import Ajv2020 from "ajv/dist/2020";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -63,7 +64,7 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
         return { status: r.status, headers: r.headers, body: (text ? JSON.parse(text) : {}) as Json };
       };
       const account = (await call("GET", "/account")).body.data as Json;
-      return { call, account, address: account.settlementAddress as string, auth };
+      return { call, account, address: account.settlementAddress as string, auth, headers };
     }
 
     // demo traders make the liquidity through the DexService, with real signed orders
@@ -370,6 +371,54 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     const freeSell = await bob.call("POST", "/orders", { assetId: "CNTS", side: "SELL", orderType: "limit", quantity: 1, limitPrice: 9 });
     assert.deepEqual(code(freeSell), [201, "EXECUTED"]);
     assert.equal((await carol.call("GET", `/orders/${carolBid2.body.data.orderId}`)).body.data.status, "EXECUTED");
+
+    // 10c. the OpenAPI document (GET /v1/openapi.json, api/exchange/openapi.ts) on the real stack: order,
+    //      portfolio, transaction and account bodies conform to the documented schemas, and every documented
+    //      route is served here (none answers ROUTE_NOT_FOUND)
+    const doc = (await (await fetch(`${api}/openapi.json`)).json()) as Json;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addFormat("date-time", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    const tradeTx = ((await alice.call("GET", "/transactions?type=trade")).body.data as Json[])[0];
+    const conformance: [string, string, { status: number; body: Json }][] = [
+      ["/v1/orders", "post", buy1],
+      ["/v1/orders", "post", restricted],
+      ["/v1/orders", "post", nova],
+      ["/v1/orders", "post", tooMuch],
+      ["/v1/orders/{id}", "get", got1],
+      ["/v1/orders/{id}", "get", await alice.call("GET", `/orders/${rest.body.data.orderId}`)],
+      ["/v1/orders/{id}", "patch", upd],
+      ["/v1/orders/{id}", "delete", del],
+      ["/v1/orders/{id}", "delete", again],
+      ["/v1/orders", "get", await alice.call("GET", "/orders?limit=500")],
+      ["/v1/portfolio", "get", await bob.call("GET", "/portfolio")],
+      ["/v1/exchange-portfolio", "get", await bob.call("GET", "/exchange-portfolio")],
+      ["/v1/transactions", "get", await alice.call("GET", "/transactions")],
+      ["/v1/custody-transactions", "get", await alice.call("GET", "/custody-transactions?type=trade")],
+      ["/v1/transactions/{id}", "get", await alice.call("GET", `/transactions/${tradeTx.id}`)],
+      ["/v1/account", "get", await alice.call("GET", "/account")],
+      ["/v1/sandbox/investor-profile", "post", await bob.call("POST", "/sandbox/investor-profile", { usPerson: true })],
+      ["/v1/sandbox/funding/advance-clock", "post", moved],
+    ];
+    for (const [p, method, r] of conformance) {
+      const answer = doc.paths[p]?.[method]?.responses?.[String(r.status)];
+      assert.ok(answer, `${method} ${p} ${r.status} documented`);
+      const validate = ajv.compile(answer.content["application/json"].schema);
+      assert.ok(validate(r.body), `${method} ${p} ${r.status}: ${JSON.stringify(validate.errors)} ${JSON.stringify(r.body).slice(0, 400)}`);
+    }
+    const origin = api.replace(/\/v1$/, "");
+    const concrete: Record<string, string> = { id: buy1.body.data.orderId, accountId: bob.account.accountId };
+    for (const [p, ops] of Object.entries(doc.paths) as [string, Json][]) {
+      for (const method of Object.keys(ops)) {
+        const url = `${origin}${p.replace(/\{(\w+)\}/g, (_m, name: string) => (p.startsWith("/v1/assets") || p.startsWith("/v1/exchange-") || p.startsWith("/v1/asset-chats") ? "AAPL" : p.startsWith("/v1/transactions") ? tradeTx.id : concrete[name]))}`;
+        // an unknown field: every body schema is strict, so nothing changes
+        const body = method === "post" || method === "patch" ? JSON.stringify({ probe: 1 }) : undefined;
+        const r = await fetch(url, { method: method.toUpperCase(), headers: { ...bob.headers }, body, signal: AbortSignal.timeout(30_000) });
+        const text = p === "/api/realtime" ? "" : await r.text();
+        if (p === "/api/realtime") await r.body?.cancel();
+        assert.ok(ops[method].responses[String(r.status)] && r.status !== 500, `${method} ${p}: ${r.status} (undocumented) ${text.slice(0, 200)}`);
+        assert.doesNotMatch(text, /ROUTE_NOT_FOUND/, `${method} ${p} is served`);
+      }
+    }
 
     // 11. bad input: never a 500, nothing placed
     const countBefore = ((await alice.call("GET", "/orders?status=ALL&limit=500")).body.data as Json[]).length;

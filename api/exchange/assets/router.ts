@@ -21,7 +21,7 @@ export interface AssetsRouterDeps {
 /** Spec 2.3 asset status: APPROVED is the one value the spec shows (every listed asset). */
 export const ASSET_STATUS = "APPROVED";
 
-const listQuery = z
+export const assetListQuery = z
   .object({
     marketRail: z.enum(MARKET_RAILS).optional(),
     category: z.enum(ASSET_CATEGORIES).optional(),
@@ -57,7 +57,7 @@ export function createAssetsRouter(deps: AssetsRouterDeps): Router {
   }
 
   const list = async (query: unknown, res: Response, forced: Partial<AssetFilters> = {}) => {
-    const q = parseQuery(listQuery, query);
+    const q = parseQuery(assetListQuery, query);
     for (const [k, v] of Object.entries(forced)) {
       const given = (q as Record<string, unknown>)[k];
       if (given !== undefined && given !== v) throw validationError(new z.ZodError([{ code: "custom", path: [k], message: `this path lists ${k}=${String(v)} only` }]), "query");

@@ -56,9 +56,9 @@ export const amountSchema = z
     return cents * (USD_UNIT / 100n);
   });
 
-const transferBody = z.object({ method: z.enum(FUNDING_METHODS), amount: amountSchema }).strict();
-const listQuery = z.object({ type: z.enum(["deposit", "withdrawal", "trade", "all"]).default("all") }).strict();
-const advanceBody = z.object({ seconds: z.number().int().positive().max(MAX_ADVANCE_SECONDS) }).strict();
+export const transferBody = z.object({ method: z.enum(FUNDING_METHODS), amount: amountSchema }).strict();
+export const transactionListQuery = z.object({ type: z.enum(["deposit", "withdrawal", "trade", "all"]).default("all") }).strict();
+export const advanceClockBody = z.object({ seconds: z.number().int().positive().max(MAX_ADVANCE_SECONDS) }).strict();
 const idParam = z.string().uuid();
 
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
@@ -90,7 +90,7 @@ export function createFundingRouter(deps: FundingRouterDeps): Router {
 
   const list = wrap(async (req, res) => {
     const { accountId } = principalOf(res);
-    const { type } = parse(listQuery, req.query, "query");
+    const { type } = parse(transactionListQuery, req.query, "query");
     const funding: FundingTransaction[] = type === "trade" ? [] : await deps.funding.list(accountId, type);
     const trades = type === "trade" || type === "all" ? ((await deps.tradeTransactions?.(accountId)) ?? []) : [];
     const data = [...funding, ...trades].sort((a, b) => String((b as { timestamp?: string }).timestamp).localeCompare(String((a as { timestamp?: string }).timestamp)));
@@ -119,7 +119,7 @@ export function createFundingRouter(deps: FundingRouterDeps): Router {
     wrap(async (req, res) => {
       if (deps.mode !== "sandbox") throw new FundingApiError("ROUTE_NOT_FOUND", "route not found", {});
       principalOf(res);
-      const { seconds } = parse(advanceBody, req.body ?? {}, "body");
+      const { seconds } = parse(advanceClockBody, req.body ?? {}, "body");
       const now = await deps.funding.advanceClock(seconds * 1000);
       res.json({ data: { now: new Date(now).toISOString() }, message: "funding clock advanced" });
     }),

@@ -23,7 +23,7 @@ const ASSET_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const assetIdSchema = z.string().regex(ASSET_ID, "an asset id");
 const intParam = (min: number, max: number) => z.string().regex(/^\d{1,6}$/, "an integer").transform(Number).pipe(z.number().int().min(min).max(max));
 
-const chartQuery = z
+export const chartQuery = z
   .object({ range: z.enum(CHART_RANGE_IDS).default("1d"), interval: z.enum(CANDLE_INTERVALS).optional() })
   .strict()
   .transform((q, ctx) => {
@@ -35,8 +35,8 @@ const chartQuery = z
     }
     return { range: q.range, interval };
   });
-const bookQuery = z.object({ depth: intParam(1, MAX_BOOK_DEPTH).default(DEFAULT_BOOK_DEPTH) }).strict();
-const tradesQuery = z.object({ limit: intParam(1, MAX_TRADES).default(DEFAULT_TRADES) }).strict();
+export const bookQuery = z.object({ depth: intParam(1, MAX_BOOK_DEPTH).default(DEFAULT_BOOK_DEPTH) }).strict();
+export const tradesQuery = z.object({ limit: intParam(1, MAX_TRADES).default(DEFAULT_TRADES) }).strict();
 
 export function parseQuery<T extends z.ZodTypeAny>(schema: T, query: unknown): z.output<T> {
   const r = schema.safeParse(query);

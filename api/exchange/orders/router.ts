@@ -30,7 +30,7 @@ const decimal = z.union([z.number(), z.string().max(MAX_DECIMAL_LENGTH)]).transf
   }
   return text;
 });
-const createBody = z
+export const orderCreateBody = z
   .object({
     assetId: z.string().min(1).max(64),
     side: z.enum(["BUY", "SELL"]),
@@ -40,11 +40,11 @@ const createBody = z
     isPreIPO: z.boolean().optional(),
   })
   .strict();
-const updateBody = z
+export const orderUpdateBody = z
   .object({ quantity: decimal.optional(), limitPrice: decimal.optional() })
   .strict()
   .refine((b) => b.quantity !== undefined || b.limitPrice !== undefined, { message: "quantity or limitPrice is required" });
-const listQuery = z
+export const orderListQuery = z
   .object({
     status: z.enum(["PENDING", "EXECUTED", "CANCELLED", "ALL"]).default("ALL"),
     assetId: z.string().min(1).max(64).optional(),
@@ -59,7 +59,7 @@ const dollars = decimal.transform((v, ctx) => {
   }
   return cents;
 });
-const profileBody = z.object({ annualIncome: dollars.optional(), netWorth: dollars.optional(), usPerson: z.boolean().optional() }).strict();
+export const investorProfileBody = z.object({ annualIncome: dollars.optional(), netWorth: dollars.optional(), usPerson: z.boolean().optional() }).strict();
 
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const r = schema.safeParse(value);
@@ -83,12 +83,12 @@ export function createOrdersRouter(deps: { orders: Orders; mode: "sandbox" | "pr
 
   r.post("/orders", perUser, async (req, res) => {
     noQuery(req);
-    const b = parse(createBody, req.body ?? {}, "body");
+    const b = parse(orderCreateBody, req.body ?? {}, "body");
     const data = await deps.orders.create(accountOf(res), b);
     res.status(201).json({ data, message: `order ${String(data.status)}` });
   });
   r.get("/orders", async (req, res) => {
-    const q = parse(listQuery, req.query, "query");
+    const q = parse(orderListQuery, req.query, "query");
     const data = await deps.orders.list(accountOf(res), q);
     res.json({ data, message: `${data.length} orders` });
   });
@@ -98,7 +98,7 @@ export function createOrdersRouter(deps: { orders: Orders; mode: "sandbox" | "pr
   });
   r.patch("/orders/:id", perUser, async (req, res) => {
     noQuery(req);
-    const b = parse(updateBody, req.body ?? {}, "body");
+    const b = parse(orderUpdateBody, req.body ?? {}, "body");
     const data = await deps.orders.update(accountOf(res), String(req.params.id), b);
     res.json({ data, message: "order replaced" });
   });
@@ -108,7 +108,7 @@ export function createOrdersRouter(deps: { orders: Orders; mode: "sandbox" | "pr
   });
   r.post("/sandbox/investor-profile", async (req, res) => {
     if (deps.mode !== "sandbox") throw new OrderApiError("ROUTE_NOT_FOUND", `no route ${req.method} ${req.path}`, {});
-    const b = parse(profileBody, req.body ?? {}, "body");
+    const b = parse(investorProfileBody, req.body ?? {}, "body");
     const account = accountOf(res);
     const current = await deps.orders.profileOf(account);
     const next = { annualIncomeCents: b.annualIncome ?? current.annualIncomeCents, netWorthCents: b.netWorth ?? current.netWorthCents, usPerson: b.usPerson ?? current.usPerson };

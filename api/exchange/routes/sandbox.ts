@@ -12,9 +12,9 @@ import { ExchangeApiError } from "../errors";
 import { presentAccount, type OpenBuyHolds } from "./account";
 
 const target = { accountId: z.string().max(64).optional() };
-const kycBody = z.object({ ...target, kind: z.enum(["kyc", "kyb"]).default("kyc"), status: z.enum(KYC_STATUSES) }).strict();
-const selfCertifyBody = z.object({ ...target }).strict();
-const verificationBody = z.object({ ...target, outcome: z.enum(["pending", "verified", "rejected"]) }).strict();
+export const kycBody = z.object({ ...target, kind: z.enum(["kyc", "kyb"]).default("kyc"), status: z.enum(KYC_STATUSES) }).strict();
+export const selfCertifyBody = z.object({ ...target }).strict();
+export const verificationBody = z.object({ ...target, outcome: z.enum(["pending", "verified", "rejected"]) }).strict();
 
 function parse<T>(schema: z.ZodType<T>, req: Request): T {
   const r = schema.safeParse(req.body ?? {});

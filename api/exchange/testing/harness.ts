@@ -6,7 +6,7 @@ import { createDb, type Db } from "../../../db";
 import { createApiLogger } from "../../logger";
 import type { AccountCustody } from "../authenticate";
 import { exchangeApiConfig, type ExchangeApiConfig, type ExchangeRateLimits } from "../config";
-import { startExchangeApi, type RunningExchangeApi } from "../start";
+import { startExchangeApi, type RunningExchangeApi, type StartExchangeApiDeps } from "../start";
 import type { TestIssuer } from "./test-issuer";
 
 export interface RecordingCustody extends AccountCustody {
@@ -48,6 +48,10 @@ export async function startExchangeHarness(opts: {
   now?: () => number;
   rateLimits?: Partial<ExchangeRateLimits>;
   config?: Partial<ExchangeApiConfig>;
+  /** passed to startExchangeApi as they are */
+  publicRouters?: StartExchangeApiDeps["publicRouters"];
+  authenticatedRouters?: StartExchangeApiDeps["authenticatedRouters"];
+  extensions?: StartExchangeApiDeps["extensions"];
 }): Promise<ExchangeHarness> {
   const db = await createDb();
   const custody = recordingCustody();
@@ -67,6 +71,9 @@ export async function startExchangeHarness(opts: {
     cashDecimals: 6,
     port: 0,
     now: opts.now,
+    publicRouters: opts.publicRouters,
+    authenticatedRouters: opts.authenticatedRouters,
+    extensions: opts.extensions,
   });
   return {
     url: api.url,
