@@ -63,6 +63,8 @@ export interface AnvilNodeOptions {
   genesisTimestampS: number;
   readyTimeoutMs?: number;
   cpus?: string;
+  /** a state file to load before listening (a snapshot: scripts/chain/snapshot.ts) */
+  loadStateFile?: string;
 }
 
 /** Anvil's flags for a node that matches the Hardhat nodes (exported for the test that checks them). */
@@ -82,6 +84,7 @@ export function anvilArgs(options: AnvilNodeOptions): string[] {
     // anvil_loadState carries the whole snapshot in one request (Anvil refuses bodies over 2 MB otherwise)
     "--no-request-size-limit",
     "--color", "never",
+    ...(options.loadStateFile ? ["--load-state", options.loadStateFile] : []),
   ];
 }
 

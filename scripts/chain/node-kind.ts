@@ -21,6 +21,8 @@ export interface SpawnNodeOptions {
   genesisTimestampS: number;
   readyTimeoutMs?: number;
   cpus?: string;
+  /** Anvil only: a state file (a snapshot) the node loads before it listens (`--load-state`) */
+  loadStateFile?: string;
 }
 
 export async function spawnChainNode(kind: ChainNodeKind, options: SpawnNodeOptions): Promise<ChainNodeProcess> {

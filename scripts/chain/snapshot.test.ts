@@ -8,7 +8,6 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import zlib from "node:zlib";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
@@ -32,7 +31,7 @@ function tmpDir(t: { after(fn: () => void): void }, prefix: string): string {
 
 test("a snapshot file is whole or refused: torn, flipped, headerless; the newest two are kept; temp files are not snapshots", async (t) => {
   const dir = tmpDir(t, "snap-unit-");
-  const state = Buffer.from("gzipped state stand-in ".repeat(100));
+  const state = Buffer.from(JSON.stringify({ block: null, accounts: {}, blocks: Array.from({ length: 50 }, (_, i) => ({ n: i })) }));
   const files: string[] = [];
   for (const n of [5, 10, 15]) files.push(await writeSnapshot(dir, { chainId: CHAIN_ID, journalEntries: n, journalBytes: n * 100, head, offsetS: -3, takenAtMs: 1 }, state));
   assert.equal(KEEP_SNAPSHOTS, 2);
@@ -56,6 +55,12 @@ test("a snapshot file is whole or refused: torn, flipped, headerless; the newest
   assert.throws(() => readSnapshot(files[2]), /no header line/);
   fs.writeFileSync(files[2], "{not json\n" + "x");
   assert.throws(() => readSnapshot(files[2]), /header is not JSON/);
+  // the file is Anvil's own state file: the header is its first member, the state's members follow
+  assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(files[1], "utf8"))), ["snapshot_header", "block", "accounts", "blocks"]);
+  // a gzipped snapshot of format 1 (the header line, then the dump) is refused, not misread
+  fs.writeFileSync(files[2], JSON.stringify({ ...good.header, format: 1 }) + "\n" + "x");
+  assert.throws(() => readSnapshot(files[2]), /unknown format 1\/anvil/);
+  await assert.rejects(writeSnapshot(dir, { chainId: CHAIN_ID, journalEntries: 20, journalBytes: 0, head, offsetS: 0, takenAtMs: 1 }, Buffer.from("{}")), /JSON object with members/);
   assert.equal(readSnapshot(files[1]).header.journalEntries, 10, "the other one still reads");
 });
 
@@ -124,7 +129,7 @@ test("anvil: periodic snapshots; a kill -9 comes back from the newest + the jour
   const periodic = periodicSnap.header;
   assert.ok(periodic.journalEntries >= 3, `periodic snapshot covers ${periodic.journalEntries} entries`);
   // the dump without its call traces, every transaction and receipt (with its log) kept
-  const dumped = JSON.parse(zlib.gunzipSync(periodicSnap.state).toString("utf8")) as { transactions: { info: { traces: unknown[] }; receipt: unknown }[] };
+  const dumped = JSON.parse(periodicSnap.state.toString("utf8")) as { transactions: { info: { traces: unknown[] }; receipt: unknown }[] };
   assert.ok(dumped.transactions.length >= 1);
   for (const tx of dumped.transactions) {
     assert.deepEqual(tx.info.traces, []);
@@ -173,7 +178,7 @@ test("anvil: periodic snapshots; a kill -9 comes back from the newest + the jour
     fs.writeFileSync(f, b);
   }
   const journalBytes = fs.statSync(path.join(dir, "journal.jsonl")).size;
-  await writeSnapshot(snapshotDir(dir), { chainId: CHAIN_ID, journalEntries: 999, journalBytes: journalBytes + 10, head, offsetS: 0, takenAtMs: 1 }, Buffer.from("x"));
+  await writeSnapshot(snapshotDir(dir), { chainId: CHAIN_ID, journalEntries: 999, journalBytes: journalBytes + 10, head, offsetS: 0, takenAtMs: 1 }, Buffer.from('{"x":1}'));
   ({ c, rpc } = await start({ everyEntries: 1_000, everyMs: 600_000 }));
   assert.equal(c.restored.snapshot, undefined);
   assert.equal(c.restored.entries, 9);
@@ -185,6 +190,31 @@ test("anvil: periodic snapshots; a kill -9 comes back from the newest + the jour
   const file = await c.snapshot();
   assert.ok(file);
   assert.equal(readSnapshot(file).header.journalEntries, 9);
+});
+
+test("anvil: a snapshot whole by its checksum that the node cannot load is skipped: the whole journal is replayed", async (t) => {
+  const dir = tmpDir(t, "snap-unloadable-");
+  let c = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node: "anvil" });
+  let rpc = createRpcClient(c.rpcUrl);
+  const txs = [await transfer(rpc, 0), await transfer(rpc, 1)];
+  const before = await view(rpc, txs);
+  rpc.close();
+  await c.stop();
+  const [file] = listSnapshots(snapshotDir(dir));
+  const { header } = readSnapshot(file);
+  // same position and head, a state Anvil refuses (blocks of the wrong type), a checksum that matches it
+  fs.rmSync(file);
+  const { format: _f, node: _n, stateBytes: _b, stateCrc32: _c, ...position } = header;
+  await writeSnapshot(snapshotDir(dir), position, Buffer.from('{"blocks":"not a list"}'));
+  c = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node: "anvil" });
+  t.after(() => c.stop());
+  rpc = createRpcClient(c.rpcUrl);
+  t.after(() => rpc.close());
+  assert.equal(c.restored.snapshot, undefined);
+  assert.equal(c.restored.skippedSnapshots?.length, 1, JSON.stringify(c.restored));
+  assert.match(c.restored.skippedSnapshots![0], /could not load it/);
+  assert.equal(c.restored.entries, header.journalEntries);
+  assert.deepEqual(await view(rpc, txs), before);
 });
 
 test("hardhat: no snapshots (the node has no state dump): snapshot() answers undefined and a stop leaves none", async (t) => {

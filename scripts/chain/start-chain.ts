@@ -16,7 +16,7 @@ import { spawnChainNode } from "./node-kind";
 import { startChainProxy } from "./proxy";
 import { getHead } from "./recorder";
 import { replayJournal, restoreClock } from "./replay";
-import { listSnapshots, readSnapshot, snapshotDir, SnapshotCorruptError, type Snapshot } from "./snapshot";
+import { listSnapshots, readSnapshotHeader, snapshotDir, SnapshotCorruptError, verifySnapshot } from "./snapshot";
 import { createRpcClient, type RpcClient } from "./rpc-client";
 import { superviseChain, DEFAULT_SNAPSHOT_POLICY, type SnapshotPolicy } from "./supervisor";
 
@@ -100,8 +100,12 @@ export interface BootedNode {
   restored: ChainRestored;
 }
 
-async function spawnChecked(options: StartChainOptions, genesis: { timestampS: number; expectedHash?: string }): Promise<{ proc: ChainNodeProcess; node: RpcClient }> {
-  const proc = await spawnChainNode(options.node ?? DEFAULT_CHAIN_NODE, { chainId: options.chainId, genesisTimestampS: genesis.timestampS, cpus: options.cpus });
+async function spawnChecked(
+  options: StartChainOptions,
+  genesis: { timestampS: number; expectedHash?: string },
+  loadStateFile?: string,
+): Promise<{ proc: ChainNodeProcess; node: RpcClient }> {
+  const proc = await spawnChainNode(options.node ?? DEFAULT_CHAIN_NODE, { chainId: options.chainId, genesisTimestampS: genesis.timestampS, cpus: options.cpus, loadStateFile });
   const node = createRpcClient(proc.rpcUrl);
   try {
     const head = await getHead(node, "0x0");
@@ -118,25 +122,39 @@ async function spawnChecked(options: StartChainOptions, genesis: { timestampS: n
   }
 }
 
-/** Loads `snap` into a fresh node and replays the journal after it; throws when any step fails. */
-async function bootFromSnapshot(options: StartChainOptions, genesis: { timestampS: number; expectedHash?: string }, journalFile: string, snap: Snapshot, t0: number): Promise<BootedNode> {
-  const h = snap.header;
-  if (h.chainId !== options.chainId) throw new SnapshotCorruptError(snap.file, `it is of chain ${h.chainId}`);
+/** Starts a fresh node on the snapshot `file` (Anvil's --load-state, while its checksum is verified here)
+ *  and replays the journal after it; throws when any step fails. */
+async function bootFromSnapshot(options: StartChainOptions, genesis: { timestampS: number; expectedHash?: string }, journalFile: string, file: string, t0: number): Promise<BootedNode> {
+  const { header: h, stateOffset } = readSnapshotHeader(file);
+  if (h.chainId !== options.chainId) throw new SnapshotCorruptError(file, `it is of chain ${h.chainId}`);
   let tail: JournalEntry[];
   try {
     tail = readJournalFrom(journalFile, h.journalBytes).entries;
   } catch (e) {
     // line 0: the journal does not reach the snapshot's position (or it is not an entry's start)
-    if (e instanceof JournalCorruptError && e.details.line === 0) throw new SnapshotCorruptError(snap.file, `it does not match the journal: ${(e.cause as Error).message}`);
+    if (e instanceof JournalCorruptError && e.details.line === 0) throw new SnapshotCorruptError(file, `it does not match the journal: ${(e.cause as Error).message}`);
     throw e;
   }
-  const { proc, node } = await spawnChecked(options, genesis);
+  // the checksum is read while the node loads the same file; a node that cannot load it is a bad snapshot
+  // (the full journal's boot, the last fallback, shows a node that does not start at all)
+  const t1 = performance.now();
+  const verified = verifySnapshot(file, h, stateOffset);
+  const spawned = spawnChecked(options, genesis, file).catch((e: unknown) => {
+    throw e instanceof ChainStartError ? new SnapshotCorruptError(file, `the node could not load it: ${e.message.slice(0, 500)}`) : e;
+  });
+  const [check, started] = await Promise.allSettled([verified, spawned]);
+  if (check.status === "rejected" || started.status === "rejected") {
+    if (started.status === "fulfilled") {
+      started.value.node.close();
+      await started.value.proc.stop();
+    }
+    throw check.status === "rejected" ? check.reason : (started as PromiseRejectedResult).reason;
+  }
+  const { proc, node } = started.value;
   try {
-    const t1 = performance.now();
-    await node.call("anvil_loadState", [`0x${snap.state.toString("hex")}`]);
     const loaded = await getHead(node);
     if (loaded.number !== h.head.number || loaded.hash !== h.head.hash) {
-      throw new SnapshotCorruptError(snap.file, `loaded head ${loaded.number} ${loaded.hash}, the header says ${h.head.number} ${h.head.hash}`);
+      throw new SnapshotCorruptError(file, `loaded head ${loaded.number} ${loaded.hash}, the header says ${h.head.number} ${h.head.hash}`);
     }
     const tLoaded = performance.now();
     await replayJournal(node, tail, "anvil", h.journalEntries);
@@ -166,7 +184,7 @@ export async function bootNode(
   if (kind === "anvil" && genesis.expectedHash !== undefined) {
     for (const file of listSnapshots(snapshotDir(options.dataDir))) {
       try {
-        const booted = await bootFromSnapshot(options, genesis, journalFile, readSnapshot(file), t0);
+        const booted = await bootFromSnapshot(options, genesis, journalFile, file, t0);
         if (skipped.length > 0) booted.restored.skippedSnapshots = skipped;
         return booted;
       } catch (e) {

@@ -145,11 +145,12 @@ export async function superviseChain(options: {
           const hex = await up.node.call<string>("anvil_dumpState");
           return { journalBytes, journalEntries, head: up.recorder.head, offsetS: up.recorder.lastOffsetS, hex };
         });
-        const state = await compactDump(Buffer.from(taken.hex.slice(2), "hex"));
+        const { state, crc32 } = await compactDump(Buffer.from(taken.hex.slice(2), "hex"));
         const file = await writeSnapshot(
           policy.dir,
           { chainId, journalEntries: taken.journalEntries, journalBytes: taken.journalBytes, head: taken.head, offsetS: taken.offsetS, takenAtMs: Date.now() },
           state,
+          crc32,
         );
         snapshotEntries = taken.journalEntries;
         snapshotAt = Date.now();
