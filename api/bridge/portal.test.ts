@@ -13,7 +13,7 @@ import pino from "pino";
 import { createDb, type Db } from "../../db";
 import { BRIDGE_ABIS } from "../../sdk/bridge-abi";
 import { formatAmount, parseAmount } from "./portal-app/amount";
-import { PORTAL_RPC_MAX_BATCH } from "./portal";
+import { contrast, PORTAL_RPC_MAX_BATCH, readableOn } from "./portal";
 import { custodyTenant, nativeTenant } from "./seed";
 import { startBridgeApi, type RunningBridgeApi } from "./server";
 import { createTenantStore } from "./tenants";
@@ -112,6 +112,17 @@ describe("portal amounts (decimals in, base units out, nothing rounded)", () => 
     assert.equal(formatAmount(0n, 6), "0");
     assert.equal(formatAmount(1n, 18), "0.000000000000000001");
     assert.equal(formatAmount(100n, 0), "100");
+  });
+});
+
+describe("portal branding stays readable", () => {
+  test("a tenant's colour is kept where it reaches 4.5:1, else near-black or white, whichever contrasts more", () => {
+    assert.equal(readableOn("#ffd23f", "#1d3fb8"), "#1d3fb8", "Aurora: blue on yellow is readable");
+    assert.equal(readableOn("#f28c28", "#0f5132"), "#111111", "Harbor: green on orange (3.8:1) is not");
+    assert.equal(readableOn("#0f5132", "#ffffff"), "#ffffff");
+    assert.equal(readableOn("#ffffff", "#ffee00"), "#111111", "a light primary on white");
+    assert.equal(readableOn("#101010", "#202020"), "#ffffff");
+    for (const [bg, fg] of [["#f28c28", "#0f5132"], ["#00ff00", "#ff0000"]]) assert.ok(contrast(bg, readableOn(bg, fg)) >= 4.5, `${bg}/${fg}`);
   });
 });
 

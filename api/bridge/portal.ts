@@ -56,6 +56,25 @@ const SECURITY_HEADERS = {
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
+/** WCAG relative luminance of "#rrggbb". */
+function luminance(hex: string): number {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+export function contrast(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+/** A text colour readable (WCAG AA, 4.5:1) on `background`: `preferred` (the tenant's colour) when it is, else
+ *  the darker or the lighter of near-black and white, whichever contrasts more. */
+export function readableOn(background: string, preferred: string): string {
+  if (contrast(background, preferred) >= 4.5) return preferred;
+  return contrast(background, "#111111") >= contrast(background, "#ffffff") ? "#111111" : "#ffffff";
+}
+
 type Handler = (req: Request, res: Response) => Promise<void>;
 const wrap = (h: Handler) => (req: Request, res: Response, next: NextFunction) => h(req, res).catch(next);
 
@@ -129,31 +148,31 @@ export function renderPortal(t: TenantConfig, hostname: string): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(t.name)} · Bridge</title>
 <style>
-  :root { --primary: ${b.primaryColor}; --accent: ${b.accentColor}; --bg: ${b.backgroundColor}; }
+  :root { --primary: ${b.primaryColor}; --accent: ${b.accentColor}; --bg: ${b.backgroundColor}; --on-accent: ${readableOn(b.accentColor, b.primaryColor)}; --on-primary: ${readableOn(b.primaryColor, "#ffffff")}; --primary-text: ${readableOn("#ffffff", b.primaryColor)}; }
   * { box-sizing: border-box; }
   body { margin: 0; font: 15px/1.45 system-ui, sans-serif; background: var(--bg); color: #1d2330; }
-  header { background: var(--primary); color: #fff; padding: 16px 24px; display: flex; flex-wrap: wrap; align-items: center; gap: 12px 16px; }
-  .logo { background: var(--accent); color: var(--primary); font-weight: 800; border-radius: 10px; padding: 8px 12px; letter-spacing: .04em; }
+  header { background: var(--primary); color: var(--on-primary); padding: 16px 24px; display: flex; flex-wrap: wrap; align-items: center; gap: 12px 16px; }
+  .logo { background: var(--accent); color: var(--on-accent); font-weight: 800; border-radius: 10px; padding: 8px 12px; letter-spacing: .04em; }
   header h1 { font-size: 22px; margin: 0; } header p { margin: 0; }
   main { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 420px), 1fr)); gap: 18px; padding: 20px 24px; max-width: 1100px; }
   section { background: #fff; border-radius: 12px; padding: 16px; box-shadow: 0 1px 3px #0002; border-top: 4px solid var(--accent); min-width: 0; }
-  h2 { margin: 0 0 10px; font-size: 17px; color: var(--primary); }
+  h2 { margin: 0 0 10px; font-size: 17px; color: var(--primary-text); }
   label { display: block; margin: 8px 0 3px; font-size: 13px; color: #4a5060; }
   input, select { width: 100%; padding: 8px 9px; border: 1px solid #8a90a0; border-radius: 7px; font: inherit; background: #fff; color: #1d2330; }
-  button { margin-top: 12px; background: var(--primary); color: #fff; border: 0; border-radius: 8px; padding: 9px 16px; font: inherit; cursor: pointer; }
+  button { margin-top: 12px; background: var(--primary); color: var(--on-primary); border: 0; border-radius: 8px; padding: 9px 16px; font: inherit; cursor: pointer; }
   button:disabled { opacity: .55; cursor: not-allowed; }
-  button.link { margin: 0; padding: 0; background: none; color: var(--primary); text-decoration: underline; }
+  button.link { margin: 0; padding: 0; background: none; color: var(--primary-text); text-decoration: underline; }
   :focus-visible { outline: 3px solid var(--primary); outline-offset: 2px; }
   table { width: 100%; border-collapse: collapse; font-size: 13px; } th, td { padding: 5px 6px; border-bottom: 1px solid #eee; text-align: left; word-break: break-word; }
   code { font-size: 12px; word-break: break-all; }
-  .badge { display: inline-block; background: var(--accent); color: var(--primary); border-radius: 999px; padding: 2px 10px; font-weight: 700; }
+  .badge { display: inline-block; background: var(--accent); color: var(--on-accent); border-radius: 999px; padding: 2px 10px; font-weight: 700; }
   .hint { font-size: 13px; color: #4a5060; margin: 4px 0 0; }
   .error { color: #a4161a; background: #fdecea; border-radius: 6px; padding: 6px 8px; margin: 10px 0 0; }
   .wide { grid-column: 1 / -1; }
   ol#timeline { list-style: none; padding: 0; margin: 10px 0 0; }
   ol#timeline li { display: flex; gap: 10px; align-items: flex-start; padding: 6px 0; color: #5a6070; }
   ol#timeline .dot { flex: none; width: 24px; height: 24px; border-radius: 50%; border: 2px solid #9aa0b0; display: grid; place-items: center; font-size: 13px; font-weight: 700; }
-  ol#timeline li[data-state=done] { color: #1d2330; } ol#timeline li[data-state=done] .dot { background: var(--primary); border-color: var(--primary); color: #fff; }
+  ol#timeline li[data-state=done] { color: #1d2330; } ol#timeline li[data-state=done] .dot { background: var(--primary); border-color: var(--primary); color: var(--on-primary); }
   ol#timeline li[data-state=active] { color: #1d2330; } ol#timeline li[data-state=active] .dot { border-color: var(--primary); color: var(--primary); }
   ol#timeline li[data-state=failed] .dot { border-color: #a4161a; color: #a4161a; }
   .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }

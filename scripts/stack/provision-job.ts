@@ -27,6 +27,10 @@ export const exchangeJobSchema = z.object({
   funder: address.optional(),
 });
 
+/** Whole tokens minted to each demo trader's wallet by a bridge job, for the bridge portal (the exchange's
+ *  demo funds sit in Settlement, not in the wallets). */
+export const BRIDGE_DEMO_WALLET_WHOLE_TOKENS: Readonly<Record<string, bigint>> = { USD: 10_000n, WETH: 10n, WBTC: 1n };
+
 /** Bridge: both pairs (native FROST, and custody: its Safe switches the verifier), their roles handed to
  *  the guardian Safes; merged into the deployments file. */
 export const bridgeJobSchema = z.object({
@@ -36,6 +40,8 @@ export const bridgeJobSchema = z.object({
   hsmAddress: address,
   custodyOwner: address,
   challengePeriodSec: z.number().int().positive(),
+  /** sandbox wallets minted BRIDGE_DEMO_WALLET_WHOLE_TOKENS of each bridged token (the portal's development wallet) */
+  demoWallets: z.array(address).default([]),
 });
 
 /** Assets (the exchange API's, issue #15): one AssetTokenFactory transaction tokenizes the catalogue's assets

@@ -3,14 +3,15 @@
 // (`DEPLOYER_PRIVATE_KEY`, else the sandbox's Hardhat dev key #0), writes the job as JSON on its stdin;
 // it deploys, writes the deployments file, prints `PROVISION_RESULT <json>` as its last stdout line and
 // exits. Logs go to stderr. A job naming another deployer than the key's is refused before any call.
-import type { Address, Hex } from "viem";
+import { parseAbi, type Address, type Hex } from "viem";
 import { loadDeployerKey } from "../../config/deployer-secret";
 import { deployCustodyBridge } from "../deploy-custody";
 import { createRpcClient } from "../chain";
 import { deployBridge } from "../deploy-bridge";
+import { createChainClients } from "./clients";
 import { readDeployments, writeDeployments, type Deployments } from "./deployments";
 import { deployExchangeContracts } from "./exchange";
-import { provisionJobSchema, RESULT_PREFIX, type AssetsJob, type BridgeJob, type ExchangeJob } from "./provision-job";
+import { BRIDGE_DEMO_WALLET_WHOLE_TOKENS, provisionJobSchema, RESULT_PREFIX, type AssetsJob, type BridgeJob, type ExchangeJob } from "./provision-job";
 import { bridgedTokens, deployAssetTokens } from "./assets";
 import { seedDemoTraders } from "./seed";
 import { deploySandboxFunding } from "./sandbox-funding";
@@ -40,6 +41,8 @@ async function provisionExchange(job: ExchangeJob, deployerKey: Hex) {
   writeDeployments(job.deploymentsFile, deployments);
   return { seeded: seeded.map((s) => ({ ...s, amountBaseUnits: s.amountBaseUnits.toString() })) };
 }
+
+const demoTokenMintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
 
 async function provisionBridge(job: BridgeJob, deployerKey: Hex) {
   const current = readDeployments(job.deploymentsFile);
@@ -71,6 +74,17 @@ async function provisionBridge(job: BridgeJob, deployerKey: Hex) {
     },
   });
   console.error(`bridge contracts deployed: vault ${native.home.vault}, minter ${native.remote.minter}`);
+  // the demo traders' wallets (not Settlement) get bridged tokens to try the portal's deposits with
+  const { publicClient, wallet } = createChainClients(job.home.chainId, job.home.rpcUrl);
+  const deployer = wallet(deployerKey);
+  for (const t of tokens) {
+    const whole = BRIDGE_DEMO_WALLET_WHOLE_TOKENS[t.symbol];
+    if (whole === undefined) continue;
+    for (const to of job.demoWallets) {
+      const hash = await deployer.writeContract({ address: t.address, abi: demoTokenMintAbi, functionName: "mint", args: [to, whole * 10n ** BigInt(t.decimals)] });
+      if ((await publicClient.waitForTransactionReceipt({ hash })).status !== "success") throw new Error(`bridge provisioning: minting ${t.symbol} to ${to} reverted`);
+    }
+  }
   return { seeded: [] };
 }
 

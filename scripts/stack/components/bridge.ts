@@ -63,6 +63,7 @@ export const bridgeComponent: Component = {
       hsmAddress,
       custodyOwner: privateKeyToAccount(CUSTODY_KEY).address,
       challengePeriodSec: STACK_CHALLENGE_PERIOD_SEC,
+      demoWallets: ctx.config.mode === "sandbox" ? ctx.config.keys.demoTraders.map((k) => k.address) : [],
     });
     ctx.logger.info({ vault: ctx.deployments.home.contracts.BridgeVault, minter: ctx.deployments.remote.contracts.BridgeMinter }, "bridge contracts deployed");
   },
@@ -165,6 +166,8 @@ export const bridgeComponent: Component = {
         abis,
         bridges: { native: endpoint(native, relayers[0]), custody: endpoint(custody, relayers[1]) },
         relayedTransfers: createRelayerStore(db),
+        // the portal's development wallet holds the demo traders' keys in the sandbox only
+        portal: { mode: config.mode, devWalletKeys: config.keys.demoTraders.map((k) => k.privateKey), confirmations: config.bridge.confirmations },
       });
       stops.push(() => api.stop());
 
