@@ -75,7 +75,7 @@ export interface Pipeline {
   readonly client: PublicClient;
   /** what the start recovered: journal records and every trade the journal holds, in seq order; the
    *  batches the chain had settled, with their transactions (fills' settlement after a restart) */
-  readonly recovered: { records: number; trades: readonly import("./settle/batcher").SettleableTrade[]; lastSettledSeq: number; settledBatches: readonly SettledBatchRecord[] };
+  readonly recovered: { records: number; trades: readonly import("./settle/batcher").SettleableTrade[]; lastSettledSeq: number; settledBatches: readonly SettledBatchRecord[]; startMs: Readonly<Record<string, number>> };
   /** settled batches, as they land (fills' settlement status, benches) */
   subscribeSettled(fn: (b: SettledBatch) => void): () => void;
   /** resolves once chain events up to the current head are applied (tests: after a deposit) */
@@ -93,6 +93,14 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const client = createPublicClient({ chain, transport: http(opts.rpcUrl, { retryCount: 3 }), pollingInterval: 20 }) as PublicClient;
   const log = opts.logger;
   const clock = opts.clock ?? systemClock;
+  // where the start's time goes (bench:restart prints it)
+  const startMs: Record<string, number> = {};
+  let mark = performance.now();
+  const lap = (name: string) => {
+    const now = performance.now();
+    startMs[name] = Math.round(now - mark);
+    mark = now;
+  };
   const [makerFeeBps, takerFeeBps] = (await client.readContract({ address: opts.settlement, abi, functionName: "fees" })) as [number, number];
   const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(opts.chainId, opts.settlement)));
 
@@ -115,7 +123,9 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     isValidContractSignature: contractWallets.isValidSignature,
   });
   for (const l of opts.listeners ?? []) service.subscribe(l);
+  lap("fees");
   const replay = await service.open();
+  lap("journal");
 
   // chain history first (silently: the ledger is only complete at the head), then withdrawals checked once
   const pendingSeen = new Set<string>();
@@ -168,6 +178,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     onError: (e) => log?.warn({ err: String(e) }, "chain follower: poll failed"),
   });
   await follower.catchUp();
+  lap("chainEvents");
   for (const k of pendingSeen) {
     const [trader, token] = k.split(":");
     await service.cancelUnfunded(trader, token);
@@ -181,6 +192,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     if (so) replayedTraders.add(so.order.trader);
   }
   await Promise.all([...replayedTraders].map((t) => contractWallets.learn(t).catch((e) => log?.warn({ err: String(e), trader: t }, "code lookup failed"))));
+  lap("wallets");
   const availability = createChainAvailability({ chainId: opts.chainId, clock, supervisor: opts.homeChain });
   const batcher = createBatcher({
     sender: availability.watch(createSettleSender({
@@ -233,6 +245,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   availability.onUp(() => batcher.retryNow());
   const { lastSettledSeq, settled: settledBatches } = await batcher.start();
   service.settledUpTo(lastSettledSeq);
+  lap("batcher");
   // a crash between a journaled rejection and its cancels: finish them now
   await service.cancelRejectedOpen();
   const recoveredTrades = service.replayedTrades;
@@ -242,7 +255,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const maxBacklog = opts.maxBacklogTrades ?? DEFAULT_MAX_BACKLOG_TRADES;
   service.setSettlementGate(availability.refusal);
   if (maxBacklog > 0) service.setBacklogLimit(() => batcher.health().queuedTrades, maxBacklog, () => batcher.confirmIntervalMs());
-  log?.info({ journalRecords: replay.records, replayedTrades: replay.trades, lastSettledSeq }, "pipeline recovered");
+  lap("resume");
+  log?.info({ journalRecords: replay.records, replayedTrades: replay.trades, lastSettledSeq, startMs }, "pipeline recovered");
 
   follower.start();
   let reconciliation: Reconciliation = { state: "pending", checked: 0, mismatches: [] };
@@ -275,7 +289,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     service,
     batcher,
     client,
-    recovered: { records: replay.records, trades: recoveredTrades, lastSettledSeq, settledBatches },
+    recovered: { records: replay.records, trades: recoveredTrades, lastSettledSeq, settledBatches, startMs },
     subscribeSettled(fn) {
       settledListeners.add(fn);
       return () => settledListeners.delete(fn);

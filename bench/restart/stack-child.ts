@@ -27,10 +27,13 @@ async function main(): Promise<void> {
   const tStart = performance.now();
   // the chains begin before the stack's modules load (as `npm start` does): their start overlaps the loading
   const begun = beginStack(config);
+  let tChains = NaN;
+  void begun.settled.then(() => (tChains = performance.now()));
   const { defaultComponents, startHealthServer, startStack } = await import("../../scripts/stack");
   const { getDomainSeparator, getSettlementDomain } = await import("../../sdk/eip712");
   const { createOrderDigester } = await import("../../pipeline/intake/order-digest");
   const { typedOrder } = await import("../../pipeline/testing/orders");
+  const tLoaded = performance.now();
   const stack = await startStack({ begun, config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
   const tStarted = performance.now();
   const handle = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
@@ -76,6 +79,9 @@ async function main(): Promise<void> {
       rssMb: Math.round(rss / 2 ** 20),
       chains: { home: stack.chains.home.restored, remote: stack.chains.remote.restored },
       journal: p.service.recovery,
+      // ms since the process started: main() began, the stack's modules loaded, the chains (and the compile check) ready
+      marksMs: { main: Math.round(tStart), modulesLoaded: Math.round(tLoaded), chainsReady: Math.round(tChains), started: Math.round(tStarted) },
+      pipelineStartMs: p.recovered.startMs,
       recoveredTrades: p.recovered.trades.length,
       lastSettledSeq: p.recovered.lastSettledSeq,
     });
