@@ -163,7 +163,7 @@ export function renderPortal(t: TenantConfig, hostname: string): string {
   button:disabled { opacity: .55; cursor: not-allowed; }
   button.link { margin: 0; padding: 0; background: none; color: var(--primary-text); text-decoration: underline; }
   :focus-visible { outline: 3px solid var(--primary); outline-offset: 2px; }
-  table { width: 100%; border-collapse: collapse; font-size: 13px; } th, td { padding: 5px 6px; border-bottom: 1px solid #eee; text-align: left; word-break: break-word; }
+  table { width: 100%; border-collapse: collapse; font-size: 13px; } th, td { padding: 5px 6px; border-bottom: 1px solid #eee; text-align: left; overflow-wrap: anywhere; } th { overflow-wrap: normal; }
   code { font-size: 12px; word-break: break-all; }
   .badge { display: inline-block; background: var(--accent); color: var(--on-accent); border-radius: 999px; padding: 2px 10px; font-weight: 700; }
   .hint { font-size: 13px; color: #4a5060; margin: 4px 0 0; }

@@ -383,7 +383,7 @@ function steps(entry: HistoryEntry, v: TransferView | undefined): Step[] {
         .join(" · "),
     },
     { id: "seen", title: deposit ? `Deposit seen on ${src.name}` : `Burn seen on ${src.name}`, detail: linked ? `${sourceTx ? short(sourceTx) : ""} ${at(ts.depositedAt ?? ts.burnedAt)}` : "" },
-    { id: "finality", title: "Finality", detail: `${Math.max(0, Math.min(depth ?? 0, need))} of ${need} confirmations` },
+    { id: "finality", title: "Finality", detail: need === 0 ? `final once mined on ${src.name} (no confirmations needed)` : `${Math.max(0, Math.min(depth ?? 0, need))} of ${need} confirmations` },
     {
       id: "signatures",
       title: tenant.mpcMode === "custody" ? "Approved by the custody provider" : "Threshold signatures",
