@@ -13,12 +13,8 @@ export { HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
 export { ConfigError } from "./errors";
 export { DeployerSecret, loadDeployerKey } from "./deployer-secret";
 
-/**
- * The repository root: defaults (data dir, artifacts) are relative to it, not to the caller's cwd.
- * (`__dirname` is missing when an ES-module host such as Ponder's loads this file: then the cwd, which
- * those hosts are started in.)
- */
-export const REPO_ROOT = typeof __dirname !== "undefined" ? path.resolve(__dirname, "..") : process.cwd();
+import { DEFAULT_CHAIN_NODE, REPO_ROOT } from "./base";
+export { DEFAULT_CHAIN_NODE, REPO_ROOT } from "./base";
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const chainId = z.coerce.number().int().positive();
@@ -31,8 +27,6 @@ const bool = z
   .transform((s) => s === "1" || s === "true" || s === "yes");
 const devKey = (i: number): Hex => HARDHAT_DEV_PRIVATE_KEYS[i];
 
-/** The chain node `npm start`, the stacks and the benches run when CHAIN_NODE is not set. */
-export const DEFAULT_CHAIN_NODE: "anvil" | "hardhat" = "anvil";
 const chainNode = z.enum(["anvil", "hardhat"]).default(DEFAULT_CHAIN_NODE);
 
 /** CHAIN_NODE alone (for test configs that build the rest of their environment themselves, so that

@@ -8,7 +8,8 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { HARDHAT_DEV_MNEMONIC, REPO_ROOT } from "../../config";
+import { REPO_ROOT } from "../../config/base";
+import { HARDHAT_DEV_MNEMONIC } from "../../config/dev-accounts";
 import { cpuAffinityPrefix } from "../../runtime/cpu-affinity";
 import { ChainStartError, nodeStopper, prioritizeNode, type ChainNodeProcess } from "./node-process";
 

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
-import { REPO_ROOT } from "../../config";
+import { REPO_ROOT } from "../../config/base";
 import { cpuAffinityPrefix } from "../../runtime/cpu-affinity";
 import { AppError } from "../../runtime/errors";
 

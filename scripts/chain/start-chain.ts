@@ -8,7 +8,7 @@
 // "unavailable" (HTTP 503, a JSON-RPC error naming the chain), a fresh node is booted the same way, and the
 // proxy serves again (supervisor.ts). See docs/decisions/stack.md.
 import fs from "node:fs";
-import { DEFAULT_CHAIN_NODE } from "../../config";
+import { DEFAULT_CHAIN_NODE } from "../../config/base";
 import path from "node:path";
 import { readJournalFrom, JournalCorruptError, type JournalEntry } from "./journal";
 import { ChainStartError, type ChainNodeKind, type ChainNodeProcess } from "./node-process";
