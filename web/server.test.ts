@@ -22,6 +22,7 @@ fs.writeFileSync(path.join(os.tmpdir(), "web-secret.txt"), "secret");
 
 const rpcCalls: unknown[] = [];
 const restSeen: { host?: string; xff?: string; path?: string; body?: string }[] = [];
+const originsSeen: (string | undefined)[] = [];
 const listen = (s: http.Server) => new Promise<number>((r) => s.listen(0, "127.0.0.1", () => r((s.address() as AddressInfo).port)));
 const rpc = http.createServer((req, res) => {
   let b = "";
@@ -39,6 +40,7 @@ const rest = http.createServer((req, res) => {
   req.on("data", (d) => (b += d));
   req.on("end", () => {
     restSeen.push({ host: req.headers.host, xff: req.headers["x-forwarded-for"] as string, path: req.url, body: b });
+    originsSeen.push(req.headers.origin);
     res.writeHead(201, { "content-type": "application/json", "x-ratelimit-limit": "100" });
     res.end(JSON.stringify({ ok: true }));
   });
@@ -220,6 +222,18 @@ test("/identity forwards the three login paths with their methods only; without 
   assert.equal(grant.status, 201);
   assert.equal(restSeen.at(-1)!.body, "grant_type=password");
   assert.equal(restSeen.length, n + 3);
+  // the page's own Origin passes (and is not forwarded: the provider sees a server-side client); another site's is refused
+  const host = new URL(s.url).host;
+  const own = await raw(s.url, "/identity/api/otp", { method: "POST", headers: { "content-type": "application/json", origin: `http://${host}` }, body: "{}" });
+  assert.equal(own.status, 201);
+  assert.equal(restSeen.length, n + 4);
+  assert.equal(originsSeen.at(-1), undefined);
+  for (const origin of ["http://evil.example", "null", `https://${host}.evil.example`]) {
+    const r = await raw(s.url, "/identity/api/login/oauth/access_token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin }, body: "grant_type=password" });
+    assert.equal(r.status, 403, origin);
+    assert.equal(JSON.parse(r.body).error.code, "FORBIDDEN");
+  }
+  assert.equal(restSeen.length, n + 4);
   // the provider's other paths (its sandbox writes, the authorization pages, JWKS) are not reachable here
   for (const [method, p, status] of [
     ["POST", "/identity/api/sandbox/users", 404],
@@ -233,7 +247,7 @@ test("/identity forwards the three login paths with their methods only; without 
     assert.equal(r.status, status, `${method} ${p}`);
     assert.ok(JSON.parse(r.body).error.code);
   }
-  assert.equal(restSeen.length, n + 3);
+  assert.equal(restSeen.length, n + 4);
   const prod = await start("production");
   for (const p of ["/exchange-api/v1/assets", "/identity/api/otp"]) {
     const r = await raw(prod.url, p, { method: p.includes("otp") ? "POST" : "GET" });

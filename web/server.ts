@@ -176,6 +176,19 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
     const method = IDENTITY_PATHS.get(p);
     if (!method) return sendError(res, 404, "NOT_FOUND", "this identity provider path is not available through the web app");
     if (req.method !== method) return sendError(res, 405, "METHOD_NOT_ALLOWED", `${p} takes ${method} only`);
+    // the provider checks a browser's Origin against its clients' web origins; here the page is this
+    // server's own, so we check it (another site's page is refused) and forward as the server-side client
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      let host: string | null = null;
+      try {
+        host = new URL(origin).host;
+      } catch {
+        /* "null" or malformed */
+      }
+      if (host !== req.headers.host) return sendError(res, 403, "FORBIDDEN", "the login paths take requests from this web app's own pages only");
+      delete req.headers.origin;
+    }
     forward(req, res, identity, p + url.search, false, "identity provider");
   }
 

@@ -89,7 +89,9 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
 }
 
 export async function requestCode(phone: string): Promise<{ expiresIn: number }> {
-  const r = await parse<{ data: { expiresIn: number } }>(await send(`${IDENTITY}/otp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ phone }) }));
+  const r = await parse<{ data: { expiresIn: number } }>(
+    await send(`${IDENTITY}/otp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ phone }) })
+  );
   return r.data;
 }
 
@@ -102,7 +104,7 @@ export async function sandboxOutbox(phone: string): Promise<{ code: string; sent
 export async function login(phone: string, code: string): Promise<Session> {
   const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: code, scope: "openid profile email phone" });
   const grant = await parse<{ access_token: string; expires_in: number }>(
-    await send(`${IDENTITY}/login/oauth/access_token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body: form }),
+    await send(`${IDENTITY}/login/oauth/access_token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body: form })
   );
   const tt = await parse<{ token: string }>(await send(`${API}/auth/tenant-token`, { method: "POST", headers: { authorization: `Bearer ${grant.access_token}`, accept: "application/json" } }));
   session = { accessToken: grant.access_token, tenantToken: tt.token, phone, expiresAtMs: Date.now() + grant.expires_in * 1000 };

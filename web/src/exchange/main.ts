@@ -87,8 +87,21 @@ function renderHeader(route: string): void {
     h(
       "ul",
       {},
-      links.map(([href, label]) => h("li", {}, h("a", { href, "aria-current": route.startsWith(href.slice(1)) ? "page" : null }, label))),
-    ),
+      links.map(([href, label]) =>
+        h(
+          "li",
+          {},
+          h(
+            "a",
+            {
+              href,
+              "aria-current": route.startsWith(href.slice(1)) ? "page" : null,
+            },
+            label
+          )
+        )
+      )
+    )
   );
   const s = currentSession();
   replace(
@@ -96,9 +109,17 @@ function renderHeader(route: string): void {
     s
       ? [
           h("span", { class: "who" }, `Logged in as ${s.phone}`),
-          h("button", { type: "button", id: "logout", onclick: () => (logout(), (location.hash = "#/login")) }, "Log out"),
+          h(
+            "button",
+            {
+              type: "button",
+              id: "logout",
+              onclick: () => (logout(), (location.hash = "#/login")),
+            },
+            "Log out"
+          ),
         ]
-      : h("a", { href: "#/login", class: "login-link" }, "Log in"),
+      : h("a", { href: "#/login", class: "login-link" }, "Log in")
   );
 }
 
@@ -110,6 +131,8 @@ function page(title: string, ...body: (Node | string | null)[]): HTMLElement {
   return heading;
 }
 
+/** A table that may scroll sideways on a phone: a focusable, labelled region, so keyboards can scroll it. */
+const scroller = (label: string, table: HTMLElement) => h("div", { class: "scroller", tabindex: "0", role: "region", "aria-label": label }, table);
 const loading = (what: string) => h("p", { class: "loading", role: "status" }, `Loading ${what}…`);
 const errorBox = (err: unknown) => h("p", { class: "error", role: "alert" }, explain(err));
 
@@ -122,14 +145,35 @@ function requireLogin(): boolean {
 // ---------------------------------------------------------------- login
 
 function loginPage(params: URLSearchParams): void {
-  const phone = h("input", { type: "tel", name: "phone", autocomplete: "tel", inputmode: "tel", placeholder: "+14155550123" }) as HTMLInputElement;
-  const code = h("input", { type: "text", name: "code", autocomplete: "one-time-code", inputmode: "numeric", maxlength: 6 }) as HTMLInputElement;
+  const phone = h("input", {
+    type: "tel",
+    name: "phone",
+    autocomplete: "tel",
+    inputmode: "tel",
+    placeholder: "+14155550123",
+  }) as HTMLInputElement;
+  const code = h("input", {
+    type: "text",
+    name: "code",
+    autocomplete: "one-time-code",
+    inputmode: "numeric",
+    maxlength: 6,
+  }) as HTMLInputElement;
   phone.id = "phone";
   code.id = "code";
   const fPhone = field("Phone number", phone, "with its country code");
   const fCode = field("One-time code", code, "6 digits, valid for 5 minutes");
-  const result = h("p", { class: "result", id: "login-result", role: "status", "aria-live": "polite" });
-  const sandboxCode = h("p", { class: "sandbox-code", id: "sandbox-code", "aria-live": "polite" });
+  const result = h("p", {
+    class: "result",
+    id: "login-result",
+    role: "status",
+    "aria-live": "polite",
+  });
+  const sandboxCode = h("p", {
+    class: "sandbox-code",
+    id: "sandbox-code",
+    "aria-live": "polite",
+  });
   const sendBtn = h("button", { type: "button", id: "send-code" }, "Send me a code") as HTMLButtonElement;
   const loginBtn = h("button", { type: "submit", class: "primary", id: "login" }, "Log in") as HTMLButtonElement;
   const hint =
@@ -156,9 +200,9 @@ function loginPage(params: URLSearchParams): void {
                 }
               },
             },
-            "Show the sandbox outbox",
+            "Show the sandbox outbox"
           ),
-          sandboxCode,
+          sandboxCode
         )
       : null;
 
@@ -179,7 +223,20 @@ function loginPage(params: URLSearchParams): void {
       sendBtn.disabled = false;
     }
   });
-  const form = h("form", { novalidate: true, class: "panel login-form", "aria-labelledby": "page-h" }, fPhone.wrap, sendBtn, hint, fCode.wrap, loginBtn, result);
+  const form = h(
+    "form",
+    {
+      novalidate: true,
+      class: "panel login-form",
+      "aria-labelledby": "page-h",
+    },
+    fPhone.wrap,
+    sendBtn,
+    hint,
+    fCode.wrap,
+    loginBtn,
+    result
+  );
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     fPhone.error.textContent = "";
@@ -213,12 +270,25 @@ async function assetsPage(params: URLSearchParams): Promise<void> {
   const rail = params.get("rail") ?? "";
   const category = params.get("category") ?? "";
   const q = params.get("q") ?? "";
-  const railSel = h("select", { id: "rail", name: "rail" }) as HTMLSelectElement;
+  const railSel = h("select", {
+    id: "rail",
+    name: "rail",
+  }) as HTMLSelectElement;
   railSel.append(h("option", { value: "" }, "All rails"), ...rails.map((r) => h("option", { value: r.id, selected: r.id === rail }, r.label)));
-  const catSel = h("select", { id: "category", name: "category" }) as HTMLSelectElement;
+  const catSel = h("select", {
+    id: "category",
+    name: "category",
+  }) as HTMLSelectElement;
   const cats = (rail ? rails.filter((r) => r.id === rail) : rails).flatMap((r) => r.categories);
   catSel.append(h("option", { value: "" }, "All categories"), ...cats.map((c) => h("option", { value: c.id, selected: c.id === category }, c.label)));
-  const search = h("input", { type: "search", id: "search", name: "q", value: q, autocomplete: "off", placeholder: "symbol or name" }) as HTMLInputElement;
+  const search = h("input", {
+    type: "search",
+    id: "search",
+    name: "q",
+    value: q,
+    autocomplete: "off",
+    placeholder: "symbol or name",
+  }) as HTMLInputElement;
   const go = (changes: Record<string, string>) => {
     const p = new URLSearchParams({ rail, category, q, ...changes });
     for (const k of [...p.keys()]) if (!p.get(k)) p.delete(k);
@@ -233,7 +303,7 @@ async function assetsPage(params: URLSearchParams): Promise<void> {
     h("div", { class: "field" }, h("label", { for: "rail" }, "Rail"), railSel),
     h("div", { class: "field" }, h("label", { for: "category" }, "Category"), catSel),
     h("div", { class: "field grow" }, h("label", { for: "search" }, "Search"), search),
-    h("button", { type: "submit" }, "Search"),
+    h("button", { type: "submit" }, "Search")
   );
   filters.addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -251,10 +321,27 @@ async function assetsPage(params: URLSearchParams): Promise<void> {
   const more = async (cursor: string | null) => {
     if (cursor) query.set("cursor", cursor);
     try {
-      const r = await publicGet<{ data: AssetSummary[]; nextCursor: string | null }>(`/assets?${query}`);
+      const r = await publicGet<{
+        data: AssetSummary[];
+        nextCursor: string | null;
+      }>(`/assets?${query}`);
       if (seq !== routeSeq) return;
       rows.push(...r.data);
-      replace(list, assetTable(rows, q), r.nextCursor ? h("button", { type: "button", id: "more-assets", onclick: () => void more(r.nextCursor) }, "Show more") : null);
+      replace(
+        list,
+        assetTable(rows, q),
+        r.nextCursor
+          ? h(
+              "button",
+              {
+                type: "button",
+                id: "more-assets",
+                onclick: () => void more(r.nextCursor),
+              },
+              "Show more"
+            )
+          : null
+      );
     } catch (err) {
       if (seq === routeSeq) replace(list, errorBox(err));
     }
@@ -268,11 +355,7 @@ function assetTable(rows: AssetSummary[], q: string): Node {
     "table",
     { class: "assets" },
     h("caption", { class: "sr-only" }, "Assets"),
-    h(
-      "thead",
-      {},
-      h("tr", {}, h("th", { scope: "col" }, "Asset"), h("th", { scope: "col" }, "Category"), h("th", { scope: "col" }, "Price (USD)"), h("th", { scope: "col" }, "Change")),
-    ),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Asset"), h("th", { scope: "col" }, "Category"), h("th", { scope: "col" }, "Price (USD)"), h("th", { scope: "col" }, "Change"))),
     h(
       "tbody",
       {},
@@ -286,23 +369,27 @@ function assetTable(rows: AssetSummary[], q: string): Node {
             {},
             h(
               "a",
-              { href: `#/asset/${encodeURIComponent(a.id)}`, class: "asset-link" },
+              {
+                href: `#/asset/${encodeURIComponent(a.id)}`,
+                class: "asset-link",
+              },
               img ? h("img", { src: img, alt: "", width: 24, height: 24 }) : null,
               h("span", { class: "sym" }, a.symbol),
               " ",
-              h("span", { class: "name" }, a.name),
+              h("span", { class: "name" }, a.name)
             ),
-            a.tradeable ? null : h("span", { class: "badge" }, "not tradeable"),
+            a.tradeable ? null : h("span", { class: "badge" }, "not tradeable")
           ),
-          h("td", {}, a.type),
+          h("td", {}, categoryLabel(a.type)),
           h("td", {}, a.price === null ? "—" : usd(a.price)),
-          h("td", { class: changeClass(a.changesPercentage) }, a.changesPercentage === null ? "—" : pct(a.changesPercentage)),
+          h("td", { class: changeClass(a.changesPercentage) }, a.changesPercentage === null ? "—" : pct(a.changesPercentage))
         );
-      }),
-    ),
+      })
+    )
   );
 }
 
+const categoryLabel = (id: string) => rails.flatMap((r) => r.categories).find((c) => c.id === id)?.label ?? id;
 const changeClass = (n: number | null | undefined) => (n === null || n === undefined || n === 0 ? "" : n > 0 ? "up" : "down");
 
 // ---------------------------------------------------------------- one asset
@@ -332,15 +419,15 @@ async function assetPage(id: string): Promise<void> {
       h(
         "dl",
         {},
-        h("div", {}, h("dt", {}, "Category"), h("dd", {}, a.type)),
+        h("div", {}, h("dt", {}, "Category"), h("dd", {}, categoryLabel(a.type))),
         h("div", {}, h("dt", {}, "Exchange"), h("dd", {}, a.exchange ?? "—")),
         h("div", {}, h("dt", {}, "Offering"), h("dd", {}, a.offeringType)),
         h("div", {}, h("dt", {}, "Who may buy"), h("dd", { id: "accreditation" }, accreditationLabel(a.accreditationType))),
         h("div", {}, h("dt", {}, "Regime"), h("dd", {}, regimeLabel(a.regime))),
-        h("div", {}, h("dt", {}, "Tradeable"), h("dd", {}, a.tradeable ? "yes" : "no")),
-      ),
+        h("div", {}, h("dt", {}, "Tradeable"), h("dd", {}, a.tradeable ? "yes" : "no"))
+      )
     ),
-    h("div", { class: "asset-grid" }, quoteEl, chartPanel, bookEl, orderEl),
+    h("div", { class: "asset-grid" }, quoteEl, chartPanel, bookEl, orderEl)
   );
 
   const loadQuote = async () => {
@@ -361,9 +448,9 @@ async function assetPage(id: string): Promise<void> {
               h("div", {}, h("dt", {}, "High"), h("dd", {}, usd(q.high))),
               h("div", {}, h("dt", {}, "Low"), h("dd", {}, usd(q.low))),
               h("div", {}, h("dt", {}, "Previous close"), h("dd", {}, usd(q.prevClose))),
-              h("div", {}, h("dt", {}, "Volume"), h("dd", {}, dec(q.volume))),
+              h("div", {}, h("dt", {}, "Volume"), h("dd", {}, dec(q.volume)))
             ),
-        h("p", { class: "note" }, `Settled trades, as of ${dateTimeOf(q.timestamp)}.`),
+        h("p", { class: "note" }, `Settled trades, as of ${dateTimeOf(q.timestamp)}.`)
       );
     } catch (err) {
       if (seq === routeSeq) replace(quoteEl, h("h3", { id: "quote-h" }, "Quote"), errorBox(err));
@@ -384,8 +471,8 @@ async function assetPage(id: string): Promise<void> {
               { "aria-label": `${a.symbol} order book` },
               h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Price (USD)"), h("th", { scope: "col" }, "Quantity"))),
               h("tbody", { class: "asks" }, b.asks.slice().reverse().map(row("ask"))),
-              h("tbody", { class: "bids" }, b.bids.map(row("bid"))),
-            ),
+              h("tbody", { class: "bids" }, b.bids.map(row("bid")))
+            )
       );
     } catch (err) {
       if (seq === routeSeq) replace(bookEl, h("h3", { id: "book-h" }, "Order book"), errorBox(err));
@@ -402,8 +489,12 @@ function chartSection(a: AssetDetail): HTMLElement {
   const rangeSel = h("select", { id: "range" }) as HTMLSelectElement;
   for (const [r] of CHART_RANGES) rangeSel.append(h("option", { value: r, selected: r === "1d" }, r));
   const intervalSel = h("select", { id: "interval" }) as HTMLSelectElement;
-  const host = h("div", { class: "chart", id: "chart", role: "img", "aria-label": `${a.symbol} price chart` });
-  const note = h("p", { class: "chart-note", id: "chart-note", "aria-live": "polite" });
+  const host = h("div", { class: "chart", id: "chart" });
+  const note = h("p", {
+    class: "chart-note",
+    id: "chart-note",
+    "aria-live": "polite",
+  });
   const fillIntervals = () => {
     const ivs = CHART_RANGES.find(([r]) => r === rangeSel.value)![1];
     intervalSel.replaceChildren(...ivs.map((i, n) => h("option", { value: i, selected: n === 0 }, i)));
@@ -414,7 +505,7 @@ function chartSection(a: AssetDetail): HTMLElement {
     { class: "panel chart-panel", "aria-labelledby": "chart-h" },
     h("div", { class: "panel-head" }, h("h3", { id: "chart-h" }, "Chart"), h("label", { for: "range" }, "Range"), rangeSel, h("label", { for: "interval" }, "Interval"), intervalSel),
     host,
-    note,
+    note
   );
   const seq = routeSeq;
   let series: ReturnType<IChartApi["addSeries"]> | null = null;
@@ -424,10 +515,28 @@ function chartSection(a: AssetDetail): HTMLElement {
       const r = await publicGet<{ data: Candle[] }>(`/assets/${encodeURIComponent(a.id)}/chart?range=${rangeSel.value}&interval=${intervalSel.value}`);
       if (seq !== routeSeq) return;
       if (!chart) {
-        chart = createChart(host, { autoSize: true, layout: { background: { color: "#ffffff" }, textColor: "#1f2933" }, timeScale: { timeVisible: true } });
-        series = chart.addSeries(CandlestickSeries, { upColor: "#0a7d36", downColor: "#b3261e", wickUpColor: "#0a7d36", wickDownColor: "#b3261e", borderVisible: false });
+        chart = createChart(host, {
+          autoSize: true,
+          layout: { background: { color: "#ffffff" }, textColor: "#1f2933" },
+          timeScale: { timeVisible: true },
+        });
+        series = chart.addSeries(CandlestickSeries, {
+          upColor: "#0a7d36",
+          downColor: "#b3261e",
+          wickUpColor: "#0a7d36",
+          wickDownColor: "#b3261e",
+          borderVisible: false,
+        });
       }
-      series!.setData(r.data.map((c) => ({ time: Math.floor(c.time / 1000) as UTCTimestamp, open: c.open, high: c.high, low: c.low, close: c.close })));
+      series!.setData(
+        r.data.map((c) => ({
+          time: Math.floor(c.time / 1000) as UTCTimestamp,
+          open: c.open,
+          high: c.high,
+          low: c.low,
+          close: c.close,
+        }))
+      );
       chart.timeScale().fitContent();
       note.textContent = r.data.length === 0 ? `No settled trade in this range (${rangeSel.value}).` : `${r.data.length} candles of ${intervalSel.value}, range ${rangeSel.value}.`;
     } catch (err) {
@@ -442,7 +551,15 @@ function chartSection(a: AssetDetail): HTMLElement {
 }
 
 function orderSection(a: AssetDetail): HTMLElement {
-  const section = h("section", { class: "panel order-form", id: "order-form", "aria-labelledby": "order-h" }, h("h3", { id: "order-h" }, "Buy or sell"));
+  const section = h(
+    "section",
+    {
+      class: "panel order-form",
+      id: "order-form",
+      "aria-labelledby": "order-h",
+    },
+    h("h3", { id: "order-h" }, "Buy or sell")
+  );
   if (!a.tradeable) {
     section.append(h("p", { class: "empty" }, "This asset is listed but cannot be traded yet."));
     return section;
@@ -451,15 +568,35 @@ function orderSection(a: AssetDetail): HTMLElement {
     section.append(h("p", {}, h("a", { href: `#/login?next=${encodeURIComponent(`/asset/${a.id}`)}` }, "Log in"), " to buy or sell."));
     return section;
   }
-  const draft: OrderDraft = { side: "BUY", orderType: "market", quantity: "", limitPrice: "" };
+  const draft: OrderDraft = {
+    side: "BUY",
+    orderType: "market",
+    quantity: "",
+    limitPrice: "",
+  };
   const typeSel = h("select", { id: "order-type", name: "orderType" }, h("option", { value: "market", selected: true }, "Market"), h("option", { value: "limit" }, "Limit")) as HTMLSelectElement;
-  const qty = h("input", { id: "quantity", name: "quantity", inputmode: "decimal", autocomplete: "off" }) as HTMLInputElement;
-  const price = h("input", { id: "limit-price", name: "limitPrice", inputmode: "decimal", autocomplete: "off" }) as HTMLInputElement;
+  const qty = h("input", {
+    id: "quantity",
+    name: "quantity",
+    inputmode: "decimal",
+    autocomplete: "off",
+  }) as HTMLInputElement;
+  const price = h("input", {
+    id: "limit-price",
+    name: "limitPrice",
+    inputmode: "decimal",
+    autocomplete: "off",
+  }) as HTMLInputElement;
   const fType = field("Order type", typeSel, "market: now at the best prices on the book; limit: at your price or better");
   const fQty = field(`Quantity (${a.symbol})`, qty, "a decimal, on the asset's lot size");
   const fPrice = field("Limit price (USD)", price, "a decimal, on the asset's tick size");
   fPrice.wrap.hidden = true;
-  const result = h("p", { class: "result", id: "order-result", role: "status", "aria-live": "polite" });
+  const result = h("p", {
+    class: "result",
+    id: "order-result",
+    role: "status",
+    "aria-live": "polite",
+  });
   const submit = h("button", { type: "submit", class: "primary", id: "place-order" }, "Buy") as HTMLButtonElement;
   const sides = (["BUY", "SELL"] as const).map((s) =>
     h(
@@ -475,8 +612,8 @@ function orderSection(a: AssetDetail): HTMLElement {
           submit.textContent = s === "BUY" ? "Buy" : "Sell";
         },
       },
-      s === "BUY" ? "Buy" : "Sell",
-    ),
+      s === "BUY" ? "Buy" : "Sell"
+    )
   );
   typeSel.addEventListener("change", () => {
     draft.orderType = typeSel.value as "market" | "limit";
@@ -493,7 +630,7 @@ function orderSection(a: AssetDetail): HTMLElement {
     preIpo ? h("p", { class: "note" }, "A pre-IPO order: it is sent as such (isPreIPO).") : null,
     a.accreditationType ? h("p", { class: "note" }, `${accreditationLabel(a.accreditationType)}.`) : null,
     submit,
-    result,
+    result
   );
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -522,7 +659,9 @@ function orderSection(a: AssetDetail): HTMLElement {
       result.dataset.orderId = o.orderId;
       result.dataset.status = o.status;
       const filled = o.filledQuantity ? ` Filled ${dec(o.filledQuantity)} at an average of ${usd(o.averagePrice ?? null)}.` : "";
-      result.textContent = `${o.side === "BUY" ? "Buy" : "Sell"} order ${o.orderId}: ${o.status.toLowerCase()}.${filled}${o.status === "PENDING" ? " It rests on the book until it fills or you cancel it (Portfolio)." : ""}`;
+      result.textContent = `${o.side === "BUY" ? "Buy" : "Sell"} order ${o.orderId}: ${o.status.toLowerCase()}.${filled}${
+        o.status === "PENDING" ? " It rests on the book until it fills or you cancel it (Portfolio)." : ""
+      }`;
       section.dispatchEvent(new Event("traded"));
     } catch (err) {
       result.dataset.kind = "error";
@@ -562,48 +701,59 @@ async function portfolioPage(): Promise<void> {
         h("h3", { id: "orders-h" }, "Open orders"),
         r.data.length === 0
           ? h("p", { class: "empty" }, "No open order.")
-          : h(
-              "table",
-              {},
-              h("thead", {}, h("tr", {}, ["Asset", "Side", "Quantity", "Limit (USD)", "Placed", ""].map((t) => h("th", { scope: "col" }, t)))),
+          : scroller(
+              "Open orders",
               h(
-                "tbody",
+                "table",
                 {},
-                r.data.map((o) =>
+                h(
+                  "thead",
+                  {},
                   h(
                     "tr",
-                    { "data-order-id": o.orderId },
-                    h("td", {}, o.assetId),
-                    h("td", {}, o.side === "BUY" ? "Buy" : "Sell"),
-                    h("td", {}, dec(o.quantity)),
-                    h("td", {}, o.limitPrice === undefined ? "market" : usd(o.limitPrice)),
-                    h("td", {}, dateTimeOf(o.createdAt)),
-                    h(
-                      "td",
-                      {},
-                      h(
-                        "button",
-                        {
-                          type: "button",
-                          "aria-label": `Cancel the ${o.side === "BUY" ? "buy" : "sell"} order of ${dec(o.quantity)} ${o.assetId}`,
-                          onclick: async (ev: Event) => {
-                            const b = ev.currentTarget as HTMLButtonElement;
-                            b.disabled = true;
-                            try {
-                              await call("DELETE", `/orders/${encodeURIComponent(o.orderId)}`);
-                            } catch (err) {
-                              alertIn(ordersEl, err);
-                            }
-                            await Promise.all([loadOrders(), load()]);
-                          },
-                        },
-                        "Cancel",
-                      ),
-                    ),
-                  ),
+                    {},
+                    ["Asset", "Side", "Quantity", "Limit (USD)", "Placed", "Action"].map((t) => h("th", { scope: "col" }, t))
+                  )
                 ),
-              ),
-            ),
+                h(
+                  "tbody",
+                  {},
+                  r.data.map((o) =>
+                    h(
+                      "tr",
+                      { "data-order-id": o.orderId },
+                      h("td", {}, o.assetId),
+                      h("td", {}, o.side === "BUY" ? "Buy" : "Sell"),
+                      h("td", {}, dec(o.quantity)),
+                      h("td", {}, o.limitPrice === undefined ? "market" : usd(o.limitPrice)),
+                      h("td", {}, dateTimeOf(o.createdAt)),
+                      h(
+                        "td",
+                        {},
+                        h(
+                          "button",
+                          {
+                            type: "button",
+                            "aria-label": `Cancel the ${o.side === "BUY" ? "buy" : "sell"} order of ${dec(o.quantity)} ${o.assetId}`,
+                            onclick: async (ev: Event) => {
+                              const b = ev.currentTarget as HTMLButtonElement;
+                              b.disabled = true;
+                              try {
+                                await call("DELETE", `/orders/${encodeURIComponent(o.orderId)}`);
+                              } catch (err) {
+                                alertIn(ordersEl, err);
+                              }
+                              await Promise.all([loadOrders(), load()]);
+                            },
+                          },
+                          "Cancel"
+                        )
+                      )
+                    )
+                  )
+                )
+              )
+            )
       );
     } catch (err) {
       if (seq === routeSeq) replace(ordersEl, h("h3", { id: "orders-h" }, "Open orders"), errorBox(err));
@@ -623,56 +773,74 @@ function holdingsView(holdings: Holding[], withLots: LotHolding[]): Node {
   return h(
     "div",
     {},
-    h(
-      "table",
-      { class: "holdings" },
+    scroller(
+      "Holdings",
       h(
-        "thead",
-        {},
-        h("tr", {}, ["Asset", "Quantity", "Average cost", "Price", "Market value", "Unrealized P&L"].map((t) => h("th", { scope: "col" }, t))),
-      ),
-      h(
-        "tbody",
-        {},
-        holdings.map((x) =>
+        "table",
+        { class: "holdings" },
+        h(
+          "thead",
+          {},
           h(
             "tr",
-            { "data-asset-id": x.assetId },
-            h("td", {}, h("a", { href: `#/asset/${encodeURIComponent(x.assetId)}` }, x.symbol), " ", h("span", { class: "name" }, x.name)),
-            h("td", { class: "quantity" }, dec(x.quantity)),
-            h("td", {}, usd(x.averageCost)),
-            h("td", {}, usd(x.currentPrice)),
-            h("td", {}, usd(x.marketValue)),
-            h("td", { class: changeClass(x.unrealizedPnl) }, x.unrealizedPnl === null ? "—" : `${usd(x.unrealizedPnl)} (${pct(x.unrealizedPnlPercent)})`),
-          ),
+            {},
+            ["Asset", "Quantity", "Average cost", "Price", "Market value", "Unrealized P&L"].map((t) => h("th", { scope: "col" }, t))
+          )
         ),
-      ),
-    ),
-    h("h3", { id: "lots-h" }, "Lots"),
-    h("p", { class: "note" }, "Each buy is a lot; sells take the oldest lots first. A restricted lot can only be sold to buyers an exemption covers until its restriction ends."),
-    h(
-      "table",
-      { class: "lots", "aria-labelledby": "lots-h" },
-      h("thead", {}, h("tr", {}, ["Asset", "Quantity", "Acquired", "Restricted until", "Restricted", "Offering"].map((t) => h("th", { scope: "col" }, t)))),
-      h(
-        "tbody",
-        {},
-        withLots.flatMap((x) =>
-          x.lots.map((l) =>
+        h(
+          "tbody",
+          {},
+          holdings.map((x) =>
             h(
               "tr",
               { "data-asset-id": x.assetId },
-              h("td", {}, x.symbol),
-              h("td", {}, dec(l.quantity)),
-              h("td", {}, dateOf(l.acquisitionDate)),
-              h("td", {}, l.restrictionEndDate === l.acquisitionDate ? "no hold" : dateOf(l.restrictionEndDate)),
-              h("td", {}, l.isRestricted ? h("strong", {}, "yes") : "no"),
-              h("td", {}, l.offeringType, l.regime ? ` (${regimeLabel(l.regime)})` : ""),
-            ),
-          ),
-        ),
-      ),
+              h("td", {}, h("a", { href: `#/asset/${encodeURIComponent(x.assetId)}` }, x.symbol), " ", h("span", { class: "name" }, x.name)),
+              h("td", { class: "quantity" }, dec(x.quantity)),
+              h("td", {}, usd(x.averageCost)),
+              h("td", {}, usd(x.currentPrice)),
+              h("td", {}, usd(x.marketValue)),
+              h("td", { class: changeClass(x.unrealizedPnl) }, x.unrealizedPnl === null ? "—" : `${usd(x.unrealizedPnl)} (${pct(x.unrealizedPnlPercent)})`)
+            )
+          )
+        )
+      )
     ),
+    h("h3", { id: "lots-h" }, "Lots"),
+    h("p", { class: "note" }, "Each buy is a lot; sells take the oldest lots first. A restricted lot can only be sold to buyers an exemption covers until its restriction ends."),
+    scroller(
+      "Lots",
+      h(
+        "table",
+        { class: "lots", "aria-labelledby": "lots-h" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ["Asset", "Quantity", "Acquired", "Restricted until", "Restricted", "Offering"].map((t) => h("th", { scope: "col" }, t))
+          )
+        ),
+        h(
+          "tbody",
+          {},
+          withLots.flatMap((x) =>
+            x.lots.map((l) =>
+              h(
+                "tr",
+                { "data-asset-id": x.assetId },
+                h("td", {}, x.symbol),
+                h("td", {}, dec(l.quantity)),
+                h("td", {}, dateOf(l.acquisitionDate)),
+                h("td", {}, l.restrictionEndDate === l.acquisitionDate ? "no hold" : dateOf(l.restrictionEndDate)),
+                h("td", {}, l.isRestricted ? h("strong", {}, "yes") : "no"),
+                h("td", {}, l.offeringType, l.regime ? ` (${regimeLabel(l.regime)})` : "")
+              )
+            )
+          )
+        )
+      )
+    )
   );
 }
 
@@ -682,7 +850,16 @@ async function transactionsPage(params: URLSearchParams): Promise<void> {
   if (!requireLogin()) return;
   const seq = routeSeq;
   const type = ["deposit", "withdrawal", "trade"].includes(params.get("type") ?? "") ? params.get("type")! : "all";
-  const sel = h("select", { id: "tx-type" }, ...[["all", "All"], ["trade", "Trades"], ["deposit", "Deposits"], ["withdrawal", "Withdrawals"]].map(([v, l]) => h("option", { value: v, selected: v === type }, l))) as HTMLSelectElement;
+  const sel = h(
+    "select",
+    { id: "tx-type" },
+    ...[
+      ["all", "All"],
+      ["trade", "Trades"],
+      ["deposit", "Deposits"],
+      ["withdrawal", "Withdrawals"],
+    ].map(([v, l]) => h("option", { value: v, selected: v === type }, l))
+  ) as HTMLSelectElement;
   sel.addEventListener("change", () => (location.hash = sel.value === "all" ? "#/transactions" : `#/transactions?type=${sel.value}`));
   const list = h("div", { id: "transactions", "aria-live": "polite" }, loading("your transactions"));
   page("Transactions", h("div", { class: "filters" }, h("div", { class: "field" }, h("label", { for: "tx-type" }, "Show"), sel)), list);
@@ -693,30 +870,41 @@ async function transactionsPage(params: URLSearchParams): Promise<void> {
       list,
       r.data.length === 0
         ? h("p", { class: "empty" }, "No transaction yet.")
-        : h(
-            "table",
-            {},
-            h("thead", {}, h("tr", {}, ["Date", "Type", "Asset", "Side", "Quantity", "Price", "Total", "Fee", "Status"].map((t) => h("th", { scope: "col" }, t)))),
+        : scroller(
+            "Transactions",
             h(
-              "tbody",
+              "table",
               {},
-              r.data.map((t) =>
+              h(
+                "thead",
+                {},
                 h(
                   "tr",
-                  { "data-id": t.id, "data-type": t.type },
-                  h("td", {}, dateTimeOf(t.timestamp)),
-                  h("td", {}, t.type === "trade" ? "Trade" : `${t.type === "deposit" ? "Deposit" : "Withdrawal"}${t.method ? ` (${methodLabel(t.method)})` : ""}`),
-                  h("td", {}, t.assetId),
-                  h("td", {}, t.side),
-                  h("td", {}, dec(t.quantity)),
-                  h("td", {}, t.type === "trade" ? usd(t.price) : "—"),
-                  h("td", {}, usd(t.total)),
-                  h("td", {}, usd(t.fee)),
-                  h("td", {}, t.status),
-                ),
+                  {},
+                  ["Date", "Type", "Asset", "Side", "Quantity", "Price", "Total", "Fee", "Status"].map((t) => h("th", { scope: "col" }, t))
+                )
               ),
-            ),
-          ),
+              h(
+                "tbody",
+                {},
+                r.data.map((t) =>
+                  h(
+                    "tr",
+                    { "data-id": t.id, "data-type": t.type },
+                    h("td", {}, dateTimeOf(t.timestamp)),
+                    h("td", {}, t.type === "trade" ? "Trade" : `${t.type === "deposit" ? "Deposit" : "Withdrawal"}${t.method ? ` (${methodLabel(t.method)})` : ""}`),
+                    h("td", {}, t.assetId),
+                    h("td", {}, t.side),
+                    h("td", {}, dec(t.quantity)),
+                    h("td", {}, t.type === "trade" ? usd(t.price) : "—"),
+                    h("td", {}, usd(t.total)),
+                    h("td", {}, usd(t.fee)),
+                    h("td", {}, t.status)
+                  )
+                )
+              )
+            )
+          )
     );
   } catch (err) {
     if (seq === routeSeq) replace(list, errorBox(err));
@@ -745,10 +933,15 @@ async function accountPage(): Promise<void> {
           h("div", {}, h("dt", {}, "Buying power"), h("dd", { id: "buying-power" }, usd(a.buyingPower))),
           h("div", {}, h("dt", {}, "Phone"), h("dd", {}, a.phone)),
           h("div", {}, h("dt", {}, "Identity check (KYC)"), h("dd", {}, a.kycStatus.replace(/_/g, " "))),
-          h("div", {}, h("dt", {}, "Accreditation"), h("dd", {}, `${a.accreditationStatus.replace(/_/g, " ")}${a.accreditationType && a.accreditationType !== "none" ? ` (${a.accreditationType})` : ""}`)),
-          h("div", {}, h("dt", {}, "Settlement address"), h("dd", {}, h("code", {}, a.settlementAddress))),
+          h(
+            "div",
+            {},
+            h("dt", {}, "Accreditation"),
+            h("dd", {}, `${a.accreditationStatus.replace(/_/g, " ")}${a.accreditationType && a.accreditationType !== "none" ? ` (${a.accreditationType})` : ""}`)
+          ),
+          h("div", {}, h("dt", {}, "Settlement address"), h("dd", {}, h("code", {}, a.settlementAddress)))
         ),
-        h("p", { class: "note" }, "Buying power is your cash less what your open buy orders hold. Balances are read from the chain."),
+        h("p", { class: "note" }, "Buying power is your cash less what your open buy orders hold. Balances are read from the chain.")
       );
     } catch (err) {
       if (seq === routeSeq) replace(info, h("h3", { id: "account-h" }, "Your account"), errorBox(err));
@@ -767,9 +960,18 @@ function fundingSection(after: () => void): HTMLElement {
   const section = h("section", { class: "panel", id: "funding", "aria-labelledby": "funding-h" }, h("h3", { id: "funding-h" }, "Add or withdraw funds"));
   const dir = h("select", { id: "fund-direction" }, h("option", { value: "deposits" }, "Deposit (add funds)"), h("option", { value: "withdrawals" }, "Withdraw")) as HTMLSelectElement;
   const method = h("select", { id: "fund-method" }, ...METHODS.map(([v, l, note]) => h("option", { value: v }, `${l} (${note})`))) as HTMLSelectElement;
-  const amount = h("input", { id: "fund-amount", inputmode: "decimal", autocomplete: "off" }) as HTMLInputElement;
+  const amount = h("input", {
+    id: "fund-amount",
+    inputmode: "decimal",
+    autocomplete: "off",
+  }) as HTMLInputElement;
   const fAmount = field("Amount (USD)", amount, "dollars and cents, for example 250 or 100.50");
-  const result = h("p", { class: "result", id: "fund-result", role: "status", "aria-live": "polite" });
+  const result = h("p", {
+    class: "result",
+    id: "fund-result",
+    role: "status",
+    "aria-live": "polite",
+  });
   const submit = h("button", { type: "submit", class: "primary", id: "fund-submit" }, "Send") as HTMLButtonElement;
   const form = h("form", { novalidate: true }, field("Direction", dir).wrap, field("Method", method).wrap, fAmount.wrap, submit, result);
   form.addEventListener("submit", async (ev) => {
@@ -786,9 +988,16 @@ function fundingSection(after: () => void): HTMLElement {
     }
     submit.disabled = true;
     try {
-      const t = (await call<{ data: Transaction }>("POST", `/${dir.value}`, { method: method.value, amount: a.value })).data;
+      const t = (
+        await call<{ data: Transaction }>("POST", `/${dir.value}`, {
+          method: method.value,
+          amount: a.value,
+        })
+      ).data;
       result.dataset.kind = "ok";
-      result.textContent = `${t.type === "deposit" ? "Deposit" : "Withdrawal"} of ${usd(t.quantity)} by ${methodLabel(t.method)}: ${t.status}${t.status === "completed" ? "." : t.completesAt ? `, completes around ${dateTimeOf(t.completesAt)}.` : "."}`;
+      result.textContent = `${t.type === "deposit" ? "Deposit" : "Withdrawal"} of ${usd(t.quantity)} by ${methodLabel(t.method)}: ${t.status}${
+        t.status === "completed" ? "." : t.completesAt ? `, completes around ${dateTimeOf(t.completesAt)}.` : "."
+      }`;
       amount.value = "";
       after();
     } catch (err) {

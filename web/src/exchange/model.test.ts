@@ -65,7 +65,10 @@ test("typed amounts: zero, signs, text, too many digits, minimum at and one cent
 });
 
 test("the order body: market without a price, limit with one, pre-IPO flagged; nothing when a field is wrong", () => {
-  assert.deepEqual(orderBody("AAPL", false, { side: "BUY", orderType: "market", quantity: "1.5", limitPrice: "999" }), { ok: true, body: { assetId: "AAPL", side: "BUY", orderType: "market", quantity: "1.5" } });
+  assert.deepEqual(orderBody("AAPL", false, { side: "BUY", orderType: "market", quantity: "1.5", limitPrice: "999" }), {
+    ok: true,
+    body: { assetId: "AAPL", side: "BUY", orderType: "market", quantity: "1.5" },
+  });
   assert.deepEqual(orderBody("LMNL", true, { side: "BUY", orderType: "limit", quantity: "10", limitPrice: "12.50" }), {
     ok: true,
     body: { assetId: "LMNL", side: "BUY", orderType: "limit", quantity: "10", limitPrice: "12.50", isPreIPO: true },

@@ -4,12 +4,7 @@
 import { numberToDecimalString, parseExactDecimal } from "../../../sdk/decimal";
 
 export class ExchangeError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
+  constructor(readonly status: number, readonly code: string, message: string, readonly details: Record<string, unknown> = {}) {
     super(message);
   }
 }
@@ -114,7 +109,7 @@ export function accreditationLabel(t: string | null | undefined): string {
 }
 
 export function regimeLabel(r: string | null | undefined): string {
-  return r ? (REGIMES[r] ?? r) : "—";
+  return r ? REGIMES[r] ?? r : "—";
 }
 
 /** A refusal in words, by the code and its details (the API's own message only where no sentence fits). */
@@ -129,7 +124,11 @@ export function explain(err: unknown): string {
       return "The exchange cannot be reached. Check your connection and that the exchange is running, then try again.";
     case "ACCREDITATION_REQUIRED": {
       if (d.reason === "reg_cf_investment_limit") {
-        return `This buy would pass your Reg CF investment limit: as an investor who is not accredited you may invest ${usd(num(d.limit))} in Reg CF offerings over 12 months (the SEC's rule, based on your income and net worth), you have used ${usd(num(d.used))}, so ${usd(num(d.available))} remains and this order needs ${usd(num(d.requested))}.`;
+        return `This buy would pass your Reg CF investment limit: as an investor who is not accredited you may invest ${usd(
+          num(d.limit)
+        )} in Reg CF offerings over 12 months (the SEC's rule, based on your income and net worth), you have used ${usd(num(d.used))}, so ${usd(num(d.available))} remains and this order needs ${usd(
+          num(d.requested)
+        )}.`;
       }
       if (d.accreditationType === "506c") {
         return "Only accredited investors can buy this asset: it is offered under Rule 506(c), which requires a third party to verify your accreditation. Your account is not verified as an accredited investor, so the order was not placed.";
@@ -141,7 +140,8 @@ export function explain(err: unknown): string {
     }
     case "INSUFFICIENT_BALANCE": {
       if (d.asset === "USD" || d.asset === undefined) {
-        if (num(d.required) !== undefined) return `Not enough buying power: this needs ${usd(num(d.required))} and ${usd(num(d.available))} is available. Add funds on the Account page or lower the quantity.`;
+        if (num(d.required) !== undefined)
+          return `Not enough buying power: this needs ${usd(num(d.required))} and ${usd(num(d.available))} is available. Add funds on the Account page or lower the quantity.`;
         return "Not enough cash for this. Add funds on the Account page or lower the amount.";
       }
       return `You cannot sell that much: this order needs ${dec(num(d.required))} ${String(d.asset)} and ${dec(num(d.available))} is free to sell (units held by open orders do not count).`;
@@ -149,7 +149,9 @@ export function explain(err: unknown): string {
     case "RESALE_RESTRICTED": {
       const regime = regimeLabel(str(d.regime));
       if (d.reason === "ineligible_buyers_on_book") {
-        return `Some of the units you would sell are still in their ${regime} resale hold${d.restrictionEndDate ? ` (until ${dateOf(str(d.restrictionEndDate))})` : ""}: they may only go to buyers an exemption covers, and buyers it does not cover are on the book now. Try again later or sell only units past their hold.`;
+        return `Some of the units you would sell are still in their ${regime} resale hold${
+          d.restrictionEndDate ? ` (until ${dateOf(str(d.restrictionEndDate))})` : ""
+        }: they may only go to buyers an exemption covers, and buyers it does not cover are on the book now. Try again later or sell only units past their hold.`;
       }
       if (d.reason === "restricted_lots_on_book") {
         return `Units offered on this book are still in their ${regime} resale hold and may only go to buyers an exemption covers (for example accredited or non-US investors). Your account is not covered, so you cannot buy here while they are offered.`;

@@ -1,0 +1,301 @@
+// The exchange app (/exchange) in a real browser (Debian's chromium driven by playwright-core) on one stack
+// (real chains, the pipeline, the identity provider, the exchange API with custody, the indexer, the web
+// server): a new person logs in with a phone and the one-time code they read from the sandbox outbox, finds
+// AAPL by rail, category and search, buys it at market against a demo trader's resting sell and sees it in
+// the portfolio with the API's quantity and its lot; a bad quantity shows an error in words and sends
+// nothing; buying NRTH (a 506(c) asset) without accreditation is refused in words and places nothing;
+// transactions, account and a sandbox deposit. Screenshots of each page at desktop and phone widths go to
+// test-artifacts/web-exchange/ (gitignored); axe-core finds no serious or critical violation on any of them.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import type { Address } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
+import type { DexService, PlaceOrderRequest } from "../../pipeline/service";
+import { signedInput } from "../../pipeline/testing/orders";
+import { numberToDecimalString } from "../../sdk/decimal";
+import { usd } from "../../web/src/exchange/model";
+
+// the page's globals inside page.evaluate / waitForFunction callbacks (this project compiles without the DOM lib)
+declare const document: any;
+declare const window: any;
+declare const sessionStorage: any;
+declare const location: any;
+
+const ROOT = path.join(__dirname, "..", "..");
+const ARTIFACTS = path.join(ROOT, "test-artifacts", "web-exchange");
+const CHROMIUM = "/usr/bin/chromium";
+const WAIT = 90_000;
+const DESKTOP = { width: 1366, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+async function axeCheck(page: Page, label: string): Promise<void> {
+  if (!(await page.evaluate(() => Boolean((window as any).axe)))) await page.evaluate(fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
+  const violations = (await page.evaluate(async () => {
+    const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) }));
+  })) as { id: string; impact: string; nodes: string[] }[];
+  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert.deepEqual(serious, [], `${label}: axe found ${JSON.stringify(serious)}`);
+}
+
+/** Screenshots at desktop and phone widths and the accessibility check at each. */
+async function shoot(page: Page, name: string): Promise<void> {
+  for (const [label, size] of [
+    ["desktop", DESKTOP],
+    ["phone", PHONE],
+  ] as const) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
+    await axeCheck(page, `${name} at ${label} width`);
+  }
+  await page.setViewportSize(DESKTOP);
+}
+
+async function placeFromPage(
+  page: Page,
+  o: { side: "BUY" | "SELL"; type: "market" | "limit"; quantity: string; price?: string }
+): Promise<{ kind: string; text: string; code: string | null; orderId: string | null; status: string | null }> {
+  await page.waitForSelector("#order-form form", { timeout: WAIT });
+  await page.click(`#order-form .sides button[data-side=${o.side}]`);
+  await page.selectOption("#order-type", o.type);
+  await page.fill("#quantity", o.quantity);
+  if (o.price !== undefined) await page.fill("#limit-price", o.price);
+  await page.evaluate(() => {
+    const r = document.getElementById("order-result")!;
+    r.textContent = "";
+    r.dataset.kind = "";
+  });
+  await page.click("#place-order");
+  await page.waitForFunction(() => ["ok", "error"].includes(document.getElementById("order-result")!.dataset.kind ?? ""), null, { timeout: WAIT });
+  return {
+    kind: (await page.getAttribute("#order-result", "data-kind"))!,
+    text: (await page.textContent("#order-result")) ?? "",
+    code: await page.getAttribute("#order-result", "data-code"),
+    orderId: await page.getAttribute("#order-result", "data-order-id"),
+    status: await page.getAttribute("#order-result", "data-status"),
+  };
+}
+
+test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation refusal in words, funding; screenshots; accessibility", { timeout: 480_000 }, async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "web-exchange-e2e-"));
+  let stack: RunningStack | undefined;
+  let browser: Browser | undefined;
+  try {
+    // the browser and this test reach the exchange API from one address (through the web server): room for both
+    const { config } = await createTestConfig(dataDir, { EXCHANGE_PUBLIC_RATE_LIMIT: "1000" });
+    stack = await startStack({ config, components: defaultComponents(["iam", "pipeline", "exchange-api", "indexer", "web"]), onComponentError: "fail" });
+    const webUrl = stack.components.find((c) => c.name === "web")!.handle!.urls!["exchange app"];
+    const api = config.urls.exchangeApi;
+    const home = stack.deployments.home;
+
+    // liquidity: a demo trader offers 10 AAPL at 200.00 through the DexService (a real signed order)
+    const dex: DexService = (stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle).dexService;
+    const seller = privateKeyToAccount(config.keys.demoTraders[0].privateKey);
+    const market = dex.listMarkets().find((m) => m.symbol === "AAPL-USD")!;
+    const s = await signedInput(seller, seller.address, home.chainId, home.contracts.Settlement as Address, market, { side: "sell", priceTicks: 20_000n, sizeLots: 10_000n });
+    const ask: PlaceOrderRequest = {
+      kind: "signed",
+      orderId: randomUUID(),
+      clientOrderId: randomUUID(),
+      symbol: "AAPL-USD",
+      side: "sell",
+      type: "limit",
+      timeInForce: "gtc",
+      priceTicks: 20_000n,
+      triggerPriceTicks: null,
+      sizeLots: 10_000n,
+      expiresAtMs: null,
+      receivedAtMs: Date.now(),
+      trader: seller.address,
+      order: s.order,
+      signature: s.signature,
+    };
+    assert.equal((await dex.placeOrder(ask)).status, "open");
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    const ctx = await browser.newContext({ viewport: DESKTOP });
+    const page = await ctx.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    const orderPosts: string[] = [];
+    page.on("request", (r) => {
+      if (r.method() === "POST" && new URL(r.url()).pathname === "/exchange-api/v1/orders") orderPosts.push(r.postData() ?? "");
+    });
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+
+    // 1. log in: phone, a code, read from the sandbox outbox as the page's hint says, typed in
+    await page.goto(webUrl);
+    await page.waitForSelector("#phone", { timeout: WAIT });
+    await page.fill("#phone", "12345");
+    await page.click("#send-code");
+    assert.match((await page.textContent("#phone ~ .field-error")) ?? "", /country code/);
+    const phone = "+14155550301";
+    await page.fill("#phone", phone);
+    await page.click("#send-code");
+    await page.waitForFunction(() => document.getElementById("login-result")?.dataset.kind === "ok", null, { timeout: WAIT });
+    await page.waitForSelector("#outbox-hint", { timeout: WAIT });
+    await shoot(page, "login");
+    await page.click("#show-code");
+    await page.waitForFunction(() => /^\d{6}$/.test(document.getElementById("sandbox-code")?.dataset.code ?? ""), null, { timeout: WAIT });
+    const code = (await page.getAttribute("#sandbox-code", "data-code"))!;
+    // a wrong code first: refused in words, still on the login page
+    await page.fill("#code", code === "000000" ? "111111" : "000000");
+    await page.click("#login");
+    await page.waitForFunction(() => document.getElementById("login-result")?.dataset.kind === "error", null, { timeout: WAIT });
+    assert.match((await page.textContent("#login-result")) ?? "", /code is wrong or has expired/);
+    await page.fill("#code", code);
+    await page.click("#login");
+    await page.waitForSelector("#asset-list table", { timeout: WAIT });
+    assert.match((await page.textContent("#session")) ?? "", new RegExp(`Logged in as \\${phone}`));
+    const session = JSON.parse((await page.evaluate(() => sessionStorage.getItem("exchange-session"))) as string) as { accessToken: string; tenantToken: string };
+    const headers = { authorization: `Bearer ${session.accessToken}`, "tenant-authorization": session.tenantToken };
+    const apiGet = async (p: string): Promise<Json> => {
+      const r = await fetch(`${api}${p}`, { headers });
+      assert.equal(r.status, 200, `${p}: ${await r.clone().text()}`);
+      return (await r.json()) as Json;
+    };
+    const everyAsset = (await (await fetch(`${api}/assets?limit=100`)).json()) as Json;
+    assert.equal(await page.locator("#asset-list tbody tr").count(), everyAsset.data.length);
+    await shoot(page, "assets");
+
+    // 2. browse: the public rail, stocks, then a search: AAPL is there, a private asset is not
+    await page.selectOption("#rail", "public");
+    await page.waitForFunction(() => location.hash.includes("rail=public"), null, { timeout: WAIT });
+    await page.selectOption("#category", "stocks");
+    await page.waitForFunction(() => location.hash.includes("category=stocks") && document.querySelector("#asset-list table"), null, { timeout: WAIT });
+    const stocks = (await (await fetch(`${api}/assets?marketRail=public&category=stocks&limit=100`)).json()) as Json;
+    await page.waitForFunction((n) => document.querySelectorAll("#asset-list tbody tr").length === n, stocks.data.length, { timeout: WAIT });
+    assert.ok(await page.$('#asset-list tr[data-asset-id="AAPL"]'));
+    assert.equal(await page.$('#asset-list tr[data-asset-id="NRTH"]'), null);
+    await page.fill("#search", "apple");
+    await page.press("#search", "Enter");
+    await page.waitForFunction(() => location.hash.includes("q=apple") && document.querySelector('#asset-list tr[data-asset-id="AAPL"]'), null, { timeout: WAIT });
+    await page.fill("#search", "zzzznothing");
+    await page.press("#search", "Enter");
+    await page.waitForSelector("#asset-list .empty", { timeout: WAIT });
+    assert.match((await page.textContent("#asset-list .empty")) ?? "", /No asset matches "zzzznothing"/);
+
+    // 3. the asset page: the book shows the resting ask at 200; quote and chart answer (loaded or an empty state)
+    await page.goto(`${webUrl}#/asset/AAPL`);
+    await page.waitForSelector('#book tbody.asks tr[data-price="200"]', { timeout: WAIT });
+    assert.equal(await page.textContent('#book tbody.asks tr[data-price="200"] td:nth-child(2)'), "10");
+    await page.waitForFunction(() => !document.querySelector("#quote .loading"), null, { timeout: WAIT });
+    await page.waitForFunction(() => /candles|No settled trade/.test(document.getElementById("chart-note")?.textContent ?? ""), null, { timeout: WAIT });
+    assert.match((await page.textContent("#accreditation")) ?? "", /Retail/);
+    await page.selectOption("#range", "5d");
+    assert.deepEqual(await page.$$eval("#interval option", (os: any[]) => os.map((o) => o.value)), ["5m", "15m"]);
+    await page.waitForFunction(() => /range 5d|No settled trade in this range \(5d\)/.test(document.getElementById("chart-note")?.textContent ?? ""), null, { timeout: WAIT });
+
+    // a bad quantity: an error in words on the field, nothing sent
+    const bad = await placeFromPage(page, { side: "BUY", type: "market", quantity: "abc" });
+    assert.equal(bad.kind, "error");
+    assert.match(bad.text, /Nothing was sent/);
+    assert.match((await page.textContent("#quantity ~ .field-error")) ?? "", /must be a number such as 12\.5/);
+    const zero = await placeFromPage(page, { side: "BUY", type: "limit", quantity: "0", price: "" });
+    assert.equal(zero.kind, "error");
+    assert.match((await page.textContent("#quantity ~ .field-error")) ?? "", /more than zero/);
+    assert.match((await page.textContent("#limit-price ~ .field-error")) ?? "", /Enter the limit price/);
+    assert.deepEqual(orderPosts, [], "a bad amount sent an order");
+
+    // 4. buy 1.5 AAPL at market: EXECUTED at 200, the book shows what is left
+    const buy = await placeFromPage(page, { side: "BUY", type: "market", quantity: "1.5" });
+    assert.equal(buy.kind, "ok", buy.text);
+    assert.equal(buy.status, "EXECUTED", buy.text);
+    assert.match(buy.text, /Filled 1\.5 at an average of \$200\.00/);
+    assert.equal(orderPosts.length, 1);
+    assert.deepEqual(JSON.parse(orderPosts[0]), { assetId: "AAPL", side: "BUY", orderType: "market", quantity: "1.5" });
+    const order = (await apiGet(`/orders/${buy.orderId}`)).data as Json;
+    assert.equal(order.status, "EXECUTED");
+    assert.equal(order.filledQuantity, 1.5);
+    await page.waitForFunction(() => document.querySelector('#book tbody.asks tr[data-price="200"] td:nth-child(2)')?.textContent === "8.5", null, { timeout: WAIT });
+    await shoot(page, "asset");
+
+    // 5. the portfolio: AAPL with the API's quantity (the buyer's fee is taken in the asset) and its lot
+    await page.goto(`${webUrl}#/portfolio`);
+    await page.waitForSelector('#holdings tr[data-asset-id="AAPL"] .quantity', { timeout: WAIT });
+    const holding = ((await apiGet("/portfolio")).data as Json[]).find((x) => x.assetId === "AAPL")!;
+    assert.ok(holding.quantity > 0 && holding.quantity <= 1.5, `holding ${holding.quantity}`);
+    assert.equal(await page.textContent('#holdings tr[data-asset-id="AAPL"] .quantity'), numberToDecimalString(holding.quantity));
+    const lots = ((await apiGet("/exchange-portfolio")).data as Json[]).find((x) => x.assetId === "AAPL")!.lots as Json[];
+    assert.equal(await page.locator('table.lots tr[data-asset-id="AAPL"]').count(), lots.length);
+    const lotCells = await page.$$eval('table.lots tr[data-asset-id="AAPL"] td', (tds: any[]) => tds.map((t) => t.textContent));
+    assert.equal(lotCells[1], numberToDecimalString(lots[0].quantity));
+    assert.equal(lotCells[2], lots[0].acquisitionDate.slice(0, 10));
+    assert.equal(lotCells[3], "no hold", "a retail lot has no resale hold");
+    assert.equal(lotCells[4], "no");
+    await page.waitForSelector("#open-orders .empty", { timeout: WAIT });
+    await shoot(page, "portfolio");
+
+    // 6. a 506(c) asset without accreditation: refused, explained in words, nothing placed
+    await page.goto(`${webUrl}#/asset/NRTH`);
+    await page.waitForSelector("#order-form form", { timeout: WAIT });
+    assert.match((await page.textContent("#accreditation")) ?? "", /506\(c\)/);
+    const refused = await placeFromPage(page, { side: "BUY", type: "limit", quantity: "1", price: "1" });
+    assert.equal(refused.kind, "error");
+    assert.equal(refused.code, "ACCREDITATION_REQUIRED");
+    assert.match(refused.text, /Only accredited investors can buy this asset: it is offered under Rule 506\(c\), which requires a third party to verify your accreditation/);
+    assert.doesNotMatch(refused.text, /ACCREDITATION_REQUIRED/);
+    assert.equal(orderPosts.length, 2, "the refused order was sent once");
+    assert.deepEqual(
+      ((await apiGet("/orders?status=ALL")).data as Json[]).filter((o) => o.assetId === "NRTH"),
+      []
+    );
+    await shoot(page, "asset-refused");
+
+    // 7. transactions: the deposit of the preloaded funds and the trade
+    await page.goto(`${webUrl}#/transactions`);
+    await page.waitForSelector('#transactions tr[data-type="trade"]', { timeout: WAIT });
+    const txs = (await apiGet("/transactions?type=all")).data as Json[];
+    assert.equal(await page.locator("#transactions tbody tr").count(), txs.length);
+    await page.selectOption("#tx-type", "trade");
+    await page.waitForFunction(
+      () => location.hash === "#/transactions?type=trade" && document.querySelector("#transactions table") && !document.querySelector('#transactions tr[data-type="deposit"]'),
+      null,
+      { timeout: WAIT }
+    );
+    await shoot(page, "transactions");
+
+    // 8. account and funding: below the instant minimum is refused in words; a deposit of 250 raises cash by exactly that
+    await page.goto(`${webUrl}#/account`);
+    await page.waitForSelector("#cash", { timeout: WAIT });
+    const before = (await apiGet("/account")).data as Json;
+    assert.equal(await page.textContent("#cash"), usd(before.cashBalance));
+    assert.match(usd(before.cashBalance), /^\$\d{1,3}(,\d{3})*\.\d{2,6}$/);
+    await page.selectOption("#fund-method", "instant");
+    await page.fill("#fund-amount", "9.99");
+    await page.click("#fund-submit");
+    await page.waitForFunction(() => document.getElementById("fund-result")?.dataset.kind === "error", null, { timeout: WAIT });
+    assert.match((await page.textContent("#fund-result")) ?? "", /minimum for instant bank link is \$10\.00/);
+    await page.fill("#fund-amount", "1.234");
+    await page.click("#fund-submit");
+    await page.waitForFunction(() => /at most 2 digits/.test(document.querySelector("#fund-amount ~ .field-error")?.textContent ?? ""), null, { timeout: WAIT });
+    await page.fill("#fund-amount", "250");
+    await page.click("#fund-submit");
+    await page.waitForFunction(() => document.getElementById("fund-result")?.dataset.kind === "ok", null, { timeout: WAIT });
+    assert.match((await page.textContent("#fund-result")) ?? "", /Deposit of \$250\.00 by instant bank link: completed/);
+    const after = (await apiGet("/account")).data as Json;
+    assert.equal(BigInt(after.cashBalanceUnits) - BigInt(before.cashBalanceUnits), 250_000_000n);
+    await page.waitForFunction((t) => document.getElementById("cash")?.textContent === t, usd(after.cashBalance), { timeout: WAIT });
+    await shoot(page, "account");
+
+    // 9. the way to the DEX app is in the header; logging out returns to the login page
+    assert.equal(await page.getAttribute("header a.other-app", "href"), "/");
+    await page.click("#logout");
+    await page.waitForSelector("#phone", { timeout: WAIT });
+    assert.equal(await page.evaluate(() => sessionStorage.getItem("exchange-session")), null);
+    assert.deepEqual(pageErrors, []);
+  } finally {
+    await browser?.close();
+    await stack?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
