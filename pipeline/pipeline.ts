@@ -101,6 +101,18 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     startMs[name] = Math.round(now - mark);
     mark = now;
   };
+  // the chain's history is read (not applied) while the journal replays: its round trips overlap that work
+  const follower: ChainFollower = createChainFollower({
+    client,
+    address: opts.settlement,
+    abi,
+    fromBlock: opts.fromBlock,
+    eventNames: ["Deposited", "WithdrawalRequested", "WithdrawalCancelled", "WithdrawalExecuted", "OrderCancelled", "OrdersCancelledBelow", "AgentApproved", "AgentRevoked", "FeesUpdated"],
+    pollMs: opts.pollMs ?? 200,
+    onEvent,
+    onError: (e) => log?.warn({ err: String(e) }, "chain follower: poll failed"),
+  });
+  follower.prefetch();
   const [makerFeeBps, takerFeeBps] = (await client.readContract({ address: opts.settlement, abi, functionName: "fees" })) as [number, number];
   const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(opts.chainId, opts.settlement)));
 
@@ -167,16 +179,6 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
         break;
     }
   }
-  const follower: ChainFollower = createChainFollower({
-    client,
-    address: opts.settlement,
-    abi,
-    fromBlock: opts.fromBlock,
-    eventNames: ["Deposited", "WithdrawalRequested", "WithdrawalCancelled", "WithdrawalExecuted", "OrderCancelled", "OrdersCancelledBelow", "AgentApproved", "AgentRevoked", "FeesUpdated"],
-    pollMs: opts.pollMs ?? 200,
-    onEvent,
-    onError: (e) => log?.warn({ err: String(e) }, "chain follower: poll failed"),
-  });
   await follower.catchUp();
   lap("chainEvents");
   for (const k of pendingSeen) {

@@ -1,6 +1,7 @@
 // Follows the Settlement contract's events with viem (eth_getLogs polling from a known block): deposits,
 // withdrawal requests / cancellations / executions, on-chain order cancellations, agents and fees. The
-// first `catchUp` reads history up to the head; `start` then polls for new blocks.
+// first `catchUp` reads history up to the head; `start` then polls for new blocks. `prefetch` lets a start
+// fetch that history (chain round trips) while it does other work, and apply it later, in order.
 import { decodeEventLog, toEventSelector, type Abi, type AbiEvent, type Address, type Hex, type Log, type PublicClient } from "viem";
 
 export interface SettlementEvent {
@@ -24,7 +25,10 @@ export interface ChainFollowerDeps {
 }
 
 export interface ChainFollower {
-  /** Processes every event up to the current head; returns that head. */
+  /** Starts reading the logs up to the current head now without applying them: the next catchUp applies
+   *  them (a failed read fails that catchUp). */
+  prefetch(): void;
+  /** Processes every event up to the current head (the prefetched head, when prefetch ran); returns it. */
   catchUp(): Promise<bigint>;
   start(): void;
   stop(): Promise<void>;
@@ -43,25 +47,34 @@ export function createChainFollower(deps: ChainFollowerDeps): ChainFollower {
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
 
+  type RawLog = Omit<Log, "blockNumber" | "logIndex"> & { blockNumber: Hex; logIndex: Hex };
+  let prefetched: Promise<{ head: bigint; logs: RawLog[] }> | undefined;
+
+  const fetchLogs = async (from: bigint, to: bigint): Promise<RawLog[]> =>
+    (await deps.client.request({
+      method: "eth_getLogs",
+      params: [{ address: deps.address, fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}`, topics: [selectors] }],
+    })) as unknown as RawLog[];
+
+  async function apply(logs: RawLog[], live: boolean): Promise<void> {
+    for (const log of logs) {
+      let decoded;
+      try {
+        decoded = decodeEventLog({ abi: deps.abi, data: log.data, topics: log.topics });
+      } catch {
+        continue; // an event this ABI does not know (e.g. OpenZeppelin role events it does know; fine)
+      }
+      await deps.onEvent(
+        { name: String(decoded.eventName), args: (decoded.args ?? {}) as Record<string, unknown>, blockNumber: BigInt(log.blockNumber), logIndex: Number(log.logIndex) },
+        live,
+      );
+    }
+  }
+
   async function readUpTo(head: bigint, live: boolean): Promise<void> {
     while (next <= head) {
       const to = next + CHUNK - 1n < head ? next + CHUNK - 1n : head;
-      const logs = (await deps.client.request({
-        method: "eth_getLogs",
-        params: [{ address: deps.address, fromBlock: `0x${next.toString(16)}`, toBlock: `0x${to.toString(16)}`, topics: [selectors] }],
-      })) as unknown as (Omit<Log, "blockNumber" | "logIndex"> & { blockNumber: Hex; logIndex: Hex })[];
-      for (const log of logs) {
-        let decoded;
-        try {
-          decoded = decodeEventLog({ abi: deps.abi, data: log.data, topics: log.topics });
-        } catch {
-          continue; // an event this ABI does not know (e.g. OpenZeppelin role events it does know; fine)
-        }
-        await deps.onEvent(
-          { name: String(decoded.eventName), args: (decoded.args ?? {}) as Record<string, unknown>, blockNumber: BigInt(log.blockNumber), logIndex: Number(log.logIndex) },
-          live,
-        );
-      }
+      await apply(await fetchLogs(next, to), live);
       next = to + 1n;
     }
   }
@@ -70,7 +83,26 @@ export function createChainFollower(deps: ChainFollowerDeps): ChainFollower {
     get lastBlock() {
       return next - 1n;
     },
+    prefetch() {
+      if (prefetched) return;
+      const from = next;
+      prefetched = (async () => {
+        const head = await deps.client.getBlockNumber({ cacheTime: 0 });
+        const logs: RawLog[] = [];
+        for (let at = from; at <= head; at += CHUNK) logs.push(...(await fetchLogs(at, at + CHUNK - 1n < head ? at + CHUNK - 1n : head)));
+        return { head, logs };
+      })();
+      prefetched.catch(() => undefined); // the catchUp that takes it sees the failure
+    },
     async catchUp() {
+      if (prefetched) {
+        const taken = prefetched;
+        prefetched = undefined;
+        const { head, logs } = await taken;
+        await apply(logs, false);
+        if (head >= next) next = head + 1n;
+        return head;
+      }
       const head = await deps.client.getBlockNumber({ cacheTime: 0 });
       await readUpTo(head, false);
       return head;
