@@ -203,7 +203,7 @@ export function renderPortal(t: TenantConfig, hostname: string): string {
     <p id="followed" class="hint">Start a transfer, or pick one from your history, to follow it here.</p>
     <p id="progress-note" class="hint" role="status"></p>
     <ol id="timeline" aria-live="polite"></ol>
-    <button type="button" id="release" hidden>Release now</button>
+    <button type="button" id="finish" hidden>Link my transaction</button> <button type="button" id="release" hidden>Release now</button>
   </section>
   <section class="wide" aria-labelledby="h-history"><h2 id="h-history">Your transfers</h2><table id="history"></table></section>
   <section class="wide" aria-labelledby="h-chains"><h2 id="h-chains">Chains</h2><table id="chains"><tr><td>loading…</td></tr></table></section>

@@ -1,9 +1,10 @@
 // The white-labelled tenant portal in headless Chromium (playwright-core + Debian's /usr/bin/chromium) on
 // the stack's bridge (`startStack` with the bridge component: real chains, the 5 FROST signer nodes, the
 // custody signer, both relayers): for each tenant's hostname (tenant-a.test native, tenant-b.test custody)
-// the page shows its own branding and chains, connects the sandbox development wallet, refuses bad amounts
-// in words and sends nothing, then a deposit is signed in the page (approve + deposit + link signature) and
-// shown step by step until minted, with the wrapped balance on the remote chain equal to the amount; on
+// the page shows its own branding and chains, connects a wallet (tenant A's user: the sandbox development
+// wallet; tenant B's: a browser wallet found by EIP-6963), refuses bad amounts in words and sends nothing, then a deposit is signed in the page (approve + deposit + link signature) and
+// shown step by step until minted (on tenant A the link is cut once by the network and finished from the
+// page), with the wrapped balance on the remote chain equal to the amount; on
 // the native tenant a withdrawal's burn is signed in the page and its challenge window shown. Screenshots at
 // desktop and phone widths go to test-artifacts/bridge-portal/ (gitignored); axe-core finds no serious or
 // critical violation.
@@ -12,8 +13,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { createPublicClient, erc20Abi, http, type Address } from "viem";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 
 // the page's globals inside page.evaluate / waitForFunction callbacks (this project compiles without the DOM lib)
@@ -60,6 +62,59 @@ async function recordTimeline(page: Page): Promise<void> {
   })()`);
 }
 
+const EXTENSION = { uuid: "5f4d2c1b-8a9e-4b7c-9d3e-2f1a0b9c8d7e", name: "Test Browser Wallet", icon: "data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'/>", rdns: "test.wallet" };
+
+/** A browser wallet as an extension injects one: an EIP-1193 provider announced by EIP-6963 in every page of
+ *  `ctx`, whose requests reach this test process (it holds the key and sends to the chains itself, as an
+ *  extension uses its own RPC). `calls` records every method asked. */
+async function installExtension(ctx: BrowserContext, key: Hex, rpcUrls: Record<number, string>, calls: string[]): Promise<void> {
+  const account = privateKeyToAccount(key);
+  let chainId = 31337;
+  await ctx.exposeFunction("__testWalletRequest", async (method: string, params: any[]) => {
+    calls.push(method);
+    const chain = defineChain({ id: chainId, name: `chain ${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrls[chainId]] } } });
+    try {
+      switch (method) {
+        case "eth_requestAccounts":
+        case "eth_accounts":
+          return { result: [account.address] };
+        case "eth_chainId":
+          return { result: `0x${chainId.toString(16)}` };
+        case "wallet_switchEthereumChain": {
+          const wanted = Number(params[0].chainId);
+          if (!rpcUrls[wanted]) return { error: { code: 4902, message: "unknown chain" } };
+          chainId = wanted;
+          return { result: null };
+        }
+        case "eth_sendTransaction": {
+          const tx = params[0];
+          const wallet = createWalletClient({ account, chain, transport: http(rpcUrls[chainId]) });
+          return { result: await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ? BigInt(tx.value) : 0n }) };
+        }
+        case "personal_sign":
+          return { result: await account.signMessage({ message: { raw: params[0] } }) };
+        default:
+          return { result: await createPublicClient({ chain, transport: http(rpcUrls[chainId]) }).request({ method: method as any, params: params as any }) };
+      }
+    } catch (err) {
+      return { error: { code: -32603, message: String((err as Error).message ?? err) } };
+    }
+  });
+  await ctx.addInitScript(`(() => {
+    const info = Object.freeze(${JSON.stringify(EXTENSION)});
+    const provider = {
+      request: ({ method, params }) => window.__testWalletRequest(method, params || []).then((r) => {
+        if (r.error) throw Object.assign(new Error(r.error.message), { code: r.error.code });
+        return r.result;
+      }),
+      on() {}, removeListener() {},
+    };
+    const announce = () => window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
+    window.addEventListener("eip6963:requestProvider", announce);
+    announce();
+  })()`);
+}
+
 async function formError(page: Page, amount: string): Promise<string> {
   await page.fill("#amount", amount);
   await page.click("#submit");
@@ -86,13 +141,16 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", `--host-resolver-rules=${HOSTS.map((h) => `MAP ${h} 127.0.0.1`).join(", ")}`],
     });
 
+    const extensionCalls: string[] = [];
     const tenants = [
-      { host: "tenant-a.test", name: "Aurora Bridge", header: "rgb(29, 63, 184)", mode: /native/, trader: 0, wrapped: remoteTokens["USD"].address as Address, vault: stack.deployments.home.contracts.BridgeVault },
-      { host: "tenant-b.test", name: "Harbor Custody Bridge", header: "rgb(15, 81, 50)", mode: /custody/, trader: 1, wrapped: remoteTokens["USD.custody"].address as Address, vault: stack.deployments.home.contracts.CustodyBridgeVault },
+      { host: "tenant-a.test", name: "Aurora Bridge", header: "rgb(29, 63, 184)", mode: /native/, trader: 0, wallet: "dev:0", wrapped: remoteTokens["USD"].address as Address, vault: stack.deployments.home.contracts.BridgeVault },
+      { host: "tenant-b.test", name: "Harbor Custody Bridge", header: "rgb(15, 81, 50)", mode: /custody/, trader: 1, wallet: `ext:${EXTENSION.uuid}`, wrapped: remoteTokens["USD.custody"].address as Address, vault: stack.deployments.home.contracts.CustodyBridgeVault },
     ];
     for (const t of tenants) {
       const started = Date.now();
       const ctx = await browser.newContext({ viewport: DESKTOP });
+      // tenant B's user has a browser wallet (EIP-6963), holding demo trader 2's key in this test process
+      if (t.wallet.startsWith("ext:")) await installExtension(ctx, config.keys.demoTraders[t.trader].privateKey, { 31337: stack.chains.home.rpcUrl, 31338: stack.chains.remote.rpcUrl }, extensionCalls);
       const page = await ctx.newPage();
       const pageErrors: string[] = [];
       page.on("pageerror", (e) => pageErrors.push(String(e)));
@@ -112,7 +170,7 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
 
       // the development wallet: a demo trader, with the sandbox's bridged funds shown in decimals
       const trader = config.keys.demoTraders[t.trader].address;
-      await page.selectOption("#wallet-choice", `dev:${t.trader}`);
+      await page.selectOption("#wallet-choice", t.wallet);
       await page.click("#connect");
       await page.waitForFunction((a) => document.getElementById("wallet-address")?.textContent === a, trader, { timeout: WAIT });
       await page.waitForFunction(() => document.querySelector("[data-balance=home-USD]")?.textContent === "10,000", null, { timeout: WAIT });
@@ -136,8 +194,17 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
       await page.fill("#recipient", trader);
       await page.fill("#amount", "12.5");
       await recordTimeline(page);
-      await page.click("#submit");
+      if (t.wallet.startsWith("dev:")) {
+        // the network drops as the page links the deposit: the transfer waits, and "Link my transaction" finishes it
+        await page.route("**/api/v1/transfer/*/complete", (route) => route.abort(), { times: 1 });
+        await page.click("#submit");
+        await page.waitForFunction(() => /The transfer stopped: The bridge cannot be reached/.test(document.getElementById("form-error").textContent), null, { timeout: WAIT });
+        await page.waitForSelector("#finish:not([hidden])", { timeout: WAIT });
+        assert.equal(await page.getAttribute("#timeline [data-step=seen]", "data-state"), "active", "not linked: not shown as seen");
+        await page.click("#finish");
+      } else await page.click("#submit");
       await page.waitForSelector("#timeline [data-step=minted][data-state=done]", { timeout: WAIT });
+      assert.equal(await page.getAttribute("#finish", "hidden"), "");
       const timeline = (await page.evaluate(() => window.__timeline)) as string[];
       const order = ["signed", "seen", "finality", "signatures", "minted"];
       const doneCount = (snap: string) => order.findIndex((s) => !snap.includes(`${s}:done`));
@@ -180,7 +247,7 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
       // the history survives a reload and shows a past transfer's progress again
       await page.reload();
       await page.waitForSelector("body[data-ready=true]", { timeout: WAIT });
-      await page.selectOption("#wallet-choice", `dev:${t.trader}`);
+      await page.selectOption("#wallet-choice", t.wallet);
       await page.click("#connect");
       await page.click("#history [data-follow] >> nth=-1");
       await page.waitForSelector("#timeline [data-step=minted][data-state=done]", { timeout: WAIT });
@@ -188,6 +255,10 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
       await ctx.close();
       tc.diagnostic(`${t.host}: ${Date.now() - started} ms`);
     }
+
+    // the browser wallet was discovered and connected, and it signed both transactions and the link
+    for (const m of ["eth_requestAccounts", "eth_sendTransaction", "personal_sign"]) assert.ok(extensionCalls.includes(m), `the browser wallet was asked ${m}: ${extensionCalls.join(",")}`);
+    assert.equal(extensionCalls.filter((m) => m === "eth_sendTransaction").length, 2, "approve and deposit");
 
     const page = await browser.newPage();
     const unknown = await page.goto(`http://nobody.test:${port}/`);

@@ -421,7 +421,12 @@ function steps(entry: HistoryEntry, v: TransferView | undefined): Step[] {
 
 let followedView: TransferView | undefined;
 
-function renderTimeline(entry: HistoryEntry, v: TransferView | undefined): void {
+const RANK: Record<string, number> = { initiated: 0, deposited: 1, burned: 1, signed: 2, release_queued: 3, minted: 4, released: 4, disputed: 4, failed: 4 };
+
+function renderTimeline(entry: HistoryEntry, view: TransferView | undefined): void {
+  // never step back: an answer older than the one shown (a poll that crossed the link) is ignored
+  const shown = followedView?.id === entry.id ? followedView : undefined;
+  const v = shown && (!view || (RANK[view.status] ?? 0) < (RANK[shown.status] ?? 0)) ? shown : view;
   followedView = v;
   const list = steps(entry, v);
   const mark = { done: "✓", active: "…", pending: "", failed: "✕" };
@@ -431,6 +436,9 @@ function renderTimeline(entry: HistoryEntry, v: TransferView | undefined): void 
     .join("");
   const amount = formatAmount(BigInt(entry.amount), entry.decimals);
   $("followed").innerHTML = `${entry.direction === "deposit" ? "Deposit" : "Withdrawal"} of ${amount} ${esc(entry.symbol)} to <code>${short(entry.recipient)}</code> · status <span class="badge" id="transfer-status">${esc(v?.status ?? "initiated")}</span>${v?.lastError && v.status === "failed" ? ` · ${esc(v.lastError)}` : ""}`;
+  // the transaction went out but its link did not (the tab closed, the network dropped): finish it here
+  const sentHash = entry.sent?.[entry.direction === "deposit" ? "deposit" : "burn"];
+  $("finish").hidden = !(v?.status === "initiated" && sentHash && wallet && wallet.address.toLowerCase() === entry.sender.toLowerCase());
   const releasable = entry.direction === "withdrawal" && v?.status === "release_queued" && v.readyAt !== null && new Date(v.readyAt).getTime() <= Date.now();
   $("release").hidden = !releasable;
 }
@@ -440,22 +448,25 @@ function renderFollowed(): void {
   if (entry) renderTimeline(entry, followedView?.id === entry.id ? followedView : undefined);
 }
 
+let followGeneration = 0;
+
 function follow(id: string, first?: TransferView): void {
+  if (followed !== id) followedView = undefined;
   followed = id;
-  followedView = first;
+  const generation = ++followGeneration;
   window.clearTimeout(followTimer);
   const entry = loadHistory().find((e) => e.id === id);
   if (!entry) return;
   renderTimeline(entry, first);
   $("progress").scrollIntoView?.({ block: "nearest" });
   const tick = async () => {
-    if (followed !== id) return;
+    if (generation !== followGeneration) return;
     const current = loadHistory().find((e) => e.id === id) ?? entry;
     try {
       const v = await api<TransferView>(`/api/v1/transfer/${id}`, { accessToken: current.accessToken });
       const srcChain = current.direction === "deposit" ? home.chainId : remote.chainId;
       if (v.status !== "initiated" && !["signed", "minted", "released"].includes(v.status)) heads.set(srcChain, await reader(srcChain).getBlockNumber({ cacheTime: 0 }));
-      if (followed !== id) return;
+      if (generation !== followGeneration) return;
       renderTimeline(current, v);
       if (TERMINAL.has(v.status)) {
         await refreshBalances();
@@ -465,9 +476,26 @@ function follow(id: string, first?: TransferView): void {
     } catch (err) {
       setNote(err instanceof Error ? err.message : String(err));
     }
-    followTimer = window.setTimeout(tick, 1000);
+    if (generation === followGeneration) followTimer = window.setTimeout(tick, 1000);
   };
   followTimer = window.setTimeout(tick, first ? 300 : 0);
+}
+
+async function finish(): Promise<void> {
+  const entry = loadHistory().find((e) => e.id === followed);
+  const hash = entry?.sent?.[entry.direction === "deposit" ? "deposit" : "burn"];
+  if (!entry || !hash || !wallet) return;
+  const button = $<HTMLButtonElement>("finish");
+  button.disabled = true;
+  try {
+    await linkTransfer(entry, wallet, hash);
+    setNote("");
+    if (followed === entry.id) follow(entry.id);
+  } catch (err) {
+    setNote(`Not linked yet: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    button.disabled = false;
+  }
 }
 
 async function release(): Promise<void> {
@@ -530,6 +558,7 @@ async function main(): Promise<void> {
   $("token").addEventListener("change", showAvailable);
   $("transfer-form").addEventListener("submit", (e) => void submit(e));
   $("release").addEventListener("click", () => void release());
+  $("finish").addEventListener("click", () => void finish());
   $("history").addEventListener("click", (e) => {
     const id = (e.target as HTMLElement).closest<HTMLElement>("[data-follow]")?.dataset.follow;
     if (id) follow(id);
