@@ -85,10 +85,10 @@ module.exports = {
     },
     {
       name: "examples-npm-only",
-      comment: "examples/ are the README's Integrate snippets, what an integrator copies: npm packages and node built-ins only (no repository code).",
+      comment: "examples/ are the README's Integrate snippets, what an integrator copies: npm packages, node built-ins and the SDK's public entry (@onchain-exchange/sdk, sdk/index.ts by tsconfig paths) only, no other repository code.",
       severity: "error",
       from: { path: "^examples/" },
-      to: { pathNot: "^examples/", dependencyTypesNot: NPM.concat(["core"]) },
+      to: { pathNot: ["^examples/", "^sdk/index\\.ts$"], dependencyTypesNot: NPM.concat(["core"]) },
     },
     {
       name: "pipeline-not-api",
@@ -147,7 +147,7 @@ module.exports = {
     doNotFollow: { path: "node_modules" },
     // dot folders (.git, .data, a mutation run's .stryker-tmp copies), build output, docs; npm packages are
     // seen (matcher/core may not import one) but not followed
-    exclude: { path: "(^|/)[.][^./]|^artifacts|^cache|^typechain-types|^generated/|^reports/|^docs/" },
+    exclude: { path: "(^|/)[.][^./]|^artifacts|^cache|^typechain-types|^generated/|^reports/|^docs/|^sdk/dist/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
   },

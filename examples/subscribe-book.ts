@@ -1,29 +1,37 @@
-// Subscribe to a market's order book over the WebSocket API: one snapshot, then updates (a level's new
-// total size; 0 removes it), each with a sequence that steps by one (a gap means: resubscribe).
+// Follow a market's order book over the WebSocket API with the SDK's BookFeed, a book that keeps itself
+// consistent: one snapshot, then updates (a level's new total size; 0 removes it) whose sequence steps by
+// one and whose CRC32 checksum of the best levels must equal ours; a gap or a differing checksum makes it
+// resubscribe for a fresh snapshot (counted in `resyncs`), a dropped connection reconnects.
 //   npx tsx examples/subscribe-book.ts
 // Env: DEX_WS_URL (default ws://127.0.0.1:8080/ws, what `npm start` serves), SYMBOL (WETH-USD), DEPTH (10),
-// UPDATES (how many updates to print before leaving; default: never leave). Prints one JSON line per message.
-import WebSocket from "ws";
+// UPDATES (how many book changes to print after the first book before leaving; default: never leave).
+// Prints one JSON line per consistent book: {sequence, bids, asks, resyncs} (levels best first).
+import { BookFeed } from "@onchain-exchange/sdk";
 
 const WS_URL = process.env.DEX_WS_URL ?? "ws://127.0.0.1:8080/ws";
 const symbol = process.env.SYMBOL ?? "WETH-USD";
 const depth = Number(process.env.DEPTH ?? 10);
 const updates = process.env.UPDATES === undefined ? Infinity : Number(process.env.UPDATES);
 
-const ws = new WebSocket(WS_URL);
-let seen = 0;
-let sequence: number | null = null;
-ws.on("open", () => ws.send(JSON.stringify({ type: "subscribe", channel: "orderbook", symbol, depth })));
-ws.on("message", (data) => {
-  const msg = JSON.parse(data.toString());
-  if (msg.type !== "orderbook_snapshot" && msg.type !== "orderbook_update") return; // acks, heartbeats
-  if (msg.type === "orderbook_update" && sequence !== null && msg.sequence !== sequence + 1) throw new Error(`sequence gap: ${sequence} -> ${msg.sequence}`);
-  sequence = msg.sequence;
-  console.log(JSON.stringify({ type: msg.type, sequence: msg.sequence, bids: msg.bids, asks: msg.asks }));
-  if (msg.type === "orderbook_update" && ++seen >= updates) ws.close();
-  if (msg.type === "orderbook_snapshot" && updates === 0) ws.close();
-});
-ws.on("error", (err) => {
+async function main() {
+  let printed = 0;
+  const feed = await BookFeed.open({
+    url: WS_URL,
+    symbol,
+    depth,
+    onBook(book) {
+      console.log(JSON.stringify({ sequence: book.sequence, bids: book.levels("bid"), asks: book.levels("ask"), resyncs: feed.resyncs }));
+      if (printed++ >= updates) feed.close();
+    },
+    onError(err) {
+      console.error(err.message);
+      process.exitCode = 1;
+      feed.close();
+    },
+  });
+}
+
+main().catch((err) => {
   console.error(err);
   process.exit(1);
 });

@@ -1,35 +1,40 @@
-// The README's "Integrate" snippets (examples/*.ts) run as they are, each as its own child process (tsx),
-// against a started stack (real chains, the pipeline and the DEX API on free ports): create an API key and
-// have its agent approved on chain, sign and place an order from a viem wallet with only what
-// GET /v1/markets says, and follow the book over the WebSocket API, which shows that order's level.
+// The README's "Integrate" snippets (examples/*.ts, each importing only the SDK's public entry,
+// @onchain-exchange/sdk) run as they are, each as its own child process (tsx), against a started stack (real
+// chains, the pipeline, the DEX API with its REST, WebSocket and gRPC servers, and the bridge with its signer
+// nodes, on free ports): create an API key and have its agent approved on chain; follow the book with the
+// SDK's self-checking BookFeed; sign and place orders from a viem and an ethers wallet with only what
+// GET /v1/markets says; run the market-making bot for 3 rounds (gRPC with HMAC-signed metadata) and see it
+// leave nothing behind; bridge tokens from the home chain to the remote chain until they are minted.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import { createDexClient, fromViem, parseDecimal } from "../../sdk";
 
 const ROOT = path.join(__dirname, "..", "..");
 const example = (name: string) => path.join(ROOT, "examples", name);
 
 /** Runs an example to its end; resolves with its stdout's JSON lines (rejects on a non-zero exit). */
-function run(name: string, env: Record<string, string>): Promise<any[]> {
+function run(name: string, env: Record<string, string>, timeout = 120_000): Promise<any[]> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["--import", "tsx", example(name)], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, ["--import", "tsx", example(name)], { cwd: ROOT, env: { ...process.env, ...env }, timeout }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`${name}: ${err.message}\n${stderr}`));
       resolve(stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)));
     });
   });
 }
 
-test("the Integrate examples run against a started stack", { timeout: 240_000 }, async () => {
+test("the Integrate examples run against a started stack", { timeout: 480_000 }, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "examples-e2e-"));
   let stack: RunningStack | undefined;
   const children: ReturnType<typeof spawn>[] = [];
   try {
     const { config } = await createTestConfig(dataDir);
-    stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
+    stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api", "bridge"]), onComponentError: "fail" });
     const urls = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!;
     const env = {
       DEX_API_URL: urls["dex rest"].replace(/\/v1$/, ""),
@@ -47,7 +52,7 @@ test("the Integrate examples run against a started stack", { timeout: 240_000 },
     assert.equal(listed.status, 200);
     assert.equal(listed.body.api_keys.find((k: { id: string }) => k.id === key.id)?.agent_status, "approved");
 
-    // 2. the book's subscriber first: its snapshot, then the update the order below makes
+    // 2. the book's subscriber first: its first consistent book (the snapshot), then the change the order below makes
     const sub = spawn(process.execPath, ["--import", "tsx", example("subscribe-book.ts")], { cwd: ROOT, env: { ...process.env, ...env, UPDATES: "1" } });
     children.push(sub);
     const lines: any[] = [];
@@ -61,13 +66,13 @@ test("the Integrate examples run against a started stack", { timeout: 240_000 },
         const parts = buffered.split("\n");
         buffered = parts.pop()!;
         for (const l of parts.filter(Boolean)) lines.push(JSON.parse(l));
-        if (lines.some((m) => m.type === "orderbook_snapshot")) resolve();
+        if (lines.length > 0) resolve();
       }),
     );
     await Promise.race([snapshot, exited.then((code) => Promise.reject(new Error(`subscribe-book exited ${code}: ${stderr}`)))]);
-    assert.deepEqual(lines[0], { type: "orderbook_snapshot", sequence: lines[0].sequence, bids: [], asks: [] });
+    assert.deepEqual(lines[0], { sequence: lines[0].sequence, bids: [], asks: [], resyncs: 0 });
 
-    // 3. a wallet-signed order, placed with only what GET /v1/markets says
+    // 3. a wallet-signed order (viem), placed with only what GET /v1/markets says
     const [order] = await run("place-signed-order.ts", { ...env, PRICE: "1234.5", SIZE: "0.02" });
     assert.equal(order.status, "open", JSON.stringify(order));
     assert.deepEqual({ symbol: order.symbol, side: order.side, price: order.price, size: order.size }, { symbol: "WETH-USD", side: "buy", price: 1234.5, size: 0.02 });
@@ -78,10 +83,52 @@ test("the Integrate examples run against a started stack", { timeout: 240_000 },
     const book = await api("/v1/orderbook/WETH-USD");
     assert.deepEqual(book.body.bids, [{ price: 1234.5, size: 0.02 }]);
 
-    // 4. the subscriber saw that level arrive, in sequence, and left
+    // 4. the subscriber saw that level arrive, in sequence and with the checksum verified, and left
     assert.equal(await exited, 0, stderr);
-    const update = lines.find((m) => m.type === "orderbook_update");
-    assert.deepEqual(update, { type: "orderbook_update", sequence: lines[0].sequence + 1, bids: [[1234.5, 0.02]], asks: [] });
+    assert.deepEqual(lines.slice(1), [{ sequence: lines[0].sequence + 1, bids: [[1234.5, 0.02]], asks: [], resyncs: 0 }]);
+
+    // 5. the same example signing with an ethers wallet: a sell the API accepts as the same trader's
+    const [sell] = await run("place-signed-order.ts", { ...env, SIGNER: "ethers", SIDE: "sell", PRICE: "1600", SIZE: "0.01" });
+    assert.equal(sell.status, "open", JSON.stringify(sell));
+    const sellRead = await api(`/v1/orders/${sell.order_id}`, keyHeaders);
+    assert.equal(sellRead.status, 200, JSON.stringify(sellRead.body));
+    assert.deepEqual({ side: sellRead.body.side, price: sellRead.body.price, size: sellRead.body.size }, { side: "sell", price: 1600, size: 0.01 });
+
+    // 6. the market maker (another trader): 3 rounds around the mid of the others' book (1234.5 / 1600),
+    //    each cancelling the round before, then it cancels its last quotes and exits by itself
+    const mmKey = config.keys.demoTraders[1].privateKey;
+    const mm = await run("market-maker.ts", { ...env, PRIVATE_KEY: mmKey, DEX_GRPC_ADDRESS: urls["dex grpc"], ROUNDS: "3", SPREAD_BPS: "100", SIZE: "0.01" });
+    const rounds = mm.filter((l) => l.round !== undefined);
+    assert.deepEqual(rounds.map((r) => r.round), [1, 2, 3], JSON.stringify(mm));
+    for (const [i, r] of rounds.entries()) {
+      // mid 1417.25; bid floor(1417.25 x 0.99) to the cent, ask ceil(1417.25 x 1.01)
+      assert.deepEqual({ mid: r.mid, bid: r.bid.price, ask: r.ask.price, bs: r.bid.status, as: r.ask.status }, { mid: "1417.25", bid: "1403.07", ask: "1431.43", bs: "open", as: "open" });
+      assert.deepEqual([...r.cancelled].sort(), i === 0 ? [] : [rounds[i - 1].bid.order_id, rounds[i - 1].ask.order_id].sort());
+    }
+    const done = mm.at(-1);
+    assert.deepEqual({ done: done.done, cancelled: [...done.cancelled].sort() }, { done: true, cancelled: [rounds[2].bid.order_id, rounds[2].ask.order_id].sort() });
+    // every quote it placed is cancelled, read back with the market maker's wallet; the book is the others' again
+    const asMm = createDexClient({ baseUrl: env.DEX_API_URL, auth: { wallet: fromViem(privateKeyToAccount(mmKey)) } });
+    for (const r of rounds)
+      for (const id of [r.bid.order_id, r.ask.order_id]) {
+        const { data, response } = await asMm.GET("/v1/orders/{order_id}", { params: { path: { order_id: id } } });
+        assert.equal(response.status, 200);
+        assert.equal(data!.status, "cancelled", id);
+      }
+    const after = await api("/v1/orderbook/WETH-USD");
+    assert.deepEqual({ bids: after.body.bids, asks: after.body.asks }, { bids: [{ price: 1234.5, size: 0.02 }], asks: [{ price: 1600, size: 0.01 }] });
+
+    // 7. a bridge transfer: deposited on the home chain, signed by the signer nodes, minted on the remote chain
+    const bridgeUrl = stack.components.find((c) => c.name === "bridge")!.handle!.urls!.bridgeApi;
+    const transfer = await run("bridge-transfer.ts", { ...env, BRIDGE_API_URL: bridgeUrl, TOKEN: "USD", AMOUNT: "25" }, 240_000);
+    const statuses = transfer.filter((l) => l.status && !l.done).map((l) => l.status);
+    assert.equal(statuses[0], "initiated");
+    assert.equal(statuses.at(-1), "minted", JSON.stringify(transfer));
+    const last = transfer.at(-1);
+    assert.equal(last.done, true);
+    assert.equal(last.status, "minted");
+    assert.match(last.mint_tx, /^0x[0-9a-f]{64}$/);
+    assert.equal(parseDecimal(last.balance_after, 18)! - parseDecimal(last.balance_before, 18)!, parseDecimal("25", 18), JSON.stringify(last));
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill();
     await stack?.stop();

@@ -1,0 +1,127 @@
+// A WebSocket book that keeps itself consistent: subscribes to one market's `orderbook` channel, applies the
+// snapshot and each update to an OrderBook (sequence and checksum checked), and on a gap or a checksum that
+// differs resubscribes for a fresh snapshot (`resyncs` counts them); after a dropped connection it
+// reconnects with a growing delay (0.5 s doubling to 10 s) and subscribes again. The same steps as the web
+// app's feed (web/src/feed.ts). Works with the browser's WebSocket or the `ws` package (node 20's default).
+import { OrderBook, type ApplyResult, type BookMessage } from "./book";
+
+/** The part of a WebSocket (browser or `ws`) the feed uses. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(): void;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: unknown) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+}
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+export interface BookFeedOptions {
+  /** the DEX WebSocket, e.g. ws://127.0.0.1:8080/ws */
+  url: string;
+  symbol: string;
+  /** levels per side, 1 to 1000 (default 20) */
+  depth?: number;
+  /** default: the global WebSocket, else the `ws` package */
+  WebSocket?: WebSocketConstructor;
+  /** after each applied snapshot or update (the book is consistent then) */
+  onBook?: (book: OrderBook) => void;
+  /** a gap or checksum difference: the feed resubscribes */
+  onResync?: (reason: Exclude<ApplyResult, "ok">) => void;
+  /** an `error` message from the server, or a socket error */
+  onError?: (err: Error) => void;
+}
+
+const OPEN = 1;
+
+export class BookFeed {
+  readonly book: OrderBook;
+  readonly depth: number;
+  resyncs = 0;
+  private ws: WebSocketLike | null = null;
+  private closed = false;
+  private retryMs = 500;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private waiters: { pred: (b: OrderBook) => boolean; resolve: () => void }[] = [];
+
+  private constructor(
+    private readonly opts: BookFeedOptions,
+    private readonly Ctor: WebSocketConstructor,
+  ) {
+    this.depth = opts.depth ?? 20;
+    this.book = new OrderBook(this.depth);
+  }
+
+  /** Connects and subscribes; resolves once the socket is open (the snapshot follows: `await feed.synced()`). */
+  static async open(opts: BookFeedOptions): Promise<BookFeed> {
+    const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket ?? ((await import("ws")).default as unknown as WebSocketConstructor);
+    const feed = new BookFeed(opts, Ctor);
+    await feed.connect();
+    return feed;
+  }
+
+  /** Resolves when the book holds a snapshot and satisfies `pred` (default: any synced book). */
+  until(pred: (book: OrderBook) => boolean = () => true): Promise<void> {
+    if (this.book.synced && pred(this.book)) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ pred, resolve }));
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.ws?.close();
+  }
+
+  private connect(): Promise<void> {
+    return new Promise((resolve) => {
+      const ws = new this.Ctor(this.opts.url);
+      this.ws = ws;
+      ws.onopen = () => {
+        this.retryMs = 500;
+        this.send({ type: "subscribe", channel: "orderbook", symbol: this.opts.symbol, depth: this.depth });
+        resolve();
+      };
+      ws.onmessage = (ev) => this.onMessage(String(ev.data));
+      ws.onerror = (ev) => this.opts.onError?.(new Error(`WebSocket error: ${(ev as { message?: string }).message ?? "connection failed"}`));
+      ws.onclose = () => {
+        if (this.ws !== ws) return;
+        this.ws = null;
+        this.book.reset();
+        if (this.closed) return;
+        this.retryTimer = setTimeout(() => void this.connect(), this.retryMs);
+        this.retryMs = Math.min(this.retryMs * 2, 10_000);
+      };
+    });
+  }
+
+  private send(msg: unknown): void {
+    if (this.ws?.readyState === OPEN) this.ws.send(JSON.stringify(msg));
+  }
+
+  private onMessage(text: string): void {
+    let msg: { type?: string; symbol?: string; depth?: number; error?: { code?: string; message?: string } };
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (msg.type === "error") {
+      this.opts.onError?.(new Error(`${msg.error?.code ?? "ERROR"}: ${msg.error?.message ?? ""}`));
+      return;
+    }
+    if (msg.type !== "orderbook_snapshot" && msg.type !== "orderbook_update") return; // acks, heartbeats
+    if (msg.symbol !== this.opts.symbol || msg.depth !== this.depth) return;
+    if (msg.type === "orderbook_update" && !this.book.synced) return; // waiting for the snapshot
+    const r = this.book.apply(msg as BookMessage);
+    if (r !== "ok") {
+      this.resyncs += 1;
+      this.opts.onResync?.(r);
+      this.send({ type: "unsubscribe", channel: "orderbook", symbol: this.opts.symbol, depth: this.depth });
+      this.send({ type: "subscribe", channel: "orderbook", symbol: this.opts.symbol, depth: this.depth });
+      return;
+    }
+    this.opts.onBook?.(this.book);
+    this.waiters = this.waiters.filter((w) => (w.pred(this.book) ? (w.resolve(), false) : true));
+  }
+}
