@@ -220,7 +220,7 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
       assert.ok(counts.some((c) => c > 0 && c < order.length), `intermediate steps were shown: ${timeline.join(" | ")}`);
       assert.equal(await page.textContent("#transfer-status"), "minted");
       const signatures = (await page.textContent("[data-step=signatures]"))!;
-      if (t.mode.source === "native") assert.match(signatures, /Threshold signatures.*[35] of 5 signer nodes \(3 needed\)/s);
+      if (t.mode.source === "native") assert.match(signatures, /Threshold signatures.*[3-5] of 5 signer nodes \(3 needed\)/s);
       else assert.match(signatures, /Approved by the custody provider/);
       assert.match((await page.textContent("[data-step=signed]"))!, /approve 0x.*deposit 0x/s);
       assert.equal(await remote.readContract({ address: t.wrapped, abi: erc20Abi, functionName: "balanceOf", args: [trader] }), 12_500_000n, "12.5 USD minted on the remote chain");

@@ -7,7 +7,9 @@
 // chains are read and written through the same origin's /portal/rpc/<chainId> (an allowlist of JSON-RPC
 // methods). Every transfer's capability is kept in this browser's localStorage (the history).
 import { createStore, type EIP6963ProviderDetail } from "mipd";
-import { createPublicClient, createWalletClient, custom, defineChain, erc20Abi, http, type Address, type Chain, type Hex, type PublicClient } from "viem";
+// viem's tree-shakable form (createClient + the actions used) keeps the bundle small
+import { createClient, custom, defineChain, erc20Abi, http, type Address, type Chain, type Client, type Hex } from "viem";
+import { addChain, getBlockNumber, getChainId, readContract, sendTransaction, signMessage, switchChain, waitForTransactionReceipt } from "viem/actions";
 import { privateKeyToAccount } from "viem/accounts";
 import { formatAmount, parseAmount } from "./amount";
 
@@ -100,7 +102,7 @@ let config: PortalConfig;
 let home: TenantChain;
 let remote: TenantChain;
 const chains = new Map<number, Chain>();
-const readers = new Map<number, PublicClient>();
+const readers = new Map<number, Client>();
 let wallet: Wallet | undefined;
 let balances = new Map<string, bigint>();
 let followed: string | undefined;
@@ -136,8 +138,8 @@ function developmentWallet(key: Hex, index: number): Wallet {
     address: account.address,
     async send(call) {
       const chain = chains.get(call.chainId)!;
-      const client = createWalletClient({ account, chain, transport: http(chain.rpcUrls.default.http[0]) });
-      return client.sendTransaction({ to: call.to, data: call.data, value: BigInt(call.value) });
+      const client = createClient({ account, chain, transport: http(chain.rpcUrls.default.http[0]) });
+      return sendTransaction(client, { account, chain, to: call.to, data: call.data, value: BigInt(call.value) });
     },
     signMessage: (message) => account.signMessage({ message }),
   };
@@ -148,27 +150,27 @@ async function extensionWallet(detail: EIP6963ProviderDetail): Promise<Wallet> {
   const accounts = (await provider.request({ method: "eth_requestAccounts" })) as Address[];
   if (!accounts?.length) throw new Error(`${detail.info.name} shared no account.`);
   const address = accounts[0];
-  const clientFor = (chain: Chain) => createWalletClient({ account: address, chain, transport: custom(provider) });
+  const clientFor = (chain: Chain) => createClient({ account: address, chain, transport: custom(provider) });
   return {
     label: detail.info.name,
     address,
     async send(call) {
       const chain = chains.get(call.chainId)!;
       const client = clientFor(chain);
-      if ((await client.getChainId()) !== chain.id) {
+      if ((await getChainId(client)) !== chain.id) {
         try {
-          await client.switchChain({ id: chain.id });
+          await switchChain(client, { id: chain.id });
         } catch {
           try {
-            await client.addChain({ chain });
+            await addChain(client, { chain });
           } catch {
             throw new Error(`Switch ${detail.info.name} to ${chain.name} (chain ${chain.id}, ${chain.rpcUrls.default.http[0]}) and try again.`);
           }
         }
       }
-      return client.sendTransaction({ account: address, chain, to: call.to, data: call.data, value: BigInt(call.value) });
+      return sendTransaction(client, { account: address, chain, to: call.to, data: call.data, value: BigInt(call.value) });
     },
-    signMessage: (message) => clientFor(chains.get(home.chainId)!).signMessage({ account: address, message }),
+    signMessage: (message) => signMessage(clientFor(chains.get(home.chainId)!), { account: address, message }),
   };
 }
 
@@ -221,7 +223,7 @@ async function refreshBalances(): Promise<void> {
     [home, remote].flatMap((c) =>
       c.tokens.map(async (t) => {
         try {
-          next.set(key(c.chainId, t.address), await reader(c.chainId).readContract({ address: t.address, abi: erc20Abi, functionName: "balanceOf", args: [who] }));
+          next.set(key(c.chainId, t.address), await readContract(reader(c.chainId), { address: t.address, abi: erc20Abi, functionName: "balanceOf", args: [who] }));
         } catch {
           /* shown as unknown */
         }
@@ -313,7 +315,7 @@ async function submit(e: Event): Promise<void> {
       saveEntry(entry);
       renderFollowed();
       setNote(`Waiting for the ${call.step} transaction to be mined…`);
-      const receipt = await reader(call.chainId).waitForTransactionReceipt({ hash, pollingInterval: 500 });
+      const receipt = await waitForTransactionReceipt(reader(call.chainId), { hash, pollingInterval: 500 });
       if (receipt.status !== "success") throw new Error(`The ${call.step} transaction ${short(hash)} failed on chain.`);
       entry.sourceBlock = receipt.blockNumber.toString();
       entry.sourceChainId = call.chainId;
@@ -465,7 +467,7 @@ function follow(id: string, first?: TransferView): void {
     try {
       const v = await api<TransferView>(`/api/v1/transfer/${id}`, { accessToken: current.accessToken });
       const srcChain = current.direction === "deposit" ? home.chainId : remote.chainId;
-      if (v.status !== "initiated" && !["signed", "minted", "released"].includes(v.status)) heads.set(srcChain, await reader(srcChain).getBlockNumber({ cacheTime: 0 }));
+      if (v.status !== "initiated" && !["signed", "minted", "released"].includes(v.status)) heads.set(srcChain, await getBlockNumber(reader(srcChain), { cacheTime: 0 }));
       if (generation !== followGeneration) return;
       renderTimeline(current, v);
       if (TERMINAL.has(v.status)) {
@@ -542,7 +544,7 @@ async function main(): Promise<void> {
   for (const c of [home, remote]) {
     const chain = chainOf(c);
     chains.set(c.chainId, chain);
-    readers.set(c.chainId, createPublicClient({ chain, transport: http(chain.rpcUrls.default.http[0]) }) as PublicClient);
+    readers.set(c.chainId, createClient({ chain, transport: http(chain.rpcUrls.default.http[0]) }));
   }
   renderChains();
   $("token").innerHTML = home.tokens.map((t) => `<option value="${esc(t.symbol)}">${esc(t.symbol)}</option>`).join("");
