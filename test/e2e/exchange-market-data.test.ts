@@ -3,7 +3,8 @@
 // the AAPL-USD book through the pipeline's DexService; the exchange API's quote, chart (every allowed range and
 // interval), asset detail (perDay), list price, book and trades agree with those orders and trades. Then the
 // catalogue (filters, ranked search, cursor pages), the legacy paths answering as their canonical paths, the
-// bad-input table (never a 500), the public rate limit at its boundary, and 503 once the indexer is gone.
+// bad-input table (never a 500), the public rate limit at its boundary, 503 once the indexer is gone, and a
+// restart of the whole stack after which every chart range reads the same candles.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
@@ -282,6 +283,17 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     assert.ok(Number(refused.headers["retry-after"]) >= 1);
     assert.equal((await getFrom(ip, `${api}/account`)).status, 401, "the public budget is not the authenticated endpoints'");
 
+    // every chart range at each of its intervals, the quote (less its computed-at time) and perDay: kept to
+    // compare after the restart (12)
+    const history = async () => {
+      const charts: Record<string, Json[]> = {};
+      for (const [range, r] of Object.entries(CHART_RANGES)) for (const interval of r.intervals) charts[`${range}/${interval}`] = (await get(`/assets/AAPL/chart?range=${range}&interval=${interval}`)).body.data;
+      const { timestamp: _t, ...q } = (await get("/assets/AAPL/quote")).body;
+      return { charts, quote: q, perDay: (await get("/assets/AAPL")).body.data.marketData.perDay as Json[], day: new Date().toISOString().slice(0, 10) };
+    };
+    const historyBefore = await history();
+    assert.ok(Object.values(historyBefore.charts).every((c) => c.length >= 1) && historyBefore.perDay.length === 1);
+
     // 11. the indexer gone: candle-based reads answer 503 (no made-up numbers), the live book still answers
     await stack.components.find((c) => c.name === "indexer")!.handle!.stop();
     // (a read within 1 s may still come from the shared read cache)
@@ -295,9 +307,16 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     assert.equal(liveBook.status, 200);
     assert.equal((await get("/navigation")).status, 200);
 
-    // 12. a restart on the same data: the asset tokens are re-used (no provisioning child), the book is back
+    // 12. a restart on the same data: the asset tokens are re-used (no provisioning child), the book is back,
+    //     and the chart history outlives the processes: the chain replays its journal at the recorded block
+    //     times and the indexer resumes from its store in the data dir, so every range reads the same candles
     await stack.stop();
-    stack = await startStack({ config, components: defaultComponents(["pipeline", "exchange-api"]), onComponentError: "fail" });
+    stack = await startStack({ config, components: defaultComponents(["pipeline", "exchange-api", "indexer"]), onComponentError: "fail" });
+    const historyAfter = await history();
+    assert.deepEqual(historyAfter.charts, historyBefore.charts, "every chart range and interval after the restart");
+    assert.deepEqual(historyAfter.perDay, historyBefore.perDay, "perDay after the restart");
+    // the quote is the UTC day's: compared when both reads fell on the same day
+    if (historyAfter.day === historyBefore.day) assert.deepEqual(historyAfter.quote, historyBefore.quote, "the quote after the restart");
     assert.deepEqual(stack.provisioned, [], "a restart deploys no asset token again");
     assert.deepEqual(stack.deployments.home.tokens, home.tokens);
     const again = await get("/assets/AAPL/book");
