@@ -287,7 +287,24 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await page.waitForFunction((t) => document.getElementById("cash")?.textContent === t, usd(after.cashBalance), { timeout: WAIT });
     await shoot(page, "account");
 
-    // 9. the way to the DEX app is in the header; logging out returns to the login page
+    // 9. the sandbox's 506(c) verification from the account page: the same NRTH order now rests (PENDING), and
+    //    the portfolio's open orders cancel it
+    await page.click("#verify-506c");
+    await page.waitForFunction(() => document.getElementById("accreditation-result")?.dataset.kind === "ok", null, { timeout: WAIT });
+    assert.match((await page.textContent("#accreditation-result")) ?? "", /Accreditation is now .*\(506c\)/);
+    assert.equal(((await apiGet("/account")).data as Json).accreditationType, "506c");
+    await page.goto(`${webUrl}#/asset/NRTH`);
+    const rests = await placeFromPage(page, { side: "BUY", type: "limit", quantity: "1", price: "1" });
+    assert.equal(rests.kind, "ok", rests.text);
+    assert.equal(rests.status, "PENDING");
+    assert.match(rests.text, /rests on the book/);
+    await page.goto(`${webUrl}#/portfolio`);
+    await page.waitForSelector(`#open-orders tr[data-order-id="${rests.orderId}"] button`, { timeout: WAIT });
+    await page.click(`#open-orders tr[data-order-id="${rests.orderId}"] button`);
+    await page.waitForSelector("#open-orders .empty", { timeout: WAIT });
+    assert.equal(((await apiGet(`/orders/${rests.orderId}`)).data as Json).status, "CANCELLED");
+
+    // 10. the way to the DEX app is in the header; logging out returns to the login page
     assert.equal(await page.getAttribute("header a.other-app", "href"), "/");
     await page.click("#logout");
     await page.waitForSelector("#phone", { timeout: WAIT });

@@ -918,7 +918,7 @@ async function accountPage(): Promise<void> {
   const seq = routeSeq;
   const info = h("section", { class: "panel", id: "account", "aria-labelledby": "account-h" }, h("h3", { id: "account-h" }, "Your account"), loading("your account"));
   const funding = fundingSection(() => void load());
-  page("Account", info, funding);
+  page("Account", info, funding, config.mode === "sandbox" ? accreditationSection(() => void load()) : null);
   async function load() {
     try {
       const a = (await call<{ data: Account }>("GET", "/account")).data;
@@ -948,6 +948,51 @@ async function accountPage(): Promise<void> {
     }
   }
   await load();
+}
+
+/** Sandbox only: the accreditation a real investor would obtain (self-certification, a third party's check). */
+function accreditationSection(after: () => void): HTMLElement {
+  const result = h("p", { class: "result", id: "accreditation-result", role: "status", "aria-live": "polite" });
+  const action = (id: string, label: string, path: string, body: Record<string, unknown>) =>
+    h(
+      "button",
+      {
+        type: "button",
+        id,
+        onclick: async (ev: Event) => {
+          const b = ev.currentTarget as HTMLButtonElement;
+          b.disabled = true;
+          result.dataset.kind = "";
+          result.textContent = "";
+          try {
+            const a = (await call<{ data: Account }>("POST", path, body)).data;
+            result.dataset.kind = "ok";
+            result.textContent = `Accreditation is now ${a.accreditationStatus.replace(/_/g, " ")}${a.accreditationType && a.accreditationType !== "none" ? ` (${a.accreditationType})` : ""}.`;
+            after();
+          } catch (err) {
+            result.dataset.kind = "error";
+            result.textContent = explain(err);
+          } finally {
+            b.disabled = false;
+          }
+        },
+      },
+      label,
+    );
+  return h(
+    "section",
+    { class: "panel", id: "sandbox-accreditation", "aria-labelledby": "sandbox-acc-h" },
+    h("h3", { id: "sandbox-acc-h" }, "Investor status (sandbox)"),
+    h("p", { class: "note" }, "Rule 506(b) assets need you to certify that you are an accredited investor; Rule 506(c) assets need a third party to verify it. The sandbox simulates both."),
+    h(
+      "div",
+      { class: "buttons" },
+      action("self-certify", "Certify that I am accredited (506(b))", "/sandbox/accreditation/506b", {}),
+      action("verify-506c", "Simulate a verified check (506(c))", "/sandbox/accreditation/506c", { outcome: "verified" }),
+      action("reject-506c", "Simulate a failed check", "/sandbox/accreditation/506c", { outcome: "rejected" }),
+    ),
+    result,
+  );
 }
 
 const METHODS: [string, string, string][] = [
