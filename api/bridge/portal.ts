@@ -194,7 +194,7 @@ export function renderPortal(t: TenantConfig, hostname: string): string {
       <label for="token">Token</label><select id="token" name="token">${tokens.map((x) => `<option value="${esc(x.symbol)}">${esc(x.symbol)}</option>`).join("")}</select>
       <label for="amount">Amount</label><input id="amount" name="amount" inputmode="decimal" autocomplete="off" placeholder="0.0" aria-describedby="available form-error">
       <p id="available" class="hint"></p>
-      <label for="recipient">Recipient on the other chain</label><input id="recipient" name="recipient" autocomplete="off" spellcheck="false" placeholder="0x… (your own address when empty)">
+      <label for="recipient">Recipient on the other chain</label><input id="recipient" name="recipient" autocomplete="off" spellcheck="false" placeholder="0x… (your own address when empty)" aria-describedby="form-error">
       <button type="submit" id="submit" disabled>Sign and send</button>
       <p id="form-error" class="error" role="alert" hidden></p>
     </form>

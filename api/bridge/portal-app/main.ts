@@ -278,11 +278,11 @@ function saveEntry(entry: HistoryEntry): void {
   }
 }
 
-function formError(message: string): void {
+function formError(message: string, field?: "amount" | "recipient"): void {
   const el = $("form-error");
   el.textContent = message;
   el.hidden = message === "";
-  $<HTMLInputElement>("amount").setAttribute("aria-invalid", message ? "true" : "false");
+  for (const id of ["amount", "recipient"]) $<HTMLInputElement>(id).setAttribute("aria-invalid", id === field ? "true" : "false");
 }
 
 async function submit(e: Event): Promise<void> {
@@ -292,9 +292,9 @@ async function submit(e: Event): Promise<void> {
   const s = source();
   const direction = $<HTMLSelectElement>("direction").value as "deposit" | "withdrawal";
   const checked = parseAmount($<HTMLInputElement>("amount").value, s.token.decimals, s.home.symbol, balances.get(key(s.chain.chainId, s.token.address)));
-  if (!checked.ok) return formError(checked.error);
+  if (!checked.ok) return formError(checked.error, "amount");
   const recipient = $<HTMLInputElement>("recipient").value.trim();
-  if (!/^0x[0-9a-fA-F]{40}$/.test(recipient)) return formError("The recipient is not an address: 0x followed by 40 hexadecimal digits.");
+  if (!/^0x[0-9a-fA-F]{40}$/.test(recipient)) return formError("The recipient is not an address: 0x followed by 40 hexadecimal digits.", "recipient");
   const button = $<HTMLButtonElement>("submit");
   button.disabled = true;
   const me = wallet;
