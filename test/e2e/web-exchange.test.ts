@@ -85,7 +85,10 @@ async function placeFromPage(
   };
 }
 
-test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation refusal in words, funding; screenshots; accessibility", { timeout: 480_000 }, async () => {
+test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation refusal in words, funding; screenshots; accessibility", { timeout: 480_000 }, async (t) => {
+  // phase timings as TAP diagnostics (where the time of this file goes on a loaded machine)
+  const t0 = Date.now();
+  const phase = (name: string) => t.diagnostic(`${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "web-exchange-e2e-"));
   let stack: RunningStack | undefined;
   let browser: Browser | undefined;
@@ -93,6 +96,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     // the browser and this test reach the exchange API from one address (through the web server): room for both
     const { config } = await createTestConfig(dataDir, { EXCHANGE_PUBLIC_RATE_LIMIT: "1000" });
     stack = await startStack({ config, components: defaultComponents(["iam", "pipeline", "exchange-api", "indexer", "web"]), onComponentError: "fail" });
+    phase("stack started");
     const webUrl = stack.components.find((c) => c.name === "web")!.handle!.urls!["exchange app"];
     const api = config.urls.exchangeApi;
     const home = stack.deployments.home;
@@ -132,6 +136,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     });
     fs.mkdirSync(ARTIFACTS, { recursive: true });
 
+    phase("step 1");
     // 1. log in: phone, a code, read from the sandbox outbox as the page's hint says, typed in
     await page.goto(webUrl);
     await page.waitForSelector("#phone", { timeout: WAIT });
@@ -167,6 +172,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     assert.equal(await page.locator("#asset-list tbody tr").count(), everyAsset.data.length);
     await shoot(page, "assets");
 
+    phase("step 2");
     // 2. browse: the public rail, stocks, then a search: AAPL is there, a private asset is not
     await page.selectOption("#rail", "public");
     await page.waitForFunction(() => location.hash.includes("rail=public"), null, { timeout: WAIT });
@@ -184,6 +190,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await page.waitForSelector("#asset-list .empty", { timeout: WAIT });
     assert.match((await page.textContent("#asset-list .empty")) ?? "", /No asset matches "zzzznothing"/);
 
+    phase("step 3");
     // 3. the asset page: the book shows the resting ask at 200; quote and chart answer (loaded or an empty state)
     await page.goto(`${webUrl}#/asset/AAPL`);
     await page.waitForSelector('#book tbody.asks tr[data-price="200"]', { timeout: WAIT });
@@ -206,6 +213,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     assert.match((await page.textContent("#limit-price ~ .field-error")) ?? "", /Enter the limit price/);
     assert.deepEqual(orderPosts, [], "a bad amount sent an order");
 
+    phase("step 4");
     // 4. buy 1.5 AAPL at market: EXECUTED at 200, the book shows what is left
     const buy = await placeFromPage(page, { side: "BUY", type: "market", quantity: "1.5" });
     assert.equal(buy.kind, "ok", buy.text);
@@ -219,6 +227,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await page.waitForFunction(() => document.querySelector('#book tbody.asks tr[data-price="200"] td:nth-child(2)')?.textContent === "8.5", null, { timeout: WAIT });
     await shoot(page, "asset");
 
+    phase("step 5");
     // 5. the portfolio: AAPL with the API's quantity (the buyer's fee is taken in the asset) and its lot
     await page.goto(`${webUrl}#/portfolio`);
     await page.waitForSelector('#holdings tr[data-asset-id="AAPL"] .quantity', { timeout: WAIT });
@@ -235,6 +244,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await page.waitForSelector("#open-orders .empty", { timeout: WAIT });
     await shoot(page, "portfolio");
 
+    phase("step 6");
     // 6. a 506(c) asset without accreditation: refused, explained in words, nothing placed
     await page.goto(`${webUrl}#/asset/NRTH`);
     await page.waitForSelector("#order-form form", { timeout: WAIT });
@@ -251,6 +261,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     );
     await shoot(page, "asset-refused");
 
+    phase("step 7");
     // 7. transactions: the deposit of the preloaded funds and the trade
     await page.goto(`${webUrl}#/transactions`);
     await page.waitForSelector('#transactions tr[data-type="trade"]', { timeout: WAIT });
@@ -264,6 +275,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     );
     await shoot(page, "transactions");
 
+    phase("step 8");
     // 8. account and funding: below the instant minimum is refused in words; a deposit of 250 raises cash by exactly that
     await page.goto(`${webUrl}#/account`);
     await page.waitForSelector("#cash", { timeout: WAIT });
@@ -287,6 +299,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await page.waitForFunction((t) => document.getElementById("cash")?.textContent === t, usd(after.cashBalance), { timeout: WAIT });
     await shoot(page, "account");
 
+    phase("step 9");
     // 9. the sandbox's 506(c) verification from the account page: the same NRTH order now rests (PENDING), and
     //    the portfolio's open orders cancel it
     await page.click("#verify-506c");
@@ -304,12 +317,14 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await page.waitForSelector("#open-orders .empty", { timeout: WAIT });
     assert.equal(((await apiGet(`/orders/${rests.orderId}`)).data as Json).status, "CANCELLED");
 
+    phase("step 10");
     // 10. the way to the DEX app is in the header; logging out returns to the login page
     assert.equal(await page.getAttribute("header a.other-app", "href"), "/");
     await page.click("#logout");
     await page.waitForSelector("#phone", { timeout: WAIT });
     assert.equal(await page.evaluate(() => sessionStorage.getItem("exchange-session")), null);
     assert.deepEqual(pageErrors, []);
+    phase("done");
   } finally {
     await browser?.close();
     await stack?.stop();
