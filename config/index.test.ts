@@ -77,3 +77,14 @@ test("CHAIN_NODE: anvil or hardhat, the default when unset or empty; anything el
   assert.equal(chainNodeOf({}), DEFAULT_CHAIN_NODE);
   assert.throws(() => chainNodeOf({ CHAIN_NODE: "geth" }), (e: unknown) => e instanceof ConfigError && /CHAIN_NODE/.test(e.message));
 });
+
+test("the flood guards and the simulated market's history are tunable, with bounds", () => {
+  const d = loadConfig({});
+  assert.deepEqual([d.dexApi.ipPerMinute, d.exchangeApi.ipPerMinute, d.simulator.historyDays], [1200, 1200, 400]);
+  const c = loadConfig({ DEX_IP_RATE_LIMIT: "5000", SIMULATOR_HISTORY_DAYS: "1826" });
+  assert.deepEqual([c.dexApi.ipPerMinute, c.simulator.historyDays], [5000, 1826]);
+  assert.equal(loadConfig({ SIMULATOR_HISTORY_DAYS: "0" }).simulator.historyDays, 0);
+  for (const bad of [{ DEX_IP_RATE_LIMIT: "0" }, { SIMULATOR_HISTORY_DAYS: "1827" }, { SIMULATOR_HISTORY_DAYS: "-1" }, { SIMULATOR_HISTORY_DAYS: "1.5" }]) {
+    assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
+  }
+});

@@ -85,10 +85,15 @@ const envSchema = z.object({
   EXCHANGE_PUBLIC_RATE_LIMIT: z.coerce.number().int().positive().default(100),
   /** the exchange API's flood guard: every request, per client IP, per minute (raised only by benchmarks) */
   EXCHANGE_IP_RATE_LIMIT: z.coerce.number().int().positive().default(1200),
+  /** the DEX API's flood guard: every request, per client IP, per minute (raised only by tests and benchmarks
+   *  that send hundreds of orders from one address) */
+  DEX_IP_RATE_LIMIT: z.coerce.number().int().positive().default(1200),
   /** the simulated market (simulator/): on for npm start, off in tests unless a test turns it on */
   SIMULATOR: z.enum(["on", "off"]).default("on"),
   SIMULATOR_SEED: z.coerce.number().int().nonnegative().max(2 ** 32 - 1).default(1),
   SIMULATOR_ORDERS_PER_SECOND: z.coerce.number().positive().max(10_000).default(20),
+  /** days of history the simulated market trades at the first start of a sandbox (simulator/replay.ts); 0: none */
+  SIMULATOR_HISTORY_DAYS: z.coerce.number().int().min(0).max(1_826).default(400),
   /** Host headers the DEX API's wallet scheme accepts, comma-separated ("" = any, signed over) */
   DEX_WALLET_AUTH_HOSTS: z
     .string()
@@ -189,6 +194,8 @@ export interface Config {
     /** API_KEY_ENCRYPTION_KEY_FILE (absolute) when set */
     readonly encryptionKeyFile: string | undefined;
     readonly walletAuthHosts: readonly string[];
+    /** every request, per client IP, per minute (DEX_IP_RATE_LIMIT, default 1200; a flood guard) */
+    readonly ipPerMinute: number;
   };
   readonly exchangeApi: {
     /** issuers whose identity tokens are accepted (EXCHANGE_OIDC_ISSUERS; default `urls.identity`) */
@@ -201,7 +208,7 @@ export interface Config {
     readonly ipPerMinute: number;
   };
   /** the simulated market's agents (SIMULATOR=on|off, SIMULATOR_SEED, SIMULATOR_ORDERS_PER_SECOND: all books together) */
-  readonly simulator: { readonly enabled: boolean; readonly seed: number; readonly ordersPerSecond: number };
+  readonly simulator: { readonly enabled: boolean; readonly seed: number; readonly ordersPerSecond: number; readonly historyDays: number };
   readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number; readonly maxInFlight: number };
   /** fsync every chain journal append (off only for throwaway benchmarks). */
   readonly chainJournalFsync: boolean;
@@ -330,9 +337,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       encryptionKeyHex: e.API_KEY_ENCRYPTION_KEY?.replace(/^0x/, ""),
       encryptionKeyFile: e.API_KEY_ENCRYPTION_KEY_FILE === undefined ? undefined : path.resolve(e.API_KEY_ENCRYPTION_KEY_FILE),
       walletAuthHosts: e.DEX_WALLET_AUTH_HOSTS,
+      ipPerMinute: e.DEX_IP_RATE_LIMIT,
     },
     exchangeApi: { oidcIssuers: e.EXCHANGE_OIDC_ISSUERS ?? [http(e.IAM_PORT)], oidcAudience: e.EXCHANGE_OIDC_AUDIENCE, publicPerMinute: e.EXCHANGE_PUBLIC_RATE_LIMIT, ipPerMinute: e.EXCHANGE_IP_RATE_LIMIT },
-    simulator: { enabled: e.SIMULATOR === "on", seed: e.SIMULATOR_SEED, ordersPerSecond: e.SIMULATOR_ORDERS_PER_SECOND },
+    simulator: { enabled: e.SIMULATOR === "on", seed: e.SIMULATOR_SEED, ordersPerSecond: e.SIMULATOR_ORDERS_PER_SECOND, historyDays: e.SIMULATOR_HISTORY_DAYS },
     batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS, maxInFlight: e.BATCHER_MAX_INFLIGHT },
     chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,
     chainNode: e.CHAIN_NODE,

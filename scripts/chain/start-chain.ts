@@ -38,6 +38,9 @@ export interface StartChainOptions {
   node?: ChainNodeKind;
   /** Anvil only: when to snapshot the chain's state (default DEFAULT_SNAPSHOT_POLICY; false: never) */
   snapshots?: SnapshotPolicy | false;
+  /** A fresh chain's genesis time, unix seconds (default now; in the past for the simulator's history
+   *  replay). A chain made before keeps its recorded genesis. */
+  genesisTimestampS?: number;
 }
 
 /** What a start (or a supervised restart) restored. */
@@ -199,7 +202,8 @@ export async function bootNode(
   try {
     const t1 = performance.now();
     await replayJournal(node, entries, kind);
-    const lastOffsetS = entries.length > 0 ? entries[entries.length - 1].offsetS : 0;
+    // no entry yet: the genesis's own offset (a fresh chain may begin in the past: StartChainOptions.genesisTimestampS)
+    const lastOffsetS = entries.length > 0 ? entries[entries.length - 1].offsetS : Math.min(0, genesis.timestampS - Math.floor(Date.now() / 1000));
     await restoreClock(node, lastOffsetS);
     const now = performance.now();
     const restored: ChainRestored = { entries: entries.length, ms: Math.round(now - t1), ...(skipped.length > 0 ? { skippedSnapshots: skipped } : {}) };
@@ -228,7 +232,7 @@ export async function startChain(options: StartChainOptions): Promise<RunningCha
       `${options.dataDir} holds a chain made by a ${recorded.node ?? "hardhat"} node, not ${kind}: set CHAIN_NODE=${recorded.node ?? "hardhat"}, or --reset to start afresh on ${kind}`,
     );
   }
-  const genesisTimestampS = recorded?.genesisTimestampS ?? Math.floor(Date.now() / 1000);
+  const genesisTimestampS = recorded?.genesisTimestampS ?? options.genesisTimestampS ?? Math.floor(Date.now() / 1000);
   const first = await bootNode(options, { timestampS: genesisTimestampS, expectedHash: recorded?.genesisHash }, journalFile);
   try {
     if (!recorded) {

@@ -16,6 +16,13 @@ export interface StackBeginning {
   readonly settled: Promise<[PromiseSettledResult<CompileOutcome>, PromiseSettledResult<RunningChain>, PromiseSettledResult<RunningChain>]>;
 }
 
+/** A fresh home chain begins in the past when the simulated market replays history (simulator/replay.ts):
+ *  SIMULATOR_HISTORY_DAYS before now, and an hour more for the deployment and seeding. */
+export function historyGenesis(config: Config): number | undefined {
+  const s = config.simulator;
+  return s.enabled && s.historyDays > 0 ? Math.floor(Date.now() / 1000) - s.historyDays * 86_400 - 3_600 : undefined;
+}
+
 export function beginStack(config: Config, options: { reset?: boolean; onReset?(): void } = {}): StackBeginning {
   if (options.reset) {
     options.onReset?.();
@@ -23,7 +30,7 @@ export function beginStack(config: Config, options: { reset?: boolean; onReset?(
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
   const chainsDir = path.join(config.dataDir, "chains");
-  const startOne = (c: Config["chains"]["home"], cpus?: string) =>
+  const startOne = (c: Config["chains"]["home"], cpus?: string, genesisTimestampS?: number) =>
     startChainInWorker({
       chainId: c.chainId,
       port: c.port,
@@ -32,8 +39,9 @@ export function beginStack(config: Config, options: { reset?: boolean; onReset?(
       fsync: config.chainJournalFsync,
       node: config.chainNode,
       cpus,
+      genesisTimestampS,
     });
   // Compilation and both chains start together: each is mostly a separate process's work.
-  const settled = Promise.allSettled([ensureCompiled(), startOne(config.chains.home, config.homeChainCpus), startOne(config.chains.remote)]);
+  const settled = Promise.allSettled([ensureCompiled(), startOne(config.chains.home, config.homeChainCpus, historyGenesis(config)), startOne(config.chains.remote)]);
   return { config, settled };
 }

@@ -38,7 +38,7 @@ export const dexApiComponent: Component = {
       dataDir: ctx.config.dataDir,
       legacyFile: path.join(dir, "api-key-encryption.key"),
     });
-    const config = dexApiConfig({ apiKeyEncryptionKey, walletAuthHosts: [...ctx.config.dexApi.walletAuthHosts] });
+    const config = dexApiConfig({ apiKeyEncryptionKey, walletAuthHosts: [...ctx.config.dexApi.walletAuthHosts], rateLimits: { ipPerMinute: ctx.config.dexApi.ipPerMinute } });
     const api = await startDexApi({
       config,
       logger: ctx.logger.child({ component: "dex-api" }),

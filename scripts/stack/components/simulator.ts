@@ -2,7 +2,12 @@
 // simulator/market.ts trade every tokenized asset's SYMBOL-USD book of the exchange's catalogue with the demo
 // traders' keys (config.keys.demoTraders), through the pipeline's DexService. SIMULATOR=off leaves it out
 // (test configs default to off); SIMULATOR_SEED and SIMULATOR_ORDERS_PER_SECOND tune it.
+import type { PrivateKeyAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import type { Logger } from "pino";
+import { createRpcClient } from "../../chain";
+import type { DexService } from "../../../pipeline/service";
+import { replayHistory, replaySchedule, type ReplayResult } from "../../../simulator/replay";
 import { bookSymbolOf, CATALOGUE } from "../../../api/exchange/assets/catalogue";
 import { startSimulatedMarket, type SimulatedMarket } from "../../../simulator/market";
 import { DEFAULT_REFERENCE_PRICE, REFERENCE_PRICES } from "../../../simulator/reference-prices";
@@ -17,6 +22,41 @@ export function simulatedBooks(): { symbol: string; referencePrice: string }[] {
   });
 }
 
+/**
+ * Replays SIMULATOR_HISTORY_DAYS of trading when the home chain's head is that far in the past (a fresh sandbox
+ * chain: its genesis was set back), then moves the chain's clock to now. A chain already at the present (a
+ * restart, or history off) replays nothing.
+ */
+async function replayIfFresh(ctx: StackContext, dex: DexService, traders: PrivateKeyAccount[], books: { symbol: string; referencePrice: string }[], log: Logger): Promise<ReplayResult | undefined> {
+  if (ctx.config.simulator.historyDays <= 0) return undefined;
+  const rpc = createRpcClient(ctx.config.chains.home.rpcUrl);
+  try {
+    const head = await rpc.call<{ timestamp: string }>("eth_getBlockByNumber", ["latest", false]);
+    const headMs = Number(BigInt(head.timestamp)) * 1000;
+    const nowMs = Date.now();
+    const schedule = replaySchedule(Math.max(headMs, nowMs - ctx.config.simulator.historyDays * 86_400_000), nowMs);
+    if (schedule.length === 0) return undefined;
+    log.info({ instants: schedule.length, from: new Date(schedule[0]!).toISOString() }, "simulated market: replaying history");
+    const result = await replayHistory({
+      dex,
+      traders,
+      books,
+      seed: ctx.config.simulator.seed,
+      schedule,
+      setNextBlockTime: async (seconds) => {
+        await rpc.call("evm_setNextBlockTimestamp", [seconds]);
+      },
+    });
+    // the chain's clock back to the present: the next block is now
+    await rpc.call("evm_setNextBlockTimestamp", [Math.floor(Date.now() / 1000)]);
+    await rpc.call("evm_mine", []);
+    log.info(result, "simulated market: history replayed");
+    return result;
+  } finally {
+    rpc.close();
+  }
+}
+
 export const simulatorComponent: Component = {
   name: "simulator",
   async start(ctx: StackContext): Promise<ComponentHandle> {
@@ -28,10 +68,13 @@ export const simulatorComponent: Component = {
       return { stop: async () => {}, info: { "simulated market": s.enabled ? "off (no pipeline)" : "off (SIMULATOR=off)" } };
     }
     const books = simulatedBooks().filter((b) => dex.listMarkets().some((m) => m.symbol === b.symbol));
+    const traders = ctx.config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
+    // history first (a fresh sandbox chain begins in the past: scripts/stack/begin.ts historyGenesis)
+    const history = await replayIfFresh(ctx, dex, traders, books, log);
     let refusals = 0;
     const market: SimulatedMarket = startSimulatedMarket({
       dex,
-      traders: ctx.config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey)),
+      traders,
       books,
       seed: s.seed,
       ordersPerSecond: s.ordersPerSecond,
@@ -42,7 +85,10 @@ export const simulatorComponent: Component = {
     });
     await market.ready;
     return {
-      info: { "simulated market": `${books.length} books, seed ${s.seed}, ${s.ordersPerSecond} orders/s (SIMULATOR=off to stop it)` },
+      info: {
+        "simulated market": `${books.length} books, seed ${s.seed}, ${s.ordersPerSecond} orders/s (SIMULATOR=off to stop it)`,
+        ...(history ? { "simulated history": `${history.trades} trades at ${history.steps} past instants in ${(history.ms / 1000).toFixed(1)} s` } : {}),
+      },
       stop: () => market.stop(),
       async health() {
         const st = market.stats();
