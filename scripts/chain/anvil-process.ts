@@ -82,7 +82,7 @@ export function anvilArgs(options: AnvilNodeOptions): string[] {
     "--balance", "10000",
     "--disable-default-create2-deployer",
     "--no-mining",
-    // anvil_loadState carries the whole snapshot in one request (Anvil refuses bodies over 2 MB otherwise)
+    // requests over 2 MB (large anvil_setCode / anvil_loadState calls) are not refused (snapshots load by --load-state)
     "--no-request-size-limit",
     "--color", "never",
     ...(options.loadStateFile ? ["--load-state", options.loadStateFile] : []),
