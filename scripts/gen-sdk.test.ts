@@ -1,4 +1,4 @@
-// The SDK's generated files (sdk/openapi/dex-api.ts from the DEX API's OpenAPI document, sdk/grpc-descriptor.ts
+// The SDK's generated files (sdk/openapi/dex-api.ts and exchange-api.ts from the DEX and exchange APIs' OpenAPI documents, sdk/grpc-descriptor.ts
 // from proto/trading.proto) are committed: regenerated here in memory they must equal the committed files, so
 // a changed route, zod schema or proto field cannot leave the SDK's types stale. Fix: `npm run gen:sdk`.
 import assert from "node:assert/strict";
@@ -10,7 +10,7 @@ import { dexOpenApiDocument, renderSdkFiles } from "./gen-sdk";
 
 test("the SDK's generated files equal what `npm run gen:sdk` writes now", async () => {
   const files = await renderSdkFiles();
-  assert.deepEqual([...files.keys()].sort(), ["sdk/grpc-descriptor.ts", "sdk/openapi/dex-api.ts"]);
+  assert.deepEqual([...files.keys()].sort(), ["sdk/grpc-descriptor.ts", "sdk/openapi/dex-api.ts", "sdk/openapi/exchange-api.ts"]);
   for (const [rel, text] of files) assert.ok(fs.readFileSync(path.join(REPO_ROOT, rel), "utf8") === text, `${rel} is stale: run npm run gen:sdk`);
 });
 

@@ -143,6 +143,40 @@ test("gRPC client: place (secret and HMAC schemes), read the book, cancel; refus
       c.close();
     }
   }
+  // StreamTrades: a crossing pair from two traders arrives on the stream, with the taker's side
+  const w2 = newWallet();
+  fund(h, w2.address);
+  const other = await createKey(h, w2);
+  const maker = createTradingClient(grpcAddress, { auth: { apiKey: trader.apiKey, apiSecret: trader.secret } });
+  const taker = createTradingClient(grpcAddress, { auth: { apiKey: other.apiKey, apiSecret: other.secret, scheme: "hmac" } });
+  // the stream is open once the server subscribed it to the service's events: seen by wrapping subscribe
+  const subscribe = h.service.subscribe;
+  const subscribed = new Promise<void>((resolve) => {
+    h.service.subscribe = (listener) => {
+      const off = subscribe.call(h.service, listener);
+      resolve();
+      return off;
+    };
+  });
+  const stream = maker.streamTrades("WETH-USD");
+  try {
+    const first = new Promise<any>((resolve, reject) => {
+      stream.on("data", resolve);
+      stream.on("error", reject);
+    });
+    await subscribed;
+    // 1500: between the earlier tests' resting bids (1000) and asks (2000.5), so the pair trades with each other
+    await maker.placeOrder({ symbol: "WETH-USD", side: "sell", type: "limit", price: 1500, size: 0.2 });
+    const filled = await taker.placeOrder({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1500, size: 0.2, time_in_force: "ioc" });
+    assert.equal(filled.status, "filled", JSON.stringify(filled));
+    const t = await first;
+    assert.deepEqual({ symbol: t.symbol, price: t.price, size: t.size, side: t.side, sequence: t.sequence }, { symbol: "WETH-USD", price: 1500, size: 0.2, side: "buy", sequence: 1 });
+  } finally {
+    h.service.subscribe = subscribe;
+    stream.cancel();
+    maker.close();
+    taker.close();
+  }
   const anon = createTradingClient(grpcAddress);
   try {
     await assert.rejects(anon.placeOrder({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }), (e: DexGrpcError) => e.code === "UNAUTHORIZED");

@@ -14,3 +14,4 @@ export * from "./book-feed";
 export * from "./grpc";
 export * from "./bridge-client";
 export * from "./api-keys";
+export * from "./exchange-client";
