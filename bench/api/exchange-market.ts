@@ -8,7 +8,8 @@
 //   2. POST /v1/orders: BENCH_EXCHANGE_USERS users (48) log in as people do (code, outbox, password grant,
 //      tenant token); limit BUYs of 0.001 at 190.00 .. 199.99 (below AAPL's best ask: they rest), each
 //      request from the next user in turn: one connection (the cost of one order), then CONNECTIONS on
-//      AAPL alone (the orders service checks and places one asset's orders one at a time), then CONNECTIONS
+//      AAPL alone (a freely tradeable asset: the orders service places different users' orders side by side,
+//      one user's one at a time; an asset with a resale hold would be one at a time), then CONNECTIONS
 //      over AAPL, MSFT and JPM. Spec 8's 10 orders/s and 300 requests/min per user stay as they are (48
 //      users cap a run at 480 orders/s; a 429 is counted apart, never as an order). Orders/s = 201 answers
 //      / seconds. After each run one awaited order per asset drains the server's queue (nothing spills over).
@@ -189,8 +190,8 @@ export async function benchExchangeMarket(o: { seconds?: number; connections?: n
       }
       rows.push({ ...row(`POST /v1/orders (limit BUY that rests, ${users} users in turn, ${assets.join("/")})`, r, statuses), connections: conns });
     };
-    // one connection (the cost of one order), then CONNECTIONS on one asset (the service checks and places
-    // one asset's orders one at a time: api/exchange/orders/service.ts), then CONNECTIONS over three assets
+    // one connection (the cost of one order), then CONNECTIONS on one asset (placementKey in
+    // api/exchange/orders/service.ts: one user's orders one at a time), then CONNECTIONS over three assets
     await ordersRun(["AAPL"], 1);
     await ordersRun(["AAPL"], connections);
     const oneAsset = accepted / seconds;

@@ -127,8 +127,14 @@ export function createCustody(deps: CustodyDeps) {
   const domain = getSettlementDomain(chain.chainId, deps.settlement);
   const afterSend = async (step: string, id: string) => deps.afterChainSend?.(step, id);
 
+  // an account's custody row never changes once written (its address and sealed key): kept after the first
+  // read, so that the order path (address, balances, signature) does not ask the database for it each time
+  const rows = new Map<string, { address: Address; sealed_key: string }>();
   async function accountRow(accountId: string): Promise<{ address: Address; sealed_key: string } | undefined> {
+    const known = rows.get(accountId);
+    if (known) return known;
     const r = await db.query<{ address: Address; sealed_key: string }>("SELECT address, sealed_key FROM exchange_custody_accounts WHERE account_id = $1", [accountId]);
+    if (r.rows[0]) rows.set(accountId, r.rows[0]);
     return r.rows[0];
   }
 
@@ -341,12 +347,14 @@ export function createCustody(deps: CustodyDeps) {
       return (await accountRow(accountId))?.address;
     },
 
-    /** Balances as the chain has them (Settlement.balanceOf per token), with the cash withdrawals hold. */
-    async balances(accountId: string): Promise<CustodyBalances> {
+    /** Balances as the chain has them (Settlement.balanceOf per token), with the cash withdrawals hold.
+     *  `only`: read these tokens (and the cash token) alone, e.g. the two of one book for an order's check. */
+    async balances(accountId: string, only?: readonly Address[]): Promise<CustodyBalances> {
       const row = await accountRow(accountId);
       if (!row) throw new Error(`custody: no account ${accountId}`);
+      const wanted = only ? new Set([usd.address, ...only].map((a) => a.toLowerCase())) : undefined;
       const tokens = await Promise.all(
-        Object.entries(deps.tokens).map(async ([symbol, t]) => ({
+        Object.entries(deps.tokens).filter(([, t]) => !wanted || wanted.has(t.address.toLowerCase())).map(async ([symbol, t]) => ({
           symbol,
           token: t.address,
           decimals: t.decimals,

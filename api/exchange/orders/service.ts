@@ -11,7 +11,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { Address, Hex } from "viem";
 import type { Db } from "../../../db";
 import type { DexFill, DexOrderWithFills, DexService, MarketSpec, SettlementOrder } from "../../../pipeline/service";
-import { DexServiceError } from "../../../pipeline/service";
+import { DEX_OPEN_STATUSES, DexServiceError } from "../../../pipeline/service";
 import { formatDecimal, parseDecimal } from "../../../sdk/decimal";
 import type { AccountRecord } from "../accounts";
 import { bookSymbolOf, CATALOGUE, type CatalogueAsset } from "../assets/catalogue";
@@ -30,7 +30,8 @@ const PIPELINE_CATCH_UP_MS = 10_000;
 
 export interface OrdersCustody {
   addressOf(accountId: string): Promise<Address | undefined>;
-  balances(accountId: string): Promise<{ address: string; tokens: { symbol: string; token: Address; units: bigint }[]; availableCashUnits: bigint }>;
+  /** `only`: the tokens the caller needs (the cash token is always read); absent: every token */
+  balances(accountId: string, only?: readonly Address[]): Promise<{ address: string; tokens: { symbol: string; token: Address; units: bigint }[]; availableCashUnits: bigint }>;
   signOrder(accountId: string, order: SettlementOrder): Promise<Hex>;
 }
 
@@ -110,6 +111,13 @@ export function createOrders(deps: OrdersDeps) {
   }
 
   const assetById = (id: string) => catalogue.find((a) => a.id === id);
+  /** What placements run one at a time: those of one asset with a resale hold (the book's resale rule spans
+   *  every account: the check and the placement are one step), else those of one account (its balances and
+   *  holds). Placements of different accounts on a freely tradeable asset run side by side. */
+  const placementKey = (account: AccountRecord, assetId: string) => {
+    const asset = assetById(assetId);
+    return asset && hasHold(asset.regime) ? `asset:${asset.id}` : `account:${account.id}`;
+  };
   function marketOf(a: CatalogueAsset): MarketSpec | null {
     const s = bookSymbolOf(a);
     return s ? (dex.listMarkets().find((m) => m.symbol === s) ?? null) : null;
@@ -231,6 +239,8 @@ export function createOrders(deps: OrdersDeps) {
   }
 
   interface Checked {
+    /** the account's custody address (the order's trader) */
+    address: Address;
     asset: CatalogueAsset;
     market: MarketSpec;
     units: bigint;
@@ -268,12 +278,14 @@ export function createOrders(deps: OrdersDeps) {
         investorAccreditationType: account.accreditationType,
       });
     }
-    const profile = await profileOf(account);
+    // the investor profile (income, net worth, US person) matters only where a hold applies (the Reg CF limit,
+    // the book's resale rule); a freely tradeable asset's order does not read it
+    const profile = hasHold(asset.regime) ? await profileOf(account) : null;
     const accredited = isAccredited(account);
 
     // 4. the Reg CF investment limit of a non-accredited investor
     if (input.side === "BUY" && asset.regime === "reg-cf" && !accredited) {
-      const limitUnits = regCfLimitCents(profile.annualIncomeCents, profile.netWorthCents) * 10n ** 4n;
+      const limitUnits = regCfLimitCents(profile!.annualIncomeCents, profile!.netWorthCents) * 10n ** 4n;
       const used = await regCfUsedUnits(account.id, address, releasing?.row.id);
       if (used + maxCost > limitUnits) {
         throw new OrderApiError("ACCREDITATION_REQUIRED", "the Reg CF investment limit of a non-accredited investor would be passed (17 CFR 227.100(a)(2))", {
@@ -287,8 +299,8 @@ export function createOrders(deps: OrdersDeps) {
     }
 
     // 5. ownership (SELL) and cash (BUY): the chain's balances less what open orders hold
-    const [balances, dexBalances] = await Promise.all([deps.custody.balances(account.id), dex.getBalances(address)]);
-    const locked = (token: Address) => dexBalances.find((b) => b.token.toLowerCase() === token.toLowerCase())?.lockedUnits ?? 0n;
+    const [balances, locks] = await Promise.all([deps.custody.balances(account.id, [market.baseToken, market.quoteToken]), openLocks(address)]);
+    const locked = (token: Address) => locks.get(token.toLowerCase()) ?? 0n;
     const releasedLock = releasing ? remainingLock(market, releasing.dex) : 0n;
     if (input.side === "BUY") {
       const held = locked(market.quoteToken) - (releasing?.row.side === "BUY" ? releasedLock : 0n);
@@ -311,7 +323,8 @@ export function createOrders(deps: OrdersDeps) {
 
     // 6. resale restrictions
     let restrictedSell = false;
-    const eligible = bookEligible(asset.regime, { accredited, usPerson: profile.usPerson });
+    // (no hold: no exemption exists, bookEligible is false whoever buys)
+    const eligible = profile ? bookEligible(asset.regime, { accredited, usPerson: profile.usPerson }) : false;
     if (hasHold(asset.regime)) {
       const t = complianceNow();
       if (input.side === "SELL") {
@@ -341,7 +354,24 @@ export function createOrders(deps: OrdersDeps) {
         }
       }
     }
-    return { asset, market, units, price, maxCost, restrictedSell, bookEligible: eligible };
+    return { address, asset, market, units, price, maxCost, restrictedSell, bookEligible: eligible };
+  }
+
+  /** What the account's open orders hold, per token (lower-case address): the sum of each order's
+   *  remainingLock, which is the pipeline ledger's lock of that order (buyLockFor(remaining, limit) for a buy,
+   *  the remaining base for a sell, recomputed after each fill). Read from the pipeline's orders in memory:
+   *  DexService.getBalances would also read every token's chain balance, one call after another. */
+  async function openLocks(address: Address): Promise<Map<string, bigint>> {
+    const open = await dex.listOrders({ account: address, statuses: DEX_OPEN_STATUSES, limit: DEX_LIST_LIMIT });
+    const markets = new Map(dex.listMarkets().map((m) => [m.symbol, m]));
+    const out = new Map<string, bigint>();
+    for (const o of open) {
+      const m = markets.get(o.symbol);
+      if (!m) continue;
+      const token = (o.side === "buy" ? m.quoteToken : m.baseToken).toLowerCase();
+      out.set(token, (out.get(token) ?? 0n) + remainingLock(m, o));
+    }
+    return out;
   }
 
   /** What an open order still holds in the pipeline (quote for a buy, base for a sell). */
@@ -419,7 +449,7 @@ export function createOrders(deps: OrdersDeps) {
   }
 
   async function placeChecked(account: AccountRecord, input: OrderInput, c: Checked, replaces?: string) {
-    const address = await addressOf(account.id);
+    const { address } = c;
     const dexOrderId = randomUUID();
     const id = exchangeOrderId(dexOrderId);
     const createdMs = now();
@@ -436,9 +466,9 @@ export function createOrders(deps: OrdersDeps) {
       flags: 0,
     };
     const signature = await deps.custody.signOrder(account.id, order);
-    await db.query(
+    const inserted = await db.query<OrderRow>(
       `INSERT INTO exchange_orders (id, account_id, dex_order_id, asset_id, side, order_type, quantity_units, limit_price, is_pre_ipo, max_cost_units, restricted_sell, book_eligible, created_ms, replaces)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING ${COLS}`,
       [id, account.id, dexOrderId, c.asset.id, input.side, input.orderType, c.units.toString(), input.orderType === "limit" ? c.price.toString() : null, c.asset.category === "pre-ipo", c.maxCost.toString(), c.restrictedSell, c.bookEligible, createdMs, replaces ?? null],
     );
     let placed: DexOrderWithFills;
@@ -477,8 +507,11 @@ export function createOrders(deps: OrdersDeps) {
       await db.query("DELETE FROM exchange_orders WHERE id = $1", [id]);
       throw err;
     }
-    const row = (await db.query<OrderRow>(`SELECT ${COLS} FROM exchange_orders WHERE id = $1`, [id])).rows[0];
-    if (!(placed.status === "open" || placed.status === "partially_filled")) await db.query("UPDATE exchange_orders SET open = false WHERE id = $1", [id]);
+    let row = inserted.rows[0];
+    if (!(placed.status === "open" || placed.status === "partially_filled")) {
+      await db.query("UPDATE exchange_orders SET open = false WHERE id = $1", [id]);
+      row = { ...row, open: false };
+    }
     return { row, placed };
   }
 
@@ -500,8 +533,7 @@ export function createOrders(deps: OrdersDeps) {
     setProfile,
 
     async create(account: AccountRecord, input: OrderInput) {
-      const asset = assetById(input.assetId);
-      return serial(asset?.id ?? "", async () => {
+      return serial(placementKey(account, input.assetId), async () => {
         const c = await validate(account, input);
         const { row, placed } = await placeChecked(account, input, c);
         return present(row, placed, true);
@@ -542,7 +574,7 @@ export function createOrders(deps: OrdersDeps) {
     async update(account: AccountRecord, id: string, change: { quantity?: string; limitPrice?: string }) {
       const row = await rowOf(account.id, id);
       if (!row) throw new OrderApiError("ORDER_NOT_FOUND", "order not found", {});
-      return serial(row.asset_id, async () => {
+      return serial(placementKey(account, row.asset_id), async () => {
         const o = await dex.getOrder(row.dex_order_id);
         const status = statusOf(row, o);
         if (status !== "PENDING" || !o) throw new OrderApiError("ORDER_NOT_OPEN", "only PENDING orders can be cancelled or updated", { status });
@@ -644,8 +676,7 @@ export function createOrders(deps: OrdersDeps) {
       if (!address) return 0n;
       const usdToken = dex.listMarkets()[0]?.quoteToken;
       if (!usdToken) return 0n;
-      const b = await dex.getBalances(address);
-      return b.find((x) => x.token.toLowerCase() === usdToken.toLowerCase())?.lockedUnits ?? 0n;
+      return (await openLocks(address)).get(usdToken.toLowerCase()) ?? 0n;
     },
 
     /** Holdings (spec 2.9), lots (2.10) and trade transactions (2.11) of the account. */
