@@ -226,6 +226,15 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     assert.equal((await alice.call("PATCH", `/orders/${buy1.body.data.orderId}`, { quantity: 1 })).body.error.code, "ORDER_NOT_OPEN");
     const acct2 = (await alice.call("GET", "/account")).body.data as Json;
     assert.equal(acct2.buyingPowerUnits, acct2.cashBalanceUnits, "nothing held once cancelled");
+    // two resting BUYs sent at once that buying power covers only one of: one account's placements run one at a
+    // time (the second sees the first's hold), so exactly one is placed, whichever arrives first
+    const milli = (BigInt(acct2.buyingPowerUnits) * 6n) / 10n / 150n / 1000n; // 60 % of buying power at 150.00
+    const both = await Promise.all([0, 1].map(() => alice.call("POST", "/orders", { assetId: "AAPL", side: "BUY", orderType: "limit", quantity: formatDecimal(milli, 3), limitPrice: 150 })));
+    assert.deepEqual(both.map((r) => r.status).sort(), [201, 400], JSON.stringify(both.map((r) => r.body)));
+    const [won, lost] = both[0].status === 201 ? both : [both[1], both[0]];
+    assert.equal(lost.body.error.code, "INSUFFICIENT_BALANCE");
+    assert.equal(lost.body.error.details.available, Number(formatDecimal(BigInt(acct2.buyingPowerUnits) - (milli * 150n * 1000n), 6)));
+    assert.equal((await alice.call("DELETE", `/orders/${won.body.data.orderId}`)).status, 200);
 
     // 7. asset checks: unknown 404, listed but not tradeable 400
     assert.deepEqual([(await alice.call("POST", "/orders", { assetId: "NOPE", side: "BUY", orderType: "market", quantity: 1 })).body.error.code], ["ASSET_NOT_FOUND"]);
