@@ -57,7 +57,7 @@ export function createDexRestApp(deps: DexRestDeps): DexRestApp {
     auth,
     limiters,
     now,
-    placeOrder: deps.placeOrder ?? createOrderPlacer({ service: deps.service, keys: deps.keys, now }),
+    placeOrder: deps.placeOrder ?? createOrderPlacer({ service: deps.service, keys: deps.keys, now, exchangeOnlySymbols: deps.config.exchangeOnlySymbols }),
   };
   const routes: Route[] = [...marketRoutes(ctx), ...orderRoutes(ctx), ...accountRoutes(ctx)];
   const specs = [

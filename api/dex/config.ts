@@ -60,6 +60,9 @@ export interface DexApiConfig {
   agentApprovalSeconds: number;
   /** Express "trust proxy" (false: the socket address is the client IP) */
   trustProxy: boolean | number | string;
+  /** books of restricted securities (a resale hold): orders reach them only through the exchange API, which
+   *  applies the accreditation and resale rules; the DEX API refuses them (403 FORBIDDEN exchange_only_book) */
+  exchangeOnlySymbols: readonly string[];
   rateLimits: DexRateLimits;
   ws: DexWsLimits;
 }
@@ -104,6 +107,7 @@ export function dexApiConfig(
     maxTradesLimit: 1000,
     agentApprovalSeconds: 30 * 24 * 3600,
     trustProxy: false,
+    exchangeOnlySymbols: [],
     ...overrides,
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...overrides.rateLimits },
     ws: { ...DEFAULT_WS_LIMITS, ...overrides.ws },

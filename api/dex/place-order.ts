@@ -16,6 +16,8 @@ export interface PlacementDeps {
   service: DexService;
   keys: ApiKeyStore;
   now: () => number;
+  /** books that take orders through the exchange API only (DexApiConfig.exchangeOnlySymbols) */
+  exchangeOnlySymbols?: readonly string[];
 }
 
 export type OrderJson = ReturnType<typeof presentOrder>;
@@ -63,10 +65,19 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
   // was 4 % of the API process under bench:e2e; docs/measurements.md)
   let digest: ((o: Order) => Hex) | null = null;
   const orderHash = (o: Order) => (digest ??= createOrderDigester(getDomainSeparator(deps.service.settlementDomain)))(o);
+  const exchangeOnly = new Set(deps.exchangeOnlySymbols ?? []);
 
   return async function placeOrder(body: PlaceOrderBody, auth: AuthContext | null, hooks: PlacementHooks = {}): Promise<PlacementResult> {
     const nowMs = deps.now();
     const market = findMarket(deps.service, body.symbol);
+    // a restricted security's book: the resale rules (who may buy a lot still in its hold) are the exchange
+    // API's, which knows its investors; a wallet here is anonymous, so it cannot place there at all
+    if (exchangeOnly.has(market.symbol)) {
+      throw new ApiError("FORBIDDEN", `${market.symbol} trades a restricted security: place orders through the exchange API, which applies the accreditation and resale rules`, {
+        reason: "exchange_only_book",
+        symbol: market.symbol,
+      });
+    }
     const signed = isWalletSigned(body);
     if (signed && (!body.order || !body.signature)) {
       throw new ApiError("INVALID_REQUEST", "a wallet-signed order needs both `order` and `signature`", { field: body.order ? "signature" : "order" });

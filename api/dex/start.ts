@@ -39,7 +39,7 @@ export async function startDexApi(deps: StartDexApiDeps): Promise<RunningDexApi>
   const keys = createApiKeyStore({ db: deps.db, box: createSecretBox(deps.config.apiKeyEncryptionKey), clock });
   const auth = createDexAuthenticator({ config: deps.config, keys, now });
   // one placer for REST, WebSocket order entry and gRPC: a retry on one surface of an order in flight on the other waits for it
-  const placeOrder = createOrderPlacer({ service: deps.service, keys, now });
+  const placeOrder = createOrderPlacer({ service: deps.service, keys, now, exchangeOnlySymbols: deps.config.exchangeOnlySymbols });
   const common = { config: deps.config, service: deps.service, auth, clock };
   const rest = await listenDexRest(createDexRestApp({ ...common, logger: deps.logger.child({ surface: "dex-rest" }), keys, placeOrder, now }), deps.ports.rest, host);
   const ws = await createWsServer({ ...common, logger: deps.logger.child({ surface: "dex-ws" }), keys, placeOrder });

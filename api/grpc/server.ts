@@ -68,7 +68,7 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
   const pkgDef = loadTradingPackage();
   const pkg = grpc.loadPackageDefinition(pkgDef) as unknown as { dex: { v1: { TradingService: grpc.ServiceClientConstructor } } };
   const clock = deps.clock ?? systemClock;
-  const placeOrder = deps.placeOrder ?? createOrderPlacer({ service, keys: deps.keys, now: () => clock.now() });
+  const placeOrder = deps.placeOrder ?? createOrderPlacer({ service, keys: deps.keys, now: () => clock.now(), exchangeOnlySymbols: deps.config.exchangeOnlySymbols });
 
   // Spec 8 limits per API key: order placement per second (and the signed-key per-minute limits).
   // Counted synchronously (runtime/window-counter.ts): concurrent calls each read their own count.

@@ -63,7 +63,7 @@ export async function startHarness(
   const logs: string[] = [];
   const logger = createApiLogger({ level: "debug", destination: { write: (s: string) => void logs.push(s) } });
   const auth = createDexAuthenticator({ config, keys, now: opts.now });
-  const placeOrder = createOrderPlacer({ service, keys, now: opts.now ?? Date.now });
+  const placeOrder = createOrderPlacer({ service, keys, now: opts.now ?? Date.now, exchangeOnlySymbols: config.exchangeOnlySymbols });
   const app = createDexRestApp({ config, logger, service, keys, auth, now: opts.now, placeOrder });
   const http = await listenDexRest(app, 0);
   return {

@@ -141,7 +141,7 @@ export async function createWsServer(deps: WsServerDeps): Promise<DexWsServer> {
   const channels = new Channels({ service, markets, limits, logger, clock, out });
   await channels.load();
   const hub: Hub = { deps, clock, out, admission: new Admission(limits, clock), channels, conns: new Set() };
-  const placeOrder = deps.placeOrder ?? (deps.keys ? createOrderPlacer({ service, keys: deps.keys, now: () => clock.now() }) : undefined);
+  const placeOrder = deps.placeOrder ?? (deps.keys ? createOrderPlacer({ service, keys: deps.keys, now: () => clock.now(), exchangeOnlySymbols: deps.config.exchangeOnlySymbols }) : undefined);
   const orders = placeOrder ? createOrderEntry({ config, placeOrder, out, clock, logger }) : undefined;
   const onMessage = createMessageHandler({ auth: deps.auth, admission: hub.admission, channels, out, clock, logger, orders });
 

@@ -62,3 +62,15 @@ test("encryption key: from the environment, from a file outside the data dir, or
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test("the DEX API refuses orders on the restricted securities' books: exactly the catalogue's assets with a resale hold", async () => {
+  const { exchangeOnlySymbols } = await import("./dex-api");
+  const { CATALOGUE, bookSymbolOf } = await import("../../../api/exchange/assets/catalogue");
+  const only = exchangeOnlySymbols();
+  assert.ok(only.includes("CNTS-USD") && only.includes("NRTH-USD"), only.join(","));
+  for (const a of CATALOGUE) {
+    const symbol = bookSymbolOf(a);
+    if (!symbol) continue;
+    assert.equal(only.includes(symbol), ["reg-d", "reg-cf", "reg-s"].includes(a.regime), `${symbol} (${a.regime})`);
+  }
+});

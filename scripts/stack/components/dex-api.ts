@@ -9,6 +9,16 @@ import { dexApiConfig, resolveEncryptionKey } from "../../../api/dex/config";
 import type { DexService } from "../../../pipeline/service";
 import { startDexApi } from "../../../api/dex/start";
 import { systemClock } from "../../../runtime/clock";
+import { bookSymbolOf, CATALOGUE } from "../../../api/exchange/assets/catalogue";
+import { hasHold } from "../../../api/exchange/orders/resale";
+
+/** The books of the exchange's restricted securities (a resale hold: Reg D, Reg CF, Reg S): orders reach them
+ *  through the exchange API only, which applies the resale rules to its known investors (docs/decisions/api.md). */
+export function exchangeOnlySymbols(): string[] {
+  return CATALOGUE.filter((a) => hasHold(a.regime))
+    .map((a) => bookSymbolOf(a))
+    .filter((s): s is string => !!s);
+}
 
 // Its own PGlite directory (one PGlite instance per directory); with DATABASE_URL, the shared Postgres.
 function openDb(config: Config): Promise<Db> {
@@ -38,7 +48,12 @@ export const dexApiComponent: Component = {
       dataDir: ctx.config.dataDir,
       legacyFile: path.join(dir, "api-key-encryption.key"),
     });
-    const config = dexApiConfig({ apiKeyEncryptionKey, walletAuthHosts: [...ctx.config.dexApi.walletAuthHosts], rateLimits: { ipPerMinute: ctx.config.dexApi.ipPerMinute } });
+    const config = dexApiConfig({
+      apiKeyEncryptionKey,
+      walletAuthHosts: [...ctx.config.dexApi.walletAuthHosts],
+      rateLimits: { ipPerMinute: ctx.config.dexApi.ipPerMinute },
+      exchangeOnlySymbols: exchangeOnlySymbols(),
+    });
     const api = await startDexApi({
       config,
       logger: ctx.logger.child({ component: "dex-api" }),
