@@ -128,6 +128,8 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
     const ctx = await browser.newContext({ viewport: DESKTOP });
     const page = await ctx.newPage();
+    /** the page of `hash` has rendered with its first data (main's data-route) */
+    const routed = (hash: string) => page.waitForFunction((h) => document.getElementById("main")?.dataset.route === h, hash, { timeout: WAIT });
     const pageErrors: string[] = [];
     page.on("pageerror", (e) => pageErrors.push(String(e)));
     const orderPosts: string[] = [];
@@ -175,24 +177,28 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     phase("step 2");
     // 2. browse: the public rail, stocks, then a search: AAPL is there, a private asset is not
     await page.selectOption("#rail", "public");
-    await page.waitForFunction(() => location.hash.includes("rail=public"), null, { timeout: WAIT });
+    await routed("/assets?rail=public");
     await page.selectOption("#category", "stocks");
-    await page.waitForFunction(() => location.hash.includes("category=stocks") && document.querySelector("#asset-list table"), null, { timeout: WAIT });
+    await routed("/assets?rail=public&category=stocks");
     const stocks = (await (await fetch(`${api}/assets?marketRail=public&category=stocks&limit=100`)).json()) as Json;
     await page.waitForFunction((n) => document.querySelectorAll("#asset-list tbody tr").length === n, stocks.data.length, { timeout: WAIT });
     assert.ok(await page.$('#asset-list tr[data-asset-id="AAPL"]'));
     assert.equal(await page.$('#asset-list tr[data-asset-id="NRTH"]'), null);
     await page.fill("#search", "apple");
     await page.press("#search", "Enter");
-    await page.waitForFunction(() => location.hash.includes("q=apple") && document.querySelector('#asset-list tr[data-asset-id="AAPL"]'), null, { timeout: WAIT });
+    await routed("/assets?rail=public&category=stocks&q=apple");
+    const apple = (await (await fetch(`${api}/assets?marketRail=public&category=stocks&search=apple`)).json()) as Json;
+    assert.ok(apple.data.some((a: Json) => a.id === "AAPL"));
+    assert.deepEqual(await page.$$eval("#asset-list tbody tr", (rs: any[]) => rs.map((r) => r.dataset.assetId)), apple.data.map((a: Json) => a.id));
     await page.fill("#search", "zzzznothing");
     await page.press("#search", "Enter");
-    await page.waitForSelector("#asset-list .empty", { timeout: WAIT });
+    await routed("/assets?rail=public&category=stocks&q=zzzznothing");
     assert.match((await page.textContent("#asset-list .empty")) ?? "", /No asset matches "zzzznothing"/);
 
     phase("step 3");
     // 3. the asset page: the book shows the resting ask at 200; quote and chart answer (loaded or an empty state)
     await page.goto(`${webUrl}#/asset/AAPL`);
+    await routed("/asset/AAPL");
     await page.waitForSelector('#book tbody.asks tr[data-price="200"]', { timeout: WAIT });
     assert.equal(await page.textContent('#book tbody.asks tr[data-price="200"] td:nth-child(2)'), "10");
     await page.waitForFunction(() => !document.querySelector("#quote .loading"), null, { timeout: WAIT });
@@ -228,8 +234,14 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await shoot(page, "asset");
 
     phase("step 5");
-    // 5. the portfolio: AAPL with the API's quantity (the buyer's fee is taken in the asset) and its lot
+    // 5. the portfolio: AAPL with the API's quantity (the buyer's fee is taken in the asset) and its lot; holdings
+    //    are the chain's balances, so first wait until the trade has settled (polled within the 300/min budget)
+    for (const until = Date.now() + WAIT; ((await apiGet(`/orders/${buy.orderId}`)).data as Json).settlement !== "settled"; ) {
+      assert.ok(Date.now() < until, "the buy settles on chain");
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
     await page.goto(`${webUrl}#/portfolio`);
+    await routed("/portfolio");
     await page.waitForSelector('#holdings tr[data-asset-id="AAPL"] .quantity', { timeout: WAIT });
     const holding = ((await apiGet("/portfolio")).data as Json[]).find((x) => x.assetId === "AAPL")!;
     assert.ok(holding.quantity > 0 && holding.quantity <= 1.5, `holding ${holding.quantity}`);
@@ -247,6 +259,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     phase("step 6");
     // 6. a 506(c) asset without accreditation: refused, explained in words, nothing placed
     await page.goto(`${webUrl}#/asset/NRTH`);
+    await routed("/asset/NRTH");
     await page.waitForSelector("#order-form form", { timeout: WAIT });
     assert.match((await page.textContent("#accreditation")) ?? "", /506\(c\)/);
     const refused = await placeFromPage(page, { side: "BUY", type: "limit", quantity: "1", price: "1" });
@@ -264,20 +277,20 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     phase("step 7");
     // 7. transactions: the deposit of the preloaded funds and the trade
     await page.goto(`${webUrl}#/transactions`);
+    await routed("/transactions");
     await page.waitForSelector('#transactions tr[data-type="trade"]', { timeout: WAIT });
     const txs = (await apiGet("/transactions?type=all")).data as Json[];
     assert.equal(await page.locator("#transactions tbody tr").count(), txs.length);
     await page.selectOption("#tx-type", "trade");
-    await page.waitForFunction(
-      () => location.hash === "#/transactions?type=trade" && document.querySelector("#transactions table") && !document.querySelector('#transactions tr[data-type="deposit"]'),
-      null,
-      { timeout: WAIT }
-    );
+    await routed("/transactions?type=trade");
+    assert.equal(await page.$('#transactions tr[data-type="deposit"]'), null);
+    assert.equal(await page.locator('#transactions tr[data-type="trade"]').count(), txs.filter((x) => x.type === "trade").length);
     await shoot(page, "transactions");
 
     phase("step 8");
     // 8. account and funding: below the instant minimum is refused in words; a deposit of 250 raises cash by exactly that
     await page.goto(`${webUrl}#/account`);
+    await routed("/account");
     await page.waitForSelector("#cash", { timeout: WAIT });
     const before = (await apiGet("/account")).data as Json;
     assert.equal(await page.textContent("#cash"), usd(before.cashBalance));
@@ -307,11 +320,13 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     assert.match((await page.textContent("#accreditation-result")) ?? "", /Accreditation is now .*\(506c\)/);
     assert.equal(((await apiGet("/account")).data as Json).accreditationType, "506c");
     await page.goto(`${webUrl}#/asset/NRTH`);
+    await routed("/asset/NRTH");
     const rests = await placeFromPage(page, { side: "BUY", type: "limit", quantity: "1", price: "1" });
     assert.equal(rests.kind, "ok", rests.text);
     assert.equal(rests.status, "PENDING");
     assert.match(rests.text, /rests on the book/);
     await page.goto(`${webUrl}#/portfolio`);
+    await routed("/portfolio");
     await page.waitForSelector(`#open-orders tr[data-order-id="${rests.orderId}"] button`, { timeout: WAIT });
     await page.click(`#open-orders tr[data-order-id="${rests.orderId}"] button`);
     await page.waitForSelector("#open-orders .empty", { timeout: WAIT });

@@ -1058,13 +1058,19 @@ function fundingSection(after: () => void): HTMLElement {
 
 // ---------------------------------------------------------------- router
 
+/** Renders the page of the current hash; main's data-route names it once its first data has loaded. */
 async function route(): Promise<void> {
   leavePage();
-  routeSeq++;
+  const seq = ++routeSeq;
+  delete main.dataset.route;
   const hash = location.hash.replace(/^#/, "") || (currentSession() ? "/assets" : "/login");
   const [path, qs = ""] = hash.split("?");
-  const params = new URLSearchParams(qs);
   renderHeader(path);
+  await render(path, new URLSearchParams(qs));
+  if (seq === routeSeq) main.dataset.route = hash;
+}
+
+async function render(path: string, params: URLSearchParams): Promise<void> {
   if (path === "/login") return loginPage(params);
   if (path === "/assets") return assetsPage(params);
   const asset = /^\/asset\/([^/]+)$/.exec(path);
