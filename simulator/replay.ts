@@ -16,16 +16,16 @@ const HOUR_MS = 3_600_000;
 
 /**
  * The instants to trade at, oldest first, between `fromMs` (exclusive) and `nowMs`: coarse far back, finer
- * close to now, so that every chart range has candles (spec 8): weekly beyond 91 days (5y, 1y, 6m), daily
- * beyond 30 days (3m), every 12 hours beyond 5 days (1m), every 3 hours in the last 5 days (5d); the last hour
- * is left to the live market. 195 instants for 400 days (each one batch of trades on chain).
+ * close to now, so that every chart range has candles (spec 8): weekly beyond 91 days (5y, 1y, 6m), every 2
+ * days beyond 30 days (3m), daily beyond 5 days (1m), every 6 hours in the last 5 days (5d); the last hour is
+ * left to the live market. 119 instants for 400 days (each one batch of trades on chain).
  */
 export function replaySchedule(fromMs: number, nowMs: number): number[] {
   const bands: { olderThanMs: number; everyMs: number }[] = [
     { olderThanMs: 91 * DAY_MS, everyMs: 7 * DAY_MS },
-    { olderThanMs: 30 * DAY_MS, everyMs: DAY_MS },
-    { olderThanMs: 5 * DAY_MS, everyMs: 12 * HOUR_MS },
-    { olderThanMs: HOUR_MS, everyMs: 3 * HOUR_MS },
+    { olderThanMs: 30 * DAY_MS, everyMs: 2 * DAY_MS },
+    { olderThanMs: 5 * DAY_MS, everyMs: DAY_MS },
+    { olderThanMs: HOUR_MS, everyMs: 6 * HOUR_MS },
   ];
   const out: number[] = [];
   const end = nowMs - HOUR_MS;

@@ -21,7 +21,7 @@ test("simulated market: within 60 s every asset has a moving quote, a book and c
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "simulated-market-e2e-"));
   let stack: RunningStack | undefined;
   try {
-    // 3 days of history (24 past instants; npm start's default is 400 days, 190 instants)
+    // 3 days of history (12 past instants; npm start's default is 400 days, 117 instants)
     const { config } = await createTestConfig(dataDir, { SIMULATOR: "on", SIMULATOR_SEED: "7", SIMULATOR_HISTORY_DAYS: "3", EXCHANGE_PUBLIC_RATE_LIMIT: "1000000" });
     assert.equal(config.simulator.enabled, true);
     stack = await startStack({ config, components: defaultComponents(["pipeline", "exchange-api", "indexer", "simulator"]), onComponentError: "fail" });
@@ -59,14 +59,14 @@ test("simulated market: within 60 s every asset has a moving quote, a book and c
     // the issue's bound: within a minute of npm start's services being up
     assert.ok(slowest <= 60_000, `the slowest asset took ${slowest} ms`);
 
-    // history: at the first start the chain began 3 days back and every book traded once at each of the 24
+    // history: at the first start the chain began 3 days back and every book traded once at each of the 12
     // past instants (really: signed orders, settle batches mined at those instants); the 5-day chart shows them
     const simulatorInfo = stack.components.find((c) => c.name === "simulator")!.handle!.info ?? {};
-    assert.match(simulatorInfo["simulated history"] ?? "", new RegExp(`^${tradeable.length * 24} trades at 24 past instants in `));
+    assert.match(simulatorInfo["simulated history"] ?? "", new RegExp(`^${tradeable.length * 12} trades at 12 past instants in `));
     for (const id of tradeable) {
       const chart = (await get(`/assets/${id}/chart?range=5d&interval=15m`)).data as Json[];
       const past = chart.filter((c) => c.time < upAt - 3_600_000);
-      assert.ok(past.length >= 24, `${id}: ${past.length} candles before the live market`);
+      assert.ok(past.length >= 12, `${id}: ${past.length} candles before the live market`);
       assert.ok(Math.min(...past.map((c) => c.time as number)) <= upAt - 2.5 * 86_400_000, `${id}: history reaches back 3 days`);
     }
 
