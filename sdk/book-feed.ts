@@ -53,11 +53,12 @@ export class BookFeed {
     this.book = new OrderBook(this.depth);
   }
 
-  /** Connects and subscribes; resolves once the socket is open (the snapshot follows: `await feed.synced()`). */
+  /** Connects and subscribes; resolves once the socket is open (the snapshot follows: `await feed.until()`).
+   *  Rejects when the first connection fails (later drops reconnect by themselves). */
   static async open(opts: BookFeedOptions): Promise<BookFeed> {
     const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket ?? ((await import("ws")).default as unknown as WebSocketConstructor);
     const feed = new BookFeed(opts, Ctor);
-    await feed.connect();
+    await feed.connect(true);
     return feed;
   }
 
@@ -73,11 +74,13 @@ export class BookFeed {
     this.ws?.close();
   }
 
-  private connect(): Promise<void> {
-    return new Promise((resolve) => {
+  private connect(first = false): Promise<void> {
+    return new Promise((resolve, reject) => {
       const ws = new this.Ctor(this.opts.url);
       this.ws = ws;
+      let opened = false;
       ws.onopen = () => {
+        opened = true;
         this.retryMs = 500;
         this.send({ type: "subscribe", channel: "orderbook", symbol: this.opts.symbol, depth: this.depth });
         resolve();
@@ -88,6 +91,11 @@ export class BookFeed {
         if (this.ws !== ws) return;
         this.ws = null;
         this.book.reset();
+        if (first && !opened) {
+          this.closed = true;
+          reject(new Error(`BookFeed: could not connect to ${this.opts.url}`));
+          return;
+        }
         if (this.closed) return;
         this.retryTimer = setTimeout(() => void this.connect(), this.retryMs);
         this.retryMs = Math.min(this.retryMs * 2, 10_000);

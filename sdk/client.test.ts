@@ -207,6 +207,13 @@ async function scriptedServer() {
   return { url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}`, wss, received, conns, until, msg };
 }
 
+test("BookFeed: a first connection that fails rejects open() (no endless retry)", async () => {
+  const s = await scriptedServer();
+  const url = s.url;
+  await new Promise<void>((r) => s.wss.close(() => r()));
+  await assert.rejects(BookFeed.open({ url, symbol: "WETH-USD" }), /could not connect/);
+});
+
 test("BookFeed: snapshot and updates in sequence; a gap and a wrong checksum each resubscribe; a dropped connection reconnects", async () => {
   const s = await scriptedServer();
   const resyncs: string[] = [];

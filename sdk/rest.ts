@@ -44,7 +44,7 @@ export class DexApiError extends Error {
 /** The answer's data, or a DexApiError with the spec error body `{error: {code, message, details}}`. */
 export async function ok<T>(result: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await result;
-  if (response.ok && data !== undefined) return data;
+  if (response.ok) return data as T;
   const e = (error as { error?: { code?: string; message?: string; details?: unknown } } | undefined)?.error;
   throw new DexApiError(response.status, e?.code ?? "HTTP_ERROR", e?.message ?? response.statusText, e?.details);
 }
