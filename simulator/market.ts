@@ -11,7 +11,7 @@
 // shows trades and candles at once. stop() stops placing, cancels the agents' resting orders and resolves.
 import type { PrivateKeyAccount } from "viem";
 import type { DexService, DexSide, MarketSpec } from "../pipeline/service";
-import { signedPlacement } from "./orders";
+import { lotsWorth, nonceCounter, placeSigned } from "./orders";
 
 export interface SimulatedMarketOptions {
   dex: DexService;
@@ -82,13 +82,7 @@ export function startSimulatedMarket(o: SimulatedMarketOptions): SimulatedMarket
   const levels = o.levels ?? 4;
   const notionalUsd = o.orderNotionalUsd ?? 500;
   const warmUp = o.warmUpTrades ?? 20;
-  // nonces above any earlier run's (microseconds of the start), one counter per trader
-  const nonces = new Map<string, bigint>();
-  const nonceOf = (a: PrivateKeyAccount) => {
-    const n = (nonces.get(a.address) ?? BigInt(now()) * 1000n) + 1n;
-    nonces.set(a.address, n);
-    return n;
-  };
+  const nonceOf = nonceCounter(now);
   const counts = { placed: 0, refused: 0, cancelled: 0 };
   let stopped = false;
   let loop: Promise<void> | null = null;
@@ -111,28 +105,13 @@ export function startSimulatedMarket(o: SimulatedMarketOptions): SimulatedMarket
 
   /** size in lots worth about notionalUsd at `ticks` (at least minLots), times a factor in [0.5, 1.5) */
   function sizeLots(m: MarketSpec, ticks: bigint): bigint {
-    const unitPriceQuote = (ticks * m.tickSize * 10n ** BigInt(m.baseDecimals)) / 10n ** 18n; // quote units per whole base unit
-    const lotValue = (unitPriceQuote * m.lotSize) / 10n ** BigInt(m.baseDecimals); // quote units per lot
     const target = BigInt(Math.round(notionalUsd * (0.5 + rnd()) * 1000)) * 10n ** BigInt(Math.max(0, m.quoteDecimals - 3));
-    const lots = lotValue > 0n ? target / lotValue : m.minLots;
-    return lots < m.minLots ? m.minLots : lots > m.maxLots ? m.maxLots : lots;
+    return lotsWorth(m, ticks, target);
   }
 
   async function place(b: Book, who: PrivateKeyAccount, side: DexSide, ticks: bigint, lots: bigint, tif: "gtc" | "ioc"): Promise<string | null> {
     try {
-      const req = await signedPlacement({
-        account: who,
-        market: b.m,
-        domain: o.dex.settlementDomain,
-        side,
-        priceTicks: ticks,
-        sizeLots: lots,
-        timeInForce: tif,
-        nonce: nonceOf(who),
-        expiry: BigInt(Math.floor(now() / 1000) + 86_400),
-        nowMs: now(),
-      });
-      const order = await o.dex.placeOrder(req);
+      const order = await placeSigned(o.dex, { account: who, market: b.m, side, priceTicks: ticks, sizeLots: lots, timeInForce: tif, nonce: nonceOf(who), nowMs: now() });
       counts.placed++;
       return order.status === "open" || order.status === "partially_filled" ? order.orderId : null;
     } catch (err) {

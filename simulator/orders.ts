@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { PrivateKeyAccount } from "viem";
 import { ORDER_TYPES } from "../sdk/eip712";
-import type { DexService, DexSide, DexTimeInForce, MarketSpec, PlaceSignedOrderRequest } from "../pipeline/service";
+import type { DexOrderWithFills, DexService, DexSide, DexTimeInForce, MarketSpec, PlaceSignedOrderRequest } from "../pipeline/service";
 
 export interface SignedOrderSpec {
   account: PrivateKeyAccount;
@@ -52,4 +52,27 @@ export async function signedPlacement(s: SignedOrderSpec): Promise<PlaceSignedOr
     order,
     signature,
   };
+}
+
+/** Nonces above any earlier run's (microseconds of `now()` at the first use), one counter per trader. */
+export function nonceCounter(now: () => number): (a: PrivateKeyAccount) => bigint {
+  const nonces = new Map<string, bigint>();
+  return (a) => {
+    const n = (nonces.get(a.address) ?? BigInt(now()) * 1000n) + 1n;
+    nonces.set(a.address, n);
+    return n;
+  };
+}
+
+/** Lots of `m` worth `targetQuoteUnits` at `ticks`, within the market's minimum and maximum size. */
+export function lotsWorth(m: MarketSpec, ticks: bigint, targetQuoteUnits: bigint): bigint {
+  const unitPriceQuote = (ticks * m.tickSize * 10n ** BigInt(m.baseDecimals)) / 10n ** 18n; // quote units per whole base unit
+  const lotValue = (unitPriceQuote * m.lotSize) / 10n ** BigInt(m.baseDecimals); // quote units per lot
+  const lots = lotValue > 0n ? targetQuoteUnits / lotValue : m.minLots;
+  return lots < m.minLots ? m.minLots : lots > m.maxLots ? m.maxLots : lots;
+}
+
+/** Signs `s` (an order valid for a day from `nowMs`) with the trader's key and places it through the service. */
+export async function placeSigned(dex: DexService, s: Omit<SignedOrderSpec, "domain" | "expiry">): Promise<DexOrderWithFills> {
+  return dex.placeOrder(await signedPlacement({ ...s, domain: dex.settlementDomain, expiry: BigInt(Math.floor(s.nowMs / 1000) + 86_400) }));
 }

@@ -8,7 +8,7 @@
 // now, and the live market continues from the last replayed prices.
 import type { PrivateKeyAccount } from "viem";
 import type { DexService, DexSide, MarketSpec } from "../pipeline/service";
-import { signedPlacement } from "./orders";
+import { lotsWorth, nonceCounter, placeSigned } from "./orders";
 import { prng, priceToTicks } from "./market";
 
 const DAY_MS = 86_400_000;
@@ -81,34 +81,9 @@ export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
     const start = (ref * BigInt(80 + Math.floor(rnd() * 40))) / 100n;
     books.push({ m, fair: start > 0n ? start : 1n, maker: o.traders[i % o.traders.length]!, taker: o.traders[(i + 1) % o.traders.length]! });
   }
-  const nonces = new Map<string, bigint>();
-  const nonceOf = (a: PrivateKeyAccount) => {
-    const n = (nonces.get(a.address) ?? BigInt(now()) * 1000n) + 1n;
-    nonces.set(a.address, n);
-    return n;
-  };
-  function lotsFor(m: MarketSpec, ticks: bigint): bigint {
-    const unitPriceQuote = (ticks * m.tickSize * 10n ** BigInt(m.baseDecimals)) / 10n ** 18n;
-    const lotValue = (unitPriceQuote * m.lotSize) / 10n ** BigInt(m.baseDecimals);
-    const target = BigInt(notionalUsd) * 10n ** BigInt(m.quoteDecimals);
-    const lots = lotValue > 0n ? target / lotValue : m.minLots;
-    return lots < m.minLots ? m.minLots : lots > m.maxLots ? m.maxLots : lots;
-  }
-  async function place(b: (typeof books)[number], who: PrivateKeyAccount, side: DexSide, ticks: bigint, lots: bigint, tif: "gtc" | "ioc") {
-    const req = await signedPlacement({
-      account: who,
-      market: b.m,
-      domain: o.dex.settlementDomain,
-      side,
-      priceTicks: ticks,
-      sizeLots: lots,
-      timeInForce: tif,
-      nonce: nonceOf(who),
-      expiry: BigInt(Math.floor(now() / 1000) + 86_400),
-      nowMs: now(),
-    });
-    return o.dex.placeOrder(req);
-  }
+  const nonceOf = nonceCounter(now);
+  const place = (b: (typeof books)[number], who: PrivateKeyAccount, side: DexSide, ticks: bigint, lots: bigint, tif: "gtc" | "ioc") =>
+    placeSigned(o.dex, { account: who, market: b.m, side, priceTicks: ticks, sizeLots: lots, timeInForce: tif, nonce: nonceOf(who), nowMs: now() });
 
   let trades = 0;
   let prevMs: number | undefined;
@@ -126,7 +101,7 @@ export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
       else if (r >= 0.53) b.fair += step;
       // sides alternate so the traders' balances do not drift one way
       const makerSide: DexSide = k % 2 === 0 ? "sell" : "buy";
-      return { b, lots: lotsFor(b.m, b.fair), makerSide, ticks: b.fair };
+      return { b, lots: lotsWorth(b.m, b.fair, BigInt(notionalUsd) * 10n ** BigInt(b.m.quoteDecimals)), makerSide, ticks: b.fair };
     });
     const makers = await Promise.all(orders.map((x) => place(x.b, x.b.maker, x.makerSide, x.ticks, x.lots, "gtc").catch(() => null)));
     const takers: string[] = [];
