@@ -9,7 +9,8 @@
 //   npx tsx examples/market-maker.ts
 // Env: DEX_API_URL (http://127.0.0.1:3001), DEX_WS_URL (ws://127.0.0.1:8080/ws), DEX_GRPC_ADDRESS
 // (127.0.0.1:50051), PRIVATE_KEY (demo trader #5), API_KEY + API_SECRET (optional), SYMBOL (WETH-USD),
-// ROUNDS (3), SPREAD_BPS (50), SIZE (0.01), MID (1500). Prints one JSON line per round and a last one.
+// ROUNDS (3), SPREAD_BPS (50), SIZE (0.01), MID (1500), INTERVAL_MS (1000: the pause between rounds; the
+// order rate limit is 10 per second per key). Prints one JSON line per round and a last one.
 import {
   BookFeed,
   createDexClient,
@@ -33,6 +34,7 @@ const rounds = Number(env("ROUNDS", "3"));
 const spreadBps = BigInt(env("SPREAD_BPS", "50"));
 const size = env("SIZE", "0.01");
 const fallbackMid = env("MID", "1500");
+const intervalMs = Number(env("INTERVAL_MS", "1000"));
 
 /** Decimal text at a fixed scale (the tick's decimals) as an integer, or a clear error. */
 function units(text: string | number, scale: number): bigint {
@@ -60,7 +62,16 @@ async function main() {
   const grpc = createTradingClient(GRPC, { auth: { ...creds, scheme: "hmac" } });
   const feed = await BookFeed.open({ url: WS_URL, symbol, depth: 50 });
   let stopping = false;
-  const stop = () => (stopping = true);
+  let wake = () => {};
+  const stop = () => {
+    stopping = true;
+    wake();
+  };
+  /** the pause between rounds, cut short by a stop */
+  const pause = () => new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, intervalMs);
+    wake = () => (clearTimeout(timer), resolve());
+  });
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
 
@@ -122,6 +133,7 @@ async function main() {
           book_sequence: feed.book.sequence,
         }),
       );
+      if (round < rounds && !stopping) await pause();
     }
   } finally {
     const cancelled = await cancelAll().catch((e) => (console.error(e), []));

@@ -18,6 +18,33 @@ import { createDexClient, fromViem, parseDecimal } from "../../sdk";
 const ROOT = path.join(__dirname, "..", "..");
 const example = (name: string) => path.join(ROOT, "examples", name);
 
+/** Starts an example; its stdout's JSON lines as they come, a wait for a line that satisfies `pred`, and its exit. */
+function start(name: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--import", "tsx", example(name)], { cwd: ROOT, env: { ...process.env, ...env } });
+  const lines: any[] = [];
+  let buffered = "";
+  let stderr = "";
+  const waiters: (() => void)[] = [];
+  child.stderr!.on("data", (d) => (stderr += d));
+  child.stdout!.on("data", (d) => {
+    buffered += d;
+    const parts = buffered.split("\n");
+    buffered = parts.pop()!;
+    for (const l of parts.filter(Boolean)) lines.push(JSON.parse(l));
+    waiters.splice(0).forEach((w) => w());
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => (waiters.splice(0).forEach((w) => w()), resolve(code))));
+  const lineWhere = async (pred: (l: any) => boolean) => {
+    for (;;) {
+      const found = lines.find(pred);
+      if (found) return found;
+      if (child.exitCode !== null) throw new Error(`${name} exited ${child.exitCode} before the line: ${stderr}`);
+      await new Promise<void>((r) => waiters.push(r));
+    }
+  };
+  return { child, lines, exited, lineWhere, stderr: () => stderr };
+}
+
 /** Runs an example to its end; resolves with its stdout's JSON lines (rejects on a non-zero exit). */
 function run(name: string, env: Record<string, string>, timeout = 120_000): Promise<any[]> {
   return new Promise((resolve, reject) => {
@@ -97,7 +124,7 @@ test("the Integrate examples run against a started stack", { timeout: 480_000 },
     // 6. the market maker (another trader): 3 rounds around the mid of the others' book (1234.5 / 1600),
     //    each cancelling the round before, then it cancels its last quotes and exits by itself
     const mmKey = config.keys.demoTraders[1].privateKey;
-    const mm = await run("market-maker.ts", { ...env, PRIVATE_KEY: mmKey, DEX_GRPC_ADDRESS: urls["dex grpc"], ROUNDS: "3", SPREAD_BPS: "100", SIZE: "0.01" });
+    const mm = await run("market-maker.ts", { ...env, PRIVATE_KEY: mmKey, DEX_GRPC_ADDRESS: urls["dex grpc"], ROUNDS: "3", SPREAD_BPS: "100", SIZE: "0.01", INTERVAL_MS: "0" });
     const rounds = mm.filter((l) => l.round !== undefined);
     assert.deepEqual(rounds.map((r) => r.round), [1, 2, 3], JSON.stringify(mm));
     for (const [i, r] of rounds.entries()) {
@@ -117,6 +144,20 @@ test("the Integrate examples run against a started stack", { timeout: 480_000 },
       }
     const after = await api("/v1/orderbook/WETH-USD");
     assert.deepEqual({ bids: after.body.bids, asks: after.body.asks }, { bids: [{ price: 1234.5, size: 0.02 }], asks: [{ price: 1600, size: 0.01 }] });
+
+    // 6b. stopped by SIGTERM (its Ctrl-C): it ends the round under way, cancels its quotes and exits 0
+    const bot = start("market-maker.ts", { ...env, PRIVATE_KEY: mmKey, DEX_GRPC_ADDRESS: urls["dex grpc"], ROUNDS: "1000", SPREAD_BPS: "100", SIZE: "0.01", INTERVAL_MS: "500" });
+    children.push(bot.child);
+    await bot.lineWhere((l) => l.round === 1);
+    bot.child.kill("SIGTERM");
+    assert.equal(await bot.exited, 0, bot.stderr());
+    const botRounds = bot.lines.filter((l) => l.round !== undefined);
+    const lastRound = botRounds.at(-1);
+    assert.ok(botRounds.length < 1000, String(botRounds.length));
+    assert.deepEqual(bot.lines.at(-1), { done: true, cancelled: bot.lines.at(-1).cancelled });
+    assert.deepEqual([...bot.lines.at(-1).cancelled].sort(), [lastRound.bid.order_id, lastRound.ask.order_id].sort());
+    const afterStop = await api("/v1/orderbook/WETH-USD");
+    assert.deepEqual({ bids: afterStop.body.bids, asks: afterStop.body.asks }, { bids: [{ price: 1234.5, size: 0.02 }], asks: [{ price: 1600, size: 0.01 }] });
 
     // 7. a bridge transfer: deposited on the home chain, signed by the signer nodes, minted on the remote chain
     const bridgeUrl = stack.components.find((c) => c.name === "bridge")!.handle!.urls!.bridgeApi;
