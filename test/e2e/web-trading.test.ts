@@ -3,7 +3,8 @@
 // the development wallet and places a limit order she sees in the book; Bob takes it; both see the trade,
 // their fills with a settlement transaction, and Settlement balances equal to the chain's. A stop order and
 // an iceberg placed from the page behave as on the API; a bad amount shows an error in words and sends
-// nothing. Screenshots (desktop and phone widths) go to test-artifacts/web/ (gitignored); axe-core finds no
+// nothing. An API key created from the page (read + trade, limits) shows its secret once, works with HMAC, and
+// stops working (401) once revoked from the page. Screenshots (desktop and phone widths) go to test-artifacts/web/ (gitignored); axe-core finds no
 // serious or critical violation.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -16,6 +17,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { settlementAbi } from "../../sdk/abi";
 import { formatDecimal } from "../../sdk/decimal";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import { api, hmacHeaders } from "../../api/testing/client";
 
 // the page's globals inside page.evaluate / waitForFunction callbacks (this project compiles without the DOM lib)
 declare const document: any;
@@ -193,7 +195,78 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     assert.deepEqual(open.orders, []);
     await b.waitForFunction(() => !document.querySelector('#book tbody.asks tr[data-price="2100"]'), null, { timeout: WAIT });
 
-    // 7. screenshots and accessibility at desktop and phone widths
+    // 7. an API key from the page: a bad limit is refused in words and sends nothing; then read + trade with
+    //    limits, the secret shown once, listed as the API lists it, usable with HMAC; revoked from the page
+    const keyPosts: string[] = [];
+    a.on("request", (r) => {
+      if (r.method() === "POST" && new URL(r.url()).pathname === "/v1/api-keys") keyPosts.push(r.url());
+    });
+    await a.waitForSelector("#api-key-form", { timeout: WAIT });
+    await a.fill("#api-key-form input[name=key-label]", "e2e bot");
+    await a.check("#perm-trade");
+    await a.fill("#api-key-form input[name=position_limit]", "12abc");
+    await a.click("#create-api-key");
+    await a.waitForFunction(() => document.getElementById("api-key-result")!.dataset.kind === "error");
+    assert.match((await a.textContent("#api-key-form input[name=position_limit] ~ .field-error")) ?? "", /must be a number such as/);
+    assert.equal(await a.evaluate(() => document.activeElement?.getAttribute("name")), "position_limit");
+    assert.deepEqual(keyPosts, [], "a bad limit sent a key request");
+    await a.fill("#api-key-form input[name=position_limit]", "5000");
+    await a.fill("#api-key-form input[name=daily_loss_limit]", "250.5");
+    assert.match((await a.textContent("#api-key-preview")) ?? "", /"permissions":\["read","trade"\],"position_limit":"5000","daily_loss_limit":"250.5"/);
+    await a.click("#create-api-key");
+    await a.waitForFunction(() => ["ok", "error"].includes(document.getElementById("api-key-result")!.dataset.kind ?? ""), null, { timeout: WAIT });
+    assert.equal(await a.getAttribute("#api-key-result", "data-kind"), "ok", (await a.textContent("#api-key-result")) ?? "");
+    assert.equal(keyPosts.length, 1);
+    assert.match((await a.textContent("#api-key-preview")) ?? "", /AgentApproval \{/);
+    const apiKey = (await a.textContent("#new-api-key"))!;
+    const secret = (await a.textContent("#new-api-secret"))!;
+    assert.ok(apiKey.length > 8 && secret.length > 16);
+    const listed = (await apiGet(rest, alice.privateKey, "/v1/api-keys")).api_keys.find((k: any) => k.api_key === apiKey);
+    assert.ok(listed, "the page's key is not in GET /v1/api-keys");
+    assert.deepEqual([listed.label, listed.permissions, listed.position_limit, listed.daily_loss_limit, listed.revoked_at], ["e2e bot", ["read", "trade"], "5000", "250.5", null]);
+    assert.equal(listed.agent_status, "approved");
+    const row = `#api-keys tr[data-key-id="${listed.id}"]`;
+    await a.waitForSelector(`${row} .key-agent:text-is("approved")`, { timeout: WAIT });
+    assert.equal(await a.textContent(`${row} .key-permissions`), "read, trade");
+    assert.equal(await a.textContent(`${row} .key-position-limit`), "5000");
+    assert.equal(await a.textContent(`${row} .key-loss-limit`), "250.5");
+    // the key at work: an HMAC-signed read
+    const hmacGet = (p: string) => api(rest, "GET", p, { headers: hmacHeaders(apiKey, secret, "GET", p) });
+    const withKey = await hmacGet("/v1/balances");
+    assert.equal(withKey.status, 200, withKey.text);
+    assert.ok(Array.isArray(withKey.body.balances));
+    await a.locator("#api-keys-panel").screenshot({ path: path.join(ARTIFACTS, "api-keys-desktop.png") });
+    await axeCheck(a, "api keys, desktop");
+    await a.setViewportSize({ width: 390, height: 844 });
+    await a.locator("#api-keys-panel").screenshot({ path: path.join(ARTIFACTS, "api-keys-phone.png") });
+    assert.ok((await a.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) <= 1, "the API keys panel is wider than a phone");
+    await axeCheck(a, "api keys, phone");
+    await a.setViewportSize({ width: 1366, height: 900 });
+    // the secret is shown once: gone when the box is closed, after the panel re-renders, and after a reload
+    await a.click("#api-key-reveal-close");
+    assert.equal(await a.$("#new-api-secret"), null);
+    await a.click("#api-keys-refresh");
+    await a.waitForSelector(row, { timeout: WAIT });
+    assert.ok(!((await a.content()).includes(secret)), "the secret is still in the page");
+    await a.reload();
+    await a.waitForSelector("#book table", { timeout: WAIT });
+    await a.selectOption("#wallet-choice", "dev:0");
+    await a.click("#connect");
+    await a.waitForSelector("#balances", { timeout: WAIT });
+    await a.waitForSelector(row, { timeout: WAIT });
+    assert.ok(!((await a.content()).includes(secret)), "the secret is shown again after a reload");
+    // revoke from the page, with a confirmation: the row goes, the API lists it revoked, the key answers 401
+    await a.click(`[data-revoke="${listed.id}"]`);
+    assert.equal(await a.evaluate(() => document.activeElement?.textContent), "Yes, revoke");
+    await a.click(`[data-confirm-revoke="${listed.id}"]`);
+    await a.waitForFunction(() => ["ok", "error"].includes(document.getElementById("api-key-revoke-result")?.dataset.kind ?? ""), null, { timeout: WAIT });
+    assert.match((await a.textContent("#api-key-revoke-result")) ?? "", /revoked: it no longer works/);
+    await a.waitForFunction((id) => !document.querySelector(`#api-keys tr[data-key-id="${id}"]`), listed.id, { timeout: WAIT });
+    const after = (await apiGet(rest, alice.privateKey, "/v1/api-keys")).api_keys.find((k: any) => k.id === listed.id);
+    assert.ok(after.revoked_at !== null);
+    assert.equal((await hmacGet("/v1/balances")).status, 401);
+
+    // 8. screenshots and accessibility at desktop and phone widths
     await a.screenshot({ path: path.join(ARTIFACTS, "market-desktop.png"), fullPage: true });
     await axeCheck(a, "desktop");
     await a.setViewportSize({ width: 390, height: 844 });

@@ -159,3 +159,28 @@ export function explain(err: unknown): string {
   if (e?.shortMessage) return e.shortMessage;
   return e?.message ?? String(err);
 }
+
+/** An unauthenticated POST (the body carries its own signature, e.g. the agent approval). */
+export async function postPublic<T>(path: string, body: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, "NETWORK", "The server cannot be reached. Check that the exchange is running.");
+  }
+  return parse<T>(res);
+}
+
+export interface ApiKey {
+  id: string;
+  api_key: string;
+  label: string;
+  permissions: string[];
+  ip_allowlist: string[];
+  position_limit: string | null;
+  daily_loss_limit: string | null;
+  agent_address: string;
+  agent_status: "pending_approval" | "approved";
+  created_at: number;
+  revoked_at: number | null;
+}

@@ -4,6 +4,7 @@ import "./style.css";
 import type { Chain, PublicClient } from "viem";
 import { numberToDecimalString, parseDecimal } from "../../sdk/decimal";
 import { explain, getJson, getMarkets, placeOrder, signedRequest, syncClock, type ApiOrder, type ApiTicker, type ApiTrade } from "./api";
+import { ApiKeysPanel } from "./apikeys";
 import { cancelWithdrawal, deposit, executeWithdrawal, loadAccount, requestWithdrawal, tokensOf, units, type AccountState } from "./account";
 import type { LiveBook } from "./book";
 import { CandleChart, CANDLE_INTERVALS, type CandleInterval } from "./chart";
@@ -53,10 +54,12 @@ const bookPanel = h("section", { class: "panel book", "aria-labelledby": "book-h
 const tradesPanel = h("section", { class: "panel trades", "aria-labelledby": "trades-h", id: "trades" });
 const orderPanel = h("section", { class: "panel order-form", "aria-labelledby": "order-h", id: "order-form" });
 const accountPanel = h("section", { class: "panel account", "aria-labelledby": "account-h", id: "account" });
+const apiKeysSection = h("section", { class: "panel account api-keys", "aria-labelledby": "api-keys-h", id: "api-keys-panel" });
+const apiKeys = new ApiKeysPanel(apiKeysSection);
 
 app.append(
   h("header", { class: "top" }, h("h1", {}, "DEX"), status, walletArea, h("a", { href: "/exchange", class: "other-app", id: "exchange-link" }, "Exchange app")),
-  h("main", { id: "main" }, marketsPanel, h("div", { class: "market-view" }, tickerBar, h("div", { class: "grid" }, chartPanel, bookPanel, tradesPanel, orderPanel), accountPanel)),
+  h("main", { id: "main" }, marketsPanel, h("div", { class: "market-view" }, tickerBar, h("div", { class: "grid" }, chartPanel, bookPanel, tradesPanel, orderPanel), accountPanel, apiKeysSection)),
 );
 
 function setStatus(text: string, kind: "ok" | "warn" | "error" = "ok") {
@@ -580,7 +583,7 @@ function renderWallet() {
     return replace(
       walletArea,
       h("span", { class: "wallet-label" }, `${w.label}: `, h("code", {}, `${w.address.slice(0, 6)}…${w.address.slice(-4)}`)),
-      h("button", { type: "button", onclick: () => ((state.wallet = null), (state.account = null), renderWallet(), renderAccount(), renderOrderForm()) }, "Disconnect"),
+      h("button", { type: "button", onclick: () => ((state.wallet = null), (state.account = null), renderWallet(), renderAccount(), renderOrderForm(), apiKeys.render(null)) }, "Disconnect"),
     );
   }
   const sel = h("select", { id: "wallet-choice" }) as HTMLSelectElement;
@@ -604,6 +607,7 @@ function renderWallet() {
           renderWallet();
           renderOrderForm();
           renderAccount();
+          apiKeys.render(state.wallet);
           if (state.wallet.autoSign) void refreshAccount();
         } catch (e) {
           err.textContent = `Could not connect: ${explain(e)}`;
@@ -660,6 +664,7 @@ async function boot() {
   });
   renderWallet();
   renderAccount();
+  apiKeys.render(null);
   const wsUrl = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
   state.feed = new Feed(wsUrl, {
     onBook(book) {
