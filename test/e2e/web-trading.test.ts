@@ -235,6 +235,18 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     const withKey = await hmacGet("/v1/balances");
     assert.equal(withKey.status, 200, withKey.text);
     assert.ok(Array.isArray(withKey.body.balances));
+    // it trades (its agent is approved) within the page's position limit, and the limit refuses more
+    const hmacPost = (p: string, body: object) => {
+      const text = JSON.stringify(body);
+      return api(rest, "POST", p, { body: text, headers: hmacHeaders(apiKey, secret, "POST", p, text) });
+    };
+    const keyOrder = (size: number) => ({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1500, size, time_in_force: "gtc", client_order_id: `web-key-${size}-${Date.now()}` });
+    const keyPlaced = await hmacPost("/v1/orders", keyOrder(0.1));
+    assert.equal(keyPlaced.status, 201, keyPlaced.text);
+    assert.equal(keyPlaced.body.status, "open");
+    const overLimit = await hmacPost("/v1/orders", keyOrder(3.3)); // 150 + 4950 > 5000
+    assert.equal(overLimit.status, 403, overLimit.text);
+    assert.equal(overLimit.body.error.details.reason, "position_limit_exceeded");
     await a.locator("#api-keys-panel").screenshot({ path: path.join(ARTIFACTS, "api-keys-desktop.png") });
     await axeCheck(a, "api keys, desktop");
     await a.setViewportSize({ width: 390, height: 844 });
@@ -260,7 +272,8 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     assert.equal(await a.evaluate(() => document.activeElement?.textContent), "Yes, revoke");
     await a.click(`[data-confirm-revoke="${listed.id}"]`);
     await a.waitForFunction(() => ["ok", "error"].includes(document.getElementById("api-key-revoke-result")?.dataset.kind ?? ""), null, { timeout: WAIT });
-    assert.match((await a.textContent("#api-key-revoke-result")) ?? "", /revoked: it no longer works/);
+    assert.match((await a.textContent("#api-key-revoke-result")) ?? "", /revoked: it no longer works; 1 open order cancelled/);
+    assert.equal((await apiGet(rest, alice.privateKey, `/v1/orders/${keyPlaced.body.order_id}`)).status, "cancelled");
     await a.waitForFunction((id) => !document.querySelector(`#api-keys tr[data-key-id="${id}"]`), listed.id, { timeout: WAIT });
     const after = (await apiGet(rest, alice.privateKey, "/v1/api-keys")).api_keys.find((k: any) => k.id === listed.id);
     assert.ok(after.revoked_at !== null);
