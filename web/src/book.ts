@@ -1,51 +1,11 @@
-// The live order book of one market as the DEX WebSocket sends it (api/ws/channels.ts): one
-// `orderbook_snapshot`, then `orderbook_update`s of the changed levels (size 0 removes a level), each with a
-// sequence that steps by one and the CRC32 checksum of the best levels (api/ws/checksum.ts). A gap or a
-// checksum that differs from ours means our copy is wrong: the caller resubscribes (a fresh snapshot).
-// Pure: no DOM, no socket (tested in node).
+// The web app's live book: the SDK's OrderBook (sdk/book.ts: a snapshot, then updates, each with a
+// sequence that steps by one and the CRC32 checksum of the best levels; a gap or a checksum that differs
+// from ours resets it and the caller resubscribes), with the depth rows the page shows. Pure: no DOM, no
+// socket (tested in node).
 import { numberToDecimalString, parseExactDecimal } from "../../sdk/decimal";
+import { OrderBook } from "../../sdk/book";
 
-export type WsLevel = [price: number, size: number];
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-/** CRC32 (IEEE, unsigned) of the UTF-8 bytes of `text`: node's zlib.crc32 in the browser. */
-export function crc32(text: string): number {
-  const bytes = new TextEncoder().encode(text);
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-/** The server's book checksum: "bid1price:bid1size:ask1price:ask1size:..." over the best `levels`. */
-export function bookChecksum(bids: readonly WsLevel[], asks: readonly WsLevel[], levels = 10): number {
-  const parts: string[] = [];
-  for (let i = 0; i < levels; i++) {
-    if (i < bids.length) parts.push(`${bids[i][0]}:${bids[i][1]}`);
-    if (i < asks.length) parts.push(`${asks[i][0]}:${asks[i][1]}`);
-  }
-  return crc32(parts.join(":"));
-}
-
-export interface BookMessage {
-  type: "orderbook_snapshot" | "orderbook_update";
-  symbol: string;
-  depth: number;
-  bids: WsLevel[];
-  asks: WsLevel[];
-  sequence: number;
-  checksum: number;
-}
-
-export type ApplyResult = "ok" | "gap" | "checksum";
+export { bookChecksum, crc32, type ApplyResult, type BookMessage, type WsLevel } from "../../sdk/book";
 
 /** One displayed level with the running total from the best price outward (exact decimals as text). */
 export interface DepthRow {
@@ -54,56 +14,7 @@ export interface DepthRow {
   total: string;
 }
 
-export class LiveBook {
-  bids = new Map<number, number>();
-  asks = new Map<number, number>();
-  sequence: number | null = null;
-  /** checksum levels: min(depth, 10), as the server computes them */
-  constructor(readonly depth: number, private readonly checksumLevels = Math.min(depth, 10)) {}
-
-  get synced(): boolean {
-    return this.sequence !== null;
-  }
-
-  reset(): void {
-    this.bids.clear();
-    this.asks.clear();
-    this.sequence = null;
-  }
-
-  /** Applies a snapshot or an update. "gap" / "checksum": the book is reset, resubscribe. */
-  apply(msg: BookMessage): ApplyResult {
-    if (msg.type === "orderbook_snapshot") {
-      this.bids = new Map(msg.bids);
-      this.asks = new Map(msg.asks);
-      this.sequence = msg.sequence;
-    } else {
-      if (this.sequence === null || msg.sequence !== this.sequence + 1) {
-        this.reset();
-        return "gap";
-      }
-      for (const [p, s] of msg.bids) s === 0 ? this.bids.delete(p) : this.bids.set(p, s);
-      for (const [p, s] of msg.asks) s === 0 ? this.asks.delete(p) : this.asks.set(p, s);
-      this.sequence = msg.sequence;
-    }
-    if (bookChecksum(this.levels("bid"), this.levels("ask"), this.checksumLevels) !== msg.checksum) {
-      this.reset();
-      return "checksum";
-    }
-    return "ok";
-  }
-
-  /** Levels best first: bids descending, asks ascending. */
-  levels(side: "bid" | "ask"): WsLevel[] {
-    const m = side === "bid" ? this.bids : this.asks;
-    return [...m.entries()].sort((a, b) => (side === "bid" ? b[0] - a[0] : a[0] - b[0]));
-  }
-
-  best(side: "bid" | "ask"): number | null {
-    const l = this.levels(side);
-    return l.length ? l[0][0] : null;
-  }
-
+export class LiveBook extends OrderBook {
   /** The levels with cumulative sizes, summed exactly (decimal text, never float addition). */
   depthRows(side: "bid" | "ask"): DepthRow[] {
     let total = { digits: 0n, scale: 0 };
