@@ -224,10 +224,20 @@ export class ApiKeysPanel {
         result.dataset.kind = "error";
       } finally {
         submit.disabled = false;
-        void this.load();
+        // an extension would ask for one more signature to list the keys: show the new one from its answer
+        if (w.autoSign || !created) void this.load();
+        else this.upsert(created, result.dataset.kind === "ok");
       }
     });
     return formEl;
+  }
+
+  /** The created key into the list without a read (no secret, no typed data kept). */
+  private upsert(k: CreatedKey, approved: boolean): void {
+    const { api_secret: _secret, agent_approval: _typed, ...key } = k;
+    const row: ApiKey = { ...key, agent_status: approved ? "approved" : key.agent_status };
+    this.keys = [row, ...(this.keys ?? []).filter((x) => x.id !== k.id)];
+    this.renderList();
   }
 
   private showSecret(k: CreatedKey): void {
@@ -288,10 +298,12 @@ export class ApiKeysPanel {
           `Key ${k.label || k.api_key} revoked: it no longer works; ${n === 0 ? "it had no open order" : `${n} open order${n === 1 ? "" : "s"} cancelled`}; agent on chain: ${r.agent_revocation.status === "pending" ? "revocation pending" : r.agent_revocation.status}.`,
           "ok",
         );
+        if (!w.autoSign) this.keys = (this.keys ?? []).filter((x) => x.id !== k.id);
       } catch (err) {
         say(`Not revoked: ${explain(err)}`, "error");
       }
-      await this.load();
+      if (w.autoSign) await this.load();
+      else this.renderList();
     };
     const actions = (k: ApiKey): HTMLElement => {
       const cell = h("td", { class: "key-actions" });
