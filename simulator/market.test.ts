@@ -7,7 +7,8 @@ import { recoverTypedDataAddress } from "viem";
 import { createMemoryDexService, TEST_MARKETS } from "../api/testing/memory-dex-service";
 import { ORDER_TYPES } from "../sdk/eip712";
 import type { PlaceSignedOrderRequest } from "../pipeline/service";
-import { priceToTicks, prng, startSimulatedMarket } from "./market";
+import { priceToTicks, startSimulatedMarket } from "./market";
+import { prng } from "../runtime/prng";
 
 const keys = [generatePrivateKey(), generatePrivateKey(), generatePrivateKey()];
 const BOOKS = [

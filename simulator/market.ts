@@ -12,6 +12,7 @@
 import type { PrivateKeyAccount } from "viem";
 import type { DexService, DexSide, MarketSpec } from "../pipeline/service";
 import { lotsWorth, nonceCounter, placeSigned } from "./orders";
+import { prng } from "../runtime/prng";
 
 export interface SimulatedMarketOptions {
   dex: DexService;
@@ -31,18 +32,6 @@ export interface SimulatedMarketOptions {
   now?: () => number;
   /** a refused or failed placement (logged by the caller; the agents go on) */
   onError?: (err: unknown, symbol: string) => void;
-}
-
-/** mulberry32: a small, well-known seeded PRNG (uniform in [0, 1)). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** An exact decimal string (USD) to whole ticks of `m` (rounded down, at least 1). */

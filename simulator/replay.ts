@@ -9,7 +9,8 @@
 import type { PrivateKeyAccount } from "viem";
 import type { DexService, DexSide, MarketSpec } from "../pipeline/service";
 import { lotsWorth, nonceCounter, placeSigned } from "./orders";
-import { prng, priceToTicks } from "./market";
+import { priceToTicks } from "./market";
+import { prng } from "../runtime/prng";
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;

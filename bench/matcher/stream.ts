@@ -5,6 +5,7 @@
 import { MatchingEngine } from "../../matcher/core/engine";
 import type { EventSink, OrderView } from "../../matcher/core/types";
 import { NULL_SINK } from "../../matcher/core/collector";
+import { prng as rng } from "../../runtime/prng";
 
 export const OP_LIMIT = 0;
 export const OP_MARKET = 1;
@@ -35,18 +36,6 @@ export interface Stream {
   /** order index (limit: the new order's; cancel: the target's) */
   id: Int32Array;
   stats: { liveCancels: number; deadCancels: number; maxResting: number; finalResting: number };
-}
-
-/** mulberry32: small, fast, seedable. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export const orderIdOf = (i: number): string => `o${i}`;

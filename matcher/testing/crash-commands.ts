@@ -1,19 +1,9 @@
 // A deterministic command stream addressed by index: command i is a pure function of (seed, i), so
 // a restarted process can continue the stream and a fresh engine can rebuild it.
 import type { Command, MarketConfig } from "../core/types";
+import { prng as rng } from "../../runtime/prng";
 
 export const CRASH_MARKETS: MarketConfig[] = [{ symbol: "ETH-USDC", minSizeLots: 1, maxSizeLots: 1_000 }];
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function commandAt(seed: number, i: number): Command {
   const r = rng(Math.imul(seed, 2654435761) ^ Math.imul(i + 1, 40503));
