@@ -17,22 +17,13 @@ import { createPublicClient, createWalletClient, defineChain, http, parseEventLo
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { assetTokenAbi, eligibilityRegistryAbi, settlementAbi } from "../../sdk/abi";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import { waitFor, loginExchange } from "./exchange-session";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { ExchangeApiHandle } from "../../scripts/stack/components/exchange-api";
 import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
 import { signedInput } from "../../pipeline/testing/orders";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000, everyMs = 200): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 test("eligibility registry: restricted lots recorded from the ledger; the chain refuses a transfer the rules refuse", { timeout: 300_000 }, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-eligibility-e2e-"));
@@ -54,24 +45,7 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     const cnts = home.tokens.CNTS.address as Address; // Reg CF: a 12-month hold, accredited buyers exempt
     const read = <T>(functionName: string, args: unknown[]) => client.readContract({ address: registry, abi: eligibilityRegistryAbi, functionName, args } as never) as Promise<T>;
 
-    async function login(phone: string) {
-      const otp = await fetch(`${iam}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
-      assert.ok(otp.status < 300, `otp: ${otp.status}`);
-      const outbox = (await (await fetch(`${iam}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`)).json()) as { data: Array<{ code: string }> };
-      const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: outbox.data[0].code, scope: "openid profile email phone" });
-      const grant = (await (await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form })).json()) as { access_token: string };
-      const auth = { authorization: `Bearer ${grant.access_token}` };
-      const { token } = (await (await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth })).json()) as { token: string };
-      const headers = { ...auth, "tenant-authorization": token, "content-type": "application/json" };
-      const call = async (method: string, p: string, body?: unknown) => {
-        const r = await fetch(`${api}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-        const text = await r.text();
-        assert.ok(r.status < 500, `${method} ${p}: ${r.status} ${text}`);
-        return { status: r.status, body: (text ? JSON.parse(text) : {}) as Json };
-      };
-      const account = (await call("GET", "/account")).body.data as Json;
-      return { call, address: account.settlementAddress as Address };
-    }
+    const login = (phone: string) => loginExchange(iam, api, phone);
 
     // 1. an account's custody address is recorded when it is created (non-US, not accredited), and again
     //    when its accreditation changes (506b self-certified)

@@ -16,6 +16,7 @@ import { createPublicClient, erc20Abi, http as viemHttp, type Address } from "vi
 import { privateKeyToAccount } from "viem/accounts";
 import { settlementAbi } from "../../sdk/abi";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import { waitFor } from "./exchange-session";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
 import { signedInput } from "../../pipeline/testing/orders";
@@ -37,15 +38,6 @@ function getFrom(ip: string, url: string): Promise<{ status: number; headers: ht
   });
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 test("exchange API market data: assets, quote, chart, book and trades from real orders; legacy paths; bad input; limits", { timeout: 420_000 }, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-market-e2e-"));

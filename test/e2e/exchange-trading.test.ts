@@ -16,6 +16,7 @@ import { createPublicClient, http, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { settlementAbi } from "../../sdk/abi";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import { waitFor, loginExchange } from "./exchange-session";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
 import { signedInput } from "../../pipeline/testing/orders";
@@ -23,16 +24,6 @@ import { formatDecimal } from "../../sdk/decimal";
 import Ajv2020 from "ajv/dist/2020";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000, everyMs = 200): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 test("exchange API trading: orders, compliance, portfolio, lots, transactions and account equal to the chain", { timeout: 600_000 }, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-trading-e2e-"));
@@ -48,24 +39,7 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     const onChain = (who: string, token: string) =>
       client.readContract({ address: home.contracts.Settlement as Address, abi: settlementAbi, functionName: "balanceOf", args: [who as Address, home.tokens[token].address as Address] }) as Promise<bigint>;
 
-    async function login(phone: string) {
-      const otp = await fetch(`${iam}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
-      assert.ok(otp.status < 300, `otp: ${otp.status}`);
-      const outbox = (await (await fetch(`${iam}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`)).json()) as { data: Array<{ code: string }> };
-      const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: outbox.data[0].code, scope: "openid profile email phone" });
-      const grant = (await (await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form })).json()) as { access_token: string };
-      const auth = { authorization: `Bearer ${grant.access_token}` };
-      const { token } = (await (await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth })).json()) as { token: string };
-      const headers = { ...auth, "tenant-authorization": token, "content-type": "application/json" };
-      const call = async (method: string, p: string, body?: unknown) => {
-        const r = await fetch(`${api}${p}`, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
-        const text = await r.text();
-        assert.ok(r.status < 500, `${method} ${p}: ${r.status} ${text}`);
-        return { status: r.status, headers: r.headers, body: (text ? JSON.parse(text) : {}) as Json };
-      };
-      const account = (await call("GET", "/account")).body.data as Json;
-      return { call, account, address: account.settlementAddress as string, auth, headers };
-    }
+    const login = (phone: string) => loginExchange(iam, api, phone);
 
     // demo traders make the liquidity through the DexService, with real signed orders
     const traders = config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));

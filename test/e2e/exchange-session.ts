@@ -1,0 +1,37 @@
+// Shared by the exchange API's end-to-end tests: polling until a condition holds, and a user's session as the
+// exchange app makes it (one-time code from the sandbox outbox, password grant, tenant token).
+import assert from "node:assert/strict";
+import type { Address } from "viem";
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Polls `probe` until it returns a value (not undefined), every `everyMs`; throws after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000, everyMs = 200): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Logs `phone` in at the identity provider `iam` and opens an exchange API (`api`) session; `call` asserts no 5xx. */
+export async function loginExchange(iam: string, api: string, phone: string) {
+  const otp = await fetch(`${iam}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
+  assert.ok(otp.status < 300, `otp: ${otp.status}`);
+  const outbox = (await (await fetch(`${iam}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`)).json()) as { data: Array<{ code: string }> };
+  const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: outbox.data[0].code, scope: "openid profile email phone" });
+  const grant = (await (await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form })).json()) as { access_token: string };
+  const auth = { authorization: `Bearer ${grant.access_token}` };
+  const { token } = (await (await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth })).json()) as { token: string };
+  const headers = { ...auth, "tenant-authorization": token, "content-type": "application/json" };
+  const call = async (method: string, p: string, body?: unknown) => {
+    const r = await fetch(`${api}${p}`, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+    const text = await r.text();
+    assert.ok(r.status < 500, `${method} ${p}: ${r.status} ${text}`);
+    return { status: r.status, headers: r.headers, body: (text ? JSON.parse(text) : {}) as Json };
+  };
+  const account = (await call("GET", "/account")).body.data as Json;
+  return { call, account, address: account.settlementAddress as Address, auth, headers };
+}
