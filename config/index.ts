@@ -7,6 +7,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Address, Hex } from "viem";
 import { DEV_ACCOUNT_ROLES, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
 import { parseBridgeConfirmations } from "./bridge";
+import { parsePartitionConfig, type PartitionConfig } from "./partition";
 import { ConfigError } from "./errors";
 
 export { HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
@@ -223,6 +224,8 @@ export interface Config {
   /** Bridge: blocks on top of a source event before it is acted on, by chain id, as configured
    *  (`BRIDGE_CONFIRMATIONS_<chainId>`); `bridgeConfirmationsFor` in ./bridge adds the defaults. */
   readonly bridge: { readonly confirmations: Readonly<Record<number, number>> };
+  /** Scale-out (config/partition.ts): PIPELINE_MARKETS, PARTITION_PORT/INDEX/SECRET, DEX_PARTITIONS, EXTRA_OPERATOR_ADDRESSES */
+  readonly partition: PartitionConfig;
   readonly logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
 }
 
@@ -249,6 +252,14 @@ export function servingConfig(c: Config): Config {
 export function isInside(dir: string, p: string): boolean {
   const rel = path.relative(dir, p);
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+function partitionConfig(env: Record<string, string | undefined>): PartitionConfig {
+  try {
+    return parsePartitionConfig(env);
+  } catch (err) {
+    throw new ConfigError(`invalid environment:\n  ${(err as Error).message}`, { cause: err });
+  }
 }
 
 function bridgeConfirmations(env: Record<string, string | undefined>): Record<number, number> {
@@ -348,6 +359,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     indexerCpus: e.INDEXER_CPUS,
     stackComponents: e.STACK_COMPONENTS,
     bridge: { confirmations: bridgeConfirmations(present) },
+    partition: partitionConfig(present),
     logLevel: e.LOG_LEVEL,
   });
 }

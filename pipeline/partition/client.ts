@@ -1,0 +1,200 @@
+// One API process's connection to one matcher partition (protocol.ts): calls, the partition's events, and the
+// signatures an API-key placement needs from the caller's agent key. Reconnects by itself; while the partition
+// is unreachable every call fails at once with SERVICE_UNAVAILABLE (retryable).
+import WebSocket from "ws";
+import type { LocalAccount } from "viem";
+import { DexServiceError, type DexEvent, type DexFees, type DexService, type MarketSpec } from "../service";
+import { decodeFrame, encodeFrame, METHODS, PARTITION_PATH, serverFrameSchema, type MethodName } from "./protocol";
+import type { z } from "zod";
+
+export type Result<M extends MethodName> = z.infer<(typeof METHODS)[M]["result"]>;
+
+export interface PartitionClientOptions {
+  /** http(s)://host:port of the partition */
+  url: string;
+  secret: string;
+  /** a call unanswered this long fails with SERVICE_UNAVAILABLE (default 30 s) */
+  callTimeoutMs?: number;
+  logger?: { warn(o: object, m?: string): void; info(o: object, m?: string): void };
+}
+
+export interface PartitionHello {
+  index: number;
+  domain: DexService["settlementDomain"];
+  markets: MarketSpec[];
+  fees: DexFees;
+}
+
+export interface PartitionClient {
+  readonly url: string;
+  /** connected and greeted */
+  readonly up: boolean;
+  /** the last greeting's facts (markets and fees as last told); null before the first connection */
+  readonly hello: PartitionHello | null;
+  /** resolves at the first greeting; rejects after `timeoutMs` without one */
+  ready(timeoutMs: number): Promise<PartitionHello>;
+  call<M extends MethodName>(method: M, params: z.input<(typeof METHODS)[M]["params"]>, agent?: LocalAccount): Promise<Result<M>>;
+  onEvent(listener: (e: DexEvent) => void): () => void;
+  close(): void;
+}
+
+const unavailable = (url: string, why: string) => new DexServiceError("SERVICE_UNAVAILABLE", `the matcher partition ${url} is unavailable (${why})`, { partition: url });
+
+export function connectPartition(o: PartitionClientOptions): PartitionClient {
+  const wsUrl = o.url.replace(/^http/, "ws") + PARTITION_PATH;
+  const callTimeoutMs = o.callTimeoutMs ?? 30_000;
+  let ws: WebSocket | null = null;
+  let up = false;
+  let closed = false;
+  let hello: PartitionHello | null = null;
+  let nextId = 0;
+  let backoff = 100;
+  const pending = new Map<number, { method: MethodName; resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout; agent?: LocalAccount; trader?: string }>();
+  const listeners = new Set<(e: DexEvent) => void>();
+  const greeted = new Set<(h: PartitionHello) => void>();
+  let retry: NodeJS.Timeout | null = null;
+
+  function failAll(why: string): void {
+    for (const p of pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(unavailable(o.url, why));
+    }
+    pending.clear();
+  }
+
+  function connect(): void {
+    if (closed) return;
+    const sock = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${o.secret}` }, maxPayload: 64 * 1024 * 1024 });
+    ws = sock;
+    sock.on("message", (data) => onFrame(sock, String(data)));
+    sock.on("unexpected-response", (_req, res) => {
+      o.logger?.warn({ partition: o.url, status: res.statusCode }, "partition refused the connection");
+      sock.terminate();
+    });
+    sock.on("error", () => undefined);
+    sock.on("close", () => {
+      if (ws === sock) ws = null;
+      if (up) o.logger?.warn({ partition: o.url }, "partition connection lost; reconnecting");
+      up = false;
+      failAll("connection lost");
+      if (!closed) {
+        retry = setTimeout(connect, backoff);
+        backoff = Math.min(backoff * 2, 2_000);
+      }
+    });
+  }
+
+  function onFrame(sock: WebSocket, text: string): void {
+    let f;
+    try {
+      f = serverFrameSchema.parse(decodeFrame(text));
+    } catch (e) {
+      o.logger?.warn({ partition: o.url, err: String(e).slice(0, 300) }, "partition sent a bad frame; reconnecting");
+      sock.terminate();
+      return;
+    }
+    switch (f.t) {
+      case "hello":
+        hello = { index: f.index, domain: f.domain, markets: f.markets, fees: f.fees };
+        up = true;
+        backoff = 100;
+        for (const g of greeted) g(hello);
+        greeted.clear();
+        return;
+      case "meta":
+        if (hello) hello = { ...hello, markets: f.markets, fees: f.fees };
+        return;
+      case "event":
+        for (const l of listeners) {
+          try {
+            l(f.event as DexEvent);
+          } catch {
+            /* the listener's problem */
+          }
+        }
+        return;
+      case "result":
+      case "error": {
+        const p = pending.get(f.id);
+        if (!p) return;
+        pending.delete(f.id);
+        clearTimeout(p.timer);
+        if (f.t === "error") {
+          const { code, message, details } = f.error;
+          p.reject(code === "INTERNAL" ? new Error(`partition ${o.url}: ${message}`) : new DexServiceError(code, message, details));
+          return;
+        }
+        const r = METHODS[p.method].result.safeParse(f.result);
+        if (r.success) p.resolve(r.data);
+        else p.reject(new Error(`partition ${o.url}: bad result of ${p.method}: ${r.error.issues[0]?.message}`));
+        return;
+      }
+      case "sign": {
+        const p = pending.get(f.call);
+        const td = f.typedData;
+        const msg = td.message as Record<string, unknown>;
+        // the agent signs only an Order of the placement's trader under the partition's own domain
+        const refuse = (why: string) => sock.send(encodeFrame({ t: "signRefused", id: f.id, message: why }));
+        if (!p?.agent || !hello) return refuse("no placement awaits a signature");
+        if (td.primaryType !== "Order" || td.domain.verifyingContract.toLowerCase() !== hello.domain.verifyingContract.toLowerCase() || td.domain.chainId !== hello.domain.chainId) {
+          return refuse("not an order of this exchange");
+        }
+        if (typeof msg.trader !== "string" || msg.trader.toLowerCase() !== p.trader) return refuse("not the placement's trader");
+        p.agent
+          .signTypedData(td as never)
+          .then((signature) => sock.send(encodeFrame({ t: "signed", id: f.id, signature })))
+          .catch((e: unknown) => refuse(String(e)));
+        return;
+      }
+    }
+  }
+
+  connect();
+  return {
+    url: o.url,
+    get up() {
+      return up;
+    },
+    get hello() {
+      return hello;
+    },
+    ready(timeoutMs) {
+      if (up && hello) return Promise.resolve(hello);
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => {
+          greeted.delete(done);
+          reject(unavailable(o.url, `no answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const done = (h: PartitionHello) => {
+          clearTimeout(t);
+          resolve(h);
+        };
+        greeted.add(done);
+      });
+    },
+    call(method, params, agent) {
+      const sock = ws;
+      if (!up || !sock || sock.readyState !== WebSocket.OPEN) return Promise.reject(unavailable(o.url, "not connected"));
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          reject(unavailable(o.url, `${method} unanswered after ${callTimeoutMs} ms`));
+        }, callTimeoutMs);
+        const trader = (params as { trader?: string }).trader?.toLowerCase();
+        pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer, agent, trader });
+        sock.send(encodeFrame({ t: "call", id, method, params }));
+      });
+    },
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      failAll("closed");
+      ws?.terminate();
+    },
+  };
+}

@@ -1,0 +1,300 @@
+// The partition transport and the routed DexService over two real partition servers (real HTTP/WebSocket),
+// each serving the API's in-memory DexService narrowed to its own market.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import WebSocket from "ws";
+import type { Address } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createMemoryDexService, SETTLEMENT_DOMAIN, TEST_MARKETS, USD, WBTC, WETH, type MemoryDexService } from "../../api/testing/memory-dex-service";
+import { signAgentApproval, signOrder } from "../../sdk/eip712";
+import { DexServiceError, type DexEvent, type DexService, type PlaceOrderRequest } from "../service";
+import { decodeFrame, encodeFrame, PARTITION_PATH } from "./protocol";
+import { startPartitionServer, secretMatches, type PartitionServer } from "./server";
+import { createRoutedDexService, type RoutedDexService } from "./routed";
+
+const SECRET = "s".repeat(40);
+const trader = privateKeyToAccount(generatePrivateKey());
+const other = privateKeyToAccount(generatePrivateKey());
+const ETH = TEST_MARKETS.find((m) => m.symbol === "WETH-USD")!;
+const BTC = TEST_MARKETS.find((m) => m.symbol === "WBTC-USD")!;
+
+/** The memory service as a partition owning `symbols` only. */
+function narrowed(svc: MemoryDexService, symbols: string[]): DexService {
+  return { ...svc, listMarkets: () => svc.listMarkets().filter((m) => symbols.includes(m.symbol)) };
+}
+
+async function waitFor(what: string, f: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await f())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+let nonce = 0n;
+async function signedBuy(m: typeof ETH, priceTicks: bigint, sizeLots: bigint, who = trader, side: "buy" | "sell" = "buy"): Promise<PlaceOrderRequest> {
+  const order = {
+    trader: who.address, baseToken: m.baseToken, quoteToken: m.quoteToken, side: side === "buy" ? 0 : 1, price: priceTicks * m.tickSize,
+    amount: sizeLots * m.lotSize, expiry: BigInt(Math.floor(Date.now() / 1000) + 3600), nonce: ++nonce, flags: 0,
+  } as const;
+  return {
+    kind: "signed", orderId: randomUUID(), clientOrderId: randomUUID(), symbol: m.symbol, side, type: "limit", timeInForce: "gtc",
+    priceTicks, triggerPriceTicks: null, sizeLots, expiresAtMs: null, receivedAtMs: Date.now(), trader: who.address,
+    order, signature: await signOrder(who, SETTLEMENT_DOMAIN, order),
+  };
+}
+
+interface Two {
+  eth: MemoryDexService;
+  btc: MemoryDexService;
+  servers: PartitionServer[];
+  routed: RoutedDexService;
+  close(): Promise<void>;
+}
+
+async function two(): Promise<Two> {
+  const eth = createMemoryDexService();
+  const btc = createMemoryDexService();
+  // one chain: both partitions read the same on-chain balances
+  for (const svc of [eth, btc]) for (const who of [trader, other]) {
+    svc.credit(who.address, USD, 10n ** 12n);
+    svc.credit(who.address, WETH, 10n ** 20n);
+    svc.credit(who.address, WBTC, 10n ** 10n);
+  }
+  const servers = [
+    await startPartitionServer({ service: narrowed(eth, ["WETH-USD"]), index: 0, secret: SECRET, host: "127.0.0.1", port: 0 }),
+    await startPartitionServer({ service: narrowed(btc, ["WBTC-USD"]), index: 1, secret: SECRET, host: "127.0.0.1", port: 0 }),
+  ];
+  const routed = await createRoutedDexService({
+    routes: [{ symbols: ["WETH-USD"], url: servers[0].url }, { symbols: ["WBTC-USD"], url: servers[1].url }],
+    secret: SECRET,
+    readyTimeoutMs: 20_000,
+  });
+  return {
+    eth, btc, servers, routed,
+    async close() {
+      routed.close();
+      await Promise.all(servers.map((s) => s.close()));
+    },
+  };
+}
+
+test("codec: bigints are lossless past 2^64, nested, negative; a {$n} that is not an integer stays an object", () => {
+  const v = { a: 2n ** 200n + 1n, b: [-(2n ** 70n), { c: 0n }], d: { $n: "1.5" }, e: "x" };
+  const back = decodeFrame(encodeFrame(v)) as typeof v;
+  assert.equal(back.a, 2n ** 200n + 1n);
+  assert.equal(back.b[0], -(2n ** 70n));
+  assert.deepEqual(back.b[1], { c: 0n });
+  assert.deepEqual(back.d, { $n: "1.5" });
+});
+
+test("secret: equal only to itself (constant-time compare of digests), absent refused", () => {
+  assert.equal(secretMatches(SECRET, SECRET), true);
+  assert.equal(secretMatches(SECRET.slice(1), SECRET), false);
+  assert.equal(secretMatches(SECRET + "x", SECRET), false);
+  assert.equal(secretMatches(undefined, SECRET), false);
+  assert.equal(secretMatches("", SECRET), false);
+});
+
+test("the transport refuses a caller without the secret or with another one (401, no frame), and a bad frame closes the connection", { timeout: 60_000 }, async () => {
+  const svc = createMemoryDexService();
+  const server = await startPartitionServer({ service: svc, index: 0, secret: SECRET, host: "127.0.0.1", port: 0 });
+  try {
+    const url = server.url.replace(/^http/, "ws") + PARTITION_PATH;
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(url, { headers });
+        ws.on("unexpected-response", (_q, res) => resolve(res.statusCode ?? 0));
+        ws.on("open", () => {
+          ws.close();
+          resolve(101);
+        });
+        ws.on("error", () => undefined);
+      });
+    assert.equal(await status({}), 401);
+    assert.equal(await status({ authorization: `Bearer ${SECRET}x` }), 401);
+    assert.equal(await status({ authorization: SECRET }), 401);
+    assert.equal(await status({ authorization: `Bearer ${SECRET}` }), 101);
+    // plain HTTP: liveness only
+    assert.equal((await fetch(`${server.url}/health`)).status, 200);
+    assert.equal((await fetch(`${server.url}/partition`)).status, 401);
+
+    // authenticated, then garbage: closed with 1008; a call with bad params: INVALID_REQUEST, nothing placed
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${SECRET}` } });
+    const frames: unknown[] = [];
+    ws.on("message", (d) => frames.push(decodeFrame(String(d))));
+    await new Promise((r) => ws.once("open", r));
+    ws.send(encodeFrame({ t: "call", id: 1, method: "placeOrder", params: { kind: "signed", symbol: "WETH-USD", sizeLots: "1" } }));
+    await waitFor("an error frame", () => frames.some((f) => (f as { t: string }).t === "error"));
+    const err = frames.find((f) => (f as { t: string }).t === "error") as { error: { code: string } };
+    assert.equal(err.error.code, "INVALID_REQUEST");
+    assert.equal(svc.placeCalls.length, 0);
+    ws.send(encodeFrame({ t: "call", id: 2, method: "nope", params: {} }));
+    await waitFor("a second error", () => frames.filter((f) => (f as { t: string }).t === "error").length === 2);
+    const closed = new Promise<number>((r) => ws.once("close", (code) => r(code)));
+    ws.send("not json");
+    assert.equal(await closed, 1008);
+  } finally {
+    await server.close();
+  }
+});
+
+test("routed: each market's orders go to its partition, cross there, and every read answers as one DEX", { timeout: 60_000 }, async () => {
+  const t = await two();
+  try {
+    const events: DexEvent[] = [];
+    const off = t.routed.subscribe((e) => events.push(e));
+    assert.deepEqual(t.routed.listMarkets().map((m) => m.symbol), ["WETH-USD", "WBTC-USD"]);
+    assert.deepEqual(t.routed.settlementDomain, SETTLEMENT_DOMAIN);
+
+    const ethBuy = await t.routed.placeOrder(await signedBuy(ETH, 2_000n, 10n));
+    const btcBuy = await t.routed.placeOrder(await signedBuy(BTC, 30_000n, 5n));
+    assert.equal(t.eth.placeCalls.length, 1);
+    assert.equal(t.btc.placeCalls.length, 1);
+    // a sell on each crosses the buy on its own partition
+    const ethSell = await t.routed.placeOrder(await signedBuy(ETH, 2_000n, 4n, other, "sell"));
+    assert.equal(ethSell.status, "filled");
+    assert.equal((await t.routed.getOrder(ethBuy.orderId))!.status, "partially_filled");
+    assert.equal((await t.routed.getOrder(btcBuy.orderId))!.status, "open");
+    assert.equal(await t.routed.getOrder(randomUUID()), null);
+    // books are the owner's, and bigints survive the wire
+    const book = await t.routed.getOrderBook("WETH-USD");
+    assert.deepEqual(book!.bids, [{ priceTicks: 2_000n, sizeLots: 6n }]);
+    assert.equal(await t.routed.getOrderBook("NOPE-USD"), null);
+    assert.equal((await t.routed.getRecentTrades("WETH-USD", 10)).length, 1);
+
+    // the account's orders merged newest first; by symbol from the owner only
+    const mine = await t.routed.listOrders({ account: trader.address, limit: 10 });
+    assert.deepEqual(new Set(mine.map((o) => o.orderId)), new Set([ethBuy.orderId, btcBuy.orderId]));
+    assert.deepEqual((await t.routed.listOrders({ account: trader.address, symbol: "WBTC-USD", limit: 10 })).map((o) => o.orderId), [btcBuy.orderId]);
+    assert.equal((await t.routed.listOrders({ account: trader.address, limit: 1 })).length, 1);
+
+    // balances: the chain's balance once, both partitions' USD locks summed
+    const [eb, bb] = await Promise.all([t.eth.getBalances(trader.address), t.btc.getBalances(trader.address)]);
+    const usdLock = (l: typeof eb) => l.find((b) => b.token === USD)!.lockedUnits;
+    assert.ok(usdLock(eb) > 0n && usdLock(bb) > 0n);
+    const merged = (await t.routed.getBalances(trader.address)).find((b) => b.token === USD)!;
+    assert.equal(merged.lockedUnits, usdLock(eb) + usdLock(bb));
+    assert.equal(merged.onChainUnits, eb.find((b) => b.token === USD)!.onChainUnits);
+    assert.equal(merged.availableUnits, merged.onChainUnits - merged.lockedUnits - merged.pendingWithdrawalUnits);
+
+    // cancel finds the owner; another account's order is not found; a cancelled one is not open
+    await assert.rejects(t.routed.cancelOrder({ orderId: btcBuy.orderId, account: other.address, reason: "user_cancelled" }), (e: DexServiceError) => e.code === "ORDER_NOT_FOUND");
+    assert.equal((await t.routed.cancelOrder({ orderId: btcBuy.orderId, account: trader.address, reason: "user_cancelled" })).orderId, btcBuy.orderId);
+    await assert.rejects(t.routed.cancelOrder({ orderId: btcBuy.orderId, account: trader.address, reason: "user_cancelled" }), (e: DexServiceError) => e.code === "ORDER_NOT_OPEN");
+    await assert.rejects(t.routed.cancelOrder({ orderId: randomUUID(), account: trader.address, reason: "user_cancelled" }), (e: DexServiceError) => e.code === "ORDER_NOT_FOUND");
+
+    // a refusal crosses the wire with its code and bigint details
+    await assert.rejects(t.routed.placeOrder(await signedBuy(ETH, 10n ** 9n, 10n ** 7n)), (e: DexServiceError) => e instanceof DexServiceError && e.code === "INSUFFICIENT_BALANCE");
+    await assert.rejects(t.routed.placeOrder({ ...(await signedBuy(ETH, 2_000n, 1n)), symbol: "NOPE-USD" }), (e: DexServiceError) => e.code === "INVALID_SYMBOL");
+
+    // both partitions' events fan in: the trade on WETH-USD, the cancel on WBTC-USD
+    await waitFor("both partitions' events", () =>
+      events.some((e) => e.kind === "trade" && e.trade.symbol === "WETH-USD") &&
+      events.some((e) => e.kind === "order" && e.order.orderId === btcBuy.orderId && e.order.status === "cancelled"));
+    off();
+  } finally {
+    await t.close();
+  }
+});
+
+test("routed: an API-key placement is signed by the API process's agent (the key never crosses), the approval goes through the first partition", { timeout: 60_000 }, async () => {
+  const t = await two();
+  try {
+    const agent = privateKeyToAccount(generatePrivateKey());
+    const expiry = BigInt(Math.floor(Date.now() / 1000) + 86_400);
+    const typed = await t.routed.prepareAgentApproval(trader.address, agent.address, expiry);
+    const approval = typed.message as { trader: Address; agent: Address; expiry: bigint; nonce: bigint; deadline: bigint };
+    assert.equal(typeof approval.nonce, "bigint");
+    await t.routed.submitAgentApproval(approval, await signAgentApproval(trader, SETTLEMENT_DOMAIN, approval));
+    assert.equal(t.eth.approvalSubmissions.length, 1);
+    assert.equal(t.btc.approvalSubmissions.length, 0);
+    // the memory double keeps approvals per instance: approve on the second too (one chain in production)
+    await t.btc.submitAgentApproval(approval, await signAgentApproval(trader, SETTLEMENT_DOMAIN, approval));
+
+    let signed = 0;
+    const counting = { ...agent, signTypedData: (async (td: never) => { signed++; return agent.signTypedData(td); }) as typeof agent.signTypedData };
+    const placed = await t.routed.placeOrder({
+      kind: "api_key", orderId: randomUUID(), clientOrderId: "bot-1", symbol: "WBTC-USD", side: "buy", type: "limit", timeInForce: "gtc",
+      priceTicks: 30_000n, triggerPriceTicks: null, sizeLots: 2n, expiresAtMs: null, receivedAtMs: Date.now(),
+      trader: trader.address, apiKeyId: "key-1", agent: counting,
+    });
+    assert.equal(signed, 1);
+    assert.equal(placed.apiKeyId, "key-1");
+    assert.equal(t.btc.placeCalls.length, 1);
+    const hit = await t.routed.findOrderByClientOrderId(trader.address, "bot-1");
+    assert.equal(hit!.order.orderId, placed.orderId);
+    assert.equal(await t.routed.findOrderByClientOrderId(trader.address, "bot-2"), null);
+    assert.deepEqual(await t.routed.cancelOrdersOfApiKey("key-1", trader.address, "api_key_revoked"), [placed.orderId]);
+
+    // an agent the partition does not know: its refusal, mapped as in process
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    await assert.rejects(
+      t.routed.placeOrder({
+        kind: "api_key", orderId: randomUUID(), clientOrderId: "bot-3", symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc",
+        priceTicks: 2_000n, triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now(), trader: trader.address, apiKeyId: "key-2", agent: stranger,
+      }),
+      (e: DexServiceError) => e.code === "AGENT_NOT_APPROVED",
+    );
+  } finally {
+    await t.close();
+  }
+});
+
+test("routed: a partition that is down makes its markets SERVICE_UNAVAILABLE only, and it is used again once back", { timeout: 60_000 }, async () => {
+  const t = await two();
+  try {
+    const resting = await t.routed.placeOrder(await signedBuy(BTC, 30_000n, 1n));
+    const btcUrl = t.servers[1].url;
+    const port = t.servers[1].port;
+    await t.servers[1].close();
+    await waitFor("the routed service to see the partition down", () => !t.routed.partitions[1].up);
+    const unavailable = (e: DexServiceError) => e instanceof DexServiceError && e.code === "SERVICE_UNAVAILABLE" && e.retryable === true;
+    await assert.rejects(t.routed.placeOrder(await signedBuy(BTC, 30_000n, 1n)), unavailable);
+    await assert.rejects(t.routed.getOrderBook("WBTC-USD"), unavailable);
+    // a lookup that could be on the missing partition is not answered "not found"
+    await assert.rejects(t.routed.getOrder(randomUUID()), unavailable);
+    await assert.rejects(t.routed.getBalances(trader.address), unavailable);
+    // its markets stay listed (known, unavailable), the other partition's serve as before
+    assert.deepEqual(t.routed.listMarkets().map((m) => m.symbol), ["WETH-USD", "WBTC-USD"]);
+    const ethOrder = await t.routed.placeOrder(await signedBuy(ETH, 2_000n, 1n));
+    assert.equal(ethOrder.status, "open");
+    assert.ok(await t.routed.getOrderBook("WETH-USD"));
+    assert.equal((await t.routed.getOrder(ethOrder.orderId))!.orderId, ethOrder.orderId);
+
+    // back on the same address: the client reconnects by itself
+    t.servers[1] = await startPartitionServer({ service: narrowed(t.btc, ["WBTC-USD"]), index: 1, secret: SECRET, host: "127.0.0.1", port });
+    assert.equal(t.servers[1].url, btcUrl);
+    await waitFor("the reconnection", () => t.routed.partitions[1].up);
+    assert.equal((await t.routed.getOrder(resting.orderId))!.status, "open");
+    assert.equal((await t.routed.getBalances(trader.address)).length, 3);
+  } finally {
+    await t.close();
+  }
+});
+
+test("routed: refuses to start when a partition owns other markets than routed, or two share a nonce index", { timeout: 60_000 }, async () => {
+  const a = createMemoryDexService();
+  const servers = [
+    await startPartitionServer({ service: narrowed(a, ["WETH-USD"]), index: 0, secret: SECRET, host: "127.0.0.1", port: 0 }),
+    await startPartitionServer({ service: narrowed(a, ["WBTC-USD"]), index: 0, secret: SECRET, host: "127.0.0.1", port: 0 }),
+  ];
+  try {
+    await assert.rejects(
+      createRoutedDexService({ routes: [{ symbols: ["WETH-USD", "WBTC-USD"], url: servers[0].url }], secret: SECRET, readyTimeoutMs: 20_000 }),
+      /owns WETH-USD/,
+    );
+    await assert.rejects(
+      createRoutedDexService({ routes: [{ symbols: ["WETH-USD"], url: servers[0].url }, { symbols: ["WBTC-USD"], url: servers[1].url }], secret: SECRET, readyTimeoutMs: 20_000 }),
+      /PARTITION_INDEX 0/,
+    );
+    // a wrong secret never greets: the start fails with SERVICE_UNAVAILABLE after its wait
+    await assert.rejects(
+      createRoutedDexService({ routes: [{ symbols: ["WETH-USD"], url: servers[0].url }], secret: "x".repeat(40), readyTimeoutMs: 1_000 }),
+      (e: DexServiceError) => e.code === "SERVICE_UNAVAILABLE",
+    );
+  } finally {
+    await Promise.all(servers.map((s) => s.close()));
+  }
+});

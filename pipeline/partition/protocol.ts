@@ -1,0 +1,159 @@
+// The partition transport's wire format: one WebSocket per (API process, partition), JSON text frames, bigints
+// lossless as {"$n":"<decimal>"}. Every frame is validated with zod on the side that receives it.
+//
+//   client -> server  {t:"call", id, method, params}        a DexService method (METHODS below)
+//                     {t:"signed", id, signature}          the answer to a "sign" request
+//                     {t:"signRefused", id, message}
+//   server -> client  {t:"hello", index, domain, markets, fees}   first frame after the upgrade
+//                     {t:"meta", markets, fees}            the markets or the fees changed
+//                     {t:"result", id, result} | {t:"error", id, error:{code,message,details}}
+//                     {t:"event", event}                   every DexEvent of the partition, in order
+//                     {t:"sign", id, call, typedData}      an API-key placement's order to sign by the
+//                                                          caller's agent key (which never leaves the API process)
+// Calls and events share the connection, so a book snapshot answered after an event is never older than it.
+import { z } from "zod";
+import type { Address } from "viem";
+import { DEX_ORDER_TYPES, type DexOrderType } from "../service";
+
+export const PARTITION_PATH = "/partition";
+
+// ------------------------------------------------------------------ codec
+
+/** JSON with every bigint as {"$n": "<decimal>"}. */
+export function encodeFrame(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? { $n: v.toString() } : v));
+}
+
+const BIG = /^-?\d{1,80}$/;
+/** The inverse of encodeFrame; throws on text that is not JSON. */
+export function decodeFrame(text: string): unknown {
+  return JSON.parse(text, (_k, v: unknown) => {
+    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+      const keys = Object.keys(v);
+      const n = (v as { $n?: unknown }).$n;
+      if (keys.length === 1 && typeof n === "string" && BIG.test(n)) return BigInt(n);
+    }
+    return v;
+  });
+}
+
+// ------------------------------------------------------------------ shapes
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/).transform((a) => a as Address);
+const hex = z.string().regex(/^0x[0-9a-fA-F]*$/).transform((h) => h as `0x${string}`);
+const big = z.bigint();
+const ms = z.number().finite();
+const str = z.string().max(512);
+
+export const marketSchema = z.object({
+  symbol: str, baseToken: address, quoteToken: address, baseDecimals: z.number().int(), quoteDecimals: z.number().int(),
+  tickSize: big, lotSize: big, minLots: big, maxLots: big,
+});
+export const feesSchema = z.object({ makerFeeBps: big, takerFeeBps: big });
+export const domainSchema = z.object({ name: str, version: str, chainId: z.number().int().positive(), verifyingContract: address });
+
+const side = z.enum(["buy", "sell"]);
+const orderType = z.enum(DEX_ORDER_TYPES as unknown as [DexOrderType, ...DexOrderType[]]);
+const tif = z.enum(["gtc", "ioc", "fok", "gtd", "post_only"]);
+const status = z.enum(["pending_trigger", "open", "partially_filled", "filled", "cancelled", "expired", "rejected"]);
+
+export const fillSchema = z.object({
+  tradeId: str, orderId: str, priceTicks: big, sizeLots: big, liquidity: z.enum(["maker", "taker"]), feeUnits: big, feeToken: address,
+  timestampMs: ms, settlement: z.enum(["pending", "settled"]), txHash: hex.nullable(),
+});
+export const orderSchema = z.object({
+  orderId: str, clientOrderId: str, account: address, apiKeyId: str.nullable(), symbol: str, side, type: orderType, timeInForce: tif,
+  priceTicks: big.nullable(), triggerPriceTicks: big.nullable(), sizeLots: big, filledLots: big, filledQuoteUnits: big, status,
+  statusReason: str.nullable(), createdAtMs: ms, updatedAtMs: ms, expiresAtMs: ms.nullable(),
+  hidden: z.boolean().optional(), icebergVisibleLots: big.nullable().optional(),
+});
+export const orderWithFillsSchema = orderSchema.extend({ fills: z.array(fillSchema) });
+const level = z.object({ priceTicks: big, sizeLots: big });
+export const bookSchema = z.object({ symbol: str, bids: z.array(level), asks: z.array(level), sequence: z.number().int(), timestampMs: ms });
+export const tradeSchema = z.object({
+  tradeId: str, symbol: str, priceTicks: big, sizeLots: big, takerSide: side, timestampMs: ms, makerOrderId: str, takerOrderId: str,
+});
+export const statsSchema = z.object({ symbol: str, lastPriceTicks: big.nullable(), volume24hLots: big, timestampMs: ms });
+export const balanceSchema = z.object({
+  token: address, asset: str, decimals: z.number().int(), onChainUnits: big, lockedUnits: big, pendingWithdrawalUnits: big, availableUnits: big,
+});
+export const eventSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("book"), symbol: str, sequence: z.number().int(), timestampMs: ms, bids: z.array(level), asks: z.array(level) }),
+  z.object({ kind: z.literal("trade"), trade: tradeSchema }),
+  z.object({ kind: z.literal("order"), account: address, order: orderSchema, fill: fillSchema.nullable() }),
+]);
+const typedDataSchema = z.object({
+  domain: domainSchema,
+  types: z.record(z.string(), z.array(z.object({ name: str, type: str }))),
+  primaryType: str,
+  message: z.record(z.string(), z.unknown()),
+});
+
+const intent = {
+  orderId: str, clientOrderId: str, symbol: str, side, type: orderType, timeInForce: tif, priceTicks: big.nullable(),
+  triggerPriceTicks: big.nullable(), sizeLots: big, expiresAtMs: ms.nullable(), hidden: z.boolean().optional(),
+  icebergVisibleLots: big.nullable().optional(), receivedAtMs: ms, requestHash: str.optional(),
+};
+const settlementOrder = z.object({
+  trader: address, baseToken: address, quoteToken: address, side: z.union([z.literal(0), z.literal(1)]), price: big, amount: big,
+  expiry: big, nonce: big, flags: z.number().int(),
+});
+/** A placement on the wire: a wallet-signed one as it is; an API-key one names its agent's address (the
+ *  partition asks the caller to sign with it). */
+export const wirePlaceSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("signed"), ...intent, trader: address, order: settlementOrder, signature: hex }),
+  z.object({ kind: z.literal("api_key"), ...intent, trader: address, apiKeyId: str, agentAddress: address }),
+]);
+
+const query = z.object({
+  account: address, statuses: z.array(status).optional(), symbol: str.optional(), apiKeyId: str.optional(), sinceMs: ms.optional(),
+  limit: z.number().int().positive(),
+});
+
+/** Every method: its params and its result. */
+export const METHODS = {
+  placeOrder: { params: wirePlaceSchema, result: orderWithFillsSchema },
+  cancelOrder: { params: z.object({ orderId: str, account: address, reason: str }), result: orderSchema },
+  cancelOrdersOfApiKey: { params: z.object({ apiKeyId: str, account: address, reason: str }), result: z.array(str) },
+  getOrder: { params: z.object({ orderId: str }), result: orderWithFillsSchema.nullable() },
+  findOrderByClientOrderId: {
+    params: z.object({ account: address, clientOrderId: str }),
+    result: z.object({ order: orderWithFillsSchema, requestHash: str.nullable() }).nullable(),
+  },
+  listOrders: { params: query, result: z.array(orderWithFillsSchema) },
+  getBalances: { params: z.object({ account: address }), result: z.array(balanceSchema) },
+  getOrderBook: { params: z.object({ symbol: str, depth: z.number().int().nonnegative().optional() }), result: bookSchema.nullable() },
+  getRecentTrades: { params: z.object({ symbol: str, limit: z.number().int().nonnegative() }), result: z.array(tradeSchema) },
+  getMarketStats: { params: z.object({ symbol: str }), result: statsSchema.nullable() },
+  prepareAgentApproval: { params: z.object({ trader: address, agent: address, expiry: big }), result: typedDataSchema },
+  submitAgentApproval: {
+    params: z.object({ approval: z.object({ trader: address, agent: address, expiry: big, nonce: big, deadline: big }), signature: hex }),
+    result: z.null(),
+  },
+  submitAgentRenouncement: {
+    params: z.object({ renouncement: z.object({ trader: address, agent: address, nonce: big, deadline: big }), signature: hex }),
+    result: z.object({ txHash: hex.nullable(), agentExpiry: big }),
+  },
+  /** waits until the partition's chain follower reached the chain's head (after an approval sent elsewhere) */
+  syncChain: { params: z.object({}), result: z.null() },
+} as const;
+export type MethodName = keyof typeof METHODS;
+
+const errorBody = z.object({ code: str, message: z.string().max(4096), details: z.record(z.string(), z.unknown()) });
+
+export const clientFrameSchema = z.discriminatedUnion("t", [
+  z.object({ t: z.literal("call"), id: z.number().int().nonnegative(), method: z.string().max(64), params: z.unknown() }),
+  z.object({ t: z.literal("signed"), id: z.number().int().nonnegative(), signature: hex }),
+  z.object({ t: z.literal("signRefused"), id: z.number().int().nonnegative(), message: z.string().max(1024) }),
+]);
+export type ClientFrame = z.infer<typeof clientFrameSchema>;
+
+export const serverFrameSchema = z.discriminatedUnion("t", [
+  z.object({ t: z.literal("hello"), index: z.number().int().nonnegative(), domain: domainSchema, markets: z.array(marketSchema), fees: feesSchema }),
+  z.object({ t: z.literal("meta"), markets: z.array(marketSchema), fees: feesSchema }),
+  z.object({ t: z.literal("result"), id: z.number().int().nonnegative(), result: z.unknown() }),
+  z.object({ t: z.literal("error"), id: z.number().int().nonnegative(), error: errorBody }),
+  z.object({ t: z.literal("event"), event: eventSchema }),
+  z.object({ t: z.literal("sign"), id: z.number().int().nonnegative(), call: z.number().int().nonnegative(), typedData: typedDataSchema }),
+]);
+export type ServerFrame = z.infer<typeof serverFrameSchema>;
