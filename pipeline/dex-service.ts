@@ -467,6 +467,8 @@ export interface DexServiceDeps {
   approvalBudget?: AgentRelayerBudget;
   /** token symbol by address, for balances */
   assets: Record<string, { symbol: string; decimals: number }>;
+  /** this matcher partition's API-key nonce range (api-nonces.ts partitionNonceRange); default: from 2^63 */
+  apiKeyNonceRange?: { start: bigint; end: bigint };
 }
 
 export function createDexService(deps: DexServiceDeps): DexService {
@@ -481,7 +483,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
   const withFills = (r: OrderRecord): DexOrderWithFills => ({ ...strip(r), fills: r.fills.map((f) => ({ ...f })) });
   let agentRelayer: AgentRelayer | null = null;
   /** dense per account from 2^63 (api-nonces.ts), read from the service's nonce state after its replay */
-  const apiNonces = createApiKeyNonces(svc);
+  const apiNonces = createApiKeyNonces(svc, deps.apiKeyNonceRange);
   /** one relayer (one nonce manager, one budget) for the service's lifetime */
   const relayer = () =>
     (agentRelayer ??= createAgentRelayer({
