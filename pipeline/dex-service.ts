@@ -12,7 +12,8 @@ import {
   type DexOrderStatus, type DexOrderWithFills, type DexService, type DexServiceErrorCode, type DexStatusReason,
   type DexTrade, type Eip712TypedData, type PlaceOrderRequest,
 } from "./service";
-import { AGENT_APPROVAL_TYPES, getSettlementDomain, signOrder, type AgentRenouncement, type Order } from "../sdk/eip712";
+import { AGENT_APPROVAL_TYPES, getDomainSeparator, getSettlementDomain, signOrder, type AgentRenouncement, type Order } from "../sdk/eip712";
+import { createOrderDigester } from "./intake/order-digest";
 import { PipelineError } from "./errors";
 import type { ServiceEvent } from "./match/matcher-service";
 import { quoteFor, type MarketSpec } from "./markets";
@@ -478,6 +479,8 @@ export function createDexService(deps: DexServiceDeps): DexService {
   const clock = svc.clock;
   const abi = settlementAbi;
   const domain = getSettlementDomain(deps.chainId, deps.settlement);
+  /** an API-key order's digest (domain separator once, native keccak), signed by the agent natively */
+  const orderDigest = createOrderDigester(getDomainSeparator(domain));
   const markets = (): MarketSpec[] => svc.marketList();
   const marketOf = (symbol: string) => markets().find((m) => m.symbol === symbol);
   const withFills = (r: OrderRecord): DexOrderWithFills => ({ ...strip(r), fills: r.fills.map((f) => ({ ...f })) });
@@ -519,7 +522,8 @@ export function createDexService(deps: DexServiceDeps): DexService {
       price: priceTicks * m.tickSize, amount: req.sizeLots * m.lotSize, expiry,
       nonce, flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
     };
-    return { order, signature: await signOrder(req.agent, domain, order), priceTicks };
+    const signature = req.agent.signDigest ? req.agent.signDigest(orderDigest(order)) : await signOrder(req.agent, domain, order);
+    return { order, signature, priceTicks };
   }
 
   return {

@@ -9,6 +9,9 @@ import type { AgentRenouncement } from "../sdk/eip712";
 export { recoverSigner } from "./intake/recover";
 /** The EIP-712 order digest for one domain separator (the intake's: native keccak, the domain hashed once). */
 export { createOrderDigester } from "./intake/order-digest";
+/** An API key's agent: a viem account that also signs an order digest natively (what the API's key store returns). */
+export { agentAccount, type AgentAccount } from "./intake/agent-signer";
+import type { AgentAccount } from "./intake/agent-signer";
 import type { OrderType, TimeInForce } from "../matcher/core/types";
 import type { MarketSpec } from "./markets";
 
@@ -142,12 +145,14 @@ export interface PlaceSignedOrderRequest extends DexOrderIntent {
 }
 
 /** An API-key bot placed the order; the service builds the Settlement Order (its own nonce and expiry)
- *  for `trader` and signs it with `agent`, which `trader` approved on chain. */
+ *  for `trader` and signs it with `agent`, which `trader` approved on chain: natively over the order digest
+ *  when the agent has `signDigest` (`agentAccount`, what the API's key store returns), else with the
+ *  account's own `signTypedData` (e.g. an agent whose key lives in another process). */
 export interface PlaceApiKeyOrderRequest extends DexOrderIntent {
   kind: "api_key";
   trader: Address;
   apiKeyId: string;
-  agent: LocalAccount;
+  agent: LocalAccount & Partial<Pick<AgentAccount, "signDigest">>;
 }
 
 export type PlaceOrderRequest = PlaceSignedOrderRequest | PlaceApiKeyOrderRequest;

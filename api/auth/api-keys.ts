@@ -4,6 +4,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { getAddress, type Address, type Hex, type LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Db } from "../../db";
+import { agentAccount, type AgentAccount } from "../../pipeline/service";
 import { systemClock, type Clock } from "../../runtime/clock";
 import type { AgentRenouncement } from "../../sdk/eip712";
 import type { SecretBox } from "./secret-box";
@@ -67,8 +68,8 @@ export interface ApiKeyStore {
   findByApiKey(apiKey: string): Promise<{ record: ApiKeyRecord; secret: string } | null>;
   getById(id: string): Promise<ApiKeyRecord | null>;
   listByOwner(owner: Address): Promise<ApiKeyRecord[]>;
-  /** The agent account that signs this key's orders (decrypted on use). */
-  agentOf(id: string): Promise<LocalAccount | null>;
+  /** The agent account that signs this key's orders (decrypted on use; natively over the order digest). */
+  agentOf(id: string): Promise<AgentAccount | null>;
   /** Takes the key's one agent approval: true for the first caller while the key is live and pending,
    *  false afterwards (approved, being submitted, or revoked). Atomic across processes (one UPDATE). */
   claimAgentApproval(id: string): Promise<boolean>;
@@ -143,7 +144,7 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000, clock = systemCl
   const secretAad = (id: string) => `dex-api-key-secret:${id}`;
   const agentAad = (id: string) => `dex-api-key-agent:${id}`;
   const byApiKey = new Map<string, { value: { record: ApiKeyRecord; secret: string } | null; until: number }>();
-  const agents = new Map<string, { value: LocalAccount | null; until: number }>();
+  const agents = new Map<string, { value: AgentAccount | null; until: number }>();
   const forget = (id: string) => {
     agents.delete(id);
     for (const [k, v] of byApiKey) if (v.value?.record.id === id) byApiKey.delete(k);
@@ -213,7 +214,7 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000, clock = systemCl
       if (hit) return hit.value;
       const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE id = $1 AND revoked_at IS NULL`, [id])).rows[0];
       if (!r) return null;
-      return remember(agents, id, privateKeyToAccount(box.open(r.agent_key_ciphertext, agentAad(r.id)) as `0x${string}`));
+      return remember(agents, id, agentAccount(box.open(r.agent_key_ciphertext, agentAad(r.id)) as `0x${string}`));
     },
     async claimAgentApproval(id) {
       const r = await db.query(

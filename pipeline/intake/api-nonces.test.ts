@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address } from "viem";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { agentAccount, type AgentAccount } from "./agent-signer";
 import { DexServiceError, type PlaceApiKeyOrderRequest } from "../service";
 import { API_KEY_NONCE_BASE as BASE, API_KEY_NONCE_END as END, createApiKeyNonces, type NonceSource } from "./api-nonces";
 import { createDexService, DexState } from "../dex-service";
@@ -99,17 +100,17 @@ async function open(dir: string) {
   return { svc, dex, nonceOf };
 }
 
-const bid = (trader: Address, agent: PrivateKeyAccount, priceTicks = 200_000n): PlaceApiKeyOrderRequest => ({
+const bid = (trader: Address, agent: AgentAccount, priceTicks = 200_000n): PlaceApiKeyOrderRequest => ({
   kind: "api_key", orderId: randomUUID(), clientOrderId: randomUUID(), symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc",
   priceTicks, triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now(), trader, apiKeyId: "key-1", agent,
 });
 
 function account() {
   const trader = privateKeyToAccount(generatePrivateKey());
-  const agent = privateKeyToAccount(generatePrivateKey());
+  const agent = agentAccount(generatePrivateKey());
   return { trader: trader.address, agent };
 }
-function fundAndApprove(svc: MatcherService, a: { trader: Address; agent: PrivateKeyAccount }, quoteUnits: bigint) {
+function fundAndApprove(svc: MatcherService, a: { trader: Address; agent: AgentAccount }, quoteUnits: bigint) {
   svc.deposited(a.trader, market.quoteToken, quoteUnits);
   svc.agentApproved(a.trader, a.agent.address, BigInt(Math.floor(Date.now() / 1000) + 86_400));
 }

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { DexServiceError, type DexEvent, type PlaceOrderRequest } from "../../pipeline/service";
+import { agentAccount, DexServiceError, type DexEvent, type PlaceOrderRequest } from "../../pipeline/service";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { createDexService, DexState } from "../../pipeline/dex-service";
 import { startPipeline } from "../../pipeline/pipeline";
@@ -47,7 +47,7 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
     assert.deepEqual(book!.asks, [{ priceTicks: 250_000n, sizeLots: 20_000n }]);
 
     // an API-key bot: the buyer approves an agent on chain, the service signs with it
-    const agent = privateKeyToAccount(generatePrivateKey());
+    const agent = agentAccount(generatePrivateKey());
     const typed = await dex.prepareAgentApproval(buyer.address, agent.address, BigInt(Math.floor(Date.now() / 1000) + 86_400));
     const sig = await buyer.signTypedData(typed as never);
     await dex.submitAgentApproval(typed.message as never, sig);
@@ -70,7 +70,7 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
 
     // an agent that is not approved cannot trade for the buyer
     await assert.rejects(
-      dex.placeOrder({ kind: "api_key", orderId: randomUUID(), clientOrderId: "b2", symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc", priceTicks: 240_000n, triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now(), trader: buyer.address, apiKeyId: "key-2", agent: privateKeyToAccount(generatePrivateKey()) }),
+      dex.placeOrder({ kind: "api_key", orderId: randomUUID(), clientOrderId: "b2", symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc", priceTicks: 240_000n, triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now(), trader: buyer.address, apiKeyId: "key-2", agent: agentAccount(generatePrivateKey()) }),
       (e: unknown) => e instanceof DexServiceError && e.code === "AGENT_NOT_APPROVED",
     );
 
