@@ -54,10 +54,18 @@ export const assetsJobSchema = z.object({
   compliance: address,
 });
 
-export const provisionJobSchema = z.discriminatedUnion("kind", [exchangeJobSchema, bridgeJobSchema, assetsJobSchema]);
+/** Extra settle operators (one per matcher partition, EXTRA_OPERATOR_ADDRESSES): granted OPERATOR_ROLE on Settlement. */
+export const operatorsJobSchema = z.object({
+  kind: z.literal("operators"),
+  ...common,
+  operators: z.array(address).min(1).max(32),
+});
+
+export const provisionJobSchema = z.discriminatedUnion("kind", [exchangeJobSchema, bridgeJobSchema, assetsJobSchema, operatorsJobSchema]);
 export type ProvisionJob = z.input<typeof provisionJobSchema>;
 export type ExchangeJob = z.output<typeof exchangeJobSchema>;
 export type BridgeJob = z.output<typeof bridgeJobSchema>;
+export type OperatorsJob = z.output<typeof operatorsJobSchema>;
 export type AssetsJob = z.output<typeof assetsJobSchema>;
 
 /** Demo deposits made by an exchange job (amounts as decimal strings on the wire). */

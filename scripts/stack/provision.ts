@@ -5,13 +5,15 @@
 // exits. Logs go to stderr. A job naming another deployer than the key's is refused before any call.
 import { parseAbi, type Address, type Hex } from "viem";
 import { loadDeployerKey } from "../../config/deployer-secret";
+import { settlementAbi } from "../../sdk/abi";
+import { OPERATOR_ROLE } from "../../sdk/eip712";
 import { deployCustodyBridge } from "../deploy-custody";
 import { createRpcClient } from "../chain";
 import { deployBridge } from "../deploy-bridge";
 import { createChainClients } from "./clients";
 import { readDeployments, writeDeployments, type Deployments } from "./deployments";
 import { deployExchangeContracts } from "./exchange";
-import { BRIDGE_DEMO_WALLET_WHOLE_TOKENS, provisionJobSchema, RESULT_PREFIX, type AssetsJob, type BridgeJob, type ExchangeJob } from "./provision-job";
+import { BRIDGE_DEMO_WALLET_WHOLE_TOKENS, provisionJobSchema, RESULT_PREFIX, type AssetsJob, type BridgeJob, type ExchangeJob, type OperatorsJob } from "./provision-job";
 import { bridgedTokens, deployAssetTokens } from "./assets";
 import { seedDemoTraders } from "./seed";
 import { deploySandboxFunding } from "./sandbox-funding";
@@ -101,6 +103,19 @@ async function provisionAssets(job: AssetsJob, deployerKey: Hex) {
   return { seeded: seeded.map((s) => ({ ...s, amountBaseUnits: s.amountBaseUnits.toString() })) };
 }
 
+async function provisionOperators(job: OperatorsJob, deployerKey: Hex) {
+  const settlement = readDeployments(job.deploymentsFile)?.home.contracts.Settlement as Address | undefined;
+  if (!settlement) throw new Error(`operator provisioning: no Settlement in ${job.deploymentsFile} (the exchange comes first)`);
+  const { publicClient, wallet } = createChainClients(job.home.chainId, job.home.rpcUrl);
+  const admin = wallet(deployerKey);
+  for (const operator of job.operators) {
+    const hash = await admin.writeContract({ address: settlement, abi: settlementAbi, functionName: "grantRole", args: [OPERATOR_ROLE, operator] });
+    if ((await publicClient.waitForTransactionReceipt({ hash })).status !== "success") throw new Error(`operator provisioning: granting OPERATOR_ROLE to ${operator} reverted`);
+  }
+  console.error(`OPERATOR_ROLE granted to ${job.operators.join(", ")}`);
+  return { seeded: [] };
+}
+
 async function readStdin(): Promise<string> {
   let text = "";
   for await (const chunk of process.stdin) text += String(chunk);
@@ -114,7 +129,10 @@ async function main(): Promise<void> {
     throw new Error(`the deployer key (${deployer.address}) is not the configured deployer ${job.expectedDeployer}: set the same DEPLOYER_PRIVATE_KEY for both`);
   }
   const result =
-    job.kind === "exchange" ? await provisionExchange(job, deployer.privateKey) : job.kind === "assets" ? await provisionAssets(job, deployer.privateKey) : await provisionBridge(job, deployer.privateKey);
+    job.kind === "exchange" ? await provisionExchange(job, deployer.privateKey)
+    : job.kind === "assets" ? await provisionAssets(job, deployer.privateKey)
+    : job.kind === "operators" ? await provisionOperators(job, deployer.privateKey)
+    : await provisionBridge(job, deployer.privateKey);
   process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
 }
 

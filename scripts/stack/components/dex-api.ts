@@ -8,6 +8,7 @@ import type { Component, ComponentHandle, StackContext } from "../types";
 import { dexApiConfig, resolveEncryptionKey } from "../../../api/dex/config";
 import type { DexService } from "../../../pipeline/service";
 import { startDexApi } from "../../../api/dex/start";
+import { createRoutedDexService, type RoutedDexService } from "../../../pipeline/partition/routed";
 import { systemClock } from "../../../runtime/clock";
 import { bookSymbolOf, CATALOGUE } from "../../../api/exchange/assets/catalogue";
 import { hasHold } from "../../../api/exchange/orders/resale";
@@ -35,10 +36,20 @@ export const dexApiComponent: Component = {
   },
   async start(ctx: StackContext): Promise<ComponentHandle> {
     const pipeline = ctx.started.get("pipeline") as (ComponentHandle & { dexService?: DexService }) | undefined;
-    if (!pipeline?.dexService) {
+    const routes = ctx.config.partition.routes;
+    // DEX_PARTITIONS: the markets' matcher partitions, reached over the partition transport; else the pipeline in this process
+    let routed: RoutedDexService | null = null;
+    try {
+      if (routes.length > 0) {
+        routed = await createRoutedDexService({ routes, secret: ctx.config.partition.secret!, logger: ctx.logger.child({ component: "dex-api", part: "partitions" }) });
+      } else if (!pipeline?.dexService) {
+        throw new Error("dex-api: the pipeline component (and its dexService) must start first, or DEX_PARTITIONS name the matcher partitions");
+      }
+    } catch (err) {
       if (ctx.prepared) await ((await ctx.prepared.catch(() => undefined)) as Db | undefined)?.close();
-      throw new Error("dex-api: the pipeline component (and its dexService) must start first");
+      throw err;
     }
+    const service: DexService = routed ?? pipeline!.dexService!;
     const dir = path.join(ctx.config.dataDir, "dex-api");
     const db = ((await ctx.prepared) as Db | undefined) ?? (await openDb(ctx.config));
     const apiKeyEncryptionKey = resolveEncryptionKey({
@@ -57,7 +68,7 @@ export const dexApiComponent: Component = {
     const api = await startDexApi({
       config,
       logger: ctx.logger.child({ component: "dex-api" }),
-      service: pipeline.dexService,
+      service,
       db,
       ports: { rest: ctx.config.ports.dexRest, ws: ctx.config.ports.dexWs, grpc: ctx.config.ports.grpc },
       host: ctx.config.host,
@@ -70,6 +81,7 @@ export const dexApiComponent: Component = {
         if (stopped) return;
         stopped = true;
         await api.close();
+        routed?.close();
         await db.close();
       },
       async health() {

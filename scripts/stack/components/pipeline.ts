@@ -11,6 +11,9 @@ import { marketsFromTokens } from "../../../pipeline/markets";
 import { assetMarketGrids } from "../../../api/exchange/assets/catalogue";
 import { startPipeline, type Pipeline } from "../../../pipeline/pipeline";
 import { systemClock } from "../../../runtime/clock";
+import { partitionNonceRange } from "../../../pipeline/intake/api-nonces";
+import { startPartitionServer, type PartitionServer } from "../../../pipeline/partition/server";
+import { provisionExtraOperators } from "../operators";
 
 export interface PipelineHandle extends ComponentHandle {
   readonly pipeline: Pipeline;
@@ -21,12 +24,19 @@ export interface PipelineHandle extends ComponentHandle {
 export const pipelineComponent: Component = {
   name: "pipeline",
   serving: true,
+  // EXTRA_OPERATOR_ADDRESSES: the other matcher partitions' settle operators get OPERATOR_ROLE (admin key: provisioning only)
+  provision: provisionExtraOperators,
   async start(ctx: StackContext): Promise<PipelineHandle> {
     const home = ctx.deployments.home;
     const settlement = home.contracts.Settlement as Address | undefined;
     if (!settlement) throw new Error("pipeline: no Settlement in the deployments");
     // the exchange's books and, when the exchange API deployed them, one `SYMBOL-USD` book per asset token
-    const markets = marketsFromTokens(home.tokens, assetMarketGrids());
+    const deployed = marketsFromTokens(home.tokens, assetMarketGrids());
+    // a matcher partition owns PIPELINE_MARKETS only (one writer per market); default: every market
+    const owned = ctx.config.partition.pipelineMarkets;
+    const unknown = owned?.filter((s) => !deployed.some((m) => m.symbol === s)) ?? [];
+    if (unknown.length > 0) throw new Error(`PIPELINE_MARKETS names ${unknown.join(", ")}, not deployed (deployed: ${deployed.map((m) => m.symbol).join(", ")})`);
+    const markets = owned ? deployed.filter((m) => owned.includes(m.symbol)) : deployed;
     const log = ctx.logger.child({ component: "pipeline" });
     // finished orders leave memory (and the journal's snapshots) for an LMDB store beside the journal
     const dexState = new DexState({ history: await openDexHistory(path.join(ctx.config.dataDir, "pipeline", "history")), logger: log });
@@ -68,11 +78,28 @@ export const pipelineComponent: Component = {
       // the agent relayer (no contract role, a gas budget): the deployer / admin key never reaches a serving component
       submitterKey: ctx.config.keys.agentRelayer.privateKey, submitterNonces: relayerNonces, assets,
       approvalBudget: { dailyWei: ctx.config.agentRelayer.dailyBudgetWei, perOwnerDailyWei: ctx.config.agentRelayer.perOwnerDailyBudgetWei },
+      apiKeyNonceRange: partitionNonceRange(ctx.config.partition.index),
     });
+    // a matcher partition serves its DexService to API processes (DEX_PARTITIONS) over the partition transport
+    let server: PartitionServer | null = null;
+    if (ctx.config.partition.listenPort !== null) {
+      try {
+        server = await startPartitionServer({
+          service: dexService, index: ctx.config.partition.index, secret: ctx.config.partition.secret!, host: ctx.config.host,
+          port: ctx.config.partition.listenPort, syncChain: () => pipeline.syncChain(), logger: log,
+        });
+      } catch (err) {
+        await pipeline.stop();
+        await dexState.close();
+        throw err;
+      }
+    }
     return {
       pipeline,
       dexService,
+      ...(server ? { urls: { "partition transport": `${server.url}/partition` } } : {}),
       async stop() {
+        await server?.close();
         // the journal's snapshot at stop holds the finished orders whose history write is still under way
         await pipeline.stop();
         await dexState.close();
@@ -80,7 +107,10 @@ export const pipelineComponent: Component = {
       info: Object.fromEntries(markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`])),
       async health() {
         const h = pipeline.health();
-        const ok = h.matcher.state === "ok" && h.batcher.state !== "halted" && h.batcher.state !== "stopped" && h.reconciliation.state !== "mismatch" && h.chain.state === "ok";
+        // a partition's projection misses the trades other partitions settled for the same accounts: its start's
+        // reconciliation may differ from the chain without anything being wrong (docs/decisions/pipeline.md "Partitions")
+        const reconciled = owned !== null || h.reconciliation.state !== "mismatch";
+        const ok = h.matcher.state === "ok" && h.batcher.state !== "halted" && h.batcher.state !== "stopped" && reconciled && h.chain.state === "ok";
         return { ok, detail: JSON.stringify(h) };
       },
     };
