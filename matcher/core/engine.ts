@@ -6,7 +6,7 @@ import { BookSide, type Level } from "./book";
 import { EventCollector, NULL_SINK } from "./collector";
 import { ExpiryHeap } from "./expiry";
 import { fokFillable } from "./fok";
-import { ShardedMap } from "./sharded-map";
+import { OrderIndex } from "./order-index";
 import { Order } from "./order";
 import { StopBook, wouldFire as wouldFireImported } from "./stops";
 import {
@@ -59,8 +59,8 @@ export interface EngineOptions {
 export class MatchingEngine {
   // Internal state; public only for snapshot.ts.
   readonly markets = new Map<string, MarketState>();
-  // Sharded so that no single insert pays for rehashing every open order (see sharded-map.ts).
-  readonly orders = new ShardedMap<Order>();
+  // Chained through the order nodes: no allocation per order, incremental growth (see order-index.ts).
+  readonly orders: OrderIndex;
   readonly accounts = new Map<string, AccountOrders>();
   readonly expiry = new ExpiryHeap();
   /** Sequence number of the last emitted event. */
@@ -82,6 +82,7 @@ export class MatchingEngine {
     for (const config of options.markets) this.addMarket(config);
     const reserve = options.reserveOrders ?? 0;
     if (!Number.isSafeInteger(reserve) || reserve < 0) throw new Error("reserveOrders must be a non-negative integer");
+    this.orders = new OrderIndex(reserve);
     // Stryker disable next-line MethodExpression: the pool's size only decides how many closed nodes are reused instead of allocated
     this.poolCap = Math.max(POOL_CAP, reserve);
     // Stryker disable next-line ConditionalExpression,EqualityOperator: pre-allocated nodes only save allocations; a missing or extra one changes no result
@@ -200,7 +201,8 @@ export class MatchingEngine {
     const m = this.markets.get(cmd.symbol);
     const rejection = validatePlace(cmd, m?.config, this.ts);
     if (rejection !== null) return this.reject(cmd, rejection.code, rejection.reason);
-    if (this.orders.has(cmd.orderId)) return this.reject(cmd, "DUPLICATE_ORDER_ID", "an open order has this orderId");
+    const idHash = this.orders.hash(cmd.orderId);
+    if (this.orders.find(cmd.orderId, idHash) !== undefined) return this.reject(cmd, "DUPLICATE_ORDER_ID", "an open order has this orderId");
     const market = m!;
     const o = (this.pool.pop() ?? new Order()).init(
       cmd.orderId,
@@ -218,6 +220,7 @@ export class MatchingEngine {
       cmd.expiresAt ?? 0,
       cmd.stp ?? STP_DEFAULT,
     );
+    o.idHash = idHash;
     const isStop = isStopType(o.type);
     if (isStop) {
       const last = market.lastTradePriceTicks;
@@ -515,11 +518,12 @@ export class MatchingEngine {
 
   /** For snapshot restore only: registers an open order in arrival order. */
   restoreTrack(o: Order): void {
+    o.idHash = this.orders.hash(o.orderId);
     this.track(o);
   }
 
   private track(o: Order): void {
-    this.orders.set(o.orderId, o);
+    this.orders.add(o);
     let acc = this.accounts.get(o.account);
     if (acc === undefined) {
       acc = new AccountOrders(o.account);
@@ -536,7 +540,7 @@ export class MatchingEngine {
   }
 
   private untrack(o: Order): void {
-    this.orders.delete(o.orderId);
+    this.orders.remove(o);
     const acc = o.acc!;
     o.acc = null;
     if (o.accPrev === null) acc.head = o.accNext;

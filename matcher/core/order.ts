@@ -11,6 +11,9 @@ export class Order implements OrderView {
   level: Level | null = null;
   prev: Order | null = null;
   next: Order | null = null;
+  /** The next node in its OrderIndex bucket, and the index's hash of orderId. */
+  hashNext: Order | null = null;
+  idHash = 0;
   // Stryker disable all: init() sets every field below before any read, so these initial values are never observed
   remainingLots = 0;
   /** Lots shown at the head of the queue: remaining for plain orders, the slice for icebergs, 0 when hidden. */

@@ -15,7 +15,7 @@ export default areaConfig({
     "matcher/core/features.test.ts",
     "matcher/core/spec-3.2.test.ts",
     "matcher/core/properties.test.ts",
-    "matcher/core/sharded-map.test.ts",
+    "matcher/core/order-index.test.ts",
     "matcher/core/validate.test.ts",
     "matcher/core/boundaries.test.ts",
   ],
