@@ -32,6 +32,9 @@ export interface PipelineOptions {
   fromBlock: bigint;
   markets: MarketSpec[];
   operatorKey: Hex;
+  /** the settle lane of this matcher partition (Settlement: batch ids from lane << 56, its own sequence);
+   *  default 0, the one-matcher deployment */
+  settleLane?: number;
   /** journal and batch store live here */
   dataDir: string;
   maxTrades?: number;
@@ -202,10 +205,12 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       chainId: opts.chainId,
       settlement: opts.settlement,
       operatorKey: opts.operatorKey,
+      lane: opts.settleLane ?? 0,
       isContractWallet: contractWallets.isContract,
       clock,
     })),
     storeDir: join(opts.dataDir, "batcher"),
+    firstBatchId: BigInt(opts.settleLane ?? 0) << 56n,
     findBatchTxs: batchTxsFromChain(client, opts.settlement, opts.fromBlock),
     signedOrder: service.signedOrder,
     fitsGasCap(trades) {

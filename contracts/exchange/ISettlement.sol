@@ -219,7 +219,7 @@ interface ISettlement {
     // ---------------------------------------------------------------- settlement
 
     /// @notice Applies one batch of fills atomically. Operator only, not while paused.
-    /// @param batchId must equal `nextBatchId()`; it then increments
+    /// @param batchId must equal `nextBatchIdOfLane(uint8(batchId >> 56))` (lane 0: `nextBatchId()`); it then increments
     /// @param orders every distinct order the fills use, once, sorted by strictly increasing order hash
     /// @param signatures `signatures[i]` is the signature of `orders[i]` (ECDSA by trader or agent, or ERC-1271)
     /// @param fills the trades, applied in this order
@@ -228,7 +228,7 @@ interface ISettlement {
 
     /// @notice The same as `settle`, with the batch in the compact encoding of PackedBatch.sol (about half
     ///         the calldata). Operator only, not while paused.
-    /// @param batchId must equal `nextBatchId()`; it then increments
+    /// @param batchId must equal `nextBatchIdOfLane(uint8(batchId >> 56))` (lane 0: `nextBatchId()`); it then increments
     /// @param batch token table, orders (sorted by strictly increasing order hash) with signatures, fills
     function settlePacked(uint64 batchId, bytes calldata batch) external;
 
@@ -311,8 +311,11 @@ interface ISettlement {
     function isNonceUsed(address trader, uint256 nonce) external view returns (bool);
     /// @notice The cancel-all threshold of `trader`: orders with a lower nonce are dead.
     function minNonce(address trader) external view returns (uint256);
-    /// @notice The batch id the next `settle` must carry.
+    /// @notice The batch id the next `settle` of settle lane 0 (ids below 2^56) must carry.
     function nextBatchId() external view returns (uint64);
+    /// @notice The batch id the next `settle` of settle lane `lane` must carry: lane L's ids run from L << 56,
+    ///         each lane in its own sequence (one lane per matcher partition, each with its own operator).
+    function nextBatchIdOfLane(uint8 lane) external view returns (uint64);
     /// @notice The pending withdrawal of `trader` in `token` (zero amount when none).
     function pendingWithdrawal(address trader, address token) external view returns (PendingWithdrawal memory);
     /// @notice Until when `agent` may sign for `trader` (0 = not an agent).

@@ -266,6 +266,11 @@ contract Settlement is ISettlement, AccessControl, Pausable, ReentrancyGuardTran
     }
 
     /// @inheritdoc ISettlement
+    function nextBatchIdOfLane(uint8 lane) external view returns (uint64) {
+        return BatchSettlement.nextBatchIdOfLane(_state, lane);
+    }
+
+    /// @inheritdoc ISettlement
     function pendingWithdrawal(address trader, address token) external view returns (PendingWithdrawal memory) {
         return _state.pendingWithdrawals[trader][token];
     }

@@ -49,7 +49,7 @@ export function batchTxsFromChain(client: PublicClient, settlement: Address, dep
  *  the chain are journaled (so the next start reads them from the store). Needs `b.nextId` and the store. */
 export async function settledAtStart(b: BatchRun): Promise<SettledBatchRecord[]> {
   const records: BatchRecord[] = [];
-  for (let id = 0n; id < b.nextId; id++) {
+  for (let id = b.deps.firstBatchId ?? 0n; id < b.nextId; id++) {
     const r = b.byId.get(id.toString());
     if (r) records.push(r);
   }

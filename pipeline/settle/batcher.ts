@@ -67,6 +67,9 @@ export interface BatcherHealth {
 
 export interface BatcherDeps {
   sender: SettleSender;
+  /** the first batch id of the sender's settle lane (lane << 56; default 0): the lane's batches before the
+   *  chain's next id are this store's */
+  firstBatchId?: bigint;
   /** directory of the journal of batch compositions (matcher/journal; a `batches.jsonl` of the previous
    *  version found there is carried in once) */
   storeDir: string;
@@ -193,7 +196,7 @@ async function start(b: BatchRun): Promise<{ lastSettledSeq: number; settled: Se
   try {
     b.nextId = await deps.sender.nextBatchId();
     prev = b.byId.get((b.nextId - 1n).toString());
-    if (b.nextId > 0n && !prev) throw new Error(`batch store ${deps.storeDir} lacks batch ${b.nextId - 1n} that the chain settled`);
+    if (b.nextId > (deps.firstBatchId ?? 0n) && !prev) throw new Error(`batch store ${deps.storeDir} lacks batch ${b.nextId - 1n} that the chain settled`);
   } catch (err) {
     await store.close().catch(() => undefined);
     throw err;

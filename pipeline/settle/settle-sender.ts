@@ -51,6 +51,8 @@ export interface SettleSenderDeps {
   pollingIntervalMs?: number;
   /** the gas price is read again when older than 2 s of this clock (default: the system clock) */
   clock?: Clock;
+  /** the settle lane (Settlement: a batch id's top 8 bits) this operator sends in; default 0 (one matcher) */
+  lane?: number;
 }
 
 type Receipt = NonNullable<Awaited<ReturnType<SendAnswer>>>;
@@ -161,11 +163,10 @@ class PackedSettleSender implements SettleSender {
 
   async nextBatchId(): Promise<bigint> {
     try {
-      return (await this.client.readContract({
-        address: this.deps.settlement,
-        abi: settlementAbi,
-        functionName: "nextBatchId",
-      })) as bigint;
+      const lane = this.deps.lane ?? 0;
+      return (await (lane === 0
+        ? this.client.readContract({ address: this.deps.settlement, abi: settlementAbi, functionName: "nextBatchId" })
+        : this.client.readContract({ address: this.deps.settlement, abi: settlementAbi, functionName: "nextBatchIdOfLane", args: [lane] }))) as bigint;
     } catch (e) {
       throw new RetryableChainError(`nextBatchId: ${(e as Error).message}`, {
         cause: e,

@@ -1911,6 +1911,25 @@ export const settlementAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint8",
+        "name": "lane",
+        "type": "uint8"
+      }
+    ],
+    "name": "nextBatchIdOfLane",
+    "outputs": [
+      {
+        "internalType": "uint64",
+        "name": "",
+        "type": "uint64"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "owner",
         "type": "address"

@@ -16,6 +16,16 @@ import {PackedBatch} from "./PackedBatch.sol";
 /// @dev Gas is the constraint here (see bench/gas): orders are copied once from calldata into memory
 ///      structs, storage slots of a trader's balances are derived once per order, fees are summed in memory.
 library BatchSettlement {
+    /// @dev A batch id's settle lane is its top 8 bits: lane L's ids run from L << 56.
+    uint256 internal constant LANE_SHIFT = 56;
+
+    /// @notice The id the next batch of `lane` must carry.
+    function nextBatchIdOfLane(SettlementState storage s, uint8 lane) internal view returns (uint64) {
+        if (lane == 0) return s.config.nextBatchId;
+        uint64 next = s.laneNextBatchId[lane];
+        return next == 0 ? uint64(lane) << uint64(LANE_SHIFT) : next;
+    }
+
     /// @dev Working copy of one order. Its first ten words are exactly EIP-712 `hashStruct`'s input
     ///      (type hash, then the nine fields in order), so the struct hash is one keccak over the struct.
     struct OrderState {
@@ -135,14 +145,23 @@ library BatchSettlement {
         _finish(s, ctx, states, fillCount);
     }
 
-    /// @dev Sequence check and increment: a batch can never apply twice or be skipped.
+    /// @dev Sequence check and increment, per settle lane (the batch id's top 8 bits): a batch can never apply
+    ///      twice or be skipped within its lane; lanes (one per matcher partition's operator) never wait for
+    ///      each other. Lane 0, the ids below 2^56, is `config.nextBatchId` (the one-matcher deployment).
     function _begin(SettlementState storage s, bytes32 domainSeparator, uint64 batchId, uint256 orderCount)
         private
         returns (BatchContext memory ctx)
     {
         BatchConfig memory cfg = s.config;
-        if (batchId != cfg.nextBatchId) revert ISettlement.SettlementBatchOutOfOrder(cfg.nextBatchId, batchId);
-        s.config.nextBatchId = batchId + 1;
+        uint8 lane = uint8(batchId >> LANE_SHIFT);
+        if (lane == 0) {
+            if (batchId != cfg.nextBatchId) revert ISettlement.SettlementBatchOutOfOrder(cfg.nextBatchId, batchId);
+            s.config.nextBatchId = batchId + 1;
+        } else {
+            uint64 expected = nextBatchIdOfLane(s, lane);
+            if (batchId != expected) revert ISettlement.SettlementBatchOutOfOrder(expected, batchId);
+            s.laneNextBatchId[lane] = batchId + 1;
+        }
         ctx.batchId = batchId;
         ctx.makerFeeBps = cfg.makerFeeBps;
         ctx.takerFeeBps = cfg.takerFeeBps;

@@ -23,4 +23,7 @@ struct SettlementState {
     mapping(address trader => mapping(address token => ISettlement.PendingWithdrawal)) pendingWithdrawals;
     BatchConfig config;
     address feeRecipient;
+    /// settle lanes 1..255 (one per matcher partition; lane = batchId >> 56): the next batch id of each, 0 =
+    /// the lane's first (lane << 56). Lane 0 is `config.nextBatchId`.
+    mapping(uint8 lane => uint64 nextBatchId) laneNextBatchId;
 }

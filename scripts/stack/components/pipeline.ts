@@ -52,6 +52,8 @@ export const pipelineComponent: Component = {
         fromBlock: BigInt(home.startBlock),
         markets,
         operatorKey: ctx.config.keys.operator.privateKey,
+        // one settle lane per partition (PARTITION_INDEX): its batch ids never race another partition's
+        settleLane: ctx.config.partition.index,
         dataDir: path.join(ctx.config.dataDir, "pipeline"),
         maxTrades: ctx.config.batcher.maxTrades,
         maxDelayMs: ctx.config.batcher.maxDelayMs,
