@@ -7,6 +7,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Address, Hex } from "viem";
 import { DEV_ACCOUNT_ROLES, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
 import { parseBridgeConfirmations } from "./bridge";
+import { parseExternalParts, type ExternalPartsConfig } from "./external";
 import { parsePartitionConfig, type PartitionConfig } from "./partition";
 import { ConfigError } from "./errors";
 
@@ -134,9 +135,12 @@ export interface ChainConfig {
   readonly name: "home" | "remote";
   readonly chainId: number;
   readonly port: number;
-  /** The public JSON-RPC URL (the persistence proxy in front of the Hardhat node). */
+  /** The public JSON-RPC URL (the persistence proxy in front of the local node, or the external node's
+   *  `<NAME>_CHAIN_RPC_URL`). */
   readonly rpcUrl: string;
   readonly wsUrl: string;
+  /** true when `<NAME>_CHAIN_RPC_URL` is set: the operator runs the node, the stack starts none for it */
+  readonly external: boolean;
 }
 
 export interface Config {
@@ -171,6 +175,8 @@ export interface Config {
   readonly dataDir: string;
   readonly database: { readonly url: string | undefined; readonly pgliteDir: string };
   readonly deploymentsFile: string;
+  /** true when DEPLOYMENTS_FILE names it: reused as it is when it exists (never deploys), written when not */
+  readonly deploymentsFileShared: boolean;
   /** Hardhat dev accounts unless overridden: dev and test chains only. */
   readonly keys: {
     /** The contracts' admin: its address only. Its key reaches the provisioning child alone
@@ -262,6 +268,14 @@ function partitionConfig(env: Record<string, string | undefined>): PartitionConf
   }
 }
 
+function externalParts(env: Record<string, string | undefined>): ExternalPartsConfig {
+  try {
+    return parseExternalParts(env, REPO_ROOT);
+  } catch (err) {
+    throw new ConfigError(`invalid environment:\n  ${(err as Error).message}`, { cause: err });
+  }
+}
+
 function bridgeConfirmations(env: Record<string, string | undefined>): Record<number, number> {
   try {
     return parseBridgeConfirmations(env);
@@ -293,12 +307,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError("EXCHANGE_MODE=production needs DEX_WALLET_AUTH_HOSTS (the Host names the DEX API answers, comma-separated)");
   }
   const http = (p: number, suffix = "") => `http://${e.HOST}:${p}${suffix}`;
+  const external = externalParts(present);
   const chain = (name: "home" | "remote", id: number, p: number): ChainConfig => ({
     name,
     chainId: id,
     port: p,
-    rpcUrl: http(p),
-    wsUrl: `ws://${e.HOST}:${p}`,
+    rpcUrl: external[name]?.rpcUrl ?? http(p),
+    wsUrl: external[name]?.wsUrl ?? `ws://${e.HOST}:${p}`,
+    external: external[name] !== undefined,
   });
   return deepFreeze<Config>({
     host: e.HOST,
@@ -330,7 +346,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     dataDir,
     database: { url: e.DATABASE_URL, pgliteDir: path.join(dataDir, "pglite") },
-    deploymentsFile: path.join(dataDir, "deployments.json"),
+    deploymentsFile: external.deploymentsFile ?? path.join(dataDir, "deployments.json"),
+    deploymentsFileShared: external.deploymentsFile !== undefined,
     keys: {
       // the address only: the key is the provisioning child's (config/deployer-secret.ts)
       deployer: { address: privateKeyToAccount(e.DEPLOYER_PRIVATE_KEY).address },

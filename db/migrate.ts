@@ -2,9 +2,9 @@
 // transaction, and recorded in `schema_migrations`. The same files serve PGlite and Postgres.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Db } from "./types";
+import type { Db, SqlExecutor } from "./types";
 
-/** Arbitrary constant: serialises migrations of several processes sharing one Postgres. */
+/** Arbitrary constant: serialises migrations of several processes (and components) sharing one Postgres. */
 const MIGRATION_LOCK_ID = 727_001;
 
 export const DEFAULT_MIGRATIONS_DIR = join(__dirname, "migrations");
@@ -31,30 +31,41 @@ export function readMigrations(dirs: readonly string[]): MigrationFile[] {
   return files;
 }
 
-/** Applies the pending migrations; returns the versions applied now. */
-export async function migrate(db: Db, dirs: readonly string[] = [DEFAULT_MIGRATIONS_DIR]): Promise<string[]> {
+/** Applies the pending migrations; returns the versions applied now. On Postgres all of them run in one
+ *  transaction holding a transaction-level advisory lock: several processes starting at once against one
+ *  server apply them once (the others wait, then find them recorded), and a failure leaves nothing half
+ *  done. (A session lock taken through a pool may be unlocked on another connection, i.e. never.) With a
+ *  `schema`, it is created first, inside the lock, and the migrations run in it. */
+export async function migrate(db: Db, dirs: readonly string[] = [DEFAULT_MIGRATIONS_DIR], opts: { schema?: string } = {}): Promise<string[]> {
   const files = readMigrations(dirs);
-  if (db.engine === "postgres") await db.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
-  try {
-    await db.query(
+  const apply = async (tx: SqlExecutor, perFile: (fn: (tx: SqlExecutor) => Promise<void>) => Promise<void>): Promise<string[]> => {
+    await tx.query(
       "CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
     );
-    const done = new Set((await db.query<{ version: string }>("SELECT version FROM schema_migrations")).rows.map((r) => r.version));
+    const done = new Set((await tx.query<{ version: string }>("SELECT version FROM schema_migrations")).rows.map((r) => r.version));
     const applied: string[] = [];
     for (const f of files) {
       if (done.has(f.version)) continue;
-      await db.transaction(async (tx) => {
+      await perFile(async (t) => {
         // Statements are split on lines holding only ';' or a trailing ';' so that pg's extended
         // protocol (one statement per query) accepts them.
-        for (const stmt of splitStatements(f.sql)) await tx.query(stmt);
-        await tx.query("INSERT INTO schema_migrations (version) VALUES ($1)", [f.version]);
+        for (const stmt of splitStatements(f.sql)) await t.query(stmt);
+        await t.query("INSERT INTO schema_migrations (version) VALUES ($1)", [f.version]);
       });
       applied.push(f.version);
     }
     return applied;
-  } finally {
-    if (db.engine === "postgres") await db.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]);
-  }
+  };
+  if (db.engine !== "postgres") return apply(db, (fn) => db.transaction(fn));
+  if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error(`invalid schema name ${JSON.stringify(opts.schema)}`);
+  return db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_ID]);
+    if (opts.schema !== undefined) {
+      await tx.query(`CREATE SCHEMA IF NOT EXISTS ${opts.schema}`);
+      await tx.query(`SET LOCAL search_path TO ${opts.schema}`);
+    }
+    return apply(tx, (fn) => fn(tx));
+  });
 }
 
 /** Splits on `;` at the end of a line, ignoring `--` comment lines. Migrations must not put `;` at a

@@ -26,6 +26,10 @@ export interface CreateDbOptions {
   dataDir?: string;
   /** postgres://... : use a Postgres server instead of PGlite */
   databaseUrl?: string;
+  /** Postgres only: the schema this component's tables live in (created if missing; its migrations are
+   *  its own), so that several components, and several processes of one, share one database. Default:
+   *  the connection's search_path (usually `public`). A lowercase SQL identifier. */
+  schema?: string;
   /** folders of `NNN_name.sql` files applied in name order; default: db/migrations */
   migrationsDirs?: readonly string[];
 }

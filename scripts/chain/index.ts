@@ -6,3 +6,4 @@ export { ChainReplayDivergedError } from "./replay";
 export { JournalCorruptError } from "./journal";
 export { createRpcClient, RpcCallError, type RpcClient } from "./rpc-client";
 export { startChainInWorker } from "./start-chain-worker";
+export { connectExternalChain, rpcCall, redactUrl } from "./external-chain";

@@ -60,9 +60,12 @@ export interface RunningChain {
   readonly rpcUrl: string;
   readonly wsUrl: string;
   readonly port: number;
-  readonly node: ChainNodeKind;
+  /** the program the stack runs for this chain; "external": a node the operator runs (external-chain.ts) */
+  readonly node: ChainNodeKind | "external";
+  /** true for a chain by URL (HOME_CHAIN_RPC_URL, REMOTE_CHAIN_RPC_URL): no node, proxy, journal or supervisor of ours */
+  readonly external?: boolean;
   /** The node behind the proxy (private port): its pid, for process checks (a new one after the
-   *  supervisor restarted the node). */
+   *  supervisor restarted the node). An external chain has none (reading it throws). */
   readonly nodePid: number;
   /** The node's own URL, bypassing the journal: for diagnostics and benchmarks only, never for writes. */
   readonly nodeRpcUrl: string;

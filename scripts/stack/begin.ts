@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Config } from "../../config";
+import { connectExternalChain } from "../chain/external-chain";
 import { startChainInWorker } from "../chain/start-chain-worker";
 import type { RunningChain } from "../chain/start-chain";
 import { ensureCompiled, type CompileOutcome } from "./compile";
@@ -30,8 +31,9 @@ export function beginStack(config: Config, options: { reset?: boolean; onReset?(
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
   const chainsDir = path.join(config.dataDir, "chains");
+  // A chain by URL (HOME_CHAIN_RPC_URL / REMOTE_CHAIN_RPC_URL): no node of ours, its chain id checked.
   const startOne = (c: Config["chains"]["home"], cpus?: string, genesisTimestampS?: number) =>
-    startChainInWorker({
+    c.external ? connectExternalChain(c) : startChainInWorker({
       chainId: c.chainId,
       port: c.port,
       host: config.host,

@@ -1,10 +1,12 @@
 // First start: the provisioning child (./provision.ts, the only process with the deployer's key) deploys
 // the exchange contracts, seeds, and writes the deployments file. Later starts: the chains came back with
 // their state, so the recorded deployments are re-used (after checking that their code is there), and no
-// key is needed at all.
+// key is needed at all. With DEPLOYMENTS_FILE (config.deploymentsFileShared) an existing file is reused
+// only (a clear error when its contracts have no code on the chains), never deployed over.
 import type { Logger } from "pino";
 import type { Config } from "../../config";
-import { createRpcClient, type RunningChain } from "../chain";
+import { ConfigError } from "../../config/errors";
+import { rpcCall, type RunningChain } from "../chain";
 import { readDeployments, writeDeployments, type Deployments } from "./deployments";
 import type { Provisioner } from "./provisioner";
 import type { SeededBalance } from "./seed";
@@ -17,22 +19,19 @@ export interface DeployResult {
 }
 
 async function hasCode(chain: RunningChain, address: string): Promise<boolean> {
-  const rpc = createRpcClient(chain.rpcUrl);
-  try {
-    return (await rpc.call<string>("eth_getCode", [address, "latest"])) !== "0x";
-  } finally {
-    rpc.close();
-  }
+  // fetch (not the keep-alive http client of the local chains): an external node may be https
+  return (await rpcCall<string>(chain.rpcUrl, "eth_getCode", [address, "latest"])) !== "0x";
 }
 
-/** Every contract and token the file names still has code on its chain. */
-async function stillDeployed(d: Deployments, chains: { home: RunningChain; remote: RunningChain }): Promise<boolean> {
+/** Why the recorded deployments do not fit the chains (another chain id, a contract without code), or
+ *  undefined when every contract and token the file names has code on its chain. */
+export async function whyNotDeployed(d: Deployments, chains: { home: RunningChain; remote: RunningChain }): Promise<string | undefined> {
   for (const side of ["home", "remote"] as const) {
-    if (d[side].chainId !== chains[side].chainId) return false;
-    const addresses = [...Object.values(d[side].contracts), ...Object.values(d[side].tokens).map((t) => t.address)];
-    for (const a of addresses) if (!(await hasCode(chains[side], a))) return false;
+    if (d[side].chainId !== chains[side].chainId) return `its ${side} chain is ${d[side].chainId}, the ${side} chain here is ${chains[side].chainId}`;
+    const named = [...Object.entries(d[side].contracts), ...Object.entries(d[side].tokens).map(([k, t]) => [k, t.address] as const)];
+    for (const [name, a] of named) if (!(await hasCode(chains[side], a))) return `${name} (${a}) has no code on the ${side} chain (${chains[side].chainId})`;
   }
-  return true;
+  return undefined;
 }
 
 function withUrls(d: Deployments, chains: { home: RunningChain; remote: RunningChain }): Deployments {
@@ -51,13 +50,21 @@ export async function deployOrReuse(deps: {
   const { config, logger, chains } = deps;
   const file = config.deploymentsFile;
   const recorded = readDeployments(file);
-  if (recorded && (await stillDeployed(recorded, chains))) {
+  const mismatch = recorded && (await whyNotDeployed(recorded, chains));
+  // DEPLOYMENTS_FILE: a file that exists is reused as it is, never deployed over (other processes use it)
+  if (recorded && mismatch && config.deploymentsFileShared) {
+    throw new ConfigError(
+      `DEPLOYMENTS_FILE ${file} does not fit the chains: ${mismatch}. It belongs to other chains, or the chain was reset; remove the file to deploy afresh.`,
+    );
+  }
+  if (recorded && !mismatch) {
     const deployments = withUrls(recorded, chains);
-    writeDeployments(file, deployments);
+    // rewritten only when this process reaches the chains by other URLs (the indexer reads them there)
+    if (JSON.stringify(deployments) !== JSON.stringify(recorded)) writeDeployments(file, deployments);
     logger.info({ file }, "re-using the recorded deployments");
     return { deployments, deployedNow: false, seeded: [] };
   }
-  if (recorded) logger.warn({ file }, "recorded deployments have no code on the chains: deploying again");
+  if (recorded) logger.warn({ file, why: mismatch }, "recorded deployments do not fit the chains: deploying again");
 
   const chain = (c: RunningChain) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, wsUrl: c.wsUrl });
   const { seeded } = await deps.provisioner.run({

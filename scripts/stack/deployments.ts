@@ -1,6 +1,7 @@
-// The deployments file `<dataDir>/deployments.json`: chains, contract addresses and tokens. Its shape is
+// The deployments file (`<dataDir>/deployments.json`, or DEPLOYMENTS_FILE): chains, contract addresses and tokens. Its shape is
 // the one indexer/deployments.ts reads (documented in indexer/README.md); written atomically.
 import fs from "node:fs";
+import path from "node:path";
 import { z } from "zod";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
@@ -26,6 +27,9 @@ export function readDeployments(file: string): Deployments | undefined {
 
 export function writeDeployments(file: string, deployments: Deployments): void {
   const valid = deploymentsSchema.parse(deployments);
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(valid, null, 2) + "\n");
-  fs.renameSync(`${file}.tmp`, file);
+  // a temp name of this process's own: several processes may share one DEPLOYMENTS_FILE
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(tmp, JSON.stringify(valid, null, 2) + "\n");
+  fs.renameSync(tmp, file);
 }

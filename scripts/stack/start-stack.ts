@@ -3,12 +3,13 @@
 // (free ports, a temporary data dir) and their own component list.
 import pino, { type Logger } from "pino";
 import { DeployerSecret, servingConfig, type Config } from "../../config";
-import { createRpcClient, type RunningChain } from "../chain";
+import { redactUrl, rpcCall, type RunningChain } from "../chain";
 import { createNonceLanes } from "../../runtime/nonces";
 import { defaultComponents } from "./components";
 import type { CompileOutcome } from "./compile";
 import { beginStack, type StackBeginning } from "./begin";
 import { deployOrReuse } from "./deploy";
+import { lockDeployments } from "./deployments-lock";
 import { readDeployments, writeDeployments, type Deployments } from "./deployments";
 import { createProvisioner } from "./provisioner";
 import type { SeededBalance } from "./seed";
@@ -70,15 +71,15 @@ async function chainHealth(name: string, chain: RunningChain): Promise<HealthRep
   if (s.state === "down") {
     return { name, ok: false, detail: `chain ${chain.chainId} down since ${new Date(s.sinceMs).toISOString()} (${s.reason ?? "restarting"}); restarting, expected within ${s.expectedRestartMs} ms`, urls: { rpc: chain.rpcUrl } };
   }
-  const rpc = createRpcClient(chain.rpcUrl);
+  // an external node (HOME_/REMOTE_CHAIN_RPC_URL): reported by what it answers now, its URL without credentials
+  const urls = { rpc: chain.external ? redactUrl(chain.rpcUrl) : chain.rpcUrl };
+  const kind = chain.external ? "external node, " : "";
   try {
-    const id = Number(await rpc.call<string>("eth_chainId"));
-    const block = Number(await rpc.call<string>("eth_blockNumber"));
-    return { name, ok: id === chain.chainId, detail: `chain ${id}, block ${block}`, urls: { rpc: chain.rpcUrl } };
+    const id = Number(await rpcCall<string>(chain.rpcUrl, "eth_chainId", [], 5_000));
+    const block = Number(await rpcCall<string>(chain.rpcUrl, "eth_blockNumber", [], 5_000));
+    return { name, ok: id === chain.chainId, detail: `${kind}chain ${id}, block ${block}`, urls };
   } catch (e) {
-    return { name, ok: false, detail: String(e), urls: { rpc: chain.rpcUrl } };
-  } finally {
-    rpc.close();
+    return { name, ok: false, detail: `${kind}${String(e)}`, urls };
   }
 }
 
@@ -157,7 +158,14 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   };
 
   const secret = options.deployerSecret ?? DeployerSecret.none();
+  // a shared DEPLOYMENTS_FILE: one process at a time deploys and provisions; the others then reuse its file
+  let unlockDeployments: (() => void) | undefined;
   try {
+    if (config.deploymentsFileShared) {
+      unlockDeployments = await phase("deployments lock", () =>
+        lockDeployments(config.deploymentsFile, { onWait: (owner) => logger.info({ file: config.deploymentsFile, owner }, "another process is deploying: waiting for its deployments file") }),
+      );
+    }
     const provisioner = createProvisioner({ secret, logger });
     const deployed = await phase("deploy", () => deployOrReuse({ config, logger, chains, provisioner }));
     let deployments = deployed.deployments;
@@ -194,6 +202,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       }
     }
     secret.dispose();
+    unlockDeployments?.();
 
     const started = new Map<string, ComponentHandle>();
     const nonceLanes = createNonceLanes();
@@ -259,6 +268,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     };
   } catch (e) {
     secret.dispose();
+    unlockDeployments?.();
     await stopAll();
     throw e;
   }

@@ -103,8 +103,8 @@ export const bridgeComponent: Component = {
       });
       await cluster.reconfigure(signerChains(native));
 
-      // its own PGlite directory (one PGlite per directory per process); Postgres when DATABASE_URL is set
-      const db = await createDb({ dataDir: path.join(config.dataDir, "bridge-pglite"), databaseUrl: config.database.url });
+      // its own PGlite directory (one PGlite per directory per process); with DATABASE_URL its schema (bridge) of that Postgres
+      const db = await createDb({ dataDir: path.join(config.dataDir, "bridge-pglite"), databaseUrl: config.database.url, schema: "bridge" });
       stops.push(() => db.close());
       const relayerKey = config.keys.relayer.privateKey;
       // both relayers (native and custody) send from this key on both chains: one nonce lane per chain for them

@@ -21,9 +21,10 @@ export function exchangeOnlySymbols(): string[] {
     .filter((s): s is string => !!s);
 }
 
-// Its own PGlite directory (one PGlite instance per directory); with DATABASE_URL, the shared Postgres.
+// Its own PGlite directory (one PGlite instance per directory); with DATABASE_URL, its own schema (dex_api)
+// of the shared Postgres, which every DEX API process of the deployment shares.
 function openDb(config: Config): Promise<Db> {
-  return createDb({ dataDir: path.join(config.dataDir, "dex-api", "pglite"), databaseUrl: config.database.url });
+  return createDb({ dataDir: path.join(config.dataDir, "dex-api", "pglite"), databaseUrl: config.database.url, schema: "dex_api" });
 }
 
 export const dexApiComponent: Component = {

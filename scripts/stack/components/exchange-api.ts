@@ -49,7 +49,7 @@ export const exchangeApiComponent: Component = {
       keyFile: ctx.config.dexApi.encryptionKeyFile,
       dataDir: ctx.config.dataDir,
     });
-    const db = await createDb({ dataDir: path.join(ctx.config.dataDir, "exchange-api", "pglite"), databaseUrl: ctx.config.database.url });
+    const db = await createDb({ dataDir: path.join(ctx.config.dataDir, "exchange-api", "pglite"), databaseUrl: ctx.config.database.url, schema: "exchange_api" });
     // exchange orders (#15) need custody, which the funding router's trade hook reads back: bound late
     let orders: Orders | undefined;
     const dexService = (ctx.started.get("pipeline") as PipelineHandle | undefined)?.dexService;

@@ -16,7 +16,7 @@ export const iamComponent: Component = {
   serving: true,
   async start(ctx: StackContext): Promise<ComponentHandle> {
     const dir = path.join(ctx.config.dataDir, "iam");
-    const db = await createDb({ dataDir: path.join(dir, "pglite"), databaseUrl: ctx.config.database.url });
+    const db = await createDb({ dataDir: path.join(dir, "pglite"), databaseUrl: ctx.config.database.url, schema: "iam" });
     const encryptionKeyHex = resolveEncryptionKey({
       mode: ctx.config.mode,
       keyHex: ctx.config.dexApi.encryptionKeyHex,
