@@ -10,7 +10,7 @@ import { getDomainSeparator, type Order } from "../../sdk/eip712";
 import { presentOrder } from "./present";
 import { checkDailyLossLimit, checkPositionLimit } from "./risk-limits";
 import type { PlaceOrderBody } from "./schemas";
-import { createOrderDigester, recoverSigner, type DexService, type PlaceOrderRequest } from "../../pipeline/service";
+import { createOrderDigester, recoverAndRemember, type DexService, type PlaceOrderRequest } from "../../pipeline/service";
 
 export interface PlacementDeps {
   service: DexService;
@@ -90,7 +90,8 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
     // A wallet-signed order authenticates itself: nothing is counted or looked up under its trader's name
     // (rate limit, client order id) until its signature is the trader's, under the contract's rule.
     if (signedParts) {
-      const signer = recoverSigner(orderHash(signedParts.order), signedParts.signature);
+      // remembered for the intake, which then takes this answer instead of recovering the signature again
+      const signer = recoverAndRemember(orderHash(signedParts.order), signedParts.signature);
       if (signer === null || signer.toLowerCase() !== signedParts.order.trader.toLowerCase()) {
         throw new ApiError("UNAUTHORIZED", "the order signature is not the trader's (65 bytes, v 27 or 28, low s)", { reason: "invalid_order_signature" });
       }

@@ -3,10 +3,12 @@
 // way the benchmark's clients sign. viem's signTypedData costs ~1-2 ms of pure JS per order (hashing the
 // typed data again, then @noble/curves); over the intake's digester (domain separator once, native keccak)
 // and the native signer an order is signed in tens of microseconds. Same key, same digest, same RFC 6979
-// nonce: the signature is byte for byte viem's (agent-signer.test.ts, a property over random orders).
+// nonce: the signature is byte for byte viem's (agent-signer.test.ts, a property over random orders). The
+// signature is remembered with its signer for the intake, which then does not recover it (known-signers.ts).
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { rememberSigner } from "./known-signers";
 import { signDigest } from "./recover";
 
 export type AgentAccount = PrivateKeyAccount & {
@@ -19,12 +21,19 @@ const V_HEX = ["1b", "1c"] as const;
 export function agentAccount(privateKey: Hex): AgentAccount {
   const account = privateKeyToAccount(privateKey);
   const key = hexToBytes(privateKey.slice(2));
+  /** as recoverSigner spells a recovered address */
+  const signer = account.address.toLowerCase() as Address;
   return {
     ...account,
     signDigest(digest: Hex): Hex {
       if (digest.length !== 66) throw new Error("signDigest: the digest must be 32 bytes");
       const sig = signDigest(hexToBytes(digest.slice(2)), key);
-      return ("0x" + bytesToHex(sig.signature) + V_HEX[sig.recid]) as Hex;
+      // recovery ids 2 and 3 (r >= n - p: probability ~2^-127) have no v in the contract's rule
+      if (sig.recid !== 0 && sig.recid !== 1) throw new Error("signDigest: recovery id out of range");
+      const signature = ("0x" + bytesToHex(sig.signature) + V_HEX[sig.recid]) as Hex;
+      // the intake (known-signers.ts) need not recover what this key has just signed
+      rememberSigner(digest, signature, signer);
+      return signature;
     },
   };
 }

@@ -7,6 +7,7 @@ import { PipelineError } from "../errors";
 import { buyLockFor, type OrderLock } from "../match/ledger";
 import { lotsToBase, minRestingPriceTicks, ticksToPrice, type MarketSpec } from "../markets";
 import { OrderFlags, type Order, type TypedOrder } from "../order";
+import { takeKnownSigner } from "./known-signers";
 import { recoverSigner } from "./recover";
 
 export type { TypedOrder } from "../order";
@@ -122,7 +123,8 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   const now = ctx.nowMs();
   let deadlineMs = Number(o.expiry) * 1000 - ctx.expiryMarginMs;
   const trader = o.trader.toLowerCase();
-  const recovered = ctx.recoverSigner ? await ctx.recoverSigner(hash, input.signature) : recoverSigner(hash, input.signature);
+  // a signer this process already established for this exact pair (the API's check, an agent's own signature)
+  const recovered = takeKnownSigner(hash, input.signature) ?? (ctx.recoverSigner ? await ctx.recoverSigner(hash, input.signature) : recoverSigner(hash, input.signature));
   let signer: Address;
   if (recovered && recovered.toLowerCase() === trader) {
     signer = o.trader;
