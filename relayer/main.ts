@@ -19,6 +19,8 @@ export const relayerSettingsSchema = z.object({
   relayerId: z.string().min(1),
   dbDir: z.string().optional(),
   databaseUrl: z.string().optional(),
+  /** with databaseUrl: the schema of the bridge's tables (the stack's bridge uses "bridge") */
+  databaseSchema: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/).optional(),
   homeRpcUrl: z.string().url(),
   remoteRpcUrl: z.string().url(),
   privateKey: key,
@@ -56,7 +58,7 @@ export function chainClientsFor(rpcUrl: string, chainId: number, privateKey: Hex
 async function main() {
   const s = relayerSettingsSchema.parse(JSON.parse(process.env.RELAYER_SETTINGS ?? "{}"));
   const logger = pino({ base: { service: "relayer", relayer: s.relayerId }, level: process.env.LOG_LEVEL ?? "info" });
-  const db = await createDb({ dataDir: s.dbDir, databaseUrl: s.databaseUrl });
+  const db = await createDb({ dataDir: s.dbDir, databaseUrl: s.databaseUrl, schema: s.databaseSchema });
   const home = chainClientsFor(s.homeRpcUrl, s.deployment.home.chainId, s.privateKey);
   const remote = chainClientsFor(s.remoteRpcUrl, s.deployment.remote.chainId, s.privateKey);
   const confirmations = Object.fromEntries(Object.entries(s.confirmations ?? {}).map(([chainId, n]) => [Number(chainId), n]));
