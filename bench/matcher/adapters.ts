@@ -4,10 +4,13 @@ import { createHash } from "node:crypto";
 import { MatchingEngine } from "../../matcher/core/engine";
 import { EventCollector } from "../../matcher/core/collector";
 import type { EventSink, OrderView, Side } from "../../matcher/core/types";
+import { MATCHER_RESERVE_ORDERS, MATCHER_V8_FLAGS } from "../../matcher/deployment";
 import { SYMBOL } from "./stream";
 
-/** As the matcher service runs: order nodes for 131,072 open orders allocated at start. */
-const RESERVE_ORDERS = Number(process.env.BENCH_RESERVE_ORDERS ?? 131_072);
+/** As the matcher service runs (matcher/deployment.ts): order nodes for 131,072 open orders allocated at start. */
+export const RESERVE_ORDERS = Number(process.env.BENCH_RESERVE_ORDERS ?? MATCHER_RESERVE_ORDERS);
+/** The V8 flags our engine's child processes run with: the matcher service's (BENCH_OURS_FLAGS overrides, for experiments). */
+export const OURS_FLAGS: readonly string[] = process.env.BENCH_OURS_FLAGS?.split(" ").filter(Boolean) ?? MATCHER_V8_FLAGS;
 
 export interface BenchEngine {
   limit(id: string, account: string, side: Side, priceTicks: number, sizeLots: number): void;

@@ -2,7 +2,7 @@
 // Prints one JSON line with throughput, latency percentiles, the largest pause and the fingerprint.
 import { readFileSync } from "node:fs";
 import { PerformanceObserver, performance } from "node:perf_hooks";
-import { createOurs, createPeer, type BenchEngine } from "./adapters";
+import { RESERVE_ORDERS, createOurs, createPeer, type BenchEngine } from "./adapters";
 import {
   OP_CANCEL as CANCEL,
   OP_LIMIT as LIMIT,
@@ -151,6 +151,8 @@ function timed(): void {
         maxGcMs,
         gcCount,
         gcByKind,
+        execArgv: process.execArgv,
+        reserveOrders: engineName.startsWith("ours") ? RESERVE_ORDERS : 0,
       }) + "\n"
     );
   }

@@ -77,11 +77,14 @@ export class MatchingEngine {
    */
   private readonly pool: Order[] = [];
   private readonly poolCap: number;
+  /** The order nodes allocated at start (EngineOptions.reserveOrders). */
+  readonly reserveOrders: number;
 
   constructor(options: EngineOptions) {
     for (const config of options.markets) this.addMarket(config);
     const reserve = options.reserveOrders ?? 0;
     if (!Number.isSafeInteger(reserve) || reserve < 0) throw new Error("reserveOrders must be a non-negative integer");
+    this.reserveOrders = reserve;
     this.orders = new OrderIndex(reserve);
     // Stryker disable next-line MethodExpression: the pool's size only decides how many closed nodes are reused instead of allocated
     this.poolCap = Math.max(POOL_CAP, reserve);

@@ -125,9 +125,10 @@ function toOrder(symbol: string, r: SnapshotOrder, status: OrderStatus): Order {
   return o;
 }
 
-export function restoreSnapshot(snapshot: EngineSnapshot): MatchingEngine {
+/** `reserveOrders`: as EngineOptions.reserveOrders (a restarted service keeps the reserve it ran with). */
+export function restoreSnapshot(snapshot: EngineSnapshot, options: { reserveOrders?: number } = {}): MatchingEngine {
   if (snapshot.version !== 1) throw new Error(`unsupported snapshot version ${String(snapshot.version)}`);
-  const engine = new MatchingEngine({ markets: snapshot.markets.map((m) => m.config) });
+  const engine = new MatchingEngine({ markets: snapshot.markets.map((m) => m.config), reserveOrders: options.reserveOrders });
   const all: Order[] = [];
   for (const sm of snapshot.markets) {
     const m = engine.markets.get(sm.config.symbol)!;

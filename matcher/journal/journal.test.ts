@@ -37,6 +37,22 @@ test("a restarted engine has the same book and then emits the same events as one
     await j2.close();
   }));
 
+test("the engine's reserve of order nodes is allocated also when it is restored from a snapshot", () =>
+  withDir(async (dir) => {
+    const open = () => createJournaledEngine({ dir, markets: CRASH_MARKETS, snapshotEvery: 10, reserveOrders: 1_000 });
+    const pooled = (j: Awaited<ReturnType<typeof open>>) => (j.engine as unknown as { pool: unknown[] }).pool.length;
+    const j1 = await open();
+    assert.equal(pooled(j1), 1_000);
+    for (let i = 0; i < 25; i++) await j1.submit(commandAt(3, i));
+    await j1.close();
+    const j2 = await open();
+    assert.ok(j2.recovery.snapshotIndex > 0, "restored from a snapshot");
+    assert.equal(j2.engine.reserveOrders, 1_000);
+    // the reserve, less at most one node per replayed command
+    assert.ok(pooled(j2) >= 1_000 - j2.recovery.replayed, `pool ${pooled(j2)}`);
+    await j2.close();
+  }));
+
 test("a torn record at the journal's tail is cut off and the commands before it survive", () =>
   withDir(async (dir) => {
     const j1 = await createJournaledEngine({ dir, markets: CRASH_MARKETS });

@@ -27,7 +27,7 @@ export interface JournaledEngineOptions<M = unknown> {
    *  snapshot's command index; `restore()` is called at open, before the replay, with the newest
    *  snapshot's (undefined without one). */
   owner?: { state(): unknown; restore(state: unknown | undefined): void };
-  /** Order nodes the engine allocates at start (see EngineOptions.reserveOrders; not applied to a snapshot). */
+  /** Order nodes the engine allocates at start, also when it is restored from a snapshot (EngineOptions.reserveOrders). */
   reserveOrders?: number;
   /** Called at open for every replayed record with the events it produced (without it, replay discards them). */
   onReplay?(record: JournalRecord<Command, M>, events: EngineEvent[]): void;
@@ -66,7 +66,7 @@ export async function createJournaledEngine<M = unknown>(options: JournaledEngin
     restore(snapshot) {
       const stored = snapshot?.state;
       const engineState = stored && owner ? (stored as { engine: EngineSnapshot }).engine : (stored as EngineSnapshot | undefined);
-      engine = engineState ? restoreSnapshot(engineState) : new MatchingEngine({ markets: [], reserveOrders: options.reserveOrders });
+      engine = engineState ? restoreSnapshot(engineState, { reserveOrders: options.reserveOrders }) : new MatchingEngine({ markets: [], reserveOrders: options.reserveOrders });
       for (const m of options.markets) if (!engine.markets.has(m.symbol)) engine.addMarket(m);
       owner?.restore(stored ? (stored as { owner: unknown }).owner : undefined);
     },

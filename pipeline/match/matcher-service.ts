@@ -4,6 +4,7 @@
 import type { Address, Hex } from "viem";
 import type { Command, EngineEvent, MarketConfig, OrderType, PlaceCommand, TimeInForce, TradeEvent } from "../../matcher/core/types";
 import { createJournaledEngine, type JournaledEngine } from "../../matcher/journal";
+import { MATCHER_RESERVE_ORDERS } from "../../matcher/deployment";
 import { PipelineError } from "../errors";
 import { validateSignedOrder, type IntakeContext, type PlaceSignedInput, type ValidatedOrder } from "../intake/intake";
 import { createRecoverPool, type RecoverPool } from "../intake/recover-pool";
@@ -17,9 +18,8 @@ import { systemClock, type Clock } from "../../runtime/clock";
 import { fromJsonSafe, toJsonSafe, type JsonSafe } from "./snapshot-json";
 import { NonceSet } from "./nonce-set";
 
-/** Order nodes the engine allocates at start (~8 MB): a growing book takes nodes from this reserve instead of
- * the young generation, which keeps mark-compacts and long scavenges off the matching path (docs/decisions.md). */
-const RESERVE_ORDERS = 32_768;
+/** Order nodes the engine allocates at start: the bench's reserve (matcher/deployment.ts). */
+const RESERVE_ORDERS = MATCHER_RESERVE_ORDERS;
 
 /** What a journal record carries beside its command (the record's `m`): replay rebuilds the service from it. */
 export interface JournalMeta {

@@ -14,6 +14,7 @@ import { systemClock } from "../../../runtime/clock";
 import { partitionNonceRange } from "../../../pipeline/intake/api-nonces";
 import { startPartitionServer, type PartitionServer } from "../../../pipeline/partition/server";
 import { provisionExtraOperators } from "../operators";
+import { MATCHER_RESERVE_ORDERS, MATCHER_V8_FLAGS, missingMatcherFlags } from "../../../matcher/deployment";
 
 export interface PipelineHandle extends ComponentHandle {
   readonly pipeline: Pipeline;
@@ -38,6 +39,9 @@ export const pipelineComponent: Component = {
     if (unknown.length > 0) throw new Error(`PIPELINE_MARKETS names ${unknown.join(", ")}, not deployed (deployed: ${deployed.map((m) => m.symbol).join(", ")})`);
     const markets = owned ? deployed.filter((m) => owned.includes(m.symbol)) : deployed;
     const log = ctx.logger.child({ component: "pipeline" });
+    // the matcher runs as `npm run bench:matcher` measures it only with its V8 flags (package.json "start")
+    const missingFlags = missingMatcherFlags();
+    if (missingFlags.length > 0) log.warn({ missingFlags }, "the matcher's process lacks the V8 flags it is benchmarked with (matcher/deployment.ts; `npm start` passes them)");
     // finished orders leave memory (and the journal's snapshots) for an LMDB store beside the journal
     const dexState = new DexState({ history: await openDexHistory(path.join(ctx.config.dataDir, "pipeline", "history")), logger: log });
     let pipeline: Pipeline;
@@ -106,7 +110,10 @@ export const pipelineComponent: Component = {
         await pipeline.stop();
         await dexState.close();
       },
-      info: Object.fromEntries(markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`])),
+      info: {
+        ...Object.fromEntries(markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`])),
+        matcher: `reserve ${MATCHER_RESERVE_ORDERS} orders, V8 ${missingFlags.length === 0 ? MATCHER_V8_FLAGS.join(" ") : `flags missing: ${missingFlags.join(" ")}`}`,
+      },
       async health() {
         const h = pipeline.health();
         // a partition's projection misses the trades other partitions settled for the same accounts: its start's

@@ -1,0 +1,60 @@
+// The matcher runs in production as `npm run bench:matcher` measures it: the same order-node reserve and the
+// same V8 flags, all read from matcher/deployment.ts (issue #17: "the figures describe production"). The bench
+// checks its own side: its child processes report their flags and reserve, and a run whose engine ran with
+// other settings fails ("runs with the matcher service's settings").
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Address } from "viem";
+import { MATCHER_RESERVE_ORDERS, MATCHER_V8_FLAGS, missingMatcherFlags } from "../../matcher/deployment";
+import type { JournaledEngine } from "../../matcher/journal";
+import { MatcherService } from "./matcher-service";
+import { createOrderDigester, getDomainSeparator } from "../intake/order-digest";
+import { getSettlementDomain } from "../order";
+import type { MarketSpec } from "../markets";
+import { REPO_ROOT } from "../../config";
+
+const market: MarketSpec = {
+  symbol: "WETH-USD", baseToken: "0x00000000000000000000000000000000000000e1", quoteToken: "0x00000000000000000000000000000000000000d1",
+  baseDecimals: 18, quoteDecimals: 6, tickSize: 10_000n, lotSize: 10n ** 14n, minLots: 1n, maxLots: 10n ** 9n,
+};
+const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address)));
+
+test("`npm start` starts the stack's process (where the matcher runs) with the matcher's V8 flags, and node accepts them", () => {
+  const start: string = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts.start;
+  const argv = start.split(/\s+/);
+  const script = argv.indexOf("scripts/start.ts");
+  const nodeArgs = argv.slice(argv.indexOf("node") + 1, script);
+  assert.ok(script > 0 && argv.includes("node"), start);
+  assert.deepEqual(missingMatcherFlags(nodeArgs), [], `package.json start: ${start}`);
+  // the same node options, as the stack's process gets them: node starts with them (an unknown flag would fail)
+  // and the process sees every flag
+  const flags = nodeArgs.filter((a) => a !== "--import" && a !== "tsx");
+  const seen = execFileSync(process.execPath, [...flags, "-e", "process.stdout.write(JSON.stringify(process.execArgv))"], { encoding: "utf8" });
+  assert.deepEqual(missingMatcherFlags(JSON.parse(seen)), []);
+  assert.deepEqual(missingMatcherFlags(["--v8-pool-size=1"]), ["--min-semi-space-size=1", "--max-semi-space-size=1"]);
+});
+
+test("the pipeline's matcher service allocates the bench's reserve, at its first open and when reopened", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "matcher-deploy-"));
+  const engineOf = (s: MatcherService) => (s as unknown as { journal: JournaledEngine }).journal.engine;
+  try {
+    // (matcher/journal/journal.test.ts: the journaled engine keeps its reserve when restored from a snapshot)
+    const open = async () => {
+      const svc = new MatcherService({ journalDir: dir, markets: [market], digest, fees: { makerFeeBps: 10n, takerFeeBps: 20n }, expiryMarginMs: 10_000, fsync: false, snapshotEvery: 1 });
+      await svc.open();
+      return svc;
+    };
+    const first = await open();
+    assert.equal(engineOf(first).reserveOrders, MATCHER_RESERVE_ORDERS);
+    await first.close();
+    const again = await open();
+    assert.equal(engineOf(again).reserveOrders, MATCHER_RESERVE_ORDERS);
+    await again.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
