@@ -68,6 +68,9 @@ export class Level {
   }
 }
 
+/** Empty levels a side keeps for reuse. */
+const SPARE_LEVELS = 1_024;
+
 export class BookSide {
   readonly isBuy: boolean;
   readonly symbol: string;
@@ -75,6 +78,9 @@ export class BookSide {
   levels: Level[] = [];
   byPrice = new Map<number, Level>();
   private emptyCount = 0;
+  /** Dropped (empty) levels kept for reuse: prices come and go at the top of a book all the time, and
+   *  recycling their levels keeps that churn out of the garbage collector. */
+  private readonly spare: Level[] = [];
 
   constructor(symbol: string, isBuy: boolean) {
     this.symbol = symbol;
@@ -90,6 +96,7 @@ export class BookSide {
       if (top.orderCount > 0) return top;
       levels.pop();
       this.byPrice.delete(top.priceTicks);
+      this.release(top);
       this.emptyCount--;
       n--;
     }
@@ -103,7 +110,9 @@ export class BookSide {
       if (lvl.orderCount === 0) this.emptyCount--;
       return lvl;
     }
-    lvl = new Level(this.symbol, priceTicks, this.isBuy);
+    lvl = this.spare.pop();
+    if (lvl === undefined) lvl = new Level(this.symbol, priceTicks, this.isBuy);
+    else lvl.priceTicks = priceTicks;
     this.byPrice.set(priceTicks, lvl);
     const levels = this.levels;
     // Sorted by "goodness": ascending price for bids, descending for asks.
@@ -136,10 +145,19 @@ export class BookSide {
     const kept: Level[] = [];
     for (const lvl of this.levels) {
       if (lvl.orderCount > 0) kept.push(lvl);
-      else this.byPrice.delete(lvl.priceTicks);
+      else {
+        this.byPrice.delete(lvl.priceTicks);
+        this.release(lvl);
+      }
     }
     this.levels = kept;
     this.emptyCount = 0;
+  }
+
+  /** Keeps an empty level, out of the book, for levelFor to reuse (its queues are empty: nothing to reset). */
+  private release(lvl: Level): void {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: the cap only bounds memory; a reused or a new level behave the same
+    if (this.spare.length < SPARE_LEVELS) this.spare.push(lvl);
   }
 
   private better(a: number, b: number): boolean {

@@ -70,6 +70,9 @@ export class MatchingEngine {
   private ts = 0;
   private sink: EventSink = NULL_SINK;
   private readonly fired: Order[] = [];
+  /** The market of the last place command (markets are never removed). */
+  private lastSymbol = "";
+  private lastMarket: MarketState | undefined = undefined;
   /**
    * Closed order nodes for reuse: the engine hands nodes to sinks only for the duration of a call,
    * and recycling them keeps the order churn out of the garbage collector. GTD nodes are not
@@ -201,7 +204,16 @@ export class MatchingEngine {
   // ---------------------------------------------------------------- commands
 
   private place(cmd: PlaceCommand): void {
-    const m = this.markets.get(cmd.symbol);
+    // The last market placed on, checked first: a service usually sees runs of orders on one market.
+    let m: MarketState | undefined;
+    if (cmd.symbol === this.lastSymbol) m = this.lastMarket;
+    else {
+      m = this.markets.get(cmd.symbol);
+      if (m !== undefined) {
+        this.lastSymbol = cmd.symbol;
+        this.lastMarket = m;
+      }
+    }
     const rejection = validatePlace(cmd, m?.config, this.ts);
     if (rejection !== null) return this.reject(cmd, rejection.code, rejection.reason);
     const idHash = this.orders.hash(cmd.orderId);

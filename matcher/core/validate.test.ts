@@ -2,7 +2,7 @@
 // reuses validatePlace, so the property tests cannot notice a change to it: these tests hold it directly.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ORDER_TYPE_RULES, isLimitType, isNonEmptyString, isPositiveSafeInt, isStopType, validatePlace } from "./validate";
+import { ORDER_TYPE_RULES, isLimitType, isNonEmptyString, isPositiveSafeInt, isStopType, orderTypeRule, validatePlace } from "./validate";
 import type { MarketConfig, OrderType, PlaceCommand, TimeInForce } from "./types";
 
 const NOW = 1_000_000;
@@ -164,4 +164,10 @@ test("self-trade prevention modes: the four, nothing else", () => {
   for (const stp of ["cancel_newest", "cancel_oldest", "cancel_both", "decrement"] as const) ok({ stp });
   bad({ stp: "cancel_all" as "cancel_both" }, "INVALID_ORDER", "stp mode not recognized: cancel_all");
   bad({ stp: "" as "cancel_both" }, "INVALID_ORDER", "stp mode not recognized: ");
+});
+
+test("orderTypeRule returns every row of ORDER_TYPE_RULES and nothing for other names (inherited keys included)", () => {
+  for (const [type, rule] of Object.entries(ORDER_TYPE_RULES)) assert.equal(orderTypeRule(type), rule, type);
+  for (const other of ["toString", "__proto__", "constructor", "hasOwnProperty", "LIMIT", "", "limit "]) assert.equal(orderTypeRule(other), undefined, other);
+  assert.equal(orderTypeRule(5 as unknown as string), undefined);
 });

@@ -29,9 +29,29 @@ export const ORDER_TYPE_RULES: Readonly<Record<OrderType, OrderTypeRule>> = {
   limit_maker: { timeInForce: ["GTC"], needsPrice: true, needsTrigger: false },
 };
 
-/** The table's row for `type`, or undefined when `type` is not an order type (inherited keys included). */
+const { market: MARKET_RULE, limit: LIMIT_RULE, stop_loss: STOP_LOSS_RULE, stop_loss_limit: STOP_LOSS_LIMIT_RULE, take_profit: TAKE_PROFIT_RULE, take_profit_limit: TAKE_PROFIT_LIMIT_RULE, limit_maker: LIMIT_MAKER_RULE } = ORDER_TYPE_RULES;
+
+/** The table's row for `type`, or undefined when `type` is not an order type (inherited keys included).
+ *  A switch: on every placed order, it costs less than a keyed lookup behind hasOwnProperty. */
 export function orderTypeRule(type: string): OrderTypeRule | undefined {
-  return Object.prototype.hasOwnProperty.call(ORDER_TYPE_RULES, type) ? ORDER_TYPE_RULES[type as OrderType] : undefined;
+  switch (type) {
+    case "limit":
+      return LIMIT_RULE;
+    case "market":
+      return MARKET_RULE;
+    case "stop_loss":
+      return STOP_LOSS_RULE;
+    case "stop_loss_limit":
+      return STOP_LOSS_LIMIT_RULE;
+    case "take_profit":
+      return TAKE_PROFIT_RULE;
+    case "take_profit_limit":
+      return TAKE_PROFIT_LIMIT_RULE;
+    case "limit_maker":
+      return LIMIT_MAKER_RULE;
+    default:
+      return undefined;
+  }
 }
 
 const TIME_IN_FORCE = new Set<string>(["GTC", "IOC", "FOK", "GTD", "POST_ONLY"]);
@@ -51,11 +71,11 @@ function reject(code: RejectCode, reason: string): Rejection {
 
 /** Whether the type carries a limit price (and so can rest on the book). */
 export function isLimitType(type: OrderType): boolean {
-  return ORDER_TYPE_RULES[type].needsPrice;
+  return orderTypeRule(type)!.needsPrice;
 }
 
 export function isStopType(type: OrderType): boolean {
-  return ORDER_TYPE_RULES[type].needsTrigger;
+  return orderTypeRule(type)!.needsTrigger;
 }
 
 export function validatePlace(cmd: PlaceCommand, market: MarketConfig | undefined, nowTs: number): Rejection | null {
