@@ -170,3 +170,35 @@ test("external chains + Postgres + a shared deployments file: no node started, t
     fs.rmSync(sharedDir, { recursive: true, force: true });
   }
 });
+
+test("two stacks starting at once on one fresh external chain and one DEPLOYMENTS_FILE: one deploys, the other waits and reuses it", { timeout: 240_000 }, async () => {
+  const dirs = [0, 1, 2].map((i) => fs.mkdtempSync(path.join(os.tmpdir(), `external-parts-twin-${i}-`)));
+  const deploymentsFile = path.join(dirs[2], "deployments.json");
+  const [home, remote] = await Promise.all([startExternalAnvil({ chainId: 31337 }), startExternalAnvil({ chainId: 31338 })]);
+  const stacks: RunningStack[] = [];
+  try {
+    const configs = await Promise.all(
+      [0, 1].map(async (i) => (await createTestConfig(dirs[i], { HOME_CHAIN_RPC_URL: home.rpcUrl, REMOTE_CHAIN_RPC_URL: remote.rpcUrl, DEPLOYMENTS_FILE: deploymentsFile })).config),
+    );
+    const client = createPublicClient({ transport: http(home.rpcUrl) });
+    const started = await Promise.allSettled(configs.map((config) => startStack({ config, components: [], onComponentError: "fail" })));
+    for (const s of started) if (s.status === "fulfilled") stacks.push(s.value);
+    assert.deepEqual(started.map((s) => s.status), ["fulfilled", "fulfilled"], String(started.find((s) => s.status === "rejected") && (started.find((s) => s.status === "rejected") as PromiseRejectedResult).reason));
+    assert.deepEqual(stacks.map((s) => s.deployedNow).sort(), [false, true], "exactly one deployed");
+    assert.equal(stacks[0].deployments.home.contracts.Settlement, stacks[1].deployments.home.contracts.Settlement);
+    // one exchange deployment on the chain: the Settlement of the file, and the deployer's transactions
+    // those of one provisioning run (a second deployment would have doubled them)
+    const sent = await client.getTransactionCount({ address: configs[0].keys.deployer.address });
+    const file = JSON.parse(fs.readFileSync(deploymentsFile, "utf8"));
+    assert.equal(file.home.contracts.Settlement, stacks[0].deployments.home.contracts.Settlement);
+    const again = await startStack({ config: configs[0], components: [], onComponentError: "fail" });
+    stacks.push(again);
+    assert.equal(again.deployedNow, false);
+    assert.equal(await client.getTransactionCount({ address: configs[0].keys.deployer.address }), sent);
+    assert.equal(fs.existsSync(`${deploymentsFile}.lock`), false);
+  } finally {
+    for (const s of stacks) await s.stop().catch(() => undefined);
+    await Promise.all([home.stop(), remote.stop()]);
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  }
+});

@@ -53,23 +53,3 @@ test("startExternalAnvil: the chain id asked for, automining a dev account's tra
   }
   await assert.rejects(rpc(node.rpcUrl, "eth_chainId"));
 });
-
-test("startExternalAnvil: paying 1.5 x eth_gasPrice (as the settle sender does) does not raise the next suggestion", { timeout: 120_000 }, async () => {
-  const node = await startExternalAnvil();
-  try {
-    const [from] = (await rpc(node.rpcUrl, "eth_accounts")) as string[];
-    const first = BigInt((await rpc(node.rpcUrl, "eth_gasPrice")) as string);
-    let price = first;
-    for (let i = 0; i < 12; i++) {
-      await rpc(node.rpcUrl, "eth_sendTransaction", [{ from, to: from, value: "0x1", gasPrice: `0x${((price * 3n) / 2n).toString(16)}`, type: "0x0" }]);
-      // automine: the next block exists before the next suggestion is read
-      const target = i + 1;
-      for (let k = 0; k < 200 && Number(await rpc(node.rpcUrl, "eth_blockNumber")) < target; k++) await new Promise((r) => setTimeout(r, 25));
-      price = BigInt((await rpc(node.rpcUrl, "eth_gasPrice")) as string);
-    }
-    // without --disable-min-priority-fee this was ~ 100x the first after 12 transactions
-    assert.ok(price <= first, `gas price ${first} -> ${price}`);
-  } finally {
-    await node.stop();
-  }
-});

@@ -8,8 +8,7 @@
 //   root: under root the cluster is made and run as the `postgres` system user when there is one, else
 //   `nobody`. Durability is off (fsync, synchronous_commit): a throwaway server for tests.
 // - startExternalAnvil: Anvil from its platform package (as scripts/chain starts it) with its own automine,
-//   the Hardhat dev accounts funded, no minimum priority fee (see below), and no proxy, journal or
-//   supervisor: what an operator's node is.
+//   the Hardhat dev accounts funded, and no proxy, journal or supervisor: what an operator's node is.
 //
 // Both end with the test process even when it is killed (a shell watchdog holds a pipe from this process,
 // as scripts/chain/anvil-process.ts does for its nodes).
@@ -213,12 +212,11 @@ export async function startExternalAnvil(opts: { chainId?: number } = {}): Promi
     "--disable-default-create2-deployer",
     "--no-request-size-limit",
     "--color", "never",
-    // Anvil's eth_gasPrice suggests a tip from recent blocks' tips, and the settle sender pays 1.5 x
-    // eth_gasPrice as a legacy price: alone on a node, each transaction raised the next suggestion (measured:
-    // 2 gwei to 2.6e6 gwei in 35 transactions, after which the operator's 10,000 ETH no longer pay a batch).
-    // Without the minimum tip the suggestion follows the base fee down instead. (Our own chains answer
-    // eth_gasPrice in their proxy: scripts/chain/node-kind.ts overriddenRead.)
-    "--disable-min-priority-fee",
+    // Anvil's defaults otherwise, as an operator runs it. Its eth_gasPrice suggests a tip from recent
+    // blocks' tips, and the settle sender pays 1.5 x eth_gasPrice: alone on the node, each refresh (every
+    // 2 s under load) raises the next suggestion ~1.5x (2 gwei -> 2.6e6 gwei in 35 transactions, measured).
+    // Fine for a test's minutes; --disable-min-priority-fee would stop it but breaks viem's EIP-1559
+    // estimate in provisioning (tip 1 gwei > fee cap). See docs/decisions/stack.md.
   ];
   const child = spawn(anvilBinary(), args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true });
   child.on("error", () => undefined);
