@@ -1,7 +1,8 @@
-// A minimal JSON-RPC 2.0 client over keep-alive HTTP for talking to a local Hardhat node. The chain
+// A minimal JSON-RPC 2.0 client over keep-alive HTTP(S) for talking to a local node (or an external one). The chain
 // layer needs raw responses (errors included, as they are journalled and replayed) and sub-millisecond
 // overhead, which viem's transport does not give.
 import http from "node:http";
+import https from "node:https";
 import { AppError } from "../../runtime/errors";
 
 export interface JsonRpcRequest {
@@ -47,16 +48,19 @@ export interface RpcClient {
 
 export function createRpcClient(url: string): RpcClient {
   const target = new URL(url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  // https for an external node (HOME_CHAIN_RPC_URL=https://...); a provider's key may be in the query
+  const secure = target.protocol === "https:";
+  const transport = secure ? https : http;
+  const agent = secure ? new https.Agent({ keepAlive: true, maxSockets: 64 }) : new http.Agent({ keepAlive: true, maxSockets: 64 });
   let nextId = 1;
 
   function postRaw(body: Buffer): Promise<{ status: number; body: Buffer }> {
     return new Promise((resolve, reject) => {
-      const req = http.request(
+      const req = transport.request(
         {
           host: target.hostname,
-          port: target.port,
-          path: target.pathname,
+          port: target.port || (secure ? 443 : 80),
+          path: `${target.pathname}${target.search}`,
           method: "POST",
           agent,
           headers: { "content-type": "application/json", "content-length": body.length },
