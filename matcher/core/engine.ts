@@ -271,7 +271,7 @@ export class MatchingEngine {
       return this.reject(cmd, "INVALID_ORDER", "orderId and account must be non-empty strings");
     const o = this.orders.get(cmd.orderId);
     if (o === undefined || o.account !== cmd.account) return this.reject(cmd, "ORDER_NOT_FOUND", "no open order with this id");
-    this.cancelOpen(this.markets.get(o.symbol)!, o, "user");
+    this.cancelOpen(o.symbol === this.lastSymbol ? this.lastMarket! : this.markets.get(o.symbol)!, o, "user");
   }
 
   private cancelAll(cmd: CancelAllCommand): void {

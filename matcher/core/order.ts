@@ -5,21 +5,23 @@ import type { Level } from "./book";
 import type { AccountOrders } from "./accounts";
 
 export class Order implements OrderView {
-  // Fields touched by every match and cancel first: V8 lays them out in this order, so they share
-  // the object's first cache lines.
-  /** Set while the order rests in a level queue. */
-  level: Level | null = null;
-  prev: Order | null = null;
-  next: Order | null = null;
+  // Fields touched by every lookup, match and cancel first: V8 lays them out in this order, so they share
+  // the object's first cache lines (a lookup by id reads hashNext, idHash and orderId only).
   /** The next node in its OrderIndex bucket, and the index's hash of orderId. */
   hashNext: Order | null = null;
   idHash = 0;
   // Stryker disable all: init() sets every field below before any read, so these initial values are never observed
+  orderId = "";
+  /** Set while the order rests in a level queue. */
+  level: Level | null = null;
+  prev: Order | null = null;
+  next: Order | null = null;
   remainingLots = 0;
   /** Lots shown at the head of the queue: remaining for plain orders, the slice for icebergs, 0 when hidden. */
   displayLots = 0;
   hidden = false;
   account = "";
+  symbol = "";
   status: OrderStatus = "open";
   acc: AccountOrders | null = null;
   accPrev: Order | null = null;
@@ -31,11 +33,9 @@ export class Order implements OrderView {
   expiresAt = 0;
   isBuy = true;
   priceTicks = 0;
-  orderId = "";
   icebergVisibleLots = 0;
   stp: StpMode = "cancel_newest";
   clientOrderId: string | undefined = undefined;
-  symbol = "";
   side: Side = "buy";
   type: OrderType = "limit";
   timeInForce: TimeInForce = "GTC";
