@@ -1,0 +1,264 @@
+// Past one machine (#17): ONE external chain node (Anvil, plus one for the remote chain the stack requires),
+// ONE external Postgres server, the exchange deployed once, then as child processes two matcher partitions
+// (WETH-USD with the default operator on settle lane 0; WBTC-USD with an operator of its own on lane 1) and two API
+// processes (each routing to both partitions, one database). A client sees one consistent DEX: orders placed
+// through API 1 and API 2 on both partitions' markets cross and settle on chain exactly once, each by its
+// partition's operator; both APIs answer the same book, order and balances; API 2's WebSocket shows the
+// trade of an order placed through API 1; an API key made through API 1 trades through API 2. A trader who
+// over-commits across the partitions has the second trade refused by the contract, the venue keeps
+// settling; killing one partition makes its markets alone unavailable.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { createPublicClient, http, parseAbiItem, type Address, type PrivateKeyAccount } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { REPO_ROOT } from "../../config/base";
+import { createTestConfig, defaultComponents, startStack } from "../../scripts/stack";
+import { freePort } from "../../runtime/ports";
+import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
+import type { MarketSpec } from "../../pipeline/service";
+import { settlementAbi } from "../../sdk/abi";
+import { OPERATOR_ROLE } from "../../sdk/eip712";
+import { api, createApiKey, keyHeaders, keyOrderBody, signedOrderBody, walletHeaders } from "../../api/testing/client";
+import { connectWs, type TestWs } from "../../api/testing/ws-client";
+import { decimalPriceToTicks, sizeToLots } from "../../api/dex/units";
+import { startExternalAnvil, startPostgresServer } from "../support/external-parts";
+
+const SECRET = randomBytes(24).toString("hex");
+const ENCRYPTION_KEY = randomBytes(32).toString("hex");
+const LANE1 = 1n << 56n;
+
+interface Child {
+  name: string;
+  proc: ChildProcess;
+  env: Record<string, string>;
+  log(): string;
+  exited: Promise<number | null>;
+}
+
+function spawnStack(name: string, env: Record<string, string>): Child {
+  const base = { ...process.env };
+  delete base.NODE_TEST_CONTEXT;
+  const proc = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], { cwd: REPO_ROOT, env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  const keep = (d: Buffer) => (out = (out + d.toString()).slice(-30_000));
+  proc.stdout!.on("data", keep);
+  proc.stderr!.on("data", keep);
+  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+  return { name, proc, env, log: () => out, exited };
+}
+
+async function waitFor<T>(what: string, f: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, children: Child[] = []): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f().catch(() => undefined);
+    if (v) return v;
+    for (const c of children) if (c.proc.exitCode !== null) throw new Error(`${c.name} exited (${c.proc.exitCode}) while waiting for ${what}:\n${c.log()}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${children.map((c) => `--- ${c.name}\n${c.log().slice(-3000)}`).join("\n")}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const healthy = (c: Child) => waitFor(`${c.name} /health 200`, async () => (await fetch(`http://127.0.0.1:${c.env.HEALTH_PORT}/health`)).status === 200, 150_000, [c]);
+const ticks = (m: MarketSpec, p: string) => (decimalPriceToTicks(m, p) as { ok: true; value: bigint }).value;
+const lots = (m: MarketSpec, s: string) => (sizeToLots(m, s) as { ok: true; value: bigint }).value;
+
+test("scale-out: two matcher partitions and two API processes on one external chain and one Postgres are one consistent DEX", { timeout: 600_000 }, async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "scale-out-e2e-"));
+  const children: Child[] = [];
+  const sockets: TestWs[] = [];
+  const parts: { stop(): Promise<void> }[] = [];
+  try {
+    const [home, remote, pg] = await Promise.all([startExternalAnvil({ chainId: 31337 }), startExternalAnvil({ chainId: 31338 }), startPostgresServer()]);
+    parts.push(home, remote, pg);
+    // the second partition's operator: a key of its own, with gas (never a deployer's or another operator's)
+    const operatorBKey = generatePrivateKey();
+    const operatorB = privateKeyToAccount(operatorBKey);
+    await fetch(home.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "anvil_setBalance", params: [operatorB.address, "0x3635c9adc5dea00000"] }) });
+    const shared = {
+      HOME_CHAIN_RPC_URL: home.rpcUrl,
+      REMOTE_CHAIN_RPC_URL: remote.rpcUrl,
+      DEPLOYMENTS_FILE: path.join(root, "deployments.json"),
+      DATABASE_URL: pg.url,
+      LOG_LEVEL: "warn",
+      SIMULATOR: "off",
+    };
+
+    // ---- deploy once (the provisioning child grants the second partition's operator its role)
+    const { config } = await createTestConfig(path.join(root, "deploy"), { ...shared, EXTRA_OPERATOR_ADDRESSES: operatorB.address });
+    const deployer = await startStack({ config, components: defaultComponents(["pipeline"]), onComponentError: "fail" });
+    const all = (deployer.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle).dexService.listMarkets();
+    const settlement = deployer.deployments.home.contracts.Settlement as Address;
+    const startBlock = BigInt(deployer.deployments.home.startBlock);
+    await deployer.stop();
+    const eth = all.find((m) => m.symbol === "WETH-USD")!;
+    const btc = all.find((m) => m.symbol === "WBTC-USD")!;
+    const chain = createPublicClient({ transport: http(home.rpcUrl) });
+    assert.equal(await chain.readContract({ address: settlement, abi: settlementAbi, functionName: "hasRole", args: [OPERATOR_ROLE, operatorB.address] }), true);
+
+    // ---- two partitions, then two API processes, each its own process and data dir
+    const p1Port = await freePort();
+    const p2Port = await freePort();
+    const partitionEnv = async (n: number, markets: string, port: number, extra: Record<string, string> = {}) =>
+      (await createTestConfig(path.join(root, `partition-${n}`), { ...shared, STACK_COMPONENTS: "pipeline", PIPELINE_MARKETS: markets, PARTITION_PORT: String(port), PARTITION_INDEX: String(n - 1), PARTITION_SECRET: SECRET, ...extra })).env;
+    const p1 = spawnStack("partition 1", await partitionEnv(1, "WETH-USD", p1Port));
+    const p2 = spawnStack("partition 2", await partitionEnv(2, "WBTC-USD", p2Port, { OPERATOR_PRIVATE_KEY: operatorBKey }));
+    children.push(p1, p2);
+    await Promise.all([healthy(p1), healthy(p2)]);
+    const apiEnv = async (n: number) =>
+      (await createTestConfig(path.join(root, `api-${n}`), {
+        ...shared, STACK_COMPONENTS: "dex-api", PARTITION_SECRET: SECRET, API_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY, DEX_IP_RATE_LIMIT: "100000",
+        DEX_PARTITIONS: `WETH-USD=http://127.0.0.1:${p1Port};WBTC-USD=http://127.0.0.1:${p2Port}`,
+      })).env;
+    const a1 = spawnStack("api 1", await apiEnv(1));
+    const a2 = spawnStack("api 2", await apiEnv(2));
+    children.push(a1, a2);
+    await Promise.all([healthy(a1), healthy(a2)]);
+    const api1 = `http://127.0.0.1:${a1.env.DEX_API_PORT}`;
+    const api2 = `http://127.0.0.1:${a2.env.DEX_API_PORT}`;
+    const ws2Url = `ws://127.0.0.1:${a2.env.DEX_WS_PORT}/ws`;
+
+    // both APIs list both partitions' markets
+    for (const origin of [api1, api2]) {
+      const r = await api(origin, "GET", "/v1/markets");
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(JSON.stringify(r.body).match(/W(ETH|BTC)-USD/g)!.filter((s: string, i: number, a: string[]) => a.indexOf(s) === i).sort(), ["WBTC-USD", "WETH-USD"]);
+    }
+
+    const [A, B, C, D] = config.keys.demoTraders.slice(0, 4).map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
+    const nonces = new Map<string, bigint>();
+    const place = async (origin: string, w: PrivateKeyAccount, m: MarketSpec, side: "buy" | "sell", price: string, size: string) => {
+      const nonce = (nonces.get(w.address) ?? 10_000n) + 1n;
+      nonces.set(w.address, nonce);
+      return api(origin, "POST", "/v1/orders", { body: await signedOrderBody(w, m, home.chainId, settlement, { side, priceTicks: ticks(m, price), sizeLots: lots(m, size), nonce }) });
+    };
+    const get = async (origin: string, w: PrivateKeyAccount, p: string) => api(origin, "GET", p, { headers: await walletHeaders(w, origin, "GET", p) });
+    const settledFill = (origin: string, w: PrivateKeyAccount, orderId: string) =>
+      waitFor(`order ${orderId}'s fill settled`, async () => {
+        const r = await get(origin, w, `/v1/orders/${orderId}`);
+        return r.status === 200 && r.body.fills.length > 0 && r.body.fills.every((f: { settlement: string }) => f.settlement === "settled") ? r.body : undefined;
+      }, 60_000, children);
+
+    // API 2's public trade feed of WETH-USD (partition 1)
+    const ws2 = await connectWs(ws2Url);
+    sockets.push(ws2);
+    ws2.send({ type: "subscribe", channel: "trades", symbol: "WETH-USD" });
+    await ws2.next((x) => x.type === "subscribed" && x.channel === "trades", 30_000);
+
+    // ---- orders through both APIs on both partitions' markets cross
+    const ask1 = await place(api2, A, eth, "sell", "2500", "1");
+    assert.equal(ask1.status, 201, ask1.text);
+    assert.equal(ask1.body.status, "open");
+    const bid1 = await place(api1, B, eth, "buy", "2500", "1");
+    assert.equal(bid1.status, 201, bid1.text);
+    assert.equal(bid1.body.status, "filled");
+    const bid2 = await place(api1, A, btc, "buy", "60000", "0.1");
+    assert.equal(bid2.status, 201, bid2.text);
+    const ask2 = await place(api2, B, btc, "sell", "60000", "0.1");
+    assert.equal(ask2.status, 201, ask2.text);
+    assert.equal(ask2.body.status, "filled");
+
+    // API 2's feed shows the trade of the order placed through API 1
+    const wsTrade = await ws2.next((x) => x.type === "trade" && x.symbol === "WETH-USD", 30_000);
+    const ethFill = await settledFill(api1, B, bid1.body.order_id);
+    assert.equal(wsTrade.trade_id, ethFill.fills[0].trade_id);
+    assert.equal(wsTrade.price, 2500);
+    const btcFill = await settledFill(api2, A, bid2.body.order_id);
+
+    // settled on chain exactly once each, by its partition's own operator, in its own lane
+    const tradeSettled = parseAbiItem("event TradeSettled(uint64 indexed batchId, bytes32 indexed makerOrderHash, bytes32 indexed takerOrderHash, address maker, address taker, address baseToken, address quoteToken, bool takerIsBuy, uint256 price, uint256 baseAmount, uint256 quoteAmount, uint256 makerFee, uint256 takerFee)");
+    const logs = await chain.getLogs({ address: settlement, event: tradeSettled, fromBlock: startBlock });
+    assert.equal(logs.length, 2, "two trades, two TradeSettled");
+    const byBase = (t: Address) => logs.filter((l) => l.args.baseToken!.toLowerCase() === t.toLowerCase());
+    const [ethLog] = byBase(eth.baseToken);
+    const [btcLog] = byBase(btc.baseToken);
+    assert.ok(ethLog.args.batchId! < LANE1, "partition 1 settles in lane 0");
+    assert.ok(btcLog.args.batchId! >= LANE1 && btcLog.args.batchId! < 2n * LANE1, "partition 2 settles in lane 1");
+    assert.equal(ethLog.transactionHash, ethFill.fills[0].tx_hash);
+    assert.equal(btcLog.transactionHash, btcFill.fills[0].tx_hash);
+    assert.equal((await chain.getTransaction({ hash: ethLog.transactionHash! })).from.toLowerCase(), config.keys.operator.address.toLowerCase());
+    assert.equal((await chain.getTransaction({ hash: btcLog.transactionHash! })).from.toLowerCase(), operatorB.address.toLowerCase());
+
+    // ---- both APIs answer the same book, the same order, the same balances
+    for (const symbol of ["WETH-USD", "WBTC-USD"]) {
+      await place(api1, C, symbol === "WETH-USD" ? eth : btc, "buy", symbol === "WETH-USD" ? "2000" : "50000", "0.5");
+      const [b1, b2] = await Promise.all([api(api1, "GET", `/v1/orderbook/${symbol}`), api(api2, "GET", `/v1/orderbook/${symbol}`)]);
+      assert.equal(b1.status, 200, b1.text);
+      const strip = (b: Record<string, unknown>) => ({ ...b, timestamp: 0 });
+      assert.deepEqual(strip(b2.body), strip(b1.body));
+      assert.equal(b1.body.bids.length, 1);
+    }
+    const [o1, o2] = [await get(api1, A, `/v1/orders/${ask1.body.order_id}`), await get(api2, A, `/v1/orders/${ask1.body.order_id}`)];
+    assert.equal(o1.status, 200, o1.text);
+    assert.deepEqual(o2.body, o1.body);
+    assert.equal(o1.body.status, "filled");
+    const [bal1, bal2] = [await get(api1, C, "/v1/balances"), await get(api2, C, "/v1/balances")];
+    assert.equal(bal1.status, 200, bal1.text);
+    assert.deepEqual(bal2.body, bal1.body);
+    // C's two resting buys lock USD on both partitions: the merged balance holds both locks
+    const usd = (bal1.body.balances as { asset: string; locked: number | string }[]).find((b) => b.asset === "USD")!;
+    assert.equal(Number(usd.locked), 2000 * 0.5 + 50000 * 0.5);
+
+    // ---- an API key made through API 1 (approval sent by partition 1) trades through API 2 on partition 2
+    const key = await createApiKey(api1, C);
+    const kOrder = await api(api2, "POST", "/v1/orders", { headers: keyHeaders(key), body: keyOrderBody(btc, { side: "buy", priceTicks: ticks(btc, "40000"), sizeLots: lots(btc, "0.01"), clientOrderId: "scale-bot-1" }) });
+    assert.equal(kOrder.status, 201, kOrder.text);
+    const kSeen = await api(api1, "GET", `/v1/orders/${kOrder.body.order_id}`, { headers: keyHeaders(key) });
+    assert.equal(kSeen.status, 200, kSeen.text);
+    assert.equal(kSeen.body.status, "open");
+    const kCancel = await api(api1, "DELETE", `/v1/orders/${kOrder.body.order_id}`, { headers: keyHeaders(key) });
+    assert.equal(kCancel.status, 200, kCancel.text);
+
+    // ---- cross-partition risk: D commits 750,000 of its 1,000,000 USD on each partition; each partition
+    // accepts its order (it sees only its own locks); the contract refuses the second trade to settle and
+    // the poisoned-order handling cancels D's order there; both partitions keep settling
+    assert.equal((await place(api2, A, eth, "sell", "2500", "300")).status, 201);
+    assert.equal((await place(api1, B, btc, "sell", "62500", "12")).status, 201);
+    const [dEth, dBtc] = await Promise.all([place(api1, D, eth, "buy", "2500", "300"), place(api2, D, btc, "buy", "62500", "12")]);
+    assert.equal(dEth.status, 201, dEth.text);
+    assert.equal(dBtc.status, 201, dBtc.text);
+    assert.equal(dEth.body.status, "filled");
+    assert.equal(dBtc.body.status, "filled");
+    const outcome = await waitFor("both over-committed orders decided", async () => {
+      const rs = await Promise.all([get(api1, D, `/v1/orders/${dEth.body.order_id}`), get(api2, D, `/v1/orders/${dBtc.body.order_id}`)]);
+      const settled = rs.filter((r) => r.body.status === "filled" && r.body.fills[0]?.settlement === "settled");
+      const refused = rs.filter((r) => r.body.status === "cancelled" && String(r.body.status_reason).startsWith("settlement_rejected"));
+      return settled.length === 1 && refused.length === 1 ? { refused: refused[0].body } : undefined;
+    }, 90_000, children);
+    assert.match(String(outcome.refused.status_reason), /settlement_rejected:SettlementInsufficientBalance/);
+    // the refused side's market still trades and settles
+    const refusedMarket = outcome.refused.symbol === "WETH-USD" ? eth : btc;
+    const price = refusedMarket === eth ? "2400" : "61000";
+    assert.equal((await place(api1, A, refusedMarket, "sell", price, "0.01")).status, 201);
+    const after = await place(api2, B, refusedMarket, "buy", price, "0.01");
+    assert.equal(after.body.status, "filled", after.text);
+    await settledFill(api2, B, after.body.order_id);
+
+    // ---- partition 2 dies: WBTC-USD alone is unavailable
+    p2.proc.kill("SIGKILL");
+    await p2.exited;
+    const down = await waitFor("WBTC-USD unavailable", async () => {
+      const r = await api(api1, "GET", "/v1/orderbook/WBTC-USD");
+      return r.status === 503 ? r : undefined;
+    }, 30_000);
+    assert.equal(down.body.error.code, "SERVICE_UNAVAILABLE");
+    const placeDown = await place(api2, A, btc, "buy", "30000", "0.01");
+    assert.equal(placeDown.status, 503, placeDown.text);
+    assert.equal(placeDown.body.error.code, "SERVICE_UNAVAILABLE");
+    assert.equal((await api(api2, "GET", "/v1/orderbook/WETH-USD")).status, 200);
+    const stillOn = await place(api1, A, eth, "buy", "1000", "0.01");
+    assert.equal(stillOn.status, 201, stillOn.text);
+    assert.equal(stillOn.body.status, "open");
+  } finally {
+    for (const s of sockets) s.close();
+    for (const c of children) if (c.proc.exitCode === null) c.proc.kill("SIGTERM");
+    await Promise.all(children.map((c) => Promise.race([c.exited, new Promise((r) => setTimeout(r, 30_000).unref())])));
+    for (const c of children) if (c.proc.exitCode === null) c.proc.kill("SIGKILL");
+    for (const p of parts.reverse()) await p.stop().catch(() => undefined);
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
