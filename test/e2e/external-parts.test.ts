@@ -19,6 +19,7 @@ import { settlementAbi } from "../../sdk/abi";
 import type { MarketSpec } from "../../pipeline/service";
 import { api, createApiKey, signedOrderBody, walletHeaders } from "../../api/testing/client";
 import { startExternalAnvil, startPostgresServer } from "../support/external-parts";
+import { loginExchange } from "./exchange-session";
 
 const pg = createRequire(__filename)("pg") as {
   Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(sql: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>; end(): Promise<void> };
@@ -140,6 +141,11 @@ test("external chains + Postgres + a shared deployments file: no node started, t
     const count = async (table: string) => Number((await sql.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n);
     assert.ok((await count("iam.iam_signing_keys")) >= 1, "the iam's signing key");
     assert.ok((await count("exchange_api.exchange_signing_keys")) >= 1, "the exchange API's signing key");
+    // a user logs in at the iam and opens an exchange account: its rows, one in each schema
+    const session = await loginExchange(config.urls.identity, config.urls.exchangeApi, "+15550001717");
+    assert.match(session.address, /^0x[0-9a-fA-F]{40}$/);
+    assert.equal(await count("iam.iam_users"), 1);
+    assert.equal(await count("exchange_api.exchange_accounts"), 1);
     const schemas = (await sql.query("SELECT DISTINCT table_schema AS s FROM information_schema.tables WHERE table_name = 'schema_migrations' ORDER BY 1")).rows.map((r) => r.s);
     assert.deepEqual(schemas, ["dex_api", "exchange_api", "iam"]);
 
