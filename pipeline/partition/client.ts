@@ -49,7 +49,7 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
   let hello: PartitionHello | null = null;
   let nextId = 0;
   let backoff = 100;
-  const pending = new Map<number, { method: MethodName; resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout; agent?: LocalAccount; trader?: string }>();
+  const pending = new Map<number, { method: MethodName; resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout; agent?: LocalAccount; trader?: string; symbol?: string; side?: string }>();
   const listeners = new Set<(e: DexEvent) => void>();
   const greeted = new Set<(h: PartitionHello) => void>();
   let retry: NodeJS.Timeout | null = null;
@@ -140,6 +140,11 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
           return refuse("not an order of this exchange");
         }
         if (typeof msg.trader !== "string" || msg.trader.toLowerCase() !== p.trader) return refuse("not the placement's trader");
+        const m = hello.markets.find((x) => x.symbol === p.symbol);
+        const same = (a: unknown, b: string) => typeof a === "string" && a.toLowerCase() === b.toLowerCase();
+        if (!m || !same(msg.baseToken, m.baseToken) || !same(msg.quoteToken, m.quoteToken) || msg.side !== (p.side === "buy" ? 0 : 1)) {
+          return refuse("not the placement's market or side");
+        }
         p.agent
           .signTypedData(td as never)
           .then((signature) => sock.send(encodeFrame({ t: "signed", id: f.id, signature })))
@@ -181,8 +186,8 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
           pending.delete(id);
           reject(unavailable(o.url, `${method} unanswered after ${callTimeoutMs} ms`));
         }, callTimeoutMs);
-        const trader = (params as { trader?: string }).trader?.toLowerCase();
-        pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer, agent, trader });
+        const { trader, symbol, side } = params as { trader?: string; symbol?: string; side?: string };
+        pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer, agent, trader: trader?.toLowerCase(), symbol, side });
         sock.send(encodeFrame({ t: "call", id, method, params }));
       });
     },

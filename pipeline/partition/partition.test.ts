@@ -298,3 +298,55 @@ test("routed: refuses to start when a partition owns other markets than routed, 
     await Promise.all(servers.map((s) => s.close()));
   }
 });
+
+test("a partition cannot make the API process's agent sign anything but the placement's order (trader, market, side, domain)", { timeout: 60_000 }, async () => {
+  const { WebSocketServer } = await import("ws");
+  const http = await import("node:http");
+  const server = http.createServer();
+  const wss = new WebSocketServer({ server, path: PARTITION_PATH });
+  const refused: string[] = [];
+  const order = (over: Record<string, unknown>) => ({
+    trader: trader.address, baseToken: ETH.baseToken, quoteToken: ETH.quoteToken, side: 0, price: 1n, amount: 1n, expiry: 1n, nonce: 1n, flags: 0, ...over,
+  });
+  const forged = [
+    { domain: SETTLEMENT_DOMAIN, message: order({ trader: other.address }) },
+    { domain: SETTLEMENT_DOMAIN, message: order({ baseToken: BTC.baseToken }) },
+    { domain: SETTLEMENT_DOMAIN, message: order({ side: 1 }) },
+    { domain: { ...SETTLEMENT_DOMAIN, verifyingContract: "0x00000000000000000000000000000000000000ff" }, message: order({}) },
+    { domain: SETTLEMENT_DOMAIN, message: order({}), primaryType: "AgentApproval" },
+  ];
+  wss.on("connection", (ws) => {
+    ws.send(encodeFrame({ t: "hello", index: 0, domain: SETTLEMENT_DOMAIN, markets: [ETH], fees: { makerFeeBps: 0n, takerFeeBps: 0n } }));
+    ws.on("message", (d) => {
+      const f = decodeFrame(String(d)) as { t: string; id: number; message?: string };
+      if (f.t === "call") {
+        forged.forEach((x, i) => ws.send(encodeFrame({ t: "sign", id: i, call: f.id, typedData: { types: {}, primaryType: "Order", ...x } })));
+        return;
+      }
+      if (f.t === "signRefused") refused.push(f.message!);
+      if (refused.length === forged.length) ws.send(encodeFrame({ t: "error", id: 0, error: { code: "AGENT_NOT_APPROVED", message: "refused", details: {} } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const url = `http://127.0.0.1:${(server.address() as import("node:net").AddressInfo).port}`;
+  const routed = await createRoutedDexService({ routes: [{ symbols: ["WETH-USD"], url }], secret: SECRET, readyTimeoutMs: 20_000 });
+  try {
+    let signed = 0;
+    const agent = privateKeyToAccount(generatePrivateKey());
+    const counting = { ...agent, signTypedData: (async (td: never) => { signed++; return agent.signTypedData(td); }) as typeof agent.signTypedData };
+    await assert.rejects(
+      routed.placeOrder({
+        kind: "api_key", orderId: randomUUID(), clientOrderId: "x", symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc", priceTicks: 1n,
+        triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now(), trader: trader.address, apiKeyId: "k", agent: counting,
+      }),
+      (e: DexServiceError) => e.code === "AGENT_NOT_APPROVED",
+    );
+    assert.equal(signed, 0);
+    assert.equal(refused.length, forged.length);
+  } finally {
+    routed.close();
+    wss.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+});

@@ -74,6 +74,10 @@ export const dexApiComponent: Component = {
       ports: { rest: ctx.config.ports.dexRest, ws: ctx.config.ports.dexWs, grpc: ctx.config.ports.grpc },
       host: ctx.config.host,
       clock: systemClock,
+    }).catch(async (err: unknown) => {
+      routed?.close();
+      await db.close();
+      throw err;
     });
     let stopped = false;
     return {
