@@ -1,0 +1,82 @@
+// The bridge API on a real Postgres server, in the bridge's schema, as the stack runs it with DATABASE_URL:
+// two processes (two pools) seed the tenants at the same start without a conflict, a transfer initiated
+// through one is served by the other under its tenant's Host only, its amount exact.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { request as httpRequest } from "node:http";
+import pino from "pino";
+import type { PublicClient } from "viem";
+import { createDb, type Db } from "../../db";
+import { BRIDGE_ABIS } from "../../sdk/bridge-abi";
+import { startPostgresServer } from "../../test/support/external-parts";
+import { TRANSFER_TOKEN_HEADER } from "./access";
+import { custodyTenant, nativeTenant } from "./seed";
+import { startBridgeApi, type RunningBridgeApi } from "./server";
+import { createTenantStore } from "./tenants";
+
+const A = "tenant-a.test";
+const B = "tenant-b.test";
+const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as `0x${string}`;
+const USER = addr(0x1234);
+let server: Awaited<ReturnType<typeof startPostgresServer>>;
+const dbs: Db[] = [];
+const apis: RunningBridgeApi[] = [];
+
+function call(api: RunningBridgeApi, method: string, path: string, host: string, opts: { body?: string; token?: string } = {}): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { host };
+  if (opts.body !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": String(Buffer.byteLength(opts.body)) });
+  if (opts.token !== undefined) headers[TRANSFER_TOKEN_HEADER] = opts.token;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${api.url}${path}`, { method, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined }));
+    });
+    req.on("error", reject);
+    if (opts.body !== undefined) req.write(opts.body);
+    req.end();
+  });
+}
+
+before(async () => {
+  server = await startPostgresServer();
+  dbs.push(...(await Promise.all([0, 1].map(() => createDb({ databaseUrl: server.url, schema: "bridge" })))));
+  const info = (bridge: string, base: number, keyEpoch: number) => ({
+    bridge,
+    home: { chainId: 31337, vault: addr(base + 1) },
+    remote: { chainId: 31338, minter: addr(base + 2) },
+    tokens: [{ symbol: "USD", home: addr(base + 3), wrapped: addr(base + 4), decimals: 6 }],
+    keyEpoch,
+  });
+  // both processes seed at once, as two bridge processes starting together do
+  await Promise.all(dbs.map((db) => createTenantStore(db).seed([nativeTenant(info("native", 0xa00, 1), [A]), custodyTenant(info("custody", 0xb00, 2), [B])])));
+  const endpoint = (base: number) => ({
+    home: { chainId: 31337, vault: addr(base + 1), publicClient: {} as PublicClient },
+    remote: { chainId: 31338, minter: addr(base + 2), publicClient: {} as PublicClient },
+  });
+  for (const db of dbs) {
+    apis.push(
+      await startBridgeApi({ port: 0, db, logger: pino({ level: "silent" }), abis: BRIDGE_ABIS, bridges: { native: endpoint(0xa00), custody: endpoint(0xb00) }, relayedTransfers: { get: async () => undefined } }),
+    );
+  }
+});
+
+after(async () => {
+  for (const api of apis) await api.stop();
+  await Promise.all(dbs.map((db) => db.close()));
+  await server?.stop();
+});
+
+test("a transfer initiated through one process is served by the other, under its tenant's Host only", { timeout: 60_000 }, async () => {
+  const body = JSON.stringify({ direction: "deposit", token: "USD", amount: "123456789012345678901234567890", sender: USER, recipient: USER });
+  const t = await call(apis[0], "POST", "/api/v1/transfer/initiate", A, { body });
+  assert.equal(t.status, 201, JSON.stringify(t.body));
+  const own = await call(apis[1], "GET", `/api/v1/transfer/${t.body.transfer.id}`, A, { token: t.body.accessToken });
+  assert.equal(own.status, 200, JSON.stringify(own.body));
+  assert.equal(own.body.amount, "123456789012345678901234567890");
+  assert.equal((await call(apis[1], "GET", `/api/v1/transfer/${t.body.transfer.id}`, B, { token: t.body.accessToken })).status, 404);
+  const rows = await dbs[1].query<{ n: string }>("SELECT count(*)::text AS n FROM bridge.bridge_transfers");
+  assert.equal(rows.rows[0]!.n, "1");
+  assert.equal((await dbs[0].query<{ n: string }>("SELECT count(*)::text AS n FROM bridge.bridge_tenants")).rows[0]!.n, "2");
+});
