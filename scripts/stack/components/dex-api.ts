@@ -92,7 +92,10 @@ export const dexApiComponent: Component = {
       async health() {
         try {
           const r = await fetch(`${api.urls.rest}/openapi.json`);
-          return { ok: r.status === 200 || r.status === 429 };
+          // a partition down makes its markets unavailable, not the API: shown, not failed
+          const ok = r.status === 200 || r.status === 429;
+          if (!routed) return { ok };
+          return { ok, detail: `partitions: ${routed.partitions.map((c) => `${c.url} ${c.up ? "up" : "down"}`).join(", ")}` };
         } catch (err) {
           return { ok: false, detail: String(err) };
         }
