@@ -1,4 +1,5 @@
 // The block `npm start` prints once everything is up: every URL, address and demo credential.
+import { redactUrl } from "../chain/external-chain";
 import type { RunningStack } from "./start-stack";
 import { DEMO_DEPOSIT_WHOLE_TOKENS } from "./seed";
 
@@ -7,9 +8,11 @@ export function formatBanner(stack: RunningStack, healthUrl: string): string {
   const lines: string[] = [];
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(28)} ${value}`);
   lines.push("", "=== on-chain exchange: running ===", "");
-  lines.push("Chains (Hardhat JSON-RPC, state kept in the data dir)");
-  row(`home  (chain ${chains.home.chainId})`, `${chains.home.rpcUrl}  ${chains.home.wsUrl}`);
-  row(`remote (chain ${chains.remote.chainId})`, `${chains.remote.rpcUrl}  ${chains.remote.wsUrl}`);
+  lines.push("Chains (JSON-RPC; ours keep their state in the data dir, an external node is the operator's)");
+  const chainRow = (name: string, c: RunningStack["chains"]["home"]) =>
+    row(`${name} (chain ${c.chainId})`, c.external ? `external node ${redactUrl(c.rpcUrl)}` : `${c.rpcUrl}  ${c.wsUrl}`);
+  chainRow("home ", chains.home);
+  chainRow("remote", chains.remote);
   lines.push("", "Services");
   row("health", healthUrl);
   for (const c of stack.components) {

@@ -15,6 +15,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { indexerSchemaName } from "../../scripts/stack/components";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
+import { formatBanner } from "../../scripts/stack/banner";
 import { settlementAbi } from "../../sdk/abi";
 import type { MarketSpec } from "../../pipeline/service";
 import { api, createApiKey, signedOrderBody, walletHeaders } from "../../api/testing/client";
@@ -94,6 +95,7 @@ test("external chains + Postgres + a shared deployments file: no node started, t
     assert.equal(homeHealth.ok, true);
     assert.match(homeHealth.detail ?? "", /^external node, chain 31337, block \d+/);
     assert.equal(homeHealth.urls?.rpc, home.rpcUrl);
+    assert.match(formatBanner(stack, config.urls.health), new RegExp(`home  \\(chain 31337\\)\\s+external node ${home.rpcUrl}\n`));
 
     const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
     const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
