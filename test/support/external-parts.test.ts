@@ -1,10 +1,13 @@
 // The external parts the "past one machine" tests use are real: a Postgres server that answers SQL over
 // TCP, and an Anvil node with the chain id asked for, automining the stack's dev accounts' transactions.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { createRequire } from "node:module";
 import { test } from "node:test";
-import { startExternalAnvil, startPostgresServer } from "./external-parts";
+import { postgresBinDir, postgresRunAs, reachableBinDir, startExternalAnvil, startPostgresServer } from "./external-parts";
 
 const pg = createRequire(__filename)("pg") as {
   Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(sql: string): Promise<{ rows: Record<string, unknown>[] }>; end(): Promise<void> };
@@ -52,4 +55,25 @@ test("startExternalAnvil: the chain id asked for, automining a dev account's tra
     await node.stop();
   }
   await assert.rejects(rpc(node.rpcUrl, "eth_chainId"));
+});
+
+test("under root, binaries in a directory the postgres user cannot enter are copied where it can", { timeout: 120_000 }, async (t) => {
+  const runAs = postgresRunAs();
+  if (!runAs) {
+    t.skip("not root: Postgres runs as this user");
+    return;
+  }
+  const closed = fs.mkdtempSync(path.join(os.tmpdir(), "closed-"));
+  try {
+    fs.chmodSync(closed, 0o700);
+    const native = path.join(closed, "native");
+    fs.cpSync(path.dirname(postgresBinDir()), native, { recursive: true, verbatimSymlinks: true });
+    const bin = reachableBinDir(path.join(native, "bin"), runAs);
+    assert.notEqual(bin, path.join(native, "bin"));
+    assert.ok(!bin.startsWith(closed));
+    // and a server runs from it
+    assert.equal(spawnSync(path.join(bin, "postgres"), ["--version"], { ...runAs, encoding: "utf8" }).stdout.trim().startsWith("postgres (PostgreSQL) 18"), true);
+  } finally {
+    fs.rmSync(closed, { recursive: true, force: true });
+  }
 });

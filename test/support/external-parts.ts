@@ -54,7 +54,7 @@ export function postgresBinDir(): string {
 }
 
 /** Who runs Postgres: undefined (this user) unless this is root, which Postgres refuses. */
-function postgresRunAs(): { uid: number; gid: number } | undefined {
+export function postgresRunAs(): { uid: number; gid: number } | undefined {
   if (typeof process.getuid !== "function" || process.getuid() !== 0) return undefined;
   for (const name of ["postgres", "nobody"]) {
     const uid = spawnSync("id", ["-u", name], { encoding: "utf8" });
@@ -127,9 +127,34 @@ function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeout
  * A real Postgres server on 127.0.0.1 and a free port, with a fresh cluster in a temp dir (removed by
  * stop) or in `dataDir` (kept; a second start on it reuses the cluster).
  */
+/**
+ * The binaries' directory as `runAs` can reach it: the package's own, or (when the checkout lies under a
+ * directory that user may not enter, e.g. /root) a copy of the package's native/ in the temp dir, made once.
+ */
+export function reachableBinDir(bin: string, runAs: { uid: number; gid: number } | undefined): string {
+  const reachable = (dir: string) => !runAs || spawnSync(path.join(dir, "postgres"), ["--version"], { ...runAs, stdio: "ignore" }).status === 0;
+  if (reachable(bin)) return bin;
+  const native = path.dirname(bin);
+  const copy = path.join(os.tmpdir(), `ext-pg-native-${fs.statSync(path.join(bin, "postgres")).size}`);
+  if (!fs.existsSync(path.join(copy, "bin", "postgres")) || !reachable(path.join(copy, "bin"))) {
+    const partial = `${copy}.${process.pid}`;
+    fs.rmSync(partial, { recursive: true, force: true });
+    fs.cpSync(native, partial, { recursive: true, verbatimSymlinks: true });
+    fs.chmodSync(partial, 0o755);
+    try {
+      fs.renameSync(partial, copy);
+    } catch {
+      fs.rmSync(partial, { recursive: true, force: true }); // another process made it first
+    }
+  }
+  const copied = path.join(copy, "bin");
+  if (!reachable(copied)) throw new Error(`the Postgres binaries cannot be run by uid ${runAs!.uid} (from ${bin} nor from ${copied})`);
+  return copied;
+}
+
 export async function startPostgresServer(opts: { dataDir?: string } = {}): Promise<{ url: string; stop(): Promise<void> } & ExternalPostgres> {
-  const bin = postgresBinDir();
   const runAs = postgresRunAs();
+  const bin = reachableBinDir(postgresBinDir(), runAs);
   const temp = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "ext-pg-"));
   fs.mkdirSync(dataDir, { recursive: true });
