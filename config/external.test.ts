@@ -56,3 +56,11 @@ test("DEPLOYMENTS_FILE: resolved against the repository root, marked shared", ()
   assert.equal(rel.deploymentsFileShared, true);
   assert.equal(loadConfig({ ...base, DEPLOYMENTS_FILE: "/srv/x.json" }).deploymentsFile, "/srv/x.json");
 });
+
+test("DATABASE_URL: a postgres:// or postgresql:// URL; anything else is a config error naming it", () => {
+  assert.equal(loadConfig({ ...base, DATABASE_URL: "postgres://u:p@db.internal:5432/exchange" }).database.url, "postgres://u:p@db.internal:5432/exchange");
+  assert.equal(loadConfig({ ...base, DATABASE_URL: "postgresql://db.internal/exchange?sslmode=require" }).database.url, "postgresql://db.internal/exchange?sslmode=require");
+  for (const bad of ["mysql://u:p@h/db", "http://h:5432/db", "db.internal:5432", "postgres"]) {
+    assert.throws(() => loadConfig({ ...base, DATABASE_URL: bad }), (e: unknown) => e instanceof ConfigError && /DATABASE_URL/.test((e as Error).message), bad);
+  }
+});

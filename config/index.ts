@@ -56,7 +56,8 @@ const envSchema = z.object({
   REMOTE_CHAIN_PORT: port.default(8546),
   REMOTE_CHAIN_ID: chainId.default(31338),
   DATA_DIR: z.string().min(1).optional(),
-  DATABASE_URL: z.string().url().optional(),
+  /** a Postgres server (postgres:// or postgresql://); every SQL component keeps its own schema there */
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "a postgres:// or postgresql:// URL" }).optional(),
   DEPLOYER_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.deployer)),
   OPERATOR_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.operator)),
   FEE_RECIPIENT_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.feeRecipient)),
