@@ -19,7 +19,8 @@
 // one per trader's key), PIPELINE_MAX_BACKLOG_TRADES (pipeline default), BENCH_MAX_TRADES / BENCH_MAX_DELAY_MS /
 // BENCH_MAX_INFLIGHT (batcher, config), BENCH_INDEXER=0 to skip the indexer, BENCH_UNEQUAL=1 (in-process:
 // pairs of unequal sizes), BENCH_RATE=n (in-process: pace n orders/s), BENCH_CHAIN_NODE=anvil|hardhat,
-// BENCH_PROFILE=dir: a V8 CPU profile of this (the stack's) process, BENCH_DETAIL=1 per-second figures.
+// BENCH_PROFILE=dir: a V8 CPU profile of this (the stack's) process, BENCH_DETAIL=1 per-second figures,
+// BENCH_INDEXER_DB=postgres: the indexer on a real Postgres server (test/support/external-parts.ts) instead of PGlite.
 import { fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -36,6 +37,7 @@ import type { PlaceSignedInput } from "../../pipeline/intake/intake";
 import { typedOrder } from "../../pipeline/testing/orders";
 import type { SettledBatch } from "../../pipeline/settle/batcher";
 import { createApiKey } from "../../api/testing/client";
+import { startPostgresServer } from "../../test/support/external-parts";
 import { benchDexApiComponent } from "./bench-dex-api";
 import type { Entry, LoadJob, LoadResult } from "./loadgen";
 
@@ -66,6 +68,23 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 const loadAvg = () => os.loadavg()[0];
+/** CPU seconds (user + system) of a process and its children alive now (/proc; Linux) */
+function postgresCpuS(rootPid: number): number {
+  const tick = 100; // USER_HZ
+  let total = 0;
+  for (const d of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // fields after the name: state(0) ppid(1) ... utime(11) stime(12)
+      if (Number(d) === rootPid || Number(f[1]) === rootPid) total += (Number(f[11]) + Number(f[12])) / tick;
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
 
 interface PhaseFigures {
   phase: Phase;
@@ -76,6 +95,9 @@ interface PhaseFigures {
   p99Settle: number;
   p50Index: number;
   p99Index: number;
+  /** the trade's block (its batch's receipt) -> first seen through the indexer's API: the goal's measure */
+  p50BlockIndex: number;
+  p99BlockIndex: number;
   indexSeen: number;
   trades: number;
   gasPerTrade: string;
@@ -90,6 +112,8 @@ async function main(): Promise<void> {
   if (process.env.BENCH_MAX_INFLIGHT) overrides.BATCHER_MAX_INFLIGHT = process.env.BENCH_MAX_INFLIGHT;
   if (process.env.CHAIN_JOURNAL_FSYNC) overrides.CHAIN_JOURNAL_FSYNC = process.env.CHAIN_JOURNAL_FSYNC;
   if (process.env.BENCH_CHAIN_NODE) overrides.CHAIN_NODE = process.env.BENCH_CHAIN_NODE;
+  const postgres = process.env.BENCH_INDEXER_DB === "postgres" ? await startPostgresServer() : undefined;
+  if (postgres) overrides.DATABASE_URL = postgres.url;
   const { config } = await createTestConfig(dataDir, overrides);
   const clients = PHASES.some((p) => p !== "in-process");
   const components: Component[] = [pipelineComponent, ...(clients ? [benchDexApiComponent] : []), ...(WITH_INDEXER ? [indexerComponent] : [])];
@@ -112,9 +136,16 @@ async function main(): Promise<void> {
     const keys = clients && PHASES.some((x) => x.endsWith("-key")) ? await Promise.all(traders.map((t) => createApiKey(apiUrls!.rest.replace(/\/v1$/, ""), privateKeyToAccount(t.privateKey as Hex)))) : [];
 
     console.log(
-      `bench:e2e  ${traders.length} traders, ${WARMUP} s warm-up + ${SECONDS} s measured per entry (${PHASES.join(", ")}), ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, backlog cap ${process.env.PIPELINE_MAX_BACKLOG_TRADES ?? "default"}, indexer ${WITH_INDEXER ? "on" : "off"}, chain node ${process.env.BENCH_CHAIN_NODE ?? process.env.CHAIN_NODE ?? "default"}; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} (${os.cpus().length} cores)`,
+      `bench:e2e  ${traders.length} traders, ${WARMUP} s warm-up + ${SECONDS} s measured per entry (${PHASES.join(", ")}), ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, backlog cap ${process.env.PIPELINE_MAX_BACKLOG_TRADES ?? "default"}, indexer ${WITH_INDEXER ? `on (${postgres ? "Postgres server" : "PGlite"})` : "off"}, chain node ${process.env.BENCH_CHAIN_NODE ?? process.env.CHAIN_NODE ?? "default"}; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} (${os.cpus().length} cores)`,
     );
 
+    // the indexer's own CPU per settle batch indexed (Ponder's /metrics): its cost whatever share of the cores it got
+    const indexerCpu = async () => {
+      const m = await (await fetch(`${indexerUrl}/metrics`)).text();
+      const num = (re: RegExp) => Number(re.exec(m)?.[1] ?? NaN);
+      return { cpuS: num(/^process_cpu_seconds_total (\S+)$/m), batches: num(/^ponder_indexing_completed_events\{event="Settlement:BatchSettled"\} (\S+)$/m) || 0, postgresS: postgres ? postgresCpuS(postgres.pid) : 0 };
+    };
+    const cpuBefore = WITH_INDEXER ? await indexerCpu() : undefined;
     // indexer visibility: follow its new trades (fromBlock: that block on, oldest first), note when each
     // (maker, taker) pair first shows up
     const seenAt = new Map<string, number>();
@@ -291,6 +322,7 @@ async function main(): Promise<void> {
     }
     polling = false;
     await poller;
+    const cpuAfter = WITH_INDEXER ? await indexerCpu() : undefined;
 
     const figures: PhaseFigures[] = [];
     for (const x of results) {
@@ -298,6 +330,7 @@ async function main(): Promise<void> {
       const elapsed = (x.windowEnd - x.warmEnd) / 1000;
       const settleLat = trades.map(({ t, b }) => b.settledAtMs - t.matchedAtMs);
       const indexLat = trades.map(({ t }) => (seenAt.get(key(t)) ?? NaN) - t.matchedAtMs).filter((v) => !Number.isNaN(v));
+      const blockIndexLat = trades.map(({ t, b }) => (seenAt.get(key(t)) ?? NaN) - b.settledAtMs).filter((v) => !Number.isNaN(v));
       const allTrades = x.batches.reduce((a, b) => a + b.trades.length, 0);
       const gas = x.batches.reduce((a, b) => a + b.gasUsed, 0n);
       const inWindow = trades.filter(({ b }) => b.settledAtMs <= x.windowEnd).length;
@@ -310,6 +343,8 @@ async function main(): Promise<void> {
         p99Settle: pct(settleLat, 99),
         p50Index: pct(indexLat, 50),
         p99Index: pct(indexLat, 99),
+        p50BlockIndex: pct(blockIndexLat, 50),
+        p99BlockIndex: pct(blockIndexLat, 99),
         indexSeen: indexLat.length,
         trades: trades.length,
         gasPerTrade: allTrades ? (gas / BigInt(allTrades)).toString() : "n/a",
@@ -325,6 +360,7 @@ async function main(): Promise<void> {
       console.log(`gas per trade               ${f.gasPerTrade} (settle gasUsed / trades of the entry's batches)`);
       console.log(`acceptance -> on-chain      p50 ${f.p50Settle.toFixed(0)} ms, p99 ${f.p99Settle.toFixed(0)} ms (${settleLat.length} trades)`);
       console.log(WITH_INDEXER ? `acceptance -> indexer       p50 ${f.p50Index.toFixed(0)} ms, p99 ${f.p99Index.toFixed(0)} ms (${indexLat.length}/${trades.length} trades seen)` : "acceptance -> indexer       not measured (BENCH_INDEXER=0)");
+      if (WITH_INDEXER) console.log(`block -> indexer            p50 ${f.p50BlockIndex.toFixed(0)} ms, p99 ${f.p99BlockIndex.toFixed(0)} ms (the batch's receipt -> the trade first served by GET /trades, polled every 100 ms)`);
       if (process.env.BENCH_DETAIL) {
         const bySecond = new Map<number, number[]>();
         for (const { t, b } of trades) {
@@ -337,14 +373,20 @@ async function main(): Promise<void> {
     if (WITH_INDEXER) {
       const status = await (await fetch(`${indexerUrl}/status`)).text().catch(() => "?");
       console.log(`\nindexer status at the end   ${status.slice(0, 200)}`);
+      const batches = cpuAfter!.batches - cpuBefore!.batches;
+      const all = results.flatMap((x) => x.batches);
+      const perBatch = all.reduce((n, b) => n + b.trades.length, 0) / Math.max(1, all.length);
+      const cpuMs = (cpuAfter!.cpuS - cpuBefore!.cpuS) * 1000;
+      if (postgres) console.log(`Postgres server CPU         ${(cpuAfter!.postgresS - cpuBefore!.postgresS).toFixed(1)} s (every process of the server; the indexer is its only client)`);
+      console.log(`indexer CPU (its process)   ${(cpuMs / 1000).toFixed(1)} s for ${batches} of ${all.length} settle batches indexed = ${(cpuMs / Math.max(1, batches)).toFixed(1)} ms a batch, ${(cpuMs / Math.max(1, batches) / perBatch).toFixed(2)} ms a trade (${perBatch.toFixed(1)} trades a batch; one batch a block)`);
       if (process.env.BENCH_INDEXER_METRICS) fs.writeFileSync(process.env.BENCH_INDEXER_METRICS, await (await fetch(`${indexerUrl}/metrics`)).text());
     }
     console.log(`pipeline health             ${JSON.stringify(p.health())}`);
 
-    console.log(`\nentry         orders/s  trades/s  settle p50/p99 ms  indexer p50/p99 ms  gas/trade  load`);
+    console.log(`\nentry         orders/s  trades/s  settle p50/p99 ms  block->indexer p50/p99 ms  gas/trade  load`);
     for (const f of figures) {
-      const idx = WITH_INDEXER ? `${f.p50Index.toFixed(0)}/${f.p99Index.toFixed(0)}` : "not measured";
-      console.log(`${f.phase.padEnd(14)}${f.ordersPerS.toFixed(0).padStart(8)}  ${f.tradesPerS.toFixed(0).padStart(8)}  ${`${f.p50Settle.toFixed(0)}/${f.p99Settle.toFixed(0)}`.padStart(17)}  ${idx.padStart(18)}  ${f.gasPerTrade.padStart(9)}  ${f.load[0].toFixed(1)}..${f.load[1].toFixed(1)}`);
+      const idx = WITH_INDEXER ? `${f.p50BlockIndex.toFixed(0)}/${f.p99BlockIndex.toFixed(0)}` : "not measured";
+      console.log(`${f.phase.padEnd(14)}${f.ordersPerS.toFixed(0).padStart(8)}  ${f.tradesPerS.toFixed(0).padStart(8)}  ${`${f.p50Settle.toFixed(0)}/${f.p99Settle.toFixed(0)}`.padStart(17)}  ${idx.padStart(25)}  ${f.gasPerTrade.padStart(9)}  ${f.load[0].toFixed(1)}..${f.load[1].toFixed(1)}`);
     }
     // the goals of issue #17, against what was measured (never adjusted to pass)
     const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
@@ -353,10 +395,12 @@ async function main(): Promise<void> {
       const goal = f.phase.startsWith("ws") ? GOAL.lowLatencyPerS : GOAL.restPerS;
       console.log(`${verdict(f.ordersPerS >= goal)}  ${f.phase}: orders accepted/s >= ${goal} (${f.ordersPerS.toFixed(0)})`);
       console.log(`${verdict(f.p99Settle <= GOAL.p99SettleMs)}  ${f.phase}: p99 acceptance->settlement <= ${GOAL.p99SettleMs} ms (${f.p99Settle.toFixed(0)} ms)`);
-      if (WITH_INDEXER) console.log(`${verdict(f.p99Index <= GOAL.p99IndexerMs)}  ${f.phase}: indexer visibility p99 <= ${GOAL.p99IndexerMs} ms (${f.p99Index.toFixed(0)} ms, ${f.indexSeen}/${f.trades} seen)`);
+      // every trade must have been seen: a p99 over the seen ones alone would flatter a lagging indexer
+      if (WITH_INDEXER) console.log(`${verdict(f.indexSeen === f.trades && f.p99BlockIndex <= GOAL.p99IndexerMs)}  ${f.phase}: indexer visibility p99 <= ${GOAL.p99IndexerMs} ms after the trade's block (${f.p99BlockIndex.toFixed(0)} ms, ${f.indexSeen}/${f.trades} seen)`);
     }
   } finally {
     await stack.stop();
+    await postgres?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
