@@ -105,7 +105,9 @@ export class BookSide {
 
   /** The level at a price, created (in sorted position) when missing. */
   levelFor(priceTicks: number): Level {
-    let lvl = this.byPrice.get(priceTicks);
+    // Most orders join the best level: check it before the map.
+    const n0 = this.levels.length;
+    let lvl = n0 > 0 && this.levels[n0 - 1].priceTicks === priceTicks ? this.levels[n0 - 1] : this.byPrice.get(priceTicks);
     if (lvl !== undefined) {
       if (lvl.orderCount === 0) this.emptyCount--;
       return lvl;
