@@ -9,7 +9,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { encodePackedBatch, type SettleArgs } from "../../sdk/settle-batch";
 import { FatalChainError, RetryableChainError } from "../errors";
-import { createSettleSender, ERC1271_SETTLE_GAS, settleGasLimit, type SettleSender } from "./settle-sender";
+import { createSettleSender, ERC1271_SETTLE_GAS, SETTLE_TIP_WEI, settleGasLimit, type SettleSender } from "./settle-sender";
 import { settlementAbi } from "../../sdk/abi";
 import { startFakeRpc, type FakeRpc } from "../testing/fake-rpc";
 
@@ -76,6 +76,7 @@ describe("settle sender against a fake chain", () => {
     chain.state.nonce = 7;
     chain.state.gasPrice = 1_000_000_001n;
     chain.state.blockNumber = 100n;
+    chain.state.baseFeePerGas = null;
     chain.state.nextBatchId = 5n;
     chain.sent.length = 0;
     chain.calls.length = 0;
@@ -169,6 +170,39 @@ describe("settle sender against a fake chain", () => {
       await s.send(8n, ARGS);
       assert.equal(chain.count("eth_gasPrice"), 2);
       assert.equal(chain.sent[3].gasPrice, 6_000_000_000n);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+
+  test("on a chain with a base fee the price is 1.5 x (latest base fee + 1 gwei tip), and eth_gasPrice is not read", async () => {
+    chain.state.baseFeePerGas = 3_000_000_001n;
+    chain.state.gasPrice = 999_000_000_000n;
+    const s = sender();
+    await s.send(5n, ARGS);
+    assert.equal(chain.sent[0].gasPrice, ((3_000_000_001n + SETTLE_TIP_WEI) * 3n) / 2n);
+    assert.equal(chain.count("eth_gasPrice"), 0);
+    assert.equal(chain.count("eth_getBlockByNumber"), 1);
+  });
+
+  test("a node whose suggestion follows recent tips (Anvil) does not drive the price up: ten refreshes, one price", async () => {
+    const realNow = Date.now;
+    let now = realNow();
+    Date.now = () => now;
+    try {
+      chain.state.baseFeePerGas = 1_000_000_000n;
+      // the node suggests what the last transaction paid, as a tip-following oracle does when we are its only traffic
+      chain.onSend = (tx) => {
+        chain.state.gasPrice = tx.gasPrice;
+        return undefined;
+      };
+      const s = sender();
+      for (let i = 0; i < 10; i++) {
+        await s.send(5n + BigInt(i), ARGS);
+        now += 2_001;
+      }
+      assert.equal(chain.sent.length, 10);
+      assert.deepEqual(new Set(chain.sent.map((t) => t.gasPrice)), new Set([3_000_000_000n]));
     } finally {
       Date.now = realNow;
     }

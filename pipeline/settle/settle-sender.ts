@@ -57,6 +57,9 @@ export interface SettleSenderDeps {
 
 type Receipt = NonNullable<Awaited<ReturnType<SendAnswer>>>;
 
+/** The priority fee the settle price carries over the base fee (before the 1.5 x margin). */
+export const SETTLE_TIP_WEI = 1_000_000_000n;
+
 /** The operator's next nonce (read from the chain when unknown) and the gas price (read again when older
  *  than 2 s; sent at 1.5 x). */
 class OperatorTxParams {
@@ -78,9 +81,19 @@ class OperatorTxParams {
         blockTag: "pending",
       });
     if (this.gasPrice === undefined || this.clock.now() - this.gasPriceAt > 2_000) {
-      this.gasPrice = ((await this.client.getGasPrice()) * 3n) / 2n;
+      this.gasPrice = ((await this.suggestedPrice()) * 3n) / 2n;
       this.gasPriceAt = this.clock.now();
     }
+  }
+
+  /** The latest block's base fee plus a fixed 1 gwei tip (what Hardhat's eth_gasPrice answers, and our
+   *  proxy on Anvil); the node's eth_gasPrice only on a chain without a base fee. Not eth_gasPrice on a
+   *  London chain: a node whose suggestion follows recent tips (Anvil, measured: 2 gwei -> 2.6e6 gwei in 35
+   *  sends) would follow our 1.5 x upward when we are its only traffic. */
+  private async suggestedPrice(): Promise<bigint> {
+    const latest = await this.client.getBlock({ blockTag: "latest" });
+    if (latest.baseFeePerGas === null || latest.baseFeePerGas === undefined) return this.client.getGasPrice();
+    return latest.baseFeePerGas + SETTLE_TIP_WEI;
   }
 
   /** The nonce for this send (the next one after it) and the gas price; after refresh(). */

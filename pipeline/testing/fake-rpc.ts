@@ -1,5 +1,5 @@
 // An in-process JSON-RPC chain for the settle sender's unit tests: HTTP and WebSocket on one port, the
-// methods the sender uses (eth_chainId, eth_getTransactionCount, eth_gasPrice, eth_blockNumber, eth_call,
+// methods the sender uses (eth_chainId, eth_getTransactionCount, eth_gasPrice, eth_getBlockByNumber, eth_blockNumber, eth_call,
 // eth_sendRawTransaction, eth_getTransactionReceipt, eth_getTransactionByHash), and knobs for what a real
 // node does on a bad day: refuse a transaction ("nonce too low"), revert it, lose its receipt, answer in
 // pieces or with garbage, drop the connection, hold the answer, fail a read. Raw transactions are decoded
@@ -68,7 +68,7 @@ export interface FakeRpc {
   wsUrl: string;
   chainId: number;
   /** the operator's next nonce, the gas price, Settlement's nextBatchId, the chain head */
-  state: { nonce: number; gasPrice: bigint; nextBatchId: bigint; blockNumber: bigint };
+  state: { nonce: number; gasPrice: bigint; nextBatchId: bigint; blockNumber: bigint; /** null: a chain without a base fee (pre-London) */ baseFeePerGas: bigint | null };
   sent: SentTx[];
   calls: CallRecord[];
   /** every request: method, params and transport */
@@ -108,7 +108,7 @@ export async function startFakeRpc(opts: { chainId?: number; gasPrice?: bigint; 
     url: "",
     wsUrl: "",
     chainId,
-    state: { nonce: opts.nonce ?? 0, gasPrice: opts.gasPrice ?? 1_000_000_000n, nextBatchId: opts.nextBatchId ?? 0n, blockNumber: 100n },
+    state: { nonce: opts.nonce ?? 0, gasPrice: opts.gasPrice ?? 1_000_000_000n, nextBatchId: opts.nextBatchId ?? 0n, blockNumber: 100n, baseFeePerGas: null },
     sent: [],
     calls: [],
     requests: [],
@@ -204,6 +204,16 @@ export async function startFakeRpc(opts: { chainId?: number; gasPrice?: bigint; 
         return { answer: ok(id, numberToHex(fake.state.blockNumber)) };
       case "eth_gasPrice":
         return { answer: ok(id, numberToHex(fake.state.gasPrice)) };
+      case "eth_getBlockByNumber": {
+        const n = fake.state.blockNumber;
+        const block: Record<string, unknown> = {
+          number: numberToHex(n), hash: `0x${n.toString(16).padStart(64, "0")}`, parentHash: `0x${"00".repeat(32)}`,
+          timestamp: numberToHex(1_700_000_000n + n), gasLimit: numberToHex(30_000_000n), gasUsed: "0x0",
+          miner: `0x${"00".repeat(20)}`, extraData: "0x", transactions: [], uncles: [],
+        };
+        if (fake.state.baseFeePerGas !== null) block.baseFeePerGas = numberToHex(fake.state.baseFeePerGas);
+        return { answer: ok(id, block) };
+      }
       case "eth_getTransactionCount":
         return { answer: ok(id, numberToHex(fake.state.nonce)) };
       case "eth_call":
