@@ -237,6 +237,8 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
         await page.fill("#amount", "2.5");
         await page.click("#submit");
         await page.waitForSelector("#timeline [data-step=challenge][data-state=active]", { timeout: WAIT });
+        // the step turns active once the signatures are in; its end shows when the release is queued (a poll later)
+        await page.waitForFunction(() => /open until .*left/s.test(document.querySelector("[data-step=challenge]")?.textContent ?? ""), null, { timeout: WAIT });
         assert.match((await page.textContent("[data-step=challenge]"))!, /open until .*left/s);
         assert.equal(await page.getAttribute("#release", "hidden"), "", "no release before the window closes");
         assert.match((await page.textContent("[data-step=signed]"))!, /burn 0x/);
