@@ -3,7 +3,7 @@
 // through one is served by the other under its tenant's Host only, its amount exact.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { request as httpRequest } from "node:http";
+import { requestWithHost } from "../testing/host-request";
 import pino from "pino";
 import type { PublicClient } from "viem";
 import { createDb, type Db } from "../../db";
@@ -23,20 +23,10 @@ const dbs: Db[] = [];
 const apis: RunningBridgeApi[] = [];
 
 function call(api: RunningBridgeApi, method: string, path: string, host: string, opts: { body?: string; token?: string } = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { host };
-  if (opts.body !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": String(Buffer.byteLength(opts.body)) });
+  const headers: Record<string, string> = {};
+  if (opts.body !== undefined) headers["content-type"] = "application/json";
   if (opts.token !== undefined) headers[TRANSFER_TOKEN_HEADER] = opts.token;
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${api.url}${path}`, { method, headers }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined }));
-    });
-    req.on("error", reject);
-    if (opts.body !== undefined) req.write(opts.body);
-    req.end();
-  });
+  return requestWithHost(method, `${api.url}${path}`, host, { body: opts.body, headers });
 }
 
 before(async () => {

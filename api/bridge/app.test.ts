@@ -3,7 +3,7 @@
 // a transfer is never served under another tenant's Host, even with its capability (#13, bridge tenant).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { request as httpRequest } from "node:http";
+import { requestWithHost } from "../testing/host-request";
 import pino from "pino";
 import type { PublicClient } from "viem";
 import { createDb, type Db } from "../../db";
@@ -26,31 +26,12 @@ interface Reply {
   body: any;
 }
 
-/** node:http: fetch lets a caller choose neither the Host header nor a body without a Content-Type. */
+/** A request under a tenant's Host (api/testing/host-request.ts). */
 function call(method: string, path: string, host: string, opts: { body?: string; contentType?: string; token?: string } = {}): Promise<Reply> {
-  const headers: Record<string, string> = { host };
+  const headers: Record<string, string> = {};
   if (opts.contentType !== undefined) headers["content-type"] = opts.contentType;
-  if (opts.body !== undefined) headers["content-length"] = String(Buffer.byteLength(opts.body));
   if (opts.token !== undefined) headers[TRANSFER_TOKEN_HEADER] = opts.token;
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${api.url}${path}`, { method, headers }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c) => (text += c));
-      res.on("end", () => {
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, body });
-      });
-    });
-    req.on("error", reject);
-    if (opts.body !== undefined) req.write(opts.body);
-    req.end();
-  });
+  return requestWithHost(method, `${api.url}${path}`, host, { body: opts.body, headers });
 }
 
 const transfers = async () => Number((await db.query<{ n: string }>("SELECT count(*)::text AS n FROM bridge_transfers")).rows[0].n);

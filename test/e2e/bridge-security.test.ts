@@ -8,7 +8,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
-import { request as httpRequest } from "node:http";
+import { requestWithHost } from "../../api/testing/host-request";
 import pino from "pino";
 import type { Address, Hex } from "viem";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
@@ -38,30 +38,13 @@ interface Reply {
   body: any;
 }
 
-/** node:http, not fetch: fetch does not let a caller choose the Host header. */
+/** A request under a tenant's Host (api/testing/host-request.ts). */
 function call(method: string, path: string, host: string, opts: { body?: unknown; token?: string } = {}): Promise<Reply> {
   const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-  const headers: Record<string, string> = { host };
+  const headers: Record<string, string> = {};
   if (payload !== undefined) headers["content-type"] = "application/json";
   if (opts.token !== undefined) headers[TRANSFER_TOKEN_HEADER] = opts.token;
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${api.url}${path}`, { method, headers }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c) => (text += c));
-      res.on("end", () => {
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // the portal's HTML pages
-        }
-        resolve({ status: res.statusCode!, body });
-      });
-    });
-    req.on("error", reject);
-    req.end(payload);
-  });
+  return requestWithHost(method, `${api.url}${path}`, host, { body: payload, headers });
 }
 
 function assertErrorBody(r: Reply, status: number, code: string) {
