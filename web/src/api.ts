@@ -2,6 +2,7 @@
 // reads and writes signed by the wallet itself (X-Wallet-* headers: EIP-191 over timestamp + METHOD + host
 // + path + body, README "Integrate"). Errors keep the spec's body {error:{code,message,details}}.
 import type { MarketsInfo } from "./order";
+import type { operations } from "../../sdk/openapi/dex-api";
 
 export class ApiError extends Error {
   constructor(
@@ -171,16 +172,5 @@ export async function postPublic<T>(path: string, body: unknown): Promise<T> {
   return parse<T>(res);
 }
 
-export interface ApiKey {
-  id: string;
-  api_key: string;
-  label: string;
-  permissions: string[];
-  ip_allowlist: string[];
-  position_limit: string | null;
-  daily_loss_limit: string | null;
-  agent_address: string;
-  agent_status: "pending_approval" | "approved";
-  created_at: number;
-  revoked_at: number | null;
-}
+/** An API key as `GET /v1/api-keys` lists it (the DEX API's OpenAPI document, generated into the SDK). */
+export type ApiKey = operations["getV1ApiKeys"]["responses"][200]["content"]["application/json"]["api_keys"][number];
