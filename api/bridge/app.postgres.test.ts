@@ -5,18 +5,16 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { requestWithHost } from "../testing/host-request";
 import pino from "pino";
-import type { PublicClient } from "viem";
 import { createDb, type Db } from "../../db";
 import { BRIDGE_ABIS } from "../../sdk/bridge-abi";
 import { startPostgresServer } from "../../test/support/external-parts";
 import { TRANSFER_TOKEN_HEADER } from "./access";
-import { custodyTenant, nativeTenant } from "./seed";
+import { addr, testBridgeEndpoints, testTenants } from "../testing/bridge-tenants";
 import { startBridgeApi, type RunningBridgeApi } from "./server";
 import { createTenantStore } from "./tenants";
 
 const A = "tenant-a.test";
 const B = "tenant-b.test";
-const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as `0x${string}`;
 const USER = addr(0x1234);
 let server: Awaited<ReturnType<typeof startPostgresServer>>;
 const dbs: Db[] = [];
@@ -32,22 +30,11 @@ function call(api: RunningBridgeApi, method: string, path: string, host: string,
 before(async () => {
   server = await startPostgresServer();
   dbs.push(...(await Promise.all([0, 1].map(() => createDb({ databaseUrl: server.url, schema: "bridge" })))));
-  const info = (bridge: string, base: number, keyEpoch: number) => ({
-    bridge,
-    home: { chainId: 31337, vault: addr(base + 1) },
-    remote: { chainId: 31338, minter: addr(base + 2) },
-    tokens: [{ symbol: "USD", home: addr(base + 3), wrapped: addr(base + 4), decimals: 6 }],
-    keyEpoch,
-  });
   // both processes seed at once, as two bridge processes starting together do
-  await Promise.all(dbs.map((db) => createTenantStore(db).seed([nativeTenant(info("native", 0xa00, 1), [A]), custodyTenant(info("custody", 0xb00, 2), [B])])));
-  const endpoint = (base: number) => ({
-    home: { chainId: 31337, vault: addr(base + 1), publicClient: {} as PublicClient },
-    remote: { chainId: 31338, minter: addr(base + 2), publicClient: {} as PublicClient },
-  });
+  await Promise.all(dbs.map((db) => createTenantStore(db).seed(testTenants(A, B))));
   for (const db of dbs) {
     apis.push(
-      await startBridgeApi({ port: 0, db, logger: pino({ level: "silent" }), abis: BRIDGE_ABIS, bridges: { native: endpoint(0xa00), custody: endpoint(0xb00) }, relayedTransfers: { get: async () => undefined } }),
+      await startBridgeApi({ port: 0, db, logger: pino({ level: "silent" }), abis: BRIDGE_ABIS, bridges: testBridgeEndpoints(), relayedTransfers: { get: async () => undefined } }),
     );
   }
 });

@@ -5,17 +5,15 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { requestWithHost } from "../testing/host-request";
 import pino from "pino";
-import type { PublicClient } from "viem";
 import { createDb, type Db } from "../../db";
 import { BRIDGE_ABIS } from "../../sdk/bridge-abi";
 import { TRANSFER_TOKEN_HEADER } from "./access";
-import { custodyTenant, nativeTenant } from "./seed";
+import { addr, testBridgeEndpoints, testTenants } from "../testing/bridge-tenants";
 import { startBridgeApi, type RunningBridgeApi } from "./server";
 import { createTenantStore } from "./tenants";
 
 const A = "tenant-a.test";
 const B = "tenant-b.test";
-const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as `0x${string}`;
 const USER = addr(0x1234);
 let db: Db;
 let api: RunningBridgeApi;
@@ -38,25 +36,13 @@ const transfers = async () => Number((await db.query<{ n: string }>("SELECT coun
 
 before(async () => {
   db = await createDb();
-  const info = (bridge: string, base: number, keyEpoch: number) => ({
-    bridge,
-    home: { chainId: 31337, vault: addr(base + 1) },
-    remote: { chainId: 31338, minter: addr(base + 2) },
-    tokens: [{ symbol: "USD", home: addr(base + 3), wrapped: addr(base + 4), decimals: 6 }],
-    keyEpoch,
-  });
-  await createTenantStore(db).seed([nativeTenant(info("native", 0xa00, 1), [A]), custodyTenant(info("custody", 0xb00, 2), [B])]);
-  // initiation reads no chain: the clients are never called here
-  const endpoint = (base: number) => ({
-    home: { chainId: 31337, vault: addr(base + 1), publicClient: {} as PublicClient },
-    remote: { chainId: 31338, minter: addr(base + 2), publicClient: {} as PublicClient },
-  });
+  await createTenantStore(db).seed(testTenants(A, B));
   api = await startBridgeApi({
     port: 0,
     db,
     logger: pino({ level: "silent" }),
     abis: BRIDGE_ABIS,
-    bridges: { native: endpoint(0xa00), custody: endpoint(0xb00) },
+    bridges: testBridgeEndpoints(),
     relayedTransfers: { get: async () => undefined },
   });
 });

@@ -1,0 +1,29 @@
+// The two bridge tenants of the bridge API's tests (a native one at host A, a custody one at host B) and the
+// chain endpoints the API is started with; initiation reads no chain, so the clients are never called.
+import type { PublicClient } from "viem";
+import { custodyTenant, nativeTenant } from "../bridge/seed";
+
+export const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as `0x${string}`;
+
+const info = (bridge: string, base: number, keyEpoch: number) => ({
+  bridge,
+  home: { chainId: 31337, vault: addr(base + 1) },
+  remote: { chainId: 31338, minter: addr(base + 2) },
+  tokens: [{ symbol: "USD", home: addr(base + 3), wrapped: addr(base + 4), decimals: 6 }],
+  keyEpoch,
+});
+
+const endpoint = (base: number) => ({
+  home: { chainId: 31337, vault: addr(base + 1), publicClient: {} as PublicClient },
+  remote: { chainId: 31338, minter: addr(base + 2), publicClient: {} as PublicClient },
+});
+
+/** The tenants to seed: `native` served at `hostA`, `custody` at `hostB`. */
+export function testTenants(hostA: string, hostB: string) {
+  return [nativeTenant(info("native", 0xa00, 1), [hostA]), custodyTenant(info("custody", 0xb00, 2), [hostB])];
+}
+
+/** `startBridgeApi`'s `bridges` for those tenants. */
+export function testBridgeEndpoints() {
+  return { native: endpoint(0xa00), custody: endpoint(0xb00) };
+}
