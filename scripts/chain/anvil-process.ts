@@ -68,23 +68,31 @@ export interface AnvilNodeOptions {
   loadStateFile?: string;
 }
 
-/** Anvil's flags for a node that matches the Hardhat nodes (exported for the test that checks them). */
-export function anvilArgs(options: AnvilNodeOptions): string[] {
+/** The flags every Anvil of ours runs with (the stack's and a test's "external" node): Hardhat's chain id,
+ *  accounts, gas limit and hardfork, no request size limit, no colours. */
+export function anvilNodeArgs(chainId: number): string[] {
   return [
     "--host", "127.0.0.1",
     "--port", "0",
-    "--chain-id", String(options.chainId),
-    "--timestamp", String(options.genesisTimestampS),
+    "--chain-id", String(chainId),
     "--gas-limit", "60000000",
     "--hardfork", "osaka",
     "--mnemonic", HARDHAT_DEV_MNEMONIC,
     "--accounts", "20",
     "--balance", "10000",
     "--disable-default-create2-deployer",
-    "--no-mining",
     // requests over 2 MB (large anvil_setCode / anvil_loadState calls) are not refused (snapshots load by --load-state)
     "--no-request-size-limit",
     "--color", "never",
+  ];
+}
+
+/** Anvil's flags for a node that matches the Hardhat nodes: the common ones, its genesis time, no automining. */
+export function anvilArgs(options: AnvilNodeOptions): string[] {
+  return [
+    ...anvilNodeArgs(options.chainId),
+    "--timestamp", String(options.genesisTimestampS),
+    "--no-mining",
     ...(options.loadStateFile ? ["--load-state", options.loadStateFile] : []),
   ];
 }

@@ -18,9 +18,8 @@ import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { REPO_ROOT } from "../../config/base";
-import { HARDHAT_DEV_MNEMONIC } from "../../config/dev-accounts";
 import { freePort } from "../../runtime/ports";
-import { anvilBinary } from "../../scripts/chain/anvil-process";
+import { anvilBinary, anvilNodeArgs } from "../../scripts/chain/anvil-process";
 
 export interface ExternalPostgres {
   /** postgres://postgres@127.0.0.1:<port>/postgres */
@@ -225,24 +224,8 @@ export async function startPostgresServer(opts: { dataDir?: string } = {}): Prom
  */
 export async function startExternalAnvil(opts: { chainId?: number } = {}): Promise<{ rpcUrl: string; stop(): Promise<void> } & ExternalAnvil> {
   const chainId = opts.chainId ?? 31337;
-  const args = [
-    "--host", "127.0.0.1",
-    "--port", "0",
-    "--chain-id", String(chainId),
-    "--gas-limit", "60000000",
-    "--hardfork", "osaka",
-    "--mnemonic", HARDHAT_DEV_MNEMONIC,
-    "--accounts", "20",
-    "--balance", "10000",
-    "--disable-default-create2-deployer",
-    "--no-request-size-limit",
-    "--color", "never",
-    // Anvil's defaults otherwise, as an operator runs it. Its eth_gasPrice suggests a tip from recent
-    // blocks' tips, and the settle sender pays 1.5 x eth_gasPrice: alone on the node, each refresh (every
-    // 2 s under load) raises the next suggestion ~1.5x (2 gwei -> 2.6e6 gwei in 35 transactions, measured).
-    // Fine for a test's minutes; --disable-min-priority-fee would stop it but breaks viem's EIP-1559
-    // estimate in provisioning (tip 1 gwei > fee cap). See docs/decisions/stack.md.
-  ];
+  // our Anvil's common flags and Anvil's defaults otherwise (automining), as an operator runs it
+  const args = anvilNodeArgs(chainId);
   const child = spawn(anvilBinary(), args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true });
   child.on("error", () => undefined);
   const dog = child.pid === undefined ? undefined : watchdog(child.pid, "TERM");
