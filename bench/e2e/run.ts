@@ -294,9 +294,12 @@ async function main(): Promise<void> {
       const from = cpuAt.find((x) => x.t >= loadStart) ?? cpuAt[0];
       const to = cpuAt[cpuAt.length - 1];
       const stackCpu = (to.us - from.us) / 1000 / Math.max(1, to.t - from.t);
+      // CPU-ms of this process per order accepted in the measured window (samples nearest its ends)
+      const at = (t: number) => cpuAt.find((x) => x.t >= t) ?? to;
+      const cpuPerOrder = (at(r.windowEnd).us - at(r.warmEnd).us) / 1000 / Math.max(1, r.accepted);
       await p.batcher.drain();
       const drainedAt = Date.now();
-      let note = `CPU: this (the stack's) process ${(100 * stackCpu).toFixed(0)} % of one core`;
+      let note = `CPU: this (the stack's) process ${(100 * stackCpu).toFixed(0)} % of one core, ${cpuPerOrder.toFixed(3)} CPU-ms per accepted order (measured window)`;
       if ("exhausted" in r) {
         const lr = r as LoadResult;
         note += `, the load generator ${((100 * lr.cpuMs) / (lr.windowEnd - (lr.warmEnd - WARMUP * 1000))).toFixed(0)} % (${os.cpus().length} cores shared with the chain node and everything else); `;
