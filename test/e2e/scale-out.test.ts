@@ -9,14 +9,12 @@
 // settling; killing one partition makes its markets alone unavailable.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { createPublicClient, http, parseAbiItem, type Address, type PrivateKeyAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { REPO_ROOT } from "../../config/base";
 import { createTestConfig, defaultComponents, startStack } from "../../scripts/stack";
 import { freePort } from "../../runtime/ports";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
@@ -27,49 +25,18 @@ import { api, createApiKey, keyHeaders, keyOrderBody, signedOrderBody, walletHea
 import { connectWs, type TestWs } from "../../api/testing/ws-client";
 import { decimalPriceToTicks, sizeToLots } from "../../api/dex/units";
 import { startExternalAnvil, startPostgresServer } from "../support/external-parts";
+import { healthy, spawnStack, stopChildren, waitFor, type StackChild } from "../support/stack-process";
 
 const SECRET = randomBytes(24).toString("hex");
 const ENCRYPTION_KEY = randomBytes(32).toString("hex");
 const LANE1 = 1n << 56n;
 
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  env: Record<string, string>;
-  log(): string;
-  exited: Promise<number | null>;
-}
-
-function spawnStack(name: string, env: Record<string, string>): Child {
-  const base = { ...process.env };
-  delete base.NODE_TEST_CONTEXT;
-  const proc = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], { cwd: REPO_ROOT, env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  const keep = (d: Buffer) => (out = (out + d.toString()).slice(-30_000));
-  proc.stdout!.on("data", keep);
-  proc.stderr!.on("data", keep);
-  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
-  return { name, proc, env, log: () => out, exited };
-}
-
-async function waitFor<T>(what: string, f: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, children: Child[] = []): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v) return v;
-    for (const c of children) if (c.proc.exitCode !== null) throw new Error(`${c.name} exited (${c.proc.exitCode}) while waiting for ${what}:\n${c.log()}`);
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${children.map((c) => `--- ${c.name}\n${c.log().slice(-3000)}`).join("\n")}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const healthy = (c: Child) => waitFor(`${c.name} /health 200`, async () => (await fetch(`http://127.0.0.1:${c.env.HEALTH_PORT}/health`)).status === 200, 150_000, [c]);
 const ticks = (m: MarketSpec, p: string) => (decimalPriceToTicks(m, p) as { ok: true; value: bigint }).value;
 const lots = (m: MarketSpec, s: string) => (sizeToLots(m, s) as { ok: true; value: bigint }).value;
 
 test("scale-out: two matcher partitions and two API processes on one external chain and one Postgres are one consistent DEX", { timeout: 600_000 }, async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "scale-out-e2e-"));
-  const children: Child[] = [];
+  const children: StackChild[] = [];
   const sockets: TestWs[] = [];
   const parts: { stop(): Promise<void> }[] = [];
   try {
@@ -255,9 +222,7 @@ test("scale-out: two matcher partitions and two API processes on one external ch
     assert.equal(stillOn.body.status, "open");
   } finally {
     for (const s of sockets) s.close();
-    for (const c of children) if (c.proc.exitCode === null) c.proc.kill("SIGTERM");
-    await Promise.all(children.map((c) => Promise.race([c.exited, new Promise((r) => setTimeout(r, 30_000).unref())])));
-    for (const c of children) if (c.proc.exitCode === null) c.proc.kill("SIGKILL");
+    await stopChildren(children);
     for (const p of parts.reverse()) await p.stop().catch(() => undefined);
     fs.rmSync(root, { recursive: true, force: true });
   }
