@@ -137,4 +137,39 @@ describe("API key store", () => {
     t += 1; // at the TTL: read again
     assert.equal((await shortStore.findByApiKey(k.apiKey))?.record.label, "renamed");
   });
+  test("with the cache on: lookups of one key in flight at once share one query; a revocation meanwhile is not cached", async () => {
+    let selects = 0;
+    const counting: Db = Object.assign(Object.create(db) as Db, {
+      query: ((sql: string, params?: Parameters<Db["query"]>[1]) => {
+        if (sql.startsWith("SELECT")) selects++;
+        return db.query(sql, params);
+      }) as Db["query"],
+    });
+    let t = 5_000_000;
+    const s = createApiKeyStore({ db: counting, box: createSecretBox("0f".repeat(32)), cacheTtlMs: 100, clock: { now: () => t } });
+    const { record } = await s.create(input());
+    // 16 orders of one key at once, the cache empty: one query each for the key and its agent
+    const keys = await Promise.all(Array.from({ length: 16 }, () => s.findByApiKey(record.apiKey)));
+    const agents = await Promise.all(Array.from({ length: 16 }, () => s.agentOf(record.id)));
+    assert.equal(selects, 2);
+    assert.ok(keys.every((k) => k?.record.id === record.id));
+    assert.ok(agents.every((a) => a === agents[0] && a?.address === record.agentAddress));
+    // past the TTL: read again (one query), the agent account the same object (its sealed key unchanged)
+    t += 100;
+    const again = await Promise.all(Array.from({ length: 8 }, () => s.agentOf(record.id)));
+    assert.equal(selects, 3);
+    assert.ok(again.every((a) => a === agents[0]));
+    // a lookup under way when the key is revoked answers its callers, but what it read is not remembered
+    t += 100;
+    const inFlight = s.agentOf(record.id);
+    assert.equal(await s.revoke(record.id), true);
+    await inFlight;
+    assert.equal(await s.agentOf(record.id), null);
+    assert.equal(await s.findByApiKey(record.apiKey), null);
+    // unknown keys: shared while in flight, never cached
+    const before = selects;
+    await Promise.all([s.findByApiKey("e".repeat(32)), s.findByApiKey("e".repeat(32))]);
+    assert.equal(await s.findByApiKey("e".repeat(32)), null);
+    assert.equal(selects, before + 2);
+  });
 });
