@@ -1,12 +1,15 @@
 // The DEX API as bench:e2e runs it: the production wiring (startDexApi over the pipeline's DexService, its
 // own PGlite) with spec 8's per-key / per-trader / per-IP limits raised, because the bench's few accounts
 // would otherwise meet them at a few orders per second (the same raise as bench:api's stack-child.ts).
+// With DEX_PARTITIONS (BENCH_API_PROCESSES=N: bench/e2e/api-process.ts) it serves the matcher partitions'
+// RoutedDexService, as scripts/stack/components/dex-api.ts does, instead of an in-process pipeline.
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { createDb } from "../../db";
 import { dexApiConfig } from "../../api/dex/config";
 import { startDexApi } from "../../api/dex/start";
 import type { DexService } from "../../pipeline/service";
+import { createRoutedDexService } from "../../pipeline/partition/routed";
 import type { Component, ComponentHandle } from "../../scripts/stack";
 
 const RAISED = 1e9;
@@ -25,7 +28,9 @@ export const benchDexApiComponent: Component = {
   name: "dex-api",
   async start(ctx): Promise<ComponentHandle> {
     const pipeline = ctx.started.get("pipeline") as (ComponentHandle & { dexService: DexService }) | undefined;
-    if (!pipeline?.dexService) throw new Error("dex-api: the pipeline must start first");
+    const routes = ctx.config.partition.routes;
+    const routed = routes.length > 0 ? await createRoutedDexService({ routes, secret: ctx.config.partition.secret!, logger: ctx.logger.child({ component: "dex-api", part: "partitions" }) }) : null;
+    if (!routed && !pipeline?.dexService) throw new Error("dex-api: the pipeline must start first, or DEX_PARTITIONS name the matcher partitions");
     const db = await createDb({ dataDir: path.join(ctx.config.dataDir, "dex-api", "pglite"), databaseUrl: ctx.config.database.url });
     const config = dexApiConfig({
       apiKeyEncryptionKey: randomBytes(32).toString("hex"),
@@ -35,7 +40,7 @@ export const benchDexApiComponent: Component = {
     const api = await startDexApi({
       config,
       logger: ctx.logger.child({ component: "dex-api" }),
-      service: pipeline.dexService,
+      service: routed ?? pipeline!.dexService,
       db,
       ports: { rest: ctx.config.ports.dexRest, ws: ctx.config.ports.dexWs, grpc: ctx.config.ports.grpc },
       host: ctx.config.host,
@@ -44,6 +49,7 @@ export const benchDexApiComponent: Component = {
       urls: { rest: api.urls.rest, ws: api.urls.ws, grpc: api.urls.grpc },
       async stop() {
         await api.close();
+        routed?.close();
         await db.close();
       },
     };

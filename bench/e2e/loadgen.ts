@@ -9,6 +9,9 @@
 // and size, a sell by trader k then a buy by trader k+1, so that every two orders make one trade. An order
 // shed for the settlement backlog (503) is retried after its retry hint. Wallet-signed orders are signed
 // before the clock starts (the client's cost): native ECDSA over the EIP-712 digest.
+// Several API processes (bench:e2e BENCH_API_PROCESSES=N): the job names each one's URLs; wallet-signed orders
+// go round-robin (order i to API i mod N; over WebSocket connection c to API c mod N), API-key orders of trader t
+// to API t mod N, where its key was made (each API process keeps its keys in its own database).
 import http from "node:http";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import type { Address, Hex } from "viem";
@@ -27,13 +30,15 @@ export type Entry = "rest-wallet" | "rest-key" | "ws-wallet" | "ws-key";
 
 export interface LoadJob {
   entry: Entry;
-  restUrl: string;
-  wsUrl: string;
+  /** one per API process (`.../v1`) */
+  restUrls: string[];
+  /** one per API process (`ws://.../ws`), in the same order */
+  wsUrls: string[];
   /** the market as JSON (bigints as strings) */
   market: Record<string, string | number>;
   domainSeparator: Hex;
   traders: { address: Address; privateKey: Hex }[];
-  /** per trader (same order), for the key entries */
+  /** per trader (same order), for the key entries: trader t's made on API t mod N */
   keys: { apiKey: string; secret: string }[];
   /** first EIP-712 nonce of this run (nonces are used once per trader) */
   nonceBase: number;
@@ -118,20 +123,25 @@ interface Answer {
 type Send = (i: number) => Promise<Answer>;
 
 function restSender(job: LoadJob, bodies: string[]): { send: Send; close(): void } {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: job.inflight });
-  const url = new URL(`${job.restUrl}/orders`);
+  const agents = job.restUrls.map(() => new http.Agent({ keepAlive: true, maxSockets: job.inflight }));
+  const urls = job.restUrls.map((u) => new URL(`${u}/orders`));
+  const apis = urls.length;
   const n = job.traders.length;
   const wallet = job.entry === "rest-wallet";
   const send: Send = (i) =>
     new Promise((resolve, reject) => {
       const body = wallet ? bodies[i] : bodies[i & 1];
       const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+      let a = i % apis;
       if (!wallet) {
-        const key = job.keys[traderOf(i, n)];
+        const t = traderOf(i, n);
+        const key = job.keys[t];
         headers["x-api-key"] = key.apiKey;
         headers["x-api-secret"] = key.secret;
+        a = t % apis;
       }
-      const req = http.request({ agent, hostname: url.hostname, port: url.port, path: url.pathname, method: "POST", headers }, (res) => {
+      const url = urls[a];
+      const req = http.request({ agent: agents[a], hostname: url.hostname, port: url.port, path: url.pathname, method: "POST", headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => {
@@ -146,7 +156,7 @@ function restSender(job: LoadJob, bodies: string[]): { send: Send; close(): void
       req.on("error", reject);
       req.end(body);
     });
-  return { send, close: () => agent.destroy() };
+  return { send, close: () => agents.forEach((a) => a.destroy()) };
 }
 
 async function wsSender(job: LoadJob, bodies: string[]): Promise<{ send: Send; close(): void }> {
@@ -157,7 +167,7 @@ async function wsSender(job: LoadJob, bodies: string[]): Promise<{ send: Send; c
   const pending = new Map<number, (a: Answer) => void>();
   const conns: WebSocket[] = [];
   for (let c = 0; c < count; c++) {
-    const ws = new WebSocket(job.wsUrl, { perMessageDeflate: false });
+    const ws = new WebSocket(job.wsUrls[c % job.wsUrls.length], { perMessageDeflate: false });
     await new Promise<void>((resolve, reject) => {
       ws.once("open", () => resolve());
       ws.once("error", reject);

@@ -19,9 +19,14 @@
 // one per trader's key), PIPELINE_MAX_BACKLOG_TRADES (pipeline default), BENCH_MAX_TRADES / BENCH_MAX_DELAY_MS /
 // BENCH_MAX_INFLIGHT (batcher, config), BENCH_INDEXER=0 to skip the indexer, BENCH_UNEQUAL=1 (in-process:
 // pairs of unequal sizes), BENCH_RATE=n (in-process: pace n orders/s), BENCH_CHAIN_NODE=anvil|hardhat,
-// BENCH_PROFILE=dir: a V8 CPU profile of this (the stack's) process, BENCH_DETAIL=1 per-second figures,
+// BENCH_PROFILE=dir: a V8 CPU profile of this (the stack's) process (and of each API process), BENCH_DETAIL=1 per-second figures,
 // BENCH_INDEXER_DB=postgres: the indexer on a real Postgres server (test/support/external-parts.ts) instead of PGlite.
+// BENCH_API_PROCESSES=N (default 0): N >= 1 runs the deployment of README "Scale-out and production mapping": this
+// process is the matcher partition (PARTITION_PORT, owning every market), the DEX API runs in N processes of its own
+// (bench/e2e/api-process.ts, DEX_PARTITIONS, each its own PGlite), the load generator spreads its connections over
+// them; each entry prints every process's CPU seconds. 0: the DEX API in this process, as before.
 import { fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -38,6 +43,8 @@ import { typedOrder } from "../../pipeline/testing/orders";
 import type { SettledBatch } from "../../pipeline/settle/batcher";
 import { createApiKey } from "../../api/testing/client";
 import { startPostgresServer } from "../../test/support/external-parts";
+import { healthy, spawnStack, stopChildren, type StackChild } from "../../test/support/stack-process";
+import { freePort } from "../../runtime/ports";
 import { benchDexApiComponent } from "./bench-dex-api";
 import type { Entry, LoadJob, LoadResult } from "./loadgen";
 
@@ -49,6 +56,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 64);
 const WS_CONNECTIONS = Number(process.env.BENCH_WS_CONNECTIONS ?? 4);
+/** API processes apart from this one (0: the DEX API in this process) */
+const API_PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 0);
+if (!Number.isInteger(API_PROCESSES) || API_PROCESSES < 0 || API_PROCESSES > 8) throw new Error(`BENCH_API_PROCESSES: an integer 0..8 (got ${process.env.BENCH_API_PROCESSES})`);
 const WITH_INDEXER = process.env.BENCH_INDEXER !== "0";
 const UNEQUAL = process.env.BENCH_UNEQUAL === "1";
 /** orders per second to pace at (in-process); unset = as fast as the stack takes them */
@@ -68,6 +78,16 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 const loadAvg = () => os.loadavg()[0];
+/** CPU seconds (user + system) of one process (/proc; Linux) */
+function pidCpuS(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // USER_HZ
+  } catch {
+    return NaN; // gone
+  }
+}
 /** CPU seconds (user + system) of a process and its children alive now (/proc; Linux) */
 function postgresCpuS(rootPid: number): number {
   const tick = 100; // USER_HZ
@@ -114,16 +134,36 @@ async function main(): Promise<void> {
   if (process.env.BENCH_CHAIN_NODE) overrides.CHAIN_NODE = process.env.BENCH_CHAIN_NODE;
   const postgres = process.env.BENCH_INDEXER_DB === "postgres" ? await startPostgresServer() : undefined;
   if (postgres) overrides.DATABASE_URL = postgres.url;
-  const { config } = await createTestConfig(dataDir, overrides);
   const clients = PHASES.some((p) => p !== "in-process");
-  const components: Component[] = [pipelineComponent, ...(clients ? [benchDexApiComponent] : []), ...(WITH_INDEXER ? [indexerComponent] : [])];
+  const apiProcesses = clients ? API_PROCESSES : 0;
+  // N API processes: this process's pipeline serves them as a matcher partition
+  const partitionSecret = randomBytes(24).toString("hex");
+  if (apiProcesses > 0) Object.assign(overrides, { PARTITION_PORT: String(await freePort()), PARTITION_SECRET: partitionSecret });
+  const { config } = await createTestConfig(dataDir, overrides);
+  const components: Component[] = [pipelineComponent, ...(clients && apiProcesses === 0 ? [benchDexApiComponent] : []), ...(WITH_INDEXER ? [indexerComponent] : [])];
   const stack = await startStack({ config, components, onComponentError: "fail" });
+  const apiChildren: StackChild[] = [];
   // BENCH_PROFILE=dir: where this process (matcher, batcher, API) spends its time during the entries
   const profiler = process.env.BENCH_PROFILE ? new Session() : undefined;
   try {
     const handle = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
     const indexerUrl = WITH_INDEXER ? stack.components.find((c) => c.name === "indexer")!.handle!.urls!.graphql.replace(/\/graphql$/, "") : "";
-    const apiUrls = clients ? (stack.components.find((c) => c.name === "dex-api")!.handle!.urls as { rest: string; ws: string }) : undefined;
+    const apiUrls: { rest: string; ws: string }[] = [];
+    if (clients && apiProcesses === 0) apiUrls.push(stack.components.find((c) => c.name === "dex-api")!.handle!.urls as { rest: string; ws: string });
+    if (apiProcesses > 0) {
+      // the API processes, on this stack's chains and deployments, routing every market to this process's partition
+      const symbols = handle.dexService.listMarkets().map((x) => x.symbol).join(",");
+      for (let i = 1; i <= apiProcesses; i++) {
+        const { env } = await createTestConfig(path.join(dataDir, `api-${i}`), {
+          LOG_LEVEL: "error", HOME_CHAIN_RPC_URL: stack.chains.home.rpcUrl, REMOTE_CHAIN_RPC_URL: stack.chains.remote.rpcUrl,
+          HOME_CHAIN_ID: String(config.chains.home.chainId), REMOTE_CHAIN_ID: String(config.chains.remote.chainId), DEPLOYMENTS_FILE: config.deploymentsFile,
+          PARTITION_SECRET: partitionSecret, DEX_PARTITIONS: `${symbols}=http://127.0.0.1:${config.partition.listenPort}`,
+        });
+        apiChildren.push(spawnStack(`API process ${i}`, env, "bench/e2e/api-process.ts"));
+      }
+      await Promise.all(apiChildren.map((c) => healthy(c)));
+      for (const c of apiChildren) apiUrls.push({ rest: `http://127.0.0.1:${c.env.DEX_API_PORT}/v1`, ws: `ws://127.0.0.1:${c.env.DEX_WS_PORT}/ws` });
+    }
     const p = handle.pipeline;
     const m = p.service.marketList().find((x) => x.symbol === "WETH-USD")!;
     const settlement = stack.deployments.home.contracts.Settlement as Address;
@@ -133,10 +173,11 @@ async function main(): Promise<void> {
     const settled: SettledBatch[] = [];
     p.subscribeSettled((b) => settled.push(b));
     // API keys (agents approved on chain) for the key entries: the way a client gets one
-    const keys = clients && PHASES.some((x) => x.endsWith("-key")) ? await Promise.all(traders.map((t) => createApiKey(apiUrls!.rest.replace(/\/v1$/, ""), privateKeyToAccount(t.privateKey as Hex)))) : [];
+    // (trader t's key made through API process t mod N: each keeps its keys in its own database)
+    const keys = clients && PHASES.some((x) => x.endsWith("-key")) ? await Promise.all(traders.map((t, i) => createApiKey(apiUrls[i % apiUrls.length].rest.replace(/\/v1$/, ""), privateKeyToAccount(t.privateKey as Hex)))) : [];
 
     console.log(
-      `bench:e2e  ${traders.length} traders, ${WARMUP} s warm-up + ${SECONDS} s measured per entry (${PHASES.join(", ")}), ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, backlog cap ${process.env.PIPELINE_MAX_BACKLOG_TRADES ?? "default"}, indexer ${WITH_INDEXER ? `on (${postgres ? "Postgres server" : "PGlite"})` : "off"}, chain node ${process.env.BENCH_CHAIN_NODE ?? process.env.CHAIN_NODE ?? "default"}; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} (${os.cpus().length} cores)`,
+      `bench:e2e  ${traders.length} traders, ${WARMUP} s warm-up + ${SECONDS} s measured per entry (${PHASES.join(", ")}), ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, backlog cap ${process.env.PIPELINE_MAX_BACKLOG_TRADES ?? "default"}, indexer ${WITH_INDEXER ? `on (${postgres ? "Postgres server" : "PGlite"})` : "off"}, DEX API ${apiProcesses === 0 ? "in this process" : `in ${apiProcesses} processes of its own (this one the matcher partition)`}, chain node ${process.env.BENCH_CHAIN_NODE ?? process.env.CHAIN_NODE ?? "default"}; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} (${os.cpus().length} cores)`,
     );
 
     // the indexer's own CPU per settle batch indexed (Ponder's /metrics): its cost whatever share of the cores it got
@@ -241,8 +282,8 @@ async function main(): Promise<void> {
       const orders = Math.ceil((SECONDS + WARMUP) * PREPARED_PER_S[entry]);
       const job: LoadJob = {
         entry,
-        restUrl: apiUrls!.rest,
-        wsUrl: apiUrls!.ws,
+        restUrls: apiUrls.map((u) => u.rest),
+        wsUrls: apiUrls.map((u) => u.ws),
         market: { ...m, tickSize: m.tickSize.toString(), lotSize: m.lotSize.toString(), minLots: m.minLots.toString(), maxLots: m.maxLots.toString() },
         domainSeparator,
         traders: traders.map((t) => ({ address: t.address, privateKey: t.privateKey as Hex })),
@@ -277,10 +318,10 @@ async function main(): Promise<void> {
       const batchesBefore = settled.length;
       const load: number[] = [loadAvg()];
       // this process's CPU, sampled each 100 ms: its share over the entry's load window (after preparation)
-      const cpuAt: { t: number; us: number }[] = [];
+      const cpuAt: { t: number; us: number; apiS: number[] }[] = [];
       const sampleCpu = () => {
         const u = process.cpuUsage();
-        cpuAt.push({ t: Date.now(), us: u.user + u.system });
+        cpuAt.push({ t: Date.now(), us: u.user + u.system, apiS: apiChildren.map((c) => pidCpuS(c.proc.pid!)) });
       };
       sampleCpu();
       const cpuTimer = setInterval(sampleCpu, 100);
@@ -305,6 +346,11 @@ async function main(): Promise<void> {
         note += `, the load generator ${((100 * lr.cpuMs) / (lr.windowEnd - (lr.warmEnd - WARMUP * 1000))).toFixed(0)} % (${os.cpus().length} cores shared with the chain node and everything else); `;
         note += `prepared in ${(lr.prepareMs / 1000).toFixed(1)} s before the clock${lr.exhausted ? "; RAN OUT of prepared orders (the figure is a floor)" : ""}${lr.firstErrors.length ? `; first refusals: ${lr.firstErrors.join(" | ")}` : ""}`;
       }
+      // every process's CPU seconds over the load (warm-up + measured window)
+      const loadS = (to.t - from.t) / 1000;
+      const cpuS = [`this process${apiProcesses > 0 ? " (the matcher partition)" : ""} ${((to.us - from.us) / 1e6).toFixed(1)}`, ...apiChildren.map((c, i) => `${c.name} ${(to.apiS[i] - from.apiS[i]).toFixed(1)}`)];
+      if ("exhausted" in r) cpuS.push(`load generator ${((r as LoadResult).cpuMs / 1000).toFixed(1)}`);
+      note += `\n                            CPU seconds over the ${loadS.toFixed(1)} s of load (warm-up + measured): ${cpuS.join(", ")}`;
       results.push({ phase, warmEnd: r.warmEnd, windowEnd: r.windowEnd, drainedAt, batches: settled.slice(batchesBefore), load, accepted: r.accepted, rejected: r.rejected, shed: r.shed, ackMs: r.ackMs, note });
     }
     if (profiler) {
@@ -402,6 +448,7 @@ async function main(): Promise<void> {
       if (WITH_INDEXER) console.log(`${verdict(f.indexSeen === f.trades && f.p99BlockIndex <= GOAL.p99IndexerMs)}  ${f.phase}: indexer visibility p99 <= ${GOAL.p99IndexerMs} ms after the trade's block (${f.p99BlockIndex.toFixed(0)} ms, ${f.indexSeen}/${f.trades} seen)`);
     }
   } finally {
+    await stopChildren(apiChildren);
     await stack.stop();
     await postgres?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
