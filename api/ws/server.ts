@@ -72,7 +72,7 @@ function createUpgradeServer(maxMessageBytes: number): { server: Server; wss: We
 /** Admits a new connection (or refuses it with an error message and close code 1013) and wires its events. */
 function accept(hub: Hub, onMessage: ReturnType<typeof createMessageHandler>, nextId: () => number, ws: WebSocket, req: IncomingMessage): void {
   const ip = normalizeIp(req.socket.remoteAddress);
-  const c: Conn = { id: nextId(), ws, ip, key: null, account: null, subs: new Set(), alive: true, ordersSequence: 0 };
+  const c: Conn = { id: nextId(), ws, ip, key: null, account: null, subs: new Set(), alive: true, ordersSequence: 0, socket: req.socket };
   const refusal = hub.admission.admit(ip);
   if (refusal) {
     ws.send(JSON.stringify({ type: "error", ...refusal.toBody() }));
