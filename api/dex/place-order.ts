@@ -117,10 +117,17 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
         agent = await deps.keys.agentOf(key.id);
         if (!agent) throw new ApiError("UNAUTHORIZED", "unknown or revoked API key", { reason: "invalid_api_key" });
       }
-      const intent = { ...intentOf(market.symbol, body.side, fields, { orderId, clientOrderId }, nowMs), requestHash: hash };
+      // intentOf's fields, written out once (three object spreads per order were ~2 % of the stack under bench:e2e)
+      const { type, timeInForce, priceTicks, triggerPriceTicks, sizeLots, expiresAtMs, hidden, icebergVisibleLots } = fields;
       const request: PlaceOrderRequest = signedParts
-        ? { ...intent, kind: "signed", trader: account, order: signedParts.order, signature: signedParts.signature }
-        : { ...intent, kind: "api_key", trader: account, apiKeyId: key!.id, agent: agent! };
+        ? {
+            kind: "signed", orderId, clientOrderId, symbol: market.symbol, side: body.side, type, timeInForce, priceTicks, triggerPriceTicks, sizeLots,
+            expiresAtMs, hidden, icebergVisibleLots, receivedAtMs: nowMs, requestHash: hash, trader: account, order: signedParts.order, signature: signedParts.signature,
+          }
+        : {
+            kind: "api_key", orderId, clientOrderId, symbol: market.symbol, side: body.side, type, timeInForce, priceTicks, triggerPriceTicks, sizeLots,
+            expiresAtMs, hidden, icebergVisibleLots, receivedAtMs: nowMs, requestHash: hash, trader: account, apiKeyId: key!.id, agent: agent!,
+          };
       // A refusal (funds, signature, nonce...) records nothing, so the client order id stays free for a
       // corrected retry. An order the matcher took is journaled with its client order id and `hash` before
       // this resolves: from then on findOrderByClientOrderId answers its retries, across a restart too.

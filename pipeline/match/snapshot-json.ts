@@ -5,9 +5,17 @@ export type JsonSafe = null | boolean | number | string | JsonSafe[] | { [k: str
 export function toJsonSafe(v: unknown): JsonSafe {
   if (typeof v === "bigint") return { $n: v.toString() };
   if (v === null || typeof v !== "object") return v === undefined ? null : (v as JsonSafe);
-  if (Array.isArray(v)) return v.map(toJsonSafe);
+  if (Array.isArray(v)) {
+    const arr: JsonSafe[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) arr[i] = toJsonSafe(v[i]);
+    return arr;
+  }
+  // keys, not entries: no [key, value] pair allocated per field (each finished order is written through here)
   const out: { [k: string]: JsonSafe } = {};
-  for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = toJsonSafe(x);
+  for (const k of Object.keys(v)) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x !== undefined) out[k] = toJsonSafe(x);
+  }
   return out;
 }
 
