@@ -1,5 +1,8 @@
 // Starts the indexer (`ponder start --root indexer`) as a child process and resolves once it serves
 // /ready, for `npm start` and the tests. The child reads everything from its environment (indexer/env.ts).
+// In front of it, in a second small process at normal priority, the hot front (hot/main.ts): the
+// indexer's public URL, serving trades and candles from Ponder's rows plus the chain's newest trades that
+// Ponder has not indexed yet, and passing everything else to Ponder.
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -11,7 +14,8 @@ import { findRepoRoot, loadDeployments } from "./deployments";
 export interface StartIndexerOptions {
   /** absolute path of the deployments JSON (see indexer/README.md) */
   deploymentsFile: string;
-  /** HTTP port; 0 picks a free one. If taken, Ponder moves to the next free port (reported in `port`). */
+  /** HTTP port of the indexer's URL (the hot front, or Ponder without it); 0 picks a free one. If taken,
+   *  the next free one is used (reported in `port`). */
   port: number;
   /** PGlite directory (ignored with databaseUrl) */
   dataDir: string;
@@ -33,13 +37,22 @@ export interface StartIndexerOptions {
   idle?: boolean;
   /** pin Ponder to these CPUs (taskset list, "last" = the highest CPU); none when absent */
   cpus?: string;
+  /** run the hot front (hot/main.ts) before Ponder (default true); false: `url` is Ponder's own */
+  hotFront?: boolean;
+  /** the hot front's chain poll interval, ms (default 50) */
+  hotPollMs?: number;
 }
 
 export interface RunningIndexer {
-  /** e.g. http://127.0.0.1:42069 */
+  /** e.g. http://127.0.0.1:42069: the hot front (or Ponder itself with hotFront false) */
   url: string;
   port: number;
+  /** Ponder's own URL (behind the front; the same as `url` without it) */
+  ponderUrl: string;
+  /** Ponder's process */
   pid: number;
+  /** the hot front's process, when it runs */
+  frontPid?: number;
   /** SIGTERM (Ponder unlocks its schema and exits), SIGKILL after 10 s. Idempotent. */
   stop(): Promise<void>;
 }
@@ -62,7 +75,8 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
 }
 
 export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIndexer> {
-  const requestedPort = opts.port === 0 ? await freePort() : opts.port;
+  const withFront = opts.hotFront ?? true;
+  const requestedPort = opts.port === 0 || withFront ? await freePort() : opts.port;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PONDER_TELEMETRY_DISABLED: "true",
@@ -177,7 +191,78 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
     await stop();
     throw error;
   }
-  return { url: `http://127.0.0.1:${port}`, port, pid: child.pid!, stop };
+  const ponderUrl = `http://127.0.0.1:${port}`;
+  if (!withFront) return { url: ponderUrl, port, ponderUrl, pid: child.pid!, stop };
+  let front: Awaited<ReturnType<typeof startFront>>;
+  try {
+    front = await startFront(opts, ponderUrl, deadline);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  let stoppedAll: Promise<void> | undefined;
+  const stopAll = () => (stoppedAll ??= Promise.all([front.stop(), stop()]).then(() => undefined));
+  return { url: `http://127.0.0.1:${front.port}`, port: front.port, ponderUrl, pid: child.pid!, frontPid: front.pid, stop: stopAll };
+}
+
+/** Starts the hot front (hot/main.ts) at normal priority; resolves once it listens. */
+async function startFront(opts: StartIndexerOptions, ponderUrl: string, deadline: number) {
+  const requested = opts.port === 0 ? await freePort() : opts.port;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    INDEXER_PONDER_URL: ponderUrl,
+    DEPLOYMENTS_FILE: path.resolve(opts.deploymentsFile),
+    PORT: String(requested),
+    ...(opts.hotPollMs ? { INDEXER_HOT_POLL_MS: String(opts.hotPollMs) } : {}),
+  };
+  // an IPC channel only so that the front notices when this process dies (it exits on "disconnect"; tsx
+  // ends a piped stdin, so exit-with-parent.cjs cannot serve here)
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(indexerDir, "hot", "main.ts")], {
+    cwd: findRepoRoot(indexerDir),
+    env,
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  child.channel?.unref();
+  const recent: string[] = [];
+  let port: number | undefined;
+  for (const stream of [child.stdout!, child.stderr!]) {
+    let buffered = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => {
+      buffered += chunk;
+      const lines = buffered.split("\n");
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        if (!line.trim()) continue;
+        recent.push(line);
+        if (recent.length > 40) recent.shift();
+        try {
+          const entry = JSON.parse(line) as { msg?: string; port?: number };
+          if (entry.msg === "Hot front listening" && typeof entry.port === "number") port = entry.port;
+          else if (entry.msg !== undefined) opts.onLog?.(line);
+        } catch {
+          opts.onLog?.(line);
+        }
+      }
+    });
+  }
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    if (!(await waitForExit(child, 5_000))) {
+      child.kill("SIGKILL");
+      await waitForExit(child, 5_000);
+    }
+  };
+  while (port === undefined) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the indexer's hot front exited (${child.exitCode ?? child.signalCode}):\n${recent.join("\n")}`);
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the indexer's hot front did not start in time:\n${recent.join("\n")}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { port, pid: child.pid!, stop };
 }
 
 async function rpcBlockNumber(rpcUrl: string): Promise<number> {

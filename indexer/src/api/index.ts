@@ -4,9 +4,9 @@
 import { db } from "ponder:api";
 import schema from "ponder:schema";
 import { type Context, Hono } from "hono";
-import { and, asc, client, desc, eq, gte, graphql, lte } from "ponder";
+import { and, asc, client, desc, eq, gte, graphql, lte, sql } from "ponder";
 import { z } from "zod";
-import { CANDLE_INTERVAL_NAMES } from "../../lib/candles";
+import { TRADES_THROUGH_HEADER, candlesQuery, invalidQueryBody, tradesQuery } from "../../lib/queries";
 import { candleJson, errorBody, tradeJson, transferJson } from "./json";
 
 const app = new Hono();
@@ -22,28 +22,29 @@ const address = z
   .regex(/^0x[0-9a-fA-F]{40}$/)
   .transform((a) => a.toLowerCase() as `0x${string}`);
 
-const tradesQuery = z.object({
-  pair: z.string().min(1).max(100).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  /** only trades of this block or later, oldest first (a client following new trades) */
-  fromBlock: z.coerce.bigint().min(0n).optional(),
-});
-
-const candlesQuery = z.object({
-  pair: z.string().min(1).max(100),
-  interval: z.enum(CANDLE_INTERVAL_NAMES as [string, ...string[]]),
-  /** bucket start, Unix ms, inclusive */
-  from: z.coerce.bigint().optional(),
-  to: z.coerce.bigint().optional(),
-  limit: z.coerce.number().int().min(1).max(5000).default(1000),
-  /** asc (default): the oldest `limit` buckets of the bounds; desc: the newest first */
-  order: z.enum(["asc", "desc"]).default("asc"),
-});
-
 function invalid(c: Context, error: z.ZodError) {
-  // path and message only: an issue can carry bigints (a bound such as 0n) that JSON cannot hold
-  const issues = error.issues.map((i) => ({ path: i.path.map(String), message: i.message }));
-  return c.json(errorBody("INVALID_REQUEST", "invalid query parameters", { issues }), 400);
+  return c.json(invalidQueryBody(error), 400);
+}
+
+/** The highest block holding a trade, as a column of the same statement as the rows (one snapshot). */
+const tradesThrough = sql<number>`(SELECT coalesce(max(${schema.trade.blockNumber}), -1) FROM ${schema.trade})`.mapWith(Number);
+
+/**
+ * Runs a select that carries `tradesThrough` and sets the TRADES_THROUGH_HEADER. With no row the
+ * statement carries no value: the max is then read first and the rows again after it, so that "no row" is
+ * true of a snapshot at least as late as the max (Ponder only adds rows; a reorg is Ponder's own revert).
+ */
+async function withThrough<T extends { through: number }>(c: Context, run: () => Promise<T[]>): Promise<T[]> {
+  let rows = await run();
+  let through = rows[0]?.through;
+  if (through === undefined) {
+    const [m] = await db.select({ through: tradesThrough }).from(schema.trade).limit(1);
+    const before = m?.through ?? -1;
+    rows = await run();
+    through = rows[0]?.through ?? before;
+  }
+  c.header(TRADES_THROUGH_HEADER, String(through));
+  return rows;
 }
 
 /** Newest first; with `fromBlock`, the trades of that block and later, oldest first. */
@@ -56,13 +57,15 @@ app.get("/trades", async (c) => {
     fromBlock !== undefined
       ? [asc(schema.trade.blockNumber), asc(schema.trade.logIndex)]
       : [desc(schema.trade.blockNumber), desc(schema.trade.logIndex)];
-  const rows = await db
-    .select()
-    .from(schema.trade)
-    .where(where)
-    .orderBy(...order)
-    .limit(limit);
-  return c.json({ trades: rows.map(tradeJson) });
+  const rows = await withThrough(c, () =>
+    db
+      .select({ row: schema.trade, through: tradesThrough })
+      .from(schema.trade)
+      .where(where)
+      .orderBy(...order)
+      .limit(limit),
+  );
+  return c.json({ trades: rows.map((r) => tradeJson(r.row)) });
 });
 
 /** Oldest first (`order=desc`: newest first); `from`/`to` bound the bucket start (ms). */
@@ -70,8 +73,9 @@ app.get("/candles", async (c) => {
   const q = candlesQuery.safeParse(c.req.query());
   if (!q.success) return invalid(c, q.error);
   const { pair, interval, from, to, limit, order } = q.data;
-  const rows = await db
-    .select()
+  const rows = await withThrough(c, () =>
+    db
+    .select({ row: schema.candle, through: tradesThrough })
     .from(schema.candle)
     .where(
       and(
@@ -82,8 +86,9 @@ app.get("/candles", async (c) => {
       ),
     )
     .orderBy(order === "desc" ? desc(schema.candle.bucketStartMs) : asc(schema.candle.bucketStartMs))
-    .limit(limit);
-  return c.json({ pair, interval, candles: rows.map(candleJson) });
+    .limit(limit),
+  );
+  return c.json({ pair, interval, candles: rows.map((r) => candleJson(r.row)) });
 });
 
 app.get("/balances/:account", async (c) => {

@@ -1,0 +1,154 @@
+// Follows the Settlement contract's trades by block RANGE: each poll asks the node for its head and, when
+// it moved, for the TradeSettled and BatchSettled logs of [cursor + 1, head] in one eth_getLogs (no
+// per-block transaction, whatever the number of blocks), and appends them to the hot tail. A batch's
+// trades are the TradeSettled logs of its transaction with its batch id before its BatchSettled log,
+// counted against the event's tradeCount, and their rows come from lib/batchRows.ts: exactly the rows
+// Ponder's BatchSettled handler writes. Reorgs: the cursor block's hash is checked each time the head
+// moves; a changed hash or a head below the cursor (a node that went back, e.g. a journal replay) drops the
+// tail above the blocks Ponder answered for and reads them again.
+import { type PublicClient, createPublicClient, getAbiItem, http } from "viem";
+import { settlementAbi } from "../../sdk/abi";
+import { type BatchTrade, batchRows } from "../lib/batchRows";
+import type { Hex } from "../lib/trades";
+import { tradeJson } from "../src/api/json";
+import type { HotTail, TailBlock } from "./tail";
+
+const tradeSettled = getAbiItem({ abi: settlementAbi, name: "TradeSettled" });
+const batchSettled = getAbiItem({ abi: settlementAbi, name: "BatchSettled" });
+
+export interface FollowOptions {
+  rpcUrl: string;
+  settlement: Hex;
+  /** lowercase token address -> symbol, for pair names */
+  symbols: ReadonlyMap<string, string>;
+  tail: HotTail;
+  /** the highest block Ponder's answers are known to cover: where reading resumes after a reorg */
+  floor: () => number;
+  /** pause between polls, ms */
+  pollMs: number;
+  /** blocks per eth_getLogs at most */
+  maxRange: number;
+  /** stop reading ahead while the tail holds this many trades (Ponder catching up trims it) */
+  maxTailTrades: number;
+  onError?: (error: unknown) => void;
+  onReorg?: (detail: { cursor: number; head: number; resumeAfter: number }) => void;
+}
+
+export interface Follower {
+  stop(): Promise<void>;
+}
+
+const lc = (a: string) => a.toLowerCase() as Hex;
+
+export function followSettlement(opts: FollowOptions): Follower {
+  const client: PublicClient = createPublicClient({ transport: http(opts.rpcUrl, { retryCount: 0, timeout: 10_000 }) });
+  const { tail } = opts;
+  const settlement = lc(opts.settlement);
+
+  async function pollOnce(): Promise<void> {
+    const head = await client.getBlock({ blockTag: "latest" });
+    const headNumber = Number(head.number);
+    const cursor = tail.cursor;
+    let reorg = headNumber < cursor.number;
+    if (!reorg && cursor.hash) {
+      const hash = headNumber === cursor.number ? head.hash : (await client.getBlock({ blockNumber: BigInt(cursor.number) })).hash;
+      reorg = hash !== cursor.hash;
+    }
+    if (reorg) {
+      const resumeAfter = Math.min(opts.floor(), headNumber);
+      tail.resetTo(resumeAfter);
+      opts.onReorg?.({ cursor: cursor.number, head: headNumber, resumeAfter });
+      return;
+    }
+    if (headNumber <= cursor.number || tail.tradeCount >= opts.maxTailTrades) return;
+    const to = Math.min(headNumber, cursor.number + opts.maxRange);
+    const logs = await client.getLogs({
+      address: settlement,
+      events: [tradeSettled, batchSettled],
+      fromBlock: BigInt(cursor.number + 1),
+      toBlock: BigInt(to),
+      strict: true,
+    });
+    // the BatchSettled logs, each with the TradeSettled logs of its transaction before it
+    const byTx = new Map<string, typeof logs>();
+    for (const l of logs) {
+      const k = l.transactionHash;
+      const list = byTx.get(k);
+      if (list) list.push(l);
+      else byTx.set(k, [l]);
+    }
+    const blockNumbers = [...new Set(logs.filter((l) => l.eventName === "BatchSettled").map((l) => Number(l.blockNumber)))];
+    const headers = new Map(
+      (await Promise.all(blockNumbers.map((n) => client.getBlock({ blockNumber: BigInt(n) })))).map((b) => [Number(b.number), b]),
+    );
+    const toHash = to === headNumber ? head.hash : (await client.getBlock({ blockNumber: BigInt(to) })).hash;
+    const blocks = new Map<number, TailBlock>();
+    for (const l of logs) {
+      if (l.eventName !== "BatchSettled") continue;
+      const number = Number(l.blockNumber);
+      const header = headers.get(number)!;
+      // a log of another block than the one read (a reorg under way): read again next poll
+      if (header.hash !== l.blockHash) throw new Error(`block ${number}: log of ${l.blockHash}, header ${header.hash} (reorg under way)`);
+      const trades: BatchTrade[] = [];
+      for (const t of byTx.get(l.transactionHash)!) {
+        if (t.eventName !== "TradeSettled" || t.logIndex >= l.logIndex || t.args.batchId !== l.args.batchId) continue;
+        trades.push({
+          logIndex: t.logIndex,
+          batchId: t.args.batchId,
+          makerOrderHash: lc(t.args.makerOrderHash),
+          takerOrderHash: lc(t.args.takerOrderHash),
+          maker: lc(t.args.maker),
+          taker: lc(t.args.taker),
+          baseToken: lc(t.args.baseToken),
+          quoteToken: lc(t.args.quoteToken),
+          takerIsBuy: t.args.takerIsBuy,
+          price: t.args.price,
+          baseAmount: t.args.baseAmount,
+          quoteAmount: t.args.quoteAmount,
+          makerFee: t.args.makerFee,
+          takerFee: t.args.takerFee,
+        });
+      }
+      if (BigInt(trades.length) !== l.args.tradeCount) {
+        throw new Error(`batch ${l.args.batchId}: ${trades.length} TradeSettled logs in ${l.transactionHash}, the event says ${l.args.tradeCount}`);
+      }
+      const rows = batchRows(trades, { txHash: l.transactionHash, blockNumber: l.blockNumber, timestamp: header.timestamp, symbols: opts.symbols });
+      let block = blocks.get(number);
+      if (!block) blocks.set(number, (block = { number, hash: header.hash, trades: [] }));
+      for (const row of rows.trades) {
+        block.trades.push({
+          json: tradeJson(row),
+          pair: row.pair,
+          blockNumber: number,
+          price: row.price,
+          baseAmount: row.baseAmount,
+          quoteAmount: row.quoteAmount,
+          timestamp: row.timestamp,
+        });
+      }
+    }
+    // a block's batches in log order (several settles can share a block)
+    const ordered = [...blocks.values()].sort((a, b) => a.number - b.number);
+    for (const b of ordered) b.trades.sort((x, y) => x.json.logIndex - y.json.logIndex);
+    tail.append(ordered, { number: to, hash: toHash });
+  }
+
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      try {
+        await pollOnce();
+      } catch (error) {
+        opts.onError?.(error);
+      }
+      if (running) await new Promise((r) => setTimeout(r, opts.pollMs));
+    }
+  })();
+
+  return {
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+}
