@@ -1,9 +1,10 @@
 // Price levels and one side of a book. Each level keeps two FIFO queues: visible orders first,
 // then hidden ones (hidden orders yield to visible ones at the same price). A side keeps its
-// levels in an array sorted worst-to-best, so the best level is the last element (O(1)), plus a
-// Map from price to level. A level that empties away from the top stays in place (marked empty)
-// and is reused or swept later: removing it eagerly would cost an O(levels) splice per cancel.
+// levels in an array sorted worst-to-best, so the best level is the last element (O(1)), plus an
+// index from price to level (price-index.ts). A level that empties away from the top stays in place
+// (marked empty) and is reused or swept later: removing it eagerly would cost an O(levels) splice per cancel.
 import type { Order } from "./order";
+import { PriceIndex } from "./price-index";
 import type { Side } from "./types";
 
 export class Level {
@@ -76,7 +77,7 @@ export class BookSide {
   readonly symbol: string;
   /** Sorted worst first, best last. May contain empty levels below the top. */
   levels: Level[] = [];
-  byPrice = new Map<number, Level>();
+  readonly byPrice = new PriceIndex();
   private emptyCount = 0;
   /** Dropped (empty) levels kept for reuse: prices come and go at the top of a book all the time, and
    *  recycling their levels keeps that churn out of the garbage collector. */
@@ -95,7 +96,7 @@ export class BookSide {
       const top = levels[n - 1];
       if (top.orderCount > 0) return top;
       levels.pop();
-      this.byPrice.delete(top.priceTicks);
+      this.byPrice.delete(top);
       this.release(top);
       this.emptyCount--;
       n--;
@@ -115,7 +116,7 @@ export class BookSide {
     lvl = this.spare.pop();
     if (lvl === undefined) lvl = new Level(this.symbol, priceTicks, this.isBuy);
     else lvl.priceTicks = priceTicks;
-    this.byPrice.set(priceTicks, lvl);
+    this.byPrice.add(lvl);
     const levels = this.levels;
     // Sorted by "goodness": ascending price for bids, descending for asks.
     let lo = 0;
@@ -148,7 +149,7 @@ export class BookSide {
     for (const lvl of this.levels) {
       if (lvl.orderCount > 0) kept.push(lvl);
       else {
-        this.byPrice.delete(lvl.priceTicks);
+        this.byPrice.delete(lvl);
         this.release(lvl);
       }
     }
