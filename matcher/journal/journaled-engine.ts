@@ -53,6 +53,22 @@ export interface JournaledEngine<M = unknown> {
   close(): Promise<void>;
 }
 
+/** Whether JSON reads `cmd` back as a plain copy of itself: own keys only, each a string, a boolean or a
+ *  finite number other than -0 (JSON has no undefined, NaN, Infinity or -0; nested values are not looked at). */
+function flatJsonExact(cmd: Command): boolean {
+  if (Object.getPrototypeOf(cmd) !== Object.prototype) return false;
+  const o = cmd as unknown as Record<string, unknown>;
+  for (const k in o) {
+    if (!Object.prototype.hasOwnProperty.call(o, k)) return false;
+    const v = o[k];
+    const t = typeof v;
+    if (t === "string" || t === "boolean") continue;
+    if (t === "number" && Number.isFinite(v) && !Object.is(v, -0)) continue;
+    return false;
+  }
+  return true;
+}
+
 export async function createJournaledEngine<M = unknown>(options: JournaledEngineOptions<M>): Promise<JournaledEngine<M>> {
   let engine!: MatchingEngine;
   const { owner } = options;
@@ -84,8 +100,9 @@ export async function createJournaledEngine<M = unknown>(options: JournaledEngin
     try {
       const c = JSON.stringify(cmd);
       frame = encodeFrame(`{"i":${log.count},"c":${c}${meta === undefined ? "" : `,"m":${JSON.stringify(meta)}`}}`);
-      // Apply exactly what replay will read back (JSON drops undefined, turns NaN into null...).
-      applied = JSON.parse(c) as Command;
+      // Apply exactly what replay will read back (JSON drops undefined, turns NaN into null...): a flat
+      // command of strings, booleans and finite numbers reads back as its own copy, anything else is parsed.
+      applied = flatJsonExact(cmd) ? { ...cmd } : (JSON.parse(c) as Command);
     } catch (err) {
       throw new Error(`command cannot be journaled: ${(err as Error).message}`);
     }
