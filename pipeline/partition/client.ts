@@ -38,7 +38,9 @@ export interface PartitionClient {
   close(): void;
 }
 
-const unavailable = (url: string, why: string) => new DexServiceError("SERVICE_UNAVAILABLE", `the matcher partition ${url} is unavailable (${why})`, { partition: url });
+/** `sent`: the call left this process (its answer was lost: a placement may have happened) or not (nothing happened there) */
+const unavailable = (url: string, why: string, sent: boolean) =>
+  new DexServiceError("SERVICE_UNAVAILABLE", `the matcher partition ${url} is unavailable (${why})`, { partition: url, sent });
 
 export function connectPartition(o: PartitionClientOptions): PartitionClient {
   const wsUrl = o.url.replace(/^http/, "ws") + PARTITION_PATH;
@@ -57,7 +59,7 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
   function failAll(why: string): void {
     for (const p of pending.values()) {
       clearTimeout(p.timer);
-      p.reject(unavailable(o.url, why));
+      p.reject(unavailable(o.url, why, true));
     }
     pending.clear();
   }
@@ -168,7 +170,7 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
       return new Promise((resolve, reject) => {
         const t = setTimeout(() => {
           greeted.delete(done);
-          reject(unavailable(o.url, `no answer within ${timeoutMs} ms`));
+          reject(unavailable(o.url, `no answer within ${timeoutMs} ms`, false));
         }, timeoutMs);
         const done = (h: PartitionHello) => {
           clearTimeout(t);
@@ -179,12 +181,12 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
     },
     call(method, params, agent) {
       const sock = ws;
-      if (!up || !sock || sock.readyState !== WebSocket.OPEN) return Promise.reject(unavailable(o.url, "not connected"));
+      if (!up || !sock || sock.readyState !== WebSocket.OPEN) return Promise.reject(unavailable(o.url, "not connected", false));
       const id = nextId++;
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           pending.delete(id);
-          reject(unavailable(o.url, `${method} unanswered after ${callTimeoutMs} ms`));
+          reject(unavailable(o.url, `${method} unanswered after ${callTimeoutMs} ms`, true));
         }, callTimeoutMs);
         const { trader, symbol, side } = params as { trader?: string; symbol?: string; side?: string };
         pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer, agent, trader: trader?.toLowerCase(), symbol, side });

@@ -35,3 +35,32 @@ export async function loginExchange(iam: string, api: string, phone: string) {
   const account = (await call("GET", "/account")).body.data as Json;
   return { call, account, address: account.settlementAddress as Address, auth, headers };
 }
+
+/** A user's real-time stream of the exchange API (SSE at `<origin>/api/realtime`, spec 6.1): every event as it
+ *  arrives, parsed, in `events`; `close()` ends it. */
+export async function openRealtime(origin: string, auth: Record<string, string>, subscribe: string) {
+  const abort = new AbortController();
+  const events: { event: string; data: Json }[] = [];
+  const stream = await fetch(`${origin}/api/realtime?subscribe=${encodeURIComponent(subscribe)}`, { headers: { ...auth, accept: "text/event-stream" }, signal: abort.signal });
+  assert.equal(stream.status, 200, `realtime: ${stream.status}`);
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    try {
+      for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: ?(.*)$/m.exec(block)?.[1];
+          const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.replace(/^data: ?/, "")).join("\n");
+          if (event && data) events.push({ event, data: JSON.parse(data) as Json });
+        }
+      }
+    } catch {
+      // aborted at the end
+    }
+  })();
+  return { events, close: () => abort.abort() };
+}

@@ -6,7 +6,10 @@
 // partition's operator; both APIs answer the same book, order and balances; API 2's WebSocket shows the
 // trade of an order placed through API 1; an API key made through API 1 trades through API 2. A trader who
 // over-commits across the partitions has the second trade refused by the contract, the venue keeps
-// settling; killing one partition makes its markets alone unavailable.
+// settling. The exchange API runs in both API processes over the same partitions: a user's exchange orders
+// placed through one process on either partition's market fill, settle, and show (order, SSE settlement event,
+// transactions, portfolio) through the other. Killing one partition makes its markets alone unavailable, in
+// both APIs: an exchange order there is 503 with nothing written, the other partition's market still trades.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -25,6 +28,8 @@ import { api, createApiKey, keyHeaders, keyOrderBody, signedOrderBody, walletHea
 import { connectWs, type TestWs } from "../../api/testing/ws-client";
 import { decimalPriceToTicks, sizeToLots } from "../../api/dex/units";
 import { startExternalAnvil, startPostgresServer } from "../support/external-parts";
+import { createDb } from "../../db";
+import { loginExchange, openRealtime } from "./exchange-session";
 import { healthy, spawnStack, stopChildren, waitFor, type StackChild } from "../support/stack-process";
 
 const SECRET = randomBytes(24).toString("hex");
@@ -38,6 +43,7 @@ test("scale-out: two matcher partitions and two API processes on one external ch
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "scale-out-e2e-"));
   const children: StackChild[] = [];
   const sockets: TestWs[] = [];
+  const streams: { close(): void }[] = [];
   const parts: { stop(): Promise<void> }[] = [];
   try {
     const [home, remote, pg] = await Promise.all([startExternalAnvil({ chainId: 31337 }), startExternalAnvil({ chainId: 31338 }), startPostgresServer()]);
@@ -51,13 +57,16 @@ test("scale-out: two matcher partitions and two API processes on one external ch
       REMOTE_CHAIN_RPC_URL: remote.rpcUrl,
       DEPLOYMENTS_FILE: path.join(root, "deployments.json"),
       DATABASE_URL: pg.url,
+      // one key seals the API keys and the exchange API's tenant-token key in the one database
+      API_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY,
       LOG_LEVEL: "warn",
       SIMULATOR: "off",
     };
 
-    // ---- deploy once (the provisioning child grants the second partition's operator its role)
+    // ---- deploy once (the provisioning child grants the second partition's operator its role; the exchange
+    // API's provisioning deploys the asset tokens and the eligibility registry)
     const { config } = await createTestConfig(path.join(root, "deploy"), { ...shared, EXTRA_OPERATOR_ADDRESSES: operatorB.address });
-    const deployer = await startStack({ config, components: defaultComponents(["pipeline"]), onComponentError: "fail" });
+    const deployer = await startStack({ config, components: defaultComponents(["pipeline", "exchange-api"]), onComponentError: "fail" });
     const all = (deployer.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle).dexService.listMarkets();
     const settlement = deployer.deployments.home.contracts.Settlement as Address;
     const startBlock = BigInt(deployer.deployments.home.startBlock);
@@ -76,13 +85,16 @@ test("scale-out: two matcher partitions and two API processes on one external ch
     const p2 = spawnStack("partition 2", await partitionEnv(2, "WBTC-USD", p2Port, { OPERATOR_PRIVATE_KEY: operatorBKey }));
     children.push(p1, p2);
     await Promise.all([healthy(p1), healthy(p2)]);
-    const apiEnv = async (n: number) =>
+    // each serves the DEX API and the exchange API; API 1 also runs the identity provider both exchange APIs trust
+    const apiEnv = async (n: number, extra: Record<string, string>) =>
       (await createTestConfig(path.join(root, `api-${n}`), {
-        ...shared, STACK_COMPONENTS: "dex-api", PARTITION_SECRET: SECRET, API_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY, DEX_IP_RATE_LIMIT: "100000",
-        DEX_PARTITIONS: `WETH-USD=http://127.0.0.1:${p1Port};WBTC-USD=http://127.0.0.1:${p2Port}`,
+        ...shared, PARTITION_SECRET: SECRET, DEX_IP_RATE_LIMIT: "100000",
+        DEX_PARTITIONS: `WETH-USD=http://127.0.0.1:${p1Port};WBTC-USD=http://127.0.0.1:${p2Port}`, ...extra,
       })).env;
-    const a1 = spawnStack("api 1", await apiEnv(1));
-    const a2 = spawnStack("api 2", await apiEnv(2));
+    const a1Env = await apiEnv(1, { STACK_COMPONENTS: "iam,dex-api,exchange-api" });
+    const iam1 = `http://127.0.0.1:${a1Env.IAM_PORT}`;
+    const a1 = spawnStack("api 1", a1Env);
+    const a2 = spawnStack("api 2", await apiEnv(2, { STACK_COMPONENTS: "dex-api,exchange-api", EXCHANGE_OIDC_ISSUERS: iam1 }));
     children.push(a1, a2);
     await Promise.all([healthy(a1), healthy(a2)]);
     const api1 = `http://127.0.0.1:${a1.env.DEX_API_PORT}`;
@@ -205,6 +217,61 @@ test("scale-out: two matcher partitions and two API processes on one external ch
     assert.equal(after.body.status, "filled", after.text);
     await settledFill(api2, B, after.body.order_id);
 
+    // ---- the exchange API over the partitions: a user logged in at API 1's identity provider, her tenant token
+    // made by API 2, trades through both processes; each process's fills watcher follows both partitions
+    const ex1 = `http://127.0.0.1:${a1.env.EXCHANGE_API_PORT}/v1`;
+    const ex2 = `http://127.0.0.1:${a2.env.EXCHANGE_API_PORT}/v1`;
+    const alice = await loginExchange(iam1, ex2, "+14155550301");
+    const ex = (origin: string, method: string, p: string, body?: object) => api(origin, method, p, { headers: alice.headers, body });
+    await waitFor("alice's sandbox dollars", async () => {
+      const r = await ex(ex1, "GET", "/account");
+      return r.status === 200 && BigInt(r.body.data.cashBalanceUnits) > 0n;
+    }, 60_000, children);
+    const stream1 = await openRealtime(ex1.replace(/\/v1$/, ""), alice.auth, "quote:WETH");
+    streams.push(stream1);
+    assert.equal((await place(api1, A, eth, "sell", "2450", "0.5")).status, 201);
+    assert.equal((await place(api2, B, btc, "sell", "61500", "0.01")).status, 201);
+    // WETH (partition 1) through API 2, WBTC (partition 2) through API 1
+    const xEth = await ex(ex2, "POST", "/orders", { assetId: "WETH", side: "BUY", orderType: "limit", quantity: "0.5", limitPrice: "2450" });
+    assert.equal(xEth.status, 201, xEth.text);
+    assert.equal(xEth.body.data.status, "EXECUTED");
+    const xBtc = await ex(ex1, "POST", "/orders", { assetId: "WBTC", side: "BUY", orderType: "limit", quantity: "0.01", limitPrice: "61500" });
+    assert.equal(xBtc.status, 201, xBtc.text);
+    assert.equal(xBtc.body.data.status, "EXECUTED");
+    // API 1's stream carries the settlement of both, each by its partition's operator
+    const settlementEvent = (id: string) => waitFor(`API 1's settlement event of ${id}`, async () => stream1.events.find((e) => e.event === "settlement" && e.data.orderId === id), 60_000, children);
+    const [sEth, sBtc] = await Promise.all([settlementEvent(xEth.body.data.orderId), settlementEvent(xBtc.body.data.orderId)]);
+    assert.equal(sEth.data.status, "EXECUTED");
+    assert.equal(sBtc.data.status, "EXECUTED");
+    const sender = async (hash: string) => (await chain.getTransaction({ hash: hash as `0x${string}` })).from.toLowerCase();
+    assert.equal(await sender(sEth.data.txHashes[0]), config.keys.operator.address.toLowerCase());
+    assert.equal(await sender(sBtc.data.txHashes[0]), operatorB.address.toLowerCase());
+    // each order as the other process shows it; transactions and portfolio equal the chain
+    const gotEth = await ex(ex1, "GET", `/orders/${xEth.body.data.orderId}`);
+    assert.equal(gotEth.status, 200, gotEth.text);
+    assert.deepEqual([gotEth.body.data.status, gotEth.body.data.filledQuantity, gotEth.body.data.settlement], ["EXECUTED", 0.5, "settled"]);
+    const gotBtc = await ex(ex2, "GET", `/orders/${xBtc.body.data.orderId}`);
+    assert.deepEqual([gotBtc.body.data.status, gotBtc.body.data.filledQuantity, gotBtc.body.data.settlement], ["EXECUTED", 0.01, "settled"]);
+    const trades = await ex(ex1, "GET", "/transactions?type=trade");
+    assert.equal(trades.status, 200, trades.text);
+    assert.deepEqual(
+      (trades.body.data as { orderId: string; status: string }[]).map((t) => [t.orderId, t.status]).sort(),
+      [[xEth.body.data.orderId, "completed"], [xBtc.body.data.orderId, "completed"]].sort(),
+    );
+    const portfolio = await ex(ex2, "GET", "/portfolio");
+    assert.equal(portfolio.status, 200, portfolio.text);
+    for (const [assetId, m] of [["WETH", eth], ["WBTC", btc]] as const) {
+      const held = (portfolio.body.data as { assetId: string; quantityUnits: string }[]).find((h) => h.assetId === assetId);
+      const onChain = await chain.readContract({ address: settlement, abi: settlementAbi, functionName: "balanceOf", args: [alice.address, m.baseToken] });
+      assert.equal(held?.quantityUnits, onChain.toString(), `${assetId} holding = Settlement balance`);
+      // what she bought, less a fee taken in the asset
+      assert.ok(onChain > 0n && onChain <= lots(m, assetId === "WETH" ? "0.5" : "0.01") * m.lotSize, `${assetId}: ${onChain}`);
+    }
+    // a resting exchange order on partition 2's market, for the hold counted while that partition is down
+    const xRest = await ex(ex1, "POST", "/orders", { assetId: "WBTC", side: "BUY", orderType: "limit", quantity: "0.01", limitPrice: "30000" });
+    assert.equal(xRest.status, 201, xRest.text);
+    assert.equal(xRest.body.data.status, "PENDING");
+
     // ---- partition 2 dies: WBTC-USD alone is unavailable
     p2.proc.kill("SIGKILL");
     await p2.exited;
@@ -220,8 +287,34 @@ test("scale-out: two matcher partitions and two API processes on one external ch
     const stillOn = await place(api1, A, eth, "buy", "1000", "0.01");
     assert.equal(stillOn.status, 201, stillOn.text);
     assert.equal(stillOn.body.status, "open");
+    // the exchange API too: an order on WBTC is the spec's 503 with nothing written; WETH still trades
+    const exDb = await createDb({ databaseUrl: pg.url, schema: "exchange_api" });
+    try {
+      const rows = async () => Number((await exDb.query<{ n: string }>("SELECT count(*)::text AS n FROM exchange_orders")).rows[0].n);
+      const before = await rows();
+      const xDown = await ex(ex2, "POST", "/orders", { assetId: "WBTC", side: "BUY", orderType: "limit", quantity: "0.01", limitPrice: "31000" });
+      assert.equal(xDown.status, 503, xDown.text);
+      assert.equal(xDown.body.error.code, "SERVICE_UNAVAILABLE");
+      assert.equal(typeof xDown.body.error.message, "string");
+      assert.equal(typeof xDown.body.error.details, "object");
+      assert.equal(await rows(), before, "a refused exchange order leaves no row");
+      const xOn = await ex(ex1, "POST", "/orders", { assetId: "WETH", side: "BUY", orderType: "limit", quantity: "0.01", limitPrice: "1000" });
+      assert.equal(xOn.status, 201, xOn.text);
+      assert.equal(xOn.body.data.status, "PENDING");
+      assert.equal(await rows(), before + 1);
+    } finally {
+      await exDb.close();
+    }
+    assert.equal((await api(ex2, "GET", "/assets/WBTC/book")).status, 503);
+    assert.equal((await api(ex2, "GET", "/assets/WETH/book")).status, 200);
+    // the order on the live partition reads as before; the account's orders across markets would be partial: 503
+    assert.equal((await ex(ex2, "GET", `/orders/${xEth.body.data.orderId}`)).status, 200);
+    const list = await ex(ex1, "GET", "/orders");
+    assert.equal(list.status, 503, list.text);
+    assert.equal(list.body.error.code, "SERVICE_UNAVAILABLE");
   } finally {
     for (const s of sockets) s.close();
+    for (const s of streams) s.close();
     await stopChildren(children);
     for (const p of parts.reverse()) await p.stop().catch(() => undefined);
     fs.rmSync(root, { recursive: true, force: true });

@@ -27,6 +27,14 @@ const DEX_LIST_LIMIT = 10_000;
 /** How long a placement the chain funds waits for the pipeline's ledger to see those funds (a deposit just
  *  mined reaches it through its chain follower a moment later) before the pipeline's refusal is answered. */
 const PIPELINE_CATCH_UP_MS = 10_000;
+/** How long a placement whose answer a matcher partition's connection lost (DEX_PARTITIONS) is looked up on
+ *  the partitions before the client is answered SERVICE_UNAVAILABLE with its row kept (the order may exist). */
+const PLACEMENT_LOOKUP_MS = 15_000;
+/** A row older than this without its order on any partition was never placed (the partition call's time limit,
+ *  the catch-up and the lookup above are all shorter). */
+const UNPLACED_AFTER_MS = 120_000;
+/** A partition's connection failed after the call left (pipeline/partition/client.ts: details.sent). */
+const answerLost = (err: unknown) => err instanceof DexServiceError && err.code === "SERVICE_UNAVAILABLE" && err.details.sent === true;
 
 export interface OrdersCustody {
   addressOf(accountId: string): Promise<Address | undefined>;
@@ -299,7 +307,7 @@ export function createOrders(deps: OrdersDeps) {
     }
 
     // 5. ownership (SELL) and cash (BUY): the chain's balances less what open orders hold
-    const [balances, locks] = await Promise.all([deps.custody.balances(account.id, [market.baseToken, market.quoteToken]), openLocks(address)]);
+    const [balances, locks] = await Promise.all([deps.custody.balances(account.id, [market.baseToken, market.quoteToken]), openLocks(address, account.id)]);
     const locked = (token: Address) => locks.get(token.toLowerCase()) ?? 0n;
     const releasedLock = releasing ? remainingLock(market, releasing.dex) : 0n;
     if (input.side === "BUY") {
@@ -360,16 +368,49 @@ export function createOrders(deps: OrdersDeps) {
   /** What the account's open orders hold, per token (lower-case address): the sum of each order's
    *  remainingLock, which is the pipeline ledger's lock of that order (buyLockFor(remaining, limit) for a buy,
    *  the remaining base for a sell, recomputed after each fill). Read from the pipeline's orders in memory:
-   *  DexService.getBalances would also read every token's chain balance, one call after another. */
-  async function openLocks(address: Address): Promise<Map<string, bigint>> {
-    const open = await dex.listOrders({ account: address, statuses: DEX_OPEN_STATUSES, limit: DEX_LIST_LIMIT });
-    const markets = new Map(dex.listMarkets().map((m) => [m.symbol, m]));
+   *  DexService.getBalances would also read every token's chain balance, one call after another.
+   *  A market whose matcher partition is down (DEX_PARTITIONS) cannot tell its orders' state: each open
+   *  exchange order of it counts with its whole hold at placement, never less than what it holds now, so that
+   *  the other partitions' markets keep trading without overstating what is available. */
+  async function openLocks(address: Address, accountId: string): Promise<Map<string, bigint>> {
+    const markets = dex.listMarkets();
+    const bySymbol = new Map(markets.map((m) => [m.symbol, m]));
     const out = new Map<string, bigint>();
-    for (const o of open) {
-      const m = markets.get(o.symbol);
-      if (!m) continue;
-      const token = (o.side === "buy" ? m.quoteToken : m.baseToken).toLowerCase();
-      out.set(token, (out.get(token) ?? 0n) + remainingLock(m, o));
+    const add = (token: Address, units: bigint) => out.set(token.toLowerCase(), (out.get(token.toLowerCase()) ?? 0n) + units);
+    const addOrders = (open: readonly DexOrderWithFills[]) => {
+      for (const o of open) {
+        const m = bySymbol.get(o.symbol);
+        if (m) add(o.side === "buy" ? m.quoteToken : m.baseToken, remainingLock(m, o));
+      }
+    };
+    const unavailable = (err: unknown) => err instanceof DexServiceError && err.code === "SERVICE_UNAVAILABLE";
+    try {
+      addOrders(await dex.listOrders({ account: address, statuses: DEX_OPEN_STATUSES, limit: DEX_LIST_LIMIT }));
+      return out;
+    } catch (err) {
+      if (!unavailable(err)) throw err;
+    }
+    // market by market: each one's owner only
+    const down = new Set<string>();
+    await Promise.all(
+      markets.map(async (m) => {
+        try {
+          addOrders(await dex.listOrders({ account: address, symbol: m.symbol, statuses: DEX_OPEN_STATUSES, limit: DEX_LIST_LIMIT }));
+        } catch (err) {
+          if (!unavailable(err)) throw err;
+          down.add(m.symbol);
+        }
+      }),
+    );
+    const assets = catalogue.filter((a) => down.has(bookSymbolOf(a) ?? "")).map((a) => a.id);
+    if (assets.length === 0) return out;
+    const rows = await db.query<{ asset_id: string; side: "BUY" | "SELL"; quantity_units: string; max_cost_units: string }>(
+      "SELECT asset_id, side, quantity_units::text, max_cost_units::text FROM exchange_orders WHERE account_id = $1 AND open AND asset_id = ANY($2)",
+      [accountId, assets],
+    );
+    for (const r of rows.rows) {
+      const m = bySymbol.get(bookSymbolOf(assetById(r.asset_id)!)!)!;
+      add(r.side === "BUY" ? m.quoteToken : m.baseToken, BigInt(r.side === "BUY" ? r.max_cost_units : r.quantity_units));
     }
     return out;
   }
@@ -503,9 +544,15 @@ export function createOrders(deps: OrdersDeps) {
         }
       }
     } catch (err) {
-      // refused by the pipeline: nothing was placed, the row goes
-      await db.query("DELETE FROM exchange_orders WHERE id = $1", [id]);
-      throw err;
+      // the answer was lost on its way back from a matcher partition (DEX_PARTITIONS): the order may be on the book
+      const found = answerLost(err) ? await placementOf(dexOrderId) : null;
+      if (found === undefined) throw err; // still unknown: the row stays, its order shows once its partition answers
+      if (found === null) {
+        // refused by the pipeline (or never sent to its partition): nothing was placed, the row goes
+        await db.query("DELETE FROM exchange_orders WHERE id = $1", [id]);
+        throw err;
+      }
+      placed = found;
     }
     let row = inserted.rows[0];
     if (!(placed.status === "open" || placed.status === "partially_filled")) {
@@ -515,6 +562,20 @@ export function createOrders(deps: OrdersDeps) {
     return { row, placed };
   }
 
+  /** A placement whose answer was lost (a partition's connection dropped after the call left): the order as
+   *  every partition answers within PLACEMENT_LOOKUP_MS; null when none has it; undefined when still unknown. */
+  async function placementOf(dexOrderId: string): Promise<DexOrderWithFills | null | undefined> {
+    const until = Date.now() + PLACEMENT_LOOKUP_MS;
+    for (;;) {
+      try {
+        return await dex.getOrder(dexOrderId);
+      } catch {
+        if (Date.now() > until) return undefined;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  }
+
   async function cancelDex(account: AccountRecord, row: OrderRow): Promise<void> {
     const address = await addressOf(account.id);
     try {
@@ -522,6 +583,9 @@ export function createOrders(deps: OrdersDeps) {
     } catch (err) {
       if (err instanceof DexServiceError && (err.code === "ORDER_NOT_OPEN" || err.code === "ORDER_NOT_FOUND")) {
         const o = await dex.getOrder(row.dex_order_id);
+        // a row whose placement never reached its partition (its answer was lost, placementOf) and can no longer
+        // be under way (well past its placement's time limits): nothing to cancel
+        if (!o && err.code === "ORDER_NOT_FOUND" && row.cancelled_ms === null && Number(row.created_ms) < now() - UNPLACED_AFTER_MS) return;
         throw new OrderApiError("ORDER_NOT_OPEN", "only PENDING orders can be cancelled or updated", { status: statusOf(row, o) });
       }
       throw err;
@@ -676,7 +740,7 @@ export function createOrders(deps: OrdersDeps) {
       if (!address) return 0n;
       const usdToken = dex.listMarkets()[0]?.quoteToken;
       if (!usdToken) return 0n;
-      return (await openLocks(address)).get(usdToken.toLowerCase()) ?? 0n;
+      return (await openLocks(address, accountId)).get(usdToken.toLowerCase()) ?? 0n;
     },
 
     /** Holdings (spec 2.9), lots (2.10) and trade transactions (2.11) of the account. */

@@ -1,6 +1,6 @@
 // The DEX API as a stack component (`npm start`): REST on config.ports.dexRest, WebSocket on
-// config.ports.dexWs (/ws), gRPC on config.ports.grpc, serving the pipeline's DexService (started after
-// "pipeline" in scripts/stack/components.ts).
+// config.ports.dexWs (/ws), gRPC on config.ports.grpc, serving the process's DexService (scripts/stack/dex-service.ts:
+// the pipeline's, started before it, or with DEX_PARTITIONS the router over the matcher partitions).
 import path from "node:path";
 import { createDb, type Db } from "../../../db";
 import type { Config } from "../../../config";
@@ -8,7 +8,7 @@ import type { Component, ComponentHandle, StackContext } from "../types";
 import { dexApiConfig, resolveEncryptionKey } from "../../../api/dex/config";
 import type { DexService } from "../../../pipeline/service";
 import { startDexApi } from "../../../api/dex/start";
-import { createRoutedDexService, type RoutedDexService } from "../../../pipeline/partition/routed";
+import { acquireDexService, type DexServiceLease } from "../dex-service";
 import { systemClock } from "../../../runtime/clock";
 import { bookSymbolOf, CATALOGUE } from "../../../api/exchange/assets/catalogue";
 import { hasHold } from "../../../api/exchange/orders/resale";
@@ -36,21 +36,21 @@ export const dexApiComponent: Component = {
     await (db as Db).close();
   },
   async start(ctx: StackContext): Promise<ComponentHandle> {
-    const pipeline = ctx.started.get("pipeline") as (ComponentHandle & { dexService?: DexService }) | undefined;
-    const routes = ctx.config.partition.routes;
-    // DEX_PARTITIONS: the markets' matcher partitions, reached over the partition transport; else the pipeline in this process
-    let routed: RoutedDexService | null = null;
-    try {
-      if (routes.length > 0) {
-        routed = await createRoutedDexService({ routes, secret: ctx.config.partition.secret!, logger: ctx.logger.child({ component: "dex-api", part: "partitions" }) });
-      } else if (!pipeline?.dexService) {
-        throw new Error("dex-api: the pipeline component (and its dexService) must start first, or DEX_PARTITIONS name the matcher partitions");
-      }
-    } catch (err) {
+    // DEX_PARTITIONS: the markets' matcher partitions, reached over the partition transport (the process's one
+    // router, shared with the exchange API and the simulated market); else the pipeline in this process
+    const closePrepared = async () => {
       if (ctx.prepared) await ((await ctx.prepared.catch(() => undefined)) as Db | undefined)?.close();
+    };
+    const lease: DexServiceLease | null = await acquireDexService(ctx, "dex-api").catch(async (err: unknown) => {
+      await closePrepared();
       throw err;
+    });
+    if (!lease) {
+      await closePrepared();
+      throw new Error("dex-api: the pipeline component (and its dexService) must start first, or DEX_PARTITIONS name the matcher partitions");
     }
-    const service: DexService = routed ?? pipeline!.dexService!;
+    const service: DexService = lease.service;
+    const routed = lease.routed;
     const dir = path.join(ctx.config.dataDir, "dex-api");
     const db = ((await ctx.prepared) as Db | undefined) ?? (await openDb(ctx.config));
     const apiKeyEncryptionKey = resolveEncryptionKey({
@@ -75,7 +75,7 @@ export const dexApiComponent: Component = {
       host: ctx.config.host,
       clock: systemClock,
     }).catch(async (err: unknown) => {
-      routed?.close();
+      lease.release();
       await db.close();
       throw err;
     });
@@ -86,7 +86,7 @@ export const dexApiComponent: Component = {
         if (stopped) return;
         stopped = true;
         await api.close();
-        routed?.close();
+        lease.release();
         await db.close();
       },
       async health() {

@@ -2,7 +2,9 @@
 // = .../v1), verifying identity tokens of config.exchangeApi.oidcIssuers (default: the iam component's
 // issuer) by discovery and JWKS; accounts, the tenant-token key, custody and funding in its own PGlite
 // directory (<dataDir>/exchange-api/pglite) or the shared Postgres; custody on the home chain's Settlement
-// with the sandbox bank (SandboxFunding) and the funding key. Started after the pipeline and the iam.
+// with the sandbox bank (SandboxFunding) and the funding key. Started after the pipeline and the iam. Orders,
+// their fills watcher, the real-time feeds and market data use the process's DexService (scripts/stack/
+// dex-service.ts): the pipeline's, or with DEX_PARTITIONS the router over the matcher partitions.
 import path from "node:path";
 import { createDb } from "../../../db";
 import { resolveEncryptionKey } from "../../../api/dex/config";
@@ -13,7 +15,7 @@ import type { Address } from "viem";
 import type { Component, ComponentHandle, StackContext } from "../types";
 import { createIndexerCandleSource } from "../../../api/exchange/market/candles";
 import { createPublicMarketRouter } from "../../../api/exchange/market/public";
-import type { PipelineHandle } from "./pipeline";
+import { acquireDexService } from "../dex-service";
 import { provisionAssets } from "../assets";
 import { createExchangeRealtime, LEGACY_WS_PATH, REALTIME_PATH, type ExchangeRealtime } from "../../../api/exchange/realtime";
 import { createOrders, type Orders } from "../../../api/exchange/orders/service";
@@ -49,10 +51,15 @@ export const exchangeApiComponent: Component = {
       keyFile: ctx.config.dexApi.encryptionKeyFile,
       dataDir: ctx.config.dataDir,
     });
-    const db = await createDb({ dataDir: path.join(ctx.config.dataDir, "exchange-api", "pglite"), databaseUrl: ctx.config.database.url, schema: "exchange_api" });
+    // the markets: the pipeline in this process, or the matcher partitions (DEX_PARTITIONS); none: no orders
+    const lease = await acquireDexService(ctx, "exchange-api");
+    const dexService = lease?.service;
+    const db = await createDb({ dataDir: path.join(ctx.config.dataDir, "exchange-api", "pglite"), databaseUrl: ctx.config.database.url, schema: "exchange_api" }).catch((err: unknown) => {
+      lease?.release();
+      throw err;
+    });
     // exchange orders (#15) need custody, which the funding router's trade hook reads back: bound late
     let orders: Orders | undefined;
-    const dexService = (ctx.started.get("pipeline") as PipelineHandle | undefined)?.dexService;
     const money = createCustodyAndFunding({
       db,
       chainId: home.chainId,
@@ -114,7 +121,7 @@ export const exchangeApiComponent: Component = {
         // market data: books and trades from the pipeline, candles from the indexer (it starts later: looked up per request)
         publicRouters: [
           createPublicMarketRouter({
-            dex: (ctx.started.get("pipeline") as PipelineHandle | undefined)?.dexService,
+            dex: dexService,
             candles: createIndexerCandleSource({ indexerUrl: () => indexerUrlOf(ctx) }),
             publicBaseUrl: ctx.config.urls.exchangeApi,
             perMinute: ctx.config.exchangeApi.publicPerMinute,
@@ -127,6 +134,7 @@ export const exchangeApiComponent: Component = {
     } catch (err) {
       await realtime.close();
       await db.close();
+      lease?.release();
       throw err;
     }
     money.start(FUNDING_INTERVAL_MS);
@@ -151,12 +159,16 @@ export const exchangeApiComponent: Component = {
         await realtime.close();
         await running.close();
         await db.close();
+        lease?.release();
       },
       async health() {
         try {
           // any answer of the server (401 without tokens) means it is up
           const r = await fetch(`${running.url}/account`);
-          return { ok: r.status === 401 || r.status === 429 };
+          const ok = r.status === 401 || r.status === 429;
+          // a partition down makes its markets unavailable, not the API: shown, not failed
+          const routed = lease?.routed;
+          return routed ? { ok, detail: `partitions: ${routed.partitions.map((c) => `${c.url} ${c.up ? "up" : "down"}`).join(", ")}` } : { ok };
         } catch (err) {
           return { ok: false, detail: String(err) };
         }

@@ -1,7 +1,10 @@
 // The simulated market as a stack component (`npm start`, after the exchange API): the agents of
 // simulator/market.ts trade every tokenized asset's SYMBOL-USD book of the exchange's catalogue with the demo
-// traders' keys (config.keys.demoTraders), through the pipeline's DexService. SIMULATOR=off leaves it out
-// (test configs default to off); SIMULATOR_SEED and SIMULATOR_ORDERS_PER_SECOND tune it.
+// traders' keys (config.keys.demoTraders), through the process's DexService (scripts/stack/dex-service.ts: the
+// pipeline's, or with DEX_PARTITIONS the router over the matcher partitions, so that it trades every partition's
+// books). SIMULATOR=off leaves it out (test configs default to off); SIMULATOR_SEED and
+// SIMULATOR_ORDERS_PER_SECOND tune it. In a partitioned deployment it runs in one process only, an API process
+// (docs/decisions/pipeline.md "Partitions"): one nonce counter per demo trader.
 import type { PrivateKeyAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Logger } from "pino";
@@ -12,7 +15,7 @@ import { bookSymbolOf, CATALOGUE } from "../../../api/exchange/assets/catalogue"
 import { startSimulatedMarket, type SimulatedMarket } from "../../../simulator/market";
 import { DEFAULT_REFERENCE_PRICE, REFERENCE_PRICES } from "../../../simulator/reference-prices";
 import type { Component, ComponentHandle, StackContext } from "../types";
-import type { PipelineHandle } from "./pipeline";
+import { acquireDexService } from "../dex-service";
 
 /** the books the agents trade: every tokenized catalogue asset's, with where it starts */
 export function simulatedBooks(): { symbol: string; referencePrice: string }[] {
@@ -62,38 +65,56 @@ export const simulatorComponent: Component = {
   async start(ctx: StackContext): Promise<ComponentHandle> {
     const log = ctx.logger.child({ component: "simulator" });
     const s = ctx.config.simulator;
-    const dex = (ctx.started.get("pipeline") as PipelineHandle | undefined)?.dexService;
-    if (!s.enabled || !dex) {
-      log.info({ enabled: s.enabled, pipeline: Boolean(dex) }, "simulated market off");
-      return { stop: async () => {}, info: { "simulated market": s.enabled ? "off (no pipeline)" : "off (SIMULATOR=off)" } };
+    if (!s.enabled) {
+      log.info({ enabled: s.enabled }, "simulated market off");
+      return { stop: async () => {}, info: { "simulated market": "off (SIMULATOR=off)" } };
     }
-    const books = simulatedBooks().filter((b) => dex.listMarkets().some((m) => m.symbol === b.symbol));
-    const traders = ctx.config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
-    // history first (a fresh sandbox chain begins in the past: scripts/stack/begin.ts historyGenesis)
-    const history = await replayIfFresh(ctx, dex, traders, books, log);
-    let refusals = 0;
-    const market: SimulatedMarket = startSimulatedMarket({
-      dex,
-      traders,
-      books,
-      seed: s.seed,
-      ordersPerSecond: s.ordersPerSecond,
-      onError: (err, symbol) => {
-        // a refusal (funds, a restart's nonce) is the agents' business; logged now and then, never fatal
-        if (refusals++ % 100 === 0) log.warn({ symbol, err: String(err), refusals }, "simulated order refused");
-      },
-    });
-    await market.ready;
-    return {
-      info: {
-        "simulated market": `${books.length} books, seed ${s.seed}, ${s.ordersPerSecond} orders/s (SIMULATOR=off to stop it)`,
-        ...(history ? { "simulated history": `${history.trades} trades at ${history.steps} past instants in ${(history.ms / 1000).toFixed(1)} s` } : {}),
-      },
-      stop: () => market.stop(),
-      async health() {
-        const st = market.stats();
-        return { ok: true, detail: `placed ${st.placed}, refused ${st.refused}, cancelled ${st.cancelled}` };
-      },
-    };
+    const lease = await acquireDexService(ctx, "simulator");
+    if (!lease) {
+      log.info({ enabled: s.enabled, pipeline: false }, "simulated market off");
+      return { stop: async () => {}, info: { "simulated market": "off (no pipeline, no DEX_PARTITIONS)" } };
+    }
+    const dex = lease.service;
+    try {
+      return await startMarket(ctx, dex, log, lease.release);
+    } catch (err) {
+      lease.release();
+      throw err;
+    }
   },
 };
+
+async function startMarket(ctx: StackContext, dex: DexService, log: Logger, release: () => void): Promise<ComponentHandle> {
+  const s = ctx.config.simulator;
+  const books = simulatedBooks().filter((b) => dex.listMarkets().some((m) => m.symbol === b.symbol));
+  const traders = ctx.config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
+  // history first (a fresh sandbox chain begins in the past: scripts/stack/begin.ts historyGenesis)
+  const history = await replayIfFresh(ctx, dex, traders, books, log);
+  let refusals = 0;
+  const market: SimulatedMarket = startSimulatedMarket({
+    dex,
+    traders,
+    books,
+    seed: s.seed,
+    ordersPerSecond: s.ordersPerSecond,
+    onError: (err, symbol) => {
+      // a refusal (funds, a restart's nonce) is the agents' business; logged now and then, never fatal
+      if (refusals++ % 100 === 0) log.warn({ symbol, err: String(err), refusals }, "simulated order refused");
+    },
+  });
+  await market.ready;
+  return {
+    info: {
+      "simulated market": `${books.length} books, seed ${s.seed}, ${s.ordersPerSecond} orders/s (SIMULATOR=off to stop it)`,
+      ...(history ? { "simulated history": `${history.trades} trades at ${history.steps} past instants in ${(history.ms / 1000).toFixed(1)} s` } : {}),
+    },
+    async stop() {
+      await market.stop();
+      release();
+    },
+    async health() {
+      const st = market.stats();
+      return { ok: true, detail: `placed ${st.placed}, refused ${st.refused}, cancelled ${st.cancelled}` };
+    },
+  };
+}
