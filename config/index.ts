@@ -115,6 +115,8 @@ const envSchema = z.object({
   CHAIN_NODE: chainNode,
   HOME_CHAIN_CPUS: z.string().default("0"),
   INDEXER_CPUS: z.string().default("last"),
+  /** the indexer's hot front before Ponder (indexer/hot/, docs/decisions/indexer.md); false: Ponder alone */
+  INDEXER_HOT_FRONT: bool.default(true),
   STACK_COMPONENTS: z
     .string()
     .default("all")
@@ -226,6 +228,8 @@ export interface Config {
   readonly homeChainCpus: string;
   /** CPUs the indexer is pinned to ("last" = the highest CPU; "" = not pinned). Default "last". */
   readonly indexerCpus: string;
+  /** The indexer's URL is its hot front (trades and candles up to the chain's head) before Ponder. Default true. */
+  readonly indexerHotFront: boolean;
   /** Which of the stack's default components `npm start` runs: ["all"], ["none"], or names. */
   readonly stackComponents: readonly string[];
   /** Bridge: blocks on top of a source event before it is acted on, by chain id, as configured
@@ -375,6 +379,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chainNode: e.CHAIN_NODE,
     homeChainCpus: e.HOME_CHAIN_CPUS,
     indexerCpus: e.INDEXER_CPUS,
+    indexerHotFront: e.INDEXER_HOT_FRONT,
     stackComponents: e.STACK_COMPONENTS,
     bridge: { confirmations: bridgeConfirmations(present) },
     partition: partitionConfig(present),

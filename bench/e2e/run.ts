@@ -132,6 +132,8 @@ async function main(): Promise<void> {
   if (process.env.BENCH_MAX_INFLIGHT) overrides.BATCHER_MAX_INFLIGHT = process.env.BENCH_MAX_INFLIGHT;
   if (process.env.CHAIN_JOURNAL_FSYNC) overrides.CHAIN_JOURNAL_FSYNC = process.env.CHAIN_JOURNAL_FSYNC;
   if (process.env.BENCH_CHAIN_NODE) overrides.CHAIN_NODE = process.env.BENCH_CHAIN_NODE;
+  // BENCH_INDEXER_HOT=0: Ponder alone serves the indexer's URL (no hot front), for comparison
+  if (process.env.BENCH_INDEXER_HOT === "0") overrides.INDEXER_HOT_FRONT = "0";
   const postgres = process.env.BENCH_INDEXER_DB === "postgres" ? await startPostgresServer() : undefined;
   if (postgres) overrides.DATABASE_URL = postgres.url;
   const clients = PHASES.some((p) => p !== "in-process");
@@ -177,14 +179,16 @@ async function main(): Promise<void> {
     const keys = clients && PHASES.some((x) => x.endsWith("-key")) ? await Promise.all(traders.map((t, i) => createApiKey(apiUrls[i % apiUrls.length].rest.replace(/\/v1$/, ""), privateKeyToAccount(t.privateKey as Hex)))) : [];
 
     console.log(
-      `bench:e2e  ${traders.length} traders, ${WARMUP} s warm-up + ${SECONDS} s measured per entry (${PHASES.join(", ")}), ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, backlog cap ${process.env.PIPELINE_MAX_BACKLOG_TRADES ?? "default"}, indexer ${WITH_INDEXER ? `on (${postgres ? "Postgres server" : "PGlite"})` : "off"}, DEX API ${apiProcesses === 0 ? "in this process" : `in ${apiProcesses} processes of its own (this one the matcher partition)`}, chain node ${process.env.BENCH_CHAIN_NODE ?? process.env.CHAIN_NODE ?? "default"}; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} (${os.cpus().length} cores)`,
+      `bench:e2e  ${traders.length} traders, ${WARMUP} s warm-up + ${SECONDS} s measured per entry (${PHASES.join(", ")}), ${INFLIGHT} in flight, batches <= ${config.batcher.maxTrades} trades / ${config.batcher.maxDelayMs} ms, backlog cap ${process.env.PIPELINE_MAX_BACKLOG_TRADES ?? "default"}, indexer ${WITH_INDEXER ? `on (${postgres ? "Postgres server" : "PGlite"}, ${config.indexerHotFront ? "hot front" : "Ponder alone"})` : "off"}, DEX API ${apiProcesses === 0 ? "in this process" : `in ${apiProcesses} processes of its own (this one the matcher partition)`}, chain node ${process.env.BENCH_CHAIN_NODE ?? process.env.CHAIN_NODE ?? "default"}; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} (${os.cpus().length} cores)`,
     );
 
     // the indexer's own CPU per settle batch indexed (Ponder's /metrics): its cost whatever share of the cores it got
     const indexerCpu = async () => {
       const m = await (await fetch(`${indexerUrl}/metrics`)).text();
       const num = (re: RegExp) => Number(re.exec(m)?.[1] ?? NaN);
-      return { cpuS: num(/^process_cpu_seconds_total (\S+)$/m), batches: num(/^ponder_indexing_completed_events\{event="Settlement:BatchSettled"\} (\S+)$/m) || 0, postgresS: postgres ? postgresCpuS(postgres.pid) : 0 };
+      // the hot front's own process (GET /feed), when it runs
+      const front = config.indexerHotFront ? ((await (await fetch(`${indexerUrl}/feed`)).json()) as { cpuSeconds: number }) : undefined;
+      return { cpuS: num(/^process_cpu_seconds_total (\S+)$/m), batches: num(/^ponder_indexing_completed_events\{event="Settlement:BatchSettled"\} (\S+)$/m) || 0, postgresS: postgres ? postgresCpuS(postgres.pid) : 0, frontS: front?.cpuSeconds ?? 0 };
     };
     const cpuBefore = WITH_INDEXER ? await indexerCpu() : undefined;
     // indexer visibility: follow its new trades (fromBlock: that block on, oldest first), note when each
@@ -428,6 +432,7 @@ async function main(): Promise<void> {
       const cpuMs = (cpuAfter!.cpuS - cpuBefore!.cpuS) * 1000;
       if (postgres) console.log(`Postgres server CPU         ${(cpuAfter!.postgresS - cpuBefore!.postgresS).toFixed(1)} s (every process of the server; the indexer is its only client)`);
       console.log(`indexer CPU (its process)   ${(cpuMs / 1000).toFixed(1)} s for ${batches} of ${all.length} settle batches indexed = ${(cpuMs / Math.max(1, batches)).toFixed(1)} ms a batch, ${(cpuMs / Math.max(1, batches) / perBatch).toFixed(2)} ms a trade (${perBatch.toFixed(1)} trades a batch; one batch a block)`);
+      if (config.indexerHotFront) console.log(`indexer hot front CPU       ${(cpuAfter!.frontS - cpuBefore!.frontS).toFixed(1)} s (its process: following the chain's logs by block range, serving /trades and /candles)`);
       if (process.env.BENCH_INDEXER_METRICS) fs.writeFileSync(process.env.BENCH_INDEXER_METRICS, await (await fetch(`${indexerUrl}/metrics`)).text());
     }
     console.log(`pipeline health             ${JSON.stringify(p.health())}`);

@@ -57,6 +57,7 @@ export const indexerComponent: Component = {
       logLevel: "warn",
       onLog: (line) => log.warn(line),
       cpus: ctx.config.indexerCpus,
+      hotFront: ctx.config.indexerHotFront,
     });
     return {
       stop: () => indexer.stop(),
