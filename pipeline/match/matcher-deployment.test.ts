@@ -35,7 +35,7 @@ test("`npm start` starts the stack's process (where the matcher runs) with the m
   const flags = nodeArgs.filter((a) => a !== "--import" && a !== "tsx");
   const seen = execFileSync(process.execPath, [...flags, "-e", "process.stdout.write(JSON.stringify(process.execArgv))"], { encoding: "utf8" });
   assert.deepEqual(missingMatcherFlags(JSON.parse(seen)), []);
-  assert.deepEqual(missingMatcherFlags(["--v8-pool-size=1"]), ["--min-semi-space-size=1", "--max-semi-space-size=1"]);
+  assert.deepEqual(missingMatcherFlags(["--v8-pool-size=1"]), ["--min-semi-space-size=1", "--max-semi-space-size=1", "--heap-growing-percent=100"]);
 });
 
 test("the pipeline's matcher service allocates the bench's reserve, at its first open and when reopened", async () => {
