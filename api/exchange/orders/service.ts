@@ -52,6 +52,8 @@ export interface OrdersDeps {
   /** the clock of the investor rules (resale holds, the Reg CF window): the sandbox's funding clock, which
    *  POST /v1/sandbox/funding/advance-clock moves; default `now` */
   complianceNow?: () => number;
+  /** how long a placement whose answer a partition's connection lost is looked up (default PLACEMENT_LOOKUP_MS) */
+  placementLookupMs?: number;
 }
 
 export type ExchangeStatus = "PENDING" | "EXECUTED" | "CANCELLED";
@@ -565,7 +567,7 @@ export function createOrders(deps: OrdersDeps) {
   /** A placement whose answer was lost (a partition's connection dropped after the call left): the order as
    *  every partition answers within PLACEMENT_LOOKUP_MS; null when none has it; undefined when still unknown. */
   async function placementOf(dexOrderId: string): Promise<DexOrderWithFills | null | undefined> {
-    const until = Date.now() + PLACEMENT_LOOKUP_MS;
+    const until = Date.now() + (deps.placementLookupMs ?? PLACEMENT_LOOKUP_MS);
     for (;;) {
       try {
         return await dex.getOrder(dexOrderId);
