@@ -80,6 +80,7 @@ async function main() {
     tail,
     reads,
     feedStatus: () => ({ following: Boolean(follower), errors, reorgs, lastError }),
+    onError: (e) => log("Hot front read failed", { error: String(e).slice(0, 300) }),
   });
   server.keepAliveTimeout = 65_000;
   let port = env.PORT;

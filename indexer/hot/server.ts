@@ -91,6 +91,8 @@ export interface FrontOptions {
   reads: PonderReads;
   /** extra fields of GET /feed (the follower's state) */
   feedStatus?: () => Record<string, unknown>;
+  /** a read that failed (answered 503) */
+  onError?: (error: unknown) => void;
 }
 
 function firstValues(params: URLSearchParams): Record<string, string> {
@@ -173,7 +175,10 @@ export function createFront(o: FrontOptions): http.Server {
     };
     handle().then(
       ([status, body]) => send(res, status, body),
-      () => send(res, 503, unavailable()),
+      (error) => {
+        o.onError?.(error);
+        send(res, 503, unavailable());
+      },
     );
   });
 }
