@@ -217,7 +217,9 @@ async function startFront(opts: StartIndexerOptions, ponderUrl: string, deadline
   };
   // an IPC channel only so that the front notices when this process dies (it exits on "disconnect"; tsx
   // ends a piped stdin, so exit-with-parent.cjs cannot serve here)
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(indexerDir, "hot", "main.ts")], {
+  // INDEXER_FRONT_NODE_ARGS: extra node flags for the front's process (diagnostics, e.g. --cpu-prof)
+  const nodeArgs = (process.env.INDEXER_FRONT_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", path.join(indexerDir, "hot", "main.ts")], {
     cwd: findRepoRoot(indexerDir),
     env,
     stdio: ["ignore", "pipe", "pipe", "ipc"],

@@ -1,10 +1,10 @@
-// Follows the Settlement contract's trades by block RANGE: each poll asks the node for its head and, when
-// it moved, for the TradeSettled and BatchSettled logs of [cursor + 1, head] in one eth_getLogs (no
+// Follows the Settlement contract's trades by block RANGE: each poll asks the node for its block number and,
+// when it moved, for the TradeSettled and BatchSettled logs of [cursor + 1, head] in one eth_getLogs (no
 // per-block transaction, whatever the number of blocks), and appends them to the hot tail. A batch's
 // trades are the TradeSettled logs of its transaction with its batch id before its BatchSettled log,
 // counted against the event's tradeCount, and their rows come from lib/batchRows.ts: exactly the rows
 // Ponder's BatchSettled handler writes. Reorgs: the cursor block's hash is checked each time the head
-// moves; a changed hash or a head below the cursor (a node that went back, e.g. a journal replay) drops the
+// moves (and every 20th idle poll); a changed hash or a head below the cursor (a node that went back, e.g. a journal replay) drops the
 // tail above the blocks Ponder answered for and reads them again.
 import { type PublicClient, createPublicClient, getAbiItem, http } from "viem";
 import { settlementAbi } from "../../sdk/abi";
@@ -45,30 +45,37 @@ export function followSettlement(opts: FollowOptions): Follower {
   const { tail } = opts;
   const settlement = lc(opts.settlement);
 
+  let idlePolls = 0;
   async function pollOnce(): Promise<void> {
-    const head = await client.getBlock({ blockTag: "latest" });
-    const headNumber = Number(head.number);
+    const headNumber = Number(await client.getBlockNumber({ cacheTime: 0 }));
     const cursor = tail.cursor;
-    let reorg = headNumber < cursor.number;
-    if (!reorg && cursor.hash) {
-      const hash = headNumber === cursor.number ? head.hash : (await client.getBlock({ blockNumber: BigInt(cursor.number) })).hash;
-      reorg = hash !== cursor.hash;
-    }
-    if (reorg) {
+    const reset = () => {
       const resumeAfter = Math.min(opts.floor(), headNumber);
       tail.resetTo(resumeAfter);
       opts.onReorg?.({ cursor: cursor.number, head: headNumber, resumeAfter });
+    };
+    if (headNumber < cursor.number) return reset();
+    const cursorHash = async () => (await client.getBlock({ blockNumber: BigInt(cursor.number) })).hash;
+    if (headNumber === cursor.number) {
+      // an idle chain: its head's hash is checked now and then (a node replaced by one as high)
+      if (cursor.hash && ++idlePolls % 20 === 0 && (await cursorHash()) !== cursor.hash) reset();
       return;
     }
-    if (headNumber <= cursor.number || tail.tradeCount >= opts.maxTailTrades) return;
+    if (tail.tradeCount >= opts.maxTailTrades) return;
     const to = Math.min(headNumber, cursor.number + opts.maxRange);
-    const logs = await client.getLogs({
-      address: settlement,
-      events: [tradeSettled, batchSettled],
-      fromBlock: BigInt(cursor.number + 1),
-      toBlock: BigInt(to),
-      strict: true,
-    });
+    const [hashNow, toBlock, logs] = await Promise.all([
+      cursor.hash ? cursorHash() : undefined,
+      client.getBlock({ blockNumber: BigInt(to) }),
+      client.getLogs({
+        address: settlement,
+        events: [tradeSettled, batchSettled],
+        fromBlock: BigInt(cursor.number + 1),
+        toBlock: BigInt(to),
+        strict: true,
+      }),
+    ]);
+    if (cursor.hash && hashNow !== cursor.hash) return reset();
+    const toHash = toBlock.hash;
     // the BatchSettled logs, each with the TradeSettled logs of its transaction before it
     const byTx = new Map<string, typeof logs>();
     for (const l of logs) {
@@ -79,9 +86,8 @@ export function followSettlement(opts: FollowOptions): Follower {
     }
     const blockNumbers = [...new Set(logs.filter((l) => l.eventName === "BatchSettled").map((l) => Number(l.blockNumber)))];
     const headers = new Map(
-      (await Promise.all(blockNumbers.map((n) => client.getBlock({ blockNumber: BigInt(n) })))).map((b) => [Number(b.number), b]),
+      (await Promise.all(blockNumbers.map((n) => (n === to ? toBlock : client.getBlock({ blockNumber: BigInt(n) }))))).map((b) => [Number(b.number), b]),
     );
-    const toHash = to === headNumber ? head.hash : (await client.getBlock({ blockNumber: BigInt(to) })).hash;
     const blocks = new Map<number, TailBlock>();
     for (const l of logs) {
       if (l.eventName !== "BatchSettled") continue;

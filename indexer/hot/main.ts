@@ -73,7 +73,7 @@ async function main() {
   const refresh = setInterval(() => {
     reads.read("/trades?limit=1").catch(() => undefined);
     tail.trimThrough(reads.trimFloor());
-  }, 250);
+  }, 500);
 
   const server = createFront({
     ponderUrl: env.INDEXER_PONDER_URL,
