@@ -2,9 +2,12 @@
 // signatures an API-key placement needs from the caller's agent key. Reconnects by itself; while the partition
 // is unreachable every call fails at once with SERVICE_UNAVAILABLE (retryable).
 import WebSocket from "ws";
-import type { LocalAccount } from "viem";
+import type { Hex, LocalAccount } from "viem";
+import { getDomainSeparator, ORDER_TYPES } from "../../sdk/eip712";
+import { createOrderDigester } from "../intake/order-digest";
+import type { Order } from "../order";
 import { DexServiceError, type DexEvent, type DexFees, type DexService, type MarketSpec } from "../service";
-import { decodeFrame, encodeFrame, METHODS, PARTITION_PATH, serverFrameSchema, type MethodName } from "./protocol";
+import { decodeFrame, encodeFrame, METHODS, orderMessageSchema, PARTITION_PATH, serverFrameSchema, type MethodName } from "./protocol";
 import type { z } from "zod";
 
 export type Result<M extends MethodName> = z.infer<(typeof METHODS)[M]["result"]>;
@@ -38,9 +41,10 @@ export interface PartitionClient {
   close(): void;
 }
 
-/** `sent`: the call left this process (its answer was lost: a placement may have happened) or not (nothing happened there) */
-const unavailable = (url: string, why: string, sent: boolean) =>
-  new DexServiceError("SERVICE_UNAVAILABLE", `the matcher partition ${url} is unavailable (${why})`, { partition: url, sent });
+/** What reaches the API's client: no internal address (the connection's loss is logged with it). `sent`: the call
+ *  left this process (its answer was lost: a placement may have happened) or not (nothing happened there). */
+const unavailable = (_url: string, why: string, sent: boolean) =>
+  new DexServiceError("SERVICE_UNAVAILABLE", `the market's matcher partition is unavailable (${why})`, { sent });
 
 export function connectPartition(o: PartitionClientOptions): PartitionClient {
   const wsUrl = o.url.replace(/^http/, "ws") + PARTITION_PATH;
@@ -54,6 +58,13 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
   const pending = new Map<number, { method: MethodName; resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout; agent?: LocalAccount; trader?: string; symbol?: string; side?: string }>();
   const listeners = new Set<(e: DexEvent) => void>();
   const greeted = new Set<(h: PartitionHello) => void>();
+  /** the order digester of the partition's domain (made again if a greeting names another) */
+  let digest: { key: string; of: (o: Order) => Hex } | null = null;
+  const digester = (d: PartitionHello["domain"]) => {
+    const key = `${d.name}|${d.version}|${d.chainId}|${d.verifyingContract.toLowerCase()}`;
+    if (digest?.key !== key) digest = { key, of: createOrderDigester(getDomainSeparator(d)) };
+    return digest.of;
+  };
   let retry: NodeJS.Timeout | null = null;
 
   function failAll(why: string): void {
@@ -146,6 +157,25 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
         const same = (a: unknown, b: string) => typeof a === "string" && a.toLowerCase() === b.toLowerCase();
         if (!m || !same(msg.baseToken, m.baseToken) || !same(msg.quoteToken, m.quoteToken) || msg.side !== (p.side === "buy" ? 0 : 1)) {
           return refuse("not the placement's market or side");
+        }
+        // exactly the canonical Order type under exactly the partition's domain: what the native signer signs
+        const order = orderMessageSchema.safeParse(msg);
+        const types = Object.keys(td.types).filter((k) => k !== "EIP712Domain");
+        if (!order.success || types.length !== 1 || JSON.stringify(td.types.Order) !== JSON.stringify(ORDER_TYPES.Order) || td.domain.name !== hello.domain.name || td.domain.version !== hello.domain.version) {
+          return refuse("not a canonical order");
+        }
+        // an API key's agent (agent-signer.ts) signs the order's digest natively (tens of µs; viem's signTypedData,
+        // pure JS, took ~half of an API process's CPU under bench:e2e's API-key orders: docs/measurements.md)
+        const agent = p.agent as LocalAccount & { signDigest?: (digest: Hex) => Hex };
+        if (agent.signDigest) {
+          let signature: Hex;
+          try {
+            signature = agent.signDigest(digester(hello.domain)(order.data));
+          } catch (e) {
+            return refuse(String(e));
+          }
+          sock.send(encodeFrame({ t: "signed", id: f.id, signature }));
+          return;
         }
         p.agent
           .signTypedData(td as never)

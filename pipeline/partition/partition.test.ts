@@ -7,8 +7,8 @@ import WebSocket from "ws";
 import type { Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createMemoryDexService, SETTLEMENT_DOMAIN, TEST_MARKETS, USD, WBTC, WETH, type MemoryDexService } from "../../api/testing/memory-dex-service";
-import { signAgentApproval, signOrder } from "../../sdk/eip712";
-import { DexServiceError, type DexEvent, type DexService, type PlaceOrderRequest } from "../service";
+import { ORDER_TYPES, signAgentApproval, signOrder } from "../../sdk/eip712";
+import { agentAccount, DexServiceError, type DexEvent, type DexService, type PlaceOrderRequest } from "../service";
 import { decodeFrame, encodeFrame, PARTITION_PATH } from "./protocol";
 import { startPartitionServer, secretMatches, type PartitionServer } from "./server";
 import { createRoutedDexService, type RoutedDexService } from "./routed";
@@ -343,6 +343,69 @@ test("a partition cannot make the API process's agent sign anything but the plac
     );
     assert.equal(signed, 0);
     assert.equal(refused.length, forged.length);
+  } finally {
+    routed.close();
+    wss.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+});
+
+test("an API key's agent signs a partition's canonical order natively (viem's signature byte for byte, no signTypedData); other types, another domain name, a field out of its range or an extra field are refused", { timeout: 60_000 }, async () => {
+  const { WebSocketServer } = await import("ws");
+  const http = await import("node:http");
+  const server = http.createServer();
+  const wss = new WebSocketServer({ server, path: PARTITION_PATH });
+  const message = { trader: trader.address, baseToken: ETH.baseToken, quoteToken: ETH.quoteToken, side: 0, price: 2n ** 200n, amount: 7n, expiry: 2n ** 64n - 1n, nonce: 2n ** 255n, flags: 1 };
+  const requests = [
+    { domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, message },
+    { domain: SETTLEMENT_DOMAIN, types: { Order: ORDER_TYPES.Order.slice(0, 8) }, message },
+    { domain: SETTLEMENT_DOMAIN, types: { ...ORDER_TYPES, Extra: [{ name: "x", type: "uint256" }] }, message },
+    { domain: { ...SETTLEMENT_DOMAIN, name: "Other" }, types: ORDER_TYPES, message },
+    { domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, message: { ...message, expiry: 2n ** 64n } },
+    { domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, message: { ...message, price: -1n } },
+    { domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, message: { ...message, extra: 1 } },
+  ];
+  const refused: number[] = [];
+  const signed = new Map<number, `0x${string}`>();
+  wss.on("connection", (ws) => {
+    ws.send(encodeFrame({ t: "hello", index: 0, domain: SETTLEMENT_DOMAIN, markets: [ETH], fees: { makerFeeBps: 0n, takerFeeBps: 0n } }));
+    ws.on("message", (d) => {
+      const f = decodeFrame(String(d)) as { t: string; id: number; signature?: `0x${string}` };
+      if (f.t === "call") {
+        requests.forEach((x, i) => ws.send(encodeFrame({ t: "sign", id: i, call: f.id, typedData: { primaryType: "Order", ...x } })));
+        return;
+      }
+      if (f.t === "signRefused") refused.push(f.id);
+      if (f.t === "signed") signed.set(f.id, f.signature!);
+      if (refused.length + signed.size === requests.length) ws.send(encodeFrame({ t: "error", id: 0, error: { code: "AGENT_NOT_APPROVED", message: "done", details: {} } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const url = `http://127.0.0.1:${(server.address() as import("node:net").AddressInfo).port}`;
+  const routed = await createRoutedDexService({ routes: [{ symbols: ["WETH-USD"], url }], secret: SECRET, readyTimeoutMs: 20_000 });
+  try {
+    const key = generatePrivateKey();
+    const agent = agentAccount(key);
+    let natively = 0;
+    let typed = 0;
+    const counting = {
+      ...agent,
+      signDigest: (digest: `0x${string}`) => (natively++, agent.signDigest(digest)),
+      signTypedData: (async (td: never) => (typed++, agent.signTypedData(td))) as typeof agent.signTypedData,
+    };
+    await assert.rejects(
+      routed.placeOrder({
+        kind: "api_key", orderId: randomUUID(), clientOrderId: "x", symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc", priceTicks: 1n,
+        triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now(), trader: trader.address, apiKeyId: "k", agent: counting,
+      }),
+      (e: DexServiceError) => e.code === "AGENT_NOT_APPROVED",
+    );
+    assert.deepEqual([...signed.keys()], [0]);
+    assert.deepEqual(refused.sort(), [1, 2, 3, 4, 5, 6]);
+    assert.equal(natively, 1);
+    assert.equal(typed, 0);
+    assert.equal(signed.get(0), await privateKeyToAccount(key).signTypedData({ domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, primaryType: "Order", message: message as never }));
   } finally {
     routed.close();
     wss.close();

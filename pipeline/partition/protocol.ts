@@ -116,6 +116,12 @@ const settlementOrder = z.object({
   trader: address, baseToken: address, quoteToken: address, side: z.union([z.literal(0), z.literal(1)]), price: big, amount: big,
   expiry: big, nonce: big, flags: z.number().int(),
 });
+/** The message of a "sign" request as an API process signs it: exactly a canonical Order, each field in its EIP-712 type's range. */
+export const orderMessageSchema = z.strictObject({
+  trader: address, baseToken: address, quoteToken: address, side: z.union([z.literal(0), z.literal(1)]),
+  price: big.min(0n).max(2n ** 256n - 1n), amount: big.min(0n).max(2n ** 256n - 1n), expiry: big.min(0n).max(2n ** 64n - 1n),
+  nonce: big.min(0n).max(2n ** 256n - 1n), flags: z.number().int().min(0).max(255),
+});
 /** A placement on the wire: a wallet-signed one as it is; an API-key one names its agent's address (the
  *  partition asks the caller to sign with it). */
 export const wirePlaceSchema = z.discriminatedUnion("kind", [
