@@ -283,6 +283,7 @@ test("scale-out: two matcher partitions and two API processes on one external ch
     const placeDown = await place(api2, A, btc, "buy", "30000", "0.01");
     assert.equal(placeDown.status, 503, placeDown.text);
     assert.equal(placeDown.body.error.code, "SERVICE_UNAVAILABLE");
+    assert.doesNotMatch(placeDown.text, /127\.0\.0\.1/, "no internal address reaches the client");
     assert.equal((await api(api2, "GET", "/v1/orderbook/WETH-USD")).status, 200);
     const stillOn = await place(api1, A, eth, "buy", "1000", "0.01");
     assert.equal(stillOn.status, 201, stillOn.text);
@@ -297,6 +298,7 @@ test("scale-out: two matcher partitions and two API processes on one external ch
       assert.equal(xDown.body.error.code, "SERVICE_UNAVAILABLE");
       assert.equal(typeof xDown.body.error.message, "string");
       assert.equal(typeof xDown.body.error.details, "object");
+      assert.doesNotMatch(xDown.text, /127\.0\.0\.1|:\d{4,5}\b/, "no internal address reaches the client");
       assert.equal(await rows(), before, "a refused exchange order leaves no row");
       const xOn = await ex(ex1, "POST", "/orders", { assetId: "WETH", side: "BUY", orderType: "limit", quantity: "0.01", limitPrice: "1000" });
       assert.equal(xOn.status, 201, xOn.text);
