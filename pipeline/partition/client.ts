@@ -8,6 +8,7 @@ import { createOrderDigester } from "../intake/order-digest";
 import type { Order } from "../order";
 import { DexServiceError, type DexEvent, type DexFees, type DexService, type MarketSpec } from "../service";
 import { decodeFrame, encodeFrame, METHODS, orderMessageSchema, PARTITION_PATH, serverFrameSchema, type MethodName } from "./protocol";
+import { corkPerTick } from "./cork";
 import type { z } from "zod";
 
 export type Result<M extends MethodName> = z.infer<(typeof METHODS)[M]["result"]>;
@@ -50,6 +51,12 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
   const wsUrl = o.url.replace(/^http/, "ws") + PARTITION_PATH;
   const callTimeoutMs = o.callTimeoutMs ?? 30_000;
   let ws: WebSocket | null = null;
+  /** per connection: its socket corked for the rest of the tick before a frame (cork.ts) */
+  const corkers = new WeakMap<WebSocket, () => void>();
+  const write = (sock: WebSocket, text: string) => {
+    corkers.get(sock)?.();
+    sock.send(text);
+  };
   let up = false;
   let closed = false;
   let hello: PartitionHello | null = null;
@@ -79,6 +86,8 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
     if (closed) return;
     const sock = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${o.secret}` }, maxPayload: 64 * 1024 * 1024 });
     ws = sock;
+    // one tick's frames in one write (cork.ts): the upgrade response's socket is the connection's
+    sock.on("upgrade", (res) => corkers.set(sock, corkPerTick(res.socket)));
     sock.on("message", (data) => onFrame(sock, String(data)));
     sock.on("unexpected-response", (_req, res) => {
       o.logger?.warn({ partition: o.url, status: res.statusCode }, "partition refused the connection");
@@ -147,7 +156,7 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
         const td = f.typedData;
         const msg = td.message as Record<string, unknown>;
         // the agent signs only an Order of the placement's trader under the partition's own domain
-        const refuse = (why: string) => sock.send(encodeFrame({ t: "signRefused", id: f.id, message: why }));
+        const refuse = (why: string) => write(sock, encodeFrame({ t: "signRefused", id: f.id, message: why }));
         if (!p?.agent || !hello) return refuse("no placement awaits a signature");
         if (td.primaryType !== "Order" || td.domain.verifyingContract.toLowerCase() !== hello.domain.verifyingContract.toLowerCase() || td.domain.chainId !== hello.domain.chainId) {
           return refuse("not an order of this exchange");
@@ -174,12 +183,12 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
           } catch (e) {
             return refuse(String(e));
           }
-          sock.send(encodeFrame({ t: "signed", id: f.id, signature }));
+          write(sock, encodeFrame({ t: "signed", id: f.id, signature }));
           return;
         }
         p.agent
           .signTypedData(td as never)
-          .then((signature) => sock.send(encodeFrame({ t: "signed", id: f.id, signature })))
+          .then((signature) => write(sock, encodeFrame({ t: "signed", id: f.id, signature })))
           .catch((e: unknown) => refuse(String(e)));
         return;
       }
@@ -220,7 +229,7 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
         }, callTimeoutMs);
         const { trader, symbol, side } = params as { trader?: string; symbol?: string; side?: string };
         pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer, agent, trader: trader?.toLowerCase(), symbol, side });
-        sock.send(encodeFrame({ t: "call", id, method, params }));
+        write(sock, encodeFrame({ t: "call", id, method, params }));
       });
     },
     onEvent(listener) {

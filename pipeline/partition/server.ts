@@ -9,6 +9,7 @@ import { toAccount } from "viem/accounts";
 import type { Address, Hex, LocalAccount } from "viem";
 import { DexServiceError, type DexService, type PlaceOrderRequest } from "../service";
 import { clientFrameSchema, decodeFrame, encodeFrame, METHODS, PARTITION_PATH, type MethodName } from "./protocol";
+import { corkPerTick } from "./cork";
 
 export interface PartitionServerOptions {
   service: DexService;
@@ -72,12 +73,17 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
       socket.end("HTTP/1.1 401 Unauthorized\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => serve(ws));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      corkers.set(ws, corkPerTick(socket));
+      serve(ws);
+    });
   });
 
   let metaText = "";
   const meta = () => ({ markets: svc.listMarkets(), fees: svc.getFees() });
   const connections = new Set<WebSocket>();
+  /** per connection: its socket corked for the rest of the tick before a frame (cork.ts) */
+  const corkers = new WeakMap<WebSocket, () => void>();
   // the fees follow the chain and the markets may change: callers hear of a change within a second
   const metaTimer = setInterval(() => {
     const m = meta();
@@ -95,6 +101,7 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
       ws.terminate();
       return;
     }
+    corkers.get(ws)?.();
     ws.send(encodeFrame(frame));
   }
 
