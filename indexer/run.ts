@@ -39,7 +39,7 @@ export interface StartIndexerOptions {
   cpus?: string;
   /** run the hot front (hot/main.ts) before Ponder (default true); false: `url` is Ponder's own */
   hotFront?: boolean;
-  /** the hot front's chain poll interval, ms (default 50) */
+  /** the hot front's chain poll interval, ms (default 100) */
   hotPollMs?: number;
 }
 

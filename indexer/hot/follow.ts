@@ -84,10 +84,17 @@ export function followSettlement(opts: FollowOptions): Follower {
       if (list) list.push(l);
       else byTx.set(k, [l]);
     }
-    const blockNumbers = [...new Set(logs.filter((l) => l.eventName === "BatchSettled").map((l) => Number(l.blockNumber)))];
-    const headers = new Map(
+    // a block's timestamp: the log's own where the node gives it (Anvil), else its header (Hardhat)
+    const stamped = (l: (typeof logs)[number]) => (l as { blockTimestamp?: bigint | null }).blockTimestamp ?? undefined;
+    const blockNumbers = [...new Set(logs.filter((l) => l.eventName === "BatchSettled" && stamped(l) === undefined).map((l) => Number(l.blockNumber)))];
+    const headers = new Map<number, { hash: Hex; timestamp: bigint }>(
       (await Promise.all(blockNumbers.map((n) => (n === to ? toBlock : client.getBlock({ blockNumber: BigInt(n) }))))).map((b) => [Number(b.number), b]),
     );
+    for (const l of logs) {
+      const timestamp = stamped(l);
+      // (the block read as the range's end must be the logs' own: else a reorg is under way)
+      if (timestamp !== undefined) headers.set(Number(l.blockNumber), { hash: Number(l.blockNumber) === to ? toBlock.hash : l.blockHash, timestamp: BigInt(timestamp) });
+    }
     const blocks = new Map<number, TailBlock>();
     for (const l of logs) {
       if (l.eventName !== "BatchSettled") continue;

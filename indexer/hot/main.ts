@@ -12,7 +12,7 @@ const env = z
     INDEXER_PONDER_URL: z.string().url(),
     DEPLOYMENTS_FILE: z.string().min(1),
     PORT: z.coerce.number().int().min(0).max(65535),
-    INDEXER_HOT_POLL_MS: z.coerce.number().int().min(1).max(10_000).default(50),
+    INDEXER_HOT_POLL_MS: z.coerce.number().int().min(1).max(10_000).default(100),
     INDEXER_HOT_BUDGET_MS: z.coerce.number().int().min(1).max(60_000).default(250),
     INDEXER_HOT_MAX_STALE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
     INDEXER_HOT_MAX_TAIL_TRADES: z.coerce.number().int().min(1).default(200_000),
