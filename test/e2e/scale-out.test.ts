@@ -37,6 +37,11 @@ const ENCRYPTION_KEY = randomBytes(32).toString("hex");
 const LANE1 = 1n << 56n;
 
 const ticks = (m: MarketSpec, p: string) => (decimalPriceToTicks(m, p) as { ok: true; value: bigint }).value;
+/** The exchange API's chain writers in a child stack (its /health detail): "writing" or "standby". */
+const chainWriters = async (c: StackChild) => {
+  const h = (await (await fetch(`http://127.0.0.1:${c.env.HEALTH_PORT}/health`)).json()) as { components: { name: string; detail?: string }[] };
+  return /chain writers: (\w+)/.exec(h.components.find((x) => x.name === "exchange-api")?.detail ?? "")?.[1];
+};
 const lots = (m: MarketSpec, s: string) => (sizeToLots(m, s) as { ok: true; value: bigint }).value;
 
 test("scale-out: two matcher partitions and two API processes on one external chain and one Postgres are one consistent DEX", { timeout: 600_000 }, async () => {
@@ -97,6 +102,13 @@ test("scale-out: two matcher partitions and two API processes on one external ch
     const a2 = spawnStack("api 2", await apiEnv(2, { STACK_COMPONENTS: "dex-api,exchange-api", EXCHANGE_OIDC_ISSUERS: iam1 }));
     children.push(a1, a2);
     await Promise.all([healthy(a1), healthy(a2)]);
+    // the exchange API's chain writers (funding loop, eligibility registry sync) run in one API process only
+    const [writerApi, standbyApi] = await waitFor("one API process's chain writers writing, the other's standing by", async () => {
+      const states = [await chainWriters(a1), await chainWriters(a2)];
+      if (states.includes("waiting")) return undefined;
+      assert.deepEqual([...states].sort(), ["standby", "writing"], `chain writers: ${states.join(", ")}`);
+      return states[0] === "writing" ? [a1, a2] : [a2, a1];
+    }, 60_000, [a1, a2]);
     const api1 = `http://127.0.0.1:${a1.env.DEX_API_PORT}`;
     const api2 = `http://127.0.0.1:${a2.env.DEX_API_PORT}`;
     const ws2Url = `ws://127.0.0.1:${a2.env.DEX_WS_PORT}/ws`;
@@ -314,6 +326,12 @@ test("scale-out: two matcher partitions and two API processes on one external ch
     const list = await ex(ex1, "GET", "/orders");
     assert.equal(list.status, 503, list.text);
     assert.equal(list.body.error.code, "SERVICE_UNAVAILABLE");
+
+    // ---- the API process running the chain writers dies: the other's take over
+    assert.equal(await chainWriters(standbyApi), "standby");
+    writerApi.proc.kill("SIGKILL");
+    await writerApi.exited;
+    await waitFor("the other API process's chain writers writing", async () => (await chainWriters(standbyApi)) === "writing", 60_000, [standbyApi]);
   } finally {
     for (const s of sockets) s.close();
     for (const s of streams) s.close();

@@ -25,6 +25,7 @@ import { createComplianceClient } from "../../../api/exchange/compliance/client"
 import { createComplianceSync, exchangeInvestors, type ComplianceSync } from "../../../api/exchange/compliance/sync";
 import { bookSymbolOf, CATALOGUE } from "../../../api/exchange/assets/catalogue";
 import { hasHold } from "../../../api/exchange/orders/resale";
+import { startSingleWriter } from "../../../db/single-writer";
 
 /** how often the funding loop completes due transfers (simulated bank side) */
 const FUNDING_INTERVAL_MS = 1_000;
@@ -137,8 +138,21 @@ export const exchangeApiComponent: Component = {
       lease?.release();
       throw err;
     }
-    money.start(FUNDING_INTERVAL_MS);
-    await compliance?.start();
+    // the chain writers (the funding loop's custody sends, the registry sync) with the funding and compliance
+    // keys: in one process of those sharing DATABASE_URL, the others standing by (db/single-writer.ts)
+    const writers = await startSingleWriter({
+      databaseUrl: ctx.config.database.url,
+      name: "exchange_api:chain-writers",
+      logger: logger.child({ part: "chain-writers" }),
+      async start() {
+        money.start(FUNDING_INTERVAL_MS);
+        await compliance?.start();
+      },
+      async stop() {
+        await compliance?.stop();
+        await money.stop();
+      },
+    });
     // exchange orders' status and settlement events to their owner (every SSE / legacy WebSocket connection)
     const unwatchOrders = orders?.watch((owner, event, data) => realtime.publishToUser(owner, event, data));
     const running = api;
@@ -154,8 +168,7 @@ export const exchangeApiComponent: Component = {
         stopped = true;
         unwatchOrders?.();
         unwatchFills?.();
-        await compliance?.stop();
-        await money.stop();
+        await writers.close();
         await realtime.close();
         await running.close();
         await db.close();
@@ -168,7 +181,9 @@ export const exchangeApiComponent: Component = {
           const ok = r.status === 401 || r.status === 429;
           // a partition down makes its markets unavailable, not the API: shown, not failed
           const routed = lease?.routed;
-          return routed ? { ok, detail: `partitions: ${routed.partitions.map((c) => `${c.url} ${c.up ? "up" : "down"}`).join(", ")}` } : { ok };
+          // this process's chain writers: writing, or standby (another process sharing DATABASE_URL writes)
+          const detail = [`chain writers: ${writers.state()}`, ...(routed ? [`partitions: ${routed.partitions.map((c) => `${c.url} ${c.up ? "up" : "down"}`).join(", ")}`] : [])].join("; ");
+          return { ok, detail };
         } catch (err) {
           return { ok: false, detail: String(err) };
         }
