@@ -188,6 +188,7 @@ export async function startSingleWriter(o: SingleWriterOptions): Promise<SingleW
   }
 
   async function loop(): Promise<void> {
+    let failing = false;
     while (!closed) {
       const client = new pg.Client({
         connectionString: databaseUrl,
@@ -206,6 +207,7 @@ export async function startSingleWriter(o: SingleWriterOptions): Promise<SingleW
       try {
         await client.connect();
         pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+        failing = false;
         while (!closed && !dead.reason) {
           const sentAt = mono();
           const got = (await client.query("SELECT pg_try_advisory_lock($1::bigint) AS got", [key])).rows[0]!.got === true;
@@ -220,7 +222,9 @@ export async function startSingleWriter(o: SingleWriterOptions): Promise<SingleW
           await sleep(retryMs);
         }
       } catch (err) {
-        if (!closed) o.logger?.warn({ writer: o.name, err: err instanceof Error ? err.message : String(err) }, "single writer: lock connection failed; retrying");
+        // once per outage, not once per try
+        if (!closed && !failing) o.logger?.warn({ writer: o.name, err: err instanceof Error ? err.message : String(err) }, "single writer: lock connection failed; retrying");
+        failing = true;
       }
       pid = undefined;
       await endClient(client);
