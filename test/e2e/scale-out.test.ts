@@ -10,6 +10,7 @@
 // placed through one process on either partition's market fill, settle, and show (order, SSE settlement event,
 // transactions, portfolio) through the other. Killing one partition makes its markets alone unavailable, in
 // both APIs: an exchange order there is 503 with nothing written, the other partition's market still trades.
+// The exchange API's chain writers run in one API process, the other's standing by until that process is killed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
