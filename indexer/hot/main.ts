@@ -29,8 +29,9 @@ async function main() {
   const reads = new PonderReads(env.INDEXER_PONDER_URL, env.INDEXER_HOT_BUDGET_MS, env.INDEXER_HOT_MAX_STALE_MS);
 
   // where the tail starts: Ponder's indexed head (every trade up to it is in its rows), read before its rows
+  // (no Settlement indexed: no trades to follow, the front only proxies)
   let start = -1;
-  for (;;) {
+  while (settlement) {
     try {
       const status = (await (await fetch(`${env.INDEXER_PONDER_URL}/status`)).json()) as { home?: { block?: { number?: number } } };
       const n = status.home?.block?.number;
@@ -43,7 +44,7 @@ async function main() {
     }
     await sleep(100);
   }
-  await reads.read("/trades?limit=1");
+  if (settlement) await reads.read("/trades?limit=1");
   const tail = new HotTail(start);
   let errors = 0;
   let reorgs = 0;
