@@ -413,3 +413,30 @@ test("an API key's agent signs a partition's canonical order natively (viem's si
     await new Promise((r) => server.close(r));
   }
 });
+
+test("every API process connected to a partition gets each of its events, the same text, and one leaving changes nothing for the others", { timeout: 60_000 }, async () => {
+  const t = await two();
+  const second = await createRoutedDexService({
+    routes: [{ symbols: ["WETH-USD"], url: t.servers[0].url }, { symbols: ["WBTC-USD"], url: t.servers[1].url }],
+    secret: SECRET,
+    readyTimeoutMs: 20_000,
+  });
+  try {
+    const a: DexEvent[] = [];
+    const b: DexEvent[] = [];
+    t.routed.subscribe((e) => a.push(e));
+    second.subscribe((e) => b.push(e));
+    const placed = await t.routed.placeOrder(await signedBuy(ETH, 2_100n, 3n));
+    const ofIt = (xs: DexEvent[]) => xs.filter((e) => e.kind === "order" && e.order.orderId === placed.orderId) as Extract<DexEvent, { kind: "order" }>[];
+    await waitFor("both API processes heard the order", () => ofIt(a).length > 0 && ofIt(b).length > 0);
+    assert.deepEqual(ofIt(b), ofIt(a));
+    assert.equal(ofIt(a)[0].order.sizeLots, 3n);
+    // the first leaves; the second still hears the next order
+    t.routed.close();
+    const next = await second.placeOrder(await signedBuy(ETH, 2_100n, 1n));
+    await waitFor("the remaining API process heard the next order", () => b.some((e) => e.kind === "order" && e.order.orderId === next.orderId));
+  } finally {
+    second.close();
+    await t.close();
+  }
+});

@@ -95,6 +95,10 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
   metaTimer.unref();
 
   function send(ws: WebSocket, frame: unknown): void {
+    sendText(ws, encodeFrame(frame));
+  }
+
+  function sendText(ws: WebSocket, text: string): void {
     if (ws.readyState !== ws.OPEN) return;
     if (ws.bufferedAmount > maxBuffered) {
       o.logger?.warn({ buffered: ws.bufferedAmount }, "partition: a caller is too slow for the event stream; closing its connection");
@@ -102,8 +106,16 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
       return;
     }
     corkers.get(ws)?.();
-    ws.send(encodeFrame(frame));
+    ws.send(text);
   }
+
+  /** the greeted connections: each event of the partition is encoded once for all of them */
+  const listening = new Set<WebSocket>();
+  const unsubscribe = svc.subscribe((event) => {
+    if (listening.size === 0) return;
+    const text = encodeFrame({ t: "event", event });
+    for (const ws of listening) sendText(ws, text);
+  });
 
   function serve(ws: WebSocket): void {
     connections.add(ws);
@@ -112,8 +124,8 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
     const m = meta();
     metaText = encodeFrame(m);
     send(ws, { t: "hello", index: o.index, domain: svc.settlementDomain, ...m });
-    // events first subscribed, then answered calls: both go out on this one connection in order
-    const unsubscribe = svc.subscribe((event) => send(ws, { t: "event", event }));
+    // events from now on, then answered calls: both go out on this one connection in order
+    listening.add(ws);
 
     /** The caller's agent signs the order the service built (its agent key stays in the API process). */
     const remoteAgent = (address: Address, call: number): LocalAccount =>
@@ -211,7 +223,7 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
     });
     ws.on("close", () => {
       connections.delete(ws);
-      unsubscribe();
+      listening.delete(ws);
       for (const s of signs.values()) {
         clearTimeout(s.timer);
         s.reject(new DexServiceError("SERVICE_UNAVAILABLE", "the API process disconnected"));
@@ -224,6 +236,10 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(o.port, o.host, () => resolve());
+  }).catch((e: unknown) => {
+    clearInterval(metaTimer);
+    unsubscribe();
+    throw e;
   });
   const port = (httpServer.address() as AddressInfo).port;
   const url = `http://${o.host.includes(":") ? `[${o.host}]` : o.host}:${port}`;
@@ -233,6 +249,7 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
     port,
     async close() {
       clearInterval(metaTimer);
+      unsubscribe();
       for (const ws of connections) ws.terminate();
       wss.close();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
