@@ -2,13 +2,13 @@
 // when it moved, for the TradeSettled and BatchSettled logs of [cursor + 1, head] in one eth_getLogs (no
 // per-block transaction, whatever the number of blocks), and appends them to the hot tail. A batch's
 // trades are the TradeSettled logs of its transaction with its batch id before its BatchSettled log,
-// counted against the event's tradeCount, and their rows come from lib/batchRows.ts: exactly the rows
-// Ponder's BatchSettled handler writes. Reorgs: the cursor block's hash is checked each time the head
+// counted against the event's tradeCount, and their rows come from lib/batchRows.ts (`tradeRow`, which
+// batchRows uses): exactly the rows Ponder's BatchSettled handler writes. Reorgs: the cursor block's hash is checked each time the head
 // moves (and every 20th idle poll); a changed hash or a head below the cursor (a node that went back, e.g. a journal replay) drops the
 // tail above the blocks Ponder answered for and reads them again.
 import { type PublicClient, createPublicClient, getAbiItem, http } from "viem";
 import { settlementAbi } from "../../sdk/abi";
-import { type BatchTrade, batchRows } from "../lib/batchRows";
+import { type BatchTrade, tradeRow } from "../lib/batchRows";
 import type { Hex } from "../lib/trades";
 import { tradeJson } from "../src/api/json";
 import type { HotTail, TailBlock } from "./tail";
@@ -125,10 +125,10 @@ export function followSettlement(opts: FollowOptions): Follower {
       if (BigInt(trades.length) !== l.args.tradeCount) {
         throw new Error(`batch ${l.args.batchId}: ${trades.length} TradeSettled logs in ${l.transactionHash}, the event says ${l.args.tradeCount}`);
       }
-      const rows = batchRows(trades, { txHash: l.transactionHash, blockNumber: l.blockNumber, timestamp: header.timestamp, symbols: opts.symbols });
+      const ctx = { txHash: l.transactionHash, blockNumber: l.blockNumber, timestamp: header.timestamp, symbols: opts.symbols };
       let block = blocks.get(number);
       if (!block) blocks.set(number, (block = { number, hash: header.hash, trades: [] }));
-      for (const row of rows.trades) {
+      for (const row of trades.map((t) => tradeRow(t, ctx))) {
         block.trades.push({
           json: tradeJson(row),
           pair: row.pair,

@@ -92,6 +92,24 @@ export interface BatchRows {
   candles: CandleDelta[];
 }
 
+export type TradeRow = BatchRows["trades"][number];
+
+/** The trade row of one of a batch's trades (its id, pair and fee tokens added to the event's fields): the
+ *  row batchRows writes, for readers that need only trades (the hot front, indexer/hot/). */
+export function tradeRow(t: BatchTrade, ctx: BatchContext): TradeRow {
+  const [makerSide, takerSide] = tradeSides(t);
+  return {
+    ...t,
+    id: eventId(ctx.txHash, t.logIndex),
+    txHash: ctx.txHash,
+    pair: pairSymbol(t.baseToken, t.quoteToken, ctx.symbols),
+    makerFeeToken: makerSide.feeToken,
+    takerFeeToken: takerSide.feeToken,
+    blockNumber: ctx.blockNumber,
+    timestamp: ctx.timestamp,
+  };
+}
+
 export function batchRows(trades: readonly BatchTrade[], ctx: BatchContext): BatchRows {
   const tradeRows: BatchRows["trades"] = [];
   const fills: BatchRows["fills"] = [];
@@ -101,11 +119,11 @@ export function batchRows(trades: readonly BatchTrade[], ctx: BatchContext): Bat
   const candles = new Map<string, CandleDelta>();
   const at = { blockNumber: ctx.blockNumber, timestamp: ctx.timestamp };
   for (const t of trades) {
-    const id = eventId(ctx.txHash, t.logIndex);
-    const pair = pairSymbol(t.baseToken, t.quoteToken, ctx.symbols);
-    const [makerSide, takerSide] = tradeSides(t);
     // the event's fields as they are, plus the row's own (id, pair, fee tokens, block)
-    tradeRows.push({ ...t, id, txHash: ctx.txHash, pair, makerFeeToken: makerSide.feeToken, takerFeeToken: takerSide.feeToken, ...at });
+    const row = tradeRow(t, ctx);
+    tradeRows.push(row);
+    const { id, pair } = row;
+    const [makerSide, takerSide] = tradeSides(t);
     for (const [side, orderHash] of [
       [makerSide, t.makerOrderHash],
       [takerSide, t.takerOrderHash],
