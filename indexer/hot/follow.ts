@@ -41,7 +41,9 @@ export interface Follower {
 const lc = (a: string) => a.toLowerCase() as Hex;
 
 export function followSettlement(opts: FollowOptions): Follower {
-  const client: PublicClient = createPublicClient({ transport: http(opts.rpcUrl, { retryCount: 0, timeout: 10_000 }) });
+  // batch: the reads one poll issues together (the cursor's header, the range end's, the logs) travel as one
+  // JSON-RPC batch, one HTTP request: the node's per-request cost slowed its mining (docs/decisions/indexer.md)
+  const client: PublicClient = createPublicClient({ transport: http(opts.rpcUrl, { retryCount: 0, timeout: 10_000, batch: true }) });
   const { tail } = opts;
   const settlement = lc(opts.settlement);
 
