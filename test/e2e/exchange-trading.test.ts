@@ -16,7 +16,7 @@ import { createPublicClient, http, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { settlementAbi } from "../../sdk/abi";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
-import { waitFor, loginExchange } from "./exchange-session";
+import { waitFor, loginExchange, openRealtime } from "./exchange-session";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
 import { signedInput } from "../../pipeline/testing/orders";
@@ -64,29 +64,7 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     assert.equal(ask.status, "open");
 
     // her real-time stream (SSE): her order-status and settlement events arrive without a subscription
-    const sse = new AbortController();
-    const events: { event: string; data: Json }[] = [];
-    const stream = await fetch(`${api.replace(/\/v1$/, "")}/api/realtime?subscribe=quote:AAPL`, { headers: { ...alice.auth, accept: "text/event-stream" }, signal: sse.signal });
-    assert.equal(stream.status, 200);
-    void (async () => {
-      const decoder = new TextDecoder();
-      let buffer = "";
-      try {
-        for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>) {
-          buffer += decoder.decode(chunk, { stream: true });
-          let end;
-          while ((end = buffer.indexOf("\n\n")) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const event = /^event: ?(.*)$/m.exec(block)?.[1];
-            const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.replace(/^data: ?/, "")).join("\n");
-            if (event && data) events.push({ event, data: JSON.parse(data) as Json });
-          }
-        }
-      } catch {
-        // aborted at the end
-      }
-    })();
+    const { events, close: closeRealtime } = await openRealtime(api.replace(/\/v1$/, ""), alice.auth, "quote:AAPL");
 
     // 2. a market BUY of 3 AAPL: EXECUTED at once, at 200
     const buy1 = await alice.call("POST", "/orders", { assetId: "AAPL", side: "BUY", orderType: "market", quantity: 3 });
@@ -120,7 +98,7 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     const settlement = await waitFor("the settlement event", async () => events.find((e) => e.event === "settlement" && e.data.orderId === buy1.body.data.orderId), 60_000);
     assert.equal(settlement.data.status, "EXECUTED");
     assert.ok((settlement.data.txHashes as string[]).length >= 1 && (settlement.data.txHashes as string[]).every((h) => /^0x[0-9a-f]{64}$/.test(h)));
-    sse.abort();
+    closeRealtime();
     const check = async (who: typeof alice) => {
       const aapl = await onChain(who.address, "AAPL");
       const usd = await onChain(who.address, "USD");
