@@ -31,7 +31,7 @@ export class PonderReads {
     private readonly ponderUrl: string,
     private readonly budgetMs: number,
     private readonly maxStaleMs: number,
-    private readonly maxEntries = 256,
+    private readonly maxEntries = 64,
   ) {}
 
   private fetch(pathAndQuery: string): Promise<Snapshot> {
