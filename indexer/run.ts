@@ -51,7 +51,7 @@ export interface RunningIndexer {
   ponderUrl: string;
   /** Ponder's process */
   pid: number;
-  /** the hot front's process, when it runs */
+  /** the hot front's process, when it runs (the current one: a front that dies is started again on the same port) */
   frontPid?: number;
   /** SIGTERM (Ponder unlocks its schema and exits), SIGKILL after 10 s. Idempotent. */
   stop(): Promise<void>;
@@ -62,6 +62,20 @@ const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50 } as const;
 
 const indexerDir = typeof __dirname !== "undefined" ? __dirname : path.join(findRepoRoot(), "indexer");
 const ponderBin = path.join(findRepoRoot(indexerDir), "node_modules", "ponder", "dist", "esm", "bin", "ponder.js");
+
+/** Calls `onLine` with each whole line the child writes to stdout or stderr. */
+function eachLine(child: ChildProcess, onLine: (line: string) => void): void {
+  for (const stream of [child.stdout!, child.stderr!]) {
+    let buffered = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => {
+      buffered += chunk;
+      const lines = buffered.split("\n");
+      buffered = lines.pop()!;
+      lines.forEach(onLine);
+    });
+  }
+}
 
 function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
@@ -141,16 +155,7 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
     }
     if (entry.level === undefined || entry.level >= minLevel) opts.onLog?.(line);
   };
-  for (const stream of [child.stdout!, child.stderr!]) {
-    let buffered = "";
-    stream.setEncoding("utf8");
-    stream.on("data", (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split("\n");
-      buffered = lines.pop()!;
-      lines.forEach(onLine);
-    });
-  }
+  eachLine(child, onLine);
 
   let stopped: Promise<void> | undefined;
   const stop = () => {
@@ -200,9 +205,43 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
     await stop();
     throw error;
   }
+  // The front holds nothing that is not on the chain or in Ponder: when it dies it is started again on the
+  // same port (so the indexer's URL stays), every 500 ms until it listens, until the indexer is stopped.
+  const frontPort = front.port;
+  let stopping = false;
+  const supervise = (f: typeof front): void => {
+    void f.exited.then(async () => {
+      while (!stopping) {
+        opts.onLog?.(JSON.stringify({ level: 40, msg: "the indexer's hot front exited; starting it again", port: frontPort }));
+        await new Promise((r) => setTimeout(r, 500));
+        if (stopping) return;
+        try {
+          front = await startFront({ ...opts, port: frontPort }, ponderUrl, Date.now() + 60_000);
+          if (stopping) await front.stop();
+          else supervise(front);
+          return;
+        } catch {
+          // the port not yet free, or the front failing to start: the next try
+        }
+      }
+    });
+  };
+  supervise(front);
   let stoppedAll: Promise<void> | undefined;
-  const stopAll = () => (stoppedAll ??= Promise.all([front.stop(), stop()]).then(() => undefined));
-  return { url: `http://127.0.0.1:${front.port}`, port: front.port, ponderUrl, pid: child.pid!, frontPid: front.pid, stop: stopAll };
+  const stopAll = () => {
+    stopping = true;
+    return (stoppedAll ??= Promise.all([front.stop(), stop()]).then(() => undefined));
+  };
+  return {
+    url: `http://127.0.0.1:${frontPort}`,
+    port: frontPort,
+    ponderUrl,
+    pid: child.pid!,
+    get frontPid() {
+      return front.pid;
+    },
+    stop: stopAll,
+  };
 }
 
 /** Starts the hot front (hot/main.ts) at normal priority; resolves once it listens. */
@@ -227,27 +266,18 @@ async function startFront(opts: StartIndexerOptions, ponderUrl: string, deadline
   child.channel?.unref();
   const recent: string[] = [];
   let port: number | undefined;
-  for (const stream of [child.stdout!, child.stderr!]) {
-    let buffered = "";
-    stream.setEncoding("utf8");
-    stream.on("data", (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split("\n");
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        if (!line.trim()) continue;
-        recent.push(line);
-        if (recent.length > 40) recent.shift();
-        try {
-          const entry = JSON.parse(line) as { msg?: string; port?: number };
-          if (entry.msg === "Hot front listening" && typeof entry.port === "number") port = entry.port;
-          else if (entry.msg !== undefined) opts.onLog?.(line);
-        } catch {
-          opts.onLog?.(line);
-        }
-      }
-    });
-  }
+  eachLine(child, (line) => {
+    if (!line.trim()) return;
+    recent.push(line);
+    if (recent.length > 40) recent.shift();
+    try {
+      const entry = JSON.parse(line) as { msg?: string; port?: number };
+      if (entry.msg === "Hot front listening" && typeof entry.port === "number") port = entry.port;
+      else if (entry.msg !== undefined) opts.onLog?.(line);
+    } catch {
+      opts.onLog?.(line);
+    }
+  });
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill("SIGTERM");
@@ -264,7 +294,8 @@ async function startFront(opts: StartIndexerOptions, ponderUrl: string, deadline
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  return { port, pid: child.pid!, stop };
+  const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
+  return { port, pid: child.pid!, stop, exited };
 }
 
 async function rpcBlockNumber(rpcUrl: string): Promise<number> {

@@ -220,4 +220,12 @@ test("the hot front: trades and candles before Ponder, no phantom after a revert
   assert.equal(await gql(front), await gql(indexer.ponderUrl));
   assert.match(await gql(front), new RegExp(replacement.ids[0]));
   assert.equal((await fetch(`${front}/ready`)).status, 200);
+
+  // ---- the front killed: started again on the same URL, answering as Ponder does
+  const killed = indexer.frontPid!;
+  process.kill(killed, "SIGKILL");
+  await waitUntil("the front started again", async () => (indexer!.frontPid !== killed ? true : undefined));
+  await waitUntil("the front answers again", async () => ((await fetch(`${front}/ready`).catch(() => undefined))?.status === 200 ? true : undefined));
+  assert.notEqual(indexer.frontPid, killed);
+  for (const q of queries.slice(0, 5)) assert.equal((await get(front, q)).text, (await get(indexer.ponderUrl, q)).text, q);
 });
