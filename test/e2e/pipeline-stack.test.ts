@@ -84,7 +84,14 @@ test("signed orders -> trade -> settled on chain -> the indexer's trade, candle 
     assert.equal(candles[0].baseVolume, base.toString());
     assert.equal(candles[0].tradeCount, 1);
 
-    // the trade's block is indexed (its row is there), so the balance rows must already equal the chain
+    // the balance rows are Ponder's (the hot front serves trades and candles before Ponder has indexed their
+    // block, balances only from Ponder): once Ponder reaches the trade's block they equal the chain
+    const ponderReached = async () => {
+      const status = (await (await fetch(`${indexerUrl}/status`)).json()) as { home?: { block?: { number?: number } } };
+      const indexed = status.home?.block?.number ?? -1;
+      return indexed >= Number(trades[0].blockNumber) ? true : undefined;
+    };
+    await poll(ponderReached, 120_000);
     for (const acct of [seller.address, buyer.address]) {
       const rows = ((await (await fetch(`${indexerUrl}/balances/${acct}`)).json()) as { balances: { token: string; amount: string }[] }).balances;
       for (const tok of [market.baseToken, market.quoteToken]) {
