@@ -469,7 +469,9 @@ function follow(id: string, first?: TransferView): void {
       const srcChain = current.direction === "deposit" ? home.chainId : remote.chainId;
       if (v.status !== "initiated" && !["signed", "minted", "released"].includes(v.status)) heads.set(srcChain, await getBlockNumber(reader(srcChain), { cacheTime: 0 }));
       if (generation !== followGeneration) return;
-      renderTimeline(current, v);
+      // the entry as it is now: the page may have recorded a sent transaction while this read was out, and a
+      // render from the entry read before it would show "signed" as not done again (a step going back)
+      renderTimeline(loadHistory().find((e) => e.id === id) ?? current, v);
       if (TERMINAL.has(v.status)) {
         await refreshBalances();
         renderHistory();
