@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { Address } from "viem";
 import { WebSocket } from "ws";
 import type { Clock } from "../../runtime/clock";
+import { corkPerTick } from "../../runtime/cork-per-tick";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { DexWsLimits } from "../dex/config";
 import { ApiError, toApiError } from "../errors";
@@ -22,8 +23,8 @@ export interface Conn {
   /** the connection's TCP socket (the upgrade request's): the sender corks it while a turn's messages are
    *  written, so that they leave in one write; absent: each message is its own write */
   socket?: Duplex;
-  /** corked until the end of the current tick */
-  corked?: boolean;
+  /** called before each message: corks `socket` until the end of the current tick (made at the first send) */
+  cork?: () => void;
 }
 
 /** How the server writes to its connections. */
@@ -35,13 +36,6 @@ export interface ConnSender {
   sendError(c: Conn, err: unknown, id?: string | number): void;
 }
 
-/** held in a corked socket at most (then written at once) */
-const FLUSH_CORKED_BYTES = 64 * 1024;
-const uncork = (c: Conn) => {
-  c.corked = false;
-  c.socket!.uncork();
-};
-
 export function createSender(limits: DexWsLimits, logger: Logger): ConnSender {
   function send(c: Conn, data: string): void {
     if (c.ws.readyState !== WebSocket.OPEN) return;
@@ -51,19 +45,9 @@ export function createSender(limits: DexWsLimits, logger: Logger): ConnSender {
       c.ws.terminate();
       return;
     }
-    // The answers of one journal group commit (and the events they cause) come out in one tick: held in
-    // the socket until the tick ends, they leave in one write instead of one system call each (each
-    // frame's own write was ~5 % of the stack process under bench:e2e ws-key; docs/measurements.md).
-    if (c.socket && !c.corked) {
-      c.socket.cork();
-      c.corked = true;
-      process.nextTick(uncork, c);
-    } else if (c.corked && c.socket!.writableLength >= FLUSH_CORKED_BYTES) {
-      // a large burst leaves at once, so that the backlog bound above still measures what the client has
-      // not taken (give or take this much)
-      c.socket!.uncork();
-      c.socket!.cork();
-    }
+    // one tick's messages leave in one write; a burst past 64 KiB at once, so that the backlog bound above
+    // still measures what the client has not taken (runtime/cork-per-tick.ts)
+    (c.cork ??= corkPerTick(c.socket))();
     c.ws.send(data);
   }
   const sendJson = (c: Conn, msg: unknown) => send(c, JSON.stringify(msg));

@@ -8,7 +8,7 @@ import { createOrderDigester } from "../intake/order-digest";
 import type { Order } from "../order";
 import { DexServiceError, type DexEvent, type DexFees, type DexService, type MarketSpec } from "../service";
 import { decodeFrame, encodeFrame, METHODS, orderMessageSchema, PARTITION_PATH, serverFrameSchema, type MethodName } from "./protocol";
-import { corkPerTick } from "./cork";
+import { corkPerTick } from "../../runtime/cork-per-tick";
 import type { z } from "zod";
 
 export type Result<M extends MethodName> = z.infer<(typeof METHODS)[M]["result"]>;
@@ -51,7 +51,7 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
   const wsUrl = o.url.replace(/^http/, "ws") + PARTITION_PATH;
   const callTimeoutMs = o.callTimeoutMs ?? 30_000;
   let ws: WebSocket | null = null;
-  /** per connection: its socket corked for the rest of the tick before a frame (cork.ts) */
+  /** per connection: its socket corked for the rest of the tick before a frame (runtime/cork-per-tick.ts) */
   const corkers = new WeakMap<WebSocket, () => void>();
   const write = (sock: WebSocket, text: string) => {
     corkers.get(sock)?.();
@@ -86,7 +86,7 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
     if (closed) return;
     const sock = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${o.secret}` }, maxPayload: 64 * 1024 * 1024 });
     ws = sock;
-    // one tick's frames in one write (cork.ts): the upgrade response's socket is the connection's
+    // one tick's frames in one write (runtime/cork-per-tick.ts): the upgrade response's socket is the connection's
     sock.on("upgrade", (res) => corkers.set(sock, corkPerTick(res.socket)));
     sock.on("message", (data) => onFrame(sock, String(data)));
     sock.on("unexpected-response", (_req, res) => {

@@ -9,7 +9,7 @@ import { toAccount } from "viem/accounts";
 import type { Address, Hex, LocalAccount } from "viem";
 import { DexServiceError, type DexService, type PlaceOrderRequest } from "../service";
 import { clientFrameSchema, decodeFrame, encodeFrame, METHODS, PARTITION_PATH, type MethodName } from "./protocol";
-import { corkPerTick } from "./cork";
+import { corkPerTick } from "../../runtime/cork-per-tick";
 
 export interface PartitionServerOptions {
   service: DexService;
@@ -82,7 +82,7 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
   let metaText = "";
   const meta = () => ({ markets: svc.listMarkets(), fees: svc.getFees() });
   const connections = new Set<WebSocket>();
-  /** per connection: its socket corked for the rest of the tick before a frame (cork.ts) */
+  /** per connection: its socket corked for the rest of the tick before a frame (runtime/cork-per-tick.ts) */
   const corkers = new WeakMap<WebSocket, () => void>();
   // the fees follow the chain and the markets may change: callers hear of a change within a second
   const metaTimer = setInterval(() => {

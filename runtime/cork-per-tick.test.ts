@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
-import { corkPerTick, FLUSH_CORKED_BYTES } from "./cork";
+import { corkPerTick, FLUSH_CORKED_BYTES } from "./cork-per-tick";
 
 async function pair(): Promise<{ client: net.Socket; received: () => string; close(): Promise<void> }> {
   let got = "";
