@@ -80,17 +80,17 @@ export async function openDexHistory(dir: string): Promise<DexHistory> {
   const read = (orderId: string): OrderRecord | undefined => entry(orderId)?.order;
   return {
     async put(records) {
-      const writes: Promise<boolean>[] = [];
-      for (const { record: r, requestHash } of records) {
-        const a = r.account.toLowerCase();
-        writes.push(
-          db.put(["o", r.orderId], JSON.stringify({ r: toJsonSafe(r), h: requestHash })),
-          db.put(["c", a, r.clientOrderId, r.ord], r.orderId),
-          db.put(["a", a, r.createdAtMs, MAX_ORD - r.ord], r.orderId),
-          db.put(["u", a, r.updatedAtMs, r.ord], r.orderId),
-        );
-      }
-      await Promise.all(writes);
+      // one batch (one write transaction, one promise) for all of them, not a promise per key
+      const ok = await db.batch(() => {
+        for (const { record: r, requestHash } of records) {
+          const a = r.account.toLowerCase();
+          db.put(["o", r.orderId], JSON.stringify({ r: toJsonSafe(r), h: requestHash }));
+          db.put(["c", a, r.clientOrderId, r.ord], r.orderId);
+          db.put(["a", a, r.createdAtMs, MAX_ORD - r.ord], r.orderId);
+          db.put(["u", a, r.updatedAtMs, r.ord], r.orderId);
+        }
+      });
+      if (!ok) throw new Error("order history: the batch was not written");
     },
     get: read,
     byClientId(account, clientOrderId) {

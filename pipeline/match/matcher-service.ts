@@ -425,6 +425,8 @@ export class MatcherService {
     this.applyDrop(cmd, meta);
     for (const t of trades) this.pendingTrades.push(t);
     return durable.then(() => {
+      // a command without trades releases none (each trade is released by its own command's record)
+      if (trades.length === 0) return events;
       // durable records resolve in order, so trades leave in seq order
       const ready = this.pendingTrades.filter((t) => t.seq <= (trades.at(-1)?.seq ?? -1));
       if (ready.length) {
