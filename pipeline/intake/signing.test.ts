@@ -27,6 +27,34 @@ test("the hand-encoded digest equals viem's hashTypedData for any order", () => 
   );
 });
 
+test("an order object changed after it was hashed is hashed anew (the digest remembered per object is checked field by field)", () => {
+  const other = createOrderDigester(getDomainSeparator(settlementDomain(31338, "0x5FbDB2315678afecb367f032d93F642f64180aa3")));
+  const viemDigest = (o: Order) => hashTypedData({ domain, types: ORDER_TYPES, primaryType: "Order", message: o });
+  fc.assert(
+    fc.property(orderArb, orderArb, fc.integer({ min: 0, max: 8 }), (o: Order, p: Order, k: number) => {
+      const order = { ...o };
+      assert.equal(digest(order), viemDigest(order));
+      assert.equal(digest(order), viemDigest(order)); // remembered
+      // one field changed in place: the digest follows it
+      const key = (["trader", "baseToken", "quoteToken", "side", "price", "amount", "expiry", "nonce", "flags"] as const)[k];
+      (order as Record<string, unknown>)[key] = p[key];
+      assert.equal(digest(order), viemDigest(order));
+      // another domain's digester never answers with this domain's digest
+      assert.notEqual(other(order), digest(order));
+      assert.equal(digest(order), viemDigest(order));
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test("the digest refuses an address that is not 40 hex digits", () => {
+  const o: Order = { trader: "0x00000000000000000000000000000000000000a1", baseToken: "0x00000000000000000000000000000000000000b2", quoteToken: "0x00000000000000000000000000000000000000c3", side: 0, price: 1n, amount: 1n, expiry: 1n, nonce: 1n, flags: 0 };
+  assert.equal(digest(o), hashTypedData({ domain, types: ORDER_TYPES, primaryType: "Order", message: o }));
+  for (const bad of ["0x00000000000000000000000000000000000000g1", "0x00000000000000000000000000000000000000a", "0x00000000000000000000000000000000000000a1ff"]) {
+    assert.throws(() => digest({ ...o, trader: bad as Address }), /not an address/);
+  }
+});
+
 test("recoverSigner returns the signer, null for a tampered or high-s signature", async () => {
   const acc = privateKeyToAccount(generatePrivateKey());
   const o: Order = { trader: acc.address, baseToken: acc.address, quoteToken: acc.address, side: 0, price: 10n, amount: 5n, expiry: 99n, nonce: 7n, flags: 0 };
