@@ -412,6 +412,21 @@ async function main(): Promise<void> {
       console.log(`trades settled              ${trades.length} (${(trades.length / Math.max(1, x.accepted)).toFixed(2)} per accepted order) in ${x.batches.length} batches; ${f.tradesPerS.toFixed(0)} /s within the window, ${(trades.length / ((x.drainedAt - x.warmEnd) / 1000)).toFixed(0)} /s until drained`);
       console.log(`gas per trade               ${f.gasPerTrade} (settle gasUsed / trades of the entry's batches)`);
       console.log(`acceptance -> on-chain      p50 ${f.p50Settle.toFixed(0)} ms, p99 ${f.p99Settle.toFixed(0)} ms (${settleLat.length} trades)`);
+      // where acceptance -> on-chain went, per trade (the batcher's stage times): the batch filling (to 100 trades
+      // or its oldest's 20 ms), waiting for a flight slot, persist + the send queue, the chain's send+receipt round
+      // trip (proxy, node, mining, back through this event loop), the in-order confirmation after the answer
+      const staged = trades.filter(({ b }) => b.stages);
+      if (staged.length > 0) {
+        const due = (b: SettledBatch) => (b.trades.length >= config.batcher.maxTrades ? b.trades[b.trades.length - 1].matchedAtMs : b.trades[0].matchedAtMs + config.batcher.maxDelayMs);
+        const stage = (name: string, v: (t: SettledBatch["trades"][number], b: SettledBatch) => number) => {
+          const xs = staged.map(({ t, b }) => v(t, b));
+          return `${name} ${pct(xs, 50).toFixed(0)}/${pct(xs, 99).toFixed(0)}`;
+        };
+        const st = (b: SettledBatch) => b.stages!;
+        console.log(
+          `  stages p50/p99 ms         ${stage("filling", (t, b) => Math.max(0, Math.min(due(b), st(b).launchedAtMs) - t.matchedAtMs))}, ${stage("slot wait", (_t, b) => Math.max(0, st(b).launchedAtMs - due(b)))}, ${stage("persist+queue", (_t, b) => st(b).sentAtMs - st(b).launchedAtMs)}, ${stage("chain round trip", (_t, b) => st(b).answeredAtMs - st(b).sentAtMs)}, ${stage("in-order confirm", (_t, b) => b.settledAtMs - st(b).answeredAtMs)} (${(trades.length / Math.max(1, new Set(trades.map(({ b }) => b)).size)).toFixed(0)} trades a batch)`,
+        );
+      }
       console.log(WITH_INDEXER ? `acceptance -> indexer       p50 ${f.p50Index.toFixed(0)} ms, p99 ${f.p99Index.toFixed(0)} ms (${indexLat.length}/${trades.length} trades seen)` : "acceptance -> indexer       not measured (BENCH_INDEXER=0)");
       if (WITH_INDEXER) console.log(`block -> indexer            p50 ${f.p50BlockIndex.toFixed(0)} ms, p99 ${f.p99BlockIndex.toFixed(0)} ms (the batch's receipt -> the trade first served by GET /trades, polled every 100 ms)`);
       if (process.env.BENCH_DETAIL) {

@@ -32,12 +32,12 @@ export function launch(b: BatchRun, batchId: bigint, trades: SettleableTrade[], 
       (ok) => ({ ok }),
       (err: unknown) => ({ err })
     );
-  return { batchId, trades, args, outcome };
+  return { batchId, trades, args, launchedAtMs: b.clock.now(), outcome };
 }
 
 /** The oldest flight landed: its trades leave the queue, onSettled hears of it. `receipt` null: the chain
  *  counted the batch but its receipt was lost (the next start finds its transaction from the chain). */
-export function done(b: BatchRun, batchId: bigint, trades: SettleableTrade[], receipt: SettleResult | null): void {
+export function done(b: BatchRun, batchId: bigint, trades: SettleableTrade[], receipt: SettleResult | null, launchedAtMs?: number): void {
   const txHash = receipt?.txHash ?? ("0x" as Hex);
   if (receipt) confirm(b, batchId, trades, receipt);
   const now = b.clock.now();
@@ -54,6 +54,9 @@ export function done(b: BatchRun, batchId: bigint, trades: SettleableTrade[], re
     txHash,
     gasUsed: receipt?.gasUsed ?? 0n,
     settledAtMs: b.clock.now(),
+    ...(launchedAtMs !== undefined && receipt?.sentAtMs !== undefined && receipt.answeredAtMs !== undefined
+      ? { stages: { launchedAtMs, sentAtMs: receipt.sentAtMs, answeredAtMs: receipt.answeredAtMs } }
+      : {}),
   });
   notifyDrained(b);
 }
@@ -109,7 +112,7 @@ export async function recover(b: BatchRun): Promise<void> {
         const f = b.flights.shift()!;
         const o = outcomes.shift()!;
         // landed, though its receipt may have been lost
-        done(b, f.batchId, f.trades, "ok" in o ? o.ok : null);
+        done(b, f.batchId, f.trades, "ok" in o ? o.ok : null, f.launchedAtMs);
       }
       if (b.flights.length === 0) return;
       const first = outcomes[0];

@@ -10,6 +10,8 @@ export interface Flight {
   batchId: bigint;
   trades: SettleableTrade[];
   args: SettleArgs;
+  /** the clock (ms) when the batch was formed and handed on (bench stages) */
+  launchedAtMs: number;
   /** settles with the send's outcome; never rejects */
   outcome: Promise<{ ok: SettleResult } | { err: unknown }>;
 }

@@ -51,6 +51,9 @@ export interface SettledBatch {
   txHash: Hex;
   gasUsed: bigint;
   settledAtMs: number;
+  /** where the batch's time went (clock ms): formed and handed on (persist + send queue), on the socket,
+   *  its send+receipt answer back (of the last attempt); settledAtMs is when it was confirmed in order. */
+  stages?: { launchedAtMs: number; sentAtMs: number; answeredAtMs: number };
 }
 
 export type BatcherState = "starting" | "running" | "retrying" | "halted" | "stopped";
@@ -141,7 +144,7 @@ async function run(b: BatchRun): Promise<void> {
       if (next === "wake") continue;
       if ("ok" in next) {
         b.flights.shift();
-        done(b, oldest.batchId, oldest.trades, next.ok);
+        done(b, oldest.batchId, oldest.trades, next.ok, oldest.launchedAtMs);
         continue;
       }
       await recover(b);
@@ -158,7 +161,7 @@ async function run(b: BatchRun): Promise<void> {
     for (const f of b.flights) {
       const o = await f.outcome;
       if (!("ok" in o)) break;
-      done(b, f.batchId, f.trades, o.ok);
+      done(b, f.batchId, f.trades, o.ok, f.launchedAtMs);
     }
 }
 

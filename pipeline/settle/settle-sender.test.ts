@@ -116,7 +116,10 @@ describe("settle sender against a fake chain", () => {
     assert.equal(tx.batchId, 5n);
     assert.equal(tx.packed, encodePackedBatch(ARGS));
     assert.equal(tx.data, calldata(5n, ARGS));
-    assert.deepEqual(r, { txHash: keccak256(tx.raw), gasUsed: 100_007n, blockNumber: 101n });
+    const { sentAtMs, answeredAtMs, ...rest } = r;
+    assert.deepEqual(rest, { txHash: keccak256(tx.raw), gasUsed: 100_007n, blockNumber: 101n });
+    // the stage times: on the socket, then its answer (the sender's clock)
+    assert.ok(typeof sentAtMs === "number" && typeof answeredAtMs === "number" && sentAtMs <= answeredAtMs, `${sentAtMs} <= ${answeredAtMs}`);
     // the nonce is asked for the pending block, over HTTP; the send travels on the WebSocket
     const nonceReq = chain.requests.filter((q) => q.method === "eth_getTransactionCount");
     assert.deepEqual(nonceReq.map((q) => [q.via, q.params[0], q.params[1]]), [["http", OPERATOR, "pending"]]);
@@ -300,7 +303,7 @@ describe("settle sender against a fake chain", () => {
     const s = sender();
     chain.onSend = () => ({ loseReceipt: true });
     const r = await s.send(5n, ARGS);
-    assert.deepEqual(r, { txHash: chain.sent[0].hash, gasUsed: 100_007n, blockNumber: 101n });
+    assert.deepEqual({ ...r, sentAtMs: undefined, answeredAtMs: undefined }, { txHash: chain.sent[0].hash, gasUsed: 100_007n, blockNumber: 101n, sentAtMs: undefined, answeredAtMs: undefined });
     assert.ok(chain.count("eth_getTransactionReceipt", "http") >= 1);
   });
 

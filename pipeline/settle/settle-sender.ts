@@ -25,6 +25,9 @@ export interface SettleResult {
   txHash: Hex;
   gasUsed: bigint;
   blockNumber: bigint;
+  /** the sender's clock (ms): the batch left on the socket, and its send+receipt answer came back (bench stages) */
+  sentAtMs?: number;
+  answeredAtMs?: number;
 }
 
 export interface SettleSender {
@@ -188,7 +191,7 @@ class PackedSettleSender implements SettleSender {
   }
 
   /** In call order: nonce and gas price, signature, then onto the socket. */
-  private dispatch(data: Hex, gas: bigint): Promise<{ txHash: Hex; tSend: number; answer: SendAnswer }> {
+  private dispatch(data: Hex, gas: bigint): Promise<{ txHash: Hex; tSend: number; sentAtMs: number; answer: SendAnswer }> {
     const dispatched = this.dispatchTail.then(async () => {
       if (this.closed) throw new RetryableChainError("sender closed");
       if (this.broken) throw new RetryableChainError(`not sent: ${this.broken}`);
@@ -200,7 +203,7 @@ class PackedSettleSender implements SettleSender {
       const ws = await this.socket.connect().catch((e: unknown) => {
         throw this.classify(e);
       });
-      return { txHash, tSend: performance.now(), answer: this.socket.sendWithReceipt(ws, raw, txHash) };
+      return { txHash, tSend: performance.now(), sentAtMs: this.clock.now(), answer: this.socket.sendWithReceipt(ws, raw, txHash) };
     });
     this.dispatchTail = dispatched.catch(() => undefined);
     return dispatched;
@@ -225,7 +228,7 @@ class PackedSettleSender implements SettleSender {
     const data = encodeSettle(batchId, args);
     const gas = this.gasLimitOf(args);
     const dispatched = this.dispatch(data, gas);
-    let sent: { txHash: Hex; tSend: number };
+    let sent: { txHash: Hex; tSend: number; sentAtMs: number };
     let receipt: Receipt | null;
     try {
       const d = await dispatched;
@@ -239,6 +242,7 @@ class PackedSettleSender implements SettleSender {
     }
     const tSent = performance.now();
     receipt ??= await this.pollReceipt(sent.txHash);
+    const answeredAtMs = this.clock.now();
     if (process.env.PIPELINE_TRACE) traceSend(this.clock, batchId, args, receipt, t0, sent.tSend, tSent);
     if (receipt.status !== "success") {
       this.broken ??= `batch ${batchId} reverted`;
@@ -248,6 +252,8 @@ class PackedSettleSender implements SettleSender {
       txHash: sent.txHash,
       gasUsed: receipt.gasUsed,
       blockNumber: receipt.blockNumber,
+      sentAtMs: sent.sentAtMs,
+      answeredAtMs,
     };
   }
 
