@@ -49,6 +49,8 @@ export async function startHarness(
     now?: () => number;
     /** other settings (walletAuthHosts, agentApprovalSeconds, windows...) */
     config?: Partial<Omit<DexApiConfig, "rateLimits" | "ws">>;
+    /** the API logger's level (debug: every request is logged into `logs`) */
+    logLevel?: string;
   } = {},
 ): Promise<Harness> {
   const db = await createDb();
@@ -61,7 +63,7 @@ export async function startHarness(
   const service = opts.service ?? createMemoryDexService();
   const keys = createApiKeyStore({ db, box: createSecretBox(config.apiKeyEncryptionKey) });
   const logs: string[] = [];
-  const logger = createApiLogger({ level: "debug", destination: { write: (s: string) => void logs.push(s) } });
+  const logger = createApiLogger({ level: opts.logLevel ?? "debug", destination: { write: (s: string) => void logs.push(s) } });
   const auth = createDexAuthenticator({ config, keys, now: opts.now });
   const placeOrder = createOrderPlacer({ service, keys, now: opts.now ?? Date.now, exchangeOnlySymbols: config.exchangeOnlySymbols });
   const app = createDexRestApp({ config, logger, service, keys, auth, now: opts.now, placeOrder });
