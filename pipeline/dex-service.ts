@@ -562,7 +562,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
     },
 
     async placeOrder(req) {
-      const known = state.orderById(req.orderId);
+      const known = req.newOrderId === true ? undefined : state.orderById(req.orderId);
       if (known) return withFills(known);
       const m = marketOf(req.symbol);
       if (!m) throw new DexServiceError("INVALID_SYMBOL", `trading pair not supported: ${req.symbol}`, { symbol: req.symbol });

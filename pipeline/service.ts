@@ -135,6 +135,9 @@ export interface DexOrderIntent {
   /** fingerprint of the request that placed it (the API's SHA-256 of the body), kept with the order
    *  (journaled) so that reusing `clientOrderId` for a different order is refused, after a restart too */
   requestHash?: string;
+  /** true: the caller made `orderId` for this call alone (a random UUID, never sent before), so the service
+   *  need not look it up first (a lookup of an unknown id reads the history store); absent: it does */
+  newOrderId?: boolean;
 }
 
 /** A wallet or dApp signed the Settlement Order itself. The API checked that the order's tokens, side,

@@ -103,6 +103,7 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
     const hash = requestHash(body);
     const hasLimits = key !== null && (key.positionLimitE18 !== null || key.dailyLossLimitE18 !== null);
 
+    /** `orderId` is always made by randomUUID just before this call (newOrderId: the service skips its lookup) */
     const place = async (clientOrderId: string, orderId: string): Promise<PlacementResult> => {
       let agent = null;
       if (key) {
@@ -122,11 +123,11 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
       const request: PlaceOrderRequest = signedParts
         ? {
             kind: "signed", orderId, clientOrderId, symbol: market.symbol, side: body.side, type, timeInForce, priceTicks, triggerPriceTicks, sizeLots,
-            expiresAtMs, hidden, icebergVisibleLots, receivedAtMs: nowMs, requestHash: hash, trader: account, order: signedParts.order, signature: signedParts.signature,
+            expiresAtMs, hidden, icebergVisibleLots, receivedAtMs: nowMs, requestHash: hash, trader: account, order: signedParts.order, signature: signedParts.signature, newOrderId: true,
           }
         : {
             kind: "api_key", orderId, clientOrderId, symbol: market.symbol, side: body.side, type, timeInForce, priceTicks, triggerPriceTicks, sizeLots,
-            expiresAtMs, hidden, icebergVisibleLots, receivedAtMs: nowMs, requestHash: hash, trader: account, apiKeyId: key!.id, agent: agent!,
+            expiresAtMs, hidden, icebergVisibleLots, receivedAtMs: nowMs, requestHash: hash, trader: account, apiKeyId: key!.id, agent: agent!, newOrderId: true,
           };
       // A refusal (funds, signature, nonce...) records nothing, so the client order id stays free for a
       // corrected retry. An order the matcher took is journaled with its client order id and `hash` before
