@@ -9,7 +9,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { encodePackedBatch, type SettleArgs } from "../../sdk/settle-batch";
 import { FatalChainError, RetryableChainError } from "../errors";
-import { createSettleSender, ERC1271_SETTLE_GAS, SETTLE_TIP_WEI, settleGasLimit, type SettleSender } from "./settle-sender";
+import { createSettleSender, ERC1271_SETTLE_GAS, GAS_PRICE_MAX_AGE_MS, SETTLE_TIP_WEI, settleGasLimit, type SettleSender } from "./settle-sender";
 import { settlementAbi } from "../../sdk/abi";
 import { startFakeRpc, type FakeRpc } from "../testing/fake-rpc";
 
@@ -150,7 +150,7 @@ describe("settle sender against a fake chain", () => {
     assert.equal(chain.count("eth_getTransactionCount"), 1);
   });
 
-  test("the gas price is read again only when older than 2 s (kept at exactly 2,000 ms, re-read at 2,001 ms)", async () => {
+  test("the gas price is read again only when older than 2 s (kept at exactly 2,000 ms, re-read at 2,001 ms in the background; waited for past 10 s)", async () => {
     const realNow = Date.now;
     let now = realNow();
     Date.now = () => now;
@@ -164,15 +164,29 @@ describe("settle sender against a fake chain", () => {
       assert.equal(chain.count("eth_gasPrice"), 1);
       assert.equal(chain.sent[1].gasPrice, 1_500_000_001n);
       now = t0 + 2_001;
+      // the send does not wait for the new reading: it goes at the old price, the read runs meanwhile
       await s.send(7n, ARGS);
+      assert.equal(chain.sent[2].gasPrice, 1_500_000_001n);
+      // the sends after it take the new price once it is in, with no second read
+      let id = 8n;
+      for (let i = 0; i < 200 && chain.sent.at(-1)!.gasPrice !== 6_000_000_000n; i++) {
+        await new Promise((r) => setTimeout(r, 5));
+        await s.send(id++, ARGS);
+      }
+      assert.equal(chain.sent.at(-1)!.gasPrice, 6_000_000_000n);
       assert.equal(chain.count("eth_gasPrice"), 2);
-      assert.equal(chain.sent[2].gasPrice, 6_000_000_000n);
       // the new reading is dated: 2,000 ms after it, still kept
       chain.state.gasPrice = 8_000_000_000n;
       now = t0 + 4_001;
-      await s.send(8n, ARGS);
+      await s.send(id++, ARGS);
       assert.equal(chain.count("eth_gasPrice"), 2);
-      assert.equal(chain.sent[3].gasPrice, 6_000_000_000n);
+      assert.equal(chain.sent.at(-1)!.gasPrice, 6_000_000_000n);
+      // older than GAS_PRICE_MAX_AGE_MS: the send waits for the reading
+      chain.state.gasPrice = 10_000_000_000n;
+      now = t0 + 2_001 + GAS_PRICE_MAX_AGE_MS + 1;
+      await s.send(id++, ARGS);
+      assert.equal(chain.count("eth_gasPrice"), 3);
+      assert.equal(chain.sent.at(-1)!.gasPrice, 15_000_000_000n);
     } finally {
       Date.now = realNow;
     }

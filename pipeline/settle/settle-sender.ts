@@ -63,12 +63,17 @@ type Receipt = NonNullable<Awaited<ReturnType<SendAnswer>>>;
 /** The priority fee the settle price carries over the base fee (before the 1.5 x margin). */
 export const SETTLE_TIP_WEI = 1_000_000_000n;
 
-/** The operator's next nonce (read from the chain when unknown) and the gas price (read again when older
- *  than 2 s; sent at 1.5 x). */
+/** A send waits for a gas price reading only when there is none or it is older than this (ms); between 2 s
+ *  and this the price is read again in the background, off the sends' path. */
+export const GAS_PRICE_MAX_AGE_MS = 10_000;
+
+/** The operator's next nonce (read from the chain when unknown) and the gas price (sent at 1.5 x; read again
+ *  in the background once older than 2 s, and before the send once older than GAS_PRICE_MAX_AGE_MS). */
 class OperatorTxParams {
   nonce: number | undefined;
   private gasPrice: bigint | undefined;
   private gasPriceAt = 0;
+  private reading: Promise<void> | undefined;
 
   constructor(
     private readonly client: PublicClient,
@@ -76,17 +81,31 @@ class OperatorTxParams {
     private readonly clock: Clock,
   ) {}
 
-  /** Reads what is missing or stale; throws the read's own error. */
+  /** Reads what is missing or too old; throws the read's own error. A price older than 2 s (and younger
+   *  than GAS_PRICE_MAX_AGE_MS) is kept for this send and read again meanwhile: the read (an HTTP round
+   *  trip to the node) held up one batch in ~50 and every batch behind it (B2, docs/decisions/pipeline.md). */
   async refresh(): Promise<void> {
     if (this.nonce === undefined)
       this.nonce = await this.client.getTransactionCount({
         address: this.address,
         blockTag: "pending",
       });
-    if (this.gasPrice === undefined || this.clock.now() - this.gasPriceAt > 2_000) {
-      this.gasPrice = ((await this.suggestedPrice()) * 3n) / 2n;
-      this.gasPriceAt = this.clock.now();
-    }
+    const age = this.clock.now() - this.gasPriceAt;
+    if (this.gasPrice === undefined || age > GAS_PRICE_MAX_AGE_MS) await this.readPrice();
+    else if (age > 2_000) this.readPrice().catch(() => undefined); // a failure: read again at the next send
+  }
+
+  /** One reading at a time; dated when it arrives. */
+  private readPrice(): Promise<void> {
+    this.reading ??= this.suggestedPrice()
+      .then((price) => {
+        this.gasPrice = (price * 3n) / 2n;
+        this.gasPriceAt = this.clock.now();
+      })
+      .finally(() => {
+        this.reading = undefined;
+      });
+    return this.reading;
   }
 
   /** The latest block's base fee plus a fixed 1 gwei tip (what Hardhat's eth_gasPrice answers, and our
