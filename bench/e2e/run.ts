@@ -330,6 +330,7 @@ async function main(): Promise<void> {
       sampleCpu();
       const cpuTimer = setInterval(sampleCpu, 100);
       const loadTimer = setInterval(() => load.push(loadAvg()), 1000);
+      const nodeCpu0 = pidCpuS(stack.chains.home.nodePid); // the home chain's node (Anvil or Hardhat)
       const r = phase === "in-process" ? await inProcess() : await viaClients(phase);
       clearInterval(loadTimer);
       clearInterval(cpuTimer);
@@ -345,6 +346,8 @@ async function main(): Promise<void> {
       await p.batcher.drain();
       const drainedAt = Date.now();
       let note = `CPU: this (the stack's) process ${(100 * stackCpu).toFixed(0)} % of one core, ${cpuPerOrder.toFixed(3)} CPU-ms per accepted order (measured window)`;
+      const nodeBatches = settled.length - batchesBefore;
+      note += `; the chain node ${(pidCpuS(stack.chains.home.nodePid) - nodeCpu0).toFixed(1)} CPU-s over the entry, ${((1000 * (pidCpuS(stack.chains.home.nodePid) - nodeCpu0)) / Math.max(1, nodeBatches)).toFixed(1)} CPU-ms a settle batch (${nodeBatches} batches, warm-up and drain included)`;
       if ("exhausted" in r) {
         const lr = r as LoadResult;
         note += `, the load generator ${((100 * lr.cpuMs) / (lr.windowEnd - (lr.warmEnd - WARMUP * 1000))).toFixed(0)} % (${os.cpus().length} cores shared with the chain node and everything else); `;
