@@ -566,6 +566,9 @@ export function createDexService(deps: DexServiceDeps): DexService {
       if (known) return withFills(known);
       const m = marketOf(req.symbol);
       if (!m) throw new DexServiceError("INVALID_SYMBOL", `trading pair not supported: ${req.symbol}`, { symbol: req.symbol });
+      // refused whatever it is (backlog full, halted, chain down): before the agent signs it or a nonce is taken
+      const refused = svc.admissionRefusal();
+      if (refused) throw toDexError(refused, false);
       let signed: { order: Order; signature: Hex; priceTicks: bigint };
       try {
         // a wallet's market / stop order has no limit in the intent: its ticks are its signed protection price's
@@ -598,6 +601,11 @@ export function createDexService(deps: DexServiceDeps): DexService {
       const r = state.orderById(req.orderId);
       if (!r) throw new DexServiceError("SERVICE_UNAVAILABLE", "the order was not recorded");
       return withFills(r);
+    },
+
+    placementRefusal() {
+      const refused = svc.admissionRefusal();
+      return refused ? (toDexError(refused, false) as DexServiceError) : undefined;
     },
 
     async cancelOrder(req: CancelOrderRequest) {

@@ -403,6 +403,11 @@ export interface DexService {
    *  InsufficientBalanceDetails), INVALID_SIGNATURE, INVALID_NONCE, ORDER_EXPIRED, AGENT_NOT_APPROVED. */
   placeOrder(request: PlaceOrderRequest): Promise<DexOrderWithFills>;
 
+  /** Why placeOrder would refuse any new order now, before looking at it (SERVICE_UNAVAILABLE: settlement
+   *  halted or its backlog full; CHAIN_UNAVAILABLE), else undefined: the API asks before it spends a
+   *  signature recovery on a placement that cannot be a replay. Optional: absent, the API does not ask. */
+  placementRefusal?(): DexServiceError | undefined;
+
   /** Cancels one open order of `account`. Throws ORDER_NOT_FOUND (unknown or another account's) or
    *  ORDER_NOT_OPEN (details: { status }). Resolves with the cancelled order. */
   cancelOrder(request: CancelOrderRequest): Promise<DexOrder>;

@@ -87,6 +87,12 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
     if (!signed && !auth?.key) {
       throw new ApiError("UNAUTHORIZED", "an API key, or a wallet-signed order, is required", { reason: "missing_credentials" });
     }
+    // A placement without a client order id cannot be a replay: when the service refuses every new order now
+    // (settlement backlog full...), it is refused before its signature is recovered or signed for.
+    if (!body.client_order_id) {
+      const refused = deps.service.placementRefusal?.();
+      if (refused) throw refused;
+    }
     // A wallet-signed order authenticates itself: nothing is counted or looked up under its trader's name
     // (rate limit, client order id) until its signature is the trader's, under the contract's rule.
     if (signedParts) {

@@ -341,20 +341,29 @@ export class MatcherService {
   // ------------------------------------------------------------ commands
 
   /** Intake + funds check + reservation + engine, resolving once the command is durable. */
-  async placeSigned(input: PlaceSignedInput, info?: Record<string, unknown>): Promise<PlaceResult> {
-    if (this.halted) throw new PipelineError("SERVICE_UNAVAILABLE", `settlement halted: ${this.halted}`);
+  /** Why a new order would be refused now whatever it is (settlement halted, the chain down, the settlement
+   *  backlog full), else undefined: placeSigned's first check, which a caller may make before it spends a
+   *  signature recovery or an agent's signature on an order that cannot be placed. */
+  admissionRefusal(): PipelineError | undefined {
+    if (this.halted) return new PipelineError("SERVICE_UNAVAILABLE", `settlement halted: ${this.halted}`);
     const refused = this.gate?.();
-    if (refused) throw refused;
+    if (refused) return refused;
     if (this.backlog && this.backlog.trades() >= this.backlog.max) {
       // the refusal is routine under load: no stack trace to capture (it never reaches a client anyway)
       const limit = Error.stackTraceLimit;
       Error.stackTraceLimit = 0;
       try {
-        throw new PipelineError("SERVICE_UNAVAILABLE", "settlement backlog full, retry shortly", { reason: "SETTLEMENT_BACKLOG", backlogTrades: this.backlog.trades(), retryAfterMs: this.backlog.retryAfterMs() });
+        return new PipelineError("SERVICE_UNAVAILABLE", "settlement backlog full, retry shortly", { reason: "SETTLEMENT_BACKLOG", backlogTrades: this.backlog.trades(), retryAfterMs: this.backlog.retryAfterMs() });
       } finally {
         Error.stackTraceLimit = limit;
       }
     }
+    return undefined;
+  }
+
+  async placeSigned(input: PlaceSignedInput, info?: Record<string, unknown>): Promise<PlaceResult> {
+    const refused = this.admissionRefusal();
+    if (refused) throw refused;
     const v = await validateSignedOrder(this.intake, input);
     // from here to submit: synchronous, so no other command can use the same funds or nonce
     const nonceProblem = this.nonceProblem(v.account, input.order.nonce);
