@@ -1,6 +1,6 @@
 // createDexRestApp: the DEX REST API ({dex_base_url} = .../v1) as an Express 5 app with explicit deps.
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from "express";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, IncomingMessage, ServerResponse, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { ApiKeyStore } from "../auth/api-keys";
@@ -127,8 +127,9 @@ function runChain(app: Express, chain: readonly RequestHandler[], onError: Error
   const res = rawRes as Response;
   req.res = res;
   res.req = req;
-  Object.setPrototypeOf(req, app.request);
-  Object.setPrototypeOf(res, app.response);
+  // born with them when the server was made by listenDexRest (no prototype change per request)
+  if (!Object.prototype.isPrototypeOf.call(app.request, req)) Object.setPrototypeOf(req, app.request);
+  if (!Object.prototype.isPrototypeOf.call(app.response, res)) Object.setPrototypeOf(res, app.response);
   if (!res.locals) res.locals = Object.create(null);
   req.originalUrl = req.originalUrl || req.url;
   req.baseUrl = "";
@@ -164,9 +165,18 @@ function runChain(app: Express, chain: readonly RequestHandler[], onError: Error
   next();
 }
 
+/** A class of the server's requests (or responses) whose instances inherit the app's request (response)
+ *  prototype from birth: express then sees its own methods on them, and a request of the direct path (POST
+ *  /v1/orders) needs no Object.setPrototypeOf (a map change per request; express's router still does it). */
+function bornWith<T extends typeof IncomingMessage | typeof ServerResponse>(base: T, proto: object): T {
+  const born = class extends (base as typeof IncomingMessage) {};
+  Object.setPrototypeOf(born.prototype, proto);
+  return born as unknown as T;
+}
+
 /** Listens on host:port (0 = a free port); close() stops it and its keep-alive sockets. */
 export async function listenDexRest(app: Express, port: number, host = "127.0.0.1"): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
-  const server = createServer(app);
+  const server = createServer({ IncomingMessage: bornWith(IncomingMessage, app.request), ServerResponse: bornWith(ServerResponse, app.response) }, app);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => resolve());
