@@ -114,3 +114,16 @@ test("the rate bound holds at a low rate", async () => {
   // 30 orders at 20/s take at least about 1 s (the first second's 20 tokens at most come at once)
   assert.ok(elapsedS >= 0.45, `30 placements in ${elapsedS} s`);
 });
+
+test("the agents leave the event loop to timers between placements (an in-memory service answers without I/O)", async () => {
+  const { dex, traders } = setup();
+  // a rate the bucket never runs short of: without a turn of the loop per placement, no timer would fire
+  const sim = startSimulatedMarket({ dex, traders, books: BOOKS, seed: 5, ordersPerSecond: 1_000_000, warmUpTrades: 50 });
+  await sim.ready;
+  const before = dex.placeCalls.length;
+  await new Promise((r) => setTimeout(r, 0));
+  const during = dex.placeCalls.length - before;
+  await sim.stop();
+  assert.ok(dex.placeCalls.length > 0, "the agents placed orders");
+  assert.ok(during < 50, `${during} placements before one timer fired`);
+});

@@ -114,6 +114,10 @@ export function startSimulatedMarket(o: SimulatedMarketOptions): SimulatedMarket
   let tokens = 0;
   let last = now();
   async function take(): Promise<boolean> {
+    // Every placement waits for the event loop's next turn: over a service that answers without I/O (the
+    // in-memory one, or a fast path) the loop would otherwise run in microtasks alone whenever signing takes
+    // longer than a token's interval, and starve every timer and socket of its process.
+    await new Promise<void>((r) => setImmediate(r));
     for (;;) {
       if (stopped) return false;
       const t = now();
