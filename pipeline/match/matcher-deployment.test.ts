@@ -23,8 +23,14 @@ const market: MarketSpec = {
 };
 const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address)));
 
-test("`npm start` starts the stack's process (where the matcher runs) with the matcher's V8 flags, and node accepts them", () => {
-  const start: string = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts.start;
+test("`npm start` and `npm run bench:e2e` start the stack's process (where the matcher runs) with the matcher's V8 flags, and node accepts them", () => {
+  const scripts = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts;
+  // bench:e2e hosts the stack in its own process: its figures describe the service only with the same flags
+  const bench: string = scripts["bench:e2e"];
+  const benchArgv = bench.split(/\s+/);
+  assert.deepEqual(missingMatcherFlags(benchArgv.slice(benchArgv.indexOf("node") + 1, benchArgv.indexOf("bench/e2e/run.ts"))), [], `package.json bench:e2e: ${bench}`);
+  assert.ok(benchArgv[0] === "node" && benchArgv.indexOf("bench/e2e/run.ts") > 0, bench);
+  const start: string = scripts.start;
   const argv = start.split(/\s+/);
   const script = argv.indexOf("scripts/start.ts");
   const nodeArgs = argv.slice(argv.indexOf("node") + 1, script);
