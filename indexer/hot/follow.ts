@@ -1,20 +1,21 @@
-// Follows the Settlement contract's trades by block RANGE: each poll asks the node for its block number and,
-// when it moved, for the TradeSettled and BatchSettled logs of [cursor + 1, head] in one eth_getLogs (no
-// per-block transaction, whatever the number of blocks), and appends them to the hot tail. A batch's
+// Follows the Settlement contract's trades by block RANGE: each read asks the node for the TradeSettled and
+// BatchSettled logs of [cursor + 1, head] in one eth_getLogs (no per-block transaction, whatever the number
+// of blocks), and appends them to the hot tail. A read starts when the node announces a new head (`heads`,
+// eth_subscribe newHeads: no wait for a poll, no eth_blockNumber), at most every `minGapMs`; without an
+// announcement (an idle chain, no socket) every `pollMs` after an eth_blockNumber, as before. A batch's
 // trades are the TradeSettled logs of its transaction with its batch id before its BatchSettled log,
-// counted against the event's tradeCount, and their rows come from lib/batchRows.ts (`tradeRow`, which
-// batchRows uses): exactly the rows Ponder's BatchSettled handler writes. Reorgs: the cursor block's hash is checked each time the head
-// moves (and every 20th idle poll); a changed hash or a head below the cursor (a node that went back, e.g. a journal replay) drops the
-// tail above the blocks Ponder answered for and reads them again.
-import { type PublicClient, createPublicClient, getAbiItem, http } from "viem";
-import { settlementAbi } from "../../sdk/abi";
+// counted against the event's tradeCount, decoded by fixed layout (decode.ts), and their rows come from
+// lib/batchRows.ts (`tradeRow`, which batchRows uses): exactly the rows Ponder's BatchSettled handler
+// writes. Reorgs: the cursor block's hash is checked each time the head moves (and every 20th idle poll); a
+// changed hash or a head below the cursor (a node that went back, e.g. a journal replay) drops the tail
+// above the blocks Ponder answered for and reads them again.
+import { type PublicClient, createPublicClient, http, numberToHex } from "viem";
 import { type BatchTrade, tradeRow } from "../lib/batchRows";
 import type { Hex } from "../lib/trades";
 import { tradeJson } from "../src/api/json";
+import { BATCH_SETTLED_TOPIC, type RawLog, type SettlementLog, TRADE_SETTLED_TOPIC, decodeSettlementLog } from "./decode";
+import type { HeadWatch } from "./heads";
 import type { HotTail, TailBlock } from "./tail";
-
-const tradeSettled = getAbiItem({ abi: settlementAbi, name: "TradeSettled" });
-const batchSettled = getAbiItem({ abi: settlementAbi, name: "BatchSettled" });
 
 export interface FollowOptions {
   rpcUrl: string;
@@ -24,14 +25,20 @@ export interface FollowOptions {
   tail: HotTail;
   /** the highest block Ponder's answers are known to cover: where reading resumes after a reorg */
   floor: () => number;
-  /** pause between polls, ms */
+  /** pause between polls when no new head is announced, ms */
   pollMs: number;
+  /** new heads announced by the node (eth_subscribe); without it the follower polls every `pollMs` */
+  heads?: HeadWatch;
+  /** least time between the starts of two reads that a head announcement triggers, ms (default 50) */
+  minGapMs?: number;
   /** blocks per eth_getLogs at most */
   maxRange: number;
   /** stop reading ahead while the tail holds this many trades (Ponder catching up trims it) */
   maxTailTrades: number;
   onError?: (error: unknown) => void;
   onReorg?: (detail: { cursor: number; head: number; resumeAfter: number }) => void;
+  /** each read that moved the cursor: when it started, when the node answered, when the tail had it (ms) */
+  onRead?: (detail: { startedAt: number; answeredAt: number; appendedAt: number; fromBlock: number; toBlock: number; logs: number; txs: Hex[]; byHead: boolean }) => void;
 }
 
 export interface Follower {
@@ -44,13 +51,20 @@ export function followSettlement(opts: FollowOptions): Follower {
   // batch: the reads one poll issues together (the cursor's header, the range end's, the logs) travel as one
   // JSON-RPC batch, one HTTP request: the node's per-request cost slowed its mining (docs/decisions/indexer.md)
   const client: PublicClient = createPublicClient({ transport: http(opts.rpcUrl, { retryCount: 0, timeout: 10_000, batch: true }) });
-  const { tail } = opts;
+  const { tail, heads } = opts;
   const settlement = lc(opts.settlement);
+  const minGapMs = opts.minGapMs ?? 50;
 
   let idlePolls = 0;
+  /** one read; true when it moved the cursor */
   async function pollOnce(): Promise<void> {
-    const headNumber = Number(await client.getBlockNumber({ cacheTime: 0 }));
+    const startedAt = Date.now();
     const cursor = tail.cursor;
+    // an announced head above the cursor is the range's end (the reads below check it exists and hangs
+    // together); else the node is asked
+    const announced = heads?.latest;
+    const byHead = announced !== undefined && announced > cursor.number;
+    const headNumber = byHead ? announced : Number(await client.getBlockNumber({ cacheTime: 0 }));
     const reset = () => {
       const resumeAfter = Math.min(opts.floor(), headNumber);
       tail.resetTo(resumeAfter);
@@ -65,72 +79,57 @@ export function followSettlement(opts: FollowOptions): Follower {
     }
     if (tail.tradeCount >= opts.maxTailTrades) return;
     const to = Math.min(headNumber, cursor.number + opts.maxRange);
-    const [hashNow, toBlock, logs] = await Promise.all([
+    const [hashNow, toBlock, rawLogs] = await Promise.all([
       cursor.hash ? cursorHash() : undefined,
       client.getBlock({ blockNumber: BigInt(to) }),
-      client.getLogs({
-        address: settlement,
-        events: [tradeSettled, batchSettled],
-        fromBlock: BigInt(cursor.number + 1),
-        toBlock: BigInt(to),
-        strict: true,
-      }),
+      client.request({
+        method: "eth_getLogs",
+        params: [{ address: settlement, topics: [[TRADE_SETTLED_TOPIC, BATCH_SETTLED_TOPIC]], fromBlock: numberToHex(cursor.number + 1), toBlock: numberToHex(to) }],
+      }) as Promise<RawLog[]>,
     ]);
+    const answeredAt = Date.now();
     if (cursor.hash && hashNow !== cursor.hash) return reset();
     const toHash = toBlock.hash;
+    const logs: SettlementLog[] = rawLogs.map(decodeSettlementLog);
     // the BatchSettled logs, each with the TradeSettled logs of its transaction before it
-    const byTx = new Map<string, typeof logs>();
+    const byTx = new Map<string, SettlementLog[]>();
     for (const l of logs) {
-      const k = l.transactionHash;
-      const list = byTx.get(k);
+      if (l.blockNumber <= cursor.number || l.blockNumber > to) throw new Error(`log of block ${l.blockNumber} outside the range read (${cursor.number + 1}-${to})`);
+      const list = byTx.get(l.txHash);
       if (list) list.push(l);
-      else byTx.set(k, [l]);
+      else byTx.set(l.txHash, [l]);
     }
     // a block's timestamp: the log's own where the node gives it (Anvil), else its header (Hardhat)
-    const stamped = (l: (typeof logs)[number]) => (l as { blockTimestamp?: bigint | null }).blockTimestamp ?? undefined;
-    const blockNumbers = [...new Set(logs.filter((l) => l.eventName === "BatchSettled" && stamped(l) === undefined).map((l) => Number(l.blockNumber)))];
+    const blockNumbers = [...new Set(logs.filter((l) => l.kind === "batch" && l.blockTimestamp === undefined).map((l) => l.blockNumber))];
     const headers = new Map<number, { hash: Hex; timestamp: bigint }>(
-      (await Promise.all(blockNumbers.map((n) => (n === to ? toBlock : client.getBlock({ blockNumber: BigInt(n) }))))).map((b) => [Number(b.number), b]),
+      (await Promise.all(blockNumbers.map((n) => (n === to ? toBlock : client.getBlock({ blockNumber: BigInt(n) }))))).map((b) => [Number(b.number), { hash: lc(b.hash), timestamp: b.timestamp }]),
     );
     for (const l of logs) {
-      const timestamp = stamped(l);
       // (the block read as the range's end must be the logs' own: else a reorg is under way)
-      if (timestamp !== undefined) headers.set(Number(l.blockNumber), { hash: Number(l.blockNumber) === to ? toBlock.hash : l.blockHash, timestamp: BigInt(timestamp) });
+      if (l.blockTimestamp !== undefined) headers.set(l.blockNumber, { hash: l.blockNumber === to ? lc(toBlock.hash) : l.blockHash, timestamp: l.blockTimestamp });
     }
     const blocks = new Map<number, TailBlock>();
+    const txs: Hex[] = [];
     for (const l of logs) {
-      if (l.eventName !== "BatchSettled") continue;
-      const number = Number(l.blockNumber);
+      if (l.kind !== "batch") continue;
+      const number = l.blockNumber;
       const header = headers.get(number)!;
       // a log of another block than the one read (a reorg under way): read again next poll
       if (header.hash !== l.blockHash) throw new Error(`block ${number}: log of ${l.blockHash}, header ${header.hash} (reorg under way)`);
       const trades: BatchTrade[] = [];
-      for (const t of byTx.get(l.transactionHash)!) {
-        if (t.eventName !== "TradeSettled" || t.logIndex >= l.logIndex || t.args.batchId !== l.args.batchId) continue;
-        trades.push({
-          logIndex: t.logIndex,
-          batchId: t.args.batchId,
-          makerOrderHash: lc(t.args.makerOrderHash),
-          takerOrderHash: lc(t.args.takerOrderHash),
-          maker: lc(t.args.maker),
-          taker: lc(t.args.taker),
-          baseToken: lc(t.args.baseToken),
-          quoteToken: lc(t.args.quoteToken),
-          takerIsBuy: t.args.takerIsBuy,
-          price: t.args.price,
-          baseAmount: t.args.baseAmount,
-          quoteAmount: t.args.quoteAmount,
-          makerFee: t.args.makerFee,
-          takerFee: t.args.takerFee,
-        });
+      for (const t of byTx.get(l.txHash)!) {
+        if (t.kind !== "trade" || t.logIndex >= l.logIndex || t.trade.batchId !== l.batchId) continue;
+        trades.push(t.trade);
       }
-      if (BigInt(trades.length) !== l.args.tradeCount) {
-        throw new Error(`batch ${l.args.batchId}: ${trades.length} TradeSettled logs in ${l.transactionHash}, the event says ${l.args.tradeCount}`);
+      if (BigInt(trades.length) !== l.tradeCount) {
+        throw new Error(`batch ${l.batchId}: ${trades.length} TradeSettled logs in ${l.txHash}, the event says ${l.tradeCount}`);
       }
-      const ctx = { txHash: l.transactionHash, blockNumber: l.blockNumber, timestamp: header.timestamp, symbols: opts.symbols };
+      txs.push(l.txHash);
+      const ctx = { txHash: l.txHash, blockNumber: BigInt(number), timestamp: header.timestamp, symbols: opts.symbols };
       let block = blocks.get(number);
       if (!block) blocks.set(number, (block = { number, hash: header.hash, trades: [] }));
-      for (const row of trades.map((t) => tradeRow(t, ctx))) {
+      for (const t of trades) {
+        const row = tradeRow(t, ctx);
         block.trades.push({
           json: tradeJson(row),
           pair: row.pair,
@@ -146,23 +145,37 @@ export function followSettlement(opts: FollowOptions): Follower {
     const ordered = [...blocks.values()].sort((a, b) => a.number - b.number);
     for (const b of ordered) b.trades.sort((x, y) => x.json.logIndex - y.json.logIndex);
     tail.append(ordered, { number: to, hash: toHash });
+    opts.onRead?.({ startedAt, answeredAt, appendedAt: Date.now(), fromBlock: cursor.number + 1, toBlock: to, logs: logs.length, txs, byHead });
   }
 
   let running = true;
   const loop = (async () => {
     while (running) {
+      const startedAt = Date.now();
       try {
         await pollOnce();
       } catch (error) {
+        // an announced head may be stale (a node that went back): ask the node next time
+        heads?.forget();
         opts.onError?.(error);
       }
-      if (running) await new Promise((r) => setTimeout(r, opts.pollMs));
+      if (!running) break;
+      if (!heads) {
+        await new Promise((r) => setTimeout(r, opts.pollMs));
+        continue;
+      }
+      // the next read: when a head above the cursor is announced, else after pollMs; never sooner than
+      // minGapMs after this one started (the node's cost is per request)
+      await heads.next(tail.cursor.number, opts.pollMs);
+      const gap = startedAt + minGapMs - Date.now();
+      if (gap > 0 && running) await new Promise((r) => setTimeout(r, gap));
     }
   })();
 
   return {
     async stop() {
       running = false;
+      heads?.stop();
       await loop;
     },
   };

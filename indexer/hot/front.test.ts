@@ -109,6 +109,9 @@ test("the hot front: trades and candles before Ponder, no phantom after a revert
   for (const q of ["/trades?limit=5", "/trades?limit=3", "/trades?limit=100", candles1d]) assert.equal((await get(front, q)).text, (await get(indexer.ponderUrl, q)).text, q);
   assert.deepEqual(ids((await get(front, "/trades?limit=5")).body), first.ids);
 
+  // the front follows new heads by subscription (eth_subscribe newHeads on the node's WebSocket)
+  await waitUntil("the newHeads subscription", async () => ((await get(front, "/feed")).body.headsSubscribed === true ? true : undefined));
+
   // ---- Ponder paused: the front alone sees the next batch
   process.kill(indexer.pid, "SIGSTOP");
   paused = true;
@@ -183,6 +186,7 @@ test("the hot front: trades and candles before Ponder, no phantom after a revert
   await waitUntil("the tail trimmed", async () => ((await get(front, "/feed")).body.tailTrades === 0 ? true : undefined));
   const feed = (await get(front, "/feed")).body;
   assert.ok(feed.reorgs >= 1, "the revert was seen as one");
+  assert.ok(feed.readsByHead >= 1, `a read started by an announced head (${JSON.stringify(feed)})`);
 
   // ---- bad input: the spec's 400 body, at each limit's boundary and one past it
   for (const [q, ok] of [

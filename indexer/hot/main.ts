@@ -1,9 +1,11 @@
 // Entry of the hot front process (run.ts starts it beside Ponder; see server.ts). Reads its environment
 // here only; logs one JSON line per event on stdout ({"msg":"Hot front listening","port":N} once bound).
+import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import { loadDeployments, tokenSymbols } from "../deployments";
 import { followSettlement } from "./follow";
+import { watchHeads } from "./heads";
 import { PonderReads, createFront } from "./server";
 import { HotTail } from "./tail";
 
@@ -17,6 +19,12 @@ const env = z
     INDEXER_HOT_MAX_STALE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
     INDEXER_HOT_MAX_TAIL_TRADES: z.coerce.number().int().min(1).default(200_000),
     INDEXER_HOT_MAX_RANGE: z.coerce.number().int().min(1).default(2_000),
+    // the node's WebSocket for eth_subscribe newHeads: default the RPC URL with ws(s):// (the local chains and
+    // most nodes serve both on one port); "off" polls only
+    INDEXER_HOT_WS_URL: z.union([z.literal("off"), z.string().url().regex(/^wss?:\/\//)]).optional(),
+    INDEXER_HOT_MIN_GAP_MS: z.coerce.number().int().min(1).max(10_000).default(50),
+    // diagnostics: a file that gets one JSON line per read that moved the cursor (its timings and batches)
+    INDEXER_HOT_TRACE: z.string().min(1).optional(),
   })
   .parse(process.env);
 
@@ -49,6 +57,21 @@ async function main() {
   let errors = 0;
   let reorgs = 0;
   let lastError = "";
+  const wsUrl = env.INDEXER_HOT_WS_URL ?? deployments.home.rpcUrl.replace(/^http/, "ws");
+  let headErrors = 0;
+  const heads =
+    settlement && wsUrl !== "off"
+      ? watchHeads(wsUrl, {
+          onError: (e) => {
+            headErrors++;
+            lastError = `heads: ${String(e).slice(0, 300)}`;
+          },
+        })
+      : undefined;
+  const trace = env.INDEXER_HOT_TRACE;
+  // reads that moved the cursor, started by an announced head or by a poll
+  let readsByHead = 0;
+  let readsByPoll = 0;
   const follower = settlement
     ? followSettlement({
         rpcUrl: deployments.home.rpcUrl,
@@ -57,6 +80,13 @@ async function main() {
         tail,
         floor: () => reads.trimFloor(),
         pollMs: env.INDEXER_HOT_POLL_MS,
+        heads,
+        minGapMs: env.INDEXER_HOT_MIN_GAP_MS,
+        onRead: (d) => {
+          if (d.byHead) readsByHead++;
+          else readsByPoll++;
+          if (trace) fs.appendFileSync(trace, `${JSON.stringify(d)}\n`);
+        },
         maxRange: env.INDEXER_HOT_MAX_RANGE,
         maxTailTrades: env.INDEXER_HOT_MAX_TAIL_TRADES,
         onError: (e) => {
@@ -80,7 +110,7 @@ async function main() {
     ponderUrl: env.INDEXER_PONDER_URL,
     tail,
     reads,
-    feedStatus: () => ({ following: Boolean(follower), errors, reorgs, lastError }),
+    feedStatus: () => ({ following: Boolean(follower), headsSubscribed: heads?.subscribed ?? false, readsByHead, readsByPoll, errors, headErrors, reorgs, lastError }),
     onError: (e) => log("Hot front read failed", { error: String(e).slice(0, 300) }),
   });
   server.keepAliveTimeout = 65_000;
