@@ -36,19 +36,7 @@ function putAddress(buf: Buffer, wordIndex: number, a: string): void {
 /** The digest last computed for an order object, with the fields it was computed from: an order is hashed
  *  by the API (to check or make its signature) and again by the intake, the same object in one process. A hit
  *  needs every field (and the domain) unchanged, so an order changed after hashing is hashed anew. */
-interface Memo {
-  ds: Hex;
-  trader: string;
-  baseToken: string;
-  quoteToken: string;
-  side: number;
-  price: bigint;
-  amount: bigint;
-  expiry: bigint;
-  nonce: bigint;
-  flags: number;
-  hash: Hex;
-}
+type Memo = Order & { ds: Hex; hash: Hex };
 const memo = new WeakMap<Order, Memo>();
 const unchanged = (m: Memo, o: Order): boolean =>
   m.trader === o.trader && m.baseToken === o.baseToken && m.quoteToken === o.quoteToken && m.side === o.side && m.price === o.price &&

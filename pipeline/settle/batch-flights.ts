@@ -37,7 +37,8 @@ export function launch(b: BatchRun, batchId: bigint, trades: SettleableTrade[], 
 
 /** The oldest flight landed: its trades leave the queue, onSettled hears of it. `receipt` null: the chain
  *  counted the batch but its receipt was lost (the next start finds its transaction from the chain). */
-export function done(b: BatchRun, batchId: bigint, trades: SettleableTrade[], receipt: SettleResult | null, launchedAtMs?: number): void {
+export function done(b: BatchRun, flight: Flight, receipt: SettleResult | null): void {
+  const { batchId, trades, launchedAtMs } = flight;
   const txHash = receipt?.txHash ?? ("0x" as Hex);
   if (receipt) confirm(b, batchId, trades, receipt);
   const now = b.clock.now();
@@ -54,7 +55,7 @@ export function done(b: BatchRun, batchId: bigint, trades: SettleableTrade[], re
     txHash,
     gasUsed: receipt?.gasUsed ?? 0n,
     settledAtMs: b.clock.now(),
-    ...(launchedAtMs !== undefined && receipt?.sentAtMs !== undefined && receipt.answeredAtMs !== undefined
+    ...(receipt?.sentAtMs !== undefined && receipt.answeredAtMs !== undefined
       ? { stages: { launchedAtMs, sentAtMs: receipt.sentAtMs, answeredAtMs: receipt.answeredAtMs } }
       : {}),
   });
@@ -112,7 +113,7 @@ export async function recover(b: BatchRun): Promise<void> {
         const f = b.flights.shift()!;
         const o = outcomes.shift()!;
         // landed, though its receipt may have been lost
-        done(b, f.batchId, f.trades, "ok" in o ? o.ok : null, f.launchedAtMs);
+        done(b, f, "ok" in o ? o.ok : null);
       }
       if (b.flights.length === 0) return;
       const first = outcomes[0];

@@ -144,7 +144,7 @@ async function run(b: BatchRun): Promise<void> {
       if (next === "wake") continue;
       if ("ok" in next) {
         b.flights.shift();
-        done(b, oldest.batchId, oldest.trades, next.ok, oldest.launchedAtMs);
+        done(b, oldest, next.ok);
         continue;
       }
       await recover(b);
@@ -161,7 +161,7 @@ async function run(b: BatchRun): Promise<void> {
     for (const f of b.flights) {
       const o = await f.outcome;
       if (!("ok" in o)) break;
-      done(b, f.batchId, f.trades, o.ok, f.launchedAtMs);
+      done(b, f, o.ok);
     }
 }
 
