@@ -93,7 +93,8 @@ export interface JournalWriter {
   close(): Promise<void>;
   /** Once every entry appended so far is written (and fdatasync'd): the file's length then. */
   flushedBytes(): Promise<number>;
-  readonly stats: { entries: number; flushes: number };
+  /** entries and flushes so far; lastFlushAtMs: wall clock of the last flush (0: none yet) */
+  readonly stats: { entries: number; flushes: number; lastFlushAtMs: number };
 }
 
 export async function openJournalWriter(file: string, options: { fsync: boolean }): Promise<JournalWriter> {
@@ -101,7 +102,7 @@ export async function openJournalWriter(file: string, options: { fsync: boolean 
   let bytes = (await handle.stat()).size;
   let queue: { line: string; resolve: () => void; reject: (e: unknown) => void }[] = [];
   let flushing: Promise<void> | null = null;
-  const stats = { entries: 0, flushes: 0 };
+  const stats = { entries: 0, flushes: 0, lastFlushAtMs: 0 };
 
   async function flushLoop(): Promise<void> {
     while (queue.length > 0) {
@@ -114,6 +115,7 @@ export async function openJournalWriter(file: string, options: { fsync: boolean 
         if (options.fsync) await handle.datasync();
         stats.flushes++;
         stats.entries += batch.length;
+        stats.lastFlushAtMs = Date.now();
         for (const b of batch) b.resolve();
       } catch (e) {
         for (const b of batch) b.reject(e);

@@ -227,3 +227,45 @@ test("hardhat: no snapshots (the node has no state dump): snapshot() answers und
   await c.stop();
   assert.deepEqual(listSnapshots(snapshotDir(dir)), []);
 });
+
+test("anvil: a due snapshot waits while calls keep coming and is taken once the chain is quiet; a chain that never goes quiet gets one forced by the stall budget", async (t) => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** One transfer every 150 ms for `ms` (each a journal entry); returns the next nonce. */
+  const busyFor = async (rpc: RpcClient, nonce: number, ms: number, sawSnapshot?: () => boolean) => {
+    const end = Date.now() + ms;
+    while (Date.now() < end && !sawSnapshot?.()) {
+      await transfer(rpc, nonce++);
+      await sleep(150);
+    }
+    return nonce;
+  };
+
+  // quiet-only: due after 2 entries, taken after 600 ms without a call; the stall budget never forces one
+  // (FIRST_STALL_ESTIMATE_MS / 1e-6)
+  const dir = tmpDir(t, "snap-quiet-");
+  const c = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node: "anvil", snapshots: { everyEntries: 2, everyMs: 600_000, idleMs: 600, maxStallShare: 1e-6 } });
+  const rpc = createRpcClient(c.rpcUrl);
+  t.after(async () => {
+    rpc.close();
+    await c.stop();
+  });
+  const nonce = await busyFor(rpc, 0, 3_000);
+  assert.ok(nonce >= 10, `${nonce} transfers`);
+  assert.deepEqual(listSnapshots(snapshotDir(dir)), [], "no snapshot while calls kept coming (every 150 ms < idleMs)");
+  await until(() => listSnapshots(snapshotDir(dir)).length > 0, "a snapshot once the chain is quiet");
+  assert.equal(readSnapshot(listSnapshots(snapshotDir(dir))[0]).header.journalEntries, nonce, "it covers every entry");
+
+  // forced: idle never reached (60 s), stall budget 1 s / 0.5 = 2 s after the start
+  const dir2 = tmpDir(t, "snap-forced-");
+  const c2 = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir2, node: "anvil", snapshots: { everyEntries: 2, everyMs: 600_000, idleMs: 60_000, maxStallShare: 0.5 } });
+  const rpc2 = createRpcClient(c2.rpcUrl);
+  t.after(async () => {
+    rpc2.close();
+    await c2.stop();
+  });
+  const t0 = Date.now();
+  await busyFor(rpc2, 0, 15_000, () => listSnapshots(snapshotDir(dir2)).length > 0);
+  const snaps = listSnapshots(snapshotDir(dir2));
+  assert.equal(snaps.length, 1, "a snapshot taken while calls kept coming");
+  assert.ok(Date.now() - t0 >= 1_500, `not before the stall budget allowed (${Date.now() - t0} ms)`);
+});

@@ -20,10 +20,50 @@ export interface SnapshotPolicy {
   everyEntries: number;
   /** ... or once this long passed since the last one with at least one entry added */
   everyMs: number;
+  /**
+   * A due snapshot waits until no call was journalled for this long: taken on a quiet chain, its exclusive
+   * section (which holds every call while the node dumps its state, O(history)) delays nobody. Absent: at once.
+   */
+  idleMs?: number;
+  /**
+   * ... unless the chain never goes quiet: then it is taken once the time since the last snapshot reaches that
+   * one's stall (the ms its exclusive section held calls) / maxStallShare, so calls are held at most this share
+   * of the time. Absent (with idleMs): only on a quiet chain.
+   */
+  maxStallShare?: number;
 }
 
-/** See docs/decisions/stack.md, "Chain state snapshots": a crash replays at most ~everyEntries entries. */
-export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = { everyEntries: 250, everyMs: 60_000 };
+/**
+ * See docs/decisions/stack.md, "Chain state snapshots" and "Snapshots wait for a quiet chain": a crash replays
+ * the entries since the last snapshot (~everyEntries when the chain has quiet moments; under load that never
+ * lets up, what arrives in 100x the last snapshot's stall).
+ */
+export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = { everyEntries: 250, everyMs: 60_000, idleMs: 500, maxStallShare: 0.01 };
+
+/** The stall assumed before a supervisor's first snapshot: on a chain busy from its start, the first is forced
+ *  after 1 s / maxStallShare (100 s by default) instead of at once. */
+export const FIRST_STALL_ESTIMATE_MS = 1_000;
+
+/** What the snapshot decision reads (wall-clock ms). */
+export interface SnapshotClock {
+  /** journal entries added since the last snapshot */
+  added: number;
+  nowMs: number;
+  /** when the last snapshot was taken (the supervisor's start when there was none) */
+  lastSnapshotAtMs: number;
+  /** when a call was last journalled (0: none since the start) */
+  lastCallAtMs: number;
+  /** how long the last snapshot's exclusive section held calls (FIRST_STALL_ESTIMATE_MS before the first) */
+  lastStallMs: number;
+}
+
+/** Whether a snapshot should be taken now under `policy`. */
+export function snapshotDue(policy: SnapshotPolicy, c: SnapshotClock): boolean {
+  const due = c.added >= policy.everyEntries || (c.added > 0 && c.nowMs - c.lastSnapshotAtMs >= policy.everyMs);
+  if (!due) return false;
+  if (policy.idleMs === undefined || c.nowMs - c.lastCallAtMs >= policy.idleMs) return true;
+  return policy.maxStallShare !== undefined && c.nowMs - c.lastSnapshotAtMs >= c.lastStallMs / policy.maxStallShare;
+}
 
 export interface ChainStatus {
   chainId: number;
@@ -76,6 +116,8 @@ export async function superviseChain(options: {
   let snapshotAt = Date.now();
   let snapshotting: Promise<string | undefined> | undefined;
   let lastSnapshotError: string | undefined;
+  /** ms the last snapshot's exclusive section held calls; before the first, FIRST_STALL_ESTIMATE_MS */
+  let lastStallMs = FIRST_STALL_ESTIMATE_MS;
   let status: ChainStatus = { chainId, state: "up", sinceMs: Date.now(), restarts: 0, expectedRestartMs: Math.round(booted.bootMs) };
 
   const setStatus = (next: Partial<ChainStatus>) => {
@@ -139,12 +181,14 @@ export async function superviseChain(options: {
     if (!policy || !up) return Promise.resolve(undefined);
     snapshotting ??= (async () => {
       try {
+        const held = performance.now();
         const taken = await up.recorder.exclusive(async () => {
           const journalBytes = await journal.flushedBytes();
           const journalEntries = journalEntriesNow();
           const hex = await up.node.call<string>("anvil_dumpState");
           return { journalBytes, journalEntries, head: up.recorder.head, offsetS: up.recorder.lastOffsetS, hex };
         });
+        lastStallMs = performance.now() - held;
         const { state, crc32 } = await compactDump(Buffer.from(taken.hex.slice(2), "hex"));
         const file = await writeSnapshot(
           policy.dir,
@@ -168,13 +212,22 @@ export async function superviseChain(options: {
     return snapshotting;
   }
 
+  // Checked often enough to see a quiet moment of idleMs (at most every second, as before without one).
   const snapshotTimer = options.snapshots
-    ? setInterval(() => {
-        const policy = options.snapshots!;
-        if (stopping || snapshotting || !upstream) return;
-        const added = journalEntriesNow() - snapshotEntries;
-        if (added >= policy.everyEntries || (added > 0 && Date.now() - snapshotAt >= policy.everyMs)) void snapshot();
-      }, 1_000)
+    ? setInterval(
+        () => {
+          if (stopping || snapshotting || !upstream) return;
+          const clock = {
+            added: journalEntriesNow() - snapshotEntries,
+            nowMs: Date.now(),
+            lastSnapshotAtMs: snapshotAt,
+            lastCallAtMs: journal.stats.lastFlushAtMs,
+            lastStallMs,
+          };
+          if (snapshotDue(options.snapshots!, clock)) void snapshot();
+        },
+        Math.max(50, Math.min(1_000, (options.snapshots.idleMs ?? 1_000) / 2)),
+      )
     : undefined;
   snapshotTimer?.unref();
 
