@@ -12,7 +12,9 @@
 //   deps:      the layout's import rule, `depcruise --config .dependency-cruiser.cjs --ignore-known` (README
 //              "## Layout"), counted as one test like the typecheck; in the full run, `--only unit` and
 //              `--only deps`, never in a filtered run
-//   e2e:       node:test over test/e2e/**/*.test.ts, one file at a time (they start real stacks)
+//   e2e:       node:test over test/e2e/**/*.test.ts, TEST_E2E_CONCURRENCY files at a time (default 2; each
+//              starts its own stacks on ports of its own, and most of their time is spent waiting on
+//              chains and sockets: 553 s one at a time, 346 s two at a time on 2 cores)
 //   fork:      Hardhat's mocha over test/fork/ on a fork of a stack's home chain (test/fork/run.ts
 //              --own-stack: it starts and stops its own stack, never forks a running `npm start`)
 // Every file runs in its own process group, under a time limit (TEST_FILE_TIMEOUT_MS, e2e
@@ -32,6 +34,7 @@ const root = new URL("..", import.meta.url).pathname;
 const args = parseArgs(process.argv.slice(2));
 const envMs = (name, fallback) => (Number(process.env[name]) > 0 ? Number(process.env[name]) : fallback);
 const CONCURRENCY = envMs("TEST_CONCURRENCY", 2);
+const E2E_CONCURRENCY = envMs("TEST_E2E_CONCURRENCY", 2);
 const UNIT_TIMEOUT_MS = envMs("TEST_FILE_TIMEOUT_MS", 6 * 60_000);
 const E2E_TIMEOUT_MS = envMs("TEST_E2E_FILE_TIMEOUT_MS", 10 * 60_000);
 const CONTRACTS_TIMEOUT_MS = envMs("TEST_CONTRACTS_TIMEOUT_MS", 15 * 60_000);
@@ -200,13 +203,13 @@ const t0 = Date.now();
   if (jobs.length) groupMs["contracts+unit"] = Date.now() - started;
 }
 
-// e2e: one file at a time, output as it comes.
+// e2e: E2E_CONCURRENCY files at a time, output as it comes (each file's header line says which file starts).
 if (plan.e2e.length) {
   const started = Date.now();
   await pool(plan.e2e.map((f) => async () => {
     console.log(`\n──── ${f} ────`);
     await nodeTest(f, E2E_TIMEOUT_MS, true)();
-  }), 1);
+  }), E2E_CONCURRENCY);
   groupMs.e2e = Date.now() - started;
 }
 
