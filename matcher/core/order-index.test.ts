@@ -28,6 +28,8 @@ test("OrderIndex behaves like a Map under random add/remove/get, across doubling
         if (o.kind === "add") {
           if (model.has(key)) continue;
           const n = node(index, key);
+          // A doubling is due: its table was built ahead, whatever removals came between.
+          if (index.size === index.capacity) assert.equal(index.prepared, 2 * index.capacity, `next table at the doubling of ${index.capacity}`);
           index.add(n);
           model.set(key, n);
         } else {
@@ -37,6 +39,7 @@ test("OrderIndex behaves like a Map under random add/remove/get, across doubling
           model.delete(key);
         }
         sawMigration ||= index.migrating;
+        assert.ok(index.prepared <= 2 * index.capacity);
         assert.equal(index.size, model.size);
         assert.equal(index.get(key), model.get(key));
       }
@@ -66,6 +69,34 @@ test("OrderIndex: the doubling moves buckets a few at a time and ends before the
   assert.equal(index.migrating, false);
   for (const n of nodes) assert.equal(index.get(n.orderId), n);
   assert.equal(index.get("o1280"), undefined);
+});
+
+test("OrderIndex: the doubled table is built ahead, 8 buckets an insert from half full, complete before the doubling", () => {
+  const index = new OrderIndex(0, 11);
+  const add = (i: number) => index.add(node(index, `o${i}`));
+  for (let i = 0; i < 512; i++) add(i);
+  assert.equal(index.prepared, 0, "nothing built below half the bucket count");
+  add(512);
+  assert.equal(index.prepared, 8, "the first insert at half full builds 8");
+  for (let i = 513; i < 767; i++) add(i);
+  assert.equal(index.prepared, 2_040);
+  add(767);
+  assert.equal(index.prepared, 2_048, "complete at 768 of 1,024");
+  for (let i = 768; i < 1_024; i++) add(i);
+  assert.equal(index.prepared, 2_048, "no more than the doubled size");
+  assert.equal(index.capacity, 1_024);
+  add(1_024); // the doubling takes the prepared table and starts the next one empty
+  assert.equal(index.capacity, 2_048);
+  assert.equal(index.prepared, 0);
+  for (let i = 1_025; i < 1_280; i++) add(i);
+  assert.equal(index.migrating, false);
+  assert.equal(index.prepared, 0, "nothing built while the doubling migrates");
+  add(1_280);
+  assert.equal(index.prepared, 8);
+  for (let i = 1_281; i < 2_048; i++) add(i);
+  assert.equal(index.prepared, 4_096, "complete before the count reaches 2,048");
+  for (let i = 0; i < 2_048; i++) assert.equal(index.get(`o${i}`)?.orderId, `o${i}`);
+  assert.equal(index.get("o2048"), undefined);
 });
 
 test("OrderIndex: ids that share their last characters, counters and UUID-like ids all spread over the buckets", () => {

@@ -12,10 +12,19 @@
 //   count passes the bucket count the table doubles incrementally: each later insert moves up to
 //   MIGRATE_STEP old buckets, and lookups look in both tables until the old one is empty, so no single
 //   command pays for rehashing every open order (a Map's doubling stalled the engine 6-19 ms at ~65,000).
+//   The doubled table's empty array is itself built ahead, PREPARE_STEP nulls per insert once the count
+//   passes half the bucket count, so that no single command allocates and fills it either: built at the
+//   doubling, the 131,072-bucket array took 3.5-4.6 ms of one command (page faults of a fresh 512 KB object
+//   and 131,072 pushes), the longest single command of bench:matcher's growing book.
 import type { Order } from "./order";
 
 /** Old buckets moved per insert while the table doubles; 4 buckets per insert finish long before the next doubling. */
 const MIGRATE_STEP = 4;
+/** Nulls appended to the next table per insert once the count passes half the bucket count n (not while an
+ *  earlier doubling is still migrating). The count reaches n/2 at the doubling before, and that migration takes
+ *  (n/2) / MIGRATE_STEP = n/8 inserts, so at least 3n/8 inserts append before the count reaches n: 8 each make
+ *  3n >= the 2n nulls the next table needs. */
+const PREPARE_STEP = 8;
 const MIN_BUCKETS = 1024;
 
 /** Seeded FNV-1a over every UTF-16 unit, with a final avalanche (murmur3's fmix32). */
@@ -63,6 +72,11 @@ export class OrderIndex {
   private oldMask = 0;
   private migrated = 0;
   private count = 0;
+  /** The next (doubled) table, built ahead a few nulls per insert; complete at 2 * buckets.length. */
+  private next: (Order | null)[] = [];
+  /** The count from which add() does more than insert: half the bucket count while the next table is being
+   *  built, the bucket count once it is complete (then add() grows the table when the count reaches it). */
+  private watermark: number;
   readonly seed: number;
 
   constructor(expected = 0, seed = (Math.random() * 0x100000000) | 0) {
@@ -70,6 +84,7 @@ export class OrderIndex {
     this.buckets = emptyBuckets(n);
     this.mask = n - 1;
     this.seed = seed;
+    this.watermark = n >>> 1;
   }
 
   get size(): number {
@@ -79,6 +94,11 @@ export class OrderIndex {
   /** The bucket count of the current table (for tests). */
   get capacity(): number {
     return this.buckets.length;
+  }
+
+  /** Buckets of the next (doubled) table built so far (for tests). */
+  get prepared(): number {
+    return this.next.length;
   }
 
   /** Whether a doubling is still moving buckets (for tests). */
@@ -110,7 +130,7 @@ export class OrderIndex {
   /** Adds a node whose id is not in the table; `o.idHash` must be `this.hash(o.orderId)`. */
   add(o: Order): void {
     if (this.old !== null) this.migrate();
-    else if (this.count >= this.buckets.length) this.grow();
+    else if (this.count >= this.watermark) this.prepareOrGrow();
     const b = this.buckets;
     const i = o.idHash & this.mask;
     o.hashNext = b[i];
@@ -137,13 +157,27 @@ export class OrderIndex {
     return out;
   }
 
-  private grow(): void {
+  /** Appends PREPARE_STEP nulls to the next table; once the count reaches the bucket count, doubles. */
+  private prepareOrGrow(): void {
+    const n = this.buckets.length * 2;
+    if (this.count >= this.buckets.length) return this.grow(n);
+    const next = this.next;
+    const end = Math.min(n, next.length + PREPARE_STEP);
+    for (let i = next.length; i < end; i++) next.push(null);
+    if (end === n) this.watermark = this.buckets.length;
+  }
+
+  private grow(n: number): void {
+    const next = this.next;
+    // Complete already (PREPARE_STEP); the loop only guards the invariant.
+    while (next.length < n) next.push(null);
+    this.next = [];
     this.old = this.buckets;
     this.oldMask = this.mask;
     this.migrated = 0;
-    const n = this.buckets.length * 2;
-    this.buckets = emptyBuckets(n);
+    this.buckets = next;
     this.mask = n - 1;
+    this.watermark = n >>> 1;
     this.migrate();
   }
 
