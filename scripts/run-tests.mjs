@@ -203,12 +203,14 @@ const t0 = Date.now();
   if (jobs.length) groupMs["contracts+unit"] = Date.now() - started;
 }
 
-// e2e: E2E_CONCURRENCY files at a time, output as it comes (each file's header line says which file starts).
+// e2e: E2E_CONCURRENCY files at a time. One at a time, output as it comes; side by side, each file's output as
+// one block when it ends (run()'s `stream`), so two files' lines do not interleave in the log.
 if (plan.e2e.length) {
   const started = Date.now();
+  const stream = E2E_CONCURRENCY === 1;
   await pool(plan.e2e.map((f) => async () => {
-    console.log(`\n──── ${f} ────`);
-    await nodeTest(f, E2E_TIMEOUT_MS, true)();
+    if (stream) console.log(`\n──── ${f} ────`);
+    await nodeTest(f, E2E_TIMEOUT_MS, stream)();
   }), E2E_CONCURRENCY);
   groupMs.e2e = Date.now() - started;
 }
