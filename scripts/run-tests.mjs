@@ -6,7 +6,7 @@
 //   contracts: Hardhat's mocha over test/contracts (in-process Hardhat network)
 //   unit:      node:test, one process per *.test.ts outside test/contracts and test/e2e, run side by
 //              side with the contracts run (TEST_CONCURRENCY at a time, default 2)
-//   typecheck: `tsc --noEmit -p tsconfig.json`, counted as one test (failed when tsc exits non-zero, its
+//   typecheck: `tsc --noEmit -p tsconfig.json` and `-p indexer/tsconfig.json`, each counted as one test (failed when tsc exits non-zero, its
 //              output printed), side by side with the contracts run; in the full run, `--only unit` and
 //              `--only typecheck`, never in a filtered run
 //   deps:      the layout's import rule, `depcruise --config .dependency-cruiser.cjs --ignore-known` (README
@@ -184,8 +184,11 @@ const t0 = Date.now();
     jobs.push(async () => {
       const s = Date.now();
       const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-      const r = await run("typecheck: tsc --noEmit -p tsconfig.json", process.execPath, [tsc, "--noEmit", "-p", "tsconfig.json"], { timeoutMs: TYPECHECK_TIMEOUT_MS, stream: false });
-      record("typecheck", "typecheck (tsc --noEmit -p tsconfig.json)", r, "typecheck");
+      // The service tree, then the indexer (its own ESM/bundler settings): one test, failed if either fails.
+      for (const project of ["tsconfig.json", "indexer/tsconfig.json"]) {
+        const r = await run(`typecheck: tsc --noEmit -p ${project}`, process.execPath, [tsc, "--noEmit", "-p", project], { timeoutMs: TYPECHECK_TIMEOUT_MS, stream: false });
+        record("typecheck", `typecheck (tsc --noEmit -p ${project})`, r, "typecheck");
+      }
       groupMs.typecheck = Date.now() - s;
     });
   }
