@@ -3,7 +3,7 @@
 // differs resubscribes for a fresh snapshot (`resyncs` counts them); after a dropped connection it
 // reconnects with a growing delay (0.5 s doubling to 10 s) and subscribes again. The same steps as the web
 // app's feed (web/src/feed.ts). Works with the browser's WebSocket or the `ws` package (node 20's default).
-import { OrderBook, type ApplyResult, type BookMessage } from "./book";
+import { MAX_STREAM_BOOK_DEPTH, OrderBook, type ApplyResult, type BookMessage } from "./book";
 
 /** The part of a WebSocket (browser or `ws`) the feed uses. */
 export interface WebSocketLike {
@@ -21,7 +21,8 @@ export interface BookFeedOptions {
   /** the DEX WebSocket, e.g. ws://127.0.0.1:8080/ws */
   url: string;
   symbol: string;
-  /** levels per side, 1 to 1000 (default 20) */
+  /** levels per side, 1 to MAX_STREAM_BOOK_DEPTH (100; default 20). For a deeper one-off snapshot use REST
+   *  or gRPC (up to 1,000 levels). */
   depth?: number;
   /** default: the global WebSocket, else the `ws` package */
   WebSocket?: WebSocketConstructor;
@@ -29,8 +30,20 @@ export interface BookFeedOptions {
   onBook?: (book: OrderBook) => void;
   /** a gap or checksum difference: the feed resubscribes */
   onResync?: (reason: Exclude<ApplyResult, "ok">) => void;
-  /** an `error` message from the server, or a socket error */
+  /** an `error` message from the server (a BookFeedError), or a socket error */
   onError?: (err: Error) => void;
+}
+
+/** The server's `error` message (spec error body: code, message, details), as the feed received it. */
+export class BookFeedError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details: unknown,
+  ) {
+    super(`${code}: ${message}`);
+    this.name = "BookFeedError";
+  }
 }
 
 const OPEN = 1;
@@ -43,7 +56,9 @@ export class BookFeed {
   private closed = false;
   private retryMs = 500;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
-  private waiters: { pred: (b: OrderBook) => boolean; resolve: () => void }[] = [];
+  /** the server's last refusal since the last snapshot: `until()` rejects with it */
+  private failure: Error | null = null;
+  private waiters: { pred: (b: OrderBook) => boolean; resolve: (b: OrderBook) => void; reject: (e: Error) => void }[] = [];
 
   private constructor(
     private readonly opts: BookFeedOptions,
@@ -54,24 +69,40 @@ export class BookFeed {
   }
 
   /** Connects and subscribes; resolves once the socket is open (the snapshot follows: `await feed.until()`).
-   *  Rejects when the first connection fails (later drops reconnect by themselves). */
+   *  Rejects when the first connection fails (later drops reconnect by themselves), and with a RangeError
+   *  for a depth the server refuses (outside 1 to MAX_STREAM_BOOK_DEPTH). */
   static async open(opts: BookFeedOptions): Promise<BookFeed> {
+    const depth = opts.depth ?? 20;
+    if (!Number.isInteger(depth) || depth < 1 || depth > MAX_STREAM_BOOK_DEPTH) {
+      throw new RangeError(`BookFeed: depth must be an integer from 1 to ${MAX_STREAM_BOOK_DEPTH} (got ${depth}); REST and gRPC snapshots go to 1,000`);
+    }
     const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket ?? ((await import("ws")).default as unknown as WebSocketConstructor);
     const feed = new BookFeed(opts, Ctor);
     await feed.connect(true);
     return feed;
   }
 
-  /** Resolves when the book holds a snapshot and satisfies `pred` (default: any synced book). */
-  until(pred: (book: OrderBook) => boolean = () => true): Promise<void> {
-    if (this.book.synced && pred(this.book)) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ pred, resolve }));
+  /** Resolves with the book once it holds a snapshot and satisfies `pred` (default: any synced book).
+   *  Rejects with the server's BookFeedError (code, message, details) when the server refuses the
+   *  subscription, and when the feed is closed first. */
+  until(pred: (book: OrderBook) => boolean = () => true): Promise<OrderBook> {
+    if (this.book.synced && pred(this.book)) return Promise.resolve(this.book);
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.closed) return Promise.reject(new Error("BookFeed: closed"));
+    return new Promise((resolve, reject) => this.waiters.push({ pred, resolve, reject }));
   }
 
   close(): void {
     this.closed = true;
     clearTimeout(this.retryTimer);
     this.ws?.close();
+    this.fail(new Error("BookFeed: closed"));
+  }
+
+  private fail(err: Error): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.reject(err);
   }
 
   private connect(first = false): Promise<void> {
@@ -108,14 +139,17 @@ export class BookFeed {
   }
 
   private onMessage(text: string): void {
-    let msg: { type?: string; symbol?: string; depth?: number; error?: { code?: string; message?: string } };
+    let msg: { type?: string; symbol?: string; depth?: number; error?: { code?: string; message?: string; details?: unknown } };
     try {
       msg = JSON.parse(text);
     } catch {
       return;
     }
     if (msg.type === "error") {
-      this.opts.onError?.(new Error(`${msg.error?.code ?? "ERROR"}: ${msg.error?.message ?? ""}`));
+      const err = new BookFeedError(msg.error?.code ?? "ERROR", msg.error?.message ?? "", msg.error?.details);
+      this.failure = err;
+      this.opts.onError?.(err);
+      this.fail(err);
       return;
     }
     if (msg.type !== "orderbook_snapshot" && msg.type !== "orderbook_update") return; // acks, heartbeats
@@ -129,7 +163,8 @@ export class BookFeed {
       this.send({ type: "subscribe", channel: "orderbook", symbol: this.opts.symbol, depth: this.depth });
       return;
     }
+    this.failure = null;
     this.opts.onBook?.(this.book);
-    this.waiters = this.waiters.filter((w) => (w.pred(this.book) ? (w.resolve(), false) : true));
+    this.waiters = this.waiters.filter((w) => (w.pred(this.book) ? (w.resolve(this.book), false) : true));
   }
 }

@@ -6,6 +6,10 @@
 
 export type WsLevel = [price: number, size: number];
 
+/** The deepest `orderbook` subscription the WebSocket accepts (levels per side); REST and gRPC answer up to
+ *  1,000 levels in one snapshot. */
+export const MAX_STREAM_BOOK_DEPTH = 100;
+
 const CRC_TABLE = (() => {
   const t = new Uint32Array(256);
   for (let n = 0; n < 256; n++) {

@@ -16,6 +16,8 @@ import { createGrpcServer, type DexGrpcServer } from "../api/grpc/server";
 import { createKey, fund, newWallet, startHarness, type Harness, type TestKey } from "../api/testing/harness";
 import {
   BookFeed,
+  BookFeedError,
+  MAX_STREAM_BOOK_DEPTH,
   bookChecksum,
   buildOrder,
   createDexClient,
@@ -252,6 +254,43 @@ test("BookFeed: snapshot and updates in sequence; a gap and a wrong checksum eac
     assert.deepEqual(feed.book.levels("ask"), [[105, 1]]);
   } finally {
     feed.close();
+    await new Promise<void>((r) => s.wss.close(() => r()));
+  }
+});
+
+test("BookFeed: depth is what the WebSocket accepts (1 to MAX_STREAM_BOOK_DEPTH); until() returns the book; a refusal rejects until() with its code and details", async () => {
+  const s = await scriptedServer();
+  try {
+    for (const depth of [0, MAX_STREAM_BOOK_DEPTH + 1, 1.5]) await assert.rejects(BookFeed.open({ url: s.url, symbol: "WETH-USD", depth }), RangeError);
+    assert.equal(s.conns.length, 0, "a refused depth opens no connection");
+    const feed = await BookFeed.open({ url: s.url, symbol: "WETH-USD", depth: MAX_STREAM_BOOK_DEPTH });
+    const errors: Error[] = [];
+    const refused = await BookFeed.open({ url: s.url, symbol: "NOPE-USD", onError: (e) => errors.push(e) });
+    try {
+      await s.until(() => s.received.length === 2);
+      assert.equal(s.received[0].depth, MAX_STREAM_BOOK_DEPTH);
+      const book = { bids: [[100, 1]] as WsLevel[], asks: [] as WsLevel[] };
+      s.conns[0]!.send(s.msg("orderbook_snapshot", 7, book.bids, book.asks, book, MAX_STREAM_BOOK_DEPTH));
+      const got = await feed.until();
+      assert.equal(got, feed.book);
+      assert.equal(got.sequence, 7);
+      // the server refuses the second subscription: until() rejects with the error body, and onError sees it
+      const pending = refused.until();
+      const details = { field: "symbol", value: "NOPE-USD" };
+      s.conns[1]!.send(JSON.stringify({ type: "error", error: { code: "INVALID_SYMBOL", message: "unknown market", details } }));
+      await assert.rejects(pending, (e: BookFeedError) => e instanceof BookFeedError && e.code === "INVALID_SYMBOL" && assert.deepEqual(e.details, details) === undefined);
+      // a later until() rejects at once with the same error (no snapshot came since)
+      await assert.rejects(refused.until(), /INVALID_SYMBOL: unknown market/);
+      assert.equal(errors.length, 1);
+      // close() rejects what still waits
+      const never = feed.until((b) => b.sequence === 99);
+      feed.close();
+      await assert.rejects(never, /closed/);
+    } finally {
+      feed.close();
+      refused.close();
+    }
+  } finally {
     await new Promise<void>((r) => s.wss.close(() => r()));
   }
 });

@@ -1,9 +1,10 @@
 // WebSocket messages. Client (spec 6.2 plus unsubscribe, auth, ping) validated with zod; server messages
 // (spec 6.3 plus acks, errors, heartbeats and the private orders channel) typed here.
 import { z } from "zod";
+import { MAX_STREAM_BOOK_DEPTH } from "../../sdk/book";
 
 const symbol = z.string().min(1).max(32);
-const depth = z.number().int().min(1).max(100);
+const depth = z.number().int().min(1).max(MAX_STREAM_BOOK_DEPTH);
 
 export const clientMessage = z.discriminatedUnion("type", [
   z
