@@ -29,7 +29,7 @@ export interface BookFeedOptions {
   /** after each applied snapshot or update (the book is consistent then) */
   onBook?: (book: OrderBook) => void;
   /** a gap or checksum difference: the feed resubscribes */
-  onResync?: (reason: Exclude<ApplyResult, "ok">) => void;
+  onResync?: (reason: Exclude<ApplyResult, "ok" | "stale">) => void;
   /** an `error` message from the server (a BookFeedError), or a socket error */
   onError?: (err: Error) => void;
 }
@@ -156,6 +156,7 @@ export class BookFeed {
     if (msg.symbol !== this.opts.symbol || msg.depth !== this.depth) return;
     if (msg.type === "orderbook_update" && !this.book.synced) return; // waiting for the snapshot
     const r = this.book.apply(msg as BookMessage);
+    if (r === "stale") return;
     if (r !== "ok") {
       this.resyncs += 1;
       this.opts.onResync?.(r);

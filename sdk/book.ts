@@ -1,7 +1,10 @@
 // The live order book of one market as the DEX WebSocket sends it (api/ws/channels.ts): one
-// `orderbook_snapshot`, then `orderbook_update`s of the changed levels (size 0 removes a level), each with a
-// sequence that steps by one and the CRC32 checksum of the best min(depth, 10) levels (api/ws/checksum.ts).
-// A gap or a checksum that differs from ours means our copy is wrong: resubscribe (a fresh snapshot).
+// `orderbook_snapshot`, then `orderbook_update`s of the changed levels (size 0 removes a level), each with
+// the book's `sequence` (the number REST and gRPC answer for the same book), the `prev_sequence` of the
+// subscription's message before it, and the CRC32 checksum of the best min(depth, 10) levels
+// (api/ws/checksum.ts). An update whose sequence we already hold is stale (skip it: this lines a REST
+// snapshot up with the stream); one whose prev_sequence is past ours means one was missed; a gap or a
+// checksum that differs from ours means our copy is wrong: resubscribe (a fresh snapshot).
 // Pure (no socket, no node built-in): the same logic as web/src/book.ts; book-feed.ts drives it over a socket.
 
 export type WsLevel = [price: number, size: number];
@@ -45,11 +48,21 @@ export interface BookMessage {
   bids: WsLevel[];
   asks: WsLevel[];
   sequence: number;
+  /** updates only: the sequence of the subscription's previous message */
+  prev_sequence?: number;
   checksum: number;
 }
 
-/** "gap" (an update is missing) or "checksum" (our levels differ from the server's): the book was reset. */
-export type ApplyResult = "ok" | "gap" | "checksum";
+/** "gap" (an update is missing) or "checksum" (our levels differ from the server's): the book was reset.
+ *  "stale": an update the book already holds (sequence not past ours), skipped; the book is unchanged. */
+export type ApplyResult = "ok" | "stale" | "gap" | "checksum";
+
+/** Where an update stands against a book at `held` (null: no snapshot yet). */
+export function updateStanding(held: number | null, update: { sequence: number; prev_sequence?: number }): "apply" | "stale" | "gap" {
+  if (held === null) return "gap";
+  if (update.sequence <= held) return "stale";
+  return (update.prev_sequence ?? update.sequence - 1) <= held ? "apply" : "gap";
+}
 
 export class OrderBook {
   bids = new Map<number, number>();
@@ -73,14 +86,17 @@ export class OrderBook {
     this.sequence = null;
   }
 
-  /** Applies a snapshot or an update. "gap" / "checksum": the book is reset, resubscribe. */
+  /** Applies a snapshot (from the WebSocket, or a REST / gRPC book of the same depth with its sequence) or
+   *  an update. "gap" / "checksum": the book is reset, resubscribe. "stale": skipped. */
   apply(msg: BookMessage): ApplyResult {
     if (msg.type === "orderbook_snapshot") {
       this.bids = new Map(msg.bids);
       this.asks = new Map(msg.asks);
       this.sequence = msg.sequence;
     } else {
-      if (this.sequence === null || msg.sequence !== this.sequence + 1) {
+      const standing = updateStanding(this.sequence, msg);
+      if (standing === "stale") return "stale";
+      if (standing === "gap") {
         this.reset();
         return "gap";
       }

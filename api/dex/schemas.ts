@@ -106,7 +106,12 @@ export const orderBookResponse = z.object({
   bids: z.array(level),
   asks: z.array(level),
   timestamp: z.number().int().describe("Unix ms"),
-  sequence: z.number().int().describe("book sequence (matches the WebSocket's)"),
+  sequence: z
+    .number()
+    .int()
+    .describe(
+      "the book's sequence: the per-market book event counter that the WebSocket orderbook channel and gRPC GetOrderBook carry too. To follow the book from this snapshot, subscribe to the WebSocket at the same depth, skip updates whose sequence is at most this one, and apply the rest (the first one's prev_sequence is at most this one; each next one's prev_sequence is the last one's sequence). docs/integrate.md#book-sync",
+    ),
 });
 const fill = z.object({
   trade_id: z.string(),

@@ -1,11 +1,13 @@
 // A reference consumer of the orderbook channel: applies the snapshot and then each update, checks that
-// every update's sequence is the previous one + 1 and that the checksum matches. On a gap or a checksum
+// every update's prev_sequence is the sequence it holds (sdk/book.ts updateStanding) and that the checksum
+// matches. On a gap or a checksum
 // mismatch it reports `out_of_sync` and the caller resubscribes (a fresh snapshot).
+import { updateStanding } from "../../sdk/book";
 import { bookChecksum, type WsLevel } from "./checksum";
 
 export type BookMessage =
   | { type: "orderbook_snapshot"; symbol: string; bids: WsLevel[]; asks: WsLevel[]; sequence: number; checksum: number; depth: number }
-  | { type: "orderbook_update"; symbol: string; bids: WsLevel[]; asks: WsLevel[]; sequence: number; checksum: number; depth: number };
+  | { type: "orderbook_update"; symbol: string; bids: WsLevel[]; asks: WsLevel[]; sequence: number; prev_sequence: number; checksum: number; depth: number };
 
 export type ApplyResult = "ok" | "gap" | "checksum_mismatch" | "no_snapshot";
 
@@ -23,7 +25,7 @@ export class ClientBook {
       this.sequence = msg.sequence;
     } else {
       if (this.sequence === null) return "no_snapshot";
-      if (msg.sequence !== this.sequence + 1) {
+      if (updateStanding(this.sequence, msg) !== "apply") {
         this.sequence = null;
         return "gap";
       }

@@ -1,5 +1,6 @@
 // The feed's channels and their fan-out: public `orderbook` (one group per symbol and depth: a snapshot,
-// then updates of the changed levels, size 0 = removed, each with a per-group `sequence` and a `checksum`)
+// then updates of the changed levels, size 0 = removed, each with the book's `sequence` (the same number
+// REST and gRPC answer), the `prev_sequence` of the group's message before it, and a `checksum`)
 // and `trades` (a per-symbol `sequence`), and the private `orders` channel (a per-connection `sequence`),
 // fed by the DexService's events. Subscribe and unsubscribe requests land here.
 import type { Logger } from "pino";
@@ -21,6 +22,7 @@ interface BookGroup {
   /** what every subscriber of this group holds: price ticks -> size lots */
   bids: Map<bigint, bigint>;
   asks: Map<bigint, bigint>;
+  /** the book's sequence (the service's per-symbol book event counter) when these levels last changed */
   sequence: number;
 }
 
@@ -96,7 +98,8 @@ export class Channels {
       if (changedBids.length + changedAsks.length === 0) continue;
       g.bids = bids;
       g.asks = asks;
-      g.sequence += 1;
+      const prev = g.sequence;
+      g.sequence = mirror.sequence;
       const msg = JSON.stringify({
         type: "orderbook_update",
         symbol: g.market.symbol,
@@ -105,6 +108,7 @@ export class Channels {
         asks: wsLevels(g.market, changedAsks),
         timestamp: this.deps.clock.now(),
         sequence: g.sequence,
+        prev_sequence: prev,
         checksum: this.checksumOf(g),
       });
       for (const c of g.subscribers) this.deps.out.send(c, msg);
@@ -208,8 +212,9 @@ export class Channels {
     this.checkSubscriptionLimit(c);
     let g = this.groups.get(subKey);
     if (!g) {
-      const top = this.mirrors.get(m.symbol)!.top(depth);
-      g = { market: m, depth, subscribers: new Set(), bids: asMap(top.bids), asks: asMap(top.asks), sequence: 0 };
+      const mirror = this.mirrors.get(m.symbol)!;
+      const top = mirror.top(depth);
+      g = { market: m, depth, subscribers: new Set(), bids: asMap(top.bids), asks: asMap(top.asks), sequence: mirror.sequence };
       this.groups.set(subKey, g);
     }
     c.subs.add(subKey);

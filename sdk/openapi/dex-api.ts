@@ -429,7 +429,7 @@ export interface operations {
                         }[];
                         /** @description Unix ms */
                         timestamp: number;
-                        /** @description book sequence (matches the WebSocket's) */
+                        /** @description the book's sequence: the per-market book event counter that the WebSocket orderbook channel and gRPC GetOrderBook carry too. To follow the book from this snapshot, subscribe to the WebSocket at the same depth, skip updates whose sequence is at most this one, and apply the rest (the first one's prev_sequence is at most this one; each next one's prev_sequence is the last one's sequence). docs/integrate.md#book-sync */
                         sequence: number;
                     };
                 };

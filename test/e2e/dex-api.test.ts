@@ -51,22 +51,33 @@ interface BookMsg {
   bids: Level[];
   asks: Level[];
   sequence: number;
+  prev_sequence?: number;
   checksum: number;
   depth: number;
 }
 
-/** The client under test, written here from the spec and the documented checksum layout only:
- *  snapshot, then updates (size 0 removes), sequence must step by one, CRC32 of the top levels. */
+/** The client under test, written here from the documented book sync only (docs/integrate.md): snapshot
+ *  (from the WebSocket, or from REST with its sequence and no checksum), then updates (size 0 removes):
+ *  one whose sequence we hold is stale, one whose prev_sequence is past ours is a gap; CRC32 of the top
+ *  levels. */
 class WsBook {
   bids = new Map<number, number>();
   asks = new Map<number, number>();
   sequence: number | null = null;
-  apply(m: BookMsg): "ok" | "gap" | "checksum_mismatch" {
+  /** a REST (or gRPC) book of the same depth as the snapshot */
+  fromRest(b: { bids: { price: number; size: number }[]; asks: { price: number; size: number }[]; sequence: number }): this {
+    this.bids = new Map(b.bids.map((l) => [l.price, l.size]));
+    this.asks = new Map(b.asks.map((l) => [l.price, l.size]));
+    this.sequence = b.sequence;
+    return this;
+  }
+  apply(m: BookMsg): "ok" | "stale" | "gap" | "checksum_mismatch" {
     if (m.type === "orderbook_snapshot") {
       this.bids = new Map(m.bids);
       this.asks = new Map(m.asks);
     } else {
-      if (this.sequence === null || m.sequence !== this.sequence + 1) return "gap";
+      if (this.sequence !== null && m.sequence <= this.sequence) return "stale";
+      if (this.sequence === null || m.prev_sequence! > this.sequence) return "gap";
       for (const [p, s] of m.bids) s === 0 ? this.bids.delete(p) : this.bids.set(p, s);
       for (const [p, s] of m.asks) s === 0 ? this.asks.delete(p) : this.asks.set(p, s);
     }
@@ -281,6 +292,13 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
         if (r.body.filled_size > 0) traded++;
         if (r.body.status === "open" || r.body.status === "partially_filled") mine.push(r.body.order_id);
       };
+      // a REST snapshot taken mid-burst, to line up with the stream afterwards (one book sequence)
+      const midBurst = (async () => {
+        await new Promise((r) => setTimeout(r, 2_500));
+        const r = await api(origin, "GET", `/v1/orderbook/WETH-USD?depth=${depth}`);
+        assert.equal(r.status, 200, r.text);
+        return r.body as { bids: { price: number; size: number }[]; asks: { price: number; size: number }[]; sequence: number };
+      })();
       // each account at ~8 requests/s (under spec 8's 10 orders/s), the four concurrently
       await Promise.all(
         [A, B, C, D].map(async (w) => {
@@ -305,6 +323,21 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
         }
       }, 15_000);
       assert.ok(rest.bids.length >= 5 && rest.asks.length >= 5, "the burst left a two-sided book");
+      // one book sequence: the quiet book's REST, gRPC and WebSocket sequences are the same number
+      const restNow = await api(origin, "GET", `/v1/orderbook/WETH-USD?depth=${depth}`);
+      const grpcNow = await new Promise<any>((resolve, reject) =>
+        (grpcClient as any).GetOrderBook({ symbol: "WETH-USD", depth }, (err: unknown, res: unknown) => (err ? reject(err) : resolve(res))),
+      );
+      assert.equal(Number(grpcNow.sequence), restNow.body.sequence, "gRPC and REST carry the same book sequence");
+      assert.equal(live.sequence, restNow.body.sequence, "the WebSocket's last update carries the REST book's sequence");
+      // the mid-burst REST snapshot lined up with the stream: stale updates skipped, the rest applied with
+      // their checksums verified, ends at the REST book
+      const snap = await midBurst;
+      const lined = new WsBook().fromRest(snap);
+      const lineup = received.slice(1).map((x) => lined.apply(x));
+      assert.ok(lineup.includes("stale") && lineup.includes("ok"), `the snapshot (sequence ${snap.sequence}) fell inside the stream: ${[...new Set(lineup)]}`);
+      assert.deepEqual([...new Set(lineup.filter((r) => r !== "stale"))], ["ok"], "after the REST snapshot every update applies with a matching checksum");
+      assert.deepEqual(lined.levels(), rest);
       assert.ok(received.length > 50, `${received.length} book messages`);
       assert.deepEqual([...new Set(results)], ["ok"], "every live message applied in sequence with a matching checksum");
       t2.diagnostic(`burst: ${placed} orders (${traded} crossed), ${cancelled} cancels; ${received.length} book messages; final book ${rest.bids.length} bids / ${rest.asks.length} asks`);

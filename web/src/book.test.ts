@@ -36,15 +36,20 @@ test("snapshot then in-order updates: applied; the checksum is checked on each",
   assert.equal(b.sequence, 6);
 });
 
-test("a skipped sequence number is a gap: the book resets and asks for a resync", () => {
+test("an update whose prev_sequence is past ours is a gap: the book resets and asks for a resync", () => {
   const b = new LiveBook(20);
   b.apply(snapshot([[100, 1]], [], 5));
-  const r = b.apply({ type: "orderbook_update", symbol: "WETH-USD", depth: 20, bids: [[99, 1]], asks: [], sequence: 7, checksum: 0 });
+  const r = b.apply({ type: "orderbook_update", symbol: "WETH-USD", depth: 20, bids: [[99, 1]], asks: [], sequence: 9, prev_sequence: 6, checksum: 0 });
   assert.equal(r, "gap");
   assert.equal(b.synced, false);
-  // a repeated sequence number is a gap too
+  // an update we already hold (sequence not past ours) is stale: skipped, the book unchanged
   b.apply(snapshot([[100, 1]], [], 5));
-  assert.equal(b.apply({ type: "orderbook_update", symbol: "WETH-USD", depth: 20, bids: [], asks: [], sequence: 5, checksum: 0 }), "gap");
+  assert.equal(b.apply({ type: "orderbook_update", symbol: "WETH-USD", depth: 20, bids: [], asks: [], sequence: 5, prev_sequence: 3, checksum: 0 }), "stale");
+  assert.equal(b.sequence, 5);
+  // the book's sequence may jump (events outside these levels): prev_sequence at most ours applies
+  const after: WsLevel[] = [[100, 1], [99, 2]];
+  assert.equal(b.apply({ type: "orderbook_update", symbol: "WETH-USD", depth: 20, bids: [[99, 2]], asks: [], sequence: 12, prev_sequence: 4, checksum: serverChecksum(after, [], 10) }), "ok");
+  assert.equal(b.sequence, 12);
 });
 
 test("a checksum that differs from ours: reset and resync", () => {

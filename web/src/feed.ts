@@ -109,6 +109,7 @@ export class Feed {
       if (m.depth !== BOOK_DEPTH) return;
       if (msg.type === "orderbook_update" && !this.book.synced) return; // waiting for the snapshot
       const r = this.book.apply(m);
+      if (r === "stale") return;
       if (r === "ok") {
         this.events.onStatus({ state: "live", detail: `live · book sequence ${m.sequence}, checksum verified`, resyncs: this.resyncs });
         this.events.onBook(this.book);
