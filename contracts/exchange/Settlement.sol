@@ -13,16 +13,30 @@ import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/Signa
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 
 import {ISettlement} from "./ISettlement.sol";
-import {SettlementState, BatchConfig} from "./libraries/SettlementState.sol";
+import {ISettlementCompliance} from "./compliance/ISettlementCompliance.sol";
+import {IEligibilityRegistry} from "./compliance/IEligibilityRegistry.sol";
+import {SettlementState, BatchConfig, RestrictedToken} from "./libraries/SettlementState.sol";
 import {BatchSettlement} from "./libraries/BatchSettlement.sol";
 import {OrderHashing} from "./libraries/OrderHashing.sol";
 import {NonceBitmap} from "./libraries/NonceBitmap.sol";
 import {FillMath} from "./libraries/FillMath.sol";
+import {RestrictedFills} from "./libraries/RestrictedFills.sol";
+
+/// @dev What a restricted asset token (AssetToken) says of itself.
+interface IRestrictedToken {
+    function registry() external view returns (IEligibilityRegistry);
+    function regime() external view returns (IEligibilityRegistry.Regime);
+}
+
+/// @dev The Settlement an eligibility registry counts the balances of (EligibilityRegistry.settlement).
+interface IRegistryOfSettlement {
+    function settlement() external view returns (address);
+}
 
 /// @title Settlement
 /// @notice Custody and atomic batch settlement of the order book exchange. Entry points only: the settle
 ///         loop lives in BatchSettlement, hashing and signature rules in their libraries.
-contract Settlement is ISettlement, AccessControl, Pausable, ReentrancyGuardTransient, EIP712, Nonces {
+contract Settlement is ISettlement, ISettlementCompliance, AccessControl, Pausable, ReentrancyGuardTransient, EIP712, Nonces {
     using SafeERC20 for IERC20;
 
     /// @notice May call settle.
@@ -228,6 +242,22 @@ contract Settlement is ISettlement, AccessControl, Pausable, ReentrancyGuardTran
         emit FeesWithdrawn(token, to, amount);
     }
 
+    /// @inheritdoc ISettlementCompliance
+    function setRestrictedToken(address token) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        if (address(_state.restrictedTokens[token].registry) != address(0)) revert SettlementTokenAlreadyRestricted(token);
+        IEligibilityRegistry registry = IRestrictedToken(token).registry();
+        IEligibilityRegistry.Regime regime = IRestrictedToken(token).regime();
+        if (address(registry) == address(0) || regime == IEligibilityRegistry.Regime.Free) {
+            revert SettlementTokenNotRestricted(token);
+        }
+        if (IRegistryOfSettlement(address(registry)).settlement() != address(this)) {
+            revert SettlementRegistryMismatch(token, address(registry));
+        }
+        _state.restrictedTokens[token] = RestrictedToken(registry, regime);
+        _state.config.restrictedFilter |= uint64(RestrictedFills.filterBit(token));
+        emit RestrictedTokenSet(token, address(registry), regime);
+    }
+
     /// @inheritdoc ISettlement
     function pause() external onlyRole(DEFAULT_ADMIN_ROLE) {
         _pause();
@@ -309,6 +339,16 @@ contract Settlement is ISettlement, AccessControl, Pausable, ReentrancyGuardTran
     /// @inheritdoc ISettlement
     function withdrawalDelay() external view returns (uint64) {
         return _state.config.withdrawalDelaySec;
+    }
+
+    /// @inheritdoc ISettlementCompliance
+    function restrictedToken(address token)
+        external
+        view
+        returns (IEligibilityRegistry registry, IEligibilityRegistry.Regime regime)
+    {
+        RestrictedToken memory r = _state.restrictedTokens[token];
+        return (r.registry, r.regime);
     }
 
     // ---------------------------------------------------------------- internals

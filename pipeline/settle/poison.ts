@@ -37,6 +37,8 @@ export const ORDER_ATTRIBUTABLE_ERRORS: Readonly<Record<string, Attribution>> = 
   SettlementOrderFlagsInvalid: { by: "hash", hash: 0 },
   SettlementPostOnlyTaker: { by: "hash", hash: 1 },
   SettlementFillPriceWorseThanLimit: { by: "hash", hash: 1 },
+  // the eligibility registry refused a fill of a restricted token: its buyer is not exempt now
+  SettlementRestrictedFillRefused: { by: "hash", hash: 0 },
   SettlementOrderTraderZero: { by: "orderIndex", index: 0 },
   // a dust fill (below the contract's minimum): the smaller of its two orders made it so
   SettlementFillTooSmall: { by: "smallerOfFill", maker: 1, taker: 2 },

@@ -65,6 +65,8 @@ test("suspectOrders: by hash, by trader and nonce (not the trader's other nonces
   assert.deepEqual(suspectOrders("SettlementOrderNonceUsed", [T.toUpperCase().replace("0X", "0x"), 2n], os), [os[1].hash]);
   assert.deepEqual(suspectOrders("SettlementOrderNonceUsed", [T, 4n], os), []);
   assert.deepEqual(suspectOrders("SettlementOrderExpired", [os[2].hash, 1n], os), [os[2].hash]);
+  // a restricted fill the registry refused: the buy order it names
+  assert.deepEqual(suspectOrders("SettlementRestrictedFillRefused", [os[1].hash, T, "0x00000000000000000000000000000000000000b1", 1n], os), [os[1].hash]);
   assert.deepEqual(suspectOrders("SettlementSignatureMalformed", [T], os), [os[0].hash, os[1].hash]);
   // a buy spends quote, a sell spends base
   assert.deepEqual(suspectOrders("SettlementInsufficientBalance", [T, "0x00000000000000000000000000000000000000c1", 0n, 1n], os), [os[0].hash]);

@@ -694,6 +694,48 @@ export const settlementAbi = [
   {
     "inputs": [
       {
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "registry",
+        "type": "address"
+      }
+    ],
+    "name": "SettlementRegistryMismatch",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "buyOrderHash",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "address",
+        "name": "buyer",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "baseAmount",
+        "type": "uint256"
+      }
+    ],
+    "name": "SettlementRestrictedFillRefused",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "fillIndex",
         "type": "uint256"
@@ -743,6 +785,28 @@ export const settlementAbi = [
       }
     ],
     "name": "SettlementSignerNotAuthorized",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
+      }
+    ],
+    "name": "SettlementTokenAlreadyRestricted",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
+      }
+    ],
+    "name": "SettlementTokenNotRestricted",
     "type": "error"
   },
   {
@@ -1020,6 +1084,31 @@ export const settlementAbi = [
       }
     ],
     "name": "Paused",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "registry",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum IEligibilityRegistry.Regime",
+        "name": "regime",
+        "type": "uint8"
+      }
+    ],
+    "name": "RestrictedTokenSet",
     "type": "event"
   },
   {
@@ -2088,6 +2177,30 @@ export const settlementAbi = [
     "inputs": [
       {
         "internalType": "address",
+        "name": "token",
+        "type": "address"
+      }
+    ],
+    "name": "restrictedToken",
+    "outputs": [
+      {
+        "internalType": "contract IEligibilityRegistry",
+        "name": "registry",
+        "type": "address"
+      },
+      {
+        "internalType": "enum IEligibilityRegistry.Regime",
+        "name": "regime",
+        "type": "uint8"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
         "name": "agent",
         "type": "address"
       }
@@ -2142,6 +2255,19 @@ export const settlementAbi = [
       }
     ],
     "name": "setFees",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "token",
+        "type": "address"
+      }
+    ],
+    "name": "setRestrictedToken",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"

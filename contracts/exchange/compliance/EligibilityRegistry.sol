@@ -22,12 +22,15 @@ import {ISettlement} from "../ISettlement.sol";
 ///         hold ends or they move on). A record therefore never frees a received lot, whatever its hold end.
 ///         Settlement itself is no holder: it releases units only to the account that owns them inside it, so
 ///         a transfer out of it is not checked, and a transfer into it is checked like any other (a deposit
-///         credited to someone else would otherwise move a restricted lot).
+///         credited to someone else would otherwise move a restricted lot). A trade inside it moves no token, so
+///         Settlement reports each fill of a restricted token (`checkSettlementTransfer`) under the same rule.
 contract EligibilityRegistry is IEligibilityRegistry, AccessControl {
     /// @notice May record investors and lots.
     bytes32 public constant COMPLIANCE_ROLE = keccak256("COMPLIANCE_ROLE");
     /// @notice Most lots one holder may have of one token: bounds every loop over them.
     uint256 public constant MAX_LOTS = 64;
+    /// @dev Seed of the transient keys of the units each holder sold in the current settle.
+    bytes32 private constant SPENT_SEED = keccak256("EligibilityRegistry.settlementSpent");
 
     /// @notice The Settlement contract whose internal balances count as their owners' holdings.
     ISettlement public immutable settlement;
@@ -114,6 +117,27 @@ contract EligibilityRegistry is IEligibilityRegistry, AccessControl {
         }
     }
 
+    /// @inheritdoc IEligibilityRegistry
+    function checkSettlementTransfer(address token, address from, address to, uint256 amount, Regime regime) external {
+        if (msg.sender != address(settlement)) revert EligibilityCallerNotSettlement(msg.sender);
+        if (regime == Regime.Free || from == to) return;
+        uint256 spent = _addSpent(token, from, amount);
+        Lot[] storage lots = _lots[token][from];
+        Lot[] storage received = _received[token][from];
+        if (lots.length == 0 && received.length == 0) return;
+        uint256 restricted = _restricted(lots) + _restricted(received);
+        if (restricted == 0) return;
+        // the units sold earlier in this settle still count in the holdings (debited at the batch's end): free
+        // units go first, so they are what those sales spent
+        uint256 free = _free(token, from, restricted + spent);
+        if (amount <= free) return;
+        if (!_isExempt(regime, to)) revert EligibilityTransferRestricted(token, from, to, amount, free);
+        // Safe: amount > free, checked just above.
+        unchecked {
+            _moveLots(token, from, to, amount - free);
+        }
+    }
+
     // ---------------------------------------------------------------- views
 
     /// @inheritdoc IEligibilityRegistry
@@ -162,6 +186,17 @@ contract EligibilityRegistry is IEligibilityRegistry, AccessControl {
     }
 
     // ---------------------------------------------------------------- internals
+
+    /// @dev Adds `amount` to the units of `token` that `holder` sold through Settlement in this transaction
+    ///      (transient storage: a settle is one transaction); returns what it had sold before.
+    function _addSpent(address token, address holder, uint256 amount) private returns (uint256 before) {
+        bytes32 key = keccak256(abi.encode(token, holder, SPENT_SEED));
+        // Memory-safe: touches transient storage only.
+        assembly ("memory-safe") {
+            before := tload(key)
+            tstore(key, add(before, amount))
+        }
+    }
 
     function _restricted(Lot[] storage lots) private view returns (uint256 restricted) {
         uint256 n = lots.length;

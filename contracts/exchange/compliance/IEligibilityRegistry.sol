@@ -52,6 +52,9 @@ interface IEligibilityRegistry {
     /// @notice The zero address where an address is needed.
     error EligibilityZeroAddress();
 
+    /// @notice Only the Settlement contract may report its fills.
+    error EligibilityCallerNotSettlement(address caller);
+
     /// @notice Records `investor`'s eligibility. Compliance key only.
     function recordInvestor(address investor, Accreditation accreditation, bool nonUS) external;
 
@@ -64,6 +67,13 @@ interface IEligibilityRegistry {
     ///         `EligibilityTransferRestricted` when the rules refuse it; moves restricted lots to an exempt `to`.
     ///         Lots are kept per calling token, so a contract calling it can only touch its own lots.
     function checkTransfer(address from, address to, uint256 amount, Regime regime) external;
+
+    /// @notice Called by Settlement for each fill of a restricted token, before its internal balances change:
+    ///         `from` sells `amount` of `token` to `to`. The rule of `checkTransfer`, with the units `from` already
+    ///         sold earlier in the same transaction counted as gone (Settlement debits them only at the batch's
+    ///         end). Reverts with `EligibilityTransferRestricted` (or `EligibilityTooManyLots`) when refused;
+    ///         moves restricted lots to an exempt `to`. Settlement only.
+    function checkSettlementTransfer(address token, address from, address to, uint256 amount, Regime regime) external;
 
     /// @notice `investor`'s recorded eligibility.
     function investor(address investor_) external view returns (Accreditation accreditation, bool nonUS);

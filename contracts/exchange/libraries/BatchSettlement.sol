@@ -8,6 +8,7 @@ import {NonceBitmap} from "./NonceBitmap.sol";
 import {FillMath} from "./FillMath.sol";
 import {SignatureValidation} from "./SignatureValidation.sol";
 import {PackedBatch} from "./PackedBatch.sol";
+import {RestrictedFills} from "./RestrictedFills.sol";
 
 /// @title BatchSettlement
 /// @notice The settle loop: load and verify every order once into memory, apply every fill to internal
@@ -93,6 +94,13 @@ library BatchSettlement {
         uint256 feeBase;
         uint256 feeQuote;
         FeeTotals fees;
+        /// the resale check (RestrictedFills): the restricted tokens' filter (BatchConfig), whether a fill's base
+        /// token passed it, the storage slot of `restrictedTokens`, the last base token checked and its entry
+        uint256 restrictedFilter;
+        bool restrictedSeen;
+        uint256 restrictedRoot;
+        address restrictedToken;
+        uint256 restrictedEntry;
     }
 
     /// @notice Applies one batch in the ABI encoding (see ISettlement.settle).
@@ -117,6 +125,7 @@ library BatchSettlement {
             ISettlement.Fill calldata f = fills[k];
             _applyFill(ctx, states, f.makerIndex, f.takerIndex, f.baseAmount, f.price, k);
         }
+        if (ctx.restrictedSeen) _checkRestrictedFills(ctx, states, fills);
         _finish(s, ctx, states, fills.length);
     }
 
@@ -142,6 +151,7 @@ library BatchSettlement {
                 PackedBatch.readFill(batch, offset + k * PackedBatch.FILL_BYTES);
             _applyFill(ctx, states, mi, ti, baseAmount, price, k);
         }
+        if (ctx.restrictedSeen) _checkRestrictedPacked(ctx, states, batch, offset, fillCount);
         _finish(s, ctx, states, fillCount);
     }
 
@@ -170,6 +180,8 @@ library BatchSettlement {
         ctx.nonceBitmapRoot = _slotOf(s.nonceBitmap);
         // each order receives one token, so a batch has at most as many fee tokens as orders
         ctx.fees = FeeTotals(new address[](orderCount), new uint256[](orderCount), 0);
+        ctx.restrictedFilter = cfg.restrictedFilter;
+        ctx.restrictedRoot = RestrictedFills.root(s);
     }
 
     // ---------------------------------------------------------------- orders
@@ -347,6 +359,47 @@ library BatchSettlement {
         _book(ctx, maker, taker, baseAmount, quoteAmount, price);
     }
 
+    // ---------------------------------------------------------------- resale check
+
+    /// @dev Only in a batch with a fill whose base token passed the filter: every fill again, in order, before
+    ///      any balance changes (the registry reads the sellers' holdings as they were).
+    function _checkRestrictedFills(BatchContext memory ctx, OrderState[] memory states, ISettlement.Fill[] calldata fills)
+        private
+    {
+        for (uint256 k; k < fills.length; ++k) {
+            ISettlement.Fill calldata f = fills[k];
+            _checkRestricted(ctx, states[f.makerIndex], states[f.takerIndex], f.baseAmount);
+        }
+    }
+
+    /// @dev `_checkRestrictedFills` over the packed fills from `offset` (their indexes are already checked).
+    function _checkRestrictedPacked(
+        BatchContext memory ctx,
+        OrderState[] memory states,
+        bytes calldata batch,
+        uint256 offset,
+        uint256 fillCount
+    ) private {
+        for (uint256 k; k < fillCount; ++k) {
+            (uint256 mi, uint256 ti, uint256 baseAmount,) = PackedBatch.readFill(batch, offset + k * PackedBatch.FILL_BYTES);
+            _checkRestricted(ctx, states[mi], states[ti], baseAmount);
+        }
+    }
+
+    /// @dev The seller gives `baseAmount` to the buyer: the registry's say if the base token is restricted.
+    function _checkRestricted(BatchContext memory ctx, OrderState memory maker, OrderState memory taker, uint256 baseAmount)
+        private
+    {
+        address token = maker.baseToken;
+        if (token != ctx.restrictedToken) {
+            ctx.restrictedToken = token;
+            ctx.restrictedEntry = RestrictedFills.entry(ctx.restrictedRoot, token);
+        }
+        if (ctx.restrictedEntry == 0) return;
+        (OrderState memory buy, OrderState memory sell) = taker.side == OrderHashing.SIDE_BUY ? (taker, maker) : (maker, taker);
+        RestrictedFills.check(ctx.restrictedEntry, token, sell.trader, buy.trader, baseAmount, buy.orderHash);
+    }
+
     /// @dev Adds the fill to both orders' totals and to the fee sums, then emits TradeSettled.
     function _book(
         BatchContext memory ctx,
@@ -498,10 +551,11 @@ library BatchSettlement {
         }
     }
 
-    /// @dev Sums a fill's fees under the current pair; a fill of another pair first moves the sums to the list.
+    /// @dev Sums a fill's fees under the current pair; a fill of another pair first moves the sums to the list
+    ///      (and looks up whether its base token is restricted).
     function _addPairFees(BatchContext memory ctx, OrderState memory maker, uint256 baseFee, uint256 quoteFee)
         private
-        pure
+        view
     {
         address baseToken = maker.baseToken;
         address quoteToken = maker.quoteToken;
@@ -510,6 +564,7 @@ library BatchSettlement {
             _addFee(ctx.fees, ctx.feeQuoteToken, ctx.feeQuote);
             ctx.feeBaseToken = baseToken;
             ctx.feeQuoteToken = quoteToken;
+            if (ctx.restrictedFilter & RestrictedFills.filterBit(baseToken) != 0) ctx.restrictedSeen = true;
             ctx.feeBase = baseFee;
             ctx.feeQuote = quoteFee;
             return;

@@ -2,6 +2,13 @@
 pragma solidity 0.8.28;
 
 import {ISettlement} from "../ISettlement.sol";
+import {IEligibilityRegistry} from "../compliance/IEligibilityRegistry.sol";
+
+/// @notice A restricted token's registry and regime (one slot; zero: the token is not restricted).
+struct RestrictedToken {
+    IEligibilityRegistry registry;
+    IEligibilityRegistry.Regime regime;
+}
 
 /// @notice Everything the batch loop reads once and writes once per batch, packed in one slot.
 struct BatchConfig {
@@ -9,6 +16,9 @@ struct BatchConfig {
     uint16 makerFeeBps;
     uint16 takerFeeBps;
     uint64 withdrawalDelaySec;
+    /// bit (token & 63) set for every restricted token (RestrictedFills.filterBit): a clear bit spares the
+    /// loop the lookup of `restrictedTokens`
+    uint64 restrictedFilter;
 }
 
 /// @notice The whole storage of the Settlement contract; the libraries work on it by reference.
@@ -26,4 +36,6 @@ struct SettlementState {
     /// settle lanes 1..255 (one per matcher partition; lane = batchId >> 56): the next batch id of each, 0 =
     /// the lane's first (lane << 56). Lane 0 is `config.nextBatchId`.
     mapping(uint8 lane => uint64 nextBatchId) laneNextBatchId;
+    /// the tokens whose fills the eligibility registry checks (RestrictedFills)
+    mapping(address token => RestrictedToken) restrictedTokens;
 }
