@@ -2,7 +2,7 @@
 // RefreshToken, Session, Interaction, ...) is one row of iam_oidc_models, so a restart keeps sessions,
 // grants and refresh tokens, and a key rotation (which builds a new Provider) loses nothing. Expiry uses
 // the wall clock, as oidc-provider itself does; expired rows are invisible and swept by `sweep`.
-import type { Adapter, AdapterPayload } from "oidc-provider";
+import { errors, type Adapter, type AdapterPayload } from "oidc-provider";
 import type { Db } from "../../db";
 
 interface ModelRow {
@@ -36,7 +36,14 @@ export function createSqlAdapterFactory(db: Db): (name: string) => Adapter {
       findByUserCode: (userCode) => read("user_code", userCode),
       findByUid: (uid) => read("uid", uid),
       async consume(id) {
-        await db.query("UPDATE iam_oidc_models SET consumed_at_ms = $3 WHERE model = $1 AND id = $2", [model, id, Date.now()]);
+        // single use: only the first consumer's UPDATE finds the row unconsumed; a second one (a concurrent
+        // redemption that read the row before the first consumed it) is a reuse, answered as oidc-provider
+        // answers a sequential one: the grant is revoked with every token of it, and the request fails.
+        const won = await db.query("UPDATE iam_oidc_models SET consumed_at_ms = $3 WHERE model = $1 AND id = $2 AND consumed_at_ms IS NULL", [model, id, Date.now()]);
+        if (won.rowCount === 1) return;
+        const row = (await db.query<{ grant_id: string | null }>("SELECT grant_id FROM iam_oidc_models WHERE model = $1 AND id = $2", [model, id])).rows[0];
+        if (row?.grant_id) await revokeGrant(db, row.grant_id);
+        throw new errors.InvalidGrant(`${model === "RefreshToken" ? "refresh token" : "authorization code"} already used`);
       },
       async destroy(id) {
         await db.query("DELETE FROM iam_oidc_models WHERE model = $1 AND id = $2", [model, id]);
@@ -46,6 +53,11 @@ export function createSqlAdapterFactory(db: Db): (name: string) => Adapter {
       },
     };
   };
+}
+
+/** Every model of a grant (its tokens and codes) and the Grant itself. */
+async function revokeGrant(db: Db, grantId: string): Promise<void> {
+  await db.query("DELETE FROM iam_oidc_models WHERE grant_id = $1 OR (model = 'Grant' AND id = $1)", [grantId]);
 }
 
 /** Deletes expired rows; returns how many. */

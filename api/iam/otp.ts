@@ -4,8 +4,9 @@
 // per phone: a new request replaces the last. Limits (IamLimits): `otpRequestsPerPhone` codes per rolling
 // `otpRequestWindowMs`; `maxFailedAttempts` consecutive wrong codes lock the phone for `lockoutMs` (its
 // live code is deleted; while locked every attempt, even the right code, is refused, and no code is sent).
-// Verification is atomic: the code row is deleted by the attempt that matches it, so two concurrent
-// attempts with the right code log in once.
+// Verification is atomic on a pool of connections too: each attempt is counted (and the lock checked and
+// written) by one statement before its code is compared, so a burst is judged at most `maxFailedAttempts`
+// times; the code row is deleted by the attempt that matches it, so two concurrent right codes log in once.
 import { createHmac, randomInt } from "node:crypto";
 import type { Db } from "../../db";
 import type { Clock } from "../../runtime/clock";
@@ -76,29 +77,32 @@ export function createOtpService(o: { db: Db; clock: Clock; limits: IamLimits; p
 
     async verify(phone, code) {
       const now = clock.now();
-      const until = await lockedUntil(phone);
-      if (until > now) return { ok: false, reason: "locked", retryAfterS: seconds(until - now) };
+      // The check of the lock and the count of this attempt are one statement (the row lock of the upsert
+      // orders concurrent attempts): the attempt that reaches the limit writes the lock itself, so every
+      // later attempt of a burst is refused without being judged. An expired lock restarts the count.
+      const attempt = (
+        await db.query<{ failures: number }>(
+          `INSERT INTO iam_otp_failures AS f (phone, failures, locked_until_ms) VALUES ($1, 1, CASE WHEN 1 >= $3::integer THEN $4::bigint ELSE 0 END)
+           ON CONFLICT (phone) DO UPDATE SET
+             failures = CASE WHEN f.locked_until_ms > 0 THEN 1 ELSE f.failures + 1 END,
+             locked_until_ms = CASE WHEN (CASE WHEN f.locked_until_ms > 0 THEN 1 ELSE f.failures + 1 END) >= $3::integer THEN $4::bigint ELSE 0 END
+           WHERE f.locked_until_ms <= $2::bigint
+           RETURNING failures`,
+          [phone, now, limits.maxFailedAttempts, now + limits.lockoutMs],
+        )
+      ).rows[0];
+      if (!attempt) return { ok: false, reason: "locked", retryAfterS: seconds((await lockedUntil(phone)) - now) };
+      const failures = Number(attempt.failures);
+      // single use: the attempt whose DELETE removes the row is the one that logs in
       const used = await db.query("DELETE FROM iam_otp_codes WHERE phone = $1 AND code_hash = $2 AND expires_at_ms > $3", [phone, hash(phone, code), now]);
       if (used.rowCount === 1) {
-        await db.query("DELETE FROM iam_otp_failures WHERE phone = $1", [phone]);
+        // a success ends the run of failures (and the lock its own counted attempt may have written)
+        await db.query("UPDATE iam_otp_failures SET failures = 0, locked_until_ms = 0 WHERE phone = $1", [phone]);
         return { ok: true };
       }
-      // wrong, expired, already used or never sent: one more consecutive failure
-      const failures = Number(
-        (
-          await db.query<{ failures: number }>(
-            `INSERT INTO iam_otp_failures (phone, failures) VALUES ($1, 1)
-             ON CONFLICT (phone) DO UPDATE SET failures = iam_otp_failures.failures + 1 RETURNING failures`,
-            [phone],
-          )
-        ).rows[0].failures,
-      );
+      // wrong, expired, already used or never sent: this attempt was counted above
       if (failures >= limits.maxFailedAttempts) {
-        const lockedUntilMs = now + limits.lockoutMs;
-        await db.transaction(async (tx) => {
-          await tx.query("UPDATE iam_otp_failures SET failures = 0, locked_until_ms = $2 WHERE phone = $1", [phone, lockedUntilMs]);
-          await tx.query("DELETE FROM iam_otp_codes WHERE phone = $1", [phone]);
-        });
+        await db.query("DELETE FROM iam_otp_codes WHERE phone = $1", [phone]);
         return { ok: false, reason: "locked", retryAfterS: seconds(limits.lockoutMs) };
       }
       return { ok: false, reason: "wrong", attemptsLeft: limits.maxFailedAttempts - failures };
