@@ -50,7 +50,7 @@ function raceSuite(engine: "postgres" | "pglite", makeDb: () => Promise<Db>): vo
       }
     });
 
-    it(`the right code inside a burst of wrong ones: logged in at most once, and only among the first ${N} judged`, async () => {
+    it(`the right code inside a burst of wrong ones: logged in at most once, each count of attempts left answered at most once per run of failures`, async () => {
       for (let round = 0; round < 3; round++) {
         const p = phone();
         const code = await requestCode(t.url, p);
