@@ -3,7 +3,7 @@
 // from the journal on start, so they survive a restart), books come from the engine, balances from the
 // ledger and the contract.
 import { recoverTypedDataAddress, type Address, type Hex } from "viem";
-import { createAgentRelayer, type AgentRelayer, type AgentRelayerBudget } from "./settle/agent-relayer";
+import { createAgentRelayer, type AgentRelayer, type AgentRelayerBudget, type FundingMinimum } from "./settle/agent-relayer";
 import { createApiKeyNonces } from "./intake/api-nonces";
 import type { NonceLane } from "../runtime/nonces";
 import {
@@ -500,6 +500,14 @@ export interface DexServiceDeps {
   apiKeyNonceRange?: { start: bigint; end: bigint };
 }
 
+/** Who may spend the agent relayer's budget (docs/decisions/security.md): a wallet holding, in Settlement,
+ *  one whole unit (10^decimals) of a token of a listed market (a dollar of the quote token, one unit of an asset). */
+export function relayerFundingMinimums(markets: readonly MarketSpec[], assets: DexServiceDeps["assets"]): FundingMinimum[] {
+  const tokens = new Map<string, Address>();
+  for (const m of markets) for (const t of [m.baseToken, m.quoteToken]) tokens.set(t.toLowerCase(), t);
+  return [...tokens.values()].map((token) => ({ token, minUnits: 10n ** BigInt(assets[token.toLowerCase()]?.decimals ?? 18) }));
+}
+
 export function createDexService(deps: DexServiceDeps): DexService {
   const { pipeline: p, state } = deps;
   const svc = p.service;
@@ -520,6 +528,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
     (agentRelayer ??= createAgentRelayer({
       client: p.client, chainId: deps.chainId, rpcUrl: deps.rpcUrl, settlement: deps.settlement, relayerKey: deps.submitterKey, nonces: deps.submitterNonces,
       budget: deps.approvalBudget ?? { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
+      fundingMinimums: () => relayerFundingMinimums(markets(), deps.assets),
     }));
 
   p.subscribeSettled(state.onSettled);

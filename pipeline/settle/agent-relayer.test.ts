@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createPublicClient, http, type Address, type Hex, type PublicClient } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { DexServiceError } from "../service";
 import { loadConfig } from "../../config";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
@@ -14,10 +14,23 @@ import { AGENT_APPROVAL_TYPES, getSettlementDomain, signAgentRenouncement } from
 import { dexApiComponent } from "../../scripts/stack/components/dex-api";
 import { createAgentRelayer, GasBudget } from "./agent-relayer";
 import { pipelineComponent } from "../../scripts/stack/components/pipeline";
-import { startFixture } from "../testing/fixture";
+import { startFixture, type Fixture } from "../testing/fixture";
+import { relayerFundingMinimums } from "../dex-service";
 import { settlementAbi } from "../../sdk/abi";
 
 const DAY = 86_400_000;
+const USD = 10n ** 6n;
+
+/** The stack's rule (relayerFundingMinimums): one whole unit of WETH or of USD in Settlement. */
+const minimumsOf = (f: Fixture) => relayerFundingMinimums([f.market], { [f.weth.toLowerCase()]: { symbol: "WETH", decimals: 18 }, [f.usd.toLowerCase()]: { symbol: "USD", decimals: 6 } });
+
+/** `units` of the fixture's USD deposited in Settlement for `wallet` by the deployer (depositFor). */
+async function fund<W extends { address: Address }>(f: Fixture, wallet: W, units: bigint = USD): Promise<W> {
+  await f.write(f.deployer, f.usd, "mint", [f.deployer.address, units], "token");
+  await f.write(f.deployer, f.usd, "approve", [f.settlement, units], "token");
+  await f.write(f.deployer, f.settlement, "depositFor", [wallet.address, f.usd, units]);
+  return wallet;
+}
 
 function refusedWith(fn: () => unknown, code: string, reason: string) {
   assert.throws(fn, (e: unknown) => e instanceof DexServiceError && e.code === code && e.details.reason === reason);
@@ -66,7 +79,7 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
     const relayerKey = HARDHAT_DEV_PRIVATE_KEYS[10] as Hex;
     const relayer = createAgentRelayer({
       client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey,
-      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
+      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n }, fundingMinimums: () => minimumsOf(f),
     });
     assert.notEqual(relayer.address, f.deployer.address);
     const admin = (await f.client.readContract({ address: f.settlement, abi, functionName: "DEFAULT_ADMIN_ROLE" })) as Hex;
@@ -74,7 +87,7 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
     assert.equal(await f.client.readContract({ address: f.settlement, abi, functionName: "hasRole", args: [admin, f.deployer.address] }), true);
 
     const block = await f.client.getBlock();
-    const approvalOf = async (wallet = privateKeyToAccount(generatePrivateKey()), nonce = 0n) => {
+    const approvalOf = async (wallet: PrivateKeyAccount, nonce = 0n) => {
       const agent = privateKeyToAccount(generatePrivateKey()).address;
       const message = { trader: wallet.address, agent, expiry: block.timestamp + 30n * 86_400n, nonce, deadline: block.timestamp + 3600n };
       const signature = await wallet.signTypedData({ domain, types: AGENT_APPROVAL_TYPES, primaryType: "AgentApproval", message });
@@ -82,7 +95,9 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
     };
 
     // #13: 20 wallets' approvals at once, one relayer account: every one mined, no "nonce too low"
-    const many = await Promise.all(Array.from({ length: 20 }, () => approvalOf()));
+    const fresh: PrivateKeyAccount[] = [];
+    for (let i = 0; i < 20; i++) fresh.push(await fund(f, privateKeyToAccount(generatePrivateKey())));
+    const many = await Promise.all(fresh.map((w) => approvalOf(w)));
     const results = await Promise.allSettled(many.map((a) => relayer.submit(a.message, a.signature)));
     assert.deepEqual(results.map((r) => r.status), Array(20).fill("fulfilled"), results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason?.cause?.shortMessage ?? (r as PromiseRejectedResult).reason?.cause)).slice(0, 2).join(" | "));
     for (const a of many) {
@@ -105,9 +120,9 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
     const perApproval = spent.spentWei / 20n;
     const tight = createAgentRelayer({
       client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey,
-      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: perApproval * 2n },
+      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: perApproval * 2n }, fundingMinimums: () => minimumsOf(f),
     });
-    const w = privateKeyToAccount(generatePrivateKey());
+    const w = await fund(f, privateKeyToAccount(generatePrivateKey()));
     const first = await approvalOf(w, 0n);
     await tight.submit(first.message, first.signature);
     const second = await approvalOf(w, 1n);
@@ -130,6 +145,50 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
   }
 });
 
+test("budget exhaustion (#26): fresh unfunded wallets are refused before anything is spent; the funds minimum holds at its edge; a funded wallet still gets its approval", { timeout: 240_000 }, async () => {
+  const f = await startFixture({ traders: 1 });
+  try {
+    const domain = getSettlementDomain(f.chainId, f.settlement);
+    const relayerKey = HARDHAT_DEV_PRIVATE_KEYS[10] as Hex;
+    const block = await f.client.getBlock();
+    const approvalOf = async (wallet: PrivateKeyAccount) => {
+      const message = { trader: wallet.address, agent: privateKeyToAccount(generatePrivateKey()).address, expiry: block.timestamp + 86_400n, nonce: 0n, deadline: block.timestamp + 3600n };
+      return { message, signature: await wallet.signTypedData({ domain, types: AGENT_APPROVAL_TYPES, primaryType: "AgentApproval", message }) };
+    };
+    // one approval's cost, measured by another relayer instance for the fixture's funded trader
+    const probe = createAgentRelayer({
+      client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey,
+      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n }, fundingMinimums: () => minimumsOf(f),
+    });
+    const one = await approvalOf(f.traders[0]);
+    const { costWei } = await probe.submit(one.message, one.signature);
+    // a budget of one approval and a half: one fresh wallet's approval would be enough to spend it
+    const relayer = createAgentRelayer({
+      client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey,
+      budget: { dailyWei: costWei + costWei / 2n, perOwnerDailyWei: 10n ** 15n }, fundingMinimums: () => minimumsOf(f),
+    });
+    const balance = await f.client.getBalance({ address: relayer.address });
+    const attackers = Array.from({ length: 5 }, () => privateKeyToAccount(generatePrivateKey()));
+    for (const a of attackers) {
+      const x = await approvalOf(a);
+      await assert.rejects(relayer.submit(x.message, x.signature), (e: unknown) => e instanceof DexServiceError && e.code === "FORBIDDEN" && e.details.reason === "no_funds_in_settlement");
+    }
+    assert.deepEqual(relayer.spent(), { day: relayer.spent().day, spentWei: 0n, transactions: 0 }, "the fresh wallets spent nothing");
+    assert.equal(await f.client.getBalance({ address: relayer.address }), balance, "no transaction sent");
+
+    // the edge: one unit short of a whole USD in Settlement is no funds; exactly one USD is
+    const user = await fund(f, privateKeyToAccount(generatePrivateKey()), USD - 1n);
+    const approval = await approvalOf(user);
+    await assert.rejects(relayer.submit(approval.message, approval.signature), (e: unknown) => e instanceof DexServiceError && e.code === "FORBIDDEN");
+    await fund(f, user, 1n);
+    await relayer.submit(approval.message, approval.signature);
+    assert.equal(await f.client.readContract({ address: f.settlement, abi: settlementAbi, functionName: "agentExpiry", args: [user.address, approval.message.agent] }), approval.message.expiry);
+    assert.equal(relayer.spent().transactions, 1);
+  } finally {
+    await f.stop();
+  }
+});
+
 test("renouncements on a real chain: sent with both caps at 0 (never starved by the budget) and charged; a spent one is refused for nothing", { timeout: 240_000 }, async (t) => {
   const f = await startFixture({ traders: 1 });
   try {
@@ -137,7 +196,7 @@ test("renouncements on a real chain: sent with both caps at 0 (never starved by 
     const domain = getSettlementDomain(f.chainId, f.settlement);
     const relayer = createAgentRelayer({
       client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey: HARDHAT_DEV_PRIVATE_KEYS[10] as Hex,
-      budget: { dailyWei: 0n, perOwnerDailyWei: 0n },
+      budget: { dailyWei: 0n, perOwnerDailyWei: 0n }, fundingMinimums: () => minimumsOf(f),
     });
     const [trader] = f.traders;
     const agent = privateKeyToAccount(generatePrivateKey());
@@ -172,7 +231,7 @@ test("a renouncement the node cannot simulate (unreachable) is SERVICE_UNAVAILAB
   const dead = createPublicClient({ transport: http("http://127.0.0.1:9", { retryCount: 0, timeout: 2_000 }) }) as PublicClient;
   const relayer = createAgentRelayer({
     client: dead, chainId: 31337, rpcUrl: "http://127.0.0.1:9", settlement: "0x5FbDB2315678afecb367f032d93F642f64180aa3", relayerKey: HARDHAT_DEV_PRIVATE_KEYS[10] as Hex,
-    budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
+    budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n }, fundingMinimums: () => [],
   });
   const agent = privateKeyToAccount(generatePrivateKey());
   const message = { trader: privateKeyToAccount(generatePrivateKey()).address, agent: agent.address, nonce: 0n, deadline: 2n ** 40n };

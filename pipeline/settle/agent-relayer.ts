@@ -5,6 +5,9 @@
 //   - one account, its nonces from the account's one NonceLane (runtime/nonces.ts; the stack hands the same
 //     lane to every sender of the account): concurrent approvals never collide on a nonce;
 //   - every approval is simulated first: one the contract would refuse costs nothing;
+//   - only a wallet with funds in Settlement may spend the budget: its balance there of one of the
+//     exchange's tokens is at least that token's minimum (`fundingMinimums`), read on chain before anything
+//     is reserved; a fresh wallet costs the relayer nothing (it may still send approveAgent itself);
 //   - a daily budget in wei, in total and per wallet (UTC days): the cost is reserved before sending
 //     (estimated gas x gas price) and replaced by the receipt's actual cost once mined;
 //   - a renouncement is a security action: it is never refused for the budget (a spent budget must not
@@ -28,6 +31,12 @@ export interface AgentRelayerBudget {
   perOwnerDailyWei: bigint;
 }
 
+/** A wallet holding at least `minUnits` of `token` in Settlement has funds there. */
+export interface FundingMinimum {
+  token: Address;
+  minUnits: bigint;
+}
+
 export interface AgentRelayerDeps {
   client: PublicClient;
   chainId: number;
@@ -36,6 +45,9 @@ export interface AgentRelayerDeps {
   /** the relayer's key: funded with ETH, no contract role */
   relayerKey: Hex;
   budget: AgentRelayerBudget;
+  /** who may spend the budget: a wallet with at least one of these balances in Settlement (read each time:
+   *  the exchange's markets may change) */
+  fundingMinimums: () => readonly FundingMinimum[];
   /** the relayer account's nonce lane on this chain, shared with every other sender of the account (the
    *  stack's); default: a lane of its own */
   nonces?: NonceLane;
@@ -51,7 +63,8 @@ export interface AgentRelayerSpend {
 
 export interface AgentRelayer {
   readonly address: Address;
-  /** Simulates, then sends approveAgentWithSig and waits for its receipt. Throws DexServiceError:
+  /** Checks the wallet's funds, simulates, then sends approveAgentWithSig and waits for its receipt. Throws
+   *  DexServiceError: FORBIDDEN (reason no_funds_in_settlement: the wallet holds none of the minimums),
    *  INVALID_SIGNATURE (the contract refuses it), RATE_LIMIT_EXCEEDED (this wallet's daily budget is
    *  spent), SERVICE_UNAVAILABLE (the relayer's daily budget is spent). */
   submit(approval: AgentApproval, signature: Hex): Promise<{ txHash: Hex; costWei: bigint }>;
@@ -155,6 +168,7 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
     address: account.address,
     spent: () => budget.spent(),
     async submit(approval, signature) {
+      await requireFunds(approval.trader);
       const args = [approval.trader, approval.agent, approval.expiry, approval.nonce, approval.deadline, signature] as const;
       let gas: bigint;
       try {
@@ -214,6 +228,24 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
       return { txHash: hash, costWei: cost };
     },
   };
+
+  /** FORBIDDEN unless `owner` holds one of the funding minimums in Settlement (a read failure is the node's:
+   *  SERVICE_UNAVAILABLE, to be retried). */
+  async function requireFunds(owner: Address): Promise<void> {
+    const minimums = deps.fundingMinimums();
+    let balances: bigint[];
+    try {
+      balances = await Promise.all(minimums.map((m) => deps.client.readContract({ address: deps.settlement, abi, functionName: "balanceOf", args: [owner, m.token] }) as Promise<bigint>));
+    } catch (err) {
+      throw new DexServiceError("SERVICE_UNAVAILABLE", "the wallet's funds in Settlement could not be read", { reason: "relayer_funds_unreadable" }, { cause: err });
+    }
+    if (balances.some((b, i) => b >= minimums[i].minUnits)) return;
+    throw new DexServiceError(
+      "FORBIDDEN",
+      "the relayer pays agent approvals only for wallets with funds in Settlement: deposit first, or send Settlement.approveAgent from the wallet",
+      { reason: "no_funds_in_settlement", minimums: minimums.map((m) => ({ token: m.token, min_units: m.minUnits.toString() })) },
+    );
+  }
 
   /** One send with the lane's next nonce; after a failed one the lane reads the count again. */
   function send(functionName: "approveAgentWithSig" | "renounceAgentWithSig", args: readonly unknown[], gas: bigint): Promise<Hex> {

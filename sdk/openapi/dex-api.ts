@@ -165,7 +165,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submit the wallet's EIP-712 AgentApproval for the key's agent (the signature authenticates it); the service submits it on chain once per key (a relayer pays the gas, within a daily budget per wallet: 429 when spent) and the key may trade. The expiry may not exceed the service's approval lifetime. */
+        /** Submit the wallet's EIP-712 AgentApproval for the key's agent (the signature authenticates it); the service submits it on chain once per key (a relayer pays the gas for a wallet with funds in Settlement, at least one whole unit of a listed token: 403 no_funds_in_settlement otherwise; within a daily budget per wallet: 429 when spent) and the key may trade. The expiry may not exceed the service's approval lifetime. */
         post: operations["postV1ApiKeysIdAgentApproval"];
         delete?: never;
         options?: never;
@@ -2010,7 +2010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description permission or IP allowlist */
+            /** @description the wallet has no funds in Settlement: the relayer does not pay for it (FORBIDDEN, reason no_funds_in_settlement) */
             403: {
                 headers: {
                     /** @description requests allowed in the window */

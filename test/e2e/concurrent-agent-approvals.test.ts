@@ -10,12 +10,15 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createPublicClient, http, type Address, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http, parseAbi, type Abi, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import { api, walletHeaders } from "../../api/testing/client";
 import { signApprovalBody } from "../../api/testing/harness";
 import { settlementAbi } from "../../sdk/abi";
+import { DEV_ACCOUNT_ROLES, HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
+
+const tokenAbi = parseAbi(["function mint(address to, uint256 amount)", "function approve(address spender, uint256 amount) returns (bool)"]);
 
 const N = 20;
 
@@ -33,7 +36,7 @@ test(`${N} API keys approved at once, then ${N} deleted at once: every answer a 
     const relayer = config.keys.agentRelayer.address as Address;
     const startNonce = await client.getTransactionCount({ address: relayer, blockTag: "pending" });
 
-    // N wallets (no ETH needed: the relayer pays), one key each, created one after the other
+    // N wallets (no ETH needed: the relayer pays, once they hold funds in Settlement), one key each, created one after the other
     const wallets = Array.from({ length: N }, () => privateKeyToAccount(generatePrivateKey()));
     const keys: { id: string; agent: Address; approval: Awaited<ReturnType<typeof signApprovalBody>> }[] = [];
     for (const w of wallets) {
@@ -42,6 +45,24 @@ test(`${N} API keys approved at once, then ${N} deleted at once: every answer a 
       assert.equal(created.status, 201, created.text);
       keys.push({ id: created.body.id, agent: created.body.agent_approval.message.agent, approval: await signApprovalBody(w, created.body.agent_approval) });
     }
+
+    // #26: a wallet with nothing in Settlement may not spend the relayer's budget: 403, nothing sent
+    const refused = await api(origin, "POST", `/v1/api-keys/${keys[0].id}/agent-approval`, { body: keys[0].approval });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.body.error.details.reason, "no_funds_in_settlement");
+    assert.equal(await client.getTransactionCount({ address: relayer, blockTag: "pending" }), startNonce, "nothing sent");
+    // so each wallet gets one USD (the minimum) in Settlement: the deployer's depositFor, one after the other
+    const usd = stack.deployments.home.tokens.USD;
+    const deployer = privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[DEV_ACCOUNT_ROLES.deployer] as Hex);
+    const asDeployer = createWalletClient({ account: deployer, transport: http(stack.chains.home.rpcUrl) });
+    const one = 10n ** BigInt(usd.decimals);
+    const write = async (address: Address, abi: Abi, functionName: string, args: unknown[]) => {
+      const hash = await asDeployer.writeContract({ address, abi, functionName, args, chain: null } as never);
+      assert.equal((await client.waitForTransactionReceipt({ hash })).status, "success", functionName);
+    };
+    await write(usd.address as Address, tokenAbi, "mint", [deployer.address, one * BigInt(N)]);
+    await write(usd.address as Address, tokenAbi, "approve", [settlement, one * BigInt(N)]);
+    for (const w of wallets) await write(settlement, settlementAbi as Abi, "depositFor", [w.address, usd.address, one]);
 
     // the N approvals at once
     const approved = await Promise.all(keys.map((k) => api(origin, "POST", `/v1/api-keys/${k.id}/agent-approval`, { body: k.approval })));

@@ -32,6 +32,8 @@ async function sendFromThreeServices(f: Fixture, lane: NonceLane | undefined) {
   const relayer = createAgentRelayer({
     client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey: KEY,
     budget: { dailyWei: 10n ** 18n, perOwnerDailyWei: 10n ** 18n }, ...(lane ? { nonces: lane } : {}),
+    // no funds required (a minimum of 0): this test is about nonces, its wallets are fresh
+    fundingMinimums: () => [{ token: f.usd, minUnits: 0n }],
   });
   const submitters = [createSubmitter(clients()), createSubmitter(clients())];
   const domain = getSettlementDomain(f.chainId, f.settlement);

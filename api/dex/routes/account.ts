@@ -110,7 +110,7 @@ export function accountRoutes(c: RouteContext): Route[] {
         method: "post",
         path: "/v1/api-keys/{id}/agent-approval",
         summary:
-          "Submit the wallet's EIP-712 AgentApproval for the key's agent (the signature authenticates it); the service submits it on chain once per key (a relayer pays the gas, within a daily budget per wallet: 429 when spent) and the key may trade. The expiry may not exceed the service's approval lifetime.",
+          "Submit the wallet's EIP-712 AgentApproval for the key's agent (the signature authenticates it); the service submits it on chain once per key (a relayer pays the gas for a wallet with funds in Settlement, at least one whole unit of a listed token: 403 no_funds_in_settlement otherwise; within a daily budget per wallet: 429 when spent) and the key may trade. The expiry may not exceed the service's approval lifetime.",
         auth: "public",
         params: apiKeyIdParams,
         body: agentApprovalBody,
@@ -120,6 +120,7 @@ export function accountRoutes(c: RouteContext): Route[] {
           409: { description: "the key's approval was already submitted (AGENT_ALREADY_APPROVED)", schema: errorResponse },
           503: { description: "the relayer's daily gas budget is spent (SERVICE_UNAVAILABLE, reason relayer_budget_exhausted)", schema: errorResponse },
           ...errors,
+          403: { description: "the wallet has no funds in Settlement: the relayer does not pay for it (FORBIDDEN, reason no_funds_in_settlement)", schema: errorResponse },
         },
       },
       handlers: [
