@@ -42,10 +42,14 @@ describe("OIDC code flow with PKCE, refresh with rotation and reuse detection (o
     assert.equal(payload.exp! - payload.iat!, 3600);
     assert.match(String(payload.scope), /\btrading\b/);
     assert.equal(tokens.claims()?.sub, user.id);
+    // the response names the scopes granted: openid (an id_token came) and trading
+    assert.ok(tokens.id_token);
+    assert.deepEqual(tokens.scope?.split(" ").sort(), ["openid", "trading"]);
 
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
     assert.ok(refreshed.refresh_token);
     assert.notEqual(refreshed.refresh_token, tokens.refresh_token, "rotated");
+    assert.deepEqual(refreshed.scope?.split(" ").sort(), ["openid", "trading"], "a refresh names the same grant");
     const again = await jwtVerify(refreshed.access_token, jwks, { issuer: t.url, audience: "exchange-api" });
     assert.equal(again.payload.sub, user.id);
     assert.equal(again.payload.exp! - again.payload.iat!, 3600);

@@ -134,6 +134,22 @@ export function createProvider(d: ProviderDeps): Provider {
   };
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy !== false;
+  reportGrantedScopes(provider);
   registerPasswordGrant(provider, { config, otp: d.otp, users: d.users, resourceServer, accountOf });
   return provider;
+}
+
+/** The token response's `scope` names every scope granted (RFC 6749 5.1), not only the access token's resource
+ *  scope: oidc-provider answers the resource server's ("trading") alone, though the code or refresh token also
+ *  carries the OIDC scopes it was granted ("openid" with an id_token). */
+function reportGrantedScopes(provider: Provider): void {
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.oidc?.route !== "token" || ctx.status !== 200) return;
+    const body = ctx.body as { scope?: unknown } | undefined;
+    if (!body || typeof body.scope !== "string") return;
+    const e = ctx.oidc.entities as { AuthorizationCode?: { scope?: string }; RefreshToken?: { scope?: string } };
+    const granted = (e.AuthorizationCode?.scope ?? e.RefreshToken?.scope ?? "").split(" ");
+    body.scope = [...new Set([...granted, ...body.scope.split(" ")])].filter(Boolean).join(" ");
+  });
 }
