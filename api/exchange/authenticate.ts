@@ -75,6 +75,8 @@ export function requireIdentity(deps: Pick<AuthDeps, "identity" | "userLimit">):
 /** Both tokens, bound to each other: sets res.locals.identity, .account and .principal. */
 export function requireTenant(deps: AuthDeps): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
+    // once per request: several routers mounted behind this check (app.ts) must not verify and count it again
+    if (res.locals.principal) return next();
     const identity = await deps.identity.verify(headerToken(req.headers.authorization, true, "authorization"));
     res.locals.identity = identity;
     await runLimit(deps.userLimit, req, res);
