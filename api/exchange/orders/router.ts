@@ -30,11 +30,13 @@ const decimal = z.union([z.number(), z.string().max(MAX_DECIMAL_LENGTH)]).transf
   }
   return text;
 });
+/** Spec 2.8's order types on the exchange API. */
+export const ORDER_TYPES = ["market", "limit"] as const;
 export const orderCreateBody = z
   .object({
     assetId: z.string().min(1).max(64),
     side: z.enum(["BUY", "SELL"]),
-    orderType: z.enum(["market", "limit"]),
+    orderType: z.enum(ORDER_TYPES),
     quantity: decimal,
     limitPrice: decimal.optional(),
     isPreIPO: z.boolean().optional(),
@@ -83,6 +85,11 @@ export function createOrdersRouter(deps: { orders: Orders; mode: "sandbox" | "pr
 
   r.post("/orders", perUser, async (req, res) => {
     noQuery(req);
+    const given = (req.body as { orderType?: unknown } | undefined)?.orderType;
+    // spec 7: an order type the exchange does not support is INVALID_ORDER_TYPE (a missing one stays INVALID_REQUEST)
+    if (given !== undefined && !(ORDER_TYPES as readonly unknown[]).includes(given)) {
+      throw new OrderApiError("INVALID_ORDER_TYPE", `unsupported order type: the exchange API takes ${ORDER_TYPES.join(" or ")}`, { orderType: typeof given === "string" ? given.slice(0, 32) : typeof given, supported: [...ORDER_TYPES] });
+    }
     const b = parse(orderCreateBody, req.body ?? {}, "body");
     const data = await deps.orders.create(accountOf(res), b);
     res.status(201).json({ data, message: `order ${String(data.status)}` });
