@@ -50,7 +50,6 @@ describe("exchange accounts: organizations and isolation", () => {
         kycStatus: "approved",
         kybStatus: "not_started",
         accreditationStatus: "none",
-        accreditationType: "none",
         settlementAddress: r.body.data?.settlementAddress,
         cashBalance: 123456.789012,
         buyingPower: 123456.789012,
@@ -142,7 +141,7 @@ describe("exchange sandbox endpoints: every compliance path", () => {
     assert.deepEqual(s(await step("/sandbox/accreditation/506c", { outcome: "pending" })), ["pending", "506b"]);
     assert.deepEqual(s(await step("/sandbox/accreditation/506c", { outcome: "verified" })), ["verified", "506c"]);
     assert.deepEqual(s(await step("/sandbox/accreditation/506b", {})), ["verified", "506c"]);
-    assert.deepEqual(s(await step("/sandbox/accreditation/506c", { outcome: "rejected" })), ["rejected", "none"]);
+    assert.deepEqual(s(await step("/sandbox/accreditation/506c", { outcome: "rejected" })), ["rejected", undefined], "no accreditation type is shown while none is held");
     // a member sets the state of another member of the same organization
     const other = await h.login(iss, "acc-peer", "org-k");
     const peerId = (await req(h, other.headers, "/account")).body.data?.accountId;

@@ -53,7 +53,7 @@ function fixedCandles(now: number): CandleSource {
     async candles(q: CandleQuery) {
       const size = { "1m": 60_000, "5m": 300_000, "15m": 900_000, "1h": 3_600_000, "1d": day }[q.interval];
       const rows = all.map((x) => ({ ...x, startMs: Math.floor(x.startMs / size) * size })).filter((x) => (q.fromMs === undefined || x.startMs >= q.fromMs) && (q.toMs === undefined || x.startMs <= q.toMs));
-      return (q.order === "desc" ? rows.reverse() : rows).slice(0, q.limit);
+      return { candles: (q.order === "desc" ? rows.reverse() : rows).slice(0, q.limit) };
     },
   };
 }

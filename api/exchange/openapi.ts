@@ -9,6 +9,7 @@ import { assetListQuery } from "./assets/router";
 import { advanceClockBody, transactionListQuery, transferBody } from "./funding/router";
 import { CANDLE_INTERVALS } from "./market/candles";
 import { CHART_RANGE_IDS } from "./market/figures";
+import { STALE_HEADER } from "./market/market-data";
 import { bookQuery, chartQuery, tradesQuery } from "./market/router";
 import { investorProfileBody, orderCreateBody, orderListQuery, orderUpdateBody } from "./orders/router";
 import * as R from "./response-schemas";
@@ -48,25 +49,35 @@ const noQuery = z.object({}).strict();
 const assetId = { id: { description: "asset id (its symbol, case-sensitive)", pattern: "^[A-Za-z0-9._-]{1,64}$" } };
 const legacyAssetQuery = (canonical: z.ZodObject) => canonical.extend({ assetId: z.string().max(64).optional().describe("the asset, when the path does not name it") });
 const V = "/v1";
+const STALE_503 = "SERVICE_UNAVAILABLE (the indexer is not answering and this process has no earlier answer to give, marked stale)";
+/** Routes whose figures come from the indexer's candles: while it does not answer they give the last known
+ *  figures with the X-Market-Data-Stale header. */
+const CANDLE_PATHS = new Set([`${V}/assets`, `${V}/assets/{id}`, `${V}/assets/{id}/quote`, `${V}/assets/{id}/chart`, `${V}/exchange-explorers`, `${V}/stock-summaries`, `${V}/exchange-assets/{id}`, `${V}/asset-chats`, `${V}/asset-chats/{id}`]);
+const staleHeader = {
+  [STALE_HEADER]: {
+    schema: { type: "string", format: "date-time" },
+    description: "present only when the indexer is not answering: the figures are the last known ones, given by the indexer at this time (ISO 8601)",
+  },
+};
 
 const publicRoutes: ExchangeRouteSpec[] = [
   { method: "get", path: `${V}/openapi.json`, summary: "this document", auth: "public", query: undefined, ok: 200, answer: { description: "the OpenAPI 3.1 document" } },
   { method: "get", path: `${V}/navigation`, summary: "rails and their categories (spec 2.1)", auth: "public", query: noQuery, ok: 200, answer: { description: "navigation", schema: R.navigationResponse } },
-  { method: "get", path: `${V}/assets`, summary: "list assets: filters, ranked search, cursor pages", auth: "public", query: assetListQuery, ok: 200, answer: { description: "a page of asset summaries", schema: R.assetListResponse }, errors: { 503: "SERVICE_UNAVAILABLE (prices come from the indexer's candles; it is not answering)" } },
-  { method: "get", path: `${V}/assets/{id}`, summary: "asset detail with marketData.perDay", auth: "public", params: assetId, query: noQuery, ok: 200, answer: { description: "asset detail", schema: R.assetDetailResponse }, errors: { 404: "ASSET_NOT_FOUND", 503: "SERVICE_UNAVAILABLE (prices come from the indexer's candles; it is not answering)" } },
+  { method: "get", path: `${V}/assets`, summary: "list assets: filters, ranked search, cursor pages", auth: "public", query: assetListQuery, ok: 200, answer: { description: "a page of asset summaries", schema: R.assetListResponse } },
+  { method: "get", path: `${V}/assets/{id}`, summary: "asset detail with marketData.perDay", auth: "public", params: assetId, query: noQuery, ok: 200, answer: { description: "asset detail", schema: R.assetDetailResponse }, errors: { 404: "ASSET_NOT_FOUND" } },
   { method: "get", path: `${V}/assets/{id}/image`, summary: "the asset's image", auth: "public", params: assetId, ok: 200, answer: { description: "SVG image", contentType: "image/svg+xml" }, errors: { 404: "ASSET_NOT_FOUND" } },
-  { method: "get", path: `${V}/assets/{id}/quote`, summary: "quote (spec 2.4) from the settled trades' daily candles", auth: "public", params: assetId, query: noQuery, ok: 200, answer: { description: "quote", schema: R.quoteResponse }, errors: { 404: "ASSET_NOT_FOUND", 503: "SERVICE_UNAVAILABLE (the indexer is not answering)" } },
-  { method: "get", path: `${V}/assets/{id}/chart`, summary: "chart candles (spec 2.5, 8: each range's recommended intervals)", auth: "public", params: assetId, query: chartQuery, ok: 200, answer: { description: "candles", schema: R.chartResponse }, errors: { 404: "ASSET_NOT_FOUND", 503: "SERVICE_UNAVAILABLE (the indexer is not answering)" } },
+  { method: "get", path: `${V}/assets/{id}/quote`, summary: "quote (spec 2.4) from the settled trades' daily candles", auth: "public", params: assetId, query: noQuery, ok: 200, answer: { description: "quote", schema: R.quoteResponse }, errors: { 404: "ASSET_NOT_FOUND", 503: STALE_503 } },
+  { method: "get", path: `${V}/assets/{id}/chart`, summary: "chart candles (spec 2.5, 8: every range at every interval, capped at the range's maximum points, the latest kept)", auth: "public", params: assetId, query: chartQuery, ok: 200, answer: { description: "candles", schema: R.chartResponse }, errors: { 404: "ASSET_NOT_FOUND", 503: STALE_503 } },
   { method: "get", path: `${V}/assets/{id}/book`, summary: "order book (spec 2.6), live from the matcher", auth: "public", params: assetId, query: bookQuery, ok: 200, answer: { description: "book", schema: R.bookResponse }, errors: { 404: "ASSET_NOT_FOUND" } },
   { method: "get", path: `${V}/assets/{id}/trades`, summary: "recent trades (spec 2.7), as matched", auth: "public", params: assetId, query: tradesQuery, ok: 200, answer: { description: "trades", schema: R.tradesResponse }, errors: { 404: "ASSET_NOT_FOUND" } },
   // spec 9's legacy paths: each answers exactly as its canonical path
-  { method: "get", path: `${V}/exchange-explorers`, summary: "legacy: GET /v1/assets", auth: "public", query: assetListQuery, ok: 200, answer: { description: "as GET /v1/assets", schema: R.assetListResponse }, errors: { 503: "SERVICE_UNAVAILABLE (prices come from the indexer's candles; it is not answering)" }, legacyOf: `${V}/assets` },
-  { method: "get", path: `${V}/stock-summaries`, summary: "legacy: GET /v1/assets?category=stocks", auth: "public", query: assetListQuery, ok: 200, answer: { description: "as GET /v1/assets?category=stocks", schema: R.assetListResponse }, errors: { 503: "SERVICE_UNAVAILABLE (prices come from the indexer's candles; it is not answering)" }, legacyOf: `${V}/assets` },
-  { method: "get", path: `${V}/exchange-assets/{id}`, summary: "legacy: GET /v1/assets/{id}", auth: "public", params: assetId, query: noQuery, ok: 200, answer: { description: "as GET /v1/assets/{id}", schema: R.assetDetailResponse }, errors: { 404: "ASSET_NOT_FOUND", 503: "SERVICE_UNAVAILABLE (prices come from the indexer's candles; it is not answering)" }, legacyOf: `${V}/assets/{id}` },
+  { method: "get", path: `${V}/exchange-explorers`, summary: "legacy: GET /v1/assets", auth: "public", query: assetListQuery, ok: 200, answer: { description: "as GET /v1/assets", schema: R.assetListResponse }, legacyOf: `${V}/assets` },
+  { method: "get", path: `${V}/stock-summaries`, summary: "legacy: GET /v1/assets?category=stocks", auth: "public", query: assetListQuery, ok: 200, answer: { description: "as GET /v1/assets?category=stocks", schema: R.assetListResponse }, legacyOf: `${V}/assets` },
+  { method: "get", path: `${V}/exchange-assets/{id}`, summary: "legacy: GET /v1/assets/{id}", auth: "public", params: assetId, query: noQuery, ok: 200, answer: { description: "as GET /v1/assets/{id}", schema: R.assetDetailResponse }, errors: { 404: "ASSET_NOT_FOUND" }, legacyOf: `${V}/assets/{id}` },
   { method: "get", path: `${V}/exchange-orderbook`, summary: "legacy: GET /v1/assets/{assetId}/book", auth: "public", query: legacyAssetQuery(bookQuery), ok: 200, answer: { description: "as GET /v1/assets/{id}/book", schema: R.bookResponse }, errors: { 404: "ASSET_NOT_FOUND" }, legacyOf: `${V}/assets/{id}/book` },
   { method: "get", path: `${V}/exchange-orderbook/{id}`, summary: "legacy: GET /v1/assets/{id}/book", auth: "public", params: assetId, query: bookQuery, ok: 200, answer: { description: "as GET /v1/assets/{id}/book", schema: R.bookResponse }, errors: { 404: "ASSET_NOT_FOUND" }, legacyOf: `${V}/assets/{id}/book` },
-  { method: "get", path: `${V}/asset-chats`, summary: "legacy: GET /v1/assets/{assetId}/chart", auth: "public", query: legacyAssetQuery(z.object({ range: z.enum(CHART_RANGE_IDS).optional(), interval: z.enum(CANDLE_INTERVALS).optional() }).strict()), ok: 200, answer: { description: "as GET /v1/assets/{id}/chart", schema: R.chartResponse }, errors: { 404: "ASSET_NOT_FOUND", 503: "SERVICE_UNAVAILABLE" }, legacyOf: `${V}/assets/{id}/chart` },
-  { method: "get", path: `${V}/asset-chats/{id}`, summary: "legacy: GET /v1/assets/{id}/chart", auth: "public", params: assetId, query: chartQuery, ok: 200, answer: { description: "as GET /v1/assets/{id}/chart", schema: R.chartResponse }, errors: { 404: "ASSET_NOT_FOUND", 503: "SERVICE_UNAVAILABLE" }, legacyOf: `${V}/assets/{id}/chart` },
+  { method: "get", path: `${V}/asset-chats`, summary: "legacy: GET /v1/assets/{assetId}/chart", auth: "public", query: legacyAssetQuery(z.object({ range: z.enum(CHART_RANGE_IDS).optional(), interval: z.enum(CANDLE_INTERVALS).optional() }).strict()), ok: 200, answer: { description: "as GET /v1/assets/{id}/chart", schema: R.chartResponse }, errors: { 404: "ASSET_NOT_FOUND", 503: STALE_503 }, legacyOf: `${V}/assets/{id}/chart` },
+  { method: "get", path: `${V}/asset-chats/{id}`, summary: "legacy: GET /v1/assets/{id}/chart", auth: "public", params: assetId, query: chartQuery, ok: 200, answer: { description: "as GET /v1/assets/{id}/chart", schema: R.chartResponse }, errors: { 404: "ASSET_NOT_FOUND", 503: STALE_503 }, legacyOf: `${V}/assets/{id}/chart` },
 ];
 
 const orderId = { id: { description: "the order's id, ord_<32 hex>" } };
@@ -75,7 +86,7 @@ const tokenRoutes: ExchangeRouteSpec[] = [
   { method: "get", path: `${V}/account`, summary: "the caller's account (spec 2.12)", auth: "tokens", ok: 200, answer: { description: "account", schema: R.accountResponse } },
   { method: "get", path: `${V}/custody-account-info`, summary: "legacy: GET /v1/account", auth: "tokens", ok: 200, answer: { description: "as GET /v1/account", schema: R.accountResponse }, legacyOf: `${V}/account` },
   { method: "get", path: `${V}/accounts/{accountId}`, summary: "an account of the caller's organization", auth: "tokens", params: { accountId: { description: "account id" } }, ok: 200, answer: { description: "account", schema: R.accountResponse }, errors: { 404: "ACCOUNT_NOT_FOUND (also another organization's)" } },
-  { method: "post", path: `${V}/orders`, summary: "place an order (10 per second per user)", auth: "tokens", query: noQuery, body: orderCreateBody, ok: 201, answer: { description: "the order as placed (status PENDING, or EXECUTED / CANCELLED when it ended at once)", schema: R.orderResponse }, errors: { 400: "INVALID_REQUEST, INVALID_ORDER_TYPE, ASSET_NOT_TRADEABLE, ACCREDITATION_REQUIRED (also the Reg CF limit), INSUFFICIENT_BALANCE {required, available}, RESALE_RESTRICTED", 403: "FORBIDDEN (kyc_required)", 404: "ASSET_NOT_FOUND", 503: "SERVICE_UNAVAILABLE (the pipeline sheds load; Retry-After)" } },
+  { method: "post", path: `${V}/orders`, summary: "place an order (10 per second per user)", auth: "tokens", query: noQuery, body: orderCreateBody, ok: 201, answer: { description: "the order as placed and matched in this call: a limit order that rests is PENDING; a market order (IOC) answers EXECUTED (or CANCELLED when nothing filled), as does a limit order that ended at once (docs/decisions/api.md)", schema: R.orderResponse }, errors: { 400: "INVALID_REQUEST, INVALID_ORDER_TYPE, ASSET_NOT_TRADEABLE, ACCREDITATION_REQUIRED (also the Reg CF limit), INSUFFICIENT_BALANCE {required, available}, RESALE_RESTRICTED", 403: "FORBIDDEN (kyc_required)", 404: "ASSET_NOT_FOUND", 503: "SERVICE_UNAVAILABLE (the pipeline sheds load; Retry-After)" } },
   { method: "get", path: `${V}/orders`, summary: "the caller's orders, newest first", auth: "tokens", query: orderListQuery, ok: 200, answer: { description: "orders", schema: R.orderListResponse } },
   { method: "get", path: `${V}/orders/{id}`, summary: "one order with its fills' figures", auth: "tokens", params: orderId, query: noQuery, ok: 200, answer: { description: "order", schema: R.orderResponse }, errors: { 404: "ORDER_NOT_FOUND (also another user's)" } },
   { method: "patch", path: `${V}/orders/{id}`, summary: "update a PENDING limit order (cancel-replace: a new orderId, `replaces`)", auth: "tokens", params: orderId, query: noQuery, body: orderUpdateBody, ok: 200, answer: { description: "the new order", schema: R.orderResponse }, errors: { 400: "as POST /v1/orders; INVALID_ORDER_TYPE for a market order", 404: "ORDER_NOT_FOUND", 409: "ORDER_NOT_OPEN {status}" } },
@@ -101,7 +112,7 @@ const tokenRoutes: ExchangeRouteSpec[] = [
     auth: "identity",
     query: z.object({ subscribe: z.string().optional().describe("comma-separated quote:<assetId>, book:<assetId> (at most 50 distinct)"), lastEventId: z.string().optional().describe("for clients that cannot set the Last-Event-ID header") }),
     ok: 200,
-    answer: { description: "an event stream (events quote, book, order, settlement, gap; comment heartbeats every 15 s)", contentType: "text/event-stream" },
+    answer: { description: "an event stream (events quote, book, order, settlement, gap; comment heartbeats every 15 s); the data of quote and book events: components.schemas QuoteEvent and BookEvent", contentType: "text/event-stream" },
     errors: { 404: "ASSET_NOT_FOUND (an unknown asset in subscribe)" },
   },
 ];
@@ -146,7 +157,7 @@ export function buildExchangeOpenApiDocument(opts: { mode: "sandbox" | "producti
     if (s.sandbox && opts.mode !== "sandbox") continue;
     const ok = {
       description: s.answer.description,
-      headers: rateLimitHeaders,
+      headers: CANDLE_PATHS.has(s.path) ? { ...rateLimitHeaders, ...staleHeader } : rateLimitHeaders,
       ...(s.answer.schema
         ? { content: { [s.answer.contentType ?? "application/json"]: { schema: toSchema(s.answer.schema, "output") } } }
         : s.answer.contentType
@@ -187,6 +198,7 @@ export function buildExchangeOpenApiDocument(opts: { mode: "sandbox" | "producti
     servers: [{ url: opts.serverUrl ?? "/" }],
     paths,
     components: {
+      schemas: { QuoteEvent: toSchema(R.quoteEvent, "output"), BookEvent: toSchema(R.bookEvent, "output") },
       securitySchemes: {
         identityToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "identity token of an accepted OIDC issuer (audience exchange-api)" },
         tenantToken: { type: "apiKey", in: "header", name: "tenant-authorization", description: "tenant token from POST /v1/auth/tenant-token" },

@@ -8,6 +8,9 @@ import { ASSET_CATEGORIES, MARKET_RAILS, RESALE_REGIMES } from "./assets/catalog
 const iso = z.iso.datetime({ offset: false }).describe("ISO 8601 UTC");
 const num = z.number();
 const numOrNull = z.number().nullable();
+/** Numbers, never null (docs/decisions/api.md "Numbers, never null"): where no trade gives a price, the asset's
+ *  reference price (its offering price) stands in, and priceSource says which. */
+const priceSource = z.enum(["trades", "reference"]).describe("trades: from settled trades; reference: never traded, the prices are the offering's reference price");
 const envelope = <T extends z.ZodType>(data: T, note?: string) =>
   z.object({ data: note ? data.describe(note) : data, message: z.string() });
 
@@ -22,9 +25,10 @@ const assetSummaryFields = {
   type: z.enum(ASSET_CATEGORIES).describe("category id"),
   exchange: z.string().nullable().describe("null for crypto"),
   status: z.literal("APPROVED"),
-  price: numOrNull.describe("last settled trade price; null before any"),
-  change: numOrNull,
-  changesPercentage: numOrNull,
+  price: num.describe("last settled trade price; before any trade the offering's reference price (priceSource)"),
+  change: num.describe("against the previous day's close; 0 before any trade"),
+  changesPercentage: num,
+  priceSource: priceSource,
   image: z.string().describe("absolute URL of the asset's image (SVG)"),
   marketRail: z.enum(MARKET_RAILS),
   tradeable: z.boolean().describe("its SYMBOL-USD book runs now"),
@@ -50,16 +54,34 @@ export const assetDetailResponse = envelope(
 
 export const quoteResponse = z.object({
   assetId: z.string(),
-  last: numOrNull,
-  open: numOrNull,
-  high: numOrNull,
-  low: numOrNull,
-  prevClose: numOrNull,
-  change: numOrNull,
-  changePercent: numOrNull,
+  last: num,
+  open: num,
+  high: num,
+  low: num,
+  prevClose: num.describe("the previous UTC day's close; on the first day of trading, today's open"),
+  change: num,
+  changePercent: num,
   volume: num.describe("today's volume, asset units"),
+  priceSource,
   timestamp: iso,
 });
+
+/** The data of an SSE `quote` event and of a legacy WebSocket `quote` message (spec 6.1). */
+export const quoteEvent = z
+  .object({
+    assetId: z.string(),
+    last: num.describe("the last trade's price; before any trade the asset's reference price (priceSource)"),
+    bid: num.describe("the best bid; 0 when no buy order rests"),
+    ask: num.describe("the best ask; 0 when no sell order rests"),
+    volume: num.describe("24 h volume, asset units"),
+    priceSource,
+    timestamp: iso,
+  })
+  .describe("SSE event `quote` / WebSocket message {type: quote, id, data}");
+/** The data of an SSE `book` event and of a legacy WebSocket `book` message. */
+export const bookEvent = z
+  .object({ assetId: z.string(), bids: z.array(z.object({ price: num, size: num })), asks: z.array(z.object({ price: num, size: num })), timestamp: iso })
+  .describe("SSE event `book` / WebSocket message {type: book, id, data}");
 
 export const chartCandle = z.object({ time: z.number().int().describe("bucket start, Unix ms (UTC-aligned)"), open: num, high: num, low: num, close: num, volume: num });
 export const chartResponse = envelope(z.array(chartCandle), "candles oldest first; only buckets with trades");
@@ -78,12 +100,12 @@ export const accountView = z.object({
   accountId: z.string(),
   userId: z.string(),
   orgId: z.string(),
-  email: z.string().nullable(),
-  phone: z.string().nullable(),
+  email: z.string().describe("empty when the account has none (a phone-only login)"),
+  phone: z.string().describe("empty when the account has none"),
   kycStatus: z.string(),
   kybStatus: z.string(),
   accreditationStatus: z.string(),
-  accreditationType: z.string(),
+  accreditationType: z.enum(["506c", "506b"]).optional().describe("absent while the account holds no accreditation (accreditationStatus none, pending or rejected)"),
   settlementAddress: z.string().describe("the account's own address in the Settlement contract (custody)"),
   cashBalance: num.describe("dollars"),
   buyingPower: num.describe("dollars: cash less pending withdrawals less what open buy orders hold"),

@@ -109,7 +109,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** chart candles (spec 2.5, 8: each range's recommended intervals) */
+        /** chart candles (spec 2.5, 8: every range at every interval, capped at the range's maximum points, the latest kept) */
         get: operations["getV1AssetsIdChart"];
         put?: never;
         post?: never;
@@ -637,7 +637,47 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /** @description SSE event `quote` / WebSocket message {type: quote, id, data} */
+        QuoteEvent: {
+            assetId: string;
+            /** @description the last trade's price; before any trade the asset's reference price (priceSource) */
+            last: number;
+            /** @description the best bid; 0 when no buy order rests */
+            bid: number;
+            /** @description the best ask; 0 when no sell order rests */
+            ask: number;
+            /** @description 24 h volume, asset units */
+            volume: number;
+            /**
+             * @description trades: from settled trades; reference: never traded, the prices are the offering's reference price
+             * @enum {string}
+             */
+            priceSource: "trades" | "reference";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            timestamp: string;
+        };
+        /** @description SSE event `book` / WebSocket message {type: book, id, data} */
+        BookEvent: {
+            assetId: string;
+            bids: {
+                price: number;
+                size: number;
+            }[];
+            asks: {
+                price: number;
+                size: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            timestamp: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -872,6 +912,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (s) the window resets */
                     "X-RateLimit-Reset"?: number;
+                    /** @description present only when the indexer is not answering: the figures are the last known ones, given by the indexer at this time (ISO 8601) */
+                    "X-Market-Data-Stale"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -890,10 +932,16 @@ export interface operations {
                             exchange: string | null;
                             /** @constant */
                             status: "APPROVED";
-                            /** @description last settled trade price; null before any */
-                            price: number | null;
-                            change: number | null;
-                            changesPercentage: number | null;
+                            /** @description last settled trade price; before any trade the offering's reference price (priceSource) */
+                            price: number;
+                            /** @description against the previous day's close; 0 before any trade */
+                            change: number;
+                            changesPercentage: number;
+                            /**
+                             * @description trades: from settled trades; reference: never traded, the prices are the offering's reference price
+                             * @enum {string}
+                             */
+                            priceSource: "trades" | "reference";
                             /** @description absolute URL of the asset's image (SVG) */
                             image: string;
                             /** @enum {string} */
@@ -976,29 +1024,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description SERVICE_UNAVAILABLE (prices come from the indexer's candles; it is not answering) */
-            503: {
-                headers: {
-                    /** @description requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description requests left in the window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (s) the window resets */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
         };
     };
     getV1AssetsId: {
@@ -1022,6 +1047,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (s) the window resets */
                     "X-RateLimit-Reset"?: number;
+                    /** @description present only when the indexer is not answering: the figures are the last known ones, given by the indexer at this time (ISO 8601) */
+                    "X-Market-Data-Stale"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1040,10 +1067,16 @@ export interface operations {
                             exchange: string | null;
                             /** @constant */
                             status: "APPROVED";
-                            /** @description last settled trade price; null before any */
-                            price: number | null;
-                            change: number | null;
-                            changesPercentage: number | null;
+                            /** @description last settled trade price; before any trade the offering's reference price (priceSource) */
+                            price: number;
+                            /** @description against the previous day's close; 0 before any trade */
+                            change: number;
+                            changesPercentage: number;
+                            /**
+                             * @description trades: from settled trades; reference: never traded, the prices are the offering's reference price
+                             * @enum {string}
+                             */
+                            priceSource: "trades" | "reference";
                             /** @description absolute URL of the asset's image (SVG) */
                             image: string;
                             /** @enum {string} */
@@ -1151,29 +1184,6 @@ export interface operations {
             };
             /** @description INTERNAL_ERROR (no detail is sent) */
             500: {
-                headers: {
-                    /** @description requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description requests left in the window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (s) the window resets */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description SERVICE_UNAVAILABLE (prices come from the indexer's candles; it is not answering) */
-            503: {
                 headers: {
                     /** @description requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
@@ -1339,20 +1349,28 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (s) the window resets */
                     "X-RateLimit-Reset"?: number;
+                    /** @description present only when the indexer is not answering: the figures are the last known ones, given by the indexer at this time (ISO 8601) */
+                    "X-Market-Data-Stale"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         assetId: string;
-                        last: number | null;
-                        open: number | null;
-                        high: number | null;
-                        low: number | null;
-                        prevClose: number | null;
-                        change: number | null;
-                        changePercent: number | null;
+                        last: number;
+                        open: number;
+                        high: number;
+                        low: number;
+                        /** @description the previous UTC day's close; on the first day of trading, today's open */
+                        prevClose: number;
+                        change: number;
+                        changePercent: number;
                         /** @description today's volume, asset units */
                         volume: number;
+                        /**
+                         * @description trades: from settled trades; reference: never traded, the prices are the offering's reference price
+                         * @enum {string}
+                         */
+                        priceSource: "trades" | "reference";
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC
@@ -1453,7 +1471,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description SERVICE_UNAVAILABLE (the indexer is not answering) */
+            /** @description SERVICE_UNAVAILABLE (the indexer is not answering and this process has no earlier answer to give, marked stale) */
             503: {
                 headers: {
                     /** @description requests allowed in the window */
@@ -1502,6 +1520,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (s) the window resets */
                     "X-RateLimit-Reset"?: number;
+                    /** @description present only when the indexer is not answering: the figures are the last known ones, given by the indexer at this time (ISO 8601) */
+                    "X-Market-Data-Stale"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1612,7 +1632,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description SERVICE_UNAVAILABLE (the indexer is not answering) */
+            /** @description SERVICE_UNAVAILABLE (the indexer is not answering and this process has no earlier answer to give, marked stale) */
             503: {
                 headers: {
                     /** @description requests allowed in the window */
@@ -1944,6 +1964,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (s) the window resets */
                     "X-RateLimit-Reset"?: number;
+                    /** @description present only when the indexer is not answering: the figures are the last known ones, given by the indexer at this time (ISO 8601) */
+                    "X-Market-Data-Stale"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1962,10 +1984,16 @@ export interface operations {
                             exchange: string | null;
                             /** @constant */
                             status: "APPROVED";
-                            /** @description last settled trade price; null before any */
-                            price: number | null;
-                            change: number | null;
-                            changesPercentage: number | null;
+                            /** @description last settled trade price; before any trade the offering's reference price (priceSource) */
+                            price: number;
+                            /** @description against the previous day's close; 0 before any trade */
+                            change: number;
+                            changesPercentage: number;
+                            /**
+                             * @description trades: from settled trades; reference: never traded, the prices are the offering's reference price
+                             * @enum {string}
+                             */
+                            priceSource: "trades" | "reference";
                             /** @description absolute URL of the asset's image (SVG) */
                             image: string;
                             /** @enum {string} */
@@ -2027,29 +2055,6 @@ export interface operations {
             };
             /** @description INTERNAL_ERROR (no detail is sent) */
             500: {
-                headers: {
-                    /** @description requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description requests left in the window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (s) the window resets */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description SERVICE_UNAVAILABLE (prices come from the indexer's candles; it is not answering) */
-            503: {
                 headers: {
                     /** @description requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
@@ -2098,6 +2103,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (s) the window resets */
                     "X-RateLimit-Reset"?: number;
+                    /** @description present only when the indexer is not answering: the figures are the last known ones, given by the indexer at this time (ISO 8601) */
+                    "X-Market-Data-Stale"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,10 +2123,16 @@ export interface operations {
                             exchange: string | null;
                             /** @constant */
                             status: "APPROVED";
-                            /** @description last settled trade price; null before any */
-                            price: number | null;
-                            change: number | null;
-                            changesPercentage: number | null;
+                            /** @description last settled trade price; before any trade the offering's reference price (priceSource) */
+                            price: number;
+                            /** @description against the previous day's close; 0 before any trade */
+                            change: number;
+                            changesPercentage: number;
+                            /**
+                             * @description trades: from settled trades; reference: never traded, the prices are the offering's reference price
+                             * @enum {string}
+                             */
+                            priceSource: "trades" | "reference";
                             /** @description absolute URL of the asset's image (SVG) */
                             image: string;
                             /** @enum {string} */
@@ -2202,29 +2215,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description SERVICE_UNAVAILABLE (prices come from the indexer's candles; it is not answering) */
-            503: {
-                headers: {
-                    /** @description requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description requests left in the window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (s) the window resets */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
         };
     };
     getV1ExchangeAssetsId: {
@@ -2248,6 +2238,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (s) the window resets */
                     "X-RateLimit-Reset"?: number;
+                    /** @description present only when the indexer is not answering: the figures are the last known ones, given by the indexer at this time (ISO 8601) */
+                    "X-Market-Data-Stale"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2266,10 +2258,16 @@ export interface operations {
                             exchange: string | null;
                             /** @constant */
                             status: "APPROVED";
-                            /** @description last settled trade price; null before any */
-                            price: number | null;
-                            change: number | null;
-                            changesPercentage: number | null;
+                            /** @description last settled trade price; before any trade the offering's reference price (priceSource) */
+                            price: number;
+                            /** @description against the previous day's close; 0 before any trade */
+                            change: number;
+                            changesPercentage: number;
+                            /**
+                             * @description trades: from settled trades; reference: never traded, the prices are the offering's reference price
+                             * @enum {string}
+                             */
+                            priceSource: "trades" | "reference";
                             /** @description absolute URL of the asset's image (SVG) */
                             image: string;
                             /** @enum {string} */
@@ -2377,29 +2375,6 @@ export interface operations {
             };
             /** @description INTERNAL_ERROR (no detail is sent) */
             500: {
-                headers: {
-                    /** @description requests allowed in the window */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description requests left in the window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Unix time (s) the window resets */
-                    "X-RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description SERVICE_UNAVAILABLE (prices come from the indexer's candles; it is not answering) */
-            503: {
                 headers: {
                     /** @description requests allowed in the window */
                     "X-RateLimit-Limit"?: number;
@@ -2725,6 +2700,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (s) the window resets */
                     "X-RateLimit-Reset"?: number;
+                    /** @description present only when the indexer is not answering: the figures are the last known ones, given by the indexer at this time (ISO 8601) */
+                    "X-Market-Data-Stale"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2835,7 +2812,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description SERVICE_UNAVAILABLE */
+            /** @description SERVICE_UNAVAILABLE (the indexer is not answering and this process has no earlier answer to give, marked stale) */
             503: {
                 headers: {
                     /** @description requests allowed in the window */
@@ -2884,6 +2861,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description Unix time (s) the window resets */
                     "X-RateLimit-Reset"?: number;
+                    /** @description present only when the indexer is not answering: the figures are the last known ones, given by the indexer at this time (ISO 8601) */
+                    "X-Market-Data-Stale"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2994,7 +2973,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description SERVICE_UNAVAILABLE */
+            /** @description SERVICE_UNAVAILABLE (the indexer is not answering and this process has no earlier answer to give, marked stale) */
             503: {
                 headers: {
                     /** @description requests allowed in the window */
@@ -3166,12 +3145,18 @@ export interface operations {
                             accountId: string;
                             userId: string;
                             orgId: string;
-                            email: string | null;
-                            phone: string | null;
+                            /** @description empty when the account has none (a phone-only login) */
+                            email: string;
+                            /** @description empty when the account has none */
+                            phone: string;
                             kycStatus: string;
                             kybStatus: string;
                             accreditationStatus: string;
-                            accreditationType: string;
+                            /**
+                             * @description absent while the account holds no accreditation (accreditationStatus none, pending or rejected)
+                             * @enum {string}
+                             */
+                            accreditationType?: "506c" | "506b";
                             /** @description the account's own address in the Settlement contract (custody) */
                             settlementAddress: string;
                             /** @description dollars */
@@ -3311,12 +3296,18 @@ export interface operations {
                             accountId: string;
                             userId: string;
                             orgId: string;
-                            email: string | null;
-                            phone: string | null;
+                            /** @description empty when the account has none (a phone-only login) */
+                            email: string;
+                            /** @description empty when the account has none */
+                            phone: string;
                             kycStatus: string;
                             kybStatus: string;
                             accreditationStatus: string;
-                            accreditationType: string;
+                            /**
+                             * @description absent while the account holds no accreditation (accreditationStatus none, pending or rejected)
+                             * @enum {string}
+                             */
+                            accreditationType?: "506c" | "506b";
                             /** @description the account's own address in the Settlement contract (custody) */
                             settlementAddress: string;
                             /** @description dollars */
@@ -3459,12 +3450,18 @@ export interface operations {
                             accountId: string;
                             userId: string;
                             orgId: string;
-                            email: string | null;
-                            phone: string | null;
+                            /** @description empty when the account has none (a phone-only login) */
+                            email: string;
+                            /** @description empty when the account has none */
+                            phone: string;
                             kycStatus: string;
                             kybStatus: string;
                             accreditationStatus: string;
-                            accreditationType: string;
+                            /**
+                             * @description absent while the account holds no accreditation (accreditationStatus none, pending or rejected)
+                             * @enum {string}
+                             */
+                            accreditationType?: "506c" | "506b";
                             /** @description the account's own address in the Settlement contract (custody) */
                             settlementAddress: string;
                             /** @description dollars */
@@ -3785,7 +3782,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the order as placed (status PENDING, or EXECUTED / CANCELLED when it ended at once) */
+            /** @description the order as placed and matched in this call: a limit order that rests is PENDING; a market order (IOC) answers EXECUTED (or CANCELLED when nothing filled), as does a limit order that ended at once (docs/decisions/api.md) */
             201: {
                 headers: {
                     /** @description requests allowed in the window */
@@ -6014,12 +6011,18 @@ export interface operations {
                             accountId: string;
                             userId: string;
                             orgId: string;
-                            email: string | null;
-                            phone: string | null;
+                            /** @description empty when the account has none (a phone-only login) */
+                            email: string;
+                            /** @description empty when the account has none */
+                            phone: string;
                             kycStatus: string;
                             kybStatus: string;
                             accreditationStatus: string;
-                            accreditationType: string;
+                            /**
+                             * @description absent while the account holds no accreditation (accreditationStatus none, pending or rejected)
+                             * @enum {string}
+                             */
+                            accreditationType?: "506c" | "506b";
                             /** @description the account's own address in the Settlement contract (custody) */
                             settlementAddress: string;
                             /** @description dollars */
@@ -6234,12 +6237,18 @@ export interface operations {
                             accountId: string;
                             userId: string;
                             orgId: string;
-                            email: string | null;
-                            phone: string | null;
+                            /** @description empty when the account has none (a phone-only login) */
+                            email: string;
+                            /** @description empty when the account has none */
+                            phone: string;
                             kycStatus: string;
                             kybStatus: string;
                             accreditationStatus: string;
-                            accreditationType: string;
+                            /**
+                             * @description absent while the account holds no accreditation (accreditationStatus none, pending or rejected)
+                             * @enum {string}
+                             */
+                            accreditationType?: "506c" | "506b";
                             /** @description the account's own address in the Settlement contract (custody) */
                             settlementAddress: string;
                             /** @description dollars */
@@ -6456,12 +6465,18 @@ export interface operations {
                             accountId: string;
                             userId: string;
                             orgId: string;
-                            email: string | null;
-                            phone: string | null;
+                            /** @description empty when the account has none (a phone-only login) */
+                            email: string;
+                            /** @description empty when the account has none */
+                            phone: string;
                             kycStatus: string;
                             kybStatus: string;
                             accreditationStatus: string;
-                            accreditationType: string;
+                            /**
+                             * @description absent while the account holds no accreditation (accreditationStatus none, pending or rejected)
+                             * @enum {string}
+                             */
+                            accreditationType?: "506c" | "506b";
                             /** @description the account's own address in the Settlement contract (custody) */
                             settlementAddress: string;
                             /** @description dollars */
@@ -7016,7 +7031,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description an event stream (events quote, book, order, settlement, gap; comment heartbeats every 15 s) */
+            /** @description an event stream (events quote, book, order, settlement, gap; comment heartbeats every 15 s); the data of quote and book events: components.schemas QuoteEvent and BookEvent */
             200: {
                 headers: {
                     /** @description requests allowed in the window */

@@ -22,6 +22,7 @@ import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/s
 import { signedInput } from "../../pipeline/testing/orders";
 import { CATALOGUE, assetTokensToDeploy } from "../../api/exchange/assets/catalogue";
 import { CHART_RANGES } from "../../api/exchange/market/figures";
+import Ajv2020 from "ajv/dist/2020";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -112,7 +113,7 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
       return q.status === 200 && q.body.volume === 3.5 ? q.body : undefined;
     });
     console.log(`      quote caught up ${Date.now() - matchedAt} ms after the last match (settle + index + 1 s read cache)`);
-    assert.deepEqual({ ...quote, timestamp: undefined }, { assetId: "AAPL", last: 229, open: 230, high: 231.5, low: 229, prevClose: null, change: -1, changePercent: -0.4348, volume: 3.5, timestamp: undefined });
+    assert.deepEqual({ ...quote, timestamp: undefined }, { assetId: "AAPL", last: 229, open: 230, high: 231.5, low: 229, prevClose: 230, change: -1, changePercent: -0.4348, volume: 3.5, priceSource: "trades", timestamp: undefined });
 
     // 5. the chart: every allowed range and interval sums to the same day
     for (const [range, r] of Object.entries(CHART_RANGES)) {
@@ -141,9 +142,9 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     assert.deepEqual(d.marketData.perDay.map((x: Json) => ({ ...x, timestamp: x.timestamp.slice(10) })), [{ timestamp: "T00:00:00.000Z", open: 230, high: 231.5, low: 229, close: 229, volume: 3.5 }]);
     assert.equal(d.image, `${api}/assets/AAPL/image`);
     const nrth = (await get("/assets/NRTH")).body.data;
-    assert.deepEqual([nrth.accreditationType, nrth.regime, nrth.price, nrth.marketData.perDay], ["506c", "reg-d", null, []]);
+    assert.deepEqual([nrth.accreditationType, nrth.regime, nrth.price, nrth.priceSource, nrth.marketData.perDay], ["506c", "reg-d", 12, "reference", []]);
     const nova = (await get("/assets/NOVA")).body.data;
-    assert.deepEqual([nova.tradeable, nova.market, nova.price], [false, null, null]);
+    assert.deepEqual([nova.tradeable, nova.market, nova.price, nova.change], [false, null, 25, 0]);
     const noBook = await get("/assets/NOVA/book");
     assert.deepEqual([noBook.body.bids, noBook.body.asks], [[], []]);
     const image = await getFrom("127.0.0.200", `${api}/assets/AAPL/image`);
@@ -160,7 +161,26 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     assert.equal(listAll.nextCursor, null);
     const aapl = listAll.data.find((a: Json) => a.id === "AAPL");
     assert.deepEqual([aapl.price, aapl.change, aapl.changesPercentage, aapl.status, aapl.type, aapl.exchange], [229, -1, -0.4348, "APPROVED", "stocks", "NASDAQ"]);
-    assert.ok(listAll.data.filter((a: Json) => a.id !== "AAPL").every((a: Json) => a.price === null), "no other asset traded: no price");
+    // no other asset traded: its offering's reference price, numbers on every field (issue 30), as the served
+    // OpenAPI document says
+    for (const a of listAll.data.filter((x: Json) => x.id !== "AAPL")) {
+      const ref = Number(CATALOGUE.find((c) => c.id === a.id)!.referencePrice);
+      assert.deepEqual([a.price, a.change, a.changesPercentage, a.priceSource], [ref, 0, 0, "reference"], a.id);
+    }
+    const doc = (await get("/openapi.json")).body;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addFormat("date-time", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    const conforms = (p: string, body: unknown) => {
+      const validate = ajv.compile(doc.paths[p].get.responses["200"].content["application/json"].schema);
+      assert.ok(validate(body), `${p}: ${JSON.stringify(validate.errors)}`);
+    };
+    conforms("/v1/assets", listAll);
+    conforms("/v1/assets/{id}", detail.body);
+    conforms("/v1/assets/{id}", { data: nrth, message: "asset" });
+    const nrthQuote = (await get("/assets/NRTH/quote")).body;
+    assert.deepEqual([nrthQuote.last, nrthQuote.prevClose, nrthQuote.changePercent, nrthQuote.priceSource], [12, 12, 0, "reference"]);
+    conforms("/v1/assets/{id}/quote", nrthQuote);
+    conforms("/v1/assets/{id}/quote", quote);
     const ids = async (q: string) => (await get(`/assets?${q}`)).body.data.map((a: Json) => a.id);
     assert.deepEqual(await ids("marketRail=digital"), ["WETH", "WBTC"]);
     assert.deepEqual(await ids("category=pre-ipo"), ["AURA", "LMNL", "NOVA"]);
@@ -233,9 +253,6 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
       ["/assets/AAPL/quote?range=1d", 400, "INVALID_REQUEST"],
       ["/assets/AAPL/chart?range=2d", 400, "INVALID_REQUEST"],
       ["/assets/AAPL/chart?interval=1w", 400, "INVALID_REQUEST"],
-      ["/assets/AAPL/chart?range=1d&interval=1d", 400, "INVALID_REQUEST"],
-      ["/assets/AAPL/chart?range=5y&interval=1h", 400, "INVALID_REQUEST"],
-      ["/assets/AAPL/chart?range=1m&interval=1m", 400, "INVALID_REQUEST"],
       ["/assets/AAPL/chart?range=1d&interval=5m&extra=1", 400, "INVALID_REQUEST"],
       ["/assets/AAPL/book?depth=0", 400, "INVALID_REQUEST"],
       ["/assets/AAPL/book?depth=501", 400, "INVALID_REQUEST"],
@@ -286,15 +303,26 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     const historyBefore = await history();
     assert.ok(Object.values(historyBefore.charts).every((c) => c.length >= 1) && historyBefore.perDay.length === 1);
 
-    // 11. the indexer gone: candle-based reads answer 503 (no made-up numbers), the live book still answers
+    // 11. the indexer gone: /health says so (the exchange API's market data is stale), the catalogue, the
+    //     quote and the charts already read answer their last known figures marked stale (X-Market-Data-Stale),
+    //     a chart never read is 503 (no made-up numbers), the live book still answers
     await stack.components.find((c) => c.name === "indexer")!.handle!.stop();
     // (a read within 1 s may still come from the shared read cache)
-    const down = await waitFor("the quote to answer 503", async () => {
+    const down = await waitFor("the quote to answer stale", async () => {
       const r = await get("/assets/AAPL/quote");
-      return r.status === 503 ? r : undefined;
+      return r.headers["x-market-data-stale"] ? r : undefined;
     }, 10_000);
-    assert.equal(down.body.error.code, "SERVICE_UNAVAILABLE");
-    assert.equal((await get("/assets/AAPL/chart?range=5d")).status, 503);
+    assert.equal(down.status, 200);
+    assert.deepEqual({ ...down.body, timestamp: 0 }, { ...historyBefore.quote, timestamp: 0 });
+    const staleChart = await get("/assets/AAPL/chart?range=5d");
+    assert.deepEqual([staleChart.status, staleChart.body.data, Boolean(staleChart.headers["x-market-data-stale"])], [200, historyBefore.charts["5d/5m"], true]);
+    const staleList = await get("/assets");
+    assert.deepEqual([staleList.status, staleList.body.data.find((a: Json) => a.id === "AAPL").price, Boolean(staleList.headers["x-market-data-stale"])], [200, 229, true]);
+    const neverRead = await get("/assets/MSFT/chart?range=1y&interval=1h");
+    assert.deepEqual([neverRead.status, neverRead.body.error?.code], [503, "SERVICE_UNAVAILABLE"]);
+    const report = (await stack.health()).components.find((c) => c.name === "exchange-api")!;
+    assert.equal(report.ok, false, "health tells the truth");
+    assert.match(String(report.detail), /market data: stale since .* \(indexer_unreachable\)/);
     const liveBook = await get("/assets/AAPL/book");
     assert.equal(liveBook.status, 200);
     assert.equal((await get("/navigation")).status, 200);

@@ -52,6 +52,10 @@ export interface CatalogueAsset {
   accreditationType: AccreditationType;
   offeringType: string;
   regime: ResaleRegime;
+  /** the offering's reference price (USD per unit, an exact decimal): what the quote and the list show while
+   *  the asset has never traded (docs/decisions/api.md "Numbers, never null"), and where the simulated market
+   *  starts a book without trades. Round figures of the kind of asset, not market data. */
+  referencePrice: string;
   /** the asset's home-chain token (its symbol in the deployments; its book is `SYMBOL-USD`). null: listed,
    *  not tokenized (never tradeable). */
   token: AssetToken | ExchangeToken | null;
@@ -88,6 +92,7 @@ const asset = (a: Omit<CatalogueAsset, "id" | "token"> & { seed: bigint; grid: A
   accreditationType: a.accreditationType,
   offeringType: a.offeringType,
   regime: a.regime,
+  referencePrice: a.referencePrice,
   token: { deployedBy: "asset-factory", symbol: a.symbol, name: a.name, decimals: 18, seedWholeUnits: a.seed, grid: a.grid },
 });
 
@@ -95,32 +100,32 @@ const publicEquity = { accreditationType: null, regime: "retail" } as const;
 
 export const CATALOGUE: readonly CatalogueAsset[] = [
   // public: stocks
-  asset({ symbol: "AAPL", name: "Apple Inc.", category: "stocks", exchange: "NASDAQ", offeringType: "Common stock", ...publicEquity, seed: 10_000n, grid: grid("0.01", "0.001") }),
-  asset({ symbol: "MSFT", name: "Microsoft Corporation", category: "stocks", exchange: "NASDAQ", offeringType: "Common stock", ...publicEquity, seed: 10_000n, grid: grid("0.01", "0.001") }),
-  asset({ symbol: "JPM", name: "JPMorgan Chase & Co.", category: "stocks", exchange: "NYSE", offeringType: "Common stock", ...publicEquity, seed: 10_000n, grid: grid("0.01", "0.001") }),
+  asset({ symbol: "AAPL", name: "Apple Inc.", category: "stocks", exchange: "NASDAQ", offeringType: "Common stock", ...publicEquity, referencePrice: "190", seed: 10_000n, grid: grid("0.01", "0.001") }),
+  asset({ symbol: "MSFT", name: "Microsoft Corporation", category: "stocks", exchange: "NASDAQ", offeringType: "Common stock", ...publicEquity, referencePrice: "420", seed: 10_000n, grid: grid("0.01", "0.001") }),
+  asset({ symbol: "JPM", name: "JPMorgan Chase & Co.", category: "stocks", exchange: "NYSE", offeringType: "Common stock", ...publicEquity, referencePrice: "200", seed: 10_000n, grid: grid("0.01", "0.001") }),
   // public: fixed income
-  asset({ symbol: "UST2Y", name: "US Treasury Note 2-Year", category: "fixed-income", exchange: "OTC", offeringType: "Government bond", ...publicEquity, seed: 100_000n, grid: grid("0.01", "0.01") }),
-  asset({ symbol: "UST10Y", name: "US Treasury Note 10-Year", category: "fixed-income", exchange: "OTC", offeringType: "Government bond", ...publicEquity, seed: 100_000n, grid: grid("0.01", "0.01") }),
+  asset({ symbol: "UST2Y", name: "US Treasury Note 2-Year", category: "fixed-income", exchange: "OTC", offeringType: "Government bond", ...publicEquity, referencePrice: "99.5", seed: 100_000n, grid: grid("0.01", "0.01") }),
+  asset({ symbol: "UST10Y", name: "US Treasury Note 10-Year", category: "fixed-income", exchange: "OTC", offeringType: "Government bond", ...publicEquity, referencePrice: "96", seed: 100_000n, grid: grid("0.01", "0.01") }),
   // public: commodities
-  asset({ symbol: "XAU", name: "Gold (troy ounce)", category: "commodities", exchange: "COMEX", offeringType: "Commodity", ...publicEquity, seed: 1_000n, grid: grid("0.01", "0.0001") }),
-  asset({ symbol: "XAG", name: "Silver (troy ounce)", category: "commodities", exchange: "COMEX", offeringType: "Commodity", ...publicEquity, seed: 100_000n, grid: grid("0.001", "0.01") }),
-  asset({ symbol: "WTI", name: "WTI Crude Oil (barrel)", category: "commodities", exchange: "NYMEX", offeringType: "Commodity", ...publicEquity, seed: 100_000n, grid: grid("0.01", "0.01") }),
+  asset({ symbol: "XAU", name: "Gold (troy ounce)", category: "commodities", exchange: "COMEX", offeringType: "Commodity", ...publicEquity, referencePrice: "2300", seed: 1_000n, grid: grid("0.01", "0.0001") }),
+  asset({ symbol: "XAG", name: "Silver (troy ounce)", category: "commodities", exchange: "COMEX", offeringType: "Commodity", ...publicEquity, referencePrice: "27", seed: 100_000n, grid: grid("0.001", "0.01") }),
+  asset({ symbol: "WTI", name: "WTI Crude Oil (barrel)", category: "commodities", exchange: "NYMEX", offeringType: "Commodity", ...publicEquity, referencePrice: "78", seed: 100_000n, grid: grid("0.01", "0.01") }),
   // public: forex (the book is the currency pair itself: EUR-USD)
-  asset({ symbol: "EUR", name: "Euro", category: "forex", exchange: "FX", offeringType: "Currency", ...publicEquity, seed: 10_000_000n, grid: grid("0.0001", "1") }),
-  asset({ symbol: "GBP", name: "British Pound", category: "forex", exchange: "FX", offeringType: "Currency", ...publicEquity, seed: 10_000_000n, grid: grid("0.0001", "1") }),
+  asset({ symbol: "EUR", name: "Euro", category: "forex", exchange: "FX", offeringType: "Currency", ...publicEquity, referencePrice: "1.08", seed: 10_000_000n, grid: grid("0.0001", "1") }),
+  asset({ symbol: "GBP", name: "British Pound", category: "forex", exchange: "FX", offeringType: "Currency", ...publicEquity, referencePrice: "1.27", seed: 10_000_000n, grid: grid("0.0001", "1") }),
   // private: private companies
-  asset({ symbol: "NRTH", name: "Northwind Holdings", category: "privates", exchange: "PRIVATE", accreditationType: "506c", offeringType: "Reg D 506(c) private placement", regime: "reg-d", seed: 100_000n, grid: grid("0.01", "0.01") }),
-  asset({ symbol: "CNTS", name: "Contoso Labs", category: "privates", exchange: "PRIVATE", accreditationType: null, offeringType: "Reg CF crowdfunding", regime: "reg-cf", seed: 100_000n, grid: grid("0.01", "0.01") }),
-  asset({ symbol: "HRBR", name: "Harbor Renewables", category: "privates", exchange: "PRIVATE", accreditationType: null, offeringType: "Reg S offshore offering", regime: "reg-s", seed: 100_000n, grid: grid("0.01", "0.01") }),
-  asset({ symbol: "FBRK", name: "Fabrikam Realty", category: "privates", exchange: "PRIVATE", accreditationType: null, offeringType: "Reg A+ Tier 2 offering", regime: "reg-a", seed: 100_000n, grid: grid("0.01", "0.01") }),
+  asset({ symbol: "NRTH", name: "Northwind Holdings", category: "privates", exchange: "PRIVATE", accreditationType: "506c", offeringType: "Reg D 506(c) private placement", regime: "reg-d", referencePrice: "12", seed: 100_000n, grid: grid("0.01", "0.01") }),
+  asset({ symbol: "CNTS", name: "Contoso Labs", category: "privates", exchange: "PRIVATE", accreditationType: null, offeringType: "Reg CF crowdfunding", regime: "reg-cf", referencePrice: "5", seed: 100_000n, grid: grid("0.01", "0.01") }),
+  asset({ symbol: "HRBR", name: "Harbor Renewables", category: "privates", exchange: "PRIVATE", accreditationType: null, offeringType: "Reg S offshore offering", regime: "reg-s", referencePrice: "8", seed: 100_000n, grid: grid("0.01", "0.01") }),
+  asset({ symbol: "FBRK", name: "Fabrikam Realty", category: "privates", exchange: "PRIVATE", accreditationType: null, offeringType: "Reg A+ Tier 2 offering", regime: "reg-a", referencePrice: "10", seed: 100_000n, grid: grid("0.01", "0.01") }),
   // private: pre-IPO
-  asset({ symbol: "AURA", name: "Aurora Space", category: "pre-ipo", exchange: "PRIVATE", accreditationType: "506c", offeringType: "Reg D 506(c) pre-IPO secondary", regime: "reg-d", seed: 100_000n, grid: grid("0.01", "0.01") }),
-  asset({ symbol: "LMNL", name: "Luminal AI", category: "pre-ipo", exchange: "PRIVATE", accreditationType: "506b", offeringType: "Reg D 506(b) pre-IPO secondary", regime: "reg-d", seed: 100_000n, grid: grid("0.01", "0.01") }),
+  asset({ symbol: "AURA", name: "Aurora Space", category: "pre-ipo", exchange: "PRIVATE", accreditationType: "506c", offeringType: "Reg D 506(c) pre-IPO secondary", regime: "reg-d", referencePrice: "45", seed: 100_000n, grid: grid("0.01", "0.01") }),
+  asset({ symbol: "LMNL", name: "Luminal AI", category: "pre-ipo", exchange: "PRIVATE", accreditationType: "506b", offeringType: "Reg D 506(b) pre-IPO secondary", regime: "reg-d", referencePrice: "30", seed: 100_000n, grid: grid("0.01", "0.01") }),
   // listed, not tokenized: shown in the catalogue, never tradeable (the `tradeable` filter leaves it out)
-  { id: "NOVA", symbol: "NOVA", name: "Nova Robotics", category: "pre-ipo", exchange: "PRIVATE", accreditationType: "506c", offeringType: "Reg D 506(c) pre-IPO secondary (offering closed)", regime: "reg-d", token: null },
+  { id: "NOVA", symbol: "NOVA", name: "Nova Robotics", category: "pre-ipo", exchange: "PRIVATE", accreditationType: "506c", offeringType: "Reg D 506(c) pre-IPO secondary (offering closed)", regime: "reg-d", referencePrice: "25", token: null },
   // digital: the home chain's own crypto tokens and their existing books (deployed with the exchange)
-  { id: "WETH", symbol: "WETH", name: "Wrapped Ether", category: "crypto", exchange: null, accreditationType: null, offeringType: "Cryptocurrency", regime: "retail", token: { deployedBy: "exchange", symbol: "WETH" } },
-  { id: "WBTC", symbol: "WBTC", name: "Wrapped Bitcoin", category: "crypto", exchange: null, accreditationType: null, offeringType: "Cryptocurrency", regime: "retail", token: { deployedBy: "exchange", symbol: "WBTC" } },
+  { id: "WETH", symbol: "WETH", name: "Wrapped Ether", category: "crypto", exchange: null, accreditationType: null, offeringType: "Cryptocurrency", regime: "retail", referencePrice: "3000", token: { deployedBy: "exchange", symbol: "WETH" } },
+  { id: "WBTC", symbol: "WBTC", name: "Wrapped Bitcoin", category: "crypto", exchange: null, accreditationType: null, offeringType: "Cryptocurrency", regime: "retail", referencePrice: "60000", token: { deployedBy: "exchange", symbol: "WBTC" } },
 ];
 
 /** The rail of a category (spec 1). */

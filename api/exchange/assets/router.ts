@@ -5,7 +5,7 @@
 import { Router, type Response } from "express";
 import { z } from "zod";
 import { validationError } from "../../errors";
-import type { MarketData } from "../market/market-data";
+import { markStale, orWhenUnavailable, type MarketData, type StaleMark } from "../market/market-data";
 import { assetOf, parseQuery } from "../market/router";
 import { ASSET_CATEGORIES, MARKET_RAILS, NAVIGATION, railOf, type CatalogueAsset } from "./catalogue";
 import { assetSvg, IMAGE_HEADERS } from "./image";
@@ -32,29 +32,32 @@ export const assetListQuery = z
   })
   .strict();
 
+/** Spec 2.2's asset summary (and the detail's first fields); with nothing known from the indexer, the
+ *  reference figures, marked stale. */
+async function summaryOf(a: CatalogueAsset, market: MarketData, image: string, mark: StaleMark) {
+  const q = await orWhenUnavailable(market.quote(a, mark), mark, () => market.referenceQuote(a));
+  return {
+    id: a.id,
+    symbol: a.symbol,
+    name: a.name,
+    type: a.category,
+    exchange: a.exchange,
+    status: ASSET_STATUS,
+    price: q.last,
+    change: q.change,
+    changesPercentage: q.changePercent,
+    priceSource: q.priceSource,
+    image,
+    marketRail: railOf(a.category),
+    tradeable: market.tradeable(a),
+  };
+}
+
 export function createAssetsRouter(deps: AssetsRouterDeps): Router {
   const r = Router();
   const { market } = deps;
   const base = deps.publicBaseUrl.replace(/\/+$/, "");
   const imageOf = (a: CatalogueAsset) => `${base}/assets/${encodeURIComponent(a.id)}/image`;
-
-  async function summary(a: CatalogueAsset) {
-    const q = await market.quote(a);
-    return {
-      id: a.id,
-      symbol: a.symbol,
-      name: a.name,
-      type: a.category,
-      exchange: a.exchange,
-      status: ASSET_STATUS,
-      price: q.last,
-      change: q.change,
-      changesPercentage: q.changePercent,
-      image: imageOf(a),
-      marketRail: railOf(a.category),
-      tradeable: market.tradeable(a),
-    };
-  }
 
   const list = async (query: unknown, res: Response, forced: Partial<AssetFilters> = {}) => {
     const q = parseQuery(assetListQuery, query);
@@ -71,13 +74,18 @@ export function createAssetsRouter(deps: AssetsRouterDeps): Router {
     }
     const selected = selectAssets(deps.catalogue, filters, market.tradeable);
     const p = page(selected, offset, q.limit ?? DEFAULT_PAGE_LIMIT, filters);
-    res.json({ data: await Promise.all(p.data.map(summary)), message: `${selected.length} assets`, nextCursor: p.nextCursor });
+    const mark: StaleMark = {};
+    const data = await Promise.all(p.data.map((a) => summaryOf(a, market, imageOf(a), mark)));
+    markStale(res, mark);
+    res.json({ data, message: `${selected.length} assets`, nextCursor: p.nextCursor });
   };
 
   const detail = async (id: unknown, query: unknown, res: Response) => {
     const a = assetOf(deps.catalogue, id);
     parseQuery(z.object({}).strict(), query);
-    const [s, perDay] = await Promise.all([summary(a), market.perDay(a)]);
+    const mark: StaleMark = {};
+    const [s, perDay] = await Promise.all([summaryOf(a, market, imageOf(a), mark), orWhenUnavailable(market.perDay(a, mark), mark, () => [])]);
+    markStale(res, mark);
     res.json({
       data: {
         ...s,

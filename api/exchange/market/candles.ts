@@ -2,7 +2,8 @@
 // /candles). Buckets are UTC-aligned and keyed by the trades' block time; only buckets with trades exist.
 // A candle counts a trade once its settle batch is mined and indexed (the lag is the batcher's wait, a block
 // and the indexer's polling: docs/decisions/api.md). Every reply is validated; an indexer that is down or
-// answers nonsense is SERVICE_UNAVAILABLE, never a 500. Identical reads within `cacheMs` share one fetch.
+// answers nonsense gives the last good answer to the same query shape, marked stale, or SERVICE_UNAVAILABLE
+// when there is none (never a 500). Identical reads within `cacheMs` share one fetch.
 import { z } from "zod";
 import { ExchangeApiError } from "../errors";
 
@@ -32,8 +33,25 @@ export interface CandleQuery {
   order: "asc" | "desc";
 }
 
+/** Candles, and when the indexer did not answer, the last answer it gave to the same query shape. */
+export interface CandleReply {
+  candles: Candle[];
+  /** set on a stale reply: when the indexer gave these candles (ms) */
+  staleAsOfMs?: number;
+}
+
+/** Whether candle reads reach the indexer now (the exchange API's health, /health). */
+export interface MarketDataStatus {
+  live: boolean;
+  /** not live: why (indexer_unreachable, indexer_status_<n>, indexer_reply_invalid) and since when (ms) */
+  reason?: string;
+  sinceMs?: number;
+}
+
 export interface CandleSource {
-  candles(q: CandleQuery): Promise<Candle[]>;
+  candles(q: CandleQuery): Promise<CandleReply>;
+  /** the last reads' outcome; while failing, one read is tried again first (so an idle API recovers) */
+  status?(): Promise<MarketDataStatus>;
 }
 
 const units = z.string().regex(/^\d{1,78}$/).transform(BigInt);
@@ -58,6 +76,10 @@ export function createIndexerCandleSource(deps: IndexerCandleSourceDeps): Candle
   const cacheMs = deps.cacheMs ?? 1_000;
   const now = deps.now ?? Date.now;
   const cache = new Map<string, { at: number; reply: Promise<Candle[]> }>();
+  // the last good answer per query shape (pair, interval, order, limit; the window moves with the clock):
+  // what a read answers, marked stale, while the indexer does not
+  const lastGood = new Map<string, { at: number; candles: Candle[] }>();
+  let failing: { reason: string; sinceMs: number; url: string } | null = null;
   const unavailable = (reason: string, cause?: unknown) =>
     new ExchangeApiError("SERVICE_UNAVAILABLE", "market data is unavailable: try again shortly", { reason }, { cause });
 
@@ -74,23 +96,50 @@ export function createIndexerCandleSource(deps: IndexerCandleSourceDeps): Candle
     return parsed.data.candles.map((c) => ({ startMs: c.time, open: c.open, high: c.high, low: c.low, close: c.close, baseVolume: c.baseVolume, tradeCount: c.tradeCount }));
   }
 
+  function read(url: string): Promise<Candle[]> {
+    const t = now();
+    const hit = cache.get(url);
+    if (hit && t - hit.at < cacheMs) return hit.reply;
+    const reply = fetchCandles(url).then(
+      (candles) => {
+        failing = null;
+        return candles;
+      },
+      (err: unknown) => {
+        if (err instanceof ExchangeApiError) failing ??= { reason: String(err.details.reason), sinceMs: now(), url };
+        throw err;
+      },
+    );
+    // a failure is not kept: the next request asks again
+    reply.catch(() => cache.delete(url));
+    if (cache.size >= MAX_CACHED) for (const [k, v] of cache) if (t - v.at >= cacheMs) cache.delete(k);
+    if (cache.size < MAX_CACHED) cache.set(url, { at: t, reply });
+    return reply;
+  }
+
   return {
-    candles(q) {
+    async candles(q) {
+      const shape = `${q.pair}|${q.interval}|${q.order}|${q.limit}`;
       const base = deps.indexerUrl();
-      if (!base) return Promise.reject(unavailable("indexer_not_running"));
-      const params = new URLSearchParams({ pair: q.pair, interval: q.interval, limit: String(q.limit), order: q.order });
-      if (q.fromMs !== undefined) params.set("from", String(q.fromMs));
-      if (q.toMs !== undefined) params.set("to", String(q.toMs));
-      const url = `${base}/candles?${params}`;
-      const t = now();
-      const hit = cache.get(url);
-      if (hit && t - hit.at < cacheMs) return hit.reply;
-      const reply = fetchCandles(url);
-      // a failure is not kept: the next request asks again
-      reply.catch(() => cache.delete(url));
-      if (cache.size >= MAX_CACHED) for (const [k, v] of cache) if (t - v.at >= cacheMs) cache.delete(k);
-      if (cache.size < MAX_CACHED) cache.set(url, { at: t, reply });
-      return reply;
+      try {
+        if (!base) throw unavailable("indexer_not_running");
+        const params = new URLSearchParams({ pair: q.pair, interval: q.interval, limit: String(q.limit), order: q.order });
+        if (q.fromMs !== undefined) params.set("from", String(q.fromMs));
+        if (q.toMs !== undefined) params.set("to", String(q.toMs));
+        const candles = await read(`${base}/candles?${params}`);
+        lastGood.delete(shape);
+        if (lastGood.size >= MAX_CACHED) lastGood.delete(lastGood.keys().next().value!);
+        lastGood.set(shape, { at: now(), candles });
+        return { candles: candles.slice() };
+      } catch (err) {
+        const good = lastGood.get(shape);
+        if (!good || !(err instanceof ExchangeApiError)) throw err;
+        return { candles: good.candles.slice(), staleAsOfMs: good.at };
+      }
+    },
+    async status() {
+      if (failing) await read(failing.url).catch(() => undefined);
+      return failing ? { live: false, reason: failing.reason, sinceMs: failing.sinceMs } : { live: true };
     },
   };
 }

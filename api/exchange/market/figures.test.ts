@@ -17,23 +17,23 @@ const candle = (startMs: number, o: string, h: string, l: string, c: string, vol
 
 test("quote: today's candle and the previous day's close", () => {
   const now = day0 + 5 * 3_600_000;
-  const q = quoteOf("AAPL", m, [candle(day0, "101", "105.5", "99.99", "104.25", 1_500n * 10n ** 15n), candle(day0 - 2 * DAY_MS, "90", "100", "90", "100", 1n)], now);
-  assert.deepEqual(q, { assetId: "AAPL", last: 104.25, open: 101, high: 105.5, low: 99.99, prevClose: 100, change: 4.25, changePercent: 4.25, volume: 1.5, timestamp: new Date(now).toISOString() });
+  const q = quoteOf("AAPL", m, [candle(day0, "101", "105.5", "99.99", "104.25", 1_500n * 10n ** 15n), candle(day0 - 2 * DAY_MS, "90", "100", "90", "100", 1n)], now, "190");
+  assert.deepEqual(q, { assetId: "AAPL", last: 104.25, open: 101, high: 105.5, low: 99.99, prevClose: 100, change: 4.25, changePercent: 4.25, volume: 1.5, priceSource: "trades", timestamp: new Date(now).toISOString() });
 });
 
-test("quote: no trade today: flat at the last close, volume 0, change 0; first day: against the open; never traded: nulls", () => {
+test("quote: no trade today: flat at the last close, volume 0, change 0; first day: against the open; never traded: the reference price", () => {
   const now = day0 + 1;
   const prev = candle(day0 - DAY_MS, "10", "12", "9", "11", 5n);
   assert.deepEqual(
-    { ...quoteOf("A", m, [prev], now), timestamp: "" },
-    { assetId: "A", last: 11, open: 11, high: 11, low: 11, prevClose: 11, change: 0, changePercent: 0, volume: 0, timestamp: "" },
+    { ...quoteOf("A", m, [prev], now, "5"), timestamp: "" },
+    { assetId: "A", last: 11, open: 11, high: 11, low: 11, prevClose: 11, change: 0, changePercent: 0, volume: 0, priceSource: "trades", timestamp: "" },
   );
-  const first = quoteOf("A", m, [candle(day0, "10", "12", "8", "8.5", 10n ** 18n)], now);
-  assert.equal(first.prevClose, null);
+  const first = quoteOf("A", m, [candle(day0, "10", "12", "8", "8.5", 10n ** 18n)], now, "5");
+  assert.equal(first.prevClose, 10, "the first day's prevClose is its open");
   assert.equal(first.change, -1.5);
   assert.equal(first.changePercent, -15);
-  for (const q of [quoteOf("A", m, [], now), quoteOf("A", null, [prev], now)]) {
-    assert.deepEqual([q.last, q.open, q.high, q.low, q.prevClose, q.change, q.changePercent, q.volume], [null, null, null, null, null, null, null, 0]);
+  for (const q of [quoteOf("A", m, [], now, "99.5"), quoteOf("A", null, [prev], now, "99.5")]) {
+    assert.deepEqual([q.last, q.open, q.high, q.low, q.prevClose, q.change, q.changePercent, q.volume, q.priceSource], [99.5, 99.5, 99.5, 99.5, 99.5, 0, 0, 0, "reference"]);
   }
 });
 

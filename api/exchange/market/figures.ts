@@ -29,32 +29,36 @@ export function percentNumber(part: bigint, whole: bigint): number {
 
 export interface QuoteView {
   assetId: string;
-  last: number | null;
-  open: number | null;
-  high: number | null;
-  low: number | null;
-  prevClose: number | null;
-  change: number | null;
-  changePercent: number | null;
+  last: number;
+  open: number;
+  high: number;
+  low: number;
+  prevClose: number;
+  change: number;
+  changePercent: number;
   volume: number;
+  /** "trades": from settled trades; "reference": never traded, every price is the offering's reference price */
+  priceSource: "trades" | "reference";
   timestamp: string;
 }
 
 /**
  * The quote of the UTC day holding `nowMs`, from the newest daily candles (newest first):
  * - today's candle gives open, high, low, last (its close) and volume;
- * - prevClose is the close of the newest daily candle before today;
+ * - prevClose is the close of the newest daily candle before today (on the first day of trading, today's
+ *   open), and change and changePercent are against it;
  * - no trade today: open = high = low = last = that previous close, volume 0;
- * - change and changePercent against prevClose (on the first day of trading, against today's open);
- * - never traded: every price null, volume 0.
+ * - never traded (or not tokenized): every price is the reference price (`referencePrice`, the catalogue's
+ *   exact decimal), change 0, volume 0, priceSource "reference". Numbers on every field, never null.
  */
-export function quoteOf(assetId: string, m: MarketSpec | null, newestDailies: readonly Candle[], nowMs: number): QuoteView {
+export function quoteOf(assetId: string, m: MarketSpec | null, newestDailies: readonly Candle[], nowMs: number, referencePrice: string): QuoteView {
   const todayStart = nowMs - (nowMs % DAY_MS);
   const today = newestDailies.find((c) => c.startMs === todayStart);
   const prev = newestDailies.find((c) => c.startMs < todayStart);
   const timestamp = new Date(nowMs).toISOString();
   if (!m || (!today && !prev)) {
-    return { assetId, last: null, open: null, high: null, low: null, prevClose: null, change: null, changePercent: null, volume: 0, timestamp };
+    const p = Number(referencePrice);
+    return { assetId, last: p, open: p, high: p, low: p, prevClose: p, change: 0, changePercent: 0, volume: 0, priceSource: "reference", timestamp };
   }
   const last = today ? today.close : prev!.close;
   const open = today ? today.open : last;
@@ -68,10 +72,11 @@ export function quoteOf(assetId: string, m: MarketSpec | null, newestDailies: re
     open: priceNumber(m, open),
     high: priceNumber(m, high),
     low: priceNumber(m, low),
-    prevClose: prev ? priceNumber(m, prev.close) : null,
+    prevClose: priceNumber(m, reference),
     change: priceNumber(m, change),
     changePercent: reference > 0n ? percentNumber(change, reference) : 0,
     volume: today ? sizeNumber(m, today.baseVolume) : 0,
+    priceSource: "trades",
     timestamp,
   };
 }
@@ -99,8 +104,9 @@ export const dailyCandle = (m: MarketSpec, c: Candle) => ({
 export const CHART_RANGE_IDS = ["1d", "5d", "1m", "3m", "6m", "1y", "5y"] as const;
 export type ChartRange = (typeof CHART_RANGE_IDS)[number];
 
-/** Spec 8's chart table: each range's window, its recommended intervals (the only ones allowed; the first is
- *  the default) and its approximate maximum points (the cap for every allowed interval of the range). */
+/** Spec 8's chart table: each range's window, its recommended intervals (the first is the default; every
+ *  interval is served) and its approximate maximum points (the cap for every interval of the range: the
+ *  latest candles are kept). */
 export const CHART_RANGES: Readonly<Record<ChartRange, { days: number; intervals: readonly CandleInterval[]; maxPoints: number }>> = {
   "1d": { days: 1, intervals: ["1m", "5m"], maxPoints: 390 },
   "5d": { days: 5, intervals: ["5m", "15m"], maxPoints: 390 },

@@ -1,10 +1,11 @@
 // What the public market-data endpoints read: each asset's book and recent trades from the live pipeline
 // (the DexService port: the matcher's book, trades as matched) and its candles from the indexer (settled
 // trades, on chain). An asset is tradeable exactly when its `SYMBOL-USD` market runs in the pipeline.
+// While the indexer does not answer, candle reads give the last known candles and mark the request stale.
 import type { DexService, MarketSpec } from "../../../pipeline/service";
 import { bookSymbolOf, type CatalogueAsset } from "../assets/catalogue";
 import { ExchangeApiError } from "../errors";
-import { INTERVAL_MS, type Candle, type CandleInterval, type CandleSource } from "./candles";
+import { INTERVAL_MS, type Candle, type CandleInterval, type CandleQuery, type CandleSource } from "./candles";
 import { chartCandle, chartWindow, dailyCandle, priceNumber, quoteOf, sizeNumber, type ChartRange, type QuoteView } from "./figures";
 
 /** Daily candles in an asset's detail (marketData.perDay): the latest 30 UTC days with trades. */
@@ -33,6 +34,15 @@ export interface TradeView {
   timestamp: string;
 }
 
+/** Filled by the reads of one request: set when any candles came from the stale cache (the oldest's time). */
+export interface StaleMark {
+  staleAsOfMs?: number;
+}
+
+/** The header a market-data answer carries when its figures are the last known ones (the indexer is not
+ *  answering): the time the indexer gave them, ISO 8601. */
+export const STALE_HEADER = "X-Market-Data-Stale";
+
 export type MarketData = ReturnType<typeof createMarketData>;
 
 export function createMarketData(deps: MarketDataDeps) {
@@ -44,32 +54,40 @@ export function createMarketData(deps: MarketDataDeps) {
     return deps.dex.listMarkets().find((m) => m.symbol === symbol) ?? null;
   }
 
-  const candles = (m: MarketSpec, interval: CandleInterval, q: { fromMs?: number; toMs?: number; limit: number }): Promise<Candle[]> =>
-    deps.candles.candles({ pair: m.symbol, interval, order: "desc", ...q }).then((newestFirst) => newestFirst.reverse());
+  const read = async (mark: StaleMark, q: CandleQuery): Promise<Candle[]> => {
+    const r = await deps.candles.candles(q);
+    if (r.staleAsOfMs !== undefined) mark.staleAsOfMs = Math.min(mark.staleAsOfMs ?? Infinity, r.staleAsOfMs);
+    return r.candles;
+  };
+  const candles = (mark: StaleMark, m: MarketSpec, interval: CandleInterval, q: { fromMs?: number; toMs?: number; limit: number }): Promise<Candle[]> =>
+    read(mark, { pair: m.symbol, interval, order: "desc", ...q }).then((newestFirst) => newestFirst.reverse());
 
   return {
     marketOf,
     tradeable: (asset: CatalogueAsset) => marketOf(asset) !== null,
 
-    async quote(asset: CatalogueAsset): Promise<QuoteView> {
+    async quote(asset: CatalogueAsset, mark: StaleMark = {}): Promise<QuoteView> {
       const t = now();
       const m = marketOf(asset);
-      if (!m) return quoteOf(asset.id, null, [], t);
-      const newest = await deps.candles.candles({ pair: m.symbol, interval: "1d", order: "desc", limit: 2 });
-      return quoteOf(asset.id, m, newest, t);
+      if (!m) return quoteOf(asset.id, null, [], t, asset.referencePrice);
+      const newest = await read(mark, { pair: m.symbol, interval: "1d", order: "desc", limit: 2 });
+      return quoteOf(asset.id, m, newest, t, asset.referencePrice);
     },
 
-    async perDay(asset: CatalogueAsset) {
+    /** The quote of an asset without known trades: every price its reference price. */
+    referenceQuote: (asset: CatalogueAsset): QuoteView => quoteOf(asset.id, null, [], now(), asset.referencePrice),
+
+    async perDay(asset: CatalogueAsset, mark: StaleMark = {}) {
       const m = marketOf(asset);
       if (!m) return [];
-      return (await candles(m, "1d", { limit: PER_DAY_CANDLES })).map((c) => dailyCandle(m, c));
+      return (await candles(mark, m, "1d", { limit: PER_DAY_CANDLES })).map((c) => dailyCandle(m, c));
     },
 
-    async chart(asset: CatalogueAsset, range: ChartRange, interval: CandleInterval) {
+    async chart(asset: CatalogueAsset, range: ChartRange, interval: CandleInterval, mark: StaleMark = {}) {
       const m = marketOf(asset);
       if (!m) return [];
       const w = chartWindow(range, interval, INTERVAL_MS[interval], now());
-      return (await candles(m, interval, w)).map((c) => chartCandle(m, c));
+      return (await candles(mark, m, interval, w)).map((c) => chartCandle(m, c));
     },
 
     async book(asset: CatalogueAsset, depth: number): Promise<BookView> {
@@ -94,6 +112,24 @@ export function createMarketData(deps: MarketDataDeps) {
       }));
     },
   };
+}
+
+/** The catalogue answers without the indexer: a read that finds it unavailable with nothing known (this
+ *  process never had an answer) gives `fallback()` instead, and the request is marked stale now. */
+export async function orWhenUnavailable<T>(read: Promise<T>, mark: StaleMark, fallback: () => T): Promise<T> {
+  try {
+    return await read;
+  } catch (err) {
+    if (!(err instanceof ExchangeApiError) || err.code !== "SERVICE_UNAVAILABLE") throw err;
+    const t = Date.now();
+    mark.staleAsOfMs = Math.min(mark.staleAsOfMs ?? t, t);
+    return fallback();
+  }
+}
+
+/** Sets STALE_HEADER on an answer whose candles (some of them) were the last known ones. */
+export function markStale(res: { setHeader(name: string, value: string): unknown }, mark: StaleMark): void {
+  if (mark.staleAsOfMs !== undefined) res.setHeader(STALE_HEADER, new Date(mark.staleAsOfMs).toISOString());
 }
 
 /** ASSET_NOT_FOUND (404) for an id the catalogue does not hold. */

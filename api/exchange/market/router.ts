@@ -7,7 +7,7 @@ import { validationError } from "../../errors";
 import type { CatalogueAsset } from "../assets/catalogue";
 import { CANDLE_INTERVALS } from "./candles";
 import { CHART_RANGE_IDS, CHART_RANGES } from "./figures";
-import { assetNotFound, type MarketData } from "./market-data";
+import { assetNotFound, markStale, type MarketData, type StaleMark } from "./market-data";
 
 export const DEFAULT_BOOK_DEPTH = 50;
 export const MAX_BOOK_DEPTH = 500;
@@ -26,15 +26,8 @@ const intParam = (min: number, max: number) => z.string().regex(/^\d{1,6}$/, "an
 export const chartQuery = z
   .object({ range: z.enum(CHART_RANGE_IDS).default("1d"), interval: z.enum(CANDLE_INTERVALS).optional() })
   .strict()
-  .transform((q, ctx) => {
-    const allowed = CHART_RANGES[q.range].intervals;
-    const interval = q.interval ?? allowed[0];
-    if (!allowed.includes(interval)) {
-      ctx.addIssue({ code: "custom", path: ["interval"], message: `range ${q.range} allows intervals ${allowed.join(", ")}` });
-      return z.NEVER;
-    }
-    return { range: q.range, interval };
-  });
+  // every range takes every interval (spec 8's table recommends some); the range's maximum points cap each
+  .transform((q) => ({ range: q.range, interval: q.interval ?? CHART_RANGES[q.range].intervals[0] }));
 export const bookQuery = z.object({ depth: intParam(1, MAX_BOOK_DEPTH).default(DEFAULT_BOOK_DEPTH) }).strict();
 export const tradesQuery = z.object({ limit: intParam(1, MAX_TRADES).default(DEFAULT_TRADES) }).strict();
 
@@ -71,12 +64,18 @@ export function createMarketRouter(deps: MarketRouterDeps): Router {
   const quote = async (id: unknown, _query: Record<string, unknown>, res: Response) => {
     const asset = assetOf(deps.catalogue, id);
     parseQuery(z.object({}).strict(), _query);
-    res.json(await market.quote(asset));
+    const mark: StaleMark = {};
+    const body = await market.quote(asset, mark);
+    markStale(res, mark);
+    res.json(body);
   };
   const chart = async (id: unknown, query: unknown, res: Response) => {
     const asset = assetOf(deps.catalogue, id);
     const q = parseQuery(chartQuery, query);
-    res.json({ data: await market.chart(asset, q.range, q.interval), message: `${q.range} chart at ${q.interval}` });
+    const mark: StaleMark = {};
+    const data = await market.chart(asset, q.range, q.interval, mark);
+    markStale(res, mark);
+    res.json({ data, message: `${q.range} chart at ${q.interval}` });
   };
   const book = async (id: unknown, query: unknown, res: Response) => {
     const asset = assetOf(deps.catalogue, id);

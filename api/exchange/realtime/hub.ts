@@ -22,14 +22,21 @@ export interface RealtimeEvent {
   data: Record<string, unknown>;
 }
 
+/** Numbers on every field, never null (docs/decisions/api.md "Numbers, never null"): before any trade `last` is
+ *  the asset's reference price (priceSource "reference", as the REST quote); an empty side's bid or ask is 0
+ *  (every resting price is at least one tick above 0). */
 export interface QuoteData {
   assetId: string;
-  last: number | null;
-  bid: number | null;
-  ask: number | null;
+  last: number;
+  bid: number;
+  ask: number;
   volume: number;
+  priceSource: "trades" | "reference";
   timestamp: string;
 }
+
+/** A quote event's bid or ask when that side of the book is empty. */
+export const EMPTY_SIDE_PRICE = 0;
 
 export interface BookData {
   assetId: string;
@@ -147,10 +154,11 @@ export function createRealtimeHub(opts: RealtimeHubOptions) {
     }
     const quote = {
       assetId: st.asset.id,
-      last: stats?.lastPriceTicks == null ? null : priceNumber(m, stats.lastPriceTicks * m.tickSize),
-      bid: bids[0]?.price ?? null,
-      ask: asks[0]?.price ?? null,
+      last: stats?.lastPriceTicks == null ? Number(st.asset.referencePrice) : priceNumber(m, stats.lastPriceTicks * m.tickSize),
+      bid: bids[0]?.price ?? EMPTY_SIDE_PRICE,
+      ask: asks[0]?.price ?? EMPTY_SIDE_PRICE,
       volume: stats ? sizeNumber(m, stats.volume24hLots * m.lotSize) : 0,
+      priceSource: stats?.lastPriceTicks == null ? ("reference" as const) : ("trades" as const),
     };
     const q = JSON.stringify(quote);
     if (q !== st.lastQuote) {

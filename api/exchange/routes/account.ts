@@ -16,12 +16,14 @@ export interface AccountView {
   accountId: string;
   userId: string;
   orgId: string;
-  email: string | null;
-  phone: string | null;
+  /** "" when the account has none (a phone-only login): a string, never null (spec 2.12) */
+  email: string;
+  phone: string;
   kycStatus: string;
   kybStatus: string;
   accreditationStatus: string;
-  accreditationType: string;
+  /** 506c or 506b (spec 2.12); absent while the account holds no accreditation (accreditationStatus tells) */
+  accreditationType?: "506c" | "506b";
   /** the account's own address in the Settlement contract (custody) */
   settlementAddress: string;
   cashBalance: number;
@@ -43,12 +45,12 @@ export async function presentAccount(a: AccountRecord, custody: AccountCustody, 
     accountId: a.id,
     userId: a.userId,
     orgId: a.orgId,
-    email: a.email,
-    phone: a.phone,
+    email: a.email ?? "",
+    phone: a.phone ?? "",
     kycStatus: a.kycStatus,
     kybStatus: a.kybStatus,
     accreditationStatus: a.accreditationStatus,
-    accreditationType: a.accreditationType,
+    ...(a.accreditationType === "none" ? {} : { accreditationType: a.accreditationType }),
     settlementAddress: b.address,
     cashBalance: dollars(b.cashUnits, cashDecimals),
     buyingPower: dollars(buyingPowerUnits, cashDecimals),

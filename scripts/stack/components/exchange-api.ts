@@ -105,6 +105,7 @@ export const exchangeApiComponent: Component = {
     // realtime.publishToUser sends a user's order and settlement events (the handle's `realtime`)
     const realtime: ExchangeRealtime = createExchangeRealtime({ dex: dexService });
     const config = exchangeApiConfig({ mode: ctx.config.mode, issuers: ctx.config.exchangeApi.oidcIssuers, audience: ctx.config.exchangeApi.oidcAudience, rateLimits: { ipPerMinute: ctx.config.exchangeApi.ipPerMinute } });
+    const candles = createIndexerCandleSource({ indexerUrl: () => indexerUrlOf(ctx) });
     let api;
     try {
       api = await startExchangeApi({
@@ -123,7 +124,7 @@ export const exchangeApiComponent: Component = {
         publicRouters: [
           createPublicMarketRouter({
             dex: dexService,
-            candles: createIndexerCandleSource({ indexerUrl: () => indexerUrlOf(ctx) }),
+            candles,
             publicBaseUrl: ctx.config.urls.exchangeApi,
             perMinute: ctx.config.exchangeApi.publicPerMinute,
           }),
@@ -178,11 +179,15 @@ export const exchangeApiComponent: Component = {
         try {
           // any answer of the server (401 without tokens) means it is up
           const r = await fetch(`${running.url}/account`);
-          const ok = r.status === 401 || r.status === 429;
+          const up = r.status === 401 || r.status === 429;
+          // market data from the indexer's candles: while reads fail the API answers the last known figures,
+          // marked stale, and says so here (degraded), even when the indexer's own /ready is fine
+          const market = await candles.status!();
+          const ok = up && market.live;
           // a partition down makes its markets unavailable, not the API: shown, not failed
           const routed = lease?.routed;
           // this process's chain writers: writing, or standby (another process sharing DATABASE_URL writes)
-          const detail = [`chain writers: ${writers.state()}`, ...(routed ? [`partitions: ${routed.partitions.map((c) => `${c.url} ${c.up ? "up" : "down"}`).join(", ")}`] : [])].join("; ");
+          const detail = [market.live ? "market data: live" : `market data: stale since ${new Date(market.sinceMs!).toISOString()} (${market.reason})`, `chain writers: ${writers.state()}`, ...(routed ? [`partitions: ${routed.partitions.map((c) => `${c.url} ${c.up ? "up" : "down"}`).join(", ")}`] : [])].join("; ");
           return { ok, detail };
         } catch (err) {
           return { ok: false, detail: String(err) };

@@ -13,7 +13,6 @@ import type { DexService } from "../../../pipeline/service";
 import { replayHistory, replaySchedule, type ReplayResult } from "../../../simulator/replay";
 import { bookSymbolOf, CATALOGUE } from "../../../api/exchange/assets/catalogue";
 import { startSimulatedMarket, type SimulatedMarket } from "../../../simulator/market";
-import { DEFAULT_REFERENCE_PRICE, REFERENCE_PRICES } from "../../../simulator/reference-prices";
 import type { Component, ComponentHandle, StackContext } from "../types";
 import { acquireDexService } from "../dex-service";
 
@@ -21,7 +20,7 @@ import { acquireDexService } from "../dex-service";
 export function simulatedBooks(): { symbol: string; referencePrice: string }[] {
   return CATALOGUE.flatMap((a) => {
     const symbol = bookSymbolOf(a);
-    return symbol ? [{ symbol, referencePrice: REFERENCE_PRICES[a.symbol] ?? DEFAULT_REFERENCE_PRICE }] : [];
+    return symbol ? [{ symbol, referencePrice: a.referencePrice }] : [];
   });
 }
 
