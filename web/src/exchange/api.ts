@@ -127,9 +127,11 @@ export interface AssetSummary {
   type: string;
   exchange: string | null;
   status: string;
-  price: number | null;
-  change: number | null;
-  changesPercentage: number | null;
+  /** before any trade the offering's reference price (priceSource "reference") */
+  price: number;
+  change: number;
+  changesPercentage: number;
+  priceSource: "trades" | "reference";
   image: string;
   marketRail: string;
   tradeable: boolean;
@@ -145,14 +147,15 @@ export interface AssetDetail extends AssetSummary {
 
 export interface Quote {
   assetId: string;
-  last: number | null;
-  open: number | null;
-  high: number | null;
-  low: number | null;
-  prevClose: number | null;
-  change: number | null;
-  changePercent: number | null;
+  last: number;
+  open: number;
+  high: number;
+  low: number;
+  prevClose: number;
+  change: number;
+  changePercent: number;
   volume: number;
+  priceSource: "trades" | "reference";
   timestamp: string;
 }
 

@@ -381,8 +381,8 @@ function assetTable(rows: AssetSummary[], q: string): Node {
             a.tradeable ? null : h("span", { class: "badge" }, "not tradeable")
           ),
           h("td", {}, categoryLabel(a.type)),
-          h("td", {}, a.price === null ? "—" : usd(a.price)),
-          h("td", { class: changeClass(a.changesPercentage) }, a.changesPercentage === null ? "—" : pct(a.changesPercentage))
+          h("td", {}, a.priceSource === "reference" ? `${usd(a.price)} (offering)` : usd(a.price)),
+          h("td", { class: changeClass(a.changesPercentage) }, a.priceSource === "reference" ? "—" : pct(a.changesPercentage))
         );
       })
     )
@@ -437,13 +437,13 @@ async function assetPage(id: string): Promise<void> {
       replace(
         quoteEl,
         h("h3", { id: "quote-h" }, "Quote"),
-        q.last === null
-          ? h("p", { class: "empty" }, "Not traded yet: no price.")
+        q.priceSource === "reference"
+          ? h("p", { class: "empty" }, `Not traded yet: the offering's reference price is ${usd(q.last)}.`)
           : h(
               "dl",
               { class: "figures" },
               h("div", {}, h("dt", {}, "Last"), h("dd", { id: "quote-last" }, usd(q.last))),
-              h("div", {}, h("dt", {}, "Change"), h("dd", { class: changeClass(q.change) }, `${q.change === null ? "—" : usd(q.change)} (${pct(q.changePercent)})`)),
+              h("div", {}, h("dt", {}, "Change"), h("dd", { class: changeClass(q.change) }, `${usd(q.change)} (${pct(q.changePercent)})`)),
               h("div", {}, h("dt", {}, "Open"), h("dd", {}, usd(q.open))),
               h("div", {}, h("dt", {}, "High"), h("dd", {}, usd(q.high))),
               h("div", {}, h("dt", {}, "Low"), h("dd", {}, usd(q.low))),
