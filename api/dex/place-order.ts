@@ -99,7 +99,12 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
       // remembered for the intake, which then takes this answer instead of recovering the signature again
       const signer = recoverAndRemember(orderHash(signedParts.order), signedParts.signature);
       if (signer === null || signer.toLowerCase() !== signedParts.order.trader.toLowerCase()) {
-        throw new ApiError("UNAUTHORIZED", "the order signature is not the trader's (65 bytes, v 27 or 28, low s)", { reason: "invalid_order_signature" });
+        const d = deps.service.settlementDomain;
+        throw new ApiError(
+          "UNAUTHORIZED",
+          `the order signature is not the trader's: sign the EIP-712 Order under the domain name "${d.name}", version "${d.version}", chainId ${d.chainId}, verifyingContract ${d.verifyingContract} (GET /v1/markets gives them), with the trader's key; 65 bytes, v 27 or 28, low s`,
+          { reason: "invalid_order_signature", expected_domain: { name: d.name, version: d.version, chainId: d.chainId, verifyingContract: d.verifyingContract } },
+        );
       }
     }
     const account: Address = signedParts ? signedParts.order.trader : auth!.account;

@@ -16,6 +16,7 @@ import {
   type Res,
   type TestKey,
 } from "../testing/harness";
+import { SETTLEMENT_DOMAIN } from "../testing/memory-dex-service";
 
 let h: Harness;
 let alice: TestKey; // read + trade
@@ -177,6 +178,17 @@ for (const c of cases) {
     if (!c.reachesService) assert.equal(h.service.placeCalls.length, calls, "refused before the service");
   });
 }
+
+test("refused: an order signed under another EIP-712 domain; the error names the domain expected", async () => {
+  const before = await state();
+  const wrong = { ...SETTLEMENT_DOMAIN, chainId: SETTLEMENT_DOMAIN.chainId + 1 };
+  const r = await call(h, "POST", "/v1/orders", { body: await signedOrderBody(alice.owner, { side: "buy", price: 1000, size: 0.1, domain: wrong }) });
+  refused(r, 401, "UNAUTHORIZED", "invalid_order_signature");
+  assert.deepEqual(r.body.error.details.expected_domain, SETTLEMENT_DOMAIN);
+  const d = SETTLEMENT_DOMAIN;
+  for (const part of [`name "${d.name}"`, `version "${d.version}"`, `chainId ${d.chainId}`, `verifyingContract ${d.verifyingContract}`]) assert.ok(r.body.error.message.includes(part), `${part} in ${r.body.error.message}`);
+  assert.deepEqual(await state(), before, "nothing changed");
+});
 
 test("refused: a replayed HMAC signature (the first use succeeds, the replay changes nothing)", async () => {
   const body = order(800, 0.1);

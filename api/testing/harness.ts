@@ -188,7 +188,7 @@ export const WETH_USD = TEST_MARKETS[0];
 /** A wallet-signed POST /v1/orders body: the spec fields plus the EIP-712 order and its signature. */
 export async function signedOrderBody(
   w: PrivateKeyAccount,
-  f: { side: "buy" | "sell"; price: number; size: number; type?: string; time_in_force?: string; client_order_id?: string; nonce?: bigint; flags?: number },
+  f: { side: "buy" | "sell"; price: number; size: number; type?: string; time_in_force?: string; client_order_id?: string; nonce?: bigint; flags?: number; domain?: typeof SETTLEMENT_DOMAIN },
 ): Promise<Record<string, unknown>> {
   const m = WETH_USD;
   const priceTicks = BigInt(Math.round(f.price * 100));
@@ -204,7 +204,7 @@ export async function signedOrderBody(
     nonce: f.nonce ?? BigInt(Math.floor(Math.random() * 1e12)),
     flags: f.flags ?? (f.time_in_force === "post_only" ? 1 : 0),
   } as const;
-  const signature: Hex = await w.signTypedData({ domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, primaryType: "Order", message: order });
+  const signature: Hex = await w.signTypedData({ domain: f.domain ?? SETTLEMENT_DOMAIN, types: ORDER_TYPES, primaryType: "Order", message: order });
   return {
     symbol: "WETH-USD",
     side: f.side,
