@@ -17,6 +17,7 @@ export const HARDHAT_DEV_PRIVATE_KEYS = [
   "0xf214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897",
   "0x701b615bbdfb9de65240bc28bd21bbc0d996645a3dd57e7b12bc2bdf6f192c82",
   "0xa267530f49f8280200edf313ee7af6b827f2a8bce2897751d06a843f644967b1",
+  "0x47c99abed3324a2707c28affff1267e45918ec8c3f20b8aa892e8b065d2942dd",
 ] as const;
 
 /** Which dev account plays which role by default (index into HARDHAT_DEV_PRIVATE_KEYS). */
@@ -35,4 +36,11 @@ export const DEV_ACCOUNT_ROLES = {
   /** the exchange API's compliance key: COMPLIANCE_ROLE on EligibilityRegistry (records investors'
    *  eligibility and holders' restricted lots of the asset tokens); no other role */
   compliance: 12,
+  /** the integrator's sandbox wallet: funded like the demo traders, never traded by the simulator; the
+   *  examples and the web app default to it (their orders meet the simulated market, never themselves) */
+  integrator: 13,
 } as const;
+
+/** The integrator's sandbox wallet (#13): the examples' default `PRIVATE_KEY` (examples/ hold it as text,
+ *  as a user's script would; test/e2e/examples.test.ts checks that they match). */
+export const INTEGRATOR_DEV_KEY = HARDHAT_DEV_PRIVATE_KEYS[DEV_ACCOUNT_ROLES.integrator];

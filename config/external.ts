@@ -1,5 +1,5 @@
 // External parts read from the environment (by config/index.ts only): chains by JSON-RPC URL and a
-// deployments file several processes share (README "External chains and Postgres").
+// deployments file several processes share (docs/operations.md "External chains and Postgres").
 //
 //   HOME_CHAIN_RPC_URL=https://node.example:8545     the home chain's node: the stack starts none for it
 //   HOME_CHAIN_WS_URL=wss://node.example:8546        its WebSocket URL (default: the RPC URL, ws(s)://)

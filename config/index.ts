@@ -11,7 +11,7 @@ import { parseExternalParts, type ExternalPartsConfig } from "./external";
 import { parsePartitionConfig, type PartitionConfig } from "./partition";
 import { ConfigError } from "./errors";
 
-export { HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS } from "./dev-accounts";
+export { HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS, INTEGRATOR_DEV_KEY } from "./dev-accounts";
 export { ConfigError } from "./errors";
 export { DeployerSecret, loadDeployerKey } from "./deployer-secret";
 
@@ -102,6 +102,8 @@ const envSchema = z.object({
     .string()
     .default("")
     .transform((s) => s.split(",").map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0)),
+  /** the integrator's sandbox wallet (funded, never traded by the simulator; the examples' default) */
+  INTEGRATOR_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.integrator)),
   DEMO_PRIVATE_KEYS: z
     .string()
     .default(DEV_ACCOUNT_ROLES.demoTraders.map(devKey).join(","))
@@ -194,7 +196,10 @@ export interface Config {
     readonly funding: KeyPair;
     /** records investors' eligibility and restricted lots (COMPLIANCE_ROLE on EligibilityRegistry) */
     readonly compliance: KeyPair;
+    /** the simulator's traders (sandbox) */
     readonly demoTraders: readonly KeyPair[];
+    /** the integrator's sandbox wallet: funded with the demo traders, never traded by the simulator */
+    readonly integrator: KeyPair;
   };
   readonly mode: "sandbox" | "production";
   readonly agentRelayer: { readonly dailyBudgetWei: bigint; readonly perOwnerDailyBudgetWei: bigint };
@@ -255,6 +260,11 @@ function deepFreeze<T>(value: T): T {
 /** The config a serving component (the pipeline, the DEX API) receives. `loadConfig` never holds the
  *  deployer's private key (only its address), so this is the config itself; kept as the one place to
  *  narrow what serving components see. */
+/** The funded sandbox wallets: the integrator's first, then the simulator's demo traders. */
+export function sandboxWallets(c: Config): readonly KeyPair[] {
+  return [c.keys.integrator, ...c.keys.demoTraders];
+}
+
 export function servingConfig(c: Config): Config {
   return c;
 }
@@ -363,6 +373,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       funding: keyPair(e.FUNDING_PRIVATE_KEY),
       compliance: keyPair(e.COMPLIANCE_PRIVATE_KEY),
       demoTraders: e.DEMO_PRIVATE_KEYS.map(keyPair),
+      integrator: keyPair(e.INTEGRATOR_PRIVATE_KEY),
     },
     mode: e.EXCHANGE_MODE,
     agentRelayer: { dailyBudgetWei: e.AGENT_RELAYER_DAILY_BUDGET_WEI, perOwnerDailyBudgetWei: e.AGENT_RELAYER_OWNER_DAILY_BUDGET_WEI },

@@ -3,16 +3,17 @@
 // hostname) prepares the calls, the wallet sends them (approve + deposit), signs the message that links the
 // deposit to the transfer, and the SDK's bridgeTransfer follows the transfer until it is minted.
 //   npx tsx examples/bridge-transfer.ts
-// Env: BRIDGE_API_URL (http://127.0.0.1:3002, the native tenant under `npm start`), PRIVATE_KEY (demo
-// trader #4, given bridged tokens in its wallet on the first start), TOKEN (USD), AMOUNT (25, decimal),
+// Env: BRIDGE_API_URL (http://127.0.0.1:3002, the native tenant under `npm start`), PRIVATE_KEY (the
+// integrator wallet, examples/env.ts, given bridged tokens in its wallet on the first start), TOKEN (USD), AMOUNT (25, decimal),
 // RECIPIENT (default: the same address), HOME_RPC_URL / REMOTE_RPC_URL (default: the tenant's).
 // Prints one JSON line per status (initiated, deposited, signed, minted) and a last one with the balances.
 import { bridgeTransfer, bridgeWrappedTokenAbi, createBridgeClient, formatDecimal, parseDecimal } from "@onchain-exchange/sdk";
 import { createPublicClient, createWalletClient, defineChain, http, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { exitWith, setting } from "./env";
 
-const API = process.env.BRIDGE_API_URL ?? "http://127.0.0.1:3002";
-const account = privateKeyToAccount((process.env.PRIVATE_KEY ?? "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a") as Hex);
+const API = setting("BRIDGE_API_URL");
+const account = privateKeyToAccount(setting("PRIVATE_KEY") as Hex);
 const symbol = process.env.TOKEN ?? "USD";
 const recipient = (process.env.RECIPIENT ?? account.address) as Address;
 
@@ -67,7 +68,4 @@ async function main() {
   );
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().catch(exitWith);

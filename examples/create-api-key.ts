@@ -1,14 +1,15 @@
 // Create an API key from a wallet, have its agent approved on chain, and use the key.
 //   npx tsx examples/create-api-key.ts
 // Env: DEX_API_URL (default http://127.0.0.1:3001, what `npm start` serves), PRIVATE_KEY (default: the
-// sandbox's demo trader, Hardhat development account #4; never use it with anything of value).
+// sandbox's integrator wallet, examples/env.ts; never use it with anything of value).
 // Prints one JSON line: the key's id, the key and its secret (shown once: keep it), and the balances read with it.
 import { createDexClient, fromViem, ok, signAgentApprovalRequest } from "@onchain-exchange/sdk";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { exitWith, setting } from "./env";
 
-const API = process.env.DEX_API_URL ?? "http://127.0.0.1:3001";
-const wallet = fromViem(privateKeyToAccount((process.env.PRIVATE_KEY ?? "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a") as Hex));
+const API = setting("DEX_API_URL");
+const wallet = fromViem(privateKeyToAccount(setting("PRIVATE_KEY") as Hex));
 
 async function main() {
   // 1. the key, created by the wallet's signature (EIP-191 over timestamp + METHOD + host + path + body, added
@@ -27,7 +28,4 @@ async function main() {
   console.log(JSON.stringify({ id: key.id, api_key: key.api_key, api_secret: key.api_secret, agent_status: approved.agent_status, balances }));
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().catch(exitWith);

@@ -8,7 +8,7 @@
 //     API key; the key (API_KEY, API_SECRET) or, when none is given, one the wallet creates and approves.
 //   npx tsx examples/market-maker.ts
 // Env: DEX_API_URL (http://127.0.0.1:3001), DEX_WS_URL (ws://127.0.0.1:8080/ws), DEX_GRPC_ADDRESS
-// (127.0.0.1:50051), PRIVATE_KEY (demo trader #5), API_KEY + API_SECRET (optional), SYMBOL (WETH-USD),
+// (127.0.0.1:50051), PRIVATE_KEY (the integrator wallet, examples/env.ts), API_KEY + API_SECRET (optional), SYMBOL (WETH-USD),
 // ROUNDS (3), SPREAD_BPS (50), SIZE (0.01), MID (1500), INTERVAL_MS (1000: the pause between rounds; the
 // order rate limit is 10 per second per key). Prints one JSON line per round and a last one.
 import {
@@ -24,11 +24,12 @@ import {
 } from "@onchain-exchange/sdk";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { exitWith, setting } from "./env";
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
-const API = env("DEX_API_URL", "http://127.0.0.1:3001");
-const WS_URL = env("DEX_WS_URL", "ws://127.0.0.1:8080/ws");
-const GRPC = env("DEX_GRPC_ADDRESS", "127.0.0.1:50051");
+const API = setting("DEX_API_URL");
+const WS_URL = setting("DEX_WS_URL");
+const GRPC = setting("DEX_GRPC_ADDRESS");
 const symbol = env("SYMBOL", "WETH-USD");
 const rounds = Number(env("ROUNDS", "3"));
 const spreadBps = BigInt(env("SPREAD_BPS", "50"));
@@ -45,7 +46,7 @@ function units(text: string | number, scale: number): bigint {
 
 async function apiKey(): Promise<{ apiKey: string; apiSecret: string }> {
   if (process.env.API_KEY && process.env.API_SECRET) return { apiKey: process.env.API_KEY, apiSecret: process.env.API_SECRET };
-  const wallet = fromViem(privateKeyToAccount(env("PRIVATE_KEY", "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba") as Hex));
+  const wallet = fromViem(privateKeyToAccount(setting("PRIVATE_KEY") as Hex));
   const key = await ok(createDexClient({ baseUrl: API, auth: { wallet } }).POST("/v1/api-keys", { body: { permissions: ["read", "trade"], label: "market-maker" } }));
   await ok(createDexClient({ baseUrl: API }).POST("/v1/api-keys/{id}/agent-approval", { params: { path: { id: key.id } }, body: await signAgentApprovalRequest(wallet, key.agent_approval) }));
   return { apiKey: key.api_key, apiSecret: key.api_secret };
@@ -145,7 +146,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+main().catch(exitWith);

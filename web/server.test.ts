@@ -3,6 +3,7 @@
 // past it, the REST forward (Host kept, X-Forwarded-For set by us), the indexer's absence, the WebSocket relay,
 // the exchange app's page and its forwards (the exchange API under /exchange-api, the identity provider's
 // three login paths under /identity and nothing else of it).
+import { INTEGRATOR_DEV_KEY } from "../config/dev-accounts";
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -71,6 +72,7 @@ async function start(mode: "sandbox" | "production"): Promise<RunningWebServer> 
     chainId: 31337,
     mode,
     devWalletKeys: ["0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a"],
+    integratorKey: INTEGRATOR_DEV_KEY,
   });
   return servers[mode];
 }
@@ -119,8 +121,10 @@ test("the public config: development keys in the sandbox, none in production", a
   const sandbox = JSON.parse((await raw((await start("sandbox")).url, "/config.json")).body);
   assert.equal(sandbox.chainId, 31337);
   assert.equal(sandbox.devWalletKeys.length, 1);
+  assert.equal(sandbox.integratorKey, INTEGRATOR_DEV_KEY, "the integrator's wallet, offered first");
   const prod = JSON.parse((await raw((await start("production")).url, "/config.json")).body);
   assert.deepEqual(prod.devWalletKeys, []);
+  assert.equal(prod.integratorKey, undefined);
 });
 
 test("/rpc forwards allowed methods only, batches up to the limit, bodies up to the limit", async () => {

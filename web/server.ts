@@ -34,6 +34,8 @@ export interface WebServerOptions {
   mode: "sandbox" | "production";
   /** sandbox: the demo traders' keys for the development wallet (ignored in production) */
   devWalletKeys: readonly `0x${string}`[];
+  /** sandbox: the integrator's wallet, the development wallet offered first (ignored in production) */
+  integratorKey?: `0x${string}`;
 }
 
 export interface RunningWebServer {
@@ -117,7 +119,8 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | nu
 export async function startWebServer(o: WebServerOptions): Promise<RunningWebServer> {
   const dist = path.resolve(o.distDir);
   const index = fs.readFileSync(path.join(dist, "index.html"));
-  const publicConfig = JSON.stringify({ chainId: o.chainId, mode: o.mode, devWalletKeys: o.mode === "sandbox" ? o.devWalletKeys : [] });
+  const sandbox = o.mode === "sandbox";
+  const publicConfig = JSON.stringify({ chainId: o.chainId, mode: o.mode, devWalletKeys: sandbox ? o.devWalletKeys : [], integratorKey: sandbox ? o.integratorKey : undefined });
   const dexRest = new URL(o.upstream.dexRest);
 
   function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): void {

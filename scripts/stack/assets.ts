@@ -4,6 +4,7 @@
 // of the exchange API component's provisioning only: a stack without the exchange API deploys none of it.
 // `deployAssetTokens` runs in the provisioning child (it signs with the deployer's key); `provisionAssets`
 // in the serving process asks for it when the deployments lack an asset token.
+import { sandboxWallets } from "../../config";
 import { parseEventLogs, type Address, type Hex } from "viem";
 import { assetTokensToDeploy, CATALOGUE, type AssetToken } from "../../api/exchange/assets/catalogue";
 import { REGISTRY_REGIME } from "../../api/exchange/compliance/regime";
@@ -87,7 +88,7 @@ export async function provisionAssets(ctx: ProvisionContext): Promise<void> {
     deploymentsFile: ctx.config.deploymentsFile,
     home: chain(ctx.chains.home),
     remote: chain(ctx.chains.remote),
-    holders: ctx.config.keys.demoTraders.map((k) => k.address),
+    holders: sandboxWallets(ctx.config).map((k) => k.address),
     compliance: ctx.config.keys.compliance.address,
   });
   const still = missingAssetTokens(ctx.deployments);

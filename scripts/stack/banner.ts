@@ -37,8 +37,9 @@ export function formatBanner(stack: RunningStack, healthUrl: string): string {
     .filter(([symbol]) => DEMO_DEPOSIT_WHOLE_TOKENS[symbol] !== undefined)
     .map(([symbol]) => `${DEMO_DEPOSIT_WHOLE_TOKENS[symbol].toLocaleString("en-US")} ${symbol}`)
     .join(" + ");
-  config.keys.demoTraders.forEach((k, i) => row(`demo trader ${i + 1}`, `${k.address}  ${k.privateKey}`));
-  if (deposits && deployments.home.contracts.Settlement) lines.push(`  (each demo trader starts with ${deposits} deposited in Settlement)`);
+  row("integrator (yours)", `${config.keys.integrator.address}  ${config.keys.integrator.privateKey}  (the examples' and web app's default; the simulator never trades it)`);
+  config.keys.demoTraders.forEach((k, i) => row(`demo trader ${i + 1}`, `${k.address}  ${k.privateKey}  (the simulator's)`));
+  if (deposits && deployments.home.contracts.Settlement) lines.push(`  (the integrator and each demo trader start with ${deposits} deposited in Settlement)`);
   lines.push("", `Data dir: ${config.dataDir} (deployments: ${config.deploymentsFile}); \`npm start -- --reset\` starts afresh.`);
   lines.push(`Started in ${Object.entries(stack.timingsMs).map(([k, v]) => `${k} ${v} ms`).join(", ")}. Ctrl-C stops everything.`, "");
   return lines.join("\n");

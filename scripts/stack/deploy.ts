@@ -4,7 +4,7 @@
 // key is needed at all. With DEPLOYMENTS_FILE (config.deploymentsFileShared) an existing file is reused
 // only (a clear error when its contracts have no code on the chains), never deployed over.
 import type { Logger } from "pino";
-import type { Config } from "../../config";
+import { sandboxWallets, type Config } from "../../config";
 import { ConfigError } from "../../config/errors";
 import { rpcCall, type RunningChain } from "../chain";
 import { readDeployments, writeDeployments, type Deployments } from "./deployments";
@@ -75,11 +75,11 @@ export async function deployOrReuse(deps: {
     remote: chain(chains.remote),
     operator: config.keys.operator.address,
     feeRecipient: config.keys.feeRecipient.address,
-    demoTraderKeys: config.keys.demoTraders.map((k) => k.privateKey),
+    demoTraderKeys: sandboxWallets(config).map((k) => k.privateKey),
     funder: config.keys.funding.address,
   });
   const deployments = readDeployments(file);
   if (!deployments) throw new Error(`provisioning wrote no deployments file at ${file}`);
-  logger.info({ contracts: deployments.home.contracts, traders: config.keys.demoTraders.length, deposits: seeded.length }, "exchange contracts deployed and demo traders seeded");
+  logger.info({ contracts: deployments.home.contracts, traders: sandboxWallets(config).length, deposits: seeded.length }, "exchange contracts deployed and demo traders seeded");
   return { deployments, deployedNow: true, seeded };
 }

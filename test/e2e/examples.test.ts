@@ -1,6 +1,6 @@
-// The README's "Integrate" snippets (examples/*.ts, each importing only the SDK's public entry,
-// @onchain-exchange/sdk) run as they are, each as its own child process (tsx), against a started stack (real
-// chains, the pipeline, the DEX API with its REST, WebSocket and gRPC servers, and the bridge with its signer
+// The Integrate guide's files (docs/integrate.md: examples/*.ts on the SDK's public entry
+// @onchain-exchange/sdk, examples/wire/*.ts by hand) run as they are, each as its own child process (tsx),
+// against a started stack (real chains, the pipeline, the DEX API with its REST, WebSocket and gRPC servers, and the bridge with its signer
 // nodes, on free ports): create an API key and have its agent approved on chain; follow the book with the
 // SDK's self-checking BookFeed; sign and place orders from a viem and an ethers wallet with only what
 // GET /v1/markets says; run the market-making bot for 3 rounds (gRPC with HMAC-signed metadata) and see it
@@ -9,9 +9,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { privateKeyToAccount } from "viem/accounts";
+import { INTEGRATOR_PRIVATE_KEY } from "../../examples/env";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import { createDexClient, fromViem, parseDecimal } from "../../sdk";
 
@@ -63,15 +65,32 @@ test("the Integrate examples run against a started stack", { timeout: 480_000 },
     const { config } = await createTestConfig(dataDir);
     stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api", "bridge"]), onComponentError: "fail" });
     const urls = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!;
+    // PRIVATE_KEY unset: the examples' default is the integrator's sandbox wallet, the stack's, funded
+    assert.equal(INTEGRATOR_PRIVATE_KEY, config.keys.integrator.privateKey, "examples/env.ts holds the stack's integrator key");
+    assert.ok(!config.keys.demoTraders.some((k) => k.privateKey === INTEGRATOR_PRIVATE_KEY), "the simulator never trades the integrator's wallet");
     const env = {
       DEX_API_URL: urls["dex rest"].replace(/\/v1$/, ""),
       DEX_WS_URL: urls["dex websocket"],
-      PRIVATE_KEY: config.keys.demoTraders[0].privateKey,
     };
+    // 7 (started first, it runs beside the others: its own chain transactions, no book): a bridge transfer
+    const bridgeUrl = stack.components.find((c) => c.name === "bridge")!.handle!.urls!.bridgeApi;
+    const bridged = run("bridge-transfer.ts", { ...env, BRIDGE_API_URL: bridgeUrl, TOKEN: "USD", AMOUNT: "25" }, 240_000).then(
+      (lines) => ({ lines }),
+      (error: Error) => ({ error }),
+    );
+    // 0. nothing listening: the example names the variable to set
+    const closed = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = srv.address() as net.AddressInfo;
+        srv.close(() => resolve(port));
+      });
+    });
+    const nowhere = `http://127.0.0.1:${closed}`;
+    const refusal = assert.rejects(run("place-signed-order.ts", { ...env, DEX_API_URL: nowhere, PRICE: "1" }), (e: Error) => e.message.includes(`set:\n  DEX_API_URL=${nowhere}\n`) && /npm start/.test(e.message));
     const api = (p: string, headers: Record<string, string> = {}) => fetch(env.DEX_API_URL + p, { headers }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 
     // 1. an API key, its agent approved on chain, used to read balances
-    const [key] = await run("create-api-key.ts", env);
+    const [[key]] = await Promise.all([run("create-api-key.ts", env), refusal]);
     assert.equal(key.agent_status, "approved", JSON.stringify(key));
     assert.ok(key.balances.some((b: { asset: string; available: string }) => b.asset === "USD" && Number(b.available) > 0), JSON.stringify(key.balances));
     const keyHeaders = { "X-API-Key": key.api_key, "X-API-Secret": key.api_secret };
@@ -160,9 +179,38 @@ test("the Integrate examples run against a started stack", { timeout: 480_000 },
     const afterStop = await api("/v1/orderbook/WETH-USD");
     assert.deepEqual({ bids: afterStop.body.bids, asks: afterStop.body.asks }, { bids: [{ price: 1234.5, size: 0.02 }], asks: [{ price: 1600, size: 0.01 }] });
 
+    // 6c. no PRICE: the price comes from the live book (a buy joins the best bid)
+    const [joined] = await run("place-signed-order.ts", { ...env, SIZE: "0.01" });
+    assert.deepEqual({ status: joined.status, price: joined.price }, { status: "open", price: 1234.5 }, JSON.stringify(joined));
+
+    // 8. the Integrate guide's wire recipes, by hand (examples/wire/): the WebSocket book lined up with a
+    //    REST snapshot follows a wallet-signed order, and HMAC REST and gRPC orders placed and cancelled
+    const sync = start("wire/ws-book-sync.ts", { ...env, UPDATES: "5" });
+    children.push(sync.child);
+    const synced = await sync.lineWhere((l) => l.synced === true);
+    const apiKeyEnv = { ...env, API_KEY: key.api_key, API_SECRET: key.api_secret, DEX_GRPC_ADDRESS: urls["dex grpc"] };
+    const [[byHand], [wallet], [rest], [rpc]] = await Promise.all([
+      run("wire/wallet-api-key.ts", env),
+      run("wire/wallet-order.ts", { ...env, PRICE: "1230", SIZE: "0.01" }),
+      run("wire/rest-hmac.ts", apiKeyEnv),
+      run("wire/grpc-metadata.ts", apiKeyEnv),
+    ]);
+    assert.equal(byHand.agent_status, "approved", JSON.stringify(byHand));
+    assert.deepEqual({ status: wallet.status, price: wallet.price }, { status: "open", price: 1230 }, JSON.stringify(wallet));
+    assert.deepEqual({ placed: rest.placed.status, listed: rest.open.includes(rest.placed.order_id), cancelled: rest.cancelled.status }, { placed: "open", listed: true, cancelled: "cancelled" }, JSON.stringify(rest));
+    assert.deepEqual({ placed: rpc.placed.status, cancelled: rpc.cancelled.status }, { placed: "open", cancelled: "cancelled" }, JSON.stringify(rpc));
+    // 5 book changes (the wallet order, 2 x place + cancel): each applied after the REST snapshot, checksums equal
+    assert.equal(await sync.exited, 0, sync.stderr());
+    const syncUpdates = sync.lines.filter((l) => l.sequence !== undefined && l.synced === undefined);
+    assert.equal(syncUpdates.length, 5, JSON.stringify(sync.lines));
+    assert.ok(syncUpdates.every((l, i) => l.resyncs === 0 && l.sequence > (i === 0 ? synced.sequence : syncUpdates[i - 1].sequence)), JSON.stringify(sync.lines));
+    const bookNow = await api("/v1/orderbook/WETH-USD");
+    assert.equal(syncUpdates.at(-1).sequence, bookNow.body.sequence, "the stream ends on the REST book's sequence");
+
     // 7. a bridge transfer: deposited on the home chain, signed by the signer nodes, minted on the remote chain
-    const bridgeUrl = stack.components.find((c) => c.name === "bridge")!.handle!.urls!.bridgeApi;
-    const transfer = await run("bridge-transfer.ts", { ...env, BRIDGE_API_URL: bridgeUrl, TOKEN: "USD", AMOUNT: "25" }, 240_000);
+    const bridgeResult = await bridged;
+    if ("error" in bridgeResult) throw bridgeResult.error;
+    const transfer = bridgeResult.lines;
     const statuses = transfer.filter((l) => l.status && !l.done).map((l) => l.status);
     assert.equal(statuses[0], "initiated");
     assert.equal(statuses.at(-1), "minted", JSON.stringify(transfer));

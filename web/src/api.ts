@@ -1,6 +1,6 @@
 // The DEX REST API, same origin (the web server forwards /v1 to it): public reads, and the account's
 // reads and writes signed by the wallet itself (X-Wallet-* headers: EIP-191 over timestamp + METHOD + host
-// + path + body, README "Integrate"). Errors keep the spec's body {error:{code,message,details}}.
+// + path + body, docs/integrate.md "Integrate"). Errors keep the spec's body {error:{code,message,details}}.
 import type { MarketsInfo } from "./order";
 import type { operations } from "../../sdk/openapi/dex-api";
 

@@ -11,13 +11,15 @@ import { CandleChart, CANDLE_INTERVALS, type CandleInterval } from "./chart";
 import { field, h, replace } from "./dom";
 import { Feed, type FeedTrade } from "./feed";
 import { buildOrder, freshNonce, withSignature, type MarketInfo, type MarketsInfo, type OrderForm } from "./order";
-import { developmentWallet, discoverExtensions, extensionWallet, homeChain, publicClient, type ConnectedWallet } from "./wallet";
+import { INTEGRATOR_LABEL, developmentWallet, discoverExtensions, extensionWallet, homeChain, publicClient, type ConnectedWallet } from "./wallet";
 
 interface WebConfig {
   chainId: number;
   mode: "sandbox" | "production";
   /** sandbox only: the demo traders' (public Hardhat) keys for the development wallet */
   devWalletKeys: `0x${string}`[];
+  /** sandbox: the integrator's wallet, offered first (the simulator never trades it) */
+  integratorKey?: `0x${string}`;
 }
 
 const dec = (n: number | null | undefined) => (n === null || n === undefined ? "—" : (numberToDecimalString(n) ?? "—"));
@@ -588,6 +590,8 @@ function renderWallet() {
   }
   const sel = h("select", { id: "wallet-choice" }) as HTMLSelectElement;
   const keys = state.config?.devWalletKeys ?? [];
+  const integratorKey = state.config?.integratorKey;
+  if (integratorKey) sel.append(h("option", { value: "dev:integrator" }, `${INTEGRATOR_LABEL} (yours: the simulated market never trades it)`));
   keys.forEach((_, i) => sel.append(h("option", { value: `dev:${i}` }, `Development wallet: demo trader ${i + 1}`)));
   extensions.forEach((d) => sel.append(h("option", { value: `ext:${d.info.uuid}` }, d.info.name)));
   const err = h("p", { class: "field-error", role: "alert" });
@@ -602,7 +606,8 @@ function renderWallet() {
         err.textContent = "";
         try {
           const [kind, ref] = sel.value.split(":");
-          if (kind === "dev") state.wallet = developmentWallet(state.chain!, keys[Number(ref)], Number(ref));
+          if (kind === "dev" && ref === "integrator") state.wallet = developmentWallet(state.chain!, integratorKey!, INTEGRATOR_LABEL);
+          else if (kind === "dev") state.wallet = developmentWallet(state.chain!, keys[Number(ref)], `Development wallet: demo trader ${Number(ref) + 1}`);
           else state.wallet = await extensionWallet(state.chain!, extensions.find((d) => d.info.uuid === ref)!);
           renderWallet();
           renderOrderForm();

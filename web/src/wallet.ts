@@ -25,12 +25,15 @@ export function publicClient(chain: Chain): PublicClient {
   return createPublicClient({ chain, transport: http(`${location.origin}/rpc`) }) as PublicClient;
 }
 
-export function developmentWallet(chain: Chain, privateKey: `0x${string}`, index: number): ConnectedWallet {
+/** The integrator's development wallet's label (offered first in a sandbox). */
+export const INTEGRATOR_LABEL = "Development wallet: integrator";
+
+export function developmentWallet(chain: Chain, privateKey: `0x${string}`, label: string): ConnectedWallet {
   const account = privateKeyToAccount(privateKey);
   const client = createWalletClient({ account, chain, transport: http(`${location.origin}/rpc`) });
   return {
     kind: "development",
-    label: `Development wallet: demo trader ${index + 1}`,
+    label,
     address: account.address,
     client,
     autoSign: true,

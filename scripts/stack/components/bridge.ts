@@ -11,7 +11,7 @@
 import path from "node:path";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { HARDHAT_DEV_PRIVATE_KEYS } from "../../../config";
+import { HARDHAT_DEV_PRIVATE_KEYS, sandboxWallets } from "../../../config";
 import { bridgeConfirmationsFor } from "../../../config/bridge";
 import { createDb } from "../../../db";
 import { systemClock } from "../../../runtime/clock";
@@ -63,7 +63,7 @@ export const bridgeComponent: Component = {
       hsmAddress,
       custodyOwner: privateKeyToAccount(CUSTODY_KEY).address,
       challengePeriodSec: STACK_CHALLENGE_PERIOD_SEC,
-      demoWallets: ctx.config.mode === "sandbox" ? ctx.config.keys.demoTraders.map((k) => k.address) : [],
+      demoWallets: ctx.config.mode === "sandbox" ? sandboxWallets(ctx.config).map((k) => k.address) : [],
     });
     ctx.logger.info({ vault: ctx.deployments.home.contracts.BridgeVault, minter: ctx.deployments.remote.contracts.BridgeMinter }, "bridge contracts deployed");
   },

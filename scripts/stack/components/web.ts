@@ -29,6 +29,7 @@ export const webComponent: Component = {
       chainId: ctx.chains.home.chainId,
       mode: config.mode,
       devWalletKeys: config.keys.demoTraders.map((k) => k.privateKey),
+      integratorKey: config.keys.integrator.privateKey,
     });
     let stopped = false;
     return {
