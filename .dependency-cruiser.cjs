@@ -63,6 +63,13 @@ module.exports = {
       to: { path: ["^test/", "\\.test\\.ts$", "(^|/)testing/"] },
     },
     {
+      name: "production-no-dev-packages",
+      comment: "What `npm start` runs never imports a devDependency: `npm ci --omit=dev` leaves those out (test tools, benchmarks' peers, @types).",
+      severity: "error",
+      from: { path: [under(SERVICES), "^web/", "^examples/", "^scripts/(start\\.ts|stack/|chain/)"], pathNot: TEST_CODE },
+      to: { dependencyTypes: ["npm-dev"] },
+    },
+    {
       name: "matcher-core-no-io",
       comment: "matcher/core is the pure engine: no node built-in module (fs, net, http, child_process, worker_threads, ...): time and input are passed in.",
       severity: "error",

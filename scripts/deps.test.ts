@@ -79,13 +79,14 @@ const FIXTURE: Record<string, string> = {
   "test/e2e/dex.test.ts": importing("../../bench/api/client"),
   // an example (what an integrator copies) imports repository code
   "examples/place-order.ts": importing("viem", "node:http", "../sdk/eip712"),
+  "api/uses-dev.ts": importing("fast-check"),
 
   // allowed: the layout's "may import" column, tests and their helpers using the launcher
   "api/ok.ts": importing("../pipeline/service", "../sdk/eip712", "../runtime/clock", "../config/index", "../db/index", "node:http", "viem"),
   "api/errors.ts": LEAF,
   "pipeline/service.ts": importing("../matcher/core/types", "../sdk/eip712", "../runtime/clock", "../config/index"),
   "pipeline/intake/recover.ts": LEAF,
-  "pipeline/ok.test.ts": importing("../scripts/chain/index", "./testing/fixture", "../api/errors"),
+  "pipeline/ok.test.ts": importing("../scripts/chain/index", "./testing/fixture", "../api/errors", "fast-check"),
   "pipeline/testing/fixture.ts": importing("../../scripts/chain/index", "../service"),
   "relayer/store.ts": importing("../signer-cluster/client", "../db/index", "node:fs"),
   "signer-cluster/client.ts": importing("../sdk/eip712", "../config/index"),
@@ -130,6 +131,7 @@ const EXPECTED = [
   "iam-exchange-apart: api/iam/token.ts -> api/exchange/accounts.ts",
   "iam-exchange-apart: api/exchange/accounts.ts -> api/iam/users.ts",
   "simulator-through-pipeline-port: simulator/agent.ts -> pipeline/intake/recover.ts",
+  "production-no-dev-packages: api/uses-dev.ts -> npm:fast-check",
 ].sort();
 
 test("deps: each layout rule catches its wrong import in a fixture tree, and the allowed imports pass", () => {
@@ -139,7 +141,7 @@ test("deps: each layout rule catches its wrong import in a fixture tree, and the
       mkdirSync(dirname(join(dir, name)), { recursive: true });
       writeFileSync(join(dir, name), text);
     }
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "deps-fixture", private: true, dependencies: { viem: "*" } }));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "deps-fixture", private: true, dependencies: { viem: "*" }, devDependencies: { "fast-check": "*" } }));
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "commonjs", moduleResolution: "node", strict: true, esModuleInterop: true, noEmit: true } }));
     symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
     const r = cruise(dir, ["--preserve-symlinks"]); // node_modules is a link to the repo's
