@@ -1,4 +1,4 @@
-// The stack on external parts only (README "External chains and Postgres"): two plain Anvil nodes it does
+// The stack on external parts only (docs/operations.md "External chains and Postgres"): two plain Anvil nodes it does
 // not own (HOME_/REMOTE_CHAIN_RPC_URL), a Postgres server (DATABASE_URL) and a shared deployments file
 // (DEPLOYMENTS_FILE). It starts no chain node; it deploys to the external chain and writes the file; a
 // pair of wallet-signed orders trades through the DEX API and settles on the external chain; the DEX API's

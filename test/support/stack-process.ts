@@ -1,4 +1,4 @@
-// Stacks as child processes, for tests and benchmarks of a deployment "past one machine" (README "Scale-out and
+// Stacks as child processes, for tests and benchmarks of a deployment "past one machine" (docs/operations.md "Scale-out and
 // production mapping"): each child is `node --import tsx <script>` (default `scripts/start.ts`, i.e. `npm start`)
 // with its own environment (typically `createTestConfig(...).env` plus the deployment's variables), its output kept
 // (the last 30,000 characters) for the failure message, and its exit awaited. Used by test/e2e/scale-out.test.ts and
