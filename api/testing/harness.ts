@@ -188,7 +188,7 @@ export const WETH_USD = TEST_MARKETS[0];
 /** A wallet-signed POST /v1/orders body: the spec fields plus the EIP-712 order and its signature. */
 export async function signedOrderBody(
   w: PrivateKeyAccount,
-  f: { side: "buy" | "sell"; price: number; size: number; type?: string; time_in_force?: string; client_order_id?: string; nonce?: bigint; flags?: number; domain?: typeof SETTLEMENT_DOMAIN },
+  f: { side: "buy" | "sell"; price: number; size: number; type?: string; time_in_force?: string; client_order_id?: string; nonce?: bigint; flags?: number; domain?: { name: string; version: string; chainId: number; verifyingContract: Hex } },
 ): Promise<Record<string, unknown>> {
   const m = WETH_USD;
   const priceTicks = BigInt(Math.round(f.price * 100));

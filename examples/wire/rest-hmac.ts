@@ -29,7 +29,8 @@ async function withSecret(method: string, target: string) {
   return answer(await fetch(API + target, { method, headers: { "X-API-Key": KEY, "X-API-Secret": SECRET } }));
 }
 
-async function answer(r: Response) {
+// the JSON as the API sends it (a script: no types of its own)
+async function answer(r: Response): Promise<any> {
   const body = await r.json();
   if (!r.ok) throw new Error(`${r.status} ${JSON.stringify(body)}`);
   return body;

@@ -19,7 +19,7 @@ async function walletSigned(method: string, target: string, body: unknown) {
   const signature = await account.signMessage({ message: timestamp + method + host + target + text });
   const headers = { "Content-Type": "application/json", "X-Wallet-Address": account.address, "X-Wallet-Timestamp": timestamp, "X-Wallet-Signature": signature };
   const r = await fetch(API + target, { method, headers, body: text });
-  const answer = await r.json();
+  const answer = (await r.json()) as any;
   if (!r.ok) throw new Error(`${r.status} ${JSON.stringify(answer)}`);
   return answer;
 }
@@ -39,7 +39,7 @@ async function main() {
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ approval: message, signature }),
   });
-  const approved = await r.json();
+  const approved = (await r.json()) as { agent_status: string };
   if (!r.ok) throw new Error(`${r.status} ${JSON.stringify(approved)}`);
   console.log(JSON.stringify({ id: key.id, api_key: key.api_key, api_secret: key.api_secret, agent_status: approved.agent_status }));
 }

@@ -12,7 +12,7 @@ const account = privateKeyToAccount(setting("PRIVATE_KEY") as Hex);
 const symbol = process.env.SYMBOL ?? "WETH-USD";
 const side = (process.env.SIDE ?? "buy") as "buy" | "sell";
 
-async function get(path: string) {
+async function get(path: string): Promise<any> {
   const r = await fetch(API + path);
   if (!r.ok) throw new Error(`${r.status} ${await r.text()}`);
   return r.json();

@@ -42,7 +42,7 @@ function checksum(): number {
 
 async function restSnapshot(): Promise<void> {
   const r = await fetch(`${API}/v1/orderbook/${symbol}?depth=${depth}`);
-  const snap = await r.json();
+  const snap = (await r.json()) as { bids: { price: number; size: number }[]; asks: { price: number; size: number }[]; sequence: number };
   if (!r.ok) throw new Error(`${r.status} ${JSON.stringify(snap)}`);
   book.bids = new Map(snap.bids.map((l: { price: number; size: number }) => [l.price, l.size]));
   book.asks = new Map(snap.asks.map((l: { price: number; size: number }) => [l.price, l.size]));
