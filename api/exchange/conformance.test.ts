@@ -285,4 +285,26 @@ describe("exchange API conformance (issue 30)", () => {
     const status = await candles.status!();
     assert.deepEqual([status.live, status.reason], [false, "indexer_unreachable"]);
   });
+
+  it("an indexer never reached: the catalogue answers the reference figures marked stale; a quote is 503", async () => {
+    const dead = await startFakeIndexer();
+    await dead.stop();
+    const fresh = await startExchangeHarness({
+      issuers: [iss],
+      publicRouters: [createPublicMarketRouter({ dex, candles: createIndexerCandleSource({ indexerUrl: () => dead.url, timeoutMs: 2_000 }), publicBaseUrl: "http://127.0.0.1/v1", perMinute: 1e6 })],
+    });
+    try {
+      const at = (p: string) => fetch(`${fresh.url}${p}`).then(async (r) => ({ status: r.status, stale: r.headers.get(STALE_HEADER), body: (await r.json()) as Json }));
+      const list = await at("/assets?category=crypto");
+      assert.deepEqual([list.status, list.body.data.map((a: Json) => [a.id, a.price, a.priceSource])], [200, [["WETH", 3000, "reference"], ["WBTC", 60000, "reference"]]]);
+      assert.ok(list.stale);
+      conforms("/v1/assets", "get", 200, list.body);
+      const detail = await at("/assets/WETH");
+      assert.deepEqual([detail.status, detail.body.data.marketData.perDay, Boolean(detail.stale)], [200, [], true]);
+      const quote = await at("/assets/WETH/quote");
+      assert.deepEqual([quote.status, quote.body.error.code], [503, "SERVICE_UNAVAILABLE"]);
+    } finally {
+      await fresh.close();
+    }
+  });
 });
