@@ -75,6 +75,10 @@ const envSchema = z.object({
   /** 32 bytes hex sealing API secrets and agent keys at rest; or a file holding it, outside DATA_DIR */
   API_KEY_ENCRYPTION_KEY: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, "32 bytes of hex").optional(),
   API_KEY_ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
+  /** 32 bytes hex: the bridge signers' master sealing key (each signer node and the HSM stand-in seal their
+   *  secret under a key derived from it); or a file holding it, outside DATA_DIR. Production needs one. */
+  BRIDGE_SEAL_KEY: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, "32 bytes of hex").optional(),
+  BRIDGE_SEAL_KEY_FILE: z.string().min(1).optional(),
   /** issuer URLs whose identity tokens the exchange API accepts (JWKS found by OIDC discovery), comma-separated;
    *  default: our identity provider (IAM_PORT) */
   EXCHANGE_OIDC_ISSUERS: z
@@ -239,7 +243,13 @@ export interface Config {
   readonly stackComponents: readonly string[];
   /** Bridge: blocks on top of a source event before it is acted on, by chain id, as configured
    *  (`BRIDGE_CONFIRMATIONS_<chainId>`); `bridgeConfirmationsFor` in ./bridge adds the defaults. */
-  readonly bridge: { readonly confirmations: Readonly<Record<number, number>> };
+  readonly bridge: {
+    readonly confirmations: Readonly<Record<number, number>>;
+    /** BRIDGE_SEAL_KEY (hex, no 0x) when set */
+    readonly sealKeyHex: string | undefined;
+    /** BRIDGE_SEAL_KEY_FILE (absolute) when set */
+    readonly sealKeyFile: string | undefined;
+  };
   /** Scale-out (config/partition.ts): PIPELINE_MARKETS, PARTITION_PORT/INDEX/SECRET, DEX_PARTITIONS, EXTRA_OPERATOR_ADDRESSES */
   readonly partition: PartitionConfig;
   readonly logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
@@ -314,6 +324,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.API_KEY_ENCRYPTION_KEY && e.API_KEY_ENCRYPTION_KEY_FILE) throw new ConfigError("set API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE, not both");
   if (e.API_KEY_ENCRYPTION_KEY_FILE && isInside(dataDir, path.resolve(e.API_KEY_ENCRYPTION_KEY_FILE))) {
     throw new ConfigError("API_KEY_ENCRYPTION_KEY_FILE must be outside DATA_DIR (a copy of the data must not carry its key)");
+  }
+  if (e.BRIDGE_SEAL_KEY && e.BRIDGE_SEAL_KEY_FILE) throw new ConfigError("set BRIDGE_SEAL_KEY or BRIDGE_SEAL_KEY_FILE, not both");
+  if (e.BRIDGE_SEAL_KEY_FILE && isInside(dataDir, path.resolve(e.BRIDGE_SEAL_KEY_FILE))) {
+    throw new ConfigError("BRIDGE_SEAL_KEY_FILE must be outside DATA_DIR (a copy of the data must not carry its key)");
   }
   if (e.EXCHANGE_MODE === "production" && !e.API_KEY_ENCRYPTION_KEY && !e.API_KEY_ENCRYPTION_KEY_FILE) {
     throw new ConfigError("EXCHANGE_MODE=production needs API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE");
@@ -392,7 +406,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     indexerCpus: e.INDEXER_CPUS,
     indexerHotFront: e.INDEXER_HOT_FRONT,
     stackComponents: e.STACK_COMPONENTS,
-    bridge: { confirmations: bridgeConfirmations(present) },
+    bridge: {
+      confirmations: bridgeConfirmations(present),
+      sealKeyHex: e.BRIDGE_SEAL_KEY?.replace(/^0x/, ""),
+      sealKeyFile: e.BRIDGE_SEAL_KEY_FILE ? path.resolve(e.BRIDGE_SEAL_KEY_FILE) : undefined,
+    },
     partition: partitionConfig(present),
     logLevel: e.LOG_LEVEL,
   });

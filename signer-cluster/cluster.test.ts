@@ -16,7 +16,8 @@ import { runDkg } from "./dkg";
 import { requestHsmCoSignature } from "./hsm-client";
 import { MpcError } from "./errors";
 import { callJson, listen } from "./http";
-import { shareFilePath, type PublicKeyPackage, type StoredShare } from "./share-store";
+import { readShare, shareFilePath, type PublicKeyPackage } from "./share-store";
+import { createSecretBox, deriveKeyHex } from "../runtime/secret-box";
 import type { CommitResponse, SignShareResponse } from "./signing-service";
 import { createSourceEventVerifier, signingRequestSchema } from "./source-events";
 import { deployEventsStub, emitBurn, emitDeposit, mineBlocks, startHardhatChain, type TestChain } from "./testing/chain";
@@ -33,6 +34,10 @@ let vault: Address;
 let minter: Address;
 let cluster: Cluster;
 let dataDir: string;
+/** the cluster's master sealing key; node i's share opens with its derived key only */
+const SEAL = "c3".repeat(32);
+const nodeDir = (i: number) => join(dataDir, `node-${i}`);
+const storedShare = (i: number) => readShare(nodeDir(i), i, createSecretBox(deriveKeyHex(SEAL, `node-${i}`)))!;
 const proxies: Server[] = [];
 
 const rejectsWith = async (p: Promise<unknown>, code: string, retryable?: boolean) => {
@@ -87,6 +92,7 @@ before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "mpc-cluster-"));
   cluster = await startCluster({
     dataDir,
+    sealKeyHex: SEAL,
     hsm: { minAmountWei: 1_000n },
     chains: {
       confirmations: 0,
@@ -105,11 +111,12 @@ after(async () => {
 });
 
 describe("MPC signer cluster", () => {
-  test("DKG across 5 processes: each node's file holds only its own share, and the shares fit the group key", async () => {
-    const files = [1, 2, 3, 4, 5].map((i) => shareFilePath(dataDir, i));
-    const stored = files.map((f) => JSON.parse(readFileSync(f, "utf8")) as StoredShare);
+  test("DKG across 5 processes: each node's own directory holds only its own share, sealed, and the shares fit the group key", async () => {
+    const files = [1, 2, 3, 4, 5].map((i) => shareFilePath(nodeDir(i), i));
+    const stored = [1, 2, 3, 4, 5].map(storedShare);
     for (const [k, f] of files.entries()) {
       assert.equal(statSync(f).mode & 0o777, 0o600, `${f} mode`);
+      assert.ok(!readFileSync(f, "utf8").includes(stored[k].signingShare.slice(2)), `${f}: the share is not in clear`);
       const s = stored[k];
       assert.equal(s.index, k + 1);
       assert.deepEqual(Object.keys(s).sort(), ["commitments", "createdAt", "epoch", "groupPublicKey", "index", "participants", "signingShare", "threshold", "verifyingShares", "version"]);
@@ -329,7 +336,7 @@ describe("MPC signer cluster", () => {
     const traffic = seen.join("\n").toLowerCase();
     assert.ok(traffic.includes("ciphertext") && !traffic.includes("signingshare"));
     for (const i of [1, 2, 3, 4, 5]) {
-      const stored = JSON.parse(readFileSync(shareFilePath(dataDir, i), "utf8")) as StoredShare;
+      const stored = storedShare(i);
       assert.equal(stored.epoch, 2);
       assert.ok(!traffic.includes(stored.signingShare.slice(2)), `node ${i}'s share crossed the relay`);
     }
@@ -351,10 +358,20 @@ describe("MPC signer cluster", () => {
       remote: { chainId: 31338, rpcUrl: remote.url, minter, fromBlock: 0n },
     };
     await cluster.stop();
-    cluster = await startCluster({ dataDir, hsm: false, chains });
+    cluster = await startCluster({ dataDir, sealKeyHex: SEAL, hsm: false, chains });
     assert.equal(cluster.key.epoch, key.epoch);
     assert.equal(cluster.key.groupPublicKey.compressed, key.groupPublicKey.compressed);
     const res = await cluster.coordinator().sign(mint(11n));
     assert.ok(verifyFrostSignature(res.signature.bytes, res.digest, key.groupPublicKey.compressed));
+  });
+
+  test("a node process given the wrong sealing key refuses to start; with its own it signs again 3-of-5", async () => {
+    const key = cluster.key.groupPublicKey.compressed;
+    await assert.rejects(cluster.startNode(1, { MPC_SEAL_KEY: deriveKeyHex(SEAL, "node-2") }), /exited with 1 before listening/);
+    assert.match(readFileSync(join(dataDir, "logs", "node-1.log"), "utf8"), /does not open with this node's key/);
+    await cluster.startNode(1);
+    const res = await cluster.coordinator().sign(mint(12n));
+    assert.equal(res.signers.length, 3);
+    assert.ok(verifyFrostSignature(res.signature.bytes, res.digest, key));
   });
 });

@@ -1,24 +1,32 @@
-// Starts and stops the 5 signer nodes and the HSM stand-in as child processes (each its own process and
-// port), runs the DKG on first start, and reuses the persisted shares on a restart. Used by the tests,
+// Starts and stops the 5 signer nodes and the HSM stand-in as child processes (each its own process, port
+// and directory: <dataDir>/node-<i>/, <dataDir>/hsm/), runs the DKG on first start, and reuses the persisted
+// shares on a restart. Each process gets only its own sealing key, derived from the cluster's master key
+// (`sealKeyHex`; sandbox default: a random key in <dataDir>.secrets/, beside the data). Used by the tests,
 // by `npm start` and by the bench. As a program:
 //   MPC_DATA_DIR=.data/mpc MPC_BASE_PORT=4101 <MPC_* chain variables> tsx signer-cluster/cluster.ts
 // prints the node URLs, the HSM address and the group key, and runs until SIGINT/SIGTERM.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { chainsToEnv, loadChainsConfig } from "./config";
 import { createSigningCoordinator, type KeyInfo, type SigningCoordinatorOptions } from "./coordinator";
 import { runDkg, type DkgResult, type NodeRef } from "./dkg";
 import { callJson } from "./http";
 import { freePort } from "../runtime/ports";
+import { deriveKeyHex, resolveKeyHex } from "../runtime/secret-box";
 import type { BridgeChainsConfig } from "./source-events";
 
 const ROOT = resolve(__dirname, "..");
 
 export interface ClusterOptions {
-  /** share files node-<i>.json, hsm-key.json and logs/ go here */
+  /** node-<i>/ (each node's sealed share), hsm/ (the HSM's sealed key), logs/ and bin/ go here */
   dataDir: string;
+  /** the master key (32 bytes hex) each process's sealing key is derived from; default: resolveKeyHex's
+   *  sandbox key file <dataDir>.secrets/seal-master.key (production mode refuses to start without one) */
+  sealKeyHex?: string;
+  /** EXCHANGE_MODE of the processes (default sandbox) */
+  mode?: "sandbox" | "production";
   nodeCount?: number;
   threshold?: number;
   /** node i listens on basePort + i - 1 (default: free ports chosen once, kept across restarts) */
@@ -120,6 +128,10 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const threshold = opts.threshold ?? 3;
   const timeoutMs = opts.startTimeoutMs ?? 30_000;
   let chains = opts.chains;
+  const mode = opts.mode ?? "sandbox";
+  const master = resolveKeyHex({
+    name: "BRIDGE_SEAL_KEY", mode, keyHex: opts.sealKeyHex, sandboxFile: join(dirname(dataDir), `${basename(dataDir)}.secrets`, "seal-master.key"),
+  });
   mkdirSync(join(dataDir, "logs"), { recursive: true, mode: 0o700 });
   const programs = await bundleServices(join(dataDir, "bin"));
 
@@ -142,7 +154,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     ...chainsToEnv(chains),
     MPC_NODE_INDEX: String(i),
     MPC_NODE_PORT: String(ports.get(i)),
-    MPC_DATA_DIR: dataDir,
+    MPC_DATA_DIR: join(dataDir, `node-${i}`),
+    MPC_SEAL_KEY: deriveKeyHex(master, `node-${i}`),
+    EXCHANGE_MODE: mode,
     MPC_THRESHOLD: String(threshold),
     MPC_PARTICIPANTS: String(nodeCount),
     ...(opts.nodeEnv?.[i] ?? {}),
@@ -157,7 +171,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     const env = {
       ...chainsToEnv(chains),
       MPC_HSM_PORT: String(hsmPort),
-      MPC_DATA_DIR: dataDir,
+      MPC_DATA_DIR: join(dataDir, "hsm"),
+      MPC_SEAL_KEY: deriveKeyHex(master, "hsm"),
+      EXCHANGE_MODE: mode,
       MPC_HSM_MIN_AMOUNT_WEI: String(opts.hsm?.minAmountWei ?? 0n),
     };
     hsmProc = await spawnService(programs["hsm.ts"], env, join(dataDir, "logs", "hsm.log"), timeoutMs);
@@ -216,6 +232,8 @@ if (require.main === module) {
   const env = process.env;
   startCluster({
     dataDir: env.MPC_DATA_DIR ?? ".data/mpc",
+    sealKeyHex: env.BRIDGE_SEAL_KEY,
+    mode: env.EXCHANGE_MODE === "production" ? "production" : "sandbox",
     basePort: Number(env.MPC_BASE_PORT ?? 4101),
     hsm: { port: Number(env.MPC_HSM_PORT ?? 4110), minAmountWei: BigInt(env.MPC_HSM_MIN_AMOUNT_WEI ?? "0") },
     chains: loadChainsConfig(env),

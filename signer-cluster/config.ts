@@ -1,7 +1,8 @@
 // The one place the signer node and the HSM stand-in read their settings: environment variables
 // (MPC_*) overridden by command-line flags (--home-rpc-url x == MPC_HOME_RPC_URL=x), parsed once by zod.
-import { resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { z } from "zod";
+import { resolveKeyHex } from "../runtime/secret-box";
 import type { BridgeChainsConfig } from "./source-events";
 
 /** Confirmations a signer waits for by default. The local chains mine a block per transaction and never
@@ -67,6 +68,17 @@ const chainsSchema = z
     };
   });
 
+/** The key sealing a signer's share or the HSM's key at rest: MPC_SEAL_KEY (hex) or MPC_SEAL_KEY_FILE, else
+ *  in sandbox mode (EXCHANGE_MODE, default sandbox) a random key in `<dataDir>.secrets/seal.key` (beside
+ *  the directory, so a copy of it does not carry the key); production mode without one refuses to start. */
+function sealKeyOf(env: Record<string, string | undefined>, dataDir: string): { sealKeyHex: string; mode: "sandbox" | "production" } {
+  const e = z
+    .object({ EXCHANGE_MODE: z.enum(["sandbox", "production"]).default("sandbox"), MPC_SEAL_KEY: optionalStr, MPC_SEAL_KEY_FILE: optionalStr })
+    .parse(env);
+  const sandboxFile = join(dirname(dataDir), `${basename(dataDir)}.secrets`, "seal.key");
+  return { mode: e.EXCHANGE_MODE, sealKeyHex: resolveKeyHex({ name: "MPC_SEAL_KEY", mode: e.EXCHANGE_MODE, keyHex: e.MPC_SEAL_KEY?.replace(/^0x/, ""), keyFile: e.MPC_SEAL_KEY_FILE, sandboxFile }) };
+}
+
 export interface NodeConfig {
   index: number;
   port: number;
@@ -79,6 +91,9 @@ export interface NodeConfig {
   chains: BridgeChainsConfig;
   /** test-only misbehaviour: "bad-share" returns corrupted signature shares */
   fault?: "bad-share";
+  mode: "sandbox" | "production";
+  /** seals this node's share at rest (sealKeyOf) */
+  sealKeyHex: string;
 }
 
 const nodeSchema = z.object({
@@ -97,17 +112,19 @@ export function loadNodeConfig(env: Record<string, string | undefined>): NodeCon
   const n = nodeSchema.parse(env);
   if (n.MPC_THRESHOLD > n.MPC_PARTICIPANTS || n.MPC_NODE_INDEX > n.MPC_PARTICIPANTS)
     throw new Error(`invalid cluster shape: index ${n.MPC_NODE_INDEX}, threshold ${n.MPC_THRESHOLD} of ${n.MPC_PARTICIPANTS}`);
+  const dataDir = resolve(n.MPC_DATA_DIR);
   return {
     index: n.MPC_NODE_INDEX,
     port: n.MPC_NODE_PORT,
     host: n.MPC_HOST,
-    dataDir: resolve(n.MPC_DATA_DIR),
+    dataDir,
     threshold: n.MPC_THRESHOLD,
     participants: n.MPC_PARTICIPANTS,
     nonceTtlMs: n.MPC_NONCE_TTL_MS,
     maxOutstandingNonces: n.MPC_MAX_OUTSTANDING_NONCES,
     chains: chainsSchema.parse(env),
     fault: n.MPC_FAULT,
+    ...sealKeyOf(env, dataDir),
   };
 }
 
@@ -118,6 +135,9 @@ export interface HsmConfig {
   /** releases below this amount are refused (0 = co-sign every verified release) */
   minAmountWei: bigint;
   chains: BridgeChainsConfig;
+  mode: "sandbox" | "production";
+  /** seals the HSM's key at rest (sealKeyOf) */
+  sealKeyHex: string;
 }
 
 const hsmSchema = z.object({
@@ -129,12 +149,14 @@ const hsmSchema = z.object({
 
 export function loadHsmConfig(env: Record<string, string | undefined>): HsmConfig {
   const h = hsmSchema.parse(env);
+  const dataDir = resolve(h.MPC_DATA_DIR);
   return {
     port: h.MPC_HSM_PORT,
     host: h.MPC_HOST,
-    dataDir: resolve(h.MPC_DATA_DIR),
+    dataDir,
     minAmountWei: BigInt(h.MPC_HSM_MIN_AMOUNT_WEI),
     chains: chainsSchema.parse(env),
+    ...sealKeyOf(env, dataDir),
   };
 }
 

@@ -1,5 +1,6 @@
-// One FROST signer node: its own process, its own port, its own share file. Start with
-//   tsx signer-cluster/node.ts --node-index 1 --node-port 4101 --data-dir .data/mpc \
+// One FROST signer node: its own process, its own port, its own directory and share file, sealed under its
+// own key (MPC_SEAL_KEY or MPC_SEAL_KEY_FILE; required with EXCHANGE_MODE=production). Start with
+//   tsx signer-cluster/node.ts --node-index 1 --node-port 4101 --data-dir .data/mpc/node-1 --seal-key-file <file> \
 //     --home-chain-id 31337 --home-rpc-url http://127.0.0.1:8545 --vault-address 0x.. \
 //     --remote-chain-id 31338 --remote-rpc-url http://127.0.0.1:8546 --minter-address 0x..
 // (or the same as MPC_* environment variables). Prints one JSON line {"msg":"listening","port":N}.
@@ -23,9 +24,13 @@ import { createJsonServer, listen, type Logger } from "./http";
 import { publicView, readShare, shareFilePath, writeShare, type StoredShare } from "./share-store";
 import { createSigningService } from "./signing-service";
 import { createSourceEventVerifier } from "./source-events";
+import { createSecretBox } from "../runtime/secret-box";
 
 export function createSignerNode({ config, logger }: { config: NodeConfig; logger: Logger }) {
-  let share: StoredShare | undefined = readShare(config.dataDir, config.index);
+  const box = createSecretBox(config.sealKeyHex);
+  let share: StoredShare | undefined = readShare(config.dataDir, config.index, box, (clearFile) =>
+    logger.warn({ clearFile }, "a clear share of an older version was sealed and its clear file removed"),
+  );
   if (share && (share.threshold !== config.threshold || share.participants !== config.participants))
     throw new Error(`${shareFilePath(config.dataDir, config.index)} is a ${share.threshold}-of-${share.participants} share`);
 
@@ -35,7 +40,7 @@ export function createSignerNode({ config, logger }: { config: NodeConfig; logge
     participants: config.participants,
     currentEpoch: () => share?.epoch ?? 0,
     activate: (next) => {
-      writeShare(config.dataDir, next);
+      writeShare(config.dataDir, next, box);
       share = next;
       logger.info({ epoch: next.epoch, groupPublicKey: next.groupPublicKey }, "key share activated");
     },

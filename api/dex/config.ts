@@ -1,9 +1,9 @@
 // Settings of the DEX API surfaces. The process environment is read by config/ (the one config module);
 // whoever starts the API passes these values in. Defaults follow spec 8; tests and benches raise them.
-import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { AppError } from "../../runtime/errors";
+import { KeyConfigError, loadOrCreateKeyFile, resolveKeyHex } from "../../runtime/secret-box";
 
 export interface DexRateLimits {
   /** every request, per client IP, before anything else (a flood guard; spec 8 sets no figure) */
@@ -121,8 +121,6 @@ export class EncryptionKeyError extends AppError<"CONFIG_INVALID"> {
   }
 }
 
-const KEY_HEX = /^[0-9a-fA-F]{64}$/;
-
 /** The AES key sealing API secrets and agent keys, never stored beside the data it protects:
  *  `keyHex` (API_KEY_ENCRYPTION_KEY), else `keyFile` (API_KEY_ENCRYPTION_KEY_FILE, outside the data dir),
  *  else in sandbox mode a random key kept in a 0600 file beside the data dir, `<dataDir>.secrets/`
@@ -136,23 +134,17 @@ export function resolveEncryptionKey(o: {
   /** where older versions kept a generated key (moved out when found) */
   legacyFile?: string;
 }): string {
-  if (o.keyHex !== undefined) {
-    if (!KEY_HEX.test(o.keyHex)) throw new EncryptionKeyError("API_KEY_ENCRYPTION_KEY must be 32 bytes of hex");
-    return o.keyHex;
-  }
-  if (o.keyFile !== undefined) {
-    if (!existsSync(o.keyFile)) throw new EncryptionKeyError(`API_KEY_ENCRYPTION_KEY_FILE ${o.keyFile} does not exist`);
-    const key = readFileSync(o.keyFile, "utf8").trim();
-    if (!KEY_HEX.test(key)) throw new EncryptionKeyError(`API_KEY_ENCRYPTION_KEY_FILE ${o.keyFile} must hold 32 bytes of hex`);
-    return key;
-  }
-  if (o.mode === "production") throw new EncryptionKeyError("production mode needs API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE");
   const file = sandboxKeyFile(o.dataDir);
-  if (!existsSync(file) && o.legacyFile && existsSync(o.legacyFile)) {
+  if (o.mode === "sandbox" && o.keyHex === undefined && o.keyFile === undefined && !existsSync(file) && o.legacyFile && existsSync(o.legacyFile)) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     renameSync(o.legacyFile, file);
   }
-  return loadOrCreateEncryptionKeyFile(file);
+  try {
+    return resolveKeyHex({ name: "API_KEY_ENCRYPTION_KEY", mode: o.mode, keyHex: o.keyHex, keyFile: o.keyFile, sandboxFile: file });
+  } catch (err) {
+    if (err instanceof KeyConfigError) throw new EncryptionKeyError(err.message);
+    throw err;
+  }
 }
 
 /** The sandbox's generated key: `<dataDir>.secrets/api-key-encryption.key`, a sibling of the data dir. */
@@ -161,11 +153,4 @@ export function sandboxKeyFile(dataDir: string): string {
 }
 
 /** A random key kept in a 0600 file, so that a restart can still decrypt the stored secrets. */
-export function loadOrCreateEncryptionKeyFile(path: string): string {
-  if (existsSync(path)) return readFileSync(path, "utf8").trim();
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const key = randomBytes(32).toString("hex");
-  writeFileSync(path, key + "\n", { mode: 0o600 });
-  chmodSync(path, 0o600);
-  return key;
-}
+export const loadOrCreateEncryptionKeyFile = loadOrCreateKeyFile;

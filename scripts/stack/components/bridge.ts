@@ -7,7 +7,9 @@
 // once there for its group key and HSM address, then stopped. At run time this process holds the
 // relayer's key (no role on any bridge contract: it submits signed messages anyone could submit) and the
 // custody provider stand-in's key (the BridgeCustodySigner's owner: a signer by design, like the signer
-// nodes' shares and the HSM's key, which live in their own processes).
+// nodes' shares and the HSM's key, which live in their own processes, each in its own directory under
+// <dataDir>/mpc/, sealed under a key of its own derived from BRIDGE_SEAL_KEY / _FILE, or in the sandbox a
+// random master key in <dataDir>.secrets/ beside the data; production without one refuses to start).
 import path from "node:path";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -27,6 +29,23 @@ import { createRelayerStore } from "../../../relayer/store";
 import type { Deployments } from "../deployments";
 import { bridgedTokens } from "../assets";
 import type { Component, ComponentHandle, ProvisionContext, StackContext } from "../types";
+import { resolveKeyHex } from "../../../runtime/secret-box";
+import type { Config } from "../../../config";
+
+/** The signers' master sealing key: BRIDGE_SEAL_KEY / _FILE, else in the sandbox a random key in
+ *  <dataDir>.secrets/bridge-seal.key (beside the data, like the API-key encryption key); production
+ *  without one throws (KeyConfigError), before any signer starts. */
+export function bridgeSealKeyHex(config: Config): string {
+  return resolveKeyHex({
+    name: "BRIDGE_SEAL_KEY", mode: config.mode, keyHex: config.bridge.sealKeyHex, keyFile: config.bridge.sealKeyFile,
+    sandboxFile: path.join(path.dirname(config.dataDir), `${path.basename(config.dataDir)}.secrets`, "bridge-seal.key"),
+  });
+}
+
+/** The signer cluster of the stack: <dataDir>/mpc, its processes' keys derived from the bridge's sealing key. */
+function startStackCluster(config: Config) {
+  return startCluster({ dataDir: path.join(config.dataDir, "mpc"), sealKeyHex: bridgeSealKeyHex(config), mode: config.mode, hsm: { minAmountWei: 0n } });
+}
 
 /** Local custody provider stand-in key (a public Hardhat dev key: dev chains only). */
 const CUSTODY_KEY = HARDHAT_DEV_PRIVATE_KEYS[8] as Hex;
@@ -43,7 +62,7 @@ export const bridgeComponent: Component = {
   name: "bridge",
   async provision(ctx: ProvisionContext): Promise<void> {
     if (bridgeDeployed(ctx.deployments)) return;
-    const cluster = await startCluster({ dataDir: path.join(ctx.config.dataDir, "mpc"), hsm: { minAmountWei: 0n } });
+    const cluster = await startStackCluster(ctx.config);
     let groupPublicKey: Hex;
     let hsmAddress: Address;
     try {
@@ -76,7 +95,7 @@ export const bridgeComponent: Component = {
       stops.length = 0;
     };
     try {
-      const cluster = await startCluster({ dataDir: path.join(config.dataDir, "mpc"), hsm: { minAmountWei: 0n } });
+      const cluster = await startStackCluster(config);
       stops.push(() => cluster.stop());
       const home = ctx.chains.home;
       const remote = ctx.chains.remote;
