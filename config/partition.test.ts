@@ -8,7 +8,7 @@ const secret = "k".repeat(MIN_PARTITION_SECRET_LENGTH);
 
 test("defaults: one process owns every market, no transport, no routes, no extra operators", () => {
   const c = parsePartitionConfig({});
-  assert.deepEqual(c, { pipelineMarkets: null, listenPort: null, index: 0, secret: null, routes: [], extraOperators: [] });
+  assert.deepEqual(c, { pipelineMarkets: null, listenPort: null, index: 0, secret: null, routes: [], extraOperators: [], orderLog: null });
   assert.deepEqual(loadConfig({}).partition, c);
 });
 
@@ -45,4 +45,11 @@ test("DEX_PARTITIONS: symbols=URL;..., one owner per market, http(s) only, trail
   assert.throws(() => parseDexPartitions(";"), /no partition/);
   const routes = parsePartitionConfig({ DEX_PARTITIONS: "WETH-USD=http://127.0.0.1:7001", PARTITION_SECRET: secret }).routes;
   assert.equal(routes.length, 1);
+});
+
+test("ORDER_LOG_URL: the replicated order log's servers, replicas and lease; a bad URL or lease is refused", () => {
+  const c = parsePartitionConfig({ ORDER_LOG_URL: "nats://10.0.0.7:4222, nats://10.0.0.8:4222", ORDER_LOG_LEASE_MS: "500" });
+  assert.deepEqual(c.orderLog, { servers: ["nats://10.0.0.7:4222", "nats://10.0.0.8:4222"], replicas: 3, leaseMs: 500 });
+  assert.throws(() => parsePartitionConfig({ ORDER_LOG_URL: "http://10.0.0.7:4222" }), /ORDER_LOG_URL/);
+  assert.throws(() => parsePartitionConfig({ ORDER_LOG_URL: "nats://a:4222", ORDER_LOG_LEASE_MS: "499" }), /ORDER_LOG_LEASE_MS/);
 });

@@ -8,6 +8,10 @@
 //   PARTITION_SECRET=<32+ characters>        shared by partitions and API processes (required by either role)
 //   DEX_PARTITIONS=WETH-USD,WBTC-USD=http://10.0.0.5:7001;AAPL-USD=http://10.0.0.6:7001
 //   EXTRA_OPERATOR_ADDRESSES=0xabc...,0xdef...   granted OPERATOR_ROLE at provisioning (each partition's operator)
+//   ORDER_LOG_URL=nats://10.0.0.7:4222,nats://10.0.0.8:4222   the partition's journal and batch store on this
+//                                            JetStream cluster (replicated order log, leader + standbys);
+//                                            unset: local files under DATA_DIR (npm start's default)
+//   ORDER_LOG_REPLICAS=3, ORDER_LOG_LEASE_MS=2000   the streams' replicas and the leader's lease
 import { z } from "zod";
 import type { Address } from "viem";
 
@@ -33,6 +37,8 @@ export interface PartitionConfig {
   /** the partitions this process's DEX API routes to; empty = the in-process pipeline */
   readonly routes: readonly PartitionRoute[];
   readonly extraOperators: readonly Address[];
+  /** the replicated order log; null = the local journal */
+  readonly orderLog: { readonly servers: readonly string[]; readonly replicas: number; readonly leaseMs: number } | null;
 }
 
 const symbol = z.string().regex(/^[A-Z0-9]{1,20}-[A-Z0-9]{1,20}$/, "a market symbol such as WETH-USD");
@@ -52,6 +58,13 @@ const schema = z.object({
     .transform((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0))
     .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, "an address (0x + 40 hex)").transform((a) => a as Address)))
     .optional(),
+  ORDER_LOG_URL: z
+    .string()
+    .transform((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0))
+    .pipe(z.array(z.string().regex(/^(nats|tls):\/\/[^\s/]+$/, "a NATS server URL such as nats://10.0.0.7:4222")).min(1))
+    .optional(),
+  ORDER_LOG_REPLICAS: z.coerce.number().int().min(1).max(5).default(3),
+  ORDER_LOG_LEASE_MS: z.coerce.number().int().min(500).max(60_000).default(2_000),
 });
 
 /** `SYM,SYM=url;SYM=url` -> routes; throws an Error naming what is wrong. */
@@ -92,5 +105,6 @@ export function parsePartitionConfig(env: Record<string, string | undefined>): P
     secret: e.PARTITION_SECRET ?? null,
     routes,
     extraOperators: e.EXTRA_OPERATOR_ADDRESSES ?? [],
+    orderLog: e.ORDER_LOG_URL ? { servers: e.ORDER_LOG_URL, replicas: e.ORDER_LOG_REPLICAS, leaseMs: e.ORDER_LOG_LEASE_MS } : null,
   };
 }

@@ -15,6 +15,7 @@ import { createSettleSender, SETTLE_GAS_CAP, settleGasWanted } from "./settle/se
 import { createChainAvailability, type ChainAvailabilityHealth, type SupervisedChain } from "./settle/chain-availability";
 import { systemClock, type Clock } from "../runtime/clock";
 import { settlementAbi } from "../sdk/abi";
+import type { Replication } from "./replication/replication";
 
 /** The matcher treats an order as expired this long before its signed expiry, so that a trade matched
  *  just before the deadline still settles (batches land in well under a second; 10 s leaves room for
@@ -64,6 +65,11 @@ export interface PipelineOptions {
   /** a matcher journal snapshot after this many records (default DEFAULT_SNAPSHOT_EVERY: none) and one at
    *  stop; 0 = never, not even at stop (the default when `listeners` are given without `snapshotParts`) */
   snapshotEvery?: number;
+  /** the replicated order log (ORDER_LOG_URL): the journal and the batch store on JetStream, the start
+   *  waiting as a hot standby until this process holds the partition's lease; when it loses the lease the
+   *  service halts (SERVICE_UNAVAILABLE) and `onDeposed` is called */
+  replication?: Replication;
+  onDeposed?(reason: string): void;
 }
 
 export interface Reconciliation {
@@ -83,7 +89,7 @@ export interface Pipeline {
   subscribeSettled(fn: (b: SettledBatch) => void): () => void;
   /** resolves once chain events up to the current head are applied (tests: after a deposit) */
   syncChain(): Promise<void>;
-  health(): { matcher: ReturnType<MatcherService["health"]>; batcher: ReturnType<Batcher["health"]>; chainBlock: string; reconciliation: Reconciliation; chain: ChainAvailabilityHealth };
+  health(): { matcher: ReturnType<MatcherService["health"]>; batcher: ReturnType<Batcher["health"]>; chainBlock: string; reconciliation: Reconciliation; chain: ChainAvailabilityHealth; replication?: ReturnType<Replication["health"]> };
   /** Compares the ledger's projected balances with the contract's balanceOf once nothing is waiting for
    *  settlement (run once at start; callable again). */
   reconcile(): Promise<Reconciliation>;
@@ -123,6 +129,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const contractWallets = createContractWallets(client);
   const service = new MatcherService({
     journalDir: join(opts.dataDir, "matcher"),
+    openLog: opts.replication?.openLog,
     // listeners whose state is not in the snapshots must see every event since the first command: no snapshots then
     snapshotEvery: opts.snapshotEvery ?? (opts.listeners?.length && !opts.snapshotParts ? 0 : undefined),
     snapshotParts: opts.snapshotParts,
@@ -139,8 +146,13 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   });
   for (const l of opts.listeners ?? []) service.subscribe(l);
   lap("fees");
+  // replicated: a standby stays in here, applying its leader's records, until it holds the lease
   const replay = await service.open();
   lap("journal");
+  opts.replication?.leadership.onDeposed((reason) => {
+    service.halt(`deposed: ${reason}`);
+    opts.onDeposed?.(reason);
+  });
 
   // chain history first (silently: the ledger is only complete at the head), then withdrawals checked once
   const pendingSeen = new Set<string>();
@@ -210,6 +222,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       clock,
     })),
     storeDir: join(opts.dataDir, "batcher"),
+    openStore: opts.replication?.openStore,
     firstBatchId: BigInt(opts.settleLane ?? 0) << 56n,
     findBatchTxs: batchTxsFromChain(client, opts.settlement, opts.fromBlock),
     signedOrder: service.signedOrder,
@@ -306,7 +319,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       while (follower.lastBlock < head) await new Promise((r) => setTimeout(r, 10));
     },
     health() {
-      return { matcher: service.health(), batcher: batcher.health(), chainBlock: follower.lastBlock.toString(), reconciliation, chain: availability.health() };
+      return { matcher: service.health(), batcher: batcher.health(), chainBlock: follower.lastBlock.toString(), reconciliation, chain: availability.health(), ...(opts.replication ? { replication: opts.replication.health() } : {}) };
     },
     reconcile,
     async stop() {

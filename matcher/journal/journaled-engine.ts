@@ -9,7 +9,7 @@ import { restoreSnapshot, takeSnapshot, type EngineSnapshot } from "../core/snap
 import { NULL_SINK } from "../core/collector";
 import type { Command, EngineEvent, MarketConfig } from "../core/types";
 import { encodeFrame, type JournalRecord } from "./frames";
-import { openRecordLog, type LegacyJsonLines, type RecoveryReport } from "./log";
+import { openRecordLog, type LegacyJsonLines, type OpenRecordLog, type RecoveryReport } from "./log";
 
 export type { RecoveryReport } from "./log";
 
@@ -33,6 +33,8 @@ export interface JournaledEngineOptions<M = unknown> {
   onReplay?(record: JournalRecord<Command, M>, events: EngineEvent[]): void;
   /** A previous version's JSON-lines journal in `dir`, carried into this one once (log.ts). */
   legacy?: LegacyJsonLines<Command, M>;
+  /** Opens the record log under the engine (default: the local files of log.ts); a replicated log gives its own. */
+  openLog?: OpenRecordLog;
 }
 
 export interface JournaledEngine<M = unknown> {
@@ -74,7 +76,7 @@ export async function createJournaledEngine<M = unknown>(options: JournaledEngin
   const { owner } = options;
   // with an owner, a snapshot is {engine, owner}; without, the engine's snapshot alone (as before)
   type Stored = EngineSnapshot | { engine: EngineSnapshot; owner: unknown };
-  const log = await openRecordLog<Command, M, Stored>({
+  const log = await (options.openLog ?? openRecordLog)<Command, M, Stored>({
     dir: options.dir,
     fsync: options.fsync,
     snapshotEvery: options.snapshotEvery,

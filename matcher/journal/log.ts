@@ -63,6 +63,10 @@ export interface RecordLog<C, M = unknown> {
   close(): Promise<void>;
 }
 
+/** How a journal's owner opens its record log: openRecordLog (local files) or a replicated log with the
+ *  same contract (pipeline/replication/stream-log.ts). */
+export type OpenRecordLog = <C, M = unknown, S = unknown>(options: RecordLogOptions<C, M, S>) => Promise<RecordLog<C, M>>;
+
 interface Waiter {
   value: unknown;
   resolve: (value: unknown) => void;

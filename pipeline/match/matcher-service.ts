@@ -3,7 +3,7 @@
 // behind every engine order; trades leave for the batcher once their command is durable.
 import type { Address, Hex } from "viem";
 import type { Command, EngineEvent, MarketConfig, OrderType, PlaceCommand, TimeInForce, TradeEvent } from "../../matcher/core/types";
-import { createJournaledEngine, type JournaledEngine } from "../../matcher/journal";
+import { createJournaledEngine, type JournaledEngine, type OpenRecordLog } from "../../matcher/journal";
 import { MATCHER_RESERVE_ORDERS } from "../../matcher/deployment";
 import { PipelineError } from "../errors";
 import { validateSignedOrder, type IntakeContext, type PlaceSignedInput, type ValidatedOrder } from "../intake/intake";
@@ -119,6 +119,8 @@ export const DEFAULT_SNAPSHOT_EVERY = 0;
 
 export interface MatcherServiceDeps {
   journalDir: string;
+  /** opens the journal's record log (default: local files under journalDir; replicated: the partition's stream) */
+  openLog?: OpenRecordLog;
   /** a journal snapshot (engine + this service's state + `snapshotParts`) after this many records; unset:
    *  DEFAULT_SNAPSHOT_EVERY (none). A snapshot is also taken at close() unless this is set to 0 explicitly
    *  (0 = never, not even at close: every start replays the whole journal). */
@@ -218,6 +220,7 @@ export class MatcherService {
     const t0 = performance.now();
     this.journal = await createJournaledEngine<JournalMeta>({
       dir: this.deps.journalDir,
+      openLog: this.deps.openLog,
       markets: engineMarkets,
       fsync: this.deps.fsync,
       reserveOrders: RESERVE_ORDERS,

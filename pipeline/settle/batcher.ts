@@ -15,7 +15,7 @@
 // the contract refuses); this file holds the loop and the public face.
 import type { Hex } from "viem";
 import type { SignedOrder } from "../../sdk/settle-batch";
-import { openRecordLog } from "../../matcher/journal";
+import { openRecordLog, type OpenRecordLog } from "../../matcher/journal";
 import { systemClock, type Clock } from "../../runtime/clock";
 import type { FatalChainError } from "../errors";
 import { settledAtStart, type FindBatchTxs, type SettledBatchRecord } from "./batch-confirmations";
@@ -76,6 +76,8 @@ export interface BatcherDeps {
   /** directory of the journal of batch compositions (matcher/journal; a `batches.jsonl` of the previous
    *  version found there is carried in once) */
   storeDir: string;
+  /** opens the batch store's record log (default: local files under storeDir; replicated: the partition's stream) */
+  openStore?: OpenRecordLog;
   signedOrder(hash: Hex): SignedOrder | undefined;
   maxTrades: number;
   maxDelayMs: number;
@@ -189,7 +191,7 @@ function halt(b: BatchRun, e: unknown): void {
  *  starts the loop. */
 async function start(b: BatchRun): Promise<{ lastSettledSeq: number; settled: SettledBatchRecord[] }> {
   const { deps } = b;
-  const store = (b.store = await openRecordLog<BatchRecord>({
+  const store = (b.store = await (deps.openStore ?? openRecordLog)<BatchRecord>({
     dir: deps.storeDir,
     fsync: deps.fsync ?? true,
     replay: (r) => b.byId.set(r.c.batchId, r.c),

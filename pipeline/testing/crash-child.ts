@@ -7,6 +7,7 @@ import { startPipeline } from "../pipeline";
 import { createDexService, DexState } from "../dex-service";
 import type { MarketSpec } from "../markets";
 import { signedInput } from "./orders";
+import { startReplication } from "../replication/replication";
 
 interface ChildConfig {
   mode: "stream" | "recover";
@@ -19,6 +20,20 @@ interface ChildConfig {
   traderKeys: Hex[];
   dataDir: string;
   orders: number;
+  /** the replicated order log: the pipeline waits as a standby until it holds the lease (prints LEADING) */
+  orderLog?: { servers: string; leaseMs: number };
+}
+
+/** The acknowledged hashes to look up: argv[3], or "-" for one line on stdin (sent once the child leads). */
+async function hashesToCheck(): Promise<string[]> {
+  const arg = process.argv[3] ?? "";
+  if (arg !== "-") return arg.split(",").filter(Boolean);
+  let buf = "";
+  for await (const d of process.stdin) {
+    buf += d;
+    if (buf.includes("\n")) break;
+  }
+  return buf.trim().split(",").filter(Boolean);
 }
 
 async function main(): Promise<void> {
@@ -36,11 +51,27 @@ async function main(): Promise<void> {
   const note = (o: object, m?: string) => {
     if (m?.startsWith("settled batches without a journaled confirmation")) foundOnChain += (o as { found: number }).found;
   };
-  const logger = { info: note, warn: note, error: note };
+  // with the replicated log, warnings and errors go to stderr (the failover test shows them when it fails)
+  const loud = (o: object, m?: string) => {
+    note(o, m);
+    if (cfg.orderLog) process.stderr.write(`${m} ${JSON.stringify(o)}\n`);
+  };
+  const logger = { info: note, warn: loud, error: loud };
+  const replication = cfg.orderLog ? await startReplication({ servers: cfg.orderLog.servers.split(","), partition: 0, leaseMs: cfg.orderLog.leaseMs }) : undefined;
+  if (replication) {
+    process.stdout.write("FOLLOWING\n");
+    void replication.leadership.acquired.then(() => process.stdout.write(`ACQUIRED ${Date.now()}\n`));
+  }
+  let deposed = false;
   const p = await startPipeline({
     rpcUrl: cfg.rpcUrl, chainId: cfg.chainId, settlement: cfg.settlement, fromBlock: BigInt(cfg.fromBlock), markets: [market],
-    operatorKey: cfg.operatorKey, dataDir: cfg.dataDir, fsync: true, listeners: [dexState.onServiceEvent], logger,
+    operatorKey: cfg.operatorKey, dataDir: cfg.dataDir, fsync: true, listeners: [dexState.onServiceEvent], logger, replication,
+    onDeposed: (reason) => {
+      deposed = true;
+      process.stdout.write(`DEPOSED ${reason}\n`);
+    },
   });
+  if (replication) process.stdout.write(`LEADING ${Date.now()} ${JSON.stringify(p.recovered.startMs)}\n`);
   const dex = createDexService({ pipeline: p, state: dexState, chainId: cfg.chainId, settlement: cfg.settlement, rpcUrl: cfg.rpcUrl, submitterKey: generatePrivateKey(), assets: {} });
   if (cfg.mode === "recover") {
     // each trade's two fills as the DEX service serves them (REST, WebSocket, gRPC), read at the restart
@@ -71,8 +102,9 @@ async function main(): Promise<void> {
       fills: await fillsOf(),
     };
     const known = (h: string) => !!p.service.signedOrder(h as Hex);
-    process.stdout.write(JSON.stringify({ ...out, isKnown: Object.fromEntries((process.argv[3] ?? "").split(",").filter(Boolean).map((h) => [h, known(h)])) }) + "\n");
+    process.stdout.write(JSON.stringify({ ...out, isKnown: Object.fromEntries((await hashesToCheck()).map((h) => [h, known(h)])) }) + "\n");
     await p.stop();
+    await replication?.close();
     process.exit(0);
   }
   const traders = cfg.traderKeys.map((k) => privateKeyToAccount(k));
@@ -82,8 +114,16 @@ async function main(): Promise<void> {
     const side = i % 2 === 0 ? "sell" : "buy";
     const priceTicks = 250_000n + BigInt((i * 7) % 5) - 2n;
     const input = await signedInput(t, t.address, cfg.chainId, cfg.settlement, market, { side, priceTicks, sizeLots: BigInt(1 + (i % 3)), nonce: BigInt(i) });
-    const r = await p.service.placeSigned(input);
-    process.stdout.write(`ACK ${r.hash}\n`);
+    if (deposed) break;
+    try {
+      const r = await p.service.placeSigned(input);
+      process.stdout.write(`ACK ${r.hash}\n`);
+    } catch (err) {
+      // a deposed leader: its journal refuses the order (never acknowledged)
+      process.stdout.write(`REFUSED ${(err as Error).message}\n`);
+      if (!replication) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
   process.stdout.write("DONE\n");
 }

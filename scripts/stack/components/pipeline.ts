@@ -10,6 +10,7 @@ import type { Component, ComponentHandle, StackContext } from "../types";
 import { marketsFromTokens } from "../../../pipeline/markets";
 import { assetMarketGrids } from "../../../api/exchange/assets/catalogue";
 import { startPipeline, type Pipeline } from "../../../pipeline/pipeline";
+import { startReplication } from "../../../pipeline/replication/replication";
 import { systemClock } from "../../../runtime/clock";
 import { partitionNonceRange } from "../../../pipeline/intake/api-nonces";
 import { startPartitionServer, type PartitionServer } from "../../../pipeline/partition/server";
@@ -44,9 +45,16 @@ export const pipelineComponent: Component = {
     if (missingFlags.length > 0) log.warn({ missingFlags }, "the matcher's process lacks the V8 flags it is benchmarked with (matcher/deployment.ts; `npm start` passes them)");
     // finished orders leave memory (and the journal's snapshots) for an LMDB store beside the journal
     const dexState = new DexState({ history: await openDexHistory(path.join(ctx.config.dataDir, "pipeline", "history")), logger: log });
+    // ORDER_LOG_URL: the journal and batch store on JetStream; the start waits here as a hot standby until
+    // this process holds the partition's lease (docs/decisions/pipeline.md "Replicated order log")
+    const ol = ctx.config.partition.orderLog;
+    const replication = ol ? await startReplication({ servers: [...ol.servers], partition: ctx.config.partition.index, replicas: ol.replicas, leaseMs: ol.leaseMs, logger: log }) : undefined;
     let pipeline: Pipeline;
     try {
       pipeline = await startPipeline({
+        replication,
+        // deposed: the service refuses orders (SERVICE_UNAVAILABLE) and health fails; restart it to stand by again
+        onDeposed: (reason) => log.error({ reason }, "partition leadership lost: this process writes nothing more"),
         listeners: [dexState.onServiceEvent],
         // the DEX service's live orders and fills live in the matcher journal's snapshots beside the matcher's state
         snapshotParts: { dex: dexState },
@@ -71,6 +79,7 @@ export const pipelineComponent: Component = {
       });
     } catch (err) {
       await dexState.close();
+      await replication?.close();
       throw err;
     }
     // the agent relayer's account on the home chain: its one nonce lane, for every sender of that account
@@ -109,6 +118,7 @@ export const pipelineComponent: Component = {
         // the journal's snapshot at stop holds the finished orders whose history write is still under way
         await pipeline.stop();
         await dexState.close();
+        await replication?.close();
       },
       info: {
         ...Object.fromEntries(markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`])),

@@ -1,0 +1,215 @@
+// A journal (the RecordLog of matcher/journal) on a replicated JetStream stream instead of a local file:
+// the partition's order log (the matcher's commands) and its batch store. One stream message holds every
+// record that arrived while the previous append was on its way (group commit: the frames of log.ts, back
+// to back), published with the stream's expected last sequence, so an append lands only on the log this
+// writer has read to its end: a deposed leader's append is refused (JetStream error 10071). An append is
+// acknowledged once the stream's quorum (2 of 3 with R3) holds it. A timeout or a cluster without a leader
+// is retried with the same message id (the stream's duplicate window answers a retry of a stored append
+// with its sequence) for as long as this process holds the lease.
+// Open: every record is replayed in order; a standby keeps reading (and replaying) the records its leader
+// appends until it holds the lease, reads to the end, then appends a term marker (no records) so the old
+// leader's next append is refused even when the new one has nothing to write yet.
+import { jetstream, jetstreamManager, DeliverPolicy, JetStreamApiError, StorageType, type JetStreamClient, type PubAck } from "@nats-io/jetstream";
+import { headers, type NatsConnection } from "@nats-io/nats-core";
+import { scanRecords, encodeRecord, type JournalRecord } from "../../matcher/journal/frames";
+import type { RecordLog, RecordLogOptions } from "../../matcher/journal/log";
+import type { Leadership } from "./lease";
+
+/** A message carries at most this many bytes of records (the server's default max payload is 1 MiB). */
+const MAX_MESSAGE_BYTES = 512 * 1024;
+const WRONG_LAST_SEQUENCE = 10071;
+const TERM_HEADER = "Log-Term";
+
+export interface StreamLogOptions<C, M, S> extends Omit<RecordLogOptions<C, M, S>, "dir" | "snapshotEvery" | "legacy"> {
+  nc: NatsConnection;
+  /** the stream's name (one per partition and journal, e.g. ORDERS_P0) */
+  stream: string;
+  replicas: number;
+  leadership: Leadership;
+  /** how long a publish the cluster does not answer is retried (ms) */
+  retryMs?: number;
+  /** each replayed message's sequence (replication lag: the followed log's head minus this) */
+  onApplied?(seq: number): void;
+}
+
+export class DeposedError extends Error {
+  constructor(reason: string) {
+    super(`this process no longer leads the partition: ${reason}`);
+    this.name = "DeposedError";
+  }
+}
+
+async function ensureStream(nc: NatsConnection, stream: string, replicas: number): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const info = await jsm.streams.info(stream).catch(async (err) => {
+        if (!/not found/i.test(String(err))) throw err;
+        return jsm.streams.add({ name: stream, subjects: [`orderlog.${stream}`], num_replicas: replicas, storage: StorageType.File, duplicate_window: 120_000_000_000 });
+      });
+      return info.state.last_seq;
+    } catch (err) {
+      if (attempt >= 100) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** Replays the stream's messages from `fromSeq` on; stops at `untilSeq` (inclusive) or when `until` resolves. */
+async function readStream(js: JetStreamClient, stream: string, fromSeq: number, untilSeq: number, onMsg: (seq: number, data: Uint8Array, marker: boolean) => void, until?: Promise<void>): Promise<number> {
+  let last = fromSeq - 1;
+  if (!until && untilSeq < fromSeq) return last;
+  const consumer = await js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromSeq });
+  const msgs = await consumer.consume({ max_messages: 1000 });
+  let stopRequested = false;
+  void until?.then(() => {
+    stopRequested = true;
+    void msgs.close();
+  });
+  for await (const m of msgs) {
+    onMsg(m.seq, m.data, m.headers?.get(TERM_HEADER) !== undefined && m.data.length === 0);
+    last = m.seq;
+    if (!until && last >= untilSeq) break;
+    if (stopRequested) break;
+  }
+  await msgs.close();
+  return last;
+}
+
+export async function openStreamLog<C, M = unknown, S = unknown>(options: StreamLogOptions<C, M, S>): Promise<RecordLog<C, M>> {
+  const { nc, stream, leadership } = options;
+  const subject = `orderlog.${stream}`;
+  const js = jetstream(nc, { timeout: 5_000 });
+  const headSeq = await ensureStream(nc, stream, options.replicas);
+  options.restore?.(undefined);
+  let count = 0;
+  let lastSeq = 0;
+  const apply = (seq: number, data: Uint8Array, marker: boolean) => {
+    lastSeq = seq;
+    if (!marker) {
+      for (const r of scanRecords<C, M>(Buffer.from(data.buffer, data.byteOffset, data.byteLength)).records as JournalRecord<C, M>[]) {
+        if (r.i < count) continue; // a retried append stored twice past the duplicate window: same records
+        if (r.i !== count) throw new Error(`order log ${stream} has a gap: expected record ${count}, found ${r.i} at message ${seq}`);
+        options.replay?.(r);
+        count++;
+      }
+    }
+    options.onApplied?.(seq);
+  };
+  await readStream(js, stream, 1, headSeq, apply);
+  // standby: follow the leader's appends until this process holds the lease
+  if (!leadership.valid()) await readStream(js, stream, lastSeq + 1, Infinity, apply, leadership.acquired);
+  const retryMs = options.retryMs ?? 30_000;
+  const publish = async (payload: Uint8Array, msgID: string, marker: boolean, expected: number): Promise<PubAck> => {
+    const t0 = Date.now();
+    for (;;) {
+      if (!leadership.valid()) throw new DeposedError(leadership.deposedReason ?? "lease lapsed");
+      const h = headers();
+      h.set(TERM_HEADER, leadership.term);
+      try {
+        return await js.publish(subject, marker ? new Uint8Array(0) : payload, { msgID, expect: { lastSequence: expected }, headers: h, timeout: 2_000 });
+      } catch (err) {
+        if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) throw new DeposedError(`the order log ${stream} refused the append (another writer)`);
+        if (err instanceof JetStreamApiError && err.code !== 503) throw err;
+        if (Date.now() - t0 > retryMs) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  };
+  // take over the log: read what the old leader appended up to now, then fence it with a term marker
+  for (let attempt = 0; ; attempt++) {
+    const info = await jetstreamManager(nc).then((jsm) => jsm.streams.info(stream));
+    await readStream(js, stream, lastSeq + 1, info.state.last_seq, apply);
+    try {
+      const ack = await publish(new Uint8Array(0), `${leadership.term}:marker`, true, lastSeq);
+      lastSeq = ack.seq;
+      break;
+    } catch (err) {
+      if (!(err instanceof DeposedError) || attempt >= 20 || !leadership.valid()) throw err;
+      await new Promise((r) => setTimeout(r, 100)); // the old leader's last append was on its way
+    }
+  }
+  return writer(options, publish, { count, lastSeq });
+}
+
+function writer<C, M, S>(options: StreamLogOptions<C, M, S>, publish: (payload: Uint8Array, msgID: string, marker: boolean, expected: number) => Promise<PubAck>, at: { count: number; lastSeq: number }): RecordLog<C, M> {
+  const { leadership } = options;
+  let { count, lastSeq } = at;
+  let pending: { frame: Buffer; value: unknown; resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
+  let flushing: Promise<void> | undefined;
+  let failure: Error | undefined;
+  let closed = false;
+  let appended = count; // index of the first record not yet sent
+  leadership.onDeposed((reason) => fail(new DeposedError(reason)));
+
+  function fail(err: Error) {
+    failure ??= err;
+    for (const w of pending) w.reject(failure);
+    pending = [];
+  }
+  const flush = async () => {
+    while (pending.length > 0 && !failure) {
+      let bytes = 0;
+      let n = 0;
+      while (n < pending.length && (n === 0 || bytes + pending[n].frame.length <= MAX_MESSAGE_BYTES)) bytes += pending[n++].frame.length;
+      const batch = pending.splice(0, n);
+      const first = appended;
+      try {
+        const ack = await publish(Buffer.concat(batch.map((w) => w.frame)), `${leadership.term}:${first}`, false, lastSeq);
+        lastSeq = ack.seq;
+        appended += batch.length;
+      } catch (err) {
+        if (err instanceof DeposedError) leadership.depose(err.message);
+        for (const w of batch) w.reject(err as Error);
+        fail(err as Error);
+        return;
+      }
+      for (const w of batch) w.resolve(w.value);
+    }
+  };
+  // records that arrive in the same tick go out together; one append on its way at a time
+  const kick = () => {
+    if (flushing) return;
+    flushing = Promise.resolve()
+      .then(flush)
+      .finally(() => {
+        flushing = undefined;
+        if (pending.length > 0 && !failure) kick();
+      });
+  };
+  const refusal = (): Error | undefined => (closed ? new Error("journal closed") : (failure ?? (leadership.valid() ? undefined : new DeposedError(leadership.deposedReason ?? "lease lapsed"))));
+  const appendFrame = <T = void>(frame: Buffer, value?: T): Promise<T> => {
+    const refused = refusal();
+    if (refused) return Promise.reject(refused);
+    count++;
+    return new Promise<T>((resolve, reject) => {
+      pending.push({ frame, value, resolve: resolve as (v: unknown) => void, reject });
+      kick();
+    });
+  };
+  return {
+    recovery: { snapshotIndex: 0, replayed: at.count, truncatedBytes: 0, imported: 0 },
+    get count() {
+      return count;
+    },
+    refusal,
+    appendFrame,
+    append(c: C, m?: M) {
+      let frame: Buffer;
+      try {
+        frame = encodeRecord(m === undefined ? { i: count, c } : { i: count, c, m });
+      } catch (err) {
+        return Promise.reject(new Error(`record cannot be journaled: ${(err as Error).message}`));
+      }
+      return appendFrame(frame);
+    },
+    // the stream is the snapshot's replacement here: every start reads it (docs/decisions/pipeline.md)
+    snapshot: async () => undefined,
+    async close() {
+      if (closed) return;
+      closed = true;
+      while (flushing) await flushing;
+      if (failure && !(failure instanceof DeposedError)) throw failure;
+    },
+  };
+}
