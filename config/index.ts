@@ -49,7 +49,7 @@ const envSchema = z.object({
   GRPC_PORT: port.default(50051),
   INDEXER_PORT: port.default(42069),
   HEALTH_PORT: port.default(9090),
-  /** the trading web app (web/); the iam registers http://127.0.0.1:3004/auth/callback for it */
+  /** the trading web app (web/); the iam registers http://<HOST>:<WEB_PORT>/auth/callback for it */
   WEB_PORT: port.default(3004),
   HOME_CHAIN_PORT: port.default(8545),
   HOME_CHAIN_ID: chainId.default(31337),

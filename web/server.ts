@@ -10,6 +10,7 @@ import http from "node:http";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
+import { WEB_CALLBACK_PATH } from "../api/iam/config";
 
 export interface WebServerOptions {
   host: string;
@@ -125,7 +126,7 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
 
   function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): void {
     if (req.method !== "GET" && req.method !== "HEAD") return sendError(res, 405, "METHOD_NOT_ALLOWED", "only GET and HEAD are served here");
-    if (pathname === "/" || pathname === "/index.html" || pathname === "/auth/callback") {
+    if (pathname === "/" || pathname === "/index.html" || pathname === WEB_CALLBACK_PATH) {
       res.writeHead(200, { "content-type": TYPES[".html"], "cache-control": "no-cache", ...SECURITY_HEADERS });
       return void res.end(req.method === "HEAD" ? undefined : index);
     }

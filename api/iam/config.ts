@@ -86,6 +86,9 @@ export const DEFAULT_TOKEN_LIFETIMES: IamTokenLifetimes = {
 
 /** The client `npm start` registers: the exchange web app (password grant and code flow). */
 export const DEFAULT_CLIENT_ID = "exchange-web";
+/** the web app's page the code flow returns to (web/server.ts serves it); the stack registers
+ *  <config.urls.web><WEB_CALLBACK_PATH> */
+export const WEB_CALLBACK_PATH = "/auth/callback";
 
 export function iamConfig(
   o: Partial<Omit<IamConfig, "limits" | "tokens">> & {
@@ -98,7 +101,7 @@ export function iamConfig(
   return {
     mode: "sandbox",
     audience: "exchange-api",
-    clients: [{ clientId: DEFAULT_CLIENT_ID, redirectUris: ["http://127.0.0.1:3004/auth/callback"], passwordGrant: true, codeFlow: true }],
+    clients: [{ clientId: DEFAULT_CLIENT_ID, redirectUris: [`http://127.0.0.1:3004${WEB_CALLBACK_PATH}`], passwordGrant: true, codeFlow: true }],
     keyRotationMs: 30 * 24 * 3600_000,
     trustProxy: false,
     bodyLimitBytes: 16 * 1024,

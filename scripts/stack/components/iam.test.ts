@@ -10,6 +10,8 @@ import { freePort } from "../../../runtime/ports";
 import { passwordGrant, postJson, requestCode } from "../../../api/iam/testing/harness";
 import type { StackContext } from "../types";
 import { iamComponent } from "./iam";
+import { IAM_ROUTES } from "../../../api/iam/provider";
+import { DEFAULT_CLIENT_ID, WEB_CALLBACK_PATH } from "../../../api/iam/config";
 
 const ctxFor = (config: ReturnType<typeof loadConfig>) => ({ config, logger: createApiLogger({ level: "silent" }), started: new Map() }) as unknown as StackContext;
 
@@ -65,6 +67,28 @@ test("production mode: no sandbox endpoints (404), no outbox, and no code is sen
     assert.equal(otp.status, 503);
     assert.equal(otp.body.error.code, "SERVICE_UNAVAILABLE");
     assert.equal((await fetch(`${url}/.well-known/openid-configuration`)).status, 200);
+  } finally {
+    await handle.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("the code flow's registered redirect URI follows WEB_PORT: the configured web app's callback is accepted, 3004's refused", async () => {
+  const root = mkdtempSync(join(tmpdir(), "iam-component-web-"));
+  let webPort = await freePort();
+  while (webPort === 3004) webPort = await freePort();
+  const config = loadConfig({ DATA_DIR: join(root, "data"), IAM_PORT: String(await freePort()), WEB_PORT: String(webPort) });
+  const handle = await iamComponent.start(ctxFor(config));
+  try {
+    const url = handle.urls!["identity (iam)"];
+    const authorize = (redirectUri: string) =>
+      fetch(`${url}${IAM_ROUTES.authorization}?${new URLSearchParams({ client_id: DEFAULT_CLIENT_ID, response_type: "code", scope: "openid", redirect_uri: redirectUri, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" })}`, { redirect: "manual" });
+    const ours = await authorize(`http://${config.host}:${webPort}${WEB_CALLBACK_PATH}`);
+    assert.equal(ours.status, 303, await ours.text());
+    assert.match(ours.headers.get("location") ?? "", /^\/interaction\//, "on to the login page");
+    const fixed = await authorize(`http://127.0.0.1:3004${WEB_CALLBACK_PATH}`);
+    assert.equal(fixed.status, 400);
+    assert.match(await fixed.text(), /redirect_uri/);
   } finally {
     await handle.stop();
     rmSync(root, { recursive: true, force: true });

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { createDb } from "../../../db";
 import { resolveEncryptionKey } from "../../../api/dex/config";
-import { DEFAULT_CLIENT_ID, iamConfig } from "../../../api/iam/config";
+import { DEFAULT_CLIENT_ID, iamConfig, WEB_CALLBACK_PATH } from "../../../api/iam/config";
 import { startIam } from "../../../api/iam/server";
 import { systemClock } from "../../../runtime/clock";
 import type { Component, ComponentHandle, StackContext } from "../types";
@@ -29,6 +29,8 @@ export const iamComponent: Component = {
       issuer: ctx.config.urls.identity,
       resource: ctx.config.urls.exchangeApi,
       audience: ctx.config.exchangeApi.oidcAudience,
+      // the code flow returns to the web app of this configuration (WEB_PORT, HOST)
+      clients: [{ clientId: DEFAULT_CLIENT_ID, redirectUris: [`${ctx.config.urls.web}${WEB_CALLBACK_PATH}`], passwordGrant: true, codeFlow: true }],
     });
     let iam;
     try {
