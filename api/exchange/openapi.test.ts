@@ -97,7 +97,7 @@ describe("exchange API OpenAPI document", () => {
         createPortfolioRouter({ orders: {} as Orders }),
       ],
       publicRouters: [market("http://127.0.0.1/v1")],
-      rootRouters: [realtime.extension({ identity: h.api.identity }).router],
+      rootRouters: [realtime.extension({ identity: h.api.identity, clientAddress: () => "127.0.0.1" }).router],
     });
     const served = servedRoutes((app as Json).router.stack);
     const documented = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m} ${p}`)));

@@ -1,6 +1,7 @@
 // startExchangeApi: the exchange API ({base_url} = .../v1) on its own listener, with its stores (accounts,
 // the tenant-token key) in the given database. What the stack component (`npm start`) and tests call.
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
+import proxyaddr from "proxy-addr";
 import type { Router } from "express";
 import type { Logger } from "pino";
 import type { Db } from "../../db";
@@ -35,7 +36,7 @@ export interface StartExchangeApiDeps {
   now?: () => number;
 }
 
-export type ExchangeExtension = (api: { identity: IdentityVerifier }) => { router?: Router; attach?(server: Server): void; close?(): Promise<void> };
+export type ExchangeExtension = (api: { identity: IdentityVerifier; clientAddress: (req: IncomingMessage) => string }) => { router?: Router; attach?(server: Server): void; close?(): Promise<void> };
 
 export interface RunningExchangeApi {
   /** .../v1 */
@@ -64,7 +65,10 @@ export async function startExchangeApi(deps: StartExchangeApiDeps): Promise<Runn
     now: deps.now,
   });
   const accounts = createAccountStore(deps.db);
-  const extensions = (deps.extensions ?? []).map((e) => e({ identity }));
+  // a raw request's client address under the app's `trust proxy` (as req.ip is for Express's routes)
+  let trustFn: ((addr: string, i: number) => boolean) | undefined;
+  const clientAddress = (req: IncomingMessage) => proxyaddr(req, trustFn ?? (() => false));
+  const extensions = (deps.extensions ?? []).map((e) => e({ identity, clientAddress }));
   const app = createExchangeApp({
     config,
     logger: deps.logger,
@@ -78,6 +82,7 @@ export async function startExchangeApi(deps: StartExchangeApiDeps): Promise<Runn
     openBuyHolds: deps.openBuyHolds,
     rootRouters: extensions.flatMap((e) => (e.router ? [e.router] : [])),
   });
+  trustFn = app.get("trust proxy fn") as (addr: string, i: number) => boolean;
   const http = await listenDexRest(app, deps.port, deps.host ?? "127.0.0.1");
   for (const e of extensions) e.attach?.(http.server);
   const close = async () => {

@@ -1,7 +1,7 @@
 // The exchange API's real time (spec 4.D, 6.1, 6.4): the hub, SSE at /api/realtime and the legacy
 // WebSocket at /ws, as one extension of the exchange API's server (startExchangeApi's `extensions`).
 // `publishToUser` is the hook for order-status and settlement-confirmation events to their owner.
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { Router } from "express";
 import type { DexService } from "../../../pipeline/service";
 import type { CatalogueAsset } from "../assets/catalogue";
@@ -26,7 +26,7 @@ export interface ExchangeRealtime {
    *  connection of the user; `data` is sent as given (JSON) */
   publishToUser(user: RealtimeUser, event: "order" | "settlement", data: Record<string, unknown>): RealtimeEvent;
   /** the exchange API's extension: mount `router` at the root, `attach` the server, `close` on stop */
-  extension(api: { identity: IdentityVerifier }): { router: Router; attach(server: Server): void; close(): Promise<void> };
+  extension(api: { identity: IdentityVerifier; clientAddress: (req: IncomingMessage) => string }): { router: Router; attach(server: Server): void; close(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -36,9 +36,9 @@ export function createExchangeRealtime(opts: ExchangeRealtimeOptions): ExchangeR
   const closers: (() => Promise<void>)[] = [];
   return {
     publishToUser: (user, event, data) => hub.publishToUser(user, event, data),
-    extension({ identity }) {
+    extension({ identity, clientAddress }) {
       const router = createSseRouter({ hub, identity, limits, now: opts.now });
-      const ws = createLegacyWs({ hub, identity, limits, authTimeoutMs: opts.authTimeoutMs });
+      const ws = createLegacyWs({ hub, identity, limits, authTimeoutMs: opts.authTimeoutMs, clientAddress, now: opts.now });
       closers.push(() => ws.close());
       return { router, attach: (server) => ws.attach(server), close: () => ws.close() };
     },

@@ -9,12 +9,14 @@ import { createSession } from "better-sse";
 import { unauthorized } from "../errors";
 import type { IdentityVerifier } from "../identity-tokens";
 import { userTopic, type RealtimeEvent, type RealtimeHub, type Subscriber } from "./hub";
-import { connectionCounter, MAX_CONNECTIONS_PER_USER, MAX_SUBSCRIPTIONS, parseLastEventId, parseSubscribe } from "./topics";
+import { connectionCounter, MAX_CONNECTIONS_PER_USER, MAX_UNAUTHENTICATED_PER_ADDRESS, MAX_SUBSCRIPTIONS, parseLastEventId, parseSubscribe } from "./topics";
 
 export const REALTIME_PATH = "/api/realtime";
 
 export interface RealtimeLimits {
   connectionsPerUser: number;
+  /** legacy WebSocket: connections one client address holds before they authenticate */
+  unauthenticatedPerAddress: number;
   subscriptionsPerConnection: number;
   /** ms between heartbeats (SSE comments; WebSocket pings) */
   heartbeatMs: number;
@@ -27,6 +29,7 @@ export interface RealtimeLimits {
 
 export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
   connectionsPerUser: MAX_CONNECTIONS_PER_USER,
+  unauthenticatedPerAddress: MAX_UNAUTHENTICATED_PER_ADDRESS,
   subscriptionsPerConnection: MAX_SUBSCRIPTIONS,
   heartbeatMs: 15_000,
   maxBufferedBytes: 1 << 20,

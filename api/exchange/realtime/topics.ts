@@ -37,14 +37,17 @@ export function parseLastEventId(raw: unknown): number | undefined {
   return Number(raw);
 }
 
-/** Counts live connections per user key against a limit. */
-export function connectionCounter(limit: number) {
+/** spec-silent: WebSocket connections one client address may hold open before they authenticate */
+export const MAX_UNAUTHENTICATED_PER_ADDRESS = 5;
+
+/** Counts live connections per key (a user, or a client address: `per`) against a limit. */
+export function connectionCounter(limit: number, per: "user" | "address" = "user") {
   const counts = new Map<string, number>();
   return {
     /** takes a slot, or throws RATE_LIMIT_EXCEEDED (429) */
     acquire(key: string, what: string): () => void {
       const n = counts.get(key) ?? 0;
-      if (n >= limit) throw new ExchangeApiError("RATE_LIMIT_EXCEEDED", `at most ${limit} ${what} connections per user`, { limit, open: n });
+      if (n >= limit) throw new ExchangeApiError("RATE_LIMIT_EXCEEDED", `at most ${limit} ${what} connections per ${per}`, { limit, open: n });
       counts.set(key, n + 1);
       let released = false;
       return () => {

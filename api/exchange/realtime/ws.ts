@@ -10,7 +10,10 @@
 // {type:"authenticated"}, {type:"error", error:{code,message,details}}. Limits: 5 connections per user
 // (the sixth: HTTP 429 on a header-authenticated upgrade, else an error message and close 1008), 50
 // subscriptions per connection, 16 KiB per message; a protocol ping every heartbeatMs, a connection that
-// did not answer the previous one is closed.
+// did not answer the previous one is closed. Before authentication, `unauthenticatedPerAddress` open
+// connections per client address (the next upgrade without an Authorization header: HTTP 429). A
+// connection ends when its identity token expires: {type:"error", error:{code:"UNAUTHORIZED", details:
+// {reason:"token_expired"}}}, then close 1008 "token_expired" (the client reconnects with a fresh token).
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -21,6 +24,9 @@ import type { IdentityClaims, IdentityVerifier } from "../identity-tokens";
 import { userTopic, type RealtimeEvent, type RealtimeHub, type Subscriber } from "./hub";
 import { bearerOf, userKeyOf, type RealtimeLimits } from "./sse";
 import { connectionCounter, parseLastEventId, parseSubscribe } from "./topics";
+
+/** close code and reason of a connection whose identity token expired */
+export const TOKEN_EXPIRED_CLOSE = { code: 1008, reason: "token_expired" } as const;
 
 export const LEGACY_WS_PATH = "/ws";
 export const MAX_WS_MESSAGE_BYTES = 16 * 1024;
@@ -41,11 +47,16 @@ export interface LegacyWsDeps {
   limits: RealtimeLimits;
   /** ms a connection without the Authorization header has to send {type:"auth"} (default 10 s) */
   authTimeoutMs?: number;
+  /** the client's address of an upgrade request (the exchange API's `trust proxy` applied) */
+  clientAddress: (req: IncomingMessage) => string;
+  now?: () => number;
 }
 
 export function createLegacyWs(deps: LegacyWsDeps) {
   const { hub, limits } = deps;
   const connections = connectionCounter(limits.connectionsPerUser);
+  const unauthenticated = connectionCounter(limits.unauthenticatedPerAddress, "address");
+  const now = deps.now ?? Date.now;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE_BYTES });
   const live = new Set<WebSocket>();
 
@@ -55,10 +66,11 @@ export function createLegacyWs(deps: LegacyWsDeps) {
     socket.end(`HTTP/1.1 ${status} ${status === 401 ? "Unauthorized" : status === 429 ? "Too Many Requests" : "Error"}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
   }
 
-  function serve(ws: WebSocket, pre: { identity: IdentityClaims; release: () => void } | null): void {
+  function serve(ws: WebSocket, pre: { identity: IdentityClaims; release: () => void } | null, releaseAnonymous: () => void): void {
     live.add(ws);
     let identity = pre?.identity ?? null;
     let release = pre?.release ?? null;
+    let expiry: NodeJS.Timeout | undefined;
     const topics = new Set<string>();
     let alive = true;
     const send = (msg: unknown) => {
@@ -72,7 +84,17 @@ export function createLegacyWs(deps: LegacyWsDeps) {
     const sendError = (err: unknown) => send({ type: "error", error: errorBody(err).body.error });
     const sub: Subscriber = { send: (e: RealtimeEvent) => send({ type: e.event, id: e.id, data: e.data }) };
     const ownTopic = () => userTopic({ issuer: identity!.issuer, orgId: identity!.owner, userId: identity!.sub });
-    if (identity) hub.subscribe(sub, [ownTopic()]);
+    // the token's end ends the connection, as it ends an SSE stream
+    const expireAt = (exp: number) => {
+      expiry = setTimeout(() => {
+        sendError(new ExchangeApiError("UNAUTHORIZED", "the identity token expired: reconnect with a fresh one", { reason: TOKEN_EXPIRED_CLOSE.reason }));
+        ws.close(TOKEN_EXPIRED_CLOSE.code, TOKEN_EXPIRED_CLOSE.reason);
+      }, Math.min(2 ** 31 - 1, Math.max(0, exp * 1000 - now())));
+    };
+    if (identity) {
+      hub.subscribe(sub, [ownTopic()]);
+      expireAt(identity.exp);
+    }
     const authTimer = identity
       ? null
       : setTimeout(() => {
@@ -93,6 +115,8 @@ export function createLegacyWs(deps: LegacyWsDeps) {
       live.delete(ws);
       clearInterval(heartbeat);
       if (authTimer) clearTimeout(authTimer);
+      if (expiry) clearTimeout(expiry);
+      releaseAnonymous();
       hub.unsubscribe(sub);
       release?.();
     });
@@ -122,7 +146,9 @@ export function createLegacyWs(deps: LegacyWsDeps) {
         identity = claims;
         if (authTimer) clearTimeout(authTimer);
         if (ws.readyState !== ws.OPEN) return release();
+        releaseAnonymous();
         hub.subscribe(sub, [ownTopic()]);
+        expireAt(claims.exp);
         return send({ type: "authenticated" });
       }
       if (!identity) throw new ExchangeApiError("UNAUTHORIZED", "authenticate first: {type:\"auth\", token}", { reason: "not_authenticated" });
@@ -157,7 +183,15 @@ export function createLegacyWs(deps: LegacyWsDeps) {
         socket.on("error", () => socket.destroy());
         const header = req.headers.authorization;
         if (header === undefined) {
-          wss.handleUpgrade(req, socket, head, (ws) => serve(ws, null));
+          let releaseAnonymous: () => void;
+          try {
+            releaseAnonymous = unauthenticated.acquire(deps.clientAddress(req), "unauthenticated WebSocket");
+          } catch (err) {
+            refuseUpgrade(socket, err);
+            return;
+          }
+          socket.once("close", releaseAnonymous);
+          wss.handleUpgrade(req, socket, head, (ws) => serve(ws, null, releaseAnonymous));
           return;
         }
         void (async () => {
@@ -166,7 +200,7 @@ export function createLegacyWs(deps: LegacyWsDeps) {
             const identity = await deps.identity.verify(bearerOf(header));
             release = connections.acquire(userKeyOf(identity), "WebSocket");
             const r = release;
-            wss.handleUpgrade(req, socket, head, (ws) => serve(ws, { identity, release: r }));
+            wss.handleUpgrade(req, socket, head, (ws) => serve(ws, { identity, release: r }, () => {}));
           } catch (err) {
             release?.();
             refuseUpgrade(socket, err);
