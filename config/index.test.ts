@@ -88,3 +88,10 @@ test("the flood guards and the simulated market's history are tunable, with boun
     assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
   }
 });
+
+test("TRUSTED_PROXIES: the web server's hop, loopback by default; a list of addresses and CIDRs; nonsense refused", () => {
+  assert.deepEqual(loadConfig({}).trustedProxies, ["loopback"]);
+  assert.deepEqual(loadConfig({ TRUSTED_PROXIES: " 10.0.0.5, 10.1.0.0/16 " }).trustedProxies, ["10.0.0.5", "10.1.0.0/16"]);
+  assert.deepEqual(loadConfig({ TRUSTED_PROXIES: "none" }).trustedProxies, []);
+  assert.throws(() => loadConfig({ TRUSTED_PROXIES: "web.example" }), (e: unknown) => e instanceof ConfigError && /TRUSTED_PROXIES/.test(e.message));
+});

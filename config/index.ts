@@ -1,6 +1,7 @@
 // The one place the process environment is read (STYLE.md rule 2). Everything else receives a `Config`.
 // `loadConfig(env)` parses once with zod into a typed, frozen object; tests pass their own `env` to get
 // other ports or another data directory.
+import proxyaddr from "proxy-addr";
 import path from "node:path";
 import { z } from "zod";
 import { privateKeyToAccount } from "viem/accounts";
@@ -101,6 +102,24 @@ const envSchema = z.object({
   SIMULATOR_ORDERS_PER_SECOND: z.coerce.number().positive().max(10_000).default(20),
   /** days of history the simulated market trades at the first start of a sandbox (simulator/replay.ts); 0: none */
   SIMULATOR_HISTORY_DAYS: z.coerce.number().int().min(0).max(1_826).default(400),
+  /** the proxies whose X-Forwarded-For the DEX API, the exchange API and the identity provider believe: the
+   *  web server's address as they see it (comma-separated addresses, CIDRs, or proxy-addr's names loopback,
+   *  linklocal, uniquelocal; "none": none). Default loopback: the stack's web server forwards from this host */
+  TRUSTED_PROXIES: z
+    .string()
+    .default("loopback")
+    .transform((s) => (s.trim() === "none" ? [] : s.split(",").map((h) => h.trim()).filter((h) => h.length > 0)))
+    .refine(
+      (list) => {
+        try {
+          proxyaddr.compile(list);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: "addresses, CIDRs or loopback / linklocal / uniquelocal, comma-separated" },
+    ),
   /** Host headers the DEX API's wallet scheme accepts, comma-separated ("" = any, signed over) */
   DEX_WALLET_AUTH_HOSTS: z
     .string()
@@ -154,6 +173,8 @@ export interface ChainConfig {
 
 export interface Config {
   readonly host: string;
+  /** TRUSTED_PROXIES: whose X-Forwarded-For the APIs believe (their `trustProxy`) */
+  readonly trustedProxies: readonly string[];
   readonly ports: {
     readonly exchangeApi: number;
     readonly dexRest: number;
@@ -347,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   });
   return deepFreeze<Config>({
     host: e.HOST,
+    trustedProxies: e.TRUSTED_PROXIES,
     ports: {
       exchangeApi: e.EXCHANGE_API_PORT,
       dexRest: e.DEX_API_PORT,

@@ -1,6 +1,7 @@
 // Serves the built trading app and, on the same origin, what it talks to (so the DEX API needs no CORS
 // and the wallet-signed requests sign over this Host): /v1/* -> the DEX REST API (Host kept), /ws -> the
-// DEX WebSocket, /rpc -> the home chain's JSON-RPC (an allowlist of read and raw-transaction methods: never
+// DEX WebSocket (both with X-Forwarded-For: the browser's address, for the per-address limits and API-key
+// allowlists of services that trust this hop), /rpc -> the home chain's JSON-RPC (an allowlist of read and raw-transaction methods: never
 // eth_sendTransaction or a node's admin methods), /indexer/candles -> the indexer, and /config.json (the
 // chain id and, in the sandbox only, the demo traders' public development keys for the built-in wallet).
 // The exchange app (/exchange, exchange.html) talks to /exchange-api/v1/* -> the exchange API's /v1/* and
@@ -30,6 +31,9 @@ export interface WebServerOptions {
     exchangeApi?: string;
     /** the identity provider's origin (the exchange app's login: /identity/api/... , an allowlist) */
     identity?: string;
+    /** the local address this server connects to the upstreams from (default: the system's choice); they
+     *  believe the X-Forwarded-For it sets from this address only (their TRUSTED_PROXIES) */
+    localAddress?: string;
   };
   chainId: number;
   mode: "sandbox" | "production";
@@ -150,11 +154,13 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
     });
   }
 
-  /** Forwards the request to `target` at `upstreamPath` (Host kept for the DEX API's signed scheme, else the target's). */
+  /** Forwards the request to `target` at `upstreamPath` (Host kept for the DEX API's signed scheme, else the target's).
+   *  X-Forwarded-For is this connection's peer only: what a browser sent in it is dropped, so a client cannot
+   *  name another address through this hop. */
   function forward(req: http.IncomingMessage, res: http.ServerResponse, target: URL, upstreamPath: string, keepHost: boolean, name: string): void {
     const headers = { ...req.headers, connection: "close", "x-forwarded-for": req.socket.remoteAddress ?? "" };
     if (!keepHost) headers.host = target.host;
-    const up = http.request({ protocol: target.protocol, hostname: target.hostname, port: target.port, method: req.method, path: upstreamPath, headers }, (r) => {
+    const up = http.request({ protocol: target.protocol, hostname: target.hostname, port: target.port, localAddress: o.upstream.localAddress, method: req.method, path: upstreamPath, headers }, (r) => {
       res.writeHead(r.statusCode ?? 502, r.headers);
       r.pipe(res);
     });
@@ -263,7 +269,7 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
   server.on("upgrade", (req, socket, head) => {
     if (new URL(req.url ?? "/", "http://web.local").pathname !== "/ws") return socket.destroy();
     wss.handleUpgrade(req, socket, head, (client) => {
-      const upstream = new WebSocket(o.upstream.dexWs, { maxPayload: 16 * 1024 * 1024 });
+      const upstream = new WebSocket(o.upstream.dexWs, { maxPayload: 16 * 1024 * 1024, localAddress: o.upstream.localAddress, headers: { "x-forwarded-for": req.socket.remoteAddress ?? "" } });
       const pending: { data: unknown; binary: boolean }[] = [];
       client.on("message", (data, binary) => {
         if (upstream.readyState === WebSocket.OPEN) upstream.send(data as Buffer, { binary });

@@ -83,7 +83,7 @@ export function createDexRestApp(deps: DexRestDeps): DexRestApp {
 
   const app = express() as DexRestApp;
   app.dexRoutes = specs;
-  app.set("trust proxy", deps.config.trustProxy);
+  app.set("trust proxy", deps.config.trustProxy as boolean | number | string | string[]);
   app.set("x-powered-by", false);
   app.set("etag", false);
   // 1. the per-IP guard: its headers are on every response, even a 404, 413 or 401

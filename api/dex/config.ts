@@ -1,5 +1,6 @@
 // Settings of the DEX API surfaces. The process environment is read by config/ (the one config module);
 // whoever starts the API passes these values in. Defaults follow spec 8; tests and benches raise them.
+import type { TrustProxy } from "../trust-proxy";
 import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { AppError } from "../../runtime/errors";
@@ -58,8 +59,9 @@ export interface DexApiConfig {
    *  because only the wallet can revoke an agent on chain: a deleted key's agent (its private key wiped)
    *  stays approved until then. Renewal: create a new key. */
   agentApprovalSeconds: number;
-  /** Express "trust proxy" (false: the socket address is the client IP) */
-  trustProxy: boolean | number | string;
+  /** Express "trust proxy" (false: the socket address is the client IP; a list: the proxies, such as the
+   *  web server, whose X-Forwarded-For is believed) */
+  trustProxy: TrustProxy;
   /** books of restricted securities (a resale hold): orders reach them only through the exchange API, which
    *  applies the accreditation and resale rules; the DEX API refuses them (403 FORBIDDEN exchange_only_book) */
   exchangeOnlySymbols: readonly string[];

@@ -55,7 +55,7 @@ export function createExchangeApp(deps: ExchangeAppDeps): Express {
   const tenant = requireTenant(authDeps);
 
   const app = express();
-  app.set("trust proxy", config.trustProxy);
+  app.set("trust proxy", config.trustProxy as boolean | number | string | string[]);
   app.set("x-powered-by", false);
   app.set("etag", false);
   // 1. the per-IP guard: its headers are on every response, even a 401, 404 or 413

@@ -1,5 +1,6 @@
 // Settings of the exchange API (spec 4.A, 5.1, 8). The process environment is read by config/ (the one
 // config module); the stack component passes these values in. Tests and benches raise the limits.
+import type { TrustProxy } from "../trust-proxy";
 
 export interface ExchangeRateLimits {
   /** every request, per client IP, before anything else (a flood guard; spec 8 sets no figure) */
@@ -26,8 +27,9 @@ export interface ExchangeApiConfig {
   jwksCooldownMs: number;
   /** request bodies above this are refused with 413 */
   bodyLimitBytes: number;
-  /** Express "trust proxy" (false: the socket address is the client IP) */
-  trustProxy: boolean | number | string;
+  /** Express "trust proxy" (false: the socket address is the client IP; a list: the proxies, such as the
+   *  web server, whose X-Forwarded-For is believed) */
+  trustProxy: TrustProxy;
   rateLimits: ExchangeRateLimits;
 }
 

@@ -1,6 +1,7 @@
 // Settings of the identity provider. The process environment is read by config/ (the one config module);
 // whoever starts the IAM passes these values in. Defaults are the choices recorded in
 // docs/decisions/api.md ("Identity"); tests lower the limits to reach them, benches raise them.
+import type { TrustProxy } from "../trust-proxy";
 
 /** A statically registered OAuth client: public (no secret; PKCE for the code flow). */
 export interface IamClient {
@@ -56,8 +57,9 @@ export interface IamConfig {
   tokens: IamTokenLifetimes;
   /** a signing key older than this is rotated (at start and by the hourly check) */
   keyRotationMs: number;
-  /** Express "trust proxy" (false: the socket address is the client IP) */
-  trustProxy: boolean | number | string;
+  /** Express "trust proxy" (false: the socket address is the client IP; a list: the proxies, such as the
+   *  web server, whose X-Forwarded-For is believed) */
+  trustProxy: TrustProxy;
   /** request bodies above this are refused with 413 */
   bodyLimitBytes: number;
 }

@@ -133,7 +133,9 @@ export function createProvider(d: ProviderDeps): Provider {
     },
   };
   const provider = new Provider(config.issuer, configuration);
-  provider.proxy = config.trustProxy !== false;
+  // X-Forwarded-Host / -Proto are believed from every hop or none (koa has no per-address rule): only when
+  // every hop is trusted; the client address (the per-IP limits) is Express's, under config.trustProxy
+  provider.proxy = config.trustProxy === true;
   reportGrantedScopes(provider);
   registerPasswordGrant(provider, { config, otp: d.otp, users: d.users, resourceServer, accountOf });
   return provider;

@@ -83,7 +83,7 @@ export async function startIam(deps: IamDeps): Promise<IamHandle> {
 
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", config.trustProxy);
+  app.set("trust proxy", config.trustProxy as boolean | number | string | string[]);
   const clientIp = (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? "unknown");
   const perIp = (name: string, limit: number, extra: Partial<Parameters<typeof rateLimit>[0]>) =>
     rateLimit({

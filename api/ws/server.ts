@@ -12,7 +12,7 @@ import { WebSocket, WebSocketServer } from "ws";
 import { systemClock, type Clock } from "../../runtime/clock";
 import type { ApiKeyStore } from "../auth/api-keys";
 import type { Authenticator } from "../auth/authenticate";
-import { normalizeIp } from "../auth/ip-allowlist";
+import { clientAddressOf, trustFunction } from "../trust-proxy";
 import type { DexApiConfig } from "../dex/config";
 import type { DexService } from "../../pipeline/service";
 import { ApiError } from "../errors";
@@ -53,6 +53,8 @@ export const CLOSE_KEY_REVOKED = 4001;
 /** What the connection-level parts share. */
 interface Hub {
   deps: WsServerDeps;
+  /** whose X-Forwarded-For is believed (config.trustProxy) */
+  trust: (addr: string, i: number) => boolean;
   clock: Clock;
   out: ConnSender;
   admission: Admission;
@@ -71,7 +73,7 @@ function createUpgradeServer(maxMessageBytes: number): { server: Server; wss: We
 
 /** Admits a new connection (or refuses it with an error message and close code 1013) and wires its events. */
 function accept(hub: Hub, onMessage: ReturnType<typeof createMessageHandler>, nextId: () => number, ws: WebSocket, req: IncomingMessage): void {
-  const ip = normalizeIp(req.socket.remoteAddress);
+  const ip = clientAddressOf(req, hub.trust);
   const c: Conn = { id: nextId(), ws, ip, key: null, account: null, subs: new Set(), alive: true, ordersSequence: 0, socket: req.socket };
   const refusal = hub.admission.admit(ip);
   if (refusal) {
@@ -140,7 +142,7 @@ export async function createWsServer(deps: WsServerDeps): Promise<DexWsServer> {
   const out = createSender(limits, logger);
   const channels = new Channels({ service, markets, limits, logger, clock, out });
   await channels.load();
-  const hub: Hub = { deps, clock, out, admission: new Admission(limits, clock), channels, conns: new Set() };
+  const hub: Hub = { deps, trust: trustFunction(config.trustProxy), clock, out, admission: new Admission(limits, clock), channels, conns: new Set() };
   const placeOrder = deps.placeOrder ?? (deps.keys ? createOrderPlacer({ service, keys: deps.keys, now: () => clock.now(), exchangeOnlySymbols: deps.config.exchangeOnlySymbols }) : undefined);
   const orders = placeOrder ? createOrderEntry({ config, placeOrder, out, clock, logger }) : undefined;
   const onMessage = createMessageHandler({ auth: deps.auth, admission: hub.admission, channels, out, clock, logger, orders });

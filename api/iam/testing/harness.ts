@@ -34,6 +34,7 @@ export async function startTestIam(o: {
   db?: Db;
   clock?: TestClock;
   keyRotationMs?: number;
+  trustProxy?: IamConfig["trustProxy"];
 } = {}): Promise<TestIam> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -51,6 +52,7 @@ export async function startTestIam(o: {
     limits: { otpRequestsPerIp: 10_000, failedLoginsPerIp: 10_000, ...o.limits },
     tokens: o.tokens,
     ...(o.keyRotationMs !== undefined ? { keyRotationMs: o.keyRotationMs } : {}),
+    ...(o.trustProxy !== undefined ? { trustProxy: o.trustProxy } : {}),
   });
   const iam = await startIam({ config, db, clock, logger: pino({ level: "silent" }), encryptionKeyHex: TEST_KEY_HEX, host: "127.0.0.1", port });
   return {
@@ -95,6 +97,11 @@ export async function postJson(url: string, body: unknown) {
 export async function requestCode(baseUrl: string, phone: string): Promise<string> {
   const r = await postJson(`${baseUrl}/api/otp`, { phone });
   if (r.status !== 200) throw new Error(`POST /api/otp ${r.status} ${JSON.stringify(r.body)}`);
+  return readOutbox(baseUrl, phone, r.body);
+}
+
+/** The newest code in `phone`'s sandbox outbox (`otpAnswer`: the body of the POST /api/otp that sent it). */
+export async function readOutbox(baseUrl: string, phone: string, _otpAnswer?: unknown): Promise<string> {
   const out = await fetch(`${baseUrl}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`);
   const body = (await out.json()) as { data: { code: string }[] };
   return body.data[0].code;

@@ -65,6 +65,7 @@ export const dexApiComponent: Component = {
       walletAuthHosts: [...ctx.config.dexApi.walletAuthHosts],
       rateLimits: { ipPerMinute: ctx.config.dexApi.ipPerMinute },
       exchangeOnlySymbols: exchangeOnlySymbols(),
+      trustProxy: ctx.config.trustedProxies,
     });
     const api = await startDexApi({
       config,

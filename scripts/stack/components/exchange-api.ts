@@ -104,7 +104,7 @@ export const exchangeApiComponent: Component = {
     // SSE at /api/realtime and the legacy WebSocket at /ws: quote and book events from the pipeline;
     // realtime.publishToUser sends a user's order and settlement events (the handle's `realtime`)
     const realtime: ExchangeRealtime = createExchangeRealtime({ dex: dexService });
-    const config = exchangeApiConfig({ mode: ctx.config.mode, issuers: ctx.config.exchangeApi.oidcIssuers, audience: ctx.config.exchangeApi.oidcAudience, rateLimits: { ipPerMinute: ctx.config.exchangeApi.ipPerMinute } });
+    const config = exchangeApiConfig({ mode: ctx.config.mode, issuers: ctx.config.exchangeApi.oidcIssuers, audience: ctx.config.exchangeApi.oidcAudience, trustProxy: ctx.config.trustedProxies, rateLimits: { ipPerMinute: ctx.config.exchangeApi.ipPerMinute } });
     const candles = createIndexerCandleSource({ indexerUrl: () => indexerUrlOf(ctx) });
     let api;
     try {

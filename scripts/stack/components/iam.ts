@@ -29,6 +29,7 @@ export const iamComponent: Component = {
       issuer: ctx.config.urls.identity,
       resource: ctx.config.urls.exchangeApi,
       audience: ctx.config.exchangeApi.oidcAudience,
+      trustProxy: ctx.config.trustedProxies,
       // the code flow returns to the web app of this configuration (WEB_PORT, HOST)
       clients: [{ clientId: DEFAULT_CLIENT_ID, redirectUris: [`${ctx.config.urls.web}${WEB_CALLBACK_PATH}`], passwordGrant: true, codeFlow: true }],
     });
