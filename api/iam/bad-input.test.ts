@@ -3,7 +3,13 @@
 // never a 500, and nothing changes (no user, no code).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { passwordGrant, postForm, postJson, requestCode, startTestIam, type TestIam } from "./testing/harness";
+import { ORGANIZATION_KEY_HEADER, PHONE_KEY_HEADER } from "./sandbox";
+import { passwordGrant, phoneKeyOf, postForm, postJson, requestCode, startTestIam, type TestIam } from "./testing/harness";
+
+const getJson = async (url: string) => {
+  const r = await fetch(url);
+  return { status: r.status, body: await r.json() };
+};
 
 describe("bad input on every IAM endpoint", () => {
   let t: TestIam;
@@ -35,8 +41,8 @@ describe("bad input on every IAM endpoint", () => {
     specError(await postJson(url, { phone: "+14155550100", pad: "x".repeat(20_000) }), 413, "PAYLOAD_TOO_LARGE");
     const none = await fetch(url, { method: "POST" });
     specError({ status: none.status, body: await none.json() }, 400, "INVALID_REQUEST");
-    const outbox = await (await fetch(`${t.url}/api/sandbox/outbox?phone=%2B14155550100`)).json() as { data: unknown[] };
-    assert.equal(outbox.data.length, 0, "no code was sent");
+    const sent = await t.db.query("SELECT 1 FROM iam_sandbox_outbox WHERE phone = $1", ["+14155550100"]);
+    assert.equal(sent.rows.length, 0, "no code was sent");
     // boundaries of E.164: 8 and 15 digits pass
     assert.equal((await postJson(url, { phone: "+12345678" })).status, 200);
     assert.equal((await postJson(url, { phone: "+123456789012345" })).status, 200);
@@ -47,7 +53,10 @@ describe("bad input on every IAM endpoint", () => {
       const r = await fetch(`${t.url}/api/sandbox/outbox?${q}`);
       specError({ status: r.status, body: await r.json() }, 400, "INVALID_REQUEST");
     }
-    assert.equal((await fetch(`${t.url}/api/sandbox/outbox?phone=%2B14155550100&limit=100`)).status, 200);
+    specError(await getJson(`${t.url}/api/sandbox/outbox?phone=%2B14155550100&limit=100`), 401, "UNAUTHORIZED");
+    await requestCode(t.url, "+14155550101");
+    const key = phoneKeyOf(t.url, "+14155550101")!;
+    assert.equal((await fetch(`${t.url}/api/sandbox/outbox?phone=%2B14155550101&limit=100`, { headers: { [PHONE_KEY_HEADER]: key } })).status, 200);
     const unknown = await fetch(`${t.url}/api/sandbox/nothing`);
     specError({ status: unknown.status, body: await unknown.json() }, 404, "ROUTE_NOT_FOUND");
   });
@@ -62,9 +71,11 @@ describe("bad input on every IAM endpoint", () => {
     for (const body of [{}, { phone: "+14155550300" }, { phone: "bad", organizationId: org.body.data.id }, { phone: "+14155550300", organizationId: "" }]) {
       specError(await postJson(users, body), 400, "INVALID_REQUEST");
     }
-    specError(await postJson(users, { phone: "+14155550300", organizationId: "org_missing" }), 404, "ORGANIZATION_NOT_FOUND");
-    assert.equal((await postJson(users, { phone: "+14155550300", organizationId: org.body.data.id })).status, 201);
-    specError(await postJson(users, { phone: "+14155550300", organizationId: org.body.data.id }), 409, "PHONE_ALREADY_REGISTERED");
+    const phoneKey = phoneKeyOf(t.url, "+14155550300", (await postJson(`${t.url}/api/otp`, { phone: "+14155550300" })).body)!;
+    const keys = { [PHONE_KEY_HEADER]: phoneKey, [ORGANIZATION_KEY_HEADER]: org.body.data.sandboxOrganizationKey };
+    specError(await postJson(users, { phone: "+14155550300", organizationId: "org_missing" }, keys), 404, "ORGANIZATION_NOT_FOUND");
+    assert.equal((await postJson(users, { phone: "+14155550300", organizationId: org.body.data.id }, keys)).status, 201);
+    specError(await postJson(users, { phone: "+14155550300", organizationId: org.body.data.id }, keys), 409, "PHONE_ALREADY_REGISTERED");
   });
 
   it("POST /api/login/oauth/access_token (the OAuth error body)", async () => {

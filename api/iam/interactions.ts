@@ -23,7 +23,7 @@ function loginForm(uid: string, message?: string, phone = ""): string {
 <label>Phone <input name="phone" value="${escapeHtml(phone)}" autocomplete="tel" required></label>
 <label>Code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>
 <button type="submit">Sign in</button></form>
-<p>No code yet? POST {"phone": "..."} to /api/otp; in the sandbox it lands in /api/sandbox/outbox?phone=...</p>`,
+<p>No code yet? POST {"phone": "..."} to /api/otp; in the sandbox it lands in /api/sandbox/outbox?phone=..., read with the phone's key (X-Sandbox-Phone-Key, answered by its first code request)</p>`,
   );
 }
 

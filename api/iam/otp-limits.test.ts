@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { DEFAULT_IAM_LIMITS } from "./config";
-import { passwordGrant, postJson, requestCode, startTestIam, type TestIam } from "./testing/harness";
+import { passwordGrant, phoneKeyOf, postJson, readOutbox, requestCode, startTestIam, type TestIam } from "./testing/harness";
 
 const L = DEFAULT_IAM_LIMITS;
 const wrongOf = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
@@ -113,6 +113,7 @@ describe("per-IP limits", () => {
     for (let i = 0; i < 3; i++) {
       const r = await postJson(`${t.url}/api/otp`, { phone: `+1415557000${i}` });
       assert.equal(r.status, 200);
+      phoneKeyOf(t.url, `+1415557000${i}`, r.body);
       assert.equal(r.headers.get("x-ratelimit-remaining"), String(2 - i));
     }
     const r = await postJson(`${t.url}/api/otp`, { phone: "+14155570009" });
@@ -122,7 +123,7 @@ describe("per-IP limits", () => {
   });
 
   it("failed logins per IP: 2 failures pass through (400), the 3rd request is 429; successes are not counted", async () => {
-    const ok = await passwordGrant(t.url, "+14155570000", (await (await fetch(`${t.url}/api/sandbox/outbox?phone=%2B14155570000`)).json() as { data: { code: string }[] }).data[0].code);
+    const ok = await passwordGrant(t.url, "+14155570000", await readOutbox(t.url, "+14155570000"));
     assert.equal(ok.status, 200);
     for (let i = 0; i < 2; i++) assert.equal((await passwordGrant(t.url, "+14155570001", "000000")).status, 400);
     const r = await passwordGrant(t.url, "+14155570002", "000000");

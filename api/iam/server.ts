@@ -1,10 +1,11 @@
 // The identity provider's HTTP server: oidc-provider (discovery, JWKS, authorization, token with the
 // password grant, userinfo, revocation) behind a small Express app that adds the one-time-code endpoint,
 // the code flow's sandbox login/consent pages and the sandbox endpoints (absent, 404, in production mode).
-//   POST /api/otp                      {phone}                    -> 200 {data:{phone, expiresAt, expiresIn}, message}
-//   GET  /api/sandbox/outbox?phone=&limit=                        -> 200 {data:[{code, sentAt, expiresAt}], message}
-//   POST /api/sandbox/organizations    {name}                     -> 201 {data:{id, name}, message}
-//   POST /api/sandbox/users            {phone, organizationId, name?} -> 201 {data:{id, phone, organizationId, name}, message}
+//   POST /api/otp                      {phone}                    -> 200 {data:{phone, expiresAt, expiresIn, sandboxPhoneKey?}, message}
+//   GET  /api/sandbox/outbox?phone=&limit=  (X-Sandbox-Phone-Key)  -> 200 {data:[{code, sentAt, expiresAt}], message}
+//   POST /api/sandbox/organizations    {name}                     -> 201 {data:{id, name, sandboxOrganizationKey}, message}
+//   POST /api/sandbox/users            {phone, organizationId, name?} (both keys) -> 201 {data:{id, phone, organizationId, name}, message}
+// (the sandbox's keys: api/iam/sandbox.ts)
 // Signing keys rotate by `rotateSigningKey()` and by the hourly maintenance (a key older than
 // config.keyRotationMs); each rotation builds a new Provider over the same SQL adapter, so grants,
 // sessions and refresh tokens survive it, and the retired key stays in the JWKS until its tokens expire.
@@ -25,6 +26,7 @@ import { createInteractionRouter } from "./interactions";
 import { createIamKeys, type IamKeys } from "./keys";
 import { createOtpService, createSandboxOutbox, type OtpSender, type OtpService } from "./otp";
 import { createProvider, IAM_ROUTES } from "./provider";
+import { createSandboxKeys, createSandboxRouter } from "./sandbox";
 import { createUserStore, phoneSchema, type UserStore } from "./users";
 
 export interface IamDeps {
@@ -55,9 +57,6 @@ export interface IamHandle {
 }
 
 const otpBody = z.object({ phone: phoneSchema }).strict();
-const outboxQuery = z.object({ phone: phoneSchema, limit: z.coerce.number().int().min(1).max(100).default(10) }).strict();
-const orgBody = z.object({ name: z.string().trim().min(1).max(200) }).strict();
-const userBody = z.object({ phone: phoneSchema, organizationId: z.string().min(1).max(100), name: z.string().trim().min(1).max(200).optional() }).strict();
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -68,6 +67,8 @@ export async function startIam(deps: IamDeps): Promise<IamHandle> {
   const users = createUserStore(db, clock);
   const outbox = config.mode === "sandbox" ? createSandboxOutbox(db, clock) : null;
   const otp = createOtpService({ db, clock, limits: config.limits, pepperHex: await keys.secret("otp-pepper"), sender: deps.otpSender ?? outbox });
+  // codes that land in the outbox are read with the phone's sandbox key
+  const sandboxKeys = outbox && !deps.otpSender ? createSandboxKeys(db, clock) : null;
   const adapter = createSqlAdapterFactory(db);
   const cookieKeys = [await keys.secret("cookie-key")];
 
@@ -108,24 +109,16 @@ export async function startIam(deps: IamDeps): Promise<IamHandle> {
   app.post("/api/otp", otpLimiter, ...json, async (req, res) => {
     const { phone } = otpBody.parse(req.body ?? {});
     const { expiresAtMs } = await otp.request(phone);
-    res.json({ data: { phone, expiresAt: iso(expiresAtMs), expiresIn: Math.round(config.limits.otpTtlMs / 1000) }, message: "code sent" });
+    const sandboxPhoneKey = (await sandboxKeys?.claimPhone(phone)) ?? undefined;
+    res.json({
+      data: { phone, expiresAt: iso(expiresAtMs), expiresIn: Math.round(config.limits.otpTtlMs / 1000), ...(sandboxPhoneKey ? { sandboxPhoneKey } : {}) },
+      message: sandboxPhoneKey ? "code sent; this phone's sandbox key is shown once: the outbox needs it" : "code sent",
+    });
   });
 
   const sandbox = express.Router();
-  sandbox.use((_req, _res, next) => next(outbox ? undefined : new IamApiError("ROUTE_NOT_FOUND", "not found")));
-  sandbox.get("/outbox", async (req, res) => {
-    const q = outboxQuery.parse(req.query);
-    const messages = await outbox!.read(q.phone, q.limit);
-    res.json({ data: messages.map((m) => ({ code: m.code, sentAt: iso(m.sentAtMs), expiresAt: iso(m.expiresAtMs) })), message: "sandbox outbox, newest first" });
-  });
-  sandbox.post("/organizations", ...json, async (req, res) => {
-    const { name } = orgBody.parse(req.body ?? {});
-    res.status(201).json({ data: await users.createOrganization(name), message: "organization created" });
-  });
-  sandbox.post("/users", ...json, async (req, res) => {
-    const b = userBody.parse(req.body ?? {});
-    res.status(201).json({ data: await users.addUserToOrganization(b.phone, b.organizationId, b.name), message: "user created" });
-  });
+  sandbox.use((_req, _res, next) => next(outbox && sandboxKeys ? undefined : new IamApiError("ROUTE_NOT_FOUND", "not found")));
+  if (outbox && sandboxKeys) sandbox.use(createSandboxRouter({ keys: sandboxKeys, outbox, users, json }));
   sandbox.use((_req, _res, next) => next(new IamApiError("ROUTE_NOT_FOUND", "not found")));
   app.use("/api/sandbox", sandbox);
 

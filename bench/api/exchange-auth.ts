@@ -15,6 +15,7 @@ import pino from "pino";
 import { createDb } from "../../db";
 import { iamConfig } from "../../api/iam/config";
 import { startIam } from "../../api/iam/server";
+import { readOutbox } from "../../api/iam/testing/harness";
 import { createSecretBox } from "../../api/auth/secret-box";
 import { listenDexRest } from "../../api/dex/app";
 import { createAccountStore } from "../../api/exchange/accounts";
@@ -64,8 +65,8 @@ export async function benchExchangeAuth(o: { seconds?: number; connections?: num
   try {
     // a user logs in as a person would
     const phone = "+15550001234";
-    await (await fetch(`${issuer}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) })).arrayBuffer();
-    const code = ((await (await fetch(`${issuer}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`)).json()) as { data: { code: string }[] }).data[0].code;
+    const otp = await (await fetch(`${issuer}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) })).json();
+    const code = await readOutbox(issuer, phone, otp);
     const grant = await fetch(`${issuer}/api/login/oauth/access_token`, {
       method: "POST",
       body: new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: code, scope: "openid profile email phone" }),

@@ -16,6 +16,7 @@
 // Standalone: `npx tsx bench/api/exchange-market.ts`; bench:api (bench/api/run.ts) prints it too.
 // Env: BENCH_SECONDS (10 per run), BENCH_CONNECTIONS (32), BENCH_EXCHANGE_USERS (48), BENCH_PROFILE (dir:
 // a V8 CPU profile of the stack process).
+import { readOutbox } from "../../api/iam/testing/harness";
 import autocannon from "autocannon";
 import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -113,8 +114,8 @@ const cannon = (opts: autocannon.Options, statuses: Map<number, number>) =>
 async function login(iam: string, api: string, phone: string): Promise<Record<string, string>> {
   const otp = await fetch(`${iam}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
   if (otp.status >= 300) throw new Error(`otp ${phone}: ${otp.status} ${await otp.text()}`);
-  const outbox = (await (await fetch(`${iam}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`)).json()) as { data: { code: string }[] };
-  const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: outbox.data[0].code, scope: "openid profile email phone" });
+  const code = await readOutbox(iam, phone, await otp.json());
+  const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: code, scope: "openid profile email phone" });
   const grant = (await (await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form })).json()) as { access_token: string };
   const auth = { authorization: `Bearer ${grant.access_token}` };
   const tt = await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth });

@@ -12,6 +12,7 @@ import { createDb } from "../../db";
 import { iamConfig } from "../../api/iam/config";
 import { startIam } from "../../api/iam/server";
 import { freePort } from "../../runtime/ports";
+import { phoneKeyOf, readOutbox } from "../../api/iam/testing/harness";
 import { systemClock } from "../../runtime/clock";
 
 export interface IamLoginFigures {
@@ -53,12 +54,11 @@ export async function benchIamLogins(o: { logins?: number; concurrency?: number 
     await pool(phones, concurrency, async (phone) => {
       const r = await fetch(`${url}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
       if (r.status !== 200) throw new Error(`POST /api/otp ${r.status}`);
-      await r.arrayBuffer();
+      phoneKeyOf(url, phone, await r.json());
     });
     const codeRequestsPerSecond = logins / ((performance.now() - t0) / 1000);
     for (const phone of phones) {
-      const out = (await (await fetch(`${url}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`)).json()) as { data: { code: string }[] };
-      codes.set(phone, out.data[0].code);
+      codes.set(phone, await readOutbox(url, phone));
     }
     const latencies: number[] = [];
     let failures = 0;

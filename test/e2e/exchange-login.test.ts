@@ -13,7 +13,7 @@ import { createPublicClient, http, type Address } from "viem";
 import { settlementAbi } from "../../sdk/abi";
 import * as oidc from "openid-client";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
-import { DEFAULT_CLIENT_ID, iamConfig } from "../../api/iam/config";
+import { DEFAULT_CLIENT_ID, WEB_CALLBACK_PATH } from "../../api/iam/config";
 import { login } from "../../api/iam/testing/code-flow";
 
 test("a new user: code, outbox, password grant, tenant token, GET /v1/account equal to the chain", { timeout: 300_000 }, async () => {
@@ -28,8 +28,10 @@ test("a new user: code, outbox, password grant, tenant token, GET /v1/account eq
 
     // 1. a one-time code, read from the sandbox outbox
     const otp = await fetch(`${iam}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
-    assert.ok(otp.status < 300, `otp: ${otp.status} ${await otp.text()}`);
-    const outbox = (await (await fetch(`${iam}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`)).json()) as { data: Array<{ code: string }> };
+    const otpText = await otp.text();
+    assert.ok(otp.status < 300, `otp: ${otp.status} ${otpText}`);
+    const phoneKey = (JSON.parse(otpText) as { data: { sandboxPhoneKey: string } }).data.sandboxPhoneKey;
+    const outbox = (await (await fetch(`${iam}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`, { headers: { "x-sandbox-phone-key": phoneKey } })).json()) as { data: Array<{ code: string }> };
     const code = outbox.data[0].code;
     assert.match(code, /^\d{6}$/);
 
@@ -86,7 +88,7 @@ test("a new user: code, outbox, password grant, tenant token, GET /v1/account eq
     // 5. the web app's way in (spec 5.1 step 4): the OIDC code flow with PKCE, driven by openid-client from
     //    discovery; the refreshed access token is accepted by the exchange API (same user, same account);
     //    the first refresh token used again fails and takes the family with it
-    const redirectUri = iamConfig({ issuer: iam, resource: api }).clients.find((c) => c.clientId === DEFAULT_CLIENT_ID)!.redirectUris[0];
+    const redirectUri = `${config.urls.web}${WEB_CALLBACK_PATH}`;
     const oidcConfig = await oidc.discovery(new URL(iam), DEFAULT_CLIENT_ID, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
     const flow = await login(iam, oidcConfig, { scope: "openid trading", phone, redirectUri });
     const codeTokens = await oidc.authorizationCodeGrant(oidcConfig, flow.callback, { pkceCodeVerifier: flow.codeVerifier, expectedState: flow.state });

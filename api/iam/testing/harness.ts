@@ -81,8 +81,8 @@ export async function postForm(url: string, fields: Record<string, string>, head
   return { status: res.status, headers: res.headers, body };
 }
 
-export async function postJson(url: string, body: unknown) {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
   const text = await res.text();
   let parsed: any = text;
   try {
@@ -100,10 +100,23 @@ export async function requestCode(baseUrl: string, phone: string): Promise<strin
   return readOutbox(baseUrl, phone, r.body);
 }
 
-/** The newest code in `phone`'s sandbox outbox (`otpAnswer`: the body of the POST /api/otp that sent it). */
-export async function readOutbox(baseUrl: string, phone: string, _otpAnswer?: unknown): Promise<string> {
-  const out = await fetch(`${baseUrl}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`);
+/** The sandbox phone keys this test process holds, by IAM URL and phone (the first code request's answer). */
+const phoneKeys = new Map<string, string>();
+
+/** The key of `phone` this process holds at `baseUrl` (remembered from `otpAnswer` when it carries one). */
+export function phoneKeyOf(baseUrl: string, phone: string, otpAnswer?: unknown): string | undefined {
+  const given = (otpAnswer as { data?: { sandboxPhoneKey?: string } } | undefined)?.data?.sandboxPhoneKey;
+  if (given) phoneKeys.set(`${baseUrl}|${phone}`, given);
+  return phoneKeys.get(`${baseUrl}|${phone}`);
+}
+
+/** The newest code in `phone`'s sandbox outbox, read with its key (`otpAnswer`: the body of the POST
+ *  /api/otp that sent it, whose sandboxPhoneKey is remembered when it is the phone's first). */
+export async function readOutbox(baseUrl: string, phone: string, otpAnswer?: unknown): Promise<string> {
+  const key = phoneKeyOf(baseUrl, phone, otpAnswer);
+  const out = await fetch(`${baseUrl}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`, { headers: key ? { "x-sandbox-phone-key": key } : {} });
   const body = (await out.json()) as { data: { code: string }[] };
+  if (out.status !== 200) throw new Error(`GET /api/sandbox/outbox ${out.status} ${JSON.stringify(body)}`);
   return body.data[0].code;
 }
 

@@ -88,16 +88,23 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   return parse<T>(res);
 }
 
+/** Sandbox: a phone's key (its simulated SIM), answered once by the phone's first code request, kept in
+ *  this browser's localStorage: the outbox is read with it, so only this browser sees the phone's codes. */
+const phoneKeyStorage = (phone: string) => `sandboxPhoneKey:${phone}`;
+
 export async function requestCode(phone: string): Promise<{ expiresIn: number }> {
-  const r = await parse<{ data: { expiresIn: number } }>(
+  const r = await parse<{ data: { expiresIn: number; sandboxPhoneKey?: string } }>(
     await send(`${IDENTITY}/otp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ phone }) })
   );
+  if (r.data.sandboxPhoneKey) localStorage.setItem(phoneKeyStorage(phone), r.data.sandboxPhoneKey);
   return r.data;
 }
 
-/** Sandbox only: the newest code sent to the phone (what an SMS would carry). */
+/** Sandbox only: the newest code sent to the phone (what an SMS would carry), with the phone's key. */
 export async function sandboxOutbox(phone: string): Promise<{ code: string; sentAt: string } | null> {
-  const r = await parse<{ data: { code: string; sentAt: string }[] }>(await send(`${IDENTITY}/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`, { headers: { accept: "application/json" } }));
+  const key = localStorage.getItem(phoneKeyStorage(phone));
+  const headers: Record<string, string> = { accept: "application/json", ...(key ? { "x-sandbox-phone-key": key } : {}) };
+  const r = await parse<{ data: { code: string; sentAt: string }[] }>(await send(`${IDENTITY}/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`, { headers }));
   return r.data[0] ?? null;
 }
 

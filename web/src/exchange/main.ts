@@ -181,7 +181,7 @@ function loginPage(params: URLSearchParams): void {
       ? h(
           "div",
           { class: "hint", id: "outbox-hint" },
-          h("p", {}, "Sandbox: no SMS is sent. The code lands in the identity provider's sandbox outbox (", h("code", {}, "GET /api/sandbox/outbox"), "). Read it there and type it below."),
+          h("p", {}, "Sandbox: no SMS is sent. The code lands in the identity provider's sandbox outbox (", h("code", {}, "GET /api/sandbox/outbox"), "), readable only with the phone's sandbox key, which this browser received with the phone's first code and keeps. Read it there and type it below."),
           h(
             "button",
             {

@@ -168,6 +168,7 @@ export function explain(err: unknown): string {
       if (d.reason === "kyc_required") return `Your identity verification (KYC) is not approved${d.kycStatus ? ` (it is ${String(d.kycStatus).replace(/_/g, " ")})` : ""}, so you cannot trade yet.`;
       return "You are not allowed to do this with your account.";
     case "UNAUTHORIZED":
+      if (d.header === "x-sandbox-phone-key") return "This browser does not hold this sandbox phone's key (another browser requested its first code), so its codes are not shown here. Use another phone number.";
       return "Your session has ended. Log in again.";
     case "RATE_LIMIT_EXCEEDED":
       return "Too many requests in a short time. Wait a few seconds and try again.";
