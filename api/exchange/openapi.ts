@@ -103,7 +103,7 @@ const tokenRoutes: ExchangeRouteSpec[] = [
   { method: "post", path: `${V}/sandbox/accreditation/506b`, summary: "sandbox: self-certify as a 506(b) accredited investor", auth: "tokens", body: selfCertifyBody, ok: 200, answer: { description: "the account", schema: R.accountResponse }, errors: { 404: "ACCOUNT_NOT_FOUND" }, sandbox: true },
   { method: "post", path: `${V}/sandbox/accreditation/506c`, summary: "sandbox: a simulated third-party 506(c) verification outcome", auth: "tokens", body: verificationBody, ok: 200, answer: { description: "the account", schema: R.accountResponse }, errors: { 404: "ACCOUNT_NOT_FOUND" }, sandbox: true },
   { method: "post", path: `${V}/sandbox/investor-profile`, summary: "sandbox: annual income, net worth (Reg CF limit) and US person (Reg S)", auth: "tokens", body: investorProfileBody, ok: 200, answer: { description: "the profile", schema: R.investorProfileResponse }, sandbox: true },
-  { method: "post", path: `${V}/sandbox/funding/advance-clock`, summary: "sandbox: move the funding and compliance clock forward", auth: "tokens", body: advanceClockBody, ok: 200, answer: { description: "the clock now", schema: R.advanceClockResponse }, sandbox: true },
+  { method: "post", path: `${V}/sandbox/funding/advance-clock`, summary: "sandbox: move this account's clock forward (its funding dates, resale holds and Reg CF window; no other account's)", auth: "tokens", body: advanceClockBody, ok: 200, answer: { description: "this account's clock now", schema: R.advanceClockResponse }, sandbox: true },
   // spec 4.D / 6.1 (unversioned)
   {
     method: "get",

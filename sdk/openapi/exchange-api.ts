@@ -609,7 +609,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** sandbox: move the funding and compliance clock forward */
+        /** sandbox: move this account's clock forward (its funding dates, resale holds and Reg CF window; no other account's) */
         post: operations["postV1SandboxFundingAdvanceClock"];
         delete?: never;
         options?: never;
@@ -6853,7 +6853,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the clock now */
+            /** @description this account's clock now */
             200: {
                 headers: {
                     /** @description requests allowed in the window */

@@ -332,6 +332,21 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     const freeSell = await bob.call("POST", "/orders", { assetId: "CNTS", side: "SELL", orderType: "limit", quantity: 1, limitPrice: 9 });
     assert.deepEqual(code(freeSell), [201, "EXECUTED"]);
     assert.equal((await carol.call("GET", `/orders/${carolBid2.body.data.orderId}`)).body.data.status, "EXECUTED");
+    // 10b'. the clock was bob's alone (#26): alice's lot (bought from bob above) is still in its hold; bob's lot
+    //       bought now is dated on his clock, and its flag and restriction end read that one clock (#30)
+    const aliceLots = ((await alice.call("GET", "/exchange-portfolio")).body.data as Json[]).find((x) => x.assetId === "CNTS")!.lots as Json[];
+    assert.deepEqual(aliceLots.map((l) => l.isRestricted), [true], "another user's advance ends no one else's hold");
+    assert.ok(Date.parse(aliceLots[0].restrictionEndDate) > Date.now() + 300 * 86_400_000);
+    const bobNow = Date.parse(moved.body.data.now);
+    const cfAgain = await bob.call("POST", "/orders", { assetId: "CNTS", side: "BUY", orderType: "market", quantity: 1 });
+    assert.deepEqual(code(cfAgain), [201, "EXECUTED"]);
+    await settled(bob, [cfAgain.body.data.orderId]);
+    const bobLots = ((await bob.call("GET", "/exchange-portfolio")).body.data as Json[]).find((x) => x.assetId === "CNTS")!.lots as Json[];
+    const fresh = bobLots.at(-1)!;
+    assert.ok(Math.abs(Date.parse(fresh.acquisitionDate) - bobNow) < 120_000, `acquired on bob's clock: ${fresh.acquisitionDate} vs ${moved.body.data.now}`);
+    assert.equal(Date.parse(fresh.restrictionEndDate), new Date(fresh.acquisitionDate).setUTCFullYear(new Date(fresh.acquisitionDate).getUTCFullYear() + 1));
+    assert.equal(fresh.isRestricted, true, "a lot bought after the advance is in its hold on the same clock its end date is on");
+    assert.deepEqual(bobLots.slice(0, -1).map((l) => l.isRestricted), bobLots.slice(0, -1).map(() => false));
 
     // 10c. the OpenAPI document (GET /v1/openapi.json, api/exchange/openapi.ts) on the real stack: order,
     //      portfolio, transaction and account bodies conform to the documented schemas, and every documented

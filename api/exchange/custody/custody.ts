@@ -15,7 +15,7 @@ import type { Logger } from "pino";
 import { erc20Abi, pad, parseEther, type Address, type Hex, type TransactionReceipt } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { Db } from "../../../db";
-import { systemClock, type Clock } from "../../../runtime/clock";
+import { systemClock } from "../../../runtime/clock";
 import { sandboxFundingAbi, settlementAbi } from "../../../sdk/abi";
 import { getSettlementDomain, signOrder as signTypedOrder, type Order } from "../../../sdk/eip712";
 import type { SecretBox } from "../../auth/secret-box";
@@ -44,8 +44,8 @@ export interface CustodyDeps {
   tokens: CustodyTokens;
   secretBox: SecretBox;
   mode: "sandbox" | "production";
-  /** funding clock (ms); default the system clock */
-  clock?: Pick<Clock, "now">;
+  /** the account's sandbox clock (ms); default the system clock */
+  accountNow?: (accountId: string) => number;
   preloadUnits?: bigint;
   minGasWei?: bigint;
   gasTopUpWei?: bigint;
@@ -120,7 +120,7 @@ export class CustodyUnavailableError extends Error {
 
 export function createCustody(deps: CustodyDeps) {
   const { db, chain, secretBox } = deps;
-  const clock = deps.clock ?? systemClock;
+  const accountNow = deps.accountNow ?? (() => systemClock.now());
   const usd = deps.tokens.USD;
   if (!usd) throw new Error("custody: the tokens have no USD (the cash token)");
   const preloadUnits = deps.preloadUnits ?? DEFAULT_SANDBOX_PRELOAD_UNITS;
@@ -184,7 +184,7 @@ export function createCustody(deps: CustodyDeps) {
       `UPDATE exchange_funding_transfers SET chain_step = 'credited', status = 'completed', completed_ms = $2,
          tx_hashes = CASE WHEN $3::text IS NULL THEN tx_hashes ELSE array_append(tx_hashes, $3::text) END, updated_at = now()
        WHERE id = $1 AND chain_step = 'new'`,
-      [id, clock.now(), txHash ?? null],
+      [id, accountNow(row.account_id), txHash ?? null],
     );
     return (await getTransfer(id))!;
   }
@@ -330,7 +330,7 @@ export function createCustody(deps: CustodyDeps) {
         row = (await accountRow(accountId))!;
       }
       if (deps.mode === "sandbox" && preloadUnits > 0n && this.fundingAvailable) {
-        const now = clock.now();
+        const now = accountNow(accountId);
         await db.query(
           `INSERT INTO exchange_funding_transfers (id, account_id, direction, method, amount_units, status, chain_step, created_ms, limit_day, completes_ms)
            VALUES ($1, $2, 'deposit', 'sandbox', $3, 'pending', 'new', $4, $5, $4) ON CONFLICT (account_id) WHERE method = 'sandbox' DO NOTHING`,

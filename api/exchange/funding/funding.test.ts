@@ -213,20 +213,29 @@ test("a completion repeated, concurrently or after it is done, credits once", as
 test("the sandbox clock advances through the API and completes what became due; production hides it", async () => {
   wall = MONDAY_NOON;
   const id = newAccount();
+  const other = newAccount();
   await stack.custody.ensureAccount(id);
+  await stack.custody.ensureAccount(other);
   const before = await chainCash(id);
   const d = await deposit(id, "ach", 25);
+  const theirs = await deposit(other, "ach", 25);
   const adv = await stack.call(id, "POST", "/v1/sandbox/funding/advance-clock", { seconds: 3 * 86_400 });
   assert.equal(adv.status, 200);
   assert.equal(adv.body.data.now, new Date(MONDAY_NOON + 3 * DAY).toISOString());
   assert.equal((await stack.funding.get(id, d.body.data.id))!.status, "completed");
   assert.equal(await chainCash(id), before + usd(25));
+  // the clock is this account's: another account's ACH deposit is still pending, its dates on the wall clock
+  const still = await stack.call(other, "GET", `/v1/transactions/${theirs.body.data.id}`);
+  assert.equal(still.body.data.status, "pending");
+  assert.equal(still.body.data.timestamp, new Date(MONDAY_NOON).toISOString());
+  const later = await deposit(other, "instant", 10);
+  assert.equal(later.body.data.timestamp, new Date(MONDAY_NOON).toISOString(), "another account's new transfer is dated on its own clock");
+  const mine = await deposit(id, "instant", 10);
+  assert.equal(mine.body.data.timestamp, new Date(MONDAY_NOON + 3 * DAY).toISOString());
   for (const bad of [{ seconds: 0 }, { seconds: 366 * 86_400 + 1 }, { seconds: 1.5 }, { seconds: "1" }, {}, { seconds: 1, x: 1 }]) {
     const r = await stack.call(id, "POST", "/v1/sandbox/funding/advance-clock", bad);
     assert.equal(r.status, 400, JSON.stringify(bad));
   }
-  // undo the offset for the other tests
-  await stack.db.query("UPDATE exchange_funding_clock SET offset_ms = 0");
   const prod = await startFundingStack({ chain, mode: "production", clock: { now: () => wall } });
   try {
     const r = await prod.call(id, "POST", "/v1/sandbox/funding/advance-clock", { seconds: 60 });

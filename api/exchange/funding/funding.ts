@@ -1,8 +1,8 @@
 // Funding (issue #14, spec 8): simulated bank deposits and withdrawals by ACH, wire and instant bank link.
 // A transfer is a row first (the intent, with the limits checked in the same SQL transaction under the
 // account's row lock), the chain second (custody: deposits credited once per transfer id, withdrawals'
-// stored signed steps). The bank side is simulated on the funding clock: the system clock plus an offset
-// that the sandbox can advance (kept in SQL, so a restart keeps the simulated date).
+// stored signed steps). The bank side is simulated on the account's sandbox clock: the system clock plus
+// the account's own offset, which only that account advances (sandbox-clock.ts; kept in SQL).
 //   deposit:    pending -> (the bank completes at completes_ms) credited in Settlement -> completed
 //   withdrawal: pending -> demo USD out of Settlement at once (request, execute after the contract's delay,
 //               back to the bank) -> completed at completes_ms; a chain refusal -> failed, nothing moved
@@ -14,6 +14,7 @@ import { formatDecimal } from "../../../sdk/decimal";
 import { USD_DECIMALS, type Custody, type TransferRow } from "../custody/custody";
 import { FundingApiError } from "./errors";
 import { completesAt, METHOD_RULES, utcDay, type FundingMethod } from "./methods";
+import { createSandboxClocks } from "./sandbox-clock";
 
 export type Direction = "deposit" | "withdrawal";
 
@@ -73,22 +74,15 @@ export function presentTransfer(row: TransferRow): FundingTransaction {
 export function createFunding(deps: FundingDeps) {
   const { db, custody } = deps;
   const wall = deps.clock ?? systemClock;
-  let offsetMs = 0;
-  let loaded = false;
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
-
-  async function loadOffset(): Promise<void> {
-    if (loaded) return;
-    const r = await db.query<{ offset_ms: string }>("SELECT offset_ms FROM exchange_funding_clock WHERE id = 1");
-    offsetMs = Number(r.rows[0]?.offset_ms ?? 0);
-    loaded = true;
-  }
-  const now = () => wall.now() + offsetMs;
+  const clocks = createSandboxClocks(db, wall);
+  /** the account's sandbox clock (after clocks.load()) */
+  const now = (accountId: string) => clocks.now(accountId);
 
   /** Creates a transfer after its checks; an instant deposit is credited before this returns. */
   async function create(accountId: string, direction: Direction, method: FundingMethod, amountUnits: bigint): Promise<FundingTransaction> {
-    await loadOffset();
+    await clocks.load();
     if (!custody.fundingAvailable) throw new FundingApiError("SERVICE_UNAVAILABLE", "funding is not available on this deployment", { reason: "funding_not_configured" });
     const rule = METHOD_RULES[method];
     if (amountUnits < rule.minUnits) {
@@ -99,7 +93,7 @@ export function createFunding(deps: FundingDeps) {
     await custody.ensureAccount(accountId);
     // the cash a withdrawal may take, read from the chain before the lock (re-checked on chain when sent)
     const cashUnits = direction === "withdrawal" ? (await custody.balances(accountId)).cashUnits : 0n;
-    const created = now();
+    const created = now(accountId);
     const day = utcDay(created);
     const id = randomUUID();
     const row = await db.transaction(async (tx) => {
@@ -147,7 +141,7 @@ export function createFunding(deps: FundingDeps) {
 
   async function processOne(row: TransferRow): Promise<void> {
     if (row.direction === "deposit") {
-      if (row.chain_step === "new" && Number(row.completes_ms) <= now()) await custody.creditDeposit(row.id);
+      if (row.chain_step === "new" && Number(row.completes_ms) <= now(row.account_id)) await custody.creditDeposit(row.id);
       return;
     }
     let current = row;
@@ -162,8 +156,8 @@ export function createFunding(deps: FundingDeps) {
       if (oldest.rows[0] && oldest.rows[0].id !== row.id) return;
       current = await custody.advanceWithdrawal(row.id);
     }
-    if (current.status === "pending" && current.chain_step === "returned" && Number(current.completes_ms) <= now()) {
-      await db.query("UPDATE exchange_funding_transfers SET status = 'completed', completed_ms = $2, updated_at = now() WHERE id = $1 AND status = 'pending' AND chain_step = 'returned'", [row.id, now()]);
+    if (current.status === "pending" && current.chain_step === "returned" && Number(current.completes_ms) <= now(row.account_id)) {
+      await db.query("UPDATE exchange_funding_transfers SET status = 'completed', completed_ms = $2, updated_at = now() WHERE id = $1 AND status = 'pending' AND chain_step = 'returned'", [row.id, now(row.account_id)]);
     }
   }
 
@@ -171,7 +165,7 @@ export function createFunding(deps: FundingDeps) {
   async function processDue(): Promise<void> {
     if (running) return running;
     running = (async () => {
-      await loadOffset();
+      await clocks.load();
       const open = await db.query<TransferRow>("SELECT * FROM exchange_funding_transfers WHERE status = 'pending' ORDER BY created_ms, id");
       for (const row of open.rows) {
         try {
@@ -188,6 +182,7 @@ export function createFunding(deps: FundingDeps) {
 
   return {
     now,
+    clocks,
     create,
     processDue,
 
@@ -204,16 +199,11 @@ export function createFunding(deps: FundingDeps) {
       return row && row.account_id === accountId ? presentTransfer(row) : undefined;
     },
 
-    /** Sandbox: moves the funding clock forward by `ms` (kept in SQL), then processes what became due. */
-    async advanceClock(ms: number): Promise<number> {
-      await loadOffset();
-      const r = await db.query<{ offset_ms: string }>(
-        "INSERT INTO exchange_funding_clock (id, offset_ms) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET offset_ms = exchange_funding_clock.offset_ms + EXCLUDED.offset_ms RETURNING offset_ms",
-        [ms],
-      );
-      offsetMs = Number(r.rows[0].offset_ms);
+    /** Sandbox: moves the account's clock forward by `ms` (kept in SQL), then processes what became due. */
+    async advanceClock(accountId: string, ms: number): Promise<number> {
+      const t = await clocks.advance(accountId, ms);
       await processDue();
-      return now();
+      return t;
     },
 
     /** Runs processDue every `intervalMs` until stop(). */

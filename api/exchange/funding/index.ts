@@ -43,8 +43,8 @@ export function createCustodyAndFunding(o: CustodyAndFundingOptions): { custody:
   const custody = createCustody({
     db: o.db, chain, settlement: o.settlement, funding: o.sandboxFunding, tokens: o.tokens,
     secretBox: createSecretBox(o.encryptionKeyHex), mode: o.mode, logger: o.logger,
-    // custody stamps its rows on the funding clock (the sandbox may have advanced it)
-    clock: { now: () => funding?.now() ?? (o.clock ?? systemClock).now() },
+    // custody stamps an account's rows on that account's sandbox clock (the sandbox may have advanced it)
+    accountNow: (accountId) => funding?.now(accountId) ?? (o.clock ?? systemClock).now(),
   });
   funding = createFunding({ db: o.db, custody, clock: o.clock, logger: o.logger });
   const router = createFundingRouter({ funding, mode: o.mode, tradeTransactions: o.tradeTransactions });

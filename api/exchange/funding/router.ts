@@ -5,7 +5,7 @@
 //   GET  /transactions?type=deposit|withdrawal|trade|all     -> {data: [transaction], message}
 //   GET  /custody-transactions?type=...                      (legacy path, spec 9: the same answer)
 //   GET  /transactions/{id}                                  -> {data: transaction} (another account's: 404)
-//   POST /sandbox/funding/advance-clock {seconds}            -> sandbox only (404 in production)
+//   POST /sandbox/funding/advance-clock {seconds}            -> sandbox only (404 in production): this account's clock
 // `amount` is dollars: a JSON number or a decimal string, whole cents at most, converted exactly to demo USD
 // base units (no float arithmetic).
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
@@ -118,10 +118,10 @@ export function createFundingRouter(deps: FundingRouterDeps): Router {
     "/sandbox/funding/advance-clock",
     wrap(async (req, res) => {
       if (deps.mode !== "sandbox") throw new FundingApiError("ROUTE_NOT_FOUND", "route not found", {});
-      principalOf(res);
+      const { accountId } = principalOf(res);
       const { seconds } = parse(advanceClockBody, req.body ?? {}, "body");
-      const now = await deps.funding.advanceClock(seconds * 1000);
-      res.json({ data: { now: new Date(now).toISOString() }, message: "funding clock advanced" });
+      const now = await deps.funding.advanceClock(accountId, seconds * 1000);
+      res.json({ data: { now: new Date(now).toISOString() }, message: "this account's sandbox clock advanced" });
     }),
   );
   return router;

@@ -7,6 +7,7 @@
 // a hold, the exchange never has at the same time an open SELL that gives a restricted lot and an open BUY of
 // a buyer no book exemption covers; whichever arrives second is refused (RESALE_RESTRICTED). Placements of
 // one asset run one at a time (a per-asset queue) so that the check and the placement are one step.
+import type { SandboxClocks } from "../funding/sandbox-clock";
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Address, Hex } from "viem";
 import type { Db } from "../../../db";
@@ -49,9 +50,11 @@ export interface OrdersDeps {
   custody: OrdersCustody;
   catalogue?: readonly CatalogueAsset[];
   now?: () => number;
-  /** the clock of the investor rules (resale holds, the Reg CF window): the sandbox's funding clock, which
-   *  POST /v1/sandbox/funding/advance-clock moves; default `now` */
-  complianceNow?: () => number;
+  /** the clock of the investor rules (resale holds, the Reg CF window) and of the account's dates: each
+   *  account's sandbox clock (api/exchange/funding/sandbox-clock.ts), which only that account's POST
+   *  /v1/sandbox/funding/advance-clock moves; a fill is dated `at` its account's clock as it stood then, so
+   *  a lot's acquisition, restriction end and isRestricted read one clock. Default: `now` for every account */
+  accountClock?: Pick<SandboxClocks, "now" | "at">;
   /** how long a placement whose answer a partition's connection lost is looked up (default PLACEMENT_LOOKUP_MS) */
   placementLookupMs?: number;
 }
@@ -105,7 +108,10 @@ export function createOrders(deps: OrdersDeps) {
   const { db, dex } = deps;
   const catalogue = deps.catalogue ?? CATALOGUE;
   const now = deps.now ?? Date.now;
-  const complianceNow = deps.complianceNow ?? now;
+  const accountClock: Pick<SandboxClocks, "now" | "at"> = deps.accountClock ?? { now: () => now(), at: (_id, wallMs) => wallMs };
+  /** the account's fills dated on its clock */
+  const onAccountClock = (accountId: string, fills: AssetFill[]): AssetFill[] =>
+    fills.map((f) => ({ ...f, fill: { ...f.fill, timestampMs: accountClock.at(accountId, f.fill.timestampMs) } }));
   const queues = new Map<string, Promise<unknown>>();
 
   /** Runs `fn` after every earlier placement of the same asset. */
@@ -336,9 +342,9 @@ export function createOrders(deps: OrdersDeps) {
     // (no hold: no exemption exists, bookEligible is false whoever buys)
     const eligible = profile ? bookEligible(asset.regime, { accredited, usPerson: profile.usPerson }) : false;
     if (hasHold(asset.regime)) {
-      const t = complianceNow();
+      const t = accountClock.now(account.id);
       if (input.side === "SELL") {
-        const { lots } = await positionOf(address, market);
+        const { lots } = await positionOf(address, market, account.id);
         const held = locked(market.baseToken) - (releasing?.row.side === "SELL" ? releasedLock : 0n);
         const taken = lotsTakenBy(lots, held, units);
         const restricted = taken.filter((x) => isRestricted(asset.regime, x.lot.acquiredAtMs, t));
@@ -427,7 +433,7 @@ export function createOrders(deps: OrdersDeps) {
   /** Reg CF investment used in the window: executed buys' cost (fills in the last 12 months) and what open
    *  buys may still spend. */
   async function regCfUsedUnits(accountId: string, address: Address, excluding?: string): Promise<bigint> {
-    const since = complianceNow() - REG_CF_WINDOW_MS;
+    const since = accountClock.now(accountId) - REG_CF_WINDOW_MS;
     const cfAssets = catalogue.filter((a) => a.regime === "reg-cf").map((a) => a.id);
     const rows = (await db.query<OrderRow>(`SELECT ${COLS} FROM exchange_orders WHERE account_id = $1 AND side = 'BUY' AND asset_id = ANY($2)`, [accountId, cfAssets])).rows;
     let used = 0n;
@@ -436,15 +442,16 @@ export function createOrders(deps: OrdersDeps) {
       const o = await dex.getOrder(r.dex_order_id);
       if (!o) continue;
       const m = dex.listMarkets().find((x) => x.symbol === o.symbol)!;
-      const spent = o.fills.filter((f) => f.timestampMs >= since).reduce((s, f) => s + notional(f.sizeLots * m.lotSize, f.priceTicks * m.tickSize), 0n);
+      const spent = o.fills.filter((f) => accountClock.at(accountId, f.timestampMs) >= since).reduce((s, f) => s + notional(f.sizeLots * m.lotSize, f.priceTicks * m.tickSize), 0n);
       used += spent + remainingLock(m, o);
     }
     return used;
   }
 
-  async function positionOf(address: Address, m: MarketSpec) {
+  /** the FIFO position of `address` in `m`, its fills dated on `accountId`'s clock */
+  async function positionOf(address: Address, m: MarketSpec, accountId: string) {
     const fills = (await accountFills(address, m.symbol)).flatMap((x) => x.fills);
-    return fifoPosition(fills);
+    return fifoPosition(onAccountClock(accountId, fills));
   }
 
   function statusOf(row: OrderRow, o: DexOrderWithFills | null): ExchangeStatus {
@@ -630,7 +637,7 @@ export function createOrders(deps: OrdersDeps) {
       const row = await rowOf(account.id, id);
       if (!row) throw new OrderApiError("ORDER_NOT_FOUND", "order not found", {});
       await cancelDex(account, row);
-      const t = complianceNow();
+      const t = accountClock.now(account.id);
       await db.query("UPDATE exchange_orders SET cancelled_ms = $2, open = false WHERE id = $1", [row.id, t]);
       return { orderId: row.id, status: "CANCELLED" as const, cancelledAt: new Date(t).toISOString() };
     },
@@ -749,8 +756,10 @@ export function createOrders(deps: OrdersDeps) {
     async positions(accountId: string) {
       const address = await deps.custody.addressOf(accountId);
       if (!address) return { holdings: [], transactions: [] };
-      const [all, balances] = await Promise.all([accountFills(address), deps.custody.balances(accountId)]);
-      const t = complianceNow();
+      const [wallFills, balances] = await Promise.all([accountFills(address), deps.custody.balances(accountId)]);
+      // one clock for the account's trades, lots, restriction ends and flags: its sandbox clock
+      const all = wallFills.map((x) => ({ order: x.order, fills: onAccountClock(accountId, x.fills) }));
+      const t = accountClock.now(accountId);
       const holdings = [];
       const transactions = [];
       const bySymbol = new Map<string, AssetFill[]>();

@@ -94,7 +94,7 @@ export async function startFundingStack(o: FundingStackOptions): Promise<Funding
     db, chain, settlement: o.chain.settlement, funding: o.chain.funding, tokens: o.chain.tokens,
     secretBox: createSecretBox(o.encryptionKeyHex ?? randomBytes(32).toString("hex")),
     mode: o.mode ?? "sandbox", preloadUnits: o.preloadUnits, logger, afterChainSend: o.afterChainSend,
-    clock: undefined,
+
   });
   const funding = createFunding({ db, custody, clock: o.clock, logger });
   const app = express();

@@ -74,7 +74,13 @@ export const exchangeApiComponent: Component = {
       logger: logger.child({ part: "custody" }),
       tradeTransactions: async (accountId) => (orders ? tradeTransactionsOf(orders)(accountId) : []),
     });
-    if (dexService) orders = createOrders({ db, dex: dexService, custody: money.custody, complianceNow: () => money.funding.now() });
+    // the accounts' sandbox clocks are read synchronously by the investor rules: loaded before any request
+    await money.funding.clocks.load().catch(async (err: unknown) => {
+      lease?.release();
+      await db.close();
+      throw err;
+    });
+    if (dexService) orders = createOrders({ db, dex: dexService, custody: money.custody, accountClock: money.funding.clocks });
     // the eligibility registry (resale restrictions on chain): investors' facts and restricted lots, written
     // with the compliance key (COMPLIANCE_ROLE only) off the order path (api/exchange/compliance/sync.ts)
     let compliance: ComplianceSync | undefined;
