@@ -7,6 +7,7 @@
 // refused on chain (exactly its free units pass, one unit more does not), also after the sandbox clock moved a
 // year (the chain's hold is on the chain's clock); an accredited investor receives the restricted units, and
 // their hold goes with them.
+import { restrictionEndMs } from "../../api/exchange/orders/resale";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -158,9 +159,13 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     });
     const aliceLots = ((await alice.call("GET", "/exchange-portfolio")).body.data as Json[]).find((x) => x.assetId === "CNTS")!.lots as Json[];
     assert.equal(aliceLots.length, 1);
+    // the API dates her lot on her sandbox clock (366 days on since step 6); the chain's hold end is the same
+    // lot's in real time: 12 months from the fill's wall-clock time
+    const wallAcquired = Date.parse(aliceLots[0].acquisitionDate) - 366 * 86_400_000;
+    assert.equal(Date.parse(aliceLots[0].restrictionEndDate), restrictionEndMs("reg-cf", Date.parse(aliceLots[0].acquisitionDate)));
     assert.deepEqual(
       recomputed.map((l) => [l.amount, BigInt(l.holdEnd)]),
-      [[BigInt(aliceLots[0].quantityUnits), BigInt(Math.ceil(Date.parse(aliceLots[0].restrictionEndDate) / 1000))]],
+      [[BigInt(aliceLots[0].quantityUnits), BigInt(Math.ceil(restrictionEndMs("reg-cf", wallAcquired) / 1000))]],
     );
     // the lot received by the direct transfer is the registry's own (a record never touches it, whatever its
     // hold end: the two may even end in the same second)
