@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { type Address, type Hex, parseEventLogs } from "viem";
+import { decodeSettledTrades } from "../sdk/settled-trades";
 import { type Order, OrderSide, getOrderHash, getSettlementDomain, signOrder } from "../sdk/eip712";
 import { buildSettleArgs } from "../sdk/settle-batch";
 import { type RunningIndexer, startIndexer } from "./run";
@@ -157,19 +158,22 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
   await fx.send(maker, settlement, fx.abis.settlement, "requestWithdrawal", [weth, E18 / 2n]);
   await waitForHead();
 
-  // ---- trades: every TradeSettled log, field by field
-  const logs = parseEventLogs({
+  // ---- trades: every trade of every BatchSettled log, field by field
+  const batchLogs = parseEventLogs({
     abi: fx.abis.settlement,
-    eventName: "TradeSettled",
+    eventName: "BatchSettled",
     logs: await fx.publicClient.getLogs({ address: settlement, fromBlock: 0n }),
-  }) as unknown as { args: Record<string, any>; transactionHash: Hex; logIndex: number; blockNumber: bigint }[];
-  assert.equal(logs.length, 4, "TradeSettled logs on chain");
+  }) as unknown as { args: { batchId: bigint; tradeCount: bigint; trades: Hex }; transactionHash: Hex; logIndex: number; blockNumber: bigint }[];
+  const logs = batchLogs.flatMap((l) =>
+    decodeSettledTrades(l.args.batchId, l.args.tradeCount, l.args.trades).map((t) => ({ args: t as Record<string, any>, transactionHash: l.transactionHash, logIndex: l.logIndex, tradeIndex: t.tradeIndex, blockNumber: l.blockNumber })),
+  );
+  assert.equal(logs.length, 4, "trades on chain");
   const { body: tradesBody } = await getJson(`${indexer.url}/trades?pair=WETH-USD&limit=100`);
   assert.equal(tradesBody.trades.length, logs.length, "trades indexed");
   // fromBlock: the trades of that block and later, oldest first; a bad value is refused
   const lastBlock = logs[logs.length - 1].blockNumber;
   const { body: fromBody } = await getJson(`${indexer.url}/trades?pair=WETH-USD&fromBlock=${lastBlock}`);
-  const expectedFrom = logs.filter((l) => l.blockNumber >= lastBlock).map((l) => `${l.transactionHash}-${l.logIndex}`);
+  const expectedFrom = logs.filter((l) => l.blockNumber >= lastBlock).map((l) => `${l.transactionHash}-${l.logIndex}-${l.tradeIndex}`);
   assert.deepEqual(fromBody.trades.map((t: { id: string }) => t.id), expectedFrom, "fromBlock: that block on, oldest first");
   const { status: badStatus, body: badBody } = await getJson(`${indexer.url}/trades?fromBlock=-1`);
   assert.equal(badStatus, 400);
@@ -178,14 +182,16 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
   for (const log of logs) {
     const block = await fx.publicClient.getBlock({ blockNumber: log.blockNumber });
     blockTime.set(log.blockNumber, block.timestamp);
-    const row = tradesBody.trades.find((t: { id: string }) => t.id === `${log.transactionHash}-${log.logIndex}`);
-    assert.ok(row, `trade ${log.transactionHash}-${log.logIndex} indexed`);
+    const id = `${log.transactionHash}-${log.logIndex}-${log.tradeIndex}`;
+    const row = tradesBody.trades.find((t: { id: string }) => t.id === id);
+    assert.ok(row, `trade ${id} indexed`);
     const a = log.args;
     const buyerReceives = a.takerIsBuy ? a.baseToken : a.quoteToken;
     assert.deepEqual(row, {
-      id: `${log.transactionHash}-${log.logIndex}`,
+      id,
       txHash: log.transactionHash,
       logIndex: log.logIndex,
+      tradeIndex: log.tradeIndex,
       batchId: a.batchId.toString(),
       pair: "WETH-USD",
       baseToken: a.baseToken.toLowerCase(),
@@ -207,7 +213,7 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
     });
   }
   // newest first
-  const order = tradesBody.trades.map((t: { blockNumber: number; logIndex: number }) => t.blockNumber * 1e6 + t.logIndex);
+  const order = tradesBody.trades.map((t: { blockNumber: number; logIndex: number; tradeIndex: number }) => t.blockNumber * 1e9 + t.logIndex * 1e4 + t.tradeIndex);
   assert.deepEqual(order, [...order].sort((x: number, y: number) => y - x));
 
   // ---- candles: rebuilt here from the logs and block timestamps
@@ -310,7 +316,7 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
     const gqlBody = (await gql.json()) as { data: { trades: { items: { id: string; price: string }[] } } };
     assert.deepEqual(
       gqlBody.data.trades.items.map((t) => t.id).sort(),
-      logs.map((l) => `${l.transactionHash}-${l.logIndex}`).sort(),
+      logs.map((l) => `${l.transactionHash}-${l.logIndex}-${l.tradeIndex}`).sort(),
       `graphql trades at ${route}`,
     );
   }

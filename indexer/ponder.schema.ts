@@ -1,6 +1,7 @@
 // The read model of everything on chain. Money is always `t.bigint()` (numeric(78,0): token base units,
 // exact); addresses and hashes are lowercase hex; times are block timestamps in seconds unless the
-// column name says `Ms`. Ids of event rows are `${txHash}-${logIndex}`, unique and stable under replay.
+// column name says `Ms`. Ids of event rows are `${txHash}-${logIndex}`, unique and stable under replay; a
+// trade's is `${txHash}-${logIndex}-${tradeIndex}` (one BatchSettled log carries its batch's trades).
 import { index, onchainTable, primaryKey } from "ponder";
 
 // ---- exchange (Settlement on the home chain) ----
@@ -11,6 +12,8 @@ export const trade = onchainTable(
     id: t.text().primaryKey(),
     txHash: t.hex().notNull(),
     logIndex: t.integer().notNull(),
+    /** the trade's place in its batch (its BatchSettled log carries them all) */
+    tradeIndex: t.integer().notNull(),
     batchId: t.bigint().notNull(),
     /** `BASE-QUOTE` from the deployments' token registry, else `0xbase-0xquote` */
     pair: t.text().notNull(),
@@ -35,7 +38,7 @@ export const trade = onchainTable(
     timestamp: t.bigint().notNull(),
   }),
   (table) => ({
-    pairTimeIdx: index().on(table.pair, table.blockNumber, table.logIndex),
+    pairTimeIdx: index().on(table.pair, table.blockNumber, table.logIndex, table.tradeIndex),
     batchIdx: index().on(table.batchId),
   }),
 );

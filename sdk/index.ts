@@ -15,3 +15,4 @@ export * from "./grpc";
 export * from "./bridge-client";
 export * from "./api-keys";
 export * from "./exchange-client";
+export * from "./settled-trades";

@@ -1,13 +1,14 @@
 // npm run bench:gas — gas of Settlement settle per trade (batches of 1, 10, 100) and of custody calls.
 // Runs under `hardhat run` on the in-process Hardhat network. Definitions are printed with the table.
 import hre from "hardhat";
-import { FILL_BASE, MAKER_FEE_BPS, TAKER_FEE_BPS, batchOf, deployEnv, fewTradersBatch, fund, newAccounts, settle, type Encoding, type Env } from "./scenario";
+import { type Breakdown, breakdownOf } from "./breakdown";
+import { FILL_BASE, MAKER_FEE_BPS, TAKER_FEE_BPS, batchOf, deployEnv, fewTradersBatch, fund, newAccounts, settle, settleTx, type Encoding, type Env } from "./scenario";
 
 const TARGET_REPEAT = 35_000n;
 const TARGET_FRESH = 60_000n;
-/** Issue #17's goals, printed beside the table (not judged: below the storage floor, see the definitions). */
-const GOAL_17_REPEAT = 20_000n;
-const GOAL_17_FRESH = 45_000n;
+/** Issue #32's goals at 100 trades, packed, printed with the breakdown (see docs/decisions/contracts.md). */
+const GOAL_REPEAT = 25_000n;
+const GOAL_FRESH = 45_000n;
 const SIZES = (process.env.GAS_SIZES ?? "1,10,100").split(",").map(Number);
 const MAKERS = 5;
 const FEW_TRADERS = 10;
@@ -37,16 +38,18 @@ interface Row {
   trades: number;
   gas: bigint;
   target?: bigint;
+  /** the settle transaction (traced for the breakdown) */
+  hash?: string;
 }
 
-async function repeatBatch(env: Env, trades: number, encoding: Encoding): Promise<bigint> {
+async function repeatBatch(env: Env, trades: number, encoding: Encoding): Promise<{ gas: bigint; hash: string }> {
   const makers = newAccounts(Math.min(MAKERS, trades));
   const takers = newAccounts(trades);
   await fund(env, [...makers, ...takers].map((a) => a.address), 1_000_000n * USD, 1_000n * 10n ** 18n);
   const warm = await batchOf(env, makers, takers, trades);
   await settle(env, warm.orders, warm.fills, encoding);
   const measured = await batchOf(env, makers, takers, trades);
-  return settle(env, measured.orders, measured.fills, encoding);
+  return settleTx(env, measured.orders, measured.fills, encoding);
 }
 
 async function fewTraders(env: Env, trades: number, encoding: Encoding): Promise<bigint> {
@@ -58,7 +61,7 @@ async function fewTraders(env: Env, trades: number, encoding: Encoding): Promise
   return settle(env, measured.orders, measured.fills, encoding);
 }
 
-async function freshBatch(env: Env, trades: number, bothTokens: boolean, encoding: Encoding): Promise<bigint> {
+async function freshBatch(env: Env, trades: number, bothTokens: boolean, encoding: Encoding): Promise<{ gas: bigint; hash: string }> {
   const makers = newAccounts(trades);
   const takers = newAccounts(trades);
   const quote = 1_000n * USD;
@@ -74,7 +77,7 @@ async function freshBatch(env: Env, trades: number, bothTokens: boolean, encodin
   }
   // one maker per trade: batchOf gives trade t to maker t
   const batch = await batchOf(env, makers, takers, trades);
-  return settle(env, batch.orders, batch.fills, encoding);
+  return settleTx(env, batch.orders, batch.fills, encoding);
 }
 
 async function custodyGas(env: Env) {
@@ -93,23 +96,59 @@ async function custodyGas(env: Env) {
   return { firstDeposit, repeatDeposit, request, execute };
 }
 
+const BREAKDOWN_PARTS: [keyof Breakdown, string][] = [
+  ["base", "21,000 base"],
+  ["calldata", "calldata"],
+  ["sload", "storage reads"],
+  ["sstore", "storage writes"],
+  ["logs", "logs"],
+  ["ecrecover", "ecrecover"],
+  ["compute", "computation"],
+];
+
+/** Issue #32's goals: the packed batch-1 and batch-10 figures beside batch 100, and batch 100's breakdown. */
+async function printGoals(rows: Row[]) {
+  const row = (scenario: string, trades: number) => rows.find((r) => r.scenario === scenario && r.encoding === "packed" && r.trades === trades);
+  const perTrade = (r: Row | undefined) => (r ? (r.gas / BigInt(r.trades)).toString() : "-");
+  console.log("\nissue #32 goals (packed, gas per trade):");
+  console.log("| scenario        | batch 1 | batch 10 | batch 100 |  goal  | result  |");
+  console.log("| --------------- | ------: | -------: | --------: | -----: | ------- |");
+  const breakdowns: [string, Breakdown, number][] = [];
+  for (const [scenario, goal] of [["repeat makers", GOAL_REPEAT], ["fresh accounts", GOAL_FRESH]] as const) {
+    const at100 = row(scenario, 100);
+    const verdict = at100 ? (at100.gas / 100n <= goal ? "met" : "not met") : "-";
+    console.log(`| ${scenario.padEnd(15)} | ${perTrade(row(scenario, 1)).padStart(7)} | ${perTrade(row(scenario, 10)).padStart(8)} | ${perTrade(at100).padStart(9)} | ${goal.toString().padStart(6)} | ${verdict.padEnd(7)} |`);
+    if (at100?.hash) breakdowns.push([scenario, await breakdownOf(hre, at100.hash), at100.trades]);
+  }
+  if (breakdowns.length === 0) return;
+  console.log("\nper-trade breakdown at batch 100 (packed; from the transaction's opcode trace):");
+  console.log(`| part            | ${breakdowns.map(([s]) => s.padStart(14)).join(" | ")} |`);
+  console.log(`| --------------- | ${breakdowns.map(() => "-------------:").join(" | ")} |`);
+  for (const [key, label] of BREAKDOWN_PARTS) {
+    console.log(`| ${label.padEnd(15)} | ${breakdowns.map(([, b, n]) => (b[key] / BigInt(n)).toString().padStart(14)).join(" | ")} |`);
+  }
+  console.log(`| ${"total".padEnd(15)} | ${breakdowns.map(([, b, n]) => (b.total / BigInt(n)).toString().padStart(14)).join(" | ")} |`);
+  console.log("  storage reads/writes: SLOAD/SSTORE as charged (cold 2,100, warm 100; a write 2,900 or 20,000 after its read);");
+  console.log("  ecrecover: the precompile's 3,000 and its call; computation: everything else (hashing, memory, loops).");
+}
+
 async function main() {
   await hre.run("compile", { quiet: true });
   const rows: Row[] = [];
   for (const encoding of ["packed", "abi"] as Encoding[]) {
     for (const trades of SIZES) {
-      const gas = await repeatBatch(await deployEnv(hre), trades, encoding);
-      rows.push({ scenario: "repeat makers", encoding, trades, gas, target: trades === 100 && encoding === "packed" ? TARGET_REPEAT : undefined });
+      const { gas, hash } = await repeatBatch(await deployEnv(hre), trades, encoding);
+      rows.push({ scenario: "repeat makers", encoding, trades, gas, hash, target: trades === 100 && encoding === "packed" ? TARGET_REPEAT : undefined });
     }
     for (const trades of SIZES) {
       rows.push({ scenario: "few traders", encoding, trades, gas: await fewTraders(await deployEnv(hre), trades, encoding) });
     }
     for (const trades of SIZES) {
-      const gas = await freshBatch(await deployEnv(hre), trades, true, encoding);
-      rows.push({ scenario: "fresh accounts", encoding, trades, gas, target: trades === 100 && encoding === "packed" ? TARGET_FRESH : undefined });
+      const { gas, hash } = await freshBatch(await deployEnv(hre), trades, true, encoding);
+      rows.push({ scenario: "fresh accounts", encoding, trades, gas, hash, target: trades === 100 && encoding === "packed" ? TARGET_FRESH : undefined });
     }
     for (const trades of SIZES) {
-      rows.push({ scenario: "fresh, 1-token", encoding, trades, gas: await freshBatch(await deployEnv(hre), trades, false, encoding) });
+      rows.push({ scenario: "fresh, 1-token", encoding, trades, gas: (await freshBatch(await deployEnv(hre), trades, false, encoding)).gas });
     }
   }
   const custody = await custodyGas(await deployEnv(hre));
@@ -134,13 +173,7 @@ async function main() {
   console.log(`| requestWithdrawal                                | ${custody.request.toString().padStart(6)} |`);
   console.log(`| executeWithdrawal                                | ${custody.execute.toString().padStart(6)} |`);
   console.log(`\nfill size ${FILL_BASE} WETH base units; gas per trade = receipt gasUsed / trades (includes the 21,000 base and calldata)`);
-  const at100 = (scenario: string) => rows.find((r) => r.scenario === scenario && r.encoding === "packed" && r.trades === 100);
-  const goal = (scenario: string, g: bigint) => {
-    const r = at100(scenario);
-    return r ? `${scenario} ${r.gas / 100n} vs ${g} (${r.gas / 100n <= g ? "met" : "not met"})` : `${scenario} not measured`;
-  };
-  console.log(`issue #17 goals at 100 trades, packed: ${goal("repeat makers", GOAL_17_REPEAT)}; ${goal("fresh accounts", GOAL_17_FRESH)}`);
-  console.log("  (each distinct trader's order costs at least ~20,100 gas of storage and ecrecover: docs/decisions/contracts.md)");
+  await printGoals(rows);
   console.log(failed ? "RESULT: FAIL" : "RESULT: PASS");
   if (failed) process.exitCode = 1;
 }

@@ -77,6 +77,11 @@ export type Encoding = "packed" | "abi";
 
 /** Settles the fills as the next batch (settlePacked or settle) and returns the gas used. */
 export async function settle(env: Env, orders: SignedOrder[], fills: FillByHash[], encoding: Encoding = "packed"): Promise<bigint> {
+  return (await settleTx(env, orders, fills, encoding)).gas;
+}
+
+/** As settle, with the transaction hash (for a trace). */
+export async function settleTx(env: Env, orders: SignedOrder[], fills: FillByHash[], encoding: Encoding = "packed"): Promise<{ gas: bigint; hash: string }> {
   const args = buildSettleArgs(orders, fills);
   const batchId = await env.settlement.nextBatchId();
   const op = env.settlement.connect(env.operator);
@@ -92,7 +97,7 @@ export async function settle(env: Env, orders: SignedOrder[], fills: FillByHash[
     for (let i = 0; i < data.length; i += 2) cd += data.slice(i, i + 2) === "00" ? 4 : 16;
     console.log(`${encoding} trades=${args.fills.length} orders=${args.orders.length} gas=${receipt.gasUsed} calldataGas=${cd} bytes=${data.length / 2}`);
   }
-  return receipt.gasUsed as bigint;
+  return { gas: receipt.gasUsed as bigint, hash: tx.hash as string };
 }
 
 /**

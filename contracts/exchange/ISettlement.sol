@@ -56,25 +56,17 @@ interface ISettlement {
     event WithdrawalCancelled(address indexed trader, address indexed token, uint256 amount);
     /// @notice `amount` of `token` left `trader`'s internal balance to its wallet.
     event WithdrawalExecuted(address indexed trader, address indexed token, uint256 amount);
-    /// @notice One trade was settled. `makerFee` is in the token the maker received, `takerFee` in the token
-    ///         the taker received (the buyer receives base, the seller receives quote).
-    event TradeSettled(
-        uint64 indexed batchId,
-        bytes32 indexed makerOrderHash,
-        bytes32 indexed takerOrderHash,
-        address maker,
-        address taker,
-        address baseToken,
-        address quoteToken,
-        bool takerIsBuy,
-        uint256 price,
-        uint256 baseAmount,
-        uint256 quoteAmount,
-        uint256 makerFee,
-        uint256 takerFee
-    );
-    /// @notice Batch `batchId` applied, with `tradeCount` trades.
-    event BatchSettled(uint64 indexed batchId, uint256 tradeCount);
+    /// @notice Batch `batchId` applied, with `tradeCount` trades, all of them in `trades` (one event per batch).
+    /// @dev `trades`, big-endian, no padding (decoder: sdk/settled-trades.ts `decodeSettledTrades`):
+    ///
+    ///     trades := makerFeeBps u16 ‖ takerFeeBps u16 ‖ orderCount u16 ‖ fill × tradeCount ‖ order × orderCount
+    ///     fill   := makerIndex u16 ‖ takerIndex u16 ‖ baseAmount u128 ‖ price u128
+    ///     order  := orderHash bytes32 ‖ trader address ‖ baseToken address ‖ quoteToken address ‖ side u8
+    ///
+    ///     Each fill's quote amount is baseAmount * price / 1e18 (exact); the maker's fee is
+    ///     ceil(received * makerFeeBps / 10_000) on what it received (base for a buyer, quote for a seller), the
+    ///     taker's likewise with takerFeeBps.
+    event BatchSettled(uint64 indexed batchId, uint256 tradeCount, bytes trades);
     /// @notice `trader` (or its agent) cancelled the order(s) with `nonce`.
     event OrderCancelled(address indexed trader, uint256 nonce);
     /// @notice Every order of `trader` with a nonce below `minNonce` is dead.
@@ -102,6 +94,8 @@ interface ISettlement {
     error SettlementOrdersNotSorted(uint256 index);
     /// @notice The packed batch is truncated, has trailing bytes, or names a token index it does not carry.
     error SettlementPackedBatchMalformed(uint256 offset);
+    /// @notice A batch lists more orders than BatchSettled's u16 order indexes can name.
+    error SettlementBatchTooLarge(uint256 orderCount);
     /// @notice A fill points at an order index outside `orders`.
     error SettlementFillIndexOutOfRange(uint256 fillIndex);
     /// @notice The two orders of a fill trade different base or quote tokens.

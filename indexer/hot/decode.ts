@@ -1,16 +1,17 @@
-// Settlement's two events as the hot front reads them, decoded from the node's raw eth_getLogs entries
-// without viem's generic ABI decoder: the topics are precomputed and each event has a fixed layout
-// (TradeSettled: 3 indexed topics and 10 static words of data; BatchSettled: 1 topic and 1 word), so a
-// field is a slice of the data at a known offset. Stricter than the generic decoder, never looser: a log
-// whose layout is not exactly the event's (topic count, data length, non-hex, an address or uint64 with
-// high bits, a bool other than 0/1) throws, and the follower reads the range again (decode.test.ts holds it
-// to viem's decodeEventLog on random events).
+// Settlement's BatchSettled event as the hot front reads it, decoded from the node's raw eth_getLogs
+// entries without viem's generic ABI decoder: the topic is precomputed and the data's ABI head has a fixed
+// layout (tradeCount, the offset 0x40, the length of `trades`, then `trades` padded with zeros), checked
+// exactly; `trades` is decoded by the sdk's decoder of the contract's encoding (sdk/settled-trades.ts).
+// Stricter than the generic decoder, never looser: a log whose layout is not exactly the event's (topic
+// count, data length, offset, padding, non-hex, a uint64 with high bits, trades the contract cannot write)
+// throws, and the follower reads the range again (decode.test.ts holds it to viem's decodeEventLog and the
+// sdk's encoder on random events).
 import { getAbiItem, toEventSelector } from "viem";
 import { settlementAbi } from "../../sdk/abi";
+import { decodeSettledTrades } from "../../sdk/settled-trades";
 import type { BatchTrade } from "../lib/batchRows";
 import type { Hex } from "../lib/trades";
 
-export const TRADE_SETTLED_TOPIC = toEventSelector(getAbiItem({ abi: settlementAbi, name: "TradeSettled" })) as Hex;
 export const BATCH_SETTLED_TOPIC = toEventSelector(getAbiItem({ abi: settlementAbi, name: "BatchSettled" })) as Hex;
 
 /** A log as eth_getLogs returns it (quantities as hex strings); `blockTimestamp` where the node gives it (Anvil). */
@@ -35,12 +36,11 @@ interface LogPlace {
   blockTimestamp?: bigint;
 }
 
-export type SettlementLog = (LogPlace & { kind: "trade"; trade: BatchTrade }) | (LogPlace & { kind: "batch"; batchId: bigint; tradeCount: bigint });
+export type SettlementLog = LogPlace & { kind: "batch"; batchId: bigint; tradeCount: bigint; trades: BatchTrade[] };
 
 const WORD = /^0x[0-9a-f]{64}$/;
 const HEX = /^0x[0-9a-f]*$/;
-const BOOL = /^0{63}[01]$/;
-const BATCH_DATA = /^0x[0-9a-f]{64}$/;
+const OFFSET_0X40 = `${"0".repeat(62)}40`;
 const QUANTITY = /^0x[0-9a-f]{1,16}$/;
 const ZERO24 = "000000000000000000000000";
 const ZERO48 = ZERO24 + ZERO24;
@@ -65,18 +65,25 @@ function hash(value: string | null | undefined, field: string, raw: RawLog): Hex
 /** 32-byte word `i` of `data` (no 0x), as hex digits */
 const word = (data: string, i: number) => data.slice(2 + i * 64, 2 + (i + 1) * 64);
 
-function address(data: string, i: number, raw: RawLog): Hex {
-  const w = word(data, i);
-  if (!w.startsWith(ZERO24)) fail(`word ${i} is not an address`, raw);
-  return `0x${w.slice(24)}` as Hex;
-}
-
 function uint64(w: string, what: string, raw: RawLog): bigint {
   if (!w.startsWith(ZERO48)) fail(`${what} is not a uint64`, raw);
   return BigInt(`0x${w}`);
 }
 
-/** Decodes one of Settlement's TradeSettled / BatchSettled logs; throws on any other or malformed log. */
+/** The `trades` bytes of a BatchSettled log's data (ABI head and zero padding checked), with its trade count. */
+function batchData(data: string, raw: RawLog): { tradeCount: bigint; trades: string } {
+  if (!HEX.test(data) || data.length < 2 + 3 * 64 || (data.length - 2) % 64 !== 0) fail("BatchSettled data is not whole words", raw);
+  if (word(data, 1) !== OFFSET_0X40) fail("BatchSettled trades offset is not 0x40", raw);
+  const length = BigInt(`0x${word(data, 2)}`);
+  const padded = (length + 31n) / 32n;
+  if (BigInt(data.length - 2) / 64n !== 3n + padded) fail("BatchSettled data length does not match its trades", raw);
+  const body = data.slice(2 + 3 * 64);
+  const bytes = body.slice(0, Number(length) * 2);
+  if (!/^0*$/.test(body.slice(bytes.length))) fail("BatchSettled trades padding is not zero", raw);
+  return { tradeCount: BigInt(`0x${word(data, 0)}`), trades: `0x${bytes}` };
+}
+
+/** Decodes one of Settlement's BatchSettled logs with its trades; throws on any other or malformed log. */
 export function decodeSettlementLog(raw: RawLog): SettlementLog {
   if (raw.removed) fail("removed (a reorg under way)", raw);
   const topics = raw.topics;
@@ -90,37 +97,15 @@ export function decodeSettlementLog(raw: RawLog): SettlementLog {
     logIndex: quantity(raw.logIndex, "logIndex", raw),
     ...(blockTimestamp === undefined ? {} : { blockTimestamp }),
   };
-  if (topic0 === TRADE_SETTLED_TOPIC) {
-    if (topics.length !== 4) fail(`TradeSettled with ${topics.length} topics`, raw);
-    if (data.length !== 2 + 10 * 64 || !HEX.test(data)) fail("TradeSettled data is not 10 words", raw);
-    const batchTopic = hash(topics[1], "batchId topic", raw);
-    const takerIsBuyWord = word(data, 4);
-    if (!BOOL.test(takerIsBuyWord)) fail("takerIsBuy is not a bool", raw);
-    return {
-      kind: "trade",
-      ...place,
-      trade: {
-        logIndex: place.logIndex,
-        batchId: uint64(batchTopic.slice(2), "batchId", raw),
-        makerOrderHash: hash(topics[2], "makerOrderHash", raw),
-        takerOrderHash: hash(topics[3], "takerOrderHash", raw),
-        maker: address(data, 0, raw),
-        taker: address(data, 1, raw),
-        baseToken: address(data, 2, raw),
-        quoteToken: address(data, 3, raw),
-        takerIsBuy: takerIsBuyWord[63] === "1",
-        price: BigInt(`0x${word(data, 5)}`),
-        baseAmount: BigInt(`0x${word(data, 6)}`),
-        quoteAmount: BigInt(`0x${word(data, 7)}`),
-        makerFee: BigInt(`0x${word(data, 8)}`),
-        takerFee: BigInt(`0x${word(data, 9)}`),
-      },
-    };
+  if (topic0 !== BATCH_SETTLED_TOPIC) fail(`not a BatchSettled log (topic ${topic0 || "none"})`, raw);
+  if (topics.length !== 2) fail(`BatchSettled with ${topics.length} topics`, raw);
+  const batchId = uint64(hash(topics[1], "batchId topic", raw).slice(2), "batchId", raw);
+  const { tradeCount, trades } = batchData(data, raw);
+  let decoded;
+  try {
+    decoded = decodeSettledTrades(batchId, tradeCount, trades);
+  } catch (e) {
+    fail((e as Error).message, raw);
   }
-  if (topic0 === BATCH_SETTLED_TOPIC) {
-    if (topics.length !== 2) fail(`BatchSettled with ${topics.length} topics`, raw);
-    if (!BATCH_DATA.test(data)) fail("BatchSettled data is not 1 word", raw);
-    return { kind: "batch", ...place, batchId: uint64(hash(topics[1], "batchId topic", raw).slice(2), "batchId", raw), tradeCount: BigInt(data) };
-  }
-  return fail(`not a TradeSettled or BatchSettled log (topic ${topic0 || "none"})`, raw);
+  return { kind: "batch", ...place, batchId, tradeCount, trades: decoded.map((t) => ({ ...t, logIndex: place.logIndex })) };
 }

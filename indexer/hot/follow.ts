@@ -1,10 +1,9 @@
-// Follows the Settlement contract's trades by block RANGE: each read asks the node for the TradeSettled and
-// BatchSettled logs of [cursor + 1, head] in one eth_getLogs (no per-block transaction, whatever the number
+// Follows the Settlement contract's trades by block RANGE: each read asks the node for the BatchSettled logs
+// of [cursor + 1, head] in one eth_getLogs (no per-block transaction, whatever the number
 // of blocks), and appends them to the hot tail. A read starts when the node announces a new head (`heads`,
 // eth_subscribe newHeads: no wait for a poll, no eth_blockNumber), at most every `minGapMs`; without an
 // announcement (an idle chain, no socket) every `pollMs` after an eth_blockNumber, as before. A batch's
-// trades are the TradeSettled logs of its transaction with its batch id before its BatchSettled log,
-// counted against the event's tradeCount, decoded by fixed layout (decode.ts), and their rows come from
+// trades are all in its BatchSettled log, decoded by fixed layout (decode.ts), and their rows come from
 // lib/batchRows.ts (`tradeRow`, which batchRows uses): exactly the rows Ponder's BatchSettled handler
 // writes. Reorgs: the cursor block's hash is checked each time the head moves (and every 20th idle poll); a
 // changed hash or a head below the cursor (a node that went back, e.g. a journal replay) drops the tail
@@ -13,7 +12,7 @@ import { type PublicClient, createPublicClient, http, numberToHex } from "viem";
 import { type BatchTrade, tradeRow } from "../lib/batchRows";
 import type { Hex } from "../lib/trades";
 import { tradeJson } from "../src/api/json";
-import { BATCH_SETTLED_TOPIC, type RawLog, type SettlementLog, TRADE_SETTLED_TOPIC, decodeSettlementLog } from "./decode";
+import { BATCH_SETTLED_TOPIC, type RawLog, type SettlementLog, decodeSettlementLog } from "./decode";
 import type { HeadWatch } from "./heads";
 import type { HotTail, TailBlock } from "./tail";
 
@@ -84,23 +83,19 @@ export function followSettlement(opts: FollowOptions): Follower {
       client.getBlock({ blockNumber: BigInt(to) }),
       client.request({
         method: "eth_getLogs",
-        params: [{ address: settlement, topics: [[TRADE_SETTLED_TOPIC, BATCH_SETTLED_TOPIC]], fromBlock: numberToHex(cursor.number + 1), toBlock: numberToHex(to) }],
+        params: [{ address: settlement, topics: [[BATCH_SETTLED_TOPIC]], fromBlock: numberToHex(cursor.number + 1), toBlock: numberToHex(to) }],
       }) as Promise<RawLog[]>,
     ]);
     const answeredAt = Date.now();
     if (cursor.hash && hashNow !== cursor.hash) return reset();
     const toHash = toBlock.hash;
     const logs: SettlementLog[] = rawLogs.map(decodeSettlementLog);
-    // the BatchSettled logs, each with the TradeSettled logs of its transaction before it
-    const byTx = new Map<string, SettlementLog[]>();
+    // the BatchSettled logs, each carrying its batch's trades
     for (const l of logs) {
       if (l.blockNumber <= cursor.number || l.blockNumber > to) throw new Error(`log of block ${l.blockNumber} outside the range read (${cursor.number + 1}-${to})`);
-      const list = byTx.get(l.txHash);
-      if (list) list.push(l);
-      else byTx.set(l.txHash, [l]);
     }
     // a block's timestamp: the log's own where the node gives it (Anvil), else its header (Hardhat)
-    const blockNumbers = [...new Set(logs.filter((l) => l.kind === "batch" && l.blockTimestamp === undefined).map((l) => l.blockNumber))];
+    const blockNumbers = [...new Set(logs.filter((l) => l.blockTimestamp === undefined).map((l) => l.blockNumber))];
     const headers = new Map<number, { hash: Hex; timestamp: bigint }>(
       (await Promise.all(blockNumbers.map((n) => (n === to ? toBlock : client.getBlock({ blockNumber: BigInt(n) }))))).map((b) => [Number(b.number), { hash: lc(b.hash), timestamp: b.timestamp }]),
     );
@@ -111,19 +106,11 @@ export function followSettlement(opts: FollowOptions): Follower {
     const blocks = new Map<number, TailBlock>();
     const txs: Hex[] = [];
     for (const l of logs) {
-      if (l.kind !== "batch") continue;
       const number = l.blockNumber;
       const header = headers.get(number)!;
       // a log of another block than the one read (a reorg under way): read again next poll
       if (header.hash !== l.blockHash) throw new Error(`block ${number}: log of ${l.blockHash}, header ${header.hash} (reorg under way)`);
-      const trades: BatchTrade[] = [];
-      for (const t of byTx.get(l.txHash)!) {
-        if (t.kind !== "trade" || t.logIndex >= l.logIndex || t.trade.batchId !== l.batchId) continue;
-        trades.push(t.trade);
-      }
-      if (BigInt(trades.length) !== l.tradeCount) {
-        throw new Error(`batch ${l.batchId}: ${trades.length} TradeSettled logs in ${l.txHash}, the event says ${l.tradeCount}`);
-      }
+      const trades: BatchTrade[] = l.trades;
       txs.push(l.txHash);
       const ctx = { txHash: l.txHash, blockNumber: BigInt(number), timestamp: header.timestamp, symbols: opts.symbols };
       let block = blocks.get(number);
@@ -143,7 +130,7 @@ export function followSettlement(opts: FollowOptions): Follower {
     }
     // a block's batches in log order (several settles can share a block)
     const ordered = [...blocks.values()].sort((a, b) => a.number - b.number);
-    for (const b of ordered) b.trades.sort((x, y) => x.json.logIndex - y.json.logIndex);
+    for (const b of ordered) b.trades.sort((x, y) => x.json.logIndex - y.json.logIndex || x.json.tradeIndex - y.json.tradeIndex);
     tail.append(ordered, { number: to, hash: toHash });
     opts.onRead?.({ startedAt, answeredAt, appendedAt: Date.now(), fromBlock: cursor.number + 1, toBlock: to, logs: logs.length, txs, byHead });
   }

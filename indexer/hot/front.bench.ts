@@ -13,10 +13,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { encodeAbiParameters, getAbiItem } from "viem";
+import { type Hex, encodeAbiParameters } from "viem";
 import { WebSocketServer } from "ws";
-import { settlementAbi } from "../../sdk/abi";
-import { BATCH_SETTLED_TOPIC, TRADE_SETTLED_TOPIC } from "./decode";
+import { encodeSettledTrades } from "../../sdk/settled-trades";
+import { BATCH_SETTLED_TOPIC } from "./decode";
 import { followSettlement } from "./follow";
 import { watchHeads } from "./heads";
 import { PonderReads, createFront } from "./server";
@@ -36,9 +36,6 @@ async function chainChild() {
   const rate = Number(process.env.CHILD_RATE);
   const blockMs = Number(process.env.CHILD_BLOCK_MS);
   const perBlock = Math.max(1, Math.round((rate * blockMs) / 1000));
-  const tradeEvent = getAbiItem({ abi: settlementAbi, name: "TradeSettled" });
-  const nonIndexed = tradeEvent.inputs.filter((i) => !i.indexed);
-  const data = encodeAbiParameters(nonIndexed, [WETH, USD, WETH, USD, true, 2_000_000_000n, 10n ** 16n, 20_000_000n, 0n, 0n] as never);
   interface Block { number: number; hash: string; parentHash: string; timestamp: number; minedAt: number; logs: object[] }
   const genesis = { number: 0, hash: `0x${hex64(0xb0)}`, parentHash: `0x${hex64(0)}`, timestamp: Math.floor(Date.now() / 1000), minedAt: Date.now(), logs: [] };
   const blocks: Block[] = [genesis];
@@ -56,12 +53,18 @@ async function chainChild() {
     const b: Block = { number, hash, parentHash: prev.hash, timestamp: Math.max(prev.timestamp, Math.floor(now / 1000)), minedAt: now, logs: [] };
     const place = (logIndex: number) => ({ address: SETTLEMENT, blockNumber: `0x${number.toString(16)}`, blockHash: hash, blockTimestamp: `0x${b.timestamp.toString(16)}`, transactionHash: txHash, transactionIndex: "0x0", logIndex: `0x${logIndex.toString(16)}`, removed: false });
     const id = batchId++;
+    // one BatchSettled log a block: each trade its own maker order (its hash marks the trade) and taker order
+    const orders = [];
+    const fills = [];
     for (let i = 0; i < perBlock; i++) {
-      const maker = `0x${hex64(++tradeNo)}`;
+      const maker = `0x${hex64(++tradeNo)}` as Hex;
       minedAt.set(maker, now);
-      b.logs.push({ ...place(i), topics: [TRADE_SETTLED_TOPIC, `0x${hex64(id)}`, maker, `0x${hex64(0xfeed)}`], data });
+      orders.push({ orderHash: maker, trader: WETH as Hex, baseToken: WETH as Hex, quoteToken: USD as Hex, side: 1 });
+      orders.push({ orderHash: `0x${hex64(0xfeed)}` as Hex, trader: USD as Hex, baseToken: WETH as Hex, quoteToken: USD as Hex, side: 0 });
+      fills.push({ makerIndex: 2 * i, takerIndex: 2 * i + 1, baseAmount: 10n ** 16n, price: 2_000_000_000n });
     }
-    b.logs.push({ ...place(perBlock), topics: [BATCH_SETTLED_TOPIC, `0x${hex64(id)}`], data: `0x${hex64(perBlock)}` });
+    const trades = encodeSettledTrades({ makerFeeBps: 0, takerFeeBps: 0, orders, fills });
+    b.logs.push({ ...place(0), topics: [BATCH_SETTLED_TOPIC, `0x${hex64(id)}`], data: encodeAbiParameters([{ type: "uint256" }, { type: "bytes" }], [BigInt(perBlock), trades]) });
     blocks.push(b);
     const note = JSON.stringify({ jsonrpc: "2.0", method: "eth_subscription", params: { subscription: "0x1", result: header(b) } });
     for (const s of sockets) s.send(note);

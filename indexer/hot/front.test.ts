@@ -70,8 +70,9 @@ async function settle(maker: Awaited<ReturnType<typeof signed>>, taker: Awaited<
   const batchId = (await fx.publicClient.readContract({ address: fx.contracts.settlement, abi: fx.abis.settlement, functionName: "nextBatchId" })) as bigint;
   const args = buildSettleArgs([maker, taker], fills.map((f) => ({ makerHash: maker.hash, takerHash: taker.hash, baseAmount: f.baseAmount, price: f.price })));
   const receipt = await fx.send(fx.accounts.admin, fx.contracts.settlement, fx.abis.settlement, "settle", [batchId, args.orders, args.signatures, args.fills]);
-  const tradeLogs = receipt.logs.filter((l: { address: string; logIndex: number }) => l.address.toLowerCase() === fx.contracts.settlement.toLowerCase()).slice(0, fills.length);
-  return { block: Number(receipt.blockNumber), ids: tradeLogs.map((l: { logIndex: number }) => `${receipt.transactionHash.toLowerCase()}-${l.logIndex}`) };
+  // one BatchSettled log carries the batch's trades: trade k's id is `${txHash}-${logIndex}-${k}`
+  const batchLog = receipt.logs.find((l: { address: string; logIndex: number }) => l.address.toLowerCase() === fx.contracts.settlement.toLowerCase());
+  return { block: Number(receipt.blockNumber), ids: fills.map((_, k) => `${receipt.transactionHash.toLowerCase()}-${batchLog.logIndex}-${k}`) };
 }
 
 const ids = (body: { trades?: { id: string }[] }) => {

@@ -1,13 +1,16 @@
-// The rows one settle batch writes, computed at once from its TradeSettled events (in log order): trade
+// The rows one settle batch writes, computed at once from its trades (its BatchSettled event, in batch order): trade
 // and fill rows one per trade/side, and the rows several trades of a batch share (balances, orders, fee
 // totals, candles) summed per key, so the handler writes each table with one statement per batch.
 // Folding these sums into the stored rows gives exactly what applying the trades one by one gives
 // (property-tested in lib.test.ts against the per-trade rules of trades.ts and candles.ts).
 import { CANDLE_INTERVAL_NAMES, type CandleInterval, type CandleValues, applyTrade, bucketStartMs, candleId } from "./candles";
-import { type Hex, type SettledTrade, eventId, pairSymbol, tradeBalanceDeltas, tradeSides } from "./trades";
+import { type Hex, type SettledTrade, pairSymbol, tradeId, tradeBalanceDeltas, tradeSides } from "./trades";
 
 export interface BatchTrade extends SettledTrade {
+  /** the batch's BatchSettled log */
   logIndex: number;
+  /** the trade's place in the batch */
+  tradeIndex: number;
   batchId: bigint;
   makerOrderHash: Hex;
   takerOrderHash: Hex;
@@ -47,6 +50,7 @@ export interface BatchRows {
     id: string;
     txHash: Hex;
     logIndex: number;
+    tradeIndex: number;
     batchId: bigint;
     pair: string;
     baseToken: Hex;
@@ -100,7 +104,7 @@ export function tradeRow(t: BatchTrade, ctx: BatchContext): TradeRow {
   const [makerSide, takerSide] = tradeSides(t);
   return {
     ...t,
-    id: eventId(ctx.txHash, t.logIndex),
+    id: tradeId(ctx.txHash, t.logIndex, t.tradeIndex),
     txHash: ctx.txHash,
     pair: pairSymbol(t.baseToken, t.quoteToken, ctx.symbols),
     makerFeeToken: makerSide.feeToken,

@@ -99,7 +99,7 @@ test("a batch's summed rows, folded into the stored ones, equal its trades appli
       let tradeRows = 0, fillRows = 0;
       batches.forEach((batch, bi) => {
         const timestamp = 1_700_006_280n + BigInt(bi) * 60n;
-        const trades: BatchTrade[] = batch.map((t, i) => ({ ...t, baseToken: BASE, quoteToken: QUOTE, logIndex: i, batchId: BigInt(bi) }));
+        const trades: BatchTrade[] = batch.map((t, i) => ({ ...t, baseToken: BASE, quoteToken: QUOTE, logIndex: 0, tradeIndex: i, batchId: BigInt(bi) }));
         for (const t of trades) {
           for (const d of tradeBalanceDeltas(t)) bal1.set(`${d.account}:${d.token}`, (bal1.get(`${d.account}:${d.token}`) ?? 0n) + d.delta);
           const sides = tradeSides(t);

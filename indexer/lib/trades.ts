@@ -1,4 +1,4 @@
-// What a TradeSettled event means for balances, fees and the two orders: the contract's rules, restated.
+// What a settled trade (one of a BatchSettled event's) means for balances, fees and the two orders: the contract's rules, restated.
 //   buyer receives base, seller receives quote; the maker fee is taken from what the maker receives,
 //   the taker fee from what the taker receives; fees go to the contract, not to any account.
 export type Hex = `0x${string}`;
@@ -59,6 +59,11 @@ export function pairSymbol(baseToken: Hex, quoteToken: Hex, symbols: ReadonlyMap
   const quote = symbols.get(quoteToken.toLowerCase());
   if (base && quote) return `${base}-${quote}`;
   return `${baseToken.toLowerCase()}-${quoteToken.toLowerCase()}`;
+}
+
+/** A trade's id: its batch's BatchSettled log and its place in the batch. */
+export function tradeId(txHash: Hex, logIndex: number, tradeIndex: number): string {
+  return `${eventId(txHash, logIndex)}-${tradeIndex}`;
 }
 
 export function eventId(txHash: Hex, logIndex: number): string {

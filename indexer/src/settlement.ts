@@ -1,8 +1,7 @@
 // Handlers of the Settlement contract's events. Every write goes through `context.db` (its store API or its
 // raw SQL), so Ponder can revert it on a reorg and replay it exactly; no handler reads anything but the
-// event, its transaction's receipt and the tables.
+// event and the tables.
 import { ponder } from "ponder:registry";
-import { createPublicClient, http, parseEventLogs } from "viem";
 import {
   agent,
   deposit,
@@ -11,14 +10,13 @@ import {
   orderCancellation,
   settlementParams,
 } from "ponder:schema";
-import { settlementAbi } from "../../sdk/abi";
-import { activeContracts, deployments, symbols } from "../active";
+import { decodeSettledTrades } from "../../sdk/settled-trades";
+import { activeContracts, symbols } from "../active";
 import { type BatchTrade, batchRows } from "../lib/batchRows";
 import { eventId } from "../lib/trades";
 import { addBalance, closeWithdrawal, openWithdrawal, writeBatch } from "./settlementStore";
 
 const lc = (a: string) => a.toLowerCase() as `0x${string}`;
-const homeClient = createPublicClient({ transport: http(deployments.home.rpcUrl, { retryCount: 5 }) });
 
 if (activeContracts.Settlement) {
   ponder.on("Settlement:Deposited", async ({ event, context }) => {
@@ -71,42 +69,21 @@ if (activeContracts.Settlement) {
     });
   });
 
-  // A batch's trades are written when its BatchSettled log (the last of the batch) is indexed: its
-  // TradeSettled logs are read from the transaction's receipt and the whole batch is one statement, with
-  // the rows several trades share summed first (lib/batchRows.ts). Through Ponder's store API every new
-  // trade, fill and order row cost a database read in realtime (a miss of its cache): a batch of 50
-  // trades was 250 reads, about 300 ms on PGlite. Raw statements run through the same reorg triggers as
-  // the store API, so a reorg still reverts them. The receipt comes straight from the node, not through
-  // context.client, whose cache stores every receipt (~30 kB for 50 trades) in PGlite: 32 ms a block,
-  // about as long as writing the batch's rows. A block's receipts never change.
+  // A batch's trades are all in its one BatchSettled log (decoded by the sdk's decoder of the contract's
+  // encoding) and the whole batch is one statement, with the rows several trades share summed first
+  // (lib/batchRows.ts). Through Ponder's store API every new trade, fill and order row cost a database read
+  // in realtime (a miss of its cache): a batch of 50 trades was 250 reads, about 300 ms on PGlite. Raw
+  // statements run through the same reorg triggers as the store API, so a reorg still reverts them.
   ponder.on("Settlement:BatchSettled", async ({ event, context }) => {
-    const receipt = await homeClient.getTransactionReceipt({ hash: event.transaction.hash });
-    // a receipt from another block than the event's (a reorg under way): Ponder retries the block
-    if (receipt.blockHash !== event.block.hash) throw new Error(`receipt of ${event.transaction.hash} is in block ${receipt.blockHash}, the event in ${event.block.hash}`);
-    const settlement = event.log.address.toLowerCase();
-    const logs = parseEventLogs({
-      abi: settlementAbi,
-      eventName: "TradeSettled",
-      logs: receipt.logs.filter((l) => l.address.toLowerCase() === settlement && l.logIndex < event.log.logIndex),
-    }).filter((l) => l.args.batchId === event.args.batchId);
-    if (BigInt(logs.length) !== event.args.tradeCount) {
-      throw new Error(`batch ${event.args.batchId}: ${logs.length} TradeSettled logs in ${event.transaction.hash}, the event says ${event.args.tradeCount}`);
-    }
-    const trades: BatchTrade[] = logs.map((l) => ({
-      logIndex: l.logIndex,
-      batchId: l.args.batchId,
-      makerOrderHash: lc(l.args.makerOrderHash),
-      takerOrderHash: lc(l.args.takerOrderHash),
-      maker: lc(l.args.maker),
-      taker: lc(l.args.taker),
-      baseToken: lc(l.args.baseToken),
-      quoteToken: lc(l.args.quoteToken),
-      takerIsBuy: l.args.takerIsBuy,
-      price: l.args.price,
-      baseAmount: l.args.baseAmount,
-      quoteAmount: l.args.quoteAmount,
-      makerFee: l.args.makerFee,
-      takerFee: l.args.takerFee,
+    const trades: BatchTrade[] = decodeSettledTrades(event.args.batchId, event.args.tradeCount, event.args.trades).map((t) => ({
+      ...t,
+      logIndex: event.log.logIndex,
+      makerOrderHash: lc(t.makerOrderHash),
+      takerOrderHash: lc(t.takerOrderHash),
+      maker: lc(t.maker),
+      taker: lc(t.taker),
+      baseToken: lc(t.baseToken),
+      quoteToken: lc(t.quoteToken),
     }));
     const rows = batchRows(trades, {
       txHash: event.transaction.hash,

@@ -16,7 +16,7 @@ import { crc32 } from "node:zlib";
 import { execFile } from "node:child_process";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { createPublicClient, http, parseEventLogs, type Address, type PrivateKeyAccount } from "viem";
+import { createPublicClient, http, type Address, type PrivateKeyAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
@@ -26,6 +26,7 @@ import { connectWs, type TestWs } from "../../api/testing/ws-client";
 import { signRequest } from "../../api/auth/hmac";
 import { feeFor } from "../../sdk/eip712";
 import { api, createApiKey, hmacHeaders, keyHeaders, keyOrderBody, signedOrderBody, walletHeaders, type Res, type TestKey } from "../../api/testing/client";
+import { settledTradesOf } from "../../sdk/settled-trades";
 
 const PROTO = path.join(__dirname, "..", "..", "proto", "trading.proto");
 const BUF = path.join(__dirname, "..", "..", "node_modules", ".bin", "buf");
@@ -216,9 +217,9 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
         return r.body?.fills?.[0]?.settlement === "settled" ? r.body : undefined;
       });
       const receipt = await client.getTransactionReceipt({ hash: settled.fills[0].tx_hash });
-      const logs = parseEventLogs({ abi, logs: receipt.logs, eventName: "TradeSettled" }) as unknown as { args: Record<string, any> }[];
+      const logs = settledTradesOf(receipt.logs, settlement);
       assert.equal(logs.length, 1);
-      const ev = logs[0].args;
+      const ev = logs[0]!;
       const base = sizeLots * m.lotSize;
       const quote = (base * priceTicks * m.tickSize) / 10n ** 18n;
       const [makerBps, takerBps] = (await client.readContract({ address: settlement, abi, functionName: "fees" })) as [number, number];
@@ -226,7 +227,7 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
       const takerFee = feeFor(base, takerBps); // the buyer (taker) receives base
       assert.deepEqual(
         [ev.maker, ev.taker, ev.takerIsBuy, ev.baseAmount, ev.quoteAmount, ev.makerFee, ev.takerFee],
-        [B.address, A.address, true, base, quote, makerFee, takerFee],
+        [B.address.toLowerCase(), A.address.toLowerCase(), true, base, quote, makerFee, takerFee],
       );
       assert.equal(await bal(A.address, m.baseToken), before.aW + base - takerFee);
       assert.equal(await bal(A.address, m.quoteToken), before.aU - quote);

@@ -10,17 +10,17 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { createPublicClient, http, parseEventLogs, type Address, type PrivateKeyAccount } from "viem";
+import { createPublicClient, http, type Address, type PrivateKeyAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { indexerSchemaName } from "../../scripts/stack/components";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { formatBanner } from "../../scripts/stack/banner";
-import { settlementAbi } from "../../sdk/abi";
 import type { MarketSpec } from "../../pipeline/service";
 import { api, createApiKey, signedOrderBody, walletHeaders } from "../../api/testing/client";
 import { startExternalAnvil, startPostgresServer } from "../support/external-parts";
 import { loginExchange } from "./exchange-session";
+import { settledTradesOf } from "../../sdk/settled-trades";
 
 const pg = createRequire(__filename)("pg") as {
   Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(sql: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>; end(): Promise<void> };
@@ -124,9 +124,9 @@ test("external chains + Postgres + a shared deployments file: no node started, t
     });
     const receipt = await client.getTransactionReceipt({ hash: settled.fills[0].tx_hash });
     assert.equal(receipt.status, "success");
-    const logs = parseEventLogs({ abi: settlementAbi, logs: receipt.logs, eventName: "TradeSettled" }) as unknown as { args: Record<string, unknown> }[];
+    const logs = settledTradesOf(receipt.logs);
     assert.equal(logs.length, 1);
-    assert.equal(String(logs[0].args.maker).toLowerCase(), B.address.toLowerCase());
+    assert.equal(logs[0]!.maker, B.address.toLowerCase());
 
     // the indexer's tables are in that Postgres, in its own schema, with the trade
     const schema = indexerSchemaName(deploymentsFile);

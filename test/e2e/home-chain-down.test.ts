@@ -9,13 +9,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createPublicClient, http, parseEventLogs, type Address, type PrivateKeyAccount } from "viem";
+import { createPublicClient, http, type Address, type PrivateKeyAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startHealthServer, startStack, type HealthServer, type RunningStack } from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
-import { settlementAbi } from "../../sdk/abi";
 import type { MarketSpec } from "../../pipeline/service";
 import { api, signedOrderBody, type Res } from "../../api/testing/client";
+import { settledTradesOf } from "../../sdk/settled-trades";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -88,12 +88,11 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
     const buy = await order(buyer, "buy");
     return { sizeLots, sell, buy };
   };
-  /** The base amounts of every TradeSettled on chain, with how often each settled. */
+  /** The base amounts of every trade settled on chain (BatchSettled's), with how often each settled. */
   const settledOnChain = async (): Promise<Map<bigint, number>> => {
     const logs = await client.getLogs({ address: settlement, fromBlock: 0n, toBlock: "latest" });
-    const events = parseEventLogs({ abi: settlementAbi, logs, eventName: "TradeSettled" }) as unknown as { args: { baseAmount: bigint } }[];
     const counts = new Map<bigint, number>();
-    for (const e of events) counts.set(e.args.baseAmount, (counts.get(e.args.baseAmount) ?? 0) + 1);
+    for (const e of settledTradesOf(logs)) counts.set(e.baseAmount, (counts.get(e.baseAmount) ?? 0) + 1);
     return counts;
   };
   const traded: bigint[] = []; // base amounts of the trades the API accepted (both orders 201, the buy filled)

@@ -12,6 +12,7 @@ import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { feeFor } from "../../sdk/eip712";
 import { settlementAbi } from "../../sdk/abi";
 import { startFixture } from "../../pipeline/testing/fixture";
+import { settledTradesOf } from "../../sdk/settled-trades";
 
 const ROOT = join(__dirname, "..", "..");
 
@@ -72,7 +73,7 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
     // 2. the chain settled exactly the journal's trades, once each, in order
     const logs = await f.client.getLogs({ address: f.settlement, fromBlock: f.deployBlock, toBlock: "latest" });
     const abi = settlementAbi;
-    const settled = parseEventLogs({ abi, logs, eventName: "TradeSettled" }) as unknown as { args: { makerOrderHash: string; takerOrderHash: string; baseAmount: bigint; price: bigint; makerFee: bigint; takerFee: bigint } }[];
+    const settled = settledTradesOf(logs).map((t) => ({ args: t, transactionHash: t.transactionHash }));
     assert.deepEqual(
       settled.map((l) => [l.args.makerOrderHash.toLowerCase(), l.args.takerOrderHash.toLowerCase(), l.args.baseAmount.toString(), l.args.price.toString()]),
       state.trades.map((t: { maker: string; taker: string; base: string; price: string }) => [t.maker.toLowerCase(), t.taker.toLowerCase(), t.base, t.price]),
@@ -93,7 +94,7 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
     const expected = new Map(before);
     const add = (a: string, t: string, d: bigint) => expected.set(key(a, t), (expected.get(key(a, t)) ?? 0n) + d);
     const orderOf = new Map<string, { trader: string; side: number }>();
-    const placed = parseEventLogs({ abi, logs, eventName: "TradeSettled" }) as unknown as { args: { makerOrderHash: string; takerOrderHash: string; maker: string; taker: string; takerIsBuy: boolean } }[];
+    const placed = settled;
     for (const l of placed) {
       orderOf.set(l.args.makerOrderHash.toLowerCase(), { trader: l.args.maker, side: l.args.takerIsBuy ? 1 : 0 });
       orderOf.set(l.args.takerOrderHash.toLowerCase(), { trader: l.args.taker, side: l.args.takerIsBuy ? 0 : 1 });

@@ -7,13 +7,14 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseEventLogs, type Address } from "viem";
+import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, indexerComponent, startStack, type RunningStack } from "../../scripts/stack";
 import { feeFor } from "../../sdk/eip712";
 import { pipelineComponent, type PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { settlementAbi } from "../../sdk/abi";
 import { signedInput } from "../../pipeline/testing/orders";
+import { settledTradesOf } from "../../sdk/settled-trades";
 
 async function poll<T>(fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -58,9 +59,9 @@ test("signed orders -> trade -> settled on chain -> the indexer's trade, candle 
     assert.equal(await bal(buyer.address, market.quoteToken), before.bu - quote);
 
     // the chain's event, the indexer's row
-    const logs = parseEventLogs({ abi, logs: await p.client.getLogs({ address: settlement, fromBlock: 0n }), eventName: "TradeSettled" }) as unknown as { args: Record<string, unknown>; transactionHash: string }[];
+    const logs = settledTradesOf(await p.client.getLogs({ address: settlement, fromBlock: 0n }));
     assert.equal(logs.length, 1);
-    const ev = logs[0].args;
+    const ev = logs[0]!;
     const trades = await poll(async () => {
       const r = (await (await fetch(`${indexerUrl}/trades?pair=WETH-USD`)).json()) as { trades: Record<string, unknown>[] };
       return r.trades.length ? r.trades : undefined;
@@ -76,7 +77,7 @@ test("signed orders -> trade -> settled on chain -> the indexer's trade, candle 
     assert.equal(row.quoteAmount, quote.toString());
     assert.equal(row.makerFee, makerFee.toString());
     assert.equal(row.takerFee, takerFee.toString());
-    assert.equal(String(row.txHash).toLowerCase(), logs[0].transactionHash.toLowerCase());
+    assert.equal(String(row.txHash).toLowerCase(), logs[0]!.transactionHash);
 
     const candles = ((await (await fetch(`${indexerUrl}/candles?pair=WETH-USD&interval=1m`)).json()) as { candles: Record<string, unknown>[] }).candles;
     assert.equal(candles.length, 1);

@@ -17,7 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { createPublicClient, http, parseAbiItem, type Address, type PrivateKeyAccount } from "viem";
+import { createPublicClient, http, type Address, type PrivateKeyAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack } from "../../scripts/stack";
 import { freePort } from "../../runtime/ports";
@@ -32,6 +32,7 @@ import { startExternalAnvil, startPostgresServer } from "../support/external-par
 import { createDb } from "../../db";
 import { loginExchange, openRealtime } from "./exchange-session";
 import { healthy, spawnStack, stopChildren, waitFor, type StackChild } from "../support/stack-process";
+import { settledTradesOf } from "../../sdk/settled-trades";
 
 const SECRET = randomBytes(24).toString("hex");
 const ENCRYPTION_KEY = randomBytes(32).toString("hex");
@@ -162,18 +163,17 @@ test("scale-out: two matcher partitions and two API processes on one external ch
     const btcFill = await settledFill(api2, A, bid2.body.order_id);
 
     // settled on chain exactly once each, by its partition's own operator, in its own lane
-    const tradeSettled = parseAbiItem("event TradeSettled(uint64 indexed batchId, bytes32 indexed makerOrderHash, bytes32 indexed takerOrderHash, address maker, address taker, address baseToken, address quoteToken, bool takerIsBuy, uint256 price, uint256 baseAmount, uint256 quoteAmount, uint256 makerFee, uint256 takerFee)");
-    const logs = await chain.getLogs({ address: settlement, event: tradeSettled, fromBlock: startBlock });
-    assert.equal(logs.length, 2, "two trades, two TradeSettled");
-    const byBase = (t: Address) => logs.filter((l) => l.args.baseToken!.toLowerCase() === t.toLowerCase());
+    const logs = settledTradesOf(await chain.getLogs({ address: settlement, fromBlock: startBlock }));
+    assert.equal(logs.length, 2, "two trades settled");
+    const byBase = (t: Address) => logs.filter((l) => l.baseToken === t.toLowerCase());
     const [ethLog] = byBase(eth.baseToken);
     const [btcLog] = byBase(btc.baseToken);
-    assert.ok(ethLog.args.batchId! < LANE1, "partition 1 settles in lane 0");
-    assert.ok(btcLog.args.batchId! >= LANE1 && btcLog.args.batchId! < 2n * LANE1, "partition 2 settles in lane 1");
-    assert.equal(ethLog.transactionHash, ethFill.fills[0].tx_hash);
-    assert.equal(btcLog.transactionHash, btcFill.fills[0].tx_hash);
-    assert.equal((await chain.getTransaction({ hash: ethLog.transactionHash! })).from.toLowerCase(), config.keys.operator.address.toLowerCase());
-    assert.equal((await chain.getTransaction({ hash: btcLog.transactionHash! })).from.toLowerCase(), operatorB.address.toLowerCase());
+    assert.ok(ethLog!.batchId < LANE1, "partition 1 settles in lane 0");
+    assert.ok(btcLog!.batchId >= LANE1 && btcLog!.batchId < 2n * LANE1, "partition 2 settles in lane 1");
+    assert.equal(ethLog!.transactionHash, ethFill.fills[0].tx_hash.toLowerCase());
+    assert.equal(btcLog!.transactionHash, btcFill.fills[0].tx_hash.toLowerCase());
+    assert.equal((await chain.getTransaction({ hash: ethLog!.transactionHash! })).from.toLowerCase(), config.keys.operator.address.toLowerCase());
+    assert.equal((await chain.getTransaction({ hash: btcLog!.transactionHash! })).from.toLowerCase(), operatorB.address.toLowerCase());
 
     // ---- both APIs answer the same book, the same order, the same balances
     for (const symbol of ["WETH-USD", "WBTC-USD"]) {

@@ -53,20 +53,6 @@ library BatchSettlement {
         uint256 nonceWordSlot;
     }
 
-    /// @dev Memory layout == the non-indexed data of `TradeSettled`, so the event is one log4 over it.
-    struct TradeLog {
-        address maker;
-        address taker;
-        address baseToken;
-        address quoteToken;
-        bool takerIsBuy;
-        uint256 price;
-        uint256 baseAmount;
-        uint256 quoteAmount;
-        uint256 makerFee;
-        uint256 takerFee;
-    }
-
     /// @dev Fee totals of the batch per token, written to storage once at the end.
     struct FeeTotals {
         address[] tokens;
@@ -87,7 +73,9 @@ library BatchSettlement {
         bytes32 previousHash;
         /// the packed encoding's token table
         address[] tokens;
-        TradeLog log;
+        /// BatchSettled's data being built: [tradeCount, 0x40, length, trades...]; `cursor` = next fill record
+        uint256 eventData;
+        uint256 cursor;
         /// fees of the current pair, summed in memory; moved to `fees` when the pair changes
         address feeBaseToken;
         address feeQuoteToken;
@@ -121,12 +109,13 @@ library BatchSettlement {
             _copyOrder(orders[i], st, i);
             _admitOrder(s, ctx, st, signatures[i], i);
         }
+        _beginEventData(ctx, n, fills.length);
         for (uint256 k; k < fills.length; ++k) {
             ISettlement.Fill calldata f = fills[k];
             _applyFill(ctx, states, f.makerIndex, f.takerIndex, f.baseAmount, f.price, k);
         }
         if (ctx.restrictedSeen) _checkRestrictedFills(ctx, states, fills);
-        _finish(s, ctx, states, fills.length);
+        _finish(s, ctx, states);
     }
 
     /// @notice Applies one batch in the packed encoding (see ISettlement.settlePacked, PackedBatch.sol).
@@ -146,13 +135,14 @@ library BatchSettlement {
         (fillCount, offset) = PackedBatch.readCount(batch, offset);
         uint256 end = offset + fillCount * PackedBatch.FILL_BYTES;
         if (end != batch.length) revert ISettlement.SettlementPackedBatchMalformed(offset);
+        _beginEventData(ctx, n, fillCount);
         for (uint256 k; k < fillCount; ++k) {
             (uint256 mi, uint256 ti, uint256 baseAmount, uint256 price) =
                 PackedBatch.readFill(batch, offset + k * PackedBatch.FILL_BYTES);
             _applyFill(ctx, states, mi, ti, baseAmount, price, k);
         }
         if (ctx.restrictedSeen) _checkRestrictedPacked(ctx, states, batch, offset, fillCount);
-        _finish(s, ctx, states, fillCount);
+        _finish(s, ctx, states);
     }
 
     /// @dev Sequence check and increment, per settle lane (the batch id's top 8 bits): a batch can never apply
@@ -162,6 +152,7 @@ library BatchSettlement {
         private
         returns (BatchContext memory ctx)
     {
+        if (orderCount > type(uint16).max) revert ISettlement.SettlementBatchTooLarge(orderCount);
         BatchConfig memory cfg = s.config;
         uint8 lane = uint8(batchId >> LANE_SHIFT);
         if (lane == 0) {
@@ -344,7 +335,7 @@ library BatchSettlement {
         uint256 baseAmount,
         uint256 price,
         uint256 k
-    ) private {
+    ) private view {
         if (makerIndex >= states.length || takerIndex >= states.length) {
             revert ISettlement.SettlementFillIndexOutOfRange(k);
         }
@@ -356,7 +347,8 @@ library BatchSettlement {
         if (baseAmount < FillMath.MIN_FILL_UNITS || quoteAmount < FillMath.MIN_FILL_UNITS) {
             revert ISettlement.SettlementFillTooSmall(k, maker.orderHash, taker.orderHash, baseAmount, quoteAmount);
         }
-        _book(ctx, maker, taker, baseAmount, quoteAmount, price);
+        _book(ctx, maker, taker, baseAmount, quoteAmount);
+        _recordFill(ctx, makerIndex, takerIndex, baseAmount, price);
     }
 
     // ---------------------------------------------------------------- resale check
@@ -400,38 +392,89 @@ library BatchSettlement {
         RestrictedFills.check(ctx.restrictedEntry, token, sell.trader, buy.trader, baseAmount, buy.orderHash);
     }
 
-    /// @dev Adds the fill to both orders' totals and to the fee sums, then emits TradeSettled.
+    /// @dev Adds the fill to both orders' totals and to the fee sums.
     function _book(
         BatchContext memory ctx,
         OrderState memory maker,
         OrderState memory taker,
         uint256 baseAmount,
-        uint256 quoteAmount,
-        uint256 price
-    ) private {
-        TradeLog memory log = ctx.log;
+        uint256 quoteAmount
+    ) private view {
         uint256 makerFee = _fill(maker, baseAmount, quoteAmount, ctx.makerFeeBps);
         uint256 takerFee = _fill(taker, baseAmount, quoteAmount, ctx.takerFeeBps);
-        log.makerFee = makerFee;
-        log.takerFee = takerFee;
         // the buyer's fee is in base, the seller's in quote
         if (taker.side == OrderHashing.SIDE_BUY) _addPairFees(ctx, maker, takerFee, makerFee);
         else _addPairFees(ctx, maker, makerFee, takerFee);
-        log.maker = maker.trader;
-        log.taker = taker.trader;
-        log.baseToken = maker.baseToken;
-        log.quoteToken = maker.quoteToken;
-        log.takerIsBuy = taker.side == OrderHashing.SIDE_BUY;
-        log.price = price;
-        log.baseAmount = baseAmount;
-        log.quoteAmount = quoteAmount;
-        bytes32 topic0 = ISettlement.TradeSettled.selector;
-        uint256 batchId = ctx.batchId;
-        bytes32 makerHash = maker.orderHash;
-        bytes32 takerHash = taker.orderHash;
-        // Memory-safe: reads the ten 32-byte words of `log`, laid out exactly as TradeSettled's data.
+    }
+
+    // ---------------------------------------------------------------- BatchSettled's data
+
+    /// @dev Allocates BatchSettled's data (see ISettlement.BatchSettled): the ABI head (tradeCount, offset,
+    ///      length), the 6-byte header, room for the fill and order records, and a zero word of padding.
+    function _beginEventData(BatchContext memory ctx, uint256 orderCount, uint256 fillCount) private pure {
+        uint256 length = 6 + fillCount * 36 + orderCount * 93;
+        uint256 makerFeeBps = ctx.makerFeeBps;
+        uint256 takerFeeBps = ctx.takerFeeBps;
+        uint256 data;
+        // Memory-safe: allocates the head, the records rounded up to whole words and one spare word (records
+        // are written with whole-word stores that may spill up to 32 bytes past their end).
         assembly ("memory-safe") {
-            log4(log, 0x140, topic0, batchId, makerHash, takerHash)
+            data := mload(0x40)
+            mstore(data, fillCount)
+            mstore(add(data, 0x20), 0x40)
+            mstore(add(data, 0x40), length)
+            mstore(add(data, 0x60), or(shl(240, makerFeeBps), or(shl(224, takerFeeBps), shl(208, orderCount))))
+            mstore(0x40, add(add(data, 0x80), and(add(length, 31), not(31))))
+        }
+        ctx.eventData = data;
+        ctx.cursor = data + 0x66;
+    }
+
+    /// @dev Appends one fill record: makerIndex u16, takerIndex u16, baseAmount u128, price u128 (both below
+    ///      2^128: uint128 fields in both encodings).
+    function _recordFill(BatchContext memory ctx, uint256 makerIndex, uint256 takerIndex, uint256 baseAmount, uint256 price)
+        private
+        pure
+    {
+        uint256 p = ctx.cursor;
+        // Memory-safe: writes inside the records area allocated by _beginEventData (the spill lands on the
+        // next record or the spare word).
+        assembly ("memory-safe") {
+            mstore(p, or(shl(240, makerIndex), or(shl(224, takerIndex), shl(96, baseAmount))))
+            mstore(add(p, 20), shl(128, price))
+        }
+        ctx.cursor = p + 36;
+    }
+
+    /// @dev Writes order `i`'s record (orderHash, trader, baseToken, quoteToken, side) after the fill records.
+    function _recordOrder(BatchContext memory ctx, OrderState memory o, uint256 i) private pure {
+        uint256 p = ctx.cursor + i * 93;
+        bytes32 h = o.orderHash;
+        address trader = o.trader;
+        address baseToken = o.baseToken;
+        address quoteToken = o.quoteToken;
+        uint256 side = o.side;
+        // Memory-safe: writes inside the records area allocated by _beginEventData (as _recordFill).
+        assembly ("memory-safe") {
+            mstore(p, h)
+            mstore(add(p, 32), shl(96, trader))
+            mstore(add(p, 52), shl(96, baseToken))
+            mstore(add(p, 72), shl(96, quoteToken))
+            mstore8(add(p, 92), side)
+        }
+    }
+
+    /// @dev Emits BatchSettled over the data built above, its padding zeroed.
+    function _emitBatchSettled(BatchContext memory ctx) private {
+        uint256 data = ctx.eventData;
+        bytes32 topic0 = ISettlement.BatchSettled.selector;
+        uint256 batchId = ctx.batchId;
+        // Memory-safe: reads the data allocated by _beginEventData; zeroes the padding after the records (the
+        // spare word is inside the allocation).
+        assembly ("memory-safe") {
+            let length := mload(add(data, 0x40))
+            mstore(add(add(data, 0x60), length), 0)
+            log2(data, add(0x60, and(add(length, 31), not(31))), topic0, batchId)
         }
     }
 
@@ -481,12 +524,11 @@ library BatchSettlement {
     /// @dev Net settlement: every order's receipts are credited first, then every order's payments are
     ///      debited, each balance slot once per order rather than once per fill. The batch applies only if
     ///      every debit is covered (no balance ever ends negative); then each order's fill state is written.
-    function _finish(SettlementState storage s, BatchContext memory ctx, OrderState[] memory states, uint256 fillCount)
-        private
-    {
+    function _finish(SettlementState storage s, BatchContext memory ctx, OrderState[] memory states) private {
         uint256 balancesRoot = _slotOf(s.balances);
         for (uint256 i; i < states.length; ++i) {
             OrderState memory o = states[i];
+            _recordOrder(ctx, o, i);
             if (o.filledAfter == o.filledBefore) continue;
             address trader = o.trader;
             address receiveToken = o.side == OrderHashing.SIDE_BUY ? o.baseToken : o.quoteToken;
@@ -531,7 +573,7 @@ library BatchSettlement {
         _addFee(ctx.fees, ctx.feeBaseToken, ctx.feeBase);
         _addFee(ctx.fees, ctx.feeQuoteToken, ctx.feeQuote);
         _writeFees(s, ctx.fees);
-        emit ISettlement.BatchSettled(ctx.batchId, fillCount);
+        _emitBatchSettled(ctx);
     }
 
     /// @dev Complete: FINISHED bit set, PARTIAL bit and the filledAmount entry cleared (a refund). Partial:

@@ -55,8 +55,8 @@ app.get("/trades", async (c) => {
   const where = and(pair ? eq(schema.trade.pair, pair) : undefined, fromBlock !== undefined ? gte(schema.trade.blockNumber, fromBlock) : undefined);
   const order =
     fromBlock !== undefined
-      ? [asc(schema.trade.blockNumber), asc(schema.trade.logIndex)]
-      : [desc(schema.trade.blockNumber), desc(schema.trade.logIndex)];
+      ? [asc(schema.trade.blockNumber), asc(schema.trade.logIndex), asc(schema.trade.tradeIndex)]
+      : [desc(schema.trade.blockNumber), desc(schema.trade.logIndex), desc(schema.trade.tradeIndex)];
   const rows = await withThrough(c, () =>
     db
       .select({ row: schema.trade, through: tradesThrough })

@@ -15,6 +15,7 @@ export function tradeJson(t: Row<typeof schema.trade>) {
     id: t.id,
     txHash: t.txHash,
     logIndex: t.logIndex,
+    tradeIndex: t.tradeIndex,
     batchId: t.batchId.toString(),
     pair: t.pair,
     baseToken: t.baseToken,

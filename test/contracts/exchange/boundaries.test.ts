@@ -8,7 +8,8 @@ import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-help
 import { concatHex, padHex, type Address, type Hex } from "viem";
 import { getOrderHash, signAgentApproval, signOrder, MIN_FILL_UNITS, MAX_AGENT_MIN_NONCE_STEP, type Order } from "../../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch, type SignedOrder } from "../../../sdk/settle-batch";
-import { deployFixture, fill, orderFor, settle, signed, signerKey, ETH, USD, PRICE_2000, DELAY, OrderSide, ENCODINGS, useEncoding, type Fixture, type Untyped } from "./fixtures";
+import { deployFixture, fill, orderFor, settle, signed, signerKey, ETH, USD, PRICE_2000, DELAY, OrderSide, ENCODINGS, useEncoding, type Fixture, type Untyped, settledTradeArgs, lowered } from "./fixtures";
+import { anyValue } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
 
 const ZERO = "0x0000000000000000000000000000000000000000" as Address;
 /** 1 quote unit per base unit: a fill's quote amount equals its base amount */
@@ -61,9 +62,9 @@ for (const enc of ENCODINGS) describe(`Settlement boundaries: settle (${enc})`, 
     await expect(settle(f, [maker, taker], [fill(maker, taker, 2n * MIN_FILL_UNITS - 2n, price)]))
       .to.be.revertedWithCustomError(f.settlement, "SettlementFillTooSmall")
       .withArgs(0n, maker.hash, taker.hash, 2n * MIN_FILL_UNITS - 2n, MIN_FILL_UNITS - 1n);
-    await expect(settle(f, [maker, taker], [fill(maker, taker, 2n * MIN_FILL_UNITS, price)]))
-      .to.emit(f.settlement, "TradeSettled")
-      .withArgs(0n, maker.hash, taker.hash, f.bob.address, f.alice.address, await f.weth.getAddress(), await f.usd.getAddress(), true, price, 2n * MIN_FILL_UNITS, MIN_FILL_UNITS, 10n, 40n);
+    expect(await settledTradeArgs(f, settle(f, [maker, taker], [fill(maker, taker, 2n * MIN_FILL_UNITS, price)]))).to.deep.equal([
+      lowered([0n, maker.hash, taker.hash, f.bob.address, f.alice.address, await f.weth.getAddress(), await f.usd.getAddress(), true, price, 2n * MIN_FILL_UNITS, MIN_FILL_UNITS, 10n, 40n]),
+    ]);
   });
 
   it("fills an order exactly to its amount; one unit over is an overfill", async () => {
@@ -221,7 +222,7 @@ for (const enc of ENCODINGS) describe(`Settlement boundaries: settle (${enc})`, 
     await settle(f, [maker, taker], [fill(maker, taker, ETH / 4n)], 0n);
     await expect(settle(f, [maker, taker], [fill(maker, taker, ETH / 4n)], 2n)).to.be.revertedWithCustomError(f.settlement, "SettlementBatchOutOfOrder").withArgs(1n, 2n);
     await expect(settle(f, [maker, taker], [fill(maker, taker, ETH / 4n)], 0n)).to.be.revertedWithCustomError(f.settlement, "SettlementBatchOutOfOrder").withArgs(1n, 0n);
-    await expect(settle(f, [maker, taker], [fill(maker, taker, ETH / 4n)], 1n)).to.emit(f.settlement, "BatchSettled").withArgs(1n, 1n);
+    await expect(settle(f, [maker, taker], [fill(maker, taker, ETH / 4n)], 1n)).to.emit(f.settlement, "BatchSettled").withArgs(1n, 1n, anyValue);
     expect(await f.settlement.nextBatchId()).to.equal(2n);
   });
 
@@ -233,9 +234,9 @@ for (const enc of ENCODINGS) describe(`Settlement boundaries: settle (${enc})`, 
     const usd = await f.usd.getAddress();
     const weth = await f.weth.getAddress();
     // 100,000 -> maker fee exactly 100, taker fee exactly 200; 100,001 -> 101 and 201
-    await expect(settle(f, [maker, taker], [fill(maker, taker, 100_000n, PRICE_ONE), fill(maker, taker, 100_001n, PRICE_ONE)]))
-      .to.emit(f.settlement, "TradeSettled")
-      .withArgs(0n, maker.hash, taker.hash, f.bob.address, f.alice.address, weth, usd, true, PRICE_ONE, 100_000n, 100_000n, 100n, 200n);
+    const trades = await settledTradeArgs(f, settle(f, [maker, taker], [fill(maker, taker, 100_000n, PRICE_ONE), fill(maker, taker, 100_001n, PRICE_ONE)]));
+    expect(trades[0]).to.deep.equal(lowered([0n, maker.hash, taker.hash, f.bob.address, f.alice.address, weth, usd, true, PRICE_ONE, 100_000n, 100_000n, 100n, 200n]));
+    expect(trades[1]).to.deep.equal(lowered([0n, maker.hash, taker.hash, f.bob.address, f.alice.address, weth, usd, true, PRICE_ONE, 100_001n, 100_001n, 101n, 201n]));
     expect(await f.settlement.collectedFees(usd)).to.equal(100n + 101n);
     expect(await f.settlement.collectedFees(weth)).to.equal(200n + 201n);
     expect(await f.settlement.balanceOf(f.bob.address, usd)).to.equal(200_001n - 201n);

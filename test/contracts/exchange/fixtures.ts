@@ -12,6 +12,7 @@ import {
   type SettlementDomain,
 } from "../../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch, type FillByHash, type SignedOrder } from "../../../sdk/settle-batch";
+import { settledTradesOf } from "../../../sdk/settled-trades";
 
 /** A contract handle without typechain types: every ABI method, `connect` included, is callable. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -131,3 +132,17 @@ export function settleRaw(
 }
 
 export { OrderSide };
+
+/** The trades of a settle transaction (from its one BatchSettled log) as TradeSettled's argument lists:
+ *  [batchId, makerOrderHash, takerOrderHash, maker, taker, baseToken, quoteToken, takerIsBuy, price,
+ *  baseAmount, quoteAmount, makerFee, takerFee], hex strings lowercase. */
+export async function settledTradeArgs(f: Fixture, tx: Promise<Untyped> | Untyped): Promise<unknown[][]> {
+  const receipt = await (await tx).wait();
+  const logs = receipt.logs.map((l: Untyped) => ({ address: l.address, topics: l.topics as Hex[], data: l.data as Hex }));
+  return settledTradesOf(logs, await f.settlement.getAddress()).map((t) => [
+    t.batchId, t.makerOrderHash, t.takerOrderHash, t.maker, t.taker, t.baseToken, t.quoteToken, t.takerIsBuy, t.price, t.baseAmount, t.quoteAmount, t.makerFee, t.takerFee,
+  ]);
+}
+
+/** `args` with every string lowercased (to compare with settledTradeArgs). */
+export const lowered = (args: unknown[]) => args.map((a) => (typeof a === "string" ? a.toLowerCase() : a));
