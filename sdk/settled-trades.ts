@@ -1,8 +1,8 @@
 // The trades of one settled batch, from the `trades` bytes of the Settlement contract's BatchSettled event
 // (one event per batch; the layout is documented on the event in contracts/exchange/ISettlement.sol):
 //
-//   trades := makerFeeBps u16 ‖ takerFeeBps u16 ‖ orderCount u16 ‖ fill × tradeCount ‖ order × orderCount
-//   fill   := makerIndex u16 ‖ takerIndex u16 ‖ baseAmount u128 ‖ price u128
+//   trades := makerFeeBps u16 ‖ takerFeeBps u16 ‖ orderCount u32 ‖ fill × tradeCount ‖ order × orderCount
+//   fill   := makerIndex u32 ‖ takerIndex u32 ‖ baseAmount u128 ‖ price u128
 //   order  := orderHash bytes32 ‖ trader address ‖ baseToken address ‖ quoteToken address ‖ side u8
 //
 // The quote amount and both fees are not in the event: they follow from the fill and the fee rates by the
@@ -54,10 +54,11 @@ export interface SettledTradesData {
   orders: SettledOrderRecord[];
 }
 
-const HEADER_BYTES = 6;
-const FILL_BYTES = 36;
+const HEADER_BYTES = 8;
+const FILL_BYTES = 40;
 const ORDER_BYTES = 93;
 const U16 = 0xffff;
+const U32 = 0xffff_ffff;
 const U128 = 2n ** 128n;
 const HEX = /^0x(?:[0-9a-fA-F]{2})*$/;
 
@@ -65,17 +66,19 @@ const hexOf = (digits: string) => `0x${digits}` as Hex;
 
 /** The `trades` bytes of BatchSettled for these records (the contract's encoding). */
 export function encodeSettledTrades(d: SettledTradesData): Hex {
-  const u16 = (n: number) => {
-    if (!Number.isInteger(n) || n < 0 || n > U16) throw new RangeError(`not a u16: ${n}`);
-    return n.toString(16).padStart(4, "0");
+  const uint = (n: number, max: number, digits: number) => {
+    if (!Number.isInteger(n) || n < 0 || n > max) throw new RangeError(`${n} out of range`);
+    return n.toString(16).padStart(digits, "0");
   };
+  const u16 = (n: number) => uint(n, U16, 4);
+  const u32 = (n: number) => uint(n, U32, 8);
   const u128 = (n: bigint) => {
     if (n < 0n || n >= U128) throw new RangeError(`not a u128: ${n}`);
     return n.toString(16).padStart(32, "0");
   };
   const bytes20 = (a: Hex) => a.slice(2).toLowerCase().padStart(40, "0");
-  let out = u16(d.makerFeeBps) + u16(d.takerFeeBps) + u16(d.orders.length);
-  for (const f of d.fills) out += u16(f.makerIndex) + u16(f.takerIndex) + u128(f.baseAmount) + u128(f.price);
+  let out = u16(d.makerFeeBps) + u16(d.takerFeeBps) + u32(d.orders.length);
+  for (const f of d.fills) out += u32(f.makerIndex) + u32(f.takerIndex) + u128(f.baseAmount) + u128(f.price);
   for (const o of d.orders) {
     out += o.orderHash.slice(2).toLowerCase() + bytes20(o.trader) + bytes20(o.baseToken) + bytes20(o.quoteToken);
     out += o.side.toString(16).padStart(2, "0");
@@ -90,15 +93,15 @@ export function parseSettledTrades(tradeCount: bigint, trades: string): SettledT
   const at = (byte: number, len: number) => hex.slice(byte * 2, (byte + len) * 2);
   const num = (byte: number, len: number) => Number.parseInt(at(byte, len), 16);
   if (hex.length < HEADER_BYTES * 2) throw new Error("BatchSettled trades: shorter than its header");
-  const orderCount = num(4, 2);
-  if (tradeCount > BigInt(U16 * U16)) throw new Error(`BatchSettled: trade count ${tradeCount} out of range`);
+  const orderCount = num(4, 4);
+  if (tradeCount > BigInt(U32)) throw new Error(`BatchSettled: trade count ${tradeCount} out of range`);
   const count = Number(tradeCount);
   const expected = HEADER_BYTES + count * FILL_BYTES + orderCount * ORDER_BYTES;
   if (hex.length !== expected * 2) throw new Error(`BatchSettled trades: ${hex.length / 2} bytes, ${count} trades and ${orderCount} orders make ${expected}`);
   const fills: SettledFillRecord[] = [];
   for (let k = 0; k < count; k++) {
     const p = HEADER_BYTES + k * FILL_BYTES;
-    const fill = { makerIndex: num(p, 2), takerIndex: num(p + 2, 2), baseAmount: BigInt(hexOf(at(p + 4, 16))), price: BigInt(hexOf(at(p + 20, 16))) };
+    const fill = { makerIndex: num(p, 4), takerIndex: num(p + 4, 4), baseAmount: BigInt(hexOf(at(p + 8, 16))), price: BigInt(hexOf(at(p + 24, 16))) };
     if (fill.makerIndex >= orderCount || fill.takerIndex >= orderCount) throw new Error(`BatchSettled trades: fill ${k} names an order past ${orderCount}`);
     fills.push(fill);
   }
@@ -162,10 +165,11 @@ export function settledTradesOf(logs: readonly SettlementLogLike[], settlement?:
     if (settlement !== undefined && log.address.toLowerCase() !== settlement.toLowerCase()) continue;
     let decoded;
     try {
-      decoded = decodeEventLog({ abi: settlementAbi, topics: log.topics as [Hex, ...Hex[]], data: log.data as Hex, eventName: "BatchSettled" });
+      decoded = decodeEventLog({ abi: settlementAbi, topics: log.topics as [Hex, ...Hex[]], data: log.data as Hex });
     } catch {
-      continue; // another event
+      continue; // not one of the contract's events
     }
+    if (decoded.eventName !== "BatchSettled") continue;
     const { batchId, tradeCount, trades } = decoded.args;
     const place = {
       ...(typeof log.transactionHash === "string" ? { transactionHash: log.transactionHash.toLowerCase() as Hex } : {}),

@@ -59,8 +59,8 @@ interface ISettlement {
     /// @notice Batch `batchId` applied, with `tradeCount` trades, all of them in `trades` (one event per batch).
     /// @dev `trades`, big-endian, no padding (decoder: sdk/settled-trades.ts `decodeSettledTrades`):
     ///
-    ///     trades := makerFeeBps u16 ‖ takerFeeBps u16 ‖ orderCount u16 ‖ fill × tradeCount ‖ order × orderCount
-    ///     fill   := makerIndex u16 ‖ takerIndex u16 ‖ baseAmount u128 ‖ price u128
+    ///     trades := makerFeeBps u16 ‖ takerFeeBps u16 ‖ orderCount u32 ‖ fill × tradeCount ‖ order × orderCount
+    ///     fill   := makerIndex u32 ‖ takerIndex u32 ‖ baseAmount u128 ‖ price u128
     ///     order  := orderHash bytes32 ‖ trader address ‖ baseToken address ‖ quoteToken address ‖ side u8
     ///
     ///     Each fill's quote amount is baseAmount * price / 1e18 (exact); the maker's fee is
@@ -94,8 +94,6 @@ interface ISettlement {
     error SettlementOrdersNotSorted(uint256 index);
     /// @notice The packed batch is truncated, has trailing bytes, or names a token index it does not carry.
     error SettlementPackedBatchMalformed(uint256 offset);
-    /// @notice A batch lists more orders than BatchSettled's u16 order indexes can name.
-    error SettlementBatchTooLarge(uint256 orderCount);
     /// @notice A fill points at an order index outside `orders`.
     error SettlementFillIndexOutOfRange(uint256 fillIndex);
     /// @notice The two orders of a fill trade different base or quote tokens.

@@ -16,8 +16,8 @@ export interface ChainFollowerDeps {
   address: Address;
   abi: Abi;
   fromBlock: bigint;
-  /** only these events are fetched (TradeSettled and BatchSettled are the bulk of the logs and the
-   *  pipeline does not need them) */
+  /** only these events are fetched (BatchSettled, a batch's trades, is the bulk of the logs and the
+   *  pipeline does not need it) */
   eventNames: readonly string[];
   pollMs?: number;
   onEvent(e: SettlementEvent, live: boolean): Promise<void> | void;

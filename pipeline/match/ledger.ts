@@ -1,7 +1,7 @@
 // Available balances the matcher enforces, per account and token (base units, bigint):
 //   available = projected balance - locked by open orders - pending withdrawal
 // The projected balance is the on-chain internal balance once every trade already matched is settled:
-// deposits - executed withdrawals + the deltas of settled trades (from TradeSettled) + the deltas of
+// deposits - executed withdrawals + the deltas of settled trades (from BatchSettled) + the deltas of
 // matched, not yet settled trades. Because every matched trade is settled exactly once, in order, and every
 // order's lock covers the most it can still consume, no settle can meet an uncovered debit.
 import { PRICE_SCALE } from "../../sdk/eip712";

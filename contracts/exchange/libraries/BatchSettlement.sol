@@ -152,7 +152,6 @@ library BatchSettlement {
         private
         returns (BatchContext memory ctx)
     {
-        if (orderCount > type(uint16).max) revert ISettlement.SettlementBatchTooLarge(orderCount);
         BatchConfig memory cfg = s.config;
         uint8 lane = uint8(batchId >> LANE_SHIFT);
         if (lane == 0) {
@@ -410,9 +409,9 @@ library BatchSettlement {
     // ---------------------------------------------------------------- BatchSettled's data
 
     /// @dev Allocates BatchSettled's data (see ISettlement.BatchSettled): the ABI head (tradeCount, offset,
-    ///      length), the 6-byte header, room for the fill and order records, and a zero word of padding.
+    ///      length), the 8-byte header, room for the fill and order records, and a zero word of padding.
     function _beginEventData(BatchContext memory ctx, uint256 orderCount, uint256 fillCount) private pure {
-        uint256 length = 6 + fillCount * 36 + orderCount * 93;
+        uint256 length = 8 + fillCount * 40 + orderCount * 93;
         uint256 makerFeeBps = ctx.makerFeeBps;
         uint256 takerFeeBps = ctx.takerFeeBps;
         uint256 data;
@@ -423,15 +422,15 @@ library BatchSettlement {
             mstore(data, fillCount)
             mstore(add(data, 0x20), 0x40)
             mstore(add(data, 0x40), length)
-            mstore(add(data, 0x60), or(shl(240, makerFeeBps), or(shl(224, takerFeeBps), shl(208, orderCount))))
+            mstore(add(data, 0x60), or(shl(240, makerFeeBps), or(shl(224, takerFeeBps), shl(192, orderCount))))
             mstore(0x40, add(add(data, 0x80), and(add(length, 31), not(31))))
         }
         ctx.eventData = data;
-        ctx.cursor = data + 0x66;
+        ctx.cursor = data + 0x68;
     }
 
-    /// @dev Appends one fill record: makerIndex u16, takerIndex u16, baseAmount u128, price u128 (both below
-    ///      2^128: uint128 fields in both encodings).
+    /// @dev Appends one fill record: makerIndex u32, takerIndex u32 (below the order count, itself below 2^32:
+    ///      calldata bounds it), baseAmount u128, price u128 (uint128 fields in both encodings).
     function _recordFill(BatchContext memory ctx, uint256 makerIndex, uint256 takerIndex, uint256 baseAmount, uint256 price)
         private
         pure
@@ -440,10 +439,10 @@ library BatchSettlement {
         // Memory-safe: writes inside the records area allocated by _beginEventData (the spill lands on the
         // next record or the spare word).
         assembly ("memory-safe") {
-            mstore(p, or(shl(240, makerIndex), or(shl(224, takerIndex), shl(96, baseAmount))))
-            mstore(add(p, 20), shl(128, price))
+            mstore(p, or(shl(224, makerIndex), or(shl(192, takerIndex), shl(64, baseAmount))))
+            mstore(add(p, 24), shl(128, price))
         }
-        ctx.cursor = p + 36;
+        ctx.cursor = p + 40;
     }
 
     /// @dev Writes order `i`'s record (orderHash, trader, baseToken, quoteToken, side) after the fill records.

@@ -89,8 +89,22 @@ for (const enc of ENCODINGS) describe(`Settlement: BatchSettled carries the batc
     expect(decodeSettledTrades(1n, 1n, good)).to.have.length(1);
     expect(() => decodeSettledTrades(1n, 2n, good)).to.throw(/bytes/);
     expect(() => decodeSettledTrades(1n, 1n, `${good}00`)).to.throw(/bytes/);
-    expect(() => decodeSettledTrades(1n, 1n, `${good.slice(0, 18)}0002${good.slice(22)}`)).to.throw(/names an order/);
+    expect(() => decodeSettledTrades(1n, 1n, `${good.slice(0, 26)}00000002${good.slice(34)}`)).to.throw(/names an order/);
     expect(() => decodeSettledTrades(1n, 1n, `${good.slice(0, -2)}02`)).to.throw(/side/);
     expect(() => decodeSettledTrades(1n, 1n, good.slice(0, -1) + "g")).to.throw(/hex/);
+  });
+});
+
+describe("settledTradesOf", () => {
+  it("skips the contract's other events and other contracts' logs", async () => {
+    const f = await loadFixture(deployFixture);
+    const maker = await signed(f, f.keys.bob, await orderFor(f, f.bob.address as Address, OrderSide.SELL, 10n ** 18n));
+    const taker = await signed(f, f.keys.alice, await orderFor(f, f.alice.address as Address, OrderSide.BUY, 10n ** 18n));
+    const deposit = await (await f.settlement.connect(f.alice).deposit(await f.usd.getAddress(), 1_000_000n)).wait();
+    const settled = await (await settle(f, [maker, taker], [{ makerHash: maker.hash, takerHash: taker.hash, baseAmount: 10n ** 17n, price: 2000n * 10n ** 6n }])).wait();
+    const logs = [...deposit.logs, ...settled.logs].map((l: { address: string; topics: string[]; data: string }) => ({ address: l.address, topics: l.topics as Hex[], data: l.data as Hex }));
+    expect(logs.length).to.be.greaterThan(2);
+    expect(settledTradesOf(logs).map((t) => t.makerOrderHash)).to.deep.equal([maker.hash.toLowerCase()]);
+    expect(settledTradesOf(logs, await f.usd.getAddress())).to.deep.equal([]);
   });
 });
