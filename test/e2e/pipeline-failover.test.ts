@@ -18,6 +18,7 @@ import { connect } from "@nats-io/transport-node";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { settlementAbi } from "../../sdk/abi";
 import { encodePackedBatch } from "../../sdk/settle-batch";
+import { settledTradesOf } from "../../sdk/settled-trades";
 import { startFixture, type Fixture } from "../../pipeline/testing/fixture";
 import { startNatsCluster } from "../../pipeline/replication/nats-cluster";
 
@@ -102,9 +103,9 @@ async function standbyState(standby: Child, hashes: string[]) {
 /** The chain settled exactly the log's trades, once each, in order, in consecutive batches of lane 0. */
 async function assertChainEqualsLog(f: Fixture, state: { trades: { maker: string; taker: string; base: string; price: string }[] }) {
   const logs = await f.client.getLogs({ address: f.settlement, fromBlock: f.deployBlock, toBlock: "latest" });
-  const settled = parseEventLogs({ abi: settlementAbi, logs, eventName: "TradeSettled" }) as unknown as { args: { makerOrderHash: string; takerOrderHash: string; baseAmount: bigint; price: bigint } }[];
+  const settled = settledTradesOf(logs);
   assert.deepEqual(
-    settled.map((l) => [l.args.makerOrderHash.toLowerCase(), l.args.takerOrderHash.toLowerCase(), l.args.baseAmount.toString(), l.args.price.toString()]),
+    settled.map((t) => [t.makerOrderHash, t.takerOrderHash, t.baseAmount.toString(), t.price.toString()]),
     state.trades.map((t) => [t.maker.toLowerCase(), t.taker.toLowerCase(), t.base, t.price]),
   );
   const batches = parseEventLogs({ abi: settlementAbi, logs, eventName: "BatchSettled" }) as unknown as { args: { batchId: bigint } }[];
