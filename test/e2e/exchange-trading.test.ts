@@ -347,6 +347,9 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     assert.equal(Date.parse(fresh.restrictionEndDate), new Date(fresh.acquisitionDate).setUTCFullYear(new Date(fresh.acquisitionDate).getUTCFullYear() + 1));
     assert.equal(fresh.isRestricted, true, "a lot bought after the advance is in its hold on the same clock its end date is on");
     assert.deepEqual(bobLots.slice(0, -1).map((l) => l.isRestricted), bobLots.slice(0, -1).map(() => false));
+    // nor anyone else's Reg CF window: carol's (her clock unmoved) still counts her 9-dollar buy above
+    const overCf = await carol.call("POST", "/orders", order("CNTS", { quantity: 1000, limitPrice: 10 }));
+    assert.deepEqual([...code(overCf), overCf.body.error?.details?.reason, overCf.body.error?.details?.used], [400, "ACCREDITATION_REQUIRED", "reg_cf_investment_limit", 9]);
 
     // 10c. the OpenAPI document (GET /v1/openapi.json, api/exchange/openapi.ts) on the real stack: order,
     //      portfolio, transaction and account bodies conform to the documented schemas, and every documented
