@@ -63,6 +63,8 @@ export interface ReplayResult {
   steps: number;
   trades: number;
   ms: number;
+  /** why the replay ended before the schedule did (a settle that timed out) */
+  stopped?: string;
 }
 
 /** Trades every book once at each instant of the schedule (see the file's comment). */
@@ -88,6 +90,7 @@ export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
 
   let trades = 0;
   let prevMs: number | undefined;
+  let steps = 0;
   for (const [k, atMs] of o.schedule.entries()) {
     // the walk's step grows with the time since the last instant (about 1 % a day, 0.2 % an hour)
     const hours = prevMs === undefined ? 1 : Math.max(1, Math.round((atMs - prevMs) / HOUR_MS));
@@ -126,7 +129,8 @@ export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
       }
     }
     trades += takers.length;
+    steps = k + 1;
     o.onProgress?.(k + 1, o.schedule.length);
   }
-  return { steps: o.schedule.length, trades, ms: Date.now() - started };
+  return { steps, trades, ms: Date.now() - started };
 }

@@ -29,7 +29,14 @@ export function simulatedBooks(): { symbol: string; referencePrice: string }[] {
  * chain: its genesis was set back), then moves the chain's clock to now. A chain already at the present (a
  * restart, or history off) replays nothing.
  */
-async function replayIfFresh(ctx: StackContext, dex: DexService, traders: PrivateKeyAccount[], books: { symbol: string; referencePrice: string }[], log: Logger): Promise<ReplayResult | undefined> {
+async function replayIfFresh(
+  ctx: StackContext,
+  dex: DexService,
+  traders: PrivateKeyAccount[],
+  books: { symbol: string; referencePrice: string }[],
+  log: Logger,
+  onProgress: (done: number, total: number) => void,
+): Promise<ReplayResult | undefined> {
   if (ctx.config.simulator.historyDays <= 0) return undefined;
   const rpc = createRpcClient(ctx.config.chains.home.rpcUrl);
   try {
@@ -39,6 +46,7 @@ async function replayIfFresh(ctx: StackContext, dex: DexService, traders: Privat
     const schedule = replaySchedule(Math.max(headMs, nowMs - ctx.config.simulator.historyDays * 86_400_000), nowMs);
     if (schedule.length === 0) return undefined;
     log.info({ instants: schedule.length, from: new Date(schedule[0]!).toISOString() }, "simulated market: replaying history");
+    let done = 0;
     const result = await replayHistory({
       dex,
       traders,
@@ -48,6 +56,11 @@ async function replayIfFresh(ctx: StackContext, dex: DexService, traders: Privat
       setNextBlockTime: async (seconds) => {
         await rpc.call("evm_setNextBlockTimestamp", [seconds]);
       },
+      onProgress: (k, total) => ((done = k), onProgress(k, total)),
+    }).catch((err: unknown) => {
+      // the history is not worth holding up the live market: it keeps what was replayed, and the clock moves on
+      log.warn({ err: String(err), done, total: schedule.length }, "simulated market: history replay stopped; the live market starts without the rest");
+      return { steps: done, trades: 0, ms: 0, stopped: String(err) };
     });
     // the chain's clock back to the present: the next block is now
     await rpc.call("evm_setNextBlockTimestamp", [Math.floor(Date.now() / 1000)]);
@@ -83,12 +96,23 @@ export const simulatorComponent: Component = {
   },
 };
 
+/**
+ * The history replay first (its progress in the log every 10 %), then the live agents; a replay that stalls
+ * keeps what it traded and the live agents start all the same (replayIfFresh).
+ */
 async function startMarket(ctx: StackContext, dex: DexService, log: Logger, release: () => void): Promise<ComponentHandle> {
   const s = ctx.config.simulator;
   const books = simulatedBooks().filter((b) => dex.listMarkets().some((m) => m.symbol === b.symbol));
   const traders = ctx.config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
+  let lastLogged = 0;
+  const onProgress = (done: number, total: number) => {
+    if (done === total || done - lastLogged >= Math.ceil(total / 10)) {
+      lastLogged = done;
+      log.info({ done, total }, "simulated market: replaying history");
+    }
+  };
   // history first (a fresh sandbox chain begins in the past: scripts/stack/begin.ts historyGenesis)
-  const history = await replayIfFresh(ctx, dex, traders, books, log);
+  const history = await replayIfFresh(ctx, dex, traders, books, log, onProgress);
   let refusals = 0;
   const market: SimulatedMarket = startSimulatedMarket({
     dex,
@@ -102,10 +126,14 @@ async function startMarket(ctx: StackContext, dex: DexService, log: Logger, rele
     },
   });
   await market.ready;
+  log.info({ books: books.length }, "simulated market: live");
+  const historyInfo = history?.stopped
+    ? `stopped after ${history.steps} past instants: ${history.stopped}`
+    : history && `${history.trades} trades at ${history.steps} past instants in ${(history.ms / 1000).toFixed(1)} s`;
   return {
     info: {
       "simulated market": `${books.length} books, seed ${s.seed}, ${s.ordersPerSecond} orders/s (SIMULATOR=off to stop it)`,
-      ...(history ? { "simulated history": `${history.trades} trades at ${history.steps} past instants in ${(history.ms / 1000).toFixed(1)} s` } : {}),
+      ...(historyInfo ? { "simulated history": historyInfo } : {}),
     },
     async stop() {
       await market.stop();
