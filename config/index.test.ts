@@ -78,6 +78,14 @@ test("CHAIN_NODE: anvil or hardhat, the default when unset or empty; anything el
   assert.throws(() => chainNodeOf({ CHAIN_NODE: "geth" }), (e: unknown) => e instanceof ConfigError && /CHAIN_NODE/.test(e.message));
 });
 
+test("the simulated market is never on in production mode (SIMULATOR=on or not); in the sandbox it follows SIMULATOR", () => {
+  const production = { EXCHANGE_MODE: "production", API_KEY_ENCRYPTION_KEY: "11".repeat(32), DEX_WALLET_AUTH_HOSTS: "dex.example" };
+  assert.equal(loadConfig({ ...production, SIMULATOR: "on" }).simulator.enabled, false);
+  assert.equal(loadConfig(production).simulator.enabled, false);
+  assert.equal(loadConfig({}).simulator.enabled, true);
+  assert.equal(loadConfig({ SIMULATOR: "off" }).simulator.enabled, false);
+});
+
 test("the flood guards and the simulated market's history are tunable, with bounds", () => {
   const d = loadConfig({});
   assert.deepEqual([d.dexApi.ipPerMinute, d.exchangeApi.ipPerMinute, d.simulator.historyDays], [1200, 1200, 400]);

@@ -96,7 +96,8 @@ const envSchema = z.object({
   /** the DEX API's flood guard: every request, per client IP, per minute (raised only by tests and benchmarks
    *  that send hundreds of orders from one address) */
   DEX_IP_RATE_LIMIT: z.coerce.number().int().positive().default(1200),
-  /** the simulated market (simulator/): on for npm start, off in tests unless a test turns it on */
+  /** the simulated market (simulator/): on for npm start in the sandbox, off in tests unless a test turns it on;
+   *  always off in production mode (its agents are the sandbox's demo traders) */
   SIMULATOR: z.enum(["on", "off"]).default("on"),
   SIMULATOR_SEED: z.coerce.number().int().nonnegative().max(2 ** 32 - 1).default(1),
   SIMULATOR_ORDERS_PER_SECOND: z.coerce.number().positive().max(10_000).default(20),
@@ -420,7 +421,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ipPerMinute: e.DEX_IP_RATE_LIMIT,
     },
     exchangeApi: { oidcIssuers: e.EXCHANGE_OIDC_ISSUERS ?? [http(e.IAM_PORT)], oidcAudience: e.EXCHANGE_OIDC_AUDIENCE, publicPerMinute: e.EXCHANGE_PUBLIC_RATE_LIMIT, ipPerMinute: e.EXCHANGE_IP_RATE_LIMIT },
-    simulator: { enabled: e.SIMULATOR === "on", seed: e.SIMULATOR_SEED, ordersPerSecond: e.SIMULATOR_ORDERS_PER_SECOND, historyDays: e.SIMULATOR_HISTORY_DAYS },
+    simulator: { enabled: e.SIMULATOR === "on" && e.EXCHANGE_MODE !== "production", seed: e.SIMULATOR_SEED, ordersPerSecond: e.SIMULATOR_ORDERS_PER_SECOND, historyDays: e.SIMULATOR_HISTORY_DAYS },
     batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS, maxInFlight: e.BATCHER_MAX_INFLIGHT },
     chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,
     chainNode: e.CHAIN_NODE,

@@ -7,6 +7,7 @@ import { createBatcher, type Batcher, type SettledBatch } from "./settle/batcher
 import { batchTxsFromChain, type SettledBatchRecord } from "./settle/batch-confirmations";
 import { createContractWallets } from "./intake/contract-signature";
 import { createChainFollower, type ChainFollower, type SettlementEvent } from "./follow/chain-follower";
+import { createResaleFollower, createSellRestriction, readResaleMarkets } from "./follow/resale-follower";
 import { MatcherService, type ServiceEvent, type SnapshotPart } from "./match/matcher-service";
 import type { MarketSpec } from "./markets";
 import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
@@ -124,6 +125,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   follower.prefetch();
   const [makerFeeBps, takerFeeBps] = (await client.readContract({ address: opts.settlement, abi, functionName: "fees" })) as [number, number];
   const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(opts.chainId, opts.settlement)));
+  // the restricted markets: the resale rule at the match (pipeline/match/resale.ts), on the registries' facts
+  const resaleMarkets = await readResaleMarkets(client, opts.settlement, opts.markets);
 
   const settledListeners = new Set<(b: SettledBatch) => void>();
   const contractWallets = createContractWallets(client);
@@ -143,7 +146,19 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     clock,
     // the same gas stipend and the same reading of the answer as Settlement (pipeline/intake/contract-signature.ts)
     isValidContractSignature: contractWallets.isValidSignature,
+    resaleExemptions: resaleMarkets.exemptions,
+    sellRestriction: createSellRestriction(client, resaleMarkets),
   });
+  const resaleFollowers = resaleMarkets.registries.map((registry) =>
+    createResaleFollower({
+      client,
+      registry,
+      fromBlock: opts.fromBlock,
+      pollMs: opts.pollMs ?? 200,
+      submit: (u) => service.resaleFacts(u),
+      onError: (e) => log?.warn({ err: String(e), registry }, "eligibility registry follower: poll failed"),
+    }),
+  );
   for (const l of opts.listeners ?? []) service.subscribe(l);
   lap("fees");
   // replicated: a standby stays in here, applying its leader's records, until it holds the lease
@@ -195,6 +210,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     }
   }
   await follower.catchUp();
+  for (const f of resaleFollowers) await f.catchUp();
   lap("chainEvents");
   for (const k of pendingSeen) {
     const [trader, token] = k.split(":");
@@ -279,6 +295,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   log?.info({ journalRecords: replay.records, replayedTrades: replay.trades, lastSettledSeq, startMs }, "pipeline recovered");
 
   follower.start();
+  for (const f of resaleFollowers) f.start();
   let reconciliation: Reconciliation = { state: "pending", checked: 0, mismatches: [] };
   let lastTradeSeq = -1;
   service.subscribe((e) => {
@@ -326,6 +343,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       clearInterval(sweeper);
       availability.close();
       await follower.stop();
+      for (const f of resaleFollowers) await f.stop();
       await batcher.stop();
       await service.close();
     },

@@ -75,6 +75,8 @@ export type DexStatusReason =
   | "fok_not_fillable"
   | "no_liquidity"
   | "expired"
+  /** a buy on a restricted security's book that the resale rule refused at a match (issue #26) */
+  | "resale_restricted"
   | (string & {});
 
 // ------------------------------------------------------------------ markets

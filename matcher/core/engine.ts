@@ -23,6 +23,7 @@ import {
   type OrderInfo,
   type PlaceCommand,
   type RejectCode,
+  type ResaleGate,
   type Side,
 } from "./types";
 import * as validate from "./validate";
@@ -43,6 +44,8 @@ export interface MarketState {
   stops: StopBook;
   /** 0 until the first trade. */
   lastTradePriceTicks: number;
+  /** The resale rule of a market of restricted securities (null: anyone trades with anyone). */
+  resale: ResaleGate | null;
 }
 
 export { AccountOrders };
@@ -70,6 +73,8 @@ export class MatchingEngine {
   private ts = 0;
   private sink: EventSink = NULL_SINK;
   private readonly fired: Order[] = [];
+  /** Why match() stopped the taker (when it returns true). */
+  private killReason: CancelReason = "stp";
   /** The market of the last place command (markets are never removed). */
   private lastSymbol = "";
   private lastMarket: MarketState | undefined = undefined;
@@ -112,7 +117,16 @@ export class MatchingEngine {
       asks: new BookSide(symbol, false),
       stops: new StopBook(),
       lastTradePriceTicks: 0,
+      resale: null,
     });
+  }
+
+  /** Installs (or removes, with null) `symbol`'s resale rule; it is no part of the snapshot: the owner
+   *  installs it again after a restore. */
+  setResaleGate(symbol: string, gate: ResaleGate | null): void {
+    const m = this.markets.get(symbol);
+    if (m === undefined) throw new Error(`unknown market ${symbol}`);
+    m.resale = gate;
   }
 
   /** Applies one command, reporting every event to the sink (the allocation-free path). */
@@ -251,7 +265,7 @@ export class MatchingEngine {
         return this.reject(cmd, "POST_ONLY_WOULD_CROSS", "the order would match immediately");
       }
     } else if (o.timeInForce === "FOK") {
-      if (!fokFillable(o.isBuy ? market.asks : market.bids, o)) {
+      if (!fokFillable(o.isBuy ? market.asks : market.bids, o, market.resale, this.ts)) {
         this.recycle(o);
         return this.reject(cmd, "FOK_NOT_FILLABLE", "the order cannot be filled entirely now");
       }
@@ -347,7 +361,7 @@ export class MatchingEngine {
       this.recycle(o);
       return;
     }
-    if (killedBySelfTrade) this.closeCancelled(o, "stp");
+    if (killedBySelfTrade) this.closeCancelled(o, this.killReason);
     else if (o.isMarket) this.closeCancelled(o, "market_remainder");
     else if (o.timeInForce === "IOC" || o.timeInForce === "FOK") this.closeCancelled(o, "ioc_remainder");
     else this.rest(m, o);
@@ -378,13 +392,25 @@ export class MatchingEngine {
   private matchLevel(m: MarketState, side: BookSide, lvl: Level, t: Order): boolean {
     const sink = this.sink;
     const ts = this.ts;
+    const gate = m.resale;
     while (t.remainingLots > 0) {
       let mk = lvl.visHead;
       if (mk === null) {
         mk = lvl.hidHead;
         if (mk === null) return false;
       }
+      if (gate !== null && !(t.isBuy ? gate(mk.orderId, t.account, ts) : gate(t.orderId, mk.account, ts))) {
+        // the buyer is the one the rule refuses: its order ends, whichever side it is on
+        if (t.isBuy) {
+          this.killReason = "resale_restricted";
+          return true;
+        }
+        this.removeResting(m, mk);
+        this.closeCancelled(mk, "resale_restricted");
+        continue;
+      }
       if (mk.account === t.account) {
+        this.killReason = "stp";
         if (t.stp === "cancel_newest") return true;
         if (t.stp === "decrement") {
           this.decrement(m, mk, t);

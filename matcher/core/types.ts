@@ -98,7 +98,14 @@ export type RejectCode =
   | "POST_ONLY_WOULD_CROSS"
   | "FOK_NOT_FILLABLE";
 
-export type CancelReason = "user" | "ioc_remainder" | "market_remainder" | "stp";
+export type CancelReason = "user" | "ioc_remainder" | "market_remainder" | "stp" | "resale_restricted";
+
+/**
+ * A market's resale rule (MatchingEngine.setResaleGate): may the sell order `sellOrderId` fill the account
+ * `buyer` at `ts`? A refusal cancels the buy order (resting or incoming) with `resale_restricted`. Must be a
+ * pure function of state the owner journals, so that replay decides the same.
+ */
+export type ResaleGate = (sellOrderId: string, buyer: string, ts: number) => boolean;
 
 export type OrderStatus = "held" | "open" | "filled" | "cancelled" | "expired";
 

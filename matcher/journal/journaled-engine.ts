@@ -29,6 +29,9 @@ export interface JournaledEngineOptions<M = unknown> {
   owner?: { state(): unknown; restore(state: unknown | undefined): void };
   /** Order nodes the engine allocates at start, also when it is restored from a snapshot (EngineOptions.reserveOrders). */
   reserveOrders?: number;
+  /** Called at open with the engine (restored or new, its markets added) before the owner's state is
+   *  restored and before the replay: what is no part of a snapshot (resale gates) is installed here. */
+  onEngine?(engine: MatchingEngine): void;
   /** Called at open for every replayed record with the events it produced (without it, replay discards them). */
   onReplay?(record: JournalRecord<Command, M>, events: EngineEvent[]): void;
   /** A previous version's JSON-lines journal in `dir`, carried into this one once (log.ts). */
@@ -86,6 +89,7 @@ export async function createJournaledEngine<M = unknown>(options: JournaledEngin
       const engineState = stored && owner ? (stored as { engine: EngineSnapshot }).engine : (stored as EngineSnapshot | undefined);
       engine = engineState ? restoreSnapshot(engineState, { reserveOrders: options.reserveOrders }) : new MatchingEngine({ markets: [], reserveOrders: options.reserveOrders });
       for (const m of options.markets) if (!engine.markets.has(m.symbol)) engine.addMarket(m);
+      options.onEngine?.(engine);
       owner?.restore(stored ? (stored as { owner: unknown }).owner : undefined);
     },
     replay(r) {

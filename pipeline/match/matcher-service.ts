@@ -17,6 +17,7 @@ import { feeFor } from "../../sdk/eip712";
 import { systemClock, type Clock } from "../../runtime/clock";
 import { fromJsonSafe, toJsonSafe, type JsonSafe } from "./snapshot-json";
 import { NonceSet } from "./nonce-set";
+import { ResaleFacts, type ResaleExemption, type ResaleFactsJson, type ResaleUpdate } from "./resale";
 
 /** Order nodes the engine allocates at start: the bench's reserve (matcher/deployment.ts). */
 const RESERVE_ORDERS = MATCHER_RESERVE_ORDERS;
@@ -34,6 +35,10 @@ export interface JournalMeta {
   deadlineMs?: number;
   /** intent fields the API gave (client order id, api key id, ...) */
   info?: Record<string, unknown>;
+  /** a change of the resale rule's facts (a `tick` record: applied after it, live and on replay) */
+  resale?: ResaleUpdate;
+  /** a place command's sell gives restricted units until this time (ms): the rule's input, kept with it */
+  resaleUntilMs?: number;
 }
 
 /** The matcher service's part of a journal snapshot (see snapshotState). */
@@ -48,6 +53,8 @@ interface ServiceSnapshot {
   dropped: number[];
   rejected: [string, string][];
   parts: Record<string, unknown>;
+  /** absent in snapshots older than the resale rule */
+  resale?: ResaleFactsJson;
 }
 
 /** The journal file of the previous version (JSON lines `{cmd, meta?}`), carried into the journal once. */
@@ -73,6 +80,8 @@ export interface LiveOrder {
   signer: string;
   acceptedSeq: number;
   info?: Record<string, unknown>;
+  /** a sell on a restricted market: it gives restricted units until this time (ms; 0 or absent: free units) */
+  resaleUntilMs?: number;
 }
 
 export type ServiceEvent =
@@ -139,6 +148,11 @@ export interface MatcherServiceDeps {
   recoverThreads?: number;
   /** called in trade order once the trade's command is durable */
   onDurableTrade?(t: SettleableTrade): void;
+  /** the markets of restricted securities and who may receive their restricted units (Settlement.restrictedToken) */
+  resaleExemptions?: ReadonlyMap<string, ResaleExemption>;
+  /** until when (ms) a sell of `baseAmount` by `seller` on a restricted market gives restricted units, its
+   *  open sells there (`offeredBase`) counted first (0: free units only; the registry's view at placement) */
+  sellRestriction?(market: MarketSpec, seller: string, baseAmount: bigint, offeredBase: bigint): Promise<number>;
   logger?: { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
 }
 
@@ -175,9 +189,12 @@ export class MatcherService {
   readonly droppedSeqs = new Set<number>();
   /** orders the contract refused (hash -> error): cancelled, never matched again */
   readonly rejectedOrders = new Map<string, string>();
+  /** the resale rule's facts (pipeline/match/resale.ts) */
+  readonly resale: ResaleFacts;
 
   constructor(private readonly deps: MatcherServiceDeps) {
     this.clock = deps.clock ?? systemClock;
+    this.resale = new ResaleFacts(deps.resaleExemptions ?? new Map(), (id) => this.orders.get(id.toLowerCase())?.resaleUntilMs ?? 0);
     this.now = () => this.clock.now();
     for (const m of deps.markets) {
       assertMarketGridExact(m);
@@ -226,10 +243,12 @@ export class MatcherService {
       reserveOrders: RESERVE_ORDERS,
       snapshotEvery: this.deps.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY,
       owner: { state: () => this.snapshotState(), restore: (st) => st !== undefined && this.restoreSnapshot(st as ServiceSnapshot) },
+      onEngine: (engine) => this.resale.install(engine),
       onReplay: ({ c: cmd, m: meta }, events) => {
         const pre = this.preApply(cmd, meta);
         this.applyEvents(cmd, events, pre, trades, cmd.ts, meta);
         this.applyDrop(cmd, meta);
+        if (meta?.resale) this.resale.apply(meta.resale);
       },
       legacy: { file: LEGACY_JOURNAL, convert: (line) => ({ c: (line as { cmd: Command }).cmd, m: (line as { meta?: JournalMeta }).meta }) },
     });
@@ -277,6 +296,7 @@ export class MatcherService {
       dropped: [...this.droppedSeqs],
       rejected: [...this.rejectedOrders],
       parts,
+      resale: this.resale.toJson(),
     };
   }
 
@@ -301,8 +321,16 @@ export class MatcherService {
     }
     for (const seq of st.dropped) this.droppedSeqs.add(seq);
     for (const [h, e] of st.rejected) this.rejectedOrders.set(h, e);
+    this.resale.restore(st.resale);
     this.restoredTrades = [...this.unsettled.values()].map((u) => u.trade).sort((a, b) => a.seq - b.seq);
     for (const [name, part] of Object.entries(this.deps.snapshotParts ?? {})) if (st.parts[name] !== undefined) part.restoreSnapshot(st.parts[name]);
+  }
+
+  /** Journals a change of the resale rule's facts (the eligibility registry's, as the chain follower reads
+   *  them); one that changes nothing is not journaled. */
+  async resaleFacts(u: ResaleUpdate): Promise<void> {
+    if (!this.resale.changes(u)) return;
+    await this.submit({ kind: "tick", ts: this.now() }, { resale: u });
   }
 
   /** Where durable trades go (the batcher), in seq order. */
@@ -368,6 +396,7 @@ export class MatcherService {
     const refused = this.admissionRefusal();
     if (refused) throw refused;
     const v = await validateSignedOrder(this.intake, input);
+    const resaleUntilMs = await this.resaleUntilOf(v);
     // from here to submit: synchronous, so no other command can use the same funds or nonce
     const nonceProblem = this.nonceProblem(v.account, input.order.nonce);
     if (nonceProblem) throw new PipelineError("INVALID_NONCE", nonceProblem, { nonce: input.order.nonce.toString() });
@@ -400,8 +429,9 @@ export class MatcherService {
       ...(input.icebergVisibleLots ? { icebergVisibleLots: Number(input.icebergVisibleLots) } : {}),
     };
     // the journal keeps the signed order in its JSON form; this call hands the typed order on as it is
-    const meta: JournalMeta = { order: orderToJson(input.order), signature: input.signature, signer: v.signer, deadlineMs: v.deadlineMs, info };
+    const meta: JournalMeta = { order: orderToJson(input.order), signature: input.signature, signer: v.signer, deadlineMs: v.deadlineMs, info, ...(resaleUntilMs > 0 ? { resaleUntilMs } : {}) };
     const live = this.liveOrder(v.hash, cmd, v.market, { order: input.order, signature: input.signature, hash: v.hash }, v.deadlineMs, v.signer, info, cmd.expiresAt ?? 0);
+    if (resaleUntilMs > 0) live.resaleUntilMs = resaleUntilMs;
     const events = await this.submit(cmd, meta, live);
     const rejected = events.find((e) => e.type === "rejected");
     return rejected && rejected.type === "rejected"
@@ -435,6 +465,7 @@ export class MatcherService {
     const trades: SettleableTrade[] = [];
     this.applyEvents(cmd, events, pre, trades, this.now(), meta);
     this.applyDrop(cmd, meta);
+    if (meta?.resale) this.resale.apply(meta.resale);
     for (const t of trades) this.pendingTrades.push(t);
     return durable.then(() => {
       // a command without trades releases none (each trade is released by its own command's record)
@@ -482,7 +513,18 @@ export class MatcherService {
     const order = orderFromJson(meta.order);
     const hash = cmd.orderId as Hex;
     const deadlineMs = meta.deadlineMs ?? Number(meta.reason ?? Number(order.expiry) * 1000);
-    return this.liveOrder(hash, cmd, this.markets.get(cmd.symbol)!, { order, signature: meta.signature, hash }, deadlineMs, meta.signer ?? order.trader, meta.info, cmd.expiresAt ?? 0);
+    const live = this.liveOrder(hash, cmd, this.markets.get(cmd.symbol)!, { order, signature: meta.signature, hash }, deadlineMs, meta.signer ?? order.trader, meta.info, cmd.expiresAt ?? 0);
+    if (meta.resaleUntilMs) live.resaleUntilMs = meta.resaleUntilMs;
+    return live;
+  }
+
+  /** A sell on a restricted market: until when it gives restricted units (its account's open sells there
+   *  take the free units first). Any other order: 0. */
+  private async resaleUntilOf(v: ValidatedOrder): Promise<number> {
+    if (v.side !== "sell" || !this.resale.exemptions.has(v.market.symbol) || !this.deps.sellRestriction) return 0;
+    let offered = 0n;
+    for (const o of this.orders.values()) if (o.side === "sell" && o.account === v.account && o.market.symbol === v.market.symbol) offered += o.remainingBase;
+    return this.deps.sellRestriction(v.market, v.account, v.lock.amount, offered);
   }
 
   /** The state a place command needs before the engine runs: its lock and nonce are reserved. */

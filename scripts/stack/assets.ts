@@ -9,6 +9,7 @@ import { parseEventLogs, type Address, type Hex } from "viem";
 import { assetTokensToDeploy, CATALOGUE, type AssetToken } from "../../api/exchange/assets/catalogue";
 import { REGISTRY_REGIME } from "../../api/exchange/compliance/regime";
 import { loadArtifact } from "../artifacts";
+import { settlementAbi } from "../../sdk/abi";
 import { createChainClients } from "./clients";
 import type { Deployments, TokenDeployment } from "./deployments";
 import type { SeededBalance } from "./seed";
@@ -67,6 +68,11 @@ export async function deployAssetTokens(
       if (e.args.symbol !== t.symbol) throw new Error(`asset tokens: token ${e.args.index} is ${e.args.symbol}, expected ${t.symbol}`);
       out[t.symbol] = { address: e.args.token, decimals: t.decimals };
       for (const trader of opts.holders) seeded.push({ trader, token: t.symbol, amountBaseUnits: specs[Number(e.args.index)].seedPerHolder });
+      // Settlement checks this token's fills with the registry (ISettlementCompliance): the deployer is its admin
+      if (specs[Number(e.args.index)].regime !== REGISTRY_REGIME.retail) {
+        const set = await deployer.writeContract({ address: opts.settlement, abi: settlementAbi, functionName: "setRestrictedToken", args: [e.args.token] });
+        if ((await publicClient.waitForTransactionReceipt({ hash: set })).status !== "success") throw new Error(`asset tokens: naming ${t.symbol} restricted in Settlement (${set}) reverted`);
+      }
     }
   }
   return { tokens: out, seeded, registry };

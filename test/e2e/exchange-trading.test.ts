@@ -14,7 +14,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { createPublicClient, http, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { settlementAbi } from "../../sdk/abi";
+import { eligibilityRegistryAbi, settlementAbi } from "../../sdk/abi";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import { waitFor, loginExchange, openRealtime } from "./exchange-session";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
@@ -317,12 +317,21 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     const carolTake = await carol.call("POST", "/orders", order("CNTS", { quantity: 1, limitPrice: 9 }));
     assert.deepEqual([...code(carolTake), carolTake.body.error?.details?.reason], [400, "RESALE_RESTRICTED", "restricted_lots_on_book"]);
     await alice.call("POST", "/sandbox/accreditation/506b", {});
+    // the match decides on the eligibility registry's facts (issue #26): alice's accreditation takes effect on the
+    // book once recorded on chain (the compliance sync) and seen by the pipeline's registry follower
+    await waitFor("alice's accreditation in the registry", async () => {
+      const [acc] = (await client.readContract({ address: home.contracts.EligibilityRegistry as Address, abi: eligibilityRegistryAbi, functionName: "investor", args: [alice.address as Address] })) as readonly [number, boolean];
+      return acc === 1 ? true : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 1_000));
     const aliceTake = await alice.call("POST", "/orders", order("CNTS", { quantity: 1, limitPrice: 9 }));
     assert.deepEqual(code(aliceTake), [201, "EXECUTED"]); // an accredited buyer (the exemption) takes it
     await bob.call("DELETE", `/orders/${restricted.body.data.orderId}`);
 
-    // 10b. after the hold (the sandbox clock of funding and the investor rules moved 366 days): the lot is free,
-    //      and goes to carol, whom no exemption covers
+    // 10b. bob's sandbox clock (funding and the investor rules) moves 366 days: the exchange's books show his lot
+    //      free, but the hold the match and the chain apply is the eligibility registry's, on the chain's clock
+    //      (issue #26): carol, whom no exemption covers, still does not receive it; her bid ends CANCELLED
+    //      (resale_restricted at the match) and bob's sell rests
     const moved = await bob.call("POST", "/sandbox/funding/advance-clock", { seconds: 366 * 86_400 });
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
     const freeLots = ((await bob.call("GET", "/exchange-portfolio")).body.data as Json[]).find((x) => x.assetId === "CNTS")!.lots as Json[];
@@ -330,8 +339,12 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     const carolBid2 = await carol.call("POST", "/orders", order("CNTS", { quantity: 1, limitPrice: 9 }));
     assert.deepEqual(code(carolBid2), [201, "PENDING"]);
     const freeSell = await bob.call("POST", "/orders", { assetId: "CNTS", side: "SELL", orderType: "limit", quantity: 1, limitPrice: 9 });
-    assert.deepEqual(code(freeSell), [201, "EXECUTED"]);
-    assert.equal((await carol.call("GET", `/orders/${carolBid2.body.data.orderId}`)).body.data.status, "EXECUTED");
+    assert.deepEqual(code(freeSell), [201, "PENDING"]);
+    assert.equal((await carol.call("GET", `/orders/${carolBid2.body.data.orderId}`)).body.data.status, "CANCELLED");
+    await bob.call("DELETE", `/orders/${freeSell.body.data.orderId}`);
+    // a free seller's units (the demo trader's, at 10.00) reach carol: her Reg CF window counts that buy (below)
+    const carolFree = await carol.call("POST", "/orders", order("CNTS", { quantity: 1, limitPrice: 10 }));
+    assert.deepEqual(code(carolFree), [201, "EXECUTED"], JSON.stringify(carolFree.body));
     // 10b'. the clock was bob's alone (#26): alice's lot (bought from bob above) is still in its hold; bob's lot
     //       bought now is dated on his clock, and its flag and restriction end read that one clock (#30)
     const aliceLots = ((await alice.call("GET", "/exchange-portfolio")).body.data as Json[]).find((x) => x.assetId === "CNTS")!.lots as Json[];
@@ -347,9 +360,9 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     assert.equal(Date.parse(fresh.restrictionEndDate), new Date(fresh.acquisitionDate).setUTCFullYear(new Date(fresh.acquisitionDate).getUTCFullYear() + 1));
     assert.equal(fresh.isRestricted, true, "a lot bought after the advance is in its hold on the same clock its end date is on");
     assert.deepEqual(bobLots.slice(0, -1).map((l) => l.isRestricted), bobLots.slice(0, -1).map(() => false));
-    // nor anyone else's Reg CF window: carol's (her clock unmoved) still counts her 9-dollar buy above
+    // nor anyone else's Reg CF window: carol's (her clock unmoved) still counts her 10-dollar buy above
     const overCf = await carol.call("POST", "/orders", order("CNTS", { quantity: 1000, limitPrice: 10 }));
-    assert.deepEqual([...code(overCf), overCf.body.error?.details?.reason, overCf.body.error?.details?.used], [400, "ACCREDITATION_REQUIRED", "reg_cf_investment_limit", 9]);
+    assert.deepEqual([...code(overCf), overCf.body.error?.details?.reason, overCf.body.error?.details?.used], [400, "ACCREDITATION_REQUIRED", "reg_cf_investment_limit", 10]);
 
     // 10c. the OpenAPI document (GET /v1/openapi.json, api/exchange/openapi.ts) on the real stack: order,
     //      portfolio, transaction and account bodies conform to the documented schemas, and every documented

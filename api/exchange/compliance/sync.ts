@@ -173,6 +173,12 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
 
 export type ComplianceSync = ReturnType<typeof createComplianceSync>;
 
+/** The sandbox's simulated-market agents (the demo traders) as the registry should know them: verified 506c
+ *  accredited investors and not US persons, eligible for every resale exemption the book applies. */
+export function sandboxAgentInvestors(addresses: readonly Address[]): { address: Address; facts: InvestorEligibility }[] {
+  return addresses.map((address) => ({ address, facts: { accreditation: "verified506c", usPerson: false } }));
+}
+
 /** Every exchange account with a custody address, with its registry facts (the book's accreditation rule; US
  *  person as the investor profile says, else a +1 phone). */
 export async function exchangeInvestors(db: Db): Promise<{ address: Address; facts: InvestorEligibility }[]> {

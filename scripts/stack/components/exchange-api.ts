@@ -22,7 +22,7 @@ import { createOrders, type Orders } from "../../../api/exchange/orders/service"
 import { createOrdersRouter } from "../../../api/exchange/orders/router";
 import { createPortfolioRouter, tradeTransactionsOf } from "../../../api/exchange/portfolio/router";
 import { createComplianceClient } from "../../../api/exchange/compliance/client";
-import { createComplianceSync, exchangeInvestors, type ComplianceSync } from "../../../api/exchange/compliance/sync";
+import { createComplianceSync, exchangeInvestors, sandboxAgentInvestors, type ComplianceSync } from "../../../api/exchange/compliance/sync";
 import { bookSymbolOf, CATALOGUE } from "../../../api/exchange/assets/catalogue";
 import { hasHold } from "../../../api/exchange/orders/resale";
 import { startSingleWriter } from "../../../db/single-writer";
@@ -94,7 +94,9 @@ export const exchangeApiComponent: Component = {
       compliance = createComplianceSync({
         client,
         logger: logger.child({ part: "compliance" }),
-        investors: () => exchangeInvestors(db),
+        // the sandbox's demo traders (the simulated market's agents) are investors the registry knows: verified
+        // accredited and non-US, so they may trade every restricted book within its rules (docs/decisions/api.md)
+        investors: async () => [...(await exchangeInvestors(db)), ...(ctx.config.mode === "sandbox" ? sandboxAgentInvestors(ctx.config.keys.demoTraders.map((k) => k.address)) : [])],
         ledgerLots: (token, holder) => ordersRef.ledgerLots(token, holder),
         restrictedTokens,
       });

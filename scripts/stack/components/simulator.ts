@@ -77,9 +77,9 @@ export const simulatorComponent: Component = {
   async start(ctx: StackContext): Promise<ComponentHandle> {
     const log = ctx.logger.child({ component: "simulator" });
     const s = ctx.config.simulator;
-    if (!s.enabled) {
-      log.info({ enabled: s.enabled }, "simulated market off");
-      return { stop: async () => {}, info: { "simulated market": "off (SIMULATOR=off)" } };
+    if (!s.enabled || ctx.config.mode === "production") {
+      log.info({ enabled: s.enabled, mode: ctx.config.mode }, "simulated market off");
+      return { stop: async () => {}, info: { "simulated market": ctx.config.mode === "production" ? "off (production mode)" : "off (SIMULATOR=off)" } };
     }
     const lease = await acquireDexService(ctx, "simulator");
     if (!lease) {
