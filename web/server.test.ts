@@ -10,6 +10,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import zlib from "node:zlib";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
 import { MAX_RPC_BATCH, MAX_RPC_BODY, startWebServer, type RunningWebServer } from "./server";
@@ -19,6 +20,9 @@ fs.mkdirSync(path.join(dist, "assets"));
 fs.writeFileSync(path.join(dist, "index.html"), "<!doctype html><title>t</title>");
 fs.writeFileSync(path.join(dist, "exchange.html"), "<!doctype html><title>exchange</title>");
 fs.writeFileSync(path.join(dist, "assets", "app-abc.js"), "console.log(1)");
+const bigScript = "export const rows = [" + Array.from({ length: 400 }, (_, i) => `"row ${i}"`).join(",") + "];";
+fs.writeFileSync(path.join(dist, "assets", "big-abc.js"), bigScript);
+const bigJson = JSON.stringify({ markets: Array.from({ length: 100 }, (_, i) => ({ symbol: `M${i}-USD`, last: "2800.10" })) });
 fs.writeFileSync(path.join(os.tmpdir(), "web-secret.txt"), "secret");
 
 const rpcCalls: unknown[] = [];
@@ -42,6 +46,10 @@ const rest = http.createServer((req, res) => {
   req.on("end", () => {
     restSeen.push({ host: req.headers.host, xff: req.headers["x-forwarded-for"] as string, path: req.url, body: b });
     originsSeen.push(req.headers.origin);
+    if (req.url === "/v1/big") {
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(bigJson) });
+      return void res.end(bigJson);
+    }
     res.writeHead(201, { "content-type": "application/json", "x-ratelimit-limit": "100" });
     res.end(JSON.stringify({ ok: true }));
   });
@@ -84,14 +92,17 @@ after(async () => {
   servers = {};
 });
 
-/** raw request (fetch would normalise "..") */
-function raw(url: string, p: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+/** raw request (fetch would normalise ".." and decompress) */
+function raw(url: string, p: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; bytes: Buffer }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request({ hostname: u.hostname, port: u.port, path: p, method: init.method ?? "GET", headers: init.headers }, (res) => {
-      let b = "";
-      res.on("data", (d) => (b += d));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: b }));
+      const chunks: Buffer[] = [];
+      res.on("data", (d: Buffer) => chunks.push(d));
+      res.on("end", () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode!, headers: res.headers, body: bytes.toString("utf8"), bytes });
+      });
     });
     req.on("error", reject);
     req.end(init.body);
@@ -115,6 +126,32 @@ test("serves the app with a strict CSP; assets cached for good; nothing outside 
     assert.equal(JSON.parse(r.body).error.code, "NOT_FOUND");
   }
   assert.equal((await raw(s.url, "/", { method: "POST" })).status, 405);
+});
+
+test("compression: brotli or gzip for text over 1 KiB (files and forwarded API answers), none below or unasked", async () => {
+  const s = await start("sandbox");
+  const unzip = (r: { headers: http.IncomingHttpHeaders; bytes: Buffer }) =>
+    (r.headers["content-encoding"] === "br" ? zlib.brotliDecompressSync(r.bytes) : zlib.gunzipSync(r.bytes)).toString("utf8");
+  for (const [p, body] of [["/assets/big-abc.js", bigScript], ["/v1/big", bigJson]] as const) {
+    const br = await raw(s.url, p, { headers: { "accept-encoding": "gzip, deflate, br" } });
+    assert.equal(br.headers["content-encoding"], "br", p);
+    assert.match(br.headers.vary as string, /Accept-Encoding/);
+    assert.ok(br.bytes.length < body.length / 3, `${p}: ${br.bytes.length} of ${body.length} bytes`);
+    assert.equal(unzip(br), body);
+    const gz = await raw(s.url, p, { headers: { "accept-encoding": "gzip" } });
+    assert.equal(gz.headers["content-encoding"], "gzip", p);
+    assert.equal(unzip(gz), body);
+    const plain = await raw(s.url, p, { headers: { "accept-encoding": "br;q=0, identity" } });
+    assert.equal(plain.headers["content-encoding"], undefined, p);
+    assert.equal(plain.body, body);
+  }
+  // at or under the threshold: sent as is
+  const small = await raw(s.url, "/assets/app-abc.js", { headers: { "accept-encoding": "br, gzip" } });
+  assert.equal(small.headers["content-encoding"], undefined);
+  assert.equal(small.body, "console.log(1)");
+  const rpcBig = await raw(s.url, "/rpc", { method: "POST", headers: { "content-type": "application/json", "accept-encoding": "gzip" }, body: JSON.stringify(Array.from({ length: 40 }, (_, id) => ({ jsonrpc: "2.0", id, method: "eth_chainId" }))) });
+  assert.equal(rpcBig.headers["content-encoding"], "gzip");
+  assert.equal(JSON.parse(unzip(rpcBig)).length, 40);
 });
 
 test("the public config: development keys in the sandbox, none in production", async () => {

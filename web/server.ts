@@ -12,6 +12,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
 import { WEB_CALLBACK_PATH } from "../api/iam/config";
+import { chooseEncoding, compressSync, COMPRESS_MIN_BYTES, pipeResponse, sendBody, type Encoding } from "./compress";
 
 export interface WebServerOptions {
   host: string;
@@ -123,7 +124,7 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | nu
 
 export async function startWebServer(o: WebServerOptions): Promise<RunningWebServer> {
   const dist = path.resolve(o.distDir);
-  const index = fs.readFileSync(path.join(dist, "index.html"));
+  fs.accessSync(path.join(dist, "index.html"));
   const sandbox = o.mode === "sandbox";
   const publicConfig = JSON.stringify({ chainId: o.chainId, mode: o.mode, devWalletKeys: sandbox ? o.devWalletKeys : [], integratorKey: sandbox ? o.integratorKey : undefined });
   const dexRest = new URL(o.upstream.dexRest);
@@ -131,8 +132,7 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
   function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): void {
     if (req.method !== "GET" && req.method !== "HEAD") return sendError(res, 405, "METHOD_NOT_ALLOWED", "only GET and HEAD are served here");
     if (pathname === "/" || pathname === "/index.html" || pathname === WEB_CALLBACK_PATH) {
-      res.writeHead(200, { "content-type": TYPES[".html"], "cache-control": "no-cache", ...SECURITY_HEADERS });
-      return void res.end(req.method === "HEAD" ? undefined : index);
+      return sendFile(req, res, path.join(dist, "index.html"), TYPES[".html"], "no-cache");
     }
     if (pathname === "/exchange" || pathname === "/exchange/") pathname = "/exchange.html";
     let decoded: string;
@@ -148,10 +148,27 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
       const type = TYPES[path.extname(file)] ?? "application/octet-stream";
       // Vite names every asset by its content hash: cache it for good
       const cache = pathname.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache";
-      res.writeHead(200, { "content-type": type, "content-length": st.size, "cache-control": cache, ...SECURITY_HEADERS });
-      if (req.method === "HEAD") return void res.end();
-      fs.createReadStream(file).pipe(res);
+      sendFile(req, res, file, type, cache);
     });
+  }
+
+  // the build never changes under a running server: each file is read once and compressed once per encoding
+  const files = new Map<string, Buffer>();
+  function sendFile(req: http.IncomingMessage, res: http.ServerResponse, file: string, type: string, cache: string): void {
+    let body = files.get(file);
+    if (!body) files.set(file, (body = fs.readFileSync(file)));
+    const enc: Encoding | null = body.length > COMPRESS_MIN_BYTES ? chooseEncoding(req, type) : null;
+    const headers: http.OutgoingHttpHeaders = { "content-type": type, "cache-control": cache, vary: "Accept-Encoding", ...SECURITY_HEADERS };
+    if (enc) {
+      const key = `${enc}:${file}`;
+      let z = files.get(key);
+      if (!z) files.set(key, (z = compressSync(body, enc)));
+      body = z;
+      headers["content-encoding"] = enc;
+    }
+    headers["content-length"] = body.length;
+    res.writeHead(200, headers);
+    res.end(req.method === "HEAD" ? undefined : body);
   }
 
   /** Forwards the request to `target` at `upstreamPath` (Host kept for the DEX API's signed scheme, else the target's).
@@ -160,10 +177,7 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
   function forward(req: http.IncomingMessage, res: http.ServerResponse, target: URL, upstreamPath: string, keepHost: boolean, name: string): void {
     const headers = { ...req.headers, connection: "close", "x-forwarded-for": req.socket.remoteAddress ?? "" };
     if (!keepHost) headers.host = target.host;
-    const up = http.request({ protocol: target.protocol, hostname: target.hostname, port: target.port, localAddress: o.upstream.localAddress, method: req.method, path: upstreamPath, headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = http.request({ protocol: target.protocol, hostname: target.hostname, port: target.port, localAddress: o.upstream.localAddress, method: req.method, path: upstreamPath, headers }, (r) => pipeResponse(req, res, r));
     up.on("error", () => sendError(res, 503, "SERVICE_UNAVAILABLE", `the ${name} cannot be reached: try again shortly`));
     req.pipe(up);
   }
@@ -222,9 +236,7 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
     }
     try {
       const r = await fetch(o.upstream.rpc, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(30_000) });
-      const text = await r.text();
-      res.writeHead(r.status, { "content-type": "application/json", ...SECURITY_HEADERS });
-      res.end(text);
+      sendBody(req, res, r.status, { "content-type": "application/json", ...SECURITY_HEADERS }, await r.text());
     } catch {
       sendError(res, 503, "SERVICE_UNAVAILABLE", "the chain cannot be reached: try again shortly");
     }
@@ -236,9 +248,7 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
     if (!base) return sendError(res, 503, "SERVICE_UNAVAILABLE", "the indexer does not run: candles are unavailable");
     try {
       const r = await fetch(`${base}/candles${url.search}`, { signal: AbortSignal.timeout(10_000) });
-      const text = await r.text();
-      res.writeHead(r.status, { "content-type": "application/json", "cache-control": "no-cache", ...SECURITY_HEADERS });
-      res.end(text);
+      sendBody(req, res, r.status, { "content-type": "application/json", "cache-control": "no-cache", ...SECURITY_HEADERS }, await r.text());
     } catch {
       sendError(res, 503, "SERVICE_UNAVAILABLE", "the indexer cannot be reached: candles are unavailable");
     }
@@ -258,8 +268,7 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
     if (p === "/rpc") return void proxyRpc(req, res).catch(() => sendError(res, 500, "INTERNAL_ERROR", "internal error"));
     if (p === "/indexer/candles") return void proxyIndexer(req, res, url).catch(() => sendError(res, 500, "INTERNAL_ERROR", "internal error"));
     if (p === "/config.json") {
-      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache", ...SECURITY_HEADERS });
-      return void res.end(publicConfig);
+      return sendBody(req, res, 200, { "content-type": "application/json", "cache-control": "no-cache", ...SECURITY_HEADERS }, publicConfig);
     }
     serveStatic(req, res, p);
   });

@@ -1,4 +1,5 @@
-// npm run bench:web: the trading app's page weight (bytes of the built app, raw and gzip, per file) and its
+// npm run bench:web: the trading app's page weight (bytes of the built app, raw and gzip, per file; what a
+// cold load takes over the wire, as the web server compresses it) and its
 // time to the first live book on a cold load (a fresh browser context: no cache), local, headless Debian
 // chromium, on a stack with the pipeline, the DEX API and the web server; a resting order makes the book
 // non-empty. Prints the median and max of BENCH_WEB_LOADS loads (default 7) and the load average.
@@ -29,6 +30,22 @@ async function restingOrder(rest: string, key: Hex): Promise<void> {
   if (r.status !== 201) throw new Error(`resting order: ${r.status} ${await r.text()}`);
 }
 
+/** What the first cold load took over the wire (compressed as served) against the bodies' own size. */
+async function printWire(responses: import("playwright-core").Response[]): Promise<void> {
+  let wire = 0;
+  let body = 0;
+  let compressed = 0;
+  for (const r of responses) {
+    const sizes = await r.request().sizes().catch(() => null);
+    const b = await r.body().catch(() => null);
+    if (!sizes || !b) continue;
+    wire += sizes.responseBodySize;
+    body += b.length;
+    if (r.headers()["content-encoding"]) compressed++;
+  }
+  console.log(`page weight with compression (first cold load, ${responses.length} responses, ${compressed} compressed): ${(wire / 1024).toFixed(1)} KiB over the wire for ${(body / 1024).toFixed(1)} KiB of bodies`);
+}
+
 async function main() {
   const build = await buildWebApp();
   let raw = 0;
@@ -56,9 +73,12 @@ async function main() {
     for (let i = 0; i < LOADS; i++) {
       const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
       const page = await ctx.newPage();
+      const responses: import("playwright-core").Response[] = [];
+      page.on("response", (r) => void responses.push(r));
       await page.goto(`${url}#/market/WETH-USD`);
       await page.waitForSelector('#book tbody.bids tr[data-price="1500"]', { timeout: 60_000 });
       times.push(await page.evaluate(() => performance.now()));
+      if (i === 0) await printWire(responses);
       await ctx.close();
     }
     times.sort((a, b) => a - b);
