@@ -683,8 +683,9 @@ export function createDexService(deps: DexServiceDeps): DexService {
       const list = state.trades.get(symbol) ?? [];
       const now = clock.now();
       const since = now - 24 * 3600 * 1000;
-      const volume24hLots = list.filter((t) => t.timestampMs >= since).reduce((a, t) => a + t.sizeLots, 0n);
-      return { symbol, lastPriceTicks: list.length ? list[list.length - 1].priceTicks : null, volume24hLots, timestampMs: now };
+      const day = list.filter((t) => t.timestampMs >= since);
+      const volume24hLots = day.reduce((a, t) => a + t.sizeLots, 0n);
+      return { symbol, lastPriceTicks: list.length ? list[list.length - 1].priceTicks : null, volume24hLots, open24hPriceTicks: day[0]?.priceTicks ?? null, timestampMs: now };
     },
 
     async prepareAgentApproval(trader, agent, expiry): Promise<Eip712TypedData> {

@@ -301,6 +301,8 @@ export interface DexMarketStats {
   lastPriceTicks: bigint | null;
   /** traded base size over the last 24 h */
   volume24hLots: bigint;
+  /** the price of the first trade of the last 24 h (the base of the 24 h change); null without one */
+  open24hPriceTicks?: bigint | null;
   timestampMs: number;
 }
 

@@ -19,6 +19,7 @@ const EXPECTED = [
   "get /v1/orderbook/{symbol}",
   "get /v1/trades",
   "get /v1/ticker/{symbol}",
+  "get /v1/market-summary",
   "post /v1/orders",
   "delete /v1/orders/{order_id}",
   "get /v1/orders/{order_id}",

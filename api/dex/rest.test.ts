@@ -2,6 +2,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { call, createKey, fund, hmacHeaders, keyHeaders, newWallet, signedOrderBody, startHarness, walletHeaders, type Harness, type TestKey } from "../testing/harness";
+import { changePercentText } from "./routes/market";
 
 let h: Harness;
 let bot: TestKey;
@@ -89,6 +90,22 @@ test("the signed ticker: decimal strings and a millisecond timestamp", async () 
   const unsigned = await call(h, "GET", path, { headers: keyHeaders(bot) });
   assert.equal(unsigned.status, 401);
   assert.equal(unsigned.body.error.details.reason, "scheme_not_accepted");
+});
+
+test("the public market summary: every market's last, 24 h change and volume, no key", async () => {
+  const r = await call(h, "GET", "/v1/market-summary");
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.markets.length, h.service.listMarkets().length);
+  const weth = r.body.markets.find((m: { symbol: string }) => m.symbol === "WETH-USD");
+  assert.equal(weth.last, "2500.5");
+  assert.equal(weth.open24h, "2500.5");
+  assert.equal(weth.change24h, "0.00");
+  assert.equal(weth.volume24h, "1");
+  const idle = r.body.markets.find((m: { symbol: string; last: string | null }) => m.symbol !== "WETH-USD" && m.last === null);
+  if (idle) assert.equal(idle.change24h, null);
+  assert.equal(changePercentText(2000n, 2025n), "1.25");
+  assert.equal(changePercentText(2000n, 1974n), "-1.30");
+  assert.equal(changePercentText(3n, 2n), "-33.33");
 });
 
 test("the HMAC scheme is accepted on a private endpoint, body and query signed", async () => {

@@ -173,6 +173,21 @@ export const tickerResponse = z.object({
   volume24h: z.string(),
   timestamp: z.number().int(),
 });
+export const marketSummaryResponse = z.object({
+  markets: z.array(
+    z.object({
+      symbol: z.string(),
+      bid: z.string().nullable(),
+      ask: z.string().nullable(),
+      last: z.string().nullable(),
+      open24h: z.string().nullable(),
+      /** percent, 2 decimals, truncated toward zero ("-1.25"); null without a trade in the last 24 h */
+      change24h: z.string().nullable(),
+      volume24h: z.string(),
+    }),
+  ),
+  timestamp: z.number().int(),
+});
 export const apiKeyResponse = z.object({
   id: z.string().uuid(),
   api_key: z.string(),

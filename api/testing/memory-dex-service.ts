@@ -486,6 +486,7 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
         symbol,
         lastPriceTicks: list[0]?.priceTicks ?? null,
         volume24hLots: list.filter((t) => t.timestampMs >= since).reduce((s, t) => s + t.sizeLots, 0n),
+        open24hPriceTicks: list.filter((t) => t.timestampMs >= since).at(-1)?.priceTicks ?? null,
         timestampMs: now(),
       };
     },

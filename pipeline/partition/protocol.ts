@@ -91,7 +91,7 @@ export const bookSchema = z.object({ symbol: str, bids: z.array(level), asks: z.
 export const tradeSchema = z.object({
   tradeId: str, symbol: str, priceTicks: big, sizeLots: big, takerSide: side, timestampMs: ms, makerOrderId: str, takerOrderId: str,
 });
-export const statsSchema = z.object({ symbol: str, lastPriceTicks: big.nullable(), volume24hLots: big, timestampMs: ms });
+export const statsSchema = z.object({ symbol: str, lastPriceTicks: big.nullable(), volume24hLots: big, open24hPriceTicks: big.nullable().optional(), timestampMs: ms });
 export const balanceSchema = z.object({
   token: address, asset: str, decimals: z.number().int(), onChainUnits: big, lockedUnits: big, pendingWithdrawalUnits: big, availableUnits: big,
 });

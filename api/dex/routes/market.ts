@@ -9,6 +9,7 @@ import {
   orderBookQuery,
   orderBookResponse,
   symbolParam,
+  marketSummaryResponse,
   tickerResponse,
   tradesQuery,
   tradesResponse,
@@ -17,6 +18,30 @@ import { lotsToSizeText, ticksToPriceText } from "../units";
 import { ApiError } from "../../errors";
 import { z } from "zod";
 import type { RouteContext } from "./context";
+import type { MarketSpec } from "../../../pipeline/service";
+
+/** (last - open) / open in percent, 2 decimals, truncated toward zero: integers only. */
+export function changePercentText(open: bigint, last: bigint): string {
+  const bp = ((last - open) * 10_000n) / open;
+  const abs = bp < 0n ? -bp : bp;
+  return `${bp < 0n ? "-" : ""}${abs / 100n}.${(abs % 100n).toString().padStart(2, "0")}`;
+}
+
+async function summaryOf(c: RouteContext, m: MarketSpec) {
+  const [book, stats] = await Promise.all([c.service.getOrderBook(m.symbol, 1), c.service.getMarketStats(m.symbol)]);
+  const price = (t: bigint | null | undefined) => (t == null ? null : ticksToPriceText(m, t));
+  const open = stats?.open24hPriceTicks ?? null;
+  const last = stats?.lastPriceTicks ?? null;
+  return {
+    symbol: m.symbol,
+    bid: price(book?.bids[0]?.priceTicks),
+    ask: price(book?.asks[0]?.priceTicks),
+    last: price(last),
+    open24h: price(open),
+    change24h: open != null && last != null && open > 0n ? changePercentText(open, last) : null,
+    volume24h: lotsToSizeText(m, stats?.volume24hLots ?? 0n),
+  };
+}
 
 const tickerParams = z.object({ symbol: symbolParam }).strict();
 const common = { 400: { description: "invalid request", schema: errorResponse }, 429: { description: "rate limited", schema: errorResponse } };
@@ -82,6 +107,23 @@ export function marketRoutes(c: RouteContext): Route[] {
           const m = findMarket(c.service, q.symbol);
           const trades = await c.service.getRecentTrades(q.symbol, Math.min(q.limit ?? c.config.defaultTradesLimit, c.config.maxTradesLimit));
           res.json({ symbol: q.symbol, trades: trades.map((t) => presentTrade(m, t)) });
+        },
+      ],
+    },
+    {
+      spec: {
+        method: "get",
+        path: "/v1/market-summary",
+        summary:
+          "Every market's best bid and ask, last price, 24 h open, change (percent) and volume in one public answer, for pages and dashboards; the per-symbol ticker of spec 4.C stays on the signed scheme",
+        auth: "public",
+        responses: { 200: { description: "every market's summary", schema: marketSummaryResponse }, 429: common[429] },
+      },
+      handlers: [
+        c.limiters.public,
+        async (_req, res) => {
+          const markets = await Promise.all(c.service.listMarkets().map((m) => summaryOf(c, m)));
+          res.json({ markets, timestamp: c.now() });
         },
       ],
     },
