@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { createPublicClient, http, type Hex } from "viem";
+import { createPublicClient, http, parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { settlementAbi } from "../../sdk/abi";
 import { formatDecimal } from "../../sdk/decimal";
@@ -31,6 +31,8 @@ const WAIT = 90_000;
 async function connect(page: Page, url: string, walletIndex: number): Promise<void> {
   await page.goto(`${url}/#/market/WETH-USD`);
   await page.waitForSelector("#book table", { timeout: WAIT });
+  // the wallet offered first is the integrator's (the simulator never trades it), not a market maker's
+  assert.equal(await page.inputValue("#wallet-choice"), "dev:integrator");
   await page.selectOption("#wallet-choice", `dev:${walletIndex}`);
   await page.click("#connect");
   await page.waitForSelector("#balances", { timeout: WAIT });
@@ -66,6 +68,25 @@ async function apiGet(restOrigin: string, key: Hex, p: string): Promise<any> {
   const r = await fetch(restOrigin + p, { headers: { "X-Wallet-Address": account.address, "X-Wallet-Timestamp": timestamp, "X-Wallet-Signature": signature } });
   assert.equal(r.status, 200, await r.clone().text());
   return r.json();
+}
+
+/** A limit order signed by `key` and posted straight to the DEX API; true when accepted. */
+async function postLimit(restOrigin: string, info: any, key: Hex, symbol: string, side: "buy" | "sell", price: string, size: string): Promise<boolean> {
+  const m = info.markets.find((x: { symbol: string }) => x.symbol === symbol);
+  const wallet = privateKeyToAccount(key);
+  const so = m.signed_order;
+  const order = { trader: wallet.address, baseToken: so.base_token, quoteToken: so.quote_token, side: side === "buy" ? 0 : 1, price: parseUnits(price, so.price_exponent), amount: parseUnits(size, so.amount_exponent), expiry: BigInt(Math.floor(Date.now() / 1000) + 3600), nonce: BigInt(Date.now()) * 1024n + BigInt(Math.floor(Math.random() * 1024)), flags: 0 };
+  const signature = await wallet.signTypedData({ domain: info.eip712.domain, types: info.eip712.types, primaryType: "Order", message: order });
+  const wire = { trader: order.trader, base_token: order.baseToken, quote_token: order.quoteToken, side: order.side, price: order.price.toString(), amount: order.amount.toString(), expiry: order.expiry.toString(), nonce: order.nonce.toString(), flags: 0 };
+  const r = await fetch(`${restOrigin}/v1/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ symbol, side, type: "limit", price, size, order: wire, signature }) });
+  if (r.status !== 201) lastRefusal = `${symbol} ${side}: ${r.status} ${await r.text()}`;
+  return r.status === 201;
+}
+let lastRefusal = "";
+
+/** One trade between two demo traders (the maker's sell rests, the taker's buy takes it). */
+async function trade(restOrigin: string, info: any, maker: Hex, taker: Hex, symbol: string, price: string, size: string): Promise<boolean> {
+  return (await postLimit(restOrigin, info, maker, symbol, "sell", price, size)) && (await postLimit(restOrigin, info, taker, symbol, "buy", price, size));
 }
 
 async function axeCheck(page: Page, label: string): Promise<void> {
@@ -104,6 +125,55 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
 
     await connect(a, webUrl, 0);
     await connect(b, webUrl, 1);
+
+    // 0. market data and live data: one trade in every market between two other traders, then the public
+    // summary fills the markets list (Last, 24 h change and volume) with no refused request; while trades
+    // arrive about 10 a second, a deposit amount being typed keeps its text and the focus
+    const refused: string[] = [];
+    // (this stack runs no indexer: its candles answer 503, which is not a refusal of the page's requests)
+    a.on("response", (r) => void (r.status() >= 400 && r.status() < 500 && refused.push(`${r.status()} ${r.url()}`)));
+    a.on("console", (m) => void (m.type() === "error" && !/status of 503/.test(m.text()) && refused.push(m.text())));
+    const info: any = await (await fetch(`${rest}/v1/markets`)).json();
+    const [, , carol, dave] = config.keys.demoTraders;
+    const traded: string[] = [];
+    await Promise.all(info.markets.map(async (m: { symbol: string; min_size: string }) => void ((await trade(rest, info, carol.privateKey, dave.privateKey, m.symbol, "5000", m.min_size)) && traded.push(m.symbol))));
+    assert.ok(traded.includes("WETH-USD"), `traded in ${traded.join(", ")}; ${lastRefusal}`);
+    await a.click("#funds-box input[name=amount]");
+    const typed = "1234.5678";
+    // one resting sell of 0.3, taken by a buy of 0.01 every 100 ms: 30 trades in 3 s
+    assert.ok(await postLimit(rest, info, carol.privateKey, "WETH-USD", "sell", "2100", "0.3"), lastRefusal);
+    let trades = 0;
+    const buys: Promise<void>[] = [];
+    const burst = (async () => {
+      for (let i = 0; i < 30; i++) {
+        buys.push(postLimit(rest, info, dave.privateKey, "WETH-USD", "buy", "2100", "0.01").then((ok) => void (ok && trades++)));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await Promise.all(buys);
+    })();
+    for (const ch of typed) {
+      await a.keyboard.type(ch);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    await burst;
+    await a.waitForTimeout(1_000); // the account refresh after the last trade
+    assert.equal(trades, 30, lastRefusal);
+    assert.equal(await a.inputValue("#funds-box input[name=amount]"), typed);
+    assert.equal(await a.evaluate(() => document.activeElement?.getAttribute("name")), "amount", "the amount input lost the focus");
+    await a.fill("#funds-box input[name=amount]", "");
+    await a.waitForFunction(
+      (symbols) => symbols.every((sym: string) => /^\d[\d.,]*$/.test(document.querySelector(`#main td[data-symbol="${sym}"][data-field="last"]`)?.textContent ?? "")),
+      traded,
+      { timeout: WAIT },
+    );
+    const rows = await a.evaluate(() => [...document.querySelectorAll("td[data-field]")].map((td: any) => [td.dataset.symbol, td.dataset.field, td.textContent]));
+    for (const m of info.markets) {
+      const vol = rows.find(([sym, f]) => sym === m.symbol && f === "volume24h")?.[2] ?? "";
+      assert.match(vol, traded.includes(m.symbol) ? /^[1-9\d.,]*\d$|^0\.\d*[1-9]\d*$/ : /^\d[\d.,]*$/, `${m.symbol} 24 h volume`);
+    }
+    assert.equal(traded.length, info.markets.length, `every market traded: ${traded.length} of ${info.markets.length}`);
+    assert.match((await a.textContent("#ticker-change")) ?? "", /^[+-]\d+\.\d{2}%$/);
+    assert.deepEqual(refused, [], "no 4xx and no console error");
     await a.screenshot({ path: path.join(ARTIFACTS, "market-desktop-empty.png"), fullPage: true });
 
     // 1. a bad amount: an error in words, no order request leaves the page
@@ -143,7 +213,9 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     // both see their fill with its settlement transaction
     for (const [p, id] of [[a, sellId], [b, buyId]] as const) {
       await p.waitForSelector(`#order-history tr[data-order-id="${id}"] .tx-hash`, { timeout: WAIT });
-      const tx = (await p.textContent(`#order-history tr[data-order-id="${id}"] .tx-hash`))!;
+      const tx = (await p.getAttribute(`#order-history tr[data-order-id="${id}"] .tx-hash`, "data-hash"))!;
+      assert.match((await p.textContent(`#order-history tr[data-order-id="${id}"] .tx-hash`))!, /^0x[0-9a-f]{4}…[0-9a-f]{4}$/, "a short hash");
+      assert.match((await p.textContent(`#order-history tr[data-order-id="${id}"] .fills li`))!, / fee [\d,.]+ (WETH|USD)\)/, "the fee has its unit");
       const receipt = await pub.getTransactionReceipt({ hash: tx as Hex });
       assert.equal(receipt.status, "success");
     }
@@ -154,7 +226,7 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
       for (const sym of ["WETH", "USD"]) {
         const t = tokens[sym];
         const onChain = await pub.readContract({ address: settlement, abi: settlementAbi, functionName: "balanceOf", args: [who.address, t.address] });
-        const expected = formatDecimal(onChain as bigint, t.decimals);
+        const expected = formatDecimal(onChain as bigint, t.decimals).replace(/^\d+/, (w) => w.replace(/\B(?=(\d{3})+(?!\d))/g, ","));
         await p.waitForFunction(
           ([s, e]) => document.querySelector(`#balances tr[data-token="${s}"] .settlement-bal`)?.textContent === e,
           [sym, expected] as const,

@@ -2,6 +2,7 @@
 // balanceOf and pendingWithdrawal, read with viem), the API's view (available, locked), open orders and the
 // order history with fills and their settlement transaction; deposit (approve + deposit) and the two-step
 // withdrawal (requestWithdrawal, then executeWithdrawal once the contract's delay has passed).
+import { group } from "./format";
 import { erc20Abi, type Chain, type PublicClient } from "viem";
 import { settlementAbi } from "../../sdk/abi/Settlement";
 import { formatDecimal } from "../../sdk/decimal";
@@ -42,7 +43,8 @@ export function tokensOf(info: MarketsInfo): TokenInfo[] {
   return [...seen.values()];
 }
 
-export const units = (v: bigint, decimals: number) => formatDecimal(v, decimals);
+/** A token amount for display: exact decimals, thousands grouped. */
+export const units = (v: bigint, decimals: number) => group(formatDecimal(v, decimals));
 
 export async function loadAccount(info: MarketsInfo, wallet: ConnectedWallet, pub: PublicClient): Promise<AccountState> {
   const tokens = tokensOf(info);

@@ -139,13 +139,21 @@ export interface ApiTrade {
   timestamp: number;
 }
 
+/** One market of the public GET /v1/market-summary. */
 export interface ApiTicker {
   symbol: string;
   bid: string | null;
   ask: string | null;
   last: string | null;
+  open24h: string | null;
+  change24h: string | null;
   volume24h: string;
-  timestamp: number;
+}
+
+/** Every market's last price, 24 h change and volume (public: the per-symbol ticker is signed-only). */
+export async function marketSummary(): Promise<Map<string, ApiTicker>> {
+  const r = await getJson<{ markets: ApiTicker[] }>("/v1/market-summary");
+  return new Map(r.markets.map((m) => [m.symbol, m]));
 }
 
 /** A refusal in words for a person (the API's message is already a sentence; a few codes get more help). */

@@ -3,13 +3,15 @@
 import "./style.css";
 import type { Chain, PublicClient } from "viem";
 import { numberToDecimalString, parseDecimal } from "../../sdk/decimal";
-import { explain, getJson, getMarkets, placeOrder, signedRequest, syncClock, type ApiOrder, type ApiTicker, type ApiTrade } from "./api";
+import { explain, getJson, getMarkets, marketSummary, placeOrder, signedRequest, syncClock, type ApiOrder, type ApiTicker, type ApiTrade } from "./api";
 import { ApiKeysPanel } from "./apikeys";
 import { cancelWithdrawal, deposit, executeWithdrawal, loadAccount, requestWithdrawal, tokensOf, units, type AccountState } from "./account";
 import type { LiveBook } from "./book";
 import { CandleChart, CANDLE_INTERVALS, type CandleInterval } from "./chart";
 import { field, h, replace } from "./dom";
 import { Feed, type FeedTrade } from "./feed";
+import { amountText, DEFAULT_SLIPPAGE_BPS, estimate, groupDigits, worstPrice } from "./estimate";
+import { group, shortHash } from "./format";
 import { buildOrder, freshNonce, withSignature, type MarketInfo, type MarketsInfo, type OrderForm } from "./order";
 import { INTEGRATOR_LABEL, developmentWallet, discoverExtensions, extensionWallet, homeChain, publicClient, type ConnectedWallet } from "./wallet";
 
@@ -53,7 +55,7 @@ const marketsPanel = h("section", { class: "panel markets", "aria-labelledby": "
 const tickerBar = h("section", { class: "ticker", "aria-label": "Ticker", id: "ticker" });
 const chartPanel = h("section", { class: "panel chart-panel", "aria-labelledby": "chart-h" });
 const bookPanel = h("section", { class: "panel book", "aria-labelledby": "book-h", id: "book" });
-const tradesPanel = h("section", { class: "panel trades", "aria-labelledby": "trades-h", id: "trades" });
+const tradesPanel = h("section", { class: "panel trades", "aria-labelledby": "trades-h", id: "trades", tabindex: "0" });
 const orderPanel = h("section", { class: "panel order-form", "aria-labelledby": "order-h", id: "order-form" });
 const accountPanel = h("section", { class: "panel account", "aria-labelledby": "account-h", id: "account" });
 const apiKeysSection = h("section", { class: "panel account api-keys", "aria-labelledby": "api-keys-h", id: "api-keys-panel" });
@@ -73,7 +75,8 @@ function setStatus(text: string, kind: "ok" | "warn" | "error" = "ok") {
 
 async function renderMarkets() {
   const info = state.info!;
-  const rows = await Promise.all(info.markets.map((m) => getJson<ApiTicker>(`/v1/ticker/${encodeURIComponent(m.symbol)}`).catch(() => null)));
+  const rows = await marketSummary().catch(() => new Map<string, ApiTicker>());
+  const cell = (symbol: string, field: "last" | "change24h" | "volume24h", text: string) => h("td", { "data-symbol": symbol, "data-field": field, class: "num" }, text);
   replace(
     marketsPanel,
     h("h2", { id: "markets-h" }, "Markets"),
@@ -82,22 +85,38 @@ async function renderMarkets() {
       : h(
           "table",
           {},
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Market"), h("th", { scope: "col" }, "Last"), h("th", { scope: "col" }, "24 h volume"))),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Market"), h("th", { scope: "col" }, "Last"), h("th", { scope: "col" }, "24 h"), h("th", { scope: "col" }, "24 h volume"))),
           h(
             "tbody",
             {},
-            info.markets.map((m, i) =>
+            info.markets.map((m) =>
               h(
                 "tr",
                 { class: state.market?.symbol === m.symbol ? "selected" : "" },
                 h("td", {}, h("a", { href: `#/market/${m.symbol}`, "aria-current": state.market?.symbol === m.symbol ? "page" : null }, m.symbol)),
-                h("td", {}, rows[i]?.last ?? "—"),
-                h("td", {}, rows[i]?.volume24h ?? "—"),
+                cell(m.symbol, "last", summaryText(rows.get(m.symbol), "last")),
+                cell(m.symbol, "change24h", summaryText(rows.get(m.symbol), "change24h")),
+                cell(m.symbol, "volume24h", summaryText(rows.get(m.symbol), "volume24h")),
               ),
             ),
           ),
         ),
   );
+}
+
+function summaryText(t: ApiTicker | undefined, field: "last" | "change24h" | "volume24h"): string {
+  if (!t) return "—";
+  if (field === "change24h") return t.change24h === null ? "—" : `${t.change24h.startsWith("-") ? "" : "+"}${t.change24h}%`;
+  if (field === "volume24h") return t.volume24h;
+  return t.last ?? "—";
+}
+
+/** Updates the markets list's numbers in place (no row rebuilt: a focused link stays focused). */
+function updateMarketCells(rows: Map<string, ApiTicker>) {
+  for (const td of marketsPanel.querySelectorAll<HTMLElement>("td[data-symbol]")) {
+    const text = summaryText(rows.get(td.dataset.symbol!), td.dataset.field as "last" | "change24h" | "volume24h");
+    if (td.textContent !== text) td.textContent = text;
+  }
 }
 
 function renderTicker() {
@@ -115,6 +134,7 @@ function renderTicker() {
       h("div", {}, h("dt", {}, "Last"), h("dd", { id: "ticker-last" }, last)),
       h("div", {}, h("dt", {}, "Bid"), h("dd", {}, bid === null ? "—" : dec(bid))),
       h("div", {}, h("dt", {}, "Ask"), h("dd", {}, ask === null ? "—" : dec(ask))),
+      h("div", {}, h("dt", {}, "24 h change"), h("dd", { id: "ticker-change" }, summaryText(state.ticker ?? undefined, "change24h"))),
       h("div", {}, h("dt", {}, `24 h volume (${m.base.symbol})`), h("dd", {}, state.ticker?.volume24h ?? "—")),
       h("div", {}, h("dt", {}, "Tick · lot"), h("dd", {}, `${m.tick_size} · ${m.lot_size}`)),
     ),
@@ -186,7 +206,10 @@ function refreshTickerSoon() {
   tickerTimer = setTimeout(async () => {
     tickerTimer = null;
     if (!state.market) return;
-    state.ticker = await getJson<ApiTicker>(`/v1/ticker/${encodeURIComponent(state.market.symbol)}`).catch(() => state.ticker);
+    const rows = await marketSummary().catch(() => null);
+    if (!rows) return;
+    updateMarketCells(rows);
+    state.ticker = rows.get(state.market.symbol) ?? state.ticker;
     renderTicker();
   }, 1000);
 }
@@ -211,6 +234,12 @@ function renderChartPanel() {
 const form = {
   side: "buy" as "buy" | "sell",
 };
+let orderFormLive: () => void = () => {};
+let fillPrice: (price: string) => void = () => {};
+bookPanel.addEventListener("click", (ev) => {
+  const row = (ev.target as Element).closest?.("tr[data-price]") as HTMLElement | null;
+  if (row?.dataset.price) fillPrice(row.dataset.price);
+});
 
 function renderOrderForm() {
   const m = state.market;
@@ -230,6 +259,9 @@ function renderOrderForm() {
   const fPrice = field(`Limit price (${m.quote.symbol})`, price, `rounded to the tick, ${m.tick_size}`);
   const fTrigger = field(`Trigger price (${m.quote.symbol})`, trigger, "the order enters the book when the last trade reaches it");
   const fProt = field(`Worst price (${m.quote.symbol})`, protection, "the limit your signature allows: no fill beyond it");
+  const estimateLine = h("p", { class: "estimate", id: "order-estimate" });
+  // the worst price follows the book (best opposite price + the default slippage) until the user types one
+  protection.addEventListener("input", () => (protection.dataset.typed = protection.value.trim() === "" ? "" : "1"));
   const fSize = field(`Size (${m.base.symbol})`, size, `rounded down to the lot, ${m.lot_size}; min ${m.min_size}`);
   const fIce = field(`Iceberg visible size (${m.base.symbol}, optional)`, iceberg, "only this much shows in the book at a time");
   const fExp = field("Expires at (good till date)", expires);
@@ -267,7 +299,9 @@ function renderOrderForm() {
     fTrigger.wrap.hidden = !rule.trigger_price;
     fProt.wrap.hidden = rule.price;
     fExp.wrap.hidden = tifSel.value !== "gtd";
+    if (!rule.price) defaultWorstPrice();
     for (const f of Object.values(fields)) f.error.textContent = "";
+    estimateLine.textContent = "";
     if (!state.wallet) {
       preview.textContent = "Connect a wallet to see the order it will sign.";
       return null;
@@ -280,6 +314,11 @@ function renderOrderForm() {
     }
     const o = built.order;
     const msg = o.message;
+    const e = estimate(m!, form.side, o.rounded.signedPrice, o.rounded.size);
+    if (e) {
+      const bound = o.rounded.price === null ? "at most " : "";
+      estimateLine.textContent = `Estimated ${form.side === "buy" ? "cost" : "proceeds"}: ${bound}${amountText(e.cost, m!.quote.symbol)} · fee: ${bound}${amountText(e.fee, e.feeToken)} (taker ${m!.fees.taker_bps} bps, taken from what you receive; maker ${m!.fees.maker_bps} bps)`;
+    }
     preview.textContent = [
       `EIP-712 "${info!.eip712.domain.name}" v${info!.eip712.domain.version}, chain ${info!.eip712.domain.chainId}, contract ${info!.eip712.domain.verifyingContract}`,
       `Order {`,
@@ -298,6 +337,29 @@ function renderOrderForm() {
     return o;
   }
 
+  function defaultWorstPrice() {
+    if (protection.dataset.typed === "1") return;
+    const ref = state.book?.best(form.side === "buy" ? "ask" : "bid") ?? state.lastTrade?.price ?? null;
+    const worst = ref === null ? null : worstPrice(form.side, numberToDecimalString(ref) ?? "", m!.tick_size);
+    protection.value = worst ?? "";
+    fProt.hint.textContent = worst
+      ? `default: ${DEFAULT_SLIPPAGE_BPS / 100} % beyond the best ${form.side === "buy" ? "ask" : "bid"} (${groupDigits(numberToDecimalString(ref!) ?? "")}); no fill beyond it`
+      : "the book is empty on that side: type the worst price your signature allows";
+  }
+  // live data: the default worst price follows the book without clearing the refusals on the form
+  orderFormLive = () => {
+    if (m!.order_types.find((t) => t.type === typeSel.value)?.price !== false || protection.dataset.typed === "1") return;
+    update(formEl.querySelector(".field-error:not(:empty)") !== null);
+  };
+  // a price clicked in the book: the limit price, or the worst price of a type without one
+  fillPrice = (p: string) => {
+    const rule = m!.order_types.find((t) => t.type === typeSel.value)!;
+    const target = rule.price ? price : protection;
+    target.value = p;
+    if (!rule.price) protection.dataset.typed = "1";
+    update();
+  };
+
   const formEl = h(
     "form",
     { novalidate: true, "aria-describedby": "order-result" },
@@ -311,8 +373,9 @@ function renderOrderForm() {
     h("div", { class: "field checkbox" }, hidden, h("label", { for: "hidden" }, "Hidden (rests off the displayed book)")),
     fIce.wrap,
     fExp.wrap,
-    h("details", { open: true }, h("summary", {}, "What the wallet signs"), preview),
+    estimateLine,
     submit,
+    h("details", {}, h("summary", {}, "What the wallet signs"), preview),
     result,
   );
   formEl.addEventListener("input", () => update());
@@ -392,10 +455,27 @@ function amountInput(name: string) {
   return h("input", { name, inputmode: "decimal", autocomplete: "off" }) as HTMLInputElement;
 }
 
+// The account panel's parts: the deposit form is built once per wallet and never rebuilt by live data
+// (a trade refreshes the balances and orders around it), so an amount being typed keeps its text and focus.
+const accountParts = { head: h("div"), top: h("div"), funds: h("div", { id: "funds-box" }), orders: h("div") };
+accountPanel.append(accountParts.head, accountParts.top, accountParts.funds, accountParts.orders);
+let fundsFor: { wallet: ConnectedWallet; hint: HTMLElement } | null = null;
+
+function showAccount(children: (Node | null)[], orders: (Node | null)[] = []) {
+  const [header, ...rest] = children;
+  replace(accountParts.head, header);
+  replace(accountParts.top, ...rest);
+  replace(accountParts.orders, ...orders);
+}
+
 function renderAccount() {
   const header = h("div", { class: "panel-head" }, h("h2", { id: "account-h" }, "Account"));
   const w = state.wallet;
-  if (!w) return replace(accountPanel, header, h("p", { class: "empty" }, "Connect a wallet to see balances and orders."));
+  if (!w || !state.account || fundsFor?.wallet !== w) {
+    fundsFor = null;
+    replace(accountParts.funds);
+  }
+  if (!w) return showAccount([header, h("p", { class: "empty" }, "Connect a wallet to see balances and orders.")]);
   const refresh = h("button", { type: "button", onclick: () => void refreshAccount() }, w.autoSign ? "Refresh" : "Load (signs a request for each read)");
   header.append(refresh);
   const a = state.account;
@@ -404,7 +484,7 @@ function renderAccount() {
   if (state.accountError) children.push(h("p", { class: "error", role: "alert" }, state.accountError));
   if (!a) {
     children.push(h("p", { class: "loading" }, state.accountLoading ? "Loading balances and orders…" : "Not loaded yet."));
-    return replace(accountPanel, ...children);
+    return showAccount(children);
   }
   const tokens = tokensOf(info);
   // balances
@@ -430,8 +510,8 @@ function renderAccount() {
             h("th", { scope: "row" }, b.token.symbol),
             h("td", { class: "wallet-bal" }, units(b.walletUnits, d)),
             h("td", { class: "settlement-bal" }, units(b.settlementUnits, d)),
-            h("td", { class: "available-bal" }, b.api?.available ?? "—"),
-            h("td", {}, b.api?.locked ?? "—"),
+            h("td", { class: "available-bal" }, b.api ? group(b.api.available) : "—"),
+            h("td", {}, b.api ? group(b.api.locked) : "—"),
             h(
               "td",
               {},
@@ -447,12 +527,21 @@ function renderAccount() {
       ),
     ),
   );
-  // deposit / withdraw
+  if (!fundsFor) fundsFor = { wallet: w, hint: renderFunds(w) };
+  const delayHint = `the withdrawal delay is ${a.withdrawalDelaySec} s: request, wait, then execute`;
+  if (fundsFor.hint.textContent !== delayHint) fundsFor.hint.textContent = delayHint;
+  showAccount(children, renderOrders(w, a));
+}
+
+/** The deposit and withdrawal form, into its own part of the account panel; returns its hint line. */
+function renderFunds(w: ConnectedWallet): HTMLElement {
+  const info = state.info!;
+  const tokens = tokensOf(info);
   const tokenSel = h("select", { name: "token" }) as HTMLSelectElement;
   for (const t of tokens) tokenSel.append(h("option", { value: t.address }, t.symbol));
   const amount = amountInput("amount");
   const fTok = field("Token", tokenSel);
-  const fAmt = field("Amount", amount, `the withdrawal delay is ${a.withdrawalDelaySec} s: request, wait, then execute`);
+  const fAmt = field("Amount", amount, "");
   // results outlive the re-render that the refresh after each action makes
   const out = h("p", { class: "result", role: "status", "aria-live": "polite", id: "funds-result", "data-kind": messages.funds.kind }, messages.funds.text);
   const say = (el: HTMLElement, key: "funds" | "cancel", text: string, kind = "") => {
@@ -488,7 +577,8 @@ function renderAccount() {
   };
   const chain = state.chain!;
   const pub = state.pub!;
-  children.push(
+  replace(
+    accountParts.funds,
     h("h3", {}, "Deposit and withdraw"),
     h(
       "div",
@@ -506,7 +596,30 @@ function renderAccount() {
       out,
     ),
   );
-  // open orders
+  return fAmt.hint;
+}
+
+/** A fill's fee with its unit: the token the order receives (base for a buy, quote for a sell). */
+function feeText(o: ApiOrder, fee: string | number): string {
+  const m = state.info?.markets.find((x) => x.symbol === o.symbol);
+  const text = typeof fee === "number" ? dec(fee) : fee;
+  return m ? amountText(text, o.side === "buy" ? m.base.symbol : m.quote.symbol) : text;
+}
+
+/** A transaction hash, short, with the whole hash in its title and a copy button. */
+function hashChip(hash: string): HTMLElement {
+  const copy = h("button", { type: "button", class: "copy", "aria-label": `Copy transaction hash ${hash}` }, "Copy") as HTMLButtonElement;
+  copy.onclick = () => void navigator.clipboard?.writeText(hash).then(() => (copy.textContent = "Copied"), () => (copy.textContent = "Select and copy"));
+  return h("span", { class: "hash" }, h("code", { class: "tx-hash", title: hash, "data-hash": hash }, shortHash(hash)), " ", copy);
+}
+
+/** Open orders and history, with their cancel buttons. */
+function renderOrders(w: ConnectedWallet, a: AccountState): Node[] {
+  const say = (el: HTMLElement, key: "funds" | "cancel", text: string, kind = "") => {
+    messages[key] = { text, kind };
+    el.textContent = text;
+    el.dataset.kind = kind;
+  };
   const cancelOut = h("p", { class: "result", role: "status", "aria-live": "polite", id: "cancel-result", "data-kind": messages.cancel.kind }, messages.cancel.text);
   const cancel = async (ids: string[]) => {
     say(cancelOut, "cancel", ids.length > 1 ? `Cancelling ${ids.length} orders…` : "Cancelling…");
@@ -545,8 +658,8 @@ function renderAccount() {
                     h(
                       "li",
                       { "data-settlement": f.settlement },
-                      `${dec(f.size)} @ ${dec(f.price)} (${f.liquidity}, fee ${f.fee}) · `,
-                      f.tx_hash ? h("span", { class: "tx" }, "settled in ", h("code", { class: "tx-hash" }, f.tx_hash)) : "settlement pending",
+                      `${dec(f.size)} @ ${dec(f.price)} (${f.liquidity}, fee ${feeText(o, f.fee)}) · `,
+                      f.tx_hash ? h("span", { class: "tx" }, "settled in ", hashChip(f.tx_hash)) : "settlement pending",
                     ),
                   ),
                 ),
@@ -565,14 +678,13 @@ function renderAccount() {
           ),
           h("tbody", {}, orders.map((o) => orderRow(o, open))),
         );
-  children.push(
+  return [
     h("div", { class: "panel-head" }, h("h3", {}, "Open orders"), a.open.length ? h("button", { type: "button", id: "cancel-all", onclick: () => void cancel(a.open.map((o) => o.order_id)) }, "Cancel all") : null),
     orderTable(a.open, true, "open-orders", "No open order."),
     cancelOut,
     h("h3", {}, "Order history"),
     orderTable(a.history, false, "order-history", "No order yet."),
-  );
-  replace(accountPanel, ...children);
+  ];
 }
 
 // ------------------------------------------------------------------ wallet
@@ -675,6 +787,7 @@ async function boot() {
     onBook(book) {
       state.book = book;
       renderBook();
+      orderFormLive();
       renderTicker();
     },
     onTrade(t) {

@@ -99,7 +99,12 @@ test("decimals: no exponent, no float noise, dollars with cents, signed percenta
   assert.equal(usd(0.0001), "$0.0001");
   assert.equal(usd(-12), "-$12.00");
   assert.equal(pct(1.25), "+1.25%");
-  assert.equal(pct(-0.5), "-0.5%");
+  assert.equal(pct(-0.5), "-0.50%");
+  assert.equal(usd(206.493246), "$206.49");
+  assert.equal(usd(206.495), "$206.50");
+  assert.equal(usd(-0.004), "$0.004".replace("$", "-$"));
+  assert.equal(pct(12.34567), "+12.35%");
+  assert.equal(pct(0.001), "0.00%");
   assert.equal(imagePath("http://127.0.0.1:3000/v1/assets/AAPL/image"), "/exchange-api/v1/assets/AAPL/image");
   assert.equal(imagePath("javascript:alert(1)"), null);
 });

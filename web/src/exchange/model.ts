@@ -2,6 +2,7 @@
 // as a sentence for a person (by code and details), the checks a typed amount passes before anything is
 // sent, and the display of the API's numbers as decimals (never exponent notation, never a float's noise).
 import { numberToDecimalString, parseExactDecimal } from "../../../sdk/decimal";
+import { group } from "../format";
 
 export class ExchangeError extends Error {
   constructor(readonly status: number, readonly code: string, message: string, readonly details: Record<string, unknown> = {}) {
@@ -15,25 +16,30 @@ export function dec(n: number | null | undefined): string {
   return numberToDecimalString(n) ?? "—";
 }
 
-/** Thousands separators on decimal text, the fraction untouched: "1234567.5" -> "1,234,567.5". */
-export function group(text: string): string {
-  const m = /^(-?)(\d+)(\.\d+)?$/.exec(text);
-  if (!m) return text;
-  return m[1] + m[2].replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (m[3] ?? "");
+export { group } from "../format";
+
+/** Decimal text rounded half up to `places` ("206.495", 2 -> "206.50"), exact (the number's shortest text). */
+function roundText(n: number, places: number): string {
+  const x = parseExactDecimal(numberToDecimalString(Math.abs(n))!)!;
+  const digits = x.scale <= places ? x.digits * 10n ** BigInt(places - x.scale) : (x.digits * 10n / 10n ** BigInt(x.scale - places) + 5n) / 10n;
+  const t = digits.toString().padStart(places + 1, "0");
+  return `${t.slice(0, -places)}.${t.slice(-places)}`;
 }
 
-/** Dollars: at least two decimals ("$1,200.50", "$0.0001"), exact. */
+/** Dollars in cents ("$1,200.50", "$206.49"); an amount under a cent that is not zero keeps its digits ("$0.0001"). */
 export function usd(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return "—";
-  const text = numberToDecimalString(Math.abs(n))!;
+  const cents = roundText(n, 2);
+  const text = /^0\.00$/.test(cents) && n !== 0 ? numberToDecimalString(Math.abs(n))! : cents;
   const [w, f = ""] = text.split(".");
-  return `${n < 0 ? "-" : ""}$${group(w)}.${f.padEnd(2, "0")}`;
+  return `${n < 0 && !/^0\.00$/.test(text) ? "-" : ""}$${group(w)}.${f.padEnd(2, "0")}`;
 }
 
-/** A signed percentage with its sign: "+1.25%", "-0.5%". */
+/** A signed percentage with its sign, two decimals: "+1.25%", "-0.50%". */
 export function pct(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return "—";
-  return `${n > 0 ? "+" : ""}${dec(n)}%`;
+  const text = roundText(n, 2);
+  return `${n > 0 && text !== "0.00" ? "+" : n < 0 && text !== "0.00" ? "-" : ""}${text}%`;
 }
 
 export const dateOf = (iso: string | null | undefined): string => (iso ? new Date(iso).toISOString().slice(0, 10) : "—");
