@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run test:mutation`: mutation testing of the critical code, one score per area.
 //   TypeScript (StrykerJS, one config per area in this folder): matcher/core, api/auth, the pipeline's
-//   settle logic (batcher, settle sender, ledger);
+//   settle logic (batcher, settle sender, ledger), the exchange API's order rules, registry sync and funding
+//   (exchange.stryker.conf.mjs, one area each), the identity provider's codes and token store (api/iam);
 //   Solidity: `npm run test:mutation:sol` when package.json has it (its own mutator over contracts/).
 // Then one table: area, mutants, killed, survived, timeout, no coverage, score. The score is Stryker's:
 // (killed + timeout) / (killed + timeout + survived + no coverage); mutants that do not compile or
@@ -10,7 +11,8 @@
 //   node scripts/mutation/run.mjs [--ts | --sol] [--incremental] [area ...] [-- solidity mutator options]
 //     --ts / --sol     only the TypeScript areas / only the Solidity mutator
 //     --incremental    Stryker re-tests only what changed since the area's last run
-//     area             matcher-core, api-auth, pipeline-settle (default: all)
+//     area             matcher-core, api-auth, pipeline-settle, exchange-orders, exchange-compliance,
+//                      exchange-funding, api-iam (default: all)
 //     -- ...           passed to scripts/mutation/solidity.ts (default: its seeded sample of 20 per area)
 // MUTATION_CONCURRENCY (default 1) sets Stryker's worker count. Reports: reports/mutation/<area>.html|json.
 // Exit code: 0 when every area ran, 1 when one could not run (a score under the goal is reported, not
@@ -26,6 +28,11 @@ const TS_AREAS = [
   { area: "matcher-core", config: "scripts/mutation/matcher.stryker.conf.mjs" },
   { area: "api-auth", config: "scripts/mutation/auth.stryker.conf.mjs" },
   { area: "pipeline-settle", config: "scripts/mutation/pipeline.stryker.conf.mjs" },
+  // #26: the exchange API's order rules, registry sync and funding (one config, MUTATION_AREA picks), the IAM
+  { area: "exchange-orders", config: "scripts/mutation/exchange.stryker.conf.mjs", env: { MUTATION_AREA: "exchange-orders" } },
+  { area: "exchange-compliance", config: "scripts/mutation/exchange.stryker.conf.mjs", env: { MUTATION_AREA: "exchange-compliance" } },
+  { area: "exchange-funding", config: "scripts/mutation/exchange.stryker.conf.mjs", env: { MUTATION_AREA: "exchange-funding" } },
+  { area: "api-iam", config: "scripts/mutation/iam.stryker.conf.mjs" },
 ];
 
 const dashDash = process.argv.indexOf("--");
@@ -37,9 +44,9 @@ const onlySol = argv.includes("--sol");
 const incremental = argv.includes("--incremental");
 const picked = argv.filter((a) => !a.startsWith("--"));
 
-function run(cmd, args) {
+function run(cmd, args, env = {}) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, stdio: "inherit" });
+    const child = spawn(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
     child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
     child.on("error", () => resolve(1));
   });
@@ -68,12 +75,12 @@ const rows = [];
 let failed = false;
 
 if (!onlySol) {
-  for (const { area, config } of TS_AREAS) {
+  for (const { area, config, env } of TS_AREAS) {
     if (picked.length > 0 && !picked.includes(area)) continue;
     console.log(`\n=== mutation: ${area} (${config}) ===`);
     const reportFile = join(root, "reports/mutation", `${area}.json`);
     const started = Date.now();
-    const code = await run("npx", ["stryker", "run", config, ...(incremental ? ["--incremental"] : [])]);
+    const code = await run("npx", ["stryker", "run", config, ...(incremental ? ["--incremental"] : [])], env);
     const fresh = existsSync(reportFile) && statMtime(reportFile) >= started - 1000;
     if (code !== 0 || !fresh) {
       failed = true;
