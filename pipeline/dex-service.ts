@@ -23,6 +23,7 @@ import type { SettledBatchRecord } from "./settle/batch-confirmations";
 import { settlementAbi } from "../sdk/abi";
 import { fromJsonSafe, toJsonSafe, type JsonSafe } from "./match/snapshot-json";
 import { createMemoryDexHistory, matchesQuery, newestFirst, queryReachesHistory, type DexHistory, type OrderRecord } from "./dex-history";
+import { metrics } from "../runtime/metrics";
 
 /** Market / stop orders signed by an agent carry a protection price this far from the reference price
  *  (best opposite level, or the trigger): the contract needs a limit on every order. */
@@ -595,6 +596,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
         hidden: req.hidden ?? false, icebergVisibleLots: req.icebergVisibleLots ? req.icebergVisibleLots.toString() : null,
         requestHash: req.requestHash ?? null,
       };
+      const t0 = performance.now();
       try {
         await svc.placeSigned(
           {
@@ -606,6 +608,8 @@ export function createDexService(deps: DexServiceDeps): DexService {
         );
       } catch (e) {
         throw toDexError(e, req.kind === "api_key");
+      } finally {
+        metrics.matchLatency.observe((performance.now() - t0) / 1000);
       }
       const r = state.orderById(req.orderId);
       if (!r) throw new DexServiceError("SERVICE_UNAVAILABLE", "the order was not recorded");

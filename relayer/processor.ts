@@ -2,6 +2,7 @@
 // submit mint; "already minted" on chain means done, never an error. Withdrawal: sign RELEASE, add the
 // HSM co-signature at or above the token's threshold, queueRelease; once the challenge period is over
 // and no guardian disputed it, executeRelease. Every step is resumable from the row's state.
+import { metrics } from "../runtime/metrics";
 import { decodeEventLog, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { systemClock, type Clock } from "../runtime/clock";
 import { AppError } from "../runtime/errors";
@@ -57,6 +58,7 @@ export function createProcessor(deps: {
   const update = async (row: TransferRow, patch: TransferPatch, releaseLease = false) => {
     const ok = await store.update(row, owner, patch, releaseLease);
     if (!ok) throw new LeaseLost();
+    countTransfer(row, patch.status);
     deps.onProgress?.(row, patch);
   };
 
@@ -211,6 +213,7 @@ export function createProcessor(deps: {
     if (permanent) {
       deps.logger.warn({ bridge: d.bridge, kind: row.kind, nonce: row.nonce, err: message }, "transfer failed");
       await store.update(row, owner, { status: "failed", failed_at: "now", last_error: message, attempts }, true);
+      countTransfer(row, "failed");
       deps.onProgress?.(row, { status: "failed" });
       return;
     }
@@ -257,4 +260,12 @@ function readyAtOf(receipt: TransactionReceipt): bigint | undefined {
     }
   }
   return undefined;
+}
+
+/** dex_bridge_transfers_total by the status a transfer reached; its completion (minted on the remote chain,
+ *  released on the home chain) also as dex_bridge_transfer_seconds from its source event's observation. */
+function countTransfer(row: TransferRow, status: string | undefined): void {
+  if (status === undefined) return;
+  metrics.bridgeTransfers.inc({ status });
+  if (status === "minted" || status === "released") metrics.bridgeTransferLatency.observe(Math.max(0, Date.now() - new Date(row.observed_at).getTime()) / 1000);
 }

@@ -1,6 +1,7 @@
 // Minimal JSON-over-HTTP plumbing shared by the signer node and the HSM stand-in: a router whose handlers
 // just return or throw, one error mapper to {error:{code,message,details}}, and a client that turns an
 // error body back into an MpcError.
+import { metricsResponse } from "../runtime/metrics";
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { z, ZodError } from "zod";
@@ -53,6 +54,8 @@ export function toMpcError(err: unknown): MpcError {
 /** Routes are keyed "METHOD /path"; the body of a GET is {} (query strings are not used). */
 export function createJsonServer(routes: Routes, logger: Logger): Server {
   return createServer(async (req, res) => {
+    // the process's Prometheus metrics (runtime/metrics.ts), on every signer-cluster service
+    if (metricsResponse(req, res)) return;
     const path = (req.url ?? "/").split("?")[0];
     const handler = routes[`${req.method} ${path}`];
     let status = 200;

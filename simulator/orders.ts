@@ -1,6 +1,7 @@
 // A signed order as a wallet sends it: the Settlement contract's EIP-712 Order signed by the trader's own
 // key, and the DexService placement carrying it (the path every client's wallet-signed order takes after
 // the API's checks). The simulator's agents place these; tests use it too.
+import { metrics, refusalReason } from "../runtime/metrics";
 import { randomUUID } from "node:crypto";
 import type { PrivateKeyAccount } from "viem";
 import { ORDER_TYPES } from "../sdk/eip712";
@@ -74,5 +75,12 @@ export function lotsWorth(m: MarketSpec, ticks: bigint, targetQuoteUnits: bigint
 
 /** Signs `s` (an order valid for a day from `nowMs`) with the trader's key and places it through the service. */
 export async function placeSigned(dex: DexService, s: Omit<SignedOrderSpec, "domain" | "expiry">): Promise<DexOrderWithFills> {
-  return dex.placeOrder(await signedPlacement({ ...s, domain: dex.settlementDomain, expiry: BigInt(Math.floor(s.nowMs / 1000) + 86_400) }));
+  try {
+    const placed = await dex.placeOrder(await signedPlacement({ ...s, domain: dex.settlementDomain, expiry: BigInt(Math.floor(s.nowMs / 1000) + 86_400) }));
+    metrics.ordersAccepted.inc("simulator");
+    return placed;
+  } catch (e) {
+    metrics.ordersRefused.inc("simulator", refusalReason(e));
+    throw e;
+  }
 }

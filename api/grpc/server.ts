@@ -1,6 +1,7 @@
 // createGrpcServer: TradingService of proto/trading.proto on @grpc/grpc-js, with the standard health
 // check and server reflection. Authentication in metadata (API key + secret, or the HMAC scheme);
 // errors through the one mapper (ApiError -> gRPC status + x-error-code / x-error-details trailers).
+import { metrics, refusalReason } from "../../runtime/metrics";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { HealthImplementation, protoPath as HEALTH_PROTO_PATH } from "grpc-health-check";
@@ -135,48 +136,60 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
     iceberg_visible_size: number;
   }
 
+  /** PlaceOrder's work; the handler counts its outcome (dex_orders_accepted_total / dex_orders_refused_total) */
+  const placeOrderCall = async (call: grpc.ServerUnaryCall<OrderRequest, unknown>) => {
+    const { key, signed } = await authenticate(call, "PlaceOrder");
+    if (signed) await limit(stores.signedOrders, key.id, config.rateLimits.signedOrdersPerMinute);
+    else await limit(stores.orders, key.id, config.rateLimits.ordersPerSecond);
+    const r = call.request;
+    // proto3 scalars default to 0 / "": those mean "not given"
+    const parsed = placeOrderBody.safeParse({
+      symbol: r.symbol,
+      side: r.side,
+      type: r.type,
+      size: r.size,
+      ...(r.price !== 0 ? { price: r.price } : {}),
+      ...(r.time_in_force ? { time_in_force: r.time_in_force } : {}),
+      ...(r.client_order_id ? { client_order_id: r.client_order_id } : {}),
+      ...(r.trigger_price !== 0 ? { trigger_price: r.trigger_price } : {}),
+      ...(r.expires_at ? { expires_at: r.expires_at } : {}),
+      ...(r.hidden ? { hidden: true } : {}),
+      ...(r.iceberg_visible_size !== 0 ? { iceberg_visible_size: r.iceberg_visible_size } : {}),
+    });
+    if (!parsed.success) throw validationError(parsed.error, "request");
+    const placed = await placeOrder(parsed.data, { scheme: signed ? "hmac" : "api_key", account: key.owner, key });
+    const o = placed.order;
+    return {
+      order_id: o.order_id,
+      status: o.status,
+      timestamp: o.created_at,
+      client_order_id: o.client_order_id,
+      filled_size: o.filled_size,
+      average_price: o.average_price ?? 0,
+      status_reason: o.status_reason ?? "",
+      symbol: o.symbol,
+      side: o.side,
+      type: o.type,
+      price: o.price ?? 0,
+      size: o.size,
+      time_in_force: o.time_in_force,
+      trigger_price: o.trigger_price ?? 0,
+      expires_at: o.expires_at ?? 0,
+      hidden: o.hidden,
+      iceberg_visible_size: o.iceberg_visible_size ?? 0,
+    };
+  };
+
   const handlers = {
     PlaceOrder: unary<OrderRequest, unknown>(async (call) => {
-      const { key, signed } = await authenticate(call, "PlaceOrder");
-      if (signed) await limit(stores.signedOrders, key.id, config.rateLimits.signedOrdersPerMinute);
-      else await limit(stores.orders, key.id, config.rateLimits.ordersPerSecond);
-      const r = call.request;
-      // proto3 scalars default to 0 / "": those mean "not given"
-      const parsed = placeOrderBody.safeParse({
-        symbol: r.symbol,
-        side: r.side,
-        type: r.type,
-        size: r.size,
-        ...(r.price !== 0 ? { price: r.price } : {}),
-        ...(r.time_in_force ? { time_in_force: r.time_in_force } : {}),
-        ...(r.client_order_id ? { client_order_id: r.client_order_id } : {}),
-        ...(r.trigger_price !== 0 ? { trigger_price: r.trigger_price } : {}),
-        ...(r.expires_at ? { expires_at: r.expires_at } : {}),
-        ...(r.hidden ? { hidden: true } : {}),
-        ...(r.iceberg_visible_size !== 0 ? { iceberg_visible_size: r.iceberg_visible_size } : {}),
-      });
-      if (!parsed.success) throw validationError(parsed.error, "request");
-      const placed = await placeOrder(parsed.data, { scheme: signed ? "hmac" : "api_key", account: key.owner, key });
-      const o = placed.order;
-      return {
-        order_id: o.order_id,
-        status: o.status,
-        timestamp: o.created_at,
-        client_order_id: o.client_order_id,
-        filled_size: o.filled_size,
-        average_price: o.average_price ?? 0,
-        status_reason: o.status_reason ?? "",
-        symbol: o.symbol,
-        side: o.side,
-        type: o.type,
-        price: o.price ?? 0,
-        size: o.size,
-        time_in_force: o.time_in_force,
-        trigger_price: o.trigger_price ?? 0,
-        expires_at: o.expires_at ?? 0,
-        hidden: o.hidden,
-        iceberg_visible_size: o.iceberg_visible_size ?? 0,
-      };
+      try {
+        const answer = await placeOrderCall(call);
+        metrics.ordersAccepted.inc("grpc");
+        return answer;
+      } catch (e) {
+        metrics.ordersRefused.inc("grpc", refusalReason(e));
+        throw e;
+      }
     }),
     CancelOrder: unary<{ order_id: string }, unknown>(async (call) => {
       const { key, signed } = await authenticate(call, "CancelOrder");
@@ -245,6 +258,7 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
   // Reflection describes TradingService and the health service (so a client can call both by name).
   addReflection(server, [PROTO_PATH, HEALTH_PROTO_PATH]);
 
+  let closing: Promise<void> | undefined;
   return {
     server,
     health,
@@ -256,13 +270,15 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
         });
       });
     },
+    /** Graceful: no new call, the calls under way answered (a drain); idempotent. */
     close() {
-      return new Promise((resolve) => {
+      closing ??= new Promise((resolve) => {
         health.setStatus("", "NOT_SERVING");
         server.tryShutdown(() => resolve());
         // streams (StreamTrades) never end on their own: force them after a grace period
         setTimeout(() => server.forceShutdown(), 500).unref();
       });
+      return closing;
     },
   };
 }

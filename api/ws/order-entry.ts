@@ -11,6 +11,7 @@
 // answered 429 RATE_LIMIT_EXCEEDED, reason orders_in_flight, and not placed), and the REST order limits
 // (ordersPerSecond per API key, per trader for wallet-signed orders), counted per process for this entry.
 
+import { metrics, refusalReason } from "../../runtime/metrics";
 import type { Logger } from "pino";
 import type { Address } from "viem";
 import { z } from "zod";
@@ -121,7 +122,9 @@ export function createOrderEntry(deps: OrderEntryDeps): OrderEntry {
       inFlight.set(c, n + 1);
       try {
         await place(c, msg);
+        metrics.ordersAccepted.inc("websocket");
       } catch (err) {
+        metrics.ordersRefused.inc("websocket", refusalReason(err));
         const { status, body, error } = toHttpError(err);
         if (status >= 500) {
           // a retryable refusal (chain down, settlement backlog) is the service working as designed: no stack

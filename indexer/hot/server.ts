@@ -3,6 +3,7 @@
 // else passed to Ponder unchanged. It runs in its own small process at normal priority, so that Ponder,
 // saturated under SCHED_IDLE, cannot starve the feed (see docs/decisions/indexer.md).
 import http from "node:http";
+import { metrics, metricsText, registry } from "../../runtime/metrics";
 import { type CandlesQuery, TRADES_THROUGH_HEADER, type TradesQuery, candlesQuery, errorBody, invalidQueryBody, tradesQuery } from "../lib/queries";
 import { type CandleJson, mergeCandles, mergeTrades } from "./merge";
 import type { HotTail, TradeJson } from "./tail";
@@ -103,7 +104,8 @@ function firstValues(params: URLSearchParams): Record<string, string> {
 
 function send(res: http.ServerResponse, status: number, body: unknown) {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  // a 503 says when to try again (Ponder catching up, restarting)
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...(status === 503 ? { "retry-after": "1" } : {}) });
   res.end(text);
 }
 
@@ -160,6 +162,16 @@ export function createFront(o: FrontOptions): http.Server {
   return http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://front");
     const route = req.method === "GET" ? url.pathname : undefined;
+    if (route === "/metrics") {
+      frontMetrics(o, upstream).then(
+        (text) => {
+          res.writeHead(200, { "content-type": registry.contentType });
+          res.end(text);
+        },
+        () => send(res, 503, unavailable()),
+      );
+      return;
+    }
     if (route !== "/trades" && route !== "/candles" && route !== "/feed") return proxy(req, res, upstream, agent);
     const handle = async (): Promise<[number, unknown]> => {
       if (route === "/feed") {
@@ -182,3 +194,24 @@ export function createFront(o: FrontOptions): http.Server {
     );
   });
 }
+
+/** GET /metrics on the front: its own process's metrics (runtime/metrics.ts: dex_indexer_lag_blocks set from
+ *  Ponder's /status against the head the front follows), followed by Ponder's own `ponder_*` families
+ *  (Ponder's process metrics are left out: the front's carry the same names). */
+async function frontMetrics(o: FrontOptions, upstream: URL): Promise<string> {
+  const get = async (path: string) => {
+    const r = await fetch(new URL(path, upstream), { signal: AbortSignal.timeout(PONDER_METRICS_WAIT_MS) });
+    return r.ok ? r.text() : "";
+  };
+  const [status, ponder] = await Promise.all([get("/status").catch(() => ""), get("/metrics").catch(() => "")]);
+  try {
+    const block = (JSON.parse(status) as Record<string, { block?: { number?: number } }>).home?.block?.number;
+    if (typeof block === "number") metrics.indexerLag.set({ chain: "home" }, Math.max(0, o.tail.cursor.number - block));
+  } catch {
+    // Ponder not answering: the gauge keeps its last value
+  }
+  const own = await metricsText();
+  const families = ponder.split(/\n(?=# HELP )/).filter((f) => /^# HELP ponder_/.test(f));
+  return families.length > 0 ? `${own}\n${families.join("\n").trimEnd()}\n` : own;
+}
+const PONDER_METRICS_WAIT_MS = 500;

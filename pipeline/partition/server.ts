@@ -1,6 +1,7 @@
 // A matcher partition's DexService served to API processes (protocol.ts): one WebSocket per API process at
 // /partition, authenticated at the upgrade by the shared secret (`Authorization: Bearer <PARTITION_SECRET>`,
 // compared in constant time; anything else is refused with 401 before a frame is exchanged).
+import { metrics, metricsResponse, refusalReason } from "../../runtime/metrics";
 import http from "node:http";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
@@ -64,6 +65,8 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
       res.writeHead(200, { "content-type": "text/plain" }).end("ok");
       return;
     }
+    // the partition process's metrics (runtime/metrics.ts), beside its liveness
+    if (metricsResponse(req, res)) return;
     res.writeHead(secretMatches(bearer(req), o.secret) ? 404 : 401).end();
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 * 1024 });
@@ -162,7 +165,14 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
             const { agentAddress, ...rest } = w;
             return { ...rest, agent: remoteAgent(agentAddress, id) };
           })();
-          return svc.placeOrder(req);
+          try {
+            const placed = await svc.placeOrder(req);
+            metrics.ordersAccepted.inc("partition");
+            return placed;
+          } catch (e) {
+            metrics.ordersRefused.inc("partition", refusalReason(e));
+            throw e;
+          }
         }
         case "cancelOrder":
           return svc.cancelOrder(p as never);

@@ -10,6 +10,7 @@ import { notifyDrained, type BatchRun, type Flight } from "./batch-run";
 import type { BatchRecord, SettleableTrade } from "./batcher";
 import type { SettleResult } from "./settle-sender";
 import { isOrderAttributable } from "./poison";
+import { metrics } from "../../runtime/metrics";
 
 /** Persists the composition (unless it is already on disk), then hands the batch to the sender in order. */
 export function launch(b: BatchRun, batchId: bigint, trades: SettleableTrade[], args: SettleArgs, persist: boolean): Flight {
@@ -120,6 +121,7 @@ export async function recover(b: BatchRun): Promise<void> {
       if ("ok" in first) {
         // confirmed by its receipt yet not counted by the chain's nextBatchId (a stale read): ask again
       } else if (first.err instanceof FatalChainError) {
+        metrics.settleReverts.inc({ reason: first.err.revertName ?? "unknown" });
         if (!b.deps.onRejected || !isOrderAttributable(first.err.revertName)) throw first.err;
         await quarantine(b, b.flights[0], first.err);
         // nothing behind the failed batch landed either: every trade left is rebuilt into new batches

@@ -17,6 +17,8 @@ import {
 } from "../schemas";
 import { DEX_OPEN_STATUSES, type DexOrderStatus } from "../../../pipeline/service";
 import type { RouteContext } from "./context";
+import type { Request, Response } from "express";
+import { metrics, refusalReason } from "../../../runtime/metrics";
 
 const errors = {
   400: { description: "invalid request, symbol, type or balance", schema: errorResponse },
@@ -27,6 +29,27 @@ const errors = {
 const anyScheme = { apiKey: true, hmac: true, wallet: true };
 
 export function orderRoutes(c: RouteContext): Route[] {
+  // POST /v1/orders: counted by its outcome in dex_orders_accepted_total / dex_orders_refused_total
+  const placeFromRest = async (req: Request, res: Response) => {
+    const body = parseWith(placeOrderBody, jsonBody(req), "body");
+    let auth = null;
+    const hooks = {
+      // wallet-signed: limited per trader once the signature is verified (the placer calls this)
+      authenticated: async (account: string) => {
+        res.locals.trader = account.toLowerCase();
+        await runMiddleware(c.limiters.walletOrders, req, res);
+      },
+    };
+    if (!isWalletSigned(body)) {
+      auth = await c.auth.authenticate(req, { apiKey: true, hmac: true });
+      res.locals.auth = auth;
+      await applyAuthLimits(c.limiters, auth, "order", req, res);
+      authorize(auth, "trade", req.ip);
+    }
+    const result = await c.placeOrder(body, auth, auth ? {} : hooks);
+    if (result.replayed) res.setHeader("Idempotent-Replayed", "true");
+    res.status(201).json(result.order);
+  };
   const ownOrder = async (orderId: string, account: string) => {
     const o = await c.service.getOrder(orderId);
     // Another account's order is reported exactly like a missing one: existence is not revealed.
@@ -58,24 +81,13 @@ export function orderRoutes(c: RouteContext): Route[] {
       },
       handlers: [
         async (req, res) => {
-          const body = parseWith(placeOrderBody, jsonBody(req), "body");
-          let auth = null;
-          const hooks = {
-            // wallet-signed: limited per trader once the signature is verified (the placer calls this)
-            authenticated: async (account: string) => {
-              res.locals.trader = account.toLowerCase();
-              await runMiddleware(c.limiters.walletOrders, req, res);
-            },
-          };
-          if (!isWalletSigned(body)) {
-            auth = await c.auth.authenticate(req, { apiKey: true, hmac: true });
-            res.locals.auth = auth;
-            await applyAuthLimits(c.limiters, auth, "order", req, res);
-            authorize(auth, "trade", req.ip);
+          try {
+            await placeFromRest(req, res);
+            metrics.ordersAccepted.inc("rest");
+          } catch (e) {
+            metrics.ordersRefused.inc("rest", refusalReason(e));
+            throw e;
           }
-          const result = await c.placeOrder(body, auth, auth ? {} : hooks);
-          if (result.replayed) res.setHeader("Idempotent-Replayed", "true");
-          res.status(201).json(result.order);
         },
       ],
     },

@@ -8,6 +8,7 @@
 // a buyer no book exemption covers; whichever arrives second is refused (RESALE_RESTRICTED). Placements of
 // one asset run one at a time (a per-asset queue) so that the check and the placement are one step.
 import type { SandboxClocks } from "../funding/sandbox-clock";
+import { metrics, refusalReason } from "../../../runtime/metrics";
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Address, Hex } from "viem";
 import type { Db } from "../../../db";
@@ -606,11 +607,18 @@ export function createOrders(deps: OrdersDeps) {
     setProfile,
 
     async create(account: AccountRecord, input: OrderInput) {
-      return serial(placementKey(account, input.assetId), async () => {
-        const c = await validate(account, input);
-        const { row, placed } = await placeChecked(account, input, c);
-        return present(row, placed, true);
-      });
+      try {
+        const created = await serial(placementKey(account, input.assetId), async () => {
+          const c = await validate(account, input);
+          const { row, placed } = await placeChecked(account, input, c);
+          return present(row, placed, true);
+        });
+        metrics.ordersAccepted.inc("exchange");
+        return created;
+      } catch (e) {
+        metrics.ordersRefused.inc("exchange", refusalReason(e));
+        throw e;
+      }
     },
 
     async get(account: AccountRecord, id: string) {

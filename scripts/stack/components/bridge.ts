@@ -10,6 +10,7 @@
 // nodes' shares and the HSM's key, which live in their own processes, each in its own directory under
 // <dataDir>/mpc/, sealed under a key of its own derived from BRIDGE_SEAL_KEY / _FILE, or in the sandbox a
 // random master key in <dataDir>.secrets/ beside the data; production without one refuses to start).
+import { metrics, onScrape } from "../../../runtime/metrics";
 import path from "node:path";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -189,6 +190,16 @@ export const bridgeComponent: Component = {
         portal: { mode: config.mode, devWalletKeys: config.keys.demoTraders.map((k) => k.privateKey), confirmations: config.bridge.confirmations },
       });
       stops.push(() => api.stop());
+      // dex_signer_node_up: each signer node's /health, asked when /metrics is scraped
+      const stopScrape = onScrape(async () => {
+        await Promise.all(
+          cluster.nodes.map(async (n) => {
+            const up = await fetch(`${n.url}/health`, { signal: AbortSignal.timeout(500) }).then((r) => r.ok, () => false);
+            metrics.signerNodeUp.set({ node: String(n.index) }, up ? 1 : 0);
+          }),
+        );
+      });
+      stops.push(async () => void stopScrape());
 
       return {
         stop: stopAll,

@@ -11,6 +11,7 @@ import { marketsFromTokens } from "../../../pipeline/markets";
 import { assetMarketGrids } from "../../../api/exchange/assets/catalogue";
 import { startPipeline, type Pipeline } from "../../../pipeline/pipeline";
 import { startReplication } from "../../../pipeline/replication/replication";
+import { watchPipelineMetrics } from "../../../pipeline/metrics";
 import { systemClock } from "../../../runtime/clock";
 import { partitionNonceRange } from "../../../pipeline/intake/api-nonces";
 import { startPartitionServer, type PartitionServer } from "../../../pipeline/partition/server";
@@ -82,6 +83,7 @@ export const pipelineComponent: Component = {
       await replication?.close();
       throw err;
     }
+    const stopMetrics = watchPipelineMetrics(pipeline);
     // the agent relayer's account on the home chain: its one nonce lane, for every sender of that account
     const relayerAddress = ctx.config.keys.agentRelayer.address;
     const relayerNonces = ctx.nonceLanes.lane(ctx.config.chains.home.chainId, relayerAddress, () =>
@@ -114,6 +116,7 @@ export const pipelineComponent: Component = {
       dexService,
       ...(server ? { urls: { "partition transport": `${server.url}/partition` } } : {}),
       async stop() {
+        stopMetrics();
         await server?.close();
         // the journal's snapshot at stop holds the finished orders whose history write is still under way
         await pipeline.stop();
