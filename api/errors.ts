@@ -3,6 +3,7 @@
 // DexServiceError / validation error through); `toHttpError` turns any thrown value into the spec's body
 // {error:{code,message,details}} and its status (docs/decisions.md "DEX API"). Unknown errors are
 // INTERNAL_ERROR with a generic message: their text, stack and cause go to the log, never to a client.
+import { metrics } from "../runtime/metrics";
 import { status as GrpcStatus } from "@grpc/grpc-js";
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
@@ -186,8 +187,20 @@ export function toApiError(err: unknown, rules: HttpErrorRules = DEX_HTTP_ERRORS
  *  an HTTP API answers (`error` is the ApiError it was mapped to, for the log). */
 export function toHttpError(err: unknown, rules: HttpErrorRules = DEX_HTTP_ERRORS): { status: number; body: ErrorBody<string>; error: ApiError<string> } {
   const error = toApiError(err, rules);
+  if (error.status === 503) {
+    // every 503 says when to try again: the refusal's own delay (the settlement backlog's retryAfterMs,
+    // a chain's retry_after), else DEFAULT_RETRY_AFTER_S
+    if (error.retryAfterS === undefined) {
+      const ms = error.details.retryAfterMs;
+      error.retryAfterS = typeof ms === "number" && Number.isFinite(ms) ? Math.max(1, Math.ceil(ms / 1000)) : DEFAULT_RETRY_AFTER_S;
+    }
+    metrics.http503.inc({ surface: rules.logMessage.replace(/\s*request failed$/, "").toLowerCase() || "dex api", code: error.code });
+  }
   return { status: error.status, body: error.toBody(), error };
 }
+
+/** Retry-After of a 503 whose refusal names no delay, seconds. */
+export const DEFAULT_RETRY_AFTER_S = 1;
 
 export function validationError(err: ZodError, where?: string, maxIssues = DEX_HTTP_ERRORS.maxIssues): ApiError {
   const issues = err.issues.slice(0, maxIssues).map((i) => ({

@@ -1,27 +1,51 @@
-// `npm start` (`npm start -- --reset` wipes the data dir first): the whole stack on embedded defaults.
-// Ctrl-C or SIGTERM stops every component and chain before exiting.
+// `npm start` (`npm start -- --reset` wipes the data dir first; `--json` / `--pretty` choose the console's
+// format): the whole stack on embedded defaults, each component supervised (restarted when it fails).
+// Ctrl-C or SIGTERM drains the surfaces, then stops every component and chain before exiting.
 // This process serves (REST, WebSocket, gRPC, bridge API): it never holds the deployer's (admin) key. Its
 // config names the deployer by address; DEPLOYER_PRIVATE_KEY is taken out of its environment at once and
 // passed on only to the short-lived provisioning children (scripts/stack/provision.ts), then dropped.
-import pino from "pino";
 import { ConfigError, DeployerSecret, loadConfig } from "../config";
 import { beginStack } from "./stack/begin";
 import { formatBanner } from "./stack/banner";
+import { consoleFormatFlag, createConsoleLogger, stepProgress } from "./stack/console";
+import type { RunningStack } from "./stack/start-stack";
 
 async function main(): Promise<void> {
-  const reset = process.argv.slice(2).includes("--reset");
+  const argv = process.argv.slice(2);
+  const reset = argv.includes("--reset");
   const config = loadConfig();
   const deployerSecret = DeployerSecret.takeFrom(process.env);
-  const logger = pino({ level: config.logLevel });
+  // short lines on a terminal, JSON otherwise or with --json (scripts/stack/console.ts)
+  const logger = createConsoleLogger({ level: config.logLevel, json: consoleFormatFlag(argv) });
   // the chains (and their snapshot loads) start first, while the rest of the stack's modules load
   const begun = beginStack(config, { reset, onReset: () => logger.info({ dataDir: config.dataDir }, "reset: wiping the data dir") });
   const { startHealthServer, startStack } = await import("./stack");
-  const stack = await startStack({ config, begun, onComponentError: "continue", logger, deployerSecret });
-  const health = await startHealthServer({ host: config.host, port: config.ports.health, stack }).catch(async (e) => {
-    await stack.stop();
+  // /health answers from the first moment: 503 naming the start step under way, then the stack's report
+  let stack: RunningStack | undefined;
+  let step = "chains+compile";
+  const health = await startHealthServer({
+    host: config.host,
+    port: config.ports.health,
+    stack: { health: async () => stack?.health() ?? { status: "degraded", components: [{ name: "start", ok: false, detail: `starting: ${step}` }] } },
+  });
+  const progress = stepProgress(logger);
+  stack = await startStack({
+    config,
+    begun,
+    onComponentError: "continue",
+    logger,
+    deployerSecret,
+    onPhase(name, event, ms) {
+      if (event === "begin") step = name;
+      progress(name, event, ms);
+    },
+  }).catch(async (e: unknown) => {
+    await health.close();
     throw e;
   });
-  console.log(formatBanner(stack, health.url));
+  const running = stack;
+  // last: nothing routine is logged at info after it, so it stays on screen
+  console.log(formatBanner(running, health.url));
 
   // One stop, however many signals announce it. `kill -TERM -<pgid>` (systemd, container runtimes) signals
   // npm, tsx and this process at once, and npm and tsx forward theirs: the same stop arrives two or three
@@ -47,8 +71,9 @@ async function main(): Promise<void> {
       process.exit(1);
     }, STOP_DEADLINE_MS).unref();
     void (async () => {
+      // the stack drains first (no new connection, every request received answered), then stops
+      await running.stop();
       await health.close();
-      await stack.stop();
       logger.info("stopped");
       process.exit(0);
     })();

@@ -1,4 +1,5 @@
 // createDexRestApp: the DEX REST API ({dex_base_url} = .../v1) as an Express 5 app with explicit deps.
+import { drainable } from "../../runtime/http-drain";
 import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { createServer, IncomingMessage, ServerResponse, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -174,7 +175,7 @@ function bornWith<T extends typeof IncomingMessage | typeof ServerResponse>(base
   return born as unknown as T;
 }
 
-/** Listens on host:port (0 = a free port); close() stops it and its keep-alive sockets. */
+/** Listens on host:port (0 = a free port); close() drains it (answers what it received) and closes its sockets. */
 export async function listenDexRest(app: Express, port: number, host = "127.0.0.1"): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
   const server = createServer({ IncomingMessage: bornWith(IncomingMessage, app.request), ServerResponse: bornWith(ServerResponse, app.response) }, app);
   await new Promise<void>((resolve, reject) => {
@@ -182,13 +183,7 @@ export async function listenDexRest(app: Express, port: number, host = "127.0.0.
     server.listen(port, host, () => resolve());
   });
   const { port: bound } = server.address() as AddressInfo;
-  return {
-    server,
-    url: `http://${host}:${bound}/v1`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  // close() drains: no new connection, every request received is answered (runtime/http-drain.ts)
+  const { drain } = drainable(server);
+  return { server, url: `http://${host}:${bound}/v1`, close: drain };
 }

@@ -28,6 +28,8 @@ export interface StartDexApiDeps {
 
 export interface RunningDexApi {
   urls: { rest: string; ws: string; grpc: string };
+  /** Stops accepting on every surface and answers what was received; close() after it. */
+  drain(): Promise<void>;
   keys: ApiKeyStore;
   close(): Promise<void>;
 }
@@ -52,6 +54,10 @@ export async function startDexApi(deps: StartDexApiDeps): Promise<RunningDexApi>
   return {
     urls: { rest: rest.url, ws: wsUrl, grpc: address },
     keys,
+    /** Stops accepting on every surface and answers the requests received (REST, WebSocket orders, gRPC calls). */
+    async drain() {
+      await Promise.all([rest.close(), ws.drain(), grpc.close()]);
+    },
     async close() {
       await renouncer.stop();
       await Promise.all([rest.close(), ws.close(), grpc.close()]);

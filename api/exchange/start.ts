@@ -44,6 +44,8 @@ export interface RunningExchangeApi {
   identity: IdentityVerifier;
   tenants: TenantTokens;
   accounts: AccountStore;
+  /** Stops accepting connections and answers the requests received (the listener's drain). */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,5 +91,5 @@ export async function startExchangeApi(deps: StartExchangeApiDeps): Promise<Runn
     await Promise.all(extensions.map((e) => e.close?.()));
     await http.close();
   };
-  return { url: http.url, identity, tenants, accounts, close };
+  return { url: http.url, identity, tenants, accounts, drain: http.close, close };
 }

@@ -5,6 +5,8 @@
 // The parts: connection.ts (a connection, sending, admission limits), channels.ts (subscriptions and the
 // fan-out of the service's events), session.ts (client messages and auth); this file wires them to the
 // HTTP upgrade, the heartbeat and key revocation.
+import net from "node:net";
+import { DRAIN_DEADLINE_MS } from "../../runtime/http-drain";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
@@ -43,6 +45,9 @@ export interface DexWsServer {
   listen(port: number, host?: string): Promise<{ url: string }>;
   /** current connections (for tests and metrics) */
   connectionCount(): number;
+  /** Stops accepting connections and waits (DRAIN_DEADLINE_MS at most) until every order message received
+   *  is answered; the connections stay open until close(). */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -163,6 +168,13 @@ export async function createWsServer(deps: WsServerDeps): Promise<DexWsServer> {
       });
       const { port: bound } = server.address() as AddressInfo;
       return { url: `ws://${host}:${bound}${WS_AUTH_PATH}` };
+    },
+    async drain() {
+      // net.Server's close: stop listening, keep the open connections (http.Server's would drop idle ones)
+      if (server.listening) net.Server.prototype.close.call(server);
+      const deadline = performance.now() + DRAIN_DEADLINE_MS;
+      const busy = () => orders !== undefined && [...hub.conns].some((c) => orders.inFlight(c) > 0);
+      while (busy() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     },
     async close() {
       clearInterval(heartbeat);

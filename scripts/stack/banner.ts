@@ -17,7 +17,7 @@ export function formatBanner(stack: RunningStack, healthUrl: string): string {
   row("health", healthUrl);
   for (const c of stack.components) {
     if (!c.handle) {
-      row(c.name, `FAILED TO START: ${c.error}`);
+      row(c.name, `NOT UP (retried in the background; /health tells): ${c.error}`);
       continue;
     }
     for (const [label, url] of Object.entries(c.handle.urls ?? {})) row(`${c.name} ${label}`, url);
@@ -41,6 +41,32 @@ export function formatBanner(stack: RunningStack, healthUrl: string): string {
   config.keys.demoTraders.forEach((k, i) => row(`demo trader ${i + 1}`, `${k.address}  ${k.privateKey}  (the simulator's)`));
   if (deposits && deployments.home.contracts.Settlement) lines.push(`  (the integrator and each demo trader start with ${deposits} deposited in Settlement)`);
   lines.push("", `Data dir: ${config.dataDir} (deployments: ${config.deploymentsFile}); \`npm start -- --reset\` starts afresh.`);
-  lines.push(`Started in ${Object.entries(stack.timingsMs).map(([k, v]) => `${k} ${v} ms`).join(", ")}. Ctrl-C stops everything.`, "");
+  lines.push(`Started in ${Object.entries(stack.timingsMs).map(([k, v]) => `${k} ${v} ms`).join(", ")}. Ctrl-C stops everything.`);
+  lines.push(...nextSteps(stack, healthUrl), "");
   return lines.join("\n");
+}
+
+/** The banner's last lines: the examples' variables for the ports in use, and the commands to try. */
+export function nextSteps(stack: Pick<RunningStack, "config" | "chains">, healthUrl: string): string[] {
+  const { config, chains } = stack;
+  const metricsUrl = healthUrl.replace(/\/health$/, "/metrics");
+  const vars = [
+    `DEX_API_URL=${config.urls.dexRest.replace(/\/v1$/, "")}`,
+    `DEX_WS_URL=${config.urls.dexWs}`,
+    `DEX_GRPC_ADDRESS=${config.urls.grpc}`,
+    `BRIDGE_API_URL=${config.urls.bridgeApi}`,
+    `HOME_RPC_URL=${chains.home.external ? redactUrl(chains.home.rpcUrl) : chains.home.rpcUrl}`,
+    `REMOTE_RPC_URL=${chains.remote.external ? redactUrl(chains.remote.rpcUrl) : chains.remote.rpcUrl}`,
+  ];
+  return [
+    "",
+    "Next steps (in another terminal; the variables match the ports in use):",
+    `  export ${vars.join(" \\\n         ")}`,
+    "  npx tsx examples/create-api-key.ts            # an API key for demo trader 1's wallet",
+    "  SIDE=buy SIZE=0.01 npx tsx examples/place-signed-order.ts   # a wallet-signed order (PRICE=... to choose)",
+    "  UPDATES=5 npx tsx examples/subscribe-book.ts   # the WebSocket book",
+    "  TOKEN=USD AMOUNT=25 npx tsx examples/bridge-transfer.ts      # a bridge transfer",
+    `  buf curl --protocol grpc --http2-prior-knowledge --list-methods http://$DEX_GRPC_ADDRESS`,
+    `  curl ${healthUrl}   curl ${metricsUrl}`,
+  ];
 }

@@ -14,6 +14,8 @@ import { readDeployments, writeDeployments, type Deployments } from "./deploymen
 import { createProvisioner } from "./provisioner";
 import type { SeededBalance } from "./seed";
 import type { Component, ComponentHandle, ProvisionContext, StackChains, StackContext } from "./types";
+import { SupervisedComponent } from "./supervisor";
+import { metrics, onScrape } from "../../runtime/metrics";
 
 export interface StartStackOptions {
   config: Config;
@@ -23,7 +25,8 @@ export interface StartStackOptions {
   components?: readonly Component[];
   /**
    * A component that fails to start: "fail" stops everything and throws (tests); "continue" logs it,
-   * reports it down on /health and starts the rest (`npm start`, where services land one by one).
+   * reports it down on /health, starts the rest, and starts it again with a backoff until it runs; one that
+   * exits is started again the same way (`npm start`: scripts/stack/supervisor.ts).
    */
   onComponentError?: "fail" | "continue";
   logger?: Logger;
@@ -33,6 +36,8 @@ export interface StartStackOptions {
    * starts. Default: none (the provisioning child uses the sandbox's dev key).
    */
   deployerSecret?: DeployerSecret;
+  /** Each start step as it begins and ends (with its milliseconds): `npm start`'s progress lines. */
+  onPhase?(step: string, event: "begin" | "end", ms?: number): void;
   /** The chains and the compile check, already begun by the caller (`beginStack`, before it loaded the
    *  rest of the stack's modules); with it, `reset` is beginStack's. */
   begun?: StackBeginning;
@@ -47,6 +52,7 @@ export interface ComponentStatus {
 export interface HealthReport {
   status: "ok" | "degraded";
   components: { name: string; ok: boolean; detail?: string; urls?: Record<string, string> }[];
+  error?: string;
 }
 
 export interface RunningStack {
@@ -94,10 +100,12 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   const timingsMs: Record<string, number> = {};
   const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
     const t = performance.now();
+    options.onPhase?.(name, "begin");
     try {
       return await fn();
     } finally {
       timingsMs[name] = Math.round(performance.now() - t);
+      options.onPhase?.(name, "end", timingsMs[name]);
     }
   };
 
@@ -144,8 +152,21 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     logger.info({ chainId: c.chainId, rpcUrl: c.rpcUrl, replayed: c.restored.entries, replayMs: c.restored.ms }, "chain up");
   }
 
+  // dex_chain_head_age_seconds: each chain's head block's age, read when /metrics is scraped
+  const stopChainMetrics = onScrape(async () => {
+    await Promise.all(
+      (["home", "remote"] as const).map(async (name) => {
+        const head = await rpcCall<{ timestamp: string }>(chains[name].rpcUrl, "eth_getBlockByNumber", ["latest", false], 1_000);
+        metrics.chainHeadAge.set({ chain: name }, Math.max(0, Date.now() / 1000 - Number(head.timestamp)));
+      }),
+    );
+  });
   const statuses: ComponentStatus[] = [];
+  const supervised = () => statuses.filter((s): s is SupervisedComponent => s instanceof SupervisedComponent);
   const stopAll = async () => {
+    // no restart from now on; every surface stops accepting and answers what it received; then each stops
+    for (const s of supervised()) s.hold();
+    await Promise.all(supervised().map((s) => s.handle?.drain?.().catch((e) => logger.error({ component: s.name, err: e }, "component failed to drain"))));
     for (const s of [...statuses].reverse()) {
       try {
         await s.handle?.stop();
@@ -153,6 +174,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
         logger.error({ component: s.name, err: e }, "component failed to stop");
       }
     }
+    stopChainMetrics();
     await Promise.all([chains.home.stop(), chains.remote.stop()]);
     await releasePrepared();
   };
@@ -212,7 +234,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
         statuses.push({ name: component.name, error: provisionError });
         continue;
       }
-      const ctx: StackContext = {
+      const contextWith = (p: Promise<unknown> | undefined): StackContext => ({
         config: contextConfigFor(component, config),
         logger: logger.child({ component: component.name }),
         chains,
@@ -223,18 +245,18 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
         started,
         updateDeployments,
         nonceLanes,
-        prepared: prepared.get(component.name),
-      };
+        prepared: p,
+      });
+      const preparedOnce = prepared.get(component.name);
       prepared.delete(component.name); // its start owns it now
-      try {
-        const handle = await phase(component.name, () => component.start(ctx));
-        started.set(component.name, handle);
-        statuses.push({ name: component.name, handle });
-      } catch (e) {
-        if (options.onComponentError !== "continue") throw e;
-        logger.error({ component: component.name, err: e }, "component failed to start; continuing without it");
-        statuses.push({ name: component.name, error: e instanceof Error ? e.message : String(e) });
-      }
+      // a later start (a retry, a restart) prepares afresh: what was prepared went to the first
+      let first = true;
+      const contextOnce = () => contextWith(first ? ((first = false), preparedOnce) : undefined);
+      const retry = options.onComponentError === "continue";
+      const s = new SupervisedComponent(component, contextOnce, logger, started, retry);
+      statuses.push(s);
+      await phase(component.name, () => s.start());
+      if (!retry && s.state !== "up") throw s.failure;
     }
 
     let stopping: Promise<void> | undefined;
@@ -254,6 +276,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
           chainHealth("home-chain", chains.home),
           chainHealth("remote-chain", chains.remote),
           ...statuses.map(async (s) => {
+            if (s instanceof SupervisedComponent) return { name: s.name, ...(await s.health()) };
             if (!s.handle) return { name: s.name, ok: false, detail: `failed to start: ${s.error}` };
             const h = s.handle.health ? await s.handle.health() : { ok: true, detail: "started" };
             return { name: s.name, ...h, ...(s.handle.urls ? { urls: { ...s.handle.urls } } : {}) };

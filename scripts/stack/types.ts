@@ -49,6 +49,12 @@ export interface ComponentHandle {
   readonly info?: Readonly<Record<string, string>>;
   /** Liveness for /health; without it a started component counts as up. */
   health?(): Promise<ComponentHealth>;
+  /** A stop's first step, on every component at once before any stops: stop accepting connections and
+   *  answer every request already received (its listeners stay closed; stop() follows). */
+  drain?(): Promise<void>;
+  /** Settles when the component ended on its own (a child process exited), with why: the stack then starts
+   *  it again (scripts/stack/supervisor.ts). Never settles for a stop the stack asked for. */
+  readonly exited?: Promise<string>;
 }
 
 /** What a component's provisioning step receives: no key, but a way to run a job in the provisioning

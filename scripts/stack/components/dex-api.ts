@@ -83,6 +83,7 @@ export const dexApiComponent: Component = {
     let stopped = false;
     return {
       urls: { "dex rest": api.urls.rest, "dex openapi": `${api.urls.rest}/openapi.json`, "dex websocket": api.urls.ws, "dex grpc": api.urls.grpc },
+      drain: () => api.drain(),
       async stop() {
         if (stopped) return;
         stopped = true;

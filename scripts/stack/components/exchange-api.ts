@@ -172,6 +172,7 @@ export const exchangeApiComponent: Component = {
       compliance,
       urls: { "exchange api": running.url, "exchange real time (SSE)": `${origin}${REALTIME_PATH}`, "exchange WebSocket (legacy)": `${origin.replace(/^http/, "ws")}${LEGACY_WS_PATH}` },
       info: { "exchange api identity issuers": config.issuers.join(", ") },
+      drain: () => running.drain(),
       async stop() {
         if (stopped) return;
         stopped = true;
