@@ -55,6 +55,8 @@ export interface RunningIndexer {
   frontPid?: number;
   /** SIGTERM (Ponder unlocks its schema and exits), SIGKILL after 10 s. Idempotent. */
   stop(): Promise<void>;
+  /** Settles, with why, when Ponder exits without stop() (a crash, a kill): its supervisor starts it again. */
+  readonly exited: Promise<string>;
 }
 
 /** pino's numeric levels */
@@ -88,8 +90,51 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   });
 }
 
+/** Whether `pid` is a live Ponder process of this data directory (Linux's /proc; elsewhere: any live pid). */
+function isOurPonder(pid: number, dataDir: string): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    const environ = fs.readFileSync(`/proc/${pid}/environ`, "utf8");
+    return cmdline.includes("ponder") && environ.split("\0").includes(`INDEXER_DATA_DIR=${dataDir}`);
+  } catch {
+    return process.platform !== "linux";
+  }
+}
+
+/**
+ * One Ponder at a time on a data directory. A Ponder whose launcher died (a SIGKILL, a crash) stops itself
+ * (exit-with-parent.cjs), which takes a while, and writes until then: a new Ponder started meanwhile on
+ * the same PGlite directory would run a second database over the same files, which corrupts them (the
+ * "duplicate key value violates unique constraint batch_pkey" that only --reset cured; docs/decisions/
+ * indexer.md). So the previous one's pid is kept beside the directory (`<dir>.ponder.pid`), and a start first stops it (SIGTERM,
+ * then SIGKILL after PREVIOUS_STOP_MS) and waits until it is gone.
+ */
+async function takeOverDataDir(dataDir: string, onLog?: (line: string) => void): Promise<string> {
+  // beside the directory, not in it: PGlite takes a directory with any file in it for a database
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  const pidFile = `${dataDir}.ponder.pid`;
+  const pid = Number(fs.existsSync(pidFile) ? fs.readFileSync(pidFile, "utf8").trim() : NaN);
+  if (Number.isInteger(pid) && pid > 0 && isOurPonder(pid, dataDir)) {
+    onLog?.(JSON.stringify({ level: 40, msg: "a previous indexer still runs on this data directory: stopping it first", pid }));
+    process.kill(pid, "SIGTERM");
+    const killAt = Date.now() + PREVIOUS_STOP_MS;
+    while (isOurPonder(pid, dataDir)) {
+      if (Date.now() > killAt) process.kill(pid, "SIGKILL");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return pidFile;
+}
+const PREVIOUS_STOP_MS = 10_000;
+
 export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIndexer> {
   const withFront = opts.hotFront ?? true;
+  const pidFile = await takeOverDataDir(path.resolve(opts.dataDir), opts.onLog);
   const requestedPort = opts.port === 0 || withFront ? await freePort() : opts.port;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -119,7 +164,11 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
     env,
     // stdin is a pipe only so that the child notices when this process dies (exit-with-parent.cjs)
     stdio: ["pipe", "pipe", "pipe"],
+    // its own process group: a signal to the launcher's group (Ctrl-C, `kill -TERM -<pgid>`) reaches the
+    // launcher alone, which stops Ponder in its turn (stop() below) and drains first
+    detached: true,
   });
+  if (child.pid !== undefined) fs.writeFileSync(pidFile, String(child.pid));
   const nice = opts.nice ?? 19;
   if (child.pid !== undefined && nice !== 0) {
     try {
@@ -158,6 +207,11 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   eachLine(child, onLine);
 
   let stopped: Promise<void> | undefined;
+  const exited = new Promise<string>((resolve) => {
+    child.once("exit", (code, signal) => {
+      if (stopped === undefined) resolve(`Ponder exited (${code ?? signal}):\n${recent.slice(-10).join("\n")}`);
+    });
+  });
   const stop = () => {
     stopped ??= (async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -197,7 +251,7 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
     throw error;
   }
   const ponderUrl = `http://127.0.0.1:${port}`;
-  if (!withFront) return { url: ponderUrl, port, ponderUrl, pid: child.pid!, stop };
+  if (!withFront) return { url: ponderUrl, port, ponderUrl, pid: child.pid!, stop, exited };
   let front: Awaited<ReturnType<typeof startFront>>;
   try {
     front = await startFront(opts, ponderUrl, deadline);
@@ -237,6 +291,7 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
     port: frontPort,
     ponderUrl,
     pid: child.pid!,
+    exited,
     get frontPid() {
       return front.pid;
     },
@@ -262,6 +317,8 @@ async function startFront(opts: StartIndexerOptions, ponderUrl: string, deadline
     cwd: findRepoRoot(indexerDir),
     env,
     stdio: ["ignore", "pipe", "pipe", "ipc"],
+    // its own process group, as Ponder's: only the launcher restarts or stops it
+    detached: true,
   });
   child.channel?.unref();
   const recent: string[] = [];

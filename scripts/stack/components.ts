@@ -61,7 +61,9 @@ export const indexerComponent: Component = {
     });
     return {
       stop: () => indexer.stop(),
-      urls: { graphql: `${indexer.url}/graphql`, sql: `${indexer.url}/sql` },
+      // Ponder exiting on its own (a crash, a kill): the stack's supervisor starts the indexer again
+      exited: indexer.exited,
+      urls: { graphql: `${indexer.url}/graphql`, sql: `${indexer.url}/sql`, metrics: `${indexer.url}/metrics` },
       async health() {
         try {
           const res = await fetch(`${indexer.url}/ready`);
