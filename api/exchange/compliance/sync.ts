@@ -17,7 +17,7 @@ export interface LedgerLots {
 
 export interface ComplianceSyncDeps {
   client: ComplianceClient;
-  logger?: Pick<Logger, "debug" | "info" | "warn">;
+  logger?: Pick<Logger, "info" | "warn"> & Partial<Pick<Logger, "debug">>;
   /** every exchange investor with a custody address and its facts now */
   investors(): Promise<{ address: Address; facts: InvestorEligibility }[]>;
   /** the ledger's lots of `holder` in the asset of `token` (null: not an asset the exchange lists) */
@@ -69,7 +69,7 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
       const onChain = await deps.client.investor(job.address);
       if (onChain.accreditation !== job.facts.accreditation || onChain.usPerson !== job.facts.usPerson) {
         await deps.client.recordInvestor(job.address, job.facts);
-        deps.logger?.debug({ investor: job.address, ...job.facts }, "eligibility registry: investor recorded");
+        deps.logger?.debug?.({ investor: job.address, ...job.facts }, "eligibility registry: investor recorded");
       }
       recordedFacts.set(job.address.toLowerCase(), JSON.stringify(job.facts));
       return "done";
@@ -88,7 +88,7 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
     const clockSeq = BigInt(now()) * 1000n;
     lastSequence = clockSeq > lastSequence ? clockSeq : lastSequence + 1n;
     await deps.client.recordLots(job.token, job.holder, lastSequence, lots);
-    deps.logger?.debug({ token: job.token, holder: job.holder, lots: lots.length, sequence: lastSequence.toString() }, "eligibility registry: lots recorded");
+    deps.logger?.debug?.({ token: job.token, holder: job.holder, lots: lots.length, sequence: lastSequence.toString() }, "eligibility registry: lots recorded");
     return "done";
   }
 
