@@ -38,7 +38,9 @@ export async function startReplication(opts: ReplicationOptions): Promise<Replic
   const replicas = opts.replicas ?? DEFAULT_REPLICAS;
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
   const nc = await connect({ servers: opts.servers, maxReconnectAttempts: -1, reconnectTimeWait: 250, name: `partition-${opts.partition}-${process.pid}` });
-  const leadership = await startLeadership({ nc, bucket: LEASE_BUCKET, key: `p${opts.partition}`, leaseMs, replicas, log: opts.logger });
+  // the lease on a connection of its own: its renewals never queue behind a large append
+  const leaseNc = await connect({ servers: opts.servers, maxReconnectAttempts: -1, reconnectTimeWait: 250, name: `partition-${opts.partition}-${process.pid}-lease` });
+  const leadership = await startLeadership({ nc: leaseNc, bucket: LEASE_BUCKET, key: `p${opts.partition}`, leaseMs, replicas, log: opts.logger });
   let appliedSeq = 0;
   const open =
     (stream: string, track: boolean): OpenRecordLog =>
@@ -56,6 +58,7 @@ export async function startReplication(opts: ReplicationOptions): Promise<Replic
     async close() {
       await leadership.release();
       await nc.close().catch(() => undefined);
+      await leaseNc.close().catch(() => undefined);
     },
   };
 }

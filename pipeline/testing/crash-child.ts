@@ -11,6 +11,8 @@ import { startReplication } from "../replication/replication";
 
 interface ChildConfig {
   mode: "stream" | "recover";
+  /** added to every order's nonce (children that follow one another on the same log use distinct ranges) */
+  nonceBase?: number;
   rpcUrl: string;
   chainId: number;
   settlement: `0x${string}`;
@@ -108,12 +110,13 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const traders = cfg.traderKeys.map((k) => privateKeyToAccount(k));
+  const nonceBase = BigInt(cfg.nonceBase ?? 0);
   process.stdout.write("READY\n");
   for (let i = 0; i < cfg.orders; i++) {
     const t = traders[i % traders.length];
     const side = i % 2 === 0 ? "sell" : "buy";
     const priceTicks = 250_000n + BigInt((i * 7) % 5) - 2n;
-    const input = await signedInput(t, t.address, cfg.chainId, cfg.settlement, market, { side, priceTicks, sizeLots: BigInt(1 + (i % 3)), nonce: BigInt(i) });
+    const input = await signedInput(t, t.address, cfg.chainId, cfg.settlement, market, { side, priceTicks, sizeLots: BigInt(1 + (i % 3)), nonce: nonceBase + BigInt(i) });
     if (deposed) break;
     try {
       const r = await p.service.placeSigned(input);
