@@ -18,6 +18,8 @@ import { getHead } from "./recorder";
 import { replayJournal, restoreClock } from "./replay";
 import { listSnapshots, readSnapshotHeader, snapshotDir, SnapshotCorruptError, verifySnapshot } from "./snapshot";
 import { createRpcClient, type RpcClient } from "./rpc-client";
+import type { BootedNode, ChainRestored } from "./booted-node";
+export type { BootedNode, ChainRestored } from "./booted-node";
 import { superviseChain, DEFAULT_SNAPSHOT_POLICY, type SnapshotPolicy } from "./supervisor";
 
 export type { ChainStatus, SnapshotPolicy } from "./supervisor";
@@ -43,17 +45,6 @@ export interface StartChainOptions {
   genesisTimestampS?: number;
 }
 
-/** What a start (or a supervised restart) restored. */
-export interface ChainRestored {
-  /** journal entries replayed (the tail after the snapshot, or the whole journal) */
-  entries: number;
-  /** load + replay, ms */
-  ms: number;
-  /** the snapshot loaded: the journal entries it covers and its load time */
-  snapshot?: { journalEntries: number; bytes: number; loadMs: number };
-  /** snapshots found unusable and skipped, newest first, with why */
-  skippedSnapshots?: string[];
-}
 
 export interface RunningChain {
   readonly chainId: number;
@@ -88,23 +79,6 @@ interface GenesisRecord {
   genesisHash: string;
 }
 
-/** A fresh node with the chain restored into it: what a start and a supervised restart both do. */
-export interface BootedNode {
-  proc: ChainNodeProcess;
-  node: RpcClient;
-  kind: ChainNodeKind;
-  /** journal entries replayed */
-  entries: number;
-  /** every entry in the journal now (the snapshot's and the replayed ones) */
-  journalEntries: number;
-  /** the clock offset the last entry (or the snapshot) recorded */
-  lastOffsetS: number;
-  /** spawn + load + replay, ms */
-  bootMs: number;
-  /** load + replay only, ms */
-  replayMs: number;
-  restored: ChainRestored;
-}
 
 async function spawnChecked(
   options: StartChainOptions,

@@ -13,7 +13,7 @@ import type { ProxyUpstream } from "./proxy";
 import { createRecorder, getHead } from "./recorder";
 import type { JsonRpcError } from "./rpc-client";
 import { compactDump, writeSnapshot } from "./snapshot";
-import type { BootedNode } from "./start-chain";
+import type { BootedNode } from "./booted-node";
 
 export interface SnapshotPolicy {
   /** snapshot once this many journal entries were added since the last one */
