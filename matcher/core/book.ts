@@ -3,71 +3,11 @@
 // levels in an array sorted worst-to-best, so the best level is the last element (O(1)), plus an
 // index from price to level (price-index.ts). A level that empties away from the top stays in place
 // (marked empty) and is reused or swept later: removing it eagerly would cost an O(levels) splice per cancel.
-import type { Order } from "./order";
+import { Level, type Order } from "./order";
 import { PriceIndex } from "./price-index";
+
+export { Level };
 import type { Side } from "./types";
-
-export class Level {
-  priceTicks: number;
-  isBuy: boolean;
-  symbol: string;
-  side: Side;
-  visHead: Order | null = null;
-  visTail: Order | null = null;
-  hidHead: Order | null = null;
-  hidTail: Order | null = null;
-  /** Sum of displayLots of the visible queue: what depth and level events show. */
-  visibleLots = 0;
-  orderCount = 0;
-
-  constructor(symbol: string, priceTicks: number, isBuy: boolean) {
-    this.symbol = symbol;
-    this.priceTicks = priceTicks;
-    this.isBuy = isBuy;
-    this.side = isBuy ? "buy" : "sell";
-  }
-
-  /** Appends at the back of its queue (visible or hidden) and counts its display. */
-  append(o: Order): void {
-    o.level = this;
-    o.next = null;
-    if (o.hidden) {
-      o.prev = this.hidTail;
-      if (this.hidTail === null) this.hidHead = o;
-      else this.hidTail.next = o;
-      this.hidTail = o;
-    } else {
-      o.prev = this.visTail;
-      if (this.visTail === null) this.visHead = o;
-      else this.visTail.next = o;
-      this.visTail = o;
-      this.visibleLots += o.displayLots;
-    }
-    this.orderCount++;
-  }
-
-  /** Unlinks the order and removes its display from the visible total. */
-  unlink(o: Order): void {
-    const prev = o.prev;
-    const next = o.next;
-    if (o.hidden) {
-      if (prev === null) this.hidHead = next;
-      else prev.next = next;
-      if (next === null) this.hidTail = prev;
-      else next.prev = prev;
-    } else {
-      if (prev === null) this.visHead = next;
-      else prev.next = next;
-      if (next === null) this.visTail = prev;
-      else next.prev = prev;
-      this.visibleLots -= o.displayLots;
-    }
-    o.prev = null;
-    o.next = null;
-    o.level = null;
-    this.orderCount--;
-  }
-}
 
 /** Empty levels a side keeps for reuse. */
 const SPARE_LEVELS = 1_024;

@@ -1,8 +1,7 @@
-// The engine's internal order node: one fixed-shape object per open order, linked into
-// its price level's queue and its account's list (intrusive lists give O(1) removal).
+// The engine's intrusive nodes, in one file because each links to the others: the order node (one
+// fixed-shape object per open order), the price level whose queues it sits in, and its account's list
+// (intrusive lists give O(1) removal). Levels live in their BookSide (book.ts).
 import type { OrderStatus, OrderType, OrderView, Side, StpMode, TimeInForce } from "./types";
-import type { Level } from "./book";
-import type { AccountOrders } from "./accounts";
 
 export class Order implements OrderView {
   // Fields touched by every lookup, match and cancel first: V8 lays them out in this order, so they share
@@ -94,5 +93,81 @@ export class Order implements OrderView {
     if (this.hidden) return 0;
     const slice = this.icebergVisibleLots;
     return slice > 0 && slice < this.remainingLots ? slice : this.remainingLots;
+  }
+}
+
+/** A price level: two FIFO queues, visible orders first, then hidden ones (hidden orders yield to visible
+ *  ones at the same price). */
+export class Level {
+  priceTicks: number;
+  isBuy: boolean;
+  symbol: string;
+  side: Side;
+  visHead: Order | null = null;
+  visTail: Order | null = null;
+  hidHead: Order | null = null;
+  hidTail: Order | null = null;
+  /** Sum of displayLots of the visible queue: what depth and level events show. */
+  visibleLots = 0;
+  orderCount = 0;
+
+  constructor(symbol: string, priceTicks: number, isBuy: boolean) {
+    this.symbol = symbol;
+    this.priceTicks = priceTicks;
+    this.isBuy = isBuy;
+    this.side = isBuy ? "buy" : "sell";
+  }
+
+  /** Appends at the back of its queue (visible or hidden) and counts its display. */
+  append(o: Order): void {
+    o.level = this;
+    o.next = null;
+    if (o.hidden) {
+      o.prev = this.hidTail;
+      if (this.hidTail === null) this.hidHead = o;
+      else this.hidTail.next = o;
+      this.hidTail = o;
+    } else {
+      o.prev = this.visTail;
+      if (this.visTail === null) this.visHead = o;
+      else this.visTail.next = o;
+      this.visTail = o;
+      this.visibleLots += o.displayLots;
+    }
+    this.orderCount++;
+  }
+
+  /** Unlinks the order and removes its display from the visible total. */
+  unlink(o: Order): void {
+    const prev = o.prev;
+    const next = o.next;
+    if (o.hidden) {
+      if (prev === null) this.hidHead = next;
+      else prev.next = next;
+      if (next === null) this.hidTail = prev;
+      else next.prev = prev;
+    } else {
+      if (prev === null) this.visHead = next;
+      else prev.next = next;
+      if (next === null) this.visTail = prev;
+      else next.prev = prev;
+      this.visibleLots -= o.displayLots;
+    }
+    o.prev = null;
+    o.next = null;
+    o.level = null;
+    this.orderCount--;
+  }
+}
+
+/** An account's open orders (resting and held) in arrival order: O(1) to add and remove, in order for
+ *  cancel-all and for reads. */
+export class AccountOrders {
+  account: string;
+  head: Order | null = null;
+  tail: Order | null = null;
+  count = 0;
+  constructor(account: string) {
+    this.account = account;
   }
 }

@@ -7,7 +7,7 @@
 // a new price when more levels lie outside it than inside (at most once per as many insertions as the move
 // touches slots and levels, so its cost stays O(1) per insertion whatever the prices). Only where a level is stored changes,
 // never which level a price gives: no event depends on the window.
-import type { Level } from "./book";
+import type { Level } from "./order";
 
 /** Ticks covered by the window (a power of two; 16 KB of slots). */
 export const PRICE_WINDOW = 4096;

@@ -3,7 +3,7 @@
 import { buildSettleArgs, type SettleArgs, type SignedOrder } from "../../sdk/settle-batch";
 import { FatalChainError } from "../errors";
 import type { BatchRun } from "./batch-run";
-import type { BatcherDeps, SettleableTrade } from "./batcher";
+import type { BatcherDeps, SettleableTrade } from "./batch-types";
 
 /** The next batch to send from the trades behind the flights, or null when none is due yet. */
 export function takeBatch(b: BatchRun): SettleableTrade[] | null {

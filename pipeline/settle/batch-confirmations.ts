@@ -6,19 +6,11 @@
 import { decodeEventLog, toEventSelector, type Address, type Hex, type Log, type PublicClient } from "viem";
 import { settlementAbi } from "../../sdk/abi";
 import type { BatchRun } from "./batch-run";
-import type { BatchRecord } from "./batcher";
+import type { BatchRecord, FindBatchTxs, SettledBatchRecord } from "./batch-types";
+export type { FindBatchTxs, SettledBatchRecord } from "./batch-types";
 
 /** A batch the chain settled: its trades are those with seq in [fromSeq, toSeq] (minus dropped ones). */
-export interface SettledBatchRecord {
-  batchId: bigint;
-  fromSeq: number;
-  toSeq: number;
-  /** null only when neither the store nor the chain could tell (a failed lookup) */
-  txHash: Hex | null;
-}
 
-/** Where the chain says batches landed: batch id -> transaction and block (ids it does not find are absent). */
-export type FindBatchTxs = (batchIds: readonly bigint[], fromBlock: bigint | undefined) => Promise<Map<bigint, { txHash: Hex; blockNumber: bigint }>>;
 
 const CHUNK = 5_000n;
 

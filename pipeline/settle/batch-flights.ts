@@ -7,7 +7,7 @@ import { FatalChainError } from "../errors";
 import { argsFor, takeBatch } from "./batch-building";
 import { quarantine } from "./batch-quarantine";
 import { notifyDrained, type BatchRun, type Flight } from "./batch-run";
-import type { BatchRecord, SettleableTrade } from "./batcher";
+import type { BatchRecord, SettleableTrade } from "./batch-types";
 import type { SettleResult } from "./settle-sender";
 import { isOrderAttributable } from "./poison";
 import { metrics } from "../../runtime/metrics";

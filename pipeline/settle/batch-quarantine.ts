@@ -5,7 +5,7 @@ import type { Hex } from "viem";
 import type { FatalChainError } from "../errors";
 import { argsFor, ordersOf } from "./batch-building";
 import type { BatchRun, Flight } from "./batch-run";
-import type { SettleableTrade } from "./batcher";
+import type { SettleableTrade } from "./batch-types";
 import { isOrderAttributable, suspectOrders } from "./poison";
 
 /** The orders a revert names; when it names several (a trader's), the ones whose own trades revert the

@@ -3,7 +3,7 @@
 import type { SettleArgs } from "../../sdk/settle-batch";
 import type { RecordLog } from "../../matcher/journal";
 import type { Clock } from "../../runtime/clock";
-import type { BatchRecord, BatcherDeps, BatcherState, SettleableTrade } from "./batcher";
+import type { BatchRecord, BatcherDeps, BatcherState, SettleableTrade } from "./batch-types";
 import type { SettleResult } from "./settle-sender";
 
 export interface Flight {
