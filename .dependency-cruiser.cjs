@@ -31,7 +31,9 @@ const LAYOUT = {
   config: { may: ["sdk", "runtime"] },
   db: { may: ["runtime", "config"] },
   "matcher/journal": { may: ["matcher/core"] },
-  pipeline: { may: ["matcher", "sdk", "runtime", "config", "db"] },
+  // the NATS clients are ESM-only packages that depcruise cannot resolve under the tree's `node` module
+  // resolution (it sees them as unknown, not npm): named here so they count as the npm packages they are
+  pipeline: { may: ["matcher", "sdk", "runtime", "config", "db"], also: ["^@nats-io/"] },
   api: { may: ["pipeline", "sdk", "runtime", "config", "db"] },
   relayer: { may: ["signer-cluster", "sdk", "runtime", "config", "db"] },
   "signer-cluster": { may: ["sdk", "runtime", "config"] },

@@ -12,6 +12,10 @@ import { ok } from "./rest";
 export type { paths as ExchangePaths } from "./openapi/exchange-api";
 export type ExchangeClient = Client<paths>;
 
+/** Where the trading web app receives the identity provider's authorization code (OIDC code flow): its
+ *  redirect URI is the web app's origin plus this path. */
+export const WEB_CALLBACK_PATH = "/auth/callback";
+
 export interface ExchangeClientOptions {
   /** the API's origin, e.g. http://127.0.0.1:3000 (paths start with /v1) */
   baseUrl: string;

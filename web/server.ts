@@ -11,7 +11,7 @@ import http from "node:http";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
-import { WEB_CALLBACK_PATH } from "../api/iam/config";
+import { WEB_CALLBACK_PATH } from "../sdk/exchange-client";
 import { chooseEncoding, compressSync, COMPRESS_MIN_BYTES, pipeResponse, sendBody, type Encoding } from "./compress";
 
 export interface WebServerOptions {

@@ -1,6 +1,7 @@
 // Settings of the identity provider. The process environment is read by config/ (the one config module);
 // whoever starts the IAM passes these values in. Defaults are the choices recorded in
 // docs/decisions/api.md ("Identity"); tests lower the limits to reach them, benches raise them.
+import { WEB_CALLBACK_PATH } from "../../sdk/exchange-client";
 import type { TrustProxy } from "../trust-proxy";
 
 /** A statically registered OAuth client: public (no secret; PKCE for the code flow). */
@@ -90,7 +91,7 @@ export const DEFAULT_TOKEN_LIFETIMES: IamTokenLifetimes = {
 export const DEFAULT_CLIENT_ID = "exchange-web";
 /** the web app's page the code flow returns to (web/server.ts serves it); the stack registers
  *  <config.urls.web><WEB_CALLBACK_PATH> */
-export const WEB_CALLBACK_PATH = "/auth/callback";
+export { WEB_CALLBACK_PATH };
 
 export function iamConfig(
   o: Partial<Omit<IamConfig, "limits" | "tokens">> & {
