@@ -15,7 +15,19 @@
  *  import the launcher and each other). */
 const TEST_CODE = ["^test/", "\\.test\\.ts$", "(^|/)testing/", "(^|/)bench/", "\\.bench\\.ts$"];
 /** The service folders: everything but the composition root (scripts/), test/ and bench/. */
-const SERVICES = ["api", "simulator", "pipeline", "relayer", "signer-cluster", "indexer", "matcher", "sdk", "runtime", "config", "db"];
+const SERVICES = [
+  "api",
+  "simulator",
+  "pipeline",
+  "relayer",
+  "signer-cluster",
+  "indexer",
+  "matcher",
+  "sdk",
+  "runtime",
+  "config",
+  "db",
+];
 const under = (folders) => `^(${folders.join("|")})/`;
 /** npm packages (any kind) and node's built-in modules. */
 const NPM = ["npm", "npm-dev", "npm-optional", "npm-peer", "npm-bundled", "npm-no-pkg", "npm-unknown"];
@@ -51,7 +63,8 @@ module.exports = {
   forbidden: [
     {
       name: "no-service-imports-launcher",
-      comment: "A service never imports the composition root (scripts/), a benchmark (bench/) or a cross-service test (test/): scripts/ wires services, not the other way round.",
+      comment:
+        "A service never imports the composition root (scripts/), a benchmark (bench/) or a cross-service test (test/): scripts/ wires services, not the other way round.",
       severity: "error",
       from: { path: under(SERVICES), pathNot: TEST_CODE },
       to: { path: under(["scripts", "bench", "test"]) },
@@ -66,14 +79,19 @@ module.exports = {
     },
     {
       name: "production-no-dev-packages",
-      comment: "What `npm start` runs never imports a devDependency: `npm ci --omit=dev` leaves those out (test tools, benchmarks' peers, @types).",
+      comment:
+        "What `npm start` runs never imports a devDependency: `npm ci --omit=dev` leaves those out (test tools, benchmarks' peers, @types).",
       severity: "error",
-      from: { path: [under(SERVICES), "^web/", "^examples/", "^scripts/(start\\.ts|stack/|chain/)"], pathNot: TEST_CODE },
+      from: {
+        path: [under(SERVICES), "^web/", "^examples/", "^scripts/(start\\.ts|stack/|chain/)"],
+        pathNot: TEST_CODE,
+      },
       to: { dependencyTypes: ["npm-dev"] },
     },
     {
       name: "matcher-core-no-io",
-      comment: "matcher/core is the pure engine: no node built-in module (fs, net, http, child_process, worker_threads, ...): time and input are passed in.",
+      comment:
+        "matcher/core is the pure engine: no node built-in module (fs, net, http, child_process, worker_threads, ...): time and input are passed in.",
       severity: "error",
       from: { path: "^matcher/core/", pathNot: TEST_CODE },
       to: { dependencyTypes: ["core"] },
@@ -87,42 +105,48 @@ module.exports = {
     },
     {
       name: "sdk-npm-only",
-      comment: "sdk/ is what clients and services share: it imports npm packages and sdk/ only (no node built-in, no other folder).",
+      comment:
+        "sdk/ is what clients and services share: it imports npm packages and sdk/ only (no node built-in, no other folder).",
       severity: "error",
       from: { path: "^sdk/", pathNot: TEST_CODE },
       to: { pathNot: "^sdk/", dependencyTypesNot: NPM },
     },
     {
       name: "examples-npm-only",
-      comment: "examples/ are the README's Integrate snippets, what an integrator copies: npm packages, node built-ins and the SDK's public entry (@onchain-exchange/sdk, sdk/index.ts by tsconfig paths) only, no other repository code.",
+      comment:
+        "examples/ are the README's Integrate snippets, what an integrator copies: npm packages, node built-ins and the SDK's public entry (@onchain-exchange/sdk, sdk/index.ts by tsconfig paths) only, no other repository code.",
       severity: "error",
       from: { path: "^examples/" },
       to: { pathNot: ["^examples/", "^sdk/index\\.ts$"], dependencyTypesNot: NPM.concat(["core"]) },
     },
     {
       name: "pipeline-not-api",
-      comment: "The pipeline never imports the APIs that serve it (api/ depends on pipeline/service.ts, not the other way round).",
+      comment:
+        "The pipeline never imports the APIs that serve it (api/ depends on pipeline/service.ts, not the other way round).",
       severity: "error",
       from: { path: "^pipeline/", pathNot: TEST_CODE },
       to: { path: "^api/" },
     },
     {
       name: "iam-exchange-apart",
-      comment: "The identity provider (api/iam) and the exchange API (api/exchange) never import each other: the exchange API verifies tokens by the issuer's discovery and JWKS only, so another provider can replace ours by configuration.",
+      comment:
+        "The identity provider (api/iam) and the exchange API (api/exchange) never import each other: the exchange API verifies tokens by the issuer's discovery and JWKS only, so another provider can replace ours by configuration.",
       severity: "error",
       from: { path: "^api/(iam|exchange)/", pathNot: TEST_CODE },
       to: { path: "^api/(iam|exchange)/", pathNot: "^api/$1/" },
     },
     {
       name: "api-through-pipeline-port",
-      comment: "api/ sees the pipeline through its port, pipeline/service.ts, only: what the API needs of the pipeline is exported there.",
+      comment:
+        "api/ sees the pipeline through its port, pipeline/service.ts, only: what the API needs of the pipeline is exported there.",
       severity: "error",
       from: { path: "^api/", pathNot: TEST_CODE },
       to: { path: "^pipeline/", pathNot: "^pipeline/service\\.ts$" },
     },
     {
       name: "simulator-through-pipeline-port",
-      comment: "simulator/ trades through the DEX service port, pipeline/service.ts, only: never the matcher or the batcher behind it.",
+      comment:
+        "simulator/ trades through the DEX service port, pipeline/service.ts, only: never the matcher or the batcher behind it.",
       severity: "error",
       from: { path: "^simulator/", pathNot: TEST_CODE },
       to: { path: "^(pipeline|matcher)/", pathNot: "^pipeline/service\\.ts$" },
@@ -133,20 +157,28 @@ module.exports = {
       severity: "error",
       from: { path: `^${folder}/`, pathNot: TEST_CODE },
       to: {
-        pathNot: [`^${folder}/`, ...may.map((f) => `^${f}/`), ...also, ...NAMED_TARGETS, ...(NAMED_BY_FOLDER[folder] ?? [])],
+        pathNot: [
+          `^${folder}/`,
+          ...may.map((f) => `^${f}/`),
+          ...also,
+          ...NAMED_TARGETS,
+          ...(NAMED_BY_FOLDER[folder] ?? []),
+        ],
         dependencyTypesNot: NPM.concat(["core"]),
       },
     })),
     {
       name: "no-folder-cycle",
-      comment: "No circular dependency between top-level folders (the layout table is an order): an import cycle of production files that leaves its folder.",
+      comment:
+        "No circular dependency between top-level folders (the layout table is an order): an import cycle of production files that leaves its folder.",
       severity: "error",
       from: { path: "^([^/]+)/", pathNot: TEST_CODE },
       to: { circular: true, via: { pathNot: "^$1/" } },
     },
     {
       name: "nothing-imports-bench",
-      comment: "A benchmark is a leaf: nothing outside bench/ imports it (so test/ and bench/, which may import everything else, never form a cycle). A helper both need lives in a testing/ folder.",
+      comment:
+        "A benchmark is a leaf: nothing outside bench/ imports it (so test/ and bench/, which may import everything else, never form a cycle). A helper both need lives in a testing/ folder.",
       severity: "error",
       from: { pathNot: ["(^|/)bench/", "\\.bench\\.ts$"] },
       to: { path: ["(^|/)bench/", "\\.bench\\.ts$"] },

@@ -1,4 +1,4 @@
-import { HardhatUserConfig, subtask } from "hardhat/config";
+import { type HardhatUserConfig, subtask } from "hardhat/config";
 import { TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD } from "hardhat/builtin-tasks/task-names";
 import "@nomicfoundation/hardhat-toolbox";
 
@@ -6,19 +6,17 @@ import "@nomicfoundation/hardhat-toolbox";
 // build shipped inside the pinned npm package `solc` is the compiler.
 const SOLC_VERSION = "0.8.28";
 
-subtask(TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD).setAction(
-  async (args: { solcVersion: string }, _hre, runSuper) => {
-    if (args.solcVersion !== SOLC_VERSION) return runSuper(args);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const solc = require("solc");
-    return {
-      compilerPath: require.resolve("solc/soljson.js"),
-      isSolcJs: true,
-      version: SOLC_VERSION,
-      longVersion: solc.version(),
-    };
-  },
-);
+subtask(TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD).setAction(async (args: { solcVersion: string }, _hre, runSuper) => {
+  if (args.solcVersion !== SOLC_VERSION) return runSuper(args);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const solc = require("solc");
+  return {
+    compilerPath: require.resolve("solc/soljson.js"),
+    isSolcJs: true,
+    version: SOLC_VERSION,
+    longVersion: solc.version(),
+  };
+});
 
 const area = process.env.HARDHAT_AREA;
 

@@ -11,12 +11,39 @@ import type { AddressInfo } from "node:net";
 import { createApiLogger } from "./logger";
 
 test("service refusals map to the spec's codes and statuses", () => {
-  const ins = toApiError(new DexServiceError("INSUFFICIENT_BALANCE", "no", { token: "0xT", requiredUnits: 1500000n, availableUnits: 250000n, decimals: 6 }));
+  const ins = toApiError(
+    new DexServiceError("INSUFFICIENT_BALANCE", "no", {
+      token: "0xT",
+      requiredUnits: 1500000n,
+      availableUnits: 250000n,
+      decimals: 6,
+    }),
+  );
   assert.equal(ins.status, 400);
-  assert.deepEqual(ins.toBody().error.details, { token: "0xT", required: 1.5, available: 0.25, required_units: "1500000", available_units: "250000" });
+  assert.deepEqual(ins.toBody().error.details, {
+    token: "0xT",
+    required: 1.5,
+    available: 0.25,
+    required_units: "1500000",
+    available_units: "250000",
+  });
   // the pipeline's shape: numbers given, units as strings
-  const ins2 = toApiError(new DexServiceError("INSUFFICIENT_BALANCE", "no", { token: "0xT", required: 2, available: 1, requiredUnits: "2000000", availableUnits: "1000000" }));
-  assert.deepEqual(ins2.details, { token: "0xT", required: 2, available: 1, required_units: "2000000", available_units: "1000000" });
+  const ins2 = toApiError(
+    new DexServiceError("INSUFFICIENT_BALANCE", "no", {
+      token: "0xT",
+      required: 2,
+      available: 1,
+      requiredUnits: "2000000",
+      availableUnits: "1000000",
+    }),
+  );
+  assert.deepEqual(ins2.details, {
+    token: "0xT",
+    required: 2,
+    available: 1,
+    required_units: "2000000",
+    available_units: "1000000",
+  });
   assert.equal(toApiError(new DexServiceError("ORDER_NOT_FOUND", "x")).status, 404);
   assert.equal(toApiError(new DexServiceError("SERVICE_UNAVAILABLE", "x")).status, 503);
   const sig = toApiError(new DexServiceError("INVALID_SIGNATURE", "x"));
@@ -43,7 +70,10 @@ test("ApiError is an AppError: code, details, standard cause, retryable from its
   const cause = new Error("ECONNREFUSED");
   const e = new ApiError("SERVICE_UNAVAILABLE", "down", { a: 1 }, { cause });
   assert.ok(e instanceof AppError && e instanceof Error);
-  assert.deepEqual([e.name, e.code, e.status, e.retryable, e.cause, e.details], ["ApiError", "SERVICE_UNAVAILABLE", 503, true, cause, { a: 1 }]);
+  assert.deepEqual(
+    [e.name, e.code, e.status, e.retryable, e.cause, e.details],
+    ["ApiError", "SERVICE_UNAVAILABLE", 503, true, cause, { a: 1 }],
+  );
   assert.equal(new ApiError("RATE_LIMIT_EXCEEDED", "x").retryable, true);
   assert.equal(new ApiError("INVALID_REQUEST", "x").retryable, false);
   assert.equal(Object.hasOwn(new ApiError("INVALID_REQUEST", "x"), "cause"), false);
@@ -65,7 +95,10 @@ test("toHttpError: any thrown value -> status and {error:{code,message,details}}
   for (const rules of [DEX_HTTP_ERRORS, BRIDGE_HTTP_ERRORS]) {
     for (const thrown of [secret, "hunter2", null, undefined, 42, { message: "hunter2" }]) {
       const r = toHttpError(thrown, rules);
-      assert.deepEqual({ status: r.status, body: r.body }, { status: 500, body: { error: { code: "INTERNAL_ERROR", message: "internal error", details: {} } } });
+      assert.deepEqual(
+        { status: r.status, body: r.body },
+        { status: 500, body: { error: { code: "INTERNAL_ERROR", message: "internal error", details: {} } } },
+      );
     }
     const text = JSON.stringify(toHttpError(secret, rules).body);
     assert.ok(!text.includes("hunter2") && !text.includes("at "), text);
@@ -77,18 +110,34 @@ test("toHttpError: any thrown value -> status and {error:{code,message,details}}
   }
   // DEX: the service's refusals in the API's codes
   const sig = toHttpError(new DexServiceError("INVALID_SIGNATURE", "bad sig", { n: 1n }));
-  assert.deepEqual([sig.status, sig.body], [401, { error: { code: "UNAUTHORIZED", message: "bad sig", details: { reason: "invalid_order_signature", n: "1" } } }]);
+  assert.deepEqual(
+    [sig.status, sig.body],
+    [
+      401,
+      { error: { code: "UNAUTHORIZED", message: "bad sig", details: { reason: "invalid_order_signature", n: "1" } } },
+    ],
+  );
 });
 
 test("the DEX and the bridge keep their own answers to unreadable requests and long validation failures", () => {
   const badJson = { type: "entity.parse.failed", status: 400, expose: true };
-  assert.deepEqual(toHttpError(badJson).body.error, { code: "INVALID_REQUEST", message: "malformed request", details: { reason: "entity.parse.failed" } });
-  assert.deepEqual(toHttpError(badJson, BRIDGE_HTTP_ERRORS).body.error, { code: "INVALID_REQUEST", message: "body is not valid JSON", details: {} });
+  assert.deepEqual(toHttpError(badJson).body.error, {
+    code: "INVALID_REQUEST",
+    message: "malformed request",
+    details: { reason: "entity.parse.failed" },
+  });
+  assert.deepEqual(toHttpError(badJson, BRIDGE_HTTP_ERRORS).body.error, {
+    code: "INVALID_REQUEST",
+    message: "body is not valid JSON",
+    details: {},
+  });
   // an exposed 415 of the body parser: a malformed request to the DEX, an internal error to the bridge
   const charset = { type: "charset.unsupported", status: 415, expose: true };
   assert.equal(toHttpError(charset).status, 400);
   assert.equal(toHttpError(charset, BRIDGE_HTTP_ERRORS).status, 500);
-  const wide = z.object(Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`f${i}`, z.number()]))).safeParse({}).error;
+  const wide = z
+    .object(Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`f${i}`, z.number()])))
+    .safeParse({}).error;
   const dexIssues = toHttpError(wide).body.error.details.issues as unknown[];
   const bridgeIssues = toHttpError(wide, BRIDGE_HTTP_ERRORS).body.error.details.issues as unknown[];
   assert.deepEqual([dexIssues.length, bridgeIssues.length], [20, 25]);
@@ -100,7 +149,15 @@ test("BridgeApiError: the bridge's own codes as data, an ApiError passed through
   assert.ok(e instanceof BridgeApiError && e instanceof ApiError && e instanceof AppError);
   assert.deepEqual([e.name, e.status, e.retryable], ["BridgeApiError", 409, true]);
   assert.equal(toHttpError(e, BRIDGE_HTTP_ERRORS).error, e);
-  for (const [code, http] of [["TENANT_NOT_FOUND", 404], ["TRANSFER_NOT_FOUND", 404], ["TRANSFER_MISMATCH", 409], ["TRANSFER_ALREADY_LINKED", 409], ["FORBIDDEN", 403], ["RATE_LIMIT_EXCEEDED", 429], ["SERVICE_UNAVAILABLE", 503]] as const) {
+  for (const [code, http] of [
+    ["TENANT_NOT_FOUND", 404],
+    ["TRANSFER_NOT_FOUND", 404],
+    ["TRANSFER_MISMATCH", 409],
+    ["TRANSFER_ALREADY_LINKED", 409],
+    ["FORBIDDEN", 403],
+    ["RATE_LIMIT_EXCEEDED", 429],
+    ["SERVICE_UNAVAILABLE", 503],
+  ] as const) {
     const r = toHttpError(new BridgeApiError(code, "m", { x: 1 }), BRIDGE_HTTP_ERRORS);
     assert.deepEqual([r.status, r.body], [http, { error: { code, message: "m", details: { x: 1 } } }], code);
   }
@@ -108,13 +165,22 @@ test("BridgeApiError: the bridge's own codes as data, an ApiError passed through
 
 test("the REST error handler logs a retryable refusal (503 CHAIN_UNAVAILABLE, SERVICE_UNAVAILABLE) at warn without a stack, other 5xx at error with one; Retry-After sent", async () => {
   const lines: Record<string, any>[] = [];
-  const logger = createApiLogger({ level: "info", destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
+  const logger = createApiLogger({
+    level: "info",
+    destination: { write: (s: string) => void lines.push(JSON.parse(s)) },
+  });
   const app = express();
   app.get("/chain", () => {
-    throw new DexServiceError("CHAIN_UNAVAILABLE", "home chain 31337 is unavailable", { chainId: 31337, retry_after: 2 });
+    throw new DexServiceError("CHAIN_UNAVAILABLE", "home chain 31337 is unavailable", {
+      chainId: 31337,
+      retry_after: 2,
+    });
   });
   app.get("/backlog", () => {
-    throw new DexServiceError("SERVICE_UNAVAILABLE", "settlement backlog full, retry shortly", { reason: "SETTLEMENT_BACKLOG", retryAfterMs: 40 });
+    throw new DexServiceError("SERVICE_UNAVAILABLE", "settlement backlog full, retry shortly", {
+      reason: "SETTLEMENT_BACKLOG",
+      retryAfterMs: 40,
+    });
   });
   app.get("/bug", () => {
     throw new Error("secret internal detail");
@@ -134,8 +200,16 @@ test("the REST error handler logs a retryable refusal (503 CHAIN_UNAVAILABLE, SE
     const bug = await fetch(`${base}/bug`);
     assert.equal(bug.status, 500);
     assert.doesNotMatch(await bug.text(), /secret internal detail/);
-    assert.deepEqual(lines.map((l) => [l.level, l.path, l.code]), [[40, "/chain", "CHAIN_UNAVAILABLE"], [40, "/backlog", "SERVICE_UNAVAILABLE"], [50, "/bug", undefined]]);
-    for (const l of lines.slice(0, 2)) assert.ok(l.err === undefined && !JSON.stringify(l).includes("stack"), "no stack for a retryable refusal");
+    assert.deepEqual(
+      lines.map((l) => [l.level, l.path, l.code]),
+      [
+        [40, "/chain", "CHAIN_UNAVAILABLE"],
+        [40, "/backlog", "SERVICE_UNAVAILABLE"],
+        [50, "/bug", undefined],
+      ],
+    );
+    for (const l of lines.slice(0, 2))
+      assert.ok(l.err === undefined && !JSON.stringify(l).includes("stack"), "no stack for a retryable refusal");
     assert.equal(lines[0].retryAfterS, 2);
     assert.match(lines[2].err.stack, /secret internal detail/, "a real failure keeps its stack in the log");
   } finally {

@@ -84,7 +84,7 @@ export class ApiError<C extends string = ApiErrorCode> extends AppError<C> {
 
 const INTERNAL_RULE: ApiErrorRule = DEX_ERROR_RULES.INTERNAL_ERROR;
 const ruleOf = (cls: typeof ApiError, code: string): ApiErrorRule =>
-  Object.prototype.hasOwnProperty.call(cls.rules, code) ? cls.rules[code] : INTERNAL_RULE;
+  Object.hasOwn(cls.rules, code) ? cls.rules[code] : INTERNAL_RULE;
 
 /** The service's refusals in the API's codes. */
 function fromServiceError(e: DexServiceError): ApiError {
@@ -108,8 +108,14 @@ function fromServiceError(e: DexServiceError): ApiError {
     default:
       // A code the API does not know (the service may grow new refusals, e.g. INVALID_ORDER) is a
       // client-side refusal: INVALID_REQUEST, with the service's code as the reason.
-      if (Object.prototype.hasOwnProperty.call(API_ERROR_RULES, e.code)) return new ApiError(e.code as ApiErrorCode, e.message, plain(d), { cause: e });
-      return new ApiError("INVALID_REQUEST", e.message, { reason: String(e.code).toLowerCase(), ...plain(d) }, { cause: e });
+      if (Object.hasOwn(API_ERROR_RULES, e.code))
+        return new ApiError(e.code as ApiErrorCode, e.message, plain(d), { cause: e });
+      return new ApiError(
+        "INVALID_REQUEST",
+        e.message,
+        { reason: String(e.code).toLowerCase(), ...plain(d) },
+        { cause: e },
+      );
   }
 }
 
@@ -117,7 +123,13 @@ function fromServiceError(e: DexServiceError): ApiError {
  *  beside them as decimal strings because they can exceed 2^53. */
 function insufficientDetails(d: Record<string, unknown>): Record<string, unknown> {
   const units = (v: unknown): bigint | null =>
-    typeof v === "bigint" ? v : typeof v === "string" && /^-?\d+$/.test(v) ? BigInt(v) : typeof v === "number" && Number.isSafeInteger(v) ? BigInt(v) : null;
+    typeof v === "bigint"
+      ? v
+      : typeof v === "string" && /^-?\d+$/.test(v)
+        ? BigInt(v)
+        : typeof v === "number" && Number.isSafeInteger(v)
+          ? BigInt(v)
+          : null;
   const req = units(d.requiredUnits);
   const avail = units(d.availableUnits);
   const decimals = typeof d.decimals === "number" ? d.decimals : null;
@@ -185,16 +197,23 @@ export function toApiError(err: unknown, rules: HttpErrorRules = DEX_HTTP_ERRORS
 
 /** The one HTTP error mapper: any thrown value -> the status and the body {error:{code,message,details}}
  *  an HTTP API answers (`error` is the ApiError it was mapped to, for the log). */
-export function toHttpError(err: unknown, rules: HttpErrorRules = DEX_HTTP_ERRORS): { status: number; body: ErrorBody<string>; error: ApiError<string> } {
+export function toHttpError(
+  err: unknown,
+  rules: HttpErrorRules = DEX_HTTP_ERRORS,
+): { status: number; body: ErrorBody<string>; error: ApiError<string> } {
   const error = toApiError(err, rules);
   if (error.status === 503) {
     // every 503 says when to try again: the refusal's own delay (the settlement backlog's retryAfterMs,
     // a chain's retry_after), else DEFAULT_RETRY_AFTER_S
     if (error.retryAfterS === undefined) {
       const ms = error.details.retryAfterMs;
-      error.retryAfterS = typeof ms === "number" && Number.isFinite(ms) ? Math.max(1, Math.ceil(ms / 1000)) : DEFAULT_RETRY_AFTER_S;
+      error.retryAfterS =
+        typeof ms === "number" && Number.isFinite(ms) ? Math.max(1, Math.ceil(ms / 1000)) : DEFAULT_RETRY_AFTER_S;
     }
-    metrics.http503.inc({ surface: rules.logMessage.replace(/\s*request failed$/, "").toLowerCase() || "dex api", code: error.code });
+    metrics.http503.inc({
+      surface: rules.logMessage.replace(/\s*request failed$/, "").toLowerCase() || "dex api",
+      code: error.code,
+    });
   }
   return { status: error.status, body: error.toBody(), error };
 }
@@ -213,9 +232,24 @@ export function validationError(err: ZodError, where?: string, maxIssues = DEX_H
 /** Logs an answer the server is responsible for (5xx). A retryable refusal (CHAIN_UNAVAILABLE, the
  *  settlement backlog's SERVICE_UNAVAILABLE: the service is working as designed, the client retries) is a
  *  warn line with its code and message, no stack; any other 5xx an error line with the cause and its stack. */
-export function logServerError(logger: Pick<Logger, "warn" | "error">, error: ApiError<string>, err: unknown, fields: Record<string, unknown>, message: string): void {
+export function logServerError(
+  logger: Pick<Logger, "warn" | "error">,
+  error: ApiError<string>,
+  err: unknown,
+  fields: Record<string, unknown>,
+  message: string,
+): void {
   if (error.status < 500) return;
-  if (error.retryable) logger.warn({ ...fields, code: error.code, reason: error.message, ...(error.retryAfterS !== undefined ? { retryAfterS: error.retryAfterS } : {}) }, message);
+  if (error.retryable)
+    logger.warn(
+      {
+        ...fields,
+        code: error.code,
+        reason: error.message,
+        ...(error.retryAfterS !== undefined ? { retryAfterS: error.retryAfterS } : {}),
+      },
+      message,
+    );
   else logger.error({ ...fields, err: error.cause ?? err }, message);
 }
 

@@ -4,7 +4,7 @@
 // origins without a preflight; refusing it keeps a page from placing orders or initiating transfers with a
 // "simple" request. A request without a body (GET, DELETE, an empty POST) is not concerned.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { ApiError } from "./errors";
+import type { ApiError } from "./errors";
 
 /** Whether the request carries body bytes, from its headers (the body is not read here). */
 function hasBody(req: Request): boolean {

@@ -19,7 +19,10 @@ export function defaultBridgeConfirmations(chainId: number): number {
 }
 
 /** The configured value for `chainId`, else its default. */
-export function bridgeConfirmationsFor(confirmations: Readonly<Record<number, number>> | undefined, chainId: number): number {
+export function bridgeConfirmationsFor(
+  confirmations: Readonly<Record<number, number>> | undefined,
+  chainId: number,
+): number {
   const given = confirmations?.[chainId];
   return given === undefined ? defaultBridgeConfirmations(chainId) : given;
 }
@@ -31,8 +34,10 @@ export function parseBridgeConfirmations(env: Record<string, string | undefined>
     const m = VARIABLE.exec(name);
     if (!m || raw === undefined || raw === "") continue;
     const chainId = Number(m[1]);
-    if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new Error(`${name}: the chain id must be a positive integer`);
-    if (!/^\d+$/.test(raw.trim()) || Number(raw) > MAX_CONFIRMATIONS) throw new Error(`${name}: expected a whole number of blocks from 0 to ${MAX_CONFIRMATIONS}`);
+    if (!Number.isSafeInteger(chainId) || chainId <= 0)
+      throw new Error(`${name}: the chain id must be a positive integer`);
+    if (!/^\d+$/.test(raw.trim()) || Number(raw) > MAX_CONFIRMATIONS)
+      throw new Error(`${name}: expected a whole number of blocks from 0 to ${MAX_CONFIRMATIONS}`);
     out[chainId] = Number(raw);
   }
   return out;

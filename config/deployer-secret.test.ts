@@ -15,10 +15,17 @@ test("the config holds the deployer's address and never its private key (default
     const key = env.DEPLOYER_PRIVATE_KEY ?? HARDHAT_DEV_PRIVATE_KEYS[0];
     assert.equal(c.keys.deployer.address, loadDeployerKey(env).address);
     assert.equal("privateKey" in c.keys.deployer, false);
-    assert.equal(serialise(c).toLowerCase().includes(key.slice(2).toLowerCase()), false, "no copy of the key anywhere in the config");
+    assert.equal(
+      serialise(c).toLowerCase().includes(key.slice(2).toLowerCase()),
+      false,
+      "no copy of the key anywhere in the config",
+    );
   }
   // still validated where it is read, so a typo fails at start rather than in the provisioning child
-  assert.throws(() => loadConfig({ DEPLOYER_PRIVATE_KEY: "0x12" }), (e: unknown) => e instanceof ConfigError && /DEPLOYER_PRIVATE_KEY/.test(e.message));
+  assert.throws(
+    () => loadConfig({ DEPLOYER_PRIVATE_KEY: "0x12" }),
+    (e: unknown) => e instanceof ConfigError && /DEPLOYER_PRIVATE_KEY/.test(e.message),
+  );
 });
 
 test("loadDeployerKey (the provisioning child): the variable, else Hardhat dev #0; empty is unset; bad input refused", () => {
@@ -54,7 +61,9 @@ test("production refuses to start without DEX_WALLET_AUTH_HOSTS; the sandbox acc
   const refused = (e: unknown) => e instanceof ConfigError && /DEX_WALLET_AUTH_HOSTS/.test(e.message);
   assert.throws(() => loadConfig(prod), refused);
   assert.throws(() => loadConfig({ ...prod, DEX_WALLET_AUTH_HOSTS: " , ," }), refused, "only separators: no host");
-  assert.deepEqual(loadConfig({ ...prod, DEX_WALLET_AUTH_HOSTS: "Api.Example.com" }).dexApi.walletAuthHosts, ["api.example.com"]);
+  assert.deepEqual(loadConfig({ ...prod, DEX_WALLET_AUTH_HOSTS: "Api.Example.com" }).dexApi.walletAuthHosts, [
+    "api.example.com",
+  ]);
   assert.deepEqual(loadConfig({}).dexApi.walletAuthHosts, []);
   assert.equal(loadConfig({ DEX_WALLET_AUTH_HOSTS: "" }).mode, "sandbox");
 });

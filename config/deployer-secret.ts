@@ -16,8 +16,11 @@ const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
 /** The deployer's key for the provisioning child: `DEPLOYER_PRIVATE_KEY`, else Hardhat dev account #0. */
 export function loadDeployerKey(env: NodeJS.ProcessEnv): { readonly privateKey: Hex; readonly address: Address } {
   const raw = env[DEPLOYER_KEY_VARIABLE];
-  const privateKey = (raw === undefined || raw === "" ? HARDHAT_DEV_PRIVATE_KEYS[DEV_ACCOUNT_ROLES.deployer] : raw) as Hex;
-  if (!PRIVATE_KEY.test(privateKey)) throw new ConfigError(`invalid environment:\n  ${DEPLOYER_KEY_VARIABLE}: a 32-byte hex private key with 0x prefix`);
+  const privateKey = (
+    raw === undefined || raw === "" ? HARDHAT_DEV_PRIVATE_KEYS[DEV_ACCOUNT_ROLES.deployer] : raw
+  ) as Hex;
+  if (!PRIVATE_KEY.test(privateKey))
+    throw new ConfigError(`invalid environment:\n  ${DEPLOYER_KEY_VARIABLE}: a 32-byte hex private key with 0x prefix`);
   return Object.freeze({ privateKey, address: privateKeyToAccount(privateKey).address });
 }
 

@@ -24,7 +24,11 @@ test("HOME_CHAIN_RPC_URL: that chain external, its WebSocket URL derived, the ot
   assert.equal(c.chains.home.rpcUrl, "http://10.0.0.5:8545");
   assert.equal(c.chains.home.wsUrl, "ws://10.0.0.5:8545");
   assert.equal(c.chains.remote.external, false);
-  const s = loadConfig({ ...base, REMOTE_CHAIN_RPC_URL: "https://rpc.example.org/v2/key", REMOTE_CHAIN_WS_URL: "wss://ws.example.org/v2/key" });
+  const s = loadConfig({
+    ...base,
+    REMOTE_CHAIN_RPC_URL: "https://rpc.example.org/v2/key",
+    REMOTE_CHAIN_WS_URL: "wss://ws.example.org/v2/key",
+  });
   assert.equal(s.chains.remote.rpcUrl, "https://rpc.example.org/v2/key");
   assert.equal(s.chains.remote.wsUrl, "wss://ws.example.org/v2/key");
   assert.equal(wsUrlOf("https://rpc.example.org/v2/key"), "wss://rpc.example.org/v2/key");
@@ -46,7 +50,11 @@ test("bad chain URLs are config errors naming the variable", () => {
     { HOME_CHAIN_RPC_URL: "http://a:1", REMOTE_CHAIN_RPC_URL: "http://a:1/" },
   ];
   for (const env of bad) {
-    assert.throws(() => loadConfig({ ...base, ...env }), (e: unknown) => e instanceof ConfigError && /CHAIN_(RPC|WS)_URL/.test((e as Error).message), JSON.stringify(env));
+    assert.throws(
+      () => loadConfig({ ...base, ...env }),
+      (e: unknown) => e instanceof ConfigError && /CHAIN_(RPC|WS)_URL/.test((e as Error).message),
+      JSON.stringify(env),
+    );
   }
 });
 
@@ -58,9 +66,19 @@ test("DEPLOYMENTS_FILE: resolved against the repository root, marked shared", ()
 });
 
 test("DATABASE_URL: a postgres:// or postgresql:// URL; anything else is a config error naming it", () => {
-  assert.equal(loadConfig({ ...base, DATABASE_URL: "postgres://u:p@db.internal:5432/exchange" }).database.url, "postgres://u:p@db.internal:5432/exchange");
-  assert.equal(loadConfig({ ...base, DATABASE_URL: "postgresql://db.internal/exchange?sslmode=require" }).database.url, "postgresql://db.internal/exchange?sslmode=require");
+  assert.equal(
+    loadConfig({ ...base, DATABASE_URL: "postgres://u:p@db.internal:5432/exchange" }).database.url,
+    "postgres://u:p@db.internal:5432/exchange",
+  );
+  assert.equal(
+    loadConfig({ ...base, DATABASE_URL: "postgresql://db.internal/exchange?sslmode=require" }).database.url,
+    "postgresql://db.internal/exchange?sslmode=require",
+  );
   for (const bad of ["mysql://u:p@h/db", "http://h:5432/db", "db.internal:5432", "postgres"]) {
-    assert.throws(() => loadConfig({ ...base, DATABASE_URL: bad }), (e: unknown) => e instanceof ConfigError && /DATABASE_URL/.test((e as Error).message), bad);
+    assert.throws(
+      () => loadConfig({ ...base, DATABASE_URL: bad }),
+      (e: unknown) => e instanceof ConfigError && /DATABASE_URL/.test((e as Error).message),
+      bad,
+    );
   }
 });

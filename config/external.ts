@@ -23,7 +23,9 @@ const noCredentials = (u: string) => {
 const httpUrl = z
   .url({ protocol: /^https?$/, error: "an http:// or https:// URL of a JSON-RPC node" })
   .refine(noCredentials, "user:password in the URL is not supported (put a provider's key in the path)");
-const wsUrl = z.url({ protocol: /^wss?$/, error: "a ws:// or wss:// URL" }).refine(noCredentials, "user:password in the URL is not supported");
+const wsUrl = z
+  .url({ protocol: /^wss?$/, error: "a ws:// or wss:// URL" })
+  .refine(noCredentials, "user:password in the URL is not supported");
 
 const schema = z.object({
   HOME_CHAIN_RPC_URL: httpUrl.optional(),
@@ -55,16 +57,19 @@ export function wsUrlOf(rpcUrl: string): string {
 /** Throws an Error naming the bad variable. `env` holds only the variables that are set (non-empty). */
 export function parseExternalParts(env: Record<string, string | undefined>, repoRoot: string): ExternalPartsConfig {
   const parsed = schema.safeParse(env);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n  "));
+  if (!parsed.success)
+    throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n  "));
   const e = parsed.data;
   for (const side of ["HOME", "REMOTE"] as const) {
-    if (e[`${side}_CHAIN_WS_URL`] && !e[`${side}_CHAIN_RPC_URL`]) throw new Error(`${side}_CHAIN_WS_URL needs ${side}_CHAIN_RPC_URL`);
+    if (e[`${side}_CHAIN_WS_URL`] && !e[`${side}_CHAIN_RPC_URL`])
+      throw new Error(`${side}_CHAIN_WS_URL needs ${side}_CHAIN_RPC_URL`);
   }
   const chain = (rpc: string | undefined, ws: string | undefined): ExternalChainUrls | undefined =>
     rpc === undefined ? undefined : { rpcUrl: rpc.replace(/\/$/, ""), wsUrl: ws ?? wsUrlOf(rpc) };
   const home = chain(e.HOME_CHAIN_RPC_URL, e.HOME_CHAIN_WS_URL);
   const remote = chain(e.REMOTE_CHAIN_RPC_URL, e.REMOTE_CHAIN_WS_URL);
-  if (home && remote && home.rpcUrl === remote.rpcUrl) throw new Error("HOME_CHAIN_RPC_URL and REMOTE_CHAIN_RPC_URL must name two different nodes");
+  if (home && remote && home.rpcUrl === remote.rpcUrl)
+    throw new Error("HOME_CHAIN_RPC_URL and REMOTE_CHAIN_RPC_URL must name two different nodes");
   return {
     home,
     remote,

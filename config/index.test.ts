@@ -2,12 +2,28 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { mnemonicToAccount } from "viem/accounts";
-import { ConfigError, DEFAULT_CHAIN_NODE, HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS, REPO_ROOT, chainNodeOf, loadConfig } from "./index";
+import {
+  ConfigError,
+  DEFAULT_CHAIN_NODE,
+  HARDHAT_DEV_MNEMONIC,
+  HARDHAT_DEV_PRIVATE_KEYS,
+  REPO_ROOT,
+  chainNodeOf,
+  loadConfig,
+} from "./index";
 
 test("defaults follow DESIGN.md ports and put data under the repo's .data", () => {
   const c = loadConfig({});
   assert.deepEqual(
-    [c.ports.exchangeApi, c.ports.dexRest, c.ports.bridgeApi, c.ports.identity, c.ports.dexWs, c.ports.grpc, c.ports.indexer],
+    [
+      c.ports.exchangeApi,
+      c.ports.dexRest,
+      c.ports.bridgeApi,
+      c.ports.identity,
+      c.ports.dexWs,
+      c.ports.grpc,
+      c.ports.indexer,
+    ],
     [3000, 3001, 3002, 3003, 8080, 50051, 42069],
   );
   assert.equal(c.chains.home.chainId, 31337);
@@ -21,7 +37,12 @@ test("defaults follow DESIGN.md ports and put data under the repo's .data", () =
 });
 
 test("every port, the data dir and the database are overridable", () => {
-  const c = loadConfig({ HOME_CHAIN_PORT: "18545", INDEXER_PORT: "0", DATA_DIR: "/tmp/x", DATABASE_URL: "postgres://u:p@h:5432/db" });
+  const c = loadConfig({
+    HOME_CHAIN_PORT: "18545",
+    INDEXER_PORT: "0",
+    DATA_DIR: "/tmp/x",
+    DATABASE_URL: "postgres://u:p@h:5432/db",
+  });
   assert.equal(c.chains.home.port, 18545);
   assert.equal(c.chains.home.rpcUrl, "http://127.0.0.1:18545");
   assert.equal(c.ports.indexer, 0);
@@ -36,7 +57,17 @@ test("the default keys are Hardhat's dev accounts, derived from its public mnemo
     assert.equal(fromKey, derived.address, `dev key #${i}`);
   });
   const c = loadConfig({});
-  const roles = [c.keys.deployer, c.keys.operator, c.keys.feeRecipient, c.keys.relayer, c.keys.agentRelayer, c.keys.funding, c.keys.compliance, c.keys.integrator, ...c.keys.demoTraders];
+  const roles = [
+    c.keys.deployer,
+    c.keys.operator,
+    c.keys.feeRecipient,
+    c.keys.relayer,
+    c.keys.agentRelayer,
+    c.keys.funding,
+    c.keys.compliance,
+    c.keys.integrator,
+    ...c.keys.demoTraders,
+  ];
   assert.equal(new Set(roles.map((k) => k.address)).size, roles.length, "each role its own account");
 });
 
@@ -71,15 +102,25 @@ test("CHAIN_NODE: anvil or hardhat, the default when unset or empty; anything el
   assert.equal(loadConfig({ CHAIN_NODE: "" }).chainNode, DEFAULT_CHAIN_NODE);
   assert.equal(loadConfig({ CHAIN_NODE: "anvil" }).chainNode, "anvil");
   assert.equal(loadConfig({ CHAIN_NODE: "hardhat" }).chainNode, "hardhat");
-  assert.throws(() => loadConfig({ CHAIN_NODE: "geth" }), (e: unknown) => e instanceof ConfigError && /CHAIN_NODE/.test(e.message));
+  assert.throws(
+    () => loadConfig({ CHAIN_NODE: "geth" }),
+    (e: unknown) => e instanceof ConfigError && /CHAIN_NODE/.test(e.message),
+  );
   assert.throws(() => loadConfig({ CHAIN_NODE: "Anvil" }), ConfigError);
   assert.equal(chainNodeOf({ CHAIN_NODE: "anvil" }), "anvil");
   assert.equal(chainNodeOf({}), DEFAULT_CHAIN_NODE);
-  assert.throws(() => chainNodeOf({ CHAIN_NODE: "geth" }), (e: unknown) => e instanceof ConfigError && /CHAIN_NODE/.test(e.message));
+  assert.throws(
+    () => chainNodeOf({ CHAIN_NODE: "geth" }),
+    (e: unknown) => e instanceof ConfigError && /CHAIN_NODE/.test(e.message),
+  );
 });
 
 test("the simulated market is never on in production mode (SIMULATOR=on or not); in the sandbox it follows SIMULATOR", () => {
-  const production = { EXCHANGE_MODE: "production", API_KEY_ENCRYPTION_KEY: "11".repeat(32), DEX_WALLET_AUTH_HOSTS: "dex.example" };
+  const production = {
+    EXCHANGE_MODE: "production",
+    API_KEY_ENCRYPTION_KEY: "11".repeat(32),
+    DEX_WALLET_AUTH_HOSTS: "dex.example",
+  };
   assert.equal(loadConfig({ ...production, SIMULATOR: "on" }).simulator.enabled, false);
   assert.equal(loadConfig(production).simulator.enabled, false);
   assert.equal(loadConfig({}).simulator.enabled, true);
@@ -92,14 +133,25 @@ test("the flood guards and the simulated market's history are tunable, with boun
   const c = loadConfig({ DEX_IP_RATE_LIMIT: "5000", SIMULATOR_HISTORY_DAYS: "1826" });
   assert.deepEqual([c.dexApi.ipPerMinute, c.simulator.historyDays], [5000, 1826]);
   assert.equal(loadConfig({ SIMULATOR_HISTORY_DAYS: "0" }).simulator.historyDays, 0);
-  for (const bad of [{ DEX_IP_RATE_LIMIT: "0" }, { SIMULATOR_HISTORY_DAYS: "1827" }, { SIMULATOR_HISTORY_DAYS: "-1" }, { SIMULATOR_HISTORY_DAYS: "1.5" }]) {
+  for (const bad of [
+    { DEX_IP_RATE_LIMIT: "0" },
+    { SIMULATOR_HISTORY_DAYS: "1827" },
+    { SIMULATOR_HISTORY_DAYS: "-1" },
+    { SIMULATOR_HISTORY_DAYS: "1.5" },
+  ]) {
     assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
   }
 });
 
 test("TRUSTED_PROXIES: the web server's hop, loopback by default; a list of addresses and CIDRs; nonsense refused", () => {
   assert.deepEqual(loadConfig({}).trustedProxies, ["loopback"]);
-  assert.deepEqual(loadConfig({ TRUSTED_PROXIES: " 10.0.0.5, 10.1.0.0/16 " }).trustedProxies, ["10.0.0.5", "10.1.0.0/16"]);
+  assert.deepEqual(loadConfig({ TRUSTED_PROXIES: " 10.0.0.5, 10.1.0.0/16 " }).trustedProxies, [
+    "10.0.0.5",
+    "10.1.0.0/16",
+  ]);
   assert.deepEqual(loadConfig({ TRUSTED_PROXIES: "none" }).trustedProxies, []);
-  assert.throws(() => loadConfig({ TRUSTED_PROXIES: "web.example" }), (e: unknown) => e instanceof ConfigError && /TRUSTED_PROXIES/.test(e.message));
+  assert.throws(
+    () => loadConfig({ TRUSTED_PROXIES: "web.example" }),
+    (e: unknown) => e instanceof ConfigError && /TRUSTED_PROXIES/.test(e.message),
+  );
 });

@@ -69,23 +69,44 @@ const envSchema = z.object({
   /** the exchange API's compliance key (COMPLIANCE_ROLE on EligibilityRegistry only) */
   COMPLIANCE_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.compliance)),
   /** wei the agent relayer may spend on approvals per UTC day, in total and per wallet */
-  AGENT_RELAYER_DAILY_BUDGET_WEI: z.string().regex(/^\d{1,30}$/).transform(BigInt).default(10n ** 17n),
-  AGENT_RELAYER_OWNER_DAILY_BUDGET_WEI: z.string().regex(/^\d{1,30}$/).transform(BigInt).default(10n ** 15n),
+  AGENT_RELAYER_DAILY_BUDGET_WEI: z
+    .string()
+    .regex(/^\d{1,30}$/)
+    .transform(BigInt)
+    .default(10n ** 17n),
+  AGENT_RELAYER_OWNER_DAILY_BUDGET_WEI: z
+    .string()
+    .regex(/^\d{1,30}$/)
+    .transform(BigInt)
+    .default(10n ** 15n),
   /** sandbox (the default: dev keys, a generated encryption key) or production (every secret configured) */
   EXCHANGE_MODE: z.enum(["sandbox", "production"]).default("sandbox"),
   /** 32 bytes hex sealing API secrets and agent keys at rest; or a file holding it, outside DATA_DIR */
-  API_KEY_ENCRYPTION_KEY: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, "32 bytes of hex").optional(),
+  API_KEY_ENCRYPTION_KEY: z
+    .string()
+    .regex(/^(0x)?[0-9a-fA-F]{64}$/, "32 bytes of hex")
+    .optional(),
   API_KEY_ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
   /** 32 bytes hex: the bridge signers' master sealing key (each signer node and the HSM stand-in seal their
    *  secret under a key derived from it); or a file holding it, outside DATA_DIR. Production needs one. */
-  BRIDGE_SEAL_KEY: z.string().regex(/^(0x)?[0-9a-fA-F]{64}$/, "32 bytes of hex").optional(),
+  BRIDGE_SEAL_KEY: z
+    .string()
+    .regex(/^(0x)?[0-9a-fA-F]{64}$/, "32 bytes of hex")
+    .optional(),
   BRIDGE_SEAL_KEY_FILE: z.string().min(1).optional(),
   /** issuer URLs whose identity tokens the exchange API accepts (JWKS found by OIDC discovery), comma-separated;
    *  default: our identity provider (IAM_PORT) */
   EXCHANGE_OIDC_ISSUERS: z
     .string()
     .optional()
-    .transform((s) => (s === undefined ? undefined : s.split(",").map((u) => u.trim().replace(/\/+$/, "")).filter((u) => u.length > 0)))
+    .transform((s) =>
+      s === undefined
+        ? undefined
+        : s
+            .split(",")
+            .map((u) => u.trim().replace(/\/+$/, ""))
+            .filter((u) => u.length > 0),
+    )
     .pipe(z.array(z.string().url()).min(1).optional()),
   /** the `aud` the exchange API requires in identity tokens */
   EXCHANGE_OIDC_AUDIENCE: z.string().min(1).default("exchange-api"),
@@ -99,7 +120,12 @@ const envSchema = z.object({
   /** the simulated market (simulator/): on for npm start in the sandbox, off in tests unless a test turns it on;
    *  always off in production mode (its agents are the sandbox's demo traders) */
   SIMULATOR: z.enum(["on", "off"]).default("on"),
-  SIMULATOR_SEED: z.coerce.number().int().nonnegative().max(2 ** 32 - 1).default(1),
+  SIMULATOR_SEED: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .max(2 ** 32 - 1)
+    .default(1),
   SIMULATOR_ORDERS_PER_SECOND: z.coerce.number().positive().max(10_000).default(20),
   /** days of history the simulated market trades at the first start of a sandbox (simulator/replay.ts); 0: none */
   SIMULATOR_HISTORY_DAYS: z.coerce.number().int().min(0).max(1_826).default(400),
@@ -109,7 +135,14 @@ const envSchema = z.object({
   TRUSTED_PROXIES: z
     .string()
     .default("loopback")
-    .transform((s) => (s.trim() === "none" ? [] : s.split(",").map((h) => h.trim()).filter((h) => h.length > 0)))
+    .transform((s) =>
+      s.trim() === "none"
+        ? []
+        : s
+            .split(",")
+            .map((h) => h.trim())
+            .filter((h) => h.length > 0),
+    )
     .refine(
       (list) => {
         try {
@@ -125,13 +158,23 @@ const envSchema = z.object({
   DEX_WALLET_AUTH_HOSTS: z
     .string()
     .default("")
-    .transform((s) => s.split(",").map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0)),
+    .transform((s) =>
+      s
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h.length > 0),
+    ),
   /** the integrator's sandbox wallet (funded, never traded by the simulator; the examples' default) */
   INTEGRATOR_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.integrator)),
   DEMO_PRIVATE_KEYS: z
     .string()
     .default(DEV_ACCOUNT_ROLES.demoTraders.map(devKey).join(","))
-    .transform((s) => s.split(",").map((k) => k.trim()).filter((k) => k.length > 0))
+    .transform((s) =>
+      s
+        .split(",")
+        .map((k) => k.trim())
+        .filter((k) => k.length > 0),
+    )
     .pipe(z.array(privateKey)),
   BATCHER_MAX_TRADES: z.coerce.number().int().positive().default(100),
   BATCHER_MAX_DELAY_MS: z.coerce.number().int().nonnegative().default(20),
@@ -146,7 +189,12 @@ const envSchema = z.object({
   STACK_COMPONENTS: z
     .string()
     .default("all")
-    .transform((s) => s.split(",").map((c) => c.trim()).filter((c) => c.length > 0)),
+    .transform((s) =>
+      s
+        .split(",")
+        .map((c) => c.trim())
+        .filter((c) => c.length > 0),
+    ),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -249,7 +297,12 @@ export interface Config {
     readonly ipPerMinute: number;
   };
   /** the simulated market's agents (SIMULATOR=on|off, SIMULATOR_SEED, SIMULATOR_ORDERS_PER_SECOND: all books together) */
-  readonly simulator: { readonly enabled: boolean; readonly seed: number; readonly ordersPerSecond: number; readonly historyDays: number };
+  readonly simulator: {
+    readonly enabled: boolean;
+    readonly seed: number;
+    readonly ordersPerSecond: number;
+    readonly historyDays: number;
+  };
   readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number; readonly maxInFlight: number };
   /** fsync every chain journal append (off only for throwaway benchmarks). */
   readonly chainJournalFsync: boolean;
@@ -343,11 +396,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   if (e.HOME_CHAIN_ID === e.REMOTE_CHAIN_ID) throw new ConfigError("HOME_CHAIN_ID and REMOTE_CHAIN_ID must differ");
   const dataDir = path.resolve(REPO_ROOT, e.DATA_DIR ?? ".data");
-  if (e.API_KEY_ENCRYPTION_KEY && e.API_KEY_ENCRYPTION_KEY_FILE) throw new ConfigError("set API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE, not both");
+  if (e.API_KEY_ENCRYPTION_KEY && e.API_KEY_ENCRYPTION_KEY_FILE)
+    throw new ConfigError("set API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE, not both");
   if (e.API_KEY_ENCRYPTION_KEY_FILE && isInside(dataDir, path.resolve(e.API_KEY_ENCRYPTION_KEY_FILE))) {
-    throw new ConfigError("API_KEY_ENCRYPTION_KEY_FILE must be outside DATA_DIR (a copy of the data must not carry its key)");
+    throw new ConfigError(
+      "API_KEY_ENCRYPTION_KEY_FILE must be outside DATA_DIR (a copy of the data must not carry its key)",
+    );
   }
-  if (e.BRIDGE_SEAL_KEY && e.BRIDGE_SEAL_KEY_FILE) throw new ConfigError("set BRIDGE_SEAL_KEY or BRIDGE_SEAL_KEY_FILE, not both");
+  if (e.BRIDGE_SEAL_KEY && e.BRIDGE_SEAL_KEY_FILE)
+    throw new ConfigError("set BRIDGE_SEAL_KEY or BRIDGE_SEAL_KEY_FILE, not both");
   if (e.BRIDGE_SEAL_KEY_FILE && isInside(dataDir, path.resolve(e.BRIDGE_SEAL_KEY_FILE))) {
     throw new ConfigError("BRIDGE_SEAL_KEY_FILE must be outside DATA_DIR (a copy of the data must not carry its key)");
   }
@@ -355,7 +412,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError("EXCHANGE_MODE=production needs API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE");
   }
   if (e.EXCHANGE_MODE === "production" && e.DEX_WALLET_AUTH_HOSTS.length === 0) {
-    throw new ConfigError("EXCHANGE_MODE=production needs DEX_WALLET_AUTH_HOSTS (the Host names the DEX API answers, comma-separated)");
+    throw new ConfigError(
+      "EXCHANGE_MODE=production needs DEX_WALLET_AUTH_HOSTS (the Host names the DEX API answers, comma-separated)",
+    );
   }
   const http = (p: number, suffix = "") => `http://${e.HOST}:${p}${suffix}`;
   const external = externalParts(present);
@@ -413,16 +472,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       integrator: keyPair(e.INTEGRATOR_PRIVATE_KEY),
     },
     mode: e.EXCHANGE_MODE,
-    agentRelayer: { dailyBudgetWei: e.AGENT_RELAYER_DAILY_BUDGET_WEI, perOwnerDailyBudgetWei: e.AGENT_RELAYER_OWNER_DAILY_BUDGET_WEI },
+    agentRelayer: {
+      dailyBudgetWei: e.AGENT_RELAYER_DAILY_BUDGET_WEI,
+      perOwnerDailyBudgetWei: e.AGENT_RELAYER_OWNER_DAILY_BUDGET_WEI,
+    },
     dexApi: {
       encryptionKeyHex: e.API_KEY_ENCRYPTION_KEY?.replace(/^0x/, ""),
-      encryptionKeyFile: e.API_KEY_ENCRYPTION_KEY_FILE === undefined ? undefined : path.resolve(e.API_KEY_ENCRYPTION_KEY_FILE),
+      encryptionKeyFile:
+        e.API_KEY_ENCRYPTION_KEY_FILE === undefined ? undefined : path.resolve(e.API_KEY_ENCRYPTION_KEY_FILE),
       walletAuthHosts: e.DEX_WALLET_AUTH_HOSTS,
       ipPerMinute: e.DEX_IP_RATE_LIMIT,
     },
-    exchangeApi: { oidcIssuers: e.EXCHANGE_OIDC_ISSUERS ?? [http(e.IAM_PORT)], oidcAudience: e.EXCHANGE_OIDC_AUDIENCE, publicPerMinute: e.EXCHANGE_PUBLIC_RATE_LIMIT, ipPerMinute: e.EXCHANGE_IP_RATE_LIMIT },
-    simulator: { enabled: e.SIMULATOR === "on" && e.EXCHANGE_MODE !== "production", seed: e.SIMULATOR_SEED, ordersPerSecond: e.SIMULATOR_ORDERS_PER_SECOND, historyDays: e.SIMULATOR_HISTORY_DAYS },
-    batcher: { maxTrades: e.BATCHER_MAX_TRADES, maxDelayMs: e.BATCHER_MAX_DELAY_MS, maxInFlight: e.BATCHER_MAX_INFLIGHT },
+    exchangeApi: {
+      oidcIssuers: e.EXCHANGE_OIDC_ISSUERS ?? [http(e.IAM_PORT)],
+      oidcAudience: e.EXCHANGE_OIDC_AUDIENCE,
+      publicPerMinute: e.EXCHANGE_PUBLIC_RATE_LIMIT,
+      ipPerMinute: e.EXCHANGE_IP_RATE_LIMIT,
+    },
+    simulator: {
+      enabled: e.SIMULATOR === "on" && e.EXCHANGE_MODE !== "production",
+      seed: e.SIMULATOR_SEED,
+      ordersPerSecond: e.SIMULATOR_ORDERS_PER_SECOND,
+      historyDays: e.SIMULATOR_HISTORY_DAYS,
+    },
+    batcher: {
+      maxTrades: e.BATCHER_MAX_TRADES,
+      maxDelayMs: e.BATCHER_MAX_DELAY_MS,
+      maxInFlight: e.BATCHER_MAX_INFLIGHT,
+    },
     chainJournalFsync: e.CHAIN_JOURNAL_FSYNC,
     chainNode: e.CHAIN_NODE,
     homeChainCpus: e.HOME_CHAIN_CPUS,

@@ -38,30 +38,66 @@ export interface PartitionConfig {
   readonly routes: readonly PartitionRoute[];
   readonly extraOperators: readonly Address[];
   /** the replicated order log; null = the local journal */
-  readonly orderLog: { readonly servers: readonly string[]; readonly replicas: number; readonly leaseMs: number } | null;
+  readonly orderLog: {
+    readonly servers: readonly string[];
+    readonly replicas: number;
+    readonly leaseMs: number;
+  } | null;
 }
 
 const symbol = z.string().regex(/^[A-Z0-9]{1,20}-[A-Z0-9]{1,20}$/, "a market symbol such as WETH-USD");
 const symbolList = z
   .string()
-  .transform((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0))
+  .transform((s) =>
+    s
+      .split(",")
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0),
+  )
   .pipe(z.array(symbol).min(1));
 
 const schema = z.object({
   PIPELINE_MARKETS: symbolList.optional(),
   PARTITION_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
-  PARTITION_INDEX: z.coerce.number().int().min(0).max(MAX_PARTITIONS - 1).default(0),
-  PARTITION_SECRET: z.string().min(MIN_PARTITION_SECRET_LENGTH, `at least ${MIN_PARTITION_SECRET_LENGTH} characters`).optional(),
+  PARTITION_INDEX: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_PARTITIONS - 1)
+    .default(0),
+  PARTITION_SECRET: z
+    .string()
+    .min(MIN_PARTITION_SECRET_LENGTH, `at least ${MIN_PARTITION_SECRET_LENGTH} characters`)
+    .optional(),
   DEX_PARTITIONS: z.string().optional(),
   EXTRA_OPERATOR_ADDRESSES: z
     .string()
-    .transform((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0))
-    .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, "an address (0x + 40 hex)").transform((a) => a as Address)))
+    .transform((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(/^0x[0-9a-fA-F]{40}$/, "an address (0x + 40 hex)")
+          .transform((a) => a as Address),
+      ),
+    )
     .optional(),
   ORDER_LOG_URL: z
     .string()
-    .transform((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0))
-    .pipe(z.array(z.string().regex(/^(nats|tls):\/\/[^\s/]+$/, "a NATS server URL such as nats://10.0.0.7:4222")).min(1))
+    .transform((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0),
+    )
+    .pipe(
+      z.array(z.string().regex(/^(nats|tls):\/\/[^\s/]+$/, "a NATS server URL such as nats://10.0.0.7:4222")).min(1),
+    )
     .optional(),
   ORDER_LOG_REPLICAS: z.coerce.number().int().min(1).max(5).default(3),
   ORDER_LOG_LEASE_MS: z.coerce.number().int().min(500).max(60_000).default(2_000),
@@ -71,15 +107,24 @@ const schema = z.object({
 export function parseDexPartitions(raw: string): PartitionRoute[] {
   const routes: PartitionRoute[] = [];
   const seen = new Set<string>();
-  for (const part of raw.split(";").map((p) => p.trim()).filter((p) => p.length > 0)) {
+  for (const part of raw
+    .split(";")
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0)) {
     const eq = part.lastIndexOf("=");
     if (eq <= 0) throw new Error(`DEX_PARTITIONS: "${part}" is not SYMBOL[,SYMBOL]=URL`);
     const symbols = symbolList.safeParse(part.slice(0, eq));
-    if (!symbols.success) throw new Error(`DEX_PARTITIONS: "${part.slice(0, eq)}" is not a comma list of market symbols`);
-    const url = z.string().url().safeParse(part.slice(eq + 1).trim());
-    if (!url.success || !/^https?:\/\//.test(url.data)) throw new Error(`DEX_PARTITIONS: "${part.slice(eq + 1)}" is not an http(s) URL`);
+    if (!symbols.success)
+      throw new Error(`DEX_PARTITIONS: "${part.slice(0, eq)}" is not a comma list of market symbols`);
+    const url = z
+      .string()
+      .url()
+      .safeParse(part.slice(eq + 1).trim());
+    if (!url.success || !/^https?:\/\//.test(url.data))
+      throw new Error(`DEX_PARTITIONS: "${part.slice(eq + 1)}" is not an http(s) URL`);
     for (const s of symbols.data) {
-      if (seen.has(s)) throw new Error(`DEX_PARTITIONS: market ${s} is routed to two partitions (one writer per market)`);
+      if (seen.has(s))
+        throw new Error(`DEX_PARTITIONS: market ${s} is routed to two partitions (one writer per market)`);
       seen.add(s);
     }
     routes.push({ symbols: symbols.data, url: url.data.replace(/\/+$/, "") });
@@ -91,12 +136,18 @@ export function parseDexPartitions(raw: string): PartitionRoute[] {
 
 /** Parses the scale-out variables of `env` (empty = unset); throws an Error listing what is wrong. */
 export function parsePartitionConfig(env: Record<string, string | undefined>): PartitionConfig {
-  const present = Object.fromEntries(Object.keys(schema.shape).filter((k) => env[k] !== undefined && env[k] !== "").map((k) => [k, env[k]]));
+  const present = Object.fromEntries(
+    Object.keys(schema.shape)
+      .filter((k) => env[k] !== undefined && env[k] !== "")
+      .map((k) => [k, env[k]]),
+  );
   const parsed = schema.safeParse(present);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n  "));
+  if (!parsed.success)
+    throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n  "));
   const e = parsed.data;
   const routes = e.DEX_PARTITIONS === undefined ? [] : parseDexPartitions(e.DEX_PARTITIONS);
-  if (e.PARTITION_PORT !== undefined && !e.PARTITION_SECRET) throw new Error("PARTITION_PORT needs PARTITION_SECRET (the transport refuses unauthenticated callers)");
+  if (e.PARTITION_PORT !== undefined && !e.PARTITION_SECRET)
+    throw new Error("PARTITION_PORT needs PARTITION_SECRET (the transport refuses unauthenticated callers)");
   if (routes.length > 0 && !e.PARTITION_SECRET) throw new Error("DEX_PARTITIONS needs PARTITION_SECRET");
   return {
     pipelineMarkets: e.PIPELINE_MARKETS ?? null,
@@ -105,6 +156,8 @@ export function parsePartitionConfig(env: Record<string, string | undefined>): P
     secret: e.PARTITION_SECRET ?? null,
     routes,
     extraOperators: e.EXTRA_OPERATOR_ADDRESSES ?? [],
-    orderLog: e.ORDER_LOG_URL ? { servers: e.ORDER_LOG_URL, replicas: e.ORDER_LOG_REPLICAS, leaseMs: e.ORDER_LOG_LEASE_MS } : null,
+    orderLog: e.ORDER_LOG_URL
+      ? { servers: e.ORDER_LOG_URL, replicas: e.ORDER_LOG_REPLICAS, leaseMs: e.ORDER_LOG_LEASE_MS }
+      : null,
   };
 }

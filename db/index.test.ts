@@ -20,9 +20,13 @@ test("PGlite in a data dir: migrations applied once, data kept across reopen", a
     const db2 = await createDb({ dataDir: join(dir, "pg"), migrationsDirs: dirs });
     const rows = (await db2.query<{ n: string; k: string }>("SELECT n::text AS n, k FROM probe")).rows;
     assert.deepEqual(rows, [{ n: big.toString(), k: "9007199254740993" }]);
-    const versions = (await db2.query<{ version: string }>("SELECT version FROM schema_migrations ORDER BY version")).rows;
+    const versions = (await db2.query<{ version: string }>("SELECT version FROM schema_migrations ORDER BY version"))
+      .rows;
     // every file of the folders, in name order, each once (other components add their own files)
-    assert.deepEqual(versions.map((v) => v.version), readMigrations(dirs).map((f) => f.version));
+    assert.deepEqual(
+      versions.map((v) => v.version),
+      readMigrations(dirs).map((f) => f.version),
+    );
     assert.equal(versions.at(-1)?.version, "900_probe");
     assert.ok(versions.some((v) => v.version === "001_dex_api_keys"));
     await db2.close();

@@ -9,9 +9,13 @@ export type { CreateDbOptions, Db, SqlExecutor, SqlParam, SqlResult } from "./ty
 export { DEFAULT_MIGRATIONS_DIR, migrate } from "./migrate";
 
 export async function createDb(options: CreateDbOptions = {}): Promise<Db> {
-  const db = options.databaseUrl ? await createPostgresDb(options.databaseUrl, { schema: options.schema }) : await createPgliteDb(options.dataDir);
+  const db = options.databaseUrl
+    ? await createPostgresDb(options.databaseUrl, { schema: options.schema })
+    : await createPgliteDb(options.dataDir);
   try {
-    await migrate(db, options.migrationsDirs ?? [DEFAULT_MIGRATIONS_DIR], { schema: options.databaseUrl ? options.schema : undefined });
+    await migrate(db, options.migrationsDirs ?? [DEFAULT_MIGRATIONS_DIR], {
+      schema: options.databaseUrl ? options.schema : undefined,
+    });
   } catch (err) {
     await db.close();
     throw err;

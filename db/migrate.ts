@@ -36,13 +36,22 @@ export function readMigrations(dirs: readonly string[]): MigrationFile[] {
  *  server apply them once (the others wait, then find them recorded), and a failure leaves nothing half
  *  done. (A session lock taken through a pool may be unlocked on another connection, i.e. never.) With a
  *  `schema`, it is created first, inside the lock, and the migrations run in it. */
-export async function migrate(db: Db, dirs: readonly string[] = [DEFAULT_MIGRATIONS_DIR], opts: { schema?: string } = {}): Promise<string[]> {
+export async function migrate(
+  db: Db,
+  dirs: readonly string[] = [DEFAULT_MIGRATIONS_DIR],
+  opts: { schema?: string } = {},
+): Promise<string[]> {
   const files = readMigrations(dirs);
-  const apply = async (tx: SqlExecutor, perFile: (fn: (tx: SqlExecutor) => Promise<void>) => Promise<void>): Promise<string[]> => {
+  const apply = async (
+    tx: SqlExecutor,
+    perFile: (fn: (tx: SqlExecutor) => Promise<void>) => Promise<void>,
+  ): Promise<string[]> => {
     await tx.query(
       "CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
     );
-    const done = new Set((await tx.query<{ version: string }>("SELECT version FROM schema_migrations")).rows.map((r) => r.version));
+    const done = new Set(
+      (await tx.query<{ version: string }>("SELECT version FROM schema_migrations")).rows.map((r) => r.version),
+    );
     const applied: string[] = [];
     for (const f of files) {
       if (done.has(f.version)) continue;
@@ -57,7 +66,8 @@ export async function migrate(db: Db, dirs: readonly string[] = [DEFAULT_MIGRATI
     return applied;
   };
   if (db.engine !== "postgres") return apply(db, (fn) => db.transaction(fn));
-  if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error(`invalid schema name ${JSON.stringify(opts.schema)}`);
+  if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema))
+    throw new Error(`invalid schema name ${JSON.stringify(opts.schema)}`);
   return db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_ID]);
     if (opts.schema !== undefined) {

@@ -14,7 +14,10 @@ after(async () => {
   await server?.stop();
 });
 
-const versions = async (db: Db) => (await db.query<{ version: string }>("SELECT version FROM schema_migrations ORDER BY version")).rows.map((r) => r.version);
+const versions = async (db: Db) =>
+  (await db.query<{ version: string }>("SELECT version FROM schema_migrations ORDER BY version")).rows.map(
+    (r) => r.version,
+  );
 
 test("a schema per component: own tables and migrations, nothing seen across", { timeout: 120_000 }, async () => {
   const a = await createDb({ databaseUrl: server.url, schema: "comp_a" });
@@ -26,21 +29,31 @@ test("a schema per component: own tables and migrations, nothing seen across", {
     await a.query("INSERT INTO iam_organizations (id, name, created_at_ms) VALUES ($1, $2, $3)", ["org-1", "A", 1n]);
     assert.equal((await a.query<{ n: string }>("SELECT count(*) AS n FROM iam_organizations")).rows[0]!.n, "1");
     assert.equal((await b.query<{ n: string }>("SELECT count(*) AS n FROM iam_organizations")).rows[0]!.n, "0");
-    const where = (await a.query<{ s: string }>("SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'iam_organizations' ORDER BY 1")).rows.map((r) => r.s);
+    const where = (
+      await a.query<{ s: string }>(
+        "SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'iam_organizations' ORDER BY 1",
+      )
+    ).rows.map((r) => r.s);
     assert.deepEqual(where, ["comp_a", "comp_b"]);
     // a bigint beyond 2^53 and a uint256-sized numeric survive the round trip
     await a.query("CREATE TABLE probe (n numeric(78,0), k int8)");
     const big = 2n ** 255n + 3n;
     await a.query("INSERT INTO probe VALUES ($1, $2)", [big, 9007199254740993n]);
-    assert.deepEqual((await a.query<{ n: string; k: string }>("SELECT n::text AS n, k FROM probe")).rows, [{ n: big.toString(), k: "9007199254740993" }]);
+    assert.deepEqual((await a.query<{ n: string; k: string }>("SELECT n::text AS n, k FROM probe")).rows, [
+      { n: big.toString(), k: "9007199254740993" },
+    ]);
   } finally {
     await a.close();
     await b.close();
   }
 });
 
-test("six pools migrating one schema at the same time: each migration applied once, all open", { timeout: 120_000 }, async () => {
-  const dbs = await Promise.all(Array.from({ length: 6 }, (_, i) => createDb({ databaseUrl: server.url, schema: i % 2 ? "race_x" : "race_y" })));
+test("six pools migrating one schema at the same time: each migration applied once, all open", {
+  timeout: 120_000,
+}, async () => {
+  const dbs = await Promise.all(
+    Array.from({ length: 6 }, (_, i) => createDb({ databaseUrl: server.url, schema: i % 2 ? "race_x" : "race_y" })),
+  );
   try {
     const all = readMigrations([DEFAULT_MIGRATIONS_DIR]).map((f) => f.version);
     for (const db of dbs) assert.deepEqual(await versions(db), all);

@@ -29,10 +29,17 @@ function wrap(q: PgQueryable): SqlExecutor {
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 export async function createPostgresDb(databaseUrl: string, opts: { schema?: string } = {}): Promise<Db> {
-  if (opts.schema !== undefined && !SCHEMA_NAME.test(opts.schema)) throw new Error(`invalid schema name ${JSON.stringify(opts.schema)} (a lowercase SQL identifier)`);
-  const pg = createRequire(__filename)("pg") as { Pool: new (o: { connectionString: string; max?: number; options?: string }) => PgPool };
+  if (opts.schema !== undefined && !SCHEMA_NAME.test(opts.schema))
+    throw new Error(`invalid schema name ${JSON.stringify(opts.schema)} (a lowercase SQL identifier)`);
+  const pg = createRequire(__filename)("pg") as {
+    Pool: new (o: { connectionString: string; max?: number; options?: string }) => PgPool;
+  };
   // every connection of the pool works in the component's schema (unqualified names resolve there)
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}) });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 10,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+  });
   // An idle client's network error must not crash the process; the next query gets a fresh client.
   pool.on("error", () => {});
   const base = wrap(pool);

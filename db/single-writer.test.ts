@@ -70,14 +70,19 @@ const holders = async (name: string) => {
   await c.connect();
   try {
     const key = lockKeyOf(name);
-    const r = await c.query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1::bigint", [key.toString()]);
+    const r = await c.query(
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1::bigint",
+      [key.toString()],
+    );
     return r.rows.map((x: { pid: number }) => x.pid);
   } finally {
     await c.end();
   }
 };
 
-test("two writers on one database: exactly one writes; closing it hands over to the other, which starts after it stopped", { timeout: 120_000 }, async () => {
+test("two writers on one database: exactly one writes; closing it hands over to the other, which starts after it stopped", {
+  timeout: 120_000,
+}, async () => {
   const t = timeline();
   const a = await startSingleWriter(t.writer("a", "t1"));
   await until("a writes", () => a.state() === "writing");
@@ -102,7 +107,13 @@ test("two writers on one database: exactly one writes; closing it hands over to 
     ]);
     assert.deepEqual(await holders("t1"), [b.backendPid()]);
     // another name is another writer: it writes at the same time
-    const other = await startSingleWriter({ databaseUrl: server.url, name: "t1-other", ...TIMING, start() {}, stop: async () => {} });
+    const other = await startSingleWriter({
+      databaseUrl: server.url,
+      name: "t1-other",
+      ...TIMING,
+      start() {},
+      stop: async () => {},
+    });
     await until("the other name's writer writes", () => other.state() === "writing");
     await other.close();
   } finally {
@@ -118,7 +129,10 @@ test("the holder's process killed: a standby takes over", { timeout: 120_000 }, 
   const mod = path.join(__dirname, "single-writer.ts");
   const code = `require(${JSON.stringify(mod)}).startSingleWriter({ databaseUrl: ${JSON.stringify(server.url)}, name: "t2", ...${JSON.stringify(TIMING)},
     start() { console.log("WRITING") }, stop: async () => {} })`;
-  const child = spawn(process.execPath, ["--import", "tsx", "-e", code], { cwd: path.join(__dirname, ".."), stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "-e", code], {
+    cwd: path.join(__dirname, ".."),
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
@@ -141,7 +155,9 @@ test("the holder's process killed: a standby takes over", { timeout: 120_000 }, 
   }
 });
 
-test("the holder's lock connection ended by the server: it stops writing; one writer writes again, never two", { timeout: 120_000 }, async () => {
+test("the holder's lock connection ended by the server: it stops writing; one writer writes again, never two", {
+  timeout: 120_000,
+}, async () => {
   const t = timeline();
   const a = await startSingleWriter(t.writer("a", "t3"));
   await until("a writes", () => a.state() === "writing");
@@ -160,7 +176,10 @@ test("the holder's lock connection ended by the server: it stops writing; one wr
     // whichever gets the lock next (a reconnects and tries again too) writes, after the grace
     await until("one writes again", () => a.state() === "writing" || b.state() === "writing");
     assert.equal([a, b].filter((w) => w.state() === "writing").length, 1);
-    assert.deepEqual(t.events.slice(0, 2), [{ who: "a", what: "start" }, { who: "a", what: "stop" }]);
+    assert.deepEqual(t.events.slice(0, 2), [
+      { who: "a", what: "start" },
+      { who: "a", what: "stop" },
+    ]);
     assert.deepEqual(t.violations, []);
   } finally {
     await a.close();
@@ -240,7 +259,12 @@ for (const ended of [false, true]) {
 
 test("without a database URL (PGlite, one process) the writer starts at once and stops on close", async () => {
   const events: string[] = [];
-  const w = await startSingleWriter({ databaseUrl: undefined, name: "t5", start: () => void events.push("start"), stop: async () => void events.push("stop") });
+  const w = await startSingleWriter({
+    databaseUrl: undefined,
+    name: "t5",
+    start: () => void events.push("start"),
+    stop: async () => void events.push("stop"),
+  });
   assert.equal(w.state(), "writing");
   assert.deepEqual(events, ["start"]);
   await w.close();
@@ -251,8 +275,14 @@ test("without a database URL (PGlite, one process) the writer starts at once and
 
 test("timings: renewMs < validMs < sessionTimeoutMs, each at its boundary", async () => {
   const base = { databaseUrl: server.url, name: "t6", start() {}, stop: async () => {} };
-  await assert.rejects(startSingleWriter({ ...base, renewMs: 2_000, validMs: 2_000, sessionTimeoutMs: 4_000 }), /renewMs < validMs < sessionTimeoutMs/);
-  await assert.rejects(startSingleWriter({ ...base, renewMs: 1_000, validMs: 4_000, sessionTimeoutMs: 4_000 }), /renewMs < validMs < sessionTimeoutMs/);
+  await assert.rejects(
+    startSingleWriter({ ...base, renewMs: 2_000, validMs: 2_000, sessionTimeoutMs: 4_000 }),
+    /renewMs < validMs < sessionTimeoutMs/,
+  );
+  await assert.rejects(
+    startSingleWriter({ ...base, renewMs: 1_000, validMs: 4_000, sessionTimeoutMs: 4_000 }),
+    /renewMs < validMs < sessionTimeoutMs/,
+  );
   const ok = await startSingleWriter({ ...base, renewMs: 1_999, validMs: 2_000, sessionTimeoutMs: 2_001 });
   await ok.close();
 });

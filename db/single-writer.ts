@@ -85,9 +85,17 @@ export async function startSingleWriter(o: SingleWriterOptions): Promise<SingleW
   const renewMs = o.renewMs ?? 1_000;
   const validMs = o.validMs ?? 4_000;
   const sessionTimeoutMs = o.sessionTimeoutMs ?? 8_000;
-  if (!(renewMs < validMs && validMs < sessionTimeoutMs)) throw new Error(`single writer ${o.name}: renewMs < validMs < sessionTimeoutMs is required`);
+  if (!(renewMs < validMs && validMs < sessionTimeoutMs))
+    throw new Error(`single writer ${o.name}: renewMs < validMs < sessionTimeoutMs is required`);
   const key = lockKeyOf(o.name).toString();
-  const pg = createRequire(__filename)("pg") as { Client: new (c: { connectionString: string; options: string; keepAlive: boolean; connectionTimeoutMillis: number }) => PgClient };
+  const pg = createRequire(__filename)("pg") as {
+    Client: new (c: {
+      connectionString: string;
+      options: string;
+      keepAlive: boolean;
+      connectionTimeoutMillis: number;
+    }) => PgClient;
+  };
   const databaseUrl = o.databaseUrl;
 
   let state: SingleWriterState = "standby";
@@ -117,7 +125,12 @@ export async function startSingleWriter(o: SingleWriterOptions): Promise<SingleW
   }
 
   /** Holds the lock until the connection fails, a renewal is late or close(); resolves once the writer stopped. */
-  function hold(client: PgClient, dead: { reason?: string; on?: (reason: string) => void }, lockSentAt: number, lockAnsweredAt: number): Promise<void> {
+  function hold(
+    client: PgClient,
+    dead: { reason?: string; on?: (reason: string) => void },
+    lockSentAt: number,
+    lockAnsweredAt: number,
+  ): Promise<void> {
     return new Promise<void>((resolveHold) => {
       let over = false;
       let validUntil = lockSentAt + validMs;
@@ -135,9 +148,14 @@ export async function startSingleWriter(o: SingleWriterOptions): Promise<SingleW
         const wasWriting = starting !== undefined;
         if (wasWriting) {
           await starting!.catch(() => undefined);
-          await o.stop().catch((err: unknown) => o.logger?.warn({ writer: o.name, err: String(err) }, "single writer: stopping the writer failed"));
+          await o
+            .stop()
+            .catch((err: unknown) =>
+              o.logger?.warn({ writer: o.name, err: String(err) }, "single writer: stopping the writer failed"),
+            );
         }
-        if (!closed || !unlock) o.logger?.warn({ writer: o.name, reason, wasWriting }, "single writer: lock lost, writer stopped");
+        if (!closed || !unlock)
+          o.logger?.warn({ writer: o.name, reason, wasWriting }, "single writer: lock lost, writer stopped");
         if (unlock) await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]).catch(() => undefined);
         await endClient(client);
         pid = undefined;
@@ -147,7 +165,10 @@ export async function startSingleWriter(o: SingleWriterOptions): Promise<SingleW
       };
       const armDeadline = () => {
         clearTimeout(deadline);
-        deadline = setTimeout(() => void finish(`no successful renewal within ${validMs} ms`, false), Math.max(0, validUntil - mono()));
+        deadline = setTimeout(
+          () => void finish(`no successful renewal within ${validMs} ms`, false),
+          Math.max(0, validUntil - mono()),
+        );
       };
       const renew = async () => {
         const sentAt = mono();
@@ -173,17 +194,23 @@ export async function startSingleWriter(o: SingleWriterOptions): Promise<SingleW
       renewal = setTimeout(() => void renew(), renewMs);
       state = "waiting";
       // a former holder that has not noticed its loss stops by validMs after its last renewal, sent before we got the lock
-      grace = setTimeout(() => {
-        if (over) return;
-        state = "writing";
-        o.logger?.info({ writer: o.name }, "single writer: this process holds the lock and writes");
-        starting = Promise.resolve()
-          .then(() => o.start())
-          .catch((err: unknown) => {
-            o.logger?.warn({ writer: o.name, err: String(err) }, "single writer: starting the writer failed; the lock is freed");
-            void finish("start failed", true);
-          });
-      }, Math.max(0, lockAnsweredAt + validMs - mono()));
+      grace = setTimeout(
+        () => {
+          if (over) return;
+          state = "writing";
+          o.logger?.info({ writer: o.name }, "single writer: this process holds the lock and writes");
+          starting = Promise.resolve()
+            .then(() => o.start())
+            .catch((err: unknown) => {
+              o.logger?.warn(
+                { writer: o.name, err: String(err) },
+                "single writer: starting the writer failed; the lock is freed",
+              );
+              void finish("start failed", true);
+            });
+        },
+        Math.max(0, lockAnsweredAt + validMs - mono()),
+      );
     });
   }
 
@@ -210,7 +237,8 @@ export async function startSingleWriter(o: SingleWriterOptions): Promise<SingleW
         failing = false;
         while (!closed && !dead.reason) {
           const sentAt = mono();
-          const got = (await client.query("SELECT pg_try_advisory_lock($1::bigint) AS got", [key])).rows[0]!.got === true;
+          const got =
+            (await client.query("SELECT pg_try_advisory_lock($1::bigint) AS got", [key])).rows[0]!.got === true;
           if (got) {
             if (closed) {
               await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]).catch(() => undefined);
@@ -223,7 +251,11 @@ export async function startSingleWriter(o: SingleWriterOptions): Promise<SingleW
         }
       } catch (err) {
         // once per outage, not once per try
-        if (!closed && !failing) o.logger?.warn({ writer: o.name, err: err instanceof Error ? err.message : String(err) }, "single writer: lock connection failed; retrying");
+        if (!closed && !failing)
+          o.logger?.warn(
+            { writer: o.name, err: err instanceof Error ? err.message : String(err) },
+            "single writer: lock connection failed; retrying",
+          );
         failing = true;
       }
       pid = undefined;

@@ -7,7 +7,13 @@
 // integrator wallet, examples/env.ts, given bridged tokens in its wallet on the first start), TOKEN (USD), AMOUNT (25, decimal),
 // RECIPIENT (default: the same address), HOME_RPC_URL / REMOTE_RPC_URL (default: the tenant's).
 // Prints one JSON line per status (initiated, deposited, signed, minted) and a last one with the balances.
-import { bridgeTransfer, bridgeWrappedTokenAbi, createBridgeClient, formatDecimal, parseDecimal } from "@onchain-exchange/sdk";
+import {
+  bridgeTransfer,
+  bridgeWrappedTokenAbi,
+  createBridgeClient,
+  formatDecimal,
+  parseDecimal,
+} from "@onchain-exchange/sdk";
 import { createPublicClient, createWalletClient, defineChain, http, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { exitWith, setting } from "./env";
@@ -24,19 +30,34 @@ async function main() {
   const remote = tenant.chains.find((c) => c.role === "remote")!;
   const token = home.tokens.find((t) => t.symbol === symbol);
   const wrapped = remote.tokens.find((t) => t.symbol === symbol);
-  if (!token || !wrapped) throw new Error(`${tenant.name} does not bridge ${symbol} (it bridges ${home.tokens.map((t) => t.symbol).join(", ")})`);
+  if (!token || !wrapped)
+    throw new Error(
+      `${tenant.name} does not bridge ${symbol} (it bridges ${home.tokens.map((t) => t.symbol).join(", ")})`,
+    );
   const amount = parseDecimal(process.env.AMOUNT ?? "25", token.decimals);
-  if (amount === null || amount <= 0n) throw new Error(`AMOUNT must be a positive decimal with at most ${token.decimals} decimals`);
+  if (amount === null || amount <= 0n)
+    throw new Error(`AMOUNT must be a positive decimal with at most ${token.decimals} decimals`);
 
   const chain = (c: typeof home, url: string | undefined) => {
     const rpc = url ?? c.rpcUrl;
     if (!rpc) throw new Error(`no JSON-RPC URL for chain ${c.chainId}`);
-    return defineChain({ id: c.chainId, name: c.name, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpc] } } });
+    return defineChain({
+      id: c.chainId,
+      name: c.name,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [rpc] } },
+    });
   };
   const homeChain = chain(home, process.env.HOME_RPC_URL);
   const remoteChain = chain(remote, process.env.REMOTE_RPC_URL);
   const remoteClient = createPublicClient({ chain: remoteChain, transport: http() });
-  const balance = () => remoteClient.readContract({ address: wrapped.address, abi: bridgeWrappedTokenAbi, functionName: "balanceOf", args: [recipient] });
+  const balance = () =>
+    remoteClient.readContract({
+      address: wrapped.address,
+      abi: bridgeWrappedTokenAbi,
+      functionName: "balanceOf",
+      args: [recipient],
+    });
 
   const before = await balance();
   const transfer = await bridgeTransfer({
@@ -51,7 +72,8 @@ async function main() {
         publicClient: createPublicClient({ chain: homeChain, transport: http() }),
       },
     },
-    onStatus: (t) => console.log(JSON.stringify({ id: t.id, status: t.status, signers: t.signers, txHashes: t.txHashes })),
+    onStatus: (t) =>
+      console.log(JSON.stringify({ id: t.id, status: t.status, signers: t.signers, txHashes: t.txHashes })),
   });
   const after = await balance();
   console.log(

@@ -20,12 +20,25 @@ async function main() {
   // 2. the wallet approves the key's agent: it signs the EIP-712 AgentApproval the API prepared, and the
   //    API's relayer submits it to the Settlement contract (orders placed with the key are signed by the agent)
   const body = await signAgentApprovalRequest(wallet, key.agent_approval);
-  const approved = await ok(createDexClient({ baseUrl: API }).POST("/v1/api-keys/{id}/agent-approval", { params: { path: { id: key.id } }, body }));
+  const approved = await ok(
+    createDexClient({ baseUrl: API }).POST("/v1/api-keys/{id}/agent-approval", {
+      params: { path: { id: key.id } },
+      body,
+    }),
+  );
 
   // 3. the key at work: X-API-Key + X-API-Secret (scheme "hmac" signs each request instead)
   const asKey = createDexClient({ baseUrl: API, auth: { apiKey: key.api_key, apiSecret: key.api_secret } });
   const { balances } = await ok(asKey.GET("/v1/balances"));
-  console.log(JSON.stringify({ id: key.id, api_key: key.api_key, api_secret: key.api_secret, agent_status: approved.agent_status, balances }));
+  console.log(
+    JSON.stringify({
+      id: key.id,
+      api_key: key.api_key,
+      api_secret: key.api_secret,
+      agent_status: approved.agent_status,
+      balances,
+    }),
+  );
 }
 
 main().catch(exitWith);

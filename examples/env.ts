@@ -29,7 +29,8 @@ function unreachable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const { code, message } = e as { code?: unknown; message?: unknown };
     if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EHOSTUNREACH") return true;
-    if (typeof message === "string" && /ECONNREFUSED|could not connect|No connection established/.test(message)) return true;
+    if (typeof message === "string" && /ECONNREFUSED|could not connect|No connection established/.test(message))
+      return true;
   }
   return false;
 }
@@ -38,8 +39,12 @@ function unreachable(err: unknown): boolean {
 export function exitWith(err: unknown): never {
   console.error(err);
   if (unreachable(err)) {
-    const urls = read.filter((n) => n !== "PRIVATE_KEY").map((n) => `  ${n}=${setting(n)}${process.env[n] === undefined ? "  (default)" : ""}`);
-    console.error(`\nNothing answered. Is the stack running (\`npm start\`)? If it serves elsewhere, set:\n${urls.join("\n")}\n(the start banner prints these for the ports in use)`);
+    const urls = read
+      .filter((n) => n !== "PRIVATE_KEY")
+      .map((n) => `  ${n}=${setting(n)}${process.env[n] === undefined ? "  (default)" : ""}`);
+    console.error(
+      `\nNothing answered. Is the stack running (\`npm start\`)? If it serves elsewhere, set:\n${urls.join("\n")}\n(the start banner prints these for the ports in use)`,
+    );
   }
   process.exit(1);
 }

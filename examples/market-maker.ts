@@ -45,10 +45,20 @@ function units(text: string | number, scale: number): bigint {
 }
 
 async function apiKey(): Promise<{ apiKey: string; apiSecret: string }> {
-  if (process.env.API_KEY && process.env.API_SECRET) return { apiKey: process.env.API_KEY, apiSecret: process.env.API_SECRET };
+  if (process.env.API_KEY && process.env.API_SECRET)
+    return { apiKey: process.env.API_KEY, apiSecret: process.env.API_SECRET };
   const wallet = fromViem(privateKeyToAccount(setting("PRIVATE_KEY") as Hex));
-  const key = await ok(createDexClient({ baseUrl: API, auth: { wallet } }).POST("/v1/api-keys", { body: { permissions: ["read", "trade"], label: "market-maker" } }));
-  await ok(createDexClient({ baseUrl: API }).POST("/v1/api-keys/{id}/agent-approval", { params: { path: { id: key.id } }, body: await signAgentApprovalRequest(wallet, key.agent_approval) }));
+  const key = await ok(
+    createDexClient({ baseUrl: API, auth: { wallet } }).POST("/v1/api-keys", {
+      body: { permissions: ["read", "trade"], label: "market-maker" },
+    }),
+  );
+  await ok(
+    createDexClient({ baseUrl: API }).POST("/v1/api-keys/{id}/agent-approval", {
+      params: { path: { id: key.id } },
+      body: await signAgentApprovalRequest(wallet, key.agent_approval),
+    }),
+  );
   return { apiKey: key.api_key, apiSecret: key.api_secret };
 }
 
@@ -69,10 +79,11 @@ async function main() {
     wake();
   };
   /** the pause between rounds, cut short by a stop */
-  const pause = () => new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, intervalMs);
-    wake = () => (clearTimeout(timer), resolve());
-  });
+  const pause = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, intervalMs);
+      wake = () => (clearTimeout(timer), resolve());
+    });
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
 
@@ -111,19 +122,30 @@ async function main() {
       bidPrice -= bidPrice % tick;
       let askPrice = (twiceMid * (10_000n + spreadBps) + 19_999n) / 20_000n;
       askPrice += (tick - (askPrice % tick)) % tick;
-      if (bidPrice <= 0n || askPrice <= bidPrice) throw new Error(`no room to quote around ${formatDecimal(twiceMid, scale + 1)}/2`);
+      if (bidPrice <= 0n || askPrice <= bidPrice)
+        throw new Error(`no room to quote around ${formatDecimal(twiceMid, scale + 1)}/2`);
 
       const cancelled = await cancelAll();
       const place = async (side: "buy" | "sell", price: bigint) => {
-        const r = await grpc.placeOrder({ symbol, side, type: "limit", price: Number(formatDecimal(price, scale)), size: Number(size), time_in_force: "gtc", client_order_id: `mm-${Date.now()}-${round}-${side}` });
+        const r = await grpc.placeOrder({
+          symbol,
+          side,
+          type: "limit",
+          price: Number(formatDecimal(price, scale)),
+          size: Number(size),
+          time_in_force: "gtc",
+          client_order_id: `mm-${Date.now()}-${round}-${side}`,
+        });
         quotes.push({ id: r.order_id, side, price });
         return r;
       };
       const b = await place("buy", bidPrice);
       const a = await place("sell", askPrice);
       // the feed shows both quotes (or they traded at once: then their status says so)
-      const shown = (p: bigint, side: "bid" | "ask") => feed.book.levels(side).some(([price]) => units(price, scale) === p);
-      if (b.status === "open" && a.status === "open") await feed.until(() => shown(bidPrice, "bid") && shown(askPrice, "ask"));
+      const shown = (p: bigint, side: "bid" | "ask") =>
+        feed.book.levels(side).some(([price]) => units(price, scale) === p);
+      if (b.status === "open" && a.status === "open")
+        await feed.until(() => shown(bidPrice, "bid") && shown(askPrice, "ask"));
       console.log(
         JSON.stringify({
           round,

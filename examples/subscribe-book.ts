@@ -22,7 +22,14 @@ async function main() {
     symbol,
     depth,
     onBook(book) {
-      console.log(JSON.stringify({ sequence: book.sequence, bids: book.levels("bid"), asks: book.levels("ask"), resyncs: feed.resyncs }));
+      console.log(
+        JSON.stringify({
+          sequence: book.sequence,
+          bids: book.levels("bid"),
+          asks: book.levels("ask"),
+          resyncs: feed.resyncs,
+        }),
+      );
       if (printed++ >= updates) feed.close();
     },
     onError(err) {

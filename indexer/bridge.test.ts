@@ -7,7 +7,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { type Abi, type AbiEvent, type Address, type Hex, createPublicClient, createWalletClient, defineChain, http, toEventSignature } from "viem";
+import {
+  type Abi,
+  type AbiEvent,
+  type Address,
+  type Hex,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  toEventSignature,
+} from "viem";
 import { bridgeMinterAbi, bridgeVaultAbi } from "../sdk/abi";
 import { privateKeyToAccount } from "viem/accounts";
 import { type RunningIndexer, startIndexer } from "./run";
@@ -68,7 +78,8 @@ test("deposits, mints, burns and releases land on one transfer row each", { time
   // The emitter must emit exactly the indexer's events (the contracts' ABIs, generated from their artifacts).
   const signatures = (abi: Abi) => abi.filter((e): e is AbiEvent => e.type === "event").map((e) => toEventSignature(e));
   const known = new Set([...signatures(bridgeVaultAbi as Abi), ...signatures(bridgeMinterAbi as Abi)]);
-  for (const sig of signatures(artifact.abi)) assert.ok(known.has(sig), `emitter event ${sig} is in the indexer's ABIs`);
+  for (const sig of signatures(artifact.abi))
+    assert.ok(known.has(sig), `emitter event ${sig} is in the indexer's ABIs`);
   const homeChain = await startHardhatNode(31337);
   started.push(homeChain);
   const remoteChain = await startHardhatNode(31338);
@@ -94,7 +105,13 @@ test("deposits, mints, burns and releases land on one transfer row each", { time
       remote: { chainId: 31338, rpcUrl: remoteChain.rpcUrl, contracts: { BridgeMinter: minter.address }, tokens: {} },
     }),
   );
-  const indexer: RunningIndexer = await startIndexer({ deploymentsFile, port: 0, dataDir: path.join(workDir, "pglite"), schema: "bridge_test", readyTimeoutMs: 300_000 });
+  const indexer: RunningIndexer = await startIndexer({
+    deploymentsFile,
+    port: 0,
+    dataDir: path.join(workDir, "pglite"),
+    schema: "bridge_test",
+    readyTimeoutMs: 300_000,
+  });
   started.push(indexer);
 
   const transfer = async (id: string) => {

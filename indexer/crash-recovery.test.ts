@@ -53,12 +53,24 @@ async function settleOne(): Promise<bigint> {
   const { maker, taker, admin } = fx.accounts;
   const sell = await signed(maker, OrderSide.SELL, 2_000n * USD, E18 / 10n);
   const buy = await signed(taker, OrderSide.BUY, 2_000n * USD, E18 / 10n);
-  const batchId = (await fx.publicClient.readContract({ address: fx.contracts.settlement, abi: fx.abis.settlement, functionName: "nextBatchId" })) as bigint;
-  const args = buildSettleArgs([sell, buy], [
-    { makerHash: sell.hash, takerHash: buy.hash, baseAmount: E18 / 20n, price: 2_000n * USD },
-    { makerHash: sell.hash, takerHash: buy.hash, baseAmount: E18 / 20n, price: 2_000n * USD },
+  const batchId = (await fx.publicClient.readContract({
+    address: fx.contracts.settlement,
+    abi: fx.abis.settlement,
+    functionName: "nextBatchId",
+  })) as bigint;
+  const args = buildSettleArgs(
+    [sell, buy],
+    [
+      { makerHash: sell.hash, takerHash: buy.hash, baseAmount: E18 / 20n, price: 2_000n * USD },
+      { makerHash: sell.hash, takerHash: buy.hash, baseAmount: E18 / 20n, price: 2_000n * USD },
+    ],
+  );
+  await fx.send(admin, fx.contracts.settlement, fx.abis.settlement, "settle", [
+    batchId,
+    args.orders,
+    args.signatures,
+    args.fills,
   ]);
-  await fx.send(admin, fx.contracts.settlement, fx.abis.settlement, "settle", [batchId, args.orders, args.signatures, args.fills]);
   return batchId;
 }
 
@@ -73,16 +85,34 @@ async function sqlRows(ponderUrl: string, query: string): Promise<unknown[][]> {
 let launches = 0;
 
 /** The indexer in a launcher process of its own (testing/launch-indexer.ts), as `npm start` runs it. */
-async function launch(options: StartIndexerOptions): Promise<{ child: ChildProcess; ponderUrl: string; ponderPid: number }> {
+async function launch(
+  options: StartIndexerOptions,
+): Promise<{ child: ChildProcess; ponderUrl: string; ponderPid: number }> {
   const logFile = path.join(workDir, `indexer-${++launches}.log`);
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "testing", "launch-indexer.ts"), JSON.stringify(options), logFile], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(__dirname, "testing", "launch-indexer.ts"), JSON.stringify(options), logFile],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   let out = "";
   child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
   for (;;) {
     const m = /ready (\S+) (\S+) (\d+)/.exec(out);
     if (m) return { child, ponderUrl: m[2]!, ponderPid: Number(m[3]) };
-    if (child.exitCode !== null) throw new Error(`the indexer did not start (launch ${launches}):\n${out.slice(0, 1500)}\n...\nnot JSON in its log:\n${(existsSync(logFile) ? readFileSync(logFile, "utf8") : "").split("\n").filter((l) => !l.startsWith("{")).slice(0, 40).join("\n")}`);
+    if (child.exitCode !== null)
+      throw new Error(
+        `the indexer did not start (launch ${launches}):\n${out.slice(0, 1500)}\n...\nnot JSON in its log:\n${(existsSync(
+          logFile,
+        )
+          ? readFileSync(logFile, "utf8")
+          : ""
+        )
+          .split("\n")
+          .filter((l) => !l.startsWith("{"))
+          .slice(0, 40)
+          .join("\n")}`,
+      );
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -96,7 +126,9 @@ const alive = (pid: number) => {
   }
 };
 
-test("the indexer killed while it writes restarts without a reset and indexes every batch once", { timeout: 600_000 }, async () => {
+test("the indexer killed while it writes restarts without a reset and indexes every batch once", {
+  timeout: 600_000,
+}, async () => {
   const { maker, taker, admin } = fx.accounts;
   const total = 1_000_000n * E18;
   await fx.send(admin, fx.contracts.weth, fx.abis.token, "mint", [maker.address, total]);
@@ -111,9 +143,26 @@ test("the indexer killed while it writes restarts without a reset and indexes ev
   const deploymentsFile = path.join(workDir, "deployments.json");
   writeFileSync(
     deploymentsFile,
-    JSON.stringify({ home: { chainId: 31337, rpcUrl: chain!.rpcUrl, startBlock: fx.startBlock, contracts: { Settlement: fx.contracts.settlement }, tokens: fx.tokens } }),
+    JSON.stringify({
+      home: {
+        chainId: 31337,
+        rpcUrl: chain!.rpcUrl,
+        startBlock: fx.startBlock,
+        contracts: { Settlement: fx.contracts.settlement },
+        tokens: fx.tokens,
+      },
+    }),
   );
-  const options: StartIndexerOptions = { deploymentsFile, port: 0, dataDir: path.join(workDir, "pglite"), schema: "crash_test", readyTimeoutMs: 300_000, hotFront: false, idle: false, nice: 0 };
+  const options: StartIndexerOptions = {
+    deploymentsFile,
+    port: 0,
+    dataDir: path.join(workDir, "pglite"),
+    schema: "crash_test",
+    readyTimeoutMs: 300_000,
+    hotFront: false,
+    idle: false,
+    nice: 0,
+  };
 
   // Each round: the indexer starts (and catches up), batches settle while it indexes them, and it is killed
   // in the middle: Ponder itself (its launcher then dies too), or its launcher (Ponder orphaned, still
@@ -146,11 +195,18 @@ test("the indexer killed while it writes restarts without a reset and indexes ev
   }
   const last = await launch(options);
   try {
-    const lastBatch = (await fx.publicClient.readContract({ address: fx.contracts.settlement, abi: fx.abis.settlement, functionName: "nextBatchId" })) as bigint;
+    const lastBatch = (await fx.publicClient.readContract({
+      address: fx.contracts.settlement,
+      abi: fx.abis.settlement,
+      functionName: "nextBatchId",
+    })) as bigint;
     const deadline = Date.now() + 120_000;
     let rows: unknown[][] = [];
     for (;;) {
-      rows = await sqlRows(last.ponderUrl, "select count(*) as n, count(distinct batch_id) as d, max(batch_id) as m from batch");
+      rows = await sqlRows(
+        last.ponderUrl,
+        "select count(*) as n, count(distinct batch_id) as d, max(batch_id) as m from batch",
+      );
       if (BigInt(String(rows[0]?.[2] ?? -1)) >= lastBatch - 1n || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 200));
     }

@@ -14,7 +14,9 @@ export interface IndexerEnv {
 export function readIndexerEnv(env: NodeJS.ProcessEnv = process.env): IndexerEnv {
   const pollingIntervalMs = Number(env.INDEXER_POLLING_INTERVAL_MS ?? 100);
   if (!Number.isInteger(pollingIntervalMs) || pollingIntervalMs < 100) {
-    throw new Error(`INDEXER_POLLING_INTERVAL_MS must be an integer >= 100 (Ponder's minimum), got ${env.INDEXER_POLLING_INTERVAL_MS}`);
+    throw new Error(
+      `INDEXER_POLLING_INTERVAL_MS must be an integer >= 100 (Ponder's minimum), got ${env.INDEXER_POLLING_INTERVAL_MS}`,
+    );
   }
   return {
     deploymentsFile: env.DEPLOYMENTS_FILE ? path.resolve(env.DEPLOYMENTS_FILE) : defaultDeploymentsFile(),

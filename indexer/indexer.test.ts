@@ -17,7 +17,13 @@ import { type TestChain, startHardhatNode } from "./testing/hardhatNode";
 
 const E18 = 10n ** 18n;
 const USD = 10n ** 6n;
-const INTERVALS: Record<string, bigint> = { "1m": 60_000n, "5m": 300_000n, "15m": 900_000n, "1h": 3_600_000n, "1d": 86_400_000n };
+const INTERVALS: Record<string, bigint> = {
+  "1m": 60_000n,
+  "5m": 300_000n,
+  "15m": 900_000n,
+  "1h": 3_600_000n,
+  "1d": 86_400_000n,
+};
 
 let chain: TestChain | undefined;
 let indexer: RunningIndexer | undefined;
@@ -67,7 +73,8 @@ async function fundAndDeposit(account: ExchangeFixture["accounts"]["maker"], tok
   const total = amounts.reduce((a, b) => a + b, 0n);
   await fx.send(fx.accounts.admin, token, fx.abis.token, "mint", [account.address, total]);
   await fx.send(account, token, fx.abis.token, "approve", [fx.contracts.settlement, total]);
-  for (const amount of amounts) await fx.send(account, fx.contracts.settlement, fx.abis.settlement, "deposit", [token, amount]);
+  for (const amount of amounts)
+    await fx.send(account, fx.contracts.settlement, fx.abis.settlement, "deposit", [token, amount]);
 }
 
 let nonce = 1n;
@@ -88,10 +95,25 @@ async function signed(account: ExchangeFixture["accounts"]["maker"], side: Order
 }
 
 /** Settles one batch and, when the indexer runs, measures how long its first trade takes to appear. */
-async function settle(orders: Awaited<ReturnType<typeof signed>>[], fills: { maker: Hex; taker: Hex; baseAmount: bigint; price: bigint }[]) {
-  const batchId = (await fx.publicClient.readContract({ address: fx.contracts.settlement, abi: fx.abis.settlement, functionName: "nextBatchId" })) as bigint;
-  const args = buildSettleArgs(orders, fills.map((f) => ({ makerHash: f.maker, takerHash: f.taker, baseAmount: f.baseAmount, price: f.price })));
-  const receipt = await fx.send(fx.accounts.admin, fx.contracts.settlement, fx.abis.settlement, "settle", [batchId, args.orders, args.signatures, args.fills]);
+async function settle(
+  orders: Awaited<ReturnType<typeof signed>>[],
+  fills: { maker: Hex; taker: Hex; baseAmount: bigint; price: bigint }[],
+) {
+  const batchId = (await fx.publicClient.readContract({
+    address: fx.contracts.settlement,
+    abi: fx.abis.settlement,
+    functionName: "nextBatchId",
+  })) as bigint;
+  const args = buildSettleArgs(
+    orders,
+    fills.map((f) => ({ makerHash: f.maker, takerHash: f.taker, baseAmount: f.baseAmount, price: f.price })),
+  );
+  const receipt = await fx.send(fx.accounts.admin, fx.contracts.settlement, fx.abis.settlement, "settle", [
+    batchId,
+    args.orders,
+    args.signatures,
+    args.fills,
+  ]);
   const minedAt = Date.now();
   if (indexer) {
     const id = `${receipt.transactionHash.toLowerCase()}-`;
@@ -105,7 +127,12 @@ async function settle(orders: Awaited<ReturnType<typeof signed>>[], fills: { mak
 }
 
 function read(functionName: string, args: unknown[]) {
-  return fx.publicClient.readContract({ address: fx.contracts.settlement, abi: fx.abis.settlement, functionName, args });
+  return fx.publicClient.readContract({
+    address: fx.contracts.settlement,
+    abi: fx.abis.settlement,
+    functionName,
+    args,
+  });
 }
 
 test("the indexer's trades, candles, balances, orders and fees equal the chain's", { timeout: 600_000 }, async () => {
@@ -130,25 +157,38 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
       },
     }),
   );
-  const indexerOptions = { deploymentsFile, port: 0, dataDir: path.join(workDir, "pglite"), schema: "indexer_test", readyTimeoutMs: 300_000 };
+  const indexerOptions = {
+    deploymentsFile,
+    port: 0,
+    dataDir: path.join(workDir, "pglite"),
+    schema: "indexer_test",
+    readyTimeoutMs: 300_000,
+  };
   indexer = await startIndexer(indexerOptions);
 
   // Live: three batches, four trades; the taker buys, then sells.
   const makerSell = await signed(maker, OrderSide.SELL, 2_000n * USD, 5n * E18);
-  const takerBuy1 = await signed(taker, OrderSide.BUY, 2_100n * USD, 3n * E18 / 2n);
-  await settle([makerSell, takerBuy1], [{ maker: makerSell.hash, taker: takerBuy1.hash, baseAmount: 3n * E18 / 2n, price: 2_000n * USD }]);
+  const takerBuy1 = await signed(taker, OrderSide.BUY, 2_100n * USD, (3n * E18) / 2n);
+  await settle(
+    [makerSell, takerBuy1],
+    [{ maker: makerSell.hash, taker: takerBuy1.hash, baseAmount: (3n * E18) / 2n, price: 2_000n * USD }],
+  );
 
   const takerBuy2 = await signed(taker, OrderSide.BUY, 2_100n * USD, E18);
-  await settle([makerSell, takerBuy2], [
-    { maker: makerSell.hash, taker: takerBuy2.hash, baseAmount: E18 / 2n, price: 2_050n * USD },
-    { maker: makerSell.hash, taker: takerBuy2.hash, baseAmount: E18 / 2n, price: 2_010n * USD },
-  ]);
+  await settle(
+    [makerSell, takerBuy2],
+    [
+      { maker: makerSell.hash, taker: takerBuy2.hash, baseAmount: E18 / 2n, price: 2_050n * USD },
+      { maker: makerSell.hash, taker: takerBuy2.hash, baseAmount: E18 / 2n, price: 2_010n * USD },
+    ],
+  );
 
   const takerAsMakerBuy = await signed(taker, OrderSide.BUY, 1_990n * USD, E18);
   const makerAsTakerSell = await signed(maker, OrderSide.SELL, 1_980n * USD, E18);
-  await settle([takerAsMakerBuy, makerAsTakerSell], [
-    { maker: takerAsMakerBuy.hash, taker: makerAsTakerSell.hash, baseAmount: E18 / 4n, price: 1_990n * USD },
-  ]);
+  await settle(
+    [takerAsMakerBuy, makerAsTakerSell],
+    [{ maker: takerAsMakerBuy.hash, taker: makerAsTakerSell.hash, baseAmount: E18 / 4n, price: 1_990n * USD }],
+  );
 
   // Withdrawals: one cancelled, one executed, one left pending.
   await fx.send(taker, settlement, fx.abis.settlement, "requestWithdrawal", [usd, 1_000n * USD]);
@@ -163,9 +203,20 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
     abi: fx.abis.settlement,
     eventName: "BatchSettled",
     logs: await fx.publicClient.getLogs({ address: settlement, fromBlock: 0n }),
-  }) as unknown as { args: { batchId: bigint; tradeCount: bigint; trades: Hex }; transactionHash: Hex; logIndex: number; blockNumber: bigint }[];
+  }) as unknown as {
+    args: { batchId: bigint; tradeCount: bigint; trades: Hex };
+    transactionHash: Hex;
+    logIndex: number;
+    blockNumber: bigint;
+  }[];
   const logs = batchLogs.flatMap((l) =>
-    decodeSettledTrades(l.args.batchId, l.args.tradeCount, l.args.trades).map((t) => ({ args: t as Record<string, any>, transactionHash: l.transactionHash, logIndex: l.logIndex, tradeIndex: t.tradeIndex, blockNumber: l.blockNumber })),
+    decodeSettledTrades(l.args.batchId, l.args.tradeCount, l.args.trades).map((t) => ({
+      args: t as Record<string, any>,
+      transactionHash: l.transactionHash,
+      logIndex: l.logIndex,
+      tradeIndex: t.tradeIndex,
+      blockNumber: l.blockNumber,
+    })),
   );
   assert.equal(logs.length, 4, "trades on chain");
   const { body: tradesBody } = await getJson(`${indexer.url}/trades?pair=WETH-USD&limit=100`);
@@ -173,8 +224,14 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
   // fromBlock: the trades of that block and later, oldest first; a bad value is refused
   const lastBlock = logs[logs.length - 1].blockNumber;
   const { body: fromBody } = await getJson(`${indexer.url}/trades?pair=WETH-USD&fromBlock=${lastBlock}`);
-  const expectedFrom = logs.filter((l) => l.blockNumber >= lastBlock).map((l) => `${l.transactionHash}-${l.logIndex}-${l.tradeIndex}`);
-  assert.deepEqual(fromBody.trades.map((t: { id: string }) => t.id), expectedFrom, "fromBlock: that block on, oldest first");
+  const expectedFrom = logs
+    .filter((l) => l.blockNumber >= lastBlock)
+    .map((l) => `${l.transactionHash}-${l.logIndex}-${l.tradeIndex}`);
+  assert.deepEqual(
+    fromBody.trades.map((t: { id: string }) => t.id),
+    expectedFrom,
+    "fromBlock: that block on, oldest first",
+  );
   const { status: badStatus, body: badBody } = await getJson(`${indexer.url}/trades?fromBlock=-1`);
   assert.equal(badStatus, 400);
   assert.equal(badBody.error.code, "INVALID_REQUEST");
@@ -213,18 +270,36 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
     });
   }
   // newest first
-  const order = tradesBody.trades.map((t: { blockNumber: number; logIndex: number; tradeIndex: number }) => t.blockNumber * 1e9 + t.logIndex * 1e4 + t.tradeIndex);
-  assert.deepEqual(order, [...order].sort((x: number, y: number) => y - x));
+  const order = tradesBody.trades.map(
+    (t: { blockNumber: number; logIndex: number; tradeIndex: number }) =>
+      t.blockNumber * 1e9 + t.logIndex * 1e4 + t.tradeIndex,
+  );
+  assert.deepEqual(
+    order,
+    [...order].sort((x: number, y: number) => y - x),
+  );
 
   // ---- candles: rebuilt here from the logs and block timestamps
   for (const [interval, width] of Object.entries(INTERVALS)) {
-    const expected = new Map<bigint, { open: bigint; high: bigint; low: bigint; close: bigint; base: bigint; quote: bigint; n: number }>();
+    const expected = new Map<
+      bigint,
+      { open: bigint; high: bigint; low: bigint; close: bigint; base: bigint; quote: bigint; n: number }
+    >();
     for (const log of logs) {
       const ms = blockTime.get(log.blockNumber)! * 1000n;
       const start = ms - (ms % width);
       const p = log.args.price as bigint;
       const c = expected.get(start);
-      if (!c) expected.set(start, { open: p, high: p, low: p, close: p, base: log.args.baseAmount, quote: log.args.quoteAmount, n: 1 });
+      if (!c)
+        expected.set(start, {
+          open: p,
+          high: p,
+          low: p,
+          close: p,
+          base: log.args.baseAmount,
+          quote: log.args.quoteAmount,
+          n: 1,
+        });
       else {
         c.high = p > c.high ? p : c.high;
         c.low = p < c.low ? p : c.low;
@@ -250,8 +325,10 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
       `candles ${interval}`,
     );
   }
-  const firstBucket = (blockTime.get(logs[0]!.blockNumber)! * 1000n) / 60_000n * 60_000n;
-  const { body: none } = await getJson(`${indexer.url}/candles?pair=WETH-USD&interval=1m&from=${firstBucket + 86_400_000n}`);
+  const firstBucket = ((blockTime.get(logs[0]!.blockNumber)! * 1000n) / 60_000n) * 60_000n;
+  const { body: none } = await getJson(
+    `${indexer.url}/candles?pair=WETH-USD&interval=1m&from=${firstBucket + 86_400_000n}`,
+  );
   assert.deepEqual(none.candles, []);
 
   // ---- balances and pending withdrawals: the contract's views
@@ -292,19 +369,37 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
     const row = orderRows.find((r) => (r.order_hash ?? r[0]) === hash);
     return { base: BigInt(row.filled_base_amount ?? row[1]), count: Number(row.fill_count ?? row[2]) };
   };
-  assert.deepEqual(filled(makerSell.hash), { base: 5n * E18 / 2n, count: 3 });
+  assert.deepEqual(filled(makerSell.hash), { base: (5n * E18) / 2n, count: 3 });
   assert.equal(filled(makerSell.hash).base, (await read("filledAmount", [makerSell.hash])) as bigint);
   assert.deepEqual(filled(takerBuy2.hash), { base: E18, count: 2 });
   // one fill row per side of every trade; one batch row per settle, with its trade count
   const fillRows = await sql(`select order_hash, role, base_amount from fill`);
   assert.equal(fillRows.length, 2 * logs.length, "fill rows");
   for (const log of logs) {
-    for (const [role, hash] of [["maker", log.args.makerOrderHash], ["taker", log.args.takerOrderHash]] as const) {
-      assert.ok(fillRows.some((r) => (r.order_hash ?? r[0]) === hash && (r.role ?? r[1]) === role && BigInt(r.base_amount ?? r[2]) === log.args.baseAmount), `fill ${role} ${hash}`);
+    for (const [role, hash] of [
+      ["maker", log.args.makerOrderHash],
+      ["taker", log.args.takerOrderHash],
+    ] as const) {
+      assert.ok(
+        fillRows.some(
+          (r) =>
+            (r.order_hash ?? r[0]) === hash &&
+            (r.role ?? r[1]) === role &&
+            BigInt(r.base_amount ?? r[2]) === log.args.baseAmount,
+        ),
+        `fill ${role} ${hash}`,
+      );
     }
   }
   const batchRows = await sql(`select batch_id, trade_count from batch order by batch_id`);
-  assert.deepEqual(batchRows.map((r) => [String(r.batch_id ?? r[0]), String(r.trade_count ?? r[1])]), [["0", "1"], ["1", "2"], ["2", "1"]]);
+  assert.deepEqual(
+    batchRows.map((r) => [String(r.batch_id ?? r[0]), String(r.trade_count ?? r[1])]),
+    [
+      ["0", "1"],
+      ["1", "2"],
+      ["2", "1"],
+    ],
+  );
 
   // ---- GraphQL answers, and errors have the spec's shape
   for (const route of ["/graphql", "/"]) {

@@ -65,18 +65,22 @@ export const candle = onchainTable(
 );
 
 /** One row per order hash seen in a trade (the contract emits no event for an unfilled order). */
-export const order = onchainTable("order", (t) => ({
-  orderHash: t.hex().primaryKey(),
-  trader: t.hex().notNull(),
-  pair: t.text().notNull(),
-  isBuy: t.boolean().notNull(),
-  filledBaseAmount: t.bigint().notNull(),
-  filledQuoteAmount: t.bigint().notNull(),
-  feePaid: t.bigint().notNull(),
-  fillCount: t.integer().notNull(),
-  firstFillAt: t.bigint().notNull(),
-  lastFillAt: t.bigint().notNull(),
-}), (table) => ({ traderIdx: index().on(table.trader) }));
+export const order = onchainTable(
+  "order",
+  (t) => ({
+    orderHash: t.hex().primaryKey(),
+    trader: t.hex().notNull(),
+    pair: t.text().notNull(),
+    isBuy: t.boolean().notNull(),
+    filledBaseAmount: t.bigint().notNull(),
+    filledQuoteAmount: t.bigint().notNull(),
+    feePaid: t.bigint().notNull(),
+    fillCount: t.integer().notNull(),
+    firstFillAt: t.bigint().notNull(),
+    lastFillAt: t.bigint().notNull(),
+  }),
+  (table) => ({ traderIdx: index().on(table.trader) }),
+);
 
 /** One row per side of a trade: `${tradeId}-maker` and `${tradeId}-taker`. */
 export const fill = onchainTable(
@@ -114,15 +118,19 @@ export const balance = onchainTable(
   (table) => ({ pk: primaryKey({ columns: [table.account, table.token] }) }),
 );
 
-export const deposit = onchainTable("deposit", (t) => ({
-  id: t.text().primaryKey(),
-  trader: t.hex().notNull(),
-  token: t.hex().notNull(),
-  amount: t.bigint().notNull(),
-  txHash: t.hex().notNull(),
-  blockNumber: t.bigint().notNull(),
-  timestamp: t.bigint().notNull(),
-}), (table) => ({ traderIdx: index().on(table.trader) }));
+export const deposit = onchainTable(
+  "deposit",
+  (t) => ({
+    id: t.text().primaryKey(),
+    trader: t.hex().notNull(),
+    token: t.hex().notNull(),
+    amount: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+  }),
+  (table) => ({ traderIdx: index().on(table.trader) }),
+);
 
 /** A withdrawal request (id of its WithdrawalRequested log) and how it ended. */
 export const withdrawalRequest = onchainTable(

@@ -120,7 +120,13 @@ async function takeOverDataDir(dataDir: string, onLog?: (line: string) => void):
   const pidFile = `${dataDir}.ponder.pid`;
   const pid = Number(fs.existsSync(pidFile) ? fs.readFileSync(pidFile, "utf8").trim() : NaN);
   if (Number.isInteger(pid) && pid > 0 && isOurPonder(pid, dataDir)) {
-    onLog?.(JSON.stringify({ level: 40, msg: "a previous indexer still runs on this data directory: stopping it first", pid }));
+    onLog?.(
+      JSON.stringify({
+        level: 40,
+        msg: "a previous indexer still runs on this data directory: stopping it first",
+        pid,
+      }),
+    );
     process.kill(pid, "SIGTERM");
     const killAt = Date.now() + PREVIOUS_STOP_MS;
     while (isOurPonder(pid, dataDir)) {
@@ -152,7 +158,21 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
 
   // INDEXER_NODE_ARGS: extra node flags for the Ponder process (diagnostics, e.g. --cpu-prof)
   const nodeArgs = (process.env.INDEXER_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const args = [...nodeArgs, "--require", path.join(indexerDir, "exit-with-parent.cjs"), ponderBin, "start", "--root", indexerDir, "--schema", opts.schema, "--port", String(requestedPort), "--log-format", "json"];
+  const args = [
+    ...nodeArgs,
+    "--require",
+    path.join(indexerDir, "exit-with-parent.cjs"),
+    ponderBin,
+    "start",
+    "--root",
+    indexerDir,
+    "--schema",
+    opts.schema,
+    "--port",
+    String(requestedPort),
+    "--log-format",
+    "json",
+  ];
   // The read model yields the cores to the matcher, the batcher and the chain under load and catches up
   // when they idle: an exchange settles first and indexes second. SCHED_IDLE (util-linux `chrt`, which
   // execs node in place) runs Ponder only on a core nothing else wants; nice 19 is the fallback.
@@ -228,7 +248,9 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   try {
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`indexer exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${recent.join("\n")}`);
+        throw new Error(
+          `indexer exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${recent.join("\n")}`,
+        );
       }
       if (Date.now() > deadline) throw new Error(`indexer not ready in time:\n${recent.join("\n")}`);
       // only once Ponder said which port it bound: the requested one may belong to someone else
@@ -266,7 +288,9 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   const supervise = (f: typeof front): void => {
     void f.exited.then(async () => {
       while (!stopping) {
-        opts.onLog?.(JSON.stringify({ level: 40, msg: "the indexer's hot front exited; starting it again", port: frontPort }));
+        opts.onLog?.(
+          JSON.stringify({ level: 40, msg: "the indexer's hot front exited; starting it again", port: frontPort }),
+        );
         await new Promise((r) => setTimeout(r, 500));
         if (stopping) return;
         try {
@@ -344,14 +368,17 @@ async function startFront(opts: StartIndexerOptions, ponderUrl: string, deadline
     }
   };
   while (port === undefined) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the indexer's hot front exited (${child.exitCode ?? child.signalCode}):\n${recent.join("\n")}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the indexer's hot front exited (${child.exitCode ?? child.signalCode}):\n${recent.join("\n")}`);
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`the indexer's hot front did not start in time:\n${recent.join("\n")}`);
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
+  const exited = new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve()),
+  );
   return { port, pid: child.pid!, stop, exited };
 }
 
@@ -366,10 +393,16 @@ async function rpcBlockNumber(rpcUrl: string): Promise<number> {
 }
 
 /** Resolves once Ponder logged, for every indexed chain, the block that was its head on entry as indexed. */
-async function waitForHeads(indexedBlock: Map<string, number>, deploymentsFile: string, deadline: number, exited: () => boolean) {
+async function waitForHeads(
+  indexedBlock: Map<string, number>,
+  deploymentsFile: string,
+  deadline: number,
+  exited: () => boolean,
+) {
   const d = loadDeployments(deploymentsFile);
   const targets: { name: string; block: number }[] = [];
-  if (d.home.contracts.Settlement || d.home.contracts.BridgeVault) targets.push({ name: "home", block: await rpcBlockNumber(d.home.rpcUrl) });
+  if (d.home.contracts.Settlement || d.home.contracts.BridgeVault)
+    targets.push({ name: "home", block: await rpcBlockNumber(d.home.rpcUrl) });
   if (d.remote?.contracts.BridgeMinter) targets.push({ name: "remote", block: await rpcBlockNumber(d.remote.rpcUrl) });
   while (!targets.every((t) => (indexedBlock.get(t.name) ?? -1) >= t.block)) {
     if (exited()) throw new Error("indexer exited while catching up with the chains");

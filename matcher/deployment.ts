@@ -20,7 +20,12 @@ export const MATCHER_RESERVE_ORDERS = 131_072;
  *   nodes), and while it runs the helper thread is busy marking, so scavenges lose their helper and the
  *   final pause and marking steps land on the matching thread: fewer full GCs, for up to twice the memory.
  */
-export const MATCHER_V8_FLAGS: readonly string[] = ["--v8-pool-size=1", "--min-semi-space-size=1", "--max-semi-space-size=1", "--heap-growing-percent=100"];
+export const MATCHER_V8_FLAGS: readonly string[] = [
+  "--v8-pool-size=1",
+  "--min-semi-space-size=1",
+  "--max-semi-space-size=1",
+  "--heap-growing-percent=100",
+];
 
 /** The flags of MATCHER_V8_FLAGS this process was not started with (empty when it runs as the bench does). */
 export function missingMatcherFlags(execArgv: readonly string[] = process.execArgv): string[] {

@@ -25,14 +25,27 @@ import { DexServiceError } from "./service";
 import type { Pipeline } from "./pipeline";
 
 const SETTLEMENT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
-const market: MarketSpec = { symbol: "WETH-USD", baseToken: "0x00000000000000000000000000000000000000e1" as Address, quoteToken: "0x00000000000000000000000000000000000000a1" as Address, ...DEFAULT_MARKET_GRIDS["WETH-USD"] };
+const market: MarketSpec = {
+  symbol: "WETH-USD",
+  baseToken: "0x00000000000000000000000000000000000000e1" as Address,
+  quoteToken: "0x00000000000000000000000000000000000000a1" as Address,
+  ...DEFAULT_MARKET_GRIDS["WETH-USD"],
+};
 const domain = getSettlementDomain(31337, SETTLEMENT);
 
 test("a full settlement backlog refuses a new order before its signature is recovered or signed; at max - 1 it is placed; a client order id's replay is still answered", async () => {
   const dir = mkdtempSync(join(tmpdir(), "admission-"));
   const digest = createOrderDigester(getDomainSeparator(domain));
   const state = new DexState();
-  const svc = new MatcherService({ journalDir: join(dir, "matcher"), markets: [market], digest, fees: { makerFeeBps: 5n, takerFeeBps: 10n }, expiryMarginMs: 10_000, fsync: false, snapshotParts: { dex: state } });
+  const svc = new MatcherService({
+    journalDir: join(dir, "matcher"),
+    markets: [market],
+    digest,
+    fees: { makerFeeBps: 5n, takerFeeBps: 10n },
+    expiryMarginMs: 10_000,
+    fsync: false,
+    snapshotParts: { dex: state },
+  });
   svc.subscribe(state.onServiceEvent);
   await svc.open();
   try {
@@ -48,27 +61,77 @@ test("a full settlement backlog refuses a new order before its signature is reco
     }
     svc.agentApproved(owner.address, agent.address, expiry + 86_400n);
     let backlog = 0;
-    svc.setBacklogLimit(() => backlog, 5, () => 40);
-    const pipeline = { service: svc, subscribeSettled: () => () => undefined, recovered: undefined, client: undefined } as unknown as Pipeline;
-    const service = createDexService({ pipeline, state, chainId: 31337, settlement: SETTLEMENT, rpcUrl: "http://127.0.0.1:1", submitterKey: generatePrivateKey(), assets: {} });
+    svc.setBacklogLimit(
+      () => backlog,
+      5,
+      () => 40,
+    );
+    const pipeline = {
+      service: svc,
+      subscribeSettled: () => () => undefined,
+      recovered: undefined,
+      client: undefined,
+    } as unknown as Pipeline;
+    const service = createDexService({
+      pipeline,
+      state,
+      chainId: 31337,
+      settlement: SETTLEMENT,
+      rpcUrl: "http://127.0.0.1:1",
+      submitterKey: generatePrivateKey(),
+      assets: {},
+    });
     const key: ApiKeyRecord = {
-      id: "key-1", apiKey: "k1", owner: owner.address, label: "", permissions: ["read", "trade"], ipAllowlist: [], positionLimitE18: null, dailyLossLimitE18: null,
-      agentAddress: agent.address, agentStatus: "approved", createdAtMs: 0, revokedAtMs: null,
+      id: "key-1",
+      apiKey: "k1",
+      owner: owner.address,
+      label: "",
+      permissions: ["read", "trade"],
+      ipAllowlist: [],
+      positionLimitE18: null,
+      dailyLossLimitE18: null,
+      agentAddress: agent.address,
+      agentStatus: "approved",
+      createdAtMs: 0,
+      revokedAtMs: null,
     };
     // the key store's one call on this path (its database lookup), answered with the key's agent
     const keys = { agentOf: async () => countingAgent } as unknown as ApiKeyStore;
     const place = createOrderPlacer({ service, keys, now: () => Date.now() });
-    const common = { symbol: market.symbol, type: "limit", side: "buy", price: Number(ticksToPriceText(market, 100_000n)), size: Number(lotsToSizeText(market, 1n)), time_in_force: "gtc" };
+    const common = {
+      symbol: market.symbol,
+      type: "limit",
+      side: "buy",
+      price: Number(ticksToPriceText(market, 100_000n)),
+      size: Number(lotsToSizeText(market, 1n)),
+      time_in_force: "gtc",
+    };
     let nonce = 1n;
     const walletBody = async (extra: Record<string, unknown> = {}, tamper = false) => {
-      const order: Order = { trader: wallet.address, baseToken: market.baseToken, quoteToken: market.quoteToken, side: 0, price: 100_000n * market.tickSize, amount: market.lotSize, expiry, nonce: nonce++, flags: 0 };
+      const order: Order = {
+        trader: wallet.address,
+        baseToken: market.baseToken,
+        quoteToken: market.quoteToken,
+        side: 0,
+        price: 100_000n * market.tickSize,
+        amount: market.lotSize,
+        expiry,
+        nonce: nonce++,
+        flags: 0,
+      };
       let signature = await signOrder(wallet, domain, order);
       if (tamper) signature = (signature.slice(0, 4) + (signature[4] === "a" ? "b" : "a") + signature.slice(5)) as Hex;
       return placeOrderBody.parse({ ...common, ...extra, order: signedOrderToWire(order), signature });
     };
     const keyAuth = { scheme: "api_key" as const, account: owner.address, key };
     const shed = async (p: Promise<unknown>) =>
-      assert.rejects(p, (e: unknown) => e instanceof DexServiceError && e.code === "SERVICE_UNAVAILABLE" && (e.details as { reason?: string }).reason === "SETTLEMENT_BACKLOG");
+      assert.rejects(
+        p,
+        (e: unknown) =>
+          e instanceof DexServiceError &&
+          e.code === "SERVICE_UNAVAILABLE" &&
+          (e.details as { reason?: string }).reason === "SETTLEMENT_BACKLOG",
+      );
 
     // one below the bound: placed (the wallet's signature recovered, the agent signs)
     backlog = 4;

@@ -21,13 +21,25 @@ import { signedInput } from "./testing/orders";
 import type { SettleableTrade } from "./settle/batcher";
 import type { DexOrderQuery } from "./service";
 import { DEX_OPEN_STATUSES } from "./service";
-import { HISTORY_CRASH_MARKET as market, HISTORY_CRASH_SETTLEMENT as SETTLEMENT, openHistoryCrashService } from "./testing/history-crash-child";
+import {
+  HISTORY_CRASH_MARKET as market,
+  HISTORY_CRASH_SETTLEMENT as SETTLEMENT,
+  openHistoryCrashService,
+} from "./testing/history-crash-child";
 
 const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, SETTLEMENT)));
 
 async function openService(dir: string, reference: DexState) {
   const state = new DexState({ history: await openDexHistory(join(dir, "history")) });
-  const svc = new MatcherService({ journalDir: join(dir, "matcher"), markets: [market], digest, fees: { makerFeeBps: 10n, takerFeeBps: 20n }, expiryMarginMs: 10_000, fsync: false, snapshotParts: { dex: state } });
+  const svc = new MatcherService({
+    journalDir: join(dir, "matcher"),
+    markets: [market],
+    digest,
+    fees: { makerFeeBps: 10n, takerFeeBps: 20n },
+    expiryMarginMs: 10_000,
+    fsync: false,
+    snapshotParts: { dex: state },
+  });
   svc.subscribe(state.onServiceEvent);
   svc.subscribe(reference.onServiceEvent);
   await svc.open();
@@ -52,15 +64,38 @@ test("finished orders leave memory for the history; every read answers as a stat
       const trades = batch;
       batch = [];
       svc.tradesSettled(trades);
-      for (const s of [first.state, reference]) s.onSettled({ batchId: 0n, trades, txHash, gasUsed: 0n, settledAtMs: 0 });
+      for (const s of [first.state, reference])
+        s.onSettled({ batchId: 0n, trades, txHash, gasUsed: 0n, settledAtMs: 0 });
     };
     let n = 0;
-    const place = async (who: typeof a, side: "buy" | "sell", priceTicks: bigint, sizeLots: bigint, extra: { timeInForce?: "GTC" | "POST_ONLY"; clientOrderId?: string } = {}) => {
+    const place = async (
+      who: typeof a,
+      side: "buy" | "sell",
+      priceTicks: bigint,
+      sizeLots: bigint,
+      extra: { timeInForce?: "GTC" | "POST_ONLY"; clientOrderId?: string } = {},
+    ) => {
       const k = n++;
       const orderId = `order-${k}`;
-      await svc.placeSigned(await signedInput(who, who.address, 31337, SETTLEMENT, market, { side, priceTicks, sizeLots, timeInForce: extra.timeInForce }), {
-        orderId, clientOrderId: extra.clientOrderId ?? `client-${k}`, apiKeyId: null, expiresAtMs: null, priceTicks: priceTicks.toString(), triggerPriceTicks: null, hidden: false, icebergVisibleLots: null, requestHash: `hash-${k}`,
-      });
+      await svc.placeSigned(
+        await signedInput(who, who.address, 31337, SETTLEMENT, market, {
+          side,
+          priceTicks,
+          sizeLots,
+          timeInForce: extra.timeInForce,
+        }),
+        {
+          orderId,
+          clientOrderId: extra.clientOrderId ?? `client-${k}`,
+          apiKeyId: null,
+          expiresAtMs: null,
+          priceTicks: priceTicks.toString(),
+          triggerPriceTicks: null,
+          hidden: false,
+          icebergVisibleLots: null,
+          requestHash: `hash-${k}`,
+        },
+      );
       return orderId;
     };
     // filled pairs, settled
@@ -81,7 +116,10 @@ test("finished orders leave memory for the history; every read answers as a stat
     await first.state.flush();
 
     const ids = Array.from({ length: n }, (_, k) => `order-${k}`);
-    const live = ids.filter((id) => { const r = reference.orderById(id)!; return DEX_OPEN_STATUSES.includes(r.status) || r.fills.some((f) => f.settlement === "pending"); });
+    const live = ids.filter((id) => {
+      const r = reference.orderById(id)!;
+      return DEX_OPEN_STATUSES.includes(r.status) || r.fills.some((f) => f.settlement === "pending");
+    });
     assert.ok(live.includes(resting) && live.includes(unsettledTaker) && !live.includes(cancelled));
     const queries: DexOrderQuery[] = traders.flatMap((t) => [
       { account: t.address, limit: 100 },
@@ -95,7 +133,11 @@ test("finished orders leave memory for the history; every read answers as a stat
     const answers = (s: DexState) => ({
       orders: ids.map((id) => s.orderById(id)),
       lists: queries.map((q) => s.listOrders(q).map((r) => r.orderId)),
-      clients: [...ids.map((_, k) => [traders[k % 3].address, `client-${k}`] as const), [b.address, "twice"] as const, [a.address, "none"] as const].map(([acct, id]) => s.findByClientOrderId(acct, id)),
+      clients: [
+        ...ids.map((_, k) => [traders[k % 3].address, `client-${k}`] as const),
+        [b.address, "twice"] as const,
+        [a.address, "none"] as const,
+      ].map(([acct, id]) => s.findByClientOrderId(acct, id)),
     });
     const expected = answers(reference);
     assert.equal(expected.clients.at(-2)?.order.orderId, cancelled, "the first placement of a client order id wins");
@@ -112,7 +154,10 @@ test("finished orders leave memory for the history; every read answers as a stat
     assert.deepEqual(answers(second.state), expected, "the same answers after a restart");
     assert.deepEqual([...second.state.byId.keys()].sort(), [...live].sort());
     // the pending fill settles after the restart: the order leaves memory, still readable
-    second.state.settledBefore([{ batchId: 1n, fromSeq: 0, toSeq: 1_000_000, txHash: `0x${"22".repeat(32)}` }], 1_000_000);
+    second.state.settledBefore(
+      [{ batchId: 1n, fromSeq: 0, toSeq: 1_000_000, txHash: `0x${"22".repeat(32)}` }],
+      1_000_000,
+    );
     await second.state.flush();
     assert.equal(second.state.byId.has(unsettledTaker), false);
     assert.equal(second.state.orderById(unsettledTaker)?.fills[0].txHash, `0x${"22".repeat(32)}`);
@@ -124,9 +169,18 @@ test("finished orders leave memory for the history; every read answers as a stat
   }
 });
 
-function runChild(dir: string, first: number, count: number, killAfterAcks: number): Promise<{ acks: string[]; batches: { fromSeq: number; toSeq: number; txHash: Hex }[]; done: boolean }> {
+function runChild(
+  dir: string,
+  first: number,
+  count: number,
+  killAfterAcks: number,
+): Promise<{ acks: string[]; batches: { fromSeq: number; toSeq: number; txHash: Hex }[]; done: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(__dirname, "testing", "history-crash-child.ts"), dir, String(first), String(count)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(__dirname, "testing", "history-crash-child.ts"), dir, String(first), String(count)],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     let out = "";
     let err = "";
     let killed = false;
@@ -144,7 +198,9 @@ function runChild(dir: string, first: number, count: number, killAfterAcks: numb
       const lines = out.split("\n");
       resolve({
         acks: lines.filter((l) => l.startsWith("ack ")).map((l) => l.slice(4)),
-        batches: lines.filter((l) => l.startsWith("settled ")).map((l) => JSON.parse(l.slice(8)) as { fromSeq: number; toSeq: number; txHash: Hex }),
+        batches: lines
+          .filter((l) => l.startsWith("settled "))
+          .map((l) => JSON.parse(l.slice(8)) as { fromSeq: number; toSeq: number; txHash: Hex }),
         done: lines.includes("done"),
       });
     });
@@ -168,7 +224,10 @@ test("kill -9 at random points with journal snapshots every 40 records: every ac
     const { svc, state } = await openHistoryCrashService(dir, 40);
     assert.ok(svc.recovery.snapshotIndex > 0, "restored from a snapshot taken while running");
     // the batcher's confirmations after a start (here: the batches the children reported)
-    state.settledBefore(batches.map((b, k) => ({ batchId: BigInt(k), ...b })), Math.max(...batches.map((b) => b.toSeq)));
+    state.settledBefore(
+      batches.map((b, k) => ({ batchId: BigInt(k), ...b })),
+      Math.max(...batches.map((b) => b.toSeq)),
+    );
     await state.flush();
     let fromHistory = 0;
     for (const id of acked) {

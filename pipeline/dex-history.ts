@@ -95,7 +95,12 @@ export async function openDexHistory(dir: string): Promise<DexHistory> {
     get: read,
     byClientId(account, clientOrderId) {
       const a = account.toLowerCase();
-      for (const { value } of db.getRange({ start: ["c", a, clientOrderId, 0], end: ["c", a, clientOrderId, MAX_ORD], limit: 1 })) return entry(value);
+      for (const { value } of db.getRange({
+        start: ["c", a, clientOrderId, 0],
+        end: ["c", a, clientOrderId, MAX_ORD],
+        limit: 1,
+      }))
+        return entry(value);
       return undefined;
     },
     list(q) {
@@ -103,13 +108,20 @@ export async function openDexHistory(dir: string): Promise<DexHistory> {
       const out: OrderRecord[] = [];
       if (q.sinceMs !== undefined) {
         // every order updated since then, whenever created; sorted afterwards
-        for (const { value } of db.getRange({ start: ["u", a, q.sinceMs, 0], end: ["u", a, Number.MAX_SAFE_INTEGER, MAX_ORD] })) {
+        for (const { value } of db.getRange({
+          start: ["u", a, q.sinceMs, 0],
+          end: ["u", a, Number.MAX_SAFE_INTEGER, MAX_ORD],
+        })) {
           const r = read(value);
           if (r && matchesQuery(r, q)) out.push(r);
         }
         return out.sort(newestFirst).slice(0, q.limit);
       }
-      for (const { value } of db.getRange({ start: ["a", a, Number.MAX_SAFE_INTEGER, MAX_ORD], end: ["a", a, -1, -1], reverse: true })) {
+      for (const { value } of db.getRange({
+        start: ["a", a, Number.MAX_SAFE_INTEGER, MAX_ORD],
+        end: ["a", a, -1, -1],
+        reverse: true,
+      })) {
         if (out.length >= q.limit) break;
         const r = read(value);
         if (r && matchesQuery(r, q)) out.push(r);
@@ -144,10 +156,16 @@ export function createMemoryDexHistory(): DexHistory {
       const r = byClient.get(key(account, clientOrderId));
       return r ? { order: r, requestHash: byId.get(r.orderId)!.requestHash } : undefined;
     },
-    list: (q) => [...byId.values()].map((e) => e.record).filter((r) => matchesQuery(r, q)).sort(newestFirst).slice(0, q.limit),
+    list: (q) =>
+      [...byId.values()]
+        .map((e) => e.record)
+        .filter((r) => matchesQuery(r, q))
+        .sort(newestFirst)
+        .slice(0, q.limit),
     snapshotState: () => toJsonSafe([...byId.values()].map((e) => [e.record, e.requestHash])),
     restoreSnapshot(state) {
-      for (const [record, requestHash] of fromJsonSafe<[OrderRecord, string | null][]>(state as JsonSafe)) add(record, requestHash);
+      for (const [record, requestHash] of fromJsonSafe<[OrderRecord, string | null][]>(state as JsonSafe))
+        add(record, requestHash);
     },
     async close() {},
   };

@@ -3,26 +3,62 @@
 // from the journal on start, so they survive a restart), books come from the engine, balances from the
 // ledger and the contract.
 import { recoverTypedDataAddress, type Address, type Hex } from "viem";
-import { createAgentRelayer, type AgentRelayer, type AgentRelayerBudget, type FundingMinimum } from "./settle/agent-relayer";
+import {
+  createAgentRelayer,
+  type AgentRelayer,
+  type AgentRelayerBudget,
+  type FundingMinimum,
+} from "./settle/agent-relayer";
 import { createApiKeyNonces } from "./intake/api-nonces";
 import type { NonceLane } from "../runtime/nonces";
 import {
-  DEX_OPEN_STATUSES, DexServiceError, dexTimeInForce, engineTimeInForce, type AgentApproval, type CancelOrderRequest, type DexBalance, type DexBookSnapshot,
-  type DexEvent, type DexFill, type DexMarketStats, type DexOrder, type DexOrderQuery,
-  type DexOrderStatus, type DexOrderWithFills, type DexService, type DexServiceErrorCode, type DexStatusReason,
-  type DexTrade, type Eip712TypedData, type PlaceOrderRequest,
+  DEX_OPEN_STATUSES,
+  DexServiceError,
+  dexTimeInForce,
+  engineTimeInForce,
+  type AgentApproval,
+  type CancelOrderRequest,
+  type DexBalance,
+  type DexBookSnapshot,
+  type DexEvent,
+  type DexFill,
+  type DexMarketStats,
+  type DexOrder,
+  type DexOrderQuery,
+  type DexOrderStatus,
+  type DexOrderWithFills,
+  type DexService,
+  type DexServiceErrorCode,
+  type DexStatusReason,
+  type DexTrade,
+  type Eip712TypedData,
+  type PlaceOrderRequest,
 } from "./service";
-import { AGENT_APPROVAL_TYPES, getDomainSeparator, getSettlementDomain, signOrder, type AgentRenouncement, type Order } from "../sdk/eip712";
+import {
+  AGENT_APPROVAL_TYPES,
+  getDomainSeparator,
+  getSettlementDomain,
+  signOrder,
+  type AgentRenouncement,
+  type Order,
+} from "../sdk/eip712";
 import { createOrderDigester } from "./intake/order-digest";
 import { PipelineError } from "./errors";
 import type { ServiceEvent } from "./match/matcher-service";
-import { quoteFor, type MarketSpec } from "./markets";
+import type { MarketSpec } from "./markets";
 import type { Pipeline } from "./pipeline";
 import type { SettledBatch } from "./settle/batcher";
 import type { SettledBatchRecord } from "./settle/batch-confirmations";
 import { settlementAbi } from "../sdk/abi";
 import { fromJsonSafe, toJsonSafe, type JsonSafe } from "./match/snapshot-json";
-import { createMemoryDexHistory, matchesQuery, newestFirst, queryReachesHistory, type DexHistory, type OrderRecord } from "./dex-history";
+import {
+  createMemoryDexHistory,
+  matchesQuery,
+  newestFirst,
+  queryReachesHistory,
+  type DexHistory,
+  type OrderRecord,
+} from "./dex-history";
 import { metrics } from "../runtime/metrics";
 
 /** Market / stop orders signed by an agent carry a protection price this far from the reference price
@@ -77,9 +113,14 @@ export class DexState {
     const records = [...this.byId.values()];
     const byClientId = [...this.byClientId.values()].map((v) => [v.order.orderId, v.requestHash]);
     return {
-      v: 2, records: toJsonSafe(records), byClientId, nextOrd: this.nextOrd,
+      v: 2,
+      records: toJsonSafe(records),
+      byClientId,
+      nextOrd: this.nextOrd,
       outbox: toJsonSafe([...this.outbox.values()].map((e) => [e.record, e.requestHash])),
-      trades: toJsonSafe([...this.trades]), bookSeq: [...this.bookSeq], history: this.history.snapshotState?.() ?? null,
+      trades: toJsonSafe([...this.trades]),
+      bookSeq: [...this.bookSeq],
+      history: this.history.snapshotState?.() ?? null,
     };
   }
 
@@ -89,17 +130,24 @@ export class DexState {
     else this.restoreV1(state as Parameters<DexState["restoreV1"]>[0]);
     for (const [symbol, list] of fromJsonSafe<[string, DexTrade[]][]>(st.trades)) this.trades.set(symbol, list);
     for (const [symbol, seq] of st.bookSeq) this.bookSeq.set(symbol, seq);
-    for (const r of this.byId.values()) for (const f of r.fills) {
-      if (f.settlement !== "pending") continue;
-      const list = this.fillsByTrade.get(f.tradeId) ?? [];
-      list.push(f);
-      this.fillsByTrade.set(f.tradeId, list);
-    }
+    for (const r of this.byId.values())
+      for (const f of r.fills) {
+        if (f.settlement !== "pending") continue;
+        const list = this.fillsByTrade.get(f.tradeId) ?? [];
+        list.push(f);
+        this.fillsByTrade.set(f.tradeId, list);
+      }
     // what a snapshot of the previous version kept in memory that is finished now goes to the history
     for (const r of [...this.byId.values()]) this.settleIfFinished(r);
   }
 
-  private restoreV2(st: { records: JsonSafe; byClientId: [string, string | null][]; nextOrd: number; outbox: JsonSafe; history: unknown }): void {
+  private restoreV2(st: {
+    records: JsonSafe;
+    byClientId: [string, string | null][];
+    nextOrd: number;
+    outbox: JsonSafe;
+    history: unknown;
+  }): void {
     if (st.history !== null && st.history !== undefined) this.history.restoreSnapshot?.(st.history);
     this.nextOrd = st.nextOrd;
     for (const r of fromJsonSafe<OrderRecord[]>(st.records)) {
@@ -111,11 +159,16 @@ export class DexState {
       if (r) this.byClientId.set(clientKey(r.account, r.clientOrderId), { order: r, requestHash });
     }
     // finished orders whose write the stop (or crash) may have cut: written again (a no-op if it landed)
-    for (const [record, requestHash] of fromJsonSafe<[OrderRecord, string | null][]>(st.outbox)) this.toHistory(record, requestHash);
+    for (const [record, requestHash] of fromJsonSafe<[OrderRecord, string | null][]>(st.outbox))
+      this.toHistory(record, requestHash);
   }
 
   /** A snapshot of the previous version: every order record ever, lookups by index. */
-  private restoreV1(st: { records: JsonSafe; byId: [string, number][]; byClientId: [string, number, string | null][] }): void {
+  private restoreV1(st: {
+    records: JsonSafe;
+    byId: [string, number][];
+    byClientId: [string, number, string | null][];
+  }): void {
     const records = fromJsonSafe<OrderRecord[]>(st.records);
     records.forEach((r, k) => (r.ord = k));
     this.nextOrd = records.length;
@@ -125,7 +178,8 @@ export class DexState {
       const r = records[k];
       this.byId.set(id, r);
       this.byHash.set(r.hash.toLowerCase(), r);
-      if (requestHashes.has(r)) this.byClientId.set(clientKey(r.account, r.clientOrderId), { order: r, requestHash: requestHashes.get(r)! });
+      if (requestHashes.has(r))
+        this.byClientId.set(clientKey(r.account, r.clientOrderId), { order: r, requestHash: requestHashes.get(r)! });
     }
   }
 
@@ -146,13 +200,17 @@ export class DexState {
     return this.byId.get(orderId) ?? this.outbox.get(orderId)?.record ?? this.history.get(orderId);
   }
 
-  findByClientOrderId(account: string, clientOrderId: string): { order: OrderRecord; requestHash: string | null } | undefined {
+  findByClientOrderId(
+    account: string,
+    clientOrderId: string,
+  ): { order: OrderRecord; requestHash: string | null } | undefined {
     const candidates: { order: OrderRecord; requestHash: string | null }[] = [];
     const live = this.byClientId.get(clientKey(account, clientOrderId));
     if (live) candidates.push(live);
     for (const e of this.outbox.values()) {
       const r = e.record;
-      if (r.clientOrderId === clientOrderId && r.account.toLowerCase() === account.toLowerCase()) candidates.push({ order: r, requestHash: e.requestHash });
+      if (r.clientOrderId === clientOrderId && r.account.toLowerCase() === account.toLowerCase())
+        candidates.push({ order: r, requestHash: e.requestHash });
     }
     const old = this.history.byClientId(account, clientOrderId);
     if (old) candidates.push(old);
@@ -211,10 +269,15 @@ export class DexState {
       })
       .then(
         () => {
-          for (const e of batch) if (this.outbox.get(e.record.orderId)?.record === e.record) this.outbox.delete(e.record.orderId);
+          for (const e of batch)
+            if (this.outbox.get(e.record.orderId)?.record === e.record) this.outbox.delete(e.record.orderId);
         },
         // they stay in the outbox (and in the snapshots): written again at the next start
-        (err: unknown) => this.options.logger?.error({ err: String(err), orderIds: batch.map((e) => e.record.orderId) }, "order history write failed"),
+        (err: unknown) =>
+          this.options.logger?.error(
+            { err: String(err), orderIds: batch.map((e) => e.record.orderId) },
+            "order history write failed",
+          ),
       )
       .finally(() => this.writes.delete(w));
     this.writes.add(w);
@@ -236,7 +299,8 @@ export class DexState {
     this.byHash.set(r.hash.toLowerCase(), r);
     const k = clientKey(r.account, r.clientOrderId);
     // first placement wins (the API never journals a client order id twice for one account)
-    if (!this.byClientId.has(k)) this.byClientId.set(k, { order: r, requestHash: typeof info.requestHash === "string" ? info.requestHash : null });
+    if (!this.byClientId.has(k))
+      this.byClientId.set(k, { order: r, requestHash: typeof info.requestHash === "string" ? info.requestHash : null });
   }
 
   private orderEvent(r: OrderRecord, fill: DexFill | null): void {
@@ -320,22 +384,38 @@ export class DexState {
       const { event: e, trade } = se;
       const ts = e.ts;
       const dexTrade: DexTrade = {
-        tradeId: String(e.seq), symbol: e.symbol, priceTicks: BigInt(e.priceTicks), sizeLots: BigInt(e.sizeLots),
-        takerSide: e.takerSide, timestampMs: ts, makerOrderId: e.makerOrderId, takerOrderId: e.takerOrderId,
+        tradeId: String(e.seq),
+        symbol: e.symbol,
+        priceTicks: BigInt(e.priceTicks),
+        sizeLots: BigInt(e.sizeLots),
+        takerSide: e.takerSide,
+        timestampMs: ts,
+        makerOrderId: e.makerOrderId,
+        takerOrderId: e.takerOrderId,
       };
       const list = this.trades.get(e.symbol) ?? [];
       list.push(dexTrade);
       if (list.length > MAX_TRADES_KEPT) list.splice(0, list.length - MAX_TRADES_KEPT);
       this.trades.set(e.symbol, list);
       const fills: DexFill[] = [];
-      for (const [hash, liquidity] of [[trade.makerHash, "maker"], [trade.takerHash, "taker"]] as const) {
+      for (const [hash, liquidity] of [
+        [trade.makerHash, "maker"],
+        [trade.takerHash, "taker"],
+      ] as const) {
         const r = this.byHash.get(hash.toLowerCase());
         if (!r) continue;
         const isBuyer = r.side === "buy";
         const fill: DexFill = {
-          tradeId: dexTrade.tradeId, orderId: r.orderId, priceTicks: dexTrade.priceTicks, sizeLots: dexTrade.sizeLots, liquidity,
-          feeUnits: isBuyer ? se.buyerFee : se.sellerFee, feeToken: (isBuyer ? se.baseToken : se.quoteToken) as Address,
-          timestampMs: ts, settlement: "pending", txHash: null,
+          tradeId: dexTrade.tradeId,
+          orderId: r.orderId,
+          priceTicks: dexTrade.priceTicks,
+          sizeLots: dexTrade.sizeLots,
+          liquidity,
+          feeUnits: isBuyer ? se.buyerFee : se.sellerFee,
+          feeToken: (isBuyer ? se.baseToken : se.quoteToken) as Address,
+          timestampMs: ts,
+          settlement: "pending",
+          txHash: null,
         };
         r.fills.push(fill);
         fills.push(fill);
@@ -358,18 +438,28 @@ export class DexState {
       case "accepted": {
         const info = (se.order?.info ?? {}) as Record<string, unknown>;
         const r: OrderRecord = {
-          ord: -1, hash: e.orderId as Hex,
+          ord: -1,
+          hash: e.orderId as Hex,
           orderId: String(info.orderId ?? e.orderId),
           clientOrderId: String(info.clientOrderId ?? e.orderId),
           account: (se.order?.signed.order.trader ?? e.account) as Address,
           apiKeyId: (info.apiKeyId as string | null | undefined) ?? null,
-          symbol: e.symbol, side: e.side, type: e.orderType,
+          symbol: e.symbol,
+          side: e.side,
+          type: e.orderType,
           timeInForce: dexTimeInForce(e.timeInForce),
           priceTicks: info.priceTicks === null ? null : e.priceTicks !== undefined ? BigInt(e.priceTicks) : null,
           triggerPriceTicks: e.triggerPriceTicks !== undefined ? BigInt(e.triggerPriceTicks) : null,
-          sizeLots: BigInt(e.sizeLots), filledLots: 0n, filledQuoteUnits: 0n,
-          status: e.triggerPriceTicks !== undefined ? "pending_trigger" : "open", statusReason: null,
-          createdAtMs: e.ts, updatedAtMs: e.ts, expiresAtMs: (info.expiresAtMs as number | null | undefined) ?? null, ...displayOf(info), fills: [],
+          sizeLots: BigInt(e.sizeLots),
+          filledLots: 0n,
+          filledQuoteUnits: 0n,
+          status: e.triggerPriceTicks !== undefined ? "pending_trigger" : "open",
+          statusReason: null,
+          createdAtMs: e.ts,
+          updatedAtMs: e.ts,
+          expiresAtMs: (info.expiresAtMs as number | null | undefined) ?? null,
+          ...displayOf(info),
+          fills: [],
         };
         this.record(r, info);
         this.orderEvent(r, null);
@@ -381,13 +471,34 @@ export class DexState {
         if (!info.orderId) break;
         const o = se.order;
         const r: OrderRecord = {
-          ord: -1, hash: o.hash, orderId: String(info.orderId), clientOrderId: String(info.clientOrderId ?? info.orderId), account: o.signed.order.trader,
-          apiKeyId: (info.apiKeyId as string | null | undefined) ?? null, symbol: o.market.symbol, side: o.side, type: o.type,
+          ord: -1,
+          hash: o.hash,
+          orderId: String(info.orderId),
+          clientOrderId: String(info.clientOrderId ?? info.orderId),
+          account: o.signed.order.trader,
+          apiKeyId: (info.apiKeyId as string | null | undefined) ?? null,
+          symbol: o.market.symbol,
+          side: o.side,
+          type: o.type,
           // a rejected order echoes what the client sent (the intent's fields, journaled in its info)
-          timeInForce: dexTimeInForce(o.timeInForce), priceTicks: ticksOf(info.priceTicks), triggerPriceTicks: ticksOf(info.triggerPriceTicks),
-          sizeLots: o.sizeLots, filledLots: 0n, filledQuoteUnits: 0n, status: "rejected",
-          statusReason: e.code === "POST_ONLY_WOULD_CROSS" ? "post_only_would_take" : e.code === "FOK_NOT_FILLABLE" ? "fok_not_fillable" : e.code.toLowerCase(),
-          createdAtMs: e.ts, updatedAtMs: e.ts, expiresAtMs: (info.expiresAtMs as number | null | undefined) ?? null, ...displayOf(info), fills: [],
+          timeInForce: dexTimeInForce(o.timeInForce),
+          priceTicks: ticksOf(info.priceTicks),
+          triggerPriceTicks: ticksOf(info.triggerPriceTicks),
+          sizeLots: o.sizeLots,
+          filledLots: 0n,
+          filledQuoteUnits: 0n,
+          status: "rejected",
+          statusReason:
+            e.code === "POST_ONLY_WOULD_CROSS"
+              ? "post_only_would_take"
+              : e.code === "FOK_NOT_FILLABLE"
+                ? "fok_not_fillable"
+                : e.code.toLowerCase(),
+          createdAtMs: e.ts,
+          updatedAtMs: e.ts,
+          expiresAtMs: (info.expiresAtMs as number | null | undefined) ?? null,
+          ...displayOf(info),
+          fills: [],
         };
         this.record(r, info);
         this.orderEvent(r, null);
@@ -401,7 +512,9 @@ export class DexState {
         if (e.type === "cancelled" && e.remainingLots > 0) break; // an STP decrement: still open
         const expired = e.type === "expired" || se.reason === "expired";
         r.status = expired ? "expired" : "cancelled";
-        r.statusReason = expired ? "expired" : ((se.reason as DexStatusReason | undefined) ?? cancelReason(e.type === "cancelled" ? e.reason : "expired"));
+        r.statusReason = expired
+          ? "expired"
+          : ((se.reason as DexStatusReason | undefined) ?? cancelReason(e.type === "cancelled" ? e.reason : "expired"));
         r.updatedAtMs = e.ts;
         this.orderEvent(r, null);
         this.settleIfFinished(r);
@@ -420,7 +533,14 @@ export class DexState {
         const seq = (this.bookSeq.get(e.symbol) ?? 0) + 1;
         this.bookSeq.set(e.symbol, seq);
         const level = { priceTicks: BigInt(e.priceTicks), sizeLots: BigInt(e.newTotalLots) };
-        this.emit({ kind: "book", symbol: e.symbol, sequence: seq, timestampMs: e.ts, bids: e.side === "buy" ? [level] : [], asks: e.side === "sell" ? [level] : [] });
+        this.emit({
+          kind: "book",
+          symbol: e.symbol,
+          sequence: seq,
+          timestampMs: e.ts,
+          bids: e.side === "buy" ? [level] : [],
+          asks: e.side === "sell" ? [level] : [],
+        });
         break;
       }
       default:
@@ -444,7 +564,13 @@ export function clientKey(account: string, clientOrderId: string): string {
 }
 
 function cancelReason(r: string): DexStatusReason {
-  return r === "user" ? "user_cancelled" : r === "stp" ? "self_trade_prevention" : r === "market_remainder" ? "no_liquidity" : r;
+  return r === "user"
+    ? "user_cancelled"
+    : r === "stp"
+      ? "self_trade_prevention"
+      : r === "market_remainder"
+        ? "no_liquidity"
+        : r;
 }
 
 /** The order without its fills, hash and ord, written out field by field: a rest spread that leaves keys out
@@ -453,10 +579,26 @@ function cancelReason(r: string): DexStatusReason {
 type Fields = { [K in keyof Required<DexOrder>]: unknown };
 function strip(r: OrderRecord): DexOrder {
   const o = {
-    orderId: r.orderId, clientOrderId: r.clientOrderId, account: r.account, apiKeyId: r.apiKeyId, symbol: r.symbol, side: r.side, type: r.type,
-    timeInForce: r.timeInForce, priceTicks: r.priceTicks, triggerPriceTicks: r.triggerPriceTicks, sizeLots: r.sizeLots, filledLots: r.filledLots,
-    filledQuoteUnits: r.filledQuoteUnits, status: r.status, statusReason: r.statusReason, createdAtMs: r.createdAtMs, updatedAtMs: r.updatedAtMs,
-    expiresAtMs: r.expiresAtMs, hidden: r.hidden, icebergVisibleLots: r.icebergVisibleLots,
+    orderId: r.orderId,
+    clientOrderId: r.clientOrderId,
+    account: r.account,
+    apiKeyId: r.apiKeyId,
+    symbol: r.symbol,
+    side: r.side,
+    type: r.type,
+    timeInForce: r.timeInForce,
+    priceTicks: r.priceTicks,
+    triggerPriceTicks: r.triggerPriceTicks,
+    sizeLots: r.sizeLots,
+    filledLots: r.filledLots,
+    filledQuoteUnits: r.filledQuoteUnits,
+    status: r.status,
+    statusReason: r.statusReason,
+    createdAtMs: r.createdAtMs,
+    updatedAtMs: r.updatedAtMs,
+    expiresAtMs: r.expiresAtMs,
+    hidden: r.hidden,
+    icebergVisibleLots: r.icebergVisibleLots,
   } satisfies Fields as DexOrder;
   // as the spread did: an optional field the record lacks stays absent
   if (r.hidden === undefined) delete o.hidden;
@@ -465,9 +607,15 @@ function strip(r: OrderRecord): DexOrder {
 }
 
 const PIPELINE_TO_DEX: Record<string, DexServiceErrorCode> = {
-  INVALID_SYMBOL: "INVALID_SYMBOL", INVALID_ORDER_TYPE: "INVALID_ORDER_TYPE", INVALID_ORDER: "INVALID_REQUEST",
-  INVALID_SIGNATURE: "INVALID_SIGNATURE", INVALID_NONCE: "INVALID_NONCE", ORDER_EXPIRED: "ORDER_EXPIRED",
-  INSUFFICIENT_BALANCE: "INSUFFICIENT_BALANCE", ORDER_NOT_FOUND: "ORDER_NOT_FOUND", SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
+  INVALID_SYMBOL: "INVALID_SYMBOL",
+  INVALID_ORDER_TYPE: "INVALID_ORDER_TYPE",
+  INVALID_ORDER: "INVALID_REQUEST",
+  INVALID_SIGNATURE: "INVALID_SIGNATURE",
+  INVALID_NONCE: "INVALID_NONCE",
+  ORDER_EXPIRED: "ORDER_EXPIRED",
+  INSUFFICIENT_BALANCE: "INSUFFICIENT_BALANCE",
+  ORDER_NOT_FOUND: "ORDER_NOT_FOUND",
+  SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
   CHAIN_UNAVAILABLE: "CHAIN_UNAVAILABLE",
 };
 
@@ -475,9 +623,16 @@ function toDexError(e: unknown, apiKey: boolean): unknown {
   if (!(e instanceof PipelineError)) return e;
   let code = PIPELINE_TO_DEX[e.code] ?? "INVALID_REQUEST";
   if (apiKey && code === "INVALID_SIGNATURE") code = "AGENT_NOT_APPROVED";
-  const details = e.code === "INSUFFICIENT_BALANCE"
-    ? { token: e.details.token, requiredUnits: BigInt(String(e.details.requiredUnits)), availableUnits: BigInt(String(e.details.availableUnits)), required: e.details.required, available: e.details.available }
-    : e.details;
+  const details =
+    e.code === "INSUFFICIENT_BALANCE"
+      ? {
+          token: e.details.token,
+          requiredUnits: BigInt(String(e.details.requiredUnits)),
+          availableUnits: BigInt(String(e.details.availableUnits)),
+          required: e.details.required,
+          available: e.details.available,
+        }
+      : e.details;
   return new DexServiceError(code, e.message, details, { cause: e });
 }
 
@@ -503,10 +658,16 @@ export interface DexServiceDeps {
 
 /** Who may spend the agent relayer's budget (docs/decisions/security.md): a wallet holding, in Settlement,
  *  one whole unit (10^decimals) of a token of a listed market (a dollar of the quote token, one unit of an asset). */
-export function relayerFundingMinimums(markets: readonly MarketSpec[], assets: DexServiceDeps["assets"]): FundingMinimum[] {
+export function relayerFundingMinimums(
+  markets: readonly MarketSpec[],
+  assets: DexServiceDeps["assets"],
+): FundingMinimum[] {
   const tokens = new Map<string, Address>();
   for (const m of markets) for (const t of [m.baseToken, m.quoteToken]) tokens.set(t.toLowerCase(), t);
-  return [...tokens.values()].map((token) => ({ token, minUnits: 10n ** BigInt(assets[token.toLowerCase()]?.decimals ?? 18) }));
+  return [...tokens.values()].map((token) => ({
+    token,
+    minUnits: 10n ** BigInt(assets[token.toLowerCase()]?.decimals ?? 18),
+  }));
 }
 
 export function createDexService(deps: DexServiceDeps): DexService {
@@ -527,7 +688,12 @@ export function createDexService(deps: DexServiceDeps): DexService {
   /** one relayer (one nonce manager, one budget) for the service's lifetime */
   const relayer = () =>
     (agentRelayer ??= createAgentRelayer({
-      client: p.client, chainId: deps.chainId, rpcUrl: deps.rpcUrl, settlement: deps.settlement, relayerKey: deps.submitterKey, nonces: deps.submitterNonces,
+      client: p.client,
+      chainId: deps.chainId,
+      rpcUrl: deps.rpcUrl,
+      settlement: deps.settlement,
+      relayerKey: deps.submitterKey,
+      nonces: deps.submitterNonces,
       budget: deps.approvalBudget ?? { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
       fundingMinimums: () => relayerFundingMinimums(markets(), deps.assets),
     }));
@@ -539,28 +705,48 @@ export function createDexService(deps: DexServiceDeps): DexService {
 
   /** The Settlement order the service signs for an API-key placement, and its price in ticks (a market /
    *  stop order's protection price, else the intent's limit). */
-  async function apiKeyOrder(req: Extract<PlaceOrderRequest, { kind: "api_key" }>, m: MarketSpec): Promise<{ order: Order; signature: Hex; priceTicks: bigint }> {
+  async function apiKeyOrder(
+    req: Extract<PlaceOrderRequest, { kind: "api_key" }>,
+    m: MarketSpec,
+  ): Promise<{ order: Order; signature: Hex; priceTicks: bigint }> {
     let priceTicks = req.priceTicks;
     if (priceTicks === null) {
-      const ref = req.triggerPriceTicks ?? (() => {
-        const d = svc.engine.getDepth(m.symbol, 1);
-        const lvl = req.side === "buy" ? d?.asks[0] : d?.bids[0];
-        return lvl ? BigInt(lvl[0]) : null;
-      })();
-      if (ref === null) throw new DexServiceError("INVALID_REQUEST", "no liquidity to price a market order against", { statusReason: "no_liquidity" });
-      priceTicks = req.side === "buy" ? (ref * (10_000n + PROTECTION_BPS)) / 10_000n : (ref * (10_000n - PROTECTION_BPS)) / 10_000n;
+      const ref =
+        req.triggerPriceTicks ??
+        (() => {
+          const d = svc.engine.getDepth(m.symbol, 1);
+          const lvl = req.side === "buy" ? d?.asks[0] : d?.bids[0];
+          return lvl ? BigInt(lvl[0]) : null;
+        })();
+      if (ref === null)
+        throw new DexServiceError("INVALID_REQUEST", "no liquidity to price a market order against", {
+          statusReason: "no_liquidity",
+        });
+      priceTicks =
+        req.side === "buy"
+          ? (ref * (10_000n + PROTECTION_BPS)) / 10_000n
+          : (ref * (10_000n - PROTECTION_BPS)) / 10_000n;
       if (priceTicks < 1n) priceTicks = 1n;
     }
     // taken before the first await: two concurrent placements of one account never get the same nonce
     const nonce = apiNonces.next(req.trader);
     const nowSec = BigInt(Math.floor(clock.now() / 1000));
-    const expiry = req.expiresAtMs !== null ? BigInt(Math.ceil(req.expiresAtMs / 1000)) + 10n : nowSec + API_ORDER_LIFETIME_SEC;
+    const expiry =
+      req.expiresAtMs !== null ? BigInt(Math.ceil(req.expiresAtMs / 1000)) + 10n : nowSec + API_ORDER_LIFETIME_SEC;
     const order: Order = {
-      trader: req.trader, baseToken: m.baseToken, quoteToken: m.quoteToken, side: req.side === "buy" ? 0 : 1,
-      price: priceTicks * m.tickSize, amount: req.sizeLots * m.lotSize, expiry,
-      nonce, flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
+      trader: req.trader,
+      baseToken: m.baseToken,
+      quoteToken: m.quoteToken,
+      side: req.side === "buy" ? 0 : 1,
+      price: priceTicks * m.tickSize,
+      amount: req.sizeLots * m.lotSize,
+      expiry,
+      nonce,
+      flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
     };
-    const signature = req.agent.signDigest ? req.agent.signDigest(orderDigest(order)) : await signOrder(req.agent, domain, order);
+    const signature = req.agent.signDigest
+      ? req.agent.signDigest(orderDigest(order))
+      : await signOrder(req.agent, domain, order);
     return { order, signature, priceTicks };
   }
 
@@ -575,7 +761,10 @@ export function createDexService(deps: DexServiceDeps): DexService {
       const known = req.newOrderId === true ? undefined : state.orderById(req.orderId);
       if (known) return withFills(known);
       const m = marketOf(req.symbol);
-      if (!m) throw new DexServiceError("INVALID_SYMBOL", `trading pair not supported: ${req.symbol}`, { symbol: req.symbol });
+      if (!m)
+        throw new DexServiceError("INVALID_SYMBOL", `trading pair not supported: ${req.symbol}`, {
+          symbol: req.symbol,
+        });
       // refused whatever it is (backlog full, halted, chain down): before the agent signs it or a nonce is taken
       const refused = svc.admissionRefusal();
       if (refused) throw toDexError(refused, false);
@@ -583,26 +772,43 @@ export function createDexService(deps: DexServiceDeps): DexService {
       try {
         // a wallet's market / stop order has no limit in the intent: its ticks are its signed protection price's
         // (the API checked that it is on the tick grid)
-        signed = req.kind === "signed"
-          ? { order: req.order as Order, signature: req.signature, priceTicks: req.priceTicks ?? req.order.price / m.tickSize }
-          : await apiKeyOrder(req, m);
+        signed =
+          req.kind === "signed"
+            ? {
+                order: req.order as Order,
+                signature: req.signature,
+                priceTicks: req.priceTicks ?? req.order.price / m.tickSize,
+              }
+            : await apiKeyOrder(req, m);
       } catch (e) {
         throw toDexError(e, false);
       }
       const info = {
-        orderId: req.orderId, clientOrderId: req.clientOrderId, apiKeyId: req.kind === "api_key" ? req.apiKeyId : null,
-        expiresAtMs: req.expiresAtMs, priceTicks: req.priceTicks === null ? null : req.priceTicks.toString(),
+        orderId: req.orderId,
+        clientOrderId: req.clientOrderId,
+        apiKeyId: req.kind === "api_key" ? req.apiKeyId : null,
+        expiresAtMs: req.expiresAtMs,
+        priceTicks: req.priceTicks === null ? null : req.priceTicks.toString(),
         triggerPriceTicks: req.triggerPriceTicks === null ? null : req.triggerPriceTicks.toString(),
-        hidden: req.hidden ?? false, icebergVisibleLots: req.icebergVisibleLots ? req.icebergVisibleLots.toString() : null,
+        hidden: req.hidden ?? false,
+        icebergVisibleLots: req.icebergVisibleLots ? req.icebergVisibleLots.toString() : null,
         requestHash: req.requestHash ?? null,
       };
       const t0 = performance.now();
       try {
         await svc.placeSigned(
           {
-            symbol: req.symbol, type: req.type, timeInForce: engineTimeInForce(req.timeInForce), priceTicks: signed.priceTicks,
-            sizeLots: req.sizeLots, triggerPriceTicks: req.triggerPriceTicks, order: signed.order, signature: signed.signature,
-            expiresAtMs: req.expiresAtMs, hidden: req.hidden, icebergVisibleLots: req.icebergVisibleLots,
+            symbol: req.symbol,
+            type: req.type,
+            timeInForce: engineTimeInForce(req.timeInForce),
+            priceTicks: signed.priceTicks,
+            sizeLots: req.sizeLots,
+            triggerPriceTicks: req.triggerPriceTicks,
+            order: signed.order,
+            signature: signed.signature,
+            expiresAtMs: req.expiresAtMs,
+            hidden: req.hidden,
+            icebergVisibleLots: req.icebergVisibleLots,
           },
           info,
         );
@@ -623,8 +829,10 @@ export function createDexService(deps: DexServiceDeps): DexService {
 
     async cancelOrder(req: CancelOrderRequest) {
       const r = state.orderById(req.orderId);
-      if (!r || r.account.toLowerCase() !== req.account.toLowerCase()) throw new DexServiceError("ORDER_NOT_FOUND", `order ${req.orderId} not found`);
-      if (!DEX_OPEN_STATUSES.includes(r.status)) throw new DexServiceError("ORDER_NOT_OPEN", `order ${req.orderId} is ${r.status}`, { status: r.status });
+      if (!r || r.account.toLowerCase() !== req.account.toLowerCase())
+        throw new DexServiceError("ORDER_NOT_FOUND", `order ${req.orderId} not found`);
+      if (!DEX_OPEN_STATUSES.includes(r.status))
+        throw new DexServiceError("ORDER_NOT_OPEN", `order ${req.orderId} is ${r.status}`, { status: r.status });
       try {
         await svc.cancel(r.hash, req.account, req.reason);
       } catch (e) {
@@ -634,7 +842,12 @@ export function createDexService(deps: DexServiceDeps): DexService {
     },
 
     async cancelOrdersOfApiKey(apiKeyId, account, reason) {
-      const open = [...state.byId.values()].filter((r) => r.apiKeyId === apiKeyId && r.account.toLowerCase() === account.toLowerCase() && DEX_OPEN_STATUSES.includes(r.status));
+      const open = [...state.byId.values()].filter(
+        (r) =>
+          r.apiKeyId === apiKeyId &&
+          r.account.toLowerCase() === account.toLowerCase() &&
+          DEX_OPEN_STATUSES.includes(r.status),
+      );
       await Promise.all(open.map((r) => svc.cancel(r.hash, account, reason).catch(() => undefined)));
       return open.map((r) => r.orderId);
     },
@@ -658,13 +871,23 @@ export function createDexService(deps: DexServiceDeps): DexService {
       for (const m of markets()) for (const t of [m.baseToken, m.quoteToken]) tokens.set(t.toLowerCase(), t);
       const out: DexBalance[] = [];
       for (const token of tokens.values()) {
-        const onChainUnits = (await p.client.readContract({ address: deps.settlement, abi, functionName: "balanceOf", args: [account, token] })) as bigint;
+        const onChainUnits = (await p.client.readContract({
+          address: deps.settlement,
+          abi,
+          functionName: "balanceOf",
+          args: [account, token],
+        })) as bigint;
         const led = svc.ledger;
         const avail = led.available(account, token);
         const meta = deps.assets[token.toLowerCase()] ?? { symbol: token, decimals: 18 };
         out.push({
-          token, asset: meta.symbol, decimals: meta.decimals, onChainUnits, lockedUnits: led.lockedOf(account, token),
-          pendingWithdrawalUnits: led.pendingWithdrawal(account, token), availableUnits: avail < 0n ? 0n : avail,
+          token,
+          asset: meta.symbol,
+          decimals: meta.decimals,
+          onChainUnits,
+          lockedUnits: led.lockedOf(account, token),
+          pendingWithdrawalUnits: led.pendingWithdrawal(account, token),
+          availableUnits: avail < 0n ? 0n : avail,
         });
       }
       return out;
@@ -674,7 +897,13 @@ export function createDexService(deps: DexServiceDeps): DexService {
       const d = svc.engine.getDepth(symbol, depth ?? Number.MAX_SAFE_INTEGER);
       if (!d) return null;
       const lv = (x: [number, number]) => ({ priceTicks: BigInt(x[0]), sizeLots: BigInt(x[1]) });
-      return { symbol, bids: d.bids.map(lv), asks: d.asks.map(lv), sequence: state.bookSeq.get(symbol) ?? 0, timestampMs: clock.now() };
+      return {
+        symbol,
+        bids: d.bids.map(lv),
+        asks: d.asks.map(lv),
+        sequence: state.bookSeq.get(symbol) ?? 0,
+        timestampMs: clock.now(),
+      };
     },
 
     async getRecentTrades(symbol, limit) {
@@ -689,14 +918,30 @@ export function createDexService(deps: DexServiceDeps): DexService {
       const since = now - 24 * 3600 * 1000;
       const day = list.filter((t) => t.timestampMs >= since);
       const volume24hLots = day.reduce((a, t) => a + t.sizeLots, 0n);
-      return { symbol, lastPriceTicks: list.length ? list[list.length - 1].priceTicks : null, volume24hLots, open24hPriceTicks: day[0]?.priceTicks ?? null, timestampMs: now };
+      return {
+        symbol,
+        lastPriceTicks: list.length ? list[list.length - 1].priceTicks : null,
+        volume24hLots,
+        open24hPriceTicks: day[0]?.priceTicks ?? null,
+        timestampMs: now,
+      };
     },
 
     async prepareAgentApproval(trader, agent, expiry): Promise<Eip712TypedData> {
-      const nonce = (await p.client.readContract({ address: deps.settlement, abi, functionName: "nonces", args: [trader] })) as bigint;
+      const nonce = (await p.client.readContract({
+        address: deps.settlement,
+        abi,
+        functionName: "nonces",
+        args: [trader],
+      })) as bigint;
       const deadline = BigInt(Math.floor(clock.now() / 1000) + AGENT_APPROVAL_SUBMIT_WINDOW_SEC);
       return {
-        domain: { name: domain.name, version: domain.version, chainId: domain.chainId, verifyingContract: domain.verifyingContract },
+        domain: {
+          name: domain.name,
+          version: domain.version,
+          chainId: domain.chainId,
+          verifyingContract: domain.verifyingContract,
+        },
         types: AGENT_APPROVAL_TYPES as unknown as Eip712TypedData["types"],
         primaryType: "AgentApproval",
         message: { trader, agent, expiry, nonce, deadline },
@@ -706,18 +951,30 @@ export function createDexService(deps: DexServiceDeps): DexService {
     async submitAgentApproval(approval: AgentApproval, signature: Hex) {
       let signer: Address;
       try {
-        signer = await recoverTypedDataAddress({ domain, types: AGENT_APPROVAL_TYPES, primaryType: "AgentApproval", message: approval, signature });
+        signer = await recoverTypedDataAddress({
+          domain,
+          types: AGENT_APPROVAL_TYPES,
+          primaryType: "AgentApproval",
+          message: approval,
+          signature,
+        });
       } catch {
         throw new DexServiceError("INVALID_SIGNATURE", "the agent approval signature does not recover");
       }
-      if (signer.toLowerCase() !== approval.trader.toLowerCase()) throw new DexServiceError("INVALID_SIGNATURE", "the agent approval is not signed by the trader");
+      if (signer.toLowerCase() !== approval.trader.toLowerCase())
+        throw new DexServiceError("INVALID_SIGNATURE", "the agent approval is not signed by the trader");
       await relayer().submit(approval, signature);
       await p.syncChain();
     },
 
     async submitAgentRenouncement(renouncement: AgentRenouncement, signature: Hex) {
       const agentExpiry = async () =>
-        (await p.client.readContract({ address: deps.settlement, abi, functionName: "agentExpiry", args: [renouncement.trader, renouncement.agent] })) as bigint;
+        (await p.client.readContract({
+          address: deps.settlement,
+          abi,
+          functionName: "agentExpiry",
+          args: [renouncement.trader, renouncement.agent],
+        })) as bigint;
       // nothing approved, nothing to pay for (renouncing is idempotent on chain, but costs gas)
       if ((await agentExpiry()) === 0n) return { txHash: null, agentExpiry: 0n };
       const { txHash } = await relayer().renounce(renouncement, signature);

@@ -20,7 +20,11 @@ export type IntakeCode =
  *  CHAIN_UNAVAILABLE). */
 export class PipelineError extends AppError<IntakeCode> {
   constructor(code: IntakeCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
-    super(code, message, { ...options, details, retryable: code === "SERVICE_UNAVAILABLE" || code === "CHAIN_UNAVAILABLE" });
+    super(code, message, {
+      ...options,
+      details,
+      retryable: code === "SERVICE_UNAVAILABLE" || code === "CHAIN_UNAVAILABLE",
+    });
     this.name = "PipelineError";
   }
 }

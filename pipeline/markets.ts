@@ -36,7 +36,9 @@ export function assertMarketGridExact(m: MarketSpec): void {
     throw new Error(`market ${m.symbol}: lotSize*tickSize (${m.lotSize}*${m.tickSize}) is not a multiple of 1e18`);
   }
   if (m.lotSize < MIN_FILL_UNITS) {
-    throw new Error(`market ${m.symbol}: lotSize ${m.lotSize} is below the on-chain minimum fill of ${MIN_FILL_UNITS} base units`);
+    throw new Error(
+      `market ${m.symbol}: lotSize ${m.lotSize} is below the on-chain minimum fill of ${MIN_FILL_UNITS} base units`,
+    );
   }
 }
 
@@ -117,8 +119,19 @@ export function marketFromGrid(
 ): MarketSpec {
   const tickSize = parseDecimal(g.tick, quote.decimals + 18 - base.decimals);
   const lotSize = parseDecimal(g.lot, base.decimals);
-  if (tickSize === null || tickSize <= 0n || lotSize === null || lotSize <= 0n) throw new Error(`market ${symbol}: tick or lot not representable`);
-  const m: MarketSpec = { symbol, baseToken: base.address, quoteToken: quote.address, baseDecimals: base.decimals, quoteDecimals: quote.decimals, tickSize, lotSize, minLots: g.minLots, maxLots: g.maxLots };
+  if (tickSize === null || tickSize <= 0n || lotSize === null || lotSize <= 0n)
+    throw new Error(`market ${symbol}: tick or lot not representable`);
+  const m: MarketSpec = {
+    symbol,
+    baseToken: base.address,
+    quoteToken: quote.address,
+    baseDecimals: base.decimals,
+    quoteDecimals: quote.decimals,
+    tickSize,
+    lotSize,
+    minLots: g.minLots,
+    maxLots: g.maxLots,
+  };
   assertMarketGridExact(m);
   return m;
 }
@@ -131,21 +144,40 @@ export function marketsFromTokens(
   extraGrids: Readonly<Record<string, HumanGrid>> = {},
 ): MarketSpec[] {
   const out: MarketSpec[] = [];
-  const grids = [...Object.entries(DEFAULT_HUMAN_GRIDS), ...Object.entries(extraGrids).filter(([symbol]) => !(symbol in DEFAULT_HUMAN_GRIDS))];
+  const grids = [
+    ...Object.entries(DEFAULT_HUMAN_GRIDS),
+    ...Object.entries(extraGrids).filter(([symbol]) => !(symbol in DEFAULT_HUMAN_GRIDS)),
+  ];
   for (const [symbol, g] of grids) {
     const [b, q] = symbol.split("-");
     const base = tokens[b];
     const quote = tokens[q];
-    if (base && quote) out.push(marketFromGrid(symbol, base as { address: Address; decimals: number }, quote as { address: Address; decimals: number }, g));
+    if (base && quote)
+      out.push(
+        marketFromGrid(
+          symbol,
+          base as { address: Address; decimals: number },
+          quote as { address: Address; decimals: number },
+          g,
+        ),
+      );
   }
   return out;
 }
 
 /** Grids of the seeded markets for the deployed decimals (USD 6, WETH 18, WBTC 18). */
-export const DEFAULT_MARKET_GRIDS: Record<string, Omit<MarketSpec, "symbol" | "baseToken" | "quoteToken">> = Object.fromEntries(
+export const DEFAULT_MARKET_GRIDS: Record<
+  string,
+  Omit<MarketSpec, "symbol" | "baseToken" | "quoteToken">
+> = Object.fromEntries(
   Object.entries(DEFAULT_HUMAN_GRIDS).map(([symbol, g]) => {
     const z = "0x0000000000000000000000000000000000000000" as Address;
-    const { baseDecimals, quoteDecimals, tickSize, lotSize, minLots, maxLots } = marketFromGrid(symbol, { address: z, decimals: 18 }, { address: z, decimals: 6 }, g);
+    const { baseDecimals, quoteDecimals, tickSize, lotSize, minLots, maxLots } = marketFromGrid(
+      symbol,
+      { address: z, decimals: 18 },
+      { address: z, decimals: 6 },
+      g,
+    );
     return [symbol, { baseDecimals, quoteDecimals, tickSize, lotSize, minLots, maxLots }];
   }),
 );

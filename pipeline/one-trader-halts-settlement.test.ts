@@ -20,8 +20,15 @@ import type { SignedOrder } from "../sdk/settle-batch";
 
 const SETTLEMENT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
 const market: MarketSpec = {
-  symbol: "WETH-USD", baseToken: "0x00000000000000000000000000000000000000e1", quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18, quoteDecimals: 6, tickSize: 10_000n, lotSize: 10n ** 14n, minLots: 1n, maxLots: 10n ** 9n,
+  symbol: "WETH-USD",
+  baseToken: "0x00000000000000000000000000000000000000e1",
+  quoteToken: "0x00000000000000000000000000000000000000d1",
+  baseDecimals: 18,
+  quoteDecimals: 6,
+  tickSize: 10_000n,
+  lotSize: 10n ** 14n,
+  minLots: 1n,
+  maxLots: 10n ** 9n,
 };
 
 test("v rewritten from 27/28 to 0/1: refused at intake with INVALID_SIGNATURE (it used to be accepted and revert the batch)", async () => {
@@ -34,32 +41,72 @@ test("v rewritten from 27/28 to 0/1: refused at intake with INVALID_SIGNATURE (i
     agentExpiry: () => 0n,
     nonceProblem: () => null,
   };
-  const input = await signedInput(w, w.address, 31337, SETTLEMENT, market, { side: "buy", priceTicks: 250_000n, sizeLots: 10n });
+  const input = await signedInput(w, w.address, 31337, SETTLEMENT, market, {
+    side: "buy",
+    priceTicks: 250_000n,
+    sizeLots: 10n,
+  });
   assert.equal((await validateSignedOrder(ctx, input)).signer, w.address);
   const v = parseInt(input.signature.slice(130), 16);
   assert.ok(v === 27 || v === 28);
   for (const bad of [0, 1, 26, 29]) {
     const signature = `${input.signature.slice(0, 130)}${bad.toString(16).padStart(2, "0")}` as Hex;
-    await assert.rejects(validateSignedOrder(ctx, { ...input, signature }), (e: unknown) => e instanceof PipelineError && e.code === "INVALID_SIGNATURE");
+    await assert.rejects(
+      validateSignedOrder(ctx, { ...input, signature }),
+      (e: unknown) => e instanceof PipelineError && e.code === "INVALID_SIGNATURE",
+    );
   }
 });
 
-const h = (n: number) => ("0x" + n.toString(16).padStart(64, "0")) as Hex;
-const addr = (n: number) => ("0x" + n.toString(16).padStart(40, "0")) as Address;
+const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
+const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
 const signedOrder = (hash: Hex): SignedOrder => {
   const n = Number(BigInt(hash));
-  return { hash, signature: "0x", order: { trader: addr(1000 + n), baseToken: addr(2), quoteToken: addr(3), side: n % 2 ? 1 : 0, price: 1n, amount: 1n, expiry: 1n, nonce: BigInt(n), flags: 0 } };
+  return {
+    hash,
+    signature: "0x",
+    order: {
+      trader: addr(1000 + n),
+      baseToken: addr(2),
+      quoteToken: addr(3),
+      side: n % 2 ? 1 : 0,
+      price: 1n,
+      amount: 1n,
+      expiry: 1n,
+      nonce: BigInt(n),
+      flags: 0,
+    },
+  };
 };
-const trade = (seq: number): SettleableTrade => ({ seq, makerHash: h(2 * seq + 1), takerHash: h(2 * seq + 2), baseAmount: BigInt(seq), price: 1n, matchedAtMs: 0 });
+const trade = (seq: number): SettleableTrade => ({
+  seq,
+  makerHash: h(2 * seq + 1),
+  takerHash: h(2 * seq + 2),
+  baseAmount: BigInt(seq),
+  price: 1n,
+  matchedAtMs: 0,
+});
 
 // the order at fault is the taker of trade 2 (order 6: trader 0x...3ee, nonce 6, buys: spends the quote token)
 const POISON = 6;
 const triggers: [string, string, (o: SignedOrder["order"]) => unknown[]][] = [
   ["cancelOrder(n) on chain before the settle", "SettlementOrderNonceUsed", (o) => [o.trader, o.nonce]],
-  ["cancelAllBelow on chain before the settle", "SettlementOrderNonceBelowMinimum", (o) => [o.trader, o.nonce, o.nonce + 1n]],
+  [
+    "cancelAllBelow on chain before the settle",
+    "SettlementOrderNonceBelowMinimum",
+    (o) => [o.trader, o.nonce, o.nonce + 1n],
+  ],
   ["revokeAgent for an agent-signed order", "SettlementSignerNotAuthorized", (o) => [o.trader, addr(0xa9e)]],
-  ["an ERC-1271 wallet that flips its answer or burns the gas", "SettlementContractSignatureInvalid", (o) => [o.trader]],
-  ["a withdrawal that empties the balance the trade spends", "SettlementInsufficientBalance", (o) => [o.trader, o.quoteToken, 0n, 1n]],
+  [
+    "an ERC-1271 wallet that flips its answer or burns the gas",
+    "SettlementContractSignatureInvalid",
+    (o) => [o.trader],
+  ],
+  [
+    "a withdrawal that empties the balance the trade spends",
+    "SettlementInsufficientBalance",
+    (o) => [o.trader, o.quoteToken, 0n, 1n],
+  ],
   ["an agent approval that expired on chain", "SettlementAgentExpired", (o) => [o.trader, addr(0xa9e), 1n]],
 ];
 
@@ -68,7 +115,7 @@ for (const [what, error, args] of triggers) {
     const dir = mkdtempSync(join(tmpdir(), "finding-11-"));
     try {
       const applied: number[] = [];
-      const check = (batchId: bigint, orders: SignedOrder["order"][]) => {
+      const check = (_batchId: bigint, orders: SignedOrder["order"][]) => {
         const o = orders.find((x) => Number(x.nonce) === POISON);
         return o ? new FatalChainError(`settle reverted: ${error}`, error, args(o)) : null;
       };

@@ -13,7 +13,11 @@ import type { MarketSpec } from "./markets";
 import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
 import { getSettlementDomain } from "./order";
 import { createSettleSender, SETTLE_GAS_CAP, settleGasWanted } from "./settle/settle-sender";
-import { createChainAvailability, type ChainAvailabilityHealth, type SupervisedChain } from "./settle/chain-availability";
+import {
+  createChainAvailability,
+  type ChainAvailabilityHealth,
+  type SupervisedChain,
+} from "./settle/chain-availability";
 import { systemClock, type Clock } from "../runtime/clock";
 import { settlementAbi } from "../sdk/abi";
 import type { Replication } from "./replication/replication";
@@ -85,12 +89,25 @@ export interface Pipeline {
   readonly client: PublicClient;
   /** what the start recovered: journal records and every trade the journal holds, in seq order; the
    *  batches the chain had settled, with their transactions (fills' settlement after a restart) */
-  readonly recovered: { records: number; trades: readonly import("./settle/batcher").SettleableTrade[]; lastSettledSeq: number; settledBatches: readonly SettledBatchRecord[]; startMs: Readonly<Record<string, number>> };
+  readonly recovered: {
+    records: number;
+    trades: readonly import("./settle/batcher").SettleableTrade[];
+    lastSettledSeq: number;
+    settledBatches: readonly SettledBatchRecord[];
+    startMs: Readonly<Record<string, number>>;
+  };
   /** settled batches, as they land (fills' settlement status, benches) */
   subscribeSettled(fn: (b: SettledBatch) => void): () => void;
   /** resolves once chain events up to the current head are applied (tests: after a deposit) */
   syncChain(): Promise<void>;
-  health(): { matcher: ReturnType<MatcherService["health"]>; batcher: ReturnType<Batcher["health"]>; chainBlock: string; reconciliation: Reconciliation; chain: ChainAvailabilityHealth; replication?: ReturnType<Replication["health"]> };
+  health(): {
+    matcher: ReturnType<MatcherService["health"]>;
+    batcher: ReturnType<Batcher["health"]>;
+    chainBlock: string;
+    reconciliation: Reconciliation;
+    chain: ChainAvailabilityHealth;
+    replication?: ReturnType<Replication["health"]>;
+  };
   /** Compares the ledger's projected balances with the contract's balanceOf once nothing is waiting for
    *  settlement (run once at start; callable again). */
   reconcile(): Promise<Reconciliation>;
@@ -99,8 +116,17 @@ export interface Pipeline {
 
 export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const abi = settlementAbi;
-  const chain = defineChain({ id: opts.chainId, name: `chain-${opts.chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [opts.rpcUrl] } } });
-  const client = createPublicClient({ chain, transport: http(opts.rpcUrl, { retryCount: 3 }), pollingInterval: 20 }) as PublicClient;
+  const chain = defineChain({
+    id: opts.chainId,
+    name: `chain-${opts.chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [opts.rpcUrl] } },
+  });
+  const client = createPublicClient({
+    chain,
+    transport: http(opts.rpcUrl, { retryCount: 3 }),
+    pollingInterval: 20,
+  }) as PublicClient;
   const log = opts.logger;
   const clock = opts.clock ?? systemClock;
   // where the start's time goes (bench:restart prints it)
@@ -117,13 +143,27 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     address: opts.settlement,
     abi,
     fromBlock: opts.fromBlock,
-    eventNames: ["Deposited", "WithdrawalRequested", "WithdrawalCancelled", "WithdrawalExecuted", "OrderCancelled", "OrdersCancelledBelow", "AgentApproved", "AgentRevoked", "FeesUpdated"],
+    eventNames: [
+      "Deposited",
+      "WithdrawalRequested",
+      "WithdrawalCancelled",
+      "WithdrawalExecuted",
+      "OrderCancelled",
+      "OrdersCancelledBelow",
+      "AgentApproved",
+      "AgentRevoked",
+      "FeesUpdated",
+    ],
     pollMs: opts.pollMs ?? 200,
     onEvent,
     onError: (e) => log?.warn({ err: String(e) }, "chain follower: poll failed"),
   });
   follower.prefetch();
-  const [makerFeeBps, takerFeeBps] = (await client.readContract({ address: opts.settlement, abi, functionName: "fees" })) as [number, number];
+  const [makerFeeBps, takerFeeBps] = (await client.readContract({
+    address: opts.settlement,
+    abi,
+    functionName: "fees",
+  })) as [number, number];
   const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(opts.chainId, opts.settlement)));
   // the restricted markets: the resale rule at the match (pipeline/match/resale.ts), on the registries' facts
   const resaleMarkets = await readResaleMarkets(client, opts.settlement, opts.markets);
@@ -220,23 +260,30 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   // the settle sender budgets the ERC-1271 stipend for contract wallets' orders: learn which of the traders
   // the journal brought back (open orders, trades still to settle) are contracts before anything is sent
   const replayedTraders = new Set<Address>([...service.orders.values()].map((o) => o.signed.order.trader));
-  for (const t of service.replayedTrades) for (const h of [t.makerHash, t.takerHash]) {
-    const so = service.signedOrder(h);
-    if (so) replayedTraders.add(so.order.trader);
-  }
-  await Promise.all([...replayedTraders].map((t) => contractWallets.learn(t).catch((e) => log?.warn({ err: String(e), trader: t }, "code lookup failed"))));
+  for (const t of service.replayedTrades)
+    for (const h of [t.makerHash, t.takerHash]) {
+      const so = service.signedOrder(h);
+      if (so) replayedTraders.add(so.order.trader);
+    }
+  await Promise.all(
+    [...replayedTraders].map((t) =>
+      contractWallets.learn(t).catch((e) => log?.warn({ err: String(e), trader: t }, "code lookup failed")),
+    ),
+  );
   lap("wallets");
   const availability = createChainAvailability({ chainId: opts.chainId, clock, supervisor: opts.homeChain });
   const batcher = createBatcher({
-    sender: availability.watch(createSettleSender({
-      rpcUrl: opts.rpcUrl,
-      chainId: opts.chainId,
-      settlement: opts.settlement,
-      operatorKey: opts.operatorKey,
-      lane: opts.settleLane ?? 0,
-      isContractWallet: contractWallets.isContract,
-      clock,
-    })),
+    sender: availability.watch(
+      createSettleSender({
+        rpcUrl: opts.rpcUrl,
+        chainId: opts.chainId,
+        settlement: opts.settlement,
+        operatorKey: opts.operatorKey,
+        lane: opts.settleLane ?? 0,
+        isContractWallet: contractWallets.isContract,
+        clock,
+      }),
+    ),
     storeDir: join(opts.dataDir, "batcher"),
     openStore: opts.replication?.openStore,
     firstBatchId: BigInt(opts.settleLane ?? 0) << 56n,
@@ -290,9 +337,17 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   service.setTradeSink((t) => batcher.push(t));
   const maxBacklog = opts.maxBacklogTrades ?? DEFAULT_MAX_BACKLOG_TRADES;
   service.setSettlementGate(availability.refusal);
-  if (maxBacklog > 0) service.setBacklogLimit(() => batcher.health().queuedTrades, maxBacklog, () => batcher.confirmIntervalMs());
+  if (maxBacklog > 0)
+    service.setBacklogLimit(
+      () => batcher.health().queuedTrades,
+      maxBacklog,
+      () => batcher.confirmIntervalMs(),
+    );
   lap("resume");
-  log?.info({ journalRecords: replay.records, replayedTrades: replay.trades, lastSettledSeq, startMs }, "pipeline recovered");
+  log?.info(
+    { journalRecords: replay.records, replayedTrades: replay.trades, lastSettledSeq, startMs },
+    "pipeline recovered",
+  );
 
   follower.start();
   for (const f of resaleFollowers) f.start();
@@ -304,15 +359,23 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   async function reconcile(): Promise<Reconciliation> {
     await batcher.drain();
     const seqBefore = lastTradeSeq;
-    if (batcher.health().queuedTrades !== 0) return (reconciliation = { state: "inconclusive", checked: 0, mismatches: [] });
+    if (batcher.health().queuedTrades !== 0)
+      return (reconciliation = { state: "inconclusive", checked: 0, mismatches: [] });
     const entries = service.ledger.entries();
     const mismatches: Reconciliation["mismatches"] = [];
     for (const { account, token, projected } of entries) {
-      const onChain = (await client.readContract({ address: opts.settlement, abi, functionName: "balanceOf", args: [account as Address, token as Address] })) as bigint;
-      if (onChain !== projected) mismatches.push({ account, token, projected: projected.toString(), onChain: onChain.toString() });
+      const onChain = (await client.readContract({
+        address: opts.settlement,
+        abi,
+        functionName: "balanceOf",
+        args: [account as Address, token as Address],
+      })) as bigint;
+      if (onChain !== projected)
+        mismatches.push({ account, token, projected: projected.toString(), onChain: onChain.toString() });
     }
     // a trade matched meanwhile moves the projection ahead of the chain: no verdict then
-    if (lastTradeSeq !== seqBefore || batcher.health().queuedTrades !== 0) return (reconciliation = { state: "inconclusive", checked: entries.length, mismatches: [] });
+    if (lastTradeSeq !== seqBefore || batcher.health().queuedTrades !== 0)
+      return (reconciliation = { state: "inconclusive", checked: entries.length, mismatches: [] });
     reconciliation = { state: mismatches.length ? "mismatch" : "ok", checked: entries.length, mismatches };
     if (mismatches.length) log?.error({ mismatches }, "reconciliation: projected balances differ from the chain");
     return reconciliation;
@@ -336,7 +399,14 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       while (follower.lastBlock < head) await new Promise((r) => setTimeout(r, 10));
     },
     health() {
-      return { matcher: service.health(), batcher: batcher.health(), chainBlock: follower.lastBlock.toString(), reconciliation, chain: availability.health(), ...(opts.replication ? { replication: opts.replication.health() } : {}) };
+      return {
+        matcher: service.health(),
+        batcher: batcher.health(),
+        chainBlock: follower.lastBlock.toString(),
+        reconciliation,
+        chain: availability.health(),
+        ...(opts.replication ? { replication: opts.replication.health() } : {}),
+      };
     },
     reconcile,
     async stop() {

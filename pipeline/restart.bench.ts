@@ -27,15 +27,27 @@ import { HARDHAT_DEV_PRIVATE_KEYS } from "../config/dev-accounts";
 import { privateKeyToAccount } from "viem/accounts";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const native = require("secp256k1/bindings") as { ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number } };
+const native = require("secp256k1/bindings") as {
+  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
+};
 
 const SETTLEMENT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
 const market: MarketSpec = {
-  symbol: "WETH-USD", baseToken: "0x00000000000000000000000000000000000000e1", quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18, quoteDecimals: 6, tickSize: 10_000n, lotSize: 10n ** 14n, minLots: 1n, maxLots: 10n ** 9n,
+  symbol: "WETH-USD",
+  baseToken: "0x00000000000000000000000000000000000000e1",
+  quoteToken: "0x00000000000000000000000000000000000000d1",
+  baseDecimals: 18,
+  quoteDecimals: 6,
+  tickSize: 10_000n,
+  lotSize: 10n ** 14n,
+  minLots: 1n,
+  maxLots: 10n ** 9n,
 };
 const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, SETTLEMENT)));
-const traders = [4, 5, 6, 7].map((k) => ({ key: HARDHAT_DEV_PRIVATE_KEYS[k] as Hex, address: privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[k] as Hex).address }));
+const traders = [4, 5, 6, 7].map((k) => ({
+  key: HARDHAT_DEV_PRIVATE_KEYS[k] as Hex,
+  address: privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[k] as Hex).address,
+}));
 const PRICE_TICKS = 250_000n;
 
 interface Opened {
@@ -48,8 +60,13 @@ async function open(dir: string): Promise<Opened> {
   const history = await openDexHistory(join(dir, "history"));
   const state = new DexState({ history });
   const svc = new MatcherService({
-    journalDir: join(dir, "matcher"), markets: [market], digest, fees: { makerFeeBps: 10n, takerFeeBps: 20n }, expiryMarginMs: 10_000,
-    fsync: false, snapshotParts: { dex: state },
+    journalDir: join(dir, "matcher"),
+    markets: [market],
+    digest,
+    fees: { makerFeeBps: 10n, takerFeeBps: 20n },
+    expiryMarginMs: 10_000,
+    fsync: false,
+    snapshotParts: { dex: state },
   });
   svc.subscribe(state.onServiceEvent);
   await svc.open();
@@ -75,7 +92,13 @@ async function fill(dir: string, n: number): Promise<void> {
     const trades = batch;
     batch = [];
     o.svc.tradesSettled(trades);
-    o.state.onSettled({ batchId: batchId++, trades, txHash: `0x${(batchId + 1n).toString(16).padStart(64, "0")}` as Hex, gasUsed: 0n, settledAtMs: Date.now() });
+    o.state.onSettled({
+      batchId: batchId++,
+      trades,
+      txHash: `0x${(batchId + 1n).toString(16).padStart(64, "0")}` as Hex,
+      gasUsed: 0n,
+      settledAtMs: Date.now(),
+    });
   };
   o.svc.setTradeSink((t) => {
     batch.push(t);
@@ -87,13 +110,36 @@ async function fill(dir: string, n: number): Promise<void> {
     const ti = (i >> 1) % traders.length;
     const k = (i & 1) === 0 ? ti : (ti + 1) % traders.length;
     const order: Order = {
-      trader: traders[k].address, baseToken: market.baseToken, quoteToken: market.quoteToken, side: (i & 1) === 0 ? 1 : 0,
-      price: PRICE_TICKS * market.tickSize, amount: market.lotSize * 2n, expiry, nonce: BigInt(i + 1), flags: 0,
+      trader: traders[k].address,
+      baseToken: market.baseToken,
+      quoteToken: market.quoteToken,
+      side: (i & 1) === 0 ? 1 : 0,
+      price: PRICE_TICKS * market.tickSize,
+      amount: market.lotSize * 2n,
+      expiry,
+      nonce: BigInt(i + 1),
+      flags: 0,
     };
     const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(traders[k].key.slice(2)));
-    const input: PlaceSignedInput = { ...typedOrder(market, { priceTicks: PRICE_TICKS, sizeLots: 2n }), order, signature: ("0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16)) as Hex };
+    const input: PlaceSignedInput = {
+      ...typedOrder(market, { priceTicks: PRICE_TICKS, sizeLots: 2n }),
+      order,
+      signature: `0x${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}` as Hex,
+    };
     const orderId = randomUUID();
-    pending.push(o.svc.placeSigned(input, { orderId, clientOrderId: `c-${i}`, apiKeyId: null, expiresAtMs: null, priceTicks: PRICE_TICKS.toString(), triggerPriceTicks: null, hidden: false, icebergVisibleLots: null, requestHash: null }));
+    pending.push(
+      o.svc.placeSigned(input, {
+        orderId,
+        clientOrderId: `c-${i}`,
+        apiKeyId: null,
+        expiresAtMs: null,
+        priceTicks: PRICE_TICKS.toString(),
+        triggerPriceTicks: null,
+        hidden: false,
+        icebergVisibleLots: null,
+        requestHash: null,
+      }),
+    );
     if (pending.length >= 256) await Promise.all(pending.splice(0));
   }
   await Promise.all(pending);
@@ -123,14 +169,22 @@ async function restart(dir: string): Promise<void> {
     reads: { first: first?.status ?? null, list: list.length, byClient: byClient?.order.status ?? null },
     rssMb: Math.round(mem.rss / 2 ** 20),
     heapMb: Math.round(mem.heapUsed / 2 ** 20),
-    snapshotKb: Math.round(readdirSync(join(dir, "matcher")).filter((f) => f.startsWith("snapshot-")).reduce((a, f) => a + statSync(join(dir, "matcher", f)).size, 0) / 1024),
+    snapshotKb: Math.round(
+      readdirSync(join(dir, "matcher"))
+        .filter((f) => f.startsWith("snapshot-"))
+        .reduce((a, f) => a + statSync(join(dir, "matcher", f)).size, 0) / 1024,
+    ),
   });
   await close(o);
 }
 
 function child(mode: string, dir: string, n: number): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const c = fork(__filename, [], { env: { ...process.env, RB_MODE: mode, RB_DIR: dir, RB_N: String(n) }, execArgv: ["--import", "tsx", "--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const c = fork(__filename, [], {
+      env: { ...process.env, RB_MODE: mode, RB_DIR: dir, RB_N: String(n) },
+      execArgv: ["--import", "tsx", "--expose-gc"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     let out: Record<string, unknown> | undefined;
     c.on("message", (m) => (out = m as Record<string, unknown>));
     c.on("exit", (code) => (code === 0 && out ? resolve(out) : reject(new Error(`${mode} exited ${code}`))));
@@ -145,7 +199,12 @@ async function main(): Promise<void> {
     return;
   }
   const sizes = process.argv.slice(2).map(Number);
-  console.log(`pipeline restart bench; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+  console.log(
+    `pipeline restart bench; load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}`,
+  );
   for (const n of sizes.length ? sizes : [10_000, 100_000]) {
     const dir = mkdtempSync(join(os.tmpdir(), "pipeline-restart-"));
     try {

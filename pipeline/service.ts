@@ -369,8 +369,17 @@ export interface InsufficientBalanceDetails {
 /** A refusal of the service; retryable only when the service cannot answer now (SERVICE_UNAVAILABLE,
  *  CHAIN_UNAVAILABLE). */
 export class DexServiceError extends AppError<DexServiceErrorCode> {
-  constructor(code: DexServiceErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
-    super(code, message, { ...options, details, retryable: code === "SERVICE_UNAVAILABLE" || code === "CHAIN_UNAVAILABLE" });
+  constructor(
+    code: DexServiceErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, {
+      ...options,
+      details,
+      retryable: code === "SERVICE_UNAVAILABLE" || code === "CHAIN_UNAVAILABLE",
+    });
     this.name = "DexServiceError";
   }
 }
@@ -445,7 +454,10 @@ export interface DexService {
    *  applied), with its transaction (null when nothing had to be sent) and the agent's approval expiry
    *  afterwards (0 = none). Throws INVALID_SIGNATURE (the contract refuses it) or SERVICE_UNAVAILABLE (not
    *  sent or not confirmed: try again). */
-  submitAgentRenouncement(renouncement: AgentRenouncement, signature: Hex): Promise<{ txHash: Hex | null; agentExpiry: bigint }>;
+  submitAgentRenouncement(
+    renouncement: AgentRenouncement,
+    signature: Hex,
+  ): Promise<{ txHash: Hex | null; agentExpiry: bigint }>;
 
   /** Book, trade and order events, delivered synchronously in order (book events by sequence).
    *  Returns the unsubscribe function. A listener that throws is the listener's problem, not the

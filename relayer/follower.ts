@@ -50,9 +50,20 @@ export function createFollower(deps: {
 
   async function readRange(from: bigint, to: bigint): Promise<ObservedTransfer[]> {
     if (kind === "deposit") {
-      const logs = await deps.client.getLogs({ address: contract, event: BRIDGE_DEPOSITED, fromBlock: from, toBlock: to, strict: true });
+      const logs = await deps.client.getLogs({
+        address: contract,
+        event: BRIDGE_DEPOSITED,
+        fromBlock: from,
+        toBlock: to,
+        strict: true,
+      });
       return logs
-        .filter((l) => !l.removed && l.args.dstChainId === BigInt(d.remote.chainId) && getAddress(l.args.dstContract) === getAddress(d.remote.minter))
+        .filter(
+          (l) =>
+            !l.removed &&
+            l.args.dstChainId === BigInt(d.remote.chainId) &&
+            getAddress(l.args.dstContract) === getAddress(d.remote.minter),
+        )
         .map((l) => ({
           bridge: d.bridge,
           kind,
@@ -69,9 +80,20 @@ export function createFollower(deps: {
           srcBlock: l.blockNumber,
         }));
     }
-    const logs = await deps.client.getLogs({ address: contract, event: BRIDGE_BURNED, fromBlock: from, toBlock: to, strict: true });
+    const logs = await deps.client.getLogs({
+      address: contract,
+      event: BRIDGE_BURNED,
+      fromBlock: from,
+      toBlock: to,
+      strict: true,
+    });
     return logs
-      .filter((l) => !l.removed && l.args.dstChainId === BigInt(d.home.chainId) && getAddress(l.args.dstContract) === getAddress(d.home.vault))
+      .filter(
+        (l) =>
+          !l.removed &&
+          l.args.dstChainId === BigInt(d.home.chainId) &&
+          getAddress(l.args.dstContract) === getAddress(d.home.vault),
+      )
       .map((l) => ({
         bridge: d.bridge,
         kind,

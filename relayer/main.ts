@@ -13,14 +13,23 @@ import { createRelayer } from "./relayer";
 import { createCustodySigner, createFrostSigner, createHsmClient } from "./signers";
 import type { ChainClients } from "./types";
 
-const addr = z.string().regex(/^0x[0-9a-fA-F]{40}$/).transform((s) => s as `0x${string}`);
-const key = z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((s) => s as Hex);
+const addr = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .transform((s) => s as `0x${string}`);
+const key = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/)
+  .transform((s) => s as Hex);
 export const relayerSettingsSchema = z.object({
   relayerId: z.string().min(1),
   dbDir: z.string().optional(),
   databaseUrl: z.string().optional(),
   /** with databaseUrl: the schema of the bridge's tables (the stack's bridge uses "bridge") */
-  databaseSchema: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/).optional(),
+  databaseSchema: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/)
+    .optional(),
   homeRpcUrl: z.string().url(),
   remoteRpcUrl: z.string().url(),
   privateKey: key,
@@ -30,7 +39,12 @@ export const relayerSettingsSchema = z.object({
     remote: z.object({ chainId: z.number().int(), minter: addr, fromBlock: z.coerce.bigint() }),
   }),
   signer: z.discriminatedUnion("mode", [
-    z.object({ mode: z.literal("native"), nodes: z.array(z.object({ index: z.number().int(), url: z.string().url() })), threshold: z.number().int(), timeoutMs: z.number().int().optional() }),
+    z.object({
+      mode: z.literal("native"),
+      nodes: z.array(z.object({ index: z.number().int(), url: z.string().url() })),
+      threshold: z.number().int(),
+      timeoutMs: z.number().int().optional(),
+    }),
     z.object({ mode: z.enum(["custody", "custom"]), privateKey: key }),
   ]),
   hsmUrl: z.string().url().optional(),
@@ -46,7 +60,12 @@ export const relayerSettingsSchema = z.object({
 export type RelayerSettings = z.input<typeof relayerSettingsSchema>;
 
 export function chainClientsFor(rpcUrl: string, chainId: number, privateKey: Hex): ChainClients {
-  const chain = { id: chainId, name: `chain-${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } as const;
+  const chain = {
+    id: chainId,
+    name: `chain-${chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  } as const;
   // a few retries: a keep-alive socket the node closed while idle fails the first request sent on it
   const transport = http(rpcUrl, { retryCount: 3, retryDelay: 10, timeout: 10_000 });
   return {
@@ -61,23 +80,51 @@ async function main() {
   const db = await createDb({ dataDir: s.dbDir, databaseUrl: s.databaseUrl, schema: s.databaseSchema });
   const home = chainClientsFor(s.homeRpcUrl, s.deployment.home.chainId, s.privateKey);
   const remote = chainClientsFor(s.remoteRpcUrl, s.deployment.remote.chainId, s.privateKey);
-  const confirmations = Object.fromEntries(Object.entries(s.confirmations ?? {}).map(([chainId, n]) => [Number(chainId), n]));
+  const confirmations = Object.fromEntries(
+    Object.entries(s.confirmations ?? {}).map(([chainId, n]) => [Number(chainId), n]),
+  );
   const confirmationsOf = (chainId: number) => bridgeConfirmationsFor(confirmations, chainId);
   const signer =
     s.signer.mode === "native"
-      ? createFrostSigner(createSigningCoordinator({ nodes: s.signer.nodes, threshold: s.signer.threshold, timeoutMs: s.signer.timeoutMs, logger }))
+      ? createFrostSigner(
+          createSigningCoordinator({
+            nodes: s.signer.nodes,
+            threshold: s.signer.threshold,
+            timeoutMs: s.signer.timeoutMs,
+            logger,
+          }),
+        )
       : createCustodySigner({
           privateKey: s.signer.privateKey,
           mode: s.signer.mode,
           chains: {
             confirmations: 0,
-            home: { chainId: s.deployment.home.chainId, rpcUrl: s.homeRpcUrl, vault: s.deployment.home.vault, fromBlock: s.deployment.home.fromBlock, confirmations: confirmationsOf(s.deployment.home.chainId) },
-            remote: { chainId: s.deployment.remote.chainId, rpcUrl: s.remoteRpcUrl, minter: s.deployment.remote.minter, fromBlock: s.deployment.remote.fromBlock, confirmations: confirmationsOf(s.deployment.remote.chainId) },
+            home: {
+              chainId: s.deployment.home.chainId,
+              rpcUrl: s.homeRpcUrl,
+              vault: s.deployment.home.vault,
+              fromBlock: s.deployment.home.fromBlock,
+              confirmations: confirmationsOf(s.deployment.home.chainId),
+            },
+            remote: {
+              chainId: s.deployment.remote.chainId,
+              rpcUrl: s.remoteRpcUrl,
+              minter: s.deployment.remote.minter,
+              fromBlock: s.deployment.remote.fromBlock,
+              confirmations: confirmationsOf(s.deployment.remote.chainId),
+            },
           },
         });
   let minted = 0;
   const relayer = createRelayer({
-    config: { relayerId: s.relayerId, pollIntervalMs: s.pollIntervalMs, retryMaxMs: s.retryMaxMs, leaseMs: s.leaseMs, concurrency: s.concurrency, confirmations },
+    config: {
+      relayerId: s.relayerId,
+      pollIntervalMs: s.pollIntervalMs,
+      retryMaxMs: s.retryMaxMs,
+      leaseMs: s.leaseMs,
+      concurrency: s.concurrency,
+      confirmations,
+    },
     logger,
     db,
     homeClient: home,

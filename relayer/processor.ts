@@ -28,7 +28,10 @@ const PERMANENT_REVERTS = new Set([
 
 /** A step that cannot proceed yet; retried with backoff (or at `retryAt`). */
 class NotYet extends AppError<"NOT_YET"> {
-  constructor(message: string, readonly retryAt?: Date) {
+  constructor(
+    message: string,
+    readonly retryAt?: Date,
+  ) {
     super("NOT_YET", message, { retryable: true });
     this.name = "NotYet";
   }
@@ -85,27 +88,48 @@ export function createProcessor(deps: {
     };
   };
   const minterCore = cached(async () => {
-    const [, paused, keyEpoch] = (await remote.publicClient.readContract({ address: d.remote.minter, abi: abis.minter, functionName: "core" })) as [Address, boolean, bigint, bigint];
+    const [, paused, keyEpoch] = (await remote.publicClient.readContract({
+      address: d.remote.minter,
+      abi: abis.minter,
+      functionName: "core",
+    })) as [Address, boolean, bigint, bigint];
     return { paused, keyEpoch: Number(keyEpoch) };
   });
   const vaultCore = cached(async () => {
-    const [, paused, , keyEpoch] = (await home.publicClient.readContract({ address: d.home.vault, abi: abis.vault, functionName: "core" })) as [Address, boolean, number, bigint];
+    const [, paused, , keyEpoch] = (await home.publicClient.readContract({
+      address: d.home.vault,
+      abi: abis.vault,
+      functionName: "core",
+    })) as [Address, boolean, number, bigint];
     return { paused, keyEpoch: Number(keyEpoch) };
   });
 
   /** A signature for the destination's current epoch: the stored one if it still fits, else a new one. */
   async function signatureFor(row: TransferRow, keyEpoch: number) {
-    if (row.signature && row.key_epoch !== null && Number(row.key_epoch) === keyEpoch) return { signature: row.signature as Hex, hsm: row.hsm_signature as Hex | null };
+    if (row.signature && row.key_epoch !== null && Number(row.key_epoch) === keyEpoch)
+      return { signature: row.signature as Hex, hsm: row.hsm_signature as Hex | null };
     const sig = await deps.signer.sign(ref(row), keyEpoch);
     let hsm: Hex | null = null;
     if (row.kind === "withdrawal") {
-      const [, , hsmThresholdWei] = (await home.publicClient.readContract({ address: d.home.vault, abi: abis.vault, functionName: "tokenConfig", args: [row.token] })) as [boolean, bigint, bigint, bigint];
+      const [, , hsmThresholdWei] = (await home.publicClient.readContract({
+        address: d.home.vault,
+        abi: abis.vault,
+        functionName: "tokenConfig",
+        args: [row.token],
+      })) as [boolean, bigint, bigint, bigint];
       if (BigInt(row.amount_wei) >= hsmThresholdWei) {
         if (!deps.hsm) throw new NotYet("release needs the HSM co-signature and no HSM is configured");
         hsm = (await deps.hsm.cosign(ref(row), keyEpoch)).signature;
       }
     }
-    await update(row, { status: "signed", signature: sig.signature, hsm_signature: hsm, key_epoch: sig.keyEpoch, signers: sig.signers.join(","), signed_at: "now" });
+    await update(row, {
+      status: "signed",
+      signature: sig.signature,
+      hsm_signature: hsm,
+      key_epoch: sig.keyEpoch,
+      signers: sig.signers.join(","),
+      signed_at: "now",
+    });
     row.signature = sig.signature;
     row.hsm_signature = hsm;
     row.key_epoch = String(sig.keyEpoch);
@@ -115,12 +139,20 @@ export function createProcessor(deps: {
   /** The wall-clock moment the home chain's clock should reach `readyAt`: the challenge period runs in
    *  chain time, and a chain mining many blocks per second runs ahead of the wall clock. */
   async function whenChainReaches(readyAt: bigint, blockNumber?: bigint): Promise<Date> {
-    const block = await home.publicClient.getBlock(blockNumber === undefined ? { blockTag: "latest" } : { blockNumber });
+    const block = await home.publicClient.getBlock(
+      blockNumber === undefined ? { blockTag: "latest" } : { blockNumber },
+    );
     return new Date(clock.now() + Math.max(0, Number(readyAt - block.timestamp)) * 1000);
   }
 
   async function mintedTx(nonce: bigint): Promise<Hex | undefined> {
-    const logs = await remote.publicClient.getLogs({ address: d.remote.minter, event: BRIDGE_MINTED, args: { depositNonce: nonce }, fromBlock: d.remote.fromBlock, toBlock: "latest" });
+    const logs = await remote.publicClient.getLogs({
+      address: d.remote.minter,
+      event: BRIDGE_MINTED,
+      args: { depositNonce: nonce },
+      fromBlock: d.remote.fromBlock,
+      toBlock: "latest",
+    });
     return logs[0]?.transactionHash ?? undefined;
   }
 
@@ -131,32 +163,70 @@ export function createProcessor(deps: {
     const { signature } = await signatureFor(row, core.keyEpoch);
     let receipt: TransactionReceipt | undefined;
     try {
-      receipt = await remote.submitter.send({ address: d.remote.minter, abi: abis.minter, functionName: "mint", args: [nonce, row.token, row.recipient, BigInt(row.amount_wei), signature] });
+      receipt = await remote.submitter.send({
+        address: d.remote.minter,
+        abi: abis.minter,
+        functionName: "mint",
+        args: [nonce, row.token, row.recipient, BigInt(row.amount_wei), signature],
+      });
     } catch (err) {
       const revert = revertOf(err);
       const already =
         revert?.errorName === "BridgeMinterDepositAlreadyMinted" ||
-        (revert?.errorName === "OnChainRevert" && ((await remote.publicClient.readContract({ address: d.remote.minter, abi: abis.minter, functionName: "isMinted", args: [nonce] })) as boolean));
+        (revert?.errorName === "OnChainRevert" &&
+          ((await remote.publicClient.readContract({
+            address: d.remote.minter,
+            abi: abis.minter,
+            functionName: "isMinted",
+            args: [nonce],
+          })) as boolean));
       if (!already) throw err;
       // another relayer (or this one before a crash) minted it: done, with that mint's transaction
       deps.logger.info({ bridge: d.bridge, nonce: row.nonce }, "deposit already minted; recording it as done");
-      await update(row, { status: "minted", dst_tx_hash: await mintedTx(nonce), minted_at: "now", last_error: null }, true);
+      await update(
+        row,
+        { status: "minted", dst_tx_hash: await mintedTx(nonce), minted_at: "now", last_error: null },
+        true,
+      );
       return;
     }
     deps.afterSubmit?.(row, "mint");
-    await update(row, { status: "minted", dst_tx_hash: receipt.transactionHash, minted_at: "now", last_error: null }, true);
+    await update(
+      row,
+      { status: "minted", dst_tx_hash: receipt.transactionHash, minted_at: "now", last_error: null },
+      true,
+    );
   }
 
   /** Brings the row in line with the vault's record of this burn; true when nothing is left to queue. */
   async function syncRelease(row: TransferRow): Promise<boolean> {
     const nonce = BigInt(row.nonce);
-    const [status] = (await home.publicClient.readContract({ address: d.home.vault, abi: abis.vault, functionName: "getRelease", args: [nonce] })) as [number, Hex];
+    const [status] = (await home.publicClient.readContract({
+      address: d.home.vault,
+      abi: abis.vault,
+      functionName: "getRelease",
+      args: [nonce],
+    })) as [number, Hex];
     if (status === ReleaseStatus.None) return false;
     if (status === ReleaseStatus.Disputed) await update(row, { status: "disputed", disputed_at: "now" }, true);
     else if (status === ReleaseStatus.Executed) await update(row, { status: "released", released_at: "now" }, true);
     else if (row.status !== "release_queued") {
-      const readyAt = (await home.publicClient.readContract({ address: d.home.vault, abi: abis.vault, functionName: "releaseReadyAt", args: [nonce] })) as bigint;
-      await update(row, { status: "release_queued", ready_at: readyAt, release_queued_at: "now", next_attempt_at: await whenChainReaches(readyAt) }, true);
+      const readyAt = (await home.publicClient.readContract({
+        address: d.home.vault,
+        abi: abis.vault,
+        functionName: "releaseReadyAt",
+        args: [nonce],
+      })) as bigint;
+      await update(
+        row,
+        {
+          status: "release_queued",
+          ready_at: readyAt,
+          release_queued_at: "now",
+          next_attempt_at: await whenChainReaches(readyAt),
+        },
+        true,
+      );
     } else return false; // queued, and we know it: time to execute
     return true;
   }
@@ -180,22 +250,52 @@ export function createProcessor(deps: {
       throw err;
     }
     deps.afterSubmit?.(row, "queueRelease");
-    const readyAt = readyAtOf(receipt) ?? ((await home.publicClient.readContract({ address: d.home.vault, abi: abis.vault, functionName: "releaseReadyAt", args: [BigInt(row.nonce)] })) as bigint);
-    await update(row, { status: "release_queued", ready_at: readyAt, dst_tx_hash: receipt.transactionHash, release_queued_at: "now", next_attempt_at: await whenChainReaches(readyAt, receipt.blockNumber), last_error: null }, true);
+    const readyAt =
+      readyAtOf(receipt) ??
+      ((await home.publicClient.readContract({
+        address: d.home.vault,
+        abi: abis.vault,
+        functionName: "releaseReadyAt",
+        args: [BigInt(row.nonce)],
+      })) as bigint);
+    await update(
+      row,
+      {
+        status: "release_queued",
+        ready_at: readyAt,
+        dst_tx_hash: receipt.transactionHash,
+        release_queued_at: "now",
+        next_attempt_at: await whenChainReaches(readyAt, receipt.blockNumber),
+        last_error: null,
+      },
+      true,
+    );
   }
 
   async function execute(row: TransferRow) {
     if (await syncRelease(row)) return;
     try {
-      const receipt = await home.submitter.send({ address: d.home.vault, abi: abis.vault, functionName: "executeRelease", args: [BigInt(row.nonce), row.token, row.recipient, BigInt(row.amount_wei)] });
+      const receipt = await home.submitter.send({
+        address: d.home.vault,
+        abi: abis.vault,
+        functionName: "executeRelease",
+        args: [BigInt(row.nonce), row.token, row.recipient, BigInt(row.amount_wei)],
+      });
       deps.afterSubmit?.(row, "executeRelease");
-      await update(row, { status: "released", execute_tx_hash: receipt.transactionHash, released_at: "now", last_error: null }, true);
+      await update(
+        row,
+        { status: "released", execute_tx_hash: receipt.transactionHash, released_at: "now", last_error: null },
+        true,
+      );
     } catch (err) {
       const revert = revertOf(err);
       if (revert?.errorName === "BridgeVaultChallengePeriodActive") {
         // the chain's clock decides: wait until its latest block is past readyAt (at least 100 ms)
         const block = await home.publicClient.getBlock({ blockTag: "latest" });
-        const waitMs = Math.min(1_000, Math.max(100, (Number(revert.args[1] ?? row.ready_at) - Number(block.timestamp)) * 1_000));
+        const waitMs = Math.min(
+          1_000,
+          Math.max(100, (Number(revert.args[1] ?? row.ready_at) - Number(block.timestamp)) * 1_000),
+        );
         throw new NotYet("challenge period still running", new Date(clock.now() + waitMs));
       }
       if (revert && (await syncRelease(row))) return;
@@ -207,8 +307,13 @@ export function createProcessor(deps: {
   async function onError(row: TransferRow, err: unknown) {
     if (err instanceof LeaseLost) return;
     const revert = revertOf(err);
-    const permanent = (isMpcError(err) && !err.retryable) || (revert !== undefined && PERMANENT_REVERTS.has(revert.errorName));
-    const message = isMpcError(err) ? `${err.code}: ${err.message}` : revert ? `${revert.errorName}: ${revert.message}` : (err as Error)?.message ?? String(err);
+    const permanent =
+      (isMpcError(err) && !err.retryable) || (revert !== undefined && PERMANENT_REVERTS.has(revert.errorName));
+    const message = isMpcError(err)
+      ? `${err.code}: ${err.message}`
+      : revert
+        ? `${revert.errorName}: ${revert.message}`
+        : ((err as Error)?.message ?? String(err));
     const attempts = row.attempts + 1;
     if (permanent) {
       deps.logger.warn({ bridge: d.bridge, kind: row.kind, nonce: row.nonce, err: message }, "transfer failed");
@@ -218,13 +323,26 @@ export function createProcessor(deps: {
       return;
     }
     // an invalid signature (e.g. a rotation between signing and submitting) is dropped and made again
-    const dropSignature = revert?.errorName === "BridgeSignatureInvalid" || (isMpcError(err) && err.code === "EPOCH_MISMATCH");
-    const delay = err instanceof NotYet && err.retryAt ? err.retryAt.getTime() - clock.now() : Math.min(config.retryMaxMs, config.retryBaseMs * 2 ** Math.min(attempts - 1, 16));
-    if (!(err instanceof NotYet)) deps.logger.warn({ bridge: d.bridge, kind: row.kind, nonce: row.nonce, attempts, retryInMs: delay, err: message }, "transfer step failed; retrying");
+    const dropSignature =
+      revert?.errorName === "BridgeSignatureInvalid" || (isMpcError(err) && err.code === "EPOCH_MISMATCH");
+    const delay =
+      err instanceof NotYet && err.retryAt
+        ? err.retryAt.getTime() - clock.now()
+        : Math.min(config.retryMaxMs, config.retryBaseMs * 2 ** Math.min(attempts - 1, 16));
+    if (!(err instanceof NotYet))
+      deps.logger.warn(
+        { bridge: d.bridge, kind: row.kind, nonce: row.nonce, attempts, retryInMs: delay, err: message },
+        "transfer step failed; retrying",
+      );
     await store.update(
       row,
       owner,
-      { attempts, last_error: message, next_attempt_at: new Date(clock.now() + Math.max(0, delay)), ...(dropSignature ? { signature: null, hsm_signature: null } : {}) },
+      {
+        attempts,
+        last_error: message,
+        next_attempt_at: new Date(clock.now() + Math.max(0, delay)),
+        ...(dropSignature ? { signature: null, hsm_signature: null } : {}),
+      },
       true,
     );
   }
@@ -267,5 +385,6 @@ function readyAtOf(receipt: TransactionReceipt): bigint | undefined {
 function countTransfer(row: TransferRow, status: string | undefined): void {
   if (status === undefined) return;
   metrics.bridgeTransfers.inc({ status });
-  if (status === "minted" || status === "released") metrics.bridgeTransferLatency.observe(Math.max(0, Date.now() - new Date(row.observed_at).getTime()) / 1000);
+  if (status === "minted" || status === "released")
+    metrics.bridgeTransferLatency.observe(Math.max(0, Date.now() - new Date(row.observed_at).getTime()) / 1000);
 }

@@ -11,7 +11,14 @@ import { createFollower } from "./follower";
 import { createProcessor, type ProcessorLogger } from "./processor";
 import { createRelayerStore, type TransferPatch, type TransferRow } from "./store";
 import { createSubmitter } from "./submitter";
-import { DEFAULT_RELAYER_CONFIG, type BridgeSigner, type ChainClients, type HsmCosigner, type RelayerConfig, type RelayerDeployment } from "./types";
+import {
+  DEFAULT_RELAYER_CONFIG,
+  type BridgeSigner,
+  type ChainClients,
+  type HsmCosigner,
+  type RelayerConfig,
+  type RelayerDeployment,
+} from "./types";
 
 export interface RelayerLogger extends ProcessorLogger {
   error(obj: object, msg?: string): void;
@@ -48,7 +55,11 @@ export interface Relayer {
 
 export function createRelayer(deps: CreateRelayerDeps): Relayer {
   const given = Object.fromEntries(Object.entries(deps.config ?? {}).filter(([, v]) => v !== undefined));
-  const config: RelayerConfig = { relayerId: `relayer-${randomUUID().slice(0, 8)}`, ...DEFAULT_RELAYER_CONFIG, ...given };
+  const config: RelayerConfig = {
+    relayerId: `relayer-${randomUUID().slice(0, 8)}`,
+    ...DEFAULT_RELAYER_CONFIG,
+    ...given,
+  };
   const abis = deps.abis ?? BRIDGE_ABIS;
   const store = createRelayerStore(deps.db);
   const d = deps.deployments;
@@ -60,16 +71,34 @@ export function createRelayer(deps: CreateRelayerDeps): Relayer {
   const inflightKeys = new Set<string>();
 
   const follow = (kind: "deposit" | "withdrawal", client: ChainClients, chainId: number) =>
-    createFollower({ kind, deployment: d, client: client.publicClient, store, confirmations: bridgeConfirmationsFor(config.confirmations, chainId), maxBlockRange: config.maxBlockRange, logger: log, onNew: wakeUp });
-  const followers = [follow("deposit", deps.homeClient, d.home.chainId), follow("withdrawal", deps.remoteClient, d.remote.chainId)];
+    createFollower({
+      kind,
+      deployment: d,
+      client: client.publicClient,
+      store,
+      confirmations: bridgeConfirmationsFor(config.confirmations, chainId),
+      maxBlockRange: config.maxBlockRange,
+      logger: log,
+      onNew: wakeUp,
+    });
+  const followers = [
+    follow("deposit", deps.homeClient, d.home.chainId),
+    follow("withdrawal", deps.remoteClient, d.remote.chainId),
+  ];
   const processor = createProcessor({
     config,
     logger: log,
     store,
     deployment: d,
     abis,
-    home: { publicClient: deps.homeClient.publicClient, submitter: createSubmitter(deps.homeClient, { clock: deps.clock }) },
-    remote: { publicClient: deps.remoteClient.publicClient, submitter: createSubmitter(deps.remoteClient, { clock: deps.clock }) },
+    home: {
+      publicClient: deps.homeClient.publicClient,
+      submitter: createSubmitter(deps.homeClient, { clock: deps.clock }),
+    },
+    remote: {
+      publicClient: deps.remoteClient.publicClient,
+      submitter: createSubmitter(deps.remoteClient, { clock: deps.clock }),
+    },
     signer: deps.coordinator,
     hsm: deps.hsm,
     onProgress: deps.onProgress,
@@ -117,7 +146,8 @@ export function createRelayer(deps: CreateRelayerDeps): Relayer {
         await followers[i].poll();
         failures = 0;
       } catch (err) {
-        if (failures++ % 50 === 0) log.warn({ err: String(err), chainId: followers[i].chainId }, "cannot read the chain; retrying");
+        if (failures++ % 50 === 0)
+          log.warn({ err: String(err), chainId: followers[i].chainId }, "cannot read the chain; retrying");
       }
       await new Promise((r) => setTimeout(r, config.pollIntervalMs * (failures ? 10 : 1)));
     }
@@ -145,7 +175,10 @@ export function createRelayer(deps: CreateRelayerDeps): Relayer {
       if (running) return;
       running = true;
       // a restarted relayer (same id) owns nothing in flight: its old leases are free at once
-      const freed = deps.db.query("UPDATE bridge_relayer_transfers SET lease_owner = NULL, lease_until = NULL WHERE bridge = $1 AND lease_owner = $2", [d.bridge, config.relayerId]);
+      const freed = deps.db.query(
+        "UPDATE bridge_relayer_transfers SET lease_owner = NULL, lease_until = NULL WHERE bridge = $1 AND lease_owner = $2",
+        [d.bridge, config.relayerId],
+      );
       loops = [freed.then(() => workLoop()), followLoop(0), followLoop(1)];
       log.info({ relayer: config.relayerId, bridge: d.bridge }, "relayer started");
     },

@@ -27,22 +27,40 @@ export function createFrostSigner(coordinator: Pick<SigningCoordinator, "sign">)
     async sign(ref, keyEpoch) {
       const res = await coordinator.sign(wire(ref));
       if (res.epoch !== keyEpoch)
-        throw new MpcError("EPOCH_MISMATCH", `the signers are on epoch ${res.epoch}, the destination on ${keyEpoch}`, { signers: res.epoch, destination: keyEpoch });
-      return { signature: frostSignatureToSolidity(res.signature.bytes), keyEpoch: res.epoch, digest: res.digest, signers: res.signers };
+        throw new MpcError("EPOCH_MISMATCH", `the signers are on epoch ${res.epoch}, the destination on ${keyEpoch}`, {
+          signers: res.epoch,
+          destination: keyEpoch,
+        });
+      return {
+        signature: frostSignatureToSolidity(res.signature.bytes),
+        keyEpoch: res.epoch,
+        digest: res.digest,
+        signers: res.signers,
+      };
     },
   };
 }
 
 /** Custody-provider stand-in: the owner key of a BridgeCustodySigner wallet. It signs the raw digest it
  *  rebuilt from the chain (OpenZeppelin ECDSA.tryRecover on the wallet side: 65 bytes, low-s). */
-export function createCustodySigner(opts: { privateKey: Hex; chains: BridgeChainsConfig; mode?: "custody" | "custom" }): BridgeSigner {
+export function createCustodySigner(opts: {
+  privateKey: Hex;
+  chains: BridgeChainsConfig;
+  mode?: "custody" | "custom";
+}): BridgeSigner {
   const account = privateKeyToAccount(opts.privateKey);
   const verifier = createSourceEventVerifier(opts.chains);
   return {
     mode: opts.mode ?? "custody",
     async sign(ref, keyEpoch) {
       const event = await verifier.verify(
-        { kind: ref.kind, srcChainId: BigInt(ref.srcChainId), nonce: ref.nonce, blockNumber: ref.blockNumber, txHash: ref.txHash },
+        {
+          kind: ref.kind,
+          srcChainId: BigInt(ref.srcChainId),
+          nonce: ref.nonce,
+          blockNumber: ref.blockNumber,
+          txHash: ref.txHash,
+        },
         BigInt(keyEpoch),
       );
       return { signature: await account.sign({ hash: event.digest }), keyEpoch, digest: event.digest, signers: [] };
@@ -54,7 +72,11 @@ export function createCustodySigner(opts: { privateKey: Hex; chains: BridgeChain
 export function createHsmClient(url: string, timeoutMs = 5_000): HsmCosigner {
   return {
     async cosign(ref, keyEpoch) {
-      const res = await callJson<{ signature: Hex; digest: Hex }>(`${url}/v1/cosign`, { request: wire(ref), keyEpoch: String(keyEpoch) }, timeoutMs);
+      const res = await callJson<{ signature: Hex; digest: Hex }>(
+        `${url}/v1/cosign`,
+        { request: wire(ref), keyEpoch: String(keyEpoch) },
+        timeoutMs,
+      );
       return { signature: res.signature, digest: res.digest };
     },
   };

@@ -13,7 +13,10 @@ let a: Db;
 let b: Db;
 before(async () => {
   server = await startPostgresServer();
-  [a, b] = await Promise.all([createDb({ databaseUrl: server.url, schema: "bridge" }), createDb({ databaseUrl: server.url, schema: "bridge" })]);
+  [a, b] = await Promise.all([
+    createDb({ databaseUrl: server.url, schema: "bridge" }),
+    createDb({ databaseUrl: server.url, schema: "bridge" }),
+  ]);
 });
 after(async () => {
   await Promise.all([a?.close(), b?.close()]);
@@ -50,17 +53,26 @@ test("events recorded once, uint256 amounts exact, cursors only forward", { time
   await b.transaction((tx) => createRelayerStore(b).setCursor(tx, "pg-test", 31337, addr(1), 99n));
   assert.equal(await a.transaction((tx) => s.getCursor(tx, "pg-test", 31337, addr(1))), 100n);
   // the bridge schema holds them, not public
-  const where = (await a.query<{ s: string }>("SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'bridge_relayer_transfers'")).rows.map((r) => r.s);
+  const where = (
+    await a.query<{ s: string }>(
+      "SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'bridge_relayer_transfers'",
+    )
+  ).rows.map((r) => r.s);
   assert.deepEqual(where, ["bridge"]);
 });
 
-test("two relayers claiming at once never hold the same row; a write without the lease is refused", { timeout: 60_000 }, async () => {
+test("two relayers claiming at once never hold the same row; a write without the lease is refused", {
+  timeout: 60_000,
+}, async () => {
   const sa = createRelayerStore(a);
   const sb = createRelayerStore(b);
   const claimed: string[][] = [[], []];
   // rounds of concurrent claims until every due row (the 20 above) is taken
   for (let round = 0; round < 20 && claimed[0].length + claimed[1].length < 20; round++) {
-    const [ra, rb] = await Promise.all([sa.claimDue("pg-test", "relayer-a", 60_000, 3), sb.claimDue("pg-test", "relayer-b", 60_000, 3)]);
+    const [ra, rb] = await Promise.all([
+      sa.claimDue("pg-test", "relayer-a", 60_000, 3),
+      sb.claimDue("pg-test", "relayer-b", 60_000, 3),
+    ]);
     claimed[0].push(...ra.map((r) => r.nonce));
     claimed[1].push(...rb.map((r) => r.nonce));
   }
@@ -70,7 +82,21 @@ test("two relayers claiming at once never hold the same row; a write without the
   assert.ok(claimed[0].length > 0 && claimed[1].length > 0, "both relayers got rows");
   const [mine] = claimed[0];
   // b does not hold a's lease: its update changes nothing; a's does
-  assert.equal(await sb.update({ bridge: "pg-test", kind: "deposit", nonce: mine }, "relayer-b", { status: "failed", failed_at: "now" }), false);
-  assert.equal(await sa.update({ bridge: "pg-test", kind: "deposit", nonce: mine }, "relayer-a", { status: "signed", signed_at: "now" }, true), true);
+  assert.equal(
+    await sb.update({ bridge: "pg-test", kind: "deposit", nonce: mine }, "relayer-b", {
+      status: "failed",
+      failed_at: "now",
+    }),
+    false,
+  );
+  assert.equal(
+    await sa.update(
+      { bridge: "pg-test", kind: "deposit", nonce: mine },
+      "relayer-a",
+      { status: "signed", signed_at: "now" },
+      true,
+    ),
+    true,
+  );
   assert.equal((await sa.get("pg-test", "deposit", mine))?.status, "signed");
 });

@@ -5,7 +5,15 @@ import type { Address, Hex } from "viem";
 import type { Db, SqlExecutor, SqlParam } from "../db";
 
 export type TransferKind = "deposit" | "withdrawal";
-export type TransferStatus = "deposited" | "burned" | "signed" | "minted" | "release_queued" | "disputed" | "released" | "failed";
+export type TransferStatus =
+  | "deposited"
+  | "burned"
+  | "signed"
+  | "minted"
+  | "release_queued"
+  | "disputed"
+  | "released"
+  | "failed";
 export const TERMINAL_STATUSES: readonly TransferStatus[] = ["minted", "released", "disputed", "failed"];
 
 export interface ObservedTransfer {
@@ -85,8 +93,23 @@ export type TransferPatch = Partial<{
 }>;
 
 const PATCHABLE = new Set([
-  "status", "key_epoch", "signers", "signature", "hsm_signature", "dst_tx_hash", "execute_tx_hash", "ready_at",
-  "attempts", "next_attempt_at", "last_error", "signed_at", "minted_at", "release_queued_at", "disputed_at", "released_at", "failed_at",
+  "status",
+  "key_epoch",
+  "signers",
+  "signature",
+  "hsm_signature",
+  "dst_tx_hash",
+  "execute_tx_hash",
+  "ready_at",
+  "attempts",
+  "next_attempt_at",
+  "last_error",
+  "signed_at",
+  "minted_at",
+  "release_queued_at",
+  "disputed_at",
+  "released_at",
+  "failed_at",
 ]);
 
 export function createRelayerStore(db: Db) {
@@ -102,8 +125,22 @@ export function createRelayerStore(db: Db) {
              (bridge, kind, nonce, status, src_chain_id, src_contract, dst_chain_id, dst_contract, token, sender, recipient, amount_wei, src_tx_hash, src_block)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
            ON CONFLICT (bridge, kind, nonce) DO NOTHING`,
-          [r.bridge, r.kind, r.nonce, r.kind === "deposit" ? "deposited" : "burned", r.srcChainId, r.srcContract, r.dstChainId, r.dstContract,
-            r.token, r.sender, r.recipient, r.amountWei, r.srcTxHash, r.srcBlock],
+          [
+            r.bridge,
+            r.kind,
+            r.nonce,
+            r.kind === "deposit" ? "deposited" : "burned",
+            r.srcChainId,
+            r.srcContract,
+            r.dstChainId,
+            r.dstContract,
+            r.token,
+            r.sender,
+            r.recipient,
+            r.amountWei,
+            r.srcTxHash,
+            r.srcBlock,
+          ],
         );
         inserted += res.rowCount;
       }
@@ -119,7 +156,13 @@ export function createRelayerStore(db: Db) {
     },
 
     /** Moves a cursor forward only (two followers of one source never move it back). */
-    async setCursor(tx: SqlExecutor, bridge: string, chainId: number, contract: Address, nextBlock: bigint): Promise<void> {
+    async setCursor(
+      tx: SqlExecutor,
+      bridge: string,
+      chainId: number,
+      contract: Address,
+      nextBlock: bigint,
+    ): Promise<void> {
       await tx.query(
         `INSERT INTO bridge_relayer_cursors (bridge, chain_id, contract, next_block) VALUES ($1, $2, $3, $4)
          ON CONFLICT (bridge, chain_id, contract) DO UPDATE SET next_block = GREATEST(bridge_relayer_cursors.next_block, EXCLUDED.next_block), updated_at = now()`,
@@ -145,7 +188,12 @@ export function createRelayerStore(db: Db) {
     },
 
     /** Applies `patch` if `owner` still holds the lease; false when the lease was lost. */
-    async update(row: Pick<TransferRow, "bridge" | "kind" | "nonce">, owner: string, patch: TransferPatch, releaseLease = false): Promise<boolean> {
+    async update(
+      row: Pick<TransferRow, "bridge" | "kind" | "nonce">,
+      owner: string,
+      patch: TransferPatch,
+      releaseLease = false,
+    ): Promise<boolean> {
       const sets: string[] = [];
       const params: SqlParam[] = [row.bridge, row.kind, row.nonce, owner];
       for (const [k, v] of Object.entries(patch)) {
@@ -166,12 +214,19 @@ export function createRelayerStore(db: Db) {
     },
 
     async get(bridge: string, kind: TransferKind, nonce: bigint | string): Promise<TransferRow | undefined> {
-      const r = await db.query<TransferRow>("SELECT * FROM bridge_relayer_transfers WHERE bridge = $1 AND kind = $2 AND nonce = $3", [bridge, kind, String(nonce)]);
+      const r = await db.query<TransferRow>(
+        "SELECT * FROM bridge_relayer_transfers WHERE bridge = $1 AND kind = $2 AND nonce = $3",
+        [bridge, kind, String(nonce)],
+      );
       return r.rows[0];
     },
 
     async list(bridge: string): Promise<TransferRow[]> {
-      return (await db.query<TransferRow>("SELECT * FROM bridge_relayer_transfers WHERE bridge = $1 ORDER BY kind, nonce", [bridge])).rows;
+      return (
+        await db.query<TransferRow>("SELECT * FROM bridge_relayer_transfers WHERE bridge = $1 ORDER BY kind, nonce", [
+          bridge,
+        ])
+      ).rows;
     },
   };
 }

@@ -3,7 +3,15 @@
 // sends racing for one nonce would drop one), shared with every other sender of the account (the stack's two
 // bridge relayers send from one key); receipts are awaited outside the lane. A revert during gas estimation comes back as a named contract error, which
 // callers branch on (e.g. BridgeMinterDepositAlreadyMinted = already done).
-import { BaseError, ContractFunctionRevertedError, encodeFunctionData, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  encodeFunctionData,
+  type Abi,
+  type Address,
+  type Hex,
+  type TransactionReceipt,
+} from "viem";
 import { AppError } from "../runtime/errors";
 import { systemClock, type Clock } from "../runtime/clock";
 import { createNonceLane } from "../runtime/nonces";
@@ -12,7 +20,12 @@ import type { ChainClients } from "./types";
 /** A contract refused the call (custom error `errorName`). Whether a later try can pass depends on the error
  *  (the processor's PERMANENT_REVERTS decides), so `retryable` is left false here. */
 export class ContractRevert extends AppError<"CONTRACT_REVERT"> {
-  constructor(readonly errorName: string, readonly args: readonly unknown[], message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly errorName: string,
+    readonly args: readonly unknown[],
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super("CONTRACT_REVERT", message, { ...options, details: { errorName } });
     this.name = "ContractRevert";
   }
@@ -24,7 +37,12 @@ export function revertOf(err: unknown): ContractRevert | undefined {
   if (!(err instanceof BaseError)) return undefined;
   const r = err.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
   if (!r) return undefined;
-  return new ContractRevert(r.data?.errorName ?? r.reason ?? "unknown", (r.data?.args as unknown[]) ?? [], r.shortMessage, { cause: err });
+  return new ContractRevert(
+    r.data?.errorName ?? r.reason ?? "unknown",
+    (r.data?.args as unknown[]) ?? [],
+    r.shortMessage,
+    { cause: err },
+  );
 }
 
 export interface TxCall {
@@ -49,9 +67,15 @@ export function createSubmitter(clients: ChainClients, opts: { receiptPollMs?: n
   const chainId = walletClient.chain?.id;
   if (!chainId) throw new Error("the relayer's wallet client needs a chain");
   // the account's lane on this chain, shared with the account's other senders (default: one of its own)
-  const nonces = clients.nonces ?? createNonceLane(chainId, account.address, () => publicClient.getTransactionCount({ address: account.address, blockTag: "pending" }));
+  const nonces =
+    clients.nonces ??
+    createNonceLane(chainId, account.address, () =>
+      publicClient.getTransactionCount({ address: account.address, blockTag: "pending" }),
+    );
   if (nonces.chainId !== chainId || nonces.address.toLowerCase() !== account.address.toLowerCase()) {
-    throw new Error(`submitter: the nonce lane is ${nonces.address} on chain ${nonces.chainId}, not ${account.address} on chain ${chainId}`);
+    throw new Error(
+      `submitter: the nonce lane is ${nonces.address} on chain ${nonces.chainId}, not ${account.address} on chain ${chainId}`,
+    );
   }
 
   /** Estimates gas outside the lane (a revert surfaces here as a named ContractRevert), then signs and
@@ -69,7 +93,15 @@ export function createSubmitter(clients: ChainClients, opts: { receiptPollMs?: n
     // a failed send leaves the count unknown: the lane reads it again before its next send
     const hash = await nonces.send(async (nonce): Promise<Hex> => {
       try {
-        const raw = await account!.signTransaction!({ to: call.address, data, gas: (gas * 6n) / 5n + 10_000n, gasPrice: wei * 2n, nonce, chainId, type: "legacy" });
+        const raw = await account!.signTransaction!({
+          to: call.address,
+          data,
+          gas: (gas * 6n) / 5n + 10_000n,
+          gasPrice: wei * 2n,
+          nonce,
+          chainId,
+          type: "legacy",
+        });
         return await publicClient.sendRawTransaction({ serializedTransaction: raw });
       } catch (err) {
         throw revertOf(err) ?? err;
@@ -79,7 +111,8 @@ export function createSubmitter(clients: ChainClients, opts: { receiptPollMs?: n
     const receipt =
       (await publicClient.getTransactionReceipt({ hash }).catch(() => undefined)) ??
       (await publicClient.waitForTransactionReceipt({ hash, pollingInterval: opts.receiptPollMs ?? 5 }));
-    if (receipt.status !== "success") throw new ContractRevert("OnChainRevert", [], `${call.functionName} reverted on chain (${hash})`);
+    if (receipt.status !== "success")
+      throw new ContractRevert("OnChainRevert", [], `${call.functionName} reverted on chain (${hash})`);
     return receipt;
   }
 

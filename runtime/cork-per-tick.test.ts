@@ -67,7 +67,8 @@ test("a burst past the flush size is handed to the socket during the tick, not h
       before();
       p.client.write(chunk);
       sent += chunk.length;
-      if (sent < FLUSH_CORKED_BYTES) assert.equal(flushes, 0, `flushed before ${FLUSH_CORKED_BYTES} bytes (at ${sent})`);
+      if (sent < FLUSH_CORKED_BYTES)
+        assert.equal(flushes, 0, `flushed before ${FLUSH_CORKED_BYTES} bytes (at ${sent})`);
     }
     assert.ok(flushes >= 2, `flushes during the tick: ${flushes}`);
     assert.equal(p.client.writableCorked, 1);

@@ -22,6 +22,10 @@ test("no pinning unless asked, and only where it can be done", () => {
   assert.throws(() => cpuAffinityPrefix("0; rm -rf /"), /CPU list/);
   // the prefix really pins: a child started through it reports only that CPU as allowed
   const [cmd, ...args] = cpuAffinityPrefix("last");
-  const out = execFileSync(cmd, [...args, process.execPath, "-e", "process.stdout.write(require('fs').readFileSync('/proc/self/status','utf8'))"], { encoding: "utf8" });
+  const out = execFileSync(
+    cmd,
+    [...args, process.execPath, "-e", "process.stdout.write(require('fs').readFileSync('/proc/self/status','utf8'))"],
+    { encoding: "utf8" },
+  );
   assert.match(out, new RegExp(`Cpus_allowed_list:\\s+${cpus - 1}\\n`));
 });

@@ -33,7 +33,9 @@ export function drainable(server: Server, deadlineMs = DRAIN_DEADLINE_MS): Drain
         draining = true;
         // net.Server's close: it stops listening but, unlike http.Server's, leaves the idle kept-alive
         // connections open (one may hold a request not read yet); they are closed below once all is answered
-        const closed = new Promise<void>((resolve) => (server.listening ? net.Server.prototype.close.call(server, () => resolve()) : resolve()));
+        const closed = new Promise<void>((resolve) =>
+          server.listening ? net.Server.prototype.close.call(server, () => resolve()) : resolve(),
+        );
         const deadline = performance.now() + deadlineMs;
         while (performance.now() < deadline && (inFlight > 0 || performance.now() - lastStartMs < QUIET_MS)) {
           await new Promise((r) => setTimeout(r, 10));

@@ -28,7 +28,10 @@ test("orders accepted and refused, by entry and reason, and the match latency hi
 });
 
 test("a refusal's reason is its details.reason, else its code, else internal", () => {
-  assert.equal(refusalReason({ code: "UNAUTHORIZED", details: { reason: "invalid_order_signature" } }), "invalid_order_signature");
+  assert.equal(
+    refusalReason({ code: "UNAUTHORIZED", details: { reason: "invalid_order_signature" } }),
+    "invalid_order_signature",
+  );
   assert.equal(refusalReason({ code: "INVALID_REQUEST", details: {} }), "INVALID_REQUEST");
   assert.equal(refusalReason(new Error("x")), "internal");
 });

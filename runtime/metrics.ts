@@ -48,7 +48,9 @@ export class HotCounter {
   }
 
   get() {
-    const values = [...this.cells.values()].flatMap((inner) => [...inner.values()].map((c) => ({ labels: c.labels, value: c.value })));
+    const values = [...this.cells.values()].flatMap((inner) =>
+      [...inner.values()].map((c) => ({ labels: c.labels, value: c.value })),
+    );
     return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
 
@@ -87,10 +89,11 @@ export class HotHistogram {
 
   get() {
     let cumulative = 0;
-    const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = this.upperBounds.map((le, i) => {
-      cumulative += this.counts[i]!;
-      return { labels: { le }, value: cumulative, metricName: `${this.name}_bucket` };
-    });
+    const values: { labels: Record<string, string | number>; value: number; metricName: string }[] =
+      this.upperBounds.map((le, i) => {
+        cumulative += this.counts[i]!;
+        return { labels: { le }, value: cumulative, metricName: `${this.name}_bucket` };
+      });
     values.push({ labels: { le: "+Inf" }, value: this.count, metricName: `${this.name}_bucket` });
     values.push({ labels: {}, value: this.sum, metricName: `${this.name}_sum` });
     values.push({ labels: {}, value: this.count, metricName: `${this.name}_count` });
@@ -118,29 +121,100 @@ export type OrderEntry = "rest" | "websocket" | "grpc" | "exchange" | "simulator
 const LATENCY_BUCKETS_S = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 const SLOW_BUCKETS_S = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
-const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
+const gauge = (name: string, help: string, labelNames: string[] = []) =>
+  new Gauge({ name, help, labelNames, registers: [registry] });
 
 /** Every metric of the exchange's services. A process fills those of the parts it runs. */
 export const metrics = {
-  ordersAccepted: new HotCounter("dex_orders_accepted_total", "Orders accepted, by entry (rest, websocket, grpc, exchange, simulator, partition)", ["entry"]),
-  ordersRefused: new HotCounter("dex_orders_refused_total", "Orders refused, by entry and reason (the error code, or its details.reason)", ["entry", "reason"]),
-  matchLatency: new HotHistogram("dex_match_latency_seconds", "Time the matcher took to take one order in (intake, match, journal), seconds", LATENCY_BUCKETS_S),
+  ordersAccepted: new HotCounter(
+    "dex_orders_accepted_total",
+    "Orders accepted, by entry (rest, websocket, grpc, exchange, simulator, partition)",
+    ["entry"],
+  ),
+  ordersRefused: new HotCounter(
+    "dex_orders_refused_total",
+    "Orders refused, by entry and reason (the error code, or its details.reason)",
+    ["entry", "reason"],
+  ),
+  matchLatency: new HotHistogram(
+    "dex_match_latency_seconds",
+    "Time the matcher took to take one order in (intake, match, journal), seconds",
+    LATENCY_BUCKETS_S,
+  ),
   bookDepth: gauge("dex_book_depth_orders", "Orders resting on a book, by market and side", ["market", "side"]),
-  settleBatchSize: new Histogram({ name: "dex_settle_batch_trades", help: "Trades in a settled batch", buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500], registers: [registry] }),
-  settleBatchGas: new Histogram({ name: "dex_settle_batch_gas", help: "Gas used by a settled batch", buckets: [100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000, 20_000_000], registers: [registry] }),
-  settleBatchLatency: new Histogram({ name: "dex_settle_batch_seconds", help: "From a batch's forming to its confirmation, seconds", buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry] }),
-  settleBatches: new Counter({ name: "dex_settle_batches_total", help: "Settle batches confirmed on chain", registers: [registry] }),
-  settleReverts: new Counter({ name: "dex_settle_reverts_total", help: "Settle transactions the chain reverted, by reason (the decoded error's name)", labelNames: ["reason"], registers: [registry] }),
+  settleBatchSize: new Histogram({
+    name: "dex_settle_batch_trades",
+    help: "Trades in a settled batch",
+    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+    registers: [registry],
+  }),
+  settleBatchGas: new Histogram({
+    name: "dex_settle_batch_gas",
+    help: "Gas used by a settled batch",
+    buckets: [100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000, 20_000_000],
+    registers: [registry],
+  }),
+  settleBatchLatency: new Histogram({
+    name: "dex_settle_batch_seconds",
+    help: "From a batch's forming to its confirmation, seconds",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  }),
+  settleBatches: new Counter({
+    name: "dex_settle_batches_total",
+    help: "Settle batches confirmed on chain",
+    registers: [registry],
+  }),
+  settleReverts: new Counter({
+    name: "dex_settle_reverts_total",
+    help: "Settle transactions the chain reverted, by reason (the decoded error's name)",
+    labelNames: ["reason"],
+    registers: [registry],
+  }),
   settlementBacklog: gauge("dex_settlement_backlog_trades", "Trades matched and not yet settled"),
-  chainHeadLag: gauge("dex_chain_head_lag_blocks", "Blocks between a chain's head and the last block the exchange's follower of that chain read, by chain", ["chain"]),
+  chainHeadLag: gauge(
+    "dex_chain_head_lag_blocks",
+    "Blocks between a chain's head and the last block the exchange's follower of that chain read, by chain",
+    ["chain"],
+  ),
   chainHeadAge: gauge("dex_chain_head_age_seconds", "Seconds since a chain's head block was made, by chain", ["chain"]),
-  indexerLag: gauge("dex_indexer_lag_blocks", "Blocks between a chain's head and the last block the indexer indexed, by chain", ["chain"]),
-  bridgeTransfers: new Counter({ name: "dex_bridge_transfers_total", help: "Bridge transfers reaching a status (seen, minted/released, failed), by status", labelNames: ["status"], registers: [registry] }),
-  bridgeTransferLatency: new Histogram({ name: "dex_bridge_transfer_seconds", help: "From a bridge transfer's source event to its completion on the other chain, seconds", buckets: SLOW_BUCKETS_S, registers: [registry] }),
-  signerNodeUp: gauge("dex_signer_node_up", "1 when a bridge signer node answers its health check, else 0, by node", ["node"]),
-  replicationLag: gauge("dex_replication_lag_entries", "Order-log entries a standby is behind its partition's leader, by partition and node", ["partition", "node"]),
-  leaderChanges: new Counter({ name: "dex_leader_changes_total", help: "Times a partition's leadership moved to another node, by partition", labelNames: ["partition"], registers: [registry] }),
-  http503: new Counter({ name: "dex_http_503_total", help: "Answers 503 (each with a Retry-After), by surface and code", labelNames: ["surface", "code"], registers: [registry] }),
+  indexerLag: gauge(
+    "dex_indexer_lag_blocks",
+    "Blocks between a chain's head and the last block the indexer indexed, by chain",
+    ["chain"],
+  ),
+  bridgeTransfers: new Counter({
+    name: "dex_bridge_transfers_total",
+    help: "Bridge transfers reaching a status (seen, minted/released, failed), by status",
+    labelNames: ["status"],
+    registers: [registry],
+  }),
+  bridgeTransferLatency: new Histogram({
+    name: "dex_bridge_transfer_seconds",
+    help: "From a bridge transfer's source event to its completion on the other chain, seconds",
+    buckets: SLOW_BUCKETS_S,
+    registers: [registry],
+  }),
+  signerNodeUp: gauge("dex_signer_node_up", "1 when a bridge signer node answers its health check, else 0, by node", [
+    "node",
+  ]),
+  replicationLag: gauge(
+    "dex_replication_lag_entries",
+    "Order-log entries a standby is behind its partition's leader, by partition and node",
+    ["partition", "node"],
+  ),
+  leaderChanges: new Counter({
+    name: "dex_leader_changes_total",
+    help: "Times a partition's leadership moved to another node, by partition",
+    labelNames: ["partition"],
+    registers: [registry],
+  }),
+  http503: new Counter({
+    name: "dex_http_503_total",
+    help: "Answers 503 (each with a Retry-After), by surface and code",
+    labelNames: ["surface", "code"],
+    registers: [registry],
+  }),
 } as const;
 
 /** Every metric name defined above (the dashboard test checks its queries against these). */
@@ -163,7 +237,12 @@ export async function metricsText(): Promise<string> {
     [...collectors].map((fn) => {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise((r) => (timer = setTimeout(r, SCRAPE_WAIT_MS)));
-      return Promise.race([Promise.resolve().then(fn).catch(() => undefined), late]).finally(() => clearTimeout(timer));
+      return Promise.race([
+        Promise.resolve()
+          .then(fn)
+          .catch(() => undefined),
+        late,
+      ]).finally(() => clearTimeout(timer));
     }),
   );
   return registry.metrics();
@@ -179,7 +258,9 @@ export function metricsResponse(req: IncomingMessage, res: ServerResponse): bool
     },
     () => {
       res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "metrics could not be collected", details: {} } }));
+      res.end(
+        JSON.stringify({ error: { code: "INTERNAL_ERROR", message: "metrics could not be collected", details: {} } }),
+      );
     },
   );
   return true;

@@ -21,7 +21,10 @@ test("concurrent sends get consecutive nonces from one read of the pending count
       }),
     ),
   );
-  assert.deepEqual(nonces, Array.from({ length: 20 }, (_, i) => 7 + i));
+  assert.deepEqual(
+    nonces,
+    Array.from({ length: 20 }, (_, i) => 7 + i),
+  );
   assert.deepEqual(started, nonces);
   assert.equal(reads, 1);
 });
@@ -30,7 +33,12 @@ test("a failed send makes the lane read the count again (so does resync); the er
   const counts = [3, 5, 9];
   const lane = createNonceLane(1, A, async () => counts.shift()!);
   assert.equal(await lane.send(async (n) => n), 3);
-  await assert.rejects(lane.send(async () => { throw new Error("nonce too low"); }), /nonce too low/);
+  await assert.rejects(
+    lane.send(async () => {
+      throw new Error("nonce too low");
+    }),
+    /nonce too low/,
+  );
   assert.equal(await lane.send(async (n) => n), 5);
   assert.equal(await lane.send(async (n) => n), 6);
   // resync: someone outside the lane sent from the account

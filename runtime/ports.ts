@@ -24,7 +24,9 @@ function ephemeralLow(): number | null {
 function tryListen(port: number, host: string): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const server = createServer();
-    server.once("error", (e: NodeJS.ErrnoException) => (e.code === "EADDRINUSE" || e.code === "EACCES" ? resolve(null) : reject(e)));
+    server.once("error", (e: NodeJS.ErrnoException) =>
+      e.code === "EADDRINUSE" || e.code === "EACCES" ? resolve(null) : reject(e),
+    );
     server.listen(port, host, () => {
       const { port: bound } = server.address() as { port: number };
       server.close(() => resolve(bound));

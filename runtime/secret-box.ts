@@ -49,7 +49,13 @@ export class KeyConfigError extends Error {
 
 /** The key named `name`: `keyHex` (the variable `name`), else `keyFile` (`${name}_FILE`), else in sandbox
  *  mode the random key of `sandboxFile` (made on first use); production without one is refused. */
-export function resolveKeyHex(o: { name: string; mode: "sandbox" | "production"; keyHex?: string; keyFile?: string; sandboxFile: string }): string {
+export function resolveKeyHex(o: {
+  name: string;
+  mode: "sandbox" | "production";
+  keyHex?: string;
+  keyFile?: string;
+  sandboxFile: string;
+}): string {
   if (o.keyHex !== undefined) {
     if (!KEY_HEX.test(o.keyHex)) throw new KeyConfigError(`${o.name} must be 32 bytes of hex`);
     return o.keyHex;
@@ -69,7 +75,7 @@ export function loadOrCreateKeyFile(path: string): string {
   if (existsSync(path)) return readFileSync(path, "utf8").trim();
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const key = randomBytes(32).toString("hex");
-  writeFileSync(path, key + "\n", { mode: 0o600 });
+  writeFileSync(path, `${key}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
   return key;
 }
@@ -78,5 +84,7 @@ export function loadOrCreateKeyFile(path: string): string {
  *  its key cannot open another holder's secrets. */
 export function deriveKeyHex(masterHex: string, label: string): string {
   if (!KEY_HEX.test(masterHex)) throw new KeyConfigError("the master key must be 32 bytes of hex");
-  return Buffer.from(hkdfSync("sha256", Buffer.from(masterHex, "hex"), Buffer.alloc(0), Buffer.from(label, "utf8"), 32)).toString("hex");
+  return Buffer.from(
+    hkdfSync("sha256", Buffer.from(masterHex, "hex"), Buffer.alloc(0), Buffer.from(label, "utf8"), 32),
+  ).toString("hex");
 }

@@ -64,7 +64,8 @@ export function artifactCandidates(name: ContractName, artifactsDir?: string): s
 export function loadArtifact(name: ContractName, artifactsDir?: string): Artifact {
   const candidates = artifactCandidates(name, artifactsDir);
   const file = candidates.find((f) => fs.existsSync(f));
-  if (!file) throw new Error(`artifact of ${name} not found (run \`npx hardhat compile\`); looked in ${candidates.join(", ")}`);
+  if (!file)
+    throw new Error(`artifact of ${name} not found (run \`npx hardhat compile\`); looked in ${candidates.join(", ")}`);
   return readArtifactFile(file);
 }
 

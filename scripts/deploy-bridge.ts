@@ -88,8 +88,22 @@ export interface SafeContracts {
 }
 
 export interface BridgeDeployment {
-  home: { chainId: number; safe: Address; safeContracts: SafeContracts; verifier: Address; vault: Address; tokens: Record<string, Address> };
-  remote: { chainId: number; safe: Address; safeContracts: SafeContracts; verifier: Address; minter: Address; wrappedTokens: Record<string, Address> };
+  home: {
+    chainId: number;
+    safe: Address;
+    safeContracts: SafeContracts;
+    verifier: Address;
+    vault: Address;
+    tokens: Record<string, Address>;
+  };
+  remote: {
+    chainId: number;
+    safe: Address;
+    safeContracts: SafeContracts;
+    verifier: Address;
+    minter: Address;
+    wrappedTokens: Record<string, Address>;
+  };
   keyEpoch: number;
   groupPublicKey: { x: Hex; y: Hex };
   hsmAddress: Address;
@@ -117,13 +131,25 @@ export async function createDeployClients(rpc: string | EIP1193Provider, deploye
 export type DeployClients = Awaited<ReturnType<typeof createDeployClients>>;
 
 async function deploy(c: DeployClients, artifact: Artifact, args: unknown[] = []): Promise<Address> {
-  const hash = await c.walletClient.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, account: c.account, chain: c.walletClient.chain });
+  const hash = await c.walletClient.deployContract({
+    abi: artifact.abi,
+    bytecode: artifact.bytecode,
+    args,
+    account: c.account,
+    chain: c.walletClient.chain,
+  });
   const receipt = await c.publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`deployment reverted (${hash})`);
   return getAddress(receipt.contractAddress);
 }
 
-async function send(c: DeployClients, address: Address, abi: Abi, functionName: string, args: unknown[]): Promise<void> {
+async function send(
+  c: DeployClients,
+  address: Address,
+  abi: Abi,
+  functionName: string,
+  args: unknown[],
+): Promise<void> {
   const { request } = await c.publicClient.simulateContract({ address, abi, functionName, args, account: c.account });
   const hash = await c.walletClient.writeContract(request);
   const receipt = await c.publicClient.waitForTransactionReceipt({ hash });
@@ -136,7 +162,10 @@ export async function deploySafeContracts(c: DeployClients): Promise<SafeContrac
   const out: Partial<SafeContracts> = {};
   out.safeSingleton = await deploy(c, safeArtifact("SafeL2.sol/SafeL2.json"));
   out.safeProxyFactory = await deploy(c, safeArtifact("proxies/SafeProxyFactory.sol/SafeProxyFactory.json"));
-  out.fallbackHandler = await deploy(c, safeArtifact("handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json"));
+  out.fallbackHandler = await deploy(
+    c,
+    safeArtifact("handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json"),
+  );
   out.multiSend = await deploy(c, safeArtifact("libraries/MultiSend.sol/MultiSend.json"));
   out.multiSendCallOnly = await deploy(c, safeArtifact("libraries/MultiSendCallOnly.sol/MultiSendCallOnly.json"));
   out.signMessageLib = await deploy(c, safeArtifact("libraries/SignMessageLib.sol/SignMessageLib.json"));
@@ -164,25 +193,50 @@ export function toContractNetworks(chainId: number, s: SafeContracts) {
 }
 
 /** Deploys a Safe (owners, threshold) through protocol-kit and returns its address. */
-export async function deploySafe(c: DeployClients, safeContracts: SafeContracts, owners: Address[], threshold: number, saltNonce = "0"): Promise<Address> {
+export async function deploySafe(
+  c: DeployClients,
+  safeContracts: SafeContracts,
+  owners: Address[],
+  threshold: number,
+  saltNonce = "0",
+): Promise<Address> {
   const kit = await SafeKit.init({
     provider: typeof c.rpc === "string" ? c.rpc : (c.rpc as never),
-    predictedSafe: { safeAccountConfig: { owners, threshold }, safeDeploymentConfig: { saltNonce, safeVersion: SAFE_VERSION } },
+    predictedSafe: {
+      safeAccountConfig: { owners, threshold },
+      safeDeploymentConfig: { saltNonce, safeVersion: SAFE_VERSION },
+    },
     contractNetworks: toContractNetworks(c.chainId, safeContracts),
   });
   const tx = await kit.createSafeDeploymentTransaction();
-  const hash = await c.walletClient.sendTransaction({ to: tx.to as Address, data: tx.data as Hex, value: BigInt(tx.value), account: c.account, chain: c.walletClient.chain });
+  const hash = await c.walletClient.sendTransaction({
+    to: tx.to as Address,
+    data: tx.data as Hex,
+    value: BigInt(tx.value),
+    account: c.account,
+    chain: c.walletClient.chain,
+  });
   const receipt = await c.publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success") throw new Error(`Safe deployment reverted (${hash})`);
   return getAddress(await kit.getAddress());
 }
 
-const perToken = (v: Record<string, bigint> | bigint | undefined, t: BridgeTokenInput, fallbackTokens: bigint): bigint => {
+const perToken = (
+  v: Record<string, bigint> | bigint | undefined,
+  t: BridgeTokenInput,
+  fallbackTokens: bigint,
+): bigint => {
   const x = v === undefined ? undefined : typeof v === "bigint" ? v : v[t.symbol];
   return x ?? fallbackTokens * 10n ** BigInt(t.decimals);
 };
 
-async function handRolesToSafe(c: DeployClients, address: Address, abi: Abi, roles: Hex[], safe: Address): Promise<void> {
+async function handRolesToSafe(
+  c: DeployClients,
+  address: Address,
+  abi: Abi,
+  roles: Hex[],
+  safe: Address,
+): Promise<void> {
   for (const role of roles) await send(c, address, abi, "grantRole", [role, safe]);
   // DEFAULT_ADMIN_ROLE last: renouncing it first would forbid the other renounces.
   for (const role of [...roles].reverse()) await send(c, address, abi, "renounceRole", [role, c.account.address]);
@@ -196,7 +250,9 @@ export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDep
   const key = groupPublicKeyToXY(opts.groupPublicKey);
   const home = await createDeployClients(opts.homeRpcUrl, opts.deployerKey);
   const remote = await createDeployClients(opts.remoteRpcUrl, opts.deployerKey);
-  const owners = opts.guardianSafeOwners?.length ? opts.guardianSafeOwners.map((o) => getAddress(o)) : [home.account.address];
+  const owners = opts.guardianSafeOwners?.length
+    ? opts.guardianSafeOwners.map((o) => getAddress(o))
+    : [home.account.address];
   const threshold = opts.guardianSafeThreshold ?? Math.floor(owners.length / 2) + 1;
 
   const art = {
@@ -213,7 +269,13 @@ export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDep
   const deployer = home.account.address;
   const homeVerifier = await deploy(home, art.verifier, [FIRST_KEY_EPOCH, key.x, key.y]);
   const remoteVerifier = await deploy(remote, art.verifier, [FIRST_KEY_EPOCH, key.x, key.y]);
-  const vault = await deploy(home, art.vault, [deployer, homeVerifier, BigInt(remote.chainId), opts.hsmAddress, challengePeriodSec]);
+  const vault = await deploy(home, art.vault, [
+    deployer,
+    homeVerifier,
+    BigInt(remote.chainId),
+    opts.hsmAddress,
+    challengePeriodSec,
+  ]);
   const minter = await deploy(remote, art.minter, [deployer, remoteVerifier, BigInt(home.chainId)]);
   await send(home, vault, art.vault.abi, "setMinter", [minter]);
   await send(remote, minter, art.minter.abi, "setVault", [vault]);
@@ -225,22 +287,56 @@ export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDep
     const hsmThreshold = perToken(opts.hsmThreshold, t, BRIDGE_DEFAULTS.hsmThresholdTokens);
     const maxDeposit = opts.maxDeposits?.[t.symbol] ?? limit;
     tokens[t.symbol] = getAddress(t.address);
-    await send(home, vault, art.vault.abi, "configureToken", [t.address, true, maxDeposit, hsmThreshold, limit, refillPeriodSec]);
-    await send(remote, minter, art.minter.abi, "createWrappedToken", [t.address, t.name ?? `Bridged ${t.symbol}`, t.symbol, t.decimals, limit, refillPeriodSec]);
+    await send(home, vault, art.vault.abi, "configureToken", [
+      t.address,
+      true,
+      maxDeposit,
+      hsmThreshold,
+      limit,
+      refillPeriodSec,
+    ]);
+    await send(remote, minter, art.minter.abi, "createWrappedToken", [
+      t.address,
+      t.name ?? `Bridged ${t.symbol}`,
+      t.symbol,
+      t.decimals,
+      limit,
+      refillPeriodSec,
+    ]);
     wrappedTokens[t.symbol] = getAddress(
-      (await remote.publicClient.readContract({ address: minter, abi: art.minter.abi, functionName: "wrappedTokenOf", args: [t.address] })) as Address,
+      (await remote.publicClient.readContract({
+        address: minter,
+        abi: art.minter.abi,
+        functionName: "wrappedTokenOf",
+        args: [t.address],
+      })) as Address,
     );
   }
 
-  const role = async (name: string) => (await home.publicClient.readContract({ address: vault, abi: art.vault.abi, functionName: name })) as Hex;
+  const role = async (name: string) =>
+    (await home.publicClient.readContract({ address: vault, abi: art.vault.abi, functionName: name })) as Hex;
   const roles = [ZERO_ROLE, await role("GUARDIAN_ROLE"), await role("ROTATION_ROLE")];
   await handRolesToSafe(home, vault, art.vault.abi, roles, homeSafe);
   await handRolesToSafe(remote, minter, art.minter.abi, roles, remoteSafe);
 
   const word = (v: bigint): Hex => `0x${v.toString(16).padStart(64, "0")}`;
   return {
-    home: { chainId: home.chainId, safe: homeSafe, safeContracts: homeSafeContracts, verifier: homeVerifier, vault, tokens },
-    remote: { chainId: remote.chainId, safe: remoteSafe, safeContracts: remoteSafeContracts, verifier: remoteVerifier, minter, wrappedTokens },
+    home: {
+      chainId: home.chainId,
+      safe: homeSafe,
+      safeContracts: homeSafeContracts,
+      verifier: homeVerifier,
+      vault,
+      tokens,
+    },
+    remote: {
+      chainId: remote.chainId,
+      safe: remoteSafe,
+      safeContracts: remoteSafeContracts,
+      verifier: remoteVerifier,
+      minter,
+      wrappedTokens,
+    },
     keyEpoch: Number(FIRST_KEY_EPOCH),
     groupPublicKey: { x: word(key.x), y: word(key.y) },
     hsmAddress: getAddress(opts.hsmAddress),

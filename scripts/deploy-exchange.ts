@@ -3,14 +3,7 @@
 // Bytecode comes from the Hardhat artifacts (scripts/artifacts.ts), the ABIs from sdk/abi/.
 // Accepts both the option names of the brief (deployerKey, operator, feeRecipient) and those of
 // scripts/stack/exchange.ts (deployerPrivateKey, operatorAddress, feeRecipientAddress).
-import {
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  http,
-  type Address,
-  type Hex,
-} from "viem";
+import { createPublicClient, createWalletClient, defineChain, http, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { settlementAbi } from "../sdk/abi";
 import { OPERATOR_ROLE } from "../sdk/eip712";
@@ -87,7 +80,10 @@ export async function deployExchange(opts: DeployExchangeOptions): Promise<Excha
 
   const tokens: ExchangeDeployment["tokens"] = {};
   for (const t of DEMO_TOKENS) {
-    tokens[t.symbol] = { address: (await deploy("DemoToken", [t.name, t.symbol, t.decimals])).address, decimals: t.decimals };
+    tokens[t.symbol] = {
+      address: (await deploy("DemoToken", [t.name, t.symbol, t.decimals])).address,
+      decimals: t.decimals,
+    };
   }
   const settlement = await deploy("Settlement", [
     // the deployer administers until the role grant below; then `admin` (if different) takes over
@@ -98,7 +94,12 @@ export async function deployExchange(opts: DeployExchangeOptions): Promise<Excha
     opts.takerFeeBps ?? 5,
   ]);
   const grant = async (role: Hex, to: Address) => {
-    const hash = await wallet.writeContract({ address: settlement.address, abi: settlementAbi, functionName: "grantRole", args: [role, to] });
+    const hash = await wallet.writeContract({
+      address: settlement.address,
+      abi: settlementAbi,
+      functionName: "grantRole",
+      args: [role, to],
+    });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     if (receipt.status !== "success") throw new Error(`grantRole failed (${hash})`);
   };

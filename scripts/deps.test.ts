@@ -22,7 +22,12 @@ interface Violation {
 
 /** Runs depcruise with the real config in `cwd` over `.`; its JSON result's violations. */
 function cruise(cwd: string, extra: string[] = []): { code: number | null; violations: Violation[]; out: string } {
-  const r = spawnSync(process.execPath, [depcruise, "--config", CONFIG, "--output-type", "json", ...extra, "."], { cwd, encoding: "utf8", timeout: 300_000, maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [depcruise, "--config", CONFIG, "--output-type", "json", ...extra, "."], {
+    cwd,
+    encoding: "utf8",
+    timeout: 300_000,
+    maxBuffer: 256 * 1024 * 1024,
+  });
   assert.equal(r.error, undefined, String(r.error));
   let violations: Violation[] = [];
   try {
@@ -35,15 +40,20 @@ function cruise(cwd: string, extra: string[] = []): { code: number | null; viola
 const key = (v: Violation) => `${v.rule.name}: ${v.from} -> ${v.to}`;
 /** A cycle's violation names one of its edges, whichever the cruise met first: keyed by its two ends, sorted. */
 const fixtureKey = (v: Violation) =>
-  v.rule.name === "no-folder-cycle" ? `${v.rule.name}: cycle: ${[v.from, v.to].sort().join(", ")}` : key({ ...v, to: v.to.replace(/^node_modules\/((?:@[^/]+\/)?[^/]+)\/.*$/, "npm:$1") });
+  v.rule.name === "no-folder-cycle"
+    ? `${v.rule.name}: cycle: ${[v.from, v.to].sort().join(", ")}`
+    : key({ ...v, to: v.to.replace(/^node_modules\/((?:@[^/]+\/)?[^/]+)\/.*$/, "npm:$1") });
 
 /** A file importing `targets` (a value import each, or `import type` for targets starting with "type:"). */
 const importing = (...targets: string[]) =>
   targets
-    .map((t, i) => (t.startsWith("type:") ? `import type { T${i} } from "${t.slice(5)}";` : `import { v${i} } from "${t}";`))
+    .map((t, i) =>
+      t.startsWith("type:") ? `import type { T${i} } from "${t.slice(5)}";` : `import { v${i} } from "${t}";`,
+    )
     .concat(["export const v = 1;", "export type T = number;"])
     .join("\n");
-const LEAF = "export const v0 = 0, v1 = 1, v2 = 2, v3 = 3, v4 = 4, v5 = 5;\nexport type T0 = 0; export type T1 = 1; export type T2 = 2;\n";
+const LEAF =
+  "export const v0 = 0, v1 = 1, v2 = 2, v3 = 3, v4 = 4, v5 = 5;\nexport type T0 = 0; export type T1 = 1; export type T2 = 2;\n";
 
 // One wrong import per rule (and per kind the rule names), then the imports the layout allows.
 const FIXTURE: Record<string, string> = {
@@ -82,7 +92,15 @@ const FIXTURE: Record<string, string> = {
   "api/uses-dev.ts": importing("fast-check"),
 
   // allowed: the layout's "may import" column, tests and their helpers using the launcher
-  "api/ok.ts": importing("../pipeline/service", "../sdk/eip712", "../runtime/clock", "../config/index", "../db/index", "node:http", "viem"),
+  "api/ok.ts": importing(
+    "../pipeline/service",
+    "../sdk/eip712",
+    "../runtime/clock",
+    "../config/index",
+    "../db/index",
+    "node:http",
+    "viem",
+  ),
   "api/errors.ts": LEAF,
   "pipeline/service.ts": importing("../matcher/core/types", "../sdk/eip712", "../runtime/clock", "../config/index"),
   "pipeline/intake/recover.ts": LEAF,
@@ -141,14 +159,37 @@ test("deps: each layout rule catches its wrong import in a fixture tree, and the
       mkdirSync(dirname(join(dir, name)), { recursive: true });
       writeFileSync(join(dir, name), text);
     }
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "deps-fixture", private: true, dependencies: { viem: "*" }, devDependencies: { "fast-check": "*" } }));
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "commonjs", moduleResolution: "node", strict: true, esModuleInterop: true, noEmit: true } }));
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({
+        name: "deps-fixture",
+        private: true,
+        dependencies: { viem: "*" },
+        devDependencies: { "fast-check": "*" },
+      }),
+    );
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "commonjs",
+          moduleResolution: "node",
+          strict: true,
+          esModuleInterop: true,
+          noEmit: true,
+        },
+      }),
+    );
     symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
     const r = cruise(dir, ["--preserve-symlinks"]); // node_modules is a link to the repo's
     const found = [...new Set(r.violations.map(fixtureKey))].sort();
     assert.deepEqual(found, EXPECTED);
     // what `npm run deps` and the runner's deps step run: the err reporter, whose exit code is the error count
-    const err = spawnSync(process.execPath, [depcruise, "--config", CONFIG, "--preserve-symlinks", "--output-type", "err", "."], { cwd: dir, encoding: "utf8", timeout: 300_000 });
+    const err = spawnSync(
+      process.execPath,
+      [depcruise, "--config", CONFIG, "--preserve-symlinks", "--output-type", "err", "."],
+      { cwd: dir, encoding: "utf8", timeout: 300_000 },
+    );
     assert.equal(err.status, r.violations.length, err.stdout);
     assert.match(err.stdout, new RegExp(`${r.violations.length} dependency violations`));
     // every rule of the config is shown failing here
@@ -166,9 +207,14 @@ test("deps: the real tree breaks no rule beyond the known violations, each of wh
   const known = (JSON.parse(readFileSync(KNOWN, "utf8")) as Violation[]).map(key);
   const found = strict.violations.map(key);
   const unknown = found.filter((v) => !known.includes(v));
-  assert.deepEqual(unknown, [], "imports running the wrong way (README \"## Layout\"); fix them, do not add them to the known list");
+  assert.deepEqual(
+    unknown,
+    [],
+    'imports running the wrong way (README "## Layout"); fix them, do not add them to the known list',
+  );
   const fixed = known.filter((v) => !found.includes(v));
   // a fixed violation leaves a stale line: `npm run deps:baseline` drops it (the list only shrinks)
-  if (fixed.length) t.diagnostic(`known violations fixed since the list was written (run npm run deps:baseline): ${fixed.join("; ")}`);
+  if (fixed.length)
+    t.diagnostic(`known violations fixed since the list was written (run npm run deps:baseline): ${fixed.join("; ")}`);
   for (const v of known.filter((k) => found.includes(k))) t.diagnostic(`known violation still open: ${v}`);
 });

@@ -17,21 +17,32 @@ function ensureArtifacts() {
   if (GENERATED_ABI_CONTRACTS.every((name) => artifactCandidates(name).some((f) => fs.existsSync(f)))) return;
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.HARDHAT_AREA;
-  execFileSync(process.execPath, [path.join(REPO_ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js"), "compile", "--quiet"], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: "pipe",
-  });
+  execFileSync(
+    process.execPath,
+    [path.join(REPO_ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js"), "compile", "--quiet"],
+    {
+      cwd: REPO_ROOT,
+      env,
+      stdio: "pipe",
+    },
+  );
 }
 
 test("sdk/abi/ equals the ABIs generated from the compiled contracts", () => {
   ensureArtifacts();
   const expected = renderAbiFiles();
   const committed = fs.readdirSync(ABI_DIR).sort();
-  assert.deepEqual(committed, [...expected.keys()].sort(), "sdk/abi/ holds other files than the generated ones: run `npm run gen:abi`");
+  assert.deepEqual(
+    committed,
+    [...expected.keys()].sort(),
+    "sdk/abi/ holds other files than the generated ones: run `npm run gen:abi`",
+  );
   for (const [name, text] of expected) {
     const actual = fs.readFileSync(path.join(ABI_DIR, name), "utf8");
-    assert.ok(actual === text, `sdk/abi/${name} differs from the compiled contract: run \`npx hardhat compile && npm run gen:abi\``);
+    assert.ok(
+      actual === text,
+      `sdk/abi/${name} differs from the compiled contract: run \`npx hardhat compile && npm run gen:abi\``,
+    );
   }
 });
 
@@ -43,12 +54,18 @@ test("a contract whose interface changed no longer matches its committed ABI", (
       const from = artifactCandidates(name).find((f) => fs.existsSync(f))!;
       const artifact = JSON.parse(fs.readFileSync(from, "utf8"));
       // Settlement loses its first event, as if an event were removed from the contract
-      if (name === "Settlement") artifact.abi.splice(artifact.abi.findIndex((i: { type: string }) => i.type === "event"), 1);
+      if (name === "Settlement")
+        artifact.abi.splice(
+          artifact.abi.findIndex((i: { type: string }) => i.type === "event"),
+          1,
+        );
       const to = artifactCandidates(name, dir)[0]!;
       fs.mkdirSync(path.dirname(to), { recursive: true });
       fs.writeFileSync(to, JSON.stringify(artifact));
     }
-    const changed = [...renderAbiFiles(dir)].filter(([name, text]) => fs.readFileSync(path.join(ABI_DIR, name), "utf8") !== text).map(([name]) => name);
+    const changed = [...renderAbiFiles(dir)]
+      .filter(([name, text]) => fs.readFileSync(path.join(ABI_DIR, name), "utf8") !== text)
+      .map(([name]) => name);
     assert.deepEqual(changed, ["Settlement.ts"]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -25,7 +25,10 @@ export function renderAbiFiles(artifactsDir?: string): Map<string, string> {
     );
   }
   const index = GENERATED_ABI_CONTRACTS.map((name) => `export { ${abiExportName(name)} } from "./${name}";\n`).join("");
-  files.set("index.ts", `${HEADER}\n// The ABIs of the contracts, from their compiled artifacts: \`npm run gen:abi\` rewrites this folder.\n${index}`);
+  files.set(
+    "index.ts",
+    `${HEADER}\n// The ABIs of the contracts, from their compiled artifacts: \`npm run gen:abi\` rewrites this folder.\n${index}`,
+  );
   return files;
 }
 

@@ -10,14 +10,21 @@ import { dexOpenApiDocument, renderSdkFiles } from "./gen-sdk";
 
 test("the SDK's generated files equal what `npm run gen:sdk` writes now", async () => {
   const files = await renderSdkFiles();
-  assert.deepEqual([...files.keys()].sort(), ["sdk/grpc-descriptor.ts", "sdk/openapi/dex-api.ts", "sdk/openapi/exchange-api.ts"]);
-  for (const [rel, text] of files) assert.ok(fs.readFileSync(path.join(REPO_ROOT, rel), "utf8") === text, `${rel} is stale: run npm run gen:sdk`);
+  assert.deepEqual([...files.keys()].sort(), [
+    "sdk/grpc-descriptor.ts",
+    "sdk/openapi/dex-api.ts",
+    "sdk/openapi/exchange-api.ts",
+  ]);
+  for (const [rel, text] of files)
+    assert.ok(fs.readFileSync(path.join(REPO_ROOT, rel), "utf8") === text, `${rel} is stale: run npm run gen:sdk`);
 });
 
 test("the document the types are generated from is the one the API serves (every route, the same operation ids)", () => {
   const doc = dexOpenApiDocument() as { paths: Record<string, Record<string, { operationId: string }>> };
   const types = fs.readFileSync(path.join(REPO_ROOT, "sdk", "openapi", "dex-api.ts"), "utf8");
-  const ops = Object.entries(doc.paths).flatMap(([p, methods]) => Object.entries(methods).map(([m, op]) => ({ p, m, id: op.operationId })));
+  const ops = Object.entries(doc.paths).flatMap(([p, methods]) =>
+    Object.entries(methods).map(([m, op]) => ({ p, m, id: op.operationId })),
+  );
   assert.ok(ops.length >= 15, String(ops.length));
   for (const { p, id } of ops) {
     assert.ok(types.includes(`"${p}": {`), p);

@@ -37,8 +37,13 @@ export async function renderSdkFiles(): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const dex = astToString(await openapiTS(dexOpenApiDocument() as never, { exportType: false }));
   files.set("sdk/openapi/dex-api.ts", `${HEADER}, from api/dex/openapi.ts (GET /v1/openapi.json)\n${dex}`);
-  const exchange = astToString(await openapiTS(buildExchangeOpenApiDocument({ mode: "sandbox" }) as never, { exportType: false }));
-  files.set("sdk/openapi/exchange-api.ts", `${HEADER}, from api/exchange/openapi.ts (GET /v1/openapi.json, sandbox mode)\n${exchange}`);
+  const exchange = astToString(
+    await openapiTS(buildExchangeOpenApiDocument({ mode: "sandbox" }) as never, { exportType: false }),
+  );
+  files.set(
+    "sdk/openapi/exchange-api.ts",
+    `${HEADER}, from api/exchange/openapi.ts (GET /v1/openapi.json, sandbox mode)\n${exchange}`,
+  );
 
   // field names as written in the .proto (snake_case), as the server loads them (keepCase)
   const root = new protobuf.Root().loadSync(path.join(REPO_ROOT, "proto", "trading.proto"), { keepCase: true });

@@ -6,7 +6,7 @@ export interface RunArgs {
   only: string | null;
   filters: string[];
 }
-export declare function parseArgs(argv: readonly string[]): RunArgs & { error?: undefined } | { error: string };
+export declare function parseArgs(argv: readonly string[]): (RunArgs & { error?: undefined }) | { error: string };
 export interface RunPlan {
   contracts: "all" | string[] | null;
   unit: string[];

@@ -10,7 +10,11 @@ const SKIP_DIRS = new Set(["node_modules", "artifacts", "cache", "typechain-type
 /** Folders never searched for tests: dependencies, build output, and every dot folder (.git, .data,
  *  .ponder, and the copies of the tree a mutation run keeps in .stryker-tmp). */
 export const isSkippedDir = (name) =>
-  SKIP_DIRS.has(name) || name.startsWith(".") || name.startsWith("artifacts-") || name.startsWith("cache-") || name.startsWith("typechain-types-");
+  SKIP_DIRS.has(name) ||
+  name.startsWith(".") ||
+  name.startsWith("artifacts-") ||
+  name.startsWith("cache-") ||
+  name.startsWith("typechain-types-");
 
 /** Hardhat's mocha runs every file under test/contracts; these are the ones holding tests (the others
  *  are fixtures and helpers they import). */
@@ -59,12 +63,26 @@ export function planRun(files, { only, filters }) {
   const keep = (f) => filters.length === 0 || filters.some((x) => f.includes(x));
   const pool = {
     contracts: wants("contracts") ? files.filter(isContractTestFile) : [],
-    unit: wants("unit") ? files.filter((f) => f.endsWith(".test.ts") && !f.startsWith("test/contracts/") && !f.startsWith("test/e2e/") && !f.startsWith("test/fork/")) : [],
+    unit: wants("unit")
+      ? files.filter(
+          (f) =>
+            f.endsWith(".test.ts") &&
+            !f.startsWith("test/contracts/") &&
+            !f.startsWith("test/e2e/") &&
+            !f.startsWith("test/fork/"),
+        )
+      : [],
     e2e: wants("e2e") ? files.filter((f) => f.startsWith("test/e2e/") && f.endsWith(".test.ts")) : [],
     fork: wants("fork") ? files.filter((f) => f.startsWith("test/fork/") && f.endsWith(".test.ts")) : [],
   };
   const plan = {
-    contracts: !wants("contracts") ? null : filters.length === 0 ? (pool.contracts.length ? "all" : null) : pool.contracts.filter(keep),
+    contracts: !wants("contracts")
+      ? null
+      : filters.length === 0
+        ? pool.contracts.length
+          ? "all"
+          : null
+        : pool.contracts.filter(keep),
     unit: pool.unit.filter(keep),
     e2e: pool.e2e.filter(keep),
     fork: pool.fork.filter(keep),
@@ -77,8 +95,17 @@ export function planRun(files, { only, filters }) {
   const candidates = [...pool.contracts, ...pool.unit, ...pool.e2e, ...pool.fork];
   const unmatched = filters.filter((x) => !candidates.some((f) => f.includes(x)));
   if (unmatched.length) {
-    plan.error = `no test file of ${scope} matches ${unmatched.map((x) => `"${x}"`).join(", ")}` + (only === "typecheck" || only === "deps" ? ` (${only} takes no filter)` : "");
-  } else if (plan.contracts === null && !plan.unit.length && !plan.e2e.length && !plan.fork.length && !plan.typecheck && !plan.deps) {
+    plan.error =
+      `no test file of ${scope} matches ${unmatched.map((x) => `"${x}"`).join(", ")}` +
+      (only === "typecheck" || only === "deps" ? ` (${only} takes no filter)` : "");
+  } else if (
+    plan.contracts === null &&
+    !plan.unit.length &&
+    !plan.e2e.length &&
+    !plan.fork.length &&
+    !plan.typecheck &&
+    !plan.deps
+  ) {
     plan.error = `no test file in ${scope}: nothing to run`;
   }
   return plan;
@@ -97,7 +124,11 @@ function sum(re, text) {
  */
 export function countOutput(kind, out) {
   if (kind === "mocha") {
-    return { passed: sum(/^\s*(\d+) passing/gm, out), failed: sum(/^\s*(\d+) failing/gm, out), skipped: sum(/^\s*(\d+) pending/gm, out) };
+    return {
+      passed: sum(/^\s*(\d+) passing/gm, out),
+      failed: sum(/^\s*(\d+) failing/gm, out),
+      skipped: sum(/^\s*(\d+) pending/gm, out),
+    };
   }
   return {
     passed: sum(/^ℹ pass (\d+)/gm, out),
@@ -134,12 +165,21 @@ export function judgeDeps(r) {
 
 function judgeOneCommand(name, r) {
   const ok = r.code === 0 && !r.timedOut;
-  return { passed: ok ? 1 : 0, failed: ok ? 0 : 1, skipped: 0, note: ok ? "" : r.timedOut ? "timed out" : `${name} exit code ${r.code}` };
+  return {
+    passed: ok ? 1 : 0,
+    failed: ok ? 0 : 1,
+    skipped: 0,
+    note: ok ? "" : r.timedOut ? "timed out" : `${name} exit code ${r.code}`,
+  };
 }
 
 export function addTotals(results) {
-  return results.reduce((t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, skipped: t.skipped + (r.skipped ?? 0) }), { passed: 0, failed: 0, skipped: 0 });
+  return results.reduce(
+    (t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, skipped: t.skipped + (r.skipped ?? 0) }),
+    { passed: 0, failed: 0, skipped: 0 },
+  );
 }
 
 /** The closing line CI reads: `tests: N passed, N failed` and then `, N skipped`. */
-export const closingLine = ({ passed, failed, skipped }) => `tests: ${passed} passed, ${failed} failed, ${skipped} skipped`;
+export const closingLine = ({ passed, failed, skipped }) =>
+  `tests: ${passed} passed, ${failed} failed, ${skipped} skipped`;

@@ -6,7 +6,8 @@
 //   contracts: Hardhat's mocha over test/contracts (in-process Hardhat network)
 //   unit:      node:test, one process per *.test.ts outside test/contracts and test/e2e, run side by
 //              side with the contracts run (TEST_CONCURRENCY at a time, default 2)
-//   typecheck: `tsc --noEmit -p tsconfig.json` and `-p indexer/tsconfig.json`, each counted as one test (failed when tsc exits non-zero, its
+//   typecheck: `tsc --noEmit -p tsconfig.json` and `-p indexer/tsconfig.json`, then `biome check .` (format and
+//              lint), each counted as one test (failed when tsc exits non-zero, its
 //              output printed), side by side with the contracts run; in the full run, `--only unit` and
 //              `--only typecheck`, never in a filtered run
 //   deps:      the layout's import rule, `depcruise --config .dependency-cruiser.cjs --ignore-known` (README
@@ -28,7 +29,16 @@
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { addTotals, closingLine, isSkippedDir, judgeDeps, judgeRun, judgeTypecheck, parseArgs, planRun } from "./run-tests-lib.mjs";
+import {
+  addTotals,
+  closingLine,
+  isSkippedDir,
+  judgeDeps,
+  judgeRun,
+  judgeTypecheck,
+  parseArgs,
+  planRun,
+} from "./run-tests-lib.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const args = parseArgs(process.argv.slice(2));
@@ -117,14 +127,19 @@ function run(label, cmd, args, { env = {}, timeoutMs, stream }) {
       if (!stream) process.stdout.write(`\n──── ${label} (${(ms / 1000).toFixed(1)} s) ────\n${out}`);
       else process.stdout.write(`──── end of ${label} (${(ms / 1000).toFixed(1)} s) ────\n`);
       if (note) process.stdout.write(note);
-      resolve({ code: timedOut ? 1 : code ?? 1, signal, out, ms, timedOut, leftovers });
+      resolve({ code: timedOut ? 1 : (code ?? 1), signal, out, ms, timedOut, leftovers });
     });
   });
 }
 
 const results = []; // { group, label, passed, failed, skipped, ms, note }
 function record(group, label, r, kind) {
-  results.push({ group, label, ms: r.ms, ...(kind === "typecheck" ? judgeTypecheck(r) : kind === "deps" ? judgeDeps(r) : judgeRun(kind, r)) });
+  results.push({
+    group,
+    label,
+    ms: r.ms,
+    ...(kind === "typecheck" ? judgeTypecheck(r) : kind === "deps" ? judgeDeps(r) : judgeRun(kind, r)),
+  });
 }
 
 /** Runs the jobs, `limit` at a time, in the order given. */
@@ -138,7 +153,10 @@ async function pool(jobs, limit) {
 
 const hardhatCli = join(root, "node_modules", "hardhat", "internal", "cli", "cli.js");
 const nodeTest = (file, timeoutMs, stream) => async () => {
-  const r = await run(file, process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", file], { timeoutMs, stream });
+  const r = await run(file, process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", file], {
+    timeoutMs,
+    stream,
+  });
   record(file.startsWith("test/e2e/") ? "e2e" : "unit", file, r, "node:test");
 };
 
@@ -160,8 +178,21 @@ const t0 = Date.now();
   ];
   await Promise.all(
     builds.map(async ([label, env]) => {
-      const r = await run(label, process.execPath, [hardhatCli, "compile", "--quiet"], { env, timeoutMs: BUILD_TIMEOUT_MS, stream: false });
-      if (r.code !== 0) results.push({ group: "build", label, passed: 0, failed: 1, skipped: 0, ms: r.ms, note: r.timedOut ? "timed out" : `exit code ${r.code}` });
+      const r = await run(label, process.execPath, [hardhatCli, "compile", "--quiet"], {
+        env,
+        timeoutMs: BUILD_TIMEOUT_MS,
+        stream: false,
+      });
+      if (r.code !== 0)
+        results.push({
+          group: "build",
+          label,
+          passed: 0,
+          failed: 1,
+          skipped: 0,
+          ms: r.ms,
+          note: r.timedOut ? "timed out" : `exit code ${r.code}`,
+        });
     }),
   );
   groupMs.build = Date.now() - started;
@@ -175,8 +206,16 @@ const t0 = Date.now();
     const files = plan.contracts === "all" ? [] : plan.contracts;
     jobs.push(async () => {
       const s = Date.now();
-      const r = await run("contracts: hardhat test", process.execPath, [hardhatCli, "test", "--no-compile", ...files], { timeoutMs: CONTRACTS_TIMEOUT_MS, stream: false });
-      record("contracts", files.length ? `test/contracts (hardhat test, ${files.length} file(s))` : "test/contracts (hardhat test)", r, "mocha");
+      const r = await run("contracts: hardhat test", process.execPath, [hardhatCli, "test", "--no-compile", ...files], {
+        timeoutMs: CONTRACTS_TIMEOUT_MS,
+        stream: false,
+      });
+      record(
+        "contracts",
+        files.length ? `test/contracts (hardhat test, ${files.length} file(s))` : "test/contracts (hardhat test)",
+        r,
+        "mocha",
+      );
       groupMs.contracts = Date.now() - s;
     });
   }
@@ -186,9 +225,21 @@ const t0 = Date.now();
       const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
       // The service tree, then the indexer (its own ESM/bundler settings): one test, failed if either fails.
       for (const project of ["tsconfig.json", "indexer/tsconfig.json"]) {
-        const r = await run(`typecheck: tsc --noEmit -p ${project}`, process.execPath, [tsc, "--noEmit", "-p", project], { timeoutMs: TYPECHECK_TIMEOUT_MS, stream: false });
+        const r = await run(
+          `typecheck: tsc --noEmit -p ${project}`,
+          process.execPath,
+          [tsc, "--noEmit", "-p", project],
+          { timeoutMs: TYPECHECK_TIMEOUT_MS, stream: false },
+        );
         record("typecheck", `typecheck (tsc --noEmit -p ${project})`, r, "typecheck");
       }
+      // Biome's formatter and linter over the tree (biome.json): one test, failed on any finding.
+      const biome = join(root, "node_modules", "@biomejs", "biome", "bin", "biome");
+      const lint = await run("lint: biome check", process.execPath, [biome, "check", "--colors=off", "."], {
+        timeoutMs: TYPECHECK_TIMEOUT_MS,
+        stream: false,
+      });
+      record("typecheck", "lint (biome check: format + lint, biome.json)", lint, "typecheck");
       groupMs.typecheck = Date.now() - s;
     });
   }
@@ -196,8 +247,13 @@ const t0 = Date.now();
     jobs.push(async () => {
       const s = Date.now();
       const depcruise = join(root, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
-      const r = await run("deps: depcruise --config .dependency-cruiser.cjs", process.execPath, [depcruise, "--config", ".dependency-cruiser.cjs", "--ignore-known", "--output-type", "err", "."], { timeoutMs: DEPS_TIMEOUT_MS, stream: false });
-      record("deps", "deps (dependency-cruiser, README \"## Layout\")", r, "deps");
+      const r = await run(
+        "deps: depcruise --config .dependency-cruiser.cjs",
+        process.execPath,
+        [depcruise, "--config", ".dependency-cruiser.cjs", "--ignore-known", "--output-type", "err", "."],
+        { timeoutMs: DEPS_TIMEOUT_MS, stream: false },
+      );
+      record("deps", 'deps (dependency-cruiser, README "## Layout")', r, "deps");
       groupMs.deps = Date.now() - s;
     });
   }
@@ -211,10 +267,13 @@ const t0 = Date.now();
 if (plan.e2e.length) {
   const started = Date.now();
   const stream = E2E_CONCURRENCY === 1;
-  await pool(plan.e2e.map((f) => async () => {
-    if (stream) console.log(`\n──── ${f} ────`);
-    await nodeTest(f, E2E_TIMEOUT_MS, stream)();
-  }), E2E_CONCURRENCY);
+  await pool(
+    plan.e2e.map((f) => async () => {
+      if (stream) console.log(`\n──── ${f} ────`);
+      await nodeTest(f, E2E_TIMEOUT_MS, stream)();
+    }),
+    E2E_CONCURRENCY,
+  );
   groupMs.e2e = Date.now() - started;
 }
 
@@ -222,7 +281,12 @@ if (plan.e2e.length) {
 if (plan.fork.length) {
   const started = Date.now();
   console.log("\n──── test/fork ────");
-  const r = await run("fork: hardhat test on a fork", process.execPath, ["--import", "tsx", "test/fork/run.ts", "--own-stack"], { timeoutMs: E2E_TIMEOUT_MS, stream: true });
+  const r = await run(
+    "fork: hardhat test on a fork",
+    process.execPath,
+    ["--import", "tsx", "test/fork/run.ts", "--own-stack"],
+    { timeoutMs: E2E_TIMEOUT_MS, stream: true },
+  );
   record("fork", "test/fork (hardhat test on a forked stack)", r, "mocha");
   groupMs.fork = Date.now() - started;
 }
@@ -230,7 +294,11 @@ if (plan.fork.length) {
 const totals = addTotals(results);
 const fmt = (ms) => `${(ms / 1000).toFixed(1).padStart(7)} s`;
 console.log("\n════ summary ════");
-console.log(`groups: ${Object.entries(groupMs).map(([g, ms]) => `${g} ${(ms / 1000).toFixed(1)} s`).join(", ")}; total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+console.log(
+  `groups: ${Object.entries(groupMs)
+    .map(([g, ms]) => `${g} ${(ms / 1000).toFixed(1)} s`)
+    .join(", ")}; total ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+);
 console.log("slowest files:");
 for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(`  ${fmt(r.ms)}  ${r.label}`);
 const failing = results.filter((r) => r.failed > 0);

@@ -18,7 +18,10 @@ async function main(): Promise<void> {
   // short lines on a terminal, JSON otherwise or with --json (scripts/stack/console.ts)
   const logger = createConsoleLogger({ level: config.logLevel, json: consoleFormatFlag(argv) });
   // the chains (and their snapshot loads) start first, while the rest of the stack's modules load
-  const begun = beginStack(config, { reset, onReset: () => logger.info({ dataDir: config.dataDir }, "reset: wiping the data dir") });
+  const begun = beginStack(config, {
+    reset,
+    onReset: () => logger.info({ dataDir: config.dataDir }, "reset: wiping the data dir"),
+  });
   const { startHealthServer, startStack } = await import("./stack");
   // /health answers from the first moment: 503 naming the start step under way, then the stack's report
   let stack: RunningStack | undefined;
@@ -26,7 +29,13 @@ async function main(): Promise<void> {
   const health = await startHealthServer({
     host: config.host,
     port: config.ports.health,
-    stack: { health: async () => stack?.health() ?? { status: "degraded", components: [{ name: "start", ok: false, detail: `starting: ${step}` }] } },
+    stack: {
+      health: async () =>
+        stack?.health() ?? {
+          status: "degraded",
+          components: [{ name: "start", ok: false, detail: `starting: ${step}` }],
+        },
+    },
   });
   const progress = stepProgress(logger);
   stack = await startStack({

@@ -9,13 +9,23 @@ export interface AgentApprovalRequest {
   domain: { name: string; version: string; chainId: number; verifyingContract: Hex };
   types: Record<string, TypedDataField[]>;
   primaryType: string;
-  message: { trader: string; agent: string; expiry: string | number; nonce: string | number; deadline: string | number };
+  message: {
+    trader: string;
+    agent: string;
+    expiry: string | number;
+    nonce: string | number;
+    deadline: string | number;
+  };
 }
 
 /** Signs the `agent_approval` of POST /v1/api-keys; returns the body of POST /v1/api-keys/{id}/agent-approval. */
-export async function signAgentApprovalRequest(signer: TradingSigner, agentApproval: unknown): Promise<{ approval: AgentApprovalRequest["message"]; signature: Hex }> {
+export async function signAgentApprovalRequest(
+  signer: TradingSigner,
+  agentApproval: unknown,
+): Promise<{ approval: AgentApprovalRequest["message"]; signature: Hex }> {
   const a = agentApproval as AgentApprovalRequest;
-  if (!a?.domain || !a.types || !a.message) throw new TypeError("signAgentApprovalRequest: not an agent_approval of POST /v1/api-keys");
+  if (!a?.domain || !a.types || !a.message)
+    throw new TypeError("signAgentApprovalRequest: not an agent_approval of POST /v1/api-keys");
   const m = a.message;
   const signature = await signer.signTypedData({
     domain: a.domain,

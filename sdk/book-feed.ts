@@ -58,7 +58,8 @@ export class BookFeed {
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   /** the server's last refusal since the last snapshot: `until()` rejects with it */
   private failure: Error | null = null;
-  private waiters: { pred: (b: OrderBook) => boolean; resolve: (b: OrderBook) => void; reject: (e: Error) => void }[] = [];
+  private waiters: { pred: (b: OrderBook) => boolean; resolve: (b: OrderBook) => void; reject: (e: Error) => void }[] =
+    [];
 
   private constructor(
     private readonly opts: BookFeedOptions,
@@ -74,9 +75,14 @@ export class BookFeed {
   static async open(opts: BookFeedOptions): Promise<BookFeed> {
     const depth = opts.depth ?? 20;
     if (!Number.isInteger(depth) || depth < 1 || depth > MAX_STREAM_BOOK_DEPTH) {
-      throw new RangeError(`BookFeed: depth must be an integer from 1 to ${MAX_STREAM_BOOK_DEPTH} (got ${depth}); REST and gRPC snapshots go to 1,000`);
+      throw new RangeError(
+        `BookFeed: depth must be an integer from 1 to ${MAX_STREAM_BOOK_DEPTH} (got ${depth}); REST and gRPC snapshots go to 1,000`,
+      );
     }
-    const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket ?? ((await import("ws")).default as unknown as WebSocketConstructor);
+    const Ctor =
+      opts.WebSocket ??
+      (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket ??
+      ((await import("ws")).default as unknown as WebSocketConstructor);
     const feed = new BookFeed(opts, Ctor);
     await feed.connect(true);
     return feed;
@@ -117,7 +123,10 @@ export class BookFeed {
         resolve();
       };
       ws.onmessage = (ev) => this.onMessage(String(ev.data));
-      ws.onerror = (ev) => this.opts.onError?.(new Error(`WebSocket error: ${(ev as { message?: string }).message ?? "connection failed"}`));
+      ws.onerror = (ev) =>
+        this.opts.onError?.(
+          new Error(`WebSocket error: ${(ev as { message?: string }).message ?? "connection failed"}`),
+        );
       ws.onclose = () => {
         if (this.ws !== ws) return;
         this.ws = null;
@@ -139,7 +148,12 @@ export class BookFeed {
   }
 
   private onMessage(text: string): void {
-    let msg: { type?: string; symbol?: string; depth?: number; error?: { code?: string; message?: string; details?: unknown } };
+    let msg: {
+      type?: string;
+      symbol?: string;
+      depth?: number;
+      error?: { code?: string; message?: string; details?: unknown };
+    };
     try {
       msg = JSON.parse(text);
     } catch {

@@ -58,7 +58,10 @@ export interface BookMessage {
 export type ApplyResult = "ok" | "stale" | "gap" | "checksum";
 
 /** Where an update stands against a book at `held` (null: no snapshot yet). */
-export function updateStanding(held: number | null, update: { sequence: number; prev_sequence?: number }): "apply" | "stale" | "gap" {
+export function updateStanding(
+  held: number | null,
+  update: { sequence: number; prev_sequence?: number },
+): "apply" | "stale" | "gap" {
   if (held === null) return "gap";
   if (update.sequence <= held) return "stale";
   return (update.prev_sequence ?? update.sequence - 1) <= held ? "apply" : "gap";

@@ -20,4 +20,3 @@ export interface BridgeAbis {
 }
 
 export const BRIDGE_ABIS: BridgeAbis = { vault: bridgeVaultAbi, minter: bridgeMinterAbi, erc20: bridgeWrappedTokenAbi };
-

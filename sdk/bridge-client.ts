@@ -9,9 +9,19 @@ import type { Address, Hex, PublicClient, WalletClient } from "viem";
 export const TRANSFER_TOKEN_HEADER = "x-transfer-token";
 
 /** The EIP-191 message the transfer's sender signs to link its deposit or burn transaction. */
-export const bridgeTransferLinkMessage = (id: string, txHash: string): string => `Link bridge transfer ${id.toLowerCase()} to transaction ${txHash.toLowerCase()}`;
+export const bridgeTransferLinkMessage = (id: string, txHash: string): string =>
+  `Link bridge transfer ${id.toLowerCase()} to transaction ${txHash.toLowerCase()}`;
 
-export type BridgeTransferStatus = "initiated" | "deposited" | "burned" | "signed" | "minted" | "release_queued" | "disputed" | "released" | "failed";
+export type BridgeTransferStatus =
+  | "initiated"
+  | "deposited"
+  | "burned"
+  | "signed"
+  | "minted"
+  | "release_queued"
+  | "disputed"
+  | "released"
+  | "failed";
 
 export interface BridgeTransfer {
   id: string;
@@ -44,7 +54,14 @@ export interface BridgeTenant {
   tenantId: string;
   name: string;
   mpcMode: string;
-  chains: { chainId: number; name: string; role: "home" | "remote"; rpcUrl?: string; contracts: Record<string, Address>; tokens: { symbol: string; address: Address; decimals: number; homeToken?: Address }[] }[];
+  chains: {
+    chainId: number;
+    name: string;
+    role: "home" | "remote";
+    rpcUrl?: string;
+    contracts: Record<string, Address>;
+    tokens: { symbol: string; address: Address; decimals: number; homeToken?: Address }[];
+  }[];
 }
 
 export class BridgeApiError extends Error {
@@ -61,7 +78,13 @@ export class BridgeApiError extends Error {
 
 export interface BridgeClient {
   tenant(): Promise<BridgeTenant>;
-  initiate(input: { direction: "deposit" | "withdrawal"; token: string; amount: bigint; sender: Address; recipient: Address }): Promise<{ transfer: BridgeTransfer; calls: BridgeCall[]; accessToken: string }>;
+  initiate(input: {
+    direction: "deposit" | "withdrawal";
+    token: string;
+    amount: bigint;
+    sender: Address;
+    recipient: Address;
+  }): Promise<{ transfer: BridgeTransfer; calls: BridgeCall[]; accessToken: string }>;
   complete(id: string, accessToken: string, link?: { txHash: Hex; signature: Hex }): Promise<BridgeTransfer>;
   get(id: string, accessToken: string): Promise<BridgeTransfer>;
 }
@@ -74,14 +97,33 @@ export function createBridgeClient(opts: { baseUrl: string; fetch?: typeof fetch
     const headers: Record<string, string> = {};
     if (body !== undefined) headers["content-type"] = "application/json";
     if (accessToken) headers[TRANSFER_TOKEN_HEADER] = accessToken;
-    const res = await doFetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string; details?: unknown } } | null;
-    if (!res.ok) throw new BridgeApiError(res.status, json?.error?.code ?? "HTTP_ERROR", json?.error?.message ?? res.statusText, json?.error?.details);
+    const res = await doFetch(base + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json().catch(() => null)) as {
+      error?: { code?: string; message?: string; details?: unknown };
+    } | null;
+    if (!res.ok)
+      throw new BridgeApiError(
+        res.status,
+        json?.error?.code ?? "HTTP_ERROR",
+        json?.error?.message ?? res.statusText,
+        json?.error?.details,
+      );
     return json as T;
   }
   return {
     tenant: () => call("GET", `/api/tenant?hostname=${encodeURIComponent(new URL(base).hostname)}`),
-    initiate: (i) => call("POST", "/api/v1/transfer/initiate", { direction: i.direction, token: i.token, amount: i.amount.toString(), sender: i.sender, recipient: i.recipient }),
+    initiate: (i) =>
+      call("POST", "/api/v1/transfer/initiate", {
+        direction: i.direction,
+        token: i.token,
+        amount: i.amount.toString(),
+        sender: i.sender,
+        recipient: i.recipient,
+      }),
     complete: (id, token, link) => call("POST", `/api/v1/transfer/${id}/complete`, link ?? {}, token),
     get: (id, token) => call("GET", `/api/v1/transfer/${id}`, undefined, token),
   };
@@ -111,26 +153,42 @@ export async function bridgeTransfer(o: BridgeTransferOptions): Promise<BridgeTr
   const first = Object.values(o.wallets)[0];
   const sender = first?.wallet.account?.address;
   if (!sender) throw new Error("bridgeTransfer: the wallet client has no account");
-  const { transfer, calls, accessToken } = await o.client.initiate({ direction: o.direction, token: o.token, amount: o.amount, sender, recipient: o.recipient });
+  const { transfer, calls, accessToken } = await o.client.initiate({
+    direction: o.direction,
+    token: o.token,
+    amount: o.amount,
+    sender,
+    recipient: o.recipient,
+  });
   o.onStatus?.(transfer);
   let last: Hex | undefined;
   for (const c of calls) {
     const w = o.wallets[c.chainId];
     if (!w) throw new Error(`bridgeTransfer: no wallet for chain ${c.chainId} (step ${c.step})`);
-    const hash = await w.wallet.sendTransaction({ account: w.wallet.account!, chain: w.wallet.chain ?? null, to: c.to, data: c.data, value: BigInt(c.value) });
+    const hash = await w.wallet.sendTransaction({
+      account: w.wallet.account!,
+      chain: w.wallet.chain ?? null,
+      to: c.to,
+      data: c.data,
+      value: BigInt(c.value),
+    });
     const receipt = await w.publicClient.waitForTransactionReceipt({ hash });
     if (receipt.status !== "success") throw new Error(`bridgeTransfer: ${c.step} reverted (${hash})`);
     last = hash;
   }
   const signer = first!.wallet;
-  const signature = await signer.signMessage({ account: signer.account!, message: bridgeTransferLinkMessage(transfer.id, last!) });
+  const signature = await signer.signMessage({
+    account: signer.account!,
+    message: bridgeTransferLinkMessage(transfer.id, last!),
+  });
   let t = await o.client.complete(transfer.id, accessToken, { txHash: last!, signature });
   o.onStatus?.(t);
   const until = o.until ?? (o.direction === "deposit" ? "minted" : "release_queued");
   const deadline = Date.now() + (o.timeoutMs ?? 120_000);
   while (t.status !== until) {
     if (t.status === "failed") throw new Error(`bridge transfer ${t.id} failed: ${t.lastError ?? "unknown"}`);
-    if (Date.now() > deadline) throw new Error(`bridge transfer ${t.id}: still ${t.status} after ${o.timeoutMs ?? 120_000} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`bridge transfer ${t.id}: still ${t.status} after ${o.timeoutMs ?? 120_000} ms`);
     await new Promise((r) => setTimeout(r, o.pollMs ?? 250));
     const next = await o.client.get(t.id, accessToken);
     if (next.status !== t.status) o.onStatus?.(next);

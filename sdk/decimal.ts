@@ -55,5 +55,5 @@ export function formatDecimal(value: bigint, scale: number): string {
   if (scale <= 0) return (neg ? "-" : "") + (abs * 10n ** BigInt(-scale)).toString();
   const base = 10n ** BigInt(scale);
   const frac = (abs % base).toString().padStart(scale, "0").replace(/0+$/, "");
-  return (neg ? "-" : "") + (abs / base).toString() + (frac ? "." + frac : "");
+  return (neg ? "-" : "") + (abs / base).toString() + (frac ? `.${frac}` : "");
 }

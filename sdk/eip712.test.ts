@@ -22,7 +22,18 @@ const WETH = "0x1111111111111111111111111111111111111111" as Address;
 const USD = "0x2222222222222222222222222222222222222222" as Address;
 
 function order(over: Partial<Order> = {}): Order {
-  return { trader: account.address, baseToken: WETH, quoteToken: USD, side: OrderSide.BUY, price: 2000n * 10n ** 6n, amount: 10n ** 18n, expiry: 2_000_000_000n, nonce: 1n, flags: 0, ...over };
+  return {
+    trader: account.address,
+    baseToken: WETH,
+    quoteToken: USD,
+    side: OrderSide.BUY,
+    price: 2000n * 10n ** 6n,
+    amount: 10n ** 18n,
+    expiry: 2_000_000_000n,
+    nonce: 1n,
+    flags: 0,
+    ...over,
+  };
 }
 
 test("quoteAmountFor is exact or null, never rounded", () => {
@@ -40,34 +51,59 @@ test("feeFor rounds up", () => {
 test("order type hash is the keccak of the Solidity type string", () => {
   assert.equal(
     getOrderTypeHash(),
-    keccak256(toBytes("Order(address trader,address baseToken,address quoteToken,uint8 side,uint256 price,uint256 amount,uint64 expiry,uint256 nonce,uint8 flags)")),
+    keccak256(
+      toBytes(
+        "Order(address trader,address baseToken,address quoteToken,uint8 side,uint256 price,uint256 amount,uint64 expiry,uint256 nonce,uint8 flags)",
+      ),
+    ),
   );
 });
 
 test("signOrder signs the order hash with the trader's key", async () => {
   const o = order();
   const signature = await signOrder(account, domain, o);
-  const recovered = await recoverTypedDataAddress({ domain, types: ORDER_TYPES, primaryType: "Order", message: o, signature });
+  const recovered = await recoverTypedDataAddress({
+    domain,
+    types: ORDER_TYPES,
+    primaryType: "Order",
+    message: o,
+    signature,
+  });
   assert.equal(recovered, account.address);
   assert.notEqual(getOrderHash(domain, o), getOrderHash(domain, order({ nonce: 2n })));
 });
 
 test("buildSettleArgs sorts orders by hash, dedupes them and indexes the fills", () => {
-  const a = { order: order({ nonce: 1n }), signature: "0x01" as const, hash: getOrderHash(domain, order({ nonce: 1n })) };
-  const b = { order: order({ nonce: 2n, side: OrderSide.SELL, trader: WETH }), signature: "0x02" as const, hash: getOrderHash(domain, order({ nonce: 2n, side: OrderSide.SELL, trader: WETH })) };
+  const a = {
+    order: order({ nonce: 1n }),
+    signature: "0x01" as const,
+    hash: getOrderHash(domain, order({ nonce: 1n })),
+  };
+  const b = {
+    order: order({ nonce: 2n, side: OrderSide.SELL, trader: WETH }),
+    signature: "0x02" as const,
+    hash: getOrderHash(domain, order({ nonce: 2n, side: OrderSide.SELL, trader: WETH })),
+  };
   const args = buildSettleArgs([b, a, b], [{ makerHash: b.hash, takerHash: a.hash, baseAmount: 5n, price: 7n }]);
   assert.equal(args.orders.length, 2);
   assert.ok(BigInt(getOrderHash(domain, args.orders[0]!)) < BigInt(getOrderHash(domain, args.orders[1]!)));
   const fill = args.fills[0]!;
   assert.equal(getOrderHash(domain, args.orders[fill.makerIndex]!), b.hash);
   assert.equal(getOrderHash(domain, args.orders[fill.takerIndex]!), a.hash);
-  assert.throws(() => buildSettleArgs([a], [{ makerHash: b.hash, takerHash: a.hash, baseAmount: 1n, price: 1n }]), /unknown order/);
+  assert.throws(
+    () => buildSettleArgs([a], [{ makerHash: b.hash, takerHash: a.hash, baseAmount: 1n, price: 1n }]),
+    /unknown order/,
+  );
 });
 
 test("encodePackedBatch lays out the token table, orders and fills byte for byte", () => {
   const o = order({ nonce: 0x1234n, flags: 1, side: OrderSide.SELL });
   const sig = `0x${"ab".repeat(65)}` as const;
-  const hex = encodePackedBatch({ orders: [o], signatures: [sig], fills: [{ makerIndex: 0, takerIndex: 0, baseAmount: 3n, price: 4n }] }).slice(2);
+  const hex = encodePackedBatch({
+    orders: [o],
+    signatures: [sig],
+    fills: [{ makerIndex: 0, takerIndex: 0, baseAmount: 3n, price: 4n }],
+  }).slice(2);
   let p = 0;
   const take = (bytes: number) => hex.slice(p, (p += bytes * 2));
   assert.equal(take(1), "02");
@@ -78,23 +114,29 @@ test("encodePackedBatch lays out the token table, orders and fills byte for byte
   assert.equal(take(1), "00");
   assert.equal(take(1), "01");
   assert.equal(take(1), "03"); // side 1 | flags 1 << 1
-  assert.equal(BigInt("0x" + take(16)), o.price);
-  assert.equal(BigInt("0x" + take(16)), o.amount);
-  assert.equal(BigInt("0x" + take(8)), o.expiry);
-  assert.equal(BigInt("0x" + take(8)), 0x1234n);
+  assert.equal(BigInt(`0x${take(16)}`), o.price);
+  assert.equal(BigInt(`0x${take(16)}`), o.amount);
+  assert.equal(BigInt(`0x${take(8)}`), o.expiry);
+  assert.equal(BigInt(`0x${take(8)}`), 0x1234n);
   assert.equal(take(2), "0041");
   assert.equal(take(65), "ab".repeat(65));
   assert.equal(take(2), "0001");
   assert.equal(take(2), "0000");
   assert.equal(take(2), "0000");
-  assert.equal(BigInt("0x" + take(16)), 3n);
-  assert.equal(BigInt("0x" + take(16)), 4n);
+  assert.equal(BigInt(`0x${take(16)}`), 3n);
+  assert.equal(BigInt(`0x${take(16)}`), 4n);
   assert.equal(p, hex.length);
 });
 
 test("encodePackedBatch refuses values the packed layout cannot carry", () => {
   const sig = `0x${"ab".repeat(65)}` as const;
-  assert.throws(() => encodePackedBatch({ orders: [order({ nonce: 1n << 64n })], signatures: [sig], fills: [] }), /nonce/);
-  assert.throws(() => encodePackedBatch({ orders: [order({ price: 1n << 128n })], signatures: [sig], fills: [] }), /price/);
+  assert.throws(
+    () => encodePackedBatch({ orders: [order({ nonce: 1n << 64n })], signatures: [sig], fills: [] }),
+    /nonce/,
+  );
+  assert.throws(
+    () => encodePackedBatch({ orders: [order({ price: 1n << 128n })], signatures: [sig], fills: [] }),
+    /price/,
+  );
   assert.throws(() => encodePackedBatch({ orders: [order()], signatures: [], fills: [] }), /one signature per order/);
 });

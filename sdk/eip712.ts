@@ -116,7 +116,12 @@ export interface SettlementDomain extends TypedDataDomain {
 }
 
 export function getSettlementDomain(chainId: number | bigint, verifyingContract: Address): SettlementDomain {
-  return { name: SETTLEMENT_DOMAIN_NAME, version: SETTLEMENT_DOMAIN_VERSION, chainId: Number(chainId), verifyingContract };
+  return {
+    name: SETTLEMENT_DOMAIN_NAME,
+    version: SETTLEMENT_DOMAIN_VERSION,
+    chainId: Number(chainId),
+    verifyingContract,
+  };
 }
 
 function encodeType(types: Record<string, readonly { name: string; type: string }[]>, primary: string): string {
@@ -152,7 +157,12 @@ export function getAgentApprovalHash(domain: SettlementDomain, approval: AgentAp
 }
 
 export function getAgentRenouncementHash(domain: SettlementDomain, renouncement: AgentRenouncement): Hex {
-  return hashTypedData({ domain, types: AGENT_RENOUNCEMENT_TYPES, primaryType: "AgentRenouncement", message: renouncement });
+  return hashTypedData({
+    domain,
+    types: AGENT_RENOUNCEMENT_TYPES,
+    primaryType: "AgentRenouncement",
+    message: renouncement,
+  });
 }
 
 type Signer = LocalAccount | WalletClient;
@@ -182,7 +192,11 @@ export function signAgentApproval(signer: Signer, domain: SettlementDomain, appr
 }
 
 /** Signs an AgentRenouncement with the agent's key; anyone (the agent relayer) may submit it. */
-export function signAgentRenouncement(signer: Signer, domain: SettlementDomain, renouncement: AgentRenouncement): Promise<Hex> {
+export function signAgentRenouncement(
+  signer: Signer,
+  domain: SettlementDomain,
+  renouncement: AgentRenouncement,
+): Promise<Hex> {
   return signTyped(signer, {
     domain,
     types: AGENT_RENOUNCEMENT_TYPES,

@@ -33,7 +33,13 @@ test("an identity token gets a tenant token; the pair reads the account and driv
   assert.equal(again.data.accountId, account.data.accountId);
   // no tenant token: 401 UNAUTHORIZED, thrown with the spec's code and reason
   const half = createExchangeClient({ baseUrl: origin, accessToken });
-  await assert.rejects(ok(half.GET("/v1/account")), (e: DexApiError) => e instanceof DexApiError && e.status === 401 && e.code === "UNAUTHORIZED");
+  await assert.rejects(
+    ok(half.GET("/v1/account")),
+    (e: DexApiError) => e instanceof DexApiError && e.status === 401 && e.code === "UNAUTHORIZED",
+  );
   // a wrong body is refused with 400 and changes nothing
-  await assert.rejects(ok(ex.POST("/v1/sandbox/kyc", { body: { status: "nope" } as never })), (e: DexApiError) => e.status === 400);
+  await assert.rejects(
+    ok(ex.POST("/v1/sandbox/kyc", { body: { status: "nope" } as never })),
+    (e: DexApiError) => e.status === 400,
+  );
 });

@@ -35,7 +35,13 @@ export function createExchangeClient(opts: ExchangeClientOptions): ExchangeClien
 }
 
 /** POST /v1/auth/tenant-token with the identity token: the tenant token (expires with the identity token). */
-export async function exchangeTenantToken(baseUrl: string, accessToken: string, fetchImpl?: typeof fetch): Promise<string> {
-  const { token } = await ok(createExchangeClient({ baseUrl, accessToken, fetch: fetchImpl }).POST("/v1/auth/tenant-token"));
+export async function exchangeTenantToken(
+  baseUrl: string,
+  accessToken: string,
+  fetchImpl?: typeof fetch,
+): Promise<string> {
+  const { token } = await ok(
+    createExchangeClient({ baseUrl, accessToken, fetch: fetchImpl }).POST("/v1/auth/tenant-token"),
+  );
   return token;
 }

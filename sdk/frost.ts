@@ -36,7 +36,8 @@ export interface FrostSignatureWords {
 
 const word = (v: bigint): Hex => `0x${v.toString(16).padStart(64, "0")}`;
 export const toHex = (b: Uint8Array): Hex => `0x${bytesToHex(b)}`;
-export const fromHex = (h: string): Uint8Array<ArrayBuffer> => new Uint8Array(hexToBytes(h.startsWith("0x") ? h.slice(2) : h));
+export const fromHex = (h: string): Uint8Array<ArrayBuffer> =>
+  new Uint8Array(hexToBytes(h.startsWith("0x") ? h.slice(2) : h));
 
 /** Parses a compressed or uncompressed secp256k1 point (throws off the curve) into its words. */
 export function describePoint(point: Uint8Array | string): CurvePointWords {

@@ -92,7 +92,13 @@ function toError(e: grpc.ServiceError): DexGrpcError {
     details = first("x-error-details");
   }
   const retry = first("retry-after");
-  return new DexGrpcError(e.code, first("x-error-code"), e.details || e.message, details, retry === undefined ? undefined : Number(retry));
+  return new DexGrpcError(
+    e.code,
+    first("x-error-code"),
+    e.details || e.message,
+    details,
+    retry === undefined ? undefined : Number(retry),
+  );
 }
 
 export interface TradingClientOptions {
@@ -114,8 +120,16 @@ interface RawClient extends grpc.Client {
 let ctor: grpc.ServiceClientConstructor | undefined;
 function serviceClient(): grpc.ServiceClientConstructor {
   if (!ctor) {
-    const def = protoLoader.fromJSON(tradingProtoJson as never, { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true });
-    const pkg = grpc.loadPackageDefinition(def) as unknown as { dex: { v1: { TradingService: grpc.ServiceClientConstructor } } };
+    const def = protoLoader.fromJSON(tradingProtoJson as never, {
+      keepCase: true,
+      longs: Number,
+      enums: String,
+      defaults: true,
+      oneofs: true,
+    });
+    const pkg = grpc.loadPackageDefinition(def) as unknown as {
+      dex: { v1: { TradingService: grpc.ServiceClientConstructor } };
+    };
     ctor = pkg.dex.v1.TradingService;
   }
   return ctor;
@@ -132,7 +146,10 @@ export interface TradingClient {
 
 /** A TradingService client on `address` (host:port, e.g. 127.0.0.1:50051). */
 export function createTradingClient(address: string, opts: TradingClientOptions = {}): TradingClient {
-  const raw = new (serviceClient())(address, opts.credentials ?? grpc.credentials.createInsecure()) as unknown as RawClient;
+  const raw = new (serviceClient())(
+    address,
+    opts.credentials ?? grpc.credentials.createInsecure(),
+  ) as unknown as RawClient;
   const now = opts.now ?? Date.now;
   const metadata = (method: string) => {
     const md = new grpc.Metadata();
@@ -148,7 +165,9 @@ export function createTradingClient(address: string, opts: TradingClientOptions 
   };
   const call = <Req, Res>(method: "PlaceOrder" | "CancelOrder" | "GetOrderBook", req: Req, md: grpc.Metadata) =>
     new Promise<Res>((resolve, reject) =>
-      (raw[method] as unknown as Unary<Req, Res>).call(raw, req, md, (err, res) => (err ? reject(toError(err)) : resolve(res))),
+      (raw[method] as unknown as Unary<Req, Res>).call(raw, req, md, (err, res) =>
+        err ? reject(toError(err)) : resolve(res),
+      ),
     );
   return {
     placeOrder: (req) => call("PlaceOrder", req, metadata("PlaceOrder")),

@@ -13,7 +13,13 @@ export interface ApiKeyCredentials {
 }
 
 /** Lower-case hex HMAC-SHA256(secret, timestamp + METHOD + path + body). */
-export function hmacSignature(secret: string, timestamp: string | number, method: string, path: string, body: string | Uint8Array = ""): string {
+export function hmacSignature(
+  secret: string,
+  timestamp: string | number,
+  method: string,
+  path: string,
+  body: string | Uint8Array = "",
+): string {
   const text = utf8ToBytes(`${timestamp}${method.toUpperCase()}${path}`);
   const bytes = typeof body === "string" ? utf8ToBytes(body) : body;
   return bytesToHex(hmac(sha256, utf8ToBytes(secret), concatBytes(text, bytes)));
@@ -26,11 +32,21 @@ export function hmacHeaders(
   req: { method: string; path: string; body?: string | Uint8Array; timestamp?: number },
 ): Record<"X-API-KEY" | "X-TIMESTAMP" | "X-SIGNATURE", string> {
   const timestamp = String(req.timestamp ?? Date.now());
-  return { "X-API-KEY": creds.apiKey, "X-TIMESTAMP": timestamp, "X-SIGNATURE": hmacSignature(creds.apiSecret, timestamp, req.method, req.path, req.body ?? "") };
+  return {
+    "X-API-KEY": creds.apiKey,
+    "X-TIMESTAMP": timestamp,
+    "X-SIGNATURE": hmacSignature(creds.apiSecret, timestamp, req.method, req.path, req.body ?? ""),
+  };
 }
 
 /** The WebSocket API's login message for an API key (send it once per connection, before private channels
  *  or orders): HMAC over timestamp + "GET" + "/ws". */
 export function wsLoginMessage(creds: ApiKeyCredentials, id: string | number = "login", timestamp = Date.now()) {
-  return { type: "auth" as const, id, api_key: creds.apiKey, timestamp, signature: hmacSignature(creds.apiSecret, timestamp, "GET", "/ws") };
+  return {
+    type: "auth" as const,
+    id,
+    api_key: creds.apiKey,
+    timestamp,
+    signature: hmacSignature(creds.apiSecret, timestamp, "GET", "/ws"),
+  };
 }

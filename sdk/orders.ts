@@ -48,7 +48,10 @@ export function nextNonce(nowMs = Date.now()): bigint {
 /** The integer of `text` at 10^exponent, or an error naming the field (too many decimals, not a number). */
 function scaled(field: string, text: string, exponent: number): bigint {
   const v = parseDecimal(text, exponent);
-  if (v === null || v <= 0n) throw new RangeError(`${field} ${JSON.stringify(text)} is not a positive decimal with at most ${exponent} decimals`);
+  if (v === null || v <= 0n)
+    throw new RangeError(
+      `${field} ${JSON.stringify(text)} is not a positive decimal with at most ${exponent} decimals`,
+    );
   return v;
 }
 
@@ -71,7 +74,11 @@ export function buildOrder(markets: MarketsResponse, trader: Address, input: Wal
 }
 
 /** Builds, signs and returns the POST /v1/orders body of a wallet-signed order. */
-export async function signWalletOrder(signer: TradingSigner, markets: MarketsResponse, input: WalletOrderInput): Promise<PlaceOrderBody & { order: NonNullable<PlaceOrderBody["order"]>; signature: Hex }> {
+export async function signWalletOrder(
+  signer: TradingSigner,
+  markets: MarketsResponse,
+  input: WalletOrderInput,
+): Promise<PlaceOrderBody & { order: NonNullable<PlaceOrderBody["order"]>; signature: Hex }> {
   const order = buildOrder(markets, await signer.getAddress(), input);
   const { domain, types, primary_type } = markets.eip712;
   const signature = await signer.signTypedData({

@@ -17,7 +17,12 @@ test("package.json: name, exports map and types; every dependency at the root's 
   assert.equal(pkg.name, "@onchain-exchange/sdk");
   assert.deepEqual(pkg.exports["."], { types: "./dist/index.d.ts", default: "./dist/index.js" });
   assert.equal(pkg.types, "./dist/index.d.ts");
-  for (const [name, version] of Object.entries(pkg.dependencies)) assert.equal(version, rootPkg.dependencies[name], `${name}: ${version} here, ${rootPkg.dependencies[name]} at the root`);
+  for (const [name, version] of Object.entries(pkg.dependencies))
+    assert.equal(
+      version,
+      rootPkg.dependencies[name],
+      `${name}: ${version} here, ${rootPkg.dependencies[name]} at the root`,
+    );
   // every npm package a shipped module imports is a dependency (a missing one breaks installs elsewhere)
   const imported = new Set<string>();
   const walk = (dir: string) => {
@@ -26,25 +31,53 @@ test("package.json: name, exports map and types; every dependency at the root's 
       if (e.isDirectory() && e.name !== "dist" && e.name !== "node_modules") walk(p);
       else if (e.name.endsWith(".ts") && !e.name.endsWith(".test.ts")) {
         const text = fs.readFileSync(p, "utf8");
-        const specs = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+"([^"]+)"/gm), ...text.matchAll(/import\("([^"]+)"\)/g)].map((m) => m[1]!);
-        for (const s of specs.filter((x) => !x.startsWith("."))) imported.add(s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0]!);
+        const specs = [
+          ...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+"([^"]+)"/gm),
+          ...text.matchAll(/import\("([^"]+)"\)/g),
+        ].map((m) => m[1]!);
+        for (const s of specs.filter((x) => !x.startsWith(".")))
+          imported.add(s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0]!);
       }
     }
   };
   walk(SDK);
-  for (const name of ["viem", "ws", "openapi-fetch", "@grpc/grpc-js", "@noble/hashes"]) assert.ok(imported.has(name), `the scan missed ${name}`);
+  for (const name of ["viem", "ws", "openapi-fetch", "@grpc/grpc-js", "@noble/hashes"])
+    assert.ok(imported.has(name), `the scan missed ${name}`);
   // frost*.ts and settle-batch.ts are the services' shared files, not in the package's entry (@noble/curves)
   imported.delete("@noble/curves");
-  for (const name of imported) assert.ok(pkg.dependencies[name], `${name} is imported but not a dependency of the package`);
+  for (const name of imported)
+    assert.ok(pkg.dependencies[name], `${name} is imported but not a dependency of the package`);
 });
 
-test("the build writes dist/, npm pack ships exactly the built files, and the built entry exports sdk/index.ts's names", { timeout: 300_000 }, async () => {
+test("the build writes dist/, npm pack ships exactly the built files, and the built entry exports sdk/index.ts's names", {
+  timeout: 300_000,
+}, async () => {
   fs.rmSync(path.join(SDK, "dist"), { recursive: true, force: true });
-  execFileSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(SDK, "tsconfig.build.json")], { cwd: ROOT, stdio: "pipe" });
-  const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: SDK, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(SDK, "tsconfig.build.json")],
+    { cwd: ROOT, stdio: "pipe" },
+  );
+  const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+    cwd: SDK,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path);
-  for (const f of ["package.json", "README.md", "dist/index.js", "dist/index.d.ts", "dist/rest.js", "dist/openapi/dex-api.d.ts", "dist/grpc-descriptor.js", "dist/book-feed.d.ts"]) assert.ok(files.includes(f), `${f} not packed: ${files.join(" ")}`);
-  const unexpected = files.filter((f) => !(f === "package.json" || f === "README.md" || /^dist\/.+\.(js|d\.ts)$/.test(f)));
+  for (const f of [
+    "package.json",
+    "README.md",
+    "dist/index.js",
+    "dist/index.d.ts",
+    "dist/rest.js",
+    "dist/openapi/dex-api.d.ts",
+    "dist/grpc-descriptor.js",
+    "dist/book-feed.d.ts",
+  ])
+    assert.ok(files.includes(f), `${f} not packed: ${files.join(" ")}`);
+  const unexpected = files.filter(
+    (f) => !(f === "package.json" || f === "README.md" || /^dist\/.+\.(js|d\.ts)$/.test(f)),
+  );
   assert.deepEqual(unexpected, []);
   assert.ok(!files.some((f) => f.includes(".test.")), "a test is packed");
 

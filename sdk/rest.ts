@@ -66,7 +66,10 @@ export function dexAuthMiddleware(auth: DexAuth, now: () => number = Date.now): 
         request.headers.set("X-Wallet-Timestamp", timestamp);
         request.headers.set("X-Wallet-Signature", await auth.wallet.signMessage(raw));
       } else if (auth.scheme === "hmac") {
-        for (const [k, v] of Object.entries(hmacHeaders(auth, { method: request.method, path: target, body, timestamp: now() }))) request.headers.set(k, v);
+        for (const [k, v] of Object.entries(
+          hmacHeaders(auth, { method: request.method, path: target, body, timestamp: now() }),
+        ))
+          request.headers.set(k, v);
       } else {
         request.headers.set("X-API-Key", auth.apiKey);
         request.headers.set("X-API-Secret", auth.apiSecret);

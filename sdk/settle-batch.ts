@@ -37,7 +37,12 @@ export function buildSettleArgs(signedOrders: SignedOrder[], fills: FillByHash[]
   return {
     orders: sorted.map((so) => so.order),
     signatures: sorted.map((so) => so.signature),
-    fills: fills.map((f) => ({ makerIndex: at(f.makerHash), takerIndex: at(f.takerHash), baseAmount: f.baseAmount, price: f.price })),
+    fills: fills.map((f) => ({
+      makerIndex: at(f.makerHash),
+      takerIndex: at(f.takerHash),
+      baseAmount: f.baseAmount,
+      price: f.price,
+    })),
   };
 }
 
@@ -50,7 +55,8 @@ function hexOf(value: bigint, bytes: number): string {
 }
 
 function checkRange(what: string, value: bigint, max: bigint): void {
-  if (value < 0n || value > max) throw new Error(`encodePackedBatch: ${what} ${value} does not fit the packed encoding`);
+  if (value < 0n || value > max)
+    throw new Error(`encodePackedBatch: ${what} ${value} does not fit the packed encoding`);
 }
 
 /**
@@ -71,7 +77,8 @@ export function encodePackedBatch(args: SettleArgs): Hex {
     }
     return i;
   };
-  if (args.orders.length > U16_MAX || args.fills.length > U16_MAX) throw new Error("encodePackedBatch: too many orders or fills");
+  if (args.orders.length > U16_MAX || args.fills.length > U16_MAX)
+    throw new Error("encodePackedBatch: too many orders or fills");
   if (args.signatures.length !== args.orders.length) throw new Error("encodePackedBatch: one signature per order");
   let orders = "";
   args.orders.forEach((o, i) => {
@@ -100,7 +107,8 @@ export function encodePackedBatch(args: SettleArgs): Hex {
   for (const f of args.fills) {
     checkRange("baseAmount", f.baseAmount, U128_MAX);
     checkRange("fill price", f.price, U128_MAX);
-    fills += hexOf(BigInt(f.makerIndex), 2) + hexOf(BigInt(f.takerIndex), 2) + hexOf(f.baseAmount, 16) + hexOf(f.price, 16);
+    fills +=
+      hexOf(BigInt(f.makerIndex), 2) + hexOf(BigInt(f.takerIndex), 2) + hexOf(f.baseAmount, 16) + hexOf(f.price, 16);
   }
   return `0x${hexOf(BigInt(tokens.length), 1)}${tokens.join("")}${hexOf(BigInt(args.orders.length), 2)}${orders}${hexOf(BigInt(args.fills.length), 2)}${fills}`;
 }

@@ -97,12 +97,21 @@ export function parseSettledTrades(tradeCount: bigint, trades: string): SettledT
   if (tradeCount > BigInt(U32)) throw new Error(`BatchSettled: trade count ${tradeCount} out of range`);
   const count = Number(tradeCount);
   const expected = HEADER_BYTES + count * FILL_BYTES + orderCount * ORDER_BYTES;
-  if (hex.length !== expected * 2) throw new Error(`BatchSettled trades: ${hex.length / 2} bytes, ${count} trades and ${orderCount} orders make ${expected}`);
+  if (hex.length !== expected * 2)
+    throw new Error(
+      `BatchSettled trades: ${hex.length / 2} bytes, ${count} trades and ${orderCount} orders make ${expected}`,
+    );
   const fills: SettledFillRecord[] = [];
   for (let k = 0; k < count; k++) {
     const p = HEADER_BYTES + k * FILL_BYTES;
-    const fill = { makerIndex: num(p, 4), takerIndex: num(p + 4, 4), baseAmount: BigInt(hexOf(at(p + 8, 16))), price: BigInt(hexOf(at(p + 24, 16))) };
-    if (fill.makerIndex >= orderCount || fill.takerIndex >= orderCount) throw new Error(`BatchSettled trades: fill ${k} names an order past ${orderCount}`);
+    const fill = {
+      makerIndex: num(p, 4),
+      takerIndex: num(p + 4, 4),
+      baseAmount: BigInt(hexOf(at(p + 8, 16))),
+      price: BigInt(hexOf(at(p + 24, 16))),
+    };
+    if (fill.makerIndex >= orderCount || fill.takerIndex >= orderCount)
+      throw new Error(`BatchSettled trades: fill ${k} names an order past ${orderCount}`);
     fills.push(fill);
   }
   const orders: SettledOrderRecord[] = [];
@@ -110,7 +119,13 @@ export function parseSettledTrades(tradeCount: bigint, trades: string): SettledT
     const p = HEADER_BYTES + count * FILL_BYTES + i * ORDER_BYTES;
     const side = num(p + 92, 1);
     if (side > 1) throw new Error(`BatchSettled trades: order ${i} has side ${side}`);
-    orders.push({ orderHash: hexOf(at(p, 32)), trader: hexOf(at(p + 32, 20)), baseToken: hexOf(at(p + 52, 20)), quoteToken: hexOf(at(p + 72, 20)), side });
+    orders.push({
+      orderHash: hexOf(at(p, 32)),
+      trader: hexOf(at(p + 32, 20)),
+      baseToken: hexOf(at(p + 52, 20)),
+      quoteToken: hexOf(at(p + 72, 20)),
+      side,
+    });
   }
   return { makerFeeBps: num(0, 2), takerFeeBps: num(2, 2), fills, orders };
 }
@@ -155,7 +170,11 @@ export interface SettlementLogLike {
   logIndex?: number | null;
 }
 
-export type LocatedSettledTrade = SettledBatchTrade & { transactionHash?: Hex; blockNumber?: bigint; logIndex?: number };
+export type LocatedSettledTrade = SettledBatchTrade & {
+  transactionHash?: Hex;
+  blockNumber?: bigint;
+  logIndex?: number;
+};
 
 /** Every trade of the Settlement contract's BatchSettled logs among `logs` (e.g. a receipt's), in log order,
  *  with the log's transaction hash, block number and log index where the log has them. */

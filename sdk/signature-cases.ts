@@ -12,10 +12,11 @@ const byte = (x: number) => x.toString(16).padStart(2, "0");
 
 /** Every edge case from a valid 65-byte signature `sig` (v = 27 or 28). */
 export function signatureEdgeCases(sig: `0x${string}`): SignatureCase[] {
-  const r = BigInt("0x" + sig.slice(2, 66));
-  const s = BigInt("0x" + sig.slice(66, 130));
+  const r = BigInt(`0x${sig.slice(2, 66)}`);
+  const s = BigInt(`0x${sig.slice(66, 130)}`);
   const v = parseInt(sig.slice(130, 132), 16);
-  const make = (rr: bigint, ss: bigint, vv: number, tail = ""): `0x${string}` => `0x${word(rr)}${word(ss)}${byte(vv)}${tail}`;
+  const make = (rr: bigint, ss: bigint, vv: number, tail = ""): `0x${string}` =>
+    `0x${word(rr)}${word(ss)}${byte(vv)}${tail}`;
   return [
     { name: "valid (v as signed)", signature: sig },
     { name: "v flipped (27 <-> 28)", signature: make(r, s, v === 27 ? 28 : 27) },

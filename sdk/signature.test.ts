@@ -5,7 +5,8 @@ import { ecdsaSignatureProblem, parseStrictEcdsaSignature, SECP256K1_HALF_N, SEC
 import { signatureEdgeCases } from "./signature-cases";
 
 const word = (x: bigint) => x.toString(16).padStart(64, "0");
-const sig = (r: bigint, s: bigint, v: number, tail = "") => `0x${word(r)}${word(s)}${v.toString(16).padStart(2, "0")}${tail}`;
+const sig = (r: bigint, s: bigint, v: number, tail = "") =>
+  `0x${word(r)}${word(s)}${v.toString(16).padStart(2, "0")}${tail}`;
 
 test("v: exactly 27 and 28 pass; 0, 1, 26, 29 are refused", () => {
   for (const v of [27, 28]) assert.equal(ecdsaSignatureProblem(sig(5n, 7n, v)), null, `v=${v}`);
@@ -33,9 +34,9 @@ test("length: 65 bytes exactly; 64, 66 bytes, odd hex, non-hex are refused", () 
   const good = sig(5n, 7n, 27);
   assert.equal(ecdsaSignatureProblem(good), null);
   assert.equal(ecdsaSignatureProblem(good.slice(0, 130)), "length");
-  assert.equal(ecdsaSignatureProblem(good + "00"), "length");
-  assert.equal(ecdsaSignatureProblem(good + "0"), "length");
-  assert.equal(ecdsaSignatureProblem(good.slice(0, 131) + "g"), "length");
+  assert.equal(ecdsaSignatureProblem(`${good}00`), "length");
+  assert.equal(ecdsaSignatureProblem(`${good}0`), "length");
+  assert.equal(ecdsaSignatureProblem(`${good.slice(0, 131)}g`), "length");
   assert.equal(ecdsaSignatureProblem(good.slice(2)), "length");
   assert.equal(ecdsaSignatureProblem(""), "length");
 });
@@ -52,10 +53,25 @@ test("a real signature: only its own form and the flipped-v form pass among the 
   const acc = privateKeyToAccount(generatePrivateKey());
   const s = await acc.signMessage({ message: "x" });
   const expected: Record<string, boolean> = {
-    "valid (v as signed)": true, "v flipped (27 <-> 28)": true, "v = 0 (v - 27)": false, "v = 1 (other parity)": false,
-    "v = 26": false, "v = 29": false, "v = 27": true, "v = 28": true, "s = n/2 (largest low s)": true,
-    "s = n/2 + 1 (smallest high s)": false, "s = n - s (mirror image)": false, "s = 0": false, "s = 1": true,
-    "r = 0": false, "r = n": false, "r = n - 1": true, "length 64": false, "length 66": false,
+    "valid (v as signed)": true,
+    "v flipped (27 <-> 28)": true,
+    "v = 0 (v - 27)": false,
+    "v = 1 (other parity)": false,
+    "v = 26": false,
+    "v = 29": false,
+    "v = 27": true,
+    "v = 28": true,
+    "s = n/2 (largest low s)": true,
+    "s = n/2 + 1 (smallest high s)": false,
+    "s = n - s (mirror image)": false,
+    "s = 0": false,
+    "s = 1": true,
+    "r = 0": false,
+    "r = n": false,
+    "r = n - 1": true,
+    "length 64": false,
+    "length 66": false,
   };
-  for (const c of signatureEdgeCases(s)) assert.equal(ecdsaSignatureProblem(c.signature) === null, expected[c.name], c.name);
+  for (const c of signatureEdgeCases(s))
+    assert.equal(ecdsaSignatureProblem(c.signature) === null, expected[c.name], c.name);
 });

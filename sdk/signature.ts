@@ -26,10 +26,12 @@ export interface StrictEcdsaSignature {
 const HEX_130 = /^0x[0-9a-fA-F]{130}$/;
 
 /** Parses `signature` under the contract's rule: the parts, or why the contract would refuse it. */
-export function parseStrictEcdsaSignature(signature: string): { ok: true; sig: StrictEcdsaSignature } | { ok: false; problem: SignatureProblem } {
+export function parseStrictEcdsaSignature(
+  signature: string,
+): { ok: true; sig: StrictEcdsaSignature } | { ok: false; problem: SignatureProblem } {
   if (typeof signature !== "string" || !HEX_130.test(signature)) return { ok: false, problem: "length" };
-  const r = BigInt("0x" + signature.slice(2, 66));
-  const s = BigInt("0x" + signature.slice(66, 130));
+  const r = BigInt(`0x${signature.slice(2, 66)}`);
+  const s = BigInt(`0x${signature.slice(66, 130)}`);
   const v = parseInt(signature.slice(130, 132), 16);
   if (v !== 27 && v !== 28) return { ok: false, problem: "v" };
   if (r === 0n || r >= SECP256K1_N) return { ok: false, problem: "r" };

@@ -27,7 +27,11 @@ export interface TradingSigner {
 /** The part of an ethers v6 Signer the SDK uses. */
 export interface EthersSignerLike {
   getAddress(): Promise<string>;
-  signTypedData(domain: Record<string, unknown>, types: Record<string, TypedDataField[]>, value: Record<string, unknown>): Promise<string>;
+  signTypedData(
+    domain: Record<string, unknown>,
+    types: Record<string, TypedDataField[]>,
+    value: Record<string, unknown>,
+  ): Promise<string>;
   signMessage(message: string | Uint8Array): Promise<string>;
 }
 
@@ -42,7 +46,10 @@ export function fromViem(signer: LocalAccount | WalletClient): TradingSigner {
     const account = signer as LocalAccount;
     return {
       getAddress: async () => account.address,
-      signTypedData: (req) => account.signTypedData({ ...req, types: withoutDomainType(req.types) } as Parameters<LocalAccount["signTypedData"]>[0]),
+      signTypedData: (req) =>
+        account.signTypedData({ ...req, types: withoutDomainType(req.types) } as Parameters<
+          LocalAccount["signTypedData"]
+        >[0]),
       signMessage: (raw) => account.signMessage({ message: { raw } }),
     };
   }
@@ -51,7 +58,10 @@ export function fromViem(signer: LocalAccount | WalletClient): TradingSigner {
   if (!account) throw new Error("fromViem: the wallet client has no account");
   return {
     getAddress: async () => account.address,
-    signTypedData: (req) => client.signTypedData({ ...req, types: withoutDomainType(req.types), account } as Parameters<WalletClient["signTypedData"]>[0]),
+    signTypedData: (req) =>
+      client.signTypedData({ ...req, types: withoutDomainType(req.types), account } as Parameters<
+        WalletClient["signTypedData"]
+      >[0]),
     signMessage: (raw) => client.signMessage({ account, message: { raw } }),
   };
 }
@@ -60,7 +70,12 @@ export function fromViem(signer: LocalAccount | WalletClient): TradingSigner {
 export function fromEthers(signer: EthersSignerLike): TradingSigner {
   return {
     getAddress: async () => (await signer.getAddress()) as Address,
-    signTypedData: async (req) => (await signer.signTypedData(req.domain as Record<string, unknown>, withoutDomainType(req.types), req.message)) as Hex,
+    signTypedData: async (req) =>
+      (await signer.signTypedData(
+        req.domain as Record<string, unknown>,
+        withoutDomainType(req.types),
+        req.message,
+      )) as Hex,
     signMessage: async (raw) => (await signer.signMessage(raw)) as Hex,
   };
 }

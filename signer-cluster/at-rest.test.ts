@@ -3,7 +3,16 @@
 // mode without a key refuses to start, and a clear share or HSM key of an older version is sealed on first
 // start and its clear file removed. In-process; the 3-of-5 signing over sealed shares is cluster.test.ts's.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -36,7 +45,13 @@ const share = (index: number): StoredShare => ({
   createdAt: "2026-11-28T00:00:00.000Z",
 });
 
-const nodeEnv = (dataDir: string, extra: Record<string, string> = {}) => ({ MPC_NODE_INDEX: "2", MPC_DATA_DIR: dataDir, MPC_THRESHOLD: "3", MPC_PARTICIPANTS: "5", ...extra });
+const nodeEnv = (dataDir: string, extra: Record<string, string> = {}) => ({
+  MPC_NODE_INDEX: "2",
+  MPC_DATA_DIR: dataDir,
+  MPC_THRESHOLD: "3",
+  MPC_PARTICIPANTS: "5",
+  ...extra,
+});
 
 test("a share file on disk is not the share in clear; it opens with its node's key only, and not as another node's", () => {
   const dir = freshDir();
@@ -60,20 +75,32 @@ test("a share file on disk is not the share in clear; it opens with its node's k
 test("a node with the wrong key refuses to start; with its own key it serves its share", () => {
   const dir = freshDir();
   writeShare(dir, share(2), createSecretBox(KEY));
-  assert.throws(() => createSignerNode({ config: loadNodeConfig(nodeEnv(dir, { MPC_SEAL_KEY: OTHER })), logger: silent }), /does not open with this node's key/);
+  assert.throws(
+    () => createSignerNode({ config: loadNodeConfig(nodeEnv(dir, { MPC_SEAL_KEY: OTHER })), logger: silent }),
+    /does not open with this node's key/,
+  );
   const node = createSignerNode({ config: loadNodeConfig(nodeEnv(dir, { MPC_SEAL_KEY: KEY })), logger: silent });
   assert.ok(node.server);
 });
 
 test("production mode without a sealing key refuses to start (node and HSM); sandbox makes one beside the data dir", () => {
   const dir = freshDir();
-  assert.throws(() => loadNodeConfig(nodeEnv(dir, { EXCHANGE_MODE: "production" })), /production mode needs MPC_SEAL_KEY or MPC_SEAL_KEY_FILE/);
-  assert.throws(() => loadHsmConfig({ MPC_DATA_DIR: dir, EXCHANGE_MODE: "production" }), /production mode needs MPC_SEAL_KEY/);
+  assert.throws(
+    () => loadNodeConfig(nodeEnv(dir, { EXCHANGE_MODE: "production" })),
+    /production mode needs MPC_SEAL_KEY or MPC_SEAL_KEY_FILE/,
+  );
+  assert.throws(
+    () => loadHsmConfig({ MPC_DATA_DIR: dir, EXCHANGE_MODE: "production" }),
+    /production mode needs MPC_SEAL_KEY/,
+  );
   assert.equal(existsSync(`${dir}.secrets`), false, "production generates nothing");
   assert.equal(loadNodeConfig(nodeEnv(dir, { EXCHANGE_MODE: "production", MPC_SEAL_KEY: KEY })).sealKeyHex, KEY);
   const keyFile = join(root, "seal.key");
   writeFileSync(keyFile, `${OTHER}\n`);
-  assert.equal(loadHsmConfig({ MPC_DATA_DIR: dir, EXCHANGE_MODE: "production", MPC_SEAL_KEY_FILE: keyFile }).sealKeyHex, OTHER);
+  assert.equal(
+    loadHsmConfig({ MPC_DATA_DIR: dir, EXCHANGE_MODE: "production", MPC_SEAL_KEY_FILE: keyFile }).sealKeyHex,
+    OTHER,
+  );
   const sandbox = loadNodeConfig(nodeEnv(dir));
   assert.match(sandbox.sealKeyHex, /^[0-9a-f]{64}$/);
   assert.equal(readFileSync(join(`${dir}.secrets`, "seal.key"), "utf8").trim(), sandbox.sealKeyHex);
@@ -98,11 +125,17 @@ test("an older clear layout (node-<i>.json and hsm-key.json in the shared direct
   assert.equal(clearShare, join(shared, "node-2.json"));
   writeFileSync(clearShare, JSON.stringify(s));
   const hsmKey = generatePrivateKey();
-  writeFileSync(join(shared, "hsm-key.json"), JSON.stringify({ privateKey: hsmKey, address: privateKeyToAccount(hsmKey).address }));
+  writeFileSync(
+    join(shared, "hsm-key.json"),
+    JSON.stringify({ privateKey: hsmKey, address: privateKeyToAccount(hsmKey).address }),
+  );
 
   const nodeKey = deriveKeyHex(KEY, "node-2");
   const migrated: string[] = [];
-  assert.deepEqual(readShare(join(shared, "node-2"), 2, createSecretBox(nodeKey), (f) => migrated.push(f)), s);
+  assert.deepEqual(
+    readShare(join(shared, "node-2"), 2, createSecretBox(nodeKey), (f) => migrated.push(f)),
+    s,
+  );
   assert.deepEqual(migrated, [clearShare]);
   assert.equal(existsSync(clearShare), false, "the clear share is gone");
   assert.ok(!readFileSync(shareFilePath(join(shared, "node-2"), 2), "utf8").includes(s.signingShare.slice(2)));

@@ -7,8 +7,19 @@ import type { BridgeChainsConfig } from "./source-events";
 
 const base: BridgeChainsConfig = {
   confirmations: 2,
-  home: { chainId: 1, rpcUrl: "http://127.0.0.1:8545", vault: "0x00000000000000000000000000000000000000a1", fromBlock: 10n, confirmations: 64 },
-  remote: { chainId: 31338, rpcUrl: "http://127.0.0.1:8546", minter: "0x00000000000000000000000000000000000000b2", fromBlock: 3n },
+  home: {
+    chainId: 1,
+    rpcUrl: "http://127.0.0.1:8545",
+    vault: "0x00000000000000000000000000000000000000a1",
+    fromBlock: 10n,
+    confirmations: 64,
+  },
+  remote: {
+    chainId: 31338,
+    rpcUrl: "http://127.0.0.1:8546",
+    minter: "0x00000000000000000000000000000000000000b2",
+    fromBlock: 3n,
+  },
 };
 
 test("each side's confirmations survive the trip to a signer process; an unset side stays unset", () => {
@@ -23,5 +34,6 @@ test("each side's confirmations survive the trip to a signer process; an unset s
 test("a per-chain value outside 0..100000 is refused", () => {
   const env = chainsToEnv(base);
   assert.equal(loadChainsConfig({ ...env, MPC_HOME_CONFIRMATIONS: "100000" }).home?.confirmations, 100_000);
-  for (const bad of ["-1", "100001", "1.5", "x"]) assert.throws(() => loadChainsConfig({ ...env, MPC_HOME_CONFIRMATIONS: bad }), /MPC_HOME_CONFIRMATIONS/, bad);
+  for (const bad of ["-1", "100001", "1.5", "x"])
+    assert.throws(() => loadChainsConfig({ ...env, MPC_HOME_CONFIRMATIONS: bad }), /MPC_HOME_CONFIRMATIONS/, bad);
 });

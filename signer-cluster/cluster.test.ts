@@ -20,7 +20,14 @@ import { readShare, shareFilePath, type PublicKeyPackage } from "./share-store";
 import { createSecretBox, deriveKeyHex } from "../runtime/secret-box";
 import type { CommitResponse, SignShareResponse } from "./signing-service";
 import { createSourceEventVerifier, signingRequestSchema } from "./source-events";
-import { deployEventsStub, emitBurn, emitDeposit, mineBlocks, startHardhatChain, type TestChain } from "./testing/chain";
+import {
+  deployEventsStub,
+  emitBurn,
+  emitDeposit,
+  mineBlocks,
+  startHardhatChain,
+  type TestChain,
+} from "./testing/chain";
 
 const Point = secp256k1.Point;
 const Fn = Point.Fn;
@@ -76,7 +83,11 @@ async function slowCommitProxy(target: string, delayMs: number, seen: string[] =
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     if (req.url === "/v1/sign/commit") await new Promise((r) => setTimeout(r, delayMs));
-    const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers: { "content-type": "application/json" }, body: req.method === "GET" ? undefined : Buffer.concat(chunks) });
+    const upstream = await fetch(`${target}${req.url}`, {
+      method: req.method,
+      headers: { "content-type": "application/json" },
+      body: req.method === "GET" ? undefined : Buffer.concat(chunks),
+    });
     const text = await upstream.text();
     seen.push(Buffer.concat(chunks).toString("utf8"), text);
     res.writeHead(upstream.status, { "content-type": "application/json" });
@@ -119,9 +130,24 @@ describe("MPC signer cluster", () => {
       assert.ok(!readFileSync(f, "utf8").includes(stored[k].signingShare.slice(2)), `${f}: the share is not in clear`);
       const s = stored[k];
       assert.equal(s.index, k + 1);
-      assert.deepEqual(Object.keys(s).sort(), ["commitments", "createdAt", "epoch", "groupPublicKey", "index", "participants", "signingShare", "threshold", "verifyingShares", "version"]);
+      assert.deepEqual(Object.keys(s).sort(), [
+        "commitments",
+        "createdAt",
+        "epoch",
+        "groupPublicKey",
+        "index",
+        "participants",
+        "signingShare",
+        "threshold",
+        "verifyingShares",
+        "version",
+      ]);
       // one secret scalar, and it is this node's: s_i * G == its verifying share
-      assert.ok(Point.BASE.multiply(Fn.fromBytes(fromHex(s.signingShare))).equals(Point.fromBytes(fromHex(s.verifyingShares[String(k + 1)]))));
+      assert.ok(
+        Point.BASE.multiply(Fn.fromBytes(fromHex(s.signingShare))).equals(
+          Point.fromBytes(fromHex(s.verifyingShares[String(k + 1)])),
+        ),
+      );
       assert.equal(s.groupPublicKey, stored[0].groupPublicKey);
       assert.deepEqual(s.verifyingShares, stored[0].verifyingShares);
       assert.equal(s.epoch, 1);
@@ -135,16 +161,28 @@ describe("MPC signer cluster", () => {
         return acc.add(Point.fromBytes(fromHex(stored[0].verifyingShares[String(i)])).multiply(lambda));
       }, Point.ZERO);
     const group = Point.fromBytes(fromHex(stored[0].groupPublicKey));
-    for (const ids of [[1, 2, 3], [1, 3, 5], [2, 4, 5], [3, 4, 5]]) assert.ok(interpolate(ids).equals(group), `subset ${ids}`);
+    for (const ids of [
+      [1, 2, 3],
+      [1, 3, 5],
+      [2, 4, 5],
+      [3, 4, 5],
+    ])
+      assert.ok(interpolate(ids).equals(group), `subset ${ids}`);
     assert.ok(!interpolate([1, 2]).equals(group));
     assert.equal(cluster.key.groupPublicKey.compressed, stored[0].groupPublicKey);
     assert.equal(cluster.key.groupPublicKey.x.length, 66);
-    checkKeyPackage((await callJson<PublicKeyPackage>(`${node(4).url}/v1/key`, undefined, 2_000)));
+    checkKeyPackage(await callJson<PublicKeyPackage>(`${node(4).url}/v1/key`, undefined, 2_000));
   });
 
   test("any 3 of the 5 nodes sign, and the signature verifies under the DKG's group key", async () => {
     let nonce = 1n;
-    for (const subset of [[1, 2, 3], [1, 3, 5], [2, 4, 5], [3, 4, 5], [1, 2, 5]]) {
+    for (const subset of [
+      [1, 2, 3],
+      [1, 3, 5],
+      [2, 4, 5],
+      [3, 4, 5],
+      [1, 2, 5],
+    ]) {
       const coordinator = createSigningCoordinator({ nodes: subset.map(node), threshold: 3, timeoutMs: 5_000 });
       const res = await coordinator.sign(mint(nonce));
       assert.deepEqual(res.signers, subset);
@@ -152,7 +190,13 @@ describe("MPC signer cluster", () => {
       assert.equal(res.message.amountWei, nonce * 10n ** 18n);
       assert.equal(res.message.recipient, RECIPIENT);
       assert.ok(verifyFrostSignature(res.signature.bytes, res.digest, cluster.key.groupPublicKey.compressed));
-      assert.ok(!verifyFrostSignature(res.signature.bytes, expectedMintDigest(nonce + 1n, nonce * 10n ** 18n, 1), cluster.key.groupPublicKey.compressed));
+      assert.ok(
+        !verifyFrostSignature(
+          res.signature.bytes,
+          expectedMintDigest(nonce + 1n, nonce * 10n ** 18n, 1),
+          cluster.key.groupPublicKey.compressed,
+        ),
+      );
       nonce++;
     }
     // the default coordinator takes whichever 3 answer first
@@ -169,38 +213,71 @@ describe("MPC signer cluster", () => {
     const c2 = await callJson<CommitResponse>(`${node(2).url}/v1/sign/commit`, { request: mint(1n) }, 2_000);
     const commitments = [c1, c2].map(({ index, hiding, binding }) => ({ index, hiding, binding }));
     await rejectsWith(
-      callJson(`${node(1).url}/v1/sign/share`, { commitmentId: c1.commitmentId, epoch: c1.epoch, request: mint(1n), commitments }, 2_000),
+      callJson(
+        `${node(1).url}/v1/sign/share`,
+        { commitmentId: c1.commitmentId, epoch: c1.epoch, request: mint(1n), commitments },
+        2_000,
+      ),
       "SIGNING_PACKAGE_INVALID",
     );
     // and the aggregation library refuses 2 signers outright
-    const { pub } = { pub: checkKeyPackage(await callJson<PublicKeyPackage>(`${node(1).url}/v1/key`, undefined, 2_000)) };
-    assert.throws(() => aggregateShares(pub, commitments, expectedMintDigest(1n, 10n ** 18n, 1), []), /needs 3 signers/);
+    const { pub } = {
+      pub: checkKeyPackage(await callJson<PublicKeyPackage>(`${node(1).url}/v1/key`, undefined, 2_000)),
+    };
+    assert.throws(
+      () => aggregateShares(pub, commitments, expectedMintDigest(1n, 10n ** 18n, 1), []),
+      /needs 3 signers/,
+    );
   });
 
   test("one node's share counted three times is refused and never yields a valid signature", async () => {
     const request = mint(2n);
-    const commits = await Promise.all([1, 2, 3].map((i) => callJson<CommitResponse>(`${node(i).url}/v1/sign/commit`, { request }, 2_000)));
+    const commits = await Promise.all(
+      [1, 2, 3].map((i) => callJson<CommitResponse>(`${node(i).url}/v1/sign/commit`, { request }, 2_000)),
+    );
     const commitments = commits.map(({ index, hiding, binding }) => ({ index, hiding, binding }));
     // the node refuses a package listing it three times
     const dup = await callJson<CommitResponse>(`${node(1).url}/v1/sign/commit`, { request }, 2_000);
     const c = { index: 1, hiding: dup.hiding, binding: dup.binding };
     await rejectsWith(
-      callJson(`${node(1).url}/v1/sign/share`, { commitmentId: dup.commitmentId, epoch: dup.epoch, request, commitments: [c, c, c] }, 2_000),
+      callJson(
+        `${node(1).url}/v1/sign/share`,
+        { commitmentId: dup.commitmentId, epoch: dup.epoch, request, commitments: [c, c, c] },
+        2_000,
+      ),
       "SIGNING_PACKAGE_INVALID",
     );
     // an honest round gives node 1's share; counting it three times does not verify
     const shares = await Promise.all(
-      commits.map((cm, k) => callJson<SignShareResponse>(`${node(k + 1).url}/v1/sign/share`, { commitmentId: cm.commitmentId, epoch: cm.epoch, request, commitments }, 5_000)),
+      commits.map((cm, k) =>
+        callJson<SignShareResponse>(
+          `${node(k + 1).url}/v1/sign/share`,
+          { commitmentId: cm.commitmentId, epoch: cm.epoch, request, commitments },
+          5_000,
+        ),
+      ),
     );
     const pub = checkKeyPackage(await callJson<PublicKeyPackage>(`${node(1).url}/v1/key`, undefined, 2_000));
     const digest = shares[0].digest as Hex;
-    const honest = aggregateShares(pub, commitments, digest, shares.map((s) => ({ index: s.index, share: s.share as Hex })));
+    const honest = aggregateShares(
+      pub,
+      commitments,
+      digest,
+      shares.map((s) => ({ index: s.index, share: s.share as Hex })),
+    );
     assert.ok(frost.verify(honest, fromHex(digest), pub.commitments[0]));
     const z1 = Fn.fromBytes(fromHex(shares[0].share));
     const forged = new Uint8Array([...honest.subarray(0, 33), ...Fn.toBytes(Fn.mul(z1, 3n))]);
     assert.equal(frost.verify(forged, fromHex(digest), pub.commitments[0]), false);
-    const triple = [{ index: 1, share: shares[0].share as Hex }, { index: 1, share: shares[0].share as Hex }, { index: 1, share: shares[0].share as Hex }];
-    assert.throws(() => aggregateShares(pub, [commitments[0], commitments[0], commitments[0]], digest, triple), /more than once/);
+    const triple = [
+      { index: 1, share: shares[0].share as Hex },
+      { index: 1, share: shares[0].share as Hex },
+      { index: 1, share: shares[0].share as Hex },
+    ];
+    assert.throws(
+      () => aggregateShares(pub, [commitments[0], commitments[0], commitments[0]], digest, triple),
+      /more than once/,
+    );
   });
 
   test("a node returning a bad share is identified, left out, and the signature completes with 3 honest nodes", async () => {
@@ -209,10 +286,17 @@ describe("MPC signer cluster", () => {
       // only nodes 2,3,4 can answer first (node 5 sits behind a slow proxy): node 2 is always in round 1
       await callJson(`${node(2).url}/v1/sign/commit`, { request: mint(7n) }, 5_000); // warm the fresh process
       const slow5 = await slowCommitProxy(node(5).url, 1_500);
-      const coordinator = createSigningCoordinator({ nodes: [node(2), node(3), node(4), { index: 5, url: slow5 }], threshold: 3, timeoutMs: 5_000 });
+      const coordinator = createSigningCoordinator({
+        nodes: [node(2), node(3), node(4), { index: 5, url: slow5 }],
+        threshold: 3,
+        timeoutMs: 5_000,
+      });
       const res = await coordinator.sign(mint(7n));
       assert.deepEqual(res.signers, [3, 4, 5]);
-      assert.deepEqual(res.excluded.map((e) => [e.index, e.message]), [[2, "invalid signature share"]]);
+      assert.deepEqual(
+        res.excluded.map((e) => [e.index, e.message]),
+        [[2, "invalid signature share"]],
+      );
       assert.ok(verifyFrostSignature(res.signature.bytes, res.digest, cluster.key.groupPublicKey.compressed));
       // with only 3 candidates and one of them cheating there is no honest quorum: a retryable refusal naming it
       const three = createSigningCoordinator({ nodes: [node(2), node(3), node(4)], threshold: 3 });
@@ -225,7 +309,11 @@ describe("MPC signer cluster", () => {
   test("a node asked to sign a deposit that never happened refuses by name", async () => {
     const coordinator = cluster.coordinator();
     await rejectsWith(coordinator.sign(mint(999n)), "SOURCE_EVENT_NOT_FOUND", false);
-    await rejectsWith(coordinator.sign({ kind: "RELEASE", srcChainId: 31338, nonce: 999 }), "SOURCE_EVENT_NOT_FOUND", false);
+    await rejectsWith(
+      coordinator.sign({ kind: "RELEASE", srcChainId: 31338, nonce: 999 }),
+      "SOURCE_EVENT_NOT_FOUND",
+      false,
+    );
     await rejectsWith(coordinator.sign({ kind: "MINT", srcChainId: 1, nonce: 1 }), "UNKNOWN_SOURCE_CHAIN", false);
     // a real deposit aimed at another destination is not ours to sign
     await deposit(500n, 5n, 999n);
@@ -233,13 +321,36 @@ describe("MPC signer cluster", () => {
     // the node itself, asked directly
     const c = await callJson<CommitResponse>(`${node(3).url}/v1/sign/commit`, { request: mint(999n) }, 2_000);
     await rejectsWith(
-      callJson(`${node(3).url}/v1/sign/share`, { commitmentId: c.commitmentId, epoch: c.epoch, request: mint(999n), commitments: [c, { ...c, index: 4 }, { ...c, index: 5 }].map(({ index, hiding, binding }) => ({ index, hiding, binding })) }, 5_000),
+      callJson(
+        `${node(3).url}/v1/sign/share`,
+        {
+          commitmentId: c.commitmentId,
+          epoch: c.epoch,
+          request: mint(999n),
+          commitments: [c, { ...c, index: 4 }, { ...c, index: 5 }].map(({ index, hiding, binding }) => ({
+            index,
+            hiding,
+            binding,
+          })),
+        },
+        5_000,
+      ),
       "SOURCE_EVENT_NOT_FOUND",
     );
     // malformed requests never reach the chain, and are not retryable
-    await rejectsWith(coordinator.sign({ kind: "MINT", srcChainId: 31337, nonce: (1n << 64n).toString() }), "INVALID_REQUEST", false);
-    await rejectsWith(callJson(`${node(3).url}/v1/sign/commit`, { request: { kind: "MINT", srcChainId: "31337", nonce: "-1" } }, 2_000), "INVALID_REQUEST");
-    await rejectsWith(callJson(`${node(3).url}/v1/sign/commit`, { request: { ...mint(1n), digest: "0x00" } }, 2_000), "INVALID_REQUEST");
+    await rejectsWith(
+      coordinator.sign({ kind: "MINT", srcChainId: 31337, nonce: (1n << 64n).toString() }),
+      "INVALID_REQUEST",
+      false,
+    );
+    await rejectsWith(
+      callJson(`${node(3).url}/v1/sign/commit`, { request: { kind: "MINT", srcChainId: "31337", nonce: "-1" } }, 2_000),
+      "INVALID_REQUEST",
+    );
+    await rejectsWith(
+      callJson(`${node(3).url}/v1/sign/commit`, { request: { ...mint(1n), digest: "0x00" } }, 2_000),
+      "INVALID_REQUEST",
+    );
   });
 
   test("finality: an event fewer than `confirmations` blocks deep is refused retryably, then signed once buried", async () => {
@@ -257,9 +368,16 @@ describe("MPC signer cluster", () => {
     assert.equal(ok.blockNumber, receipt.blockNumber);
     assert.equal(ok.digest, expectedMintDigest(600n, 6n, 1));
     // the hints narrow the search and must agree with the chain
-    await rejectsWith(verifier.verify({ ...request, blockNumber: receipt.blockNumber - 1n }, 1n), "SOURCE_EVENT_NOT_FOUND");
+    await rejectsWith(
+      verifier.verify({ ...request, blockNumber: receipt.blockNumber - 1n }, 1n),
+      "SOURCE_EVENT_NOT_FOUND",
+    );
     await rejectsWith(verifier.verify({ ...request, txHash: `0x${"ab".repeat(32)}` }, 1n), "SOURCE_EVENT_NOT_FOUND");
-    assert.equal((await verifier.verify({ ...request, blockNumber: receipt.blockNumber, txHash: receipt.transactionHash }, 1n)).digest, ok.digest);
+    assert.equal(
+      (await verifier.verify({ ...request, blockNumber: receipt.blockNumber, txHash: receipt.transactionHash }, 1n))
+        .digest,
+      ok.digest,
+    );
     // an RPC serving another chain than configured is never trusted
     const wrong = createSourceEventVerifier({ ...chains, home: { ...chains.home, rpcUrl: remote.url } });
     await rejectsWith(wrong.verify(request, 1n), "CHAIN_ID_MISMATCH");
@@ -267,33 +385,75 @@ describe("MPC signer cluster", () => {
 
   test("each nonce commitment is used once: replay, unknown and altered commitments are refused", async () => {
     const request = mint(3n);
-    const commits = await Promise.all([1, 2, 3].map((i) => callJson<CommitResponse>(`${node(i).url}/v1/sign/commit`, { request }, 2_000)));
+    const commits = await Promise.all(
+      [1, 2, 3].map((i) => callJson<CommitResponse>(`${node(i).url}/v1/sign/commit`, { request }, 2_000)),
+    );
     const commitments = commits.map(({ index, hiding, binding }) => ({ index, hiding, binding }));
     const body = { commitmentId: commits[0].commitmentId, epoch: commits[0].epoch, request, commitments };
     const first = await callJson<SignShareResponse>(`${node(1).url}/v1/sign/share`, body, 5_000);
     assert.match(first.share, /^0x[0-9a-f]{64}$/);
     await rejectsWith(callJson(`${node(1).url}/v1/sign/share`, body, 2_000), "COMMITMENT_ALREADY_USED");
-    await rejectsWith(callJson(`${node(1).url}/v1/sign/share`, { ...body, commitmentId: "7f0e5b1c-3f6a-4d1e-9c2b-0a1b2c3d4e5f" }, 2_000), "COMMITMENT_UNKNOWN");
+    await rejectsWith(
+      callJson(
+        `${node(1).url}/v1/sign/share`,
+        { ...body, commitmentId: "7f0e5b1c-3f6a-4d1e-9c2b-0a1b2c3d4e5f" },
+        2_000,
+      ),
+      "COMMITMENT_UNKNOWN",
+    );
     // node 2's commitment altered by the coordinator: refused, and the nonce is burnt anyway
     const altered = commitments.map((c) => (c.index === 2 ? { ...c, hiding: commitments[0].hiding } : c));
     const body2 = { commitmentId: commits[1].commitmentId, epoch: commits[1].epoch, request, commitments: altered };
     await rejectsWith(callJson(`${node(2).url}/v1/sign/share`, body2, 2_000), "COMMITMENT_MISMATCH");
-    await rejectsWith(callJson(`${node(2).url}/v1/sign/share`, { ...body2, commitments }, 2_000), "COMMITMENT_ALREADY_USED");
+    await rejectsWith(
+      callJson(`${node(2).url}/v1/sign/share`, { ...body2, commitments }, 2_000),
+      "COMMITMENT_ALREADY_USED",
+    );
     // a commitment issued for one deposit cannot sign another
-    await rejectsWith(callJson(`${node(3).url}/v1/sign/share`, { commitmentId: commits[2].commitmentId, epoch: commits[2].epoch, request: mint(4n), commitments }, 2_000), "COMMITMENT_MISMATCH");
+    await rejectsWith(
+      callJson(
+        `${node(3).url}/v1/sign/share`,
+        { commitmentId: commits[2].commitmentId, epoch: commits[2].epoch, request: mint(4n), commitments },
+        2_000,
+      ),
+      "COMMITMENT_MISMATCH",
+    );
   });
 
   test("RELEASE: nodes find the burn on the remote chain; the HSM co-signs it with ECDSA over the same digest", async () => {
-    const burn = { nonce: 1n, wrappedToken: WRAPPED, token: TOKEN, recipient: RECIPIENT, amountWei: 5_000n, dstChainId: 31337n, dstContract: vault };
+    const burn = {
+      nonce: 1n,
+      wrappedToken: WRAPPED,
+      token: TOKEN,
+      recipient: RECIPIENT,
+      amountWei: 5_000n,
+      dstChainId: 31337n,
+      dstContract: vault,
+    };
     await emitBurn(remote, minter, burn);
     await emitBurn(remote, minter, { ...burn, nonce: 2n, amountWei: 999n });
     const res = await cluster.coordinator().sign({ kind: "RELEASE", srcChainId: 31338, nonce: 1 });
-    const expected = getBridgeMessageDigest({ kind: BridgeMessageKind.RELEASE, srcChainId: 31338n, srcContract: minter, dstChainId: 31337n, dstContract: vault, nonce: 1n, token: TOKEN, recipient: RECIPIENT, amountWei: 5_000n, keyEpoch: 1n });
+    const expected = getBridgeMessageDigest({
+      kind: BridgeMessageKind.RELEASE,
+      srcChainId: 31338n,
+      srcContract: minter,
+      dstChainId: 31337n,
+      dstContract: vault,
+      nonce: 1n,
+      token: TOKEN,
+      recipient: RECIPIENT,
+      amountWei: 5_000n,
+      keyEpoch: 1n,
+    });
     assert.equal(res.digest, expected);
     assert.ok(verifyFrostSignature(res.signature.bytes, res.digest, cluster.key.groupPublicKey.compressed));
 
     const hsm = cluster.hsm!;
-    const co = await requestHsmCoSignature({ url: hsm.url, request: { kind: "RELEASE", srcChainId: 31338n, nonce: 1n }, keyEpoch: 1n });
+    const co = await requestHsmCoSignature({
+      url: hsm.url,
+      request: { kind: "RELEASE", srcChainId: 31338n, nonce: 1n },
+      keyEpoch: 1n,
+    });
     assert.equal(co.signer, hsm.address);
     assert.equal(co.digest, expected);
     assert.equal(fromHex(co.signature).length, 65);
@@ -301,9 +461,26 @@ describe("MPC signer cluster", () => {
     assert.ok(v === 27n || v === 28n);
     assert.ok(BigInt(s) <= Fn.ORDER / 2n, "low-s");
     assert.equal(await recoverAddress({ hash: expected, signature: co.signature }), hsm.address);
-    await rejectsWith(callJson(`${hsm.url}/v1/cosign`, { request: { kind: "RELEASE", srcChainId: "31338", nonce: "2" }, keyEpoch: "1" }, 5_000), "HSM_AMOUNT_BELOW_THRESHOLD");
-    await rejectsWith(callJson(`${hsm.url}/v1/cosign`, { request: { kind: "RELEASE", srcChainId: "31338", nonce: "77" }, keyEpoch: "1" }, 5_000), "SOURCE_EVENT_NOT_FOUND");
-    await rejectsWith(callJson(`${hsm.url}/v1/cosign`, { request: mint(1n), keyEpoch: "1" }, 5_000), "HSM_KIND_UNSUPPORTED");
+    await rejectsWith(
+      callJson(
+        `${hsm.url}/v1/cosign`,
+        { request: { kind: "RELEASE", srcChainId: "31338", nonce: "2" }, keyEpoch: "1" },
+        5_000,
+      ),
+      "HSM_AMOUNT_BELOW_THRESHOLD",
+    );
+    await rejectsWith(
+      callJson(
+        `${hsm.url}/v1/cosign`,
+        { request: { kind: "RELEASE", srcChainId: "31338", nonce: "77" }, keyEpoch: "1" },
+        5_000,
+      ),
+      "SOURCE_EVENT_NOT_FOUND",
+    );
+    await rejectsWith(
+      callJson(`${hsm.url}/v1/cosign`, { request: mint(1n), keyEpoch: "1" }, 5_000),
+      "HSM_KIND_UNSUPPORTED",
+    );
   });
 
   test("with 2 nodes stopped signing completes; with 3 stopped it fails retryably and completes once they return", async () => {
@@ -318,7 +495,11 @@ describe("MPC signer cluster", () => {
     await rejectsWith(coordinator.sign(mint(9n)), "SIGNING_QUORUM_UNAVAILABLE", true);
     await Promise.all([1, 2, 5].map((i) => cluster.startNode(i)));
     // restarted nodes reuse their persisted shares: same epoch, same group key
-    const health = await callJson<{ epoch: number; groupPublicKey: { compressed: string } }>(`${node(1).url}/health`, undefined, 2_000);
+    const health = await callJson<{ epoch: number; groupPublicKey: { compressed: string } }>(
+      `${node(1).url}/health`,
+      undefined,
+      2_000,
+    );
     assert.equal(health.epoch, 1);
     assert.equal(health.groupPublicKey.compressed, before);
     const again = await coordinator.sign(mint(9n));
@@ -329,7 +510,9 @@ describe("MPC signer cluster", () => {
     const oldKey = cluster.key.groupPublicKey.compressed;
     // the DKG runs through recording proxies: what the relay sees never contains a share
     const seen: string[] = [];
-    const relayed = await Promise.all(cluster.nodes.map(async (n) => ({ index: n.index, url: await slowCommitProxy(n.url, 0, seen) })));
+    const relayed = await Promise.all(
+      cluster.nodes.map(async (n) => ({ index: n.index, url: await slowCommitProxy(n.url, 0, seen) })),
+    );
     const rotated = await runDkg({ nodes: relayed, threshold: 3 });
     assert.equal(rotated.epoch, 2);
     assert.notEqual(rotated.groupPublicKey.compressed, oldKey);
@@ -346,7 +529,14 @@ describe("MPC signer cluster", () => {
     assert.ok(verifyFrostSignature(res.signature.bytes, res.digest, rotated.groupPublicKey.compressed));
     assert.ok(!verifyFrostSignature(res.signature.bytes, res.digest, oldKey));
     // a DKG for an epoch that is not newer is refused by every node
-    await rejectsWith(callJson(`${node(1).url}/v1/dkg/round1`, { sessionId: "stale-epoch-1", epoch: 2, threshold: 3, participants: [1, 2, 3, 4, 5] }, 2_000), "DKG_EPOCH_STALE");
+    await rejectsWith(
+      callJson(
+        `${node(1).url}/v1/dkg/round1`,
+        { sessionId: "stale-epoch-1", epoch: 2, threshold: 3, participants: [1, 2, 3, 4, 5] },
+        2_000,
+      ),
+      "DKG_EPOCH_STALE",
+    );
     assert.equal(identifierOf(1).length, 64);
   });
 
@@ -367,7 +557,10 @@ describe("MPC signer cluster", () => {
 
   test("a node process given the wrong sealing key refuses to start; with its own it signs again 3-of-5", async () => {
     const key = cluster.key.groupPublicKey.compressed;
-    await assert.rejects(cluster.startNode(1, { MPC_SEAL_KEY: deriveKeyHex(SEAL, "node-2") }), /exited with 1 before listening/);
+    await assert.rejects(
+      cluster.startNode(1, { MPC_SEAL_KEY: deriveKeyHex(SEAL, "node-2") }),
+      /exited with 1 before listening/,
+    );
     assert.match(readFileSync(join(dataDir, "logs", "node-1.log"), "utf8"), /does not open with this node's key/);
     await cluster.startNode(1);
     const res = await cluster.coordinator().sign(mint(12n));

@@ -70,7 +70,7 @@ async function bundleServices(outDir: string): Promise<Record<string, string[]>>
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const esbuild = require("esbuild") as typeof import("esbuild");
     await esbuild.build({
-      entryPoints: { "node": join(ROOT, "signer-cluster/node.ts"), "hsm": join(ROOT, "signer-cluster/hsm.ts") },
+      entryPoints: { node: join(ROOT, "signer-cluster/node.ts"), hsm: join(ROOT, "signer-cluster/hsm.ts") },
       bundle: true,
       platform: "node",
       format: "cjs",
@@ -130,7 +130,10 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   let chains = opts.chains;
   const mode = opts.mode ?? "sandbox";
   const master = resolveKeyHex({
-    name: "BRIDGE_SEAL_KEY", mode, keyHex: opts.sealKeyHex, sandboxFile: join(dirname(dataDir), `${basename(dataDir)}.secrets`, "seal-master.key"),
+    name: "BRIDGE_SEAL_KEY",
+    mode,
+    keyHex: opts.sealKeyHex,
+    sandboxFile: join(dirname(dataDir), `${basename(dataDir)}.secrets`, "seal-master.key"),
   });
   mkdirSync(join(dataDir, "logs"), { recursive: true, mode: 0o700 });
   const programs = await bundleServices(join(dataDir, "bin"));
@@ -164,7 +167,10 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   });
   const startNode = async (i: number, extra?: Record<string, string>) => {
     await stopProc(procs.get(i));
-    procs.set(i, await spawnService(programs["node.ts"], nodeEnv(i, extra), join(dataDir, "logs", `node-${i}.log`), timeoutMs));
+    procs.set(
+      i,
+      await spawnService(programs["node.ts"], nodeEnv(i, extra), join(dataDir, "logs", `node-${i}.log`), timeoutMs),
+    );
   };
   const startHsm = async () => {
     if (opts.hsm === false) return;
@@ -187,8 +193,17 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   try {
     await Promise.all([...indices.map((i) => startNode(i)), startHsm()]);
     // First start (or a node lost its share): a fresh DKG. Otherwise keep the persisted key.
-    const healths = await Promise.all(nodes.map((n) => callJson<{ epoch: number; groupPublicKey: { compressed: string } | null }>(`${n.url}/health`, undefined, 5_000)));
-    const keysAgree = healths.every((h) => h.epoch > 0 && h.epoch === healths[0].epoch && h.groupPublicKey?.compressed === healths[0].groupPublicKey?.compressed);
+    const healths = await Promise.all(
+      nodes.map((n) =>
+        callJson<{ epoch: number; groupPublicKey: { compressed: string } | null }>(`${n.url}/health`, undefined, 5_000),
+      ),
+    );
+    const keysAgree = healths.every(
+      (h) =>
+        h.epoch > 0 &&
+        h.epoch === healths[0].epoch &&
+        h.groupPublicKey?.compressed === healths[0].groupPublicKey?.compressed,
+    );
     if (!keysAgree) await runDkg({ nodes, threshold });
   } catch (err) {
     await stop();

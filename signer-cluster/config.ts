@@ -63,20 +63,48 @@ const chainsSchema = z
     const r = side(e.MPC_REMOTE_CHAIN_ID, e.MPC_REMOTE_RPC_URL, e.MPC_MINTER_ADDRESS, "remote");
     return {
       confirmations: e.MPC_CONFIRMATIONS,
-      home: h && { chainId: h.chainId, rpcUrl: h.rpcUrl, vault: h.contract, fromBlock: e.MPC_HOME_FROM_BLOCK, ...(e.MPC_HOME_CONFIRMATIONS === undefined ? {} : { confirmations: e.MPC_HOME_CONFIRMATIONS }) },
-      remote: r && { chainId: r.chainId, rpcUrl: r.rpcUrl, minter: r.contract, fromBlock: e.MPC_REMOTE_FROM_BLOCK, ...(e.MPC_REMOTE_CONFIRMATIONS === undefined ? {} : { confirmations: e.MPC_REMOTE_CONFIRMATIONS }) },
+      home: h && {
+        chainId: h.chainId,
+        rpcUrl: h.rpcUrl,
+        vault: h.contract,
+        fromBlock: e.MPC_HOME_FROM_BLOCK,
+        ...(e.MPC_HOME_CONFIRMATIONS === undefined ? {} : { confirmations: e.MPC_HOME_CONFIRMATIONS }),
+      },
+      remote: r && {
+        chainId: r.chainId,
+        rpcUrl: r.rpcUrl,
+        minter: r.contract,
+        fromBlock: e.MPC_REMOTE_FROM_BLOCK,
+        ...(e.MPC_REMOTE_CONFIRMATIONS === undefined ? {} : { confirmations: e.MPC_REMOTE_CONFIRMATIONS }),
+      },
     };
   });
 
 /** The key sealing a signer's share or the HSM's key at rest: MPC_SEAL_KEY (hex) or MPC_SEAL_KEY_FILE, else
  *  in sandbox mode (EXCHANGE_MODE, default sandbox) a random key in `<dataDir>.secrets/seal.key` (beside
  *  the directory, so a copy of it does not carry the key); production mode without one refuses to start. */
-function sealKeyOf(env: Record<string, string | undefined>, dataDir: string): { sealKeyHex: string; mode: "sandbox" | "production" } {
+function sealKeyOf(
+  env: Record<string, string | undefined>,
+  dataDir: string,
+): { sealKeyHex: string; mode: "sandbox" | "production" } {
   const e = z
-    .object({ EXCHANGE_MODE: z.enum(["sandbox", "production"]).default("sandbox"), MPC_SEAL_KEY: optionalStr, MPC_SEAL_KEY_FILE: optionalStr })
+    .object({
+      EXCHANGE_MODE: z.enum(["sandbox", "production"]).default("sandbox"),
+      MPC_SEAL_KEY: optionalStr,
+      MPC_SEAL_KEY_FILE: optionalStr,
+    })
     .parse(env);
   const sandboxFile = join(dirname(dataDir), `${basename(dataDir)}.secrets`, "seal.key");
-  return { mode: e.EXCHANGE_MODE, sealKeyHex: resolveKeyHex({ name: "MPC_SEAL_KEY", mode: e.EXCHANGE_MODE, keyHex: e.MPC_SEAL_KEY?.replace(/^0x/, ""), keyFile: e.MPC_SEAL_KEY_FILE, sandboxFile }) };
+  return {
+    mode: e.EXCHANGE_MODE,
+    sealKeyHex: resolveKeyHex({
+      name: "MPC_SEAL_KEY",
+      mode: e.EXCHANGE_MODE,
+      keyHex: e.MPC_SEAL_KEY?.replace(/^0x/, ""),
+      keyFile: e.MPC_SEAL_KEY_FILE,
+      sandboxFile,
+    }),
+  };
 }
 
 export interface NodeConfig {
@@ -111,7 +139,9 @@ const nodeSchema = z.object({
 export function loadNodeConfig(env: Record<string, string | undefined>): NodeConfig {
   const n = nodeSchema.parse(env);
   if (n.MPC_THRESHOLD > n.MPC_PARTICIPANTS || n.MPC_NODE_INDEX > n.MPC_PARTICIPANTS)
-    throw new Error(`invalid cluster shape: index ${n.MPC_NODE_INDEX}, threshold ${n.MPC_THRESHOLD} of ${n.MPC_PARTICIPANTS}`);
+    throw new Error(
+      `invalid cluster shape: index ${n.MPC_NODE_INDEX}, threshold ${n.MPC_THRESHOLD} of ${n.MPC_PARTICIPANTS}`,
+    );
   const dataDir = resolve(n.MPC_DATA_DIR);
   return {
     index: n.MPC_NODE_INDEX,
@@ -144,7 +174,10 @@ const hsmSchema = z.object({
   MPC_HSM_PORT: int(0, 65535).default(0),
   MPC_HOST: z.string().default("127.0.0.1"),
   MPC_DATA_DIR: z.string().min(1).default(".data/mpc"),
-  MPC_HSM_MIN_AMOUNT_WEI: z.string().regex(/^\d{1,78}$/).default("0"),
+  MPC_HSM_MIN_AMOUNT_WEI: z
+    .string()
+    .regex(/^\d{1,78}$/)
+    .default("0"),
 });
 
 export function loadHsmConfig(env: Record<string, string | undefined>): HsmConfig {
@@ -160,7 +193,8 @@ export function loadHsmConfig(env: Record<string, string | undefined>): HsmConfi
   };
 }
 
-export const loadChainsConfig = (env: Record<string, string | undefined>): BridgeChainsConfig => chainsSchema.parse(env);
+export const loadChainsConfig = (env: Record<string, string | undefined>): BridgeChainsConfig =>
+  chainsSchema.parse(env);
 
 /** The inverse of loadNodeConfig's chain part: env for a child process. */
 export function chainsToEnv(chains: BridgeChainsConfig | undefined): Record<string, string> {
@@ -180,7 +214,9 @@ export function chainsToEnv(chains: BridgeChainsConfig | undefined): Record<stri
       MPC_REMOTE_RPC_URL: chains.remote.rpcUrl,
       MPC_MINTER_ADDRESS: chains.remote.minter,
       MPC_REMOTE_FROM_BLOCK: String(chains.remote.fromBlock),
-      ...(chains.remote.confirmations === undefined ? {} : { MPC_REMOTE_CONFIRMATIONS: String(chains.remote.confirmations) }),
+      ...(chains.remote.confirmations === undefined
+        ? {}
+        : { MPC_REMOTE_CONFIRMATIONS: String(chains.remote.confirmations) }),
     });
   return env;
 }

@@ -7,7 +7,16 @@ import { getAddress, type Hex } from "viem";
 import type { FrostPublic, NonceCommitments } from "@noble/curves/abstract/frost.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { BridgeMessageKind, getBridgeMessageDigest, type BridgeMessage } from "../sdk/bridge-message";
-import { describeGroupKey, frost, fromHex, identifierOf, indexOfIdentifier, splitFrostSignature, type CurvePointWords, type FrostSignatureWords } from "../sdk/frost";
+import {
+  describeGroupKey,
+  frost,
+  fromHex,
+  identifierOf,
+  indexOfIdentifier,
+  splitFrostSignature,
+  type CurvePointWords,
+  type FrostSignatureWords,
+} from "../sdk/frost";
 import type { NodeRef } from "./dkg";
 import { MpcError, isMpcError, type MpcErrorCode } from "./errors";
 import { callJson } from "./http";
@@ -85,12 +94,15 @@ export function checkKeyPackage(pkg: PublicKeyPackage): FrostPublic {
       acc = acc.add(c.multiply(pow));
       pow = Fn.mul(pow, BigInt(i));
     }
-    if (!acc.equals(Point.fromBytes(fromHex(vs)))) throw new Error(`verifying share of node ${i} does not match the commitments`);
+    if (!acc.equals(Point.fromBytes(fromHex(vs))))
+      throw new Error(`verifying share of node ${i} does not match the commitments`);
   }
   return {
     signers: { min: pkg.threshold, max: pkg.participants },
     commitments: pkg.commitments.map(fromHex),
-    verifyingShares: Object.fromEntries(Object.entries(pkg.verifyingShares).map(([i, v]) => [identifierOf(Number(i)), fromHex(v)])),
+    verifyingShares: Object.fromEntries(
+      Object.entries(pkg.verifyingShares).map(([i, v]) => [identifierOf(Number(i)), fromHex(v)]),
+    ),
   };
 }
 
@@ -108,15 +120,30 @@ export function aggregateShares(
   const ids = commitments.map((c) => c.index);
   if (new Set(ids).size !== ids.length || new Set(shares.map((s) => s.index)).size !== shares.length)
     throw new MpcError("SIGNING_PACKAGE_INVALID", "a signer appears more than once", { signers: ids });
-  if (ids.length < pub.signers.min) throw new MpcError("SIGNING_PACKAGE_INVALID", `a signature needs ${pub.signers.min} signers`, { signers: ids });
-  const list: NonceCommitments[] = commitments.map((c) => ({ identifier: identifierOf(c.index), hiding: fromHex(c.hiding), binding: fromHex(c.binding) }));
+  if (ids.length < pub.signers.min)
+    throw new MpcError("SIGNING_PACKAGE_INVALID", `a signature needs ${pub.signers.min} signers`, { signers: ids });
+  const list: NonceCommitments[] = commitments.map((c) => ({
+    identifier: identifierOf(c.index),
+    hiding: fromHex(c.hiding),
+    binding: fromHex(c.binding),
+  }));
   const msg = fromHex(digest);
   let sig: Uint8Array;
   try {
-    sig = frost.aggregate(pub, list, msg, Object.fromEntries(shares.map((s) => [identifierOf(s.index), fromHex(s.share)])));
+    sig = frost.aggregate(
+      pub,
+      list,
+      msg,
+      Object.fromEntries(shares.map((s) => [identifierOf(s.index), fromHex(s.share)])),
+    );
   } catch (err) {
     const cheaters = ((err as { cheaters?: string[] }).cheaters ?? []).map(indexOfIdentifier);
-    throw new MpcError("SIGNING_FAILED", cheaters.length ? `invalid signature share from ${cheaters.join(", ")}` : "aggregation failed", { cheaters, reason: (err as Error).message }, { cause: err });
+    throw new MpcError(
+      "SIGNING_FAILED",
+      cheaters.length ? `invalid signature share from ${cheaters.join(", ")}` : "aggregation failed",
+      { cheaters, reason: (err as Error).message },
+      { cause: err },
+    );
   }
   // No second frost.verify here: noble's aggregate verifies the group signature (R, z) under the group key
   // before encoding it and throws otherwise; that is the check, and it is the costliest step left.
@@ -153,7 +180,8 @@ function firstFulfilled<T, K>(items: K[], run: (k: K) => Promise<T>, n: number) 
   });
 }
 
-const wireRequest = (r: SigningRequestInput) => JSON.parse(JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+const wireRequest = (r: SigningRequestInput) =>
+  JSON.parse(JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
 
 function messageFromJson(m: SignShareResponse["message"]): BridgeMessage {
   return {
@@ -179,7 +207,9 @@ export function createSigningCoordinator(opts: SigningCoordinatorOptions) {
   /** The key package of `epoch`, as at least `threshold` nodes report it identically. */
   async function keyFor(epoch?: number) {
     if (epoch !== undefined && keys.has(epoch)) return keys.get(epoch)!;
-    const answers = await Promise.allSettled(nodes.map((n) => callJson<PublicKeyPackage>(`${n.url}/v1/key`, undefined, timeoutMs)));
+    const answers = await Promise.allSettled(
+      nodes.map((n) => callJson<PublicKeyPackage>(`${n.url}/v1/key`, undefined, timeoutMs)),
+    );
     const groups = new Map<string, { pkg: PublicKeyPackage; count: number }>();
     for (const a of answers) {
       if (a.status !== "fulfilled" || (epoch !== undefined && a.value.epoch !== epoch)) continue;
@@ -189,9 +219,17 @@ export function createSigningCoordinator(opts: SigningCoordinatorOptions) {
       groups.set(fp, g);
     }
     const best = [...groups.values()].filter((g) => g.count >= threshold).sort((a, b) => b.pkg.epoch - a.pkg.epoch)[0];
-    if (!best) throw new MpcError("SIGNING_QUORUM_UNAVAILABLE", `fewer than ${threshold} nodes agree on a key${epoch ? ` for epoch ${epoch}` : ""}`, { epoch });
+    if (!best)
+      throw new MpcError(
+        "SIGNING_QUORUM_UNAVAILABLE",
+        `fewer than ${threshold} nodes agree on a key${epoch ? ` for epoch ${epoch}` : ""}`,
+        { epoch },
+      );
     if (opts.expectedGroupPublicKey && best.pkg.groupPublicKey !== opts.expectedGroupPublicKey.toLowerCase())
-      throw new MpcError("SIGNING_FAILED", "the nodes' group key is not the pinned one", { nodes: best.pkg.groupPublicKey, pinned: opts.expectedGroupPublicKey });
+      throw new MpcError("SIGNING_FAILED", "the nodes' group key is not the pinned one", {
+        nodes: best.pkg.groupPublicKey,
+        pinned: opts.expectedGroupPublicKey,
+      });
     const entry = { pub: checkKeyPackage(best.pkg), pkg: best.pkg };
     keys.set(best.pkg.epoch, entry);
     return entry;
@@ -200,7 +238,9 @@ export function createSigningCoordinator(opts: SigningCoordinatorOptions) {
   async function sign(request: SigningRequestInput, signOpts: SignOptions = {}): Promise<SignResult> {
     const parsed = signingRequestSchema.safeParse(wireRequest(request));
     if (!parsed.success)
-      throw new MpcError("INVALID_REQUEST", "invalid signing request", { issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) });
+      throw new MpcError("INVALID_REQUEST", "invalid signing request", {
+        issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+      });
     const wire = wireRequest(request);
     const excluded: SignResult["excluded"] = [];
     const refusals: MpcError[] = [];
@@ -215,12 +255,21 @@ export function createSigningCoordinator(opts: SigningCoordinatorOptions) {
       const candidates = nodes.filter((n) => !isExcluded(n.index));
       if (candidates.length >= threshold) {
         // Round 1: ask every remaining node, keep the first `threshold` answers.
-        const r1 = await firstFulfilled(candidates, (n) => callJson<CommitResponse>(`${n.url}/v1/sign/commit`, { request: wire }, timeoutMs), threshold);
+        const r1 = await firstFulfilled(
+          candidates,
+          (n) => callJson<CommitResponse>(`${n.url}/v1/sign/commit`, { request: wire }, timeoutMs),
+          threshold,
+        );
         for (const f of r1.failed) exclude(f.key.index, f.error);
         if (r1.ok.length >= threshold) {
           const epoch = r1.ok[0].value.epoch;
           const chosen = r1.ok.filter((o) => o.value.epoch === epoch);
-          for (const o of r1.ok) if (o.value.epoch !== epoch) exclude(o.key.index, new MpcError("EPOCH_MISMATCH", `node is on epoch ${o.value.epoch}, others on ${epoch}`));
+          for (const o of r1.ok)
+            if (o.value.epoch !== epoch)
+              exclude(
+                o.key.index,
+                new MpcError("EPOCH_MISMATCH", `node is on epoch ${o.value.epoch}, others on ${epoch}`),
+              );
           if (chosen.length === threshold) {
             const done = await signRound(chosen, epoch);
             if (done) return done;
@@ -235,34 +284,60 @@ export function createSigningCoordinator(opts: SigningCoordinatorOptions) {
         const [top] = [...byCode.values()].sort((a, b) => b.length - a.length)[0];
         throw new MpcError(top.code, top.message, { ...top.details, excluded }, { cause: top });
       }
-      throw new MpcError("SIGNING_QUORUM_UNAVAILABLE", `${candidates.length} of the ${threshold} signers needed are available`, {
-        needed: threshold,
-        available: candidates.map((n) => n.index),
-        excluded,
-      });
+      throw new MpcError(
+        "SIGNING_QUORUM_UNAVAILABLE",
+        `${candidates.length} of the ${threshold} signers needed are available`,
+        {
+          needed: threshold,
+          available: candidates.map((n) => n.index),
+          excluded,
+        },
+      );
     }
 
-    async function signRound(chosen: { key: NodeRef; value: CommitResponse }[], epoch: number): Promise<SignResult | undefined> {
+    async function signRound(
+      chosen: { key: NodeRef; value: CommitResponse }[],
+      epoch: number,
+    ): Promise<SignResult | undefined> {
       const { pub, pkg } = await keyFor(epoch);
-      const commitments: WireCommitment[] = chosen.map((c) => ({ index: c.value.index, hiding: c.value.hiding, binding: c.value.binding }));
+      const commitments: WireCommitment[] = chosen.map((c) => ({
+        index: c.value.index,
+        hiding: c.value.hiding,
+        binding: c.value.binding,
+      }));
       // a node answering with another node's index is misbehaving
-      for (const c of chosen) if (c.value.index !== c.key.index) exclude(c.key.index, new MpcError("SIGNING_FAILED", "node answered with another index"));
+      for (const c of chosen)
+        if (c.value.index !== c.key.index)
+          exclude(c.key.index, new MpcError("SIGNING_FAILED", "node answered with another index"));
       if (chosen.some((c) => isExcluded(c.key.index))) return undefined;
 
       const r2 = await Promise.allSettled(
         chosen.map((c) =>
-          callJson<SignShareResponse>(`${c.key.url}/v1/sign/share`, { commitmentId: c.value.commitmentId, epoch, request: wire, commitments }, timeoutMs),
+          callJson<SignShareResponse>(
+            `${c.key.url}/v1/sign/share`,
+            { commitmentId: c.value.commitmentId, epoch, request: wire, commitments },
+            timeoutMs,
+          ),
         ),
       );
       const answered: { node: NodeRef; res: SignShareResponse }[] = [];
-      r2.forEach((r, i) => (r.status === "fulfilled" ? answered.push({ node: chosen[i].key, res: r.value }) : exclude(chosen[i].key.index, r.reason)));
+      r2.forEach((r, i) =>
+        r.status === "fulfilled"
+          ? answered.push({ node: chosen[i].key, res: r.value })
+          : exclude(chosen[i].key.index, r.reason),
+      );
       if (answered.length < threshold) return undefined;
 
       // The digest every honest signer rebuilt from the chain: the caller's, else the majority's.
       const counts = new Map<string, number>();
       for (const a of answered) counts.set(a.res.digest, (counts.get(a.res.digest) ?? 0) + 1);
-      const digest = (signOpts.expectedDigest?.toLowerCase() ?? [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0]) as Hex;
-      const list: NonceCommitments[] = commitments.map((c) => ({ identifier: identifierOf(c.index), hiding: fromHex(c.hiding), binding: fromHex(c.binding) }));
+      const digest = (signOpts.expectedDigest?.toLowerCase() ??
+        [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0]) as Hex;
+      const list: NonceCommitments[] = commitments.map((c) => ({
+        identifier: identifierOf(c.index),
+        hiding: fromHex(c.hiding),
+        binding: fromHex(c.binding),
+      }));
       const good: { index: number; share: Hex; res: SignShareResponse }[] = [];
       const cheat = (index: number, message: string) => {
         log.warn({ node: index, reason: message }, "signer misbehaved; excluding it");
@@ -311,7 +386,13 @@ export function createSigningCoordinator(opts: SigningCoordinatorOptions) {
     /** the current key as the nodes report it (highest epoch that `threshold` nodes agree on) */
     async getGroupKey(): Promise<KeyInfo> {
       const { pkg } = await keyFor();
-      return { epoch: pkg.epoch, groupPublicKey: describeGroupKey(pkg.groupPublicKey), verifyingShares: pkg.verifyingShares, threshold: pkg.threshold, participants: pkg.participants };
+      return {
+        epoch: pkg.epoch,
+        groupPublicKey: describeGroupKey(pkg.groupPublicKey),
+        verifyingShares: pkg.verifyingShares,
+        threshold: pkg.threshold,
+        participants: pkg.participants,
+      };
     },
   };
 }

@@ -13,19 +13,34 @@ import { fromFrostKeys, publicView, type StoredShare } from "./share-store";
 const sessionId = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/);
 
 export const dkgRound1Schema = z
-  .object({ sessionId, epoch: z.number().int().min(1), threshold: z.number().int().min(2), participants: z.array(nodeIndex).min(2) })
+  .object({
+    sessionId,
+    epoch: z.number().int().min(1),
+    threshold: z.number().int().min(2),
+    participants: z.array(nodeIndex).min(2),
+  })
   .strict();
 
 const round1PackageSchema = z.object({
   index: nodeIndex,
   encryptionKey: hexBytes(33),
-  package: z.object({ identifier: z.string().regex(/^[0-9a-f]{64}$/), commitment: z.array(hexBytes(33)).min(1), proofOfKnowledge: hexBytes(65) }),
+  package: z.object({
+    identifier: z.string().regex(/^[0-9a-f]{64}$/),
+    commitment: z.array(hexBytes(33)).min(1),
+    proofOfKnowledge: hexBytes(65),
+  }),
 });
 export type Round1Message = z.infer<typeof round1PackageSchema>;
 
 export const dkgRound2Schema = z.object({ sessionId, round1: z.array(round1PackageSchema) }).strict();
 
-const sealedSchema = z.object({ from: nodeIndex, to: nodeIndex, iv: hexBytes(12), ciphertext: hexBytes(32), tag: hexBytes(16) });
+const sealedSchema = z.object({
+  from: nodeIndex,
+  to: nodeIndex,
+  iv: hexBytes(12),
+  ciphertext: hexBytes(32),
+  tag: hexBytes(16),
+});
 export type Round2Message = z.infer<typeof sealedSchema>;
 export const dkgRound3Schema = z.object({ sessionId, round2: z.array(sealedSchema) }).strict();
 export const dkgCommitSchema = z.object({ sessionId, groupPublicKey: hexBytes(33) }).strict();
@@ -52,7 +67,8 @@ export function createDkgParticipant(deps: {
   let session: Session | undefined;
 
   const need = (id: string) => {
-    if (!session || session.id !== id) throw new MpcError("DKG_SESSION_UNKNOWN", "no DKG session with this id on this node", { sessionId: id });
+    if (!session || session.id !== id)
+      throw new MpcError("DKG_SESSION_UNKNOWN", "no DKG session with this id on this node", { sessionId: id });
     return session;
   };
   const fail = (message: string, cause: unknown, details: Record<string, unknown> = {}) =>
@@ -62,20 +78,35 @@ export function createDkgParticipant(deps: {
     round1(body: unknown) {
       const req = dkgRound1Schema.parse(body);
       const expected = Array.from({ length: participants }, (_, i) => i + 1);
-      if (req.threshold !== threshold || JSON.stringify([...req.participants].sort((a, b) => a - b)) !== JSON.stringify(expected))
-        throw new MpcError("DKG_ROUND_INVALID", `this node runs ${threshold}-of-${participants} with participants 1..${participants}`, {
-          threshold: req.threshold,
-          participants: req.participants,
-        });
+      if (
+        req.threshold !== threshold ||
+        JSON.stringify([...req.participants].sort((a, b) => a - b)) !== JSON.stringify(expected)
+      )
+        throw new MpcError(
+          "DKG_ROUND_INVALID",
+          `this node runs ${threshold}-of-${participants} with participants 1..${participants}`,
+          {
+            threshold: req.threshold,
+            participants: req.participants,
+          },
+        );
       if (req.epoch <= deps.currentEpoch())
-        throw new MpcError("DKG_EPOCH_STALE", `epoch ${req.epoch} is not after the current epoch ${deps.currentEpoch()}`, { current: deps.currentEpoch() });
+        throw new MpcError(
+          "DKG_EPOCH_STALE",
+          `epoch ${req.epoch} is not after the current epoch ${deps.currentEpoch()}`,
+          { current: deps.currentEpoch() },
+        );
       if (session) frost.DKG.clean(session.secret);
       const r1 = frost.DKG.round1(identifierOf(index), { min: threshold, max: participants });
       session = { id: req.sessionId, epoch: req.epoch, secret: r1.secret, encryption: newSessionKey() };
       return {
         index,
         encryptionKey: session.encryption.publicKey,
-        package: { identifier: r1.public.identifier, commitment: r1.public.commitment.map(toHex), proofOfKnowledge: toHex(r1.public.proofOfKnowledge) },
+        package: {
+          identifier: r1.public.identifier,
+          commitment: r1.public.commitment.map(toHex),
+          proofOfKnowledge: toHex(r1.public.proofOfKnowledge),
+        },
       } satisfies Round1Message;
     },
 
@@ -85,26 +116,42 @@ export function createDkgParticipant(deps: {
       const others = req.round1.filter((m) => m.index !== index);
       const indices = new Set(others.map((m) => m.index));
       if (others.length !== participants - 1 || indices.size !== others.length)
-        throw new MpcError("DKG_ROUND_INVALID", `expected one round-1 package from each of the ${participants - 1} other nodes`);
+        throw new MpcError(
+          "DKG_ROUND_INVALID",
+          `expected one round-1 package from each of the ${participants - 1} other nodes`,
+        );
       for (const m of others)
         if (m.package.identifier !== identifierOf(m.index))
-          throw new MpcError("DKG_ROUND_INVALID", `round-1 package of node ${m.index} carries another identifier`, { index: m.index });
+          throw new MpcError("DKG_ROUND_INVALID", `round-1 package of node ${m.index} carries another identifier`, {
+            index: m.index,
+          });
       const known = others.map((m) => ({
         index: m.index,
         encryptionKey: m.encryptionKey as Hex,
-        pkg: { identifier: m.package.identifier, commitment: m.package.commitment.map(fromHex), proofOfKnowledge: fromHex(m.package.proofOfKnowledge) } as DKG_Round1,
+        pkg: {
+          identifier: m.package.identifier,
+          commitment: m.package.commitment.map(fromHex),
+          proofOfKnowledge: fromHex(m.package.proofOfKnowledge),
+        } as DKG_Round1,
       }));
       s.others = known;
       let out: Record<string, DKG_Round2>;
       try {
         // checks every other node's proof of knowledge of its constant term
-        out = frost.DKG.round2(s.secret, known.map((o) => o.pkg));
+        out = frost.DKG.round2(
+          s.secret,
+          known.map((o) => o.pkg),
+        );
       } catch (err) {
         throw fail("round-1 packages did not verify", err);
       }
       const sealed: Round2Message[] = known.map((o) => {
         const pkg = out[identifierOf(o.index)];
-        return { from: index, to: o.index, ...seal(s.encryption.secretKey, o.encryptionKey, pkg.signingShare, route(s.id, index, o.index, s.epoch)) } as Round2Message;
+        return {
+          from: index,
+          to: o.index,
+          ...seal(s.encryption.secretKey, o.encryptionKey, pkg.signingShare, route(s.id, index, o.index, s.epoch)),
+        } as Round2Message;
       });
       return { index, round2: sealed };
     },
@@ -128,7 +175,11 @@ export function createDkgParticipant(deps: {
       });
       try {
         // checks each received evaluation against its sender's VSS commitment
-        s.result = frost.DKG.round3(s.secret, others.map((o) => o.pkg), received);
+        s.result = frost.DKG.round3(
+          s.secret,
+          others.map((o) => o.pkg),
+          received,
+        );
       } catch (err) {
         throw fail("a received share does not match its sender's commitment", err);
       }

@@ -24,12 +24,19 @@ export interface DkgResult {
 
 /** The highest epoch any reachable node holds (0 when none has a key). */
 export async function currentEpoch(nodes: NodeRef[], timeoutMs = 5_000): Promise<number> {
-  const healths = await Promise.all(nodes.map((n) => callJson<{ epoch: number }>(`${n.url}/health`, undefined, timeoutMs)));
+  const healths = await Promise.all(
+    nodes.map((n) => callJson<{ epoch: number }>(`${n.url}/health`, undefined, timeoutMs)),
+  );
   return Math.max(0, ...healths.map((h) => h.epoch));
 }
 
 /** Runs a DKG for `epoch` (default: one past the highest epoch any node holds). Needs every node up. */
-export async function runDkg(opts: { nodes: NodeRef[]; threshold: number; epoch?: number; timeoutMs?: number }): Promise<DkgResult> {
+export async function runDkg(opts: {
+  nodes: NodeRef[];
+  threshold: number;
+  epoch?: number;
+  timeoutMs?: number;
+}): Promise<DkgResult> {
   const { nodes, threshold } = opts;
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const epoch = opts.epoch ?? (await currentEpoch(nodes, timeoutMs)) + 1;
@@ -47,7 +54,8 @@ export async function runDkg(opts: { nodes: NodeRef[]; threshold: number; epoch?
   }));
 
   // Every node must have derived the same public package before anyone switches to it.
-  const fingerprint = (r: PublicKeyPackage) => JSON.stringify([r.epoch, r.groupPublicKey, r.commitments, r.verifyingShares]);
+  const fingerprint = (r: PublicKeyPackage) =>
+    JSON.stringify([r.epoch, r.groupPublicKey, r.commitments, r.verifyingShares]);
   const first = results[0];
   const disagreeing = results.filter((r) => fingerprint(r) !== fingerprint(first)).map((r) => r.index);
   if (disagreeing.length > 0)

@@ -75,14 +75,21 @@ export class MpcError extends AppError<MpcErrorCode> {
   /** the HTTP status a node answers it with (the nodes' own protocol, not a public API) */
   readonly status: number;
 
-  constructor(code: MpcErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: MpcErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(code, message, { ...options, details, retryable: RETRYABLE.has(code) });
     this.name = "MpcError";
     this.status = STATUS[code];
   }
 
   toBody() {
-    return { error: { code: this.code, message: this.message, details: { ...this.details, retryable: this.retryable } } };
+    return {
+      error: { code: this.code, message: this.message, details: { ...this.details, retryable: this.retryable } },
+    };
   }
 }
 
@@ -91,6 +98,7 @@ export const isMpcError = (e: unknown): e is MpcError => e instanceof MpcError;
 /** Rebuilds the error a node sent back over HTTP, so callers branch on the same codes locally. */
 export function mpcErrorFromBody(body: unknown, fallback: string): MpcError {
   const err = (body as { error?: { code?: string; message?: string; details?: Record<string, unknown> } })?.error;
-  if (err?.code && err.code in STATUS) return new MpcError(err.code as MpcErrorCode, err.message ?? fallback, err.details ?? {});
+  if (err?.code && err.code in STATUS)
+    return new MpcError(err.code as MpcErrorCode, err.message ?? fallback, err.details ?? {});
   return new MpcError("INTERNAL_ERROR", fallback, { body });
 }

@@ -14,7 +14,16 @@ export interface HsmCoSignature {
 
 /** Throws MpcError: HSM_AMOUNT_BELOW_THRESHOLD, HSM_KIND_UNSUPPORTED, SOURCE_EVENT_NOT_FOUND / _NOT_FINAL,
  *  SIGNER_UNREACHABLE (retryable) ... */
-export function requestHsmCoSignature(opts: { url: string; request: SigningRequestInput; keyEpoch: bigint | number; timeoutMs?: number }) {
+export function requestHsmCoSignature(opts: {
+  url: string;
+  request: SigningRequestInput;
+  keyEpoch: bigint | number;
+  timeoutMs?: number;
+}) {
   const request = JSON.parse(JSON.stringify(opts.request, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
-  return callJson<HsmCoSignature>(`${opts.url}/v1/cosign`, { request, keyEpoch: String(opts.keyEpoch) }, opts.timeoutMs ?? 5_000);
+  return callJson<HsmCoSignature>(
+    `${opts.url}/v1/cosign`,
+    { request, keyEpoch: String(opts.keyEpoch) },
+    opts.timeoutMs ?? 5_000,
+  );
 }

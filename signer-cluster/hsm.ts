@@ -32,10 +32,17 @@ const HSM_AAD = "bridge-hsm-key";
 
 export const hsmKeyFile = (dataDir: string) => join(dataDir, "hsm-key.sealed.json");
 /** where older versions kept the key in clear: this directory, or its parent (the former shared one) */
-export const legacyHsmKeyFiles = (dataDir: string) => [join(dataDir, "hsm-key.json"), join(dirname(dataDir), "hsm-key.json")];
+export const legacyHsmKeyFiles = (dataDir: string) => [
+  join(dataDir, "hsm-key.json"),
+  join(dirname(dataDir), "hsm-key.json"),
+];
 
 /** The HSM's key, sealed in `dataDir` under `box`; made on first start, or sealed from an older clear file. */
-export function loadOrCreateHsmKey(dataDir: string, box: SecretBox, onMigrate?: (clearFile: string) => void): PrivateKeyAccount {
+export function loadOrCreateHsmKey(
+  dataDir: string,
+  box: SecretBox,
+  onMigrate?: (clearFile: string) => void,
+): PrivateKeyAccount {
   const file = hsmKeyFile(dataDir);
   if (existsSync(file)) {
     const { sealed } = sealedKeySchema.parse(JSON.parse(readFileSync(file, "utf8")));
@@ -48,11 +55,17 @@ export function loadOrCreateHsmKey(dataDir: string, box: SecretBox, onMigrate?: 
     return privateKeyToAccount(hexBytes(32).parse(privateKey) as `0x${string}`);
   }
   const legacy = legacyHsmKeyFiles(dataDir).find((f) => existsSync(f));
-  const privateKey = legacy ? (keyFileSchema.parse(JSON.parse(readFileSync(legacy, "utf8"))).privateKey as `0x${string}`) : generatePrivateKey();
+  const privateKey = legacy
+    ? (keyFileSchema.parse(JSON.parse(readFileSync(legacy, "utf8"))).privateKey as `0x${string}`)
+    : generatePrivateKey();
   const account = privateKeyToAccount(privateKey);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ version: 2, address: account.address, sealed: box.seal(privateKey, HSM_AAD) }, null, 2), { mode: 0o600 });
+  writeFileSync(
+    tmp,
+    JSON.stringify({ version: 2, address: account.address, sealed: box.seal(privateKey, HSM_AAD) }, null, 2),
+    { mode: 0o600 },
+  );
   renameSync(tmp, file);
   if (legacy) {
     rmSync(legacy);
@@ -78,7 +91,8 @@ export function createHsm({ config, logger }: { config: HsmConfig; logger: Logge
       }),
       "POST /v1/cosign": async (body) => {
         const { request, keyEpoch } = cosignSchema.parse(body);
-        if (request.kind !== "RELEASE") throw new MpcError("HSM_KIND_UNSUPPORTED", "the HSM co-signs releases only", { kind: request.kind });
+        if (request.kind !== "RELEASE")
+          throw new MpcError("HSM_KIND_UNSUPPORTED", "the HSM co-signs releases only", { kind: request.kind });
         const event = await verifier.verify(request, keyEpoch);
         if (event.message.amountWei < config.minAmountWei)
           throw new MpcError("HSM_AMOUNT_BELOW_THRESHOLD", "amount below the HSM co-signing threshold", {

@@ -65,7 +65,8 @@ export function createJsonServer(routes: Routes, logger: Logger): Server {
       payload = await handler(await readBody(req));
     } catch (err) {
       const e = toMpcError(err);
-      if (e.code === "INTERNAL_ERROR") logger.error({ err: String((e.cause as Error)?.stack ?? e.cause), path }, "request failed");
+      if (e.code === "INTERNAL_ERROR")
+        logger.error({ err: String((e.cause as Error)?.stack ?? e.cause), path }, "request failed");
       status = e.status;
       payload = e.toBody();
     }
@@ -98,7 +99,10 @@ export function requestJson(url: string, body: unknown, timeoutMs: number): Prom
       {
         method: payload === undefined ? "GET" : "POST",
         agent,
-        headers: payload === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+        headers:
+          payload === undefined
+            ? {}
+            : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -139,6 +143,10 @@ export const hexBytes = (len?: number) =>
     .refine((s) => s.length % 2 === 0 && (len === undefined || s.length === 2 + 2 * len), {
       message: len === undefined ? "expected whole bytes" : `expected ${len} bytes`,
     });
-export const uintString = z.union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative(), z.bigint().nonnegative()]).transform((v) => BigInt(v));
-export const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected an address") as unknown as z.ZodType<`0x${string}`>;
+export const uintString = z
+  .union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative(), z.bigint().nonnegative()])
+  .transform((v) => BigInt(v));
+export const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "expected an address") as unknown as z.ZodType<`0x${string}`>;
 export const nodeIndex = z.number().int().min(1).max(255);

@@ -32,7 +32,9 @@ export function createSignerNode({ config, logger }: { config: NodeConfig; logge
     logger.warn({ clearFile }, "a clear share of an older version was sealed and its clear file removed"),
   );
   if (share && (share.threshold !== config.threshold || share.participants !== config.participants))
-    throw new Error(`${shareFilePath(config.dataDir, config.index)} is a ${share.threshold}-of-${share.participants} share`);
+    throw new Error(
+      `${shareFilePath(config.dataDir, config.index)} is a ${share.threshold}-of-${share.participants} share`,
+    );
 
   const dkg = createDkgParticipant({
     index: config.index,

@@ -47,7 +47,14 @@ const scalarHex = (v: bigint) => bytesToHex(Fn.toBytes(v));
 
 // RFC 9591 section 6.5: H1 = hash_to_field(contextString || "rho"), H4/H5 = SHA-256(contextString || tag || m).
 const H1 = (m: Uint8Array) =>
-  hash_to_field(m, 1, { DST: `${FROST_CONTEXT_STRING}rho`, p: Fn.ORDER, m: 1, k: 128, expand: "xmd", hash: sha256 })[0][0];
+  hash_to_field(m, 1, {
+    DST: `${FROST_CONTEXT_STRING}rho`,
+    p: Fn.ORDER,
+    m: 1,
+    k: 128,
+    expand: "xmd",
+    hash: sha256,
+  })[0][0];
 const H4 = (m: Uint8Array) => sha256(concatBytes(utf8ToBytes(`${FROST_CONTEXT_STRING}msg`), m));
 const H5 = (m: Uint8Array) => sha256(concatBytes(utf8ToBytes(`${FROST_CONTEXT_STRING}com`), m));
 
@@ -92,7 +99,10 @@ for (const v of fixture.vectors) {
     // key shares: f(i) = s + a1*i, each consistent with the VSS commitments; group key = s*G
     assert.equal(bytesToHex(pub.commitments[0]), v.inputs.group_public_key);
     for (const s of v.inputs.participant_shares) {
-      const fi = Fn.add(poly.secret, Fn.mul(Fn.fromBytes(hexToBytes(v.inputs.share_polynomial_coefficients[0])), BigInt(s.identifier)));
+      const fi = Fn.add(
+        poly.secret,
+        Fn.mul(Fn.fromBytes(hexToBytes(v.inputs.share_polynomial_coefficients[0])), BigInt(s.identifier)),
+      );
       assert.equal(scalarHex(fi), s.participant_share);
       frost.validateSecret(secrets[s.identifier], pub);
     }
@@ -106,7 +116,10 @@ for (const v of fixture.vectors) {
     const nonces: Record<number, { hiding: Uint8Array; binding: Uint8Array }> = {};
     const commitmentList: NonceCommitments[] = [];
     for (const r1 of v.round_one_outputs) {
-      const gen = frost.commit(secrets[r1.identifier], replayRng([r1.hiding_nonce_randomness, r1.binding_nonce_randomness]));
+      const gen = frost.commit(
+        secrets[r1.identifier],
+        replayRng([r1.hiding_nonce_randomness, r1.binding_nonce_randomness]),
+      );
       assert.equal(bytesToHex(gen.nonces.hiding), r1.hiding_nonce);
       assert.equal(bytesToHex(gen.nonces.binding), r1.binding_nonce);
       assert.equal(bytesToHex(gen.commitments.hiding), r1.hiding_nonce_commitment);
@@ -149,7 +162,11 @@ for (const v of fixture.vectors) {
     assert.equal(words.z.slice(2), v.final_output.sig.slice(66));
     assert.equal(words.evm.length, 2 + 96 * 2);
     assert.equal(words.evm.slice(2 + 128), v.final_output.sig.slice(66));
-    assert.ok(Point.fromAffine({ x: BigInt(words.R.x), y: BigInt(words.R.y) }).equals(Point.fromBytes(hexToBytes(v.final_output.sig.slice(0, 66)))));
+    assert.ok(
+      Point.fromAffine({ x: BigInt(words.R.x), y: BigInt(words.R.y) }).equals(
+        Point.fromBytes(hexToBytes(v.final_output.sig.slice(0, 66))),
+      ),
+    );
   });
 
   test(`RFC 9591 vector ${v.name}: tampered inputs are refused`, () => {
@@ -162,7 +179,10 @@ for (const v of fixture.vectors) {
     zPlus[64] ^= 1;
     assert.equal(frost.verify(zPlus, msg, pub.commitments[0]), false);
     // z >= n is malformed, not merely wrong
-    const zN = concatBytes(sig.subarray(0, 33), Fn.toBytes(0n).map(() => 0xff));
+    const zN = concatBytes(
+      sig.subarray(0, 33),
+      Fn.toBytes(0n).map(() => 0xff),
+    );
     assert.throws(() => frost.verify(zN, msg, pub.commitments[0]));
     // a tampered signature share is caught by verifyShare and named by aggregate
     const commitmentList = v.round_one_outputs.map((r1) => ({
@@ -176,12 +196,25 @@ for (const v of fixture.vectors) {
     const idA = frost.Identifier.fromNumber(a.identifier);
     assert.equal(frost.verifyShare(pub, commitmentList, msg, idA, bad), false);
     assert.throws(
-      () => frost.aggregate(pub, commitmentList, msg, { [idA]: bad, [frost.Identifier.fromNumber(b.identifier)]: hexToBytes(b.sig_share) }),
+      () =>
+        frost.aggregate(pub, commitmentList, msg, {
+          [idA]: bad,
+          [frost.Identifier.fromNumber(b.identifier)]: hexToBytes(b.sig_share),
+        }),
       (err: Error & { cheaters?: string[] }) => Array.isArray(err.cheaters) && err.cheaters.includes(idA),
     );
     // the shares of 1 signer alone (below MIN_PARTICIPANTS) never give a valid signature
     assert.throws(() =>
-      frost.signShare(secrets[a.identifier], pub, { hiding: hexToBytes(v.round_one_outputs[0].hiding_nonce), binding: hexToBytes(v.round_one_outputs[0].binding_nonce) }, commitmentList.slice(0, 1), msg),
+      frost.signShare(
+        secrets[a.identifier],
+        pub,
+        {
+          hiding: hexToBytes(v.round_one_outputs[0].hiding_nonce),
+          binding: hexToBytes(v.round_one_outputs[0].binding_nonce),
+        },
+        commitmentList.slice(0, 1),
+        msg,
+      ),
     );
   });
 }

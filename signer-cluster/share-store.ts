@@ -32,18 +32,28 @@ const storedShareSchema = z.object({
 });
 export type StoredShare = z.infer<typeof storedShareSchema>;
 
-const sealedFileSchema = z.object({ version: z.literal(2), index: z.number().int().min(1), sealed: z.string() }).strict();
+const sealedFileSchema = z
+  .object({ version: z.literal(2), index: z.number().int().min(1), sealed: z.string() })
+  .strict();
 
 /** The sealed share of node `index` in its directory. */
 export const shareFilePath = (nodeDir: string, index: number) => join(nodeDir, `node-${index}.sealed.json`);
 /** Where older versions kept the share in clear: this directory, or its parent (the former shared one). */
-export const legacyShareFiles = (nodeDir: string, index: number) => [join(nodeDir, `node-${index}.json`), join(dirname(nodeDir), `node-${index}.json`)];
+export const legacyShareFiles = (nodeDir: string, index: number) => [
+  join(nodeDir, `node-${index}.json`),
+  join(dirname(nodeDir), `node-${index}.json`),
+];
 const aad = (index: number) => `bridge-signer-node-${index}`;
 
 /** The node's share, opened with its box; a clear share of an older version is sealed first (`onMigrate`
  *  names the clear file removed). Throws when the file is not this node's or the key is not the one that
  *  sealed it. */
-export function readShare(nodeDir: string, index: number, box: SecretBox, onMigrate?: (clearFile: string) => void): StoredShare | undefined {
+export function readShare(
+  nodeDir: string,
+  index: number,
+  box: SecretBox,
+  onMigrate?: (clearFile: string) => void,
+): StoredShare | undefined {
   const file = shareFilePath(nodeDir, index);
   if (!existsSync(file)) {
     const legacy = legacyShareFiles(nodeDir, index).find((f) => existsSync(f));
@@ -75,7 +85,15 @@ export function writeShare(nodeDir: string, share: StoredShare, box: SecretBox):
   mkdirSync(nodeDir, { recursive: true, mode: 0o700 });
   const file = shareFilePath(nodeDir, share.index);
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ version: 2, index: share.index, sealed: box.seal(JSON.stringify(share), aad(share.index)) }, null, 2), { mode: 0o600 });
+  writeFileSync(
+    tmp,
+    JSON.stringify(
+      { version: 2, index: share.index, sealed: box.seal(JSON.stringify(share), aad(share.index)) },
+      null,
+      2,
+    ),
+    { mode: 0o600 },
+  );
   chmodSync(tmp, 0o600);
   renameSync(tmp, file);
 }
@@ -85,7 +103,9 @@ export function toFrostKeys(s: StoredShare): { pub: FrostPublic; secret: FrostSe
     pub: {
       signers: { min: s.threshold, max: s.participants },
       commitments: s.commitments.map(fromHex),
-      verifyingShares: Object.fromEntries(Object.entries(s.verifyingShares).map(([i, v]) => [identifierOf(Number(i)), fromHex(v)])),
+      verifyingShares: Object.fromEntries(
+        Object.entries(s.verifyingShares).map(([i, v]) => [identifierOf(Number(i)), fromHex(v)]),
+      ),
     },
     secret: { identifier: identifierOf(s.index), signingShare: fromHex(s.signingShare) },
   };

@@ -10,7 +10,13 @@ import { frost, fromHex, identifierOf, toHex } from "../sdk/frost";
 import { MpcError } from "./errors";
 import { hexBytes, nodeIndex } from "./http";
 import { toFrostKeys, type StoredShare } from "./share-store";
-import { messageToJson, signingRequestSchema, type SigningRequest, type SourceEventVerifier, type VerifiedSourceEvent } from "./source-events";
+import {
+  messageToJson,
+  signingRequestSchema,
+  type SigningRequest,
+  type SourceEventVerifier,
+  type VerifiedSourceEvent,
+} from "./source-events";
 
 export const commitSchema = z.object({ request: signingRequestSchema }).strict();
 
@@ -36,7 +42,8 @@ interface Outstanding {
   expiresAt: number;
 }
 
-const requestKey = (r: SigningRequest) => `${r.kind}:${r.srcChainId}:${r.nonce}:${r.blockNumber ?? ""}:${r.txHash?.toLowerCase() ?? ""}`;
+const requestKey = (r: SigningRequest) =>
+  `${r.kind}:${r.srcChainId}:${r.nonce}:${r.blockNumber ?? ""}:${r.txHash?.toLowerCase() ?? ""}`;
 const USED_MEMORY = 100_000;
 
 export function createSigningService(deps: {
@@ -72,13 +79,21 @@ export function createSigningService(deps: {
       const { request } = commitSchema.parse(body);
       const share = requireShare();
       sweep();
-      if (outstanding.size >= deps.maxOutstanding) throw new MpcError("COMMITMENT_LIMIT", "too many outstanding commitments", { max: deps.maxOutstanding });
+      if (outstanding.size >= deps.maxOutstanding)
+        throw new MpcError("COMMITMENT_LIMIT", "too many outstanding commitments", { max: deps.maxOutstanding });
       const { secret } = toFrostKeys(share);
       const { nonces, commitments } = frost.commit(secret);
       const commitmentId = randomUUID();
       const commitment = { index: deps.index, hiding: toHex(commitments.hiding), binding: toHex(commitments.binding) };
       const event = () => deps.verifier.verify(request, BigInt(share.epoch));
-      outstanding.set(commitmentId, { nonces, commitment, epoch: share.epoch, requestKey: requestKey(request), event, expiresAt: now() + deps.nonceTtlMs });
+      outstanding.set(commitmentId, {
+        nonces,
+        commitment,
+        epoch: share.epoch,
+        requestKey: requestKey(request),
+        event,
+        expiresAt: now() + deps.nonceTtlMs,
+      });
       return { commitmentId, epoch: share.epoch, ...commitment };
     },
 
@@ -86,17 +101,26 @@ export function createSigningService(deps: {
       const req = signShareSchema.parse(body);
       const entry = outstanding.get(req.commitmentId);
       if (!entry) {
-        if (used.has(req.commitmentId)) throw new MpcError("COMMITMENT_ALREADY_USED", "this commitment was already used for a signature share", { commitmentId: req.commitmentId });
-        throw new MpcError("COMMITMENT_UNKNOWN", "this node did not issue this commitment, or it expired", { commitmentId: req.commitmentId });
+        if (used.has(req.commitmentId))
+          throw new MpcError("COMMITMENT_ALREADY_USED", "this commitment was already used for a signature share", {
+            commitmentId: req.commitmentId,
+          });
+        throw new MpcError("COMMITMENT_UNKNOWN", "this node did not issue this commitment, or it expired", {
+          commitmentId: req.commitmentId,
+        });
       }
       // Single use, whatever happens next: the nonce is gone before anything can fail.
       outstanding.delete(req.commitmentId);
       markUsed(req.commitmentId);
-      if (entry.expiresAt <= now()) throw new MpcError("COMMITMENT_UNKNOWN", "this commitment expired", { commitmentId: req.commitmentId });
+      if (entry.expiresAt <= now())
+        throw new MpcError("COMMITMENT_UNKNOWN", "this commitment expired", { commitmentId: req.commitmentId });
 
       const share = requireShare();
       if (req.epoch !== share.epoch || entry.epoch !== share.epoch)
-        throw new MpcError("EPOCH_MISMATCH", `this node signs for epoch ${share.epoch}`, { epoch: share.epoch, requested: req.epoch });
+        throw new MpcError("EPOCH_MISMATCH", `this node signs for epoch ${share.epoch}`, {
+          epoch: share.epoch,
+          requested: req.epoch,
+        });
       if (requestKey(req.request) !== entry.requestKey)
         throw new MpcError("COMMITMENT_MISMATCH", "the commitment was issued for another source event");
 
@@ -105,24 +129,48 @@ export function createSigningService(deps: {
       // node's share can never be counted twice).
       const seen = new Set<number>();
       for (const c of req.commitments) {
-        if (seen.has(c.index)) throw new MpcError("SIGNING_PACKAGE_INVALID", `signer ${c.index} appears more than once`, { index: c.index });
+        if (seen.has(c.index))
+          throw new MpcError("SIGNING_PACKAGE_INVALID", `signer ${c.index} appears more than once`, { index: c.index });
         seen.add(c.index);
-        if (!(String(c.index) in share.verifyingShares)) throw new MpcError("SIGNING_PACKAGE_INVALID", `signer ${c.index} is not part of epoch ${share.epoch}`, { index: c.index });
+        if (!(String(c.index) in share.verifyingShares))
+          throw new MpcError("SIGNING_PACKAGE_INVALID", `signer ${c.index} is not part of epoch ${share.epoch}`, {
+            index: c.index,
+          });
       }
       if (seen.size < share.threshold)
-        throw new MpcError("SIGNING_PACKAGE_INVALID", `a signature needs ${share.threshold} signers, got ${seen.size}`, { threshold: share.threshold, signers: [...seen] });
+        throw new MpcError(
+          "SIGNING_PACKAGE_INVALID",
+          `a signature needs ${share.threshold} signers, got ${seen.size}`,
+          { threshold: share.threshold, signers: [...seen] },
+        );
       const own = req.commitments.find((c) => c.index === deps.index);
-      if (!own || own.hiding.toLowerCase() !== entry.commitment.hiding || own.binding.toLowerCase() !== entry.commitment.binding)
-        throw new MpcError("COMMITMENT_MISMATCH", "the signing package does not carry this node's commitment as issued");
+      if (
+        !own ||
+        own.hiding.toLowerCase() !== entry.commitment.hiding ||
+        own.binding.toLowerCase() !== entry.commitment.binding
+      )
+        throw new MpcError(
+          "COMMITMENT_MISMATCH",
+          "the signing package does not carry this node's commitment as issued",
+        );
 
       const event = await entry.event();
       const { pub, secret } = toFrostKeys(share);
-      const list: NonceCommitments[] = req.commitments.map((c) => ({ identifier: identifierOf(c.index), hiding: fromHex(c.hiding), binding: fromHex(c.binding) }));
+      const list: NonceCommitments[] = req.commitments.map((c) => ({
+        identifier: identifierOf(c.index),
+        hiding: fromHex(c.hiding),
+        binding: fromHex(c.binding),
+      }));
       let sigShare: Uint8Array;
       try {
         sigShare = frost.signShare(secret, pub, entry.nonces, list, fromHex(event.digest));
       } catch (err) {
-        throw new MpcError("SIGNING_PACKAGE_INVALID", "the signing package is malformed", { reason: (err as Error).message }, { cause: err });
+        throw new MpcError(
+          "SIGNING_PACKAGE_INVALID",
+          "the signing package is malformed",
+          { reason: (err as Error).message },
+          { cause: err },
+        );
       }
       if (deps.fault === "bad-share") sigShare = corrupt(sigShare);
       return {

@@ -85,7 +85,12 @@ export function createSourceEventVerifier(config: BridgeChainsConfig): SourceEve
       },
       (err) => {
         entry!.checked = undefined;
-        throw new MpcError("CHAIN_UNAVAILABLE", `cannot reach chain ${ep.chainId}`, { chainId: ep.chainId }, { cause: err });
+        throw new MpcError(
+          "CHAIN_UNAVAILABLE",
+          `cannot reach chain ${ep.chainId}`,
+          { chainId: ep.chainId },
+          { cause: err },
+        );
       },
     );
     return entry;
@@ -94,21 +99,49 @@ export function createSourceEventVerifier(config: BridgeChainsConfig): SourceEve
   async function findLog(ep: ChainEndpoint, contract: Address, kind: "MINT" | "RELEASE", request: SigningRequest) {
     const { client, checked } = clientFor(ep);
     await checked;
-    const range = request.blockNumber !== undefined ? { fromBlock: request.blockNumber, toBlock: request.blockNumber } : { fromBlock: ep.fromBlock, toBlock: "latest" as const };
+    const range =
+      request.blockNumber !== undefined
+        ? { fromBlock: request.blockNumber, toBlock: request.blockNumber }
+        : { fromBlock: ep.fromBlock, toBlock: "latest" as const };
     let logs, latest: bigint;
     try {
       const query =
         kind === "MINT"
-          ? client.getLogs({ address: contract, event: BRIDGE_DEPOSITED, args: { nonce: request.nonce }, strict: true, ...range })
-          : client.getLogs({ address: contract, event: BRIDGE_BURNED, args: { nonce: request.nonce }, strict: true, ...range });
+          ? client.getLogs({
+              address: contract,
+              event: BRIDGE_DEPOSITED,
+              args: { nonce: request.nonce },
+              strict: true,
+              ...range,
+            })
+          : client.getLogs({
+              address: contract,
+              event: BRIDGE_BURNED,
+              args: { nonce: request.nonce },
+              strict: true,
+              ...range,
+            });
       [logs, latest] = await Promise.all([query, client.getBlockNumber({ cacheTime: 0 })]);
     } catch (err) {
-      throw new MpcError("CHAIN_UNAVAILABLE", `cannot query chain ${ep.chainId}`, { chainId: ep.chainId }, { cause: err });
+      throw new MpcError(
+        "CHAIN_UNAVAILABLE",
+        `cannot query chain ${ep.chainId}`,
+        { chainId: ep.chainId },
+        { cause: err },
+      );
     }
-    const live = logs.filter((l) => !l.removed && (request.txHash === undefined || l.transactionHash.toLowerCase() === request.txHash.toLowerCase()));
+    const live = logs.filter(
+      (l) =>
+        !l.removed &&
+        (request.txHash === undefined || l.transactionHash.toLowerCase() === request.txHash.toLowerCase()),
+    );
     const details = { kind, srcChainId: String(ep.chainId), nonce: String(request.nonce), contract };
     if (live.length === 0)
-      throw new MpcError("SOURCE_EVENT_NOT_FOUND", `no ${kind === "MINT" ? "BridgeDeposited" : "BridgeBurned"} event with this nonce on chain ${ep.chainId}`, details);
+      throw new MpcError(
+        "SOURCE_EVENT_NOT_FOUND",
+        `no ${kind === "MINT" ? "BridgeDeposited" : "BridgeBurned"} event with this nonce on chain ${ep.chainId}`,
+        details,
+      );
     if (live.length > 1) throw new MpcError("SOURCE_EVENT_AMBIGUOUS", "more than one event with this nonce", details);
     const log = live[0];
     const depth = latest - log.blockNumber;
@@ -126,7 +159,8 @@ export function createSourceEventVerifier(config: BridgeChainsConfig): SourceEve
   return {
     async verify(request, keyEpoch) {
       const { home, remote } = config;
-      if (!home || !remote) throw new MpcError("NODE_NOT_CONFIGURED", "this signer has no bridge contract addresses yet");
+      if (!home || !remote)
+        throw new MpcError("NODE_NOT_CONFIGURED", "this signer has no bridge contract addresses yet");
       const [src, dst] = request.kind === "MINT" ? [home, remote] : [remote, home];
       const srcContract = request.kind === "MINT" ? home.vault : remote.minter;
       const dstContract = request.kind === "MINT" ? remote.minter : home.vault;
@@ -136,7 +170,15 @@ export function createSourceEventVerifier(config: BridgeChainsConfig): SourceEve
           expected: src.chainId,
         });
       const log = await findLog(src, srcContract, request.kind, request);
-      const args = log.args as { nonce: bigint; recipient: Address; amount: bigint; dstChainId: bigint; dstContract: Address; token?: Address; homeToken?: Address };
+      const args = log.args as {
+        nonce: bigint;
+        recipient: Address;
+        amount: bigint;
+        dstChainId: bigint;
+        dstContract: Address;
+        token?: Address;
+        homeToken?: Address;
+      };
       // The event names its destination; a signer only signs for the destination it is configured for.
       if (args.dstChainId !== BigInt(dst.chainId) || getAddress(args.dstContract) !== getAddress(dstContract))
         throw new MpcError("SOURCE_EVENT_MISMATCH", "the event's destination is not this bridge's destination", {
@@ -157,7 +199,12 @@ export function createSourceEventVerifier(config: BridgeChainsConfig): SourceEve
         amountWei: args.amount,
         keyEpoch,
       };
-      return { message, digest: getBridgeMessageDigest(message), blockNumber: log.blockNumber, txHash: log.transactionHash };
+      return {
+        message,
+        digest: getBridgeMessageDigest(message),
+        blockNumber: log.blockNumber,
+        txHash: log.transactionHash,
+      };
     },
   };
 }

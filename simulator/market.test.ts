@@ -40,7 +40,10 @@ test("prng and priceToTicks: seeded and exact", () => {
   const a = prng(7);
   const b = prng(7);
   const xs = Array.from({ length: 5 }, () => a());
-  assert.deepEqual(xs, Array.from({ length: 5 }, () => b()));
+  assert.deepEqual(
+    xs,
+    Array.from({ length: 5 }, () => b()),
+  );
   assert.notDeepEqual(xs, Array.from({ length: 5 }, prng(8)));
   assert.ok(xs.every((x) => x >= 0 && x < 1));
   // WETH-USD: tick 0.01 USD -> 2000 USD = 200,000 ticks; WBTC-USD: 60000 USD = 6,000,000 ticks
@@ -57,7 +60,15 @@ test("agents trade every book with wallet-signed orders, within the rate, and st
   });
   const errors: unknown[] = [];
   const started = Date.now();
-  const sim = startSimulatedMarket({ dex, traders, books: BOOKS, seed: 42, ordersPerSecond: 200, warmUpTrades: 5, onError: (e) => errors.push(e) });
+  const sim = startSimulatedMarket({
+    dex,
+    traders,
+    books: BOOKS,
+    seed: 42,
+    ordersPerSecond: 200,
+    warmUpTrades: 5,
+    onError: (e) => errors.push(e),
+  });
   await sim.ready;
   await until(() => BOOKS.every((b) => trades.filter((s) => s === b.symbol).length >= 8), "trades on every book");
   await until(async () => {
@@ -72,7 +83,13 @@ test("agents trade every book with wallet-signed orders, within the rate, and st
   // every placement is an order its trader signed (the Settlement EIP-712 Order), on one of the books
   for (const r of dex.placeCalls.slice(0, 20) as PlaceSignedOrderRequest[]) {
     assert.equal(r.kind, "signed");
-    const signer = await recoverTypedDataAddress({ domain: dex.settlementDomain, types: ORDER_TYPES, primaryType: "Order", message: r.order, signature: r.signature });
+    const signer = await recoverTypedDataAddress({
+      domain: dex.settlementDomain,
+      types: ORDER_TYPES,
+      primaryType: "Order",
+      message: r.order,
+      signature: r.signature,
+    });
     assert.equal(signer, r.trader);
   }
   // the quote moved: more than one trade price
@@ -118,7 +135,14 @@ test("the rate bound holds at a low rate", async () => {
 test("the agents leave the event loop to timers between placements (an in-memory service answers without I/O)", async () => {
   const { dex, traders } = setup();
   // a rate the bucket never runs short of: without a turn of the loop per placement, no timer would fire
-  const sim = startSimulatedMarket({ dex, traders, books: BOOKS, seed: 5, ordersPerSecond: 1_000_000, warmUpTrades: 50 });
+  const sim = startSimulatedMarket({
+    dex,
+    traders,
+    books: BOOKS,
+    seed: 5,
+    ordersPerSecond: 1_000_000,
+    warmUpTrades: 50,
+  });
   await sim.ready;
   await until(() => dex.placeCalls.length >= 5, "the agents placing");
   for (let i = 0; i < 20; i++) {

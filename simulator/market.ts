@@ -94,13 +94,30 @@ export function startSimulatedMarket(o: SimulatedMarketOptions): SimulatedMarket
 
   /** size in lots worth about notionalUsd at `ticks` (at least minLots), times a factor in [0.5, 1.5) */
   function sizeLots(m: MarketSpec, ticks: bigint): bigint {
-    const target = BigInt(Math.round(notionalUsd * (0.5 + rnd()) * 1000)) * 10n ** BigInt(Math.max(0, m.quoteDecimals - 3));
+    const target =
+      BigInt(Math.round(notionalUsd * (0.5 + rnd()) * 1000)) * 10n ** BigInt(Math.max(0, m.quoteDecimals - 3));
     return lotsWorth(m, ticks, target);
   }
 
-  async function place(b: Book, who: PrivateKeyAccount, side: DexSide, ticks: bigint, lots: bigint, tif: "gtc" | "ioc"): Promise<string | null> {
+  async function place(
+    b: Book,
+    who: PrivateKeyAccount,
+    side: DexSide,
+    ticks: bigint,
+    lots: bigint,
+    tif: "gtc" | "ioc",
+  ): Promise<string | null> {
     try {
-      const order = await placeSigned(o.dex, { account: who, market: b.m, side, priceTicks: ticks, sizeLots: lots, timeInForce: tif, nonce: nonceOf(who), nowMs: now() });
+      const order = await placeSigned(o.dex, {
+        account: who,
+        market: b.m,
+        side,
+        priceTicks: ticks,
+        sizeLots: lots,
+        timeInForce: tif,
+        nonce: nonceOf(who),
+        nowMs: now(),
+      });
       counts.placed++;
       return order.status === "open" || order.status === "partially_filled" ? order.orderId : null;
     } catch (err) {

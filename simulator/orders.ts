@@ -5,7 +5,14 @@ import { metrics, refusalReason } from "../runtime/metrics";
 import { randomUUID } from "node:crypto";
 import type { PrivateKeyAccount } from "viem";
 import { ORDER_TYPES } from "../sdk/eip712";
-import type { DexOrderWithFills, DexService, DexSide, DexTimeInForce, MarketSpec, PlaceSignedOrderRequest } from "../pipeline/service";
+import type {
+  DexOrderWithFills,
+  DexService,
+  DexSide,
+  DexTimeInForce,
+  MarketSpec,
+  PlaceSignedOrderRequest,
+} from "../pipeline/service";
 
 export interface SignedOrderSpec {
   account: PrivateKeyAccount;
@@ -34,7 +41,12 @@ export async function signedPlacement(s: SignedOrderSpec): Promise<PlaceSignedOr
     nonce: s.nonce,
     flags: 0,
   } as const;
-  const signature = await s.account.signTypedData({ domain: s.domain, types: ORDER_TYPES, primaryType: "Order", message: order });
+  const signature = await s.account.signTypedData({
+    domain: s.domain,
+    types: ORDER_TYPES,
+    primaryType: "Order",
+    message: order,
+  });
   const orderId = randomUUID();
   return {
     kind: "signed",
@@ -74,9 +86,18 @@ export function lotsWorth(m: MarketSpec, ticks: bigint, targetQuoteUnits: bigint
 }
 
 /** Signs `s` (an order valid for a day from `nowMs`) with the trader's key and places it through the service. */
-export async function placeSigned(dex: DexService, s: Omit<SignedOrderSpec, "domain" | "expiry">): Promise<DexOrderWithFills> {
+export async function placeSigned(
+  dex: DexService,
+  s: Omit<SignedOrderSpec, "domain" | "expiry">,
+): Promise<DexOrderWithFills> {
   try {
-    const placed = await dex.placeOrder(await signedPlacement({ ...s, domain: dex.settlementDomain, expiry: BigInt(Math.floor(s.nowMs / 1000) + 86_400) }));
+    const placed = await dex.placeOrder(
+      await signedPlacement({
+        ...s,
+        domain: dex.settlementDomain,
+        expiry: BigInt(Math.floor(s.nowMs / 1000) + 86_400),
+      }),
+    );
     metrics.ordersAccepted.inc("simulator");
     return placed;
   } catch (e) {

@@ -82,11 +82,32 @@ export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
     // the history ends near the reference price: it starts a little away from it
     const ref = priceToTicks(m, b.referencePrice);
     const start = (ref * BigInt(80 + Math.floor(rnd() * 40))) / 100n;
-    books.push({ m, fair: start > 0n ? start : 1n, maker: o.traders[i % o.traders.length]!, taker: o.traders[(i + 1) % o.traders.length]! });
+    books.push({
+      m,
+      fair: start > 0n ? start : 1n,
+      maker: o.traders[i % o.traders.length]!,
+      taker: o.traders[(i + 1) % o.traders.length]!,
+    });
   }
   const nonceOf = nonceCounter(now);
-  const place = (b: (typeof books)[number], who: PrivateKeyAccount, side: DexSide, ticks: bigint, lots: bigint, tif: "gtc" | "ioc") =>
-    placeSigned(o.dex, { account: who, market: b.m, side, priceTicks: ticks, sizeLots: lots, timeInForce: tif, nonce: nonceOf(who), nowMs: now() });
+  const place = (
+    b: (typeof books)[number],
+    who: PrivateKeyAccount,
+    side: DexSide,
+    ticks: bigint,
+    lots: bigint,
+    tif: "gtc" | "ioc",
+  ) =>
+    placeSigned(o.dex, {
+      account: who,
+      market: b.m,
+      side,
+      priceTicks: ticks,
+      sizeLots: lots,
+      timeInForce: tif,
+      nonce: nonceOf(who),
+      nowMs: now(),
+    });
 
   let trades = 0;
   let prevMs: number | undefined;
@@ -105,17 +126,34 @@ export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
       else if (r >= 0.53) b.fair += step;
       // sides alternate so the traders' balances do not drift one way
       const makerSide: DexSide = k % 2 === 0 ? "sell" : "buy";
-      return { b, lots: lotsWorth(b.m, b.fair, BigInt(notionalUsd) * 10n ** BigInt(b.m.quoteDecimals)), makerSide, ticks: b.fair };
+      return {
+        b,
+        lots: lotsWorth(b.m, b.fair, BigInt(notionalUsd) * 10n ** BigInt(b.m.quoteDecimals)),
+        makerSide,
+        ticks: b.fair,
+      };
     });
-    const makers = await Promise.all(orders.map((x) => place(x.b, x.b.maker, x.makerSide, x.ticks, x.lots, "gtc").catch(() => null)));
+    const makers = await Promise.all(
+      orders.map((x) => place(x.b, x.b.maker, x.makerSide, x.ticks, x.lots, "gtc").catch(() => null)),
+    );
     const takers: string[] = [];
     await Promise.all(
       orders.map(async (x, i) => {
         const maker = makers[i];
-        if (!maker || maker.status !== "open") return;
-        const taker = await place(x.b, x.b.taker, x.makerSide === "sell" ? "buy" : "sell", x.ticks, x.lots, "ioc").catch(() => null);
+        if (maker?.status !== "open") return;
+        const taker = await place(
+          x.b,
+          x.b.taker,
+          x.makerSide === "sell" ? "buy" : "sell",
+          x.ticks,
+          x.lots,
+          "ioc",
+        ).catch(() => null);
         if (taker && taker.fills.length > 0) takers.push(taker.orderId);
-        if (!taker || taker.filledLots < x.lots) await o.dex.cancelOrder({ orderId: maker.orderId, account: x.b.maker.address, reason: "user_cancelled" }).catch(() => undefined);
+        if (!taker || taker.filledLots < x.lots)
+          await o.dex
+            .cancelOrder({ orderId: maker.orderId, account: x.b.maker.address, reason: "user_cancelled" })
+            .catch(() => undefined);
       }),
     );
     // this instant's trades settle before the clock moves on
@@ -123,8 +161,9 @@ export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
     for (const id of takers) {
       for (;;) {
         const ord = await o.dex.getOrder(id);
-        if (ord && ord.fills.every((f) => f.settlement === "settled")) break;
-        if (Date.now() > until) throw new Error(`replay: the trades at ${new Date(atMs).toISOString()} did not settle in time`);
+        if (ord?.fills.every((f) => f.settlement === "settled")) break;
+        if (Date.now() > until)
+          throw new Error(`replay: the trades at ${new Date(atMs).toISOString()} did not settle in time`);
         await new Promise((r) => setTimeout(r, 10));
       }
     }

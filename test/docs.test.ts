@@ -43,7 +43,9 @@ export function anchorsOf(text: string): Set<string> {
 
 /** Every relative link of a markdown file: [text](target) outside code, images included. */
 function links(text: string): string[] {
-  return [...prose(text).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
+  return [...prose(text).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
+    .map((m) => m[1]!)
+    .filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
 }
 
 const documents = [path.join(ROOT, "README.md"), ...markdownFiles(path.join(ROOT, "docs"))];
@@ -70,8 +72,15 @@ test("every relative link and #anchor in README.md and docs/ resolves", () => {
         broken.push(`${where} (no such file)`);
         continue;
       }
-      if (dest.endsWith(".md") && !checked.has(dest) && dest.startsWith(ROOT + path.sep) && !dest.includes(`${path.sep}node_modules${path.sep}`)) queue.push(dest);
-      if (anchor !== undefined && dest.endsWith(".md") && !anchorsOf(fs.readFileSync(dest, "utf8")).has(anchor)) broken.push(`${where} (no heading #${anchor})`);
+      if (
+        dest.endsWith(".md") &&
+        !checked.has(dest) &&
+        dest.startsWith(ROOT + path.sep) &&
+        !dest.includes(`${path.sep}node_modules${path.sep}`)
+      )
+        queue.push(dest);
+      if (anchor !== undefined && dest.endsWith(".md") && !anchorsOf(fs.readFileSync(dest, "utf8")).has(anchor))
+        broken.push(`${where} (no heading #${anchor})`);
     }
   }
   assert.deepEqual(broken, []);
@@ -86,18 +95,19 @@ test("every code block marked as a snippet equals its file", () => {
       snippets++;
       const src = path.join(ROOT, m[1]!);
       assert.ok(fs.existsSync(src), `${path.relative(ROOT, file)}: ${m[1]} does not exist`);
-      assert.equal(m[2], fs.readFileSync(src, "utf8").trimEnd(), `${path.relative(ROOT, file)}: the block of ${m[1]} differs from the file: copy the file into the block`);
+      assert.equal(
+        m[2],
+        fs.readFileSync(src, "utf8").trimEnd(),
+        `${path.relative(ROOT, file)}: the block of ${m[1]} differs from the file: copy the file into the block`,
+      );
     }
   }
   assert.ok(snippets >= 5, `${snippets} snippets`);
 });
 
 test("the anchors follow GitHub's rule", () => {
-  assert.deepEqual([...anchorsOf("# REST: HMAC, or key + secret\n## With the SDK: the examples\n## Use\n## Use\n## `npm start`")], [
-    "rest-hmac-or-key--secret",
-    "with-the-sdk-the-examples",
-    "use",
-    "use-1",
-    "npm-start",
-  ]);
+  assert.deepEqual(
+    [...anchorsOf("# REST: HMAC, or key + secret\n## With the SDK: the examples\n## Use\n## Use\n## `npm start`")],
+    ["rest-hmac-or-key--secret", "with-the-sdk-the-examples", "use", "use-1", "npm-start"],
+  );
 });

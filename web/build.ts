@@ -27,7 +27,8 @@ function hashTree(hash: ReturnType<typeof createHash>, dir: string, accept: (nam
 /** The content hash of everything the build reads (tests excluded: they change no byte of the app). */
 export function webSourceHash(): string {
   const hash = createHash("sha256");
-  for (const f of ["web/index.html", "web/exchange.html", "web/vite.config.mjs", "package-lock.json"]) hash.update(f).update(fs.readFileSync(path.join(REPO, f)));
+  for (const f of ["web/index.html", "web/exchange.html", "web/vite.config.mjs", "package-lock.json"])
+    hash.update(f).update(fs.readFileSync(path.join(REPO, f)));
   const notTest = (n: string) => !n.endsWith(".test.ts");
   hashTree(hash, path.join(WEB_ROOT, "src"), notTest);
   hashTree(hash, path.join(REPO, "sdk"), (n) => notTest(n) && n.endsWith(".ts"));
@@ -45,12 +46,18 @@ export interface WebBuild {
 function runVite(outDir: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const vite = path.join(REPO, "node_modules", "vite", "bin", "vite.js");
-    const child = spawn(process.execPath, [vite, "build", "--config", path.join(WEB_ROOT, "vite.config.mjs"), "--outDir", outDir], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [vite, "build", "--config", path.join(WEB_ROOT, "vite.config.mjs"), "--outDir", outDir],
+      { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`vite build exited ${code}:\n${out.slice(-4000)}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`vite build exited ${code}:\n${out.slice(-4000)}`)),
+    );
   });
 }
 
@@ -59,7 +66,8 @@ export async function buildWebApp(opts: { force?: boolean } = {}): Promise<WebBu
   const started = Date.now();
   const hash = webSourceHash();
   const dir = path.join(BUILD_CACHE, hash);
-  if (!opts.force && fs.existsSync(path.join(dir, "index.html"))) return { dir, hash, built: false, ms: Date.now() - started };
+  if (!opts.force && fs.existsSync(path.join(dir, "index.html")))
+    return { dir, hash, built: false, ms: Date.now() - started };
   fs.mkdirSync(BUILD_CACHE, { recursive: true });
   const tmp = fs.mkdtempSync(path.join(BUILD_CACHE, `tmp-${hash}-`));
   try {
@@ -83,7 +91,9 @@ function pruneBuilds(current: string): void {
   const dirs = fs
     .readdirSync(BUILD_CACHE, { withFileTypes: true })
     .filter((e) => e.isDirectory() && e.name !== current)
-    .filter((e) => !e.name.startsWith("tmp-") || Date.now() - fs.statSync(path.join(BUILD_CACHE, e.name)).mtimeMs > 3_600_000)
+    .filter(
+      (e) => !e.name.startsWith("tmp-") || Date.now() - fs.statSync(path.join(BUILD_CACHE, e.name)).mtimeMs > 3_600_000,
+    )
     .map((e) => ({ p: path.join(BUILD_CACHE, e.name), t: fs.statSync(path.join(BUILD_CACHE, e.name)).mtimeMs }))
     .sort((a, b) => b.t - a.t);
   for (const d of dirs.slice(KEEP_BUILDS - 1)) fs.rmSync(d.p, { recursive: true, force: true });

@@ -17,12 +17,13 @@ const COMPRESSIBLE = /^(text\/|application\/(json|javascript|xml)|image\/svg\+xm
 export function chooseEncoding(req: http.IncomingMessage, contentType: string | undefined): Encoding | null {
   if (!contentType || !COMPRESSIBLE.test(contentType)) return null;
   const accept = String(req.headers["accept-encoding"] ?? "");
-  const accepted = (name: string) => accept.split(",").some((part) => {
-    const [token, ...params] = part.trim().split(";");
-    if (token.trim().toLowerCase() !== name) return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    return !q || Number(q.slice(2)) > 0;
-  });
+  const accepted = (name: string) =>
+    accept.split(",").some((part) => {
+      const [token, ...params] = part.trim().split(";");
+      if (token.trim().toLowerCase() !== name) return false;
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+      return !q || Number(q.slice(2)) > 0;
+    });
   if (accepted("br")) return "br";
   if (accepted("gzip")) return "gzip";
   return null;
@@ -31,13 +32,20 @@ export function chooseEncoding(req: http.IncomingMessage, contentType: string | 
 /** A whole body, compressed (static files: highest level, result cached by the caller). */
 export function compressSync(body: Buffer, enc: Encoding, fast = false): Buffer {
   if (enc === "br") {
-    return zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: fast ? 5 : 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+    return zlib.brotliCompressSync(body, {
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: fast ? 5 : 11,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    });
   }
   return zlib.gzipSync(body, { level: fast ? 6 : 9 });
 }
 
 function stream(enc: Encoding): Transform {
-  return enc === "br" ? zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }) : zlib.createGzip({ level: 6 });
+  return enc === "br"
+    ? zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } })
+    : zlib.createGzip({ level: 6 });
 }
 
 function varyOn(headers: http.OutgoingHttpHeaders): void {
@@ -46,7 +54,13 @@ function varyOn(headers: http.OutgoingHttpHeaders): void {
 }
 
 /** Sends a whole body: compressed when it is text over the threshold and the browser accepts an encoding. */
-export function sendBody(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: http.OutgoingHttpHeaders, body: string | Buffer): void {
+export function sendBody(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  status: number,
+  headers: http.OutgoingHttpHeaders,
+  body: string | Buffer,
+): void {
   const buf = typeof body === "string" ? Buffer.from(body) : body;
   const out: http.OutgoingHttpHeaders = { ...headers };
   const enc = buf.length > COMPRESS_MIN_BYTES ? chooseEncoding(req, String(out["content-type"] ?? "")) : null;
@@ -59,11 +73,16 @@ export function sendBody(req: http.IncomingMessage, res: http.ServerResponse, st
 }
 
 /** Pipes an upstream answer to the browser, compressing it when it is uncompressed text over the threshold. */
-export function pipeResponse(req: http.IncomingMessage, res: http.ServerResponse, upstream: http.IncomingMessage): void {
+export function pipeResponse(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  upstream: http.IncomingMessage,
+): void {
   const headers: http.OutgoingHttpHeaders = { ...upstream.headers };
   const length = headers["content-length"] === undefined ? undefined : Number(headers["content-length"]);
   const small = length !== undefined && length <= COMPRESS_MIN_BYTES;
-  const enc = headers["content-encoding"] || small ? null : chooseEncoding(req, headers["content-type"] as string | undefined);
+  const enc =
+    headers["content-encoding"] || small ? null : chooseEncoding(req, headers["content-type"] as string | undefined);
   if (!headers["content-encoding"] && COMPRESSIBLE.test(String(headers["content-type"] ?? ""))) varyOn(headers);
   if (!enc) {
     res.writeHead(upstream.statusCode ?? 502, headers);

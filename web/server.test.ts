@@ -20,15 +20,18 @@ fs.mkdirSync(path.join(dist, "assets"));
 fs.writeFileSync(path.join(dist, "index.html"), "<!doctype html><title>t</title>");
 fs.writeFileSync(path.join(dist, "exchange.html"), "<!doctype html><title>exchange</title>");
 fs.writeFileSync(path.join(dist, "assets", "app-abc.js"), "console.log(1)");
-const bigScript = "export const rows = [" + Array.from({ length: 400 }, (_, i) => `"row ${i}"`).join(",") + "];";
+const bigScript = `export const rows = [${Array.from({ length: 400 }, (_, i) => `"row ${i}"`).join(",")}];`;
 fs.writeFileSync(path.join(dist, "assets", "big-abc.js"), bigScript);
-const bigJson = JSON.stringify({ markets: Array.from({ length: 100 }, (_, i) => ({ symbol: `M${i}-USD`, last: "2800.10" })) });
+const bigJson = JSON.stringify({
+  markets: Array.from({ length: 100 }, (_, i) => ({ symbol: `M${i}-USD`, last: "2800.10" })),
+});
 fs.writeFileSync(path.join(os.tmpdir(), "web-secret.txt"), "secret");
 
 const rpcCalls: unknown[] = [];
 const restSeen: { host?: string; xff?: string; path?: string; body?: string }[] = [];
 const originsSeen: (string | undefined)[] = [];
-const listen = (s: http.Server) => new Promise<number>((r) => s.listen(0, "127.0.0.1", () => r((s.address() as AddressInfo).port)));
+const listen = (s: http.Server) =>
+  new Promise<number>((r) => s.listen(0, "127.0.0.1", () => r((s.address() as AddressInfo).port)));
 const rpc = http.createServer((req, res) => {
   let b = "";
   req.on("data", (d) => (b += d));
@@ -75,7 +78,9 @@ async function start(mode: "sandbox" | "production"): Promise<RunningWebServer> 
       rpc: `http://127.0.0.1:${ports.rpc}`,
       indexer: () => undefined,
       // the exchange API and the identity provider: the same recording server (production: none configured)
-      ...(mode === "sandbox" ? { exchangeApi: `http://127.0.0.1:${ports.rest}`, identity: `http://127.0.0.1:${ports.rest}` } : {}),
+      ...(mode === "sandbox"
+        ? { exchangeApi: `http://127.0.0.1:${ports.rest}`, identity: `http://127.0.0.1:${ports.rest}` }
+        : {}),
     },
     chainId: 31337,
     mode,
@@ -93,17 +98,24 @@ after(async () => {
 });
 
 /** raw request (fetch would normalise ".." and decompress) */
-function raw(url: string, p: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; bytes: Buffer }> {
+function raw(
+  url: string,
+  p: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; bytes: Buffer }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = http.request({ hostname: u.hostname, port: u.port, path: p, method: init.method ?? "GET", headers: init.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (d: Buffer) => chunks.push(d));
-      res.on("end", () => {
-        const bytes = Buffer.concat(chunks);
-        resolve({ status: res.statusCode!, headers: res.headers, body: bytes.toString("utf8"), bytes });
-      });
-    });
+    const req = http.request(
+      { hostname: u.hostname, port: u.port, path: p, method: init.method ?? "GET", headers: init.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (d: Buffer) => chunks.push(d));
+        res.on("end", () => {
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode!, headers: res.headers, body: bytes.toString("utf8"), bytes });
+        });
+      },
+    );
     req.on("error", reject);
     req.end(init.body);
   });
@@ -119,7 +131,13 @@ test("serves the app with a strict CSP; assets cached for good; nothing outside 
   assert.equal(asset.status, 200);
   assert.match(asset.headers["cache-control"] as string, /immutable/);
   assert.match(asset.headers["content-type"] as string, /javascript/);
-  for (const p of ["/../web-secret.txt", "/%2e%2e/web-secret.txt", "/assets/..%2f..%2fweb-secret.txt", "/assets/%00", "/nope.js"]) {
+  for (const p of [
+    "/../web-secret.txt",
+    "/%2e%2e/web-secret.txt",
+    "/assets/..%2f..%2fweb-secret.txt",
+    "/assets/%00",
+    "/nope.js",
+  ]) {
     const r = await raw(s.url, p);
     assert.equal(r.status, 404, p);
     assert.doesNotMatch(r.body, /secret/);
@@ -131,8 +149,13 @@ test("serves the app with a strict CSP; assets cached for good; nothing outside 
 test("compression: brotli or gzip for text over 1 KiB (files and forwarded API answers), none below or unasked", async () => {
   const s = await start("sandbox");
   const unzip = (r: { headers: http.IncomingHttpHeaders; bytes: Buffer }) =>
-    (r.headers["content-encoding"] === "br" ? zlib.brotliDecompressSync(r.bytes) : zlib.gunzipSync(r.bytes)).toString("utf8");
-  for (const [p, body] of [["/assets/big-abc.js", bigScript], ["/v1/big", bigJson]] as const) {
+    (r.headers["content-encoding"] === "br" ? zlib.brotliDecompressSync(r.bytes) : zlib.gunzipSync(r.bytes)).toString(
+      "utf8",
+    );
+  for (const [p, body] of [
+    ["/assets/big-abc.js", bigScript],
+    ["/v1/big", bigJson],
+  ] as const) {
     const br = await raw(s.url, p, { headers: { "accept-encoding": "gzip, deflate, br" } });
     assert.equal(br.headers["content-encoding"], "br", p);
     assert.match(br.headers.vary as string, /Accept-Encoding/);
@@ -149,7 +172,11 @@ test("compression: brotli or gzip for text over 1 KiB (files and forwarded API a
   const small = await raw(s.url, "/assets/app-abc.js", { headers: { "accept-encoding": "br, gzip" } });
   assert.equal(small.headers["content-encoding"], undefined);
   assert.equal(small.body, "console.log(1)");
-  const rpcBig = await raw(s.url, "/rpc", { method: "POST", headers: { "content-type": "application/json", "accept-encoding": "gzip" }, body: JSON.stringify(Array.from({ length: 40 }, (_, id) => ({ jsonrpc: "2.0", id, method: "eth_chainId" }))) });
+  const rpcBig = await raw(s.url, "/rpc", {
+    method: "POST",
+    headers: { "content-type": "application/json", "accept-encoding": "gzip" },
+    body: JSON.stringify(Array.from({ length: 40 }, (_, id) => ({ jsonrpc: "2.0", id, method: "eth_chainId" }))),
+  });
   assert.equal(rpcBig.headers["content-encoding"], "gzip");
   assert.equal(JSON.parse(unzip(rpcBig)).length, 40);
 });
@@ -166,21 +193,36 @@ test("the public config: development keys in the sandbox, none in production", a
 
 test("/rpc forwards allowed methods only, batches up to the limit, bodies up to the limit", async () => {
   const s = await start("sandbox");
-  const post = (body: string) => raw(s.url, "/rpc", { method: "POST", headers: { "content-type": "application/json" }, body });
+  const post = (body: string) =>
+    raw(s.url, "/rpc", { method: "POST", headers: { "content-type": "application/json" }, body });
   const ok = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }));
   assert.equal(ok.status, 200);
   assert.equal(JSON.parse(ok.body).result, "0x7a69");
   const before = rpcCalls.length;
-  for (const method of ["eth_sendTransaction", "eth_sign", "hardhat_setBalance", "evm_mine", "anvil_impersonateAccount", "personal_sign", "debug_traceTransaction"]) {
+  for (const method of [
+    "eth_sendTransaction",
+    "eth_sign",
+    "hardhat_setBalance",
+    "evm_mine",
+    "anvil_impersonateAccount",
+    "personal_sign",
+    "debug_traceTransaction",
+  ]) {
     const r = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [] }));
     assert.equal(r.status, 403, method);
     assert.equal(JSON.parse(r.body).error.code, "FORBIDDEN");
   }
   // one forbidden call hides in a batch: nothing of the batch is forwarded
-  const mixed = await post(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "eth_chainId" }, { jsonrpc: "2.0", id: 2, method: "eth_sendTransaction" }]));
+  const mixed = await post(
+    JSON.stringify([
+      { jsonrpc: "2.0", id: 1, method: "eth_chainId" },
+      { jsonrpc: "2.0", id: 2, method: "eth_sendTransaction" },
+    ]),
+  );
   assert.equal(mixed.status, 403);
   assert.equal(rpcCalls.length, before);
-  const batch = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "eth_blockNumber" })));
+  const batch = (n: number) =>
+    JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "eth_blockNumber" })));
   assert.equal((await post(batch(MAX_RPC_BATCH))).status, 200);
   assert.equal((await post(batch(MAX_RPC_BATCH + 1))).status, 400);
   assert.equal((await post("[]")).status, 400);
@@ -189,7 +231,7 @@ test("/rpc forwards allowed methods only, batches up to the limit, bodies up to 
   // size: exactly the limit is read (and judged as JSON); one byte more is refused unread
   const pad = (n: number) => {
     const head = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] });
-    return head.slice(0, -1) + `,"x":"${"a".repeat(n - head.length - 7)}"}`;
+    return `${head.slice(0, -1)},"x":"${"a".repeat(n - head.length - 7)}"}`;
   };
   assert.equal(pad(MAX_RPC_BODY).length, MAX_RPC_BODY);
   assert.equal((await post(pad(MAX_RPC_BODY))).status, 200);
@@ -200,7 +242,11 @@ test("/rpc forwards allowed methods only, batches up to the limit, bodies up to 
 
 test("/v1 is forwarded with the browser's Host (wallet signatures cover it) and our X-Forwarded-For", async () => {
   const s = await start("sandbox");
-  const r = await raw(s.url, "/v1/orders?x=1", { method: "POST", headers: { host: "trade.example:3004", "x-forwarded-for": "6.6.6.6", "content-type": "application/json" }, body: '{"a":1}' });
+  const r = await raw(s.url, "/v1/orders?x=1", {
+    method: "POST",
+    headers: { host: "trade.example:3004", "x-forwarded-for": "6.6.6.6", "content-type": "application/json" },
+    body: '{"a":1}',
+  });
   assert.equal(r.status, 201);
   assert.equal(r.headers["x-ratelimit-limit"], "100");
   const seen = restSeen.at(-1)!;
@@ -216,7 +262,7 @@ test("candles without an indexer: 503 with the spec's error body", async () => {
 
 test("/ws relays both ways; other upgrade paths are refused", async () => {
   const s = await start("sandbox");
-  const ws = new WebSocket(s.url.replace("http", "ws") + "/ws");
+  const ws = new WebSocket(`${s.url.replace("http", "ws")}/ws`);
   const got = await new Promise<string>((resolve, reject) => {
     ws.on("open", () => ws.send("hello")); // sent before the upstream is open: buffered
     ws.on("message", (m) => resolve(String(m)));
@@ -224,7 +270,7 @@ test("/ws relays both ways; other upgrade paths are refused", async () => {
   });
   assert.equal(got, "echo:hello");
   ws.close();
-  const other = new WebSocket(s.url.replace("http", "ws") + "/other");
+  const other = new WebSocket(`${s.url.replace("http", "ws")}/other`);
   await new Promise<void>((resolve) => other.on("error", () => resolve()));
 });
 
@@ -236,7 +282,16 @@ test("the exchange app: its page at /exchange; /exchange-api/v1/* to the exchang
     assert.match(r.body, /<title>exchange<\/title>/);
     assert.match(r.headers["content-security-policy"] as string, /connect-src 'self'/);
   }
-  const r = await raw(s.url, "/exchange-api/v1/orders?status=PENDING", { method: "POST", headers: { host: "web.example", authorization: "Bearer t", "x-forwarded-for": "6.6.6.6", "content-type": "application/json" }, body: '{"q":1}' });
+  const r = await raw(s.url, "/exchange-api/v1/orders?status=PENDING", {
+    method: "POST",
+    headers: {
+      host: "web.example",
+      authorization: "Bearer t",
+      "x-forwarded-for": "6.6.6.6",
+      "content-type": "application/json",
+    },
+    body: '{"q":1}',
+  });
   assert.equal(r.status, 201);
   const seen = restSeen.at(-1)!;
   const port = new URL(s.url).port;
@@ -247,30 +302,47 @@ test("the exchange app: its page at /exchange; /exchange-api/v1/* to the exchang
   assert.notEqual(seen.host, `127.0.0.1:${port}`);
   // only /v1 of the exchange API: anything else under the prefix is this server's 404
   const n = restSeen.length;
-  for (const p of ["/exchange-api/admin", "/exchange-api/v1/../admin", "/exchange-api/v2/x"]) assert.equal((await raw(s.url, p)).status, 404, p);
+  for (const p of ["/exchange-api/admin", "/exchange-api/v1/../admin", "/exchange-api/v2/x"])
+    assert.equal((await raw(s.url, p)).status, 404, p);
   assert.equal(restSeen.length, n);
 });
 
 test("/identity forwards the three login paths with their methods only; without upstreams: 503", async () => {
   const s = await start("sandbox");
   const n = restSeen.length;
-  const otp = await raw(s.url, "/identity/api/otp", { method: "POST", headers: { "content-type": "application/json" }, body: '{"phone":"+14155550123"}' });
+  const otp = await raw(s.url, "/identity/api/otp", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: '{"phone":"+14155550123"}',
+  });
   assert.equal(otp.status, 201);
   assert.equal(restSeen.at(-1)!.path, "/api/otp");
   assert.equal((await raw(s.url, "/identity/api/sandbox/outbox?phone=%2B14155550123&limit=1")).status, 201);
   assert.equal(restSeen.at(-1)!.path, "/api/sandbox/outbox?phone=%2B14155550123&limit=1");
-  const grant = await raw(s.url, "/identity/api/login/oauth/access_token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=password" });
+  const grant = await raw(s.url, "/identity/api/login/oauth/access_token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: "grant_type=password",
+  });
   assert.equal(grant.status, 201);
   assert.equal(restSeen.at(-1)!.body, "grant_type=password");
   assert.equal(restSeen.length, n + 3);
   // the page's own Origin passes (and is not forwarded: the provider sees a server-side client); another site's is refused
   const host = new URL(s.url).host;
-  const own = await raw(s.url, "/identity/api/otp", { method: "POST", headers: { "content-type": "application/json", origin: `http://${host}` }, body: "{}" });
+  const own = await raw(s.url, "/identity/api/otp", {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: `http://${host}` },
+    body: "{}",
+  });
   assert.equal(own.status, 201);
   assert.equal(restSeen.length, n + 4);
   assert.equal(originsSeen.at(-1), undefined);
   for (const origin of ["http://evil.example", "null", `https://${host}.evil.example`]) {
-    const r = await raw(s.url, "/identity/api/login/oauth/access_token", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin }, body: "grant_type=password" });
+    const r = await raw(s.url, "/identity/api/login/oauth/access_token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin },
+      body: "grant_type=password",
+    });
     assert.equal(r.status, 403, origin);
     assert.equal(JSON.parse(r.body).error.code, "FORBIDDEN");
   }
@@ -284,7 +356,11 @@ test("/identity forwards the three login paths with their methods only; without 
     ["GET", "/identity/api/otp", 405],
     ["POST", "/identity/api/sandbox/outbox", 405],
   ] as const) {
-    const r = await raw(s.url, p, { method, headers: { "content-type": "application/json" }, body: method === "POST" ? "{}" : undefined });
+    const r = await raw(s.url, p, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: method === "POST" ? "{}" : undefined,
+    });
     assert.equal(r.status, status, `${method} ${p}`);
     assert.ok(JSON.parse(r.body).error.code);
   }

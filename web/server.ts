@@ -98,7 +98,13 @@ const SECURITY_HEADERS = {
   "X-Frame-Options": "DENY",
 };
 
-function sendError(res: http.ServerResponse, status: number, code: string, message: string, details: Record<string, unknown> = {}): void {
+function sendError(
+  res: http.ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  details: Record<string, unknown> = {},
+): void {
   if (res.headersSent) return void res.destroy();
   res.writeHead(status, { "content-type": "application/json", ...SECURITY_HEADERS });
   res.end(JSON.stringify({ error: { code, message, details } }));
@@ -126,11 +132,17 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
   const dist = path.resolve(o.distDir);
   fs.accessSync(path.join(dist, "index.html"));
   const sandbox = o.mode === "sandbox";
-  const publicConfig = JSON.stringify({ chainId: o.chainId, mode: o.mode, devWalletKeys: sandbox ? o.devWalletKeys : [], integratorKey: sandbox ? o.integratorKey : undefined });
+  const publicConfig = JSON.stringify({
+    chainId: o.chainId,
+    mode: o.mode,
+    devWalletKeys: sandbox ? o.devWalletKeys : [],
+    integratorKey: sandbox ? o.integratorKey : undefined,
+  });
   const dexRest = new URL(o.upstream.dexRest);
 
   function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): void {
-    if (req.method !== "GET" && req.method !== "HEAD") return sendError(res, 405, "METHOD_NOT_ALLOWED", "only GET and HEAD are served here");
+    if (req.method !== "GET" && req.method !== "HEAD")
+      return sendError(res, 405, "METHOD_NOT_ALLOWED", "only GET and HEAD are served here");
     if (pathname === "/" || pathname === "/index.html" || pathname === WEB_CALLBACK_PATH) {
       return sendFile(req, res, path.join(dist, "index.html"), TYPES[".html"], "no-cache");
     }
@@ -141,8 +153,9 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
     } catch {
       return sendError(res, 400, "INVALID_REQUEST", "malformed path");
     }
-    const file = path.resolve(dist, "." + path.posix.normalize(decoded));
-    if (!file.startsWith(dist + path.sep) || decoded.includes("\0")) return sendError(res, 404, "NOT_FOUND", "no such file");
+    const file = path.resolve(dist, `.${path.posix.normalize(decoded)}`);
+    if (!file.startsWith(dist + path.sep) || decoded.includes("\0"))
+      return sendError(res, 404, "NOT_FOUND", "no such file");
     fs.stat(file, (err, st) => {
       if (err || !st.isFile()) return sendError(res, 404, "NOT_FOUND", "no such file");
       const type = TYPES[path.extname(file)] ?? "application/octet-stream";
@@ -154,11 +167,22 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
 
   // the build never changes under a running server: each file is read once and compressed once per encoding
   const files = new Map<string, Buffer>();
-  function sendFile(req: http.IncomingMessage, res: http.ServerResponse, file: string, type: string, cache: string): void {
+  function sendFile(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    file: string,
+    type: string,
+    cache: string,
+  ): void {
     let body = files.get(file);
     if (!body) files.set(file, (body = fs.readFileSync(file)));
     const enc: Encoding | null = body.length > COMPRESS_MIN_BYTES ? chooseEncoding(req, type) : null;
-    const headers: http.OutgoingHttpHeaders = { "content-type": type, "cache-control": cache, vary: "Accept-Encoding", ...SECURITY_HEADERS };
+    const headers: http.OutgoingHttpHeaders = {
+      "content-type": type,
+      "cache-control": cache,
+      vary: "Accept-Encoding",
+      ...SECURITY_HEADERS,
+    };
     if (enc) {
       const key = `${enc}:${file}`;
       let z = files.get(key);
@@ -174,11 +198,31 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
   /** Forwards the request to `target` at `upstreamPath` (Host kept for the DEX API's signed scheme, else the target's).
    *  X-Forwarded-For is this connection's peer only: what a browser sent in it is dropped, so a client cannot
    *  name another address through this hop. */
-  function forward(req: http.IncomingMessage, res: http.ServerResponse, target: URL, upstreamPath: string, keepHost: boolean, name: string): void {
+  function forward(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    target: URL,
+    upstreamPath: string,
+    keepHost: boolean,
+    name: string,
+  ): void {
     const headers = { ...req.headers, connection: "close", "x-forwarded-for": req.socket.remoteAddress ?? "" };
     if (!keepHost) headers.host = target.host;
-    const up = http.request({ protocol: target.protocol, hostname: target.hostname, port: target.port, localAddress: o.upstream.localAddress, method: req.method, path: upstreamPath, headers }, (r) => pipeResponse(req, res, r));
-    up.on("error", () => sendError(res, 503, "SERVICE_UNAVAILABLE", `the ${name} cannot be reached: try again shortly`));
+    const up = http.request(
+      {
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        localAddress: o.upstream.localAddress,
+        method: req.method,
+        path: upstreamPath,
+        headers,
+      },
+      (r) => pipeResponse(req, res, r),
+    );
+    up.on("error", () =>
+      sendError(res, 503, "SERVICE_UNAVAILABLE", `the ${name} cannot be reached: try again shortly`),
+    );
     req.pipe(up);
   }
 
@@ -198,7 +242,8 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
     if (!identity) return sendError(res, 503, "SERVICE_UNAVAILABLE", "the identity provider does not run here");
     const p = url.pathname.slice("/identity".length);
     const method = IDENTITY_PATHS.get(p);
-    if (!method) return sendError(res, 404, "NOT_FOUND", "this identity provider path is not available through the web app");
+    if (!method)
+      return sendError(res, 404, "NOT_FOUND", "this identity provider path is not available through the web app");
     if (req.method !== method) return sendError(res, 405, "METHOD_NOT_ALLOWED", `${p} takes ${method} only`);
     // the provider checks a browser's Origin against its clients' web origins; here the page is this
     // server's own, so we check it (another site's page is refused) and forward as the server-side client
@@ -210,7 +255,8 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
       } catch {
         /* "null" or malformed */
       }
-      if (host !== req.headers.host) return sendError(res, 403, "FORBIDDEN", "the login paths take requests from this web app's own pages only");
+      if (host !== req.headers.host)
+        return sendError(res, 403, "FORBIDDEN", "the login paths take requests from this web app's own pages only");
       delete req.headers.origin;
     }
     forward(req, res, identity, p + url.search, false, "identity provider");
@@ -219,7 +265,10 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
   async function proxyRpc(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (req.method !== "POST") return sendError(res, 405, "METHOD_NOT_ALLOWED", "JSON-RPC is POST only");
     const body = await readBody(req, MAX_RPC_BODY);
-    if (body === null) return sendError(res, 413, "PAYLOAD_TOO_LARGE", `a JSON-RPC request is at most ${MAX_RPC_BODY} bytes`, { limit: MAX_RPC_BODY });
+    if (body === null)
+      return sendError(res, 413, "PAYLOAD_TOO_LARGE", `a JSON-RPC request is at most ${MAX_RPC_BODY} bytes`, {
+        limit: MAX_RPC_BODY,
+      });
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString("utf8"));
@@ -227,15 +276,25 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
       return sendError(res, 400, "INVALID_REQUEST", "the body is not JSON");
     }
     const calls = Array.isArray(parsed) ? parsed : [parsed];
-    if (calls.length === 0 || calls.length > MAX_RPC_BATCH) return sendError(res, 400, "INVALID_REQUEST", `a batch holds 1 to ${MAX_RPC_BATCH} calls`, { limit: MAX_RPC_BATCH });
+    if (calls.length === 0 || calls.length > MAX_RPC_BATCH)
+      return sendError(res, 400, "INVALID_REQUEST", `a batch holds 1 to ${MAX_RPC_BATCH} calls`, {
+        limit: MAX_RPC_BATCH,
+      });
     for (const c of calls) {
       const method = (c as { method?: unknown })?.method;
       if (typeof method !== "string" || !RPC_METHODS.has(method)) {
-        return sendError(res, 403, "FORBIDDEN", "this JSON-RPC method is not available through the web app", { method: typeof method === "string" ? method.slice(0, 64) : null });
+        return sendError(res, 403, "FORBIDDEN", "this JSON-RPC method is not available through the web app", {
+          method: typeof method === "string" ? method.slice(0, 64) : null,
+        });
       }
     }
     try {
-      const r = await fetch(o.upstream.rpc, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(30_000) });
+      const r = await fetch(o.upstream.rpc, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+        signal: AbortSignal.timeout(30_000),
+      });
       sendBody(req, res, r.status, { "content-type": "application/json", ...SECURITY_HEADERS }, await r.text());
     } catch {
       sendError(res, 503, "SERVICE_UNAVAILABLE", "the chain cannot be reached: try again shortly");
@@ -248,7 +307,13 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
     if (!base) return sendError(res, 503, "SERVICE_UNAVAILABLE", "the indexer does not run: candles are unavailable");
     try {
       const r = await fetch(`${base}/candles${url.search}`, { signal: AbortSignal.timeout(10_000) });
-      sendBody(req, res, r.status, { "content-type": "application/json", "cache-control": "no-cache", ...SECURITY_HEADERS }, await r.text());
+      sendBody(
+        req,
+        res,
+        r.status,
+        { "content-type": "application/json", "cache-control": "no-cache", ...SECURITY_HEADERS },
+        await r.text(),
+      );
     } catch {
       sendError(res, 503, "SERVICE_UNAVAILABLE", "the indexer cannot be reached: candles are unavailable");
     }
@@ -265,10 +330,18 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
     if (p === "/v1" || p.startsWith("/v1/")) return proxyRest(req, res);
     if (p.startsWith("/exchange-api/v1/")) return proxyExchange(req, res, url);
     if (p.startsWith("/identity/")) return proxyIdentity(req, res, url);
-    if (p === "/rpc") return void proxyRpc(req, res).catch(() => sendError(res, 500, "INTERNAL_ERROR", "internal error"));
-    if (p === "/indexer/candles") return void proxyIndexer(req, res, url).catch(() => sendError(res, 500, "INTERNAL_ERROR", "internal error"));
+    if (p === "/rpc")
+      return void proxyRpc(req, res).catch(() => sendError(res, 500, "INTERNAL_ERROR", "internal error"));
+    if (p === "/indexer/candles")
+      return void proxyIndexer(req, res, url).catch(() => sendError(res, 500, "INTERNAL_ERROR", "internal error"));
     if (p === "/config.json") {
-      return sendBody(req, res, 200, { "content-type": "application/json", "cache-control": "no-cache", ...SECURITY_HEADERS }, publicConfig);
+      return sendBody(
+        req,
+        res,
+        200,
+        { "content-type": "application/json", "cache-control": "no-cache", ...SECURITY_HEADERS },
+        publicConfig,
+      );
     }
     serveStatic(req, res, p);
   });
@@ -278,7 +351,11 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
   server.on("upgrade", (req, socket, head) => {
     if (new URL(req.url ?? "/", "http://web.local").pathname !== "/ws") return socket.destroy();
     wss.handleUpgrade(req, socket, head, (client) => {
-      const upstream = new WebSocket(o.upstream.dexWs, { maxPayload: 16 * 1024 * 1024, localAddress: o.upstream.localAddress, headers: { "x-forwarded-for": req.socket.remoteAddress ?? "" } });
+      const upstream = new WebSocket(o.upstream.dexWs, {
+        maxPayload: 16 * 1024 * 1024,
+        localAddress: o.upstream.localAddress,
+        headers: { "x-forwarded-for": req.socket.remoteAddress ?? "" },
+      });
       const pending: { data: unknown; binary: boolean }[] = [];
       client.on("message", (data, binary) => {
         if (upstream.readyState === WebSocket.OPEN) upstream.send(data as Buffer, { binary });
@@ -292,8 +369,10 @@ export async function startWebServer(o: WebServerOptions): Promise<RunningWebSer
         if (client.readyState === WebSocket.OPEN) client.send(data as Buffer, { binary });
       });
       const end = () => {
-        if (client.readyState === WebSocket.OPEN || client.readyState === WebSocket.CONNECTING) client.close(1011, "feed closed");
-        if (upstream.readyState === WebSocket.OPEN || upstream.readyState === WebSocket.CONNECTING) upstream.terminate();
+        if (client.readyState === WebSocket.OPEN || client.readyState === WebSocket.CONNECTING)
+          client.close(1011, "feed closed");
+        if (upstream.readyState === WebSocket.OPEN || upstream.readyState === WebSocket.CONNECTING)
+          upstream.terminate();
       };
       upstream.on("close", end);
       upstream.on("error", end);

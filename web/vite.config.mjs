@@ -17,7 +17,12 @@ export default defineConfig({
     chunkSizeWarningLimit: 2000,
     emptyOutDir: true,
     // two pages: the DEX trading app and the exchange app (exchange.html, served at /exchange)
-    rollupOptions: { input: { main: fileURLToPath(new URL("index.html", import.meta.url)), exchange: fileURLToPath(new URL("exchange.html", import.meta.url)) } },
+    rollupOptions: {
+      input: {
+        main: fileURLToPath(new URL("index.html", import.meta.url)),
+        exchange: fileURLToPath(new URL("exchange.html", import.meta.url)),
+      },
+    },
   },
   server: {
     port: 3004,
@@ -27,8 +32,16 @@ export default defineConfig({
       "/ws": { target: "ws://127.0.0.1:8080", ws: true },
       "/rpc": { target: "http://127.0.0.1:8545", rewrite: () => "/" },
       "/indexer": { target: "http://127.0.0.1:42069", rewrite: (p) => p.replace(/^\/indexer/, "") },
-      "/exchange-api": { target: "http://127.0.0.1:3000", changeOrigin: true, rewrite: (p) => p.replace(/^\/exchange-api/, "") },
-      "/identity": { target: "http://127.0.0.1:3003", changeOrigin: true, rewrite: (p) => p.replace(/^\/identity/, "") },
+      "/exchange-api": {
+        target: "http://127.0.0.1:3000",
+        changeOrigin: true,
+        rewrite: (p) => p.replace(/^\/exchange-api/, ""),
+      },
+      "/identity": {
+        target: "http://127.0.0.1:3003",
+        changeOrigin: true,
+        rewrite: (p) => p.replace(/^\/identity/, ""),
+      },
     },
   },
 });

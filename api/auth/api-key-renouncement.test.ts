@@ -10,10 +10,17 @@ import { createApiKeyStore, type ApiKeyStore, type NewApiKey } from "./api-keys"
 import { createSecretBox } from "./secret-box";
 
 const OWNER = "0x90F79bf6EB2c4f870365E785982E1f101E93b906" as const;
-const input = (): NewApiKey => ({ owner: OWNER, label: "bot", permissions: ["read", "trade"], ipAllowlist: [], positionLimitE18: null, dailyLossLimitE18: null });
-const TX1 = ("0x" + "a1".repeat(32)) as Hex;
-const TX2 = ("0x" + "b2".repeat(32)) as Hex;
-const SIG = ("0x" + "11".repeat(65)) as Hex;
+const input = (): NewApiKey => ({
+  owner: OWNER,
+  label: "bot",
+  permissions: ["read", "trade"],
+  ipAllowlist: [],
+  positionLimitE18: null,
+  dailyLossLimitE18: null,
+});
+const TX1 = `0x${"a1".repeat(32)}` as Hex;
+const TX2 = `0x${"b2".repeat(32)}` as Hex;
+const SIG = `0x${"11".repeat(65)}` as Hex;
 
 describe("API key store: agent renouncements", () => {
   let db: Db;
@@ -54,7 +61,11 @@ describe("API key store: agent renouncements", () => {
     assert.equal(typeof c.message.nonce, "bigint");
     assert.equal(c.signature, SIG);
     assert.equal(c.agentStatus, "pending_approval");
-    assert.equal(await store.claimRenouncement(record.id, 60_000), null, "leased: a second claim within the lease gets nothing");
+    assert.equal(
+      await store.claimRenouncement(record.id, 60_000),
+      null,
+      "leased: a second claim within the lease gets nothing",
+    );
     await store.releaseRenouncement(record.id, null);
     assert.ok(await store.claimRenouncement(record.id, 60_000), "released: claimable at once");
   });
@@ -71,11 +82,17 @@ describe("API key store: agent renouncements", () => {
   test("agent status travels with the claim: approved and submitting as they are, anything else pending_approval", async () => {
     const a = await store.create(input());
     await store.markAgentApproved(a.record.id);
-    await store.revoke(a.record.id, { message: { trader: OWNER, agent: a.record.agentAddress, nonce: 0n, deadline: 1n }, signature: SIG });
+    await store.revoke(a.record.id, {
+      message: { trader: OWNER, agent: a.record.agentAddress, nonce: 0n, deadline: 1n },
+      signature: SIG,
+    });
     assert.equal((await store.claimRenouncement(a.record.id, 0))?.agentStatus, "approved");
     const s = await store.create(input());
     assert.equal(await store.claimAgentApproval(s.record.id), true);
-    await store.revoke(s.record.id, { message: { trader: OWNER, agent: s.record.agentAddress, nonce: 0n, deadline: 1n }, signature: SIG });
+    await store.revoke(s.record.id, {
+      message: { trader: OWNER, agent: s.record.agentAddress, nonce: 0n, deadline: 1n },
+      signature: SIG,
+    });
     assert.equal((await store.claimRenouncement(s.record.id, 0))?.agentStatus, "submitting");
   });
 
@@ -85,12 +102,24 @@ describe("API key store: agent renouncements", () => {
     await store.releaseRenouncement(record.id, TX1);
     assert.deepEqual(await store.agentRevocation(record.id), { status: "pending", txHash: TX1 });
     await store.releaseRenouncement(record.id, null);
-    assert.deepEqual(await store.agentRevocation(record.id), { status: "pending", txHash: TX1 }, "null keeps the earlier transaction");
+    assert.deepEqual(
+      await store.agentRevocation(record.id),
+      { status: "pending", txHash: TX1 },
+      "null keeps the earlier transaction",
+    );
     await store.finishRenouncement(record.id, "done", null);
-    assert.deepEqual(await store.agentRevocation(record.id), { status: "done", txHash: TX1 }, "an attempt that needed none keeps the earlier answer");
+    assert.deepEqual(
+      await store.agentRevocation(record.id),
+      { status: "done", txHash: TX1 },
+      "an attempt that needed none keeps the earlier answer",
+    );
     await store.finishRenouncement(record.id, "failed", TX2);
     await store.releaseRenouncement(record.id, TX2);
-    assert.deepEqual(await store.agentRevocation(record.id), { status: "done", txHash: TX1 }, "finished: neither finish nor release changes it");
+    assert.deepEqual(
+      await store.agentRevocation(record.id),
+      { status: "done", txHash: TX1 },
+      "finished: neither finish nor release changes it",
+    );
     assert.equal(await store.claimRenouncement(record.id, 0), null, "finished: nothing to claim");
   });
 

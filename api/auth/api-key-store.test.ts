@@ -81,7 +81,11 @@ describe("API key store", () => {
     assert.deepEqual(heard, [record.id]);
     assert.equal(await store.findByApiKey(record.apiKey), null);
     assert.equal(await store.agentOf(record.id), null);
-    const row = (await db.query<{ agent_key_ciphertext: string }>("SELECT agent_key_ciphertext FROM dex_api_keys WHERE id = $1", [record.id])).rows[0];
+    const row = (
+      await db.query<{ agent_key_ciphertext: string }>("SELECT agent_key_ciphertext FROM dex_api_keys WHERE id = $1", [
+        record.id,
+      ])
+    ).rows[0];
     assert.equal(row.agent_key_ciphertext, "");
     const after = await store.getById(record.id);
     assert.ok(after && after.revokedAtMs !== null && after.revokedAtMs > 0);
@@ -94,7 +98,10 @@ describe("API key store", () => {
   test("a sealed secret copied into another row does not open there", async () => {
     const a = (await store.create(input())).record;
     const b = (await store.create(input())).record;
-    await db.query("UPDATE dex_api_keys SET secret_ciphertext = (SELECT secret_ciphertext FROM dex_api_keys WHERE id = $1) WHERE id = $2", [a.id, b.id]);
+    await db.query(
+      "UPDATE dex_api_keys SET secret_ciphertext = (SELECT secret_ciphertext FROM dex_api_keys WHERE id = $1) WHERE id = $2",
+      [a.id, b.id],
+    );
     await assert.rejects(store.findByApiKey(b.apiKey));
     assert.ok(await store.findByApiKey(a.apiKey));
   });
@@ -128,7 +135,12 @@ describe("API key store", () => {
     assert.equal(await cachedStore.agentOf(record.id), null);
     // an entry past its TTL is read again
     let t = 1_000_000;
-    const shortStore = createApiKeyStore({ db, box: createSecretBox("0f".repeat(32)), cacheTtlMs: 10, clock: { now: () => t } });
+    const shortStore = createApiKeyStore({
+      db,
+      box: createSecretBox("0f".repeat(32)),
+      cacheTtlMs: 10,
+      clock: { now: () => t },
+    });
     const k = (await shortStore.create(input())).record;
     assert.equal((await shortStore.findByApiKey(k.apiKey))?.record.label, "bot");
     await db.query("UPDATE dex_api_keys SET label = 'renamed' WHERE id = $1", [k.id]);
@@ -146,7 +158,12 @@ describe("API key store", () => {
       }) as Db["query"],
     });
     let t = 5_000_000;
-    const s = createApiKeyStore({ db: counting, box: createSecretBox("0f".repeat(32)), cacheTtlMs: 100, clock: { now: () => t } });
+    const s = createApiKeyStore({
+      db: counting,
+      box: createSecretBox("0f".repeat(32)),
+      cacheTtlMs: 100,
+      clock: { now: () => t },
+    });
     const { record } = await s.create(input());
     // 16 orders of one key at once, the cache empty: one query each for the key and its agent
     const keys = await Promise.all(Array.from({ length: 16 }, () => s.findByApiKey(record.apiKey)));

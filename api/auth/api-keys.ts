@@ -1,7 +1,7 @@
 // API keys in SQL: the secret and the agent private key are sealed with AES-256-GCM; the secret is
 // returned in plaintext exactly once, by create().
 import { randomBytes, randomUUID } from "node:crypto";
-import { getAddress, type Address, type Hex, type LocalAccount } from "viem";
+import { getAddress, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Db } from "../../db";
 import { agentAccount, type AgentAccount } from "../../pipeline/service";
@@ -140,7 +140,17 @@ function toRecord(r: Row): ApiKeyRecord {
 /** `cacheTtlMs`: how long a looked-up key (and its decrypted secret and agent) is reused without a query.
  *  Revocation in this process takes effect at once; in another process sharing the database, within the
  *  TTL. 0 disables the cache. `clock` times the cache (default: the system clock). */
-export function createApiKeyStore({ db, box, cacheTtlMs = 2000, clock = systemClock }: { db: Db; box: SecretBox; cacheTtlMs?: number; clock?: Clock }): ApiKeyStore {
+export function createApiKeyStore({
+  db,
+  box,
+  cacheTtlMs = 2000,
+  clock = systemClock,
+}: {
+  db: Db;
+  box: SecretBox;
+  cacheTtlMs?: number;
+  clock?: Clock;
+}): ApiKeyStore {
   const secretAad = (id: string) => `dex-api-key-secret:${id}`;
   const agentAad = (id: string) => `dex-api-key-agent:${id}`;
   const byApiKey = new Map<string, { value: { record: ApiKeyRecord; secret: string } | null; until: number }>();
@@ -165,7 +175,12 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000, clock = systemCl
     pendingKeys.clear();
   };
   /** `lookup` once per `k` at a time; its answer remembered unless forget() ran meanwhile */
-  const singleFlight = <V>(pending: Map<string, Promise<V>>, k: string, lookup: () => Promise<V>, keep: (value: V) => void): Promise<V> => {
+  const singleFlight = <V>(
+    pending: Map<string, Promise<V>>,
+    k: string,
+    lookup: () => Promise<V>,
+    keep: (value: V) => void,
+  ): Promise<V> => {
     const running = pending.get(k);
     if (running) return running;
     const started = epoch;
@@ -232,7 +247,11 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000, clock = systemCl
         pendingKeys,
         apiKey,
         async () => {
-          const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE api_key = $1 AND revoked_at IS NULL`, [apiKey])).rows[0];
+          const r = (
+            await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE api_key = $1 AND revoked_at IS NULL`, [
+              apiKey,
+            ])
+          ).rows[0];
           return r ? { record: toRecord(r), secret: box.open(r.secret_ciphertext, secretAad(r.id)) } : null;
         },
         // Unknown keys are not cached: a flood of random keys must not fill memory.
@@ -244,9 +263,10 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000, clock = systemCl
       return r ? toRecord(r) : null;
     },
     async listByOwner(owner) {
-      const rows = await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE owner = $1 ORDER BY created_at DESC`, [
-        owner.toLowerCase(),
-      ]);
+      const rows = await db.query<Row>(
+        `SELECT ${COLUMNS} FROM dex_api_keys WHERE owner = $1 ORDER BY created_at DESC`,
+        [owner.toLowerCase()],
+      );
       return rows.rows.map(toRecord);
     },
     async agentOf(id) {
@@ -257,7 +277,9 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000, clock = systemCl
         id,
         async () => {
           const started = epoch;
-          const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE id = $1 AND revoked_at IS NULL`, [id])).rows[0];
+          const r = (
+            await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE id = $1 AND revoked_at IS NULL`, [id])
+          ).rows[0];
           if (!r) return null;
           const known = agentAccounts.get(id);
           if (known && known.sealed === r.agent_key_ciphertext) return known.account;
@@ -280,7 +302,10 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000, clock = systemCl
       return r.rowCount === 1;
     },
     async releaseAgentApproval(id) {
-      await db.query("UPDATE dex_api_keys SET agent_status = 'pending_approval' WHERE id = $1 AND agent_status = 'submitting'", [id]);
+      await db.query(
+        "UPDATE dex_api_keys SET agent_status = 'pending_approval' WHERE id = $1 AND agent_status = 'submitting'",
+        [id],
+      );
       forget(id);
     },
     async markAgentApproved(id) {
@@ -324,7 +349,7 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000, clock = systemCl
           [id],
         )
       ).rows[0];
-      if (!r || !r.revoked) return null;
+      if (!r?.revoked) return null;
       return { status: (r.status ?? "none") as AgentRevocationStatus, txHash: (r.tx as Hex | null) ?? null };
     },
     async claimRenouncement(id, leaseMs) {
@@ -348,7 +373,8 @@ export function createApiKeyStore({ db, box, cacheTtlMs = 2000, clock = systemCl
           deadline: BigInt(raw.message.deadline),
         },
         signature: raw.signature,
-        agentStatus: r.agent_status === "approved" || r.agent_status === "submitting" ? r.agent_status : "pending_approval",
+        agentStatus:
+          r.agent_status === "approved" || r.agent_status === "submitting" ? r.agent_status : "pending_approval",
       };
     },
     async releaseRenouncement(id, txHash) {

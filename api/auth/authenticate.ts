@@ -48,8 +48,17 @@ export interface Authenticator {
  *  body, where host is the Host header the client targets (e.g. "api.example.com" or "127.0.0.1:3001")
  *  and path the request target with /v1 and the query string. The host binds a signature to one venue:
  *  it cannot be replayed against another deployment that shares wallets. */
-export function walletSigningText(timestamp: string, method: string, host: string, path: string, body: Uint8Array | string): Uint8Array {
-  return Buffer.concat([Buffer.from(`${timestamp}${method.toUpperCase()}${host}${path}`, "utf8"), typeof body === "string" ? Buffer.from(body, "utf8") : body]);
+export function walletSigningText(
+  timestamp: string,
+  method: string,
+  host: string,
+  path: string,
+  body: Uint8Array | string,
+): Uint8Array {
+  return Buffer.concat([
+    Buffer.from(`${timestamp}${method.toUpperCase()}${host}${path}`, "utf8"),
+    typeof body === "string" ? Buffer.from(body, "utf8") : body,
+  ]);
 }
 
 export function createAuthenticator(deps: {
@@ -67,7 +76,8 @@ export function createAuthenticator(deps: {
   const walletHosts = new Set((deps.walletHosts ?? []).map((h) => h.toLowerCase()));
 
   function checkTimestamp(text: string | undefined, windowMs: number): void {
-    if (!text || !/^\d{1,15}$/.test(text)) throw unauthorized("invalid_timestamp", "timestamp must be Unix milliseconds");
+    if (!text || !/^\d{1,15}$/.test(text))
+      throw unauthorized("invalid_timestamp", "timestamp must be Unix milliseconds");
     const skew = Math.abs(now() - Number(text));
     if (skew > windowMs) {
       throw unauthorized("timestamp_outside_window", `timestamp is more than ${windowMs} ms away from server time`, {
@@ -78,9 +88,11 @@ export function createAuthenticator(deps: {
   }
 
   async function verifyHmac(p: HmacParts): Promise<ApiKeyRecord> {
-    if (!p.apiKey || !p.signature) throw unauthorized("missing_credentials", "X-API-KEY, X-TIMESTAMP and X-SIGNATURE are required");
+    if (!p.apiKey || !p.signature)
+      throw unauthorized("missing_credentials", "X-API-KEY, X-TIMESTAMP and X-SIGNATURE are required");
     checkTimestamp(p.timestamp, deps.hmacWindowMs);
-    if (!/^[0-9a-f]{64}$/.test(p.signature)) throw unauthorized("invalid_signature", "X-SIGNATURE must be 64 lower-case hex characters");
+    if (!/^[0-9a-f]{64}$/.test(p.signature))
+      throw unauthorized("invalid_signature", "X-SIGNATURE must be 64 lower-case hex characters");
     const found = await deps.keys.findByApiKey(p.apiKey);
     if (!found) throw unauthorized("invalid_api_key", "unknown or revoked API key");
     const expected = signRequest(found.secret, p.timestamp!, p.method, p.path, p.body);
@@ -105,8 +117,16 @@ export function createAuthenticator(deps: {
     const addressText = header(req, "x-wallet-address");
     const timestamp = header(req, "x-wallet-timestamp");
     const signature = header(req, "x-wallet-signature");
-    if (!addressText || !/^0x[0-9a-fA-F]{40}$/.test(addressText) || !signature || !/^0x[0-9a-fA-F]{130}$/.test(signature)) {
-      throw unauthorized("missing_credentials", "X-Wallet-Address, X-Wallet-Timestamp and X-Wallet-Signature (65 bytes hex) are required");
+    if (
+      !addressText ||
+      !/^0x[0-9a-fA-F]{40}$/.test(addressText) ||
+      !signature ||
+      !/^0x[0-9a-fA-F]{130}$/.test(signature)
+    ) {
+      throw unauthorized(
+        "missing_credentials",
+        "X-Wallet-Address, X-Wallet-Timestamp and X-Wallet-Signature (65 bytes hex) are required",
+      );
     }
     checkTimestamp(timestamp, deps.walletWindowMs);
     const host = (header(req, "host") ?? "").toLowerCase();
@@ -116,7 +136,10 @@ export function createAuthenticator(deps: {
     // The contract's rule for ECDSA signatures: low s, v 27 or 28. Without it (r, n - s, v ^ 1) is a
     // second valid signature of the same message.
     const parsed = parseStrictEcdsaSignature(signature);
-    if (!parsed.ok) throw unauthorized("invalid_signature", "wallet signature must be 65 bytes with v 27 or 28 and a low s", { problem: parsed.problem });
+    if (!parsed.ok)
+      throw unauthorized("invalid_signature", "wallet signature must be 65 bytes with v 27 or 28 and a low s", {
+        problem: parsed.problem,
+      });
     const digest = hashMessage({ raw: walletSigningText(timestamp!, req.method, host, req.originalUrl, body) });
     let signer: Address;
     try {
@@ -124,10 +147,12 @@ export function createAuthenticator(deps: {
     } catch {
       throw unauthorized("invalid_signature", "wallet signature does not recover");
     }
-    if (signer.toLowerCase() !== addressText.toLowerCase()) throw unauthorized("invalid_signature", "wallet signature is not from X-Wallet-Address");
+    if (signer.toLowerCase() !== addressText.toLowerCase())
+      throw unauthorized("invalid_signature", "wallet signature is not from X-Wallet-Address");
     // Keyed on who signed what, not on the signature's text: any other encoding of the same signature is
     // the same request.
-    if (!walletReplay.firstUse(`${signer.toLowerCase()}:${digest}`, now())) throw unauthorized("signature_replayed", "this signature was already used");
+    if (!walletReplay.firstUse(`${signer.toLowerCase()}:${digest}`, now()))
+      throw unauthorized("signature_replayed", "this signature was already used");
     return getAddress(addressText);
   }
 
@@ -154,7 +179,11 @@ export function createAuthenticator(deps: {
         return { scheme: "hmac", account: key.owner, key };
       }
       if (apiKey !== undefined) {
-        if (!accept.apiKey) throw unauthorized("scheme_not_accepted", "this endpoint needs the signed scheme (X-API-KEY, X-TIMESTAMP, X-SIGNATURE)");
+        if (!accept.apiKey)
+          throw unauthorized(
+            "scheme_not_accepted",
+            "this endpoint needs the signed scheme (X-API-KEY, X-TIMESTAMP, X-SIGNATURE)",
+          );
         const key = await verifySecret(apiKey, header(req, "x-api-secret"));
         return { scheme: "api_key", account: key.owner, key };
       }
@@ -171,10 +200,15 @@ export function createAuthenticator(deps: {
 export function authorize(ctx: AuthContext, permission: ApiKeyPermission | null, ip: string | undefined): void {
   if (!ctx.key) return;
   if (permission !== null && !ctx.key.permissions.includes(permission)) {
-    throw new ApiError("FORBIDDEN", `this API key lacks the ${permission} permission`, { reason: "missing_permission", permission });
+    throw new ApiError("FORBIDDEN", `this API key lacks the ${permission} permission`, {
+      reason: "missing_permission",
+      permission,
+    });
   }
   if (!ipAllowed(ctx.key.ipAllowlist, ip)) {
-    throw new ApiError("FORBIDDEN", "request from an address outside the key's IP allowlist", { reason: "ip_not_allowed" });
+    throw new ApiError("FORBIDDEN", "request from an address outside the key's IP allowlist", {
+      reason: "ip_not_allowed",
+    });
   }
 }
 

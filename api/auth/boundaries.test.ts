@@ -57,17 +57,33 @@ function keyStore(): ApiKeyStore {
 /** An authenticator whose clock the test sets. */
 function setup(walletHosts?: string[]) {
   let t = Date.now();
-  const auth = createAuthenticator({ keys: keyStore(), hmacWindowMs: WINDOW, walletWindowMs: WINDOW, walletHosts, now: () => t });
+  const auth = createAuthenticator({
+    keys: keyStore(),
+    hmacWindowMs: WINDOW,
+    walletWindowMs: WINDOW,
+    walletHosts,
+    now: () => t,
+  });
   return { auth, at: (ms: number) => (t = ms), now: () => t };
 }
 
-function req(headers: Record<string, string | string[]>, over: { method?: string; url?: string; body?: Buffer | unknown } = {}): Request {
+function req(
+  headers: Record<string, string | string[]>,
+  over: { method?: string; url?: string; body?: Buffer | unknown } = {},
+): Request {
   const lower: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(headers)) lower[k.toLowerCase()] = v;
-  return { headers: lower, method: over.method ?? "POST", originalUrl: over.url ?? "/v1/orders", body: "body" in over ? over.body : Buffer.from("{}") } as unknown as Request;
+  return {
+    headers: lower,
+    method: over.method ?? "POST",
+    originalUrl: over.url ?? "/v1/orders",
+    body: "body" in over ? over.body : Buffer.from("{}"),
+  } as unknown as Request;
 }
 
-async function refusal(p: Promise<unknown>): Promise<{ code: string; reason: unknown; details: Record<string, unknown>; message: string }> {
+async function refusal(
+  p: Promise<unknown>,
+): Promise<{ code: string; reason: unknown; details: Record<string, unknown>; message: string }> {
   try {
     await p;
   } catch (e) {
@@ -81,7 +97,9 @@ const hmacHeaders = (ts: string, sig: string) => ({ "x-api-key": API_KEY, "x-tim
 const hmacReq = (tsMs: number | string, over: { sig?: string; body?: string } = {}) => {
   const ts = String(tsMs);
   const body = over.body ?? "{}";
-  return req(hmacHeaders(ts, over.sig ?? signRequest(SECRET, ts, "POST", "/v1/orders", body)), { body: Buffer.from(body) });
+  return req(hmacHeaders(ts, over.sig ?? signRequest(SECRET, ts, "POST", "/v1/orders", body)), {
+    body: Buffer.from(body),
+  });
 };
 const flip = (hex: string, i: number) => hex.slice(0, i) + (hex[i] === "0" ? "1" : "0") + hex.slice(i + 1);
 
@@ -91,7 +109,8 @@ test("hmac: timestamp window, at its end and one millisecond past it, in both di
   const { auth, at } = setup();
   const t = 1_700_000_000_000;
   at(t);
-  for (const ts of [t - WINDOW, t + WINDOW, t]) assert.equal((await auth.authenticate(hmacReq(ts), { hmac: true })).scheme, "hmac");
+  for (const ts of [t - WINDOW, t + WINDOW, t])
+    assert.equal((await auth.authenticate(hmacReq(ts), { hmac: true })).scheme, "hmac");
   for (const ts of [t - WINDOW - 1, t + WINDOW + 1]) {
     const r = await refusal(auth.authenticate(hmacReq(ts), { hmac: true }));
     assert.equal(r.code, "UNAUTHORIZED");
@@ -106,12 +125,23 @@ test("hmac: the timestamp is 1 to 15 decimal digits, nothing else", async () => 
   at(999_999_999_999_999);
   assert.equal((await auth.authenticate(hmacReq("999999999999999"), { hmac: true })).scheme, "hmac"); // 15 digits
   for (const ts of ["1000000000000000", "", "12a", "-1", " 1", "1.5", "0x10"]) {
-    const r = await refusal(auth.authenticate(req(hmacHeaders(ts, signRequest(SECRET, ts, "POST", "/v1/orders", "{}"))), { hmac: true }));
+    const r = await refusal(
+      auth.authenticate(req(hmacHeaders(ts, signRequest(SECRET, ts, "POST", "/v1/orders", "{}"))), { hmac: true }),
+    );
     assert.equal(r.reason, "invalid_timestamp", `timestamp ${JSON.stringify(ts)}`);
   }
   at(1);
   assert.equal((await auth.authenticate(hmacReq("1"), { hmac: true })).scheme, "hmac"); // 1 digit
-  const missing = await refusal(auth.verifyHmac({ apiKey: API_KEY, timestamp: undefined, signature: "0".repeat(64), method: "GET", path: "/", body: new Uint8Array() }));
+  const missing = await refusal(
+    auth.verifyHmac({
+      apiKey: API_KEY,
+      timestamp: undefined,
+      signature: "0".repeat(64),
+      method: "GET",
+      path: "/",
+      body: new Uint8Array(),
+    }),
+  );
   assert.equal(missing.reason, "invalid_timestamp");
 });
 
@@ -120,7 +150,7 @@ test("hmac: the signature is exactly 64 lower-case hex characters and compared i
   const t = Date.now();
   at(t);
   const good = signRequest(SECRET, String(t), "POST", "/v1/orders", "{}");
-  for (const bad of [good.slice(0, 63), good + "0", good.toUpperCase(), "g" + good.slice(1)]) {
+  for (const bad of [good.slice(0, 63), `${good}0`, good.toUpperCase(), `g${good.slice(1)}`]) {
     const r = await refusal(auth.authenticate(hmacReq(t, { sig: bad }), { hmac: true }));
     assert.equal(r.reason, "invalid_signature");
   }
@@ -136,11 +166,31 @@ test("hmac: unknown key, missing parts, and one use per signature", async () => 
   const t = Date.now();
   at(t);
   const sig = signRequest(SECRET, String(t), "POST", "/v1/orders", "{}");
-  const unknown = await refusal(auth.authenticate(req({ ...hmacHeaders(String(t), sig), "x-api-key": "f".repeat(32) }), { hmac: true }));
+  const unknown = await refusal(
+    auth.authenticate(req({ ...hmacHeaders(String(t), sig), "x-api-key": "f".repeat(32) }), { hmac: true }),
+  );
   assert.equal(unknown.reason, "invalid_api_key");
-  const noKey = await refusal(auth.verifyHmac({ apiKey: "", timestamp: String(t), signature: sig, method: "POST", path: "/v1/orders", body: Buffer.from("{}") }));
+  const noKey = await refusal(
+    auth.verifyHmac({
+      apiKey: "",
+      timestamp: String(t),
+      signature: sig,
+      method: "POST",
+      path: "/v1/orders",
+      body: Buffer.from("{}"),
+    }),
+  );
   assert.equal(noKey.reason, "missing_credentials");
-  const noSig = await refusal(auth.verifyHmac({ apiKey: API_KEY, timestamp: String(t), signature: undefined, method: "POST", path: "/v1/orders", body: Buffer.from("{}") }));
+  const noSig = await refusal(
+    auth.verifyHmac({
+      apiKey: API_KEY,
+      timestamp: String(t),
+      signature: undefined,
+      method: "POST",
+      path: "/v1/orders",
+      body: Buffer.from("{}"),
+    }),
+  );
   assert.equal(noSig.reason, "missing_credentials");
   const ctx = await auth.authenticate(hmacReq(t), { hmac: true });
   assert.deepEqual([ctx.scheme, ctx.account, ctx.key?.id], ["hmac", OWNER, record().id]);
@@ -171,11 +221,13 @@ test("secret scheme: the secret compared in full; unknown key; missing secret", 
   const { auth } = setup();
   const ok = await auth.authenticate(req({ "x-api-key": API_KEY, "x-api-secret": SECRET }), { apiKey: true });
   assert.deepEqual([ok.scheme, ok.account], ["api_key", OWNER]);
-  for (const bad of [flip(SECRET, 63), flip(SECRET, 0), SECRET.slice(0, 63), SECRET + "a"]) {
+  for (const bad of [flip(SECRET, 63), flip(SECRET, 0), SECRET.slice(0, 63), `${SECRET}a`]) {
     const r = await refusal(auth.authenticate(req({ "x-api-key": API_KEY, "x-api-secret": bad }), { apiKey: true }));
     assert.equal(r.reason, "invalid_secret");
   }
-  const unknown = await refusal(auth.authenticate(req({ "x-api-key": "f".repeat(32), "x-api-secret": SECRET }), { apiKey: true }));
+  const unknown = await refusal(
+    auth.authenticate(req({ "x-api-key": "f".repeat(32), "x-api-secret": SECRET }), { apiKey: true }),
+  );
   assert.equal(unknown.reason, "invalid_api_key");
   const missing = await refusal(auth.authenticate(req({ "x-api-key": API_KEY }), { apiKey: true }));
   assert.equal(missing.reason, "missing_credentials");
@@ -186,13 +238,19 @@ test("secret scheme: the secret compared in full; unknown key; missing secret", 
 test("scheme selection: ambiguous credentials, schemes not accepted, nothing sent", async () => {
   const { auth } = setup();
   const t = String(Date.now());
-  const both = await refusal(auth.authenticate(req({ ...hmacHeaders(t, "0".repeat(64)), "x-api-secret": SECRET }), { apiKey: true, hmac: true }));
+  const both = await refusal(
+    auth.authenticate(req({ ...hmacHeaders(t, "0".repeat(64)), "x-api-secret": SECRET }), { apiKey: true, hmac: true }),
+  );
   assert.equal(both.reason, "ambiguous_credentials");
   const hmacOff = await refusal(auth.authenticate(hmacReq(t), { apiKey: true }));
   assert.equal(hmacOff.reason, "scheme_not_accepted");
-  const secretOff = await refusal(auth.authenticate(req({ "x-api-key": API_KEY, "x-api-secret": SECRET }), { hmac: true }));
+  const secretOff = await refusal(
+    auth.authenticate(req({ "x-api-key": API_KEY, "x-api-secret": SECRET }), { hmac: true }),
+  );
   assert.equal(secretOff.reason, "scheme_not_accepted");
-  const walletOff = await refusal(auth.authenticate(req({ "x-wallet-address": wallet.address }), { apiKey: true, hmac: true }));
+  const walletOff = await refusal(
+    auth.authenticate(req({ "x-wallet-address": wallet.address }), { apiKey: true, hmac: true }),
+  );
   assert.equal(walletOff.reason, "missing_credentials");
   const nothing = await refusal(auth.authenticate(req({}), { apiKey: true, hmac: true, wallet: true }));
   assert.deepEqual([nothing.code, nothing.reason], ["UNAUTHORIZED", "missing_credentials"]);
@@ -208,19 +266,35 @@ test("header() takes the first of repeated headers; rawBodyOf() only a Buffer", 
 // ---- wallet scheme ------------------------------------------------------------------------------------
 
 const HOST = "api.example.com";
-async function walletReq(o: { ts: number | string; host?: string; signedHost?: string; url?: string; body?: string; signer?: typeof wallet; address?: string; sig?: (s: Hex) => string }) {
+async function walletReq(o: {
+  ts: number | string;
+  host?: string;
+  signedHost?: string;
+  url?: string;
+  body?: string;
+  signer?: typeof wallet;
+  address?: string;
+  sig?: (s: Hex) => string;
+}) {
   const ts = String(o.ts);
   const body = o.body ?? "{}";
   const url = o.url ?? "/v1/api-keys";
   const signer = o.signer ?? wallet;
-  const sig: Hex = await signer.signMessage({ message: { raw: walletSigningText(ts, "POST", o.signedHost ?? o.host ?? HOST, url, body) } });
+  const sig: Hex = await signer.signMessage({
+    message: { raw: walletSigningText(ts, "POST", o.signedHost ?? o.host ?? HOST, url, body) },
+  });
   return req(
-    { host: o.host ?? HOST, "x-wallet-address": o.address ?? wallet.address, "x-wallet-timestamp": ts, "x-wallet-signature": o.sig ? o.sig(sig) : sig },
+    {
+      host: o.host ?? HOST,
+      "x-wallet-address": o.address ?? wallet.address,
+      "x-wallet-timestamp": ts,
+      "x-wallet-signature": o.sig ? o.sig(sig) : sig,
+    },
     { url, body: Buffer.from(body) },
   );
 }
 const mirror = (sig: Hex): string => {
-  const s = BigInt("0x" + sig.slice(66, 130));
+  const s = BigInt(`0x${sig.slice(66, 130)}`);
   const v = parseInt(sig.slice(130), 16);
   return sig.slice(0, 66) + (SECP256K1_N - s).toString(16).padStart(64, "0") + (v === 27 ? "1c" : "1b");
 };
@@ -234,38 +308,70 @@ test("wallet: timestamp window, at its end and one millisecond past it", async (
     assert.deepEqual([ctx.scheme, ctx.account, ctx.key], ["wallet", wallet.address, null]);
   }
   for (const ts of [t - WINDOW - 1, t + WINDOW + 1]) {
-    assert.equal((await refusal(auth.authenticate(await walletReq({ ts }), { wallet: true }))).reason, "timestamp_outside_window");
+    assert.equal(
+      (await refusal(auth.authenticate(await walletReq({ ts }), { wallet: true }))).reason,
+      "timestamp_outside_window",
+    );
   }
-  assert.equal((await refusal(auth.authenticate(await walletReq({ ts: "1e12" }), { wallet: true }))).reason, "invalid_timestamp");
+  assert.equal(
+    (await refusal(auth.authenticate(await walletReq({ ts: "1e12" }), { wallet: true }))).reason,
+    "invalid_timestamp",
+  );
 });
 
 test("wallet: address of exactly 40 hex digits, signature of exactly 65 bytes", async () => {
   const { auth, at } = setup();
   const t = Date.now();
   at(t);
-  for (const address of [wallet.address.slice(0, 41), wallet.address + "0", wallet.address.slice(2), "0x" + "g".repeat(40)]) {
-    assert.equal((await refusal(auth.authenticate(await walletReq({ ts: t, address }), { wallet: true }))).reason, "missing_credentials");
+  for (const address of [
+    wallet.address.slice(0, 41),
+    `${wallet.address}0`,
+    wallet.address.slice(2),
+    `0x${"g".repeat(40)}`,
+  ]) {
+    assert.equal(
+      (await refusal(auth.authenticate(await walletReq({ ts: t, address }), { wallet: true }))).reason,
+      "missing_credentials",
+    );
   }
-  for (const sig of [(s: Hex) => s.slice(0, 131), (s: Hex) => s + "0", (s: Hex) => s.slice(0, 131) + "z", () => ""]) {
-    assert.equal((await refusal(auth.authenticate(await walletReq({ ts: t, sig }), { wallet: true }))).reason, "missing_credentials");
+  for (const sig of [(s: Hex) => s.slice(0, 131), (s: Hex) => `${s}0`, (s: Hex) => `${s.slice(0, 131)}z`, () => ""]) {
+    assert.equal(
+      (await refusal(auth.authenticate(await walletReq({ ts: t, sig }), { wallet: true }))).reason,
+      "missing_credentials",
+    );
   }
   // lower-case address accepted, the account comes back checksummed
-  assert.equal((await auth.authenticate(await walletReq({ ts: t, address: wallet.address.toLowerCase() }), { wallet: true })).account, wallet.address);
+  assert.equal(
+    (await auth.authenticate(await walletReq({ ts: t, address: wallet.address.toLowerCase() }), { wallet: true }))
+      .account,
+    wallet.address,
+  );
 });
 
 test("wallet: the Host is signed over and must be one of the accepted hosts", async () => {
   const { auth, at } = setup([HOST, "127.0.0.1:3001"]);
   const t = Date.now();
   at(t);
-  assert.equal((await auth.authenticate(await walletReq({ ts: t, host: "API.Example.COM", signedHost: HOST }), { wallet: true })).scheme, "wallet");
-  assert.equal((await auth.authenticate(await walletReq({ ts: t, host: "127.0.0.1:3001" }), { wallet: true })).scheme, "wallet");
-  const elsewhere = await refusal(auth.authenticate(await walletReq({ ts: t, host: "127.0.0.1:3002" }), { wallet: true }));
+  assert.equal(
+    (await auth.authenticate(await walletReq({ ts: t, host: "API.Example.COM", signedHost: HOST }), { wallet: true }))
+      .scheme,
+    "wallet",
+  );
+  assert.equal(
+    (await auth.authenticate(await walletReq({ ts: t, host: "127.0.0.1:3001" }), { wallet: true })).scheme,
+    "wallet",
+  );
+  const elsewhere = await refusal(
+    auth.authenticate(await walletReq({ ts: t, host: "127.0.0.1:3002" }), { wallet: true }),
+  );
   assert.deepEqual([elsewhere.reason, elsewhere.details.host], ["host_not_accepted", "127.0.0.1:3002"]);
   const noHost = await refusal(auth.authenticate(await walletReq({ ts: t, host: "" }), { wallet: true }));
   assert.equal(noHost.reason, "host_not_accepted");
   // signed for another venue, sent here: the signature does not match this host
   const { auth: open } = setup();
-  const moved = await refusal(open.authenticate(await walletReq({ ts: t, host: HOST, signedHost: "evil.example.com" }), { wallet: true }));
+  const moved = await refusal(
+    open.authenticate(await walletReq({ ts: t, host: HOST, signedHost: "evil.example.com" }), { wallet: true }),
+  );
   assert.equal(moved.reason, "invalid_signature");
 });
 
@@ -275,14 +381,20 @@ test("wallet: v must be 27/28 and s low; a mirror-image or re-encoded signature 
   at(t);
   const high = await refusal(auth.authenticate(await walletReq({ ts: t, sig: mirror }), { wallet: true }));
   assert.deepEqual([high.reason, high.details.problem], ["invalid_signature", "s_high"]);
-  const v01 = await refusal(auth.authenticate(await walletReq({ ts: t, sig: (s) => s.slice(0, 130) + (s.endsWith("1b") ? "00" : "01") }), { wallet: true }));
+  const v01 = await refusal(
+    auth.authenticate(await walletReq({ ts: t, sig: (s) => s.slice(0, 130) + (s.endsWith("1b") ? "00" : "01") }), {
+      wallet: true,
+    }),
+  );
   assert.deepEqual([v01.reason, v01.details.problem], ["invalid_signature", "v"]);
   const first = await walletReq({ ts: t });
   assert.equal((await auth.authenticate(first, { wallet: true })).scheme, "wallet");
   const sameAgain = await refusal(auth.authenticate(first, { wallet: true }));
   assert.equal(sameAgain.reason, "signature_replayed");
   // the same signature in upper-case hex is the same (signer, digest): still a replay
-  const upper = await refusal(auth.authenticate(await walletReq({ ts: t, sig: (s) => "0x" + s.slice(2).toUpperCase() }), { wallet: true }));
+  const upper = await refusal(
+    auth.authenticate(await walletReq({ ts: t, sig: (s) => `0x${s.slice(2).toUpperCase()}` }), { wallet: true }),
+  );
   assert.equal(upper.reason, "signature_replayed");
 });
 
@@ -298,13 +410,18 @@ test("wallet: a signature from another key, or over another path or body, is ref
   const otherBody = { ...good, body: Buffer.from('{"a":2}') } as unknown as Request;
   assert.equal((await refusal(auth.authenticate(otherBody, { wallet: true }))).reason, "invalid_signature");
   // r = 0 does not recover
-  const rZero = await refusal(auth.authenticate(await walletReq({ ts: t, sig: (s) => "0x" + "0".repeat(64) + s.slice(66) }), { wallet: true }));
+  const rZero = await refusal(
+    auth.authenticate(await walletReq({ ts: t, sig: (s) => `0x${"0".repeat(64)}${s.slice(66)}` }), { wallet: true }),
+  );
   assert.equal(rZero.reason, "invalid_signature");
 });
 
 test("walletSigningText: timestamp + upper-case method + host + path, then the body bytes", () => {
   assert.deepEqual(walletSigningText("1", "post", "h:1", "/v1/p", "{}"), Buffer.from("1POSTh:1/v1/p{}"));
-  assert.deepEqual(walletSigningText("1", "GET", "h", "/p", new Uint8Array([0xff])), Buffer.concat([Buffer.from("1GETh/p"), Buffer.from([0xff])]));
+  assert.deepEqual(
+    walletSigningText("1", "GET", "h", "/p", new Uint8Array([0xff])),
+    Buffer.concat([Buffer.from("1GETh/p"), Buffer.from([0xff])]),
+  );
 });
 
 // ---- replay cache -------------------------------------------------------------------------------------
@@ -357,19 +474,46 @@ const forbidden = (f: () => void): string | undefined => {
 };
 
 test("authorize: the permission must be held; none needed with null; a wallet holds every right", () => {
-  assert.equal(forbidden(() => authorize(keyCtx({ permissions: ["read"] }), "trade", "1.2.3.4")), "missing_permission");
-  assert.equal(forbidden(() => authorize(keyCtx({ permissions: ["read", "trade"] }), "trade", "1.2.3.4")), undefined);
-  assert.equal(forbidden(() => authorize(keyCtx({ permissions: [] }), null, "1.2.3.4")), undefined);
-  assert.equal(forbidden(() => authorize({ scheme: "wallet", account: OWNER, key: null }, "transfer", "bogus")), undefined);
+  assert.equal(
+    forbidden(() => authorize(keyCtx({ permissions: ["read"] }), "trade", "1.2.3.4")),
+    "missing_permission",
+  );
+  assert.equal(
+    forbidden(() => authorize(keyCtx({ permissions: ["read", "trade"] }), "trade", "1.2.3.4")),
+    undefined,
+  );
+  assert.equal(
+    forbidden(() => authorize(keyCtx({ permissions: [] }), null, "1.2.3.4")),
+    undefined,
+  );
+  assert.equal(
+    forbidden(() => authorize({ scheme: "wallet", account: OWNER, key: null }, "transfer", "bogus")),
+    undefined,
+  );
 });
 
 test("authorize: the IP allowlist applies to every request with the key, including null-permission ones", () => {
   const ctx = keyCtx({ ipAllowlist: ["10.0.0.0/24"] });
-  assert.equal(forbidden(() => authorize(ctx, null, "10.0.0.255")), undefined);
-  assert.equal(forbidden(() => authorize(ctx, null, "10.0.1.0")), "ip_not_allowed");
-  assert.equal(forbidden(() => authorize(ctx, "read", "::ffff:10.0.0.7")), undefined);
-  assert.equal(forbidden(() => authorize(ctx, "read", undefined)), "ip_not_allowed");
-  assert.equal(forbidden(() => authorize(ctx, "read", "not-an-ip")), "ip_not_allowed");
+  assert.equal(
+    forbidden(() => authorize(ctx, null, "10.0.0.255")),
+    undefined,
+  );
+  assert.equal(
+    forbidden(() => authorize(ctx, null, "10.0.1.0")),
+    "ip_not_allowed",
+  );
+  assert.equal(
+    forbidden(() => authorize(ctx, "read", "::ffff:10.0.0.7")),
+    undefined,
+  );
+  assert.equal(
+    forbidden(() => authorize(ctx, "read", undefined)),
+    "ip_not_allowed",
+  );
+  assert.equal(
+    forbidden(() => authorize(ctx, "read", "not-an-ip")),
+    "ip_not_allowed",
+  );
 });
 
 test("parseAllowEntry: prefixes 0..32 (IPv4) and 0..128 (IPv6), one below and one above", () => {
@@ -382,7 +526,17 @@ test("parseAllowEntry: prefixes 0..32 (IPv4) and 0..128 (IPv6), one below and on
   assert.deepEqual(parseAllowEntry("2001:db8::"), { address: "2001:db8::", prefix: 128, family: "ipv6" });
   assert.equal(parseAllowEntry("2001:db8::/129"), null);
   assert.deepEqual(parseAllowEntry("::/0"), { address: "::", prefix: 0, family: "ipv6" });
-  for (const bad of ["1.2.3.4/-1", "1.2.3.4/", "1.2.3.4/1a", "1.2.3.4/0032", "1.2.3.4/8/8", "1.2.3", "host.example", "", "/8"]) {
+  for (const bad of [
+    "1.2.3.4/-1",
+    "1.2.3.4/",
+    "1.2.3.4/1a",
+    "1.2.3.4/0032",
+    "1.2.3.4/8/8",
+    "1.2.3",
+    "host.example",
+    "",
+    "/8",
+  ]) {
     assert.equal(parseAllowEntry(bad), null, JSON.stringify(bad));
   }
   assert.deepEqual(parseAllowEntry("1.2.3.4/032"), { address: "1.2.3.4", prefix: 32, family: "ipv4" });
@@ -418,7 +572,8 @@ test("ipAllowed: empty list allows all; CIDR edges; malformed entries and client
 
 test("secret box: a key of exactly 32 bytes of hex; round trip; wrong row, tampering and format refused", () => {
   const key = "0f".repeat(32);
-  for (const bad of [key.slice(0, 63), key + "0", "zz".repeat(32), ""]) assert.throws(() => createSecretBox(bad), /32 bytes of hex/);
+  for (const bad of [key.slice(0, 63), `${key}0`, "zz".repeat(32), ""])
+    assert.throws(() => createSecretBox(bad), /32 bytes of hex/);
   assert.doesNotThrow(() => createSecretBox(key.toUpperCase()));
   const box = createSecretBox(key);
   const sealed = box.seal("secret text", "row-1");
@@ -445,26 +600,101 @@ test("every refusal names its reason and says what to fix", async () => {
   const ts = String(t);
   const sig = signRequest(SECRET, ts, "POST", "/v1/orders", "{}");
   const cases: [Request, object, string, string][] = [
-    [req({ "x-api-key": API_KEY, "x-timestamp": "x", "x-signature": sig }), { hmac: true }, "invalid_timestamp", "timestamp must be Unix milliseconds"],
-    [hmacReq(t - WINDOW - 1), { hmac: true }, "timestamp_outside_window", `timestamp is more than ${WINDOW} ms away from server time`],
-    [req({ "x-api-key": API_KEY, "x-timestamp": ts, "x-signature": "" }), { hmac: true }, "missing_credentials", "X-API-KEY, X-TIMESTAMP and X-SIGNATURE are required"],
+    [
+      req({ "x-api-key": API_KEY, "x-timestamp": "x", "x-signature": sig }),
+      { hmac: true },
+      "invalid_timestamp",
+      "timestamp must be Unix milliseconds",
+    ],
+    [
+      hmacReq(t - WINDOW - 1),
+      { hmac: true },
+      "timestamp_outside_window",
+      `timestamp is more than ${WINDOW} ms away from server time`,
+    ],
+    [
+      req({ "x-api-key": API_KEY, "x-timestamp": ts, "x-signature": "" }),
+      { hmac: true },
+      "missing_credentials",
+      "X-API-KEY, X-TIMESTAMP and X-SIGNATURE are required",
+    ],
     // 65 characters ending in a valid one: refused for its form, not compared
-    [req(hmacHeaders(ts, "a" + sig)), { hmac: true }, "invalid_signature", "X-SIGNATURE must be 64 lower-case hex characters"],
-    [req(hmacHeaders(ts, sig + "a")), { hmac: true }, "invalid_signature", "X-SIGNATURE must be 64 lower-case hex characters"],
-    [req({ ...hmacHeaders(ts, sig), "x-api-key": "f".repeat(32) }), { hmac: true }, "invalid_api_key", "unknown or revoked API key"],
+    [
+      req(hmacHeaders(ts, `a${sig}`)),
+      { hmac: true },
+      "invalid_signature",
+      "X-SIGNATURE must be 64 lower-case hex characters",
+    ],
+    [
+      req(hmacHeaders(ts, `${sig}a`)),
+      { hmac: true },
+      "invalid_signature",
+      "X-SIGNATURE must be 64 lower-case hex characters",
+    ],
+    [
+      req({ ...hmacHeaders(ts, sig), "x-api-key": "f".repeat(32) }),
+      { hmac: true },
+      "invalid_api_key",
+      "unknown or revoked API key",
+    ],
     [req(hmacHeaders(ts, flip(sig, 5))), { hmac: true }, "invalid_signature", "signature does not match"],
     [req({ "x-api-key": API_KEY }), { apiKey: true }, "missing_credentials", "X-API-Key and X-API-Secret are required"],
-    [req({ "x-api-key": "f".repeat(32), "x-api-secret": SECRET }), { apiKey: true }, "invalid_api_key", "unknown or revoked API key"],
-    [req({ "x-api-key": API_KEY, "x-api-secret": flip(SECRET, 1) }), { apiKey: true }, "invalid_secret", "API secret does not match"],
-    [req({ ...hmacHeaders(ts, sig), "x-api-secret": SECRET }), { hmac: true, apiKey: true }, "ambiguous_credentials", "send X-API-Secret or X-SIGNATURE, not both"],
+    [
+      req({ "x-api-key": "f".repeat(32), "x-api-secret": SECRET }),
+      { apiKey: true },
+      "invalid_api_key",
+      "unknown or revoked API key",
+    ],
+    [
+      req({ "x-api-key": API_KEY, "x-api-secret": flip(SECRET, 1) }),
+      { apiKey: true },
+      "invalid_secret",
+      "API secret does not match",
+    ],
+    [
+      req({ ...hmacHeaders(ts, sig), "x-api-secret": SECRET }),
+      { hmac: true, apiKey: true },
+      "ambiguous_credentials",
+      "send X-API-Secret or X-SIGNATURE, not both",
+    ],
     [req(hmacHeaders(ts, sig)), { apiKey: true }, "scheme_not_accepted", "the signed scheme is not accepted here"],
-    [req({ "x-api-key": API_KEY, "x-api-secret": SECRET }), { hmac: true }, "scheme_not_accepted", "this endpoint needs the signed scheme (X-API-KEY, X-TIMESTAMP, X-SIGNATURE)"],
+    [
+      req({ "x-api-key": API_KEY, "x-api-secret": SECRET }),
+      { hmac: true },
+      "scheme_not_accepted",
+      "this endpoint needs the signed scheme (X-API-KEY, X-TIMESTAMP, X-SIGNATURE)",
+    ],
     [req({}), { wallet: true }, "missing_credentials", "authentication required"],
-    [await walletReq({ ts: t, address: "a" + wallet.address }), { wallet: true }, "missing_credentials", "X-Wallet-Address, X-Wallet-Timestamp and X-Wallet-Signature (65 bytes hex) are required"],
-    [await walletReq({ ts: t, sig: (s) => "0a" + s }), { wallet: true }, "missing_credentials", "X-Wallet-Address, X-Wallet-Timestamp and X-Wallet-Signature (65 bytes hex) are required"],
-    [await walletReq({ ts: t, host: "other.example.com" }), { wallet: true }, "host_not_accepted", "the Host this request was signed for is not served here"],
-    [await walletReq({ ts: t, sig: mirror }), { wallet: true }, "invalid_signature", "wallet signature must be 65 bytes with v 27 or 28 and a low s"],
-    [await walletReq({ ts: t, signer: other }), { wallet: true }, "invalid_signature", "wallet signature is not from X-Wallet-Address"],
+    [
+      await walletReq({ ts: t, address: `a${wallet.address}` }),
+      { wallet: true },
+      "missing_credentials",
+      "X-Wallet-Address, X-Wallet-Timestamp and X-Wallet-Signature (65 bytes hex) are required",
+    ],
+    [
+      await walletReq({ ts: t, sig: (s) => `0a${s}` }),
+      { wallet: true },
+      "missing_credentials",
+      "X-Wallet-Address, X-Wallet-Timestamp and X-Wallet-Signature (65 bytes hex) are required",
+    ],
+    [
+      await walletReq({ ts: t, host: "other.example.com" }),
+      { wallet: true },
+      "host_not_accepted",
+      "the Host this request was signed for is not served here",
+    ],
+    [
+      await walletReq({ ts: t, sig: mirror }),
+      { wallet: true },
+      "invalid_signature",
+      "wallet signature must be 65 bytes with v 27 or 28 and a low s",
+    ],
+    [
+      await walletReq({ ts: t, signer: other }),
+      { wallet: true },
+      "invalid_signature",
+      "wallet signature is not from X-Wallet-Address",
+    ],
   ];
   for (const [r, accept, reason, message] of cases) {
     const got = await refusal(auth.authenticate(r, accept));
@@ -485,17 +715,28 @@ test("every refusal names its reason and says what to fix", async () => {
     }
     return "";
   };
-  assert.equal(denied(() => authorize(keyCtx({ permissions: ["read"] }), "trade", "1.2.3.4")), "this API key lacks the trade permission");
-  assert.equal(denied(() => authorize(keyCtx({ ipAllowlist: ["10.0.0.1"] }), null, "10.0.0.2")), "request from an address outside the key's IP allowlist");
+  assert.equal(
+    denied(() => authorize(keyCtx({ permissions: ["read"] }), "trade", "1.2.3.4")),
+    "this API key lacks the trade permission",
+  );
+  assert.equal(
+    denied(() => authorize(keyCtx({ ipAllowlist: ["10.0.0.1"] }), null, "10.0.0.2")),
+    "request from an address outside the key's IP allowlist",
+  );
 });
 
 test("wallet: a checksummed signer and an upper-case address header are the same account", async () => {
   const { auth, at } = setup();
   const t = Date.now();
   at(t);
-  const ctx = await auth.authenticate(await walletReq({ ts: t, address: "0x" + wallet.address.slice(2).toUpperCase() }), { wallet: true });
+  const ctx = await auth.authenticate(
+    await walletReq({ ts: t, address: `0x${wallet.address.slice(2).toUpperCase()}` }),
+    { wallet: true },
+  );
   assert.equal(ctx.account, wallet.address);
   // the replay key is the lower-case signer: the same request with the address in another case is a replay
-  const again = await refusal(auth.authenticate(await walletReq({ ts: t, address: wallet.address.toLowerCase() }), { wallet: true }));
+  const again = await refusal(
+    auth.authenticate(await walletReq({ ts: t, address: wallet.address.toLowerCase() }), { wallet: true }),
+  );
   assert.equal(again.reason, "signature_replayed");
 });

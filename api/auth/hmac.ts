@@ -3,7 +3,13 @@
 // exact bytes received (empty when none).
 import { createHmac, hash, timingSafeEqual } from "node:crypto";
 
-export function signRequest(secret: string, timestamp: string, method: string, path: string, body: Uint8Array | string): string {
+export function signRequest(
+  secret: string,
+  timestamp: string,
+  method: string,
+  path: string,
+  body: Uint8Array | string,
+): string {
   return createHmac("sha256", secret)
     .update(timestamp)
     .update(method.toUpperCase())

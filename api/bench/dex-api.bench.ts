@@ -16,7 +16,9 @@ function run(opts: autocannon.Options): Promise<autocannon.Result> {
 }
 
 async function main() {
-  const h = await startHarness({ ws: { maxConnectionsPerUser: SUBSCRIBERS + 10, connectionsPerMinutePerIp: SUBSCRIBERS * 2 } });
+  const h = await startHarness({
+    ws: { maxConnectionsPerUser: SUBSCRIBERS + 10, connectionsPerMinutePerIp: SUBSCRIBERS * 2 },
+  });
   const w = newWallet();
   fund(h, w.address);
   const key = await createKey(h, w);
@@ -26,12 +28,46 @@ async function main() {
   const sellerKey = await createKey(h, seller);
   // a book of 50 levels per side
   for (let i = 0; i < 50; i++) {
-    await h.service.placeOrder({ kind: "api_key", agent: (await h.keys.agentOf(key.id))!, apiKeyId: key.id, trader: w.address, orderId: crypto.randomUUID(), clientOrderId: `b${i}`, symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc", priceTicks: 100_000n + BigInt(i), triggerPriceTicks: null, sizeLots: 10n, expiresAtMs: null, receivedAtMs: Date.now() });
-    await h.service.placeOrder({ kind: "api_key", agent: (await h.keys.agentOf(key.id))!, apiKeyId: key.id, trader: w.address, orderId: crypto.randomUUID(), clientOrderId: `s${i}`, symbol: "WETH-USD", side: "sell", type: "limit", timeInForce: "gtc", priceTicks: 300_000n + BigInt(i), triggerPriceTicks: null, sizeLots: 10n, expiresAtMs: null, receivedAtMs: Date.now() });
+    await h.service.placeOrder({
+      kind: "api_key",
+      agent: (await h.keys.agentOf(key.id))!,
+      apiKeyId: key.id,
+      trader: w.address,
+      orderId: crypto.randomUUID(),
+      clientOrderId: `b${i}`,
+      symbol: "WETH-USD",
+      side: "buy",
+      type: "limit",
+      timeInForce: "gtc",
+      priceTicks: 100_000n + BigInt(i),
+      triggerPriceTicks: null,
+      sizeLots: 10n,
+      expiresAtMs: null,
+      receivedAtMs: Date.now(),
+    });
+    await h.service.placeOrder({
+      kind: "api_key",
+      agent: (await h.keys.agentOf(key.id))!,
+      apiKeyId: key.id,
+      trader: w.address,
+      orderId: crypto.randomUUID(),
+      clientOrderId: `s${i}`,
+      symbol: "WETH-USD",
+      side: "sell",
+      type: "limit",
+      timeInForce: "gtc",
+      priceTicks: 300_000n + BigInt(i),
+      triggerPriceTicks: null,
+      sizeLots: 10n,
+      expiresAtMs: null,
+      receivedAtMs: Date.now(),
+    });
   }
 
   const book = await run({ url: `${h.url}/orderbook/WETH-USD?depth=20`, connections: 32, duration: SECONDS });
-  console.log(`GET /v1/orderbook/WETH-USD?depth=20: ${Math.round(book.requests.average)} req/s, p50 ${book.latency.p50} ms, p99 ${book.latency.p99} ms, non-2xx ${book.non2xx}`);
+  console.log(
+    `GET /v1/orderbook/WETH-USD?depth=20: ${Math.round(book.requests.average)} req/s, p50 ${book.latency.p50} ms, p99 ${book.latency.p99} ms, non-2xx ${book.non2xx}`,
+  );
 
   const buy = JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 2000, size: 0.0001 });
   const sell = JSON.stringify({ symbol: "WETH-USD", side: "sell", type: "limit", price: 2000, size: 0.0001 });
@@ -46,9 +82,16 @@ async function main() {
       { method: "POST", headers: sellerHeaders, body: sell },
     ],
   });
-  console.log(`POST /v1/orders (API key, buy/sell crossing): ${Math.round(orders.requests.average)} req/s, p50 ${orders.latency.p50} ms, p99 ${orders.latency.p99} ms, non-2xx ${orders.non2xx}`);
+  console.log(
+    `POST /v1/orders (API key, buy/sell crossing): ${Math.round(orders.requests.average)} req/s, p50 ${orders.latency.p50} ms, p99 ${orders.latency.p99} ms, non-2xx ${orders.non2xx}`,
+  );
 
-  const srv = await createWsServer({ config: h.config, logger: createApiLogger({ level: "silent" }), service: h.service, auth: h.auth });
+  const srv = await createWsServer({
+    config: h.config,
+    logger: createApiLogger({ level: "silent" }),
+    service: h.service,
+    auth: h.auth,
+  });
   const { url } = await srv.listen(0);
   const clients: WebSocket[] = [];
   let waiting: ((n: number) => void) | null = null;
@@ -74,11 +117,29 @@ async function main() {
     received = 0;
     const done = new Promise<number>((resolve) => (waiting = resolve));
     const t0 = performance.now();
-    await h.service.placeOrder({ kind: "api_key", agent: (await h.keys.agentOf(key.id))!, apiKeyId: key.id, trader: w.address, orderId: crypto.randomUUID(), clientOrderId: `ws${round}`, symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc", priceTicks: 150_000n + BigInt(round), triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now() });
+    await h.service.placeOrder({
+      kind: "api_key",
+      agent: (await h.keys.agentOf(key.id))!,
+      apiKeyId: key.id,
+      trader: w.address,
+      orderId: crypto.randomUUID(),
+      clientOrderId: `ws${round}`,
+      symbol: "WETH-USD",
+      side: "buy",
+      type: "limit",
+      timeInForce: "gtc",
+      priceTicks: 150_000n + BigInt(round),
+      triggerPriceTicks: null,
+      sizeLots: 1n,
+      expiresAtMs: null,
+      receivedAtMs: Date.now(),
+    });
     delays.push((await done) - t0);
   }
   delays.sort((a, b) => a - b);
-  console.log(`WebSocket: ${SUBSCRIBERS} subscribers all received one book update in ${delays.map((d) => d.toFixed(1)).join(", ")} ms (median ${delays[2].toFixed(1)} ms)`);
+  console.log(
+    `WebSocket: ${SUBSCRIBERS} subscribers all received one book update in ${delays.map((d) => d.toFixed(1)).join(", ")} ms (median ${delays[2].toFixed(1)} ms)`,
+  );
   for (const c of clients) c.terminate();
   await srv.close();
   await h.close();

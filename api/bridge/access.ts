@@ -18,6 +18,12 @@ export const hashTransferToken = (token: string): string => createHash("sha256")
 
 /** Constant-time comparison of a presented token with the stored hash; false for anything malformed. */
 export function transferTokenMatches(storedHash: string | null, presented: unknown): boolean {
-  if (typeof storedHash !== "string" || storedHash.length !== 64 || typeof presented !== "string" || !TOKEN_PATTERN.test(presented)) return false;
+  if (
+    typeof storedHash !== "string" ||
+    storedHash.length !== 64 ||
+    typeof presented !== "string" ||
+    !TOKEN_PATTERN.test(presented)
+  )
+    return false;
   return timingSafeEqual(Buffer.from(hashTransferToken(presented), "hex"), Buffer.from(storedHash, "hex"));
 }

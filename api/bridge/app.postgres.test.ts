@@ -20,7 +20,13 @@ let server: Awaited<ReturnType<typeof startPostgresServer>>;
 const dbs: Db[] = [];
 const apis: RunningBridgeApi[] = [];
 
-function call(api: RunningBridgeApi, method: string, path: string, host: string, opts: { body?: string; token?: string } = {}): Promise<{ status: number; body: any }> {
+function call(
+  api: RunningBridgeApi,
+  method: string,
+  path: string,
+  host: string,
+  opts: { body?: string; token?: string } = {},
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (opts.body !== undefined) headers["content-type"] = "application/json";
   if (opts.token !== undefined) headers[TRANSFER_TOKEN_HEADER] = opts.token;
@@ -34,7 +40,14 @@ before(async () => {
   await Promise.all(dbs.map((db) => createTenantStore(db).seed(testTenants(A, B))));
   for (const db of dbs) {
     apis.push(
-      await startBridgeApi({ port: 0, db, logger: pino({ level: "silent" }), abis: BRIDGE_ABIS, bridges: testBridgeEndpoints(), relayedTransfers: { get: async () => undefined } }),
+      await startBridgeApi({
+        port: 0,
+        db,
+        logger: pino({ level: "silent" }),
+        abis: BRIDGE_ABIS,
+        bridges: testBridgeEndpoints(),
+        relayedTransfers: { get: async () => undefined },
+      }),
     );
   }
 });
@@ -45,15 +58,29 @@ after(async () => {
   await server?.stop();
 });
 
-test("a transfer initiated through one process is served by the other, under its tenant's Host only", { timeout: 60_000 }, async () => {
-  const body = JSON.stringify({ direction: "deposit", token: "USD", amount: "123456789012345678901234567890", sender: USER, recipient: USER });
+test("a transfer initiated through one process is served by the other, under its tenant's Host only", {
+  timeout: 60_000,
+}, async () => {
+  const body = JSON.stringify({
+    direction: "deposit",
+    token: "USD",
+    amount: "123456789012345678901234567890",
+    sender: USER,
+    recipient: USER,
+  });
   const t = await call(apis[0], "POST", "/api/v1/transfer/initiate", A, { body });
   assert.equal(t.status, 201, JSON.stringify(t.body));
   const own = await call(apis[1], "GET", `/api/v1/transfer/${t.body.transfer.id}`, A, { token: t.body.accessToken });
   assert.equal(own.status, 200, JSON.stringify(own.body));
   assert.equal(own.body.amount, "123456789012345678901234567890");
-  assert.equal((await call(apis[1], "GET", `/api/v1/transfer/${t.body.transfer.id}`, B, { token: t.body.accessToken })).status, 404);
+  assert.equal(
+    (await call(apis[1], "GET", `/api/v1/transfer/${t.body.transfer.id}`, B, { token: t.body.accessToken })).status,
+    404,
+  );
   const rows = await dbs[1].query<{ n: string }>("SELECT count(*)::text AS n FROM bridge.bridge_transfers");
   assert.equal(rows.rows[0]!.n, "1");
-  assert.equal((await dbs[0].query<{ n: string }>("SELECT count(*)::text AS n FROM bridge.bridge_tenants")).rows[0]!.n, "2");
+  assert.equal(
+    (await dbs[0].query<{ n: string }>("SELECT count(*)::text AS n FROM bridge.bridge_tenants")).rows[0]!.n,
+    "2",
+  );
 });

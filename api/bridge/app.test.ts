@@ -25,14 +25,20 @@ interface Reply {
 }
 
 /** A request under a tenant's Host (api/testing/host-request.ts). */
-function call(method: string, path: string, host: string, opts: { body?: string; contentType?: string; token?: string } = {}): Promise<Reply> {
+function call(
+  method: string,
+  path: string,
+  host: string,
+  opts: { body?: string; contentType?: string; token?: string } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (opts.contentType !== undefined) headers["content-type"] = opts.contentType;
   if (opts.token !== undefined) headers[TRANSFER_TOKEN_HEADER] = opts.token;
   return requestWithHost(method, `${api.url}${path}`, host, { body: opts.body, headers });
 }
 
-const transfers = async () => Number((await db.query<{ n: string }>("SELECT count(*)::text AS n FROM bridge_transfers")).rows[0].n);
+const transfers = async () =>
+  Number((await db.query<{ n: string }>("SELECT count(*)::text AS n FROM bridge_transfers")).rows[0].n);
 
 before(async () => {
   db = await createDb();
@@ -56,7 +62,12 @@ describe("bridge API", () => {
   const deposit = JSON.stringify({ direction: "deposit", token: "USD", amount: "5", sender: USER, recipient: USER });
 
   test("a body that is not application/json is refused with 415 and records nothing", async () => {
-    for (const contentType of ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", undefined]) {
+    for (const contentType of [
+      "text/plain",
+      "text/plain;charset=UTF-8",
+      "application/x-www-form-urlencoded",
+      undefined,
+    ]) {
       const r = await call("POST", "/api/v1/transfer/initiate", A, { body: deposit, contentType });
       assert.equal(r.status, 415, `${contentType}: ${JSON.stringify(r.body)}`);
       assert.deepEqual(Object.keys(r.body), ["error"]);
@@ -65,7 +76,10 @@ describe("bridge API", () => {
       assert.deepEqual(r.body.error.details, { contentType: contentType ?? null, accepted: ["application/json"] });
     }
     assert.equal(await transfers(), 0, "nothing recorded");
-    const complete = await call("POST", "/api/v1/transfer/7f0e5b1c-3f6a-4d1e-9c2b-0a1b2c3d4e5f/complete", A, { body: "{}", contentType: "text/plain" });
+    const complete = await call("POST", "/api/v1/transfer/7f0e5b1c-3f6a-4d1e-9c2b-0a1b2c3d4e5f/complete", A, {
+      body: "{}",
+      contentType: "text/plain",
+    });
     assert.equal(complete.status, 415);
     // the same body as JSON is accepted (charset parameter and case do not matter)
     for (const contentType of ["application/json", "Application/JSON; charset=utf-8"]) {
@@ -86,8 +100,13 @@ describe("bridge API", () => {
     assert.equal(own.body.amount, "5");
     const other = await call("GET", `/api/v1/transfer/${id}`, B, { token: t.body.accessToken });
     assert.equal(other.status, 404);
-    const unknown = await call("GET", `/api/v1/transfer/7f0e5b1c-3f6a-4d1e-9c2b-0a1b2c3d4e5f`, B, { token: t.body.accessToken });
-    assert.deepEqual({ status: other.status, code: other.body.error.code }, { status: unknown.status, code: unknown.body.error.code });
+    const unknown = await call("GET", `/api/v1/transfer/7f0e5b1c-3f6a-4d1e-9c2b-0a1b2c3d4e5f`, B, {
+      token: t.body.accessToken,
+    });
+    assert.deepEqual(
+      { status: other.status, code: other.body.error.code },
+      { status: unknown.status, code: unknown.body.error.code },
+    );
     assert.ok(!JSON.stringify(other.body).includes(USER.slice(2)), "nothing of the transfer leaks");
   });
 });

@@ -38,7 +38,13 @@ const wrap = (h: Handler) => (req: Request, res: Response, next: NextFunction) =
 
 export function createBridgeApp(deps: BridgeAppDeps): Express {
   const tenants = deps.tenants ?? createTenantStore(deps.db, { clock: deps.clock });
-  const transfers = createTransferService({ db: deps.db, abis: deps.abis, bridges: deps.bridges, relayedTransfers: deps.relayedTransfers, clock: deps.clock });
+  const transfers = createTransferService({
+    db: deps.db,
+    abis: deps.abis,
+    bridges: deps.bridges,
+    relayedTransfers: deps.relayedTransfers,
+    clock: deps.clock,
+  });
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
@@ -52,7 +58,15 @@ export function createBridgeApp(deps: BridgeAppDeps): Express {
     }),
   );
   // a body that is not JSON is refused before anything reads it (415)
-  app.use(jsonBodiesOnly((contentType) => new BridgeApiError("UNSUPPORTED_MEDIA_TYPE", JSON_ONLY_MESSAGE, { contentType, accepted: ["application/json"] })));
+  app.use(
+    jsonBodiesOnly(
+      (contentType) =>
+        new BridgeApiError("UNSUPPORTED_MEDIA_TYPE", JSON_ONLY_MESSAGE, {
+          contentType,
+          accepted: ["application/json"],
+        }),
+    ),
+  );
   app.use(express.json({ limit: "16kb" }));
   const hostTenant = (req: Request) => tenants.require(hostnameOf(req.headers.host));
 
@@ -66,22 +80,40 @@ export function createBridgeApp(deps: BridgeAppDeps): Express {
       const tenant = await tenants.require(hostname);
       // a page served for another tenant's hostname never gets this tenant's configuration
       if (asking.tenantId !== tenant.tenantId)
-        throw new BridgeApiError("FORBIDDEN", "a tenant's configuration is served only for its own hostnames", { reason: "tenant_mismatch", hostname, host: own });
+        throw new BridgeApiError("FORBIDDEN", "a tenant's configuration is served only for its own hostnames", {
+          reason: "tenant_mismatch",
+          hostname,
+          host: own,
+        });
       const { bridge: _bridge, ...config } = tenant;
       res.json({ hostname, ...config });
     }),
   );
-  app.post("/api/v1/transfer/initiate", wrap(async (req, res) => void res.status(201).json(await transfers.initiate(await hostTenant(req), req.body))));
+  app.post(
+    "/api/v1/transfer/initiate",
+    wrap(async (req, res) => void res.status(201).json(await transfers.initiate(await hostTenant(req), req.body))),
+  );
   // a transfer's body and its capability must not sit in shared caches
   app.use("/api/v1/transfer", (_req, res, next) => {
     res.set("cache-control", "no-store");
     next();
   });
   const accessToken = (req: Request) => req.headers[TRANSFER_TOKEN_HEADER];
-  app.get("/api/v1/transfer/:id", wrap(async (req, res) => void res.json(await transfers.get(await hostTenant(req), String(req.params.id), accessToken(req)))));
+  app.get(
+    "/api/v1/transfer/:id",
+    wrap(
+      async (req, res) =>
+        void res.json(await transfers.get(await hostTenant(req), String(req.params.id), accessToken(req))),
+    ),
+  );
   app.post(
     "/api/v1/transfer/:id/complete",
-    wrap(async (req, res) => void res.json(await transfers.complete(await hostTenant(req), String(req.params.id), accessToken(req), req.body))),
+    wrap(
+      async (req, res) =>
+        void res.json(
+          await transfers.complete(await hostTenant(req), String(req.params.id), accessToken(req), req.body),
+        ),
+    ),
   );
 
   // the tenant portal: its page, browser module, config and the tenant's chains' JSON-RPC (portal.ts)

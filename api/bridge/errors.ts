@@ -33,7 +33,12 @@ export const BRIDGE_ERROR_RULES = surfaceErrorRules(SHARED_CODES, BRIDGE_ONLY_RU
 
 export class BridgeApiError extends ApiError<BridgeErrorCode> {
   static override readonly rules: Readonly<Record<string, ApiErrorRule>> = BRIDGE_ERROR_RULES;
-  constructor(code: BridgeErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: BridgeErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(code, message, details, options);
     this.name = "BridgeApiError";
   }
@@ -44,7 +49,9 @@ export class BridgeApiError extends ApiError<BridgeErrorCode> {
 export const BRIDGE_HTTP_ERRORS: HttpErrorRules = {
   maxIssues: Infinity,
   unreadableRequest: (e) =>
-    e.type === "entity.parse.failed" || (e.status === 400 && e.type) ? new BridgeApiError("INVALID_REQUEST", "body is not valid JSON") : null,
+    e.type === "entity.parse.failed" || (e.status === 400 && e.type)
+      ? new BridgeApiError("INVALID_REQUEST", "body is not valid JSON")
+      : null,
   logMessage: "bridge API request failed",
 };
 

@@ -28,7 +28,11 @@ export async function buildPortalBundle(): Promise<PortalBundle> {
     logLevel: "silent",
   });
   const code = out.outputFiles[0].text;
-  return { code, etag: `"${createHash("sha256").update(code).digest("base64url").slice(0, 22)}"`, bytes: Buffer.byteLength(code) };
+  return {
+    code,
+    etag: `"${createHash("sha256").update(code).digest("base64url").slice(0, 22)}"`,
+    bytes: Buffer.byteLength(code),
+  };
 }
 
 /** The bundle, built on first use; a failed build is retried on the next call. */

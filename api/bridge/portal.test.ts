@@ -26,13 +26,24 @@ let production: RunningBridgeApi;
 let node: Server;
 const reached: { method: string }[][] = [];
 
-function call(api: RunningBridgeApi, method: string, p: string, host: string, opts: { body?: string; headers?: Record<string, string> } = {}) {
+function call(
+  api: RunningBridgeApi,
+  method: string,
+  p: string,
+  host: string,
+  opts: { body?: string; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { host, ...opts.headers };
   if (opts.body !== undefined) {
     headers["content-type"] = "application/json";
     headers["content-length"] = String(Buffer.byteLength(opts.body));
   }
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; body: any }>((resolve, reject) => {
+  return new Promise<{
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    text: string;
+    body: any;
+  }>((resolve, reject) => {
     const req = httpRequest(`${api.url}${p}`, { method, headers }, (res) => {
       let text = "";
       res.setEncoding("utf8");
@@ -62,7 +73,9 @@ before(async () => {
       const calls = Array.isArray(body) ? body : [body];
       reached.push(calls);
       const answers = calls.map((c: { id: number }) => ({ jsonrpc: "2.0", id: c.id, result: "0x7a69" }));
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(Array.isArray(body) ? answers : answers[0]));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify(Array.isArray(body) ? answers : answers[0]));
     });
   });
   await new Promise<void>((r) => node.listen(0, "127.0.0.1", r));
@@ -75,9 +88,22 @@ before(async () => {
     tokens: [{ symbol: "USD", home: addr(base + 3), wrapped: addr(base + 4), decimals: 6 }],
     keyEpoch: 1,
   });
-  await createTenantStore(db).seed([nativeTenant(info("native", 0xa00), ["tenant-a.test"]), custodyTenant(info("custody", 0xb00), ["tenant-b.test"])]);
-  const common = { port: 0, db, logger: pino({ level: "silent" }), abis: BRIDGE_ABIS, bridges: {}, relayedTransfers: { get: async () => undefined } };
-  sandbox = await startBridgeApi({ ...common, portal: { mode: "sandbox", devWalletKeys: [DEV_KEY], confirmations: { 31338: 3 } } });
+  await createTenantStore(db).seed([
+    nativeTenant(info("native", 0xa00), ["tenant-a.test"]),
+    custodyTenant(info("custody", 0xb00), ["tenant-b.test"]),
+  ]);
+  const common = {
+    port: 0,
+    db,
+    logger: pino({ level: "silent" }),
+    abis: BRIDGE_ABIS,
+    bridges: {},
+    relayedTransfers: { get: async () => undefined },
+  };
+  sandbox = await startBridgeApi({
+    ...common,
+    portal: { mode: "sandbox", devWalletKeys: [DEV_KEY], confirmations: { 31338: 3 } },
+  });
   production = await startBridgeApi({ ...common, portal: { mode: "production", devWalletKeys: [DEV_KEY] } });
 });
 
@@ -93,18 +119,39 @@ describe("portal amounts (decimals in, base units out, nothing rounded)", () => 
     assert.deepEqual(parseAmount("12.5", 6, "USD"), { ok: true, baseUnits: 12_500_000n });
     assert.deepEqual(parseAmount(" .5 ", 6, "USD"), { ok: true, baseUnits: 500_000n });
     assert.deepEqual(parseAmount("7.", 0, "X"), { ok: true, baseUnits: 7n });
-    assert.deepEqual(parseAmount("0.000001", 6, "USD"), { ok: true, baseUnits: 1n }, "6 decimals: the last one allowed");
-    assert.deepEqual(parseAmount("1.000000000000000001", 18, "WETH"), { ok: true, baseUnits: 10n ** 18n + 1n }, "beyond 2^53: exact");
-    assert.deepEqual(parseAmount("2.5", 6, "USD", 2_500_000n), { ok: true, baseUnits: 2_500_000n }, "the whole balance");
+    assert.deepEqual(
+      parseAmount("0.000001", 6, "USD"),
+      { ok: true, baseUnits: 1n },
+      "6 decimals: the last one allowed",
+    );
+    assert.deepEqual(
+      parseAmount("1.000000000000000001", 18, "WETH"),
+      { ok: true, baseUnits: 10n ** 18n + 1n },
+      "beyond 2^53: exact",
+    );
+    assert.deepEqual(
+      parseAmount("2.5", 6, "USD", 2_500_000n),
+      { ok: true, baseUnits: 2_500_000n },
+      "the whole balance",
+    );
   });
   test("refused amounts say why in words", () => {
     const error = (r: ReturnType<typeof parseAmount>) => (r.ok ? assert.fail(`accepted: ${r.baseUnits}`) : r.error);
     assert.match(error(parseAmount("", 6, "USD")), /Enter an amount/);
-    assert.match(error(parseAmount("0.0000001", 6, "USD")), /USD has 6 decimals: use at most 6 digits after the point/, "7 decimals: one past");
+    assert.match(
+      error(parseAmount("0.0000001", 6, "USD")),
+      /USD has 6 decimals: use at most 6 digits after the point/,
+      "7 decimals: one past",
+    );
     assert.match(error(parseAmount("1.5", 0, "X")), /no decimals/);
     assert.match(error(parseAmount("0.000", 6, "USD")), /more than 0/);
-    assert.match(error(parseAmount("2.500001", 6, "USD", 2_500_000n)), /more than your balance of 2\.5 USD/, "one base unit past the balance");
-    for (const bad of ["-1", "1e5", "1.2.3", "1,5", "abc", ".", "0x10", "١٢"]) assert.match(error(parseAmount(bad, 6, "USD")), /is not an amount/, bad);
+    assert.match(
+      error(parseAmount("2.500001", 6, "USD", 2_500_000n)),
+      /more than your balance of 2\.5 USD/,
+      "one base unit past the balance",
+    );
+    for (const bad of ["-1", "1e5", "1.2.3", "1,5", "abc", ".", "0x10", "١٢"])
+      assert.match(error(parseAmount(bad, 6, "USD")), /is not an amount/, bad);
     assert.match(error(parseAmount("9".repeat(61), 0, "X")), /too large/);
   });
   test("formatAmount groups the whole part and drops trailing zeros", () => {
@@ -122,22 +169,33 @@ describe("portal branding stays readable", () => {
     assert.equal(readableOn("#0f5132", "#ffffff"), "#ffffff");
     assert.equal(readableOn("#ffffff", "#ffee00"), "#111111", "a light primary on white");
     assert.equal(readableOn("#101010", "#202020"), "#ffffff");
-    for (const [bg, fg] of [["#f28c28", "#0f5132"], ["#00ff00", "#ff0000"]]) assert.ok(contrast(bg, readableOn(bg, fg)) >= 4.5, `${bg}/${fg}`);
+    for (const [bg, fg] of [
+      ["#f28c28", "#0f5132"],
+      ["#00ff00", "#ff0000"],
+    ])
+      assert.ok(contrast(bg, readableOn(bg, fg)) >= 4.5, `${bg}/${fg}`);
   });
 });
 
 describe("portal routes", () => {
-  test("the browser module type-checks with DOM types (api/bridge/portal-app/tsconfig.json)", { timeout: 300_000 }, () => {
+  test("the browser module type-checks with DOM types (api/bridge/portal-app/tsconfig.json)", {
+    timeout: 300_000,
+  }, () => {
     const tsc = path.join(__dirname, "..", "..", "node_modules", "typescript", "bin", "tsc");
     try {
-      execFileSync(process.execPath, [tsc, "-p", path.join(__dirname, "portal-app", "tsconfig.json")], { encoding: "utf8", stdio: "pipe" });
+      execFileSync(process.execPath, [tsc, "-p", path.join(__dirname, "portal-app", "tsconfig.json")], {
+        encoding: "utf8",
+        stdio: "pipe",
+      });
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string };
       assert.fail(`tsc found errors:\n${e.stdout ?? ""}${e.stderr ?? ""}`);
     }
   });
 
-  test("the page is branded per Host with a strict CSP; the module is JavaScript with an ETag; an unknown Host gets neither", { timeout: 120_000 }, async () => {
+  test("the page is branded per Host with a strict CSP; the module is JavaScript with an ETag; an unknown Host gets neither", {
+    timeout: 120_000,
+  }, async () => {
     const a = await call(sandbox, "GET", "/", "tenant-a.test");
     assert.equal(a.status, 200);
     assert.match(a.text, /Aurora Bridge/);
@@ -153,7 +211,10 @@ describe("portal routes", () => {
     assert.match(String(js.headers["content-type"]), /^text\/javascript/);
     assert.ok(js.text.length > 10_000, "viem is bundled in");
     const etag = String(js.headers.etag);
-    assert.equal((await call(sandbox, "GET", "/portal/app.js", "tenant-a.test", { headers: { "if-none-match": etag } })).status, 304);
+    assert.equal(
+      (await call(sandbox, "GET", "/portal/app.js", "tenant-a.test", { headers: { "if-none-match": etag } })).status,
+      304,
+    );
     const unknown = await call(sandbox, "GET", "/portal/app.js", "nobody.test");
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body.error.code, "TENANT_NOT_FOUND");
@@ -174,7 +235,9 @@ describe("portal routes", () => {
 
   test("rpc: allowlisted methods reach the tenant's chain; anything else is refused before it", async () => {
     const before = reached.length;
-    const ok = await call(sandbox, "POST", "/portal/rpc/31337", "tenant-a.test", { body: JSON.stringify(rpc("eth_chainId")) });
+    const ok = await call(sandbox, "POST", "/portal/rpc/31337", "tenant-a.test", {
+      body: JSON.stringify(rpc("eth_chainId")),
+    });
     assert.equal(ok.status, 200);
     assert.deepEqual(ok.body, { jsonrpc: "2.0", id: 1, result: "0x7a69" });
     assert.equal(reached.length, before + 1);
@@ -202,7 +265,9 @@ describe("portal routes", () => {
       assert.equal(r.body.error.code, code, name);
       assert.ok(!JSON.stringify(r.body).includes("at "), `${name}: no stack trace`);
     }
-    const unknownHost = await call(sandbox, "POST", "/portal/rpc/31337", "nobody.test", { body: JSON.stringify(rpc("eth_chainId")) });
+    const unknownHost = await call(sandbox, "POST", "/portal/rpc/31337", "nobody.test", {
+      body: JSON.stringify(rpc("eth_chainId")),
+    });
     assert.equal(unknownHost.status, 404);
     assert.equal(unknownHost.body.error.code, "TENANT_NOT_FOUND");
     assert.equal(reached.length, count, "no refused call reached the node");

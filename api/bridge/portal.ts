@@ -45,16 +45,25 @@ export const PORTAL_RPC_METHODS: ReadonlySet<string> = new Set([
 ]);
 export const PORTAL_RPC_MAX_BATCH = 20;
 
-const rpcCall = z.object({ jsonrpc: z.literal("2.0"), id: z.union([z.number(), z.string(), z.null()]).optional(), method: z.string().max(64), params: z.array(z.unknown()).max(8).optional() }).strict();
+const rpcCall = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: z.union([z.number(), z.string(), z.null()]).optional(),
+    method: z.string().max(64),
+    params: z.array(z.unknown()).max(8).optional(),
+  })
+  .strict();
 
 const SECURITY_HEADERS = {
-  "content-security-policy": "default-src 'self'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
   "x-frame-options": "DENY",
 };
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+const esc = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /** WCAG relative luminance of "#rrggbb". */
 function luminance(hex: string): number {
@@ -79,7 +88,11 @@ type Handler = (req: Request, res: Response) => Promise<void>;
 const wrap = (h: Handler) => (req: Request, res: Response, next: NextFunction) => h(req, res).catch(next);
 
 /** Adds the portal's routes to the bridge app (before its 404 and error handlers). */
-export function mountPortal(app: Express, tenants: TenantStore, options: PortalOptions = { mode: "production", devWalletKeys: [] }): void {
+export function mountPortal(
+  app: Express,
+  tenants: TenantStore,
+  options: PortalOptions = { mode: "production", devWalletKeys: [] },
+): void {
   const hostTenant = (req: Request) => tenants.require(hostnameOf(req.headers.host));
   app.get(
     "/",
@@ -96,7 +109,10 @@ export function mountPortal(app: Express, tenants: TenantStore, options: PortalO
     wrap(async (req, res) => {
       await hostTenant(req);
       const bundle = await portalBundle();
-      res.set(SECURITY_HEADERS).set({ etag: bundle.etag, "cache-control": "no-cache" }).type("text/javascript; charset=utf-8");
+      res
+        .set(SECURITY_HEADERS)
+        .set({ etag: bundle.etag, "cache-control": "no-cache" })
+        .type("text/javascript; charset=utf-8");
       if (req.headers["if-none-match"] === bundle.etag) return void res.status(304).end();
       res.send(bundle.code);
     }),
@@ -108,7 +124,9 @@ export function mountPortal(app: Express, tenants: TenantStore, options: PortalO
       res.set("cache-control", "no-store").json({
         mode: options.mode,
         devWalletKeys: options.mode === "sandbox" ? options.devWalletKeys : [],
-        confirmations: Object.fromEntries(tenant.chains.map((c) => [c.chainId, bridgeConfirmationsFor(options.confirmations, c.chainId)])),
+        confirmations: Object.fromEntries(
+          tenant.chains.map((c) => [c.chainId, bridgeConfirmationsFor(options.confirmations, c.chainId)]),
+        ),
       });
     }),
   );
@@ -118,24 +136,56 @@ export function mountPortal(app: Express, tenants: TenantStore, options: PortalO
       const tenant = await hostTenant(req);
       const chainId = Number(req.params.chainId);
       const chain = tenant.chains.find((c) => c.chainId === chainId && String(c.chainId) === req.params.chainId);
-      if (!chain) throw new BridgeApiError("ROUTE_NOT_FOUND", `chain ${String(req.params.chainId).slice(0, 20)} is not one of this bridge's chains`, { chains: tenant.chains.map((c) => c.chainId) });
-      if (!chain.rpcUrl) throw new BridgeApiError("SERVICE_UNAVAILABLE", `no JSON-RPC endpoint is configured for chain ${chainId}`, { chainId });
+      if (!chain)
+        throw new BridgeApiError(
+          "ROUTE_NOT_FOUND",
+          `chain ${String(req.params.chainId).slice(0, 20)} is not one of this bridge's chains`,
+          { chains: tenant.chains.map((c) => c.chainId) },
+        );
+      if (!chain.rpcUrl)
+        throw new BridgeApiError("SERVICE_UNAVAILABLE", `no JSON-RPC endpoint is configured for chain ${chainId}`, {
+          chainId,
+        });
       const body: unknown = req.body;
       const calls = Array.isArray(body) ? body : [body];
-      if (calls.length === 0 || calls.length > PORTAL_RPC_MAX_BATCH) throw new BridgeApiError("INVALID_REQUEST", `a batch holds 1 to ${PORTAL_RPC_MAX_BATCH} calls`, { limit: PORTAL_RPC_MAX_BATCH });
+      if (calls.length === 0 || calls.length > PORTAL_RPC_MAX_BATCH)
+        throw new BridgeApiError("INVALID_REQUEST", `a batch holds 1 to ${PORTAL_RPC_MAX_BATCH} calls`, {
+          limit: PORTAL_RPC_MAX_BATCH,
+        });
       for (const c of calls) {
         const parsed = rpcCall.safeParse(c);
-        if (!parsed.success) throw new BridgeApiError("INVALID_REQUEST", "not a JSON-RPC 2.0 call", { issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })) });
-        if (!PORTAL_RPC_METHODS.has(parsed.data.method)) throw new BridgeApiError("FORBIDDEN", "this JSON-RPC method is not available through the portal", { reason: "rpc_method_not_allowed", method: parsed.data.method });
+        if (!parsed.success)
+          throw new BridgeApiError("INVALID_REQUEST", "not a JSON-RPC 2.0 call", {
+            issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })),
+          });
+        if (!PORTAL_RPC_METHODS.has(parsed.data.method))
+          throw new BridgeApiError("FORBIDDEN", "this JSON-RPC method is not available through the portal", {
+            reason: "rpc_method_not_allowed",
+            method: parsed.data.method,
+          });
       }
       let upstream: globalThis.Response;
       try {
-        upstream = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+        upstream = await fetch(chain.rpcUrl, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(30_000),
+        });
       } catch (err) {
-        throw new BridgeApiError("SERVICE_UNAVAILABLE", `chain ${chainId} cannot be reached: try again shortly`, { chainId }, { cause: err });
+        throw new BridgeApiError(
+          "SERVICE_UNAVAILABLE",
+          `chain ${chainId} cannot be reached: try again shortly`,
+          { chainId },
+          { cause: err },
+        );
       }
       const text = await upstream.text();
-      if (!upstream.ok) throw new BridgeApiError("SERVICE_UNAVAILABLE", `chain ${chainId} answered ${upstream.status}`, { chainId, status: upstream.status });
+      if (!upstream.ok)
+        throw new BridgeApiError("SERVICE_UNAVAILABLE", `chain ${chainId} answered ${upstream.status}`, {
+          chainId,
+          status: upstream.status,
+        });
       res.set("cache-control", "no-store").type("application/json").send(text);
     }),
   );

@@ -14,7 +14,14 @@ export interface BridgeDeploymentInfo {
 
 function chains(d: BridgeDeploymentInfo): TenantSeed["chains"] {
   return [
-    { chainId: d.home.chainId, name: "Home chain", role: "home", rpcUrl: d.home.rpcUrl, contracts: { vault: d.home.vault }, tokens: d.tokens.map((t) => ({ symbol: t.symbol, address: t.home, decimals: t.decimals })) },
+    {
+      chainId: d.home.chainId,
+      name: "Home chain",
+      role: "home",
+      rpcUrl: d.home.rpcUrl,
+      contracts: { vault: d.home.vault },
+      tokens: d.tokens.map((t) => ({ symbol: t.symbol, address: t.home, decimals: t.decimals })),
+    },
     {
       chainId: d.remote.chainId,
       name: "Remote chain",
@@ -33,9 +40,20 @@ export function nativeTenant(d: BridgeDeploymentInfo, hostnames: string[]): Tena
     name: "Aurora Bridge",
     mpcMode: "native",
     bridge: d.bridge,
-    branding: { primaryColor: "#1d3fb8", accentColor: "#ffd23f", backgroundColor: "#eef2ff", logoText: "AUR", tagline: "3-of-5 FROST threshold signatures, natively" },
+    branding: {
+      primaryColor: "#1d3fb8",
+      accentColor: "#ffd23f",
+      backgroundColor: "#eef2ff",
+      logoText: "AUR",
+      tagline: "3-of-5 FROST threshold signatures, natively",
+    },
     chains: chains(d),
-    signing: { verifier: "BridgeFrostVerifier", verifierAddress: d.remote.verifier, keyEpoch: d.keyEpoch, threshold: "3-of-5" },
+    signing: {
+      verifier: "BridgeFrostVerifier",
+      verifierAddress: d.remote.verifier,
+      keyEpoch: d.keyEpoch,
+      threshold: "3-of-5",
+    },
   };
 }
 
@@ -46,8 +64,19 @@ export function custodyTenant(d: BridgeDeploymentInfo, hostnames: string[]): Ten
     name: "Harbor Custody Bridge",
     mpcMode: "custody",
     bridge: d.bridge,
-    branding: { primaryColor: "#0f5132", accentColor: "#f28c28", backgroundColor: "#f3faf6", logoText: "HBR", tagline: "Transfers approved by your custody provider" },
+    branding: {
+      primaryColor: "#0f5132",
+      accentColor: "#f28c28",
+      backgroundColor: "#f3faf6",
+      logoText: "HBR",
+      tagline: "Transfers approved by your custody provider",
+    },
     chains: chains(d),
-    signing: { verifier: "BridgeErc1271Verifier", verifierAddress: d.remote.verifier, keyEpoch: d.keyEpoch, custodySigner: d.custodySigner },
+    signing: {
+      verifier: "BridgeErc1271Verifier",
+      verifierAddress: d.remote.verifier,
+      keyEpoch: d.keyEpoch,
+      custodySigner: d.custodySigner,
+    },
   };
 }

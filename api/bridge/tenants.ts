@@ -29,7 +29,14 @@ export const tenantConfigSchema = z.object({
       role: z.enum(["home", "remote"]),
       rpcUrl: z.string().url().optional(),
       contracts: z.record(z.string(), address),
-      tokens: z.array(z.object({ symbol: z.string(), address, decimals: z.number().int().min(0).max(255), homeToken: address.optional() })),
+      tokens: z.array(
+        z.object({
+          symbol: z.string(),
+          address,
+          decimals: z.number().int().min(0).max(255),
+          homeToken: address.optional(),
+        }),
+      ),
     }),
   ),
   signing: z.object({
@@ -70,7 +77,14 @@ export function createTenantStore(db: Db, { clock = systemClock }: { clock?: Clo
             `INSERT INTO bridge_tenants (hostname, tenant_id, name, signing_mode, bridge, config) VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (hostname) DO UPDATE SET tenant_id = EXCLUDED.tenant_id, name = EXCLUDED.name, signing_mode = EXCLUDED.signing_mode,
                bridge = EXCLUDED.bridge, config = EXCLUDED.config, updated_at = now()`,
-            [hostnameSchema.parse(host), valid.tenantId, valid.name, valid.mpcMode, valid.bridge, JSON.stringify(valid)],
+            [
+              hostnameSchema.parse(host),
+              valid.tenantId,
+              valid.name,
+              valid.mpcMode,
+              valid.bridge,
+              JSON.stringify(valid),
+            ],
           );
       }
       cache.clear();
@@ -78,16 +92,25 @@ export function createTenantStore(db: Db, { clock = systemClock }: { clock?: Clo
     async byHostname(hostname: string): Promise<TenantConfig | undefined> {
       const hit = cache.get(hostname);
       if (hit && clock.now() - hit.at < 5_000) return hit.tenant;
-      const r = await db.query<{ config: TenantConfig | string }>("SELECT config FROM bridge_tenants WHERE hostname = $1", [hostname]);
+      const r = await db.query<{ config: TenantConfig | string }>(
+        "SELECT config FROM bridge_tenants WHERE hostname = $1",
+        [hostname],
+      );
       const raw = r.rows[0]?.config;
-      const tenant = raw === undefined ? undefined : tenantConfigSchema.parse(typeof raw === "string" ? JSON.parse(raw) : raw);
+      const tenant =
+        raw === undefined ? undefined : tenantConfigSchema.parse(typeof raw === "string" ? JSON.parse(raw) : raw);
       cache.set(hostname, { at: clock.now(), tenant });
       return tenant;
     },
     /** The tenant the request's Host names; unknown hostnames are a clear 404. */
     async require(hostname: string | undefined): Promise<TenantConfig> {
       const tenant = hostname ? await this.byHostname(hostname) : undefined;
-      if (!tenant) throw new BridgeApiError("TENANT_NOT_FOUND", `no bridge tenant is configured for hostname ${hostname ?? "(none)"}`, { hostname: hostname ?? null });
+      if (!tenant)
+        throw new BridgeApiError(
+          "TENANT_NOT_FOUND",
+          `no bridge tenant is configured for hostname ${hostname ?? "(none)"}`,
+          { hostname: hostname ?? null },
+        );
       return tenant;
     },
   };

@@ -23,7 +23,10 @@ export interface BridgeEndpoint {
   relayer?: ReleaseProcessor;
 }
 
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected an address").transform((a) => getAddress(a));
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "expected an address")
+  .transform((a) => getAddress(a));
 export const initiateSchema = z
   .object({
     direction: z.enum(["deposit", "withdrawal"]),
@@ -39,9 +42,15 @@ export const initiateSchema = z
   .strict();
 export const completeSchema = z
   .object({
-    txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a 32-byte transaction hash").optional(),
+    txHash: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, "a 32-byte transaction hash")
+      .optional(),
     /** the declared sender's EIP-191 signature of transferLinkMessage(id, txHash) (EOA, or ERC-1271 wallet) */
-    signature: z.string().regex(/^0x(?:[0-9a-fA-F]{2}){65,4096}$/, "a hex signature (65 bytes for an EOA)").optional(),
+    signature: z
+      .string()
+      .regex(/^0x(?:[0-9a-fA-F]{2}){65,4096}$/, "a hex signature (65 bytes for an EOA)")
+      .optional(),
   })
   .strict();
 
@@ -68,7 +77,13 @@ interface ApiRow {
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
-export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges: Record<string, BridgeEndpoint>; relayedTransfers: RelayedTransferReader; clock?: Clock }) {
+export function createTransferService(deps: {
+  db: Db;
+  abis: BridgeAbis;
+  bridges: Record<string, BridgeEndpoint>;
+  relayedTransfers: RelayedTransferReader;
+  clock?: Clock;
+}) {
   const clock = deps.clock ?? systemClock;
   // relayedTransfers: the relayers' progress on each linked transfer
   const { db, abis, relayedTransfers } = deps;
@@ -82,22 +97,32 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
     const remote = tenant.chains.find((c) => c.role === "remote");
     const t = home?.tokens.find((x) => x.symbol === token || x.address.toLowerCase() === token.toLowerCase());
     const w = remote?.tokens.find((x) => x.homeToken?.toLowerCase() === t?.address.toLowerCase());
-    if (!t || !w) throw new BridgeApiError("INVALID_REQUEST", `token ${token} is not bridged for this tenant`, { token, tokens: home?.tokens.map((x) => x.symbol) ?? [] });
+    if (!t || !w)
+      throw new BridgeApiError("INVALID_REQUEST", `token ${token} is not bridged for this tenant`, {
+        token,
+        tokens: home?.tokens.map((x) => x.symbol) ?? [],
+      });
     return { symbol: t.symbol, home: getAddress(t.address), wrapped: getAddress(w.address), decimals: t.decimals };
   };
 
   /** The transfer, if it is this tenant's and `token` is its capability; otherwise the same 404 as for an
    *  id that does not exist (neither another tenant's ids nor their existence leak). */
   async function load(id: string, tenant: TenantConfig, token: unknown): Promise<ApiRow> {
-    const r = await db.query<ApiRow>("SELECT * FROM bridge_transfers WHERE id = $1 AND tenant_id = $2", [id, tenant.tenantId]);
+    const r = await db.query<ApiRow>("SELECT * FROM bridge_transfers WHERE id = $1 AND tenant_id = $2", [
+      id,
+      tenant.tenantId,
+    ]);
     const row = r.rows[0];
-    if (!row || !transferTokenMatches(row.access_token_hash, token)) throw new BridgeApiError("TRANSFER_NOT_FOUND", "no such transfer", { id });
+    if (!row || !transferTokenMatches(row.access_token_hash, token))
+      throw new BridgeApiError("TRANSFER_NOT_FOUND", "no such transfer", { id });
     return row;
   }
 
   async function view(row: ApiRow) {
-    const relayed: RelayedTransfer | undefined = row.nonce !== null ? await relayedTransfers.get(row.bridge, row.direction, row.nonce) : undefined;
-    const status = relayed?.status ?? (row.nonce !== null ? (row.direction === "deposit" ? "deposited" : "burned") : "initiated");
+    const relayed: RelayedTransfer | undefined =
+      row.nonce !== null ? await relayedTransfers.get(row.bridge, row.direction, row.nonce) : undefined;
+    const status =
+      relayed?.status ?? (row.nonce !== null ? (row.direction === "deposit" ? "deposited" : "burned") : "initiated");
     const isDeposit = row.direction === "deposit";
     return {
       id: row.id,
@@ -119,12 +144,20 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
         signedAt: iso(relayed?.signed_at),
         ...(isDeposit
           ? { mintedAt: iso(relayed?.minted_at) }
-          : { releaseQueuedAt: iso(relayed?.release_queued_at), disputedAt: iso(relayed?.disputed_at), releasedAt: iso(relayed?.released_at) }),
+          : {
+              releaseQueuedAt: iso(relayed?.release_queued_at),
+              disputedAt: iso(relayed?.disputed_at),
+              releasedAt: iso(relayed?.released_at),
+            }),
         failedAt: iso(relayed?.failed_at),
       },
       txHashes: isDeposit
         ? { deposit: row.src_tx_hash ?? relayed?.src_tx_hash ?? null, mint: relayed?.dst_tx_hash ?? null }
-        : { burn: row.src_tx_hash ?? relayed?.src_tx_hash ?? null, queueRelease: relayed?.dst_tx_hash ?? null, executeRelease: relayed?.execute_tx_hash ?? null },
+        : {
+            burn: row.src_tx_hash ?? relayed?.src_tx_hash ?? null,
+            queueRelease: relayed?.dst_tx_hash ?? null,
+            executeRelease: relayed?.execute_tx_hash ?? null,
+          },
     };
   }
 
@@ -132,7 +165,10 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
     async initiate(tenant: TenantConfig, body: unknown) {
       const input = initiateSchema.parse(body);
       if (input.tenantId !== undefined && input.tenantId !== tenant.tenantId)
-        throw new BridgeApiError("FORBIDDEN", "the transfer names another tenant than this hostname's", { reason: "tenant_mismatch", tenantId: input.tenantId });
+        throw new BridgeApiError("FORBIDDEN", "the transfer names another tenant than this hostname's", {
+          reason: "tenant_mismatch",
+          tenantId: input.tenantId,
+        });
       const b = bridgeOf(tenant.bridge);
       const token = tokenOf(tenant, input.token);
       const amountWei = BigInt(input.amount);
@@ -140,15 +176,53 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
       const access = newTransferToken();
       await db.query(
         "INSERT INTO bridge_transfers (id, tenant_id, bridge, direction, token, amount_wei, sender, recipient, access_token_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        [id, tenant.tenantId, tenant.bridge, input.direction, token.home, amountWei, input.sender, input.recipient, access.hash],
+        [
+          id,
+          tenant.tenantId,
+          tenant.bridge,
+          input.direction,
+          token.home,
+          amountWei,
+          input.sender,
+          input.recipient,
+          access.hash,
+        ],
       );
       const calls =
         input.direction === "deposit"
           ? [
-              { step: "approve", chainId: b.home.chainId, to: token.home, value: "0", data: encodeFunctionData({ abi: abis.erc20, functionName: "approve", args: [b.home.vault, amountWei] }) },
-              { step: "deposit", chainId: b.home.chainId, to: b.home.vault, value: "0", data: encodeFunctionData({ abi: abis.vault, functionName: "deposit", args: [token.home, amountWei, input.recipient, BigInt(b.remote.chainId)] }) },
+              {
+                step: "approve",
+                chainId: b.home.chainId,
+                to: token.home,
+                value: "0",
+                data: encodeFunctionData({ abi: abis.erc20, functionName: "approve", args: [b.home.vault, amountWei] }),
+              },
+              {
+                step: "deposit",
+                chainId: b.home.chainId,
+                to: b.home.vault,
+                value: "0",
+                data: encodeFunctionData({
+                  abi: abis.vault,
+                  functionName: "deposit",
+                  args: [token.home, amountWei, input.recipient, BigInt(b.remote.chainId)],
+                }),
+              },
             ]
-          : [{ step: "burn", chainId: b.remote.chainId, to: b.remote.minter, value: "0", data: encodeFunctionData({ abi: abis.minter, functionName: "burn", args: [token.wrapped, amountWei, input.recipient] }) }];
+          : [
+              {
+                step: "burn",
+                chainId: b.remote.chainId,
+                to: b.remote.minter,
+                value: "0",
+                data: encodeFunctionData({
+                  abi: abis.minter,
+                  functionName: "burn",
+                  args: [token.wrapped, amountWei, input.recipient],
+                }),
+              },
+            ];
       const row = await load(id, tenant, access.token);
       // the capability is returned here only: send it as X-Transfer-Token to read or complete the transfer
       return { transfer: await view(row), calls, from: input.sender, accessToken: access.token };
@@ -163,15 +237,32 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
       let row = await load(idSchema.parse(id), tenant, accessToken);
       const b = bridgeOf(row.bridge);
       if (row.nonce === null) {
-        if (!txHash) throw new BridgeApiError("INVALID_REQUEST", "txHash of the deposit or burn is required to complete this transfer", { field: "txHash" });
+        if (!txHash)
+          throw new BridgeApiError(
+            "INVALID_REQUEST",
+            "txHash of the deposit or burn is required to complete this transfer",
+            { field: "txHash" },
+          );
         if (!signature)
-          throw new BridgeApiError("INVALID_REQUEST", "signature of the sender over the link message is required to link a transaction", { field: "signature", message: transferLinkMessage(row.id, txHash) });
+          throw new BridgeApiError(
+            "INVALID_REQUEST",
+            "signature of the sender over the link message is required to link a transaction",
+            { field: "signature", message: transferLinkMessage(row.id, txHash) },
+          );
         await requireSenderSignature(b, row, txHash as Hex, signature as Hex);
         const nonce = await nonceFromTx(b, row, txHash as Hex);
         try {
-          await db.query("UPDATE bridge_transfers SET nonce = $2, src_tx_hash = $3, linked_at = now() WHERE id = $1 AND nonce IS NULL", [row.id, nonce, txHash.toLowerCase()]);
+          await db.query(
+            "UPDATE bridge_transfers SET nonce = $2, src_tx_hash = $3, linked_at = now() WHERE id = $1 AND nonce IS NULL",
+            [row.id, nonce, txHash.toLowerCase()],
+          );
         } catch (err) {
-          if (/unique|duplicate/i.test(String((err as Error).message))) throw new BridgeApiError("TRANSFER_ALREADY_LINKED", "this transaction is already linked to another transfer", { txHash });
+          if (/unique|duplicate/i.test(String((err as Error).message)))
+            throw new BridgeApiError(
+              "TRANSFER_ALREADY_LINKED",
+              "this transaction is already linked to another transfer",
+              { txHash },
+            );
           throw err;
         }
         row = await load(row.id, tenant, accessToken);
@@ -183,7 +274,9 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
           const readyAt = Number(relayed.ready_at);
           const chainNow = Number((await b.home.publicClient.getBlock({ blockTag: "latest" })).timestamp);
           if (chainNow < readyAt && clock.now() / 1000 < readyAt)
-            throw new BridgeApiError("TRANSFER_NOT_READY", "the release's challenge period is not over", { readyAt: new Date(readyAt * 1000).toISOString() });
+            throw new BridgeApiError("TRANSFER_NOT_READY", "the release's challenge period is not over", {
+              readyAt: new Date(readyAt * 1000).toISOString(),
+            });
           await b.relayer.processNow("withdrawal", BigInt(row.nonce));
         }
       }
@@ -198,12 +291,26 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
     const client = row.direction === "deposit" ? b.home.publicClient : b.remote.publicClient;
     let valid: boolean;
     try {
-      valid = await client.verifyMessage({ address: getAddress(row.sender), message: transferLinkMessage(row.id, txHash), signature, mode: "eoa" });
+      valid = await client.verifyMessage({
+        address: getAddress(row.sender),
+        message: transferLinkMessage(row.id, txHash),
+        signature,
+        mode: "eoa",
+      });
     } catch (err) {
-      throw new BridgeApiError("SERVICE_UNAVAILABLE", "cannot verify the signature on the source chain now", { txHash }, { cause: err });
+      throw new BridgeApiError(
+        "SERVICE_UNAVAILABLE",
+        "cannot verify the signature on the source chain now",
+        { txHash },
+        { cause: err },
+      );
     }
     if (!valid)
-      throw new BridgeApiError("FORBIDDEN", "the link is not signed by the transfer's sender", { reason: "not_signed_by_sender", sender: row.sender, message: transferLinkMessage(row.id, txHash) });
+      throw new BridgeApiError("FORBIDDEN", "the link is not signed by the transfer's sender", {
+        reason: "not_signed_by_sender",
+        sender: row.sender,
+        message: transferLinkMessage(row.id, txHash),
+      });
   }
 
   /** The source event in `txHash`'s receipt, from this bridge's contract, matching the initiated transfer. */
@@ -212,27 +319,52 @@ export function createTransferService(deps: { db: Db; abis: BridgeAbis; bridges:
     const client = deposit ? b.home.publicClient : b.remote.publicClient;
     const contract = deposit ? b.home.vault : b.remote.minter;
     const receipt = await client.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
-    if (!receipt) throw new BridgeApiError("TRANSFER_NOT_READY", "the transaction is not mined on the source chain (yet)", { txHash, chainId: deposit ? b.home.chainId : b.remote.chainId });
+    if (!receipt)
+      throw new BridgeApiError("TRANSFER_NOT_READY", "the transaction is not mined on the source chain (yet)", {
+        txHash,
+        chainId: deposit ? b.home.chainId : b.remote.chainId,
+      });
     for (const log of receipt.logs) {
       if (log.address.toLowerCase() !== contract.toLowerCase()) continue;
       try {
-        const ev = decodeEventLog({ abi: [deposit ? BRIDGE_DEPOSITED : BRIDGE_BURNED], data: log.data, topics: log.topics });
-        const a = ev.args as { nonce: bigint; token?: Address; homeToken?: Address; sender: Address; recipient: Address; amount: bigint };
+        const ev = decodeEventLog({
+          abi: [deposit ? BRIDGE_DEPOSITED : BRIDGE_BURNED],
+          data: log.data,
+          topics: log.topics,
+        });
+        const a = ev.args as {
+          nonce: bigint;
+          token?: Address;
+          homeToken?: Address;
+          sender: Address;
+          recipient: Address;
+          amount: bigint;
+        };
         const token = getAddress((deposit ? a.token : a.homeToken)!);
         const matches =
-          token === getAddress(row.token) && a.amount === BigInt(row.amount_wei) && getAddress(a.recipient) === getAddress(row.recipient) && getAddress(a.sender) === getAddress(row.sender);
+          token === getAddress(row.token) &&
+          a.amount === BigInt(row.amount_wei) &&
+          getAddress(a.recipient) === getAddress(row.recipient) &&
+          getAddress(a.sender) === getAddress(row.sender);
         if (!matches)
-          throw new BridgeApiError("TRANSFER_MISMATCH", "the transaction's event does not match the initiated transfer", {
-            expected: { token: row.token, amount: row.amount_wei, sender: row.sender, recipient: row.recipient },
-            found: { token, amount: a.amount.toString(), sender: a.sender, recipient: a.recipient },
-          });
+          throw new BridgeApiError(
+            "TRANSFER_MISMATCH",
+            "the transaction's event does not match the initiated transfer",
+            {
+              expected: { token: row.token, amount: row.amount_wei, sender: row.sender, recipient: row.recipient },
+              found: { token, amount: a.amount.toString(), sender: a.sender, recipient: a.recipient },
+            },
+          );
         return a.nonce;
       } catch (err) {
         if (err instanceof BridgeApiError) throw err;
       }
     }
-    throw new BridgeApiError("TRANSFER_MISMATCH", `the transaction holds no ${deposit ? "BridgeDeposited" : "BridgeBurned"} event of this tenant's bridge`, { txHash });
+    throw new BridgeApiError(
+      "TRANSFER_MISMATCH",
+      `the transaction holds no ${deposit ? "BridgeDeposited" : "BridgeBurned"} event of this tenant's bridge`,
+      { txHash },
+    );
   }
 }
 export type TransferService = ReturnType<typeof createTransferService>;
-

@@ -54,7 +54,13 @@ export interface RevokeDeps {
 export async function revokeApiKey(deps: RevokeDeps, id: string, trader: Address): Promise<boolean> {
   const agent = await deps.keys.agentOf(id);
   if (!agent) return deps.keys.revoke(id);
-  const renouncement = await signRenouncement(agent, trader, deps.service.settlementDomain, deps.now(), deps.approvalLifetimeSec);
+  const renouncement = await signRenouncement(
+    agent,
+    trader,
+    deps.service.settlementDomain,
+    deps.now(),
+    deps.approvalLifetimeSec,
+  );
   return deps.keys.revoke(id, renouncement);
 }
 
@@ -86,7 +92,8 @@ export function createAgentRenouncer(deps: {
       const r = await deps.service.submitAgentRenouncement(claim.message, claim.signature);
       // Done once no approval is left, unless an approval of this key was still being submitted when it was
       // revoked: that one may land after this read, so it is looked at again on the next drain.
-      if (r.agentExpiry === 0n && claim.agentStatus !== "submitting") await keys.finishRenouncement(id, "done", r.txHash);
+      if (r.agentExpiry === 0n && claim.agentStatus !== "submitting")
+        await keys.finishRenouncement(id, "done", r.txHash);
       else await keys.releaseRenouncement(id, r.txHash);
     } catch (err) {
       if (err instanceof DexServiceError && err.code === "INVALID_SIGNATURE") {
@@ -94,7 +101,10 @@ export function createAgentRenouncer(deps: {
         logger.error({ err, apiKeyId: id, agent: claim.message.agent }, "agent renouncement refused on chain");
         await keys.finishRenouncement(id, "failed", null);
       } else {
-        logger.warn({ err, apiKeyId: id, agent: claim.message.agent }, "agent renouncement not sent; retried by the drain loop");
+        logger.warn(
+          { err, apiKeyId: id, agent: claim.message.agent },
+          "agent renouncement not sent; retried by the drain loop",
+        );
         await keys.releaseRenouncement(id, null);
       }
     }

@@ -10,7 +10,16 @@ import type { Address } from "viem";
 import { verifyTypedData } from "viem";
 import { AGENT_RENOUNCEMENT_TYPES } from "../../sdk/eip712";
 import { createApiLogger } from "../logger";
-import { call, createKey, newWallet, signApprovalBody, startHarness, walletHeaders, type Harness, type TestKey } from "../testing/harness";
+import {
+  call,
+  createKey,
+  newWallet,
+  signApprovalBody,
+  startHarness,
+  walletHeaders,
+  type Harness,
+  type TestKey,
+} from "../testing/harness";
 import { SETTLEMENT_DOMAIN } from "../testing/memory-dex-service";
 import { createAgentRenouncer, RENOUNCEMENT_DEADLINE_MARGIN_SEC } from "./agent-renouncer";
 import { DexServiceError } from "../../pipeline/service";
@@ -25,7 +34,8 @@ async function withHarness(fn: (h: Harness) => Promise<void>, opts: Parameters<t
 }
 
 const silent = createApiLogger({ level: "silent" });
-const renouncerOf = (h: Harness, leaseMs?: number) => createAgentRenouncer({ keys: h.keys, service: h.service, logger: silent, leaseMs });
+const renouncerOf = (h: Harness, leaseMs?: number) =>
+  createAgentRenouncer({ keys: h.keys, service: h.service, logger: silent, leaseMs });
 
 async function del(h: Harness, k: TestKey, ts = Date.now()) {
   const path = `/v1/api-keys/${k.id}`;
@@ -34,7 +44,12 @@ async function del(h: Harness, k: TestKey, ts = Date.now()) {
 
 async function row(h: Harness, id: string) {
   return (
-    await h.db.query<{ k: string; r: { message: Record<string, string>; signature: `0x${string}` } | null; status: string | null; tx: string | null }>(
+    await h.db.query<{
+      k: string;
+      r: { message: Record<string, string>; signature: `0x${string}` } | null;
+      status: string | null;
+      tx: string | null;
+    }>(
       "SELECT agent_key_ciphertext AS k, agent_renouncement AS r, agent_renouncement_status AS status, agent_renouncement_tx AS tx FROM dex_api_keys WHERE id = $1",
       [id],
     )
@@ -51,7 +66,7 @@ test("DELETE of an approved key: the agent's renouncement is sent and the approv
       assert.ok(h.service.agentExpiry(w.address, agent) > 0n);
       const r = await del(h, k);
       assert.equal(r.status, 200, r.text);
-      assert.deepEqual(r.body.agent_revocation, { status: "done", tx_hash: "0x" + "1".padStart(64, "0") });
+      assert.deepEqual(r.body.agent_revocation, { status: "done", tx_hash: `0x${"1".padStart(64, "0")}` });
       assert.equal(h.service.agentExpiry(w.address, agent), 0n);
       assert.equal(h.service.renouncementSubmissions.length, 1);
       const stored = await row(h, k.id);
@@ -59,9 +74,26 @@ test("DELETE of an approved key: the agent's renouncement is sent and the approv
       assert.equal(await h.keys.agentOf(k.id), null);
       const m = stored.r!.message;
       assert.deepEqual([m.trader, m.agent, m.nonce], [w.address, agent, "0"]);
-      assert.equal(BigInt(m.deadline), BigInt(Math.floor(t / 1000) + h.config.agentApprovalSeconds + RENOUNCEMENT_DEADLINE_MARGIN_SEC));
-      const message = { trader: m.trader as Address, agent: m.agent as Address, nonce: 0n, deadline: BigInt(m.deadline) };
-      assert.ok(await verifyTypedData({ address: agent, domain: SETTLEMENT_DOMAIN, types: AGENT_RENOUNCEMENT_TYPES, primaryType: "AgentRenouncement", message, signature: stored.r!.signature }));
+      assert.equal(
+        BigInt(m.deadline),
+        BigInt(Math.floor(t / 1000) + h.config.agentApprovalSeconds + RENOUNCEMENT_DEADLINE_MARGIN_SEC),
+      );
+      const message = {
+        trader: m.trader as Address,
+        agent: m.agent as Address,
+        nonce: 0n,
+        deadline: BigInt(m.deadline),
+      };
+      assert.ok(
+        await verifyTypedData({
+          address: agent,
+          domain: SETTLEMENT_DOMAIN,
+          types: AGENT_RENOUNCEMENT_TYPES,
+          primaryType: "AgentRenouncement",
+          message,
+          signature: stored.r!.signature,
+        }),
+      );
       // DELETE again: the same answer, nothing sent
       const again = await del(h, k);
       assert.deepEqual(again.body.agent_revocation, r.body.agent_revocation);
@@ -84,7 +116,11 @@ test("the chain unavailable at DELETE: the key is revoked and wiped at once, the
     assert.equal(stored.k, "", "wiped before the renouncement is on chain: the signed renouncement is what is kept");
     assert.equal(stored.status, "pending");
     assert.ok(h.service.agentExpiry(w.address, agent) > 0n, "still approved on chain");
-    assert.equal((await call(h, "GET", "/v1/balances", { headers: { "X-API-Key": k.apiKey, "X-API-Secret": k.secret } })).status, 401, "the key is dead already");
+    assert.equal(
+      (await call(h, "GET", "/v1/balances", { headers: { "X-API-Key": k.apiKey, "X-API-Secret": k.secret } })).status,
+      401,
+      "the key is dead already",
+    );
 
     const renouncer = renouncerOf(h);
     await renouncer.drain(); // still failing: still pending
@@ -93,7 +129,7 @@ test("the chain unavailable at DELETE: the key is revoked and wiped at once, the
     await renouncer.drain();
     assert.equal(h.service.agentExpiry(w.address, agent), 0n);
     const done = await row(h, k.id);
-    assert.deepEqual([done.status, done.tx], ["done", "0x" + "1".padStart(64, "0")]);
+    assert.deepEqual([done.status, done.tx], ["done", `0x${"1".padStart(64, "0")}`]);
     assert.deepEqual((await del(h, k)).body.agent_revocation, { status: "done", tx_hash: done.tx });
   });
 });
@@ -106,7 +142,8 @@ test("the drain loop started with start() retries until stop(); stop() waits for
     h.service.renouncementMode = "ok";
     const renouncer = renouncerOf(h);
     renouncer.start(10);
-    for (let i = 0; i < 500 && (await row(h, k.id)).status === "pending"; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && (await row(h, k.id)).status === "pending"; i++)
+      await new Promise((r) => setTimeout(r, 10));
     await renouncer.stop();
     assert.equal((await row(h, k.id)).status, "done");
   });
@@ -139,17 +176,33 @@ test("an approval still being submitted when the key is deleted is renounced onc
   await withHarness(async (h) => {
     const w = newWallet();
     const body = JSON.stringify({ permissions: ["read", "trade"] });
-    const created = await call(h, "POST", "/v1/api-keys", { body, headers: await walletHeaders(w, h, "POST", "/v1/api-keys", body) });
+    const created = await call(h, "POST", "/v1/api-keys", {
+      body,
+      headers: await walletHeaders(w, h, "POST", "/v1/api-keys", body),
+    });
     const id = created.body.id as string;
     const k: TestKey = { id, apiKey: created.body.api_key, secret: created.body.api_secret, owner: w };
     // the approval route took the key's one approval and is waiting for the chain
     assert.equal(await h.keys.claimAgentApproval(id), true);
     const r = await del(h, k);
-    assert.deepEqual(r.body.agent_revocation, { status: "pending", tx_hash: null }, "nothing on chain yet, but it may land");
+    assert.deepEqual(
+      r.body.agent_revocation,
+      { status: "pending", tx_hash: null },
+      "nothing on chain yet, but it may land",
+    );
     // it lands
     const signed = await signApprovalBody(w, created.body.agent_approval);
     const a = signed.approval;
-    await h.service.submitAgentApproval({ trader: a.trader as Address, agent: a.agent as Address, expiry: BigInt(a.expiry), nonce: BigInt(a.nonce), deadline: BigInt(a.deadline) }, signed.signature);
+    await h.service.submitAgentApproval(
+      {
+        trader: a.trader as Address,
+        agent: a.agent as Address,
+        expiry: BigInt(a.expiry),
+        nonce: BigInt(a.nonce),
+        deadline: BigInt(a.deadline),
+      },
+      signed.signature,
+    );
     await h.keys.markAgentApproved(id);
     assert.ok(h.service.agentExpiry(w.address, a.agent as Address) > 0n);
     await renouncerOf(h).drain();
@@ -165,7 +218,10 @@ test("20 DELETEs of one key at once, then two drains at once: one renouncement s
     // distinct timestamps: the same signed request twice would be a replay
     const t0 = Date.now();
     const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => del(h, k, t0 - i)));
-    assert.deepEqual(rs.map((r) => r.status), Array(20).fill(200));
+    assert.deepEqual(
+      rs.map((r) => r.status),
+      Array(20).fill(200),
+    );
     await Promise.all([renouncerOf(h).drain(), renouncerOf(h).drain()]);
     assert.equal(h.service.renouncementSubmissions.length, 1);
     assert.equal((await row(h, k.id)).status, "done");
@@ -196,7 +252,10 @@ test("a key revoked because its creation failed half-way is revoked the same way
       throw new DexServiceError("SERVICE_UNAVAILABLE", "chain down");
     };
     const body = JSON.stringify({ permissions: ["read"] });
-    const r = await call(h, "POST", "/v1/api-keys", { body, headers: await walletHeaders(w, h, "POST", "/v1/api-keys", body) });
+    const r = await call(h, "POST", "/v1/api-keys", {
+      body,
+      headers: await walletHeaders(w, h, "POST", "/v1/api-keys", body),
+    });
     h.service.prepareAgentApproval = prepare;
     assert.equal(r.status, 503, r.text);
     const [key] = await h.keys.listByOwner(w.address);
@@ -236,7 +295,8 @@ test("an attempt slower than the DELETE's wait is answered pending and still fin
     await renouncerOf(h).drain(); // the slow attempt holds the row: nothing sent twice
     assert.equal(h.service.renouncementSubmissions.length, 0);
     open();
-    for (let i = 0; i < 500 && (await row(h, k.id)).status === "pending"; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && (await row(h, k.id)).status === "pending"; i++)
+      await new Promise((r) => setTimeout(r, 10));
     assert.equal((await row(h, k.id)).status, "done");
     assert.equal(h.service.renouncementSubmissions.length, 1);
   });

@@ -1,6 +1,13 @@
 // createDexRestApp: the DEX REST API ({dex_base_url} = .../v1) as an Express 5 app with explicit deps.
 import { drainable } from "../../runtime/http-drain";
-import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from "express";
 import { createServer, IncomingMessage, ServerResponse, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
@@ -36,7 +43,11 @@ export interface DexRestApp extends Express {
   dexRoutes: readonly RouteSpec[];
 }
 
-export function createDexAuthenticator(deps: { config: DexApiConfig; keys: ApiKeyStore; now?: () => number }): Authenticator {
+export function createDexAuthenticator(deps: {
+  config: DexApiConfig;
+  keys: ApiKeyStore;
+  now?: () => number;
+}): Authenticator {
   return createAuthenticator({
     keys: deps.keys,
     hmacWindowMs: deps.config.hmacWindowMs,
@@ -58,22 +69,44 @@ export function createDexRestApp(deps: DexRestDeps): DexRestApp {
     auth,
     limiters,
     now,
-    placeOrder: deps.placeOrder ?? createOrderPlacer({ service: deps.service, keys: deps.keys, now, exchangeOnlySymbols: deps.config.exchangeOnlySymbols }),
+    placeOrder:
+      deps.placeOrder ??
+      createOrderPlacer({
+        service: deps.service,
+        keys: deps.keys,
+        now,
+        exchangeOnlySymbols: deps.config.exchangeOnlySymbols,
+      }),
   };
   const routes: Route[] = [...marketRoutes(ctx), ...orderRoutes(ctx), ...accountRoutes(ctx)];
   const specs = [
     ...routes.map((r) => r.spec),
-    { method: "get", path: "/v1/openapi.json", summary: "This document", auth: "public", responses: { 200: { description: "OpenAPI 3.1" } } } as RouteSpec,
+    {
+      method: "get",
+      path: "/v1/openapi.json",
+      summary: "This document",
+      auth: "public",
+      responses: { 200: { description: "OpenAPI 3.1" } },
+    } as RouteSpec,
   ];
   const openapi = buildOpenApiDocument(specs);
 
   const rawBody = express.raw({ type: () => true, limit: deps.config.bodyLimitBytes });
-  const jsonOnly = jsonBodiesOnly((contentType) => new ApiError("UNSUPPORTED_MEDIA_TYPE", JSON_ONLY_MESSAGE, { content_type: contentType, accepted: ["application/json"] }));
+  const jsonOnly = jsonBodiesOnly(
+    (contentType) =>
+      new ApiError("UNSUPPORTED_MEDIA_TYPE", JSON_ONLY_MESSAGE, {
+        content_type: contentType,
+        accepted: ["application/json"],
+      }),
+  );
   const logRequest = (req: Request, res: Response, next: NextFunction) => {
     if (!deps.logger.isLevelEnabled("debug")) return next();
     const started = performance.now();
     res.on("finish", () => {
-      deps.logger.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(performance.now() - started) }, "request");
+      deps.logger.debug(
+        { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(performance.now() - started) },
+        "request",
+      );
     });
     next();
   };
@@ -109,10 +142,13 @@ export function createDexRestApp(deps: DexRestDeps): DexRestApp {
   if (placeRoute) {
     const chain: RequestHandler[] = [limiters.ip, jsonOnly, rawBody, logRequest, ...placeRoute.handlers, notFound];
     // express's own dispatch (app.handle: untyped, but what the app function calls for every request)
-    const withHandle = app as unknown as { handle: (req: IncomingMessage, res: ServerResponse, callback?: NextFunction) => void };
+    const withHandle = app as unknown as {
+      handle: (req: IncomingMessage, res: ServerResponse, callback?: NextFunction) => void;
+    };
     const routed = withHandle.handle.bind(app);
     const handle = (req: IncomingMessage, res: ServerResponse, callback?: NextFunction): void => {
-      if (callback !== undefined || req.method !== "POST" || req.url !== "/v1/orders") return routed(req, res, callback);
+      if (callback !== undefined || req.method !== "POST" || req.url !== "/v1/orders")
+        return routed(req, res, callback);
       runChain(app, chain, errorHandler, req, res);
     };
     withHandle.handle = handle;
@@ -123,7 +159,13 @@ export function createDexRestApp(deps: DexRestDeps): DexRestApp {
 /** What express's app.handle and router do for a request that reaches a route, without the router: the app's
  *  request and response prototypes, res.locals, then each handler with express's rules (a thrown error or a
  *  rejected promise goes to the error handler, next(err) too). */
-function runChain(app: Express, chain: readonly RequestHandler[], onError: ErrorRequestHandler, rawReq: IncomingMessage, rawRes: ServerResponse): void {
+function runChain(
+  app: Express,
+  chain: readonly RequestHandler[],
+  onError: ErrorRequestHandler,
+  rawReq: IncomingMessage,
+  rawRes: ServerResponse,
+): void {
   const req = rawReq as Request;
   const res = rawRes as Response;
   req.res = res;
@@ -176,8 +218,15 @@ function bornWith<T extends typeof IncomingMessage | typeof ServerResponse>(base
 }
 
 /** Listens on host:port (0 = a free port); close() drains it (answers what it received) and closes its sockets. */
-export async function listenDexRest(app: Express, port: number, host = "127.0.0.1"): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
-  const server = createServer({ IncomingMessage: bornWith(IncomingMessage, app.request), ServerResponse: bornWith(ServerResponse, app.response) }, app);
+export async function listenDexRest(
+  app: Express,
+  port: number,
+  host = "127.0.0.1",
+): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
+  const server = createServer(
+    { IncomingMessage: bornWith(IncomingMessage, app.request), ServerResponse: bornWith(ServerResponse, app.response) },
+    app,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => resolve());

@@ -28,9 +28,9 @@ function refused(r: Res, status: number, code: string, reason?: string) {
 /** (r, n - s, v ^ 1): the other signature of the same message under the same key. */
 function mirror(sig: string): string {
   const r = sig.slice(2, 66);
-  const s = BigInt("0x" + sig.slice(66, 130));
+  const s = BigInt(`0x${sig.slice(66, 130)}`);
   const v = parseInt(sig.slice(130, 132), 16);
-  return "0x" + r + (SECP256K1_N - s).toString(16).padStart(64, "0") + (v === 27 ? 28 : 27).toString(16);
+  return `0x${r}${(SECP256K1_N - s).toString(16).padStart(64, "0")}${(v === 27 ? 28 : 27).toString(16)}`;
 }
 
 /** A GET with exactly these headers, Host included (fetch does not let a caller set Host). */
@@ -65,14 +65,24 @@ test("a replayed POST /v1/api-keys with the mirror-image signature gets no secon
     const first = await call(h, "POST", "/v1/api-keys", { body, headers });
     assert.equal(first.status, 201, first.text);
 
-    const m = await call(h, "POST", "/v1/api-keys", { body, headers: { ...headers, "X-Wallet-Signature": mirror(headers["X-Wallet-Signature"]) } });
+    const m = await call(h, "POST", "/v1/api-keys", {
+      body,
+      headers: { ...headers, "X-Wallet-Signature": mirror(headers["X-Wallet-Signature"]) },
+    });
     refused(m, 401, "UNAUTHORIZED", "invalid_signature");
     assert.equal(m.body.error.details.problem, "s_high");
     const same = await call(h, "POST", "/v1/api-keys", { body, headers });
     refused(same, 401, "UNAUTHORIZED", "signature_replayed");
     // a v of 0/1 is the same signature in another encoding: refused too
-    const v01 = headers["X-Wallet-Signature"].slice(0, 130) + (parseInt(headers["X-Wallet-Signature"].slice(130), 16) - 27).toString(16).padStart(2, "0");
-    refused(await call(h, "POST", "/v1/api-keys", { body, headers: { ...headers, "X-Wallet-Signature": v01 } }), 401, "UNAUTHORIZED", "invalid_signature");
+    const v01 =
+      headers["X-Wallet-Signature"].slice(0, 130) +
+      (parseInt(headers["X-Wallet-Signature"].slice(130), 16) - 27).toString(16).padStart(2, "0");
+    refused(
+      await call(h, "POST", "/v1/api-keys", { body, headers: { ...headers, "X-Wallet-Signature": v01 } }),
+      401,
+      "UNAUTHORIZED",
+      "invalid_signature",
+    );
     assert.equal((await h.keys.listByOwner(victim.address)).length, 1, "one key, not two");
   });
 });
@@ -92,13 +102,13 @@ test("a wallet request signed for another host is refused; the accepted hosts, w
     refused(r, 401, "UNAUTHORIZED", "host_not_accepted");
     // the accepted host, sent as the Host header (what a proxy in front would forward)
     const headers = { ...(await walletHeaders(w, "dex.example", "GET", "/v1/balances")), Host: "dex.example" };
-    const ok = await rawGet(h.origin + "/v1/balances", headers);
+    const ok = await rawGet(`${h.origin}/v1/balances`, headers);
     assert.equal(ok.status, 200, ok.text);
   });
 });
 
 test("wallet timestamp: exactly the window away is accepted, one millisecond more is refused (both directions)", async () => {
-  let t = Date.now();
+  const t = Date.now();
   await withHarness({ now: () => t }, async (h) => {
     const w = newWallet();
     const win = h.config.walletAuthWindowMs;
@@ -108,7 +118,9 @@ test("wallet timestamp: exactly the window away is accepted, one millisecond mor
       [t + win, true],
       [t + win + 1, false],
     ] as const) {
-      const r = await call(h, "GET", "/v1/balances", { headers: await walletHeaders(w, h, "GET", "/v1/balances", "", ts) });
+      const r = await call(h, "GET", "/v1/balances", {
+        headers: await walletHeaders(w, h, "GET", "/v1/balances", "", ts),
+      });
       if (ok) assert.equal(r.status, 200, `ts ${ts - t}: ${r.text}`);
       else refused(r, 401, "UNAUTHORIZED", "timestamp_outside_window");
     }
@@ -122,7 +134,11 @@ test("wallet replay cache across its rotation: a signature used just before a ro
     const win = h.config.walletAuthWindowMs;
     const start = t;
     // the first use sets the rotation clock; the one under test is used 1 ms before the rotation
-    assert.equal((await call(h, "GET", "/v1/balances", { headers: await walletHeaders(w, h, "GET", "/v1/balances", "", t) })).status, 200);
+    assert.equal(
+      (await call(h, "GET", "/v1/balances", { headers: await walletHeaders(w, h, "GET", "/v1/balances", "", t) }))
+        .status,
+      200,
+    );
     t = start + 2 * win - 1;
     const signedAt = t + win; // the latest timestamp still accepted at the time of use
     const headers = await walletHeaders(w, h, "GET", "/v1/balances", "", signedAt);
@@ -139,7 +155,7 @@ test("wallet replay cache across its rotation: a signature used just before a ro
 // ------------------------------------------------------------------ HMAC scheme
 
 test("HMAC: the signature is compared in full (last hex character flipped) and the window holds at its edge", async () => {
-  let t = Date.now();
+  const t = Date.now();
   await withHarness({ now: () => t }, async (h) => {
     const w = newWallet();
     fund(h, w.address);
@@ -147,7 +163,12 @@ test("HMAC: the signature is compared in full (last hex character flipped) and t
     const hd = hmacHeaders(k.apiKey, k.secret, "GET", "/v1/balances", "", t);
     const sig = hd["X-SIGNATURE"];
     const flipped = sig.slice(0, 63) + (sig[63] === "0" ? "1" : "0");
-    refused(await call(h, "GET", "/v1/balances", { headers: { ...hd, "X-SIGNATURE": flipped } }), 401, "UNAUTHORIZED", "invalid_signature");
+    refused(
+      await call(h, "GET", "/v1/balances", { headers: { ...hd, "X-SIGNATURE": flipped } }),
+      401,
+      "UNAUTHORIZED",
+      "invalid_signature",
+    );
     assert.equal((await call(h, "GET", "/v1/balances", { headers: hd })).status, 200);
     const win = h.config.hmacWindowMs;
     for (const [ts, ok] of [
@@ -156,7 +177,9 @@ test("HMAC: the signature is compared in full (last hex character flipped) and t
       [t + win, true],
       [t + win + 1, false],
     ] as const) {
-      const r = await call(h, "GET", "/v1/balances", { headers: hmacHeaders(k.apiKey, k.secret, "GET", "/v1/balances", "", ts) });
+      const r = await call(h, "GET", "/v1/balances", {
+        headers: hmacHeaders(k.apiKey, k.secret, "GET", "/v1/balances", "", ts),
+      });
       if (ok) assert.equal(r.status, 200, `ts ${ts - t}: ${r.text}`);
       else refused(r, 401, "UNAUTHORIZED", "timestamp_outside_window");
     }
@@ -182,11 +205,15 @@ test("DELETE /v1/api-keys/{id} wipes the sealed agent key", async () => {
   await withHarness({}, async (h) => {
     const w = newWallet();
     const k = await createKey(h, w);
-    const before = await h.db.query<{ c: string }>("SELECT agent_key_ciphertext AS c FROM dex_api_keys WHERE id = $1", [k.id]);
+    const before = await h.db.query<{ c: string }>("SELECT agent_key_ciphertext AS c FROM dex_api_keys WHERE id = $1", [
+      k.id,
+    ]);
     assert.ok(before.rows[0].c.length > 10);
     const path = `/v1/api-keys/${k.id}`;
     assert.equal((await call(h, "DELETE", path, { headers: await walletHeaders(w, h, "DELETE", path) })).status, 200);
-    const after = await h.db.query<{ c: string }>("SELECT agent_key_ciphertext AS c FROM dex_api_keys WHERE id = $1", [k.id]);
+    const after = await h.db.query<{ c: string }>("SELECT agent_key_ciphertext AS c FROM dex_api_keys WHERE id = $1", [
+      k.id,
+    ]);
     assert.equal(after.rows[0].c, "");
     assert.equal(await h.keys.agentOf(k.id), null);
   });
@@ -197,7 +224,10 @@ test("DELETE /v1/api-keys/{id} wipes the sealed agent key", async () => {
 async function pendingKey(h: Harness) {
   const w = newWallet();
   const body = JSON.stringify({ permissions: ["read", "trade"] });
-  const created = await call(h, "POST", "/v1/api-keys", { body, headers: await walletHeaders(w, h, "POST", "/v1/api-keys", body) });
+  const created = await call(h, "POST", "/v1/api-keys", {
+    body,
+    headers: await walletHeaders(w, h, "POST", "/v1/api-keys", body),
+  });
   assert.equal(created.status, 201, created.text);
   return { w, id: created.body.id as string, td: created.body.agent_approval };
 }
@@ -206,7 +236,9 @@ test("20 approvals of one key sent at once cost one submission; a later one is 4
   await withHarness({}, async (h) => {
     const { w, id, td } = await pendingKey(h);
     const body = await signApprovalBody(w, td);
-    const rs = await Promise.all(Array.from({ length: 20 }, () => call(h, "POST", `/v1/api-keys/${id}/agent-approval`, { body })));
+    const rs = await Promise.all(
+      Array.from({ length: 20 }, () => call(h, "POST", `/v1/api-keys/${id}/agent-approval`, { body })),
+    );
     assert.equal(rs.filter((r) => r.status === 200).length, 1, rs.map((r) => r.status).join(","));
     for (const r of rs.filter((x) => x.status !== 200)) refused(r, 409, "AGENT_ALREADY_APPROVED");
     assert.equal(h.service.approvalSubmissions.length, 1);
@@ -218,22 +250,38 @@ test("20 approvals of one key sent at once cost one submission; a later one is 4
 test("20 approvals of 20 different keys at once all succeed", async () => {
   await withHarness({}, async (h) => {
     const keys = await Promise.all(Array.from({ length: 20 }, () => pendingKey(h)));
-    const rs = await Promise.all(keys.map(async (k) => call(h, "POST", `/v1/api-keys/${k.id}/agent-approval`, { body: await signApprovalBody(k.w, k.td) })));
-    assert.deepEqual(rs.map((r) => r.status), Array(20).fill(200));
+    const rs = await Promise.all(
+      keys.map(async (k) =>
+        call(h, "POST", `/v1/api-keys/${k.id}/agent-approval`, { body: await signApprovalBody(k.w, k.td) }),
+      ),
+    );
+    assert.deepEqual(
+      rs.map((r) => r.status),
+      Array(20).fill(200),
+    );
     assert.equal(h.service.approvalSubmissions.length, 20);
   });
 });
 
 test("an approval for another agent, or longer than the service's lifetime, is refused and frees nothing", async () => {
-  let t = Date.now();
+  const t = Date.now();
   await withHarness({ now: () => t }, async (h) => {
     const { w, id, td } = await pendingKey(h);
     const other = newWallet().address;
-    refused(await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, { body: await signApprovalBody(w, td, { agent: other }) }), 400, "INVALID_REQUEST", "approval_mismatch");
+    refused(
+      await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, {
+        body: await signApprovalBody(w, td, { agent: other }),
+      }),
+      400,
+      "INVALID_REQUEST",
+      "approval_mismatch",
+    );
     const max = Math.floor(t / 1000) + h.config.agentApprovalSeconds;
     assert.equal(BigInt(td.message.expiry), BigInt(max), "the service offers exactly its lifetime");
     refused(
-      await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, { body: await signApprovalBody(w, td, { expiry: String(max + 1) }) }),
+      await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, {
+        body: await signApprovalBody(w, td, { expiry: String(max + 1) }),
+      }),
       400,
       "INVALID_REQUEST",
       "approval_too_long",
@@ -242,7 +290,9 @@ test("an approval for another agent, or longer than the service's lifetime, is r
     // a refused submission (bad signature) gives the key's one approval back
     const bad = { ...(await signApprovalBody(w, td)), signature: (await signApprovalBody(newWallet(), td)).signature };
     refused(await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, { body: bad }), 401, "UNAUTHORIZED");
-    const ok = await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, { body: await signApprovalBody(w, td, { expiry: String(max) }) });
+    const ok = await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, {
+      body: await signApprovalBody(w, td, { expiry: String(max) }),
+    });
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.body.agent_status, "approved");
   });
@@ -261,7 +311,9 @@ test("50 junk orders naming a victim neither use up the victim's order limit nor
     const victim = newWallet();
     const attacker = newWallet();
     fund(h, victim.address);
-    const placed = await call(h, "POST", "/v1/orders", { body: await signedOrderBody(victim, { side: "buy", price: 1000, size: 0.1, client_order_id: "victim-1" }) });
+    const placed = await call(h, "POST", "/v1/orders", {
+      body: await signedOrderBody(victim, { side: "buy", price: 1000, size: 0.1, client_order_id: "victim-1" }),
+    });
     assert.equal(placed.status, 201, placed.text);
     const callsBefore = h.service.placeCalls.length;
 
@@ -276,7 +328,9 @@ test("50 junk orders naming a victim neither use up the victim's order limit nor
     refused(await call(h, "POST", "/v1/orders", { body: probe }), 401, "UNAUTHORIZED", "invalid_order_signature");
     assert.equal(h.service.placeCalls.length, callsBefore, "no junk reached the service");
 
-    const real = await call(h, "POST", "/v1/orders", { body: await signedOrderBody(victim, { side: "buy", price: 999, size: 0.1 }) });
+    const real = await call(h, "POST", "/v1/orders", {
+      body: await signedOrderBody(victim, { side: "buy", price: 999, size: 0.1 }),
+    });
     assert.equal(real.status, 201, real.text);
   });
 });

@@ -137,12 +137,25 @@ export function resolveEncryptionKey(o: {
   legacyFile?: string;
 }): string {
   const file = sandboxKeyFile(o.dataDir);
-  if (o.mode === "sandbox" && o.keyHex === undefined && o.keyFile === undefined && !existsSync(file) && o.legacyFile && existsSync(o.legacyFile)) {
+  if (
+    o.mode === "sandbox" &&
+    o.keyHex === undefined &&
+    o.keyFile === undefined &&
+    !existsSync(file) &&
+    o.legacyFile &&
+    existsSync(o.legacyFile)
+  ) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     renameSync(o.legacyFile, file);
   }
   try {
-    return resolveKeyHex({ name: "API_KEY_ENCRYPTION_KEY", mode: o.mode, keyHex: o.keyHex, keyFile: o.keyFile, sandboxFile: file });
+    return resolveKeyHex({
+      name: "API_KEY_ENCRYPTION_KEY",
+      mode: o.mode,
+      keyHex: o.keyHex,
+      keyFile: o.keyFile,
+      sandboxFile: file,
+    });
   } catch (err) {
     if (err instanceof KeyConfigError) throw new EncryptionKeyError(err.message);
     throw err;

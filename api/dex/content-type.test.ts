@@ -3,7 +3,18 @@
 // nothing: no order placed, no key created (#13). application/json with any parameters still works.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { call, createKey, fund, keyHeaders, newWallet, signedOrderBody, startHarness, walletHeaders, type Harness, type TestKey } from "../testing/harness";
+import {
+  call,
+  createKey,
+  fund,
+  keyHeaders,
+  newWallet,
+  signedOrderBody,
+  startHarness,
+  walletHeaders,
+  type Harness,
+  type TestKey,
+} from "../testing/harness";
 
 let h: Harness;
 let k: TestKey;
@@ -15,10 +26,23 @@ before(async () => {
 });
 after(() => h.close());
 
-const order = JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1, time_in_force: "gtc" });
+const order = JSON.stringify({
+  symbol: "WETH-USD",
+  side: "buy",
+  type: "limit",
+  price: 1000,
+  size: 0.1,
+  time_in_force: "gtc",
+});
 
 /** fetch with the exact Content-Type given (none when undefined: a byte body carries none). */
-async function send(method: string, path: string, body: string, contentType: string | undefined, headers: Record<string, string> = {}) {
+async function send(
+  method: string,
+  path: string,
+  body: string,
+  contentType: string | undefined,
+  headers: Record<string, string> = {},
+) {
   const r = await fetch(h.origin + path, {
     method,
     headers: { ...(contentType !== undefined ? { "content-type": contentType } : {}), ...headers },
@@ -28,7 +52,14 @@ async function send(method: string, path: string, body: string, contentType: str
   return { status: r.status, headers: r.headers, body: JSON.parse(text), text };
 }
 
-const NOT_JSON = ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", undefined];
+const NOT_JSON = [
+  "text/plain",
+  "text/plain;charset=UTF-8",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/jsonx",
+  undefined,
+];
 
 test("POST /v1/orders: a JSON body that is not sent as application/json is 415 and places nothing (API key and wallet-signed)", async () => {
   const calls = h.service.placeCalls.length;
@@ -44,7 +75,11 @@ test("POST /v1/orders: a JSON body that is not sent as application/json is 415 a
       const r = await send("POST", "/v1/orders", body, contentType, headers);
       assert.equal(r.status, 415, `${contentType}: ${r.text}`);
       assert.deepEqual(r.body, {
-        error: { code: "UNSUPPORTED_MEDIA_TYPE", message: r.body.error.message, details: { content_type: contentType ?? null, accepted: ["application/json"] } },
+        error: {
+          code: "UNSUPPORTED_MEDIA_TYPE",
+          message: r.body.error.message,
+          details: { content_type: contentType ?? null, accepted: ["application/json"] },
+        },
       });
       assert.equal(typeof r.body.error.message, "string");
       assert.ok(r.headers.get("x-ratelimit-remaining") !== null, "rate-limit headers on the refusal too");
@@ -64,10 +99,18 @@ test("POST /v1/orders: a JSON body that is not sent as application/json is 415 a
 test("POST /v1/api-keys and agent-approval: 415 for a non-JSON body, no key created", async () => {
   const owner = newWallet();
   const body = JSON.stringify({ permissions: ["read"] });
-  const r = await send("POST", "/v1/api-keys", body, "text/plain", await walletHeaders(owner, h, "POST", "/v1/api-keys", body));
+  const r = await send(
+    "POST",
+    "/v1/api-keys",
+    body,
+    "text/plain",
+    await walletHeaders(owner, h, "POST", "/v1/api-keys", body),
+  );
   assert.equal(r.status, 415, r.text);
   assert.equal(r.body.error.code, "UNSUPPORTED_MEDIA_TYPE");
-  const listed = await call(h, "GET", "/v1/api-keys", { headers: await walletHeaders(owner, h, "GET", "/v1/api-keys") });
+  const listed = await call(h, "GET", "/v1/api-keys", {
+    headers: await walletHeaders(owner, h, "GET", "/v1/api-keys"),
+  });
   assert.equal(listed.status, 200, listed.text);
   assert.deepEqual(listed.body.api_keys, [], "no key created");
   const approval = await send("POST", `/v1/api-keys/${k.id}/agent-approval`, "{}", "text/plain");
@@ -75,9 +118,15 @@ test("POST /v1/api-keys and agent-approval: 415 for a non-JSON body, no key crea
 });
 
 test("requests without a body are not concerned; an empty body with any type is the usual missing-body 400", async () => {
-  assert.equal((await call(h, "GET", "/v1/orderbook/WETH-USD", { headers: { "content-type": "text/plain" } })).status, 200);
+  assert.equal(
+    (await call(h, "GET", "/v1/orderbook/WETH-USD", { headers: { "content-type": "text/plain" } })).status,
+    200,
+  );
   const placed = await call(h, "POST", "/v1/orders", { body: order, headers: keyHeaders(k) });
-  const del = await fetch(`${h.origin}/v1/orders/${placed.body.order_id}`, { method: "DELETE", headers: { ...keyHeaders(k), "content-type": "text/plain" } });
+  const del = await fetch(`${h.origin}/v1/orders/${placed.body.order_id}`, {
+    method: "DELETE",
+    headers: { ...keyHeaders(k), "content-type": "text/plain" },
+  });
   assert.equal(del.status, 200, await del.text());
   const empty = await send("POST", "/v1/orders", "", "text/plain", keyHeaders(k));
   assert.equal(empty.status, 400, empty.text);

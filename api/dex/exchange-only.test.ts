@@ -4,7 +4,17 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { ApiError } from "../errors";
-import { call, createKey, fund, keyHeaders, newWallet, signedOrderBody, startHarness, type Harness, type TestKey } from "../testing/harness";
+import {
+  call,
+  createKey,
+  fund,
+  keyHeaders,
+  newWallet,
+  signedOrderBody,
+  startHarness,
+  type Harness,
+  type TestKey,
+} from "../testing/harness";
 
 let h: Harness;
 let bot: TestKey;
@@ -18,15 +28,30 @@ before(async () => {
 });
 after(() => h.close());
 
-const refusal = (r: { status: number; body: any }) => [r.status, r.body?.error?.code, r.body?.error?.details?.reason, r.body?.error?.details?.symbol]; // eslint-disable-line @typescript-eslint/no-explicit-any
+const refusal = (r: { status: number; body: any }) => [
+  r.status,
+  r.body?.error?.code,
+  r.body?.error?.details?.reason,
+  r.body?.error?.details?.symbol,
+]; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 test("REST: a wallet-signed and an API-key order on an exchange-only book are refused 403 and the book stays empty", async () => {
-  const signed = await call(h, "POST", "/v1/orders", { body: await signedOrderBody(wallet, { side: "buy", price: 2500, size: 1, client_order_id: "w-1" }) });
+  const signed = await call(h, "POST", "/v1/orders", {
+    body: await signedOrderBody(wallet, { side: "buy", price: 2500, size: 1, client_order_id: "w-1" }),
+  });
   assert.deepEqual(refusal(signed), [403, "FORBIDDEN", "exchange_only_book", "WETH-USD"]);
   assert.match(signed.body.error.message, /exchange API/);
   const keyed = await call(h, "POST", "/v1/orders", {
     headers: keyHeaders(bot),
-    body: { symbol: "WETH-USD", side: "sell", type: "limit", price: 2500, size: 1, time_in_force: "GTC", client_order_id: "k-1" },
+    body: {
+      symbol: "WETH-USD",
+      side: "sell",
+      type: "limit",
+      price: 2500,
+      size: 1,
+      time_in_force: "GTC",
+      client_order_id: "k-1",
+    },
   });
   assert.deepEqual(refusal(keyed), [403, "FORBIDDEN", "exchange_only_book", "WETH-USD"]);
   const book = await call(h, "GET", "/v1/orderbook/WETH-USD?depth=5");
@@ -36,10 +61,24 @@ test("REST: a wallet-signed and an API-key order on an exchange-only book are re
 
 test("the placer the WebSocket order entry and gRPC share refuses it too; another book takes the same order", async () => {
   const body = (await signedOrderBody(wallet, { side: "buy", price: 2500, size: 1, client_order_id: "w-2" })) as never;
-  await assert.rejects(h.placeOrder(body, null), (e: unknown) => e instanceof ApiError && e.code === "FORBIDDEN" && (e.details as { reason?: string }).reason === "exchange_only_book");
+  await assert.rejects(
+    h.placeOrder(body, null),
+    (e: unknown) =>
+      e instanceof ApiError &&
+      e.code === "FORBIDDEN" &&
+      (e.details as { reason?: string }).reason === "exchange_only_book",
+  );
   const other = await call(h, "POST", "/v1/orders", {
     headers: keyHeaders(bot),
-    body: { symbol: "WBTC-USD", side: "sell", type: "limit", price: 60000, size: 0.5, time_in_force: "GTC", client_order_id: "k-2" },
+    body: {
+      symbol: "WBTC-USD",
+      side: "sell",
+      type: "limit",
+      price: 60000,
+      size: 0.5,
+      time_in_force: "GTC",
+      client_order_id: "k-2",
+    },
   });
   assert.equal(other.status, 201, other.text);
 });

@@ -1,10 +1,21 @@
 // Spec 8 rate limits (headers on every response, 429 with Retry-After) and client_order_id idempotency.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { call, createKey, fund, hmacHeaders, keyHeaders, newWallet, signedOrderBody, startHarness } from "../testing/harness";
+import {
+  call,
+  createKey,
+  fund,
+  hmacHeaders,
+  keyHeaders,
+  newWallet,
+  signedOrderBody,
+  startHarness,
+} from "../testing/harness";
 
 test("rate limits: headers on every response, 429 RATE_LIMIT_EXCEEDED with Retry-After per surface", async () => {
-  const h = await startHarness({ rateLimits: { publicPerMinute: 3, ordersPerSecond: 2, signedMarketDataPerMinute: 2 } });
+  const h = await startHarness({
+    rateLimits: { publicPerMinute: 3, ordersPerSecond: 2, signedMarketDataPerMinute: 2 },
+  });
   try {
     const w = newWallet();
     fund(h, w.address);
@@ -26,22 +37,35 @@ test("rate limits: headers on every response, 429 RATE_LIMIT_EXCEEDED with Retry
 
     const order = { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 };
     const placed: number[] = [];
-    for (let i = 0; i < 3; i++) placed.push((await call(h, "POST", "/v1/orders", { body: order, headers: keyHeaders(k) })).status);
+    for (let i = 0; i < 3; i++)
+      placed.push((await call(h, "POST", "/v1/orders", { body: order, headers: keyHeaders(k) })).status);
     assert.deepEqual(placed, [201, 201, 429], "10 orders/s in production, 2 here");
     // wallet-signed orders are limited per trader address
     const dapp = newWallet();
     fund(h, dapp.address);
     const signed: number[] = [];
-    for (let i = 0; i < 3; i++) signed.push((await call(h, "POST", "/v1/orders", { body: await signedOrderBody(dapp, { side: "buy", price: 1000, size: 0.1 }) })).status);
+    for (let i = 0; i < 3; i++)
+      signed.push(
+        (
+          await call(h, "POST", "/v1/orders", {
+            body: await signedOrderBody(dapp, { side: "buy", price: 1000, size: 0.1 }),
+          })
+        ).status,
+      );
     assert.deepEqual(signed, [201, 201, 429]);
 
     const path = "/v1/ticker/WETH-USD";
     const tick: number[] = [];
-    for (let i = 0; i < 3; i++) tick.push((await call(h, "GET", path, { headers: hmacHeaders(k.apiKey, k.secret, "GET", path) })).status);
+    for (let i = 0; i < 3; i++)
+      tick.push((await call(h, "GET", path, { headers: hmacHeaders(k.apiKey, k.secret, "GET", path) })).status);
     assert.deepEqual(tick, [200, 200, 429], "signed-scheme market data limit");
     // a 401 and a 404 carry the headers too
     for (const r of [await call(h, "GET", "/v1/balances"), await call(h, "GET", "/v1/nowhere")]) {
-      assert.ok(r.headers.get("x-ratelimit-limit") && r.headers.get("x-ratelimit-remaining") && r.headers.get("x-ratelimit-reset"));
+      assert.ok(
+        r.headers.get("x-ratelimit-limit") &&
+          r.headers.get("x-ratelimit-remaining") &&
+          r.headers.get("x-ratelimit-reset"),
+      );
     }
   } finally {
     await h.close();
@@ -54,10 +78,19 @@ test("idempotency: a retry with the same client_order_id returns the first resul
     const w = newWallet();
     fund(h, w.address);
     const k = await createKey(h, w);
-    const body = { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1, client_order_id: "retry-me" };
+    const body = {
+      symbol: "WETH-USD",
+      side: "buy",
+      type: "limit",
+      price: 1000,
+      size: 0.1,
+      client_order_id: "retry-me",
+    };
     const first = await call(h, "POST", "/v1/orders", { body, headers: keyHeaders(k) });
     assert.equal(first.status, 201);
-    const again = await Promise.all([1, 2, 3].map(() => call(h, "POST", "/v1/orders", { body, headers: keyHeaders(k) })));
+    const again = await Promise.all(
+      [1, 2, 3].map(() => call(h, "POST", "/v1/orders", { body, headers: keyHeaders(k) })),
+    );
     for (const r of again) {
       assert.equal(r.status, 201);
       assert.deepEqual(r.body, first.body);
@@ -75,7 +108,9 @@ test("idempotency: a retry with the same client_order_id returns the first resul
 
     // concurrent first attempts: exactly one order
     const body2 = { ...body, client_order_id: "burst" };
-    const burst = await Promise.all([1, 2, 3, 4, 5].map(() => call(h, "POST", "/v1/orders", { body: body2, headers: keyHeaders(k) })));
+    const burst = await Promise.all(
+      [1, 2, 3, 4, 5].map(() => call(h, "POST", "/v1/orders", { body: body2, headers: keyHeaders(k) })),
+    );
     assert.equal(new Set(burst.map((r) => r.body.order_id)).size, 1);
     assert.equal(h.service.orderCount(), 2);
 
@@ -113,9 +148,22 @@ test("idempotency: an order the service took whose answer was lost (crash before
     // record from its journal on restart (test/e2e/pipeline-dex-service.test.ts checks that part).
     const agent = (await h.keys.agentOf(k.id))!;
     const first = await h.service.placeOrder({
-      kind: "api_key", agent, apiKeyId: k.id, trader: w.address, orderId: "11111111-1111-4111-8111-111111111111", clientOrderId: "crashed",
-      requestHash: requestHash(body), symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc", priceTicks: 100_000n,
-      triggerPriceTicks: null, sizeLots: 1_000n, expiresAtMs: null, receivedAtMs: Date.now(),
+      kind: "api_key",
+      agent,
+      apiKeyId: k.id,
+      trader: w.address,
+      orderId: "11111111-1111-4111-8111-111111111111",
+      clientOrderId: "crashed",
+      requestHash: requestHash(body),
+      symbol: "WETH-USD",
+      side: "buy",
+      type: "limit",
+      timeInForce: "gtc",
+      priceTicks: 100_000n,
+      triggerPriceTicks: null,
+      sizeLots: 1_000n,
+      expiresAtMs: null,
+      receivedAtMs: Date.now(),
     });
     const calls = h.service.placeCalls.length;
     const r = await call(h, "POST", "/v1/orders", { body, headers: keyHeaders(k) });

@@ -5,7 +5,14 @@
 import { z } from "zod";
 import { ORDER_TYPES, OrderFlags } from "../../sdk/eip712";
 import { formatDecimal } from "../../sdk/decimal";
-import { ORDER_TYPE_RULES, dexTimeInForce, type DexFees, type DexOrderType, type DexService, type MarketSpec } from "../../pipeline/service";
+import {
+  ORDER_TYPE_RULES,
+  dexTimeInForce,
+  type DexFees,
+  type DexOrderType,
+  type DexService,
+  type MarketSpec,
+} from "../../pipeline/service";
 import { priceExponent } from "./units";
 
 const decimal = z.string().regex(/^\d+(\.\d+)?$/);
@@ -17,10 +24,17 @@ export const marketsResponse = z.object({
   settlement: address.describe("the Settlement contract (the EIP-712 domain's verifyingContract)"),
   eip712: z
     .object({
-      domain: z.object({ name: z.string(), version: z.string(), chainId: z.number().int(), verifyingContract: address }),
+      domain: z.object({
+        name: z.string(),
+        version: z.string(),
+        chainId: z.number().int(),
+        verifyingContract: address,
+      }),
       types: z.record(z.string(), z.array(z.object({ name: z.string(), type: z.string() }))),
       primary_type: z.literal("Order"),
-      flags: z.object({ post_only: z.number().int() }).describe("bits of Order.flags: post_only is set exactly for time_in_force post_only and type limit_maker"),
+      flags: z
+        .object({ post_only: z.number().int() })
+        .describe("bits of Order.flags: post_only is set exactly for time_in_force post_only and type limit_maker"),
     })
     .describe("what a wallet signs to place an order itself (POST /v1/orders with `order` and `signature`)"),
   markets: z.array(
@@ -32,7 +46,9 @@ export const marketsResponse = z.object({
       lot_size: decimal.describe("size increment, base tokens"),
       min_size: decimal,
       max_size: decimal,
-      fees: z.object({ maker_bps: z.number().int(), taker_bps: z.number().int() }).describe("basis points of what each side receives, charged in that token"),
+      fees: z
+        .object({ maker_bps: z.number().int(), taker_bps: z.number().int() })
+        .describe("basis points of what each side receives, charged in that token"),
       order_types: z.array(
         z.object({
           type: z.string(),
@@ -43,7 +59,10 @@ export const marketsResponse = z.object({
       ),
       signed_order: z
         .object({
-          price_exponent: z.number().int().describe("Order.price = price x 10^price_exponent (quote base units per 1e18 base base units)"),
+          price_exponent: z
+            .number()
+            .int()
+            .describe("Order.price = price x 10^price_exponent (quote base units per 1e18 base base units)"),
           amount_exponent: z.number().int().describe("Order.amount = size x 10^amount_exponent (base base units)"),
           base_token: address,
           quote_token: address,
@@ -54,7 +73,10 @@ export const marketsResponse = z.object({
 });
 
 export const timeResponse = z.object({
-  timestamp: z.number().int().describe("server time, Unix ms (X-TIMESTAMP and X-Wallet-Timestamp are checked against it)"),
+  timestamp: z
+    .number()
+    .int()
+    .describe("server time, Unix ms (X-TIMESTAMP and X-Wallet-Timestamp are checked against it)"),
   iso: z.string().describe("the same instant, ISO 8601 UTC"),
 });
 
@@ -67,7 +89,12 @@ const tokenSymbols = (m: MarketSpec): [string, string] => {
 const orderTypes = () =>
   (Object.keys(ORDER_TYPE_RULES) as DexOrderType[]).map((type) => {
     const rule = ORDER_TYPE_RULES[type];
-    return { type, time_in_force: rule.timeInForce.map(dexTimeInForce), price: rule.needsPrice, trigger_price: rule.needsTrigger };
+    return {
+      type,
+      time_in_force: rule.timeInForce.map(dexTimeInForce),
+      price: rule.needsPrice,
+      trigger_price: rule.needsTrigger,
+    };
   });
 
 export function presentMarket(m: MarketSpec, fees: DexFees) {
@@ -83,7 +110,12 @@ export function presentMarket(m: MarketSpec, fees: DexFees) {
     max_size: formatDecimal(m.maxLots * m.lotSize, m.baseDecimals),
     fees: { maker_bps: Number(fees.makerFeeBps), taker_bps: Number(fees.takerFeeBps) },
     order_types: orderTypes(),
-    signed_order: { price_exponent: exp, amount_exponent: m.baseDecimals, base_token: m.baseToken, quote_token: m.quoteToken },
+    signed_order: {
+      price_exponent: exp,
+      amount_exponent: m.baseDecimals,
+      base_token: m.baseToken,
+      quote_token: m.quoteToken,
+    },
   };
 }
 
@@ -94,7 +126,12 @@ export function presentMarkets(service: DexService): z.infer<typeof marketsRespo
     chain_id: domain.chainId,
     settlement: domain.verifyingContract,
     eip712: {
-      domain: { name: domain.name, version: domain.version, chainId: domain.chainId, verifyingContract: domain.verifyingContract },
+      domain: {
+        name: domain.name,
+        version: domain.version,
+        chainId: domain.chainId,
+        verifyingContract: domain.verifyingContract,
+      },
       types: { Order: ORDER_TYPES.Order.map((f) => ({ ...f })) },
       primary_type: "Order",
       flags: { post_only: OrderFlags.POST_ONLY },
@@ -103,4 +140,7 @@ export function presentMarkets(service: DexService): z.infer<typeof marketsRespo
   };
 }
 
-export const presentTime = (nowMs: number): z.infer<typeof timeResponse> => ({ timestamp: nowMs, iso: new Date(nowMs).toISOString() });
+export const presentTime = (nowMs: number): z.infer<typeof timeResponse> => ({
+  timestamp: nowMs,
+  iso: new Date(nowMs).toISOString(),
+});

@@ -34,7 +34,15 @@ test("GET /v1/markets: tokens, grid, limits, fees, spec 3.2's order types, chain
   );
   const weth = r.body.markets[0];
   assert.deepEqual(
-    { base: weth.base, quote: weth.quote, tick: weth.tick_size, lot: weth.lot_size, min: weth.min_size, max: weth.max_size, fees: weth.fees },
+    {
+      base: weth.base,
+      quote: weth.quote,
+      tick: weth.tick_size,
+      lot: weth.lot_size,
+      min: weth.min_size,
+      max: weth.max_size,
+      fees: weth.fees,
+    },
     {
       base: { symbol: "WETH", address: TEST_MARKETS[0].baseToken, decimals: 18 },
       quote: { symbol: "USD", address: TEST_MARKETS[0].quoteToken, decimals: 6 },
@@ -45,9 +53,17 @@ test("GET /v1/markets: tokens, grid, limits, fees, spec 3.2's order types, chain
       fees: { maker_bps: 0, taker_bps: 0 },
     },
   );
-  assert.deepEqual(weth.signed_order, { price_exponent: 6, amount_exponent: 18, base_token: TEST_MARKETS[0].baseToken, quote_token: TEST_MARKETS[0].quoteToken });
+  assert.deepEqual(weth.signed_order, {
+    price_exponent: 6,
+    amount_exponent: 18,
+    base_token: TEST_MARKETS[0].baseToken,
+    quote_token: TEST_MARKETS[0].quoteToken,
+  });
   const wbtc = r.body.markets[1];
-  assert.deepEqual({ tick: wbtc.tick_size, lot: wbtc.lot_size, price_exponent: wbtc.signed_order.price_exponent }, { tick: "0.01", lot: "0.0001", price_exponent: 16 });
+  assert.deepEqual(
+    { tick: wbtc.tick_size, lot: wbtc.lot_size, price_exponent: wbtc.signed_order.price_exponent },
+    { tick: "0.01", lot: "0.0001", price_exponent: 16 },
+  );
   // the one spec 3.2 table, lower-case, the default first
   const expected = Object.entries(ORDER_TYPE_RULES).map(([type, rule]) => ({
     type,
@@ -80,9 +96,21 @@ test("a wallet that reads only GET /v1/markets signs an order the API places", a
     nonce: 7n,
     flags: 0,
   };
-  const signature: Hex = await w.signTypedData({ domain: body.eip712.domain, types: body.eip712.types, primaryType: body.eip712.primary_type, message: order });
-  const wire = Object.fromEntries(Object.entries(order).map(([k, v]) => [k === "baseToken" ? "base_token" : k === "quoteToken" ? "quote_token" : k, typeof v === "bigint" ? v.toString() : v]));
-  const placed = await call(h, "POST", "/v1/orders", { body: { symbol: "WETH-USD", side: "buy", type: "limit", price, size, time_in_force: "gtc", order: wire, signature } });
+  const signature: Hex = await w.signTypedData({
+    domain: body.eip712.domain,
+    types: body.eip712.types,
+    primaryType: body.eip712.primary_type,
+    message: order,
+  });
+  const wire = Object.fromEntries(
+    Object.entries(order).map(([k, v]) => [
+      k === "baseToken" ? "base_token" : k === "quoteToken" ? "quote_token" : k,
+      typeof v === "bigint" ? v.toString() : v,
+    ]),
+  );
+  const placed = await call(h, "POST", "/v1/orders", {
+    body: { symbol: "WETH-USD", side: "buy", type: "limit", price, size, time_in_force: "gtc", order: wire, signature },
+  });
   assert.equal(placed.status, 201, placed.text);
   assert.equal(placed.body.status, "open");
   const book = await call(h, "GET", "/v1/orderbook/WETH-USD");

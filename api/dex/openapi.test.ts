@@ -34,13 +34,20 @@ const EXPECTED = [
 
 test("every route is documented, and every documented route is served", async () => {
   assert.equal(doc.openapi, "3.1.0");
-  const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m} ${p}`));
+  const documented = Object.entries(doc.paths).flatMap(([p, ops]) =>
+    Object.keys(ops as object).map((m) => `${m} ${p}`),
+  );
   assert.deepEqual([...documented].sort(), [...EXPECTED].sort());
   // served: no documented route answers ROUTE_NOT_FOUND
   for (const r of EXPECTED) {
     const [method, path] = r.split(" ");
     const concrete = path.replace("{symbol}", "WETH-USD").replace(/\{\w+\}/g, "00000000-0000-4000-8000-000000000000");
-    const res = await call(h, method.toUpperCase(), concrete, method === "get" || method === "delete" ? {} : { body: "{}" });
+    const res = await call(
+      h,
+      method.toUpperCase(),
+      concrete,
+      method === "get" || method === "delete" ? {} : { body: "{}" },
+    );
     assert.notEqual(res.body?.error?.code, "ROUTE_NOT_FOUND", r);
   }
 });
@@ -67,15 +74,24 @@ test("every schema in the document compiles as JSON Schema 2020-12", () => {
 
 test("real responses conform to the documented schemas", async () => {
   const ajv = new Ajv2020({ strict: false });
-  const schemaOf = (path: string, method: string, status: number) => doc.paths[path][method].responses[status].content["application/json"].schema;
+  const schemaOf = (path: string, method: string, status: number) =>
+    doc.paths[path][method].responses[status].content["application/json"].schema;
   const w = newWallet();
   fund(h, w.address);
   const k = await createKey(h, w);
-  const placed = await call(h, "POST", "/v1/orders", { body: { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }, headers: keyHeaders(k) });
+  const placed = await call(h, "POST", "/v1/orders", {
+    body: { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 },
+    headers: keyHeaders(k),
+  });
   const checks: [string, string, number, unknown][] = [
     ["/v1/orders", "post", 201, placed.body],
     ["/v1/orderbook/{symbol}", "get", 200, (await call(h, "GET", "/v1/orderbook/WETH-USD")).body],
-    ["/v1/orders/{order_id}", "get", 200, (await call(h, "GET", `/v1/orders/${placed.body.order_id}`, { headers: keyHeaders(k) })).body],
+    [
+      "/v1/orders/{order_id}",
+      "get",
+      200,
+      (await call(h, "GET", `/v1/orders/${placed.body.order_id}`, { headers: keyHeaders(k) })).body,
+    ],
     ["/v1/orders", "get", 200, (await call(h, "GET", "/v1/orders", { headers: keyHeaders(k) })).body],
     ["/v1/balances", "get", 200, (await call(h, "GET", "/v1/balances", { headers: keyHeaders(k) })).body],
     ["/v1/api-keys", "get", 200, (await call(h, "GET", "/v1/api-keys", { headers: keyHeaders(k) })).body],
@@ -83,7 +99,12 @@ test("real responses conform to the documented schemas", async () => {
     ["/v1/markets", "get", 200, (await call(h, "GET", "/v1/markets")).body],
     ["/v1/time", "get", 200, (await call(h, "GET", "/v1/time")).body],
     ["/v1/orders", "post", 400, (await call(h, "POST", "/v1/orders", { body: "{" })).body],
-    ["/v1/orders", "post", 415, (await call(h, "POST", "/v1/orders", { body: "{}", headers: { "content-type": "text/plain" } })).body],
+    [
+      "/v1/orders",
+      "post",
+      415,
+      (await call(h, "POST", "/v1/orders", { body: "{}", headers: { "content-type": "text/plain" } })).body,
+    ],
   ];
   for (const [path, method, status, body] of checks) {
     const validate = ajv.compile(schemaOf(path, method, status));
@@ -101,12 +122,16 @@ test("POST /v1/orders documents 503 CHAIN_UNAVAILABLE with its Retry-After heade
   // the error body the REST error handler answers for the pipeline's refusal, against the documented schema
   const { toHttpError } = await import("../errors");
   const { DexServiceError } = await import("../../pipeline/service");
-  const answer = toHttpError(new DexServiceError("CHAIN_UNAVAILABLE", "home chain 31337 is unavailable", { chainId: 31337, retry_after: 3 }));
+  const answer = toHttpError(
+    new DexServiceError("CHAIN_UNAVAILABLE", "home chain 31337 is unavailable", { chainId: 31337, retry_after: 3 }),
+  );
   assert.equal(answer.status, 503);
   assert.equal(answer.error.retryAfterS, 3);
   const validate = new Ajv2020({ strict: false }).compile(r503.content["application/json"].schema);
   assert.ok(validate(answer.body), JSON.stringify(validate.errors));
   // no other route can answer it: only placement passes the settlement gate
   for (const [path, ops] of Object.entries(doc.paths) as [string, Record<string, any>][])
-    for (const [method, o] of Object.entries(ops)) if (`${method} ${path}` !== "post /v1/orders") assert.doesNotMatch(o.responses["503"]?.description ?? "", /CHAIN_UNAVAILABLE/, `${method} ${path}`);
+    for (const [method, o] of Object.entries(ops))
+      if (`${method} ${path}` !== "post /v1/orders")
+        assert.doesNotMatch(o.responses["503"]?.description ?? "", /CHAIN_UNAVAILABLE/, `${method} ${path}`);
 });

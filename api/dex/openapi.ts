@@ -28,7 +28,10 @@ function parameters(spec: RouteSpec) {
     ["query", spec.query],
   ] as const) {
     if (!schema) continue;
-    const js = toSchema(schema, "input") as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+    const js = toSchema(schema, "input") as {
+      properties?: Record<string, Record<string, unknown>>;
+      required?: string[];
+    };
     for (const [name, prop] of Object.entries(js.properties ?? {})) {
       out.push({
         name,
@@ -95,10 +98,16 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], serverUrl = "/
         apiSecret: header("X-API-Secret", "API secret (spec 5.3)"),
         hmacKey: header("X-API-KEY", "API key (spec 5.2)"),
         hmacTimestamp: header("X-TIMESTAMP", "Unix ms; at most 5 s from server time"),
-        hmacSignature: header("X-SIGNATURE", "hex HMAC-SHA256(secret, timestamp + METHOD + path-with-query + raw body)"),
+        hmacSignature: header(
+          "X-SIGNATURE",
+          "hex HMAC-SHA256(secret, timestamp + METHOD + path-with-query + raw body)",
+        ),
         walletAddress: header("X-Wallet-Address", "the wallet"),
         walletTimestamp: header("X-Wallet-Timestamp", "Unix ms; at most 60 s from server time"),
-        walletSignature: header("X-Wallet-Signature", "EIP-191 signature (65 bytes, low s, v 27 or 28) of timestamp + METHOD + host + path-with-query + raw body; host = the Host header sent, e.g. api.example.com or 127.0.0.1:3001; each signature is accepted once"),
+        walletSignature: header(
+          "X-Wallet-Signature",
+          "EIP-191 signature (65 bytes, low s, v 27 or 28) of timestamp + METHOD + host + path-with-query + raw body; host = the Host header sent, e.g. api.example.com or 127.0.0.1:3001; each signature is accepted once",
+        ),
       },
     },
   };

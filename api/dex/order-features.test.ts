@@ -7,8 +7,25 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { signRequest } from "../auth/hmac";
 import { createApiLogger } from "../logger";
-import { call, createKey, fund, keyHeaders, newWallet, signedOrderBody, startHarness, walletHeaders, type Harness, type TestKey } from "../testing/harness";
-import { createMemoryDexService, ORDER_TYPES, SETTLEMENT_DOMAIN, TEST_MARKETS, type MemoryDexService } from "../testing/memory-dex-service";
+import {
+  call,
+  createKey,
+  fund,
+  keyHeaders,
+  newWallet,
+  signedOrderBody,
+  startHarness,
+  walletHeaders,
+  type Harness,
+  type TestKey,
+} from "../testing/harness";
+import {
+  createMemoryDexService,
+  ORDER_TYPES,
+  SETTLEMENT_DOMAIN,
+  TEST_MARKETS,
+  type MemoryDexService,
+} from "../testing/memory-dex-service";
 import { connectWs, type TestWs } from "../testing/ws-client";
 import { createGrpcServer, PROTO_PATH, type DexGrpcServer } from "../grpc/server";
 import { createWsServer, type DexWsServer } from "../ws/server";
@@ -32,9 +49,19 @@ before(async () => {
   h = await startHarness({ service, now });
   ws = await createWsServer({ config: h.config, logger: createApiLogger({ level: "silent" }), service, auth: h.auth });
   wsUrl = (await ws.listen(0)).url;
-  grpcServer = createGrpcServer({ config: h.config, logger: createApiLogger({ level: "silent" }), service, keys: h.keys, placeOrder: h.placeOrder, auth: h.auth, clock: { now } });
+  grpcServer = createGrpcServer({
+    config: h.config,
+    logger: createApiLogger({ level: "silent" }),
+    service,
+    keys: h.keys,
+    placeOrder: h.placeOrder,
+    auth: h.auth,
+    clock: { now },
+  });
   const { address } = await grpcServer.listen(0);
-  const pkg = grpc.loadPackageDefinition(protoLoader.loadSync(PROTO_PATH, { keepCase: true, longs: Number, enums: String, defaults: true })) as any;
+  const pkg = grpc.loadPackageDefinition(
+    protoLoader.loadSync(PROTO_PATH, { keepCase: true, longs: Number, enums: String, defaults: true }),
+  ) as any;
   rpc = new pkg.dex.v1.TradingService(address, grpc.credentials.createInsecure());
   const [a, b, c] = [newWallet(), newWallet(), newWallet()];
   for (const w of [a, b, c]) fund(h, w.address);
@@ -49,7 +76,8 @@ after(async () => {
 });
 
 const SYMBOL = "WBTC-USD"; // a book of its own: the WETH-USD tests below do not meet these orders
-const place = (k: TestKey, body: Record<string, unknown>) => call(h, "POST", "/v1/orders", { headers: keyHeaders(k), body: { symbol: "WETH-USD", type: "limit", ...body } });
+const place = (k: TestKey, body: Record<string, unknown>) =>
+  call(h, "POST", "/v1/orders", { headers: keyHeaders(k), body: { symbol: "WETH-USD", type: "limit", ...body } });
 const grpcCall = <T = any>(method: string, req: object, k?: TestKey): Promise<T> =>
   new Promise((resolve, reject) => {
     const md = new grpc.Metadata();
@@ -64,7 +92,12 @@ async function privateWs(k: TestKey): Promise<TestWs> {
   const c = await connectWs(wsUrl);
   sockets.push(c);
   const ts = now();
-  c.send({ type: "auth", api_key: k.apiKey, timestamp: ts, signature: signRequest(k.secret, String(ts), "GET", "/ws", "") });
+  c.send({
+    type: "auth",
+    api_key: k.apiKey,
+    timestamp: ts,
+    signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
+  });
   await c.next((m) => m.type === "authenticated");
   c.send({ type: "subscribe", channel: "orders" });
   await c.next((m) => m.type === "subscribed" && m.channel === "orders");
@@ -93,10 +126,16 @@ test("GTD over REST (API key): rests with its expires_at, expires on time, and t
   assert.equal(r.body.expires_at, expiresAt);
   offset += 19_000;
   service.tick();
-  assert.equal((await call(h, "GET", `/v1/orders/${r.body.order_id}`, { headers: keyHeaders(alice) })).body.status, "open", "not before its time");
+  assert.equal(
+    (await call(h, "GET", `/v1/orders/${r.body.order_id}`, { headers: keyHeaders(alice) })).body.status,
+    "open",
+    "not before its time",
+  );
   offset += 1_000;
   service.tick();
-  const ev = await priv.next((m) => m.type === "order" && m.order.order_id === r.body.order_id && m.order.status === "expired");
+  const ev = await priv.next(
+    (m) => m.type === "order" && m.order.order_id === r.body.order_id && m.order.status === "expired",
+  );
   assert.equal(ev.order.status_reason, "expired");
   assert.equal(ev.order.expires_at, expiresAt);
   const got = await call(h, "GET", `/v1/orders/${r.body.order_id}`, { headers: keyHeaders(alice) });
@@ -114,32 +153,73 @@ test("GTD wallet-signed: a signed expiry that lasts at least until expires_at re
   assert.equal(r.status, 201, r.text);
   assert.equal(r.body.status, "open");
   assert.equal(r.body.expires_at, expiresAt);
-  const short = await call(h, "POST", "/v1/orders", { body: await signedGtd(w, expiresAt, BigInt(Math.floor(expiresAt / 1000)) - 1n) });
+  const short = await call(h, "POST", "/v1/orders", {
+    body: await signedGtd(w, expiresAt, BigInt(Math.floor(expiresAt / 1000)) - 1n),
+  });
   assert.equal(short.status, 400, short.text);
   assert.equal(short.body.error.details.field, "expiry");
-  const del = await call(h, "DELETE", `/v1/orders/${r.body.order_id}`, { headers: await walletHeaders(w, h, "DELETE", `/v1/orders/${r.body.order_id}`) });
+  const del = await call(h, "DELETE", `/v1/orders/${r.body.order_id}`, {
+    headers: await walletHeaders(w, h, "DELETE", `/v1/orders/${r.body.order_id}`),
+  });
   assert.equal(del.status, 200, del.text);
 });
 
 async function signedGtd(w: ReturnType<typeof newWallet>, expiresAt: number, expirySec: bigint) {
   const m = TEST_MARKETS[0];
   const order = {
-    trader: w.address, baseToken: m.baseToken, quoteToken: m.quoteToken, side: 0, price: 100_000n * m.tickSize, amount: 1_000n * m.lotSize,
-    expiry: expirySec, nonce: BigInt(Math.floor(Math.random() * 1e12)), flags: 0,
+    trader: w.address,
+    baseToken: m.baseToken,
+    quoteToken: m.quoteToken,
+    side: 0,
+    price: 100_000n * m.tickSize,
+    amount: 1_000n * m.lotSize,
+    expiry: expirySec,
+    nonce: BigInt(Math.floor(Math.random() * 1e12)),
+    flags: 0,
   } as const;
-  const signature = await w.signTypedData({ domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, primaryType: "Order", message: order });
-  return { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1, time_in_force: "gtd", expires_at: expiresAt, order: signedOrderToWire(order), signature };
+  const signature = await w.signTypedData({
+    domain: SETTLEMENT_DOMAIN,
+    types: ORDER_TYPES,
+    primaryType: "Order",
+    message: order,
+  });
+  return {
+    symbol: "WETH-USD",
+    side: "buy",
+    type: "limit",
+    price: 1000,
+    size: 0.1,
+    time_in_force: "gtd",
+    expires_at: expiresAt,
+    order: signedOrderToWire(order),
+    signature,
+  };
 }
 
 test("GTD over gRPC: rests, echoes expires_at, expires on time", async () => {
   const expiresAt = now() + 600_000;
-  const r = await grpcCall("PlaceOrder", { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1, time_in_force: "gtd", expires_at: expiresAt }, alice);
+  const r = await grpcCall(
+    "PlaceOrder",
+    {
+      symbol: "WETH-USD",
+      side: "buy",
+      type: "limit",
+      price: 1000,
+      size: 0.1,
+      time_in_force: "gtd",
+      expires_at: expiresAt,
+    },
+    alice,
+  );
   assert.equal(r.status, "open");
   assert.equal(r.time_in_force, "gtd");
   assert.equal(r.expires_at, expiresAt);
   offset += 600_000;
   service.tick();
-  assert.equal((await call(h, "GET", `/v1/orders/${r.order_id}`, { headers: keyHeaders(alice) })).body.status, "expired");
+  assert.equal(
+    (await call(h, "GET", `/v1/orders/${r.order_id}`, { headers: keyHeaders(alice) })).body.status,
+    "expired",
+  );
 });
 
 test("hidden: invisible in the REST, WebSocket and gRPC books, yet it matches", async () => {
@@ -150,7 +230,11 @@ test("hidden: invisible in the REST, WebSocket and gRPC books, yet it matches", 
   assert.deepEqual((await restBook(SYMBOL)).asks, []);
   assert.deepEqual((await wsBook(SYMBOL)).asks, []);
   assert.deepEqual((await grpcCall("GetOrderBook", { symbol: SYMBOL, depth: 10 })).asks, []);
-  const g = await grpcCall("PlaceOrder", { symbol: SYMBOL, side: "sell", type: "limit", price: 30_001, size: 0.1, hidden: true }, bob);
+  const g = await grpcCall(
+    "PlaceOrder",
+    { symbol: SYMBOL, side: "sell", type: "limit", price: 30_001, size: 0.1, hidden: true },
+    bob,
+  );
   assert.equal(g.status, "open");
   assert.equal(g.hidden, true);
   assert.deepEqual((await grpcCall("GetOrderBook", { symbol: SYMBOL, depth: 10 })).asks, []);
@@ -187,47 +271,126 @@ test("iceberg: shows only its slice, refreshes it after a fill, and the refreshe
   // the slice is first in time: it fills, and the refreshed slice goes behind carol's order
   const t1 = await place(alice, { side: "buy", price: 2000, size: 0.2 });
   assert.equal(t1.body.status, "filled", t1.text);
-  assert.equal((await call(h, "GET", `/v1/orders/${ice.body.order_id}`, { headers: keyHeaders(bob) })).body.filled_size, 0.2);
+  assert.equal(
+    (await call(h, "GET", `/v1/orders/${ice.body.order_id}`, { headers: keyHeaders(bob) })).body.filled_size,
+    0.2,
+  );
   assert.deepEqual((await restBook()).asks, [{ price: 2000, size: 0.5 }], "the slice is refreshed");
-  assert.deepEqual((await grpcCall("GetOrderBook", { symbol: "WETH-USD", depth: 10 })).asks, [{ price: 2000, size: 0.5 }]);
+  assert.deepEqual((await grpcCall("GetOrderBook", { symbol: "WETH-USD", depth: 10 })).asks, [
+    { price: 2000, size: 0.5 },
+  ]);
   const t2 = await place(alice, { side: "buy", price: 2000, size: 0.3 });
   assert.equal(t2.body.status, "filled", t2.text);
-  assert.equal((await call(h, "GET", `/v1/orders/${plain.body.order_id}`, { headers: keyHeaders(carol) })).body.status, "filled", "carol's order, older than the refreshed slice, filled first");
-  assert.equal((await call(h, "GET", `/v1/orders/${ice.body.order_id}`, { headers: keyHeaders(bob) })).body.filled_size, 0.2);
-  const g = await grpcCall("PlaceOrder", { symbol: "WETH-USD", side: "sell", type: "limit", price: 2100, size: 1, iceberg_visible_size: 0.1 }, carol);
+  assert.equal(
+    (await call(h, "GET", `/v1/orders/${plain.body.order_id}`, { headers: keyHeaders(carol) })).body.status,
+    "filled",
+    "carol's order, older than the refreshed slice, filled first",
+  );
+  assert.equal(
+    (await call(h, "GET", `/v1/orders/${ice.body.order_id}`, { headers: keyHeaders(bob) })).body.filled_size,
+    0.2,
+  );
+  const g = await grpcCall(
+    "PlaceOrder",
+    { symbol: "WETH-USD", side: "sell", type: "limit", price: 2100, size: 1, iceberg_visible_size: 0.1 },
+    carol,
+  );
   assert.equal(g.status, "open");
   assert.equal(g.iceberg_visible_size, 0.1);
-  assert.deepEqual((await restBook()).asks.find((l: any) => l.price === 2100), { price: 2100, size: 0.1 });
+  assert.deepEqual(
+    (await restBook()).asks.find((l: any) => l.price === 2100),
+    { price: 2100, size: 0.1 },
+  );
   await cancelAll(bob, carol);
 });
 
 test("one refusal rule: a well-formed order the book refuses is 201 rejected with its reason, echoing what was sent; a bad expiry is 400", async () => {
   await place(bob, { side: "sell", price: 2500, size: 0.1 });
-  const postOnly = await place(alice, { side: "buy", price: 2600, size: 0.1, time_in_force: "post_only", client_order_id: "po-1" });
+  const postOnly = await place(alice, {
+    side: "buy",
+    price: 2600,
+    size: 0.1,
+    time_in_force: "post_only",
+    client_order_id: "po-1",
+  });
   assert.equal(postOnly.status, 201, postOnly.text);
   assert.deepEqual(
     pick(postOnly.body, ["status", "status_reason", "price", "size", "time_in_force", "client_order_id"]),
-    { status: "rejected", status_reason: "post_only_would_take", price: 2600, size: 0.1, time_in_force: "post_only", client_order_id: "po-1" },
+    {
+      status: "rejected",
+      status_reason: "post_only_would_take",
+      price: 2600,
+      size: 0.1,
+      time_in_force: "post_only",
+      client_order_id: "po-1",
+    },
   );
   const fok = await place(alice, { side: "buy", price: 2500, size: 5, time_in_force: "fok" });
-  assert.deepEqual(pick(fok.body, ["status", "status_reason", "price", "size"]), { status: "rejected", status_reason: "fok_not_fillable", price: 2500, size: 5 });
+  assert.deepEqual(pick(fok.body, ["status", "status_reason", "price", "size"]), {
+    status: "rejected",
+    status_reason: "fok_not_fillable",
+    price: 2500,
+    size: 5,
+  });
   // a trade at 2500 sets the last price; a buy stop_loss whose trigger is already crossed is refused
   assert.equal((await place(alice, { side: "buy", price: 2500, size: 0.1 })).body.status, "filled");
-  const stop = await place(alice, { side: "buy", type: "stop_loss_limit", price: 2700, trigger_price: 2400, size: 0.1 });
+  const stop = await place(alice, {
+    side: "buy",
+    type: "stop_loss_limit",
+    price: 2700,
+    trigger_price: 2400,
+    size: 0.1,
+  });
   assert.equal(stop.status, 201, stop.text);
-  assert.deepEqual(pick(stop.body, ["status", "status_reason", "price", "trigger_price"]), { status: "rejected", status_reason: "invalid_trigger_price", price: 2700, trigger_price: 2400 });
+  assert.deepEqual(pick(stop.body, ["status", "status_reason", "price", "trigger_price"]), {
+    status: "rejected",
+    status_reason: "invalid_trigger_price",
+    price: 2700,
+    trigger_price: 2400,
+  });
   const w = newWallet();
   fund(h, w.address);
   await place(bob, { side: "sell", price: 2500, size: 0.1 });
-  const signed = await call(h, "POST", "/v1/orders", { body: await signedOrderBody(w, { side: "buy", price: 2600, size: 0.1, time_in_force: "post_only" }) });
-  assert.deepEqual(pick(signed.body, ["status", "status_reason", "price"]), { status: "rejected", status_reason: "post_only_would_take", price: 2600 });
-  const g = await grpcCall("PlaceOrder", { symbol: "WETH-USD", side: "buy", type: "limit", price: 2600, size: 0.1, time_in_force: "post_only" }, alice);
-  assert.deepEqual(pick(g, ["status", "status_reason", "price", "size", "time_in_force"]), { status: "rejected", status_reason: "post_only_would_take", price: 2600, size: 0.1, time_in_force: "post_only" });
+  const signed = await call(h, "POST", "/v1/orders", {
+    body: await signedOrderBody(w, { side: "buy", price: 2600, size: 0.1, time_in_force: "post_only" }),
+  });
+  assert.deepEqual(pick(signed.body, ["status", "status_reason", "price"]), {
+    status: "rejected",
+    status_reason: "post_only_would_take",
+    price: 2600,
+  });
+  const g = await grpcCall(
+    "PlaceOrder",
+    { symbol: "WETH-USD", side: "buy", type: "limit", price: 2600, size: 0.1, time_in_force: "post_only" },
+    alice,
+  );
+  assert.deepEqual(pick(g, ["status", "status_reason", "price", "size", "time_in_force"]), {
+    status: "rejected",
+    status_reason: "post_only_would_take",
+    price: 2600,
+    size: 0.1,
+    time_in_force: "post_only",
+  });
   // bad expiries: the request is wrong, nothing is created (400 with the spec body), on every path
   const past = await place(alice, { side: "buy", price: 1000, size: 0.1, time_in_force: "gtd", expires_at: now() - 1 });
   assert.equal(past.status, 400, past.text);
   assert.equal(past.body.error.details.field, "expires_at");
-  await assert.rejects(grpcCall("PlaceOrder", { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1, time_in_force: "gtd", expires_at: now() - 1 }, alice), (e: any) => e.metadata.get("x-error-code")[0] === "INVALID_REQUEST");
+  await assert.rejects(
+    grpcCall(
+      "PlaceOrder",
+      {
+        symbol: "WETH-USD",
+        side: "buy",
+        type: "limit",
+        price: 1000,
+        size: 0.1,
+        time_in_force: "gtd",
+        expires_at: now() - 1,
+      },
+      alice,
+    ),
+    (e: any) => e.metadata.get("x-error-code")[0] === "INVALID_REQUEST",
+  );
   await cancelAll(bob);
 });
 

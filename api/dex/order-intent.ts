@@ -19,7 +19,8 @@ import {
 import { decimalPriceToTicks, sizeToLots, type GridResult } from "./units";
 
 /** Spec 3.2's allowed time in force per type (the engine's table) in the payloads' case; the first is the default. */
-const allowedTimeInForce = (type: DexOrderType): DexTimeInForce[] => ORDER_TYPE_RULES[type].timeInForce.map(dexTimeInForce);
+const allowedTimeInForce = (type: DexOrderType): DexTimeInForce[] =>
+  ORDER_TYPE_RULES[type].timeInForce.map(dexTimeInForce);
 
 export function findMarket(service: DexService, symbol: string): MarketSpec {
   const m = service.listMarkets().find((x) => x.symbol === symbol);
@@ -53,7 +54,10 @@ export interface OrderFields {
 /** Type, time in force, price, trigger and size as integers; throws ApiError. */
 export function parseOrderFields(m: MarketSpec, f: OrderFields, nowMs: number, signedMarket = false) {
   if (!(DEX_ORDER_TYPES as readonly string[]).includes(f.type)) {
-    throw new ApiError("INVALID_ORDER_TYPE", `order type ${f.type} is not recognized`, { type: f.type, allowed: DEX_ORDER_TYPES });
+    throw new ApiError("INVALID_ORDER_TYPE", `order type ${f.type} is not recognized`, {
+      type: f.type,
+      allowed: DEX_ORDER_TYPES,
+    });
   }
   const type = f.type as DexOrderType;
   const rule = ORDER_TYPE_RULES[type];
@@ -75,26 +79,37 @@ export function parseOrderFields(m: MarketSpec, f: OrderFields, nowMs: number, s
   }
   let priceTicks: bigint | null = null;
   if (rule.needsPrice) {
-    if (f.price === undefined) throw new ApiError("INVALID_REQUEST", `price is required for ${type} orders`, { field: "price" });
+    if (f.price === undefined)
+      throw new ApiError("INVALID_REQUEST", `price is required for ${type} orders`, { field: "price" });
     priceTicks = grid("price", decimalPriceToTicks(m, f.price), m);
   } else if (f.price !== undefined) {
     // A market order may carry a price only when it is the signed order's protection price.
-    if (!signedMarket) throw new ApiError("INVALID_REQUEST", `price is not allowed for ${type} orders`, { field: "price" });
+    if (!signedMarket)
+      throw new ApiError("INVALID_REQUEST", `price is not allowed for ${type} orders`, { field: "price" });
     grid("price", decimalPriceToTicks(m, f.price), m);
   }
   let triggerPriceTicks: bigint | null = null;
   if (rule.needsTrigger) {
-    if (f.trigger_price === undefined) throw new ApiError("INVALID_REQUEST", `trigger_price is required for ${type} orders`, { field: "trigger_price" });
+    if (f.trigger_price === undefined)
+      throw new ApiError("INVALID_REQUEST", `trigger_price is required for ${type} orders`, { field: "trigger_price" });
     triggerPriceTicks = grid("trigger_price", decimalPriceToTicks(m, f.trigger_price), m);
   } else if (f.trigger_price !== undefined) {
-    throw new ApiError("INVALID_REQUEST", `trigger_price is only for stop and take-profit orders`, { field: "trigger_price" });
+    throw new ApiError("INVALID_REQUEST", `trigger_price is only for stop and take-profit orders`, {
+      field: "trigger_price",
+    });
   }
   const sizeLots = grid("size", sizeToLots(m, f.size), m);
-  if (sizeLots < m.minLots) throw new ApiError("INVALID_REQUEST", "size is below the market's minimum", { field: "size", reason: "below_minimum" });
+  if (sizeLots < m.minLots)
+    throw new ApiError("INVALID_REQUEST", "size is below the market's minimum", {
+      field: "size",
+      reason: "below_minimum",
+    });
   let expiresAtMs: number | null = null;
   if (timeInForce === "gtd") {
-    if (f.expires_at === undefined) throw new ApiError("INVALID_REQUEST", "expires_at (Unix ms) is required for gtd orders", { field: "expires_at" });
-    if (f.expires_at <= nowMs) throw new ApiError("INVALID_REQUEST", "expires_at is in the past", { field: "expires_at" });
+    if (f.expires_at === undefined)
+      throw new ApiError("INVALID_REQUEST", "expires_at (Unix ms) is required for gtd orders", { field: "expires_at" });
+    if (f.expires_at <= nowMs)
+      throw new ApiError("INVALID_REQUEST", "expires_at is in the past", { field: "expires_at" });
     expiresAtMs = f.expires_at;
   } else if (f.expires_at !== undefined) {
     throw new ApiError("INVALID_REQUEST", "expires_at is only for gtd orders", { field: "expires_at" });
@@ -102,13 +117,25 @@ export function parseOrderFields(m: MarketSpec, f: OrderFields, nowMs: number, s
   // hidden and iceberg are display options of an order that can rest (the engine's rule, checked here first)
   const rests = rule.needsPrice && timeInForce !== "ioc" && timeInForce !== "fok";
   const hidden = f.hidden === true;
-  if (hidden && !rests) throw new ApiError("INVALID_REQUEST", "only orders that can rest (limit types, not ioc or fok) may be hidden", { field: "hidden" });
+  if (hidden && !rests)
+    throw new ApiError("INVALID_REQUEST", "only orders that can rest (limit types, not ioc or fok) may be hidden", {
+      field: "hidden",
+    });
   let icebergVisibleLots: bigint | null = null;
   if (f.iceberg_visible_size !== undefined) {
     icebergVisibleLots = grid("iceberg_visible_size", sizeToLots(m, f.iceberg_visible_size), m);
-    if (!rests) throw new ApiError("INVALID_REQUEST", "only orders that can rest (limit types, not ioc or fok) may be icebergs", { field: "iceberg_visible_size" });
-    if (hidden) throw new ApiError("INVALID_REQUEST", "an order is hidden or an iceberg, not both", { field: "iceberg_visible_size" });
-    if (icebergVisibleLots > sizeLots) throw new ApiError("INVALID_REQUEST", "iceberg_visible_size must not exceed size", { field: "iceberg_visible_size" });
+    if (!rests)
+      throw new ApiError("INVALID_REQUEST", "only orders that can rest (limit types, not ioc or fok) may be icebergs", {
+        field: "iceberg_visible_size",
+      });
+    if (hidden)
+      throw new ApiError("INVALID_REQUEST", "an order is hidden or an iceberg, not both", {
+        field: "iceberg_visible_size",
+      });
+    if (icebergVisibleLots > sizeLots)
+      throw new ApiError("INVALID_REQUEST", "iceberg_visible_size must not exceed size", {
+        field: "iceberg_visible_size",
+      });
   }
   return { type, timeInForce, priceTicks, triggerPriceTicks, sizeLots, expiresAtMs, hidden, icebergVisibleLots };
 }
@@ -132,7 +159,12 @@ export function signedOrderToWire(order: SettlementOrder) {
 }
 
 /** The body's `order` as the contract's struct, checked against the spec fields. */
-export function checkSignedOrder(m: MarketSpec, body: PlaceOrderBody, p: ParsedOrderFields, nowMs: number): { order: SettlementOrder; signature: Hex } {
+export function checkSignedOrder(
+  m: MarketSpec,
+  body: PlaceOrderBody,
+  p: ParsedOrderFields,
+  nowMs: number,
+): { order: SettlementOrder; signature: Hex } {
   const o = body.order!;
   const order: SettlementOrder = {
     trader: getAddress(o.trader),
@@ -154,14 +186,18 @@ export function checkSignedOrder(m: MarketSpec, body: PlaceOrderBody, p: ParsedO
     });
   };
   if (order.baseToken.toLowerCase() !== m.baseToken.toLowerCase()) mismatch("base_token", m.baseToken, order.baseToken);
-  if (order.quoteToken.toLowerCase() !== m.quoteToken.toLowerCase()) mismatch("quote_token", m.quoteToken, order.quoteToken);
+  if (order.quoteToken.toLowerCase() !== m.quoteToken.toLowerCase())
+    mismatch("quote_token", m.quoteToken, order.quoteToken);
   const side = body.side === "buy" ? 0 : 1;
   if (order.side !== side) mismatch("side", String(side), String(order.side));
   const amount = p.sizeLots * m.lotSize;
   if (order.amount !== amount) mismatch("amount", amount.toString(), order.amount.toString());
-  const limitTicks = p.priceTicks ?? (body.price !== undefined ? (decimalPriceToTicks(m, body.price) as { value: bigint }).value : null);
-  if (limitTicks !== null && order.price !== limitTicks * m.tickSize) mismatch("price", (limitTicks * m.tickSize).toString(), order.price.toString());
-  if (order.price % m.tickSize !== 0n || order.price === 0n) mismatch("price", "a positive multiple of the tick", order.price.toString());
+  const limitTicks =
+    p.priceTicks ?? (body.price !== undefined ? (decimalPriceToTicks(m, body.price) as { value: bigint }).value : null);
+  if (limitTicks !== null && order.price !== limitTicks * m.tickSize)
+    mismatch("price", (limitTicks * m.tickSize).toString(), order.price.toString());
+  if (order.price % m.tickSize !== 0n || order.price === 0n)
+    mismatch("price", "a positive multiple of the tick", order.price.toString());
   const postOnly = p.timeInForce === "post_only" || p.type === "limit_maker" ? 1 : 0;
   if ((order.flags & 1) !== postOnly) mismatch("flags", String(postOnly), String(order.flags));
   if (order.flags & ~1) mismatch("flags", "reserved bits 0", String(order.flags));
@@ -185,4 +221,3 @@ export function intentOf(
 ): DexOrderIntent {
   return { ...ids, symbol, side, ...p, receivedAtMs };
 }
-

@@ -3,7 +3,16 @@
 // headers included), refusals and placements, and the per-IP limit at its exact boundary on the direct path.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { createKey, fund, keyHeaders, newWallet, signedOrderBody, startHarness, type Harness, type TestKey } from "../testing/harness";
+import {
+  createKey,
+  fund,
+  keyHeaders,
+  newWallet,
+  signedOrderBody,
+  startHarness,
+  type Harness,
+  type TestKey,
+} from "../testing/harness";
 
 let h: Harness;
 let k: TestKey;
@@ -31,13 +40,17 @@ async function post(path: string, body: string | Uint8Array, headers: Record<str
 function stableHeaders(hs: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   hs.forEach((v, n) => {
-    if (!["date", "x-ratelimit-remaining", "x-ratelimit-reset", "content-length", "keep-alive", "connection"].includes(n)) out[n] = v;
+    if (
+      !["date", "x-ratelimit-remaining", "x-ratelimit-reset", "content-length", "keep-alive", "connection"].includes(n)
+    )
+      out[n] = v;
   });
   return out;
 }
 
 const json = { "content-type": "application/json" };
-const keyOrder = (side: string) => JSON.stringify({ symbol: "WETH-USD", side, type: "limit", price: 1000, size: 0.1, time_in_force: "gtc" });
+const keyOrder = (side: string) =>
+  JSON.stringify({ symbol: "WETH-USD", side, type: "limit", price: 1000, size: 0.1, time_in_force: "gtc" });
 
 test("POST /v1/orders answers each refusal exactly as the routed POST /v1/orders/ does", async () => {
   const cases: [string, string | Uint8Array, Record<string, string>][] = [
@@ -48,7 +61,11 @@ test("POST /v1/orders answers each refusal exactly as the routed POST /v1/orders
     ["schema", JSON.stringify({ symbol: "WETH-USD", side: "up" }), { ...json, ...keyHeaders(k) }],
     ["no credentials", keyOrder("buy"), json],
     ["wrong secret", keyOrder("buy"), { ...json, "X-API-Key": k.apiKey, "X-API-Secret": "0".repeat(64) }],
-    ["unknown symbol", JSON.stringify({ symbol: "NOPE-USD", side: "buy", type: "limit", price: 1, size: 1 }), { ...json, ...keyHeaders(k) }],
+    [
+      "unknown symbol",
+      JSON.stringify({ symbol: "NOPE-USD", side: "buy", type: "limit", price: 1, size: 1 }),
+      { ...json, ...keyHeaders(k) },
+    ],
   ];
   const placed = h.service.orderCount();
   for (const [name, body, headers] of cases) {
@@ -77,7 +94,9 @@ test("POST /v1/orders places API-key and wallet-signed orders as the routed path
   assert.equal(direct.headers.get("etag"), null);
   const w = newWallet();
   fund(h, w.address);
-  const signed = JSON.stringify(await signedOrderBody(w, { side: "sell", price: 2000, size: 0.1, client_order_id: "direct-1" }));
+  const signed = JSON.stringify(
+    await signedOrderBody(w, { side: "sell", price: 2000, size: 0.1, client_order_id: "direct-1" }),
+  );
   const first = await post("/v1/orders", signed, json);
   assert.equal(first.status, 201, first.text);
   // the same request again: an idempotent replay, flagged by its header, on either path
@@ -112,7 +131,7 @@ test("POST /v1/orders: the per-IP limit at its boundary (the last request allowe
     await limited.close();
   }
   // (a harness of its own: `post` above targets `h`)
-  async function post(path: string, body: string, headers: Record<string, string>) {
+  async function _post(path: string, body: string, headers: Record<string, string>) {
     const r = await fetch(limited.origin + path, { method: "POST", headers, body });
     const text = await r.text();
     return { status: r.status, headers: r.headers, body: JSON.parse(text), text };

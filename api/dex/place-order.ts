@@ -10,7 +10,12 @@ import { getDomainSeparator, type Order } from "../../sdk/eip712";
 import { presentOrder } from "./present";
 import { checkDailyLossLimit, checkPositionLimit } from "./risk-limits";
 import type { PlaceOrderBody } from "./schemas";
-import { createOrderDigester, recoverAndRemember, type DexService, type PlaceOrderRequest } from "../../pipeline/service";
+import {
+  createOrderDigester,
+  recoverAndRemember,
+  type DexService,
+  type PlaceOrderRequest,
+} from "../../pipeline/service";
 
 export interface PlacementDeps {
   service: DexService;
@@ -55,7 +60,11 @@ export interface PlacementHooks {
   authenticated?(account: Address): Promise<void>;
 }
 
-export type OrderPlacer = (body: PlaceOrderBody, auth: AuthContext | null, hooks?: PlacementHooks) => Promise<PlacementResult>;
+export type OrderPlacer = (
+  body: PlaceOrderBody,
+  auth: AuthContext | null,
+  hooks?: PlacementHooks,
+) => Promise<PlacementResult>;
 
 /** One per process, shared by REST and gRPC (its in-flight registry de-duplicates across both). */
 export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
@@ -64,28 +73,41 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
   // the domain is the service's for its lifetime: hashed once, not per order (viem's hashTypedData per order
   // was 4 % of the API process under bench:e2e; docs/measurements.md)
   let digest: ((o: Order) => Hex) | null = null;
-  const orderHash = (o: Order) => (digest ??= createOrderDigester(getDomainSeparator(deps.service.settlementDomain)))(o);
+  const orderHash = (o: Order) =>
+    (digest ??= createOrderDigester(getDomainSeparator(deps.service.settlementDomain)))(o);
   const exchangeOnly = new Set(deps.exchangeOnlySymbols ?? []);
 
-  return async function placeOrder(body: PlaceOrderBody, auth: AuthContext | null, hooks: PlacementHooks = {}): Promise<PlacementResult> {
+  return async function placeOrder(
+    body: PlaceOrderBody,
+    auth: AuthContext | null,
+    hooks: PlacementHooks = {},
+  ): Promise<PlacementResult> {
     const nowMs = deps.now();
     const market = findMarket(deps.service, body.symbol);
     // a restricted security's book: the resale rules (who may buy a lot still in its hold) are the exchange
     // API's, which knows its investors; a wallet here is anonymous, so it cannot place there at all
     if (exchangeOnly.has(market.symbol)) {
-      throw new ApiError("FORBIDDEN", `${market.symbol} trades a restricted security: place orders through the exchange API, which applies the accreditation and resale rules`, {
-        reason: "exchange_only_book",
-        symbol: market.symbol,
-      });
+      throw new ApiError(
+        "FORBIDDEN",
+        `${market.symbol} trades a restricted security: place orders through the exchange API, which applies the accreditation and resale rules`,
+        {
+          reason: "exchange_only_book",
+          symbol: market.symbol,
+        },
+      );
     }
     const signed = isWalletSigned(body);
     if (signed && (!body.order || !body.signature)) {
-      throw new ApiError("INVALID_REQUEST", "a wallet-signed order needs both `order` and `signature`", { field: body.order ? "signature" : "order" });
+      throw new ApiError("INVALID_REQUEST", "a wallet-signed order needs both `order` and `signature`", {
+        field: body.order ? "signature" : "order",
+      });
     }
     const fields = parseOrderFields(market, body, nowMs, signed);
     const signedParts = signed ? checkSignedOrder(market, body, fields, nowMs) : null;
     if (!signed && !auth?.key) {
-      throw new ApiError("UNAUTHORIZED", "an API key, or a wallet-signed order, is required", { reason: "missing_credentials" });
+      throw new ApiError("UNAUTHORIZED", "an API key, or a wallet-signed order, is required", {
+        reason: "missing_credentials",
+      });
     }
     // A placement without a client order id cannot be a replay: when the service refuses every new order now
     // (settlement backlog full...), it is refused before its signature is recovered or signed for.
@@ -103,7 +125,15 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
         throw new ApiError(
           "UNAUTHORIZED",
           `the order signature is not the trader's: sign the EIP-712 Order under the domain name "${d.name}", version "${d.version}", chainId ${d.chainId}, verifyingContract ${d.verifyingContract} (GET /v1/markets gives them), with the trader's key; 65 bytes, v 27 or 28, low s`,
-          { reason: "invalid_order_signature", expected_domain: { name: d.name, version: d.version, chainId: d.chainId, verifyingContract: d.verifyingContract } },
+          {
+            reason: "invalid_order_signature",
+            expected_domain: {
+              name: d.name,
+              version: d.version,
+              chainId: d.chainId,
+              verifyingContract: d.verifyingContract,
+            },
+          },
         );
       }
     }
@@ -119,7 +149,9 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
       let agent = null;
       if (key) {
         if (key.agentStatus !== "approved") {
-          throw new ApiError("FORBIDDEN", "the API key's agent is not approved on chain yet", { reason: "agent_not_approved" });
+          throw new ApiError("FORBIDDEN", "the API key's agent is not approved on chain yet", {
+            reason: "agent_not_approved",
+          });
         }
         if (hasLimits) {
           const probe = intentOf(market.symbol, body.side, fields, { orderId: "", clientOrderId }, nowMs);
@@ -130,15 +162,50 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
         if (!agent) throw new ApiError("UNAUTHORIZED", "unknown or revoked API key", { reason: "invalid_api_key" });
       }
       // intentOf's fields, written out once (three object spreads per order were ~2 % of the stack under bench:e2e)
-      const { type, timeInForce, priceTicks, triggerPriceTicks, sizeLots, expiresAtMs, hidden, icebergVisibleLots } = fields;
+      const { type, timeInForce, priceTicks, triggerPriceTicks, sizeLots, expiresAtMs, hidden, icebergVisibleLots } =
+        fields;
       const request: PlaceOrderRequest = signedParts
         ? {
-            kind: "signed", orderId, clientOrderId, symbol: market.symbol, side: body.side, type, timeInForce, priceTicks, triggerPriceTicks, sizeLots,
-            expiresAtMs, hidden, icebergVisibleLots, receivedAtMs: nowMs, requestHash: hash, trader: account, order: signedParts.order, signature: signedParts.signature, newOrderId: true,
+            kind: "signed",
+            orderId,
+            clientOrderId,
+            symbol: market.symbol,
+            side: body.side,
+            type,
+            timeInForce,
+            priceTicks,
+            triggerPriceTicks,
+            sizeLots,
+            expiresAtMs,
+            hidden,
+            icebergVisibleLots,
+            receivedAtMs: nowMs,
+            requestHash: hash,
+            trader: account,
+            order: signedParts.order,
+            signature: signedParts.signature,
+            newOrderId: true,
           }
         : {
-            kind: "api_key", orderId, clientOrderId, symbol: market.symbol, side: body.side, type, timeInForce, priceTicks, triggerPriceTicks, sizeLots,
-            expiresAtMs, hidden, icebergVisibleLots, receivedAtMs: nowMs, requestHash: hash, trader: account, apiKeyId: key!.id, agent: agent!, newOrderId: true,
+            kind: "api_key",
+            orderId,
+            clientOrderId,
+            symbol: market.symbol,
+            side: body.side,
+            type,
+            timeInForce,
+            priceTicks,
+            triggerPriceTicks,
+            sizeLots,
+            expiresAtMs,
+            hidden,
+            icebergVisibleLots,
+            receivedAtMs: nowMs,
+            requestHash: hash,
+            trader: account,
+            apiKeyId: key!.id,
+            agent: agent!,
+            newOrderId: true,
           };
       // A refusal (funds, signature, nonce...) records nothing, so the client order id stays free for a
       // corrected retry. An order the matcher took is journaled with its client order id and `hash` before
@@ -160,7 +227,8 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
       return inFlight.start(k, hash, orderId, async () => {
         const earlier = await deps.service.findOrderByClientOrderId(account, clientOrderId);
         if (earlier) {
-          if (earlier.requestHash !== null && earlier.requestHash !== hash) throw duplicate(clientOrderId, earlier.order.orderId);
+          if (earlier.requestHash !== null && earlier.requestHash !== hash)
+            throw duplicate(clientOrderId, earlier.order.orderId);
           return { order: presentOrder(findMarket(deps.service, earlier.order.symbol), earlier.order), replayed: true };
         }
         return place(clientOrderId, orderId);

@@ -1,7 +1,15 @@
 // Service integers -> the spec's JSON (snake_case; numbers computed from the exact decimals; amounts
 // that may exceed 2^53 as decimal strings).
 import type { ApiKeyRecord } from "../auth/api-keys";
-import type { DexBalance, DexBookSnapshot, DexFill, MarketSpec, DexOrder, DexOrderWithFills, DexTrade } from "../../pipeline/service";
+import type {
+  DexBalance,
+  DexBookSnapshot,
+  DexFill,
+  MarketSpec,
+  DexOrder,
+  DexOrderWithFills,
+  DexTrade,
+} from "../../pipeline/service";
 import { averagePriceText, lotsToSize, ticksToPrice } from "./units";
 import { formatDecimal } from "../../sdk/decimal";
 
@@ -54,7 +62,8 @@ export function presentFill(m: MarketSpec, f: DexFill, feeDecimals: number) {
 }
 
 export function presentOrderWithFills(m: MarketSpec, o: DexOrderWithFills) {
-  const feeDecimals = (f: DexFill) => (f.feeToken.toLowerCase() === m.baseToken.toLowerCase() ? m.baseDecimals : m.quoteDecimals);
+  const feeDecimals = (f: DexFill) =>
+    f.feeToken.toLowerCase() === m.baseToken.toLowerCase() ? m.baseDecimals : m.quoteDecimals;
   return { ...presentOrder(m, o), fills: o.fills.map((f) => presentFill(m, f, feeDecimals(f))) };
 }
 

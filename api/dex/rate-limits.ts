@@ -31,7 +31,12 @@ function authKey(res: Response): string {
 
 /** One spec 8 limiter: X-RateLimit-* headers, 429 RATE_LIMIT_EXCEEDED through the one error mapper
  *  (the DEX's below; the exchange API's in api/exchange/app.ts). */
-export const createLimiter = (name: string, windowMs: number, limit: number, key: (req: Request, res: Response) => string) =>
+export const createLimiter = (
+  name: string,
+  windowMs: number,
+  limit: number,
+  key: (req: Request, res: Response) => string,
+) =>
   rateLimit({
     windowMs,
     limit,
@@ -59,7 +64,9 @@ export function createRateLimiters(limits: DexRateLimits): DexRateLimiters {
     public: make("public", minute, limits.publicPerMinute, clientIp),
     private: make("private", minute, limits.privatePerMinute, (_q, res) => authKey(res)),
     orders: make("orders", 1000, limits.ordersPerSecond, (_q, res) => authKey(res)),
-    walletOrders: make("wallet-orders", 1000, limits.ordersPerSecond, (_q, res) => String(res.locals.trader ?? "unknown").toLowerCase()),
+    walletOrders: make("wallet-orders", 1000, limits.ordersPerSecond, (_q, res) =>
+      String(res.locals.trader ?? "unknown").toLowerCase(),
+    ),
     signedMarketData: make("signed-market", minute, limits.signedMarketDataPerMinute, (_q, res) => authKey(res)),
     signedAccount: make("signed-account", minute, limits.signedAccountPerMinute, (_q, res) => authKey(res)),
     signedOrders: make("signed-orders", minute, limits.signedOrdersPerMinute, (_q, res) => authKey(res)),

@@ -1,7 +1,19 @@
 // DEX REST over a real socket against the in-memory test double: the happy paths of every route.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { call, createKey, fund, hmacHeaders, keyHeaders, newWallet, signedOrderBody, startHarness, walletHeaders, type Harness, type TestKey } from "../testing/harness";
+import {
+  call,
+  createKey,
+  fund,
+  hmacHeaders,
+  keyHeaders,
+  newWallet,
+  signedOrderBody,
+  startHarness,
+  walletHeaders,
+  type Harness,
+  type TestKey,
+} from "../testing/harness";
 import { changePercentText } from "./routes/market";
 
 let h: Harness;
@@ -20,12 +32,28 @@ after(() => h.close());
 test("an API-key bot and a wallet-signed order trade against each other", async () => {
   const ask = await call(h, "POST", "/v1/orders", {
     headers: keyHeaders(bot),
-    body: { symbol: "WETH-USD", side: "sell", type: "limit", price: 2500.5, size: 1.5, time_in_force: "GTC", client_order_id: "bot-1" },
+    body: {
+      symbol: "WETH-USD",
+      side: "sell",
+      type: "limit",
+      price: 2500.5,
+      size: 1.5,
+      time_in_force: "GTC",
+      client_order_id: "bot-1",
+    },
   });
   assert.equal(ask.status, 201, ask.text);
   assert.match(ask.body.order_id, /^[0-9a-f-]{36}$/);
   assert.deepEqual(
-    { symbol: ask.body.symbol, side: ask.body.side, type: ask.body.type, price: ask.body.price, size: ask.body.size, status: ask.body.status, tif: ask.body.time_in_force },
+    {
+      symbol: ask.body.symbol,
+      side: ask.body.side,
+      type: ask.body.type,
+      price: ask.body.price,
+      size: ask.body.size,
+      status: ask.body.status,
+      tif: ask.body.time_in_force,
+    },
     { symbol: "WETH-USD", side: "sell", type: "limit", price: 2500.5, size: 1.5, status: "open", tif: "gtc" },
   );
   assert.equal(typeof ask.body.created_at, "number");
@@ -36,7 +64,9 @@ test("an API-key bot and a wallet-signed order trade against each other", async 
   assert.deepEqual(book.body.bids, []);
   assert.equal(book.body.symbol, "WETH-USD");
 
-  const bid = await call(h, "POST", "/v1/orders", { body: await signedOrderBody(dapp, { side: "buy", price: 2500.5, size: 1, client_order_id: "dapp-1" }) });
+  const bid = await call(h, "POST", "/v1/orders", {
+    body: await signedOrderBody(dapp, { side: "buy", price: 2500.5, size: 1, client_order_id: "dapp-1" }),
+  });
   assert.equal(bid.status, 201, bid.text);
   assert.equal(bid.body.status, "filled");
   assert.equal(bid.body.average_price, 2500.5);
@@ -57,13 +87,23 @@ test("an API-key bot and a wallet-signed order trade against each other", async 
   assert.equal(mine.body.fills[0].liquidity, "maker");
 
   const open = await call(h, "GET", "/v1/orders?status=open", { headers: keyHeaders(bot) });
-  assert.deepEqual(open.body.orders.map((o: { order_id: string }) => o.order_id), [ask.body.order_id]);
+  assert.deepEqual(
+    open.body.orders.map((o: { order_id: string }) => o.order_id),
+    [ask.body.order_id],
+  );
 
-  const dappOrders = await call(h, "GET", "/v1/orders?status=all", { headers: await walletHeaders(dapp, h, "GET", "/v1/orders?status=all") });
+  const dappOrders = await call(h, "GET", "/v1/orders?status=all", {
+    headers: await walletHeaders(dapp, h, "GET", "/v1/orders?status=all"),
+  });
   assert.equal(dappOrders.status, 200, dappOrders.text);
-  assert.deepEqual(dappOrders.body.orders.map((o: { status: string }) => o.status), ["filled"]);
+  assert.deepEqual(
+    dappOrders.body.orders.map((o: { status: string }) => o.status),
+    ["filled"],
+  );
 
-  const balances = await call(h, "GET", "/v1/balances", { headers: await walletHeaders(dapp, h, "GET", "/v1/balances") });
+  const balances = await call(h, "GET", "/v1/balances", {
+    headers: await walletHeaders(dapp, h, "GET", "/v1/balances"),
+  });
   const usd = balances.body.balances.find((b: { asset: string }) => b.asset === "USD");
   assert.equal(usd.on_chain, "997499.5");
   assert.equal(usd.available, "997499.5");
@@ -101,7 +141,9 @@ test("the public market summary: every market's last, 24 h change and volume, no
   assert.equal(weth.open24h, "2500.5");
   assert.equal(weth.change24h, "0.00");
   assert.equal(weth.volume24h, "1");
-  const idle = r.body.markets.find((m: { symbol: string; last: string | null }) => m.symbol !== "WETH-USD" && m.last === null);
+  const idle = r.body.markets.find(
+    (m: { symbol: string; last: string | null }) => m.symbol !== "WETH-USD" && m.last === null,
+  );
   if (idle) assert.equal(idle.change24h, null);
   assert.equal(changePercentText(2000n, 2025n), "1.25");
   assert.equal(changePercentText(2000n, 1974n), "-1.30");
@@ -110,7 +152,10 @@ test("the public market summary: every market's last, 24 h change and volume, no
 
 test("the HMAC scheme is accepted on a private endpoint, body and query signed", async () => {
   const body = JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 2000, size: 0.01 });
-  const r = await call(h, "POST", "/v1/orders", { body, headers: hmacHeaders(bot.apiKey, bot.secret, "POST", "/v1/orders", body) });
+  const r = await call(h, "POST", "/v1/orders", {
+    body,
+    headers: hmacHeaders(bot.apiKey, bot.secret, "POST", "/v1/orders", body),
+  });
   assert.equal(r.status, 201, r.text);
   const q = "/v1/orders?status=all&symbol=WETH-USD";
   const list = await call(h, "GET", q, { headers: hmacHeaders(bot.apiKey, bot.secret, "GET", q) });

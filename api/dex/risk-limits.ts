@@ -25,7 +25,12 @@ export function notionalE18(m: MarketSpec, priceTicks: bigint, sizeLots: bigint)
 
 const e18Text = (v: bigint) => formatDecimal(v, 18);
 
-export async function checkPositionLimit(service: DexService, m: MarketSpec, key: ApiKeyRecord, intent: DexOrderIntent): Promise<void> {
+export async function checkPositionLimit(
+  service: DexService,
+  m: MarketSpec,
+  key: ApiKeyRecord,
+  intent: DexOrderIntent,
+): Promise<void> {
   if (key.positionLimitE18 === null) return;
   const open = await service.listOrders({
     account: key.owner,
@@ -43,7 +48,10 @@ export async function checkPositionLimit(service: DexService, m: MarketSpec, key
   if (price === null) {
     const book = await service.getOrderBook(m.symbol, 1);
     const best = intent.side === "buy" ? book?.asks[0] : book?.bids[0];
-    if (!best) throw new ApiError("FORBIDDEN", "no reference price to check the position limit", { reason: "position_limit_no_price" });
+    if (!best)
+      throw new ApiError("FORBIDDEN", "no reference price to check the position limit", {
+        reason: "position_limit_no_price",
+      });
     price = best.priceTicks;
   }
   const after = exposure + notionalE18(m, price, intent.sizeLots);
@@ -61,10 +69,20 @@ export function startOfUtcDayMs(nowMs: number): number {
   return nowMs - (nowMs % 86_400_000);
 }
 
-export async function checkDailyLossLimit(service: DexService, markets: readonly MarketSpec[], key: ApiKeyRecord, nowMs: number): Promise<void> {
+export async function checkDailyLossLimit(
+  service: DexService,
+  markets: readonly MarketSpec[],
+  key: ApiKeyRecord,
+  nowMs: number,
+): Promise<void> {
   if (key.dailyLossLimitE18 === null) return;
   const since = startOfUtcDayMs(nowMs);
-  const orders = await service.listOrders({ account: key.owner, apiKeyId: key.id, sinceMs: since, limit: MAX_ORDERS_SCANNED });
+  const orders = await service.listOrders({
+    account: key.owner,
+    apiKeyId: key.id,
+    sinceMs: since,
+    limit: MAX_ORDERS_SCANNED,
+  });
   const bySymbol = new Map(markets.map((m) => [m.symbol, m]));
   const perMarket = new Map<string, { cashE18: bigint; baseUnits: bigint; lastPriceTicks: bigint }>();
   for (const o of orders) {
@@ -82,7 +100,8 @@ export async function checkDailyLossLimit(service: DexService, markets: readonly
         acc.cashE18 += value;
         acc.baseUnits -= base;
       }
-      if (f.feeToken.toLowerCase() === m.quoteToken.toLowerCase()) acc.cashE18 -= f.feeUnits * 10n ** BigInt(18 - m.quoteDecimals);
+      if (f.feeToken.toLowerCase() === m.quoteToken.toLowerCase())
+        acc.cashE18 -= f.feeUnits * 10n ** BigInt(18 - m.quoteDecimals);
       else acc.baseUnits -= f.feeUnits;
       perMarket.set(o.symbol, acc);
     }

@@ -20,7 +20,14 @@ export interface RouteSpec {
   query?: ZodType;
   body?: ZodType;
   /** `headers`: response headers beside the rate-limit ones (name -> description and JSON Schema) */
-  responses: Record<number, { description: string; schema?: ZodType; headers?: Record<string, { description: string; schema: Record<string, unknown> }> }>;
+  responses: Record<
+    number,
+    {
+      description: string;
+      schema?: ZodType;
+      headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+    }
+  >;
 }
 
 export interface Route {
@@ -75,9 +82,20 @@ export function requireAuth(
   };
 }
 
-export async function applyAuthLimits(l: DexRateLimiters, ctx: AuthContext, kind: LimitKind, req: Request, res: Response): Promise<void> {
+export async function applyAuthLimits(
+  l: DexRateLimiters,
+  ctx: AuthContext,
+  kind: LimitKind,
+  req: Request,
+  res: Response,
+): Promise<void> {
   if (ctx.scheme === "hmac") {
-    const signed = { market: l.signedMarketData, account: l.signedAccount, order: l.signedOrders, cancel: l.signedCancels }[kind];
+    const signed = {
+      market: l.signedMarketData,
+      account: l.signedAccount,
+      order: l.signedOrders,
+      cancel: l.signedCancels,
+    }[kind];
     await runMiddleware(signed, req, res);
     return;
   }

@@ -8,11 +8,12 @@ export const decimalInput = z.union([z.number(), decimalText]);
 const uintText = z.string().regex(/^\d{1,78}$/, "an unsigned integer in decimal");
 const uintInput = z.union([z.number().int().nonnegative(), uintText]);
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 20-byte hex address");
-const hexSignature = z.string().regex(/^0x([0-9a-fA-F]{2})+$/, "hex bytes").max(2 + 2 * 4096);
-export const symbolParam = z.string().min(1).max(32).describe("trading pair BASE-QUOTE, e.g. WETH-USD");
-export const clientOrderId = z
+const hexSignature = z
   .string()
-  .regex(/^[A-Za-z0-9_.:-]{1,64}$/, "1 to 64 characters of A-Z a-z 0-9 _ . : -");
+  .regex(/^0x([0-9a-fA-F]{2})+$/, "hex bytes")
+  .max(2 + 2 * 4096);
+export const symbolParam = z.string().min(1).max(32).describe("trading pair BASE-QUOTE, e.g. WETH-USD");
+export const clientOrderId = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "1 to 64 characters of A-Z a-z 0-9 _ . : -");
 
 export const orderBookParams = z.object({ symbol: symbolParam }).strict();
 export const orderBookQuery = z
@@ -27,7 +28,10 @@ export const tradesQuery = z
 export const orderIdParams = z.object({ order_id: z.string().uuid() }).strict();
 export const ordersQuery = z
   .object({
-    status: z.enum(["open", "all", ...DEX_ORDER_STATUSES]).optional().describe("open = pending_trigger, open and partially_filled; default open"),
+    status: z
+      .enum(["open", "all", ...DEX_ORDER_STATUSES])
+      .optional()
+      .describe("open = pending_trigger, open and partially_filled; default open"),
     symbol: symbolParam.optional(),
     limit: z.coerce.number().int().min(1).max(500).optional().describe("newest first (default 100)"),
   })
@@ -58,7 +62,10 @@ export const placeOrderBody = z
   .object({
     symbol: symbolParam,
     side: z.enum(["buy", "sell"]),
-    type: z.string().max(32).describe("market, limit, stop_loss, stop_loss_limit, take_profit, take_profit_limit, limit_maker"),
+    type: z
+      .string()
+      .max(32)
+      .describe("market, limit, stop_loss, stop_loss_limit, take_profit, take_profit_limit, limit_maker"),
     price: decimalInput.optional().describe("limit price (number); required except for market, stop_loss, take_profit"),
     size: decimalInput.describe("base quantity (number)"),
     time_in_force: z
@@ -66,13 +73,27 @@ export const placeOrderBody = z
       .max(16)
       .optional()
       .describe("gtc, ioc, fok, gtd, post_only (upper case accepted); default gtc, ioc for market"),
-    client_order_id: clientOrderId.optional().describe("idempotency key: a retry with the same id returns the first result"),
+    client_order_id: clientOrderId
+      .optional()
+      .describe("idempotency key: a retry with the same id returns the first result"),
     trigger_price: decimalInput.optional().describe("stop_loss(_limit) and take_profit(_limit) only"),
-    expires_at: z.number().int().positive().optional().describe("GTD only: expiry, Unix ms; the order leaves the book then (status expired)"),
-    hidden: z.boolean().optional().describe("rest off the displayed book (REST, WebSocket and gRPC books never show it) yet match; orders that can rest only (limit types, not ioc/fok); default false"),
+    expires_at: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("GTD only: expiry, Unix ms; the order leaves the book then (status expired)"),
+    hidden: z
+      .boolean()
+      .optional()
+      .describe(
+        "rest off the displayed book (REST, WebSocket and gRPC books never show it) yet match; orders that can rest only (limit types, not ioc/fok); default false",
+      ),
     iceberg_visible_size: decimalInput
       .optional()
-      .describe("iceberg: the displayed slice (a whole number of lots, at most size), refreshed after each fill behind the orders already at its price; orders that can rest only, not with hidden"),
+      .describe(
+        "iceberg: the displayed slice (a whole number of lots, at most size), refreshed after each fill behind the orders already at its price; orders that can rest only, not with hidden",
+      ),
     order: signedOrderFields.optional().describe("wallet-signed orders: the EIP-712 Order fields"),
     signature: hexSignature.optional().describe("wallet-signed orders: the EIP-712 signature of `order`"),
   })
@@ -82,9 +103,14 @@ export type PlaceOrderBody = z.infer<typeof placeOrderBody>;
 export const createApiKeyBody = z
   .object({
     label: z.string().max(64).optional(),
-    permissions: z.array(z.enum(["read", "trade", "transfer"])).min(1).max(3),
+    permissions: z
+      .array(z.enum(["read", "trade", "transfer"]))
+      .min(1)
+      .max(3),
     ip_allowlist: z.array(z.string().max(64)).max(32).optional().describe("addresses or CIDR blocks"),
-    position_limit: decimalInput.optional().describe("quote currency: max notional of the key's open orders per market"),
+    position_limit: decimalInput
+      .optional()
+      .describe("quote currency: max notional of the key's open orders per market"),
     daily_loss_limit: decimalInput.optional().describe("quote currency: max loss of the key's fills per UTC day"),
   })
   .strict();
@@ -149,7 +175,14 @@ export const ordersResponse = z.object({ orders: z.array(orderResponse) });
 export const tradesResponse = z.object({
   symbol: z.string(),
   trades: z.array(
-    z.object({ trade_id: z.string(), symbol: z.string(), price: z.number(), size: z.number(), side: z.enum(["buy", "sell"]), timestamp: z.number().int() }),
+    z.object({
+      trade_id: z.string(),
+      symbol: z.string(),
+      price: z.number(),
+      size: z.number(),
+      side: z.enum(["buy", "sell"]),
+      timestamp: z.number().int(),
+    }),
   ),
 });
 export const balancesResponse = z.object({

@@ -52,48 +52,78 @@ function refused(r: Res, status: number, code: string, reason?: string) {
   if (reason) assert.equal(r.body.error.details.reason, reason, r.text);
 }
 
-const cases: { name: string; status: number; code: string; reason?: string; reachesService?: boolean; run: () => Promise<Res> }[] = [
+const cases: {
+  name: string;
+  status: number;
+  code: string;
+  reason?: string;
+  reachesService?: boolean;
+  run: () => Promise<Res>;
+}[] = [
   {
     name: "HMAC signature over another body",
     status: 401,
     code: "UNAUTHORIZED",
     reason: "invalid_signature",
-    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(1001)) }),
+    run: () =>
+      call(h, "POST", "/v1/orders", {
+        body: order(),
+        headers: hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(1001)),
+      }),
   },
   {
     name: "HMAC signature made with a wrong secret",
     status: 401,
     code: "UNAUTHORIZED",
     reason: "invalid_signature",
-    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: hmacHeaders(alice.apiKey, "f".repeat(64), "POST", "/v1/orders", order()) }),
+    run: () =>
+      call(h, "POST", "/v1/orders", {
+        body: order(),
+        headers: hmacHeaders(alice.apiKey, "f".repeat(64), "POST", "/v1/orders", order()),
+      }),
   },
   {
     name: "stale HMAC timestamp (10 s old)",
     status: 401,
     code: "UNAUTHORIZED",
     reason: "timestamp_outside_window",
-    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(), Date.now() - 10_000) }),
+    run: () =>
+      call(h, "POST", "/v1/orders", {
+        body: order(),
+        headers: hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(), Date.now() - 10_000),
+      }),
   },
   {
     name: "HMAC timestamp from the future (10 s ahead)",
     status: 401,
     code: "UNAUTHORIZED",
     reason: "timestamp_outside_window",
-    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(), Date.now() + 10_000) }),
+    run: () =>
+      call(h, "POST", "/v1/orders", {
+        body: order(),
+        headers: hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(), Date.now() + 10_000),
+      }),
   },
   {
     name: "HMAC signature of a GET re-used on a POST",
     status: 401,
     code: "UNAUTHORIZED",
     reason: "invalid_signature",
-    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: hmacHeaders(alice.apiKey, alice.secret, "GET", "/v1/orders") }),
+    run: () =>
+      call(h, "POST", "/v1/orders", {
+        body: order(),
+        headers: hmacHeaders(alice.apiKey, alice.secret, "GET", "/v1/orders"),
+      }),
   },
   {
     name: "HMAC signature without the query string it was sent with",
     status: 401,
     code: "UNAUTHORIZED",
     reason: "invalid_signature",
-    run: () => call(h, "GET", "/v1/orders?status=all", { headers: hmacHeaders(alice.apiKey, alice.secret, "GET", "/v1/orders") }),
+    run: () =>
+      call(h, "GET", "/v1/orders?status=all", {
+        headers: hmacHeaders(alice.apiKey, alice.secret, "GET", "/v1/orders"),
+      }),
   },
   {
     name: "upper-case hex signature",
@@ -102,7 +132,10 @@ const cases: { name: string; status: number; code: string; reason?: string; reac
     reason: "invalid_signature",
     run: () => {
       const hd = hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order());
-      return call(h, "POST", "/v1/orders", { body: order(), headers: { ...hd, "X-SIGNATURE": hd["X-SIGNATURE"].toUpperCase() } });
+      return call(h, "POST", "/v1/orders", {
+        body: order(),
+        headers: { ...hd, "X-SIGNATURE": hd["X-SIGNATURE"].toUpperCase() },
+      });
     },
   },
   {
@@ -110,14 +143,22 @@ const cases: { name: string; status: number; code: string; reason?: string; reac
     status: 401,
     code: "UNAUTHORIZED",
     reason: "invalid_secret",
-    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: { "X-API-Key": alice.apiKey, "X-API-Secret": bob.secret } }),
+    run: () =>
+      call(h, "POST", "/v1/orders", {
+        body: order(),
+        headers: { "X-API-Key": alice.apiKey, "X-API-Secret": bob.secret },
+      }),
   },
   {
     name: "unknown API key",
     status: 401,
     code: "UNAUTHORIZED",
     reason: "invalid_api_key",
-    run: () => call(h, "POST", "/v1/orders", { body: order(), headers: { "X-API-Key": "0".repeat(32), "X-API-Secret": alice.secret } }),
+    run: () =>
+      call(h, "POST", "/v1/orders", {
+        body: order(),
+        headers: { "X-API-Key": "0".repeat(32), "X-API-Secret": alice.secret },
+      }),
   },
   {
     name: "no credentials",
@@ -164,7 +205,10 @@ const cases: { name: string; status: number; code: string; reason?: string; reac
     name: "revoking another account's key",
     status: 404,
     code: "API_KEY_NOT_FOUND",
-    run: async () => call(h, "DELETE", `/v1/api-keys/${bob.id}`, { headers: await walletHeaders(alice.owner, h, "DELETE", `/v1/api-keys/${bob.id}`) }),
+    run: async () =>
+      call(h, "DELETE", `/v1/api-keys/${bob.id}`, {
+        headers: await walletHeaders(alice.owner, h, "DELETE", `/v1/api-keys/${bob.id}`),
+      }),
   },
 ];
 
@@ -182,11 +226,19 @@ for (const c of cases) {
 test("refused: an order signed under another EIP-712 domain; the error names the domain expected", async () => {
   const before = await state();
   const wrong = { ...SETTLEMENT_DOMAIN, chainId: SETTLEMENT_DOMAIN.chainId + 1 };
-  const r = await call(h, "POST", "/v1/orders", { body: await signedOrderBody(alice.owner, { side: "buy", price: 1000, size: 0.1, domain: wrong }) });
+  const r = await call(h, "POST", "/v1/orders", {
+    body: await signedOrderBody(alice.owner, { side: "buy", price: 1000, size: 0.1, domain: wrong }),
+  });
   refused(r, 401, "UNAUTHORIZED", "invalid_order_signature");
   assert.deepEqual(r.body.error.details.expected_domain, SETTLEMENT_DOMAIN);
   const d = SETTLEMENT_DOMAIN;
-  for (const part of [`name "${d.name}"`, `version "${d.version}"`, `chainId ${d.chainId}`, `verifyingContract ${d.verifyingContract}`]) assert.ok(r.body.error.message.includes(part), `${part} in ${r.body.error.message}`);
+  for (const part of [
+    `name "${d.name}"`,
+    `version "${d.version}"`,
+    `chainId ${d.chainId}`,
+    `verifyingContract ${d.verifyingContract}`,
+  ])
+    assert.ok(r.body.error.message.includes(part), `${part} in ${r.body.error.message}`);
   assert.deepEqual(await state(), before, "nothing changed");
 });
 
@@ -209,16 +261,34 @@ test("refused: a replayed wallet-auth signature", async () => {
 test("refused: a key without the trade permission (read works)", async () => {
   const readOnly = await createKey(h, alice.owner, { permissions: ["read"] });
   const before = await state();
-  refused(await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(readOnly) }), 403, "FORBIDDEN", "missing_permission");
-  refused(await call(h, "DELETE", `/v1/orders/${victimOrderId}`, { headers: keyHeaders(readOnly) }), 403, "FORBIDDEN", "missing_permission");
+  refused(
+    await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(readOnly) }),
+    403,
+    "FORBIDDEN",
+    "missing_permission",
+  );
+  refused(
+    await call(h, "DELETE", `/v1/orders/${victimOrderId}`, { headers: keyHeaders(readOnly) }),
+    403,
+    "FORBIDDEN",
+    "missing_permission",
+  );
   assert.deepEqual(await state(), before);
   assert.equal((await call(h, "GET", "/v1/balances", { headers: keyHeaders(readOnly) })).status, 200);
 });
 
 test("refused: a request from outside the key's IP allowlist (an allowed address works)", async () => {
-  const fenced = await createKey(h, alice.owner, { permissions: ["read", "trade"], ip_allowlist: ["10.0.0.0/8", "2001:db8::/32"] });
+  const fenced = await createKey(h, alice.owner, {
+    permissions: ["read", "trade"],
+    ip_allowlist: ["10.0.0.0/8", "2001:db8::/32"],
+  });
   const before = await state();
-  refused(await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(fenced) }), 403, "FORBIDDEN", "ip_not_allowed");
+  refused(
+    await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(fenced) }),
+    403,
+    "FORBIDDEN",
+    "ip_not_allowed",
+  );
   refused(await call(h, "GET", "/v1/balances", { headers: keyHeaders(fenced) }), 403, "FORBIDDEN", "ip_not_allowed");
   assert.deepEqual(await state(), before);
   const local = await createKey(h, alice.owner, { permissions: ["read"], ip_allowlist: ["127.0.0.1"] });
@@ -243,11 +313,22 @@ test("refused: the daily loss limit once the key's fills lost that much", async 
   const seller = newWallet();
   fund(h, seller.address);
   // The key buys 1 WETH at 2600 from `seller`, then the market trades at 2500: marked loss 100 >= 50.
-  assert.equal((await call(h, "POST", "/v1/orders", { body: await signedOrderBody(seller, { side: "sell", price: 2600, size: 1 }) })).status, 201);
+  assert.equal(
+    (
+      await call(h, "POST", "/v1/orders", {
+        body: await signedOrderBody(seller, { side: "sell", price: 2600, size: 1 }),
+      })
+    ).status,
+    201,
+  );
   const buy = await call(h, "POST", "/v1/orders", { body: order(2600, 1), headers: keyHeaders(limited) });
   assert.equal(buy.body.status, "filled", buy.text);
-  await call(h, "POST", "/v1/orders", { body: await signedOrderBody(seller, { side: "sell", price: 2500, size: 0.1 }) });
-  await call(h, "POST", "/v1/orders", { body: await signedOrderBody(newWalletFunded(), { side: "buy", price: 2500, size: 0.1 }) });
+  await call(h, "POST", "/v1/orders", {
+    body: await signedOrderBody(seller, { side: "sell", price: 2500, size: 0.1 }),
+  });
+  await call(h, "POST", "/v1/orders", {
+    body: await signedOrderBody(newWalletFunded(), { side: "buy", price: 2500, size: 0.1 }),
+  });
   const before = await state();
   const r = await call(h, "POST", "/v1/orders", { body: order(1000, 0.1), headers: keyHeaders(limited) });
   refused(r, 403, "FORBIDDEN", "daily_loss_limit_reached");
@@ -264,7 +345,12 @@ function newWalletFunded() {
 test("refused: a key whose agent is not approved on chain yet", async () => {
   const pending = await createKey(h, alice.owner, { permissions: ["read", "trade"] }, false);
   const before = await state();
-  refused(await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(pending) }), 403, "FORBIDDEN", "agent_not_approved");
+  refused(
+    await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(pending) }),
+    403,
+    "FORBIDDEN",
+    "agent_not_approved",
+  );
   assert.deepEqual(await state(), before);
 });
 
@@ -277,7 +363,12 @@ test("revoking a key cancels its open orders; the revoked key is refused", async
     ids.push(r.body.order_id);
   }
   // an API key may revoke only itself
-  refused(await call(h, "DELETE", `/v1/api-keys/${k.id}`, { headers: keyHeaders(alice) }), 403, "FORBIDDEN", "not_this_key");
+  refused(
+    await call(h, "DELETE", `/v1/api-keys/${k.id}`, { headers: keyHeaders(alice) }),
+    403,
+    "FORBIDDEN",
+    "not_this_key",
+  );
   const path = `/v1/api-keys/${k.id}`;
   const r = await call(h, "DELETE", path, { headers: await walletHeaders(alice.owner, h, "DELETE", path) });
   assert.equal(r.status, 200, r.text);
@@ -285,6 +376,11 @@ test("revoking a key cancels its open orders; the revoked key is refused", async
   for (const id of ids) assert.equal((await h.service.getOrder(id))?.status, "cancelled");
   assert.equal((await h.service.getOrder(other.body.order_id))?.status, "open", "another key's order stays");
   const before = await state();
-  refused(await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(k) }), 401, "UNAUTHORIZED", "invalid_api_key");
+  refused(
+    await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(k) }),
+    401,
+    "UNAUTHORIZED",
+    "invalid_api_key",
+  );
   assert.deepEqual(await state(), before);
 });

@@ -41,15 +41,28 @@ export async function startDexApi(deps: StartDexApiDeps): Promise<RunningDexApi>
   const keys = createApiKeyStore({ db: deps.db, box: createSecretBox(deps.config.apiKeyEncryptionKey), clock });
   const auth = createDexAuthenticator({ config: deps.config, keys, now });
   // one placer for REST, WebSocket order entry and gRPC: a retry on one surface of an order in flight on the other waits for it
-  const placeOrder = createOrderPlacer({ service: deps.service, keys, now, exchangeOnlySymbols: deps.config.exchangeOnlySymbols });
+  const placeOrder = createOrderPlacer({
+    service: deps.service,
+    keys,
+    now,
+    exchangeOnlySymbols: deps.config.exchangeOnlySymbols,
+  });
   const common = { config: deps.config, service: deps.service, auth, clock };
-  const rest = await listenDexRest(createDexRestApp({ ...common, logger: deps.logger.child({ surface: "dex-rest" }), keys, placeOrder, now }), deps.ports.rest, host);
+  const rest = await listenDexRest(
+    createDexRestApp({ ...common, logger: deps.logger.child({ surface: "dex-rest" }), keys, placeOrder, now }),
+    deps.ports.rest,
+    host,
+  );
   const ws = await createWsServer({ ...common, logger: deps.logger.child({ surface: "dex-ws" }), keys, placeOrder });
   const wsUrl = (await ws.listen(deps.ports.ws, host)).url;
   const grpc = createGrpcServer({ ...common, logger: deps.logger.child({ surface: "dex-grpc" }), keys, placeOrder });
   const { address } = await grpc.listen(deps.ports.grpc, host);
   // deleted keys' agent renouncements that are not on chain yet (a failed send, a restart): retried here
-  const renouncer = createAgentRenouncer({ keys, service: deps.service, logger: deps.logger.child({ surface: "agent-renouncer" }) });
+  const renouncer = createAgentRenouncer({
+    keys,
+    service: deps.service,
+    logger: deps.logger.child({ surface: "agent-renouncer" }),
+  });
   renouncer.start(RENOUNCEMENT_DRAIN_INTERVAL_MS);
   return {
     urls: { rest: rest.url, ws: wsUrl, grpc: address },

@@ -30,7 +30,9 @@ export function priceExponent(m: MarketSpec): number {
   return m.quoteDecimals + 18 - m.baseDecimals;
 }
 
-export type GridResult = { ok: true; value: bigint } | { ok: false; reason: "not_a_number" | "not_positive" | "off_grid" | "too_large" };
+export type GridResult =
+  | { ok: true; value: bigint }
+  | { ok: false; reason: "not_a_number" | "not_positive" | "off_grid" | "too_large" };
 
 /** A decimal price (the API's) -> ticks; see contractPriceToTicks (pipeline/markets.ts) for the contract's. */
 export function decimalPriceToTicks(m: MarketSpec, input: number | string): GridResult {

@@ -24,7 +24,12 @@ describe("exchange accounts: organizations and isolation", () => {
   before(async () => {
     iss = await startTestIssuer();
     h = await startExchangeHarness({ issuers: [iss] });
-    for (const [name, org] of [["a1", "org-a"], ["a2", "org-a"], ["b1", "org-b"], ["b2", "org-b"]]) {
+    for (const [name, org] of [
+      ["a1", "org-a"],
+      ["a2", "org-a"],
+      ["b1", "org-b"],
+      ["b2", "org-b"],
+    ]) {
       const { headers } = await h.login(iss, name, org, { email: `${name}@example.com` });
       const r = await req(h, headers, "/account");
       assert.equal(r.status, 200);
@@ -60,7 +65,11 @@ describe("exchange accounts: organizations and isolation", () => {
     );
     // the legacy path answers the same
     assert.deepEqual((await req(h, users.a1.headers, "/custody-account-info")).body, r.body);
-    assert.equal(h.custody.ensured.filter((id) => id === users.a1.id).length, 1, "custody.ensureAccount once per account");
+    assert.equal(
+      h.custody.ensured.filter((id) => id === users.a1.id).length,
+      1,
+      "custody.ensureAccount once per account",
+    );
   });
 
   it("a member reads an account of its own organization", async () => {
@@ -71,7 +80,12 @@ describe("exchange accounts: organizations and isolation", () => {
 
   it("another organization's account ids answer 404 on every read and write, and nothing changes", async () => {
     const before = (await h.db.query("SELECT * FROM exchange_accounts ORDER BY id")).rows;
-    for (const [reader, target] of [["b1", "a1"], ["b2", "a2"], ["a1", "b1"], ["a2", "b2"]]) {
+    for (const [reader, target] of [
+      ["b1", "a1"],
+      ["b2", "a2"],
+      ["a1", "b1"],
+      ["a2", "b2"],
+    ]) {
       const id = users[target].id;
       const calls: Array<[string, string, unknown?]> = [
         [`/accounts/${id}`, "GET"],
@@ -141,7 +155,11 @@ describe("exchange sandbox endpoints: every compliance path", () => {
     assert.deepEqual(s(await step("/sandbox/accreditation/506c", { outcome: "pending" })), ["pending", "506b"]);
     assert.deepEqual(s(await step("/sandbox/accreditation/506c", { outcome: "verified" })), ["verified", "506c"]);
     assert.deepEqual(s(await step("/sandbox/accreditation/506b", {})), ["verified", "506c"]);
-    assert.deepEqual(s(await step("/sandbox/accreditation/506c", { outcome: "rejected" })), ["rejected", undefined], "no accreditation type is shown while none is held");
+    assert.deepEqual(
+      s(await step("/sandbox/accreditation/506c", { outcome: "rejected" })),
+      ["rejected", undefined],
+      "no accreditation type is shown while none is held",
+    );
     // a member sets the state of another member of the same organization
     const other = await h.login(iss, "acc-peer", "org-k");
     const peerId = (await req(h, other.headers, "/account")).body.data?.accountId;
@@ -152,11 +170,20 @@ describe("exchange sandbox endpoints: every compliance path", () => {
 
   it("nextAccreditation: the table", () => {
     const none = { accreditationStatus: "none", accreditationType: "none" } as const;
-    assert.deepEqual(nextAccreditation(none, { kind: "506c_verification", outcome: "pending" }), { accreditationStatus: "pending", accreditationType: "none" });
-    assert.deepEqual(nextAccreditation({ accreditationStatus: "rejected", accreditationType: "none" }, { kind: "506b_self_certified" }), {
-      accreditationStatus: "self_certified",
-      accreditationType: "506b",
+    assert.deepEqual(nextAccreditation(none, { kind: "506c_verification", outcome: "pending" }), {
+      accreditationStatus: "pending",
+      accreditationType: "none",
     });
+    assert.deepEqual(
+      nextAccreditation(
+        { accreditationStatus: "rejected", accreditationType: "none" },
+        { kind: "506b_self_certified" },
+      ),
+      {
+        accreditationStatus: "self_certified",
+        accreditationType: "506b",
+      },
+    );
   });
 });
 
@@ -166,7 +193,12 @@ describe("exchange API in production mode", () => {
     const h = await startExchangeHarness({ issuers: [iss], mode: "production" });
     try {
       const u = await h.login(iss, "p1", "org-p");
-      for (const path of ["/sandbox/kyc", "/sandbox/accreditation/506b", "/sandbox/accreditation/506c", "/sandbox/funding/advance-clock"]) {
+      for (const path of [
+        "/sandbox/kyc",
+        "/sandbox/accreditation/506b",
+        "/sandbox/accreditation/506c",
+        "/sandbox/funding/advance-clock",
+      ]) {
         for (const headers of [u.headers, {}]) {
           const r = await req(h, headers, path, "POST", { status: "approved", outcome: "verified" });
           assert.equal(r.status, 404, path);

@@ -36,7 +36,9 @@ export interface OrgScope {
 
 /** The accreditation events of the sandbox (spec 5.5): a 506(b) self-certification, the outcome of a
  *  simulated third-party 506(c) verification. */
-export type AccreditationEvent = { kind: "506b_self_certified" } | { kind: "506c_verification"; outcome: "pending" | "verified" | "rejected" };
+export type AccreditationEvent =
+  | { kind: "506b_self_certified" }
+  | { kind: "506c_verification"; outcome: "pending" | "verified" | "rejected" };
 
 /** The next accreditation: a verified 506(c) investor also meets 506(b), so self-certifying keeps it;
  *  a pending verification keeps what holds meanwhile; a rejected one leaves no accreditation. */
@@ -91,7 +93,8 @@ function toRecord(r: unknown): AccountRecord {
   };
 }
 
-const COLUMNS = "id, issuer, org_id, user_id, phone, email, kyc_status, kyb_status, accreditation_status, accreditation_type, custody_ready, created_at";
+const COLUMNS =
+  "id, issuer, org_id, user_id, phone, email, kyc_status, kyb_status, accreditation_status, accreditation_type, custody_ready, created_at";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface AccountStore {
@@ -106,10 +109,21 @@ export interface AccountStore {
 
 export function createAccountStore(db: Db): AccountStore {
   const byUser = async (q: SqlExecutor, i: IdentityClaims) =>
-    (await q.query(`SELECT ${COLUMNS} FROM exchange_accounts WHERE issuer = $1 AND org_id = $2 AND user_id = $3`, [i.issuer, i.owner, i.sub])).rows[0];
+    (
+      await q.query(`SELECT ${COLUMNS} FROM exchange_accounts WHERE issuer = $1 AND org_id = $2 AND user_id = $3`, [
+        i.issuer,
+        i.owner,
+        i.sub,
+      ])
+    ).rows[0];
   const get = async (q: SqlExecutor, scope: OrgScope, id: string, lock = false) => {
     if (!UUID.test(id)) return null;
-    const r = (await q.query(`SELECT ${COLUMNS} FROM exchange_accounts WHERE id = $1 AND issuer = $2 AND org_id = $3${lock ? " FOR UPDATE" : ""}`, [id, scope.issuer, scope.orgId])).rows[0];
+    const r = (
+      await q.query(
+        `SELECT ${COLUMNS} FROM exchange_accounts WHERE id = $1 AND issuer = $2 AND org_id = $3${lock ? " FOR UPDATE" : ""}`,
+        [id, scope.issuer, scope.orgId],
+      )
+    ).rows[0];
     return r ? toRecord(r) : null;
   };
   return {
@@ -128,12 +142,10 @@ export function createAccountStore(db: Db): AccountStore {
     async setKyc(scope, id, kind, status) {
       if (!UUID.test(id)) return null;
       const column = kind === "kyc" ? "kyc_status" : "kyb_status";
-      const r = await db.query(`UPDATE exchange_accounts SET ${column} = $4, updated_at = now() WHERE id = $1 AND issuer = $2 AND org_id = $3 RETURNING ${COLUMNS}`, [
-        id,
-        scope.issuer,
-        scope.orgId,
-        status,
-      ]);
+      const r = await db.query(
+        `UPDATE exchange_accounts SET ${column} = $4, updated_at = now() WHERE id = $1 AND issuer = $2 AND org_id = $3 RETURNING ${COLUMNS}`,
+        [id, scope.issuer, scope.orgId, status],
+      );
       return r.rows[0] ? toRecord(r.rows[0]) : null;
     },
     applyAccreditation(scope, id, event) {
@@ -141,11 +153,10 @@ export function createAccountStore(db: Db): AccountStore {
         const current = await get(tx, scope, id, true);
         if (!current) return null;
         const next = nextAccreditation(current, event);
-        const r = await tx.query(`UPDATE exchange_accounts SET accreditation_status = $2, accreditation_type = $3, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`, [
-          id,
-          next.accreditationStatus,
-          next.accreditationType,
-        ]);
+        const r = await tx.query(
+          `UPDATE exchange_accounts SET accreditation_status = $2, accreditation_type = $3, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+          [id, next.accreditationStatus, next.accreditationType],
+        );
         return toRecord(r.rows[0]);
       });
     },

@@ -61,7 +61,15 @@ export function createExchangeApp(deps: ExchangeAppDeps): Express {
   // 1. the per-IP guard: its headers are on every response, even a 401, 404 or 413
   app.use(ipLimit);
   // 2. a body that is not JSON (a form, text) is refused before anything reads it (415)
-  app.use(jsonBodiesOnly((contentType) => new ApiError("UNSUPPORTED_MEDIA_TYPE", JSON_ONLY_MESSAGE, { content_type: contentType, accepted: ["application/json"] })));
+  app.use(
+    jsonBodiesOnly(
+      (contentType) =>
+        new ApiError("UNSUPPORTED_MEDIA_TYPE", JSON_ONLY_MESSAGE, {
+          content_type: contentType,
+          accepted: ["application/json"],
+        }),
+    ),
+  );
   app.use(express.json({ limit: config.bodyLimitBytes, type: () => true, strict: true }));
 
   // the OpenAPI 3.1 document of every route (api/exchange/openapi.ts), public, built once
@@ -75,7 +83,13 @@ export function createExchangeApp(deps: ExchangeAppDeps): Express {
   });
   for (const r of deps.rootRouters ?? []) app.use(r);
   for (const r of deps.publicRouters ?? []) app.use("/v1", r);
-  const own = { accounts: deps.accounts, custody: deps.custody, cashDecimals: deps.cashDecimals, auth: tenant, openBuyHolds: deps.openBuyHolds };
+  const own = {
+    accounts: deps.accounts,
+    custody: deps.custody,
+    cashDecimals: deps.cashDecimals,
+    auth: tenant,
+    openBuyHolds: deps.openBuyHolds,
+  };
   app.use("/v1", accountRouter(own));
   if (config.mode === "sandbox") app.use("/v1", sandboxRouter(own));
   else

@@ -17,7 +17,11 @@ const now = () => T0;
 
 async function call(h: ExchangeHarness, headers: Record<string, string>, path = "/account", method = "GET") {
   const res = await fetch(`${h.url}${path}`, { method, headers });
-  const body = (await res.json()) as { error?: { code: string; message: string; details: Record<string, unknown> }; data?: Record<string, unknown>; token?: string };
+  const body = (await res.json()) as {
+    error?: { code: string; message: string; details: Record<string, unknown> };
+    data?: Record<string, unknown>;
+    token?: string;
+  };
   return { status: res.status, body, res };
 }
 
@@ -25,7 +29,10 @@ async function accountRows(h: ExchangeHarness): Promise<number> {
   return Number((await h.db.query<{ n: string }>("SELECT count(*) AS n FROM exchange_accounts")).rows[0].n);
 }
 
-function assert401(r: { status: number; body: { error?: { code: string; message: string; details: Record<string, unknown> } } }, reason: string) {
+function assert401(
+  r: { status: number; body: { error?: { code: string; message: string; details: Record<string, unknown> } } },
+  reason: string,
+) {
   assert.equal(r.status, 401, JSON.stringify(r.body));
   assert.equal(r.body.error?.code, "UNAUTHORIZED");
   assert.equal(typeof r.body.error?.message, "string");
@@ -69,9 +76,15 @@ describe("exchange API authentication: the token table", () => {
     const before = await accountRows(h);
     const dead = await ours.sign({ sub: "alice", owner: "org-a", exp: nowS - 30 });
     assert401(await call(h, { authorization: `Bearer ${dead}` }, "/auth/tenant-token", "POST"), "token_expired");
-    assert401(await call(h, { authorization: `Bearer ${dead}`, "tenant-authorization": alice.tenant }), "token_expired");
+    assert401(
+      await call(h, { authorization: `Bearer ${dead}`, "tenant-authorization": alice.tenant }),
+      "token_expired",
+    );
     const late = await ours.sign({ sub: "alice", owner: "org-a", exp: nowS - 29 });
-    assert.equal((await call(h, { authorization: `Bearer ${late}`, "tenant-authorization": alice.tenant })).status, 200);
+    assert.equal(
+      (await call(h, { authorization: `Bearer ${late}`, "tenant-authorization": alice.tenant })).status,
+      200,
+    );
     // but no tenant token is issued for an identity token past its exp: it would be born expired
     assert401(await call(h, { authorization: `Bearer ${late}` }, "/auth/tenant-token", "POST"), "token_expired");
     assert.equal(await accountRows(h), before);
@@ -106,20 +119,35 @@ describe("exchange API authentication: the token table", () => {
     const tampered = `${hd}.${b64({ ...claims, owner: "org-b" })}.${sig}`;
     assert401(await call(h, { authorization: `Bearer ${tampered}` }, "/auth/tenant-token", "POST"), "bad_signature");
     const flipped = `${hd}.${alice.identity.split(".")[1]}.${sig.startsWith("A") ? "B" : "A"}${sig.slice(1)}`;
-    assert401(await call(h, { authorization: `Bearer ${flipped}`, "tenant-authorization": alice.tenant }), "bad_signature");
+    assert401(
+      await call(h, { authorization: `Bearer ${flipped}`, "tenant-authorization": alice.tenant }),
+      "bad_signature",
+    );
     // a tenant token's signature is checked too
     const [th, tp, ts] = alice.tenant.split(".");
     const tclaims = JSON.parse(Buffer.from(tp, "base64url").toString());
-    assert401(await call(h, { authorization: `Bearer ${alice.identity}`, "tenant-authorization": `${th}.${b64({ ...tclaims, exp: tclaims.exp + 86400 })}.${ts}` }), "tenant_bad_signature");
+    assert401(
+      await call(h, {
+        authorization: `Bearer ${alice.identity}`,
+        "tenant-authorization": `${th}.${b64({ ...tclaims, exp: tclaims.exp + 86400 })}.${ts}`,
+      }),
+      "tenant_bad_signature",
+    );
   });
 
   it("alg none, for the identity and for the tenant token", async () => {
     const claims = { iss: ours.issuer, aud: "exchange-api", sub: "alice", owner: "org-a", iat: nowS, exp: nowS + 600 };
     const none = `${b64({ alg: "none", typ: "JWT" })}.${b64(claims)}.`;
-    assert401(await call(h, { authorization: `Bearer ${none}` }, "/auth/tenant-token", "POST"), "algorithm_not_allowed");
+    assert401(
+      await call(h, { authorization: `Bearer ${none}` }, "/auth/tenant-token", "POST"),
+      "algorithm_not_allowed",
+    );
     const tclaims = JSON.parse(Buffer.from(alice.tenant.split(".")[1], "base64url").toString());
     const tnone = `${b64({ alg: "none", typ: "tenant+jwt" })}.${b64(tclaims)}.`;
-    assert401(await call(h, { authorization: `Bearer ${alice.identity}`, "tenant-authorization": tnone }), "tenant_algorithm_not_allowed");
+    assert401(
+      await call(h, { authorization: `Bearer ${alice.identity}`, "tenant-authorization": tnone }),
+      "tenant_algorithm_not_allowed",
+    );
   });
 
   it("HS256 signed with the issuer's public key (the key confusion attack)", async () => {
@@ -128,32 +156,67 @@ describe("exchange API authentication: the token table", () => {
     for (const secret of [pem, JSON.stringify(ours.key.publicJwk)]) {
       const input = `${b64({ alg: "HS256", kid: ours.key.kid, typ: "JWT" })}.${b64(claims)}`;
       const token = `${input}.${createHmac("sha256", secret).update(input).digest("base64url")}`;
-      assert401(await call(h, { authorization: `Bearer ${token}` }, "/auth/tenant-token", "POST"), "algorithm_not_allowed");
+      assert401(
+        await call(h, { authorization: `Bearer ${token}` }, "/auth/tenant-token", "POST"),
+        "algorithm_not_allowed",
+      );
     }
   });
 
   it("a key not in the JWKS, under its own kid and under a published kid; a rotated-in key is accepted", async () => {
     const unpublished = await ours.newKey();
-    assert401(await call(h, { authorization: `Bearer ${await ours.sign({ sub: "alice", owner: "org-a" }, { key: unpublished })}` }, "/auth/tenant-token", "POST"), "unknown_key");
-    const underOurKid = await ours.sign({ sub: "alice", owner: "org-a" }, { key: unpublished, header: { kid: ours.key.kid } });
+    assert401(
+      await call(
+        h,
+        { authorization: `Bearer ${await ours.sign({ sub: "alice", owner: "org-a" }, { key: unpublished })}` },
+        "/auth/tenant-token",
+        "POST",
+      ),
+      "unknown_key",
+    );
+    const underOurKid = await ours.sign(
+      { sub: "alice", owner: "org-a" },
+      { key: unpublished, header: { kid: ours.key.kid } },
+    );
     assert401(await call(h, { authorization: `Bearer ${underOurKid}` }, "/auth/tenant-token", "POST"), "bad_signature");
     // key rotation: once the issuer publishes it, the same key is accepted (the JWKS is fetched again)
     ours.publish(unpublished);
     const rotated = await ours.sign({ sub: "alice", owner: "org-a" }, { key: unpublished });
-    assert.equal((await call(h, { authorization: `Bearer ${rotated}`, "tenant-authorization": alice.tenant })).status, 200);
+    assert.equal(
+      (await call(h, { authorization: `Bearer ${rotated}`, "tenant-authorization": alice.tenant })).status,
+      200,
+    );
   });
 
   it("a tenant token bound to another user, another organization or another issuer", async () => {
     const bob = await h.login(ours, "bob", "org-a");
-    assert401(await call(h, { authorization: `Bearer ${alice.identity}`, "tenant-authorization": bob.tenant }), "tenant_token_mismatch");
-    assert401(await call(h, { authorization: `Bearer ${bob.identity}`, "tenant-authorization": alice.tenant }), "tenant_token_mismatch");
+    assert401(
+      await call(h, { authorization: `Bearer ${alice.identity}`, "tenant-authorization": bob.tenant }),
+      "tenant_token_mismatch",
+    );
+    assert401(
+      await call(h, { authorization: `Bearer ${bob.identity}`, "tenant-authorization": alice.tenant }),
+      "tenant_token_mismatch",
+    );
     const aliceOrgB = await ours.sign({ sub: "alice", owner: "org-b" });
-    assert401(await call(h, { authorization: `Bearer ${aliceOrgB}`, "tenant-authorization": alice.tenant }), "tenant_token_mismatch");
+    assert401(
+      await call(h, { authorization: `Bearer ${aliceOrgB}`, "tenant-authorization": alice.tenant }),
+      "tenant_token_mismatch",
+    );
     const aliceOther = await other.sign({ sub: "alice", owner: "org-a" });
-    assert401(await call(h, { authorization: `Bearer ${aliceOther}`, "tenant-authorization": alice.tenant }), "tenant_token_mismatch");
+    assert401(
+      await call(h, { authorization: `Bearer ${aliceOther}`, "tenant-authorization": alice.tenant }),
+      "tenant_token_mismatch",
+    );
     // a tenant token is not an identity token, nor the reverse
-    assert401(await call(h, { authorization: `Bearer ${alice.tenant}`, "tenant-authorization": alice.tenant }), "unknown_issuer");
-    assert401(await call(h, { authorization: `Bearer ${alice.identity}`, "tenant-authorization": alice.identity }), "tenant_algorithm_not_allowed");
+    assert401(
+      await call(h, { authorization: `Bearer ${alice.tenant}`, "tenant-authorization": alice.tenant }),
+      "unknown_issuer",
+    );
+    assert401(
+      await call(h, { authorization: `Bearer ${alice.identity}`, "tenant-authorization": alice.identity }),
+      "tenant_algorithm_not_allowed",
+    );
   });
 
   it("a missing header", async () => {
@@ -161,12 +224,23 @@ describe("exchange API authentication: the token table", () => {
     assert401(await call(h, { "tenant-authorization": alice.tenant }), "missing_authorization");
     assert401(await call(h, { authorization: `Bearer ${alice.identity}` }), "missing_tenant-authorization");
     assert401(await call(h, {}, "/auth/tenant-token", "POST"), "missing_authorization");
-    assert401(await call(h, { authorization: alice.identity }, "/auth/tenant-token", "POST"), "malformed_authorization");
+    assert401(
+      await call(h, { authorization: alice.identity }, "/auth/tenant-token", "POST"),
+      "malformed_authorization",
+    );
   });
 
   it("garbage", async () => {
     const before = await accountRows(h);
-    for (const v of ["Bearer garbage", "Bearer a.b.c", "Bearer ....", "Basic YWxpY2U6cHc=", `Bearer ${"x".repeat(9000)}`, "Bearer e30.e30.", `Bearer ${b64("x")}.${b64("y")}.z`]) {
+    for (const v of [
+      "Bearer garbage",
+      "Bearer a.b.c",
+      "Bearer ....",
+      "Basic YWxpY2U6cHc=",
+      `Bearer ${"x".repeat(9000)}`,
+      "Bearer e30.e30.",
+      `Bearer ${b64("x")}.${b64("y")}.z`,
+    ]) {
       const r = await call(h, { authorization: v }, "/auth/tenant-token", "POST");
       assert.equal(r.status, 401, v.slice(0, 40));
       assert.equal(r.body.error?.code, "UNAUTHORIZED");
@@ -180,8 +254,14 @@ describe("exchange API authentication: the token table", () => {
   });
 
   it("an identity token without an owner or a sub is refused", async () => {
-    assert401(await call(h, { authorization: `Bearer ${await ours.sign({ sub: "carol" })}` }, "/auth/tenant-token", "POST"), "missing_claims");
-    assert401(await call(h, { authorization: `Bearer ${await ours.sign({ owner: "org-a" })}` }, "/auth/tenant-token", "POST"), "invalid_claims");
+    assert401(
+      await call(h, { authorization: `Bearer ${await ours.sign({ sub: "carol" })}` }, "/auth/tenant-token", "POST"),
+      "missing_claims",
+    );
+    assert401(
+      await call(h, { authorization: `Bearer ${await ours.sign({ owner: "org-a" })}` }, "/auth/tenant-token", "POST"),
+      "invalid_claims",
+    );
   });
 });
 

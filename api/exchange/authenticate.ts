@@ -80,7 +80,10 @@ export function requireTenant(deps: AuthDeps): RequestHandler {
     const identity = await deps.identity.verify(headerToken(req.headers.authorization, true, "authorization"));
     res.locals.identity = identity;
     await runLimit(deps.userLimit, req, res);
-    await deps.tenants.verify(headerToken(req.headers["tenant-authorization"], false, "tenant-authorization"), identity);
+    await deps.tenants.verify(
+      headerToken(req.headers["tenant-authorization"], false, "tenant-authorization"),
+      identity,
+    );
     let account = await deps.accounts.ensure(identity, deps.initialKyc);
     if (!account.custodyReady) {
       await deps.custody.ensureAccount(account.id);

@@ -27,7 +27,11 @@ describe("exchange API: bad input never reaches a 500", () => {
   });
 
   async function send(path: string, method: string, body: string | undefined, contentType?: string, auth = true) {
-    const res = await fetch(`${h.url}${path}`, { method, headers: { ...(auth ? headers : {}), ...(contentType ? { "content-type": contentType } : {}) }, body });
+    const res = await fetch(`${h.url}${path}`, {
+      method,
+      headers: { ...(auth ? headers : {}), ...(contentType ? { "content-type": contentType } : {}) },
+      body,
+    });
     const text = await res.text();
     let parsed: { error?: { code: string; message: string; details: unknown } } = {};
     try {
@@ -38,7 +42,11 @@ describe("exchange API: bad input never reaches a 500", () => {
     return { status: res.status, body: parsed, text };
   }
 
-  const assertError = (r: { status: number; body: { error?: { code: string; message: string; details: unknown } }; text: string }, status: number, code: string) => {
+  const assertError = (
+    r: { status: number; body: { error?: { code: string; message: string; details: unknown } }; text: string },
+    status: number,
+    code: string,
+  ) => {
     assert.equal(r.status, status, r.text);
     assert.equal(r.body.error?.code, code);
     assert.equal(typeof r.body.error?.message, "string");
@@ -52,7 +60,10 @@ describe("exchange API: bad input never reaches a 500", () => {
       for (const [ct, body] of [
         ["application/x-www-form-urlencoded", "status=approved&kind=kyc"],
         ["text/plain", '{"status":"approved"}'],
-        ["multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=status\r\n\r\napproved\r\n--x--"],
+        [
+          "multipart/form-data; boundary=x",
+          "--x\r\nContent-Disposition: form-data; name=status\r\n\r\napproved\r\n--x--",
+        ],
       ]) {
         assertError(await send(path, "POST", body, ct), 415, "UNSUPPORTED_MEDIA_TYPE");
         assertError(await send(path, "POST", body, ct, false), 415, "UNSUPPORTED_MEDIA_TYPE");
@@ -64,13 +75,22 @@ describe("exchange API: bad input never reaches a 500", () => {
 
   it("malformed JSON, a JSON scalar, a body over the limit (1,024 bytes: at it passes the parser, one past is 413)", async () => {
     for (const path of POSTS.slice(1)) {
-      for (const body of ["{", '{"status":', "null", "5", '"approved"', "\u0000"]) assertError(await send(path, "POST", body, "application/json"), 400, "INVALID_REQUEST");
+      for (const body of ["{", '{"status":', "null", "5", '"approved"', "\u0000"])
+        assertError(await send(path, "POST", body, "application/json"), 400, "INVALID_REQUEST");
     }
     const fill = (n: number) => JSON.stringify({ accountId: "x".repeat(n - '{"accountId":""}'.length) });
     assert.equal(fill(1024).length, 1024);
     // 1,024 bytes: parsed, then refused by validation (accountId too long), not by size
-    assertError(await send("/sandbox/accreditation/506b", "POST", fill(1024), "application/json"), 400, "INVALID_REQUEST");
-    assertError(await send("/sandbox/accreditation/506b", "POST", fill(1025), "application/json"), 413, "PAYLOAD_TOO_LARGE");
+    assertError(
+      await send("/sandbox/accreditation/506b", "POST", fill(1024), "application/json"),
+      400,
+      "INVALID_REQUEST",
+    );
+    assertError(
+      await send("/sandbox/accreditation/506b", "POST", fill(1025), "application/json"),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
   });
 
   it("wrong types, unknown fields, values out of their sets: 400 naming the field", async () => {
@@ -91,8 +111,11 @@ describe("exchange API: bad input never reaches a 500", () => {
     for (const [path, body, field] of cases) {
       const r = await send(path, "POST", JSON.stringify(body), "application/json");
       assertError(r, 400, "INVALID_REQUEST");
-      const issues = (r.body.error?.details as { issues: Array<{ path: string }> }).issues;
-      assert.ok(issues.some((i) => i.path === field || (field === "body" && i.path.startsWith("body"))), `${path} ${JSON.stringify(body)}: ${JSON.stringify(issues)}`);
+      const issues = (r.body.error!.details as { issues: Array<{ path: string }> }).issues;
+      assert.ok(
+        issues.some((i) => i.path === field || (field === "body" && i.path.startsWith("body"))),
+        `${path} ${JSON.stringify(body)}: ${JSON.stringify(issues)}`,
+      );
     }
     assert.deepEqual(await snapshot(), before);
   });
@@ -102,7 +125,12 @@ describe("exchange API: bad input never reaches a 500", () => {
       const res = await fetch(`${h.url}${path}?x=%00&x=1&__proto__=1`, { headers });
       assert.ok([200, 404].includes(res.status), `${path}: ${res.status}`);
     }
-    const t = await send("/auth/tenant-token", "POST", JSON.stringify({ sub: "someone-else", owner: "org-2" }), "application/json");
+    const t = await send(
+      "/auth/tenant-token",
+      "POST",
+      JSON.stringify({ sub: "someone-else", owner: "org-2" }),
+      "application/json",
+    );
     assert.equal(t.status, 200);
   });
 
@@ -116,7 +144,10 @@ describe("exchange API: bad input never reaches a 500", () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...POSTS), fc.jsonValue({ maxDepth: 3 }), async (path, value) => {
         const r = await send(path, "POST", JSON.stringify(value), "application/json");
-        assert.ok([200, 400, 404].includes(r.status), `${path} ${JSON.stringify(value).slice(0, 200)}: ${r.status} ${r.text.slice(0, 200)}`);
+        assert.ok(
+          [200, 400, 404].includes(r.status),
+          `${path} ${JSON.stringify(value).slice(0, 200)}: ${r.status} ${r.text.slice(0, 200)}`,
+        );
       }),
       { numRuns: 150, seed: 14 },
     );

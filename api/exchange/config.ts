@@ -36,7 +36,8 @@ export interface ExchangeApiConfig {
 export const DEFAULT_EXCHANGE_RATE_LIMITS: ExchangeRateLimits = { ipPerMinute: 1200, authenticatedPerMinute: 300 };
 
 export function exchangeApiConfig(
-  o: Partial<Omit<ExchangeApiConfig, "rateLimits">> & Pick<ExchangeApiConfig, "issuers" | "audience"> & { rateLimits?: Partial<ExchangeRateLimits> },
+  o: Partial<Omit<ExchangeApiConfig, "rateLimits">> &
+    Pick<ExchangeApiConfig, "issuers" | "audience"> & { rateLimits?: Partial<ExchangeRateLimits> },
 ): ExchangeApiConfig {
   return {
     mode: "sandbox",

@@ -40,7 +40,13 @@ type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Is<T, U> = [T] extends [U] ? ([U] extends [T] ? true : false) : false;
 type Quote = paths["/v1/assets/{id}/quote"]["get"]["responses"][200]["content"]["application/json"];
 type Account = paths["/v1/account"]["get"]["responses"][200]["content"]["application/json"]["data"];
-export const generatedTypesAgree: [Is<Quote["last"], number>, Is<Quote["prevClose"], number>, Is<components["schemas"]["QuoteEvent"]["bid"], number>, Is<Account["email"], string>, Is<Account["accreditationType"], "506c" | "506b" | undefined>] = [true, true, true, true, true];
+export const generatedTypesAgree: [
+  Is<Quote["last"], number>,
+  Is<Quote["prevClose"], number>,
+  Is<components["schemas"]["QuoteEvent"]["bid"], number>,
+  Is<Account["email"], string>,
+  Is<Account["accreditationType"], "506c" | "506b" | undefined>,
+] = [true, true, true, true, true];
 
 /** Stands in for the indexer's GET /candles: one WETH-USD trade in every bucket of the last 3 days (10 units
  *  at 2000 USD), nothing for other pairs; records the limits asked for. `stop()` makes it unreachable. */
@@ -57,7 +63,15 @@ async function startFakeIndexer() {
     const candles = [];
     if (u.searchParams.get("pair") === "WETH-USD") {
       for (let t = to - (to % size); t >= from && candles.length < limit; t -= size) {
-        candles.push({ time: t, open: "2000000000", high: "2000000000", low: "2000000000", close: "2000000000", baseVolume: String(10n ** 19n), tradeCount: 1 });
+        candles.push({
+          time: t,
+          open: "2000000000",
+          high: "2000000000",
+          low: "2000000000",
+          close: "2000000000",
+          baseVolume: String(10n ** 19n),
+          tradeCount: 1,
+        });
       }
     }
     if (u.searchParams.get("order") !== "desc") candles.reverse();
@@ -69,10 +83,11 @@ async function startFakeIndexer() {
   return {
     url,
     limits,
-    stop: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    stop: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -106,7 +121,10 @@ describe("exchange API conformance (issue 30)", () => {
     const answer = doc.paths[path][method].responses[String(status)];
     assert.ok(answer, `${method} ${path}: ${status} documented`);
     const validate = ajv.compile(answer.content["application/json"].schema);
-    assert.ok(validate(body), `${method} ${path} ${status}: ${JSON.stringify(validate.errors)} ${JSON.stringify(body).slice(0, 300)}`);
+    assert.ok(
+      validate(body),
+      `${method} ${path} ${status}: ${JSON.stringify(validate.errors)} ${JSON.stringify(body).slice(0, 300)}`,
+    );
   };
 
   before(async () => {
@@ -118,7 +136,11 @@ describe("exchange API conformance (issue 30)", () => {
       rateLimits: { authenticatedPerMinute: DEFAULT_EXCHANGE_RATE_LIMITS.authenticatedPerMinute },
       publicRouters: [createPublicMarketRouter({ dex, candles, publicBaseUrl: "http://127.0.0.1/v1", perMinute: 1e6 })],
       // as scripts/stack/components/exchange-api.ts mounts them: funding, orders, portfolio
-      authenticatedRouters: [createFundingRouter({ funding: {} as Funding, mode: "sandbox" }), createOrdersRouter({ orders: stubOrders, mode: "sandbox" }), createPortfolioRouter({ orders: stubOrders })],
+      authenticatedRouters: [
+        createFundingRouter({ funding: {} as Funding, mode: "sandbox" }),
+        createOrdersRouter({ orders: stubOrders, mode: "sandbox" }),
+        createPortfolioRouter({ orders: stubOrders }),
+      ],
       extensions: [(x) => realtime.extension(x)],
     });
     origin = h.url.replace(/\/v1$/, "");
@@ -126,7 +148,18 @@ describe("exchange API conformance (issue 30)", () => {
     // WETH: one resting sell (asks only, no bid), never traded in the matcher; WBTC: an empty book
     const maker = privateKeyToAccount(generatePrivateKey());
     dex.credit(maker.address, TEST_MARKETS[0].baseToken, 10n ** 24n);
-    const req = await signedPlacement({ account: maker, market: TEST_MARKETS[0], domain: dex.settlementDomain, side: "sell", priceTicks: 200_100n, sizeLots: 10_000n, timeInForce: "gtc", nonce: 1n, expiry: BigInt(Math.floor(Date.now() / 1000) + 3600), nowMs: Date.now() });
+    const req = await signedPlacement({
+      account: maker,
+      market: TEST_MARKETS[0],
+      domain: dex.settlementDomain,
+      side: "sell",
+      priceTicks: 200_100n,
+      sizeLots: 10_000n,
+      timeInForce: "gtc",
+      nonce: 1n,
+      expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
+      nowMs: Date.now(),
+    });
     assert.equal((await dex.placeOrder(req)).status, "open");
   });
   after(async () => {
@@ -152,7 +185,13 @@ describe("exchange API conformance (issue 30)", () => {
     assert.equal(refused.body.error.code, "RATE_LIMIT_EXCEEDED");
     // every authenticated router's paths take one unit each
     const other = await h.login(iss, "reader", "org-1");
-    const steps: [string, number][] = [["/orders", 200], ["/orders/ord_00000000000000000000000000000000", 404], ["/exchange-portfolio", 200], ["/portfolio", 200], ["/account", 200]];
+    const steps: [string, number][] = [
+      ["/orders", 200],
+      ["/orders/ord_00000000000000000000000000000000", 404],
+      ["/exchange-portfolio", 200],
+      ["/portfolio", 200],
+      ["/account", 200],
+    ];
     for (const [i, [path, status]] of steps.entries()) {
       const r = await get(path, other.headers);
       assert.equal(r.status, status, path);
@@ -163,7 +202,11 @@ describe("exchange API conformance (issue 30)", () => {
   it("an unsupported order type is INVALID_ORDER_TYPE; a missing one INVALID_REQUEST", async () => {
     const { headers } = await h.login(iss, "trader", "org-1");
     const post = async (body: unknown) => {
-      const r = await fetch(`${h.url}/orders`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) });
+      const r = await fetch(`${h.url}/orders`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       return { status: r.status, body: (await r.json()) as Json };
     };
     for (const orderType of ["stop", "stop_loss", "MARKET", 7]) {
@@ -179,7 +222,11 @@ describe("exchange API conformance (issue 30)", () => {
   it("the document says what a market order's creation answers (EXECUTED, matched in the call; docs/decisions/api.md)", () => {
     const created = doc.paths["/v1/orders"].post.responses["201"];
     assert.match(created.description, /market order \(IOC\) answers EXECUTED \(or CANCELLED when nothing filled\)/);
-    assert.deepEqual(created.content["application/json"].schema.properties.data.properties.status.enum, ["PENDING", "EXECUTED", "CANCELLED"]);
+    assert.deepEqual(created.content["application/json"].schema.properties.data.properties.status.enum, [
+      "PENDING",
+      "EXECUTED",
+      "CANCELLED",
+    ]);
   });
 
   it("numbers where the spec says numbers: never-traded assets, an empty book side, a phone-only account (checked against the document)", async () => {
@@ -197,7 +244,21 @@ describe("exchange API conformance (issue 30)", () => {
       const q = await get(`/assets/${id}/quote`);
       conforms("/v1/assets/{id}/quote", "get", 200, q.body);
       const ref = Number(CATALOGUE.find((c) => c.id === id)!.referencePrice);
-      assert.deepEqual([q.body.last, q.body.open, q.body.high, q.body.low, q.body.prevClose, q.body.change, q.body.changePercent, q.body.volume, q.body.priceSource], [ref, ref, ref, ref, ref, 0, 0, 0, "reference"], id);
+      assert.deepEqual(
+        [
+          q.body.last,
+          q.body.open,
+          q.body.high,
+          q.body.low,
+          q.body.prevClose,
+          q.body.change,
+          q.body.changePercent,
+          q.body.volume,
+          q.body.priceSource,
+        ],
+        [ref, ref, ref, ref, ref, 0, 0, 0, "reference"],
+        id,
+      );
       assert.deepEqual([d.body.data.price, d.body.data.change, d.body.data.changesPercentage], [ref, 0, 0]);
     }
     // the account of a phone-only login: strings, and no accreditation type while it holds none
@@ -207,14 +268,20 @@ describe("exchange API conformance (issue 30)", () => {
     assert.equal(acct.body.data.email, "");
     assert.equal(acct.body.data.phone, "+15550000000");
     assert.equal("accreditationType" in acct.body.data, false);
-    const certified = await fetch(`${h.url}/sandbox/accreditation/506b`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: "{}" });
+    const certified = await fetch(`${h.url}/sandbox/accreditation/506b`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: "{}",
+    });
     assert.equal(((await certified.json()) as Json).data.accreditationType, "506b");
 
     // quote events, SSE and the legacy WebSocket: WETH has no bid, WBTC no order at all, neither traded
     const validateEvent = ajv.compile(doc.components.schemas.QuoteEvent);
     const identity = headers.authorization;
     const sse: Json[] = [];
-    const es = new EventSource(`${origin}/api/realtime?subscribe=quote:WETH,quote:WBTC`, { fetch: (u, init) => fetch(u, { ...init, headers: { ...init.headers, authorization: identity } }) });
+    const es = new EventSource(`${origin}/api/realtime?subscribe=quote:WETH,quote:WBTC`, {
+      fetch: (u, init) => fetch(u, { ...init, headers: { ...init.headers, authorization: identity } }),
+    });
     es.addEventListener("quote", (m) => sse.push(JSON.parse(m.data)));
     const ws = new WebSocket(`${origin.replace("http", "ws")}/ws`, { headers: { authorization: identity } });
     const wsQuotes: Json[] = [];
@@ -229,10 +296,18 @@ describe("exchange API conformance (issue 30)", () => {
         assert.ok(i < 500, "two quotes on each channel");
         await new Promise((r) => setTimeout(r, 10));
       }
-      for (const [channel, events] of [["SSE", sse], ["WebSocket", wsQuotes]] as const) {
+      for (const [channel, events] of [
+        ["SSE", sse],
+        ["WebSocket", wsQuotes],
+      ] as const) {
         const byId = Object.fromEntries(events.map((e) => [e.assetId, e]));
-        for (const e of events) assert.ok(validateEvent(e), `${channel}: ${JSON.stringify(validateEvent.errors)} ${JSON.stringify(e)}`);
-        assert.deepEqual([byId.WETH.bid, byId.WETH.ask, byId.WETH.last, byId.WETH.priceSource], [0, 2001, 3000, "reference"], channel);
+        for (const e of events)
+          assert.ok(validateEvent(e), `${channel}: ${JSON.stringify(validateEvent.errors)} ${JSON.stringify(e)}`);
+        assert.deepEqual(
+          [byId.WETH.bid, byId.WETH.ask, byId.WETH.last, byId.WETH.priceSource],
+          [0, 2001, 3000, "reference"],
+          channel,
+        );
         assert.deepEqual([byId.WBTC.bid, byId.WBTC.ask, byId.WBTC.last], [0, 0, 60000], channel);
       }
     } finally {
@@ -241,7 +316,9 @@ describe("exchange API conformance (issue 30)", () => {
     }
     // the document is not vacuous: null is refused where a number is documented
     assert.equal(validateEvent({ ...sse[0], bid: null }), false);
-    const validateQuote = ajv.compile(doc.paths["/v1/assets/{id}/quote"].get.responses["200"].content["application/json"].schema);
+    const validateQuote = ajv.compile(
+      doc.paths["/v1/assets/{id}/quote"].get.responses["200"].content["application/json"].schema,
+    );
     assert.equal(validateQuote({ ...(await get("/assets/WBTC/quote")).body, last: null }), false);
   });
 
@@ -253,22 +330,43 @@ describe("exchange API conformance (issue 30)", () => {
         assert.equal(c.status, 200, `${range}/${interval}: ${JSON.stringify(c.body)}`);
         conforms("/v1/assets/{id}/chart", "get", 200, c.body);
         assert.deepEqual(indexer.limits, [{ interval, limit: r.maxPoints }], `${range}/${interval}`);
-        assert.ok(c.body.data.length >= 1 && c.body.data.length <= r.maxPoints, `${range}/${interval}: ${c.body.data.length}`);
+        assert.ok(
+          c.body.data.length >= 1 && c.body.data.length <= r.maxPoints,
+          `${range}/${interval}: ${c.body.data.length}`,
+        );
         assert.ok(c.body.data.every((x: Json) => x.time % INTERVAL_MS[interval] === 0));
         const times = c.body.data.map((x: Json) => x.time);
-        assert.deepEqual(times, [...times].sort((a: number, b: number) => a - b), "oldest first");
-        assert.ok(Date.now() - times.at(-1) < INTERVAL_MS[interval] + 60_000, `${range}/${interval}: the latest candles are kept`);
+        assert.deepEqual(
+          times,
+          [...times].sort((a: number, b: number) => a - b),
+          "oldest first",
+        );
+        assert.ok(
+          Date.now() - times.at(-1) < INTERVAL_MS[interval] + 60_000,
+          `${range}/${interval}: the latest candles are kept`,
+        );
       }
     }
   });
 
   it("the indexer gone: the catalogue, quotes and charts already read answer from the cache, marked stale; the source is not live", async () => {
-    const before = { list: await get("/assets"), quote: await get("/assets/WETH/quote"), chart: await get("/assets/WETH/chart?range=5d&interval=1h"), detail: await get("/assets/WETH") };
-    for (const r of Object.values(before)) assert.equal(r.headers.get(STALE_HEADER), null, "live answers are not marked");
+    const before = {
+      list: await get("/assets"),
+      quote: await get("/assets/WETH/quote"),
+      chart: await get("/assets/WETH/chart?range=5d&interval=1h"),
+      detail: await get("/assets/WETH"),
+    };
+    for (const r of Object.values(before))
+      assert.equal(r.headers.get(STALE_HEADER), null, "live answers are not marked");
     assert.deepEqual(await candles.status!(), { live: true });
     const lastGood = Date.now();
     await indexer.stop();
-    const after = { list: await get("/assets"), quote: await get("/assets/WETH/quote"), chart: await get("/assets/WETH/chart?range=5d&interval=1h"), detail: await get("/assets/WETH") };
+    const after = {
+      list: await get("/assets"),
+      quote: await get("/assets/WETH/quote"),
+      chart: await get("/assets/WETH/chart?range=5d&interval=1h"),
+      detail: await get("/assets/WETH"),
+    };
     for (const [k, r] of Object.entries(after)) {
       assert.equal(r.status, 200, `${k}: ${JSON.stringify(r.body).slice(0, 200)}`);
       const stale = r.headers.get(STALE_HEADER);
@@ -276,12 +374,21 @@ describe("exchange API conformance (issue 30)", () => {
     }
     assert.deepEqual({ ...after.quote.body, timestamp: 0 }, { ...before.quote.body, timestamp: 0 });
     assert.deepEqual(after.chart.body, before.chart.body);
-    assert.deepEqual(after.list.body.data.map((a: Json) => [a.id, a.price]), before.list.body.data.map((a: Json) => [a.id, a.price]));
+    assert.deepEqual(
+      after.list.body.data.map((a: Json) => [a.id, a.price]),
+      before.list.body.data.map((a: Json) => [a.id, a.price]),
+    );
     conforms("/v1/assets/{id}/quote", "get", 200, after.quote.body);
-    assert.ok(doc.paths["/v1/assets/{id}/quote"].get.responses["200"].headers[STALE_HEADER], "the header is documented");
+    assert.ok(
+      doc.paths["/v1/assets/{id}/quote"].get.responses["200"].headers[STALE_HEADER],
+      "the header is documented",
+    );
     // a chart never read has nothing to give: 503, not a made-up figure
     const unknown = await get("/assets/WBTC/chart?range=1y&interval=1m");
-    assert.deepEqual([unknown.status, unknown.body.error.code, unknown.body.error.details.reason], [503, "SERVICE_UNAVAILABLE", "indexer_unreachable"]);
+    assert.deepEqual(
+      [unknown.status, unknown.body.error.code, unknown.body.error.details.reason],
+      [503, "SERVICE_UNAVAILABLE", "indexer_unreachable"],
+    );
     const status = await candles.status!();
     assert.deepEqual([status.live, status.reason], [false, "indexer_unreachable"]);
   });
@@ -291,12 +398,33 @@ describe("exchange API conformance (issue 30)", () => {
     await dead.stop();
     const fresh = await startExchangeHarness({
       issuers: [iss],
-      publicRouters: [createPublicMarketRouter({ dex, candles: createIndexerCandleSource({ indexerUrl: () => dead.url, timeoutMs: 2_000 }), publicBaseUrl: "http://127.0.0.1/v1", perMinute: 1e6 })],
+      publicRouters: [
+        createPublicMarketRouter({
+          dex,
+          candles: createIndexerCandleSource({ indexerUrl: () => dead.url, timeoutMs: 2_000 }),
+          publicBaseUrl: "http://127.0.0.1/v1",
+          perMinute: 1e6,
+        }),
+      ],
     });
     try {
-      const at = (p: string) => fetch(`${fresh.url}${p}`).then(async (r) => ({ status: r.status, stale: r.headers.get(STALE_HEADER), body: (await r.json()) as Json }));
+      const at = (p: string) =>
+        fetch(`${fresh.url}${p}`).then(async (r) => ({
+          status: r.status,
+          stale: r.headers.get(STALE_HEADER),
+          body: (await r.json()) as Json,
+        }));
       const list = await at("/assets?category=crypto");
-      assert.deepEqual([list.status, list.body.data.map((a: Json) => [a.id, a.price, a.priceSource])], [200, [["WETH", 3000, "reference"], ["WBTC", 60000, "reference"]]]);
+      assert.deepEqual(
+        [list.status, list.body.data.map((a: Json) => [a.id, a.price, a.priceSource])],
+        [
+          200,
+          [
+            ["WETH", 3000, "reference"],
+            ["WBTC", 60000, "reference"],
+          ],
+        ],
+      );
       assert.ok(list.stale);
       conforms("/v1/assets", "get", 200, list.body);
       const detail = await at("/assets/WETH");

@@ -30,7 +30,12 @@ export const EXCHANGE_ERROR_RULES = surfaceErrorRules(SHARED_CODES, EXCHANGE_ONL
 
 export class ExchangeApiError extends ApiError<ExchangeErrorCode> {
   static override readonly rules: Readonly<Record<string, ApiErrorRule>> = EXCHANGE_ERROR_RULES;
-  constructor(code: ExchangeErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: ExchangeErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(code, message, details, options);
     this.name = "ExchangeApiError";
   }

@@ -2,7 +2,16 @@
 // (found by discovery at <issuer>/.well-known/openid-configuration): issuer, audience, expiry with a small
 // clock tolerance, an algorithm allowlist. Any provider (ours in api/iam, a Keycloak, a Casdoor) is used
 // by configuration alone: its issuer URL in the list, our audience in its tokens, an `owner` claim.
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type FlattenedJWSInput, type JWSHeaderParameters, type JWTPayload } from "jose";
+import {
+  createRemoteJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  errors,
+  jwtVerify,
+  type FlattenedJWSInput,
+  type JWSHeaderParameters,
+  type JWTPayload,
+} from "jose";
 import { z } from "zod";
 import { ExchangeApiError, unauthorized } from "./errors";
 
@@ -58,12 +67,19 @@ export function createIdentityVerifier(deps: {
   const jwksByIssuer = new Map<string, Promise<ReturnType<typeof createRemoteJWKSet>>>();
 
   async function discover(issuer: string) {
-    const res = await fetch(`${issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(deps.fetchTimeoutMs), redirect: "error" });
+    const res = await fetch(`${issuer}/.well-known/openid-configuration`, {
+      signal: AbortSignal.timeout(deps.fetchTimeoutMs),
+      redirect: "error",
+    });
     if (res.status !== 200) throw new Error(`discovery of ${issuer} answered ${res.status}`);
     const doc = discoverySchema.parse(await res.json());
     // OpenID Connect Discovery 1.0, 4.3: the document's issuer must be the one it was fetched for
     if (doc.issuer.replace(/\/+$/, "") !== issuer) throw new Error(`discovery of ${issuer} names issuer ${doc.issuer}`);
-    return createRemoteJWKSet(new URL(doc.jwks_uri), { timeoutDuration: deps.fetchTimeoutMs, cooldownDuration: deps.jwksCooldownMs ?? 30_000, cacheMaxAge: 600_000 });
+    return createRemoteJWKSet(new URL(doc.jwks_uri), {
+      timeoutDuration: deps.fetchTimeoutMs,
+      cooldownDuration: deps.jwksCooldownMs ?? 30_000,
+      cacheMaxAge: 600_000,
+    });
   }
 
   /** The issuer's key set; a failed discovery is forgotten, so the next call tries again. */
@@ -94,7 +110,12 @@ export function createIdentityVerifier(deps: {
       try {
         jwks = await jwksOf(iss);
       } catch (e) {
-        throw new ExchangeApiError("SERVICE_UNAVAILABLE", "the identity provider cannot be reached", { issuer: iss }, { cause: e });
+        throw new ExchangeApiError(
+          "SERVICE_UNAVAILABLE",
+          "the identity provider cannot be reached",
+          { issuer: iss },
+          { cause: e },
+        );
       }
       // the key set's own failures (unreachable, timed out, not a JWKS) are 503, told apart from the token's
       const keys = (header: JWSHeaderParameters, input: FlattenedJWSInput) =>
@@ -116,7 +137,8 @@ export function createIdentityVerifier(deps: {
         throw mapJoseError(e, iss);
       }
       const claims = claimsSchema.safeParse(payload);
-      if (!claims.success) throw unauthorized("missing_claims", "the identity token lacks a required claim (sub, owner, exp)");
+      if (!claims.success)
+        throw unauthorized("missing_claims", "the identity token lacks a required claim (sub, owner, exp)");
       const c = claims.data;
       return {
         issuer: iss,
@@ -135,14 +157,27 @@ export function createIdentityVerifier(deps: {
 export function mapJoseError(e: unknown, issuer?: string): ExchangeApiError {
   if (e instanceof errors.JWTExpired) return unauthorized("token_expired", "the token has expired", e);
   if (e instanceof errors.JWTClaimValidationFailed) {
-    const reason = { nbf: "token_not_yet_valid", iat: "token_not_yet_valid", aud: "wrong_audience", iss: "wrong_issuer", typ: "wrong_token_type" }[e.claim] ?? "invalid_claims";
+    const reason =
+      {
+        nbf: "token_not_yet_valid",
+        iat: "token_not_yet_valid",
+        aud: "wrong_audience",
+        iss: "wrong_issuer",
+        typ: "wrong_token_type",
+      }[e.claim] ?? "invalid_claims";
     return unauthorized(reason, undefined, e);
   }
   if (e instanceof errors.JWSSignatureVerificationFailed) return unauthorized("bad_signature", undefined, e);
-  if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWKSMultipleMatchingKeys) return unauthorized("unknown_key", undefined, e);
+  if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWKSMultipleMatchingKeys)
+    return unauthorized("unknown_key", undefined, e);
   if (e instanceof errors.JOSEAlgNotAllowed) return unauthorized("algorithm_not_allowed", undefined, e);
   if (e instanceof KeySetUnavailable) {
-    return new ExchangeApiError("SERVICE_UNAVAILABLE", "the identity provider's keys cannot be fetched", { issuer: issuer ?? null }, { cause: e.cause });
+    return new ExchangeApiError(
+      "SERVICE_UNAVAILABLE",
+      "the identity provider's keys cannot be fetched",
+      { issuer: issuer ?? null },
+      { cause: e.cause },
+    );
   }
   return unauthorized("invalid_token", undefined, e);
 }

@@ -35,9 +35,14 @@ function servedRoutes(stack: Json[], prefix = "", out = new Set<string>()): Set<
   for (const layer of stack) {
     if (layer.route) {
       if (typeof layer.route.path !== "string") continue;
-      for (const m of Object.keys(layer.route.methods)) if (m !== "_all") out.add(`${m} ${(prefix + layer.route.path).replace(/:(\w+)/g, "{$1}")}`);
+      for (const m of Object.keys(layer.route.methods))
+        if (m !== "_all") out.add(`${m} ${(prefix + layer.route.path).replace(/:(\w+)/g, "{$1}")}`);
     } else if (Array.isArray(layer.handle?.stack)) {
-      servedRoutes(layer.handle.stack, prefix + (typeof layer.rawPath === "string" && layer.rawPath !== "/" ? layer.rawPath : ""), out);
+      servedRoutes(
+        layer.handle.stack,
+        prefix + (typeof layer.rawPath === "string" && layer.rawPath !== "/" ? layer.rawPath : ""),
+        out,
+      );
     }
   }
   return out;
@@ -47,12 +52,28 @@ function servedRoutes(stack: Json[], prefix = "", out = new Set<string>()): Set<
 function fixedCandles(now: number): CandleSource {
   const day = 86_400_000;
   const today = Math.floor(now / day) * day;
-  const c = (startMs: number, close: bigint): Candle => ({ startMs, open: close - 10n ** 6n, high: close + 2n * 10n ** 6n, low: close - 2n * 10n ** 6n, close, baseVolume: 3n * 10n ** 17n, tradeCount: 3 });
-  const all = [c(today - 2 * day, 1_000n * 10n ** 6n), c(today - day, 1_010n * 10n ** 6n), c(today, 1_020n * 10n ** 6n)];
+  const c = (startMs: number, close: bigint): Candle => ({
+    startMs,
+    open: close - 10n ** 6n,
+    high: close + 2n * 10n ** 6n,
+    low: close - 2n * 10n ** 6n,
+    close,
+    baseVolume: 3n * 10n ** 17n,
+    tradeCount: 3,
+  });
+  const all = [
+    c(today - 2 * day, 1_000n * 10n ** 6n),
+    c(today - day, 1_010n * 10n ** 6n),
+    c(today, 1_020n * 10n ** 6n),
+  ];
   return {
     async candles(q: CandleQuery) {
       const size = { "1m": 60_000, "5m": 300_000, "15m": 900_000, "1h": 3_600_000, "1d": day }[q.interval];
-      const rows = all.map((x) => ({ ...x, startMs: Math.floor(x.startMs / size) * size })).filter((x) => (q.fromMs === undefined || x.startMs >= q.fromMs) && (q.toMs === undefined || x.startMs <= q.toMs));
+      const rows = all
+        .map((x) => ({ ...x, startMs: Math.floor(x.startMs / size) * size }))
+        .filter(
+          (x) => (q.fromMs === undefined || x.startMs >= q.fromMs) && (q.toMs === undefined || x.startMs <= q.toMs),
+        );
       return { candles: (q.order === "desc" ? rows.reverse() : rows).slice(0, q.limit) };
     },
   };
@@ -64,11 +85,16 @@ describe("exchange API OpenAPI document", () => {
   let doc: Json;
   const realtime = createExchangeRealtime({ dex: undefined });
   const dex = createMemoryDexService();
-  const market = (publicBaseUrl: string): Router => createPublicMarketRouter({ dex, candles: fixedCandles(Date.now()), publicBaseUrl, perMinute: 1e6 });
+  const market = (publicBaseUrl: string): Router =>
+    createPublicMarketRouter({ dex, candles: fixedCandles(Date.now()), publicBaseUrl, perMinute: 1e6 });
 
   before(async () => {
     iss = await startTestIssuer();
-    h = await startExchangeHarness({ issuers: [iss], publicRouters: [market("http://127.0.0.1/v1")], extensions: [(x) => realtime.extension(x)] });
+    h = await startExchangeHarness({
+      issuers: [iss],
+      publicRouters: [market("http://127.0.0.1/v1")],
+      extensions: [(x) => realtime.extension(x)],
+    });
     const res = await fetch(`${h.url}/openapi.json`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
@@ -100,7 +126,9 @@ describe("exchange API OpenAPI document", () => {
       rootRouters: [realtime.extension({ identity: h.api.identity, clientAddress: () => "127.0.0.1" }).router],
     });
     const served = servedRoutes((app as Json).router.stack);
-    const documented = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m} ${p}`)));
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m} ${p}`)),
+    );
     assert.deepEqual([...served].filter((r) => !documented.has(r)).sort(), [], "served but not documented");
     assert.deepEqual([...documented].filter((r) => !served.has(r)).sort(), [], "documented but not served");
     assert.equal(documented.size, EXCHANGE_ROUTES.length);
@@ -120,11 +148,17 @@ describe("exchange API OpenAPI document", () => {
         assert.ok(op.responses["429"] && op.responses["500"], `${method} ${path}: 429 and 500`);
         if (op.security.length > 0) assert.ok(op.responses["401"], `${method} ${path}: 401`);
         if (op.requestBody) assert.ok(op.responses["415"], `${method} ${path}: 415`);
-        for (const name of path.match(/\{(\w+)\}/g) ?? []) assert.ok(op.parameters.some((p: Json) => p.in === "path" && `{${p.name}}` === name), `${method} ${path}: ${name}`);
+        for (const name of path.match(/\{(\w+)\}/g) ?? [])
+          assert.ok(
+            op.parameters.some((p: Json) => p.in === "path" && `{${p.name}}` === name),
+            `${method} ${path}: ${name}`,
+          );
         const schemas = [
           ...(op.parameters ?? []).map((p: Json) => p.schema),
           op.requestBody?.content["application/json"].schema,
-          ...Object.values(op.responses).flatMap((r: Json) => Object.values(r.content ?? {}).map((c: Json) => c.schema)),
+          ...Object.values(op.responses).flatMap((r: Json) =>
+            Object.values(r.content ?? {}).map((c: Json) => c.schema),
+          ),
         ].filter(Boolean);
         for (const s of schemas) {
           ajv.compile(s);
@@ -134,7 +168,15 @@ describe("exchange API OpenAPI document", () => {
     }
     assert.ok(count > 150, `compiled ${count} schemas`);
     // the legacy paths of spec 9 are documented as deprecated, naming their canonical path
-    for (const legacy of ["/v1/exchange-explorers", "/v1/stock-summaries", "/v1/exchange-assets/{id}", "/v1/exchange-orderbook", "/v1/asset-chats", "/v1/custody-account-info", "/v1/custody-transactions"]) {
+    for (const legacy of [
+      "/v1/exchange-explorers",
+      "/v1/stock-summaries",
+      "/v1/exchange-assets/{id}",
+      "/v1/exchange-orderbook",
+      "/v1/asset-chats",
+      "/v1/custody-account-info",
+      "/v1/custody-transactions",
+    ]) {
       assert.equal(doc.paths[legacy].get.deprecated, true, legacy);
       assert.match(doc.paths[legacy].get.description, /answers exactly as \/v1\//);
     }
@@ -144,7 +186,11 @@ describe("exchange API OpenAPI document", () => {
     const ajv = newAjv();
     const { headers } = await h.login(iss, "openapi-user", "org-openapi");
     const call = async (method: string, path: string, body?: unknown, extra: Record<string, string> = {}) => {
-      const res = await fetch(`${h.url.replace(/\/v1$/, "")}${path}`, { method, headers: { ...extra, ...(body !== undefined ? { "content-type": "application/json" } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${h.url.replace(/\/v1$/, "")}${path}`, {
+        method,
+        headers: { ...extra, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.status, body: (await res.json()) as Json };
     };
     const checks: [string, string, Awaited<ReturnType<typeof call>>][] = [
@@ -169,15 +215,29 @@ describe("exchange API OpenAPI document", () => {
       ["/v1/account", "get", await call("GET", "/v1/account")],
       ["/v1/sandbox/kyc", "post", await call("POST", "/v1/sandbox/kyc", { status: "approved" }, headers)],
       ["/v1/sandbox/accreditation/506b", "post", await call("POST", "/v1/sandbox/accreditation/506b", {}, headers)],
-      ["/v1/sandbox/accreditation/506c", "post", await call("POST", "/v1/sandbox/accreditation/506c", { outcome: "bogus" }, headers)],
-      ["/v1/auth/tenant-token", "post", await call("POST", "/v1/auth/tenant-token", undefined, { authorization: headers.authorization })],
+      [
+        "/v1/sandbox/accreditation/506c",
+        "post",
+        await call("POST", "/v1/sandbox/accreditation/506c", { outcome: "bogus" }, headers),
+      ],
+      [
+        "/v1/auth/tenant-token",
+        "post",
+        await call("POST", "/v1/auth/tenant-token", undefined, { authorization: headers.authorization }),
+      ],
     ];
     const statuses = new Set<number>();
     for (const [path, method, r] of checks) {
       const answer = doc.paths[path][method].responses[String(r.status)];
-      assert.ok(answer, `${method} ${path}: status ${r.status} is documented (${JSON.stringify(r.body).slice(0, 200)})`);
+      assert.ok(
+        answer,
+        `${method} ${path}: status ${r.status} is documented (${JSON.stringify(r.body).slice(0, 200)})`,
+      );
       const validate = ajv.compile(answer.content["application/json"].schema);
-      assert.ok(validate(r.body), `${method} ${path} ${r.status}: ${JSON.stringify(validate.errors)} ${JSON.stringify(r.body).slice(0, 300)}`);
+      assert.ok(
+        validate(r.body),
+        `${method} ${path} ${r.status}: ${JSON.stringify(validate.errors)} ${JSON.stringify(r.body).slice(0, 300)}`,
+      );
       statuses.add(r.status);
     }
     // the checks met successes and refusals both (a schema that accepted anything would pass the rest)
@@ -185,7 +245,9 @@ describe("exchange API OpenAPI document", () => {
     const quote = checks[7][2].body;
     assert.equal(quote.last, 1020, "the quote came from the candles");
     // a body that does not conform is refused by the documented schema (it is not vacuous)
-    const validateQuote = ajv.compile(doc.paths["/v1/assets/{id}/quote"].get.responses["200"].content["application/json"].schema);
+    const validateQuote = ajv.compile(
+      doc.paths["/v1/assets/{id}/quote"].get.responses["200"].content["application/json"].schema,
+    );
     assert.equal(validateQuote({ ...quote, extra: 1 }), false);
     assert.equal(validateQuote({ ...quote, last: "1020" }), false);
     assert.equal(validateQuote({ ...quote, timestamp: "yesterday" }), false);
@@ -194,7 +256,10 @@ describe("exchange API OpenAPI document", () => {
   it("the production document leaves the sandbox routes out", async () => {
     const { buildExchangeOpenApiDocument } = await import("./openapi");
     const prod = buildExchangeOpenApiDocument({ mode: "production" });
-    assert.deepEqual(Object.keys(prod.paths).filter((p) => p.includes("/sandbox/")), []);
+    assert.deepEqual(
+      Object.keys(prod.paths).filter((p) => p.includes("/sandbox/")),
+      [],
+    );
     assert.ok(Object.keys(doc.paths).filter((p) => p.includes("/sandbox/")).length === 5);
   });
 });

@@ -10,12 +10,20 @@ const num = z.number();
 const numOrNull = z.number().nullable();
 /** Numbers, never null (docs/decisions/api.md "Numbers, never null"): where no trade gives a price, the asset's
  *  reference price (its offering price) stands in, and priceSource says which. */
-const priceSource = z.enum(["trades", "reference"]).describe("trades: from settled trades; reference: never traded, the prices are the offering's reference price");
+const priceSource = z
+  .enum(["trades", "reference"])
+  .describe("trades: from settled trades; reference: never traded, the prices are the offering's reference price");
 const envelope = <T extends z.ZodType>(data: T, note?: string) =>
   z.object({ data: note ? data.describe(note) : data, message: z.string() });
 
 export const navigationResponse = z.object({
-  rails: z.array(z.object({ id: z.enum(MARKET_RAILS), label: z.string(), categories: z.array(z.object({ id: z.enum(ASSET_CATEGORIES), label: z.string() })) })),
+  rails: z.array(
+    z.object({
+      id: z.enum(MARKET_RAILS),
+      label: z.string(),
+      categories: z.array(z.object({ id: z.enum(ASSET_CATEGORIES), label: z.string() })),
+    }),
+  ),
 });
 
 const assetSummaryFields = {
@@ -37,7 +45,10 @@ export const assetSummary = z.object(assetSummaryFields);
 export const assetListResponse = z.object({
   data: z.array(assetSummary),
   message: z.string(),
-  nextCursor: z.string().nullable().describe("pass as `cursor` with the same filters for the next page; null on the last page"),
+  nextCursor: z
+    .string()
+    .nullable()
+    .describe("pass as `cursor` with the same filters for the next page; null on the last page"),
 });
 
 export const dailyCandle = z.object({ timestamp: iso, open: num, high: num, low: num, close: num, volume: num });
@@ -80,17 +91,43 @@ export const quoteEvent = z
   .describe("SSE event `quote` / WebSocket message {type: quote, id, data}");
 /** The data of an SSE `book` event and of a legacy WebSocket `book` message. */
 export const bookEvent = z
-  .object({ assetId: z.string(), bids: z.array(z.object({ price: num, size: num })), asks: z.array(z.object({ price: num, size: num })), timestamp: iso })
+  .object({
+    assetId: z.string(),
+    bids: z.array(z.object({ price: num, size: num })),
+    asks: z.array(z.object({ price: num, size: num })),
+    timestamp: iso,
+  })
   .describe("SSE event `book` / WebSocket message {type: book, id, data}");
 
-export const chartCandle = z.object({ time: z.number().int().describe("bucket start, Unix ms (UTC-aligned)"), open: num, high: num, low: num, close: num, volume: num });
+export const chartCandle = z.object({
+  time: z.number().int().describe("bucket start, Unix ms (UTC-aligned)"),
+  open: num,
+  high: num,
+  low: num,
+  close: num,
+  volume: num,
+});
 export const chartResponse = envelope(z.array(chartCandle), "candles oldest first; only buckets with trades");
 
 const level = z.object({ price: num, size: num.describe("total quantity at the price") });
-export const bookResponse = z.object({ assetId: z.string(), bids: z.array(level), asks: z.array(level), timestamp: iso });
+export const bookResponse = z.object({
+  assetId: z.string(),
+  bids: z.array(level),
+  asks: z.array(level),
+  timestamp: iso,
+});
 
 export const tradesResponse = envelope(
-  z.array(z.object({ tradeId: z.string(), assetId: z.string(), price: num, size: num, side: z.enum(["buy", "sell"]).describe("the taker's side"), timestamp: iso })),
+  z.array(
+    z.object({
+      tradeId: z.string(),
+      assetId: z.string(),
+      price: num,
+      size: num,
+      side: z.enum(["buy", "sell"]).describe("the taker's side"),
+      timestamp: iso,
+    }),
+  ),
   "newest first",
 );
 
@@ -105,7 +142,10 @@ export const accountView = z.object({
   kycStatus: z.string(),
   kybStatus: z.string(),
   accreditationStatus: z.string(),
-  accreditationType: z.enum(["506c", "506b"]).optional().describe("absent while the account holds no accreditation (accreditationStatus none, pending or rejected)"),
+  accreditationType: z
+    .enum(["506c", "506b"])
+    .optional()
+    .describe("absent while the account holds no accreditation (accreditationStatus none, pending or rejected)"),
   settlementAddress: z.string().describe("the account's own address in the Settlement contract (custody)"),
   cashBalance: num.describe("dollars"),
   buyingPower: num.describe("dollars: cash less pending withdrawals less what open buy orders hold"),
@@ -130,15 +170,28 @@ export const order = z.object({
   executedAt: iso.optional(),
   cancelledAt: iso.optional(),
   remainingQuantity: num.optional(),
-  settlement: z.enum(["pending", "settled"]).nullable().optional().describe("whether the order's fills are settled on chain; null: no fill"),
+  settlement: z
+    .enum(["pending", "settled"])
+    .nullable()
+    .optional()
+    .describe("whether the order's fills are settled on chain; null: no fill"),
   replaces: z.string().optional(),
   replacedBy: z.string().optional(),
 });
 export const orderResponse = envelope(order);
 export const orderListResponse = envelope(z.array(order), "newest first");
-export const orderCancelResponse = envelope(z.object({ orderId: z.string(), status: z.literal("CANCELLED"), cancelledAt: iso }));
+export const orderCancelResponse = envelope(
+  z.object({ orderId: z.string(), status: z.literal("CANCELLED"), cancelledAt: iso }),
+);
 
-const holdingBase = { assetId: z.string(), symbol: z.string(), name: z.string(), type: z.enum(ASSET_CATEGORIES), quantity: num, averageCost: num };
+const holdingBase = {
+  assetId: z.string(),
+  symbol: z.string(),
+  name: z.string(),
+  type: z.enum(ASSET_CATEGORIES),
+  quantity: num,
+  averageCost: num,
+};
 export const portfolioResponse = envelope(
   z.array(
     z.object({
@@ -162,7 +215,9 @@ export const lot = z.object({
   costBasis: num,
   quantityUnits: z.string(),
 });
-export const exchangePortfolioResponse = envelope(z.array(z.object({ ...holdingBase, lots: z.array(lot).describe("FIFO, oldest first") })));
+export const exchangePortfolioResponse = envelope(
+  z.array(z.object({ ...holdingBase, lots: z.array(lot).describe("FIFO, oldest first") })),
+);
 
 export const fundingTransaction = z.object({
   id: z.string().describe("uuid"),

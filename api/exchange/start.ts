@@ -36,7 +36,10 @@ export interface StartExchangeApiDeps {
   now?: () => number;
 }
 
-export type ExchangeExtension = (api: { identity: IdentityVerifier; clientAddress: (req: IncomingMessage) => string }) => { router?: Router; attach?(server: Server): void; close?(): Promise<void> };
+export type ExchangeExtension = (api: {
+  identity: IdentityVerifier;
+  clientAddress: (req: IncomingMessage) => string;
+}) => { router?: Router; attach?(server: Server): void; close?(): Promise<void> };
 
 export interface RunningExchangeApi {
   /** .../v1 */

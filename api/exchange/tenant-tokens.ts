@@ -5,7 +5,16 @@
 // The private key lives in SQL, sealed with AES-256-GCM (the API key encryption key, never stored beside
 // the data); the kid is the additional data, so a sealed key copied into another row does not open.
 import { randomUUID } from "node:crypto";
-import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload } from "jose";
+import {
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+  type JWTPayload,
+} from "jose";
 import { z } from "zod";
 import type { Db } from "../../db";
 import type { SecretBox } from "../auth/secret-box";
@@ -33,7 +42,13 @@ interface SigningKey {
 const tenantClaims = z.object({ sub: z.string(), owner: z.string(), idp: z.string() });
 
 /** Loads the signing key from `exchange_signing_keys` (creating it on the first start). */
-export async function createTenantTokens(deps: { db: Db; box: SecretBox; maxLifetimeS: number; clockToleranceS: number; now?: () => number }): Promise<TenantTokens> {
+export async function createTenantTokens(deps: {
+  db: Db;
+  box: SecretBox;
+  maxLifetimeS: number;
+  clockToleranceS: number;
+  now?: () => number;
+}): Promise<TenantTokens> {
   const now = deps.now ?? Date.now;
   const key = await loadOrCreateKey(deps.db, deps.box);
   return {
@@ -86,10 +101,15 @@ export async function createTenantTokens(deps: { db: Db; box: SecretBox; maxLife
   };
 }
 
-const keyRow = z.object({ kid: z.string(), public_jwk: z.record(z.string(), z.unknown()), sealed_private_jwk: z.string() });
+const keyRow = z.object({
+  kid: z.string(),
+  public_jwk: z.record(z.string(), z.unknown()),
+  sealed_private_jwk: z.string(),
+});
 
 async function loadOrCreateKey(db: Db, box: SecretBox): Promise<SigningKey> {
-  const select = "SELECT kid, public_jwk, sealed_private_jwk FROM exchange_signing_keys ORDER BY created_at, kid LIMIT 1";
+  const select =
+    "SELECT kid, public_jwk, sealed_private_jwk FROM exchange_signing_keys ORDER BY created_at, kid LIMIT 1";
   let row = (await db.query(select)).rows[0];
   if (!row) {
     const pair = await generateKeyPair(ALG, { extractable: true });

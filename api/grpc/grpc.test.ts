@@ -5,7 +5,16 @@ import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { join } from "node:path";
 import { createApiLogger } from "../logger";
-import { call, createKey, fund, keyHeaders, newWallet, startHarness, type Harness, type TestKey } from "../testing/harness";
+import {
+  call,
+  createKey,
+  fund,
+  keyHeaders,
+  newWallet,
+  startHarness,
+  type Harness,
+  type TestKey,
+} from "../testing/harness";
 import { signRequest } from "../auth/hmac";
 import { protoPath as HEALTH_PROTO_PATH } from "grpc-health-check";
 import { createGrpcServer, loadTradingPackage, PROTO_PATH, SERVICE_NAME, type DexGrpcServer } from "./server";
@@ -23,7 +32,14 @@ let readOnly: TestKey;
 
 before(async () => {
   h = await startHarness({ rateLimits: { ordersPerSecond: 1000 } });
-  grpcServer = createGrpcServer({ config: h.config, logger: createApiLogger({ level: "silent" }), service: h.service, keys: h.keys, placeOrder: h.placeOrder, auth: h.auth });
+  grpcServer = createGrpcServer({
+    config: h.config,
+    logger: createApiLogger({ level: "silent" }),
+    service: h.service,
+    keys: h.keys,
+    placeOrder: h.placeOrder,
+    auth: h.auth,
+  });
   const { address } = await grpcServer.listen(0);
   base = `http://${address}`;
   const w = newWallet();
@@ -45,16 +61,21 @@ interface BufResult {
 
 function bufCurl(args: string[]): Promise<BufResult> {
   return new Promise((resolve) => {
-    execFile(BUF, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", ...args], { cwd: ROOT, timeout: 30_000 }, (err, stdout, stderr) => {
-      const text = stdout.trim() || stderr.trim();
-      let json: any = null;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = null;
-      }
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
-    });
+    execFile(
+      BUF,
+      ["curl", "--protocol", "grpc", "--http2-prior-knowledge", ...args],
+      { cwd: ROOT, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        const text = stdout.trim() || stderr.trim();
+        let json: any = null;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = null;
+        }
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
+      },
+    );
   });
 }
 
@@ -89,7 +110,14 @@ test("PlaceOrder (schema from the .proto), GetOrderBook (reflection), CancelOrde
     ...withSchema,
     ...auth(trader),
     "-d",
-    JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1999.99, size: 0.25, client_order_id: "grpc-1" }),
+    JSON.stringify({
+      symbol: "WETH-USD",
+      side: "buy",
+      type: "limit",
+      price: 1999.99,
+      size: 0.25,
+      client_order_id: "grpc-1",
+    }),
     url("PlaceOrder"),
   ]);
   assert.equal(placed.code, 0, placed.stderr);
@@ -104,7 +132,13 @@ test("PlaceOrder (schema from the .proto), GetOrderBook (reflection), CancelOrde
   assert.equal(book.json.symbol, "WETH-USD");
 
   const orderId = placed.json.order_id ?? placed.json.orderId;
-  const cancelled = await bufCurl([...withSchema, ...auth(trader), "-d", JSON.stringify({ order_id: orderId }), url("CancelOrder")]);
+  const cancelled = await bufCurl([
+    ...withSchema,
+    ...auth(trader),
+    "-d",
+    JSON.stringify({ order_id: orderId }),
+    url("CancelOrder"),
+  ]);
   assert.equal(cancelled.code, 0, cancelled.stderr);
   assert.equal(cancelled.json.status, "cancelled");
   assert.equal((await h.service.getOrder(orderId))?.status, "cancelled");
@@ -135,21 +169,149 @@ test("the signed scheme in metadata works once per signature", async () => {
 test("errors map to gRPC status codes; off-grid doubles are refused, nothing placed", async () => {
   const count = h.service.orderCount();
   const cases: [string, string[], string][] = [
-    ["no credentials", [...withSchema, "-d", JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }), url("PlaceOrder")], "unauthenticated"],
-    ["wrong secret", [...withSchema, "-H", `x-api-key: ${trader.apiKey}`, "-H", `x-api-secret: ${readOnly.secret}`, "-d", JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }), url("PlaceOrder")], "unauthenticated"],
-    ["read-only key", [...withSchema, ...auth(readOnly), "-d", JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }), url("PlaceOrder")], "permission_denied"],
-    ["unknown symbol", [...withSchema, ...auth(trader), "-d", JSON.stringify({ symbol: "DOGE-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }), url("PlaceOrder")], "invalid_argument"],
-    ["price off the tick", [...withSchema, ...auth(trader), "-d", JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000.001, size: 0.1 }), url("PlaceOrder")], "invalid_argument"],
-    ["size 0.1 + 0.2 (not exactly a lot multiple)", [...withSchema, ...auth(trader), "-d", JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 + 0.2 }), url("PlaceOrder")], "invalid_argument"],
-    ["negative size", [...withSchema, ...auth(trader), "-d", JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: -1 }), url("PlaceOrder")], "invalid_argument"],
-    ["NaN price", [...withSchema, ...auth(trader), "-d", '{"symbol":"WETH-USD","side":"buy","type":"limit","price":"NaN","size":0.1}', url("PlaceOrder")], "invalid_argument"],
-    ["unknown type", [...withSchema, ...auth(trader), "-d", JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "iceberg", price: 1000, size: 0.1 }), url("PlaceOrder")], "invalid_argument"],
-    ["insufficient balance", [...withSchema, ...auth(trader), "-d", JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 9000, size: 9000 }), url("PlaceOrder")], "failed_precondition"],
-    ["cancel an unknown order", [...withSchema, ...auth(trader), "-d", JSON.stringify({ order_id: "00000000-0000-4000-8000-000000000000" }), url("CancelOrder")], "not_found"],
-    ["cancel with a malformed id", [...withSchema, ...auth(trader), "-d", JSON.stringify({ order_id: "x" }), url("CancelOrder")], "invalid_argument"],
-    ["book of an unknown symbol", [...withSchema, "-d", JSON.stringify({ symbol: "DOGE-USD" }), url("GetOrderBook")], "invalid_argument"],
-    ["book depth too large", [...withSchema, "-d", JSON.stringify({ symbol: "WETH-USD", depth: 100000 }), url("GetOrderBook")], "invalid_argument"],
-    ["trades of an unknown symbol", [...withSchema, "-d", JSON.stringify({ symbol: "DOGE-USD" }), url("StreamTrades")], "invalid_argument"],
+    [
+      "no credentials",
+      [
+        ...withSchema,
+        "-d",
+        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }),
+        url("PlaceOrder"),
+      ],
+      "unauthenticated",
+    ],
+    [
+      "wrong secret",
+      [
+        ...withSchema,
+        "-H",
+        `x-api-key: ${trader.apiKey}`,
+        "-H",
+        `x-api-secret: ${readOnly.secret}`,
+        "-d",
+        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }),
+        url("PlaceOrder"),
+      ],
+      "unauthenticated",
+    ],
+    [
+      "read-only key",
+      [
+        ...withSchema,
+        ...auth(readOnly),
+        "-d",
+        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }),
+        url("PlaceOrder"),
+      ],
+      "permission_denied",
+    ],
+    [
+      "unknown symbol",
+      [
+        ...withSchema,
+        ...auth(trader),
+        "-d",
+        JSON.stringify({ symbol: "DOGE-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }),
+        url("PlaceOrder"),
+      ],
+      "invalid_argument",
+    ],
+    [
+      "price off the tick",
+      [
+        ...withSchema,
+        ...auth(trader),
+        "-d",
+        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000.001, size: 0.1 }),
+        url("PlaceOrder"),
+      ],
+      "invalid_argument",
+    ],
+    [
+      "size 0.1 + 0.2 (not exactly a lot multiple)",
+      [
+        ...withSchema,
+        ...auth(trader),
+        "-d",
+        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 + 0.2 }),
+        url("PlaceOrder"),
+      ],
+      "invalid_argument",
+    ],
+    [
+      "negative size",
+      [
+        ...withSchema,
+        ...auth(trader),
+        "-d",
+        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: -1 }),
+        url("PlaceOrder"),
+      ],
+      "invalid_argument",
+    ],
+    [
+      "NaN price",
+      [
+        ...withSchema,
+        ...auth(trader),
+        "-d",
+        '{"symbol":"WETH-USD","side":"buy","type":"limit","price":"NaN","size":0.1}',
+        url("PlaceOrder"),
+      ],
+      "invalid_argument",
+    ],
+    [
+      "unknown type",
+      [
+        ...withSchema,
+        ...auth(trader),
+        "-d",
+        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "iceberg", price: 1000, size: 0.1 }),
+        url("PlaceOrder"),
+      ],
+      "invalid_argument",
+    ],
+    [
+      "insufficient balance",
+      [
+        ...withSchema,
+        ...auth(trader),
+        "-d",
+        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 9000, size: 9000 }),
+        url("PlaceOrder"),
+      ],
+      "failed_precondition",
+    ],
+    [
+      "cancel an unknown order",
+      [
+        ...withSchema,
+        ...auth(trader),
+        "-d",
+        JSON.stringify({ order_id: "00000000-0000-4000-8000-000000000000" }),
+        url("CancelOrder"),
+      ],
+      "not_found",
+    ],
+    [
+      "cancel with a malformed id",
+      [...withSchema, ...auth(trader), "-d", JSON.stringify({ order_id: "x" }), url("CancelOrder")],
+      "invalid_argument",
+    ],
+    [
+      "book of an unknown symbol",
+      [...withSchema, "-d", JSON.stringify({ symbol: "DOGE-USD" }), url("GetOrderBook")],
+      "invalid_argument",
+    ],
+    [
+      "book depth too large",
+      [...withSchema, "-d", JSON.stringify({ symbol: "WETH-USD", depth: 100000 }), url("GetOrderBook")],
+      "invalid_argument",
+    ],
+    [
+      "trades of an unknown symbol",
+      [...withSchema, "-d", JSON.stringify({ symbol: "DOGE-USD" }), url("StreamTrades")],
+      "invalid_argument",
+    ],
   ];
   for (const [name, args, code] of cases) {
     const r = await bufCurl(args);
@@ -160,7 +322,20 @@ test("errors map to gRPC status codes; off-grid doubles are refused, nothing pla
 });
 
 test("StreamTrades delivers a trade to a buf curl stream", async () => {
-  const child = spawn(BUF, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", ...withSchema, "-d", JSON.stringify({ symbol: "WETH-USD" }), url("StreamTrades")], { cwd: ROOT });
+  const child = spawn(
+    BUF,
+    [
+      "curl",
+      "--protocol",
+      "grpc",
+      "--http2-prior-knowledge",
+      ...withSchema,
+      "-d",
+      JSON.stringify({ symbol: "WETH-USD" }),
+      url("StreamTrades"),
+    ],
+    { cwd: ROOT },
+  );
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   try {
@@ -170,8 +345,14 @@ test("StreamTrades delivers a trade to a buf curl stream", async () => {
     // keep trading until the stream (which needs a moment to connect) has seen a trade
     const deadline = Date.now() + 20_000;
     while (!/"tradeId"|"trade_id"/.test(out) && Date.now() < deadline) {
-      await call(h, "POST", "/v1/orders", { headers: keyHeaders(otherKey), body: { symbol: "WETH-USD", side: "sell", type: "limit", price: 1500, size: 0.1 } });
-      await call(h, "POST", "/v1/orders", { headers: keyHeaders(trader), body: { symbol: "WETH-USD", side: "buy", type: "limit", price: 1500, size: 0.1 } });
+      await call(h, "POST", "/v1/orders", {
+        headers: keyHeaders(otherKey),
+        body: { symbol: "WETH-USD", side: "sell", type: "limit", price: 1500, size: 0.1 },
+      });
+      await call(h, "POST", "/v1/orders", {
+        headers: keyHeaders(trader),
+        body: { symbol: "WETH-USD", side: "buy", type: "limit", price: 1500, size: 0.1 },
+      });
       await new Promise((r) => setTimeout(r, 300));
     }
     const first = JSON.parse(out.slice(0, out.indexOf("\n}") + 2));
@@ -189,21 +370,33 @@ test("a refusal while the home chain is down: UNAVAILABLE with retry-after metad
   // the service as the pipeline answers while its chain's supervisor reports the node down
   const refusing: DexService = Object.assign(Object.create(h.service) as DexService, {
     placeOrder: async () => {
-      throw new DexServiceError("CHAIN_UNAVAILABLE", "home chain 31337 is unavailable", { chainId: 31337, retry_after: 4 });
+      throw new DexServiceError("CHAIN_UNAVAILABLE", "home chain 31337 is unavailable", {
+        chainId: 31337,
+        retry_after: 4,
+      });
     },
   });
   const lines: Record<string, unknown>[] = [];
-  const logger = createApiLogger({ level: "info", destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
+  const logger = createApiLogger({
+    level: "info",
+    destination: { write: (s: string) => void lines.push(JSON.parse(s)) },
+  });
   const server = createGrpcServer({ config: h.config, logger, service: refusing, keys: h.keys, auth: h.auth });
   const { address } = await server.listen(0);
-  const pkg = grpc.loadPackageDefinition(loadTradingPackage()) as unknown as { dex: { v1: { TradingService: grpc.ServiceClientConstructor } } };
+  const pkg = grpc.loadPackageDefinition(loadTradingPackage()) as unknown as {
+    dex: { v1: { TradingService: grpc.ServiceClientConstructor } };
+  };
   const client = new pkg.dex.v1.TradingService(address, grpc.credentials.createInsecure());
   try {
     const md = new grpc.Metadata();
     md.set("x-api-key", trader.apiKey);
     md.set("x-api-secret", trader.secret);
     const err = await new Promise<grpc.ServiceError>((resolve, reject) =>
-      client.PlaceOrder({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1999.99, size: 0.25 }, md, (e: grpc.ServiceError | null) => (e ? resolve(e) : reject(new Error("placed while the chain is down")))),
+      client.PlaceOrder(
+        { symbol: "WETH-USD", side: "buy", type: "limit", price: 1999.99, size: 0.25 },
+        md,
+        (e: grpc.ServiceError | null) => (e ? resolve(e) : reject(new Error("placed while the chain is down"))),
+      ),
     );
     assert.equal(err.code, grpc.status.UNAVAILABLE);
     assert.deepEqual(err.metadata.get("retry-after"), ["4"]);
@@ -225,9 +418,19 @@ test("rate limit per key on concurrent calls: a burst of 3 PlaceOrder calls at 2
   // each call reads its own count (not the burst's final count), so pipelined clients are not over-refused
   const limited = await startHarness({ rateLimits: { ordersPerSecond: 2 } });
   const t0 = Date.now(); // the limiter's clock stands still: the three calls share one window whatever the load
-  const server = createGrpcServer({ config: limited.config, logger: createApiLogger({ level: "silent" }), service: limited.service, keys: limited.keys, placeOrder: limited.placeOrder, auth: limited.auth, clock: { now: () => t0 } });
+  const server = createGrpcServer({
+    config: limited.config,
+    logger: createApiLogger({ level: "silent" }),
+    service: limited.service,
+    keys: limited.keys,
+    placeOrder: limited.placeOrder,
+    auth: limited.auth,
+    clock: { now: () => t0 },
+  });
   const { address } = await server.listen(0);
-  const pkg = grpc.loadPackageDefinition(loadTradingPackage()) as unknown as { dex: { v1: { TradingService: grpc.ServiceClientConstructor } } };
+  const pkg = grpc.loadPackageDefinition(loadTradingPackage()) as unknown as {
+    dex: { v1: { TradingService: grpc.ServiceClientConstructor } };
+  };
   const client = new pkg.dex.v1.TradingService(address, grpc.credentials.createInsecure());
   try {
     const w = newWallet();
@@ -238,7 +441,11 @@ test("rate limit per key on concurrent calls: a burst of 3 PlaceOrder calls at 2
     md.set("x-api-secret", key.secret);
     const one = (i: number) =>
       new Promise<grpc.ServiceError | { status: string }>((resolve) =>
-        client.PlaceOrder({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000 + i, size: 0.01 }, md, (e: grpc.ServiceError | null, r: { status: string }) => resolve(e ?? r)),
+        client.PlaceOrder(
+          { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000 + i, size: 0.01 },
+          md,
+          (e: grpc.ServiceError | null, r: { status: string }) => resolve(e ?? r),
+        ),
       );
     const results = await Promise.all([one(1), one(2), one(3)]);
     const refused = results.filter((r) => "code" in r);

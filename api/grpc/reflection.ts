@@ -24,7 +24,8 @@ function fixMapEntries(message: DescriptorMessage): void {
     nested.name = `${old}Entry`;
     for (const f of message.field ?? []) {
       if (f.typeName === old) f.typeName = nested.name;
-      else if (f.typeName?.endsWith(`.${message.name}.${old}`)) f.typeName = `${f.typeName.slice(0, -old.length)}${nested.name}`;
+      else if (f.typeName?.endsWith(`.${message.name}.${old}`))
+        f.typeName = `${f.typeName.slice(0, -old.length)}${nested.name}`;
     }
   }
 }

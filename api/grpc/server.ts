@@ -45,7 +45,13 @@ export interface DexGrpcServer {
 }
 
 export function loadTradingPackage(): protoLoader.PackageDefinition {
-  return protoLoader.loadSync(PROTO_PATH, { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true });
+  return protoLoader.loadSync(PROTO_PATH, {
+    keepCase: true,
+    longs: Number,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
 }
 
 function toServiceError(err: unknown, logger: Logger): Partial<grpc.StatusObject> {
@@ -67,9 +73,18 @@ const meta = (m: grpc.Metadata, name: string): string | undefined => {
 export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
   const { service, logger, config } = deps;
   const pkgDef = loadTradingPackage();
-  const pkg = grpc.loadPackageDefinition(pkgDef) as unknown as { dex: { v1: { TradingService: grpc.ServiceClientConstructor } } };
+  const pkg = grpc.loadPackageDefinition(pkgDef) as unknown as {
+    dex: { v1: { TradingService: grpc.ServiceClientConstructor } };
+  };
   const clock = deps.clock ?? systemClock;
-  const placeOrder = deps.placeOrder ?? createOrderPlacer({ service, keys: deps.keys, now: () => clock.now(), exchangeOnlySymbols: deps.config.exchangeOnlySymbols });
+  const placeOrder =
+    deps.placeOrder ??
+    createOrderPlacer({
+      service,
+      keys: deps.keys,
+      now: () => clock.now(),
+      exchangeOnlySymbols: deps.config.exchangeOnlySymbols,
+    });
 
   // Spec 8 limits per API key: order placement per second (and the signed-key per-minute limits).
   // Counted synchronously (runtime/window-counter.ts): concurrent calls each read their own count.
@@ -90,26 +105,51 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
     }
   }
 
-  async function authenticate(call: grpc.ServerUnaryCall<unknown, unknown>, method: string): Promise<{ key: ApiKeyRecord; signed: boolean }> {
+  async function authenticate(
+    call: grpc.ServerUnaryCall<unknown, unknown>,
+    method: string,
+  ): Promise<{ key: ApiKeyRecord; signed: boolean }> {
     const m = call.metadata;
     const apiKey = meta(m, "x-api-key");
-    if (!apiKey) throw new ApiError("UNAUTHORIZED", "metadata x-api-key is required", { reason: "missing_credentials" });
+    if (!apiKey)
+      throw new ApiError("UNAUTHORIZED", "metadata x-api-key is required", { reason: "missing_credentials" });
     let key: ApiKeyRecord;
     const signature = meta(m, "x-signature");
     if (signature !== undefined) {
-      key = await deps.auth.verifyHmac({ apiKey, timestamp: meta(m, "x-timestamp"), signature, method: "POST", path: `/${SERVICE_NAME}/${method}`, body: new Uint8Array(0) });
+      key = await deps.auth.verifyHmac({
+        apiKey,
+        timestamp: meta(m, "x-timestamp"),
+        signature,
+        method: "POST",
+        path: `/${SERVICE_NAME}/${method}`,
+        body: new Uint8Array(0),
+      });
     } else {
       const secret = meta(m, "x-api-secret");
-      if (!secret) throw new ApiError("UNAUTHORIZED", "metadata x-api-secret (or x-timestamp + x-signature) is required", { reason: "missing_credentials" });
+      if (!secret)
+        throw new ApiError("UNAUTHORIZED", "metadata x-api-secret (or x-timestamp + x-signature) is required", {
+          reason: "missing_credentials",
+        });
       const found = await deps.keys.findByApiKey(apiKey);
       const ok = constantTimeEqual(found?.secret ?? "0".repeat(64), secret);
       if (!found) throw new ApiError("UNAUTHORIZED", "unknown or revoked API key", { reason: "invalid_api_key" });
       if (!ok) throw new ApiError("UNAUTHORIZED", "API secret does not match", { reason: "invalid_secret" });
       key = found.record;
     }
-    if (!key.permissions.includes("trade")) throw new ApiError("FORBIDDEN", "this API key lacks the trade permission", { reason: "missing_permission", permission: "trade" });
-    const peer = call.getPeer().replace(/^ipv[46]:/, "").replace(/^\[(.*)\]:\d+$/, "$1").replace(/:\d+$/, "");
-    if (!ipAllowed(key.ipAllowlist, normalizeIp(peer))) throw new ApiError("FORBIDDEN", "request from an address outside the key's IP allowlist", { reason: "ip_not_allowed" });
+    if (!key.permissions.includes("trade"))
+      throw new ApiError("FORBIDDEN", "this API key lacks the trade permission", {
+        reason: "missing_permission",
+        permission: "trade",
+      });
+    const peer = call
+      .getPeer()
+      .replace(/^ipv[46]:/, "")
+      .replace(/^\[(.*)\]:\d+$/, "$1")
+      .replace(/:\d+$/, "");
+    if (!ipAllowed(key.ipAllowlist, normalizeIp(peer)))
+      throw new ApiError("FORBIDDEN", "request from an address outside the key's IP allowlist", {
+        reason: "ip_not_allowed",
+      });
     return { key, signed: signature !== undefined };
   }
 
@@ -200,11 +240,22 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
         throw new ApiError("INVALID_REQUEST", "order_id must be a UUID", { field: "order_id" });
       }
       const o = await service.getOrder(id);
-      if (!o || o.account.toLowerCase() !== key.owner.toLowerCase()) throw new ApiError("ORDER_NOT_FOUND", "order not found", { order_id: id });
+      if (!o || o.account.toLowerCase() !== key.owner.toLowerCase())
+        throw new ApiError("ORDER_NOT_FOUND", "order not found", { order_id: id });
       const agent = await deps.keys.agentOf(key.id);
-      const c = await service.cancelOrder({ orderId: id, account: key.owner, agent: agent ?? undefined, reason: "user_cancelled" });
+      const c = await service.cancelOrder({
+        orderId: id,
+        account: key.owner,
+        agent: agent ?? undefined,
+        reason: "user_cancelled",
+      });
       const m = findMarket(service, c.symbol);
-      return { order_id: c.orderId, status: c.status, timestamp: c.updatedAtMs, filled_size: lotsToSize(m, c.filledLots) };
+      return {
+        order_id: c.orderId,
+        status: c.status,
+        timestamp: c.updatedAtMs,
+        filled_size: lotsToSize(m, c.filledLots),
+      };
     }),
     GetOrderBook: unary<{ symbol: string; depth: number }, unknown>(async (call) => {
       const { symbol, depth } = call.request;
@@ -214,8 +265,17 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
       const m = findMarket(service, symbol);
       const book = await service.getOrderBook(symbol, depth || config.defaultBookDepth);
       if (!book) throw new ApiError("INVALID_SYMBOL", `trading pair ${symbol} is not supported`, { symbol });
-      const level = (l: { priceTicks: bigint; sizeLots: bigint }) => ({ price: ticksToPrice(m, l.priceTicks), size: lotsToSize(m, l.sizeLots) });
-      return { symbol, bids: book.bids.map(level), asks: book.asks.map(level), timestamp: book.timestampMs, sequence: book.sequence };
+      const level = (l: { priceTicks: bigint; sizeLots: bigint }) => ({
+        price: ticksToPrice(m, l.priceTicks),
+        size: lotsToSize(m, l.sizeLots),
+      });
+      return {
+        symbol,
+        bids: book.bids.map(level),
+        asks: book.asks.map(level),
+        timestamp: book.timestampMs,
+        sequence: book.sequence,
+      };
     }),
     StreamTrades: (call: grpc.ServerWritableStream<{ symbol: string }, unknown>) => {
       let m: ReturnType<typeof findMarket>;
@@ -232,7 +292,10 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
         // A client that stops reading is cut off rather than buffered without bound.
         if (call.writableLength > config.ws.maxBufferedBytes) {
           unsubscribe();
-          call.emit("error", toServiceError(new ApiError("RATE_LIMIT_EXCEEDED", "slow consumer", { reason: "slow_consumer" }), logger));
+          call.emit(
+            "error",
+            toServiceError(new ApiError("RATE_LIMIT_EXCEEDED", "slow consumer", { reason: "slow_consumer" }), logger),
+          );
           return;
         }
         call.write({

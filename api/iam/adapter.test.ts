@@ -22,14 +22,21 @@ describe("the SQL adapter of oidc-provider's models", () => {
     const codes = adapterOf("DeviceCode");
     const k = id();
     await codes.upsert(k, { jti: k, userCode: "UC-1", uid: "uid-1", grantId: "g-0", kind: "DeviceCode" }, 60);
-    assert.deepEqual(await codes.find(k), { jti: k, userCode: "UC-1", uid: "uid-1", grantId: "g-0", kind: "DeviceCode" });
+    assert.deepEqual(await codes.find(k), {
+      jti: k,
+      userCode: "UC-1",
+      uid: "uid-1",
+      grantId: "g-0",
+      kind: "DeviceCode",
+    });
     assert.equal((await codes.findByUserCode!("UC-1"))?.jti, k);
     assert.equal((await codes.findByUid!("uid-1"))?.jti, k);
     await codes.upsert(k, { jti: k, userCode: "UC-2", uid: "uid-2", kind: "DeviceCode" }, 60);
     assert.equal(await codes.findByUserCode!("UC-1"), undefined, "the old user code is gone");
     assert.equal((await codes.findByUserCode!("UC-2"))?.jti, k);
     assert.equal((await codes.findByUid!("uid-2"))?.jti, k);
-    const row = (await db.query<{ grant_id: string | null }>("SELECT grant_id FROM iam_oidc_models WHERE id = $1", [k])).rows[0];
+    const row = (await db.query<{ grant_id: string | null }>("SELECT grant_id FROM iam_oidc_models WHERE id = $1", [k]))
+      .rows[0];
     assert.equal(row.grant_id, null, "the grant id follows the payload");
     assert.equal(await adapterOf("Session").find(k), undefined);
     assert.equal(await codes.find("nope"), undefined);
@@ -40,14 +47,22 @@ describe("the SQL adapter of oidc-provider's models", () => {
     const [short, forever] = [id(), id()];
     await sessions.upsert(short, { jti: short }, 1);
     await sessions.upsert(forever, { jti: forever }, 0);
-    const row = (await db.query<{ expires_at_ms: string | null }>("SELECT expires_at_ms FROM iam_oidc_models WHERE id = $1", [short])).rows[0];
+    const row = (
+      await db.query<{ expires_at_ms: string | null }>("SELECT expires_at_ms FROM iam_oidc_models WHERE id = $1", [
+        short,
+      ])
+    ).rows[0];
     const expiresAt = Number(row.expires_at_ms);
     assert.ok(Math.abs(expiresAt - (Date.now() + 1000)) < 500, "about 1 s from now");
     assert.ok(await sessions.find(short));
     await db.query("UPDATE iam_oidc_models SET expires_at_ms = $2 WHERE id = $1", [short, Date.now() - 1]);
     assert.equal(await sessions.find(short), undefined, "expired: invisible");
     assert.ok(await sessions.find(forever));
-    const before = (await db.query("SELECT id FROM iam_oidc_models WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= $1", [Date.now()])).rows.length;
+    const before = (
+      await db.query("SELECT id FROM iam_oidc_models WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= $1", [
+        Date.now(),
+      ])
+    ).rows.length;
     assert.equal(await sweepExpiredModels(db), before);
     assert.ok(before >= 1);
     assert.equal((await db.query("SELECT 1 FROM iam_oidc_models WHERE id = $1", [short])).rows.length, 0);
@@ -69,8 +84,19 @@ describe("the SQL adapter of oidc-provider's models", () => {
     const consumed = (await tokens.find(rt))!.consumed as number;
     assert.ok(Math.abs(consumed - Math.floor(t0 / 1000)) <= 1, "the consume time in seconds");
     assert.equal((await tokens.find(other))!.consumed, undefined, "the other token untouched");
-    await assert.rejects(tokens.consume(rt), (e: unknown) => e instanceof errors.InvalidGrant && /refresh token already used/.test(String((e as { error_detail?: string }).error_detail)));
-    for (const [a, k] of [[tokens, rt], [tokens, other], [access, at], [grants, grant]] as const) assert.equal(await a.find(k), undefined, `${k} revoked with its grant`);
+    await assert.rejects(
+      tokens.consume(rt),
+      (e: unknown) =>
+        e instanceof errors.InvalidGrant &&
+        /refresh token already used/.test(String((e as { error_detail?: string }).error_detail)),
+    );
+    for (const [a, k] of [
+      [tokens, rt],
+      [tokens, other],
+      [access, at],
+      [grants, grant],
+    ] as const)
+      assert.equal(await a.find(k), undefined, `${k} revoked with its grant`);
   });
 
   it("a second consume of an authorization code says so; one without a grant fails alone", async () => {
@@ -80,7 +106,12 @@ describe("the SQL adapter of oidc-provider's models", () => {
     await codes.upsert(lone, { jti: lone }, 60);
     await codes.upsert(keep, { jti: keep, grantId: "g-keep" }, 60);
     await codes.consume(c);
-    await assert.rejects(codes.consume(c), (e: unknown) => e instanceof errors.InvalidGrant && /authorization code already used/.test(String((e as { error_detail?: string }).error_detail)));
+    await assert.rejects(
+      codes.consume(c),
+      (e: unknown) =>
+        e instanceof errors.InvalidGrant &&
+        /authorization code already used/.test(String((e as { error_detail?: string }).error_detail)),
+    );
     await codes.consume(lone);
     await assert.rejects(codes.consume(lone), errors.InvalidGrant);
     assert.ok(await codes.find(lone), "no grant to revoke: the code stays, consumed");

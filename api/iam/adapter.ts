@@ -21,7 +21,9 @@ export function createSqlAdapterFactory(db: Db): (name: string) => Adapter {
       ).rows[0];
       if (!r) return undefined;
       const payload = JSON.parse(r.payload) as AdapterPayload;
-      return r.consumed_at_ms === null ? payload : { ...payload, consumed: Math.floor(Number(r.consumed_at_ms) / 1000) };
+      return r.consumed_at_ms === null
+        ? payload
+        : { ...payload, consumed: Math.floor(Number(r.consumed_at_ms) / 1000) };
     }
     return {
       async upsert(id, payload, expiresIn) {
@@ -29,7 +31,15 @@ export function createSqlAdapterFactory(db: Db): (name: string) => Adapter {
           `INSERT INTO iam_oidc_models (model, id, payload, grant_id, user_code, uid, expires_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)
            ON CONFLICT (model, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, user_code = EXCLUDED.user_code,
              uid = EXCLUDED.uid, expires_at_ms = EXCLUDED.expires_at_ms`,
-          [model, id, JSON.stringify(payload), payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, expiresIn ? Date.now() + expiresIn * 1000 : null],
+          [
+            model,
+            id,
+            JSON.stringify(payload),
+            payload.grantId ?? null,
+            payload.userCode ?? null,
+            payload.uid ?? null,
+            expiresIn ? Date.now() + expiresIn * 1000 : null,
+          ],
         );
       },
       find: (id) => read("id", id),
@@ -39,11 +49,21 @@ export function createSqlAdapterFactory(db: Db): (name: string) => Adapter {
         // single use: only the first consumer's UPDATE finds the row unconsumed; a second one (a concurrent
         // redemption that read the row before the first consumed it) is a reuse, answered as oidc-provider
         // answers a sequential one: the grant is revoked with every token of it, and the request fails.
-        const won = await db.query("UPDATE iam_oidc_models SET consumed_at_ms = $3 WHERE model = $1 AND id = $2 AND consumed_at_ms IS NULL", [model, id, Date.now()]);
+        const won = await db.query(
+          "UPDATE iam_oidc_models SET consumed_at_ms = $3 WHERE model = $1 AND id = $2 AND consumed_at_ms IS NULL",
+          [model, id, Date.now()],
+        );
         if (won.rowCount === 1) return;
-        const row = (await db.query<{ grant_id: string | null }>("SELECT grant_id FROM iam_oidc_models WHERE model = $1 AND id = $2", [model, id])).rows[0];
+        const row = (
+          await db.query<{ grant_id: string | null }>(
+            "SELECT grant_id FROM iam_oidc_models WHERE model = $1 AND id = $2",
+            [model, id],
+          )
+        ).rows[0];
         if (row?.grant_id) await revokeGrant(db, row.grant_id);
-        throw new errors.InvalidGrant(`${model === "RefreshToken" ? "refresh token" : "authorization code"} already used`);
+        throw new errors.InvalidGrant(
+          `${model === "RefreshToken" ? "refresh token" : "authorization code"} already used`,
+        );
       },
       async destroy(id) {
         await db.query("DELETE FROM iam_oidc_models WHERE model = $1 AND id = $2", [model, id]);
@@ -62,5 +82,7 @@ async function revokeGrant(db: Db, grantId: string): Promise<void> {
 
 /** Deletes expired rows; returns how many. */
 export async function sweepExpiredModels(db: Db): Promise<number> {
-  return (await db.query("DELETE FROM iam_oidc_models WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= $1", [Date.now()])).rowCount;
+  return (
+    await db.query("DELETE FROM iam_oidc_models WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= $1", [Date.now()])
+  ).rowCount;
 }

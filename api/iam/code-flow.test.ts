@@ -12,7 +12,9 @@ describe("OIDC code flow with PKCE, refresh with rotation and reuse detection (o
   let config: oidc.Configuration;
   before(async () => {
     t = await startTestIam();
-    config = await oidc.discovery(new URL(t.url), "exchange-web", undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    config = await oidc.discovery(new URL(t.url), "exchange-web", undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
   });
   after(() => t.stop());
 
@@ -30,12 +32,19 @@ describe("OIDC code flow with PKCE, refresh with rotation and reuse detection (o
   it("code -> 1-hour JWT for the exchange API + refresh token; refresh rotates; a reused refresh token fails and revokes the family", async () => {
     const phone = "+14155550201";
     const { callback, codeVerifier, state } = await login(t.url, config, { scope: "openid trading", phone });
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: codeVerifier, expectedState: state });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: codeVerifier,
+      expectedState: state,
+    });
     assert.equal(tokens.token_type.toLowerCase(), "bearer");
     assert.equal(tokens.expires_in, 3600);
     assert.ok(tokens.refresh_token);
     const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!));
-    const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: t.url, audience: "exchange-api", algorithms: ["ES256"] });
+    const { payload } = await jwtVerify(tokens.access_token, jwks, {
+      issuer: t.url,
+      audience: "exchange-api",
+      algorithms: ["ES256"],
+    });
     const user = (await t.iam.users.findByPhone(phone))!;
     assert.equal(payload.sub, user.id);
     assert.equal(payload.owner, user.organizationId);
@@ -55,12 +64,22 @@ describe("OIDC code flow with PKCE, refresh with rotation and reuse detection (o
     assert.equal(again.payload.exp! - again.payload.iat!, 3600);
 
     // the first refresh token again: refused, and the whole family with it
-    await assert.rejects(oidc.refreshTokenGrant(config, tokens.refresh_token!), (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant");
-    await assert.rejects(oidc.refreshTokenGrant(config, refreshed.refresh_token!), (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant");
+    await assert.rejects(
+      oidc.refreshTokenGrant(config, tokens.refresh_token!),
+      (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant",
+    );
+    await assert.rejects(
+      oidc.refreshTokenGrant(config, refreshed.refresh_token!),
+      (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant",
+    );
   });
 
   it("PKCE is required: an authorization request without code_challenge is refused", async () => {
-    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: TEST_REDIRECT, scope: "openid trading", state: oidc.randomState() });
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: TEST_REDIRECT,
+      scope: "openid trading",
+      state: oidc.randomState(),
+    });
     const res = await fetch(url, { redirect: "manual" });
     assert.equal(res.status, 303);
     const loc = new URL(res.headers.get("location")!);
@@ -71,7 +90,10 @@ describe("OIDC code flow with PKCE, refresh with rotation and reuse detection (o
   it("a wrong code verifier at the token endpoint is invalid_grant", async () => {
     const { callback, state } = await login(t.url, config, { scope: "openid trading", phone: "+14155550202" });
     await assert.rejects(
-      oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: state }),
+      oidc.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: oidc.randomPKCECodeVerifier(),
+        expectedState: state,
+      }),
       (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant",
     );
   });

@@ -104,7 +104,14 @@ export function iamConfig(
   return {
     mode: "sandbox",
     audience: "exchange-api",
-    clients: [{ clientId: DEFAULT_CLIENT_ID, redirectUris: [`http://127.0.0.1:3004${WEB_CALLBACK_PATH}`], passwordGrant: true, codeFlow: true }],
+    clients: [
+      {
+        clientId: DEFAULT_CLIENT_ID,
+        redirectUris: [`http://127.0.0.1:3004${WEB_CALLBACK_PATH}`],
+        passwordGrant: true,
+        codeFlow: true,
+      },
+    ],
     keyRotationMs: 30 * 24 * 3600_000,
     trustProxy: false,
     bodyLimitBytes: 16 * 1024,

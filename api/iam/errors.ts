@@ -29,7 +29,12 @@ export const IAM_ERROR_RULES = surfaceErrorRules(SHARED_CODES, IAM_ONLY_RULES);
 
 export class IamApiError extends ApiError<IamErrorCode> {
   static override readonly rules: Readonly<Record<string, ApiErrorRule>> = IAM_ERROR_RULES;
-  constructor(code: IamErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: IamErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(code, message, details, options);
     this.name = "IamApiError";
   }

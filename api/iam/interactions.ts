@@ -38,7 +38,12 @@ function consentForm(uid: string, clientId: string, scopes: string[]): string {
 
 const loginBody = z.object({ phone: phoneSchema, code: z.string().regex(/^\d{4,10}$/, "the one-time code") });
 
-export function createInteractionRouter(deps: { provider: () => Provider; otp: OtpService; users: UserStore; onFailedLogin?: (req: Request) => void }): Router {
+export function createInteractionRouter(deps: {
+  provider: () => Provider;
+  otp: OtpService;
+  users: UserStore;
+  onFailedLogin?: (req: Request) => void;
+}): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: "4kb", parameterLimit: 10 });
   const noStore = (_req: Request, res: Response, next: NextFunction) => {
@@ -56,7 +61,9 @@ export function createInteractionRouter(deps: { provider: () => Provider; otp: O
     }
     const missing = [
       ...((details.prompt.details.missingOIDCScope as string[] | undefined) ?? []),
-      ...Object.values((details.prompt.details.missingResourceScopes as Record<string, string[]> | undefined) ?? {}).flat(),
+      ...Object.values(
+        (details.prompt.details.missingResourceScopes as Record<string, string[]> | undefined) ?? {},
+      ).flat(),
     ];
     res.send(consentForm(details.uid, String(details.params.client_id), [...new Set(missing)]));
   });
@@ -70,7 +77,10 @@ export function createInteractionRouter(deps: { provider: () => Provider; otp: O
     }
     const parsed = loginBody.safeParse(req.body ?? {});
     if (!parsed.success) {
-      res.status(400).type("html").send(loginForm(details.uid, parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")));
+      res
+        .status(400)
+        .type("html")
+        .send(loginForm(details.uid, parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")));
       return;
     }
     const { phone, code } = parsed.data;
@@ -78,9 +88,22 @@ export function createInteractionRouter(deps: { provider: () => Provider; otp: O
     if (!verdict.ok) {
       deps.onFailedLogin?.(req);
       if (verdict.reason === "locked") {
-        res.status(429).set("Retry-After", String(verdict.retryAfterS)).type("html").send(loginForm(details.uid, `too many wrong codes: this phone is locked, retry after ${verdict.retryAfterS} s`, phone));
+        res
+          .status(429)
+          .set("Retry-After", String(verdict.retryAfterS))
+          .type("html")
+          .send(
+            loginForm(
+              details.uid,
+              `too many wrong codes: this phone is locked, retry after ${verdict.retryAfterS} s`,
+              phone,
+            ),
+          );
       } else {
-        res.status(400).type("html").send(loginForm(details.uid, `wrong, expired or used code (${verdict.attemptsLeft} attempts left)`, phone));
+        res
+          .status(400)
+          .type("html")
+          .send(loginForm(details.uid, `wrong, expired or used code (${verdict.attemptsLeft} attempts left)`, phone));
       }
       return;
     }
@@ -97,18 +120,31 @@ export function createInteractionRouter(deps: { provider: () => Provider; otp: O
       return;
     }
     const grant = details.grantId
-      ? ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId: session.accountId, clientId: String(params.client_id) }))
+      ? ((await provider.Grant.find(details.grantId)) ??
+        new provider.Grant({ accountId: session.accountId, clientId: String(params.client_id) }))
       : new provider.Grant({ accountId: session.accountId, clientId: String(params.client_id) });
-    const d = prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const d = prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
     if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(" "));
     if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(d.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(" "));
+    for (const [indicator, scopes] of Object.entries(d.missingResourceScopes ?? {}))
+      grant.addResourceScope(indicator, scopes.join(" "));
     const grantId = await grant.save();
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   });
 
   router.post("/interaction/:uid/abort", noStore, async (req, res) => {
-    await deps.provider().interactionFinished(req, res, { error: "access_denied", error_description: "the user denied access" }, { mergeWithLastSubmission: false });
+    await deps
+      .provider()
+      .interactionFinished(
+        req,
+        res,
+        { error: "access_denied", error_description: "the user denied access" },
+        { mergeWithLastSubmission: false },
+      );
   });
 
   return router;

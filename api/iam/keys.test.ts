@@ -9,7 +9,8 @@ import { createIamKeys } from "./keys";
 import { passwordGrant, requestCode, startTestIam, testClock, TEST_KEY_HEX, type TestIam } from "./testing/harness";
 
 const jwks = async (url: string) => (await (await fetch(`${url}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
-const login = async (url: string, phone: string) => (await passwordGrant(url, phone, await requestCode(url, phone))).body.access_token as string;
+const login = async (url: string, phone: string) =>
+  (await passwordGrant(url, phone, await requestCode(url, phone))).body.access_token as string;
 
 describe("signing key rotation", () => {
   let t: TestIam;
@@ -21,14 +22,20 @@ describe("signing key rotation", () => {
   it("a rotation signs with the new key and keeps the old one in the JWKS until its tokens expire", async () => {
     const before = await login(t.url, "+14155550501");
     const oldKid = decodeProtectedHeader(before).kid!;
-    assert.deepEqual((await jwks(t.url)).keys.map((k) => k.kid), [oldKid]);
+    assert.deepEqual(
+      (await jwks(t.url)).keys.map((k) => k.kid),
+      [oldKid],
+    );
 
     const newKid = await t.iam.rotateSigningKey();
     assert.notEqual(newKid, oldKid);
     const after = await login(t.url, "+14155550501");
     assert.equal(decodeProtectedHeader(after).kid, newKid);
     const set = await jwks(t.url);
-    assert.deepEqual(set.keys.map((k) => k.kid), [newKid, oldKid]);
+    assert.deepEqual(
+      set.keys.map((k) => k.kid),
+      [newKid, oldKid],
+    );
     const local = createLocalJWKSet(set);
     await jwtVerify(before, local, { issuer: t.url, audience: "exchange-api" });
     await jwtVerify(after, local, { issuer: t.url, audience: "exchange-api" });
@@ -38,18 +45,30 @@ describe("signing key rotation", () => {
     assert.ok(retain > DEFAULT_TOKEN_LIFETIMES.passwordAccessTokenS * 1000);
     t.clock.advance(retain - 1);
     await t.iam.maintain();
-    assert.deepEqual((await jwks(t.url)).keys.map((k) => k.kid), [newKid, oldKid]);
+    assert.deepEqual(
+      (await jwks(t.url)).keys.map((k) => k.kid),
+      [newKid, oldKid],
+    );
     t.clock.advance(1);
     await t.iam.maintain();
-    assert.deepEqual((await jwks(t.url)).keys.map((k) => k.kid), [newKid]);
-    await assert.rejects(jwtVerify(before, createLocalJWKSet(await jwks(t.url)), { issuer: t.url, audience: "exchange-api" }));
+    assert.deepEqual(
+      (await jwks(t.url)).keys.map((k) => k.kid),
+      [newKid],
+    );
+    await assert.rejects(
+      jwtVerify(before, createLocalJWKSet(await jwks(t.url)), { issuer: t.url, audience: "exchange-api" }),
+    );
   });
 
   it("the hourly maintenance rotates a key older than keyRotationMs", async () => {
     const [active] = (await t.iam.keys.list()).filter((k) => k.retiredAtMs === null);
     t.clock.advance(t.config.keyRotationMs - (t.clock.now() - active.createdAtMs) - 1);
     await t.iam.maintain();
-    assert.equal((await t.iam.keys.list()).filter((k) => k.retiredAtMs === null)[0].kid, active.kid, "1 ms before its age: kept");
+    assert.equal(
+      (await t.iam.keys.list()).filter((k) => k.retiredAtMs === null)[0].kid,
+      active.kid,
+      "1 ms before its age: kept",
+    );
     t.clock.advance(1);
     await t.iam.maintain();
     const [next] = (await t.iam.keys.list()).filter((k) => k.retiredAtMs === null);
@@ -78,7 +97,9 @@ describe("keys at rest", () => {
     const other = createIamKeys({ db, clock, encryptionKeyHex: "22".repeat(32), retainMs: 1000 });
     await assert.rejects(other.privateJwks());
     // a sealed row copied under another kid does not open (the kid is the additional data)
-    await db.query("INSERT INTO iam_signing_keys (kid, alg, public_jwk, private_jwk_sealed, created_at_ms) SELECT 'copy', alg, public_jwk, private_jwk_sealed, created_at_ms - 1 FROM iam_signing_keys");
+    await db.query(
+      "INSERT INTO iam_signing_keys (kid, alg, public_jwk, private_jwk_sealed, created_at_ms) SELECT 'copy', alg, public_jwk, private_jwk_sealed, created_at_ms - 1 FROM iam_signing_keys",
+    );
     await assert.rejects(keys.privateJwks());
   });
 });

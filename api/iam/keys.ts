@@ -62,7 +62,10 @@ export function createIamKeys(o: { db: Db; clock: Clock; encryptionKeyHex: strin
     const pub: JWK = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid, alg: SIGNING_ALG, use: "sig" };
     const now = o.clock.now();
     await o.db.transaction(async (tx) => {
-      await tx.query("UPDATE iam_signing_keys SET retired_at_ms = $1, drop_after_ms = $2 WHERE retired_at_ms IS NULL", [now, now + o.retainMs]);
+      await tx.query("UPDATE iam_signing_keys SET retired_at_ms = $1, drop_after_ms = $2 WHERE retired_at_ms IS NULL", [
+        now,
+        now + o.retainMs,
+      ]);
       await tx.query(
         "INSERT INTO iam_signing_keys (kid, alg, public_jwk, private_jwk_sealed, created_at_ms) VALUES ($1, $2, $3, $4, $5)",
         [kid, SIGNING_ALG, JSON.stringify(pub), box.seal(JSON.stringify(priv), aadKey(kid)), now],
@@ -79,12 +82,22 @@ export function createIamKeys(o: { db: Db; clock: Clock; encryptionKeyHex: strin
         .map((r) => JSON.parse(box.open(r.private_jwk_sealed, aadKey(r.kid))) as JWK);
     },
     async list() {
-      return (await rows()).map((r) => ({ kid: r.kid, createdAtMs: Number(r.created_at_ms), retiredAtMs: num(r.retired_at_ms), dropAfterMs: num(r.drop_after_ms) }));
+      return (await rows()).map((r) => ({
+        kid: r.kid,
+        createdAtMs: Number(r.created_at_ms),
+        retiredAtMs: num(r.retired_at_ms),
+        dropAfterMs: num(r.drop_after_ms),
+      }));
     },
     rotate: create,
     async maintain(maxAgeMs) {
       const now = o.clock.now();
-      let changed = (await o.db.query("DELETE FROM iam_signing_keys WHERE drop_after_ms IS NOT NULL AND drop_after_ms <= $1", [now])).rowCount > 0;
+      let changed =
+        (
+          await o.db.query("DELETE FROM iam_signing_keys WHERE drop_after_ms IS NOT NULL AND drop_after_ms <= $1", [
+            now,
+          ])
+        ).rowCount > 0;
       const active = (await rows()).find((r) => r.retired_at_ms === null);
       if (!active || Number(active.created_at_ms) + maxAgeMs <= now) {
         await create();
@@ -93,12 +106,17 @@ export function createIamKeys(o: { db: Db; clock: Clock; encryptionKeyHex: strin
       return changed;
     },
     async secret(name) {
-      const found = (await o.db.query<{ sealed: string }>("SELECT sealed FROM iam_secrets WHERE name = $1", [name])).rows[0];
+      const found = (await o.db.query<{ sealed: string }>("SELECT sealed FROM iam_secrets WHERE name = $1", [name]))
+        .rows[0];
       if (found) return box.open(found.sealed, aadSecret(name));
       const value = randomBytes(32).toString("hex");
-      await o.db.query("INSERT INTO iam_secrets (name, sealed) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [name, box.seal(value, aadSecret(name))]);
+      await o.db.query("INSERT INTO iam_secrets (name, sealed) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [
+        name,
+        box.seal(value, aadSecret(name)),
+      ]);
       // another start may have won the insert: read what is stored
-      const stored = (await o.db.query<{ sealed: string }>("SELECT sealed FROM iam_secrets WHERE name = $1", [name])).rows[0];
+      const stored = (await o.db.query<{ sealed: string }>("SELECT sealed FROM iam_secrets WHERE name = $1", [name]))
+        .rows[0];
       return box.open(stored.sealed, aadSecret(name));
     },
   };

@@ -4,7 +4,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { DEFAULT_IAM_LIMITS } from "./config";
-import { passwordGrant, phoneKeyOf, postJson, readOutbox, requestCode, startTestIam, type TestIam } from "./testing/harness";
+import {
+  passwordGrant,
+  phoneKeyOf,
+  postJson,
+  readOutbox,
+  requestCode,
+  startTestIam,
+  type TestIam,
+} from "./testing/harness";
 
 const L = DEFAULT_IAM_LIMITS;
 const wrongOf = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
@@ -56,7 +64,8 @@ describe("one-time code limits", () => {
   it(`the ${L.maxFailedAttempts}th wrong code locks the phone for ${L.lockoutMs / 60_000} min: even the right code is refused (429), no code is sent; unlocked at the end`, async () => {
     const p = phone();
     const code = await requestCode(t.url, p);
-    for (let i = 0; i < L.maxFailedAttempts - 1; i++) assert.equal((await passwordGrant(t.url, p, wrongOf(code))).status, 400);
+    for (let i = 0; i < L.maxFailedAttempts - 1; i++)
+      assert.equal((await passwordGrant(t.url, p, wrongOf(code))).status, 400);
     const locking = await passwordGrant(t.url, p, wrongOf(code));
     assert.equal(locking.status, 429);
     assert.equal(locking.body.error, "rate_limit_exceeded");
@@ -89,7 +98,11 @@ describe("one-time code limits", () => {
     assert.equal(past.body.error.details.reason, "too_many_codes");
     // the first request was L.otpRequestsPerPhone s ago: it leaves the window at exactly otpRequestWindowMs
     t.clock.advance(L.otpRequestWindowMs - L.otpRequestsPerPhone * 1000 - 1);
-    assert.equal((await postJson(`${t.url}/api/otp`, { phone: p })).status, 429, "1 ms before the first leaves the window");
+    assert.equal(
+      (await postJson(`${t.url}/api/otp`, { phone: p })).status,
+      429,
+      "1 ms before the first leaves the window",
+    );
     t.clock.advance(1);
     assert.equal((await postJson(`${t.url}/api/otp`, { phone: p })).status, 200);
   });

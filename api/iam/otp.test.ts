@@ -26,11 +26,21 @@ describe("one-time codes (OtpService)", () => {
   function service(limits: IamLimits = L, sender?: OtpSender | null) {
     const clock = testClock(1_800_000_000_000);
     const sent: { phone: string; code: string; expiresAtMs: number }[] = [];
-    const otp = createOtpService({ db, clock, limits, pepperHex: PEPPER, sender: sender === undefined ? { send: async (p, code, expiresAtMs) => void sent.push({ phone: p, code, expiresAtMs }) } : sender });
+    const otp = createOtpService({
+      db,
+      clock,
+      limits,
+      pepperHex: PEPPER,
+      sender:
+        sender === undefined
+          ? { send: async (p, code, expiresAtMs) => void sent.push({ phone: p, code, expiresAtMs }) }
+          : sender,
+    });
     return { otp, clock, sent };
   }
   const wrong = (code: string) => String((Number(code) + 1) % 10 ** L.otpDigits).padStart(L.otpDigits, "0");
-  const refused = (reason: string) => (e: unknown) => e instanceof IamApiError && e.code === "RATE_LIMIT_EXCEEDED" && e.details.reason === reason;
+  const refused = (reason: string) => (e: unknown) =>
+    e instanceof IamApiError && e.code === "RATE_LIMIT_EXCEEDED" && e.details.reason === reason;
 
   it("a code has otpDigits digits, expires otpTtlMs after it was sent, and is stored as HMAC(pepper, phone:code) only", async () => {
     const { otp, clock, sent } = service();
@@ -40,8 +50,16 @@ describe("one-time codes (OtpService)", () => {
     assert.equal(sent.length, 1);
     assert.match(sent[0].code, new RegExp(`^\\d{${L.otpDigits}}$`));
     assert.equal(sent[0].expiresAtMs, expiresAtMs);
-    const row = (await db.query<{ code_hash: string; created_at_ms: string; expires_at_ms: string }>("SELECT code_hash, created_at_ms, expires_at_ms FROM iam_otp_codes WHERE phone = $1", [p])).rows[0];
-    assert.equal(row.code_hash, createHmac("sha256", Buffer.from(PEPPER, "hex")).update(`${p}:${sent[0].code}`).digest("hex"));
+    const row = (
+      await db.query<{ code_hash: string; created_at_ms: string; expires_at_ms: string }>(
+        "SELECT code_hash, created_at_ms, expires_at_ms FROM iam_otp_codes WHERE phone = $1",
+        [p],
+      )
+    ).rows[0];
+    assert.equal(
+      row.code_hash,
+      createHmac("sha256", Buffer.from(PEPPER, "hex")).update(`${p}:${sent[0].code}`).digest("hex"),
+    );
     assert.equal(Number(row.created_at_ms), clock.now());
     assert.equal(Number(row.expires_at_ms), expiresAtMs);
   });
@@ -52,11 +70,19 @@ describe("one-time codes (OtpService)", () => {
     await otp.request(a);
     clock.advance(L.otpTtlMs - 1);
     assert.deepEqual(await otp.verify(a, sent[0].code), { ok: true });
-    assert.deepEqual(await otp.verify(a, sent[0].code), { ok: false, reason: "wrong", attemptsLeft: L.maxFailedAttempts - 1 }, "used");
+    assert.deepEqual(
+      await otp.verify(a, sent[0].code),
+      { ok: false, reason: "wrong", attemptsLeft: L.maxFailedAttempts - 1 },
+      "used",
+    );
     const b = phone();
     await otp.request(b);
     clock.advance(L.otpTtlMs);
-    assert.deepEqual(await otp.verify(b, sent[1].code), { ok: false, reason: "wrong", attemptsLeft: L.maxFailedAttempts - 1 }, "expired");
+    assert.deepEqual(
+      await otp.verify(b, sent[1].code),
+      { ok: false, reason: "wrong", attemptsLeft: L.maxFailedAttempts - 1 },
+      "expired",
+    );
   });
 
   it("a new code replaces the last; a code of another phone is wrong", async () => {
@@ -77,10 +103,20 @@ describe("one-time codes (OtpService)", () => {
     for (let round = 0; round < 2; round++) {
       await otp.request(p);
       const code = sent[sent.length - 1].code;
-      for (let i = 1; i < L.maxFailedAttempts; i++) assert.deepEqual(await otp.verify(p, wrong(code)), { ok: false, reason: "wrong", attemptsLeft: L.maxFailedAttempts - i });
+      for (let i = 1; i < L.maxFailedAttempts; i++)
+        assert.deepEqual(await otp.verify(p, wrong(code)), {
+          ok: false,
+          reason: "wrong",
+          attemptsLeft: L.maxFailedAttempts - i,
+        });
       assert.deepEqual(await otp.verify(p, code), { ok: true }, `round ${round}`);
     }
-    const row = (await db.query<{ failures: number; locked_until_ms: string }>("SELECT failures, locked_until_ms FROM iam_otp_failures WHERE phone = $1", [p])).rows[0];
+    const row = (
+      await db.query<{ failures: number; locked_until_ms: string }>(
+        "SELECT failures, locked_until_ms FROM iam_otp_failures WHERE phone = $1",
+        [p],
+      )
+    ).rows[0];
     assert.deepEqual([Number(row.failures), Number(row.locked_until_ms)], [0, 0]);
   });
 
@@ -90,11 +126,27 @@ describe("one-time codes (OtpService)", () => {
     await otp.request(p);
     const code = sent[0].code;
     for (let i = 1; i < L.maxFailedAttempts; i++) await otp.verify(p, wrong(code));
-    assert.deepEqual(await otp.verify(p, wrong(code)), { ok: false, reason: "locked", retryAfterS: L.lockoutMs / 1000 });
-    assert.equal((await db.query("SELECT 1 FROM iam_otp_codes WHERE phone = $1", [p])).rows.length, 0, "the live code is deleted");
+    assert.deepEqual(await otp.verify(p, wrong(code)), {
+      ok: false,
+      reason: "locked",
+      retryAfterS: L.lockoutMs / 1000,
+    });
+    assert.equal(
+      (await db.query("SELECT 1 FROM iam_otp_codes WHERE phone = $1", [p])).rows.length,
+      0,
+      "the live code is deleted",
+    );
     clock.advance(1500);
-    assert.deepEqual(await otp.verify(p, code), { ok: false, reason: "locked", retryAfterS: Math.ceil((L.lockoutMs - 1500) / 1000) });
-    await assert.rejects(otp.request(p), (e: unknown) => refused("locked")(e) && (e as IamApiError).details.retry_after === Math.ceil((L.lockoutMs - 1500) / 1000));
+    assert.deepEqual(await otp.verify(p, code), {
+      ok: false,
+      reason: "locked",
+      retryAfterS: Math.ceil((L.lockoutMs - 1500) / 1000),
+    });
+    await assert.rejects(
+      otp.request(p),
+      (e: unknown) =>
+        refused("locked")(e) && (e as IamApiError).details.retry_after === Math.ceil((L.lockoutMs - 1500) / 1000),
+    );
     clock.advance(L.lockoutMs - 1500 - 1);
     assert.deepEqual(await otp.verify(p, code), { ok: false, reason: "locked", retryAfterS: 1 }, "1 ms before the end");
     assert.equal(sent.length, 1, "no code sent while locked");
@@ -109,7 +161,11 @@ describe("one-time codes (OtpService)", () => {
     const { otp, sent } = service({ ...L, maxFailedAttempts: 1 });
     const p = phone();
     await otp.request(p);
-    assert.deepEqual(await otp.verify(p, wrong(sent[0].code)), { ok: false, reason: "locked", retryAfterS: L.lockoutMs / 1000 });
+    assert.deepEqual(await otp.verify(p, wrong(sent[0].code)), {
+      ok: false,
+      reason: "locked",
+      retryAfterS: L.lockoutMs / 1000,
+    });
     assert.equal((await otp.verify(p, sent[0].code)).ok, false);
   });
 
@@ -121,11 +177,14 @@ describe("one-time codes (OtpService)", () => {
       clock.advance(1000);
     }
     const retry = Math.ceil((L.otpRequestWindowMs - L.otpRequestsPerPhone * 1000) / 1000);
-    await assert.rejects(otp.request(p), (e: unknown) =>
-      refused("too_many_codes")(e) &&
-      (e as IamApiError).details.limit === L.otpRequestsPerPhone &&
-      (e as IamApiError).details.window_ms === L.otpRequestWindowMs &&
-      (e as IamApiError).details.retry_after === retry);
+    await assert.rejects(
+      otp.request(p),
+      (e: unknown) =>
+        refused("too_many_codes")(e) &&
+        (e as IamApiError).details.limit === L.otpRequestsPerPhone &&
+        (e as IamApiError).details.window_ms === L.otpRequestWindowMs &&
+        (e as IamApiError).details.retry_after === retry,
+    );
     clock.advance(L.otpRequestWindowMs - L.otpRequestsPerPhone * 1000 - 1);
     await assert.rejects(otp.request(p), refused("too_many_codes"));
     clock.advance(1);
@@ -137,7 +196,11 @@ describe("one-time codes (OtpService)", () => {
 
   it("without an SMS gateway no code is sent: SERVICE_UNAVAILABLE", async () => {
     const { otp } = service(L, null);
-    await assert.rejects(otp.request(phone()), (e: unknown) => e instanceof IamApiError && e.code === "SERVICE_UNAVAILABLE" && e.details.reason === "no_sms_gateway");
+    await assert.rejects(
+      otp.request(phone()),
+      (e: unknown) =>
+        e instanceof IamApiError && e.code === "SERVICE_UNAVAILABLE" && e.details.reason === "no_sms_gateway",
+    );
   });
 
   it("the sandbox outbox keeps every code of a phone, newest first, up to the limit asked", async () => {
@@ -152,6 +215,9 @@ describe("one-time codes (OtpService)", () => {
       { code: "222222", sentAtMs: 1_900_000_000_010, expiresAtMs: 6 },
       { code: "111111", sentAtMs: 1_900_000_000_000, expiresAtMs: 5 },
     ]);
-    assert.deepEqual((await outbox.read(p, 1)).map((m) => m.code), ["222222"]);
+    assert.deepEqual(
+      (await outbox.read(p, 1)).map((m) => m.code),
+      ["222222"],
+    );
   });
 });

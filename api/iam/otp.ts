@@ -30,13 +30,23 @@ export interface OtpService {
   verify(phone: string, code: string): Promise<OtpVerdict>;
 }
 
-export function createOtpService(o: { db: Db; clock: Clock; limits: IamLimits; pepperHex: string; sender: OtpSender | null }): OtpService {
+export function createOtpService(o: {
+  db: Db;
+  clock: Clock;
+  limits: IamLimits;
+  pepperHex: string;
+  sender: OtpSender | null;
+}): OtpService {
   const { db, clock, limits } = o;
   const pepper = Buffer.from(o.pepperHex, "hex");
   const hash = (phone: string, code: string) => createHmac("sha256", pepper).update(`${phone}:${code}`).digest("hex");
 
   async function lockedUntil(phone: string): Promise<number> {
-    const r = (await db.query<{ locked_until_ms: string }>("SELECT locked_until_ms FROM iam_otp_failures WHERE phone = $1", [phone])).rows[0];
+    const r = (
+      await db.query<{ locked_until_ms: string }>("SELECT locked_until_ms FROM iam_otp_failures WHERE phone = $1", [
+        phone,
+      ])
+    ).rows[0];
     return r ? Number(r.locked_until_ms) : 0;
   }
   const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
@@ -46,20 +56,35 @@ export function createOtpService(o: { db: Db; clock: Clock; limits: IamLimits; p
       const now = clock.now();
       const until = await lockedUntil(phone);
       if (until > now) {
-        throw new IamApiError("RATE_LIMIT_EXCEEDED", "too many wrong codes: this phone is locked", { reason: "locked", retry_after: seconds(until - now) });
+        throw new IamApiError("RATE_LIMIT_EXCEEDED", "too many wrong codes: this phone is locked", {
+          reason: "locked",
+          retry_after: seconds(until - now),
+        });
       }
-      if (!o.sender) throw new IamApiError("SERVICE_UNAVAILABLE", "no SMS gateway is configured: codes cannot be sent", { reason: "no_sms_gateway" });
+      if (!o.sender)
+        throw new IamApiError("SERVICE_UNAVAILABLE", "no SMS gateway is configured: codes cannot be sent", {
+          reason: "no_sms_gateway",
+        });
       const since = now - limits.otpRequestWindowMs;
       await db.query("DELETE FROM iam_otp_requests WHERE phone = $1 AND requested_at_ms <= $2", [phone, since]);
-      const recent = (await db.query<{ t: string }>("SELECT requested_at_ms AS t FROM iam_otp_requests WHERE phone = $1 ORDER BY requested_at_ms", [phone])).rows;
+      const recent = (
+        await db.query<{ t: string }>(
+          "SELECT requested_at_ms AS t FROM iam_otp_requests WHERE phone = $1 ORDER BY requested_at_ms",
+          [phone],
+        )
+      ).rows;
       if (recent.length >= limits.otpRequestsPerPhone) {
         const retry = Number(recent[recent.length - limits.otpRequestsPerPhone].t) + limits.otpRequestWindowMs - now;
-        throw new IamApiError("RATE_LIMIT_EXCEEDED", `at most ${limits.otpRequestsPerPhone} codes per phone per ${limits.otpRequestWindowMs / 1000} s`, {
-          reason: "too_many_codes",
-          limit: limits.otpRequestsPerPhone,
-          window_ms: limits.otpRequestWindowMs,
-          retry_after: seconds(retry),
-        });
+        throw new IamApiError(
+          "RATE_LIMIT_EXCEEDED",
+          `at most ${limits.otpRequestsPerPhone} codes per phone per ${limits.otpRequestWindowMs / 1000} s`,
+          {
+            reason: "too_many_codes",
+            limit: limits.otpRequestsPerPhone,
+            window_ms: limits.otpRequestWindowMs,
+            retry_after: seconds(retry),
+          },
+        );
       }
       const code = String(randomInt(0, 10 ** limits.otpDigits)).padStart(limits.otpDigits, "0");
       const expiresAtMs = now + limits.otpTtlMs;
@@ -94,7 +119,10 @@ export function createOtpService(o: { db: Db; clock: Clock; limits: IamLimits; p
       if (!attempt) return { ok: false, reason: "locked", retryAfterS: seconds((await lockedUntil(phone)) - now) };
       const failures = Number(attempt.failures);
       // single use: the attempt whose DELETE removes the row is the one that logs in
-      const used = await db.query("DELETE FROM iam_otp_codes WHERE phone = $1 AND code_hash = $2 AND expires_at_ms > $3", [phone, hash(phone, code), now]);
+      const used = await db.query(
+        "DELETE FROM iam_otp_codes WHERE phone = $1 AND code_hash = $2 AND expires_at_ms > $3",
+        [phone, hash(phone, code), now],
+      );
       if (used.rowCount === 1) {
         // a success ends the run of failures (and the lock its own counted attempt may have written)
         await db.query("UPDATE iam_otp_failures SET failures = 0, locked_until_ms = 0 WHERE phone = $1", [phone]);
@@ -111,17 +139,29 @@ export function createOtpService(o: { db: Db; clock: Clock; limits: IamLimits; p
 }
 
 /** The sandbox's simulated SMS channel: codes land in `iam_sandbox_outbox`, read by GET /api/sandbox/outbox. */
-export function createSandboxOutbox(db: Db, clock: Clock): OtpSender & { read(phone: string, limit: number): Promise<{ code: string; sentAtMs: number; expiresAtMs: number }[]> } {
+export function createSandboxOutbox(
+  db: Db,
+  clock: Clock,
+): OtpSender & {
+  read(phone: string, limit: number): Promise<{ code: string; sentAtMs: number; expiresAtMs: number }[]>;
+} {
   return {
     async send(phone, code, expiresAtMs) {
-      await db.query("INSERT INTO iam_sandbox_outbox (phone, code, sent_at_ms, expires_at_ms) VALUES ($1, $2, $3, $4)", [phone, code, clock.now(), expiresAtMs]);
+      await db.query(
+        "INSERT INTO iam_sandbox_outbox (phone, code, sent_at_ms, expires_at_ms) VALUES ($1, $2, $3, $4)",
+        [phone, code, clock.now(), expiresAtMs],
+      );
     },
     async read(phone, limit) {
       const r = await db.query<{ code: string; sent_at_ms: string; expires_at_ms: string }>(
         "SELECT code, sent_at_ms, expires_at_ms FROM iam_sandbox_outbox WHERE phone = $1 ORDER BY id DESC LIMIT $2",
         [phone, limit],
       );
-      return r.rows.map((x) => ({ code: x.code, sentAtMs: Number(x.sent_at_ms), expiresAtMs: Number(x.expires_at_ms) }));
+      return r.rows.map((x) => ({
+        code: x.code,
+        sentAtMs: Number(x.sent_at_ms),
+        expiresAtMs: Number(x.expires_at_ms),
+      }));
     },
   };
 }

@@ -26,7 +26,11 @@ describe("password grant (spec 4.A, 2.13)", () => {
     assert.equal(discovery.issuer, t.url);
     assert.equal(discovery.token_endpoint, `${t.url}/api/login/oauth/access_token`);
     const jwks = createRemoteJWKSet(new URL(discovery.jwks_uri));
-    const { payload, protectedHeader } = await jwtVerify(r.body.access_token, jwks, { issuer: t.url, audience: "exchange-api", algorithms: ["ES256"] });
+    const { payload, protectedHeader } = await jwtVerify(r.body.access_token, jwks, {
+      issuer: t.url,
+      audience: "exchange-api",
+      algorithms: ["ES256"],
+    });
     assert.equal(protectedHeader.typ, "at+jwt");
     const user = await t.iam.users.findByPhone(phone);
     assert.ok(user);
@@ -37,7 +41,11 @@ describe("password grant (spec 4.A, 2.13)", () => {
     assert.equal(payload.nbf, payload.iat);
     assert.equal(payload.client_id, "exchange-web");
 
-    const id = await jwtVerify(r.body.id_token, jwks, { issuer: t.url, audience: "exchange-web", algorithms: ["ES256"] });
+    const id = await jwtVerify(r.body.id_token, jwks, {
+      issuer: t.url,
+      audience: "exchange-web",
+      algorithms: ["ES256"],
+    });
     assert.equal(id.payload.sub, user.id);
     assert.equal(id.payload.owner, user.organizationId);
     assert.equal(id.payload.phone_number, phone);

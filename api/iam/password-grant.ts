@@ -17,14 +17,23 @@ export const PASSWORD_GRANT_SCOPES = ["openid", "profile", "email", "phone"] as 
 const ALLOWED = new Set<string>([...PASSWORD_GRANT_SCOPES, "trading"]);
 
 export function lockedOutError(retryAfterS: number): errors.CustomOIDCProviderError {
-  const e = new errors.CustomOIDCProviderError("rate_limit_exceeded", `too many wrong codes: this phone is locked, retry after ${retryAfterS} s`);
+  const e = new errors.CustomOIDCProviderError(
+    "rate_limit_exceeded",
+    `too many wrong codes: this phone is locked, retry after ${retryAfterS} s`,
+  );
   Object.assign(e, { status: 429, statusCode: 429 });
   return e;
 }
 
 export function registerPasswordGrant(
   provider: Provider,
-  deps: { config: IamConfig; otp: OtpService; users: UserStore; resourceServer: ResourceServer; accountOf: (user: IamUser) => Account },
+  deps: {
+    config: IamConfig;
+    otp: OtpService;
+    users: UserStore;
+    resourceServer: ResourceServer;
+    accountOf: (user: IamUser) => Account;
+  },
 ): void {
   const { config, otp, users } = deps;
   async function handler(ctx: TokenEndpointGrantContext): Promise<void> {
@@ -33,13 +42,18 @@ export function registerPasswordGrant(
     const password = typeof params.password === "string" ? params.password : undefined;
     if (!username) throw new errors.InvalidRequest("missing required parameter 'username' (a phone number)");
     if (!password) throw new errors.InvalidRequest("missing required parameter 'password' (the one-time code)");
-    if (!phoneSchema.safeParse(username).success) throw new errors.InvalidRequest("username must be a phone number in E.164 form, e.g. +14155550123");
+    if (!phoneSchema.safeParse(username).success)
+      throw new errors.InvalidRequest("username must be a phone number in E.164 form, e.g. +14155550123");
     if (!new RegExp(`^\\d{${config.limits.otpDigits}}$`).test(password)) {
       throw new errors.InvalidRequest(`password must be the ${config.limits.otpDigits}-digit one-time code`);
     }
-    const requested = typeof params.scope === "string" && params.scope.trim() !== "" ? params.scope.trim().split(/\s+/) : [...PASSWORD_GRANT_SCOPES];
+    const requested =
+      typeof params.scope === "string" && params.scope.trim() !== ""
+        ? params.scope.trim().split(/\s+/)
+        : [...PASSWORD_GRANT_SCOPES];
     const unknown = requested.filter((s) => !ALLOWED.has(s));
-    if (unknown.length > 0) throw new errors.InvalidScope(`scope not allowed for this grant: ${unknown.join(" ")}`, unknown.join(" "));
+    if (unknown.length > 0)
+      throw new errors.InvalidScope(`scope not allowed for this grant: ${unknown.join(" ")}`, unknown.join(" "));
     const scope = [...new Set(requested)].join(" ");
 
     const verdict = await otp.verify(username, password);
@@ -48,7 +62,10 @@ export function registerPasswordGrant(
         ctx.set("Retry-After", String(verdict.retryAfterS));
         throw lockedOutError(verdict.retryAfterS);
       }
-      throw new errors.CustomOIDCProviderError("invalid_grant", `wrong, expired or used one-time code (${verdict.attemptsLeft} attempts left before the phone is locked)`);
+      throw new errors.CustomOIDCProviderError(
+        "invalid_grant",
+        `wrong, expired or used one-time code (${verdict.attemptsLeft} attempts left before the phone is locked)`,
+      );
     }
     const { user } = await users.loginByPhone(username);
     const client = ctx.oidc.client;
@@ -75,7 +92,13 @@ export function registerPasswordGrant(
       Object.assign(token, { scope: oidcScopes.join(" ") });
       idToken = await token.issue({ use: "idtoken" });
     }
-    ctx.body = { access_token: accessToken, token_type: "Bearer", expires_in: at.expiration, scope, ...(idToken ? { id_token: idToken } : {}) };
+    ctx.body = {
+      access_token: accessToken,
+      token_type: "Bearer",
+      expires_in: at.expiration,
+      scope,
+      ...(idToken ? { id_token: idToken } : {}),
+    };
   }
   provider.registerGrantType(PASSWORD_GRANT, handler, ["username", "password", "scope"]);
 }

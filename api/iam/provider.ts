@@ -64,7 +64,10 @@ export function createProvider(d: ProviderDeps): Provider {
     clients: config.clients.map((c) => ({
       client_id: c.clientId,
       token_endpoint_auth_method: "none",
-      grant_types: [...(c.passwordGrant ? ["password"] : []), ...(c.codeFlow ? ["authorization_code", "refresh_token"] : [])],
+      grant_types: [
+        ...(c.passwordGrant ? ["password"] : []),
+        ...(c.codeFlow ? ["authorization_code", "refresh_token"] : []),
+      ],
       response_types: c.codeFlow ? ["code"] : [],
       redirect_uris: c.codeFlow ? c.redirectUris : [],
       id_token_signed_response_alg: SIGNING_ALG,
@@ -111,7 +114,10 @@ export function createProvider(d: ProviderDeps): Provider {
       },
     },
     ttl: {
-      AccessToken: (_ctx, token) => (token.gty?.split(" ")[0] === "password" ? config.tokens.passwordAccessTokenS : config.tokens.codeFlowAccessTokenS),
+      AccessToken: (_ctx, token) =>
+        token.gty?.split(" ")[0] === "password"
+          ? config.tokens.passwordAccessTokenS
+          : config.tokens.codeFlowAccessTokenS,
       IdToken: config.tokens.idTokenS,
       RefreshToken: config.tokens.refreshTokenS,
       AuthorizationCode: config.tokens.authorizationCodeS,
@@ -126,7 +132,11 @@ export function createProvider(d: ProviderDeps): Provider {
     interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
     routes: IAM_ROUTES,
     enabledJWA: { idTokenSigningAlgValues: [SIGNING_ALG], userinfoSigningAlgValues: [SIGNING_ALG] },
-    clientDefaults: { id_token_signed_response_alg: SIGNING_ALG, grant_types: ["authorization_code"], response_types: ["code"] },
+    clientDefaults: {
+      id_token_signed_response_alg: SIGNING_ALG,
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+    },
     async renderError(ctx, out) {
       ctx.type = "html";
       ctx.body = `<!doctype html><meta charset="utf-8"><title>Error</title><h1>${escapeHtml(String(out.error))}</h1><p>${escapeHtml(String(out.error_description ?? ""))}</p>`;

@@ -27,7 +27,9 @@ function raceSuite(engine: "postgres" | "pglite", makeDb: () => Promise<Db>): vo
     before(async () => {
       db = await makeDb();
       t = await startTestIam({ db });
-      config = await oidc.discovery(new URL(t.url), "exchange-web", undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      config = await oidc.discovery(new URL(t.url), "exchange-web", undefined, oidc.None(), {
+        execute: [oidc.allowInsecureRequests],
+      });
     });
     after(async () => {
       await t?.stop();
@@ -41,10 +43,18 @@ function raceSuite(engine: "postgres" | "pglite", makeDb: () => Promise<Db>): vo
         const rs = await Promise.all(wrongGuesses(code, BURST).map((g) => passwordGrant(t.url, p, g)));
         const wrong = rs.filter((r) => r.status === 400);
         const refused = rs.filter((r) => r.status === 429);
-        assert.equal(wrong.length, N - 1, `round ${round}: judged wrong ${wrong.length} times: ${rs.map((r) => r.status).join(",")}`);
+        assert.equal(
+          wrong.length,
+          N - 1,
+          `round ${round}: judged wrong ${wrong.length} times: ${rs.map((r) => r.status).join(",")}`,
+        );
         assert.equal(refused.length, BURST - (N - 1));
         const left = wrong.map((r) => Number(/(\d+) attempts left/.exec(String(r.body.error_description))?.[1])).sort();
-        assert.deepEqual(left, Array.from({ length: N - 1 }, (_, i) => i + 1), "each count of attempts left once");
+        assert.deepEqual(
+          left,
+          Array.from({ length: N - 1 }, (_, i) => i + 1),
+          "each count of attempts left once",
+        );
         for (const r of refused) assert.equal(r.body.error, "rate_limit_exceeded");
         assert.equal((await passwordGrant(t.url, p, code)).status, 429, "locked: the right code is refused");
       }
@@ -61,8 +71,14 @@ function raceSuite(engine: "postgres" | "pglite", makeDb: () => Promise<Db>): vo
         assert.ok(ok <= 1, `logged in ${ok} times`);
         // every judged guess was against the one live code or none: at most N per run of consecutive failures,
         // so the wrong answers count down N-1..1 at most once before and once after a success
-        const left = rs.filter((r) => r.status === 400).map((r) => Number(/(\d+) attempts left/.exec(String(r.body.error_description))?.[1]));
-        for (let v = 1; v < N; v++) assert.ok(left.filter((x) => x === v).length <= 1 + ok, `${v} attempts left answered ${left.filter((x) => x === v).length} times`);
+        const left = rs
+          .filter((r) => r.status === 400)
+          .map((r) => Number(/(\d+) attempts left/.exec(String(r.body.error_description))?.[1]));
+        for (let v = 1; v < N; v++)
+          assert.ok(
+            left.filter((x) => x === v).length <= 1 + ok,
+            `${v} attempts left answered ${left.filter((x) => x === v).length} times`,
+          );
       }
     });
 
@@ -73,14 +89,21 @@ function raceSuite(engine: "postgres" | "pglite", makeDb: () => Promise<Db>): vo
       assert.deepEqual(rs.map((r) => r.status).sort(), [200, 400]);
     });
 
-    const tokenRequest = (fields: Record<string, string>) => postForm(`${t.url}/api/login/oauth/access_token`, { client_id: "exchange-web", ...fields });
+    const tokenRequest = (fields: Record<string, string>) =>
+      postForm(`${t.url}/api/login/oauth/access_token`, { client_id: "exchange-web", ...fields });
     const refresh = (rt: string) => tokenRequest({ grant_type: "refresh_token", refresh_token: rt });
 
     it("an authorization code redeemed twice at once: at most one answer has tokens, and its refresh token is dead (the grant revoked)", async () => {
       for (let round = 0; round < 3; round++) {
         const { callback, codeVerifier } = await login(t.url, config, { scope: "openid trading", phone: phone() });
         const code = callback.searchParams.get("code")!;
-        const redeem = () => tokenRequest({ grant_type: "authorization_code", code, code_verifier: codeVerifier, redirect_uri: TEST_REDIRECT });
+        const redeem = () =>
+          tokenRequest({
+            grant_type: "authorization_code",
+            code,
+            code_verifier: codeVerifier,
+            redirect_uri: TEST_REDIRECT,
+          });
         const rs = await Promise.all([redeem(), redeem()]);
         assert.ok(rs.filter((r) => r.status === 200).length <= 1, `both redeemed: ${rs.map((r) => r.status)}`);
         for (const r of rs.filter((x) => x.status !== 200)) assert.equal(r.body.error, "invalid_grant");
@@ -94,8 +117,14 @@ function raceSuite(engine: "postgres" | "pglite", makeDb: () => Promise<Db>): vo
 
     it("one refresh token redeemed twice at once: at most one answer has tokens, and no token family stays alive", async () => {
       for (let round = 0; round < 3; round++) {
-        const { callback, codeVerifier, state } = await login(t.url, config, { scope: "openid trading", phone: phone() });
-        const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: codeVerifier, expectedState: state });
+        const { callback, codeVerifier, state } = await login(t.url, config, {
+          scope: "openid trading",
+          phone: phone(),
+        });
+        const tokens = await oidc.authorizationCodeGrant(config, callback, {
+          pkceCodeVerifier: codeVerifier,
+          expectedState: state,
+        });
         const rs = await Promise.all([refresh(tokens.refresh_token!), refresh(tokens.refresh_token!)]);
         assert.ok(rs.filter((r) => r.status === 200).length <= 1, `both refreshed: ${rs.map((r) => r.status)}`);
         for (const r of rs.filter((x) => x.status !== 200)) assert.equal(r.body.error, "invalid_grant");

@@ -7,7 +7,8 @@ import { after, before, describe, it } from "node:test";
 import { ORGANIZATION_KEY_HEADER, PHONE_KEY_HEADER } from "./sandbox";
 import { passwordGrant, phoneKeyOf, postJson, requestCode, startTestIam, type TestIam } from "./testing/harness";
 
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1], "base64url").toString()) as Record<string, string>;
+const claimsOf = (jwt: string) =>
+  JSON.parse(Buffer.from(jwt.split(".")[1], "base64url").toString()) as Record<string, string>;
 
 describe("sandbox organizations", () => {
   let t: TestIam;
@@ -26,7 +27,11 @@ describe("sandbox organizations", () => {
       for (const phone of phones) {
         const phoneKey = phoneKeyOf(t.url, phone, (await postJson(`${t.url}/api/otp`, { phone })).body)!;
         const keys = { [PHONE_KEY_HEADER]: phoneKey, [ORGANIZATION_KEY_HEADER]: org.body.data.sandboxOrganizationKey };
-        const u = await postJson(`${t.url}/api/sandbox/users`, { phone, organizationId: org.body.data.id, name: `${name} ${phone}` }, keys);
+        const u = await postJson(
+          `${t.url}/api/sandbox/users`,
+          { phone, organizationId: org.body.data.id, name: `${name} ${phone}` },
+          keys,
+        );
         assert.equal(u.status, 201);
         assert.equal(u.body.data.organizationId, org.body.data.id);
       }
@@ -54,7 +59,14 @@ describe("sandbox organizations", () => {
     const r = await passwordGrant(t.url, phone, await requestCode(t.url, phone));
     const own = claimsOf(r.body.access_token).owner;
     const other = await postJson(`${t.url}/api/sandbox/organizations`, { name: "Initech" });
-    const move = await postJson(`${t.url}/api/sandbox/users`, { phone, organizationId: other.body.data.id }, { [PHONE_KEY_HEADER]: phoneKeyOf(t.url, phone)!, [ORGANIZATION_KEY_HEADER]: other.body.data.sandboxOrganizationKey });
+    const move = await postJson(
+      `${t.url}/api/sandbox/users`,
+      { phone, organizationId: other.body.data.id },
+      {
+        [PHONE_KEY_HEADER]: phoneKeyOf(t.url, phone)!,
+        [ORGANIZATION_KEY_HEADER]: other.body.data.sandboxOrganizationKey,
+      },
+    );
     assert.equal(move.status, 409);
     assert.equal((await t.iam.users.findByPhone(phone))!.organizationId, own);
   });
@@ -70,7 +82,10 @@ describe("sandbox organizations", () => {
     assert.equal(again.status, 200);
     assert.equal(again.body.data.sandboxPhoneKey, undefined);
     const attackerKey = (await postJson(`${t.url}/api/otp`, { phone: attacker })).body.data.sandboxPhoneKey as string;
-    const read = (phone: string, key?: string) => fetch(`${t.url}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}`, { headers: key ? { [PHONE_KEY_HEADER]: key } : {} });
+    const read = (phone: string, key?: string) =>
+      fetch(`${t.url}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}`, {
+        headers: key ? { [PHONE_KEY_HEADER]: key } : {},
+      });
     for (const key of [undefined, "", "x".repeat(43), attackerKey, victimKey.slice(0, -1)]) {
       const r = await read(victim, key);
       assert.equal(r.status, 401);
@@ -91,18 +106,35 @@ describe("sandbox organizations", () => {
     const mine = await postJson(`${t.url}/api/sandbox/organizations`, { name: "Attacker Ltd" });
     const mineKey = mine.body.data.sandboxOrganizationKey as string;
     const users = `${t.url}/api/sandbox/users`;
-    const place = (headers: Record<string, string>, organizationId = mine.body.data.id as string) => postJson(users, { phone: victim, organizationId }, headers);
-    const attempts: Record<string, string>[] = [{}, { [ORGANIZATION_KEY_HEADER]: mineKey }, { [PHONE_KEY_HEADER]: "y".repeat(43), [ORGANIZATION_KEY_HEADER]: mineKey }];
+    const place = (headers: Record<string, string>, organizationId = mine.body.data.id as string) =>
+      postJson(users, { phone: victim, organizationId }, headers);
+    const attempts: Record<string, string>[] = [
+      {},
+      { [ORGANIZATION_KEY_HEADER]: mineKey },
+      { [PHONE_KEY_HEADER]: "y".repeat(43), [ORGANIZATION_KEY_HEADER]: mineKey },
+    ];
     for (const headers of attempts) {
       const r = await place(headers);
       assert.equal(r.status, 401, JSON.stringify(r.body));
       assert.equal(r.body.error.code, "UNAUTHORIZED");
     }
     // a phone no one holds yet cannot be placed either (no key exists for it)
-    assert.equal((await postJson(users, { phone: "+14155559102", organizationId: mine.body.data.id }, { [ORGANIZATION_KEY_HEADER]: mineKey })).status, 401);
+    assert.equal(
+      (
+        await postJson(
+          users,
+          { phone: "+14155559102", organizationId: mine.body.data.id },
+          { [ORGANIZATION_KEY_HEADER]: mineKey },
+        )
+      ).status,
+      401,
+    );
     // the phone's holder cannot join an organization without that organization's key
     const other = await postJson(`${t.url}/api/sandbox/organizations`, { name: "Somebody else" });
-    assert.equal((await place({ [PHONE_KEY_HEADER]: victimKey, [ORGANIZATION_KEY_HEADER]: mineKey }, other.body.data.id)).status, 401);
+    assert.equal(
+      (await place({ [PHONE_KEY_HEADER]: victimKey, [ORGANIZATION_KEY_HEADER]: mineKey }, other.body.data.id)).status,
+      401,
+    );
     assert.equal((await place({ [PHONE_KEY_HEADER]: victimKey }, other.body.data.id)).status, 401);
     assert.equal(await t.iam.users.findByPhone(victim), null, "no user was created");
     // the victim logs in: an organization of their own
@@ -111,6 +143,15 @@ describe("sandbox organizations", () => {
     // with both keys, the holder's own act places it
     const p = "+14155559103";
     const pKey = phoneKeyOf(t.url, p, (await postJson(`${t.url}/api/otp`, { phone: p })).body)!;
-    assert.equal((await postJson(users, { phone: p, organizationId: mine.body.data.id }, { [PHONE_KEY_HEADER]: pKey, [ORGANIZATION_KEY_HEADER]: mineKey })).status, 201);
+    assert.equal(
+      (
+        await postJson(
+          users,
+          { phone: p, organizationId: mine.body.data.id },
+          { [PHONE_KEY_HEADER]: pKey, [ORGANIZATION_KEY_HEADER]: mineKey },
+        )
+      ).status,
+      201,
+    );
   });
 });

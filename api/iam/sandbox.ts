@@ -20,16 +20,25 @@ import { phoneSchema, type UserStore } from "./users";
 export const PHONE_KEY_HEADER = "x-sandbox-phone-key";
 export const ORGANIZATION_KEY_HEADER = "x-sandbox-organization-key";
 
-const outboxQuery = z.object({ phone: phoneSchema, limit: z.coerce.number().int().min(1).max(100).default(10) }).strict();
+const outboxQuery = z
+  .object({ phone: phoneSchema, limit: z.coerce.number().int().min(1).max(100).default(10) })
+  .strict();
 const orgBody = z.object({ name: z.string().trim().min(1).max(200) }).strict();
-const userBody = z.object({ phone: phoneSchema, organizationId: z.string().min(1).max(100), name: z.string().trim().min(1).max(200).optional() }).strict();
+const userBody = z
+  .object({
+    phone: phoneSchema,
+    organizationId: z.string().min(1).max(100),
+    name: z.string().trim().min(1).max(200).optional(),
+  })
+  .strict();
 
 const digest = (key: string) => createHash("sha256").update(key).digest("hex");
 const newKey = () => randomBytes(32).toString("base64url");
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function matches(stored: string | undefined, presented: unknown): boolean {
-  if (stored === undefined || typeof presented !== "string" || presented.length === 0 || presented.length > 200) return false;
+  if (stored === undefined || typeof presented !== "string" || presented.length === 0 || presented.length > 200)
+    return false;
   return timingSafeEqual(Buffer.from(stored, "hex"), Buffer.from(digest(presented), "hex"));
 }
 
@@ -38,22 +47,45 @@ export function createSandboxKeys(db: Db, clock: Clock) {
     /** a new key for `phone` if no one holds it yet (the caller is its holder from now on), else null */
     async claimPhone(phone: string): Promise<string | null> {
       const key = newKey();
-      const r = await db.query("INSERT INTO iam_sandbox_phone_keys (phone, key_hash, created_at_ms) VALUES ($1, $2, $3) ON CONFLICT (phone) DO NOTHING", [phone, digest(key), clock.now()]);
+      const r = await db.query(
+        "INSERT INTO iam_sandbox_phone_keys (phone, key_hash, created_at_ms) VALUES ($1, $2, $3) ON CONFLICT (phone) DO NOTHING",
+        [phone, digest(key), clock.now()],
+      );
       return r.rowCount === 1 ? key : null;
     },
     /** throws UNAUTHORIZED unless `presented` is the key of `phone` */
     async requirePhone(phone: string, presented: unknown): Promise<void> {
-      const row = (await db.query<{ key_hash: string }>("SELECT key_hash FROM iam_sandbox_phone_keys WHERE phone = $1", [phone])).rows[0];
-      if (!matches(row?.key_hash, presented)) throw new IamApiError("UNAUTHORIZED", "this phone's sandbox key is required (X-Sandbox-Phone-Key: the sandboxPhoneKey of its first code request)", { header: PHONE_KEY_HEADER });
+      const row = (
+        await db.query<{ key_hash: string }>("SELECT key_hash FROM iam_sandbox_phone_keys WHERE phone = $1", [phone])
+      ).rows[0];
+      if (!matches(row?.key_hash, presented))
+        throw new IamApiError(
+          "UNAUTHORIZED",
+          "this phone's sandbox key is required (X-Sandbox-Phone-Key: the sandboxPhoneKey of its first code request)",
+          { header: PHONE_KEY_HEADER },
+        );
     },
     async keyOrganization(organizationId: string): Promise<string> {
       const key = newKey();
-      await db.query("INSERT INTO iam_sandbox_organization_keys (organization_id, key_hash) VALUES ($1, $2)", [organizationId, digest(key)]);
+      await db.query("INSERT INTO iam_sandbox_organization_keys (organization_id, key_hash) VALUES ($1, $2)", [
+        organizationId,
+        digest(key),
+      ]);
       return key;
     },
     async requireOrganization(organizationId: string, presented: unknown): Promise<void> {
-      const row = (await db.query<{ key_hash: string }>("SELECT key_hash FROM iam_sandbox_organization_keys WHERE organization_id = $1", [organizationId])).rows[0];
-      if (!matches(row?.key_hash, presented)) throw new IamApiError("UNAUTHORIZED", "this organization's sandbox key is required (X-Sandbox-Organization-Key: the sandboxOrganizationKey of its creation)", { header: ORGANIZATION_KEY_HEADER });
+      const row = (
+        await db.query<{ key_hash: string }>(
+          "SELECT key_hash FROM iam_sandbox_organization_keys WHERE organization_id = $1",
+          [organizationId],
+        )
+      ).rows[0];
+      if (!matches(row?.key_hash, presented))
+        throw new IamApiError(
+          "UNAUTHORIZED",
+          "this organization's sandbox key is required (X-Sandbox-Organization-Key: the sandboxOrganizationKey of its creation)",
+          { header: ORGANIZATION_KEY_HEADER },
+        );
     },
   };
 }
@@ -61,25 +93,39 @@ export function createSandboxKeys(db: Db, clock: Clock) {
 export type SandboxKeys = ReturnType<typeof createSandboxKeys>;
 
 /** The /api/sandbox router (mounted only in the sandbox: production answers 404 for it). */
-export function createSandboxRouter(d: { keys: SandboxKeys; outbox: ReturnType<typeof createSandboxOutbox>; users: UserStore; json: RequestHandler[] }): express.Router {
+export function createSandboxRouter(d: {
+  keys: SandboxKeys;
+  outbox: ReturnType<typeof createSandboxOutbox>;
+  users: UserStore;
+  json: RequestHandler[];
+}): express.Router {
   const r = express.Router();
   r.get("/outbox", async (req, res) => {
     const q = outboxQuery.parse(req.query);
     await d.keys.requirePhone(q.phone, req.headers[PHONE_KEY_HEADER]);
     const messages = await d.outbox.read(q.phone, q.limit);
-    res.json({ data: messages.map((m) => ({ code: m.code, sentAt: iso(m.sentAtMs), expiresAt: iso(m.expiresAtMs) })), message: "sandbox outbox, newest first" });
+    res.json({
+      data: messages.map((m) => ({ code: m.code, sentAt: iso(m.sentAtMs), expiresAt: iso(m.expiresAtMs) })),
+      message: "sandbox outbox, newest first",
+    });
   });
   r.post("/organizations", ...d.json, async (req, res) => {
     const { name } = orgBody.parse(req.body ?? {});
     const org = await d.users.createOrganization(name);
-    res.status(201).json({ data: { ...org, sandboxOrganizationKey: await d.keys.keyOrganization(org.id) }, message: "organization created: keep its key, it is shown once" });
+    res.status(201).json({
+      data: { ...org, sandboxOrganizationKey: await d.keys.keyOrganization(org.id) },
+      message: "organization created: keep its key, it is shown once",
+    });
   });
   r.post("/users", ...d.json, async (req, res) => {
     const b = userBody.parse(req.body ?? {});
     await d.keys.requirePhone(b.phone, req.headers[PHONE_KEY_HEADER]);
-    if (!(await d.users.findOrganization(b.organizationId))) throw new IamApiError("ORGANIZATION_NOT_FOUND", "no such organization", { organizationId: b.organizationId });
+    if (!(await d.users.findOrganization(b.organizationId)))
+      throw new IamApiError("ORGANIZATION_NOT_FOUND", "no such organization", { organizationId: b.organizationId });
     await d.keys.requireOrganization(b.organizationId, req.headers[ORGANIZATION_KEY_HEADER]);
-    res.status(201).json({ data: await d.users.addUserToOrganization(b.phone, b.organizationId, b.name), message: "user created" });
+    res
+      .status(201)
+      .json({ data: await d.users.addUserToOrganization(b.phone, b.organizationId, b.name), message: "user created" });
   });
   return r;
 }

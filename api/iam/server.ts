@@ -62,11 +62,22 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function startIam(deps: IamDeps): Promise<IamHandle> {
   const { config, db, clock, logger } = deps;
-  const keys = createIamKeys({ db, clock, encryptionKeyHex: deps.encryptionKeyHex, retainMs: maxJwtLifetimeMs(config.tokens) });
+  const keys = createIamKeys({
+    db,
+    clock,
+    encryptionKeyHex: deps.encryptionKeyHex,
+    retainMs: maxJwtLifetimeMs(config.tokens),
+  });
   await keys.maintain(config.keyRotationMs);
   const users = createUserStore(db, clock);
   const outbox = config.mode === "sandbox" ? createSandboxOutbox(db, clock) : null;
-  const otp = createOtpService({ db, clock, limits: config.limits, pepperHex: await keys.secret("otp-pepper"), sender: deps.otpSender ?? outbox });
+  const otp = createOtpService({
+    db,
+    clock,
+    limits: config.limits,
+    pepperHex: await keys.secret("otp-pepper"),
+    sender: deps.otpSender ?? outbox,
+  });
   // codes that land in the outbox are read with the phone's sandbox key
   const sandboxKeys = outbox && !deps.otpSender ? createSandboxKeys(db, clock) : null;
   const adapter = createSqlAdapterFactory(db);
@@ -104,20 +115,31 @@ export async function startIam(deps: IamDeps): Promise<IamHandle> {
   ];
   const otpLimiter = perIp("otp", config.limits.otpRequestsPerIp, {
     handler: (_req, res, next) =>
-      next(new IamApiError("RATE_LIMIT_EXCEEDED", "too many code requests from this address", { retry_after: Number(res.getHeader("Retry-After") ?? 1) })),
+      next(
+        new IamApiError("RATE_LIMIT_EXCEEDED", "too many code requests from this address", {
+          retry_after: Number(res.getHeader("Retry-After") ?? 1),
+        }),
+      ),
   });
   app.post("/api/otp", otpLimiter, ...json, async (req, res) => {
     const { phone } = otpBody.parse(req.body ?? {});
     const { expiresAtMs } = await otp.request(phone);
     const sandboxPhoneKey = (await sandboxKeys?.claimPhone(phone)) ?? undefined;
     res.json({
-      data: { phone, expiresAt: iso(expiresAtMs), expiresIn: Math.round(config.limits.otpTtlMs / 1000), ...(sandboxPhoneKey ? { sandboxPhoneKey } : {}) },
+      data: {
+        phone,
+        expiresAt: iso(expiresAtMs),
+        expiresIn: Math.round(config.limits.otpTtlMs / 1000),
+        ...(sandboxPhoneKey ? { sandboxPhoneKey } : {}),
+      },
       message: sandboxPhoneKey ? "code sent; this phone's sandbox key is shown once: the outbox needs it" : "code sent",
     });
   });
 
   const sandbox = express.Router();
-  sandbox.use((_req, _res, next) => next(outbox && sandboxKeys ? undefined : new IamApiError("ROUTE_NOT_FOUND", "not found")));
+  sandbox.use((_req, _res, next) =>
+    next(outbox && sandboxKeys ? undefined : new IamApiError("ROUTE_NOT_FOUND", "not found")),
+  );
   if (outbox && sandboxKeys) sandbox.use(createSandboxRouter({ keys: sandboxKeys, outbox, users, json }));
   sandbox.use((_req, _res, next) => next(new IamApiError("ROUTE_NOT_FOUND", "not found")));
   app.use("/api/sandbox", sandbox);
@@ -126,7 +148,9 @@ export async function startIam(deps: IamDeps): Promise<IamHandle> {
   const failedLogins = perIp("failed-login", config.limits.failedLoginsPerIp, {
     skipSuccessfulRequests: true,
     handler: (_req, res) => {
-      res.status(429).json({ error: "rate_limit_exceeded", error_description: "too many failed logins from this address" });
+      res
+        .status(429)
+        .json({ error: "rate_limit_exceeded", error_description: "too many failed logins from this address" });
     },
   });
   app.use("/interaction/:uid/login", failedLogins);
@@ -171,4 +195,3 @@ export async function startIam(deps: IamDeps): Promise<IamHandle> {
     },
   };
 }
-

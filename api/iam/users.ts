@@ -45,11 +45,16 @@ export interface UserStore {
 
 export function createUserStore(db: Db, clock: Clock): UserStore {
   const byPhone = async (q: SqlExecutor, phone: string) =>
-    (await q.query<UserRow>("SELECT id, phone, organization_id, name FROM iam_users WHERE phone = $1", [phone])).rows[0];
+    (await q.query<UserRow>("SELECT id, phone, organization_id, name FROM iam_users WHERE phone = $1", [phone]))
+      .rows[0];
 
   async function insertOrg(q: SqlExecutor, name: string): Promise<IamOrganization> {
     const org = { id: `org_${randomUUID()}`, name };
-    await q.query("INSERT INTO iam_organizations (id, name, created_at_ms) VALUES ($1, $2, $3)", [org.id, name, clock.now()]);
+    await q.query("INSERT INTO iam_organizations (id, name, created_at_ms) VALUES ($1, $2, $3)", [
+      org.id,
+      name,
+      clock.now(),
+    ]);
     return org;
   }
 
@@ -63,7 +68,8 @@ export function createUserStore(db: Db, clock: Clock): UserStore {
 
   return {
     async findById(id) {
-      const r = (await db.query<UserRow>("SELECT id, phone, organization_id, name FROM iam_users WHERE id = $1", [id])).rows[0];
+      const r = (await db.query<UserRow>("SELECT id, phone, organization_id, name FROM iam_users WHERE id = $1", [id]))
+        .rows[0];
       return r ? toUser(r) : null;
     },
     async findByPhone(phone) {
@@ -79,14 +85,16 @@ export function createUserStore(db: Db, clock: Clock): UserStore {
       }
       // Two first logins of one phone at once: the unique phone keeps one user; the loser's organization
       // is rolled back with its transaction.
-      const created = await db.transaction(async (tx) => {
-        const org = await insertOrg(tx, `${phone}'s organization`);
-        if (!(await insertUser(tx, phone, org.id, phone))) throw new LostRace();
-        return true;
-      }).catch((e) => {
-        if (e instanceof LostRace) return false;
-        throw e;
-      });
+      const created = await db
+        .transaction(async (tx) => {
+          const org = await insertOrg(tx, `${phone}'s organization`);
+          if (!(await insertUser(tx, phone, org.id, phone))) throw new LostRace();
+          return true;
+        })
+        .catch((e) => {
+          if (e instanceof LostRace) return false;
+          throw e;
+        });
       const row = await byPhone(db, phone);
       if (!row) throw new Error(`user of ${phone} vanished`);
       await db.query("UPDATE iam_users SET last_login_at_ms = $2 WHERE id = $1", [row.id, now]);
@@ -94,7 +102,9 @@ export function createUserStore(db: Db, clock: Clock): UserStore {
     },
     createOrganization: (name) => insertOrg(db, name),
     async findOrganization(id) {
-      const r = (await db.query<{ id: string; name: string }>("SELECT id, name FROM iam_organizations WHERE id = $1", [id])).rows[0];
+      const r = (
+        await db.query<{ id: string; name: string }>("SELECT id, name FROM iam_organizations WHERE id = $1", [id])
+      ).rows[0];
       return r ?? null;
     },
     async addUserToOrganization(phone, organizationId, name) {
@@ -106,7 +116,10 @@ export function createUserStore(db: Db, clock: Clock): UserStore {
       return toUser((await byPhone(db, phone))!);
     },
     async members(organizationId) {
-      const r = await db.query<UserRow>("SELECT id, phone, organization_id, name FROM iam_users WHERE organization_id = $1 ORDER BY created_at_ms, id", [organizationId]);
+      const r = await db.query<UserRow>(
+        "SELECT id, phone, organization_id, name FROM iam_users WHERE organization_id = $1 ORDER BY created_at_ms, id",
+        [organizationId],
+      );
       return r.rows.map(toUser);
     },
   };

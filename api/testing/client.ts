@@ -18,8 +18,14 @@ export interface Res {
 }
 
 /** `origin` is the REST listener without /v1, e.g. http://127.0.0.1:3001 */
-export async function api(origin: string, method: string, path: string, opts: { body?: string | object; headers?: Record<string, string> } = {}): Promise<Res> {
-  const body = opts.body === undefined ? undefined : typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+export async function api(
+  origin: string,
+  method: string,
+  path: string,
+  opts: { body?: string | object; headers?: Record<string, string> } = {},
+): Promise<Res> {
+  const body =
+    opts.body === undefined ? undefined : typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
   const r = await fetch(origin + path, {
     method,
     headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...opts.headers },
@@ -37,7 +43,12 @@ export async function api(origin: string, method: string, path: string, opts: { 
 
 /** POST /v1/api-keys (wallet scheme) then, when `approve`, the wallet signs the returned AgentApproval
  *  and POSTs it to /v1/api-keys/{id}/agent-approval, which submits it on chain. */
-export function createApiKey(origin: string, owner: PrivateKeyAccount, body: Record<string, unknown> = { permissions: ["read", "trade"] }, approve = true): Promise<TestKey> {
+export function createApiKey(
+  origin: string,
+  owner: PrivateKeyAccount,
+  body: Record<string, unknown> = { permissions: ["read", "trade"] },
+  approve = true,
+): Promise<TestKey> {
   // The harness helper only uses `origin` to reach the API: it is plain HTTP.
   return createKey({ origin } as Harness, owner, body, approve);
 }
@@ -53,7 +64,13 @@ export interface SignedOrderSpec {
 }
 
 /** A wallet-signed POST /v1/orders body for the deployed Settlement contract. */
-export async function signedOrderBody(w: PrivateKeyAccount, m: MarketSpec, chainId: number, settlement: `0x${string}`, s: SignedOrderSpec): Promise<Record<string, unknown>> {
+export async function signedOrderBody(
+  w: PrivateKeyAccount,
+  m: MarketSpec,
+  chainId: number,
+  settlement: `0x${string}`,
+  s: SignedOrderSpec,
+): Promise<Record<string, unknown>> {
   const order: Order = {
     trader: w.address,
     baseToken: m.baseToken,
@@ -80,7 +97,10 @@ export async function signedOrderBody(w: PrivateKeyAccount, m: MarketSpec, chain
 }
 
 /** An API-key POST /v1/orders body (spec 4.B fields + client_order_id). */
-export function keyOrderBody(m: MarketSpec, s: { side: "buy" | "sell"; priceTicks: bigint; sizeLots: bigint; clientOrderId: string; timeInForce?: string }): Record<string, unknown> {
+export function keyOrderBody(
+  m: MarketSpec,
+  s: { side: "buy" | "sell"; priceTicks: bigint; sizeLots: bigint; clientOrderId: string; timeInForce?: string },
+): Record<string, unknown> {
   return {
     symbol: m.symbol,
     side: s.side,

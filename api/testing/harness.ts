@@ -12,7 +12,13 @@ import { createDexAuthenticator, createDexRestApp, listenDexRest } from "../dex/
 import { createOrderPlacer, type OrderPlacer } from "../dex/place-order";
 import { dexApiConfig, type DexApiConfig, type DexRateLimits, type DexWsLimits } from "../dex/config";
 import { createApiLogger } from "../logger";
-import { createMemoryDexService, ORDER_TYPES, SETTLEMENT_DOMAIN, TEST_MARKETS, type MemoryDexService } from "./memory-dex-service";
+import {
+  createMemoryDexService,
+  ORDER_TYPES,
+  SETTLEMENT_DOMAIN,
+  TEST_MARKETS,
+  type MemoryDexService,
+} from "./memory-dex-service";
 import { signedOrderToWire } from "../dex/order-intent";
 
 /** Limits high enough that only the rate-limit tests (which set their own) ever meet them. */
@@ -63,9 +69,17 @@ export async function startHarness(
   const service = opts.service ?? createMemoryDexService();
   const keys = createApiKeyStore({ db, box: createSecretBox(config.apiKeyEncryptionKey) });
   const logs: string[] = [];
-  const logger = createApiLogger({ level: opts.logLevel ?? "debug", destination: { write: (s: string) => void logs.push(s) } });
+  const logger = createApiLogger({
+    level: opts.logLevel ?? "debug",
+    destination: { write: (s: string) => void logs.push(s) },
+  });
   const auth = createDexAuthenticator({ config, keys, now: opts.now });
-  const placeOrder = createOrderPlacer({ service, keys, now: opts.now ?? Date.now, exchangeOnlySymbols: config.exchangeOnlySymbols });
+  const placeOrder = createOrderPlacer({
+    service,
+    keys,
+    now: opts.now ?? Date.now,
+    exchangeOnlySymbols: config.exchangeOnlySymbols,
+  });
   const app = createDexRestApp({ config, logger, service, keys, auth, now: opts.now, placeOrder });
   const http = await listenDexRest(app, 0);
   return {
@@ -108,8 +122,19 @@ export async function walletHeaders(
   return { "X-Wallet-Address": w.address, "X-Wallet-Timestamp": String(ts), "X-Wallet-Signature": signature };
 }
 
-export function hmacHeaders(apiKey: string, secret: string, method: string, path: string, body = "", ts = Date.now()): Record<string, string> {
-  return { "X-API-KEY": apiKey, "X-TIMESTAMP": String(ts), "X-SIGNATURE": signRequest(secret, String(ts), method, path, body) };
+export function hmacHeaders(
+  apiKey: string,
+  secret: string,
+  method: string,
+  path: string,
+  body = "",
+  ts = Date.now(),
+): Record<string, string> {
+  return {
+    "X-API-KEY": apiKey,
+    "X-TIMESTAMP": String(ts),
+    "X-SIGNATURE": signRequest(secret, String(ts), method, path, body),
+  };
 }
 
 export interface Res {
@@ -119,15 +144,21 @@ export interface Res {
   text: string;
 }
 
-export async function call(h: Harness, method: string, path: string, opts: { body?: string | object; headers?: Record<string, string> } = {}): Promise<Res> {
-  const body = opts.body === undefined ? undefined : typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+export async function call(
+  h: Harness,
+  method: string,
+  path: string,
+  opts: { body?: string | object; headers?: Record<string, string> } = {},
+): Promise<Res> {
+  const body =
+    opts.body === undefined ? undefined : typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
   const r = await fetch(h.origin + path, {
     method,
     headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...opts.headers },
     body,
   });
   const text = await r.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
@@ -151,7 +182,10 @@ export async function createKey(
   approve = true,
 ): Promise<TestKey> {
   const text = JSON.stringify(body);
-  const created = await call(h, "POST", "/v1/api-keys", { body: text, headers: await walletHeaders(owner, h, "POST", "/v1/api-keys", text) });
+  const created = await call(h, "POST", "/v1/api-keys", {
+    body: text,
+    headers: await walletHeaders(owner, h, "POST", "/v1/api-keys", text),
+  });
   if (created.status !== 201) throw new Error(`create key: ${created.status} ${created.text}`);
   const k = created.body;
   if (approve) {
@@ -177,7 +211,12 @@ export async function signApprovalBody(
     nonce: BigInt(m.nonce),
     deadline: BigInt(m.deadline),
   };
-  const signature = await owner.signTypedData({ domain: td.domain, types: td.types, primaryType: "AgentApproval", message });
+  const signature = await owner.signTypedData({
+    domain: td.domain,
+    types: td.types,
+    primaryType: "AgentApproval",
+    message,
+  });
   return { approval: m, signature };
 }
 
@@ -188,7 +227,17 @@ export const WETH_USD = TEST_MARKETS[0];
 /** A wallet-signed POST /v1/orders body: the spec fields plus the EIP-712 order and its signature. */
 export async function signedOrderBody(
   w: PrivateKeyAccount,
-  f: { side: "buy" | "sell"; price: number; size: number; type?: string; time_in_force?: string; client_order_id?: string; nonce?: bigint; flags?: number; domain?: { name: string; version: string; chainId: number; verifyingContract: Hex } },
+  f: {
+    side: "buy" | "sell";
+    price: number;
+    size: number;
+    type?: string;
+    time_in_force?: string;
+    client_order_id?: string;
+    nonce?: bigint;
+    flags?: number;
+    domain?: { name: string; version: string; chainId: number; verifyingContract: Hex };
+  },
 ): Promise<Record<string, unknown>> {
   const m = WETH_USD;
   const priceTicks = BigInt(Math.round(f.price * 100));
@@ -204,7 +253,12 @@ export async function signedOrderBody(
     nonce: f.nonce ?? BigInt(Math.floor(Math.random() * 1e12)),
     flags: f.flags ?? (f.time_in_force === "post_only" ? 1 : 0),
   } as const;
-  const signature: Hex = await w.signTypedData({ domain: f.domain ?? SETTLEMENT_DOMAIN, types: ORDER_TYPES, primaryType: "Order", message: order });
+  const signature: Hex = await w.signTypedData({
+    domain: f.domain ?? SETTLEMENT_DOMAIN,
+    types: ORDER_TYPES,
+    primaryType: "Order",
+    message: order,
+  });
   return {
     symbol: "WETH-USD",
     side: f.side,

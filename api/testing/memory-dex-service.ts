@@ -3,7 +3,14 @@
 // funds locked and trades settled at once in memory (no chain, no journal, no batcher).
 import { randomUUID } from "node:crypto";
 import { getAddress, verifyTypedData, type Address, type Hex } from "viem";
-import { MatchingEngine, type CancelReason, type Command, type PlaceCommand, type RejectCode, type TimeInForce } from "../../matcher/core";
+import {
+  MatchingEngine,
+  type CancelReason,
+  type Command,
+  type PlaceCommand,
+  type RejectCode,
+  type TimeInForce,
+} from "../../matcher/core";
 import {
   DEX_OPEN_STATUSES,
   DexServiceError,
@@ -33,8 +40,28 @@ export const USD: Address = "0x1000000000000000000000000000000000000002";
 export const WBTC: Address = "0x1000000000000000000000000000000000000003";
 
 export const TEST_MARKETS: MarketSpec[] = [
-  { symbol: "WETH-USD", baseToken: WETH, quoteToken: USD, baseDecimals: 18, quoteDecimals: 6, tickSize: 10n ** 4n, lotSize: 10n ** 14n, minLots: 1n, maxLots: 10n ** 8n },
-  { symbol: "WBTC-USD", baseToken: WBTC, quoteToken: USD, baseDecimals: 8, quoteDecimals: 6, tickSize: 10n ** 14n, lotSize: 10n ** 4n, minLots: 1n, maxLots: 10n ** 8n },
+  {
+    symbol: "WETH-USD",
+    baseToken: WETH,
+    quoteToken: USD,
+    baseDecimals: 18,
+    quoteDecimals: 6,
+    tickSize: 10n ** 4n,
+    lotSize: 10n ** 14n,
+    minLots: 1n,
+    maxLots: 10n ** 8n,
+  },
+  {
+    symbol: "WBTC-USD",
+    baseToken: WBTC,
+    quoteToken: USD,
+    baseDecimals: 8,
+    quoteDecimals: 6,
+    tickSize: 10n ** 14n,
+    lotSize: 10n ** 4n,
+    minLots: 1n,
+    maxLots: 10n ** 8n,
+  },
 ];
 const TOKENS: Record<string, { asset: string; decimals: number }> = {
   [WETH.toLowerCase()]: { asset: "WETH", decimals: 18 },
@@ -42,7 +69,12 @@ const TOKENS: Record<string, { asset: string; decimals: number }> = {
   [WBTC.toLowerCase()]: { asset: "WBTC", decimals: 8 },
 };
 
-export const SETTLEMENT_DOMAIN = { name: "Settlement", version: "1", chainId: TEST_CHAIN_ID, verifyingContract: TEST_SETTLEMENT } as const;
+export const SETTLEMENT_DOMAIN = {
+  name: "Settlement",
+  version: "1",
+  chainId: TEST_CHAIN_ID,
+  verifyingContract: TEST_SETTLEMENT,
+} as const;
 // The one EIP-712 definition of the order and agent approval (the contract's twin).
 import { ORDER_TYPES, AGENT_APPROVAL_TYPES, AGENT_RENOUNCEMENT_TYPES, type AgentRenouncement } from "../../sdk/eip712";
 export { ORDER_TYPES, AGENT_APPROVAL_TYPES };
@@ -76,15 +108,25 @@ export interface MemoryDexService extends DexService {
 /** The engine's account of a trader (one spelling, whatever the request's case). */
 const engineAccount = (a: Address) => a.toLowerCase();
 /** Engine rejections of a placement, as the order's status reason (pipeline/dex-service.ts's mapping). */
-const REJECTED: Partial<Record<RejectCode, DexStatusReason>> = { POST_ONLY_WOULD_CROSS: "post_only_would_take", FOK_NOT_FILLABLE: "fok_not_fillable" };
-const CANCELLED: Partial<Record<CancelReason, DexStatusReason>> = { stp: "self_trade_prevention", user: "user_cancelled" };
+const REJECTED: Partial<Record<RejectCode, DexStatusReason>> = {
+  POST_ONLY_WOULD_CROSS: "post_only_would_take",
+  FOK_NOT_FILLABLE: "fok_not_fillable",
+};
+const CANCELLED: Partial<Record<CancelReason, DexStatusReason>> = {
+  stp: "self_trade_prevention",
+  user: "user_cancelled",
+};
 
 export function createMemoryDexService(options: { now?: () => number } = {}): MemoryDexService {
   const now = options.now ?? Date.now;
   const markets = new Map(TEST_MARKETS.map((m) => [m.symbol, m]));
   const orders = new Map<string, Resting>();
   const engine = new MatchingEngine({
-    markets: TEST_MARKETS.map((m) => ({ symbol: m.symbol, minSizeLots: Number(m.minLots), maxSizeLots: Number(m.maxLots) })),
+    markets: TEST_MARKETS.map((m) => ({
+      symbol: m.symbol,
+      minSizeLots: Number(m.minLots),
+      maxSizeLots: Number(m.maxLots),
+    })),
   });
   /** the book event sequence of each symbol */
   const bookSequence = new Map<string, number>(TEST_MARKETS.map((m) => [m.symbol, 0]));
@@ -117,7 +159,8 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
       }
     }
   };
-  const quoteOf = (m: MarketSpec, ticks: bigint, lots: bigint) => (lots * m.lotSize * ticks * m.tickSize + 10n ** 18n - 1n) / 10n ** 18n;
+  const quoteOf = (m: MarketSpec, ticks: bigint, lots: bigint) =>
+    (lots * m.lotSize * ticks * m.tickSize + 10n ** 18n - 1n) / 10n ** 18n;
   /** level changes of one engine command, per symbol: price -> new total size, bids and asks */
   type Touched = Map<string, { bids: Map<bigint, bigint>; asks: Map<bigint, bigint> }>;
   const emitBooks = (touched: Touched) => {
@@ -125,7 +168,8 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
       const sequence = bookSequence.get(symbol)! + (skipSequence ? 2 : 1);
       bookSequence.set(symbol, sequence);
       skipSequence = false;
-      const levels = (side: Map<bigint, bigint>): DexLevel[] => [...side].map(([priceTicks, sizeLots]) => ({ priceTicks, sizeLots }));
+      const levels = (side: Map<bigint, bigint>): DexLevel[] =>
+        [...side].map(([priceTicks, sizeLots]) => ({ priceTicks, sizeLots }));
       emit({ kind: "book", symbol, sequence, timestampMs: now(), bids: levels(t.bids), asks: levels(t.asks) });
     }
   };
@@ -133,7 +177,8 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     const { lockedToken: _t, lockedUnits: _u, ...rest } = o;
     return { ...rest, fills: [...o.fills] };
   };
-  const orderEvent = (o: Resting, fill: DexFill | null) => emit({ kind: "order", account: o.account, order: snapshotOf(o), fill });
+  const orderEvent = (o: Resting, fill: DexFill | null) =>
+    emit({ kind: "order", account: o.account, order: snapshotOf(o), fill });
   const unlock = (o: Resting, units: bigint) => {
     const u = units > o.lockedUnits ? o.lockedUnits : units;
     bal(o.account, o.lockedToken).locked -= u;
@@ -162,7 +207,8 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     if (!m) throw new DexServiceError("INVALID_SYMBOL", `unknown symbol ${req.symbol}`);
     const trader = getAddress(req.trader);
     if (req.kind === "signed") {
-      if (!(await verifySigned(req))) throw new DexServiceError("INVALID_SIGNATURE", "order signature does not recover to the trader");
+      if (!(await verifySigned(req)))
+        throw new DexServiceError("INVALID_SIGNATURE", "order signature does not recover to the trader");
       const nonceKey = `${trader}:${req.order.nonce}`;
       if (usedNonces.has(nonceKey)) throw new DexServiceError("INVALID_NONCE", "nonce already used");
       usedNonces.add(nonceKey);
@@ -181,7 +227,12 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
         nonce: BigInt(orders.size + 1),
         flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
       };
-      await req.agent.signTypedData({ domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, primaryType: "Order", message: order });
+      await req.agent.signTypedData({
+        domain: SETTLEMENT_DOMAIN,
+        types: ORDER_TYPES,
+        primaryType: "Order",
+        message: order,
+      });
     }
     // funds: a buy locks its quote at its limit (a market buy: the sweep cost), a sell its base
     let lockToken: Address;
@@ -282,7 +333,12 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
           }
           break;
         case "trade":
-          settleTrade(orders.get(e.makerOrderId)!, orders.get(e.takerOrderId)!, BigInt(e.priceTicks), BigInt(e.sizeLots));
+          settleTrade(
+            orders.get(e.makerOrderId)!,
+            orders.get(e.takerOrderId)!,
+            BigInt(e.priceTicks),
+            BigInt(e.sizeLots),
+          );
           break;
         case "triggered": {
           const o = orders.get(e.orderId)!;
@@ -318,7 +374,8 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
           break;
       }
     }
-    if (placed && placed.status === "open" && placed.filledLots === 0n && engine.getOrder(placed.orderId)) orderEvent(placed, null);
+    if (placed && placed.status === "open" && placed.filledLots === 0n && engine.getOrder(placed.orderId))
+      orderEvent(placed, null);
     if (placed && placed.filledLots === placed.sizeLots) unlock(placed, placed.lockedUnits);
     emitBooks(touched);
   }
@@ -361,7 +418,16 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
       x.fills.push(fill);
       if (x === r) orderEvent(r, fill);
     }
-    const trade: DexTrade = { tradeId, symbol: m.symbol, priceTicks: price, sizeLots: take, takerSide: o.side, timestampMs: ts, makerOrderId: r.orderId, takerOrderId: o.orderId };
+    const trade: DexTrade = {
+      tradeId,
+      symbol: m.symbol,
+      priceTicks: price,
+      sizeLots: take,
+      takerSide: o.side,
+      timestampMs: ts,
+      makerOrderId: r.orderId,
+      takerOrderId: o.orderId,
+    };
     const list = trades.get(m.symbol) ?? [];
     list.unshift(trade);
     trades.set(m.symbol, list.slice(0, 1000));
@@ -417,15 +483,21 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     },
     async cancelOrder(req: CancelOrderRequest) {
       const o = orders.get(req.orderId);
-      if (!o || o.account.toLowerCase() !== req.account.toLowerCase()) throw new DexServiceError("ORDER_NOT_FOUND", "order not found");
-      if (!DEX_OPEN_STATUSES.includes(o.status)) throw new DexServiceError("ORDER_NOT_OPEN", "order is not open", { status: o.status });
+      if (!o || o.account.toLowerCase() !== req.account.toLowerCase())
+        throw new DexServiceError("ORDER_NOT_FOUND", "order not found");
+      if (!DEX_OPEN_STATUSES.includes(o.status))
+        throw new DexServiceError("ORDER_NOT_OPEN", "order is not open", { status: o.status });
       cancelOne(o, req.reason);
       return snapshotOf(o);
     },
     async cancelOrdersOfApiKey(apiKeyId, account, reason) {
       const ids: string[] = [];
       for (const o of orders.values()) {
-        if (o.apiKeyId === apiKeyId && o.account.toLowerCase() === account.toLowerCase() && DEX_OPEN_STATUSES.includes(o.status)) {
+        if (
+          o.apiKeyId === apiKeyId &&
+          o.account.toLowerCase() === account.toLowerCase() &&
+          DEX_OPEN_STATUSES.includes(o.status)
+        ) {
           cancelOne(o, reason);
           ids.push(o.orderId);
         }
@@ -472,8 +544,15 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
     async getOrderBook(symbol, depth): Promise<DexBookSnapshot | null> {
       const d = engine.getDepth(symbol, depth ?? Number.MAX_SAFE_INTEGER);
       if (!d) return null;
-      const levels = (side: [number, number][]): DexLevel[] => side.slice(0, depth).map(([p, lots]) => ({ priceTicks: BigInt(p), sizeLots: BigInt(lots) }));
-      return { symbol, bids: levels(d.bids), asks: levels(d.asks), sequence: bookSequence.get(symbol)!, timestampMs: now() };
+      const levels = (side: [number, number][]): DexLevel[] =>
+        side.slice(0, depth).map(([p, lots]) => ({ priceTicks: BigInt(p), sizeLots: BigInt(lots) }));
+      return {
+        symbol,
+        bids: levels(d.bids),
+        asks: levels(d.asks),
+        sequence: bookSequence.get(symbol)!,
+        timestampMs: now(),
+      };
     },
     async getRecentTrades(symbol, limit) {
       return (trades.get(symbol) ?? []).slice(0, limit);
@@ -508,15 +587,26 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
         message: a,
         signature,
       });
-      if (!ok) throw new DexServiceError("INVALID_SIGNATURE", "agent approval signature does not recover to the trader");
+      if (!ok)
+        throw new DexServiceError("INVALID_SIGNATURE", "agent approval signature does not recover to the trader");
       approvalSubmissions.push(a);
       agents.set(`${a.trader.toLowerCase()}:${a.agent.toLowerCase()}`, a.expiry);
     },
     async submitAgentRenouncement(r: AgentRenouncement, signature: Hex) {
       const k = `${r.trader.toLowerCase()}:${r.agent.toLowerCase()}`;
       if (!agents.get(k)) return { txHash: null, agentExpiry: 0n };
-      if (renounceMode === "unavailable") throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement could not be sent", { reason: "relayer_send_failed" });
-      const ok = await verifyTypedData({ address: r.agent, domain: SETTLEMENT_DOMAIN, types: AGENT_RENOUNCEMENT_TYPES, primaryType: "AgentRenouncement", message: r, signature });
+      if (renounceMode === "unavailable")
+        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement could not be sent", {
+          reason: "relayer_send_failed",
+        });
+      const ok = await verifyTypedData({
+        address: r.agent,
+        domain: SETTLEMENT_DOMAIN,
+        types: AGENT_RENOUNCEMENT_TYPES,
+        primaryType: "AgentRenouncement",
+        message: r,
+        signature,
+      });
       // like the contract: the agent's signature, its nonce used once
       if (renounceMode === "refused" || !ok || renouncedNonces.has(`${r.agent.toLowerCase()}:${r.nonce}`)) {
         throw new DexServiceError("INVALID_SIGNATURE", "the contract refuses this agent renouncement");
@@ -524,7 +614,7 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
       renouncedNonces.add(`${r.agent.toLowerCase()}:${r.nonce}`);
       renouncementSubmissions.push(r);
       agents.delete(k);
-      return { txHash: `0x${(renouncementSubmissions.length).toString(16).padStart(64, "0")}` as Hex, agentExpiry: 0n };
+      return { txHash: `0x${renouncementSubmissions.length.toString(16).padStart(64, "0")}` as Hex, agentExpiry: 0n };
     },
     subscribe(listener) {
       listeners.add(listener);

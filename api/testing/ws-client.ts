@@ -21,7 +21,9 @@ export async function connectWs(url: string): Promise<TestWs> {
     if (i >= 0) waiters.splice(i, 1)[0].resolve(m);
     else messages.push(m);
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
     ws.once("error", reject);

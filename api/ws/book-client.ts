@@ -6,8 +6,25 @@ import { updateStanding } from "../../sdk/book";
 import { bookChecksum, type WsLevel } from "./checksum";
 
 export type BookMessage =
-  | { type: "orderbook_snapshot"; symbol: string; bids: WsLevel[]; asks: WsLevel[]; sequence: number; checksum: number; depth: number }
-  | { type: "orderbook_update"; symbol: string; bids: WsLevel[]; asks: WsLevel[]; sequence: number; prev_sequence: number; checksum: number; depth: number };
+  | {
+      type: "orderbook_snapshot";
+      symbol: string;
+      bids: WsLevel[];
+      asks: WsLevel[];
+      sequence: number;
+      checksum: number;
+      depth: number;
+    }
+  | {
+      type: "orderbook_update";
+      symbol: string;
+      bids: WsLevel[];
+      asks: WsLevel[];
+      sequence: number;
+      prev_sequence: number;
+      checksum: number;
+      depth: number;
+    };
 
 export type ApplyResult = "ok" | "gap" | "checksum_mismatch" | "no_snapshot";
 

@@ -78,6 +78,6 @@ function setLevels(side: Map<bigint, bigint>, levels: readonly DexLevel[]): void
 }
 
 function best(side: Map<bigint, bigint>, depth: number, descending: boolean): DexLevel[] {
-  const prices = [...side.keys()].sort((a, b) => (a === b ? 0 : (a < b) !== descending ? -1 : 1));
+  const prices = [...side.keys()].sort((a, b) => (a === b ? 0 : a < b !== descending ? -1 : 1));
   return prices.slice(0, depth).map((p) => ({ priceTicks: p, sizeLots: side.get(p)! }));
 }

@@ -43,7 +43,8 @@ export interface ChannelsDeps {
 type Subscribe = Extract<ClientMessage, { type: "subscribe" }>;
 type Unsubscribe = Extract<ClientMessage, { type: "unsubscribe" }>;
 
-const wsLevels = (m: MarketSpec, levels: Iterable<[bigint, bigint]>): WsLevel[] => [...levels].map(([p, s]) => [ticksToPrice(m, p), lotsToSize(m, s)]);
+const wsLevels = (m: MarketSpec, levels: Iterable<[bigint, bigint]>): WsLevel[] =>
+  [...levels].map(([p, s]) => [ticksToPrice(m, p), lotsToSize(m, s)]);
 const asMap = (levels: DexLevel[]) => new Map(levels.map((l) => [l.priceTicks, l.sizeLots] as [bigint, bigint]));
 const withId = (id: string | number | undefined) => (id !== undefined ? { id } : {});
 
@@ -66,7 +67,10 @@ export class Channels {
   constructor(private readonly deps: ChannelsDeps) {
     for (const m of deps.markets.values()) {
       const onError = (err: unknown) => deps.logger.error({ err, symbol: m.symbol }, "ws book reload failed");
-      this.mirrors.set(m.symbol, new BookMirror(m.symbol, deps.service, (mirror) => this.onBookChanged(mirror), onError));
+      this.mirrors.set(
+        m.symbol,
+        new BookMirror(m.symbol, deps.service, (mirror) => this.onBookChanged(mirror), onError),
+      );
       this.tradeStreams.set(m.symbol, { subscribers: new Set(), sequence: 0 });
     }
     this.stopEvents = deps.service.subscribe((e) => this.onEvent(e));
@@ -84,7 +88,11 @@ export class Channels {
   // ------------------------------------------------------------------ fan-out
 
   private checksumOf(g: BookGroup): number {
-    return bookChecksum(wsLevels(g.market, g.bids), wsLevels(g.market, g.asks), Math.min(g.depth, this.deps.limits.checksumLevels));
+    return bookChecksum(
+      wsLevels(g.market, g.bids),
+      wsLevels(g.market, g.asks),
+      Math.min(g.depth, this.deps.limits.checksumLevels),
+    );
   }
 
   private onBookChanged(mirror: BookMirror): void {
@@ -144,7 +152,8 @@ export class Channels {
     const subs = this.orderSubscribers.get(e.account.toLowerCase());
     const m = this.deps.markets.get(e.order.symbol);
     if (!subs || !m) return;
-    const feeDecimals = e.fill && e.fill.feeToken.toLowerCase() === m.baseToken.toLowerCase() ? m.baseDecimals : m.quoteDecimals;
+    const feeDecimals =
+      e.fill && e.fill.feeToken.toLowerCase() === m.baseToken.toLowerCase() ? m.baseDecimals : m.quoteDecimals;
     for (const c of subs) {
       c.ordersSequence += 1;
       this.deps.out.sendJson(c, {
@@ -184,9 +193,18 @@ export class Channels {
   }
 
   private subscribeOrders(c: Conn, id: string | number | undefined): void {
-    if (!c.account) throw new ApiError("UNAUTHORIZED", "authenticate first (type auth) to use the orders channel", { reason: "missing_credentials" });
+    if (!c.account)
+      throw new ApiError("UNAUTHORIZED", "authenticate first (type auth) to use the orders channel", {
+        reason: "missing_credentials",
+      });
     const subKey = "orders";
-    if (c.subs.has(subKey)) return this.deps.out.sendJson(c, { type: "subscribed", channel: "orders", sequence: c.ordersSequence, ...withId(id) });
+    if (c.subs.has(subKey))
+      return this.deps.out.sendJson(c, {
+        type: "subscribed",
+        channel: "orders",
+        sequence: c.ordersSequence,
+        ...withId(id),
+      });
     this.checkSubscriptionLimit(c);
     c.subs.add(subKey);
     const set = this.orderSubscribers.get(c.account.toLowerCase()) ?? new Set();
@@ -203,18 +221,34 @@ export class Channels {
       c.subs.add(subKey);
       stream.subscribers.add(c);
     }
-    this.deps.out.sendJson(c, { type: "subscribed", channel: "trades", symbol: m.symbol, sequence: stream.sequence, ...withId(id) });
+    this.deps.out.sendJson(c, {
+      type: "subscribed",
+      channel: "trades",
+      symbol: m.symbol,
+      sequence: stream.sequence,
+      ...withId(id),
+    });
   }
 
   private subscribeBook(c: Conn, m: MarketSpec, depth: number, id: string | number | undefined): void {
     const subKey = `orderbook:${m.symbol}:${depth}`;
-    if (c.subs.has(subKey)) throw new ApiError("INVALID_REQUEST", "already subscribed to this book at this depth", { reason: "duplicate_subscription" });
+    if (c.subs.has(subKey))
+      throw new ApiError("INVALID_REQUEST", "already subscribed to this book at this depth", {
+        reason: "duplicate_subscription",
+      });
     this.checkSubscriptionLimit(c);
     let g = this.groups.get(subKey);
     if (!g) {
       const mirror = this.mirrors.get(m.symbol)!;
       const top = mirror.top(depth);
-      g = { market: m, depth, subscribers: new Set(), bids: asMap(top.bids), asks: asMap(top.asks), sequence: mirror.sequence };
+      g = {
+        market: m,
+        depth,
+        subscribers: new Set(),
+        bids: asMap(top.bids),
+        asks: asMap(top.asks),
+        sequence: mirror.sequence,
+      };
       this.groups.set(subKey, g);
     }
     c.subs.add(subKey);
@@ -236,7 +270,8 @@ export class Channels {
     let subKey = "orders";
     if (msg.channel !== "orders") {
       const m = this.market(msg.symbol);
-      subKey = msg.channel === "trades" ? `trades:${m.symbol}` : `orderbook:${m.symbol}:${msg.depth ?? DEFAULT_WS_DEPTH}`;
+      subKey =
+        msg.channel === "trades" ? `trades:${m.symbol}` : `orderbook:${m.symbol}:${msg.depth ?? DEFAULT_WS_DEPTH}`;
     }
     if (!c.subs.has(subKey)) throw new ApiError("INVALID_REQUEST", "not subscribed", { reason: "not_subscribed" });
     this.drop(c, subKey);

@@ -12,13 +12,29 @@ test("one tick's messages are held in the corked socket and leave together, in o
   const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
   await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
   try {
-    const accepted = new Promise<{ ws: WebSocket; socket: Duplex }>((resolve) => wss.on("connection", (ws, req) => resolve({ ws, socket: req.socket })));
+    const accepted = new Promise<{ ws: WebSocket; socket: Duplex }>((resolve) =>
+      wss.on("connection", (ws, req) => resolve({ ws, socket: req.socket })),
+    );
     const client = new WebSocket(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`);
     const received: string[] = [];
-    const got = (n: number) => new Promise<void>((resolve) => client.on("message", (d) => received.push(String(d)) === n && resolve()));
+    const got = (n: number) =>
+      new Promise<void>((resolve) => client.on("message", (d) => received.push(String(d)) === n && resolve()));
     const { ws, socket } = await accepted;
-    const c: Conn = { id: 1, ws, ip: "127.0.0.1", key: null, account: null, subs: new Set(), alive: true, ordersSequence: 0, socket };
-    const out = createSender({ maxBufferedBytes: 1 << 20 } as Parameters<typeof createSender>[0], pino({ level: "silent" }));
+    const c: Conn = {
+      id: 1,
+      ws,
+      ip: "127.0.0.1",
+      key: null,
+      account: null,
+      subs: new Set(),
+      alive: true,
+      ordersSequence: 0,
+      socket,
+    };
+    const out = createSender(
+      { maxBufferedBytes: 1 << 20 } as Parameters<typeof createSender>[0],
+      pino({ level: "silent" }),
+    );
 
     const all = got(203);
     out.send(c, "a");
@@ -35,7 +51,10 @@ test("one tick's messages are held in the corked socket and leave together, in o
     assert.ok(socket.writableLength < 70 * 1024 + 1100, `corked backlog ${socket.writableLength}`);
     await all;
     assert.deepEqual(received.slice(0, 3), ["a", "b", '{"c":1}']);
-    assert.deepEqual(received.slice(3).map((m) => Number(m.split(":")[0])), Array.from({ length: 200 }, (_, i) => i));
+    assert.deepEqual(
+      received.slice(3).map((m) => Number(m.split(":")[0])),
+      Array.from({ length: 200 }, (_, i) => i),
+    );
     client.close();
   } finally {
     for (const x of wss.clients) x.terminate();

@@ -84,13 +84,20 @@ export class Admission {
     recent.push(now);
     this.connectsPerIp.set(ip, recent);
     if (recent.length > limits.connectionsPerMinutePerIp) {
-      return new ApiError("RATE_LIMIT_EXCEEDED", "too many new connections from this address", { reason: "connections_per_minute", limit: limits.connectionsPerMinutePerIp });
+      return new ApiError("RATE_LIMIT_EXCEEDED", "too many new connections from this address", {
+        reason: "connections_per_minute",
+        limit: limits.connectionsPerMinutePerIp,
+      });
     }
     if ((this.anonymousPerIp.get(ip) ?? 0) >= limits.maxConnectionsPerUser) {
-      return new ApiError("RATE_LIMIT_EXCEEDED", `at most ${limits.maxConnectionsPerUser} unauthenticated connections per address`, {
-        reason: "connections_per_user",
-        limit: limits.maxConnectionsPerUser,
-      });
+      return new ApiError(
+        "RATE_LIMIT_EXCEEDED",
+        `at most ${limits.maxConnectionsPerUser} unauthenticated connections per address`,
+        {
+          reason: "connections_per_user",
+          limit: limits.maxConnectionsPerUser,
+        },
+      );
     }
     return null;
   }

@@ -6,7 +6,17 @@ import assert from "node:assert/strict";
 import { signRequest } from "../auth/hmac";
 import { createOrderPlacer } from "../dex/place-order";
 import { createApiLogger } from "../logger";
-import { call, createKey, fund, keyHeaders, newWallet, signedOrderBody, startHarness, type Harness, type TestKey } from "../testing/harness";
+import {
+  call,
+  createKey,
+  fund,
+  keyHeaders,
+  newWallet,
+  signedOrderBody,
+  startHarness,
+  type Harness,
+  type TestKey,
+} from "../testing/harness";
 import { connectWs, type TestWs } from "../testing/ws-client";
 import type { DexService } from "../../pipeline/service";
 import { createWsServer, type DexWsServer } from "./server";
@@ -21,7 +31,14 @@ const open: TestWs[] = [];
 
 before(async () => {
   h = await startHarness({ ws: { connectionsPerMinutePerIp: 10_000, maxConnectionsPerUser: 50 } });
-  wsServer = await createWsServer({ config: h.config, logger: silent(), service: h.service, auth: h.auth, keys: h.keys, placeOrder: h.placeOrder });
+  wsServer = await createWsServer({
+    config: h.config,
+    logger: silent(),
+    service: h.service,
+    auth: h.auth,
+    keys: h.keys,
+    placeOrder: h.placeOrder,
+  });
   url = (await wsServer.listen(0)).url;
   const a = newWallet();
   fund(h, a.address);
@@ -39,15 +56,29 @@ async function client(at = url): Promise<TestWs> {
   open.push(c);
   return c;
 }
-const authMsg = (k: TestKey, ts = Date.now(), id: string | number = "login") => ({ type: "auth", id, api_key: k.apiKey, timestamp: ts, signature: signRequest(k.secret, String(ts), "GET", "/ws", "") });
+const authMsg = (k: TestKey, ts = Date.now(), id: string | number = "login") => ({
+  type: "auth",
+  id,
+  api_key: k.apiKey,
+  timestamp: ts,
+  signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
+});
 async function login(c: TestWs, k: TestKey) {
   c.send(authMsg(k));
   const m = await c.next((x) => x.id === "login");
   assert.equal(m.type, "authenticated", JSON.stringify(m));
 }
 const result = (c: TestWs, id: string | number) => c.next((m) => m.type === "order_result" && m.id === id);
-const order = (over: Record<string, unknown> = {}) => ({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1, ...over });
-const openOrders = async (k: TestKey) => (await call(h, "GET", "/v1/orders?status=all", { headers: keyHeaders(k) })).body.orders as { order_id: string }[];
+const order = (over: Record<string, unknown> = {}) => ({
+  symbol: "WETH-USD",
+  side: "buy",
+  type: "limit",
+  price: 1000,
+  size: 0.1,
+  ...over,
+});
+const openOrders = async (k: TestKey) =>
+  (await call(h, "GET", "/v1/orders?status=all", { headers: keyHeaders(k) })).body.orders as { order_id: string }[];
 
 test("an API-key order after the login: 201 and the same body POST /v1/orders answers, with the correlation id", async () => {
   const c = await client();
@@ -58,7 +89,10 @@ test("an API-key order after the login: 201 and the same body POST /v1/orders an
   assert.equal(r.body.status, "open");
   assert.equal(r.body.client_order_id, "ws-entry-1");
   // the order exists for REST as placed, and REST's answer to the same placement has the same fields
-  const rest = await call(h, "POST", "/v1/orders", { headers: keyHeaders(trader), body: order({ client_order_id: "rest-twin-1" }) });
+  const rest = await call(h, "POST", "/v1/orders", {
+    headers: keyHeaders(trader),
+    body: order({ client_order_id: "rest-twin-1" }),
+  });
   assert.equal(rest.status, 201);
   assert.deepEqual(Object.keys(r.body).sort(), Object.keys(rest.body).sort());
   const got = await call(h, "GET", `/v1/orders/${r.body.order_id}`, { headers: keyHeaders(trader) });
@@ -75,14 +109,23 @@ test("a wallet-signed order needs no login: 201, placed for the signing wallet; 
   const w = newWallet();
   fund(h, w.address);
   const c = await client();
-  c.send({ type: "order", id: "w-1", body: await signedOrderBody(w, { side: "buy", price: 1000, size: 0.1, client_order_id: "wallet-ws-1" }) });
+  c.send({
+    type: "order",
+    id: "w-1",
+    body: await signedOrderBody(w, { side: "buy", price: 1000, size: 0.1, client_order_id: "wallet-ws-1" }),
+  });
   const ok = await result(c, "w-1");
   assert.equal(ok.status, 201, JSON.stringify(ok));
   assert.equal(ok.body.client_order_id, "wallet-ws-1");
 
   const other = newWallet();
   // signed by another wallet, claiming w as the trader
-  const forged = await signedOrderBody(other, { side: "buy", price: 1000, size: 0.1, client_order_id: "wallet-ws-forged" });
+  const forged = await signedOrderBody(other, {
+    side: "buy",
+    price: 1000,
+    size: 0.1,
+    client_order_id: "wallet-ws-forged",
+  });
   (forged.order as Record<string, unknown>).trader = w.address;
   c.send({ type: "order", id: "w-2", body: forged });
   const bad = await result(c, "w-2");
@@ -109,7 +152,7 @@ test("refusals: no login, an unknown key, a replayed login, a read-only key, a b
 
   // an unknown key cannot log in, and the connection stays unauthenticated
   const bad = await client();
-  bad.send(authMsg({ ...trader, apiKey: "k_" + "0".repeat(40) }));
+  bad.send(authMsg({ ...trader, apiKey: `k_${"0".repeat(40)}` }));
   const e1 = await bad.next((m) => m.id === "login");
   assert.equal(e1.type, "error");
   assert.equal(e1.error.details.reason, "invalid_api_key");
@@ -196,9 +239,10 @@ test("the per-connection in-flight bound at its exact boundary: 4 unanswered ord
     const k = await createKey(hb, w);
     const c = await client(at);
     await login(c, k);
-    for (let i = 1; i <= MAX; i++) c.send({ type: "order", id: `f-${i}`, body: order({ client_order_id: `inflight-${i}` }) });
+    for (let i = 1; i <= MAX; i++)
+      c.send({ type: "order", id: `f-${i}`, body: order({ client_order_id: `inflight-${i}` }) });
     // wait until all 4 are inside the pipeline, then one past the bound
-    for (let t = 0; entered < MAX; t++) await new Promise((r) => setTimeout(r, 10));
+    for (let _t = 0; entered < MAX; _t++) await new Promise((r) => setTimeout(r, 10));
     c.send({ type: "order", id: "f-5", body: order({ client_order_id: "inflight-5" }) });
     const over = await result(c, "f-5");
     assert.equal(over.status, 429);
@@ -209,15 +253,24 @@ test("the per-connection in-flight bound at its exact boundary: 4 unanswered ord
     const c2 = await client(at);
     await login(c2, k);
     c2.send({ type: "order", id: "g-1", body: order({ client_order_id: "inflight-other-conn" }) });
-    for (let t = 0; entered < MAX + 1; t++) await new Promise((r) => setTimeout(r, 10));
+    for (let _t = 0; entered < MAX + 1; _t++) await new Promise((r) => setTimeout(r, 10));
     release();
     for (let i = 1; i <= MAX; i++) assert.equal((await result(c, `f-${i}`)).status, 201);
     assert.equal((await result(c2, "g-1")).status, 201);
     // answered: the connection may send again
     c.send({ type: "order", id: "f-6", body: order({ client_order_id: "inflight-6" }) });
     assert.equal((await result(c, "f-6")).status, 201);
-    const all = (await call(hb, "GET", "/v1/orders?status=all", { headers: keyHeaders(k) })).body.orders as { client_order_id: string }[];
-    assert.deepEqual(all.map((o) => o.client_order_id).sort(), ["inflight-1", "inflight-2", "inflight-3", "inflight-4", "inflight-6", "inflight-other-conn"]);
+    const all = (await call(hb, "GET", "/v1/orders?status=all", { headers: keyHeaders(k) })).body.orders as {
+      client_order_id: string;
+    }[];
+    assert.deepEqual(all.map((o) => o.client_order_id).sort(), [
+      "inflight-1",
+      "inflight-2",
+      "inflight-3",
+      "inflight-4",
+      "inflight-6",
+      "inflight-other-conn",
+    ]);
   } finally {
     await server.close();
     await hb.close();
@@ -226,7 +279,14 @@ test("the per-connection in-flight bound at its exact boundary: 4 unanswered ord
 
 test("the REST order limit per API key applies to the entry: 2 per second, the 3rd of a burst is 429", async () => {
   const hb = await startHarness({ rateLimits: { ordersPerSecond: 2 }, ws: { connectionsPerMinutePerIp: 10_000 } });
-  const server = await createWsServer({ config: hb.config, logger: silent(), service: hb.service, auth: hb.auth, keys: hb.keys, placeOrder: hb.placeOrder });
+  const server = await createWsServer({
+    config: hb.config,
+    logger: silent(),
+    service: hb.service,
+    auth: hb.auth,
+    keys: hb.keys,
+    placeOrder: hb.placeOrder,
+  });
   const at = (await server.listen(0)).url;
   try {
     const w = newWallet();

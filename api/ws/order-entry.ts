@@ -73,21 +73,30 @@ export function createOrderEntry(deps: OrderEntryDeps): OrderEntry {
   /** `retryAfterS`: REST's Retry-After header, as a field beside the body */
   function answer(c: Conn, id: string | number, status: number, body: unknown, retryAfterS?: number): void {
     const retry = retryAfterS !== undefined ? `,"retry_after":${retryAfterS}` : "";
-    out.send(c, `{"type":"order_result","id":${JSON.stringify(id)},"status":${status}${retry},"body":${JSON.stringify(body)}}`);
+    out.send(
+      c,
+      `{"type":"order_result","id":${JSON.stringify(id)},"status":${status}${retry},"body":${JSON.stringify(body)}}`,
+    );
   }
 
   async function place(c: Conn, msg: OrderMessage): Promise<void> {
     const body = msg.body;
     if (isWalletSigned(body)) {
       // the signature authenticates the order; the per-trader limit once it is recovered (the placer calls it)
-      const result = await deps.placeOrder(body, null, { authenticated: (account: Address) => limit(`wallet:${account.toLowerCase()}`) });
+      const result = await deps.placeOrder(body, null, {
+        authenticated: (account: Address) => limit(`wallet:${account.toLowerCase()}`),
+      });
       answer(c, msg.id, 201, result.order);
       return;
     }
     if (!c.key || !c.account) {
-      throw new ApiError("UNAUTHORIZED", "an API-key order needs an authenticated connection (send `auth` first), or sign the order with the wallet", {
-        reason: "missing_credentials",
-      });
+      throw new ApiError(
+        "UNAUTHORIZED",
+        "an API-key order needs an authenticated connection (send `auth` first), or sign the order with the wallet",
+        {
+          reason: "missing_credentials",
+        },
+      );
     }
     const auth = { scheme: "api_key" as const, account: c.account, key: c.key };
     authorize(auth, "trade", c.ip);
@@ -112,10 +121,14 @@ export function createOrderEntry(deps: OrderEntryDeps): OrderEntry {
       const msg = r.data;
       const n = inFlight.get(c) ?? 0;
       if (n >= maxInFlight) {
-        const e = new ApiError("RATE_LIMIT_EXCEEDED", `at most ${maxInFlight} orders of one connection in flight; wait for their answers`, {
-          reason: "orders_in_flight",
-          limit: maxInFlight,
-        });
+        const e = new ApiError(
+          "RATE_LIMIT_EXCEEDED",
+          `at most ${maxInFlight} orders of one connection in flight; wait for their answers`,
+          {
+            reason: "orders_in_flight",
+            limit: maxInFlight,
+          },
+        );
         answer(c, msg.id, e.status, e.toBody());
         return;
       }

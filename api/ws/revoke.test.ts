@@ -10,7 +10,13 @@ import { CLOSE_KEY_REVOKED, createWsServer } from "./server";
 
 test("DELETE /v1/api-keys/{id} closes that key's WebSocket sessions (close code 4001) and no other", async () => {
   const h = await startHarness({ ws: { connectionsPerMinutePerIp: 10_000 } });
-  const srv = await createWsServer({ config: h.config, logger: createApiLogger({ level: "silent" }), service: h.service, auth: h.auth, keys: h.keys });
+  const srv = await createWsServer({
+    config: h.config,
+    logger: createApiLogger({ level: "silent" }),
+    service: h.service,
+    auth: h.auth,
+    keys: h.keys,
+  });
   const url = (await srv.listen(0)).url;
   const clients: Awaited<ReturnType<typeof connectWs>>[] = [];
   try {
@@ -21,7 +27,12 @@ test("DELETE /v1/api-keys/{id} closes that key's WebSocket sessions (close code 
     const session = async (k: typeof revoked, ts: number) => {
       const c = await connectWs(url);
       clients.push(c);
-      c.send({ type: "auth", api_key: k.apiKey, timestamp: ts, signature: signRequest(k.secret, String(ts), "GET", "/ws", "") });
+      c.send({
+        type: "auth",
+        api_key: k.apiKey,
+        timestamp: ts,
+        signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
+      });
       await c.next((m) => m.type === "authenticated");
       c.send({ type: "subscribe", channel: "orders" });
       await c.next((m) => m.type === "subscribed" && m.channel === "orders");
@@ -29,7 +40,10 @@ test("DELETE /v1/api-keys/{id} closes that key's WebSocket sessions (close code 
     };
     const a = await session(revoked, Date.now());
     const b = await session(kept, Date.now() + 1);
-    const placed = await call(h, "POST", "/v1/orders", { headers: keyHeaders(revoked), body: { symbol: "WETH-USD", side: "buy", type: "limit", price: 900, size: 0.1 } });
+    const placed = await call(h, "POST", "/v1/orders", {
+      headers: keyHeaders(revoked),
+      body: { symbol: "WETH-USD", side: "buy", type: "limit", price: 900, size: 0.1 },
+    });
     assert.equal(placed.status, 201, placed.text);
     await a.next((m) => m.type === "order" && m.order.order_id === placed.body.order_id);
 
@@ -42,7 +56,10 @@ test("DELETE /v1/api-keys/{id} closes that key's WebSocket sessions (close code 
     assert.deepEqual(await a.closed, { code: CLOSE_KEY_REVOKED, reason: "api_key_revoked" });
 
     // the other key's session streams on
-    const next = await call(h, "POST", "/v1/orders", { headers: keyHeaders(kept), body: { symbol: "WETH-USD", side: "buy", type: "limit", price: 901, size: 0.1 } });
+    const next = await call(h, "POST", "/v1/orders", {
+      headers: keyHeaders(kept),
+      body: { symbol: "WETH-USD", side: "buy", type: "limit", price: 901, size: 0.1 },
+    });
     assert.equal(next.status, 201, next.text);
     await b.next((m) => m.type === "order" && m.order.order_id === next.body.order_id);
   } finally {
@@ -54,13 +71,24 @@ test("DELETE /v1/api-keys/{id} closes that key's WebSocket sessions (close code 
 
 test("a key revoked by another process (same database) is closed at the next heartbeat", async () => {
   const h = await startHarness({ ws: { heartbeatIntervalMs: 100, connectionsPerMinutePerIp: 10_000 } });
-  const srv = await createWsServer({ config: h.config, logger: createApiLogger({ level: "silent" }), service: h.service, auth: h.auth, keys: h.keys });
+  const srv = await createWsServer({
+    config: h.config,
+    logger: createApiLogger({ level: "silent" }),
+    service: h.service,
+    auth: h.auth,
+    keys: h.keys,
+  });
   const url = (await srv.listen(0)).url;
   const c = await connectWs(url);
   try {
     const k = await createKey(h, newWallet());
     const ts = Date.now();
-    c.send({ type: "auth", api_key: k.apiKey, timestamp: ts, signature: signRequest(k.secret, String(ts), "GET", "/ws", "") });
+    c.send({
+      type: "auth",
+      api_key: k.apiKey,
+      timestamp: ts,
+      signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
+    });
     await c.next((m) => m.type === "authenticated");
     // the other process's revocation: the row changes, this process's store hears nothing
     await h.db.query("UPDATE dex_api_keys SET revoked_at = now() WHERE id = $1", [k.id]);

@@ -71,15 +71,35 @@ interface Hub {
 function createUpgradeServer(maxMessageBytes: number): { server: Server; wss: WebSocketServer } {
   const server = createServer((_req, res) => {
     res.writeHead(426, { "content-type": "application/json" });
-    res.end(JSON.stringify(new ApiError("INVALID_REQUEST", "WebSocket upgrade required on /ws", { reason: "upgrade_required" }).toBody()));
+    res.end(
+      JSON.stringify(
+        new ApiError("INVALID_REQUEST", "WebSocket upgrade required on /ws", { reason: "upgrade_required" }).toBody(),
+      ),
+    );
   });
   return { server, wss: new WebSocketServer({ server, path: WS_AUTH_PATH, maxPayload: maxMessageBytes }) };
 }
 
 /** Admits a new connection (or refuses it with an error message and close code 1013) and wires its events. */
-function accept(hub: Hub, onMessage: ReturnType<typeof createMessageHandler>, nextId: () => number, ws: WebSocket, req: IncomingMessage): void {
+function accept(
+  hub: Hub,
+  onMessage: ReturnType<typeof createMessageHandler>,
+  nextId: () => number,
+  ws: WebSocket,
+  req: IncomingMessage,
+): void {
   const ip = clientAddressOf(req, hub.trust);
-  const c: Conn = { id: nextId(), ws, ip, key: null, account: null, subs: new Set(), alive: true, ordersSequence: 0, socket: req.socket };
+  const c: Conn = {
+    id: nextId(),
+    ws,
+    ip,
+    key: null,
+    account: null,
+    subs: new Set(),
+    alive: true,
+    ordersSequence: 0,
+    socket: req.socket,
+  };
   const refusal = hub.admission.admit(ip);
   if (refusal) {
     ws.send(JSON.stringify({ type: "error", ...refusal.toBody() }));
@@ -104,7 +124,10 @@ function accept(hub: Hub, onMessage: ReturnType<typeof createMessageHandler>, ne
 function closeRevoked(hub: Hub, keyId: string): void {
   for (const c of hub.conns) {
     if (c.key?.id !== keyId || c.ws.readyState !== WebSocket.OPEN) continue;
-    hub.out.sendError(c, new ApiError("UNAUTHORIZED", "the API key of this connection was revoked", { reason: "api_key_revoked" }));
+    hub.out.sendError(
+      c,
+      new ApiError("UNAUTHORIZED", "the API key of this connection was revoked", { reason: "api_key_revoked" }),
+    );
     hub.channels.dropAll(c);
     c.ws.close(CLOSE_KEY_REVOKED, "api_key_revoked");
   }
@@ -147,10 +170,35 @@ export async function createWsServer(deps: WsServerDeps): Promise<DexWsServer> {
   const out = createSender(limits, logger);
   const channels = new Channels({ service, markets, limits, logger, clock, out });
   await channels.load();
-  const hub: Hub = { deps, trust: trustFunction(config.trustProxy), clock, out, admission: new Admission(limits, clock), channels, conns: new Set() };
-  const placeOrder = deps.placeOrder ?? (deps.keys ? createOrderPlacer({ service, keys: deps.keys, now: () => clock.now(), exchangeOnlySymbols: deps.config.exchangeOnlySymbols }) : undefined);
+  const hub: Hub = {
+    deps,
+    trust: trustFunction(config.trustProxy),
+    clock,
+    out,
+    admission: new Admission(limits, clock),
+    channels,
+    conns: new Set(),
+  };
+  const placeOrder =
+    deps.placeOrder ??
+    (deps.keys
+      ? createOrderPlacer({
+          service,
+          keys: deps.keys,
+          now: () => clock.now(),
+          exchangeOnlySymbols: deps.config.exchangeOnlySymbols,
+        })
+      : undefined);
   const orders = placeOrder ? createOrderEntry({ config, placeOrder, out, clock, logger }) : undefined;
-  const onMessage = createMessageHandler({ auth: deps.auth, admission: hub.admission, channels, out, clock, logger, orders });
+  const onMessage = createMessageHandler({
+    auth: deps.auth,
+    admission: hub.admission,
+    channels,
+    out,
+    clock,
+    logger,
+    orders,
+  });
 
   const { server, wss } = createUpgradeServer(limits.maxMessageBytes);
   let nextId = 1;

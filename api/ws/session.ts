@@ -28,7 +28,12 @@ const MESSAGE_TYPES = ["subscribe", "unsubscribe", "auth", "ping"];
 
 /** The request's id (when it has a usable one) and the validated message; throws ApiError otherwise
  *  (after `onId` has seen the id, so the refusal carries it). */
-function parseClientMessage(data: RawData, isBinary: boolean, onId: (id: string | number) => void, orders?: OrderEntry): ClientMessage | { type: "order"; parsed: unknown } {
+function parseClientMessage(
+  data: RawData,
+  isBinary: boolean,
+  onId: (id: string | number) => void,
+  orders?: OrderEntry,
+): ClientMessage | { type: "order"; parsed: unknown } {
   if (isBinary) throw new ApiError("INVALID_REQUEST", "send JSON text messages", { reason: "binary_message" });
   let parsed: unknown;
   try {
@@ -61,8 +66,15 @@ async function authenticate(deps: SessionDeps, c: Conn, msg: Extract<ClientMessa
     path: WS_AUTH_PATH,
     body: new Uint8Array(0),
   });
-  if (!key.permissions.includes("read")) throw new ApiError("FORBIDDEN", "this API key lacks the read permission", { reason: "missing_permission", permission: "read" });
-  if (!ipAllowed(key.ipAllowlist, c.ip)) throw new ApiError("FORBIDDEN", "connection from an address outside the key's IP allowlist", { reason: "ip_not_allowed" });
+  if (!key.permissions.includes("read"))
+    throw new ApiError("FORBIDDEN", "this API key lacks the read permission", {
+      reason: "missing_permission",
+      permission: "read",
+    });
+  if (!ipAllowed(key.ipAllowlist, c.ip))
+    throw new ApiError("FORBIDDEN", "connection from an address outside the key's IP allowlist", {
+      reason: "ip_not_allowed",
+    });
   deps.admission.authenticated(c, key.id);
   c.key = key;
   c.account = key.owner;
@@ -76,7 +88,12 @@ export function createMessageHandler(deps: SessionDeps): (c: Conn, data: RawData
     try {
       const msg = parseClientMessage(data, isBinary, (x) => (id = x), deps.orders);
       if (msg.type === ORDER_MESSAGE_TYPE) await deps.orders!.handle(c, msg.parsed);
-      else if (msg.type === "ping") deps.out.sendJson(c, { type: "pong", timestamp: deps.clock.now(), ...(msg.id !== undefined ? { id: msg.id } : {}) });
+      else if (msg.type === "ping")
+        deps.out.sendJson(c, {
+          type: "pong",
+          timestamp: deps.clock.now(),
+          ...(msg.id !== undefined ? { id: msg.id } : {}),
+        });
       else if (msg.type === "subscribe") deps.channels.subscribe(c, msg);
       else if (msg.type === "unsubscribe") deps.channels.unsubscribe(c, msg);
       else await authenticate(deps, c, msg);

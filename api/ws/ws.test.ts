@@ -3,7 +3,16 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { signRequest } from "../auth/hmac";
 import { createApiLogger } from "../logger";
-import { call, createKey, fund, keyHeaders, newWallet, startHarness, type Harness, type TestKey } from "../testing/harness";
+import {
+  call,
+  createKey,
+  fund,
+  keyHeaders,
+  newWallet,
+  startHarness,
+  type Harness,
+  type TestKey,
+} from "../testing/harness";
 import { connectWs, type TestWs } from "../testing/ws-client";
 import { ClientBook } from "./book-client";
 import { createWsServer, type DexWsServer } from "./server";
@@ -16,8 +25,15 @@ let bob: TestKey;
 const open: TestWs[] = [];
 
 before(async () => {
-  h = await startHarness({ ws: { maxConnectionsPerUser: 5, maxSubscriptionsPerConnection: 50, connectionsPerMinutePerIp: 10_000 } });
-  wsServer = await createWsServer({ config: h.config, logger: createApiLogger({ level: process.env.WS_TEST_LOG ?? "silent" }), service: h.service, auth: h.auth });
+  h = await startHarness({
+    ws: { maxConnectionsPerUser: 5, maxSubscriptionsPerConnection: 50, connectionsPerMinutePerIp: 10_000 },
+  });
+  wsServer = await createWsServer({
+    config: h.config,
+    logger: createApiLogger({ level: process.env.WS_TEST_LOG ?? "silent" }),
+    service: h.service,
+    auth: h.auth,
+  });
   url = (await wsServer.listen(0)).url;
   const a = newWallet();
   const b = newWallet();
@@ -39,7 +55,12 @@ async function client(): Promise<TestWs> {
 }
 const place = (k: TestKey, side: "buy" | "sell", price: number, size: number, symbol = "WETH-USD") =>
   call(h, "POST", "/v1/orders", { headers: keyHeaders(k), body: { symbol, side, type: "limit", price, size } });
-const authMsg = (k: TestKey, ts = Date.now()) => ({ type: "auth", api_key: k.apiKey, timestamp: ts, signature: signRequest(k.secret, String(ts), "GET", "/ws", "") });
+const authMsg = (k: TestKey, ts = Date.now()) => ({
+  type: "auth",
+  api_key: k.apiKey,
+  timestamp: ts,
+  signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
+});
 
 async function restBook(depth: number) {
   const r = await call(h, "GET", `/v1/orderbook/WETH-USD?depth=${depth}`);
@@ -55,7 +76,8 @@ async function waitUntilEqual(book: ClientBook, depth: number, c: TestWs, result
     }
     const rest = await restBook(depth);
     if (JSON.stringify(book.levels()) === JSON.stringify(rest)) return rest;
-    if (Date.now() > deadline) assert.deepEqual(book.levels(), rest, `WS book equals the REST book (results ${results.join(",")})`);
+    if (Date.now() > deadline)
+      assert.deepEqual(book.levels(), rest, `WS book equals the REST book (results ${results.join(",")})`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -66,7 +88,16 @@ test("orderbook: snapshot + updates hold exactly the REST book after a burst of 
   await c.next((m) => m.type === "subscribed");
   const book = new ClientBook();
   const snap = await c.next((m) => m.type === "orderbook_snapshot");
-  assert.deepEqual(Object.keys(snap).sort(), ["asks", "bids", "checksum", "depth", "sequence", "symbol", "timestamp", "type"]);
+  assert.deepEqual(Object.keys(snap).sort(), [
+    "asks",
+    "bids",
+    "checksum",
+    "depth",
+    "sequence",
+    "symbol",
+    "timestamp",
+    "type",
+  ]);
   assert.equal(book.apply(snap), "ok");
   // a burst: 60 orders, crossing and resting, at prices around 2000, from two accounts
   let seed = 7;
@@ -153,7 +184,10 @@ test("orders channel: own orders and fills after auth, nothing of another accoun
   assert.equal(filled.fill.price, 61000);
   assert.equal(filled.fill.liquidity, "maker");
   await new Promise((r) => setTimeout(r, 50));
-  assert.ok(!c.messages.some((m) => m.type === "order" && m.order.order_id !== mine.body.order_id && m.order.side === "buy"), "bob's order never shown to alice");
+  assert.ok(
+    !c.messages.some((m) => m.type === "order" && m.order.order_id !== mine.body.order_id && m.order.side === "buy"),
+    "bob's order never shown to alice",
+  );
 });
 
 const badMessages: [string, string | Buffer, string][] = [
@@ -165,16 +199,48 @@ const badMessages: [string, string | Buffer, string][] = [
   ["unknown channel", JSON.stringify({ type: "subscribe", channel: "candles", symbol: "WETH-USD" }), "INVALID_REQUEST"],
   ["unknown symbol", JSON.stringify({ type: "subscribe", channel: "trades", symbol: "DOGE-USD" }), "INVALID_SYMBOL"],
   ["missing symbol", JSON.stringify({ type: "subscribe", channel: "orderbook", depth: 5 }), "INVALID_REQUEST"],
-  ["depth 0", JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 0 }), "INVALID_REQUEST"],
-  ["depth negative", JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: -3 }), "INVALID_REQUEST"],
-  ["depth huge", JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 1e9 }), "INVALID_REQUEST"],
-  ["depth a string", JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: "10" }), "INVALID_REQUEST"],
-  ["depth fractional", JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 2.5 }), "INVALID_REQUEST"],
+  [
+    "depth 0",
+    JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 0 }),
+    "INVALID_REQUEST",
+  ],
+  [
+    "depth negative",
+    JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: -3 }),
+    "INVALID_REQUEST",
+  ],
+  [
+    "depth huge",
+    JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 1e9 }),
+    "INVALID_REQUEST",
+  ],
+  [
+    "depth a string",
+    JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: "10" }),
+    "INVALID_REQUEST",
+  ],
+  [
+    "depth fractional",
+    JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 2.5 }),
+    "INVALID_REQUEST",
+  ],
   ["extra field", JSON.stringify({ type: "ping", admin: true }), "INVALID_REQUEST"],
-  ["unsubscribe without a subscription", JSON.stringify({ type: "unsubscribe", channel: "trades", symbol: "WBTC-USD" }), "INVALID_REQUEST"],
+  [
+    "unsubscribe without a subscription",
+    JSON.stringify({ type: "unsubscribe", channel: "trades", symbol: "WBTC-USD" }),
+    "INVALID_REQUEST",
+  ],
   ["a binary frame", Buffer.from([1, 2, 3]), "INVALID_REQUEST"],
-  ["auth with a bad signature", JSON.stringify({ type: "auth", api_key: "ab", timestamp: Date.now(), signature: "00".repeat(32) }), "UNAUTHORIZED"],
-  ["auth with a stale timestamp", JSON.stringify({ type: "auth", api_key: "ab", timestamp: 1, signature: "00".repeat(32) }), "UNAUTHORIZED"],
+  [
+    "auth with a bad signature",
+    JSON.stringify({ type: "auth", api_key: "ab", timestamp: Date.now(), signature: "00".repeat(32) }),
+    "UNAUTHORIZED",
+  ],
+  [
+    "auth with a stale timestamp",
+    JSON.stringify({ type: "auth", api_key: "ab", timestamp: 1, signature: "00".repeat(32) }),
+    "UNAUTHORIZED",
+  ],
 ];
 
 test("bad messages: an error in the spec's shape each time, the connection kept", async () => {
@@ -187,7 +253,7 @@ test("bad messages: an error in the spec's shape each time, the connection kept"
     assert.equal(typeof e.error.details, "object", name);
     c.send({ type: "ping", id: name });
     const pong = await c.next((m) => m.type === "pong");
-    assert.equal(pong.id, name, "still connected after: " + name);
+    assert.equal(pong.id, name, `still connected after: ${name}`);
   }
 });
 
@@ -234,7 +300,8 @@ test("limits: 5 anonymous connections per address, 50 subscriptions per connecti
   assert.equal(e.error.code, "RATE_LIMIT_EXCEEDED");
   assert.equal((await sixth.closed).code, 1013);
   const c = five[0];
-  for (let d = 1; d <= 50; d++) c.send({ type: "subscribe", channel: "orderbook", symbol: d % 2 ? "WETH-USD" : "WBTC-USD", depth: d });
+  for (let d = 1; d <= 50; d++)
+    c.send({ type: "subscribe", channel: "orderbook", symbol: d % 2 ? "WETH-USD" : "WBTC-USD", depth: d });
   for (let d = 1; d <= 50; d++) await c.next((m) => m.type === "orderbook_snapshot");
   c.send({ type: "subscribe", channel: "trades", symbol: "WETH-USD" });
   const over = await c.next((m) => m.type === "error");
@@ -244,7 +311,12 @@ test("limits: 5 anonymous connections per address, 50 subscriptions per connecti
 
 test("heartbeats arrive on their interval", async () => {
   const hb = await startHarness({ ws: { heartbeatIntervalMs: 100 } });
-  const srv = await createWsServer({ config: hb.config, logger: createApiLogger({ level: "silent" }), service: hb.service, auth: hb.auth });
+  const srv = await createWsServer({
+    config: hb.config,
+    logger: createApiLogger({ level: "silent" }),
+    service: hb.service,
+    auth: hb.auth,
+  });
   try {
     const c = await connectWs((await srv.listen(0)).url);
     const beat = await c.next((m) => m.type === "heartbeat", 2000);
@@ -258,15 +330,26 @@ test("heartbeats arrive on their interval", async () => {
 
 test("a slow consumer is disconnected instead of buffering without bound", async () => {
   const hb = await startHarness({ ws: { maxBufferedBytes: 64 * 1024, connectionsPerMinutePerIp: 10_000 } });
-  const srv = await createWsServer({ config: hb.config, logger: createApiLogger({ level: "silent" }), service: hb.service, auth: hb.auth });
+  const srv = await createWsServer({
+    config: hb.config,
+    logger: createApiLogger({ level: "silent" }),
+    service: hb.service,
+    auth: hb.auth,
+  });
   try {
     const w = newWallet();
     fund(hb, w.address);
     const k = await createKey(hb, w);
     // 100 levels per side: each snapshot is a few KB
     for (let i = 0; i < 100; i++) {
-      await call(hb, "POST", "/v1/orders", { headers: keyHeaders(k), body: { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000 + i, size: 0.1 } });
-      await call(hb, "POST", "/v1/orders", { headers: keyHeaders(k), body: { symbol: "WETH-USD", side: "sell", type: "limit", price: 3000 + i, size: 0.1 } });
+      await call(hb, "POST", "/v1/orders", {
+        headers: keyHeaders(k),
+        body: { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000 + i, size: 0.1 },
+      });
+      await call(hb, "POST", "/v1/orders", {
+        headers: keyHeaders(k),
+        body: { symbol: "WETH-USD", side: "sell", type: "limit", price: 3000 + i, size: 0.1 },
+      });
     }
     const c = await connectWs((await srv.listen(0)).url);
     // the client stops reading, but keeps asking for snapshots

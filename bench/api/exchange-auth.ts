@@ -41,9 +41,12 @@ export interface ExchangeAuthFigures {
   non2xx: number;
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-export async function benchExchangeAuth(o: { seconds?: number; connections?: number } = {}): Promise<ExchangeAuthFigures> {
+export async function benchExchangeAuth(
+  o: { seconds?: number; connections?: number } = {},
+): Promise<ExchangeAuthFigures> {
   const seconds = o.seconds ?? Number(process.env.BENCH_SECONDS ?? 10);
   const connections = o.connections ?? Number(process.env.BENCH_CONNECTIONS ?? 32);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-exchange-auth-"));
@@ -65,18 +68,44 @@ export async function benchExchangeAuth(o: { seconds?: number; connections?: num
   try {
     // a user logs in as a person would
     const phone = "+15550001234";
-    const otp = await (await fetch(`${issuer}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) })).json();
+    const otp = await (
+      await fetch(`${issuer}/api/otp`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ phone }),
+      })
+    ).json();
     const code = await readOutbox(issuer, phone, otp);
     const grant = await fetch(`${issuer}/api/login/oauth/access_token`, {
       method: "POST",
-      body: new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: code, scope: "openid profile email phone" }),
+      body: new URLSearchParams({
+        grant_type: "password",
+        client_id: "exchange-web",
+        username: phone,
+        password: code,
+        scope: "openid profile email phone",
+      }),
     });
     const accessToken = ((await grant.json()) as { access_token: string }).access_token;
 
     // the exchange API over its real verifiers, each verification timed
-    const config = exchangeApiConfig({ issuers: [issuer], audience: "exchange-api", rateLimits: { ipPerMinute: 1e9, authenticatedPerMinute: 1e9 } });
-    const identity = createIdentityVerifier({ issuers: config.issuers, audience: config.audience, clockToleranceS: config.clockToleranceS, fetchTimeoutMs: config.identityFetchTimeoutMs });
-    const tenants = await createTenantTokens({ db: apiDb, box: createSecretBox(randomBytes(32).toString("hex")), maxLifetimeS: config.tenantTokenMaxLifetimeS, clockToleranceS: config.clockToleranceS });
+    const config = exchangeApiConfig({
+      issuers: [issuer],
+      audience: "exchange-api",
+      rateLimits: { ipPerMinute: 1e9, authenticatedPerMinute: 1e9 },
+    });
+    const identity = createIdentityVerifier({
+      issuers: config.issuers,
+      audience: config.audience,
+      clockToleranceS: config.clockToleranceS,
+      fetchTimeoutMs: config.identityFetchTimeoutMs,
+    });
+    const tenants = await createTenantTokens({
+      db: apiDb,
+      box: createSecretBox(randomBytes(32).toString("hex")),
+      maxLifetimeS: config.tenantTokenMaxLifetimeS,
+      clockToleranceS: config.clockToleranceS,
+    });
     const started = new WeakMap<object, number>();
     const verifyMs: number[] = [];
     let recording = false;
@@ -103,17 +132,33 @@ export async function benchExchangeAuth(o: { seconds?: number; connections?: num
       identity: timedIdentity,
       tenants: timedTenants,
       accounts: createAccountStore(apiDb),
-      custody: { ensureAccount: async () => undefined, balances: async () => ({ address: "0x0000000000000000000000000000000000000001", cashUnits: 100_000_000_000n, availableCashUnits: 100_000_000_000n }) },
+      custody: {
+        ensureAccount: async () => undefined,
+        balances: async () => ({
+          address: "0x0000000000000000000000000000000000000001",
+          cashUnits: 100_000_000_000n,
+          availableCashUnits: 100_000_000_000n,
+        }),
+      },
       cashDecimals: 6,
     });
     http = await listenDexRest(app, 0);
-    const tenant = ((await (await fetch(`${http.url}/auth/tenant-token`, { method: "POST", headers: { authorization: `Bearer ${accessToken}` } })).json()) as { token: string }).token;
+    const tenant = (
+      (await (
+        await fetch(`${http.url}/auth/tenant-token`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${accessToken}` },
+        })
+      ).json()) as { token: string }
+    ).token;
     const headers = { authorization: `Bearer ${accessToken}`, "tenant-authorization": tenant };
     const warm = await fetch(`${http.url}/account`, { headers });
     if (warm.status !== 200) throw new Error(`GET /v1/account answered ${warm.status}: ${await warm.text()}`);
     recording = true;
     const result = await new Promise<autocannon.Result>((resolve, reject) =>
-      autocannon({ url: `${http!.url}/account`, headers, connections, duration: seconds }, (err, res) => (err ? reject(err) : resolve(res))),
+      autocannon({ url: `${http!.url}/account`, headers, connections, duration: seconds }, (err, res) =>
+        err ? reject(err) : resolve(res),
+      ),
     );
     recording = false;
     verifyMs.sort((a, b) => a - b);
@@ -159,7 +204,12 @@ export function formatExchangeAuthFigures(f: ExchangeAuthFigures): string {
 if (require.main === module) {
   benchExchangeAuth().then(
     (f) => {
-      console.log(`load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.cpus().length} cores`);
+      console.log(
+        `load average ${os
+          .loadavg()
+          .map((x) => x.toFixed(1))
+          .join(" ")} on ${os.cpus().length} cores`,
+      );
       console.log(formatExchangeAuthFigures(f));
       process.exit(f.non2xx === 0 ? 0 : 1);
     },

@@ -71,7 +71,11 @@ async function child(): Promise<void> {
     EXCHANGE_IP_RATE_LIMIT: RAISED,
   });
   const t0 = Date.now();
-  const stack = await startStack({ config, components: defaultComponents(["iam", "pipeline", "exchange-api", "indexer"]), onComponentError: "fail" });
+  const stack = await startStack({
+    config,
+    components: defaultComponents(["iam", "pipeline", "exchange-api", "indexer"]),
+    onComponentError: "fail",
+  });
   const stackUpS = (Date.now() - t0) / 1000;
   const stop = async () => {
     await stack.stop();
@@ -85,10 +89,27 @@ async function child(): Promise<void> {
   const m: MarketSpec = dex.listMarkets().find((x) => x.symbol === "AAPL-USD")!;
   const [seller, buyer] = config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
   const place = async (who: typeof seller, side: "buy" | "sell", priceTicks: bigint, sizeLots: bigint) => {
-    const s = await signedInput(who, who.address, home.chainId, home.contracts.Settlement as Address, m, { side, priceTicks, sizeLots });
+    const s = await signedInput(who, who.address, home.chainId, home.contracts.Settlement as Address, m, {
+      side,
+      priceTicks,
+      sizeLots,
+    });
     const req: PlaceOrderRequest = {
-      kind: "signed", orderId: randomUUID(), clientOrderId: randomUUID(), symbol: m.symbol, side, type: "limit", timeInForce: "gtc",
-      priceTicks, triggerPriceTicks: null, sizeLots, expiresAtMs: null, receivedAtMs: Date.now(), trader: who.address, order: s.order, signature: s.signature,
+      kind: "signed",
+      orderId: randomUUID(),
+      clientOrderId: randomUUID(),
+      symbol: m.symbol,
+      side,
+      type: "limit",
+      timeInForce: "gtc",
+      priceTicks,
+      triggerPriceTicks: null,
+      sizeLots,
+      expiresAtMs: null,
+      receivedAtMs: Date.now(),
+      trader: who.address,
+      order: s.order,
+      signature: s.signature,
     };
     return dex.placeOrder(req);
   };
@@ -102,7 +123,12 @@ async function child(): Promise<void> {
     await place(seller, "sell", 23_200n + i * 10n, 500n);
     await place(buyer, "buy", 22_800n - i * 10n, 500n);
   }
-  process.send!({ type: "ready", api: config.urls.exchangeApi, iam: config.urls.identity, stackUpS } satisfies ChildReady);
+  process.send!({
+    type: "ready",
+    api: config.urls.exchangeApi,
+    iam: config.urls.identity,
+    stackUpS,
+  } satisfies ChildReady);
 }
 
 const cannon = (opts: autocannon.Options, statuses: Map<number, number>) =>
@@ -112,11 +138,23 @@ const cannon = (opts: autocannon.Options, statuses: Map<number, number>) =>
   });
 
 async function login(iam: string, api: string, phone: string): Promise<Record<string, string>> {
-  const otp = await fetch(`${iam}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
+  const otp = await fetch(`${iam}/api/otp`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ phone }),
+  });
   if (otp.status >= 300) throw new Error(`otp ${phone}: ${otp.status} ${await otp.text()}`);
   const code = await readOutbox(iam, phone, await otp.json());
-  const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: code, scope: "openid profile email phone" });
-  const grant = (await (await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form })).json()) as { access_token: string };
+  const form = new URLSearchParams({
+    grant_type: "password",
+    client_id: "exchange-web",
+    username: phone,
+    password: code,
+    scope: "openid profile email phone",
+  });
+  const grant = (await (await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form })).json()) as {
+    access_token: string;
+  };
   const auth = { authorization: `Bearer ${grant.access_token}` };
   const tt = await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth });
   if (tt.status !== 200) throw new Error(`tenant token ${phone}: ${tt.status} ${await tt.text()}`);
@@ -128,12 +166,21 @@ async function login(iam: string, api: string, phone: string): Promise<Record<st
   return headers;
 }
 
-export async function benchExchangeMarket(o: { seconds?: number; connections?: number; users?: number } = {}): Promise<ExchangeMarketFigures> {
+export async function benchExchangeMarket(
+  o: { seconds?: number; connections?: number; users?: number } = {},
+): Promise<ExchangeMarketFigures> {
   const seconds = o.seconds ?? Number(process.env.BENCH_SECONDS ?? 10);
   const connections = o.connections ?? Number(process.env.BENCH_CONNECTIONS ?? 32);
   const users = o.users ?? Number(process.env.BENCH_EXCHANGE_USERS ?? 48);
-  const proc = fork(__filename, ["child"], { // BENCH_PROFILE=dir: a V8 CPU profile of the stack process, written when it stops
-    execArgv: ["--import", "tsx", ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const proc = fork(__filename, ["child"], {
+    // BENCH_PROFILE=dir: a V8 CPU profile of the stack process, written when it stops
+    execArgv: [
+      "--import",
+      "tsx",
+      ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+    ],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   try {
     const ready = await new Promise<ChildReady>((resolve, reject) => {
       proc.once("message", (msg) => resolve(msg as ChildReady));
@@ -141,19 +188,34 @@ export async function benchExchangeMarket(o: { seconds?: number; connections?: n
     });
     const rows: ExchangeMarketRow[] = [];
     const row = (what: string, r: autocannon.Result, statuses: Map<number, number>): ExchangeMarketRow => ({
-      what, connections, seconds, requestsPerSecond: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, total: r.requests.total, statuses: Object.fromEntries(statuses),
+      what,
+      connections,
+      seconds,
+      requestsPerSecond: r.requests.average,
+      p50Ms: r.latency.p50,
+      p99Ms: r.latency.p99,
+      total: r.requests.total,
+      statuses: Object.fromEntries(statuses),
     });
     for (const p of ["/assets", "/assets/AAPL/quote", "/assets/AAPL/book"]) {
       const check = await fetch(`${ready.api}${p}`);
       const body = (await check.json()) as { bids?: unknown[]; asks?: unknown[] };
       if (check.status !== 200) throw new Error(`GET ${p}: ${check.status} ${JSON.stringify(body)}`);
-      if (p.endsWith("/book") && (!body.bids?.length || !body.asks?.length)) throw new Error(`the AAPL book is empty: ${JSON.stringify(body)}`);
+      if (p.endsWith("/book") && (!body.bids?.length || !body.asks?.length))
+        throw new Error(`the AAPL book is empty: ${JSON.stringify(body)}`);
       const statuses = new Map<number, number>();
-      rows.push(row(`GET /v1${p}`, await cannon({ url: `${ready.api}${p}`, connections, duration: seconds }, statuses), statuses));
+      rows.push(
+        row(
+          `GET /v1${p}`,
+          await cannon({ url: `${ready.api}${p}`, connections, duration: seconds }, statuses),
+          statuses,
+        ),
+      );
     }
 
     const headers: Record<string, string>[] = [];
-    for (let u = 0; u < users; u++) headers.push(await login(ready.iam, ready.api, `+1415556${String(1000 + u).padStart(4, "0")}`));
+    for (let u = 0; u < users; u++)
+      headers.push(await login(ready.iam, ready.api, `+1415556${String(1000 + u).padStart(4, "0")}`));
     const drainer = await login(ready.iam, ready.api, "+14155569999"); // not one of the users: never rate limited
     const origin = ready.api.replace(/\/v1$/, "");
     let n = 0;
@@ -173,7 +235,13 @@ export async function benchExchangeMarket(o: { seconds?: number; connections?: n
                 const i = n++;
                 const cents = 19_000 + (i % 1000); // 190.00 .. 199.99: below AAPL's best ask (232.00), they rest
                 const limitPrice = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;
-                const body = JSON.stringify({ assetId: assets[i % assets.length], side: "BUY", orderType: "limit", quantity: "0.001", limitPrice });
+                const body = JSON.stringify({
+                  assetId: assets[i % assets.length],
+                  side: "BUY",
+                  orderType: "limit",
+                  quantity: "0.001",
+                  limitPrice,
+                });
                 return { ...req, headers: { "content-type": "application/json", ...headers[i % users] }, body };
               },
             },
@@ -185,11 +253,18 @@ export async function benchExchangeMarket(o: { seconds?: number; connections?: n
       // autocannon stops sending, but the server still works through the orders it has: one more order per
       // asset, awaited, comes out of each asset's queue after them (so nothing spills into the next run)
       for (const assetId of assets) {
-        const d = await fetch(`${ready.api}/orders`, { method: "POST", headers: { "content-type": "application/json", ...drainer }, body: JSON.stringify({ assetId, side: "BUY", orderType: "limit", quantity: "0.001", limitPrice: "180.00" }) });
+        const d = await fetch(`${ready.api}/orders`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...drainer },
+          body: JSON.stringify({ assetId, side: "BUY", orderType: "limit", quantity: "0.001", limitPrice: "180.00" }),
+        });
         if (d.status !== 201) throw new Error(`drain order: ${d.status} ${await d.text()}`);
         await d.arrayBuffer();
       }
-      rows.push({ ...row(`POST /v1/orders (limit BUY that rests, ${users} users in turn, ${assets.join("/")})`, r, statuses), connections: conns });
+      rows.push({
+        ...row(`POST /v1/orders (limit BUY that rests, ${users} users in turn, ${assets.join("/")})`, r, statuses),
+        connections: conns,
+      });
     };
     // one connection (the cost of one order), then CONNECTIONS on one asset (placementKey in
     // api/exchange/orders/service.ts: one user's orders one at a time), then CONNECTIONS over three assets
@@ -198,8 +273,18 @@ export async function benchExchangeMarket(o: { seconds?: number; connections?: n
     const oneAsset = accepted / seconds;
     await ordersRun(["AAPL", "MSFT", "JPM"], connections);
     const threeAssets = accepted / seconds;
-    const load = os.loadavg().map((l) => l.toFixed(2)).join(" ");
-    return { rows, users, ordersPerSecond: oneAsset, ordersPerSecondThreeAssets: threeAssets, stackUpS: ready.stackUpS, load };
+    const load = os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ");
+    return {
+      rows,
+      users,
+      ordersPerSecond: oneAsset,
+      ordersPerSecondThreeAssets: threeAssets,
+      stackUpS: ready.stackUpS,
+      load,
+    };
   } finally {
     if (proc.exitCode === null) {
       const exited = new Promise<void>((r) => proc.once("exit", () => r()));
@@ -217,7 +302,12 @@ export function formatExchangeMarketFigures(f: ExchangeMarketFigures): string {
     "| request | load | req/s | p50 ms | p99 ms | statuses |",
     "| --- | --- | ---: | ---: | ---: | --- |",
     ...f.rows.map(
-      (r) => `| ${r.what} | ${r.connections} conns, ${r.seconds} s | ${Math.round(r.requestsPerSecond)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${Object.entries(r.statuses).map(([s, c]) => `${s}: ${c}`).join(", ")} |`,
+      (r) =>
+        `| ${r.what} | ${r.connections} conns, ${r.seconds} s | ${Math.round(r.requestsPerSecond)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${Object.entries(
+          r.statuses,
+        )
+          .map(([s, c]) => `${s}: ${c}`)
+          .join(", ")} |`,
     ),
     `  orders accepted (201) per second: ${f.ordersPerSecond.toFixed(1)} on one asset, ${f.ordersPerSecondThreeAssets.toFixed(1)} over three (${f.users} users, spec 8's 10 orders/s and 300 requests/min per user kept; public and per-IP limits raised through config)`,
     `  load average ${f.load} on ${os.cpus().length} cores`,

@@ -36,7 +36,8 @@ export interface SseFanoutFigures {
   load: string;
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 export async function benchSseFanout(o: { subscribers?: number; rounds?: number } = {}): Promise<SseFanoutFigures> {
   const subscribers = o.subscribers ?? Number(process.env.BENCH_SSE_SUBSCRIBERS ?? 1000);
@@ -50,7 +51,11 @@ export async function benchSseFanout(o: { subscribers?: number; rounds?: number 
   dex.credit(maker.address, weth.baseToken, 10n ** 24n);
   const realtime = createExchangeRealtime({ dex });
   const api = await startExchangeApi({
-    config: exchangeApiConfig({ issuers: [issuer.issuer], audience: "exchange-api", rateLimits: { ipPerMinute: 1e9, authenticatedPerMinute: 1e9 } }),
+    config: exchangeApiConfig({
+      issuers: [issuer.issuer],
+      audience: "exchange-api",
+      rateLimits: { ipPerMinute: 1e9, authenticatedPerMinute: 1e9 },
+    }),
     logger: createApiLogger({ level: "silent" }),
     db,
     encryptionKeyHex: randomBytes(32).toString("hex"),
@@ -83,7 +88,8 @@ export async function benchSseFanout(o: { subscribers?: number; rounds?: number 
   const requests: http.ClientRequest[] = [];
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const tokens: string[] = [];
-  for (let u = 0; u < Math.ceil(subscribers / 5); u++) tokens.push(await issuer.sign({ sub: `bench-${u}`, owner: "bench", phone: "+15550000000" }));
+  for (let u = 0; u < Math.ceil(subscribers / 5); u++)
+    tokens.push(await issuer.sign({ sub: `bench-${u}`, owner: "bench", phone: "+15550000000" }));
   const t0 = Date.now();
   await Promise.all(
     Array.from(
@@ -92,28 +98,32 @@ export async function benchSseFanout(o: { subscribers?: number; rounds?: number 
         new Promise<void>((resolve, reject) => {
           const got = new Map<number, number>();
           received.push(got);
-          const req = http.get(url, { agent, headers: { accept: "text/event-stream", authorization: `Bearer ${tokens[Math.floor(i / 5)]}` } }, (res) => {
-            if (res.statusCode !== 200) return reject(new Error(`subscriber ${i}: ${res.statusCode}`));
-            res.setEncoding("utf8");
-            let buf = "";
-            let first = true;
-            res.on("data", (chunk: string) => {
-              if (first) {
-                first = false;
-                resolve();
-              }
-              buf += chunk;
-              let end: number;
-              while ((end = buf.indexOf("\n\n")) >= 0) {
-                const message = buf.slice(0, end);
-                buf = buf.slice(end + 2);
-                const data = /^data: ?(.*)$/m.exec(message)?.[1];
-                if (!data || !/^event: ?quote$/m.test(message)) continue;
-                const bid = (JSON.parse(data) as { bid: number | null }).bid;
-                if (bid !== null && !got.has(bid)) got.set(bid, performance.now());
-              }
-            });
-          });
+          const req = http.get(
+            url,
+            { agent, headers: { accept: "text/event-stream", authorization: `Bearer ${tokens[Math.floor(i / 5)]}` } },
+            (res) => {
+              if (res.statusCode !== 200) return reject(new Error(`subscriber ${i}: ${res.statusCode}`));
+              res.setEncoding("utf8");
+              let buf = "";
+              let first = true;
+              res.on("data", (chunk: string) => {
+                if (first) {
+                  first = false;
+                  resolve();
+                }
+                buf += chunk;
+                let end: number;
+                while ((end = buf.indexOf("\n\n")) >= 0) {
+                  const message = buf.slice(0, end);
+                  buf = buf.slice(end + 2);
+                  const data = /^data: ?(.*)$/m.exec(message)?.[1];
+                  if (!data || !/^event: ?quote$/m.test(message)) continue;
+                  const bid = (JSON.parse(data) as { bid: number | null }).bid;
+                  if (bid !== null && !got.has(bid)) got.set(bid, performance.now());
+                }
+              });
+            },
+          );
           req.on("error", reject);
           requests.push(req);
         }),

@@ -25,13 +25,16 @@ export interface IamLoginFigures {
   failures: number;
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
 }
 
 export async function benchIamLogins(o: { logins?: number; concurrency?: number } = {}): Promise<IamLoginFigures> {
@@ -46,13 +49,25 @@ export async function benchIamLogins(o: { logins?: number; concurrency?: number 
     resource: "http://127.0.0.1:3000/v1",
     limits: { otpRequestsPerIp: 1e9, failedLoginsPerIp: 1e9 },
   });
-  const iam = await startIam({ config, db, clock: systemClock, logger: pino({ level: "silent" }), encryptionKeyHex: "42".repeat(32), host: "127.0.0.1", port });
+  const iam = await startIam({
+    config,
+    db,
+    clock: systemClock,
+    logger: pino({ level: "silent" }),
+    encryptionKeyHex: "42".repeat(32),
+    host: "127.0.0.1",
+    port,
+  });
   try {
     const phones = Array.from({ length: logins }, (_, i) => `+1555${String(i).padStart(7, "0")}`);
     const codes = new Map<string, string>();
     const t0 = performance.now();
     await pool(phones, concurrency, async (phone) => {
-      const r = await fetch(`${url}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
+      const r = await fetch(`${url}/api/otp`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ phone }),
+      });
       if (r.status !== 200) throw new Error(`POST /api/otp ${r.status}`);
       phoneKeyOf(url, phone, await r.json());
     });
@@ -68,7 +83,13 @@ export async function benchIamLogins(o: { logins?: number; concurrency?: number 
       const r = await fetch(`${url}/api/login/oauth/access_token`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: codes.get(phone)!, scope: "openid profile email phone" }).toString(),
+        body: new URLSearchParams({
+          grant_type: "password",
+          client_id: "exchange-web",
+          username: phone,
+          password: codes.get(phone)!,
+          scope: "openid profile email phone",
+        }).toString(),
       });
       await r.arrayBuffer();
       latencies.push(performance.now() - s);
@@ -76,7 +97,15 @@ export async function benchIamLogins(o: { logins?: number; concurrency?: number 
     });
     const seconds = (performance.now() - t1) / 1000;
     latencies.sort((a, b) => a - b);
-    return { logins, concurrency, loginsPerSecond: logins / seconds, loginP50Ms: pct(latencies, 50), loginP99Ms: pct(latencies, 99), codeRequestsPerSecond, failures };
+    return {
+      logins,
+      concurrency,
+      loginsPerSecond: logins / seconds,
+      loginP50Ms: pct(latencies, 50),
+      loginP99Ms: pct(latencies, 99),
+      codeRequestsPerSecond,
+      failures,
+    };
   } finally {
     await iam.close();
     await db.close();
@@ -96,7 +125,12 @@ export function formatIamLoginFigures(f: IamLoginFigures): string {
 if (require.main === module) {
   benchIamLogins().then(
     (f) => {
-      console.log(`load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.cpus().length} cores`);
+      console.log(
+        `load average ${os
+          .loadavg()
+          .map((x) => x.toFixed(1))
+          .join(" ")} on ${os.cpus().length} cores`,
+      );
       console.log(formatIamLoginFigures(f));
       process.exit(f.failures === 0 ? 0 : 1);
     },

@@ -86,13 +86,20 @@ async function main(): Promise<void> {
     const privateKey = generatePrivateKey();
     return { address: privateKeyToAccount(privateKey).address, privateKey };
   });
-  const marketJson = Object.fromEntries(Object.entries(market).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : (v as string | number)]));
+  const marketJson = Object.fromEntries(
+    Object.entries(market).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : (v as string | number)]),
+  );
   const profiler = process.env.BENCH_PROFILE ? new Session() : undefined;
   if (profiler) {
     profiler.connect();
     await profiler.post("Profiler.enable");
   }
-  console.log(`rest-orders  ${INFLIGHT} in flight, ${WARMUP} s warm-up + ${SECONDS} s measured per entry; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} (${os.cpus().length} cores)`);
+  console.log(
+    `rest-orders  ${INFLIGHT} in flight, ${WARMUP} s warm-up + ${SECONDS} s measured per entry; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} (${os.cpus().length} cores)`,
+  );
   let nonceBase = 1;
   for (const entry of ENTRIES) {
     const job: LoadJob = {
@@ -113,20 +120,28 @@ async function main(): Promise<void> {
       orders: entry === "rest-wallet" ? 80_000 : 1_000_000,
     };
     nonceBase += job.orders;
-    const child = fork(path.join(__dirname, "../e2e/loadgen.ts"), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const child = fork(path.join(__dirname, "../e2e/loadgen.ts"), [], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     await new Promise<void>((resolve) => child.once("message", () => resolve()));
     const load0 = os.loadavg()[0];
     if (profiler) await profiler.post("Profiler.start");
     const cpu = cpuSampler();
     const result = await new Promise<LoadResult>((resolve, reject) => {
-      child.once("message", (m: { type: string; result?: LoadResult; error?: string }) => (m.type === "result" ? resolve(m.result!) : reject(new Error(m.error))));
+      child.once("message", (m: { type: string; result?: LoadResult; error?: string }) =>
+        m.type === "result" ? resolve(m.result!) : reject(new Error(m.error)),
+      );
       child.send(job);
     });
     cpu.stop();
     if (profiler) {
       const { profile } = await profiler.post("Profiler.stop");
       fs.mkdirSync(process.env.BENCH_PROFILE!, { recursive: true });
-      fs.writeFileSync(path.join(process.env.BENCH_PROFILE!, `rest-orders-${entry}-${Date.now()}.cpuprofile`), JSON.stringify(profile));
+      fs.writeFileSync(
+        path.join(process.env.BENCH_PROFILE!, `rest-orders-${entry}-${Date.now()}.cpuprofile`),
+        JSON.stringify(profile),
+      );
     }
     const load1 = os.loadavg()[0];
     const { cpuMs, userMs } = cpu.between(result.warmEnd, result.windowEnd);

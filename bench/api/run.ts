@@ -45,7 +45,8 @@ interface Ready {
   timingsMs: Record<string, number>;
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const f1 = (x: number) => x.toFixed(1);
 
 function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
@@ -55,7 +56,11 @@ function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
 async function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; ready: Ready }> {
   const child = fork(path.join(__dirname, "stack-child.ts"), [], {
     // BENCH_PROFILE=dir: a V8 CPU profile of the stack process, written when it stops
-    execArgv: ["--import", "tsx", ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])],
+    execArgv: [
+      "--import",
+      "tsx",
+      ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+    ],
     env: { ...process.env, ...env, BENCH_SUBSCRIBERS: String(SUBSCRIBERS) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
@@ -83,12 +88,23 @@ async function main() {
   const { child, ready } = await startChild(env);
   const sockets: WebSocket[] = [];
   try {
-    console.log(`stack (chains, deployment, pipeline, dex-api) up in ${((Date.now() - t0) / 1000).toFixed(1)} s; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.cpus().length} cores`);
+    console.log(
+      `stack (chains, deployment, pipeline, dex-api) up in ${((Date.now() - t0) / 1000).toFixed(1)} s; load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")} on ${os.cpus().length} cores`,
+    );
     const mk = ready.market;
     const m: MarketSpec = {
-      symbol: String(mk.symbol), baseToken: mk.baseToken as `0x${string}`, quoteToken: mk.quoteToken as `0x${string}`,
-      baseDecimals: Number(mk.baseDecimals), quoteDecimals: Number(mk.quoteDecimals),
-      tickSize: BigInt(mk.tickSize), lotSize: BigInt(mk.lotSize), minLots: BigInt(mk.minLots), maxLots: BigInt(mk.maxLots),
+      symbol: String(mk.symbol),
+      baseToken: mk.baseToken as `0x${string}`,
+      quoteToken: mk.quoteToken as `0x${string}`,
+      baseDecimals: Number(mk.baseDecimals),
+      quoteDecimals: Number(mk.quoteDecimals),
+      tickSize: BigInt(mk.tickSize),
+      lotSize: BigInt(mk.lotSize),
+      minLots: BigInt(mk.minLots),
+      maxLots: BigInt(mk.maxLots),
     };
     const origin = ready.urls.rest.replace(/\/v1$/, "");
     const [buyer, seller] = config.keys.demoTraders.slice(0, 2).map((k) => privateKeyToAccount(k.privateKey));
@@ -97,39 +113,67 @@ async function main() {
 
     // a resting book: 50 bid and 50 ask levels outside the band the order bench trades in
     for (let i = 0; i < 50; i++) {
-      for (const [key, side, p] of [[buyKey, "buy", MID_TICKS - 20n - BigInt(i)], [sellKey, "sell", MID_TICKS + 20n + BigInt(i)]] as const) {
-        const r = await api(origin, "POST", "/v1/orders", { headers: keyHeaders(key), body: keyOrderBody(m, { side, priceTicks: p, sizeLots: 100n, clientOrderId: `seed-${side}-${i}` }) });
+      for (const [key, side, p] of [
+        [buyKey, "buy", MID_TICKS - 20n - BigInt(i)],
+        [sellKey, "sell", MID_TICKS + 20n + BigInt(i)],
+      ] as const) {
+        const r = await api(origin, "POST", "/v1/orders", {
+          headers: keyHeaders(key),
+          body: keyOrderBody(m, { side, priceTicks: p, sizeLots: 100n, clientOrderId: `seed-${side}-${i}` }),
+        });
         if (r.status !== 201) throw new Error(`seed order: ${r.status} ${r.text}`);
       }
     }
 
     const rows: string[][] = [];
     // ---------------------------------------------------------------- GET /v1/orderbook
-    const book = await cannon({ url: `${ready.urls.rest}/orderbook/WETH-USD?depth=20`, connections: CONNECTIONS, duration: SECONDS });
-    rows.push(["GET /v1/orderbook/WETH-USD?depth=20", `${CONNECTIONS} conns, ${SECONDS} s`, String(Math.round(book.requests.average)), f1(book.latency.p50), f1(book.latency.p99), `${book.non2xx + book.errors} of ${book.requests.total}`]);
+    const book = await cannon({
+      url: `${ready.urls.rest}/orderbook/WETH-USD?depth=20`,
+      connections: CONNECTIONS,
+      duration: SECONDS,
+    });
+    rows.push([
+      "GET /v1/orderbook/WETH-USD?depth=20",
+      `${CONNECTIONS} conns, ${SECONDS} s`,
+      String(Math.round(book.requests.average)),
+      f1(book.latency.p50),
+      f1(book.latency.p99),
+      `${book.non2xx + book.errors} of ${book.requests.total}`,
+    ]);
 
     // ---------------------------------------------------------------- POST /v1/orders
     let n = 0;
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const orderReq = (key: TestKey, side: "buy" | "sell"): autocannon.Request => ({
       method: "POST",
       path: "/v1/orders",
       headers: { "content-type": "application/json", ...keyHeaders(key) },
       setupRequest: (req) => {
         const priceTicks = MID_TICKS - 10n + BigInt(Math.floor(rnd() * 21));
-        const body = JSON.stringify(keyOrderBody(m, { side, priceTicks, sizeLots: 10n, clientOrderId: `bench-${side}-${++n}` }));
+        const body = JSON.stringify(
+          keyOrderBody(m, { side, priceTicks, sizeLots: 10n, clientOrderId: `bench-${side}-${++n}` }),
+        );
         return { ...req, body };
       },
     });
     const statuses = new Map<number, number>();
     // one connection first (the cost of one order, no queueing), then CONNECTIONS concurrent ones
     for (const conns of [1, CONNECTIONS]) {
-      const inst = autocannon({ url: origin, connections: conns, duration: SECONDS, requests: [orderReq(buyKey, "buy"), orderReq(sellKey, "sell")] }) as unknown as autocannon.Instance;
+      const inst = autocannon({
+        url: origin,
+        connections: conns,
+        duration: SECONDS,
+        requests: [orderReq(buyKey, "buy"), orderReq(sellKey, "sell")],
+      }) as unknown as autocannon.Instance;
       inst.on("response", (_c: unknown, status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1));
       const orders = await new Promise<autocannon.Result>((resolve) => inst.on("done", resolve));
       rows.push([
-        "POST /v1/orders (API key, buy/sell, ~half cross)", `${conns} conns, ${SECONDS} s`, String(Math.round(orders.requests.average)), f1(orders.latency.p50), f1(orders.latency.p99),
+        "POST /v1/orders (API key, buy/sell, ~half cross)",
+        `${conns} conns, ${SECONDS} s`,
+        String(Math.round(orders.requests.average)),
+        f1(orders.latency.p50),
+        f1(orders.latency.p99),
         `${orders.non2xx + orders.errors} of ${orders.requests.total}${orders.timeouts ? ` (${orders.timeouts} timeouts at 10 s)` : ""}`,
       ]);
     }
@@ -178,7 +222,10 @@ async function main() {
       round = r;
       const tSend = performance.now();
       // one lot more at the best bid: the top level's size changes for every depth-10 subscriber
-      const res = await api(origin, "POST", "/v1/orders", { headers: keyHeaders(buyKey), body: keyOrderBody(m, { side: "buy", priceTicks: bestBidTicks, sizeLots: 1n, clientOrderId: `ws-${r}` }) });
+      const res = await api(origin, "POST", "/v1/orders", {
+        headers: keyHeaders(buyKey),
+        body: keyOrderBody(m, { side: "buy", priceTicks: bestBidTicks, sizeLots: 1n, clientOrderId: `ws-${r}` }),
+      });
       const tAck = performance.now();
       if (res.status !== 201) throw new Error(`ws round order: ${res.status} ${res.text}`);
       await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 10_000))]);
@@ -199,16 +246,32 @@ async function main() {
     console.log("| request | load | req/s | p50 ms | p99 ms | non-2xx |");
     console.log("| --- | --- | ---: | ---: | ---: | ---: |");
     for (const r of rows) console.log(`| ${r.join(" | ")} |`);
-    console.log(`POST /v1/orders statuses: ${[...statuses].map(([s, c]) => `${s}: ${c}`).join(", ")}; trades reported by GET /v1/trades (last 1000): ${trades.body.trades.length}`);
+    console.log(
+      `POST /v1/orders statuses: ${[...statuses].map(([s, c]) => `${s}: ${c}`).join(", ")}; trades reported by GET /v1/trades (last 1000): ${trades.body.trades.length}`,
+    );
     console.log("");
-    console.log(`| WebSocket: ${SUBSCRIBERS} subscribers, one book update, ${ROUNDS} rounds | p50 ms | p99 ms | max ms |`);
+    console.log(
+      `| WebSocket: ${SUBSCRIBERS} subscribers, one book update, ${ROUNDS} rounds | p50 ms | p99 ms | max ms |`,
+    );
     console.log("| --- | ---: | ---: | ---: |");
-    console.log(`| order accepted by the matcher (its created_at) -> last subscriber received | ${f1(pct(lastAfterAccept, 50))} | ${f1(pct(lastAfterAccept, 99))} | ${f1(lastAfterAccept.at(-1)!)} |`);
-    console.log(`| order acknowledged (HTTP 201 received) -> last subscriber received | ${f1(pct(lastAfterAck, 50))} | ${f1(pct(lastAfterAck, 99))} | ${f1(lastAfterAck.at(-1)!)} |`);
-    console.log(`| order sent -> last subscriber received | ${f1(pct(lastAfterSend, 50))} | ${f1(pct(lastAfterSend, 99))} | ${f1(lastAfterSend.at(-1)!)} |`);
-    console.log(`| order acknowledged (HTTP 201 received) -> each subscriber (all receipts) | ${f1(pct(eachAfterAck, 50))} | ${f1(pct(eachAfterAck, 99))} | ${f1(eachAfterAck.at(-1)!)} |`);
-    console.log(`updates not received within 10 s: ${missing}; negative = received before the HTTP acknowledgement reached the client (the book event leaves when the matcher applies the order, the 201 after the journal's fsync); created_at has 1 ms resolution`);
-    console.log(`rate limits raised for the bench (all 1e9/window); WebSocket per-user (per-IP unauthenticated) connections ${SUBSCRIBERS + 50}, new connections/min/IP ${2 * SUBSCRIBERS + 100}`);
+    console.log(
+      `| order accepted by the matcher (its created_at) -> last subscriber received | ${f1(pct(lastAfterAccept, 50))} | ${f1(pct(lastAfterAccept, 99))} | ${f1(lastAfterAccept.at(-1)!)} |`,
+    );
+    console.log(
+      `| order acknowledged (HTTP 201 received) -> last subscriber received | ${f1(pct(lastAfterAck, 50))} | ${f1(pct(lastAfterAck, 99))} | ${f1(lastAfterAck.at(-1)!)} |`,
+    );
+    console.log(
+      `| order sent -> last subscriber received | ${f1(pct(lastAfterSend, 50))} | ${f1(pct(lastAfterSend, 99))} | ${f1(lastAfterSend.at(-1)!)} |`,
+    );
+    console.log(
+      `| order acknowledged (HTTP 201 received) -> each subscriber (all receipts) | ${f1(pct(eachAfterAck, 50))} | ${f1(pct(eachAfterAck, 99))} | ${f1(eachAfterAck.at(-1)!)} |`,
+    );
+    console.log(
+      `updates not received within 10 s: ${missing}; negative = received before the HTTP acknowledgement reached the client (the book event leaves when the matcher applies the order, the 201 after the journal's fsync); created_at has 1 ms resolution`,
+    );
+    console.log(
+      `rate limits raised for the bench (all 1e9/window); WebSocket per-user (per-IP unauthenticated) connections ${SUBSCRIBERS + 50}, new connections/min/IP ${2 * SUBSCRIBERS + 100}`,
+    );
   } finally {
     for (const s of sockets) s.terminate();
     await stopChild(child);
@@ -226,9 +289,9 @@ main()
   // the exchange API's market data and order entry on a whole stack (bench/api/exchange-market.ts)
   .then(async () => console.log(`\n${formatExchangeMarketFigures(await benchExchangeMarket())}`))
   .then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );

@@ -30,7 +30,10 @@ function benchDexApi(subscribers: number): Component {
     async start(ctx): Promise<ComponentHandle> {
       const pipeline = ctx.started.get("pipeline") as (ComponentHandle & { dexService: DexService }) | undefined;
       if (!pipeline?.dexService) throw new Error("dex-api: the pipeline must start first");
-      const db = await createDb({ dataDir: path.join(ctx.config.dataDir, "dex-api", "pglite"), databaseUrl: ctx.config.database.url });
+      const db = await createDb({
+        dataDir: path.join(ctx.config.dataDir, "dex-api", "pglite"),
+        databaseUrl: ctx.config.database.url,
+      });
       const config = dexApiConfig({
         apiKeyEncryptionKey: randomBytes(32).toString("hex"),
         rateLimits: BENCH_RATE_LIMITS,
@@ -58,7 +61,11 @@ function benchDexApi(subscribers: number): Component {
 async function main() {
   const config = loadConfig(process.env);
   const subscribers = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
-  const stack = await startStack({ config, components: [...defaultComponents(["pipeline"]), benchDexApi(subscribers)], onComponentError: "fail" });
+  const stack = await startStack({
+    config,
+    components: [...defaultComponents(["pipeline"]), benchDexApi(subscribers)],
+    onComponentError: "fail",
+  });
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -71,14 +78,22 @@ async function main() {
   });
   process.on("disconnect", () => void stop());
   process.on("SIGTERM", () => void stop());
-  const pipeline = stack.components.find((c) => c.name === "pipeline")!.handle as ComponentHandle & { dexService: DexService };
+  const pipeline = stack.components.find((c) => c.name === "pipeline")!.handle as ComponentHandle & {
+    dexService: DexService;
+  };
   const m = pipeline.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
   process.send!({
     type: "ready",
     urls: stack.components.find((c) => c.name === "dex-api")!.handle!.urls,
     settlement: stack.deployments.home.contracts.Settlement,
     chainId: config.chains.home.chainId,
-    market: { ...m, tickSize: m.tickSize.toString(), lotSize: m.lotSize.toString(), minLots: m.minLots.toString(), maxLots: m.maxLots.toString() },
+    market: {
+      ...m,
+      tickSize: m.tickSize.toString(),
+      lotSize: m.lotSize.toString(),
+      minLots: m.minLots.toString(),
+      maxLots: m.maxLots.toString(),
+    },
     timingsMs: stack.timingsMs,
   });
 }

@@ -40,7 +40,8 @@ async function frostGroup() {
     const sessions = signers.map((id) => ({ id, ...secp256k1_FROST.commit(deal.secretShares[id]) }));
     const list = sessions.map((s) => s.commitments);
     const shares: Record<string, Uint8Array> = {};
-    for (const s of sessions) shares[s.id] = secp256k1_FROST.signShare(deal.secretShares[s.id], deal.public, s.nonces, list, msg);
+    for (const s of sessions)
+      shares[s.id] = secp256k1_FROST.signShare(deal.secretShares[s.id], deal.public, s.nonces, list, msg);
     return frostSignatureToSolidity(secp256k1_FROST.aggregate(deal.public, list, msg, shares));
   };
   return { publicKey: groupPublicKeyToXY(deal.public.commitments[0]), sign };
@@ -49,7 +50,10 @@ async function frostGroup() {
 /** Called with the transaction hash of each measured transaction (bench/bridge/profile.ts traces them). */
 export type BridgeTxObserver = (label: keyof BridgeGasFigures, txHash: string) => Promise<void> | void;
 
-export async function measureBridgeGas(hreArg?: HardhatRuntimeEnvironment, observe?: BridgeTxObserver): Promise<BridgeGasFigures> {
+export async function measureBridgeGas(
+  hreArg?: HardhatRuntimeEnvironment,
+  observe?: BridgeTxObserver,
+): Promise<BridgeGasFigures> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const hre: HardhatRuntimeEnvironment = hreArg ?? require("hardhat");
   await hre.run("compile", { quiet: true });
@@ -70,7 +74,11 @@ export async function measureBridgeGas(hreArg?: HardhatRuntimeEnvironment, obser
   const token = await deploy("BridgeTestToken", "Demo USD", "USD", 6);
   const vault = await deploy("BridgeVault", admin.address, await verifier.getAddress(), chainId, hsm.address, 3600);
   const minter = await deploy("BridgeMinter", admin.address, await verifier.getAddress(), chainId);
-  const addr = { token: (await token.getAddress()) as Hex, vault: (await vault.getAddress()) as Hex, minter: (await minter.getAddress()) as Hex };
+  const addr = {
+    token: (await token.getAddress()) as Hex,
+    vault: (await vault.getAddress()) as Hex,
+    minter: (await minter.getAddress()) as Hex,
+  };
   const limit = 10n ** 15n;
   await (await vault.setMinter(addr.minter)).wait();
   await (await minter.setVault(addr.vault)).wait();
@@ -93,12 +101,20 @@ export async function measureBridgeGas(hreArg?: HardhatRuntimeEnvironment, obser
     keyEpoch: 1n,
   });
   const mint = (nonce: bigint, to: string, a: bigint, label?: keyof BridgeGasFigures) =>
-    gasOf(minter.connect(relayer).mint(nonce, addr.token, to, a, group.sign(getBridgeMessageDigest(msg(0, nonce, to, a)))), label);
+    gasOf(
+      minter.connect(relayer).mint(nonce, addr.token, to, a, group.sign(getBridgeMessageDigest(msg(0, nonce, to, a)))),
+      label,
+    );
 
   // verification alone
   const digest = keccak256(toHex("bench"));
   const sig = group.sign(digest);
-  const [ok1, frostVerifyLibrary] = await harness.measureVerify(group.publicKey.x, group.publicKey.y % 2n === 1n, digest, sig);
+  const [ok1, frostVerifyLibrary] = await harness.measureVerify(
+    group.publicKey.x,
+    group.publicKey.y % 2n === 1n,
+    digest,
+    sig,
+  );
   const [ok2, signatureCheckCall] = await harness.measureVerifierCall(await verifier.getAddress(), digest, sig);
   if (!ok1 || !ok2) throw new Error("bench signature did not verify");
   await (await harness.install(await verifier.getAddress(), 1n)).wait();
@@ -117,16 +133,39 @@ export async function measureBridgeGas(hreArg?: HardhatRuntimeEnvironment, obser
   const burn = await gasOf(minter.connect(bob).burn(await wrapped.getAddress(), amount / 2n, alice.address), "burn"); // burn 2
   const release = (nonce: bigint, a: bigint, withHsm: boolean) => {
     const d = getBridgeMessageDigest(msg(1, nonce, alice.address, a));
-    const tx = vault.connect(relayer).queueRelease(nonce, addr.token, alice.address, a, group.sign(d), withHsm ? hsm.signingKey.sign(d).serialized : "0x");
+    const tx = vault
+      .connect(relayer)
+      .queueRelease(
+        nonce,
+        addr.token,
+        alice.address,
+        a,
+        group.sign(d),
+        withHsm ? hsm.signingKey.sign(d).serialized : "0x",
+      );
     return gasOf(tx, withHsm ? "queueReleaseWithHsm" : "queueRelease");
   };
   const queueRelease = await release(1n, amount, false);
   const queueReleaseWithHsm = await release(2n, 10n ** 12n, true);
   await ethers.provider.send("evm_increaseTime", [3600]);
   await ethers.provider.send("evm_mine", []);
-  const executeRelease = await gasOf(vault.connect(relayer).executeRelease(1n, addr.token, alice.address, amount), "executeRelease");
+  const executeRelease = await gasOf(
+    vault.connect(relayer).executeRelease(1n, addr.token, alice.address, amount),
+    "executeRelease",
+  );
 
-  return { frostVerifyLibrary, signatureCheckPaid, signatureCheckCall, mintRepeatRecipient, mintFreshRecipient, queueRelease, queueReleaseWithHsm, executeRelease, deposit, burn };
+  return {
+    frostVerifyLibrary,
+    signatureCheckPaid,
+    signatureCheckCall,
+    mintRepeatRecipient,
+    mintFreshRecipient,
+    queueRelease,
+    queueReleaseWithHsm,
+    executeRelease,
+    deposit,
+    burn,
+  };
 }
 
 export function formatBridgeGas(f: BridgeGasFigures): string {

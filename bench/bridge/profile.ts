@@ -7,7 +7,14 @@
 import hre from "hardhat";
 import { measureBridgeGas } from "./gas";
 
-interface StructLog { pc: number; op: string; gas: number; gasCost: number; depth: number; stack?: string[] }
+interface StructLog {
+  pc: number;
+  op: string;
+  gas: number;
+  gasCost: number;
+  depth: number;
+  stack?: string[];
+}
 
 const PRECOMPILES: Record<string, string> = { "0x1": "ecrecover precompile", "0x2": "sha256 precompile" };
 
@@ -15,7 +22,10 @@ async function profile(label: string, txHash: string) {
   const provider = hre.network.provider;
   const tx: any = await provider.send("eth_getTransactionByHash", [txHash]);
   const receipt: any = await provider.send("eth_getTransactionReceipt", [txHash]);
-  const trace: any = await provider.send("debug_traceTransaction", [txHash, { disableStorage: true, disableMemory: true }]);
+  const trace: any = await provider.send("debug_traceTransaction", [
+    txHash,
+    { disableStorage: true, disableMemory: true },
+  ]);
   const logs: StructLog[] = trace.structLogs;
   const data = Buffer.from(tx.input.slice(2), "hex");
   const zero = data.filter((b) => b === 0).length;
@@ -27,7 +37,8 @@ async function profile(label: string, txHash: string) {
   const exclusive = new Array<number>(logs.length).fill(0);
   for (let i = logs.length - 1; i >= 0; i--) {
     const d = logs[i]!.depth;
-    let j = i + 1, inner = 0;
+    let j = i + 1,
+      inner = 0;
     while (j < logs.length && logs[j]!.depth > d) inner += exclusive[j++]!;
     exclusive[i] = j < logs.length && logs[j]!.depth === d ? logs[i]!.gas - logs[j]!.gas - inner : logs[i]!.gasCost;
   }
@@ -39,18 +50,22 @@ async function profile(label: string, txHash: string) {
     else if (l.op.startsWith("LOG")) add(`${l.op} d${l.depth}`, g);
     else if (["CALL", "STATICCALL", "DELEGATECALL"].includes(l.op)) {
       const raw = top(1) ?? "0";
-      const to = "0x" + BigInt(raw.startsWith("0x") ? raw : "0x" + raw).toString(16);
+      const to = `0x${BigInt(raw.startsWith("0x") ? raw : `0x${raw}`).toString(16)}`;
       add(PRECOMPILES[to] ?? `${l.op} to contract d${l.depth} (access + overhead)`, g);
     } else add(`other computation d${l.depth}`, g);
   });
   const total = [...rows.values()].reduce((a, b) => a + b, 0);
   add("SSTORE refund", Number(BigInt(receipt.gasUsed)) - total);
   console.log(`\n${label}: gasUsed ${BigInt(receipt.gasUsed)}`);
-  for (const [k, g] of [...rows.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${k.padEnd(52)} ${String(g).padStart(7)}`);
+  for (const [k, g] of [...rows.entries()].sort((a, b) => b[1] - a[1]))
+    console.log(`  ${k.padEnd(52)} ${String(g).padStart(7)}`);
 }
 
-measureBridgeGas(hre, (label, hash) => (["mintFreshRecipient", "mintRepeatRecipient", "queueReleaseWithHsm"].includes(label) ? profile(label, hash) : undefined))
-  .catch((e) => {
-    console.error(e);
-    process.exitCode = 1;
-  });
+measureBridgeGas(hre, (label, hash) =>
+  ["mintFreshRecipient", "mintRepeatRecipient", "queueReleaseWithHsm"].includes(label)
+    ? profile(label, hash)
+    : undefined,
+).catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -22,7 +22,8 @@ const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
 
 async function relayerFigures(latencyCount: number, backlog: number, concurrency: number) {
@@ -89,19 +90,35 @@ async function main() {
     results.push(ok);
     console.log(`${name.padEnd(44)} ${value.padStart(12)}  ${verdict(ok)} (${target})`);
   };
-  console.log(`bridge: 2 Hardhat chains, 5 FROST signer nodes + HSM as separate processes, relayer in this process (${cpus().length} cores, load ${loadavg()[0].toFixed(1)})`);
-  line(`deposit-to-mint latency p50 (${r.samples} one at a time)`, `${f(r.p50Ms)} ms`, r.p50Ms <= TARGETS.p50Ms, `<= ${TARGETS.p50Ms} ms`);
+  console.log(
+    `bridge: 2 Hardhat chains, 5 FROST signer nodes + HSM as separate processes, relayer in this process (${cpus().length} cores, load ${loadavg()[0].toFixed(1)})`,
+  );
+  line(
+    `deposit-to-mint latency p50 (${r.samples} one at a time)`,
+    `${f(r.p50Ms)} ms`,
+    r.p50Ms <= TARGETS.p50Ms,
+    `<= ${TARGETS.p50Ms} ms`,
+  );
   line("deposit-to-mint latency p95", `${f(r.p95Ms)} ms`, r.p95Ms <= TARGETS.p95Ms, `<= ${TARGETS.p95Ms} ms`);
   console.log(`${"deposit-to-mint latency max".padEnd(44)} ${`${f(r.maxMs)} ms`.padStart(12)}`);
-  line(`transfers per minute (backlog of ${r.backlog}, ${concurrency} in flight)`, `${Math.round(r.perMinute)}`, r.perMinute >= TARGETS.perMinute, `>= ${TARGETS.perMinute}/min; ${f(r.elapsedMs)} ms for ${r.backlog}`);
+  line(
+    `transfers per minute (backlog of ${r.backlog}, ${concurrency} in flight)`,
+    `${Math.round(r.perMinute)}`,
+    r.perMinute >= TARGETS.perMinute,
+    `>= ${TARGETS.perMinute}/min; ${f(r.elapsedMs)} ms for ${r.backlog}`,
+  );
 
   if (!process.argv.includes("--no-gas")) {
-    const gas = spawnSync(process.execPath, [path.join(ROOT, "node_modules/hardhat/internal/cli/cli.js"), "run", "bench/bridge/gas.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, HARDHAT_AREA: "bridge" },
-      encoding: "utf8",
-      timeout: 300_000,
-    });
+    const gas = spawnSync(
+      process.execPath,
+      [path.join(ROOT, "node_modules/hardhat/internal/cli/cli.js"), "run", "bench/bridge/gas.ts"],
+      {
+        cwd: ROOT,
+        env: { ...process.env, HARDHAT_AREA: "bridge" },
+        encoding: "utf8",
+        timeout: 300_000,
+      },
+    );
     const out = (gas.stdout ?? "").trim();
     console.log(out || gas.stderr);
     // targets: FROST verify and the signature checks <= 10,000; mint (to a recipient who already holds the

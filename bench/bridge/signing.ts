@@ -34,7 +34,8 @@ function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 const round = (x: number) => Math.round(x * 10) / 10;
 
 export async function runSigningBench({ signatures = 200, concurrency = 8 } = {}): Promise<SigningBenchResult> {
@@ -48,7 +49,14 @@ export async function runSigningBench({ signatures = 200, concurrency = 8 } = {}
     // the relayer passes the block and transaction it saw the event in; each signer still checks them
     const seenAt = new Map<number, { blockNumber: bigint; txHash: `0x${string}` }>();
     for (let n = 1; n <= total; n++) {
-      const r = await emitDeposit(chain, vault, { nonce: BigInt(n), token: minter, recipient: minter, amountWei: BigInt(n), dstChainId: 31338n, dstContract: minter });
+      const r = await emitDeposit(chain, vault, {
+        nonce: BigInt(n),
+        token: minter,
+        recipient: minter,
+        amountWei: BigInt(n),
+        dstChainId: 31338n,
+        dstContract: minter,
+      });
       seenAt.set(n, { blockNumber: r.blockNumber, txHash: r.transactionHash });
     }
     cluster = await startCluster({
@@ -120,10 +128,16 @@ if (require.main === module) {
   };
   runSigningBench({ signatures: arg("signatures", 200), concurrency: arg("concurrency", 8) }).then(
     (r) => {
-      console.log(`FROST 3-of-5 signing round, 5 node processes, ${r.signatures} signatures (deposit looked up on chain by each signer)`);
-      console.log(`  latency  p50 ${r.p50Ms} ms  p95 ${r.p95Ms} ms  p99 ${r.p99Ms} ms  max ${r.maxMs} ms  mean ${r.meanMs} ms`);
+      console.log(
+        `FROST 3-of-5 signing round, 5 node processes, ${r.signatures} signatures (deposit looked up on chain by each signer)`,
+      );
+      console.log(
+        `  latency  p50 ${r.p50Ms} ms  p95 ${r.p95Ms} ms  p99 ${r.p99Ms} ms  max ${r.maxMs} ms  mean ${r.meanMs} ms`,
+      );
       console.log(`  throughput with ${r.concurrency} in flight: ${r.throughputPerMinute} signatures/minute`);
-      console.log(`  CPU per signature: ${r.nodeCpuMsPerSignature} ms across the 5 nodes, ${r.coordinatorCpuMsPerSignature} ms in the coordinator (load average ${r.loadAverage} on ${require("node:os").cpus().length} cores)`);
+      console.log(
+        `  CPU per signature: ${r.nodeCpuMsPerSignature} ms across the 5 nodes, ${r.coordinatorCpuMsPerSignature} ms in the coordinator (load average ${r.loadAverage} on ${require("node:os").cpus().length} cores)`,
+      );
       console.log(JSON.stringify(r));
     },
     (err) => {

@@ -34,7 +34,10 @@ async function main(): Promise<void> {
       if (profiler) {
         const { profile } = await profiler.post("Profiler.stop");
         fs.mkdirSync(process.env.BENCH_PROFILE!, { recursive: true });
-        fs.writeFileSync(path.join(process.env.BENCH_PROFILE!, `bench-e2e-api-${process.pid}.cpuprofile`), JSON.stringify(profile));
+        fs.writeFileSync(
+          path.join(process.env.BENCH_PROFILE!, `bench-e2e-api-${process.pid}.cpuprofile`),
+          JSON.stringify(profile),
+        );
       }
       await health.close();
       await stack.stop();

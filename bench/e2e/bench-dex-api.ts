@@ -29,9 +29,20 @@ export const benchDexApiComponent: Component = {
   async start(ctx): Promise<ComponentHandle> {
     const pipeline = ctx.started.get("pipeline") as (ComponentHandle & { dexService: DexService }) | undefined;
     const routes = ctx.config.partition.routes;
-    const routed = routes.length > 0 ? await createRoutedDexService({ routes, secret: ctx.config.partition.secret!, logger: ctx.logger.child({ component: "dex-api", part: "partitions" }) }) : null;
-    if (!routed && !pipeline?.dexService) throw new Error("dex-api: the pipeline must start first, or DEX_PARTITIONS name the matcher partitions");
-    const db = await createDb({ dataDir: path.join(ctx.config.dataDir, "dex-api", "pglite"), databaseUrl: ctx.config.database.url });
+    const routed =
+      routes.length > 0
+        ? await createRoutedDexService({
+            routes,
+            secret: ctx.config.partition.secret!,
+            logger: ctx.logger.child({ component: "dex-api", part: "partitions" }),
+          })
+        : null;
+    if (!routed && !pipeline?.dexService)
+      throw new Error("dex-api: the pipeline must start first, or DEX_PARTITIONS name the matcher partitions");
+    const db = await createDb({
+      dataDir: path.join(ctx.config.dataDir, "dex-api", "pglite"),
+      databaseUrl: ctx.config.database.url,
+    });
     const config = dexApiConfig({
       apiKeyEncryptionKey: randomBytes(32).toString("hex"),
       rateLimits: BENCH_RATE_LIMITS,

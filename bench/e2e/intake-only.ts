@@ -15,16 +15,30 @@ import type { PlaceSignedInput } from "../../pipeline/intake/intake";
 import { typedOrder } from "../../pipeline/testing/orders";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const native = require("secp256k1/bindings") as { ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number } };
+const native = require("secp256k1/bindings") as {
+  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
+};
 
 async function main(): Promise<void> {
   const N = Number(process.env.BENCH_ORDERS ?? 20000);
   const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 64);
   const dir = mkdtempSync(join(tmpdir(), "intake-only-"));
-  const market: MarketSpec = { symbol: "WETH-USD", baseToken: "0x00000000000000000000000000000000000000e1" as Address, quoteToken: "0x00000000000000000000000000000000000000a1" as Address, ...DEFAULT_MARKET_GRIDS["WETH-USD"] };
+  const market: MarketSpec = {
+    symbol: "WETH-USD",
+    baseToken: "0x00000000000000000000000000000000000000e1" as Address,
+    quoteToken: "0x00000000000000000000000000000000000000a1" as Address,
+    ...DEFAULT_MARKET_GRIDS["WETH-USD"],
+  };
   const domain = getSettlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
   const digest = createOrderDigester(getDomainSeparator(domain));
-  const svc = new MatcherService({ journalDir: dir, markets: [market], digest, fees: { makerFeeBps: 5n, takerFeeBps: 10n }, expiryMarginMs: 10_000, fsync: process.env.BENCH_FSYNC !== "0" });
+  const svc = new MatcherService({
+    journalDir: dir,
+    markets: [market],
+    digest,
+    fees: { makerFeeBps: 5n, takerFeeBps: 10n },
+    expiryMarginMs: 10_000,
+    fsync: process.env.BENCH_FSYNC !== "0",
+  });
   await svc.open();
   const keys = [4, 5, 6, 7].map((i) => HARDHAT_DEV_PRIVATE_KEYS[i] as Hex);
   const traders = keys.map((k) => privateKeyToAccount(k));
@@ -38,21 +52,39 @@ async function main(): Promise<void> {
     const ti = (i >> 1) % 4;
     const k = (i & 1) === 0 ? ti : (ti + 1) % 4;
     const sizeLots = BigInt(1 + (i % 3));
-    const order: Order = { trader: traders[k].address, baseToken: market.baseToken, quoteToken: market.quoteToken, side: (i & 1) === 0 ? 1 : 0, price: 250_000n * market.tickSize, amount: market.lotSize * sizeLots, expiry, nonce: BigInt(i), flags: 0 };
+    const order: Order = {
+      trader: traders[k].address,
+      baseToken: market.baseToken,
+      quoteToken: market.quoteToken,
+      side: (i & 1) === 0 ? 1 : 0,
+      price: 250_000n * market.tickSize,
+      amount: market.lotSize * sizeLots,
+      expiry,
+      nonce: BigInt(i),
+      flags: 0,
+    };
     const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(keys[k].slice(2)));
-    inputs.push({ ...typedOrder(market, { priceTicks: 250_000n, sizeLots }), order, signature: ("0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16)) as Hex });
+    inputs.push({
+      ...typedOrder(market, { priceTicks: 250_000n, sizeLots }),
+      order,
+      signature: `0x${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}` as Hex,
+    });
   }
   let next = 0;
   let ok = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: INFLIGHT }, async () => {
-    while (next < inputs.length) {
-      const r = await svc.placeSigned(inputs[next++]);
-      if (r.status === "accepted") ok++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: INFLIGHT }, async () => {
+      while (next < inputs.length) {
+        const r = await svc.placeSigned(inputs[next++]);
+        if (r.status === "accepted") ok++;
+      }
+    }),
+  );
   const s = (performance.now() - t0) / 1000;
-  console.log(`matcher service alone: ${ok}/${N} orders accepted in ${s.toFixed(2)} s = ${(ok / s).toFixed(0)} orders/s (fsync ${process.env.BENCH_FSYNC !== "0"}, ${INFLIGHT} in flight)`);
+  console.log(
+    `matcher service alone: ${ok}/${N} orders accepted in ${s.toFixed(2)} s = ${(ok / s).toFixed(0)} orders/s (fsync ${process.env.BENCH_FSYNC !== "0"}, ${INFLIGHT} in flight)`,
+  );
   await svc.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -24,7 +24,9 @@ import type { MarketSpec } from "../../pipeline/service";
 import type { Order } from "../../sdk/eip712";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const native = require("secp256k1/bindings") as { ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number } };
+const native = require("secp256k1/bindings") as {
+  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
+};
 
 export type Entry = "rest-wallet" | "rest-key" | "ws-wallet" | "ws-key";
 
@@ -70,7 +72,13 @@ export interface LoadResult {
 }
 
 function marketOf(j: Record<string, string | number>): MarketSpec {
-  return { ...(j as unknown as MarketSpec), tickSize: BigInt(j.tickSize), lotSize: BigInt(j.lotSize), minLots: BigInt(j.minLots), maxLots: BigInt(j.maxLots) };
+  return {
+    ...(j as unknown as MarketSpec),
+    tickSize: BigInt(j.tickSize),
+    lotSize: BigInt(j.lotSize),
+    minLots: BigInt(j.minLots),
+    maxLots: BigInt(j.maxLots),
+  };
 }
 
 /** order i: a pair index i>>1; the sell (even i) by trader k, the buy by trader k+1 */
@@ -83,7 +91,13 @@ function prepareBodies(job: LoadJob): string[] {
   const m = marketOf(job.market);
   const priceTicks = BigInt(job.priceTicks);
   const sizeLots = BigInt(job.sizeLots);
-  const common = { symbol: m.symbol, type: "limit", price: Number(ticksToPriceText(m, priceTicks)), size: Number(lotsToSizeText(m, sizeLots)), time_in_force: "gtc" };
+  const common = {
+    symbol: m.symbol,
+    type: "limit",
+    price: Number(ticksToPriceText(m, priceTicks)),
+    size: Number(lotsToSizeText(m, sizeLots)),
+    time_in_force: "gtc",
+  };
   const n = job.traders.length;
   if (!job.entry.endsWith("wallet")) {
     // API-key orders: the server signs with the key's agent; the body is the same for every order of a side
@@ -108,7 +122,7 @@ function prepareBodies(job: LoadJob): string[] {
       flags: 0,
     };
     const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), keys[k]);
-    const signature = "0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16);
+    const signature = `0x${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}`;
     bodies[i] = JSON.stringify({ ...common, side: sell ? "sell" : "buy", order: signedOrderToWire(order), signature });
   }
   return bodies;
@@ -116,7 +130,14 @@ function prepareBodies(job: LoadJob): string[] {
 
 interface Answer {
   status: number;
-  body: { status?: string; error?: { code: string; message: string; details?: { reason?: string; retryAfterMs?: number; retry_after?: number } } };
+  body: {
+    status?: string;
+    error?: {
+      code: string;
+      message: string;
+      details?: { reason?: string; retryAfterMs?: number; retry_after?: number };
+    };
+  };
 }
 
 /** How the measured loop sends order i and waits for its answer. */
@@ -131,7 +152,10 @@ function restSender(job: LoadJob, bodies: string[]): { send: Send; close(): void
   const send: Send = (i) =>
     new Promise((resolve, reject) => {
       const body = wallet ? bodies[i] : bodies[i & 1];
-      const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+      const headers: Record<string, string | number> = {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+      };
       let a = i % apis;
       if (!wallet) {
         const t = traderOf(i, n);
@@ -141,18 +165,21 @@ function restSender(job: LoadJob, bodies: string[]): { send: Send; close(): void
         a = t % apis;
       }
       const url = urls[a];
-      const req = http.request({ agent: agents[a], hostname: url.hostname, port: url.port, path: url.pathname, method: "POST", headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
-          } catch (e) {
-            reject(e);
-          }
-        });
-        res.on("error", reject);
-      });
+      const req = http.request(
+        { agent: agents[a], hostname: url.hostname, port: url.port, path: url.pathname, method: "POST", headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            try {
+              resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
+            } catch (e) {
+              reject(e);
+            }
+          });
+          res.on("error", reject);
+        },
+      );
       req.on("error", reject);
       req.end(body);
     });
@@ -194,7 +221,15 @@ async function wsSender(job: LoadJob, bodies: string[]): Promise<{ send: Send; c
         };
         ws.on("message", onMsg);
       });
-      ws.send(JSON.stringify({ type: "auth", id: "login", api_key: k.apiKey, timestamp: ts, signature: signRequest(k.secret, String(ts), "GET", "/ws", "") }));
+      ws.send(
+        JSON.stringify({
+          type: "auth",
+          id: "login",
+          api_key: k.apiKey,
+          timestamp: ts,
+          signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
+        }),
+      );
       await authed;
     }
     conns.push(ws);
@@ -216,7 +251,20 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
   const bodies = prepareBodies(job);
   const sender = job.entry.startsWith("rest") ? restSender(job, bodies) : await wsSender(job, bodies);
   const prepareMs = performance.now() - p0;
-  const r: LoadResult = { entry: job.entry, prepareMs, warmEnd: 0, windowEnd: 0, accepted: 0, warmAccepted: 0, rejected: 0, shed: 0, firstErrors: [], ackMs: [], exhausted: false, cpuMs: 0 };
+  const r: LoadResult = {
+    entry: job.entry,
+    prepareMs,
+    warmEnd: 0,
+    windowEnd: 0,
+    accepted: 0,
+    warmAccepted: 0,
+    rejected: 0,
+    shed: 0,
+    firstErrors: [],
+    ackMs: [],
+    exhausted: false,
+    cpuMs: 0,
+  };
   const cpu0 = process.cpuUsage();
   const t0 = Date.now();
   r.warmEnd = t0 + job.warmupS * 1000;

@@ -30,7 +30,9 @@ import type { Pipeline } from "../../pipeline/pipeline";
 import type { SettleableTrade } from "../../pipeline/settle/batcher";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const native = require("secp256k1/bindings") as { ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number } };
+const native = require("secp256k1/bindings") as {
+  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
+};
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 20000);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 64);
@@ -40,10 +42,22 @@ const SETTLEMENT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(os.tmpdir(), "order-path-cpu-"));
-  const market: MarketSpec = { symbol: "WETH-USD", baseToken: "0x00000000000000000000000000000000000000e1" as Address, quoteToken: "0x00000000000000000000000000000000000000a1" as Address, ...DEFAULT_MARKET_GRIDS["WETH-USD"] };
+  const market: MarketSpec = {
+    symbol: "WETH-USD",
+    baseToken: "0x00000000000000000000000000000000000000e1" as Address,
+    quoteToken: "0x00000000000000000000000000000000000000a1" as Address,
+    ...DEFAULT_MARKET_GRIDS["WETH-USD"],
+  };
   const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, SETTLEMENT)));
   const state = new DexState({ history: await openDexHistory(join(dir, "history")) });
-  const svc = new MatcherService({ journalDir: join(dir, "matcher"), markets: [market], digest, fees: { makerFeeBps: 5n, takerFeeBps: 10n }, expiryMarginMs: 10_000, snapshotParts: { dex: state } });
+  const svc = new MatcherService({
+    journalDir: join(dir, "matcher"),
+    markets: [market],
+    digest,
+    fees: { makerFeeBps: 5n, takerFeeBps: 10n },
+    expiryMarginMs: 10_000,
+    snapshotParts: { dex: state },
+  });
   svc.subscribe(state.onServiceEvent);
   await svc.open();
   const keys = [4, 5, 6, 7].map((i) => HARDHAT_DEV_PRIVATE_KEYS[i] as Hex);
@@ -64,14 +78,43 @@ async function main(): Promise<void> {
     const b = trades;
     trades = [];
     svc.tradesSettled(b);
-    state.onSettled({ batchId: batchId++, trades: b, txHash: `0x${"11".repeat(32)}`, gasUsed: 0n, settledAtMs: Date.now() } as Parameters<DexState["onSettled"]>[0]);
+    state.onSettled({
+      batchId: batchId++,
+      trades: b,
+      txHash: `0x${"11".repeat(32)}`,
+      gasUsed: 0n,
+      settledAtMs: Date.now(),
+    } as Parameters<DexState["onSettled"]>[0]);
   });
   // the pipeline's parts the DEX service's placement path uses (no chain: nothing here reads it)
-  const pipeline = { service: svc, subscribeSettled: () => () => undefined, recovered: undefined, client: undefined } as unknown as Pipeline;
-  const service = createDexService({ pipeline, state, chainId: 31337, settlement: SETTLEMENT, rpcUrl: "http://127.0.0.1:1", submitterKey: keys[0], assets: {} });
+  const pipeline = {
+    service: svc,
+    subscribeSettled: () => () => undefined,
+    recovered: undefined,
+    client: undefined,
+  } as unknown as Pipeline;
+  const service = createDexService({
+    pipeline,
+    state,
+    chainId: 31337,
+    settlement: SETTLEMENT,
+    rpcUrl: "http://127.0.0.1:1",
+    submitterKey: keys[0],
+    assets: {},
+  });
   const records: ApiKeyRecord[] = traders.map((owner, i) => ({
-    id: `key-${i}`, apiKey: `k${i}`, owner, label: "", permissions: ["read", "trade"], ipAllowlist: [], positionLimitE18: null, dailyLossLimitE18: null,
-    agentAddress: agents[i].address, agentStatus: "approved", createdAtMs: 0, revokedAtMs: null,
+    id: `key-${i}`,
+    apiKey: `k${i}`,
+    owner,
+    label: "",
+    permissions: ["read", "trade"],
+    ipAllowlist: [],
+    positionLimitE18: null,
+    dailyLossLimitE18: null,
+    agentAddress: agents[i].address,
+    agentStatus: "approved",
+    createdAtMs: 0,
+    revokedAtMs: null,
   }));
   // the key store's one call on this path, answered from memory as its cache does
   const keyStore = { agentOf: async (id: string) => agents[Number(id.slice(4))] } as unknown as ApiKeyStore;
@@ -79,7 +122,13 @@ async function main(): Promise<void> {
 
   const priceTicks = 250_000n;
   const sizeLots = 2n;
-  const common = { symbol: market.symbol, type: "limit", price: Number(ticksToPriceText(market, priceTicks)), size: Number(lotsToSizeText(market, sizeLots)), time_in_force: "gtc" };
+  const common = {
+    symbol: market.symbol,
+    type: "limit",
+    price: Number(ticksToPriceText(market, priceTicks)),
+    size: Number(lotsToSizeText(market, sizeLots)),
+    time_in_force: "gtc",
+  };
   const traderOf = (i: number) => ((i & 1) === 0 ? (i >> 1) % 4 : ((i >> 1) + 1) % 4);
   let nonce = 0n;
   /** the order messages' text, as a client sends them (wallet orders signed here, before the clock) */
@@ -92,10 +141,24 @@ async function main(): Promise<void> {
         continue;
       }
       const k = traderOf(i);
-      const order: Order = { trader: traders[k], baseToken: market.baseToken, quoteToken: market.quoteToken, side: sell ? 1 : 0, price: priceTicks * market.tickSize, amount: sizeLots * market.lotSize, expiry: expirySec, nonce: nonce++, flags: 0 };
+      const order: Order = {
+        trader: traders[k],
+        baseToken: market.baseToken,
+        quoteToken: market.quoteToken,
+        side: sell ? 1 : 0,
+        price: priceTicks * market.tickSize,
+        amount: sizeLots * market.lotSize,
+        expiry: expirySec,
+        nonce: nonce++,
+        flags: 0,
+      };
       const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(keys[k].slice(2)));
-      const signature = "0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16);
-      out[i] = JSON.stringify({ type: "order", id: i, body: { ...common, side: sell ? "sell" : "buy", order: signedOrderToWire(order), signature } });
+      const signature = `0x${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}`;
+      out[i] = JSON.stringify({
+        type: "order",
+        id: i,
+        body: { ...common, side: sell ? "sell" : "buy", order: signedOrderToWire(order), signature },
+      });
     }
     return out;
   }
@@ -114,7 +177,8 @@ async function main(): Promise<void> {
           const m = JSON.parse(msgs[i]) as { id: number; body: unknown };
           const body = placeOrderBody.parse(m.body);
           const t = traderOf(i);
-          const auth: AuthContext | null = kind === "key" ? { scheme: "api_key", account: traders[t], key: records[t] } : null;
+          const auth: AuthContext | null =
+            kind === "key" ? { scheme: "api_key", account: traders[t], key: records[t] } : null;
           const r = await place(body, auth);
           answers.push(`{"type":"order_result","id":${m.id},"status":201,"body":${JSON.stringify(r.order)}}`);
           if (answers.length > 256) answers.length = 0;
@@ -126,14 +190,21 @@ async function main(): Promise<void> {
     return { cpuUs: c.user + c.system, wallMs: performance.now() - t0, ok };
   }
 
-  console.log(`order path CPU (no chain): ${ORDERS} orders per kind and round, ${INFLIGHT} in flight, fdatasync on; load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} (${os.cpus().length} cores)`);
+  console.log(
+    `order path CPU (no chain): ${ORDERS} orders per kind and round, ${INFLIGHT} in flight, fdatasync on; load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")} (${os.cpus().length} cores)`,
+  );
   await run("key", texts("key", 2000)); // warm-up
   await run("wallet", texts("wallet", 2000));
   for (let round = 1; round <= ROUNDS; round++) {
     for (const kind of KINDS) {
       const msgs = texts(kind, ORDERS);
       const r = await run(kind, msgs);
-      console.log(`round ${round} ${kind.padEnd(6)} ${r.ok} orders: ${(r.cpuUs / r.ok).toFixed(1)} CPU-us/order, ${((r.ok * 1000) / r.wallMs).toFixed(0)} orders/s wall, load ${os.loadavg()[0].toFixed(1)}`);
+      console.log(
+        `round ${round} ${kind.padEnd(6)} ${r.ok} orders: ${(r.cpuUs / r.ok).toFixed(1)} CPU-us/order, ${((r.ok * 1000) / r.wallMs).toFixed(0)} orders/s wall, load ${os.loadavg()[0].toFixed(1)}`,
+      );
     }
   }
   await svc.close();

@@ -24,7 +24,11 @@ const GOALS = { firstLiveMs: 60_000, restartLiveMs: 10_000 };
 
 type Marks = Partial<Record<"health200" | "liveAgents" | "restTrade" | "wsTrade" | "movingQuote", number>>;
 
-const load = () => os.loadavg().map((x) => x.toFixed(2)).join(" ");
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const getJson = async (url: string): Promise<any> => {
   const r = await fetch(url, { signal: AbortSignal.timeout(2_000) });
@@ -32,7 +36,10 @@ const getJson = async (url: string): Promise<any> => {
 };
 
 /** One life of `npm start`: the marks (ms since spawn) of each event, then a clean stop. */
-async function life(name: string, env: Record<string, string>): Promise<{ marks: Marks; stopMs: number; missed?: string }> {
+async function life(
+  name: string,
+  env: Record<string, string>,
+): Promise<{ marks: Marks; stopMs: number; missed?: string }> {
   const t0 = performance.now();
   const since = () => Math.round(performance.now() - t0);
   const marks: Marks = {};
@@ -41,8 +48,15 @@ async function life(name: string, env: Record<string, string>): Promise<{ marks:
     marks[k] = since();
     console.log(`  ${name}: ${k} after ${(marks[k]! / 1000).toFixed(1)} s (load ${load()})`);
   };
-  const logFile = process.env.BENCH_FIRST_START_LOG ? fs.createWriteStream(process.env.BENCH_FIRST_START_LOG, { flags: "a" }) : undefined;
-  const child: ChildProcess = spawn("npm", ["start"], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const logFile = process.env.BENCH_FIRST_START_LOG
+    ? fs.createWriteStream(process.env.BENCH_FIRST_START_LOG, { flags: "a" })
+    : undefined;
+  const child: ChildProcess = spawn("npm", ["start"], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let out = "";
   const onOut = (d: Buffer) => {
     out = (out + d.toString()).slice(-20_000);
@@ -62,9 +76,15 @@ async function life(name: string, env: Record<string, string>): Promise<{ marks:
     const end = Date.now() + TIMEOUT_MS;
     while (Object.keys(marks).length < 5) {
       if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}:\n${out.slice(-4000)}`);
-      if (Date.now() > end) return { marks, stopMs: await stop(child, exited), missed: `not seen within ${TIMEOUT_MS / 1000} s` };
+      if (Date.now() > end)
+        return { marks, stopMs: await stop(child, exited), missed: `not seen within ${TIMEOUT_MS / 1000} s` };
       const polls: Promise<unknown>[] = [];
-      if (marks.health200 === undefined) polls.push(fetch(`http://127.0.0.1:${env.HEALTH_PORT}/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200 && mark("health200")));
+      if (marks.health200 === undefined)
+        polls.push(
+          fetch(`http://127.0.0.1:${env.HEALTH_PORT}/health`, { signal: AbortSignal.timeout(2_000) }).then(
+            (r) => r.status === 200 && mark("health200"),
+          ),
+        );
       if (!ws) {
         const s = new WebSocket(`ws://127.0.0.1:${env.DEX_WS_PORT}/ws`);
         s.on("open", () => s.send(JSON.stringify({ type: "subscribe", channel: "trades", symbol: SYMBOL })));
@@ -131,13 +151,17 @@ async function main() {
     delete env.SIMULATOR_HISTORY_DAYS; // the default history, as `npm start` replays it
     const artifacts = fs.existsSync(path.join(REPO_ROOT, "artifacts"));
     const webCache = fs.existsSync(path.join(REPO_ROOT, "web", ".build"));
-    console.log(`bench:first-start: ${SYMBOL}, data dir ${dataDir} (fresh); contracts compiled before: ${artifacts ? "yes" : "no"}, web build cached before: ${webCache ? "yes" : "no"}; ${os.cpus().length} CPUs`);
+    console.log(
+      `bench:first-start: ${SYMBOL}, data dir ${dataDir} (fresh); contracts compiled before: ${artifacts ? "yes" : "no"}, web build cached before: ${webCache ? "yes" : "no"}; ${os.cpus().length} CPUs`,
+    );
     console.log(`load average before (1, 5, 15 min): ${load()}`);
     const first = await life("first start", env);
     console.log(`load average after the first start: ${load()}`);
     const restart = await life("restart", env);
     console.log(`load average after the restart: ${load()}`);
-    const ok = [print("first start", first, GOALS.firstLiveMs), print("restart", restart, GOALS.restartLiveMs)].every(Boolean);
+    const ok = [print("first start", first, GOALS.firstLiveMs), print("restart", restart, GOALS.restartLiveMs)].every(
+      Boolean,
+    );
     if (!ok) process.exitCode = 1;
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

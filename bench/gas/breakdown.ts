@@ -25,8 +25,20 @@ export function calldataGas(data: string): bigint {
 export async function breakdownOf(hre: HardhatRuntimeEnvironment, txHash: string): Promise<Breakdown> {
   const tx = await hre.network.provider.send("eth_getTransactionByHash", [txHash]);
   const receipt = await hre.network.provider.send("eth_getTransactionReceipt", [txHash]);
-  const trace = await hre.network.provider.send("debug_traceTransaction", [txHash, { disableStorage: true, disableMemory: true, disableStack: true }]);
-  const out: Breakdown = { total: BigInt(receipt.gasUsed), base: 21_000n, calldata: calldataGas(tx.input), sload: 0n, sstore: 0n, logs: 0n, ecrecover: 0n, compute: 0n };
+  const trace = await hre.network.provider.send("debug_traceTransaction", [
+    txHash,
+    { disableStorage: true, disableMemory: true, disableStack: true },
+  ]);
+  const out: Breakdown = {
+    total: BigInt(receipt.gasUsed),
+    base: 21_000n,
+    calldata: calldataGas(tx.input),
+    sload: 0n,
+    sstore: 0n,
+    logs: 0n,
+    ecrecover: 0n,
+    compute: 0n,
+  };
   const logs = trace.structLogs as { op: string; gasCost: number; depth: number }[];
   for (let i = 0; i < logs.length; i++) {
     const l = logs[i]!;

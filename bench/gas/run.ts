@@ -2,7 +2,20 @@
 // Runs under `hardhat run` on the in-process Hardhat network. Definitions are printed with the table.
 import hre from "hardhat";
 import { type Breakdown, breakdownOf } from "./breakdown";
-import { FILL_BASE, MAKER_FEE_BPS, TAKER_FEE_BPS, batchOf, deployEnv, fewTradersBatch, fund, newAccounts, settle, settleTx, type Encoding, type Env } from "./scenario";
+import {
+  FILL_BASE,
+  MAKER_FEE_BPS,
+  TAKER_FEE_BPS,
+  batchOf,
+  deployEnv,
+  fewTradersBatch,
+  fund,
+  newAccounts,
+  settle,
+  settleTx,
+  type Encoding,
+  type Env,
+} from "./scenario";
 
 const TARGET_REPEAT = 35_000n;
 const TARGET_FRESH = 60_000n;
@@ -45,7 +58,12 @@ interface Row {
 async function repeatBatch(env: Env, trades: number, encoding: Encoding): Promise<{ gas: bigint; hash: string }> {
   const makers = newAccounts(Math.min(MAKERS, trades));
   const takers = newAccounts(trades);
-  await fund(env, [...makers, ...takers].map((a) => a.address), 1_000_000n * USD, 1_000n * 10n ** 18n);
+  await fund(
+    env,
+    [...makers, ...takers].map((a) => a.address),
+    1_000_000n * USD,
+    1_000n * 10n ** 18n,
+  );
   const warm = await batchOf(env, makers, takers, trades);
   await settle(env, warm.orders, warm.fills, encoding);
   const measured = await batchOf(env, makers, takers, trades);
@@ -54,14 +72,24 @@ async function repeatBatch(env: Env, trades: number, encoding: Encoding): Promis
 
 async function fewTraders(env: Env, trades: number, encoding: Encoding): Promise<bigint> {
   const traders = newAccounts(Math.min(FEW_TRADERS, trades + 1));
-  await fund(env, traders.map((a) => a.address), 1_000_000n * USD, 1_000n * 10n ** 18n);
+  await fund(
+    env,
+    traders.map((a) => a.address),
+    1_000_000n * USD,
+    1_000n * 10n ** 18n,
+  );
   const warm = await fewTradersBatch(env, traders, trades);
   await settle(env, warm.orders, warm.fills, encoding);
   const measured = await fewTradersBatch(env, traders, trades);
   return settle(env, measured.orders, measured.fills, encoding);
 }
 
-async function freshBatch(env: Env, trades: number, bothTokens: boolean, encoding: Encoding): Promise<{ gas: bigint; hash: string }> {
+async function freshBatch(
+  env: Env,
+  trades: number,
+  bothTokens: boolean,
+  encoding: Encoding,
+): Promise<{ gas: bigint; hash: string }> {
   const makers = newAccounts(trades);
   const takers = newAccounts(trades);
   const quote = 1_000n * USD;
@@ -108,16 +136,22 @@ const BREAKDOWN_PARTS: [keyof Breakdown, string][] = [
 
 /** Issue #32's goals: the packed batch-1 and batch-10 figures beside batch 100, and batch 100's breakdown. */
 async function printGoals(rows: Row[]) {
-  const row = (scenario: string, trades: number) => rows.find((r) => r.scenario === scenario && r.encoding === "packed" && r.trades === trades);
+  const row = (scenario: string, trades: number) =>
+    rows.find((r) => r.scenario === scenario && r.encoding === "packed" && r.trades === trades);
   const perTrade = (r: Row | undefined) => (r ? (r.gas / BigInt(r.trades)).toString() : "-");
   console.log("\nissue #32 goals (packed, gas per trade):");
   console.log("| scenario        | batch 1 | batch 10 | batch 100 |  goal  | result  |");
   console.log("| --------------- | ------: | -------: | --------: | -----: | ------- |");
   const breakdowns: [string, Breakdown, number][] = [];
-  for (const [scenario, goal] of [["repeat makers", GOAL_REPEAT], ["fresh accounts", GOAL_FRESH]] as const) {
+  for (const [scenario, goal] of [
+    ["repeat makers", GOAL_REPEAT],
+    ["fresh accounts", GOAL_FRESH],
+  ] as const) {
     const at100 = row(scenario, 100);
     const verdict = at100 ? (at100.gas / 100n <= goal ? "met" : "not met") : "-";
-    console.log(`| ${scenario.padEnd(15)} | ${perTrade(row(scenario, 1)).padStart(7)} | ${perTrade(row(scenario, 10)).padStart(8)} | ${perTrade(at100).padStart(9)} | ${goal.toString().padStart(6)} | ${verdict.padEnd(7)} |`);
+    console.log(
+      `| ${scenario.padEnd(15)} | ${perTrade(row(scenario, 1)).padStart(7)} | ${perTrade(row(scenario, 10)).padStart(8)} | ${perTrade(at100).padStart(9)} | ${goal.toString().padStart(6)} | ${verdict.padEnd(7)} |`,
+    );
     if (at100?.hash) breakdowns.push([scenario, await breakdownOf(hre, at100.hash), at100.trades]);
   }
   if (breakdowns.length === 0) return;
@@ -125,11 +159,19 @@ async function printGoals(rows: Row[]) {
   console.log(`| part            | ${breakdowns.map(([s]) => s.padStart(14)).join(" | ")} |`);
   console.log(`| --------------- | ${breakdowns.map(() => "-------------:").join(" | ")} |`);
   for (const [key, label] of BREAKDOWN_PARTS) {
-    console.log(`| ${label.padEnd(15)} | ${breakdowns.map(([, b, n]) => (b[key] / BigInt(n)).toString().padStart(14)).join(" | ")} |`);
+    console.log(
+      `| ${label.padEnd(15)} | ${breakdowns.map(([, b, n]) => (b[key] / BigInt(n)).toString().padStart(14)).join(" | ")} |`,
+    );
   }
-  console.log(`| ${"total".padEnd(15)} | ${breakdowns.map(([, b, n]) => (b.total / BigInt(n)).toString().padStart(14)).join(" | ")} |`);
-  console.log("  storage reads/writes: SLOAD/SSTORE as charged (cold 2,100, warm 100; a write 2,900 or 20,000 after its read);");
-  console.log("  ecrecover: the precompile's 3,000 and its call; computation: everything else (hashing, memory, loops).");
+  console.log(
+    `| ${"total".padEnd(15)} | ${breakdowns.map(([, b, n]) => (b.total / BigInt(n)).toString().padStart(14)).join(" | ")} |`,
+  );
+  console.log(
+    "  storage reads/writes: SLOAD/SSTORE as charged (cold 2,100, warm 100; a write 2,900 or 20,000 after its read);",
+  );
+  console.log(
+    "  ecrecover: the precompile's 3,000 and its call; computation: everything else (hashing, memory, loops).",
+  );
 }
 
 async function main() {
@@ -138,17 +180,41 @@ async function main() {
   for (const encoding of ["packed", "abi"] as Encoding[]) {
     for (const trades of SIZES) {
       const { gas, hash } = await repeatBatch(await deployEnv(hre), trades, encoding);
-      rows.push({ scenario: "repeat makers", encoding, trades, gas, hash, target: trades === 100 && encoding === "packed" ? TARGET_REPEAT : undefined });
+      rows.push({
+        scenario: "repeat makers",
+        encoding,
+        trades,
+        gas,
+        hash,
+        target: trades === 100 && encoding === "packed" ? TARGET_REPEAT : undefined,
+      });
     }
     for (const trades of SIZES) {
-      rows.push({ scenario: "few traders", encoding, trades, gas: await fewTraders(await deployEnv(hre), trades, encoding) });
+      rows.push({
+        scenario: "few traders",
+        encoding,
+        trades,
+        gas: await fewTraders(await deployEnv(hre), trades, encoding),
+      });
     }
     for (const trades of SIZES) {
       const { gas, hash } = await freshBatch(await deployEnv(hre), trades, true, encoding);
-      rows.push({ scenario: "fresh accounts", encoding, trades, gas, hash, target: trades === 100 && encoding === "packed" ? TARGET_FRESH : undefined });
+      rows.push({
+        scenario: "fresh accounts",
+        encoding,
+        trades,
+        gas,
+        hash,
+        target: trades === 100 && encoding === "packed" ? TARGET_FRESH : undefined,
+      });
     }
     for (const trades of SIZES) {
-      rows.push({ scenario: "fresh, 1-token", encoding, trades, gas: (await freshBatch(await deployEnv(hre), trades, false, encoding)).gas });
+      rows.push({
+        scenario: "fresh, 1-token",
+        encoding,
+        trades,
+        gas: (await freshBatch(await deployEnv(hre), trades, false, encoding)).gas,
+      });
     }
   }
   const custody = await custodyGas(await deployEnv(hre));
@@ -172,7 +238,9 @@ async function main() {
   console.log(`| deposit (repeat)                                 | ${custody.repeatDeposit.toString().padStart(6)} |`);
   console.log(`| requestWithdrawal                                | ${custody.request.toString().padStart(6)} |`);
   console.log(`| executeWithdrawal                                | ${custody.execute.toString().padStart(6)} |`);
-  console.log(`\nfill size ${FILL_BASE} WETH base units; gas per trade = receipt gasUsed / trades (includes the 21,000 base and calldata)`);
+  console.log(
+    `\nfill size ${FILL_BASE} WETH base units; gas per trade = receipt gasUsed / trades (includes the 21,000 base and calldata)`,
+  );
   await printGoals(rows);
   console.log(failed ? "RESULT: FAIL" : "RESULT: PASS");
   if (failed) process.exitCode = 1;

@@ -2,7 +2,14 @@
 import type { HardhatRuntimeEnvironment } from "hardhat/types";
 import { keccak256, toHex, type Address, type Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { getOrderHash, getSettlementDomain, signOrder, OrderSide, type Order, type SettlementDomain } from "../../sdk/eip712";
+import {
+  getOrderHash,
+  getSettlementDomain,
+  signOrder,
+  OrderSide,
+  type Order,
+  type SettlementDomain,
+} from "../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch, type FillByHash, type SignedOrder } from "../../sdk/settle-batch";
 
 export const PRICE = 2000n * 10n ** 6n; // 2,000 USD (6 decimals) per 1e18 WETH base units
@@ -38,7 +45,16 @@ export async function deployEnv(hre: HardhatRuntimeEnvironment): Promise<Env> {
   await (await usd.approve(await settlement.getAddress(), big)).wait();
   await (await weth.approve(await settlement.getAddress(), big)).wait();
   const block = await ethers.provider.getBlock("latest");
-  return { hre, settlement, weth, usd, domain, operator, funder: admin, expiry: BigInt(block!.timestamp) + 86_400n * 365n };
+  return {
+    hre,
+    settlement,
+    weth,
+    usd,
+    domain,
+    operator,
+    funder: admin,
+    expiry: BigInt(block!.timestamp) + 86_400n * 365n,
+  };
 }
 
 let keyCounter = 0;
@@ -56,7 +72,12 @@ export async function fund(env: Env, who: Address[], usdAmount: bigint, wethAmou
 }
 
 const nonces = new Map<string, bigint>();
-export async function makeOrder(env: Env, trader: PrivateKeyAccount, side: OrderSide, amount: bigint): Promise<SignedOrder> {
+export async function makeOrder(
+  env: Env,
+  trader: PrivateKeyAccount,
+  side: OrderSide,
+  amount: bigint,
+): Promise<SignedOrder> {
   const nonce = nonces.get(trader.address) ?? 1n; // nonce 0 carries the deposit-time PARTIAL hint
   nonces.set(trader.address, nonce + 1n);
   const order: Order = {
@@ -76,12 +97,22 @@ export async function makeOrder(env: Env, trader: PrivateKeyAccount, side: Order
 export type Encoding = "packed" | "abi";
 
 /** Settles the fills as the next batch (settlePacked or settle) and returns the gas used. */
-export async function settle(env: Env, orders: SignedOrder[], fills: FillByHash[], encoding: Encoding = "packed"): Promise<bigint> {
+export async function settle(
+  env: Env,
+  orders: SignedOrder[],
+  fills: FillByHash[],
+  encoding: Encoding = "packed",
+): Promise<bigint> {
   return (await settleTx(env, orders, fills, encoding)).gas;
 }
 
 /** As settle, with the transaction hash (for a trace). */
-export async function settleTx(env: Env, orders: SignedOrder[], fills: FillByHash[], encoding: Encoding = "packed"): Promise<{ gas: bigint; hash: string }> {
+export async function settleTx(
+  env: Env,
+  orders: SignedOrder[],
+  fills: FillByHash[],
+  encoding: Encoding = "packed",
+): Promise<{ gas: bigint; hash: string }> {
   const args = buildSettleArgs(orders, fills);
   const batchId = await env.settlement.nextBatchId();
   const op = env.settlement.connect(env.operator);
@@ -95,7 +126,9 @@ export async function settleTx(env: Env, orders: SignedOrder[], fills: FillByHas
     const data: string = tx.data.slice(2);
     let cd = 0;
     for (let i = 0; i < data.length; i += 2) cd += data.slice(i, i + 2) === "00" ? 4 : 16;
-    console.log(`${encoding} trades=${args.fills.length} orders=${args.orders.length} gas=${receipt.gasUsed} calldataGas=${cd} bytes=${data.length / 2}`);
+    console.log(
+      `${encoding} trades=${args.fills.length} orders=${args.orders.length} gas=${receipt.gasUsed} calldataGas=${cd} bytes=${data.length / 2}`,
+    );
   }
   return { gas: receipt.gasUsed as bigint, hash: tx.hash as string };
 }
@@ -110,7 +143,12 @@ export async function batchOf(env: Env, makers: PrivateKeyAccount[], takers: Pri
   for (let t = 0; t < trades; t++) perMaker.set(t % makers.length, (perMaker.get(t % makers.length) ?? 0) + 1);
   const makerOrders: SignedOrder[] = [];
   for (const [m, count] of perMaker) {
-    makerOrders[m] = await makeOrder(env, makers[m]!, m % 2 === 0 ? OrderSide.SELL : OrderSide.BUY, FILL_BASE * BigInt(count));
+    makerOrders[m] = await makeOrder(
+      env,
+      makers[m]!,
+      m % 2 === 0 ? OrderSide.SELL : OrderSide.BUY,
+      FILL_BASE * BigInt(count),
+    );
   }
   const orders: SignedOrder[] = makerOrders.filter(Boolean);
   const fills: FillByHash[] = [];

@@ -5,10 +5,21 @@ import { batchOf, deployEnv, fund, newAccounts } from "./scenario";
 import { buildSettleArgs, encodePackedBatch } from "../../sdk/settle-batch";
 async function main() {
   const env = await deployEnv(hre);
-  const makers = newAccounts(5), takers = newAccounts(100);
-  await fund(env, [...makers, ...takers].map((a) => a.address), 10n ** 14n, 10n ** 23n);
+  const makers = newAccounts(5),
+    takers = newAccounts(100);
+  await fund(
+    env,
+    [...makers, ...takers].map((a) => a.address),
+    10n ** 14n,
+    10n ** 23n,
+  );
   const takers2 = newAccounts(200);
-  await fund(env, takers2.map((a) => a.address), 10n ** 14n, 10n ** 23n);
+  await fund(
+    env,
+    takers2.map((a) => a.address),
+    10n ** 14n,
+    10n ** 23n,
+  );
   for (const n of [1, 1, 1, 50, 50, 100, 100, 100, 200, 200, 200, 200]) {
     const b = await batchOf(env, makers, n > 100 ? takers2 : takers, n);
     const data = encodePackedBatch(buildSettleArgs(b.orders, b.fills));

@@ -10,7 +10,8 @@ import { SYMBOL } from "./stream";
 /** As the matcher service runs (matcher/deployment.ts): order nodes for 131,072 open orders allocated at start. */
 export const RESERVE_ORDERS = Number(process.env.BENCH_RESERVE_ORDERS ?? MATCHER_RESERVE_ORDERS);
 /** The V8 flags our engine's child processes run with: the matcher service's (BENCH_OURS_FLAGS overrides, for experiments). */
-export const OURS_FLAGS: readonly string[] = process.env.BENCH_OURS_FLAGS?.split(" ").filter(Boolean) ?? MATCHER_V8_FLAGS;
+export const OURS_FLAGS: readonly string[] =
+  process.env.BENCH_OURS_FLAGS?.split(" ").filter(Boolean) ?? MATCHER_V8_FLAGS;
 
 export interface BenchEngine {
   limit(id: string, account: string, side: Side, priceTicks: number, sizeLots: number): void;
@@ -21,7 +22,10 @@ export interface BenchEngine {
   fingerprint(): { hash: string; resting: number };
 }
 
-function hashBook(levels: { price: number; orders: { id: string; size: number }[] }[]): { hash: string; resting: number } {
+function hashBook(levels: { price: number; orders: { id: string; size: number }[] }[]): {
+  hash: string;
+  resting: number;
+} {
   const h = createHash("sha256");
   let resting = 0;
   for (const lvl of levels)
@@ -39,20 +43,37 @@ class ChecksumSink implements EventSink {
   // optimised code of every engine function that inlined an event call (~9 of them) mid-run. -0 + x = x, so the
   // checksum is the same number.
   sum = -0;
-  accepted(seq: number, _ts: number, o: OrderView): void { this.sum += seq + o.sizeLots; }
-  rejected(seq: number): void { this.sum += seq; }
+  accepted(seq: number, _ts: number, o: OrderView): void {
+    this.sum += seq + o.sizeLots;
+  }
+  rejected(seq: number): void {
+    this.sum += seq;
+  }
   trade(seq: number, _ts: number, maker: OrderView, taker: OrderView, priceTicks: number, sizeLots: number): void {
     this.sum += seq + priceTicks * sizeLots + maker.remainingLots + taker.remainingLots;
   }
-  cancelled(seq: number, _ts: number, _o: OrderView, _r: string, lots: number): void { this.sum += seq + lots; }
-  expired(seq: number): void { this.sum += seq; }
-  triggered(seq: number): void { this.sum += seq; }
-  amended(seq: number): void { this.sum += seq; }
-  level(seq: number, _ts: number, _s: string, _side: Side, priceTicks: number, lots: number): void { this.sum += seq + priceTicks + lots; }
+  cancelled(seq: number, _ts: number, _o: OrderView, _r: string, lots: number): void {
+    this.sum += seq + lots;
+  }
+  expired(seq: number): void {
+    this.sum += seq;
+  }
+  triggered(seq: number): void {
+    this.sum += seq;
+  }
+  amended(seq: number): void {
+    this.sum += seq;
+  }
+  level(seq: number, _ts: number, _s: string, _side: Side, priceTicks: number, lots: number): void {
+    this.sum += seq + priceTicks + lots;
+  }
 }
 
 export function createOurs(mode: "sink" | "objects"): BenchEngine {
-  const engine = new MatchingEngine({ markets: [{ symbol: SYMBOL, minSizeLots: 1, maxSizeLots: 1_000_000 }], reserveOrders: RESERVE_ORDERS });
+  const engine = new MatchingEngine({
+    markets: [{ symbol: SYMBOL, minSizeLots: 1, maxSizeLots: 1_000_000 }],
+    reserveOrders: RESERVE_ORDERS,
+  });
   const sink = new ChecksumSink();
   let objects = 0;
   const run =
@@ -65,9 +86,30 @@ export function createOurs(mode: "sink" | "objects"): BenchEngine {
         };
   return {
     limit: (id, account, side, priceTicks, sizeLots) =>
-      run({ kind: "place", ts: 0, account, orderId: id, symbol: SYMBOL, side, type: "limit", timeInForce: "GTC", priceTicks, sizeLots }),
+      run({
+        kind: "place",
+        ts: 0,
+        account,
+        orderId: id,
+        symbol: SYMBOL,
+        side,
+        type: "limit",
+        timeInForce: "GTC",
+        priceTicks,
+        sizeLots,
+      }),
     market: (id, account, side, sizeLots) =>
-      run({ kind: "place", ts: 0, account, orderId: id, symbol: SYMBOL, side, type: "market", timeInForce: "IOC", sizeLots }),
+      run({
+        kind: "place",
+        ts: 0,
+        account,
+        orderId: id,
+        symbol: SYMBOL,
+        side,
+        type: "market",
+        timeInForce: "IOC",
+        sizeLots,
+      }),
     cancel: (id, account) => run({ kind: "cancel", ts: 0, account, orderId: id }),
     checksum: () => sink.sum + objects,
     fingerprint: () => {
@@ -75,7 +117,8 @@ export function createOurs(mode: "sink" | "objects"): BenchEngine {
       for (const side of ["buy", "sell"] as const) {
         let cur: (typeof levels)[number] | undefined;
         for (const o of engine.getBookOrders(SYMBOL, side)) {
-          if (cur === undefined || cur.price !== o.priceTicks!) levels.push((cur = { price: o.priceTicks!, orders: [] }));
+          if (cur === undefined || cur.price !== o.priceTicks!)
+            levels.push((cur = { price: o.priceTicks!, orders: [] }));
           cur.orders.push({ id: o.orderId, size: o.remainingLots });
         }
       }
@@ -84,8 +127,14 @@ export function createOurs(mode: "sink" | "objects"): BenchEngine {
   };
 }
 
-interface PeerOrder { id: string; size: number; price: number }
-interface PeerQueue { toArray(): PeerOrder[] }
+interface PeerOrder {
+  id: string;
+  size: number;
+  price: number;
+}
+interface PeerQueue {
+  toArray(): PeerOrder[];
+}
 interface PeerBook {
   limit(o: { id: string; side: Side; size: number; price: number }): { done: unknown[] };
   market(o: { side: Side; size: number }): { done: unknown[] };
@@ -100,9 +149,15 @@ export function createPeer(pkg: "nodejs-order-book" | "hft-limit-order-book"): B
   const ob = new OrderBook();
   let sum = 0;
   return {
-    limit: (id, _account, side, price, size) => { sum += ob.limit({ id, side, size, price }).done.length; },
-    market: (_id, _account, side, size) => { sum += ob.market({ side, size }).done.length; },
-    cancel: (id) => { if (ob.cancel(id) !== undefined) sum++; },
+    limit: (id, _account, side, price, size) => {
+      sum += ob.limit({ id, side, size, price }).done.length;
+    },
+    market: (_id, _account, side, size) => {
+      sum += ob.market({ side, size }).done.length;
+    },
+    cancel: (id) => {
+      if (ob.cancel(id) !== undefined) sum++;
+    },
     checksum: () => sum,
     fingerprint: () => {
       const levels: { price: number; orders: { id: string; size: number }[] }[] = [];

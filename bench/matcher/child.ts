@@ -3,13 +3,7 @@
 import { readFileSync } from "node:fs";
 import { PerformanceObserver, performance } from "node:perf_hooks";
 import { RESERVE_ORDERS, createOurs, createPeer, type BenchEngine } from "./adapters";
-import {
-  OP_CANCEL as CANCEL,
-  OP_LIMIT as LIMIT,
-  accountOf,
-  decodeStream,
-  orderIdOf,
-} from "./stream";
+import { OP_CANCEL as CANCEL, OP_LIMIT as LIMIT, accountOf, decodeStream, orderIdOf } from "./stream";
 
 // Local copies: tsx turns imported constants into getter calls.
 const OP_LIMIT = LIMIT;
@@ -21,8 +15,8 @@ const engine: BenchEngine =
   engineName === "ours"
     ? createOurs("sink")
     : engineName === "ours-objects"
-    ? createOurs("objects")
-    : createPeer(engineName as never);
+      ? createOurs("objects")
+      : createPeer(engineName as never);
 
 // Accounts are few: one string each, shared. Order ids are built as each command arrives, as a
 // service parsing requests would; keeping a million of them alive up front would make every
@@ -30,10 +24,7 @@ const engine: BenchEngine =
 const accountNames = new Map<string, string>();
 const accounts: string[] = new Array(s.length);
 for (let i = 0; i < s.length; i++) {
-  const name =
-    s.op[i] === OP_LIMIT || s.op[i] === OP_CANCEL
-      ? accountOf(s.id[i], s.side[i])
-      : "m";
+  const name = s.op[i] === OP_LIMIT || s.op[i] === OP_CANCEL ? accountOf(s.id[i], s.side[i]) : "m";
   let shared = accountNames.get(name);
   if (shared === undefined) accountNames.set(name, (shared = name));
   accounts[i] = shared;
@@ -43,17 +34,9 @@ const idOf = orderIdOf;
 function step(i: number): void {
   const op = s.op[i];
   const id = idOf(s.id[i]);
-  if (op === OP_LIMIT)
-    engine.limit(
-      id,
-      accounts[i],
-      s.side[i] === 0 ? "buy" : "sell",
-      s.price[i],
-      s.size[i]
-    );
+  if (op === OP_LIMIT) engine.limit(id, accounts[i], s.side[i] === 0 ? "buy" : "sell", s.price[i], s.size[i]);
   else if (op === OP_CANCEL) engine.cancel(id, accounts[i]);
-  else
-    engine.market(id, accounts[i], s.side[i] === 0 ? "buy" : "sell", s.size[i]);
+  else engine.market(id, accounts[i], s.side[i] === 0 ? "buy" : "sell", s.size[i]);
 }
 
 for (let i = 0; i < s.preload; i++) step(i);
@@ -75,9 +58,7 @@ function timed(): void {
       if (entry.startTime < loopStart || entry.startTime > loopEnd) continue;
       gcCount++;
       if (entry.duration > maxGcMs) maxGcMs = entry.duration;
-      const kind = String(
-        (entry as unknown as { detail?: { kind?: number } }).detail?.kind ?? "?"
-      );
+      const kind = String((entry as unknown as { detail?: { kind?: number } }).detail?.kind ?? "?");
       gcByKind[kind] = Math.max(gcByKind[kind] ?? 0, entry.duration);
     }
   });
@@ -130,11 +111,10 @@ function timed(): void {
     await new Promise((r) => setTimeout(r, 50));
     gcObserver.disconnect();
     const sorted = lat === undefined ? new Float64Array(1) : lat.slice().sort();
-    const pct = (p: number) =>
-      sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] * 1000; // µs
+    const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] * 1000; // µs
     const fp = engine.fingerprint();
     process.stdout.write(
-      JSON.stringify({
+      `${JSON.stringify({
         engine: engineName,
         commands: n,
         opsPerSec: n / (elapsedMs / 1000),
@@ -153,7 +133,7 @@ function timed(): void {
         gcByKind,
         execArgv: process.execArgv,
         reserveOrders: engineName.startsWith("ours") ? RESERVE_ORDERS : 0,
-      }) + "\n"
+      })}\n`,
     );
   }
   void report();

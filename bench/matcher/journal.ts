@@ -29,11 +29,26 @@ function command(i: number): Command {
   const side = i % 2 === 0 ? "buy" : "sell";
   return i % 3 === 2
     ? { kind: "cancel", ts: i, account: `a${(i - 2) % 7}`, orderId: `o${i - 2}` }
-    : { kind: "place", ts: i, account: `a${i % 7}`, orderId: `o${i}`, symbol: "ETH-USDC", side, type: "limit", timeInForce: "GTC", priceTicks: 1000 + (i % 11) - 5, sizeLots: 1 + (i % 9) };
+    : {
+        kind: "place",
+        ts: i,
+        account: `a${i % 7}`,
+        orderId: `o${i}`,
+        symbol: "ETH-USDC",
+        side,
+        type: "limit",
+        timeInForce: "GTC",
+        priceTicks: 1000 + (i % 11) - 5,
+        sizeLots: 1 + (i % 9),
+      };
 }
 
 async function journaledThroughput(dir: string, inFlight: number, total: number, fsync: boolean): Promise<number> {
-  const j = await createJournaledEngine({ dir, markets: [{ symbol: "ETH-USDC", minSizeLots: 1, maxSizeLots: 1_000_000 }], fsync });
+  const j = await createJournaledEngine({
+    dir,
+    markets: [{ symbol: "ETH-USDC", minSizeLots: 1, maxSizeLots: 1_000_000 }],
+    fsync,
+  });
   const t = performance.now();
   let next = 0;
   const worker = async () => {
@@ -54,10 +69,14 @@ async function main() {
     for (const inFlight of [1, 16, 256]) {
       const total = inFlight === 1 ? 2_000 : 20_000;
       const ops = await journaledThroughput(join(dir, `j${inFlight}`), inFlight, total, true);
-      console.log(`journaled engine, fdatasync per batch, ${inFlight} in flight: ${Math.round(ops).toLocaleString("en-US")} commands/s`);
+      console.log(
+        `journaled engine, fdatasync per batch, ${inFlight} in flight: ${Math.round(ops).toLocaleString("en-US")} commands/s`,
+      );
     }
     const ops = await journaledThroughput(join(dir, "nofsync"), 256, 20_000, false);
-    console.log(`journaled engine, no fsync (write only), 256 in flight: ${Math.round(ops).toLocaleString("en-US")} commands/s`);
+    console.log(
+      `journaled engine, no fsync (write only), 256 in flight: ${Math.round(ops).toLocaleString("en-US")} commands/s`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

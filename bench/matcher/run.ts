@@ -13,7 +13,8 @@ import { OURS_FLAGS } from "./adapters";
 import { encodeStream, generateStream, type StreamSpec } from "./stream";
 
 const REPETITIONS = Number(process.env.BENCH_MATCHER_RUNS ?? 1);
-if (!Number.isSafeInteger(REPETITIONS) || REPETITIONS < 1) throw new Error(`BENCH_MATCHER_RUNS must be a positive integer, got ${process.env.BENCH_MATCHER_RUNS}`);
+if (!Number.isSafeInteger(REPETITIONS) || REPETITIONS < 1)
+  throw new Error(`BENCH_MATCHER_RUNS must be a positive integer, got ${process.env.BENCH_MATCHER_RUNS}`);
 
 const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 1_000_000);
 const RUNS = (process.env.BENCH_RUNS ?? "1,2").split(",").map(Number);
@@ -39,7 +40,10 @@ const TARGET_PAUSE_MS = 5;
 const base = { seed: 20261122, preload: 10_000, commands: COMMANDS, limitPct: 45, marketPct: 10, crossingPct: 15 };
 const specs: Record<number, { title: string; spec: StreamSpec }> = {
   1: { title: "run 1: 10,000 resting, steady book", spec: { ...base, targetStart: 10_000, targetEnd: 10_000 } },
-  2: { title: "run 2: the book grows past 75,000 resting", spec: { ...base, seed: base.seed + 1, targetStart: 10_000, targetEnd: 90_000 } },
+  2: {
+    title: "run 2: the book grows past 75,000 resting",
+    spec: { ...base, seed: base.seed + 1, targetStart: 10_000, targetEnd: 90_000 },
+  },
 };
 
 interface Result {
@@ -78,7 +82,11 @@ else compare();
 function repeat(): void {
   const all: { rep: number; pass: boolean; runs: RunSummary[]; loadBefore: number; loadAfter: number }[] = [];
   for (let rep = 1; rep <= REPETITIONS; rep++) {
-    console.log(`\n=== repetition ${rep} of ${REPETITIONS} (load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}) ===`);
+    console.log(
+      `\n=== repetition ${rep} of ${REPETITIONS} (load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}) ===`,
+    );
     const loadBefore = loadavg()[0];
     const child = spawnSync(process.execPath, [...process.execArgv, __filename], {
       env: { ...process.env, BENCH_MATCHER_RUNS: "1", BENCH_MATCHER_SUMMARY: "1" },
@@ -87,17 +95,29 @@ function repeat(): void {
       maxBuffer: 1 << 24,
     });
     const out = child.stdout ?? "";
-    process.stdout.write(out.split("\n").filter((l) => !l.startsWith(SUMMARY_PREFIX)).join("\n"));
+    process.stdout.write(
+      out
+        .split("\n")
+        .filter((l) => !l.startsWith(SUMMARY_PREFIX))
+        .join("\n"),
+    );
     const line = out.split("\n").find((l) => l.startsWith(SUMMARY_PREFIX));
     const runs: RunSummary[] = line ? JSON.parse(line.slice(SUMMARY_PREFIX.length)) : [];
     all.push({ rep, pass: child.status === 0 && line !== undefined, runs, loadBefore, loadAfter: loadavg()[0] });
   }
-  console.log(`\n=== ${REPETITIONS} repetitions (goals: >= ${TARGET_RATIO}x best peer, p99 <= ${TARGET_P99_US} µs, no pause > ${TARGET_PAUSE_MS} ms) ===`);
+  console.log(
+    `\n=== ${REPETITIONS} repetitions (goals: >= ${TARGET_RATIO}x best peer, p99 <= ${TARGET_P99_US} µs, no pause > ${TARGET_PAUSE_MS} ms) ===`,
+  );
   for (const r of all) {
     const figures = r.runs
-      .map((s) => `run ${s.run} ${s.ratio.toFixed(2)}x (${Math.round(s.opsPerSec).toLocaleString("en-US")} vs ${Math.round(s.bestPeer).toLocaleString("en-US")}), p99 ${s.p99Us.toFixed(2)} µs, gap ${s.maxGapMs.toFixed(2)} ms, GC ${s.maxGcMs.toFixed(2)} ms`)
+      .map(
+        (s) =>
+          `run ${s.run} ${s.ratio.toFixed(2)}x (${Math.round(s.opsPerSec).toLocaleString("en-US")} vs ${Math.round(s.bestPeer).toLocaleString("en-US")}), p99 ${s.p99Us.toFixed(2)} µs, gap ${s.maxGapMs.toFixed(2)} ms, GC ${s.maxGcMs.toFixed(2)} ms`,
+      )
       .join("; ");
-    console.log(`  ${r.pass ? "PASS" : "FAIL"} repetition ${r.rep}: ${figures} (load average ${r.loadBefore.toFixed(2)} -> ${r.loadAfter.toFixed(2)})`);
+    console.log(
+      `  ${r.pass ? "PASS" : "FAIL"} repetition ${r.rep}: ${figures} (load average ${r.loadBefore.toFixed(2)} -> ${r.loadAfter.toFixed(2)})`,
+    );
   }
   const passed = all.filter((r) => r.pass).length;
   console.log(`${passed} of ${REPETITIONS} PASS`);
@@ -135,18 +155,27 @@ function compare(): void {
       let asService = false;
       const runChild = (name: string, mode: string): Result => {
         const flags = [...NODE_FLAGS, ...(ENGINE_FLAGS[name] ?? [])];
-        const child = spawnSync(process.execPath, [...flags, "--import", "tsx", join(__dirname, "child.ts"), file, name, mode], {
-          encoding: "utf8",
-          maxBuffer: 1 << 24,
-        });
+        const child = spawnSync(
+          process.execPath,
+          [...flags, "--import", "tsx", join(__dirname, "child.ts"), file, name, mode],
+          {
+            encoding: "utf8",
+            maxBuffer: 1 << 24,
+          },
+        );
         if (child.status !== 0) throw new Error(`${name} failed: ${child.stderr}`);
-        const r = JSON.parse(child.stdout.trim().split("\n").pop()!) as Result & { execArgv: string[]; reserveOrders: number };
+        const r = JSON.parse(child.stdout.trim().split("\n").pop()!) as Result & {
+          execArgv: string[];
+          reserveOrders: number;
+        };
         if (name === "ours" && mode === "latency") {
           const missing = missingMatcherFlags(r.execArgv);
           asService = missing.length === 0 && r.reserveOrders === MATCHER_RESERVE_ORDERS;
           serviceSettings =
             `${r.execArgv.filter((f) => f !== "--import" && f !== "tsx").join(" ")}, reserve ${r.reserveOrders.toLocaleString("en-US")} order nodes` +
-            (asService ? "" : ` (the service: ${MATCHER_RESERVE_ORDERS.toLocaleString("en-US")} nodes; missing flags: ${missing.join(" ") || "none"})`);
+            (asService
+              ? ""
+              : ` (the service: ${MATCHER_RESERVE_ORDERS.toLocaleString("en-US")} nodes; missing flags: ${missing.join(" ") || "none"})`);
         }
         return r;
       };
@@ -182,10 +211,22 @@ function compare(): void {
       const ours = results.find((r) => r.engine === "ours");
       if (ours !== undefined && bestPeer > 0) {
         const checks = [
-          [`throughput >= ${TARGET_RATIO}x best peer`, ours.opsPerSec >= TARGET_RATIO * bestPeer, `${(ours.opsPerSec / bestPeer).toFixed(2)}x`],
+          [
+            `throughput >= ${TARGET_RATIO}x best peer`,
+            ours.opsPerSec >= TARGET_RATIO * bestPeer,
+            `${(ours.opsPerSec / bestPeer).toFixed(2)}x`,
+          ],
           [`p99 <= ${TARGET_P99_US} µs`, ours.p99Us <= TARGET_P99_US, `${ours.p99Us.toFixed(2)} µs`],
-          [`no pause > ${TARGET_PAUSE_MS} ms`, ours.maxGapMs <= TARGET_PAUSE_MS, `largest gap ${ours.maxGapMs.toFixed(2)} ms, longest V8 GC pause ${ours.maxGcMs.toFixed(2)} ms (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`],
-          ["fingerprints agree", fingerprints.size === 1, fingerprints.size === 1 ? "all equal" : [...fingerprints].join(" ")],
+          [
+            `no pause > ${TARGET_PAUSE_MS} ms`,
+            ours.maxGapMs <= TARGET_PAUSE_MS,
+            `largest gap ${ours.maxGapMs.toFixed(2)} ms, longest V8 GC pause ${ours.maxGcMs.toFixed(2)} ms (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`,
+          ],
+          [
+            "fingerprints agree",
+            fingerprints.size === 1,
+            fingerprints.size === 1 ? "all equal" : [...fingerprints].join(" "),
+          ],
           ["runs with the matcher service's settings (matcher/deployment.ts)", asService, serviceSettings],
         ] as const;
         let runPass = true;
@@ -194,7 +235,17 @@ function compare(): void {
           if (!ok) runPass = false;
         }
         if (!runPass) allPass = false;
-        summaries.push({ run, ratio: ours.opsPerSec / bestPeer, opsPerSec: ours.opsPerSec, bestPeer, p99Us: ours.p99Us, maxGapMs: ours.maxGapMs, maxGcMs: ours.maxGcMs, load: loadavg()[0], pass: runPass });
+        summaries.push({
+          run,
+          ratio: ours.opsPerSec / bestPeer,
+          opsPerSec: ours.opsPerSec,
+          bestPeer,
+          p99Us: ours.p99Us,
+          maxGapMs: ours.maxGapMs,
+          maxGcMs: ours.maxGcMs,
+          load: loadavg()[0],
+          pass: runPass,
+        });
       }
     }
     console.log(

@@ -93,7 +93,8 @@ export function generateStream(spec: StreamSpec): Stream {
     const depth = engine.getDepth(SYMBOL, 1)!;
     const bestBid = depth.bids[0]?.[0];
     const bestAsk = depth.asks[0]?.[0];
-    const mid = bestBid !== undefined && bestAsk !== undefined ? (bestBid + bestAsk) / 2 : bestBid ?? bestAsk ?? 10_000;
+    const mid =
+      bestBid !== undefined && bestAsk !== undefined ? (bestBid + bestAsk) / 2 : (bestBid ?? bestAsk ?? 10_000);
     if (!timed || r < spec.limitPct) {
       const side = rand() < 0.5 ? 0 : 1;
       const crossing = timed && rand() * 100 < spec.crossingPct;
@@ -115,7 +116,18 @@ export function generateStream(spec: StreamSpec): Stream {
       s.id[i] = idx;
       const id = orderIdOf(idx);
       engine.process(
-        { kind: "place", ts: 0, account: accountOf(idx, side), orderId: id, symbol: SYMBOL, side: side === 0 ? "buy" : "sell", type: "limit", timeInForce: "GTC", priceTicks: price, sizeLots: s.size[i] },
+        {
+          kind: "place",
+          ts: 0,
+          account: accountOf(idx, side),
+          orderId: id,
+          symbol: SYMBOL,
+          side: side === 0 ? "buy" : "sell",
+          type: "limit",
+          timeInForce: "GTC",
+          priceTicks: price,
+          sizeLots: s.size[i],
+        },
         tracker,
       );
       if (engine.getOrder(id) !== undefined) {
@@ -129,7 +141,17 @@ export function generateStream(spec: StreamSpec): Stream {
       s.size[i] = 1 + Math.floor(rand() * 50);
       s.id[i] = nextOrder++;
       engine.process(
-        { kind: "place", ts: 0, account: "m", orderId: orderIdOf(s.id[i]), symbol: SYMBOL, side: side === 0 ? "buy" : "sell", type: "market", timeInForce: "IOC", sizeLots: s.size[i] },
+        {
+          kind: "place",
+          ts: 0,
+          account: "m",
+          orderId: orderIdOf(s.id[i]),
+          symbol: SYMBOL,
+          side: side === 0 ? "buy" : "sell",
+          type: "market",
+          timeInForce: "IOC",
+          sizeLots: s.size[i],
+        },
         tracker,
       );
     } else {
@@ -159,7 +181,7 @@ export function generateStream(spec: StreamSpec): Stream {
 const FIELDS = ["op", "side", "price", "size", "id"] as const;
 
 export function encodeStream(s: Stream): Buffer {
-  const header = Buffer.from(JSON.stringify({ length: s.length, preload: s.preload, stats: s.stats }) + "\n");
+  const header = Buffer.from(`${JSON.stringify({ length: s.length, preload: s.preload, stats: s.stats })}\n`);
   const parts: Uint8Array[] = [header];
   for (const f of FIELDS) parts.push(Buffer.from(s[f].buffer, s[f].byteOffset, s[f].byteLength));
   return Buffer.concat(parts);

@@ -5,7 +5,13 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createMemoryDexService, SETTLEMENT_DOMAIN, TEST_MARKETS, USD, WETH } from "../../api/testing/memory-dex-service";
+import {
+  createMemoryDexService,
+  SETTLEMENT_DOMAIN,
+  TEST_MARKETS,
+  USD,
+  WETH,
+} from "../../api/testing/memory-dex-service";
 import { signOrder } from "../../sdk/eip712";
 import type { DexService, PlaceOrderRequest } from "../../pipeline/service";
 import { startPartitionServer } from "../../pipeline/partition/server";
@@ -21,10 +27,33 @@ async function orders(n: number, nonceFrom: bigint): Promise<PlaceOrderRequest[]
     // resting bids at spread-out prices: every placement books an order, none trades
     const side = 0 as const;
     const priceTicks = 1_000n + BigInt(i % 500);
-    const order = { trader: trader.address, baseToken: m.baseToken, quoteToken: m.quoteToken, side, price: priceTicks * m.tickSize, amount: m.lotSize, expiry: BigInt(Math.floor(Date.now() / 1000) + 3600), nonce: nonceFrom + BigInt(i), flags: 0 };
+    const order = {
+      trader: trader.address,
+      baseToken: m.baseToken,
+      quoteToken: m.quoteToken,
+      side,
+      price: priceTicks * m.tickSize,
+      amount: m.lotSize,
+      expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
+      nonce: nonceFrom + BigInt(i),
+      flags: 0,
+    };
     out.push({
-      kind: "signed", orderId: randomUUID(), clientOrderId: randomUUID(), symbol: m.symbol, side: "buy", type: "limit", timeInForce: "gtc", priceTicks,
-      triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now(), trader: trader.address, order, signature: await signOrder(trader, SETTLEMENT_DOMAIN, order),
+      kind: "signed",
+      orderId: randomUUID(),
+      clientOrderId: randomUUID(),
+      symbol: m.symbol,
+      side: "buy",
+      type: "limit",
+      timeInForce: "gtc",
+      priceTicks,
+      triggerPriceTicks: null,
+      sizeLots: 1n,
+      expiresAtMs: null,
+      receivedAtMs: Date.now(),
+      trader: trader.address,
+      order,
+      signature: await signOrder(trader, SETTLEMENT_DOMAIN, order),
     });
   }
   return out;
@@ -34,34 +63,52 @@ async function run(label: string, svc: DexService, reqs: PlaceOrderRequest[], in
   const lat: number[] = [];
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < reqs.length) {
-      const r = reqs[next++];
-      const s = performance.now();
-      await svc.placeOrder(r);
-      lat.push(performance.now() - s);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < reqs.length) {
+        const r = reqs[next++];
+        const s = performance.now();
+        await svc.placeOrder(r);
+        lat.push(performance.now() - s);
+      }
+    }),
+  );
   const secs = (performance.now() - t0) / 1000;
   lat.sort((a, b) => a - b);
   const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))].toFixed(2);
-  console.log(`${label.padEnd(34)} ${String(Math.round(reqs.length / secs)).padStart(7)} orders/s   p50 ${q(0.5)} ms   p99 ${q(0.99)} ms`);
+  console.log(
+    `${label.padEnd(34)} ${String(Math.round(reqs.length / secs)).padStart(7)} orders/s   p50 ${q(0.5)} ms   p99 ${q(0.99)} ms`,
+  );
 }
 
 async function main(): Promise<void> {
   const local = createMemoryDexService();
   const remote = createMemoryDexService();
-  for (const s of [local, remote]) s.credit(trader.address, USD, 10n ** 15n), s.credit(trader.address, WETH, 10n ** 24n);
+  for (const s of [local, remote])
+    s.credit(trader.address, USD, 10n ** 15n), s.credit(trader.address, WETH, 10n ** 24n);
   const secret = "b".repeat(40);
   const server = await startPartitionServer({ service: remote, index: 0, secret, host: "127.0.0.1", port: 0 });
-  const routed = await createRoutedDexService({ routes: [{ symbols: TEST_MARKETS.map((x) => x.symbol), url: server.url }], secret });
-  console.log(`partition transport, ${N} wallet-signed orders per run, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  const routed = await createRoutedDexService({
+    routes: [{ symbols: TEST_MARKETS.map((x) => x.symbol), url: server.url }],
+    secret,
+  });
+  console.log(
+    `partition transport, ${N} wallet-signed orders per run, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
   // signature checks are the service's in both cases (the memory double verifies each order)
   await run("in process, 1 in flight", local, await orders(N, 1n), 1);
   await run("through the partition, 1 in flight", routed, await orders(N, 1n), 1);
   await run("in process, 32 in flight", local, await orders(N, 10_000_000n), 32);
   await run("through the partition, 32 in flight", routed, await orders(N, 10_000_000n), 32);
-  console.log(`load after ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `load after ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
   routed.close();
   await server.close();
 }

@@ -15,7 +15,9 @@ import type { Order } from "../../sdk/eip712";
 import type { PlaceSignedInput } from "../../pipeline/intake/intake";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const native = require("secp256k1/bindings") as { ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number } };
+const native = require("secp256k1/bindings") as {
+  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
+};
 
 const MODE = process.env.BENCH_RESTART_MODE;
 const N = Number(process.env.BENCH_RESTART_N ?? 10_000);
@@ -34,7 +36,12 @@ async function main(): Promise<void> {
   const { createOrderDigester } = await import("../../pipeline/intake/order-digest");
   const { typedOrder } = await import("../../pipeline/testing/orders");
   const tLoaded = performance.now();
-  const stack = await startStack({ begun, config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
+  const stack = await startStack({
+    begun,
+    config,
+    components: defaultComponents(["pipeline", "dex-api"]),
+    onComponentError: "fail",
+  });
   const tStarted = performance.now();
   const handle = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
   const p = handle.pipeline;
@@ -45,11 +52,22 @@ async function main(): Promise<void> {
   const expiry = BigInt(Math.floor(Date.now() / 1000) + 6 * 3600);
   const sign = (i: number, side: 0 | 1, k: number, priceTicks: bigint): PlaceSignedInput => {
     const order: Order = {
-      trader: traders[k].address, baseToken: m.baseToken, quoteToken: m.quoteToken, side,
-      price: priceTicks * m.tickSize, amount: m.lotSize * 2n, expiry, nonce: BigInt(i + 1), flags: 0,
+      trader: traders[k].address,
+      baseToken: m.baseToken,
+      quoteToken: m.quoteToken,
+      side,
+      price: priceTicks * m.tickSize,
+      amount: m.lotSize * 2n,
+      expiry,
+      nonce: BigInt(i + 1),
+      flags: 0,
     };
     const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(traders[k].privateKey.slice(2)));
-    return { ...typedOrder(m, { priceTicks, sizeLots: 2n }), order, signature: ("0x" + bytesToHex(sig.signature) + (27 + sig.recid).toString(16)) as Hex };
+    return {
+      ...typedOrder(m, { priceTicks, sizeLots: 2n }),
+      order,
+      signature: `0x${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}` as Hex,
+    };
   };
 
   if (MODE === "restart") {
@@ -80,7 +98,12 @@ async function main(): Promise<void> {
       chains: { home: stack.chains.home.restored, remote: stack.chains.remote.restored },
       journal: p.service.recovery,
       // ms since the process started: main() began, the stack's modules loaded, the chains (and the compile check) ready
-      marksMs: { main: Math.round(tStart), modulesLoaded: Math.round(tLoaded), chainsReady: Math.round(tChains), started: Math.round(tStarted) },
+      marksMs: {
+        main: Math.round(tStart),
+        modulesLoaded: Math.round(tLoaded),
+        chainsReady: Math.round(tChains),
+        started: Math.round(tStarted),
+      },
       pipelineStartMs: p.recovered.startMs,
       recoveredTrades: p.recovered.trades.length,
       lastSettledSeq: p.recovered.lastSettledSeq,

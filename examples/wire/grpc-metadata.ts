@@ -23,17 +23,31 @@ function signedMetadata(method: string): grpc.Metadata {
   const md = new grpc.Metadata();
   md.set("x-api-key", KEY);
   md.set("x-timestamp", timestamp);
-  md.set("x-signature", createHmac("sha256", SECRET).update(`${timestamp}POST/dex.v1.TradingService/${method}`).digest("hex"));
+  md.set(
+    "x-signature",
+    createHmac("sha256", SECRET).update(`${timestamp}POST/dex.v1.TradingService/${method}`).digest("hex"),
+  );
   return md;
 }
 
 function call<T>(client: grpc.Client, method: string, request: unknown, md = new grpc.Metadata()): Promise<T> {
   return new Promise((resolve, reject) =>
-    (client as unknown as Record<string, Function>)[method]!.call(client, request, md, (err: grpc.ServiceError | null, res: T) => {
-      // a refusal: the DEX error code and details are in the trailing metadata
-      if (err) reject(new Error(`${err.code} ${err.details} ${err.metadata.get("x-error-code")} ${err.metadata.get("x-error-details")}`, { cause: err }));
-      else resolve(res);
-    }),
+    (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method]!.call(
+      client,
+      request,
+      md,
+      (err: grpc.ServiceError | null, res: T) => {
+        // a refusal: the DEX error code and details are in the trailing metadata
+        if (err)
+          reject(
+            new Error(
+              `${err.code} ${err.details} ${err.metadata.get("x-error-code")} ${err.metadata.get("x-error-details")}`,
+              { cause: err },
+            ),
+          );
+        else resolve(res);
+      },
+    ),
   );
 }
 
@@ -44,10 +58,19 @@ async function main() {
   const client: grpc.Client = new dex.v1.TradingService(ADDRESS, grpc.credentials.createInsecure());
   try {
     // public: the book, with the same sequence as REST's and the WebSocket's
-    const book = await call<{ bids: { price: number }[]; asks: { price: number }[]; sequence: number }>(client, "GetOrderBook", { symbol, depth: 1 });
+    const book = await call<{ bids: { price: number }[]; asks: { price: number }[]; sequence: number }>(
+      client,
+      "GetOrderBook",
+      { symbol, depth: 1 },
+    );
     const price = Number(process.env.PRICE ?? book.bids[0]?.price ?? book.asks[0]?.price);
     if (!Number.isFinite(price)) throw new Error(`the ${symbol} book is empty: set PRICE`);
-    const placed = await call<{ order_id: string; status: string }>(client, "PlaceOrder", { symbol, side: "buy", type: "limit", price, size: Number(process.env.SIZE ?? 0.01), time_in_force: "post_only" }, signedMetadata("PlaceOrder"));
+    const placed = await call<{ order_id: string; status: string }>(
+      client,
+      "PlaceOrder",
+      { symbol, side: "buy", type: "limit", price, size: Number(process.env.SIZE ?? 0.01), time_in_force: "post_only" },
+      signedMetadata("PlaceOrder"),
+    );
     const cancelled = await call(client, "CancelOrder", { order_id: placed.order_id }, signedMetadata("CancelOrder"));
     console.log(JSON.stringify({ book_sequence: book.sequence, placed, cancelled }));
   } finally {

@@ -18,7 +18,9 @@ const symbol = process.env.SYMBOL ?? "WETH-USD";
 async function signed(method: string, target: string, body?: unknown) {
   const text = body === undefined ? "" : JSON.stringify(body);
   const timestamp = String(Date.now());
-  const signature = createHmac("sha256", SECRET).update(timestamp + method + target + text).digest("hex");
+  const signature = createHmac("sha256", SECRET)
+    .update(timestamp + method + target + text)
+    .digest("hex");
   const headers: Record<string, string> = { "X-API-KEY": KEY, "X-TIMESTAMP": timestamp, "X-SIGNATURE": signature };
   if (text) headers["Content-Type"] = "application/json";
   return answer(await fetch(API + target, { method, headers, body: text || undefined }));
@@ -41,7 +43,14 @@ async function main() {
   const book = await answer(await fetch(`${API}/v1/orderbook/${symbol}?depth=1`));
   const price = Number(process.env.PRICE ?? book.bids[0]?.price ?? book.asks[0]?.price);
   if (!Number.isFinite(price)) throw new Error(`the ${symbol} book is empty: set PRICE`);
-  const placed = await signed("POST", "/v1/orders", { symbol, side: "buy", type: "limit", price, size: Number(process.env.SIZE ?? 0.01), time_in_force: "post_only" });
+  const placed = await signed("POST", "/v1/orders", {
+    symbol,
+    side: "buy",
+    type: "limit",
+    price,
+    size: Number(process.env.SIZE ?? 0.01),
+    time_in_force: "post_only",
+  });
   const open = await signed("GET", `/v1/orders?symbol=${symbol}&status=open`);
   const cancelled = await withSecret("DELETE", `/v1/orders/${placed.order_id}`);
   console.log(JSON.stringify({ placed, open: open.orders.map((o: { order_id: string }) => o.order_id), cancelled }));

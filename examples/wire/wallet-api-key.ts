@@ -3,7 +3,7 @@
 //   npx tsx examples/wire/wallet-api-key.ts
 // Env: DEX_API_URL, PRIVATE_KEY (default: the integrator wallet). Prints one JSON line: the key's id, the
 // key, its secret (shown once) and the agent's status.
-import { type Hex } from "viem";
+import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { exitWith, setting } from "../env";
 
@@ -17,7 +17,12 @@ async function walletSigned(method: string, target: string, body: unknown) {
   const timestamp = String(Date.now());
   const host = new URL(API).host;
   const signature = await account.signMessage({ message: timestamp + method + host + target + text });
-  const headers = { "Content-Type": "application/json", "X-Wallet-Address": account.address, "X-Wallet-Timestamp": timestamp, "X-Wallet-Signature": signature };
+  const headers = {
+    "Content-Type": "application/json",
+    "X-Wallet-Address": account.address,
+    "X-Wallet-Timestamp": timestamp,
+    "X-Wallet-Signature": signature,
+  };
   const r = await fetch(API + target, { method, headers, body: text });
   const answer = (await r.json()) as any;
   if (!r.ok) throw new Error(`${r.status} ${JSON.stringify(answer)}`);
@@ -32,7 +37,12 @@ async function main() {
     domain,
     types,
     primaryType,
-    message: { ...message, expiry: BigInt(message.expiry), nonce: BigInt(message.nonce), deadline: BigInt(message.deadline) },
+    message: {
+      ...message,
+      expiry: BigInt(message.expiry),
+      nonce: BigInt(message.nonce),
+      deadline: BigInt(message.deadline),
+    },
   });
   const r = await fetch(`${API}/v1/api-keys/${key.id}/agent-approval`, {
     method: "POST",
@@ -41,7 +51,14 @@ async function main() {
   });
   const approved = (await r.json()) as { agent_status: string };
   if (!r.ok) throw new Error(`${r.status} ${JSON.stringify(approved)}`);
-  console.log(JSON.stringify({ id: key.id, api_key: key.api_key, api_secret: key.api_secret, agent_status: approved.agent_status }));
+  console.log(
+    JSON.stringify({
+      id: key.id,
+      api_key: key.api_key,
+      api_secret: key.api_secret,
+      agent_status: approved.agent_status,
+    }),
+  );
 }
 
 main().catch(exitWith);

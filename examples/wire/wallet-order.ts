@@ -39,7 +39,12 @@ async function main() {
     flags: 0, // eip712.flags.post_only for a post-only order
   };
   // the domain (name, version, chainId, verifyingContract) and types exactly as GET /v1/markets gives them
-  const signature = await account.signTypedData({ domain: eip712.domain, types: eip712.types, primaryType: eip712.primary_type, message: order });
+  const signature = await account.signTypedData({
+    domain: eip712.domain,
+    types: eip712.types,
+    primaryType: eip712.primary_type,
+    message: order,
+  });
   // the body: the spec's fields, and beside them the signed struct in snake_case with integers as strings
   const body = {
     symbol,
@@ -60,7 +65,11 @@ async function main() {
     },
     signature,
   };
-  const r = await fetch(`${API}/v1/orders`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const r = await fetch(`${API}/v1/orders`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const placed = await r.json();
   if (!r.ok) throw new Error(`${r.status} ${JSON.stringify(placed)}`);
   console.log(JSON.stringify(placed));

@@ -25,7 +25,16 @@ const depth = Number(process.env.DEPTH ?? 20);
 const wanted = Number(process.env.UPDATES ?? 5);
 
 type Level = [price: number, size: number];
-interface Update { type: "orderbook_update"; symbol: string; depth: number; bids: Level[]; asks: Level[]; sequence: number; prev_sequence: number; checksum: number }
+interface Update {
+  type: "orderbook_update";
+  symbol: string;
+  depth: number;
+  bids: Level[];
+  asks: Level[];
+  sequence: number;
+  prev_sequence: number;
+  checksum: number;
+}
 
 const book = { bids: new Map<number, number>(), asks: new Map<number, number>(), sequence: -1 };
 
@@ -42,7 +51,11 @@ function checksum(): number {
 
 async function restSnapshot(): Promise<void> {
   const r = await fetch(`${API}/v1/orderbook/${symbol}?depth=${depth}`);
-  const snap = (await r.json()) as { bids: { price: number; size: number }[]; asks: { price: number; size: number }[]; sequence: number };
+  const snap = (await r.json()) as {
+    bids: { price: number; size: number }[];
+    asks: { price: number; size: number }[];
+    sequence: number;
+  };
   if (!r.ok) throw new Error(`${r.status} ${JSON.stringify(snap)}`);
   book.bids = new Map(snap.bids.map((l: { price: number; size: number }) => [l.price, l.size]));
   book.asks = new Map(snap.asks.map((l: { price: number; size: number }) => [l.price, l.size]));
@@ -77,7 +90,14 @@ async function main() {
         synced = true;
         continue;
       }
-      console.log(JSON.stringify({ sequence: book.sequence, best_bid: Math.max(...book.bids.keys()), best_ask: Math.min(...book.asks.keys()), resyncs }));
+      console.log(
+        JSON.stringify({
+          sequence: book.sequence,
+          best_bid: Math.max(...book.bids.keys()),
+          best_ask: Math.min(...book.asks.keys()),
+          resyncs,
+        }),
+      );
       if (++applied >= wanted) return ws.close();
     }
   };

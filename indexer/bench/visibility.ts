@@ -16,8 +16,24 @@ async function main() {
   try {
     const fx = await deployExchange(chain.rpcUrl);
     const file = path.join(dir, "deployments.json");
-    writeFileSync(file, JSON.stringify({ home: { chainId: 31337, rpcUrl: chain.rpcUrl, startBlock: fx.startBlock, contracts: { Settlement: fx.contracts.settlement }, tokens: fx.tokens } }));
-    indexer = await startIndexer({ deploymentsFile: file, port: 0, dataDir: path.join(dir, "pglite"), schema: "visibility" });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        home: {
+          chainId: 31337,
+          rpcUrl: chain.rpcUrl,
+          startBlock: fx.startBlock,
+          contracts: { Settlement: fx.contracts.settlement },
+          tokens: fx.tokens,
+        },
+      }),
+    );
+    indexer = await startIndexer({
+      deploymentsFile: file,
+      port: 0,
+      dataDir: path.join(dir, "pglite"),
+      schema: "visibility",
+    });
     const { maker, admin } = fx.accounts;
     await fx.send(admin, fx.contracts.weth, fx.abis.token, "mint", [maker.address, 10n ** 30n]);
     await fx.send(maker, fx.contracts.weth, fx.abis.token, "approve", [fx.contracts.settlement, 10n ** 30n]);
@@ -28,7 +44,9 @@ async function main() {
       const minedAt = performance.now();
       total += BigInt(i);
       for (;;) {
-        const body = (await (await fetch(`${indexer.url}/balances/${maker.address}`)).json()) as { balances: { amount: string }[] };
+        const body = (await (await fetch(`${indexer.url}/balances/${maker.address}`)).json()) as {
+          balances: { amount: string }[];
+        };
         if (body.balances[0] && BigInt(body.balances[0].amount) === total) break;
         await new Promise((r) => setTimeout(r, 2));
       }
@@ -36,7 +54,9 @@ async function main() {
     }
     delays.sort((a, b) => a - b);
     const q = (p: number) => delays[Math.min(delays.length - 1, Math.floor(p * delays.length))]!.toFixed(0);
-    console.log(`chain-to-indexer visibility over ${n} deposits (receipt -> balance in /balances): p50 ${q(0.5)} ms, p90 ${q(0.9)} ms, max ${q(1)} ms, min ${q(0)} ms`);
+    console.log(
+      `chain-to-indexer visibility over ${n} deposits (receipt -> balance in /balances): p50 ${q(0.5)} ms, p90 ${q(0.9)} ms, max ${q(1)} ms, min ${q(0)} ms`,
+    );
   } finally {
     await indexer?.stop();
     await chain.stop();

@@ -72,7 +72,8 @@ function uint64(w: string, what: string, raw: RawLog): bigint {
 
 /** The `trades` bytes of a BatchSettled log's data (ABI head and zero padding checked), with its trade count. */
 function batchData(data: string, raw: RawLog): { tradeCount: bigint; trades: string } {
-  if (!HEX.test(data) || data.length < 2 + 3 * 64 || (data.length - 2) % 64 !== 0) fail("BatchSettled data is not whole words", raw);
+  if (!HEX.test(data) || data.length < 2 + 3 * 64 || (data.length - 2) % 64 !== 0)
+    fail("BatchSettled data is not whole words", raw);
   if (word(data, 1) !== OFFSET_0X40) fail("BatchSettled trades offset is not 0x40", raw);
   const length = BigInt(`0x${word(data, 2)}`);
   const padded = (length + 31n) / 32n;
@@ -89,7 +90,10 @@ export function decodeSettlementLog(raw: RawLog): SettlementLog {
   const topics = raw.topics;
   const topic0 = typeof topics[0] === "string" ? topics[0].toLowerCase() : "";
   const data = typeof raw.data === "string" ? raw.data.toLowerCase() : "";
-  const blockTimestamp = raw.blockTimestamp === undefined || raw.blockTimestamp === null ? undefined : BigInt(quantity(raw.blockTimestamp, "blockTimestamp", raw));
+  const blockTimestamp =
+    raw.blockTimestamp === undefined || raw.blockTimestamp === null
+      ? undefined
+      : BigInt(quantity(raw.blockTimestamp, "blockTimestamp", raw));
   const place: LogPlace = {
     blockNumber: quantity(raw.blockNumber, "blockNumber", raw),
     blockHash: hash(raw.blockHash, "blockHash", raw),
@@ -107,5 +111,11 @@ export function decodeSettlementLog(raw: RawLog): SettlementLog {
   } catch (e) {
     fail((e as Error).message, raw);
   }
-  return { kind: "batch", ...place, batchId, tradeCount, trades: decoded.map((t) => ({ ...t, logIndex: place.logIndex })) };
+  return {
+    kind: "batch",
+    ...place,
+    batchId,
+    tradeCount,
+    trades: decoded.map((t) => ({ ...t, logIndex: place.logIndex })),
+  };
 }

@@ -37,7 +37,16 @@ export interface FollowOptions {
   onError?: (error: unknown) => void;
   onReorg?: (detail: { cursor: number; head: number; resumeAfter: number }) => void;
   /** each read that moved the cursor: when it started, when the node answered, when the tail had it (ms) */
-  onRead?: (detail: { startedAt: number; answeredAt: number; appendedAt: number; fromBlock: number; toBlock: number; logs: number; txs: Hex[]; byHead: boolean }) => void;
+  onRead?: (detail: {
+    startedAt: number;
+    answeredAt: number;
+    appendedAt: number;
+    fromBlock: number;
+    toBlock: number;
+    logs: number;
+    txs: Hex[];
+    byHead: boolean;
+  }) => void;
 }
 
 export interface Follower {
@@ -49,7 +58,9 @@ const lc = (a: string) => a.toLowerCase() as Hex;
 export function followSettlement(opts: FollowOptions): Follower {
   // batch: the reads one poll issues together (the cursor's header, the range end's, the logs) travel as one
   // JSON-RPC batch, one HTTP request: the node's per-request cost slowed its mining (docs/decisions/indexer.md)
-  const client: PublicClient = createPublicClient({ transport: http(opts.rpcUrl, { retryCount: 0, timeout: 10_000, batch: true }) });
+  const client: PublicClient = createPublicClient({
+    transport: http(opts.rpcUrl, { retryCount: 0, timeout: 10_000, batch: true }),
+  });
   const { tail, heads } = opts;
   const settlement = lc(opts.settlement);
   const minGapMs = opts.minGapMs ?? 50;
@@ -83,7 +94,14 @@ export function followSettlement(opts: FollowOptions): Follower {
       client.getBlock({ blockNumber: BigInt(to) }),
       client.request({
         method: "eth_getLogs",
-        params: [{ address: settlement, topics: [[BATCH_SETTLED_TOPIC]], fromBlock: numberToHex(cursor.number + 1), toBlock: numberToHex(to) }],
+        params: [
+          {
+            address: settlement,
+            topics: [[BATCH_SETTLED_TOPIC]],
+            fromBlock: numberToHex(cursor.number + 1),
+            toBlock: numberToHex(to),
+          },
+        ],
       }) as Promise<RawLog[]>,
     ]);
     const answeredAt = Date.now();
@@ -92,16 +110,23 @@ export function followSettlement(opts: FollowOptions): Follower {
     const logs: SettlementLog[] = rawLogs.map(decodeSettlementLog);
     // the BatchSettled logs, each carrying its batch's trades
     for (const l of logs) {
-      if (l.blockNumber <= cursor.number || l.blockNumber > to) throw new Error(`log of block ${l.blockNumber} outside the range read (${cursor.number + 1}-${to})`);
+      if (l.blockNumber <= cursor.number || l.blockNumber > to)
+        throw new Error(`log of block ${l.blockNumber} outside the range read (${cursor.number + 1}-${to})`);
     }
     // a block's timestamp: the log's own where the node gives it (Anvil), else its header (Hardhat)
     const blockNumbers = [...new Set(logs.filter((l) => l.blockTimestamp === undefined).map((l) => l.blockNumber))];
     const headers = new Map<number, { hash: Hex; timestamp: bigint }>(
-      (await Promise.all(blockNumbers.map((n) => (n === to ? toBlock : client.getBlock({ blockNumber: BigInt(n) }))))).map((b) => [Number(b.number), { hash: lc(b.hash), timestamp: b.timestamp }]),
+      (
+        await Promise.all(blockNumbers.map((n) => (n === to ? toBlock : client.getBlock({ blockNumber: BigInt(n) }))))
+      ).map((b) => [Number(b.number), { hash: lc(b.hash), timestamp: b.timestamp }]),
     );
     for (const l of logs) {
       // (the block read as the range's end must be the logs' own: else a reorg is under way)
-      if (l.blockTimestamp !== undefined) headers.set(l.blockNumber, { hash: l.blockNumber === to ? lc(toBlock.hash) : l.blockHash, timestamp: l.blockTimestamp });
+      if (l.blockTimestamp !== undefined)
+        headers.set(l.blockNumber, {
+          hash: l.blockNumber === to ? lc(toBlock.hash) : l.blockHash,
+          timestamp: l.blockTimestamp,
+        });
     }
     const blocks = new Map<number, TailBlock>();
     const txs: Hex[] = [];
@@ -109,7 +134,8 @@ export function followSettlement(opts: FollowOptions): Follower {
       const number = l.blockNumber;
       const header = headers.get(number)!;
       // a log of another block than the one read (a reorg under way): read again next poll
-      if (header.hash !== l.blockHash) throw new Error(`block ${number}: log of ${l.blockHash}, header ${header.hash} (reorg under way)`);
+      if (header.hash !== l.blockHash)
+        throw new Error(`block ${number}: log of ${l.blockHash}, header ${header.hash} (reorg under way)`);
       const trades: BatchTrade[] = l.trades;
       txs.push(l.txHash);
       const ctx = { txHash: l.txHash, blockNumber: BigInt(number), timestamp: header.timestamp, symbols: opts.symbols };
@@ -130,9 +156,19 @@ export function followSettlement(opts: FollowOptions): Follower {
     }
     // a block's batches in log order (several settles can share a block)
     const ordered = [...blocks.values()].sort((a, b) => a.number - b.number);
-    for (const b of ordered) b.trades.sort((x, y) => x.json.logIndex - y.json.logIndex || x.json.tradeIndex - y.json.tradeIndex);
+    for (const b of ordered)
+      b.trades.sort((x, y) => x.json.logIndex - y.json.logIndex || x.json.tradeIndex - y.json.tradeIndex);
     tail.append(ordered, { number: to, hash: toHash });
-    opts.onRead?.({ startedAt, answeredAt, appendedAt: Date.now(), fromBlock: cursor.number + 1, toBlock: to, logs: logs.length, txs, byHead });
+    opts.onRead?.({
+      startedAt,
+      answeredAt,
+      appendedAt: Date.now(),
+      fromBlock: cursor.number + 1,
+      toBlock: to,
+      logs: logs.length,
+      txs,
+      byHead,
+    });
   }
 
   let running = true;

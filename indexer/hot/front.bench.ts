@@ -36,13 +36,48 @@ async function chainChild() {
   const rate = Number(process.env.CHILD_RATE);
   const blockMs = Number(process.env.CHILD_BLOCK_MS);
   const perBlock = Math.max(1, Math.round((rate * blockMs) / 1000));
-  interface Block { number: number; hash: string; parentHash: string; timestamp: number; minedAt: number; logs: object[] }
-  const genesis = { number: 0, hash: `0x${hex64(0xb0)}`, parentHash: `0x${hex64(0)}`, timestamp: Math.floor(Date.now() / 1000), minedAt: Date.now(), logs: [] };
+  interface Block {
+    number: number;
+    hash: string;
+    parentHash: string;
+    timestamp: number;
+    minedAt: number;
+    logs: object[];
+  }
+  const genesis = {
+    number: 0,
+    hash: `0x${hex64(0xb0)}`,
+    parentHash: `0x${hex64(0)}`,
+    timestamp: Math.floor(Date.now() / 1000),
+    minedAt: Date.now(),
+    logs: [],
+  };
   const blocks: Block[] = [genesis];
   let batchId = 0;
   let tradeNo = 0;
   const minedAt = new Map<string, number>(); // maker order hash -> block mined at
-  const header = (b: Block) => ({ number: `0x${b.number.toString(16)}`, hash: b.hash, parentHash: b.parentHash, timestamp: `0x${b.timestamp.toString(16)}`, transactions: [], logsBloom: `0x${"0".repeat(512)}`, gasLimit: "0x1c9c380", gasUsed: "0x0", miner: `0x${"0".repeat(40)}`, nonce: "0x0000000000000000", difficulty: "0x0", extraData: "0x", size: "0x200", stateRoot: b.hash, receiptsRoot: b.hash, transactionsRoot: b.hash, sha3Uncles: b.hash, uncles: [], mixHash: b.hash, baseFeePerGas: "0x1" });
+  const header = (b: Block) => ({
+    number: `0x${b.number.toString(16)}`,
+    hash: b.hash,
+    parentHash: b.parentHash,
+    timestamp: `0x${b.timestamp.toString(16)}`,
+    transactions: [],
+    logsBloom: `0x${"0".repeat(512)}`,
+    gasLimit: "0x1c9c380",
+    gasUsed: "0x0",
+    miner: `0x${"0".repeat(40)}`,
+    nonce: "0x0000000000000000",
+    difficulty: "0x0",
+    extraData: "0x",
+    size: "0x200",
+    stateRoot: b.hash,
+    receiptsRoot: b.hash,
+    transactionsRoot: b.hash,
+    sha3Uncles: b.hash,
+    uncles: [],
+    mixHash: b.hash,
+    baseFeePerGas: "0x1",
+  });
   const sockets = new Set<import("ws").WebSocket>();
   const mine = () => {
     const prev = blocks[blocks.length - 1];
@@ -50,8 +85,24 @@ async function chainChild() {
     const hash = `0x${hex64(BigInt(number) * 1_000_003n + 0xbeefn)}`;
     const txHash = `0x${hex64(BigInt(number) * 7n + 0xabcdn)}`;
     const now = Date.now();
-    const b: Block = { number, hash, parentHash: prev.hash, timestamp: Math.max(prev.timestamp, Math.floor(now / 1000)), minedAt: now, logs: [] };
-    const place = (logIndex: number) => ({ address: SETTLEMENT, blockNumber: `0x${number.toString(16)}`, blockHash: hash, blockTimestamp: `0x${b.timestamp.toString(16)}`, transactionHash: txHash, transactionIndex: "0x0", logIndex: `0x${logIndex.toString(16)}`, removed: false });
+    const b: Block = {
+      number,
+      hash,
+      parentHash: prev.hash,
+      timestamp: Math.max(prev.timestamp, Math.floor(now / 1000)),
+      minedAt: now,
+      logs: [],
+    };
+    const place = (logIndex: number) => ({
+      address: SETTLEMENT,
+      blockNumber: `0x${number.toString(16)}`,
+      blockHash: hash,
+      blockTimestamp: `0x${b.timestamp.toString(16)}`,
+      transactionHash: txHash,
+      transactionIndex: "0x0",
+      logIndex: `0x${logIndex.toString(16)}`,
+      removed: false,
+    });
     const id = batchId++;
     // one BatchSettled log a block: each trade its own maker order (its hash marks the trade) and taker order
     const orders = [];
@@ -60,13 +111,27 @@ async function chainChild() {
       const maker = `0x${hex64(++tradeNo)}` as Hex;
       minedAt.set(maker, now);
       orders.push({ orderHash: maker, trader: WETH as Hex, baseToken: WETH as Hex, quoteToken: USD as Hex, side: 1 });
-      orders.push({ orderHash: `0x${hex64(0xfeed)}` as Hex, trader: USD as Hex, baseToken: WETH as Hex, quoteToken: USD as Hex, side: 0 });
+      orders.push({
+        orderHash: `0x${hex64(0xfeed)}` as Hex,
+        trader: USD as Hex,
+        baseToken: WETH as Hex,
+        quoteToken: USD as Hex,
+        side: 0,
+      });
       fills.push({ makerIndex: 2 * i, takerIndex: 2 * i + 1, baseAmount: 10n ** 16n, price: 2_000_000_000n });
     }
     const trades = encodeSettledTrades({ makerFeeBps: 0, takerFeeBps: 0, orders, fills });
-    b.logs.push({ ...place(0), topics: [BATCH_SETTLED_TOPIC, `0x${hex64(id)}`], data: encodeAbiParameters([{ type: "uint256" }, { type: "bytes" }], [BigInt(perBlock), trades]) });
+    b.logs.push({
+      ...place(0),
+      topics: [BATCH_SETTLED_TOPIC, `0x${hex64(id)}`],
+      data: encodeAbiParameters([{ type: "uint256" }, { type: "bytes" }], [BigInt(perBlock), trades]),
+    });
     blocks.push(b);
-    const note = JSON.stringify({ jsonrpc: "2.0", method: "eth_subscription", params: { subscription: "0x1", result: header(b) } });
+    const note = JSON.stringify({
+      jsonrpc: "2.0",
+      method: "eth_subscription",
+      params: { subscription: "0x1", result: header(b) },
+    });
     for (const s of sockets) s.send(note);
   };
   const answer = (req: { id: unknown; method: string; params?: unknown[] }) => {
@@ -94,7 +159,9 @@ async function chainChild() {
           return undefined;
       }
     })();
-    return result === undefined ? { jsonrpc: "2.0", id: req.id, error: { code: -32601, message: `no ${req.method}` } } : { jsonrpc: "2.0", id: req.id, result };
+    return result === undefined
+      ? { jsonrpc: "2.0", id: req.id, error: { code: -32601, message: `no ${req.method}` } }
+      : { jsonrpc: "2.0", id: req.id, result };
   };
   const server = http.createServer((req, res) => {
     let body = "";
@@ -117,7 +184,9 @@ async function chainChild() {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   process.send!({ port: (server.address() as AddressInfo).port });
-  const { seconds, warmupS } = await new Promise<{ seconds: number; warmupS: number }>((r) => process.once("message", (m) => r(m as never)));
+  const { seconds, warmupS } = await new Promise<{ seconds: number; warmupS: number }>((r) =>
+    process.once("message", (m) => r(m as never)),
+  );
 
   // mine at the block time (each block when its time comes: a late timer mines one, not a burst)
   const start = Date.now();
@@ -151,7 +220,9 @@ async function pollerChild() {
   const poller = (async () => {
     while (polling) {
       try {
-        const r = (await (await fetch(`${frontUrl}/trades?pair=WETH-USD&limit=1000&fromBlock=${fromBlock}`)).json()) as { trades: { makerOrderHash: string; blockNumber: string }[] };
+        const r = (await (
+          await fetch(`${frontUrl}/trades?pair=WETH-USD&limit=1000&fromBlock=${fromBlock}`)
+        ).json()) as { trades: { makerOrderHash: string; blockNumber: string }[] };
         const now = Date.now();
         if (!ready) process.send!({ ready: (ready = true) });
         for (const t of r.trades) if (!seenAt.has(t.makerOrderHash)) seenAt.set(t.makerOrderHash, now);
@@ -172,7 +243,10 @@ async function pollerChild() {
 
 // ---------------------------------------------------------------- the parent: the front
 async function run(rate: number, mode: "heads" | "poll", seconds: number, warmupS: number, blockMs: number) {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, CHILD_RATE: String(rate), CHILD_BLOCK_MS: String(blockMs) }, execArgv: ["--import", "tsx"] });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], {
+    env: { ...process.env, CHILD_RATE: String(rate), CHILD_BLOCK_MS: String(blockMs) },
+    execArgv: ["--import", "tsx"],
+  });
   const { port } = await new Promise<{ port: number }>((r) => child.once("message", (m) => r(m as never)));
   const rpcUrl = `http://127.0.0.1:${port}`;
   const tail = new HotTail(0);
@@ -201,7 +275,10 @@ async function run(rate: number, mode: "heads" | "poll", seconds: number, warmup
   const server = createFront({ ponderUrl: "http://127.0.0.1:1", tail, reads });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   const frontUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const poller: ChildProcess = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, CHILD_FRONT_URL: frontUrl }, execArgv: ["--import", "tsx"] });
+  const poller: ChildProcess = fork(fileURLToPath(import.meta.url), [], {
+    env: { ...process.env, CHILD_FRONT_URL: frontUrl },
+    execArgv: ["--import", "tsx"],
+  });
   let lastSeen: string | undefined;
   await new Promise<void>((r) =>
     poller.on("message", (m: { progress?: string; ready?: boolean }) => {
@@ -212,11 +289,19 @@ async function run(rate: number, mode: "heads" | "poll", seconds: number, warmup
   const cpu0 = process.cpuUsage();
   const load0 = os.loadavg()[0];
   child.send({ seconds, warmupS });
-  const chainResult = await new Promise<{ mined: [string, number][]; blocks: number; tradesPerS: number }>((r) => child.once("message", (m) => r(m as never)));
+  const chainResult = await new Promise<{ mined: [string, number][]; blocks: number; tradesPerS: number }>((r) =>
+    child.once("message", (m) => r(m as never)),
+  );
   // until every measured trade is seen (at most 30 s more)
   const seenOf = async () => {
     poller.send("stop");
-    return new Map((await new Promise<{ seen: [string, number][] }>((r) => poller.on("message", (m: { seen?: [string, number][] }) => m.seen && r(m as never)))).seen);
+    return new Map(
+      (
+        await new Promise<{ seen: [string, number][] }>((r) =>
+          poller.on("message", (m: { seen?: [string, number][] }) => m.seen && r(m as never)),
+        )
+      ).seen,
+    );
   };
   const waitEnd = Date.now() + 30_000;
   const last = chainResult.mined.at(-1)?.[0];
@@ -224,14 +309,23 @@ async function run(rate: number, mode: "heads" | "poll", seconds: number, warmup
   const cpu = process.cpuUsage(cpu0);
   const seen = await seenOf();
   const lat = chainResult.mined.map(([k, t]) => (seen.get(k) ?? NaN) - t).filter((v) => !Number.isNaN(v));
-  const result = { trades: chainResult.mined.length, seen: lat.length, blocks: chainResult.blocks, p50: pct(lat, 50), p99: pct(lat, 99), max: pct(lat, 100), tradesPerS: chainResult.tradesPerS };
+  const result = {
+    trades: chainResult.mined.length,
+    seen: lat.length,
+    blocks: chainResult.blocks,
+    p50: pct(lat, 50),
+    p99: pct(lat, 99),
+    max: pct(lat, 100),
+    tradesPerS: chainResult.tradesPerS,
+  };
   child.send("done");
   await follower.stop();
   server.close();
   server.closeAllConnections();
   for (const c of [child, poller]) {
     const exited = new Promise((r) => (c.exitCode !== null ? r(undefined) : c.once("exit", r)));
-    if ((await Promise.race([exited, new Promise((r) => setTimeout(() => r("late"), 5_000))])) === "late") c.kill("SIGKILL");
+    if ((await Promise.race([exited, new Promise((r) => setTimeout(() => r("late"), 5_000))])) === "late")
+      c.kill("SIGKILL");
   }
   const frontCpuS = (cpu.user + cpu.system) / 1e6;
   console.log(
@@ -246,14 +340,18 @@ async function main() {
   const warmupS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
   const blockMs = Number(process.env.BENCH_BLOCK_MS ?? 25);
   const repeat = Number(process.env.BENCH_REPEAT ?? 1);
-  console.log(`hot front, synthetic chain: a block every ${blockMs} ms, ${warmupS} s warm-up + ${seconds} s measured a run; block mined -> trade first served by GET /trades (polled every 100 ms, limit 1000, fromBlock); ${os.cpus().length} cores`);
+  console.log(
+    `hot front, synthetic chain: a block every ${blockMs} ms, ${warmupS} s warm-up + ${seconds} s measured a run; block mined -> trade first served by GET /trades (polled every 100 ms, limit 1000, fromBlock); ${os.cpus().length} cores`,
+  );
   console.log(`  rate  mode   trades/s  blocks  p50 / p99 / max ms  seen/trades  front CPU  a trade  load (1 min)`);
-  for (let i = 0; i < repeat; i++) for (const rate of rates) for (const mode of modes) await run(rate, mode, seconds, warmupS, blockMs);
+  for (let i = 0; i < repeat; i++)
+    for (const rate of rates) for (const mode of modes) await run(rate, mode, seconds, warmupS, blockMs);
 }
 
 if (process.env.CHILD_RATE) chainChild();
 else if (process.env.CHILD_FRONT_URL) pollerChild();
-else main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+else
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });

@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import type { Hex } from "viem";
 import { type Order, OrderSide, getOrderHash, getSettlementDomain, signOrder } from "../../sdk/eip712";
 import { buildSettleArgs } from "../../sdk/settle-batch";
 import { type RunningIndexer, startIndexer } from "../run";
@@ -54,25 +53,60 @@ async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, t
 }
 
 async function rpc(method: string, params: unknown[] = []): Promise<any> {
-  const res = await fetch(chain!.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(chain!.rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   return ((await res.json()) as { result: unknown }).result;
 }
 
 let nonce = 1n;
 async function signed(account: ExchangeFixture["accounts"]["maker"], side: OrderSide, price: bigint, amount: bigint) {
   const domain = getSettlementDomain(31337, fx.contracts.settlement);
-  const order: Order = { trader: account.address, baseToken: fx.contracts.weth, quoteToken: fx.contracts.usd, side, price, amount, expiry: BigInt(Math.floor(Date.now() / 1000) + 3600), nonce: nonce++, flags: 0 };
+  const order: Order = {
+    trader: account.address,
+    baseToken: fx.contracts.weth,
+    quoteToken: fx.contracts.usd,
+    side,
+    price,
+    amount,
+    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    nonce: nonce++,
+    flags: 0,
+  };
   return { order, signature: await signOrder(account, domain, order), hash: getOrderHash(domain, order) };
 }
 
 /** Settles one batch of fills between `maker` and `taker`; returns its block number and trade ids. */
-async function settle(maker: Awaited<ReturnType<typeof signed>>, taker: Awaited<ReturnType<typeof signed>>, fills: { baseAmount: bigint; price: bigint }[]) {
-  const batchId = (await fx.publicClient.readContract({ address: fx.contracts.settlement, abi: fx.abis.settlement, functionName: "nextBatchId" })) as bigint;
-  const args = buildSettleArgs([maker, taker], fills.map((f) => ({ makerHash: maker.hash, takerHash: taker.hash, baseAmount: f.baseAmount, price: f.price })));
-  const receipt = await fx.send(fx.accounts.admin, fx.contracts.settlement, fx.abis.settlement, "settle", [batchId, args.orders, args.signatures, args.fills]);
+async function settle(
+  maker: Awaited<ReturnType<typeof signed>>,
+  taker: Awaited<ReturnType<typeof signed>>,
+  fills: { baseAmount: bigint; price: bigint }[],
+) {
+  const batchId = (await fx.publicClient.readContract({
+    address: fx.contracts.settlement,
+    abi: fx.abis.settlement,
+    functionName: "nextBatchId",
+  })) as bigint;
+  const args = buildSettleArgs(
+    [maker, taker],
+    fills.map((f) => ({ makerHash: maker.hash, takerHash: taker.hash, baseAmount: f.baseAmount, price: f.price })),
+  );
+  const receipt = await fx.send(fx.accounts.admin, fx.contracts.settlement, fx.abis.settlement, "settle", [
+    batchId,
+    args.orders,
+    args.signatures,
+    args.fills,
+  ]);
   // one BatchSettled log carries the batch's trades: trade k's id is `${txHash}-${logIndex}-${k}`
-  const batchLog = receipt.logs.find((l: { address: string; logIndex: number }) => l.address.toLowerCase() === fx.contracts.settlement.toLowerCase());
-  return { block: Number(receipt.blockNumber), ids: fills.map((_, k) => `${receipt.transactionHash.toLowerCase()}-${batchLog.logIndex}-${k}`) };
+  const batchLog = receipt.logs.find(
+    (l: { address: string; logIndex: number }) => l.address.toLowerCase() === fx.contracts.settlement.toLowerCase(),
+  );
+  return {
+    block: Number(receipt.blockNumber),
+    ids: fills.map((_, k) => `${receipt.transactionHash.toLowerCase()}-${batchLog.logIndex}-${k}`),
+  };
 }
 
 const ids = (body: { trades?: { id: string }[] }) => {
@@ -83,20 +117,47 @@ const ids = (body: { trades?: { id: string }[] }) => {
 /** Ponder (its own URL) has indexed the chain's head. */
 async function ponderAtHead() {
   const head = Number(await fx.publicClient.getBlockNumber());
-  await waitUntil(`Ponder at block ${head}`, async () => ((await get(indexer!.ponderUrl, "/status")).body.home?.block?.number >= head ? true : undefined), 120_000);
+  await waitUntil(
+    `Ponder at block ${head}`,
+    async () => ((await get(indexer!.ponderUrl, "/status")).body.home?.block?.number >= head ? true : undefined),
+    120_000,
+  );
 }
 
-test("the hot front: trades and candles before Ponder, no phantom after a revert, Ponder's answers once caught up", { timeout: 300_000 }, async () => {
+test("the hot front: trades and candles before Ponder, no phantom after a revert, Ponder's answers once caught up", {
+  timeout: 300_000,
+}, async () => {
   const { maker, taker, admin } = fx.accounts;
   const { weth, usd, settlement } = fx.contracts;
-  for (const [account, token, amount] of [[maker, weth, 20n * E18], [taker, usd, 200_000n * USD]] as const) {
+  for (const [account, token, amount] of [
+    [maker, weth, 20n * E18],
+    [taker, usd, 200_000n * USD],
+  ] as const) {
     await fx.send(admin, token, fx.abis.token, "mint", [account.address, amount]);
     await fx.send(account, token, fx.abis.token, "approve", [settlement, amount]);
     await fx.send(account, settlement, fx.abis.settlement, "deposit", [token, amount]);
   }
   const deploymentsFile = path.join(workDir, "deployments.json");
-  writeFileSync(deploymentsFile, JSON.stringify({ home: { chainId: 31337, rpcUrl: chain!.rpcUrl, startBlock: fx.startBlock, contracts: { Settlement: settlement }, tokens: fx.tokens } }));
-  indexer = await startIndexer({ deploymentsFile, port: 0, dataDir: path.join(workDir, "pglite"), schema: "hot_test", readyTimeoutMs: 300_000, onLog: (l) => l.includes("Hot front") && console.error(l) });
+  writeFileSync(
+    deploymentsFile,
+    JSON.stringify({
+      home: {
+        chainId: 31337,
+        rpcUrl: chain!.rpcUrl,
+        startBlock: fx.startBlock,
+        contracts: { Settlement: settlement },
+        tokens: fx.tokens,
+      },
+    }),
+  );
+  indexer = await startIndexer({
+    deploymentsFile,
+    port: 0,
+    dataDir: path.join(workDir, "pglite"),
+    schema: "hot_test",
+    readyTimeoutMs: 300_000,
+    onLog: (l) => l.includes("Hot front") && console.error(l),
+  });
   assert.notEqual(indexer.url, indexer.ponderUrl, "the indexer's URL is the front's");
   const front = indexer.url;
 
@@ -107,11 +168,14 @@ test("the hot front: trades and candles before Ponder, no phantom after a revert
   const candles1d = "/candles?pair=WETH-USD&interval=1d";
   // caught up: the front's answers are Ponder's (and the front keeps them for a starved Ponder: a read
   // Ponder does not answer within the budget is served from the kept answer merged with the tail)
-  for (const q of ["/trades?limit=5", "/trades?limit=3", "/trades?limit=100", candles1d]) assert.equal((await get(front, q)).text, (await get(indexer.ponderUrl, q)).text, q);
+  for (const q of ["/trades?limit=5", "/trades?limit=3", "/trades?limit=100", candles1d])
+    assert.equal((await get(front, q)).text, (await get(indexer.ponderUrl, q)).text, q);
   assert.deepEqual(ids((await get(front, "/trades?limit=5")).body), first.ids);
 
   // the front follows new heads by subscription (eth_subscribe newHeads on the node's WebSocket)
-  await waitUntil("the newHeads subscription", async () => ((await get(front, "/feed")).body.headsSubscribed === true ? true : undefined));
+  await waitUntil("the newHeads subscription", async () =>
+    (await get(front, "/feed")).body.headsSubscribed === true ? true : undefined,
+  );
 
   // ---- Ponder paused: the front alone sees the next batch
   process.kill(indexer.pid, "SIGSTOP");
@@ -136,15 +200,19 @@ test("the hot front: trades and candles before Ponder, no phantom after a revert
   assert.equal(day.at(-1).tradeCount, 3, "the paused trades are counted in the candle");
   assert.equal(day.at(-1).close, (2_010n * USD).toString());
   assert.equal(day.at(-1).high, (2_050n * USD).toString());
-  assert.equal(day.at(-1).baseVolume, (5n * E18 / 2n).toString());
+  assert.equal(day.at(-1).baseVolume, ((5n * E18) / 2n).toString());
 
   // ---- a block the node takes back: its trade goes, the block mined in its place is served instead
   const snapshot = await rpc("evm_snapshot");
   const buy3 = await signed(taker, OrderSide.BUY, 2_100n * USD, E18);
   const reverted = await settle(sell, buy3, [{ baseAmount: E18 / 4n, price: 2_020n * USD }]);
-  await waitUntil("the doomed trade served", async () => ((await get(front, `/trades?fromBlock=${reverted.block}`)).body.trades.length === 1 ? true : undefined));
+  await waitUntil("the doomed trade served", async () =>
+    (await get(front, `/trades?fromBlock=${reverted.block}`)).body.trades.length === 1 ? true : undefined,
+  );
   assert.equal(await rpc("evm_revert", [snapshot]), true);
-  await waitUntil("the reverted trade gone", async () => ((await get(front, `/trades?fromBlock=${reverted.block}`)).body.trades.length === 0 ? true : undefined));
+  await waitUntil("the reverted trade gone", async () =>
+    (await get(front, `/trades?fromBlock=${reverted.block}`)).body.trades.length === 0 ? true : undefined,
+  );
   const replacement = await settle(sell, buy3, [{ baseAmount: E18 / 8n, price: 2_030n * USD }]);
   assert.equal(replacement.block, reverted.block, "the same height, another block");
   const after = await waitUntil("the replacement served", async () => {
@@ -160,7 +228,9 @@ test("the hot front: trades and candles before Ponder, no phantom after a revert
   process.kill(indexer.pid, "SIGCONT");
   paused = false;
   await ponderAtHead();
-  await waitUntil("Ponder's trades in its answer", async () => ((await get(indexer!.ponderUrl, "/trades?limit=100")).body.trades.length === 4 ? true : undefined));
+  await waitUntil("Ponder's trades in its answer", async () =>
+    (await get(indexer!.ponderUrl, "/trades?limit=100")).body.trades.length === 4 ? true : undefined,
+  );
   const bucket = BigInt(day.at(-1).time);
   const queries = [
     "/trades",
@@ -176,7 +246,10 @@ test("the hot front: trades and candles before Ponder, no phantom after a revert
     `/trades?fromBlock=${second.block}&limit=1`,
     `/trades?fromBlock=${replacement.block}`,
     `/trades?fromBlock=${replacement.block + 1}`,
-    ...["1m", "5m", "15m", "1h", "1d"].flatMap((i) => [`/candles?pair=WETH-USD&interval=${i}`, `/candles?pair=WETH-USD&interval=${i}&order=desc&limit=1`]),
+    ...["1m", "5m", "15m", "1h", "1d"].flatMap((i) => [
+      `/candles?pair=WETH-USD&interval=${i}`,
+      `/candles?pair=WETH-USD&interval=${i}&order=desc&limit=1`,
+    ]),
     `/candles?pair=WETH-USD&interval=1d&from=${bucket}&to=${bucket}`,
     `/candles?pair=WETH-USD&interval=1d&from=${bucket + 1n}`,
     `/candles?pair=WETH-USD&interval=1d&to=${bucket - 1n}`,
@@ -184,7 +257,9 @@ test("the hot front: trades and candles before Ponder, no phantom after a revert
   ];
   for (const q of queries) assert.equal((await get(front, q)).text, (await get(indexer.ponderUrl, q)).text, q);
   // the tail drains as Ponder answers for its blocks
-  await waitUntil("the tail trimmed", async () => ((await get(front, "/feed")).body.tailTrades === 0 ? true : undefined));
+  await waitUntil("the tail trimmed", async () =>
+    (await get(front, "/feed")).body.tailTrades === 0 ? true : undefined,
+  );
   const feed = (await get(front, "/feed")).body;
   assert.ok(feed.reorgs >= 1, "the revert was seen as one");
   assert.ok(feed.readsByHead >= 1, `a read started by an announced head (${JSON.stringify(feed)})`);
@@ -215,13 +290,24 @@ test("the hot front: trades and candles before Ponder, no phantom after a revert
   }
 
   // ---- everything else passes to Ponder as it is
-  for (const q of ["/status", `/balances/${maker.address}`, "/transfers/31337-0x0000000000000000000000000000000000000001-7", "/nope"]) {
+  for (const q of [
+    "/status",
+    `/balances/${maker.address}`,
+    "/transfers/31337-0x0000000000000000000000000000000000000001-7",
+    "/nope",
+  ]) {
     const [a, b] = [await fetch(`${front}${q}`), await fetch(`${indexer.ponderUrl}${q}`)];
     assert.equal(a.status, b.status, q);
     assert.equal(await a.text(), await b.text(), q);
   }
   const gql = async (base: string) =>
-    (await fetch(`${base}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ trades(limit: 10, orderBy: \"blockNumber\") { items { id price } } }" }) })).text();
+    (
+      await fetch(`${base}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: '{ trades(limit: 10, orderBy: "blockNumber") { items { id price } } }' }),
+      })
+    ).text();
   assert.equal(await gql(front), await gql(indexer.ponderUrl));
   assert.match(await gql(front), new RegExp(replacement.ids[0]));
   assert.equal((await fetch(`${front}/ready`)).status, 200);
@@ -230,7 +316,10 @@ test("the hot front: trades and candles before Ponder, no phantom after a revert
   const killed = indexer.frontPid!;
   process.kill(killed, "SIGKILL");
   await waitUntil("the front started again", async () => (indexer!.frontPid !== killed ? true : undefined));
-  await waitUntil("the front answers again", async () => ((await fetch(`${front}/ready`).catch(() => undefined))?.status === 200 ? true : undefined));
+  await waitUntil("the front answers again", async () =>
+    (await fetch(`${front}/ready`).catch(() => undefined))?.status === 200 ? true : undefined,
+  );
   assert.notEqual(indexer.frontPid, killed);
-  for (const q of queries.slice(0, 5)) assert.equal((await get(front, q)).text, (await get(indexer.ponderUrl, q)).text, q);
+  for (const q of queries.slice(0, 5))
+    assert.equal((await get(front, q)).text, (await get(indexer.ponderUrl, q)).text, q);
 });

@@ -29,9 +29,17 @@ export function watchHeads(url: string, opts: { onError?: (error: unknown) => vo
   const connect = () => {
     const ws = new WebSocket(url);
     socket = ws;
-    ws.on("open", () => ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newHeads"] })));
+    ws.on("open", () =>
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newHeads"] })),
+    );
     ws.on("message", (data) => {
-      let msg: { id?: number; result?: unknown; error?: unknown; method?: string; params?: { result?: { number?: unknown } } };
+      let msg: {
+        id?: number;
+        result?: unknown;
+        error?: unknown;
+        method?: string;
+        params?: { result?: { number?: unknown } };
+      };
       try {
         msg = JSON.parse(data.toString());
       } catch {
@@ -39,7 +47,9 @@ export function watchHeads(url: string, opts: { onError?: (error: unknown) => vo
       }
       if (msg.id === 1) {
         if (msg.error !== undefined || typeof msg.result !== "string") {
-          opts.onError?.(new Error(`eth_subscribe newHeads refused: ${JSON.stringify(msg.error ?? msg.result).slice(0, 200)}`));
+          opts.onError?.(
+            new Error(`eth_subscribe newHeads refused: ${JSON.stringify(msg.error ?? msg.result).slice(0, 200)}`),
+          );
           ws.close();
           return;
         }

@@ -21,14 +21,23 @@ const env = z
     INDEXER_HOT_MAX_RANGE: z.coerce.number().int().min(1).default(2_000),
     // the node's WebSocket for eth_subscribe newHeads: default the RPC URL with ws(s):// (the local chains and
     // most nodes serve both on one port); "off" polls only
-    INDEXER_HOT_WS_URL: z.union([z.literal("off"), z.string().url().regex(/^wss?:\/\//)]).optional(),
+    INDEXER_HOT_WS_URL: z
+      .union([
+        z.literal("off"),
+        z
+          .string()
+          .url()
+          .regex(/^wss?:\/\//),
+      ])
+      .optional(),
     INDEXER_HOT_MIN_GAP_MS: z.coerce.number().int().min(1).max(10_000).default(50),
     // diagnostics: a file that gets one JSON line per read that moved the cursor (its timings and batches)
     INDEXER_HOT_TRACE: z.string().min(1).optional(),
   })
   .parse(process.env);
 
-const log = (msg: string, fields: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ time: Date.now(), msg, ...fields })}\n`);
+const log = (msg: string, fields: Record<string, unknown> = {}) =>
+  process.stdout.write(`${JSON.stringify({ time: Date.now(), msg, ...fields })}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
@@ -41,7 +50,9 @@ async function main() {
   let start = -1;
   while (settlement) {
     try {
-      const status = (await (await fetch(`${env.INDEXER_PONDER_URL}/status`)).json()) as { home?: { block?: { number?: number } } };
+      const status = (await (await fetch(`${env.INDEXER_PONDER_URL}/status`)).json()) as {
+        home?: { block?: { number?: number } };
+      };
       const n = status.home?.block?.number;
       if (typeof n === "number") {
         start = n;
@@ -110,14 +121,24 @@ async function main() {
     ponderUrl: env.INDEXER_PONDER_URL,
     tail,
     reads,
-    feedStatus: () => ({ following: Boolean(follower), headsSubscribed: heads?.subscribed ?? false, readsByHead, readsByPoll, errors, headErrors, reorgs, lastError }),
+    feedStatus: () => ({
+      following: Boolean(follower),
+      headsSubscribed: heads?.subscribed ?? false,
+      readsByHead,
+      readsByPoll,
+      errors,
+      headErrors,
+      reorgs,
+      lastError,
+    }),
     onError: (e) => log("Hot front read failed", { error: String(e).slice(0, 300) }),
   });
   server.keepAliveTimeout = 65_000;
   let port = env.PORT;
   for (let attempt = 0; ; attempt++) {
     const bound = await new Promise<boolean>((resolve, reject) => {
-      const onError = (e: NodeJS.ErrnoException) => (e.code === "EADDRINUSE" && attempt < 20 && port !== 0 ? resolve(false) : reject(e));
+      const onError = (e: NodeJS.ErrnoException) =>
+        e.code === "EADDRINUSE" && attempt < 20 && port !== 0 ? resolve(false) : reject(e);
       server.once("error", onError);
       server.listen(port, "0.0.0.0", () => {
         server.off("error", onError);

@@ -50,7 +50,12 @@ const toJson = (time: bigint, v: CandleValues): CandleJson => ({
  * buckets. Block timestamps never decrease, so the tail's buckets are at or after Ponder's last one: the
  * oldest (or newest) `limit` of the union are among Ponder's `limit` and the tail's.
  */
-export function mergeCandles(q: CandlesQuery, ponder: readonly CandleJson[], through: number, tail: HotTail): CandleJson[] {
+export function mergeCandles(
+  q: CandlesQuery,
+  ponder: readonly CandleJson[],
+  through: number,
+  tail: HotTail,
+): CandleJson[] {
   const trades = tail.select({ above: through, pair: q.pair, order: "asc", limit: Number.MAX_SAFE_INTEGER });
   if (trades.length === 0) return [...ponder];
   const hot = tailCandles(trades, q.interval as CandleInterval);

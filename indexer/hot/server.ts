@@ -4,7 +4,15 @@
 // saturated under SCHED_IDLE, cannot starve the feed (see docs/decisions/indexer.md).
 import http from "node:http";
 import { metrics, metricsText, registry } from "../../runtime/metrics";
-import { type CandlesQuery, TRADES_THROUGH_HEADER, type TradesQuery, candlesQuery, errorBody, invalidQueryBody, tradesQuery } from "../lib/queries";
+import {
+  type CandlesQuery,
+  TRADES_THROUGH_HEADER,
+  type TradesQuery,
+  candlesQuery,
+  errorBody,
+  invalidQueryBody,
+  tradesQuery,
+} from "../lib/queries";
 import { type CandleJson, mergeCandles, mergeTrades } from "./merge";
 import type { HotTail, TradeJson } from "./tail";
 
@@ -105,7 +113,11 @@ function firstValues(params: URLSearchParams): Record<string, string> {
 function send(res: http.ServerResponse, status: number, body: unknown) {
   const text = JSON.stringify(body);
   // a 503 says when to try again (Ponder catching up, restarting)
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...(status === 503 ? { "retry-after": "1" } : {}) });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...(status === 503 ? { "retry-after": "1" } : {}),
+  });
   res.end(text);
 }
 
@@ -116,7 +128,14 @@ async function trades(q: TradesQuery, o: FrontOptions): Promise<[number, unknown
   const fromBlock = q.fromBlock === undefined ? undefined : Number(q.fromBlock);
   // above everything Ponder has shown: the tail alone answers (a client following new trades)
   if (fromBlock !== undefined && fromBlock > reads.latestThrough) {
-    return [200, { trades: tail.select({ above: reads.latestThrough, pair: q.pair, fromBlock, order: "asc", limit: q.limit }).map((t) => t.json) }];
+    return [
+      200,
+      {
+        trades: tail
+          .select({ above: reads.latestThrough, pair: q.pair, fromBlock, order: "asc", limit: q.limit })
+          .map((t) => t.json),
+      },
+    ];
   }
   if (fromBlock === undefined) {
     const newest = tail.select({ above: reads.latestThrough, pair: q.pair, order: "desc", limit: q.limit });
@@ -143,7 +162,14 @@ async function candles(q: CandlesQuery, o: FrontOptions): Promise<[number, unkno
 /** Passes the request to Ponder as it came and its answer back as it comes. */
 function proxy(req: http.IncomingMessage, res: http.ServerResponse, upstream: URL, agent: http.Agent) {
   const out = http.request(
-    { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host }, agent },
+    {
+      host: upstream.hostname,
+      port: upstream.port,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, host: upstream.host },
+      agent,
+    },
     (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -175,7 +201,17 @@ export function createFront(o: FrontOptions): http.Server {
     if (route !== "/trades" && route !== "/candles" && route !== "/feed") return proxy(req, res, upstream, agent);
     const handle = async (): Promise<[number, unknown]> => {
       if (route === "/feed") {
-        return [200, { cursorBlock: o.tail.cursor.number, tailBlocks: o.tail.blockCount, tailTrades: o.tail.tradeCount, ponderTradesThroughBlock: o.reads.latestThrough, cpuSeconds: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, ...o.feedStatus?.() }];
+        return [
+          200,
+          {
+            cursorBlock: o.tail.cursor.number,
+            tailBlocks: o.tail.blockCount,
+            tailTrades: o.tail.tradeCount,
+            ponderTradesThroughBlock: o.reads.latestThrough,
+            cpuSeconds: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+            ...o.feedStatus?.(),
+          },
+        ];
       }
       const query = firstValues(url.searchParams);
       if (route === "/trades") {

@@ -49,7 +49,8 @@ export class HotTail {
   append(blocks: readonly TailBlock[], to: { number: number; hash: Hex }): void {
     let last = this.cursor.number;
     for (const b of blocks) {
-      if (b.number <= last || b.number > to.number) throw new Error(`tail: block ${b.number} out of order (after ${last}, up to ${to.number})`);
+      if (b.number <= last || b.number > to.number)
+        throw new Error(`tail: block ${b.number} out of order (after ${last}, up to ${to.number})`);
       last = b.number;
       if (b.trades.length === 0) continue;
       this.blocks.push(b);

@@ -3,7 +3,14 @@
 // totals, candles) summed per key, so the handler writes each table with one statement per batch.
 // Folding these sums into the stored rows gives exactly what applying the trades one by one gives
 // (property-tested in lib.test.ts against the per-trade rules of trades.ts and candles.ts).
-import { CANDLE_INTERVAL_NAMES, type CandleInterval, type CandleValues, applyTrade, bucketStartMs, candleId } from "./candles";
+import {
+  CANDLE_INTERVAL_NAMES,
+  type CandleInterval,
+  type CandleValues,
+  applyTrade,
+  bucketStartMs,
+  candleId,
+} from "./candles";
 import { type Hex, type SettledTrade, pairSymbol, tradeId, tradeBalanceDeltas, tradeSides } from "./trades";
 
 export interface BatchTrade extends SettledTrade {

@@ -33,8 +33,20 @@ export interface TradeSide {
 export function tradeSides(t: SettledTrade): [TradeSide, TradeSide] {
   const makerIsBuy = !t.takerIsBuy;
   return [
-    { role: "maker", trader: t.maker, isBuy: makerIsBuy, fee: t.makerFee, feeToken: makerIsBuy ? t.baseToken : t.quoteToken },
-    { role: "taker", trader: t.taker, isBuy: t.takerIsBuy, fee: t.takerFee, feeToken: t.takerIsBuy ? t.baseToken : t.quoteToken },
+    {
+      role: "maker",
+      trader: t.maker,
+      isBuy: makerIsBuy,
+      fee: t.makerFee,
+      feeToken: makerIsBuy ? t.baseToken : t.quoteToken,
+    },
+    {
+      role: "taker",
+      trader: t.taker,
+      isBuy: t.takerIsBuy,
+      fee: t.takerFee,
+      feeToken: t.takerIsBuy ? t.baseToken : t.quoteToken,
+    },
   ];
 }
 

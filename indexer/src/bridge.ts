@@ -36,7 +36,10 @@ async function counterpartOf(db: Db, chainId: number, contract: string, fallback
 
 async function setCounterpart(db: Db, chainId: number, contract: string, counterpart: string) {
   const values = { counterpart: lc(counterpart) };
-  await db.insert(bridgeCounterpart).values({ id: `${chainId}-${contract}`, ...values }).onConflictDoUpdate(values);
+  await db
+    .insert(bridgeCounterpart)
+    .values({ id: `${chainId}-${contract}`, ...values })
+    .onConflictDoUpdate(values);
 }
 
 if (activeContracts.BridgeVault) {
@@ -149,7 +152,14 @@ if (activeContracts.BridgeVault) {
   ponder.on("BridgeVault:BridgeReleaseDisputed", async ({ event, context }) => {
     const r = await releaseKey(context.db, context.chain.id, lc(event.log.address), event.args.burnNonce);
     if (!r) return;
-    await upsertTransfer(context.db, r.id, r.key, "disputed", { disputedAt: event.block.timestamp }, event.block.timestamp);
+    await upsertTransfer(
+      context.db,
+      r.id,
+      r.key,
+      "disputed",
+      { disputedAt: event.block.timestamp },
+      event.block.timestamp,
+    );
   });
 
   ponder.on("BridgeVault:BridgeReleaseExecuted", async ({ event, context }) => {

@@ -2,14 +2,7 @@
 // raw SQL), so Ponder can revert it on a reorg and replay it exactly; no handler reads anything but the
 // event and the tables.
 import { ponder } from "ponder:registry";
-import {
-  agent,
-  deposit,
-  feeTotal,
-  nonceFloor,
-  orderCancellation,
-  settlementParams,
-} from "ponder:schema";
+import { agent, deposit, feeTotal, nonceFloor, orderCancellation, settlementParams } from "ponder:schema";
 import { decodeSettledTrades } from "../../sdk/settled-trades";
 import { activeContracts, symbols } from "../active";
 import { type BatchTrade, batchRows } from "../lib/batchRows";
@@ -75,16 +68,18 @@ if (activeContracts.Settlement) {
   // in realtime (a miss of its cache): a batch of 50 trades was 250 reads, about 300 ms on PGlite. Raw
   // statements run through the same reorg triggers as the store API, so a reorg still reverts them.
   ponder.on("Settlement:BatchSettled", async ({ event, context }) => {
-    const trades: BatchTrade[] = decodeSettledTrades(event.args.batchId, event.args.tradeCount, event.args.trades).map((t) => ({
-      ...t,
-      logIndex: event.log.logIndex,
-      makerOrderHash: lc(t.makerOrderHash),
-      takerOrderHash: lc(t.takerOrderHash),
-      maker: lc(t.maker),
-      taker: lc(t.taker),
-      baseToken: lc(t.baseToken),
-      quoteToken: lc(t.quoteToken),
-    }));
+    const trades: BatchTrade[] = decodeSettledTrades(event.args.batchId, event.args.tradeCount, event.args.trades).map(
+      (t) => ({
+        ...t,
+        logIndex: event.log.logIndex,
+        makerOrderHash: lc(t.makerOrderHash),
+        takerOrderHash: lc(t.takerOrderHash),
+        maker: lc(t.maker),
+        taker: lc(t.taker),
+        baseToken: lc(t.baseToken),
+        quoteToken: lc(t.quoteToken),
+      }),
+    );
     const rows = batchRows(trades, {
       txHash: event.transaction.hash,
       blockNumber: event.block.number,
@@ -130,7 +125,13 @@ if (activeContracts.Settlement) {
     const key = { trader: lc(event.args.trader), agent: lc(event.args.agent) };
     await context.db
       .insert(agent)
-      .values({ ...key, expiry: 0n, active: false, approvedAt: event.block.timestamp, revokedAt: event.block.timestamp })
+      .values({
+        ...key,
+        expiry: 0n,
+        active: false,
+        approvedAt: event.block.timestamp,
+        revokedAt: event.block.timestamp,
+      })
       .onConflictDoUpdate({ active: false, revokedAt: event.block.timestamp });
   });
 
@@ -147,16 +148,25 @@ if (activeContracts.Settlement) {
   const id = "settlement";
   ponder.on("Settlement:FeesUpdated", async ({ event, context }) => {
     const values = { makerFeeBps: event.args.makerFeeBps, takerFeeBps: event.args.takerFeeBps };
-    await context.db.insert(settlementParams).values({ id, ...values }).onConflictDoUpdate(values);
+    await context.db
+      .insert(settlementParams)
+      .values({ id, ...values })
+      .onConflictDoUpdate(values);
   });
 
   ponder.on("Settlement:FeeRecipientUpdated", async ({ event, context }) => {
     const values = { feeRecipient: lc(event.args.feeRecipient) };
-    await context.db.insert(settlementParams).values({ id, ...values }).onConflictDoUpdate(values);
+    await context.db
+      .insert(settlementParams)
+      .values({ id, ...values })
+      .onConflictDoUpdate(values);
   });
 
   ponder.on("Settlement:WithdrawalDelayUpdated", async ({ event, context }) => {
     const values = { withdrawalDelaySec: event.args.withdrawalDelaySec };
-    await context.db.insert(settlementParams).values({ id, ...values }).onConflictDoUpdate(values);
+    await context.db
+      .insert(settlementParams)
+      .values({ id, ...values })
+      .onConflictDoUpdate(values);
   });
 }

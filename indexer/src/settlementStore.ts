@@ -2,7 +2,17 @@
 // This file registers no handler; Ponder loads it with the others, which is harmless.
 import { sql } from "ponder";
 import type { Context } from "ponder:registry";
-import { balance, batch, candle, feeTotal, fill, openWithdrawals, order, trade, withdrawalRequest } from "ponder:schema";
+import {
+  balance,
+  batch,
+  candle,
+  feeTotal,
+  fill,
+  openWithdrawals,
+  order,
+  trade,
+  withdrawalRequest,
+} from "ponder:schema";
 import type { BatchRows } from "../lib/batchRows";
 import type { Hex } from "../lib/trades";
 
@@ -72,9 +82,7 @@ export async function closeWithdrawal(db: Db, status: "cancelled" | "executed", 
     pendingAmount = (await db.find(withdrawalRequest, { id: closedId! }))?.amount ?? 0n;
   }
   if (closedId !== undefined) {
-    await db
-      .update(withdrawalRequest, { id: closedId })
-      .set({ status, closedAt: e.timestamp, closedTxHash: e.txHash });
+    await db.update(withdrawalRequest, { id: closedId }).set({ status, closedAt: e.timestamp, closedTxHash: e.txHash });
     await db
       .update(openWithdrawals, { trader: e.trader, token: e.token })
       .set({ requestIds: ids.filter((id) => id !== closedId) });
@@ -86,7 +94,9 @@ export async function closeWithdrawal(db: Db, status: "cancelled" | "executed", 
 /** The rows as a JSON array with the tables' column names (snake_case); bigints as decimal strings. */
 function json(rows: readonly object[]): string {
   return JSON.stringify(
-    rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]))),
+    rows.map((r) =>
+      Object.fromEntries(Object.entries(r).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v])),
+    ),
     (_k, v) => (typeof v === "bigint" ? v.toString() : v),
   );
 }
@@ -98,11 +108,22 @@ function json(rows: readonly object[]): string {
  * and the batch row last. One statement per batch instead of one per row or per table: each raw
  * statement costs Ponder a SQL parse, a flush of its cache and a savepoint, and PGlite a round trip.
  */
-export async function writeBatch(sqlDb: SqlDb, rows: BatchRows, batchRow: { batchId: bigint; tradeCount: bigint; txHash: Hex; blockNumber: bigint; timestamp: bigint }) {
+export async function writeBatch(
+  sqlDb: SqlDb,
+  rows: BatchRows,
+  batchRow: { batchId: bigint; tradeCount: bigint; txHash: Hex; blockNumber: bigint; timestamp: bigint },
+) {
   const blockNumber = batchRow.blockNumber;
-  const balances = rows.balances.map((b) => ({ account: b.account, token: b.token, amount: b.delta, pendingWithdrawal: 0n, updatedAtBlock: blockNumber }));
+  const balances = rows.balances.map((b) => ({
+    account: b.account,
+    token: b.token,
+    amount: b.delta,
+    pendingWithdrawal: 0n,
+    updatedAtBlock: blockNumber,
+  }));
   const fees = rows.fees.map((f) => ({ token: f.token, collected: f.collected, withdrawn: 0n }));
-  const from = (table: object, rowsJson: string) => sql`SELECT * FROM json_populate_recordset(NULL::${table}, ${rowsJson}::json)`;
+  const from = (table: object, rowsJson: string) =>
+    sql`SELECT * FROM json_populate_recordset(NULL::${table}, ${rowsJson}::json)`;
   await sqlDb.execute(sql`
     WITH
       t AS (INSERT INTO ${trade} ${from(trade, json(rows.trades))}),

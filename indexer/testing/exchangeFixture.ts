@@ -22,11 +22,15 @@ export const DEV_KEYS = {
  *  A failed compile (another test compiling at the same moment) falls back to the artifacts there. */
 function compileExchange() {
   try {
-    execFileSync(process.execPath, [path.join(repoRoot, "node_modules", "hardhat", "internal", "cli", "cli.js"), "compile", "--quiet"], {
-      cwd: repoRoot,
-      env: { ...process.env, HARDHAT_AREA: "exchange" },
-      stdio: "pipe",
-    });
+    execFileSync(
+      process.execPath,
+      [path.join(repoRoot, "node_modules", "hardhat", "internal", "cli", "cli.js"), "compile", "--quiet"],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, HARDHAT_AREA: "exchange" },
+        stdio: "pipe",
+      },
+    );
   } catch (error) {
     if (!existsSync(path.join(artifactsDir, "contracts", "exchange", "Settlement.sol", "Settlement.json"))) throw error;
   }
@@ -67,7 +71,11 @@ export async function deployExchange(rpcUrl: string) {
     chain,
     publicClient,
     accounts: { admin, maker, taker },
-    contracts: { usd: deployed.tokens.USD!.address, weth: deployed.tokens.WETH!.address, settlement: deployed.settlement },
+    contracts: {
+      usd: deployed.tokens.USD!.address,
+      weth: deployed.tokens.WETH!.address,
+      settlement: deployed.settlement,
+    },
     /** the deploy script's `tokens` registry, as the deployments file wants it */
     tokens: deployed.tokens,
     abis: { token: demoTokenAbi as Abi, settlement: settlementAbi as Abi },

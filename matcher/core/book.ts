@@ -3,11 +3,10 @@
 // levels in an array sorted worst-to-best, so the best level is the last element (O(1)), plus an
 // index from price to level (price-index.ts). A level that empties away from the top stays in place
 // (marked empty) and is reused or swept later: removing it eagerly would cost an O(levels) splice per cancel.
-import { Level, type Order } from "./order";
+import { Level } from "./order";
 import { PriceIndex } from "./price-index";
 
 export { Level };
-import type { Side } from "./types";
 
 /** Empty levels a side keeps for reuse. */
 const SPARE_LEVELS = 1_024;
@@ -48,7 +47,8 @@ export class BookSide {
   levelFor(priceTicks: number): Level {
     // Most orders join the best level: check it before the map.
     const n0 = this.levels.length;
-    let lvl = n0 > 0 && this.levels[n0 - 1].priceTicks === priceTicks ? this.levels[n0 - 1] : this.byPrice.get(priceTicks);
+    let lvl =
+      n0 > 0 && this.levels[n0 - 1].priceTicks === priceTicks ? this.levels[n0 - 1] : this.byPrice.get(priceTicks);
     if (lvl !== undefined) {
       if (lvl.orderCount === 0) this.emptyCount--;
       return lvl;

@@ -1,14 +1,6 @@
 // EventSinks: the collector turns the hot-path callbacks into event objects; the null sink drops
 // them (journal replay, benchmarks of the engine alone).
-import type {
-  CancelReason,
-  Command,
-  EngineEvent,
-  EventSink,
-  OrderView,
-  RejectCode,
-  Side,
-} from "./types";
+import type { CancelReason, Command, EngineEvent, EventSink, OrderView, RejectCode, Side } from "./types";
 
 export class EventCollector implements EventSink {
   events: EngineEvent[] = [];
@@ -78,7 +70,15 @@ export class EventCollector implements EventSink {
   }
 
   expired(seq: number, ts: number, o: OrderView, expiredLots: number): void {
-    this.events.push({ type: "expired", seq, ts, symbol: o.symbol, orderId: o.orderId, account: o.account, expiredLots });
+    this.events.push({
+      type: "expired",
+      seq,
+      ts,
+      symbol: o.symbol,
+      orderId: o.orderId,
+      account: o.account,
+      expiredLots,
+    });
   }
 
   triggered(seq: number, ts: number, o: OrderView, lastPriceTicks: number): void {

@@ -109,7 +109,8 @@ export class MatchingEngine {
     if (!isPositiveSafeInt(minSizeLots) || !isPositiveSafeInt(maxSizeLots) || minSizeLots > maxSizeLots)
       throw new Error(`market ${symbol}: min/max size must be positive safe integers, min <= max`);
     const maxPriceTicks = config.maxPriceTicks ?? Number.MAX_SAFE_INTEGER;
-    if (!isPositiveSafeInt(maxPriceTicks)) throw new Error(`market ${symbol}: maxPriceTicks must be a positive safe integer`);
+    if (!isPositiveSafeInt(maxPriceTicks))
+      throw new Error(`market ${symbol}: maxPriceTicks must be a positive safe integer`);
     this.markets.set(symbol, {
       config: { ...config },
       maxPriceTicks,
@@ -233,7 +234,8 @@ export class MatchingEngine {
     const rejection = validatePlace(cmd, m?.config, this.ts);
     if (rejection !== null) return this.reject(cmd, rejection.code, rejection.reason);
     const idHash = this.orders.hash(cmd.orderId);
-    if (this.orders.find(cmd.orderId, idHash) !== undefined) return this.reject(cmd, "DUPLICATE_ORDER_ID", "an open order has this orderId");
+    if (this.orders.find(cmd.orderId, idHash) !== undefined)
+      return this.reject(cmd, "DUPLICATE_ORDER_ID", "an open order has this orderId");
     const market = m!;
     const o = (this.pool.pop() ?? new Order()).init(
       cmd.orderId,
@@ -286,7 +288,8 @@ export class MatchingEngine {
     if (!isNonEmptyString(cmd.orderId) || !isNonEmptyString(cmd.account))
       return this.reject(cmd, "INVALID_ORDER", "orderId and account must be non-empty strings");
     const o = this.orders.get(cmd.orderId);
-    if (o === undefined || o.account !== cmd.account) return this.reject(cmd, "ORDER_NOT_FOUND", "no open order with this id");
+    if (o === undefined || o.account !== cmd.account)
+      return this.reject(cmd, "ORDER_NOT_FOUND", "no open order with this id");
     this.cancelOpen(o.symbol === this.lastSymbol ? this.lastMarket! : this.markets.get(o.symbol)!, o, "user");
   }
 
@@ -308,8 +311,10 @@ export class MatchingEngine {
     if (!isNonEmptyString(cmd.orderId) || !isNonEmptyString(cmd.account))
       return this.reject(cmd, "INVALID_ORDER", "orderId and account must be non-empty strings");
     const o = this.orders.get(cmd.orderId);
-    if (o === undefined || o.account !== cmd.account) return this.reject(cmd, "ORDER_NOT_FOUND", "no open order with this id");
-    if (o.status === "held") return this.reject(cmd, "ORDER_NOT_AMENDABLE", "a stop waiting for its trigger cannot be amended");
+    if (o === undefined || o.account !== cmd.account)
+      return this.reject(cmd, "ORDER_NOT_FOUND", "no open order with this id");
+    if (o.status === "held")
+      return this.reject(cmd, "ORDER_NOT_AMENDABLE", "a stop waiting for its trigger cannot be amended");
     if (cmd.newSizeLots === undefined && cmd.newPriceTicks === undefined)
       return this.reject(cmd, "INVALID_ORDER", "amend needs newSizeLots or newPriceTicks");
     const m = this.markets.get(o.symbol)!;
@@ -320,9 +325,17 @@ export class MatchingEngine {
       return this.reject(cmd, "INVALID_SIZE", "newSizeLots must exceed the lots already filled or cancelled");
     const newPrice = cmd.newPriceTicks ?? o.priceTicks;
     if (!isPositiveSafeInt(newPrice) || newPrice > m.maxPriceTicks)
-      return this.reject(cmd, "INVALID_PRICE", "newPriceTicks must be a positive safe integer within the market's limit");
+      return this.reject(
+        cmd,
+        "INVALID_PRICE",
+        "newPriceTicks must be a positive safe integer within the market's limit",
+      );
     const priceChanged = newPrice !== o.priceTicks;
-    if (priceChanged && (o.timeInForce === "POST_ONLY" || o.type === "limit_maker") && this.crosses(m, o.isBuy, newPrice))
+    if (
+      priceChanged &&
+      (o.timeInForce === "POST_ONLY" || o.type === "limit_maker") &&
+      this.crosses(m, o.isBuy, newPrice)
+    )
       return this.reject(cmd, "POST_ONLY_WOULD_CROSS", "the new price would match immediately");
     const lvl = o.level!;
     const visibleBefore = lvl.visibleLots;
@@ -600,4 +613,3 @@ export class MatchingEngine {
     this.sink.rejected(++this.seq, this.ts, cmd, code, reason);
   }
 }
-

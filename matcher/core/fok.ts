@@ -13,7 +13,8 @@ export function fokFillable(opposite: BookSide, o: Order, gate: ResaleGate | nul
   const levels = opposite.levels;
   const skipSelf = o.stp === "cancel_oldest";
   // a maker the resale rule refuses: a resting buy is cancelled (skipped), a resting sell ends the taker
-  const refused = (mk: Order) => gate !== null && !(o.isBuy ? gate(mk.orderId, o.account, ts) : gate(o.orderId, mk.account, ts));
+  const refused = (mk: Order) =>
+    gate !== null && !(o.isBuy ? gate(mk.orderId, o.account, ts) : gate(o.orderId, mk.account, ts));
   let got = 0;
   for (let i = levels.length - 1; i >= 0; i--) {
     const lvl = levels[i];
@@ -30,7 +31,8 @@ export function fokFillable(opposite: BookSide, o: Order, gate: ResaleGate | nul
       ahead += mk.displayLots;
     }
     if (selfInVisible) return got + ahead >= o.sizeLots;
-    for (let mk = lvl.visHead; mk !== null; mk = mk.next) if (mk.account !== o.account && !refused(mk)) got += mk.remainingLots;
+    for (let mk = lvl.visHead; mk !== null; mk = mk.next)
+      if (mk.account !== o.account && !refused(mk)) got += mk.remainingLots;
     if (got >= o.sizeLots) return true;
     for (let mk = lvl.hidHead; mk !== null; mk = mk.next) {
       if (mk.account === o.account || refused(mk)) {

@@ -16,7 +16,10 @@ test("OrderIndex behaves like a Map under random add/remove/get, across doubling
   // the 1,024-bucket table through two doublings, with removals while buckets are still migrating.
   const op = fc.oneof(
     { weight: 3, arbitrary: fc.record({ kind: fc.constant("add" as const), key: fc.integer({ min: 0, max: 4_000 }) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("remove" as const), key: fc.integer({ min: 0, max: 4_000 }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ kind: fc.constant("remove" as const), key: fc.integer({ min: 0, max: 4_000 }) }),
+    },
   );
   fc.assert(
     fc.property(fc.array(op, { minLength: 3_000, maxLength: 6_000 }), fc.integer(), (ops, seed) => {
@@ -29,7 +32,8 @@ test("OrderIndex behaves like a Map under random add/remove/get, across doubling
           if (model.has(key)) continue;
           const n = node(index, key);
           // A doubling is due: its table was built ahead, whatever removals came between.
-          if (index.size === index.capacity) assert.equal(index.prepared, 2 * index.capacity, `next table at the doubling of ${index.capacity}`);
+          if (index.size === index.capacity)
+            assert.equal(index.prepared, 2 * index.capacity, `next table at the doubling of ${index.capacity}`);
           index.add(n);
           model.set(key, n);
         } else {
@@ -100,7 +104,11 @@ test("OrderIndex: the doubled table is built ahead, 8 buckets an insert from hal
 });
 
 test("OrderIndex: ids that share their last characters, counters and UUID-like ids all spread over the buckets", () => {
-  for (const make of [(i: number) => `order-${i}`, (i: number) => `${i}-same-suffix`, (i: number) => `0x${i.toString(16).padStart(64, "0")}`]) {
+  for (const make of [
+    (i: number) => `order-${i}`,
+    (i: number) => `${i}-same-suffix`,
+    (i: number) => `0x${i.toString(16).padStart(64, "0")}`,
+  ]) {
     const index = new OrderIndex(65_536, 12345);
     const chains = new Map<number, number>();
     for (let i = 0; i < 65_536; i++) {
@@ -120,7 +128,8 @@ test("OrderIndex: ids chosen to collide under one seed spread under another (the
   // ...but under any other seed they land ~uniformly: no bucket holds more than a handful.
   for (const seed of [2, 0x5eed, -123456789]) {
     const chains = new Map<number, number>();
-    for (const id of chosen) chains.set(hashOrderId(id, seed) & mask, (chains.get(hashOrderId(id, seed) & mask) ?? 0) + 1);
+    for (const id of chosen)
+      chains.set(hashOrderId(id, seed) & mask, (chains.get(hashOrderId(id, seed) & mask) ?? 0) + 1);
     assert.ok(Math.max(...chains.values()) <= 6, `seed ${seed}: longest chain ${Math.max(...chains.values())}`);
   }
   // Two engines draw different seeds.
@@ -130,13 +139,28 @@ test("OrderIndex: ids chosen to collide under one seed spread under another (the
 test("the engine finds, cancels and rejects duplicates of 5,000 open orders while its index doubles (no reserve)", () => {
   const e = new MatchingEngine({ markets: [{ symbol: "ETH-USDC", minSizeLots: 1, maxSizeLots: 1_000 }] });
   const place = (i: number) =>
-    e.apply({ kind: "place", ts: 1, account: `a${i % 7}`, orderId: `id-${i}`, symbol: "ETH-USDC", side: "buy", type: "limit", timeInForce: "GTC", priceTicks: 100 + (i % 50), sizeLots: 1 });
+    e.apply({
+      kind: "place",
+      ts: 1,
+      account: `a${i % 7}`,
+      orderId: `id-${i}`,
+      symbol: "ETH-USDC",
+      side: "buy",
+      type: "limit",
+      timeInForce: "GTC",
+      priceTicks: 100 + (i % 50),
+      sizeLots: 1,
+    });
   for (let i = 0; i < 5_000; i++) assert.equal(place(i)[0].type, "accepted");
   assert.equal(e.orders.size, 5_000);
   assert.equal(e.orders.capacity, 8_192);
   const dup = place(4_321);
-  assert.deepEqual(dup.map((x) => [x.type, x.type === "rejected" ? x.code : ""]), [["rejected", "DUPLICATE_ORDER_ID"]]);
-  for (let i = 0; i < 5_000; i += 2) assert.equal(e.apply({ kind: "cancel", ts: 2, account: `a${i % 7}`, orderId: `id-${i}` })[0].type, "cancelled");
+  assert.deepEqual(
+    dup.map((x) => [x.type, x.type === "rejected" ? x.code : ""]),
+    [["rejected", "DUPLICATE_ORDER_ID"]],
+  );
+  for (let i = 0; i < 5_000; i += 2)
+    assert.equal(e.apply({ kind: "cancel", ts: 2, account: `a${i % 7}`, orderId: `id-${i}` })[0].type, "cancelled");
   for (let i = 0; i < 5_000; i++) assert.equal(e.getOrder(`id-${i}`)?.orderId, i % 2 === 0 ? undefined : `id-${i}`);
   assert.equal(e.orders.size, 2_500);
   assert.equal(e.getOrder(undefined as unknown as string), undefined);

@@ -118,7 +118,8 @@ export class OrderIndex {
       if (i >= this.migrated)
         for (let o = old[i]; o !== null; o = o.hashNext) if (o.idHash === h && o.orderId === key) return o;
     }
-    for (let o = this.buckets[h & this.mask]; o !== null; o = o.hashNext) if (o.idHash === h && o.orderId === key) return o;
+    for (let o = this.buckets[h & this.mask]; o !== null; o = o.hashNext)
+      if (o.idHash === h && o.orderId === key) return o;
     return undefined;
   }
 
@@ -144,7 +145,8 @@ export class OrderIndex {
     const old = this.old;
     // While doubling, a node may still sit in its old bucket (not yet moved), or in the new table (moved, or
     // added since the doubling began).
-    if (old === null || (h & this.oldMask) < this.migrated || !unlink(old, h & this.oldMask, o)) unlink(this.buckets, h & this.mask, o);
+    if (old === null || (h & this.oldMask) < this.migrated || !unlink(old, h & this.oldMask, o))
+      unlink(this.buckets, h & this.mask, o);
     o.hashNext = null;
     this.count--;
   }

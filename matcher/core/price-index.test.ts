@@ -13,7 +13,17 @@ test("PriceIndex behaves like a Map under random add/delete/get, prices inside, 
   const price = fc.oneof(
     { weight: 6, arbitrary: fc.integer({ min: 1, max: 3 * PRICE_WINDOW }) },
     { weight: 1, arbitrary: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }) },
-    { weight: 1, arbitrary: fc.constantFrom(1, PRICE_WINDOW / 2, PRICE_WINDOW / 2 + 1, PRICE_WINDOW, PRICE_WINDOW + 1, Number.MAX_SAFE_INTEGER) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        1,
+        PRICE_WINDOW / 2,
+        PRICE_WINDOW / 2 + 1,
+        PRICE_WINDOW,
+        PRICE_WINDOW + 1,
+        Number.MAX_SAFE_INTEGER,
+      ),
+    },
   );
   const op = fc.record({ add: fc.boolean(), price });
   fc.assert(
@@ -79,7 +89,10 @@ test("PriceIndex follows a book that drifts: the window re-centres once more lev
   }
   assert.equal(index.size, 300);
   for (const x of live) assert.equal(index.get(x.priceTicks), x);
-  assert.ok(index.windowBase > top - 2 * PRICE_WINDOW && index.windowBase <= top, `window at ${index.windowBase} follows the book at ${top}`);
+  assert.ok(
+    index.windowBase > top - 2 * PRICE_WINDOW && index.windowBase <= top,
+    `window at ${index.windowBase} follows the book at ${top}`,
+  );
   // Jumps of a whole window at a time: every level is still found wherever it is stored.
   for (let round = 0; round < 20; round++) {
     const added = Array.from({ length: 200 }, (_, k) => level(top + (round + 1) * PRICE_WINDOW + k));
@@ -99,8 +112,21 @@ test("an engine whose prices spread over many windows matches like one whose pri
     for (let i = 0; i < 400; i++) {
       const side = i % 2 === 0 ? "buy" : "sell";
       const p = side === "buy" ? 1_000 - (i % 37) : 990 + (i % 41);
-      for (const ev of e.apply({ kind: "place", ts: i, account: `a${i % 5}`, orderId: `o${i}`, symbol: "X-Y", side, type: "limit", timeInForce: "GTC", priceTicks: p * scale, sizeLots: 1 + (i % 7) }))
-        out.push(JSON.stringify(ev).replace(/"priceTicks":(\d+)/g, (_, x: string) => `"priceTicks":${Number(x) / scale}`));
+      for (const ev of e.apply({
+        kind: "place",
+        ts: i,
+        account: `a${i % 5}`,
+        orderId: `o${i}`,
+        symbol: "X-Y",
+        side,
+        type: "limit",
+        timeInForce: "GTC",
+        priceTicks: p * scale,
+        sizeLots: 1 + (i % 7),
+      }))
+        out.push(
+          JSON.stringify(ev).replace(/"priceTicks":(\d+)/g, (_, x: string) => `"priceTicks":${Number(x) / scale}`),
+        );
     }
     return out;
   };

@@ -54,7 +54,11 @@ export class PriceIndex {
     let i = p - this.base;
     // Re-centre when the window holds fewer levels than the far map, at most once per `cost` insertions
     // (what a re-centring touches), so the work stays O(1) per insertion however the prices spread.
-    if (!(i >= 0 && i < PRICE_WINDOW) && this.far.size >= this.inWindow && this.sinceMove >= (this.inWindow > 0 ? PRICE_WINDOW : 0) + this.far.size) {
+    if (
+      !(i >= 0 && i < PRICE_WINDOW) &&
+      this.far.size >= this.inWindow &&
+      this.sinceMove >= (this.inWindow > 0 ? PRICE_WINDOW : 0) + this.far.size
+    ) {
       this.recentre(p);
       i = p - this.base;
     }

@@ -29,7 +29,8 @@ test("the book is never crossed after a command (hidden orders included)", () =>
         for (const m of MARKETS) {
           const bid = e.getBookOrders(m.symbol, "buy")[0];
           const ask = e.getBookOrders(m.symbol, "sell")[0];
-          if (bid && ask) assert.ok(bid.priceTicks! < ask.priceTicks!, `${m.symbol} crossed: ${bid.priceTicks} >= ${ask.priceTicks}`);
+          if (bid && ask)
+            assert.ok(bid.priceTicks! < ask.priceTicks!, `${m.symbol} crossed: ${bid.priceTicks} >= ${ask.priceTicks}`);
         }
       }
     }),
@@ -41,7 +42,13 @@ test("for every order, filled + resting + cancelled = its size", () => {
   fc.assert(
     fc.property(commandStream(70), (cmds) => {
       const e = new MatchingEngine({ markets: MARKETS });
-      interface Tally { orderId: string; size: number; filled: number; cancelled: number; open: boolean }
+      interface Tally {
+        orderId: string;
+        size: number;
+        filled: number;
+        cancelled: number;
+        open: boolean;
+      }
       const current = new Map<string, Tally>(); // the live instance of an order id
       const all: Tally[] = [];
       const apply = (ev: EngineEvent) => {
@@ -80,7 +87,10 @@ test("at one price, earlier orders fill first", () => {
         const byPrice = new Map<number, string[]>();
         for (const t of trades) byPrice.set(t.priceTicks, [...(byPrice.get(t.priceTicks) ?? []), t.makerOrderId]);
         for (const [price, makers] of byPrice) {
-          const queue = before.filter((o) => o.priceTicks === price).sort((a, b) => a.acceptedSeq - b.acceptedSeq).map((o) => o.orderId);
+          const queue = before
+            .filter((o) => o.priceTicks === price)
+            .sort((a, b) => a.acceptedSeq - b.acceptedSeq)
+            .map((o) => o.orderId);
           const distinct = makers.filter((m, i) => makers.indexOf(m) === i);
           assert.deepEqual(distinct, queue.slice(0, distinct.length), `price ${price}`);
         }

@@ -20,7 +20,8 @@ function setup() {
   return { e, eligible };
 }
 
-const cancels = (ev: ReturnType<ReturnType<typeof newEngine>["apply"]>) => of(ev, "cancelled").map((c) => [c.orderId, c.reason, c.cancelledLots]);
+const cancels = (ev: ReturnType<ReturnType<typeof newEngine>["apply"]>) =>
+  of(ev, "cancelled").map((c) => [c.orderId, c.reason, c.cancelledLots]);
 
 test("an incoming restricted sell cancels the resting bid of a buyer no exemption covers, then fills the eligible one behind it", () => {
   const { e } = setup();
@@ -58,36 +59,74 @@ test("eligibility at the moment of the match: a bid placed while eligible is can
 test("a sell whose hold ended (or a sell of free units) fills anyone: exactly at the hold end, not a millisecond before", () => {
   const { e } = setup();
   e.apply(order({ orderId: "bid", account: "retail", side: "buy", priceTicks: 100, sizeLots: 4, ts: 4_000 }));
-  const before = e.apply(order({ orderId: "r-a1", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 1, ts: 4_999 }));
+  const before = e.apply(
+    order({ orderId: "r-a1", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 1, ts: 4_999 }),
+  );
   assert.deepEqual(cancels(before), [["bid", "resale_restricted", 4]]);
   e.apply(order({ orderId: "bid2", account: "retail", side: "buy", priceTicks: 100, sizeLots: 4, ts: 5_000 }));
-  const at = e.apply(order({ orderId: "r-a2", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 1, ts: 5_000 }));
+  const at = e.apply(
+    order({ orderId: "r-a2", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 1, ts: 5_000 }),
+  );
   assert.deepEqual(trades(at), [["bid2", 100, 1]]);
-  assert.deepEqual(trades(e.apply(order({ orderId: "a3", account: "free-seller", side: "sell", priceTicks: 100, sizeLots: 1, ts: 5_000 }))), [["bid2", 100, 1]]);
+  assert.deepEqual(
+    trades(
+      e.apply(order({ orderId: "a3", account: "free-seller", side: "sell", priceTicks: 100, sizeLots: 1, ts: 5_000 })),
+    ),
+    [["bid2", 100, 1]],
+  );
 });
 
 test("FOK: an ineligible buyer's FOK that would reach a restricted sell is not fillable (no partial fill); a sell FOK skips refused bids", () => {
   const { e } = setup();
   e.apply(order({ orderId: "free-ask", account: "free-seller", side: "sell", priceTicks: 100, sizeLots: 2 }));
   e.apply(order({ orderId: "r-restricted-ask", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 2 }));
-  const fok = e.apply(order({ orderId: "fok", account: "retail", side: "buy", priceTicks: 100, sizeLots: 3, timeInForce: "FOK" }));
+  const fok = e.apply(
+    order({ orderId: "fok", account: "retail", side: "buy", priceTicks: 100, sizeLots: 3, timeInForce: "FOK" }),
+  );
   assert.deepEqual([of(fok, "rejected").map((r) => r.code), trades(fok)], [["FOK_NOT_FILLABLE"], []]);
   const e2 = setup().e;
   e2.apply(order({ orderId: "bid-inel", account: "retail", side: "buy", priceTicks: 100, sizeLots: 5 }));
   e2.apply(order({ orderId: "bid-ok", account: "accredited", side: "buy", priceTicks: 100, sizeLots: 2 }));
-  const notEnough = e2.apply(order({ orderId: "r-fok-sell", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 3, timeInForce: "FOK" }));
-  assert.deepEqual(of(notEnough, "rejected").map((r) => r.code), ["FOK_NOT_FILLABLE"]);
-  const enough = e2.apply(order({ orderId: "r-fok-sell2", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 2, timeInForce: "FOK" }));
+  const notEnough = e2.apply(
+    order({
+      orderId: "r-fok-sell",
+      account: "restricted",
+      side: "sell",
+      priceTicks: 100,
+      sizeLots: 3,
+      timeInForce: "FOK",
+    }),
+  );
+  assert.deepEqual(
+    of(notEnough, "rejected").map((r) => r.code),
+    ["FOK_NOT_FILLABLE"],
+  );
+  const enough = e2.apply(
+    order({
+      orderId: "r-fok-sell2",
+      account: "restricted",
+      side: "sell",
+      priceTicks: 100,
+      sizeLots: 2,
+      timeInForce: "FOK",
+    }),
+  );
   assert.deepEqual(trades(enough), [["bid-ok", 100, 2]]);
 });
 
 test("a market without a gate trades as before, and removing the gate restores that", () => {
   const e = newEngine();
   e.apply(order({ orderId: "bid", account: "retail", side: "buy", priceTicks: 100, sizeLots: 1 }));
-  assert.deepEqual(trades(e.apply(order({ orderId: "r-ask", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 1 }))), [["bid", 100, 1]]);
+  assert.deepEqual(
+    trades(e.apply(order({ orderId: "r-ask", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 1 }))),
+    [["bid", 100, 1]],
+  );
   const { e: g } = setup();
   g.setResaleGate(SYM, null);
   g.apply(order({ orderId: "bid", account: "retail", side: "buy", priceTicks: 100, sizeLots: 1 }));
-  assert.deepEqual(trades(g.apply(order({ orderId: "r-ask", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 1 }))), [["bid", 100, 1]]);
+  assert.deepEqual(
+    trades(g.apply(order({ orderId: "r-ask", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 1 }))),
+    [["bid", 100, 1]],
+  );
   assert.throws(() => g.setResaleGate("NOPE-USD", null), /unknown market/);
 });

@@ -128,12 +128,18 @@ function toOrder(symbol: string, r: SnapshotOrder, status: OrderStatus): Order {
 /** `reserveOrders`: as EngineOptions.reserveOrders (a restarted service keeps the reserve it ran with). */
 export function restoreSnapshot(snapshot: EngineSnapshot, options: { reserveOrders?: number } = {}): MatchingEngine {
   if (snapshot.version !== 1) throw new Error(`unsupported snapshot version ${String(snapshot.version)}`);
-  const engine = new MatchingEngine({ markets: snapshot.markets.map((m) => m.config), reserveOrders: options.reserveOrders });
+  const engine = new MatchingEngine({
+    markets: snapshot.markets.map((m) => m.config),
+    reserveOrders: options.reserveOrders,
+  });
   const all: Order[] = [];
   for (const sm of snapshot.markets) {
     const m = engine.markets.get(sm.config.symbol)!;
     m.lastTradePriceTicks = sm.lastTradePriceTicks;
-    for (const [levels, side] of [[sm.bids, m.bids], [sm.asks, m.asks]] as const) {
+    for (const [levels, side] of [
+      [sm.bids, m.bids],
+      [sm.asks, m.asks],
+    ] as const) {
       for (const l of levels) {
         const lvl = side.levelFor(l.priceTicks);
         for (const r of l.orders) {

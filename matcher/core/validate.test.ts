@@ -2,12 +2,28 @@
 // reuses validatePlace, so the property tests cannot notice a change to it: these tests hold it directly.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ORDER_TYPE_RULES, isLimitType, isNonEmptyString, isPositiveSafeInt, isStopType, orderTypeRule, validatePlace } from "./validate";
+import {
+  ORDER_TYPE_RULES,
+  isLimitType,
+  isNonEmptyString,
+  isPositiveSafeInt,
+  isStopType,
+  orderTypeRule,
+  validatePlace,
+} from "./validate";
 import type { MarketConfig, OrderType, PlaceCommand, TimeInForce } from "./types";
 
 const NOW = 1_000_000;
 const MARKET: MarketConfig = { symbol: "ETH-USDC", minSizeLots: 5, maxSizeLots: 100, maxPriceTicks: 10_000 };
-const TYPES: OrderType[] = ["market", "limit", "stop_loss", "stop_loss_limit", "take_profit", "take_profit_limit", "limit_maker"];
+const TYPES: OrderType[] = [
+  "market",
+  "limit",
+  "stop_loss",
+  "stop_loss_limit",
+  "take_profit",
+  "take_profit_limit",
+  "limit_maker",
+];
 const TIFS: TimeInForce[] = ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"];
 
 const place = (over: Partial<PlaceCommand> = {}): PlaceCommand => ({
@@ -23,8 +39,10 @@ const place = (over: Partial<PlaceCommand> = {}): PlaceCommand => ({
   sizeLots: 10,
   ...over,
 });
-const check = (over: Partial<PlaceCommand>, market: MarketConfig | undefined = MARKET) => validatePlace(place(over), market, NOW);
-const ok = (over: Partial<PlaceCommand>, market?: MarketConfig) => assert.equal(check(over, market), null, JSON.stringify(over));
+const check = (over: Partial<PlaceCommand>, market: MarketConfig | undefined = MARKET) =>
+  validatePlace(place(over), market, NOW);
+const ok = (over: Partial<PlaceCommand>, market?: MarketConfig) =>
+  assert.equal(check(over, market), null, JSON.stringify(over));
 const bad = (over: Partial<PlaceCommand>, code: string, reason: string | RegExp, market?: MarketConfig) => {
   const r = check(over, market);
   assert.ok(r, `expected ${code} for ${JSON.stringify(over)}`);
@@ -43,7 +61,8 @@ const shape = (type: OrderType, timeInForce: TimeInForce): Partial<PlaceCommand>
 
 test("helpers: positive safe integers, non-empty strings, limit and stop types", () => {
   for (const x of [1, 2, Number.MAX_SAFE_INTEGER]) assert.equal(isPositiveSafeInt(x), true, String(x));
-  for (const x of [0, -1, 1.5, Number.MAX_SAFE_INTEGER + 1, NaN, Infinity, "1", 1n, null, undefined]) assert.equal(isPositiveSafeInt(x), false, String(x));
+  for (const x of [0, -1, 1.5, Number.MAX_SAFE_INTEGER + 1, NaN, Infinity, "1", 1n, null, undefined])
+    assert.equal(isPositiveSafeInt(x), false, String(x));
   assert.equal(isNonEmptyString("a"), true);
   for (const x of ["", 1, null, undefined, ["a"]]) assert.equal(isNonEmptyString(x), false, String(x));
   assert.deepEqual(TYPES.filter(isLimitType), ["limit", "stop_loss_limit", "take_profit_limit", "limit_maker"]);
@@ -65,13 +84,22 @@ test("time in force per order type: exactly the spec's table", () => {
   for (const type of TYPES) {
     for (const tif of TIFS) {
       if (expected[type].includes(tif)) ok(shape(type, tif));
-      else bad(shape(type, tif), "INVALID_ORDER_TYPE", `${type} allows time in force ${expected[type].join(", ")}, not ${tif}`);
+      else
+        bad(
+          shape(type, tif),
+          "INVALID_ORDER_TYPE",
+          `${type} allows time in force ${expected[type].join(", ")}, not ${tif}`,
+        );
     }
   }
   bad({ type: "trailing" as OrderType }, "INVALID_ORDER_TYPE", "order type not recognized: trailing");
   bad({ type: "toString" as OrderType }, "INVALID_ORDER_TYPE", "order type not recognized: toString");
   bad({ timeInForce: "DAY" as TimeInForce }, "INVALID_ORDER_TYPE", "time in force not recognized: DAY");
-  bad({ type: "market", timeInForce: "DAY" as TimeInForce, priceTicks: undefined }, "INVALID_ORDER_TYPE", "time in force not recognized: DAY");
+  bad(
+    { type: "market", timeInForce: "DAY" as TimeInForce, priceTicks: undefined },
+    "INVALID_ORDER_TYPE",
+    "time in force not recognized: DAY",
+  );
 });
 
 test("identity fields, symbol and side", () => {
@@ -80,8 +108,14 @@ test("identity fields, symbol and side", () => {
   bad({ clientOrderId: 7 as unknown as string }, "INVALID_ORDER", "clientOrderId must be a string");
   ok({ clientOrderId: "" });
   ok({ clientOrderId: "c-1" });
-  assert.deepEqual(validatePlace(place({ symbol: "BTC-USDC" }), undefined, NOW), { code: "INVALID_SYMBOL", reason: "trading pair not supported: BTC-USDC" });
-  assert.deepEqual(validatePlace(place(), undefined, NOW), { code: "INVALID_SYMBOL", reason: "trading pair not supported: ETH-USDC" });
+  assert.deepEqual(validatePlace(place({ symbol: "BTC-USDC" }), undefined, NOW), {
+    code: "INVALID_SYMBOL",
+    reason: "trading pair not supported: BTC-USDC",
+  });
+  assert.deepEqual(validatePlace(place(), undefined, NOW), {
+    code: "INVALID_SYMBOL",
+    reason: "trading pair not supported: ETH-USDC",
+  });
   bad({ side: "long" as "buy" }, "INVALID_ORDER", "side must be buy or sell");
   ok({ side: "sell" });
   ok({ side: "buy" });
@@ -92,7 +126,8 @@ test("size: one below the minimum, the minimum, the maximum, one above; integers
   ok({ sizeLots: 5 });
   ok({ sizeLots: 100 });
   bad({ sizeLots: 101 }, "INVALID_SIZE", "sizeLots above the maximum 100");
-  for (const sizeLots of [0, -5, 5.5, NaN, Number.MAX_SAFE_INTEGER + 1]) bad({ sizeLots }, "INVALID_SIZE", "sizeLots must be a positive safe integer");
+  for (const sizeLots of [0, -5, 5.5, NaN, Number.MAX_SAFE_INTEGER + 1])
+    bad({ sizeLots }, "INVALID_SIZE", "sizeLots must be a positive safe integer");
   ok({ sizeLots: 1 }, { ...MARKET, minSizeLots: 1 });
 });
 
@@ -100,16 +135,26 @@ test("price: the maximum and one above; the default maximum; needed by limit typ
   ok({ priceTicks: 10_000 });
   bad({ priceTicks: 10_001 }, "INVALID_PRICE", "priceTicks above the maximum 10000");
   ok({ priceTicks: 1 });
-  for (const priceTicks of [0, -1, 1.5, NaN]) bad({ priceTicks }, "INVALID_PRICE", "priceTicks must be a positive safe integer");
+  for (const priceTicks of [0, -1, 1.5, NaN])
+    bad({ priceTicks }, "INVALID_PRICE", "priceTicks must be a positive safe integer");
   const noMax: MarketConfig = { symbol: "ETH-USDC", minSizeLots: 1, maxSizeLots: 100 };
   ok({ priceTicks: Number.MAX_SAFE_INTEGER }, noMax);
-  bad({ priceTicks: Number.MAX_SAFE_INTEGER + 1 }, "INVALID_PRICE", "priceTicks must be a positive safe integer", noMax);
+  bad(
+    { priceTicks: Number.MAX_SAFE_INTEGER + 1 },
+    "INVALID_PRICE",
+    "priceTicks must be a positive safe integer",
+    noMax,
+  );
   for (const type of ["limit", "limit_maker", "stop_loss_limit", "take_profit_limit"] as const) {
     bad({ ...shape(type, "GTC"), priceTicks: undefined }, "INVALID_PRICE", `${type} needs priceTicks`);
   }
   ok({ type: "market", timeInForce: "IOC", priceTicks: undefined });
   ok({ type: "market", timeInForce: "IOC", priceTicks: 10_000 }); // protection price, same limits
-  bad({ type: "market", timeInForce: "IOC", priceTicks: 10_001 }, "INVALID_PRICE", "priceTicks above the maximum 10000");
+  bad(
+    { type: "market", timeInForce: "IOC", priceTicks: 10_001 },
+    "INVALID_PRICE",
+    "priceTicks above the maximum 10000",
+  );
   ok({ ...shape("stop_loss", "GTC"), priceTicks: undefined });
 });
 
@@ -117,13 +162,25 @@ test("trigger price: stop types need one within the maximum; others take none", 
   for (const type of ["stop_loss", "stop_loss_limit", "take_profit", "take_profit_limit"] as const) {
     ok({ ...shape(type, "GTC"), triggerPriceTicks: 10_000 });
     ok({ ...shape(type, "GTC"), triggerPriceTicks: 1 });
-    bad({ ...shape(type, "GTC"), triggerPriceTicks: 10_001 }, "INVALID_TRIGGER_PRICE", "triggerPriceTicks above the maximum 10000");
+    bad(
+      { ...shape(type, "GTC"), triggerPriceTicks: 10_001 },
+      "INVALID_TRIGGER_PRICE",
+      "triggerPriceTicks above the maximum 10000",
+    );
     for (const triggerPriceTicks of [undefined, 0, -1, 2.5]) {
-      bad({ ...shape(type, "GTC"), triggerPriceTicks }, "INVALID_TRIGGER_PRICE", "triggerPriceTicks must be a positive safe integer");
+      bad(
+        { ...shape(type, "GTC"), triggerPriceTicks },
+        "INVALID_TRIGGER_PRICE",
+        "triggerPriceTicks must be a positive safe integer",
+      );
     }
   }
   bad({ triggerPriceTicks: 50 }, "INVALID_TRIGGER_PRICE", "limit takes no triggerPriceTicks");
-  bad({ type: "market", timeInForce: "IOC", priceTicks: undefined, triggerPriceTicks: 50 }, "INVALID_TRIGGER_PRICE", "market takes no triggerPriceTicks");
+  bad(
+    { type: "market", timeInForce: "IOC", priceTicks: undefined, triggerPriceTicks: 50 },
+    "INVALID_TRIGGER_PRICE",
+    "market takes no triggerPriceTicks",
+  );
 });
 
 test("expiry: GTD needs an integer strictly after now (now + 1 ok, now refused); others take none", () => {
@@ -144,7 +201,8 @@ test("hidden: a boolean, only on orders that can rest", () => {
   ok({ hidden: true, timeInForce: "POST_ONLY" });
   ok({ ...shape("limit_maker", "GTC"), hidden: true });
   ok({ ...shape("stop_loss_limit", "GTC"), hidden: true });
-  for (const tif of ["IOC", "FOK"] as const) bad({ hidden: true, timeInForce: tif }, "INVALID_ORDER", "only orders that can rest may be hidden");
+  for (const tif of ["IOC", "FOK"] as const)
+    bad({ hidden: true, timeInForce: tif }, "INVALID_ORDER", "only orders that can rest may be hidden");
   bad({ ...shape("market", "IOC"), hidden: true }, "INVALID_ORDER", "only orders that can rest may be hidden");
   bad({ ...shape("stop_loss", "GTC"), hidden: true }, "INVALID_ORDER", "only orders that can rest may be hidden");
 });
@@ -153,9 +211,15 @@ test("iceberg: 1..sizeLots visible (sizeLots + 1 refused), resting orders only, 
   ok({ sizeLots: 10, icebergVisibleLots: 1 });
   ok({ sizeLots: 10, icebergVisibleLots: 10 });
   const sizeReason = "icebergVisibleLots must be a positive safe integer not above sizeLots";
-  for (const icebergVisibleLots of [11, 0, -1, 2.5]) bad({ sizeLots: 10, icebergVisibleLots }, "INVALID_SIZE", sizeReason);
-  for (const tif of ["IOC", "FOK"] as const) bad({ icebergVisibleLots: 5, timeInForce: tif }, "INVALID_ORDER", "only orders that can rest may be icebergs");
-  bad({ ...shape("market", "IOC"), icebergVisibleLots: 5 }, "INVALID_ORDER", "only orders that can rest may be icebergs");
+  for (const icebergVisibleLots of [11, 0, -1, 2.5])
+    bad({ sizeLots: 10, icebergVisibleLots }, "INVALID_SIZE", sizeReason);
+  for (const tif of ["IOC", "FOK"] as const)
+    bad({ icebergVisibleLots: 5, timeInForce: tif }, "INVALID_ORDER", "only orders that can rest may be icebergs");
+  bad(
+    { ...shape("market", "IOC"), icebergVisibleLots: 5 },
+    "INVALID_ORDER",
+    "only orders that can rest may be icebergs",
+  );
   bad({ icebergVisibleLots: 5, hidden: true }, "INVALID_ORDER", "an order is hidden or an iceberg, not both");
   ok({ icebergVisibleLots: 5, hidden: false });
 });
@@ -168,6 +232,7 @@ test("self-trade prevention modes: the four, nothing else", () => {
 
 test("orderTypeRule returns every row of ORDER_TYPE_RULES and nothing for other names (inherited keys included)", () => {
   for (const [type, rule] of Object.entries(ORDER_TYPE_RULES)) assert.equal(orderTypeRule(type), rule, type);
-  for (const other of ["toString", "__proto__", "constructor", "hasOwnProperty", "LIMIT", "", "limit "]) assert.equal(orderTypeRule(other), undefined, other);
+  for (const other of ["toString", "__proto__", "constructor", "hasOwnProperty", "LIMIT", "", "limit "])
+    assert.equal(orderTypeRule(other), undefined, other);
   assert.equal(orderTypeRule(5 as unknown as string), undefined);
 });

@@ -29,7 +29,15 @@ export const ORDER_TYPE_RULES: Readonly<Record<OrderType, OrderTypeRule>> = {
   limit_maker: { timeInForce: ["GTC"], needsPrice: true, needsTrigger: false },
 };
 
-const { market: MARKET_RULE, limit: LIMIT_RULE, stop_loss: STOP_LOSS_RULE, stop_loss_limit: STOP_LOSS_LIMIT_RULE, take_profit: TAKE_PROFIT_RULE, take_profit_limit: TAKE_PROFIT_LIMIT_RULE, limit_maker: LIMIT_MAKER_RULE } = ORDER_TYPE_RULES;
+const {
+  market: MARKET_RULE,
+  limit: LIMIT_RULE,
+  stop_loss: STOP_LOSS_RULE,
+  stop_loss_limit: STOP_LOSS_LIMIT_RULE,
+  take_profit: TAKE_PROFIT_RULE,
+  take_profit_limit: TAKE_PROFIT_LIMIT_RULE,
+  limit_maker: LIMIT_MAKER_RULE,
+} = ORDER_TYPE_RULES;
 
 /** The table's row for `type`, or undefined when `type` is not an order type (inherited keys included).
  *  A switch: on every placed order, it costs less than a keyed lookup behind hasOwnProperty. */
@@ -90,14 +98,20 @@ export function validatePlace(cmd: PlaceCommand, market: MarketConfig | undefine
   if (!rule.timeInForce.includes(cmd.timeInForce)) {
     if (!TIME_IN_FORCE.has(cmd.timeInForce))
       return reject("INVALID_ORDER_TYPE", `time in force not recognized: ${String(cmd.timeInForce)}`);
-    return reject("INVALID_ORDER_TYPE", `${cmd.type} allows time in force ${rule.timeInForce.join(", ")}, not ${cmd.timeInForce}`);
+    return reject(
+      "INVALID_ORDER_TYPE",
+      `${cmd.type} allows time in force ${rule.timeInForce.join(", ")}, not ${cmd.timeInForce}`,
+    );
   }
   if (!isPositiveSafeInt(cmd.sizeLots)) return reject("INVALID_SIZE", "sizeLots must be a positive safe integer");
-  if (cmd.sizeLots < market.minSizeLots) return reject("INVALID_SIZE", `sizeLots below the minimum ${market.minSizeLots}`);
-  if (cmd.sizeLots > market.maxSizeLots) return reject("INVALID_SIZE", `sizeLots above the maximum ${market.maxSizeLots}`);
+  if (cmd.sizeLots < market.minSizeLots)
+    return reject("INVALID_SIZE", `sizeLots below the minimum ${market.minSizeLots}`);
+  if (cmd.sizeLots > market.maxSizeLots)
+    return reject("INVALID_SIZE", `sizeLots above the maximum ${market.maxSizeLots}`);
   const maxPrice = market.maxPriceTicks ?? Number.MAX_SAFE_INTEGER;
   if (cmd.priceTicks !== undefined) {
-    if (!isPositiveSafeInt(cmd.priceTicks)) return reject("INVALID_PRICE", "priceTicks must be a positive safe integer");
+    if (!isPositiveSafeInt(cmd.priceTicks))
+      return reject("INVALID_PRICE", "priceTicks must be a positive safe integer");
     if (cmd.priceTicks > maxPrice) return reject("INVALID_PRICE", `priceTicks above the maximum ${maxPrice}`);
   } else if (rule.needsPrice) {
     return reject("INVALID_PRICE", `${cmd.type} needs priceTicks`);
@@ -105,7 +119,8 @@ export function validatePlace(cmd: PlaceCommand, market: MarketConfig | undefine
   if (rule.needsTrigger) {
     if (!isPositiveSafeInt(cmd.triggerPriceTicks))
       return reject("INVALID_TRIGGER_PRICE", "triggerPriceTicks must be a positive safe integer");
-    if (cmd.triggerPriceTicks > maxPrice) return reject("INVALID_TRIGGER_PRICE", `triggerPriceTicks above the maximum ${maxPrice}`);
+    if (cmd.triggerPriceTicks > maxPrice)
+      return reject("INVALID_TRIGGER_PRICE", `triggerPriceTicks above the maximum ${maxPrice}`);
   } else if (cmd.triggerPriceTicks !== undefined) {
     return reject("INVALID_TRIGGER_PRICE", `${cmd.type} takes no triggerPriceTicks`);
   }
@@ -115,7 +130,8 @@ export function validatePlace(cmd: PlaceCommand, market: MarketConfig | undefine
   } else if (cmd.expiresAt !== undefined) {
     return reject("INVALID_EXPIRY", "expiresAt is only for GTD");
   }
-  if (cmd.hidden !== undefined && typeof cmd.hidden !== "boolean") return reject("INVALID_ORDER", "hidden must be a boolean");
+  if (cmd.hidden !== undefined && typeof cmd.hidden !== "boolean")
+    return reject("INVALID_ORDER", "hidden must be a boolean");
   const restsOnBook = rule.needsPrice && cmd.timeInForce !== "IOC" && cmd.timeInForce !== "FOK";
   if (cmd.hidden === true && !restsOnBook) return reject("INVALID_ORDER", "only orders that can rest may be hidden");
   if (cmd.icebergVisibleLots !== undefined) {
@@ -124,6 +140,7 @@ export function validatePlace(cmd: PlaceCommand, market: MarketConfig | undefine
     if (!restsOnBook) return reject("INVALID_ORDER", "only orders that can rest may be icebergs");
     if (cmd.hidden === true) return reject("INVALID_ORDER", "an order is hidden or an iceberg, not both");
   }
-  if (cmd.stp !== undefined && cmd.stp !== "cancel_newest" && !STP_MODES.has(cmd.stp)) return reject("INVALID_ORDER", `stp mode not recognized: ${String(cmd.stp)}`);
+  if (cmd.stp !== undefined && cmd.stp !== "cancel_newest" && !STP_MODES.has(cmd.stp))
+    return reject("INVALID_ORDER", `stp mode not recognized: ${String(cmd.stp)}`);
   return null;
 }

@@ -22,11 +22,18 @@ const ROUNDS = 5;
 
 /** Kills the child once it has acknowledged `killAfterAcks` commands since it was ready (a random point in
  *  the stream, not in time: the journal got fast enough that a timer fired after the stream had ended). */
-function runChild(dir: string, killAfterAcks: number | undefined): Promise<{ acks: [number, string][]; ready: number; done: boolean }> {
+function runChild(
+  dir: string,
+  killAfterAcks: number | undefined,
+): Promise<{ acks: [number, string][]; ready: number; done: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(__dirname, "..", "testing", "crash-child.ts"), dir, String(SEED), String(TOTAL)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(__dirname, "..", "testing", "crash-child.ts"), dir, String(SEED), String(TOTAL)],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     let err = "";
     let acksSeen = 0;
@@ -47,21 +54,30 @@ function runChild(dir: string, killAfterAcks: number | undefined): Promise<{ ack
       const lines = out.split("\n");
       // A line cut by the kill is incomplete: only whole lines count.
       const whole = out.endsWith("\n") ? lines : lines.slice(0, -1);
-      const acks = whole.filter((l) => l.startsWith("ack ")).map((l) => l.split(" ")).filter((p) => p.length === 3 && p[2].length === 64).map((p): [number, string] => [Number(p[1]), p[2]]);
+      const acks = whole
+        .filter((l) => l.startsWith("ack "))
+        .map((l) => l.split(" "))
+        .filter((p) => p.length === 3 && p[2].length === 64)
+        .map((p): [number, string] => [Number(p[1]), p[2]]);
       const ready = Number(whole.find((l) => l.startsWith("ready "))?.split(" ")[1] ?? -1);
       resolve({ acks, ready, done: whole.includes("done") });
     });
   });
 }
 
-test("SIGKILL at random points loses no acknowledged command and recovery rebuilds the same book", { timeout: 120_000 }, async () => {
+test("SIGKILL at random points loses no acknowledged command and recovery rebuilds the same book", {
+  timeout: 120_000,
+}, async () => {
   const dir = mkdtempSync(join(tmpdir(), "matcher-crash-"));
   try {
     const acked = new Map<number, string>();
     let kills = 0;
     for (let round = 0; round <= ROUNDS; round++) {
       const last = round === ROUNDS;
-      const { acks, ready, done } = await runChild(dir, last ? undefined : 1 + Math.floor(Math.random() * (TOTAL / (ROUNDS + 1))));
+      const { acks, ready, done } = await runChild(
+        dir,
+        last ? undefined : 1 + Math.floor(Math.random() * (TOTAL / (ROUNDS + 1))),
+      );
       // Recovery starts at or after every command acknowledged before.
       const maxAcked = Math.max(-1, ...acked.keys());
       assert.ok(ready > maxAcked, `round ${round}: recovered ${ready} commands but ${maxAcked} was acknowledged`);
@@ -70,7 +86,9 @@ test("SIGKILL at random points loses no acknowledged command and recovery rebuil
         acked.set(i, hash);
       }
       if (!done) kills++;
-      console.log(`round ${round}: recovered ${ready} commands, ${acks.length} acknowledged, ${done ? "finished" : "killed"}`);
+      console.log(
+        `round ${round}: recovered ${ready} commands, ${acks.length} acknowledged, ${done ? "finished" : "killed"}`,
+      );
       if (done) break;
     }
     assert.ok(kills >= 3, `only ${kills} of the rounds were killed mid-stream`);
@@ -80,7 +98,9 @@ test("SIGKILL at random points loses no acknowledged command and recovery rebuil
     assert.equal(n, TOTAL);
     const fresh = new MatchingEngine({ markets: CRASH_MARKETS });
     for (let i = 0; i < n; i++) {
-      const hash = createHash("sha256").update(JSON.stringify(fresh.apply(commandAt(SEED, i)))).digest("hex");
+      const hash = createHash("sha256")
+        .update(JSON.stringify(fresh.apply(commandAt(SEED, i))))
+        .digest("hex");
       if (acked.has(i)) assert.equal(acked.get(i), hash, `events of acknowledged command ${i}`);
     }
     assert.ok(acked.size > 0);

@@ -45,7 +45,7 @@ export async function fsyncDir(dir: string): Promise<void> {
 /** Writes the snapshot atomically: temporary file, fsync, rename, fsync of the directory. */
 export async function writeSnapshotFile(dir: string, index: number, state: unknown): Promise<void> {
   const body = Buffer.from(JSON.stringify(state), "utf8");
-  const header = Buffer.from(JSON.stringify({ index, bytes: body.length, crc32: crc32(body) }) + "\n", "utf8");
+  const header = Buffer.from(`${JSON.stringify({ index, bytes: body.length, crc32: crc32(body) })}\n`, "utf8");
   const tmp = join(dir, `${snapshotName(index)}.tmp`);
   const fh = await open(tmp, "w");
   try {

@@ -28,12 +28,16 @@ test("a restarted engine has the same book and then emits the same events as one
     for (let i = 0; i < 500; i++) assert.deepEqual(all[i], reference.apply(commandAt(3, i)));
     await j1.close();
     const files = readdirSync(dir);
-    assert.ok(files.some((f) => f.startsWith("snapshot-")), "a snapshot was written");
+    assert.ok(
+      files.some((f) => f.startsWith("snapshot-")),
+      "a snapshot was written",
+    );
     const j2 = await createJournaledEngine({ dir, markets: CRASH_MARKETS });
     assert.equal(j2.commandCount, 500);
     assert.ok(j2.recovery.snapshotIndex > 0 && j2.recovery.replayed === 500 - j2.recovery.snapshotIndex);
     assert.deepEqual(takeSnapshot(j2.engine), takeSnapshot(reference));
-    for (let i = 500; i < 700; i++) assert.deepEqual(await j2.submit(commandAt(3, i)), reference.apply(commandAt(3, i)));
+    for (let i = 500; i < 700; i++)
+      assert.deepEqual(await j2.submit(commandAt(3, i)), reference.apply(commandAt(3, i)));
     await j2.close();
   }));
 
@@ -84,7 +88,18 @@ test("a record whose checksum fails ends the scan", () => {
 test("what is applied is what replay reads back: a command that JSON would change is applied as JSON reads it", () =>
   withDir(async (dir) => {
     const j1 = await createJournaledEngine({ dir, markets: CRASH_MARKETS });
-    const events = await j1.submit({ kind: "place", ts: 1, account: "a", orderId: "x", symbol: "ETH-USDC", side: "buy", type: "limit", timeInForce: "GTC", priceTicks: NaN, sizeLots: 1 });
+    const events = await j1.submit({
+      kind: "place",
+      ts: 1,
+      account: "a",
+      orderId: "x",
+      symbol: "ETH-USDC",
+      side: "buy",
+      type: "limit",
+      timeInForce: "GTC",
+      priceTicks: NaN,
+      sizeLots: 1,
+    });
     assert.equal(events[0].type, "rejected");
     await assert.rejects(j1.submit({ kind: "tick", ts: 10n as unknown as number }), /cannot be journaled/);
     await j1.close();

@@ -64,7 +64,7 @@ function flatJsonExact(cmd: Command): boolean {
   if (Object.getPrototypeOf(cmd) !== Object.prototype) return false;
   const o = cmd as unknown as Record<string, unknown>;
   for (const k in o) {
-    if (!Object.prototype.hasOwnProperty.call(o, k)) return false;
+    if (!Object.hasOwn(o, k)) return false;
     const v = o[k];
     const t = typeof v;
     if (t === "string" || t === "boolean") continue;
@@ -74,7 +74,9 @@ function flatJsonExact(cmd: Command): boolean {
   return true;
 }
 
-export async function createJournaledEngine<M = unknown>(options: JournaledEngineOptions<M>): Promise<JournaledEngine<M>> {
+export async function createJournaledEngine<M = unknown>(
+  options: JournaledEngineOptions<M>,
+): Promise<JournaledEngine<M>> {
   let engine!: MatchingEngine;
   const { owner } = options;
   // with an owner, a snapshot is {engine, owner}; without, the engine's snapshot alone (as before)
@@ -86,8 +88,11 @@ export async function createJournaledEngine<M = unknown>(options: JournaledEngin
     legacy: options.legacy,
     restore(snapshot) {
       const stored = snapshot?.state;
-      const engineState = stored && owner ? (stored as { engine: EngineSnapshot }).engine : (stored as EngineSnapshot | undefined);
-      engine = engineState ? restoreSnapshot(engineState, { reserveOrders: options.reserveOrders }) : new MatchingEngine({ markets: [], reserveOrders: options.reserveOrders });
+      const engineState =
+        stored && owner ? (stored as { engine: EngineSnapshot }).engine : (stored as EngineSnapshot | undefined);
+      engine = engineState
+        ? restoreSnapshot(engineState, { reserveOrders: options.reserveOrders })
+        : new MatchingEngine({ markets: [], reserveOrders: options.reserveOrders });
       for (const m of options.markets) if (!engine.markets.has(m.symbol)) engine.addMarket(m);
       options.onEngine?.(engine);
       owner?.restore(stored ? (stored as { owner: unknown }).owner : undefined);

@@ -47,7 +47,10 @@ test("records survive a reopen with their meta; a torn last record is cut off an
     await b.log.append({ n: 4 });
     await b.log.close();
     const c = await openN(dir);
-    assert.deepEqual(c.seen.map((r) => r.c.n), [1, 2, 4]);
+    assert.deepEqual(
+      c.seen.map((r) => r.c.n),
+      [1, 2, 4],
+    );
     await c.log.close();
   }));
 
@@ -68,7 +71,10 @@ test("appends made while a write is on its way to disk resolve in order; close k
     assert.match(log.refusal()?.message ?? "", /closed/);
     await assert.rejects(log.append({ n: 6 }), /closed/);
     const again = await openN(dir);
-    assert.deepEqual(again.seen.map((r) => r.c.n), [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      again.seen.map((r) => r.c.n),
+      [1, 2, 3, 4, 5],
+    );
     await again.log.close();
   }));
 
@@ -97,7 +103,10 @@ test("a snapshot holds the owner's state at its index: a restart restores it and
     state = [];
     const b = await openN(dir, { state: () => [...state] });
     assert.deepEqual(b.restored(), { index: k, state: Array.from({ length: k }, (_, j) => j + 1) });
-    assert.deepEqual(b.seen.map((r) => r.c.n), Array.from({ length: 7 - k }, (_, j) => k + 1 + j));
+    assert.deepEqual(
+      b.seen.map((r) => r.c.n),
+      Array.from({ length: 7 - k }, (_, j) => k + 1 + j),
+    );
     assert.deepEqual([b.log.count, b.log.recovery.snapshotIndex, b.log.recovery.replayed], [7, k, 7 - k]);
     await b.log.close();
     const c = await openN(dir);
@@ -108,7 +117,10 @@ test("a snapshot holds the owner's state at its index: a restart restores it and
 test("a previous version's JSON-lines file is carried in once (torn last line skipped) and renamed away", () =>
   withDir(async (dir) => {
     const legacy = { file: "old.jsonl", convert: (line: unknown) => line as { c: N; m?: string } };
-    writeFileSync(join(dir, "old.jsonl"), [{ c: { n: 1 } }, { c: { n: 2 }, m: "two" }].map((l) => JSON.stringify(l) + "\n").join("") + '{"c":{"n":');
+    writeFileSync(
+      join(dir, "old.jsonl"),
+      `${[{ c: { n: 1 } }, { c: { n: 2 }, m: "two" }].map((l) => `${JSON.stringify(l)}\n`).join("")}{"c":{"n":`,
+    );
     const a = await openN(dir, { legacy });
     assert.deepEqual(a.seen, [{ c: { n: 1 } }, { c: { n: 2 }, m: "two" }]);
     assert.equal(a.log.recovery.imported, 2);
@@ -118,20 +130,26 @@ test("a previous version's JSON-lines file is carried in once (torn last line sk
     await a.log.close();
     const b = await openN(dir, { legacy });
     assert.equal(b.log.recovery.imported, 0);
-    assert.deepEqual(b.seen.map((r) => r.c.n), [1, 2, 3]);
+    assert.deepEqual(
+      b.seen.map((r) => r.c.n),
+      [1, 2, 3],
+    );
     await b.log.close();
   }));
 
 test("a crash after the imported segment was renamed into place but before the old file was renamed: not imported twice", () =>
   withDir(async (dir) => {
     const legacy = { file: "old.jsonl", convert: (line: unknown) => ({ c: line as N }) };
-    writeFileSync(join(dir, "old.jsonl"), JSON.stringify({ n: 1 }) + "\n");
+    writeFileSync(join(dir, "old.jsonl"), `${JSON.stringify({ n: 1 })}\n`);
     const a = await openN(dir, { legacy });
     await a.log.close();
-    writeFileSync(join(dir, "old.jsonl"), JSON.stringify({ n: 1 }) + "\n"); // as if the rename had not happened
+    writeFileSync(join(dir, "old.jsonl"), `${JSON.stringify({ n: 1 })}\n`); // as if the rename had not happened
     const b = await openN(dir, { legacy });
     assert.equal(b.log.recovery.imported, 0);
-    assert.deepEqual(b.seen.map((r) => r.c.n), [1]);
+    assert.deepEqual(
+      b.seen.map((r) => r.c.n),
+      [1],
+    );
     assert.equal(existsSync(join(dir, "old.jsonl")), false);
     await b.log.close();
   }));

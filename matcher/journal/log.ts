@@ -65,7 +65,9 @@ export interface RecordLog<C, M = unknown> {
 
 /** How a journal's owner opens its record log: openRecordLog (local files) or a replicated log with the
  *  same contract (pipeline/replication/stream-log.ts). */
-export type OpenRecordLog = <C, M = unknown, S = unknown>(options: RecordLogOptions<C, M, S>) => Promise<RecordLog<C, M>>;
+export type OpenRecordLog = <C, M = unknown, S = unknown>(
+  options: RecordLogOptions<C, M, S>,
+) => Promise<RecordLog<C, M>>;
 
 interface Waiter {
   value: unknown;
@@ -73,7 +75,9 @@ interface Waiter {
   reject: (err: Error) => void;
 }
 
-export async function openRecordLog<C, M = unknown, S = unknown>(options: RecordLogOptions<C, M, S>): Promise<RecordLog<C, M>> {
+export async function openRecordLog<C, M = unknown, S = unknown>(
+  options: RecordLogOptions<C, M, S>,
+): Promise<RecordLog<C, M>> {
   const { dir } = options;
   const fsync = options.fsync ?? true;
   await mkdir(dir, { recursive: true });
@@ -199,7 +203,9 @@ export async function openRecordLog<C, M = unknown, S = unknown>(options: Record
   };
 }
 
-async function recover<C, M, S>(options: RecordLogOptions<C, M, S>): Promise<{ count: number; lastSegment: string; report: RecoveryReport }> {
+async function recover<C, M, S>(
+  options: RecordLogOptions<C, M, S>,
+): Promise<{ count: number; lastSegment: string; report: RecoveryReport }> {
   const { dir } = options;
   const listing = await listDir(dir);
   let snapshot: { index: number; state: S } | undefined;
@@ -230,7 +236,11 @@ async function recover<C, M, S>(options: RecordLogOptions<C, M, S>): Promise<{ c
     }
   }
   const lastSegment = segments.length > 0 ? segments[segments.length - 1].name : segmentName(snapshotIndex);
-  return { count, lastSegment, report: { snapshotIndex, replayed: count - snapshotIndex, truncatedBytes, imported: 0 } };
+  return {
+    count,
+    lastSegment,
+    report: { snapshotIndex, replayed: count - snapshotIndex, truncatedBytes, imported: 0 },
+  };
 }
 
 /** Carries a previous version's JSON-lines file into the journal's first segment, once. The segment is

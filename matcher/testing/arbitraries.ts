@@ -10,7 +10,19 @@ export const MARKETS: MarketConfig[] = [
 ];
 const SYMBOLS = ["AAA-USD", "AAA-USD", "AAA-USD", "BBB-USD"];
 const ACCOUNTS = ["a", "b", "c"];
-const TYPES: OrderType[] = ["limit", "limit", "limit", "limit", "market", "market", "stop_loss", "stop_loss_limit", "take_profit", "take_profit_limit", "limit_maker"];
+const TYPES: OrderType[] = [
+  "limit",
+  "limit",
+  "limit",
+  "limit",
+  "market",
+  "market",
+  "stop_loss",
+  "stop_loss_limit",
+  "take_profit",
+  "take_profit_limit",
+  "limit_maker",
+];
 const ALL_TIF: TimeInForce[] = ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"];
 const STP: (StpMode | undefined)[] = [undefined, "cancel_newest", "cancel_oldest", "cancel_both", "decrement"];
 
@@ -19,7 +31,10 @@ const owned = fc
   .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 19 }))
   .map(([i, r]) => ({ orderId: `o${i}`, account: r === 0 ? ACCOUNTS[(i + 1) % 3] : ACCOUNTS[i % 3] }));
 const price = fc.integer({ min: 95, max: 105 });
-const dt = fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max: 3 }) }, { weight: 1, arbitrary: fc.integer({ min: -3, max: 10 }) });
+const dt = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 0, max: 3 }) },
+  { weight: 1, arbitrary: fc.integer({ min: -3, max: 10 }) },
+);
 
 const place = fc
   .record({
@@ -32,7 +47,10 @@ const place = fc
     priceTicks: price,
     protection: fc.integer({ min: 0, max: 3 }),
     triggerPriceTicks: price,
-    sizeLots: fc.oneof({ weight: 12, arbitrary: fc.integer({ min: 1, max: 12 }) }, { weight: 1, arbitrary: fc.constantFrom(0, 41, 1.5) }),
+    sizeLots: fc.oneof(
+      { weight: 12, arbitrary: fc.integer({ min: 1, max: 12 }) },
+      { weight: 1, arbitrary: fc.constantFrom(0, 41, 1.5) },
+    ),
     display: fc.integer({ min: 0, max: 19 }),
     visible: fc.integer({ min: 1, max: 4 }),
     stp: fc.constantFrom(...STP),
@@ -57,17 +75,27 @@ const place = fc
     if (market && r.protection === 1) delete cmd.priceTicks;
     if (r.type.startsWith("stop") || r.type.startsWith("take")) cmd.triggerPriceTicks = r.triggerPriceTicks;
     if (timeInForce === "GTD") cmd.expiresAt = ts + r.life;
-    const canRest = (r.type === "limit" || r.type === "limit_maker" || r.type.endsWith("_limit")) && timeInForce !== "IOC" && timeInForce !== "FOK";
+    const canRest =
+      (r.type === "limit" || r.type === "limit_maker" || r.type.endsWith("_limit")) &&
+      timeInForce !== "IOC" &&
+      timeInForce !== "FOK";
     if (r.display === 1 && (canRest || r.validTif === 0)) cmd.hidden = true;
     if ((r.display === 2 || r.display === 3) && (canRest || r.validTif === 0)) cmd.icebergVisibleLots = r.visible;
     if (r.stp !== undefined) cmd.stp = r.stp;
     return cmd;
   });
 
-const cancel = owned.map((r) => (ts: number): Command => ({ kind: "cancel", ts, ...r }));
+const cancel = owned.map(
+  (r) =>
+    (ts: number): Command => ({ kind: "cancel", ts, ...r }),
+);
 const cancelAll = fc
   .record({ account: fc.constantFrom(...ACCOUNTS), symbol: fc.option(fc.constantFrom(...SYMBOLS), { nil: undefined }) })
-  .map((r) => (ts: number): Command => (r.symbol === undefined ? { kind: "cancelAll", ts, account: r.account } : { kind: "cancelAll", ts, ...r }));
+  .map(
+    (r) =>
+      (ts: number): Command =>
+        r.symbol === undefined ? { kind: "cancelAll", ts, account: r.account } : { kind: "cancelAll", ts, ...r },
+  );
 const amend = fc
   .record({
     who: owned,
@@ -108,17 +136,63 @@ export const plainStream = (maxLength: number) =>
   fc
     .array(
       fc.oneof(
-        { weight: 6, arbitrary: fc.record({ k: fc.constant(0), side: fc.constantFrom("buy" as const, "sell" as const), p: price, s: fc.integer({ min: 1, max: 8 }) }) },
-        { weight: 1, arbitrary: fc.record({ k: fc.constant(1), side: fc.constantFrom("buy" as const, "sell" as const), p: price, s: fc.integer({ min: 1, max: 20 }) }) },
-        { weight: 2, arbitrary: fc.record({ k: fc.constant(2), side: fc.constantFrom("buy" as const, "sell" as const), p: fc.integer({ min: 0, max: 60 }), s: fc.constant(0) }) },
+        {
+          weight: 6,
+          arbitrary: fc.record({
+            k: fc.constant(0),
+            side: fc.constantFrom("buy" as const, "sell" as const),
+            p: price,
+            s: fc.integer({ min: 1, max: 8 }),
+          }),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.record({
+            k: fc.constant(1),
+            side: fc.constantFrom("buy" as const, "sell" as const),
+            p: price,
+            s: fc.integer({ min: 1, max: 20 }),
+          }),
+        },
+        {
+          weight: 2,
+          arbitrary: fc.record({
+            k: fc.constant(2),
+            side: fc.constantFrom("buy" as const, "sell" as const),
+            p: fc.integer({ min: 0, max: 60 }),
+            s: fc.constant(0),
+          }),
+        },
       ),
       { minLength: Math.min(20, maxLength), maxLength, size: "max" },
     )
     .map((rows) =>
       rows.map((r, i): Command => {
         if (r.k === 0)
-          return { kind: "place", ts: i, orderId: `p${i}`, account: `acct${i}`, symbol: "AAA-USD", side: r.side, type: "limit", timeInForce: "GTC", priceTicks: r.p, sizeLots: r.s };
-        if (r.k === 1) return { kind: "place", ts: i, orderId: `p${i}`, account: `acct${i}`, symbol: "AAA-USD", side: r.side, type: "market", timeInForce: "IOC", sizeLots: r.s };
+          return {
+            kind: "place",
+            ts: i,
+            orderId: `p${i}`,
+            account: `acct${i}`,
+            symbol: "AAA-USD",
+            side: r.side,
+            type: "limit",
+            timeInForce: "GTC",
+            priceTicks: r.p,
+            sizeLots: r.s,
+          };
+        if (r.k === 1)
+          return {
+            kind: "place",
+            ts: i,
+            orderId: `p${i}`,
+            account: `acct${i}`,
+            symbol: "AAA-USD",
+            side: r.side,
+            type: "market",
+            timeInForce: "IOC",
+            sizeLots: r.s,
+          };
         return { kind: "cancel", ts: i, orderId: `p${r.p}`, account: `acct${r.p}` };
       }),
     );

@@ -17,12 +17,60 @@ export function commandAt(seed: number, i: number): Command {
     const kind = r();
     const priceTicks = 95 + Math.floor(r() * 11);
     const sizeLots = 1 + Math.floor(r() * 20);
-    if (kind < 0.1) return { kind: "place", ts, account, orderId, symbol: "ETH-USDC", side, type: "market", timeInForce: "IOC", sizeLots };
+    if (kind < 0.1)
+      return {
+        kind: "place",
+        ts,
+        account,
+        orderId,
+        symbol: "ETH-USDC",
+        side,
+        type: "market",
+        timeInForce: "IOC",
+        sizeLots,
+      };
     if (kind < 0.18)
-      return { kind: "place", ts, account, orderId, symbol: "ETH-USDC", side, type: "stop_loss_limit", timeInForce: "GTC", priceTicks, triggerPriceTicks: 95 + Math.floor(r() * 11), sizeLots };
-    if (kind < 0.28) return { kind: "place", ts, account, orderId, symbol: "ETH-USDC", side, type: "limit", timeInForce: "GTD", priceTicks, sizeLots, expiresAt: ts + 50 + Math.floor(r() * 500) };
+      return {
+        kind: "place",
+        ts,
+        account,
+        orderId,
+        symbol: "ETH-USDC",
+        side,
+        type: "stop_loss_limit",
+        timeInForce: "GTC",
+        priceTicks,
+        triggerPriceTicks: 95 + Math.floor(r() * 11),
+        sizeLots,
+      };
+    if (kind < 0.28)
+      return {
+        kind: "place",
+        ts,
+        account,
+        orderId,
+        symbol: "ETH-USDC",
+        side,
+        type: "limit",
+        timeInForce: "GTD",
+        priceTicks,
+        sizeLots,
+        expiresAt: ts + 50 + Math.floor(r() * 500),
+      };
     const extra = kind < 0.36 ? { icebergVisibleLots: 1 + Math.floor(r() * 5) } : kind < 0.42 ? { hidden: true } : {};
-    return { kind: "place", ts, account, orderId, symbol: "ETH-USDC", side, type: "limit", timeInForce: "GTC", priceTicks, sizeLots, ...extra };
+    return {
+      kind: "place",
+      ts,
+      account,
+      orderId,
+      symbol: "ETH-USDC",
+      side,
+      type: "limit",
+      timeInForce: "GTC",
+      priceTicks,
+      sizeLots,
+      ...extra,
+    };
   }
   if (pick < 0.85) return { kind: "cancel", ts, account, orderId };
   if (pick < 0.97) return { kind: "amend", ts, account, orderId, newSizeLots: 1 + Math.floor(r() * 20) };

@@ -15,6 +15,7 @@ export function assertSameAsNaive(engine: EngineUnderTest, markets: MarketConfig
   const naive = new NaiveEngine(markets);
   for (const [i, cmd] of cmds.entries()) {
     assert.deepEqual(engine.apply(cmd), naive.apply(cmd), `command #${i} ${JSON.stringify(cmd)}`);
-    for (const m of markets) assert.deepEqual(engine.getDepth(m.symbol, 100), { symbol: m.symbol, ...naive.depth(m.symbol) });
+    for (const m of markets)
+      assert.deepEqual(engine.getDepth(m.symbol, 100), { symbol: m.symbol, ...naive.depth(m.symbol) });
   }
 }

@@ -29,7 +29,8 @@ export function order(over: Partial<PlaceCommand> = {}): PlaceCommand {
 export const of = <T extends EngineEvent["type"]>(events: EngineEvent[], type: T) =>
   events.filter((e): e is Extract<EngineEvent, { type: T }> => e.type === type);
 
-export const trades = (events: EngineEvent[]) => of(events, "trade").map((t) => [t.makerOrderId, t.priceTicks, t.sizeLots]);
+export const trades = (events: EngineEvent[]) =>
+  of(events, "trade").map((t) => [t.makerOrderId, t.priceTicks, t.sizeLots]);
 
 export function run(e: MatchingEngine, ...cmds: Command[]): EngineEvent[] {
   return cmds.flatMap((c) => e.apply(c));

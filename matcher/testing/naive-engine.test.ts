@@ -33,7 +33,8 @@ async function treeWith(broken: string, borrow = false): Promise<Tree> {
   const dir = path.join(tmp, `tree${++trees}`);
   fs.mkdirSync(path.join(dir, "core"), { recursive: true });
   fs.mkdirSync(path.join(dir, "testing"));
-  for (const f of fs.readdirSync(CORE)) if (f.endsWith(".ts") && !f.endsWith(".test.ts")) fs.copyFileSync(path.join(CORE, f), path.join(dir, "core", f));
+  for (const f of fs.readdirSync(CORE))
+    if (f.endsWith(".ts") && !f.endsWith(".test.ts")) fs.copyFileSync(path.join(CORE, f), path.join(dir, "core", f));
   const validate = fs.readFileSync(path.join(CORE, "validate.ts"), "utf8");
   assert.match(validate, /export function validatePlace\(/);
   fs.writeFileSync(
@@ -53,12 +54,17 @@ export function validatePlace(cmd: any, market: any, nowTs: number): any {
   fs.writeFileSync(path.join(dir, "testing", "naive-engine.ts"), naive);
   fs.copyFileSync(path.join(__dirname, "differential.ts"), path.join(dir, "testing", "differential.ts"));
   const load = (f: string) => import(pathToFileURL(path.join(dir, f)).href);
-  return { MatchingEngine: (await load("core/engine.ts")).MatchingEngine, assertSameAsNaive: (await load("testing/differential.ts")).assertSameAsNaive };
+  return {
+    MatchingEngine: (await load("core/engine.ts")).MatchingEngine,
+    assertSameAsNaive: (await load("testing/differential.ts")).assertSameAsNaive,
+  };
 }
 
 function compare(t: Tree): void {
   fc.assert(
-    fc.property(commandStream(70), (cmds) => t.assertSameAsNaive(new t.MatchingEngine({ markets: MARKETS }), MARKETS, cmds)),
+    fc.property(commandStream(70), (cmds) =>
+      t.assertSameAsNaive(new t.MatchingEngine({ markets: MARKETS }), MARKETS, cmds),
+    ),
     { numRuns: RUNS, seed: SEED },
   );
 }
@@ -78,7 +84,10 @@ for (const [bug, body] of Object.entries(BROKEN)) {
   test(`a core validatePlace that ${bug} is caught by the comparison`, async () => {
     const t = await treeWith(body);
     // fast-check's error carries the comparison's AssertionError (naming the first differing command)
-    assert.throws(() => compare(t), (e: Error) => e.cause instanceof assert.AssertionError && /^command #\d+/.test(e.cause.message));
+    assert.throws(
+      () => compare(t),
+      (e: Error) => e.cause instanceof assert.AssertionError && /^command #\d+/.test(e.cause.message),
+    );
   });
 }
 

@@ -42,8 +42,10 @@ interface NOrder {
 }
 
 const isMarketType = (t: OrderType) => t === "market" || t === "stop_loss" || t === "take_profit";
-const isStop = (t: OrderType) => t === "stop_loss" || t === "stop_loss_limit" || t === "take_profit" || t === "take_profit_limit";
-const firesOnRise = (o: NOrder) => (o.type === "stop_loss" || o.type === "stop_loss_limit" ? o.side === "buy" : o.side === "sell");
+const isStop = (t: OrderType) =>
+  t === "stop_loss" || t === "stop_loss_limit" || t === "take_profit" || t === "take_profit_limit";
+const firesOnRise = (o: NOrder) =>
+  o.type === "stop_loss" || o.type === "stop_loss_limit" ? o.side === "buy" : o.side === "sell";
 const wouldFire = (o: NOrder, p: number) => (firesOnRise(o) ? p >= o.trigger : p <= o.trigger);
 const crossesPrice = (takerSide: Side, limit: number, makerPrice: number) =>
   limit === 0 || (takerSide === "buy" ? makerPrice <= limit : makerPrice >= limit);
@@ -67,17 +69,23 @@ const positiveInt = (x: unknown): x is number => Number.isSafeInteger(x) && (x a
 const nonEmpty = (x: unknown): x is string => typeof x === "string" && x !== "";
 
 /** The first rule of spec 3.2 a place command breaks (checked in the order the spec lists them), or null. */
-export function naiveValidatePlace(cmd: PlaceCommand, m: MarketConfig | undefined, now: number): { code: RejectCode; reason: string } | null {
+export function naiveValidatePlace(
+  cmd: PlaceCommand,
+  m: MarketConfig | undefined,
+  now: number,
+): { code: RejectCode; reason: string } | null {
   const no = (code: RejectCode, reason: string) => ({ code, reason });
   if (!nonEmpty(cmd.orderId)) return no("INVALID_ORDER", "orderId must be a non-empty string");
   if (!nonEmpty(cmd.account)) return no("INVALID_ORDER", "account must be a non-empty string");
-  if (cmd.clientOrderId !== undefined && typeof cmd.clientOrderId !== "string") return no("INVALID_ORDER", "clientOrderId must be a string");
+  if (cmd.clientOrderId !== undefined && typeof cmd.clientOrderId !== "string")
+    return no("INVALID_ORDER", "clientOrderId must be a string");
   if (!m) return no("INVALID_SYMBOL", `trading pair not supported: ${String(cmd.symbol)}`);
   if (cmd.side !== "buy" && cmd.side !== "sell") return no("INVALID_ORDER", "side must be buy or sell");
   const allowed = Object.keys(SPEC_TIME_IN_FORCE).includes(cmd.type) ? SPEC_TIME_IN_FORCE[cmd.type] : undefined;
   if (!allowed) return no("INVALID_ORDER_TYPE", `order type not recognized: ${String(cmd.type)}`);
   if (!allowed.includes(cmd.timeInForce)) {
-    if (!EVERY_TIME_IN_FORCE.includes(cmd.timeInForce)) return no("INVALID_ORDER_TYPE", `time in force not recognized: ${String(cmd.timeInForce)}`);
+    if (!EVERY_TIME_IN_FORCE.includes(cmd.timeInForce))
+      return no("INVALID_ORDER_TYPE", `time in force not recognized: ${String(cmd.timeInForce)}`);
     return no("INVALID_ORDER_TYPE", `${cmd.type} allows time in force ${allowed.join(", ")}, not ${cmd.timeInForce}`);
   }
   if (!positiveInt(cmd.sizeLots)) return no("INVALID_SIZE", "sizeLots must be a positive safe integer");
@@ -90,14 +98,18 @@ export function naiveValidatePlace(cmd: PlaceCommand, m: MarketConfig | undefine
   } else if (!positiveInt(cmd.priceTicks)) return no("INVALID_PRICE", "priceTicks must be a positive safe integer");
   else if (cmd.priceTicks > maxPrice) return no("INVALID_PRICE", `priceTicks above the maximum ${maxPrice}`);
   if (!isStop(cmd.type)) {
-    if (cmd.triggerPriceTicks !== undefined) return no("INVALID_TRIGGER_PRICE", `${cmd.type} takes no triggerPriceTicks`);
-  } else if (!positiveInt(cmd.triggerPriceTicks)) return no("INVALID_TRIGGER_PRICE", "triggerPriceTicks must be a positive safe integer");
-  else if (cmd.triggerPriceTicks > maxPrice) return no("INVALID_TRIGGER_PRICE", `triggerPriceTicks above the maximum ${maxPrice}`);
+    if (cmd.triggerPriceTicks !== undefined)
+      return no("INVALID_TRIGGER_PRICE", `${cmd.type} takes no triggerPriceTicks`);
+  } else if (!positiveInt(cmd.triggerPriceTicks))
+    return no("INVALID_TRIGGER_PRICE", "triggerPriceTicks must be a positive safe integer");
+  else if (cmd.triggerPriceTicks > maxPrice)
+    return no("INVALID_TRIGGER_PRICE", `triggerPriceTicks above the maximum ${maxPrice}`);
   if (cmd.timeInForce !== "GTD") {
     if (cmd.expiresAt !== undefined) return no("INVALID_EXPIRY", "expiresAt is only for GTD");
   } else if (!Number.isSafeInteger(cmd.expiresAt)) return no("INVALID_EXPIRY", "GTD needs expiresAt (integer ms)");
   else if (cmd.expiresAt! <= now) return no("INVALID_EXPIRY", "expiresAt is not in the future");
-  if (cmd.hidden !== undefined && cmd.hidden !== true && cmd.hidden !== false) return no("INVALID_ORDER", "hidden must be a boolean");
+  if (cmd.hidden !== undefined && cmd.hidden !== true && cmd.hidden !== false)
+    return no("INVALID_ORDER", "hidden must be a boolean");
   const canRest = hasLimit && cmd.timeInForce !== "IOC" && cmd.timeInForce !== "FOK";
   if (cmd.hidden === true && !canRest) return no("INVALID_ORDER", "only orders that can rest may be hidden");
   if (cmd.icebergVisibleLots !== undefined) {
@@ -106,7 +118,8 @@ export function naiveValidatePlace(cmd: PlaceCommand, m: MarketConfig | undefine
     if (!canRest) return no("INVALID_ORDER", "only orders that can rest may be icebergs");
     if (cmd.hidden === true) return no("INVALID_ORDER", "an order is hidden or an iceberg, not both");
   }
-  if (cmd.stp !== undefined && !EVERY_STP.includes(cmd.stp)) return no("INVALID_ORDER", `stp mode not recognized: ${String(cmd.stp)}`);
+  if (cmd.stp !== undefined && !EVERY_STP.includes(cmd.stp))
+    return no("INVALID_ORDER", `stp mode not recognized: ${String(cmd.stp)}`);
   return null;
 }
 
@@ -140,20 +153,28 @@ export class NaiveEngine {
     if (cmd.kind === "place") this.place(cmd);
     else if (cmd.kind === "cancel") {
       const o = this.open(cmd.orderId, cmd.account);
-      if (typeof cmd.orderId !== "string" || cmd.orderId === "" || typeof cmd.account !== "string" || cmd.account === "")
+      if (
+        typeof cmd.orderId !== "string" ||
+        cmd.orderId === "" ||
+        typeof cmd.account !== "string" ||
+        cmd.account === ""
+      )
         this.reject(cmd, "INVALID_ORDER", "orderId and account must be non-empty strings");
       else if (!o) this.reject(cmd, "ORDER_NOT_FOUND", "no open order with this id");
       else this.cancelOpen(o, "user");
     } else if (cmd.kind === "cancelAll") {
-      if (typeof cmd.account !== "string" || cmd.account === "") this.reject(cmd, "INVALID_ORDER", "account must be a non-empty string");
-      else if (cmd.symbol !== undefined && !this.markets.has(cmd.symbol)) this.reject(cmd, "INVALID_SYMBOL", `trading pair not supported: ${String(cmd.symbol)}`);
+      if (typeof cmd.account !== "string" || cmd.account === "")
+        this.reject(cmd, "INVALID_ORDER", "account must be a non-empty string");
+      else if (cmd.symbol !== undefined && !this.markets.has(cmd.symbol))
+        this.reject(cmd, "INVALID_SYMBOL", `trading pair not supported: ${String(cmd.symbol)}`);
       else
         this.openOrders()
           .filter((o) => o.account === cmd.account && (cmd.symbol === undefined || o.symbol === cmd.symbol))
           .sort((a, b) => a.acceptedSeq - b.acceptedSeq)
           .forEach((o) => this.cancelOpen(o, "user"));
     } else if (cmd.kind === "amend") this.amend(cmd);
-    else if (cmd.kind !== "tick") this.reject(cmd, "INVALID_ORDER", `unknown command kind: ${String((cmd as { kind?: unknown }).kind)}`);
+    else if (cmd.kind !== "tick")
+      this.reject(cmd, "INVALID_ORDER", `unknown command kind: ${String((cmd as { kind?: unknown }).kind)}`);
     return this.events;
   }
 
@@ -166,7 +187,12 @@ export class NaiveEngine {
   resting(symbol: string, side: Side): NOrder[] {
     return this.orders
       .filter((o) => o.state === "resting" && o.symbol === symbol && o.side === side)
-      .sort((a, b) => (side === "buy" ? b.price - a.price : a.price - b.price) || Number(a.hidden) - Number(b.hidden) || a.queueKey - b.queueKey);
+      .sort(
+        (a, b) =>
+          (side === "buy" ? b.price - a.price : a.price - b.price) ||
+          Number(a.hidden) - Number(b.hidden) ||
+          a.queueKey - b.queueKey,
+      );
   }
 
   visibleAt(symbol: string, side: Side, price: number): number {
@@ -193,7 +219,8 @@ export class NaiveEngine {
     const m = this.markets.get(cmd.symbol);
     const rej = naiveValidatePlace(cmd, m, this.ts);
     if (rej) return this.reject(cmd, rej.code, rej.reason);
-    if (this.openOrders().some((o) => o.orderId === cmd.orderId)) return this.reject(cmd, "DUPLICATE_ORDER_ID", "an open order has this orderId");
+    if (this.openOrders().some((o) => o.orderId === cmd.orderId))
+      return this.reject(cmd, "DUPLICATE_ORDER_ID", "an open order has this orderId");
     const o: NOrder = {
       orderId: cmd.orderId,
       clientOrderId: cmd.clientOrderId,
@@ -219,9 +246,11 @@ export class NaiveEngine {
     };
     const last = this.lastTrade.get(o.symbol) ?? 0;
     if (isStop(o.type)) {
-      if (last !== 0 && wouldFire(o, last)) return this.reject(cmd, "INVALID_TRIGGER_PRICE", `the last trade price ${last} already crosses the trigger`);
+      if (last !== 0 && wouldFire(o, last))
+        return this.reject(cmd, "INVALID_TRIGGER_PRICE", `the last trade price ${last} already crosses the trigger`);
     } else if (o.tif === "POST_ONLY" || o.type === "limit_maker") {
-      if (this.crossesAny(o.symbol, o.side, o.price)) return this.reject(cmd, "POST_ONLY_WOULD_CROSS", "the order would match immediately");
+      if (this.crossesAny(o.symbol, o.side, o.price))
+        return this.reject(cmd, "POST_ONLY_WOULD_CROSS", "the order would match immediately");
     } else if (o.tif === "FOK") {
       const copy = this.clone();
       const t = { ...o };
@@ -245,16 +274,23 @@ export class NaiveEngine {
       return this.reject(cmd, "INVALID_ORDER", "orderId and account must be non-empty strings");
     const o = this.open(cmd.orderId, cmd.account);
     if (!o) return this.reject(cmd, "ORDER_NOT_FOUND", "no open order with this id");
-    if (o.state === "held") return this.reject(cmd, "ORDER_NOT_AMENDABLE", "a stop waiting for its trigger cannot be amended");
-    if (cmd.newSizeLots === undefined && cmd.newPriceTicks === undefined) return this.reject(cmd, "INVALID_ORDER", "amend needs newSizeLots or newPriceTicks");
+    if (o.state === "held")
+      return this.reject(cmd, "ORDER_NOT_AMENDABLE", "a stop waiting for its trigger cannot be amended");
+    if (cmd.newSizeLots === undefined && cmd.newPriceTicks === undefined)
+      return this.reject(cmd, "INVALID_ORDER", "amend needs newSizeLots or newPriceTicks");
     const m = this.markets.get(o.symbol)!;
     const size = cmd.newSizeLots ?? o.size;
     if (!Number.isSafeInteger(size) || size <= 0 || size < m.minSizeLots || size > m.maxSizeLots)
       return this.reject(cmd, "INVALID_SIZE", "newSizeLots must be a positive safe integer within the market's limits");
-    if (size <= o.filled + o.cancelled) return this.reject(cmd, "INVALID_SIZE", "newSizeLots must exceed the lots already filled or cancelled");
+    if (size <= o.filled + o.cancelled)
+      return this.reject(cmd, "INVALID_SIZE", "newSizeLots must exceed the lots already filled or cancelled");
     const price = cmd.newPriceTicks ?? o.price;
     if (!Number.isSafeInteger(price) || price <= 0 || price > (m.maxPriceTicks ?? Number.MAX_SAFE_INTEGER))
-      return this.reject(cmd, "INVALID_PRICE", "newPriceTicks must be a positive safe integer within the market's limit");
+      return this.reject(
+        cmd,
+        "INVALID_PRICE",
+        "newPriceTicks must be a positive safe integer within the market's limit",
+      );
     const priceChanged = price !== o.price;
     if (priceChanged && (o.tif === "POST_ONLY" || o.type === "limit_maker") && this.crossesAny(o.symbol, o.side, price))
       return this.reject(cmd, "POST_ONLY_WOULD_CROSS", "the new price would match immediately");
@@ -404,7 +440,15 @@ export class NaiveEngine {
       due.cancelled += lots;
       due.remaining = 0;
       due.state = "closed";
-      this.events.push({ type: "expired", seq: ++this.seq, ts: this.ts, symbol: due.symbol, orderId: due.orderId, account: due.account, expiredLots: lots });
+      this.events.push({
+        type: "expired",
+        seq: ++this.seq,
+        ts: this.ts,
+        symbol: due.symbol,
+        orderId: due.orderId,
+        account: due.account,
+        expiredLots: lots,
+      });
       this.levelIfChanged(due.symbol, due.side, due.price, before);
     }
   }
@@ -429,12 +473,27 @@ export class NaiveEngine {
   }
 
   private level(symbol: string, side: Side, price: number): void {
-    this.events.push({ type: "level", seq: ++this.seq, ts: this.ts, symbol, side, priceTicks: price, newTotalLots: this.visibleAt(symbol, side, price) });
+    this.events.push({
+      type: "level",
+      seq: ++this.seq,
+      ts: this.ts,
+      symbol,
+      side,
+      priceTicks: price,
+      newTotalLots: this.visibleAt(symbol, side, price),
+    });
   }
 
   private reject(cmd: Command, code: RejectCode, reason: string): void {
     const c = (typeof cmd === "object" && cmd !== null ? cmd : {}) as Record<string, unknown>;
-    const e: EngineEvent = { type: "rejected", seq: ++this.seq, ts: this.ts, command: String(c.kind) as Command["kind"], code, reason };
+    const e: EngineEvent = {
+      type: "rejected",
+      seq: ++this.seq,
+      ts: this.ts,
+      command: String(c.kind) as Command["kind"],
+      code,
+      reason,
+    };
     if (typeof c.orderId === "string") e.orderId = c.orderId;
     if (typeof c.account === "string") e.account = c.account;
     if (typeof c.symbol === "string") e.symbol = c.symbol;
@@ -476,9 +535,30 @@ function acceptedEvent(o: NOrder, ts: number): EngineEvent {
 }
 
 function cancelledEvent(o: NOrder, ts: number, seq: number, reason: CancelReason, lots: number): EngineEvent {
-  return { type: "cancelled", seq, ts, symbol: o.symbol, orderId: o.orderId, account: o.account, reason, cancelledLots: lots, remainingLots: o.remaining };
+  return {
+    type: "cancelled",
+    seq,
+    ts,
+    symbol: o.symbol,
+    orderId: o.orderId,
+    account: o.account,
+    reason,
+    cancelledLots: lots,
+    remainingLots: o.remaining,
+  };
 }
 
 function amendedEvent(o: NOrder, ts: number, seq: number, priorityKept: boolean): EngineEvent {
-  return { type: "amended", seq, ts, symbol: o.symbol, orderId: o.orderId, account: o.account, sizeLots: o.size, priceTicks: o.price, remainingLots: o.remaining, priorityKept };
+  return {
+    type: "amended",
+    seq,
+    ts,
+    symbol: o.symbol,
+    orderId: o.orderId,
+    account: o.account,
+    sizeLots: o.size,
+    priceTicks: o.price,
+    remainingLots: o.remaining,
+    priorityKept,
+  };
 }

@@ -9,15 +9,27 @@ import { z } from "zod";
 import { METRIC_NAMES, registry } from "../../runtime/metrics";
 
 const datasource = z.object({ type: z.literal("prometheus"), uid: z.string().min(1) });
-const target = z.object({ refId: z.string().regex(/^[A-Z]$/), expr: z.string().min(1), legendFormat: z.string().optional(), datasource: datasource.optional() });
+const target = z.object({
+  refId: z.string().regex(/^[A-Z]$/),
+  expr: z.string().min(1),
+  legendFormat: z.string().optional(),
+  datasource: datasource.optional(),
+});
 const panel = z.object({
   id: z.number().int().positive(),
   type: z.enum(["timeseries", "stat", "gauge", "bargauge", "table", "heatmap"]),
   title: z.string().min(1),
   datasource,
-  gridPos: z.object({ h: z.number().int().positive(), w: z.number().int().min(1).max(24), x: z.number().int().min(0).max(23), y: z.number().int().min(0) }),
+  gridPos: z.object({
+    h: z.number().int().positive(),
+    w: z.number().int().min(1).max(24),
+    x: z.number().int().min(0).max(23),
+    y: z.number().int().min(0),
+  }),
   targets: z.array(target).min(1),
-  fieldConfig: z.object({ defaults: z.object({ unit: z.string().optional() }).passthrough(), overrides: z.array(z.unknown()) }).optional(),
+  fieldConfig: z
+    .object({ defaults: z.object({ unit: z.string().optional() }).passthrough(), overrides: z.array(z.unknown()) })
+    .optional(),
 });
 const dashboard = z.object({
   title: z.string().min(1),
@@ -37,6 +49,7 @@ test("the dashboard is Grafana's JSON model and charts every metric the services
   assert.equal(new Set(ids).size, ids.length, "panel ids are unique");
   // the ${datasource} variable the panels use is defined
   assert.ok(parsed.templating.list.some((v) => v.name === "datasource" && v.type === "datasource"));
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's own variable syntax, not a template literal
   for (const p of parsed.panels) assert.equal(p.datasource.uid, "${datasource}", p.title);
   for (const p of parsed.panels) assert.ok(p.gridPos.x + p.gridPos.w <= 24, `${p.title} fits the grid`);
 

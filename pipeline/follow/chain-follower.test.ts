@@ -15,7 +15,11 @@ const trader = (i: number) => `0x${i.toString(16).padStart(40, "0")}` as Address
 function depositLog(block: number, i: number, amount: bigint) {
   return {
     address: SETTLEMENT,
-    topics: encodeEventTopics({ abi: settlementAbi, eventName: "Deposited", args: { trader: trader(i), token: TOKEN } }) as Hex[],
+    topics: encodeEventTopics({
+      abi: settlementAbi,
+      eventName: "Deposited",
+      args: { trader: trader(i), token: TOKEN },
+    }) as Hex[],
     data: encodeAbiParameters([{ type: "uint256" }], [amount]),
     blockNumber: `0x${block.toString(16)}` as Hex,
     logIndex: "0x0" as Hex,
@@ -23,7 +27,12 @@ function depositLog(block: number, i: number, amount: bigint) {
 }
 
 function chainStandIn() {
-  const state = { head: 10n, logs: [depositLog(3, 1, 5n), depositLog(7, 2, 6n)], fail: false, requests: [] as string[] };
+  const state = {
+    head: 10n,
+    logs: [depositLog(3, 1, 5n), depositLog(7, 2, 6n)],
+    fail: false,
+    requests: [] as string[],
+  };
   const client = {
     async getBlockNumber() {
       state.requests.push("blockNumber");
@@ -40,7 +49,15 @@ function chainStandIn() {
 }
 
 function follower(client: PublicClient, seen: [SettlementEvent, boolean][]) {
-  return createChainFollower({ client, address: SETTLEMENT, abi: settlementAbi, fromBlock: 2n, eventNames: ["Deposited"], pollMs: 5, onEvent: (e, live) => void seen.push([e, live]) });
+  return createChainFollower({
+    client,
+    address: SETTLEMENT,
+    abi: settlementAbi,
+    fromBlock: 2n,
+    eventNames: ["Deposited"],
+    pollMs: 5,
+    onEvent: (e, live) => void seen.push([e, live]),
+  });
 }
 
 test("prefetch reads the history without applying it; catchUp applies it in order as history and returns its head; polling resumes after it", async () => {
@@ -56,19 +73,31 @@ test("prefetch reads the history without applying it; catchUp applies it in orde
   state.logs.push(depositLog(11, 3, 7n));
   state.head = 11n;
   assert.equal(await f.catchUp(), 10n);
-  assert.deepEqual(seen.map(([e, live]) => [e.name, e.args.trader, e.args.amount, e.blockNumber, live]), [
-    ["Deposited", trader(1), 5n, 3n, false],
-    ["Deposited", trader(2), 6n, 7n, false],
-  ]);
+  assert.deepEqual(
+    seen.map(([e, live]) => [e.name, e.args.trader, e.args.amount, e.blockNumber, live]),
+    [
+      ["Deposited", trader(1), 5n, 3n, false],
+      ["Deposited", trader(2), 6n, 7n, false],
+    ],
+  );
   assert.equal(f.lastBlock, 10n);
-  assert.deepEqual(state.requests.filter((r) => r.startsWith("eth_getLogs")), ["eth_getLogs 2-10"]);
+  assert.deepEqual(
+    state.requests.filter((r) => r.startsWith("eth_getLogs")),
+    ["eth_getLogs 2-10"],
+  );
   // the live poll takes block 11 on, once
   f.start();
   const by = Date.now() + 30_000;
   while (seen.length < 3 && Date.now() < by) await new Promise((r) => setTimeout(r, 5));
   await f.stop();
-  assert.deepEqual(seen.slice(2).map(([e, live]) => [e.args.trader, e.blockNumber, live]), [[trader(3), 11n, true]]);
-  assert.equal(state.requests.filter((r) => r.startsWith("eth_getLogs") && r !== "eth_getLogs 2-10")[0], "eth_getLogs 11-11");
+  assert.deepEqual(
+    seen.slice(2).map(([e, live]) => [e.args.trader, e.blockNumber, live]),
+    [[trader(3), 11n, true]],
+  );
+  assert.equal(
+    state.requests.filter((r) => r.startsWith("eth_getLogs") && r !== "eth_getLogs 2-10")[0],
+    "eth_getLogs 11-11",
+  );
 });
 
 test("a prefetch whose read fails fails the catchUp that takes it (no unhandled rejection before); the next catchUp reads again", async () => {

@@ -2,7 +2,16 @@
 // withdrawal requests / cancellations / executions, on-chain order cancellations, agents and fees. The
 // first `catchUp` reads history up to the head; `start` then polls for new blocks. `prefetch` lets a start
 // fetch that history (chain round trips) while it does other work, and apply it later, in order.
-import { decodeEventLog, toEventSelector, type Abi, type AbiEvent, type Address, type Hex, type Log, type PublicClient } from "viem";
+import {
+  decodeEventLog,
+  toEventSelector,
+  type Abi,
+  type AbiEvent,
+  type Address,
+  type Hex,
+  type Log,
+  type PublicClient,
+} from "viem";
 
 export interface SettlementEvent {
   name: string;
@@ -53,7 +62,14 @@ export function createChainFollower(deps: ChainFollowerDeps): ChainFollower {
   const fetchLogs = async (from: bigint, to: bigint): Promise<RawLog[]> =>
     (await deps.client.request({
       method: "eth_getLogs",
-      params: [{ address: deps.address, fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}`, topics: [selectors] }],
+      params: [
+        {
+          address: deps.address,
+          fromBlock: `0x${from.toString(16)}`,
+          toBlock: `0x${to.toString(16)}`,
+          topics: [selectors],
+        },
+      ],
     })) as unknown as RawLog[];
 
   async function apply(logs: RawLog[], live: boolean): Promise<void> {
@@ -65,7 +81,12 @@ export function createChainFollower(deps: ChainFollowerDeps): ChainFollower {
         continue; // an event this ABI does not know (e.g. OpenZeppelin role events it does know; fine)
       }
       await deps.onEvent(
-        { name: String(decoded.eventName), args: (decoded.args ?? {}) as Record<string, unknown>, blockNumber: BigInt(log.blockNumber), logIndex: Number(log.logIndex) },
+        {
+          name: String(decoded.eventName),
+          args: (decoded.args ?? {}) as Record<string, unknown>,
+          blockNumber: BigInt(log.blockNumber),
+          logIndex: Number(log.logIndex),
+        },
         live,
       );
     }
@@ -89,7 +110,8 @@ export function createChainFollower(deps: ChainFollowerDeps): ChainFollower {
       prefetched = (async () => {
         const head = await deps.client.getBlockNumber({ cacheTime: 0 });
         const logs: RawLog[] = [];
-        for (let at = from; at <= head; at += CHUNK) logs.push(...(await fetchLogs(at, at + CHUNK - 1n < head ? at + CHUNK - 1n : head)));
+        for (let at = from; at <= head; at += CHUNK)
+          logs.push(...(await fetchLogs(at, at + CHUNK - 1n < head ? at + CHUNK - 1n : head)));
         return { head, logs };
       })();
       prefetched.catch(() => undefined); // the catchUp that takes it sees the failure

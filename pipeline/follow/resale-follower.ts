@@ -19,11 +19,22 @@ export interface ResaleMarkets {
 
 /** Reads which markets' base tokens Settlement checks with a registry (a contract without the function, or a
  *  failed read: the market is taken as unrestricted, as the contract would settle it). */
-export async function readResaleMarkets(client: PublicClient, settlement: Address, markets: readonly MarketSpec[]): Promise<ResaleMarkets> {
+export async function readResaleMarkets(
+  client: PublicClient,
+  settlement: Address,
+  markets: readonly MarketSpec[],
+): Promise<ResaleMarkets> {
   const out: ResaleMarkets = { exemptions: new Map(), registryOf: new Map(), registries: [] };
   const answers = await Promise.all(
     markets.map((m) =>
-      (client.readContract({ address: settlement, abi: settlementAbi, functionName: "restrictedToken", args: [m.baseToken as Address] }) as Promise<readonly [Address, number]>).catch(() => undefined),
+      (
+        client.readContract({
+          address: settlement,
+          abi: settlementAbi,
+          functionName: "restrictedToken",
+          args: [m.baseToken as Address],
+        }) as Promise<readonly [Address, number]>
+      ).catch(() => undefined),
     ),
   );
   markets.forEach((m, i) => {
@@ -55,8 +66,18 @@ export function createSellRestriction(client: PublicClient, markets: ResaleMarke
     const args = [market.baseToken as Address, seller as Address] as const;
     try {
       const [free, lots] = await Promise.all([
-        client.readContract({ address: registry, abi: eligibilityRegistryAbi, functionName: "freeOf", args }) as Promise<bigint>,
-        client.readContract({ address: registry, abi: eligibilityRegistryAbi, functionName: "lotsOf", args }) as Promise<readonly { amount: bigint; holdEnd: bigint | number }[]>,
+        client.readContract({
+          address: registry,
+          abi: eligibilityRegistryAbi,
+          functionName: "freeOf",
+          args,
+        }) as Promise<bigint>,
+        client.readContract({
+          address: registry,
+          abi: eligibilityRegistryAbi,
+          functionName: "lotsOf",
+          args,
+        }) as Promise<readonly { amount: bigint; holdEnd: bigint | number }[]>,
       ]);
       if (baseAmount + offeredBase <= free) return 0;
       return lastHoldEndMs(lots) || Number.MAX_SAFE_INTEGER;
@@ -77,7 +98,12 @@ export function createResaleFollower(deps: {
 }): ChainFollower {
   async function onEvent(e: SettlementEvent): Promise<void> {
     const a = e.args as Record<string, never>;
-    if (e.name === "InvestorRecorded") await deps.submit({ investor: String(a.investor).toLowerCase(), accredited: Number(a.accreditation) !== 0, nonUS: Boolean(a.nonUS) });
+    if (e.name === "InvestorRecorded")
+      await deps.submit({
+        investor: String(a.investor).toLowerCase(),
+        accredited: Number(a.accreditation) !== 0,
+        nonUS: Boolean(a.nonUS),
+      });
   }
   return createChainFollower({
     client: deps.client,

@@ -30,7 +30,7 @@ export function agentAccount(privateKey: Hex): AgentAccount {
       const sig = signDigest(hexToBytes(digest.slice(2)), key);
       // recovery ids 2 and 3 (r >= n - p: probability ~2^-127) have no v in the contract's rule
       if (sig.recid !== 0 && sig.recid !== 1) throw new Error("signDigest: recovery id out of range");
-      const signature = ("0x" + bytesToHex(sig.signature) + V_HEX[sig.recid]) as Hex;
+      const signature = `0x${bytesToHex(sig.signature)}${V_HEX[sig.recid]}` as Hex;
       // the intake (known-signers.ts) need not recover what this key has just signed
       rememberSigner(digest, signature, signer);
       return signature;

@@ -4,7 +4,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { PipelineError } from "../errors";
 import {
-  API_KEY_NONCE_BASE, API_KEY_NONCE_END, createApiKeyNonces, MAX_NONCE_PARTITIONS, PARTITION_NONCE_SPAN, partitionNonceRange, type NonceSource,
+  API_KEY_NONCE_BASE,
+  API_KEY_NONCE_END,
+  createApiKeyNonces,
+  MAX_NONCE_PARTITIONS,
+  PARTITION_NONCE_SPAN,
+  partitionNonceRange,
+  type NonceSource,
 } from "./api-nonces";
 
 const trader = "0x00000000000000000000000000000000000000aa";
@@ -12,7 +18,10 @@ const fresh: NonceSource = { isNonceUsed: () => false, minNonceOf: () => 0n };
 
 test("partition ranges: 32 of 2^58 nonces tile [2^63, 2^64) exactly; index 31 is the last, 32 and -1 are refused", () => {
   assert.equal(MAX_NONCE_PARTITIONS, 32);
-  assert.deepEqual(partitionNonceRange(0), { start: API_KEY_NONCE_BASE, end: API_KEY_NONCE_BASE + PARTITION_NONCE_SPAN });
+  assert.deepEqual(partitionNonceRange(0), {
+    start: API_KEY_NONCE_BASE,
+    end: API_KEY_NONCE_BASE + PARTITION_NONCE_SPAN,
+  });
   assert.equal(partitionNonceRange(1).start, partitionNonceRange(0).end);
   assert.equal(partitionNonceRange(31).end, API_KEY_NONCE_END);
   assert.throws(() => partitionNonceRange(32), /0 to 31/);
@@ -38,8 +47,14 @@ test("a partition's range ends at its end: the last nonce is handed out, then IN
   const nearEnd: NonceSource = { isNonceUsed: () => false, minNonceOf: () => r.end - 1n };
   const n = createApiKeyNonces(nearEnd, r);
   assert.equal(n.next(trader), r.end - 1n);
-  assert.throws(() => n.next(trader), (e: PipelineError) => e instanceof PipelineError && e.code === "INVALID_NONCE");
+  assert.throws(
+    () => n.next(trader),
+    (e: PipelineError) => e instanceof PipelineError && e.code === "INVALID_NONCE",
+  );
   // a minimum inside the next partition's range exhausts this one at once (never a nonce of the next)
   const past = createApiKeyNonces({ isNonceUsed: () => false, minNonceOf: () => r.end }, r);
-  assert.throws(() => past.next(trader), (e: PipelineError) => e.code === "INVALID_NONCE");
+  assert.throws(
+    () => past.next(trader),
+    (e: PipelineError) => e.code === "INVALID_NONCE",
+  );
 });

@@ -11,7 +11,12 @@ import type { Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { agentAccount, type AgentAccount } from "./agent-signer";
 import { DexServiceError, type PlaceApiKeyOrderRequest } from "../service";
-import { API_KEY_NONCE_BASE as BASE, API_KEY_NONCE_END as END, createApiKeyNonces, type NonceSource } from "./api-nonces";
+import {
+  API_KEY_NONCE_BASE as BASE,
+  API_KEY_NONCE_END as END,
+  createApiKeyNonces,
+  type NonceSource,
+} from "./api-nonces";
 import { createDexService, DexState } from "../dex-service";
 import { MatcherService } from "../match/matcher-service";
 import { createOrderDigester, getDomainSeparator } from "./order-digest";
@@ -21,7 +26,10 @@ import type { Pipeline } from "../pipeline";
 
 // ------------------------------------------------------------------ the allocator alone
 
-function fakeSource(used: Record<string, bigint[]> = {}, min: Record<string, bigint> = {}): NonceSource & { used: Map<string, Set<bigint>>; min: Map<string, bigint> } {
+function fakeSource(
+  used: Record<string, bigint[]> = {},
+  min: Record<string, bigint> = {},
+): NonceSource & { used: Map<string, Set<bigint>>; min: Map<string, bigint> } {
   const u = new Map(Object.entries(used).map(([k, v]) => [k, new Set(v)]));
   const m = new Map(Object.entries(min));
   return {
@@ -51,7 +59,11 @@ test("allocator: skips nonces an order or an on-chain cancel used, and wallet no
 });
 
 test("allocator: the on-chain minimum at its boundaries (one below the cursor, at it, one above)", () => {
-  for (const [min, expected] of [[BASE - 1n, BASE], [BASE, BASE], [BASE + 1n, BASE + 1n]] as const) {
+  for (const [min, expected] of [
+    [BASE - 1n, BASE],
+    [BASE, BASE],
+    [BASE + 1n, BASE + 1n],
+  ] as const) {
     assert.equal(createApiKeyNonces(fakeSource({}, { "0xaa": min })).next("0xaa"), expected, `min ${min - BASE}`);
   }
   // a minimum raised while running: the cursor jumps to it
@@ -67,10 +79,19 @@ test("allocator: the last nonce is 2^64 - 1; past it INVALID_NONCE", () => {
   const a = createApiKeyNonces(fakeSource({}, { "0xaa": END - 2n }));
   assert.equal(a.next("0xaa"), END - 2n);
   assert.equal(a.next("0xaa"), END - 1n);
-  assert.throws(() => a.next("0xaa"), (e: unknown) => (e as { code?: string }).code === "INVALID_NONCE");
-  assert.throws(() => createApiKeyNonces(fakeSource({}, { "0xbb": END })).next("0xbb"), (e: unknown) => (e as { code?: string }).code === "INVALID_NONCE");
+  assert.throws(
+    () => a.next("0xaa"),
+    (e: unknown) => (e as { code?: string }).code === "INVALID_NONCE",
+  );
+  assert.throws(
+    () => createApiKeyNonces(fakeSource({}, { "0xbb": END })).next("0xbb"),
+    (e: unknown) => (e as { code?: string }).code === "INVALID_NONCE",
+  );
   // the last one used by an order: nothing left either
-  assert.throws(() => createApiKeyNonces(fakeSource({ "0xcc": [END - 1n] }, { "0xcc": END - 1n })).next("0xcc"), (e: unknown) => (e as { code?: string }).code === "INVALID_NONCE");
+  assert.throws(
+    () => createApiKeyNonces(fakeSource({ "0xcc": [END - 1n] }, { "0xcc": END - 1n })).next("0xcc"),
+    (e: unknown) => (e as { code?: string }).code === "INVALID_NONCE",
+  );
 });
 
 // ------------------------------------------------------------------ through the DEX service and the journaled matcher
@@ -78,8 +99,15 @@ test("allocator: the last nonce is 2^64 - 1; past it INVALID_NONCE", () => {
 const S = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
 const CHAIN_ID = 31337;
 const market: MarketSpec = {
-  symbol: "WETH-USD", baseToken: "0x00000000000000000000000000000000000000e1", quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18, quoteDecimals: 6, tickSize: 10_000n, lotSize: 10n ** 14n, minLots: 1n, maxLots: 10n ** 9n,
+  symbol: "WETH-USD",
+  baseToken: "0x00000000000000000000000000000000000000e1",
+  quoteToken: "0x00000000000000000000000000000000000000d1",
+  baseDecimals: 18,
+  quoteDecimals: 6,
+  tickSize: 10_000n,
+  lotSize: 10n ** 14n,
+  minLots: 1n,
+  maxLots: 10n ** 9n,
 };
 /** quote units one 1-lot buy at `priceTicks` locks */
 const lockOf = (priceTicks: bigint) => (market.lotSize * priceTicks * market.tickSize) / 10n ** 18n;
@@ -87,22 +115,52 @@ const lockOf = (priceTicks: bigint) => (market.lotSize * priceTicks * market.tic
 /** A DEX service over a real journaled matcher (no chain: the API-key path needs none). */
 async function open(dir: string) {
   const svc = new MatcherService({
-    journalDir: dir, markets: [market], digest: createOrderDigester(getDomainSeparator(getSettlementDomain(CHAIN_ID, S))),
-    fees: { makerFeeBps: 0n, takerFeeBps: 0n }, expiryMarginMs: 10_000, fsync: false,
+    journalDir: dir,
+    markets: [market],
+    digest: createOrderDigester(getDomainSeparator(getSettlementDomain(CHAIN_ID, S))),
+    fees: { makerFeeBps: 0n, takerFeeBps: 0n },
+    expiryMarginMs: 10_000,
+    fsync: false,
   });
   const state = new DexState();
   svc.subscribe(state.onServiceEvent);
   await svc.open();
-  const pipeline = { service: svc, client: {}, subscribeSettled: () => () => {}, syncChain: async () => {} } as unknown as Pipeline;
-  const dex = createDexService({ pipeline, state, chainId: CHAIN_ID, settlement: S, rpcUrl: "http://127.0.0.1:1", submitterKey: generatePrivateKey(), assets: {} });
+  const pipeline = {
+    service: svc,
+    client: {},
+    subscribeSettled: () => () => {},
+    syncChain: async () => {},
+  } as unknown as Pipeline;
+  const dex = createDexService({
+    pipeline,
+    state,
+    chainId: CHAIN_ID,
+    settlement: S,
+    rpcUrl: "http://127.0.0.1:1",
+    submitterKey: generatePrivateKey(),
+    assets: {},
+  });
   /** the nonce the service signed for one of its orders */
   const nonceOf = (orderId: string) => svc.signedOrder(state.byId.get(orderId)!.hash)!.order.nonce;
   return { svc, dex, nonceOf };
 }
 
 const bid = (trader: Address, agent: AgentAccount, priceTicks = 200_000n): PlaceApiKeyOrderRequest => ({
-  kind: "api_key", orderId: randomUUID(), clientOrderId: randomUUID(), symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc",
-  priceTicks, triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now(), trader, apiKeyId: "key-1", agent,
+  kind: "api_key",
+  orderId: randomUUID(),
+  clientOrderId: randomUUID(),
+  symbol: "WETH-USD",
+  side: "buy",
+  type: "limit",
+  timeInForce: "gtc",
+  priceTicks,
+  triggerPriceTicks: null,
+  sizeLots: 1n,
+  expiresAtMs: null,
+  receivedAtMs: Date.now(),
+  trader,
+  apiKeyId: "key-1",
+  agent,
 });
 
 function account() {
@@ -127,7 +185,10 @@ test("API-key orders of one account get consecutive nonces from 2^63; a restart 
       assert.equal(o.status, "open");
       ids.push(o.orderId);
     }
-    assert.deepEqual(ids.map(first.nonceOf), Array.from({ length: 10 }, (_, i) => BASE + BigInt(i)));
+    assert.deepEqual(
+      ids.map(first.nonceOf),
+      Array.from({ length: 10 }, (_, i) => BASE + BigInt(i)),
+    );
     // another account's orders start at 2^63 too
     const b = account();
     fundAndApprove(first.svc, b, lockOf(200_000n));
@@ -156,7 +217,10 @@ test("concurrent API-key placements of one account get distinct, dense nonces", 
     const placed = await Promise.all(Array.from({ length: 20 }, () => s.dex.placeOrder(bid(a.trader, a.agent))));
     assert.ok(placed.every((o) => o.status === "open"));
     const nonces = placed.map((o) => s.nonceOf(o.orderId)).sort((x, y) => (x < y ? -1 : 1));
-    assert.deepEqual(nonces, Array.from({ length: 20 }, (_, i) => BASE + BigInt(i)));
+    assert.deepEqual(
+      nonces,
+      Array.from({ length: 20 }, (_, i) => BASE + BigInt(i)),
+    );
     await s.svc.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -172,7 +236,10 @@ test("a refused order's nonce is skipped while running and handed out again afte
     const n0 = first.nonceOf((await first.dex.placeOrder(bid(a.trader, a.agent))).orderId);
     // one unit short of a 1-lot buy at 300,000 ticks: refused before the journal, its nonce (2^63 + 1) skipped
     assert.ok(lockOf(300_000n) > lockOf(200_000n) + 1n);
-    await assert.rejects(first.dex.placeOrder(bid(a.trader, a.agent, 300_000n)), (e: unknown) => e instanceof DexServiceError && e.code === "INSUFFICIENT_BALANCE");
+    await assert.rejects(
+      first.dex.placeOrder(bid(a.trader, a.agent, 300_000n)),
+      (e: unknown) => e instanceof DexServiceError && e.code === "INSUFFICIENT_BALANCE",
+    );
     const n2 = first.nonceOf((await first.dex.placeOrder(bid(a.trader, a.agent))).orderId);
     assert.deepEqual([n0, n2], [BASE, BASE + 2n]);
     // the trader cancels 2^63 + 3 on chain: never handed out
@@ -203,7 +270,10 @@ test("an account whose on-chain minimum is past the range: the API-key order is 
     const s = await open(dir);
     fundAndApprove(s.svc, a, 10n * lockOf(200_000n));
     await s.svc.minNonceRaised(a.trader, END);
-    await assert.rejects(s.dex.placeOrder(bid(a.trader, a.agent)), (e: unknown) => e instanceof DexServiceError && e.code === "INVALID_NONCE");
+    await assert.rejects(
+      s.dex.placeOrder(bid(a.trader, a.agent)),
+      (e: unknown) => e instanceof DexServiceError && e.code === "INVALID_NONCE",
+    );
     assert.equal(s.svc.openOrders(a.trader).length, 0);
     await s.svc.close();
   } finally {

@@ -18,7 +18,8 @@ export const MAX_NONCE_PARTITIONS = Number((API_KEY_NONCE_END - API_KEY_NONCE_BA
 
 /** The API-key nonce range of partition `index` (0 = the whole range's start; the unpartitioned default). */
 export function partitionNonceRange(index: number): { start: bigint; end: bigint } {
-  if (!Number.isInteger(index) || index < 0 || index >= MAX_NONCE_PARTITIONS) throw new Error(`partition index ${index}: 0 to ${MAX_NONCE_PARTITIONS - 1}`);
+  if (!Number.isInteger(index) || index < 0 || index >= MAX_NONCE_PARTITIONS)
+    throw new Error(`partition index ${index}: 0 to ${MAX_NONCE_PARTITIONS - 1}`);
   const start = API_KEY_NONCE_BASE + BigInt(index) * PARTITION_NONCE_SPAN;
   return { start, end: start + PARTITION_NONCE_SPAN };
 }
@@ -44,7 +45,10 @@ export interface ApiKeyNonces {
  * refused stays skipped while the process runs (a gap: it costs nothing) and is handed out again after a
  * restart, since nothing used it. Nonces below the on-chain minimum are jumped over.
  */
-export function createApiKeyNonces(source: NonceSource, range: { start: bigint; end: bigint } = { start: API_KEY_NONCE_BASE, end: API_KEY_NONCE_END }): ApiKeyNonces {
+export function createApiKeyNonces(
+  source: NonceSource,
+  range: { start: bigint; end: bigint } = { start: API_KEY_NONCE_BASE, end: API_KEY_NONCE_END },
+): ApiKeyNonces {
   const cursor = new Map<string, bigint>();
   return {
     next(trader) {
@@ -54,7 +58,11 @@ export function createApiKeyNonces(source: NonceSource, range: { start: bigint; 
       if (n < min) n = min;
       while (n < range.end && source.isNonceUsed(t, n)) n++;
       if (n >= range.end) {
-        throw new PipelineError("INVALID_NONCE", "the account has no API-key nonce left (its on-chain minimum nonce is past the end of its API-key nonce range, or every nonce of the range is used)", { minNonce: min.toString() });
+        throw new PipelineError(
+          "INVALID_NONCE",
+          "the account has no API-key nonce left (its on-chain minimum nonce is past the end of its API-key nonce range, or every nonce of the range is used)",
+          { minNonce: min.toString() },
+        );
       }
       cursor.set(t, n + 1n);
       return n;

@@ -3,7 +3,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { concatHex, padHex, type Address, type Hex } from "viem";
-import { ERC1271_GAS_STIPEND, createContractWallets, intrinsicCallGas, isMagicAnswer, stipendCallGas } from "./contract-signature";
+import {
+  ERC1271_GAS_STIPEND,
+  createContractWallets,
+  intrinsicCallGas,
+  isMagicAnswer,
+  stipendCallGas,
+} from "./contract-signature";
 import { ERC1271_SETTLE_GAS, settleGasLimit } from "../settle/settle-sender";
 
 const MAGIC = "0x1626ba7e";
@@ -23,10 +29,17 @@ test("intrinsic gas: 21,000 + 16 per non-zero byte + 4 per zero byte; the eth_ca
 
 test("the answer: exactly the magic word with zero padding, or a longer answer starting with it", () => {
   assert.equal(isMagicAnswer(padHex(MAGIC, { size: 32, dir: "right" })), true);
-  assert.equal(isMagicAnswer(concatHex([padHex(MAGIC, { size: 32, dir: "right" }), padHex("0x01", { size: 32 })])), true);
+  assert.equal(
+    isMagicAnswer(concatHex([padHex(MAGIC, { size: 32, dir: "right" }), padHex("0x01", { size: 32 })])),
+    true,
+  );
   assert.equal(isMagicAnswer(padHex("0x1626BA7E", { size: 32, dir: "right" })), true, "hex case does not matter");
   assert.equal(isMagicAnswer(concatHex([MAGIC, padHex("0x01", { size: 28 })])), false, "dirty last byte");
-  assert.equal(isMagicAnswer(concatHex([MAGIC, "0x01", padHex("0x", { size: 27 })])), false, "dirty byte after the magic");
+  assert.equal(
+    isMagicAnswer(concatHex([MAGIC, "0x01", padHex("0x", { size: 27 })])),
+    false,
+    "dirty byte after the magic",
+  );
   assert.equal(isMagicAnswer(padHex(MAGIC, { size: 31, dir: "right" })), false, "31 bytes");
   assert.equal(isMagicAnswer(MAGIC), false, "4 bytes");
   assert.equal(isMagicAnswer("0x"), false);

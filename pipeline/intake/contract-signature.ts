@@ -10,7 +10,13 @@ export const ERC1271_GAS_STIPEND = 200_000n;
 
 const MAGIC_WORD = `0x1626ba7e${"0".repeat(56)}`;
 const isValidSignatureAbi = [
-  { type: "function", name: "isValidSignature", stateMutability: "view", inputs: [{ type: "bytes32" }, { type: "bytes" }], outputs: [{ type: "bytes4" }] },
+  {
+    type: "function",
+    name: "isValidSignature",
+    stateMutability: "view",
+    inputs: [{ type: "bytes32" }, { type: "bytes" }],
+    outputs: [{ type: "bytes4" }],
+  },
 ] as const;
 
 /** Intrinsic gas of a call transaction carrying `data` (EIP-2028: 16 per non-zero byte, 4 per zero byte). */
@@ -58,7 +64,11 @@ export function createContractWallets(client: Pick<PublicClient, "getCode" | "ca
       try {
         await learn(wallet);
         if (!contracts.has(wallet.toLowerCase())) return false;
-        const data = encodeFunctionData({ abi: isValidSignatureAbi, functionName: "isValidSignature", args: [hash, signature] });
+        const data = encodeFunctionData({
+          abi: isValidSignatureAbi,
+          functionName: "isValidSignature",
+          args: [hash, signature],
+        });
         const { data: answer } = await client.call({ to: wallet, data, gas: stipendCallGas(data) });
         return isMagicAnswer(answer);
       } catch {

@@ -30,19 +30,38 @@ const ctx: IntakeContext = {
 };
 let nonce = 1n;
 
-async function place(priceTicks: bigint, type: OrderType = "limit", timeInForce: TimeInForce = "GTC", extra: { triggerPriceTicks?: bigint } = {}) {
+async function place(
+  priceTicks: bigint,
+  type: OrderType = "limit",
+  timeInForce: TimeInForce = "GTC",
+  extra: { triggerPriceTicks?: bigint } = {},
+) {
   const order: Order = {
-    trader: account.address, baseToken: market.baseToken, quoteToken: market.quoteToken, side: 0,
-    price: priceTicks * market.tickSize, amount: market.lotSize, expiry: BigInt(Math.floor(Date.now() / 1000) + 3600), nonce: nonce++, flags: 0,
+    trader: account.address,
+    baseToken: market.baseToken,
+    quoteToken: market.quoteToken,
+    side: 0,
+    price: priceTicks * market.tickSize,
+    amount: market.lotSize,
+    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    nonce: nonce++,
+    flags: 0,
   };
-  return validateSignedOrder(ctx, { ...typedOrder(market, { priceTicks, sizeLots: 1n, type, timeInForce, ...extra }), order, signature: await signOrder(account, domain, order) });
+  return validateSignedOrder(ctx, {
+    ...typedOrder(market, { priceTicks, sizeLots: 1n, type, timeInForce, ...extra }),
+    order,
+    signature: await signOrder(account, domain, order),
+  });
 }
 
 async function refused(p: Promise<unknown>, minTicks: bigint) {
   await assert.rejects(p, (e: unknown) => {
     assert.ok(e instanceof PipelineError);
     assert.equal(e.code, "INVALID_ORDER");
-    assert.deepEqual(e.details, { minPrice: (minTicks * market.tickSize).toString(), minPriceTicks: minTicks.toString() });
+    assert.deepEqual(e.details, {
+      minPrice: (minTicks * market.tickSize).toString(),
+      minPriceTicks: minTicks.toString(),
+    });
     return true;
   });
 }

@@ -61,21 +61,31 @@ export interface IntakeContext {
   isValidContractSignature?(wallet: Address, hash: Hex, signature: Hex): Promise<boolean>;
 }
 
-const invalid = (message: string, details: Record<string, unknown> = {}) => new PipelineError("INVALID_ORDER", message, details);
+const invalid = (message: string, details: Record<string, unknown> = {}) =>
+  new PipelineError("INVALID_ORDER", message, details);
 
 /** Everything except the funds check, which the service does atomically with the reservation. */
 export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSignedInput): Promise<ValidatedOrder> {
   const market = ctx.marketOf(input.symbol);
-  if (!market) throw new PipelineError("INVALID_SYMBOL", `trading pair not supported: ${input.symbol}`, { symbol: input.symbol });
+  if (!market)
+    throw new PipelineError("INVALID_SYMBOL", `trading pair not supported: ${input.symbol}`, { symbol: input.symbol });
   const { type, timeInForce: tif } = input;
   // typed, and still checked: the table is the rule, whoever calls
   const rule = orderTypeRule(type);
-  if (!rule) throw new PipelineError("INVALID_ORDER_TYPE", `order type not recognized: ${input.type}`, { type: input.type });
+  if (!rule)
+    throw new PipelineError("INVALID_ORDER_TYPE", `order type not recognized: ${input.type}`, { type: input.type });
   if (!rule.timeInForce.includes(tif)) {
-    throw new PipelineError("INVALID_ORDER_TYPE", `${type} does not take time in force ${input.timeInForce}`, { type, timeInForce: input.timeInForce, allowed: rule.timeInForce });
+    throw new PipelineError("INVALID_ORDER_TYPE", `${type} does not take time in force ${input.timeInForce}`, {
+      type,
+      timeInForce: input.timeInForce,
+      allowed: rule.timeInForce,
+    });
   }
   const o = input.order;
-  if (o.baseToken.toLowerCase() !== market.baseToken.toLowerCase() || o.quoteToken.toLowerCase() !== market.quoteToken.toLowerCase()) {
+  if (
+    o.baseToken.toLowerCase() !== market.baseToken.toLowerCase() ||
+    o.quoteToken.toLowerCase() !== market.quoteToken.toLowerCase()
+  ) {
     throw invalid(`the order's tokens are not ${market.symbol}'s`, { symbol: market.symbol });
   }
   if (o.side !== 0 && o.side !== 1) throw invalid("side must be 0 (buy) or 1 (sell)");
@@ -86,30 +96,52 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   if (o.amount <= 0n) throw invalid("size must be positive", { amount: o.amount.toString() });
   if (o.price <= 0n) throw invalid("price must be positive", { price: o.price.toString() });
   // the batcher settles through settlePacked, whose orders carry price/amount < 2^128 and nonce < 2^64
-  if (o.amount > UINT128_MAX || o.price > UINT128_MAX || o.expiry > UINT64_MAX || o.nonce < 0n || o.nonce > UINT64_MAX) {
+  if (
+    o.amount > UINT128_MAX ||
+    o.price > UINT128_MAX ||
+    o.expiry > UINT64_MAX ||
+    o.nonce < 0n ||
+    o.nonce > UINT64_MAX
+  ) {
     throw invalid("a field is out of its on-chain range (price and amount < 2^128, expiry and nonce < 2^64)");
   }
   // the typed order's lots and ticks are the order's; the signed amount and price must be them on the market's grid
   const { sizeLots: lots, priceTicks: ticks } = input;
   if (o.amount !== lotsToBase(market, lots)) {
-    if (o.amount % market.lotSize !== 0n) throw invalid(`size is not a multiple of the lot size ${market.lotSize}`, { lotSize: market.lotSize.toString() });
-    throw invalid("the signed amount is not the order's size", { amount: o.amount.toString(), sizeLots: lots.toString() });
+    if (o.amount % market.lotSize !== 0n)
+      throw invalid(`size is not a multiple of the lot size ${market.lotSize}`, { lotSize: market.lotSize.toString() });
+    throw invalid("the signed amount is not the order's size", {
+      amount: o.amount.toString(),
+      sizeLots: lots.toString(),
+    });
   }
   if (o.price !== ticksToPrice(market, ticks)) {
-    if (o.price % market.tickSize !== 0n) throw invalid(`price is not a multiple of the tick size ${market.tickSize}`, { tickSize: market.tickSize.toString() });
-    throw invalid("the signed price is not the order's price", { price: o.price.toString(), priceTicks: ticks.toString() });
+    if (o.price % market.tickSize !== 0n)
+      throw invalid(`price is not a multiple of the tick size ${market.tickSize}`, {
+        tickSize: market.tickSize.toString(),
+      });
+    throw invalid("the signed price is not the order's price", {
+      price: o.price.toString(),
+      priceTicks: ticks.toString(),
+    });
   }
   // An order that can rest may become a maker, and every fill trades at the maker's price: one lot at a resting
   // price must reach the contract's minimum fill (Settlement.MIN_FILL_UNITS). Orders that never rest need not.
   const minTicks = minRestingPriceTicks(market);
   if (ticks < minTicks && rule.needsPrice && tif !== "IOC" && tif !== "FOK") {
-    throw invalid(`a resting order's price must be at least ${minTicks * market.tickSize} (one lot worth the on-chain minimum fill)`, {
-      minPrice: (minTicks * market.tickSize).toString(),
-      minPriceTicks: minTicks.toString(),
-    });
+    throw invalid(
+      `a resting order's price must be at least ${minTicks * market.tickSize} (one lot worth the on-chain minimum fill)`,
+      {
+        minPrice: (minTicks * market.tickSize).toString(),
+        minPriceTicks: minTicks.toString(),
+      },
+    );
   }
   if (lots < market.minLots || lots > market.maxLots) {
-    throw invalid(`size must be between ${market.minLots} and ${market.maxLots} lots`, { minLots: market.minLots.toString(), maxLots: market.maxLots.toString() });
+    throw invalid(`size must be between ${market.minLots} and ${market.maxLots} lots`, {
+      minLots: market.minLots.toString(),
+      maxLots: market.maxLots.toString(),
+    });
   }
   if (ticks > MAX_ENGINE_INT) throw invalid("price too large");
   let triggerPriceTicks: number | undefined;
@@ -124,7 +156,9 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   let deadlineMs = Number(o.expiry) * 1000 - ctx.expiryMarginMs;
   const trader = o.trader.toLowerCase();
   // a signer this process already established for this exact pair (the API's check, an agent's own signature)
-  const recovered = takeKnownSigner(hash, input.signature) ?? (ctx.recoverSigner ? await ctx.recoverSigner(hash, input.signature) : recoverSigner(hash, input.signature));
+  const recovered =
+    takeKnownSigner(hash, input.signature) ??
+    (ctx.recoverSigner ? await ctx.recoverSigner(hash, input.signature) : recoverSigner(hash, input.signature));
   let signer: Address;
   if (recovered && recovered.toLowerCase() === trader) {
     signer = o.trader;
@@ -138,17 +172,25 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   } else if (ctx.isValidContractSignature && (await ctx.isValidContractSignature(o.trader, hash, input.signature))) {
     signer = o.trader;
   } else {
-    throw new PipelineError("INVALID_SIGNATURE", "the signature is not the trader's nor an approved agent's", { recovered });
+    throw new PipelineError("INVALID_SIGNATURE", "the signature is not the trader's nor an approved agent's", {
+      recovered,
+    });
   }
   if (deadlineMs <= now) {
-    throw new PipelineError("ORDER_EXPIRED", `the order expires within the ${ctx.expiryMarginMs / 1000} s settlement margin`, { expiry: o.expiry.toString() });
+    throw new PipelineError(
+      "ORDER_EXPIRED",
+      `the order expires within the ${ctx.expiryMarginMs / 1000} s settlement margin`,
+      { expiry: o.expiry.toString() },
+    );
   }
   const nonceProblem = ctx.nonceProblem(trader, o.nonce);
   if (nonceProblem) throw new PipelineError("INVALID_NONCE", nonceProblem, { nonce: o.nonce.toString() });
 
   const side = o.side === 0 ? "buy" : "sell";
   const lock: OrderLock =
-    side === "buy" ? { token: market.quoteToken, amount: buyLockFor(o.amount, o.price) } : { token: market.baseToken, amount: o.amount };
+    side === "buy"
+      ? { token: market.quoteToken, amount: buyLockFor(o.amount, o.price) }
+      : { token: market.baseToken, amount: o.amount };
   return {
     hash,
     market,

@@ -10,7 +10,13 @@ import { typedOrder } from "../testing/orders";
 import { PipelineError } from "../errors";
 import { agentAccount } from "./agent-signer";
 import { validateSignedOrder, type IntakeContext } from "./intake";
-import { KNOWN_SIGNERS_MAX, knownSignerCount, recoverAndRemember, rememberSigner, takeKnownSigner } from "./known-signers";
+import {
+  KNOWN_SIGNERS_MAX,
+  knownSignerCount,
+  recoverAndRemember,
+  rememberSigner,
+  takeKnownSigner,
+} from "./known-signers";
 import { createOrderDigester, getDomainSeparator } from "./order-digest";
 import { recoverSigner } from "./recover";
 
@@ -24,13 +30,21 @@ const market: MarketSpec = {
 };
 let nonce = 1n;
 const orderOf = (trader: Address): Order => ({
-  trader, baseToken: market.baseToken, quoteToken: market.quoteToken, side: 0, price: 200_000n * market.tickSize, amount: market.lotSize,
-  expiry: BigInt(Math.floor(Date.now() / 1000) + 3600), nonce: nonce++, flags: 0,
+  trader,
+  baseToken: market.baseToken,
+  quoteToken: market.quoteToken,
+  side: 0,
+  price: 200_000n * market.tickSize,
+  amount: market.lotSize,
+  expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
+  nonce: nonce++,
+  flags: 0,
 });
-const h = (n: number) => ("0x" + n.toString(16).padStart(64, "0")) as Hex;
+const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
 /** drains whatever earlier tests left */
 const drain = () => {
-  for (let i = 0; i < KNOWN_SIGNERS_MAX + 1 && knownSignerCount() > 0; i++) rememberSigner(h(i), "0x00", "0x0000000000000000000000000000000000000001");
+  for (let i = 0; i < KNOWN_SIGNERS_MAX + 1 && knownSignerCount() > 0; i++)
+    rememberSigner(h(i), "0x00", "0x0000000000000000000000000000000000000001");
   for (let i = 0; i < KNOWN_SIGNERS_MAX + 1; i++) takeKnownSigner(h(i), "0x00");
   assert.equal(knownSignerCount(), 0);
 };
@@ -41,13 +55,21 @@ test("a recovered signer is taken once, for exactly its digest and signature; a 
   const o = orderOf(w.address);
   const sig = await signOrder(w, domain, o);
   assert.equal(recoverAndRemember(digest(o), sig), w.address.toLowerCase());
-  assert.equal(takeKnownSigner(digest({ ...o, nonce: o.nonce + 1n }), sig), undefined, "another digest, same signature");
-  assert.equal(takeKnownSigner(digest(o), (sig.slice(0, -2) + (sig.endsWith("1b") ? "1c" : "1b")) as Hex), undefined, "same digest, other v");
+  assert.equal(
+    takeKnownSigner(digest({ ...o, nonce: o.nonce + 1n }), sig),
+    undefined,
+    "another digest, same signature",
+  );
+  assert.equal(
+    takeKnownSigner(digest(o), (sig.slice(0, -2) + (sig.endsWith("1b") ? "1c" : "1b")) as Hex),
+    undefined,
+    "same digest, other v",
+  );
   assert.equal(takeKnownSigner(digest(o), sig), w.address.toLowerCase());
   assert.equal(takeKnownSigner(digest(o), sig), undefined, "taken once");
   // high s (n - s, v flipped) recovers nothing under the contract's rule: nothing remembered
   const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-  const s = BigInt("0x" + sig.slice(66, 130));
+  const s = BigInt(`0x${sig.slice(66, 130)}`);
   const high = (sig.slice(0, 66) + (n - s).toString(16).padStart(64, "0") + (sig.endsWith("1b") ? "1c" : "1b")) as Hex;
   assert.equal(recoverAndRemember(digest(o), high), null);
   assert.equal(knownSignerCount(), 0);
@@ -78,14 +100,21 @@ test("the intake does not recover an agent's own signature nor one the API recov
     digest,
     nowMs: () => Date.now(),
     expiryMarginMs: 5_000,
-    agentExpiry: (t, a) => (t === trader.address.toLowerCase() && a.toLowerCase() === agent.address.toLowerCase() ? BigInt(Math.floor(Date.now() / 1000) + 86_400) : 0n),
+    agentExpiry: (t, a) =>
+      t === trader.address.toLowerCase() && a.toLowerCase() === agent.address.toLowerCase()
+        ? BigInt(Math.floor(Date.now() / 1000) + 86_400)
+        : 0n,
     nonceProblem: () => null,
     async recoverSigner(d, s) {
       recoveries++;
       return recoverSigner(d, s);
     },
   };
-  const input = (order: Order, signature: Hex) => ({ ...typedOrder(market, { priceTicks: 200_000n, sizeLots: 1n, type: "limit", timeInForce: "GTC" }), order, signature });
+  const input = (order: Order, signature: Hex) => ({
+    ...typedOrder(market, { priceTicks: 200_000n, sizeLots: 1n, type: "limit", timeInForce: "GTC" }),
+    order,
+    signature,
+  });
 
   const byAgent = orderOf(trader.address);
   const v1 = await validateSignedOrder(ctx, input(byAgent, agent.signDigest(digest(byAgent))));
@@ -103,7 +132,10 @@ test("the intake does not recover an agent's own signature nor one the API recov
 
   // an agent's signature over another trader's order: taken from the memo, and still refused (not approved)
   const stranger = orderOf(privateKeyToAccount(generatePrivateKey()).address);
-  await assert.rejects(validateSignedOrder(ctx, input(stranger, agent.signDigest(digest(stranger)))), (e: unknown) => e instanceof PipelineError && e.code === "INVALID_SIGNATURE");
+  await assert.rejects(
+    validateSignedOrder(ctx, input(stranger, agent.signDigest(digest(stranger)))),
+    (e: unknown) => e instanceof PipelineError && e.code === "INVALID_SIGNATURE",
+  );
   assert.equal(recoveries, 1);
   assert.equal(knownSignerCount(), 0);
 });

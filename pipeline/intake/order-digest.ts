@@ -18,7 +18,7 @@ function putUint(buf: Buffer, wordIndex: number, v: bigint): void {
   if (v <= 0n) return;
   let hex = v.toString(16);
   if (hex.length > 64) hex = hex.slice(-64);
-  else if (hex.length & 1) hex = "0" + hex;
+  else if (hex.length & 1) hex = `0${hex}`;
   buf.write(hex, wordIndex * 32 + 32 - hex.length / 2, "hex");
 }
 
@@ -30,7 +30,8 @@ function putSmall(buf: Buffer, wordIndex: number, v: number): void {
 
 function putAddress(buf: Buffer, wordIndex: number, a: string): void {
   // exactly 40 hex digits, as hexToBytes demanded (Buffer's hex decoding stops at the first bad digit)
-  if (a.length !== 42 || buf.write(a.slice(2), wordIndex * 32 + 12, 20, "hex") !== 20) throw new Error(`order digest: not an address: ${a}`);
+  if (a.length !== 42 || buf.write(a.slice(2), wordIndex * 32 + 12, 20, "hex") !== 20)
+    throw new Error(`order digest: not an address: ${a}`);
 }
 
 /** The digest last computed for an order object, with the fields it was computed from: an order is hashed
@@ -39,8 +40,15 @@ function putAddress(buf: Buffer, wordIndex: number, a: string): void {
 type Memo = Order & { ds: Hex; hash: Hex };
 const memo = new WeakMap<Order, Memo>();
 const unchanged = (m: Memo, o: Order): boolean =>
-  m.trader === o.trader && m.baseToken === o.baseToken && m.quoteToken === o.quoteToken && m.side === o.side && m.price === o.price &&
-  m.amount === o.amount && m.expiry === o.expiry && m.nonce === o.nonce && m.flags === o.flags;
+  m.trader === o.trader &&
+  m.baseToken === o.baseToken &&
+  m.quoteToken === o.quoteToken &&
+  m.side === o.side &&
+  m.price === o.price &&
+  m.amount === o.amount &&
+  m.expiry === o.expiry &&
+  m.nonce === o.nonce &&
+  m.flags === o.flags;
 
 /** (domain separator) -> (order) -> digest, the bytes the trader signs and the contract's order hash. */
 export function createOrderDigester(domainSeparator: Hex): (order: Order) => Hex {
@@ -50,8 +58,17 @@ export function createOrderDigester(domainSeparator: Hex): (order: Order) => Hex
     if (m !== undefined && m.ds === domainSeparator && unchanged(m, o)) return m.hash;
     const h = hash(o);
     memo.set(o, {
-      ds: domainSeparator, trader: o.trader, baseToken: o.baseToken, quoteToken: o.quoteToken, side: o.side, price: o.price, amount: o.amount,
-      expiry: o.expiry, nonce: o.nonce, flags: o.flags, hash: h,
+      ds: domainSeparator,
+      trader: o.trader,
+      baseToken: o.baseToken,
+      quoteToken: o.quoteToken,
+      side: o.side,
+      price: o.price,
+      amount: o.amount,
+      expiry: o.expiry,
+      nonce: o.nonce,
+      flags: o.flags,
+      hash: h,
     });
     return h;
   };
@@ -77,6 +94,6 @@ function digesterOf(domainSeparator: Hex): (order: Order) => Hex {
     putUint(words, 8, o.nonce);
     putSmall(words, 9, o.flags);
     prefix.set(keccak256Bytes(words), 34);
-    return ("0x" + Buffer.from(keccak256Bytes(prefix)).toString("hex")) as Hex;
+    return `0x${Buffer.from(keccak256Bytes(prefix)).toString("hex")}` as Hex;
   };
 }

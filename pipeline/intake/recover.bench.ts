@@ -11,13 +11,23 @@ async function time(label: string, n: number, fn: () => unknown): Promise<void> 
   for (let i = 0; i < Math.min(200, n); i++) await fn();
   const t = performance.now();
   for (let i = 0; i < n; i++) await fn();
-  console.log(`${label.padEnd(44)} ${((performance.now() - t) * 1000 / n).toFixed(1).padStart(8)} us/op`);
+  console.log(`${label.padEnd(44)} ${(((performance.now() - t) * 1000) / n).toFixed(1).padStart(8)} us/op`);
 }
 
 async function main(): Promise<void> {
   const acc = privateKeyToAccount(generatePrivateKey());
   const domain = settlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
-  const o: Order = { trader: acc.address, baseToken: acc.address, quoteToken: acc.address, side: 0, price: 2_500_000_000n, amount: 10n ** 18n, expiry: 1n << 40n, nonce: 7n, flags: 0 };
+  const o: Order = {
+    trader: acc.address,
+    baseToken: acc.address,
+    quoteToken: acc.address,
+    side: 0,
+    price: 2_500_000_000n,
+    amount: 10n ** 18n,
+    expiry: 1n << 40n,
+    nonce: 7n,
+    flags: 0,
+  };
   const signature = await acc.signTypedData({ domain, types: ORDER_TYPES, primaryType: "Order", message: o });
   const digester = createOrderDigester(getDomainSeparator(domain));
   const digest = digester(o);
@@ -26,10 +36,16 @@ async function main(): Promise<void> {
   rec[0] = parseInt(signature.slice(130), 16) - 27;
   const msg = hexToBytes(digest.slice(2));
   console.log(`recoverSigner backend: ${recoveryBackend}`);
-  await time("viem recoverTypedDataAddress", 1000, () => recoverTypedDataAddress({ domain, types: ORDER_TYPES, primaryType: "Order", message: o, signature }));
-  await time("viem hashTypedData", 3000, () => hashTypedData({ domain, types: ORDER_TYPES, primaryType: "Order", message: o }));
+  await time("viem recoverTypedDataAddress", 1000, () =>
+    recoverTypedDataAddress({ domain, types: ORDER_TYPES, primaryType: "Order", message: o, signature }),
+  );
+  await time("viem hashTypedData", 3000, () =>
+    hashTypedData({ domain, types: ORDER_TYPES, primaryType: "Order", message: o }),
+  );
   await time("hand-encoded digest (pipeline/order-digest)", 20000, () => digester(o));
-  await time("@noble/curves recoverPublicKey on the digest", 1000, () => secp256k1.recoverPublicKey(rec, msg, { prehash: false }));
+  await time("@noble/curves recoverPublicKey on the digest", 1000, () =>
+    secp256k1.recoverPublicKey(rec, msg, { prehash: false }),
+  );
   await time("recoverSigner (pipeline/recover)", 10000, () => recoverSigner(digest, signature));
 }
 main();

@@ -52,7 +52,7 @@ export function recoverSigner(digest: Hex, signature: Hex): Address | null {
       const pub = nobleSecp.recoverPublicKey(rec, msg, { prehash: false });
       uncompressed = nobleSecp.Point.fromBytes(pub).toBytes(false);
     }
-    return ("0x" + bytesToHex(keccak256Bytes(uncompressed.subarray(1)).subarray(12))) as Address;
+    return `0x${bytesToHex(keccak256Bytes(uncompressed.subarray(1)).subarray(12))}` as Address;
   } catch {
     return null;
   }

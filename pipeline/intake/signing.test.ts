@@ -10,11 +10,19 @@ import { keccak256Bytes, keccakBackend, nobleKeccak256 } from "./keccak";
 
 const domain = settlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
 const digest = createOrderDigester(getDomainSeparator(domain));
-const addr = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => ("0x" + Buffer.from(b).toString("hex")) as Address);
+const addr = fc
+  .uint8Array({ minLength: 20, maxLength: 20 })
+  .map((b) => `0x${Buffer.from(b).toString("hex")}` as Address);
 const u = (bits: number) => fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n });
 const orderArb = fc.record({
-  trader: addr, baseToken: addr, quoteToken: addr,
-  side: fc.constantFrom(0 as const, 1 as const), price: u(128), amount: u(128), expiry: u(64), nonce: u(256),
+  trader: addr,
+  baseToken: addr,
+  quoteToken: addr,
+  side: fc.constantFrom(0 as const, 1 as const),
+  price: u(128),
+  amount: u(128),
+  expiry: u(64),
+  nonce: u(256),
   flags: fc.integer({ min: 0, max: 255 }),
 });
 
@@ -28,7 +36,9 @@ test("the hand-encoded digest equals viem's hashTypedData for any order", () => 
 });
 
 test("an order object changed after it was hashed is hashed anew (the digest remembered per object is checked field by field)", () => {
-  const other = createOrderDigester(getDomainSeparator(settlementDomain(31338, "0x5FbDB2315678afecb367f032d93F642f64180aa3")));
+  const other = createOrderDigester(
+    getDomainSeparator(settlementDomain(31338, "0x5FbDB2315678afecb367f032d93F642f64180aa3")),
+  );
   const viemDigest = (o: Order) => hashTypedData({ domain, types: ORDER_TYPES, primaryType: "Order", message: o });
   fc.assert(
     fc.property(orderArb, orderArb, fc.integer({ min: 0, max: 8 }), (o: Order, p: Order, k: number) => {
@@ -36,7 +46,9 @@ test("an order object changed after it was hashed is hashed anew (the digest rem
       assert.equal(digest(order), viemDigest(order));
       assert.equal(digest(order), viemDigest(order)); // remembered
       // one field changed in place: the digest follows it
-      const key = (["trader", "baseToken", "quoteToken", "side", "price", "amount", "expiry", "nonce", "flags"] as const)[k];
+      const key = (
+        ["trader", "baseToken", "quoteToken", "side", "price", "amount", "expiry", "nonce", "flags"] as const
+      )[k];
       (order as Record<string, unknown>)[key] = p[key];
       assert.equal(digest(order), viemDigest(order));
       // another domain's digester never answers with this domain's digest
@@ -48,28 +60,52 @@ test("an order object changed after it was hashed is hashed anew (the digest rem
 });
 
 test("the digest refuses an address that is not 40 hex digits", () => {
-  const o: Order = { trader: "0x00000000000000000000000000000000000000a1", baseToken: "0x00000000000000000000000000000000000000b2", quoteToken: "0x00000000000000000000000000000000000000c3", side: 0, price: 1n, amount: 1n, expiry: 1n, nonce: 1n, flags: 0 };
+  const o: Order = {
+    trader: "0x00000000000000000000000000000000000000a1",
+    baseToken: "0x00000000000000000000000000000000000000b2",
+    quoteToken: "0x00000000000000000000000000000000000000c3",
+    side: 0,
+    price: 1n,
+    amount: 1n,
+    expiry: 1n,
+    nonce: 1n,
+    flags: 0,
+  };
   assert.equal(digest(o), hashTypedData({ domain, types: ORDER_TYPES, primaryType: "Order", message: o }));
-  for (const bad of ["0x00000000000000000000000000000000000000g1", "0x00000000000000000000000000000000000000a", "0x00000000000000000000000000000000000000a1ff"]) {
+  for (const bad of [
+    "0x00000000000000000000000000000000000000g1",
+    "0x00000000000000000000000000000000000000a",
+    "0x00000000000000000000000000000000000000a1ff",
+  ]) {
     assert.throws(() => digest({ ...o, trader: bad as Address }), /not an address/);
   }
 });
 
 test("recoverSigner returns the signer, null for a tampered or high-s signature", async () => {
   const acc = privateKeyToAccount(generatePrivateKey());
-  const o: Order = { trader: acc.address, baseToken: acc.address, quoteToken: acc.address, side: 0, price: 10n, amount: 5n, expiry: 99n, nonce: 7n, flags: 0 };
+  const o: Order = {
+    trader: acc.address,
+    baseToken: acc.address,
+    quoteToken: acc.address,
+    side: 0,
+    price: 10n,
+    amount: 5n,
+    expiry: 99n,
+    nonce: 7n,
+    flags: 0,
+  };
   const sig = await acc.signTypedData({ domain, types: ORDER_TYPES, primaryType: "Order", message: o });
   assert.equal(recoverSigner(digest(o), sig)?.toLowerCase(), acc.address.toLowerCase());
   const other = digest({ ...o, amount: 6n });
   assert.notEqual(recoverSigner(other, sig)?.toLowerCase(), acc.address.toLowerCase());
   // s' = n - s with flipped v recovers the same key on plain ECDSA; the high-s form must be refused
   const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-  const s = BigInt("0x" + sig.slice(66, 130));
+  const s = BigInt(`0x${sig.slice(66, 130)}`);
   const v = parseInt(sig.slice(130), 16);
   const high = (sig.slice(0, 66) + (n - s).toString(16).padStart(64, "0") + (v === 27 ? "1c" : "1b")) as `0x${string}`;
   assert.equal(recoverSigner(digest(o), high), null);
   assert.equal(recoverSigner(digest(o), "0x1234"), null);
-  assert.equal(recoverSigner(digest(o), (sig.slice(0, 130) + "05") as `0x${string}`), null);
+  assert.equal(recoverSigner(digest(o), `${sig.slice(0, 130)}05` as `0x${string}`), null);
 });
 
 test("the native keccak and @noble/hashes agree on every length around the 136-byte rate", () => {
@@ -95,7 +131,7 @@ test("signLegacyTx gives viem's signed bytes and hash for any settle-like transa
       fc.constantFrom(31337, 31338, 1),
       async (bytes, nonce, gas, gasPrice, to, chainId) => {
         const key = generatePrivateKey();
-        const data = ("0x" + Buffer.from(bytes).toString("hex")) as `0x${string}`;
+        const data = `0x${Buffer.from(bytes).toString("hex")}` as `0x${string}`;
         const tx = { chainId, to, data, nonce, gas, gasPrice };
         const ours = signLegacyTx(tx, key);
         const viems = await privateKeyToAccount(key).signTransaction({ ...tx, type: "legacy" });
@@ -114,21 +150,45 @@ test("the recover pool answers like inline recovery, in request order, and falls
     const cases = await Promise.all(
       Array.from({ length: 40 }, async (_, i) => {
         const acc = privateKeyToAccount(generatePrivateKey());
-        const o: Order = { trader: acc.address, baseToken: acc.address, quoteToken: acc.address, side: i % 2 === 0 ? 0 : 1, price: BigInt(i + 1), amount: 1n, expiry: 1n, nonce: BigInt(i), flags: 0 };
+        const o: Order = {
+          trader: acc.address,
+          baseToken: acc.address,
+          quoteToken: acc.address,
+          side: i % 2 === 0 ? 0 : 1,
+          price: BigInt(i + 1),
+          amount: 1n,
+          expiry: 1n,
+          nonce: BigInt(i),
+          flags: 0,
+        };
         const d = digest(o);
         const sig = await acc.sign({ hash: d });
         // every 5th one tampered: recovers to someone else (or nothing)
-        const used = i % 5 === 0 ? ((sig.slice(0, 10) + (sig[10] === "0" ? "1" : "0") + sig.slice(11)) as `0x${string}`) : sig;
+        const used =
+          i % 5 === 0 ? ((sig.slice(0, 10) + (sig[10] === "0" ? "1" : "0") + sig.slice(11)) as `0x${string}`) : sig;
         return { d, used };
       }),
     );
     const pooled = await Promise.all(cases.map((c) => pool.recover(c.d, c.used)));
-    assert.deepEqual(pooled, cases.map((c) => recoverSigner(c.d, c.used)));
+    assert.deepEqual(
+      pooled,
+      cases.map((c) => recoverSigner(c.d, c.used)),
+    );
     assert.ok(pooled.filter((a) => a !== null).length >= 32);
   } finally {
     await pool.close();
   }
-  const c = digest({ trader: "0x0000000000000000000000000000000000000001", baseToken: "0x0000000000000000000000000000000000000002", quoteToken: "0x0000000000000000000000000000000000000003", side: 0, price: 1n, amount: 1n, expiry: 1n, nonce: 1n, flags: 0 });
+  const c = digest({
+    trader: "0x0000000000000000000000000000000000000001",
+    baseToken: "0x0000000000000000000000000000000000000002",
+    quoteToken: "0x0000000000000000000000000000000000000003",
+    side: 0,
+    price: 1n,
+    amount: 1n,
+    expiry: 1n,
+    nonce: 1n,
+    flags: 0,
+  });
   const acc = privateKeyToAccount(generatePrivateKey());
   const sig = await acc.sign({ hash: c });
   assert.equal((await pool.recover(c, sig))?.toLowerCase(), acc.address.toLowerCase(), "after close: inline");

@@ -18,8 +18,15 @@ import { signedInput } from "../testing/orders";
 
 const S = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
 const market: MarketSpec = {
-  symbol: "WETH-USD", baseToken: "0x00000000000000000000000000000000000000e1", quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18, quoteDecimals: 6, tickSize: 10_000n, lotSize: 10n ** 14n, minLots: 1n, maxLots: 10n ** 9n,
+  symbol: "WETH-USD",
+  baseToken: "0x00000000000000000000000000000000000000e1",
+  quoteToken: "0x00000000000000000000000000000000000000d1",
+  baseDecimals: 18,
+  quoteDecimals: 6,
+  tickSize: 10_000n,
+  lotSize: 10n ** 14n,
+  minLots: 1n,
+  maxLots: 10n ** 9n,
 };
 
 test("available = projected - locked - pending, to the unit", () => {
@@ -39,14 +46,26 @@ test("available = projected - locked - pending, to the unit", () => {
 
 test("revertTrade undoes applyTrade exactly (fees included)", () => {
   const l = new BalanceLedger();
-  const t = { buyer: "b", seller: "s", baseToken: "x", quoteToken: "y", baseAmount: 1000n, quoteAmount: 777n, buyerFee: 3n, sellerFee: 2n };
+  const t = {
+    buyer: "b",
+    seller: "s",
+    baseToken: "x",
+    quoteToken: "y",
+    baseAmount: 1000n,
+    quoteAmount: 777n,
+    buyerFee: 3n,
+    sellerFee: 2n,
+  };
   l.deposited("b", "y", 1000n);
   l.deposited("s", "x", 5000n);
   l.applyTrade(t);
   assert.equal(l.projected("b", "x"), 997n);
   assert.equal(l.projected("s", "y"), 775n);
   l.revertTrade(t);
-  assert.deepEqual([l.projected("b", "y"), l.projected("b", "x"), l.projected("s", "x"), l.projected("s", "y")], [1000n, 0n, 5000n, 0n]);
+  assert.deepEqual(
+    [l.projected("b", "y"), l.projected("b", "x"), l.projected("s", "x"), l.projected("s", "y")],
+    [1000n, 0n, 5000n, 0n],
+  );
 });
 
 test("buy lock rounds up: one unit of quote more whenever the product is not exact", () => {
@@ -59,13 +78,28 @@ test("buy lock rounds up: one unit of quote more whenever the product is not exa
 test("an order needing exactly the available balance is accepted; one unit short is INSUFFICIENT_BALANCE", async () => {
   const dir = mkdtempSync(join(tmpdir(), "ledger-"));
   try {
-    const svc = new MatcherService({ journalDir: dir, markets: [market], digest: createOrderDigester(getDomainSeparator(getSettlementDomain(31337, S))), fees: { makerFeeBps: 0n, takerFeeBps: 0n }, expiryMarginMs: 10_000, fsync: false });
+    const svc = new MatcherService({
+      journalDir: dir,
+      markets: [market],
+      digest: createOrderDigester(getDomainSeparator(getSettlementDomain(31337, S))),
+      fees: { makerFeeBps: 0n, takerFeeBps: 0n },
+      expiryMarginMs: 10_000,
+      fsync: false,
+    });
     await svc.open();
     const [a, b] = [0, 1].map(() => privateKeyToAccount(generatePrivateKey()));
     const need = 10n * market.lotSize; // a 10-lot sell locks 10 lots of base
     svc.deposited(a.address, market.baseToken, need - 1n);
-    const sell = () => signedInput(a, a.address, 31337, S, market, { side: "sell", priceTicks: 250_000n, sizeLots: 10n });
-    await assert.rejects(svc.placeSigned(await sell()), (e: unknown) => e instanceof PipelineError && e.code === "INSUFFICIENT_BALANCE" && e.details.requiredUnits === need.toString() && e.details.availableUnits === (need - 1n).toString());
+    const sell = () =>
+      signedInput(a, a.address, 31337, S, market, { side: "sell", priceTicks: 250_000n, sizeLots: 10n });
+    await assert.rejects(
+      svc.placeSigned(await sell()),
+      (e: unknown) =>
+        e instanceof PipelineError &&
+        e.code === "INSUFFICIENT_BALANCE" &&
+        e.details.requiredUnits === need.toString() &&
+        e.details.availableUnits === (need - 1n).toString(),
+    );
     svc.deposited(a.address, market.baseToken, 1n);
     assert.equal((await svc.placeSigned(await sell())).status, "accepted");
     assert.equal(svc.ledger.available(a.address, market.baseToken), 0n);
@@ -91,7 +125,8 @@ const BASE = "0x1111111111111111111111111111111111111111";
 const QUOTE = "0x2222222222222222222222222222222222222222";
 
 /** What the matcher service does with an order's lock: refuse when available < lock. */
-const funds = (l: BalanceLedger, account: string, token: string, amount: bigint) => l.available(account, token) >= amount;
+const funds = (l: BalanceLedger, account: string, token: string, amount: bigint) =>
+  l.available(account, token) >= amount;
 
 test("buyLockFor: exact products are not rounded, any remainder rounds up by one unit", () => {
   assert.equal(buyLockFor(0n, 5n * PRICE_SCALE), 0n);
@@ -200,7 +235,16 @@ test("pending withdrawal: one request per account and token, replaced, cancelled
   assert.equal(l.pendingWithdrawal(A, QUOTE), 3n);
 });
 
-const trade: TradeDelta = { buyer: A, seller: B, baseToken: BASE, quoteToken: QUOTE, baseAmount: 10n, quoteAmount: 250n, buyerFee: 1n, sellerFee: 3n };
+const trade: TradeDelta = {
+  buyer: A,
+  seller: B,
+  baseToken: BASE,
+  quoteToken: QUOTE,
+  baseAmount: 10n,
+  quoteAmount: 250n,
+  buyerFee: 1n,
+  sellerFee: 3n,
+};
 
 test("applyTrade moves the four legs with the fees kept from what each side receives", () => {
   const l = new BalanceLedger();

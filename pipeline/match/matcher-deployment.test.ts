@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address } from "viem";
-import { MATCHER_RESERVE_ORDERS, MATCHER_V8_FLAGS, missingMatcherFlags } from "../../matcher/deployment";
+import { MATCHER_RESERVE_ORDERS, missingMatcherFlags } from "../../matcher/deployment";
 import type { JournaledEngine } from "../../matcher/journal";
 import { MatcherService } from "./matcher-service";
 import { createOrderDigester, getDomainSeparator } from "../intake/order-digest";
@@ -18,17 +18,30 @@ import type { MarketSpec } from "../markets";
 import { REPO_ROOT } from "../../config";
 
 const market: MarketSpec = {
-  symbol: "WETH-USD", baseToken: "0x00000000000000000000000000000000000000e1", quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18, quoteDecimals: 6, tickSize: 10_000n, lotSize: 10n ** 14n, minLots: 1n, maxLots: 10n ** 9n,
+  symbol: "WETH-USD",
+  baseToken: "0x00000000000000000000000000000000000000e1",
+  quoteToken: "0x00000000000000000000000000000000000000d1",
+  baseDecimals: 18,
+  quoteDecimals: 6,
+  tickSize: 10_000n,
+  lotSize: 10n ** 14n,
+  minLots: 1n,
+  maxLots: 10n ** 9n,
 };
-const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address)));
+const digest = createOrderDigester(
+  getDomainSeparator(getSettlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address)),
+);
 
 test("`npm start` and `npm run bench:e2e` start the stack's process (where the matcher runs) with the matcher's V8 flags, and node accepts them", () => {
   const scripts = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts;
   // bench:e2e hosts the stack in its own process: its figures describe the service only with the same flags
   const bench: string = scripts["bench:e2e"];
   const benchArgv = bench.split(/\s+/);
-  assert.deepEqual(missingMatcherFlags(benchArgv.slice(benchArgv.indexOf("node") + 1, benchArgv.indexOf("bench/e2e/run.ts"))), [], `package.json bench:e2e: ${bench}`);
+  assert.deepEqual(
+    missingMatcherFlags(benchArgv.slice(benchArgv.indexOf("node") + 1, benchArgv.indexOf("bench/e2e/run.ts"))),
+    [],
+    `package.json bench:e2e: ${bench}`,
+  );
   assert.ok(benchArgv[0] === "node" && benchArgv.indexOf("bench/e2e/run.ts") > 0, bench);
   const start: string = scripts.start;
   const argv = start.split(/\s+/);
@@ -39,9 +52,17 @@ test("`npm start` and `npm run bench:e2e` start the stack's process (where the m
   // the same node options, as the stack's process gets them: node starts with them (an unknown flag would fail)
   // and the process sees every flag
   const flags = nodeArgs.filter((a) => a !== "--import" && a !== "tsx");
-  const seen = execFileSync(process.execPath, [...flags, "-e", "process.stdout.write(JSON.stringify(process.execArgv))"], { encoding: "utf8" });
+  const seen = execFileSync(
+    process.execPath,
+    [...flags, "-e", "process.stdout.write(JSON.stringify(process.execArgv))"],
+    { encoding: "utf8" },
+  );
   assert.deepEqual(missingMatcherFlags(JSON.parse(seen)), []);
-  assert.deepEqual(missingMatcherFlags(["--v8-pool-size=1"]), ["--min-semi-space-size=1", "--max-semi-space-size=1", "--heap-growing-percent=100"]);
+  assert.deepEqual(missingMatcherFlags(["--v8-pool-size=1"]), [
+    "--min-semi-space-size=1",
+    "--max-semi-space-size=1",
+    "--heap-growing-percent=100",
+  ]);
 });
 
 test("the pipeline's matcher service allocates the bench's reserve, at its first open and when reopened", async () => {
@@ -50,7 +71,15 @@ test("the pipeline's matcher service allocates the bench's reserve, at its first
   try {
     // (matcher/journal/journal.test.ts: the journaled engine keeps its reserve when restored from a snapshot)
     const open = async () => {
-      const svc = new MatcherService({ journalDir: dir, markets: [market], digest, fees: { makerFeeBps: 10n, takerFeeBps: 20n }, expiryMarginMs: 10_000, fsync: false, snapshotEvery: 1 });
+      const svc = new MatcherService({
+        journalDir: dir,
+        markets: [market],
+        digest,
+        fees: { makerFeeBps: 10n, takerFeeBps: 20n },
+        expiryMarginMs: 10_000,
+        fsync: false,
+        snapshotEvery: 1,
+      });
       await svc.open();
       return svc;
     };

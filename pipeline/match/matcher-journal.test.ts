@@ -19,14 +19,30 @@ import { readJournalRecords } from "../../matcher/testing/journal-files";
 
 const SETTLEMENT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
 const market: MarketSpec = {
-  symbol: "WETH-USD", baseToken: "0x00000000000000000000000000000000000000e1", quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18, quoteDecimals: 6, tickSize: 10_000n, lotSize: 10n ** 14n, minLots: 1n, maxLots: 10n ** 9n,
+  symbol: "WETH-USD",
+  baseToken: "0x00000000000000000000000000000000000000e1",
+  quoteToken: "0x00000000000000000000000000000000000000d1",
+  baseDecimals: 18,
+  quoteDecimals: 6,
+  tickSize: 10_000n,
+  lotSize: 10n ** 14n,
+  minLots: 1n,
+  maxLots: 10n ** 9n,
 };
 const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, SETTLEMENT)));
 
 /** snapshotEvery 0: no snapshot, not even at close (the records stay in the segments) */
 async function open(dir: string, snapshotEvery = 0, counter?: ReturnType<typeof eventCounter>) {
-  const svc = new MatcherService({ journalDir: dir, markets: [market], digest, fees: { makerFeeBps: 10n, takerFeeBps: 20n }, expiryMarginMs: 10_000, fsync: false, snapshotEvery, snapshotParts: counter && { counter } });
+  const svc = new MatcherService({
+    journalDir: dir,
+    markets: [market],
+    digest,
+    fees: { makerFeeBps: 10n, takerFeeBps: 20n },
+    expiryMarginMs: 10_000,
+    fsync: false,
+    snapshotEvery,
+    snapshotParts: counter && { counter },
+  });
   if (counter) svc.subscribe(counter.listener);
   const r = await svc.open();
   return { svc, r };
@@ -43,17 +59,46 @@ test("a commands.jsonl of the previous version is carried into the journal once:
     };
     const { svc } = await open(dirs[0]);
     fund(svc);
-    const bad = await svc.placeSigned(await signedInput(poisoner, poisoner.address, 31337, SETTLEMENT, market, { side: "sell", priceTicks: 250_000n, sizeLots: 10n }));
-    await svc.placeSigned(await signedInput(seller, seller.address, 31337, SETTLEMENT, market, { side: "sell", priceTicks: 260_000n, sizeLots: 10n }), { clientOrderId: "c-1" });
-    await svc.placeSigned(await signedInput(buyer, buyer.address, 31337, SETTLEMENT, market, { side: "buy", priceTicks: 250_000n, sizeLots: 5n, timeInForce: "IOC" }));
-    await svc.placeSigned(await signedInput(buyer, buyer.address, 31337, SETTLEMENT, market, { side: "buy", priceTicks: 270_000n, sizeLots: 7n }));
+    const bad = await svc.placeSigned(
+      await signedInput(poisoner, poisoner.address, 31337, SETTLEMENT, market, {
+        side: "sell",
+        priceTicks: 250_000n,
+        sizeLots: 10n,
+      }),
+    );
+    await svc.placeSigned(
+      await signedInput(seller, seller.address, 31337, SETTLEMENT, market, {
+        side: "sell",
+        priceTicks: 260_000n,
+        sizeLots: 10n,
+      }),
+      { clientOrderId: "c-1" },
+    );
+    await svc.placeSigned(
+      await signedInput(buyer, buyer.address, 31337, SETTLEMENT, market, {
+        side: "buy",
+        priceTicks: 250_000n,
+        sizeLots: 5n,
+        timeInForce: "IOC",
+      }),
+    );
+    await svc.placeSigned(
+      await signedInput(buyer, buyer.address, 31337, SETTLEMENT, market, {
+        side: "buy",
+        priceTicks: 270_000n,
+        sizeLots: 7n,
+      }),
+    );
     await svc.rejectForSettlement([{ hash: bad.hash, error: "SettlementOrderNonceUsed" }]);
     await svc.close();
 
     // the same history as the previous version wrote it
     const records = readJournalRecords<Command, JournalMeta>(dirs[0]);
     assert.ok(records.length >= 5);
-    writeFileSync(join(dirs[1], "commands.jsonl"), records.map((r) => JSON.stringify(r.m === undefined ? { cmd: r.c } : { cmd: r.c, meta: r.m }) + "\n").join(""));
+    writeFileSync(
+      join(dirs[1], "commands.jsonl"),
+      records.map((r) => `${JSON.stringify(r.m === undefined ? { cmd: r.c } : { cmd: r.c, meta: r.m })}\n`).join(""),
+    );
 
     const state = async (dir: string) => {
       const { svc: s, r } = await open(dir);
@@ -65,7 +110,9 @@ test("a commands.jsonl of the previous version is carried into the journal once:
         trades: s.replayedTrades,
         dropped: [...s.droppedSeqs],
         rejected: [...s.rejectedOrders],
-        balances: traders.flatMap((t) => [market.baseToken, market.quoteToken].map((k) => s.ledger.available(t.address, k))),
+        balances: traders.flatMap((t) =>
+          [market.baseToken, market.quoteToken].map((k) => s.ledger.available(t.address, k)),
+        ),
       };
       await s.close();
       return out;
@@ -103,13 +150,32 @@ test("a snapshot (every K records and at a clean stop) brings the service back a
       s.deposited(buyer.address, market.quoteToken, 10n ** 12n);
     };
     const place = async (svc: MatcherService, k: number) => {
-      await svc.placeSigned(await signedInput(seller, seller.address, 31337, SETTLEMENT, market, { side: "sell", priceTicks: 250_000n + BigInt(k % 3), sizeLots: 3n }), { clientOrderId: `s-${k}` });
-      await svc.placeSigned(await signedInput(buyer, buyer.address, 31337, SETTLEMENT, market, { side: "buy", priceTicks: 250_001n, sizeLots: 2n }));
+      await svc.placeSigned(
+        await signedInput(seller, seller.address, 31337, SETTLEMENT, market, {
+          side: "sell",
+          priceTicks: 250_000n + BigInt(k % 3),
+          sizeLots: 3n,
+        }),
+        { clientOrderId: `s-${k}` },
+      );
+      await svc.placeSigned(
+        await signedInput(buyer, buyer.address, 31337, SETTLEMENT, market, {
+          side: "buy",
+          priceTicks: 250_001n,
+          sizeLots: 2n,
+        }),
+      );
     };
     // the history, without snapshots: a poisoned order dropped, partial fills, resting orders
     const { svc } = await open(dirs[0]);
     fund(svc);
-    const bad = await svc.placeSigned(await signedInput(poisoner, poisoner.address, 31337, SETTLEMENT, market, { side: "sell", priceTicks: 249_000n, sizeLots: 4n }));
+    const bad = await svc.placeSigned(
+      await signedInput(poisoner, poisoner.address, 31337, SETTLEMENT, market, {
+        side: "sell",
+        priceTicks: 249_000n,
+        sizeLots: 4n,
+      }),
+    );
     for (let k = 0; k < 6; k++) await place(svc, k);
     await svc.rejectForSettlement([{ hash: bad.hash, error: "SettlementOrderNonceUsed" }]);
     await svc.close();
@@ -117,11 +183,32 @@ test("a snapshot (every K records and at a clean stop) brings the service back a
 
     const state = async (s: MatcherService) => ({
       book: takeSnapshot(s.engine),
-      orders: [...s.orders.values()].map((o) => [o.hash, o.side, o.type, o.timeInForce, o.sizeLots, o.limitPrice, o.remainingBase, o.lock, o.deadlineMs, o.gtdExpiresAtMs, o.signer, o.acceptedSeq, o.info, o.signed]),
+      orders: [...s.orders.values()].map((o) => [
+        o.hash,
+        o.side,
+        o.type,
+        o.timeInForce,
+        o.sizeLots,
+        o.limitPrice,
+        o.remainingBase,
+        o.lock,
+        o.deadlineMs,
+        o.gtdExpiresAtMs,
+        o.signer,
+        o.acceptedSeq,
+        o.info,
+        o.signed,
+      ]),
       trades: s.replayedTrades,
       dropped: [...s.droppedSeqs],
       rejected: [...s.rejectedOrders],
-      balances: traders.flatMap((t) => [market.baseToken, market.quoteToken].flatMap((k) => [s.ledger.available(t.address, k), s.ledger.projected(t.address, k), s.ledger.lockedOf(t.address, k)])),
+      balances: traders.flatMap((t) =>
+        [market.baseToken, market.quoteToken].flatMap((k) => [
+          s.ledger.available(t.address, k),
+          s.ledger.projected(t.address, k),
+          s.ledger.lockedOf(t.address, k),
+        ]),
+      ),
       signed: s.replayedTrades.flatMap((t) => [s.signedOrder(t.makerHash), s.signedOrder(t.takerHash)]),
       nonce: [s.isNonceUsed(seller.address, 1n), s.isNonceUsed(buyer.address, 1n)],
     });
@@ -137,7 +224,10 @@ test("a snapshot (every K records and at a clean stop) brings the service back a
     const a = await open(dirs[1], 4, first);
     assert.ok(first.seen > 0, "the replay's events");
     await a.svc.close();
-    assert.ok(readdirSync(dirs[1]).some((f) => /^snapshot-\d+\.json$/.test(f)), "a snapshot at the clean stop");
+    assert.ok(
+      readdirSync(dirs[1]).some((f) => /^snapshot-\d+\.json$/.test(f)),
+      "a snapshot at the clean stop",
+    );
     const second = eventCounter();
     const b = await open(dirs[1], 4, second);
     fund(b.svc);
@@ -147,15 +237,25 @@ test("a snapshot (every K records and at a clean stop) brings the service back a
 
     // more records: snapshots every 4 while trading; a crash (no close) keeps the newest snapshot + the tail
     for (let k = 6; k < 11; k++) await place(b.svc, k);
-    const live = { book: takeSnapshot(b.svc.engine), seen: second.seen, balances: traders.map((t) => b.svc.ledger.available(t.address, market.quoteToken)) };
+    const live = {
+      book: takeSnapshot(b.svc.engine),
+      seen: second.seen,
+      balances: traders.map((t) => b.svc.ledger.available(t.address, market.quoteToken)),
+    };
     // no close: as after kill -9 (fsync off in this test, but the files are written before each append resolves)
     const third = eventCounter();
     const c = await open(dirs[1], 4, third);
     fund(c.svc);
     assert.equal(third.seen, live.seen, "the part: the snapshot's count + the tail's events");
-    assert.ok(c.svc.recovery.snapshotIndex > 0 && c.r.records < 4, `snapshot at ${c.svc.recovery.snapshotIndex}, ${c.r.records} replayed`);
+    assert.ok(
+      c.svc.recovery.snapshotIndex > 0 && c.r.records < 4,
+      `snapshot at ${c.svc.recovery.snapshotIndex}, ${c.r.records} replayed`,
+    );
     assert.deepEqual(takeSnapshot(c.svc.engine), live.book);
-    assert.deepEqual(traders.map((t) => c.svc.ledger.available(t.address, market.quoteToken)), live.balances);
+    assert.deepEqual(
+      traders.map((t) => c.svc.ledger.available(t.address, market.quoteToken)),
+      live.balances,
+    );
     await c.svc.close();
   } finally {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });

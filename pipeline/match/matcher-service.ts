@@ -2,7 +2,15 @@
 // engine, the available-balance ledger, the nonce and agent state the intake needs, and the signed order
 // behind every engine order; trades leave for the batcher once their command is durable.
 import type { Address, Hex } from "viem";
-import type { Command, EngineEvent, MarketConfig, OrderType, PlaceCommand, TimeInForce, TradeEvent } from "../../matcher/core/types";
+import type {
+  Command,
+  EngineEvent,
+  MarketConfig,
+  OrderType,
+  PlaceCommand,
+  TimeInForce,
+  TradeEvent,
+} from "../../matcher/core/types";
 import { createJournaledEngine, type JournaledEngine, type OpenRecordLog } from "../../matcher/journal";
 import { MATCHER_RESERVE_ORDERS } from "../../matcher/deployment";
 import { PipelineError } from "../errors";
@@ -88,7 +96,18 @@ export type ServiceEvent =
   /** `order`: the signed order the event is about, when it has one; `reason`: why the pipeline cancelled
    *  (expired, withdrawal_unfunded, cancelled_on_chain, agent_revoked, or the caller's reason) */
   | { kind: "engine"; event: EngineEvent; order?: LiveOrder; reason?: string }
-  | { kind: "trade"; trade: SettleableTrade; event: TradeEvent; buyer: string; seller: string; baseToken: string; quoteToken: string; quoteAmount: bigint; buyerFee: bigint; sellerFee: bigint }
+  | {
+      kind: "trade";
+      trade: SettleableTrade;
+      event: TradeEvent;
+      buyer: string;
+      seller: string;
+      baseToken: string;
+      quoteToken: string;
+      quoteAmount: bigint;
+      buyerFee: bigint;
+      sellerFee: bigint;
+    }
   /** a matched trade that will never settle: one of its orders was rejected by the contract
    *  (`rejected`: those orders' hashes -> the contract error); its balance moves are undone */
   | { kind: "dropped"; trade: SettleableTrade; rejected: Record<string, string>; quoteAmount: bigint; ts: number };
@@ -194,7 +213,10 @@ export class MatcherService {
 
   constructor(private readonly deps: MatcherServiceDeps) {
     this.clock = deps.clock ?? systemClock;
-    this.resale = new ResaleFacts(deps.resaleExemptions ?? new Map(), (id) => this.orders.get(id.toLowerCase())?.resaleUntilMs ?? 0);
+    this.resale = new ResaleFacts(
+      deps.resaleExemptions ?? new Map(),
+      (id) => this.orders.get(id.toLowerCase())?.resaleUntilMs ?? 0,
+    );
     this.now = () => this.clock.now();
     for (const m of deps.markets) {
       assertMarketGridExact(m);
@@ -242,7 +264,10 @@ export class MatcherService {
       fsync: this.deps.fsync,
       reserveOrders: RESERVE_ORDERS,
       snapshotEvery: this.deps.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY,
-      owner: { state: () => this.snapshotState(), restore: (st) => st !== undefined && this.restoreSnapshot(st as ServiceSnapshot) },
+      owner: {
+        state: () => this.snapshotState(),
+        restore: (st) => st !== undefined && this.restoreSnapshot(st as ServiceSnapshot),
+      },
       onEngine: (engine) => this.resale.install(engine),
       onReplay: ({ c: cmd, m: meta }, events) => {
         const pre = this.preApply(cmd, meta);
@@ -250,9 +275,16 @@ export class MatcherService {
         this.applyDrop(cmd, meta);
         if (meta?.resale) this.resale.apply(meta.resale);
       },
-      legacy: { file: LEGACY_JOURNAL, convert: (line) => ({ c: (line as { cmd: Command }).cmd, m: (line as { meta?: JournalMeta }).meta }) },
+      legacy: {
+        file: LEGACY_JOURNAL,
+        convert: (line) => ({ c: (line as { cmd: Command }).cmd, m: (line as { meta?: JournalMeta }).meta }),
+      },
     });
-    if (this.journal.recovery.imported > 0) this.deps.logger?.info({ records: this.journal.recovery.imported, file: LEGACY_JOURNAL }, "journal of the previous version carried into the matcher journal");
+    if (this.journal.recovery.imported > 0)
+      this.deps.logger?.info(
+        { records: this.journal.recovery.imported, file: LEGACY_JOURNAL },
+        "journal of the previous version carried into the matcher journal",
+      );
     // the snapshot's trades not known settled, then the tail's, in seq order
     const held = [...this.restoredTrades, ...trades];
     this.restoredTrades = [];
@@ -266,7 +298,9 @@ export class MatcherService {
     void this.recoverPool?.close();
     // a clean stop leaves a snapshot: the next start replays nothing (a failed journal keeps its records)
     if (this.journal && this.deps.snapshotEvery !== 0) {
-      await this.journal.snapshot().catch((e) => this.deps.logger?.warn({ err: String(e) }, "journal snapshot at stop failed"));
+      await this.journal
+        .snapshot()
+        .catch((e) => this.deps.logger?.warn({ err: String(e) }, "journal snapshot at stop failed"));
     }
     await this.journal?.close();
   }
@@ -280,13 +314,22 @@ export class MatcherService {
   private snapshotState(): ServiceSnapshot {
     const needed = new Set<string>();
     for (const h of this.orders.keys()) needed.add(h);
-    for (const u of this.unsettled.values()) needed.add(u.trade.makerHash.toLowerCase()).add(u.trade.takerHash.toLowerCase());
+    for (const u of this.unsettled.values())
+      needed.add(u.trade.makerHash.toLowerCase()).add(u.trade.takerHash.toLowerCase());
     const parts: Record<string, unknown> = {};
     for (const [name, part] of Object.entries(this.deps.snapshotParts ?? {})) parts[name] = part.snapshotState();
     return {
       v: 2,
       ledger: this.ledger.journalPart(),
-      orders: [...this.orders.values()].map((o) => toJsonSafe({ ...o, signed: undefined, market: o.market.symbol, order: orderToJson(o.signed.order), signature: o.signed.signature })),
+      orders: [...this.orders.values()].map((o) =>
+        toJsonSafe({
+          ...o,
+          signed: undefined,
+          market: o.market.symbol,
+          order: orderToJson(o.signed.order),
+          signature: o.signed.signature,
+        }),
+      ),
       signed: [...needed].flatMap((h) => {
         const so = this.signed.get(h);
         return so ? [{ hash: so.hash, order: orderToJson(so.order), signature: so.signature }] : [];
@@ -308,13 +351,23 @@ export class MatcherService {
       this.signed.set(s.hash.toLowerCase(), { order, signature: s.signature, hash: s.hash });
     }
     for (const j of st.orders) {
-      const o = fromJsonSafe<Omit<LiveOrder, "signed" | "market"> & { market: string; order: OrderJson; signature: Hex }>(j);
+      const o = fromJsonSafe<
+        Omit<LiveOrder, "signed" | "market"> & { market: string; order: OrderJson; signature: Hex }
+      >(j);
       const { order: _o, signature: _s, ...rest } = o;
-      const signed = this.signed.get(o.hash.toLowerCase()) ?? { order: orderFromJson(o.order), signature: o.signature, hash: o.hash };
+      const signed = this.signed.get(o.hash.toLowerCase()) ?? {
+        order: orderFromJson(o.order),
+        signature: o.signature,
+        hash: o.hash,
+      };
       this.signed.set(o.hash.toLowerCase(), signed);
       this.orders.set(o.hash.toLowerCase(), { ...rest, signed, market: this.markets.get(o.market)! });
     }
-    for (const [t, list] of st.nonces) this.usedNonces.set(t, st.v === 1 ? NonceSet.of((list as string[]).map((n) => BigInt(n))) : NonceSet.fromRuns(list as string));
+    for (const [t, list] of st.nonces)
+      this.usedNonces.set(
+        t,
+        st.v === 1 ? NonceSet.of((list as string[]).map((n) => BigInt(n))) : NonceSet.fromRuns(list as string),
+      );
     for (const j of st.unsettled) {
       const u = fromJsonSafe<{ trade: SettleableTrade; delta: TradeDelta; quoteAmount: bigint }>(j);
       this.unsettled.set(u.trade.seq, u);
@@ -323,7 +376,8 @@ export class MatcherService {
     for (const [h, e] of st.rejected) this.rejectedOrders.set(h, e);
     this.resale.restore(st.resale);
     this.restoredTrades = [...this.unsettled.values()].map((u) => u.trade).sort((a, b) => a.seq - b.seq);
-    for (const [name, part] of Object.entries(this.deps.snapshotParts ?? {})) if (st.parts[name] !== undefined) part.restoreSnapshot(st.parts[name]);
+    for (const [name, part] of Object.entries(this.deps.snapshotParts ?? {}))
+      if (st.parts[name] !== undefined) part.restoreSnapshot(st.parts[name]);
   }
 
   /** Journals a change of the resale rule's facts (the eligibility registry's, as the chain follower reads
@@ -384,7 +438,11 @@ export class MatcherService {
       const limit = Error.stackTraceLimit;
       Error.stackTraceLimit = 0;
       try {
-        return new PipelineError("SERVICE_UNAVAILABLE", "settlement backlog full, retry shortly", { reason: "SETTLEMENT_BACKLOG", backlogTrades: this.backlog.trades(), retryAfterMs: this.backlog.retryAfterMs() });
+        return new PipelineError("SERVICE_UNAVAILABLE", "settlement backlog full, retry shortly", {
+          reason: "SETTLEMENT_BACKLOG",
+          backlogTrades: this.backlog.trades(),
+          retryAfterMs: this.backlog.retryAfterMs(),
+        });
       } finally {
         Error.stackTraceLimit = limit;
       }
@@ -429,8 +487,24 @@ export class MatcherService {
       ...(input.icebergVisibleLots ? { icebergVisibleLots: Number(input.icebergVisibleLots) } : {}),
     };
     // the journal keeps the signed order in its JSON form; this call hands the typed order on as it is
-    const meta: JournalMeta = { order: orderToJson(input.order), signature: input.signature, signer: v.signer, deadlineMs: v.deadlineMs, info, ...(resaleUntilMs > 0 ? { resaleUntilMs } : {}) };
-    const live = this.liveOrder(v.hash, cmd, v.market, { order: input.order, signature: input.signature, hash: v.hash }, v.deadlineMs, v.signer, info, cmd.expiresAt ?? 0);
+    const meta: JournalMeta = {
+      order: orderToJson(input.order),
+      signature: input.signature,
+      signer: v.signer,
+      deadlineMs: v.deadlineMs,
+      info,
+      ...(resaleUntilMs > 0 ? { resaleUntilMs } : {}),
+    };
+    const live = this.liveOrder(
+      v.hash,
+      cmd,
+      v.market,
+      { order: input.order, signature: input.signature, hash: v.hash },
+      v.deadlineMs,
+      v.signer,
+      info,
+      cmd.expiresAt ?? 0,
+    );
     if (resaleUntilMs > 0) live.resaleUntilMs = resaleUntilMs;
     const events = await this.submit(cmd, meta, live);
     const rejected = events.find((e) => e.type === "rejected");
@@ -442,7 +516,8 @@ export class MatcherService {
   /** Cancels an open order (reason recorded in the journal). */
   async cancel(orderId: string, account: string | null, reason: string): Promise<EngineEvent[]> {
     const o = this.orders.get(orderId.toLowerCase());
-    if (!o || (account !== null && o.account !== account.toLowerCase())) throw new PipelineError("ORDER_NOT_FOUND", `order ${orderId} not found`);
+    if (!o || (account !== null && o.account !== account.toLowerCase()))
+      throw new PipelineError("ORDER_NOT_FOUND", `order ${orderId} not found`);
     return this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason });
   }
 
@@ -454,7 +529,11 @@ export class MatcherService {
     const gtdDue = live.filter((o) => o.gtdExpiresAtMs !== 0 && o.gtdExpiresAtMs <= now);
     if (gtdDue.length > 0) await this.submit({ kind: "tick", ts: now });
     const due = live.filter((o) => o.deadlineMs <= now && this.orders.has(o.hash.toLowerCase()));
-    await Promise.all(due.map((o) => this.submit({ kind: "cancel", ts: now, account: o.account, orderId: o.hash }, { reason: "expired" })));
+    await Promise.all(
+      due.map((o) =>
+        this.submit({ kind: "cancel", ts: now, account: o.account, orderId: o.hash }, { reason: "expired" }),
+      ),
+    );
     return due.length + gtdDue.length;
   }
 
@@ -483,10 +562,22 @@ export class MatcherService {
   // ------------------------------------------------------------ applying commands and events
 
   /** The engine-side record of a signed order: its lock follows from the signed price and amount. */
-  private liveOrder(hash: Hex, cmd: PlaceCommand, market: MarketSpec, signed: SignedOrder, deadlineMs: number, signer: string, info: Record<string, unknown> | undefined, gtdExpiresAtMs = 0): LiveOrder {
+  private liveOrder(
+    hash: Hex,
+    cmd: PlaceCommand,
+    market: MarketSpec,
+    signed: SignedOrder,
+    deadlineMs: number,
+    signer: string,
+    info: Record<string, unknown> | undefined,
+    gtdExpiresAtMs = 0,
+  ): LiveOrder {
     const { order } = signed;
     const side = order.side === 0 ? "buy" : "sell";
-    const lock: OrderLock = side === "buy" ? { token: market.quoteToken, amount: buyLockFor(order.amount, order.price) } : { token: market.baseToken, amount: order.amount };
+    const lock: OrderLock =
+      side === "buy"
+        ? { token: market.quoteToken, amount: buyLockFor(order.amount, order.price) }
+        : { token: market.baseToken, amount: order.amount };
     return {
       hash,
       signed,
@@ -513,7 +604,16 @@ export class MatcherService {
     const order = orderFromJson(meta.order);
     const hash = cmd.orderId as Hex;
     const deadlineMs = meta.deadlineMs ?? Number(meta.reason ?? Number(order.expiry) * 1000);
-    const live = this.liveOrder(hash, cmd, this.markets.get(cmd.symbol)!, { order, signature: meta.signature, hash }, deadlineMs, meta.signer ?? order.trader, meta.info, cmd.expiresAt ?? 0);
+    const live = this.liveOrder(
+      hash,
+      cmd,
+      this.markets.get(cmd.symbol)!,
+      { order, signature: meta.signature, hash },
+      deadlineMs,
+      meta.signer ?? order.trader,
+      meta.info,
+      cmd.expiresAt ?? 0,
+    );
     if (meta.resaleUntilMs) live.resaleUntilMs = meta.resaleUntilMs;
     return live;
   }
@@ -523,7 +623,9 @@ export class MatcherService {
   private async resaleUntilOf(v: ValidatedOrder): Promise<number> {
     if (v.side !== "sell" || !this.resale.exemptions.has(v.market.symbol) || !this.deps.sellRestriction) return 0;
     let offered = 0n;
-    for (const o of this.orders.values()) if (o.side === "sell" && o.account === v.account && o.market.symbol === v.market.symbol) offered += o.remainingBase;
+    for (const o of this.orders.values())
+      if (o.side === "sell" && o.account === v.account && o.market.symbol === v.market.symbol)
+        offered += o.remainingBase;
     return this.deps.sellRestriction(v.market, v.account, v.lock.amount, offered);
   }
 
@@ -540,10 +642,20 @@ export class MatcherService {
     return live;
   }
 
-  private applyEvents(cmd: Command, events: EngineEvent[], placed: LiveOrder | undefined, trades: SettleableTrade[], atMs: number, meta?: JournalMeta): void {
+  private applyEvents(
+    cmd: Command,
+    events: EngineEvent[],
+    placed: LiveOrder | undefined,
+    trades: SettleableTrade[],
+    atMs: number,
+    meta?: JournalMeta,
+  ): void {
     for (const e of events) {
       const id = (e as { orderId?: string }).orderId;
-      const order = id ? (this.orders.get(id.toLowerCase()) ?? (placed && placed.hash.toLowerCase() === id.toLowerCase() ? placed : undefined)) : undefined;
+      const order = id
+        ? (this.orders.get(id.toLowerCase()) ??
+          (placed && placed.hash.toLowerCase() === id.toLowerCase() ? placed : undefined))
+        : undefined;
       switch (e.type) {
         case "accepted": {
           const o = this.orders.get(e.orderId.toLowerCase());
@@ -587,13 +699,40 @@ export class MatcherService {
     const { makerFeeBps, takerFeeBps } = this.deps.fees;
     const buyerFee = feeFor(baseAmount, buyer === maker ? makerFeeBps : takerFeeBps);
     const sellerFee = feeFor(quoteAmount, seller === maker ? makerFeeBps : takerFeeBps);
-    const delta: TradeDelta = { buyer: buyer.account, seller: seller.account, baseToken: m.baseToken, quoteToken: m.quoteToken, baseAmount, quoteAmount, buyerFee, sellerFee };
+    const delta: TradeDelta = {
+      buyer: buyer.account,
+      seller: seller.account,
+      baseToken: m.baseToken,
+      quoteToken: m.quoteToken,
+      baseAmount,
+      quoteAmount,
+      buyerFee,
+      sellerFee,
+    };
     this.ledger.applyTrade(delta);
     if (maker.remainingBase === 0n) this.forget(maker, false);
     if (taker.remainingBase === 0n) this.forget(taker, false);
-    const t: SettleableTrade = { seq: e.seq, makerHash: maker.hash, takerHash: taker.hash, baseAmount, price, matchedAtMs: atMs };
+    const t: SettleableTrade = {
+      seq: e.seq,
+      makerHash: maker.hash,
+      takerHash: taker.hash,
+      baseAmount,
+      price,
+      matchedAtMs: atMs,
+    };
     this.unsettled.set(e.seq, { trade: t, delta, quoteAmount });
-    this.emit({ kind: "trade", trade: t, event: e, buyer: buyer.account, seller: seller.account, baseToken: m.baseToken, quoteToken: m.quoteToken, quoteAmount, buyerFee, sellerFee });
+    this.emit({
+      kind: "trade",
+      trade: t,
+      event: e,
+      buyer: buyer.account,
+      seller: seller.account,
+      baseToken: m.baseToken,
+      quoteToken: m.quoteToken,
+      quoteAmount,
+      buyerFee,
+      sellerFee,
+    });
     return t;
   }
 
@@ -630,21 +769,35 @@ export class MatcherService {
       if (hashes.has(u.trade.makerHash.toLowerCase()) || hashes.has(u.trade.takerHash.toLowerCase())) trades.push(seq);
     }
     trades.sort((a, b) => a - b);
-    const drop: SettlementDrop = { orders: orders.map((o) => ({ hash: o.hash.toLowerCase() as Hex, error: o.error })), trades };
+    const drop: SettlementDrop = {
+      orders: orders.map((o) => ({ hash: o.hash.toLowerCase() as Hex, error: o.error })),
+      trades,
+    };
     // a `tick` carries the decision: the engine sees only time passing (GTD orders due by now expire)
-    await this.submit({ kind: "tick", ts: this.now() }, { reason: SETTLEMENT_REJECTED, info: { settlementDrop: drop } });
+    await this.submit(
+      { kind: "tick", ts: this.now() },
+      { reason: SETTLEMENT_REJECTED, info: { settlementDrop: drop } },
+    );
     await this.cancelRejectedOpen();
-    this.deps.logger?.warn({ orders: drop.orders, droppedTrades: trades.length }, "settlement rejected orders: cancelled, their trades dropped");
+    this.deps.logger?.warn(
+      { orders: drop.orders, droppedTrades: trades.length },
+      "settlement rejected orders: cancelled, their trades dropped",
+    );
     return trades;
   }
 
   /** Cancels every refused order still on the book (after a crash between the decision and the cancels). */
   async cancelRejectedOpen(): Promise<void> {
     const open = [...this.rejectedOrders].filter(([h]) => this.orders.has(h));
-    await Promise.all(open.map(([h, error]) => {
-      const o = this.orders.get(h)!;
-      return this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: `${SETTLEMENT_REJECTED}:${error}` });
-    }));
+    await Promise.all(
+      open.map(([h, error]) => {
+        const o = this.orders.get(h)!;
+        return this.submit(
+          { kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash },
+          { reason: `${SETTLEMENT_REJECTED}:${error}` },
+        );
+      }),
+    );
   }
 
   /** The trades of a settled batch: nothing can drop them any more. */
@@ -682,7 +835,8 @@ export class MatcherService {
    *  reusing it could never settle. */
   private nonceProblem(trader: string, nonce: bigint): string | null {
     const t = trader.toLowerCase();
-    if (nonce < (this.minNonce.get(t) ?? 0n)) return `nonce ${nonce} is below the trader's minimum ${this.minNonce.get(t)}`;
+    if (nonce < (this.minNonce.get(t) ?? 0n))
+      return `nonce ${nonce} is below the trader's minimum ${this.minNonce.get(t)}`;
     if (this.usedNonces.get(t)?.has(nonce)) return `nonce ${nonce} is already used`;
     return null;
   }
@@ -739,8 +893,18 @@ export class MatcherService {
       victims.push(o);
       shortfall -= o.lock.amount;
     }
-    await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "withdrawal_unfunded" })));
-    this.deps.logger?.info({ trader: acct, token, cancelled: victims.map((v) => v.hash) }, "withdrawal request: unfunded orders cancelled");
+    await Promise.all(
+      victims.map((o) =>
+        this.submit(
+          { kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash },
+          { reason: "withdrawal_unfunded" },
+        ),
+      ),
+    );
+    this.deps.logger?.info(
+      { trader: acct, token, cancelled: victims.map((v) => v.hash) },
+      "withdrawal request: unfunded orders cancelled",
+    );
     return victims.map((v) => v.hash);
   }
 
@@ -749,14 +913,28 @@ export class MatcherService {
     this.useNonce(trader, nonce);
     const t = trader.toLowerCase();
     const victims = [...this.orders.values()].filter((o) => o.account === t && o.signed.order.nonce === nonce);
-    await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "cancelled_on_chain" })));
+    await Promise.all(
+      victims.map((o) =>
+        this.submit(
+          { kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash },
+          { reason: "cancelled_on_chain" },
+        ),
+      ),
+    );
   }
 
   async minNonceRaised(trader: string, minNonce: bigint): Promise<void> {
     const t = trader.toLowerCase();
     if (minNonce > (this.minNonce.get(t) ?? 0n)) this.minNonce.set(t, minNonce);
     const victims = [...this.orders.values()].filter((o) => o.account === t && o.signed.order.nonce < minNonce);
-    await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "cancelled_on_chain" })));
+    await Promise.all(
+      victims.map((o) =>
+        this.submit(
+          { kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash },
+          { reason: "cancelled_on_chain" },
+        ),
+      ),
+    );
   }
 
   agentApproved(trader: string, agent: string, expiry: bigint): void {
@@ -767,7 +945,14 @@ export class MatcherService {
     this.agents.delete(`${trader.toLowerCase()}:${agent.toLowerCase()}`);
     const t = trader.toLowerCase();
     const victims = [...this.orders.values()].filter((o) => o.account === t && o.signer === agent.toLowerCase());
-    await Promise.all(victims.map((o) => this.submit({ kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash }, { reason: "agent_revoked" })));
+    await Promise.all(
+      victims.map((o) =>
+        this.submit(
+          { kind: "cancel", ts: this.now(), account: o.account, orderId: o.hash },
+          { reason: "agent_revoked" },
+        ),
+      ),
+    );
   }
 
   /** The fee rates fills are charged at now. */
@@ -791,7 +976,9 @@ export class MatcherService {
   }
 
   health(): { state: "ok" | "halted"; openOrders: number; reason?: string } {
-    return this.halted ? { state: "halted", openOrders: this.orders.size, reason: this.halted } : { state: "ok", openOrders: this.orders.size };
+    return this.halted
+      ? { state: "halted", openOrders: this.orders.size, reason: this.halted }
+      : { state: "ok", openOrders: this.orders.size };
   }
 }
 

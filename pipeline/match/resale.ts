@@ -65,7 +65,8 @@ export class ResaleFacts {
 
   /** Installs every restricted market's gate on `engine` (at open, before the replay). */
   install(engine: MatchingEngine): void {
-    for (const symbol of this.exemptions.keys()) if (engine.markets.has(symbol)) engine.setResaleGate(symbol, this.gate(symbol));
+    for (const symbol of this.exemptions.keys())
+      if (engine.markets.has(symbol)) engine.setResaleGate(symbol, this.gate(symbol));
   }
 
   toJson(): ResaleFactsJson {

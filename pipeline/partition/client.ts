@@ -7,7 +7,15 @@ import { getDomainSeparator, ORDER_TYPES } from "../../sdk/eip712";
 import { createOrderDigester } from "../intake/order-digest";
 import type { Order } from "../order";
 import { DexServiceError, type DexEvent, type DexFees, type DexService, type MarketSpec } from "../service";
-import { decodeFrame, encodeFrame, METHODS, orderMessageSchema, PARTITION_PATH, serverFrameSchema, type MethodName } from "./protocol";
+import {
+  decodeFrame,
+  encodeFrame,
+  METHODS,
+  orderMessageSchema,
+  PARTITION_PATH,
+  serverFrameSchema,
+  type MethodName,
+} from "./protocol";
 import { corkPerTick } from "../../runtime/cork-per-tick";
 import type { z } from "zod";
 
@@ -37,7 +45,11 @@ export interface PartitionClient {
   readonly hello: PartitionHello | null;
   /** resolves at the first greeting; rejects after `timeoutMs` without one */
   ready(timeoutMs: number): Promise<PartitionHello>;
-  call<M extends MethodName>(method: M, params: z.input<(typeof METHODS)[M]["params"]>, agent?: LocalAccount): Promise<Result<M>>;
+  call<M extends MethodName>(
+    method: M,
+    params: z.input<(typeof METHODS)[M]["params"]>,
+    agent?: LocalAccount,
+  ): Promise<Result<M>>;
   onEvent(listener: (e: DexEvent) => void): () => void;
   close(): void;
 }
@@ -62,7 +74,19 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
   let hello: PartitionHello | null = null;
   let nextId = 0;
   let backoff = 100;
-  const pending = new Map<number, { method: MethodName; resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout; agent?: LocalAccount; trader?: string; symbol?: string; side?: string }>();
+  const pending = new Map<
+    number,
+    {
+      method: MethodName;
+      resolve(v: unknown): void;
+      reject(e: Error): void;
+      timer: NodeJS.Timeout;
+      agent?: LocalAccount;
+      trader?: string;
+      symbol?: string;
+      side?: string;
+    }
+  >();
   const listeners = new Set<(e: DexEvent) => void>();
   const greeted = new Set<(h: PartitionHello) => void>();
   /** the order digester of the partition's domain (made again if a greeting names another) */
@@ -84,7 +108,10 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
 
   function connect(): void {
     if (closed) return;
-    const sock = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${o.secret}` }, maxPayload: 64 * 1024 * 1024 });
+    const sock = new WebSocket(wsUrl, {
+      headers: { authorization: `Bearer ${o.secret}` },
+      maxPayload: 64 * 1024 * 1024,
+    });
     ws = sock;
     // one tick's frames in one write (runtime/cork-per-tick.ts): the upgrade response's socket is the connection's
     sock.on("upgrade", (res) => corkers.set(sock, corkPerTick(res.socket)));
@@ -143,7 +170,11 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
         clearTimeout(p.timer);
         if (f.t === "error") {
           const { code, message, details } = f.error;
-          p.reject(code === "INTERNAL" ? new Error(`partition ${o.url}: ${message}`) : new DexServiceError(code, message, details));
+          p.reject(
+            code === "INTERNAL"
+              ? new Error(`partition ${o.url}: ${message}`)
+              : new DexServiceError(code, message, details),
+          );
           return;
         }
         const r = METHODS[p.method].result.safeParse(f.result);
@@ -158,19 +189,35 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
         // the agent signs only an Order of the placement's trader under the partition's own domain
         const refuse = (why: string) => write(sock, encodeFrame({ t: "signRefused", id: f.id, message: why }));
         if (!p?.agent || !hello) return refuse("no placement awaits a signature");
-        if (td.primaryType !== "Order" || td.domain.verifyingContract.toLowerCase() !== hello.domain.verifyingContract.toLowerCase() || td.domain.chainId !== hello.domain.chainId) {
+        if (
+          td.primaryType !== "Order" ||
+          td.domain.verifyingContract.toLowerCase() !== hello.domain.verifyingContract.toLowerCase() ||
+          td.domain.chainId !== hello.domain.chainId
+        ) {
           return refuse("not an order of this exchange");
         }
-        if (typeof msg.trader !== "string" || msg.trader.toLowerCase() !== p.trader) return refuse("not the placement's trader");
+        if (typeof msg.trader !== "string" || msg.trader.toLowerCase() !== p.trader)
+          return refuse("not the placement's trader");
         const m = hello.markets.find((x) => x.symbol === p.symbol);
         const same = (a: unknown, b: string) => typeof a === "string" && a.toLowerCase() === b.toLowerCase();
-        if (!m || !same(msg.baseToken, m.baseToken) || !same(msg.quoteToken, m.quoteToken) || msg.side !== (p.side === "buy" ? 0 : 1)) {
+        if (
+          !m ||
+          !same(msg.baseToken, m.baseToken) ||
+          !same(msg.quoteToken, m.quoteToken) ||
+          msg.side !== (p.side === "buy" ? 0 : 1)
+        ) {
           return refuse("not the placement's market or side");
         }
         // exactly the canonical Order type under exactly the partition's domain: what the native signer signs
         const order = orderMessageSchema.safeParse(msg);
         const types = Object.keys(td.types).filter((k) => k !== "EIP712Domain");
-        if (!order.success || types.length !== 1 || JSON.stringify(td.types.Order) !== JSON.stringify(ORDER_TYPES.Order) || td.domain.name !== hello.domain.name || td.domain.version !== hello.domain.version) {
+        if (
+          !order.success ||
+          types.length !== 1 ||
+          JSON.stringify(td.types.Order) !== JSON.stringify(ORDER_TYPES.Order) ||
+          td.domain.name !== hello.domain.name ||
+          td.domain.version !== hello.domain.version
+        ) {
           return refuse("not a canonical order");
         }
         // an API key's agent (agent-signer.ts) signs the order's digest natively (tens of µs; viem's signTypedData,
@@ -220,7 +267,8 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
     },
     call(method, params, agent) {
       const sock = ws;
-      if (!up || !sock || sock.readyState !== WebSocket.OPEN) return Promise.reject(unavailable(o.url, "not connected", false));
+      if (!up || !sock || sock.readyState !== WebSocket.OPEN)
+        return Promise.reject(unavailable(o.url, "not connected", false));
       const id = nextId++;
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -228,7 +276,16 @@ export function connectPartition(o: PartitionClientOptions): PartitionClient {
           reject(unavailable(o.url, `${method} unanswered after ${callTimeoutMs} ms`, true));
         }, callTimeoutMs);
         const { trader, symbol, side } = params as { trader?: string; symbol?: string; side?: string };
-        pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, timer, agent, trader: trader?.toLowerCase(), symbol, side });
+        pending.set(id, {
+          method,
+          resolve: resolve as (v: unknown) => void,
+          reject,
+          timer,
+          agent,
+          trader: trader?.toLowerCase(),
+          symbol,
+          side,
+        });
         write(sock, encodeFrame({ t: "call", id, method, params }));
       });
     },

@@ -6,7 +6,15 @@ import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
 import type { Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createMemoryDexService, SETTLEMENT_DOMAIN, TEST_MARKETS, USD, WBTC, WETH, type MemoryDexService } from "../../api/testing/memory-dex-service";
+import {
+  createMemoryDexService,
+  SETTLEMENT_DOMAIN,
+  TEST_MARKETS,
+  USD,
+  WBTC,
+  WETH,
+  type MemoryDexService,
+} from "../../api/testing/memory-dex-service";
 import { ORDER_TYPES, signAgentApproval, signOrder } from "../../sdk/eip712";
 import { agentAccount, DexServiceError, type DexEvent, type DexService, type PlaceOrderRequest } from "../service";
 import { decodeFrame, encodeFrame, PARTITION_PATH } from "./protocol";
@@ -33,15 +41,40 @@ async function waitFor(what: string, f: () => boolean | Promise<boolean>, timeou
 }
 
 let nonce = 0n;
-async function signedBuy(m: typeof ETH, priceTicks: bigint, sizeLots: bigint, who = trader, side: "buy" | "sell" = "buy"): Promise<PlaceOrderRequest> {
+async function signedBuy(
+  m: typeof ETH,
+  priceTicks: bigint,
+  sizeLots: bigint,
+  who = trader,
+  side: "buy" | "sell" = "buy",
+): Promise<PlaceOrderRequest> {
   const order = {
-    trader: who.address, baseToken: m.baseToken, quoteToken: m.quoteToken, side: side === "buy" ? 0 : 1, price: priceTicks * m.tickSize,
-    amount: sizeLots * m.lotSize, expiry: BigInt(Math.floor(Date.now() / 1000) + 3600), nonce: ++nonce, flags: 0,
+    trader: who.address,
+    baseToken: m.baseToken,
+    quoteToken: m.quoteToken,
+    side: side === "buy" ? 0 : 1,
+    price: priceTicks * m.tickSize,
+    amount: sizeLots * m.lotSize,
+    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    nonce: ++nonce,
+    flags: 0,
   } as const;
   return {
-    kind: "signed", orderId: randomUUID(), clientOrderId: randomUUID(), symbol: m.symbol, side, type: "limit", timeInForce: "gtc",
-    priceTicks, triggerPriceTicks: null, sizeLots, expiresAtMs: null, receivedAtMs: Date.now(), trader: who.address,
-    order, signature: await signOrder(who, SETTLEMENT_DOMAIN, order),
+    kind: "signed",
+    orderId: randomUUID(),
+    clientOrderId: randomUUID(),
+    symbol: m.symbol,
+    side,
+    type: "limit",
+    timeInForce: "gtc",
+    priceTicks,
+    triggerPriceTicks: null,
+    sizeLots,
+    expiresAtMs: null,
+    receivedAtMs: Date.now(),
+    trader: who.address,
+    order,
+    signature: await signOrder(who, SETTLEMENT_DOMAIN, order),
   };
 }
 
@@ -57,22 +90,41 @@ async function two(): Promise<Two> {
   const eth = createMemoryDexService();
   const btc = createMemoryDexService();
   // one chain: both partitions read the same on-chain balances
-  for (const svc of [eth, btc]) for (const who of [trader, other]) {
-    svc.credit(who.address, USD, 10n ** 12n);
-    svc.credit(who.address, WETH, 10n ** 20n);
-    svc.credit(who.address, WBTC, 10n ** 10n);
-  }
+  for (const svc of [eth, btc])
+    for (const who of [trader, other]) {
+      svc.credit(who.address, USD, 10n ** 12n);
+      svc.credit(who.address, WETH, 10n ** 20n);
+      svc.credit(who.address, WBTC, 10n ** 10n);
+    }
   const servers = [
-    await startPartitionServer({ service: narrowed(eth, ["WETH-USD"]), index: 0, secret: SECRET, host: "127.0.0.1", port: 0 }),
-    await startPartitionServer({ service: narrowed(btc, ["WBTC-USD"]), index: 1, secret: SECRET, host: "127.0.0.1", port: 0 }),
+    await startPartitionServer({
+      service: narrowed(eth, ["WETH-USD"]),
+      index: 0,
+      secret: SECRET,
+      host: "127.0.0.1",
+      port: 0,
+    }),
+    await startPartitionServer({
+      service: narrowed(btc, ["WBTC-USD"]),
+      index: 1,
+      secret: SECRET,
+      host: "127.0.0.1",
+      port: 0,
+    }),
   ];
   const routed = await createRoutedDexService({
-    routes: [{ symbols: ["WETH-USD"], url: servers[0].url }, { symbols: ["WBTC-USD"], url: servers[1].url }],
+    routes: [
+      { symbols: ["WETH-USD"], url: servers[0].url },
+      { symbols: ["WBTC-USD"], url: servers[1].url },
+    ],
     secret: SECRET,
     readyTimeoutMs: 20_000,
   });
   return {
-    eth, btc, servers, routed,
+    eth,
+    btc,
+    servers,
+    routed,
     async close() {
       routed.close();
       await Promise.all(servers.map((s) => s.close()));
@@ -92,12 +144,14 @@ test("codec: bigints are lossless past 2^64, nested, negative; a {$n} that is no
 test("secret: equal only to itself (constant-time compare of digests), absent refused", () => {
   assert.equal(secretMatches(SECRET, SECRET), true);
   assert.equal(secretMatches(SECRET.slice(1), SECRET), false);
-  assert.equal(secretMatches(SECRET + "x", SECRET), false);
+  assert.equal(secretMatches(`${SECRET}x`, SECRET), false);
   assert.equal(secretMatches(undefined, SECRET), false);
   assert.equal(secretMatches("", SECRET), false);
 });
 
-test("the transport refuses a caller without the secret or with another one (401, no frame), and a bad frame closes the connection", { timeout: 60_000 }, async () => {
+test("the transport refuses a caller without the secret or with another one (401, no frame), and a bad frame closes the connection", {
+  timeout: 60_000,
+}, async () => {
   const svc = createMemoryDexService();
   const server = await startPartitionServer({ service: svc, index: 0, secret: SECRET, host: "127.0.0.1", port: 0 });
   try {
@@ -125,7 +179,14 @@ test("the transport refuses a caller without the secret or with another one (401
     const frames: unknown[] = [];
     ws.on("message", (d) => frames.push(decodeFrame(String(d))));
     await new Promise((r) => ws.once("open", r));
-    ws.send(encodeFrame({ t: "call", id: 1, method: "placeOrder", params: { kind: "signed", symbol: "WETH-USD", sizeLots: "1" } }));
+    ws.send(
+      encodeFrame({
+        t: "call",
+        id: 1,
+        method: "placeOrder",
+        params: { kind: "signed", symbol: "WETH-USD", sizeLots: "1" },
+      }),
+    );
     await waitFor("an error frame", () => frames.some((f) => (f as { t: string }).t === "error"));
     const err = frames.find((f) => (f as { t: string }).t === "error") as { error: { code: string } };
     assert.equal(err.error.code, "INVALID_REQUEST");
@@ -140,12 +201,17 @@ test("the transport refuses a caller without the secret or with another one (401
   }
 });
 
-test("routed: each market's orders go to its partition, cross there, and every read answers as one DEX", { timeout: 60_000 }, async () => {
+test("routed: each market's orders go to its partition, cross there, and every read answers as one DEX", {
+  timeout: 60_000,
+}, async () => {
   const t = await two();
   try {
     const events: DexEvent[] = [];
     const off = t.routed.subscribe((e) => events.push(e));
-    assert.deepEqual(t.routed.listMarkets().map((m) => m.symbol), ["WETH-USD", "WBTC-USD"]);
+    assert.deepEqual(
+      t.routed.listMarkets().map((m) => m.symbol),
+      ["WETH-USD", "WBTC-USD"],
+    );
     assert.deepEqual(t.routed.settlementDomain, SETTLEMENT_DOMAIN);
 
     const ethBuy = await t.routed.placeOrder(await signedBuy(ETH, 2_000n, 10n));
@@ -167,7 +233,10 @@ test("routed: each market's orders go to its partition, cross there, and every r
     // the account's orders merged newest first; by symbol from the owner only
     const mine = await t.routed.listOrders({ account: trader.address, limit: 10 });
     assert.deepEqual(new Set(mine.map((o) => o.orderId)), new Set([ethBuy.orderId, btcBuy.orderId]));
-    assert.deepEqual((await t.routed.listOrders({ account: trader.address, symbol: "WBTC-USD", limit: 10 })).map((o) => o.orderId), [btcBuy.orderId]);
+    assert.deepEqual(
+      (await t.routed.listOrders({ account: trader.address, symbol: "WBTC-USD", limit: 10 })).map((o) => o.orderId),
+      [btcBuy.orderId],
+    );
     assert.equal((await t.routed.listOrders({ account: trader.address, limit: 1 })).length, 1);
 
     // balances: the chain's balance once, both partitions' USD locks summed
@@ -180,32 +249,62 @@ test("routed: each market's orders go to its partition, cross there, and every r
     assert.equal(merged.availableUnits, merged.onChainUnits - merged.lockedUnits - merged.pendingWithdrawalUnits);
 
     // cancel finds the owner; another account's order is not found; a cancelled one is not open
-    await assert.rejects(t.routed.cancelOrder({ orderId: btcBuy.orderId, account: other.address, reason: "user_cancelled" }), (e: DexServiceError) => e.code === "ORDER_NOT_FOUND");
-    assert.equal((await t.routed.cancelOrder({ orderId: btcBuy.orderId, account: trader.address, reason: "user_cancelled" })).orderId, btcBuy.orderId);
-    await assert.rejects(t.routed.cancelOrder({ orderId: btcBuy.orderId, account: trader.address, reason: "user_cancelled" }), (e: DexServiceError) => e.code === "ORDER_NOT_OPEN");
-    await assert.rejects(t.routed.cancelOrder({ orderId: randomUUID(), account: trader.address, reason: "user_cancelled" }), (e: DexServiceError) => e.code === "ORDER_NOT_FOUND");
+    await assert.rejects(
+      t.routed.cancelOrder({ orderId: btcBuy.orderId, account: other.address, reason: "user_cancelled" }),
+      (e: DexServiceError) => e.code === "ORDER_NOT_FOUND",
+    );
+    assert.equal(
+      (await t.routed.cancelOrder({ orderId: btcBuy.orderId, account: trader.address, reason: "user_cancelled" }))
+        .orderId,
+      btcBuy.orderId,
+    );
+    await assert.rejects(
+      t.routed.cancelOrder({ orderId: btcBuy.orderId, account: trader.address, reason: "user_cancelled" }),
+      (e: DexServiceError) => e.code === "ORDER_NOT_OPEN",
+    );
+    await assert.rejects(
+      t.routed.cancelOrder({ orderId: randomUUID(), account: trader.address, reason: "user_cancelled" }),
+      (e: DexServiceError) => e.code === "ORDER_NOT_FOUND",
+    );
 
     // a refusal crosses the wire with its code and bigint details
-    await assert.rejects(t.routed.placeOrder(await signedBuy(ETH, 10n ** 9n, 10n ** 7n)), (e: DexServiceError) => e instanceof DexServiceError && e.code === "INSUFFICIENT_BALANCE");
-    await assert.rejects(t.routed.placeOrder({ ...(await signedBuy(ETH, 2_000n, 1n)), symbol: "NOPE-USD" }), (e: DexServiceError) => e.code === "INVALID_SYMBOL");
+    await assert.rejects(
+      t.routed.placeOrder(await signedBuy(ETH, 10n ** 9n, 10n ** 7n)),
+      (e: DexServiceError) => e instanceof DexServiceError && e.code === "INSUFFICIENT_BALANCE",
+    );
+    await assert.rejects(
+      t.routed.placeOrder({ ...(await signedBuy(ETH, 2_000n, 1n)), symbol: "NOPE-USD" }),
+      (e: DexServiceError) => e.code === "INVALID_SYMBOL",
+    );
 
     // both partitions' events fan in: the trade on WETH-USD, the cancel on WBTC-USD
-    await waitFor("both partitions' events", () =>
-      events.some((e) => e.kind === "trade" && e.trade.symbol === "WETH-USD") &&
-      events.some((e) => e.kind === "order" && e.order.orderId === btcBuy.orderId && e.order.status === "cancelled"));
+    await waitFor(
+      "both partitions' events",
+      () =>
+        events.some((e) => e.kind === "trade" && e.trade.symbol === "WETH-USD") &&
+        events.some((e) => e.kind === "order" && e.order.orderId === btcBuy.orderId && e.order.status === "cancelled"),
+    );
     off();
   } finally {
     await t.close();
   }
 });
 
-test("routed: an API-key placement is signed by the API process's agent (the key never crosses), the approval goes through the first partition", { timeout: 60_000 }, async () => {
+test("routed: an API-key placement is signed by the API process's agent (the key never crosses), the approval goes through the first partition", {
+  timeout: 60_000,
+}, async () => {
   const t = await two();
   try {
     const agent = privateKeyToAccount(generatePrivateKey());
     const expiry = BigInt(Math.floor(Date.now() / 1000) + 86_400);
     const typed = await t.routed.prepareAgentApproval(trader.address, agent.address, expiry);
-    const approval = typed.message as { trader: Address; agent: Address; expiry: bigint; nonce: bigint; deadline: bigint };
+    const approval = typed.message as {
+      trader: Address;
+      agent: Address;
+      expiry: bigint;
+      nonce: bigint;
+      deadline: bigint;
+    };
     assert.equal(typeof approval.nonce, "bigint");
     await t.routed.submitAgentApproval(approval, await signAgentApproval(trader, SETTLEMENT_DOMAIN, approval));
     assert.equal(t.eth.approvalSubmissions.length, 1);
@@ -214,11 +313,29 @@ test("routed: an API-key placement is signed by the API process's agent (the key
     await t.btc.submitAgentApproval(approval, await signAgentApproval(trader, SETTLEMENT_DOMAIN, approval));
 
     let signed = 0;
-    const counting = { ...agent, signTypedData: (async (td: never) => { signed++; return agent.signTypedData(td); }) as typeof agent.signTypedData };
+    const counting = {
+      ...agent,
+      signTypedData: (async (td: never) => {
+        signed++;
+        return agent.signTypedData(td);
+      }) as typeof agent.signTypedData,
+    };
     const placed = await t.routed.placeOrder({
-      kind: "api_key", orderId: randomUUID(), clientOrderId: "bot-1", symbol: "WBTC-USD", side: "buy", type: "limit", timeInForce: "gtc",
-      priceTicks: 30_000n, triggerPriceTicks: null, sizeLots: 2n, expiresAtMs: null, receivedAtMs: Date.now(),
-      trader: trader.address, apiKeyId: "key-1", agent: counting,
+      kind: "api_key",
+      orderId: randomUUID(),
+      clientOrderId: "bot-1",
+      symbol: "WBTC-USD",
+      side: "buy",
+      type: "limit",
+      timeInForce: "gtc",
+      priceTicks: 30_000n,
+      triggerPriceTicks: null,
+      sizeLots: 2n,
+      expiresAtMs: null,
+      receivedAtMs: Date.now(),
+      trader: trader.address,
+      apiKeyId: "key-1",
+      agent: counting,
     });
     assert.equal(signed, 1);
     assert.equal(placed.apiKeyId, "key-1");
@@ -232,8 +349,21 @@ test("routed: an API-key placement is signed by the API process's agent (the key
     const stranger = privateKeyToAccount(generatePrivateKey());
     await assert.rejects(
       t.routed.placeOrder({
-        kind: "api_key", orderId: randomUUID(), clientOrderId: "bot-3", symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc",
-        priceTicks: 2_000n, triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now(), trader: trader.address, apiKeyId: "key-2", agent: stranger,
+        kind: "api_key",
+        orderId: randomUUID(),
+        clientOrderId: "bot-3",
+        symbol: "WETH-USD",
+        side: "buy",
+        type: "limit",
+        timeInForce: "gtc",
+        priceTicks: 2_000n,
+        triggerPriceTicks: null,
+        sizeLots: 1n,
+        expiresAtMs: null,
+        receivedAtMs: Date.now(),
+        trader: trader.address,
+        apiKeyId: "key-2",
+        agent: stranger,
       }),
       (e: DexServiceError) => e.code === "AGENT_NOT_APPROVED",
     );
@@ -242,7 +372,9 @@ test("routed: an API-key placement is signed by the API process's agent (the key
   }
 });
 
-test("routed: a partition that is down makes its markets SERVICE_UNAVAILABLE only, and it is used again once back", { timeout: 60_000 }, async () => {
+test("routed: a partition that is down makes its markets SERVICE_UNAVAILABLE only, and it is used again once back", {
+  timeout: 60_000,
+}, async () => {
   const t = await two();
   try {
     const resting = await t.routed.placeOrder(await signedBuy(BTC, 30_000n, 1n));
@@ -250,21 +382,31 @@ test("routed: a partition that is down makes its markets SERVICE_UNAVAILABLE onl
     const port = t.servers[1].port;
     await t.servers[1].close();
     await waitFor("the routed service to see the partition down", () => !t.routed.partitions[1].up);
-    const unavailable = (e: DexServiceError) => e instanceof DexServiceError && e.code === "SERVICE_UNAVAILABLE" && e.retryable === true;
+    const unavailable = (e: DexServiceError) =>
+      e instanceof DexServiceError && e.code === "SERVICE_UNAVAILABLE" && e.retryable === true;
     await assert.rejects(t.routed.placeOrder(await signedBuy(BTC, 30_000n, 1n)), unavailable);
     await assert.rejects(t.routed.getOrderBook("WBTC-USD"), unavailable);
     // a lookup that could be on the missing partition is not answered "not found"
     await assert.rejects(t.routed.getOrder(randomUUID()), unavailable);
     await assert.rejects(t.routed.getBalances(trader.address), unavailable);
     // its markets stay listed (known, unavailable), the other partition's serve as before
-    assert.deepEqual(t.routed.listMarkets().map((m) => m.symbol), ["WETH-USD", "WBTC-USD"]);
+    assert.deepEqual(
+      t.routed.listMarkets().map((m) => m.symbol),
+      ["WETH-USD", "WBTC-USD"],
+    );
     const ethOrder = await t.routed.placeOrder(await signedBuy(ETH, 2_000n, 1n));
     assert.equal(ethOrder.status, "open");
     assert.ok(await t.routed.getOrderBook("WETH-USD"));
     assert.equal((await t.routed.getOrder(ethOrder.orderId))!.orderId, ethOrder.orderId);
 
     // back on the same address: the client reconnects by itself
-    t.servers[1] = await startPartitionServer({ service: narrowed(t.btc, ["WBTC-USD"]), index: 1, secret: SECRET, host: "127.0.0.1", port });
+    t.servers[1] = await startPartitionServer({
+      service: narrowed(t.btc, ["WBTC-USD"]),
+      index: 1,
+      secret: SECRET,
+      host: "127.0.0.1",
+      port,
+    });
     assert.equal(t.servers[1].url, btcUrl);
     await waitFor("the reconnection", () => t.routed.partitions[1].up);
     assert.equal((await t.routed.getOrder(resting.orderId))!.status, "open");
@@ -274,24 +416,53 @@ test("routed: a partition that is down makes its markets SERVICE_UNAVAILABLE onl
   }
 });
 
-test("routed: refuses to start when a partition owns other markets than routed, or two share a nonce index", { timeout: 60_000 }, async () => {
+test("routed: refuses to start when a partition owns other markets than routed, or two share a nonce index", {
+  timeout: 60_000,
+}, async () => {
   const a = createMemoryDexService();
   const servers = [
-    await startPartitionServer({ service: narrowed(a, ["WETH-USD"]), index: 0, secret: SECRET, host: "127.0.0.1", port: 0 }),
-    await startPartitionServer({ service: narrowed(a, ["WBTC-USD"]), index: 0, secret: SECRET, host: "127.0.0.1", port: 0 }),
+    await startPartitionServer({
+      service: narrowed(a, ["WETH-USD"]),
+      index: 0,
+      secret: SECRET,
+      host: "127.0.0.1",
+      port: 0,
+    }),
+    await startPartitionServer({
+      service: narrowed(a, ["WBTC-USD"]),
+      index: 0,
+      secret: SECRET,
+      host: "127.0.0.1",
+      port: 0,
+    }),
   ];
   try {
     await assert.rejects(
-      createRoutedDexService({ routes: [{ symbols: ["WETH-USD", "WBTC-USD"], url: servers[0].url }], secret: SECRET, readyTimeoutMs: 20_000 }),
+      createRoutedDexService({
+        routes: [{ symbols: ["WETH-USD", "WBTC-USD"], url: servers[0].url }],
+        secret: SECRET,
+        readyTimeoutMs: 20_000,
+      }),
       /owns WETH-USD/,
     );
     await assert.rejects(
-      createRoutedDexService({ routes: [{ symbols: ["WETH-USD"], url: servers[0].url }, { symbols: ["WBTC-USD"], url: servers[1].url }], secret: SECRET, readyTimeoutMs: 20_000 }),
+      createRoutedDexService({
+        routes: [
+          { symbols: ["WETH-USD"], url: servers[0].url },
+          { symbols: ["WBTC-USD"], url: servers[1].url },
+        ],
+        secret: SECRET,
+        readyTimeoutMs: 20_000,
+      }),
       /PARTITION_INDEX 0/,
     );
     // a wrong secret never greets: the start fails with SERVICE_UNAVAILABLE after its wait
     await assert.rejects(
-      createRoutedDexService({ routes: [{ symbols: ["WETH-USD"], url: servers[0].url }], secret: "x".repeat(40), readyTimeoutMs: 1_000 }),
+      createRoutedDexService({
+        routes: [{ symbols: ["WETH-USD"], url: servers[0].url }],
+        secret: "x".repeat(40),
+        readyTimeoutMs: 1_000,
+      }),
       (e: DexServiceError) => e.code === "SERVICE_UNAVAILABLE",
     );
   } finally {
@@ -299,45 +470,95 @@ test("routed: refuses to start when a partition owns other markets than routed, 
   }
 });
 
-test("a partition cannot make the API process's agent sign anything but the placement's order (trader, market, side, domain)", { timeout: 60_000 }, async () => {
+test("a partition cannot make the API process's agent sign anything but the placement's order (trader, market, side, domain)", {
+  timeout: 60_000,
+}, async () => {
   const { WebSocketServer } = await import("ws");
   const http = await import("node:http");
   const server = http.createServer();
   const wss = new WebSocketServer({ server, path: PARTITION_PATH });
   const refused: string[] = [];
   const order = (over: Record<string, unknown>) => ({
-    trader: trader.address, baseToken: ETH.baseToken, quoteToken: ETH.quoteToken, side: 0, price: 1n, amount: 1n, expiry: 1n, nonce: 1n, flags: 0, ...over,
+    trader: trader.address,
+    baseToken: ETH.baseToken,
+    quoteToken: ETH.quoteToken,
+    side: 0,
+    price: 1n,
+    amount: 1n,
+    expiry: 1n,
+    nonce: 1n,
+    flags: 0,
+    ...over,
   });
   const forged = [
     { domain: SETTLEMENT_DOMAIN, message: order({ trader: other.address }) },
     { domain: SETTLEMENT_DOMAIN, message: order({ baseToken: BTC.baseToken }) },
     { domain: SETTLEMENT_DOMAIN, message: order({ side: 1 }) },
-    { domain: { ...SETTLEMENT_DOMAIN, verifyingContract: "0x00000000000000000000000000000000000000ff" }, message: order({}) },
+    {
+      domain: { ...SETTLEMENT_DOMAIN, verifyingContract: "0x00000000000000000000000000000000000000ff" },
+      message: order({}),
+    },
     { domain: SETTLEMENT_DOMAIN, message: order({}), primaryType: "AgentApproval" },
   ];
   wss.on("connection", (ws) => {
-    ws.send(encodeFrame({ t: "hello", index: 0, domain: SETTLEMENT_DOMAIN, markets: [ETH], fees: { makerFeeBps: 0n, takerFeeBps: 0n } }));
+    ws.send(
+      encodeFrame({
+        t: "hello",
+        index: 0,
+        domain: SETTLEMENT_DOMAIN,
+        markets: [ETH],
+        fees: { makerFeeBps: 0n, takerFeeBps: 0n },
+      }),
+    );
     ws.on("message", (d) => {
       const f = decodeFrame(String(d)) as { t: string; id: number; message?: string };
       if (f.t === "call") {
-        forged.forEach((x, i) => ws.send(encodeFrame({ t: "sign", id: i, call: f.id, typedData: { types: {}, primaryType: "Order", ...x } })));
+        forged.forEach((x, i) =>
+          ws.send(encodeFrame({ t: "sign", id: i, call: f.id, typedData: { types: {}, primaryType: "Order", ...x } })),
+        );
         return;
       }
       if (f.t === "signRefused") refused.push(f.message!);
-      if (refused.length === forged.length) ws.send(encodeFrame({ t: "error", id: 0, error: { code: "AGENT_NOT_APPROVED", message: "refused", details: {} } }));
+      if (refused.length === forged.length)
+        ws.send(
+          encodeFrame({ t: "error", id: 0, error: { code: "AGENT_NOT_APPROVED", message: "refused", details: {} } }),
+        );
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   const url = `http://127.0.0.1:${(server.address() as import("node:net").AddressInfo).port}`;
-  const routed = await createRoutedDexService({ routes: [{ symbols: ["WETH-USD"], url }], secret: SECRET, readyTimeoutMs: 20_000 });
+  const routed = await createRoutedDexService({
+    routes: [{ symbols: ["WETH-USD"], url }],
+    secret: SECRET,
+    readyTimeoutMs: 20_000,
+  });
   try {
     let signed = 0;
     const agent = privateKeyToAccount(generatePrivateKey());
-    const counting = { ...agent, signTypedData: (async (td: never) => { signed++; return agent.signTypedData(td); }) as typeof agent.signTypedData };
+    const counting = {
+      ...agent,
+      signTypedData: (async (td: never) => {
+        signed++;
+        return agent.signTypedData(td);
+      }) as typeof agent.signTypedData,
+    };
     await assert.rejects(
       routed.placeOrder({
-        kind: "api_key", orderId: randomUUID(), clientOrderId: "x", symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc", priceTicks: 1n,
-        triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now(), trader: trader.address, apiKeyId: "k", agent: counting,
+        kind: "api_key",
+        orderId: randomUUID(),
+        clientOrderId: "x",
+        symbol: "WETH-USD",
+        side: "buy",
+        type: "limit",
+        timeInForce: "gtc",
+        priceTicks: 1n,
+        triggerPriceTicks: null,
+        sizeLots: 1n,
+        expiresAtMs: null,
+        receivedAtMs: Date.now(),
+        trader: trader.address,
+        apiKeyId: "k",
+        agent: counting,
       }),
       (e: DexServiceError) => e.code === "AGENT_NOT_APPROVED",
     );
@@ -351,12 +572,24 @@ test("a partition cannot make the API process's agent sign anything but the plac
   }
 });
 
-test("an API key's agent signs a partition's canonical order natively (viem's signature byte for byte, no signTypedData); other types, another domain name, a field out of its range or an extra field are refused", { timeout: 60_000 }, async () => {
+test("an API key's agent signs a partition's canonical order natively (viem's signature byte for byte, no signTypedData); other types, another domain name, a field out of its range or an extra field are refused", {
+  timeout: 60_000,
+}, async () => {
   const { WebSocketServer } = await import("ws");
   const http = await import("node:http");
   const server = http.createServer();
   const wss = new WebSocketServer({ server, path: PARTITION_PATH });
-  const message = { trader: trader.address, baseToken: ETH.baseToken, quoteToken: ETH.quoteToken, side: 0, price: 2n ** 200n, amount: 7n, expiry: 2n ** 64n - 1n, nonce: 2n ** 255n, flags: 1 };
+  const message = {
+    trader: trader.address,
+    baseToken: ETH.baseToken,
+    quoteToken: ETH.quoteToken,
+    side: 0,
+    price: 2n ** 200n,
+    amount: 7n,
+    expiry: 2n ** 64n - 1n,
+    nonce: 2n ** 255n,
+    flags: 1,
+  };
   const requests = [
     { domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, message },
     { domain: SETTLEMENT_DOMAIN, types: { Order: ORDER_TYPES.Order.slice(0, 8) }, message },
@@ -369,21 +602,38 @@ test("an API key's agent signs a partition's canonical order natively (viem's si
   const refused: number[] = [];
   const signed = new Map<number, `0x${string}`>();
   wss.on("connection", (ws) => {
-    ws.send(encodeFrame({ t: "hello", index: 0, domain: SETTLEMENT_DOMAIN, markets: [ETH], fees: { makerFeeBps: 0n, takerFeeBps: 0n } }));
+    ws.send(
+      encodeFrame({
+        t: "hello",
+        index: 0,
+        domain: SETTLEMENT_DOMAIN,
+        markets: [ETH],
+        fees: { makerFeeBps: 0n, takerFeeBps: 0n },
+      }),
+    );
     ws.on("message", (d) => {
       const f = decodeFrame(String(d)) as { t: string; id: number; signature?: `0x${string}` };
       if (f.t === "call") {
-        requests.forEach((x, i) => ws.send(encodeFrame({ t: "sign", id: i, call: f.id, typedData: { primaryType: "Order", ...x } })));
+        requests.forEach((x, i) =>
+          ws.send(encodeFrame({ t: "sign", id: i, call: f.id, typedData: { primaryType: "Order", ...x } })),
+        );
         return;
       }
       if (f.t === "signRefused") refused.push(f.id);
       if (f.t === "signed") signed.set(f.id, f.signature!);
-      if (refused.length + signed.size === requests.length) ws.send(encodeFrame({ t: "error", id: 0, error: { code: "AGENT_NOT_APPROVED", message: "done", details: {} } }));
+      if (refused.length + signed.size === requests.length)
+        ws.send(
+          encodeFrame({ t: "error", id: 0, error: { code: "AGENT_NOT_APPROVED", message: "done", details: {} } }),
+        );
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   const url = `http://127.0.0.1:${(server.address() as import("node:net").AddressInfo).port}`;
-  const routed = await createRoutedDexService({ routes: [{ symbols: ["WETH-USD"], url }], secret: SECRET, readyTimeoutMs: 20_000 });
+  const routed = await createRoutedDexService({
+    routes: [{ symbols: ["WETH-USD"], url }],
+    secret: SECRET,
+    readyTimeoutMs: 20_000,
+  });
   try {
     const key = generatePrivateKey();
     const agent = agentAccount(key);
@@ -396,8 +646,21 @@ test("an API key's agent signs a partition's canonical order natively (viem's si
     };
     await assert.rejects(
       routed.placeOrder({
-        kind: "api_key", orderId: randomUUID(), clientOrderId: "x", symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc", priceTicks: 1n,
-        triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now(), trader: trader.address, apiKeyId: "k", agent: counting,
+        kind: "api_key",
+        orderId: randomUUID(),
+        clientOrderId: "x",
+        symbol: "WETH-USD",
+        side: "buy",
+        type: "limit",
+        timeInForce: "gtc",
+        priceTicks: 1n,
+        triggerPriceTicks: null,
+        sizeLots: 1n,
+        expiresAtMs: null,
+        receivedAtMs: Date.now(),
+        trader: trader.address,
+        apiKeyId: "k",
+        agent: counting,
       }),
       (e: DexServiceError) => e.code === "AGENT_NOT_APPROVED",
     );
@@ -405,7 +668,15 @@ test("an API key's agent signs a partition's canonical order natively (viem's si
     assert.deepEqual(refused.sort(), [1, 2, 3, 4, 5, 6]);
     assert.equal(natively, 1);
     assert.equal(typed, 0);
-    assert.equal(signed.get(0), await privateKeyToAccount(key).signTypedData({ domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, primaryType: "Order", message: message as never }));
+    assert.equal(
+      signed.get(0),
+      await privateKeyToAccount(key).signTypedData({
+        domain: SETTLEMENT_DOMAIN,
+        types: ORDER_TYPES,
+        primaryType: "Order",
+        message: message as never,
+      }),
+    );
   } finally {
     routed.close();
     wss.close();
@@ -414,10 +685,15 @@ test("an API key's agent signs a partition's canonical order natively (viem's si
   }
 });
 
-test("every API process connected to a partition gets each of its events, the same text, and one leaving changes nothing for the others", { timeout: 60_000 }, async () => {
+test("every API process connected to a partition gets each of its events, the same text, and one leaving changes nothing for the others", {
+  timeout: 60_000,
+}, async () => {
   const t = await two();
   const second = await createRoutedDexService({
-    routes: [{ symbols: ["WETH-USD"], url: t.servers[0].url }, { symbols: ["WBTC-USD"], url: t.servers[1].url }],
+    routes: [
+      { symbols: ["WETH-USD"], url: t.servers[0].url },
+      { symbols: ["WBTC-USD"], url: t.servers[1].url },
+    ],
     secret: SECRET,
     readyTimeoutMs: 20_000,
   });
@@ -427,14 +703,20 @@ test("every API process connected to a partition gets each of its events, the sa
     t.routed.subscribe((e) => a.push(e));
     second.subscribe((e) => b.push(e));
     const placed = await t.routed.placeOrder(await signedBuy(ETH, 2_100n, 3n));
-    const ofIt = (xs: DexEvent[]) => xs.filter((e) => e.kind === "order" && e.order.orderId === placed.orderId) as Extract<DexEvent, { kind: "order" }>[];
+    const ofIt = (xs: DexEvent[]) =>
+      xs.filter((e) => e.kind === "order" && e.order.orderId === placed.orderId) as Extract<
+        DexEvent,
+        { kind: "order" }
+      >[];
     await waitFor("both API processes heard the order", () => ofIt(a).length > 0 && ofIt(b).length > 0);
     assert.deepEqual(ofIt(b), ofIt(a));
     assert.equal(ofIt(a)[0].order.sizeLots, 3n);
     // the first leaves; the second still hears the next order
     t.routed.close();
     const next = await second.placeOrder(await signedBuy(ETH, 2_100n, 1n));
-    await waitFor("the remaining API process heard the next order", () => b.some((e) => e.kind === "order" && e.order.orderId === next.orderId));
+    await waitFor("the remaining API process heard the next order", () =>
+      b.some((e) => e.kind === "order" && e.order.orderId === next.orderId),
+    );
   } finally {
     second.close();
     await t.close();

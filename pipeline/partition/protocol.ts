@@ -57,18 +57,36 @@ function revive(v: unknown): unknown {
 
 // ------------------------------------------------------------------ shapes
 
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/).transform((a) => a as Address);
-const hex = z.string().regex(/^0x[0-9a-fA-F]*$/).transform((h) => h as `0x${string}`);
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .transform((a) => a as Address);
+const hex = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]*$/)
+  .transform((h) => h as `0x${string}`);
 const big = z.bigint();
 const ms = z.number().finite();
 const str = z.string().max(512);
 
 export const marketSchema = z.object({
-  symbol: str, baseToken: address, quoteToken: address, baseDecimals: z.number().int(), quoteDecimals: z.number().int(),
-  tickSize: big, lotSize: big, minLots: big, maxLots: big,
+  symbol: str,
+  baseToken: address,
+  quoteToken: address,
+  baseDecimals: z.number().int(),
+  quoteDecimals: z.number().int(),
+  tickSize: big,
+  lotSize: big,
+  minLots: big,
+  maxLots: big,
 });
 export const feesSchema = z.object({ makerFeeBps: big, takerFeeBps: big });
-export const domainSchema = z.object({ name: str, version: str, chainId: z.number().int().positive(), verifyingContract: address });
+export const domainSchema = z.object({
+  name: str,
+  version: str,
+  chainId: z.number().int().positive(),
+  verifyingContract: address,
+});
 
 const side = z.enum(["buy", "sell"]);
 const orderType = z.enum(DEX_ORDER_TYPES as unknown as [DexOrderType, ...DexOrderType[]]);
@@ -76,27 +94,83 @@ const tif = z.enum(["gtc", "ioc", "fok", "gtd", "post_only"]);
 const status = z.enum(["pending_trigger", "open", "partially_filled", "filled", "cancelled", "expired", "rejected"]);
 
 export const fillSchema = z.object({
-  tradeId: str, orderId: str, priceTicks: big, sizeLots: big, liquidity: z.enum(["maker", "taker"]), feeUnits: big, feeToken: address,
-  timestampMs: ms, settlement: z.enum(["pending", "settled"]), txHash: hex.nullable(),
+  tradeId: str,
+  orderId: str,
+  priceTicks: big,
+  sizeLots: big,
+  liquidity: z.enum(["maker", "taker"]),
+  feeUnits: big,
+  feeToken: address,
+  timestampMs: ms,
+  settlement: z.enum(["pending", "settled"]),
+  txHash: hex.nullable(),
 });
 export const orderSchema = z.object({
-  orderId: str, clientOrderId: str, account: address, apiKeyId: str.nullable(), symbol: str, side, type: orderType, timeInForce: tif,
-  priceTicks: big.nullable(), triggerPriceTicks: big.nullable(), sizeLots: big, filledLots: big, filledQuoteUnits: big, status,
-  statusReason: str.nullable(), createdAtMs: ms, updatedAtMs: ms, expiresAtMs: ms.nullable(),
-  hidden: z.boolean().optional(), icebergVisibleLots: big.nullable().optional(),
+  orderId: str,
+  clientOrderId: str,
+  account: address,
+  apiKeyId: str.nullable(),
+  symbol: str,
+  side,
+  type: orderType,
+  timeInForce: tif,
+  priceTicks: big.nullable(),
+  triggerPriceTicks: big.nullable(),
+  sizeLots: big,
+  filledLots: big,
+  filledQuoteUnits: big,
+  status,
+  statusReason: str.nullable(),
+  createdAtMs: ms,
+  updatedAtMs: ms,
+  expiresAtMs: ms.nullable(),
+  hidden: z.boolean().optional(),
+  icebergVisibleLots: big.nullable().optional(),
 });
 export const orderWithFillsSchema = orderSchema.extend({ fills: z.array(fillSchema) });
 const level = z.object({ priceTicks: big, sizeLots: big });
-export const bookSchema = z.object({ symbol: str, bids: z.array(level), asks: z.array(level), sequence: z.number().int(), timestampMs: ms });
-export const tradeSchema = z.object({
-  tradeId: str, symbol: str, priceTicks: big, sizeLots: big, takerSide: side, timestampMs: ms, makerOrderId: str, takerOrderId: str,
+export const bookSchema = z.object({
+  symbol: str,
+  bids: z.array(level),
+  asks: z.array(level),
+  sequence: z.number().int(),
+  timestampMs: ms,
 });
-export const statsSchema = z.object({ symbol: str, lastPriceTicks: big.nullable(), volume24hLots: big, open24hPriceTicks: big.nullable().optional(), timestampMs: ms });
+export const tradeSchema = z.object({
+  tradeId: str,
+  symbol: str,
+  priceTicks: big,
+  sizeLots: big,
+  takerSide: side,
+  timestampMs: ms,
+  makerOrderId: str,
+  takerOrderId: str,
+});
+export const statsSchema = z.object({
+  symbol: str,
+  lastPriceTicks: big.nullable(),
+  volume24hLots: big,
+  open24hPriceTicks: big.nullable().optional(),
+  timestampMs: ms,
+});
 export const balanceSchema = z.object({
-  token: address, asset: str, decimals: z.number().int(), onChainUnits: big, lockedUnits: big, pendingWithdrawalUnits: big, availableUnits: big,
+  token: address,
+  asset: str,
+  decimals: z.number().int(),
+  onChainUnits: big,
+  lockedUnits: big,
+  pendingWithdrawalUnits: big,
+  availableUnits: big,
 });
 export const eventSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("book"), symbol: str, sequence: z.number().int(), timestampMs: ms, bids: z.array(level), asks: z.array(level) }),
+  z.object({
+    kind: z.literal("book"),
+    symbol: str,
+    sequence: z.number().int(),
+    timestampMs: ms,
+    bids: z.array(level),
+    asks: z.array(level),
+  }),
   z.object({ kind: z.literal("trade"), trade: tradeSchema }),
   z.object({ kind: z.literal("order"), account: address, order: orderSchema, fill: fillSchema.nullable() }),
 ]);
@@ -108,19 +182,43 @@ const typedDataSchema = z.object({
 });
 
 const intent = {
-  orderId: str, clientOrderId: str, symbol: str, side, type: orderType, timeInForce: tif, priceTicks: big.nullable(),
-  triggerPriceTicks: big.nullable(), sizeLots: big, expiresAtMs: ms.nullable(), hidden: z.boolean().optional(),
-  icebergVisibleLots: big.nullable().optional(), receivedAtMs: ms, requestHash: str.optional(),
+  orderId: str,
+  clientOrderId: str,
+  symbol: str,
+  side,
+  type: orderType,
+  timeInForce: tif,
+  priceTicks: big.nullable(),
+  triggerPriceTicks: big.nullable(),
+  sizeLots: big,
+  expiresAtMs: ms.nullable(),
+  hidden: z.boolean().optional(),
+  icebergVisibleLots: big.nullable().optional(),
+  receivedAtMs: ms,
+  requestHash: str.optional(),
 };
 const settlementOrder = z.object({
-  trader: address, baseToken: address, quoteToken: address, side: z.union([z.literal(0), z.literal(1)]), price: big, amount: big,
-  expiry: big, nonce: big, flags: z.number().int(),
+  trader: address,
+  baseToken: address,
+  quoteToken: address,
+  side: z.union([z.literal(0), z.literal(1)]),
+  price: big,
+  amount: big,
+  expiry: big,
+  nonce: big,
+  flags: z.number().int(),
 });
 /** The message of a "sign" request as an API process signs it: exactly a canonical Order, each field in its EIP-712 type's range. */
 export const orderMessageSchema = z.strictObject({
-  trader: address, baseToken: address, quoteToken: address, side: z.union([z.literal(0), z.literal(1)]),
-  price: big.min(0n).max(2n ** 256n - 1n), amount: big.min(0n).max(2n ** 256n - 1n), expiry: big.min(0n).max(2n ** 64n - 1n),
-  nonce: big.min(0n).max(2n ** 256n - 1n), flags: z.number().int().min(0).max(255),
+  trader: address,
+  baseToken: address,
+  quoteToken: address,
+  side: z.union([z.literal(0), z.literal(1)]),
+  price: big.min(0n).max(2n ** 256n - 1n),
+  amount: big.min(0n).max(2n ** 256n - 1n),
+  expiry: big.min(0n).max(2n ** 64n - 1n),
+  nonce: big.min(0n).max(2n ** 256n - 1n),
+  flags: z.number().int().min(0).max(255),
 });
 /** A placement on the wire: a wallet-signed one as it is; an API-key one names its agent's address (the
  *  partition asks the caller to sign with it). */
@@ -130,7 +228,11 @@ export const wirePlaceSchema = z.discriminatedUnion("kind", [
 ]);
 
 const query = z.object({
-  account: address, statuses: z.array(status).optional(), symbol: str.optional(), apiKeyId: str.optional(), sinceMs: ms.optional(),
+  account: address,
+  statuses: z.array(status).optional(),
+  symbol: str.optional(),
+  apiKeyId: str.optional(),
+  sinceMs: ms.optional(),
   limit: z.number().int().positive(),
 });
 
@@ -146,16 +248,28 @@ export const METHODS = {
   },
   listOrders: { params: query, result: z.array(orderWithFillsSchema) },
   getBalances: { params: z.object({ account: address }), result: z.array(balanceSchema) },
-  getOrderBook: { params: z.object({ symbol: str, depth: z.number().int().nonnegative().optional() }), result: bookSchema.nullable() },
-  getRecentTrades: { params: z.object({ symbol: str, limit: z.number().int().nonnegative() }), result: z.array(tradeSchema) },
+  getOrderBook: {
+    params: z.object({ symbol: str, depth: z.number().int().nonnegative().optional() }),
+    result: bookSchema.nullable(),
+  },
+  getRecentTrades: {
+    params: z.object({ symbol: str, limit: z.number().int().nonnegative() }),
+    result: z.array(tradeSchema),
+  },
   getMarketStats: { params: z.object({ symbol: str }), result: statsSchema.nullable() },
   prepareAgentApproval: { params: z.object({ trader: address, agent: address, expiry: big }), result: typedDataSchema },
   submitAgentApproval: {
-    params: z.object({ approval: z.object({ trader: address, agent: address, expiry: big, nonce: big, deadline: big }), signature: hex }),
+    params: z.object({
+      approval: z.object({ trader: address, agent: address, expiry: big, nonce: big, deadline: big }),
+      signature: hex,
+    }),
     result: z.null(),
   },
   submitAgentRenouncement: {
-    params: z.object({ renouncement: z.object({ trader: address, agent: address, nonce: big, deadline: big }), signature: hex }),
+    params: z.object({
+      renouncement: z.object({ trader: address, agent: address, nonce: big, deadline: big }),
+      signature: hex,
+    }),
     result: z.object({ txHash: hex.nullable(), agentExpiry: big }),
   },
   /** waits until the partition's chain follower reached the chain's head (after an approval sent elsewhere) */
@@ -166,18 +280,34 @@ export type MethodName = keyof typeof METHODS;
 const errorBody = z.object({ code: str, message: z.string().max(4096), details: z.record(z.string(), z.unknown()) });
 
 export const clientFrameSchema = z.discriminatedUnion("t", [
-  z.object({ t: z.literal("call"), id: z.number().int().nonnegative(), method: z.string().max(64), params: z.unknown() }),
+  z.object({
+    t: z.literal("call"),
+    id: z.number().int().nonnegative(),
+    method: z.string().max(64),
+    params: z.unknown(),
+  }),
   z.object({ t: z.literal("signed"), id: z.number().int().nonnegative(), signature: hex }),
   z.object({ t: z.literal("signRefused"), id: z.number().int().nonnegative(), message: z.string().max(1024) }),
 ]);
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 
 export const serverFrameSchema = z.discriminatedUnion("t", [
-  z.object({ t: z.literal("hello"), index: z.number().int().nonnegative(), domain: domainSchema, markets: z.array(marketSchema), fees: feesSchema }),
+  z.object({
+    t: z.literal("hello"),
+    index: z.number().int().nonnegative(),
+    domain: domainSchema,
+    markets: z.array(marketSchema),
+    fees: feesSchema,
+  }),
   z.object({ t: z.literal("meta"), markets: z.array(marketSchema), fees: feesSchema }),
   z.object({ t: z.literal("result"), id: z.number().int().nonnegative(), result: z.unknown() }),
   z.object({ t: z.literal("error"), id: z.number().int().nonnegative(), error: errorBody }),
   z.object({ t: z.literal("event"), event: eventSchema }),
-  z.object({ t: z.literal("sign"), id: z.number().int().nonnegative(), call: z.number().int().nonnegative(), typedData: typedDataSchema }),
+  z.object({
+    t: z.literal("sign"),
+    id: z.number().int().nonnegative(),
+    call: z.number().int().nonnegative(),
+    typedData: typedDataSchema,
+  }),
 ]);
 export type ServerFrame = z.infer<typeof serverFrameSchema>;

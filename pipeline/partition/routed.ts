@@ -6,7 +6,12 @@
 // answer SERVICE_UNAVAILABLE too (docs/decisions/pipeline.md "Partitions").
 import type { Address } from "viem";
 import {
-  DexServiceError, type DexBalance, type DexEvent, type DexOrderWithFills, type DexService, type MarketSpec,
+  DexServiceError,
+  type DexBalance,
+  type DexEvent,
+  type DexOrderWithFills,
+  type DexService,
+  type MarketSpec,
 } from "../service";
 import { connectPartition, type PartitionClient } from "./client";
 
@@ -24,12 +29,15 @@ export interface RoutedDexService extends DexService {
   close(): void;
 }
 
-const newestFirst = (a: DexOrderWithFills, b: DexOrderWithFills) => b.createdAtMs - a.createdAtMs || b.updatedAtMs - a.updatedAtMs;
+const newestFirst = (a: DexOrderWithFills, b: DexOrderWithFills) =>
+  b.createdAtMs - a.createdAtMs || b.updatedAtMs - a.updatedAtMs;
 
 /** Connects to every partition and checks them (each owns exactly its routed markets, one Settlement
  *  contract, distinct nonce indexes) before it resolves. */
 export async function createRoutedDexService(o: RoutedDexServiceOptions): Promise<RoutedDexService> {
-  const clients = o.routes.map((r) => connectPartition({ url: r.url, secret: o.secret, callTimeoutMs: o.callTimeoutMs, logger: o.logger }));
+  const clients = o.routes.map((r) =>
+    connectPartition({ url: r.url, secret: o.secret, callTimeoutMs: o.callTimeoutMs, logger: o.logger }),
+  );
   const owner = new Map<string, PartitionClient>();
   o.routes.forEach((r, i) => r.symbols.forEach((s) => owner.set(s, clients[i])));
   try {
@@ -37,13 +45,25 @@ export async function createRoutedDexService(o: RoutedDexServiceOptions): Promis
     const indexes = new Set<number>();
     hellos.forEach((h, i) => {
       const routed = [...o.routes[i].symbols].sort().join(",");
-      const owned = h.markets.map((m) => m.symbol).sort().join(",");
-      if (routed !== owned) throw new Error(`DEX_PARTITIONS routes ${routed} to ${o.routes[i].url}, which owns ${owned} (PIPELINE_MARKETS)`);
+      const owned = h.markets
+        .map((m) => m.symbol)
+        .sort()
+        .join(",");
+      if (routed !== owned)
+        throw new Error(
+          `DEX_PARTITIONS routes ${routed} to ${o.routes[i].url}, which owns ${owned} (PIPELINE_MARKETS)`,
+        );
       const d0 = hellos[0].domain;
-      if (h.domain.chainId !== d0.chainId || h.domain.verifyingContract.toLowerCase() !== d0.verifyingContract.toLowerCase()) {
-        throw new Error(`partition ${o.routes[i].url} settles on another contract (${h.domain.chainId}:${h.domain.verifyingContract})`);
+      if (
+        h.domain.chainId !== d0.chainId ||
+        h.domain.verifyingContract.toLowerCase() !== d0.verifyingContract.toLowerCase()
+      ) {
+        throw new Error(
+          `partition ${o.routes[i].url} settles on another contract (${h.domain.chainId}:${h.domain.verifyingContract})`,
+        );
       }
-      if (indexes.has(h.index)) throw new Error(`two partitions have PARTITION_INDEX ${h.index}: their API-key nonces would collide`);
+      if (indexes.has(h.index))
+        throw new Error(`two partitions have PARTITION_INDEX ${h.index}: their API-key nonces would collide`);
       indexes.add(h.index);
     });
   } catch (e) {
@@ -95,7 +115,9 @@ export async function createRoutedDexService(o: RoutedDexServiceOptions): Promis
 
     async cancelOrder(req) {
       // only the owner knows the order: the others answer ORDER_NOT_FOUND
-      const settled = await Promise.allSettled(clients.map((c) => c.call("cancelOrder", { orderId: req.orderId, account: req.account, reason: req.reason })));
+      const settled = await Promise.allSettled(
+        clients.map((c) => c.call("cancelOrder", { orderId: req.orderId, account: req.account, reason: req.reason })),
+      );
       for (const s of settled) if (s.status === "fulfilled") return s.value;
       const errors = settled.map((s) => (s as PromiseRejectedResult).reason as unknown);
       throw errors.find((e) => !(e instanceof DexServiceError && e.code === "ORDER_NOT_FOUND")) ?? errors[0];
@@ -110,7 +132,9 @@ export async function createRoutedDexService(o: RoutedDexServiceOptions): Promis
     },
 
     async findOrderByClientOrderId(account, clientOrderId) {
-      const settled = await Promise.allSettled(clients.map((c) => c.call("findOrderByClientOrderId", { account, clientOrderId })));
+      const settled = await Promise.allSettled(
+        clients.map((c) => c.call("findOrderByClientOrderId", { account, clientOrderId })),
+      );
       const hits = settled.flatMap((s) => (s.status === "fulfilled" && s.value ? [s.value] : []));
       // the first placement wins (one per account is the API's rule; two partitions could only race on it)
       if (hits.length > 0) return hits.sort((a, b) => a.order.createdAtMs - b.order.createdAtMs)[0];
@@ -125,7 +149,9 @@ export async function createRoutedDexService(o: RoutedDexServiceOptions): Promis
         const c = ownerOf(q.symbol);
         return c ? c.call("listOrders", { ...q, statuses: q.statuses ? [...q.statuses] : undefined }) : [];
       }
-      const lists = await all((c) => c.call("listOrders", { ...q, statuses: q.statuses ? [...q.statuses] : undefined }));
+      const lists = await all((c) =>
+        c.call("listOrders", { ...q, statuses: q.statuses ? [...q.statuses] : undefined }),
+      );
       return lists.flat().sort(newestFirst).slice(0, q.limit);
     },
 
@@ -134,15 +160,17 @@ export async function createRoutedDexService(o: RoutedDexServiceOptions): Promis
       // partition follows the same chain events)
       const lists = await all((c) => c.call("getBalances", { account }));
       const byToken = new Map<string, DexBalance>();
-      for (const list of lists) for (const b of list) {
-        const k = b.token.toLowerCase();
-        const seen = byToken.get(k);
-        if (!seen) byToken.set(k, { ...b });
-        else {
-          seen.lockedUnits += b.lockedUnits;
-          if (b.pendingWithdrawalUnits > seen.pendingWithdrawalUnits) seen.pendingWithdrawalUnits = b.pendingWithdrawalUnits;
+      for (const list of lists)
+        for (const b of list) {
+          const k = b.token.toLowerCase();
+          const seen = byToken.get(k);
+          if (!seen) byToken.set(k, { ...b });
+          else {
+            seen.lockedUnits += b.lockedUnits;
+            if (b.pendingWithdrawalUnits > seen.pendingWithdrawalUnits)
+              seen.pendingWithdrawalUnits = b.pendingWithdrawalUnits;
+          }
         }
-      }
       return [...byToken.values()].map((b) => {
         const avail = b.onChainUnits - b.lockedUnits - b.pendingWithdrawalUnits;
         return { ...b, availableUnits: avail < 0n ? 0n : avail };

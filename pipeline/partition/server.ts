@@ -49,7 +49,8 @@ function bearer(req: http.IncomingMessage): string | undefined {
 }
 
 function errorBody(e: unknown): { code: string; message: string; details: Record<string, unknown> } {
-  if (e instanceof DexServiceError) return { code: e.code, message: e.message, details: (e.details ?? {}) as Record<string, unknown> };
+  if (e instanceof DexServiceError)
+    return { code: e.code, message: e.message, details: (e.details ?? {}) as Record<string, unknown> };
   // anything else is the partition's fault: the API answers it as it would an in-process failure
   return { code: "INTERNAL", message: "the partition failed to answer", details: {} };
 }
@@ -104,7 +105,10 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
   function sendText(ws: WebSocket, text: string): void {
     if (ws.readyState !== ws.OPEN) return;
     if (ws.bufferedAmount > maxBuffered) {
-      o.logger?.warn({ buffered: ws.bufferedAmount }, "partition: a caller is too slow for the event stream; closing its connection");
+      o.logger?.warn(
+        { buffered: ws.bufferedAmount },
+        "partition: a caller is too slow for the event stream; closing its connection",
+      );
       ws.terminate();
       return;
     }
@@ -156,15 +160,21 @@ export async function startPartitionServer(o: PartitionServerOptions): Promise<P
     async function call(id: number, method: string, raw: unknown): Promise<unknown> {
       if (!Object.hasOwn(METHODS, method)) throw new DexServiceError("INVALID_REQUEST", `unknown method ${method}`);
       const parsed = METHODS[method as MethodName].params.safeParse(raw);
-      if (!parsed.success) throw new DexServiceError("INVALID_REQUEST", `bad params of ${method}`, { issues: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`) });
+      if (!parsed.success)
+        throw new DexServiceError("INVALID_REQUEST", `bad params of ${method}`, {
+          issues: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`),
+        });
       const p = parsed.data as never as Record<string, never>;
       switch (method as MethodName) {
         case "placeOrder": {
           const w = parsed.data as import("zod").infer<(typeof METHODS)["placeOrder"]["params"]>;
-          const req: PlaceOrderRequest = w.kind === "signed" ? w : (() => {
-            const { agentAddress, ...rest } = w;
-            return { ...rest, agent: remoteAgent(agentAddress, id) };
-          })();
+          const req: PlaceOrderRequest =
+            w.kind === "signed"
+              ? w
+              : (() => {
+                  const { agentAddress, ...rest } = w;
+                  return { ...rest, agent: remoteAgent(agentAddress, id) };
+                })();
           try {
             const placed = await svc.placeOrder(req);
             metrics.ordersAccepted.inc("partition");

@@ -14,11 +14,17 @@ const LEASE_MS = Number(process.env.FAILOVER_LEASE_MS ?? 3_000);
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "bench-failover-"));
-  const [f, cluster] = await Promise.all([startFixture({ traders: 4 }), startNatsCluster({ dataDir: join(dir, "nats") })]);
+  const [f, cluster] = await Promise.all([
+    startFixture({ traders: 4 }),
+    startNatsCluster({ dataDir: join(dir, "nats") }),
+  ]);
   const children: Child[] = [];
   try {
     const spawnStreamer = (k: number) => {
-      const c = startChild(childConfig(f, join(dir, `p${k}`), cluster.urls, "stream", 100_000, LEASE_MS, k * 1_000_000), "");
+      const c = startChild(
+        childConfig(f, join(dir, `p${k}`), cluster.urls, "stream", 100_000, LEASE_MS, k * 1_000_000),
+        "",
+      );
       children.push(c);
       return c;
     };
@@ -33,7 +39,9 @@ async function main(): Promise<void> {
       leader.proc.kill("SIGKILL");
       const killedAt = Date.now();
       await waitFor(() => acked(standby).length > 0, 60_000, "the standby's first order").catch((e) => {
-        throw new Error(`${(e as Error).message}; its last lines: ${standby.lines.slice(-5).join(" | ")}; stderr: ${standby.stderr.slice(-2000)}`);
+        throw new Error(
+          `${(e as Error).message}; its last lines: ${standby.lines.slice(-5).join(" | ")}; stderr: ${standby.stderr.slice(-2000)}`,
+        );
       });
       times.push(Date.now() - killedAt);
       console.log(`kill ${k}: first order accepted again after ${times[times.length - 1]} ms`);
@@ -41,7 +49,9 @@ async function main(): Promise<void> {
     }
     leader.proc.kill("SIGKILL");
     const sorted = [...times].sort((a, b) => a - b);
-    console.log(`failover (kill -9 -> first order accepted), ${times.length} kills, lease ${LEASE_MS} ms: median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted[sorted.length - 1]} ms`);
+    console.log(
+      `failover (kill -9 -> first order accepted), ${times.length} kills, lease ${LEASE_MS} ms: median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted[sorted.length - 1]} ms`,
+    );
   } finally {
     for (const c of children) c.proc.kill("SIGKILL");
     await Promise.all([f.stop(), cluster.stop()]);

@@ -30,22 +30,55 @@ export interface Replication {
   readonly openLog: OpenRecordLog;
   readonly openStore: OpenRecordLog;
   /** stream sequence the matcher journal has applied, and the stream's head at the last look */
-  health(): { role: "standby" | "leader" | "deposed"; term: string; appliedSeq: number; leaseMs: number; reason?: string };
+  health(): {
+    role: "standby" | "leader" | "deposed";
+    term: string;
+    appliedSeq: number;
+    leaseMs: number;
+    reason?: string;
+  };
   close(): Promise<void>;
 }
 
 export async function startReplication(opts: ReplicationOptions): Promise<Replication> {
   const replicas = opts.replicas ?? DEFAULT_REPLICAS;
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
-  const nc = await connect({ servers: opts.servers, maxReconnectAttempts: -1, reconnectTimeWait: 250, name: `partition-${opts.partition}-${process.pid}` });
+  const nc = await connect({
+    servers: opts.servers,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    name: `partition-${opts.partition}-${process.pid}`,
+  });
   // the lease on a connection of its own: its renewals never queue behind a large append
-  const leaseNc = await connect({ servers: opts.servers, maxReconnectAttempts: -1, reconnectTimeWait: 250, name: `partition-${opts.partition}-${process.pid}-lease` });
-  const leadership = await startLeadership({ nc: leaseNc, bucket: LEASE_BUCKET, key: `p${opts.partition}`, leaseMs, replicas, log: opts.logger });
+  const leaseNc = await connect({
+    servers: opts.servers,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    name: `partition-${opts.partition}-${process.pid}-lease`,
+  });
+  const leadership = await startLeadership({
+    nc: leaseNc,
+    bucket: LEASE_BUCKET,
+    key: `p${opts.partition}`,
+    leaseMs,
+    replicas,
+    log: opts.logger,
+  });
   let appliedSeq = 0;
   const open =
     (stream: string, track: boolean): OpenRecordLog =>
     <C, M = unknown, S = unknown>(o: RecordLogOptions<C, M, S>) =>
-      openStreamLog<C, M, S>({ restore: o.restore, replay: o.replay, state: o.state, fsync: o.fsync, nc, stream, replicas, leadership, onApplied: track ? (seq) => (appliedSeq = seq) : undefined });
+      openStreamLog<C, M, S>({
+        restore: o.restore,
+        replay: o.replay,
+        state: o.state,
+        fsync: o.fsync,
+        nc,
+        stream,
+        replicas,
+        leadership,
+        onApplied: track ? (seq) => (appliedSeq = seq) : undefined,
+      });
   return {
     nc,
     leadership,
@@ -53,7 +86,13 @@ export async function startReplication(opts: ReplicationOptions): Promise<Replic
     openStore: open(`BATCHES_P${opts.partition}`, false),
     health() {
       const role = leadership.deposedReason ? "deposed" : leadership.valid() ? "leader" : "standby";
-      return { role, term: leadership.term, appliedSeq, leaseMs, ...(leadership.deposedReason ? { reason: leadership.deposedReason } : {}) };
+      return {
+        role,
+        term: leadership.term,
+        appliedSeq,
+        leaseMs,
+        ...(leadership.deposedReason ? { reason: leadership.deposedReason } : {}),
+      };
     },
     async close() {
       await leadership.release();

@@ -24,7 +24,15 @@ const conn = async () => {
   return nc;
 };
 /** a leadership that never lapses by its own clock: only the log can refuse its appends */
-const blindLeader = (term: string): Leadership => ({ term, acquired: Promise.resolve(), valid: () => true, deposedReason: undefined, onDeposed() {}, release: async () => undefined, depose() {} });
+const blindLeader = (term: string): Leadership => ({
+  term,
+  acquired: Promise.resolve(),
+  valid: () => true,
+  deposedReason: undefined,
+  onDeposed() {},
+  release: async () => undefined,
+  depose() {},
+});
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "orderlog-"));
@@ -54,8 +62,17 @@ test("appends are acknowledged by the R3 stream, many records per message, and r
   const next = await startLeadership({ nc, bucket: "leases_a", key: "p0", leaseMs: 2_000, replicas: 3 });
   await next.acquired;
   const seen: number[] = [];
-  const reopened = await openStreamLog<N>({ nc, stream: "A_P0", replicas: 3, leadership: next, replay: (r) => seen.push(r.c.n) });
-  assert.deepEqual(seen, Array.from({ length: 500 }, (_, n) => n));
+  const reopened = await openStreamLog<N>({
+    nc,
+    stream: "A_P0",
+    replicas: 3,
+    leadership: next,
+    replay: (r) => seen.push(r.c.n),
+  });
+  assert.deepEqual(
+    seen,
+    Array.from({ length: 500 }, (_, n) => n),
+  );
   await reopened.append({ n: 500 });
   assert.equal(reopened.count, 501);
   await reopened.close();
@@ -68,13 +85,26 @@ test("an append with a stale expected last sequence is refused by the log (a dep
   await old.append({ n: 0 });
   // a new leader reads the log to its end and fences it with its term marker
   const seen: number[] = [];
-  const fresh = await openStreamLog<N>({ nc, stream: "B_P0", replicas: 3, leadership: blindLeader("new"), replay: (r) => seen.push(r.c.n) });
+  const fresh = await openStreamLog<N>({
+    nc,
+    stream: "B_P0",
+    replicas: 3,
+    leadership: blindLeader("new"),
+    replay: (r) => seen.push(r.c.n),
+  });
   assert.deepEqual(seen, [0]);
-  await assert.rejects(old.append({ n: 1 }), (e: Error) => e instanceof DeposedError && /refused the append/.test(e.message));
+  await assert.rejects(
+    old.append({ n: 1 }),
+    (e: Error) => e instanceof DeposedError && /refused the append/.test(e.message),
+  );
   assert.ok(old.refusal() instanceof DeposedError, "the old writer refuses every later append");
   await fresh.append({ n: 1 });
   const info = await (await jetstreamManager(nc)).streams.info("B_P0");
-  assert.equal(info.state.messages, 4, "old marker, record 0, new marker, the new leader's record 1: nothing of the old leader's second append");
+  assert.equal(
+    info.state.messages,
+    4,
+    "old marker, record 0, new marker, the new leader's record 1: nothing of the old leader's second append",
+  );
 });
 
 test("a standby follows the log, takes the lapsed lease, and the paused leader writes nothing", async () => {
@@ -86,7 +116,13 @@ test("a standby follows the log, takes the lapsed lease, and the paused leader w
   const logA = await openStreamLog<N>({ nc: ncA, stream: "C_P0", replicas: 3, leadership: a });
   const b = await startLeadership({ nc: ncB, bucket: "leases_c", key: "p0", leaseMs, replicas: 3 });
   const followed: number[] = [];
-  const opening = openStreamLog<N>({ nc: ncB, stream: "C_P0", replicas: 3, leadership: b, replay: (r) => followed.push(r.c.n) });
+  const opening = openStreamLog<N>({
+    nc: ncB,
+    stream: "C_P0",
+    replicas: 3,
+    leadership: b,
+    replay: (r) => followed.push(r.c.n),
+  });
   for (let n = 0; n < 20; n++) await logA.append({ n });
   // the standby holds the same records while the leader leads
   for (let k = 0; k < 100 && followed.length < 20; k++) await new Promise((r) => setTimeout(r, 20));

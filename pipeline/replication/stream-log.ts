@@ -9,7 +9,15 @@
 // Open: every record is replayed in order; a standby keeps reading (and replaying) the records its leader
 // appends until it holds the lease, reads to the end, then appends a term marker (no records) so the old
 // leader's next append is refused even when the new one has nothing to write yet.
-import { jetstream, jetstreamManager, DeliverPolicy, JetStreamApiError, StorageType, type JetStreamClient, type PubAck } from "@nats-io/jetstream";
+import {
+  jetstream,
+  jetstreamManager,
+  DeliverPolicy,
+  JetStreamApiError,
+  StorageType,
+  type JetStreamClient,
+  type PubAck,
+} from "@nats-io/jetstream";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import { scanRecords, encodeRecord, type JournalRecord } from "../../matcher/journal/frames";
 import type { RecordLog, RecordLogOptions } from "../../matcher/journal/log";
@@ -45,7 +53,13 @@ async function ensureStream(nc: NatsConnection, stream: string, replicas: number
     try {
       const info = await jsm.streams.info(stream).catch(async (err) => {
         if (!/not found/i.test(String(err))) throw err;
-        return jsm.streams.add({ name: stream, subjects: [`orderlog.${stream}`], num_replicas: replicas, storage: StorageType.File, duplicate_window: 120_000_000_000 });
+        return jsm.streams.add({
+          name: stream,
+          subjects: [`orderlog.${stream}`],
+          num_replicas: replicas,
+          storage: StorageType.File,
+          duplicate_window: 120_000_000_000,
+        });
       });
       return info.state.last_seq;
     } catch (err) {
@@ -56,10 +70,20 @@ async function ensureStream(nc: NatsConnection, stream: string, replicas: number
 }
 
 /** Replays the stream's messages from `fromSeq` on; stops at `untilSeq` (inclusive) or when `until` resolves. */
-async function readStream(js: JetStreamClient, stream: string, fromSeq: number, untilSeq: number, onMsg: (seq: number, data: Uint8Array, marker: boolean) => void, until?: Promise<void>): Promise<number> {
+async function readStream(
+  js: JetStreamClient,
+  stream: string,
+  fromSeq: number,
+  untilSeq: number,
+  onMsg: (seq: number, data: Uint8Array, marker: boolean) => void,
+  until?: Promise<void>,
+): Promise<number> {
   let last = fromSeq - 1;
   if (!until && untilSeq < fromSeq) return last;
-  const consumer = await js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromSeq });
+  const consumer = await js.consumers.get(stream, {
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: fromSeq,
+  });
   const msgs = await consumer.consume({ max_messages: 1000 });
   let stopRequested = false;
   void until?.then(() => {
@@ -76,7 +100,9 @@ async function readStream(js: JetStreamClient, stream: string, fromSeq: number, 
   return last;
 }
 
-export async function openStreamLog<C, M = unknown, S = unknown>(options: StreamLogOptions<C, M, S>): Promise<RecordLog<C, M>> {
+export async function openStreamLog<C, M = unknown, S = unknown>(
+  options: StreamLogOptions<C, M, S>,
+): Promise<RecordLog<C, M>> {
   const { nc, stream, leadership } = options;
   const subject = `orderlog.${stream}`;
   const js = jetstream(nc, { timeout: 5_000 });
@@ -87,9 +113,11 @@ export async function openStreamLog<C, M = unknown, S = unknown>(options: Stream
   const apply = (seq: number, data: Uint8Array, marker: boolean) => {
     lastSeq = seq;
     if (!marker) {
-      for (const r of scanRecords<C, M>(Buffer.from(data.buffer, data.byteOffset, data.byteLength)).records as JournalRecord<C, M>[]) {
+      for (const r of scanRecords<C, M>(Buffer.from(data.buffer, data.byteOffset, data.byteLength))
+        .records as JournalRecord<C, M>[]) {
         if (r.i < count) continue; // a retried append stored twice past the duplicate window: same records
-        if (r.i !== count) throw new Error(`order log ${stream} has a gap: expected record ${count}, found ${r.i} at message ${seq}`);
+        if (r.i !== count)
+          throw new Error(`order log ${stream} has a gap: expected record ${count}, found ${r.i} at message ${seq}`);
         options.replay?.(r);
         count++;
       }
@@ -107,9 +135,15 @@ export async function openStreamLog<C, M = unknown, S = unknown>(options: Stream
       const h = headers();
       h.set(TERM_HEADER, leadership.term);
       try {
-        return await js.publish(subject, marker ? new Uint8Array(0) : payload, { msgID, expect: { lastSequence: expected }, headers: h, timeout: 2_000 });
+        return await js.publish(subject, marker ? new Uint8Array(0) : payload, {
+          msgID,
+          expect: { lastSequence: expected },
+          headers: h,
+          timeout: 2_000,
+        });
       } catch (err) {
-        if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) throw new DeposedError(`the order log ${stream} refused the append (another writer)`);
+        if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE)
+          throw new DeposedError(`the order log ${stream} refused the append (another writer)`);
         if (err instanceof JetStreamApiError && err.code !== 503) throw err;
         if (Date.now() - t0 > retryMs) throw err;
         await new Promise((r) => setTimeout(r, 100));
@@ -132,7 +166,11 @@ export async function openStreamLog<C, M = unknown, S = unknown>(options: Stream
   return writer(options, publish, { count, lastSeq });
 }
 
-function writer<C, M, S>(options: StreamLogOptions<C, M, S>, publish: (payload: Uint8Array, msgID: string, marker: boolean, expected: number) => Promise<PubAck>, at: { count: number; lastSeq: number }): RecordLog<C, M> {
+function writer<C, M, S>(
+  options: StreamLogOptions<C, M, S>,
+  publish: (payload: Uint8Array, msgID: string, marker: boolean, expected: number) => Promise<PubAck>,
+  at: { count: number; lastSeq: number },
+): RecordLog<C, M> {
   const { leadership } = options;
   let { count, lastSeq } = at;
   let pending: { frame: Buffer; value: unknown; resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
@@ -151,11 +189,17 @@ function writer<C, M, S>(options: StreamLogOptions<C, M, S>, publish: (payload: 
     while (pending.length > 0 && !failure) {
       let bytes = 0;
       let n = 0;
-      while (n < pending.length && (n === 0 || bytes + pending[n].frame.length <= MAX_MESSAGE_BYTES)) bytes += pending[n++].frame.length;
+      while (n < pending.length && (n === 0 || bytes + pending[n].frame.length <= MAX_MESSAGE_BYTES))
+        bytes += pending[n++].frame.length;
       const batch = pending.splice(0, n);
       const first = appended;
       try {
-        const ack = await publish(Buffer.concat(batch.map((w) => w.frame)), `${leadership.term}:${first}`, false, lastSeq);
+        const ack = await publish(
+          Buffer.concat(batch.map((w) => w.frame)),
+          `${leadership.term}:${first}`,
+          false,
+          lastSeq,
+        );
         lastSeq = ack.seq;
         appended += batch.length;
       } catch (err) {
@@ -177,7 +221,10 @@ function writer<C, M, S>(options: StreamLogOptions<C, M, S>, publish: (payload: 
         if (pending.length > 0 && !failure) kick();
       });
   };
-  const refusal = (): Error | undefined => (closed ? new Error("journal closed") : (failure ?? (leadership.valid() ? undefined : new DeposedError(leadership.deposedReason ?? "lease lapsed"))));
+  const refusal = (): Error | undefined =>
+    closed
+      ? new Error("journal closed")
+      : (failure ?? (leadership.valid() ? undefined : new DeposedError(leadership.deposedReason ?? "lease lapsed")));
   const appendFrame = <T = void>(frame: Buffer, value?: T): Promise<T> => {
     const refused = refusal();
     if (refused) return Promise.reject(refused);

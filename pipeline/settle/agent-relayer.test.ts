@@ -22,7 +22,11 @@ const DAY = 86_400_000;
 const USD = 10n ** 6n;
 
 /** The stack's rule (relayerFundingMinimums): one whole unit of WETH or of USD in Settlement. */
-const minimumsOf = (f: Fixture) => relayerFundingMinimums([f.market], { [f.weth.toLowerCase()]: { symbol: "WETH", decimals: 18 }, [f.usd.toLowerCase()]: { symbol: "USD", decimals: 6 } });
+const minimumsOf = (f: Fixture) =>
+  relayerFundingMinimums([f.market], {
+    [f.weth.toLowerCase()]: { symbol: "WETH", decimals: 18 },
+    [f.usd.toLowerCase()]: { symbol: "USD", decimals: 6 },
+  });
 
 /** `units` of the fixture's USD deposited in Settlement for `wallet` by the deployer (depositFor). */
 async function fund<W extends { address: Address }>(f: Fixture, wallet: W, units: bigint = USD): Promise<W> {
@@ -64,33 +68,82 @@ test("serving components get no deployer key; the agent relayer is dev account #
     // no config holds the deployer's key any more (config/deployer-secret.ts): only its address
     assert.equal("privateKey" in served.keys.deployer, false, c.name);
     assert.equal(served.keys.deployer.address, config.keys.deployer.address);
-    assert.ok(!JSON.stringify(served, (_k, v) => (typeof v === "bigint" ? v.toString() : v)).includes(HARDHAT_DEV_PRIVATE_KEYS[0].slice(2)), c.name);
+    assert.ok(
+      !JSON.stringify(served, (_k, v) => (typeof v === "bigint" ? v.toString() : v)).includes(
+        HARDHAT_DEV_PRIVATE_KEYS[0].slice(2),
+      ),
+      c.name,
+    );
   }
   assert.equal(config.keys.agentRelayer.privateKey, HARDHAT_DEV_PRIVATE_KEYS[10]);
-  const others = [config.keys.deployer, config.keys.operator, config.keys.feeRecipient, config.keys.relayer, ...config.keys.demoTraders].map((k) => k.address);
+  const others = [
+    config.keys.deployer,
+    config.keys.operator,
+    config.keys.feeRecipient,
+    config.keys.relayer,
+    ...config.keys.demoTraders,
+  ].map((k) => k.address);
   assert.ok(!others.includes(config.keys.agentRelayer.address));
 });
 
-test("relayer on a real chain: no contract role, 20 approvals at once all mined, refused ones cost nothing, the wallet budget holds", { timeout: 240_000 }, async (t) => {
+test("relayer on a real chain: no contract role, 20 approvals at once all mined, refused ones cost nothing, the wallet budget holds", {
+  timeout: 240_000,
+}, async (t) => {
   const f = await startFixture({ traders: 1 });
   try {
     const abi = settlementAbi;
     const domain = getSettlementDomain(f.chainId, f.settlement);
     const relayerKey = HARDHAT_DEV_PRIVATE_KEYS[10] as Hex;
     const relayer = createAgentRelayer({
-      client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey,
-      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n }, fundingMinimums: () => minimumsOf(f),
+      client: f.client,
+      chainId: f.chainId,
+      rpcUrl: f.chain.rpcUrl,
+      settlement: f.settlement,
+      relayerKey,
+      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
+      fundingMinimums: () => minimumsOf(f),
     });
     assert.notEqual(relayer.address, f.deployer.address);
-    const admin = (await f.client.readContract({ address: f.settlement, abi, functionName: "DEFAULT_ADMIN_ROLE" })) as Hex;
-    assert.equal(await f.client.readContract({ address: f.settlement, abi, functionName: "hasRole", args: [admin, relayer.address] }), false);
-    assert.equal(await f.client.readContract({ address: f.settlement, abi, functionName: "hasRole", args: [admin, f.deployer.address] }), true);
+    const admin = (await f.client.readContract({
+      address: f.settlement,
+      abi,
+      functionName: "DEFAULT_ADMIN_ROLE",
+    })) as Hex;
+    assert.equal(
+      await f.client.readContract({
+        address: f.settlement,
+        abi,
+        functionName: "hasRole",
+        args: [admin, relayer.address],
+      }),
+      false,
+    );
+    assert.equal(
+      await f.client.readContract({
+        address: f.settlement,
+        abi,
+        functionName: "hasRole",
+        args: [admin, f.deployer.address],
+      }),
+      true,
+    );
 
     const block = await f.client.getBlock();
     const approvalOf = async (wallet: PrivateKeyAccount, nonce = 0n) => {
       const agent = privateKeyToAccount(generatePrivateKey()).address;
-      const message = { trader: wallet.address, agent, expiry: block.timestamp + 30n * 86_400n, nonce, deadline: block.timestamp + 3600n };
-      const signature = await wallet.signTypedData({ domain, types: AGENT_APPROVAL_TYPES, primaryType: "AgentApproval", message });
+      const message = {
+        trader: wallet.address,
+        agent,
+        expiry: block.timestamp + 30n * 86_400n,
+        nonce,
+        deadline: block.timestamp + 3600n,
+      };
+      const signature = await wallet.signTypedData({
+        domain,
+        types: AGENT_APPROVAL_TYPES,
+        primaryType: "AgentApproval",
+        message,
+      });
       return { message, signature, wallet };
     };
 
@@ -99,9 +152,26 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
     for (let i = 0; i < 20; i++) fresh.push(await fund(f, privateKeyToAccount(generatePrivateKey())));
     const many = await Promise.all(fresh.map((w) => approvalOf(w)));
     const results = await Promise.allSettled(many.map((a) => relayer.submit(a.message, a.signature)));
-    assert.deepEqual(results.map((r) => r.status), Array(20).fill("fulfilled"), results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason?.cause?.shortMessage ?? (r as PromiseRejectedResult).reason?.cause)).slice(0, 2).join(" | "));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      Array(20).fill("fulfilled"),
+      results
+        .filter((r) => r.status === "rejected")
+        .map((r) =>
+          String(
+            (r as PromiseRejectedResult).reason?.cause?.shortMessage ?? (r as PromiseRejectedResult).reason?.cause,
+          ),
+        )
+        .slice(0, 2)
+        .join(" | "),
+    );
     for (const a of many) {
-      const expiry = await f.client.readContract({ address: f.settlement, abi, functionName: "agentExpiry", args: [a.message.trader, a.message.agent] });
+      const expiry = await f.client.readContract({
+        address: f.settlement,
+        abi,
+        functionName: "agentExpiry",
+        args: [a.message.trader, a.message.agent],
+      });
       assert.equal(expiry, a.message.expiry);
     }
     const spent = relayer.spent();
@@ -112,15 +182,23 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
 
     // one the contract refuses (its nonce is spent) is simulated, not sent: no transaction, no wei
     const replay = many[0];
-    await assert.rejects(relayer.submit(replay.message, replay.signature), (e: unknown) => e instanceof DexServiceError && e.code === "INVALID_SIGNATURE");
+    await assert.rejects(
+      relayer.submit(replay.message, replay.signature),
+      (e: unknown) => e instanceof DexServiceError && e.code === "INVALID_SIGNATURE",
+    );
     assert.equal(relayer.spent().transactions, 20);
     assert.equal(await f.client.getBalance({ address: relayer.address as Address }), balance);
 
     // a wallet's budget: a second relayer whose per-wallet cap is one approval's cost
     const perApproval = spent.spentWei / 20n;
     const tight = createAgentRelayer({
-      client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey,
-      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: perApproval * 2n }, fundingMinimums: () => minimumsOf(f),
+      client: f.client,
+      chainId: f.chainId,
+      rpcUrl: f.chain.rpcUrl,
+      settlement: f.settlement,
+      relayerKey,
+      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: perApproval * 2n },
+      fundingMinimums: () => minimumsOf(f),
     });
     const w = await fund(f, privateKeyToAccount(generatePrivateKey()));
     const first = await approvalOf(w, 0n);
@@ -134,92 +212,181 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
         await tight.submit(a.message, a.signature);
         outcomes.push("ok");
       } catch (e) {
-        assert.ok(e instanceof DexServiceError && e.code === "RATE_LIMIT_EXCEEDED" && e.details.reason === "owner_gas_budget_exhausted", String(e));
+        assert.ok(
+          e instanceof DexServiceError &&
+            e.code === "RATE_LIMIT_EXCEEDED" &&
+            e.details.reason === "owner_gas_budget_exhausted",
+          String(e),
+        );
         outcomes.push("refused");
       }
     }
     assert.equal(outcomes[1], "refused", outcomes.join(","));
-    assert.ok(tight.spent().spentWei <= perApproval * 2n + perApproval / 2n, "never more than the cap plus the estimate's error");
+    assert.ok(
+      tight.spent().spentWei <= perApproval * 2n + perApproval / 2n,
+      "never more than the cap plus the estimate's error",
+    );
   } finally {
     await f.stop();
   }
 });
 
-test("budget exhaustion (#26): fresh unfunded wallets are refused before anything is spent; the funds minimum holds at its edge; a funded wallet still gets its approval", { timeout: 240_000 }, async () => {
+test("budget exhaustion (#26): fresh unfunded wallets are refused before anything is spent; the funds minimum holds at its edge; a funded wallet still gets its approval", {
+  timeout: 240_000,
+}, async () => {
   const f = await startFixture({ traders: 1 });
   try {
     const domain = getSettlementDomain(f.chainId, f.settlement);
     const relayerKey = HARDHAT_DEV_PRIVATE_KEYS[10] as Hex;
     const block = await f.client.getBlock();
     const approvalOf = async (wallet: PrivateKeyAccount) => {
-      const message = { trader: wallet.address, agent: privateKeyToAccount(generatePrivateKey()).address, expiry: block.timestamp + 86_400n, nonce: 0n, deadline: block.timestamp + 3600n };
-      return { message, signature: await wallet.signTypedData({ domain, types: AGENT_APPROVAL_TYPES, primaryType: "AgentApproval", message }) };
+      const message = {
+        trader: wallet.address,
+        agent: privateKeyToAccount(generatePrivateKey()).address,
+        expiry: block.timestamp + 86_400n,
+        nonce: 0n,
+        deadline: block.timestamp + 3600n,
+      };
+      return {
+        message,
+        signature: await wallet.signTypedData({
+          domain,
+          types: AGENT_APPROVAL_TYPES,
+          primaryType: "AgentApproval",
+          message,
+        }),
+      };
     };
     // one approval's cost, measured by another relayer instance for the fixture's funded trader
     const probe = createAgentRelayer({
-      client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey,
-      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n }, fundingMinimums: () => minimumsOf(f),
+      client: f.client,
+      chainId: f.chainId,
+      rpcUrl: f.chain.rpcUrl,
+      settlement: f.settlement,
+      relayerKey,
+      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
+      fundingMinimums: () => minimumsOf(f),
     });
     const one = await approvalOf(f.traders[0]);
     const { costWei } = await probe.submit(one.message, one.signature);
     // a budget of one approval and a half: one fresh wallet's approval would be enough to spend it
     const relayer = createAgentRelayer({
-      client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey,
-      budget: { dailyWei: costWei + costWei / 2n, perOwnerDailyWei: 10n ** 15n }, fundingMinimums: () => minimumsOf(f),
+      client: f.client,
+      chainId: f.chainId,
+      rpcUrl: f.chain.rpcUrl,
+      settlement: f.settlement,
+      relayerKey,
+      budget: { dailyWei: costWei + costWei / 2n, perOwnerDailyWei: 10n ** 15n },
+      fundingMinimums: () => minimumsOf(f),
     });
     const balance = await f.client.getBalance({ address: relayer.address });
     const attackers = Array.from({ length: 5 }, () => privateKeyToAccount(generatePrivateKey()));
     for (const a of attackers) {
       const x = await approvalOf(a);
-      await assert.rejects(relayer.submit(x.message, x.signature), (e: unknown) => e instanceof DexServiceError && e.code === "FORBIDDEN" && e.details.reason === "no_funds_in_settlement");
+      await assert.rejects(
+        relayer.submit(x.message, x.signature),
+        (e: unknown) =>
+          e instanceof DexServiceError && e.code === "FORBIDDEN" && e.details.reason === "no_funds_in_settlement",
+      );
     }
-    assert.deepEqual(relayer.spent(), { day: relayer.spent().day, spentWei: 0n, transactions: 0 }, "the fresh wallets spent nothing");
+    assert.deepEqual(
+      relayer.spent(),
+      { day: relayer.spent().day, spentWei: 0n, transactions: 0 },
+      "the fresh wallets spent nothing",
+    );
     assert.equal(await f.client.getBalance({ address: relayer.address }), balance, "no transaction sent");
 
     // the edge: one unit short of a whole USD in Settlement is no funds; exactly one USD is
     const user = await fund(f, privateKeyToAccount(generatePrivateKey()), USD - 1n);
     const approval = await approvalOf(user);
-    await assert.rejects(relayer.submit(approval.message, approval.signature), (e: unknown) => e instanceof DexServiceError && e.code === "FORBIDDEN");
+    await assert.rejects(
+      relayer.submit(approval.message, approval.signature),
+      (e: unknown) => e instanceof DexServiceError && e.code === "FORBIDDEN",
+    );
     await fund(f, user, 1n);
     await relayer.submit(approval.message, approval.signature);
-    assert.equal(await f.client.readContract({ address: f.settlement, abi: settlementAbi, functionName: "agentExpiry", args: [user.address, approval.message.agent] }), approval.message.expiry);
+    assert.equal(
+      await f.client.readContract({
+        address: f.settlement,
+        abi: settlementAbi,
+        functionName: "agentExpiry",
+        args: [user.address, approval.message.agent],
+      }),
+      approval.message.expiry,
+    );
     assert.equal(relayer.spent().transactions, 1);
   } finally {
     await f.stop();
   }
 });
 
-test("renouncements on a real chain: sent with both caps at 0 (never starved by the budget) and charged; a spent one is refused for nothing", { timeout: 240_000 }, async (t) => {
+test("renouncements on a real chain: sent with both caps at 0 (never starved by the budget) and charged; a spent one is refused for nothing", {
+  timeout: 240_000,
+}, async (t) => {
   const f = await startFixture({ traders: 1 });
   try {
     const abi = settlementAbi;
     const domain = getSettlementDomain(f.chainId, f.settlement);
     const relayer = createAgentRelayer({
-      client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey: HARDHAT_DEV_PRIVATE_KEYS[10] as Hex,
-      budget: { dailyWei: 0n, perOwnerDailyWei: 0n }, fundingMinimums: () => minimumsOf(f),
+      client: f.client,
+      chainId: f.chainId,
+      rpcUrl: f.chain.rpcUrl,
+      settlement: f.settlement,
+      relayerKey: HARDHAT_DEV_PRIVATE_KEYS[10] as Hex,
+      budget: { dailyWei: 0n, perOwnerDailyWei: 0n },
+      fundingMinimums: () => minimumsOf(f),
     });
     const [trader] = f.traders;
     const agent = privateKeyToAccount(generatePrivateKey());
     const block = await f.client.getBlock();
     await f.write(trader, f.settlement, "approveAgent", [agent.address, block.timestamp + 3600n]);
     // an approval is refused by these caps...
-    const approval = { trader: trader.address, agent: privateKeyToAccount(generatePrivateKey()).address, expiry: block.timestamp + 3600n, nonce: 0n, deadline: block.timestamp + 3600n };
-    const approvalSig = await trader.signTypedData({ domain, types: AGENT_APPROVAL_TYPES, primaryType: "AgentApproval", message: approval });
-    await assert.rejects(relayer.submit(approval, approvalSig), (e: unknown) => e instanceof DexServiceError && e.details.reason === "relayer_budget_exhausted");
+    const approval = {
+      trader: trader.address,
+      agent: privateKeyToAccount(generatePrivateKey()).address,
+      expiry: block.timestamp + 3600n,
+      nonce: 0n,
+      deadline: block.timestamp + 3600n,
+    };
+    const approvalSig = await trader.signTypedData({
+      domain,
+      types: AGENT_APPROVAL_TYPES,
+      primaryType: "AgentApproval",
+      message: approval,
+    });
+    await assert.rejects(
+      relayer.submit(approval, approvalSig),
+      (e: unknown) => e instanceof DexServiceError && e.details.reason === "relayer_budget_exhausted",
+    );
     // ...a renouncement is not
     const message = { trader: trader.address, agent: agent.address, nonce: 0n, deadline: block.timestamp + 3600n };
     const signature = await signAgentRenouncement(agent, domain, message);
     const sent = await relayer.renounce(message, signature);
-    assert.equal(await f.client.readContract({ address: f.settlement, abi, functionName: "agentExpiry", args: [trader.address, agent.address] }), 0n);
+    assert.equal(
+      await f.client.readContract({
+        address: f.settlement,
+        abi,
+        functionName: "agentExpiry",
+        args: [trader.address, agent.address],
+      }),
+      0n,
+    );
     const receipt = await f.client.getTransactionReceipt({ hash: sent.txHash });
     assert.equal(sent.costWei, receipt.gasUsed * receipt.effectiveGasPrice);
     assert.ok(sent.costWei > 0n);
-    assert.deepEqual([relayer.spent().transactions, relayer.spent().spentWei], [1, sent.costWei], "charged past the caps");
+    assert.deepEqual(
+      [relayer.spent().transactions, relayer.spent().spentWei],
+      [1, sent.costWei],
+      "charged past the caps",
+    );
     t.diagnostic(`one renouncement cost ${sent.costWei} wei`);
 
     // the same renouncement again: its nonce is spent, the simulation says so, nothing is sent
     const balance = await f.client.getBalance({ address: relayer.address });
-    await assert.rejects(relayer.renounce(message, signature), (e: unknown) => e instanceof DexServiceError && e.code === "INVALID_SIGNATURE");
+    await assert.rejects(
+      relayer.renounce(message, signature),
+      (e: unknown) => e instanceof DexServiceError && e.code === "INVALID_SIGNATURE",
+    );
     assert.equal(await f.client.getBalance({ address: relayer.address }), balance);
     assert.equal(relayer.spent().transactions, 1);
   } finally {
@@ -228,14 +395,34 @@ test("renouncements on a real chain: sent with both caps at 0 (never starved by 
 });
 
 test("a renouncement the node cannot simulate (unreachable) is SERVICE_UNAVAILABLE, to be retried, not a refusal", async () => {
-  const dead = createPublicClient({ transport: http("http://127.0.0.1:9", { retryCount: 0, timeout: 2_000 }) }) as PublicClient;
+  const dead = createPublicClient({
+    transport: http("http://127.0.0.1:9", { retryCount: 0, timeout: 2_000 }),
+  }) as PublicClient;
   const relayer = createAgentRelayer({
-    client: dead, chainId: 31337, rpcUrl: "http://127.0.0.1:9", settlement: "0x5FbDB2315678afecb367f032d93F642f64180aa3", relayerKey: HARDHAT_DEV_PRIVATE_KEYS[10] as Hex,
-    budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n }, fundingMinimums: () => [],
+    client: dead,
+    chainId: 31337,
+    rpcUrl: "http://127.0.0.1:9",
+    settlement: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+    relayerKey: HARDHAT_DEV_PRIVATE_KEYS[10] as Hex,
+    budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
+    fundingMinimums: () => [],
   });
   const agent = privateKeyToAccount(generatePrivateKey());
-  const message = { trader: privateKeyToAccount(generatePrivateKey()).address, agent: agent.address, nonce: 0n, deadline: 2n ** 40n };
-  const signature = await signAgentRenouncement(agent, getSettlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3"), message);
-  await assert.rejects(relayer.renounce(message, signature), (e: unknown) => e instanceof DexServiceError && e.code === "SERVICE_UNAVAILABLE" && e.details.reason === "relayer_send_failed");
+  const message = {
+    trader: privateKeyToAccount(generatePrivateKey()).address,
+    agent: agent.address,
+    nonce: 0n,
+    deadline: 2n ** 40n,
+  };
+  const signature = await signAgentRenouncement(
+    agent,
+    getSettlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3"),
+    message,
+  );
+  await assert.rejects(
+    relayer.renounce(message, signature),
+    (e: unknown) =>
+      e instanceof DexServiceError && e.code === "SERVICE_UNAVAILABLE" && e.details.reason === "relayer_send_failed",
+  );
   assert.equal(relayer.spent().transactions, 0);
 });

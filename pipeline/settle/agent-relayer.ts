@@ -14,7 +14,14 @@
 //     keep a deleted key's agent approved) but its cost is charged like an approval's. It is bounded all the
 //     same: the API sends one only for an agent approved on chain, and approvals are within the budget.
 import {
-  BaseError, ContractFunctionRevertedError, createWalletClient, defineChain, http, type Address, type Hex, type PublicClient,
+  BaseError,
+  ContractFunctionRevertedError,
+  createWalletClient,
+  defineChain,
+  http,
+  type Address,
+  type Hex,
+  type PublicClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DexServiceError, type AgentApproval } from "../service";
@@ -108,16 +115,24 @@ export class GasBudget {
     this.roll();
     const ownerSpent = this.perOwner.get(owner) ?? 0n;
     if (this.total + wei > this.caps.dailyWei) {
-      throw new DexServiceError("SERVICE_UNAVAILABLE", "the relayer's daily gas budget for agent approvals is spent; try again tomorrow (UTC)", {
-        reason: "relayer_budget_exhausted",
-        retry_after: this.secondsToNextDay(),
-      });
+      throw new DexServiceError(
+        "SERVICE_UNAVAILABLE",
+        "the relayer's daily gas budget for agent approvals is spent; try again tomorrow (UTC)",
+        {
+          reason: "relayer_budget_exhausted",
+          retry_after: this.secondsToNextDay(),
+        },
+      );
     }
     if (ownerSpent + wei > this.caps.perOwnerDailyWei) {
-      throw new DexServiceError("RATE_LIMIT_EXCEEDED", "this wallet's daily gas budget for agent approvals is spent; try again tomorrow (UTC)", {
-        reason: "owner_gas_budget_exhausted",
-        retry_after: this.secondsToNextDay(),
-      });
+      throw new DexServiceError(
+        "RATE_LIMIT_EXCEEDED",
+        "this wallet's daily gas budget for agent approvals is spent; try again tomorrow (UTC)",
+        {
+          reason: "owner_gas_budget_exhausted",
+          retry_after: this.secondsToNextDay(),
+        },
+      );
     }
     this.total += wei;
     this.perOwner.set(owner, ownerSpent + wei);
@@ -152,14 +167,25 @@ export class GasBudget {
 export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
   const now = deps.now ?? Date.now;
   const abi = settlementAbi;
-  const chain = defineChain({ id: deps.chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [deps.rpcUrl] } } });
+  const chain = defineChain({
+    id: deps.chainId,
+    name: "home",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [deps.rpcUrl] } },
+  });
   const account = privateKeyToAccount(deps.relayerKey);
   const wallet = createWalletClient({ chain, transport: http(deps.rpcUrl), account });
   // Every send takes the account's next nonce from its lane, one send at a time in nonce order (a node that
   // mines on arrival refuses a nonce that overtakes: "nonce too high"); receipts are awaited concurrently.
-  const nonces = deps.nonces ?? createNonceLane(deps.chainId, account.address, () => deps.client.getTransactionCount({ address: account.address, blockTag: "pending" }));
+  const nonces =
+    deps.nonces ??
+    createNonceLane(deps.chainId, account.address, () =>
+      deps.client.getTransactionCount({ address: account.address, blockTag: "pending" }),
+    );
   if (nonces.chainId !== deps.chainId || nonces.address.toLowerCase() !== account.address.toLowerCase()) {
-    throw new Error(`agent relayer: the nonce lane is ${nonces.address} on chain ${nonces.chainId}, not the relayer's ${account.address} on chain ${deps.chainId}`);
+    throw new Error(
+      `agent relayer: the nonce lane is ${nonces.address} on chain ${nonces.chainId}, not the relayer's ${account.address} on chain ${deps.chainId}`,
+    );
   }
 
   const budget = new GasBudget(deps.budget, now);
@@ -169,13 +195,37 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
     spent: () => budget.spent(),
     async submit(approval, signature) {
       await requireFunds(approval.trader);
-      const args = [approval.trader, approval.agent, approval.expiry, approval.nonce, approval.deadline, signature] as const;
+      const args = [
+        approval.trader,
+        approval.agent,
+        approval.expiry,
+        approval.nonce,
+        approval.deadline,
+        signature,
+      ] as const;
       let gas: bigint;
       try {
-        await deps.client.simulateContract({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args, account: account.address });
-        gas = await deps.client.estimateContractGas({ address: deps.settlement, abi, functionName: "approveAgentWithSig", args, account: account.address });
+        await deps.client.simulateContract({
+          address: deps.settlement,
+          abi,
+          functionName: "approveAgentWithSig",
+          args,
+          account: account.address,
+        });
+        gas = await deps.client.estimateContractGas({
+          address: deps.settlement,
+          abi,
+          functionName: "approveAgentWithSig",
+          args,
+          account: account.address,
+        });
       } catch (err) {
-        throw new DexServiceError("INVALID_SIGNATURE", "the contract refuses this agent approval (signature, nonce, deadline or expiry)", {}, { cause: err });
+        throw new DexServiceError(
+          "INVALID_SIGNATURE",
+          "the contract refuses this agent approval (signature, nonce, deadline or expiry)",
+          {},
+          { cause: err },
+        );
       }
       const gasPrice = await deps.client.getGasPrice();
       const owner = approval.trader.toLowerCase();
@@ -185,14 +235,20 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
         hash = await send("approveAgentWithSig", args, gas);
       } catch (err) {
         release();
-        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent approval could not be sent", { reason: "relayer_send_failed" }, { cause: err });
+        throw new DexServiceError(
+          "SERVICE_UNAVAILABLE",
+          "the agent approval could not be sent",
+          { reason: "relayer_send_failed" },
+          { cause: err },
+        );
       }
       const r = await deps.client.waitForTransactionReceipt({ hash });
       // The reservation becomes the actual cost (a reverted transaction costs too).
       const cost = r.gasUsed * r.effectiveGasPrice;
       release();
       budget.charge(owner, cost);
-      if (r.status !== "success") throw new DexServiceError("INVALID_SIGNATURE", "approveAgentWithSig reverted", { tx_hash: hash });
+      if (r.status !== "success")
+        throw new DexServiceError("INVALID_SIGNATURE", "approveAgentWithSig reverted", { tx_hash: hash });
       return { txHash: hash, costWei: cost };
     },
     async renounce(renouncement, signature) {
@@ -200,31 +256,64 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
       const args = [m.trader, m.agent, m.nonce, m.deadline, signature] as const;
       let gas: bigint;
       try {
-        await deps.client.simulateContract({ address: deps.settlement, abi, functionName: "renounceAgentWithSig", args, account: account.address });
-        gas = await deps.client.estimateContractGas({ address: deps.settlement, abi, functionName: "renounceAgentWithSig", args, account: account.address });
+        await deps.client.simulateContract({
+          address: deps.settlement,
+          abi,
+          functionName: "renounceAgentWithSig",
+          args,
+          account: account.address,
+        });
+        gas = await deps.client.estimateContractGas({
+          address: deps.settlement,
+          abi,
+          functionName: "renounceAgentWithSig",
+          args,
+          account: account.address,
+        });
       } catch (err) {
         // only the contract's refusal is final; anything else (node down, timeout) is worth another try
         if (contractRefused(err)) {
-          throw new DexServiceError("INVALID_SIGNATURE", "the contract refuses this agent renouncement (signature, nonce or deadline)", {}, { cause: err });
+          throw new DexServiceError(
+            "INVALID_SIGNATURE",
+            "the contract refuses this agent renouncement (signature, nonce or deadline)",
+            {},
+            { cause: err },
+          );
         }
-        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement could not be simulated", { reason: "relayer_send_failed" }, { cause: err });
+        throw new DexServiceError(
+          "SERVICE_UNAVAILABLE",
+          "the agent renouncement could not be simulated",
+          { reason: "relayer_send_failed" },
+          { cause: err },
+        );
       }
       let hash: Hex;
       try {
         hash = await send("renounceAgentWithSig", args, gas);
       } catch (err) {
-        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement could not be sent", { reason: "relayer_send_failed" }, { cause: err });
+        throw new DexServiceError(
+          "SERVICE_UNAVAILABLE",
+          "the agent renouncement could not be sent",
+          { reason: "relayer_send_failed" },
+          { cause: err },
+        );
       }
       let r;
       try {
         r = await deps.client.waitForTransactionReceipt({ hash });
       } catch (err) {
-        throw new DexServiceError("SERVICE_UNAVAILABLE", "the agent renouncement was sent but not confirmed", { reason: "relayer_receipt_failed", tx_hash: hash }, { cause: err });
+        throw new DexServiceError(
+          "SERVICE_UNAVAILABLE",
+          "the agent renouncement was sent but not confirmed",
+          { reason: "relayer_receipt_failed", tx_hash: hash },
+          { cause: err },
+        );
       }
       // No reservation: a renouncement bypasses the caps; what it cost still counts against them.
       const cost = r.gasUsed * r.effectiveGasPrice;
       budget.charge(m.trader.toLowerCase(), cost);
-      if (r.status !== "success") throw new DexServiceError("INVALID_SIGNATURE", "renounceAgentWithSig reverted", { tx_hash: hash });
+      if (r.status !== "success")
+        throw new DexServiceError("INVALID_SIGNATURE", "renounceAgentWithSig reverted", { tx_hash: hash });
       return { txHash: hash, costWei: cost };
     },
   };
@@ -235,25 +324,52 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
     const minimums = deps.fundingMinimums();
     let balances: bigint[];
     try {
-      balances = await Promise.all(minimums.map((m) => deps.client.readContract({ address: deps.settlement, abi, functionName: "balanceOf", args: [owner, m.token] }) as Promise<bigint>));
+      balances = await Promise.all(
+        minimums.map(
+          (m) =>
+            deps.client.readContract({
+              address: deps.settlement,
+              abi,
+              functionName: "balanceOf",
+              args: [owner, m.token],
+            }) as Promise<bigint>,
+        ),
+      );
     } catch (err) {
-      throw new DexServiceError("SERVICE_UNAVAILABLE", "the wallet's funds in Settlement could not be read", { reason: "relayer_funds_unreadable" }, { cause: err });
+      throw new DexServiceError(
+        "SERVICE_UNAVAILABLE",
+        "the wallet's funds in Settlement could not be read",
+        { reason: "relayer_funds_unreadable" },
+        { cause: err },
+      );
     }
     if (balances.some((b, i) => b >= minimums[i].minUnits)) return;
     throw new DexServiceError(
       "FORBIDDEN",
       "the relayer pays agent approvals only for wallets with funds in Settlement: deposit first, or send Settlement.approveAgent from the wallet",
-      { reason: "no_funds_in_settlement", minimums: minimums.map((m) => ({ token: m.token, min_units: m.minUnits.toString() })) },
+      {
+        reason: "no_funds_in_settlement",
+        minimums: minimums.map((m) => ({ token: m.token, min_units: m.minUnits.toString() })),
+      },
     );
   }
 
   /** One send with the lane's next nonce; after a failed one the lane reads the count again. */
-  function send(functionName: "approveAgentWithSig" | "renounceAgentWithSig", args: readonly unknown[], gas: bigint): Promise<Hex> {
-    return nonces.send((nonce) => wallet.writeContract({ address: deps.settlement, abi, functionName, args, account, chain, gas, nonce } as never));
+  function send(
+    functionName: "approveAgentWithSig" | "renounceAgentWithSig",
+    args: readonly unknown[],
+    gas: bigint,
+  ): Promise<Hex> {
+    return nonces.send((nonce) =>
+      wallet.writeContract({ address: deps.settlement, abi, functionName, args, account, chain, gas, nonce } as never),
+    );
   }
 }
 
 /** Whether a simulation failed because the contract reverted (as opposed to the node or the network). */
 function contractRefused(err: unknown): boolean {
-  return err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionRevertedError) instanceof ContractFunctionRevertedError;
+  return (
+    err instanceof BaseError &&
+    err.walk((e) => e instanceof ContractFunctionRevertedError) instanceof ContractFunctionRevertedError
+  );
 }

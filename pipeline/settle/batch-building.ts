@@ -16,7 +16,8 @@ export function takeBatch(b: BatchRun): SettleableTrade[] | null {
     const n = upTo === -1 ? b.queue.length : upTo;
     // trades of the record a journaled decision dropped never come back: the resend goes without them
     let gone = 0;
-    if (b.deps.isDropped) for (let seq = b.resend.fromSeq; seq <= b.resend.toSeq; seq++) if (b.deps.isDropped(seq)) gone += 1;
+    if (b.deps.isDropped)
+      for (let seq = b.resend.fromSeq; seq <= b.resend.toSeq; seq++) if (b.deps.isDropped(seq)) gone += 1;
     if (n < b.resend.tradeCount - gone) return null; // the replay has not re-pushed all of it yet
     if (n === 0) {
       b.resend = undefined; // every trade of it was dropped: nothing to re-send
@@ -50,7 +51,7 @@ export function argsFor(b: BatchRun, batchId: bigint, trades: SettleableTrade[])
       takerHash: t.takerHash,
       baseAmount: t.baseAmount,
       price: t.price,
-    }))
+    })),
   );
 }
 

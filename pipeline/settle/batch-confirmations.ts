@@ -11,7 +11,6 @@ export type { FindBatchTxs, SettledBatchRecord } from "./batch-types";
 
 /** A batch the chain settled: its trades are those with seq in [fromSeq, toSeq] (minus dropped ones). */
 
-
 const CHUNK = 5_000n;
 
 /** Reads BatchSettled logs from `fromBlock` (else the deployment block) in windows until every id is found. */
@@ -25,10 +24,22 @@ export function batchTxsFromChain(client: PublicClient, settlement: Address, dep
       const to = from + CHUNK - 1n < head ? from + CHUNK - 1n : head;
       const logs = (await client.request({
         method: "eth_getLogs",
-        params: [{ address: settlement, fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}`, topics: [selector] }],
+        params: [
+          {
+            address: settlement,
+            fromBlock: `0x${from.toString(16)}`,
+            toBlock: `0x${to.toString(16)}`,
+            topics: [selector],
+          },
+        ],
       })) as unknown as (Pick<Log, "data" | "topics"> & { blockNumber: Hex; transactionHash: Hex })[];
       for (const log of logs) {
-        const { args } = decodeEventLog({ abi: settlementAbi, eventName: "BatchSettled", data: log.data, topics: log.topics as [Hex, ...Hex[]] });
+        const { args } = decodeEventLog({
+          abi: settlementAbi,
+          eventName: "BatchSettled",
+          data: log.data,
+          topics: log.topics as [Hex, ...Hex[]],
+        });
         const id = BigInt(args.batchId);
         if (wanted.has(id)) found.set(id, { txHash: log.transactionHash, blockNumber: BigInt(log.blockNumber) });
       }
@@ -51,7 +62,10 @@ export async function settledAtStart(b: BatchRun): Promise<SettledBatchRecord[]>
     const firstMissing = BigInt(missing[0].batchId);
     const before = records.filter((r) => r.blockNumber !== undefined && BigInt(r.batchId) < firstMissing).at(-1);
     try {
-      const found = await b.deps.findBatchTxs(missing.map((r) => BigInt(r.batchId)), before ? BigInt(before.blockNumber!) : undefined);
+      const found = await b.deps.findBatchTxs(
+        missing.map((r) => BigInt(r.batchId)),
+        before ? BigInt(before.blockNumber!) : undefined,
+      );
       const writes: Promise<void>[] = [];
       for (const r of missing) {
         const tx = found.get(BigInt(r.batchId));
@@ -61,10 +75,21 @@ export async function settledAtStart(b: BatchRun): Promise<SettledBatchRecord[]>
         writes.push(b.store!.append({ ...r }));
       }
       await Promise.all(writes);
-      b.log?.info({ batches: missing.length, found: found.size }, "settled batches without a journaled confirmation found on the chain");
+      b.log?.info(
+        { batches: missing.length, found: found.size },
+        "settled batches without a journaled confirmation found on the chain",
+      );
     } catch (err) {
-      b.log?.warn({ err: (err as Error).message, batches: missing.length }, "settled batches' transactions not found: their fills read settled without a transaction");
+      b.log?.warn(
+        { err: (err as Error).message, batches: missing.length },
+        "settled batches' transactions not found: their fills read settled without a transaction",
+      );
     }
   }
-  return records.map((r) => ({ batchId: BigInt(r.batchId), fromSeq: r.fromSeq, toSeq: r.toSeq, txHash: r.txHash ?? null }));
+  return records.map((r) => ({
+    batchId: BigInt(r.batchId),
+    fromSeq: r.fromSeq,
+    toSeq: r.toSeq,
+    txHash: r.txHash ?? null,
+  }));
 }

@@ -13,7 +13,13 @@ import { isOrderAttributable } from "./poison";
 import { metrics } from "../../runtime/metrics";
 
 /** Persists the composition (unless it is already on disk), then hands the batch to the sender in order. */
-export function launch(b: BatchRun, batchId: bigint, trades: SettleableTrade[], args: SettleArgs, persist: boolean): Flight {
+export function launch(
+  b: BatchRun,
+  batchId: bigint,
+  trades: SettleableTrade[],
+  args: SettleArgs,
+  persist: boolean,
+): Flight {
   let persisted: Promise<void> = Promise.resolve();
   if (persist) {
     const rec: BatchRecord = {
@@ -31,7 +37,7 @@ export function launch(b: BatchRun, batchId: bigint, trades: SettleableTrade[], 
     .then(() => b.deps.sender.send(batchId, args))
     .then(
       (ok) => ({ ok }),
-      (err: unknown) => ({ err })
+      (err: unknown) => ({ err }),
     );
   return { batchId, trades, args, launchedAtMs: b.clock.now(), outcome };
 }
@@ -43,7 +49,8 @@ export function done(b: BatchRun, flight: Flight, receipt: SettleResult | null):
   const txHash = receipt?.txHash ?? ("0x" as Hex);
   if (receipt) confirm(b, batchId, trades, receipt);
   const now = b.clock.now();
-  if (b.lastConfirmAt > 0 && b.queue.length > trades.length) b.confirmEveryMs = 0.8 * b.confirmEveryMs + 0.2 * (now - b.lastConfirmAt);
+  if (b.lastConfirmAt > 0 && b.queue.length > trades.length)
+    b.confirmEveryMs = 0.8 * b.confirmEveryMs + 0.2 * (now - b.lastConfirmAt);
   b.lastConfirmAt = now;
   b.queue.splice(0, trades.length);
   b.dispatched -= trades.length;
@@ -79,7 +86,9 @@ function confirm(b: BatchRun, batchId: bigint, trades: SettleableTrade[], receip
     ...(receipt.blockNumber !== undefined ? { blockNumber: receipt.blockNumber.toString() } : {}),
   };
   b.byId.set(id, rec);
-  b.store?.append(rec).catch((err: Error) => b.log?.warn({ batchId: id, err: err.message }, "batch confirmation not journaled"));
+  b.store
+    ?.append(rec)
+    .catch((err: Error) => b.log?.warn({ batchId: id, err: err.message }, "batch confirmation not journaled"));
 }
 
 /** Sends every batch that is due while there is room in flight. */
@@ -143,7 +152,7 @@ export async function recover(b: BatchRun): Promise<void> {
         inFlight: b.flights.length,
         err: b.lastError,
       },
-      "settle failed, retrying"
+      "settle failed, retrying",
     );
     await backoff(b, b.deps.retryBackoffMs?.(attempt) ?? Math.min(5_000, 25 * 2 ** Math.min(attempt, 8)));
     if (b.state !== "retrying") return; // stopped meanwhile
@@ -171,6 +180,9 @@ export function waitForWork(b: BatchRun): Promise<"wake"> {
     b.wake = () => r("wake");
     const behind = b.queue.length - b.dispatched;
     if (behind > 0 && b.flights.length < b.maxInFlight && !b.resend && b.holds === 0)
-      b.timer = setTimeout(b.wake, Math.max(1, b.deps.maxDelayMs - (b.clock.now() - b.queue[b.dispatched].matchedAtMs)));
+      b.timer = setTimeout(
+        b.wake,
+        Math.max(1, b.deps.maxDelayMs - (b.clock.now() - b.queue[b.dispatched].matchedAtMs)),
+      );
   });
 }

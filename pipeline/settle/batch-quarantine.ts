@@ -10,15 +10,26 @@ import { isOrderAttributable, suspectOrders } from "./poison";
 
 /** The orders a revert names; when it names several (a trader's), the ones whose own trades revert the
  *  same way alone (eth_call), or all of them when none does alone (a shared balance). */
-export async function attribute(b: BatchRun, err: FatalChainError, batchId: bigint, trades: SettleableTrade[]): Promise<Map<string, string>> {
+export async function attribute(
+  b: BatchRun,
+  err: FatalChainError,
+  batchId: bigint,
+  trades: SettleableTrade[],
+): Promise<Map<string, string>> {
   const suspects = suspectOrders(err.revertName, err.revertArgs, ordersOf(b, trades));
   const name = err.revertName!;
   const out = new Map<string, string>();
   if (suspects.length > 1 && b.deps.sender.simulate) {
     for (const h of suspects) {
-      const own = trades.filter((t) => t.makerHash.toLowerCase() === h.toLowerCase() || t.takerHash.toLowerCase() === h.toLowerCase());
+      const own = trades.filter(
+        (t) => t.makerHash.toLowerCase() === h.toLowerCase() || t.takerHash.toLowerCase() === h.toLowerCase(),
+      );
       const r = await b.deps.sender.simulate(batchId, argsFor(b, batchId, own));
-      if (r && suspectOrders(r.revertName, r.revertArgs, ordersOf(b, own)).some((x) => x.toLowerCase() === h.toLowerCase())) out.set(h.toLowerCase(), r.revertName!);
+      if (
+        r &&
+        suspectOrders(r.revertName, r.revertArgs, ordersOf(b, own)).some((x) => x.toLowerCase() === h.toLowerCase())
+      )
+        out.set(h.toLowerCase(), r.revertName!);
     }
   }
   if (out.size === 0) for (const h of suspects) out.set(h.toLowerCase(), name);
@@ -54,7 +65,10 @@ export async function quarantine(b: BatchRun, flight: Flight, first: FatalChainE
     b.rejectedOrders += orders.length;
     const hashes = new Set(bad.keys());
     dropFromQueue(b, seqs, hashes);
-    b.log?.warn({ batchId: flight.batchId.toString(), revert: err.revertName, orders, droppedTrades: seqs.length }, "settle reverted on orders the contract refuses: cancelled, their trades dropped, batch rebuilt");
+    b.log?.warn(
+      { batchId: flight.batchId.toString(), revert: err.revertName, orders, droppedTrades: seqs.length },
+      "settle reverted on orders the contract refuses: cancelled, their trades dropped, batch rebuilt",
+    );
     trades = trades.filter((t) => !b.dropped.has(t.seq));
     if (trades.length === 0 || !b.deps.sender.simulate) return;
     const again = await b.deps.sender.simulate(flight.batchId, argsFor(b, flight.batchId, trades));

@@ -89,5 +89,6 @@ export function newBatchRun(deps: BatcherDeps, clock: Clock): BatchRun {
 
 /** Wakes drain() callers once nothing is left to settle (or nothing more will be). */
 export function notifyDrained(b: BatchRun): void {
-  if (b.queue.length === 0 || b.state === "halted" || b.state === "stopped") b.drainWaiters.splice(0).forEach((r) => r());
+  if (b.queue.length === 0 || b.state === "halted" || b.state === "stopped")
+    b.drainWaiters.splice(0).forEach((r) => r());
 }

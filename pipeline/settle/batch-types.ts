@@ -101,4 +101,7 @@ export interface SettledBatchRecord {
 }
 
 /** Where the chain says batches landed: batch id -> transaction and block (ids it does not find are absent). */
-export type FindBatchTxs = (batchIds: readonly bigint[], fromBlock: bigint | undefined) => Promise<Map<bigint, { txHash: Hex; blockNumber: bigint }>>;
+export type FindBatchTxs = (
+  batchIds: readonly bigint[],
+  fromBlock: bigint | undefined,
+) => Promise<Map<bigint, { txHash: Hex; blockNumber: bigint }>>;

@@ -15,7 +15,7 @@ import { appendJournalRecords, readJournalContents } from "../../matcher/testing
 import { FatalChainError, RetryableChainError } from "../errors";
 import type { SettleResult, SettleSender } from "./settle-sender";
 
-const h = (n: number) => ("0x" + n.toString(16).padStart(64, "0")) as Hex;
+const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
 const order = (n: number): SignedOrder => ({
   hash: h(n),
   signature: "0x" as Hex,
@@ -77,7 +77,8 @@ function scripted(script: Step[] = []) {
       if (step === "hold") await new Promise<void>((r) => held.push(r));
       if (step instanceof FatalChainError) throw step;
       if (step === "retryable") throw new RetryableChainError("fetch failed");
-      if (batchId !== BigInt(applied.length)) throw new FatalChainError("out of order", "SettlementBatchOutOfOrder", [BigInt(applied.length), batchId]);
+      if (batchId !== BigInt(applied.length))
+        throw new FatalChainError("out of order", "SettlementBatchOutOfOrder", [BigInt(applied.length), batchId]);
       applied.push({ batchId, seqs: seqsOf(args) });
       if (step === "lost-receipt") throw new RetryableChainError("socket hang up");
       return { txHash: h(1000 + Number(batchId)), gasUsed: 7n + batchId, blockNumber: 1n };
@@ -146,14 +147,29 @@ function timerSpy(): number[] {
 }
 
 function base(chain: ReturnType<typeof scripted>, extra: Partial<BatcherDeps> = {}): BatcherDeps {
-  return { sender: chain.sender, storeDir: join(dir(), "b"), signedOrder, maxTrades: 10, maxDelayMs: 1, fsync: false, ...extra };
+  return {
+    sender: chain.sender,
+    storeDir: join(dir(), "b"),
+    signedOrder,
+    maxTrades: 10,
+    maxDelayMs: 1,
+    fsync: false,
+    ...extra,
+  };
 }
 const records = (storeDir: string) => readJournalContents<BatchRecord>(storeDir);
 
 test("health before start, after start and after stop; stop() before start() is harmless", async () => {
   const chain = scripted();
   const b = createBatcher(base(chain));
-  assert.deepEqual(b.health(), { state: "starting", nextBatchId: "0", queuedTrades: 0, lastSettledSeq: -1, lastError: undefined, rejectedOrders: 0 });
+  assert.deepEqual(b.health(), {
+    state: "starting",
+    nextBatchId: "0",
+    queuedTrades: 0,
+    lastSettledSeq: -1,
+    lastError: undefined,
+    rejectedOrders: 0,
+  });
   assert.equal(b.confirmIntervalMs(), 10);
   const early = createBatcher(base(scripted()));
   await early.stop();
@@ -177,8 +193,13 @@ test("start: the store must hold the last batch the chain settled (batch n-1 of 
   const log = recorder();
   const b2 = createBatcher(base(chain, { storeDir, logger: log.logger }));
   // the settled batch's transaction: neither in the store nor looked up (no findBatchTxs here)
-  assert.deepEqual(await b2.start(), { lastSettledSeq: 4, settled: [{ batchId: 0n, fromSeq: 1, toSeq: 4, txHash: null }] });
-  assert.deepEqual(log.lines, [{ level: "info", o: { nextBatchId: "1", lastSettledSeq: 4, resend: undefined }, m: "batcher resumed" }]);
+  assert.deepEqual(await b2.start(), {
+    lastSettledSeq: 4,
+    settled: [{ batchId: 0n, fromSeq: 1, toSeq: 4, txHash: null }],
+  });
+  assert.deepEqual(log.lines, [
+    { level: "info", o: { nextBatchId: "1", lastSettledSeq: 4, resend: undefined }, m: "batcher resumed" },
+  ]);
   assert.equal(b2.health().nextBatchId, "1");
   await b2.stop();
 });
@@ -191,7 +212,13 @@ test("start: settled batches come back with their transaction; one whose confirm
   await b.start();
   await b.drain();
   await b.stop();
-  assert.deepEqual(chain.applied.map((a) => a.seqs), [[1, 2], [3, 4]]);
+  assert.deepEqual(
+    chain.applied.map((a) => a.seqs),
+    [
+      [1, 2],
+      [3, 4],
+    ],
+  );
   // batch 2 landed, but the process died before its receipt: its composition is on disk, no confirmation
   appendJournalRecords(storeDir, [{ batchId: "2", fromSeq: 5, toSeq: 6, tradeCount: 2 }]);
   const asked: { ids: bigint[]; fromBlock: bigint | undefined }[] = [];
@@ -286,14 +313,26 @@ test("retry backoff: 50 ms, then 100 ms (25 ms x 2^attempt) before each re-send;
   const chain = scripted(["retryable", "retryable"]);
   const log = recorder();
   const settled: { batchId: bigint; txHash: Hex; gasUsed: bigint }[] = [];
-  const b = createBatcher(base(chain, { logger: log.logger, onSettled: (x) => settled.push({ batchId: x.batchId, txHash: x.txHash, gasUsed: x.gasUsed }) }));
+  const b = createBatcher(
+    base(chain, {
+      logger: log.logger,
+      onSettled: (x) => settled.push({ batchId: x.batchId, txHash: x.txHash, gasUsed: x.gasUsed }),
+    }),
+  );
   await b.start();
   b.push(trade(1));
   await b.drain();
-  assert.deepEqual(delays.filter((d) => d >= 25), [50, 100]);
+  assert.deepEqual(
+    delays.filter((d) => d >= 25),
+    [50, 100],
+  );
   assert.deepEqual(
     log.lines.filter((l) => l.level === "warn"),
-    [1, 2].map((attempt) => ({ level: "warn", o: { batchId: "0", attempt, inFlight: 1, err: "fetch failed" }, m: "settle failed, retrying" }))
+    [1, 2].map((attempt) => ({
+      level: "warn",
+      o: { batchId: "0", attempt, inFlight: 1, err: "fetch failed" },
+      m: "settle failed, retrying",
+    })),
   );
   assert.equal(b.health().state, "running");
   assert.equal(b.health().lastError, "fetch failed");
@@ -314,8 +353,14 @@ test("recovery: a failed nextBatchId read is retried (the log says why), and the
   });
   b.push(trade(1));
   await b.drain();
-  assert.deepEqual(log.lines.filter((l) => l.level === "warn").map((l) => l.o.err), ["rpc down"]);
-  assert.deepEqual(chain.applied.map((a) => a.seqs), [[1]]);
+  assert.deepEqual(
+    log.lines.filter((l) => l.level === "warn").map((l) => l.o.err),
+    ["rpc down"],
+  );
+  assert.deepEqual(
+    chain.applied.map((a) => a.seqs),
+    [[1]],
+  );
   assert.deepEqual(settled, [h(1000)]);
   await b.stop();
 });
@@ -331,7 +376,10 @@ test("recovery: a receipt-confirmed batch the chain does not count yet (a stale 
   b.push(trade(1));
   await b.drain();
   assert.equal(b.health().state, "running");
-  assert.deepEqual(chain.applied.map((a) => a.seqs), [[1]]);
+  assert.deepEqual(
+    chain.applied.map((a) => a.seqs),
+    [[1]],
+  );
   assert.equal(b.health().lastSettledSeq, 1);
   await b.stop();
 });
@@ -377,7 +425,9 @@ test("stop with a batch in flight: it still counts when it lands; a failed one d
   };
   const heldFail: (() => void)[] = [];
   const settled2: number[] = [];
-  const b2 = createBatcher(base(failing, { maxTrades: 1, maxInFlight: 3, onSettled: (x) => settled2.push(...x.trades.map((t) => t.seq)) }));
+  const b2 = createBatcher(
+    base(failing, { maxTrades: 1, maxInFlight: 3, onSettled: (x) => settled2.push(...x.trades.map((t) => t.seq)) }),
+  );
   await b2.start();
   b2.push(trade(1));
   b2.push(trade(2));
@@ -417,7 +467,14 @@ test("the composition is on disk before its send; a retry and a resend after a r
   assert.equal(chain.sends.length, 2, "the replay has not re-pushed the whole batch yet: nothing sent");
   b2.push(trade(5));
   await b2.drain();
-  assert.deepEqual(chain.applied.map((a) => a.seqs), [[1, 2], [3, 4, 5]], "the resend holds exactly its trades, more than maxTrades");
+  assert.deepEqual(
+    chain.applied.map((a) => a.seqs),
+    [
+      [1, 2],
+      [3, 4, 5],
+    ],
+    "the resend holds exactly its trades, more than maxTrades",
+  );
   assert.deepEqual(records(storeDir).filter((r) => r.batchId === "1" && !r.txHash).length, 1);
   await b2.stop();
 });
@@ -425,7 +482,13 @@ test("the composition is on disk before its send; a retry and a resend after a r
 test("onSettled carries each batch's tx hash and gas; a batch that landed without its receipt gets 0x and 0; nextBatchId is read only to recover", async () => {
   const chain = scripted(["ok", "lost-receipt", "ok", "ok"]);
   const settled: { batchId: bigint; txHash: Hex; gasUsed: bigint }[] = [];
-  const b = createBatcher(base(chain, { maxTrades: 1, maxInFlight: 1, onSettled: (x) => settled.push({ batchId: x.batchId, txHash: x.txHash, gasUsed: x.gasUsed }) }));
+  const b = createBatcher(
+    base(chain, {
+      maxTrades: 1,
+      maxInFlight: 1,
+      onSettled: (x) => settled.push({ batchId: x.batchId, txHash: x.txHash, gasUsed: x.gasUsed }),
+    }),
+  );
   await b.start();
   for (let s = 1; s <= 4; s++) b.push(trade(s));
   await b.drain();
@@ -447,14 +510,19 @@ test("two in flight: a batch landed behind one that lost its receipt keeps its o
     return r;
   })(chain.sender.send.bind(chain.sender));
   const settled: [bigint, Hex][] = [];
-  const b = createBatcher(base(chain, { maxTrades: 1, maxInFlight: 2, onSettled: (x) => settled.push([x.batchId, x.txHash]) }));
+  const b = createBatcher(
+    base(chain, { maxTrades: 1, maxInFlight: 2, onSettled: (x) => settled.push([x.batchId, x.txHash]) }),
+  );
   await b.start();
   b.push(trade(1));
   b.push(trade(2));
   await until(() => chain.heldCount() === 2, "two in flight");
   chain.release();
   await b.drain();
-  assert.deepEqual(settled, [[0n, "0x"], [1n, h(1001)]]);
+  assert.deepEqual(settled, [
+    [0n, "0x"],
+    [1n, h(1001)],
+  ]);
   await b.stop();
 });
 
@@ -478,7 +546,10 @@ test("pipelining: a trade arriving while a batch is in flight leaves at once wit
     chain.release();
     await b.drain();
     chain.release();
-    assert.deepEqual(chain.applied.map((a) => a.seqs), [[1], [2]]);
+    assert.deepEqual(
+      chain.applied.map((a) => a.seqs),
+      [[1], [2]],
+    );
     await b.stop();
   }
 });
@@ -516,9 +587,16 @@ test("a halt without onHalt still ends drains; drain after a halt resolves at on
   await b.drain();
   b.push(trade(3));
   await b.drain();
-  assert.deepEqual(log.lines.filter((l) => l.level === "error"), [
-    { level: "error", o: { batchId: "0", fromSeq: 1, toSeq: 2, revert: "EnforcedPause", args: [], err: pause.message }, m: "batcher halted: a batch cannot settle" },
-  ]);
+  assert.deepEqual(
+    log.lines.filter((l) => l.level === "error"),
+    [
+      {
+        level: "error",
+        o: { batchId: "0", fromSeq: 1, toSeq: 2, revert: "EnforcedPause", args: [], err: pause.message },
+        m: "batcher halted: a batch cannot settle",
+      },
+    ],
+  );
   await b.stop();
 });
 
@@ -526,12 +604,21 @@ test("an order the batcher cannot find halts before anything is sent, naming the
   const chain = scripted();
   const log = recorder();
   let halted = "";
-  const b = createBatcher(base(chain, { logger: log.logger, signedOrder: (x) => (x === h(4) ? undefined : signedOrder(x)), onHalt: (r) => (halted = r) }));
+  const b = createBatcher(
+    base(chain, {
+      logger: log.logger,
+      signedOrder: (x) => (x === h(4) ? undefined : signedOrder(x)),
+      onHalt: (r) => (halted = r),
+    }),
+  );
   await b.start();
   b.push(trade(1));
   await b.drain();
   assert.equal(halted, `batch 0: signed order ${h(4)} unknown`);
   assert.equal(chain.sends.length, 0);
-  assert.deepEqual(log.lines.filter((l) => l.level === "error").map((l) => l.o), [{ batchId: "0", fromSeq: 1, toSeq: 1, revert: undefined, args: undefined, err: halted }]);
+  assert.deepEqual(
+    log.lines.filter((l) => l.level === "error").map((l) => l.o),
+    [{ batchId: "0", fromSeq: 1, toSeq: 1, revert: undefined, args: undefined, err: halted }],
+  );
   await b.stop();
 });

@@ -7,11 +7,16 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Hex } from "viem";
 import type { SettleArgs } from "../../sdk/settle-batch";
 import { createBatcher, type SettleableTrade } from "./batcher";
 import { fixtureSignedOrder, fixtureTrade, hashOf } from "../testing/batcher-fixture";
-import { ERC1271_SETTLE_GAS, SETTLE_GAS_CAP, settleGasLimit, settleGasWanted, type SettleSender } from "./settle-sender";
+import {
+  ERC1271_SETTLE_GAS,
+  SETTLE_GAS_CAP,
+  settleGasLimit,
+  settleGasWanted,
+  type SettleSender,
+} from "./settle-sender";
 
 const h = hashOf;
 const signedOrder = fixtureSignedOrder;
@@ -39,7 +44,16 @@ async function batchesFor(trades: number, fits: (t: readonly SettleableTrade[]) 
       return { txHash: h(99), gasUsed: 1n, blockNumber: 1n };
     },
   };
-  const b = createBatcher({ sender, storeDir: join(dir, "b"), signedOrder, maxTrades: 100, maxDelayMs: 1, maxInFlight: 1, fsync: false, fitsGasCap: fits });
+  const b = createBatcher({
+    sender,
+    storeDir: join(dir, "b"),
+    signedOrder,
+    maxTrades: 100,
+    maxDelayMs: 1,
+    maxInFlight: 1,
+    fsync: false,
+    fitsGasCap: fits,
+  });
   try {
     await b.start();
     const hold = b.hold();
@@ -61,7 +75,11 @@ test("a batch of contract wallets' orders is cut to what the gas cap carries; th
   const sizes = await batchesFor(100, fits);
   assert.equal(sizes[0], fitting, "the first batch is exactly as large as the cap allows");
   assert.ok(sizes.every((n) => n <= fitting));
-  assert.equal(sizes.reduce((a, n) => a + n, 0), 100, "every trade is sent once");
+  assert.equal(
+    sizes.reduce((a, n) => a + n, 0),
+    100,
+    "every trade is sent once",
+  );
 });
 
 test("at the boundary: a batch whose budget is exactly the cap goes whole; one unit over and its last trade waits", async () => {

@@ -28,14 +28,25 @@ test("stop() during a failing send with the window full resolves, and nothing is
       });
     },
   };
-  const b = createBatcher({ sender, storeDir: join(dir, "b"), signedOrder: fixtureSignedOrder, maxTrades: 1, maxDelayMs: 1, maxInFlight: 1, fsync: false });
+  const b = createBatcher({
+    sender,
+    storeDir: join(dir, "b"),
+    signedOrder: fixtureSignedOrder,
+    maxTrades: 1,
+    maxDelayMs: 1,
+    maxInFlight: 1,
+    fsync: false,
+  });
   try {
     await b.start();
     b.push(fixtureTrade(1));
     await sent;
     const stopped = b.stop();
     fail!();
-    const outcome = await Promise.race([stopped.then(() => "stopped"), new Promise((r) => setTimeout(() => r("hung"), 3_000))]);
+    const outcome = await Promise.race([
+      stopped.then(() => "stopped"),
+      new Promise((r) => setTimeout(() => r("hung"), 3_000)),
+    ]);
     assert.equal(outcome, "stopped");
     assert.equal(b.health().state, "stopped");
     await new Promise((r) => setTimeout(r, 100));

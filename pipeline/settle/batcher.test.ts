@@ -13,7 +13,7 @@ import { FatalChainError, RetryableChainError } from "../errors";
 import type { SettleSender } from "./settle-sender";
 import { createChainAvailability, type SupervisedChainStatus } from "./chain-availability";
 
-const h = (n: number) => ("0x" + n.toString(16).padStart(64, "0")) as Hex;
+const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
 const order = (n: number): SignedOrder => ({
   hash: h(n),
   signature: "0x" as Hex,
@@ -51,7 +51,8 @@ function fakeChain() {
       const mode = failNext;
       failNext = null;
       if (mode === "retryable") throw new RetryableChainError("fetch failed");
-      if (mode === "revert") throw new FatalChainError("settle reverted: SettlementOrderExpired", "SettlementOrderExpired");
+      if (mode === "revert")
+        throw new FatalChainError("settle reverted: SettlementOrderExpired", "SettlementOrderExpired");
       applied.push({ batchId, seqs: args.fills.map((f) => f.baseAmount) });
       if (mode === "lost-receipt") throw new RetryableChainError("timed out waiting for the receipt");
       return { txHash: h(99), gasUsed: 1n, blockNumber: 1n };
@@ -95,7 +96,7 @@ test("trades settle once, in order, across retries, a lost receipt and a restart
       [
         [1n, 2n, 3n],
         [4n, 5n],
-      ]
+      ],
     );
     await b1.stop();
 
@@ -115,7 +116,7 @@ test("trades settle once, in order, across retries, a lost receipt and a restart
     await b2.drain();
     assert.deepEqual(
       chain.applied.map((a) => a.seqs),
-      [[1n, 2n, 3n], [4n, 5n], [6n, 7n, 8n], [9n]]
+      [[1n, 2n, 3n], [4n, 5n], [6n, 7n, 8n], [9n]],
     );
     await b2.stop();
   });
@@ -193,7 +194,7 @@ function slowChain(faults: Record<number, "drop" | "lost-receipt" | "revert">) {
           } catch (e) {
             reject(e);
           }
-        }, 5)
+        }, 5),
       );
     },
     reset() {
@@ -219,18 +220,21 @@ test("two batches in flight: a dropped send and a lost receipt are recovered in 
     // send 1 (batch 1) is dropped while batch 2 follows it (and fails out of order); send 4 lands without its receipt
     const chain = slowChain({ 1: "drop", 4: "lost-receipt" });
     const settled: number[] = [];
-    const b = createBatcher({ ...twoInFlight(chain, dir), onSettled: (x) => settled.push(...x.trades.map((t) => t.seq)) });
+    const b = createBatcher({
+      ...twoInFlight(chain, dir),
+      onSettled: (x) => settled.push(...x.trades.map((t) => t.seq)),
+    });
     await b.start();
     for (let s = 1; s <= 12; s++) b.push(trade(s));
     await b.drain();
     assert.equal(b.health().state, "running");
     assert.deepEqual(
       chain.applied.map((a) => a.batchId),
-      [0n, 1n, 2n, 3n, 4n, 5n]
+      [0n, 1n, 2n, 3n, 4n, 5n],
     );
     assert.deepEqual(
       chain.applied.flatMap((a) => a.seqs),
-      [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n, 10n, 11n, 12n]
+      [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n, 10n, 11n, 12n],
     );
     assert.deepEqual(settled, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     assert.equal(chain.stats().maxInFlight, 2, "a second batch left while the first was in flight");
@@ -251,7 +255,7 @@ test("two batches in flight: a revert halts, the batch behind it does not land, 
     assert.match(halted, /SettlementOrderExpired/);
     assert.deepEqual(
       chain.applied.map((a) => a.batchId),
-      [0n]
+      [0n],
     );
     assert.equal(b.health().nextBatchId, "1");
     assert.equal(b.health().queuedTrades, 4);
@@ -259,15 +263,26 @@ test("two batches in flight: a revert halts, the batch behind it does not land, 
   });
 });
 
-test("the home chain back up ends the retry's backoff at once: the batch lands without waiting it out", { timeout: 30_000 }, async () => {
+test("the home chain back up ends the retry's backoff at once: the batch lands without waiting it out", {
+  timeout: 30_000,
+}, async () => {
   await withDir(async (dir) => {
     const chain = fakeChain();
     let status: SupervisedChainStatus = { state: "up", sinceMs: 0, expectedRestartMs: 1_000 };
     const onStatus: ((s: SupervisedChainStatus) => void)[] = [];
-    const availability = createChainAvailability({ chainId: 31337, clock: { now: () => 0 }, supervisor: { status: () => status, onStatus: (fn) => (onStatus.push(fn), () => undefined) } });
+    const availability = createChainAvailability({
+      chainId: 31337,
+      clock: { now: () => 0 },
+      supervisor: { status: () => status, onStatus: (fn) => (onStatus.push(fn), () => undefined) },
+    });
     const attempts: number[] = [];
     const batcher = createBatcher({
-      sender: availability.watch(chain.sender), storeDir: dir, signedOrder, maxTrades: 1, maxDelayMs: 1, fsync: false,
+      sender: availability.watch(chain.sender),
+      storeDir: dir,
+      signedOrder,
+      maxTrades: 1,
+      maxDelayMs: 1,
+      fsync: false,
       // a backoff far longer than this test's timeout: only retryNow() can end it
       retryBackoffMs: (attempt) => (attempts.push(attempt), 10 * 60_000),
     });
@@ -282,7 +297,10 @@ test("the home chain back up ends the retry's backoff at once: the batch lands w
     status = { state: "up", sinceMs: 0, expectedRestartMs: 1_000 };
     for (const fn of onStatus) fn(status);
     await batcher.drain();
-    assert.deepEqual(chain.applied.map((a) => a.seqs), [[0n]]);
+    assert.deepEqual(
+      chain.applied.map((a) => a.seqs),
+      [[0n]],
+    );
     assert.deepEqual(attempts, [1], "one backoff, ended by the chain's up");
     assert.equal(batcher.health().state, "running");
     // nothing waiting: retryNow() is a no-op, and stop() does not wait out a backoff either

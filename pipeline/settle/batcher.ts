@@ -1,30 +1,19 @@
-// Groups matched trades into settle batches (by count and by time) and settles each exactly once, in order.
-// Up to `maxInFlight` batches are on their way at once (batch k+1 is sent while the chain executes k), in
-// batch-id order: the sender delivers sends in call order. Before a batch is sent its composition (batch
-// id -> trade seq range) is on disk; after a crash the contract's nextBatchId says which batches landed, and
-// the first one that did not is re-sent with the same trades. When a batch fails, every batch behind it
-// ends first; the ones that landed count, the rest are re-sent in order with the same trades (retryable).
-// A revert that one trader's order causes (pipeline/settle/poison.ts: a nonce cancelled on chain, an agent revoked,
-// a contract wallet that changed its answer, a balance withdrawn...) does not stop the venue: the batcher
-// finds the order(s) (the error's arguments; eth_call of sub-batches when the error names only a trader
-// with several orders), has the matcher journal the decision and cancel them (`onRejected`), drops their
-// trades and rebuilds the batch from what is left (same batch id, a new composition on disk). Any other
-// revert halts the batcher (it logs the decoded error and reports it to health).
-// The parts: batch-run.ts (the shared state), batch-building.ts (what the next batch is, its settle
-// arguments), batch-flights.ts (the flight window: launch, confirm, recover), batch-quarantine.ts (orders
-// the contract refuses); this file holds the loop and the public face.
-import type { Hex } from "viem";
-import type { SignedOrder } from "../../sdk/settle-batch";
-import { openRecordLog, type OpenRecordLog } from "../../matcher/journal";
-import { systemClock, type Clock } from "../../runtime/clock";
+import { openRecordLog } from "../../matcher/journal";
+import { systemClock } from "../../runtime/clock";
 import type { FatalChainError } from "../errors";
-import { settledAtStart, type FindBatchTxs, type SettledBatchRecord } from "./batch-confirmations";
+import { settledAtStart, type SettledBatchRecord } from "./batch-confirmations";
 import { done, fill, recover, waitForWork } from "./batch-flights";
 import { newBatchRun, notifyDrained, type BatchRun } from "./batch-run";
-import type { SettleSender } from "./settle-sender";
 
-export type { BatchRecord, BatcherDeps, BatcherHealth, BatcherState, SettleableTrade, SettledBatch } from "./batch-types";
-import type { BatchRecord, BatcherDeps, BatcherHealth, BatcherState, SettleableTrade, SettledBatch } from "./batch-types";
+export type {
+  BatchRecord,
+  BatcherDeps,
+  BatcherHealth,
+  BatcherState,
+  SettleableTrade,
+  SettledBatch,
+} from "./batch-types";
+import type { BatchRecord, BatcherDeps, BatcherHealth, SettleableTrade } from "./batch-types";
 
 export interface Batcher {
   /** Reads nextBatchId and the store; returns the last settled trade seq: the caller re-pushes every trade
@@ -59,7 +48,8 @@ async function run(b: BatchRun): Promise<void> {
         continue;
       }
       const oldest = b.flights[0];
-      const next = b.flights.length < b.maxInFlight ? await Promise.race([oldest.outcome, waitForWork(b)]) : await oldest.outcome;
+      const next =
+        b.flights.length < b.maxInFlight ? await Promise.race([oldest.outcome, waitForWork(b)]) : await oldest.outcome;
       if (next === "wake") continue;
       if ("ok" in next) {
         b.flights.shift();
@@ -98,7 +88,7 @@ function halt(b: BatchRun, e: unknown): void {
       args: fe.revertArgs?.map(String),
       err: b.lastError,
     },
-    "batcher halted: a batch cannot settle"
+    "batcher halted: a batch cannot settle",
   );
   b.deps.onHalt?.(b.lastError);
   notifyDrained(b);
@@ -118,7 +108,8 @@ async function start(b: BatchRun): Promise<{ lastSettledSeq: number; settled: Se
   try {
     b.nextId = await deps.sender.nextBatchId();
     prev = b.byId.get((b.nextId - 1n).toString());
-    if (b.nextId > (deps.firstBatchId ?? 0n) && !prev) throw new Error(`batch store ${deps.storeDir} lacks batch ${b.nextId - 1n} that the chain settled`);
+    if (b.nextId > (deps.firstBatchId ?? 0n) && !prev)
+      throw new Error(`batch store ${deps.storeDir} lacks batch ${b.nextId - 1n} that the chain settled`);
   } catch (err) {
     await store.close().catch(() => undefined);
     throw err;
@@ -128,7 +119,10 @@ async function start(b: BatchRun): Promise<{ lastSettledSeq: number; settled: Se
   b.lastPushedSeq = b.lastSettledSeq;
   const settled = await settledAtStart(b);
   b.state = "running";
-  b.log?.info({ nextBatchId: b.nextId.toString(), lastSettledSeq: b.lastSettledSeq, resend: b.resend }, "batcher resumed");
+  b.log?.info(
+    { nextBatchId: b.nextId.toString(), lastSettledSeq: b.lastSettledSeq, resend: b.resend },
+    "batcher resumed",
+  );
   b.loop = run(b);
   return { lastSettledSeq: b.lastSettledSeq, settled };
 }

@@ -7,7 +7,11 @@ test("chain availability: the supervisor's down refuses at once with the restart
   let now = 1_000_000;
   let status: SupervisedChainStatus = { state: "up", sinceMs: now, expectedRestartMs: 4_200 };
   const fns: ((s: SupervisedChainStatus) => void)[] = [];
-  const a = createChainAvailability({ chainId: 31337, clock: { now: () => now }, supervisor: { status: () => status, onStatus: (fn) => (fns.push(fn), () => undefined) } });
+  const a = createChainAvailability({
+    chainId: 31337,
+    clock: { now: () => now },
+    supervisor: { status: () => status, onStatus: (fn) => (fns.push(fn), () => undefined) },
+  });
   let ups = 0;
   a.onUp(() => ups++);
   assert.equal(a.refusal(), undefined);

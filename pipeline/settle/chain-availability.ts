@@ -31,7 +31,8 @@ export interface ChainAvailabilityHealth {
 }
 
 /** failures that mean "nothing answers" (not a revert, not a nonce race) */
-const UNREACHABLE = /ECONNREFUSED|ECONNRESET|socket hang up|fetch failed|HTTP request failed|Unexpected server response|connection closed|is unavailable/i;
+const UNREACHABLE =
+  /ECONNREFUSED|ECONNRESET|socket hang up|fetch failed|HTTP request failed|Unexpected server response|connection closed|is unavailable/i;
 
 /** Advised when only the sender saw the chain fail (no supervisor's estimate). */
 const DEFAULT_RETRY_AFTER_MS = 2_000;
@@ -47,7 +48,11 @@ export interface ChainAvailability {
   close(): void;
 }
 
-export function createChainAvailability(opts: { chainId: number; clock: Clock; supervisor?: SupervisedChain }): ChainAvailability {
+export function createChainAvailability(opts: {
+  chainId: number;
+  clock: Clock;
+  supervisor?: SupervisedChain;
+}): ChainAvailability {
   const { chainId, clock } = opts;
   let senderDown: { sinceMs: number; reason: string } | undefined;
   const upListeners: (() => void)[] = [];
@@ -59,7 +64,12 @@ export function createChainAvailability(opts: { chainId: number; clock: Clock; s
 
   const down = (): { sinceMs: number; reason?: string; retryAfterMs: number } | undefined => {
     const s = opts.supervisor?.status();
-    if (s?.state === "down") return { sinceMs: s.sinceMs, reason: s.reason, retryAfterMs: Math.max(1_000, s.sinceMs + s.expectedRestartMs - clock.now()) };
+    if (s?.state === "down")
+      return {
+        sinceMs: s.sinceMs,
+        reason: s.reason,
+        retryAfterMs: Math.max(1_000, s.sinceMs + s.expectedRestartMs - clock.now()),
+      };
     if (senderDown) return { ...senderDown, retryAfterMs: DEFAULT_RETRY_AFTER_MS };
     return undefined;
   };
@@ -90,11 +100,16 @@ export function createChainAvailability(opts: { chainId: number; clock: Clock; s
       const d = down();
       if (!d) return undefined;
       const retryAfterS = Math.ceil(d.retryAfterMs / 1000);
-      return new PipelineError("CHAIN_UNAVAILABLE", `home chain ${chainId} is unavailable`, { chainId, retry_after: retryAfterS });
+      return new PipelineError("CHAIN_UNAVAILABLE", `home chain ${chainId} is unavailable`, {
+        chainId,
+        retry_after: retryAfterS,
+      });
     },
     health() {
       const d = down();
-      return d ? { state: "unavailable", chainId, sinceMs: d.sinceMs, ...(d.reason ? { reason: d.reason } : {}) } : { state: "ok", chainId };
+      return d
+        ? { state: "unavailable", chainId, sinceMs: d.sinceMs, ...(d.reason ? { reason: d.reason } : {}) }
+        : { state: "ok", chainId };
     },
     onUp(fn) {
       upListeners.push(fn);

@@ -45,14 +45,18 @@ export const ORDER_ATTRIBUTABLE_ERRORS: Readonly<Record<string, Attribution>> = 
 };
 
 export function isOrderAttributable(revertName: string | undefined): boolean {
-  return revertName !== undefined && Object.prototype.hasOwnProperty.call(ORDER_ATTRIBUTABLE_ERRORS, revertName);
+  return revertName !== undefined && Object.hasOwn(ORDER_ATTRIBUTABLE_ERRORS, revertName);
 }
 
 const lower = (x: unknown) => String(x).toLowerCase();
 
 /** The orders of `orders` that the revert names (several when it names only a trader with several orders;
  *  the batcher then tells them apart by simulation). Empty when the error is not order-attributable. */
-export function suspectOrders(revertName: string | undefined, revertArgs: readonly unknown[] | undefined, orders: readonly SignedOrder[]): Hex[] {
+export function suspectOrders(
+  revertName: string | undefined,
+  revertArgs: readonly unknown[] | undefined,
+  orders: readonly SignedOrder[],
+): Hex[] {
   if (!isOrderAttributable(revertName)) return [];
   const a = ORDER_ATTRIBUTABLE_ERRORS[revertName!];
   const args = revertArgs ?? [];
@@ -72,15 +76,23 @@ export function suspectOrders(revertName: string | undefined, revertArgs: readon
       return orders.filter((o) => lower(o.hash) === lower(args[a.hash])).map((o) => o.hash);
     case "traderNonce":
       return orders
-        .filter((o) => lower(o.order.trader) === lower(args[a.trader]) && BigInt(o.order.nonce) === BigInt(args[a.nonce] as bigint))
+        .filter(
+          (o) =>
+            lower(o.order.trader) === lower(args[a.trader]) &&
+            BigInt(o.order.nonce) === BigInt(args[a.nonce] as bigint),
+        )
         .map((o) => o.hash);
     case "trader": {
       const token = a.token === undefined ? undefined : lower(args[a.token]);
-      return orders
-        .filter((o) => lower(o.order.trader) === lower(args[a.trader]))
-        // a balance error: only the orders that spend that token (a buy spends quote, a sell base)
-        .filter((o) => token === undefined || lower(o.order.side === 0 ? o.order.quoteToken : o.order.baseToken) === token)
-        .map((o) => o.hash);
+      return (
+        orders
+          .filter((o) => lower(o.order.trader) === lower(args[a.trader]))
+          // a balance error: only the orders that spend that token (a buy spends quote, a sell base)
+          .filter(
+            (o) => token === undefined || lower(o.order.side === 0 ? o.order.quoteToken : o.order.baseToken) === token,
+          )
+          .map((o) => o.hash)
+      );
     }
   }
 }

@@ -13,8 +13,8 @@ import { readJournalContents } from "../../matcher/testing/journal-files";
 import { FatalChainError, RetryableChainError } from "../errors";
 import type { SettleSender } from "./settle-sender";
 
-const h = (n: number) => ("0x" + n.toString(16).padStart(64, "0")) as Hex;
-const addr = (n: number) => ("0x" + n.toString(16).padStart(40, "0")) as Address;
+const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
+const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
 /** order n: hash h(n), nonce n, trader `traderOf[n]` or its own address 0x...n */
 function makeOrders(traderOf: Record<number, number> = {}) {
   return (hash: Hex): SignedOrder => {
@@ -22,7 +22,17 @@ function makeOrders(traderOf: Record<number, number> = {}) {
     return {
       hash,
       signature: "0x" as Hex,
-      order: { trader: addr(traderOf[n] ?? 1000 + n), baseToken: addr(2), quoteToken: addr(3), side: n % 2 === 0 ? 0 : 1, price: 1n, amount: 1n, expiry: 1n, nonce: BigInt(n), flags: 0 },
+      order: {
+        trader: addr(traderOf[n] ?? 1000 + n),
+        baseToken: addr(2),
+        quoteToken: addr(3),
+        side: n % 2 === 0 ? 0 : 1,
+        price: 1n,
+        amount: 1n,
+        expiry: 1n,
+        nonce: BigInt(n),
+        flags: 0,
+      },
     };
   };
 }
@@ -50,7 +60,8 @@ function poisonChain(poison: Map<number, Poison>, opts: { delayMs?: number; fata
   let fatal = opts.fatal;
   function check(batchId: bigint, args: SettleArgs): FatalChainError | null {
     if (fatal) return fatal;
-    if (batchId !== BigInt(applied.length)) return new FatalChainError("out of order", "SettlementBatchOutOfOrder", [BigInt(applied.length), batchId]);
+    if (batchId !== BigInt(applied.length))
+      return new FatalChainError("out of order", "SettlementBatchOutOfOrder", [BigInt(applied.length), batchId]);
     for (const o of args.orders) {
       const p = poison.get(Number(o.nonce));
       if (p) return new FatalChainError(`settle reverted: ${p.name}`, p.name, p.args(o, h(Number(o.nonce))));
@@ -65,7 +76,12 @@ function poisonChain(poison: Map<number, Poison>, opts: { delayMs?: number; fata
       const err = check(batchId, args);
       if (err) reverted.push(err.revertName ?? "?");
       else applied.push({ batchId, seqs: args.fills.map((f) => f.baseAmount) });
-      return new Promise((resolve, reject) => setTimeout(() => (err ? reject(err) : resolve({ txHash: h(99), gasUsed: 1n, blockNumber: 1n })), opts.delayMs ?? 1));
+      return new Promise((resolve, reject) =>
+        setTimeout(
+          () => (err ? reject(err) : resolve({ txHash: h(99), gasUsed: 1n, blockNumber: 1n })),
+          opts.delayMs ?? 1,
+        ),
+      );
     },
     async simulate(batchId, args) {
       simulations += 1;
@@ -92,7 +108,9 @@ function fakeMatcher(trades: SettleableTrade[]) {
     droppedSeqs,
     async onRejected(orders: { hash: Hex; error: string }[]) {
       const hs = new Set(orders.map((o) => o.hash.toLowerCase()));
-      const seqs = trades.filter((t) => hs.has(t.makerHash.toLowerCase()) || hs.has(t.takerHash.toLowerCase())).map((t) => t.seq);
+      const seqs = trades
+        .filter((t) => hs.has(t.makerHash.toLowerCase()) || hs.has(t.takerHash.toLowerCase()))
+        .map((t) => t.seq);
       journal.push({ orders, trades: seqs });
       for (const s of seqs) droppedSeqs.add(s);
       return seqs;
@@ -110,7 +128,12 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
-function deps(chain: ReturnType<typeof poisonChain>, m: ReturnType<typeof fakeMatcher>, dir: string, extra: Partial<BatcherDeps> = {}): BatcherDeps {
+function deps(
+  chain: ReturnType<typeof poisonChain>,
+  m: ReturnType<typeof fakeMatcher>,
+  dir: string,
+  extra: Partial<BatcherDeps> = {},
+): BatcherDeps {
   return {
     sender: chain.sender,
     storeDir: join(dir, "b"),
@@ -137,7 +160,11 @@ test("one poisoned order among honest ones: its trade is dropped, the rest settl
     await b.drain();
     assert.equal(b.health().state, "running");
     assert.deepEqual(chain.reverted, ["SettlementOrderNonceUsed"]);
-    assert.deepEqual(chain.applied.map((a) => a.batchId), [0n], "the rebuilt batch keeps the id the reverted one had");
+    assert.deepEqual(
+      chain.applied.map((a) => a.batchId),
+      [0n],
+      "the rebuilt batch keeps the id the reverted one had",
+    );
     assert.deepEqual(chain.settledSeqs(), [1, 2, 4, 5, 6]);
     assert.deepEqual(m.journal, [{ orders: [{ hash: h(poisoned), error: "SettlementOrderNonceUsed" }], trades: [3] }]);
     assert.equal(b.health().rejectedOrders, 1);
@@ -158,17 +185,32 @@ test("one poisoned order among honest ones: its trade is dropped, the rest settl
 test("two poisoned orders in one batch (different errors): both found (the second by eth_call of the rest), one revert on chain", async () => {
   await withDir(async (dir) => {
     const trades = [1, 2, 3, 4, 5].map((s) => trade(s));
-    const chain = poisonChain(new Map([[2 * 2 + 1, MALFORMED], [2 * 4 + 2, EXPIRED]]));
+    const chain = poisonChain(
+      new Map([
+        [2 * 2 + 1, MALFORMED],
+        [2 * 4 + 2, EXPIRED],
+      ]),
+    );
     const m = fakeMatcher(trades);
     const b = createBatcher(deps(chain, m, dir));
     await b.start();
     for (const t of trades) b.push(t);
     await b.drain();
     assert.equal(b.health().state, "running");
-    assert.deepEqual(chain.reverted, ["SettlementSignatureMalformed"], "the second poisoned order was found by simulation, not by another revert");
+    assert.deepEqual(
+      chain.reverted,
+      ["SettlementSignatureMalformed"],
+      "the second poisoned order was found by simulation, not by another revert",
+    );
     assert.deepEqual(chain.settledSeqs(), [1, 3, 5]);
-    assert.deepEqual(m.journal.map((j) => j.orders.map((o) => o.error)), [["SettlementSignatureMalformed"], ["SettlementOrderExpired"]]);
-    assert.deepEqual(m.journal.flatMap((j) => j.orders.map((o) => o.hash)), [h(5), h(10)]);
+    assert.deepEqual(
+      m.journal.map((j) => j.orders.map((o) => o.error)),
+      [["SettlementSignatureMalformed"], ["SettlementOrderExpired"]],
+    );
+    assert.deepEqual(
+      m.journal.flatMap((j) => j.orders.map((o) => o.hash)),
+      [h(5), h(10)],
+    );
     assert.equal(b.health().rejectedOrders, 2);
     await b.stop();
   });
@@ -184,7 +226,10 @@ test("an error naming a trader with several orders in the batch: only the order 
     await b.start();
     for (const t of trades) b.push(t);
     await b.drain();
-    assert.deepEqual(m.journal.map((j) => j.orders), [[{ hash: h(6), error: "SettlementSignerNotAuthorized" }]]);
+    assert.deepEqual(
+      m.journal.map((j) => j.orders),
+      [[{ hash: h(6), error: "SettlementSignerNotAuthorized" }]],
+    );
     assert.deepEqual(chain.settledSeqs(), [1, 3]);
     assert.ok(chain.simulations() >= 2, "each of the trader's orders was tried alone");
     await b.stop();
@@ -204,7 +249,10 @@ test("a poisoned order whose trades span two in-flight batches: every trade of i
     assert.equal(b.health().state, "running");
     assert.deepEqual(m.journal, [{ orders: [{ hash: h(100), error: "SettlementOrderNonceUsed" }], trades: [2, 3] }]);
     assert.deepEqual(chain.settledSeqs(), [1, 4, 5, 6]);
-    assert.deepEqual(chain.applied.map((a) => a.batchId), [0n, 1n, 2n].slice(0, chain.applied.length));
+    assert.deepEqual(
+      chain.applied.map((a) => a.batchId),
+      [0n, 1n, 2n].slice(0, chain.applied.length),
+    );
     assert.equal(new Set(chain.settledSeqs()).size, chain.settledSeqs().length, "no trade settled twice");
     await b.stop();
   });
@@ -226,7 +274,7 @@ test("restart after the drop decision was journaled but before the rebuilt batch
           throw new Error("crash after the journal write");
         },
         onHalt: () => undefined,
-      })
+      }),
     );
     await b1.start();
     for (const t of trades) b1.push(t);
@@ -235,7 +283,11 @@ test("restart after the drop decision was journaled but before the rebuilt batch
     assert.ok(crashed);
     assert.equal(chain.applied.length, 0);
     const recordsBefore = readJournalContents<BatchRecord>(join(dir, "b"));
-    assert.deepEqual(recordsBefore.at(-1), { batchId: "0", fromSeq: 1, toSeq: 4, tradeCount: 4 }, "only the poisoned composition is on disk");
+    assert.deepEqual(
+      recordsBefore.at(-1),
+      { batchId: "0", fromSeq: 1, toSeq: 4, tradeCount: 4 },
+      "only the poisoned composition is on disk",
+    );
 
     // restart: the journal replay no longer yields the dropped trade (the matcher filters it)
     const b2 = createBatcher(deps(chain, m, dir));
@@ -245,9 +297,18 @@ test("restart after the drop decision was journaled but before the rebuilt batch
     await b2.drain();
     assert.deepEqual(chain.reverted, ["SettlementOrderNonceUsed"], "the poisoned batch was never sent again");
     assert.deepEqual(chain.settledSeqs(), [1, 3, 4, 5]);
-    assert.deepEqual(chain.applied.map((a) => a.batchId), chain.applied.map((_a, i) => BigInt(i)));
-    const last0 = readJournalContents<BatchRecord>(join(dir, "b")).filter((r) => r.batchId === "0" && !r.txHash).at(-1);
-    assert.deepEqual(last0, { batchId: "0", fromSeq: 1, toSeq: 4, tradeCount: 3 }, "batch 0's record says what it now holds");
+    assert.deepEqual(
+      chain.applied.map((a) => a.batchId),
+      chain.applied.map((_a, i) => BigInt(i)),
+    );
+    const last0 = readJournalContents<BatchRecord>(join(dir, "b"))
+      .filter((r) => r.batchId === "0" && !r.txHash)
+      .at(-1);
+    assert.deepEqual(
+      last0,
+      { batchId: "0", fromSeq: 1, toSeq: 4, tradeCount: 3 },
+      "batch 0's record says what it now holds",
+    );
     await b2.stop();
 
     // and a third start after batch 0 landed: it resumes after seq 4, nothing is re-sent
@@ -265,7 +326,12 @@ test("a restart whose resend batch lost every trade to the decision goes on with
     const trades = [trade(1, 100, 4), trade(2, 100, 6)];
     const chain = poisonChain(new Map([[100, NONCE_USED]]));
     const m = fakeMatcher(trades);
-    const b1 = createBatcher(deps(chain, m, dir, { onRejected: async (o) => (await m.onRejected(o), Promise.reject(new Error("crash"))), onHalt: () => undefined }));
+    const b1 = createBatcher(
+      deps(chain, m, dir, {
+        onRejected: async (o) => (await m.onRejected(o), Promise.reject(new Error("crash"))),
+        onHalt: () => undefined,
+      }),
+    );
     await b1.start();
     for (const t of trades) b1.push(t);
     await b1.drain();
@@ -280,11 +346,26 @@ test("a restart whose resend batch lost every trade to the decision goes on with
 });
 
 for (const [what, err] of [
-  ["the operator lacks OPERATOR_ROLE", new FatalChainError("settle reverted: AccessControlUnauthorizedAccount", "AccessControlUnauthorizedAccount", [addr(1), h(1)])],
+  [
+    "the operator lacks OPERATOR_ROLE",
+    new FatalChainError("settle reverted: AccessControlUnauthorizedAccount", "AccessControlUnauthorizedAccount", [
+      addr(1),
+      h(1),
+    ]),
+  ],
   ["the contract is paused", new FatalChainError("settle reverted: EnforcedPause", "EnforcedPause", [])],
-  ["the batch id mismatches", new FatalChainError("settle reverted: SettlementBatchOutOfOrder", "SettlementBatchOutOfOrder", [1n, 2n])],
-  ["the whole batch ran out of gas (no error data)", new FatalChainError("settle 0 reverted on chain but its replay succeeds (out of gas?)")],
-  ["a malformed packed batch", new FatalChainError("settle reverted: SettlementPackedBatchMalformed", "SettlementPackedBatchMalformed", [12n])],
+  [
+    "the batch id mismatches",
+    new FatalChainError("settle reverted: SettlementBatchOutOfOrder", "SettlementBatchOutOfOrder", [1n, 2n]),
+  ],
+  [
+    "the whole batch ran out of gas (no error data)",
+    new FatalChainError("settle 0 reverted on chain but its replay succeeds (out of gas?)"),
+  ],
+  [
+    "a malformed packed batch",
+    new FatalChainError("settle reverted: SettlementPackedBatchMalformed", "SettlementPackedBatchMalformed", [12n]),
+  ],
 ] as const) {
   test(`a fatal revert still halts (${what}): nothing rejected, nothing dropped`, async () => {
     await withDir(async (dir) => {
@@ -313,7 +394,8 @@ test("a poisoned batch whose remainder then fails fatally halts (the remainder i
     const m = fakeMatcher(trades);
     let halted = "";
     const realSimulate = chain.sender.simulate!;
-    chain.sender.simulate = async (id, args) => (await realSimulate(id, args)) ?? new FatalChainError("settle reverted: EnforcedPause", "EnforcedPause", []);
+    chain.sender.simulate = async (id, args) =>
+      (await realSimulate(id, args)) ?? new FatalChainError("settle reverted: EnforcedPause", "EnforcedPause", []);
     const b = createBatcher(deps(chain, m, dir, { onHalt: (r) => (halted = r) }));
     await b.start();
     for (const t of trades) b.push(t);
@@ -343,7 +425,12 @@ test("one suspect: no per-order simulation, one check of the remainder; the deci
     assert.deepEqual(chain.settledSeqs(), [1, 3]);
     assert.deepEqual(warns, [
       {
-        o: { batchId: "0", revert: "SettlementOrderNonceUsed", orders: [{ hash: h(6), error: "SettlementOrderNonceUsed" }], droppedTrades: 1 },
+        o: {
+          batchId: "0",
+          revert: "SettlementOrderNonceUsed",
+          orders: [{ hash: h(6), error: "SettlementOrderNonceUsed" }],
+          droppedTrades: 1,
+        },
         m: "settle reverted on orders the contract refuses: cancelled, their trades dropped, batch rebuilt",
       },
     ]);
@@ -360,7 +447,10 @@ test("a trader's several orders: the bad one as a maker is found alone too", asy
     await b.start();
     for (const t of trades) b.push(t);
     await b.drain();
-    assert.deepEqual(m.journal.map((j) => j.orders), [[{ hash: h(3), error: "SettlementSignerNotAuthorized" }]]);
+    assert.deepEqual(
+      m.journal.map((j) => j.orders),
+      [[{ hash: h(3), error: "SettlementSignerNotAuthorized" }]],
+    );
     assert.deepEqual(chain.settledSeqs(), [2, 3]);
     await b.stop();
   });
@@ -376,7 +466,10 @@ test("a trader's orders that fail together alone (same trade) are both rejected;
     await b.start();
     for (const t of trades) b.push(t);
     await b.drain();
-    assert.deepEqual(m.journal.map((j) => j.orders.map((o) => o.hash)), [[h(5), h(6)]]);
+    assert.deepEqual(
+      m.journal.map((j) => j.orders.map((o) => o.hash)),
+      [[h(5), h(6)]],
+    );
     assert.deepEqual(chain.settledSeqs(), [1, 3]);
     await b.stop();
   });
@@ -386,13 +479,21 @@ test("a suspect whose own trades fail because of another order is not rejected f
   await withDir(async (dir) => {
     // trader 77 owns 3 (maker of trade 1) and 6 (taker of trade 2); 6 is refused; 20 (taker of trade 1) expired
     const trades = [trade(1, 3, 20), trade(2), trade(3)];
-    const chain = poisonChain(new Map([[6, NOT_AUTHORIZED], [20, EXPIRED]]));
+    const chain = poisonChain(
+      new Map([
+        [6, NOT_AUTHORIZED],
+        [20, EXPIRED],
+      ]),
+    );
     const m = fakeMatcher(trades);
     const b = createBatcher(deps(chain, m, dir, { signedOrder: makeOrders({ 3: 77, 6: 77 }) }));
     await b.start();
     for (const t of trades) b.push(t);
     await b.drain();
-    assert.deepEqual(m.journal.map((j) => j.orders), [[{ hash: h(6), error: "SettlementSignerNotAuthorized" }], [{ hash: h(20), error: "SettlementOrderExpired" }]]);
+    assert.deepEqual(
+      m.journal.map((j) => j.orders),
+      [[{ hash: h(6), error: "SettlementSignerNotAuthorized" }], [{ hash: h(20), error: "SettlementOrderExpired" }]],
+    );
     assert.deepEqual(chain.settledSeqs(), [3]);
     await b.stop();
   });
@@ -401,7 +502,10 @@ test("a suspect whose own trades fail because of another order is not rejected f
 test("an order-attributable revert naming no order of the batch halts, nothing rejected", async () => {
   await withDir(async (dir) => {
     const trades = [1, 2].map((s) => trade(s));
-    const err = new FatalChainError("settle reverted: SettlementOrderNonceUsed", "SettlementOrderNonceUsed", [addr(999), 999n]);
+    const err = new FatalChainError("settle reverted: SettlementOrderNonceUsed", "SettlementOrderNonceUsed", [
+      addr(999),
+      999n,
+    ]);
     const chain = poisonChain(new Map(), { fatal: err });
     const m = fakeMatcher(trades);
     let halted = "";
@@ -421,7 +525,15 @@ test("without onRejected an order-attributable revert halts on that revert", asy
     const trades = [1, 2].map((s) => trade(s));
     const chain = poisonChain(new Map([[4, NONCE_USED]]));
     let halted = "";
-    const b = createBatcher({ sender: chain.sender, storeDir: join(dir, "b"), signedOrder: makeOrders(), maxTrades: 10, maxDelayMs: 1, fsync: false, onHalt: (r) => (halted = r) });
+    const b = createBatcher({
+      sender: chain.sender,
+      storeDir: join(dir, "b"),
+      signedOrder: makeOrders(),
+      maxTrades: 10,
+      maxDelayMs: 1,
+      fsync: false,
+      onHalt: (r) => (halted = r),
+    });
     await b.start();
     for (const t of trades) b.push(t);
     await b.drain();
@@ -455,7 +567,8 @@ test("a retry, then a poisoned batch that loses every trade: no simulation, back
     const chain = poisonChain(new Map([[100, NONCE_USED]]));
     const realSend = chain.sender.send.bind(chain.sender);
     let sends = 0;
-    chain.sender.send = (id, a) => (sends++ === 0 ? Promise.reject(new RetryableChainError("socket hang up")) : realSend(id, a));
+    chain.sender.send = (id, a) =>
+      sends++ === 0 ? Promise.reject(new RetryableChainError("socket hang up")) : realSend(id, a);
     const m = fakeMatcher(trades);
     const b = createBatcher(deps(chain, m, dir));
     await b.start();
@@ -463,7 +576,10 @@ test("a retry, then a poisoned batch that loses every trade: no simulation, back
     await b.drain();
     assert.equal(b.health().state, "running");
     assert.equal(chain.simulations(), 0);
-    assert.deepEqual(m.journal.map((j) => j.trades), [[1]]);
+    assert.deepEqual(
+      m.journal.map((j) => j.trades),
+      [[1]],
+    );
     b.push(trade(2));
     await b.drain();
     assert.deepEqual(chain.settledSeqs(), [2]);
@@ -477,7 +593,10 @@ test("the quarantine gives up after 64 rounds (each remainder check naming yet a
     const chain = poisonChain(new Map());
     const firstMakerExpired = (args: SettleArgs) => {
       const o = args.orders[0];
-      return new FatalChainError("settle reverted: SettlementOrderExpired", "SettlementOrderExpired", [h(Number(o.nonce)), 1n]);
+      return new FatalChainError("settle reverted: SettlementOrderExpired", "SettlementOrderExpired", [
+        h(Number(o.nonce)),
+        1n,
+      ]);
     };
     chain.sender.send = (_id, a) => Promise.reject(firstMakerExpired(a));
     let sims = 0;
@@ -508,14 +627,17 @@ test("stop() while the matcher journals a rejection ends the batcher", async () 
           await new Promise<void>((r) => (open = r));
           return m.onRejected(o);
         },
-      })
+      }),
     );
     await b.start();
     for (const t of trades) b.push(t);
     while (!entered) await new Promise((r) => setTimeout(r, 1));
     const stopping = b.stop();
     open();
-    const r = await Promise.race([stopping.then(() => "stopped"), new Promise((r) => setTimeout(() => r("hung"), 2_000))]);
+    const r = await Promise.race([
+      stopping.then(() => "stopped"),
+      new Promise((r) => setTimeout(() => r("hung"), 2_000)),
+    ]);
     assert.equal(r, "stopped");
     assert.equal(b.health().state, "stopped");
   });
@@ -543,7 +665,12 @@ test("the matcher's answer rules what is dropped: extra trades it dropped go, a 
 test("a matcher that names no trade: the batcher still drops every trade holding a rejected order (as maker or taker)", async () => {
   await withDir(async (dir) => {
     const trades = [trade(1), trade(2, 100, 6), trade(3, 8, 200), trade(4)];
-    const chain = poisonChain(new Map([[100, NONCE_USED], [200, EXPIRED]]));
+    const chain = poisonChain(
+      new Map([
+        [100, NONCE_USED],
+        [200, EXPIRED],
+      ]),
+    );
     const m = fakeMatcher(trades);
     const b = createBatcher(deps(chain, m, dir, { onRejected: async (o) => (await m.onRejected(o), []) }));
     await b.start();
@@ -551,7 +678,10 @@ test("a matcher that names no trade: the batcher still drops every trade holding
     await b.drain();
     assert.equal(b.health().state, "running");
     assert.deepEqual(chain.settledSeqs(), [1, 4]);
-    assert.deepEqual(m.journal.map((j) => j.orders.map((o) => o.hash)), [[h(100)], [h(200)]]);
+    assert.deepEqual(
+      m.journal.map((j) => j.orders.map((o) => o.hash)),
+      [[h(100)], [h(200)]],
+    );
     await b.stop();
   });
 });

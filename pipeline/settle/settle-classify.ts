@@ -15,9 +15,14 @@ export function decodeSettleRevert(e: unknown): FatalChainError | null {
   if (!(e instanceof BaseError)) return null;
   const reverted = e.walk((x) => x instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
   if (reverted?.data)
-    return new FatalChainError(`settle reverted: ${reverted.data.errorName}`, reverted.data.errorName, reverted.data.args ?? [], {
-      cause: e,
-    });
+    return new FatalChainError(
+      `settle reverted: ${reverted.data.errorName}`,
+      reverted.data.errorName,
+      reverted.data.args ?? [],
+      {
+        cause: e,
+      },
+    );
   // the revert data as the error's `data`, or nested as `data.data` (Hardhat answers some eth_calls with
   // -32603 {message, data: {message, data: "0x..."}}: a wallet that burns its gas inside a simulation)
   const revertDataOf = (x: unknown): Hex | undefined => {
@@ -49,8 +54,17 @@ export function classifySettleError(e: unknown): FatalChainError | RetryableChai
   // (a nonce race stays retryable even when viem reports it as "invalid parameters": Hardhat's -32602
   // "Nonce too low" over HTTP; Anvil's is a plain "nonce too low")
   const text = e instanceof BaseError ? `${e.shortMessage} ${e.details ?? ""}` : "";
-  if (e instanceof BaseError && /invalid parameters|exceeds|intrinsic gas|insufficient funds/i.test(text) && !/nonce too (low|high)|nonce has already been used/i.test(text)) {
-    return new FatalChainError(`settle refused by the node: ${e.shortMessage} ${e.details ?? ""}`, undefined, undefined, { cause: e });
+  if (
+    e instanceof BaseError &&
+    /invalid parameters|exceeds|intrinsic gas|insufficient funds/i.test(text) &&
+    !/nonce too (low|high)|nonce has already been used/i.test(text)
+  ) {
+    return new FatalChainError(
+      `settle refused by the node: ${e.shortMessage} ${e.details ?? ""}`,
+      undefined,
+      undefined,
+      { cause: e },
+    );
   }
   const msg = e instanceof BaseError ? `${e.shortMessage} ${e.details ?? ""}` : String((e as Error)?.message ?? e);
   return new RetryableChainError(msg, { cause: e });

@@ -21,5 +21,7 @@ export const SETTLE_GAS_CAP = 16_000_000n;
 /** The gas a settle of this shape is budgeted before the cap: over SETTLE_GAS_CAP, the batch is too big
  *  (the batcher cuts it short: `fitsGasCap`). */
 export function settleGasWanted(orders: number, fills: number, contractWalletOrders = 0): bigint {
-  return 200_000n + 40_000n * BigInt(orders) + 40_000n * BigInt(fills) + ERC1271_SETTLE_GAS * BigInt(contractWalletOrders);
+  return (
+    200_000n + 40_000n * BigInt(orders) + 40_000n * BigInt(fills) + ERC1271_SETTLE_GAS * BigInt(contractWalletOrders)
+  );
 }

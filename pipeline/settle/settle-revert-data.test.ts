@@ -10,9 +10,21 @@ import { FatalChainError } from "../errors";
 import { settlementAbi } from "../../sdk/abi";
 
 const WALLET = "0x68B1D87F95878fE05B998F19b66F4baba5De1aed" as Address;
-const data = encodeErrorResult({ abi: settlementAbi, errorName: "SettlementContractSignatureInvalid", args: [WALLET] } as never);
+const data = encodeErrorResult({
+  abi: settlementAbi,
+  errorName: "SettlementContractSignatureInvalid",
+  args: [WALLET],
+} as never);
 const rpcError = (errorData: unknown) =>
-  new RpcRequestError({ body: { method: "eth_call" }, url: "http://127.0.0.1", error: { code: -32603, message: "Error: VM Exception while processing transaction: reverted with custom error", data: errorData } as never });
+  new RpcRequestError({
+    body: { method: "eth_call" },
+    url: "http://127.0.0.1",
+    error: {
+      code: -32603,
+      message: "Error: VM Exception while processing transaction: reverted with custom error",
+      data: errorData,
+    } as never,
+  });
 
 test("a revert's data nested as error.data.data names the contract's error", () => {
   const c = classifySettleError(rpcError({ message: "Error: VM Exception while processing transaction", data }));
@@ -26,5 +38,9 @@ test("flat error.data still names it; nested data that is no selector is not tak
   assert.ok(flat instanceof FatalChainError);
   assert.equal(flat.revertName, "SettlementContractSignatureInvalid");
   const short = classifySettleError(rpcError({ message: "x", data: "0x5e17" }));
-  assert.equal(short instanceof FatalChainError ? short.revertName : "retryable", undefined, "a 2-byte blob names no error");
+  assert.equal(
+    short instanceof FatalChainError ? short.revertName : "retryable",
+    undefined,
+    "a 2-byte blob names no error",
+  );
 });

@@ -9,7 +9,14 @@ import { privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { encodePackedBatch, type SettleArgs } from "../../sdk/settle-batch";
 import { FatalChainError, RetryableChainError } from "../errors";
-import { createSettleSender, ERC1271_SETTLE_GAS, GAS_PRICE_MAX_AGE_MS, SETTLE_TIP_WEI, settleGasLimit, type SettleSender } from "./settle-sender";
+import {
+  createSettleSender,
+  ERC1271_SETTLE_GAS,
+  GAS_PRICE_MAX_AGE_MS,
+  SETTLE_TIP_WEI,
+  settleGasLimit,
+  type SettleSender,
+} from "./settle-sender";
 import { settlementAbi } from "../../sdk/abi";
 import { startFakeRpc, type FakeRpc } from "../testing/fake-rpc";
 
@@ -44,8 +51,10 @@ const ARGS3: SettleArgs = {
     { makerIndex: 2, takerIndex: 0, baseAmount: 2n, price: 1n },
   ],
 };
-const calldata = (batchId: bigint, args: SettleArgs) => encodeFunctionData({ abi, functionName: "settlePacked", args: [batchId, encodePackedBatch(args)] });
-const revertData = (errorName: string, args: readonly unknown[]) => encodeErrorResult({ abi, errorName, args } as never) as Hex;
+const calldata = (batchId: bigint, args: SettleArgs) =>
+  encodeFunctionData({ abi, functionName: "settlePacked", args: [batchId, encodePackedBatch(args)] });
+const revertData = (errorName: string, args: readonly unknown[]) =>
+  encodeErrorResult({ abi, errorName, args } as never) as Hex;
 const NONCE_USED = () => revertData("SettlementOrderNonceUsed", [addr(0x101), 1n]);
 
 async function rejection(p: Promise<unknown>): Promise<Error> {
@@ -59,8 +68,17 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
 
 let chain: FakeRpc;
 let senders: SettleSender[] = [];
-function sender(extra: { wsUrl?: string; pollingIntervalMs?: number; isContractWallet?: (a: Address) => boolean } = {}): SettleSender {
-  const s = createSettleSender({ rpcUrl: chain.url, chainId: chain.chainId, settlement: SETTLEMENT, operatorKey: OPERATOR_KEY, pollingIntervalMs: 2, ...extra });
+function sender(
+  extra: { wsUrl?: string; pollingIntervalMs?: number; isContractWallet?: (a: Address) => boolean } = {},
+): SettleSender {
+  const s = createSettleSender({
+    rpcUrl: chain.url,
+    chainId: chain.chainId,
+    settlement: SETTLEMENT,
+    operatorKey: OPERATOR_KEY,
+    pollingIntervalMs: 2,
+    ...extra,
+  });
   senders.push(s);
   return s;
 }
@@ -119,10 +137,16 @@ describe("settle sender against a fake chain", () => {
     const { sentAtMs, answeredAtMs, ...rest } = r;
     assert.deepEqual(rest, { txHash: keccak256(tx.raw), gasUsed: 100_007n, blockNumber: 101n });
     // the stage times: on the socket, then its answer (the sender's clock)
-    assert.ok(typeof sentAtMs === "number" && typeof answeredAtMs === "number" && sentAtMs <= answeredAtMs, `${sentAtMs} <= ${answeredAtMs}`);
+    assert.ok(
+      typeof sentAtMs === "number" && typeof answeredAtMs === "number" && sentAtMs <= answeredAtMs,
+      `${sentAtMs} <= ${answeredAtMs}`,
+    );
     // the nonce is asked for the pending block, over HTTP; the send travels on the WebSocket
     const nonceReq = chain.requests.filter((q) => q.method === "eth_getTransactionCount");
-    assert.deepEqual(nonceReq.map((q) => [q.via, q.params[0], q.params[1]]), [["http", OPERATOR, "pending"]]);
+    assert.deepEqual(
+      nonceReq.map((q) => [q.via, q.params[0], q.params[1]]),
+      [["http", OPERATOR, "pending"]],
+    );
     assert.equal(chain.count("eth_sendRawTransaction", "ws"), 1);
     assert.equal(chain.count("eth_sendRawTransaction", "http"), 0);
     // the receipt came with the send: no polling over HTTP
@@ -134,7 +158,13 @@ describe("settle sender against a fake chain", () => {
     const s = sender();
     await s.send(5n, ARGS);
     const r2 = await s.send(6n, ARGS3);
-    assert.deepEqual(chain.sent.map((t) => [t.nonce, t.batchId, t.gas]), [[7, 5n, settleGasLimit(2, 1)], [8, 6n, settleGasLimit(3, 2)]]);
+    assert.deepEqual(
+      chain.sent.map((t) => [t.nonce, t.batchId, t.gas]),
+      [
+        [7, 5n, settleGasLimit(2, 1)],
+        [8, 6n, settleGasLimit(3, 2)],
+      ],
+    );
     assert.equal(chain.count("eth_getTransactionCount"), 1);
     assert.equal(chain.count("eth_gasPrice"), 1);
     assert.equal(chain.connections() - c0, 1, "one WebSocket for every send");
@@ -145,8 +175,18 @@ describe("settle sender against a fake chain", () => {
   test("sends made together leave in call order with consecutive nonces", async () => {
     const s = sender();
     const rs = await Promise.all([s.send(5n, ARGS), s.send(6n, ARGS3), s.send(7n, ARGS)]);
-    assert.deepEqual(chain.sent.map((t) => [t.nonce, t.batchId]), [[7, 5n], [8, 6n], [9, 7n]]);
-    assert.deepEqual(rs.map((r) => r.blockNumber), [101n, 102n, 103n]);
+    assert.deepEqual(
+      chain.sent.map((t) => [t.nonce, t.batchId]),
+      [
+        [7, 5n],
+        [8, 6n],
+        [9, 7n],
+      ],
+    );
+    assert.deepEqual(
+      rs.map((r) => r.blockNumber),
+      [101n, 102n, 103n],
+    );
     assert.equal(chain.count("eth_getTransactionCount"), 1);
   });
 
@@ -258,11 +298,19 @@ describe("settle sender against a fake chain", () => {
     for (const shape of ["string", "nested"] as const) {
       const s = sender();
       const data = NONCE_USED();
-      chain.onSend = () => ({ result: { error: { code: 3, message: "execution reverted", data: shape === "string" ? data : { message: "x", data } } } });
+      chain.onSend = () => ({
+        result: {
+          error: { code: 3, message: "execution reverted", data: shape === "string" ? data : { message: "x", data } },
+        },
+      });
       const e = await rejection(s.send(5n, ARGS));
       assert.ok(e instanceof FatalChainError, shape);
       assert.equal(e.revertName, "SettlementOrderNonceUsed", shape);
-      assert.deepEqual(e.revertArgs!.map((x) => String(x).toLowerCase()), [addr(0x101), "1"], shape);
+      assert.deepEqual(
+        e.revertArgs!.map((x) => String(x).toLowerCase()),
+        [addr(0x101), "1"],
+        shape,
+      );
       const e2 = await rejection(s.send(5n, ARGS));
       assert.match(e2.message, /^not sent: settle reverted: SettlementOrderNonceUsed/, shape);
       s.close!();
@@ -281,7 +329,10 @@ describe("settle sender against a fake chain", () => {
   test("a transaction mined reverted: replayed as a call at the block before, with its gas, to learn the error; the sender then stays shut", async () => {
     const s = sender();
     chain.onSend = () => ({ result: "reverted" });
-    chain.onCall = (c) => (c.data.startsWith(calldata(5n, ARGS).slice(0, 10)) ? { error: { code: 3, message: "execution reverted", data: NONCE_USED() } } : undefined);
+    chain.onCall = (c) =>
+      c.data.startsWith(calldata(5n, ARGS).slice(0, 10))
+        ? { error: { code: 3, message: "execution reverted", data: NONCE_USED() } }
+        : undefined;
     const e = await rejection(s.send(5n, ARGS));
     assert.ok(e instanceof FatalChainError);
     assert.equal(e.revertName, "SettlementOrderNonceUsed");
@@ -317,7 +368,16 @@ describe("settle sender against a fake chain", () => {
     const s = sender();
     chain.onSend = () => ({ loseReceipt: true });
     const r = await s.send(5n, ARGS);
-    assert.deepEqual({ ...r, sentAtMs: undefined, answeredAtMs: undefined }, { txHash: chain.sent[0].hash, gasUsed: 100_007n, blockNumber: 101n, sentAtMs: undefined, answeredAtMs: undefined });
+    assert.deepEqual(
+      { ...r, sentAtMs: undefined, answeredAtMs: undefined },
+      {
+        txHash: chain.sent[0].hash,
+        gasUsed: 100_007n,
+        blockNumber: 101n,
+        sentAtMs: undefined,
+        answeredAtMs: undefined,
+      },
+    );
     assert.ok(chain.count("eth_getTransactionReceipt", "http") >= 1);
   });
 
@@ -474,7 +534,11 @@ describe("settle sender against a fake chain", () => {
     await s.send(5n, ARGS); // nonce and gas price known: the next send reads nothing over HTTP
     const realSetTimeout = globalThis.setTimeout;
     globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) =>
-      (realSetTimeout as (f: () => void, t?: number, ...a: unknown[]) => NodeJS.Timeout)(fn, ms === 30_000 ? 1 : ms, ...rest)) as typeof setTimeout;
+      (realSetTimeout as (f: () => void, t?: number, ...a: unknown[]) => NodeJS.Timeout)(
+        fn,
+        ms === 30_000 ? 1 : ms,
+        ...rest,
+      )) as typeof setTimeout;
     chain.onSend = () => ({ answer: "hold" });
     let caught: Promise<Error>;
     try {
@@ -519,7 +583,10 @@ describe("settle sender against a fake chain", () => {
       process.env.PIPELINE_TRACE = "1";
       await s.send(6n, ARGS3);
       assert.equal(lines.length, 1);
-      assert.match(lines[0], /^\d+ settle 6: encode\+sign \d+\.\d ms, send\+receipt \d+\.\d ms, receipt polling \d+\.\d ms, 2 fills, 100008 gas$/);
+      assert.match(
+        lines[0],
+        /^\d+ settle 6: encode\+sign \d+\.\d ms, send\+receipt \d+\.\d ms, receipt polling \d+\.\d ms, 2 fills, 100008 gas$/,
+      );
     } finally {
       console.log = realLog;
       if (prev === undefined) delete process.env.PIPELINE_TRACE;

@@ -7,7 +7,15 @@
 // sent until reset(), which the batcher calls once every flight has ended (then the nonce is read again
 // from the chain). Failures are sorted by settle-classify.ts into retryable (network, node restart, nonce
 // race) and fatal (a revert, decoded to the contract's custom error); the gas limit is settle-gas.ts's.
-import { createPublicClient, defineChain, encodeFunctionData, http, type Address, type Hex, type PublicClient } from "viem";
+import {
+  createPublicClient,
+  defineChain,
+  encodeFunctionData,
+  http,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { settlementAbi } from "../../sdk/abi";
 import { encodePackedBatch, type SettleArgs } from "../../sdk/settle-batch";
@@ -158,9 +166,14 @@ function encodeSettle(batchId: bigint, args: SettleArgs): Hex {
       args: [batchId, encodePackedBatch(args)],
     });
   } catch (e) {
-    throw new FatalChainError(`settle ${batchId}: cannot encode the batch: ${(e as Error).message}`, undefined, undefined, {
-      cause: e,
-    });
+    throw new FatalChainError(
+      `settle ${batchId}: cannot encode the batch: ${(e as Error).message}`,
+      undefined,
+      undefined,
+      {
+        cause: e,
+      },
+    );
   }
 }
 
@@ -181,12 +194,19 @@ class PackedSettleSender implements SettleSender {
     this.account = privateKeyToAccount(deps.operatorKey);
     this.clock = deps.clock ?? systemClock;
     this.params = new OperatorTxParams(this.client, this.account.address, this.clock);
-    this.socket = new SettleSocket(deps.wsUrl ?? deps.rpcUrl.replace(/^http/, "ws"), (reason) => (this.broken ??= reason));
+    this.socket = new SettleSocket(
+      deps.wsUrl ?? deps.rpcUrl.replace(/^http/, "ws"),
+      (reason) => (this.broken ??= reason),
+    );
   }
 
   private gasLimitOf(args: SettleArgs): bigint {
     const { deps } = this;
-    return settleGasLimit(args.orders.length, args.fills.length, deps.isContractWallet ? args.orders.filter((o) => deps.isContractWallet!(o.trader)).length : 0);
+    return settleGasLimit(
+      args.orders.length,
+      args.fills.length,
+      deps.isContractWallet ? args.orders.filter((o) => deps.isContractWallet!(o.trader)).length : 0,
+    );
   }
 
   /** classifySettleError; a nonce race also drops the local nonce (read again before the retry). */
@@ -201,7 +221,12 @@ class PackedSettleSender implements SettleSender {
       const lane = this.deps.lane ?? 0;
       return (await (lane === 0
         ? this.client.readContract({ address: this.deps.settlement, abi: settlementAbi, functionName: "nextBatchId" })
-        : this.client.readContract({ address: this.deps.settlement, abi: settlementAbi, functionName: "nextBatchIdOfLane", args: [lane] }))) as bigint;
+        : this.client.readContract({
+            address: this.deps.settlement,
+            abi: settlementAbi,
+            functionName: "nextBatchIdOfLane",
+            args: [lane],
+          }))) as bigint;
     } catch (e) {
       throw new RetryableChainError(`nextBatchId: ${(e as Error).message}`, {
         cause: e,
@@ -210,7 +235,10 @@ class PackedSettleSender implements SettleSender {
   }
 
   /** In call order: nonce and gas price, signature, then onto the socket. */
-  private dispatch(data: Hex, gas: bigint): Promise<{ txHash: Hex; tSend: number; sentAtMs: number; answer: SendAnswer }> {
+  private dispatch(
+    data: Hex,
+    gas: bigint,
+  ): Promise<{ txHash: Hex; tSend: number; sentAtMs: number; answer: SendAnswer }> {
     const dispatched = this.dispatchTail.then(async () => {
       if (this.closed) throw new RetryableChainError("sender closed");
       if (this.broken) throw new RetryableChainError(`not sent: ${this.broken}`);
@@ -218,11 +246,19 @@ class PackedSettleSender implements SettleSender {
         throw this.classify(e);
       });
       const { nonce, gasPrice } = this.params.take();
-      const { raw, hash: txHash } = signLegacyTx({ chainId: this.deps.chainId, to: this.deps.settlement, data, nonce, gas, gasPrice }, this.deps.operatorKey);
+      const { raw, hash: txHash } = signLegacyTx(
+        { chainId: this.deps.chainId, to: this.deps.settlement, data, nonce, gas, gasPrice },
+        this.deps.operatorKey,
+      );
       const ws = await this.socket.connect().catch((e: unknown) => {
         throw this.classify(e);
       });
-      return { txHash, tSend: performance.now(), sentAtMs: this.clock.now(), answer: this.socket.sendWithReceipt(ws, raw, txHash) };
+      return {
+        txHash,
+        tSend: performance.now(),
+        sentAtMs: this.clock.now(),
+        answer: this.socket.sendWithReceipt(ws, raw, txHash),
+      };
     });
     this.dispatchTail = dispatched.catch(() => undefined);
     return dispatched;
@@ -294,9 +330,18 @@ class PackedSettleSender implements SettleSender {
   }
 
   async simulate(batchId: bigint, args: SettleArgs): Promise<FatalChainError | null> {
-    const data = encodeFunctionData({ abi: settlementAbi, functionName: "settlePacked", args: [batchId, encodePackedBatch(args)] });
+    const data = encodeFunctionData({
+      abi: settlementAbi,
+      functionName: "settlePacked",
+      args: [batchId, encodePackedBatch(args)],
+    });
     try {
-      await this.client.call({ account: this.account.address, to: this.deps.settlement, data, gas: this.gasLimitOf(args) });
+      await this.client.call({
+        account: this.account.address,
+        to: this.deps.settlement,
+        data,
+        gas: this.gasLimitOf(args),
+      });
       return null;
     } catch (e) {
       const c = classifySettleError(e);
@@ -317,12 +362,20 @@ class PackedSettleSender implements SettleSender {
 }
 
 /** PIPELINE_TRACE: where one send's time went (durations from performance.now(), a monotonic reading). */
-function traceSend(clock: Clock, batchId: bigint, args: SettleArgs, receipt: Receipt, t0: number, tSend: number, tSent: number): void {
+function traceSend(
+  clock: Clock,
+  batchId: bigint,
+  args: SettleArgs,
+  receipt: Receipt,
+  t0: number,
+  tSend: number,
+  tSent: number,
+): void {
   const now = performance.now();
   console.log(
     `${clock.now()} settle ${batchId}: encode+sign ${(tSend - t0).toFixed(1)} ms, send+receipt ${(tSent - tSend).toFixed(1)} ms, receipt polling ${(
       now - tSent
-    ).toFixed(1)} ms, ${args.fills.length} fills, ${receipt.gasUsed} gas`
+    ).toFixed(1)} ms, ${args.fills.length} fills, ${receipt.gasUsed} gas`,
   );
 }
 

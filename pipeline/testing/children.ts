@@ -17,7 +17,11 @@ export interface Child {
 }
 
 export function startChild(config: object, hashes: string): Child {
-  const proc = spawn(process.execPath, ["--import", "tsx", join(ROOT, "pipeline/testing/crash-child.ts"), JSON.stringify(config), hashes], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+  const proc = spawn(
+    process.execPath,
+    ["--import", "tsx", join(ROOT, "pipeline/testing/crash-child.ts"), JSON.stringify(config), hashes],
+    { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] },
+  );
   const lines: string[] = [];
   const waiters: { prefix: string; resolve: (l: string) => void }[] = [];
   let buf = "";
@@ -29,7 +33,10 @@ export function startChild(config: object, hashes: string): Child {
       const found = lines.find((l) => l.startsWith(prefix));
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no "${prefix}" line within ${timeoutMs} ms: ${c.stderr.slice(-2000)}`)), timeoutMs);
+        const t = setTimeout(
+          () => reject(new Error(`no "${prefix}" line within ${timeoutMs} ms: ${c.stderr.slice(-2000)}`)),
+          timeoutMs,
+        );
         waiters.push({ prefix, resolve: (l) => (clearTimeout(t), resolve(l)) });
       });
     },
@@ -52,12 +59,37 @@ export function startChild(config: object, hashes: string): Child {
   return c;
 }
 
-export function childConfig(f: Fixture, dataDir: string, servers: string | null, mode: "stream" | "recover", orders: number, leaseMs: number, nonceBase = 0) {
+export function childConfig(
+  f: Fixture,
+  dataDir: string,
+  servers: string | null,
+  mode: "stream" | "recover",
+  orders: number,
+  leaseMs: number,
+  nonceBase = 0,
+) {
   const m = f.market;
   return {
-    mode, rpcUrl: f.chain.rpcUrl, chainId: f.chainId, settlement: f.settlement, fromBlock: f.deployBlock.toString(),
-    market: { symbol: m.symbol, baseToken: m.baseToken, quoteToken: m.quoteToken, baseDecimals: m.baseDecimals, quoteDecimals: m.quoteDecimals, tickSize: m.tickSize.toString(), lotSize: m.lotSize.toString(), minLots: m.minLots.toString(), maxLots: m.maxLots.toString() },
-    operatorKey: f.operatorKey, traderKeys: [4, 5, 6, 7].map((i) => HARDHAT_DEV_PRIVATE_KEYS[i]), dataDir, orders,
+    mode,
+    rpcUrl: f.chain.rpcUrl,
+    chainId: f.chainId,
+    settlement: f.settlement,
+    fromBlock: f.deployBlock.toString(),
+    market: {
+      symbol: m.symbol,
+      baseToken: m.baseToken,
+      quoteToken: m.quoteToken,
+      baseDecimals: m.baseDecimals,
+      quoteDecimals: m.quoteDecimals,
+      tickSize: m.tickSize.toString(),
+      lotSize: m.lotSize.toString(),
+      minLots: m.minLots.toString(),
+      maxLots: m.maxLots.toString(),
+    },
+    operatorKey: f.operatorKey,
+    traderKeys: [4, 5, 6, 7].map((i) => HARDHAT_DEV_PRIVATE_KEYS[i]),
+    dataDir,
+    orders,
     nonceBase,
     ...(servers ? { orderLog: { servers, leaseMs } } : {}),
   };
@@ -72,4 +104,3 @@ export async function waitFor(cond: () => boolean, timeoutMs: number, what: stri
     await new Promise((r) => setTimeout(r, 10));
   }
 }
-

@@ -42,16 +42,23 @@ async function main(): Promise<void> {
   const cfg = JSON.parse(process.argv[2]) as ChildConfig;
   const mk = cfg.market;
   const market: MarketSpec = {
-    symbol: String(mk.symbol), baseToken: mk.baseToken as `0x${string}`, quoteToken: mk.quoteToken as `0x${string}`,
-    baseDecimals: Number(mk.baseDecimals), quoteDecimals: Number(mk.quoteDecimals), tickSize: BigInt(mk.tickSize),
-    lotSize: BigInt(mk.lotSize), minLots: BigInt(mk.minLots), maxLots: BigInt(mk.maxLots),
+    symbol: String(mk.symbol),
+    baseToken: mk.baseToken as `0x${string}`,
+    quoteToken: mk.quoteToken as `0x${string}`,
+    baseDecimals: Number(mk.baseDecimals),
+    quoteDecimals: Number(mk.quoteDecimals),
+    tickSize: BigInt(mk.tickSize),
+    lotSize: BigInt(mk.lotSize),
+    minLots: BigInt(mk.minLots),
+    maxLots: BigInt(mk.maxLots),
   };
   // the DEX service's state, as the stack builds it: sees the journal's replay
   const dexState = new DexState();
   // settled batches whose confirmation the batch store lacked (landed after the kill), found on the chain
   let foundOnChain = 0;
   const note = (o: object, m?: string) => {
-    if (m?.startsWith("settled batches without a journaled confirmation")) foundOnChain += (o as { found: number }).found;
+    if (m?.startsWith("settled batches without a journaled confirmation"))
+      foundOnChain += (o as { found: number }).found;
   };
   // with the replicated log, warnings and errors go to stderr (the failover test shows them when it fails)
   const loud = (o: object, m?: string) => {
@@ -59,22 +66,41 @@ async function main(): Promise<void> {
     if (cfg.orderLog) process.stderr.write(`${m} ${JSON.stringify(o)}\n`);
   };
   const logger = { info: note, warn: loud, error: loud };
-  const replication = cfg.orderLog ? await startReplication({ servers: cfg.orderLog.servers.split(","), partition: 0, leaseMs: cfg.orderLog.leaseMs }) : undefined;
+  const replication = cfg.orderLog
+    ? await startReplication({ servers: cfg.orderLog.servers.split(","), partition: 0, leaseMs: cfg.orderLog.leaseMs })
+    : undefined;
   if (replication) {
     process.stdout.write("FOLLOWING\n");
     void replication.leadership.acquired.then(() => process.stdout.write(`ACQUIRED ${Date.now()}\n`));
   }
   let deposed = false;
   const p = await startPipeline({
-    rpcUrl: cfg.rpcUrl, chainId: cfg.chainId, settlement: cfg.settlement, fromBlock: BigInt(cfg.fromBlock), markets: [market],
-    operatorKey: cfg.operatorKey, dataDir: cfg.dataDir, fsync: true, listeners: [dexState.onServiceEvent], logger, replication,
+    rpcUrl: cfg.rpcUrl,
+    chainId: cfg.chainId,
+    settlement: cfg.settlement,
+    fromBlock: BigInt(cfg.fromBlock),
+    markets: [market],
+    operatorKey: cfg.operatorKey,
+    dataDir: cfg.dataDir,
+    fsync: true,
+    listeners: [dexState.onServiceEvent],
+    logger,
+    replication,
     onDeposed: (reason) => {
       deposed = true;
       process.stdout.write(`DEPOSED ${reason}\n`);
     },
   });
   if (replication) process.stdout.write(`LEADING ${Date.now()} ${JSON.stringify(p.recovered.startMs)}\n`);
-  const dex = createDexService({ pipeline: p, state: dexState, chainId: cfg.chainId, settlement: cfg.settlement, rpcUrl: cfg.rpcUrl, submitterKey: generatePrivateKey(), assets: {} });
+  const dex = createDexService({
+    pipeline: p,
+    state: dexState,
+    chainId: cfg.chainId,
+    settlement: cfg.settlement,
+    rpcUrl: cfg.rpcUrl,
+    submitterKey: generatePrivateKey(),
+    assets: {},
+  });
   if (cfg.mode === "recover") {
     // each trade's two fills as the DEX service serves them (REST, WebSocket, gRPC), read at the restart
     // (before any re-sent batch lands) and once everything is settled
@@ -97,14 +123,22 @@ async function main(): Promise<void> {
       orders: cfg.orders,
       lastSettledSeqAtRestart: p.recovered.lastSettledSeq,
       journalRecords: p.recovered.records,
-      trades: p.recovered.trades.map((t) => ({ seq: t.seq, maker: t.makerHash, taker: t.takerHash, base: t.baseAmount.toString(), price: t.price.toString() })),
+      trades: p.recovered.trades.map((t) => ({
+        seq: t.seq,
+        maker: t.makerHash,
+        taker: t.takerHash,
+        base: t.baseAmount.toString(),
+        price: t.price.toString(),
+      })),
       openOrders: p.service.openOrders().map((o) => o.hash),
       fillsAtRestart,
       foundOnChain,
       fills: await fillsOf(),
     };
     const known = (h: string) => !!p.service.signedOrder(h as Hex);
-    process.stdout.write(JSON.stringify({ ...out, isKnown: Object.fromEntries((await hashesToCheck()).map((h) => [h, known(h)])) }) + "\n");
+    process.stdout.write(
+      `${JSON.stringify({ ...out, isKnown: Object.fromEntries((await hashesToCheck()).map((h) => [h, known(h)])) })}\n`,
+    );
     await p.stop();
     await replication?.close();
     process.exit(0);
@@ -116,7 +150,12 @@ async function main(): Promise<void> {
     const t = traders[i % traders.length];
     const side = i % 2 === 0 ? "sell" : "buy";
     const priceTicks = 250_000n + BigInt((i * 7) % 5) - 2n;
-    const input = await signedInput(t, t.address, cfg.chainId, cfg.settlement, market, { side, priceTicks, sizeLots: BigInt(1 + (i % 3)), nonce: nonceBase + BigInt(i) });
+    const input = await signedInput(t, t.address, cfg.chainId, cfg.settlement, market, {
+      side,
+      priceTicks,
+      sizeLots: BigInt(1 + (i % 3)),
+      nonce: nonceBase + BigInt(i),
+    });
     if (deposed) break;
     try {
       const r = await p.service.placeSigned(input);
@@ -131,6 +170,6 @@ async function main(): Promise<void> {
   process.stdout.write("DONE\n");
 }
 main().catch((e) => {
-  process.stderr.write(String(e?.stack ?? e) + "\n");
+  process.stderr.write(`${String(e?.stack ?? e)}\n`);
   process.exit(1);
 });

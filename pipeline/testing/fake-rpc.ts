@@ -68,7 +68,13 @@ export interface FakeRpc {
   wsUrl: string;
   chainId: number;
   /** the operator's next nonce, the gas price, Settlement's nextBatchId, the chain head */
-  state: { nonce: number; gasPrice: bigint; nextBatchId: bigint; blockNumber: bigint; /** null: a chain without a base fee (pre-London) */ baseFeePerGas: bigint | null };
+  state: {
+    nonce: number;
+    gasPrice: bigint;
+    nextBatchId: bigint;
+    blockNumber: bigint /** null: a chain without a base fee (pre-London) */;
+    baseFeePerGas: bigint | null;
+  };
   sent: SentTx[];
   calls: CallRecord[];
   /** every request: method, params and transport */
@@ -96,7 +102,9 @@ type RpcAnswer = { jsonrpc: "2.0"; id: number; result?: unknown; error?: RpcErro
 
 const abi = settlementAbi as Abi;
 
-export async function startFakeRpc(opts: { chainId?: number; gasPrice?: bigint; nonce?: number; nextBatchId?: bigint } = {}): Promise<FakeRpc> {
+export async function startFakeRpc(
+  opts: { chainId?: number; gasPrice?: bigint; nonce?: number; nextBatchId?: bigint } = {},
+): Promise<FakeRpc> {
   const chainId = opts.chainId ?? 31337;
   const receipts = new Map<Hex, Record<string, unknown>>();
   const txs = new Map<Hex, SentTx & { blockNumber: bigint }>();
@@ -108,11 +116,18 @@ export async function startFakeRpc(opts: { chainId?: number; gasPrice?: bigint; 
     url: "",
     wsUrl: "",
     chainId,
-    state: { nonce: opts.nonce ?? 0, gasPrice: opts.gasPrice ?? 1_000_000_000n, nextBatchId: opts.nextBatchId ?? 0n, blockNumber: 100n, baseFeePerGas: null },
+    state: {
+      nonce: opts.nonce ?? 0,
+      gasPrice: opts.gasPrice ?? 1_000_000_000n,
+      nextBatchId: opts.nextBatchId ?? 0n,
+      blockNumber: 100n,
+      baseFeePerGas: null,
+    },
     sent: [],
     calls: [],
     requests: [],
-    count: (method, via) => fake.requests.filter((r) => r.method === method && (via === undefined || r.via === via)).length,
+    count: (method, via) =>
+      fake.requests.filter((r) => r.method === method && (via === undefined || r.via === via)).length,
     connections: () => accepted,
     httpErrors: new Map(),
     refuseConnections: 0,
@@ -180,18 +195,32 @@ export async function startFakeRpc(opts: { chainId?: number; gasPrice?: bigint; 
   }
 
   function answerCall(id: number, params: unknown[]): RpcAnswer {
-    const [c, block] = params as [{ from?: Address; to: Address; data?: Hex; input?: Hex; gas?: Hex }, string | undefined];
-    const rec: CallRecord = { from: c.from, to: c.to, data: (c.data ?? c.input)!, gas: c.gas === undefined ? undefined : BigInt(c.gas), block: block ?? "latest" };
+    const [c, block] = params as [
+      { from?: Address; to: Address; data?: Hex; input?: Hex; gas?: Hex },
+      string | undefined,
+    ];
+    const rec: CallRecord = {
+      from: c.from,
+      to: c.to,
+      data: (c.data ?? c.input)!,
+      gas: c.gas === undefined ? undefined : BigInt(c.gas),
+      block: block ?? "latest",
+    };
     fake.calls.push(rec);
     const custom = fake.onCall?.(rec);
     if (custom) return "error" in custom ? fail(id, custom.error) : ok(id, custom.result);
     const fn = decodeFunctionData({ abi, data: rec.data });
-    if (fn.functionName === "nextBatchId") return ok(id, encodeFunctionResult({ abi, functionName: "nextBatchId", result: fake.state.nextBatchId }));
+    if (fn.functionName === "nextBatchId")
+      return ok(id, encodeFunctionResult({ abi, functionName: "nextBatchId", result: fake.state.nextBatchId }));
     return ok(id, "0x");
   }
 
   /** Answers one request; a send's plan is returned for the transport to act on. */
-  async function answer(req: RpcRequest, via: "http" | "ws", lostReceipts: Set<Hex>): Promise<{ answer: RpcAnswer; plan?: SendPlan }> {
+  async function answer(
+    req: RpcRequest,
+    via: "http" | "ws",
+    lostReceipts: Set<Hex>,
+  ): Promise<{ answer: RpcAnswer; plan?: SendPlan }> {
     fake.requests.push({ method: req.method, params: req.params ?? [], via });
     const params = req.params ?? [];
     const id = req.id;
@@ -207,9 +236,16 @@ export async function startFakeRpc(opts: { chainId?: number; gasPrice?: bigint; 
       case "eth_getBlockByNumber": {
         const n = fake.state.blockNumber;
         const block: Record<string, unknown> = {
-          number: numberToHex(n), hash: `0x${n.toString(16).padStart(64, "0")}`, parentHash: `0x${"00".repeat(32)}`,
-          timestamp: numberToHex(1_700_000_000n + n), gasLimit: numberToHex(30_000_000n), gasUsed: "0x0",
-          miner: `0x${"00".repeat(20)}`, extraData: "0x", transactions: [], uncles: [],
+          number: numberToHex(n),
+          hash: `0x${n.toString(16).padStart(64, "0")}`,
+          parentHash: `0x${"00".repeat(32)}`,
+          timestamp: numberToHex(1_700_000_000n + n),
+          gasLimit: numberToHex(30_000_000n),
+          gasUsed: "0x0",
+          miner: `0x${"00".repeat(20)}`,
+          extraData: "0x",
+          transactions: [],
+          uncles: [],
         };
         if (fake.state.baseFeePerGas !== null) block.baseFeePerGas = numberToHex(fake.state.baseFeePerGas);
         return { answer: ok(id, block) };
@@ -222,8 +258,22 @@ export async function startFakeRpc(opts: { chainId?: number; gasPrice?: bigint; 
         const { tx, plan } = await receive(params[0] as Hex);
         const result = plan.result ?? "success";
         if (typeof result === "object") return { answer: fail(id, result.error), plan };
-        if (tx.nonce < fake.state.nonce) return { answer: fail(id, { code: -32000, message: `nonce too low: next nonce ${fake.state.nonce}, tx nonce ${tx.nonce}` }), plan };
-        if (tx.nonce > fake.state.nonce) return { answer: fail(id, { code: -32000, message: `nonce too high: next nonce ${fake.state.nonce}, tx nonce ${tx.nonce}` }), plan };
+        if (tx.nonce < fake.state.nonce)
+          return {
+            answer: fail(id, {
+              code: -32000,
+              message: `nonce too low: next nonce ${fake.state.nonce}, tx nonce ${tx.nonce}`,
+            }),
+            plan,
+          };
+        if (tx.nonce > fake.state.nonce)
+          return {
+            answer: fail(id, {
+              code: -32000,
+              message: `nonce too high: next nonce ${fake.state.nonce}, tx nonce ${tx.nonce}`,
+            }),
+            plan,
+          };
         mine(tx, result === "success");
         if (plan.loseReceipt) lostReceipts.add(tx.hash);
         return { answer: ok(id, tx.hash), plan };
@@ -238,9 +288,22 @@ export async function startFakeRpc(opts: { chainId?: number; gasPrice?: bigint; 
         const r = receipts.get(t.hash)!;
         return {
           answer: ok(id, {
-            hash: t.hash, nonce: numberToHex(t.nonce), blockHash: r.blockHash, blockNumber: r.blockNumber, transactionIndex: "0x0",
-            from: t.from, to: t.to, value: "0x0", gas: numberToHex(t.gas), gasPrice: numberToHex(t.gasPrice), input: t.data,
-            type: "0x0", chainId: numberToHex(chainId), v: "0x1b", r: `0x${"11".repeat(32)}`, s: `0x${"22".repeat(32)}`,
+            hash: t.hash,
+            nonce: numberToHex(t.nonce),
+            blockHash: r.blockHash,
+            blockNumber: r.blockNumber,
+            transactionIndex: "0x0",
+            from: t.from,
+            to: t.to,
+            value: "0x0",
+            gas: numberToHex(t.gas),
+            gasPrice: numberToHex(t.gasPrice),
+            input: t.data,
+            type: "0x0",
+            chainId: numberToHex(chainId),
+            v: "0x1b",
+            r: `0x${"11".repeat(32)}`,
+            s: `0x${"22".repeat(32)}`,
           }),
         };
       }

@@ -17,8 +17,15 @@ import type { SettleableTrade } from "../settle/batcher";
 
 export const HISTORY_CRASH_SETTLEMENT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
 export const HISTORY_CRASH_MARKET: MarketSpec = {
-  symbol: "WETH-USD", baseToken: "0x00000000000000000000000000000000000000e1", quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18, quoteDecimals: 6, tickSize: 10_000n, lotSize: 10n ** 14n, minLots: 1n, maxLots: 10n ** 9n,
+  symbol: "WETH-USD",
+  baseToken: "0x00000000000000000000000000000000000000e1",
+  quoteToken: "0x00000000000000000000000000000000000000d1",
+  baseDecimals: 18,
+  quoteDecimals: 6,
+  tickSize: 10_000n,
+  lotSize: 10n ** 14n,
+  minLots: 1n,
+  maxLots: 10n ** 9n,
 };
 export const HISTORY_CRASH_KEYS: Hex[] = [
   "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
@@ -29,8 +36,14 @@ export async function openHistoryCrashService(dir: string, snapshotEvery: number
   const m = HISTORY_CRASH_MARKET;
   const state = new DexState({ history: await openDexHistory(join(dir, "history")) });
   const svc = new MatcherService({
-    journalDir: join(dir, "matcher"), markets: [m], digest: createOrderDigester(getDomainSeparator(getSettlementDomain(31337, HISTORY_CRASH_SETTLEMENT))),
-    fees: { makerFeeBps: 10n, takerFeeBps: 20n }, expiryMarginMs: 10_000, fsync: true, snapshotEvery, snapshotParts: { dex: state },
+    journalDir: join(dir, "matcher"),
+    markets: [m],
+    digest: createOrderDigester(getDomainSeparator(getSettlementDomain(31337, HISTORY_CRASH_SETTLEMENT))),
+    fees: { makerFeeBps: 10n, takerFeeBps: 20n },
+    expiryMarginMs: 10_000,
+    fsync: true,
+    snapshotEvery,
+    snapshotParts: { dex: state },
   });
   svc.subscribe(state.onServiceEvent);
   await svc.open();
@@ -65,9 +78,24 @@ async function main(): Promise<void> {
   for (let i = first; i < first + count; i++) {
     const sell = (i & 1) === 0;
     const who = sell ? seller : buyer;
-    const input = await signedInput(who, who.address, 31337, HISTORY_CRASH_SETTLEMENT, m, { side: sell ? "sell" : "buy", priceTicks: 250_000n, sizeLots: 2n, nonce: BigInt(i + 1) });
+    const input = await signedInput(who, who.address, 31337, HISTORY_CRASH_SETTLEMENT, m, {
+      side: sell ? "sell" : "buy",
+      priceTicks: 250_000n,
+      sizeLots: 2n,
+      nonce: BigInt(i + 1),
+    });
     const orderId = `o-${i}`;
-    await svc.placeSigned(input, { orderId, clientOrderId: `c-${i}`, apiKeyId: null, expiresAtMs: null, priceTicks: "250000", triggerPriceTicks: null, hidden: false, icebergVisibleLots: null, requestHash: `h-${i}` });
+    await svc.placeSigned(input, {
+      orderId,
+      clientOrderId: `c-${i}`,
+      apiKeyId: null,
+      expiresAtMs: null,
+      priceTicks: "250000",
+      triggerPriceTicks: null,
+      hidden: false,
+      icebergVisibleLots: null,
+      requestHash: `h-${i}`,
+    });
     process.stdout.write(`ack ${orderId}\n`);
   }
   await state.flush();
@@ -78,7 +106,7 @@ if (require.main === module) {
   main().then(
     () => process.exit(0),
     (e) => {
-      process.stderr.write(String(e?.stack ?? e) + "\n");
+      process.stderr.write(`${String(e?.stack ?? e)}\n`);
       process.exit(1);
     },
   );

@@ -22,7 +22,10 @@ export interface OrderSpec {
 }
 
 /** The typed order of a spec on market `m` (what the edge hands the intake beside the signed order). */
-export function typedOrder(m: MarketSpec, s: Pick<OrderSpec, "priceTicks" | "sizeLots" | "type" | "timeInForce" | "triggerPriceTicks">): TypedOrder {
+export function typedOrder(
+  m: MarketSpec,
+  s: Pick<OrderSpec, "priceTicks" | "sizeLots" | "type" | "timeInForce" | "triggerPriceTicks">,
+): TypedOrder {
   return {
     symbol: m.symbol,
     type: s.type ?? "limit",

@@ -4,13 +4,36 @@
 import { Node, Project, SyntaxKind } from "ts-morph";
 
 const LIMIT = Number(process.argv[process.argv.indexOf("--limit") + 1]) || 80;
-const SKIP = [/\.test\.ts$/, /\.bench\.ts$/, /(^|\/)node_modules\//, /(^|\/)generated\//, /^sdk\/openapi\//, /^sdk\/abi\//, /\.d\.ts$/];
+const SKIP = [
+  /\.test\.ts$/,
+  /\.bench\.ts$/,
+  /(^|\/)node_modules\//,
+  /(^|\/)generated\//,
+  /^sdk\/openapi\//,
+  /^sdk\/abi\//,
+  /\.d\.ts$/,
+];
 
 const project = new Project({ skipAddingFilesFromTsConfig: true });
-project.addSourceFilesAtPaths(["**/*.ts", "!node_modules/**", "!**/node_modules/**", "!artifacts/**", "!typechain-types/**", "!.data/**"]);
+project.addSourceFilesAtPaths([
+  "**/*.ts",
+  "!node_modules/**",
+  "!**/node_modules/**",
+  "!artifacts/**",
+  "!typechain-types/**",
+  "!.data/**",
+]);
 const root = `${process.cwd()}/`;
 const rows: { file: string; line: number; name: string; lines: number; reason?: string }[] = [];
-const kinds = [SyntaxKind.FunctionDeclaration, SyntaxKind.MethodDeclaration, SyntaxKind.ArrowFunction, SyntaxKind.FunctionExpression, SyntaxKind.Constructor, SyntaxKind.GetAccessor, SyntaxKind.SetAccessor];
+const kinds = [
+  SyntaxKind.FunctionDeclaration,
+  SyntaxKind.MethodDeclaration,
+  SyntaxKind.ArrowFunction,
+  SyntaxKind.FunctionExpression,
+  SyntaxKind.Constructor,
+  SyntaxKind.GetAccessor,
+  SyntaxKind.SetAccessor,
+];
 for (const sf of project.getSourceFiles()) {
   const file = sf.getFilePath().replace(root, "");
   if (SKIP.some((re) => re.test(file))) continue;
@@ -20,7 +43,9 @@ for (const sf of project.getSourceFiles()) {
       const lines = fn.getEndLineNumber() - fn.getStartLineNumber() + 1;
       if (lines <= LIMIT) continue;
       const line = fn.getStartLineNumber();
-      const named = Node.hasName(fn) ? fn.getName() : (fn.getParentIfKind(SyntaxKind.VariableDeclaration)?.getName() ?? fn.getParent()?.getKindName() ?? "?");
+      const named = Node.hasName(fn)
+        ? fn.getName()
+        : (fn.getParentIfKind(SyntaxKind.VariableDeclaration)?.getName() ?? fn.getParent()?.getKindName() ?? "?");
       const before = text.slice(Math.max(0, line - 4), line).join("\n");
       const reason = /\/\/ long: (.+)/.exec(before)?.[1];
       rows.push({ file, line, name: String(named), lines, reason });
@@ -30,6 +55,11 @@ for (const sf of project.getSourceFiles()) {
 rows.sort((a, b) => b.lines - a.lines);
 if (process.argv.includes("--json")) console.log(JSON.stringify(rows, null, 2));
 else {
-  for (const r of rows) console.log(`${String(r.lines).padStart(5)}  ${r.file}:${r.line}  ${r.name}${r.reason ? `  (long: ${r.reason})` : ""}`);
-  console.log(`${rows.length} functions over ${LIMIT} lines (${rows.filter((r) => !r.reason).length} without a reason)`);
+  for (const r of rows)
+    console.log(
+      `${String(r.lines).padStart(5)}  ${r.file}:${r.line}  ${r.name}${r.reason ? `  (long: ${r.reason})` : ""}`,
+    );
+  console.log(
+    `${rows.length} functions over ${LIMIT} lines (${rows.filter((r) => !r.reason).length} without a reason)`,
+  );
 }

@@ -16,9 +16,13 @@ import { ChainStartError, nodeStopper, prioritizeNode, type ChainNodeProcess } f
 const READY_LINE = /Listening on ([0-9.]+):(\d+)/;
 
 /** The platform package's name for this machine (Foundry publishes linux/darwin x64+arm64, win32 x64). */
-export function anvilPlatformPackage(platform: NodeJS.Platform = process.platform, arch: string = process.arch): string | undefined {
+export function anvilPlatformPackage(
+  platform: NodeJS.Platform = process.platform,
+  arch: string = process.arch,
+): string | undefined {
   const cpu = arch === "x64" ? "amd64" : arch === "arm64" ? "arm64" : undefined;
-  if (!cpu || !["linux", "darwin", "win32"].includes(platform) || (platform === "win32" && cpu !== "amd64")) return undefined;
+  if (!cpu || !["linux", "darwin", "win32"].includes(platform) || (platform === "win32" && cpu !== "amd64"))
+    return undefined;
   return `@foundry-rs/anvil-${platform}-${cpu}`;
 }
 
@@ -40,7 +44,9 @@ export function anvilBinary(resolveFrom: string = REPO_ROOT): string {
   };
   if (pkg) tryResolve(`${pkg}/bin/${exe}`);
   try {
-    candidates.push(path.join(path.dirname(require.resolve("@foundry-rs/anvil/package.json", { paths: [resolveFrom] })), exe));
+    candidates.push(
+      path.join(path.dirname(require.resolve("@foundry-rs/anvil/package.json", { paths: [resolveFrom] })), exe),
+    );
   } catch {
     // not installed
   }
@@ -72,18 +78,27 @@ export interface AnvilNodeOptions {
  *  accounts, gas limit and hardfork, no request size limit, no colours. */
 export function anvilNodeArgs(chainId: number): string[] {
   return [
-    "--host", "127.0.0.1",
-    "--port", "0",
-    "--chain-id", String(chainId),
-    "--gas-limit", "60000000",
-    "--hardfork", "osaka",
-    "--mnemonic", HARDHAT_DEV_MNEMONIC,
-    "--accounts", "20",
-    "--balance", "10000",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--chain-id",
+    String(chainId),
+    "--gas-limit",
+    "60000000",
+    "--hardfork",
+    "osaka",
+    "--mnemonic",
+    HARDHAT_DEV_MNEMONIC,
+    "--accounts",
+    "20",
+    "--balance",
+    "10000",
     "--disable-default-create2-deployer",
     // requests over 2 MB (large anvil_setCode / anvil_loadState calls) are not refused (snapshots load by --load-state)
     "--no-request-size-limit",
-    "--color", "never",
+    "--color",
+    "never",
   ];
 }
 
@@ -92,12 +107,14 @@ export function anvilNodeArgs(chainId: number): string[] {
 export function anvilArgs(options: AnvilNodeOptions): string[] {
   return [
     ...anvilNodeArgs(options.chainId),
-    "--timestamp", String(options.genesisTimestampS),
+    "--timestamp",
+    String(options.genesisTimestampS),
     "--no-mining",
     // the state of the last 64 blocks in memory, none written to disk: the default also persists older states
     // to disk, 2.95-3.11 vs 1.95-2.19 CPU-ms of the node a block (measured, docs/measurements.md 2026-11-24
     // B2); nothing here reads state further back (the settle sender's replay of a revert reads block - 1)
-    "--prune-history", "64",
+    "--prune-history",
+    "64",
     ...(options.loadStateFile ? ["--load-state", options.loadStateFile] : []),
   ];
 }
@@ -116,17 +133,25 @@ export function spawnAnvilNode(options: AnvilNodeOptions): Promise<ChainNodeProc
   const watchdog =
     child.pid === undefined
       ? undefined
-      : spawn("/bin/sh", ["-c", 'while read -r _; do :; done; kill -TERM "$1" 2>/dev/null; sleep 3; kill -KILL "$1" 2>/dev/null', "anvil-watchdog", String(child.pid)], {
-          stdio: ["pipe", "ignore", "ignore"],
-          detached: true,
-        });
+      : spawn(
+          "/bin/sh",
+          [
+            "-c",
+            'while read -r _; do :; done; kill -TERM "$1" 2>/dev/null; sleep 3; kill -KILL "$1" 2>/dev/null',
+            "anvil-watchdog",
+            String(child.pid),
+          ],
+          {
+            stdio: ["pipe", "ignore", "ignore"],
+            detached: true,
+          },
+        );
   watchdog?.on("error", () => undefined);
   watchdog?.unref();
   prioritizeNode(child);
   const { exited, stop } = nodeStopper(child);
   void exited.then(() => watchdog?.kill("SIGKILL"));
   let output = "";
-
 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -153,7 +178,9 @@ export function spawnAnvilNode(options: AnvilNodeOptions): Promise<ChainNodeProc
     });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
-      reject(new ChainStartError(`anvil (chain ${options.chainId}) exited (${code ?? signal}):\n${output.slice(-2000)}`));
+      reject(
+        new ChainStartError(`anvil (chain ${options.chainId}) exited (${code ?? signal}):\n${output.slice(-2000)}`),
+      );
     });
   });
 }

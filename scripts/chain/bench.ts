@@ -69,8 +69,12 @@ async function main(): Promise<void> {
       console.log(`\n== journal fsync ${fsync ? "on" : "off"} ==`);
       if (fsync) {
         await timeEach(200, () => direct.send("eth_blockNumber"));
-        console.log(`eth_blockNumber direct   ${percentiles(await timeEach(READ_COUNT, () => direct.send("eth_blockNumber")))}`);
-        console.log(`eth_blockNumber proxied  ${percentiles(await timeEach(READ_COUNT, () => proxied.send("eth_blockNumber")))}`);
+        console.log(
+          `eth_blockNumber direct   ${percentiles(await timeEach(READ_COUNT, () => direct.send("eth_blockNumber")))}`,
+        );
+        console.log(
+          `eth_blockNumber proxied  ${percentiles(await timeEach(READ_COUNT, () => proxied.send("eth_blockNumber")))}`,
+        );
       }
       const viaProxy = await signTransfers(HARDHAT_DEV_PRIVATE_KEYS[8], 0, TX_COUNT);
       const viaNode = await signTransfers(HARDHAT_DEV_PRIVATE_KEYS[9], 0, TX_COUNT);
@@ -92,7 +96,9 @@ async function main(): Promise<void> {
     }
     // Restart: the fsync-on chain holds TX_COUNT + 8*perSender journalled transactions.
     const t = performance.now();
-    const again = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: path.join(dir, "fsync-true") }).catch((e) => e as Error);
+    const again = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: path.join(dir, "fsync-true") }).catch(
+      (e) => e as Error,
+    );
     if (again instanceof Error) {
       // Expected: the direct (unjournalled) transactions make the last head differ; measure on a clean one.
       console.log(`restart after direct writes refused as it should be: ${again.name}`);

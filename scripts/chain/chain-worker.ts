@@ -14,7 +14,9 @@ async function main(): Promise<void> {
     return;
   }
   const { chainId, node, rpcUrl, wsUrl, port, nodePid, nodeRpcUrl, restored } = chain;
-  parentPort!.postMessage({ ready: { chainId, node, rpcUrl, wsUrl, port, nodePid, nodeRpcUrl, restored, status: chain.status() } });
+  parentPort!.postMessage({
+    ready: { chainId, node, rpcUrl, wsUrl, port, nodePid, nodeRpcUrl, restored, status: chain.status() },
+  });
   chain.onStatus((status) => parentPort!.postMessage({ status, nodePid: chain.nodePid, nodeRpcUrl: chain.nodeRpcUrl }));
   parentPort!.on("message", (m: unknown) => {
     const snap = (m as { snapshot?: number } | null)?.snapshot;

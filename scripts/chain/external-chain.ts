@@ -12,7 +12,12 @@ import type { ChainStatus, RunningChain } from "./start-chain";
 export async function rpcCall<T>(url: string, method: string, params: unknown[] = [], timeoutMs = 15_000): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     // the message without the URL (it may carry a key)
@@ -44,18 +49,26 @@ export function redactUrl(url: string): string {
  * Connects to the external node of `chain` (its `rpcUrl`): reads its chain id, which must equal the
  * configured one. Throws ConfigError when the node does not answer or names another chain.
  */
-export async function connectExternalChain(chain: Pick<ChainConfig, "name" | "chainId" | "rpcUrl" | "wsUrl">, opts: { timeoutMs?: number } = {}): Promise<RunningChain> {
+export async function connectExternalChain(
+  chain: Pick<ChainConfig, "name" | "chainId" | "rpcUrl" | "wsUrl">,
+  opts: { timeoutMs?: number } = {},
+): Promise<RunningChain> {
   const variable = `${chain.name.toUpperCase()}_CHAIN_RPC_URL`;
   let reported: string;
   try {
     reported = await rpcCall<string>(chain.rpcUrl, "eth_chainId", [], opts.timeoutMs ?? 15_000);
   } catch (err) {
-    throw new ConfigError(`${variable} (${redactUrl(chain.rpcUrl)}): the node did not answer eth_chainId: ${(err as Error).message}`, { cause: err });
+    throw new ConfigError(
+      `${variable} (${redactUrl(chain.rpcUrl)}): the node did not answer eth_chainId: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   const id = Number(BigInt(reported));
   if (id !== chain.chainId) {
     const idVariable = `${chain.name.toUpperCase()}_CHAIN_ID`;
-    throw new ConfigError(`${variable} (${redactUrl(chain.rpcUrl)}) is chain ${id}, but ${idVariable} is ${chain.chainId}: set ${idVariable}=${id} or point ${variable} at chain ${chain.chainId}`);
+    throw new ConfigError(
+      `${variable} (${redactUrl(chain.rpcUrl)}) is chain ${id}, but ${idVariable} is ${chain.chainId}: set ${idVariable}=${id} or point ${variable} at chain ${chain.chainId}`,
+    );
   }
   const since = Date.now();
   const status: ChainStatus = { chainId: id, state: "up", sinceMs: since, restarts: 0, expectedRestartMs: 0 };

@@ -16,7 +16,10 @@ test("the node config mirrors every setting of the root config's hardhat network
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const node = require("./hardhat-node.config.js") as { networks: { hardhat: Record<string, unknown> } };
   for (const key of rootKeys) {
-    assert.ok(key in node.networks.hardhat, `setting "${key}" of the root hardhat network is missing from hardhat-node.config.js`);
+    assert.ok(
+      key in node.networks.hardhat,
+      `setting "${key}" of the root hardhat network is missing from hardhat-node.config.js`,
+    );
   }
   assert.equal(typeof node.networks.hardhat.chainId, "number");
 });

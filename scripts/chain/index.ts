@@ -1,4 +1,11 @@
-export { startChain, type ChainRestored, type ChainStatus, type RunningChain, type SnapshotPolicy, type StartChainOptions } from "./start-chain";
+export {
+  startChain,
+  type ChainRestored,
+  type ChainStatus,
+  type RunningChain,
+  type SnapshotPolicy,
+  type StartChainOptions,
+} from "./start-chain";
 export { CHAIN_NODE_KINDS, type ChainNodeKind } from "./node-process";
 export { SnapshotCorruptError } from "./snapshot";
 export { ChainStartError } from "./node-process";

@@ -26,7 +26,11 @@ export interface JournalEntry {
 
 export class JournalCorruptError extends AppError<"CHAIN_JOURNAL_CORRUPT"> {
   constructor(file: string, line: number, cause: unknown) {
-    super("CHAIN_JOURNAL_CORRUPT", `chain journal ${file} is corrupt at line ${line}; start with --reset to discard it`, { cause, details: { file, line } });
+    super(
+      "CHAIN_JOURNAL_CORRUPT",
+      `chain journal ${file} is corrupt at line ${line}; start with --reset to discard it`,
+      { cause, details: { file, line } },
+    );
     this.name = "JournalCorruptError";
   }
 }
@@ -50,11 +54,13 @@ export function readJournalFrom(file: string, fromByte: number): { entries: Jour
   let buf: Buffer;
   try {
     const size = fs.fstatSync(fd).size;
-    if (size < fromByte) throw new JournalCorruptError(file, 0, new Error(`${size} bytes, shorter than the ${fromByte} expected`));
+    if (size < fromByte)
+      throw new JournalCorruptError(file, 0, new Error(`${size} bytes, shorter than the ${fromByte} expected`));
     if (fromByte > 0) {
       const before = Buffer.alloc(1);
       fs.readSync(fd, before, 0, 1, fromByte - 1);
-      if (before[0] !== 0x0a) throw new JournalCorruptError(file, 0, new Error(`byte ${fromByte} is not the start of an entry`));
+      if (before[0] !== 0x0a)
+        throw new JournalCorruptError(file, 0, new Error(`byte ${fromByte} is not the start of an entry`));
     }
     buf = Buffer.alloc(size - fromByte);
     let got = 0;
@@ -128,7 +134,7 @@ export async function openJournalWriter(file: string, options: { fsync: boolean 
     stats,
     append(entry) {
       return new Promise<void>((resolve, reject) => {
-        queue.push({ line: JSON.stringify(entry) + "\n", resolve, reject });
+        queue.push({ line: `${JSON.stringify(entry)}\n`, resolve, reject });
         flushing ??= flushLoop();
       });
     },

@@ -9,10 +9,24 @@ import path from "node:path";
 
 test("the chain layer's modules (what a chain thread loads) load neither config/index.ts, zod nor viem", () => {
   const entry = path.join(__dirname, "start-chain.ts");
-  const out = execFileSync(process.execPath, ["--import", "tsx", "-e", `require(${JSON.stringify(entry)}); console.log(JSON.stringify(Object.keys(require.cache)))`], { encoding: "utf8", cwd: path.join(__dirname, "..", "..") });
+  const out = execFileSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "-e",
+      `require(${JSON.stringify(entry)}); console.log(JSON.stringify(Object.keys(require.cache)))`,
+    ],
+    { encoding: "utf8", cwd: path.join(__dirname, "..", "..") },
+  );
   const loaded = JSON.parse(out.trim().split("\n").at(-1)!) as string[];
-  assert.ok(loaded.some((f) => f.endsWith(path.join("scripts", "chain", "supervisor.ts"))), "the chain modules were loaded");
+  assert.ok(
+    loaded.some((f) => f.endsWith(path.join("scripts", "chain", "supervisor.ts"))),
+    "the chain modules were loaded",
+  );
   assert.ok(loaded.some((f) => f.endsWith(path.join("config", "base.ts"))));
-  const heavy = loaded.filter((f) => f.endsWith(path.join("config", "index.ts")) || /node_modules[\\/](zod|viem|ox|@noble)[\\/]/.test(f));
+  const heavy = loaded.filter(
+    (f) => f.endsWith(path.join("config", "index.ts")) || /node_modules[\\/](zod|viem|ox|@noble)[\\/]/.test(f),
+  );
   assert.deepEqual(heavy, []);
 });

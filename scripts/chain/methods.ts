@@ -25,7 +25,8 @@ const READ_ONLY_DEV_METHODS = new Set([
 
 export function isMutating(method: string): boolean {
   if (TRANSACTION_METHODS.has(method)) return true;
-  if (method.startsWith("evm_") || method.startsWith("hardhat_") || method.startsWith("anvil_")) return !READ_ONLY_DEV_METHODS.has(method);
+  if (method.startsWith("evm_") || method.startsWith("hardhat_") || method.startsWith("anvil_"))
+    return !READ_ONLY_DEV_METHODS.has(method);
   return false;
 }
 

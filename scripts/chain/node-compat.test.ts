@@ -32,7 +32,7 @@ function revertingCode(data: Hex): Hex {
   const bytes = (data.length - 2) / 2;
   assert.ok(bytes < 256);
   const len = bytes.toString(16).padStart(2, "0");
-  return `0x60${len}600c600039` + `60${len}6000fd` + data.slice(2) as Hex;
+  return `0x60${len}600c60003960${len}6000fd${data.slice(2)}` as Hex;
 }
 
 const order = (n: number, side: 0 | 1) => ({
@@ -65,16 +65,30 @@ for (const node of CHAIN_NODE_KINDS) {
     assert.equal(chain.node, node);
     assert.equal(await rpc.call("eth_chainId"), "0x7a69");
     const genesis = await rpc.call<{ timestamp: string; gasLimit: string }>("eth_getBlockByNumber", ["0x0", false]);
-    const recorded = JSON.parse(fs.readFileSync(path.join(dir, "genesis.json"), "utf8")) as { genesisTimestampS: number; node: string };
+    const recorded = JSON.parse(fs.readFileSync(path.join(dir, "genesis.json"), "utf8")) as {
+      genesisTimestampS: number;
+      node: string;
+    };
     assert.equal(recorded.node, node);
     assert.equal(Number(genesis.timestamp), recorded.genesisTimestampS);
     assert.equal(BigInt(genesis.gasLimit), 60_000_000n);
     const accounts = (await rpc.call<string[]>("eth_accounts")).map((a) => a.toLowerCase());
     assert.equal(accounts.length, 20);
-    HARDHAT_DEV_PRIVATE_KEYS.forEach((k, i) => assert.equal(accounts[i], privateKeyToAccount(k).address.toLowerCase(), `account #${i}`));
+    HARDHAT_DEV_PRIVATE_KEYS.forEach((k, i) =>
+      assert.equal(accounts[i], privateKeyToAccount(k).address.toLowerCase(), `account #${i}`),
+    );
     assert.equal(BigInt(await rpc.call<string>("eth_getBalance", [accounts[19], "latest"])), 10_000n * 10n ** 18n);
 
-    const raw = await sender.signTransaction({ chainId: CHAIN_ID, type: "eip1559", to: WALLET, value: 5n, gas: 50_000n, nonce: 0, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1n });
+    const raw = await sender.signTransaction({
+      chainId: CHAIN_ID,
+      type: "eip1559",
+      to: WALLET,
+      value: 5n,
+      gas: 50_000n,
+      nonce: 0,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+    });
     const answer = await new Promise<{ id: number; result?: unknown }[]>((resolve, reject) => {
       const ws = new WebSocket(chain.wsUrl);
       ws.on("open", () =>
@@ -102,14 +116,23 @@ for (const node of CHAIN_NODE_KINDS) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `compat-revert-${node}-`));
     const chain = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node, fsync: false });
     const rpc = createRpcClient(chain.rpcUrl);
-    const settle = createSettleSender({ rpcUrl: chain.rpcUrl, chainId: CHAIN_ID, settlement: REVERTER, operatorKey: OPERATOR_KEY });
+    const settle = createSettleSender({
+      rpcUrl: chain.rpcUrl,
+      chainId: CHAIN_ID,
+      settlement: REVERTER,
+      operatorKey: OPERATOR_KEY,
+    });
     t.after(async () => {
       settle.close?.();
       rpc.close();
       await chain.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     });
-    const data = encodeErrorResult({ abi: settlementAbi, errorName: "SettlementContractSignatureInvalid", args: [WALLET] } as never) as Hex;
+    const data = encodeErrorResult({
+      abi: settlementAbi,
+      errorName: "SettlementContractSignatureInvalid",
+      args: [WALLET],
+    } as never) as Hex;
     await rpc.call("hardhat_setCode", [REVERTER, revertingCode(data)]);
     await rpc.call("evm_mine"); // the code is in a mined block: the sender's replay runs at the block before the revert
 
@@ -129,7 +152,15 @@ for (const node of CHAIN_NODE_KINDS) {
     const client = createPublicClient({ transport: http(chain.rpcUrl) });
     const nonce = Number(await rpc.call<string>("eth_getTransactionCount", [operator.address, "latest"]));
     assert.ok(nonce >= 1, "the reverted settle used a nonce");
-    const stale = await operator.signTransaction({ chainId: CHAIN_ID, type: "legacy", to: WALLET, value: 1n, gas: 30_000n, gasPrice: 10_000_000_000n, nonce: nonce - 1 });
+    const stale = await operator.signTransaction({
+      chainId: CHAIN_ID,
+      type: "legacy",
+      to: WALLET,
+      value: 1n,
+      gas: 30_000n,
+      gasPrice: 10_000_000_000n,
+      nonce: nonce - 1,
+    });
     const refused = await client.sendRawTransaction({ serializedTransaction: stale }).then(
       () => assert.fail("a used nonce must be refused"),
       (e: unknown) => e,
@@ -154,16 +185,38 @@ for (const node of CHAIN_NODE_KINDS) {
       const price = BigInt(await rpc.call<string>("eth_gasPrice"));
       const latest = await rpc.call<{ baseFeePerGas: string }>("eth_getBlockByNumber", ["latest", false]);
       // (Hardhat answers the next block's base fee + 1 gwei: within one block's change of the latest's)
-      assert.ok(price >= gwei && price <= (BigInt(latest.baseFeePerGas) * 9n) / 8n + gwei, `block ${i}: ${price} against base ${BigInt(latest.baseFeePerGas)}`);
-      const raw = await sender.signTransaction({ chainId: CHAIN_ID, type: "legacy", to: WALLET, value: 1n, gas: 21_000n, gasPrice: (price * 3n) / 2n, nonce: i });
+      assert.ok(
+        price >= gwei && price <= (BigInt(latest.baseFeePerGas) * 9n) / 8n + gwei,
+        `block ${i}: ${price} against base ${BigInt(latest.baseFeePerGas)}`,
+      );
+      const raw = await sender.signTransaction({
+        chainId: CHAIN_ID,
+        type: "legacy",
+        to: WALLET,
+        value: 1n,
+        gas: 21_000n,
+        gasPrice: (price * 3n) / 2n,
+        nonce: i,
+      });
       await rpc.call("eth_sendRawTransaction", [raw]);
     }
     // and in a batch beside other calls, as viem's batching transports send it
-    const batch = JSON.parse((await rpc.postRaw(Buffer.from(JSON.stringify([
-      { jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] },
-      { jsonrpc: "2.0", id: 2, method: "eth_gasPrice", params: [] },
-    ])))).body.toString()) as { id: number; result: string }[];
-    assert.deepEqual(batch.map((r) => r.id), [1, 2]);
+    const batch = JSON.parse(
+      (
+        await rpc.postRaw(
+          Buffer.from(
+            JSON.stringify([
+              { jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] },
+              { jsonrpc: "2.0", id: 2, method: "eth_gasPrice", params: [] },
+            ]),
+          ),
+        )
+      ).body.toString(),
+    ) as { id: number; result: string }[];
+    assert.deepEqual(
+      batch.map((r) => r.id),
+      [1, 2],
+    );
     assert.ok(BigInt(batch[1].result) < 2n * gwei, `gas price ${BigInt(batch[1].result)} after 8 blocks paid at 1.5 x`);
   });
 }

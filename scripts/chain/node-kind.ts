@@ -46,7 +46,12 @@ const TRANSACTION_METHODS = new Set(["eth_sendRawTransaction", "eth_sendTransact
  * Runs after a journalled call, in the recorder (live) and in the replay, so both do the same: on Anvil a
  * transaction the node accepted is mined into its own block. Returns the error of the mining call, if any.
  */
-export async function completeCall(kind: ChainNodeKind, node: RpcClient, method: string, response: JsonRpcResponse): Promise<void> {
+export async function completeCall(
+  kind: ChainNodeKind,
+  node: RpcClient,
+  method: string,
+  response: JsonRpcResponse,
+): Promise<void> {
   if (kind !== "anvil" || !TRANSACTION_METHODS.has(method) || response.error) return;
   const mined = await node.send("evm_mine", []);
   if (mined.error) throw new Error(`evm_mine after ${method} failed: ${mined.error.message}`);
@@ -83,7 +88,10 @@ const OVERRIDDEN_READS = /"method"\s*:\s*"(eth_gasPrice|eth_maxPriorityFeePerGas
  * 10,000 ETH no longer covered one batch's gas limit). Hardhat answers the latest base fee + 1 gwei and a
  * fixed 1 gwei tip; so does the proxy on Anvil. Undefined: forward the call as it is.
  */
-export function overriddenRead(kind: ChainNodeKind, method: string): ((node: RpcClient) => Promise<unknown>) | undefined {
+export function overriddenRead(
+  kind: ChainNodeKind,
+  method: string,
+): ((node: RpcClient) => Promise<unknown>) | undefined {
   if (kind !== "anvil") return undefined;
   if (method === "eth_maxPriorityFeePerGas") return async () => `0x${ONE_GWEI.toString(16)}`;
   if (method === "eth_gasPrice") {

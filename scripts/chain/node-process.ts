@@ -72,7 +72,21 @@ export function spawnHardhatNode(options: HardhatNodeOptions): Promise<HardhatNo
   const pin = cpuAffinityPrefix(options.cpus);
   const child = spawn(
     pin[0] ?? process.execPath,
-    [...pin.slice(1), ...(pin.length ? [process.execPath] : []), ...(process.env.CHAIN_NODE_FLAGS ?? "").split(" ").filter(Boolean), "--require", EXIT_WITH_PARENT, HARDHAT_CLI, "--config", NODE_CONFIG, "node", "--hostname", "127.0.0.1", "--port", "0"],
+    [
+      ...pin.slice(1),
+      ...(pin.length ? [process.execPath] : []),
+      ...(process.env.CHAIN_NODE_FLAGS ?? "").split(" ").filter(Boolean),
+      "--require",
+      EXIT_WITH_PARENT,
+      HARDHAT_CLI,
+      "--config",
+      NODE_CONFIG,
+      "node",
+      "--hostname",
+      "127.0.0.1",
+      "--port",
+      "0",
+    ],
     {
       cwd: REPO_ROOT,
       env: {
@@ -94,7 +108,6 @@ export function spawnHardhatNode(options: HardhatNodeOptions): Promise<HardhatNo
   prioritizeNode(child);
   const { stop } = nodeStopper(child);
   let output = "";
-
 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -124,7 +137,11 @@ export function spawnHardhatNode(options: HardhatNodeOptions): Promise<HardhatNo
     });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
-      reject(new ChainStartError(`hardhat node (chain ${options.chainId}) exited (${code ?? signal}):\n${output.slice(-2000)}`));
+      reject(
+        new ChainStartError(
+          `hardhat node (chain ${options.chainId}) exited (${code ?? signal}):\n${output.slice(-2000)}`,
+        ),
+      );
     });
   });
 }

@@ -43,7 +43,11 @@ async function handleParsed(
       try {
         return { jsonrpc: "2.0", id: req.id, result: await override(deps.node) };
       } catch (e) {
-        return { jsonrpc: "2.0", id: req.id, error: { code: -32603, message: `proxy: ${String((e as Error).message ?? e)}` } };
+        return {
+          jsonrpc: "2.0",
+          id: req.id,
+          error: { code: -32603, message: `proxy: ${String((e as Error).message ?? e)}` },
+        };
       }
     }
     const res = await deps.node.send(req.method, req.params ?? []);
@@ -69,7 +73,13 @@ function parseMutating(raw: string, kind: ChainNodeKind = "hardhat"): { parsed: 
     return null; // let the node produce its own parse error
   }
   const reqs = (Array.isArray(parsed) ? parsed : [parsed]) as JsonRpcRequest[];
-  return reqs.some((r) => typeof r?.method === "string" && (isMutating(r.method) || (overrides && overriddenRead(kind, r.method) !== undefined))) ? { parsed } : null;
+  return reqs.some(
+    (r) =>
+      typeof r?.method === "string" &&
+      (isMutating(r.method) || (overrides && overriddenRead(kind, r.method) !== undefined)),
+  )
+    ? { parsed }
+    : null;
 }
 
 export async function startChainProxy(options: {
@@ -111,7 +121,9 @@ export async function startChainProxy(options: {
     const deps = options.upstream();
     if (!deps) {
       const body = unavailableBody();
-      socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (client) => {
@@ -130,7 +142,8 @@ export async function startChainProxy(options: {
         if (mutating) {
           handleParsed(mutating.parsed, deps).then(
             (r) => client.send(JSON.stringify(r)),
-            (e: unknown) => client.send(JSON.stringify({ ...PARSE_ERROR, error: { code: -32603, message: String(e) } })),
+            (e: unknown) =>
+              client.send(JSON.stringify({ ...PARSE_ERROR, error: { code: -32603, message: String(e) } })),
           );
         } else if (upstream.readyState === WebSocket.OPEN) {
           upstream.send(data);

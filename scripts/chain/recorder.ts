@@ -29,7 +29,13 @@ export interface Recorder {
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-export function createRecorder(deps: { node: RpcClient; journal: JournalWriter; initialHead: BlockHead; kind?: ChainNodeKind; lastOffsetS?: number }): Recorder {
+export function createRecorder(deps: {
+  node: RpcClient;
+  journal: JournalWriter;
+  initialHead: BlockHead;
+  kind?: ChainNodeKind;
+  lastOffsetS?: number;
+}): Recorder {
   const { node, journal } = deps;
   const kind = deps.kind ?? "hardhat";
   let head = deps.initialHead;
@@ -56,7 +62,9 @@ export function createRecorder(deps: { node: RpcClient; journal: JournalWriter; 
     let firstBlockTimestamp: number | undefined;
     if (produced) {
       firstBlockTimestamp =
-        after.number === head.number + 1 ? after.timestamp : (await getHead(node, `0x${(head.number + 1).toString(16)}`)).timestamp;
+        after.number === head.number + 1
+          ? after.timestamp
+          : (await getHead(node, `0x${(head.number + 1).toString(16)}`)).timestamp;
     }
     const entry: JournalEntry = {
       method: request.method,

@@ -24,7 +24,12 @@ export class ChainReplayDivergedError extends AppError<"CHAIN_REPLAY_DIVERGED"> 
 const CHECK_EVERY_ENTRIES = 64;
 
 /** `firstIndex`: the journal index of entries[0] (a tail after a snapshot), for the error's message. */
-export async function replayJournal(node: RpcClient, entries: readonly JournalEntry[], kind: ChainNodeKind = "hardhat", firstIndex = 0): Promise<void> {
+export async function replayJournal(
+  node: RpcClient,
+  entries: readonly JournalEntry[],
+  kind: ChainNodeKind = "hardhat",
+  firstIndex = 0,
+): Promise<void> {
   for (const [i, entry] of entries.entries()) {
     if (entry.firstBlockTimestamp !== undefined) {
       await node.call("evm_setNextBlockTimestamp", [entry.firstBlockTimestamp]);

@@ -44,13 +44,36 @@ test("https: TLS to the node (a self-signed certificate the client process trust
   const server = https.createServer();
   try {
     try {
-      execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-keyout",
+          path.join(dir, "key.pem"),
+          "-out",
+          path.join(dir, "cert.pem"),
+          "-days",
+          "1",
+          "-subj",
+          "/CN=localhost",
+          "-addext",
+          "subjectAltName=IP:127.0.0.1",
+        ],
+        { stdio: "ignore" },
+      );
     } catch {
       t.skip("openssl is not installed");
       return;
     }
     const seen: string[] = [];
-    server.setSecureContext({ key: fs.readFileSync(path.join(dir, "key.pem")), cert: fs.readFileSync(path.join(dir, "cert.pem")) });
+    server.setSecureContext({
+      key: fs.readFileSync(path.join(dir, "key.pem")),
+      cert: fs.readFileSync(path.join(dir, "cert.pem")),
+    });
     server.on("request", echoHandler(seen));
     server.listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
@@ -59,7 +82,10 @@ test("https: TLS to the node (a self-signed certificate the client process trust
     const client = `const { createRpcClient } = require(${JSON.stringify(path.join(__dirname, "rpc-client.ts"))});
       const rpc = createRpcClient(process.argv[1]);
       rpc.call("eth_chainId").then((r) => console.log("RESULT " + r), (e) => console.log("ERR " + e.message)).finally(() => rpc.close());`;
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "-e", client, url], { env: { ...process.env, NODE_EXTRA_CA_CERTS: path.join(dir, "cert.pem") }, cwd: path.join(__dirname, "..", "..") });
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "-e", client, url], {
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: path.join(dir, "cert.pem") },
+      cwd: path.join(__dirname, "..", ".."),
+    });
     assert.match(stdout, /RESULT 0x7a69/);
     assert.deepEqual(seen, ["/rpc?key=k2"]);
   } finally {

@@ -30,7 +30,9 @@ export class RpcCallError extends AppError<"RPC_CALL_FAILED"> {
     readonly method: string,
     readonly rpcError: JsonRpcError,
   ) {
-    super("RPC_CALL_FAILED", `${method} failed: ${rpcError.message} (code ${rpcError.code})`, { details: { method, rpcError } });
+    super("RPC_CALL_FAILED", `${method} failed: ${rpcError.message} (code ${rpcError.code})`, {
+      details: { method, rpcError },
+    });
     this.name = "RpcCallError";
   }
 }
@@ -51,7 +53,9 @@ export function createRpcClient(url: string): RpcClient {
   // https for an external node (HOME_CHAIN_RPC_URL=https://...); a provider's key may be in the query
   const secure = target.protocol === "https:";
   const transport = secure ? https : http;
-  const agent = secure ? new https.Agent({ keepAlive: true, maxSockets: 64 }) : new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const agent = secure
+    ? new https.Agent({ keepAlive: true, maxSockets: 64 })
+    : new http.Agent({ keepAlive: true, maxSockets: 64 });
   let nextId = 1;
 
   function postRaw(body: Buffer): Promise<{ status: number; body: Buffer }> {

@@ -3,7 +3,13 @@
 // since the last snapshot reaches that one's stall / maxStallShare. Every limit at its exact boundary.
 import assert from "node:assert/strict";
 import test from "node:test";
-import { DEFAULT_SNAPSHOT_POLICY, FIRST_STALL_ESTIMATE_MS, snapshotDue, type SnapshotClock, type SnapshotPolicy } from "./supervisor";
+import {
+  DEFAULT_SNAPSHOT_POLICY,
+  FIRST_STALL_ESTIMATE_MS,
+  snapshotDue,
+  type SnapshotClock,
+  type SnapshotPolicy,
+} from "./supervisor";
 
 const policy: SnapshotPolicy = { everyEntries: 250, everyMs: 60_000, idleMs: 500, maxStallShare: 0.01 };
 const T = 1_000_000;

@@ -13,7 +13,14 @@ import type { Hex } from "viem";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
 import { createRpcClient, type RpcClient } from "./rpc-client";
 import { startChain, type RunningChain } from "./start-chain";
-import { KEEP_SNAPSHOTS, listSnapshots, readSnapshot, snapshotDir, SnapshotCorruptError, writeSnapshot } from "./snapshot";
+import {
+  KEEP_SNAPSHOTS,
+  listSnapshots,
+  readSnapshot,
+  snapshotDir,
+  SnapshotCorruptError,
+  writeSnapshot,
+} from "./snapshot";
 
 const CHAIN_ID = 31337;
 const sender = privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[9]);
@@ -31,9 +38,18 @@ function tmpDir(t: { after(fn: () => void): void }, prefix: string): string {
 
 test("a snapshot file is whole or refused: torn, flipped, headerless; the newest two are kept; temp files are not snapshots", async (t) => {
   const dir = tmpDir(t, "snap-unit-");
-  const state = Buffer.from(JSON.stringify({ block: null, accounts: {}, blocks: Array.from({ length: 50 }, (_, i) => ({ n: i })) }));
+  const state = Buffer.from(
+    JSON.stringify({ block: null, accounts: {}, blocks: Array.from({ length: 50 }, (_, i) => ({ n: i })) }),
+  );
   const files: string[] = [];
-  for (const n of [5, 10, 15]) files.push(await writeSnapshot(dir, { chainId: CHAIN_ID, journalEntries: n, journalBytes: n * 100, head, offsetS: -3, takenAtMs: 1 }, state));
+  for (const n of [5, 10, 15])
+    files.push(
+      await writeSnapshot(
+        dir,
+        { chainId: CHAIN_ID, journalEntries: n, journalBytes: n * 100, head, offsetS: -3, takenAtMs: 1 },
+        state,
+      ),
+    );
   assert.equal(KEEP_SNAPSHOTS, 2);
   assert.deepEqual(listSnapshots(dir), [files[2], files[1]], "newest first; the oldest beyond two removed");
   const good = readSnapshot(files[2]);
@@ -46,7 +62,10 @@ test("a snapshot file is whole or refused: torn, flipped, headerless; the newest
 
   const bytes = fs.readFileSync(files[2]);
   fs.writeFileSync(files[2], bytes.subarray(0, bytes.length - 1));
-  assert.throws(() => readSnapshot(files[2]), (e: unknown) => e instanceof SnapshotCorruptError && /torn write/.test(e.message));
+  assert.throws(
+    () => readSnapshot(files[2]),
+    (e: unknown) => e instanceof SnapshotCorruptError && /torn write/.test(e.message),
+  );
   const flipped = Buffer.from(bytes);
   flipped[flipped.length - 5] ^= 0xff;
   fs.writeFileSync(files[2], flipped);
@@ -56,16 +75,37 @@ test("a snapshot file is whole or refused: torn, flipped, headerless; the newest
   fs.writeFileSync(files[2], "{not json\n" + "x");
   assert.throws(() => readSnapshot(files[2]), /header is not JSON/);
   // the file is Anvil's own state file: the header is its first member, the state's members follow
-  assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(files[1], "utf8"))), ["snapshot_header", "block", "accounts", "blocks"]);
+  assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(files[1], "utf8"))), [
+    "snapshot_header",
+    "block",
+    "accounts",
+    "blocks",
+  ]);
   // a gzipped snapshot of format 1 (the header line, then the dump) is refused, not misread
-  fs.writeFileSync(files[2], JSON.stringify({ ...good.header, format: 1 }) + "\n" + "x");
+  fs.writeFileSync(files[2], `${JSON.stringify({ ...good.header, format: 1 })}\nx`);
   assert.throws(() => readSnapshot(files[2]), /unknown format 1\/anvil/);
-  await assert.rejects(writeSnapshot(dir, { chainId: CHAIN_ID, journalEntries: 20, journalBytes: 0, head, offsetS: 0, takenAtMs: 1 }, Buffer.from("{}")), /JSON object with members/);
+  await assert.rejects(
+    writeSnapshot(
+      dir,
+      { chainId: CHAIN_ID, journalEntries: 20, journalBytes: 0, head, offsetS: 0, takenAtMs: 1 },
+      Buffer.from("{}"),
+    ),
+    /JSON object with members/,
+  );
   assert.equal(readSnapshot(files[1]).header.journalEntries, 10, "the other one still reads");
 });
 
 async function transfer(rpc: RpcClient, nonce: number, to: string = LOGGER): Promise<string> {
-  const raw = await sender.signTransaction({ chainId: CHAIN_ID, type: "eip1559", to: to as Hex, value: 1n, gas: 60_000n, nonce, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1n });
+  const raw = await sender.signTransaction({
+    chainId: CHAIN_ID,
+    type: "eip1559",
+    to: to as Hex,
+    value: 1n,
+    gas: 60_000n,
+    nonce,
+    maxFeePerGas: 10_000_000_000n,
+    maxPriorityFeePerGas: 1n,
+  });
   return rpc.call<string>("eth_sendRawTransaction", [raw]);
 }
 
@@ -80,8 +120,11 @@ interface ChainView {
 async function view(rpc: RpcClient, txs: string[]): Promise<ChainView> {
   const latest = Number(await rpc.call<string>("eth_blockNumber"));
   const hashes: string[] = [];
-  for (let n = 0; n <= latest; n++) hashes.push((await rpc.call<{ hash: string }>("eth_getBlockByNumber", [`0x${n.toString(16)}`, false])).hash);
-  const logs = JSON.stringify(await rpc.call("eth_getLogs", [{ fromBlock: "0x0", toBlock: "latest", address: LOGGER }]));
+  for (let n = 0; n <= latest; n++)
+    hashes.push((await rpc.call<{ hash: string }>("eth_getBlockByNumber", [`0x${n.toString(16)}`, false])).hash);
+  const logs = JSON.stringify(
+    await rpc.call("eth_getLogs", [{ fromBlock: "0x0", toBlock: "latest", address: LOGGER }]),
+  );
   const receipts = JSON.stringify(await Promise.all(txs.map((h) => rpc.call("eth_getTransactionReceipt", [h]))));
   return {
     hashes,
@@ -129,7 +172,9 @@ test("anvil: periodic snapshots; a kill -9 comes back from the newest + the jour
   const periodic = periodicSnap.header;
   assert.ok(periodic.journalEntries >= 3, `periodic snapshot covers ${periodic.journalEntries} entries`);
   // the dump without its call traces, every transaction and receipt (with its log) kept
-  const dumped = JSON.parse(periodicSnap.state.toString("utf8")) as { transactions: { info: { traces: unknown[] }; receipt: unknown }[] };
+  const dumped = JSON.parse(periodicSnap.state.toString("utf8")) as {
+    transactions: { info: { traces: unknown[] }; receipt: unknown }[];
+  };
   assert.ok(dumped.transactions.length >= 1);
   for (const tx of dumped.transactions) {
     assert.deepEqual(tx.info.traces, []);
@@ -178,7 +223,11 @@ test("anvil: periodic snapshots; a kill -9 comes back from the newest + the jour
     fs.writeFileSync(f, b);
   }
   const journalBytes = fs.statSync(path.join(dir, "journal.jsonl")).size;
-  await writeSnapshot(snapshotDir(dir), { chainId: CHAIN_ID, journalEntries: 999, journalBytes: journalBytes + 10, head, offsetS: 0, takenAtMs: 1 }, Buffer.from('{"x":1}'));
+  await writeSnapshot(
+    snapshotDir(dir),
+    { chainId: CHAIN_ID, journalEntries: 999, journalBytes: journalBytes + 10, head, offsetS: 0, takenAtMs: 1 },
+    Buffer.from('{"x":1}'),
+  );
   ({ c, rpc } = await start({ everyEntries: 1_000, everyMs: 600_000 }));
   assert.equal(c.restored.snapshot, undefined);
   assert.equal(c.restored.entries, 9);
@@ -243,7 +292,13 @@ test("anvil: a due snapshot waits while calls keep coming and is taken once the 
   // quiet-only: due after 2 entries, taken after 600 ms without a call; the stall budget never forces one
   // (FIRST_STALL_ESTIMATE_MS / 1e-6)
   const dir = tmpDir(t, "snap-quiet-");
-  const c = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node: "anvil", snapshots: { everyEntries: 2, everyMs: 600_000, idleMs: 600, maxStallShare: 1e-6 } });
+  const c = await startChain({
+    chainId: CHAIN_ID,
+    port: 0,
+    dataDir: dir,
+    node: "anvil",
+    snapshots: { everyEntries: 2, everyMs: 600_000, idleMs: 600, maxStallShare: 1e-6 },
+  });
   const rpc = createRpcClient(c.rpcUrl);
   t.after(async () => {
     rpc.close();
@@ -257,7 +312,13 @@ test("anvil: a due snapshot waits while calls keep coming and is taken once the 
 
   // forced: idle never reached (60 s), stall budget 1 s / 0.5 = 2 s after the start
   const dir2 = tmpDir(t, "snap-forced-");
-  const c2 = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir2, node: "anvil", snapshots: { everyEntries: 2, everyMs: 600_000, idleMs: 60_000, maxStallShare: 0.5 } });
+  const c2 = await startChain({
+    chainId: CHAIN_ID,
+    port: 0,
+    dataDir: dir2,
+    node: "anvil",
+    snapshots: { everyEntries: 2, everyMs: 600_000, idleMs: 60_000, maxStallShare: 0.5 },
+  });
   const rpc2 = createRpcClient(c2.rpcUrl);
   t.after(async () => {
     rpc2.close();

@@ -100,14 +100,23 @@ export function readSnapshotHeader(file: string): { header: SnapshotHeader; stat
     let header: SnapshotHeader;
     try {
       // format 1's header was the whole first line
-      header = (line.startsWith(HEADER_PREFIX) && line.endsWith(",") ? JSON.parse(line.slice(HEADER_PREFIX.length, -1)) : JSON.parse(line)) as SnapshotHeader;
+      header = (
+        line.startsWith(HEADER_PREFIX) && line.endsWith(",")
+          ? JSON.parse(line.slice(HEADER_PREFIX.length, -1))
+          : JSON.parse(line)
+      ) as SnapshotHeader;
       if (typeof header !== "object" || header === null) throw new Error("not an object");
     } catch {
       throw new SnapshotCorruptError(file, "the header is not JSON");
     }
-    if (header.format !== SNAPSHOT_FORMAT || header.node !== "anvil") throw new SnapshotCorruptError(file, `unknown format ${header.format}/${header.node}`);
+    if (header.format !== SNAPSHOT_FORMAT || header.node !== "anvil")
+      throw new SnapshotCorruptError(file, `unknown format ${header.format}/${header.node}`);
     const size = fs.fstatSync(fd).size;
-    if (size - (nl + 1) !== header.stateBytes) throw new SnapshotCorruptError(file, `state is ${size - (nl + 1)} bytes, the header says ${header.stateBytes} (torn write?)`);
+    if (size - (nl + 1) !== header.stateBytes)
+      throw new SnapshotCorruptError(
+        file,
+        `state is ${size - (nl + 1)} bytes, the header says ${header.stateBytes} (torn write?)`,
+      );
     return { header, stateOffset: nl + 1 };
   } finally {
     fs.closeSync(fd);
@@ -118,7 +127,8 @@ export function readSnapshotHeader(file: string): { header: SnapshotHeader; stat
 export async function verifySnapshot(file: string, header: SnapshotHeader, stateOffset: number): Promise<void> {
   let crc = 0;
   try {
-    for await (const chunk of fs.createReadStream(file, { start: stateOffset, highWaterMark: 4 * 2 ** 20 })) crc = zlib.crc32(chunk as Buffer, crc);
+    for await (const chunk of fs.createReadStream(file, { start: stateOffset, highWaterMark: 4 * 2 ** 20 }))
+      crc = zlib.crc32(chunk as Buffer, crc);
   } catch (e) {
     throw new SnapshotCorruptError(file, `cannot read: ${(e as Error).message}`);
   }
@@ -142,10 +152,17 @@ export async function writeSnapshot(
   state: Buffer,
   stateCrc32?: number,
 ): Promise<string> {
-  if (state[0] !== 0x7b || state[1] !== 0x22) throw new Error("a chain snapshot's state must be a JSON object with members");
+  if (state[0] !== 0x7b || state[1] !== 0x22)
+    throw new Error("a chain snapshot's state must be a JSON object with members");
   const rest = state.subarray(1);
   await fsp.mkdir(dir, { recursive: true });
-  const full: SnapshotHeader = { format: SNAPSHOT_FORMAT, node: "anvil", ...header, stateBytes: rest.length, stateCrc32: stateCrc32 ?? zlib.crc32(rest) };
+  const full: SnapshotHeader = {
+    format: SNAPSHOT_FORMAT,
+    node: "anvil",
+    ...header,
+    stateBytes: rest.length,
+    stateCrc32: stateCrc32 ?? zlib.crc32(rest),
+  };
   const file = path.join(dir, `${String(header.journalEntries).padStart(12, "0")}.snap`);
   const tmp = path.join(dir, `.tmp-${process.pid}-${crypto.randomBytes(4).toString("hex")}`);
   const handle = await fsp.open(tmp, "w");

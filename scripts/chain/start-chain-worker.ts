@@ -31,7 +31,11 @@ export function startChainInWorker(options: StartChainOptions): Promise<RunningC
   // The entry is TypeScript: the worker registers tsx's CommonJS loader itself (a worker does not inherit
   // the loader hooks of the `tsx` CLI that started the main thread).
   const entry = path.join(__dirname, "chain-worker.ts");
-  const worker = new Worker(`require("tsx/cjs"); require(${JSON.stringify(entry)});`, { eval: true, workerData: options, execArgv: [] });
+  const worker = new Worker(`require("tsx/cjs"); require(${JSON.stringify(entry)});`, {
+    eval: true,
+    workerData: options,
+    execArgv: [],
+  });
   let stopping: Promise<void> | undefined;
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   return new Promise<RunningChain>((resolve, reject) => {

@@ -53,7 +53,9 @@ async function snapshot(rpc: RpcClient): Promise<Snapshot> {
     hashes.push((await rpc.call<{ hash: string }>("eth_getBlockByNumber", [`0x${n.toString(16)}`, false])).hash);
   }
   const balances = await Promise.all(
-    [SINK, sender.address, "0x00000000000000000000000000000000000000aa"].map((a) => rpc.call<string>("eth_getBalance", [a, "latest"])),
+    [SINK, sender.address, "0x00000000000000000000000000000000000000aa"].map((a) =>
+      rpc.call<string>("eth_getBalance", [a, "latest"]),
+    ),
   );
   const nonce = await rpc.call<string>("eth_getTransactionCount", [sender.address, "latest"]);
   return { hashes, balances, nonce };
@@ -90,7 +92,8 @@ for (const node of CHAIN_NODE_KINDS) {
     await rpc.call("eth_sendRawTransaction", [await signTransfer(0, SINK, 1_000n)]);
     await rpc.call("hardhat_setCode", [REVERTER, "0x60006000fd"]); // PUSH1 0 PUSH1 0 REVERT
     const reverted = await rpc.send("eth_sendRawTransaction", [await signTransfer(1, REVERTER, 0n)]);
-    if (node === "hardhat") assert.ok(reverted.error, "the call to the reverting contract answers with an error (Hardhat)");
+    if (node === "hardhat")
+      assert.ok(reverted.error, "the call to the reverting contract answers with an error (Hardhat)");
     else {
       // Anvil answers with the hash; the transaction is mined (its block exists when the answer comes), reverted
       const receipt = await rpc.call<{ status: string } | null>("eth_getTransactionReceipt", [reverted.result]);
@@ -101,14 +104,22 @@ for (const node of CHAIN_NODE_KINDS) {
         await rpc.postRaw(
           Buffer.from(
             JSON.stringify([
-              { jsonrpc: "2.0", id: 1, method: "eth_sendRawTransaction", params: [await signTransfer(2, SINK, 2_000n)] },
+              {
+                jsonrpc: "2.0",
+                id: 1,
+                method: "eth_sendRawTransaction",
+                params: [await signTransfer(2, SINK, 2_000n)],
+              },
               { jsonrpc: "2.0", id: 2, method: "eth_blockNumber", params: [] },
             ]),
           ),
         )
       ).body.toString(),
     ) as { id: number; result: string }[];
-    assert.deepEqual(batch.map((r) => r.id), [1, 2]);
+    assert.deepEqual(
+      batch.map((r) => r.id),
+      [1, 2],
+    );
     const viaWs = (await wsCall(first.wsUrl, {
       jsonrpc: "2.0",
       id: 7,
@@ -146,7 +157,10 @@ for (const node of CHAIN_NODE_KINDS) {
     await rpc2.call("evm_mine");
     const next = Number((await rpc2.call<{ timestamp: string }>("eth_getBlockByNumber", ["latest", false])).timestamp);
     // (Hardhat makes each block at least 1 s after its parent; Anvil lets two blocks share a second)
-    assert.ok(next >= Number(clockBefore) + (node === "hardhat" ? 1 : 0) && next >= Math.floor(Date.now() / 1000) + 3_500, `clock ${next}`);
+    assert.ok(
+      next >= Number(clockBefore) + (node === "hardhat" ? 1 : 0) && next >= Math.floor(Date.now() / 1000) + 3_500,
+      `clock ${next}`,
+    );
     rpc2.close();
     await second.stop();
 
@@ -167,13 +181,16 @@ for (const node of CHAIN_NODE_KINDS) {
     const last = JSON.parse(lines[lines.length - 1]);
     last.head.hash = `0x${"00".repeat(32)}`;
     lines[lines.length - 1] = JSON.stringify(last);
-    fs.writeFileSync(journalFile, lines.join("\n") + "\n");
+    fs.writeFileSync(journalFile, `${lines.join("\n")}\n`);
     await assert.rejects(startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node }), ChainReplayDivergedError);
     // ... and a data dir of another chain id is refused.
     await assert.rejects(startChain({ chainId: 31338, port: 0, dataDir: dir, node }), /holds chain 31337/);
     // ... and so is a data dir made by the other node program
     const other = node === "hardhat" ? "anvil" : "hardhat";
-    await assert.rejects(startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node: other }), new RegExp(`made by a ${node} node, not ${other}: set CHAIN_NODE=${node}`));
+    await assert.rejects(
+      startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node: other }),
+      new RegExp(`made by a ${node} node, not ${other}: set CHAIN_NODE=${node}`),
+    );
   });
 
   test(`${node}: a killed node is restarted by the supervisor: the port answers 'unavailable' meanwhile, then the restored chain`, async (t) => {
@@ -195,7 +212,9 @@ for (const node of CHAIN_NODE_KINDS) {
     const deadline = Date.now() + 2_000;
     while (chain.status().state === "up" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     assert.equal(chain.status().state, "down", "reported down at once");
-    const refused = await rpc.postRaw(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] })));
+    const refused = await rpc.postRaw(
+      Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] })),
+    );
     if (chain.status().state === "down") {
       assert.equal(refused.status, 503);
       const body = JSON.parse(refused.body.toString()) as { error: { message: string; data: { chainId: number } } };

@@ -45,7 +45,6 @@ export interface StartChainOptions {
   genesisTimestampS?: number;
 }
 
-
 export interface RunningChain {
   readonly chainId: number;
   readonly rpcUrl: string;
@@ -79,13 +78,17 @@ interface GenesisRecord {
   genesisHash: string;
 }
 
-
 async function spawnChecked(
   options: StartChainOptions,
   genesis: { timestampS: number; expectedHash?: string },
   loadStateFile?: string,
 ): Promise<{ proc: ChainNodeProcess; node: RpcClient }> {
-  const proc = await spawnChainNode(options.node ?? DEFAULT_CHAIN_NODE, { chainId: options.chainId, genesisTimestampS: genesis.timestampS, cpus: options.cpus, loadStateFile });
+  const proc = await spawnChainNode(options.node ?? DEFAULT_CHAIN_NODE, {
+    chainId: options.chainId,
+    genesisTimestampS: genesis.timestampS,
+    cpus: options.cpus,
+    loadStateFile,
+  });
   const node = createRpcClient(proc.rpcUrl);
   try {
     const head = await getHead(node, "0x0");
@@ -104,7 +107,13 @@ async function spawnChecked(
 
 /** Starts a fresh node on the snapshot `file` (Anvil's --load-state, while its checksum is verified here)
  *  and replays the journal after it; throws when any step fails. */
-async function bootFromSnapshot(options: StartChainOptions, genesis: { timestampS: number; expectedHash?: string }, journalFile: string, file: string, t0: number): Promise<BootedNode> {
+async function bootFromSnapshot(
+  options: StartChainOptions,
+  genesis: { timestampS: number; expectedHash?: string },
+  journalFile: string,
+  file: string,
+  t0: number,
+): Promise<BootedNode> {
   const { header: h, stateOffset } = readSnapshotHeader(file);
   if (h.chainId !== options.chainId) throw new SnapshotCorruptError(file, `it is of chain ${h.chainId}`);
   let tail: JournalEntry[];
@@ -112,7 +121,8 @@ async function bootFromSnapshot(options: StartChainOptions, genesis: { timestamp
     tail = readJournalFrom(journalFile, h.journalBytes).entries;
   } catch (e) {
     // line 0: the journal does not reach the snapshot's position (or it is not an entry's start)
-    if (e instanceof JournalCorruptError && e.details.line === 0) throw new SnapshotCorruptError(file, `it does not match the journal: ${(e.cause as Error).message}`);
+    if (e instanceof JournalCorruptError && e.details.line === 0)
+      throw new SnapshotCorruptError(file, `it does not match the journal: ${(e.cause as Error).message}`);
     throw e;
   }
   // the checksum is read while the node loads the same file; a node that cannot load it is a bad snapshot
@@ -120,7 +130,9 @@ async function bootFromSnapshot(options: StartChainOptions, genesis: { timestamp
   const t1 = performance.now();
   const verified = verifySnapshot(file, h, stateOffset);
   const spawned = spawnChecked(options, genesis, file).catch((e: unknown) => {
-    throw e instanceof ChainStartError ? new SnapshotCorruptError(file, `the node could not load it: ${e.message.slice(0, 500)}`) : e;
+    throw e instanceof ChainStartError
+      ? new SnapshotCorruptError(file, `the node could not load it: ${e.message.slice(0, 500)}`)
+      : e;
   });
   const [check, started] = await Promise.allSettled([verified, spawned]);
   if (check.status === "rejected" || started.status === "rejected") {
@@ -134,7 +146,10 @@ async function bootFromSnapshot(options: StartChainOptions, genesis: { timestamp
   try {
     const loaded = await getHead(node);
     if (loaded.number !== h.head.number || loaded.hash !== h.head.hash) {
-      throw new SnapshotCorruptError(file, `loaded head ${loaded.number} ${loaded.hash}, the header says ${h.head.number} ${h.head.hash}`);
+      throw new SnapshotCorruptError(
+        file,
+        `loaded head ${loaded.number} ${loaded.hash}, the header says ${h.head.number} ${h.head.hash}`,
+      );
     }
     const tLoaded = performance.now();
     await replayJournal(node, tail, "anvil", h.journalEntries);
@@ -142,9 +157,19 @@ async function bootFromSnapshot(options: StartChainOptions, genesis: { timestamp
     await restoreClock(node, lastOffsetS);
     const now = performance.now();
     return {
-      proc, node, kind: "anvil", entries: tail.length, journalEntries: h.journalEntries + tail.length, lastOffsetS,
-      bootMs: now - t0, replayMs: now - t1,
-      restored: { entries: tail.length, ms: Math.round(now - t1), snapshot: { journalEntries: h.journalEntries, bytes: h.stateBytes, loadMs: Math.round(tLoaded - t1) } },
+      proc,
+      node,
+      kind: "anvil",
+      entries: tail.length,
+      journalEntries: h.journalEntries + tail.length,
+      lastOffsetS,
+      bootMs: now - t0,
+      replayMs: now - t1,
+      restored: {
+        entries: tail.length,
+        ms: Math.round(now - t1),
+        snapshot: { journalEntries: h.journalEntries, bytes: h.stateBytes, loadMs: Math.round(tLoaded - t1) },
+      },
     };
   } catch (e) {
     node.close();
@@ -180,11 +205,28 @@ export async function bootNode(
     const t1 = performance.now();
     await replayJournal(node, entries, kind);
     // no entry yet: the genesis's own offset (a fresh chain may begin in the past: StartChainOptions.genesisTimestampS)
-    const lastOffsetS = entries.length > 0 ? entries[entries.length - 1].offsetS : Math.min(0, genesis.timestampS - Math.floor(Date.now() / 1000));
+    const lastOffsetS =
+      entries.length > 0
+        ? entries[entries.length - 1].offsetS
+        : Math.min(0, genesis.timestampS - Math.floor(Date.now() / 1000));
     await restoreClock(node, lastOffsetS);
     const now = performance.now();
-    const restored: ChainRestored = { entries: entries.length, ms: Math.round(now - t1), ...(skipped.length > 0 ? { skippedSnapshots: skipped } : {}) };
-    return { proc, node, kind, entries: entries.length, journalEntries: entries.length, lastOffsetS, bootMs: now - t0, replayMs: now - t1, restored };
+    const restored: ChainRestored = {
+      entries: entries.length,
+      ms: Math.round(now - t1),
+      ...(skipped.length > 0 ? { skippedSnapshots: skipped } : {}),
+    };
+    return {
+      proc,
+      node,
+      kind,
+      entries: entries.length,
+      journalEntries: entries.length,
+      lastOffsetS,
+      bootMs: now - t0,
+      replayMs: now - t1,
+      restored,
+    };
   } catch (e) {
     node.close();
     await proc.stop();
@@ -197,7 +239,9 @@ export async function startChain(options: StartChainOptions): Promise<RunningCha
   fs.mkdirSync(options.dataDir, { recursive: true });
   const genesisFile = path.join(options.dataDir, "genesis.json");
   const journalFile = path.join(options.dataDir, "journal.jsonl");
-  const recorded = fs.existsSync(genesisFile) ? (JSON.parse(fs.readFileSync(genesisFile, "utf8")) as GenesisRecord) : undefined;
+  const recorded = fs.existsSync(genesisFile)
+    ? (JSON.parse(fs.readFileSync(genesisFile, "utf8")) as GenesisRecord)
+    : undefined;
   if (recorded && recorded.chainId !== options.chainId) {
     throw new ChainStartError(
       `${options.dataDir} holds chain ${recorded.chainId}, not ${options.chainId}; use another data dir or --reset`,
@@ -210,11 +254,20 @@ export async function startChain(options: StartChainOptions): Promise<RunningCha
     );
   }
   const genesisTimestampS = recorded?.genesisTimestampS ?? options.genesisTimestampS ?? Math.floor(Date.now() / 1000);
-  const first = await bootNode(options, { timestampS: genesisTimestampS, expectedHash: recorded?.genesisHash }, journalFile);
+  const first = await bootNode(
+    options,
+    { timestampS: genesisTimestampS, expectedHash: recorded?.genesisHash },
+    journalFile,
+  );
   try {
     if (!recorded) {
       const genesis = await getHead(first.node, "0x0");
-      const record: GenesisRecord = { chainId: options.chainId, node: kind, genesisTimestampS, genesisHash: genesis.hash };
+      const record: GenesisRecord = {
+        chainId: options.chainId,
+        node: kind,
+        genesisTimestampS,
+        genesisHash: genesis.hash,
+      };
       fs.rmSync(journalFile, { force: true });
       fs.rmSync(snapshotDir(options.dataDir), { recursive: true, force: true });
       fs.writeFileSync(`${genesisFile}.tmp`, JSON.stringify(record, null, 2));
@@ -225,20 +278,31 @@ export async function startChain(options: StartChainOptions): Promise<RunningCha
     await first.proc.stop();
     throw e;
   }
-  const genesisHash = recorded?.genesisHash ?? (JSON.parse(fs.readFileSync(genesisFile, "utf8")) as GenesisRecord).genesisHash;
+  const genesisHash =
+    recorded?.genesisHash ?? (JSON.parse(fs.readFileSync(genesisFile, "utf8")) as GenesisRecord).genesisHash;
 
   const supervisor = await superviseChain({
     chainId: options.chainId,
     journalFile,
     fsync: options.fsync ?? true,
-    snapshots: kind === "anvil" && options.snapshots !== false ? { dir: snapshotDir(options.dataDir), ...(options.snapshots ?? DEFAULT_SNAPSHOT_POLICY) } : undefined,
+    snapshots:
+      kind === "anvil" && options.snapshots !== false
+        ? { dir: snapshotDir(options.dataDir), ...(options.snapshots ?? DEFAULT_SNAPSHOT_POLICY) }
+        : undefined,
     first,
     boot: () => bootNode(options, { timestampS: genesisTimestampS, expectedHash: genesisHash }, journalFile),
   });
-  const proxy = await startChainProxy({ host, port: options.port, upstream: supervisor.upstream, unavailable: supervisor.unavailable }).catch(async (e: unknown) => {
+  const proxy = await startChainProxy({
+    host,
+    port: options.port,
+    upstream: supervisor.upstream,
+    unavailable: supervisor.unavailable,
+  }).catch(async (e: unknown) => {
     await supervisor.stop();
     if ((e as NodeJS.ErrnoException).code !== "EADDRINUSE") throw e;
-    throw new ChainStartError(`chain ${options.chainId}: port ${options.port} is in use (another npm start?); set another port`);
+    throw new ChainStartError(
+      `chain ${options.chainId}: port ${options.port} is in use (another npm start?); set another port`,
+    );
   });
 
   let stopping: Promise<void> | undefined;

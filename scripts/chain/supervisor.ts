@@ -38,7 +38,12 @@ export interface SnapshotPolicy {
  * the entries since the last snapshot (~everyEntries when the chain has quiet moments; under load that never
  * lets up, what arrives in 100x the last snapshot's stall).
  */
-export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = { everyEntries: 250, everyMs: 60_000, idleMs: 500, maxStallShare: 0.01 };
+export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = {
+  everyEntries: 250,
+  everyMs: 60_000,
+  idleMs: 500,
+  maxStallShare: 0.01,
+};
 
 /** The stall assumed before a supervisor's first snapshot: on a chain busy from its start, the first is forced
  *  after 1 s / maxStallShare (100 s by default) instead of at once. */
@@ -118,7 +123,13 @@ export async function superviseChain(options: {
   let lastSnapshotError: string | undefined;
   /** ms the last snapshot's exclusive section held calls; before the first, FIRST_STALL_ESTIMATE_MS */
   let lastStallMs = FIRST_STALL_ESTIMATE_MS;
-  let status: ChainStatus = { chainId, state: "up", sinceMs: Date.now(), restarts: 0, expectedRestartMs: Math.round(booted.bootMs) };
+  let status: ChainStatus = {
+    chainId,
+    state: "up",
+    sinceMs: Date.now(),
+    restarts: 0,
+    expectedRestartMs: Math.round(booted.bootMs),
+  };
 
   const setStatus = (next: Partial<ChainStatus>) => {
     status = { ...status, ...next, sinceMs: Date.now() };
@@ -135,7 +146,13 @@ export async function superviseChain(options: {
   async function serve(b: BootedNode): Promise<void> {
     booted = b;
     journal = await openJournalWriter(options.journalFile, { fsync: options.fsync });
-    const recorder = createRecorder({ node: b.node, journal, initialHead: await getHead(b.node), kind: b.kind, lastOffsetS: b.lastOffsetS });
+    const recorder = createRecorder({
+      node: b.node,
+      journal,
+      initialHead: await getHead(b.node),
+      kind: b.kind,
+      lastOffsetS: b.lastOffsetS,
+    });
     snapshotEntries = b.restored.snapshot?.journalEntries ?? (snapshotEntries > b.journalEntries ? 0 : snapshotEntries);
     upstream = { kind: b.kind, node: b.node, nodeWsUrl: b.proc.wsUrl, recorder };
     b.proc.child.once("exit", (code, signal) => {
@@ -192,7 +209,14 @@ export async function superviseChain(options: {
         const { state, crc32 } = await compactDump(Buffer.from(taken.hex.slice(2), "hex"));
         const file = await writeSnapshot(
           policy.dir,
-          { chainId, journalEntries: taken.journalEntries, journalBytes: taken.journalBytes, head: taken.head, offsetS: taken.offsetS, takenAtMs: Date.now() },
+          {
+            chainId,
+            journalEntries: taken.journalEntries,
+            journalBytes: taken.journalBytes,
+            head: taken.head,
+            offsetS: taken.offsetS,
+            takenAtMs: Date.now(),
+          },
           state,
           crc32,
         );
@@ -202,7 +226,8 @@ export async function superviseChain(options: {
         return file;
       } catch (e) {
         // the next check tries again; the journal still has everything
-        if (lastSnapshotError !== (e as Error).message) options.logger?.warn({ chainId, err: (e as Error).message }, "chain snapshot failed");
+        if (lastSnapshotError !== (e as Error).message)
+          options.logger?.warn({ chainId, err: (e as Error).message }, "chain snapshot failed");
         lastSnapshotError = (e as Error).message;
         return undefined;
       } finally {

@@ -9,29 +9,57 @@
 const Module = require("node:module");
 
 function withOptions(register) {
-  return function (name, optionsOrFn, maybeFn) {
+  return (name, optionsOrFn, maybeFn) => {
     const fn = typeof optionsOrFn === "function" ? optionsOrFn : maybeFn;
     const options = typeof optionsOrFn === "object" && optionsOrFn !== null ? optionsOrFn : {};
     if (options.skip || options.todo) return register.skip(name, fn ? () => fn() : undefined);
     // node:test passes a TestContext; none of the tests in the mutation areas uses it.
-    const t = register(name, fn ? function () { return fn.call(this, {}); } : undefined);
+    const t = register(
+      name,
+      fn
+        ? function () {
+            return fn.call(this, {});
+          }
+        : undefined,
+    );
     if (t && options.timeout !== undefined) t.timeout(options.timeout);
     return t;
   };
 }
 
 const shim = {
-  get test() { return withOptions(globalThis.it); },
-  get it() { return withOptions(globalThis.it); },
-  get describe() { return globalThis.describe; },
-  get suite() { return globalThis.describe; },
-  get before() { return globalThis.before; },
-  get after() { return globalThis.after; },
-  get beforeEach() { return globalThis.beforeEach; },
-  get afterEach() { return globalThis.afterEach; },
+  get test() {
+    return withOptions(globalThis.it);
+  },
+  get it() {
+    return withOptions(globalThis.it);
+  },
+  get describe() {
+    return globalThis.describe;
+  },
+  get suite() {
+    return globalThis.describe;
+  },
+  get before() {
+    return globalThis.before;
+  },
+  get after() {
+    return globalThis.after;
+  },
+  get beforeEach() {
+    return globalThis.beforeEach;
+  },
+  get afterEach() {
+    return globalThis.afterEach;
+  },
 };
 // `import test from "node:test"` (the default export) is the same function.
-Object.defineProperty(shim, "default", { get() { return withOptions(globalThis.it); }, enumerable: true });
+Object.defineProperty(shim, "default", {
+  get() {
+    return withOptions(globalThis.it);
+  },
+  enumerable: true,
+});
 
 const load = Module._load;
 Module._load = function (request, parent, isMain) {

@@ -5,6 +5,14 @@ import { areaConfig } from "./base.mjs";
 
 export default areaConfig({
   area: "pipeline-settle",
-  mutate: ["pipeline/settle/batch*.ts", "pipeline/settle/settle-{sender,socket,classify,gas}.ts", "pipeline/match/ledger.ts", "!pipeline/**/*.test.ts"],
-  testFiles: ["pipeline/settle/{batcher,settle-sender,settle-classify,poison,settlement}*.test.ts", "pipeline/match/ledger.test.ts"],
+  mutate: [
+    "pipeline/settle/batch*.ts",
+    "pipeline/settle/settle-{sender,socket,classify,gas}.ts",
+    "pipeline/match/ledger.ts",
+    "!pipeline/**/*.test.ts",
+  ],
+  testFiles: [
+    "pipeline/settle/{batcher,settle-sender,settle-classify,poison,settlement}*.test.ts",
+    "pipeline/match/ledger.test.ts",
+  ],
 });

@@ -29,9 +29,21 @@ const TS_AREAS = [
   { area: "api-auth", config: "scripts/mutation/auth.stryker.conf.mjs" },
   { area: "pipeline-settle", config: "scripts/mutation/pipeline.stryker.conf.mjs" },
   // #26: the exchange API's order rules, registry sync and funding (one config, MUTATION_AREA picks), the IAM
-  { area: "exchange-orders", config: "scripts/mutation/exchange.stryker.conf.mjs", env: { MUTATION_AREA: "exchange-orders" } },
-  { area: "exchange-compliance", config: "scripts/mutation/exchange.stryker.conf.mjs", env: { MUTATION_AREA: "exchange-compliance" } },
-  { area: "exchange-funding", config: "scripts/mutation/exchange.stryker.conf.mjs", env: { MUTATION_AREA: "exchange-funding" } },
+  {
+    area: "exchange-orders",
+    config: "scripts/mutation/exchange.stryker.conf.mjs",
+    env: { MUTATION_AREA: "exchange-orders" },
+  },
+  {
+    area: "exchange-compliance",
+    config: "scripts/mutation/exchange.stryker.conf.mjs",
+    env: { MUTATION_AREA: "exchange-compliance" },
+  },
+  {
+    area: "exchange-funding",
+    config: "scripts/mutation/exchange.stryker.conf.mjs",
+    env: { MUTATION_AREA: "exchange-funding" },
+  },
   { area: "api-iam", config: "scripts/mutation/iam.stryker.conf.mjs" },
 ];
 
@@ -94,7 +106,9 @@ if (!onlySol) {
 if (!onlyTs && picked.length === 0) {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   if (pkg.scripts?.["test:mutation:sol"]) {
-    console.log(`\n=== mutation: solidity (npm run test:mutation:sol${solArgs.length ? ` -- ${solArgs.join(" ")}` : ""}) ===`);
+    console.log(
+      `\n=== mutation: solidity (npm run test:mutation:sol${solArgs.length ? ` -- ${solArgs.join(" ")}` : ""}) ===`,
+    );
     const file = join(root, "reports/mutation/solidity.json");
     mkdirSync(dirname(file), { recursive: true });
     const started = Date.now();
@@ -106,9 +120,19 @@ if (!onlyTs && picked.length === 0) {
       const areas = [...new Set(results.map((r) => r.mutant?.area ?? "solidity"))];
       for (const area of areas) {
         const of = (k) => results.filter((r) => (r.mutant?.area ?? "solidity") === area && r.outcome === k).length;
-        const c = { mutants: results.filter((r) => (r.mutant?.area ?? "solidity") === area).length, killed: of("killed"), survived: of("survived"), timeout: of("timeout"), noCoverage: 0 };
+        const c = {
+          mutants: results.filter((r) => (r.mutant?.area ?? "solidity") === area).length,
+          killed: of("killed"),
+          survived: of("survived"),
+          timeout: of("timeout"),
+          noCoverage: 0,
+        };
         const valid = c.killed + c.timeout + c.survived;
-        rows.push({ area: `solidity-${area}`, ...c, score: valid === 0 ? null : ((c.killed + c.timeout) * 100) / valid });
+        rows.push({
+          area: `solidity-${area}`,
+          ...c,
+          score: valid === 0 ? null : ((c.killed + c.timeout) * 100) / valid,
+        });
       }
     } else {
       failed = true;
@@ -123,11 +147,23 @@ const header = ["area", "mutants", "killed", "survived", "timeout", "no coverage
 const table = rows.map((r) =>
   r.error
     ? [r.area, "-", "-", "-", "-", "-", r.error]
-    : [r.area, r.mutants, r.killed, r.survived, r.timeout, r.noCoverage, r.score === null ? "n/a" : `${r.score.toFixed(2)} %${r.score >= GOAL ? "" : ` (< ${GOAL} %)`}`].map(String),
+    : [
+        r.area,
+        r.mutants,
+        r.killed,
+        r.survived,
+        r.timeout,
+        r.noCoverage,
+        r.score === null ? "n/a" : `${r.score.toFixed(2)} %${r.score >= GOAL ? "" : ` (< ${GOAL} %)`}`,
+      ].map(String),
 );
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => String(r[i]).length)));
 const line = (cells) =>
-  cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : i === cells.length - 1 ? String(c) : String(c).padStart(widths[i]))).join("  ");
+  cells
+    .map((c, i) =>
+      i === 0 ? String(c).padEnd(widths[i]) : i === cells.length - 1 ? String(c) : String(c).padStart(widths[i]),
+    )
+    .join("  ");
 console.log(`\nmutation score per area (goal >= ${GOAL} %)`);
 console.log(line(header));
 for (const r of table) console.log(line(r));

@@ -112,7 +112,12 @@ const COMPARISONS: [RegExp, string, string][] = [
 function codeOf(line: string): string {
   const t = line.trim();
   if (t.startsWith("//") || t.startsWith("*") || t.startsWith("/*")) return "";
-  if (/^(pragma|import|error|event|function|modifier|constructor|contract|library|interface|struct|using|mapping)\b/.test(t)) return "";
+  if (
+    /^(pragma|import|error|event|function|modifier|constructor|contract|library|interface|struct|using|mapping)\b/.test(
+      t,
+    )
+  )
+    return "";
   if (/^(bytes32|uint\d*|address|bool|int\d*)\s+(public|private|internal|constant|immutable)/.test(t)) return "";
   const i = line.indexOf("//");
   return i >= 0 ? line.slice(0, i) : line;
@@ -149,7 +154,13 @@ export function mutantsOf(file: string, area: Area, source: string, firstId = 0)
     }
     const t = code.trim();
     // statements to drop: `revert ...;`, `require(...);`, `if (...) revert ...;` (possibly over several lines)
-    const drop = /^if\s*\(.*\)\s*revert\b/.test(t) ? "drop `if (...) revert ...`" : /^revert\b/.test(t) ? "drop `revert ...`" : /^require\s*\(/.test(t) ? "drop `require(...)`" : null;
+    const drop = /^if\s*\(.*\)\s*revert\b/.test(t)
+      ? "drop `if (...) revert ...`"
+      : /^revert\b/.test(t)
+        ? "drop `revert ...`"
+        : /^require\s*\(/.test(t)
+          ? "drop `require(...)`"
+          : null;
     if (drop) {
       let end = i;
       while (end < lines.length - 1 && !codeOf(lines[end]!).trimEnd().endsWith(";")) end++;
@@ -203,7 +214,16 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { sample: 20, ids: null, seed: 1, files: CRITICAL_FILES, areas: ["exchange", "bridge"], timeoutSec: 300, list: false, json: null };
+  const o: Options = {
+    sample: 20,
+    ids: null,
+    seed: 1,
+    files: CRITICAL_FILES,
+    areas: ["exchange", "bridge"],
+    timeoutSec: 300,
+    list: false,
+    json: null,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = () => {
@@ -220,7 +240,10 @@ function parseArgs(argv: string[]): Options {
     else if (a === "--json") o.json = next();
     else if (a === "--area") o.areas = [next() as Area];
     else if (a === "--files") {
-      const wanted = next().split(",").map((s) => s.trim()).filter(Boolean);
+      const wanted = next()
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       o.files = wanted.map((w) => {
         const hit = [...CRITICAL_FILES, ...wanted].find((f) => f === w || f === `contracts/${w}` || basename(f) === w);
         const path = hit && existsSync(join(ROOT, hit)) ? hit : existsSync(join(ROOT, w)) ? w : `contracts/${w}`;
@@ -236,11 +259,26 @@ function parseArgs(argv: string[]): Options {
 /** Copies what the contract tests need into a fresh directory; node_modules is a link. */
 function makeSandbox(): string {
   const dir = mkdtempSync(join(tmpdir(), "sol-mutation-"));
-  for (const entry of ["contracts", "test/contracts", "sdk", "pipeline", "scripts", "config", "signer-cluster", "relayer", "hardhat.config.ts", "tsconfig.json", "package.json"]) {
+  for (const entry of [
+    "contracts",
+    "test/contracts",
+    "sdk",
+    "pipeline",
+    "scripts",
+    "config",
+    "signer-cluster",
+    "relayer",
+    "hardhat.config.ts",
+    "tsconfig.json",
+    "package.json",
+  ]) {
     const from = join(ROOT, entry);
     if (!existsSync(from)) continue;
     mkdirSync(join(dir, entry, ".."), { recursive: true });
-    cpSync(from, join(dir, entry), { recursive: true, filter: (src) => !/[\\/](\.data|node_modules|\.git)([\\/]|$)/.test(src) });
+    cpSync(from, join(dir, entry), {
+      recursive: true,
+      filter: (src) => !/[\\/](\.data|node_modules|\.git)([\\/]|$)/.test(src),
+    });
   }
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
   return dir;
@@ -292,16 +330,26 @@ async function main() {
   const o = parseArgs(process.argv.slice(2));
   const originals = new Map(o.files.map((f) => [f, readFileSync(join(ROOT, f), "utf8")]));
   const all: Mutant[] = [];
-  for (const f of o.files) if (o.areas.includes(areaOf(f))) all.push(...mutantsOf(f, areaOf(f), originals.get(f)!, all.length));
+  for (const f of o.files)
+    if (o.areas.includes(areaOf(f))) all.push(...mutantsOf(f, areaOf(f), originals.get(f)!, all.length));
   const chosen: Mutant[] = [];
   for (const area of o.areas) {
     const ofArea = all.filter((m) => m.area === area);
     if (o.ids) chosen.push(...ofArea.filter((m) => o.ids!.includes(m.id)));
-    else chosen.push(...(o.sample === null ? ofArea : shuffled(ofArea, o.seed).slice(0, o.sample).sort((a, b) => a.id - b.id)));
+    else
+      chosen.push(
+        ...(o.sample === null
+          ? ofArea
+          : shuffled(ofArea, o.seed)
+              .slice(0, o.sample)
+              .sort((a, b) => a.id - b.id)),
+      );
   }
   const countOf = (a: Area) => all.filter((m) => m.area === a).length;
   const how = o.ids ? "by id" : o.sample === null ? "all" : `sample ${o.sample} per area, seed ${o.seed}`;
-  console.log(`solidity mutation: ${o.areas.map((a) => `${a} ${countOf(a)} mutants`).join(", ")}; testing ${chosen.length} (${how})`);
+  console.log(
+    `solidity mutation: ${o.areas.map((a) => `${a} ${countOf(a)} mutants`).join(", ")}; testing ${chosen.length} (${how})`,
+  );
   if (o.list) {
     for (const m of chosen) console.log(`  #${m.id} ${m.file}:${m.line} ${m.mutation}`);
     return;
@@ -337,7 +385,9 @@ async function main() {
       const outcome: Outcome = why ? "equivalent" : await runMutant(dir, m, originals.get(m.file)!, o.timeoutSec);
       const seconds = Math.round((Date.now() - started) / 1000);
       results.push({ mutant: meta, outcome, seconds, ...(why ? { why } : {}) });
-      console.log(`[${n + 1}/${chosen.length}] ${outcome.padEnd(10)} #${m.id} ${m.file}:${m.line} ${m.mutation} (${seconds} s)`);
+      console.log(
+        `[${n + 1}/${chosen.length}] ${outcome.padEnd(10)} #${m.id} ${m.file}:${m.line} ${m.mutation} (${seconds} s)`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -351,7 +401,9 @@ async function main() {
     const counted = detected + c("survived");
     const score = counted === 0 ? 100 : (100 * detected) / counted;
     if (score < 90) failed = true;
-    console.log(`${area.padEnd(10)} ${String(c("killed")).padStart(6)}  ${String(c("survived")).padStart(8)}  ${String(c("timeout")).padStart(7)}  ${String(c("invalid")).padStart(7)}  ${String(c("equivalent")).padStart(10)}  ${score.toFixed(1)} %`);
+    console.log(
+      `${area.padEnd(10)} ${String(c("killed")).padStart(6)}  ${String(c("survived")).padStart(8)}  ${String(c("timeout")).padStart(7)}  ${String(c("invalid")).padStart(7)}  ${String(c("equivalent")).padStart(10)}  ${score.toFixed(1)} %`,
+    );
   }
   const survivors = results.filter((x) => x.outcome === "survived");
   if (survivors.length > 0) {
@@ -368,5 +420,3 @@ if (require.main === module) {
     process.exitCode = 2;
   });
 }
-
-

@@ -32,22 +32,38 @@ test("a job carries no deployer key: the schema has no field for it and drops on
   assert.equal(JSON.stringify(parsed).includes(KEY9.slice(2)), false);
 });
 
-test("the child refuses a key that is not the configured deployer's, before any chain call", { timeout: 120_000 }, async () => {
+test("the child refuses a key that is not the configured deployer's, before any chain call", {
+  timeout: 120_000,
+}, async () => {
   const p = createProvisioner({ secret: DeployerSecret.takeFrom({ DEPLOYER_PRIVATE_KEY: KEY9 }), logger });
-  await assert.rejects(p.run(job(DEV0)), (e: Error) => /exit code 1/.test(e.message) && /is not the configured deployer/.test(e.message) && !e.message.includes(KEY9.slice(2)));
+  await assert.rejects(
+    p.run(job(DEV0)),
+    (e: Error) =>
+      /exit code 1/.test(e.message) &&
+      /is not the configured deployer/.test(e.message) &&
+      !e.message.includes(KEY9.slice(2)),
+  );
   assert.deepEqual(p.runs, ["exchange"]);
 });
 
-test("the child signs with the secret's key, not with a DEPLOYER_PRIVATE_KEY left in the serving process's environment", { timeout: 120_000 }, async (t) => {
+test("the child signs with the secret's key, not with a DEPLOYER_PRIVATE_KEY left in the serving process's environment", {
+  timeout: 120_000,
+}, async (t) => {
   process.env.DEPLOYER_PRIVATE_KEY = KEY9;
   t.after(() => delete process.env.DEPLOYER_PRIVATE_KEY);
   // no secret: the child must fall back to the dev key (#0), so the job naming #0 passes the key check and
   // fails only at its first RPC call; had it inherited #9 it would refuse the deployer
   const p = createProvisioner({ secret: DeployerSecret.none(), logger });
-  await assert.rejects(p.run(job(DEV0)), (e: Error) => /exit code 1/.test(e.message) && !/not the configured deployer/.test(e.message));
+  await assert.rejects(
+    p.run(job(DEV0)),
+    (e: Error) => /exit code 1/.test(e.message) && !/not the configured deployer/.test(e.message),
+  );
   // with the secret: #9 is the configured deployer and passes the same check
   const withKey = createProvisioner({ secret: DeployerSecret.takeFrom({ DEPLOYER_PRIVATE_KEY: KEY9 }), logger });
-  await assert.rejects(withKey.run(job(privateKeyToAccount(KEY9).address)), (e: Error) => !/not the configured deployer/.test(e.message));
+  await assert.rejects(
+    withKey.run(job(privateKeyToAccount(KEY9).address)),
+    (e: Error) => !/not the configured deployer/.test(e.message),
+  );
 });
 
 test("a disposed secret starts no provisioning child; a malformed job neither", async () => {

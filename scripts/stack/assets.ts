@@ -48,30 +48,56 @@ export async function deployAssetTokens(
   // the eligibility registry the restricted tokens consult (docs/decisions/contracts.md): the deployer
   // administers it, the compliance key alone records investors and lots
   const reg = loadArtifact("EligibilityRegistry");
-  const regHash = await deployer.deployContract({ abi: reg.abi, bytecode: reg.bytecode, args: [deployer.account.address, opts.compliance, opts.settlement] });
+  const regHash = await deployer.deployContract({
+    abi: reg.abi,
+    bytecode: reg.bytecode,
+    args: [deployer.account.address, opts.compliance, opts.settlement],
+  });
   const regReceipt = await publicClient.waitForTransactionReceipt({ hash: regHash });
-  if (regReceipt.status !== "success" || !regReceipt.contractAddress) throw new Error(`asset tokens: the eligibility registry deployment ${regHash} failed`);
+  if (regReceipt.status !== "success" || !regReceipt.contractAddress)
+    throw new Error(`asset tokens: the eligibility registry deployment ${regHash} failed`);
   const registry = regReceipt.contractAddress;
   const { abi, bytecode } = loadArtifact("AssetTokenFactory");
   const out: Record<string, TokenDeployment> = {};
   const seeded: SeededBalance[] = [];
   for (let i = 0; i < tokens.length; i += ASSETS_PER_TRANSACTION) {
     const chunk = tokens.slice(i, i + ASSETS_PER_TRANSACTION);
-    const specs = chunk.map((t) => ({ name: t.name, symbol: t.symbol, decimals: t.decimals, seedPerHolder: t.seedWholeUnits * 10n ** BigInt(t.decimals), regime: regimeOf(t) }));
-    const hash = await deployer.deployContract({ abi, bytecode, args: [specs, deployer.account.address, opts.settlement, registry, [...opts.holders]] });
+    const specs = chunk.map((t) => ({
+      name: t.name,
+      symbol: t.symbol,
+      decimals: t.decimals,
+      seedPerHolder: t.seedWholeUnits * 10n ** BigInt(t.decimals),
+      regime: regimeOf(t),
+    }));
+    const hash = await deployer.deployContract({
+      abi,
+      bytecode,
+      args: [specs, deployer.account.address, opts.settlement, registry, [...opts.holders]],
+    });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     if (receipt.status !== "success") throw new Error(`asset tokens: the factory transaction ${hash} reverted`);
-    const events = parseEventLogs({ abi, logs: receipt.logs, eventName: "AssetTokenDeployed" }) as unknown as { args: { index: bigint; symbol: string; token: Address } }[];
-    if (events.length !== chunk.length) throw new Error(`asset tokens: ${events.length} tokens deployed, ${chunk.length} expected`);
+    const events = parseEventLogs({ abi, logs: receipt.logs, eventName: "AssetTokenDeployed" }) as unknown as {
+      args: { index: bigint; symbol: string; token: Address };
+    }[];
+    if (events.length !== chunk.length)
+      throw new Error(`asset tokens: ${events.length} tokens deployed, ${chunk.length} expected`);
     for (const e of events) {
       const t = chunk[Number(e.args.index)];
-      if (e.args.symbol !== t.symbol) throw new Error(`asset tokens: token ${e.args.index} is ${e.args.symbol}, expected ${t.symbol}`);
+      if (e.args.symbol !== t.symbol)
+        throw new Error(`asset tokens: token ${e.args.index} is ${e.args.symbol}, expected ${t.symbol}`);
       out[t.symbol] = { address: e.args.token, decimals: t.decimals };
-      for (const trader of opts.holders) seeded.push({ trader, token: t.symbol, amountBaseUnits: specs[Number(e.args.index)].seedPerHolder });
+      for (const trader of opts.holders)
+        seeded.push({ trader, token: t.symbol, amountBaseUnits: specs[Number(e.args.index)].seedPerHolder });
       // Settlement checks this token's fills with the registry (ISettlementCompliance): the deployer is its admin
       if (specs[Number(e.args.index)].regime !== REGISTRY_REGIME.retail) {
-        const set = await deployer.writeContract({ address: opts.settlement, abi: settlementAbi, functionName: "setRestrictedToken", args: [e.args.token] });
-        if ((await publicClient.waitForTransactionReceipt({ hash: set })).status !== "success") throw new Error(`asset tokens: naming ${t.symbol} restricted in Settlement (${set}) reverted`);
+        const set = await deployer.writeContract({
+          address: opts.settlement,
+          abi: settlementAbi,
+          functionName: "setRestrictedToken",
+          args: [e.args.token],
+        });
+        if ((await publicClient.waitForTransactionReceipt({ hash: set })).status !== "success")
+          throw new Error(`asset tokens: naming ${t.symbol} restricted in Settlement (${set}) reverted`);
       }
     }
   }
@@ -79,7 +105,10 @@ export async function deployAssetTokens(
 }
 
 /** The asset tokens the catalogue wants that the deployments do not record yet. */
-export function missingAssetTokens(d: Deployments, tokens: readonly AssetToken[] = assetTokensToDeploy()): AssetToken[] {
+export function missingAssetTokens(
+  d: Deployments,
+  tokens: readonly AssetToken[] = assetTokensToDeploy(),
+): AssetToken[] {
   return tokens.filter((t) => !d.home.tokens[t.symbol]);
 }
 
@@ -87,7 +116,11 @@ export function missingAssetTokens(d: Deployments, tokens: readonly AssetToken[]
  *  recorded, with code, sends nothing). */
 export async function provisionAssets(ctx: ProvisionContext): Promise<void> {
   if (missingAssetTokens(ctx.deployments).length === 0) return;
-  const chain = (c: { chainId: number; rpcUrl: string; wsUrl: string }) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, wsUrl: c.wsUrl });
+  const chain = (c: { chainId: number; rpcUrl: string; wsUrl: string }) => ({
+    chainId: c.chainId,
+    rpcUrl: c.rpcUrl,
+    wsUrl: c.wsUrl,
+  });
   await ctx.provision({
     kind: "assets",
     expectedDeployer: ctx.config.keys.deployer.address,
@@ -99,7 +132,10 @@ export async function provisionAssets(ctx: ProvisionContext): Promise<void> {
   });
   const still = missingAssetTokens(ctx.deployments);
   if (still.length > 0) throw new Error(`asset provisioning left ${still.map((t) => t.symbol).join(", ")} undeployed`);
-  ctx.logger.info({ assets: assetTokensToDeploy().length }, "asset tokens deployed and demo traders' inventory deposited");
+  ctx.logger.info(
+    { assets: assetTokensToDeploy().length },
+    "asset tokens deployed and demo traders' inventory deposited",
+  );
 }
 
 /** The home tokens the bridge carries: all but the asset tokens (restricted securities among them: a bridge

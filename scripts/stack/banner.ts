@@ -10,7 +10,10 @@ export function formatBanner(stack: RunningStack, healthUrl: string): string {
   lines.push("", "=== on-chain exchange: running ===", "");
   lines.push("Chains (JSON-RPC; ours keep their state in the data dir, an external node is the operator's)");
   const chainRow = (name: string, c: RunningStack["chains"]["home"]) =>
-    row(`${name} (chain ${c.chainId})`, c.external ? `external node ${redactUrl(c.rpcUrl)}` : `${c.rpcUrl}  ${c.wsUrl}`);
+    row(
+      `${name} (chain ${c.chainId})`,
+      c.external ? `external node ${redactUrl(c.rpcUrl)}` : `${c.rpcUrl}  ${c.wsUrl}`,
+    );
   chainRow("home ", chains.home);
   chainRow("remote", chains.remote);
   lines.push("", "Services");
@@ -26,7 +29,8 @@ export function formatBanner(stack: RunningStack, healthUrl: string): string {
   lines.push("", "Contracts");
   for (const side of ["home", "remote"] as const) {
     for (const [name, address] of Object.entries(deployments[side].contracts)) row(`${name} (${side})`, address);
-    for (const [symbol, t] of Object.entries(deployments[side].tokens)) row(`${symbol} (${side}, ${t.decimals} dp)`, t.address);
+    for (const [symbol, t] of Object.entries(deployments[side].tokens))
+      row(`${symbol} (${side}, ${t.decimals} dp)`, t.address);
   }
   lines.push("", "Accounts (Hardhat's public dev keys unless overridden: never use them with real funds)");
   row("deployer / admin", `${config.keys.deployer.address}  (its key: the provisioning step only)`);
@@ -37,11 +41,24 @@ export function formatBanner(stack: RunningStack, healthUrl: string): string {
     .filter(([symbol]) => DEMO_DEPOSIT_WHOLE_TOKENS[symbol] !== undefined)
     .map(([symbol]) => `${DEMO_DEPOSIT_WHOLE_TOKENS[symbol].toLocaleString("en-US")} ${symbol}`)
     .join(" + ");
-  row("integrator (yours)", `${config.keys.integrator.address}  ${config.keys.integrator.privateKey}  (the examples' and web app's default; the simulator never trades it)`);
-  config.keys.demoTraders.forEach((k, i) => row(`demo trader ${i + 1}`, `${k.address}  ${k.privateKey}  (the simulator's)`));
-  if (deposits && deployments.home.contracts.Settlement) lines.push(`  (the integrator and each demo trader start with ${deposits} deposited in Settlement)`);
-  lines.push("", `Data dir: ${config.dataDir} (deployments: ${config.deploymentsFile}); \`npm start -- --reset\` starts afresh.`);
-  lines.push(`Started in ${Object.entries(stack.timingsMs).map(([k, v]) => `${k} ${v} ms`).join(", ")}. Ctrl-C stops everything.`);
+  row(
+    "integrator (yours)",
+    `${config.keys.integrator.address}  ${config.keys.integrator.privateKey}  (the examples' and web app's default; the simulator never trades it)`,
+  );
+  config.keys.demoTraders.forEach((k, i) =>
+    row(`demo trader ${i + 1}`, `${k.address}  ${k.privateKey}  (the simulator's)`),
+  );
+  if (deposits && deployments.home.contracts.Settlement)
+    lines.push(`  (the integrator and each demo trader start with ${deposits} deposited in Settlement)`);
+  lines.push(
+    "",
+    `Data dir: ${config.dataDir} (deployments: ${config.deploymentsFile}); \`npm start -- --reset\` starts afresh.`,
+  );
+  lines.push(
+    `Started in ${Object.entries(stack.timingsMs)
+      .map(([k, v]) => `${k} ${v} ms`)
+      .join(", ")}. Ctrl-C stops everything.`,
+  );
   lines.push(...nextSteps(stack, healthUrl), "");
   return lines.join("\n");
 }

@@ -14,7 +14,9 @@ import { ensureCompiled, type CompileOutcome } from "./compile";
 export interface StackBeginning {
   readonly config: Config;
   /** settled results, never rejected (startStack reads and reports the failures) */
-  readonly settled: Promise<[PromiseSettledResult<CompileOutcome>, PromiseSettledResult<RunningChain>, PromiseSettledResult<RunningChain>]>;
+  readonly settled: Promise<
+    [PromiseSettledResult<CompileOutcome>, PromiseSettledResult<RunningChain>, PromiseSettledResult<RunningChain>]
+  >;
 }
 
 /** A fresh home chain begins in the past when the simulated market replays history (simulator/replay.ts):
@@ -33,17 +35,23 @@ export function beginStack(config: Config, options: { reset?: boolean; onReset?(
   const chainsDir = path.join(config.dataDir, "chains");
   // A chain by URL (HOME_CHAIN_RPC_URL / REMOTE_CHAIN_RPC_URL): no node of ours, its chain id checked.
   const startOne = (c: Config["chains"]["home"], cpus?: string, genesisTimestampS?: number) =>
-    c.external ? connectExternalChain(c) : startChainInWorker({
-      chainId: c.chainId,
-      port: c.port,
-      host: config.host,
-      dataDir: path.join(chainsDir, String(c.chainId)),
-      fsync: config.chainJournalFsync,
-      node: config.chainNode,
-      cpus,
-      genesisTimestampS,
-    });
+    c.external
+      ? connectExternalChain(c)
+      : startChainInWorker({
+          chainId: c.chainId,
+          port: c.port,
+          host: config.host,
+          dataDir: path.join(chainsDir, String(c.chainId)),
+          fsync: config.chainJournalFsync,
+          node: config.chainNode,
+          cpus,
+          genesisTimestampS,
+        });
   // Compilation and both chains start together: each is mostly a separate process's work.
-  const settled = Promise.allSettled([ensureCompiled(), startOne(config.chains.home, config.homeChainCpus, historyGenesis(config)), startOne(config.chains.remote)]);
+  const settled = Promise.allSettled([
+    ensureCompiled(),
+    startOne(config.chains.home, config.homeChainCpus, historyGenesis(config)),
+    startOne(config.chains.remote),
+  ]);
   return { config, settled };
 }

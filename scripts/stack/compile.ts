@@ -52,7 +52,11 @@ async function runCompile(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: "true" };
   delete env.HARDHAT_AREA; // npm start deploys from the whole tree's artifacts
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, "compile", "--quiet"], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [cli, "compile", "--quiet"], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (c: Buffer) => (output += c.toString()));
     child.stderr.on("data", (c: Buffer) => (output += c.toString()));

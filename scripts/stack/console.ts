@@ -4,7 +4,14 @@
 // "Console".)
 import pino, { type Logger } from "pino";
 
-const LEVEL_NAMES: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO ", 40: "WARN ", 50: "ERROR", 60: "FATAL" };
+const LEVEL_NAMES: Record<number, string> = {
+  10: "TRACE",
+  20: "DEBUG",
+  30: "INFO ",
+  40: "WARN ",
+  50: "ERROR",
+  60: "FATAL",
+};
 /** pino's fields that the short line shows in its own way, or not at all */
 const SHOWN_APART = new Set(["level", "time", "pid", "hostname", "msg", "component", "surface"]);
 const MAX_VALUE_CHARS = 120;
@@ -28,12 +35,19 @@ export function formatLine(line: string): string {
   const who = entry.component ?? entry.surface;
   const extra = Object.entries(entry)
     .filter(([k, v]) => !SHOWN_APART.has(k) && v !== undefined)
-    .map(([k, v]) => `${k}=${shortValue(k === "err" && v && typeof v === "object" && "message" in v ? (v as { message: unknown }).message : v)}`);
+    .map(
+      ([k, v]) =>
+        `${k}=${shortValue(k === "err" && v && typeof v === "object" && "message" in v ? (v as { message: unknown }).message : v)}`,
+    );
   return [time, level, `${who ? `${String(who)}: ` : ""}${String(entry.msg ?? "")}`, ...extra].join(" ").trimEnd();
 }
 
 /** The console's logger: short lines on a terminal, JSON otherwise (`json` decides when given). */
-export function createConsoleLogger(options: { level: string; json?: boolean; out?: NodeJS.WritableStream & { isTTY?: boolean } }): Logger {
+export function createConsoleLogger(options: {
+  level: string;
+  json?: boolean;
+  out?: NodeJS.WritableStream & { isTTY?: boolean };
+}): Logger {
   const out = options.out ?? process.stdout;
   const json = options.json ?? !out.isTTY;
   if (json) return pino({ level: options.level }, pino.destination({ dest: 1, sync: true }));
@@ -60,7 +74,10 @@ export function stepProgress(logger: Logger): (step: string, event: "begin" | "e
       const entry = { timer: undefined as unknown as NodeJS.Timeout, announced: false, startedMs: performance.now() };
       const tick = () => {
         entry.announced = true;
-        logger.info({ step, elapsedS: Math.round((performance.now() - entry.startedMs) / 1000) }, `${step}: still under way`);
+        logger.info(
+          { step, elapsedS: Math.round((performance.now() - entry.startedMs) / 1000) },
+          `${step}: still under way`,
+        );
         entry.timer = setTimeout(tick, PROGRESS_EVERY_MS).unref();
       };
       entry.timer = setTimeout(tick, PROGRESS_AFTER_MS).unref();

@@ -25,11 +25,20 @@ async function hasCode(chain: RunningChain, address: string): Promise<boolean> {
 
 /** Why the recorded deployments do not fit the chains (another chain id, a contract without code), or
  *  undefined when every contract and token the file names has code on its chain. */
-export async function whyNotDeployed(d: Deployments, chains: { home: RunningChain; remote: RunningChain }): Promise<string | undefined> {
+export async function whyNotDeployed(
+  d: Deployments,
+  chains: { home: RunningChain; remote: RunningChain },
+): Promise<string | undefined> {
   for (const side of ["home", "remote"] as const) {
-    if (d[side].chainId !== chains[side].chainId) return `its ${side} chain is ${d[side].chainId}, the ${side} chain here is ${chains[side].chainId}`;
-    const named = [...Object.entries(d[side].contracts), ...Object.entries(d[side].tokens).map(([k, t]) => [k, t.address] as const)];
-    for (const [name, a] of named) if (!(await hasCode(chains[side], a))) return `${name} (${a}) has no code on the ${side} chain (${chains[side].chainId})`;
+    if (d[side].chainId !== chains[side].chainId)
+      return `its ${side} chain is ${d[side].chainId}, the ${side} chain here is ${chains[side].chainId}`;
+    const named = [
+      ...Object.entries(d[side].contracts),
+      ...Object.entries(d[side].tokens).map(([k, t]) => [k, t.address] as const),
+    ];
+    for (const [name, a] of named)
+      if (!(await hasCode(chains[side], a)))
+        return `${name} (${a}) has no code on the ${side} chain (${chains[side].chainId})`;
   }
   return undefined;
 }
@@ -80,6 +89,9 @@ export async function deployOrReuse(deps: {
   });
   const deployments = readDeployments(file);
   if (!deployments) throw new Error(`provisioning wrote no deployments file at ${file}`);
-  logger.info({ contracts: deployments.home.contracts, traders: sandboxWallets(config).length, deposits: seeded.length }, "exchange contracts deployed and demo traders seeded");
+  logger.info(
+    { contracts: deployments.home.contracts, traders: sandboxWallets(config).length, deposits: seeded.length },
+    "exchange contracts deployed and demo traders seeded",
+  );
   return { deployments, deployedNow: true, seeded };
 }

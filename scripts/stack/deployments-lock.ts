@@ -32,7 +32,10 @@ function readOwner(lockFile: string): LockOwner | undefined {
 }
 
 /** Takes `<file>.lock`; resolves with its release. Throws when another live holder keeps it past `timeoutMs`. */
-export async function lockDeployments(file: string, opts: { timeoutMs?: number; pollMs?: number; onWait?(owner: LockOwner | undefined): void } = {}): Promise<() => void> {
+export async function lockDeployments(
+  file: string,
+  opts: { timeoutMs?: number; pollMs?: number; onWait?(owner: LockOwner | undefined): void } = {},
+): Promise<() => void> {
   const lockFile = `${file}.lock`;
   const me: LockOwner = { host: os.hostname(), pid: process.pid, sinceMs: Date.now() };
   const deadline = Date.now() + (opts.timeoutMs ?? 15 * 60_000);
@@ -51,7 +54,10 @@ export async function lockDeployments(file: string, opts: { timeoutMs?: number; 
     }
     const owner = readOwner(lockFile);
     // a holder of this host that died (or a lock file cut short by a crash while it was written)
-    if ((owner && owner.host === me.host && !alive(owner.pid)) || (!owner && fs.existsSync(lockFile) && Date.now() - fs.statSync(lockFile).mtimeMs > 10_000)) {
+    if (
+      (owner && owner.host === me.host && !alive(owner.pid)) ||
+      (!owner && fs.existsSync(lockFile) && Date.now() - fs.statSync(lockFile).mtimeMs > 10_000)
+    ) {
       fs.rmSync(lockFile, { force: true });
       continue;
     }
@@ -60,7 +66,9 @@ export async function lockDeployments(file: string, opts: { timeoutMs?: number; 
       told = true;
     }
     if (Date.now() > deadline) {
-      throw new Error(`${lockFile} is held by ${owner ? `pid ${owner.pid} on ${owner.host} since ${new Date(owner.sinceMs).toISOString()}` : "another process"}: another process is deploying to the shared DEPLOYMENTS_FILE; remove the lock file if that process is gone`);
+      throw new Error(
+        `${lockFile} is held by ${owner ? `pid ${owner.pid} on ${owner.host} since ${new Date(owner.sinceMs).toISOString()}` : "another process"}: another process is deploying to the shared DEPLOYMENTS_FILE; remove the lock file if that process is gone`,
+      );
     }
     await sleep(opts.pollMs ?? 200);
   }

@@ -30,6 +30,6 @@ export function writeDeployments(file: string, deployments: Deployments): void {
   // a temp name of this process's own: several processes may share one DEPLOYMENTS_FILE
   const tmp = `${file}.${process.pid}.tmp`;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(tmp, JSON.stringify(valid, null, 2) + "\n");
+  fs.writeFileSync(tmp, `${JSON.stringify(valid, null, 2)}\n`);
   fs.renameSync(tmp, file);
 }

@@ -28,8 +28,14 @@ async function waitFor(what: string, f: () => boolean | Promise<boolean>, timeou
 }
 
 /** What the components read of a stack context here (the rest is never touched without a pipeline). */
-function contextOf(routes: { symbols: string[]; url: string }[], started = new Map<string, ComponentHandle>()): StackContext {
-  const traders = [generatePrivateKey(), generatePrivateKey(), generatePrivateKey()].map((k) => ({ privateKey: k, address: privateKeyToAccount(k).address }));
+function contextOf(
+  routes: { symbols: string[]; url: string }[],
+  started = new Map<string, ComponentHandle>(),
+): StackContext {
+  const traders = [generatePrivateKey(), generatePrivateKey(), generatePrivateKey()].map((k) => ({
+    privateKey: k,
+    address: privateKeyToAccount(k).address,
+  }));
   return {
     config: {
       partition: { routes, secret: SECRET },
@@ -41,36 +47,67 @@ function contextOf(routes: { symbols: string[]; url: string }[], started = new M
   } as unknown as StackContext;
 }
 
-test("one router per process: the DEX API, the exchange API and the simulated market share it; the simulator trades both partitions; the last release closes it", { timeout: 120_000 }, async () => {
+test("one router per process: the DEX API, the exchange API and the simulated market share it; the simulator trades both partitions; the last release closes it", {
+  timeout: 120_000,
+}, async () => {
   const eth = createMemoryDexService();
   const btc = createMemoryDexService();
   const servers = [
-    await startPartitionServer({ service: narrowed(eth, ["WETH-USD"]), index: 0, secret: SECRET, host: "127.0.0.1", port: 0 }),
-    await startPartitionServer({ service: narrowed(btc, ["WBTC-USD"]), index: 1, secret: SECRET, host: "127.0.0.1", port: 0 }),
+    await startPartitionServer({
+      service: narrowed(eth, ["WETH-USD"]),
+      index: 0,
+      secret: SECRET,
+      host: "127.0.0.1",
+      port: 0,
+    }),
+    await startPartitionServer({
+      service: narrowed(btc, ["WBTC-USD"]),
+      index: 1,
+      secret: SECRET,
+      host: "127.0.0.1",
+      port: 0,
+    }),
   ];
   try {
-    const ctx = contextOf([{ symbols: ["WETH-USD"], url: servers[0].url }, { symbols: ["WBTC-USD"], url: servers[1].url }]);
-    for (const k of ctx.config.keys.demoTraders) for (const svc of [eth, btc]) {
-      svc.credit(k.address, USD, 10n ** 12n);
-      svc.credit(k.address, WETH, 10n ** 21n);
-      svc.credit(k.address, WBTC, 10n ** 11n);
-    }
+    const ctx = contextOf([
+      { symbols: ["WETH-USD"], url: servers[0].url },
+      { symbols: ["WBTC-USD"], url: servers[1].url },
+    ]);
+    for (const k of ctx.config.keys.demoTraders)
+      for (const svc of [eth, btc]) {
+        svc.credit(k.address, USD, 10n ** 12n);
+        svc.credit(k.address, WETH, 10n ** 21n);
+        svc.credit(k.address, WBTC, 10n ** 11n);
+      }
     const [a, b] = await Promise.all([acquireDexService(ctx, "dex-api"), acquireDexService(ctx, "exchange-api")]);
     assert.ok(a && b && a.routed);
     assert.equal(a.service, b.service, "one router, built once");
-    assert.deepEqual(a.service.listMarkets().map((m) => m.symbol).sort(), ["WBTC-USD", "WETH-USD"]);
+    assert.deepEqual(
+      a.service
+        .listMarkets()
+        .map((m) => m.symbol)
+        .sort(),
+      ["WBTC-USD", "WETH-USD"],
+    );
 
     // the simulated market through the same router: its agents' orders reach both partitions
     const sim = await simulatorComponent.start(ctx);
     const placedOn = async (svc: MemoryDexService, symbol: string) => {
-      for (const k of ctx.config.keys.demoTraders) if ((await svc.listOrders({ account: k.address, symbol, limit: 1 })).length > 0) return true;
+      for (const k of ctx.config.keys.demoTraders)
+        if ((await svc.listOrders({ account: k.address, symbol, limit: 1 })).length > 0) return true;
       return false;
     };
-    await waitFor("simulated orders on both partitions", async () => (await placedOn(eth, "WETH-USD")) && (await placedOn(btc, "WBTC-USD")));
+    await waitFor(
+      "simulated orders on both partitions",
+      async () => (await placedOn(eth, "WETH-USD")) && (await placedOn(btc, "WBTC-USD")),
+    );
     await sim.stop();
     a.release();
     a.release(); // idempotent: b still holds it
-    assert.ok(a.routed.partitions.every((c) => c.up), "still open while the exchange API uses it");
+    assert.ok(
+      a.routed.partitions.every((c) => c.up),
+      "still open while the exchange API uses it",
+    );
     b.release();
     await waitFor("the router closed", () => a.routed!.partitions.every((c) => !c.up));
     // a later component (a restarted one) connects afresh
@@ -85,7 +122,10 @@ test("one router per process: the DEX API, the exchange API and the simulated ma
 test("without DEX_PARTITIONS and without a pipeline there is no DexService; with a pipeline, its own", async () => {
   assert.equal(await acquireDexService(contextOf([]), "exchange-api"), null);
   const svc = createMemoryDexService();
-  const lease = await acquireDexService(contextOf([], new Map([["pipeline", { dexService: svc, stop: async () => {} } as unknown as ComponentHandle]])), "exchange-api");
+  const lease = await acquireDexService(
+    contextOf([], new Map([["pipeline", { dexService: svc, stop: async () => {} } as unknown as ComponentHandle]])),
+    "exchange-api",
+  );
   assert.equal(lease?.service, svc);
   assert.equal(lease?.routed, null);
 });

@@ -38,7 +38,11 @@ export async function acquireDexService(ctx: StackContext, component: string): P
   let s = shared.get(ctx.started);
   if (!s) {
     s = {
-      routed: createRoutedDexService({ routes, secret: ctx.config.partition.secret!, logger: ctx.logger.child({ component: "partitions" }) }),
+      routed: createRoutedDexService({
+        routes,
+        secret: ctx.config.partition.secret!,
+        logger: ctx.logger.child({ component: "partitions" }),
+      }),
       users: 0,
     };
     shared.set(ctx.started, s);

@@ -10,7 +10,13 @@ export interface ExchangeDeployment {
   tokens: Record<string, TokenDeployment>;
 }
 
-export async function deployExchangeContracts(opts: { chainId: number; rpcUrl: string; deployerKey: Hex; operator: Address; feeRecipient: Address }): Promise<ExchangeDeployment> {
+export async function deployExchangeContracts(opts: {
+  chainId: number;
+  rpcUrl: string;
+  deployerKey: Hex;
+  operator: Address;
+  feeRecipient: Address;
+}): Promise<ExchangeDeployment> {
   const d = await deployExchange({
     rpcUrl: opts.rpcUrl,
     chainId: opts.chainId,

@@ -38,7 +38,11 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-export async function startHealthServer(options: { host: string; port: number; stack: Pick<RunningStack, "health"> }): Promise<HealthServer> {
+export async function startHealthServer(options: {
+  host: string;
+  port: number;
+  stack: Pick<RunningStack, "health">;
+}): Promise<HealthServer> {
   let latest: ServedHealthReport | undefined;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -47,9 +51,19 @@ export async function startHealthServer(options: { host: string; port: number; s
   const refresh = async () => {
     try {
       const report = await options.stack.health();
-      latest = { ...report, waitingFor: report.components.filter((c) => !c.ok).map((c) => c.name), checkedAt: new Date().toISOString() };
+      latest = {
+        ...report,
+        waitingFor: report.components.filter((c) => !c.ok).map((c) => c.name),
+        checkedAt: new Date().toISOString(),
+      };
     } catch (e) {
-      latest = { status: "degraded", components: [], waitingFor: ["health check"], checkedAt: new Date().toISOString(), error: String(e) } as ServedHealthReport;
+      latest = {
+        status: "degraded",
+        components: [],
+        waitingFor: ["health check"],
+        checkedAt: new Date().toISOString(),
+        error: String(e),
+      } as ServedHealthReport;
     }
     firstReport();
     if (!closed) timer = setTimeout(() => void refresh(), REFRESH_MS);
@@ -59,7 +73,9 @@ export async function startHealthServer(options: { host: string; port: number; s
   const server = http.createServer((req, res) => {
     if (metricsResponse(req, res)) return;
     if (req.method !== "GET" || (req.url !== "/health" && req.url !== "/health/")) {
-      send(res, 404, { error: { code: "NOT_FOUND", message: "GET /health and GET /metrics are served here", details: {} } });
+      send(res, 404, {
+        error: { code: "NOT_FOUND", message: "GET /health and GET /metrics are served here", details: {} },
+      });
       return;
     }
     const answer = () => {

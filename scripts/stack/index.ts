@@ -1,4 +1,10 @@
-export { startStack, type RunningStack, type StartStackOptions, type HealthReport, type ComponentStatus } from "./start-stack";
+export {
+  startStack,
+  type RunningStack,
+  type StartStackOptions,
+  type HealthReport,
+  type ComponentStatus,
+} from "./start-stack";
 export { startHealthServer, type HealthServer } from "./health";
 export { defaultComponents, indexerComponent } from "./components";
 export { readDeployments, writeDeployments, type Deployments, type ChainDeployment } from "./deployments";

@@ -7,9 +7,23 @@ import { OPERATOR_ROLE } from "../../sdk/eip712";
 import type { ProvisionContext } from "./types";
 
 /** The addresses of `operators` that do not hold OPERATOR_ROLE on `settlement` now. */
-export async function operatorsWithoutRole(rpcUrl: string, settlement: Address, operators: readonly Address[]): Promise<Address[]> {
+export async function operatorsWithoutRole(
+  rpcUrl: string,
+  settlement: Address,
+  operators: readonly Address[],
+): Promise<Address[]> {
   const client = createPublicClient({ transport: http(rpcUrl) });
-  const held = await Promise.all(operators.map((a) => client.readContract({ address: settlement, abi: settlementAbi, functionName: "hasRole", args: [OPERATOR_ROLE, a] }) as Promise<boolean>));
+  const held = await Promise.all(
+    operators.map(
+      (a) =>
+        client.readContract({
+          address: settlement,
+          abi: settlementAbi,
+          functionName: "hasRole",
+          args: [OPERATOR_ROLE, a],
+        }) as Promise<boolean>,
+    ),
+  );
   return operators.filter((_, i) => !held[i]);
 }
 
@@ -21,7 +35,11 @@ export async function provisionExtraOperators(ctx: ProvisionContext): Promise<vo
   if (extra.length === 0 || !settlement) return;
   const missing = await operatorsWithoutRole(ctx.chains.home.rpcUrl, settlement, extra);
   if (missing.length === 0) return;
-  const chain = (c: { chainId: number; rpcUrl: string; wsUrl: string }) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, wsUrl: c.wsUrl });
+  const chain = (c: { chainId: number; rpcUrl: string; wsUrl: string }) => ({
+    chainId: c.chainId,
+    rpcUrl: c.rpcUrl,
+    wsUrl: c.wsUrl,
+  });
   await ctx.provision({
     kind: "operators",
     expectedDeployer: ctx.config.keys.deployer.address,

@@ -3,8 +3,14 @@
 // child through its environment only (config/deployer-secret.ts).
 import { z } from "zod";
 
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/).transform((s) => s as `0x${string}`);
-const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/).transform((s) => s as `0x${string}`);
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .transform((s) => s as `0x${string}`);
+const privateKey = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/)
+  .transform((s) => s as `0x${string}`);
 const chain = z.object({ chainId: z.number().int().positive(), rpcUrl: z.string().url(), wsUrl: z.string().url() });
 
 const common = {
@@ -36,7 +42,10 @@ export const BRIDGE_DEMO_WALLET_WHOLE_TOKENS: Readonly<Record<string, bigint>> =
 export const bridgeJobSchema = z.object({
   kind: z.literal("bridge"),
   ...common,
-  groupPublicKey: z.string().regex(/^0x[0-9a-fA-F]{66}$/).transform((s) => s as `0x${string}`),
+  groupPublicKey: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{66}$/)
+    .transform((s) => s as `0x${string}`),
   hsmAddress: address,
   custodyOwner: address,
   challengePeriodSec: z.number().int().positive(),
@@ -61,7 +70,12 @@ export const operatorsJobSchema = z.object({
   operators: z.array(address).min(1).max(32),
 });
 
-export const provisionJobSchema = z.discriminatedUnion("kind", [exchangeJobSchema, bridgeJobSchema, assetsJobSchema, operatorsJobSchema]);
+export const provisionJobSchema = z.discriminatedUnion("kind", [
+  exchangeJobSchema,
+  bridgeJobSchema,
+  assetsJobSchema,
+  operatorsJobSchema,
+]);
 export type ProvisionJob = z.input<typeof provisionJobSchema>;
 export type ExchangeJob = z.output<typeof exchangeJobSchema>;
 export type BridgeJob = z.output<typeof bridgeJobSchema>;
@@ -70,7 +84,11 @@ export type AssetsJob = z.output<typeof assetsJobSchema>;
 
 /** Demo deposits made by an exchange job (amounts as decimal strings on the wire). */
 export const provisionResultSchema = z.object({
-  seeded: z.array(z.object({ trader: address, token: z.string(), amountBaseUnits: z.string().regex(/^\d+$/).transform(BigInt) })).default([]),
+  seeded: z
+    .array(
+      z.object({ trader: address, token: z.string(), amountBaseUnits: z.string().regex(/^\d+$/).transform(BigInt) }),
+    )
+    .default([]),
 });
 export type ProvisionResult = z.output<typeof provisionResultSchema>;
 

@@ -7,7 +7,13 @@ import path from "node:path";
 import type { Logger } from "pino";
 import { REPO_ROOT, type DeployerSecret } from "../../config";
 import { DEPLOYER_KEY_VARIABLE } from "../../config/deployer-secret";
-import { provisionJobSchema, provisionResultSchema, RESULT_PREFIX, type ProvisionJob, type ProvisionResult } from "./provision-job";
+import {
+  provisionJobSchema,
+  provisionResultSchema,
+  RESULT_PREFIX,
+  type ProvisionJob,
+  type ProvisionResult,
+} from "./provision-job";
 
 export const PROVISION_ENTRY = path.join(REPO_ROOT, "scripts", "stack", "provision.ts");
 
@@ -30,7 +36,11 @@ export function createProvisioner(deps: { secret: DeployerSecret; logger: Logger
       runs.push(job.kind);
       const log = deps.logger.child({ provision: job.kind });
       const started = performance.now();
-      const child = spawn(process.execPath, ["--import", "tsx", PROVISION_ENTRY], { cwd: REPO_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+      const child = spawn(process.execPath, ["--import", "tsx", PROVISION_ENTRY], {
+        cwd: REPO_ROOT,
+        env,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
       let out = "";
       let err = "";
       child.stdout.on("data", (c: Buffer) => (out += c.toString()));
@@ -43,9 +53,14 @@ export function createProvisioner(deps: { secret: DeployerSecret; logger: Logger
         child.once("error", reject);
         child.once("exit", (c) => resolve(c));
       });
-      const line = out.split("\n").reverse().find((l) => l.startsWith(RESULT_PREFIX));
+      const line = out
+        .split("\n")
+        .reverse()
+        .find((l) => l.startsWith(RESULT_PREFIX));
       if (code !== 0 || !line) {
-        throw new Error(`provisioning (${job.kind}) failed, exit code ${code}: ${err.trim().split("\n").slice(-5).join(" | ")}`);
+        throw new Error(
+          `provisioning (${job.kind}) failed, exit code ${code}: ${err.trim().split("\n").slice(-5).join(" | ")}`,
+        );
       }
       log.info({ ms: Math.round(performance.now() - started) }, "provisioning child done");
       return provisionResultSchema.parse(JSON.parse(line.slice(RESULT_PREFIX.length)));

@@ -15,9 +15,18 @@ const abi = parseAbi([
   "function owner() view returns (address)",
 ]);
 
-test("the funding key is dev #11, distinct from every other role; provisioning grants it FUNDER_ROLE only and mints the reserve", { timeout: 240_000 }, async () => {
+test("the funding key is dev #11, distinct from every other role; provisioning grants it FUNDER_ROLE only and mints the reserve", {
+  timeout: 240_000,
+}, async () => {
   const config = loadConfig({});
-  const others = [config.keys.deployer, config.keys.operator, config.keys.feeRecipient, config.keys.relayer, config.keys.agentRelayer, ...config.keys.demoTraders].map((k) => k.address);
+  const others = [
+    config.keys.deployer,
+    config.keys.operator,
+    config.keys.feeRecipient,
+    config.keys.relayer,
+    config.keys.agentRelayer,
+    ...config.keys.demoTraders,
+  ].map((k) => k.address);
   assert.ok(!others.includes(config.keys.funding.address));
   const f = await startFixture({ traders: 1 });
   try {
@@ -26,13 +35,26 @@ test("the funding key is dev #11, distinct from every other role; provisioning g
       { chainId: f.chainId, rpcUrl: f.chain.rpcUrl, deployerKey, funder: config.keys.funding.address },
       { contracts: { Settlement: f.settlement }, tokens: { USD: { address: f.usd, decimals: 6 } } },
     );
-    const read = (address: Address, functionName: string, args: readonly unknown[] = []) => f.client.readContract({ address, abi, functionName, args } as never) as Promise<unknown>;
+    const read = (address: Address, functionName: string, args: readonly unknown[] = []) =>
+      f.client.readContract({ address, abi, functionName, args } as never) as Promise<unknown>;
     const role = (await read(funding, "FUNDER_ROLE")) as Hex;
     assert.equal(await read(funding, "hasRole", [role, config.keys.funding.address]), true);
-    assert.equal(await read(funding, "hasRole", [`0x${"00".repeat(32)}`, config.keys.funding.address]), false, "no admin role");
-    assert.equal(await read(funding, "hasRole", [`0x${"00".repeat(32)}`, privateKeyToAccount(deployerKey).address]), true, "the deployer administers it");
+    assert.equal(
+      await read(funding, "hasRole", [`0x${"00".repeat(32)}`, config.keys.funding.address]),
+      false,
+      "no admin role",
+    );
+    assert.equal(
+      await read(funding, "hasRole", [`0x${"00".repeat(32)}`, privateKeyToAccount(deployerKey).address]),
+      true,
+      "the deployer administers it",
+    );
     assert.equal(await read(f.usd, "balanceOf", [funding]), SANDBOX_FUNDING_RESERVE_UNITS);
-    assert.equal(await read(f.usd, "owner"), privateKeyToAccount(deployerKey).address, "the demo token stays the deployer's: the funding key cannot mint");
+    assert.equal(
+      await read(f.usd, "owner"),
+      privateKeyToAccount(deployerKey).address,
+      "the demo token stays the deployer's: the funding key cannot mint",
+    );
   } finally {
     await f.stop();
   }

@@ -10,7 +10,11 @@ import type { ExchangeDeployment } from "./exchange";
 /** The reserve minted at provisioning: 1,000,000,000,000 demo USD (6 decimals). */
 export const SANDBOX_FUNDING_RESERVE_UNITS = 1_000_000_000_000n * 10n ** 6n;
 
-const abi = parseAbi(["function grantRole(bytes32 role, address account)", "function FUNDER_ROLE() view returns (bytes32)", "function mint(address to, uint256 amount)"]);
+const abi = parseAbi([
+  "function grantRole(bytes32 role, address account)",
+  "function FUNDER_ROLE() view returns (bytes32)",
+  "function mint(address to, uint256 amount)",
+]);
 
 export async function deploySandboxFunding(
   opts: { chainId: number; rpcUrl: string; deployerKey: Hex; funder: Address },
@@ -27,10 +31,25 @@ export async function deploySandboxFunding(
     return r;
   };
   const art = loadArtifact("SandboxFunding");
-  const deployed = await mined(await deployer.deployContract({ abi: art.abi, bytecode: art.bytecode, args: [deployer.account.address, settlement, usd] }));
+  const deployed = await mined(
+    await deployer.deployContract({
+      abi: art.abi,
+      bytecode: art.bytecode,
+      args: [deployer.account.address, settlement, usd],
+    }),
+  );
   const funding = deployed.contractAddress as Address;
   const role = await publicClient.readContract({ address: funding, abi, functionName: "FUNDER_ROLE" });
-  await mined(await deployer.writeContract({ address: funding, abi, functionName: "grantRole", args: [role, opts.funder] }));
-  await mined(await deployer.writeContract({ address: usd, abi, functionName: "mint", args: [funding, SANDBOX_FUNDING_RESERVE_UNITS] }));
+  await mined(
+    await deployer.writeContract({ address: funding, abi, functionName: "grantRole", args: [role, opts.funder] }),
+  );
+  await mined(
+    await deployer.writeContract({
+      address: usd,
+      abi,
+      functionName: "mint",
+      args: [funding, SANDBOX_FUNDING_RESERVE_UNITS],
+    }),
+  );
   return funding;
 }

@@ -10,7 +10,11 @@ const demoTokenAbi = parseAbi(["function mint(address to, uint256 amount)"]);
 const settlementAbi = parseAbi(["function deposit(address token, uint256 amount)"]);
 
 /** Whole tokens each demo trader starts with, deposited (integers: scaled by each token's decimals). */
-export const DEMO_DEPOSIT_WHOLE_TOKENS: Readonly<Record<string, bigint>> = { USD: 1_000_000n, WETH: 1_000n, WBTC: 100n };
+export const DEMO_DEPOSIT_WHOLE_TOKENS: Readonly<Record<string, bigint>> = {
+  USD: 1_000_000n,
+  WETH: 1_000n,
+  WBTC: 100n,
+};
 
 export interface SeededBalance {
   trader: Address;
@@ -34,7 +38,10 @@ export async function seedDemoTraders(opts: SeedOptions, exchange: ExchangeDeplo
       if (r.status !== "success") throw new Error(`seed transaction ${hash} reverted`);
     });
   const deployer = clients.wallet(opts.deployerKey);
-  const traders = opts.demoTraderKeys.map((privateKey) => ({ privateKey, address: privateKeyToAccount(privateKey).address }));
+  const traders = opts.demoTraderKeys.map((privateKey) => ({
+    privateKey,
+    address: privateKeyToAccount(privateKey).address,
+  }));
   const seeded: SeededBalance[] = [];
   for (const [symbol, token] of Object.entries(exchange.tokens)) {
     const whole = DEMO_DEPOSIT_WHOLE_TOKENS[symbol];
@@ -42,9 +49,30 @@ export async function seedDemoTraders(opts: SeedOptions, exchange: ExchangeDeplo
     const amountBaseUnits = whole * 10n ** BigInt(token.decimals);
     for (const trader of traders) {
       const wallet = clients.wallet(trader.privateKey);
-      await wait(await deployer.writeContract({ address: token.address as Address, abi: demoTokenAbi, functionName: "mint", args: [trader.address, amountBaseUnits] }));
-      await wait(await wallet.writeContract({ address: token.address as Address, abi: erc20Abi, functionName: "approve", args: [settlement, amountBaseUnits] }));
-      await wait(await wallet.writeContract({ address: settlement, abi: settlementAbi, functionName: "deposit", args: [token.address as Address, amountBaseUnits] }));
+      await wait(
+        await deployer.writeContract({
+          address: token.address as Address,
+          abi: demoTokenAbi,
+          functionName: "mint",
+          args: [trader.address, amountBaseUnits],
+        }),
+      );
+      await wait(
+        await wallet.writeContract({
+          address: token.address as Address,
+          abi: erc20Abi,
+          functionName: "approve",
+          args: [settlement, amountBaseUnits],
+        }),
+      );
+      await wait(
+        await wallet.writeContract({
+          address: settlement,
+          abi: settlementAbi,
+          functionName: "deposit",
+          args: [token.address as Address, amountBaseUnits],
+        }),
+      );
       seeded.push({ trader: trader.address, token: symbol, amountBaseUnits });
     }
   }

@@ -75,7 +75,12 @@ export interface RunningStack {
 async function chainHealth(name: string, chain: RunningChain): Promise<HealthReport["components"][number]> {
   const s = chain.status();
   if (s.state === "down") {
-    return { name, ok: false, detail: `chain ${chain.chainId} down since ${new Date(s.sinceMs).toISOString()} (${s.reason ?? "restarting"}); restarting, expected within ${s.expectedRestartMs} ms`, urls: { rpc: chain.rpcUrl } };
+    return {
+      name,
+      ok: false,
+      detail: `chain ${chain.chainId} down since ${new Date(s.sinceMs).toISOString()} (${s.reason ?? "restarting"}); restarting, expected within ${s.expectedRestartMs} ms`,
+      urls: { rpc: chain.rpcUrl },
+    };
   }
   // an external node (HOME_/REMOTE_CHAIN_RPC_URL): reported by what it answers now, its URL without credentials
   const urls = { rpc: chain.external ? redactUrl(chain.rpcUrl) : chain.rpcUrl };
@@ -111,7 +116,10 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
 
   const begun =
     options.begun ??
-    beginStack(config, { reset: options.reset, onReset: () => logger.info({ dataDir: config.dataDir }, "reset: wiping the data dir") });
+    beginStack(config, {
+      reset: options.reset,
+      onReset: () => logger.info({ dataDir: config.dataDir }, "reset: wiping the data dir"),
+    });
 
   // Components' own preparation (their databases) runs while the chains start (issue #13)
   const components = options.components ?? defaultComponents(config.stackComponents);
@@ -128,7 +136,14 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       const p = prepared.get(component.name);
       if (!p) continue;
       prepared.delete(component.name);
-      await p.then((v) => component.release?.(v), () => undefined).catch((e) => logger.error({ component: component.name, err: e }, "component failed to release what it prepared"));
+      await p
+        .then(
+          (v) => component.release?.(v),
+          () => undefined,
+        )
+        .catch((e) =>
+          logger.error({ component: component.name, err: e }, "component failed to release what it prepared"),
+        );
     }
   };
   // the compile check and both chains (begun above, or by the caller before it loaded the stack's modules)
@@ -142,21 +157,32 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   }
   const compileOutcome = (compiled as PromiseFulfilledResult<CompileOutcome>).value;
   if (compileOutcome.status === "stale") {
-    logger.warn({ error: compileOutcome.error?.slice(0, 2000) }, "hardhat compile failed: deploying from the existing (older) artifacts");
+    logger.warn(
+      { error: compileOutcome.error?.slice(0, 2000) },
+      "hardhat compile failed: deploying from the existing (older) artifacts",
+    );
   }
   const chains: StackChains = {
     home: (home as PromiseFulfilledResult<RunningChain>).value,
     remote: (remote as PromiseFulfilledResult<RunningChain>).value,
   };
   for (const c of [chains.home, chains.remote]) {
-    logger.info({ chainId: c.chainId, rpcUrl: c.rpcUrl, replayed: c.restored.entries, replayMs: c.restored.ms }, "chain up");
+    logger.info(
+      { chainId: c.chainId, rpcUrl: c.rpcUrl, replayed: c.restored.entries, replayMs: c.restored.ms },
+      "chain up",
+    );
   }
 
   // dex_chain_head_age_seconds: each chain's head block's age, read when /metrics is scraped
   const stopChainMetrics = onScrape(async () => {
     await Promise.all(
       (["home", "remote"] as const).map(async (name) => {
-        const head = await rpcCall<{ timestamp: string }>(chains[name].rpcUrl, "eth_getBlockByNumber", ["latest", false], 1_000);
+        const head = await rpcCall<{ timestamp: string }>(
+          chains[name].rpcUrl,
+          "eth_getBlockByNumber",
+          ["latest", false],
+          1_000,
+        );
         metrics.chainHeadAge.set({ chain: name }, Math.max(0, Date.now() / 1000 - Number(head.timestamp)));
       }),
     );
@@ -166,7 +192,11 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   const stopAll = async () => {
     // no restart from now on; every surface stops accepting and answers what it received; then each stops
     for (const s of supervised()) s.hold();
-    await Promise.all(supervised().map((s) => s.handle?.drain?.().catch((e) => logger.error({ component: s.name, err: e }, "component failed to drain"))));
+    await Promise.all(
+      supervised().map((s) =>
+        s.handle?.drain?.().catch((e) => logger.error({ component: s.name, err: e }, "component failed to drain")),
+      ),
+    );
     for (const s of [...statuses].reverse()) {
       try {
         await s.handle?.stop();
@@ -185,7 +215,13 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   try {
     if (config.deploymentsFileShared) {
       unlockDeployments = await phase("deployments lock", () =>
-        lockDeployments(config.deploymentsFile, { onWait: (owner) => logger.info({ file: config.deploymentsFile, owner }, "another process is deploying: waiting for its deployments file") }),
+        lockDeployments(config.deploymentsFile, {
+          onWait: (owner) =>
+            logger.info(
+              { file: config.deploymentsFile, owner },
+              "another process is deploying: waiting for its deployments file",
+            ),
+        }),
       );
     }
     const provisioner = createProvisioner({ secret, logger });

@@ -65,7 +65,13 @@ test("a component that exits is started again; once held (a stop), it is not", a
 
 test("without retry (tests' fail mode) a failed start stays failed and keeps the thrown error", async () => {
   const boom = new Error("boom");
-  const s = new SupervisedComponent({ name: "x", start: async () => Promise.reject(boom) }, ctx, logger, new Map(), false);
+  const s = new SupervisedComponent(
+    { name: "x", start: async () => Promise.reject(boom) },
+    ctx,
+    logger,
+    new Map(),
+    false,
+  );
   await s.start();
   assert.equal(s.state, "stopped");
   assert.equal(s.failure, boom);

@@ -57,7 +57,8 @@ export class SupervisedComponent {
       this.started.set(this.name, handle);
       this.state = "up";
       this.upSinceMs = performance.now();
-      if (this.attempts > 1) this.logger.info({ component: this.name, attempts: this.attempts }, "component started after retrying");
+      if (this.attempts > 1)
+        this.logger.info({ component: this.name, attempts: this.attempts }, "component started after retrying");
       void handle.exited?.then((why) => this.ended(handle, why));
     } catch (e) {
       if (this.state === "stopped") return;
@@ -83,7 +84,10 @@ export class SupervisedComponent {
     this.state = "retrying";
     const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** Math.max(0, this.attempts - 1));
     this.nextTryAtMs = Date.now() + delay;
-    this.logger.error({ component: this.name, attempt: this.attempts, retryInMs: delay, err: this.error?.slice(0, 2000) }, message);
+    this.logger.error(
+      { component: this.name, attempt: this.attempts, retryInMs: delay, err: this.error?.slice(0, 2000) },
+      message,
+    );
     this.timer = setTimeout(() => {
       if (this.state === "stopped") return;
       this.starting = this.attempt();

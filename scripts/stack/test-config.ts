@@ -24,7 +24,12 @@ export async function createTestConfig(
 ): Promise<{ config: Config; env: Record<string, string> }> {
   // CHAIN_NODE of the test process (CHAIN_NODE=anvil node --test ...) reaches the stack; overrides win
   // the simulated market is off (a still book) unless a test turns it on (SIMULATOR=on in overrides)
-  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: "warn", CHAIN_NODE: chainNodeOf(), SIMULATOR: "off" };
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    CHAIN_NODE: chainNodeOf(),
+    SIMULATOR: "off",
+  };
   const taken = new Set<number>();
   for (const name of PORT_VARIABLES) {
     let port = await freePort();

@@ -5,7 +5,10 @@ import { join } from "node:path";
 import { createPublicClient, createWalletClient, http, type Address, type Hex } from "viem";
 import { spawnHardhatNode } from "../../scripts/chain/node-process";
 
-const stub = JSON.parse(readFileSync(join(__dirname, "MpcSimBridgeEventsStub.json"), "utf8")) as { abi: unknown[]; bytecode: Hex };
+const stub = JSON.parse(readFileSync(join(__dirname, "MpcSimBridgeEventsStub.json"), "utf8")) as {
+  abi: unknown[];
+  bytecode: Hex;
+};
 export const STUB_ABI = stub.abi;
 
 export interface TestChain {
@@ -27,7 +30,12 @@ export async function startHardhatChain(chainId: number): Promise<TestChain> {
 }
 
 export async function deployEventsStub(chain: TestChain): Promise<Address> {
-  const hash = await chain.walletClient.deployContract({ abi: stub.abi, bytecode: stub.bytecode, account: chain.account, chain: null });
+  const hash = await chain.walletClient.deployContract({
+    abi: stub.abi,
+    bytecode: stub.bytecode,
+    account: chain.account,
+    chain: null,
+  });
   const receipt = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
   return receipt.contractAddress!;
 }

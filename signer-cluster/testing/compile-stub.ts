@@ -11,11 +11,19 @@ const out = JSON.parse(
     JSON.stringify({
       language: "Solidity",
       sources: { "MpcSimBridgeEventsStub.sol": { content: source } },
-      settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: "cancun", outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
+      settings: {
+        optimizer: { enabled: true, runs: 200 },
+        evmVersion: "cancun",
+        outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
+      },
     }),
   ),
 );
-if (out.errors?.some((e: { severity: string }) => e.severity === "error")) throw new Error(JSON.stringify(out.errors, null, 2));
+if (out.errors?.some((e: { severity: string }) => e.severity === "error"))
+  throw new Error(JSON.stringify(out.errors, null, 2));
 const c = out.contracts["MpcSimBridgeEventsStub.sol"].MpcSimBridgeEventsStub;
-writeFileSync(join(__dirname, "MpcSimBridgeEventsStub.json"), JSON.stringify({ solc: solc.version(), abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` }, null, 2) + "\n");
+writeFileSync(
+  join(__dirname, "MpcSimBridgeEventsStub.json"),
+  `${JSON.stringify({ solc: solc.version(), abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` }, null, 2)}\n`,
+);
 console.log("wrote MpcSimBridgeEventsStub.json");

@@ -50,10 +50,16 @@ async function assertNoAdminHeld(stack: RunningStack): Promise<void> {
   const { config, deployments } = stack;
   // Every key the serving process holds: each private key in its config, and the bridge's custody stand-in.
   const held = Object.entries(config.keys).flatMap(([role, v]) =>
-    (Array.isArray(v) ? v : [v]).filter((k) => "privateKey" in k).map((k, i) => ({ role: `${role}${Array.isArray(v) ? i : ""}`, address: k.address as Address })),
+    (Array.isArray(v) ? v : [v])
+      .filter((k) => "privateKey" in k)
+      .map((k, i) => ({ role: `${role}${Array.isArray(v) ? i : ""}`, address: k.address as Address })),
   );
   held.push({ role: "bridge custody stand-in", address: privateKeyToAccount(CUSTODY_KEY).address });
-  assert.deepEqual(held.map((h) => h.role).slice(0, 4), ["operator", "feeRecipient", "relayer", "agentRelayer"], "the config's keys, the deployer not among them");
+  assert.deepEqual(
+    held.map((h) => h.role).slice(0, 4),
+    ["operator", "feeRecipient", "relayer", "agentRelayer"],
+    "the config's keys, the deployer not among them",
+  );
   assert.ok(held.length >= 9);
   const deployer = privateKeyToAccount(DEPLOYER_KEY).address;
   assert.ok(!held.some((h) => h.address === deployer));
@@ -61,12 +67,18 @@ async function assertNoAdminHeld(stack: RunningStack): Promise<void> {
   const home = createChainClients(stack.chains.home.chainId, stack.chains.home.rpcUrl).publicClient;
   const remote = createChainClients(stack.chains.remote.chainId, stack.chains.remote.rpcUrl).publicClient;
   type Client = typeof home;
-  const hasRole = (client: Client, contract: Address, role: Hex, account: Address) => client.readContract({ address: contract, abi, functionName: "hasRole", args: [role, account] });
+  const hasRole = (client: Client, contract: Address, role: Hex, account: Address) =>
+    client.readContract({ address: contract, abi, functionName: "hasRole", args: [role, account] });
 
   // Settlement: the deployer is the admin (so the check below can fail), no held key is.
   const settlement = deployments.home.contracts.Settlement as Address;
-  assert.equal(await hasRole(home, settlement, ADMIN_ROLE, deployer), true, "control: the deployer administers Settlement");
-  for (const h of held) assert.equal(await hasRole(home, settlement, ADMIN_ROLE, h.address), false, `${h.role} is a Settlement admin`);
+  assert.equal(
+    await hasRole(home, settlement, ADMIN_ROLE, deployer),
+    true,
+    "control: the deployer administers Settlement",
+  );
+  for (const h of held)
+    assert.equal(await hasRole(home, settlement, ADMIN_ROLE, h.address), false, `${h.role} is a Settlement admin`);
 
   // Bridge: every vault and minter; DEFAULT_ADMIN, GUARDIAN and ROTATION roles.
   const bridge: [Client, string, string][] = [
@@ -79,21 +91,39 @@ async function assertNoAdminHeld(stack: RunningStack): Promise<void> {
     const side = client === home ? deployments.home : deployments.remote;
     const contract = side.contracts[name] as Address;
     assert.match(contract ?? "", /^0x[0-9a-fA-F]{40}$/, `${name} deployed`);
-    const roles = [ADMIN_ROLE, await client.readContract({ address: contract, abi, functionName: "GUARDIAN_ROLE" }), await client.readContract({ address: contract, abi, functionName: "ROTATION_ROLE" })];
+    const roles = [
+      ADMIN_ROLE,
+      await client.readContract({ address: contract, abi, functionName: "GUARDIAN_ROLE" }),
+      await client.readContract({ address: contract, abi, functionName: "ROTATION_ROLE" }),
+    ];
     for (const role of roles) {
-      for (const h of held) assert.equal(await hasRole(client, contract, role, h.address), false, `${h.role} holds ${role} on ${name}`);
+      for (const h of held)
+        assert.equal(await hasRole(client, contract, role, h.address), false, `${h.role} holds ${role} on ${name}`);
       assert.equal(await hasRole(client, contract, role, deployer), false, `the deployer renounced ${role} on ${name}`);
-      if (safeName) assert.equal(await hasRole(client, contract, role, side.contracts[safeName] as Address), true, `control: the Safe holds ${role} on ${name}`);
+      if (safeName)
+        assert.equal(
+          await hasRole(client, contract, role, side.contracts[safeName] as Address),
+          true,
+          `control: the Safe holds ${role} on ${name}`,
+        );
     }
     if (safeName) {
-      const owners = (await client.readContract({ address: side.contracts[safeName] as Address, abi, functionName: "getOwners" })).map((o) => o.toLowerCase());
-      assert.deepEqual(owners, [deployer.toLowerCase()], `${safeName} on ${client === home ? "home" : "remote"}: owned by the deployer alone`);
+      const owners = (
+        await client.readContract({ address: side.contracts[safeName] as Address, abi, functionName: "getOwners" })
+      ).map((o) => o.toLowerCase());
+      assert.deepEqual(
+        owners,
+        [deployer.toLowerCase()],
+        `${safeName} on ${client === home ? "home" : "remote"}: owned by the deployer alone`,
+      );
       for (const h of held) assert.ok(!owners.includes(h.address.toLowerCase()), `${h.role} owns ${safeName}`);
     }
   }
 }
 
-test("no admin key in the serving process: provisioning in a child, no held key has an admin role; a restart needs no key", { timeout: 900_000 }, async (t) => {
+test("no admin key in the serving process: provisioning in a child, no held key has an admin role; a restart needs no key", {
+  timeout: 900_000,
+}, async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "admin-key-e2e-"));
   let stack: RunningStack | undefined;
   t.after(async () => {
@@ -114,7 +144,14 @@ test("no admin key in the serving process: provisioning in a child, no held key 
   stack = await startStack({ config, reset: true, components: components(), onComponentError: "fail", deployerSecret });
   t.diagnostic(`first start: ${JSON.stringify(stack.timingsMs)}`);
   assert.deepEqual(stack.provisioned, ["exchange", "bridge"], "every admin-key step ran in a provisioning child");
-  assert.deepEqual(stack.components.map((c) => [c.name, c.error]), [["pipeline", undefined], ["dex-api", undefined], ["bridge", undefined]]);
+  assert.deepEqual(
+    stack.components.map((c) => [c.name, c.error]),
+    [
+      ["pipeline", undefined],
+      ["dex-api", undefined],
+      ["bridge", undefined],
+    ],
+  );
   assert.equal(deployerSecret.disposed, true, "the stack dropped the key before it served");
   assert.throws(() => deployerSecret.childEnv(), /disposed/);
   assert.deepEqual(provisioningChildren(), [], "no provisioning child outlives the start");
@@ -122,7 +159,11 @@ test("no admin key in the serving process: provisioning in a child, no held key 
   // The serving process's config and environment: the deployer's address, never its key.
   assert.equal("privateKey" in stack.config.keys.deployer, false);
   assert.equal(containsKey(serialise(stack.config)), false, "the config holds no deployer key");
-  assert.equal(Object.values(process.env).some((v) => v !== undefined && containsKey(v)), false, "process.env holds no deployer key");
+  assert.equal(
+    Object.values(process.env).some((v) => v !== undefined && containsKey(v)),
+    false,
+    "process.env holds no deployer key",
+  );
   assert.equal(containsKey(fs.readFileSync(config.deploymentsFile, "utf8")), false);
 
   await assertNoAdminHeld(stack);
@@ -132,11 +173,19 @@ test("no admin key in the serving process: provisioning in a child, no held key 
   // Restart, as `npm start` with no DEPLOYER_PRIVATE_KEY at all: everything re-used, no child, no key.
   await stack.stop();
   stack = undefined;
-  stack = await startStack({ config, components: components(), onComponentError: "fail", deployerSecret: DeployerSecret.takeFrom(process.env) });
+  stack = await startStack({
+    config,
+    components: components(),
+    onComponentError: "fail",
+    deployerSecret: DeployerSecret.takeFrom(process.env),
+  });
   assert.equal(stack.deployedNow, false);
   assert.deepEqual(stack.provisioned, [], "a restart provisions nothing");
   assert.equal(stack.deployments.home.contracts.Settlement, settlement);
   assert.equal(stack.deployments.home.contracts.BridgeVault, vault);
-  assert.ok((await stack.health()).components.every((c) => c.ok), "every part up after the restart");
+  assert.ok(
+    (await stack.health()).components.every((c) => c.ok),
+    "every part up after the restart",
+  );
   await assertNoAdminHeld(stack);
 });

@@ -26,20 +26,37 @@ import { startPipeline } from "../../pipeline/pipeline";
 import { settlementAbi } from "../../sdk/abi";
 import { startFixture } from "../../pipeline/testing/fixture";
 
-test("DELETE /v1/api-keys/{id} renounces the key's agent on chain, cancels its order, wipes its key; the renouncement cannot hit a re-approval", { timeout: 240_000 }, async () => {
+test("DELETE /v1/api-keys/{id} renounces the key's agent on chain, cancels its order, wipes its key; the renouncement cannot hit a re-approval", {
+  timeout: 240_000,
+}, async () => {
   const f = await startFixture({ traders: 1 });
   const dataDir = mkdtempSync(join(tmpdir(), "delete-renounces-"));
   const state = new DexState();
   const p = await startPipeline({
-    rpcUrl: f.chain.rpcUrl, chainId: f.chainId, settlement: f.settlement, fromBlock: f.deployBlock, markets: [f.market],
-    operatorKey: f.operatorKey, dataDir, fsync: false, listeners: [state.onServiceEvent],
+    rpcUrl: f.chain.rpcUrl,
+    chainId: f.chainId,
+    settlement: f.settlement,
+    fromBlock: f.deployBlock,
+    markets: [f.market],
+    operatorKey: f.operatorKey,
+    dataDir,
+    fsync: false,
+    listeners: [state.onServiceEvent],
   });
   const db = await createDb();
   let stopApi: (() => Promise<void>) | undefined;
   try {
     const dex = createDexService({
-      pipeline: p, state, chainId: f.chainId, settlement: f.settlement, rpcUrl: f.chain.rpcUrl, submitterKey: HARDHAT_DEV_PRIVATE_KEYS[10],
-      assets: { [f.weth.toLowerCase()]: { symbol: "WETH", decimals: 18 }, [f.usd.toLowerCase()]: { symbol: "USD", decimals: 6 } },
+      pipeline: p,
+      state,
+      chainId: f.chainId,
+      settlement: f.settlement,
+      rpcUrl: f.chain.rpcUrl,
+      submitterKey: HARDHAT_DEV_PRIVATE_KEYS[10],
+      assets: {
+        [f.weth.toLowerCase()]: { symbol: "WETH", decimals: 18 },
+        [f.usd.toLowerCase()]: { symbol: "USD", decimals: 6 },
+      },
     });
     const running = await startDexApi({
       config: dexApiConfig({ apiKeyEncryptionKey: randomBytes(32).toString("hex") }),
@@ -51,7 +68,8 @@ test("DELETE /v1/api-keys/{id} renounces the key's agent on chain, cancels its o
     stopApi = () => running.close();
     const origin = running.urls.rest.replace(/\/v1$/, "");
     const abi = settlementAbi;
-    const read = <T>(functionName: string, args: unknown[]) => p.client.readContract({ address: f.settlement, abi, functionName, args } as never) as Promise<T>;
+    const read = <T>(functionName: string, args: unknown[]) =>
+      p.client.readContract({ address: f.settlement, abi, functionName, args } as never) as Promise<T>;
     const [trader] = f.traders;
     const m = dex.listMarkets()[0];
 
@@ -62,7 +80,10 @@ test("DELETE /v1/api-keys/{id} renounces the key's agent on chain, cancels its o
     assert.ok(approvedUntil > 0n, "approved on chain");
 
     // an order placed with the key rests
-    const placed = await api(origin, "POST", "/v1/orders", { headers: keyHeaders(key), body: keyOrderBody(m, { side: "buy", priceTicks: 100_000n, sizeLots: 10_000n, clientOrderId: randomUUID() }) });
+    const placed = await api(origin, "POST", "/v1/orders", {
+      headers: keyHeaders(key),
+      body: keyOrderBody(m, { side: "buy", priceTicks: 100_000n, sizeLots: 10_000n, clientOrderId: randomUUID() }),
+    });
     assert.equal(placed.status, 201, placed.text);
     assert.equal(placed.body.status, "open");
 
@@ -78,17 +99,35 @@ test("DELETE /v1/api-keys/{id} renounces the key's agent on chain, cancels its o
     assert.equal(await read<bigint>("agentExpiry", [trader.address, agent]), 0n);
     const receipt = await p.client.getTransactionReceipt({ hash: del.body.agent_revocation.tx_hash as Hex });
     assert.equal(receipt.status, "success");
-    assert.equal(receipt.from.toLowerCase(), privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[10]).address.toLowerCase(), "sent by the agent relayer");
+    assert.equal(
+      receipt.from.toLowerCase(),
+      privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[10]).address.toLowerCase(),
+      "sent by the agent relayer",
+    );
     const events = receipt.logs.map((l) => decodeEventLog({ abi, data: l.data, topics: l.topics }));
-    assert.deepEqual(events.map((e) => [e.eventName, (e.args as unknown as { trader: Address }).trader, (e.args as unknown as { agent: Address }).agent]), [["AgentRevoked", trader.address, agent]]);
+    assert.deepEqual(
+      events.map((e) => [
+        e.eventName,
+        (e.args as unknown as { trader: Address }).trader,
+        (e.args as unknown as { agent: Address }).agent,
+      ]),
+      [["AgentRevoked", trader.address, agent]],
+    );
 
     // the order is cancelled
     const orderPath = `/v1/orders/${placed.body.order_id}`;
-    const order = await api(origin, "GET", orderPath, { headers: await walletHeaders(trader, origin, "GET", orderPath) });
+    const order = await api(origin, "GET", orderPath, {
+      headers: await walletHeaders(trader, origin, "GET", orderPath),
+    });
     assert.equal(order.body.status, "cancelled", order.text);
 
     // the sealed agent key is wiped; the key no longer authenticates
-    const row = (await db.query<{ k: string; r: { signature: Hex; message: Record<string, string> } }>("SELECT agent_key_ciphertext AS k, agent_renouncement AS r FROM dex_api_keys WHERE id = $1", [key.id])).rows[0];
+    const row = (
+      await db.query<{ k: string; r: { signature: Hex; message: Record<string, string> } }>(
+        "SELECT agent_key_ciphertext AS k, agent_renouncement AS r FROM dex_api_keys WHERE id = $1",
+        [key.id],
+      )
+    ).rows[0];
     assert.equal(row.k, "");
     assert.equal(await running.keys.agentOf(key.id), null);
     assert.equal((await api(origin, "GET", "/v1/balances", { headers: keyHeaders(key) })).status, 401);
@@ -104,7 +143,13 @@ test("DELETE /v1/api-keys/{id} renounces the key's agent on chain, cancels its o
     const r = row.r;
     const args = [r.message.trader, r.message.agent, BigInt(r.message.nonce), BigInt(r.message.deadline), r.signature];
     await assert.rejects(
-      p.client.simulateContract({ address: f.settlement, abi, functionName: "renounceAgentWithSig", args, account: f.deployer.address } as never),
+      p.client.simulateContract({
+        address: f.settlement,
+        abi,
+        functionName: "renounceAgentWithSig",
+        args,
+        account: f.deployer.address,
+      } as never),
       (e: Error) => /InvalidAccountNonce/.test(String((e as { shortMessage?: string }).shortMessage) + e.message),
     );
     assert.equal(await read<bigint>("agentExpiry", [trader.address, agent]), approvedUntil, "the re-approval stands");

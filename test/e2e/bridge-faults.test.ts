@@ -43,13 +43,21 @@ after(async () => {
 });
 
 const status = async (nonce: bigint) => relayer.store.get("native", "deposit", nonce);
-const isMinted = async (nonce: bigint) => (await s.user.remote.publicClient.readContract({ address: s.deployment.remote.minter, abi: s.abis.minter, functionName: "isMinted", args: [nonce] })) as boolean;
+const isMinted = async (nonce: bigint) =>
+  (await s.user.remote.publicClient.readContract({
+    address: s.deployment.remote.minter,
+    abi: s.abis.minter,
+    functionName: "isMinted",
+    args: [nonce],
+  })) as boolean;
 
 describe("bridge faults", () => {
   test("with 2 of 5 nodes stopped a transfer completes; with 3 stopped it waits and completes once they return", async () => {
     await Promise.all([s.cluster.stopNode(1), s.cluster.stopNode(2)]);
     const d1 = await s.deposit(11_000n);
-    const row = await waitFor("minted with 3 nodes", async () => ((await status(d1.nonce))?.status === "minted" ? status(d1.nonce) : undefined));
+    const row = await waitFor("minted with 3 nodes", async () =>
+      (await status(d1.nonce))?.status === "minted" ? status(d1.nonce) : undefined,
+    );
     assert.deepEqual(row!.signers!.split(",").map(Number), [3, 4, 5]);
     assert.equal(await isMinted(d1.nonce), true);
 
@@ -77,7 +85,11 @@ describe("bridge faults", () => {
       homeRpcUrl: s.home.rpcUrl,
       remoteRpcUrl: s.remote.rpcUrl,
       privateKey: KEYS.relayer2,
-      deployment: { bridge: "native", home: { ...s.relayerDeployment.home, fromBlock: s.relayerDeployment.home.fromBlock.toString() }, remote: { ...s.relayerDeployment.remote, fromBlock: s.relayerDeployment.remote.fromBlock.toString() } },
+      deployment: {
+        bridge: "native",
+        home: { ...s.relayerDeployment.home, fromBlock: s.relayerDeployment.home.fromBlock.toString() },
+        remote: { ...s.relayerDeployment.remote, fromBlock: s.relayerDeployment.remote.fromBlock.toString() },
+      },
       signer: { mode: "native", nodes: s.cluster.nodes, threshold: 3 },
       hsmUrl: s.cluster.hsm!.url,
       retryMaxMs: 300,
@@ -90,10 +102,17 @@ describe("bridge faults", () => {
       });
       let err = "";
       child.stderr!.on("data", (c) => (err = (err + c).slice(-4000)));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }>((r) => child.once("exit", (code, signal) => r({ code, signal, err })));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }>((r) =>
+        child.once("exit", (code, signal) => r({ code, signal, err })),
+      );
       return { child, exited };
     };
-    const supplyOf = async () => (await s.user.remote.publicClient.readContract({ address: s.wrapped, abi: s.abis.erc20 as Abi, functionName: "totalSupply" })) as bigint;
+    const supplyOf = async () =>
+      (await s.user.remote.publicClient.readContract({
+        address: s.wrapped,
+        abi: s.abis.erc20 as Abi,
+        functionName: "totalSupply",
+      })) as bigint;
     const supplyBefore = await supplyOf();
     const deposits = [];
     for (const amount of [1_000n, 2_000n, 3_000n]) deposits.push(await s.deposit(amount));
@@ -122,7 +141,10 @@ describe("bridge faults", () => {
         crashDb = await createDb({ dataDir: dbDir });
         let recorded = 0;
         for (const d of deposits) {
-          const r = await crashDb.query<{ status: string }>("SELECT status FROM bridge_relayer_transfers WHERE bridge = 'native' AND kind = 'deposit' AND nonce = $1", [d.nonce]);
+          const r = await crashDb.query<{ status: string }>(
+            "SELECT status FROM bridge_relayer_transfers WHERE bridge = 'native' AND kind = 'deposit' AND nonce = $1",
+            [d.nonce],
+          );
           if (r.rows[0]?.status === "minted") recorded += 1;
         }
         if (recorded === deposits.length || attempt === 5) break;
@@ -131,11 +153,21 @@ describe("bridge faults", () => {
         child = second.child;
       }
       try {
-        const logs = await s.user.remote.publicClient.getLogs({ address: s.deployment.remote.minter, event: BRIDGE_MINTED, fromBlock: 0n, toBlock: "latest" });
+        const logs = await s.user.remote.publicClient.getLogs({
+          address: s.deployment.remote.minter,
+          event: BRIDGE_MINTED,
+          fromBlock: 0n,
+          toBlock: "latest",
+        });
         for (const d of deposits) {
           const mints = logs.filter((l) => l.args.depositNonce === d.nonce);
           assert.equal(mints.length, 1, `deposit ${d.nonce} minted exactly once`);
-          const r = (await crashDb.query<{ status: string; dst_tx_hash: string }>("SELECT status, dst_tx_hash FROM bridge_relayer_transfers WHERE bridge = 'native' AND kind = 'deposit' AND nonce = $1", [d.nonce])).rows[0];
+          const r = (
+            await crashDb.query<{ status: string; dst_tx_hash: string }>(
+              "SELECT status, dst_tx_hash FROM bridge_relayer_transfers WHERE bridge = 'native' AND kind = 'deposit' AND nonce = $1",
+              [d.nonce],
+            )
+          ).rows[0];
           assert.equal(r.status, "minted");
           assert.equal(r.dst_tx_hash, mints[0].transactionHash);
         }

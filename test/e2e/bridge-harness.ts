@@ -4,7 +4,16 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createPublicClient, createWalletClient, http, type Abi, type Address, type Hex, type PublicClient, type WalletClient } from "viem";
+import {
+  createPublicClient,
+  createWalletClient,
+  http,
+  type Abi,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type WalletClient,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
 import { startCluster, type Cluster } from "../../signer-cluster/cluster";
@@ -22,9 +31,13 @@ export const KEYS = {
   custody: HARDHAT_DEV_PRIVATE_KEYS[8] as Hex,
 };
 
-
 export function chainClients(rpcUrl: string, chainId: number, key: Hex): ChainClients {
-  const chain = { id: chainId, name: `local-${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } as const;
+  const chain = {
+    id: chainId,
+    name: `local-${chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  } as const;
   // a few retries: a keep-alive socket the node closed while idle fails the first request on it
   const transport = http(rpcUrl, { retryCount: 3, retryDelay: 10 });
   return {
@@ -51,7 +64,9 @@ export interface BridgeSystem {
   stop(): Promise<void>;
 }
 
-export async function startBridgeSystem(opts: { challengePeriodSec?: number; hsmThresholdWei?: bigint; userFundsWei?: bigint } = {}): Promise<BridgeSystem> {
+export async function startBridgeSystem(
+  opts: { challengePeriodSec?: number; hsmThresholdWei?: bigint; userFundsWei?: bigint } = {},
+): Promise<BridgeSystem> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bridge-e2e-"));
   const now = Math.floor(Date.now() / 1000);
   const stops: (() => Promise<void>)[] = [];
@@ -60,16 +75,30 @@ export async function startBridgeSystem(opts: { challengePeriodSec?: number; hsm
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const [home, remote] = await Promise.all([31337, 31338].map((chainId) => spawnHardhatNode({ chainId, genesisTimestampS: now })));
-    stops.push(() => home.stop(), () => remote.stop());
+    const [home, remote] = await Promise.all(
+      [31337, 31338].map((chainId) => spawnHardhatNode({ chainId, genesisTimestampS: now })),
+    );
+    stops.push(
+      () => home.stop(),
+      () => remote.stop(),
+    );
     const cluster = await startCluster({ dataDir: path.join(dataDir, "mpc"), hsm: { minAmountWei: 0n } });
     stops.push(() => cluster.stop());
 
     const deployerHome = chainClients(home.rpcUrl, 31337, KEYS.deployer);
     const tokenArt = loadArtifact("BridgeTestToken");
-    const hash = await deployerHome.walletClient.deployContract({ abi: tokenArt.abi, bytecode: tokenArt.bytecode, args: ["Demo USD", "USD", 6], account: deployerHome.walletClient.account!, chain: deployerHome.walletClient.chain });
+    const hash = await deployerHome.walletClient.deployContract({
+      abi: tokenArt.abi,
+      bytecode: tokenArt.bytecode,
+      args: ["Demo USD", "USD", 6],
+      account: deployerHome.walletClient.account!,
+      chain: deployerHome.walletClient.chain,
+    });
     const token = (await deployerHome.publicClient.waitForTransactionReceipt({ hash })).contractAddress as Address;
-    const startBlocks = { home: await deployerHome.publicClient.getBlockNumber(), remote: await chainClients(remote.rpcUrl, 31338, KEYS.deployer).publicClient.getBlockNumber() };
+    const startBlocks = {
+      home: await deployerHome.publicClient.getBlockNumber(),
+      remote: await chainClients(remote.rpcUrl, 31338, KEYS.deployer).publicClient.getBlockNumber(),
+    };
 
     const deployment = await deployBridge({
       homeRpcUrl: home.rpcUrl,
@@ -85,20 +114,35 @@ export async function startBridgeSystem(opts: { challengePeriodSec?: number; hsm
     await cluster.reconfigure({
       confirmations: 0,
       home: { chainId: 31337, rpcUrl: home.rpcUrl, vault: deployment.home.vault, fromBlock: startBlocks.home },
-      remote: { chainId: 31338, rpcUrl: remote.rpcUrl, minter: deployment.remote.minter, fromBlock: startBlocks.remote },
+      remote: {
+        chainId: 31338,
+        rpcUrl: remote.rpcUrl,
+        minter: deployment.remote.minter,
+        fromBlock: startBlocks.remote,
+      },
     });
     const abis = BRIDGE_ABIS;
-    const clientsFor = (key: Hex) => ({ home: chainClients(home.rpcUrl, 31337, key), remote: chainClients(remote.rpcUrl, 31338, key) });
+    const clientsFor = (key: Hex) => ({
+      home: chainClients(home.rpcUrl, 31337, key),
+      remote: chainClients(remote.rpcUrl, 31338, key),
+    });
     const userClients = clientsFor(KEYS.user);
     const userAddress = userClients.home.walletClient.account!.address;
     const send = async (c: ChainClients, address: Address, abi: Abi, functionName: string, args: unknown[]) => {
-      const h = await c.walletClient.writeContract({ address, abi, functionName, args, account: c.walletClient.account!, chain: c.walletClient.chain });
+      const h = await c.walletClient.writeContract({
+        address,
+        abi,
+        functionName,
+        args,
+        account: c.walletClient.account!,
+        chain: c.walletClient.chain,
+      });
       const r = await c.publicClient.waitForTransactionReceipt({ hash: h, pollingInterval: 5 });
       if (r.status !== "success") throw new Error(`${functionName} reverted`);
       return r;
     };
     await send(deployerHome, token, tokenArt.abi, "mint", [userAddress, opts.userFundsWei ?? 10n ** 14n]);
-    await send(userClients.home, token, tokenArt.abi, "approve", [deployment.home.vault, (1n << 255n)]);
+    await send(userClients.home, token, tokenArt.abi, "approve", [deployment.home.vault, 1n << 255n]);
     const wrapped = deployment.remote.wrappedTokens.USD;
 
     return {
@@ -119,21 +163,45 @@ export async function startBridgeSystem(opts: { challengePeriodSec?: number; hsm
       clientsFor,
       async deposit(amountWei, recipient = userAddress) {
         // the API's approve calls set exact allowances: top it up again when needed
-        const allowance = (await userClients.home.publicClient.readContract({ address: token, abi: tokenArt.abi, functionName: "allowance", args: [userAddress, deployment.home.vault] })) as bigint;
-        if (allowance < amountWei) await send(userClients.home, token, tokenArt.abi, "approve", [deployment.home.vault, 1n << 255n]);
+        const allowance = (await userClients.home.publicClient.readContract({
+          address: token,
+          abi: tokenArt.abi,
+          functionName: "allowance",
+          args: [userAddress, deployment.home.vault],
+        })) as bigint;
+        if (allowance < amountWei)
+          await send(userClients.home, token, tokenArt.abi, "approve", [deployment.home.vault, 1n << 255n]);
         const at = performance.now();
-        const r = await send(userClients.home, deployment.home.vault, abis.vault, "deposit", [token, amountWei, recipient, 31338n]);
-        const nonce = BigInt(r.logs.find((l) => l.address.toLowerCase() === deployment.home.vault.toLowerCase())!.topics[1]!);
+        const r = await send(userClients.home, deployment.home.vault, abis.vault, "deposit", [
+          token,
+          amountWei,
+          recipient,
+          31338n,
+        ]);
+        const nonce = BigInt(
+          r.logs.find((l) => l.address.toLowerCase() === deployment.home.vault.toLowerCase())!.topics[1]!,
+        );
         return { nonce, txHash: r.transactionHash, at };
       },
       async burn(amountWei, recipient = userAddress) {
-        const r = await send(userClients.remote, deployment.remote.minter, abis.minter, "burn", [wrapped, amountWei, recipient]);
-        const burned = r.logs.find((l) => l.address.toLowerCase() === deployment.remote.minter.toLowerCase() && l.topics.length === 4);
+        const r = await send(userClients.remote, deployment.remote.minter, abis.minter, "burn", [
+          wrapped,
+          amountWei,
+          recipient,
+        ]);
+        const burned = r.logs.find(
+          (l) => l.address.toLowerCase() === deployment.remote.minter.toLowerCase() && l.topics.length === 4,
+        );
         return { nonce: BigInt(burned!.topics[1]!), txHash: r.transactionHash };
       },
       async balanceOf(side, t, who) {
         const c = side === "home" ? userClients.home : userClients.remote;
-        return (await c.publicClient.readContract({ address: t, abi: abis.erc20, functionName: "balanceOf", args: [who] })) as bigint;
+        return (await c.publicClient.readContract({
+          address: t,
+          abi: abis.erc20,
+          functionName: "balanceOf",
+          args: [who],
+        })) as bigint;
       },
       stop,
     };
@@ -143,7 +211,12 @@ export async function startBridgeSystem(opts: { challengePeriodSec?: number; hsm
   }
 }
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 20): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+  everyMs = 20,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

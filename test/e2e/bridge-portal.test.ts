@@ -31,17 +31,25 @@ const PHONE = { width: 390, height: 844 };
 const HOSTS = ["tenant-a.test", "tenant-b.test", "nobody.test"];
 
 async function axeCheck(page: Page, label: string): Promise<void> {
-  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
+  if (!(await page.evaluate(() => Boolean(window.axe))))
+    await page.evaluate(fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
   const violations = (await page.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ["violations"] });
-    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) }));
+    return r.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")),
+    }));
   })) as { id: string; impact: string; nodes: string[] }[];
   const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(serious, [], `${label}: axe found ${JSON.stringify(serious)}`);
 }
 
 async function shoot(page: Page, name: string): Promise<void> {
-  for (const [label, size] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+  for (const [label, size] of [
+    ["desktop", DESKTOP],
+    ["phone", PHONE],
+  ] as const) {
     await page.setViewportSize(size);
     await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
     await axeCheck(page, `${name} at ${label} width`);
@@ -62,17 +70,32 @@ async function recordTimeline(page: Page): Promise<void> {
   })()`);
 }
 
-const EXTENSION = { uuid: "5f4d2c1b-8a9e-4b7c-9d3e-2f1a0b9c8d7e", name: "Test Browser Wallet", icon: "data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'/>", rdns: "test.wallet" };
+const EXTENSION = {
+  uuid: "5f4d2c1b-8a9e-4b7c-9d3e-2f1a0b9c8d7e",
+  name: "Test Browser Wallet",
+  icon: "data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'/>",
+  rdns: "test.wallet",
+};
 
 /** A browser wallet as an extension injects one: an EIP-1193 provider announced by EIP-6963 in every page of
  *  `ctx`, whose requests reach this test process (it holds the key and sends to the chains itself, as an
  *  extension uses its own RPC). `calls` records every method asked. */
-async function installExtension(ctx: BrowserContext, key: Hex, rpcUrls: Record<number, string>, calls: string[]): Promise<void> {
+async function installExtension(
+  ctx: BrowserContext,
+  key: Hex,
+  rpcUrls: Record<number, string>,
+  calls: string[],
+): Promise<void> {
   const account = privateKeyToAccount(key);
   let chainId = 31337;
   await ctx.exposeFunction("__testWalletRequest", async (method: string, params: any[]) => {
     calls.push(method);
-    const chain = defineChain({ id: chainId, name: `chain ${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrls[chainId]] } } });
+    const chain = defineChain({
+      id: chainId,
+      name: `chain ${chainId}`,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrls[chainId]] } },
+    });
     try {
       switch (method) {
         case "eth_requestAccounts":
@@ -89,12 +112,19 @@ async function installExtension(ctx: BrowserContext, key: Hex, rpcUrls: Record<n
         case "eth_sendTransaction": {
           const tx = params[0];
           const wallet = createWalletClient({ account, chain, transport: http(rpcUrls[chainId]) });
-          return { result: await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ? BigInt(tx.value) : 0n }) };
+          return {
+            result: await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ? BigInt(tx.value) : 0n }),
+          };
         }
         case "personal_sign":
           return { result: await account.signMessage({ message: { raw: params[0] } }) };
         default:
-          return { result: await createPublicClient({ chain, transport: http(rpcUrls[chainId]) }).request({ method: method as any, params: params as any }) };
+          return {
+            result: await createPublicClient({ chain, transport: http(rpcUrls[chainId]) }).request({
+              method: method as any,
+              params: params as any,
+            }),
+          };
       }
     } catch (err) {
       return { error: { code: -32603, message: String((err as Error).message ?? err) } };
@@ -122,7 +152,10 @@ async function formError(page: Page, amount: string): Promise<string> {
   return (await page.textContent("#form-error")) ?? "";
 }
 
-test("the tenant portal: branding per hostname; a deposit signed in the page, step by step until minted, for both tenants; a withdrawal's challenge window", { timeout: 600_000, skip: !fs.existsSync(CHROMIUM) && "no /usr/bin/chromium" }, async (tc) => {
+test("the tenant portal: branding per hostname; a deposit signed in the page, step by step until minted, for both tenants; a withdrawal's challenge window", {
+  timeout: 600_000,
+  skip: !fs.existsSync(CHROMIUM) && "no /usr/bin/chromium",
+}, async (tc) => {
   const t0 = Date.now();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bridge-portal-e2e-"));
@@ -131,26 +164,61 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
   try {
     const { config } = await createTestConfig(dataDir);
     stack = await startStack({ config, components: defaultComponents(["bridge"]), onComponentError: "fail" });
-    tc.diagnostic(`stack (chains, exchange and bridge contracts, signer nodes, relayers) started in ${Date.now() - t0} ms`);
+    tc.diagnostic(
+      `stack (chains, exchange and bridge contracts, signer nodes, relayers) started in ${Date.now() - t0} ms`,
+    );
     const port = config.ports.bridgeApi;
     const remote = createPublicClient({ transport: http(stack.chains.remote.rpcUrl) });
     const home = createPublicClient({ transport: http(stack.chains.home.rpcUrl) });
     const remoteTokens = stack.deployments.remote.tokens;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", `--host-resolver-rules=${HOSTS.map((h) => `MAP ${h} 127.0.0.1`).join(", ")}`],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        `--host-resolver-rules=${HOSTS.map((h) => `MAP ${h} 127.0.0.1`).join(", ")}`,
+      ],
     });
 
     const extensionCalls: string[] = [];
     const tenants = [
-      { host: "tenant-a.test", name: "Aurora Bridge", header: "rgb(29, 63, 184)", mode: /native/, trader: 0, wallet: "dev:0", wrapped: remoteTokens["USD"].address as Address, vault: stack.deployments.home.contracts.BridgeVault },
-      { host: "tenant-b.test", name: "Harbor Custody Bridge", header: "rgb(15, 81, 50)", mode: /custody/, trader: 1, wallet: `ext:${EXTENSION.uuid}`, wrapped: remoteTokens["USD.custody"].address as Address, vault: stack.deployments.home.contracts.CustodyBridgeVault },
+      {
+        host: "tenant-a.test",
+        name: "Aurora Bridge",
+        header: "rgb(29, 63, 184)",
+        mode: /native/,
+        trader: 0,
+        wallet: "dev:0",
+        wrapped: remoteTokens.USD.address as Address,
+        vault: stack.deployments.home.contracts.BridgeVault,
+      },
+      {
+        host: "tenant-b.test",
+        name: "Harbor Custody Bridge",
+        header: "rgb(15, 81, 50)",
+        mode: /custody/,
+        trader: 1,
+        wallet: `ext:${EXTENSION.uuid}`,
+        wrapped: remoteTokens["USD.custody"].address as Address,
+        vault: stack.deployments.home.contracts.CustodyBridgeVault,
+      },
     ];
     for (const t of tenants) {
       const started = Date.now();
       const ctx = await browser.newContext({ viewport: DESKTOP });
       // tenant B's user has a browser wallet (EIP-6963), holding demo trader 2's key in this test process
-      if (t.wallet.startsWith("ext:")) await installExtension(ctx, config.keys.demoTraders[t.trader].privateKey, { 31337: stack.chains.home.rpcUrl, 31338: stack.chains.remote.rpcUrl }, extensionCalls);
+      if (t.wallet.startsWith("ext:"))
+        await installExtension(
+          ctx,
+          config.keys.demoTraders[t.trader].privateKey,
+          { 31337: stack.chains.home.rpcUrl, 31338: stack.chains.remote.rpcUrl },
+          extensionCalls,
+        );
       const page = await ctx.newPage();
       const pageErrors: string[] = [];
       page.on("pageerror", (e) => pageErrors.push(String(e)));
@@ -166,14 +234,21 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
       assert.match((await page.textContent("#mode"))!, t.mode);
       const chains = (await page.textContent("#chains"))!.toLowerCase();
       assert.ok(chains.includes(t.vault!.toLowerCase()), `${t.host} lists its own vault`);
-      for (const other of tenants.filter((o) => o !== t)) assert.ok(!chains.includes(other.vault!.toLowerCase()), `${t.host} does not list another tenant's vault`);
+      for (const other of tenants.filter((o) => o !== t))
+        assert.ok(!chains.includes(other.vault!.toLowerCase()), `${t.host} does not list another tenant's vault`);
 
       // the development wallet: a demo trader, with the sandbox's bridged funds shown in decimals
       const trader = config.keys.demoTraders[t.trader].address;
       await page.selectOption("#wallet-choice", t.wallet);
       await page.click("#connect");
-      await page.waitForFunction((a) => document.getElementById("wallet-address")?.textContent === a, trader, { timeout: WAIT });
-      await page.waitForFunction(() => document.querySelector("[data-balance=home-USD]")?.textContent === "10,000", null, { timeout: WAIT });
+      await page.waitForFunction((a) => document.getElementById("wallet-address")?.textContent === a, trader, {
+        timeout: WAIT,
+      });
+      await page.waitForFunction(
+        () => document.querySelector("[data-balance=home-USD]")?.textContent === "10,000",
+        null,
+        { timeout: WAIT },
+      );
       assert.equal(await page.textContent("[data-balance=remote-USD]"), "0");
       assert.match((await page.textContent("#available"))!, /Available on Home chain: 10,000 USD/);
 
@@ -198,9 +273,20 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
         // the network drops as the page links the deposit: the transfer waits, and "Link my transaction" finishes it
         await page.route("**/api/v1/transfer/*/complete", (route) => route.abort(), { times: 1 });
         await page.click("#submit");
-        await page.waitForFunction(() => /The transfer stopped: The bridge cannot be reached/.test(document.getElementById("form-error").textContent), null, { timeout: WAIT });
+        await page.waitForFunction(
+          () =>
+            /The transfer stopped: The bridge cannot be reached/.test(
+              document.getElementById("form-error").textContent,
+            ),
+          null,
+          { timeout: WAIT },
+        );
         await page.waitForSelector("#finish:not([hidden])", { timeout: WAIT });
-        assert.equal(await page.getAttribute("#timeline [data-step=seen]", "data-state"), "active", "not linked: not shown as seen");
+        assert.equal(
+          await page.getAttribute("#timeline [data-step=seen]", "data-state"),
+          "active",
+          "not linked: not shown as seen",
+        );
         await page.click("#finish");
       } else await page.click("#submit");
       await page.waitForSelector("#timeline [data-step=minted][data-state=done]", { timeout: WAIT });
@@ -208,23 +294,47 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
       const timeline = (await page.evaluate(() => window.__timeline)) as string[];
       const order = ["signed", "seen", "finality", "signatures", "minted"];
       const doneCount = (snap: string) => order.findIndex((s) => !snap.includes(`${s}:done`));
-      assert.deepEqual(timeline[timeline.length - 1].split(",").map((s) => s.split(":")[1]), ["done", "done", "done", "done", "done"]);
+      assert.deepEqual(
+        timeline[timeline.length - 1].split(",").map((s) => s.split(":")[1]),
+        ["done", "done", "done", "done", "done"],
+      );
       for (const snap of timeline) {
         const states = snap.split(",").map((s) => s.split(":"));
-        assert.deepEqual(states.map(([step]) => step), order, "the steps in order");
+        assert.deepEqual(
+          states.map(([step]) => step),
+          order,
+          "the steps in order",
+        );
         const firstNotDone = states.findIndex(([, state]) => state !== "done");
-        if (firstNotDone >= 0) assert.ok(states.slice(firstNotDone + 1).every(([, state]) => state === "pending"), `steps after the current one wait: ${snap}`);
+        if (firstNotDone >= 0)
+          assert.ok(
+            states.slice(firstNotDone + 1).every(([, state]) => state === "pending"),
+            `steps after the current one wait: ${snap}`,
+          );
       }
       const counts = timeline.map((s) => (doneCount(s) === -1 ? order.length : doneCount(s)));
-      for (let i = 1; i < counts.length; i++) assert.ok(counts[i] >= counts[i - 1], `no step goes back: ${timeline.join(" | ")}`);
-      assert.ok(counts.some((c) => c > 0 && c < order.length), `intermediate steps were shown: ${timeline.join(" | ")}`);
+      for (let i = 1; i < counts.length; i++)
+        assert.ok(counts[i] >= counts[i - 1], `no step goes back: ${timeline.join(" | ")}`);
+      assert.ok(
+        counts.some((c) => c > 0 && c < order.length),
+        `intermediate steps were shown: ${timeline.join(" | ")}`,
+      );
       assert.equal(await page.textContent("#transfer-status"), "minted");
       const signatures = (await page.textContent("[data-step=signatures]"))!;
-      if (t.mode.source === "native") assert.match(signatures, /Threshold signatures.*[3-5] of 5 signer nodes \(3 needed\)/s);
+      if (t.mode.source === "native")
+        assert.match(signatures, /Threshold signatures.*[3-5] of 5 signer nodes \(3 needed\)/s);
       else assert.match(signatures, /Approved by the custody provider/);
       assert.match((await page.textContent("[data-step=signed]"))!, /approve 0x.*deposit 0x/s);
-      assert.equal(await remote.readContract({ address: t.wrapped, abi: erc20Abi, functionName: "balanceOf", args: [trader] }), 12_500_000n, "12.5 USD minted on the remote chain");
-      await page.waitForFunction(() => document.querySelector("[data-balance=remote-USD]")?.textContent === "12.5", null, { timeout: WAIT });
+      assert.equal(
+        await remote.readContract({ address: t.wrapped, abi: erc20Abi, functionName: "balanceOf", args: [trader] }),
+        12_500_000n,
+        "12.5 USD minted on the remote chain",
+      );
+      await page.waitForFunction(
+        () => document.querySelector("[data-balance=remote-USD]")?.textContent === "12.5",
+        null,
+        { timeout: WAIT },
+      );
       assert.equal(await page.textContent("[data-balance=home-USD]"), "9,987.5");
       assert.match((await page.textContent("#history"))!, /Deposit.*12\.5 USD/s);
       await shoot(page, `${t.host}-minted`);
@@ -232,17 +342,29 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
       if (t.mode.source === "native") {
         // a withdrawal: the burn signed in the page, then the challenge window (300 s on the stack) shown
         await page.selectOption("#direction", "withdrawal");
-        await page.waitForFunction(() => /Available on Remote chain: 12.5 USD/.test(document.getElementById("available").textContent), null, { timeout: WAIT });
+        await page.waitForFunction(
+          () => /Available on Remote chain: 12.5 USD/.test(document.getElementById("available").textContent),
+          null,
+          { timeout: WAIT },
+        );
         assert.match(await formError(page, "12.6"), /more than your balance of 12\.5 USD/);
         await page.fill("#amount", "2.5");
         await page.click("#submit");
         await page.waitForSelector("#timeline [data-step=challenge][data-state=active]", { timeout: WAIT });
         // the step turns active once the signatures are in; its end shows when the release is queued (a poll later)
-        await page.waitForFunction(() => /open until .*left/s.test(document.querySelector("[data-step=challenge]")?.textContent ?? ""), null, { timeout: WAIT });
+        await page.waitForFunction(
+          () => /open until .*left/s.test(document.querySelector("[data-step=challenge]")?.textContent ?? ""),
+          null,
+          { timeout: WAIT },
+        );
         assert.match((await page.textContent("[data-step=challenge]"))!, /open until .*left/s);
         assert.equal(await page.getAttribute("#release", "hidden"), "", "no release before the window closes");
         assert.match((await page.textContent("[data-step=signed]"))!, /burn 0x/);
-        await page.waitForFunction(() => document.querySelector("[data-balance=remote-USD]")?.textContent === "10", null, { timeout: WAIT });
+        await page.waitForFunction(
+          () => document.querySelector("[data-balance=remote-USD]")?.textContent === "10",
+          null,
+          { timeout: WAIT },
+        );
         assert.match((await page.textContent("#history"))!, /Withdrawal.*2\.5 USD/s);
         await shoot(page, `${t.host}-challenge-window`);
       }
@@ -259,7 +381,8 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
     }
 
     // the browser wallet was discovered and connected, and it signed both transactions and the link
-    for (const m of ["eth_requestAccounts", "eth_sendTransaction", "personal_sign"]) assert.ok(extensionCalls.includes(m), `the browser wallet was asked ${m}: ${extensionCalls.join(",")}`);
+    for (const m of ["eth_requestAccounts", "eth_sendTransaction", "personal_sign"])
+      assert.ok(extensionCalls.includes(m), `the browser wallet was asked ${m}: ${extensionCalls.join(",")}`);
     assert.equal(extensionCalls.filter((m) => m === "eth_sendTransaction").length, 2, "approve and deposit");
 
     const page = await browser.newPage();

@@ -39,7 +39,12 @@ interface Reply {
 }
 
 /** A request under a tenant's Host (api/testing/host-request.ts). */
-function call(method: string, path: string, host: string, opts: { body?: unknown; token?: string } = {}): Promise<Reply> {
+function call(
+  method: string,
+  path: string,
+  host: string,
+  opts: { body?: unknown; token?: string } = {},
+): Promise<Reply> {
   const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
   const headers: Record<string, string> = {};
   if (payload !== undefined) headers["content-type"] = "application/json";
@@ -59,7 +64,12 @@ async function sendCalls(key: Hex, calls: { chainId: number; to: Address; data: 
   let last: Hex = "0x";
   for (const x of calls) {
     const w = x.chainId === 31337 ? c.home : c.remote;
-    const hash = await w.walletClient.sendTransaction({ to: x.to, data: x.data, account: w.walletClient.account!, chain: w.walletClient.chain });
+    const hash = await w.walletClient.sendTransaction({
+      to: x.to,
+      data: x.data,
+      account: w.walletClient.account!,
+      chain: w.walletClient.chain,
+    });
     assert.equal((await w.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 5 })).status, "success");
     last = hash;
   }
@@ -74,13 +84,23 @@ const signLink = (key: Hex, id: string, txHash: Hex) => {
 async function initiate(host: string, body: Record<string, string>) {
   const r = await call("POST", "/api/v1/transfer/initiate", host, { body });
   assert.equal(r.status, 201, JSON.stringify(r.body));
-  return r.body as { transfer: { id: string; status: string }; calls: { chainId: number; to: Address; data: Hex }[]; accessToken: string };
+  return r.body as {
+    transfer: { id: string; status: string };
+    calls: { chainId: number; to: Address; data: Hex }[];
+    accessToken: string;
+  };
 }
 
 before(async () => {
   s = await startBridgeSystem({ challengePeriodSec: 2 });
   db = await createDb();
-  const info = { bridge: "native", home: { chainId: 31337, vault: s.deployment.home.vault }, remote: { chainId: 31338, minter: s.deployment.remote.minter }, tokens: [{ symbol: "USD", home: s.token, wrapped: s.wrapped, decimals: 6 }], keyEpoch: 1 };
+  const info = {
+    bridge: "native",
+    home: { chainId: 31337, vault: s.deployment.home.vault },
+    remote: { chainId: 31338, minter: s.deployment.remote.minter },
+    tokens: [{ symbol: "USD", home: s.token, wrapped: s.wrapped, decimals: 6 }],
+    keyEpoch: 1,
+  };
   // two tenants' brandings over the same vault/minter pair: a tenant routes, it does not authorize
   await createTenantStore(db).seed([nativeTenant(info, [A]), custodyTenant(info, [B])]);
   api = await startBridgeApi({
@@ -119,13 +139,20 @@ describe("bridge security", () => {
       assert.equal(r.body.nonce, null);
       assert.equal(r.body.txHashes.deposit, null);
     };
-    const link = (id: string, token: string, extra: Record<string, unknown>) => call("POST", `/api/v1/transfer/${id}/complete`, A, { token, body: { txHash: depositTx, ...extra } });
+    const link = (id: string, token: string, extra: Record<string, unknown>) =>
+      call("POST", `/api/v1/transfer/${id}/complete`, A, { token, body: { txHash: depositTx, ...extra } });
 
     // no signature at all
     assertErrorBody(await link(theirs.transfer.id, theirs.accessToken, {}), 400, "INVALID_REQUEST");
     await unchanged();
     // signed by the attacker
-    assertErrorBody(await link(theirs.transfer.id, theirs.accessToken, { signature: await signLink(ATTACKER_KEY, theirs.transfer.id, depositTx) }), 403, "FORBIDDEN");
+    assertErrorBody(
+      await link(theirs.transfer.id, theirs.accessToken, {
+        signature: await signLink(ATTACKER_KEY, theirs.transfer.id, depositTx),
+      }),
+      403,
+      "FORBIDDEN",
+    );
     await unchanged();
     // the victim's signature for the victim's own transfer, replayed on the attacker's
     const victimSig = await signLink(KEYS.user, mine.transfer.id, depositTx);
@@ -134,7 +161,13 @@ describe("bridge security", () => {
     assert.equal(replay.body.error.details.reason, "not_signed_by_sender");
     await unchanged();
     // the victim's signature naming another transaction
-    assertErrorBody(await link(mine.transfer.id, mine.accessToken, { signature: await signLink(KEYS.user, mine.transfer.id, `0x${"22".repeat(32)}`) }), 403, "FORBIDDEN");
+    assertErrorBody(
+      await link(mine.transfer.id, mine.accessToken, {
+        signature: await signLink(KEYS.user, mine.transfer.id, `0x${"22".repeat(32)}`),
+      }),
+      403,
+      "FORBIDDEN",
+    );
     // a malformed signature is a 400
     assertErrorBody(await link(mine.transfer.id, mine.accessToken, { signature: "0x1234" }), 400, "INVALID_REQUEST");
 
@@ -153,9 +186,15 @@ describe("bridge security", () => {
     assert.match(t.accessToken, /^[A-Za-z0-9_-]{43}$/, "32 random bytes, base64url");
     assert.notEqual(t.accessToken, other.accessToken);
     // stored hashed, never as given
-    const stored = (await db.query<{ access_token_hash: string }>("SELECT access_token_hash FROM bridge_transfers WHERE id = $1", [id])).rows[0];
+    const stored = (
+      await db.query<{ access_token_hash: string }>("SELECT access_token_hash FROM bridge_transfers WHERE id = $1", [
+        id,
+      ])
+    ).rows[0];
     assert.equal(stored.access_token_hash, createHash("sha256").update(t.accessToken).digest("hex"));
-    assert.ok(!JSON.stringify(await db.query("SELECT * FROM bridge_transfers WHERE id = $1", [id])).includes(t.accessToken));
+    assert.ok(
+      !JSON.stringify(await db.query("SELECT * FROM bridge_transfers WHERE id = $1", [id])).includes(t.accessToken),
+    );
 
     const get = (host: string, token?: string) => call("GET", `/api/v1/transfer/${id}`, host, { token });
     // right host, no capability / a wrong one / another transfer's: 404, as for an id that does not exist
@@ -170,7 +209,11 @@ describe("bridge security", () => {
     assertErrorBody(await call("GET", `/api/tenant?hostname=${A}`, "nobody.test"), 404, "TENANT_NOT_FOUND");
     assert.equal((await call("GET", "/", "nobody.test")).status, 404);
     // completing needs the capability too, under the right host
-    const complete = (host: string, token?: string) => call("POST", `/api/v1/transfer/${id}/complete`, host, { token, body: { txHash: `0x${"11".repeat(32)}`, signature: `0x${"11".repeat(65)}` } });
+    const complete = (host: string, token?: string) =>
+      call("POST", `/api/v1/transfer/${id}/complete`, host, {
+        token,
+        body: { txHash: `0x${"11".repeat(32)}`, signature: `0x${"11".repeat(65)}` },
+      });
     assertErrorBody(await complete(A), 404, "TRANSFER_NOT_FOUND");
     assertErrorBody(await complete(B, t.accessToken), 404, "TRANSFER_NOT_FOUND");
 
@@ -187,7 +230,8 @@ describe("bridge security", () => {
     const N = 3;
     const home = s.user.home.publicClient;
     const remote = s.user.remote.publicClient;
-    const mine = (client: typeof home, blocks: number) => client.request({ method: "hardhat_mine" as never, params: [`0x${blocks.toString(16)}`] as never });
+    const mine = (client: typeof home, blocks: number) =>
+      client.request({ method: "hardhat_mine" as never, params: [`0x${blocks.toString(16)}`] as never });
     const makeRelayer = async (id: string, fromHome: bigint) => {
       const ownDb = await createDb();
       const c = s.clientsFor(KEYS.relayer2);
@@ -218,15 +262,32 @@ describe("bridge security", () => {
       await relayer.tick();
       await relayer.tick();
       assert.equal(await relayer.store.get("native", "deposit", d.nonce), undefined, "N-1 confirmations: not seen");
-      assert.equal(await remote.readContract({ address: s.deployment.remote.minter, abi: s.abis.minter, functionName: "isMinted", args: [d.nonce] }), false);
+      assert.equal(
+        await remote.readContract({
+          address: s.deployment.remote.minter,
+          abi: s.abis.minter,
+          functionName: "isMinted",
+          args: [d.nonce],
+        }),
+        false,
+      );
       // a signer whose home chain needs N refuses at N-1 (retryable) even though its default is 0
       const verifier = createSourceEventVerifier({
         confirmations: 0,
-        home: { chainId: 31337, rpcUrl: s.home.rpcUrl, vault: s.deployment.home.vault, fromBlock: 0n, confirmations: N },
+        home: {
+          chainId: 31337,
+          rpcUrl: s.home.rpcUrl,
+          vault: s.deployment.home.vault,
+          fromBlock: 0n,
+          confirmations: N,
+        },
         remote: { chainId: 31338, rpcUrl: s.remote.rpcUrl, minter: s.deployment.remote.minter, fromBlock: 0n },
       });
       const ref = { kind: "MINT" as const, srcChainId: 31337n, nonce: d.nonce };
-      await assert.rejects(verifier.verify(ref, 1n), (e: unknown) => e instanceof MpcError && e.code === "SOURCE_EVENT_NOT_FINAL" && e.retryable);
+      await assert.rejects(
+        verifier.verify(ref, 1n),
+        (e: unknown) => e instanceof MpcError && e.code === "SOURCE_EVENT_NOT_FINAL" && e.retryable,
+      );
       await mine(home, 1);
       assert.equal((await verifier.verify(ref, 1n)).blockNumber, b);
       assert.equal(await home.getBlockNumber(), b + BigInt(N));
@@ -236,7 +297,15 @@ describe("bridge security", () => {
         return r?.status === "minted" && r;
       });
       assert.equal(BigInt(minted.src_block), b);
-      assert.equal(await remote.readContract({ address: s.deployment.remote.minter, abi: s.abis.minter, functionName: "isMinted", args: [d.nonce] }), true);
+      assert.equal(
+        await remote.readContract({
+          address: s.deployment.remote.minter,
+          abi: s.abis.minter,
+          functionName: "isMinted",
+          args: [d.nonce],
+        }),
+        true,
+      );
     } finally {
       await relayer.stop();
       await ownDb.close();
@@ -251,7 +320,11 @@ describe("bridge security", () => {
       await mine(remote, N - 1);
       assert.equal(await remote.getBlockNumber(), b + BigInt(N - 1));
       await burner.relayer.tick();
-      assert.equal(await burner.relayer.store.get("native", "withdrawal", w.nonce), undefined, "N-1 confirmations: not seen");
+      assert.equal(
+        await burner.relayer.store.get("native", "withdrawal", w.nonce),
+        undefined,
+        "N-1 confirmations: not seen",
+      );
       await mine(remote, 1);
       await burner.relayer.tick();
       const seen = await burner.relayer.store.get("native", "withdrawal", w.nonce);

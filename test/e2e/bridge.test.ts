@@ -37,14 +37,29 @@ const tokens = new Map<string, string>();
 
 /** node:http, not fetch: fetch does not let a caller choose the Host header. Sends a transfer's capability
  *  with every call about it and, when linking a transaction, the user's signature, as the wallet would. */
-async function call(method: string, path: string, host: string, body?: unknown): Promise<{ status: number; body: any; headers: Map<string, string> }> {
+async function call(
+  method: string,
+  path: string,
+  host: string,
+  body?: unknown,
+): Promise<{ status: number; body: any; headers: Map<string, string> }> {
   const id = /^\/api\/v1\/transfer\/([^/]+)/.exec(path)?.[1];
   const token = id ? tokens.get(id) : undefined;
   const link = body as { txHash?: Hex; signature?: Hex } | undefined;
   if (id && path.endsWith("/complete") && link?.txHash && !link.signature)
-    body = { ...link, signature: await s.user.home.walletClient.signMessage({ account: s.user.home.walletClient.account!, message: transferLinkMessage(id, link.txHash) }) };
+    body = {
+      ...link,
+      signature: await s.user.home.walletClient.signMessage({
+        account: s.user.home.walletClient.account!,
+        message: transferLinkMessage(id, link.txHash),
+      }),
+    };
   const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
-  const headers: Record<string, string> = { host, ...(payload === undefined ? {} : { "content-type": "application/json" }), ...(token ? { [TRANSFER_TOKEN_HEADER]: token } : {}) };
+  const headers: Record<string, string> = {
+    host,
+    ...(payload === undefined ? {} : { "content-type": "application/json" }),
+    ...(token ? { [TRANSFER_TOKEN_HEADER]: token } : {}),
+  };
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${api.url}${path}`, { method, headers }, (res) => {
       let text = "";
@@ -53,7 +68,11 @@ async function call(method: string, path: string, host: string, body?: unknown):
       res.on("end", () => {
         const parsed = JSON.parse(text);
         if (parsed?.accessToken && parsed.transfer?.id) tokens.set(parsed.transfer.id, parsed.accessToken);
-        resolve({ status: res.statusCode!, body: parsed, headers: new Map(Object.entries(res.headers).map(([k, v]) => [k, String(v)])) });
+        resolve({
+          status: res.statusCode!,
+          body: parsed,
+          headers: new Map(Object.entries(res.headers).map(([k, v]) => [k, String(v)])),
+        });
       });
     });
     req.on("error", reject);
@@ -66,7 +85,12 @@ async function sendCalls(calls: { chainId: number; to: Address; data: Hex }[]): 
   let last: Hex = "0x";
   for (const c of calls) {
     const w = c.chainId === 31337 ? s.user.home : s.user.remote;
-    const hash = await w.walletClient.sendTransaction({ to: c.to, data: c.data, account: w.walletClient.account!, chain: w.walletClient.chain });
+    const hash = await w.walletClient.sendTransaction({
+      to: c.to,
+      data: c.data,
+      account: w.walletClient.account!,
+      chain: w.walletClient.chain,
+    });
     const r = await w.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 5 });
     assert.equal(r.status, "success");
     last = hash;
@@ -129,9 +153,25 @@ before(async () => {
 
   const tokens = (wrapped: Address) => [{ symbol: "USD", home: s.token, wrapped, decimals: 6 }];
   await createTenantStore(db).seed([
-    nativeTenant({ bridge: "native", home: { chainId: 31337, vault: s.deployment.home.vault, verifier: s.deployment.home.verifier }, remote: { chainId: 31338, minter: s.deployment.remote.minter, verifier: s.deployment.remote.verifier }, tokens: tokens(s.wrapped), keyEpoch: 1 }, [A]),
+    nativeTenant(
+      {
+        bridge: "native",
+        home: { chainId: 31337, vault: s.deployment.home.vault, verifier: s.deployment.home.verifier },
+        remote: { chainId: 31338, minter: s.deployment.remote.minter, verifier: s.deployment.remote.verifier },
+        tokens: tokens(s.wrapped),
+        keyEpoch: 1,
+      },
+      [A],
+    ),
     custodyTenant(
-      { bridge: "custody", home: { chainId: 31337, vault: custody.home.vault, verifier: custody.custody.homeVerifier }, remote: { chainId: 31338, minter: custody.remote.minter, verifier: custody.custody.remoteVerifier }, tokens: tokens(custody.remote.wrappedTokens.USD), keyEpoch: 2, custodySigner: custody.custody.remoteWallet },
+      {
+        bridge: "custody",
+        home: { chainId: 31337, vault: custody.home.vault, verifier: custody.custody.homeVerifier },
+        remote: { chainId: 31338, minter: custody.remote.minter, verifier: custody.custody.remoteVerifier },
+        tokens: tokens(custody.remote.wrappedTokens.USD),
+        keyEpoch: 2,
+        custodySigner: custody.custody.remoteWallet,
+      },
       [B],
     ),
   ]);
@@ -140,7 +180,14 @@ before(async () => {
     remote: { chainId: 31338, minter: d.remote.minter, publicClient: s.user.remote.publicClient },
     relayer: r,
   });
-  api = await startBridgeApi({ port: 0, db, logger, abis: s.abis, bridges: { native: endpoint(s.deployment, relayer), custody: endpoint(custody, custodyRelayer) }, relayedTransfers: createRelayerStore(db) });
+  api = await startBridgeApi({
+    port: 0,
+    db,
+    logger,
+    abis: s.abis,
+    bridges: { native: endpoint(s.deployment, relayer), custody: endpoint(custody, custodyRelayer) },
+    relayedTransfers: createRelayerStore(db),
+  });
 });
 
 after(async () => {
@@ -155,12 +202,25 @@ describe("bridge end to end", () => {
   test("deposit -> mint -> burn -> challenge period -> release through the API, balances exact", async () => {
     const user = s.user.address;
     const amount = 2_500_000n;
-    const [homeBefore, vaultBefore, wrappedBefore] = await Promise.all([s.balanceOf("home", s.token, user), s.balanceOf("home", s.token, s.deployment.home.vault), s.balanceOf("remote", s.wrapped, user)]);
+    const [homeBefore, vaultBefore, wrappedBefore] = await Promise.all([
+      s.balanceOf("home", s.token, user),
+      s.balanceOf("home", s.token, s.deployment.home.vault),
+      s.balanceOf("remote", s.wrapped, user),
+    ]);
 
-    const init = await call("POST", "/api/v1/transfer/initiate", A, { direction: "deposit", token: "USD", amount: amount.toString(), sender: user, recipient: user });
+    const init = await call("POST", "/api/v1/transfer/initiate", A, {
+      direction: "deposit",
+      token: "USD",
+      amount: amount.toString(),
+      sender: user,
+      recipient: user,
+    });
     assert.equal(init.status, 201, JSON.stringify(init.body));
     assert.equal(init.body.transfer.status, "initiated");
-    assert.deepEqual(init.body.calls.map((c: any) => c.step), ["approve", "deposit"]);
+    assert.deepEqual(
+      init.body.calls.map((c: any) => c.step),
+      ["approve", "deposit"],
+    );
     const id = init.body.transfer.id;
     assert.equal((await call("GET", `/api/v1/transfer/${id}`, A)).body.status, "initiated");
     const depositTx = await sendCalls(init.body.calls);
@@ -183,7 +243,13 @@ describe("bridge end to end", () => {
 
     // withdrawal of part of it
     const back = 1_000_000n;
-    const w = await call("POST", "/api/v1/transfer/initiate", A, { direction: "withdrawal", token: "USD", amount: back.toString(), sender: user, recipient: user });
+    const w = await call("POST", "/api/v1/transfer/initiate", A, {
+      direction: "withdrawal",
+      token: "USD",
+      amount: back.toString(),
+      sender: user,
+      recipient: user,
+    });
     assert.equal(w.status, 201);
     const wid = w.body.transfer.id;
     const burnTx = await sendCalls(w.body.calls);
@@ -192,7 +258,9 @@ describe("bridge end to end", () => {
       const v = (await call("GET", `/api/v1/transfer/${wid}`, A)).body;
       return v.status === "release_queued" && v;
     });
-    assert.ok(queued.readyAt && queued.timestamps.releaseQueuedAt && queued.timestamps.burnedAt && queued.timestamps.signedAt);
+    assert.ok(
+      queued.readyAt && queued.timestamps.releaseQueuedAt && queued.timestamps.burnedAt && queued.timestamps.signedAt,
+    );
     // before the challenge period is over, completing is refused and nothing is released
     const early = await call("POST", `/api/v1/transfer/${wid}/complete`, A, {});
     if (Date.now() < Date.parse(queued.readyAt) - 300) {
@@ -208,14 +276,21 @@ describe("bridge end to end", () => {
       await s.user.home.publicClient.request({ method: "evm_increaseTime" as never, params: [gap] as never });
       await s.user.home.publicClient.request({ method: "evm_mine" as never, params: [] as never });
     }
-    const released = await waitFor("released", async () => {
-      const v = (await call("POST", `/api/v1/transfer/${wid}/complete`, A, {})).body;
-      return v.status === "released" && v;
-    }, 20_000, 250).catch(async (e) => {
+    const released = await waitFor(
+      "released",
+      async () => {
+        const v = (await call("POST", `/api/v1/transfer/${wid}/complete`, A, {})).body;
+        return v.status === "released" && v;
+      },
+      20_000,
+      250,
+    ).catch(async (e) => {
       console.error("DEBUG", await relayer.store.get("native", "withdrawal", BigInt(queued.nonce)));
       throw e;
     });
-    const executedBlock = await s.user.home.publicClient.getTransactionReceipt({ hash: released.txHashes.executeRelease });
+    const executedBlock = await s.user.home.publicClient.getTransactionReceipt({
+      hash: released.txHashes.executeRelease,
+    });
     const executedAt = (await s.user.home.publicClient.getBlock({ blockNumber: executedBlock.blockNumber })).timestamp;
     assert.ok(executedAt >= BigInt(Date.parse(queued.readyAt) / 1000), "executed only after readyAt (chain time)");
     assert.match(released.txHashes.executeRelease, /^0x[0-9a-f]{64}$/);
@@ -232,14 +307,33 @@ describe("bridge end to end", () => {
     const { default: SafeKit } = await import("@safe-global/protocol-kit");
     const { toContractNetworks } = await import("../../scripts/deploy-bridge");
     const { encodeFunctionData } = await import("viem");
-    const kit = await SafeKit.init({ provider: s.home.rpcUrl, signer: KEYS.deployer, safeAddress: s.deployment.home.safe, contractNetworks: toContractNetworks(31337, s.deployment.home.safeContracts) });
+    const kit = await SafeKit.init({
+      provider: s.home.rpcUrl,
+      signer: KEYS.deployer,
+      safeAddress: s.deployment.home.safe,
+      contractNetworks: toContractNetworks(31337, s.deployment.home.safeContracts),
+    });
     const asSafe = async (functionName: string, args: unknown[]) => {
-      const tx = await kit.createTransaction({ transactions: [{ to: s.deployment.home.vault, value: "0", data: encodeFunctionData({ abi: s.abis.vault, functionName, args }) }] });
+      const tx = await kit.createTransaction({
+        transactions: [
+          {
+            to: s.deployment.home.vault,
+            value: "0",
+            data: encodeFunctionData({ abi: s.abis.vault, functionName, args }),
+          },
+        ],
+      });
       await kit.executeTransaction(await kit.signTransaction(tx));
     };
     // a 2 s period is 2 blocks on this automining chain: give the guardian an hour for this release
     await asSafe("setChallengePeriod", [3_600]);
-    const w = await call("POST", "/api/v1/transfer/initiate", A, { direction: "withdrawal", token: "USD", amount: "300000", sender: user, recipient: user });
+    const w = await call("POST", "/api/v1/transfer/initiate", A, {
+      direction: "withdrawal",
+      token: "USD",
+      amount: "300000",
+      sender: user,
+      recipient: user,
+    });
     const wid = w.body.transfer.id;
     await call("POST", `/api/v1/transfer/${wid}/complete`, A, { txHash: await sendCalls(w.body.calls) });
     const queued = await waitFor("release queued", async () => {
@@ -254,10 +348,15 @@ describe("bridge end to end", () => {
       await s.user.home.publicClient.request({ method: "evm_increaseTime" as never, params: [gap] as never });
       await s.user.home.publicClient.request({ method: "evm_mine" as never, params: [] as never });
     }
-    const disputed = await waitFor("disputed", async () => {
-      const v = (await call("POST", `/api/v1/transfer/${wid}/complete`, A, {})).body;
-      return v.status === "disputed" && v;
-    }, 20_000, 250);
+    const disputed = await waitFor(
+      "disputed",
+      async () => {
+        const v = (await call("POST", `/api/v1/transfer/${wid}/complete`, A, {})).body;
+        return v.status === "disputed" && v;
+      },
+      20_000,
+      250,
+    );
     assert.ok(disputed.timestamps.disputedAt);
     assert.equal(disputed.txHashes.executeRelease, null);
     assert.equal(await s.balanceOf("home", s.token, user), homeBefore);
@@ -270,7 +369,13 @@ describe("bridge end to end", () => {
     assert.equal(cfg.status, 200);
     assert.equal(cfg.body.mpcMode, "custody");
     assert.equal(cfg.body.signing.verifier, "BridgeErc1271Verifier");
-    const init = await call("POST", "/api/v1/transfer/initiate", B, { direction: "deposit", token: "USD", amount: amount.toString(), sender: user, recipient: user });
+    const init = await call("POST", "/api/v1/transfer/initiate", B, {
+      direction: "deposit",
+      token: "USD",
+      amount: amount.toString(),
+      sender: user,
+      recipient: user,
+    });
     assert.equal(init.body.calls[1].to, custody.home.vault);
     const tx = await sendCalls(init.body.calls);
     await call("POST", `/api/v1/transfer/${init.body.transfer.id}/complete`, B, { txHash: tx });
@@ -286,11 +391,31 @@ describe("bridge end to end", () => {
 
 describe("adversarial, through the running system", () => {
   test("a node asked to sign a deposit that never happened refuses, and the relayer mints nothing for it", async () => {
-    await assert.rejects(s.cluster.coordinator().sign({ kind: "MINT", srcChainId: 31337, nonce: 424242 }), (e: unknown) => e instanceof MpcError && e.code === "SOURCE_EVENT_NOT_FOUND");
-    const c = await callJson<{ commitmentId: string; epoch: number; index: number; hiding: string; binding: string }>(`${s.cluster.nodes[0].url}/v1/sign/commit`, { request: { kind: "MINT", srcChainId: "31337", nonce: "424242" } }, 5_000);
-    const commitments = [c, { ...c, index: 2 }, { ...c, index: 3 }].map(({ index, hiding, binding }) => ({ index, hiding, binding }));
     await assert.rejects(
-      callJson(`${s.cluster.nodes[0].url}/v1/sign/share`, { commitmentId: c.commitmentId, epoch: c.epoch, request: { kind: "MINT", srcChainId: "31337", nonce: "424242" }, commitments }, 5_000),
+      s.cluster.coordinator().sign({ kind: "MINT", srcChainId: 31337, nonce: 424242 }),
+      (e: unknown) => e instanceof MpcError && e.code === "SOURCE_EVENT_NOT_FOUND",
+    );
+    const c = await callJson<{ commitmentId: string; epoch: number; index: number; hiding: string; binding: string }>(
+      `${s.cluster.nodes[0].url}/v1/sign/commit`,
+      { request: { kind: "MINT", srcChainId: "31337", nonce: "424242" } },
+      5_000,
+    );
+    const commitments = [c, { ...c, index: 2 }, { ...c, index: 3 }].map(({ index, hiding, binding }) => ({
+      index,
+      hiding,
+      binding,
+    }));
+    await assert.rejects(
+      callJson(
+        `${s.cluster.nodes[0].url}/v1/sign/share`,
+        {
+          commitmentId: c.commitmentId,
+          epoch: c.epoch,
+          request: { kind: "MINT", srcChainId: "31337", nonce: "424242" },
+          commitments,
+        },
+        5_000,
+      ),
       (e: unknown) => e instanceof MpcError && e.code === "SOURCE_EVENT_NOT_FOUND",
     );
     // a forged row in the relayer's database (as if its follower had been fooled): the nodes refuse it,
@@ -305,32 +430,71 @@ describe("adversarial, through the running system", () => {
       return r?.status === "failed" && r;
     });
     assert.match(failed.last_error!, /SOURCE_EVENT_NOT_FOUND/);
-    assert.equal(await s.user.remote.publicClient.readContract({ address: s.deployment.remote.minter, abi: s.abis.minter, functionName: "isMinted", args: [424242n] }), false);
+    assert.equal(
+      await s.user.remote.publicClient.readContract({
+        address: s.deployment.remote.minter,
+        abi: s.abis.minter,
+        functionName: "isMinted",
+        args: [424242n],
+      }),
+      false,
+    );
   });
 
   test("the same deposits minted by two relayers at once (separate databases): each minted exactly once", async () => {
     const makeRelayer = async (id: string, key: Hex) => {
       const ownDb = await createDb();
       const c = s.clientsFor(key);
-      const r = createRelayer({ config: { relayerId: id, retryMaxMs: 300 }, logger, db: ownDb, homeClient: c.home, remoteClient: c.remote, coordinator: createFrostSigner(s.cluster.coordinator()), hsm: createHsmClient(s.cluster.hsm!.url), deployments: s.relayerDeployment });
+      const r = createRelayer({
+        config: { relayerId: id, retryMaxMs: 300 },
+        logger,
+        db: ownDb,
+        homeClient: c.home,
+        remoteClient: c.remote,
+        coordinator: createFrostSigner(s.cluster.coordinator()),
+        hsm: createHsmClient(s.cluster.hsm!.url),
+        deployments: s.relayerDeployment,
+      });
       return { r, ownDb };
     };
     const [r1, r2] = await Promise.all([makeRelayer("race-1", KEYS.relayer2), makeRelayer("race-2", KEYS.user)]);
     await relayer.stop(); // the test's two relayers race alone
     try {
-      const supplyBefore = (await s.user.remote.publicClient.readContract({ address: s.wrapped, abi: s.abis.erc20 as Abi, functionName: "totalSupply" })) as bigint;
+      const supplyBefore = (await s.user.remote.publicClient.readContract({
+        address: s.wrapped,
+        abi: s.abis.erc20 as Abi,
+        functionName: "totalSupply",
+      })) as bigint;
       const deposits = [];
       for (let i = 1n; i <= 4n; i++) deposits.push(await s.deposit(10_000n * i));
       r1.r.start();
       r2.r.start();
       for (const d of deposits)
-        for (const x of [r1, r2]) await waitFor(`minted ${d.nonce} (${x.r.id})`, async () => (await x.r.store.get("native", "deposit", d.nonce))?.status === "minted");
-      const logs = await s.user.remote.publicClient.getLogs({ address: s.deployment.remote.minter, event: BRIDGE_MINTED, fromBlock: 0n, toBlock: "latest" });
-      for (const d of deposits) assert.equal(logs.filter((l) => l.args.depositNonce === d.nonce).length, 1, `deposit ${d.nonce} minted once`);
-      const supplyAfter = (await s.user.remote.publicClient.readContract({ address: s.wrapped, abi: s.abis.erc20 as Abi, functionName: "totalSupply" })) as bigint;
+        for (const x of [r1, r2])
+          await waitFor(
+            `minted ${d.nonce} (${x.r.id})`,
+            async () => (await x.r.store.get("native", "deposit", d.nonce))?.status === "minted",
+          );
+      const logs = await s.user.remote.publicClient.getLogs({
+        address: s.deployment.remote.minter,
+        event: BRIDGE_MINTED,
+        fromBlock: 0n,
+        toBlock: "latest",
+      });
+      for (const d of deposits)
+        assert.equal(logs.filter((l) => l.args.depositNonce === d.nonce).length, 1, `deposit ${d.nonce} minted once`);
+      const supplyAfter = (await s.user.remote.publicClient.readContract({
+        address: s.wrapped,
+        abi: s.abis.erc20 as Abi,
+        functionName: "totalSupply",
+      })) as bigint;
       assert.equal(supplyAfter - supplyBefore, 100_000n);
       // both relayers record the same mint transaction for each deposit
-      for (const d of deposits) assert.equal((await r1.r.store.get("native", "deposit", d.nonce))!.dst_tx_hash, (await r2.r.store.get("native", "deposit", d.nonce))!.dst_tx_hash);
+      for (const d of deposits)
+        assert.equal(
+          (await r1.r.store.get("native", "deposit", d.nonce))!.dst_tx_hash,
+          (await r2.r.store.get("native", "deposit", d.nonce))!.dst_tx_hash,
+        );
     } finally {
       await Promise.all([r1.r.stop(), r2.r.stop()]);
       await Promise.all([r1.ownDb.close(), r2.ownDb.close()]);
@@ -359,7 +523,11 @@ describe("adversarial, through the running system", () => {
       for (let i = 0; i < 4; i++) deposits.push(await s.deposit(1_000n));
       x.start();
       y.start();
-      for (const d of deposits) await waitFor(`minted ${d.nonce}`, async () => (await x.store.get("native", "deposit", d.nonce))?.status === "minted");
+      for (const d of deposits)
+        await waitFor(
+          `minted ${d.nonce}`,
+          async () => (await x.store.get("native", "deposit", d.nonce))?.status === "minted",
+        );
       for (const d of deposits) assert.equal(seen.get(String(d.nonce))?.length, 1, `one mint submitted for ${d.nonce}`);
     } finally {
       await Promise.all([x.stop(), y.stop()]);
@@ -379,20 +547,48 @@ describe("adversarial, through the running system", () => {
     assert.equal(cross.body.error.details.reason, "tenant_mismatch");
     // a transfer naming tenant A sent to tenant B's hostname
     const user = s.user.address;
-    const mixed = await call("POST", "/api/v1/transfer/initiate", B, { direction: "deposit", token: "USD", amount: "5", sender: user, recipient: user, tenantId: "aurora" });
+    const mixed = await call("POST", "/api/v1/transfer/initiate", B, {
+      direction: "deposit",
+      token: "USD",
+      amount: "5",
+      sender: user,
+      recipient: user,
+      tenantId: "aurora",
+    });
     assert.equal(mixed.status, 403);
     assert.equal(mixed.body.error.details.reason, "tenant_mismatch");
     // tenant A's transfer read or completed under tenant B's hostname (with its capability): 404, ids do not leak
-    const a = await call("POST", "/api/v1/transfer/initiate", A, { direction: "deposit", token: "USD", amount: "5", sender: user, recipient: user });
-    assert.equal((await call("GET", `/api/v1/transfer/${a.body.transfer.id}`, B)).body.error.code, "TRANSFER_NOT_FOUND");
-    assert.equal((await call("POST", `/api/v1/transfer/${a.body.transfer.id}/complete`, B, { txHash: `0x${"11".repeat(32)}` })).status, 404);
+    const a = await call("POST", "/api/v1/transfer/initiate", A, {
+      direction: "deposit",
+      token: "USD",
+      amount: "5",
+      sender: user,
+      recipient: user,
+    });
+    assert.equal(
+      (await call("GET", `/api/v1/transfer/${a.body.transfer.id}`, B)).body.error.code,
+      "TRANSFER_NOT_FOUND",
+    );
+    assert.equal(
+      (await call("POST", `/api/v1/transfer/${a.body.transfer.id}/complete`, B, { txHash: `0x${"11".repeat(32)}` }))
+        .status,
+      404,
+    );
 
     const unknown = await call("GET", "/api/tenant?hostname=nobody.test", "nobody.test");
     assert.equal(unknown.status, 404);
     assert.deepEqual(Object.keys(unknown.body.error).sort(), ["code", "details", "message"]);
     assert.equal(unknown.body.error.code, "TENANT_NOT_FOUND");
-    assert.equal((await call("POST", "/api/v1/transfer/initiate", "nobody.test", { direction: "deposit" })).body.error.code, "TENANT_NOT_FOUND");
-    for (const bad of [{ direction: "sideways", token: "USD", amount: "1", sender: user, recipient: user }, { direction: "deposit", token: "USD", amount: "1.5", sender: user, recipient: user }, { direction: "deposit", token: "USD", amount: "1", sender: "0x12", recipient: user }, { direction: "deposit", token: "DOGE", amount: "1", sender: user, recipient: user }]) {
+    assert.equal(
+      (await call("POST", "/api/v1/transfer/initiate", "nobody.test", { direction: "deposit" })).body.error.code,
+      "TENANT_NOT_FOUND",
+    );
+    for (const bad of [
+      { direction: "sideways", token: "USD", amount: "1", sender: user, recipient: user },
+      { direction: "deposit", token: "USD", amount: "1.5", sender: user, recipient: user },
+      { direction: "deposit", token: "USD", amount: "1", sender: "0x12", recipient: user },
+      { direction: "deposit", token: "DOGE", amount: "1", sender: user, recipient: user },
+    ]) {
       const r = await call("POST", "/api/v1/transfer/initiate", A, bad);
       assert.equal(r.status, 400, JSON.stringify(bad));
       assert.equal(r.body.error.code, "INVALID_REQUEST");
@@ -401,7 +597,10 @@ describe("adversarial, through the running system", () => {
     const broken = await call("POST", "/api/v1/transfer/initiate", A, "{not json");
     assert.equal(broken.status, 400);
     assert.equal((await call("GET", "/api/v1/transfer/not-a-uuid", A)).status, 400);
-    assert.equal((await call("GET", "/api/v1/transfer/7f0e5b1c-3f6a-4d1e-9c2b-0a1b2c3d4e5f", A)).body.error.code, "TRANSFER_NOT_FOUND");
+    assert.equal(
+      (await call("GET", "/api/v1/transfer/7f0e5b1c-3f6a-4d1e-9c2b-0a1b2c3d4e5f", A)).body.error.code,
+      "TRANSFER_NOT_FOUND",
+    );
     // a deposit transaction that does not match the initiated transfer is not linked
     const other = await s.deposit(6n);
     const mismatch = await call("POST", `/api/v1/transfer/${a.body.transfer.id}/complete`, A, { txHash: other.txHash });

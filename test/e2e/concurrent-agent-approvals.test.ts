@@ -18,21 +18,31 @@ import { signApprovalBody } from "../../api/testing/harness";
 import { settlementAbi } from "../../sdk/abi";
 import { DEV_ACCOUNT_ROLES, HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 
-const tokenAbi = parseAbi(["function mint(address to, uint256 amount)", "function approve(address spender, uint256 amount) returns (bool)"]);
+const tokenAbi = parseAbi([
+  "function mint(address to, uint256 amount)",
+  "function approve(address spender, uint256 amount) returns (bool)",
+]);
 
 const N = 20;
 
-test(`${N} API keys approved at once, then ${N} deleted at once: every answer a success, every approval and renouncement on chain`, { timeout: 240_000 }, async () => {
+test(`${N} API keys approved at once, then ${N} deleted at once: every answer a success, every approval and renouncement on chain`, {
+  timeout: 240_000,
+}, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "concurrent-approvals-"));
   let stack: RunningStack | undefined;
   try {
     const { config } = await createTestConfig(dataDir);
-    stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["pipeline", "dex-api"]),
+      onComponentError: "fail",
+    });
     const urls = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!;
     const origin = urls["dex rest"].replace(/\/v1$/, "");
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const client = createPublicClient({ transport: http(stack.chains.home.rpcUrl) });
-    const read = <T>(functionName: string, args: unknown[]) => client.readContract({ address: settlement, abi: settlementAbi, functionName, args } as never) as Promise<T>;
+    const read = <T>(functionName: string, args: unknown[]) =>
+      client.readContract({ address: settlement, abi: settlementAbi, functionName, args } as never) as Promise<T>;
     const relayer = config.keys.agentRelayer.address as Address;
     const startNonce = await client.getTransactionCount({ address: relayer, blockTag: "pending" });
 
@@ -41,16 +51,27 @@ test(`${N} API keys approved at once, then ${N} deleted at once: every answer a 
     const keys: { id: string; agent: Address; approval: Awaited<ReturnType<typeof signApprovalBody>> }[] = [];
     for (const w of wallets) {
       const body = JSON.stringify({ permissions: ["read", "trade"] });
-      const created = await api(origin, "POST", "/v1/api-keys", { body, headers: await walletHeaders(w, origin, "POST", "/v1/api-keys", body) });
+      const created = await api(origin, "POST", "/v1/api-keys", {
+        body,
+        headers: await walletHeaders(w, origin, "POST", "/v1/api-keys", body),
+      });
       assert.equal(created.status, 201, created.text);
-      keys.push({ id: created.body.id, agent: created.body.agent_approval.message.agent, approval: await signApprovalBody(w, created.body.agent_approval) });
+      keys.push({
+        id: created.body.id,
+        agent: created.body.agent_approval.message.agent,
+        approval: await signApprovalBody(w, created.body.agent_approval),
+      });
     }
 
     // #26: a wallet with nothing in Settlement may not spend the relayer's budget: 403, nothing sent
     const refused = await api(origin, "POST", `/v1/api-keys/${keys[0].id}/agent-approval`, { body: keys[0].approval });
     assert.equal(refused.status, 403, refused.text);
     assert.equal(refused.body.error.details.reason, "no_funds_in_settlement");
-    assert.equal(await client.getTransactionCount({ address: relayer, blockTag: "pending" }), startNonce, "nothing sent");
+    assert.equal(
+      await client.getTransactionCount({ address: relayer, blockTag: "pending" }),
+      startNonce,
+      "nothing sent",
+    );
     // so each wallet gets one USD (the minimum) in Settlement: the deployer's depositFor, one after the other
     const usd = stack.deployments.home.tokens.USD;
     const deployer = privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[DEV_ACCOUNT_ROLES.deployer] as Hex);
@@ -65,27 +86,57 @@ test(`${N} API keys approved at once, then ${N} deleted at once: every answer a 
     for (const w of wallets) await write(settlement, settlementAbi as Abi, "depositFor", [w.address, usd.address, one]);
 
     // the N approvals at once
-    const approved = await Promise.all(keys.map((k) => api(origin, "POST", `/v1/api-keys/${k.id}/agent-approval`, { body: k.approval })));
-    assert.deepEqual(approved.map((r) => r.status), approved.map(() => 200), approved.filter((r) => r.status !== 200).map((r) => r.text).join("\n"));
-    assert.deepEqual(approved.map((r) => r.body.agent_status), approved.map(() => "approved"));
+    const approved = await Promise.all(
+      keys.map((k) => api(origin, "POST", `/v1/api-keys/${k.id}/agent-approval`, { body: k.approval })),
+    );
+    assert.deepEqual(
+      approved.map((r) => r.status),
+      approved.map(() => 200),
+      approved
+        .filter((r) => r.status !== 200)
+        .map((r) => r.text)
+        .join("\n"),
+    );
+    assert.deepEqual(
+      approved.map((r) => r.body.agent_status),
+      approved.map(() => "approved"),
+    );
     for (const [i, w] of wallets.entries()) {
       assert.ok((await read<bigint>("agentExpiry", [w.address, keys[i].agent])) > 0n, `approval ${i} on chain`);
     }
 
     // the N deletions at once: each renouncement is sent by the same relayer account
-    const deleted = await Promise.all(wallets.map(async (w, i) => {
-      const p = `/v1/api-keys/${keys[i].id}`;
-      return api(origin, "DELETE", p, { headers: await walletHeaders(w, origin, "DELETE", p) });
-    }));
-    assert.deepEqual(deleted.map((r) => r.status), deleted.map(() => 200), deleted.filter((r) => r.status !== 200).map((r) => r.text).join("\n"));
-    assert.deepEqual(deleted.map((r) => r.body.agent_revocation.status), deleted.map(() => "done"), deleted.map((r) => r.text).join("\n"));
+    const deleted = await Promise.all(
+      wallets.map(async (w, i) => {
+        const p = `/v1/api-keys/${keys[i].id}`;
+        return api(origin, "DELETE", p, { headers: await walletHeaders(w, origin, "DELETE", p) });
+      }),
+    );
+    assert.deepEqual(
+      deleted.map((r) => r.status),
+      deleted.map(() => 200),
+      deleted
+        .filter((r) => r.status !== 200)
+        .map((r) => r.text)
+        .join("\n"),
+    );
+    assert.deepEqual(
+      deleted.map((r) => r.body.agent_revocation.status),
+      deleted.map(() => "done"),
+      deleted.map((r) => r.text).join("\n"),
+    );
     for (const [i, w] of wallets.entries()) {
       assert.equal(await read<bigint>("agentExpiry", [w.address, keys[i].agent]), 0n, `renouncement ${i} on chain`);
     }
 
     // 2N transactions from the relayer, each with its own nonce
-    const txs = await Promise.all(deleted.map((r) => client.getTransaction({ hash: r.body.agent_revocation.tx_hash as Hex })));
-    assert.ok(txs.every((t) => t.from.toLowerCase() === relayer.toLowerCase()), "sent by the agent relayer");
+    const txs = await Promise.all(
+      deleted.map((r) => client.getTransaction({ hash: r.body.agent_revocation.tx_hash as Hex })),
+    );
+    assert.ok(
+      txs.every((t) => t.from.toLowerCase() === relayer.toLowerCase()),
+      "sent by the agent relayer",
+    );
     assert.equal(new Set(txs.map((t) => t.nonce)).size, N);
     assert.equal(await client.getTransactionCount({ address: relayer, blockTag: "pending" }), startNonce + 2 * N);
   } finally {

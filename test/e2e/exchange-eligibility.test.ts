@@ -26,16 +26,27 @@ import { signedInput } from "../../pipeline/testing/orders";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-test("eligibility registry: restricted lots recorded from the ledger; the chain refuses a transfer the rules refuse", { timeout: 300_000 }, async () => {
+test("eligibility registry: restricted lots recorded from the ledger; the chain refuses a transfer the rules refuse", {
+  timeout: 300_000,
+}, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-eligibility-e2e-"));
   let stack: RunningStack | undefined;
   try {
     const { config } = await createTestConfig(dataDir);
-    stack = await startStack({ config, components: defaultComponents(["iam", "pipeline", "exchange-api"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["iam", "pipeline", "exchange-api"]),
+      onComponentError: "fail",
+    });
     const iam = config.urls.identity;
     const api = config.urls.exchangeApi;
     const home = stack.deployments.home;
-    const chain = defineChain({ id: home.chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [config.chains.home.rpcUrl] } } });
+    const chain = defineChain({
+      id: home.chainId,
+      name: "home",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [config.chains.home.rpcUrl] } },
+    });
     const client = createPublicClient({ chain, transport: http(config.chains.home.rpcUrl), pollingInterval: 50 });
     const dex: DexService = (stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle).dexService;
     const exchange = stack.components.find((c) => c.name === "exchange-api")!.handle as ExchangeApiHandle;
@@ -44,7 +55,13 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     assert.ok(registry, "the registry is deployed");
     const settlement = home.contracts.Settlement as Address;
     const cnts = home.tokens.CNTS.address as Address; // Reg CF: a 12-month hold, accredited buyers exempt
-    const read = <T>(functionName: string, args: unknown[]) => client.readContract({ address: registry, abi: eligibilityRegistryAbi, functionName, args } as never) as Promise<T>;
+    const read = <T>(functionName: string, args: unknown[]) =>
+      client.readContract({
+        address: registry,
+        abi: eligibilityRegistryAbi,
+        functionName,
+        args,
+      } as never) as Promise<T>;
 
     const login = (phone: string) => loginExchange(iam, api, phone);
 
@@ -57,7 +74,9 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
       return acc === 0 && nonUS === true ? true : undefined;
     });
     assert.equal((await alice.call("POST", "/sandbox/accreditation/506b", {})).status, 200);
-    await waitFor("alice's accreditation recorded", async () => ((await read<[number, boolean]>("investor", [alice.address]))[0] === 1 ? true : undefined));
+    await waitFor("alice's accreditation recorded", async () =>
+      (await read<[number, boolean]>("investor", [alice.address]))[0] === 1 ? true : undefined,
+    );
 
     // 2. a Reg CF lot: a demo trader buys 5 CNTS from another through the pipeline (real signed orders)
     const [seller, buyer] = config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
@@ -65,12 +84,25 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     const place = async (who: typeof seller, side: "buy" | "sell", priceTicks: bigint, sizeLots: bigint) => {
       const s = await signedInput(who, who.address, home.chainId, settlement, m, { side, priceTicks, sizeLots });
       const req: PlaceOrderRequest = {
-        kind: "signed", orderId: randomUUID(), clientOrderId: randomUUID(), symbol: m.symbol, side, type: "limit", timeInForce: "gtc",
-        priceTicks, triggerPriceTicks: null, sizeLots, expiresAtMs: null, receivedAtMs: Date.now(), trader: who.address, order: s.order, signature: s.signature,
+        kind: "signed",
+        orderId: randomUUID(),
+        clientOrderId: randomUUID(),
+        symbol: m.symbol,
+        side,
+        type: "limit",
+        timeInForce: "gtc",
+        priceTicks,
+        triggerPriceTicks: null,
+        sizeLots,
+        expiresAtMs: null,
+        receivedAtMs: Date.now(),
+        trader: who.address,
+        order: s.order,
+        signature: s.signature,
       };
       return dex.placeOrder(req);
     };
-    const lots = 5n * 10n ** BigInt(m.baseDecimals) / m.lotSize;
+    const lots = (5n * 10n ** BigInt(m.baseDecimals)) / m.lotSize;
     const units = lots * m.lotSize;
     assert.equal((await place(seller, "sell", 1_000n, lots)).status, "open"); // 5 @ 10.00
     const bought = await place(buyer, "buy", 1_000n, lots);
@@ -89,23 +121,57 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
       const l = await read<{ amount: bigint; holdEnd: bigint | number }[]>("lotsOf", [cnts, buyer.address]);
       return l.length > 0 ? l : undefined;
     });
-    assert.deepEqual(onChainLots.map((l) => [l.amount, BigInt(l.holdEnd)]), [[received, BigInt(Math.ceil(holdEndMs / 1000))]]);
+    assert.deepEqual(
+      onChainLots.map((l) => [l.amount, BigInt(l.holdEnd)]),
+      [[received, BigInt(Math.ceil(holdEndMs / 1000))]],
+    );
     assert.equal(await read<bigint>("restrictedOf", [cnts, buyer.address]), received);
     assert.deepEqual(await read<unknown[]>("lotsOf", [cnts, seller.address]), []);
 
     // 4. the buyer withdraws all its CNTS from Settlement to its wallet (a transfer out of Settlement is no
     //    holder's transfer: not checked)
     const wallet = createWalletClient({ account: buyer, chain, transport: http(config.chains.home.rpcUrl) });
-    const inSettlement = (await client.readContract({ address: settlement, abi: settlementAbi, functionName: "balanceOf", args: [buyer.address, cnts] })) as bigint;
+    const inSettlement = (await client.readContract({
+      address: settlement,
+      abi: settlementAbi,
+      functionName: "balanceOf",
+      args: [buyer.address, cnts],
+    })) as bigint;
     assert.ok(inSettlement > received);
-    const requested = await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: settlement, abi: settlementAbi, functionName: "requestWithdrawal", args: [cnts, inSettlement] }) });
+    const requested = await client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: settlement,
+        abi: settlementAbi,
+        functionName: "requestWithdrawal",
+        args: [cnts, inSettlement],
+      }),
+    });
     // the chain's clock passes the withdrawal delay (only it: the orders signed below expire on that clock too)
-    const [ev] = parseEventLogs({ abi: settlementAbi, logs: requested.logs, eventName: "WithdrawalRequested" }) as unknown as { args: { availableAt: bigint } }[];
+    const [ev] = parseEventLogs({
+      abi: settlementAbi,
+      logs: requested.logs,
+      eventName: "WithdrawalRequested",
+    }) as unknown as { args: { availableAt: bigint } }[];
     const block = await client.getBlock({ blockNumber: requested.blockNumber });
-    await client.request({ method: "evm_increaseTime", params: [Number(ev!.args.availableAt - block.timestamp) + 1] } as never);
+    await client.request({
+      method: "evm_increaseTime",
+      params: [Number(ev!.args.availableAt - block.timestamp) + 1],
+    } as never);
     await client.request({ method: "evm_mine", params: [] } as never);
-    await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: settlement, abi: settlementAbi, functionName: "executeWithdrawal", args: [cnts] }) });
-    const held = (await client.readContract({ address: cnts, abi: assetTokenAbi, functionName: "balanceOf", args: [buyer.address] })) as bigint;
+    await client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: settlement,
+        abi: settlementAbi,
+        functionName: "executeWithdrawal",
+        args: [cnts],
+      }),
+    });
+    const held = (await client.readContract({
+      address: cnts,
+      abi: assetTokenAbi,
+      functionName: "balanceOf",
+      args: [buyer.address],
+    })) as bigint;
     assert.ok(held >= inSettlement);
     const free = await read<bigint>("freeOf", [cnts, buyer.address]);
     assert.equal(free, held - received, "free = its holding less the restricted lot");
@@ -113,18 +179,40 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     // 5. to a non-accredited US address (unrecorded): past the free units refused on chain, exactly them accepted
     const stranger = privateKeyToAccount(generatePrivateKey()).address;
     const transfer = (to: Address, amount: bigint) =>
-      client.simulateContract({ account: buyer, address: cnts, abi: [...assetTokenAbi, ...eligibilityRegistryAbi], functionName: "transfer", args: [to, amount] } as never);
+      client.simulateContract({
+        account: buyer,
+        address: cnts,
+        abi: [...assetTokenAbi, ...eligibilityRegistryAbi],
+        functionName: "transfer",
+        args: [to, amount],
+      } as never);
     await assert.rejects(transfer(stranger, free + 1n), /EligibilityTransferRestricted/);
     await assert.rejects(transfer(stranger, held), /EligibilityTransferRestricted/);
     const send = async (to: Address, amount: bigint) => {
-      const r = await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: cnts, abi: assetTokenAbi, functionName: "transfer", args: [to, amount], gas: 1_000_000n }) });
+      const r = await client.waitForTransactionReceipt({
+        hash: await wallet.writeContract({
+          address: cnts,
+          abi: assetTokenAbi,
+          functionName: "transfer",
+          args: [to, amount],
+          gas: 1_000_000n,
+        }),
+      });
       return r.status;
     };
     assert.equal(await send(stranger, free), "success");
     await assert.rejects(transfer(stranger, 1n), /EligibilityTransferRestricted/, "only restricted units left");
     // a reverted transaction too (not just the simulation): nothing moved
     assert.equal(await send(stranger, 1n), "reverted");
-    assert.equal((await client.readContract({ address: cnts, abi: assetTokenAbi, functionName: "balanceOf", args: [stranger] })) as bigint, free);
+    assert.equal(
+      (await client.readContract({
+        address: cnts,
+        abi: assetTokenAbi,
+        functionName: "balanceOf",
+        args: [stranger],
+      })) as bigint,
+      free,
+    );
 
     // 6. the sandbox clock (funding and the investor rules) moves a year: the exchange frees the lot on its
     //    books, the chain keeps its own clock and still refuses (the hold end on chain is the ledger's, real time)
@@ -134,7 +222,10 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     // 7. an accredited investor (alice, 506b) receives restricted units; the hold goes with them
     assert.equal(await send(alice.address, received / 2n), "success");
     const tacked = await read<{ amount: bigint; holdEnd: bigint | number }[]>("lotsOf", [cnts, alice.address]);
-    assert.deepEqual(tacked.map((l) => [l.amount, BigInt(l.holdEnd)]), [[received / 2n, BigInt(Math.ceil(holdEndMs / 1000))]]);
+    assert.deepEqual(
+      tacked.map((l) => [l.amount, BigInt(l.holdEnd)]),
+      [[received / 2n, BigInt(Math.ceil(holdEndMs / 1000))]],
+    );
     assert.equal(await read<bigint>("restrictedOf", [cnts, buyer.address]), received - received / 2n);
 
     // 8. nothing is lost across a restart: with the writer stopped, alice buys CNTS through the exchange API (not
@@ -142,9 +233,22 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     //    the lot she received by the direct transfer stays (the registry keeps received lots apart)
     await exchange.compliance!.stop();
     assert.equal((await place(seller, "sell", 1_000n, lots)).status, "open");
-    const aliceBuy = await alice.call("POST", "/orders", { assetId: "CNTS", side: "BUY", orderType: "market", quantity: 1 });
+    const aliceBuy = await alice.call("POST", "/orders", {
+      assetId: "CNTS",
+      side: "BUY",
+      orderType: "market",
+      quantity: 1,
+    });
     assert.equal(aliceBuy.status, 201, JSON.stringify(aliceBuy.body));
-    await waitFor("alice's buy settled", async () => ((await alice.call("GET", `/orders/${aliceBuy.body.data.orderId}`)).body.data.settlement === "settled" ? true : undefined), 120_000, 500);
+    await waitFor(
+      "alice's buy settled",
+      async () =>
+        (await alice.call("GET", `/orders/${aliceBuy.body.data.orderId}`)).body.data.settlement === "settled"
+          ? true
+          : undefined,
+      120_000,
+      500,
+    );
     assert.equal((await read<unknown[]>("lotsOf", [cnts, alice.address])).length, 1, "not recorded while stopped");
     // her trade's transaction by its id (trd_...), as the list shows it; an unknown trade id is 404
     const trade = ((await alice.call("GET", "/transactions?type=trade")).body.data as Json[])[0];
@@ -157,21 +261,35 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
       const l = await read<{ amount: bigint; holdEnd: bigint | number }[]>("recordedLotsOf", [cnts, alice.address]);
       return l.length === 1 ? l : undefined;
     });
-    const aliceLots = ((await alice.call("GET", "/exchange-portfolio")).body.data as Json[]).find((x) => x.assetId === "CNTS")!.lots as Json[];
+    const aliceLots = ((await alice.call("GET", "/exchange-portfolio")).body.data as Json[]).find(
+      (x) => x.assetId === "CNTS",
+    )!.lots as Json[];
     assert.equal(aliceLots.length, 1);
     // the API dates her lot on her sandbox clock (366 days on since step 6); the chain's hold end is the same
     // lot's in real time: 12 months from the fill's wall-clock time
     const wallAcquired = Date.parse(aliceLots[0].acquisitionDate) - 366 * 86_400_000;
-    assert.equal(Date.parse(aliceLots[0].restrictionEndDate), restrictionEndMs("reg-cf", Date.parse(aliceLots[0].acquisitionDate)));
+    assert.equal(
+      Date.parse(aliceLots[0].restrictionEndDate),
+      restrictionEndMs("reg-cf", Date.parse(aliceLots[0].acquisitionDate)),
+    );
     assert.deepEqual(
       recomputed.map((l) => [l.amount, BigInt(l.holdEnd)]),
       [[BigInt(aliceLots[0].quantityUnits), BigInt(Math.ceil(restrictionEndMs("reg-cf", wallAcquired) / 1000))]],
     );
     // the lot received by the direct transfer is the registry's own (a record never touches it, whatever its
     // hold end: the two may even end in the same second)
-    const receivedLots = await read<{ amount: bigint; holdEnd: bigint | number }[]>("receivedLotsOf", [cnts, alice.address]);
-    assert.deepEqual(receivedLots.map((l) => [l.amount, BigInt(l.holdEnd)]), [[received / 2n, BigInt(Math.ceil(holdEndMs / 1000))]]);
-    assert.equal(await read<bigint>("restrictedOf", [cnts, alice.address]), received / 2n + BigInt(aliceLots[0].quantityUnits));
+    const receivedLots = await read<{ amount: bigint; holdEnd: bigint | number }[]>("receivedLotsOf", [
+      cnts,
+      alice.address,
+    ]);
+    assert.deepEqual(
+      receivedLots.map((l) => [l.amount, BigInt(l.holdEnd)]),
+      [[received / 2n, BigInt(Math.ceil(holdEndMs / 1000))]],
+    );
+    assert.equal(
+      await read<bigint>("restrictedOf", [cnts, alice.address]),
+      received / 2n + BigInt(aliceLots[0].quantityUnits),
+    );
   } finally {
     await stack?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -17,18 +17,28 @@ import { DEFAULT_CLIENT_ID, WEB_CALLBACK_PATH } from "../../api/iam/config";
 import { login } from "../../api/iam/testing/code-flow";
 import { readOutbox } from "../../api/iam/testing/harness";
 
-test("a new user: code, outbox, password grant, tenant token, GET /v1/account equal to the chain", { timeout: 300_000 }, async () => {
+test("a new user: code, outbox, password grant, tenant token, GET /v1/account equal to the chain", {
+  timeout: 300_000,
+}, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-login-e2e-"));
   let stack: RunningStack | undefined;
   try {
     const { config } = await createTestConfig(dataDir);
-    stack = await startStack({ config, components: defaultComponents(["iam", "exchange-api"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["iam", "exchange-api"]),
+      onComponentError: "fail",
+    });
     const iam = config.urls.identity;
     const api = config.urls.exchangeApi;
     const phone = "+14155550123";
 
     // 1. a one-time code, read from the sandbox outbox
-    const otp = await fetch(`${iam}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
+    const otp = await fetch(`${iam}/api/otp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ phone }),
+    });
     const otpText = await otp.text();
     assert.ok(otp.status < 300, `otp: ${otp.status} ${otpText}`);
     // the phone's first code request answers its sandbox key; the outbox is read with it (and the key kept
@@ -37,7 +47,13 @@ test("a new user: code, outbox, password grant, tenant token, GET /v1/account eq
     assert.match(code, /^\d{6}$/);
 
     // 2. the password grant (a form, spec 4.A)
-    const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: code, scope: "openid profile email phone" });
+    const form = new URLSearchParams({
+      grant_type: "password",
+      client_id: "exchange-web",
+      username: phone,
+      password: code,
+      scope: "openid profile email phone",
+    });
     const grant = await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form });
     const tokens = (await grant.json()) as { access_token: string; token_type: string; expires_in: number };
     assert.equal(grant.status, 200, JSON.stringify(tokens));
@@ -80,7 +96,11 @@ test("a new user: code, outbox, password grant, tenant token, GET /v1/account eq
     assert.equal(account.buyingPower, account.cashBalance);
 
     // the same login again finds the same account, funds preloaded once
-    const again = ((await (await fetch(`${api}/custody-account-info`, { headers: both })).json()) as { data: Record<string, unknown> }).data;
+    const again = (
+      (await (await fetch(`${api}/custody-account-info`, { headers: both })).json()) as {
+        data: Record<string, unknown>;
+      }
+    ).data;
     assert.equal(again.accountId, account.accountId);
     assert.equal(again.cashBalanceUnits, onChain.toString());
     // without the tenant token: 401
@@ -90,9 +110,14 @@ test("a new user: code, outbox, password grant, tenant token, GET /v1/account eq
     //    discovery; the refreshed access token is accepted by the exchange API (same user, same account);
     //    the first refresh token used again fails and takes the family with it
     const redirectUri = `${config.urls.web}${WEB_CALLBACK_PATH}`;
-    const oidcConfig = await oidc.discovery(new URL(iam), DEFAULT_CLIENT_ID, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const oidcConfig = await oidc.discovery(new URL(iam), DEFAULT_CLIENT_ID, undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
     const flow = await login(iam, oidcConfig, { scope: "openid trading", phone, redirectUri });
-    const codeTokens = await oidc.authorizationCodeGrant(oidcConfig, flow.callback, { pkceCodeVerifier: flow.codeVerifier, expectedState: flow.state });
+    const codeTokens = await oidc.authorizationCodeGrant(oidcConfig, flow.callback, {
+      pkceCodeVerifier: flow.codeVerifier,
+      expectedState: flow.state,
+    });
     assert.equal(codeTokens.expires_in, 3600);
     const refreshed = await oidc.refreshTokenGrant(oidcConfig, codeTokens.refresh_token!);
     assert.notEqual(refreshed.access_token, codeTokens.access_token);
@@ -105,8 +130,14 @@ test("a new user: code, outbox, password grant, tenant token, GET /v1/account eq
     assert.equal(viaCodeFlow.status, 200, JSON.stringify(acct2));
     assert.equal(acct2.accountId, account.accountId);
     assert.equal(acct2.cashBalanceUnits, onChain.toString());
-    await assert.rejects(oidc.refreshTokenGrant(oidcConfig, codeTokens.refresh_token!), (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant");
-    await assert.rejects(oidc.refreshTokenGrant(oidcConfig, refreshed.refresh_token!), (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant");
+    await assert.rejects(
+      oidc.refreshTokenGrant(oidcConfig, codeTokens.refresh_token!),
+      (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant",
+    );
+    await assert.rejects(
+      oidc.refreshTokenGrant(oidcConfig, refreshed.refresh_token!),
+      (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant",
+    );
   } finally {
     await stack?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -27,7 +27,10 @@ import Ajv2020 from "ajv/dist/2020";
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** GETs from a chosen loopback source address (the rate limit is per client IP): 127.0.0.<n>. */
-function getFrom(ip: string, url: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+function getFrom(
+  ip: string,
+  url: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { localAddress: ip, agent: false }, (res) => {
       let text = "";
@@ -39,13 +42,18 @@ function getFrom(ip: string, url: string): Promise<{ status: number; headers: ht
   });
 }
 
-
-test("exchange API market data: assets, quote, chart, book and trades from real orders; legacy paths; bad input; limits", { timeout: 420_000 }, async () => {
+test("exchange API market data: assets, quote, chart, book and trades from real orders; legacy paths; bad input; limits", {
+  timeout: 420_000,
+}, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-market-e2e-"));
   let stack: RunningStack | undefined;
   try {
     const { config } = await createTestConfig(dataDir);
-    stack = await startStack({ config, components: defaultComponents(["pipeline", "exchange-api", "indexer"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["pipeline", "exchange-api", "indexer"]),
+      onComponentError: "fail",
+    });
     const api = config.urls.exchangeApi;
 
     // every request from a loopback address with public budget left: the limit itself is tested at the end
@@ -64,8 +72,16 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     for (const t of assetTokensToDeploy()) {
       const token = home.tokens[t.symbol];
       assert.ok(token, `${t.symbol} deployed`);
-      assert.equal(await client.readContract({ address: token.address as Address, abi: erc20Abi, functionName: "symbol" }), t.symbol);
-      const held = await client.readContract({ address: home.contracts.Settlement as Address, abi: settlementAbi, functionName: "balanceOf", args: [traders[0].address, token.address as Address] });
+      assert.equal(
+        await client.readContract({ address: token.address as Address, abi: erc20Abi, functionName: "symbol" }),
+        t.symbol,
+      );
+      const held = await client.readContract({
+        address: home.contracts.Settlement as Address,
+        abi: settlementAbi,
+        functionName: "balanceOf",
+        args: [traders[0].address, token.address as Address],
+      });
       assert.equal(held, t.seedWholeUnits * 10n ** BigInt(t.decimals));
     }
     assert.ok(stack.provisioned.includes("assets"));
@@ -79,10 +95,27 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     const place = async (who: typeof seller, side: "buy" | "sell", price: string, size: string) => {
       const priceTicks = BigInt(Math.round(Number(price) * 100));
       const sizeLots = BigInt(Math.round(Number(size) * 1000));
-      const s = await signedInput(who, who.address, home.chainId, home.contracts.Settlement as Address, m, { side, priceTicks, sizeLots });
+      const s = await signedInput(who, who.address, home.chainId, home.contracts.Settlement as Address, m, {
+        side,
+        priceTicks,
+        sizeLots,
+      });
       const req: PlaceOrderRequest = {
-        kind: "signed", orderId: randomUUID(), clientOrderId: randomUUID(), symbol: m.symbol, side, type: "limit", timeInForce: "gtc",
-        priceTicks, triggerPriceTicks: null, sizeLots, expiresAtMs: null, receivedAtMs: Date.now(), trader: who.address, order: s.order, signature: s.signature,
+        kind: "signed",
+        orderId: randomUUID(),
+        clientOrderId: randomUUID(),
+        symbol: m.symbol,
+        side,
+        type: "limit",
+        timeInForce: "gtc",
+        priceTicks,
+        triggerPriceTicks: null,
+        sizeLots,
+        expiresAtMs: null,
+        receivedAtMs: Date.now(),
+        trader: who.address,
+        order: s.order,
+        signature: s.signature,
       };
       return dex.placeOrder(req);
     };
@@ -103,7 +136,14 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     assert.deepEqual(book.body.bids, [{ price: 228, size: 3 }]);
     assert.ok(Math.abs(Date.parse(book.body.timestamp) - Date.now()) < 600_000);
     const trades = await get("/assets/AAPL/trades");
-    assert.deepEqual(trades.body.data.map((t: Json) => [t.price, t.size, t.side, t.assetId]), [[229, 0.5, "sell", "AAPL"], [231.5, 2, "buy", "AAPL"], [230, 1, "buy", "AAPL"]]);
+    assert.deepEqual(
+      trades.body.data.map((t: Json) => [t.price, t.size, t.side, t.assetId]),
+      [
+        [229, 0.5, "sell", "AAPL"],
+        [231.5, 2, "buy", "AAPL"],
+        [230, 1, "buy", "AAPL"],
+      ],
+    );
     assert.equal(new Set(trades.body.data.map((t: Json) => t.tradeId)).size, 3);
 
     // 4. the quote, once the trades are settled and indexed (the lag is measured, never assumed)
@@ -112,8 +152,25 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
       const q = await get("/assets/AAPL/quote");
       return q.status === 200 && q.body.volume === 3.5 ? q.body : undefined;
     });
-    console.log(`      quote caught up ${Date.now() - matchedAt} ms after the last match (settle + index + 1 s read cache)`);
-    assert.deepEqual({ ...quote, timestamp: undefined }, { assetId: "AAPL", last: 229, open: 230, high: 231.5, low: 229, prevClose: 230, change: -1, changePercent: -0.4348, volume: 3.5, priceSource: "trades", timestamp: undefined });
+    console.log(
+      `      quote caught up ${Date.now() - matchedAt} ms after the last match (settle + index + 1 s read cache)`,
+    );
+    assert.deepEqual(
+      { ...quote, timestamp: undefined },
+      {
+        assetId: "AAPL",
+        last: 229,
+        open: 230,
+        high: 231.5,
+        low: 229,
+        prevClose: 230,
+        change: -1,
+        changePercent: -0.4348,
+        volume: 3.5,
+        priceSource: "trades",
+        timestamp: undefined,
+      },
+    );
 
     // 5. the chart: every allowed range and interval sums to the same day
     for (const [range, r] of Object.entries(CHART_RANGES)) {
@@ -122,27 +179,82 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
         assert.equal(c.status, 200, `${range}/${interval}: ${c.text}`);
         const candles = c.body.data as Json[];
         assert.ok(candles.length >= 1 && candles.length <= r.maxPoints, `${range}/${interval}: ${candles.length}`);
-        assert.deepEqual(candles.map((x) => x.time), [...candles.map((x) => x.time)].sort((a, b) => a - b), "oldest first");
-        assert.ok(candles.every((x) => x.time % { "1m": 60_000, "5m": 300_000, "15m": 900_000, "1h": 3_600_000, "1d": 86_400_000 }[interval as "1m"] === 0));
+        assert.deepEqual(
+          candles.map((x) => x.time),
+          [...candles.map((x) => x.time)].sort((a, b) => a - b),
+          "oldest first",
+        );
+        assert.ok(
+          candles.every(
+            (x) =>
+              x.time %
+                { "1m": 60_000, "5m": 300_000, "15m": 900_000, "1h": 3_600_000, "1d": 86_400_000 }[interval as "1m"] ===
+              0,
+          ),
+        );
         assert.equal(candles[0].open, 230, `${range}/${interval}`);
         assert.equal(candles.at(-1)!.close, 229);
         assert.equal(Math.max(...candles.map((x) => x.high)), 231.5);
         assert.equal(Math.min(...candles.map((x) => x.low)), 229);
-        assert.equal(candles.reduce((s, x) => s + Math.round(x.volume * 1000), 0), 3500);
+        assert.equal(
+          candles.reduce((s, x) => s + Math.round(x.volume * 1000), 0),
+          3500,
+        );
       }
     }
     const defaultChart = await get("/assets/AAPL/chart");
-    assert.deepEqual(defaultChart.body.data, (await get("/assets/AAPL/chart?range=1d&interval=1m")).body.data, "default: 1d at 1m");
+    assert.deepEqual(
+      defaultChart.body.data,
+      (await get("/assets/AAPL/chart?range=1d&interval=1m")).body.data,
+      "default: 1d at 1m",
+    );
 
     // 6. detail with perDay, and the list's price and change from the same trades
     const detail = await get("/assets/AAPL");
     assert.equal(detail.status, 200);
     const d = detail.body.data;
-    assert.deepEqual([d.id, d.symbol, d.name, d.type, d.exchange, d.status, d.accreditationType, d.offeringType, d.price, d.change, d.changesPercentage, d.tradeable, d.market], ["AAPL", "AAPL", "Apple Inc.", "stocks", "NASDAQ", "APPROVED", null, "Common stock", 229, -1, -0.4348, true, "AAPL-USD"]);
-    assert.deepEqual(d.marketData.perDay.map((x: Json) => ({ ...x, timestamp: x.timestamp.slice(10) })), [{ timestamp: "T00:00:00.000Z", open: 230, high: 231.5, low: 229, close: 229, volume: 3.5 }]);
+    assert.deepEqual(
+      [
+        d.id,
+        d.symbol,
+        d.name,
+        d.type,
+        d.exchange,
+        d.status,
+        d.accreditationType,
+        d.offeringType,
+        d.price,
+        d.change,
+        d.changesPercentage,
+        d.tradeable,
+        d.market,
+      ],
+      [
+        "AAPL",
+        "AAPL",
+        "Apple Inc.",
+        "stocks",
+        "NASDAQ",
+        "APPROVED",
+        null,
+        "Common stock",
+        229,
+        -1,
+        -0.4348,
+        true,
+        "AAPL-USD",
+      ],
+    );
+    assert.deepEqual(
+      d.marketData.perDay.map((x: Json) => ({ ...x, timestamp: x.timestamp.slice(10) })),
+      [{ timestamp: "T00:00:00.000Z", open: 230, high: 231.5, low: 229, close: 229, volume: 3.5 }],
+    );
     assert.equal(d.image, `${api}/assets/AAPL/image`);
     const nrth = (await get("/assets/NRTH")).body.data;
-    assert.deepEqual([nrth.accreditationType, nrth.regime, nrth.price, nrth.priceSource, nrth.marketData.perDay], ["506c", "reg-d", 12, "reference", []]);
+    assert.deepEqual(
+      [nrth.accreditationType, nrth.regime, nrth.price, nrth.priceSource, nrth.marketData.perDay],
+      ["506c", "reg-d", 12, "reference", []],
+    );
     const nova = (await get("/assets/NOVA")).body.data;
     assert.deepEqual([nova.tradeable, nova.market, nova.price, nova.change], [false, null, 25, 0]);
     const noBook = await get("/assets/NOVA/book");
@@ -155,12 +267,22 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
 
     // 7. navigation and the list: filters, ranked search, cursor pages
     const nav = (await get("/navigation")).body;
-    assert.deepEqual(nav.rails.map((r: Json) => [r.id, r.categories.map((c: Json) => c.id)]), [["public", ["stocks", "fixed-income", "commodities", "forex"]], ["private", ["privates", "pre-ipo"]], ["digital", ["crypto"]]]);
+    assert.deepEqual(
+      nav.rails.map((r: Json) => [r.id, r.categories.map((c: Json) => c.id)]),
+      [
+        ["public", ["stocks", "fixed-income", "commodities", "forex"]],
+        ["private", ["privates", "pre-ipo"]],
+        ["digital", ["crypto"]],
+      ],
+    );
     const listAll = (await get("/assets")).body;
     assert.equal(listAll.data.length, CATALOGUE.length);
     assert.equal(listAll.nextCursor, null);
     const aapl = listAll.data.find((a: Json) => a.id === "AAPL");
-    assert.deepEqual([aapl.price, aapl.change, aapl.changesPercentage, aapl.status, aapl.type, aapl.exchange], [229, -1, -0.4348, "APPROVED", "stocks", "NASDAQ"]);
+    assert.deepEqual(
+      [aapl.price, aapl.change, aapl.changesPercentage, aapl.status, aapl.type, aapl.exchange],
+      [229, -1, -0.4348, "APPROVED", "stocks", "NASDAQ"],
+    );
     // no other asset traded: its offering's reference price, numbers on every field (issue 30), as the served
     // OpenAPI document says
     for (const a of listAll.data.filter((x: Json) => x.id !== "AAPL")) {
@@ -178,7 +300,10 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     conforms("/v1/assets/{id}", detail.body);
     conforms("/v1/assets/{id}", { data: nrth, message: "asset" });
     const nrthQuote = (await get("/assets/NRTH/quote")).body;
-    assert.deepEqual([nrthQuote.last, nrthQuote.prevClose, nrthQuote.changePercent, nrthQuote.priceSource], [12, 12, 0, "reference"]);
+    assert.deepEqual(
+      [nrthQuote.last, nrthQuote.prevClose, nrthQuote.changePercent, nrthQuote.priceSource],
+      [12, 12, 0, "reference"],
+    );
     conforms("/v1/assets/{id}/quote", nrthQuote);
     conforms("/v1/assets/{id}/quote", quote);
     const ids = async (q: string) => (await get(`/assets?${q}`)).body.data.map((a: Json) => a.id);
@@ -197,7 +322,10 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
       paged.push(...p.data.map((a: Json) => a.id));
       cursor = p.nextCursor;
     }
-    assert.deepEqual(paged, listAll.data.map((a: Json) => a.id));
+    assert.deepEqual(
+      paged,
+      listAll.data.map((a: Json) => a.id),
+    );
 
     // 8. legacy paths answer exactly as their canonical paths
     const same = async (legacy: string, canonical: string, omit?: string) => {
@@ -271,7 +399,17 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
       assert.ok(!/at .*\.ts:\d+/.test(r.text), `${p}: no stack trace`);
     }
     // the boundaries one inside
-    for (const p of ["/assets?limit=100", "/assets?limit=1", `/assets?search=${"a".repeat(64)}`, "/assets?tradeable=false", "/assets/AAPL/book?depth=500", "/assets/AAPL/book?depth=1", "/assets/AAPL/trades?limit=500", "/stock-summaries?category=stocks", "/assets?search="]) {
+    for (const p of [
+      "/assets?limit=100",
+      "/assets?limit=1",
+      `/assets?search=${"a".repeat(64)}`,
+      "/assets?tradeable=false",
+      "/assets/AAPL/book?depth=500",
+      "/assets/AAPL/book?depth=1",
+      "/assets/AAPL/trades?limit=500",
+      "/stock-summaries?category=stocks",
+      "/assets?search=",
+    ]) {
       assert.equal((await get(p)).status, 200, p);
     }
     assert.deepEqual((await get("/assets/AAPL/book?depth=1")).body.bids, [{ price: 228, size: 3 }]);
@@ -290,15 +428,28 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     assert.equal(refused.status, 429);
     assert.equal(JSON.parse(refused.text).error.code, "RATE_LIMIT_EXCEEDED");
     assert.ok(Number(refused.headers["retry-after"]) >= 1);
-    assert.equal((await getFrom(ip, `${api}/account`)).status, 401, "the public budget is not the authenticated endpoints'");
+    assert.equal(
+      (await getFrom(ip, `${api}/account`)).status,
+      401,
+      "the public budget is not the authenticated endpoints'",
+    );
 
     // every chart range at each of its intervals, the quote (less its computed-at time) and perDay: kept to
     // compare after the restart (12)
     const history = async () => {
       const charts: Record<string, Json[]> = {};
-      for (const [range, r] of Object.entries(CHART_RANGES)) for (const interval of r.intervals) charts[`${range}/${interval}`] = (await get(`/assets/AAPL/chart?range=${range}&interval=${interval}`)).body.data;
+      for (const [range, r] of Object.entries(CHART_RANGES))
+        for (const interval of r.intervals)
+          charts[`${range}/${interval}`] = (
+            await get(`/assets/AAPL/chart?range=${range}&interval=${interval}`)
+          ).body.data;
       const { timestamp: _t, ...q } = (await get("/assets/AAPL/quote")).body;
-      return { charts, quote: q, perDay: (await get("/assets/AAPL")).body.data.marketData.perDay as Json[], day: new Date().toISOString().slice(0, 10) };
+      return {
+        charts,
+        quote: q,
+        perDay: (await get("/assets/AAPL")).body.data.marketData.perDay as Json[],
+        day: new Date().toISOString().slice(0, 10),
+      };
     };
     const historyBefore = await history();
     assert.ok(Object.values(historyBefore.charts).every((c) => c.length >= 1) && historyBefore.perDay.length === 1);
@@ -308,16 +459,30 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     //     a chart never read is 503 (no made-up numbers), the live book still answers
     await stack.components.find((c) => c.name === "indexer")!.handle!.stop();
     // (a read within 1 s may still come from the shared read cache)
-    const down = await waitFor("the quote to answer stale", async () => {
-      const r = await get("/assets/AAPL/quote");
-      return r.headers["x-market-data-stale"] ? r : undefined;
-    }, 10_000);
+    const down = await waitFor(
+      "the quote to answer stale",
+      async () => {
+        const r = await get("/assets/AAPL/quote");
+        return r.headers["x-market-data-stale"] ? r : undefined;
+      },
+      10_000,
+    );
     assert.equal(down.status, 200);
     assert.deepEqual({ ...down.body, timestamp: 0 }, { ...historyBefore.quote, timestamp: 0 });
     const staleChart = await get("/assets/AAPL/chart?range=5d");
-    assert.deepEqual([staleChart.status, staleChart.body.data, Boolean(staleChart.headers["x-market-data-stale"])], [200, historyBefore.charts["5d/5m"], true]);
+    assert.deepEqual(
+      [staleChart.status, staleChart.body.data, Boolean(staleChart.headers["x-market-data-stale"])],
+      [200, historyBefore.charts["5d/5m"], true],
+    );
     const staleList = await get("/assets");
-    assert.deepEqual([staleList.status, staleList.body.data.find((a: Json) => a.id === "AAPL").price, Boolean(staleList.headers["x-market-data-stale"])], [200, 229, true]);
+    assert.deepEqual(
+      [
+        staleList.status,
+        staleList.body.data.find((a: Json) => a.id === "AAPL").price,
+        Boolean(staleList.headers["x-market-data-stale"]),
+      ],
+      [200, 229, true],
+    );
     const neverRead = await get("/assets/MSFT/chart?range=1y&interval=1h");
     assert.deepEqual([neverRead.status, neverRead.body.error?.code], [503, "SERVICE_UNAVAILABLE"]);
     const report = (await stack.health()).components.find((c) => c.name === "exchange-api")!;
@@ -331,12 +496,17 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     //     and the chart history outlives the processes: the chain replays its journal at the recorded block
     //     times and the indexer resumes from its store in the data dir, so every range reads the same candles
     await stack.stop();
-    stack = await startStack({ config, components: defaultComponents(["pipeline", "exchange-api", "indexer"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["pipeline", "exchange-api", "indexer"]),
+      onComponentError: "fail",
+    });
     const historyAfter = await history();
     assert.deepEqual(historyAfter.charts, historyBefore.charts, "every chart range and interval after the restart");
     assert.deepEqual(historyAfter.perDay, historyBefore.perDay, "perDay after the restart");
     // the quote is the UTC day's: compared when both reads fell on the same day
-    if (historyAfter.day === historyBefore.day) assert.deepEqual(historyAfter.quote, historyBefore.quote, "the quote after the restart");
+    if (historyAfter.day === historyBefore.day)
+      assert.deepEqual(historyAfter.quote, historyBefore.quote, "the quote after the restart");
     assert.deepEqual(stack.provisioned, [], "a restart deploys no asset token again");
     assert.deepEqual(stack.deployments.home.tokens, home.tokens);
     const again = await get("/assets/AAPL/book");

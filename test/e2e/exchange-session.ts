@@ -7,7 +7,12 @@ import type { Address } from "viem";
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** Polls `probe` until it returns a value (not undefined), every `everyMs`; throws after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000, everyMs = 200): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 120_000,
+  everyMs = 200,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -19,16 +24,34 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 
 /** Logs `phone` in at the identity provider `iam` and opens an exchange API (`api`) session; `call` asserts no 5xx. */
 export async function loginExchange(iam: string, api: string, phone: string) {
-  const otp = await fetch(`${iam}/api/otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone }) });
+  const otp = await fetch(`${iam}/api/otp`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ phone }),
+  });
   assert.ok(otp.status < 300, `otp: ${otp.status}`);
   const code = await readOutbox(iam, phone, await otp.json());
-  const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: code, scope: "openid profile email phone" });
-  const grant = (await (await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form })).json()) as { access_token: string };
+  const form = new URLSearchParams({
+    grant_type: "password",
+    client_id: "exchange-web",
+    username: phone,
+    password: code,
+    scope: "openid profile email phone",
+  });
+  const grant = (await (await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form })).json()) as {
+    access_token: string;
+  };
   const auth = { authorization: `Bearer ${grant.access_token}` };
-  const { token } = (await (await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth })).json()) as { token: string };
+  const { token } = (await (await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth })).json()) as {
+    token: string;
+  };
   const headers = { ...auth, "tenant-authorization": token, "content-type": "application/json" };
   const call = async (method: string, p: string, body?: unknown) => {
-    const r = await fetch(`${api}${p}`, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+    const r = await fetch(`${api}${p}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
     const text = await r.text();
     assert.ok(r.status < 500, `${method} ${p}: ${r.status} ${text}`);
     return { status: r.status, headers: r.headers, body: (text ? JSON.parse(text) : {}) as Json };
@@ -42,7 +65,10 @@ export async function loginExchange(iam: string, api: string, phone: string) {
 export async function openRealtime(origin: string, auth: Record<string, string>, subscribe: string) {
   const abort = new AbortController();
   const events: { event: string; data: Json }[] = [];
-  const stream = await fetch(`${origin}/api/realtime?subscribe=${encodeURIComponent(subscribe)}`, { headers: { ...auth, accept: "text/event-stream" }, signal: abort.signal });
+  const stream = await fetch(`${origin}/api/realtime?subscribe=${encodeURIComponent(subscribe)}`, {
+    headers: { ...auth, accept: "text/event-stream" },
+    signal: abort.signal,
+  });
   assert.equal(stream.status, 200, `realtime: ${stream.status}`);
   void (async () => {
     const decoder = new TextDecoder();
@@ -55,7 +81,11 @@ export async function openRealtime(origin: string, auth: Record<string, string>,
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const event = /^event: ?(.*)$/m.exec(block)?.[1];
-          const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.replace(/^data: ?/, "")).join("\n");
+          const data = block
+            .split("\n")
+            .filter((l) => l.startsWith("data:"))
+            .map((l) => l.replace(/^data: ?/, ""))
+            .join("\n");
           if (event && data) events.push({ event, data: JSON.parse(data) as Json });
         }
       }

@@ -23,7 +23,13 @@ import { loginExchange } from "./exchange-session";
 import { settledTradesOf } from "../../sdk/settled-trades";
 
 const pg = createRequire(__filename)("pg") as {
-  Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(sql: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>; end(): Promise<void> };
+  Client: new (o: {
+    connectionString: string;
+  }) => {
+    connect(): Promise<void>;
+    query(sql: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+    end(): Promise<void>;
+  };
 };
 
 async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
@@ -53,11 +59,17 @@ function children(): { pid: number; cmd: string }[] {
   return out;
 }
 
-test("external chains + Postgres + a shared deployments file: no node started, trades settle there, rows in Postgres, a restart deploys nothing", { timeout: 420_000 }, async (t) => {
+test("external chains + Postgres + a shared deployments file: no node started, trades settle there, rows in Postgres, a restart deploys nothing", {
+  timeout: 420_000,
+}, async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "external-parts-e2e-"));
   const sharedDir = fs.mkdtempSync(path.join(os.tmpdir(), "external-parts-shared-"));
   const deploymentsFile = path.join(sharedDir, "deployments.json");
-  const [postgres, home, remote] = await Promise.all([startPostgresServer(), startExternalAnvil({ chainId: 31337 }), startExternalAnvil({ chainId: 31338 })]);
+  const [postgres, home, remote] = await Promise.all([
+    startPostgresServer(),
+    startExternalAnvil({ chainId: 31337 }),
+    startExternalAnvil({ chainId: 31338 }),
+  ]);
   const sql = new pg.Client({ connectionString: postgres.url });
   let stack: RunningStack | undefined;
   try {
@@ -70,16 +82,29 @@ test("external chains + Postgres + a shared deployments file: no node started, t
     });
     assert.equal(config.chains.home.rpcUrl, home.rpcUrl);
     const client = createPublicClient({ transport: http(home.rpcUrl) });
-    const nodesBefore = children().filter((c) => /anvil|hardhat/.test(c.cmd)).map((c) => c.pid).sort();
+    const nodesBefore = children()
+      .filter((c) => /anvil|hardhat/.test(c.cmd))
+      .map((c) => c.pid)
+      .sort();
     assert.deepEqual(nodesBefore, [home.pid, remote.pid].sort(), "only the two external nodes run before the stack");
 
     // the components that keep SQL state: the DEX API, the iam, the exchange API, the indexer (the bridge's
     // SQL on a Postgres server: relayer/store.postgres.test.ts; its start alone takes ~25 s)
-    stack = await startStack({ config, components: defaultComponents(["pipeline", "iam", "dex-api", "exchange-api", "indexer"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["pipeline", "iam", "dex-api", "exchange-api", "indexer"]),
+      onComponentError: "fail",
+    });
     t.diagnostic(`first start: ${JSON.stringify(stack.timingsMs)}`);
 
     // no chain node, proxy, journal or supervisor of the stack's: the same two node processes, no chains dir
-    assert.deepEqual(children().filter((c) => /anvil|hardhat/.test(c.cmd)).map((c) => c.pid).sort(), nodesBefore);
+    assert.deepEqual(
+      children()
+        .filter((c) => /anvil|hardhat/.test(c.cmd))
+        .map((c) => c.pid)
+        .sort(),
+      nodesBefore,
+    );
     assert.equal(fs.existsSync(path.join(dataDir, "chains")), false);
     assert.equal(stack.chains.home.external, true);
     assert.equal(stack.chains.remote.external, true);
@@ -95,26 +120,58 @@ test("external chains + Postgres + a shared deployments file: no node started, t
     assert.equal(homeHealth.ok, true);
     assert.match(homeHealth.detail ?? "", /^external node, chain 31337, block \d+/);
     assert.equal(homeHealth.urls?.rpc, home.rpcUrl);
-    assert.match(formatBanner(stack, config.urls.health), new RegExp(`home  \\(chain 31337\\)\\s+external node ${home.rpcUrl}\n`));
+    assert.match(
+      formatBanner(stack, config.urls.health),
+      new RegExp(`home  \\(chain 31337\\)\\s+external node ${home.rpcUrl}\n`),
+    );
 
     const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
     const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
     const m: MarketSpec = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
-    const [A, B, C] = config.keys.demoTraders.slice(0, 3).map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
+    const [A, B, C] = config.keys.demoTraders
+      .slice(0, 3)
+      .map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
 
     // a DEX API row: an API key (read only, no agent approval needed)
     const key = await createApiKey(origin, A, { permissions: ["read"] }, false);
     const keyRows = (await sql.query("SELECT id, owner FROM dex_api.dex_api_keys")).rows;
-    assert.deepEqual(keyRows.map((r) => ({ id: r.id, owner: String(r.owner).toLowerCase() })), [{ id: key.id, owner: A.address.toLowerCase() }]);
-    assert.equal((await sql.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'dex_api_keys'")).rows[0]!.n, 0, "nothing in public");
+    assert.deepEqual(
+      keyRows.map((r) => ({ id: r.id, owner: String(r.owner).toLowerCase() })),
+      [{ id: key.id, owner: A.address.toLowerCase() }],
+    );
+    assert.equal(
+      (
+        await sql.query(
+          "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'dex_api_keys'",
+        )
+      ).rows[0]!.n,
+      0,
+      "nothing in public",
+    );
 
     // two wallet-signed orders cross through the DEX API and settle on the external chain
     const priceTicks = 250_000n;
     const sizeLots = 5_000n;
     const chainId = config.chains.home.chainId;
-    const ask = await api(origin, "POST", "/v1/orders", { body: await signedOrderBody(B, m, chainId, settlement, { side: "sell", priceTicks, sizeLots, nonce: 1n, clientOrderId: "ext-ask" }) });
+    const ask = await api(origin, "POST", "/v1/orders", {
+      body: await signedOrderBody(B, m, chainId, settlement, {
+        side: "sell",
+        priceTicks,
+        sizeLots,
+        nonce: 1n,
+        clientOrderId: "ext-ask",
+      }),
+    });
     assert.equal(ask.status, 201, ask.text);
-    const bid = await api(origin, "POST", "/v1/orders", { body: await signedOrderBody(C, m, chainId, settlement, { side: "buy", priceTicks, sizeLots, nonce: 1n, clientOrderId: "ext-bid" }) });
+    const bid = await api(origin, "POST", "/v1/orders", {
+      body: await signedOrderBody(C, m, chainId, settlement, {
+        side: "buy",
+        priceTicks,
+        sizeLots,
+        nonce: 1n,
+        clientOrderId: "ext-bid",
+      }),
+    });
     assert.equal(bid.status, 201, bid.text);
     assert.equal(bid.body.status, "filled");
     const orderPath = `/v1/orders/${bid.body.order_id}`;
@@ -140,7 +197,8 @@ test("external chains + Postgres + a shared deployments file: no node started, t
     assert.equal(trades[0].pair, "WETH-USD");
 
     // the other SQL components' rows, each in its own schema of that Postgres
-    const count = async (table: string) => Number((await sql.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n);
+    const count = async (table: string) =>
+      Number((await sql.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n);
     assert.ok((await count("iam.iam_signing_keys")) >= 1, "the iam's signing key");
     assert.ok((await count("exchange_api.exchange_signing_keys")) >= 1, "the exchange API's signing key");
     // a user logs in at the iam and opens an exchange account: its rows, one in each schema
@@ -148,7 +206,11 @@ test("external chains + Postgres + a shared deployments file: no node started, t
     assert.match(session.address, /^0x[0-9a-fA-F]{40}$/);
     assert.equal(await count("iam.iam_users"), 1);
     assert.equal(await count("exchange_api.exchange_accounts"), 1);
-    const schemas = (await sql.query("SELECT DISTINCT table_schema AS s FROM information_schema.tables WHERE table_name = 'schema_migrations' ORDER BY 1")).rows.map((r) => r.s);
+    const schemas = (
+      await sql.query(
+        "SELECT DISTINCT table_schema AS s FROM information_schema.tables WHERE table_name = 'schema_migrations' ORDER BY 1",
+      )
+    ).rows.map((r) => r.s);
     assert.deepEqual(schemas, ["dex_api", "exchange_api", "iam"]);
 
     await stack.stop();
@@ -158,7 +220,11 @@ test("external chains + Postgres + a shared deployments file: no node started, t
     const deployer = config.keys.deployer.address;
     const sentBefore = await client.getTransactionCount({ address: deployer });
     const fileBefore = fs.readFileSync(deploymentsFile, "utf8");
-    stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["pipeline", "dex-api"]),
+      onComponentError: "fail",
+    });
     t.diagnostic(`restart: ${JSON.stringify(stack.timingsMs)}`);
     assert.equal(stack.deployedNow, false);
     assert.deepEqual(stack.provisioned, []);
@@ -167,9 +233,14 @@ test("external chains + Postgres + a shared deployments file: no node started, t
     assert.equal(stack.deployments.home.contracts.Settlement, settlement);
     // the DEX API of the restarted stack reads the key from Postgres
     const origin2 = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
-    const listed = await api(origin2, "GET", "/v1/api-keys", { headers: await walletHeaders(A, origin2, "GET", "/v1/api-keys") });
+    const listed = await api(origin2, "GET", "/v1/api-keys", {
+      headers: await walletHeaders(A, origin2, "GET", "/v1/api-keys"),
+    });
     assert.equal(listed.status, 200, listed.text);
-    assert.deepEqual(listed.body.api_keys.map((k: { id: string }) => k.id), [key.id]);
+    assert.deepEqual(
+      listed.body.api_keys.map((k: { id: string }) => k.id),
+      [key.id],
+    );
   } finally {
     await stack?.stop().catch(() => undefined);
     await sql.end().catch(() => undefined);
@@ -179,19 +250,42 @@ test("external chains + Postgres + a shared deployments file: no node started, t
   }
 });
 
-test("two stacks starting at once on one fresh external chain and one DEPLOYMENTS_FILE: one deploys, the other waits and reuses it", { timeout: 240_000 }, async () => {
+test("two stacks starting at once on one fresh external chain and one DEPLOYMENTS_FILE: one deploys, the other waits and reuses it", {
+  timeout: 240_000,
+}, async () => {
   const dirs = [0, 1, 2].map((i) => fs.mkdtempSync(path.join(os.tmpdir(), `external-parts-twin-${i}-`)));
   const deploymentsFile = path.join(dirs[2], "deployments.json");
-  const [home, remote] = await Promise.all([startExternalAnvil({ chainId: 31337 }), startExternalAnvil({ chainId: 31338 })]);
+  const [home, remote] = await Promise.all([
+    startExternalAnvil({ chainId: 31337 }),
+    startExternalAnvil({ chainId: 31338 }),
+  ]);
   const stacks: RunningStack[] = [];
   try {
     const configs = await Promise.all(
-      [0, 1].map(async (i) => (await createTestConfig(dirs[i], { HOME_CHAIN_RPC_URL: home.rpcUrl, REMOTE_CHAIN_RPC_URL: remote.rpcUrl, DEPLOYMENTS_FILE: deploymentsFile })).config),
+      [0, 1].map(
+        async (i) =>
+          (
+            await createTestConfig(dirs[i], {
+              HOME_CHAIN_RPC_URL: home.rpcUrl,
+              REMOTE_CHAIN_RPC_URL: remote.rpcUrl,
+              DEPLOYMENTS_FILE: deploymentsFile,
+            })
+          ).config,
+      ),
     );
     const client = createPublicClient({ transport: http(home.rpcUrl) });
-    const started = await Promise.allSettled(configs.map((config) => startStack({ config, components: [], onComponentError: "fail" })));
+    const started = await Promise.allSettled(
+      configs.map((config) => startStack({ config, components: [], onComponentError: "fail" })),
+    );
     for (const s of started) if (s.status === "fulfilled") stacks.push(s.value);
-    assert.deepEqual(started.map((s) => s.status), ["fulfilled", "fulfilled"], String(started.find((s) => s.status === "rejected") && (started.find((s) => s.status === "rejected") as PromiseRejectedResult).reason));
+    assert.deepEqual(
+      started.map((s) => s.status),
+      ["fulfilled", "fulfilled"],
+      String(
+        started.find((s) => s.status === "rejected") &&
+          (started.find((s) => s.status === "rejected") as PromiseRejectedResult).reason,
+      ),
+    );
     assert.deepEqual(stacks.map((s) => s.deployedNow).sort(), [false, true], "exactly one deployed");
     assert.equal(stacks[0].deployments.home.contracts.Settlement, stacks[1].deployments.home.contracts.Settlement);
     // one exchange deployment on the chain: the Settlement of the file, and the deployer's transactions

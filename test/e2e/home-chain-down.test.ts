@@ -11,7 +11,14 @@ import os from "node:os";
 import path from "node:path";
 import { createPublicClient, http, type Address, type PrivateKeyAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createTestConfig, defaultComponents, startHealthServer, startStack, type HealthServer, type RunningStack } from "../../scripts/stack";
+import {
+  createTestConfig,
+  defaultComponents,
+  startHealthServer,
+  startStack,
+  type HealthServer,
+  type RunningStack,
+} from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { MarketSpec } from "../../pipeline/service";
 import { api, signedOrderBody, type Res } from "../../api/testing/client";
@@ -38,7 +45,9 @@ function isAlive(pid: number): boolean {
   }
 }
 
-test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + Retry-After, /health degraded, the node comes back and every trade settles once", { timeout: 240_000 }, async (t) => {
+test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + Retry-After, /health degraded, the node comes back and every trade settles once", {
+  timeout: 240_000,
+}, async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "home-chain-down-"));
   let stack: RunningStack | undefined;
   let healthServer: HealthServer | undefined;
@@ -48,7 +57,11 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
   const { config } = await createTestConfig(dataDir);
-  stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
+  stack = await startStack({
+    config,
+    components: defaultComponents(["pipeline", "dex-api"]),
+    onComponentError: "fail",
+  });
   healthServer = await startHealthServer({ host: "127.0.0.1", port: 0, stack });
   const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
   const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
@@ -56,11 +69,19 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
   const settlement = stack.deployments.home.contracts.Settlement as Address;
   const chainId = config.chains.home.chainId;
   const client = createPublicClient({ transport: http(stack.chains.home.rpcUrl) });
-  const [seller, buyer] = config.keys.demoTraders.slice(1, 3).map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
-  const nonces = new Map<string, bigint>([[seller.address, 1n], [buyer.address, 1n]]);
+  const [seller, buyer] = config.keys.demoTraders
+    .slice(1, 3)
+    .map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
+  const nonces = new Map<string, bigint>([
+    [seller.address, 1n],
+    [buyer.address, 1n],
+  ]);
   const health = async () => {
     const r = await fetch(healthServer!.url);
-    return { status: r.status, body: (await r.json()) as { status: string; components: { name: string; ok: boolean; detail?: string }[] } };
+    return {
+      status: r.status,
+      body: (await r.json()) as { status: string; components: { name: string; ok: boolean; detail?: string }[] },
+    };
   };
 
   /** Places a sell and a crossing buy of a size no other pair uses; resolves with both answers (no buy
@@ -78,7 +99,9 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
       // A client that honours Retry-After: the refusal loop below places pairs every 10 ms and reaches the
       // wallet's rate limit; a node that is back within the same second (Anvil) must not see a 429.
       for (let attempt = 0; ; attempt++) {
-        const r = await api(origin, "POST", "/v1/orders", { body: await signedOrderBody(w, m, chainId, settlement, { side, priceTicks, sizeLots, nonce }) });
+        const r = await api(origin, "POST", "/v1/orders", {
+          body: await signedOrderBody(w, m, chainId, settlement, { side, priceTicks, sizeLots, nonce }),
+        });
         if (r.status !== 429 || attempt >= 20) return r;
         await sleep(Math.max(1, Number(r.headers.get("retry-after") ?? 1)) * 1_000);
       }
@@ -97,7 +120,8 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
   };
   const traded: bigint[] = []; // base amounts of the trades the API accepted (both orders 201, the buy filled)
   const accept = (p: { sizeLots: bigint; sell: Res; buy?: Res }) => {
-    if (p.sell.status === 201 && p.buy?.status === 201 && p.buy.body.status === "filled") traded.push(p.sizeLots * m.lotSize);
+    if (p.sell.status === 201 && p.buy?.status === 201 && p.buy.body.status === "filled")
+      traded.push(p.sizeLots * m.lotSize);
   };
 
   // trading and settling
@@ -108,7 +132,9 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
     assert.equal(p.buy?.body.status, "filled");
     accept(p);
   }
-  await poll("the first trades settled", async () => ((await settledOnChain()).size === traded.length ? true : undefined));
+  await poll("the first trades settled", async () =>
+    (await settledOnChain()).size === traded.length ? true : undefined,
+  );
   assert.equal((await health()).status, 200);
 
   // trades still on their way to the chain when it dies
@@ -133,12 +159,17 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
     10,
   );
   const refusedAfterMs = Date.now() - killedAt;
-  t.diagnostic(`refused ${refusedAfterMs} ms after the kill; ${traded.length - acceptedBeforeKill} trades accepted meanwhile`);
+  t.diagnostic(
+    `refused ${refusedAfterMs} ms after the kill; ${traded.length - acceptedBeforeKill} trades accepted meanwhile`,
+  );
   assert.ok(refusedAfterMs < 1_000, `refused ${refusedAfterMs} ms after the kill`);
   assert.equal(refusal.body.error.message, `home chain ${chainId} is unavailable`);
   assert.equal(refusal.body.error.details.chainId, chainId);
   const retryAfter = Number(refusal.headers.get("retry-after"));
-  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${refusal.headers.get("retry-after")}`);
+  assert.ok(
+    Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60,
+    `Retry-After ${refusal.headers.get("retry-after")}`,
+  );
   assert.equal(refusal.body.error.details.retry_after, retryAfter);
 
   // /health: degraded, the home chain and the pipeline both down
@@ -151,7 +182,11 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
   }
 
   // the node comes back by itself; /health ok again
-  await poll("the home chain back", async () => (stack!.chains.home.status().state === "up" ? true : undefined), 60_000);
+  await poll(
+    "the home chain back",
+    async () => (stack!.chains.home.status().state === "up" ? true : undefined),
+    60_000,
+  );
   assert.notEqual(stack.chains.home.nodePid, pid);
   assert.equal(isAlive(pid), false);
   await poll("/health ok", async () => ((await health()).status === 200 ? true : undefined), 30_000, 100);
@@ -176,6 +211,9 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
     200,
   );
   for (const a of traded) assert.equal(counts.get(a), 1, `trade of ${a} settled ${counts.get(a)} times`);
-  assert.equal([...counts.values()].reduce((x, y) => x + y, 0), traded.length);
+  assert.equal(
+    [...counts.values()].reduce((x, y) => x + y, 0),
+    traded.length,
+  );
   assert.equal((await health()).status, 200);
 });

@@ -16,9 +16,17 @@ import { settledTradesOf } from "../../sdk/settled-trades";
 
 const ROOT = join(__dirname, "..", "..");
 
-function runChild(config: object, extra: string[] = [], onLine?: (line: string, kill: () => void) => void): Promise<{ lines: string[]; code: number | null; signal: string | null; stderr: string }> {
+function runChild(
+  config: object,
+  extra: string[] = [],
+  onLine?: (line: string, kill: () => void) => void,
+): Promise<{ lines: string[]; code: number | null; signal: string | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "pipeline/testing/crash-child.ts"), JSON.stringify(config), ...extra], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "pipeline/testing/crash-child.ts"), JSON.stringify(config), ...extra],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
     const lines: string[] = [];
     let buf = "";
     let stderr = "";
@@ -37,18 +45,38 @@ function runChild(config: object, extra: string[] = [], onLine?: (line: string, 
   });
 }
 
-test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled once, balances exact, settled fills stay settled with their transaction", { timeout: 240_000 }, async (t) => {
+test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled once, balances exact, settled fills stay settled with their transaction", {
+  timeout: 240_000,
+}, async (t) => {
   const f = await startFixture({ traders: 4 });
   const dataDir = mkdtempSync(join(tmpdir(), "pipeline-crash-"));
   try {
     const before = new Map<string, bigint>();
     const key = (a: string, t: string) => `${a.toLowerCase()}:${t.toLowerCase()}`;
-    for (const t of f.traders) for (const tok of [f.weth, f.usd]) before.set(key(t.address, tok), await f.balanceOf(t.address, tok));
+    for (const t of f.traders)
+      for (const tok of [f.weth, f.usd]) before.set(key(t.address, tok), await f.balanceOf(t.address, tok));
     const m = f.market;
     const config = {
-      mode: "stream", rpcUrl: f.chain.rpcUrl, chainId: f.chainId, settlement: f.settlement, fromBlock: f.deployBlock.toString(),
-      market: { symbol: m.symbol, baseToken: m.baseToken, quoteToken: m.quoteToken, baseDecimals: m.baseDecimals, quoteDecimals: m.quoteDecimals, tickSize: m.tickSize.toString(), lotSize: m.lotSize.toString(), minLots: m.minLots.toString(), maxLots: m.maxLots.toString() },
-      operatorKey: f.operatorKey, traderKeys: [4, 5, 6, 7].map((i) => HARDHAT_DEV_PRIVATE_KEYS[i]), dataDir, orders: 400,
+      mode: "stream",
+      rpcUrl: f.chain.rpcUrl,
+      chainId: f.chainId,
+      settlement: f.settlement,
+      fromBlock: f.deployBlock.toString(),
+      market: {
+        symbol: m.symbol,
+        baseToken: m.baseToken,
+        quoteToken: m.quoteToken,
+        baseDecimals: m.baseDecimals,
+        quoteDecimals: m.quoteDecimals,
+        tickSize: m.tickSize.toString(),
+        lotSize: m.lotSize.toString(),
+        minLots: m.minLots.toString(),
+        maxLots: m.maxLots.toString(),
+      },
+      operatorKey: f.operatorKey,
+      traderKeys: [4, 5, 6, 7].map((i) => HARDHAT_DEV_PRIVATE_KEYS[i]),
+      dataDir,
+      orders: 400,
     };
     const acked: string[] = [];
     const first = await runChild(config, [], (line, kill) => {
@@ -62,8 +90,12 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
     const second = await runChild({ ...config, mode: "recover" }, [acked.join(",")]);
     assert.equal(second.code, 0, second.stderr);
     const state = JSON.parse(second.lines.find((l) => l.startsWith("{"))!);
-    const unsettledAtRestart = state.trades.filter((x: { seq: number }) => x.seq > state.lastSettledSeqAtRestart).length;
-    t.diagnostic(`acked ${acked.length} orders, journal ${state.journalRecords} records, ${state.trades.length} trades, ${unsettledAtRestart} unsettled at the restart, ${state.foundOnChain} settled batch(es) without a journaled confirmation found on the chain`);
+    const unsettledAtRestart = state.trades.filter(
+      (x: { seq: number }) => x.seq > state.lastSettledSeqAtRestart,
+    ).length;
+    t.diagnostic(
+      `acked ${acked.length} orders, journal ${state.journalRecords} records, ${state.trades.length} trades, ${unsettledAtRestart} unsettled at the restart, ${state.foundOnChain} settled batch(es) without a journaled confirmation found on the chain`,
+    );
     // 1. no acknowledged order lost
     for (const h of acked) assert.equal(state.isKnown[h], true, `acknowledged order ${h} lost`);
     assert.equal(state.health.batcher.state, "running");
@@ -75,21 +107,47 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
     const abi = settlementAbi;
     const settled = settledTradesOf(logs).map((t) => ({ args: t, transactionHash: t.transactionHash }));
     assert.deepEqual(
-      settled.map((l) => [l.args.makerOrderHash.toLowerCase(), l.args.takerOrderHash.toLowerCase(), l.args.baseAmount.toString(), l.args.price.toString()]),
-      state.trades.map((t: { maker: string; taker: string; base: string; price: string }) => [t.maker.toLowerCase(), t.taker.toLowerCase(), t.base, t.price]),
+      settled.map((l) => [
+        l.args.makerOrderHash.toLowerCase(),
+        l.args.takerOrderHash.toLowerCase(),
+        l.args.baseAmount.toString(),
+        l.args.price.toString(),
+      ]),
+      state.trades.map((t: { maker: string; taker: string; base: string; price: string }) => [
+        t.maker.toLowerCase(),
+        t.taker.toLowerCase(),
+        t.base,
+        t.price,
+      ]),
     );
     // 2b. each trade's two fills, as the DEX service serves them: settled by the chain's transaction of that
     // trade; already at the restart for every trade settled before it (a status never goes backwards), also
     // those of a batch that landed after the kill (its receipt never read: found on the chain)
-    const txOfSeq = new Map(state.trades.map((x: { seq: number }, i: number) => [x.seq, (settled[i] as unknown as { transactionHash: string }).transactionHash]));
+    const txOfSeq = new Map(
+      state.trades.map((x: { seq: number }, i: number) => [
+        x.seq,
+        (settled[i] as unknown as { transactionHash: string }).transactionHash,
+      ]),
+    );
     type Fill = { seq: number; order: string; settlement: string; txHash: string | null };
     assert.equal(state.fills.length, 2 * state.trades.length);
-    for (const f of state.fills as Fill[]) assert.deepEqual([f.settlement, f.txHash], ["settled", txOfSeq.get(f.seq)], `trade ${f.seq}, order ${f.order}`);
+    for (const f of state.fills as Fill[])
+      assert.deepEqual([f.settlement, f.txHash], ["settled", txOfSeq.get(f.seq)], `trade ${f.seq}, order ${f.order}`);
     const settledBefore = (state.fillsAtRestart as Fill[]).filter((f) => f.seq <= state.lastSettledSeqAtRestart);
     assert.ok(settledBefore.length > 0, "some trades were settled before the kill");
-    for (const f of settledBefore) assert.deepEqual([f.settlement, f.txHash], ["settled", txOfSeq.get(f.seq)], `at the restart: trade ${f.seq}, order ${f.order}`);
-    const batches = parseEventLogs({ abi, logs, eventName: "BatchSettled" }) as unknown as { args: { batchId: bigint } }[];
-    assert.deepEqual(batches.map((b) => Number(b.args.batchId)), batches.map((_, i) => i));
+    for (const f of settledBefore)
+      assert.deepEqual(
+        [f.settlement, f.txHash],
+        ["settled", txOfSeq.get(f.seq)],
+        `at the restart: trade ${f.seq}, order ${f.order}`,
+      );
+    const batches = parseEventLogs({ abi, logs, eventName: "BatchSettled" }) as unknown as {
+      args: { batchId: bigint };
+    }[];
+    assert.deepEqual(
+      batches.map((b) => Number(b.args.batchId)),
+      batches.map((_, i) => i),
+    );
     // 3. chain balances == deposits + the journal's trades with the contract's fee rule
     const expected = new Map(before);
     const add = (a: string, t: string, d: bigint) => expected.set(key(a, t), (expected.get(key(a, t)) ?? 0n) + d);
@@ -113,7 +171,9 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
       add(seller.trader, f.weth, -base);
       add(seller.trader, f.usd, quote - sellerFee);
     }
-    for (const t of f.traders) for (const tok of [f.weth, f.usd]) assert.equal(await f.balanceOf(t.address, tok), expected.get(key(t.address, tok)), `${t.address} ${tok}`);
+    for (const t of f.traders)
+      for (const tok of [f.weth, f.usd])
+        assert.equal(await f.balanceOf(t.address, tok), expected.get(key(t.address, tok)), `${t.address} ${tok}`);
   } finally {
     await f.stop();
     rmSync(dataDir, { recursive: true, force: true });

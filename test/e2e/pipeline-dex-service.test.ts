@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey } from "viem/accounts";
 import { agentAccount, DexServiceError, type DexEvent, type PlaceOrderRequest } from "../../pipeline/service";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { createDexService, DexState } from "../../pipeline/dex-service";
@@ -15,30 +15,75 @@ import { startPipeline } from "../../pipeline/pipeline";
 import { startFixture } from "../../pipeline/testing/fixture";
 import { signedInput } from "../../pipeline/testing/orders";
 
-test("DexService: signed and API-key orders trade, settle, cancel; books, balances and events follow", { timeout: 180_000 }, async () => {
+test("DexService: signed and API-key orders trade, settle, cancel; books, balances and events follow", {
+  timeout: 180_000,
+}, async () => {
   const f = await startFixture({ traders: 2 });
   const dataDir = mkdtempSync(join(tmpdir(), "pipeline-dex-"));
   const state = new DexState();
-  const start = (st: DexState) => startPipeline({
-    rpcUrl: f.chain.rpcUrl, chainId: f.chainId, settlement: f.settlement, fromBlock: f.deployBlock, markets: [f.market],
-    operatorKey: f.operatorKey, dataDir, fsync: false, listeners: [st.onServiceEvent], snapshotParts: { dex: st },
-  });
+  const start = (st: DexState) =>
+    startPipeline({
+      rpcUrl: f.chain.rpcUrl,
+      chainId: f.chainId,
+      settlement: f.settlement,
+      fromBlock: f.deployBlock,
+      markets: [f.market],
+      operatorKey: f.operatorKey,
+      dataDir,
+      fsync: false,
+      listeners: [st.onServiceEvent],
+      snapshotParts: { dex: st },
+    });
   const p = await start(state);
   let running = p;
   try {
     const dex = createDexService({
-      pipeline: p, state, chainId: f.chainId, settlement: f.settlement, rpcUrl: f.chain.rpcUrl, submitterKey: HARDHAT_DEV_PRIVATE_KEYS[10],
-      assets: { [f.weth.toLowerCase()]: { symbol: "WETH", decimals: 18 }, [f.usd.toLowerCase()]: { symbol: "USD", decimals: 6 } },
+      pipeline: p,
+      state,
+      chainId: f.chainId,
+      settlement: f.settlement,
+      rpcUrl: f.chain.rpcUrl,
+      submitterKey: HARDHAT_DEV_PRIVATE_KEYS[10],
+      assets: {
+        [f.weth.toLowerCase()]: { symbol: "WETH", decimals: 18 },
+        [f.usd.toLowerCase()]: { symbol: "USD", decimals: 6 },
+      },
     });
     const events: DexEvent[] = [];
     dex.subscribe((e) => events.push(e));
     const [seller, buyer] = f.traders;
-    assert.deepEqual(dex.listMarkets().map((m) => m.symbol), ["WETH-USD"]);
+    assert.deepEqual(
+      dex.listMarkets().map((m) => m.symbol),
+      ["WETH-USD"],
+    );
 
     // a wallet-signed ask rests
-    const s = await signedInput(seller, seller.address, f.chainId, f.settlement, f.market, { side: "sell", priceTicks: 250_000n, sizeLots: 20_000n });
-    const intent = { clientOrderId: "c1", symbol: "WETH-USD", side: "sell", type: "limit", timeInForce: "gtc", priceTicks: 250_000n, triggerPriceTicks: null, sizeLots: 20_000n, expiresAtMs: null, receivedAtMs: Date.now(), requestHash: "fingerprint-c1" } as const;
-    const askReq: PlaceOrderRequest = { ...intent, kind: "signed", orderId: randomUUID(), trader: seller.address, order: { ...s.order, side: 1 }, signature: s.signature };
+    const s = await signedInput(seller, seller.address, f.chainId, f.settlement, f.market, {
+      side: "sell",
+      priceTicks: 250_000n,
+      sizeLots: 20_000n,
+    });
+    const intent = {
+      clientOrderId: "c1",
+      symbol: "WETH-USD",
+      side: "sell",
+      type: "limit",
+      timeInForce: "gtc",
+      priceTicks: 250_000n,
+      triggerPriceTicks: null,
+      sizeLots: 20_000n,
+      expiresAtMs: null,
+      receivedAtMs: Date.now(),
+      requestHash: "fingerprint-c1",
+    } as const;
+    const askReq: PlaceOrderRequest = {
+      ...intent,
+      kind: "signed",
+      orderId: randomUUID(),
+      trader: seller.address,
+      order: { ...s.order, side: 1 },
+      signature: s.signature,
+    };
     const ask = await dex.placeOrder(askReq);
     assert.equal(ask.status, "open");
     assert.equal((await dex.placeOrder(askReq)).orderId, ask.orderId, "idempotent on orderId");
@@ -48,12 +93,29 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
 
     // an API-key bot: the buyer approves an agent on chain, the service signs with it
     const agent = agentAccount(generatePrivateKey());
-    const typed = await dex.prepareAgentApproval(buyer.address, agent.address, BigInt(Math.floor(Date.now() / 1000) + 86_400));
+    const typed = await dex.prepareAgentApproval(
+      buyer.address,
+      agent.address,
+      BigInt(Math.floor(Date.now() / 1000) + 86_400),
+    );
     const sig = await buyer.signTypedData(typed as never);
     await dex.submitAgentApproval(typed.message as never, sig);
     const bid = await dex.placeOrder({
-      kind: "api_key", orderId: randomUUID(), clientOrderId: "b1", symbol: "WETH-USD", side: "buy", type: "market", timeInForce: "ioc",
-      priceTicks: null, triggerPriceTicks: null, sizeLots: 10_000n, expiresAtMs: null, receivedAtMs: Date.now(), trader: buyer.address, apiKeyId: "key-1", agent,
+      kind: "api_key",
+      orderId: randomUUID(),
+      clientOrderId: "b1",
+      symbol: "WETH-USD",
+      side: "buy",
+      type: "market",
+      timeInForce: "ioc",
+      priceTicks: null,
+      triggerPriceTicks: null,
+      sizeLots: 10_000n,
+      expiresAtMs: null,
+      receivedAtMs: Date.now(),
+      trader: buyer.address,
+      apiKeyId: "key-1",
+      agent,
     });
     assert.equal(bid.status, "filled");
     assert.equal(bid.fills.length, 1);
@@ -70,7 +132,23 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
 
     // an agent that is not approved cannot trade for the buyer
     await assert.rejects(
-      dex.placeOrder({ kind: "api_key", orderId: randomUUID(), clientOrderId: "b2", symbol: "WETH-USD", side: "buy", type: "limit", timeInForce: "gtc", priceTicks: 240_000n, triggerPriceTicks: null, sizeLots: 1n, expiresAtMs: null, receivedAtMs: Date.now(), trader: buyer.address, apiKeyId: "key-2", agent: agentAccount(generatePrivateKey()) }),
+      dex.placeOrder({
+        kind: "api_key",
+        orderId: randomUUID(),
+        clientOrderId: "b2",
+        symbol: "WETH-USD",
+        side: "buy",
+        type: "limit",
+        timeInForce: "gtc",
+        priceTicks: 240_000n,
+        triggerPriceTicks: null,
+        sizeLots: 1n,
+        expiresAtMs: null,
+        receivedAtMs: Date.now(),
+        trader: buyer.address,
+        apiKeyId: "key-2",
+        agent: agentAccount(generatePrivateKey()),
+      }),
       (e: unknown) => e instanceof DexServiceError && e.code === "AGENT_NOT_APPROVED",
     );
 
@@ -82,19 +160,30 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
     assert.equal(weth.availableUnits, weth.onChainUnits - weth.lockedUnits);
 
     // cancel: another account cannot; the owner can, once
-    await assert.rejects(dex.cancelOrder({ orderId: ask.orderId, account: buyer.address, reason: "user_cancelled" }), (e: unknown) => e instanceof DexServiceError && e.code === "ORDER_NOT_FOUND");
+    await assert.rejects(
+      dex.cancelOrder({ orderId: ask.orderId, account: buyer.address, reason: "user_cancelled" }),
+      (e: unknown) => e instanceof DexServiceError && e.code === "ORDER_NOT_FOUND",
+    );
     const c = await dex.cancelOrder({ orderId: ask.orderId, account: seller.address, reason: "user_cancelled" });
     assert.equal(c.status, "cancelled");
     assert.equal(c.statusReason, "user_cancelled");
-    await assert.rejects(dex.cancelOrder({ orderId: ask.orderId, account: seller.address, reason: "user_cancelled" }), (e: unknown) => e instanceof DexServiceError && e.code === "ORDER_NOT_OPEN");
+    await assert.rejects(
+      dex.cancelOrder({ orderId: ask.orderId, account: seller.address, reason: "user_cancelled" }),
+      (e: unknown) => e instanceof DexServiceError && e.code === "ORDER_NOT_OPEN",
+    );
     assert.equal((await dex.getBalances(seller.address)).find((b) => b.asset === "WETH")!.lockedUnits, 0n);
     assert.equal((await dex.listOrders({ account: seller.address, limit: 10 })).length, 1);
 
     // the stream carried book, trade and order events; book sequences step by one
     const bookSeqs = events.filter((e) => e.kind === "book").map((e) => (e as { sequence: number }).sequence);
-    assert.deepEqual(bookSeqs, bookSeqs.map((_, i) => bookSeqs[0] + i));
+    assert.deepEqual(
+      bookSeqs,
+      bookSeqs.map((_, i) => bookSeqs[0] + i),
+    );
     assert.equal(events.filter((e) => e.kind === "trade").length, 1);
-    assert.ok(events.some((e) => e.kind === "order" && e.order.orderId === ask.orderId && e.order.status === "cancelled"));
+    assert.ok(
+      events.some((e) => e.kind === "order" && e.order.orderId === ask.orderId && e.order.status === "cancelled"),
+    );
 
     // client order ids: answered from memory, and rebuilt from the journal after a restart
     const byClient = async (svc: typeof dex) => {
@@ -110,7 +199,13 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
     const state2 = new DexState();
     running = await start(state2);
     const dex2 = createDexService({
-      pipeline: running, state: state2, chainId: f.chainId, settlement: f.settlement, rpcUrl: f.chain.rpcUrl, submitterKey: HARDHAT_DEV_PRIVATE_KEYS[10], assets: {},
+      pipeline: running,
+      state: state2,
+      chainId: f.chainId,
+      settlement: f.settlement,
+      rpcUrl: f.chain.rpcUrl,
+      submitterKey: HARDHAT_DEV_PRIVATE_KEYS[10],
+      assets: {},
     });
     assert.deepEqual(await byClient(dex2), expected);
   } finally {

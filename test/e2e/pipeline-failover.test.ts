@@ -23,30 +23,45 @@ const LEASE_MS = 2_000;
 
 /** Lets the standby lead: sends it the acknowledged hashes, reads its state after it drained the settle lane. */
 async function standbyState(standby: Child, hashes: string[]) {
-  standby.proc.stdin!.write(hashes.join(",") + "\n");
+  standby.proc.stdin!.write(`${hashes.join(",")}\n`);
   const json = await standby.line("{", 120_000).catch((e) => {
-    throw new Error(`${(e as Error).message}\nlast lines: ${standby.lines.slice(-5).join(" | ")}\nstderr: ${standby.stderr.slice(-3000)}`);
+    throw new Error(
+      `${(e as Error).message}\nlast lines: ${standby.lines.slice(-5).join(" | ")}\nstderr: ${standby.stderr.slice(-3000)}`,
+    );
   });
   await standby.exited;
   return JSON.parse(json);
 }
 
 /** The chain settled exactly the log's trades, once each, in order, in consecutive batches of lane 0. */
-async function assertChainEqualsLog(f: Fixture, state: { trades: { maker: string; taker: string; base: string; price: string }[] }) {
+async function assertChainEqualsLog(
+  f: Fixture,
+  state: { trades: { maker: string; taker: string; base: string; price: string }[] },
+) {
   const logs = await f.client.getLogs({ address: f.settlement, fromBlock: f.deployBlock, toBlock: "latest" });
   const settled = settledTradesOf(logs);
   assert.deepEqual(
     settled.map((t) => [t.makerOrderHash, t.takerOrderHash, t.baseAmount.toString(), t.price.toString()]),
     state.trades.map((t) => [t.maker.toLowerCase(), t.taker.toLowerCase(), t.base, t.price]),
   );
-  const batches = parseEventLogs({ abi: settlementAbi, logs, eventName: "BatchSettled" }) as unknown as { args: { batchId: bigint } }[];
-  assert.deepEqual(batches.map((b) => Number(b.args.batchId)), batches.map((_, i) => i));
+  const batches = parseEventLogs({ abi: settlementAbi, logs, eventName: "BatchSettled" }) as unknown as {
+    args: { batchId: bigint };
+  }[];
+  assert.deepEqual(
+    batches.map((b) => Number(b.args.batchId)),
+    batches.map((_, i) => i),
+  );
   return batches.length;
 }
 
-test("replicated order log: kill -9 of the leader, the standby leads within 5 s with every acknowledged order, the chain equals the log and refuses the old leader's batch id", { timeout: 240_000 }, async (t) => {
+test("replicated order log: kill -9 of the leader, the standby leads within 5 s with every acknowledged order, the chain equals the log and refuses the old leader's batch id", {
+  timeout: 240_000,
+}, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "failover-kill-"));
-  const [f, cluster] = await Promise.all([startFixture({ traders: 4 }), startNatsCluster({ dataDir: join(dir, "nats") })]);
+  const [f, cluster] = await Promise.all([
+    startFixture({ traders: 4 }),
+    startNatsCluster({ dataDir: join(dir, "nats") }),
+  ]);
   const children: Child[] = [];
   try {
     const leader = startChild(childConfig(f, join(dir, "a"), cluster.urls, "stream", 400, LEASE_MS), "");
@@ -63,7 +78,9 @@ test("replicated order log: kill -9 of the leader, the standby leads within 5 s 
     const leadingAt = Number(leading[1]);
     const acquiredAt = Number((await standby.line("ACQUIRED")).split(" ")[1]);
     const hashes = acked(leader);
-    t.diagnostic(`${hashes.length} orders acknowledged; the standby took the lease ${acquiredAt - killedAt} ms and led ${leadingAt - killedAt} ms after the kill (lease ${LEASE_MS} ms; start ${leading[2]})`);
+    t.diagnostic(
+      `${hashes.length} orders acknowledged; the standby took the lease ${acquiredAt - killedAt} ms and led ${leadingAt - killedAt} ms after the kill (lease ${LEASE_MS} ms; start ${leading[2]})`,
+    );
     assert.ok(leadingAt - killedAt < 5_000, `standby led after ${leadingAt - killedAt} ms`);
     const state = await standbyState(standby, hashes);
     for (const h of hashes) assert.equal(state.isKnown[h], true, `acknowledged order ${h} lost`);
@@ -75,7 +92,16 @@ test("replicated order log: kill -9 of the leader, the standby leads within 5 s 
     // the chain's fence: a batch id the dead leader may have signed (its lane's last) was taken: refused
     const operator = privateKeyToAccount(f.operatorKey as Hex);
     const args = [BigInt(batches - 1), encodePackedBatch({ orders: [], signatures: [], fills: [] })] as const;
-    await assert.rejects(f.client.simulateContract({ account: operator, address: f.settlement, abi: settlementAbi, functionName: "settlePacked", args }), /SettlementBatchOutOfOrder/);
+    await assert.rejects(
+      f.client.simulateContract({
+        account: operator,
+        address: f.settlement,
+        abi: settlementAbi,
+        functionName: "settlePacked",
+        args,
+      }),
+      /SettlementBatchOutOfOrder/,
+    );
   } finally {
     for (const c of children) c.proc.kill("SIGKILL");
     await Promise.all([f.stop(), cluster.stop()]);

@@ -26,29 +26,55 @@ async function poll<T>(fn: () => Promise<T | undefined>, timeoutMs: number): Pro
   }
 }
 
-test("signed orders -> trade -> settled on chain -> the indexer's trade, candle and balance rows match", { timeout: 300_000 }, async () => {
+test("signed orders -> trade -> settled on chain -> the indexer's trade, candle and balance rows match", {
+  timeout: 300_000,
+}, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pipeline-stack-"));
   let stack: RunningStack | undefined;
   try {
     const { config } = await createTestConfig(dataDir);
     stack = await startStack({ config, components: [pipelineComponent, indexerComponent], onComponentError: "fail" });
     const handle = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
-    const indexerUrl = stack.components.find((c) => c.name === "indexer")!.handle!.urls!.graphql.replace(/\/graphql$/, "");
+    const indexerUrl = stack.components
+      .find((c) => c.name === "indexer")!
+      .handle!.urls!.graphql.replace(/\/graphql$/, "");
     const p = handle.pipeline;
     const market = p.service.marketList().find((m) => m.symbol === "WETH-USD")!;
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
     const [seller, buyer] = config.keys.demoTraders.slice(0, 2).map((k) => privateKeyToAccount(k.privateKey));
     const abi = settlementAbi;
-    const bal = (a: Address, t: Address) => p.client.readContract({ address: settlement, abi, functionName: "balanceOf", args: [a, t] }) as Promise<bigint>;
-    const before = { sw: await bal(seller.address, market.baseToken), su: await bal(seller.address, market.quoteToken), bw: await bal(buyer.address, market.baseToken), bu: await bal(buyer.address, market.quoteToken) };
+    const bal = (a: Address, t: Address) =>
+      p.client.readContract({ address: settlement, abi, functionName: "balanceOf", args: [a, t] }) as Promise<bigint>;
+    const before = {
+      sw: await bal(seller.address, market.baseToken),
+      su: await bal(seller.address, market.quoteToken),
+      bw: await bal(buyer.address, market.baseToken),
+      bu: await bal(buyer.address, market.quoteToken),
+    };
 
-    const ask = await p.service.placeSigned(await signedInput(seller, seller.address, chainId, settlement, market, { side: "sell", priceTicks: 250_000n, sizeLots: 10_000n }));
-    const bid = await p.service.placeSigned(await signedInput(buyer, buyer.address, chainId, settlement, market, { side: "buy", priceTicks: 250_000n, sizeLots: 10_000n }));
+    const ask = await p.service.placeSigned(
+      await signedInput(seller, seller.address, chainId, settlement, market, {
+        side: "sell",
+        priceTicks: 250_000n,
+        sizeLots: 10_000n,
+      }),
+    );
+    const bid = await p.service.placeSigned(
+      await signedInput(buyer, buyer.address, chainId, settlement, market, {
+        side: "buy",
+        priceTicks: 250_000n,
+        sizeLots: 10_000n,
+      }),
+    );
     assert.equal(bid.events.filter((e) => e.type === "trade").length, 1);
     await p.batcher.drain();
 
-    const [makerFeeBps, takerFeeBps] = (await p.client.readContract({ address: settlement, abi, functionName: "fees" })) as [number, number];
+    const [makerFeeBps, takerFeeBps] = (await p.client.readContract({
+      address: settlement,
+      abi,
+      functionName: "fees",
+    })) as [number, number];
     const base = 10n ** 18n;
     const quote = 2500n * 10n ** 6n;
     const makerFee = feeFor(quote, makerFeeBps);
@@ -63,7 +89,9 @@ test("signed orders -> trade -> settled on chain -> the indexer's trade, candle 
     assert.equal(logs.length, 1);
     const ev = logs[0]!;
     const trades = await poll(async () => {
-      const r = (await (await fetch(`${indexerUrl}/trades?pair=WETH-USD`)).json()) as { trades: Record<string, unknown>[] };
+      const r = (await (await fetch(`${indexerUrl}/trades?pair=WETH-USD`)).json()) as {
+        trades: Record<string, unknown>[];
+      };
       return r.trades.length ? r.trades : undefined;
     }, 120_000);
     assert.equal(trades.length, 1);
@@ -79,7 +107,11 @@ test("signed orders -> trade -> settled on chain -> the indexer's trade, candle 
     assert.equal(row.takerFee, takerFee.toString());
     assert.equal(String(row.txHash).toLowerCase(), logs[0]!.transactionHash);
 
-    const candles = ((await (await fetch(`${indexerUrl}/candles?pair=WETH-USD&interval=1m`)).json()) as { candles: Record<string, unknown>[] }).candles;
+    const candles = (
+      (await (await fetch(`${indexerUrl}/candles?pair=WETH-USD&interval=1m`)).json()) as {
+        candles: Record<string, unknown>[];
+      }
+    ).candles;
     assert.equal(candles.length, 1);
     for (const k of ["open", "high", "low", "close"]) assert.equal(candles[0][k], String(ev.price));
     assert.equal(candles[0].baseVolume, base.toString());
@@ -94,7 +126,11 @@ test("signed orders -> trade -> settled on chain -> the indexer's trade, candle 
     };
     await poll(ponderReached, 120_000);
     for (const acct of [seller.address, buyer.address]) {
-      const rows = ((await (await fetch(`${indexerUrl}/balances/${acct}`)).json()) as { balances: { token: string; amount: string }[] }).balances;
+      const rows = (
+        (await (await fetch(`${indexerUrl}/balances/${acct}`)).json()) as {
+          balances: { token: string; amount: string }[];
+        }
+      ).balances;
       for (const tok of [market.baseToken, market.quoteToken]) {
         const row = rows.find((b) => b.token.toLowerCase() === tok.toLowerCase());
         assert.ok(row, `indexer balance row of ${acct} ${tok}`);

@@ -18,7 +18,9 @@ import type { MarketSpec } from "../../pipeline/service";
 import { api, signedOrderBody, walletHeaders } from "../../api/testing/client";
 import { getOrderHash, getSettlementDomain } from "../../sdk/eip712";
 
-test("poisoned orders among honest ones under load: every honest trade settles, the venue never halts", { timeout: 300_000 }, async () => {
+test("poisoned orders among honest ones under load: every honest trade settles, the venue never halts", {
+  timeout: 300_000,
+}, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "poisoned-orders-e2e-"));
   let stack: RunningStack | undefined;
   let watch: NodeJS.Timeout | undefined;
@@ -26,7 +28,11 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
     // hundreds of orders from one address, retried on 429 by the per-trader limits: the per-IP flood guard (1200
     // a minute) would refuse the reads that follow when the machine is fast (the requests then fit one window)
     const { config } = await createTestConfig(dataDir, { DEX_IP_RATE_LIMIT: "100000" });
-    stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["pipeline", "dex-api"]),
+      onComponentError: "fail",
+    });
     const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
     const p = pipe.pipeline;
     const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
@@ -38,10 +44,19 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
     const abi = settlementAbi;
-    const [A, B, C, D] = config.keys.demoTraders.slice(0, 4).map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
-    const chain = defineChain({ id: chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [stack.chains.home.rpcUrl] } } });
-    const walletOf = (acc: PrivateKeyAccount) => createWalletClient({ account: acc, chain, transport: http(stack!.chains.home.rpcUrl) });
-    const read = <T>(functionName: string, args: unknown[]) => p.client.readContract({ address: settlement, abi, functionName, args } as never) as Promise<T>;
+    const [A, B, C, D] = config.keys.demoTraders
+      .slice(0, 4)
+      .map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
+    const chain = defineChain({
+      id: chainId,
+      name: "home",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [stack.chains.home.rpcUrl] } },
+    });
+    const walletOf = (acc: PrivateKeyAccount) =>
+      createWalletClient({ account: acc, chain, transport: http(stack!.chains.home.rpcUrl) });
+    const read = <T>(functionName: string, args: unknown[]) =>
+      p.client.readContract({ address: settlement, abi, functionName, args } as never) as Promise<T>;
 
     // the venue's state, sampled all along: it must never be halted
     const states = new Set<string>();
@@ -53,12 +68,26 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
 
     const domain = getSettlementDomain(chainId, settlement);
     const placed = new Map<string, { hash: Hex; trader: Address; nonce: bigint }>();
-    const place = async (w: PrivateKeyAccount, side: "buy" | "sell", nonce: bigint, priceTicks = 250_000n, sizeLots = 100n, market = m) => {
+    const place = async (
+      w: PrivateKeyAccount,
+      side: "buy" | "sell",
+      nonce: bigint,
+      priceTicks = 250_000n,
+      sizeLots = 100n,
+      market = m,
+    ) => {
       const body = await signedOrderBody(w, market, chainId, settlement, { side, priceTicks, sizeLots, nonce });
       const o = body.order as Record<string, string | number>;
       const hash = getOrderHash(domain, {
-        trader: o.trader as Address, baseToken: o.base_token as Address, quoteToken: o.quote_token as Address, side: Number(o.side) as 0 | 1,
-        price: BigInt(o.price), amount: BigInt(o.amount), expiry: BigInt(o.expiry), nonce: BigInt(o.nonce), flags: Number(o.flags),
+        trader: o.trader as Address,
+        baseToken: o.base_token as Address,
+        quoteToken: o.quote_token as Address,
+        side: Number(o.side) as 0 | 1,
+        price: BigInt(o.price),
+        amount: BigInt(o.amount),
+        expiry: BigInt(o.expiry),
+        nonce: BigInt(o.nonce),
+        flags: Number(o.flags),
       });
       // the per-trader rate limit and load shedding answer "retry shortly": honest clients do
       for (;;) {
@@ -71,24 +100,38 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
         return r;
       }
     };
-    const getOrder = async (w: PrivateKeyAccount, id: string) => (await api(origin, "GET", `/v1/orders/${id}`, { headers: await walletHeaders(w, origin, "GET", `/v1/orders/${id}`) })).body;
+    const getOrder = async (w: PrivateKeyAccount, id: string) =>
+      (
+        await api(origin, "GET", `/v1/orders/${id}`, {
+          headers: await walletHeaders(w, origin, "GET", `/v1/orders/${id}`),
+        })
+      ).body;
 
     // 1. a v rewritten from 27/28 to 0/1 is refused at intake (it used to be accepted and revert the batch)
-    const body = await signedOrderBody(C, m, chainId, settlement, { side: "sell", priceTicks: 400_000n, sizeLots: 100n, nonce: 9_000n });
+    const body = await signedOrderBody(C, m, chainId, settlement, {
+      side: "sell",
+      priceTicks: 400_000n,
+      sizeLots: 100n,
+      nonce: 9_000n,
+    });
     const sig = body.signature as string;
     const v01 = `${sig.slice(0, 130)}${(parseInt(sig.slice(130), 16) - 27).toString(16).padStart(2, "0")}`;
     const refused = await api(origin, "POST", "/v1/orders", { body: { ...body, signature: v01 } });
     assert.ok(refused.status === 401 || refused.status === 400, refused.text);
     // the API's own check (UNAUTHORIZED invalid_order_signature) or the pipeline's intake (INVALID_SIGNATURE)
     assert.ok(["INVALID_SIGNATURE", "UNAUTHORIZED"].includes(refused.body.error.code), refused.text);
-    assert.equal((await api(origin, "POST", "/v1/orders", { body })).status, 201, "the same order with its real v is accepted");
+    assert.equal(
+      (await api(origin, "POST", "/v1/orders", { body })).status,
+      201,
+      "the same order with its real v is accepted",
+    );
 
     // 2. honest load: A sells and B buys, the same price and size, several hundred orders at once
     const N = 100;
     let nonceA = 1n;
     let nonceB = 1n;
     const honest = await Promise.all(
-      Array.from({ length: 2 * N }, (_, i) => (i % 2 === 0 ? place(A, "sell", nonceA++) : place(B, "buy", nonceB++)))
+      Array.from({ length: 2 * N }, (_, i) => (i % 2 === 0 ? place(A, "sell", nonceA++) : place(B, "buy", nonceB++))),
     );
     // 3. meanwhile the poisoned ones: C rests a sell, cancels its nonce on chain and D crosses it at once
     //    (before the chain follower's next poll sees the cancel); C rests another under a cancelAllBelow
@@ -117,7 +160,11 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
     for (const id of poisonedIds) {
       const o = await getOrder(C, id);
       assert.equal(o.status, "cancelled", JSON.stringify(o));
-      assert.match(String(o.status_reason), /^(settlement_rejected:SettlementOrderNonce(Used|BelowMinimum)|cancelled_on_chain)$/, JSON.stringify(o));
+      assert.match(
+        String(o.status_reason),
+        /^(settlement_rejected:SettlementOrderNonce(Used|BelowMinimum)|cancelled_on_chain)$/,
+        JSON.stringify(o),
+      );
     }
 
     // every honest trade settled on chain: an honest order the API reports filled has its nonce used on
@@ -130,11 +177,17 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
       const now = await getOrder(w, o.order_id);
       const pl = placed.get(o.order_id)!;
       if (now.status === "filled") {
-        assert.equal(await read<boolean>("isNonceUsed", [pl.trader, pl.nonce]), true, `order ${o.order_id} fully filled on chain`);
+        assert.equal(
+          await read<boolean>("isNonceUsed", [pl.trader, pl.nonce]),
+          true,
+          `order ${o.order_id} fully filled on chain`,
+        );
         filledCount += 1;
       } else {
         assert.equal(await read<boolean>("isNonceUsed", [pl.trader, pl.nonce]), false, JSON.stringify(now));
-        const filledLots = BigInt(Math.round(Number(now.filled_size) * Number(10n ** BigInt(m.baseDecimals) / m.lotSize)));
+        const filledLots = BigInt(
+          Math.round(Number(now.filled_size) * Number(10n ** BigInt(m.baseDecimals) / m.lotSize)),
+        );
         assert.equal(await read<bigint>("filledAmount", [pl.hash]), filledLots * m.lotSize, JSON.stringify(now));
       }
       checked += 1;
@@ -155,7 +208,9 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
     assert.equal(p.health().batcher.state, "running");
     const rec = await p.reconcile();
     assert.notEqual(rec.state, "mismatch", JSON.stringify(rec.mismatches));
-    console.log(`poisoned-orders: ${accepted.length} honest orders accepted, ${checked} fills checked on chain, ${p.health().batcher.rejectedOrders} orders rejected by settlement`);
+    console.log(
+      `poisoned-orders: ${accepted.length} honest orders accepted, ${checked} fills checked on chain, ${p.health().batcher.rejectedOrders} orders rejected by settlement`,
+    );
   } finally {
     if (watch) clearInterval(watch);
     await stack?.stop();

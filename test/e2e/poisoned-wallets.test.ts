@@ -37,22 +37,39 @@ import { checkSignedOrder, intentOf, parseOrderFields } from "../../api/dex/orde
 import { signedOrderToWire } from "../../api/dex/order-intent";
 import { presentOrder } from "../../api/dex/present";
 import { lotsToSizeText, decimalPriceToTicks, sizeToLots, ticksToPriceText } from "../../api/dex/units";
-import { api, createApiKey, keyHeaders, keyOrderBody, signedOrderBody, walletHeaders, type TestKey } from "../../api/testing/client";
+import {
+  api,
+  createApiKey,
+  keyHeaders,
+  keyOrderBody,
+  signedOrderBody,
+  walletHeaders,
+  type TestKey,
+} from "../../api/testing/client";
 import { getOrderHash, getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 
 const Mode = { Owner: 0, Refuse: 1, BurnGas: 3 } as const;
 const walletArtifact = loadArtifact("SettlementTestHostileWallet");
-const tokenAbi = parseAbi(["function mint(address to, uint256 amount)", "function approve(address spender, uint256 amount) returns (bool)"]);
+const tokenAbi = parseAbi([
+  "function mint(address to, uint256 amount)",
+  "function approve(address spender, uint256 amount) returns (bool)",
+]);
 
-test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all between match and settle, under load; honest trades settle, the venue never halts", { timeout: 240_000 }, async () => {
+test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all between match and settle, under load; honest trades settle, the venue never halts", {
+  timeout: 240_000,
+}, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "poisoned-wallets-e2e-"));
   let stack: RunningStack | undefined;
   let watch: NodeJS.Timeout | undefined;
   let release: (() => void) | undefined;
   try {
     const { config } = await createTestConfig(dataDir);
-    stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["pipeline", "dex-api"]),
+      onComponentError: "fail",
+    });
     const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
     const p = pipe.pipeline;
     const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
@@ -64,15 +81,23 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     const rpcUrl = stack.chains.home.rpcUrl;
     const abi = settlementAbi;
     const domain = getSettlementDomain(chainId, settlement);
-    const [A, B, C, D] = config.keys.demoTraders.slice(0, 4).map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
-    const chain = defineChain({ id: chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+    const [A, B, C, D] = config.keys.demoTraders
+      .slice(0, 4)
+      .map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
+    const chain = defineChain({
+      id: chainId,
+      name: "home",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    });
     const walletOf = (acc: PrivateKeyAccount) => createWalletClient({ account: acc, chain, transport: http(rpcUrl) });
     const mined = async (hash: Hex) => {
       const r = await p.client.waitForTransactionReceipt({ hash });
       assert.equal(r.status, "success", `transaction ${hash}`);
       return r;
     };
-    const read = <T>(functionName: string, args: unknown[]) => p.client.readContract({ address: settlement, abi, functionName, args } as never) as Promise<T>;
+    const read = <T>(functionName: string, args: unknown[]) =>
+      p.client.readContract({ address: settlement, abi, functionName, args } as never) as Promise<T>;
 
     const states = new Set<string>();
     watch = setInterval(() => {
@@ -87,15 +112,41 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     const E = privateKeyToAccount(generatePrivateKey());
     const usd = mw.quoteToken;
     const deployWallet = async () => {
-      const hash = await deployer.deployContract({ abi: walletArtifact.abi, bytecode: walletArtifact.bytecode, args: [owner.address] as never });
+      const hash = await deployer.deployContract({
+        abi: walletArtifact.abi,
+        bytecode: walletArtifact.bytecode,
+        args: [owner.address] as never,
+      });
       return (await mined(hash)).contractAddress as Address;
     };
     const flipW = await deployWallet();
     const burnW = await deployWallet();
     const fundUsd = 1_000_000n * 10n ** BigInt(mw.quoteDecimals);
-    await mined(await deployer.writeContract({ address: usd, abi: tokenAbi, functionName: "mint", args: [deployer.account.address, 3n * fundUsd] }));
-    await mined(await deployer.writeContract({ address: usd, abi: tokenAbi, functionName: "approve", args: [settlement, 3n * fundUsd] }));
-    for (const to of [flipW, burnW, E.address]) await mined(await deployer.writeContract({ address: settlement, abi, functionName: "depositFor", args: [to, usd, fundUsd] } as never));
+    await mined(
+      await deployer.writeContract({
+        address: usd,
+        abi: tokenAbi,
+        functionName: "mint",
+        args: [deployer.account.address, 3n * fundUsd],
+      }),
+    );
+    await mined(
+      await deployer.writeContract({
+        address: usd,
+        abi: tokenAbi,
+        functionName: "approve",
+        args: [settlement, 3n * fundUsd],
+      }),
+    );
+    for (const to of [flipW, burnW, E.address])
+      await mined(
+        await deployer.writeContract({
+          address: settlement,
+          abi,
+          functionName: "depositFor",
+          args: [to, usd, fundUsd],
+        } as never),
+      );
     await mined(await deployer.sendTransaction({ to: E.address, value: 10n ** 18n }));
     const cKey: TestKey = await createApiKey(origin, C);
     await p.syncChain();
@@ -112,33 +163,70 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
       }
     };
     const honestPlaced = new Map<string, { hash: Hex; trader: Address; nonce: bigint; w: PrivateKeyAccount }>();
-    const placeSigned = async (w: PrivateKeyAccount, mk: MarketSpec, side: "buy" | "sell", nonce: bigint, priceTicks: bigint, sizeLots: bigint) => {
+    const placeSigned = async (
+      w: PrivateKeyAccount,
+      mk: MarketSpec,
+      side: "buy" | "sell",
+      nonce: bigint,
+      priceTicks: bigint,
+      sizeLots: bigint,
+    ) => {
       const body = await signedOrderBody(w, mk, chainId, settlement, { side, priceTicks, sizeLots, nonce });
       const o = body.order as Record<string, string | number>;
       const hash = getOrderHash(domain, {
-        trader: o.trader as Address, baseToken: o.base_token as Address, quoteToken: o.quote_token as Address, side: Number(o.side) as 0 | 1,
-        price: BigInt(o.price), amount: BigInt(o.amount), expiry: BigInt(o.expiry), nonce: BigInt(o.nonce), flags: Number(o.flags),
+        trader: o.trader as Address,
+        baseToken: o.base_token as Address,
+        quoteToken: o.quote_token as Address,
+        side: Number(o.side) as 0 | 1,
+        price: BigInt(o.price),
+        amount: BigInt(o.amount),
+        expiry: BigInt(o.expiry),
+        nonce: BigInt(o.nonce),
+        flags: Number(o.flags),
       });
       const r = await retrying(() => api(origin, "POST", "/v1/orders", { body }));
       return { r, hash };
     };
     const getOrder = async (w: PrivateKeyAccount, id: string) =>
-      (await api(origin, "GET", `/v1/orders/${id}`, { headers: await walletHeaders(w, origin, "GET", `/v1/orders/${id}`) })).body;
+      (
+        await api(origin, "GET", `/v1/orders/${id}`, {
+          headers: await walletHeaders(w, origin, "GET", `/v1/orders/${id}`),
+        })
+      ).body;
     /** a contract wallet's order, through the DEX service behind POST /v1/orders (see the header) */
     let walletNonce = 1n;
     const placeForWallet = async (wallet: Address, priceTicks: bigint, sizeLots: bigint) => {
       const order: Order = {
-        trader: wallet, baseToken: mw.baseToken, quoteToken: mw.quoteToken, side: 0, price: priceTicks * mw.tickSize, amount: sizeLots * mw.lotSize,
-        expiry: BigInt(Math.floor(Date.now() / 1000) + 3600), nonce: walletNonce++, flags: 0,
+        trader: wallet,
+        baseToken: mw.baseToken,
+        quoteToken: mw.quoteToken,
+        side: 0,
+        price: priceTicks * mw.tickSize,
+        amount: sizeLots * mw.lotSize,
+        expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
+        nonce: walletNonce++,
+        flags: 0,
       };
       const body = {
-        symbol: mw.symbol, side: "buy", type: "limit", price: Number(ticksToPriceText(mw, priceTicks)), size: Number(lotsToSizeText(mw, sizeLots)),
-        time_in_force: "gtc", order: signedOrderToWire(order), signature: await signOrder(owner, domain, order),
+        symbol: mw.symbol,
+        side: "buy",
+        type: "limit",
+        price: Number(ticksToPriceText(mw, priceTicks)),
+        size: Number(lotsToSizeText(mw, sizeLots)),
+        time_in_force: "gtc",
+        order: signedOrderToWire(order),
+        signature: await signOrder(owner, domain, order),
       };
       const now = Date.now();
       const fields = parseOrderFields(mw, body as never, now, true);
       const sp = checkSignedOrder(mw, body as never, fields, now);
-      const req = { ...intentOf(mw.symbol, "buy", fields, { orderId: randomUUID(), clientOrderId: randomUUID() }, now), kind: "signed", trader: wallet, order: sp.order, signature: sp.signature };
+      const req = {
+        ...intentOf(mw.symbol, "buy", fields, { orderId: randomUUID(), clientOrderId: randomUUID() }, now),
+        kind: "signed",
+        trader: wallet,
+        order: sp.order,
+        signature: sp.signature,
+      };
       const placed = await pipe.dexService.placeOrder(req as never);
       return presentOrder(mw, placed);
     };
@@ -162,7 +250,7 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
         const { r, hash } = await placeSigned(w, m, i % 2 === 0 ? "sell" : "buy", nonce, 250_000n, 100n);
         if (r.status === 201) honestPlaced.set(r.body.order_id, { hash, trader: w.address, nonce, w });
         return r;
-      })
+      }),
     );
 
     // ---- hold settlement, match the four orders to be poisoned (each rests a buy, D sells into it)
@@ -174,7 +262,15 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
       victims.push(r.body.order_id);
     };
     const byKey = await retrying(() =>
-      api(origin, "POST", "/v1/orders", { headers: keyHeaders(cKey), body: keyOrderBody(mw, { side: "buy", priceTicks: wbtcTicks, sizeLots: wbtcLots, clientOrderId: "to-be-revoked" }) })
+      api(origin, "POST", "/v1/orders", {
+        headers: keyHeaders(cKey),
+        body: keyOrderBody(mw, {
+          side: "buy",
+          priceTicks: wbtcTicks,
+          sizeLots: wbtcLots,
+          clientOrderId: "to-be-revoked",
+        }),
+      }),
     );
     assert.equal(byKey.status, 201, byKey.text);
     await dSells();
@@ -187,21 +283,63 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     const byE = await placeSigned(E, mw, "buy", 1n, wbtcTicks, wbtcLots);
     assert.equal(byE.r.status, 201, byE.r.text);
     await dSells();
-    for (const id of victims) assert.equal((await getOrder(D, id)).status, "filled", "each poisoned order is matched, its trade waits");
+    for (const id of victims)
+      assert.equal((await getOrder(D, id)).status, "filled", "each poisoned order is matched, its trade waits");
     assert.ok(p.health().batcher.queuedTrades >= 4);
 
     // ---- poison them on chain while their trades wait
-    const agents = await p.client.getContractEvents({ address: settlement, abi, eventName: "AgentApproved", args: { trader: C.address }, fromBlock: 0n } as never);
+    const agents = await p.client.getContractEvents({
+      address: settlement,
+      abi,
+      eventName: "AgentApproved",
+      args: { trader: C.address },
+      fromBlock: 0n,
+    } as never);
     const agent = (agents.at(-1) as unknown as { args: { agent: Address } }).args.agent;
-    await mined(await walletOf(C).writeContract({ address: settlement, abi, functionName: "revokeAgent", args: [agent] } as never));
+    await mined(
+      await walletOf(C).writeContract({
+        address: settlement,
+        abi,
+        functionName: "revokeAgent",
+        args: [agent],
+      } as never),
+    );
     const walletAbi = walletArtifact.abi;
-    await mined(await deployer.writeContract({ address: flipW, abi: walletAbi, functionName: "setMode", args: [Mode.Refuse, 0n] } as never));
-    await mined(await deployer.writeContract({ address: burnW, abi: walletAbi, functionName: "setMode", args: [Mode.BurnGas, 0n] } as never));
+    await mined(
+      await deployer.writeContract({
+        address: flipW,
+        abi: walletAbi,
+        functionName: "setMode",
+        args: [Mode.Refuse, 0n],
+      } as never),
+    );
+    await mined(
+      await deployer.writeContract({
+        address: burnW,
+        abi: walletAbi,
+        functionName: "setMode",
+        args: [Mode.BurnGas, 0n],
+      } as never),
+    );
     const eUsd = await read<bigint>("balanceOf", [E.address, usd]);
-    await mined(await walletOf(E).writeContract({ address: settlement, abi, functionName: "requestWithdrawal", args: [usd, eUsd] } as never));
+    await mined(
+      await walletOf(E).writeContract({
+        address: settlement,
+        abi,
+        functionName: "requestWithdrawal",
+        args: [usd, eUsd],
+      } as never),
+    );
     const delay = await read<bigint>("withdrawalDelay", []);
     await p.client.request({ method: "evm_increaseTime", params: [Number(delay)] } as never);
-    await mined(await walletOf(E).writeContract({ address: settlement, abi, functionName: "executeWithdrawal", args: [usd] } as never));
+    await mined(
+      await walletOf(E).writeContract({
+        address: settlement,
+        abi,
+        functionName: "executeWithdrawal",
+        args: [usd],
+      } as never),
+    );
     assert.equal(await read<bigint>("balanceOf", [E.address, usd]), 0n);
     await p.syncChain();
     release();
@@ -243,7 +381,11 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
       const pl = honestPlaced.get(r.body.order_id)!;
       const now = await getOrder(pl.w, r.body.order_id);
       if (now.status === "filled") {
-        assert.equal(await read<boolean>("isNonceUsed", [pl.trader, pl.nonce]), true, `order ${r.body.order_id} fully filled on chain`);
+        assert.equal(
+          await read<boolean>("isNonceUsed", [pl.trader, pl.nonce]),
+          true,
+          `order ${r.body.order_id} fully filled on chain`,
+        );
         filled += 1;
       } else {
         assert.equal(await read<boolean>("isNonceUsed", [pl.trader, pl.nonce]), false, JSON.stringify(now));
@@ -254,7 +396,14 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     assert.ok(filled >= N, `most honest orders filled (${filled} of ${2 * N})`);
 
     // ---- afterwards: new orders settle, a wallet's too once it answers correctly again
-    await mined(await deployer.writeContract({ address: flipW, abi: walletAbi, functionName: "setMode", args: [Mode.Owner, 0n] } as never));
+    await mined(
+      await deployer.writeContract({
+        address: flipW,
+        abi: walletAbi,
+        functionName: "setMode",
+        args: [Mode.Owner, 0n],
+      } as never),
+    );
     const again = await placeForWallet(flipW, wbtcTicks, wbtcLots);
     const dLast = await placeSigned(D, mw, "sell", 100n, wbtcTicks, wbtcLots);
     assert.equal(dLast.r.status, 201, dLast.r.text);
@@ -272,7 +421,9 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     assert.equal(p.health().batcher.state, "running");
     const rec = await p.reconcile();
     assert.notEqual(rec.state, "mismatch", JSON.stringify(rec.mismatches));
-    console.log(`poisoned-wallets: ${honest.length} honest orders, ${filled} filled and checked on chain, ${p.health().batcher.rejectedOrders} orders rejected by settlement`);
+    console.log(
+      `poisoned-wallets: ${honest.length} honest orders, ${filled} filled and checked on chain, ${p.health().batcher.rejectedOrders} orders rejected by settlement`,
+    );
   } finally {
     release?.();
     if (watch) clearInterval(watch);

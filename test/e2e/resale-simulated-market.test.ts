@@ -27,53 +27,131 @@ import { signedInput } from "../../pipeline/testing/orders";
 
 const show = (o: unknown) => JSON.stringify(o, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
 
-test("resale rule under a running simulated market: no ineligible buyer receives a restricted unit, by any path", { timeout: 180_000 }, async () => {
+test("resale rule under a running simulated market: no ineligible buyer receives a restricted unit, by any path", {
+  timeout: 180_000,
+}, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "resale-market-e2e-"));
   let stack: RunningStack | undefined;
   try {
-    const { config } = await createTestConfig(dataDir, { SIMULATOR: "on", SIMULATOR_HISTORY_DAYS: "0", SIMULATOR_ORDERS_PER_SECOND: "30" });
+    const { config } = await createTestConfig(dataDir, {
+      SIMULATOR: "on",
+      SIMULATOR_HISTORY_DAYS: "0",
+      SIMULATOR_ORDERS_PER_SECOND: "30",
+    });
     const t0 = Date.now();
-    stack = await startStack({ config, components: defaultComponents(["iam", "pipeline", "exchange-api", "simulator"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["iam", "pipeline", "exchange-api", "simulator"]),
+      onComponentError: "fail",
+    });
     const lap = (what: string) => console.error(`${what}: ${Date.now() - t0} ms`);
     lap("stack");
     const home = stack.deployments.home;
-    const chain = defineChain({ id: home.chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [config.chains.home.rpcUrl] } } });
+    const chain = defineChain({
+      id: home.chainId,
+      name: "home",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [config.chains.home.rpcUrl] } },
+    });
     const client = createPublicClient({ chain, transport: http(config.chains.home.rpcUrl), pollingInterval: 50 });
     const dex: DexService = (stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle).dexService;
     const registry = home.contracts.EligibilityRegistry as Address;
     const settlement = home.contracts.Settlement as Address;
     const usd = home.tokens.USD.address as Address;
     const restrictedTokens = ["CNTS", "HRBR", "NRTH", "AURA", "LMNL"].map((s) => home.tokens[s].address as Address);
-    const read = <T>(functionName: string, args: unknown[]) => client.readContract({ address: registry, abi: eligibilityRegistryAbi, functionName, args } as never) as Promise<T>;
+    const read = <T>(functionName: string, args: unknown[]) =>
+      client.readContract({
+        address: registry,
+        abi: eligibilityRegistryAbi,
+        functionName,
+        args,
+      } as never) as Promise<T>;
     const startBlock = await client.getBlockNumber();
     const m: MarketSpec = dex.listMarkets().find((x) => x.symbol === "CNTS-USD")!;
     const cnts = m.baseToken as Address;
     const deployer = privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[0]);
-    const compliance = createWalletClient({ account: privateKeyToAccount(config.keys.compliance.privateKey), chain, transport: http(config.chains.home.rpcUrl) });
-    const send = async (w: ReturnType<typeof createWalletClient>, address: Address, abi: readonly unknown[], functionName: string, args: unknown[]) =>
-      assert.equal((await client.waitForTransactionReceipt({ hash: await w.writeContract({ address, abi, functionName, args, chain, account: w.account! } as never) })).status, "success", functionName);
+    const compliance = createWalletClient({
+      account: privateKeyToAccount(config.keys.compliance.privateKey),
+      chain,
+      transport: http(config.chains.home.rpcUrl),
+    });
+    const send = async (
+      w: ReturnType<typeof createWalletClient>,
+      address: Address,
+      abi: readonly unknown[],
+      functionName: string,
+      args: unknown[],
+    ) =>
+      assert.equal(
+        (
+          await client.waitForTransactionReceipt({
+            hash: await w.writeContract({ address, abi, functionName, args, chain, account: w.account! } as never),
+          })
+        ).status,
+        "success",
+        functionName,
+      );
 
     // the agents are recorded eligible through the compliance path (accredited, non-US)
-    for (const k of config.keys.demoTraders) await waitFor(`agent ${k.address} recorded`, async () => ((await read<[number, boolean]>("investor", [k.address]))[0] === 2 ? true : undefined), 60_000);
+    for (const k of config.keys.demoTraders)
+      await waitFor(
+        `agent ${k.address} recorded`,
+        async () => ((await read<[number, boolean]>("investor", [k.address]))[0] === 2 ? true : undefined),
+        60_000,
+      );
 
     lap("agents recorded");
     // H, Y and E: funded wallets with USD in Settlement
-    const [h, y, e] = [privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[9]), privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[8]), privateKeyToAccount(generatePrivateKey())];
+    const [h, y, e] = [
+      privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[9]),
+      privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[8]),
+      privateKeyToAccount(generatePrivateKey()),
+    ];
     const admin = createWalletClient({ account: deployer, chain, transport: http(config.chains.home.rpcUrl) });
-    await client.waitForTransactionReceipt({ hash: await admin.sendTransaction({ to: e.address, value: parseEther("1") }) });
+    await client.waitForTransactionReceipt({
+      hash: await admin.sendTransaction({ to: e.address, value: parseEther("1") }),
+    });
     for (const who of [h, y, e]) {
       const w = createWalletClient({ account: who, chain, transport: http(config.chains.home.rpcUrl) });
       await send(admin, usd, demoTokenAbi, "mint", [who.address, 100_000n * 10n ** 6n]);
       await send(w, usd, demoTokenAbi, "approve", [settlement, 100_000n * 10n ** 6n]);
       await send(w, settlement, settlementAbi, "deposit", [usd, 100_000n * 10n ** 6n]);
     }
-    await waitFor("deposits seen by the pipeline", async () => ((await dex.getBalances(e.address)).some((b) => b.token.toLowerCase() === usd.toLowerCase() && b.onChainUnits > 0n) ? true : undefined));
+    await waitFor("deposits seen by the pipeline", async () =>
+      (await dex.getBalances(e.address)).some((b) => b.token.toLowerCase() === usd.toLowerCase() && b.onChainUnits > 0n)
+        ? true
+        : undefined,
+    );
 
-    const place = async (who: PrivateKeyAccount, side: "buy" | "sell", priceTicks: bigint, sizeLots: bigint, tif: "gtc" | "ioc" = "gtc"): Promise<DexOrderWithFills> => {
-      const s = await signedInput(who, who.address, home.chainId, settlement, m, { side, priceTicks, sizeLots, timeInForce: tif === "gtc" ? "GTC" : "IOC" });
+    const place = async (
+      who: PrivateKeyAccount,
+      side: "buy" | "sell",
+      priceTicks: bigint,
+      sizeLots: bigint,
+      tif: "gtc" | "ioc" = "gtc",
+    ): Promise<DexOrderWithFills> => {
+      const s = await signedInput(who, who.address, home.chainId, settlement, m, {
+        side,
+        priceTicks,
+        sizeLots,
+        timeInForce: tif === "gtc" ? "GTC" : "IOC",
+      });
       const req: PlaceOrderRequest = {
-        kind: "signed", orderId: randomUUID(), clientOrderId: randomUUID(), symbol: m.symbol, side, type: "limit", timeInForce: tif,
-        priceTicks, triggerPriceTicks: null, sizeLots, expiresAtMs: null, receivedAtMs: Date.now(), trader: who.address, order: s.order, signature: s.signature,
+        kind: "signed",
+        orderId: randomUUID(),
+        clientOrderId: randomUUID(),
+        symbol: m.symbol,
+        side,
+        type: "limit",
+        timeInForce: tif,
+        priceTicks,
+        triggerPriceTicks: null,
+        sizeLots,
+        expiresAtMs: null,
+        receivedAtMs: Date.now(),
+        trader: who.address,
+        order: s.order,
+        signature: s.signature,
       };
       return dex.placeOrder(req);
     };
@@ -82,7 +160,11 @@ test("resale rule under a running simulated market: no ineligible buyer receives
       if (ev.kind === "trade") trades.push({ maker: ev.trade.makerOrderId, taker: ev.trade.takerOrderId });
     });
     const book = async () => (await dex.getOrderBook(m.symbol, 10))!;
-    await waitFor("a two-sided CNTS book", async () => ((await book()).bids.length > 0 && (await book()).asks.length > 0 ? true : undefined), 60_000);
+    await waitFor(
+      "a two-sided CNTS book",
+      async () => ((await book()).bids.length > 0 && (await book()).asks.length > 0 ? true : undefined),
+      60_000,
+    );
 
     lap("funded");
     // H buys from the agents (their seed units are free): a lot inside its hold, recorded from the ledger
@@ -91,11 +173,19 @@ test("resale rule under a running simulated market: no ineligible buyer receives
     const bought = await place(h, "buy", bestAsk * 2n, 200n * lotsPerUnit, "ioc");
     assert.ok(bought.fills.length > 0, "H bought from the agents");
     await waitFor("H's lot recorded (all its CNTS restricted)", async () => {
-      const [restricted, free] = await Promise.all([read<bigint>("restrictedOf", [cnts, h.address]), read<bigint>("freeOf", [cnts, h.address])]);
+      const [restricted, free] = await Promise.all([
+        read<bigint>("restrictedOf", [cnts, h.address]),
+        read<bigint>("freeOf", [cnts, h.address]),
+      ]);
       return restricted > 0n && free === 0n ? true : undefined;
     });
     lap("H's lot recorded");
-    const held = (await client.readContract({ address: settlement, abi: settlementAbi, functionName: "balanceOf", args: [h.address, cnts] })) as bigint;
+    const held = (await client.readContract({
+      address: settlement,
+      abi: settlementAbi,
+      functionName: "balanceOf",
+      args: [h.address, cnts],
+    })) as bigint;
     const heldLots = held / m.lotSize;
 
     // 1. Y's bid rests inside the spread; H's restricted sell meets it first: Y's bid ends, H's units go on to
@@ -110,7 +200,10 @@ test("resale rule under a running simulated market: no ineligible buyer receives
     const yAfter = (await dex.getOrder(yBid.orderId))!;
     assert.equal(yAfter.status, "cancelled", show(yAfter));
     assert.equal(yAfter.statusReason, "resale_restricted");
-    assert.ok(!trades.some((t) => [t.maker, t.taker].includes(yBid.orderId) && [t.maker, t.taker].includes(hSell.orderId)), "no trade between Y and H");
+    assert.ok(
+      !trades.some((t) => [t.maker, t.taker].includes(yBid.orderId) && [t.maker, t.taker].includes(hSell.orderId)),
+      "no trade between Y and H",
+    );
 
     // 2. Y's buy meets H's resting restricted sell: Y's buy ends with nothing from H
     const hOpen = (await dex.getOrder(hSell.orderId))!;
@@ -119,7 +212,9 @@ test("resale rule under a running simulated market: no ineligible buyer receives
       const yBuyAfter = (await dex.getOrder(yBuy.orderId))!;
       assert.equal(yBuyAfter.statusReason, "resale_restricted", show(yBuyAfter));
       assert.ok(!trades.some((t) => t.maker === hSell.orderId && t.taker === yBuy.orderId));
-      await dex.cancelOrder({ orderId: hSell.orderId, account: h.address, reason: "user_cancelled" }).catch(() => undefined);
+      await dex
+        .cancelOrder({ orderId: hSell.orderId, account: h.address, reason: "user_cancelled" })
+        .catch(() => undefined);
     }
 
     // 3. E is accredited when its bid rests, then loses it in the registry: the match refuses it
@@ -148,16 +243,44 @@ test("resale rule under a running simulated market: no ineligible buyer receives
     lap("settled");
     // against the registry and the chain: every restricted unit that moved went to an exempt holder; Y and E
     // received none; no fill was left for the chain to refuse
-    const moved = await client.getContractEvents({ address: registry, abi: eligibilityRegistryAbi, eventName: "RestrictedLotsMoved", fromBlock: startBlock });
+    const moved = await client.getContractEvents({
+      address: registry,
+      abi: eligibilityRegistryAbi,
+      eventName: "RestrictedLotsMoved",
+      fromBlock: startBlock,
+    });
     assert.ok(moved.length > 0, "restricted lots changed hands under the market");
     for (const ev of moved) {
       const { token, to } = ev.args as { token: Address; to: Address };
-      const [, regime] = (await client.readContract({ address: settlement, abi: settlementAbi, functionName: "restrictedToken", args: [token] })) as [Address, number];
-      assert.ok(await read<boolean>("isExempt", [regime, to]), `${to} received restricted units of ${token} without an exemption`);
+      const [, regime] = (await client.readContract({
+        address: settlement,
+        abi: settlementAbi,
+        functionName: "restrictedToken",
+        args: [token],
+      })) as [Address, number];
+      assert.ok(
+        await read<boolean>("isExempt", [regime, to]),
+        `${to} received restricted units of ${token} without an exemption`,
+      );
     }
-    for (const token of restrictedTokens) for (const who of [y.address, e.address]) assert.deepEqual(await read<unknown[]>("receivedLotsOf", [token, who]), [], `${who} holds a received lot of ${token}`);
-    const rejected = (await Promise.all([h, y, e, ...config.keys.demoTraders].map((w) => dex.listOrders({ account: w.address, limit: 10_000 })))).flat().filter((o) => String(o.statusReason ?? "").startsWith("settlement_rejected"));
-    assert.deepEqual(rejected.map((o) => o.statusReason), []);
+    for (const token of restrictedTokens)
+      for (const who of [y.address, e.address])
+        assert.deepEqual(
+          await read<unknown[]>("receivedLotsOf", [token, who]),
+          [],
+          `${who} holds a received lot of ${token}`,
+        );
+    const rejected = (
+      await Promise.all(
+        [h, y, e, ...config.keys.demoTraders].map((w) => dex.listOrders({ account: w.address, limit: 10_000 })),
+      )
+    )
+      .flat()
+      .filter((o) => String(o.statusReason ?? "").startsWith("settlement_rejected"));
+    assert.deepEqual(
+      rejected.map((o) => o.statusReason),
+      [],
+    );
   } finally {
     await stack?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -45,19 +45,26 @@ async function fillsOf(origin: string, wallets: PrivateKeyAccount[]): Promise<Fi
   for (const w of wallets) {
     for (const { order_id } of (await get(w, "/v1/orders?status=all&limit=500")).orders as { order_id: string }[]) {
       const o = (await get(w, `/v1/orders/${order_id}`)) as { fills: Omit<FillView, "order_id">[] };
-      for (const f of o.fills) out.push({ order_id, trade_id: f.trade_id, settlement: f.settlement, tx_hash: f.tx_hash });
+      for (const f of o.fills)
+        out.push({ order_id, trade_id: f.trade_id, settlement: f.settlement, tx_hash: f.tx_hash });
     }
   }
   return out.sort((a, b) => (a.order_id + a.trade_id).localeCompare(b.order_id + b.trade_id));
 }
 
-test("settled fills read settled with the same transaction after a clean stop and a start on the same data dir", { timeout: 300_000 }, async (t) => {
+test("settled fills read settled with the same transaction after a clean stop and a start on the same data dir", {
+  timeout: 300_000,
+}, async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "settled-restart-"));
   let stack: RunningStack | undefined;
   try {
     const { config } = await createTestConfig(dataDir);
     const start = async () => {
-      stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api"]), onComponentError: "fail" });
+      stack = await startStack({
+        config,
+        components: defaultComponents(["pipeline", "dex-api"]),
+        onComponentError: "fail",
+      });
       const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
       const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
       return { pipe, origin };
@@ -66,16 +73,32 @@ test("settled fills read settled with the same transaction after a clean stop an
     const m: MarketSpec = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
     const settlement = stack!.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
-    const [seller, buyer] = config.keys.demoTraders.slice(0, 2).map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
+    const [seller, buyer] = config.keys.demoTraders
+      .slice(0, 2)
+      .map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
 
     // three rounds of crossing orders, apart so that they settle in several batches
     let nonce = 1n;
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 3; i++) {
         const priceTicks = 250_000n + BigInt(round);
-        const ask = await api(origin, "POST", "/v1/orders", { body: await signedOrderBody(seller, m, chainId, settlement, { side: "sell", priceTicks, sizeLots: 1_000n, nonce: nonce++ }) });
+        const ask = await api(origin, "POST", "/v1/orders", {
+          body: await signedOrderBody(seller, m, chainId, settlement, {
+            side: "sell",
+            priceTicks,
+            sizeLots: 1_000n,
+            nonce: nonce++,
+          }),
+        });
         assert.equal(ask.status, 201, ask.text);
-        const bid = await api(origin, "POST", "/v1/orders", { body: await signedOrderBody(buyer, m, chainId, settlement, { side: "buy", priceTicks, sizeLots: 1_000n, nonce: nonce++ }) });
+        const bid = await api(origin, "POST", "/v1/orders", {
+          body: await signedOrderBody(buyer, m, chainId, settlement, {
+            side: "buy",
+            priceTicks,
+            sizeLots: 1_000n,
+            nonce: nonce++,
+          }),
+        });
         assert.equal(bid.status, 201, bid.text);
         assert.equal(bid.body.status, "filled", bid.text);
       }
@@ -87,9 +110,14 @@ test("settled fills read settled with the same transaction after a clean stop an
     });
     // the transactions are the chain's: each fill's is one that settled a batch
     const client = createPublicClient({ transport: http(stack!.chains.home.rpcUrl) });
-    const batches = parseEventLogs({ abi: settlementAbi, logs: await client.getLogs({ address: settlement, fromBlock: 0n }), eventName: "BatchSettled" });
+    const batches = parseEventLogs({
+      abi: settlementAbi,
+      logs: await client.getLogs({ address: settlement, fromBlock: 0n }),
+      eventName: "BatchSettled",
+    });
     const batchTxs = new Set(batches.map((b) => b.transactionHash.toLowerCase()));
-    for (const f of before) assert.ok(batchTxs.has(f.tx_hash!.toLowerCase()), `fill ${f.trade_id}: ${f.tx_hash} settled no batch`);
+    for (const f of before)
+      assert.ok(batchTxs.has(f.tx_hash!.toLowerCase()), `fill ${f.trade_id}: ${f.tx_hash} settled no batch`);
     t.diagnostic(`${before.length} fills in ${new Set(before.map((f) => f.tx_hash)).size} settle transactions`);
 
     await stack!.stop();

@@ -7,7 +7,16 @@
 // case shows the test sees that fault.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createPublicClient, createWalletClient, defineChain, http, parseAbi, type Hex, type PublicClient, type WalletClient } from "viem";
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  parseAbi,
+  type Hex,
+  type PublicClient,
+  type WalletClient,
+} from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { createAgentRelayer } from "../../pipeline/settle/agent-relayer";
@@ -23,38 +32,84 @@ const tokenAbi = parseAbi(["function approve(address spender, uint256 amount) re
 
 /** EACH approvals from the agent relayer and EACH token approvals from each of two submitters, all at once. */
 async function sendFromThreeServices(f: Fixture, lane: NonceLane | undefined) {
-  const chain = defineChain({ id: f.chainId, name: "home", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [f.chain.rpcUrl] } } });
+  const chain = defineChain({
+    id: f.chainId,
+    name: "home",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [f.chain.rpcUrl] } },
+  });
   const clients = (): ChainClients => ({
-    publicClient: createPublicClient({ chain, transport: http(f.chain.rpcUrl), cacheTime: 0, pollingInterval: 5 }) as PublicClient,
-    walletClient: createWalletClient({ chain, transport: http(f.chain.rpcUrl), account: privateKeyToAccount(KEY) }) as WalletClient,
+    publicClient: createPublicClient({
+      chain,
+      transport: http(f.chain.rpcUrl),
+      cacheTime: 0,
+      pollingInterval: 5,
+    }) as PublicClient,
+    walletClient: createWalletClient({
+      chain,
+      transport: http(f.chain.rpcUrl),
+      account: privateKeyToAccount(KEY),
+    }) as WalletClient,
     ...(lane ? { nonces: lane } : {}),
   });
   const relayer = createAgentRelayer({
-    client: f.client, chainId: f.chainId, rpcUrl: f.chain.rpcUrl, settlement: f.settlement, relayerKey: KEY,
-    budget: { dailyWei: 10n ** 18n, perOwnerDailyWei: 10n ** 18n }, ...(lane ? { nonces: lane } : {}),
+    client: f.client,
+    chainId: f.chainId,
+    rpcUrl: f.chain.rpcUrl,
+    settlement: f.settlement,
+    relayerKey: KEY,
+    budget: { dailyWei: 10n ** 18n, perOwnerDailyWei: 10n ** 18n },
+    ...(lane ? { nonces: lane } : {}),
     // no funds required (a minimum of 0): this test is about nonces, its wallets are fresh
     fundingMinimums: () => [{ token: f.usd, minUnits: 0n }],
   });
   const submitters = [createSubmitter(clients()), createSubmitter(clients())];
   const domain = getSettlementDomain(f.chainId, f.settlement);
   const block = await f.client.getBlock();
-  const approvals = await Promise.all(Array.from({ length: EACH }, async () => {
-    const wallet = privateKeyToAccount(generatePrivateKey());
-    const message = { trader: wallet.address, agent: privateKeyToAccount(generatePrivateKey()).address, expiry: block.timestamp + 86_400n, nonce: 0n, deadline: block.timestamp + 3600n };
-    return { message, signature: await wallet.signTypedData({ domain, types: AGENT_APPROVAL_TYPES, primaryType: "AgentApproval", message }) };
-  }));
+  const approvals = await Promise.all(
+    Array.from({ length: EACH }, async () => {
+      const wallet = privateKeyToAccount(generatePrivateKey());
+      const message = {
+        trader: wallet.address,
+        agent: privateKeyToAccount(generatePrivateKey()).address,
+        expiry: block.timestamp + 86_400n,
+        nonce: 0n,
+        deadline: block.timestamp + 3600n,
+      };
+      return {
+        message,
+        signature: await wallet.signTypedData({
+          domain,
+          types: AGENT_APPROVAL_TYPES,
+          primaryType: "AgentApproval",
+          message,
+        }),
+      };
+    }),
+  );
   const sends: Promise<Hex>[] = [
     ...approvals.map((a) => relayer.submit(a.message, a.signature).then((r) => r.txHash)),
-    ...submitters.flatMap((s) => Array.from({ length: EACH }, (_, i) =>
-      s.send({ address: f.weth, abi: tokenAbi, functionName: "approve", args: [f.settlement, BigInt(i + 1)] }).then((r) => r.transactionHash))),
+    ...submitters.flatMap((s) =>
+      Array.from({ length: EACH }, (_, i) =>
+        s
+          .send({ address: f.weth, abi: tokenAbi, functionName: "approve", args: [f.settlement, BigInt(i + 1)] })
+          .then((r) => r.transactionHash),
+      ),
+    ),
   ];
   return Promise.allSettled(sends);
 }
 
 const why = (rs: PromiseSettledResult<Hex>[]) =>
-  rs.filter((r): r is PromiseRejectedResult => r.status === "rejected").slice(0, 3).map((r) => String(r.reason?.cause?.shortMessage ?? r.reason?.shortMessage ?? r.reason)).join(" | ");
+  rs
+    .filter((r): r is PromiseRejectedResult => r.status === "rejected")
+    .slice(0, 3)
+    .map((r) => String(r.reason?.cause?.shortMessage ?? r.reason?.shortMessage ?? r.reason))
+    .join(" | ");
 
-test("one account, three sending services, one nonce lane: every transaction mined with its own nonce; without the shared lane they collide", { timeout: 240_000 }, async (t) => {
+test("one account, three sending services, one nonce lane: every transaction mined with its own nonce; without the shared lane they collide", {
+  timeout: 240_000,
+}, async (t) => {
   const f = await startFixture({ traders: 1 });
   try {
     const address = privateKeyToAccount(KEY).address;
@@ -64,9 +119,18 @@ test("one account, three sending services, one nonce lane: every transaction min
     const lanes = createNonceLanes();
     const start = await count();
     const shared = await sendFromThreeServices(f, lanes.lane(f.chainId, address, count));
-    assert.deepEqual(shared.map((r) => r.status), shared.map(() => "fulfilled"), why(shared));
-    const txs = await Promise.all(shared.map((r) => f.client.getTransaction({ hash: (r as PromiseFulfilledResult<Hex>).value })));
-    assert.deepEqual(txs.map((t) => t.nonce).sort((a, b) => a - b), Array.from({ length: 3 * EACH }, (_, i) => start + i));
+    assert.deepEqual(
+      shared.map((r) => r.status),
+      shared.map(() => "fulfilled"),
+      why(shared),
+    );
+    const txs = await Promise.all(
+      shared.map((r) => f.client.getTransaction({ hash: (r as PromiseFulfilledResult<Hex>).value })),
+    );
+    assert.deepEqual(
+      txs.map((t) => t.nonce).sort((a, b) => a - b),
+      Array.from({ length: 3 * EACH }, (_, i) => start + i),
+    );
     assert.equal(await count(), start + 3 * EACH);
 
     // control: each sender with a nonce counter of its own (before #13) collides

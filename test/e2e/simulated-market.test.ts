@@ -17,14 +17,25 @@ import { CATALOGUE } from "../../api/exchange/assets/catalogue";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-test("simulated market: within 60 s every asset has a moving quote, a book and candles, through the exchange API", { timeout: 600_000 }, async () => {
+test("simulated market: within 60 s every asset has a moving quote, a book and candles, through the exchange API", {
+  timeout: 600_000,
+}, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "simulated-market-e2e-"));
   let stack: RunningStack | undefined;
   try {
     // 3 days of history (12 past instants; npm start's default is 400 days, 117 instants)
-    const { config } = await createTestConfig(dataDir, { SIMULATOR: "on", SIMULATOR_SEED: "7", SIMULATOR_HISTORY_DAYS: "3", EXCHANGE_PUBLIC_RATE_LIMIT: "1000000" });
+    const { config } = await createTestConfig(dataDir, {
+      SIMULATOR: "on",
+      SIMULATOR_SEED: "7",
+      SIMULATOR_HISTORY_DAYS: "3",
+      EXCHANGE_PUBLIC_RATE_LIMIT: "1000000",
+    });
     assert.equal(config.simulator.enabled, true);
-    stack = await startStack({ config, components: defaultComponents(["pipeline", "exchange-api", "indexer", "simulator"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["pipeline", "exchange-api", "indexer", "simulator"]),
+      onComponentError: "fail",
+    });
     const upAt = Date.now();
     const api = config.urls.exchangeApi;
     const get = async (p: string): Promise<Json> => {
@@ -40,17 +51,29 @@ test("simulated market: within 60 s every asset has a moving quote, a book and c
     while (done.size < tradeable.length && Date.now() - upAt < 180_000) {
       for (const id of tradeable) {
         if (done.has(id)) continue;
-        const [quote, book, chart] = await Promise.all([get(`/assets/${id}/quote`), get(`/assets/${id}/book`), get(`/assets/${id}/chart?range=1d&interval=1m`)]);
+        const [quote, book, chart] = await Promise.all([
+          get(`/assets/${id}/quote`),
+          get(`/assets/${id}/book`),
+          get(`/assets/${id}/chart?range=1d&interval=1m`),
+        ]);
         const moved = quote.last !== null && quote.high > quote.low;
         const twoSided = book.bids.length > 0 && book.asks.length > 0;
         const candles = (chart.data as Json[]).length > 0;
-        seen.set(id, `last ${quote.last} high ${quote.high} low ${quote.low}, book ${book.bids.length}/${book.asks.length}, candles ${(chart.data as Json[]).length}`);
+        seen.set(
+          id,
+          `last ${quote.last} high ${quote.high} low ${quote.low}, book ${book.bids.length}/${book.asks.length}, candles ${(chart.data as Json[]).length}`,
+        );
         if (moved && twoSided && candles) done.set(id, Date.now() - upAt);
       }
       if (done.size < tradeable.length) await new Promise((r) => setTimeout(r, 1000));
     }
     const slowest = Math.max(...done.values());
-    console.log(`simulated market: ${done.size}/${tradeable.length} assets live, the slowest after ${(slowest / 1000).toFixed(1)} s; load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+    console.log(
+      `simulated market: ${done.size}/${tradeable.length} assets live, the slowest after ${(slowest / 1000).toFixed(1)} s; load ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
     assert.deepEqual(
       tradeable.filter((id) => !done.has(id)).map((id) => `${id}: ${seen.get(id)}`),
       [],
@@ -62,12 +85,18 @@ test("simulated market: within 60 s every asset has a moving quote, a book and c
     // history: at the first start the chain began 3 days back and every book traded once at each of the 12
     // past instants (really: signed orders, settle batches mined at those instants); the 5-day chart shows them
     const simulatorInfo = stack.components.find((c) => c.name === "simulator")!.handle!.info ?? {};
-    assert.match(simulatorInfo["simulated history"] ?? "", new RegExp(`^${tradeable.length * 12} trades at 12 past instants in `));
+    assert.match(
+      simulatorInfo["simulated history"] ?? "",
+      new RegExp(`^${tradeable.length * 12} trades at 12 past instants in `),
+    );
     for (const id of tradeable) {
       const chart = (await get(`/assets/${id}/chart?range=5d&interval=15m`)).data as Json[];
       const past = chart.filter((c) => c.time < upAt - 3_600_000);
       assert.ok(past.length >= 12, `${id}: ${past.length} candles before the live market`);
-      assert.ok(Math.min(...past.map((c) => c.time as number)) <= upAt - 2.5 * 86_400_000, `${id}: history reaches back 3 days`);
+      assert.ok(
+        Math.min(...past.map((c) => c.time as number)) <= upAt - 2.5 * 86_400_000,
+        `${id}: history reaches back 3 days`,
+      );
     }
 
     // the agents traded as the demo traders, through the pipeline: their orders are the DexService's
@@ -78,14 +107,21 @@ test("simulated market: within 60 s every asset has a moving quote, a book and c
 
     // the SSE endpoint is on the exchange API's server (its full behaviour: api/exchange/realtime tests)
     const origin = api.replace(/\/v1$/, "");
-    const sse = await fetch(`${origin}/api/realtime?subscribe=quote:AAPL`, { headers: { accept: "text/event-stream" } });
+    const sse = await fetch(`${origin}/api/realtime?subscribe=quote:AAPL`, {
+      headers: { accept: "text/event-stream" },
+    });
     assert.equal(sse.status, 401);
     assert.equal(((await sse.json()) as Json).error.code, "UNAUTHORIZED");
 
     // stop: the agents' resting orders are cancelled
     const simulator = stack.components.find((c) => c.name === "simulator")!;
     await simulator.handle!.stop();
-    for (const t of traders) assert.deepEqual(await dex.listOrders({ account: t, statuses: ["open", "partially_filled"], limit: 500 }), [], `${t}'s open orders`);
+    for (const t of traders)
+      assert.deepEqual(
+        await dex.listOrders({ account: t, statuses: ["open", "partially_filled"], limit: 500 }),
+        [],
+        `${t}'s open orders`,
+      );
   } finally {
     await stack?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -24,7 +24,8 @@ function markedPids(marker: string): number[] {
   for (const name of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (fs.readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(`STACK_TEST_MARKER=${marker}`)) out.push(Number(name));
+      if (fs.readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(`STACK_TEST_MARKER=${marker}`))
+        out.push(Number(name));
     } catch {
       // ended while we looked, or not ours
     }
@@ -68,13 +69,19 @@ function launch(env: Record<string, string>): { child: ChildProcess; output: () 
 }
 
 /** One POST through a kept-alive agent; `sentAt` is when the request was flushed to the socket. */
-function post(agent: http.Agent, url: string, body: unknown): { sent: Promise<number>; done: Promise<{ status: number; retryAfter?: string } | { error: string }> } {
+function post(
+  agent: http.Agent,
+  url: string,
+  body: unknown,
+): { sent: Promise<number>; done: Promise<{ status: number; retryAfter?: string } | { error: string }> } {
   let markSent: (t: number) => void = () => undefined;
   const sent = new Promise<number>((r) => (markSent = r));
   const done = new Promise<{ status: number; retryAfter?: string } | { error: string }>((resolve) => {
     const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json" } }, (res) => {
       res.resume();
-      res.on("end", () => resolve({ status: res.statusCode!, retryAfter: res.headers["retry-after"] as string | undefined }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode!, retryAfter: res.headers["retry-after"] as string | undefined }),
+      );
     });
     req.on("finish", () => markSent(performance.now()));
     req.on("error", (e) => resolve({ error: e.message }));
@@ -83,7 +90,9 @@ function post(agent: http.Agent, url: string, body: unknown): { sent: Promise<nu
   return { sent, done };
 }
 
-test("npm start supervises, measures, drains on SIGTERM and leaves no process after SIGTERM or SIGINT", { timeout: 600_000 }, async (t) => {
+test("npm start supervises, measures, drains on SIGTERM and leaves no process after SIGTERM or SIGINT", {
+  timeout: 600_000,
+}, async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "stack-lifecycle-"));
   const marker = randomUUID();
   const children: ChildProcess[] = [];
@@ -94,7 +103,10 @@ test("npm start supervises, measures, drains on SIGTERM and leaves no process af
   });
   // the indexer's first start fails: its Ponder process exits at once the first time (a file marks it)
   const failOnce = path.join(dataDir, "fail-once.cjs");
-  fs.writeFileSync(failOnce, `const f = ${JSON.stringify(path.join(dataDir, "failed-once"))}; if (!require("fs").existsSync(f)) { require("fs").writeFileSync(f, ""); process.exit(3); }\n`);
+  fs.writeFileSync(
+    failOnce,
+    `const f = ${JSON.stringify(path.join(dataDir, "failed-once"))}; if (!require("fs").existsSync(f)) { require("fs").writeFileSync(f, ""); process.exit(3); }\n`,
+  );
   const { env, config } = await createTestConfig(dataDir, {
     STACK_COMPONENTS: "pipeline,dex-api,indexer",
     LOG_LEVEL: "info",
@@ -125,7 +137,10 @@ test("npm start supervises, measures, drains on SIGTERM and leaves no process af
   }
   assert.ok(up, `the stack reached health 200:\n${first.output().slice(-3000)}`);
   assert.ok(sawIndexerDown, "health said degraded, naming the indexer and its next try");
-  assert.ok(up.components.every((c) => c.ok), JSON.stringify(up));
+  assert.ok(
+    up.components.every((c) => c.ok),
+    JSON.stringify(up),
+  );
   assert.deepEqual(up.waitingFor, []);
   assert.match(first.output(), /component failed to start; retrying/);
   assert.match(first.output(), /Next steps/);
@@ -134,15 +149,36 @@ test("npm start supervises, measures, drains on SIGTERM and leaves no process af
   // ---- metrics: an order over REST moves the counters
   const before = await (await fetch(metricsUrl)).text();
   const trader = privateKeyToAccount(config.keys.demoTraders[0]!.privateKey);
-  const markets = (await (await fetch(`${config.urls.dexRest}/markets`)).json()) as Parameters<typeof signWalletOrder>[1];
-  const orderBody = () => signWalletOrder(fromViem(trader), markets, { symbol: "WETH-USD", side: "buy", price: "1500", size: "0.01" });
-  const placed = await fetch(`${config.urls.dexRest}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(await orderBody()) });
+  const markets = (await (await fetch(`${config.urls.dexRest}/markets`)).json()) as Parameters<
+    typeof signWalletOrder
+  >[1];
+  const orderBody = () =>
+    signWalletOrder(fromViem(trader), markets, { symbol: "WETH-USD", side: "buy", price: "1500", size: "0.01" });
+  const placed = await fetch(`${config.urls.dexRest}/orders`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(await orderBody()),
+  });
   assert.equal(placed.status, 201, await placed.text());
-  const refused = await fetch(`${config.urls.dexRest}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ symbol: "WETH-USD" }) });
+  const refused = await fetch(`${config.urls.dexRest}/orders`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ symbol: "WETH-USD" }),
+  });
   assert.equal(refused.status, 400);
   const after = await (await fetch(metricsUrl)).text();
-  assert.equal(series(after, "dex_orders_accepted_total", 'entry="rest"') - series(before, "dex_orders_accepted_total", 'entry="rest"'), 1, "one more order accepted over REST");
-  assert.equal(series(after, "dex_orders_refused_total", 'entry="rest",reason="INVALID_REQUEST"') - series(before, "dex_orders_refused_total", 'entry="rest",reason="INVALID_REQUEST"'), 1, "one more refused");
+  assert.equal(
+    series(after, "dex_orders_accepted_total", 'entry="rest"') -
+      series(before, "dex_orders_accepted_total", 'entry="rest"'),
+    1,
+    "one more order accepted over REST",
+  );
+  assert.equal(
+    series(after, "dex_orders_refused_total", 'entry="rest",reason="INVALID_REQUEST"') -
+      series(before, "dex_orders_refused_total", 'entry="rest",reason="INVALID_REQUEST"'),
+    1,
+    "one more refused",
+  );
   assert.equal(series(after, "dex_match_latency_seconds_count") - series(before, "dex_match_latency_seconds_count"), 1);
   assert.ok(series(after, "dex_book_depth_orders", 'market="WETH-USD",side="buy"') >= 1);
   assert.match(after, /^dex_settlement_backlog_trades \d+/m);
@@ -160,32 +196,48 @@ test("npm start supervises, measures, drains on SIGTERM and leaves no process af
   const stream = (async () => {
     for (const body of bodies) {
       requests.push(post(agent, `${config.urls.dexRest}/orders`, body));
-      if (requests.length % 20 === 0 && signalAt === Infinity) void getHealth(healthUrl).then((h) => h && healthMs.push(h.ms));
+      if (requests.length % 20 === 0 && signalAt === Infinity)
+        void getHealth(healthUrl).then((h) => h && healthMs.push(h.ms));
       await sleep(5);
     }
   })();
   // the signal once a stream is well under way (60 requests on the wire), however slow the machine
   const streamDeadline = Date.now() + 60_000;
   while (Date.now() < streamDeadline) {
-    const onWire = (await Promise.all(requests.map((r) => Promise.race([r.sent.then(() => 1), sleep(0).then(() => 0)])))).reduce((a: number, b) => a + b, 0);
+    const onWire = (
+      await Promise.all(requests.map((r) => Promise.race([r.sent.then(() => 1), sleep(0).then(() => 0)])))
+    ).reduce((a: number, b) => a + b, 0);
     if (onWire >= 60) break;
     await sleep(100);
   }
-  const exited = new Promise<[number | null, string | null]>((resolve) => first.child.once("exit", (code, sig) => resolve([code, sig])));
+  const exited = new Promise<[number | null, string | null]>((resolve) =>
+    first.child.once("exit", (code, sig) => resolve([code, sig])),
+  );
   signalAt = performance.now();
   process.kill(-first.child.pid!, "SIGTERM");
   await stream;
-  const outcomes = await Promise.all(requests.map(async (r) => ({ sentAt: await Promise.race([r.sent, sleep(20_000).then(() => Infinity)]), outcome: await r.done })));
+  const outcomes = await Promise.all(
+    requests.map(async (r) => ({
+      sentAt: await Promise.race([r.sent, sleep(20_000).then(() => Infinity)]),
+      outcome: await r.done,
+    })),
+  );
   agent.destroy();
   const sentBefore = outcomes.filter((o) => o.sentAt < signalAt);
   const unanswered = sentBefore.filter((o) => "error" in o.outcome);
-  t.diagnostic(`drain: ${sentBefore.length} requests sent before SIGTERM, ${unanswered.length} unanswered; statuses ${JSON.stringify(countBy(sentBefore.map((o) => ("status" in o.outcome ? o.outcome.status : "error"))))}`);
+  t.diagnostic(
+    `drain: ${sentBefore.length} requests sent before SIGTERM, ${unanswered.length} unanswered; statuses ${JSON.stringify(countBy(sentBefore.map((o) => ("status" in o.outcome ? o.outcome.status : "error"))))}`,
+  );
   assert.ok(sentBefore.length >= 50, `a stream was under way (${sentBefore.length})`);
   assert.deepEqual(unanswered, [], "every request sent before the signal got an answer");
-  for (const o of outcomes) if ("status" in o.outcome && o.outcome.status === 503) assert.ok(o.outcome.retryAfter, "a 503 carries Retry-After");
+  for (const o of outcomes)
+    if ("status" in o.outcome && o.outcome.status === 503) assert.ok(o.outcome.retryAfter, "a 503 carries Retry-After");
   healthMs.sort((a, b) => a - b);
   t.diagnostic(`/health under the stream: ${healthMs.map((m) => Math.round(m)).join(", ")} ms`);
-  assert.ok(healthMs.length > 0 && healthMs[Math.floor(healthMs.length / 2)]! < 100, `median /health answer under 100 ms: ${healthMs}`);
+  assert.ok(
+    healthMs.length > 0 && healthMs[Math.floor(healthMs.length / 2)]! < 100,
+    `median /health answer under 100 ms: ${healthMs}`,
+  );
   assert.deepEqual(await exited, [0, null], first.output().slice(-2000));
   await sleep(500);
   assert.deepEqual(markedPids(marker), [], `no process left after SIGTERM:\n${first.output().slice(-2000)}`);
@@ -196,10 +248,15 @@ test("npm start supervises, measures, drains on SIGTERM and leaves no process af
   children.push(second.child);
   const upAgain = Date.now() + 300_000;
   while ((await getHealth(healthUrl))?.status !== 200) {
-    assert.ok(Date.now() < upAgain && second.child.exitCode === null, `the second start reached health 200:\n${second.output().slice(-3000)}`);
+    assert.ok(
+      Date.now() < upAgain && second.child.exitCode === null,
+      `the second start reached health 200:\n${second.output().slice(-3000)}`,
+    );
     await sleep(250);
   }
-  const exited2 = new Promise<[number | null, string | null]>((resolve) => second.child.once("exit", (code, sig) => resolve([code, sig])));
+  const exited2 = new Promise<[number | null, string | null]>((resolve) =>
+    second.child.once("exit", (code, sig) => resolve([code, sig])),
+  );
   process.kill(-second.child.pid!, "SIGINT");
   assert.deepEqual(await exited2, [0, null], second.output().slice(-2000));
   await sleep(500);

@@ -90,8 +90,21 @@ async function chainState(stack: RunningStack): Promise<ChainState> {
   for (const trader of [...traders, stack.config.keys.deployer.address]) {
     nonces.push(String(await publicClient.getTransactionCount({ address: trader })));
     for (const token of tokens) {
-      deposits.push(String(await publicClient.readContract({ address: settlement, abi: settlementAbi, functionName: "balanceOf", args: [trader, token] })));
-      wallet.push(String(await publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [trader] })));
+      deposits.push(
+        String(
+          await publicClient.readContract({
+            address: settlement,
+            abi: settlementAbi,
+            functionName: "balanceOf",
+            args: [trader, token],
+          }),
+        ),
+      );
+      wallet.push(
+        String(
+          await publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [trader] }),
+        ),
+      );
     }
   }
   return {
@@ -114,7 +127,10 @@ test("the stack starts, deploys and seeds, and restarts with identical state", a
     name: "probe",
     async start(ctx) {
       events.push(`start ${ctx.deployments.home.contracts.Settlement}`);
-      ctx.updateDeployments((d) => ({ ...d, home: { ...d.home, contracts: { ...d.home.contracts, Probe: d.home.contracts.Settlement } } }));
+      ctx.updateDeployments((d) => ({
+        ...d,
+        home: { ...d.home, contracts: { ...d.home.contracts, Probe: d.home.contracts.Settlement } },
+      }));
       return {
         urls: { probe: "http://127.0.0.1:1/probe" },
         async stop() {
@@ -129,7 +145,10 @@ test("the stack starts, deploys and seeds, and restarts with identical state", a
   running.push(first);
   t.diagnostic(`first start: ${JSON.stringify(first.timingsMs)}`);
   assert.equal(first.deployedNow, true);
-  for (const [chain, expected] of [[first.chains.home, 31337], [first.chains.remote, 31338]] as const) {
+  for (const [chain, expected] of [
+    [first.chains.home, 31337],
+    [first.chains.remote, 31338],
+  ] as const) {
     const rpc = createRpcClient(chain.rpcUrl);
     assert.equal(Number(await rpc.call<string>("eth_chainId")), expected);
     rpc.close();
@@ -141,7 +160,12 @@ test("the stack starts, deploys and seeds, and restarts with identical state", a
   assert.notEqual(await publicClient.getCode({ address: settlement }), undefined);
   const operatorRole = "0x97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b929"; // keccak256("OPERATOR_ROLE")
   assert.equal(
-    await publicClient.readContract({ address: settlement, abi: settlementAbi, functionName: "hasRole", args: [operatorRole, config.keys.operator.address] }),
+    await publicClient.readContract({
+      address: settlement,
+      abi: settlementAbi,
+      functionName: "hasRole",
+      args: [operatorRole, config.keys.operator.address],
+    }),
     true,
   );
   // Every demo trader has its demo funds deposited, to the base unit.
@@ -172,7 +196,10 @@ test("the stack starts, deploys and seeds, and restarts with identical state", a
   await health.close();
   assert.equal(res.status, 200);
   assert.equal(report.status, "ok");
-  assert.deepEqual(report.components.map((c) => c.name), ["home-chain", "remote-chain", "probe"]);
+  assert.deepEqual(
+    report.components.map((c) => c.name),
+    ["home-chain", "remote-chain", "probe"],
+  );
 
   // A later change on chain (a withdrawal request would do; a plain transfer is enough here).
   const rpc = createRpcClient(first.chains.remote.rpcUrl);
@@ -187,7 +214,9 @@ test("the stack starts, deploys and seeds, and restarts with identical state", a
   // Second start on the same data dir: nothing deployed again, the same chains block for block.
   const second = await startStack({ config, components: [] });
   running.push(second);
-  t.diagnostic(`restart: ${JSON.stringify(second.timingsMs)}, replayed ${second.chains.home.restored.entries} entries in ${second.chains.home.restored.ms} ms`);
+  t.diagnostic(
+    `restart: ${JSON.stringify(second.timingsMs)}, replayed ${second.chains.home.restored.entries} entries in ${second.chains.home.restored.ms} ms`,
+  );
   assert.equal(second.deployedNow, false);
   assert.equal(second.deployments.home.contracts.Settlement, settlement);
   assert.equal(second.deployments.home.contracts.Probe, settlement, "a component's deployments are kept");
@@ -286,12 +315,20 @@ test("SIGTERM to npm's pid or to the whole process group (systemd, containers) s
     const server = Number(/"pid":(\d+)/.exec(out)?.[1] ?? NaN);
     const nodes = childPids(server);
     assert.equal(nodes.length, 2, "two chain nodes");
-    const exited = new Promise<[number | null, string | null]>((resolve) => child.once("exit", (code, sig) => resolve([code, sig])));
+    const exited = new Promise<[number | null, string | null]>((resolve) =>
+      child.once("exit", (code, sig) => resolve([code, sig])),
+    );
     if (target === "npm") process.kill(child.pid!, "SIGTERM");
     else process.kill(-child.pid!, "SIGTERM");
     assert.deepEqual(await exited, [0, null], `${target}: npm start exits 0\n${out.slice(-2000)}`);
-    assert.ok(await waitFor(() => !isAlive(server) && nodes.every((p) => !isAlive(p)), 10_000), `${target}: no process left behind`);
-    const lines = out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { msg: string; signal?: string });
+    assert.ok(
+      await waitFor(() => !isAlive(server) && nodes.every((p) => !isAlive(p)), 10_000),
+      `${target}: no process left behind`,
+    );
+    const lines = out
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { msg: string; signal?: string });
     assert.equal(lines.filter((l) => l.msg === "stopping").length, 1, `${target}: one stop`);
     assert.equal(lines.filter((l) => l.msg === "stopped").length, 1, `${target}: the stop completed`);
     assert.ok(!out.includes("exiting now"), `${target}: no forced exit`);

@@ -38,10 +38,15 @@ const PHONE = { width: 390, height: 844 };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 async function axeCheck(page: Page, label: string): Promise<void> {
-  if (!(await page.evaluate(() => Boolean((window as any).axe)))) await page.evaluate(fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
+  if (!(await page.evaluate(() => Boolean((window as any).axe))))
+    await page.evaluate(fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
   const violations = (await page.evaluate(async () => {
     const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) }));
+    return r.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")),
+    }));
   })) as { id: string; impact: string; nodes: string[] }[];
   const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(serious, [], `${label}: axe found ${JSON.stringify(serious)}`);
@@ -62,7 +67,7 @@ async function shoot(page: Page, name: string): Promise<void> {
 
 async function placeFromPage(
   page: Page,
-  o: { side: "BUY" | "SELL"; type: "market" | "limit"; quantity: string; price?: string }
+  o: { side: "BUY" | "SELL"; type: "market" | "limit"; quantity: string; price?: string },
 ): Promise<{ kind: string; text: string; code: string | null; orderId: string | null; status: string | null }> {
   await page.waitForSelector("#order-form form", { timeout: WAIT });
   await page.click(`#order-form .sides button[data-side=${o.side}]`);
@@ -75,7 +80,11 @@ async function placeFromPage(
     r.dataset.kind = "";
   });
   await page.click("#place-order");
-  await page.waitForFunction(() => ["ok", "error"].includes(document.getElementById("order-result")!.dataset.kind ?? ""), null, { timeout: WAIT });
+  await page.waitForFunction(
+    () => ["ok", "error"].includes(document.getElementById("order-result")!.dataset.kind ?? ""),
+    null,
+    { timeout: WAIT },
+  );
   return {
     kind: (await page.getAttribute("#order-result", "data-kind"))!,
     text: (await page.textContent("#order-result")) ?? "",
@@ -85,7 +94,9 @@ async function placeFromPage(
   };
 }
 
-test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation refusal in words, funding; screenshots; accessibility", { timeout: 480_000 }, async (t) => {
+test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation refusal in words, funding; screenshots; accessibility", {
+  timeout: 480_000,
+}, async (t) => {
   // phase timings as TAP diagnostics (where the time of this file goes on a loaded machine)
   const t0 = Date.now();
   const phase = (name: string) => t.diagnostic(`${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -95,7 +106,11 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
   try {
     // the browser and this test reach the exchange API from one address (through the web server): room for both
     const { config } = await createTestConfig(dataDir, { EXCHANGE_PUBLIC_RATE_LIMIT: "1000" });
-    stack = await startStack({ config, components: defaultComponents(["iam", "pipeline", "exchange-api", "indexer", "web"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["iam", "pipeline", "exchange-api", "indexer", "web"]),
+      onComponentError: "fail",
+    });
     phase("stack started");
     const webUrl = stack.components.find((c) => c.name === "web")!.handle!.urls!["exchange app"];
     const api = config.urls.exchangeApi;
@@ -105,7 +120,11 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     const dex: DexService = (stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle).dexService;
     const seller = privateKeyToAccount(config.keys.demoTraders[0].privateKey);
     const market = dex.listMarkets().find((m) => m.symbol === "AAPL-USD")!;
-    const s = await signedInput(seller, seller.address, home.chainId, home.contracts.Settlement as Address, market, { side: "sell", priceTicks: 20_000n, sizeLots: 10_000n });
+    const s = await signedInput(seller, seller.address, home.chainId, home.contracts.Settlement as Address, market, {
+      side: "sell",
+      priceTicks: 20_000n,
+      sizeLots: 10_000n,
+    });
     const ask: PlaceOrderRequest = {
       kind: "signed",
       orderId: randomUUID(),
@@ -129,12 +148,14 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     const ctx = await browser.newContext({ viewport: DESKTOP });
     const page = await ctx.newPage();
     /** the page of `hash` has rendered with its first data (main's data-route) */
-    const routed = (hash: string) => page.waitForFunction((h) => document.getElementById("main")?.dataset.route === h, hash, { timeout: WAIT });
+    const routed = (hash: string) =>
+      page.waitForFunction((h) => document.getElementById("main")?.dataset.route === h, hash, { timeout: WAIT });
     const pageErrors: string[] = [];
     page.on("pageerror", (e) => pageErrors.push(String(e)));
     const orderPosts: string[] = [];
     page.on("request", (r) => {
-      if (r.method() === "POST" && new URL(r.url()).pathname === "/exchange-api/v1/orders") orderPosts.push(r.postData() ?? "");
+      if (r.method() === "POST" && new URL(r.url()).pathname === "/exchange-api/v1/orders")
+        orderPosts.push(r.postData() ?? "");
     });
     fs.mkdirSync(ARTIFACTS, { recursive: true });
 
@@ -148,22 +169,33 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     const phone = "+14155550301";
     await page.fill("#phone", phone);
     await page.click("#send-code");
-    await page.waitForFunction(() => document.getElementById("login-result")?.dataset.kind === "ok", null, { timeout: WAIT });
+    await page.waitForFunction(() => document.getElementById("login-result")?.dataset.kind === "ok", null, {
+      timeout: WAIT,
+    });
     await page.waitForSelector("#outbox-hint", { timeout: WAIT });
     await shoot(page, "login");
     await page.click("#show-code");
-    await page.waitForFunction(() => /^\d{6}$/.test(document.getElementById("sandbox-code")?.dataset.code ?? ""), null, { timeout: WAIT });
+    await page.waitForFunction(
+      () => /^\d{6}$/.test(document.getElementById("sandbox-code")?.dataset.code ?? ""),
+      null,
+      { timeout: WAIT },
+    );
     const code = (await page.getAttribute("#sandbox-code", "data-code"))!;
     // a wrong code first: refused in words, still on the login page
     await page.fill("#code", code === "000000" ? "111111" : "000000");
     await page.click("#login");
-    await page.waitForFunction(() => document.getElementById("login-result")?.dataset.kind === "error", null, { timeout: WAIT });
+    await page.waitForFunction(() => document.getElementById("login-result")?.dataset.kind === "error", null, {
+      timeout: WAIT,
+    });
     assert.match((await page.textContent("#login-result")) ?? "", /code is wrong or has expired/);
     await page.fill("#code", code);
     await page.click("#login");
     await page.waitForSelector("#asset-list table", { timeout: WAIT });
     assert.match((await page.textContent("#session")) ?? "", new RegExp(`Logged in as \\${phone}`));
-    const session = JSON.parse((await page.evaluate(() => sessionStorage.getItem("exchange-session"))) as string) as { accessToken: string; tenantToken: string };
+    const session = JSON.parse((await page.evaluate(() => sessionStorage.getItem("exchange-session"))) as string) as {
+      accessToken: string;
+      tenantToken: string;
+    };
     const headers = { authorization: `Bearer ${session.accessToken}`, "tenant-authorization": session.tenantToken };
     const apiGet = async (p: string): Promise<Json> => {
       const r = await fetch(`${api}${p}`, { headers });
@@ -181,7 +213,11 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await page.selectOption("#category", "stocks");
     await routed("/assets?rail=public&category=stocks");
     const stocks = (await (await fetch(`${api}/assets?marketRail=public&category=stocks&limit=100`)).json()) as Json;
-    await page.waitForFunction((n) => document.querySelectorAll("#asset-list tbody tr").length === n, stocks.data.length, { timeout: WAIT });
+    await page.waitForFunction(
+      (n) => document.querySelectorAll("#asset-list tbody tr").length === n,
+      stocks.data.length,
+      { timeout: WAIT },
+    );
     assert.ok(await page.$('#asset-list tr[data-asset-id="AAPL"]'));
     assert.equal(await page.$('#asset-list tr[data-asset-id="NRTH"]'), null);
     await page.fill("#search", "apple");
@@ -189,7 +225,10 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await routed("/assets?rail=public&category=stocks&q=apple");
     const apple = (await (await fetch(`${api}/assets?marketRail=public&category=stocks&search=apple`)).json()) as Json;
     assert.ok(apple.data.some((a: Json) => a.id === "AAPL"));
-    assert.deepEqual(await page.$$eval("#asset-list tbody tr", (rs: any[]) => rs.map((r) => r.dataset.assetId)), apple.data.map((a: Json) => a.id));
+    assert.deepEqual(
+      await page.$$eval("#asset-list tbody tr", (rs: any[]) => rs.map((r) => r.dataset.assetId)),
+      apple.data.map((a: Json) => a.id),
+    );
     await page.fill("#search", "zzzznothing");
     await page.press("#search", "Enter");
     await routed("/assets?rail=public&category=stocks&q=zzzznothing");
@@ -202,11 +241,20 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await page.waitForSelector('#book tbody.asks tr[data-price="200"]', { timeout: WAIT });
     assert.equal(await page.textContent('#book tbody.asks tr[data-price="200"] td:nth-child(2)'), "10");
     await page.waitForFunction(() => !document.querySelector("#quote .loading"), null, { timeout: WAIT });
-    await page.waitForFunction(() => /candles|No settled trade/.test(document.getElementById("chart-note")?.textContent ?? ""), null, { timeout: WAIT });
+    await page.waitForFunction(
+      () => /candles|No settled trade/.test(document.getElementById("chart-note")?.textContent ?? ""),
+      null,
+      { timeout: WAIT },
+    );
     assert.match((await page.textContent("#accreditation")) ?? "", /Retail/);
     await page.selectOption("#range", "5d");
     assert.deepEqual(await page.$$eval("#interval option", (os: any[]) => os.map((o) => o.value)), ["5m", "15m"]);
-    await page.waitForFunction(() => /range 5d|No settled trade in this range \(5d\)/.test(document.getElementById("chart-note")?.textContent ?? ""), null, { timeout: WAIT });
+    await page.waitForFunction(
+      () =>
+        /range 5d|No settled trade in this range \(5d\)/.test(document.getElementById("chart-note")?.textContent ?? ""),
+      null,
+      { timeout: WAIT },
+    );
 
     // a bad quantity: an error in words on the field, nothing sent
     const bad = await placeFromPage(page, { side: "BUY", type: "market", quantity: "abc" });
@@ -230,13 +278,20 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     const order = (await apiGet(`/orders/${buy.orderId}`)).data as Json;
     assert.equal(order.status, "EXECUTED");
     assert.equal(order.filledQuantity, 1.5);
-    await page.waitForFunction(() => document.querySelector('#book tbody.asks tr[data-price="200"] td:nth-child(2)')?.textContent === "8.5", null, { timeout: WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('#book tbody.asks tr[data-price="200"] td:nth-child(2)')?.textContent === "8.5",
+      null,
+      { timeout: WAIT },
+    );
     await shoot(page, "asset");
 
     phase("step 5");
     // 5. the portfolio: AAPL with the API's quantity (the buyer's fee is taken in the asset) and its lot; holdings
     //    are the chain's balances, so first wait until the trade has settled (polled within the 300/min budget)
-    for (const until = Date.now() + WAIT; ((await apiGet(`/orders/${buy.orderId}`)).data as Json).settlement !== "settled"; ) {
+    for (
+      const until = Date.now() + WAIT;
+      ((await apiGet(`/orders/${buy.orderId}`)).data as Json).settlement !== "settled";
+    ) {
       assert.ok(Date.now() < until, "the buy settles on chain");
       await new Promise((r) => setTimeout(r, 1_000));
     }
@@ -245,10 +300,16 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await page.waitForSelector('#holdings tr[data-asset-id="AAPL"] .quantity', { timeout: WAIT });
     const holding = ((await apiGet("/portfolio")).data as Json[]).find((x) => x.assetId === "AAPL")!;
     assert.ok(holding.quantity > 0 && holding.quantity <= 1.5, `holding ${holding.quantity}`);
-    assert.equal(await page.textContent('#holdings tr[data-asset-id="AAPL"] .quantity'), numberToDecimalString(holding.quantity));
-    const lots = ((await apiGet("/exchange-portfolio")).data as Json[]).find((x) => x.assetId === "AAPL")!.lots as Json[];
+    assert.equal(
+      await page.textContent('#holdings tr[data-asset-id="AAPL"] .quantity'),
+      numberToDecimalString(holding.quantity),
+    );
+    const lots = ((await apiGet("/exchange-portfolio")).data as Json[]).find((x) => x.assetId === "AAPL")!
+      .lots as Json[];
     assert.equal(await page.locator('table.lots tr[data-asset-id="AAPL"]').count(), lots.length);
-    const lotCells = await page.$$eval('table.lots tr[data-asset-id="AAPL"] td', (tds: any[]) => tds.map((t) => t.textContent));
+    const lotCells = await page.$$eval('table.lots tr[data-asset-id="AAPL"] td', (tds: any[]) =>
+      tds.map((t) => t.textContent),
+    );
     assert.equal(lotCells[1], numberToDecimalString(lots[0].quantity));
     assert.equal(lotCells[2], lots[0].acquisitionDate.slice(0, 10));
     assert.equal(lotCells[3], "no hold", "a retail lot has no resale hold");
@@ -265,12 +326,15 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     const refused = await placeFromPage(page, { side: "BUY", type: "limit", quantity: "1", price: "1" });
     assert.equal(refused.kind, "error");
     assert.equal(refused.code, "ACCREDITATION_REQUIRED");
-    assert.match(refused.text, /Only accredited investors can buy this asset: it is offered under Rule 506\(c\), which requires a third party to verify your accreditation/);
+    assert.match(
+      refused.text,
+      /Only accredited investors can buy this asset: it is offered under Rule 506\(c\), which requires a third party to verify your accreditation/,
+    );
     assert.doesNotMatch(refused.text, /ACCREDITATION_REQUIRED/);
     assert.equal(orderPosts.length, 2, "the refused order was sent once");
     assert.deepEqual(
       ((await apiGet("/orders?status=ALL")).data as Json[]).filter((o) => o.assetId === "NRTH"),
-      []
+      [],
     );
     await shoot(page, "asset-refused");
 
@@ -284,7 +348,10 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await page.selectOption("#tx-type", "trade");
     await routed("/transactions?type=trade");
     assert.equal(await page.$('#transactions tr[data-type="deposit"]'), null);
-    assert.equal(await page.locator('#transactions tr[data-type="trade"]').count(), txs.filter((x) => x.type === "trade").length);
+    assert.equal(
+      await page.locator('#transactions tr[data-type="trade"]').count(),
+      txs.filter((x) => x.type === "trade").length,
+    );
     await shoot(page, "transactions");
 
     phase("step 8");
@@ -298,25 +365,40 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await page.selectOption("#fund-method", "instant");
     await page.fill("#fund-amount", "9.99");
     await page.click("#fund-submit");
-    await page.waitForFunction(() => document.getElementById("fund-result")?.dataset.kind === "error", null, { timeout: WAIT });
+    await page.waitForFunction(() => document.getElementById("fund-result")?.dataset.kind === "error", null, {
+      timeout: WAIT,
+    });
     assert.match((await page.textContent("#fund-result")) ?? "", /minimum for instant bank link is \$10\.00/);
     await page.fill("#fund-amount", "1.234");
     await page.click("#fund-submit");
-    await page.waitForFunction(() => /at most 2 digits/.test(document.querySelector("#fund-amount ~ .field-error")?.textContent ?? ""), null, { timeout: WAIT });
+    await page.waitForFunction(
+      () => /at most 2 digits/.test(document.querySelector("#fund-amount ~ .field-error")?.textContent ?? ""),
+      null,
+      { timeout: WAIT },
+    );
     await page.fill("#fund-amount", "250");
     await page.click("#fund-submit");
-    await page.waitForFunction(() => document.getElementById("fund-result")?.dataset.kind === "ok", null, { timeout: WAIT });
-    assert.match((await page.textContent("#fund-result")) ?? "", /Deposit of \$250\.00 by instant bank link: completed/);
+    await page.waitForFunction(() => document.getElementById("fund-result")?.dataset.kind === "ok", null, {
+      timeout: WAIT,
+    });
+    assert.match(
+      (await page.textContent("#fund-result")) ?? "",
+      /Deposit of \$250\.00 by instant bank link: completed/,
+    );
     const after = (await apiGet("/account")).data as Json;
     assert.equal(BigInt(after.cashBalanceUnits) - BigInt(before.cashBalanceUnits), 250_000_000n);
-    await page.waitForFunction((t) => document.getElementById("cash")?.textContent === t, usd(after.cashBalance), { timeout: WAIT });
+    await page.waitForFunction((t) => document.getElementById("cash")?.textContent === t, usd(after.cashBalance), {
+      timeout: WAIT,
+    });
     await shoot(page, "account");
 
     phase("step 9");
     // 9. the sandbox's 506(c) verification from the account page: the same NRTH order now rests (PENDING), and
     //    the portfolio's open orders cancel it
     await page.click("#verify-506c");
-    await page.waitForFunction(() => document.getElementById("accreditation-result")?.dataset.kind === "ok", null, { timeout: WAIT });
+    await page.waitForFunction(() => document.getElementById("accreditation-result")?.dataset.kind === "ok", null, {
+      timeout: WAIT,
+    });
     assert.match((await page.textContent("#accreditation-result")) ?? "", /Accreditation is now .*\(506c\)/);
     assert.equal(((await apiGet("/account")).data as Json).accreditationType, "506c");
     await page.goto(`${webUrl}#/asset/NRTH`);

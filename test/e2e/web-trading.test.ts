@@ -38,7 +38,18 @@ async function connect(page: Page, url: string, walletIndex: number): Promise<vo
   await page.waitForSelector("#balances", { timeout: WAIT });
 }
 
-async function placeFromPage(page: Page, o: { side: "buy" | "sell"; type: string; price?: string; trigger?: string; size: string; iceberg?: string; tif?: string }): Promise<string> {
+async function placeFromPage(
+  page: Page,
+  o: {
+    side: "buy" | "sell";
+    type: string;
+    price?: string;
+    trigger?: string;
+    size: string;
+    iceberg?: string;
+    tif?: string;
+  },
+): Promise<string> {
   await page.click(`.sides button.${o.side}`);
   await page.selectOption("#order-form select[name=type]", o.type);
   if (o.tif) await page.selectOption("#order-form select[name=time_in_force]", o.tif);
@@ -52,7 +63,11 @@ async function placeFromPage(page: Page, o: { side: "buy" | "sell"; type: string
     r.dataset.kind = "";
   });
   await page.click("#place-order");
-  await page.waitForFunction(() => ["ok", "error"].includes(document.getElementById("order-result")!.dataset.kind ?? ""), null, { timeout: WAIT });
+  await page.waitForFunction(
+    () => ["ok", "error"].includes(document.getElementById("order-result")!.dataset.kind ?? ""),
+    null,
+    { timeout: WAIT },
+  );
   const kind = await page.getAttribute("#order-result", "data-kind");
   const text = await page.textContent("#order-result");
   assert.equal(kind, "ok", `placing ${JSON.stringify(o)}: ${text}`);
@@ -64,29 +79,81 @@ async function apiGet(restOrigin: string, key: Hex, p: string): Promise<any> {
   const account = privateKeyToAccount(key);
   const timestamp = String(Date.now());
   const host = new URL(restOrigin).host;
-  const signature = await account.signMessage({ message: { raw: new TextEncoder().encode(`${timestamp}GET${host}${p}`) } });
-  const r = await fetch(restOrigin + p, { headers: { "X-Wallet-Address": account.address, "X-Wallet-Timestamp": timestamp, "X-Wallet-Signature": signature } });
+  const signature = await account.signMessage({
+    message: { raw: new TextEncoder().encode(`${timestamp}GET${host}${p}`) },
+  });
+  const r = await fetch(restOrigin + p, {
+    headers: { "X-Wallet-Address": account.address, "X-Wallet-Timestamp": timestamp, "X-Wallet-Signature": signature },
+  });
   assert.equal(r.status, 200, await r.clone().text());
   return r.json();
 }
 
 /** A limit order signed by `key` and posted straight to the DEX API; true when accepted. */
-async function postLimit(restOrigin: string, info: any, key: Hex, symbol: string, side: "buy" | "sell", price: string, size: string): Promise<boolean> {
+async function postLimit(
+  restOrigin: string,
+  info: any,
+  key: Hex,
+  symbol: string,
+  side: "buy" | "sell",
+  price: string,
+  size: string,
+): Promise<boolean> {
   const m = info.markets.find((x: { symbol: string }) => x.symbol === symbol);
   const wallet = privateKeyToAccount(key);
   const so = m.signed_order;
-  const order = { trader: wallet.address, baseToken: so.base_token, quoteToken: so.quote_token, side: side === "buy" ? 0 : 1, price: parseUnits(price, so.price_exponent), amount: parseUnits(size, so.amount_exponent), expiry: BigInt(Math.floor(Date.now() / 1000) + 3600), nonce: BigInt(Date.now()) * 1024n + BigInt(Math.floor(Math.random() * 1024)), flags: 0 };
-  const signature = await wallet.signTypedData({ domain: info.eip712.domain, types: info.eip712.types, primaryType: "Order", message: order });
-  const wire = { trader: order.trader, base_token: order.baseToken, quote_token: order.quoteToken, side: order.side, price: order.price.toString(), amount: order.amount.toString(), expiry: order.expiry.toString(), nonce: order.nonce.toString(), flags: 0 };
-  const r = await fetch(`${restOrigin}/v1/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ symbol, side, type: "limit", price, size, order: wire, signature }) });
+  const order = {
+    trader: wallet.address,
+    baseToken: so.base_token,
+    quoteToken: so.quote_token,
+    side: side === "buy" ? 0 : 1,
+    price: parseUnits(price, so.price_exponent),
+    amount: parseUnits(size, so.amount_exponent),
+    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    nonce: BigInt(Date.now()) * 1024n + BigInt(Math.floor(Math.random() * 1024)),
+    flags: 0,
+  };
+  const signature = await wallet.signTypedData({
+    domain: info.eip712.domain,
+    types: info.eip712.types,
+    primaryType: "Order",
+    message: order,
+  });
+  const wire = {
+    trader: order.trader,
+    base_token: order.baseToken,
+    quote_token: order.quoteToken,
+    side: order.side,
+    price: order.price.toString(),
+    amount: order.amount.toString(),
+    expiry: order.expiry.toString(),
+    nonce: order.nonce.toString(),
+    flags: 0,
+  };
+  const r = await fetch(`${restOrigin}/v1/orders`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ symbol, side, type: "limit", price, size, order: wire, signature }),
+  });
   if (r.status !== 201) lastRefusal = `${symbol} ${side}: ${r.status} ${await r.text()}`;
   return r.status === 201;
 }
 let lastRefusal = "";
 
 /** One trade between two demo traders (the maker's sell rests, the taker's buy takes it). */
-async function trade(restOrigin: string, info: any, maker: Hex, taker: Hex, symbol: string, price: string, size: string): Promise<boolean> {
-  return (await postLimit(restOrigin, info, maker, symbol, "sell", price, size)) && (await postLimit(restOrigin, info, taker, symbol, "buy", price, size));
+async function trade(
+  restOrigin: string,
+  info: any,
+  maker: Hex,
+  taker: Hex,
+  symbol: string,
+  price: string,
+  size: string,
+): Promise<boolean> {
+  return (
+    (await postLimit(restOrigin, info, maker, symbol, "sell", price, size)) &&
+    (await postLimit(restOrigin, info, taker, symbol, "buy", price, size))
+  );
 }
 
 async function axeCheck(page: Page, label: string): Promise<void> {
@@ -94,19 +161,29 @@ async function axeCheck(page: Page, label: string): Promise<void> {
   await page.evaluate(source);
   const violations = (await page.evaluate(async () => {
     const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")) }));
+    return r.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")),
+    }));
   })) as { id: string; impact: string; nodes: string[] }[];
   const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(serious, [], `${label}: axe found ${JSON.stringify(serious)}`);
 }
 
-test("two people trade from the web app; stop, iceberg and a bad amount; screenshots; accessibility", { timeout: 480_000 }, async () => {
+test("two people trade from the web app; stop, iceberg and a bad amount; screenshots; accessibility", {
+  timeout: 480_000,
+}, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "web-e2e-"));
   let stack: RunningStack | undefined;
   let browser: Browser | undefined;
   try {
     const { config } = await createTestConfig(dataDir);
-    stack = await startStack({ config, components: defaultComponents(["pipeline", "dex-api", "web"]), onComponentError: "fail" });
+    stack = await startStack({
+      config,
+      components: defaultComponents(["pipeline", "dex-api", "web"]),
+      onComponentError: "fail",
+    });
     const webUrl = stack.components.find((c) => c.name === "web")!.handle!.urls!["trading app"].replace(/\/$/, "");
     const rest = config.urls.dexRest.replace(/\/v1$/, "");
     const [alice, bob] = config.keys.demoTraders;
@@ -136,7 +213,15 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     const info: any = await (await fetch(`${rest}/v1/markets`)).json();
     const [, , carol, dave] = config.keys.demoTraders;
     const traded: string[] = [];
-    await Promise.all(info.markets.map(async (m: { symbol: string; min_size: string }) => void ((await trade(rest, info, carol.privateKey, dave.privateKey, m.symbol, "5000", m.min_size)) && traded.push(m.symbol))));
+    await Promise.all(
+      info.markets.map(
+        async (m: { symbol: string; min_size: string }) =>
+          void (
+            (await trade(rest, info, carol.privateKey, dave.privateKey, m.symbol, "5000", m.min_size)) &&
+            traded.push(m.symbol)
+          ),
+      ),
+    );
     assert.ok(traded.includes("WETH-USD"), `traded in ${traded.join(", ")}; ${lastRefusal}`);
     await a.click("#funds-box input[name=amount]");
     const typed = "1234.5678";
@@ -146,7 +231,9 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     const buys: Promise<void>[] = [];
     const burst = (async () => {
       for (let i = 0; i < 30; i++) {
-        buys.push(postLimit(rest, info, dave.privateKey, "WETH-USD", "buy", "2100", "0.01").then((ok) => void (ok && trades++)));
+        buys.push(
+          postLimit(rest, info, dave.privateKey, "WETH-USD", "buy", "2100", "0.01").then((ok) => void (ok && trades++)),
+        );
         await new Promise((r) => setTimeout(r, 100));
       }
       await Promise.all(buys);
@@ -159,17 +246,36 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     await a.waitForTimeout(1_000); // the account refresh after the last trade
     assert.equal(trades, 30, lastRefusal);
     assert.equal(await a.inputValue("#funds-box input[name=amount]"), typed);
-    assert.equal(await a.evaluate(() => document.activeElement?.getAttribute("name")), "amount", "the amount input lost the focus");
+    assert.equal(
+      await a.evaluate(() => document.activeElement?.getAttribute("name")),
+      "amount",
+      "the amount input lost the focus",
+    );
     await a.fill("#funds-box input[name=amount]", "");
     await a.waitForFunction(
-      (symbols) => symbols.every((sym: string) => /^\d[\d.,]*$/.test(document.querySelector(`#main td[data-symbol="${sym}"][data-field="last"]`)?.textContent ?? "")),
+      (symbols) =>
+        symbols.every((sym: string) =>
+          /^\d[\d.,]*$/.test(
+            document.querySelector(`#main td[data-symbol="${sym}"][data-field="last"]`)?.textContent ?? "",
+          ),
+        ),
       traded,
       { timeout: WAIT },
     );
-    const rows = await a.evaluate(() => [...document.querySelectorAll("td[data-field]")].map((td: any) => [td.dataset.symbol, td.dataset.field, td.textContent]));
+    const rows = await a.evaluate(() =>
+      [...document.querySelectorAll("td[data-field]")].map((td: any) => [
+        td.dataset.symbol,
+        td.dataset.field,
+        td.textContent,
+      ]),
+    );
     for (const m of info.markets) {
       const vol = rows.find(([sym, f]) => sym === m.symbol && f === "volume24h")?.[2] ?? "";
-      assert.match(vol, traded.includes(m.symbol) ? /^[1-9\d.,]*\d$|^0\.\d*[1-9]\d*$/ : /^\d[\d.,]*$/, `${m.symbol} 24 h volume`);
+      assert.match(
+        vol,
+        traded.includes(m.symbol) ? /^[1-9\d.,]*\d$|^0\.\d*[1-9]\d*$/ : /^\d[\d.,]*$/,
+        `${m.symbol} 24 h volume`,
+      );
     }
     assert.equal(traded.length, info.markets.length, `every market traded: ${traded.length} of ${info.markets.length}`);
     assert.match((await a.textContent("#ticker-change")) ?? "", /^[+-]\d+\.\d{2}%$/);
@@ -207,26 +313,49 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     const buyId = await placeFromPage(b, { side: "buy", type: "limit", price: "2000", size: "0.5" });
     for (const p of [a, b]) {
       await p.waitForSelector("#trades tbody tr", { timeout: WAIT });
-      await p.waitForFunction(() => !document.querySelector('#book tbody.asks tr[data-price="2000"]'), null, { timeout: WAIT });
+      await p.waitForFunction(() => !document.querySelector('#book tbody.asks tr[data-price="2000"]'), null, {
+        timeout: WAIT,
+      });
       assert.equal(await p.textContent("#trades tbody tr td:first-child"), "2000");
     }
     // both see their fill with its settlement transaction
-    for (const [p, id] of [[a, sellId], [b, buyId]] as const) {
+    for (const [p, id] of [
+      [a, sellId],
+      [b, buyId],
+    ] as const) {
       await p.waitForSelector(`#order-history tr[data-order-id="${id}"] .tx-hash`, { timeout: WAIT });
       const tx = (await p.getAttribute(`#order-history tr[data-order-id="${id}"] .tx-hash`, "data-hash"))!;
-      assert.match((await p.textContent(`#order-history tr[data-order-id="${id}"] .tx-hash`))!, /^0x[0-9a-f]{4}…[0-9a-f]{4}$/, "a short hash");
-      assert.match((await p.textContent(`#order-history tr[data-order-id="${id}"] .fills li`))!, / fee [\d,.]+ (WETH|USD)\)/, "the fee has its unit");
+      assert.match(
+        (await p.textContent(`#order-history tr[data-order-id="${id}"] .tx-hash`))!,
+        /^0x[0-9a-f]{4}…[0-9a-f]{4}$/,
+        "a short hash",
+      );
+      assert.match(
+        (await p.textContent(`#order-history tr[data-order-id="${id}"] .fills li`))!,
+        / fee [\d,.]+ (WETH|USD)\)/,
+        "the fee has its unit",
+      );
       const receipt = await pub.getTransactionReceipt({ hash: tx as Hex });
       assert.equal(receipt.status, "success");
     }
     // balances on the page equal the chain's (Settlement.balanceOf), read after the settlement
-    for (const [p, who] of [[a, alice], [b, bob]] as const) {
+    for (const [p, who] of [
+      [a, alice],
+      [b, bob],
+    ] as const) {
       await p.click("#account .panel-head button");
       await p.waitForFunction(() => !document.querySelector("#account .loading"), null, { timeout: WAIT });
       for (const sym of ["WETH", "USD"]) {
         const t = tokens[sym];
-        const onChain = await pub.readContract({ address: settlement, abi: settlementAbi, functionName: "balanceOf", args: [who.address, t.address] });
-        const expected = formatDecimal(onChain as bigint, t.decimals).replace(/^\d+/, (w) => w.replace(/\B(?=(\d{3})+(?!\d))/g, ","));
+        const onChain = await pub.readContract({
+          address: settlement,
+          abi: settlementAbi,
+          functionName: "balanceOf",
+          args: [who.address, t.address],
+        });
+        const expected = formatDecimal(onChain as bigint, t.decimals).replace(/^\d+/, (w) =>
+          w.replace(/\B(?=(\d{3})+(?!\d))/g, ","),
+        );
         await p.waitForFunction(
           ([s, e]) => document.querySelector(`#balances tr[data-token="${s}"] .settlement-bal`)?.textContent === e,
           [sym, expected] as const,
@@ -245,11 +374,19 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     assert.equal(ice.status, "open");
 
     // 5. a stop order waits for its trigger, off the book, then enters it when a trade reaches the trigger
-    const stopId = await placeFromPage(a, { side: "sell", type: "stop_loss_limit", trigger: "1900", price: "1890", size: "0.1" });
+    const stopId = await placeFromPage(a, {
+      side: "sell",
+      type: "stop_loss_limit",
+      trigger: "1900",
+      price: "1890",
+      size: "0.1",
+    });
     let stop = await apiGet(rest, alice.privateKey, `/v1/orders/${stopId}`);
     assert.equal(stop.status, "pending_trigger");
     assert.equal(stop.trigger_price, 1900);
-    await a.waitForSelector(`#open-orders tr[data-order-id="${stopId}"][data-status="pending_trigger"]`, { timeout: WAIT });
+    await a.waitForSelector(`#open-orders tr[data-order-id="${stopId}"][data-status="pending_trigger"]`, {
+      timeout: WAIT,
+    });
     assert.equal(await b.$('#book tbody.asks tr[data-price="1890"]'), null);
     // a trade at 1900 (Bob sells, Alice buys) triggers it
     await placeFromPage(b, { side: "sell", type: "limit", price: "1900", size: "0.1" });
@@ -262,10 +399,14 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     await a.click("#account .panel-head button");
     await a.waitForSelector("#cancel-all", { timeout: WAIT });
     await a.click("#cancel-all");
-    await a.waitForFunction(() => /cancelled/.test(document.getElementById("cancel-result")?.textContent ?? ""), null, { timeout: WAIT });
+    await a.waitForFunction(() => /cancelled/.test(document.getElementById("cancel-result")?.textContent ?? ""), null, {
+      timeout: WAIT,
+    });
     const open = await apiGet(rest, alice.privateKey, "/v1/orders");
     assert.deepEqual(open.orders, []);
-    await b.waitForFunction(() => !document.querySelector('#book tbody.asks tr[data-price="2100"]'), null, { timeout: WAIT });
+    await b.waitForFunction(() => !document.querySelector('#book tbody.asks tr[data-price="2100"]'), null, {
+      timeout: WAIT,
+    });
 
     // 7. an API key from the page: a bad limit is refused in words and sends nothing; then read + trade with
     //    limits, the secret shown once, listed as the API lists it, usable with HMAC; revoked from the page
@@ -279,23 +420,42 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     await a.fill("#api-key-form input[name=position_limit]", "12abc");
     await a.click("#create-api-key");
     await a.waitForFunction(() => document.getElementById("api-key-result")!.dataset.kind === "error");
-    assert.match((await a.textContent("#api-key-form input[name=position_limit] ~ .field-error")) ?? "", /must be a number such as/);
+    assert.match(
+      (await a.textContent("#api-key-form input[name=position_limit] ~ .field-error")) ?? "",
+      /must be a number such as/,
+    );
     assert.equal(await a.evaluate(() => document.activeElement?.getAttribute("name")), "position_limit");
     assert.deepEqual(keyPosts, [], "a bad limit sent a key request");
     await a.fill("#api-key-form input[name=position_limit]", "5000");
     await a.fill("#api-key-form input[name=daily_loss_limit]", "250.5");
-    assert.match((await a.textContent("#api-key-preview")) ?? "", /"permissions":\["read","trade"\],"position_limit":"5000","daily_loss_limit":"250.5"/);
+    assert.match(
+      (await a.textContent("#api-key-preview")) ?? "",
+      /"permissions":\["read","trade"\],"position_limit":"5000","daily_loss_limit":"250.5"/,
+    );
     await a.click("#create-api-key");
-    await a.waitForFunction(() => ["ok", "error"].includes(document.getElementById("api-key-result")!.dataset.kind ?? ""), null, { timeout: WAIT });
-    assert.equal(await a.getAttribute("#api-key-result", "data-kind"), "ok", (await a.textContent("#api-key-result")) ?? "");
+    await a.waitForFunction(
+      () => ["ok", "error"].includes(document.getElementById("api-key-result")!.dataset.kind ?? ""),
+      null,
+      { timeout: WAIT },
+    );
+    assert.equal(
+      await a.getAttribute("#api-key-result", "data-kind"),
+      "ok",
+      (await a.textContent("#api-key-result")) ?? "",
+    );
     assert.equal(keyPosts.length, 1);
     assert.match((await a.textContent("#api-key-preview")) ?? "", /AgentApproval \{/);
     const apiKey = (await a.textContent("#new-api-key"))!;
     const secret = (await a.textContent("#new-api-secret"))!;
     assert.ok(apiKey.length > 8 && secret.length > 16);
-    const listed = (await apiGet(rest, alice.privateKey, "/v1/api-keys")).api_keys.find((k: any) => k.api_key === apiKey);
+    const listed = (await apiGet(rest, alice.privateKey, "/v1/api-keys")).api_keys.find(
+      (k: any) => k.api_key === apiKey,
+    );
     assert.ok(listed, "the page's key is not in GET /v1/api-keys");
-    assert.deepEqual([listed.label, listed.permissions, listed.position_limit, listed.daily_loss_limit, listed.revoked_at], ["e2e bot", ["read", "trade"], "5000", "250.5", null]);
+    assert.deepEqual(
+      [listed.label, listed.permissions, listed.position_limit, listed.daily_loss_limit, listed.revoked_at],
+      ["e2e bot", ["read", "trade"], "5000", "250.5", null],
+    );
     assert.equal(listed.agent_status, "approved");
     const row = `#api-keys tr[data-key-id="${listed.id}"]`;
     await a.waitForSelector(`${row} .key-agent:text-is("approved")`, { timeout: WAIT });
@@ -312,7 +472,15 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
       const text = JSON.stringify(body);
       return api(rest, "POST", p, { body: text, headers: hmacHeaders(apiKey, secret, "POST", p, text) });
     };
-    const keyOrder = (size: number) => ({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1500, size, time_in_force: "gtc", client_order_id: `web-key-${size}-${Date.now()}` });
+    const keyOrder = (size: number) => ({
+      symbol: "WETH-USD",
+      side: "buy",
+      type: "limit",
+      price: 1500,
+      size,
+      time_in_force: "gtc",
+      client_order_id: `web-key-${size}-${Date.now()}`,
+    });
     const keyPlaced = await hmacPost("/v1/orders", keyOrder(0.1));
     assert.equal(keyPlaced.status, 201, keyPlaced.text);
     assert.equal(keyPlaced.body.status, "open");
@@ -323,7 +491,10 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     await axeCheck(a, "api keys, desktop");
     await a.setViewportSize({ width: 390, height: 844 });
     await a.locator("#api-keys-panel").screenshot({ path: path.join(ARTIFACTS, "api-keys-phone.png") });
-    assert.ok((await a.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) <= 1, "the API keys panel is wider than a phone");
+    assert.ok(
+      (await a.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) <= 1,
+      "the API keys panel is wider than a phone",
+    );
     await axeCheck(a, "api keys, phone");
     await a.setViewportSize({ width: 1366, height: 900 });
     // the secret is shown once: gone when the box is closed, after the panel re-renders, and after a reload
@@ -331,22 +502,31 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     assert.equal(await a.$("#new-api-secret"), null);
     await a.click("#api-keys-refresh");
     await a.waitForSelector(row, { timeout: WAIT });
-    assert.ok(!((await a.content()).includes(secret)), "the secret is still in the page");
+    assert.ok(!(await a.content()).includes(secret), "the secret is still in the page");
     await a.reload();
     await a.waitForSelector("#book table", { timeout: WAIT });
     await a.selectOption("#wallet-choice", "dev:0");
     await a.click("#connect");
     await a.waitForSelector("#balances", { timeout: WAIT });
     await a.waitForSelector(row, { timeout: WAIT });
-    assert.ok(!((await a.content()).includes(secret)), "the secret is shown again after a reload");
+    assert.ok(!(await a.content()).includes(secret), "the secret is shown again after a reload");
     // revoke from the page, with a confirmation: the row goes, the API lists it revoked, the key answers 401
     await a.click(`[data-revoke="${listed.id}"]`);
     assert.equal(await a.evaluate(() => document.activeElement?.textContent), "Yes, revoke");
     await a.click(`[data-confirm-revoke="${listed.id}"]`);
-    await a.waitForFunction(() => ["ok", "error"].includes(document.getElementById("api-key-revoke-result")?.dataset.kind ?? ""), null, { timeout: WAIT });
-    assert.match((await a.textContent("#api-key-revoke-result")) ?? "", /revoked: it no longer works; 1 open order cancelled/);
+    await a.waitForFunction(
+      () => ["ok", "error"].includes(document.getElementById("api-key-revoke-result")?.dataset.kind ?? ""),
+      null,
+      { timeout: WAIT },
+    );
+    assert.match(
+      (await a.textContent("#api-key-revoke-result")) ?? "",
+      /revoked: it no longer works; 1 open order cancelled/,
+    );
     assert.equal((await apiGet(rest, alice.privateKey, `/v1/orders/${keyPlaced.body.order_id}`)).status, "cancelled");
-    await a.waitForFunction((id) => !document.querySelector(`#api-keys tr[data-key-id="${id}"]`), listed.id, { timeout: WAIT });
+    await a.waitForFunction((id) => !document.querySelector(`#api-keys tr[data-key-id="${id}"]`), listed.id, {
+      timeout: WAIT,
+    });
     const after = (await apiGet(rest, alice.privateKey, "/v1/api-keys")).api_keys.find((k: any) => k.id === listed.id);
     assert.ok(after.revoked_at !== null);
     assert.equal((await hmacGet("/v1/balances")).status, 401);
@@ -366,7 +546,14 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
       const page = ctx.pages()[0];
       if (!page) continue;
       await page.screenshot({ path: path.join(ARTIFACTS, `failure-${i}.png`), fullPage: true }).catch(() => {});
-      const seen = await page.evaluate(() => ({ status: document.getElementById("feed-status")?.textContent, book: document.getElementById("book")?.innerText, result: document.getElementById("order-result")?.textContent })).catch(() => null);
+      const seen = await page
+        .evaluate(() => ({
+          status: document.getElementById("feed-status")?.textContent,
+          // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered (innerText), what a user reads
+          book: document.getElementById("book")?.innerText,
+          result: document.getElementById("order-result")?.textContent,
+        }))
+        .catch(() => null);
       console.error(`page ${i}:`, JSON.stringify(seen));
     }
     throw err;

@@ -28,13 +28,20 @@ async function answers(url: string): Promise<boolean> {
 }
 
 function runHardhat(env: Record<string, string>): Promise<number> {
-  const files = fs.readdirSync(__dirname).filter((f) => f.endsWith(".test.ts")).map((f) => path.join("test/fork", f));
+  const files = fs
+    .readdirSync(__dirname)
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => path.join("test/fork", f));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [require.resolve("hardhat/internal/cli/cli"), "test", "--no-compile", ...files], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: "inherit",
-    });
+    const child = spawn(
+      process.execPath,
+      [require.resolve("hardhat/internal/cli/cli"), "test", "--no-compile", ...files],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: "inherit",
+      },
+    );
     child.on("error", reject);
     child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
@@ -53,7 +60,9 @@ async function main(): Promise<number> {
   let stack: RunningStack | undefined;
   try {
     const { config } = await createTestConfig(dataDir);
-    console.log(`test:fork: ${ownStack ? "--own-stack" : `no chain at ${DEFAULT_URL}`}; starting one (${config.chainNode}) in ${dataDir}`);
+    console.log(
+      `test:fork: ${ownStack ? "--own-stack" : `no chain at ${DEFAULT_URL}`}; starting one (${config.chainNode}) in ${dataDir}`,
+    );
     // Chains, deployment and seeding are all a fork needs; the test settles as the impersonated operator.
     stack = await startStack({ config, components: [], onComponentError: "fail" });
     const url = stack.deployments.home.rpcUrl;

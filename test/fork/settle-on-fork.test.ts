@@ -20,13 +20,21 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { demoTokenAbi, settlementAbi } from "../../sdk/abi";
-import { feeFor, getOrderHash, getSettlementDomain, OPERATOR_ROLE, OrderSide, signOrder, type Order } from "../../sdk/eip712";
+import {
+  feeFor,
+  getOrderHash,
+  getSettlementDomain,
+  OPERATOR_ROLE,
+  OrderSide,
+  signOrder,
+  type Order,
+} from "../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch } from "../../sdk/settle-batch";
 
 const FORK_URL = process.env.FORK_URL ?? "http://127.0.0.1:8545";
 const DEPLOYMENTS_FILE = process.env.FORK_DEPLOYMENTS_FILE ?? ".data/deployments.json";
 
-describe("Settlement on a fork of the home chain", function () {
+describe("Settlement on a fork of the home chain", () => {
   const provider = network.provider as unknown as EIP1193Provider;
   const publicClient = createPublicClient({ transport: custom(provider) });
   const rpc = (method: string, params: unknown[] = []) => network.provider.request({ method, params });
@@ -48,7 +56,7 @@ describe("Settlement on a fork of the home chain", function () {
   let usd: Address;
   let forkBlock: bigint;
 
-  before(async function () {
+  before(async () => {
     const deployments = JSON.parse(fs.readFileSync(DEPLOYMENTS_FILE, "utf8"));
     settlement = deployments.home.contracts.Settlement;
     weth = deployments.home.tokens.WETH.address;
@@ -61,17 +69,17 @@ describe("Settlement on a fork of the home chain", function () {
     await rpc("hardhat_mine", ["0x1"]);
   });
 
-  after(async function () {
+  after(async () => {
     await rpc("hardhat_reset", []); // back to a plain local network for whatever runs next
   });
 
-  it("sees the deployed contracts of the forked chain", async function () {
+  it("sees the deployed contracts of the forked chain", async () => {
     assert.ok(forkBlock > 0n, "the fork starts at the live chain's block, not at genesis");
     assert.notEqual(await publicClient.getCode({ address: settlement }), undefined);
     assert.equal(await publicClient.readContract({ address: weth, abi: erc20Abi, functionName: "symbol" }), "WETH");
   });
 
-  it("impersonates the operator and settles a packed batch between two fresh traders", async function () {
+  it("impersonates the operator and settles a packed batch between two fresh traders", async () => {
     const chainId = await publicClient.getChainId();
     const domain = getSettlementDomain(chainId, settlement);
     const seller = privateKeyToAccount(generatePrivateKey());
@@ -81,27 +89,76 @@ describe("Settlement on a fork of the home chain", function () {
     const quote = 2_500n * 10n ** 6n;
 
     // Fund them: the demo tokens' owner mints (impersonated), each trader approves and deposits.
-    for (const [token, to, amount] of [[weth, seller.address, base], [usd, buyer.address, quote]] as const) {
-      const owner = (await publicClient.readContract({ address: token, abi: demoTokenAbi, functionName: "owner" })) as Address;
-      await send(await (await impersonate(owner)).writeContract({ address: token, abi: demoTokenAbi, functionName: "mint", args: [to, amount], chain: null }));
+    for (const [token, to, amount] of [
+      [weth, seller.address, base],
+      [usd, buyer.address, quote],
+    ] as const) {
+      const owner = (await publicClient.readContract({
+        address: token,
+        abi: demoTokenAbi,
+        functionName: "owner",
+      })) as Address;
+      await send(
+        await (await impersonate(owner)).writeContract({
+          address: token,
+          abi: demoTokenAbi,
+          functionName: "mint",
+          args: [to, amount],
+          chain: null,
+        }),
+      );
       const trader = await impersonate(to); // a fresh key has no ETH: gas money, and send as it without its key
-      await send(await trader.writeContract({ address: token, abi: erc20Abi, functionName: "approve", args: [settlement, amount], chain: null }));
-      await send(await trader.writeContract({ address: settlement, abi: settlementAbi, functionName: "deposit", args: [token, amount], chain: null }));
+      await send(
+        await trader.writeContract({
+          address: token,
+          abi: erc20Abi,
+          functionName: "approve",
+          args: [settlement, amount],
+          chain: null,
+        }),
+      );
+      await send(
+        await trader.writeContract({
+          address: settlement,
+          abi: settlementAbi,
+          functionName: "deposit",
+          args: [token, amount],
+          chain: null,
+        }),
+      );
     }
-    const bal = (a: Address, t: Address) => publicClient.readContract({ address: settlement, abi: settlementAbi, functionName: "balanceOf", args: [a, t] }) as Promise<bigint>;
+    const bal = (a: Address, t: Address) =>
+      publicClient.readContract({
+        address: settlement,
+        abi: settlementAbi,
+        functionName: "balanceOf",
+        args: [a, t],
+      }) as Promise<bigint>;
     assert.equal(await bal(seller.address, weth), base);
     assert.equal(await bal(buyer.address, usd), quote);
 
     // Two crossing orders, signed with the traders' keys (EIP-712, the sdk's types).
     const expiry = BigInt((await publicClient.getBlock()).timestamp) + 3_600n;
-    const order = (trader: Address, side: OrderSide): Order => ({ trader, baseToken: weth, quoteToken: usd, side, price, amount: base, expiry, nonce: 1n, flags: 0 });
+    const order = (trader: Address, side: OrderSide): Order => ({
+      trader,
+      baseToken: weth,
+      quoteToken: usd,
+      side,
+      price,
+      amount: base,
+      expiry,
+      nonce: 1n,
+      flags: 0,
+    });
     const ask = order(seller.address, OrderSide.SELL);
     const bid = order(buyer.address, OrderSide.BUY);
     const signed = [
       { order: ask, signature: await signOrder(seller, domain, ask), hash: getOrderHash(domain, ask) },
       { order: bid, signature: await signOrder(buyer, domain, bid), hash: getOrderHash(domain, bid) },
     ];
-    const batch = encodePackedBatch(buildSettleArgs(signed, [{ makerHash: signed[0].hash, takerHash: signed[1].hash, baseAmount: base, price }]));
+    const batch = encodePackedBatch(
+      buildSettleArgs(signed, [{ makerHash: signed[0].hash, takerHash: signed[1].hash, baseAmount: base, price }]),
+    );
 
     // The operator, as the chain records it: the latest RoleGranted(OPERATOR_ROLE) whose grant still holds.
     const grants = parseEventLogs({
@@ -112,20 +169,46 @@ describe("Settlement on a fork of the home chain", function () {
     let operator: Address | undefined;
     for (const g of grants.reverse()) {
       const account = (g.args as { account: Address }).account;
-      if (await publicClient.readContract({ address: settlement, abi: settlementAbi, functionName: "hasRole", args: [OPERATOR_ROLE, account] })) {
+      if (
+        await publicClient.readContract({
+          address: settlement,
+          abi: settlementAbi,
+          functionName: "hasRole",
+          args: [OPERATOR_ROLE, account],
+        })
+      ) {
         operator = account;
         break;
       }
     }
     assert.ok(operator, "no account holds OPERATOR_ROLE on the forked Settlement");
 
-    const batchId = (await publicClient.readContract({ address: settlement, abi: settlementAbi, functionName: "nextBatchId" })) as bigint;
+    const batchId = (await publicClient.readContract({
+      address: settlement,
+      abi: settlementAbi,
+      functionName: "nextBatchId",
+    })) as bigint;
     const opWallet = await impersonate(operator);
-    const receipt = await send(await opWallet.writeContract({ address: settlement, abi: settlementAbi, functionName: "settlePacked", args: [batchId, batch], chain: null }));
+    const receipt = await send(
+      await opWallet.writeContract({
+        address: settlement,
+        abi: settlementAbi,
+        functionName: "settlePacked",
+        args: [batchId, batch],
+        chain: null,
+      }),
+    );
     assert.ok(receipt.logs.length > 0, "settlePacked emitted its events");
-    assert.equal(await publicClient.readContract({ address: settlement, abi: settlementAbi, functionName: "nextBatchId" }), batchId + 1n);
+    assert.equal(
+      await publicClient.readContract({ address: settlement, abi: settlementAbi, functionName: "nextBatchId" }),
+      batchId + 1n,
+    );
 
-    const [makerFeeBps, takerFeeBps] = (await publicClient.readContract({ address: settlement, abi: settlementAbi, functionName: "fees" })) as [number, number];
+    const [makerFeeBps, takerFeeBps] = (await publicClient.readContract({
+      address: settlement,
+      abi: settlementAbi,
+      functionName: "fees",
+    })) as [number, number];
     assert.equal(await bal(seller.address, weth), 0n);
     assert.equal(await bal(seller.address, usd), quote - feeFor(quote, makerFeeBps));
     assert.equal(await bal(buyer.address, weth), base - feeFor(base, takerFeeBps));
@@ -133,20 +216,41 @@ describe("Settlement on a fork of the home chain", function () {
 
     // The same orders again: fully filled, so the batch must revert (the fork enforces the real rules).
     await assert.rejects(
-      publicClient.simulateContract({ address: settlement, abi: settlementAbi, functionName: "settlePacked", args: [batchId + 1n, batch], account: operator }),
+      publicClient.simulateContract({
+        address: settlement,
+        abi: settlementAbi,
+        functionName: "settlePacked",
+        args: [batchId + 1n, batch],
+        account: operator,
+      }),
     );
     // A non-operator cannot settle.
     await assert.rejects(
-      publicClient.simulateContract({ address: settlement, abi: settlementAbi, functionName: "settlePacked", args: [batchId + 1n, batch], account: seller.address }),
+      publicClient.simulateContract({
+        address: settlement,
+        abi: settlementAbi,
+        functionName: "settlePacked",
+        args: [batchId + 1n, batch],
+        account: seller.address,
+      }),
       /AccessControlUnauthorizedAccount/,
     );
   });
 
-  it("leaves the live chain untouched", async function () {
+  it("leaves the live chain untouched", async () => {
     const live = createPublicClient({ transport: http(FORK_URL) });
     // read at the fork block: a live pipeline may settle its own batches meanwhile
-    const nextLive = await live.readContract({ address: settlement, abi: settlementAbi, functionName: "nextBatchId", blockNumber: forkBlock });
-    const nextFork = await publicClient.readContract({ address: settlement, abi: settlementAbi, functionName: "nextBatchId" });
+    const nextLive = await live.readContract({
+      address: settlement,
+      abi: settlementAbi,
+      functionName: "nextBatchId",
+      blockNumber: forkBlock,
+    });
+    const nextFork = await publicClient.readContract({
+      address: settlement,
+      abi: settlementAbi,
+      functionName: "nextBatchId",
+    });
     assert.equal(nextFork, (nextLive as bigint) + 1n, "the fork settled one batch the live chain did not");
   });
 });

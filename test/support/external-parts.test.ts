@@ -7,20 +7,38 @@ import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { test } from "node:test";
-import { postgresBinDir, postgresRunAs, reachableBinDir, startExternalAnvil, startPostgresServer } from "./external-parts";
+import {
+  postgresBinDir,
+  postgresRunAs,
+  reachableBinDir,
+  startExternalAnvil,
+  startPostgresServer,
+} from "./external-parts";
 
 const pg = createRequire(__filename)("pg") as {
-  Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(sql: string): Promise<{ rows: Record<string, unknown>[] }>; end(): Promise<void> };
+  Client: new (o: {
+    connectionString: string;
+  }) => {
+    connect(): Promise<void>;
+    query(sql: string): Promise<{ rows: Record<string, unknown>[] }>;
+    end(): Promise<void>;
+  };
 };
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: unknown; error?: { message: string } };
   if (body.error) throw new Error(body.error.message);
   return body.result;
 }
 
-test("startPostgresServer: a real server on TCP; stop ends it and removes its temp dir", { timeout: 120_000 }, async () => {
+test("startPostgresServer: a real server on TCP; stop ends it and removes its temp dir", {
+  timeout: 120_000,
+}, async () => {
   const server = await startPostgresServer();
   try {
     const client = new pg.Client({ connectionString: server.url });
@@ -37,7 +55,9 @@ test("startPostgresServer: a real server on TCP; stop ends it and removes its te
   await assert.rejects(client.connect());
 });
 
-test("startExternalAnvil: the chain id asked for, automining a dev account's transfer", { timeout: 120_000 }, async () => {
+test("startExternalAnvil: the chain id asked for, automining a dev account's transfer", {
+  timeout: 120_000,
+}, async () => {
   const node = await startExternalAnvil({ chainId: 31555 });
   try {
     assert.equal(await rpc(node.rpcUrl, "eth_chainId"), "0x7b43");
@@ -57,7 +77,9 @@ test("startExternalAnvil: the chain id asked for, automining a dev account's tra
   await assert.rejects(rpc(node.rpcUrl, "eth_chainId"));
 });
 
-test("under root, binaries in a directory the postgres user cannot enter are copied where it can", { timeout: 120_000 }, async (t) => {
+test("under root, binaries in a directory the postgres user cannot enter are copied where it can", {
+  timeout: 120_000,
+}, async (t) => {
   const runAs = postgresRunAs();
   if (!runAs) {
     t.skip("not root: Postgres runs as this user");
@@ -72,7 +94,12 @@ test("under root, binaries in a directory the postgres user cannot enter are cop
     assert.notEqual(bin, path.join(native, "bin"));
     assert.ok(!bin.startsWith(closed));
     // and a server runs from it
-    assert.equal(spawnSync(path.join(bin, "postgres"), ["--version"], { ...runAs, encoding: "utf8" }).stdout.trim().startsWith("postgres (PostgreSQL) 18"), true);
+    assert.equal(
+      spawnSync(path.join(bin, "postgres"), ["--version"], { ...runAs, encoding: "utf8" })
+        .stdout.trim()
+        .startsWith("postgres (PostgreSQL) 18"),
+      true,
+    );
   } finally {
     fs.rmSync(closed, { recursive: true, force: true });
   }

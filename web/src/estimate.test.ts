@@ -38,5 +38,5 @@ test("amounts grouped by thousands with their unit; hashes shortened", () => {
   assert.equal(groupDigits("-1000"), "-1,000");
   assert.equal(groupDigits("—"), "—");
   assert.equal(amountText("2500.5", "USD"), "2,500.5 USD");
-  assert.equal(shortHash("0x" + "ab".repeat(32)), "0xabab…abab");
+  assert.equal(shortHash(`0x${"ab".repeat(32)}`), "0xabab…abab");
 });

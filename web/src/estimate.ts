@@ -9,10 +9,16 @@ export const DEFAULT_SLIPPAGE_BPS = 100;
 
 /** The worst price for a `side` order from `reference` (best ask for a buy, best bid for a sell): `bps`
  *  beyond it, rounded away from the reference to the tick (a buy never signs less than the slippage). */
-export function worstPrice(side: "buy" | "sell", reference: string, tick: string, bps = DEFAULT_SLIPPAGE_BPS): string | null {
+export function worstPrice(
+  side: "buy" | "sell",
+  reference: string,
+  tick: string,
+  bps = DEFAULT_SLIPPAGE_BPS,
+): string | null {
   const r = toSteps(reference, tick, "nearest", "price");
   if ("error" in r) return null;
-  const steps = side === "buy" ? (r.steps * BigInt(10_000 + bps) + 9_999n) / 10_000n : (r.steps * BigInt(10_000 - bps)) / 10_000n;
+  const steps =
+    side === "buy" ? (r.steps * BigInt(10_000 + bps) + 9_999n) / 10_000n : (r.steps * BigInt(10_000 - bps)) / 10_000n;
   return steps > 0n ? stepsText(steps, tick) : null;
 }
 
@@ -24,7 +30,8 @@ function mul(a: string, b: string): { digits: bigint; scale: number } | null {
 
 /** Cuts a decimal to `decimals` places (toward zero). */
 function cut(v: { digits: bigint; scale: number }, decimals: number): string {
-  const digits = v.scale > decimals ? v.digits / 10n ** BigInt(v.scale - decimals) : v.digits * 10n ** BigInt(decimals - v.scale);
+  const digits =
+    v.scale > decimals ? v.digits / 10n ** BigInt(v.scale - decimals) : v.digits * 10n ** BigInt(decimals - v.scale);
   return formatDecimal(digits, decimals);
 }
 
@@ -44,9 +51,17 @@ export function estimate(m: MarketInfo, side: "buy" | "sell", price: string, siz
   const bps = BigInt(m.fees.taker_bps);
   if (side === "buy") {
     const s = parseExactDecimal(size)!;
-    return { cost: cut(cost, m.quote.decimals), fee: cut({ digits: s.digits * bps, scale: s.scale + 4 }, m.base.decimals), feeToken: m.base.symbol };
+    return {
+      cost: cut(cost, m.quote.decimals),
+      fee: cut({ digits: s.digits * bps, scale: s.scale + 4 }, m.base.decimals),
+      feeToken: m.base.symbol,
+    };
   }
-  return { cost: cut(cost, m.quote.decimals), fee: cut({ digits: cost.digits * bps, scale: cost.scale + 4 }, m.quote.decimals), feeToken: m.quote.symbol };
+  return {
+    cost: cut(cost, m.quote.decimals),
+    fee: cut({ digits: cost.digits * bps, scale: cost.scale + 4 }, m.quote.decimals),
+    feeToken: m.quote.symbol,
+  };
 }
 
 export { group as groupDigits, amountText, shortHash } from "./format";

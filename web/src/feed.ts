@@ -53,7 +53,11 @@ export class Feed {
       this.book.reset();
       this.events.onBook(this.book);
       if (this.closed) return;
-      this.events.onStatus({ state: "down", detail: `feed disconnected; retrying in ${Math.round(this.retryMs / 100) / 10} s`, resyncs: this.resyncs });
+      this.events.onStatus({
+        state: "down",
+        detail: `feed disconnected; retrying in ${Math.round(this.retryMs / 100) / 10} s`,
+        resyncs: this.resyncs,
+      });
       setTimeout(() => this.connect(), this.retryMs);
       this.retryMs = Math.min(this.retryMs * 2, 10_000);
     };
@@ -111,7 +115,11 @@ export class Feed {
       const r = this.book.apply(m);
       if (r === "stale") return;
       if (r === "ok") {
-        this.events.onStatus({ state: "live", detail: `live · book sequence ${m.sequence}, checksum verified`, resyncs: this.resyncs });
+        this.events.onStatus({
+          state: "live",
+          detail: `live · book sequence ${m.sequence}, checksum verified`,
+          resyncs: this.resyncs,
+        });
         this.events.onBook(this.book);
       } else {
         this.events.onBook(this.book);
@@ -126,7 +134,11 @@ export class Feed {
       this.events.onTrade(msg as unknown as FeedTrade);
     } else if (msg.type === "error") {
       const e = (msg as { error?: { message?: string } }).error;
-      this.events.onStatus({ state: "resyncing", detail: `feed error: ${e?.message ?? "unknown"}`, resyncs: this.resyncs });
+      this.events.onStatus({
+        state: "resyncing",
+        detail: `feed error: ${e?.message ?? "unknown"}`,
+        resyncs: this.resyncs,
+      });
     }
   }
 }

@@ -3,9 +3,29 @@
 import "./style.css";
 import type { Chain, PublicClient } from "viem";
 import { numberToDecimalString, parseDecimal } from "../../sdk/decimal";
-import { explain, getJson, getMarkets, marketSummary, placeOrder, signedRequest, syncClock, type ApiOrder, type ApiTicker, type ApiTrade } from "./api";
+import {
+  explain,
+  getJson,
+  getMarkets,
+  marketSummary,
+  placeOrder,
+  signedRequest,
+  syncClock,
+  type ApiOrder,
+  type ApiTicker,
+  type ApiTrade,
+} from "./api";
 import { ApiKeysPanel } from "./apikeys";
-import { cancelWithdrawal, deposit, executeWithdrawal, loadAccount, requestWithdrawal, tokensOf, units, type AccountState } from "./account";
+import {
+  cancelWithdrawal,
+  deposit,
+  executeWithdrawal,
+  loadAccount,
+  requestWithdrawal,
+  tokensOf,
+  units,
+  type AccountState,
+} from "./account";
 import type { LiveBook } from "./book";
 import { CandleChart, CANDLE_INTERVALS, type CandleInterval } from "./chart";
 import { field, h, replace } from "./dom";
@@ -13,7 +33,15 @@ import { Feed, type FeedTrade } from "./feed";
 import { amountText, DEFAULT_SLIPPAGE_BPS, estimate, groupDigits, worstPrice } from "./estimate";
 import { group, shortHash } from "./format";
 import { buildOrder, freshNonce, withSignature, type MarketInfo, type MarketsInfo, type OrderForm } from "./order";
-import { INTEGRATOR_LABEL, developmentWallet, discoverExtensions, extensionWallet, homeChain, publicClient, type ConnectedWallet } from "./wallet";
+import {
+  INTEGRATOR_LABEL,
+  developmentWallet,
+  discoverExtensions,
+  extensionWallet,
+  homeChain,
+  publicClient,
+  type ConnectedWallet,
+} from "./wallet";
 
 interface WebConfig {
   chainId: number;
@@ -58,12 +86,35 @@ const bookPanel = h("section", { class: "panel book", "aria-labelledby": "book-h
 const tradesPanel = h("section", { class: "panel trades", "aria-labelledby": "trades-h", id: "trades", tabindex: "0" });
 const orderPanel = h("section", { class: "panel order-form", "aria-labelledby": "order-h", id: "order-form" });
 const accountPanel = h("section", { class: "panel account", "aria-labelledby": "account-h", id: "account" });
-const apiKeysSection = h("section", { class: "panel account api-keys", "aria-labelledby": "api-keys-h", id: "api-keys-panel" });
+const apiKeysSection = h("section", {
+  class: "panel account api-keys",
+  "aria-labelledby": "api-keys-h",
+  id: "api-keys-panel",
+});
 const apiKeys = new ApiKeysPanel(apiKeysSection);
 
 app.append(
-  h("header", { class: "top" }, h("h1", {}, "DEX"), status, walletArea, h("a", { href: "/exchange", class: "other-app", id: "exchange-link" }, "Exchange app")),
-  h("main", { id: "main" }, marketsPanel, h("div", { class: "market-view" }, tickerBar, h("div", { class: "grid" }, chartPanel, bookPanel, tradesPanel, orderPanel), accountPanel, apiKeysSection)),
+  h(
+    "header",
+    { class: "top" },
+    h("h1", {}, "DEX"),
+    status,
+    walletArea,
+    h("a", { href: "/exchange", class: "other-app", id: "exchange-link" }, "Exchange app"),
+  ),
+  h(
+    "main",
+    { id: "main" },
+    marketsPanel,
+    h(
+      "div",
+      { class: "market-view" },
+      tickerBar,
+      h("div", { class: "grid" }, chartPanel, bookPanel, tradesPanel, orderPanel),
+      accountPanel,
+      apiKeysSection,
+    ),
+  ),
 );
 
 function setStatus(text: string, kind: "ok" | "warn" | "error" = "ok") {
@@ -76,7 +127,8 @@ function setStatus(text: string, kind: "ok" | "warn" | "error" = "ok") {
 async function renderMarkets() {
   const info = state.info!;
   const rows = await marketSummary().catch(() => new Map<string, ApiTicker>());
-  const cell = (symbol: string, field: "last" | "change24h" | "volume24h", text: string) => h("td", { "data-symbol": symbol, "data-field": field, class: "num" }, text);
+  const cell = (symbol: string, field: "last" | "change24h" | "volume24h", text: string) =>
+    h("td", { "data-symbol": symbol, "data-field": field, class: "num" }, text);
   replace(
     marketsPanel,
     h("h2", { id: "markets-h" }, "Markets"),
@@ -85,7 +137,18 @@ async function renderMarkets() {
       : h(
           "table",
           {},
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Market"), h("th", { scope: "col" }, "Last"), h("th", { scope: "col" }, "24 h"), h("th", { scope: "col" }, "24 h volume"))),
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              h("th", { scope: "col" }, "Market"),
+              h("th", { scope: "col" }, "Last"),
+              h("th", { scope: "col" }, "24 h"),
+              h("th", { scope: "col" }, "24 h volume"),
+            ),
+          ),
           h(
             "tbody",
             {},
@@ -93,7 +156,15 @@ async function renderMarkets() {
               h(
                 "tr",
                 { class: state.market?.symbol === m.symbol ? "selected" : "" },
-                h("td", {}, h("a", { href: `#/market/${m.symbol}`, "aria-current": state.market?.symbol === m.symbol ? "page" : null }, m.symbol)),
+                h(
+                  "td",
+                  {},
+                  h(
+                    "a",
+                    { href: `#/market/${m.symbol}`, "aria-current": state.market?.symbol === m.symbol ? "page" : null },
+                    m.symbol,
+                  ),
+                ),
                 cell(m.symbol, "last", summaryText(rows.get(m.symbol), "last")),
                 cell(m.symbol, "change24h", summaryText(rows.get(m.symbol), "change24h")),
                 cell(m.symbol, "volume24h", summaryText(rows.get(m.symbol), "volume24h")),
@@ -106,7 +177,8 @@ async function renderMarkets() {
 
 function summaryText(t: ApiTicker | undefined, field: "last" | "change24h" | "volume24h"): string {
   if (!t) return "—";
-  if (field === "change24h") return t.change24h === null ? "—" : `${t.change24h.startsWith("-") ? "" : "+"}${t.change24h}%`;
+  if (field === "change24h")
+    return t.change24h === null ? "—" : `${t.change24h.startsWith("-") ? "" : "+"}${t.change24h}%`;
   if (field === "volume24h") return t.volume24h;
   return t.last ?? "—";
 }
@@ -134,7 +206,12 @@ function renderTicker() {
       h("div", {}, h("dt", {}, "Last"), h("dd", { id: "ticker-last" }, last)),
       h("div", {}, h("dt", {}, "Bid"), h("dd", {}, bid === null ? "—" : dec(bid))),
       h("div", {}, h("dt", {}, "Ask"), h("dd", {}, ask === null ? "—" : dec(ask))),
-      h("div", {}, h("dt", {}, "24 h change"), h("dd", { id: "ticker-change" }, summaryText(state.ticker ?? undefined, "change24h"))),
+      h(
+        "div",
+        {},
+        h("dt", {}, "24 h change"),
+        h("dd", { id: "ticker-change" }, summaryText(state.ticker ?? undefined, "change24h")),
+      ),
       h("div", {}, h("dt", {}, `24 h volume (${m.base.symbol})`), h("dd", {}, state.ticker?.volume24h ?? "—")),
       h("div", {}, h("dt", {}, "Tick · lot"), h("dd", {}, `${m.tick_size} · ${m.lot_size}`)),
     ),
@@ -146,7 +223,7 @@ function renderBook() {
   const b = state.book;
   const header = h("h2", { id: "book-h" }, "Order book");
   if (!m) return replace(bookPanel, header);
-  if (!b || !b.synced) return replace(bookPanel, header, h("p", { class: "loading" }, "Loading the live book…"));
+  if (!b?.synced) return replace(bookPanel, header, h("p", { class: "loading" }, "Loading the live book…"));
   const asks = b.depthRows("ask").slice(0, 12).reverse();
   const bids = b.depthRows("bid").slice(0, 12);
   const row = (side: "bid" | "ask") => (r: { price: string; size: string; total: string }) =>
@@ -158,7 +235,17 @@ function renderBook() {
     h(
       "table",
       { "aria-label": `${m.symbol} order book, sequence ${b.sequence}`, "data-sequence": String(b.sequence) },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, `Price (${m.quote.symbol})`), h("th", { scope: "col" }, `Size (${m.base.symbol})`), h("th", { scope: "col" }, "Total"))),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("th", { scope: "col" }, `Price (${m.quote.symbol})`),
+          h("th", { scope: "col" }, `Size (${m.base.symbol})`),
+          h("th", { scope: "col" }, "Total"),
+        ),
+      ),
       h("tbody", { class: "asks" }, asks.map(row("ask"))),
       h("tbody", { class: "bids" }, bids.map(row("bid"))),
     ),
@@ -177,11 +264,31 @@ function renderTrades() {
       : h(
           "table",
           {},
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Price"), h("th", { scope: "col" }, "Size"), h("th", { scope: "col" }, "Time"))),
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              h("th", { scope: "col" }, "Price"),
+              h("th", { scope: "col" }, "Size"),
+              h("th", { scope: "col" }, "Time"),
+            ),
+          ),
           h(
             "tbody",
             {},
-            state.trades.slice(0, 30).map((t) => h("tr", { class: t.side === "buy" ? "bid" : "ask", "data-trade-id": t.trade_id }, h("td", {}, dec(t.price)), h("td", {}, dec(t.size)), h("td", {}, time(t.timestamp)))),
+            state.trades
+              .slice(0, 30)
+              .map((t) =>
+                h(
+                  "tr",
+                  { class: t.side === "buy" ? "bid" : "ask", "data-trade-id": t.trade_id },
+                  h("td", {}, dec(t.price)),
+                  h("td", {}, dec(t.size)),
+                  h("td", {}, time(t.timestamp)),
+                ),
+              ),
           ),
         ),
   );
@@ -223,7 +330,18 @@ function renderChartPanel() {
   });
   const host = h("div", { class: "chart", id: "chart" });
   const note = h("p", { class: "chart-note" });
-  replace(chartPanel, h("div", { class: "panel-head" }, h("h2", { id: "chart-h" }, "Candles"), h("label", { for: "interval" }, "Interval"), select), host, note);
+  replace(
+    chartPanel,
+    h(
+      "div",
+      { class: "panel-head" },
+      h("h2", { id: "chart-h" }, "Candles"),
+      h("label", { for: "interval" }, "Interval"),
+      select,
+    ),
+    host,
+    note,
+  );
   state.chart?.destroy();
   state.chart = new CandleChart(host, note);
   if (state.market) void state.chart.load(state.market, state.interval);
@@ -246,9 +364,11 @@ function renderOrderForm() {
   const info = state.info;
   if (!m || !info) return replace(orderPanel);
   const typeSel = h("select", { name: "type" }) as HTMLSelectElement;
-  for (const t of m.order_types) typeSel.append(h("option", { value: t.type, selected: t.type === "limit" }, t.type.replace(/_/g, " ")));
+  for (const t of m.order_types)
+    typeSel.append(h("option", { value: t.type, selected: t.type === "limit" }, t.type.replace(/_/g, " ")));
   const tifSel = h("select", { name: "time_in_force" }) as HTMLSelectElement;
-  const input = (name: string, mode = "decimal") => h("input", { name, inputmode: mode, autocomplete: "off" }) as HTMLInputElement;
+  const input = (name: string, mode = "decimal") =>
+    h("input", { name, inputmode: mode, autocomplete: "off" }) as HTMLInputElement;
   const price = input("price");
   const trigger = input("trigger_price");
   const protection = input("protection_price");
@@ -257,21 +377,55 @@ function renderOrderForm() {
   const hidden = h("input", { type: "checkbox", name: "hidden", id: "hidden" }) as HTMLInputElement;
   const expires = h("input", { type: "datetime-local", name: "expires_at" }) as HTMLInputElement;
   const fPrice = field(`Limit price (${m.quote.symbol})`, price, `rounded to the tick, ${m.tick_size}`);
-  const fTrigger = field(`Trigger price (${m.quote.symbol})`, trigger, "the order enters the book when the last trade reaches it");
-  const fProt = field(`Worst price (${m.quote.symbol})`, protection, "the limit your signature allows: no fill beyond it");
+  const fTrigger = field(
+    `Trigger price (${m.quote.symbol})`,
+    trigger,
+    "the order enters the book when the last trade reaches it",
+  );
+  const fProt = field(
+    `Worst price (${m.quote.symbol})`,
+    protection,
+    "the limit your signature allows: no fill beyond it",
+  );
   const estimateLine = h("p", { class: "estimate", id: "order-estimate" });
   // the worst price follows the book (best opposite price + the default slippage) until the user types one
   protection.addEventListener("input", () => (protection.dataset.typed = protection.value.trim() === "" ? "" : "1"));
   const fSize = field(`Size (${m.base.symbol})`, size, `rounded down to the lot, ${m.lot_size}; min ${m.min_size}`);
-  const fIce = field(`Iceberg visible size (${m.base.symbol}, optional)`, iceberg, "only this much shows in the book at a time");
+  const fIce = field(
+    `Iceberg visible size (${m.base.symbol}, optional)`,
+    iceberg,
+    "only this much shows in the book at a time",
+  );
   const fExp = field("Expires at (good till date)", expires);
   const fType = field("Order type", typeSel);
   const fTif = field("Time in force", tifSel);
-  const preview = h("pre", { class: "signed-preview", id: "signed-preview", tabindex: "0", "aria-label": "What the wallet signs" });
+  const preview = h("pre", {
+    class: "signed-preview",
+    id: "signed-preview",
+    tabindex: "0",
+    "aria-label": "What the wallet signs",
+  });
   const result = h("p", { class: "result", role: "status", "aria-live": "polite", id: "order-result" });
-  const submit = h("button", { type: "submit", class: "primary", id: "place-order" }, "Sign and place") as HTMLButtonElement;
+  const submit = h(
+    "button",
+    { type: "submit", class: "primary", id: "place-order" },
+    "Sign and place",
+  ) as HTMLButtonElement;
   const sideButtons = (["buy", "sell"] as const).map((s) =>
-    h("button", { type: "button", class: `side ${s}`, "aria-pressed": String(form.side === s), onclick: () => ((form.side = s), update(), sideButtons.forEach((b, i) => b.setAttribute("aria-pressed", String(["buy", "sell"][i] === s)))) }, s === "buy" ? "Buy" : "Sell"),
+    h(
+      "button",
+      {
+        type: "button",
+        class: `side ${s}`,
+        "aria-pressed": String(form.side === s),
+        onclick: () => (
+          (form.side = s),
+          update(),
+          sideButtons.forEach((b, i) => b.setAttribute("aria-pressed", String(["buy", "sell"][i] === s)))
+        ),
+      },
+      s === "buy" ? "Buy" : "Sell",
+    ),
   );
 
   const read = (): OrderForm => ({
@@ -286,7 +440,15 @@ function renderOrderForm() {
     icebergVisibleSize: iceberg.value,
     expiresAtMs: expires.value ? new Date(expires.value).getTime() : null,
   });
-  const fields = { price: fPrice, triggerPrice: fTrigger, protectionPrice: fProt, size: fSize, icebergVisibleSize: fIce, expiresAt: fExp, type: fType };
+  const fields = {
+    price: fPrice,
+    triggerPrice: fTrigger,
+    protectionPrice: fProt,
+    size: fSize,
+    icebergVisibleSize: fIce,
+    expiresAt: fExp,
+    type: fType,
+  };
 
   let shownType = "";
   function update(showErrors = false) {
@@ -306,9 +468,15 @@ function renderOrderForm() {
       preview.textContent = "Connect a wallet to see the order it will sign.";
       return null;
     }
-    const built = buildOrder(info!, m!, read(), { trader: state.wallet.address, nowMs: Date.now(), nonce: freshNonce(Date.now(), Math.random()) });
+    const built = buildOrder(info!, m!, read(), {
+      trader: state.wallet.address,
+      nowMs: Date.now(),
+      nonce: freshNonce(Date.now(), Math.random()),
+    });
     if (!built.ok) {
-      if (showErrors) for (const [k, msg] of Object.entries(built.errors)) fields[k as keyof typeof fields].error.textContent = msg ?? "";
+      if (showErrors)
+        for (const [k, msg] of Object.entries(built.errors))
+          fields[k as keyof typeof fields].error.textContent = msg ?? "";
       preview.textContent = "Fill in the order to see what the wallet signs.";
       return null;
     }
@@ -348,7 +516,8 @@ function renderOrderForm() {
   }
   // live data: the default worst price follows the book without clearing the refusals on the form
   orderFormLive = () => {
-    if (m!.order_types.find((t) => t.type === typeSel.value)?.price !== false || protection.dataset.typed === "1") return;
+    if (m!.order_types.find((t) => t.type === typeSel.value)?.price !== false || protection.dataset.typed === "1")
+      return;
     update(formEl.querySelector(".field-error:not(:empty)") !== null);
   };
   // a price clicked in the book: the limit price, or the worst price of a type without one
@@ -370,7 +539,12 @@ function renderOrderForm() {
     fTrigger.wrap,
     fProt.wrap,
     fSize.wrap,
-    h("div", { class: "field checkbox" }, hidden, h("label", { for: "hidden" }, "Hidden (rests off the displayed book)")),
+    h(
+      "div",
+      { class: "field checkbox" },
+      hidden,
+      h("label", { for: "hidden" }, "Hidden (rests off the displayed book)"),
+    ),
     fIce.wrap,
     fExp.wrap,
     estimateLine,
@@ -393,13 +567,22 @@ function renderOrderForm() {
     if (!o) {
       result.textContent = "The order was not sent: correct the fields marked above.";
       result.dataset.kind = "error";
-      (formEl.querySelector(".field-error:not(:empty)")?.parentElement?.querySelector("input,select") as HTMLElement | null)?.focus();
+      (
+        formEl
+          .querySelector(".field-error:not(:empty)")
+          ?.parentElement?.querySelector("input,select") as HTMLElement | null
+      )?.focus();
       return;
     }
     submit.disabled = true;
     try {
       result.textContent = "Waiting for the wallet's signature…";
-      const signature = await state.wallet.signTypedData({ domain: info!.eip712.domain, types: info!.eip712.types, primaryType: info!.eip712.primary_type, message: o.message as unknown as Record<string, unknown> });
+      const signature = await state.wallet.signTypedData({
+        domain: info!.eip712.domain,
+        types: info!.eip712.types,
+        primaryType: info!.eip712.primary_type,
+        message: o.message as unknown as Record<string, unknown>,
+      });
       result.textContent = "Placing…";
       const placed = await placeOrder(withSignature(o, signature));
       const ended = ["cancelled", "rejected", "expired"].includes(placed.status) && placed.filled_size === 0;
@@ -445,7 +628,9 @@ async function refreshAccount() {
   }
   renderAccount();
   // while a fill waits for its settlement transaction, or a withdrawal for its delay, look again
-  const pending = state.account?.history.some((o) => o.fills?.some((f) => f.settlement === "pending")) || state.account?.balances.some((b) => b.pendingUnits > 0n);
+  const pending =
+    state.account?.history.some((o) => o.fills?.some((f) => f.settlement === "pending")) ||
+    state.account?.balances.some((b) => b.pendingUnits > 0n);
   if (pending) refreshAccountSoon(2000);
 }
 
@@ -476,17 +661,26 @@ function renderAccount() {
     replace(accountParts.funds);
   }
   if (!w) return showAccount([header, h("p", { class: "empty" }, "Connect a wallet to see balances and orders.")]);
-  const refresh = h("button", { type: "button", onclick: () => void refreshAccount() }, w.autoSign ? "Refresh" : "Load (signs a request for each read)");
+  const refresh = h(
+    "button",
+    { type: "button", onclick: () => void refreshAccount() },
+    w.autoSign ? "Refresh" : "Load (signs a request for each read)",
+  );
   header.append(refresh);
   const a = state.account;
   const info = state.info!;
-  const children: (Node | null)[] = [header, h("p", { class: "who" }, `${w.label} · `, h("code", { id: "account-address" }, w.address))];
+  const children: (Node | null)[] = [
+    header,
+    h("p", { class: "who" }, `${w.label} · `, h("code", { id: "account-address" }, w.address)),
+  ];
   if (state.accountError) children.push(h("p", { class: "error", role: "alert" }, state.accountError));
   if (!a) {
-    children.push(h("p", { class: "loading" }, state.accountLoading ? "Loading balances and orders…" : "Not loaded yet."));
+    children.push(
+      h("p", { class: "loading" }, state.accountLoading ? "Loading balances and orders…" : "Not loaded yet."),
+    );
     return showAccount(children);
   }
-  const tokens = tokensOf(info);
+  const _tokens = tokensOf(info);
   // balances
   children.push(
     h("h3", {}, "Balances"),
@@ -496,14 +690,25 @@ function renderAccount() {
       h(
         "thead",
         {},
-        h("tr", {}, h("th", { scope: "col" }, "Token"), h("th", { scope: "col" }, "Wallet"), h("th", { scope: "col" }, "In Settlement (chain)"), h("th", { scope: "col" }, "Available"), h("th", { scope: "col" }, "In orders"), h("th", { scope: "col" }, "Withdrawal pending")),
+        h(
+          "tr",
+          {},
+          h("th", { scope: "col" }, "Token"),
+          h("th", { scope: "col" }, "Wallet"),
+          h("th", { scope: "col" }, "In Settlement (chain)"),
+          h("th", { scope: "col" }, "Available"),
+          h("th", { scope: "col" }, "In orders"),
+          h("th", { scope: "col" }, "Withdrawal pending"),
+        ),
       ),
       h(
         "tbody",
         {},
         a.balances.map((b) => {
           const d = b.token.decimals;
-          const ready = b.pendingUnits > 0n && b.availableAt <= a.chainNowSec + BigInt(Math.floor((Date.now() - a.loadedAt) / 1000));
+          const ready =
+            b.pendingUnits > 0n &&
+            b.availableAt <= a.chainNowSec + BigInt(Math.floor((Date.now() - a.loadedAt) / 1000));
           return h(
             "tr",
             { "data-token": b.token.symbol },
@@ -519,7 +724,9 @@ function renderAccount() {
                 ? "—"
                 : [
                     `${units(b.pendingUnits, d)} `,
-                    ready ? "(ready to execute)" : `(ready at ${new Date(Number(b.availableAt) * 1000).toLocaleTimeString()}, chain time)`,
+                    ready
+                      ? "(ready to execute)"
+                      : `(ready at ${new Date(Number(b.availableAt) * 1000).toLocaleTimeString()}, chain time)`,
                   ],
             ),
           );
@@ -543,7 +750,11 @@ function renderFunds(w: ConnectedWallet): HTMLElement {
   const fTok = field("Token", tokenSel);
   const fAmt = field("Amount", amount, "");
   // results outlive the re-render that the refresh after each action makes
-  const out = h("p", { class: "result", role: "status", "aria-live": "polite", id: "funds-result", "data-kind": messages.funds.kind }, messages.funds.text);
+  const out = h(
+    "p",
+    { class: "result", role: "status", "aria-live": "polite", id: "funds-result", "data-kind": messages.funds.kind },
+    messages.funds.text,
+  );
   const say = (el: HTMLElement, key: "funds" | "cancel", text: string, kind = "") => {
     messages[key] = { text, kind };
     el.textContent = text;
@@ -588,10 +799,29 @@ function renderFunds(w: ConnectedWallet): HTMLElement {
       h(
         "div",
         { class: "buttons" },
-        h("button", { type: "button", onclick: withAmount("Deposit", (v) => deposit(info, w, pub, chain, tokenOf(), v)) }, "Deposit"),
-        h("button", { type: "button", onclick: withAmount("Withdrawal request", (v) => requestWithdrawal(info, w, pub, chain, tokenOf(), v)) }, "Request withdrawal"),
-        h("button", { type: "button", onclick: run("Withdrawal", () => executeWithdrawal(info, w, pub, chain, tokenOf())) }, "Execute withdrawal"),
-        h("button", { type: "button", onclick: run("Withdrawal cancel", () => cancelWithdrawal(info, w, pub, chain, tokenOf())) }, "Cancel withdrawal"),
+        h(
+          "button",
+          { type: "button", onclick: withAmount("Deposit", (v) => deposit(info, w, pub, chain, tokenOf(), v)) },
+          "Deposit",
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            onclick: withAmount("Withdrawal request", (v) => requestWithdrawal(info, w, pub, chain, tokenOf(), v)),
+          },
+          "Request withdrawal",
+        ),
+        h(
+          "button",
+          { type: "button", onclick: run("Withdrawal", () => executeWithdrawal(info, w, pub, chain, tokenOf())) },
+          "Execute withdrawal",
+        ),
+        h(
+          "button",
+          { type: "button", onclick: run("Withdrawal cancel", () => cancelWithdrawal(info, w, pub, chain, tokenOf())) },
+          "Cancel withdrawal",
+        ),
       ),
       out,
     ),
@@ -608,9 +838,23 @@ function feeText(o: ApiOrder, fee: string | number): string {
 
 /** A transaction hash, short, with the whole hash in its title and a copy button. */
 function hashChip(hash: string): HTMLElement {
-  const copy = h("button", { type: "button", class: "copy", "aria-label": `Copy transaction hash ${hash}` }, "Copy") as HTMLButtonElement;
-  copy.onclick = () => void navigator.clipboard?.writeText(hash).then(() => (copy.textContent = "Copied"), () => (copy.textContent = "Select and copy"));
-  return h("span", { class: "hash" }, h("code", { class: "tx-hash", title: hash, "data-hash": hash }, shortHash(hash)), " ", copy);
+  const copy = h(
+    "button",
+    { type: "button", class: "copy", "aria-label": `Copy transaction hash ${hash}` },
+    "Copy",
+  ) as HTMLButtonElement;
+  copy.onclick = () =>
+    void navigator.clipboard?.writeText(hash).then(
+      () => (copy.textContent = "Copied"),
+      () => (copy.textContent = "Select and copy"),
+    );
+  return h(
+    "span",
+    { class: "hash" },
+    h("code", { class: "tx-hash", title: hash, "data-hash": hash }, shortHash(hash)),
+    " ",
+    copy,
+  );
 }
 
 /** Open orders and history, with their cancel buttons. */
@@ -620,7 +864,11 @@ function renderOrders(w: ConnectedWallet, a: AccountState): Node[] {
     el.textContent = text;
     el.dataset.kind = kind;
   };
-  const cancelOut = h("p", { class: "result", role: "status", "aria-live": "polite", id: "cancel-result", "data-kind": messages.cancel.kind }, messages.cancel.text);
+  const cancelOut = h(
+    "p",
+    { class: "result", role: "status", "aria-live": "polite", id: "cancel-result", "data-kind": messages.cancel.kind },
+    messages.cancel.text,
+  );
   const cancel = async (ids: string[]) => {
     say(cancelOut, "cancel", ids.length > 1 ? `Cancelling ${ids.length} orders…` : "Cancelling…");
     const failures: string[] = [];
@@ -631,7 +879,16 @@ function renderOrders(w: ConnectedWallet, a: AccountState): Node[] {
         failures.push(`${id.slice(0, 8)}: ${explain(err)}`);
       }
     }
-    say(cancelOut, "cancel", failures.length ? `Not cancelled: ${failures.join("; ")}` : ids.length > 1 ? `${ids.length} orders cancelled.` : "Order cancelled.", failures.length ? "error" : "ok");
+    say(
+      cancelOut,
+      "cancel",
+      failures.length
+        ? `Not cancelled: ${failures.join("; ")}`
+        : ids.length > 1
+          ? `${ids.length} orders cancelled.`
+          : "Order cancelled.",
+      failures.length ? "error" : "ok",
+    );
     void refreshAccount();
   };
   const orderRow = (o: ApiOrder, open: boolean) =>
@@ -640,12 +897,33 @@ function renderOrders(w: ConnectedWallet, a: AccountState): Node[] {
       { "data-order-id": o.order_id, "data-status": o.status },
       h("td", {}, o.symbol),
       h("td", {}, o.side),
-      h("td", {}, `${o.type.replace(/_/g, " ")}${o.hidden ? " (hidden)" : ""}${o.iceberg_visible_size !== null ? ` (iceberg ${dec(o.iceberg_visible_size)})` : ""}`),
-      h("td", {}, o.price === null ? "market" : dec(o.price), o.trigger_price !== null ? ` (trigger ${dec(o.trigger_price)})` : ""),
+      h(
+        "td",
+        {},
+        `${o.type.replace(/_/g, " ")}${o.hidden ? " (hidden)" : ""}${o.iceberg_visible_size !== null ? ` (iceberg ${dec(o.iceberg_visible_size)})` : ""}`,
+      ),
+      h(
+        "td",
+        {},
+        o.price === null ? "market" : dec(o.price),
+        o.trigger_price !== null ? ` (trigger ${dec(o.trigger_price)})` : "",
+      ),
       h("td", {}, `${dec(o.filled_size)} / ${dec(o.size)}`),
       h("td", { class: "order-status" }, o.status.replace(/_/g, " ")),
       open
-        ? h("td", {}, h("button", { type: "button", "aria-label": `Cancel order ${o.order_id.slice(0, 8)}`, onclick: () => void cancel([o.order_id]) }, "Cancel"))
+        ? h(
+            "td",
+            {},
+            h(
+              "button",
+              {
+                type: "button",
+                "aria-label": `Cancel order ${o.order_id.slice(0, 8)}`,
+                onclick: () => void cancel([o.order_id]),
+              },
+              "Cancel",
+            ),
+          )
         : h(
             "td",
             { class: "fills" },
@@ -674,12 +952,39 @@ function renderOrders(w: ConnectedWallet, a: AccountState): Node[] {
           h(
             "thead",
             {},
-            h("tr", {}, ["Market", "Side", "Type", "Price", "Filled / size", "Status", open ? "Action" : "Fills and settlement"].map((c) => h("th", { scope: "col" }, c))),
+            h(
+              "tr",
+              {},
+              [
+                "Market",
+                "Side",
+                "Type",
+                "Price",
+                "Filled / size",
+                "Status",
+                open ? "Action" : "Fills and settlement",
+              ].map((c) => h("th", { scope: "col" }, c)),
+            ),
           ),
-          h("tbody", {}, orders.map((o) => orderRow(o, open))),
+          h(
+            "tbody",
+            {},
+            orders.map((o) => orderRow(o, open)),
+          ),
         );
   return [
-    h("div", { class: "panel-head" }, h("h3", {}, "Open orders"), a.open.length ? h("button", { type: "button", id: "cancel-all", onclick: () => void cancel(a.open.map((o) => o.order_id)) }, "Cancel all") : null),
+    h(
+      "div",
+      { class: "panel-head" },
+      h("h3", {}, "Open orders"),
+      a.open.length
+        ? h(
+            "button",
+            { type: "button", id: "cancel-all", onclick: () => void cancel(a.open.map((o) => o.order_id)) },
+            "Cancel all",
+          )
+        : null,
+    ),
     orderTable(a.open, true, "open-orders", "No open order."),
     cancelOut,
     h("h3", {}, "Order history"),
@@ -696,18 +1001,41 @@ function renderWallet() {
   if (w) {
     return replace(
       walletArea,
-      h("span", { class: "wallet-label" }, `${w.label}: `, h("code", {}, `${w.address.slice(0, 6)}…${w.address.slice(-4)}`)),
-      h("button", { type: "button", onclick: () => ((state.wallet = null), (state.account = null), renderWallet(), renderAccount(), renderOrderForm(), apiKeys.render(null)) }, "Disconnect"),
+      h(
+        "span",
+        { class: "wallet-label" },
+        `${w.label}: `,
+        h("code", {}, `${w.address.slice(0, 6)}…${w.address.slice(-4)}`),
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          onclick: () => (
+            (state.wallet = null),
+            (state.account = null),
+            renderWallet(),
+            renderAccount(),
+            renderOrderForm(),
+            apiKeys.render(null)
+          ),
+        },
+        "Disconnect",
+      ),
     );
   }
   const sel = h("select", { id: "wallet-choice" }) as HTMLSelectElement;
   const keys = state.config?.devWalletKeys ?? [];
   const integratorKey = state.config?.integratorKey;
-  if (integratorKey) sel.append(h("option", { value: "dev:integrator" }, `${INTEGRATOR_LABEL} (yours: the simulated market never trades it)`));
+  if (integratorKey)
+    sel.append(
+      h("option", { value: "dev:integrator" }, `${INTEGRATOR_LABEL} (yours: the simulated market never trades it)`),
+    );
   keys.forEach((_, i) => sel.append(h("option", { value: `dev:${i}` }, `Development wallet: demo trader ${i + 1}`)));
   extensions.forEach((d) => sel.append(h("option", { value: `ext:${d.info.uuid}` }, d.info.name)));
   const err = h("p", { class: "field-error", role: "alert" });
-  if (sel.options.length === 0) return replace(walletArea, h("p", {}, "No wallet found: install a browser wallet (EIP-6963)."));
+  if (sel.options.length === 0)
+    return replace(walletArea, h("p", {}, "No wallet found: install a browser wallet (EIP-6963)."));
   const connect = h(
     "button",
     {
@@ -718,8 +1046,14 @@ function renderWallet() {
         err.textContent = "";
         try {
           const [kind, ref] = sel.value.split(":");
-          if (kind === "dev" && ref === "integrator") state.wallet = developmentWallet(state.chain!, integratorKey!, INTEGRATOR_LABEL);
-          else if (kind === "dev") state.wallet = developmentWallet(state.chain!, keys[Number(ref)], `Development wallet: demo trader ${Number(ref) + 1}`);
+          if (kind === "dev" && ref === "integrator")
+            state.wallet = developmentWallet(state.chain!, integratorKey!, INTEGRATOR_LABEL);
+          else if (kind === "dev")
+            state.wallet = developmentWallet(
+              state.chain!,
+              keys[Number(ref)],
+              `Development wallet: demo trader ${Number(ref) + 1}`,
+            );
           else state.wallet = await extensionWallet(state.chain!, extensions.find((d) => d.info.uuid === ref)!);
           renderWallet();
           renderOrderForm();
@@ -772,7 +1106,11 @@ async function boot() {
     state.pub = publicClient(state.chain);
   } catch (err) {
     setStatus(`The exchange could not be reached: ${explain(err)}. Reload when it is running.`, "error");
-    replace(marketsPanel, h("h2", { id: "markets-h" }, "Markets"), h("p", { class: "error" }, "Markets could not be loaded."));
+    replace(
+      marketsPanel,
+      h("h2", { id: "markets-h" }, "Markets"),
+      h("p", { class: "error" }, "Markets could not be loaded."),
+    );
     return;
   }
   discoverExtensions((list) => {

@@ -2,7 +2,15 @@
 // signed Order / body pair the DEX API accepts (api/dex/order-intent.ts checkSignedOrder's rules).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildOrder, freshNonce, toSteps, withSignature, type MarketInfo, type MarketsInfo, type OrderForm } from "./order";
+import {
+  buildOrder,
+  freshNonce,
+  toSteps,
+  withSignature,
+  type MarketInfo,
+  type MarketsInfo,
+  type OrderForm,
+} from "./order";
 
 const market: MarketInfo = {
   symbol: "WETH-USD",
@@ -20,15 +28,41 @@ const market: MarketInfo = {
     { type: "stop_loss_limit", time_in_force: ["gtc", "gtd"], price: true, trigger_price: true },
     { type: "limit_maker", time_in_force: ["post_only"], price: true, trigger_price: false },
   ],
-  signed_order: { price_exponent: 6, amount_exponent: 18, base_token: "0x00000000000000000000000000000000000000b1", quote_token: "0x00000000000000000000000000000000000000a1" },
+  signed_order: {
+    price_exponent: 6,
+    amount_exponent: 18,
+    base_token: "0x00000000000000000000000000000000000000b1",
+    quote_token: "0x00000000000000000000000000000000000000a1",
+  },
 };
 const info: MarketsInfo = {
   chain_id: 31337,
   settlement: "0x00000000000000000000000000000000000000cc",
-  eip712: { domain: { name: "Settlement", version: "1", chainId: 31337, verifyingContract: "0x00000000000000000000000000000000000000cc" }, types: {}, primary_type: "Order", flags: { post_only: 1 } },
+  eip712: {
+    domain: {
+      name: "Settlement",
+      version: "1",
+      chainId: 31337,
+      verifyingContract: "0x00000000000000000000000000000000000000cc",
+    },
+    types: {},
+    primary_type: "Order",
+    flags: { post_only: 1 },
+  },
   markets: [market],
 };
-const base: OrderForm = { side: "buy", type: "limit", timeInForce: "gtc", price: "2000", triggerPrice: "", protectionPrice: "", size: "1", hidden: false, icebergVisibleSize: "", expiresAtMs: null };
+const base: OrderForm = {
+  side: "buy",
+  type: "limit",
+  timeInForce: "gtc",
+  price: "2000",
+  triggerPrice: "",
+  protectionPrice: "",
+  size: "1",
+  hidden: false,
+  icebergVisibleSize: "",
+  expiresAtMs: null,
+};
 const ctx = { trader: "0x00000000000000000000000000000000000000ee" as const, nowMs: 1_700_000_000_000, nonce: 7n };
 const build = (f: Partial<OrderForm>) => buildOrder(info, market, { ...base, ...f }, ctx);
 
@@ -120,7 +154,17 @@ test("the POST body carries the signed integers as decimal strings", () => {
   const r = build({});
   assert.ok(r.ok);
   const body = withSignature(r.order, "0xabcd") as { order: Record<string, unknown>; signature: string };
-  assert.deepEqual(body.order, { trader: ctx.trader, base_token: market.signed_order.base_token, quote_token: market.signed_order.quote_token, side: 0, price: "2000000000", amount: "1000000000000000000", expiry: String(ctx.nowMs / 1000 + 30 * 24 * 3600), nonce: "7", flags: 0 });
+  assert.deepEqual(body.order, {
+    trader: ctx.trader,
+    base_token: market.signed_order.base_token,
+    quote_token: market.signed_order.quote_token,
+    side: 0,
+    price: "2000000000",
+    amount: "1000000000000000000",
+    expiry: String(ctx.nowMs / 1000 + 30 * 24 * 3600),
+    nonce: "7",
+    flags: 0,
+  });
   assert.equal(body.signature, "0xabcd");
 });
 

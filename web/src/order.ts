@@ -13,7 +13,12 @@ export interface MarketInfo {
   max_size: string;
   fees: { maker_bps: number; taker_bps: number };
   order_types: { type: string; time_in_force: string[]; price: boolean; trigger_price: boolean }[];
-  signed_order: { price_exponent: number; amount_exponent: number; base_token: `0x${string}`; quote_token: `0x${string}` };
+  signed_order: {
+    price_exponent: number;
+    amount_exponent: number;
+    base_token: `0x${string}`;
+    quote_token: `0x${string}`;
+  };
 }
 
 export interface MarketsInfo {
@@ -57,18 +62,31 @@ export interface SignedOrderFields {
 
 export interface BuiltOrder {
   /** what was typed, as it will be sent (rounded to tick and lot) */
-  rounded: { price: string | null; triggerPrice: string | null; size: string; icebergVisibleSize: string | null; signedPrice: string };
+  rounded: {
+    price: string | null;
+    triggerPrice: string | null;
+    size: string;
+    icebergVisibleSize: string | null;
+    signedPrice: string;
+  };
   message: SignedOrderFields;
   body: Record<string, unknown>;
 }
 
-export type FieldErrors = Partial<Record<"price" | "triggerPrice" | "protectionPrice" | "size" | "icebergVisibleSize" | "expiresAt" | "type", string>>;
+export type FieldErrors = Partial<
+  Record<"price" | "triggerPrice" | "protectionPrice" | "size" | "icebergVisibleSize" | "expiresAt" | "type", string>
+>;
 
 const MAX_INPUT = 40;
 
 /** Rounds a typed decimal to a multiple of `step` (a decimal text). `mode`: nearest (half up) or down.
  *  Returns the multiple's count, or an error sentence. */
-export function toSteps(input: string, step: string, mode: "nearest" | "down", what: string): { steps: bigint } | { error: string } {
+export function toSteps(
+  input: string,
+  step: string,
+  mode: "nearest" | "down",
+  what: string,
+): { steps: bigint } | { error: string } {
   const text = input.trim();
   if (text === "") return { error: `Enter the ${what}.` };
   const v = parseExactDecimal(text, MAX_INPUT);
@@ -82,7 +100,6 @@ export function toSteps(input: string, step: string, mode: "nearest" | "down", w
   if (steps <= 0n) return { error: `The ${what} is below the smallest step, ${step}.` };
   return { steps };
 }
-
 
 /** steps x step as decimal text */
 export function stepsText(steps: bigint, step: string): string {
@@ -128,9 +145,11 @@ export function buildOrder(
 
   const resting = !["ioc", "fok"].includes(tif) && f.type !== "market" && rule.price;
   if ((f.hidden || f.icebergVisibleSize.trim() !== "") && !resting) {
-    errors.icebergVisibleSize = "Hidden and iceberg orders must be able to rest in the book: a limit type with gtc, gtd or post_only.";
+    errors.icebergVisibleSize =
+      "Hidden and iceberg orders must be able to rest in the book: a limit type with gtc, gtd or post_only.";
   }
-  if (f.hidden && f.icebergVisibleSize.trim() !== "") errors.icebergVisibleSize = "An order is either hidden or an iceberg, not both.";
+  if (f.hidden && f.icebergVisibleSize.trim() !== "")
+    errors.icebergVisibleSize = "An order is either hidden or an iceberg, not both.";
   let iceberg: string | null = null;
   if (!errors.icebergVisibleSize && f.icebergVisibleSize.trim() !== "") {
     const r = toSteps(f.icebergVisibleSize, m.lot_size, "down", "visible size");
@@ -143,7 +162,8 @@ export function buildOrder(
     }
   }
   if (tif === "gtd") {
-    if (f.expiresAtMs === null || !Number.isFinite(f.expiresAtMs)) errors.expiresAt = "Choose when a good-till-date order expires.";
+    if (f.expiresAtMs === null || !Number.isFinite(f.expiresAtMs))
+      errors.expiresAt = "Choose when a good-till-date order expires.";
     else if (f.expiresAtMs <= ctx.nowMs) errors.expiresAt = "The expiry must be in the future.";
   }
   if (Object.keys(errors).length > 0 || size === null) return { ok: false, errors };
@@ -153,7 +173,8 @@ export function buildOrder(
   const amount = parseDecimal(size, m.signed_order.amount_exponent)!;
   const postOnly = tif === "post_only" || f.type === "limit_maker" ? info.eip712.flags.post_only : 0;
   // a resting order's signature lasts 30 days; a GTD one one minute past its expiry (the book drops it then)
-  const expirySec = tif === "gtd" ? Math.ceil(f.expiresAtMs! / 1000) + 60 : Math.floor(ctx.nowMs / 1000) + 30 * 24 * 3600;
+  const expirySec =
+    tif === "gtd" ? Math.ceil(f.expiresAtMs! / 1000) + 60 : Math.floor(ctx.nowMs / 1000) + 30 * 24 * 3600;
   const message: SignedOrderFields = {
     trader: ctx.trader,
     baseToken: m.signed_order.base_token,
@@ -179,7 +200,11 @@ export function buildOrder(
   };
   return {
     ok: true,
-    order: { rounded: { price: limitPrice, triggerPrice, size, icebergVisibleSize: iceberg, signedPrice: signedPriceText }, message, body },
+    order: {
+      rounded: { price: limitPrice, triggerPrice, size, icebergVisibleSize: iceberg, signedPrice: signedPriceText },
+      message,
+      body,
+    },
   };
 }
 

@@ -3,7 +3,16 @@
 // sandbox mode) so the app works with no extension. Either way a viem WalletClient signs: EIP-712 orders,
 // EIP-191 account requests and the deposit/withdraw transactions.
 import { createStore, type EIP6963ProviderDetail } from "mipd";
-import { createPublicClient, createWalletClient, custom, defineChain, http, type Chain, type PublicClient, type WalletClient } from "viem";
+import {
+  createPublicClient,
+  createWalletClient,
+  custom,
+  defineChain,
+  http,
+  type Chain,
+  type PublicClient,
+  type WalletClient,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { WalletSigner } from "./api";
 
@@ -13,12 +22,22 @@ export interface ConnectedWallet extends WalletSigner {
   client: WalletClient;
   /** account reads need a signature each: automatic for the development wallet, on request for an extension */
   autoSign: boolean;
-  signTypedData(typed: { domain: Record<string, unknown>; types: Record<string, { name: string; type: string }[]>; primaryType: string; message: Record<string, unknown> }): Promise<`0x${string}`>;
+  signTypedData(typed: {
+    domain: Record<string, unknown>;
+    types: Record<string, { name: string; type: string }[]>;
+    primaryType: string;
+    message: Record<string, unknown>;
+  }): Promise<`0x${string}`>;
 }
 
 export function homeChain(chainId: number): Chain {
   const rpc = `${location.origin}/rpc`;
-  return defineChain({ id: chainId, name: `Home chain ${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpc] } } });
+  return defineChain({
+    id: chainId,
+    name: `Home chain ${chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpc] } },
+  });
 }
 
 export function publicClient(chain: Chain): PublicClient {
@@ -67,7 +86,8 @@ export async function extensionWallet(chain: Chain, detail: EIP6963ProviderDetai
     client,
     autoSign: false,
     signRaw: (bytes) => client.signMessage({ account: address, message: { raw: bytes } }),
-    signTypedData: (t) => client.signTypedData({ account: address, ...(t as Omit<Parameters<typeof client.signTypedData>[0], "account">) }),
+    signTypedData: (t) =>
+      client.signTypedData({ account: address, ...(t as Omit<Parameters<typeof client.signTypedData>[0], "account">) }),
   };
 }
 

@@ -8,8 +8,27 @@
 // methods). Every transfer's capability is kept in this browser's localStorage (the history).
 import { createStore, type EIP6963ProviderDetail } from "mipd";
 // viem's tree-shakable form (createClient + the actions used) keeps the bundle small
-import { createClient, custom, defineChain, erc20Abi, http, type Address, type Chain, type Client, type Hex } from "viem";
-import { addChain, getBlockNumber, getChainId, readContract, sendTransaction, signMessage, switchChain, waitForTransactionReceipt } from "viem/actions";
+import {
+  createClient,
+  custom,
+  defineChain,
+  erc20Abi,
+  http,
+  type Address,
+  type Chain,
+  type Client,
+  type Hex,
+} from "viem";
+import {
+  addChain,
+  getBlockNumber,
+  getChainId,
+  readContract,
+  sendTransaction,
+  signMessage,
+  switchChain,
+  waitForTransactionReceipt,
+} from "viem/actions";
 import { privateKeyToAccount } from "viem/accounts";
 import { formatAmount, parseAmount } from "./amount";
 
@@ -91,10 +110,12 @@ class ApiError extends Error {
 }
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+const esc = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 const short = (h: string) => `${h.slice(0, 8)}…${h.slice(-6)}`;
 const host = document.body.dataset.hostname ?? location.hostname;
-const LINK_MESSAGE = (id: string, txHash: string) => `Link bridge transfer ${id.toLowerCase()} to transaction ${txHash.toLowerCase()}`;
+const LINK_MESSAGE = (id: string, txHash: string) =>
+  `Link bridge transfer ${id.toLowerCase()} to transaction ${txHash.toLowerCase()}`;
 const TERMINAL = new Set(["minted", "released", "disputed", "failed"]);
 
 let tenant: Tenant;
@@ -120,12 +141,21 @@ async function api<T>(path: string, init: RequestInit & { accessToken?: string }
     throw new ApiError("The bridge cannot be reached: check your connection and try again.", "NETWORK");
   }
   const body = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string } };
-  if (!res.ok || body.error) throw new ApiError(body.error?.message ?? `The bridge answered ${res.status}.`, body.error?.code ?? String(res.status));
+  if (!res.ok || body.error)
+    throw new ApiError(
+      body.error?.message ?? `The bridge answered ${res.status}.`,
+      body.error?.code ?? String(res.status),
+    );
   return body as T;
 }
 
 function chainOf(c: TenantChain): Chain {
-  return defineChain({ id: c.chainId, name: c.name, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [`${location.origin}/portal/rpc/${c.chainId}`] } } });
+  return defineChain({
+    id: c.chainId,
+    name: c.name,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [`${location.origin}/portal/rpc/${c.chainId}`] } },
+  });
 }
 const reader = (chainId: number) => readers.get(chainId)!;
 
@@ -164,11 +194,19 @@ async function extensionWallet(detail: EIP6963ProviderDetail): Promise<Wallet> {
           try {
             await addChain(client, { chain });
           } catch {
-            throw new Error(`Switch ${detail.info.name} to ${chain.name} (chain ${chain.id}, ${chain.rpcUrls.default.http[0]}) and try again.`);
+            throw new Error(
+              `Switch ${detail.info.name} to ${chain.name} (chain ${chain.id}, ${chain.rpcUrls.default.http[0]}) and try again.`,
+            );
           }
         }
       }
-      return sendTransaction(client, { account: address, chain, to: call.to, data: call.data, value: BigInt(call.value) });
+      return sendTransaction(client, {
+        account: address,
+        chain,
+        to: call.to,
+        data: call.data,
+        value: BigInt(call.value),
+      });
     },
     signMessage: (message) => signMessage(clientFor(chains.get(home.chainId)!), { account: address, message }),
   };
@@ -178,9 +216,15 @@ function renderWalletChoices(): void {
   const select = $<HTMLSelectElement>("wallet-choice");
   const current = select.value;
   const options: string[] = [];
-  config.devWalletKeys.forEach((key, i) => options.push(`<option value="dev:${i}">Development wallet: demo trader ${i + 1} (${short(privateKeyToAccount(key).address)})</option>`));
+  config.devWalletKeys.forEach((key, i) =>
+    options.push(
+      `<option value="dev:${i}">Development wallet: demo trader ${i + 1} (${short(privateKeyToAccount(key).address)})</option>`,
+    ),
+  );
   for (const [uuid, d] of extensions) options.push(`<option value="ext:${esc(uuid)}">${esc(d.info.name)}</option>`);
-  select.innerHTML = options.length ? options.join("") : `<option value="">No wallet found: install a browser wallet</option>`;
+  select.innerHTML = options.length
+    ? options.join("")
+    : `<option value="">No wallet found: install a browser wallet</option>`;
   if (current && [...select.options].some((o) => o.value === current)) select.value = current;
 }
 
@@ -223,7 +267,15 @@ async function refreshBalances(): Promise<void> {
     [home, remote].flatMap((c) =>
       c.tokens.map(async (t) => {
         try {
-          next.set(key(c.chainId, t.address), await readContract(reader(c.chainId), { address: t.address, abi: erc20Abi, functionName: "balanceOf", args: [who] }));
+          next.set(
+            key(c.chainId, t.address),
+            await readContract(reader(c.chainId), {
+              address: t.address,
+              abi: erc20Abi,
+              functionName: "balanceOf",
+              args: [who],
+            }),
+          );
         } catch {
           /* shown as unknown */
         }
@@ -239,7 +291,8 @@ async function refreshBalances(): Promise<void> {
       `<tr><th scope="row">${esc(t.symbol)}</th><td data-balance="home-${esc(t.symbol)}">${h === undefined ? "–" : formatAmount(h, t.decimals)}</td><td data-balance="remote-${esc(t.symbol)}">${r === undefined ? "–" : formatAmount(r, t.decimals)}</td></tr>`,
     );
   }
-  $("balances").innerHTML = `<caption class="sr">Balances of the connected wallet</caption><tr><th scope="col">Token</th><th scope="col">${esc(home.name)}</th><th scope="col">${esc(remote.name)} (wrapped)</th></tr>${rows.join("")}`;
+  $("balances").innerHTML =
+    `<caption class="sr">Balances of the connected wallet</caption><tr><th scope="col">Token</th><th scope="col">${esc(home.name)}</th><th scope="col">${esc(remote.name)} (wrapped)</th></tr>${rows.join("")}`;
   showAvailable();
 }
 
@@ -255,7 +308,9 @@ function source(): { chain: TenantChain; token: TenantToken; home: TenantToken }
 function showAvailable(): void {
   const s = source();
   const b = balances.get(key(s.chain.chainId, s.token.address));
-  $("available").textContent = wallet ? `Available on ${s.chain.name}: ${b === undefined ? "unknown" : formatAmount(b, s.token.decimals)} ${s.home.symbol}` : "Connect a wallet to see your balance.";
+  $("available").textContent = wallet
+    ? `Available on ${s.chain.name}: ${b === undefined ? "unknown" : formatAmount(b, s.token.decimals)} ${s.home.symbol}`
+    : "Connect a wallet to see your balance.";
 }
 
 // ---------- transfers ----------
@@ -282,7 +337,8 @@ function formError(message: string, field?: "amount" | "recipient"): void {
   const el = $("form-error");
   el.textContent = message;
   el.hidden = message === "";
-  for (const id of ["amount", "recipient"]) $<HTMLInputElement>(id).setAttribute("aria-invalid", id === field ? "true" : "false");
+  for (const id of ["amount", "recipient"])
+    $<HTMLInputElement>(id).setAttribute("aria-invalid", id === field ? "true" : "false");
 }
 
 async function submit(e: Event): Promise<void> {
@@ -291,20 +347,46 @@ async function submit(e: Event): Promise<void> {
   if (!wallet) return formError("Connect a wallet first.");
   const s = source();
   const direction = $<HTMLSelectElement>("direction").value as "deposit" | "withdrawal";
-  const checked = parseAmount($<HTMLInputElement>("amount").value, s.token.decimals, s.home.symbol, balances.get(key(s.chain.chainId, s.token.address)));
+  const checked = parseAmount(
+    $<HTMLInputElement>("amount").value,
+    s.token.decimals,
+    s.home.symbol,
+    balances.get(key(s.chain.chainId, s.token.address)),
+  );
   if (!checked.ok) return formError(checked.error, "amount");
   const recipient = $<HTMLInputElement>("recipient").value.trim();
-  if (!/^0x[0-9a-fA-F]{40}$/.test(recipient)) return formError("The recipient is not an address: 0x followed by 40 hexadecimal digits.", "recipient");
+  if (!/^0x[0-9a-fA-F]{40}$/.test(recipient))
+    return formError("The recipient is not an address: 0x followed by 40 hexadecimal digits.", "recipient");
   const button = $<HTMLButtonElement>("submit");
   button.disabled = true;
   const me = wallet;
   let entry: HistoryEntry | undefined;
   try {
-    const started = await api<{ transfer: TransferView; calls: Call[]; accessToken: string }>("/api/v1/transfer/initiate", {
-      method: "POST",
-      body: JSON.stringify({ direction, token: s.home.symbol, amount: checked.baseUnits.toString(), sender: me.address, recipient }),
-    });
-    entry = { id: started.transfer.id, accessToken: started.accessToken, direction, symbol: s.home.symbol, amount: checked.baseUnits.toString(), decimals: s.token.decimals, sender: me.address, recipient: recipient as Address, at: new Date().toISOString(), sent: {} };
+    const started = await api<{ transfer: TransferView; calls: Call[]; accessToken: string }>(
+      "/api/v1/transfer/initiate",
+      {
+        method: "POST",
+        body: JSON.stringify({
+          direction,
+          token: s.home.symbol,
+          amount: checked.baseUnits.toString(),
+          sender: me.address,
+          recipient,
+        }),
+      },
+    );
+    entry = {
+      id: started.transfer.id,
+      accessToken: started.accessToken,
+      direction,
+      symbol: s.home.symbol,
+      amount: checked.baseUnits.toString(),
+      decimals: s.token.decimals,
+      sender: me.address,
+      recipient: recipient as Address,
+      at: new Date().toISOString(),
+      sent: {},
+    };
     saveEntry(entry);
     follow(entry.id, started.transfer);
     let last: { hash: Hex; chainId: number } | undefined;
@@ -327,7 +409,8 @@ async function submit(e: Event): Promise<void> {
     setNote("");
     $<HTMLInputElement>("amount").value = "";
   } catch (err) {
-    const message = err instanceof Error ? (err as { shortMessage?: string }).shortMessage ?? err.message : String(err);
+    const message =
+      err instanceof Error ? ((err as { shortMessage?: string }).shortMessage ?? err.message) : String(err);
     formError(entry ? `The transfer stopped: ${message}` : message);
     setNote("");
   } finally {
@@ -340,7 +423,11 @@ async function submit(e: Event): Promise<void> {
 async function linkTransfer(entry: HistoryEntry, me: Wallet, txHash: Hex): Promise<void> {
   setNote("Sign the message that links the transaction to your transfer…");
   const signature = await me.signMessage(LINK_MESSAGE(entry.id, txHash));
-  const view = await api<TransferView>(`/api/v1/transfer/${entry.id}/complete`, { method: "POST", accessToken: entry.accessToken, body: JSON.stringify({ txHash, signature }) });
+  const view = await api<TransferView>(`/api/v1/transfer/${entry.id}/complete`, {
+    method: "POST",
+    accessToken: entry.accessToken,
+    body: JSON.stringify({ txHash, signature }),
+  });
   if (followed === entry.id) renderTimeline(entry, view);
 }
 
@@ -367,10 +454,13 @@ function steps(entry: HistoryEntry, v: TransferView | undefined): Step[] {
   const status = v?.status ?? "initiated";
   const linked = status !== "initiated";
   const ts = v?.timestamps ?? {};
-  const sourceTx = (v?.txHashes[deposit ? "deposit" : "burn"] ?? entry.sent?.[deposit ? "deposit" : "burn"]) as string | undefined;
+  const sourceTx = (v?.txHashes[deposit ? "deposit" : "burn"] ?? entry.sent?.[deposit ? "deposit" : "burn"]) as
+    | string
+    | undefined;
   const need = config.confirmations[String(src.chainId)] ?? 0;
   const head = heads.get(src.chainId);
-  const depth = entry.sourceBlock !== undefined && head !== undefined ? Number(head - BigInt(entry.sourceBlock)) : undefined;
+  const depth =
+    entry.sourceBlock !== undefined && head !== undefined ? Number(head - BigInt(entry.sourceBlock)) : undefined;
   const acted = ["signed", "minted", "release_queued", "released", "disputed"].includes(status);
   const final = acted || (linked && depth !== undefined && depth >= need);
   const [k, n] = (tenant.signing.threshold ?? "").split("-of-").map(Number);
@@ -384,24 +474,56 @@ function steps(entry: HistoryEntry, v: TransferView | undefined): Step[] {
         .map(([step, h]) => `${step} ${short(h)}`)
         .join(" · "),
     },
-    { id: "seen", title: deposit ? `Deposit seen on ${src.name}` : `Burn seen on ${src.name}`, detail: linked ? `${sourceTx ? short(sourceTx) : ""} ${at(ts.depositedAt ?? ts.burnedAt)}` : "" },
-    { id: "finality", title: "Finality", detail: need === 0 ? `final once mined on ${src.name} (no confirmations needed)` : `${Math.max(0, Math.min(depth ?? 0, need))} of ${need} confirmations` },
+    {
+      id: "seen",
+      title: deposit ? `Deposit seen on ${src.name}` : `Burn seen on ${src.name}`,
+      detail: linked ? `${sourceTx ? short(sourceTx) : ""} ${at(ts.depositedAt ?? ts.burnedAt)}` : "",
+    },
+    {
+      id: "finality",
+      title: "Finality",
+      detail:
+        need === 0
+          ? `final once mined on ${src.name} (no confirmations needed)`
+          : `${Math.max(0, Math.min(depth ?? 0, need))} of ${need} confirmations`,
+    },
     {
       id: "signatures",
       title: tenant.mpcMode === "custody" ? "Approved by the custody provider" : "Threshold signatures",
-      detail: tenant.mpcMode === "custody" ? (signed ? `approved ${at(ts.signedAt)}` : "") : `${signed ? Math.max(signedBy, k || 0) : signedBy} of ${n || 5} signer nodes${k ? ` (${k} needed)` : ""}`,
+      detail:
+        tenant.mpcMode === "custody"
+          ? signed
+            ? `approved ${at(ts.signedAt)}`
+            : ""
+          : `${signed ? Math.max(signedBy, k || 0) : signedBy} of ${n || 5} signer nodes${k ? ` (${k} needed)` : ""}`,
     },
   ];
-  if (deposit) list.push({ id: "minted", title: `Minted on ${dst.name}`, detail: v?.txHashes.mint ? `${short(v.txHashes.mint)} ${at(ts.mintedAt)}` : "" });
+  if (deposit)
+    list.push({
+      id: "minted",
+      title: `Minted on ${dst.name}`,
+      detail: v?.txHashes.mint ? `${short(v.txHashes.mint)} ${at(ts.mintedAt)}` : "",
+    });
   else {
     const ready = v?.readyAt ? new Date(v.readyAt) : undefined;
     const left = ready ? Math.max(0, Math.ceil((ready.getTime() - Date.now()) / 1000)) : undefined;
     list.push({
       id: "challenge",
       title: "Challenge window",
-      detail: status === "disputed" ? "disputed by a guardian: not released" : ready ? (left ? `open until ${ready.toLocaleTimeString()} (${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left)` : `closed at ${ready.toLocaleTimeString()}`) : "",
+      detail:
+        status === "disputed"
+          ? "disputed by a guardian: not released"
+          : ready
+            ? left
+              ? `open until ${ready.toLocaleTimeString()} (${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left)`
+              : `closed at ${ready.toLocaleTimeString()}`
+            : "",
     });
-    list.push({ id: "released", title: `Released on ${dst.name}`, detail: v?.txHashes.executeRelease ? `${short(v.txHashes.executeRelease)} ${at(ts.releasedAt)}` : "" });
+    list.push({
+      id: "released",
+      title: `Released on ${dst.name}`,
+      detail: v?.txHashes.executeRelease ? `${short(v.txHashes.executeRelease)} ${at(ts.releasedAt)}` : "",
+    });
   }
   const done: Record<string, boolean> = {
     signed: Boolean(sourceTx) && (linked || Boolean(entry.sent?.[deposit ? "deposit" : "burn"])),
@@ -409,7 +531,9 @@ function steps(entry: HistoryEntry, v: TransferView | undefined): Step[] {
     finality: final,
     signatures: signed,
     minted: status === "minted",
-    challenge: status === "released" || (status === "release_queued" && v?.readyAt !== null && new Date(v!.readyAt!).getTime() <= Date.now()),
+    challenge:
+      status === "released" ||
+      (status === "release_queued" && v?.readyAt !== null && new Date(v!.readyAt!).getTime() <= Date.now()),
     released: status === "released",
   };
   let activeGiven = false;
@@ -423,7 +547,17 @@ function steps(entry: HistoryEntry, v: TransferView | undefined): Step[] {
 
 let followedView: TransferView | undefined;
 
-const RANK: Record<string, number> = { initiated: 0, deposited: 1, burned: 1, signed: 2, release_queued: 3, minted: 4, released: 4, disputed: 4, failed: 4 };
+const RANK: Record<string, number> = {
+  initiated: 0,
+  deposited: 1,
+  burned: 1,
+  signed: 2,
+  release_queued: 3,
+  minted: 4,
+  released: 4,
+  disputed: 4,
+  failed: 4,
+};
 
 function renderTimeline(entry: HistoryEntry, view: TransferView | undefined): void {
   // never step back: an answer older than the one shown (a poll that crossed the link) is ignored
@@ -434,14 +568,27 @@ function renderTimeline(entry: HistoryEntry, view: TransferView | undefined): vo
   const mark = { done: "✓", active: "…", pending: "", failed: "✕" };
   const words = { done: "done", active: "in progress", pending: "waiting", failed: "failed" };
   $("timeline").innerHTML = list
-    .map((s) => `<li data-step="${s.id}" data-state="${s.state}"><span class="dot" aria-hidden="true">${mark[s.state]}</span><div><b>${esc(s.title)}</b> <span class="sr">(${words[s.state]})</span><br><small>${esc(s.detail.trim())}</small></div></li>`)
+    .map(
+      (s) =>
+        `<li data-step="${s.id}" data-state="${s.state}"><span class="dot" aria-hidden="true">${mark[s.state]}</span><div><b>${esc(s.title)}</b> <span class="sr">(${words[s.state]})</span><br><small>${esc(s.detail.trim())}</small></div></li>`,
+    )
     .join("");
   const amount = formatAmount(BigInt(entry.amount), entry.decimals);
-  $("followed").innerHTML = `${entry.direction === "deposit" ? "Deposit" : "Withdrawal"} of ${amount} ${esc(entry.symbol)} to <code>${short(entry.recipient)}</code> · status <span class="badge" id="transfer-status">${esc(v?.status ?? "initiated")}</span>${v?.lastError && v.status === "failed" ? ` · ${esc(v.lastError)}` : ""}`;
+  $("followed").innerHTML =
+    `${entry.direction === "deposit" ? "Deposit" : "Withdrawal"} of ${amount} ${esc(entry.symbol)} to <code>${short(entry.recipient)}</code> · status <span class="badge" id="transfer-status">${esc(v?.status ?? "initiated")}</span>${v?.lastError && v.status === "failed" ? ` · ${esc(v.lastError)}` : ""}`;
   // the transaction went out but its link did not (the tab closed, the network dropped): finish it here
   const sentHash = entry.sent?.[entry.direction === "deposit" ? "deposit" : "burn"];
-  $("finish").hidden = !(v?.status === "initiated" && sentHash && wallet && wallet.address.toLowerCase() === entry.sender.toLowerCase());
-  const releasable = entry.direction === "withdrawal" && v?.status === "release_queued" && v.readyAt !== null && new Date(v.readyAt).getTime() <= Date.now();
+  $("finish").hidden = !(
+    v?.status === "initiated" &&
+    sentHash &&
+    wallet &&
+    wallet.address.toLowerCase() === entry.sender.toLowerCase()
+  );
+  const releasable =
+    entry.direction === "withdrawal" &&
+    v?.status === "release_queued" &&
+    v.readyAt !== null &&
+    new Date(v.readyAt).getTime() <= Date.now();
   $("release").hidden = !releasable;
 }
 
@@ -467,7 +614,8 @@ function follow(id: string, first?: TransferView): void {
     try {
       const v = await api<TransferView>(`/api/v1/transfer/${id}`, { accessToken: current.accessToken });
       const srcChain = current.direction === "deposit" ? home.chainId : remote.chainId;
-      if (v.status !== "initiated" && !["signed", "minted", "released"].includes(v.status)) heads.set(srcChain, await getBlockNumber(reader(srcChain), { cacheTime: 0 }));
+      if (v.status !== "initiated" && !["signed", "minted", "released"].includes(v.status))
+        heads.set(srcChain, await getBlockNumber(reader(srcChain), { cacheTime: 0 }));
       if (generation !== followGeneration) return;
       // the entry as it is now: the page may have recorded a sent transaction while this read was out, and a
       // render from the entry read before it would show "signed" as not done again (a step going back)
@@ -506,7 +654,14 @@ async function release(): Promise<void> {
   const entry = loadHistory().find((e) => e.id === followed);
   if (!entry) return;
   try {
-    renderTimeline(entry, await api<TransferView>(`/api/v1/transfer/${entry.id}/complete`, { method: "POST", accessToken: entry.accessToken, body: "{}" }));
+    renderTimeline(
+      entry,
+      await api<TransferView>(`/api/v1/transfer/${entry.id}/complete`, {
+        method: "POST",
+        accessToken: entry.accessToken,
+        body: "{}",
+      }),
+    );
   } catch (err) {
     setNote(err instanceof Error ? err.message : String(err));
   }
@@ -520,14 +675,17 @@ function renderHistory(): void {
         `<tr><td>${new Date(e.at).toLocaleString()}</td><td>${e.direction === "deposit" ? "Deposit" : "Withdrawal"}</td><td>${formatAmount(BigInt(e.amount), e.decimals)} ${esc(e.symbol)}</td><td><button type="button" class="link" data-follow="${esc(e.id)}" aria-label="Show progress of transfer ${esc(e.id)}">Show progress</button></td></tr>`,
     )
     .join("");
-  $("history").innerHTML = `<caption class="sr">Your transfers on this portal</caption><tr><th scope="col">Started</th><th scope="col">Direction</th><th scope="col">Amount</th><th scope="col"></th></tr>${body || `<tr><td colspan="4">No transfers yet.</td></tr>`}`;
+  $("history").innerHTML =
+    `<caption class="sr">Your transfers on this portal</caption><tr><th scope="col">Started</th><th scope="col">Direction</th><th scope="col">Amount</th><th scope="col"></th></tr>${body || `<tr><td colspan="4">No transfers yet.</td></tr>`}`;
 }
 
 function renderChains(): void {
   $("chains").innerHTML = tenant.chains
     .map(
       (c) =>
-        `<tr><th scope="row">${esc(c.name)} <small>(chain ${c.chainId}, ${c.role})</small></th><td>${Object.entries(c.contracts)
+        `<tr><th scope="row">${esc(c.name)} <small>(chain ${c.chainId}, ${c.role})</small></th><td>${Object.entries(
+          c.contracts,
+        )
           .map(([k, a]) => `${esc(k)} <code>${a}</code>`)
           .join("<br>")}</td></tr>`,
     )
@@ -536,9 +694,13 @@ function renderChains(): void {
 
 async function main(): Promise<void> {
   try {
-    [tenant, config] = await Promise.all([api<Tenant>(`/api/tenant?hostname=${encodeURIComponent(host)}`), api<PortalConfig>("/portal/config.json")]);
+    [tenant, config] = await Promise.all([
+      api<Tenant>(`/api/tenant?hostname=${encodeURIComponent(host)}`),
+      api<PortalConfig>("/portal/config.json"),
+    ]);
   } catch (err) {
-    $("wallet-status").textContent = `The portal cannot load its configuration: ${err instanceof Error ? err.message : String(err)}`;
+    $("wallet-status").textContent =
+      `The portal cannot load its configuration: ${err instanceof Error ? err.message : String(err)}`;
     return;
   }
   home = tenant.chains.find((c) => c.role === "home")!;

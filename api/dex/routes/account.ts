@@ -39,7 +39,11 @@ function limitE18(field: string, v: number | string | undefined): bigint | null 
 }
 
 function alreadyApproved(id: string): ApiError {
-  return new ApiError("AGENT_ALREADY_APPROVED", "this API key's agent approval was already submitted; create a new key to approve another", { id });
+  return new ApiError(
+    "AGENT_ALREADY_APPROVED",
+    "this API key's agent approval was already submitted; create a new key to approve another",
+    { id },
+  );
 }
 
 /** How long DELETE /v1/api-keys/{id} waits for the agent's renouncement to be mined before it answers
@@ -47,14 +51,20 @@ function alreadyApproved(id: string): ApiError {
 export const RENOUNCEMENT_ANSWER_WAIT_MS = 20_000;
 
 export function accountRoutes(c: RouteContext): Route[] {
-  const revokeDeps = { keys: c.keys, service: c.service, now: c.now, approvalLifetimeSec: c.config.agentApprovalSeconds };
+  const revokeDeps = {
+    keys: c.keys,
+    service: c.service,
+    now: c.now,
+    approvalLifetimeSec: c.config.agentApprovalSeconds,
+  };
   const renouncer = createAgentRenouncer({ keys: c.keys, service: c.service, logger: c.logger });
   return [
     {
       spec: {
         method: "get",
         path: "/v1/balances",
-        summary: "Your balances per token: available, locked by open orders, on chain, pending withdrawal (decimal strings)",
+        summary:
+          "Your balances per token: available, locked by open orders, on chain, pending withdrawal (decimal strings)",
         auth: "key_or_wallet",
         responses: { 200: { description: "balances", schema: balancesResponse }, ...errors },
       },
@@ -74,14 +84,20 @@ export function accountRoutes(c: RouteContext): Route[] {
           "Create an API key. Wallet scheme only (X-Wallet-Address, X-Wallet-Timestamp, X-Wallet-Signature = EIP-191 signature of timestamp + METHOD + host + path + body, host being the Host header sent; low s, v 27 or 28). The secret is in this response only; sign the returned agent_approval and POST it to /v1/api-keys/{id}/agent-approval to enable trading.",
         auth: "wallet_only",
         body: createApiKeyBody,
-        responses: { 201: { description: "the new key with its secret (shown once)", schema: createdApiKeyResponse }, ...errors },
+        responses: {
+          201: { description: "the new key with its secret (shown once)", schema: createdApiKeyResponse },
+          ...errors,
+        },
       },
       handlers: [
         requireAuth(c, { wallet: true }, null, "account"),
         async (req, res) => {
           const body = parseWith(createApiKeyBody, jsonBody(req), "body");
           for (const entry of body.ip_allowlist ?? []) {
-            if (!parseAllowEntry(entry)) throw new ApiError("INVALID_REQUEST", `ip_allowlist entry ${entry} is not an address or CIDR block`, { field: "ip_allowlist" });
+            if (!parseAllowEntry(entry))
+              throw new ApiError("INVALID_REQUEST", `ip_allowlist entry ${entry} is not an address or CIDR block`, {
+                field: "ip_allowlist",
+              });
           }
           const owner = authOf(res).account;
           const { record, secret } = await c.keys.create({
@@ -101,7 +117,11 @@ export function accountRoutes(c: RouteContext): Route[] {
             await revokeApiKey(revokeDeps, record.id, owner);
             throw err;
           }
-          res.status(201).json({ ...presentApiKey(record), api_secret: secret, agent_approval: plain(typedData as unknown as Record<string, unknown>) });
+          res.status(201).json({
+            ...presentApiKey(record),
+            api_secret: secret,
+            agent_approval: plain(typedData as unknown as Record<string, unknown>),
+          });
         },
       ],
     },
@@ -117,10 +137,21 @@ export function accountRoutes(c: RouteContext): Route[] {
         responses: {
           200: { description: "the key, agent approved", schema: apiKeyResponse },
           404: { description: "no such key", schema: errorResponse },
-          409: { description: "the key's approval was already submitted (AGENT_ALREADY_APPROVED)", schema: errorResponse },
-          503: { description: "the relayer's daily gas budget is spent (SERVICE_UNAVAILABLE, reason relayer_budget_exhausted)", schema: errorResponse },
+          409: {
+            description: "the key's approval was already submitted (AGENT_ALREADY_APPROVED)",
+            schema: errorResponse,
+          },
+          503: {
+            description:
+              "the relayer's daily gas budget is spent (SERVICE_UNAVAILABLE, reason relayer_budget_exhausted)",
+            schema: errorResponse,
+          },
           ...errors,
-          403: { description: "the wallet has no funds in Settlement: the relayer does not pay for it (FORBIDDEN, reason no_funds_in_settlement)", schema: errorResponse },
+          403: {
+            description:
+              "the wallet has no funds in Settlement: the relayer does not pay for it (FORBIDDEN, reason no_funds_in_settlement)",
+            schema: errorResponse,
+          },
         },
       },
       handlers: [
@@ -142,17 +173,27 @@ export function accountRoutes(c: RouteContext): Route[] {
           // The lifetime is the service's to choose: a wallet may sign a shorter one, never a longer one.
           const maxExpiry = BigInt(Math.floor(c.now() / 1000) + c.config.agentApprovalSeconds);
           if (BigInt(a.expiry) > maxExpiry) {
-            throw new ApiError("INVALID_REQUEST", `an agent approval lasts at most ${c.config.agentApprovalSeconds} s`, {
-              reason: "approval_too_long",
-              field: "approval.expiry",
-              max_expiry: maxExpiry.toString(),
-            });
+            throw new ApiError(
+              "INVALID_REQUEST",
+              `an agent approval lasts at most ${c.config.agentApprovalSeconds} s`,
+              {
+                reason: "approval_too_long",
+                field: "approval.expiry",
+                max_expiry: maxExpiry.toString(),
+              },
+            );
           }
           // One approval per key, whoever sends it and however often: the relayer pays gas for it once.
           if (!(await c.keys.claimAgentApproval(id))) throw alreadyApproved(id);
           try {
             await c.service.submitAgentApproval(
-              { trader: key.owner, agent: key.agentAddress, expiry: BigInt(a.expiry), nonce: BigInt(a.nonce), deadline: BigInt(a.deadline) },
+              {
+                trader: key.owner,
+                agent: key.agentAddress,
+                expiry: BigInt(a.expiry),
+                nonce: BigInt(a.nonce),
+                deadline: BigInt(a.deadline),
+              },
               body.signature as Hex,
             );
           } catch (err) {
@@ -188,7 +229,11 @@ export function accountRoutes(c: RouteContext): Route[] {
           "Revoke an API key and cancel every open order placed with it; its agent is revoked on chain (the agent signs a renouncement of its approval, the service's relayer submits Settlement.renounceAgentWithSig and pays the gas), then its agent key is wiped, and its WebSocket sessions are closed. agent_revocation says whether the on-chain revocation is done (tx_hash: the renouncement, null when the agent held no approval) or pending (the service retries it in the background until mined; the key is already unusable). The wallet may revoke any of its keys; an API key only itself, from an address in its IP allowlist. Repeating the DELETE is harmless and reports the current state.",
         auth: "key_or_wallet",
         params: apiKeyIdParams,
-        responses: { 200: { description: "revoked", schema: revokeResponse }, 404: { description: "no such key of yours", schema: errorResponse }, ...errors },
+        responses: {
+          200: { description: "revoked", schema: revokeResponse },
+          404: { description: "no such key of yours", schema: errorResponse },
+          ...errors,
+        },
       },
       handlers: [
         requireAuth(c, anyScheme, null, "account"),
@@ -196,15 +241,23 @@ export function accountRoutes(c: RouteContext): Route[] {
           const { id } = parseWith(apiKeyIdParams, req.params, "params");
           const auth = authOf(res);
           const key = await c.keys.getById(id);
-          if (!key || key.owner !== (auth.account as Address)) throw new ApiError("API_KEY_NOT_FOUND", "API key not found", { id });
+          if (!key || key.owner !== (auth.account as Address))
+            throw new ApiError("API_KEY_NOT_FOUND", "API key not found", { id });
           if (auth.key && auth.key.id !== id) {
-            throw new ApiError("FORBIDDEN", "an API key may revoke only itself; sign with the wallet to revoke another", { reason: "not_this_key" });
+            throw new ApiError(
+              "FORBIDDEN",
+              "an API key may revoke only itself; sign with the wallet to revoke another",
+              { reason: "not_this_key" },
+            );
           }
           await revokeApiKey(revokeDeps, id, key.owner);
           // Revoked first so that no new order can use the key; the cancels and the renouncement are
           // idempotent, so a failed DELETE can be retried and finishes the job.
           const cancelled = await c.service.cancelOrdersOfApiKey(id, key.owner, "api_key_revoked");
-          const revocation = (await renouncer.attempt(id, RENOUNCEMENT_ANSWER_WAIT_MS)) ?? { status: "none" as const, txHash: null };
+          const revocation = (await renouncer.attempt(id, RENOUNCEMENT_ANSWER_WAIT_MS)) ?? {
+            status: "none" as const,
+            txHash: null,
+          };
           const after = await c.keys.getById(id);
           res.json({
             id,

@@ -44,7 +44,10 @@ async function summaryOf(c: RouteContext, m: MarketSpec) {
 }
 
 const tickerParams = z.object({ symbol: symbolParam }).strict();
-const common = { 400: { description: "invalid request", schema: errorResponse }, 429: { description: "rate limited", schema: errorResponse } };
+const common = {
+  400: { description: "invalid request", schema: errorResponse },
+  429: { description: "rate limited", schema: errorResponse },
+};
 
 export function marketRoutes(c: RouteContext): Route[] {
   return [
@@ -85,7 +88,10 @@ export function marketRoutes(c: RouteContext): Route[] {
           const { symbol } = parseWith(orderBookParams, req.params, "params");
           const { depth } = parseWith(orderBookQuery, req.query, "query");
           const m = findMarket(c.service, symbol);
-          const book = await c.service.getOrderBook(symbol, Math.min(depth ?? c.config.defaultBookDepth, c.config.maxBookDepth));
+          const book = await c.service.getOrderBook(
+            symbol,
+            Math.min(depth ?? c.config.defaultBookDepth, c.config.maxBookDepth),
+          );
           if (!book) throw new ApiError("INVALID_SYMBOL", `trading pair ${symbol} is not supported`, { symbol });
           res.json(presentBook(m, book));
         },
@@ -105,7 +111,10 @@ export function marketRoutes(c: RouteContext): Route[] {
         async (req, res) => {
           const q = parseWith(tradesQuery, req.query, "query");
           const m = findMarket(c.service, q.symbol);
-          const trades = await c.service.getRecentTrades(q.symbol, Math.min(q.limit ?? c.config.defaultTradesLimit, c.config.maxTradesLimit));
+          const trades = await c.service.getRecentTrades(
+            q.symbol,
+            Math.min(q.limit ?? c.config.defaultTradesLimit, c.config.maxTradesLimit),
+          );
           res.json({ symbol: q.symbol, trades: trades.map((t) => presentTrade(m, t)) });
         },
       ],
@@ -145,7 +154,10 @@ export function marketRoutes(c: RouteContext): Route[] {
         async (req, res) => {
           const { symbol } = parseWith(tickerParams, req.params, "params");
           const m = findMarket(c.service, symbol);
-          const [book, stats] = await Promise.all([c.service.getOrderBook(symbol, 1), c.service.getMarketStats(symbol)]);
+          const [book, stats] = await Promise.all([
+            c.service.getOrderBook(symbol, 1),
+            c.service.getMarketStats(symbol),
+          ]);
           const bid = book?.bids[0];
           const ask = book?.asks[0];
           res.json({

@@ -53,7 +53,8 @@ export function orderRoutes(c: RouteContext): Route[] {
   const ownOrder = async (orderId: string, account: string) => {
     const o = await c.service.getOrder(orderId);
     // Another account's order is reported exactly like a missing one: existence is not revealed.
-    if (!o || o.account.toLowerCase() !== account.toLowerCase()) throw new ApiError("ORDER_NOT_FOUND", "order not found", { order_id: orderId });
+    if (!o || o.account.toLowerCase() !== account.toLowerCase())
+      throw new ApiError("ORDER_NOT_FOUND", "order not found", { order_id: orderId });
     return o;
   };
   return [
@@ -66,16 +67,26 @@ export function orderRoutes(c: RouteContext): Route[] {
         auth: "order",
         body: placeOrderBody,
         responses: {
-          201: { description: "the order as it stands after matching (a retry with the same client_order_id returns the first result)", schema: orderResponse },
+          201: {
+            description:
+              "the order as it stands after matching (a retry with the same client_order_id returns the first result)",
+            schema: orderResponse,
+          },
           409: { description: "client_order_id reused for another order", schema: errorResponse },
           413: { description: "body too large", schema: errorResponse },
           ...errors,
           // pipeline/settle/chain-availability.ts: the home chain's node is down (restarting), or the settlement
           // backlog is full (SERVICE_UNAVAILABLE, details.retryAfterMs); nothing is placed, retry later
           503: {
-            description: "CHAIN_UNAVAILABLE: the home chain cannot settle now (details {chainId, retry_after}); or SERVICE_UNAVAILABLE: settlement halted or its backlog full. Nothing is placed; retry after Retry-After seconds",
+            description:
+              "CHAIN_UNAVAILABLE: the home chain cannot settle now (details {chainId, retry_after}); or SERVICE_UNAVAILABLE: settlement halted or its backlog full. Nothing is placed; retry after Retry-After seconds",
             schema: errorResponse,
-            headers: { "Retry-After": { description: "seconds to wait before retrying (CHAIN_UNAVAILABLE)", schema: { type: "integer", minimum: 1 } } },
+            headers: {
+              "Retry-After": {
+                description: "seconds to wait before retrying (CHAIN_UNAVAILABLE)",
+                schema: { type: "integer", minimum: 1 },
+              },
+            },
           },
         },
       },
@@ -129,7 +140,11 @@ export function orderRoutes(c: RouteContext): Route[] {
         summary: "One of your orders with its status and fills",
         auth: "key_or_wallet",
         params: orderIdParams,
-        responses: { 200: { description: "the order", schema: orderWithFillsResponse }, 404: { description: "no such order of yours", schema: errorResponse }, ...errors },
+        responses: {
+          200: { description: "the order", schema: orderWithFillsResponse },
+          404: { description: "no such order of yours", schema: errorResponse },
+          ...errors,
+        },
       },
       handlers: [
         requireAuth(c, anyScheme, "read", "account"),
@@ -157,9 +172,16 @@ export function orderRoutes(c: RouteContext): Route[] {
           const status = q.status ?? "open";
           const statuses: readonly DexOrderStatus[] | undefined =
             status === "open" ? DEX_OPEN_STATUSES : status === "all" ? undefined : [status as DexOrderStatus];
-          const orders = await c.service.listOrders({ account: authOf(res).account, statuses, symbol: q.symbol, limit: q.limit ?? 100 });
+          const orders = await c.service.listOrders({
+            account: authOf(res).account,
+            statuses,
+            symbol: q.symbol,
+            limit: q.limit ?? 100,
+          });
           const markets = new Map(c.service.listMarkets().map((m) => [m.symbol, m]));
-          res.json({ orders: orders.filter((o) => markets.has(o.symbol)).map((o) => presentOrder(markets.get(o.symbol)!, o)) });
+          res.json({
+            orders: orders.filter((o) => markets.has(o.symbol)).map((o) => presentOrder(markets.get(o.symbol)!, o)),
+          });
         },
       ],
     },

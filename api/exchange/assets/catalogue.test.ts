@@ -4,12 +4,24 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { marketFromGrid, minRestingPriceTicks } from "../../../pipeline/markets";
 import { formatDecimal } from "../../../sdk/decimal";
-import { ASSET_CATEGORIES, assetMarketGrids, assetTokensToDeploy, bookSymbolOf, CATALOGUE, MARKET_RAILS, NAVIGATION, railOf } from "./catalogue";
+import {
+  ASSET_CATEGORIES,
+  assetMarketGrids,
+  assetTokensToDeploy,
+  bookSymbolOf,
+  CATALOGUE,
+  MARKET_RAILS,
+  NAVIGATION,
+  railOf,
+} from "./catalogue";
 
 const Z = "0x0000000000000000000000000000000000000000" as const;
 
 test("three rails, seven categories, each category with at least two tradeable assets", () => {
-  assert.deepEqual(NAVIGATION.map((r) => r.id), [...MARKET_RAILS]);
+  assert.deepEqual(
+    NAVIGATION.map((r) => r.id),
+    [...MARKET_RAILS],
+  );
   assert.deepEqual(NAVIGATION.flatMap((r) => r.categories.map((c) => c.id)).sort(), [...ASSET_CATEGORIES].sort());
   for (const c of ASSET_CATEGORIES) assert.ok(CATALOGUE.filter((a) => a.category === c && a.token).length >= 2, c);
   assert.equal(railOf("crypto"), "digital");
@@ -30,7 +42,13 @@ test("offering facts: crypto has no exchange; public assets are retail with no a
     if (a.accreditationType !== null) assert.equal(a.regime, "reg-d", `${a.id}: 506b/506c are Reg D`);
   }
   assert.deepEqual([...new Set(CATALOGUE.map((a) => a.accreditationType))].sort(), ["506b", "506c", null].sort());
-  assert.deepEqual([...new Set(CATALOGUE.map((a) => a.regime))].sort(), ["reg-a", "reg-cf", "reg-d", "reg-s", "retail"]);
+  assert.deepEqual([...new Set(CATALOGUE.map((a) => a.regime))].sort(), [
+    "reg-a",
+    "reg-cf",
+    "reg-d",
+    "reg-s",
+    "retail",
+  ]);
 });
 
 test("every asset token's book is exact on chain; the lowest resting price is at most 100 USD", () => {

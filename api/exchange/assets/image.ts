@@ -13,7 +13,8 @@ const COLORS: Readonly<Record<AssetCategory, string>> = {
   crypto: "#4a5568",
 };
 
-const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
+const escapeXml = (s: string) =>
+  s.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
 
 export function assetSvg(a: Pick<CatalogueAsset, "symbol" | "name" | "category">): string {
   const label = escapeXml(a.symbol.slice(0, 6));

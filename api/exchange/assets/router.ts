@@ -9,7 +9,15 @@ import { markStale, orWhenUnavailable, type MarketData, type StaleMark } from ".
 import { assetOf, parseQuery } from "../market/router";
 import { ASSET_CATEGORIES, MARKET_RAILS, NAVIGATION, railOf, type CatalogueAsset } from "./catalogue";
 import { assetSvg, IMAGE_HEADERS } from "./image";
-import { DEFAULT_PAGE_LIMIT, decodeCursor, MAX_PAGE_LIMIT, MAX_SEARCH_LENGTH, page, selectAssets, type AssetFilters } from "./search";
+import {
+  DEFAULT_PAGE_LIMIT,
+  decodeCursor,
+  MAX_PAGE_LIMIT,
+  MAX_SEARCH_LENGTH,
+  page,
+  selectAssets,
+  type AssetFilters,
+} from "./search";
 
 export interface AssetsRouterDeps {
   catalogue: readonly CatalogueAsset[];
@@ -25,9 +33,17 @@ export const assetListQuery = z
   .object({
     marketRail: z.enum(MARKET_RAILS).optional(),
     category: z.enum(ASSET_CATEGORIES).optional(),
-    tradeable: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+    tradeable: z
+      .enum(["true", "false"])
+      .transform((v) => v === "true")
+      .optional(),
     search: z.string().max(MAX_SEARCH_LENGTH).optional(),
-    limit: z.string().regex(/^\d{1,4}$/, "an integer").transform(Number).pipe(z.number().int().min(1).max(MAX_PAGE_LIMIT)).optional(),
+    limit: z
+      .string()
+      .regex(/^\d{1,4}$/, "an integer")
+      .transform(Number)
+      .pipe(z.number().int().min(1).max(MAX_PAGE_LIMIT))
+      .optional(),
     cursor: z.string().max(200).optional(),
   })
   .strict();
@@ -63,13 +79,33 @@ export function createAssetsRouter(deps: AssetsRouterDeps): Router {
     const q = parseQuery(assetListQuery, query);
     for (const [k, v] of Object.entries(forced)) {
       const given = (q as Record<string, unknown>)[k];
-      if (given !== undefined && given !== v) throw validationError(new z.ZodError([{ code: "custom", path: [k], message: `this path lists ${k}=${String(v)} only` }]), "query");
+      if (given !== undefined && given !== v)
+        throw validationError(
+          new z.ZodError([{ code: "custom", path: [k], message: `this path lists ${k}=${String(v)} only` }]),
+          "query",
+        );
     }
-    const filters: AssetFilters = { marketRail: q.marketRail, category: q.category, tradeable: q.tradeable, search: q.search, ...forced };
+    const filters: AssetFilters = {
+      marketRail: q.marketRail,
+      category: q.category,
+      tradeable: q.tradeable,
+      search: q.search,
+      ...forced,
+    };
     let offset = 0;
     if (q.cursor !== undefined) {
       const o = decodeCursor(q.cursor, filters);
-      if (o === null) throw validationError(new z.ZodError([{ code: "custom", path: ["cursor"], message: "not a cursor of this list (use nextCursor of the same query)" }]), "query");
+      if (o === null)
+        throw validationError(
+          new z.ZodError([
+            {
+              code: "custom",
+              path: ["cursor"],
+              message: "not a cursor of this list (use nextCursor of the same query)",
+            },
+          ]),
+          "query",
+        );
       offset = o;
     }
     const selected = selectAssets(deps.catalogue, filters, market.tradeable);
@@ -84,7 +120,10 @@ export function createAssetsRouter(deps: AssetsRouterDeps): Router {
     const a = assetOf(deps.catalogue, id);
     parseQuery(z.object({}).strict(), query);
     const mark: StaleMark = {};
-    const [s, perDay] = await Promise.all([summaryOf(a, market, imageOf(a), mark), orWhenUnavailable(market.perDay(a, mark), mark, () => [])]);
+    const [s, perDay] = await Promise.all([
+      summaryOf(a, market, imageOf(a), mark),
+      orWhenUnavailable(market.perDay(a, mark), mark, () => []),
+    ]);
     markStale(res, mark);
     res.json({
       data: {

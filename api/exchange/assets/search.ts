@@ -23,7 +23,11 @@ export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 100;
 export const MAX_SEARCH_LENGTH = 64;
 
-const words = (s: string) => s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+const words = (s: string) =>
+  s
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 
 /** The rank of an asset for a query (lower is better), or null when it does not match. */
 export function searchRank(a: Pick<CatalogueAsset, "symbol" | "name">, query: string): number | null {
@@ -40,9 +44,16 @@ export function searchRank(a: Pick<CatalogueAsset, "symbol" | "name">, query: st
 }
 
 /** The assets the filters select, in the list's order. */
-export function selectAssets(catalogue: readonly CatalogueAsset[], f: AssetFilters, tradeable: (a: CatalogueAsset) => boolean): CatalogueAsset[] {
+export function selectAssets(
+  catalogue: readonly CatalogueAsset[],
+  f: AssetFilters,
+  tradeable: (a: CatalogueAsset) => boolean,
+): CatalogueAsset[] {
   const kept = catalogue.filter(
-    (a) => (!f.marketRail || railOf(a.category) === f.marketRail) && (!f.category || a.category === f.category) && (!f.tradeable || tradeable(a)),
+    (a) =>
+      (!f.marketRail || railOf(a.category) === f.marketRail) &&
+      (!f.category || a.category === f.category) &&
+      (!f.tradeable || tradeable(a)),
   );
   const q = f.search?.trim();
   if (!q) return kept;
@@ -54,7 +65,12 @@ export function selectAssets(catalogue: readonly CatalogueAsset[], f: AssetFilte
 }
 
 function fingerprint(f: AssetFilters): string {
-  const canonical = JSON.stringify([f.marketRail ?? null, f.category ?? null, f.tradeable === true, f.search?.trim().toLowerCase() || null]);
+  const canonical = JSON.stringify([
+    f.marketRail ?? null,
+    f.category ?? null,
+    f.tradeable === true,
+    f.search?.trim().toLowerCase() || null,
+  ]);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 16);
 }
 
@@ -77,7 +93,12 @@ export function decodeCursor(cursor: string, f: AssetFilters): number | null {
 }
 
 /** One page of `items` from `offset`, and the cursor of the next page (null on the last). */
-export function page<T>(items: readonly T[], offset: number, limit: number, f: AssetFilters): { data: T[]; nextCursor: string | null } {
+export function page<T>(
+  items: readonly T[],
+  offset: number,
+  limit: number,
+  f: AssetFilters,
+): { data: T[]; nextCursor: string | null } {
   const data = items.slice(offset, offset + limit);
   const next = offset + limit;
   return { data, nextCursor: next < items.length ? encodeCursor(next, f) : null };

@@ -6,7 +6,18 @@
 // Lots are recorded as a whole (the holder's current restricted lots of a token, oldest first, from the
 // exchange's own ledger) under a sequence number that must grow: a retried or reordered call never counts a
 // lot twice, and an older record never overwrites a newer one (the registry refuses it: LotsStale).
-import { BaseError, ContractFunctionRevertedError, createPublicClient, defineChain, encodeFunctionData, http, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  defineChain,
+  encodeFunctionData,
+  http,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { eligibilityRegistryAbi } from "../../../sdk/abi";
 import { createNonceLane } from "../../../runtime/nonces";
@@ -47,7 +58,12 @@ export interface ComplianceClient {
   readonly address: Address;
   recordInvestor(investor: Address, facts: InvestorEligibility): Promise<TransactionReceipt>;
   /** Replaces `holder`'s restricted lots of `token` with `lots` (oldest first) as of `sequence` (> the last). */
-  recordLots(token: Address, holder: Address, sequence: bigint, lots: readonly RestrictedLot[]): Promise<TransactionReceipt>;
+  recordLots(
+    token: Address,
+    holder: Address,
+    sequence: bigint,
+    lots: readonly RestrictedLot[],
+  ): Promise<TransactionReceipt>;
   /** The registry's view: units of `token` of `holder` inside a hold now, and free to go anywhere. */
   holding(token: Address, holder: Address): Promise<{ restricted: bigint; free: bigint }>;
   /** What the registry holds now: an investor's facts, and a holder's lots of a token (hold ends in seconds). */
@@ -69,37 +85,75 @@ function revertName(err: unknown): string | undefined {
   return r ? (r.data?.errorName ?? r.reason ?? "unknown") : undefined;
 }
 
-export function createComplianceClient(opts: { chainId: number; rpcUrl: string; complianceKey: Hex; registry: Address; pollingIntervalMs?: number }): ComplianceClient {
-  const chain = defineChain({ id: opts.chainId, name: `chain-${opts.chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [opts.rpcUrl] } } });
+export function createComplianceClient(opts: {
+  chainId: number;
+  rpcUrl: string;
+  complianceKey: Hex;
+  registry: Address;
+  pollingIntervalMs?: number;
+}): ComplianceClient {
+  const chain = defineChain({
+    id: opts.chainId,
+    name: `chain-${opts.chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [opts.rpcUrl] } },
+  });
   const pollingInterval = opts.pollingIntervalMs ?? 20;
   const client = createPublicClient({ chain, transport: http(opts.rpcUrl), pollingInterval }) as PublicClient;
   const account = privateKeyToAccount(opts.complianceKey);
-  const lane = createNonceLane(opts.chainId, account.address, () => client.getTransactionCount({ address: account.address, blockTag: "pending" }));
+  const lane = createNonceLane(opts.chainId, account.address, () =>
+    client.getTransactionCount({ address: account.address, blockTag: "pending" }),
+  );
 
   async function readLots(functionName: "lotsOf" | "recordedLotsOf", token: Address, holder: Address) {
-    const lots = (await client.readContract({ address: opts.registry, abi: eligibilityRegistryAbi, functionName, args: [token, holder] })) as readonly { amount: bigint; holdEnd: bigint | number }[];
+    const lots = (await client.readContract({
+      address: opts.registry,
+      abi: eligibilityRegistryAbi,
+      functionName,
+      args: [token, holder],
+    })) as readonly { amount: bigint; holdEnd: bigint | number }[];
     return lots.map((l) => ({ amount: l.amount, holdEnd: BigInt(l.holdEnd) }));
   }
 
-  async function send(functionName: "recordInvestor" | "recordLots", args: readonly unknown[]): Promise<TransactionReceipt> {
-    const call = { address: opts.registry, abi: eligibilityRegistryAbi, functionName, args, account: account.address } as const;
+  async function send(
+    functionName: "recordInvestor" | "recordLots",
+    args: readonly unknown[],
+  ): Promise<TransactionReceipt> {
+    const call = {
+      address: opts.registry,
+      abi: eligibilityRegistryAbi,
+      functionName,
+      args,
+      account: account.address,
+    } as const;
     let gas: bigint;
     try {
       // a refusal (no role, a stale sequence, too many lots) shows here, named, before a nonce is taken
       gas = await client.estimateContractGas(call as never);
     } catch (err) {
       const name = revertName(err);
-      throw new ComplianceError(`eligibility registry refused ${functionName}${name ? `: ${name}` : ""}`, name, { cause: err });
+      throw new ComplianceError(`eligibility registry refused ${functionName}${name ? `: ${name}` : ""}`, name, {
+        cause: err,
+      });
     }
     const data = encodeFunctionData({ abi: eligibilityRegistryAbi, functionName, args } as never);
     const gasPrice = (await client.getGasPrice()) * 2n;
     const hash = await lane.send(async (nonce) =>
       client.sendRawTransaction({
-        serializedTransaction: await account.signTransaction({ to: opts.registry, data, gas: (gas * 3n) / 2n + 10_000n, gasPrice, nonce, chainId: opts.chainId, type: "legacy" }),
+        serializedTransaction: await account.signTransaction({
+          to: opts.registry,
+          data,
+          gas: (gas * 3n) / 2n + 10_000n,
+          gasPrice,
+          nonce,
+          chainId: opts.chainId,
+          type: "legacy",
+        }),
       }),
     );
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval });
-    if (receipt.status !== "success") throw new ComplianceError(`eligibility registry: ${functionName} transaction ${hash} reverted`);
+    if (receipt.status !== "success")
+      throw new ComplianceError(`eligibility registry: ${functionName} transaction ${hash} reverted`);
     return receipt;
   }
 
@@ -110,22 +164,39 @@ export function createComplianceClient(opts: { chainId: number; rpcUrl: string; 
       return send("recordInvestor", [investor, REGISTRY_ACCREDITATION[facts.accreditation], !facts.usPerson]);
     },
     recordLots(token, holder, sequence, lots) {
-      if (sequence <= 0n || sequence >= 1n << 64n) throw new ComplianceError(`lots sequence ${sequence} is outside 1..2^64-1`);
-      if (lots.length > MAX_LOTS) throw new ComplianceError(`${lots.length} lots: the registry keeps at most ${MAX_LOTS} per holder and token`);
+      if (sequence <= 0n || sequence >= 1n << 64n)
+        throw new ComplianceError(`lots sequence ${sequence} is outside 1..2^64-1`);
+      if (lots.length > MAX_LOTS)
+        throw new ComplianceError(`${lots.length} lots: the registry keeps at most ${MAX_LOTS} per holder and token`);
       const onChain = lots.map((l, i) => {
-        if (l.amountBaseUnits <= 0n || l.amountBaseUnits > MAX_UINT192) throw new ComplianceError(`lot ${i}: amount ${l.amountBaseUnits} is outside 1..2^192-1`);
+        if (l.amountBaseUnits <= 0n || l.amountBaseUnits > MAX_UINT192)
+          throw new ComplianceError(`lot ${i}: amount ${l.amountBaseUnits} is outside 1..2^192-1`);
         return { amount: l.amountBaseUnits, holdEnd: holdEndSeconds(l.holdEndMs) };
       });
       return send("recordLots", [token, holder, sequence, onChain]);
     },
     async holding(token, holder) {
-      const read = (functionName: "restrictedOf" | "freeOf") => client.readContract({ address: opts.registry, abi: eligibilityRegistryAbi, functionName, args: [token, holder] });
+      const read = (functionName: "restrictedOf" | "freeOf") =>
+        client.readContract({
+          address: opts.registry,
+          abi: eligibilityRegistryAbi,
+          functionName,
+          args: [token, holder],
+        });
       const [restricted, free] = await Promise.all([read("restrictedOf"), read("freeOf")]);
       return { restricted, free };
     },
     async investor(investor) {
-      const [acc, nonUS] = (await client.readContract({ address: opts.registry, abi: eligibilityRegistryAbi, functionName: "investor", args: [investor] })) as readonly [number, boolean];
-      const accreditation = (Object.keys(REGISTRY_ACCREDITATION) as RegistryAccreditation[]).find((k) => REGISTRY_ACCREDITATION[k] === Number(acc)) ?? "none";
+      const [acc, nonUS] = (await client.readContract({
+        address: opts.registry,
+        abi: eligibilityRegistryAbi,
+        functionName: "investor",
+        args: [investor],
+      })) as readonly [number, boolean];
+      const accreditation =
+        (Object.keys(REGISTRY_ACCREDITATION) as RegistryAccreditation[]).find(
+          (k) => REGISTRY_ACCREDITATION[k] === Number(acc),
+        ) ?? "none";
       return { accreditation, usPerson: !nonUS };
     },
     lotsOf: (token, holder) => readLots("lotsOf", token, holder),
@@ -135,7 +206,10 @@ export function createComplianceClient(opts: { chainId: number; rpcUrl: string; 
 
 /** The registry's accreditation of an exchange investor: the book's rule (orders/compliance.ts), the strongest
  *  status it meets. */
-export function registryAccreditation(investor: { accreditationStatus: AccreditationStatus; accreditationType: AccountAccreditationType }): RegistryAccreditation {
+export function registryAccreditation(investor: {
+  accreditationStatus: AccreditationStatus;
+  accreditationType: AccountAccreditationType;
+}): RegistryAccreditation {
   if (meetsAccreditation("506c", investor)) return "verified506c";
   return isAccredited(investor) ? "selfCertified506b" : "none";
 }

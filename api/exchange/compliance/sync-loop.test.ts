@@ -5,7 +5,13 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import type { Address, TransactionReceipt } from "viem";
-import { holdEndSeconds, registryAccreditation, type ComplianceClient, type InvestorEligibility, type RestrictedLot } from "./client";
+import {
+  holdEndSeconds,
+  registryAccreditation,
+  type ComplianceClient,
+  type InvestorEligibility,
+  type RestrictedLot,
+} from "./client";
 import { REGISTRY_ACCREDITATION, REGISTRY_REGIME } from "./regime";
 import { createComplianceSync, type LedgerLots } from "./sync";
 
@@ -37,7 +43,10 @@ function fakeRegistry() {
     async recordLots(token, holder, sequence, l: readonly RestrictedLot[]) {
       calls.push(`lots ${holder} ${l.map((x) => `${x.amountBaseUnits}@${x.holdEndMs}`).join(",")}`);
       sequences.push(sequence);
-      lots.set(`${token}:${holder}`.toLowerCase(), l.map((x) => ({ amount: x.amountBaseUnits, holdEnd: holdEndSeconds(x.holdEndMs) })));
+      lots.set(
+        `${token}:${holder}`.toLowerCase(),
+        l.map((x) => ({ amount: x.amountBaseUnits, holdEnd: holdEndSeconds(x.holdEndMs) })),
+      );
       return receipt;
     },
     holding: async () => ({ restricted: 0n, free: 0n }),
@@ -65,7 +74,9 @@ describe("the registry sync's queue", () => {
   it("records the investors whose facts differ and skips those the registry already has; lots of restricted tokens only", async () => {
     const reg = fakeRegistry();
     reg.investors.set(B.toLowerCase(), { accreditation: "selfCertified506b", usPerson: true });
-    const ledger = new Map<string, LedgerLots>([[A.toLowerCase(), { settled: true, lots: [{ units: 5n, holdEndMs: NOW + 10_500 }] }]]);
+    const ledger = new Map<string, LedgerLots>([
+      [A.toLowerCase(), { settled: true, lots: [{ units: 5n, holdEndMs: NOW + 10_500 }] }],
+    ]);
     const sync = createComplianceSync({
       client: reg.client,
       investors: async () => [
@@ -82,7 +93,9 @@ describe("the registry sync's queue", () => {
     await sync.start(); // a second start changes nothing
     await until("idle", () => sync.pendingCount() === 0 && reg.calls.length >= 2);
     assert.deepEqual(reg.calls.sort(), [`investor ${A} verified506c false`, `lots ${A} 5@${NOW + 10_500}`].sort());
-    assert.deepEqual(reg.lots.get(`${TOKEN}:${A}`.toLowerCase()), [{ amount: 5n, holdEnd: BigInt(Math.ceil((NOW + 10_500) / 1000)) }]);
+    assert.deepEqual(reg.lots.get(`${TOKEN}:${A}`.toLowerCase()), [
+      { amount: 5n, holdEnd: BigInt(Math.ceil((NOW + 10_500) / 1000)) },
+    ]);
     // a fill of a token without a hold is not the registry's; one of a restricted token is, recomputed (same: skipped)
     sync.lotsChanged(FREE, A);
     assert.equal(sync.pendingCount(), 0);
@@ -91,7 +104,13 @@ describe("the registry sync's queue", () => {
     await until("idle", () => sync.pendingCount() === 0);
     assert.equal(reg.calls.length, 2, "the same lots are not recorded again");
     // new lots: recorded, with a sequence above the last
-    ledger.set(A.toLowerCase(), { settled: true, lots: [{ units: 5n, holdEndMs: NOW + 10_500 }, { units: 2n, holdEndMs: NOW + 20_000 }] });
+    ledger.set(A.toLowerCase(), {
+      settled: true,
+      lots: [
+        { units: 5n, holdEndMs: NOW + 10_500 },
+        { units: 2n, holdEndMs: NOW + 20_000 },
+      ],
+    });
     sync.lotsChanged(TOKEN.toUpperCase().replace("0X", "0x") as Address, A);
     await until("recorded", () => reg.calls.length === 3);
     assert.equal(reg.sequences.length, 2);
@@ -127,7 +146,10 @@ describe("the registry sync's queue", () => {
     assert.equal(sync.pendingCount(), 1, "the lots job waits; the rest is done");
     settled = true;
     await until("recorded", () => reg.calls.some((c) => c.startsWith("lots")));
-    assert.deepEqual(reg.calls.filter((c) => c.startsWith("lots")), [`lots ${A} 3@${NOW + 60_000}`]);
+    assert.deepEqual(
+      reg.calls.filter((c) => c.startsWith("lots")),
+      [`lots ${A} 3@${NOW + 60_000}`],
+    );
     await sync.stop();
     assert.equal(sync.pendingCount(), 0);
   });
@@ -169,7 +191,13 @@ describe("the registry sync's queue", () => {
     const sync = createComplianceSync({
       client: reg.client,
       investors: async () => [{ address: A, facts: { accreditation: "none", usPerson: false } }],
-      ledgerLots: async () => ({ settled: true, lots: [{ units: 4n, holdEndMs: NOW }, { units: 1n, holdEndMs: NOW + 1 }] }),
+      ledgerLots: async () => ({
+        settled: true,
+        lots: [
+          { units: 4n, holdEndMs: NOW },
+          { units: 1n, holdEndMs: NOW + 1 },
+        ],
+      }),
       restrictedTokens: () => [TOKEN],
       now: () => NOW,
       pollMs: 10_000,
@@ -177,7 +205,10 @@ describe("the registry sync's queue", () => {
     stops.push(() => sync.stop());
     await sync.start();
     await until("recorded", () => reg.calls.some((c) => c.startsWith("lots")));
-    assert.deepEqual(reg.calls.filter((c) => c.startsWith("lots")), [`lots ${A} 1@${NOW + 1}`]);
+    assert.deepEqual(
+      reg.calls.filter((c) => c.startsWith("lots")),
+      [`lots ${A} 1@${NOW + 1}`],
+    );
     await sync.stop();
   });
 });
@@ -229,8 +260,14 @@ describe("the registry's enums (IEligibilityRegistry.sol)", () => {
 describe("the registry's facts of an exchange investor", () => {
   it("accreditation: verified 506c, self-certified 506b (or pending after it), else none", () => {
     assert.equal(registryAccreditation({ accreditationStatus: "verified", accreditationType: "506c" }), "verified506c");
-    assert.equal(registryAccreditation({ accreditationStatus: "self_certified", accreditationType: "506b" }), "selfCertified506b");
-    assert.equal(registryAccreditation({ accreditationStatus: "pending", accreditationType: "506b" }), "selfCertified506b");
+    assert.equal(
+      registryAccreditation({ accreditationStatus: "self_certified", accreditationType: "506b" }),
+      "selfCertified506b",
+    );
+    assert.equal(
+      registryAccreditation({ accreditationStatus: "pending", accreditationType: "506b" }),
+      "selfCertified506b",
+    );
     assert.equal(registryAccreditation({ accreditationStatus: "none", accreditationType: "none" }), "none");
     assert.equal(registryAccreditation({ accreditationStatus: "rejected", accreditationType: "none" }), "none");
   });
@@ -238,6 +275,7 @@ describe("the registry's facts of an exchange investor", () => {
     assert.equal(holdEndSeconds(1_000), 1n);
     assert.equal(holdEndSeconds(1_001), 2n);
     assert.equal(holdEndSeconds(0), 0n);
-    for (const bad of [-1, 1.5, Number.NaN, 2 ** 53]) assert.throws(() => holdEndSeconds(bad), /is not a time in milliseconds/);
+    for (const bad of [-1, 1.5, Number.NaN, 2 ** 53])
+      assert.throws(() => holdEndSeconds(bad), /is not a time in milliseconds/);
   });
 });

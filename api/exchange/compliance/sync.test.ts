@@ -8,11 +8,22 @@ import { registryLots } from "./sync";
 const NOW = 1_800_000_000_000;
 
 test("registryLots: a lot whose hold ends at now is dropped, one ms later kept; empty lots dropped", () => {
-  assert.deepEqual(registryLots([{ units: 5n, holdEndMs: NOW }, { units: 0n, holdEndMs: NOW + 5 }, { units: 7n, holdEndMs: NOW + 1 }], NOW), [{ amountBaseUnits: 7n, holdEndMs: NOW + 1 }]);
+  assert.deepEqual(
+    registryLots(
+      [
+        { units: 5n, holdEndMs: NOW },
+        { units: 0n, holdEndMs: NOW + 5 },
+        { units: 7n, holdEndMs: NOW + 1 },
+      ],
+      NOW,
+    ),
+    [{ amountBaseUnits: 7n, holdEndMs: NOW + 1 }],
+  );
 });
 
 test("registryLots: MAX_LOTS kept as they are, one more merges the two oldest into the later hold end", () => {
-  const lots = (n: number) => Array.from({ length: n }, (_, i) => ({ units: BigInt(i + 1), holdEndMs: NOW + 1000 * (i + 1) }));
+  const lots = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ units: BigInt(i + 1), holdEndMs: NOW + 1000 * (i + 1) }));
   const at = registryLots(lots(MAX_LOTS), NOW);
   assert.equal(at.length, MAX_LOTS);
   assert.deepEqual(at[0], { amountBaseUnits: 1n, holdEndMs: NOW + 1000 });

@@ -7,7 +7,14 @@
 import type { Address } from "viem";
 import type { Logger } from "pino";
 import type { Db } from "../../../db";
-import { MAX_LOTS, holdEndSeconds, registryAccreditation, type ComplianceClient, type InvestorEligibility, type RestrictedLot } from "./client";
+import {
+  MAX_LOTS,
+  holdEndSeconds,
+  registryAccreditation,
+  type ComplianceClient,
+  type InvestorEligibility,
+  type RestrictedLot,
+} from "./client";
 
 export interface LedgerLots {
   settled: boolean;
@@ -33,16 +40,24 @@ export interface ComplianceSyncDeps {
 /** The registry's lots of a holder from the ledger's: those still in their hold on the chain's clock, oldest
  *  first; past MAX_LOTS the oldest are merged (their units with the later hold end: never freed early). */
 export function registryLots(lots: readonly { units: bigint; holdEndMs: number }[], nowMs: number): RestrictedLot[] {
-  const held = lots.filter((l) => l.units > 0n && l.holdEndMs > nowMs).map((l) => ({ amountBaseUnits: l.units, holdEndMs: l.holdEndMs }));
+  const held = lots
+    .filter((l) => l.units > 0n && l.holdEndMs > nowMs)
+    .map((l) => ({ amountBaseUnits: l.units, holdEndMs: l.holdEndMs }));
   while (held.length > MAX_LOTS) {
     const [a, b] = held.splice(0, 2);
-    held.unshift({ amountBaseUnits: a!.amountBaseUnits + b!.amountBaseUnits, holdEndMs: Math.max(a!.holdEndMs, b!.holdEndMs) });
+    held.unshift({
+      amountBaseUnits: a!.amountBaseUnits + b!.amountBaseUnits,
+      holdEndMs: Math.max(a!.holdEndMs, b!.holdEndMs),
+    });
   }
   return held;
 }
 
-type Job = { kind: "investor"; address: Address; facts: InvestorEligibility } | { kind: "lots"; token: Address; holder: Address };
-const keyOf = (j: Job) => (j.kind === "investor" ? `i:${j.address.toLowerCase()}` : `l:${j.token.toLowerCase()}:${j.holder.toLowerCase()}`);
+type Job =
+  | { kind: "investor"; address: Address; facts: InvestorEligibility }
+  | { kind: "lots"; token: Address; holder: Address };
+const keyOf = (j: Job) =>
+  j.kind === "investor" ? `i:${j.address.toLowerCase()}` : `l:${j.token.toLowerCase()}:${j.holder.toLowerCase()}`;
 
 export function createComplianceSync(deps: ComplianceSyncDeps) {
   const now = deps.now ?? Date.now;
@@ -60,7 +75,11 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
     const k = keyOf(job);
     const cur = pending.get(k);
     // a newer job replaces the pending one (lots are recomputed when the job runs anyway)
-    pending.set(k, { job, notBefore: Math.min(cur?.notBefore ?? Infinity, now() + delayMs), failures: cur?.failures ?? 0 });
+    pending.set(k, {
+      job,
+      notBefore: Math.min(cur?.notBefore ?? Infinity, now() + delayMs),
+      failures: cur?.failures ?? 0,
+    });
     wake?.();
   }
 
@@ -80,22 +99,33 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
     if (!ledger.settled) return "later";
     // only the lots the registry holds from our records: the lots a holder received by a direct transfer (an
     // exempt recipient: the hold tacks) are the registry's own list, which a record never touches
-    const onChain = (await deps.client.recordedLotsOf(job.token, job.holder)).filter((l) => l.holdEnd * 1000n > BigInt(now()));
+    const onChain = (await deps.client.recordedLotsOf(job.token, job.holder)).filter(
+      (l) => l.holdEnd * 1000n > BigInt(now()),
+    );
     const lots = registryLots(ledger.lots, now());
-    const same = onChain.length === lots.length && lots.every((l, i) => onChain[i]!.amount === l.amountBaseUnits && onChain[i]!.holdEnd === holdEndSeconds(l.holdEndMs));
+    const same =
+      onChain.length === lots.length &&
+      lots.every(
+        (l, i) => onChain[i]!.amount === l.amountBaseUnits && onChain[i]!.holdEnd === holdEndSeconds(l.holdEndMs),
+      );
     if (same) return "done";
     // a sequence that grows across restarts too: the wall clock in microseconds, or one more than the last
     const clockSeq = BigInt(now()) * 1000n;
     lastSequence = clockSeq > lastSequence ? clockSeq : lastSequence + 1n;
     await deps.client.recordLots(job.token, job.holder, lastSequence, lots);
-    deps.logger?.debug?.({ token: job.token, holder: job.holder, lots: lots.length, sequence: lastSequence.toString() }, "eligibility registry: lots recorded");
+    deps.logger?.debug?.(
+      { token: job.token, holder: job.holder, lots: lots.length, sequence: lastSequence.toString() },
+      "eligibility registry: lots recorded",
+    );
     return "done";
   }
 
   async function work(): Promise<void> {
     while (!stopped) {
       const t = now();
-      const due = [...pending.entries()].filter(([, p]) => p.notBefore <= t).sort((a, b) => a[1].notBefore - b[1].notBefore)[0];
+      const due = [...pending.entries()]
+        .filter(([, p]) => p.notBefore <= t)
+        .sort((a, b) => a[1].notBefore - b[1].notBefore)[0];
       if (!due) {
         const next = Math.min(...[...pending.values()].map((p) => p.notBefore), t + pollMs);
         await new Promise<void>((resolve) => {
@@ -112,18 +142,28 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
       pending.delete(k);
       try {
         const r = await run(p.job);
-        if (r === "later" && !pending.has(k)) pending.set(k, { job: p.job, notBefore: now() + 250, failures: p.failures });
+        if (r === "later" && !pending.has(k))
+          pending.set(k, { job: p.job, notBefore: now() + 250, failures: p.failures });
       } catch (err) {
         const failures = p.failures + 1;
-        deps.logger?.warn({ job: p.job, failures, err: err instanceof Error ? err.message : String(err) }, "eligibility registry: record failed, retrying");
-        if (!pending.has(k)) pending.set(k, { job: p.job, notBefore: now() + Math.min(retryMs * 2 ** Math.min(failures - 1, 5), 30_000), failures });
+        deps.logger?.warn(
+          { job: p.job, failures, err: err instanceof Error ? err.message : String(err) },
+          "eligibility registry: record failed, retrying",
+        );
+        if (!pending.has(k))
+          pending.set(k, {
+            job: p.job,
+            notBefore: now() + Math.min(retryMs * 2 ** Math.min(failures - 1, 5), 30_000),
+            failures,
+          });
       }
     }
   }
 
   async function pollInvestors(): Promise<void> {
     for (const inv of await deps.investors()) {
-      if (recordedFacts.get(inv.address.toLowerCase()) !== JSON.stringify(inv.facts)) enqueue({ kind: "investor", address: inv.address, facts: inv.facts });
+      if (recordedFacts.get(inv.address.toLowerCase()) !== JSON.stringify(inv.facts))
+        enqueue({ kind: "investor", address: inv.address, facts: inv.facts });
     }
   }
 
@@ -151,7 +191,8 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
     /** A fill of `holder` in `token`: its lots are recorded once the fill is settled. */
     lotsChanged(token: Address, holder: Address): void {
       if (stopped) return; // a stopped writer takes nothing: its next start recomputes everything
-      if (deps.restrictedTokens().some((t) => t.toLowerCase() === token.toLowerCase())) enqueue({ kind: "lots", token, holder });
+      if (deps.restrictedTokens().some((t) => t.toLowerCase() === token.toLowerCase()))
+        enqueue({ kind: "lots", token, holder });
     },
     /** An investor's facts may have changed (the poll finds it within pollMs anyway). */
     investorsChanged(): void {
@@ -175,14 +216,22 @@ export type ComplianceSync = ReturnType<typeof createComplianceSync>;
 
 /** The sandbox's simulated-market agents (the demo traders) as the registry should know them: verified 506c
  *  accredited investors and not US persons, eligible for every resale exemption the book applies. */
-export function sandboxAgentInvestors(addresses: readonly Address[]): { address: Address; facts: InvestorEligibility }[] {
+export function sandboxAgentInvestors(
+  addresses: readonly Address[],
+): { address: Address; facts: InvestorEligibility }[] {
   return addresses.map((address) => ({ address, facts: { accreditation: "verified506c", usPerson: false } }));
 }
 
 /** Every exchange account with a custody address, with its registry facts (the book's accreditation rule; US
  *  person as the investor profile says, else a +1 phone). */
 export async function exchangeInvestors(db: Db): Promise<{ address: Address; facts: InvestorEligibility }[]> {
-  const r = await db.query<{ address: string; accreditation_status: string; accreditation_type: string; phone: string | null; us_person: boolean | null }>(
+  const r = await db.query<{
+    address: string;
+    accreditation_status: string;
+    accreditation_type: string;
+    phone: string | null;
+    us_person: boolean | null;
+  }>(
     `SELECT c.address, a.accreditation_status, a.accreditation_type, a.phone, p.us_person
        FROM exchange_accounts a JOIN exchange_custody_accounts c ON c.account_id = a.id::text
        LEFT JOIN exchange_investor_profiles p ON p.account_id = a.id::text`,
@@ -190,7 +239,10 @@ export async function exchangeInvestors(db: Db): Promise<{ address: Address; fac
   return r.rows.map((row) => ({
     address: row.address as Address,
     facts: {
-      accreditation: registryAccreditation({ accreditationStatus: row.accreditation_status as never, accreditationType: row.accreditation_type as never }),
+      accreditation: registryAccreditation({
+        accreditationStatus: row.accreditation_status as never,
+        accreditationType: row.accreditation_type as never,
+      }),
       usPerson: row.us_person ?? (row.phone ?? "+1").startsWith("+1"),
     },
   }));

@@ -49,7 +49,12 @@ export function revertName(err: unknown): string | undefined {
   return r ? (r.data?.errorName ?? r.reason ?? "unknown") : undefined;
 }
 
-export function createCustodyChain(opts: { chainId: number; rpcUrl: string; fundingKey?: Hex; pollingIntervalMs?: number }): CustodyChain {
+export function createCustodyChain(opts: {
+  chainId: number;
+  rpcUrl: string;
+  fundingKey?: Hex;
+  pollingIntervalMs?: number;
+}): CustodyChain {
   const chain = defineChain({
     id: opts.chainId,
     name: `chain-${opts.chainId}`,
@@ -60,7 +65,9 @@ export function createCustodyChain(opts: { chainId: number; rpcUrl: string; fund
   const client = createPublicClient({ chain, transport: http(opts.rpcUrl), pollingInterval }) as PublicClient;
   const funding = opts.fundingKey ? privateKeyToAccount(opts.fundingKey) : undefined;
   const lane: NonceLane | undefined = funding
-    ? createNonceLane(opts.chainId, funding.address, () => client.getTransactionCount({ address: funding.address, blockTag: "pending" }))
+    ? createNonceLane(opts.chainId, funding.address, () =>
+        client.getTransactionCount({ address: funding.address, blockTag: "pending" }),
+      )
     : undefined;
 
   const gasPrice = async () => (await client.getGasPrice()) * 2n;
@@ -74,7 +81,9 @@ export function createCustodyChain(opts: { chainId: number; rpcUrl: string; fund
   async function sendFromFunding(build: (nonce: number, price: bigint) => Promise<Hex>): Promise<TransactionReceipt> {
     if (!funding || !lane) throw new Error("custody: no funding key configured");
     const price = await gasPrice();
-    const hash = await lane.send(async (nonce) => client.sendRawTransaction({ serializedTransaction: await build(nonce, price) }));
+    const hash = await lane.send(async (nonce) =>
+      client.sendRawTransaction({ serializedTransaction: await build(nonce, price) }),
+    );
     const r = await receipt(hash);
     if (!r) throw new Error(`funding transaction ${hash} not mined`);
     if (r.status !== "success") throw new Error(`funding transaction ${hash} reverted`);
@@ -91,18 +100,44 @@ export function createCustodyChain(opts: { chainId: number; rpcUrl: string; fund
       const gas = await client.estimateContractGas({ ...call, account: funding.address } as never);
       const data = encodeFunctionData({ abi: call.abi, functionName: call.functionName, args: call.args } as never);
       return sendFromFunding((nonce, price) =>
-        funding.signTransaction({ to: call.address, data, gas: (gas * 3n) / 2n + 10_000n, gasPrice: price, nonce, chainId: opts.chainId, type: "legacy" }),
+        funding.signTransaction({
+          to: call.address,
+          data,
+          gas: (gas * 3n) / 2n + 10_000n,
+          gasPrice: price,
+          nonce,
+          chainId: opts.chainId,
+          type: "legacy",
+        }),
       );
     },
     async sendFundingValue(to, wei) {
       if (!funding) throw new Error("custody: no funding key configured");
-      return sendFromFunding((nonce, price) => funding.signTransaction({ to, value: wei, gas: 21_000n, gasPrice: price, nonce, chainId: opts.chainId, type: "legacy" }));
+      return sendFromFunding((nonce, price) =>
+        funding.signTransaction({
+          to,
+          value: wei,
+          gas: 21_000n,
+          gasPrice: price,
+          nonce,
+          chainId: opts.chainId,
+          type: "legacy",
+        }),
+      );
     },
     async signAccountCall(account, call) {
       const gas = await client.estimateContractGas({ ...call, account: account.address } as never);
       const data = encodeFunctionData({ abi: call.abi, functionName: call.functionName, args: call.args } as never);
       const nonce = await client.getTransactionCount({ address: account.address, blockTag: "pending" });
-      const raw = await account.signTransaction({ to: call.address, data, gas: (gas * 3n) / 2n + 10_000n, gasPrice: await gasPrice(), nonce, chainId: opts.chainId, type: "legacy" });
+      const raw = await account.signTransaction({
+        to: call.address,
+        data,
+        gas: (gas * 3n) / 2n + 10_000n,
+        gasPrice: await gasPrice(),
+        nonce,
+        chainId: opts.chainId,
+        type: "legacy",
+      });
       return { raw, hash: keccak256(raw) };
     },
     async broadcast(raw) {
@@ -110,7 +145,8 @@ export function createCustodyChain(opts: { chainId: number; rpcUrl: string; fund
         await client.sendRawTransaction({ serializedTransaction: raw });
       } catch (err) {
         const text = err instanceof Error ? `${err.message} ${(err as BaseError).details ?? ""}` : String(err);
-        if (/already known|known transaction|nonce too low|nonce has already been used|already imported/i.test(text)) return;
+        if (/already known|known transaction|nonce too low|nonce has already been used|already imported/i.test(text))
+          return;
         throw err;
       }
     },

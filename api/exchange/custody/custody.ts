@@ -102,7 +102,12 @@ export interface TransferRow {
 }
 
 /** Withdrawal steps: each names what the chain has done; the next transaction follows from it. */
-const NEXT_WITHDRAWAL_STEP: Record<string, string> = { new: "requested", requested: "executed", executed: "returned", cancelling: "cancelled" };
+const NEXT_WITHDRAWAL_STEP: Record<string, string> = {
+  new: "requested",
+  requested: "executed",
+  executed: "returned",
+  cancelling: "cancelled",
+};
 /** Steps whose demo USD is still in Settlement. */
 export const WITHDRAWAL_STEPS_IN_SETTLEMENT = ["new", "requested", "cancelling"];
 
@@ -133,7 +138,10 @@ export function createCustody(deps: CustodyDeps) {
   async function accountRow(accountId: string): Promise<{ address: Address; sealed_key: string } | undefined> {
     const known = rows.get(accountId);
     if (known) return known;
-    const r = await db.query<{ address: Address; sealed_key: string }>("SELECT address, sealed_key FROM exchange_custody_accounts WHERE account_id = $1", [accountId]);
+    const r = await db.query<{ address: Address; sealed_key: string }>(
+      "SELECT address, sealed_key FROM exchange_custody_accounts WHERE account_id = $1",
+      [accountId],
+    );
     if (r.rows[0]) rows.set(accountId, r.rows[0]);
     return r.rows[0];
   }
@@ -145,7 +153,8 @@ export function createCustody(deps: CustodyDeps) {
   }
 
   function requireFunding(): Address {
-    if (!deps.funding || !chain.fundingAddress) throw new CustodyUnavailableError("funding is not configured (no SandboxFunding deployment or no funding key)");
+    if (!deps.funding || !chain.fundingAddress)
+      throw new CustodyUnavailableError("funding is not configured (no SandboxFunding deployment or no funding key)");
     return deps.funding;
   }
 
@@ -163,11 +172,24 @@ export function createCustody(deps: CustodyDeps) {
     if (!account) throw new Error(`custody: no account ${row.account_id}`);
     const transferId = transferIdOf(id);
     const amount = BigInt(row.amount_units);
-    const credited = async () => (await chain.client.readContract({ address: funding, abi: sandboxFundingAbi, functionName: "credited", args: [transferId] })) as bigint;
+    const credited = async () =>
+      (await chain.client.readContract({
+        address: funding,
+        abi: sandboxFundingAbi,
+        functionName: "credited",
+        args: [transferId],
+      })) as bigint;
     let txHash: Hex | undefined;
     if ((await credited()) === 0n) {
       try {
-        txHash = (await chain.sendFunding({ address: funding, abi: sandboxFundingAbi, functionName: "credit", args: [transferId, account.address, amount] })).transactionHash;
+        txHash = (
+          await chain.sendFunding({
+            address: funding,
+            abi: sandboxFundingAbi,
+            functionName: "credit",
+            args: [transferId, account.address, amount],
+          })
+        ).transactionHash;
       } catch (err) {
         // a concurrent completion got there first (the contract refuses the id again): done; anything else
         // with nothing credited is a failure the caller retries
@@ -177,9 +199,22 @@ export function createCustody(deps: CustodyDeps) {
     }
     const done = await credited();
     if (done === 0n) throw new Error(`custody: transfer ${id} not credited`);
-    if (done !== amount) deps.logger?.error({ id, done: done.toString(), amount: amount.toString() }, "custody: credited amount differs from the transfer row");
+    if (done !== amount)
+      deps.logger?.error(
+        { id, done: done.toString(), amount: amount.toString() },
+        "custody: credited amount differs from the transfer row",
+      );
     // after a crash the transaction is found in the contract's Credited event of this transfer id
-    txHash ??= (await chain.client.getContractEvents({ address: funding, abi: sandboxFundingAbi, eventName: "Credited", args: { transferId }, fromBlock: 0n }))[0]?.transactionHash ?? undefined;
+    txHash ??=
+      (
+        await chain.client.getContractEvents({
+          address: funding,
+          abi: sandboxFundingAbi,
+          eventName: "Credited",
+          args: { transferId },
+          fromBlock: 0n,
+        })
+      )[0]?.transactionHash ?? undefined;
     await db.query(
       `UPDATE exchange_funding_transfers SET chain_step = 'credited', status = 'completed', completed_ms = $2,
          tx_hashes = CASE WHEN $3::text IS NULL THEN tx_hashes ELSE array_append(tx_hashes, $3::text) END, updated_at = now()
@@ -250,19 +285,42 @@ export function createCustody(deps: CustodyDeps) {
       const amount = BigInt(row.amount_units);
       let call;
       if (row.chain_step === "new") {
-        const pending = (await chain.client.readContract({ address: deps.settlement, abi: settlementAbi, functionName: "pendingWithdrawal", args: [key.address, usd.address] })) as { amount: bigint };
+        const pending = (await chain.client.readContract({
+          address: deps.settlement,
+          abi: settlementAbi,
+          functionName: "pendingWithdrawal",
+          args: [key.address, usd.address],
+        })) as { amount: bigint };
         if (pending.amount !== 0n) return row; // another request is pending on chain: wait for it
-        const balance = (await chain.client.readContract({ address: deps.settlement, abi: settlementAbi, functionName: "balanceOf", args: [key.address, usd.address] })) as bigint;
+        const balance = (await chain.client.readContract({
+          address: deps.settlement,
+          abi: settlementAbi,
+          functionName: "balanceOf",
+          args: [key.address, usd.address],
+        })) as bigint;
         if (balance < amount) {
           await markFailed(row, "insufficient_balance");
           continue;
         }
-        call = { address: deps.settlement, abi: settlementAbi, functionName: "requestWithdrawal", args: [usd.address, amount] };
+        call = {
+          address: deps.settlement,
+          abi: settlementAbi,
+          functionName: "requestWithdrawal",
+          args: [usd.address, amount],
+        };
       } else if (row.chain_step === "requested") {
-        const pending = (await chain.client.readContract({ address: deps.settlement, abi: settlementAbi, functionName: "pendingWithdrawal", args: [key.address, usd.address] })) as { amount: bigint; availableAt: bigint };
+        const pending = (await chain.client.readContract({
+          address: deps.settlement,
+          abi: settlementAbi,
+          functionName: "pendingWithdrawal",
+          args: [key.address, usd.address],
+        })) as { amount: bigint; availableAt: bigint };
         const block = await chain.client.getBlock();
         if (row.withdraw_available_at === null) {
-          await db.query("UPDATE exchange_funding_transfers SET withdraw_available_at = $2 WHERE id = $1", [id, pending.availableAt]);
+          await db.query("UPDATE exchange_funding_transfers SET withdraw_available_at = $2 WHERE id = $1", [
+            id,
+            pending.availableAt,
+          ]);
         }
         if (block.timestamp < pending.availableAt) return row; // the contract's delay has not passed
         call = { address: deps.settlement, abi: settlementAbi, functionName: "executeWithdrawal", args: [usd.address] };
@@ -324,9 +382,10 @@ export function createCustody(deps: CustodyDeps) {
       if (!row) {
         const key = generatePrivateKey();
         const address = privateKeyToAccount(key).address;
-        await db.query("INSERT INTO exchange_custody_accounts (account_id, address, sealed_key) VALUES ($1, $2, $3) ON CONFLICT (account_id) DO NOTHING", [
-          accountId, address, secretBox.seal(key, accountId),
-        ]);
+        await db.query(
+          "INSERT INTO exchange_custody_accounts (account_id, address, sealed_key) VALUES ($1, $2, $3) ON CONFLICT (account_id) DO NOTHING",
+          [accountId, address, secretBox.seal(key, accountId)],
+        );
         row = (await accountRow(accountId))!;
       }
       if (deps.mode === "sandbox" && preloadUnits > 0n && this.fundingAvailable) {
@@ -336,7 +395,12 @@ export function createCustody(deps: CustodyDeps) {
            VALUES ($1, $2, 'deposit', 'sandbox', $3, 'pending', 'new', $4, $5, $4) ON CONFLICT (account_id) WHERE method = 'sandbox' DO NOTHING`,
           [randomUUID(), accountId, preloadUnits, now, new Date(now).toISOString().slice(0, 10)],
         );
-        const preload = (await db.query<{ id: string; chain_step: string }>("SELECT id, chain_step FROM exchange_funding_transfers WHERE account_id = $1 AND method = 'sandbox'", [accountId])).rows[0];
+        const preload = (
+          await db.query<{ id: string; chain_step: string }>(
+            "SELECT id, chain_step FROM exchange_funding_transfers WHERE account_id = $1 AND method = 'sandbox'",
+            [accountId],
+          )
+        ).rows[0];
         if (preload && preload.chain_step === "new") await creditDeposit(preload.id);
       }
       return { accountId, address: row.address };
@@ -354,23 +418,38 @@ export function createCustody(deps: CustodyDeps) {
       if (!row) throw new Error(`custody: no account ${accountId}`);
       const wanted = only ? new Set([usd.address, ...only].map((a) => a.toLowerCase())) : undefined;
       const tokens = await Promise.all(
-        Object.entries(deps.tokens).filter(([, t]) => !wanted || wanted.has(t.address.toLowerCase())).map(async ([symbol, t]) => ({
-          symbol,
-          token: t.address,
-          decimals: t.decimals,
-          units: (await chain.client.readContract({ address: deps.settlement, abi: settlementAbi, functionName: "balanceOf", args: [row.address, t.address] })) as bigint,
-        })),
+        Object.entries(deps.tokens)
+          .filter(([, t]) => !wanted || wanted.has(t.address.toLowerCase()))
+          .map(async ([symbol, t]) => ({
+            symbol,
+            token: t.address,
+            decimals: t.decimals,
+            units: (await chain.client.readContract({
+              address: deps.settlement,
+              abi: settlementAbi,
+              functionName: "balanceOf",
+              args: [row.address, t.address],
+            })) as bigint,
+          })),
       );
       const cashUnits = tokens.find((t) => t.symbol === "USD")!.units;
       const pendingWithdrawalUnits = await inSettlementWithdrawals(accountId);
       const available = cashUnits - pendingWithdrawalUnits;
-      return { accountId, address: row.address, tokens, cashUnits, pendingWithdrawalUnits, availableCashUnits: available > 0n ? available : 0n };
+      return {
+        accountId,
+        address: row.address,
+        tokens,
+        cashUnits,
+        pendingWithdrawalUnits,
+        availableCashUnits: available > 0n ? available : 0n,
+      };
     },
 
     /** Signs an exchange order (Settlement's EIP-712 Order) as the account: `order.trader` must be its address. */
     async signOrder(accountId: string, order: Order): Promise<Hex> {
       const key = await keyOf(accountId);
-      if (order.trader.toLowerCase() !== key.address.toLowerCase()) throw new Error("custody.signOrder: the order's trader is not the account's address");
+      if (order.trader.toLowerCase() !== key.address.toLowerCase())
+        throw new Error("custody.signOrder: the order's trader is not the account's address");
       return signTypedOrder(key, domain, order);
     },
 

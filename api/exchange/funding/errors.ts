@@ -19,7 +19,12 @@ export type FundingErrorCode = keyof typeof FUNDING_RULES;
 
 export class FundingApiError extends ApiError<FundingErrorCode> {
   static override readonly rules: Readonly<Record<string, ApiErrorRule>> = FUNDING_RULES;
-  constructor(code: FundingErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: FundingErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(code, message, details, options);
     this.name = "FundingApiError";
   }

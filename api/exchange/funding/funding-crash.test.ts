@@ -22,9 +22,13 @@ interface ChildResult {
   rows: Array<Record<string, unknown>>;
 }
 
-function runChild(config: object): Promise<{ code: number | null; signal: NodeJS.Signals | null; result: ChildResult | undefined; stderr: string }> {
+function runChild(
+  config: object,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; result: ChildResult | undefined; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(config)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(config)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += String(d)));
@@ -37,16 +41,34 @@ function runChild(config: object): Promise<{ code: number | null; signal: NodeJS
   });
 }
 
-test("killed between each chain call and its record, a restarted funding service completes every transfer exactly once", { timeout: 600_000 }, async (t) => {
+test("killed between each chain call and its record, a restarted funding service completes every transfer exactly once", {
+  timeout: 600_000,
+}, async (t) => {
   const chain = await startFundingChain();
   const dbDir = fs.mkdtempSync(path.join(os.tmpdir(), "funding-crash-"));
   t.after(async () => {
     await chain.stop();
     fs.rmSync(dbDir, { recursive: true, force: true });
   });
-  const base = { chain: { rpcUrl: chain.rpcUrl, chainId: chain.chainId, settlement: chain.settlement, funding: chain.funding, tokens: chain.tokens }, dbDir, encryptionKeyHex: randomBytes(32).toString("hex") };
+  const base = {
+    chain: {
+      rpcUrl: chain.rpcUrl,
+      chainId: chain.chainId,
+      settlement: chain.settlement,
+      funding: chain.funding,
+      tokens: chain.tokens,
+    },
+    dbDir,
+    encryptionKeyHex: randomBytes(32).toString("hex"),
+  };
   const client = chain.fixture.client;
-  const reserve = async () => (await client.readContract({ address: chain.tokens.USD.address, abi: demoTokenAbi, functionName: "balanceOf", args: [chain.funding] })) as bigint;
+  const reserve = async () =>
+    (await client.readContract({
+      address: chain.tokens.USD.address,
+      abi: demoTokenAbi,
+      functionName: "balanceOf",
+      args: [chain.funding],
+    })) as bigint;
 
   const cases = [
     { action: "deposit", crashAt: "deposit-credited", amount: 100n, delta: 100n },
@@ -58,22 +80,46 @@ test("killed between each chain call and its record, a restarted funding service
   for (const c of cases) {
     const accountId = randomUUID();
     const reserveBefore = await reserve();
-    const killed = await runChild({ ...base, accountId, action: c.action, method: "instant", amountUnits: String(c.amount * USD_UNIT), crashAt: c.crashAt });
-    assert.equal(killed.signal, "SIGKILL", `${c.crashAt}: the child was killed at its point (${killed.code}, ${killed.stderr.slice(-500)})`);
+    const killed = await runChild({
+      ...base,
+      accountId,
+      action: c.action,
+      method: "instant",
+      amountUnits: String(c.amount * USD_UNIT),
+      crashAt: c.crashAt,
+    });
+    assert.equal(
+      killed.signal,
+      "SIGKILL",
+      `${c.crashAt}: the child was killed at its point (${killed.code}, ${killed.stderr.slice(-500)})`,
+    );
     const done = await runChild({ ...base, accountId, action: "process" });
     assert.equal(done.code, 0, done.stderr.slice(-2000));
     const { rows, address } = done.result!;
     const transfer = rows.find((r) => r.direction === c.action)!;
     assert.ok(transfer, `${c.crashAt}: the transfer's intent row survived the kill`);
     assert.equal(transfer.status, "completed", `${c.crashAt}: ${JSON.stringify(transfer)}`);
-    assert.equal((transfer.tx_hashes as string[]).length, c.action === "deposit" ? 1 : 3, `${c.crashAt}: each chain step recorded once`);
+    assert.equal(
+      (transfer.tx_hashes as string[]).length,
+      c.action === "deposit" ? 1 : 3,
+      `${c.crashAt}: each chain step recorded once`,
+    );
     assert.equal(transfer.pending_tx_hash, null);
     assert.equal(rows.length, 2, "the preload and the transfer, nothing else");
     // the chain: the account moved by exactly the amount, once
-    const cash = (await client.readContract({ address: chain.settlement, abi: settlementAbi, functionName: "balanceOf", args: [address, chain.tokens.USD.address] })) as bigint;
+    const cash = (await client.readContract({
+      address: chain.settlement,
+      abi: settlementAbi,
+      functionName: "balanceOf",
+      args: [address, chain.tokens.USD.address],
+    })) as bigint;
     assert.equal(cash, DEFAULT_SANDBOX_PRELOAD_UNITS + c.delta * USD_UNIT, `${c.crashAt}: Settlement cash moved once`);
     const reserveAfter = await reserve();
-    assert.equal(reserveBefore - reserveAfter, DEFAULT_SANDBOX_PRELOAD_UNITS + (c.action === "deposit" ? c.amount * USD_UNIT : -c.amount * USD_UNIT), `${c.crashAt}: the bank paid out the preload and the deposit once, or got the withdrawal back once`);
+    assert.equal(
+      reserveBefore - reserveAfter,
+      DEFAULT_SANDBOX_PRELOAD_UNITS + (c.action === "deposit" ? c.amount * USD_UNIT : -c.amount * USD_UNIT),
+      `${c.crashAt}: the bank paid out the preload and the deposit once, or got the withdrawal back once`,
+    );
     // a third run changes nothing
     const again = await runChild({ ...base, accountId, action: "process" });
     assert.equal(again.code, 0);

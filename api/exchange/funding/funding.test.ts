@@ -31,7 +31,12 @@ const newAccount = () => randomUUID();
 
 async function chainCash(accountId: string): Promise<bigint> {
   const address = (await stack.custody.addressOf(accountId)) as Address;
-  return (await chain.fixture.client.readContract({ address: chain.settlement, abi: settlementAbi, functionName: "balanceOf", args: [address, chain.tokens.USD.address] })) as bigint;
+  return (await chain.fixture.client.readContract({
+    address: chain.settlement,
+    abi: settlementAbi,
+    functionName: "balanceOf",
+    args: [address, chain.tokens.USD.address],
+  })) as bigint;
 }
 
 async function deposit(accountId: string, method: string, amount: unknown) {
@@ -50,7 +55,12 @@ test("an account gets its own address with the sandbox's test funds on chain, on
   assert.deepEqual(b.tokens.map((t) => t.symbol).sort(), ["USD", "WETH"]);
   const other = await stack.custody.ensureAccount(newAccount());
   assert.notEqual(other.address, a.address);
-  const row = (await stack.db.query<{ sealed_key: string }>("SELECT sealed_key FROM exchange_custody_accounts WHERE account_id = $1", [id])).rows[0];
+  const row = (
+    await stack.db.query<{ sealed_key: string }>(
+      "SELECT sealed_key FROM exchange_custody_accounts WHERE account_id = $1",
+      [id],
+    )
+  ).rows[0];
   assert.match(row.sealed_key, /^v1:/);
   const list = await stack.call(id, "GET", "/v1/transactions?type=deposit");
   assert.equal(list.status, 200);
@@ -59,7 +69,13 @@ test("an account gets its own address with the sandbox's test funds on chain, on
   assert.equal(list.body.data[0].status, "completed");
   assert.equal(list.body.data[0].quantity, 100_000);
   // the preloaded deposit's transaction is the chain's Credited event of its transfer id
-  const events = await chain.fixture.client.getContractEvents({ address: chain.funding, abi: sandboxFundingAbi, eventName: "Credited", args: { account: a.address }, fromBlock: 0n });
+  const events = await chain.fixture.client.getContractEvents({
+    address: chain.funding,
+    abi: sandboxFundingAbi,
+    eventName: "Credited",
+    args: { account: a.address },
+    fromBlock: 0n,
+  });
   assert.equal(events.length, 1);
   assert.deepEqual(list.body.data[0].txHashes, [events[0].transactionHash]);
 });
@@ -88,7 +104,11 @@ test("instant: $9.99 refused, $10 credited at once; $10,000 per UTC day exactly,
   wall = Date.UTC(2025, 0, 6, 23, 59, 59, 999); // the last millisecond of the same UTC day
   assert.equal((await deposit(id, "instant", 10)).body.error.code, "FUNDING_LIMIT_EXCEEDED");
   wall = Date.UTC(2025, 0, 7); // the next UTC day
-  assert.equal((await deposit(id, "instant", "10000.01")).body.error.code, "FUNDING_LIMIT_EXCEEDED", "one transfer over the limit");
+  assert.equal(
+    (await deposit(id, "instant", "10000.01")).body.error.code,
+    "FUNDING_LIMIT_EXCEEDED",
+    "one transfer over the limit",
+  );
   assert.equal((await deposit(id, "instant", 10_000)).status, 201);
   wall = MONDAY_NOON;
 });
@@ -102,7 +122,11 @@ test("ACH: $9.99 refused, $10 accepted pending; $250,000 per day exactly, one ce
   const first = await deposit(id, "ach", 10);
   assert.equal(first.status, 201);
   assert.equal(first.body.data.status, "pending");
-  assert.equal(first.body.data.completesAt, new Date(Date.UTC(2025, 0, 14, 12)).toISOString(), "Thu + 3 business days = Tue");
+  assert.equal(
+    first.body.data.completesAt,
+    new Date(Date.UTC(2025, 0, 14, 12)).toISOString(),
+    "Thu + 3 business days = Tue",
+  );
   assert.equal((await deposit(id, "ach", "249990.01")).body.error.code, "FUNDING_LIMIT_EXCEEDED");
   assert.equal((await deposit(id, "ach", "249990.00")).status, 201);
   const past = await deposit(id, "ach", 10);
@@ -146,7 +170,10 @@ test("wire: $999.99 refused, $1,000 accepted; no maximum ($1,000,000,000 in one 
   assert.equal(over.status, 400);
   assert.equal(over.body.error.code, "INVALID_REQUEST");
   // do not drain the test reserve: complete only the first two
-  await stack.db.query("UPDATE exchange_funding_transfers SET status = 'failed', failure_reason = 'test' WHERE id = $1", [big2.body.data.id]);
+  await stack.db.query(
+    "UPDATE exchange_funding_transfers SET status = 'failed', failure_reason = 'test' WHERE id = $1",
+    [big2.body.data.id],
+  );
   wall = Date.UTC(2025, 0, 6, 22);
   await stack.funding.processDue();
   assert.equal(await chainCash(id), before + usd(1000) + usd(1_000_000_000));
@@ -158,15 +185,35 @@ test("withdrawals: leave Settlement at once, complete with the bank; more than t
   const id = newAccount();
   await stack.custody.ensureAccount(id);
   const address = (await stack.custody.addressOf(id)) as Address;
-  const reserveBefore = (await chain.fixture.client.readContract({ address: chain.tokens.USD.address, abi: demoTokenAbi, functionName: "balanceOf", args: [chain.funding] })) as bigint;
+  const reserveBefore = (await chain.fixture.client.readContract({
+    address: chain.tokens.USD.address,
+    abi: demoTokenAbi,
+    functionName: "balanceOf",
+    args: [chain.funding],
+  })) as bigint;
   const w = await stack.call(id, "POST", "/v1/withdrawals", { method: "instant", amount: 10 });
   assert.equal(w.status, 201, JSON.stringify(w.body));
   assert.equal(w.body.data.status, "completed");
   assert.equal(w.body.data.txHashes.length, 3, "request, execute, back to the bank");
   assert.equal(await chainCash(id), DEFAULT_SANDBOX_PRELOAD_UNITS - usd(10));
-  const reserveAfter = (await chain.fixture.client.readContract({ address: chain.tokens.USD.address, abi: demoTokenAbi, functionName: "balanceOf", args: [chain.funding] })) as bigint;
+  const reserveAfter = (await chain.fixture.client.readContract({
+    address: chain.tokens.USD.address,
+    abi: demoTokenAbi,
+    functionName: "balanceOf",
+    args: [chain.funding],
+  })) as bigint;
   assert.equal(reserveAfter - reserveBefore, usd(10), "the demo USD went back to the sandbox bank");
-  assert.equal(((await chain.fixture.client.readContract({ address: chain.settlement, abi: settlementAbi, functionName: "pendingWithdrawal", args: [address, chain.tokens.USD.address] })) as { amount: bigint }).amount, 0n);
+  assert.equal(
+    (
+      (await chain.fixture.client.readContract({
+        address: chain.settlement,
+        abi: settlementAbi,
+        functionName: "pendingWithdrawal",
+        args: [address, chain.tokens.USD.address],
+      })) as { amount: bigint }
+    ).amount,
+    0n,
+  );
 
   // ACH: the money leaves now, the bank completes in 3 business days
   const ach = await stack.call(id, "POST", "/v1/withdrawals", { method: "ach", amount: "90000" });
@@ -175,13 +222,19 @@ test("withdrawals: leave Settlement at once, complete with the bank; more than t
   await stack.funding.processDue();
   assert.equal(await chainCash(id), DEFAULT_SANDBOX_PRELOAD_UNITS - usd(90_010));
   const available = DEFAULT_SANDBOX_PRELOAD_UNITS - usd(90_010);
-  const tooMuch = await stack.call(id, "POST", "/v1/withdrawals", { method: "wire", amount: Number(available / USD_UNIT) + 0.01 });
+  const tooMuch = await stack.call(id, "POST", "/v1/withdrawals", {
+    method: "wire",
+    amount: Number(available / USD_UNIT) + 0.01,
+  });
   assert.equal(tooMuch.status, 400);
   assert.equal(tooMuch.body.error.code, "INSUFFICIENT_BALANCE");
   assert.equal(tooMuch.body.error.details.available, 9_990);
   assert.equal(tooMuch.body.error.details.required, 9_990.01);
   // instant withdrawals have their own daily limit: 10 already used, 9,990 more exactly is the limit
-  assert.equal((await stack.call(id, "POST", "/v1/withdrawals", { method: "instant", amount: "9990.01" })).body.error.code, "FUNDING_LIMIT_EXCEEDED");
+  assert.equal(
+    (await stack.call(id, "POST", "/v1/withdrawals", { method: "instant", amount: "9990.01" })).body.error.code,
+    "FUNDING_LIMIT_EXCEEDED",
+  );
   assert.equal((await stack.call(id, "POST", "/v1/withdrawals", { method: "instant", amount: 9_990 })).status, 201);
   const pastLimit = await stack.call(id, "POST", "/v1/withdrawals", { method: "instant", amount: 10 });
   assert.equal(pastLimit.body.error.code, "FUNDING_LIMIT_EXCEEDED");
@@ -199,10 +252,17 @@ test("a completion repeated, concurrently or after it is done, credits once", as
   const before = await chainCash(id);
   const d = await deposit(id, "ach", 500);
   wall = Date.UTC(2025, 0, 9, 12);
-  await Promise.all([stack.custody.creditDeposit(d.body.data.id), stack.custody.creditDeposit(d.body.data.id), stack.funding.processDue()]);
+  await Promise.all([
+    stack.custody.creditDeposit(d.body.data.id),
+    stack.custody.creditDeposit(d.body.data.id),
+    stack.funding.processDue(),
+  ]);
   await stack.custody.creditDeposit(d.body.data.id);
   // even with the row put back to "new" (as if the write after the chain call was lost), the chain refuses
-  await stack.db.query("UPDATE exchange_funding_transfers SET chain_step = 'new', status = 'pending', tx_hashes = '{}' WHERE id = $1", [d.body.data.id]);
+  await stack.db.query(
+    "UPDATE exchange_funding_transfers SET chain_step = 'new', status = 'pending', tx_hashes = '{}' WHERE id = $1",
+    [d.body.data.id],
+  );
   const again = await stack.custody.creditDeposit(d.body.data.id);
   assert.equal(again.status, "completed");
   assert.equal(again.tx_hashes.length, 1, "the transaction found again from the Credited event");
@@ -229,10 +289,21 @@ test("the sandbox clock advances through the API and completes what became due; 
   assert.equal(still.body.data.status, "pending");
   assert.equal(still.body.data.timestamp, new Date(MONDAY_NOON).toISOString());
   const later = await deposit(other, "instant", 10);
-  assert.equal(later.body.data.timestamp, new Date(MONDAY_NOON).toISOString(), "another account's new transfer is dated on its own clock");
+  assert.equal(
+    later.body.data.timestamp,
+    new Date(MONDAY_NOON).toISOString(),
+    "another account's new transfer is dated on its own clock",
+  );
   const mine = await deposit(id, "instant", 10);
   assert.equal(mine.body.data.timestamp, new Date(MONDAY_NOON + 3 * DAY).toISOString());
-  for (const bad of [{ seconds: 0 }, { seconds: 366 * 86_400 + 1 }, { seconds: 1.5 }, { seconds: "1" }, {}, { seconds: 1, x: 1 }]) {
+  for (const bad of [
+    { seconds: 0 },
+    { seconds: 366 * 86_400 + 1 },
+    { seconds: 1.5 },
+    { seconds: "1" },
+    {},
+    { seconds: 1, x: 1 },
+  ]) {
     const r = await stack.call(id, "POST", "/v1/sandbox/funding/advance-clock", bad);
     assert.equal(r.status, 400, JSON.stringify(bad));
   }
@@ -254,14 +325,32 @@ test("bad input on every funding endpoint: 4xx with the spec's error body, never
   wall = MONDAY_NOON;
   const id = newAccount();
   await stack.custody.ensureAccount(id);
-  const count = async () => (await stack.db.query("SELECT 1 FROM exchange_funding_transfers WHERE account_id = $1", [id])).rows.length;
+  const count = async () =>
+    (await stack.db.query("SELECT 1 FROM exchange_funding_transfers WHERE account_id = $1", [id])).rows.length;
   const n0 = await count();
   const bodies: unknown[] = [
-    {}, { method: "ach" }, { amount: 10 }, { method: "cheque", amount: 10 }, { method: "ach", amount: -10 }, { method: "ach", amount: 0 },
-    { method: "ach", amount: 10.001 }, { method: "ach", amount: "10.001" }, { method: "ach", amount: "1e3" }, { method: "ach", amount: "abc" },
-    { method: "ach", amount: null }, { method: "ach", amount: true }, { method: "ach", amount: [10] }, { method: "ach", amount: { v: 10 } },
-    { method: "ach", amount: 1e300 }, { method: "ach", amount: "9".repeat(41) }, { method: "ach", amount: 10, extra: 1 }, { method: ["ach"], amount: 10 },
-    [], "null", "garbage{", 42,
+    {},
+    { method: "ach" },
+    { amount: 10 },
+    { method: "cheque", amount: 10 },
+    { method: "ach", amount: -10 },
+    { method: "ach", amount: 0 },
+    { method: "ach", amount: 10.001 },
+    { method: "ach", amount: "10.001" },
+    { method: "ach", amount: "1e3" },
+    { method: "ach", amount: "abc" },
+    { method: "ach", amount: null },
+    { method: "ach", amount: true },
+    { method: "ach", amount: [10] },
+    { method: "ach", amount: { v: 10 } },
+    { method: "ach", amount: 1e300 },
+    { method: "ach", amount: "9".repeat(41) },
+    { method: "ach", amount: 10, extra: 1 },
+    { method: ["ach"], amount: 10 },
+    [],
+    "null",
+    "garbage{",
+    42,
   ];
   for (const path of ["/v1/deposits", "/v1/withdrawals"]) {
     for (const body of bodies) {
@@ -289,7 +378,12 @@ test("bad input on every funding endpoint: 4xx with the spec's error body, never
   assert.equal(theirs.status, 201);
   const peek = await stack.call(id, "GET", `/v1/transactions/${theirs.body.data.id}`);
   assert.equal(peek.status, 404);
-  assert.equal((await stack.call(id, "GET", "/v1/transactions")).body.data.some((t: { id: string }) => t.id === theirs.body.data.id), false);
+  assert.equal(
+    (await stack.call(id, "GET", "/v1/transactions")).body.data.some(
+      (t: { id: string }) => t.id === theirs.body.data.id,
+    ),
+    false,
+  );
   // the legacy path answers the same list
   const a = await stack.call(other, "GET", "/v1/transactions?type=all");
   const b = await stack.call(other, "GET", "/v1/custody-transactions?type=all");
@@ -298,7 +392,10 @@ test("bad input on every funding endpoint: 4xx with the spec's error body, never
 });
 
 test("without a funding deployment or key, funding answers 503 and nothing is written", async () => {
-  const s = await startFundingStack({ chain: { ...chain, funding: undefined as unknown as Address }, clock: { now: () => wall } });
+  const s = await startFundingStack({
+    chain: { ...chain, funding: undefined as unknown as Address },
+    clock: { now: () => wall },
+  });
   try {
     const r = await s.call(newAccount(), "POST", "/v1/deposits", { method: "ach", amount: 10 });
     assert.equal(r.status, 503);

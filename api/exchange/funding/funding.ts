@@ -81,14 +81,29 @@ export function createFunding(deps: FundingDeps) {
   const now = (accountId: string) => clocks.now(accountId);
 
   /** Creates a transfer after its checks; an instant deposit is credited before this returns. */
-  async function create(accountId: string, direction: Direction, method: FundingMethod, amountUnits: bigint): Promise<FundingTransaction> {
+  async function create(
+    accountId: string,
+    direction: Direction,
+    method: FundingMethod,
+    amountUnits: bigint,
+  ): Promise<FundingTransaction> {
     await clocks.load();
-    if (!custody.fundingAvailable) throw new FundingApiError("SERVICE_UNAVAILABLE", "funding is not available on this deployment", { reason: "funding_not_configured" });
+    if (!custody.fundingAvailable)
+      throw new FundingApiError("SERVICE_UNAVAILABLE", "funding is not available on this deployment", {
+        reason: "funding_not_configured",
+      });
     const rule = METHOD_RULES[method];
     if (amountUnits < rule.minUnits) {
-      throw new FundingApiError("AMOUNT_BELOW_MINIMUM", `the minimum of a ${method} ${direction} is ${formatDecimal(rule.minUnits, USD_DECIMALS)} USD`, {
-        method, direction, minimum: dollars(rule.minUnits), requested: dollars(amountUnits),
-      });
+      throw new FundingApiError(
+        "AMOUNT_BELOW_MINIMUM",
+        `the minimum of a ${method} ${direction} is ${formatDecimal(rule.minUnits, USD_DECIMALS)} USD`,
+        {
+          method,
+          direction,
+          minimum: dollars(rule.minUnits),
+          requested: dollars(amountUnits),
+        },
+      );
     }
     await custody.ensureAccount(accountId);
     // the cash a withdrawal may take, read from the chain before the lock (re-checked on chain when sent)
@@ -101,29 +116,46 @@ export function createFunding(deps: FundingDeps) {
       await tx.query("SELECT account_id FROM exchange_custody_accounts WHERE account_id = $1 FOR UPDATE", [accountId]);
       if (rule.dailyMaxUnits !== null) {
         const used = BigInt(
-          (await tx.query<{ total: string | null }>(
-            "SELECT SUM(amount_units)::text AS total FROM exchange_funding_transfers WHERE account_id = $1 AND direction = $2 AND method = $3 AND limit_day = $4 AND status <> 'failed'",
-            [accountId, direction, method, day],
-          )).rows[0]?.total ?? "0",
+          (
+            await tx.query<{ total: string | null }>(
+              "SELECT SUM(amount_units)::text AS total FROM exchange_funding_transfers WHERE account_id = $1 AND direction = $2 AND method = $3 AND limit_day = $4 AND status <> 'failed'",
+              [accountId, direction, method, day],
+            )
+          ).rows[0]?.total ?? "0",
         );
         if (used + amountUnits > rule.dailyMaxUnits) {
-          throw new FundingApiError("FUNDING_LIMIT_EXCEEDED", `the ${method} ${direction} limit is ${formatDecimal(rule.dailyMaxUnits, USD_DECIMALS)} USD per UTC day`, {
-            method, direction, day, limit: dollars(rule.dailyMaxUnits), used: dollars(used), requested: dollars(amountUnits),
-            remaining: dollars(rule.dailyMaxUnits - used > 0n ? rule.dailyMaxUnits - used : 0n),
-          });
+          throw new FundingApiError(
+            "FUNDING_LIMIT_EXCEEDED",
+            `the ${method} ${direction} limit is ${formatDecimal(rule.dailyMaxUnits, USD_DECIMALS)} USD per UTC day`,
+            {
+              method,
+              direction,
+              day,
+              limit: dollars(rule.dailyMaxUnits),
+              used: dollars(used),
+              requested: dollars(amountUnits),
+              remaining: dollars(rule.dailyMaxUnits - used > 0n ? rule.dailyMaxUnits - used : 0n),
+            },
+          );
         }
       }
       if (direction === "withdrawal") {
         const held = BigInt(
-          (await tx.query<{ total: string | null }>(
-            "SELECT SUM(amount_units)::text AS total FROM exchange_funding_transfers WHERE account_id = $1 AND direction = 'withdrawal' AND status <> 'failed' AND chain_step IN ('new', 'requested', 'cancelling')",
-            [accountId],
-          )).rows[0]?.total ?? "0",
+          (
+            await tx.query<{ total: string | null }>(
+              "SELECT SUM(amount_units)::text AS total FROM exchange_funding_transfers WHERE account_id = $1 AND direction = 'withdrawal' AND status <> 'failed' AND chain_step IN ('new', 'requested', 'cancelling')",
+              [accountId],
+            )
+          ).rows[0]?.total ?? "0",
         );
         const available = cashUnits - held > 0n ? cashUnits - held : 0n;
         if (amountUnits > available) {
           throw new FundingApiError("INSUFFICIENT_BALANCE", "not enough cash for this withdrawal", {
-            token: "USD", required: dollars(amountUnits), available: dollars(available), required_units: amountUnits.toString(), available_units: available.toString(),
+            token: "USD",
+            required: dollars(amountUnits),
+            available: dollars(available),
+            required_units: amountUnits.toString(),
+            available_units: available.toString(),
           });
         }
       }
@@ -135,13 +167,16 @@ export function createFunding(deps: FundingDeps) {
       return r.rows[0];
     });
     // instant deposits complete now; withdrawals start leaving Settlement now
-    await processOne(row).catch((err) => deps.logger?.warn({ err, id }, "funding: first processing attempt failed; the loop retries"));
+    await processOne(row).catch((err) =>
+      deps.logger?.warn({ err, id }, "funding: first processing attempt failed; the loop retries"),
+    );
     return presentTransfer((await custody.getTransfer(id)) ?? row);
   }
 
   async function processOne(row: TransferRow): Promise<void> {
     if (row.direction === "deposit") {
-      if (row.chain_step === "new" && Number(row.completes_ms) <= now(row.account_id)) await custody.creditDeposit(row.id);
+      if (row.chain_step === "new" && Number(row.completes_ms) <= now(row.account_id))
+        await custody.creditDeposit(row.id);
       return;
     }
     let current = row;
@@ -156,8 +191,15 @@ export function createFunding(deps: FundingDeps) {
       if (oldest.rows[0] && oldest.rows[0].id !== row.id) return;
       current = await custody.advanceWithdrawal(row.id);
     }
-    if (current.status === "pending" && current.chain_step === "returned" && Number(current.completes_ms) <= now(row.account_id)) {
-      await db.query("UPDATE exchange_funding_transfers SET status = 'completed', completed_ms = $2, updated_at = now() WHERE id = $1 AND status = 'pending' AND chain_step = 'returned'", [row.id, now(row.account_id)]);
+    if (
+      current.status === "pending" &&
+      current.chain_step === "returned" &&
+      Number(current.completes_ms) <= now(row.account_id)
+    ) {
+      await db.query(
+        "UPDATE exchange_funding_transfers SET status = 'completed', completed_ms = $2, updated_at = now() WHERE id = $1 AND status = 'pending' AND chain_step = 'returned'",
+        [row.id, now(row.account_id)],
+      );
     }
   }
 
@@ -166,7 +208,9 @@ export function createFunding(deps: FundingDeps) {
     if (running) return running;
     running = (async () => {
       await clocks.load();
-      const open = await db.query<TransferRow>("SELECT * FROM exchange_funding_transfers WHERE status = 'pending' ORDER BY created_ms, id");
+      const open = await db.query<TransferRow>(
+        "SELECT * FROM exchange_funding_transfers WHERE status = 'pending' ORDER BY created_ms, id",
+      );
       for (const row of open.rows) {
         try {
           await processOne(row);
@@ -209,7 +253,10 @@ export function createFunding(deps: FundingDeps) {
     /** Runs processDue every `intervalMs` until stop(). */
     start(intervalMs = 1_000): void {
       if (timer) return;
-      timer = setInterval(() => void processDue().catch((err) => deps.logger?.warn({ err }, "funding: processing run failed")), intervalMs);
+      timer = setInterval(
+        () => void processDue().catch((err) => deps.logger?.warn({ err }, "funding: processing run failed")),
+        intervalMs,
+      );
       timer.unref();
     },
 

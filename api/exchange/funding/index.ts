@@ -37,12 +37,24 @@ export interface CustodyAndFundingOptions {
   tradeTransactions?: FundingRouterDeps["tradeTransactions"];
 }
 
-export function createCustodyAndFunding(o: CustodyAndFundingOptions): { custody: Custody; funding: Funding; router: Router; start(intervalMs?: number): void; stop(): Promise<void> } {
+export function createCustodyAndFunding(o: CustodyAndFundingOptions): {
+  custody: Custody;
+  funding: Funding;
+  router: Router;
+  start(intervalMs?: number): void;
+  stop(): Promise<void>;
+} {
   const chain = createCustodyChain({ chainId: o.chainId, rpcUrl: o.rpcUrl, fundingKey: o.fundingKey });
   let funding: Funding | undefined;
   const custody = createCustody({
-    db: o.db, chain, settlement: o.settlement, funding: o.sandboxFunding, tokens: o.tokens,
-    secretBox: createSecretBox(o.encryptionKeyHex), mode: o.mode, logger: o.logger,
+    db: o.db,
+    chain,
+    settlement: o.settlement,
+    funding: o.sandboxFunding,
+    tokens: o.tokens,
+    secretBox: createSecretBox(o.encryptionKeyHex),
+    mode: o.mode,
+    logger: o.logger,
     // custody stamps an account's rows on that account's sandbox clock (the sandbox may have advanced it)
     accountNow: (accountId) => funding?.now(accountId) ?? (o.clock ?? systemClock).now(),
   });

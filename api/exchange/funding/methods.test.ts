@@ -5,7 +5,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { USD_UNIT } from "../custody/custody";
-import { ACH_BUSINESS_DAYS, addBusinessDays, completesAt, FUNDING_METHODS, isBusinessDay, METHOD_RULES, utcDay, WIRE_CUTOFF_UTC_HOUR } from "./methods";
+import {
+  ACH_BUSINESS_DAYS,
+  addBusinessDays,
+  completesAt,
+  FUNDING_METHODS,
+  isBusinessDay,
+  METHOD_RULES,
+  utcDay,
+  WIRE_CUTOFF_UTC_HOUR,
+} from "./methods";
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -34,7 +43,10 @@ test("a daily limit's day is the UTC calendar day: its last millisecond and the 
 });
 
 test("business days are Monday to Friday UTC, at each edge of the weekend", () => {
-  assert.deepEqual([0, 1, 2, 3, 4, 5, 6].map((d) => isBusinessDay(MON + d * DAY)), [true, true, true, true, true, false, false]);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 5, 6].map((d) => isBusinessDay(MON + d * DAY)),
+    [true, true, true, true, true, false, false],
+  );
   assert.equal(isBusinessDay(SAT - 1), true, "Friday's last millisecond");
   assert.equal(isBusinessDay(SAT), false);
   assert.equal(isBusinessDay(NEXT_MON - 1), false, "Sunday's last millisecond");

@@ -37,27 +37,27 @@ export interface FundingRouterDeps {
 }
 
 /** Dollars (JSON number or decimal string, at most 2 decimals) -> demo USD base units. */
-export const amountSchema = z
-  .union([z.number(), z.string().max(40)])
-  .transform((v, ctx) => {
-    const cents = parseDecimal(v, 2);
-    if (cents === null) {
-      ctx.addIssue({ code: "custom", message: "a decimal number of dollars, whole cents at most" });
-      return z.NEVER;
-    }
-    if (cents <= 0n) {
-      ctx.addIssue({ code: "custom", message: "must be more than 0" });
-      return z.NEVER;
-    }
-    if (cents > MAX_TRANSFER_DOLLARS * 100n) {
-      ctx.addIssue({ code: "custom", message: `at most ${MAX_TRANSFER_DOLLARS} dollars` });
-      return z.NEVER;
-    }
-    return cents * (USD_UNIT / 100n);
-  });
+export const amountSchema = z.union([z.number(), z.string().max(40)]).transform((v, ctx) => {
+  const cents = parseDecimal(v, 2);
+  if (cents === null) {
+    ctx.addIssue({ code: "custom", message: "a decimal number of dollars, whole cents at most" });
+    return z.NEVER;
+  }
+  if (cents <= 0n) {
+    ctx.addIssue({ code: "custom", message: "must be more than 0" });
+    return z.NEVER;
+  }
+  if (cents > MAX_TRANSFER_DOLLARS * 100n) {
+    ctx.addIssue({ code: "custom", message: `at most ${MAX_TRANSFER_DOLLARS} dollars` });
+    return z.NEVER;
+  }
+  return cents * (USD_UNIT / 100n);
+});
 
 export const transferBody = z.object({ method: z.enum(FUNDING_METHODS), amount: amountSchema }).strict();
-export const transactionListQuery = z.object({ type: z.enum(["deposit", "withdrawal", "trade", "all"]).default("all") }).strict();
+export const transactionListQuery = z
+  .object({ type: z.enum(["deposit", "withdrawal", "trade", "all"]).default("all") })
+  .strict();
 export const advanceClockBody = z.object({ seconds: z.number().int().positive().max(MAX_ADVANCE_SECONDS) }).strict();
 const idParam = z.string().uuid();
 
@@ -70,13 +70,16 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z
 function principalOf(res: Response): FundingPrincipal {
   const p = res.locals.principal as FundingPrincipal | undefined;
   // the router is mounted behind the authentication middleware; without a principal nothing is served
-  if (!p || typeof p.accountId !== "string") throw new FundingApiError("INVALID_REQUEST", "no authenticated account", {});
+  if (!p || typeof p.accountId !== "string")
+    throw new FundingApiError("INVALID_REQUEST", "no authenticated account", {});
   return p;
 }
 
 export function createFundingRouter(deps: FundingRouterDeps): Router {
   const router = express.Router();
-  const wrap = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => fn(req, res).catch(next);
+  const wrap =
+    (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) =>
+      fn(req, res).catch(next);
 
   const transfer = (direction: "deposit" | "withdrawal") =>
     wrap(async (req, res) => {
@@ -93,7 +96,9 @@ export function createFundingRouter(deps: FundingRouterDeps): Router {
     const { type } = parse(transactionListQuery, req.query, "query");
     const funding: FundingTransaction[] = type === "trade" ? [] : await deps.funding.list(accountId, type);
     const trades = type === "trade" || type === "all" ? ((await deps.tradeTransactions?.(accountId)) ?? []) : [];
-    const data = [...funding, ...trades].sort((a, b) => String((b as { timestamp?: string }).timestamp).localeCompare(String((a as { timestamp?: string }).timestamp)));
+    const data = [...funding, ...trades].sort((a, b) =>
+      String((b as { timestamp?: string }).timestamp).localeCompare(String((a as { timestamp?: string }).timestamp)),
+    );
     res.json({ data, message: `${data.length} transactions` });
   });
   router.get("/transactions", list);
@@ -107,7 +112,9 @@ export function createFundingRouter(deps: FundingRouterDeps): Router {
       let tx: unknown = id.success ? await deps.funding.get(accountId, id.data) : undefined;
       // a trade's transaction (`trd_<trade id>_<buy|sell>`, the trade hook's ids)
       if (!tx && typeof req.params.id === "string" && /^trd_[0-9a-z]{1,64}_(buy|sell)$/.test(req.params.id)) {
-        tx = ((await deps.tradeTransactions?.(accountId)) ?? []).find((t) => (t as { id?: unknown }).id === req.params.id);
+        tx = ((await deps.tradeTransactions?.(accountId)) ?? []).find(
+          (t) => (t as { id?: unknown }).id === req.params.id,
+        );
       }
       if (!tx) throw new FundingApiError("TRANSACTION_NOT_FOUND", "transaction not found", {});
       res.json({ data: tx, message: "transaction" });

@@ -30,7 +30,9 @@ export function createSandboxClocks(db: Db, wall: Pick<Clock, "now">): SandboxCl
   return {
     load() {
       loaded ??= (async () => {
-        const r = await db.query<{ account_id: string; from_wall_ms: string; offset_ms: string }>("SELECT account_id, from_wall_ms, offset_ms FROM exchange_sandbox_clocks ORDER BY account_id, from_wall_ms");
+        const r = await db.query<{ account_id: string; from_wall_ms: string; offset_ms: string }>(
+          "SELECT account_id, from_wall_ms, offset_ms FROM exchange_sandbox_clocks ORDER BY account_id, from_wall_ms",
+        );
         for (const row of r.rows) {
           const list = advances.get(row.account_id) ?? [];
           list.push({ fromWallMs: Number(row.from_wall_ms), offsetMs: Number(row.offset_ms) });

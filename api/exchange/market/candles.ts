@@ -9,7 +9,13 @@ import { ExchangeApiError } from "../errors";
 
 export const CANDLE_INTERVALS = ["1m", "5m", "15m", "1h", "1d"] as const;
 export type CandleInterval = (typeof CANDLE_INTERVALS)[number];
-export const INTERVAL_MS: Readonly<Record<CandleInterval, number>> = { "1m": 60_000, "5m": 300_000, "15m": 900_000, "1h": 3_600_000, "1d": 86_400_000 };
+export const INTERVAL_MS: Readonly<Record<CandleInterval, number>> = {
+  "1m": 60_000,
+  "5m": 300_000,
+  "15m": 900_000,
+  "1h": 3_600_000,
+  "1d": 86_400_000,
+};
 
 /** Integers as the chain has them: prices in the contract's units, volumes in base units. */
 export interface Candle {
@@ -54,10 +60,21 @@ export interface CandleSource {
   status?(): Promise<MarketDataStatus>;
 }
 
-const units = z.string().regex(/^\d{1,78}$/).transform(BigInt);
+const units = z
+  .string()
+  .regex(/^\d{1,78}$/)
+  .transform(BigInt);
 const replySchema = z.object({
   candles: z.array(
-    z.object({ time: z.number().int().nonnegative(), open: units, high: units, low: units, close: units, baseVolume: units, tradeCount: z.number().int().nonnegative() }),
+    z.object({
+      time: z.number().int().nonnegative(),
+      open: units,
+      high: units,
+      low: units,
+      close: units,
+      baseVolume: units,
+      tradeCount: z.number().int().nonnegative(),
+    }),
   ),
 });
 
@@ -93,7 +110,15 @@ export function createIndexerCandleSource(deps: IndexerCandleSourceDeps): Candle
     if (res.status !== 200) throw unavailable(`indexer_status_${res.status}`);
     const parsed = replySchema.safeParse(await res.json().catch(() => null));
     if (!parsed.success) throw unavailable("indexer_reply_invalid", parsed.error);
-    return parsed.data.candles.map((c) => ({ startMs: c.time, open: c.open, high: c.high, low: c.low, close: c.close, baseVolume: c.baseVolume, tradeCount: c.tradeCount }));
+    return parsed.data.candles.map((c) => ({
+      startMs: c.time,
+      open: c.open,
+      high: c.high,
+      low: c.low,
+      close: c.close,
+      baseVolume: c.baseVolume,
+      tradeCount: c.tradeCount,
+    }));
   }
 
   function read(url: string): Promise<Candle[]> {
@@ -123,7 +148,12 @@ export function createIndexerCandleSource(deps: IndexerCandleSourceDeps): Candle
       const base = deps.indexerUrl();
       try {
         if (!base) throw unavailable("indexer_not_running");
-        const params = new URLSearchParams({ pair: q.pair, interval: q.interval, limit: String(q.limit), order: q.order });
+        const params = new URLSearchParams({
+          pair: q.pair,
+          interval: q.interval,
+          limit: String(q.limit),
+          order: q.order,
+        });
         if (q.fromMs !== undefined) params.set("from", String(q.fromMs));
         if (q.toMs !== undefined) params.set("to", String(q.toMs));
         const candles = await read(`${base}/candles?${params}`);

@@ -11,9 +11,11 @@ import type { Candle, CandleInterval } from "./candles";
 export const DAY_MS = 86_400_000;
 
 /** A contract price as the spec's number (USD per unit of the asset). */
-export const priceNumber = (m: MarketSpec, contractPrice: bigint): number => Number(formatDecimal(contractPrice, priceExponent(m)));
+export const priceNumber = (m: MarketSpec, contractPrice: bigint): number =>
+  Number(formatDecimal(contractPrice, priceExponent(m)));
 /** Base units as the spec's number (units of the asset). */
-export const sizeNumber = (m: MarketSpec, baseUnits: bigint): number => Number(formatDecimal(baseUnits, m.baseDecimals));
+export const sizeNumber = (m: MarketSpec, baseUnits: bigint): number =>
+  Number(formatDecimal(baseUnits, m.baseDecimals));
 
 export const PERCENT_DECIMALS = 4;
 
@@ -51,14 +53,32 @@ export interface QuoteView {
  * - never traded (or not tokenized): every price is the reference price (`referencePrice`, the catalogue's
  *   exact decimal), change 0, volume 0, priceSource "reference". Numbers on every field, never null.
  */
-export function quoteOf(assetId: string, m: MarketSpec | null, newestDailies: readonly Candle[], nowMs: number, referencePrice: string): QuoteView {
+export function quoteOf(
+  assetId: string,
+  m: MarketSpec | null,
+  newestDailies: readonly Candle[],
+  nowMs: number,
+  referencePrice: string,
+): QuoteView {
   const todayStart = nowMs - (nowMs % DAY_MS);
   const today = newestDailies.find((c) => c.startMs === todayStart);
   const prev = newestDailies.find((c) => c.startMs < todayStart);
   const timestamp = new Date(nowMs).toISOString();
   if (!m || (!today && !prev)) {
     const p = Number(referencePrice);
-    return { assetId, last: p, open: p, high: p, low: p, prevClose: p, change: 0, changePercent: 0, volume: 0, priceSource: "reference", timestamp };
+    return {
+      assetId,
+      last: p,
+      open: p,
+      high: p,
+      low: p,
+      prevClose: p,
+      change: 0,
+      changePercent: 0,
+      volume: 0,
+      priceSource: "reference",
+      timestamp,
+    };
   }
   const last = today ? today.close : prev!.close;
   const open = today ? today.open : last;
@@ -107,7 +127,9 @@ export type ChartRange = (typeof CHART_RANGE_IDS)[number];
 /** Spec 8's chart table: each range's window, its recommended intervals (the first is the default; every
  *  interval is served) and its approximate maximum points (the cap for every interval of the range: the
  *  latest candles are kept). */
-export const CHART_RANGES: Readonly<Record<ChartRange, { days: number; intervals: readonly CandleInterval[]; maxPoints: number }>> = {
+export const CHART_RANGES: Readonly<
+  Record<ChartRange, { days: number; intervals: readonly CandleInterval[]; maxPoints: number }>
+> = {
   "1d": { days: 1, intervals: ["1m", "5m"], maxPoints: 390 },
   "5d": { days: 5, intervals: ["5m", "15m"], maxPoints: 390 },
   "1m": { days: 30, intervals: ["15m", "1h"], maxPoints: 480 },

@@ -6,7 +6,16 @@ import type { DexService, MarketSpec } from "../../../pipeline/service";
 import { bookSymbolOf, type CatalogueAsset } from "../assets/catalogue";
 import { ExchangeApiError } from "../errors";
 import { INTERVAL_MS, type Candle, type CandleInterval, type CandleQuery, type CandleSource } from "./candles";
-import { chartCandle, chartWindow, dailyCandle, priceNumber, quoteOf, sizeNumber, type ChartRange, type QuoteView } from "./figures";
+import {
+  chartCandle,
+  chartWindow,
+  dailyCandle,
+  priceNumber,
+  quoteOf,
+  sizeNumber,
+  type ChartRange,
+  type QuoteView,
+} from "./figures";
 
 /** Daily candles in an asset's detail (marketData.perDay): the latest 30 UTC days with trades. */
 export const PER_DAY_CANDLES = 30;
@@ -59,7 +68,12 @@ export function createMarketData(deps: MarketDataDeps) {
     if (r.staleAsOfMs !== undefined) mark.staleAsOfMs = Math.min(mark.staleAsOfMs ?? Infinity, r.staleAsOfMs);
     return r.candles;
   };
-  const candles = (mark: StaleMark, m: MarketSpec, interval: CandleInterval, q: { fromMs?: number; toMs?: number; limit: number }): Promise<Candle[]> =>
+  const candles = (
+    mark: StaleMark,
+    m: MarketSpec,
+    interval: CandleInterval,
+    q: { fromMs?: number; toMs?: number; limit: number },
+  ): Promise<Candle[]> =>
     read(mark, { pair: m.symbol, interval, order: "desc", ...q }).then((newestFirst) => newestFirst.reverse());
 
   return {
@@ -94,8 +108,16 @@ export function createMarketData(deps: MarketDataDeps) {
       const m = marketOf(asset);
       const snapshot = m ? await deps.dex!.getOrderBook(m.symbol, depth) : null;
       if (!m || !snapshot) return { assetId: asset.id, bids: [], asks: [], timestamp: new Date(now()).toISOString() };
-      const level = (l: { priceTicks: bigint; sizeLots: bigint }) => ({ price: priceNumber(m, l.priceTicks * m.tickSize), size: sizeNumber(m, l.sizeLots * m.lotSize) });
-      return { assetId: asset.id, bids: snapshot.bids.map(level), asks: snapshot.asks.map(level), timestamp: new Date(snapshot.timestampMs).toISOString() };
+      const level = (l: { priceTicks: bigint; sizeLots: bigint }) => ({
+        price: priceNumber(m, l.priceTicks * m.tickSize),
+        size: sizeNumber(m, l.sizeLots * m.lotSize),
+      });
+      return {
+        assetId: asset.id,
+        bids: snapshot.bids.map(level),
+        asks: snapshot.asks.map(level),
+        timestamp: new Date(snapshot.timestampMs).toISOString(),
+      };
     },
 
     async trades(asset: CatalogueAsset, limit: number): Promise<TradeView[]> {
@@ -133,4 +155,5 @@ export function markStale(res: { setHeader(name: string, value: string): unknown
 }
 
 /** ASSET_NOT_FOUND (404) for an id the catalogue does not hold. */
-export const assetNotFound = (id: string) => new ExchangeApiError("ASSET_NOT_FOUND", "asset not found", { assetId: id.slice(0, 64) });
+export const assetNotFound = (id: string) =>
+  new ExchangeApiError("ASSET_NOT_FOUND", "asset not found", { assetId: id.slice(0, 64) });

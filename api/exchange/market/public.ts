@@ -15,7 +15,15 @@ import { createMarketRouter } from "./router";
 export const PUBLIC_MARKET_DATA_PER_MINUTE = 100;
 
 /** Every path the public tier answers (prefixes, under /v1). */
-export const PUBLIC_PATHS = ["/navigation", "/assets", "/exchange-explorers", "/stock-summaries", "/exchange-assets", "/exchange-orderbook", "/asset-chats"];
+export const PUBLIC_PATHS = [
+  "/navigation",
+  "/assets",
+  "/exchange-explorers",
+  "/stock-summaries",
+  "/exchange-assets",
+  "/exchange-orderbook",
+  "/asset-chats",
+];
 
 export interface PublicMarketRouterDeps {
   dex: DexService | undefined;

@@ -21,7 +21,12 @@ export interface MarketRouterDeps {
 
 const ASSET_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const assetIdSchema = z.string().regex(ASSET_ID, "an asset id");
-const intParam = (min: number, max: number) => z.string().regex(/^\d{1,6}$/, "an integer").transform(Number).pipe(z.number().int().min(min).max(max));
+const intParam = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,6}$/, "an integer")
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
 
 export const chartQuery = z
   .object({ range: z.enum(CHART_RANGE_IDS).default("1d"), interval: z.enum(CANDLE_INTERVALS).optional() })
@@ -50,10 +55,15 @@ export function assetOf(catalogue: readonly CatalogueAsset[], id: unknown): Cata
 function legacyTarget(req: Request): { id: unknown; query: Record<string, unknown> } {
   const { assetId, ...rest } = req.query as Record<string, unknown>;
   if (req.params.id !== undefined) {
-    if (assetId !== undefined) throw validationError(new z.ZodError([{ code: "custom", path: ["assetId"], message: "the asset is named in the path already" }]), "query");
+    if (assetId !== undefined)
+      throw validationError(
+        new z.ZodError([{ code: "custom", path: ["assetId"], message: "the asset is named in the path already" }]),
+        "query",
+      );
     return { id: req.params.id, query: rest };
   }
-  if (assetId === undefined) throw validationError(new z.ZodError([{ code: "custom", path: ["assetId"], message: "required" }]), "query");
+  if (assetId === undefined)
+    throw validationError(new z.ZodError([{ code: "custom", path: ["assetId"], message: "required" }]), "query");
   return { id: assetId, query: rest };
 }
 

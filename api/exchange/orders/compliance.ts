@@ -5,7 +5,10 @@ import type { AccreditationType } from "../assets/catalogue";
 
 /** Spec 4.A: 506c needs a verified (third-party) accredited investor; 506b a self-certified one (a verified
  *  506c investor qualifies too); null (retail) nothing. */
-export function meetsAccreditation(required: AccreditationType, investor: { accreditationStatus: AccreditationStatus; accreditationType: AccountAccreditationType }): boolean {
+export function meetsAccreditation(
+  required: AccreditationType,
+  investor: { accreditationStatus: AccreditationStatus; accreditationType: AccountAccreditationType },
+): boolean {
   if (required === null) return true;
   const verified = investor.accreditationStatus === "verified" && investor.accreditationType === "506c";
   const selfCertified = investor.accreditationStatus === "self_certified" && investor.accreditationType === "506b";
@@ -16,8 +19,10 @@ export function meetsAccreditation(required: AccreditationType, investor: { accr
 }
 
 /** Accredited for the resale exemptions and the Reg CF limit: self-certified or verified. */
-export const isAccredited = (investor: { accreditationStatus: AccreditationStatus; accreditationType: AccountAccreditationType }): boolean =>
-  meetsAccreditation("506b", investor);
+export const isAccredited = (investor: {
+  accreditationStatus: AccreditationStatus;
+  accreditationType: AccountAccreditationType;
+}): boolean => meetsAccreditation("506b", investor);
 
 /** 17 CFR 227.100(a)(2), as amended in 2021 (figures in cents). */
 export const REG_CF_FLOOR_CENTS = 2_500_00n;

@@ -5,7 +5,18 @@ import { ApiError, surfaceErrorRules, type ApiErrorRule } from "../../errors";
 // FORBIDDEN: KYC not approved, details {reason: "kyc_required", kycStatus}; ORDER_NOT_OPEN: cancel or update of
 // an order that is not PENDING, details {status}
 const ORDER_RULES = surfaceErrorRules(
-  ["INVALID_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "INVALID_ORDER_TYPE", "INSUFFICIENT_BALANCE", "ORDER_NOT_FOUND", "ORDER_NOT_OPEN", "RATE_LIMIT_EXCEEDED", "SERVICE_UNAVAILABLE", "ROUTE_NOT_FOUND"],
+  [
+    "INVALID_REQUEST",
+    "UNAUTHORIZED",
+    "FORBIDDEN",
+    "INVALID_ORDER_TYPE",
+    "INSUFFICIENT_BALANCE",
+    "ORDER_NOT_FOUND",
+    "ORDER_NOT_OPEN",
+    "RATE_LIMIT_EXCEEDED",
+    "SERVICE_UNAVAILABLE",
+    "ROUTE_NOT_FOUND",
+  ],
   {
     ASSET_NOT_FOUND: { http: 404 },
     /** listed but not tokenized, or its book is not running: details {assetId} (the spec names no code) */
@@ -19,7 +30,12 @@ export type OrderErrorCode = keyof typeof ORDER_RULES;
 
 export class OrderApiError extends ApiError<OrderErrorCode> {
   static override readonly rules: Readonly<Record<string, ApiErrorRule>> = ORDER_RULES;
-  constructor(code: OrderErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: OrderErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(code, message, details, options);
     this.name = "OrderApiError";
   }

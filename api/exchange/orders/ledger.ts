@@ -34,14 +34,17 @@ export interface Position {
 
 /** FIFO over the fills in time order (ties by trade id). */
 export function fifoPosition(fills: readonly AssetFill[]): Position {
-  const ordered = [...fills].sort((a, b) => a.fill.timestampMs - b.fill.timestampMs || a.fill.tradeId.localeCompare(b.fill.tradeId));
+  const ordered = [...fills].sort(
+    (a, b) => a.fill.timestampMs - b.fill.timestampMs || a.fill.tradeId.localeCompare(b.fill.tradeId),
+  );
   const lots: Lot[] = [];
   let realized = 0n;
   let unmatched = 0n;
   for (const f of ordered) {
     if (f.side === "BUY") {
       const units = f.feeInBase ? f.baseUnits - f.fill.feeUnits : f.baseUnits;
-      if (units > 0n) lots.push({ units, costUnits: f.quoteUnits, acquiredAtMs: f.fill.timestampMs, tradeId: f.fill.tradeId });
+      if (units > 0n)
+        lots.push({ units, costUnits: f.quoteUnits, acquiredAtMs: f.fill.timestampMs, tradeId: f.fill.tradeId });
       continue;
     }
     const proceeds = f.feeInBase ? f.quoteUnits : f.quoteUnits - f.fill.feeUnits;
@@ -64,7 +67,11 @@ export function fifoPosition(fills: readonly AssetFill[]): Position {
 }
 
 /** The lots a new SELL of `units` would take, FIFO, after `alreadyOffered` units (open sells) took theirs. */
-export function lotsTakenBy(lots: readonly Lot[], alreadyOffered: bigint, units: bigint): { lot: Lot; units: bigint }[] {
+export function lotsTakenBy(
+  lots: readonly Lot[],
+  alreadyOffered: bigint,
+  units: bigint,
+): { lot: Lot; units: bigint }[] {
   const out: { lot: Lot; units: bigint }[] = [];
   let skip = alreadyOffered;
   let left = units;

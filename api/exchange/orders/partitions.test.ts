@@ -18,13 +18,27 @@ const trader = privateKeyToAccount(generatePrivateKey());
 const CASH = 1_300_000_000n;
 
 const account: AccountRecord = {
-  id: randomUUID(), issuer: "https://id.test", orgId: "org", userId: "user", phone: "+14155550100", email: null,
-  kycStatus: "approved", kybStatus: "not_started", accreditationStatus: "none", accreditationType: "none", custodyReady: true, createdAt: new Date(),
+  id: randomUUID(),
+  issuer: "https://id.test",
+  orgId: "org",
+  userId: "user",
+  phone: "+14155550100",
+  email: null,
+  kycStatus: "approved",
+  kybStatus: "not_started",
+  accreditationStatus: "none",
+  accreditationType: "none",
+  custodyReady: true,
+  createdAt: new Date(),
 };
 
 const custody: OrdersCustody = {
   addressOf: async () => trader.address,
-  balances: async () => ({ address: trader.address, tokens: [{ symbol: "USD", token: USD, units: CASH }], availableCashUnits: CASH }),
+  balances: async () => ({
+    address: trader.address,
+    tokens: [{ symbol: "USD", token: USD, units: CASH }],
+    availableCashUnits: CASH,
+  }),
   signOrder: async (_id, order) => signOrder(trader, SETTLEMENT_DOMAIN, order),
 };
 
@@ -36,7 +50,8 @@ function partitioned() {
   const down = new Set<string>();
   let lose: "placed" | "not placed" | null = null;
   let lookupsFail = false;
-  const unavailable = (sent: boolean) => new DexServiceError("SERVICE_UNAVAILABLE", "the matcher partition is unavailable", { partition: "test", sent });
+  const unavailable = (sent: boolean) =>
+    new DexServiceError("SERVICE_UNAVAILABLE", "the matcher partition is unavailable", { partition: "test", sent });
   const dex: DexService = {
     ...svc,
     async listOrders(q) {
@@ -94,18 +109,46 @@ test("a partition down: its market's orders are refused with nothing written; th
     const p = partitioned();
     const orders = createOrders({ db, dex: p.dex, custody });
     // a resting WBTC buy: 0.01 at 30,000 holds $300
-    const rest = await orders.create(account, { assetId: "WBTC", side: "BUY", orderType: "limit", quantity: "0.01", limitPrice: "30000" });
+    const rest = await orders.create(account, {
+      assetId: "WBTC",
+      side: "BUY",
+      orderType: "limit",
+      quantity: "0.01",
+      limitPrice: "30000",
+    });
     assert.equal(rest.status, "PENDING");
     p.down.add("WBTC-USD");
 
-    const down = await refusal(orders.create(account, { assetId: "WBTC", side: "BUY", orderType: "limit", quantity: "0.01", limitPrice: "29000" }));
+    const down = await refusal(
+      orders.create(account, {
+        assetId: "WBTC",
+        side: "BUY",
+        orderType: "limit",
+        quantity: "0.01",
+        limitPrice: "29000",
+      }),
+    );
     assert.ok(down instanceof DexServiceError && down.code === "SERVICE_UNAVAILABLE", String(down));
     assert.equal(await rowCount(db), 1, "the refused order left no row");
 
     // $1,300 less the $300 hold: 0.5001 WETH at 2,000 ($1,000.20) is one lot too many, 0.5 ($1,000) fits exactly
-    const over = await refusal(orders.create(account, { assetId: "WETH", side: "BUY", orderType: "limit", quantity: "0.5001", limitPrice: "2000" }));
+    const over = await refusal(
+      orders.create(account, {
+        assetId: "WETH",
+        side: "BUY",
+        orderType: "limit",
+        quantity: "0.5001",
+        limitPrice: "2000",
+      }),
+    );
     assert.equal(over.code, "INSUFFICIENT_BALANCE");
-    const exact = await orders.create(account, { assetId: "WETH", side: "BUY", orderType: "limit", quantity: "0.5", limitPrice: "2000" });
+    const exact = await orders.create(account, {
+      assetId: "WETH",
+      side: "BUY",
+      orderType: "limit",
+      quantity: "0.5",
+      limitPrice: "2000",
+    });
     assert.equal(exact.status, "PENDING");
     assert.equal(await rowCount(db), 2);
     // what the account's open buys hold, with WBTC's partition down: both whole holds
@@ -147,7 +190,9 @@ test("a placement whose answer was lost: found on its partition, it stands; on n
     assert.equal(unknown.code, "SERVICE_UNAVAILABLE");
     p.failLookups(false);
     assert.equal(await rowCount(db), 2, "unknown: the row stays");
-    const kept = (await db.query<{ id: string }>("SELECT id FROM exchange_orders WHERE id <> $1", [String(placed.orderId)])).rows[0].id;
+    const kept = (
+      await db.query<{ id: string }>("SELECT id FROM exchange_orders WHERE id <> $1", [String(placed.orderId)])
+    ).rows[0].id;
     // 120 s after it: its placement could still be under way
     clock += 120_000;
     const early = await refusal(orders.cancel(account, kept));

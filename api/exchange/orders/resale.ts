@@ -12,7 +12,13 @@
 // anonymous book (docs/decisions/api.md "Exchange orders").
 import type { ResaleRegime } from "../assets/catalogue";
 
-export const HOLD_MONTHS: Readonly<Record<ResaleRegime, number>> = { "reg-d": 12, "reg-cf": 12, "reg-s": 12, "reg-a": 0, retail: 0 };
+export const HOLD_MONTHS: Readonly<Record<ResaleRegime, number>> = {
+  "reg-d": 12,
+  "reg-cf": 12,
+  "reg-s": 12,
+  "reg-a": 0,
+  retail: 0,
+};
 
 export type ResaleExemption = "accredited-buyer" | "family-member" | "non-us-buyer";
 
@@ -49,7 +55,8 @@ export function restrictionEndMs(regime: ResaleRegime, acquiredAtMs: number): nu
   return end.getTime();
 }
 
-export const isRestricted = (regime: ResaleRegime, acquiredAtMs: number, nowMs: number): boolean => nowMs < restrictionEndMs(regime, acquiredAtMs);
+export const isRestricted = (regime: ResaleRegime, acquiredAtMs: number, nowMs: number): boolean =>
+  nowMs < restrictionEndMs(regime, acquiredAtMs);
 
 /** The exemption under which `buyer` may receive a restricted lot of `regime`, or null (none applies). */
 export function exemptionFor(regime: ResaleRegime, buyer: BuyerFacts): ResaleExemption | null {
@@ -62,7 +69,12 @@ export function exemptionFor(regime: ResaleRegime, buyer: BuyerFacts): ResaleExe
 }
 
 /** May a lot acquired at `acquiredAtMs` go to `buyer` now? */
-export function mayTransfer(regime: ResaleRegime, acquiredAtMs: number, nowMs: number, buyer: BuyerFacts): { allowed: boolean; exemption: ResaleExemption | null } {
+export function mayTransfer(
+  regime: ResaleRegime,
+  acquiredAtMs: number,
+  nowMs: number,
+  buyer: BuyerFacts,
+): { allowed: boolean; exemption: ResaleExemption | null } {
   if (!isRestricted(regime, acquiredAtMs, nowMs)) return { allowed: true, exemption: null };
   const exemption = exemptionFor(regime, buyer);
   return { allowed: exemption !== null, exemption };
@@ -70,7 +82,8 @@ export function mayTransfer(regime: ResaleRegime, acquiredAtMs: number, nowMs: n
 
 /** On the anonymous book a buyer may receive restricted lots of `regime` when an exemption that does not
  *  name the seller applies (family never does on the book). */
-export const bookEligible = (regime: ResaleRegime, buyer: BuyerFacts): boolean => exemptionFor(regime, { ...buyer, familyOfSeller: false }) !== null;
+export const bookEligible = (regime: ResaleRegime, buyer: BuyerFacts): boolean =>
+  exemptionFor(regime, { ...buyer, familyOfSeller: false }) !== null;
 
 /** Regimes with a hold (a lot of these can be restricted). */
 export const hasHold = (regime: ResaleRegime): boolean => HOLD_MONTHS[regime] > 0;

@@ -45,12 +45,19 @@ export const orderCreateBody = z
 export const orderUpdateBody = z
   .object({ quantity: decimal.optional(), limitPrice: decimal.optional() })
   .strict()
-  .refine((b) => b.quantity !== undefined || b.limitPrice !== undefined, { message: "quantity or limitPrice is required" });
+  .refine((b) => b.quantity !== undefined || b.limitPrice !== undefined, {
+    message: "quantity or limitPrice is required",
+  });
 export const orderListQuery = z
   .object({
     status: z.enum(["PENDING", "EXECUTED", "CANCELLED", "ALL"]).default("ALL"),
     assetId: z.string().min(1).max(64).optional(),
-    limit: z.string().regex(/^\d{1,3}$/).transform(Number).pipe(z.number().int().min(1).max(500)).default(100),
+    limit: z
+      .string()
+      .regex(/^\d{1,3}$/)
+      .transform(Number)
+      .pipe(z.number().int().min(1).max(500))
+      .default(100),
   })
   .strict();
 const dollars = decimal.transform((v, ctx) => {
@@ -61,7 +68,9 @@ const dollars = decimal.transform((v, ctx) => {
   }
   return cents;
 });
-export const investorProfileBody = z.object({ annualIncome: dollars.optional(), netWorth: dollars.optional(), usPerson: z.boolean().optional() }).strict();
+export const investorProfileBody = z
+  .object({ annualIncome: dollars.optional(), netWorth: dollars.optional(), usPerson: z.boolean().optional() })
+  .strict();
 
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const r = schema.safeParse(value);
@@ -75,7 +84,11 @@ const accountOf = (res: Response): AccountRecord => {
   return a;
 };
 
-export function createOrdersRouter(deps: { orders: Orders; mode: "sandbox" | "production"; ordersPerSecond?: number }): Router {
+export function createOrdersRouter(deps: {
+  orders: Orders;
+  mode: "sandbox" | "production";
+  ordersPerSecond?: number;
+}): Router {
   const r = Router();
   const perUser = createLimiter("orders", 1000, deps.ordersPerSecond ?? ORDERS_PER_SECOND, (_req, res) => {
     const p = res.locals.principal as { issuer: string; userId: string };
@@ -88,7 +101,11 @@ export function createOrdersRouter(deps: { orders: Orders; mode: "sandbox" | "pr
     const given = (req.body as { orderType?: unknown } | undefined)?.orderType;
     // spec 7: an order type the exchange does not support is INVALID_ORDER_TYPE (a missing one stays INVALID_REQUEST)
     if (given !== undefined && !(ORDER_TYPES as readonly unknown[]).includes(given)) {
-      throw new OrderApiError("INVALID_ORDER_TYPE", `unsupported order type: the exchange API takes ${ORDER_TYPES.join(" or ")}`, { orderType: typeof given === "string" ? given.slice(0, 32) : typeof given, supported: [...ORDER_TYPES] });
+      throw new OrderApiError(
+        "INVALID_ORDER_TYPE",
+        `unsupported order type: the exchange API takes ${ORDER_TYPES.join(" or ")}`,
+        { orderType: typeof given === "string" ? given.slice(0, 32) : typeof given, supported: [...ORDER_TYPES] },
+      );
     }
     const b = parse(orderCreateBody, req.body ?? {}, "body");
     const data = await deps.orders.create(accountOf(res), b);
@@ -118,10 +135,18 @@ export function createOrdersRouter(deps: { orders: Orders; mode: "sandbox" | "pr
     const b = parse(investorProfileBody, req.body ?? {}, "body");
     const account = accountOf(res);
     const current = await deps.orders.profileOf(account);
-    const next = { annualIncomeCents: b.annualIncome ?? current.annualIncomeCents, netWorthCents: b.netWorth ?? current.netWorthCents, usPerson: b.usPerson ?? current.usPerson };
+    const next = {
+      annualIncomeCents: b.annualIncome ?? current.annualIncomeCents,
+      netWorthCents: b.netWorth ?? current.netWorthCents,
+      usPerson: b.usPerson ?? current.usPerson,
+    };
     await deps.orders.setProfile(account.id, next);
     res.json({
-      data: { annualIncome: Number(next.annualIncomeCents) / 100, netWorth: Number(next.netWorthCents) / 100, usPerson: next.usPerson },
+      data: {
+        annualIncome: Number(next.annualIncomeCents) / 100,
+        netWorth: Number(next.netWorthCents) / 100,
+        usPerson: next.usPerson,
+      },
       message: "investor profile updated",
     });
   });

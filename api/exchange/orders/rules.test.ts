@@ -30,7 +30,10 @@ describe("accreditation: each accreditationType against each investor status", (
   for (const [name, status, type] of investors) {
     it(`${name}: 506c ${expected[name][0]}, 506b ${expected[name][1]}, retail ${expected[name][2]}`, () => {
       const inv = { accreditationStatus: status, accreditationType: type };
-      assert.deepEqual([meetsAccreditation("506c", inv), meetsAccreditation("506b", inv), meetsAccreditation(null, inv)], expected[name]);
+      assert.deepEqual(
+        [meetsAccreditation("506c", inv), meetsAccreditation("506b", inv), meetsAccreditation(null, inv)],
+        expected[name],
+      );
     });
   }
   it("accredited (for the resale exemptions and the Reg CF limit) = meets 506b", () => {
@@ -46,7 +49,12 @@ describe("Reg CF limit, 17 CFR 227.100(a)(2) (cents)", () => {
     ["5% below the floor: $2,500", $(40_000), $(10_000), $(2_500)],
     ["5% exactly at the floor ($50,000): $2,500", $(50_000), 0n, $(2_500)],
     ["5% of the greater (net worth $100,000): $5,000", $(20_000), $(100_000), $(5_000)],
-    ["either below $124,000 (income $123,999.99, net worth $1M): 5% of $1M = $50,000", $(123_999.99), $(1_000_000), $(50_000)],
+    [
+      "either below $124,000 (income $123,999.99, net worth $1M): 5% of $1M = $50,000",
+      $(123_999.99),
+      $(1_000_000),
+      $(50_000),
+    ],
     ["5% rounds down to the cent", $(100_000.19), 0n, $(5_000)],
     ["both at $124,000: 10% = $12,400", $(124_000), $(124_000), $(12_400)],
     ["both above: 10% of the greater ($300,000) = $30,000", $(200_000), $(300_000), $(30_000)],
@@ -55,7 +63,10 @@ describe("Reg CF limit, 17 CFR 227.100(a)(2) (cents)", () => {
   ];
   for (const [name, income, worth, limit] of cases) it(name, () => assert.equal(regCfLimitCents(income, worth), limit));
   it("below, at, and one unit (one cent) above the limit, both branches", () => {
-    for (const [income, worth] of [[$(100_000), $(50_000)], [$(500_000), $(200_000)]]) {
+    for (const [income, worth] of [
+      [$(100_000), $(50_000)],
+      [$(500_000), $(200_000)],
+    ]) {
       const limit = regCfLimitCents(income, worth);
       const allowed = (used: bigint, order: bigint) => used + order <= limit;
       assert.equal(allowed(0n, limit - 1n), true);
@@ -76,7 +87,14 @@ describe("resale: each regime, inside and after the hold, with and without each 
   const accredited = { accredited: true, usPerson: true };
   const family = { accredited: false, usPerson: true, familyOfSeller: true };
   const nonUs = { accredited: false, usPerson: false };
-  type Row = [string, "reg-d" | "reg-cf" | "reg-s" | "reg-a" | "retail", number, { accredited: boolean; usPerson: boolean; familyOfSeller?: boolean }, boolean, string | null];
+  type Row = [
+    string,
+    "reg-d" | "reg-cf" | "reg-s" | "reg-a" | "retail",
+    number,
+    { accredited: boolean; usPerson: boolean; familyOfSeller?: boolean },
+    boolean,
+    string | null,
+  ];
   const table: Row[] = [
     ["Reg D inside, no exemption", "reg-d", inside, nobody, false, null],
     ["Reg D inside, accredited buyer", "reg-d", inside, accredited, true, "accredited-buyer"],
@@ -96,7 +114,8 @@ describe("resale: each regime, inside and after the hold, with and without each 
     ["retail: freely tradeable at once", "retail", acquired, nobody, true, null],
   ];
   for (const [name, regime, at, buyer, allowed, exemption] of table) {
-    it(`${name}: ${allowed ? "allowed" : "RESALE_RESTRICTED"}`, () => assert.deepEqual(mayTransfer(regime, acquired, at, buyer), { allowed, exemption }));
+    it(`${name}: ${allowed ? "allowed" : "RESALE_RESTRICTED"}`, () =>
+      assert.deepEqual(mayTransfer(regime, acquired, at, buyer), { allowed, exemption }));
   }
   it("the hold is 12 calendar months (UTC); 29 February rolls to 1 March; none for Reg A / retail", () => {
     assert.equal(restrictionEndMs("reg-d", acquired), end);
@@ -115,26 +134,64 @@ describe("resale: each regime, inside and after the hold, with and without each 
 });
 
 describe("FIFO lots", () => {
-  const fill = (tradeId: string, ts: number, side: "BUY" | "SELL", base: bigint, quote: bigint, fee = 0n, feeInBase = side === "BUY"): AssetFill => ({
-    fill: { tradeId, orderId: "o", priceTicks: 1n, sizeLots: 1n, liquidity: "taker", feeUnits: fee, feeToken: "0x0", timestampMs: ts, settlement: "settled", txHash: null } as DexFill,
+  const fill = (
+    tradeId: string,
+    ts: number,
+    side: "BUY" | "SELL",
+    base: bigint,
+    quote: bigint,
+    fee = 0n,
+    feeInBase = side === "BUY",
+  ): AssetFill => ({
+    fill: {
+      tradeId,
+      orderId: "o",
+      priceTicks: 1n,
+      sizeLots: 1n,
+      liquidity: "taker",
+      feeUnits: fee,
+      feeToken: "0x0",
+      timestampMs: ts,
+      settlement: "settled",
+      txHash: null,
+    } as DexFill,
     side,
     baseUnits: base,
     quoteUnits: quote,
     feeInBase,
   });
   it("a sell relieves the oldest lots first; cost and realized P&L follow", () => {
-    const p = fifoPosition([fill("a", 1, "BUY", 10n, 1000n), fill("b", 2, "BUY", 10n, 2000n), fill("c", 3, "SELL", 15n, 3000n, 30n, false)]);
-    assert.deepEqual(p.lots.map((l) => [l.tradeId, l.units, l.costUnits]), [["b", 5n, 1000n]]);
+    const p = fifoPosition([
+      fill("a", 1, "BUY", 10n, 1000n),
+      fill("b", 2, "BUY", 10n, 2000n),
+      fill("c", 3, "SELL", 15n, 3000n, 30n, false),
+    ]);
+    assert.deepEqual(
+      p.lots.map((l) => [l.tradeId, l.units, l.costUnits]),
+      [["b", 5n, 1000n]],
+    );
     // proceeds 3000 - fee 30 = 2970; cost 1000 + 1000 = 2000
     assert.equal(p.realizedPnlUnits, 970n);
     assert.equal(p.unmatchedSoldUnits, 0n);
   });
   it("a buyer's fee in the asset makes the lot smaller", () => {
-    assert.deepEqual(fifoPosition([fill("a", 1, "BUY", 1000n, 500n, 1n)]).lots.map((l) => l.units), [999n]);
+    assert.deepEqual(
+      fifoPosition([fill("a", 1, "BUY", 1000n, 500n, 1n)]).lots.map((l) => l.units),
+      [999n],
+    );
   });
   it("what a new sell takes after open sells took theirs", () => {
     const { lots } = fifoPosition([fill("a", 1, "BUY", 10n, 10n), fill("b", 2, "BUY", 10n, 10n)]);
-    assert.deepEqual(lotsTakenBy(lots, 8n, 5n).map((x) => [x.lot.tradeId, x.units]), [["a", 2n], ["b", 3n]]);
-    assert.deepEqual(lotsTakenBy(lots, 10n, 5n).map((x) => [x.lot.tradeId, x.units]), [["b", 5n]]);
+    assert.deepEqual(
+      lotsTakenBy(lots, 8n, 5n).map((x) => [x.lot.tradeId, x.units]),
+      [
+        ["a", 2n],
+        ["b", 3n],
+      ],
+    );
+    assert.deepEqual(
+      lotsTakenBy(lots, 10n, 5n).map((x) => [x.lot.tradeId, x.units]),
+      [["b", 5n]],
+    );
   });
 });

@@ -36,12 +36,20 @@ const PLACEMENT_LOOKUP_MS = 15_000;
  *  the catch-up and the lookup above are all shorter). */
 const UNPLACED_AFTER_MS = 120_000;
 /** A partition's connection failed after the call left (pipeline/partition/client.ts: details.sent). */
-const answerLost = (err: unknown) => err instanceof DexServiceError && err.code === "SERVICE_UNAVAILABLE" && err.details.sent === true;
+const answerLost = (err: unknown) =>
+  err instanceof DexServiceError && err.code === "SERVICE_UNAVAILABLE" && err.details.sent === true;
 
 export interface OrdersCustody {
   addressOf(accountId: string): Promise<Address | undefined>;
   /** `only`: the tokens the caller needs (the cash token is always read); absent: every token */
-  balances(accountId: string, only?: readonly Address[]): Promise<{ address: string; tokens: { symbol: string; token: Address; units: bigint }[]; availableCashUnits: bigint }>;
+  balances(
+    accountId: string,
+    only?: readonly Address[],
+  ): Promise<{
+    address: string;
+    tokens: { symbol: string; token: Address; units: bigint }[];
+    availableCashUnits: bigint;
+  }>;
   signOrder(accountId: string, order: SettlementOrder): Promise<Hex>;
 }
 
@@ -109,7 +117,10 @@ export function createOrders(deps: OrdersDeps) {
   const { db, dex } = deps;
   const catalogue = deps.catalogue ?? CATALOGUE;
   const now = deps.now ?? Date.now;
-  const accountClock: Pick<SandboxClocks, "now" | "at"> = deps.accountClock ?? { now: () => now(), at: (_id, wallMs) => wallMs };
+  const accountClock: Pick<SandboxClocks, "now" | "at"> = deps.accountClock ?? {
+    now: () => now(),
+    at: (_id, wallMs) => wallMs,
+  };
   /** the account's fills dated on its clock */
   const onAccountClock = (accountId: string, fills: AssetFill[]): AssetFill[] =>
     fills.map((f) => ({ ...f, fill: { ...f.fill, timestampMs: accountClock.at(accountId, f.fill.timestampMs) } }));
@@ -160,7 +171,11 @@ export function createOrders(deps: OrdersDeps) {
     const row = r.rows[0];
     // no profile yet: nothing declared (the $2,500 floor applies); a US person when the phone is +1 (NANP)
     if (!row) return { annualIncomeCents: 0n, netWorthCents: 0n, usPerson: (account.phone ?? "+1").startsWith("+1") };
-    return { annualIncomeCents: BigInt(row.annual_income_cents), netWorthCents: BigInt(row.net_worth_cents), usPerson: row.us_person };
+    return {
+      annualIncomeCents: BigInt(row.annual_income_cents),
+      netWorthCents: BigInt(row.net_worth_cents),
+      usPerson: row.us_person,
+    };
   }
 
   async function setProfile(accountId: string, p: InvestorProfile): Promise<void> {
@@ -171,15 +186,21 @@ export function createOrders(deps: OrdersDeps) {
     );
   }
 
-  const COLS = "id, account_id, dex_order_id::text, asset_id, side, order_type, quantity_units::text, limit_price::text, is_pre_ipo, max_cost_units::text, restricted_sell, book_eligible, open, created_ms::text, cancelled_ms::text, replaces, replaced_by";
+  const COLS =
+    "id, account_id, dex_order_id::text, asset_id, side, order_type, quantity_units::text, limit_price::text, is_pre_ipo, max_cost_units::text, restricted_sell, book_eligible, open, created_ms::text, cancelled_ms::text, replaces, replaced_by";
 
   async function rowOf(accountId: string, id: string): Promise<OrderRow | undefined> {
     if (!ORDER_ID_RE.test(id)) return undefined;
-    return (await db.query<OrderRow>(`SELECT ${COLS} FROM exchange_orders WHERE id = $1 AND account_id = $2`, [id, accountId])).rows[0];
+    return (
+      await db.query<OrderRow>(`SELECT ${COLS} FROM exchange_orders WHERE id = $1 AND account_id = $2`, [id, accountId])
+    ).rows[0];
   }
 
   /** The account's fills of one market with their sides, from the pipeline. */
-  async function accountFills(address: Address, symbol?: string): Promise<{ order: DexOrderWithFills; fills: AssetFill[] }[]> {
+  async function accountFills(
+    address: Address,
+    symbol?: string,
+  ): Promise<{ order: DexOrderWithFills; fills: AssetFill[] }[]> {
     const orders = await dex.listOrders({ account: address, limit: DEX_LIST_LIMIT, symbol });
     const markets = new Map(dex.listMarkets().map((m) => [m.symbol, m]));
     return orders.map((o) => {
@@ -189,7 +210,13 @@ export function createOrders(deps: OrdersDeps) {
         fills: o.fills.map((fill) => {
           const baseUnits = fill.sizeLots * m.lotSize;
           const price = fill.priceTicks * m.tickSize;
-          return { fill, side: o.side === "buy" ? "BUY" : "SELL", baseUnits, quoteUnits: notional(baseUnits, price), feeInBase: fill.feeToken.toLowerCase() === m.baseToken.toLowerCase() } satisfies AssetFill;
+          return {
+            fill,
+            side: o.side === "buy" ? "BUY" : "SELL",
+            baseUnits,
+            quoteUnits: notional(baseUnits, price),
+            feeInBase: fill.feeToken.toLowerCase() === m.baseToken.toLowerCase(),
+          } satisfies AssetFill;
         }),
       };
     });
@@ -207,17 +234,24 @@ export function createOrders(deps: OrdersDeps) {
   }
 
   async function openRowsOfAsset(assetId: string, where: string): Promise<OrderRow[]> {
-    const r = await db.query<OrderRow>(`SELECT ${COLS} FROM exchange_orders WHERE asset_id = $1 AND open AND ${where}`, [assetId]);
+    const r = await db.query<OrderRow>(
+      `SELECT ${COLS} FROM exchange_orders WHERE asset_id = $1 AND open AND ${where}`,
+      [assetId],
+    );
     return stillOpen(r.rows);
   }
 
   function parseQuantity(m: MarketSpec, q: string): bigint {
     const units = parseDecimal(q, m.baseDecimals);
     if (units === null || units <= 0n || units % m.lotSize !== 0n) {
-      throw new OrderApiError("INVALID_REQUEST", `quantity must be a positive multiple of the lot ${formatDecimal(m.lotSize, m.baseDecimals)}`, {
-        field: "quantity",
-        lot: Number(formatDecimal(m.lotSize, m.baseDecimals)),
-      });
+      throw new OrderApiError(
+        "INVALID_REQUEST",
+        `quantity must be a positive multiple of the lot ${formatDecimal(m.lotSize, m.baseDecimals)}`,
+        {
+          field: "quantity",
+          lot: Number(formatDecimal(m.lotSize, m.baseDecimals)),
+        },
+      );
     }
     const lots = units / m.lotSize;
     if (lots < m.minLots || lots > m.maxLots) {
@@ -233,10 +267,14 @@ export function createOrders(deps: OrdersDeps) {
   function parsePrice(m: MarketSpec, p: string): bigint {
     const price = parseDecimal(p, priceScale(m));
     if (price === null || price <= 0n || price % m.tickSize !== 0n) {
-      throw new OrderApiError("INVALID_REQUEST", `limitPrice must be a positive multiple of the tick ${formatDecimal(m.tickSize, priceScale(m))}`, {
-        field: "limitPrice",
-        tick: priceNumber(m, m.tickSize),
-      });
+      throw new OrderApiError(
+        "INVALID_REQUEST",
+        `limitPrice must be a positive multiple of the tick ${formatDecimal(m.tickSize, priceScale(m))}`,
+        {
+          field: "limitPrice",
+          tick: priceNumber(m, m.tickSize),
+        },
+      );
     }
     return price;
   }
@@ -269,31 +307,51 @@ export function createOrders(deps: OrdersDeps) {
   }
 
   /** Validations 2-6 (1 is the router's). `releasing`: an order an update replaces (its holds count as free). */
-  async function validate(account: AccountRecord, input: OrderInput, releasing?: { row: OrderRow; dex: DexOrderWithFills }): Promise<Checked> {
-    if (account.kycStatus !== "approved") throw new OrderApiError("FORBIDDEN", "identity verification (KYC) is not approved", { reason: "kyc_required", kycStatus: account.kycStatus });
+  async function validate(
+    account: AccountRecord,
+    input: OrderInput,
+    releasing?: { row: OrderRow; dex: DexOrderWithFills },
+  ): Promise<Checked> {
+    if (account.kycStatus !== "approved")
+      throw new OrderApiError("FORBIDDEN", "identity verification (KYC) is not approved", {
+        reason: "kyc_required",
+        kycStatus: account.kycStatus,
+      });
     // 2. the asset exists and is tradeable
     const asset = assetById(input.assetId);
     if (!asset) throw new OrderApiError("ASSET_NOT_FOUND", "asset not found", { assetId: input.assetId });
     const market = marketOf(asset);
-    if (!market) throw new OrderApiError("ASSET_NOT_TRADEABLE", "this asset is listed but not tradeable", { assetId: asset.id });
+    if (!market)
+      throw new OrderApiError("ASSET_NOT_TRADEABLE", "this asset is listed but not tradeable", { assetId: asset.id });
     const preIpo = asset.category === "pre-ipo";
     if (input.isPreIPO !== undefined && input.isPreIPO !== preIpo) {
-      throw new OrderApiError("INVALID_ORDER_TYPE", preIpo ? "a pre-IPO asset takes isPreIPO: true" : "isPreIPO is only for pre-IPO assets", { field: "isPreIPO", assetId: asset.id, category: asset.category });
+      throw new OrderApiError(
+        "INVALID_ORDER_TYPE",
+        preIpo ? "a pre-IPO asset takes isPreIPO: true" : "isPreIPO is only for pre-IPO assets",
+        { field: "isPreIPO", assetId: asset.id, category: asset.category },
+      );
     }
-    if (input.orderType === "limit" && input.limitPrice === undefined) throw new OrderApiError("INVALID_REQUEST", "limitPrice is required for limit orders", { field: "limitPrice" });
-    if (input.orderType === "market" && input.limitPrice !== undefined) throw new OrderApiError("INVALID_REQUEST", "limitPrice is only for limit orders", { field: "limitPrice" });
+    if (input.orderType === "limit" && input.limitPrice === undefined)
+      throw new OrderApiError("INVALID_REQUEST", "limitPrice is required for limit orders", { field: "limitPrice" });
+    if (input.orderType === "market" && input.limitPrice !== undefined)
+      throw new OrderApiError("INVALID_REQUEST", "limitPrice is only for limit orders", { field: "limitPrice" });
     const units = parseQuantity(market, input.quantity);
-    const price = input.orderType === "limit" ? parsePrice(market, input.limitPrice!) : await marketCap(market, input.side, units);
+    const price =
+      input.orderType === "limit" ? parsePrice(market, input.limitPrice!) : await marketCap(market, input.side, units);
     const maxCost = input.side === "BUY" ? lockFor(units, price) : 0n;
     const address = await addressOf(account.id);
 
     // 3. accreditation (the buyer's requirement of spec 4.A)
     if (input.side === "BUY" && !meetsAccreditation(asset.accreditationType, account)) {
-      throw new OrderApiError("ACCREDITATION_REQUIRED", `this asset requires a ${asset.accreditationType === "506c" ? "verified (506c)" : "self-certified (506b)"} accredited investor`, {
-        accreditationType: asset.accreditationType,
-        accreditationStatus: account.accreditationStatus,
-        investorAccreditationType: account.accreditationType,
-      });
+      throw new OrderApiError(
+        "ACCREDITATION_REQUIRED",
+        `this asset requires a ${asset.accreditationType === "506c" ? "verified (506c)" : "self-certified (506b)"} accredited investor`,
+        {
+          accreditationType: asset.accreditationType,
+          accreditationStatus: account.accreditationStatus,
+          investorAccreditationType: account.accreditationType,
+        },
+      );
     }
     // the investor profile (income, net worth, US person) matters only where a hold applies (the Reg CF limit,
     // the book's resale rule); a freely tradeable asset's order does not read it
@@ -305,28 +363,40 @@ export function createOrders(deps: OrdersDeps) {
       const limitUnits = regCfLimitCents(profile!.annualIncomeCents, profile!.netWorthCents) * 10n ** 4n;
       const used = await regCfUsedUnits(account.id, address, releasing?.row.id);
       if (used + maxCost > limitUnits) {
-        throw new OrderApiError("ACCREDITATION_REQUIRED", "the Reg CF investment limit of a non-accredited investor would be passed (17 CFR 227.100(a)(2))", {
-          reason: "reg_cf_investment_limit",
-          limit: usd(limitUnits),
-          used: usd(used),
-          requested: usd(maxCost),
-          available: usd(limitUnits > used ? limitUnits - used : 0n),
-        });
+        throw new OrderApiError(
+          "ACCREDITATION_REQUIRED",
+          "the Reg CF investment limit of a non-accredited investor would be passed (17 CFR 227.100(a)(2))",
+          {
+            reason: "reg_cf_investment_limit",
+            limit: usd(limitUnits),
+            used: usd(used),
+            requested: usd(maxCost),
+            available: usd(limitUnits > used ? limitUnits - used : 0n),
+          },
+        );
       }
     }
 
     // 5. ownership (SELL) and cash (BUY): the chain's balances less what open orders hold
-    const [balances, locks] = await Promise.all([deps.custody.balances(account.id, [market.baseToken, market.quoteToken]), openLocks(address, account.id)]);
+    const [balances, locks] = await Promise.all([
+      deps.custody.balances(account.id, [market.baseToken, market.quoteToken]),
+      openLocks(address, account.id),
+    ]);
     const locked = (token: Address) => locks.get(token.toLowerCase()) ?? 0n;
     const releasedLock = releasing ? remainingLock(market, releasing.dex) : 0n;
     if (input.side === "BUY") {
       const held = locked(market.quoteToken) - (releasing?.row.side === "BUY" ? releasedLock : 0n);
       const available = balances.availableCashUnits - held;
       if (maxCost > available) {
-        throw new OrderApiError("INSUFFICIENT_BALANCE", "not enough buying power", { required: usd(maxCost), available: usd(available > 0n ? available : 0n), asset: "USD" });
+        throw new OrderApiError("INSUFFICIENT_BALANCE", "not enough buying power", {
+          required: usd(maxCost),
+          available: usd(available > 0n ? available : 0n),
+          asset: "USD",
+        });
       }
     } else {
-      const onChain = balances.tokens.find((t) => t.token.toLowerCase() === market.baseToken.toLowerCase())?.units ?? 0n;
+      const onChain =
+        balances.tokens.find((t) => t.token.toLowerCase() === market.baseToken.toLowerCase())?.units ?? 0n;
       const held = locked(market.baseToken) - (releasing?.row.side === "SELL" ? releasedLock : 0n);
       const available = onChain - held;
       if (units > available) {
@@ -351,23 +421,40 @@ export function createOrders(deps: OrdersDeps) {
         const restricted = taken.filter((x) => isRestricted(asset.regime, x.lot.acquiredAtMs, t));
         restrictedSell = restricted.length > 0;
         if (restrictedSell) {
-          const ineligible = (await openRowsOfAsset(asset.id, "side = 'BUY' AND NOT book_eligible")).filter((r) => r.id !== releasing?.row.id);
+          const ineligible = (await openRowsOfAsset(asset.id, "side = 'BUY' AND NOT book_eligible")).filter(
+            (r) => r.id !== releasing?.row.id,
+          );
           if (ineligible.length > 0) {
-            throw new OrderApiError("RESALE_RESTRICTED", "this sell gives lots within their restriction hold, and buyers no exemption covers are on the book", {
-              reason: "ineligible_buyers_on_book",
-              regime: asset.regime,
-              restrictedQuantity: quantityNumber(market, restricted.reduce((s, x) => s + x.units, 0n)),
-              restrictionEndDate: new Date(restrictionEndMs(asset.regime, restricted.at(-1)!.lot.acquiredAtMs)).toISOString(),
-            });
+            throw new OrderApiError(
+              "RESALE_RESTRICTED",
+              "this sell gives lots within their restriction hold, and buyers no exemption covers are on the book",
+              {
+                reason: "ineligible_buyers_on_book",
+                regime: asset.regime,
+                restrictedQuantity: quantityNumber(
+                  market,
+                  restricted.reduce((s, x) => s + x.units, 0n),
+                ),
+                restrictionEndDate: new Date(
+                  restrictionEndMs(asset.regime, restricted.at(-1)!.lot.acquiredAtMs),
+                ).toISOString(),
+              },
+            );
           }
         }
       } else if (!eligible) {
-        const restricted = (await openRowsOfAsset(asset.id, "side = 'SELL' AND restricted_sell")).filter((r) => r.id !== releasing?.row.id);
+        const restricted = (await openRowsOfAsset(asset.id, "side = 'SELL' AND restricted_sell")).filter(
+          (r) => r.id !== releasing?.row.id,
+        );
         if (restricted.length > 0) {
-          throw new OrderApiError("RESALE_RESTRICTED", "restricted lots on this book may only go to buyers an exemption covers", {
-            reason: "restricted_lots_on_book",
-            regime: asset.regime,
-          });
+          throw new OrderApiError(
+            "RESALE_RESTRICTED",
+            "restricted lots on this book may only go to buyers an exemption covers",
+            {
+              reason: "restricted_lots_on_book",
+              regime: asset.regime,
+            },
+          );
         }
       }
     }
@@ -385,7 +472,8 @@ export function createOrders(deps: OrdersDeps) {
     const markets = dex.listMarkets();
     const bySymbol = new Map(markets.map((m) => [m.symbol, m]));
     const out = new Map<string, bigint>();
-    const add = (token: Address, units: bigint) => out.set(token.toLowerCase(), (out.get(token.toLowerCase()) ?? 0n) + units);
+    const add = (token: Address, units: bigint) =>
+      out.set(token.toLowerCase(), (out.get(token.toLowerCase()) ?? 0n) + units);
     const addOrders = (open: readonly DexOrderWithFills[]) => {
       for (const o of open) {
         const m = bySymbol.get(o.symbol);
@@ -404,7 +492,14 @@ export function createOrders(deps: OrdersDeps) {
     await Promise.all(
       markets.map(async (m) => {
         try {
-          addOrders(await dex.listOrders({ account: address, symbol: m.symbol, statuses: DEX_OPEN_STATUSES, limit: DEX_LIST_LIMIT }));
+          addOrders(
+            await dex.listOrders({
+              account: address,
+              symbol: m.symbol,
+              statuses: DEX_OPEN_STATUSES,
+              limit: DEX_LIST_LIMIT,
+            }),
+          );
         } catch (err) {
           if (!unavailable(err)) throw err;
           down.add(m.symbol);
@@ -413,13 +508,21 @@ export function createOrders(deps: OrdersDeps) {
     );
     const assets = catalogue.filter((a) => down.has(bookSymbolOf(a) ?? "")).map((a) => a.id);
     if (assets.length === 0) return out;
-    const rows = await db.query<{ asset_id: string; side: "BUY" | "SELL"; quantity_units: string; max_cost_units: string }>(
+    const rows = await db.query<{
+      asset_id: string;
+      side: "BUY" | "SELL";
+      quantity_units: string;
+      max_cost_units: string;
+    }>(
       "SELECT asset_id, side, quantity_units::text, max_cost_units::text FROM exchange_orders WHERE account_id = $1 AND open AND asset_id = ANY($2)",
       [accountId, assets],
     );
     for (const r of rows.rows) {
       const m = bySymbol.get(bookSymbolOf(assetById(r.asset_id)!)!)!;
-      add(r.side === "BUY" ? m.quoteToken : m.baseToken, BigInt(r.side === "BUY" ? r.max_cost_units : r.quantity_units));
+      add(
+        r.side === "BUY" ? m.quoteToken : m.baseToken,
+        BigInt(r.side === "BUY" ? r.max_cost_units : r.quantity_units),
+      );
     }
     return out;
   }
@@ -433,17 +536,24 @@ export function createOrders(deps: OrdersDeps) {
 
   /** Reg CF investment used in the window: executed buys' cost (fills in the last 12 months) and what open
    *  buys may still spend. */
-  async function regCfUsedUnits(accountId: string, address: Address, excluding?: string): Promise<bigint> {
+  async function regCfUsedUnits(accountId: string, _address: Address, excluding?: string): Promise<bigint> {
     const since = accountClock.now(accountId) - REG_CF_WINDOW_MS;
     const cfAssets = catalogue.filter((a) => a.regime === "reg-cf").map((a) => a.id);
-    const rows = (await db.query<OrderRow>(`SELECT ${COLS} FROM exchange_orders WHERE account_id = $1 AND side = 'BUY' AND asset_id = ANY($2)`, [accountId, cfAssets])).rows;
+    const rows = (
+      await db.query<OrderRow>(
+        `SELECT ${COLS} FROM exchange_orders WHERE account_id = $1 AND side = 'BUY' AND asset_id = ANY($2)`,
+        [accountId, cfAssets],
+      )
+    ).rows;
     let used = 0n;
     for (const r of rows) {
       if (r.id === excluding) continue;
       const o = await dex.getOrder(r.dex_order_id);
       if (!o) continue;
       const m = dex.listMarkets().find((x) => x.symbol === o.symbol)!;
-      const spent = o.fills.filter((f) => accountClock.at(accountId, f.timestampMs) >= since).reduce((s, f) => s + notional(f.sizeLots * m.lotSize, f.priceTicks * m.tickSize), 0n);
+      const spent = o.fills
+        .filter((f) => accountClock.at(accountId, f.timestampMs) >= since)
+        .reduce((s, f) => s + notional(f.sizeLots * m.lotSize, f.priceTicks * m.tickSize), 0n);
       used += spent + remainingLock(m, o);
     }
     return used;
@@ -485,15 +595,19 @@ export function createOrders(deps: OrdersDeps) {
     if (!full || !m) return base;
     const filledUnits = o ? o.filledLots * m.lotSize : 0n;
     const lastFill = o?.fills.reduce((t, f) => Math.max(t, f.timestampMs), 0) ?? 0;
-    const avg = o && filledUnits > 0n ? (o.filledQuoteUnits * 10n ** BigInt(m.baseDecimals) * 10n ** 6n) / (filledUnits) : null;
+    const avg =
+      o && filledUnits > 0n ? (o.filledQuoteUnits * 10n ** BigInt(m.baseDecimals) * 10n ** 6n) / filledUnits : null;
     return {
       ...base,
       filledQuantity: q(filledUnits),
       averagePrice: avg === null ? null : Number(formatDecimal(avg, m.quoteDecimals + 6)),
       ...(status === "EXECUTED" ? { executedAt: new Date(lastFill || o!.updatedAtMs).toISOString() } : {}),
-      ...(status === "CANCELLED" ? { cancelledAt: new Date(row.cancelled_ms !== null ? Number(row.cancelled_ms) : o!.updatedAtMs).toISOString() } : {}),
+      ...(status === "CANCELLED"
+        ? { cancelledAt: new Date(row.cancelled_ms !== null ? Number(row.cancelled_ms) : o!.updatedAtMs).toISOString() }
+        : {}),
       remainingQuantity: status === "PENDING" ? q(units - filledUnits) : 0,
-      settlement: o && o.fills.length > 0 ? (o.fills.every((f) => f.settlement === "settled") ? "settled" : "pending") : null,
+      settlement:
+        o && o.fills.length > 0 ? (o.fills.every((f) => f.settlement === "settled") ? "settled" : "pending") : null,
       ...(row.replaces ? { replaces: row.replaces } : {}),
       ...(row.replaced_by ? { replacedBy: row.replaced_by } : {}),
     };
@@ -520,7 +634,22 @@ export function createOrders(deps: OrdersDeps) {
     const inserted = await db.query<OrderRow>(
       `INSERT INTO exchange_orders (id, account_id, dex_order_id, asset_id, side, order_type, quantity_units, limit_price, is_pre_ipo, max_cost_units, restricted_sell, book_eligible, created_ms, replaces)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING ${COLS}`,
-      [id, account.id, dexOrderId, c.asset.id, input.side, input.orderType, c.units.toString(), input.orderType === "limit" ? c.price.toString() : null, c.asset.category === "pre-ipo", c.maxCost.toString(), c.restrictedSell, c.bookEligible, createdMs, replaces ?? null],
+      [
+        id,
+        account.id,
+        dexOrderId,
+        c.asset.id,
+        input.side,
+        input.orderType,
+        c.units.toString(),
+        input.orderType === "limit" ? c.price.toString() : null,
+        c.asset.category === "pre-ipo",
+        c.maxCost.toString(),
+        c.restrictedSell,
+        c.bookEligible,
+        createdMs,
+        replaces ?? null,
+      ],
     );
     let placed: DexOrderWithFills;
     const until = Date.now() + PIPELINE_CATCH_UP_MS;
@@ -595,8 +724,16 @@ export function createOrders(deps: OrdersDeps) {
         const o = await dex.getOrder(row.dex_order_id);
         // a row whose placement never reached its partition (its answer was lost, placementOf) and can no longer
         // be under way (well past its placement's time limits): nothing to cancel
-        if (!o && err.code === "ORDER_NOT_FOUND" && row.cancelled_ms === null && Number(row.created_ms) < now() - UNPLACED_AFTER_MS) return;
-        throw new OrderApiError("ORDER_NOT_OPEN", "only PENDING orders can be cancelled or updated", { status: statusOf(row, o) });
+        if (
+          !o &&
+          err.code === "ORDER_NOT_FOUND" &&
+          row.cancelled_ms === null &&
+          Number(row.created_ms) < now() - UNPLACED_AFTER_MS
+        )
+          return;
+        throw new OrderApiError("ORDER_NOT_OPEN", "only PENDING orders can be cancelled or updated", {
+          status: statusOf(row, o),
+        });
       }
       throw err;
     }
@@ -629,8 +766,15 @@ export function createOrders(deps: OrdersDeps) {
 
     async list(account: AccountRecord, q: { status: ExchangeStatus | "ALL"; assetId?: string; limit: number }) {
       const address = await addressOf(account.id);
-      const rows = (await db.query<OrderRow>(`SELECT ${COLS} FROM exchange_orders WHERE account_id = $1 AND ($2::text IS NULL OR asset_id = $2) ORDER BY created_ms DESC, id DESC`, [account.id, q.assetId ?? null])).rows;
-      const byId = new Map((await dex.listOrders({ account: address, limit: DEX_LIST_LIMIT })).map((o) => [o.orderId, o]));
+      const rows = (
+        await db.query<OrderRow>(
+          `SELECT ${COLS} FROM exchange_orders WHERE account_id = $1 AND ($2::text IS NULL OR asset_id = $2) ORDER BY created_ms DESC, id DESC`,
+          [account.id, q.assetId ?? null],
+        )
+      ).rows;
+      const byId = new Map(
+        (await dex.listOrders({ account: address, limit: DEX_LIST_LIMIT })).map((o) => [o.orderId, o]),
+      );
       const out = [];
       for (const r of rows) {
         const o = byId.get(r.dex_order_id) ?? (await dex.getOrder(r.dex_order_id));
@@ -658,11 +802,18 @@ export function createOrders(deps: OrdersDeps) {
       return serial(placementKey(account, row.asset_id), async () => {
         const o = await dex.getOrder(row.dex_order_id);
         const status = statusOf(row, o);
-        if (status !== "PENDING" || !o) throw new OrderApiError("ORDER_NOT_OPEN", "only PENDING orders can be cancelled or updated", { status });
-        if (row.order_type !== "limit") throw new OrderApiError("INVALID_ORDER_TYPE", "only limit orders rest on the book and can be updated", { orderType: row.order_type });
+        if (status !== "PENDING" || !o)
+          throw new OrderApiError("ORDER_NOT_OPEN", "only PENDING orders can be cancelled or updated", { status });
+        if (row.order_type !== "limit")
+          throw new OrderApiError("INVALID_ORDER_TYPE", "only limit orders rest on the book and can be updated", {
+            orderType: row.order_type,
+          });
         const asset = assetById(row.asset_id)!;
         const m = marketOf(asset);
-        if (!m) throw new OrderApiError("ASSET_NOT_TRADEABLE", "this asset is listed but not tradeable", { assetId: asset.id });
+        if (!m)
+          throw new OrderApiError("ASSET_NOT_TRADEABLE", "this asset is listed but not tradeable", {
+            assetId: asset.id,
+          });
         const input: OrderInput = {
           assetId: row.asset_id,
           side: row.side,
@@ -683,13 +834,23 @@ export function createOrders(deps: OrdersDeps) {
      *  `publish(owner, "order", the order as GET /v1/orders/{id} shows it)`; once all of an order's fills are
      *  settled on chain, `publish(owner, "settlement", {orderId, status, filledQuantity, txHashes})`. Returns
      *  the unsubscribe function. */
-    watch(publish: (owner: { issuer: string; orgId: string; userId: string }, event: "order" | "settlement", data: Record<string, unknown>) => void): () => void {
+    watch(
+      publish: (
+        owner: { issuer: string; orgId: string; userId: string },
+        event: "order" | "settlement",
+        data: Record<string, unknown>,
+      ) => void,
+    ): () => void {
       let stopped = false;
       const settling = new Set<string>();
       const ownerOf = async (dexOrderId: string) =>
         (
           await db.query<OrderRow & { issuer: string; org_id: string; user_id: string }>(
-            `SELECT ${COLS.split(", ").map((c) => `o.${c}`).join(", ")}, a.issuer, a.org_id, a.user_id FROM exchange_orders o JOIN exchange_accounts a ON a.id::text = o.account_id WHERE o.dex_order_id = $1`,
+            `SELECT ${COLS.split(", ")
+              .map((c) => `o.${c}`)
+              .join(
+                ", ",
+              )}, a.issuer, a.org_id, a.user_id FROM exchange_orders o JOIN exchange_accounts a ON a.id::text = o.account_id WHERE o.dex_order_id = $1`,
             [dexOrderId],
           )
         ).rows[0];
@@ -708,7 +869,7 @@ export function createOrders(deps: OrdersDeps) {
         for (;;) {
           if (stopped) return;
           const cur = await dex.getOrder(dexOrderId);
-          if (cur && cur.fills.every((f) => f.settlement === "settled")) {
+          if (cur?.fills.every((f) => f.settlement === "settled")) {
             publish(owner, "settlement", {
               orderId: row.id,
               status: statusOf(row, cur),
@@ -735,7 +896,14 @@ export function createOrders(deps: OrdersDeps) {
     /** The ledger's lots of `holder` (any address with fills) in the asset whose token is `token`, for the
      *  eligibility registry: each lot's units and hold end (restrictionEndMs; none for a regime without a
      *  hold), oldest first; `settled` false while any of its fills there waits for its batch on chain. */
-    async ledgerLots(token: Address, holder: Address): Promise<{ regime: CatalogueAsset["regime"]; settled: boolean; lots: { units: bigint; holdEndMs: number }[] } | null> {
+    async ledgerLots(
+      token: Address,
+      holder: Address,
+    ): Promise<{
+      regime: CatalogueAsset["regime"];
+      settled: boolean;
+      lots: { units: bigint; holdEndMs: number }[];
+    } | null> {
       const asset = catalogue.find((a) => {
         const m = marketOf(a);
         return m !== null && m.baseToken.toLowerCase() === token.toLowerCase();
@@ -747,7 +915,9 @@ export function createOrders(deps: OrdersDeps) {
       return {
         regime: asset.regime,
         settled: fills.every((f) => f.fill.settlement === "settled"),
-        lots: hasHold(asset.regime) ? lots.map((l) => ({ units: l.units, holdEndMs: restrictionEndMs(asset.regime, l.acquiredAtMs) })) : [],
+        lots: hasHold(asset.regime)
+          ? lots.map((l) => ({ units: l.units, holdEndMs: restrictionEndMs(asset.regime, l.acquiredAtMs) }))
+          : [],
       };
     },
 
@@ -823,7 +993,8 @@ export function createOrders(deps: OrdersDeps) {
           currentPrice: last === null ? null : priceNumber(m, last),
           marketValue: value === null ? null : usd(value),
           unrealizedPnl: pnl === null ? null : usd(pnl),
-          unrealizedPnlPercent: pnl === null || heldCost === 0n ? null : Number(formatDecimal((pnl * 1_000_000n) / heldCost, 4)),
+          unrealizedPnlPercent:
+            pnl === null || heldCost === 0n ? null : Number(formatDecimal((pnl * 1_000_000n) / heldCost, 4)),
           realizedPnl: usd(pos.realizedPnlUnits),
           quantityUnits: onChain.toString(),
           lots: pos.lots.map((l: Lot) => ({

@@ -40,4 +40,5 @@ export function createPortfolioRouter(deps: { orders: Orders }): Router {
 }
 
 /** The funding router's hook: the account's trades as transactions (spec 2.11). */
-export const tradeTransactionsOf = (orders: Orders) => async (accountId: string) => (await orders.positions(accountId)).transactions;
+export const tradeTransactionsOf = (orders: Orders) => async (accountId: string) =>
+  (await orders.positions(accountId)).transactions;

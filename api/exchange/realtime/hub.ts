@@ -114,7 +114,8 @@ export function createRealtimeHub(opts: RealtimeHubOptions) {
   const bySymbol = new Map<string, SymbolState>();
   for (const asset of catalogue) {
     const symbol = bookSymbolOf(asset);
-    if (symbol) bySymbol.set(symbol, { asset, dirty: false, flushing: false, timer: null, lastBook: null, lastQuote: null });
+    if (symbol)
+      bySymbol.set(symbol, { asset, dirty: false, flushing: false, timer: null, lastBook: null, lastQuote: null });
   }
   const assetIds = new Set(catalogue.map((a) => a.id));
   let closed = false;
@@ -124,7 +125,8 @@ export function createRealtimeHub(opts: RealtimeHubOptions) {
     let b = buffers.get(topic);
     if (!b) buffers.set(topic, (b = { events: [], evictedUpTo: 0 }));
     b.events.push(e);
-    if (b.events.length > replayPerTopic) b.evictedUpTo = b.events.splice(0, b.events.length - replayPerTopic).at(-1)!.id;
+    if (b.events.length > replayPerTopic)
+      b.evictedUpTo = b.events.splice(0, b.events.length - replayPerTopic).at(-1)!.id;
     for (const s of subscribers.get(topic) ?? []) {
       try {
         s.send(e);
@@ -143,18 +145,29 @@ export function createRealtimeHub(opts: RealtimeHubOptions) {
     if (!dex || !m) return;
     const [book, stats] = await Promise.all([dex.getOrderBook(symbol, bookDepth), dex.getMarketStats(symbol)]);
     if (!book || closed) return;
-    const level = (l: { priceTicks: bigint; sizeLots: bigint }) => ({ price: priceNumber(m, l.priceTicks * m.tickSize), size: sizeNumber(m, l.sizeLots * m.lotSize) });
+    const level = (l: { priceTicks: bigint; sizeLots: bigint }) => ({
+      price: priceNumber(m, l.priceTicks * m.tickSize),
+      size: sizeNumber(m, l.sizeLots * m.lotSize),
+    });
     const bids = book.bids.map(level);
     const asks = book.asks.map(level);
     const levels = JSON.stringify([bids, asks]);
     const t = Math.max(book.timestampMs, stats?.timestampMs ?? 0);
     if (levels !== st.lastBook) {
       st.lastBook = levels;
-      publish(`book:${st.asset.id}`, "book", { assetId: st.asset.id, bids, asks, timestamp: new Date(book.timestampMs).toISOString() } satisfies BookData);
+      publish(`book:${st.asset.id}`, "book", {
+        assetId: st.asset.id,
+        bids,
+        asks,
+        timestamp: new Date(book.timestampMs).toISOString(),
+      } satisfies BookData);
     }
     const quote = {
       assetId: st.asset.id,
-      last: stats?.lastPriceTicks == null ? Number(st.asset.referencePrice) : priceNumber(m, stats.lastPriceTicks * m.tickSize),
+      last:
+        stats?.lastPriceTicks == null
+          ? Number(st.asset.referencePrice)
+          : priceNumber(m, stats.lastPriceTicks * m.tickSize),
       bid: bids[0]?.price ?? EMPTY_SIDE_PRICE,
       ask: asks[0]?.price ?? EMPTY_SIDE_PRICE,
       volume: stats ? sizeNumber(m, stats.volume24hLots * m.lotSize) : 0,
@@ -163,7 +176,10 @@ export function createRealtimeHub(opts: RealtimeHubOptions) {
     const q = JSON.stringify(quote);
     if (q !== st.lastQuote) {
       st.lastQuote = q;
-      publish(`quote:${st.asset.id}`, "quote", { ...quote, timestamp: new Date(t || now()).toISOString() } satisfies QuoteData);
+      publish(`quote:${st.asset.id}`, "quote", {
+        ...quote,
+        timestamp: new Date(t || now()).toISOString(),
+      } satisfies QuoteData);
     }
   }
 
@@ -227,7 +243,8 @@ export function createRealtimeHub(opts: RealtimeHubOptions) {
           const newest = b?.events.at(-1);
           if (newest) replay.push(newest);
         } else {
-          if ((b && b.evictedUpTo > afterId) || afterId < firstId - 1 || afterId > lastId) gaps.push({ topic, after: afterId });
+          if ((b && b.evictedUpTo > afterId) || afterId < firstId - 1 || afterId > lastId)
+            gaps.push({ topic, after: afterId });
           const resumeAfter = afterId > lastId ? firstId - 1 : afterId;
           for (const e of b?.events ?? []) if (e.id > resumeAfter) replay.push(e);
         }

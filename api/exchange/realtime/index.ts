@@ -26,7 +26,11 @@ export interface ExchangeRealtime {
    *  connection of the user; `data` is sent as given (JSON) */
   publishToUser(user: RealtimeUser, event: "order" | "settlement", data: Record<string, unknown>): RealtimeEvent;
   /** the exchange API's extension: mount `router` at the root, `attach` the server, `close` on stop */
-  extension(api: { identity: IdentityVerifier; clientAddress: (req: IncomingMessage) => string }): { router: Router; attach(server: Server): void; close(): Promise<void> };
+  extension(api: { identity: IdentityVerifier; clientAddress: (req: IncomingMessage) => string }): {
+    router: Router;
+    attach(server: Server): void;
+    close(): Promise<void>;
+  };
   close(): Promise<void>;
 }
 
@@ -38,7 +42,14 @@ export function createExchangeRealtime(opts: ExchangeRealtimeOptions): ExchangeR
     publishToUser: (user, event, data) => hub.publishToUser(user, event, data),
     extension({ identity, clientAddress }) {
       const router = createSseRouter({ hub, identity, limits, now: opts.now });
-      const ws = createLegacyWs({ hub, identity, limits, authTimeoutMs: opts.authTimeoutMs, clientAddress, now: opts.now });
+      const ws = createLegacyWs({
+        hub,
+        identity,
+        limits,
+        authTimeoutMs: opts.authTimeoutMs,
+        clientAddress,
+        now: opts.now,
+      });
       closers.push(() => ws.close());
       return { router, attach: (server) => ws.attach(server), close: () => ws.close() };
     },

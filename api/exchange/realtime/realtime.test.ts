@@ -39,7 +39,13 @@ const maker = privateKeyToAccount(generatePrivateKey());
 const taker = privateKeyToAccount(generatePrivateKey());
 let nonce = 1n;
 
-async function place(who: typeof maker, side: "buy" | "sell", priceTicks: bigint, sizeLots: bigint, tif: "gtc" | "ioc" = "gtc") {
+async function place(
+  who: typeof maker,
+  side: "buy" | "sell",
+  priceTicks: bigint,
+  sizeLots: bigint,
+  tif: "gtc" | "ioc" = "gtc",
+) {
   const req = await signedPlacement({
     account: who,
     market: weth,
@@ -70,9 +76,18 @@ before(async () => {
     dex.credit(a, weth.quoteToken, 10n ** 15n);
     dex.credit(a, weth.baseToken, 10n ** 24n);
   }
-  realtime = createExchangeRealtime({ dex, catalogue: [...CATALOGUE, ...EXTRA], coalesceMs: 5, limits: { heartbeatMs: 200, retryMs: 50 } });
+  realtime = createExchangeRealtime({
+    dex,
+    catalogue: [...CATALOGUE, ...EXTRA],
+    coalesceMs: 5,
+    limits: { heartbeatMs: 200, retryMs: 50 },
+  });
   api = await startExchangeApi({
-    config: exchangeApiConfig({ issuers: [issuer.issuer], audience: "exchange-api", rateLimits: { ipPerMinute: 1e6, authenticatedPerMinute: 1e6 } }),
+    config: exchangeApiConfig({
+      issuers: [issuer.issuer],
+      audience: "exchange-api",
+      rateLimits: { ipPerMinute: 1e6, authenticatedPerMinute: 1e6 },
+    }),
     logger: createApiLogger({ level: "silent" }),
     db,
     encryptionKeyHex: randomBytes(32).toString("hex"),
@@ -109,10 +124,13 @@ function openSse(url: string, bearer: string, extraHeaders: Record<string, strin
   const got: Received[] = [];
   const errors: unknown[] = [];
   const es = new EventSource(url, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, authorization: `Bearer ${bearer}`, ...extraHeaders } }),
+    fetch: (input, init) =>
+      fetch(input, { ...init, headers: { ...init.headers, authorization: `Bearer ${bearer}`, ...extraHeaders } }),
   });
   for (const name of ["quote", "book", "order", "settlement", "gap"])
-    es.addEventListener(name, (m) => got.push({ id: m.lastEventId, event: name, data: JSON.parse(m.data) as Record<string, unknown> }));
+    es.addEventListener(name, (m) =>
+      got.push({ id: m.lastEventId, event: name, data: JSON.parse(m.data) as Record<string, unknown> }),
+    );
   es.addEventListener("error", (e) => errors.push(e));
   return { es, got, errors };
 }
@@ -120,8 +138,14 @@ function openSse(url: string, bearer: string, extraHeaders: Record<string, strin
 /** A raw SSE request (fetch): its status and, when refused, the body. */
 async function rawSse(query: string, headers: Record<string, string>) {
   const ctrl = new AbortController();
-  const res = await fetch(`${origin}/api/realtime${query}`, { headers: { accept: "text/event-stream", ...headers }, signal: ctrl.signal });
-  const body = res.status === 200 ? null : ((await res.json()) as { error: { code: string; message: string; details: Record<string, unknown> } });
+  const res = await fetch(`${origin}/api/realtime${query}`, {
+    headers: { accept: "text/event-stream", ...headers },
+    signal: ctrl.signal,
+  });
+  const body =
+    res.status === 200
+      ? null
+      : ((await res.json()) as { error: { code: string; message: string; details: Record<string, unknown> } });
   return { status: res.status, body, close: () => ctrl.abort() };
 }
 
@@ -153,7 +177,10 @@ test("eventsource receives quote and book events, is cut off, reconnects with La
   const client = openSse(proxyUrl, bearer);
   try {
     // the current state first: one quote and one book of the resting orders
-    await waitFor(() => client.got.some((e) => e.event === "book") && client.got.some((e) => e.event === "quote"), "the first quote and book");
+    await waitFor(
+      () => client.got.some((e) => e.event === "book") && client.got.some((e) => e.event === "quote"),
+      "the first quote and book",
+    );
     const book = client.got.find((e) => e.event === "book")!.data;
     assert.deepEqual(book.bids, [
       { price: 1999, size: 1 },
@@ -180,7 +207,10 @@ test("eventsource receives quote and book events, is cut off, reconnects with La
     await waitFor(() => client.errors.length > 0, "the client to see the failure");
     const idsBefore = client.got.length;
     await place(taker, "buy", 200_100n, 1_000n, "ioc");
-    await waitFor(() => witness.got.some((e) => e.event === "book" && JSON.stringify(e.data.asks).includes('"size":0.7')), "the first move");
+    await waitFor(
+      () => witness.got.some((e) => e.event === "book" && JSON.stringify(e.data.asks).includes('"size":0.7')),
+      "the first move",
+    );
     await place(taker, "sell", 199_900n, 3_000n, "ioc");
     await waitFor(() => witness.got.some((e) => e.event === "quote" && e.data.last === 1999), "the second move");
     await place(maker, "buy", 199_950n, 5_000n);
@@ -201,7 +231,10 @@ test("eventsource receives quote and book events, is cut off, reconnects with La
     );
     assert.ok(!client.got.some((e) => e.event === "gap"));
     const ids = client.got.map((e) => Number(e.id));
-    assert.deepEqual([...ids].sort((a, b) => a - b), ids);
+    assert.deepEqual(
+      [...ids].sort((a, b) => a - b),
+      ids,
+    );
     assert.equal(new Set(ids).size, ids.length);
   } finally {
     client.es.close();
@@ -287,7 +320,12 @@ test("50 subscriptions per connection are accepted, 51 refused; bad requests get
     ["?subscribe=quote:WETH", {}, 401, "UNAUTHORIZED"],
     ["?subscribe=quote:WETH", { authorization: "Bearer not.a.token" }, 401, "UNAUTHORIZED"],
     ["?subscribe=quote:WETH", { authorization: bearer }, 401, "UNAUTHORIZED"],
-    ["?subscribe=quote:WETH", { authorization: `Bearer ${await issuer.sign({ sub: "x", owner: "o", aud: "other" })}` }, 401, "UNAUTHORIZED"],
+    [
+      "?subscribe=quote:WETH",
+      { authorization: `Bearer ${await issuer.sign({ sub: "x", owner: "o", aud: "other" })}` },
+      401,
+      "UNAUTHORIZED",
+    ],
     ["", auth, 400, "INVALID_REQUEST"],
     ["?subscribe=", auth, 400, "INVALID_REQUEST"],
     ["?subscribe=trades:WETH", auth, 400, "INVALID_REQUEST"],
@@ -341,7 +379,11 @@ test("the legacy WebSocket delivers the same events as SSE (same ids, same data)
   const ws = await openWs({ authorization: `Bearer ${bearer}` });
   try {
     ws.send({ type: "subscribe", subscribe: "quote:WETH,book:WETH" });
-    await waitFor(() => ws.got.some((m) => m.type === "subscribed") && sse.got.length >= 2 && ws.got.filter((m) => m.id).length >= 2, "both subscribed");
+    await waitFor(
+      () =>
+        ws.got.some((m) => m.type === "subscribed") && sse.got.length >= 2 && ws.got.filter((m) => m.id).length >= 2,
+      "both subscribed",
+    );
     await place(taker, "buy", 200_400n, 500n, "ioc");
     await place(maker, "buy", 199_960n, 700n);
     await waitFor(() => sse.got.some((e) => e.event === "quote" && e.data.bid === 1999.6), "SSE moves");
@@ -349,8 +391,12 @@ test("the legacy WebSocket delivers the same events as SSE (same ids, same data)
     await waitFor(() => ws.got.some((m) => m.id === lastId), "the WebSocket catches up");
     // from the trade on (before it, each side's first events are the topics' state when it subscribed)
     const from = Math.max(Number(sse.got[0].id), Number(ws.got.find((m) => m.id !== undefined)!.id));
-    const viaWs = ws.got.filter((m) => m.id !== undefined && m.id >= from).map((m) => `${m.id} ${m.type} ${JSON.stringify(m.data)}`);
-    const viaSse = sse.got.filter((e) => Number(e.id) >= from).map((e) => `${e.id} ${e.event} ${JSON.stringify(e.data)}`);
+    const viaWs = ws.got
+      .filter((m) => m.id !== undefined && m.id >= from)
+      .map((m) => `${m.id} ${m.type} ${JSON.stringify(m.data)}`);
+    const viaSse = sse.got
+      .filter((e) => Number(e.id) >= from)
+      .map((e) => `${e.id} ${e.event} ${JSON.stringify(e.data)}`);
     assert.deepEqual(viaWs, viaSse);
     assert.ok(viaSse.length >= 3, `${viaSse.length} events compared`);
   } finally {
@@ -368,17 +414,40 @@ test("order and settlement events reach every connection of their owner only, ov
   const ws = await openWs();
   try {
     ws.send({ type: "auth", token: owner });
-    await waitFor(() => ws.got.some((m) => m.type === "authenticated") && sse.got.length > 0 && otherSse.got.length > 0, "connected");
-    const e1 = realtime.publishToUser({ issuer: issuer.issuer, orgId: "org-2", userId: "grace" }, "order", { orderId: "ord_1", status: "EXECUTED" });
-    const e2 = realtime.publishToUser({ issuer: issuer.issuer, orgId: "org-2", userId: "grace" }, "settlement", { orderId: "ord_1", txHash: "0xabc" });
-    await waitFor(() => sse.got.some((e) => e.id === String(e2.id)) && ws.got.some((m) => m.id === e2.id), "owner events");
-    assert.deepEqual(sse.got.filter((e) => e.event === "order").map((e) => e.data), [{ orderId: "ord_1", status: "EXECUTED" }]);
-    assert.deepEqual(ws.got.filter((m) => m.type === "settlement").map((m) => m.data), [{ orderId: "ord_1", txHash: "0xabc" }]);
+    await waitFor(
+      () => ws.got.some((m) => m.type === "authenticated") && sse.got.length > 0 && otherSse.got.length > 0,
+      "connected",
+    );
+    const e1 = realtime.publishToUser({ issuer: issuer.issuer, orgId: "org-2", userId: "grace" }, "order", {
+      orderId: "ord_1",
+      status: "EXECUTED",
+    });
+    const e2 = realtime.publishToUser({ issuer: issuer.issuer, orgId: "org-2", userId: "grace" }, "settlement", {
+      orderId: "ord_1",
+      txHash: "0xabc",
+    });
+    await waitFor(
+      () => sse.got.some((e) => e.id === String(e2.id)) && ws.got.some((m) => m.id === e2.id),
+      "owner events",
+    );
+    assert.deepEqual(
+      sse.got.filter((e) => e.event === "order").map((e) => e.data),
+      [{ orderId: "ord_1", status: "EXECUTED" }],
+    );
+    assert.deepEqual(
+      ws.got.filter((m) => m.type === "settlement").map((m) => m.data),
+      [{ orderId: "ord_1", txHash: "0xabc" }],
+    );
     assert.equal(Number(sse.got.find((e) => e.event === "order")!.id), e1.id);
     // another user of the same organization, and the same user id under another organization: nothing
     realtime.publishToUser({ issuer: issuer.issuer, orgId: "org-3", userId: "grace" }, "order", { orderId: "ord_x" });
     await place(maker, "buy", 199_970n, 100n);
-    await waitFor(() => otherSse.got.some((e) => e.event === "quote" && e.data.bid === 1999.7) && sse.got.some((e) => e.event === "quote" && e.data.bid === 1999.7), "a later event");
+    await waitFor(
+      () =>
+        otherSse.got.some((e) => e.event === "quote" && e.data.bid === 1999.7) &&
+        sse.got.some((e) => e.event === "quote" && e.data.bid === 1999.7),
+      "a later event",
+    );
     assert.ok(!otherSse.got.some((e) => e.event === "order" || e.event === "settlement"));
     assert.ok(!sse.got.some((e) => JSON.stringify(e.data).includes("ord_x")));
   } finally {
@@ -413,8 +482,25 @@ test("legacy WebSocket limits and refusals: 5 per user then 429, 50 subscription
     c.ws.send("not json");
     c.send({ type: "ping" });
     await waitFor(() => c.got.some((m) => m.type === "pong"), "the pong");
-    const answers = c.got.filter((m) => m.id === undefined).map((m) => (m.type === "error" ? `error ${(m.error as { code: string }).code}` : m.type === "subscribed" ? `subscribed ${(m.topics as string[]).length}` : m.type));
-    assert.deepEqual(answers, ["subscribed 30", "subscribed 50", "error INVALID_REQUEST", "error INVALID_REQUEST", "error ASSET_NOT_FOUND", "error INVALID_REQUEST", "error INVALID_REQUEST", "pong"]);
+    const answers = c.got
+      .filter((m) => m.id === undefined)
+      .map((m) =>
+        m.type === "error"
+          ? `error ${(m.error as { code: string }).code}`
+          : m.type === "subscribed"
+            ? `subscribed ${(m.topics as string[]).length}`
+            : m.type,
+      );
+    assert.deepEqual(answers, [
+      "subscribed 30",
+      "subscribed 50",
+      "error INVALID_REQUEST",
+      "error INVALID_REQUEST",
+      "error ASSET_NOT_FOUND",
+      "error INVALID_REQUEST",
+      "error INVALID_REQUEST",
+      "pong",
+    ]);
     // unsubscribing frees a slot
     c.send({ type: "unsubscribe", subscribe: fifty[0] });
     c.send({ type: "subscribe", subscribe: "quote:WETH" });

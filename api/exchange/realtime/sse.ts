@@ -9,7 +9,14 @@ import { createSession } from "better-sse";
 import { unauthorized } from "../errors";
 import type { IdentityVerifier } from "../identity-tokens";
 import { userTopic, type RealtimeEvent, type RealtimeHub, type Subscriber } from "./hub";
-import { connectionCounter, MAX_CONNECTIONS_PER_USER, MAX_UNAUTHENTICATED_PER_ADDRESS, MAX_SUBSCRIPTIONS, parseLastEventId, parseSubscribe } from "./topics";
+import {
+  connectionCounter,
+  MAX_CONNECTIONS_PER_USER,
+  MAX_UNAUTHENTICATED_PER_ADDRESS,
+  MAX_SUBSCRIPTIONS,
+  parseLastEventId,
+  parseSubscribe,
+} from "./topics";
 
 export const REALTIME_PATH = "/api/realtime";
 
@@ -37,7 +44,8 @@ export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
 };
 
 export function bearerOf(header: string | string[] | undefined): string {
-  if (header === undefined || header === "") throw unauthorized("missing_authorization", "the authorization header is required");
+  if (header === undefined || header === "")
+    throw unauthorized("missing_authorization", "the authorization header is required");
   const m = typeof header === "string" ? /^Bearer +(\S+)$/i.exec(header.trim()) : null;
   if (!m) throw unauthorized("malformed_authorization", "authorization: Bearer <token>");
   return m[1];
@@ -47,14 +55,23 @@ export function userKeyOf(i: { issuer: string; owner: string; sub: string }): st
   return `${i.issuer}|${i.owner}|${i.sub}`;
 }
 
-export function createSseRouter(deps: { hub: RealtimeHub; identity: IdentityVerifier; limits: RealtimeLimits; now?: () => number }): Router {
+export function createSseRouter(deps: {
+  hub: RealtimeHub;
+  identity: IdentityVerifier;
+  limits: RealtimeLimits;
+  now?: () => number;
+}): Router {
   const { hub, limits } = deps;
   const now = deps.now ?? Date.now;
   const connections = connectionCounter(limits.connectionsPerUser);
   const r = Router();
   r.get(REALTIME_PATH, async (req: Request, res: Response) => {
     const identity = await deps.identity.verify(bearerOf(req.headers.authorization));
-    const topics = parseSubscribe(req.query.subscribe, (id) => hub.isMarketTopic(`quote:${id}`), limits.subscriptionsPerConnection);
+    const topics = parseSubscribe(
+      req.query.subscribe,
+      (id) => hub.isMarketTopic(`quote:${id}`),
+      limits.subscriptionsPerConnection,
+    );
     const afterId = parseLastEventId(req.headers["last-event-id"] ?? req.query.lastEventId);
     const release = connections.acquire(userKeyOf(identity), "SSE");
     let sub: Subscriber | undefined;
@@ -65,7 +82,11 @@ export function createSseRouter(deps: { hub: RealtimeHub; identity: IdentityVeri
       if (expiry) clearTimeout(expiry);
     };
     try {
-      const session = await createSession(req, res, { keepAlive: limits.heartbeatMs, retry: limits.retryMs, trustClientEventId: false });
+      const session = await createSession(req, res, {
+        keepAlive: limits.heartbeatMs,
+        retry: limits.retryMs,
+        trustClientEventId: false,
+      });
       res.once("close", end);
       const send = (e: RealtimeEvent) => {
         if (res.writableLength > limits.maxBufferedBytes) {
@@ -75,8 +96,14 @@ export function createSseRouter(deps: { hub: RealtimeHub; identity: IdentityVeri
         if (session.isConnected) session.push(e.data, e.event, String(e.id));
       };
       sub = { send };
-      const { replay, gaps } = hub.subscribe(sub, [...topics, userTopic({ issuer: identity.issuer, orgId: identity.owner, userId: identity.sub })], afterId);
-      for (const g of gaps) if (g.topic !== userTopic({ issuer: identity.issuer, orgId: identity.owner, userId: identity.sub })) session.push({ topic: g.topic, after: String(g.after) }, "gap");
+      const { replay, gaps } = hub.subscribe(
+        sub,
+        [...topics, userTopic({ issuer: identity.issuer, orgId: identity.owner, userId: identity.sub })],
+        afterId,
+      );
+      for (const g of gaps)
+        if (g.topic !== userTopic({ issuer: identity.issuer, orgId: identity.owner, userId: identity.sub }))
+          session.push({ topic: g.topic, after: String(g.after) }, "gap");
       for (const e of replay) send(e);
       // the token's end ends the stream (a client holding an expired token receives nothing more)
       expiry = setTimeout(() => res.end(), Math.min(2 ** 31 - 1, Math.max(0, identity.exp * 1000 - now())));

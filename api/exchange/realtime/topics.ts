@@ -13,27 +13,51 @@ export const MAX_SUBSCRIBE_LENGTH = 8192;
 const TOKEN = /^(quote|book):([A-Za-z0-9._-]{1,64})$/;
 
 /** Distinct topics, in the order given; throws INVALID_REQUEST (400) or ASSET_NOT_FOUND (404). */
-export function parseSubscribe(raw: unknown, isKnownAsset: (id: string) => boolean, max = MAX_SUBSCRIPTIONS, already = 0): string[] {
+export function parseSubscribe(
+  raw: unknown,
+  isKnownAsset: (id: string) => boolean,
+  max = MAX_SUBSCRIPTIONS,
+  already = 0,
+): string[] {
   if (typeof raw !== "string" || raw.trim() === "")
-    throw new ExchangeApiError("INVALID_REQUEST", "subscribe: a comma-separated list of quote:<asset_id> and book:<asset_id> is required", { field: "subscribe" });
-  if (raw.length > MAX_SUBSCRIBE_LENGTH) throw new ExchangeApiError("INVALID_REQUEST", "subscribe is too long", { field: "subscribe", maxLength: MAX_SUBSCRIBE_LENGTH });
+    throw new ExchangeApiError(
+      "INVALID_REQUEST",
+      "subscribe: a comma-separated list of quote:<asset_id> and book:<asset_id> is required",
+      { field: "subscribe" },
+    );
+  if (raw.length > MAX_SUBSCRIBE_LENGTH)
+    throw new ExchangeApiError("INVALID_REQUEST", "subscribe is too long", {
+      field: "subscribe",
+      maxLength: MAX_SUBSCRIBE_LENGTH,
+    });
   const topics: string[] = [];
   for (const part of raw.split(",")) {
     const token = part.trim();
     const m = TOKEN.exec(token);
-    if (!m) throw new ExchangeApiError("INVALID_REQUEST", "subscribe: each item is quote:<asset_id> or book:<asset_id>", { field: "subscribe", item: token.slice(0, 80) });
+    if (!m)
+      throw new ExchangeApiError("INVALID_REQUEST", "subscribe: each item is quote:<asset_id> or book:<asset_id>", {
+        field: "subscribe",
+        item: token.slice(0, 80),
+      });
     if (!isKnownAsset(m[2])) throw new ExchangeApiError("ASSET_NOT_FOUND", "asset not found", { assetId: m[2] });
     if (!topics.includes(token)) topics.push(token);
   }
   if (already + topics.length > max)
-    throw new ExchangeApiError("INVALID_REQUEST", `at most ${max} subscriptions per connection`, { field: "subscribe", limit: max, requested: already + topics.length });
+    throw new ExchangeApiError("INVALID_REQUEST", `at most ${max} subscriptions per connection`, {
+      field: "subscribe",
+      limit: max,
+      requested: already + topics.length,
+    });
   return topics;
 }
 
 /** Last-Event-ID: a decimal event id (what this API sends), else INVALID_REQUEST. */
 export function parseLastEventId(raw: unknown): number | undefined {
   if (raw === undefined || raw === "") return undefined;
-  if (typeof raw !== "string" || !/^\d{1,16}$/.test(raw)) throw new ExchangeApiError("INVALID_REQUEST", "Last-Event-ID: an event id this stream sent", { field: "Last-Event-ID" });
+  if (typeof raw !== "string" || !/^\d{1,16}$/.test(raw))
+    throw new ExchangeApiError("INVALID_REQUEST", "Last-Event-ID: an event id this stream sent", {
+      field: "Last-Event-ID",
+    });
   return Number(raw);
 }
 
@@ -47,7 +71,11 @@ export function connectionCounter(limit: number, per: "user" | "address" = "user
     /** takes a slot, or throws RATE_LIMIT_EXCEEDED (429) */
     acquire(key: string, what: string): () => void {
       const n = counts.get(key) ?? 0;
-      if (n >= limit) throw new ExchangeApiError("RATE_LIMIT_EXCEEDED", `at most ${limit} ${what} connections per ${per}`, { limit, open: n });
+      if (n >= limit)
+        throw new ExchangeApiError("RATE_LIMIT_EXCEEDED", `at most ${limit} ${what} connections per ${per}`, {
+          limit,
+          open: n,
+        });
       counts.set(key, n + 1);
       let released = false;
       return () => {

@@ -39,7 +39,9 @@ function open(o: { headers?: Record<string, string>; localAddress?: string } = {
   const ws = new WebSocket(wsUrl, { headers: o.headers, localAddress: o.localAddress });
   const got: Client["got"] = [];
   ws.on("message", (m) => got.push(JSON.parse(m.toString())));
-  const closed = new Promise<{ code: number; reason: string }>((r) => ws.on("close", (code, reason) => r({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((r) =>
+    ws.on("close", (code, reason) => r({ code, reason: reason.toString() })),
+  );
   return new Promise((resolve, reject) => {
     ws.once("open", () => resolve({ ws, got, closed }));
     ws.once("unexpected-response", (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
@@ -48,7 +50,10 @@ function open(o: { headers?: Record<string, string>; localAddress?: string } = {
 }
 
 const within = <T>(p: Promise<T>, ms: number, what: string) =>
-  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms).unref())]);
+  Promise.race([
+    p,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms).unref()),
+  ]);
 
 async function waitFor(cond: () => boolean, what: string): Promise<void> {
   for (let i = 0; !cond(); i++) {
@@ -66,7 +71,10 @@ test("a connection ends when its identity token expires, with a message that say
   byMessage.ws.send(JSON.stringify({ type: "auth", token: bearer }));
   await waitFor(() => byMessage.got.some((m) => m.type === "authenticated"), "authenticated");
   realtime.publishToUser(user, "order", { orderId: "o-1", status: "PENDING" });
-  await waitFor(() => byHeader.got.some((m) => m.type === "order") && byMessage.got.some((m) => m.type === "order"), "the order event before exp");
+  await waitFor(
+    () => byHeader.got.some((m) => m.type === "order") && byMessage.got.some((m) => m.type === "order"),
+    "the order event before exp",
+  );
   for (const c of [byHeader, byMessage]) {
     const closed = await within(c.closed, exp * 1000 - Date.now() + 1500, "close after the token's exp");
     assert.ok(Date.now() >= exp * 1000 - 50, "not closed before exp");

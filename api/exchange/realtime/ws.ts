@@ -33,7 +33,13 @@ export const MAX_WS_MESSAGE_BYTES = 16 * 1024;
 
 const clientMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("auth"), token: z.string().min(1).max(8192) }).strict(),
-  z.object({ type: z.literal("subscribe"), subscribe: z.string(), lastEventId: z.union([z.string(), z.number().int().nonnegative()]).optional() }).strict(),
+  z
+    .object({
+      type: z.literal("subscribe"),
+      subscribe: z.string(),
+      lastEventId: z.union([z.string(), z.number().int().nonnegative()]).optional(),
+    })
+    .strict(),
   z.object({ type: z.literal("unsubscribe"), subscribe: z.string() }).strict(),
   z.object({ type: z.literal("ping") }).strict(),
 ]);
@@ -63,10 +69,16 @@ export function createLegacyWs(deps: LegacyWsDeps) {
   function refuseUpgrade(socket: Duplex, err: unknown): void {
     const { status, body } = errorBody(err);
     const text = JSON.stringify(body);
-    socket.end(`HTTP/1.1 ${status} ${status === 401 ? "Unauthorized" : status === 429 ? "Too Many Requests" : "Error"}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 401 ? "Unauthorized" : status === 429 ? "Too Many Requests" : "Error"}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    );
   }
 
-  function serve(ws: WebSocket, pre: { identity: IdentityClaims; release: () => void } | null, releaseAnonymous: () => void): void {
+  function serve(
+    ws: WebSocket,
+    pre: { identity: IdentityClaims; release: () => void } | null,
+    releaseAnonymous: () => void,
+  ): void {
     live.add(ws);
     let identity = pre?.identity ?? null;
     let release = pre?.release ?? null;
@@ -86,10 +98,17 @@ export function createLegacyWs(deps: LegacyWsDeps) {
     const ownTopic = () => userTopic({ issuer: identity!.issuer, orgId: identity!.owner, userId: identity!.sub });
     // the token's end ends the connection, as it ends an SSE stream
     const expireAt = (exp: number) => {
-      expiry = setTimeout(() => {
-        sendError(new ExchangeApiError("UNAUTHORIZED", "the identity token expired: reconnect with a fresh one", { reason: TOKEN_EXPIRED_CLOSE.reason }));
-        ws.close(TOKEN_EXPIRED_CLOSE.code, TOKEN_EXPIRED_CLOSE.reason);
-      }, Math.min(2 ** 31 - 1, Math.max(0, exp * 1000 - now())));
+      expiry = setTimeout(
+        () => {
+          sendError(
+            new ExchangeApiError("UNAUTHORIZED", "the identity token expired: reconnect with a fresh one", {
+              reason: TOKEN_EXPIRED_CLOSE.reason,
+            }),
+          );
+          ws.close(TOKEN_EXPIRED_CLOSE.code, TOKEN_EXPIRED_CLOSE.reason);
+        },
+        Math.min(2 ** 31 - 1, Math.max(0, exp * 1000 - now())),
+      );
     };
     if (identity) {
       hub.subscribe(sub, [ownTopic()]);
@@ -98,7 +117,11 @@ export function createLegacyWs(deps: LegacyWsDeps) {
     const authTimer = identity
       ? null
       : setTimeout(() => {
-          sendError(new ExchangeApiError("UNAUTHORIZED", "authenticate first: {type:\"auth\", token}", { reason: "auth_timeout" }));
+          sendError(
+            new ExchangeApiError("UNAUTHORIZED", 'authenticate first: {type:"auth", token}', {
+              reason: "auth_timeout",
+            }),
+          );
           ws.close(1008, "unauthorized");
         }, deps.authTimeoutMs ?? 10_000);
     const heartbeat = setInterval(() => {
@@ -130,7 +153,10 @@ export function createLegacyWs(deps: LegacyWsDeps) {
         throw new ExchangeApiError("INVALID_REQUEST", "a message is one JSON object");
       }
       const parsed = clientMessage.safeParse(json);
-      if (!parsed.success) throw new ExchangeApiError("INVALID_REQUEST", "unknown or malformed message", { issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })) });
+      if (!parsed.success)
+        throw new ExchangeApiError("INVALID_REQUEST", "unknown or malformed message", {
+          issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })),
+        });
       const m = parsed.data;
       if (m.type === "ping") return send({ type: "pong" });
       if (m.type === "auth") {
@@ -151,11 +177,23 @@ export function createLegacyWs(deps: LegacyWsDeps) {
         expireAt(claims.exp);
         return send({ type: "authenticated" });
       }
-      if (!identity) throw new ExchangeApiError("UNAUTHORIZED", "authenticate first: {type:\"auth\", token}", { reason: "not_authenticated" });
+      if (!identity)
+        throw new ExchangeApiError("UNAUTHORIZED", 'authenticate first: {type:"auth", token}', {
+          reason: "not_authenticated",
+        });
       if (m.type === "subscribe") {
-        const fresh = parseSubscribe(m.subscribe, (id) => hub.isMarketTopic(`quote:${id}`), limits.subscriptionsPerConnection, 0).filter((t) => !topics.has(t));
+        const fresh = parseSubscribe(
+          m.subscribe,
+          (id) => hub.isMarketTopic(`quote:${id}`),
+          limits.subscriptionsPerConnection,
+          0,
+        ).filter((t) => !topics.has(t));
         if (topics.size + fresh.length > limits.subscriptionsPerConnection)
-          throw new ExchangeApiError("INVALID_REQUEST", `at most ${limits.subscriptionsPerConnection} subscriptions per connection`, { field: "subscribe", limit: limits.subscriptionsPerConnection, requested: topics.size + fresh.length });
+          throw new ExchangeApiError(
+            "INVALID_REQUEST",
+            `at most ${limits.subscriptionsPerConnection} subscriptions per connection`,
+            { field: "subscribe", limit: limits.subscriptionsPerConnection, requested: topics.size + fresh.length },
+          );
         const afterId = parseLastEventId(m.lastEventId === undefined ? undefined : String(m.lastEventId));
         for (const t of fresh) topics.add(t);
         send({ type: "subscribed", topics: [...topics] });
@@ -164,7 +202,11 @@ export function createLegacyWs(deps: LegacyWsDeps) {
         for (const e of replay) sub.send(e);
         return;
       }
-      const gone = parseSubscribe(m.subscribe, (id) => hub.isMarketTopic(`quote:${id}`), Number.MAX_SAFE_INTEGER).filter((t) => topics.has(t));
+      const gone = parseSubscribe(
+        m.subscribe,
+        (id) => hub.isMarketTopic(`quote:${id}`),
+        Number.MAX_SAFE_INTEGER,
+      ).filter((t) => topics.has(t));
       for (const t of gone) topics.delete(t);
       hub.unsubscribe(sub, gone);
       send({ type: "unsubscribed", topics: gone });
@@ -177,7 +219,8 @@ export function createLegacyWs(deps: LegacyWsDeps) {
       server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
         const path = (req.url ?? "").split("?")[0];
         if (path !== LEGACY_WS_PATH) {
-          if (server.listenerCount("upgrade") === 1) refuseUpgrade(socket, new ExchangeApiError("ROUTE_NOT_FOUND", `no route ${path.slice(0, 200)}`));
+          if (server.listenerCount("upgrade") === 1)
+            refuseUpgrade(socket, new ExchangeApiError("ROUTE_NOT_FOUND", `no route ${path.slice(0, 200)}`));
           return;
         }
         socket.on("error", () => socket.destroy());

@@ -36,8 +36,16 @@ export interface AccountView {
 /** What open buy orders hold of the account's cash (api/exchange/orders: the pipeline's locks), base units. */
 export type OpenBuyHolds = (accountId: string) => Promise<bigint>;
 
-export async function presentAccount(a: AccountRecord, custody: AccountCustody, cashDecimals: number, openBuyHolds?: OpenBuyHolds): Promise<AccountView> {
-  const [b, held] = await Promise.all([custody.balances(a.id), openBuyHolds ? openBuyHolds(a.id) : Promise.resolve(0n)]);
+export async function presentAccount(
+  a: AccountRecord,
+  custody: AccountCustody,
+  cashDecimals: number,
+  openBuyHolds?: OpenBuyHolds,
+): Promise<AccountView> {
+  const [b, held] = await Promise.all([
+    custody.balances(a.id),
+    openBuyHolds ? openBuyHolds(a.id) : Promise.resolve(0n),
+  ]);
   // buying power: cash less pending withdrawals (custody's available cash) less what open buy orders hold
   const free = b.availableCashUnits - held;
   const buyingPowerUnits = free > 0n ? free : 0n;
@@ -60,10 +68,19 @@ export async function presentAccount(a: AccountRecord, custody: AccountCustody, 
   };
 }
 
-export function accountRouter(deps: { accounts: AccountStore; custody: AccountCustody; cashDecimals: number; auth: RequestHandler; openBuyHolds?: OpenBuyHolds }): Router {
+export function accountRouter(deps: {
+  accounts: AccountStore;
+  custody: AccountCustody;
+  cashDecimals: number;
+  auth: RequestHandler;
+  openBuyHolds?: OpenBuyHolds;
+}): Router {
   const r = Router();
   const own = async (_req: unknown, res: Response) => {
-    res.json({ data: await presentAccount(accountOf(res), deps.custody, deps.cashDecimals, deps.openBuyHolds), message: "account" });
+    res.json({
+      data: await presentAccount(accountOf(res), deps.custody, deps.cashDecimals, deps.openBuyHolds),
+      message: "account",
+    });
   };
   r.get("/account", deps.auth, own);
   r.get("/custody-account-info", deps.auth, own);

@@ -12,7 +12,9 @@ import { ExchangeApiError } from "../errors";
 import { presentAccount, type OpenBuyHolds } from "./account";
 
 const target = { accountId: z.string().max(64).optional() };
-export const kycBody = z.object({ ...target, kind: z.enum(["kyc", "kyb"]).default("kyc"), status: z.enum(KYC_STATUSES) }).strict();
+export const kycBody = z
+  .object({ ...target, kind: z.enum(["kyc", "kyb"]).default("kyc"), status: z.enum(KYC_STATUSES) })
+  .strict();
 export const selfCertifyBody = z.object({ ...target }).strict();
 export const verificationBody = z.object({ ...target, outcome: z.enum(["pending", "verified", "rejected"]) }).strict();
 
@@ -22,7 +24,13 @@ function parse<T>(schema: z.ZodType<T>, req: Request): T {
   return r.data;
 }
 
-export function sandboxRouter(deps: { accounts: AccountStore; custody: AccountCustody; cashDecimals: number; auth: RequestHandler; openBuyHolds?: OpenBuyHolds }): Router {
+export function sandboxRouter(deps: {
+  accounts: AccountStore;
+  custody: AccountCustody;
+  cashDecimals: number;
+  auth: RequestHandler;
+  openBuyHolds?: OpenBuyHolds;
+}): Router {
   const r = Router();
   const targetOf = (res: Response, accountId: string | undefined) => accountId ?? accountOf(res).id;
   const answer = async (res: Response, a: AccountRecord | null) => {
@@ -35,11 +43,20 @@ export function sandboxRouter(deps: { accounts: AccountStore; custody: AccountCu
   });
   r.post("/sandbox/accreditation/506b", deps.auth, async (req, res) => {
     const b = parse(selfCertifyBody, req);
-    await answer(res, await deps.accounts.applyAccreditation(scopeOf(res), targetOf(res, b.accountId), { kind: "506b_self_certified" }));
+    await answer(
+      res,
+      await deps.accounts.applyAccreditation(scopeOf(res), targetOf(res, b.accountId), { kind: "506b_self_certified" }),
+    );
   });
   r.post("/sandbox/accreditation/506c", deps.auth, async (req, res) => {
     const b = parse(verificationBody, req);
-    await answer(res, await deps.accounts.applyAccreditation(scopeOf(res), targetOf(res, b.accountId), { kind: "506c_verification", outcome: b.outcome }));
+    await answer(
+      res,
+      await deps.accounts.applyAccreditation(scopeOf(res), targetOf(res, b.accountId), {
+        kind: "506c_verification",
+        outcome: b.outcome,
+      }),
+    );
   });
   return r;
 }

@@ -6,7 +6,13 @@ import type { Address } from "viem";
 import { startFundingStack } from "./funding-fixture";
 
 interface ChildConfig {
-  chain: { rpcUrl: string; chainId: number; settlement: Address; funding: Address; tokens: { USD: { address: Address; decimals: number }; WETH: { address: Address; decimals: number } } };
+  chain: {
+    rpcUrl: string;
+    chainId: number;
+    settlement: Address;
+    funding: Address;
+    tokens: { USD: { address: Address; decimals: number }; WETH: { address: Address; decimals: number } };
+  };
   dbDir: string;
   encryptionKeyHex: string;
   accountId: string;
@@ -35,7 +41,10 @@ async function main(): Promise<void> {
   } else {
     await stack.funding.create(cfg.accountId, cfg.action, cfg.method ?? "instant", BigInt(cfg.amountUnits ?? "0"));
   }
-  const rows = await stack.db.query("SELECT id, direction, status, chain_step, tx_hashes, pending_tx_hash FROM exchange_funding_transfers WHERE account_id = $1 ORDER BY created_ms", [cfg.accountId]);
+  const rows = await stack.db.query(
+    "SELECT id, direction, status, chain_step, tx_hashes, pending_tx_hash FROM exchange_funding_transfers WHERE account_id = $1 ORDER BY created_ms",
+    [cfg.accountId],
+  );
   const address = await stack.custody.addressOf(cfg.accountId);
   await stack.close();
   process.stdout.write(`RESULT ${JSON.stringify({ address, rows: rows.rows })}\n`);

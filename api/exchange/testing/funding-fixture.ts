@@ -9,7 +9,6 @@ import express from "express";
 import pino from "pino";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { HARDHAT_DEV_PRIVATE_KEYS } from "../../../config/dev-accounts";
 import { createDb, type Db } from "../../../db";
 import type { Clock } from "../../../runtime/clock";
 import { loadArtifact } from "../../../scripts/artifacts";
@@ -41,12 +40,24 @@ export async function startFundingChain(opts: { chainDataDir?: string } = {}): P
   const fixture = await startFixture({ traders: 1, withdrawalDelaySec: 0, chainDataDir: opts.chainDataDir });
   const art = loadArtifact("SandboxFunding");
   const deployer = fixture.deployer;
-  const hash = await fixture.wallet(deployer).deployContract({ abi: art.abi, bytecode: art.bytecode, args: [deployer.address, fixture.settlement, fixture.usd], account: deployer, chain: undefined });
+  const hash = await fixture.wallet(deployer).deployContract({
+    abi: art.abi,
+    bytecode: art.bytecode,
+    args: [deployer.address, fixture.settlement, fixture.usd],
+    account: deployer,
+    chain: undefined,
+  });
   const receipt = await fixture.client.waitForTransactionReceipt({ hash });
   const funding = receipt.contractAddress!;
-  const role = (await fixture.client.readContract({ address: funding, abi: art.abi, functionName: "FUNDER_ROLE" })) as Hex;
+  const role = (await fixture.client.readContract({
+    address: funding,
+    abi: art.abi,
+    functionName: "FUNDER_ROLE",
+  })) as Hex;
   const w = async (address: Address, abi: typeof art.abi, functionName: string, args: unknown[]) => {
-    const h = await fixture.wallet(deployer).writeContract({ address, abi, functionName, args, account: deployer, chain: undefined } as never);
+    const h = await fixture
+      .wallet(deployer)
+      .writeContract({ address, abi, functionName, args, account: deployer, chain: undefined } as never);
     const r = await fixture.client.waitForTransactionReceipt({ hash: h });
     if (r.status !== "success") throw new Error(`${functionName} reverted`);
   };
@@ -82,26 +93,48 @@ export interface FundingStack {
   funding: Funding;
   url: string;
   /** fetch against the app as `accountId` */
-  call(accountId: string | null, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  call(
+    accountId: string | null,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
 
 export async function startFundingStack(o: FundingStackOptions): Promise<FundingStack> {
   const db = o.db ?? (await createDb({ dataDir: o.dbDir }));
   const logger = pino({ level: "silent" });
-  const chain = createCustodyChain({ chainId: o.chain.chainId, rpcUrl: o.chain.rpcUrl, fundingKey: o.fundingKey === null ? undefined : (o.fundingKey ?? TEST_FUNDING_KEY) });
+  const chain = createCustodyChain({
+    chainId: o.chain.chainId,
+    rpcUrl: o.chain.rpcUrl,
+    fundingKey: o.fundingKey === null ? undefined : (o.fundingKey ?? TEST_FUNDING_KEY),
+  });
   const custody = createCustody({
-    db, chain, settlement: o.chain.settlement, funding: o.chain.funding, tokens: o.chain.tokens,
+    db,
+    chain,
+    settlement: o.chain.settlement,
+    funding: o.chain.funding,
+    tokens: o.chain.tokens,
     secretBox: createSecretBox(o.encryptionKeyHex ?? randomBytes(32).toString("hex")),
-    mode: o.mode ?? "sandbox", preloadUnits: o.preloadUnits, logger, afterChainSend: o.afterChainSend,
-
+    mode: o.mode ?? "sandbox",
+    preloadUnits: o.preloadUnits,
+    logger,
+    afterChainSend: o.afterChainSend,
   });
   const funding = createFunding({ db, custody, clock: o.clock, logger });
   const app = express();
   app.use(express.json({ limit: "16kb" }));
   app.use((req, res, next) => {
     const account = req.header("x-test-account");
-    if (account) res.locals.principal = { userId: `user-${account}`, orgId: `org-${account}`, accountId: account, phone: "+15550000000" };
+    if (account)
+      res.locals.principal = {
+        userId: `user-${account}`,
+        orgId: `org-${account}`,
+        accountId: account,
+        phone: "+15550000000",
+      };
     next();
   });
   app.use("/v1", createFundingRouter({ funding, mode: o.mode ?? "sandbox" }));
@@ -111,11 +144,18 @@ export async function startFundingStack(o: FundingStackOptions): Promise<Funding
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    db, custody, funding, url,
+    db,
+    custody,
+    funding,
+    url,
     async call(accountId, method, path, body, headers = {}) {
       const res = await fetch(`${url}${path}`, {
         method,
-        headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(accountId ? { "x-test-account": accountId } : {}), ...headers },
+        headers: {
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+          ...(accountId ? { "x-test-account": accountId } : {}),
+          ...headers,
+        },
         body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
       });
       const text = await res.text();

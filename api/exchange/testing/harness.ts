@@ -38,7 +38,12 @@ export interface ExchangeHarness {
   custody: RecordingCustody;
   config: ExchangeApiConfig;
   /** identity token of `issuer` for (sub, owner), then its tenant token from the API: both headers */
-  login(issuer: TestIssuer, sub: string, owner: string, extra?: Record<string, unknown>): Promise<{ identity: string; tenant: string; headers: Record<string, string> }>;
+  login(
+    issuer: TestIssuer,
+    sub: string,
+    owner: string,
+    extra?: Record<string, unknown>,
+  ): Promise<{ identity: string; tenant: string; headers: Record<string, string> }>;
   close(): Promise<void>;
 }
 
@@ -83,10 +88,17 @@ export async function startExchangeHarness(opts: {
     config,
     async login(issuer, sub, owner, extra = {}) {
       const identity = await issuer.sign({ sub, owner, phone: "+15550000000", ...extra });
-      const res = await fetch(`${api.url}/auth/tenant-token`, { method: "POST", headers: { authorization: `Bearer ${identity}` } });
+      const res = await fetch(`${api.url}/auth/tenant-token`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${identity}` },
+      });
       if (res.status !== 200) throw new Error(`tenant-token answered ${res.status}: ${await res.text()}`);
       const { token } = (await res.json()) as { token: string };
-      return { identity, tenant: token, headers: { authorization: `Bearer ${identity}`, "tenant-authorization": token } };
+      return {
+        identity,
+        tenant: token,
+        headers: { authorization: `Bearer ${identity}`, "tenant-authorization": token },
+      };
     },
     async close() {
       await api.close();

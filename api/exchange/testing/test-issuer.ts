@@ -20,7 +20,10 @@ export interface TestIssuer {
   /** the key it signs with by default (published in its JWKS) */
   key: TestKey;
   /** signs `claims` (iss, iat, exp = now + 3600, aud "exchange-api" unless given); `key` may be unpublished */
-  sign(claims: JWTPayload & { owner?: string; phone?: string }, opts?: { key?: TestKey; header?: Record<string, unknown> }): Promise<string>;
+  sign(
+    claims: JWTPayload & { owner?: string; phone?: string },
+    opts?: { key?: TestKey; header?: Record<string, unknown> },
+  ): Promise<string>;
   /** a key pair it does not publish */
   newKey(alg?: TestAlg): Promise<TestKey>;
   /** publishes `key` (as a key rotation does) */
@@ -34,10 +37,17 @@ let kidCounter = 0;
 export async function makeKey(alg: TestAlg): Promise<TestKey> {
   const pair = await generateKeyPair(alg, { extractable: true });
   const kid = `test-${alg}-${++kidCounter}-${Math.random().toString(36).slice(2, 8)}`;
-  return { kid, alg, privateKey: pair.privateKey, publicJwk: { ...(await exportJWK(pair.publicKey)), kid, alg, use: "sig" } };
+  return {
+    kid,
+    alg,
+    privateKey: pair.privateKey,
+    publicJwk: { ...(await exportJWK(pair.publicKey)), kid, alg, use: "sig" },
+  };
 }
 
-export async function startTestIssuer(opts: { alg?: TestAlg; audience?: string; now?: () => number } = {}): Promise<TestIssuer> {
+export async function startTestIssuer(
+  opts: { alg?: TestAlg; audience?: string; now?: () => number } = {},
+): Promise<TestIssuer> {
   const now = opts.now ?? Date.now;
   const key = await makeKey(opts.alg ?? "RS256");
   const published: TestKey[] = [key];
@@ -48,7 +58,13 @@ export async function startTestIssuer(opts: { alg?: TestAlg; audience?: string; 
     hits.set(path, (hits.get(path) ?? 0) + 1);
     res.setHeader("content-type", "application/json");
     if (path === "/.well-known/openid-configuration") {
-      res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks`, id_token_signing_alg_values_supported: ["RS256", "ES256", "EdDSA"] }));
+      res.end(
+        JSON.stringify({
+          issuer,
+          jwks_uri: `${issuer}/jwks`,
+          id_token_signing_alg_values_supported: ["RS256", "ES256", "EdDSA"],
+        }),
+      );
     } else if (path === "/jwks") {
       res.end(JSON.stringify({ keys: published.map((k) => k.publicJwk) }));
     } else {

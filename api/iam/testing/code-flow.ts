@@ -50,7 +50,11 @@ export class Browser {
 }
 
 /** Runs the authorization request with PKCE up to the redirect back to the client (code in its query). */
-export async function login(iamUrl: string, config: oidc.Configuration, o: { scope: string; phone: string; redirectUri?: string }) {
+export async function login(
+  iamUrl: string,
+  config: oidc.Configuration,
+  o: { scope: string; phone: string; redirectUri?: string },
+) {
   const redirectUri = o.redirectUri ?? TEST_REDIRECT;
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();

@@ -27,15 +27,17 @@ export interface TestIam {
   stop(): Promise<void>;
 }
 
-export async function startTestIam(o: {
-  mode?: "sandbox" | "production";
-  limits?: Partial<IamLimits>;
-  tokens?: Partial<IamTokenLifetimes>;
-  db?: Db;
-  clock?: TestClock;
-  keyRotationMs?: number;
-  trustProxy?: IamConfig["trustProxy"];
-} = {}): Promise<TestIam> {
+export async function startTestIam(
+  o: {
+    mode?: "sandbox" | "production";
+    limits?: Partial<IamLimits>;
+    tokens?: Partial<IamTokenLifetimes>;
+    db?: Db;
+    clock?: TestClock;
+    keyRotationMs?: number;
+    trustProxy?: IamConfig["trustProxy"];
+  } = {},
+): Promise<TestIam> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const db = o.db ?? (await createDb());
@@ -54,7 +56,15 @@ export async function startTestIam(o: {
     ...(o.keyRotationMs !== undefined ? { keyRotationMs: o.keyRotationMs } : {}),
     ...(o.trustProxy !== undefined ? { trustProxy: o.trustProxy } : {}),
   });
-  const iam = await startIam({ config, db, clock, logger: pino({ level: "silent" }), encryptionKeyHex: TEST_KEY_HEX, host: "127.0.0.1", port });
+  const iam = await startIam({
+    config,
+    db,
+    clock,
+    logger: pino({ level: "silent" }),
+    encryptionKeyHex: TEST_KEY_HEX,
+    host: "127.0.0.1",
+    port,
+  });
   return {
     iam,
     url,
@@ -70,9 +80,14 @@ export async function startTestIam(o: {
 
 /** POST a form (x-www-form-urlencoded) */
 export async function postForm(url: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(fields).toString(), redirect: "manual" });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(fields).toString(),
+    redirect: "manual",
+  });
   const text = await res.text();
-  let body: any = undefined;
+  let body: any;
   try {
     body = JSON.parse(text);
   } catch {
@@ -82,7 +97,11 @@ export async function postForm(url: string, fields: Record<string, string>, head
 }
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: any = text;
   try {
@@ -114,7 +133,9 @@ export function phoneKeyOf(baseUrl: string, phone: string, otpAnswer?: unknown):
  *  /api/otp that sent it, whose sandboxPhoneKey is remembered when it is the phone's first). */
 export async function readOutbox(baseUrl: string, phone: string, otpAnswer?: unknown): Promise<string> {
   const key = phoneKeyOf(baseUrl, phone, otpAnswer);
-  const out = await fetch(`${baseUrl}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`, { headers: key ? { "x-sandbox-phone-key": key } : {} });
+  const out = await fetch(`${baseUrl}/api/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`, {
+    headers: key ? { "x-sandbox-phone-key": key } : {},
+  });
   const body = (await out.json()) as { data: { code: string }[] };
   if (out.status !== 200) throw new Error(`GET /api/sandbox/outbox ${out.status} ${JSON.stringify(body)}`);
   return body.data[0].code;

@@ -27,7 +27,9 @@ function invalid(c: Context, error: z.ZodError) {
 }
 
 /** The highest block holding a trade, as a column of the same statement as the rows (one snapshot). */
-const tradesThrough = sql<number>`(SELECT coalesce(max(${schema.trade.blockNumber}), -1) FROM ${schema.trade})`.mapWith(Number);
+const tradesThrough = sql<number>`(SELECT coalesce(max(${schema.trade.blockNumber}), -1) FROM ${schema.trade})`.mapWith(
+  Number,
+);
 
 /**
  * Runs a select that carries `tradesThrough` and sets the TRADES_THROUGH_HEADER. With no row the
@@ -52,7 +54,10 @@ app.get("/trades", async (c) => {
   const q = tradesQuery.safeParse(c.req.query());
   if (!q.success) return invalid(c, q.error);
   const { pair, fromBlock, limit } = q.data;
-  const where = and(pair ? eq(schema.trade.pair, pair) : undefined, fromBlock !== undefined ? gte(schema.trade.blockNumber, fromBlock) : undefined);
+  const where = and(
+    pair ? eq(schema.trade.pair, pair) : undefined,
+    fromBlock !== undefined ? gte(schema.trade.blockNumber, fromBlock) : undefined,
+  );
   const order =
     fromBlock !== undefined
       ? [asc(schema.trade.blockNumber), asc(schema.trade.logIndex), asc(schema.trade.tradeIndex)]
@@ -75,18 +80,18 @@ app.get("/candles", async (c) => {
   const { pair, interval, from, to, limit, order } = q.data;
   const rows = await withThrough(c, () =>
     db
-    .select({ row: schema.candle, through: tradesThrough })
-    .from(schema.candle)
-    .where(
-      and(
-        eq(schema.candle.pair, pair),
-        eq(schema.candle.interval, interval),
-        from === undefined ? undefined : gte(schema.candle.bucketStartMs, from),
-        to === undefined ? undefined : lte(schema.candle.bucketStartMs, to),
-      ),
-    )
-    .orderBy(order === "desc" ? desc(schema.candle.bucketStartMs) : asc(schema.candle.bucketStartMs))
-    .limit(limit),
+      .select({ row: schema.candle, through: tradesThrough })
+      .from(schema.candle)
+      .where(
+        and(
+          eq(schema.candle.pair, pair),
+          eq(schema.candle.interval, interval),
+          from === undefined ? undefined : gte(schema.candle.bucketStartMs, from),
+          to === undefined ? undefined : lte(schema.candle.bucketStartMs, to),
+        ),
+      )
+      .orderBy(order === "desc" ? desc(schema.candle.bucketStartMs) : asc(schema.candle.bucketStartMs))
+      .limit(limit),
   );
   return c.json({ pair, interval, candles: rows.map((r) => candleJson(r.row)) });
 });

@@ -14,17 +14,35 @@ test("bridge sealing key: configured, from a file outside DATA_DIR, generated be
   const root = mkdtempSync(join(tmpdir(), "bridge-seal-"));
   try {
     const dataDir = join(root, "data");
-    const production = { EXCHANGE_MODE: "production", DATA_DIR: dataDir, API_KEY_ENCRYPTION_KEY: "ab".repeat(32), DEX_WALLET_AUTH_HOSTS: "dex.example" };
+    const production = {
+      EXCHANGE_MODE: "production",
+      DATA_DIR: dataDir,
+      API_KEY_ENCRYPTION_KEY: "ab".repeat(32),
+      DEX_WALLET_AUTH_HOSTS: "dex.example",
+    };
     const noKey = loadConfig(production);
-    assert.throws(() => bridgeSealKeyHex(noKey), (e: unknown) => e instanceof KeyConfigError && /production mode needs BRIDGE_SEAL_KEY or BRIDGE_SEAL_KEY_FILE/.test(e.message));
+    assert.throws(
+      () => bridgeSealKeyHex(noKey),
+      (e: unknown) =>
+        e instanceof KeyConfigError && /production mode needs BRIDGE_SEAL_KEY or BRIDGE_SEAL_KEY_FILE/.test(e.message),
+    );
     // the component refuses before it starts anything (no chain, no signer process)
-    await assert.rejects(bridgeComponent.start({ config: noKey, logger: { child: () => ({}) } } as unknown as StackContext), KeyConfigError);
-    assert.equal(bridgeSealKeyHex(loadConfig({ ...production, BRIDGE_SEAL_KEY: "0x" + "cd".repeat(32) })), "cd".repeat(32));
+    await assert.rejects(
+      bridgeComponent.start({ config: noKey, logger: { child: () => ({}) } } as unknown as StackContext),
+      KeyConfigError,
+    );
+    assert.equal(
+      bridgeSealKeyHex(loadConfig({ ...production, BRIDGE_SEAL_KEY: `0x${"cd".repeat(32)}` })),
+      "cd".repeat(32),
+    );
     const file = join(root, "seal.key");
-    writeFileSync(file, "ef".repeat(32) + "\n");
+    writeFileSync(file, `${"ef".repeat(32)}\n`);
     assert.equal(bridgeSealKeyHex(loadConfig({ ...production, BRIDGE_SEAL_KEY_FILE: file })), "ef".repeat(32));
     assert.throws(() => loadConfig({ ...production, BRIDGE_SEAL_KEY_FILE: join(dataDir, "seal.key") }), ConfigError);
-    assert.throws(() => loadConfig({ ...production, BRIDGE_SEAL_KEY: "cd".repeat(32), BRIDGE_SEAL_KEY_FILE: file }), ConfigError);
+    assert.throws(
+      () => loadConfig({ ...production, BRIDGE_SEAL_KEY: "cd".repeat(32), BRIDGE_SEAL_KEY_FILE: file }),
+      ConfigError,
+    );
     const sandbox = bridgeSealKeyHex(loadConfig({ DATA_DIR: dataDir }));
     const generated = join(root, "data.secrets", "bridge-seal.key");
     assert.equal(readFileSync(generated, "utf8").trim(), sandbox);

@@ -38,14 +38,22 @@ import type { Config } from "../../../config";
  *  without one throws (KeyConfigError), before any signer starts. */
 export function bridgeSealKeyHex(config: Config): string {
   return resolveKeyHex({
-    name: "BRIDGE_SEAL_KEY", mode: config.mode, keyHex: config.bridge.sealKeyHex, keyFile: config.bridge.sealKeyFile,
+    name: "BRIDGE_SEAL_KEY",
+    mode: config.mode,
+    keyHex: config.bridge.sealKeyHex,
+    keyFile: config.bridge.sealKeyFile,
     sandboxFile: path.join(path.dirname(config.dataDir), `${path.basename(config.dataDir)}.secrets`, "bridge-seal.key"),
   });
 }
 
 /** The signer cluster of the stack: <dataDir>/mpc, its processes' keys derived from the bridge's sealing key. */
 function startStackCluster(config: Config) {
-  return startCluster({ dataDir: path.join(config.dataDir, "mpc"), sealKeyHex: bridgeSealKeyHex(config), mode: config.mode, hsm: { minAmountWei: 0n } });
+  return startCluster({
+    dataDir: path.join(config.dataDir, "mpc"),
+    sealKeyHex: bridgeSealKeyHex(config),
+    mode: config.mode,
+    hsm: { minAmountWei: 0n },
+  });
 }
 
 /** Local custody provider stand-in key (a public Hardhat dev key: dev chains only). */
@@ -53,10 +61,16 @@ const CUSTODY_KEY = HARDHAT_DEV_PRIVATE_KEYS[8] as Hex;
 /** Short enough to try a withdrawal locally; production uses BRIDGE_DEFAULTS (1 hour). */
 const STACK_CHALLENGE_PERIOD_SEC = 300;
 
-const BRIDGE_CONTRACTS = { home: ["BridgeVault", "CustodyBridgeVault"], remote: ["BridgeMinter", "CustodyBridgeMinter"] } as const;
+const BRIDGE_CONTRACTS = {
+  home: ["BridgeVault", "CustodyBridgeVault"],
+  remote: ["BridgeMinter", "CustodyBridgeMinter"],
+} as const;
 
 function bridgeDeployed(d: Deployments): boolean {
-  return BRIDGE_CONTRACTS.home.every((n) => d.home.contracts[n]) && BRIDGE_CONTRACTS.remote.every((n) => d.remote.contracts[n]);
+  return (
+    BRIDGE_CONTRACTS.home.every((n) => d.home.contracts[n]) &&
+    BRIDGE_CONTRACTS.remote.every((n) => d.remote.contracts[n])
+  );
 }
 
 export const bridgeComponent: Component = {
@@ -85,7 +99,10 @@ export const bridgeComponent: Component = {
       challengePeriodSec: STACK_CHALLENGE_PERIOD_SEC,
       demoWallets: ctx.config.mode === "sandbox" ? sandboxWallets(ctx.config).map((k) => k.address) : [],
     });
-    ctx.logger.info({ vault: ctx.deployments.home.contracts.BridgeVault, minter: ctx.deployments.remote.contracts.BridgeMinter }, "bridge contracts deployed");
+    ctx.logger.info(
+      { vault: ctx.deployments.home.contracts.BridgeVault, minter: ctx.deployments.remote.contracts.BridgeMinter },
+      "bridge contracts deployed",
+    );
   },
   async start(ctx: StackContext): Promise<ComponentHandle> {
     const log = ctx.logger.child({ component: "bridge" });
@@ -101,10 +118,18 @@ export const bridgeComponent: Component = {
       const home = ctx.chains.home;
       const remote = ctx.chains.remote;
       const d: Deployments = ctx.deployments;
-      const tokens = bridgedTokens(d.home.tokens).map(([symbol, t]) => ({ address: t.address as Address, symbol, decimals: t.decimals }));
+      const tokens = bridgedTokens(d.home.tokens).map(([symbol, t]) => ({
+        address: t.address as Address,
+        symbol,
+        decimals: t.decimals,
+      }));
 
-      if (!bridgeDeployed(d)) throw new Error("bridge: its contracts are not in the deployments (its provisioning step did not run)");
-      const c = { home: d.home.contracts, remote: d.remote.contracts } as { home: Record<string, Address>; remote: Record<string, Address> };
+      if (!bridgeDeployed(d))
+        throw new Error("bridge: its contracts are not in the deployments (its provisioning step did not run)");
+      const c = { home: d.home.contracts, remote: d.remote.contracts } as {
+        home: Record<string, Address>;
+        remote: Record<string, Address>;
+      };
       const pair = (bridge: string, vault: Address, minter: Address) => ({
         bridge,
         home: { chainId: home.chainId, vault, fromBlock: BigInt(d.home.startBlock) },
@@ -114,23 +139,47 @@ export const bridgeComponent: Component = {
       const custody = pair("custody", c.home.CustodyBridgeVault, c.remote.CustodyBridgeMinter);
       // per-chain finality: BRIDGE_CONFIRMATIONS_<chainId>, else 0 on the local chains and 64 elsewhere;
       // the relayers wait for them and the signers refuse anything shallower
-      const confirmations = { home: bridgeConfirmationsFor(config.bridge.confirmations, home.chainId), remote: bridgeConfirmationsFor(config.bridge.confirmations, remote.chainId) };
+      const confirmations = {
+        home: bridgeConfirmationsFor(config.bridge.confirmations, home.chainId),
+        remote: bridgeConfirmationsFor(config.bridge.confirmations, remote.chainId),
+      };
       const relayerConfirmations = { [home.chainId]: confirmations.home, [remote.chainId]: confirmations.remote };
       const signerChains = (p: typeof native) => ({
         confirmations: Math.max(confirmations.home, confirmations.remote),
-        home: { chainId: home.chainId, rpcUrl: home.rpcUrl, vault: p.home.vault, fromBlock: p.home.fromBlock, confirmations: confirmations.home },
-        remote: { chainId: remote.chainId, rpcUrl: remote.rpcUrl, minter: p.remote.minter, fromBlock: p.remote.fromBlock, confirmations: confirmations.remote },
+        home: {
+          chainId: home.chainId,
+          rpcUrl: home.rpcUrl,
+          vault: p.home.vault,
+          fromBlock: p.home.fromBlock,
+          confirmations: confirmations.home,
+        },
+        remote: {
+          chainId: remote.chainId,
+          rpcUrl: remote.rpcUrl,
+          minter: p.remote.minter,
+          fromBlock: p.remote.fromBlock,
+          confirmations: confirmations.remote,
+        },
       });
       await cluster.reconfigure(signerChains(native));
 
       // its own PGlite directory (one PGlite per directory per process); with DATABASE_URL its schema (bridge) of that Postgres
-      const db = await createDb({ dataDir: path.join(config.dataDir, "bridge-pglite"), databaseUrl: config.database.url, schema: "bridge" });
+      const db = await createDb({
+        dataDir: path.join(config.dataDir, "bridge-pglite"),
+        databaseUrl: config.database.url,
+        schema: "bridge",
+      });
       stops.push(() => db.close());
       const relayerKey = config.keys.relayer.privateKey;
       // both relayers (native and custody) send from this key on both chains: one nonce lane per chain for them
       const withLane = (c: ReturnType<typeof chainClientsFor>, chainId: number) => {
         const address = c.walletClient.account!.address;
-        return { ...c, nonces: ctx.nonceLanes.lane(chainId, address, () => c.publicClient.getTransactionCount({ address, blockTag: "pending" })) };
+        return {
+          ...c,
+          nonces: ctx.nonceLanes.lane(chainId, address, () =>
+            c.publicClient.getTransactionCount({ address, blockTag: "pending" }),
+          ),
+        };
       };
       const clients = {
         home: withLane(chainClientsFor(home.rpcUrl, home.chainId, relayerKey), home.chainId),
@@ -138,7 +187,17 @@ export const bridgeComponent: Component = {
       };
       const hsm = createHsmClient(cluster.hsm!.url);
       const relayers: Relayer[] = [
-        createRelayer({ config: { relayerId: "stack-native", confirmations: relayerConfirmations }, logger: log, clock: systemClock, db, homeClient: clients.home, remoteClient: clients.remote, coordinator: createFrostSigner(cluster.coordinator({ logger: log })), hsm, deployments: native }),
+        createRelayer({
+          config: { relayerId: "stack-native", confirmations: relayerConfirmations },
+          logger: log,
+          clock: systemClock,
+          db,
+          homeClient: clients.home,
+          remoteClient: clients.remote,
+          coordinator: createFrostSigner(cluster.coordinator({ logger: log })),
+          hsm,
+          deployments: native,
+        }),
         createRelayer({
           config: { relayerId: "stack-custody", pollIntervalMs: 100, confirmations: relayerConfirmations },
           logger: log,
@@ -157,17 +216,37 @@ export const bridgeComponent: Component = {
       }
 
       const tokenList = (wrappedSuffix: string) =>
-        tokens.map((t) => ({ symbol: t.symbol, home: t.address, wrapped: d.remote.tokens[`${t.symbol}${wrappedSuffix}`].address as Address, decimals: t.decimals }));
-      const info = (p: typeof native, suffix: string, verifierName: string, keyEpoch: number): BridgeDeploymentInfo => ({
+        tokens.map((t) => ({
+          symbol: t.symbol,
+          home: t.address,
+          wrapped: d.remote.tokens[`${t.symbol}${wrappedSuffix}`].address as Address,
+          decimals: t.decimals,
+        }));
+      const info = (
+        p: typeof native,
+        suffix: string,
+        verifierName: string,
+        keyEpoch: number,
+      ): BridgeDeploymentInfo => ({
         bridge: p.bridge,
         home: { chainId: home.chainId, vault: p.home.vault, rpcUrl: home.rpcUrl, verifier: c.home[verifierName] },
-        remote: { chainId: remote.chainId, minter: p.remote.minter, rpcUrl: remote.rpcUrl, verifier: c.remote[verifierName] },
+        remote: {
+          chainId: remote.chainId,
+          minter: p.remote.minter,
+          rpcUrl: remote.rpcUrl,
+          verifier: c.remote[verifierName],
+        },
         tokens: tokenList(suffix),
         keyEpoch,
         custodySigner: suffix ? c.remote.CustodyWallet : undefined,
       });
       await createTenantStore(db).seed([
-        nativeTenant(info(native, "", "BridgeFrostVerifier", 1), [config.host, "localhost", "aurora.localhost", "tenant-a.test"]),
+        nativeTenant(info(native, "", "BridgeFrostVerifier", 1), [
+          config.host,
+          "localhost",
+          "aurora.localhost",
+          "tenant-a.test",
+        ]),
         custodyTenant(info(custody, ".custody", "CustodyBridgeVerifier", 2), ["harbor.localhost", "tenant-b.test"]),
       ]);
       const abis = BRIDGE_ABIS;
@@ -187,14 +266,21 @@ export const bridgeComponent: Component = {
         bridges: { native: endpoint(native, relayers[0]), custody: endpoint(custody, relayers[1]) },
         relayedTransfers: createRelayerStore(db),
         // the portal's development wallet holds the demo traders' keys in the sandbox only
-        portal: { mode: config.mode, devWalletKeys: config.keys.demoTraders.map((k) => k.privateKey), confirmations: config.bridge.confirmations },
+        portal: {
+          mode: config.mode,
+          devWalletKeys: config.keys.demoTraders.map((k) => k.privateKey),
+          confirmations: config.bridge.confirmations,
+        },
       });
       stops.push(() => api.stop());
       // dex_signer_node_up: each signer node's /health, asked when /metrics is scraped
       const stopScrape = onScrape(async () => {
         await Promise.all(
           cluster.nodes.map(async (n) => {
-            const up = await fetch(`${n.url}/health`, { signal: AbortSignal.timeout(500) }).then((r) => r.ok, () => false);
+            const up = await fetch(`${n.url}/health`, { signal: AbortSignal.timeout(500) }).then(
+              (r) => r.ok,
+              () => false,
+            );
             metrics.signerNodeUp.set({ node: String(n.index) }, up ? 1 : 0);
           }),
         );
@@ -210,7 +296,11 @@ export const bridgeComponent: Component = {
           ...Object.fromEntries(cluster.nodes.map((n) => [`signer${n.index}`, n.url])),
           hsm: cluster.hsm!.url,
         },
-        info: { "bridge group key": cluster.key.groupPublicKey.compressed, "bridge vault": native.home.vault, "bridge minter": native.remote.minter },
+        info: {
+          "bridge group key": cluster.key.groupPublicKey.compressed,
+          "bridge vault": native.home.vault,
+          "bridge minter": native.remote.minter,
+        },
         async health() {
           try {
             const res = await fetch(`${api.url}/api/tenant?hostname=${config.host}`);

@@ -11,7 +11,11 @@ import { dexApiComponent } from "./dex-api";
 import { EncryptionKeyError, resolveEncryptionKey, sandboxKeyFile } from "../../../api/dex/config";
 
 const ctxFor = (config: ReturnType<typeof loadConfig>) =>
-  ({ config, logger: createApiLogger({ level: "silent" }), started: new Map([["pipeline", { dexService: createMemoryDexService(), stop: async () => {} }]]) }) as unknown as StackContext;
+  ({
+    config,
+    logger: createApiLogger({ level: "silent" }),
+    started: new Map([["pipeline", { dexService: createMemoryDexService(), stop: async () => {} }]]),
+  }) as unknown as StackContext;
 
 test("the dex-api stack component serves the pipeline's DexService; the sandbox's generated key is private and outside the data dir", async () => {
   const root = mkdtempSync(join(tmpdir(), "dex-api-"));
@@ -39,24 +43,38 @@ test("encryption key: from the environment, from a file outside the data dir, or
     const dataDir = join(root, "data");
     const hex = "ab".repeat(32);
     assert.equal(resolveEncryptionKey({ mode: "production", keyHex: hex, dataDir }), hex);
-    assert.throws(() => resolveEncryptionKey({ mode: "production", keyHex: "ab".repeat(31), dataDir }), EncryptionKeyError);
+    assert.throws(
+      () => resolveEncryptionKey({ mode: "production", keyHex: "ab".repeat(31), dataDir }),
+      EncryptionKeyError,
+    );
     const file = join(root, "key");
-    writeFileSync(file, hex + "\n");
+    writeFileSync(file, `${hex}\n`);
     assert.equal(resolveEncryptionKey({ mode: "production", keyFile: file, dataDir }), hex);
     assert.throws(() => resolveEncryptionKey({ mode: "production", dataDir }), EncryptionKeyError);
     assert.equal(existsSync(sandboxKeyFile(dataDir)), false, "production generates nothing");
     // a key an older version left inside the data dir is moved out, not regenerated
     const legacy = join(dataDir, "dex-api", "api-key-encryption.key");
     mkdirSync(join(dataDir, "dex-api"), { recursive: true });
-    writeFileSync(legacy, "cd".repeat(32) + "\n", { mode: 0o600 });
+    writeFileSync(legacy, `${"cd".repeat(32)}\n`, { mode: 0o600 });
     assert.equal(resolveEncryptionKey({ mode: "sandbox", dataDir, legacyFile: legacy }), "cd".repeat(32));
     assert.equal(existsSync(legacy), false);
     assert.equal(readFileSync(sandboxKeyFile(dataDir), "utf8").trim(), "cd".repeat(32));
 
     // the config refuses what the resolver would: production without a key, a key file inside DATA_DIR
     assert.throws(() => loadConfig({ EXCHANGE_MODE: "production", DATA_DIR: dataDir }), ConfigError);
-    assert.throws(() => loadConfig({ API_KEY_ENCRYPTION_KEY_FILE: join(dataDir, "k"), DATA_DIR: dataDir }), ConfigError);
-    assert.equal(loadConfig({ EXCHANGE_MODE: "production", DATA_DIR: dataDir, API_KEY_ENCRYPTION_KEY: "0x" + hex, DEX_WALLET_AUTH_HOSTS: "dex.example" }).dexApi.encryptionKeyHex, hex);
+    assert.throws(
+      () => loadConfig({ API_KEY_ENCRYPTION_KEY_FILE: join(dataDir, "k"), DATA_DIR: dataDir }),
+      ConfigError,
+    );
+    assert.equal(
+      loadConfig({
+        EXCHANGE_MODE: "production",
+        DATA_DIR: dataDir,
+        API_KEY_ENCRYPTION_KEY: `0x${hex}`,
+        DEX_WALLET_AUTH_HOSTS: "dex.example",
+      }).dexApi.encryptionKeyHex,
+      hex,
+    );
     assert.equal(loadConfig({ DATA_DIR: dataDir }).mode, "sandbox");
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -24,7 +24,11 @@ export function exchangeOnlySymbols(): string[] {
 // Its own PGlite directory (one PGlite instance per directory); with DATABASE_URL, its own schema (dex_api)
 // of the shared Postgres, which every DEX API process of the deployment shares.
 function openDb(config: Config): Promise<Db> {
-  return createDb({ dataDir: path.join(config.dataDir, "dex-api", "pglite"), databaseUrl: config.database.url, schema: "dex_api" });
+  return createDb({
+    dataDir: path.join(config.dataDir, "dex-api", "pglite"),
+    databaseUrl: config.database.url,
+    schema: "dex_api",
+  });
 }
 
 export const dexApiComponent: Component = {
@@ -47,7 +51,9 @@ export const dexApiComponent: Component = {
     });
     if (!lease) {
       await closePrepared();
-      throw new Error("dex-api: the pipeline component (and its dexService) must start first, or DEX_PARTITIONS name the matcher partitions");
+      throw new Error(
+        "dex-api: the pipeline component (and its dexService) must start first, or DEX_PARTITIONS name the matcher partitions",
+      );
     }
     const service: DexService = lease.service;
     const routed = lease.routed;
@@ -82,7 +88,12 @@ export const dexApiComponent: Component = {
     });
     let stopped = false;
     return {
-      urls: { "dex rest": api.urls.rest, "dex openapi": `${api.urls.rest}/openapi.json`, "dex websocket": api.urls.ws, "dex grpc": api.urls.grpc },
+      urls: {
+        "dex rest": api.urls.rest,
+        "dex openapi": `${api.urls.rest}/openapi.json`,
+        "dex websocket": api.urls.ws,
+        "dex grpc": api.urls.grpc,
+      },
       drain: () => api.drain(),
       async stop() {
         if (stopped) return;
@@ -97,7 +108,10 @@ export const dexApiComponent: Component = {
           // a partition down makes its markets unavailable, not the API: shown, not failed
           const ok = r.status === 200 || r.status === 429;
           if (!routed) return { ok };
-          return { ok, detail: `partitions: ${routed.partitions.map((c) => `${c.url} ${c.up ? "up" : "down"}`).join(", ")}` };
+          return {
+            ok,
+            detail: `partitions: ${routed.partitions.map((c) => `${c.url} ${c.up ? "up" : "down"}`).join(", ")}`,
+          };
         } catch (err) {
           return { ok: false, detail: String(err) };
         }

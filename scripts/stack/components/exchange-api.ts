@@ -17,12 +17,22 @@ import { createIndexerCandleSource } from "../../../api/exchange/market/candles"
 import { createPublicMarketRouter } from "../../../api/exchange/market/public";
 import { acquireDexService } from "../dex-service";
 import { provisionAssets } from "../assets";
-import { createExchangeRealtime, LEGACY_WS_PATH, REALTIME_PATH, type ExchangeRealtime } from "../../../api/exchange/realtime";
+import {
+  createExchangeRealtime,
+  LEGACY_WS_PATH,
+  REALTIME_PATH,
+  type ExchangeRealtime,
+} from "../../../api/exchange/realtime";
 import { createOrders, type Orders } from "../../../api/exchange/orders/service";
 import { createOrdersRouter } from "../../../api/exchange/orders/router";
 import { createPortfolioRouter, tradeTransactionsOf } from "../../../api/exchange/portfolio/router";
 import { createComplianceClient } from "../../../api/exchange/compliance/client";
-import { createComplianceSync, exchangeInvestors, sandboxAgentInvestors, type ComplianceSync } from "../../../api/exchange/compliance/sync";
+import {
+  createComplianceSync,
+  exchangeInvestors,
+  sandboxAgentInvestors,
+  type ComplianceSync,
+} from "../../../api/exchange/compliance/sync";
 import { bookSymbolOf, CATALOGUE } from "../../../api/exchange/assets/catalogue";
 import { hasHold } from "../../../api/exchange/orders/resale";
 import { startSingleWriter } from "../../../db/single-writer";
@@ -45,7 +55,8 @@ export const exchangeApiComponent: Component = {
     const logger = ctx.logger.child({ component: "exchange-api" });
     const home = ctx.deployments.home;
     const usd = home.tokens.USD;
-    if (!usd || !home.contracts.Settlement) throw new Error("exchange-api: the deployments have no Settlement or USD token");
+    if (!usd || !home.contracts.Settlement)
+      throw new Error("exchange-api: the deployments have no Settlement or USD token");
     const encryptionKeyHex = resolveEncryptionKey({
       mode: ctx.config.mode,
       keyHex: ctx.config.dexApi.encryptionKeyHex,
@@ -55,7 +66,11 @@ export const exchangeApiComponent: Component = {
     // the markets: the pipeline in this process, or the matcher partitions (DEX_PARTITIONS); none: no orders
     const lease = await acquireDexService(ctx, "exchange-api");
     const dexService = lease?.service;
-    const db = await createDb({ dataDir: path.join(ctx.config.dataDir, "exchange-api", "pglite"), databaseUrl: ctx.config.database.url, schema: "exchange_api" }).catch((err: unknown) => {
+    const db = await createDb({
+      dataDir: path.join(ctx.config.dataDir, "exchange-api", "pglite"),
+      databaseUrl: ctx.config.database.url,
+      schema: "exchange_api",
+    }).catch((err: unknown) => {
       lease?.release();
       throw err;
     });
@@ -80,23 +95,42 @@ export const exchangeApiComponent: Component = {
       await db.close();
       throw err;
     });
-    if (dexService) orders = createOrders({ db, dex: dexService, custody: money.custody, accountClock: money.funding.clocks });
+    if (dexService)
+      orders = createOrders({ db, dex: dexService, custody: money.custody, accountClock: money.funding.clocks });
     // the eligibility registry (resale restrictions on chain): investors' facts and restricted lots, written
     // with the compliance key (COMPLIANCE_ROLE only) off the order path (api/exchange/compliance/sync.ts)
     let compliance: ComplianceSync | undefined;
     let unwatchFills: (() => void) | undefined;
     const registry = home.contracts.EligibilityRegistry as Address | undefined;
     if (registry && orders && dexService) {
-      const client = createComplianceClient({ chainId: home.chainId, rpcUrl: ctx.config.chains.home.rpcUrl, complianceKey: ctx.config.keys.compliance.privateKey, registry });
-      const restrictedSymbols = new Set(CATALOGUE.filter((a) => hasHold(a.regime)).map((a) => bookSymbolOf(a)).filter((s): s is string => !!s));
-      const restrictedTokens = () => dexService.listMarkets().filter((m) => restrictedSymbols.has(m.symbol)).map((m) => m.baseToken);
+      const client = createComplianceClient({
+        chainId: home.chainId,
+        rpcUrl: ctx.config.chains.home.rpcUrl,
+        complianceKey: ctx.config.keys.compliance.privateKey,
+        registry,
+      });
+      const restrictedSymbols = new Set(
+        CATALOGUE.filter((a) => hasHold(a.regime))
+          .map((a) => bookSymbolOf(a))
+          .filter((s): s is string => !!s),
+      );
+      const restrictedTokens = () =>
+        dexService
+          .listMarkets()
+          .filter((m) => restrictedSymbols.has(m.symbol))
+          .map((m) => m.baseToken);
       const ordersRef = orders;
       compliance = createComplianceSync({
         client,
         logger: logger.child({ part: "compliance" }),
         // the sandbox's demo traders (the simulated market's agents) are investors the registry knows: verified
         // accredited and non-US, so they may trade every restricted book within its rules (docs/decisions/api.md)
-        investors: async () => [...(await exchangeInvestors(db)), ...(ctx.config.mode === "sandbox" ? sandboxAgentInvestors(ctx.config.keys.demoTraders.map((k) => k.address)) : [])],
+        investors: async () => [
+          ...(await exchangeInvestors(db)),
+          ...(ctx.config.mode === "sandbox"
+            ? sandboxAgentInvestors(ctx.config.keys.demoTraders.map((k) => k.address))
+            : []),
+        ],
         ledgerLots: (token, holder) => ordersRef.ledgerLots(token, holder),
         restrictedTokens,
       });
@@ -112,7 +146,13 @@ export const exchangeApiComponent: Component = {
     // SSE at /api/realtime and the legacy WebSocket at /ws: quote and book events from the pipeline;
     // realtime.publishToUser sends a user's order and settlement events (the handle's `realtime`)
     const realtime: ExchangeRealtime = createExchangeRealtime({ dex: dexService });
-    const config = exchangeApiConfig({ mode: ctx.config.mode, issuers: ctx.config.exchangeApi.oidcIssuers, audience: ctx.config.exchangeApi.oidcAudience, trustProxy: ctx.config.trustedProxies, rateLimits: { ipPerMinute: ctx.config.exchangeApi.ipPerMinute } });
+    const config = exchangeApiConfig({
+      mode: ctx.config.mode,
+      issuers: ctx.config.exchangeApi.oidcIssuers,
+      audience: ctx.config.exchangeApi.oidcAudience,
+      trustProxy: ctx.config.trustedProxies,
+      rateLimits: { ipPerMinute: ctx.config.exchangeApi.ipPerMinute },
+    });
     const candles = createIndexerCandleSource({ indexerUrl: () => indexerUrlOf(ctx) });
     let api;
     try {
@@ -170,7 +210,11 @@ export const exchangeApiComponent: Component = {
     const handle: ExchangeApiHandle = {
       realtime,
       compliance,
-      urls: { "exchange api": running.url, "exchange real time (SSE)": `${origin}${REALTIME_PATH}`, "exchange WebSocket (legacy)": `${origin.replace(/^http/, "ws")}${LEGACY_WS_PATH}` },
+      urls: {
+        "exchange api": running.url,
+        "exchange real time (SSE)": `${origin}${REALTIME_PATH}`,
+        "exchange WebSocket (legacy)": `${origin.replace(/^http/, "ws")}${LEGACY_WS_PATH}`,
+      },
       info: { "exchange api identity issuers": config.issuers.join(", ") },
       drain: () => running.drain(),
       async stop() {
@@ -196,7 +240,15 @@ export const exchangeApiComponent: Component = {
           // a partition down makes its markets unavailable, not the API: shown, not failed
           const routed = lease?.routed;
           // this process's chain writers: writing, or standby (another process sharing DATABASE_URL writes)
-          const detail = [market.live ? "market data: live" : `market data: stale since ${new Date(market.sinceMs!).toISOString()} (${market.reason})`, `chain writers: ${writers.state()}`, ...(routed ? [`partitions: ${routed.partitions.map((c) => `${c.url} ${c.up ? "up" : "down"}`).join(", ")}`] : [])].join("; ");
+          const detail = [
+            market.live
+              ? "market data: live"
+              : `market data: stale since ${new Date(market.sinceMs!).toISOString()} (${market.reason})`,
+            `chain writers: ${writers.state()}`,
+            ...(routed
+              ? [`partitions: ${routed.partitions.map((c) => `${c.url} ${c.up ? "up" : "down"}`).join(", ")}`]
+              : []),
+          ].join("; ");
           return { ok, detail };
         } catch (err) {
           return { ok: false, detail: String(err) };

@@ -13,7 +13,8 @@ import { iamComponent } from "./iam";
 import { IAM_ROUTES } from "../../../api/iam/provider";
 import { DEFAULT_CLIENT_ID, WEB_CALLBACK_PATH } from "../../../api/iam/config";
 
-const ctxFor = (config: ReturnType<typeof loadConfig>) => ({ config, logger: createApiLogger({ level: "silent" }), started: new Map() }) as unknown as StackContext;
+const ctxFor = (config: ReturnType<typeof loadConfig>) =>
+  ({ config, logger: createApiLogger({ level: "silent" }), started: new Map() }) as unknown as StackContext;
 
 test("the iam stack component: issuer = config.urls.identity, a login, and a restart on the same data dir keeps the signing key, users and the tokens' validity", async () => {
   const root = mkdtempSync(join(tmpdir(), "iam-component-"));
@@ -35,7 +36,10 @@ test("the iam stack component: issuer = config.urls.identity, a login, and a res
     handle = await iamComponent.start(ctxFor(config));
     const jwksAfter = (await (await fetch(`${url}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
     assert.deepEqual(jwksAfter, jwksBefore);
-    const { payload } = await jwtVerify(r.body.access_token, createLocalJWKSet(jwksAfter), { issuer: url, audience: "exchange-api" });
+    const { payload } = await jwtVerify(r.body.access_token, createLocalJWKSet(jwksAfter), {
+      issuer: url,
+      audience: "exchange-api",
+    });
     const again = await passwordGrant(url, phone, await requestCode(url, phone));
     const payloadAgain = JSON.parse(Buffer.from(again.body.access_token.split(".")[1], "base64url").toString());
     assert.equal(payloadAgain.sub, payload.sub, "the same user after the restart");
@@ -77,12 +81,19 @@ test("the code flow's registered redirect URI follows WEB_PORT: the configured w
   const root = mkdtempSync(join(tmpdir(), "iam-component-web-"));
   let webPort = await freePort();
   while (webPort === 3004) webPort = await freePort();
-  const config = loadConfig({ DATA_DIR: join(root, "data"), IAM_PORT: String(await freePort()), WEB_PORT: String(webPort) });
+  const config = loadConfig({
+    DATA_DIR: join(root, "data"),
+    IAM_PORT: String(await freePort()),
+    WEB_PORT: String(webPort),
+  });
   const handle = await iamComponent.start(ctxFor(config));
   try {
     const url = handle.urls!["identity (iam)"];
     const authorize = (redirectUri: string) =>
-      fetch(`${url}${IAM_ROUTES.authorization}?${new URLSearchParams({ client_id: DEFAULT_CLIENT_ID, response_type: "code", scope: "openid", redirect_uri: redirectUri, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" })}`, { redirect: "manual" });
+      fetch(
+        `${url}${IAM_ROUTES.authorization}?${new URLSearchParams({ client_id: DEFAULT_CLIENT_ID, response_type: "code", scope: "openid", redirect_uri: redirectUri, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" })}`,
+        { redirect: "manual" },
+      );
     const ours = await authorize(`http://${config.host}:${webPort}${WEB_CALLBACK_PATH}`);
     assert.equal(ours.status, 303, await ours.text());
     assert.match(ours.headers.get("location") ?? "", /^\/interaction\//, "on to the login page");

@@ -16,7 +16,11 @@ export const iamComponent: Component = {
   serving: true,
   async start(ctx: StackContext): Promise<ComponentHandle> {
     const dir = path.join(ctx.config.dataDir, "iam");
-    const db = await createDb({ dataDir: path.join(dir, "pglite"), databaseUrl: ctx.config.database.url, schema: "iam" });
+    const db = await createDb({
+      dataDir: path.join(dir, "pglite"),
+      databaseUrl: ctx.config.database.url,
+      schema: "iam",
+    });
     const encryptionKeyHex = resolveEncryptionKey({
       mode: ctx.config.mode,
       keyHex: ctx.config.dexApi.encryptionKeyHex,
@@ -31,7 +35,14 @@ export const iamComponent: Component = {
       audience: ctx.config.exchangeApi.oidcAudience,
       trustProxy: ctx.config.trustedProxies,
       // the code flow returns to the web app of this configuration (WEB_PORT, HOST)
-      clients: [{ clientId: DEFAULT_CLIENT_ID, redirectUris: [`${ctx.config.urls.web}${WEB_CALLBACK_PATH}`], passwordGrant: true, codeFlow: true }],
+      clients: [
+        {
+          clientId: DEFAULT_CLIENT_ID,
+          redirectUris: [`${ctx.config.urls.web}${WEB_CALLBACK_PATH}`],
+          passwordGrant: true,
+          codeFlow: true,
+        },
+      ],
     });
     let iam;
     try {

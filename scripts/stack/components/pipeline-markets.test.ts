@@ -17,9 +17,15 @@ function ctxWith(env: Record<string, string>): StackContext {
     logger: pino({ level: "silent" }),
     deployments: {
       home: {
-        chainId: 31337, rpcUrl: "http://127.0.0.1:1", wsUrl: "ws://127.0.0.1:1", startBlock: 0,
+        chainId: 31337,
+        rpcUrl: "http://127.0.0.1:1",
+        wsUrl: "ws://127.0.0.1:1",
+        startBlock: 0,
         contracts: { Settlement: "0x00000000000000000000000000000000000000c1" },
-        tokens: { USD: { address: "0x00000000000000000000000000000000000000a1", decimals: 6 }, WETH: { address: "0x00000000000000000000000000000000000000a2", decimals: 18 } },
+        tokens: {
+          USD: { address: "0x00000000000000000000000000000000000000a1", decimals: 6 },
+          WETH: { address: "0x00000000000000000000000000000000000000a2", decimals: 18 },
+        },
       },
     },
   } as unknown as StackContext;
@@ -27,7 +33,10 @@ function ctxWith(env: Record<string, string>): StackContext {
 
 test("PIPELINE_MARKETS naming a market that is not deployed is refused at start, naming it and the deployed ones", async () => {
   const ctx = ctxWith({ PIPELINE_MARKETS: "WETH-USD,WBTC-USD" });
-  await assert.rejects(pipelineComponent.start(ctx), /PIPELINE_MARKETS names WBTC-USD, not deployed \(deployed: WETH-USD\)/);
+  await assert.rejects(
+    pipelineComponent.start(ctx),
+    /PIPELINE_MARKETS names WBTC-USD, not deployed \(deployed: WETH-USD\)/,
+  );
   // nothing was opened under the data dir
   assert.deepEqual(fs.readdirSync(ctx.config.dataDir), []);
 });

@@ -38,18 +38,36 @@ export const pipelineComponent: Component = {
     // a matcher partition owns PIPELINE_MARKETS only (one writer per market); default: every market
     const owned = ctx.config.partition.pipelineMarkets;
     const unknown = owned?.filter((s) => !deployed.some((m) => m.symbol === s)) ?? [];
-    if (unknown.length > 0) throw new Error(`PIPELINE_MARKETS names ${unknown.join(", ")}, not deployed (deployed: ${deployed.map((m) => m.symbol).join(", ")})`);
+    if (unknown.length > 0)
+      throw new Error(
+        `PIPELINE_MARKETS names ${unknown.join(", ")}, not deployed (deployed: ${deployed.map((m) => m.symbol).join(", ")})`,
+      );
     const markets = owned ? deployed.filter((m) => owned.includes(m.symbol)) : deployed;
     const log = ctx.logger.child({ component: "pipeline" });
     // the matcher runs as `npm run bench:matcher` measures it only with its V8 flags (package.json "start")
     const missingFlags = missingMatcherFlags();
-    if (missingFlags.length > 0) log.warn({ missingFlags }, "the matcher's process lacks the V8 flags it is benchmarked with (matcher/deployment.ts; `npm start` passes them)");
+    if (missingFlags.length > 0)
+      log.warn(
+        { missingFlags },
+        "the matcher's process lacks the V8 flags it is benchmarked with (matcher/deployment.ts; `npm start` passes them)",
+      );
     // finished orders leave memory (and the journal's snapshots) for an LMDB store beside the journal
-    const dexState = new DexState({ history: await openDexHistory(path.join(ctx.config.dataDir, "pipeline", "history")), logger: log });
+    const dexState = new DexState({
+      history: await openDexHistory(path.join(ctx.config.dataDir, "pipeline", "history")),
+      logger: log,
+    });
     // ORDER_LOG_URL: the journal and batch store on JetStream; the start waits here as a hot standby until
     // this process holds the partition's lease (docs/decisions/pipeline.md "Replicated order log")
     const ol = ctx.config.partition.orderLog;
-    const replication = ol ? await startReplication({ servers: [...ol.servers], partition: ctx.config.partition.index, replicas: ol.replicas, leaseMs: ol.leaseMs, logger: log }) : undefined;
+    const replication = ol
+      ? await startReplication({
+          servers: [...ol.servers],
+          partition: ctx.config.partition.index,
+          replicas: ol.replicas,
+          leaseMs: ol.leaseMs,
+          logger: log,
+        })
+      : undefined;
     let pipeline: Pipeline;
     try {
       pipeline = await startPipeline({
@@ -71,8 +89,12 @@ export const pipelineComponent: Component = {
         maxTrades: ctx.config.batcher.maxTrades,
         maxDelayMs: ctx.config.batcher.maxDelayMs,
         maxInFlight: ctx.config.batcher.maxInFlight,
-        ...(process.env.PIPELINE_RECOVER_THREADS ? { recoverThreads: Number(process.env.PIPELINE_RECOVER_THREADS) } : {}),
-        ...(process.env.PIPELINE_MAX_BACKLOG_TRADES ? { maxBacklogTrades: Number(process.env.PIPELINE_MAX_BACKLOG_TRADES) } : {}),
+        ...(process.env.PIPELINE_RECOVER_THREADS
+          ? { recoverThreads: Number(process.env.PIPELINE_RECOVER_THREADS) }
+          : {}),
+        ...(process.env.PIPELINE_MAX_BACKLOG_TRADES
+          ? { maxBacklogTrades: Number(process.env.PIPELINE_MAX_BACKLOG_TRADES) }
+          : {}),
         logger: log,
         clock: systemClock,
         // its supervisor's down/up: orders are refused (CHAIN_UNAVAILABLE) the moment the node dies
@@ -89,12 +111,23 @@ export const pipelineComponent: Component = {
     const relayerNonces = ctx.nonceLanes.lane(ctx.config.chains.home.chainId, relayerAddress, () =>
       pipeline.client.getTransactionCount({ address: relayerAddress, blockTag: "pending" }),
     );
-    const assets = Object.fromEntries(Object.entries(home.tokens).map(([symbol, t]) => [t.address.toLowerCase(), { symbol, decimals: t.decimals }]));
+    const assets = Object.fromEntries(
+      Object.entries(home.tokens).map(([symbol, t]) => [t.address.toLowerCase(), { symbol, decimals: t.decimals }]),
+    );
     const dexService = createDexService({
-      pipeline, state: dexState, chainId: ctx.config.chains.home.chainId, settlement, rpcUrl: ctx.chains.home.rpcUrl,
+      pipeline,
+      state: dexState,
+      chainId: ctx.config.chains.home.chainId,
+      settlement,
+      rpcUrl: ctx.chains.home.rpcUrl,
       // the agent relayer (no contract role, a gas budget): the deployer / admin key never reaches a serving component
-      submitterKey: ctx.config.keys.agentRelayer.privateKey, submitterNonces: relayerNonces, assets,
-      approvalBudget: { dailyWei: ctx.config.agentRelayer.dailyBudgetWei, perOwnerDailyWei: ctx.config.agentRelayer.perOwnerDailyBudgetWei },
+      submitterKey: ctx.config.keys.agentRelayer.privateKey,
+      submitterNonces: relayerNonces,
+      assets,
+      approvalBudget: {
+        dailyWei: ctx.config.agentRelayer.dailyBudgetWei,
+        perOwnerDailyWei: ctx.config.agentRelayer.perOwnerDailyBudgetWei,
+      },
       apiKeyNonceRange: partitionNonceRange(ctx.config.partition.index),
     });
     // a matcher partition serves its DexService to API processes (DEX_PARTITIONS) over the partition transport
@@ -102,8 +135,13 @@ export const pipelineComponent: Component = {
     if (ctx.config.partition.listenPort !== null) {
       try {
         server = await startPartitionServer({
-          service: dexService, index: ctx.config.partition.index, secret: ctx.config.partition.secret!, host: ctx.config.host,
-          port: ctx.config.partition.listenPort, syncChain: () => pipeline.syncChain(), logger: log,
+          service: dexService,
+          index: ctx.config.partition.index,
+          secret: ctx.config.partition.secret!,
+          host: ctx.config.host,
+          port: ctx.config.partition.listenPort,
+          syncChain: () => pipeline.syncChain(),
+          logger: log,
         });
       } catch (err) {
         await pipeline.stop();
@@ -124,7 +162,9 @@ export const pipelineComponent: Component = {
         await replication?.close();
       },
       info: {
-        ...Object.fromEntries(markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`])),
+        ...Object.fromEntries(
+          markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`]),
+        ),
         matcher: `reserve ${MATCHER_RESERVE_ORDERS} orders, V8 ${missingFlags.length === 0 ? MATCHER_V8_FLAGS.join(" ") : `flags missing: ${missingFlags.join(" ")}`}`,
       },
       async health() {
@@ -132,7 +172,12 @@ export const pipelineComponent: Component = {
         // a partition's projection misses the trades other partitions settled for the same accounts: its start's
         // reconciliation may differ from the chain without anything being wrong (docs/decisions/pipeline.md "Partitions")
         const reconciled = owned !== null || h.reconciliation.state !== "mismatch";
-        const ok = h.matcher.state === "ok" && h.batcher.state !== "halted" && h.batcher.state !== "stopped" && reconciled && h.chain.state === "ok";
+        const ok =
+          h.matcher.state === "ok" &&
+          h.batcher.state !== "halted" &&
+          h.batcher.state !== "stopped" &&
+          reconciled &&
+          h.chain.state === "ok";
         return { ok, detail: JSON.stringify(h) };
       },
     };

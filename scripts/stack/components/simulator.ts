@@ -45,7 +45,10 @@ async function replayIfFresh(
     const nowMs = Date.now();
     const schedule = replaySchedule(Math.max(headMs, nowMs - ctx.config.simulator.historyDays * 86_400_000), nowMs);
     if (schedule.length === 0) return undefined;
-    log.info({ instants: schedule.length, from: new Date(schedule[0]!).toISOString() }, "simulated market: replaying history");
+    log.info(
+      { instants: schedule.length, from: new Date(schedule[0]!).toISOString() },
+      "simulated market: replaying history",
+    );
     let done = 0;
     const result = await replayHistory({
       dex,
@@ -59,7 +62,10 @@ async function replayIfFresh(
       onProgress: (k, total) => ((done = k), onProgress(k, total)),
     }).catch((err: unknown) => {
       // the history is not worth holding up the live market: it keeps what was replayed, and the clock moves on
-      log.warn({ err: String(err), done, total: schedule.length }, "simulated market: history replay stopped; the live market starts without the rest");
+      log.warn(
+        { err: String(err), done, total: schedule.length },
+        "simulated market: history replay stopped; the live market starts without the rest",
+      );
       return { steps: done, trades: 0, ms: 0, stopped: String(err) };
     });
     // the chain's clock back to the present: the next block is now
@@ -79,7 +85,12 @@ export const simulatorComponent: Component = {
     const s = ctx.config.simulator;
     if (!s.enabled || ctx.config.mode === "production") {
       log.info({ enabled: s.enabled, mode: ctx.config.mode }, "simulated market off");
-      return { stop: async () => {}, info: { "simulated market": ctx.config.mode === "production" ? "off (production mode)" : "off (SIMULATOR=off)" } };
+      return {
+        stop: async () => {},
+        info: {
+          "simulated market": ctx.config.mode === "production" ? "off (production mode)" : "off (SIMULATOR=off)",
+        },
+      };
     }
     const lease = await acquireDexService(ctx, "simulator");
     if (!lease) {
@@ -100,7 +111,12 @@ export const simulatorComponent: Component = {
  * The history replay first (its progress in the log every 10 %), then the live agents; a replay that stalls
  * keeps what it traded and the live agents start all the same (replayIfFresh).
  */
-async function startMarket(ctx: StackContext, dex: DexService, log: Logger, release: () => void): Promise<ComponentHandle> {
+async function startMarket(
+  ctx: StackContext,
+  dex: DexService,
+  log: Logger,
+  release: () => void,
+): Promise<ComponentHandle> {
   const s = ctx.config.simulator;
   const books = simulatedBooks().filter((b) => dex.listMarkets().some((m) => m.symbol === b.symbol));
   const traders = ctx.config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));

@@ -12,7 +12,10 @@ export const webComponent: Component = {
   async start(ctx: StackContext): Promise<ComponentHandle> {
     const log = ctx.logger.child({ component: "web" });
     const build = await buildWebApp();
-    log.info({ hash: build.hash, built: build.built, ms: build.ms }, build.built ? "web app built" : "web app build re-used");
+    log.info(
+      { hash: build.hash, built: build.built, ms: build.ms },
+      build.built ? "web app built" : "web app build re-used",
+    );
     const { config } = ctx;
     const server = await startWebServer({
       host: config.host,

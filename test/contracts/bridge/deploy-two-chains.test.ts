@@ -26,9 +26,16 @@ describe("deployBridge on two chains", function () {
 
   before(async () => {
     const now = Math.floor(Date.now() / 1000);
-    nodes.push(...(await Promise.all([31337, 31338].map((chainId) => spawnHardhatNode({ chainId, genesisTimestampS: now })))));
+    nodes.push(
+      ...(await Promise.all([31337, 31338].map((chainId) => spawnHardhatNode({ chainId, genesisTimestampS: now })))),
+    );
     const mk = (url: string, id: number) => {
-      const chain = { id, name: `c${id}`, nativeCurrency: { name: "ETH", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [url] } } } as const;
+      const chain = {
+        id,
+        name: `c${id}`,
+        nativeCurrency: { name: "ETH", symbol: "ETH", decimals: 18 },
+        rpcUrls: { default: { http: [url] } },
+      } as const;
       return {
         pub: createPublicClient({ chain, transport: http(url) }),
         user: createWalletClient({ chain, transport: http(url), account: privateKeyToAccount(USER_KEY) }),
@@ -41,7 +48,11 @@ describe("deployBridge on two chains", function () {
       await c.pub.waitForTransactionReceipt({ hash });
     }
     const token = artifactOf("BridgeTestToken");
-    const hash = await clients.home.admin.deployContract({ abi: token.abi, bytecode: token.bytecode, args: ["Demo USD", "USD", 6] });
+    const hash = await clients.home.admin.deployContract({
+      abi: token.abi,
+      bytecode: token.bytecode,
+      args: ["Demo USD", "USD", 6],
+    });
     const usd = (await clients.home.pub.waitForTransactionReceipt({ hash })).contractAddress as Address;
 
     d = await deployBridge({
@@ -50,7 +61,11 @@ describe("deployBridge on two chains", function () {
       deployerKey: DEPLOYER_KEY,
       groupPublicKey: group.publicKey,
       hsmAddress: hsm.address,
-      guardianSafeOwners: [privateKeyToAccount(DEPLOYER_KEY).address, privateKeyToAccount(USER_KEY).address, hsm.address],
+      guardianSafeOwners: [
+        privateKeyToAccount(DEPLOYER_KEY).address,
+        privateKeyToAccount(USER_KEY).address,
+        hsm.address,
+      ],
       tokens: [{ address: usd, symbol: "USD", decimals: 6 }],
       challengePeriodSec: 600,
       dailyLimits: { USD: 10n ** 12n },
@@ -66,17 +81,46 @@ describe("deployBridge on two chains", function () {
   it("wires vault and minter both ways and hands every role to the Safes", async () => {
     const vault = artifactOf("BridgeVault").abi;
     const minter = artifactOf("BridgeMinter").abi;
-    const [m, remoteChainId, hsmAddr] = (await clients.home.pub.readContract({ address: d.home.vault, abi: vault, functionName: "wiring" })) as [Address, bigint, Address];
+    const [m, remoteChainId, hsmAddr] = (await clients.home.pub.readContract({
+      address: d.home.vault,
+      abi: vault,
+      functionName: "wiring",
+    })) as [Address, bigint, Address];
     expect(m).to.equal(d.remote.minter);
     expect(remoteChainId).to.equal(31338n);
     expect(hsmAddr).to.equal(hsm.address);
-    const [v, homeChainId] = (await clients.remote.pub.readContract({ address: d.remote.minter, abi: minter, functionName: "wiring" })) as [Address, bigint];
+    const [v, homeChainId] = (await clients.remote.pub.readContract({
+      address: d.remote.minter,
+      abi: minter,
+      functionName: "wiring",
+    })) as [Address, bigint];
     expect(v).to.equal(d.home.vault);
     expect(homeChainId).to.equal(31337n);
     const zero = `0x${"00".repeat(32)}`;
-    expect(await clients.home.pub.readContract({ address: d.home.vault, abi: vault, functionName: "hasRole", args: [zero, d.home.safe] })).to.equal(true);
-    expect(await clients.home.pub.readContract({ address: d.home.vault, abi: vault, functionName: "hasRole", args: [zero, privateKeyToAccount(DEPLOYER_KEY).address] })).to.equal(false);
-    expect(await clients.remote.pub.readContract({ address: d.remote.minter, abi: minter, functionName: "hasRole", args: [zero, d.remote.safe] })).to.equal(true);
+    expect(
+      await clients.home.pub.readContract({
+        address: d.home.vault,
+        abi: vault,
+        functionName: "hasRole",
+        args: [zero, d.home.safe],
+      }),
+    ).to.equal(true);
+    expect(
+      await clients.home.pub.readContract({
+        address: d.home.vault,
+        abi: vault,
+        functionName: "hasRole",
+        args: [zero, privateKeyToAccount(DEPLOYER_KEY).address],
+      }),
+    ).to.equal(false);
+    expect(
+      await clients.remote.pub.readContract({
+        address: d.remote.minter,
+        abi: minter,
+        functionName: "hasRole",
+        args: [zero, d.remote.safe],
+      }),
+    ).to.equal(true);
     expect(d.keyEpoch).to.equal(1);
   });
 
@@ -97,24 +141,73 @@ describe("deployBridge on two chains", function () {
     await send(home, usd, erc20, "mint", [user, amount]);
     await send(home, usd, erc20, "approve", [d.home.vault, amount]);
     await send(home, d.home.vault, vault, "deposit", [usd, amount, user, 31338n]);
-    const mintMsg = { kind: BridgeMessageKind.MINT, srcChainId: 31337n, srcContract: d.home.vault, dstChainId: 31338n, dstContract: d.remote.minter, nonce: 1n, token: usd, recipient: user, amountWei: amount, keyEpoch: 1n };
+    const mintMsg = {
+      kind: BridgeMessageKind.MINT,
+      srcChainId: 31337n,
+      srcContract: d.home.vault,
+      dstChainId: 31338n,
+      dstContract: d.remote.minter,
+      nonce: 1n,
+      token: usd,
+      recipient: user,
+      amountWei: amount,
+      keyEpoch: 1n,
+    };
     // a signature over the home chain's id as destination is refused on the remote chain
     const wrongChain = frostSign(group, getBridgeMessageDigest({ ...mintMsg, dstChainId: 31337n }));
     const refused = await remote.user
-      .writeContract({ address: d.remote.minter, abi: minter, functionName: "mint", args: [1n, usd, user, amount, wrongChain] })
-      .then(() => "sent", (e: Error) => e.message);
+      .writeContract({
+        address: d.remote.minter,
+        abi: minter,
+        functionName: "mint",
+        args: [1n, usd, user, amount, wrongChain],
+      })
+      .then(
+        () => "sent",
+        (e: Error) => e.message,
+      );
     expect(refused).to.match(/BridgeSignatureInvalid/);
-    await send(remote, d.remote.minter, minter, "mint", [1n, usd, user, amount, frostSign(group, getBridgeMessageDigest(mintMsg))]);
-    expect(await remote.pub.readContract({ address: wrapped, abi: erc20, functionName: "balanceOf", args: [user] })).to.equal(amount);
+    await send(remote, d.remote.minter, minter, "mint", [
+      1n,
+      usd,
+      user,
+      amount,
+      frostSign(group, getBridgeMessageDigest(mintMsg)),
+    ]);
+    expect(
+      await remote.pub.readContract({ address: wrapped, abi: erc20, functionName: "balanceOf", args: [user] }),
+    ).to.equal(amount);
 
     await send(remote, d.remote.minter, minter, "burn", [wrapped, amount, user]);
-    const relMsg = { kind: BridgeMessageKind.RELEASE, srcChainId: 31338n, srcContract: d.remote.minter, dstChainId: 31337n, dstContract: d.home.vault, nonce: 1n, token: usd, recipient: user, amountWei: amount, keyEpoch: 1n };
-    await send(home, d.home.vault, vault, "queueRelease", [1n, usd, user, amount, frostSign(group, getBridgeMessageDigest(relMsg)), "0x"]);
+    const relMsg = {
+      kind: BridgeMessageKind.RELEASE,
+      srcChainId: 31338n,
+      srcContract: d.remote.minter,
+      dstChainId: 31337n,
+      dstContract: d.home.vault,
+      nonce: 1n,
+      token: usd,
+      recipient: user,
+      amountWei: amount,
+      keyEpoch: 1n,
+    };
+    await send(home, d.home.vault, vault, "queueRelease", [
+      1n,
+      usd,
+      user,
+      amount,
+      frostSign(group, getBridgeMessageDigest(relMsg)),
+      "0x",
+    ]);
     await home.pub.request({ method: "evm_increaseTime" as any, params: [600] as any });
     await home.pub.request({ method: "evm_mine" as any, params: [] as any });
     await send(home, d.home.vault, vault, "executeRelease", [1n, usd, user, amount]);
-    expect(await home.pub.readContract({ address: usd, abi: erc20, functionName: "balanceOf", args: [user] })).to.equal(amount);
-    expect(await home.pub.readContract({ address: usd, abi: erc20, functionName: "balanceOf", args: [d.home.vault] })).to.equal(0n);
+    expect(await home.pub.readContract({ address: usd, abi: erc20, functionName: "balanceOf", args: [user] })).to.equal(
+      amount,
+    );
+    expect(
+      await home.pub.readContract({ address: usd, abi: erc20, functionName: "balanceOf", args: [d.home.vault] }),
+    ).to.equal(0n);
     expect(await remote.pub.readContract({ address: wrapped, abi: erc20, functionName: "totalSupply" })).to.equal(0n);
   });
 });

@@ -12,22 +12,46 @@ describe("bridge round trip (one chain playing both sides)", () => {
     const aliceStart = await s.token.balanceOf(s.alice.address);
 
     const depositTx = await s.vault.connect(s.alice).deposit(s.addr.token, amount, s.bob.address, s.chainId);
-    const deposited = (await depositTx.wait()).logs.map((l: any) => s.vault.interface.parseLog(l)).find((e: any) => e?.name === "BridgeDeposited");
+    const deposited = (await depositTx.wait()).logs
+      .map((l: any) => s.vault.interface.parseLog(l))
+      .find((e: any) => e?.name === "BridgeDeposited");
     const nonce = deposited.args.nonce as bigint;
     expect(await s.token.balanceOf(s.addr.vault)).to.equal(amount);
 
     // the relayer rebuilds the MINT message from the event alone
-    const mintMsg = await s.mintMessage(nonce, deposited.args.recipient, deposited.args.amount, { dstContract: deposited.args.dstContract, dstChainId: deposited.args.dstChainId });
-    await s.minter.connect(s.relayer).mint(nonce, deposited.args.token, deposited.args.recipient, deposited.args.amount, s.sign(mintMsg));
+    const mintMsg = await s.mintMessage(nonce, deposited.args.recipient, deposited.args.amount, {
+      dstContract: deposited.args.dstContract,
+      dstChainId: deposited.args.dstChainId,
+    });
+    await s.minter
+      .connect(s.relayer)
+      .mint(nonce, deposited.args.token, deposited.args.recipient, deposited.args.amount, s.sign(mintMsg));
     expect(await s.wrapped.balanceOf(s.bob.address)).to.equal(amount);
 
     const burnTx = await s.minter.connect(s.bob).burn(s.addr.wrapped, amount, s.alice.address);
-    const burned = (await burnTx.wait()).logs.map((l: any) => s.minter.interface.parseLog(l)).find((e: any) => e?.name === "BridgeBurned");
+    const burned = (await burnTx.wait()).logs
+      .map((l: any) => s.minter.interface.parseLog(l))
+      .find((e: any) => e?.name === "BridgeBurned");
     expect(await s.wrapped.totalSupply()).to.equal(0n);
 
-    const relMsg = await s.releaseMessage(burned.args.nonce, burned.args.recipient, burned.args.amount, { token: burned.args.homeToken, dstContract: burned.args.dstContract, dstChainId: burned.args.dstChainId });
-    await s.vault.connect(s.relayer).queueRelease(burned.args.nonce, burned.args.homeToken, burned.args.recipient, burned.args.amount, s.sign(relMsg), "0x");
-    await expect(s.vault.executeRelease(burned.args.nonce, s.addr.token, s.alice.address, amount)).to.be.revertedWithCustomError(s.vault, "BridgeVaultChallengePeriodActive");
+    const relMsg = await s.releaseMessage(burned.args.nonce, burned.args.recipient, burned.args.amount, {
+      token: burned.args.homeToken,
+      dstContract: burned.args.dstContract,
+      dstChainId: burned.args.dstChainId,
+    });
+    await s.vault
+      .connect(s.relayer)
+      .queueRelease(
+        burned.args.nonce,
+        burned.args.homeToken,
+        burned.args.recipient,
+        burned.args.amount,
+        s.sign(relMsg),
+        "0x",
+      );
+    await expect(
+      s.vault.executeRelease(burned.args.nonce, s.addr.token, s.alice.address, amount),
+    ).to.be.revertedWithCustomError(s.vault, "BridgeVaultChallengePeriodActive");
     await time.increase(CHALLENGE_PERIOD_SEC);
     await s.vault.connect(s.relayer).executeRelease(burned.args.nonce, s.addr.token, s.alice.address, amount);
 

@@ -32,7 +32,13 @@ describe("FrostSecp256k1Verifier", () => {
 
   describe("RFC 9591 Appendix E.5 vector", () => {
     it("verifies off chain with noble (the fixture is the RFC's)", () => {
-      expect(secp256k1_FROST.verify(hexToBytes(rfcSig), hexToBytes(message), hexToBytes(`0x${vector.inputs.group_public_key}`))).to.equal(true);
+      expect(
+        secp256k1_FROST.verify(
+          hexToBytes(rfcSig),
+          hexToBytes(message),
+          hexToBytes(`0x${vector.inputs.group_public_key}`),
+        ),
+      ).to.equal(true);
     });
 
     it("verifies on chain", async () => {
@@ -78,11 +84,22 @@ describe("FrostSecp256k1Verifier", () => {
   describe("fresh 3-of-5 signatures over 32-byte digests", () => {
     const group = createFrostGroup(3, 5);
     it("verify for several signer subsets", async () => {
-      for (const subset of [[0, 1, 2], [2, 3, 4], [0, 2, 4], [0, 1, 2, 3, 4]]) {
+      for (const subset of [
+        [0, 1, 2],
+        [2, 3, 4],
+        [0, 2, 4],
+        [0, 1, 2, 3, 4],
+      ]) {
         const digest = keccak256(toHex(`m-${subset.join()}`));
-        const sig = frostSign(group, digest, subset.map((i) => group.ids[i]));
+        const sig = frostSign(
+          group,
+          digest,
+          subset.map((i) => group.ids[i]),
+        );
         expect(await harness.verifyDigest(group.publicKey.x, group.publicKey.y, digest, sig)).to.equal(true);
-        expect(await harness.verifyDigest(group.publicKey.x, group.publicKey.y, flipBit(digest, 0), sig)).to.equal(false);
+        expect(await harness.verifyDigest(group.publicKey.x, group.publicKey.y, flipBit(digest, 0), sig)).to.equal(
+          false,
+        );
       }
     });
 
@@ -113,38 +130,68 @@ describe("FrostSecp256k1Verifier", () => {
     it("wrong lengths", async () => {
       const rfc65 = `0x02${good.slice(2, 66)}${good.slice(130)}`;
       for (const s of ["0x", good.slice(0, -2), `${good}00`, rfc65, `${good}${good.slice(2)}`]) {
-        await expect(harness.verifyDigest(x, y, digest, s)).to.be.revertedWithCustomError(harness, "FrostSignatureLengthInvalid");
+        await expect(harness.verifyDigest(x, y, digest, s)).to.be.revertedWithCustomError(
+          harness,
+          "FrostSignatureLengthInvalid",
+        );
       }
     });
     it("z == 0, z == n, z > n", async () => {
       for (const bad of [0n, N, N + 1n, 2n ** 256n - 1n]) {
         await expect(harness.verifyDigest(x, y, digest, enc(rx, ry, bad)))
-          .to.be.revertedWithCustomError(harness, "FrostScalarOutOfRange").withArgs(bad);
+          .to.be.revertedWithCustomError(harness, "FrostScalarOutOfRange")
+          .withArgs(bad);
       }
     });
     it("Rx >= p or Ry >= p", async () => {
-      await expect(harness.verifyDigest(x, y, digest, enc(P, ry, z))).to.be.revertedWithCustomError(harness, "FrostCoordinateOutOfRange");
-      await expect(harness.verifyDigest(x, y, digest, enc(rx, P + 1n, z))).to.be.revertedWithCustomError(harness, "FrostCoordinateOutOfRange");
+      await expect(harness.verifyDigest(x, y, digest, enc(P, ry, z))).to.be.revertedWithCustomError(
+        harness,
+        "FrostCoordinateOutOfRange",
+      );
+      await expect(harness.verifyDigest(x, y, digest, enc(rx, P + 1n, z))).to.be.revertedWithCustomError(
+        harness,
+        "FrostCoordinateOutOfRange",
+      );
     });
     it("R off the curve", async () => {
-      await expect(harness.verifyDigest(x, y, digest, enc(rx, ry ^ 2n, z))).to.be.revertedWithCustomError(harness, "FrostPointNotOnCurve");
-      await expect(harness.verifyDigest(x, y, digest, enc(0n, 0n, z))).to.be.revertedWithCustomError(harness, "FrostPointNotOnCurve");
+      await expect(harness.verifyDigest(x, y, digest, enc(rx, ry ^ 2n, z))).to.be.revertedWithCustomError(
+        harness,
+        "FrostPointNotOnCurve",
+      );
+      await expect(harness.verifyDigest(x, y, digest, enc(0n, 0n, z))).to.be.revertedWithCustomError(
+        harness,
+        "FrostPointNotOnCurve",
+      );
     });
     it("public key off the curve, zero, or x >= n", async () => {
-      await expect(harness.verifyDigest(x, y ^ 2n, digest, good)).to.be.revertedWithCustomError(harness, "FrostPublicKeyInvalid");
-      await expect(harness.verifyDigest(0n, y, digest, good)).to.be.revertedWithCustomError(harness, "FrostPublicKeyInvalid");
-      await expect(harness.verifyDigest(N, y, digest, good)).to.be.revertedWithCustomError(harness, "FrostPublicKeyInvalid");
+      await expect(harness.verifyDigest(x, y ^ 2n, digest, good)).to.be.revertedWithCustomError(
+        harness,
+        "FrostPublicKeyInvalid",
+      );
+      await expect(harness.verifyDigest(0n, y, digest, good)).to.be.revertedWithCustomError(
+        harness,
+        "FrostPublicKeyInvalid",
+      );
+      await expect(harness.verifyDigest(N, y, digest, good)).to.be.revertedWithCustomError(
+        harness,
+        "FrostPublicKeyInvalid",
+      );
     });
     it("BridgeFrostVerifier refuses to be deployed with an invalid group key", async () => {
       const factory = await ethers.getContractFactory("BridgeFrostVerifier");
       await expect(factory.deploy(1n, x, y ^ 2n)).to.be.revertedWithCustomError(factory, "FrostPublicKeyInvalid");
       await expect(factory.deploy(1n, 0n, 0n)).to.be.revertedWithCustomError(factory, "FrostPublicKeyInvalid");
       const v: any = await factory.deploy(1n, x, y);
-      expect(await v.isValidBridgeSignature(digest, good)).to.equal(v.interface.getFunction("isValidBridgeSignature").selector);
+      expect(await v.isValidBridgeSignature(digest, good)).to.equal(
+        v.interface.getFunction("isValidBridgeSignature").selector,
+      );
       expect(await v.isValidBridgeSignature(flipBit(digest, 3), good)).to.equal("0xffffffff");
     });
     it("an all-zero 96-byte signature", async () => {
-      await expect(harness.verifyDigest(x, y, digest, enc(0n, 0n, 0n))).to.be.revertedWithCustomError(harness, "FrostScalarOutOfRange");
+      await expect(harness.verifyDigest(x, y, digest, enc(0n, 0n, 0n))).to.be.revertedWithCustomError(
+        harness,
+        "FrostScalarOutOfRange",
+      );
     });
   });
 
@@ -153,7 +200,12 @@ describe("FrostSecp256k1Verifier", () => {
       const group = createFrostGroup(3, 5);
       const digest = keccak256(toHex("gas"));
       const sig = frostSign(group, digest);
-      const [valid, gasUsed] = await harness.measureVerify(group.publicKey.x, group.publicKey.y % 2n === 1n, digest, sig);
+      const [valid, gasUsed] = await harness.measureVerify(
+        group.publicKey.x,
+        group.publicKey.y % 2n === 1n,
+        digest,
+        sig,
+      );
       expect(valid).to.equal(true);
       expect(Number(gasUsed)).to.be.lessThanOrEqual(10_000);
     });

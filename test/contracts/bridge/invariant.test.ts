@@ -37,7 +37,13 @@ describe("invariant: wrapped supply <= locked in the vault", function () {
         const model = { minted: 0n, burned: 0n, deposited: 0n, released: 0n };
         const mintedNonces = new Set<bigint>();
         const pick = <T>(xs: T[], i: number) => (xs.length ? xs[i % xs.length] : undefined);
-        const tryTx = async (p: Promise<unknown>) => p.then((tx: any) => tx.wait()).then(() => true, () => false);
+        const tryTx = async (p: Promise<unknown>) =>
+          p
+            .then((tx: any) => tx.wait())
+            .then(
+              () => true,
+              () => false,
+            );
 
         for (const a of actions) {
           if (a.t === "deposit") {
@@ -49,13 +55,19 @@ describe("invariant: wrapped supply <= locked in the vault", function () {
             if (!d) continue;
             const signedAmount = a.forge ? d.amount + 1n : d.amount;
             const sig = s.sign(await s.mintMessage(d.nonce, s.bob.address, signedAmount));
-            const ok = await tryTx(s.minter.connect(s.relayer).mint(d.nonce, s.addr.token, s.bob.address, d.amount, sig));
+            const ok = await tryTx(
+              s.minter.connect(s.relayer).mint(d.nonce, s.addr.token, s.bob.address, d.amount, sig),
+            );
             if (ok) {
               expect(a.forge, "a forged mint went through").to.equal(false);
               expect(mintedNonces.has(d.nonce), "a deposit minted twice").to.equal(false);
               mintedNonces.add(d.nonce);
               model.minted += d.amount;
-            } else if (!a.forge && !mintedNonces.has(d.nonce) && d.amount <= (await s.minter.availableToMint(s.addr.token))) {
+            } else if (
+              !a.forge &&
+              !mintedNonces.has(d.nonce) &&
+              d.amount <= (await s.minter.availableToMint(s.addr.token))
+            ) {
               expect.fail(`honest mint of deposit ${d.nonce} refused`);
             }
           } else if (a.t === "burn") {
@@ -70,7 +82,9 @@ describe("invariant: wrapped supply <= locked in the vault", function () {
             if (!b) continue;
             const m = await s.releaseMessage(b.nonce, s.alice.address, b.amount);
             const hsm = b.amount >= (await s.vault.tokenConfig(s.addr.token)).hsmThresholdWei ? s.hsmSign(m) : "0x";
-            const ok = await tryTx(s.vault.connect(s.relayer).queueRelease(b.nonce, s.addr.token, s.alice.address, b.amount, s.sign(m), hsm));
+            const ok = await tryTx(
+              s.vault.connect(s.relayer).queueRelease(b.nonce, s.addr.token, s.alice.address, b.amount, s.sign(m), hsm),
+            );
             if (ok) expect(b.queued, "a burn queued twice").to.equal(false);
             if (ok) b.queued = true;
           } else if (a.t === "dispute") {
@@ -79,7 +93,10 @@ describe("invariant: wrapped supply <= locked in the vault", function () {
           } else if (a.t === "execute") {
             const b = pick(burns, a.pick);
             if (!b) continue;
-            if (await tryTx(s.vault.connect(s.relayer).executeRelease(b.nonce, s.addr.token, s.alice.address, b.amount))) model.released += b.amount;
+            if (
+              await tryTx(s.vault.connect(s.relayer).executeRelease(b.nonce, s.addr.token, s.alice.address, b.amount))
+            )
+              model.released += b.amount;
           } else {
             await time.increase(a.sec);
           }

@@ -65,7 +65,10 @@ describe("Bridge daily limit: the guarantee and its boundaries", function () {
       fc.asyncProperty(
         fc.bigInt({ min: 1n, max: 10n ** 24n }),
         fc.integer({ min: 1, max: 200_000 }),
-        fc.array(fc.tuple(fc.integer({ min: 1, max: 50_000 }), fc.bigInt({ min: 0n, max: 10n ** 6n })), { minLength: 1, maxLength: 14 }),
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 50_000 }), fc.bigInt({ min: 0n, max: 10n ** 6n })), {
+          minLength: 1,
+          maxLength: 14,
+        }),
         async (capacity, period, steps) => {
           const b = await loadFixture(deployHarness);
           await b.configure(capacity, period);
@@ -133,10 +136,21 @@ describe("Bridge daily limit: the guarantee and its boundaries", function () {
     // two seconds later: one unit over the level is refused; a second later exactly the level is released
     const rate = (n: bigint) => (n * DAILY_LIMIT_WEI) / BigInt(DAY);
     const queue = async (nonce: bigint, amount: bigint) =>
-      s.vault.connect(s.relayer).queueRelease(nonce, s.addr.token, s.bob.address, amount, s.sign(await s.releaseMessage(nonce, s.bob.address, amount)), "0x");
+      s.vault
+        .connect(s.relayer)
+        .queueRelease(
+          nonce,
+          s.addr.token,
+          s.bob.address,
+          amount,
+          s.sign(await s.releaseMessage(nonce, s.bob.address, amount)),
+          "0x",
+        );
     const over = expected + rate(2n) + 1n;
     await time.setNextBlockTimestamp(t0 + 12n);
-    await expect(queue(2n, over)).to.be.revertedWithCustomError(s.vault, "BridgeDailyLimitExceeded").withArgs(s.addr.token, over, over - 1n);
+    await expect(queue(2n, over))
+      .to.be.revertedWithCustomError(s.vault, "BridgeDailyLimitExceeded")
+      .withArgs(s.addr.token, over, over - 1n);
     const exact = expected + rate(3n);
     await time.setNextBlockTimestamp(t0 + 13n);
     await expect(queue(3n, exact)).to.emit(s.vault, "BridgeReleaseQueued");

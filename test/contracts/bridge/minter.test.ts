@@ -42,8 +42,9 @@ describe("BridgeMinter", () => {
         const s = await loadFixture(deployBridgeSystem);
         const nonce = await s.depositFromAlice(amount);
         const signed = await s.mintMessage(nonce, s.bob.address, amount, override(s) as any);
-        await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, s.sign(signed)))
-          .to.be.revertedWithCustomError(s.minter, "BridgeSignatureInvalid");
+        await expect(
+          s.minter.mint(nonce, s.addr.token, s.bob.address, amount, s.sign(signed)),
+        ).to.be.revertedWithCustomError(s.minter, "BridgeSignatureInvalid");
         expect(await s.wrapped.totalSupply()).to.equal(0n);
         expect(await s.minter.isMinted(nonce)).to.equal(false);
       });
@@ -53,8 +54,9 @@ describe("BridgeMinter", () => {
       const s = await loadFixture(deployBridgeSystem);
       const nonce = await s.depositFromAlice(amount);
       const m = await s.mintMessage(nonce, s.bob.address, amount);
-      await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, s.sign(m, createFrostGroup())))
-        .to.be.revertedWithCustomError(s.minter, "BridgeSignatureInvalid");
+      await expect(
+        s.minter.mint(nonce, s.addr.token, s.bob.address, amount, s.sign(m, createFrostGroup())),
+      ).to.be.revertedWithCustomError(s.minter, "BridgeSignatureInvalid");
       expect(await s.wrapped.totalSupply()).to.equal(0n);
     });
   });
@@ -66,20 +68,40 @@ describe("BridgeMinter", () => {
     const next = createFrostGroup();
     const factory = await ethers.getContractFactory("BridgeFrostVerifier");
     const nextVerifier: any = await factory.deploy(2n, next.publicKey.x, next.publicKey.y);
-    await expect(s.minter.connect(s.stranger).setVerifier(await nextVerifier.getAddress())).to.be.revertedWithCustomError(s.minter, "AccessControlUnauthorizedAccount");
+    await expect(
+      s.minter.connect(s.stranger).setVerifier(await nextVerifier.getAddress()),
+    ).to.be.revertedWithCustomError(s.minter, "AccessControlUnauthorizedAccount");
     await expect(s.minter.setVerifier(await nextVerifier.getAddress())).to.emit(s.minter, "BridgeMinterVerifierSet");
-    expect(await s.minter.mintDigest(nonce, s.addr.token, s.bob.address, amount)).to.equal(getBridgeMessageDigest(await s.mintMessage(nonce, s.bob.address, amount, { keyEpoch: 2n })));
-    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, oldSig)).to.be.revertedWithCustomError(s.minter, "BridgeSignatureInvalid");
+    expect(await s.minter.mintDigest(nonce, s.addr.token, s.bob.address, amount)).to.equal(
+      getBridgeMessageDigest(await s.mintMessage(nonce, s.bob.address, amount, { keyEpoch: 2n })),
+    );
+    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, oldSig)).to.be.revertedWithCustomError(
+      s.minter,
+      "BridgeSignatureInvalid",
+    );
     // the new key signing a message bound to the old epoch is refused too
     const staleEpoch = s.sign(await s.mintMessage(nonce, s.bob.address, amount, { keyEpoch: 1n }), next);
-    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, staleEpoch)).to.be.revertedWithCustomError(s.minter, "BridgeSignatureInvalid");
+    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, staleEpoch)).to.be.revertedWithCustomError(
+      s.minter,
+      "BridgeSignatureInvalid",
+    );
     expect(await s.wrapped.totalSupply()).to.equal(0n);
-    await s.minter.mint(nonce, s.addr.token, s.bob.address, amount, s.sign(await s.mintMessage(nonce, s.bob.address, amount, { keyEpoch: 2n }), next));
+    await s.minter.mint(
+      nonce,
+      s.addr.token,
+      s.bob.address,
+      amount,
+      s.sign(await s.mintMessage(nonce, s.bob.address, amount, { keyEpoch: 2n }), next),
+    );
     expect(await s.wrapped.totalSupply()).to.equal(amount);
     // never back to an older (or the same) epoch: the old key cannot be reinstated
-    await expect(s.minter.setVerifier(await s.verifier.getAddress())).to.be.revertedWithCustomError(s.minter, "BridgeMinterKeyEpochNotAdvanced").withArgs(2n, 1n);
+    await expect(s.minter.setVerifier(await s.verifier.getAddress()))
+      .to.be.revertedWithCustomError(s.minter, "BridgeMinterKeyEpochNotAdvanced")
+      .withArgs(2n, 1n);
     const same: any = await factory.deploy(2n, s.group.publicKey.x, s.group.publicKey.y);
-    await expect(s.minter.setVerifier(await same.getAddress())).to.be.revertedWithCustomError(s.minter, "BridgeMinterKeyEpochNotAdvanced").withArgs(2n, 2n);
+    await expect(s.minter.setVerifier(await same.getAddress()))
+      .to.be.revertedWithCustomError(s.minter, "BridgeMinterKeyEpochNotAdvanced")
+      .withArgs(2n, 2n);
   });
 
   it("the same deposit minted twice reverts with BridgeMinterDepositAlreadyMinted", async () => {
@@ -88,7 +110,8 @@ describe("BridgeMinter", () => {
     const sig = s.sign(await s.mintMessage(nonce, s.bob.address, amount));
     await s.minter.mint(nonce, s.addr.token, s.bob.address, amount, sig);
     await expect(s.minter.connect(s.relayer).mint(nonce, s.addr.token, s.bob.address, amount, sig))
-      .to.be.revertedWithCustomError(s.minter, "BridgeMinterDepositAlreadyMinted").withArgs(nonce);
+      .to.be.revertedWithCustomError(s.minter, "BridgeMinterDepositAlreadyMinted")
+      .withArgs(nonce);
     expect(await s.wrapped.totalSupply()).to.equal(amount);
   });
 
@@ -99,14 +122,24 @@ describe("BridgeMinter", () => {
     const sigB = s.sign(await s.mintMessage(nonce, s.bob.address, amount), s.group); // another signing session
     await network.provider.send("evm_setAutomine", [false]);
     try {
-      const txA = await s.minter.connect(s.relayer).mint(nonce, s.addr.token, s.bob.address, amount, sigA, { gasLimit: 300_000 });
-      const txB = await s.minter.connect(s.stranger).mint(nonce, s.addr.token, s.bob.address, amount, sigB, { gasLimit: 300_000 });
+      const txA = await s.minter
+        .connect(s.relayer)
+        .mint(nonce, s.addr.token, s.bob.address, amount, sigA, { gasLimit: 300_000 });
+      const txB = await s.minter
+        .connect(s.stranger)
+        .mint(nonce, s.addr.token, s.bob.address, amount, sigB, { gasLimit: 300_000 });
       await network.provider.send("evm_mine", []);
-      const [ra, rb] = await Promise.all([txA.wait().catch((e: any) => e.receipt), txB.wait().catch((e: any) => e.receipt)]);
+      const [ra, rb] = await Promise.all([
+        txA.wait().catch((e: any) => e.receipt),
+        txB.wait().catch((e: any) => e.receipt),
+      ]);
       expect(ra.blockNumber).to.equal(rb.blockNumber);
       expect([ra.status, rb.status].sort()).to.deep.equal([0, 1]);
       const failed = ra.status === 0 ? txA : txB;
-      const trace = await network.provider.send("debug_traceTransaction", [failed.hash, { disableStorage: true, disableStack: true }]);
+      const trace = await network.provider.send("debug_traceTransaction", [
+        failed.hash,
+        { disableStorage: true, disableStack: true },
+      ]);
       const errorSelector = s.minter.interface.getError("BridgeMinterDepositAlreadyMinted")!.selector;
       expect(String(trace.returnValue).replace(/^0x/, "").slice(0, 8)).to.equal(errorSelector.slice(2));
     } finally {
@@ -123,8 +156,10 @@ describe("BridgeMinter", () => {
     const n2 = await s.depositFromAlice(over);
     await s.minter.mint(n1, s.addr.token, s.bob.address, big, s.sign(await s.mintMessage(n1, s.bob.address, big)));
     const sig2 = s.sign(await s.mintMessage(n2, s.bob.address, over));
-    await expect(s.minter.mint(n2, s.addr.token, s.bob.address, over, sig2))
-      .to.be.revertedWithCustomError(s.minter, "BridgeDailyLimitExceeded");
+    await expect(s.minter.mint(n2, s.addr.token, s.bob.address, over, sig2)).to.be.revertedWithCustomError(
+      s.minter,
+      "BridgeDailyLimitExceeded",
+    );
     expect(await s.wrapped.totalSupply()).to.equal(big);
     expect(await s.minter.isMinted(n2)).to.equal(false);
     await time.increase(DAY / 100); // refills 1% of the capacity: 10,000 tokens
@@ -136,11 +171,22 @@ describe("BridgeMinter", () => {
     const s = await loadFixture(deployBridgeSystem);
     const nonce = await s.depositFromAlice(amount);
     const sig = s.sign(await s.mintMessage(nonce, s.bob.address, amount));
-    await expect(s.minter.connect(s.guardian).pause()).to.emit(s.minter, "BridgeMinterPaused").withArgs(s.guardian.address);
-    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, sig)).to.be.revertedWithCustomError(s.minter, "BridgeMinterOperationPaused");
+    await expect(s.minter.connect(s.guardian).pause())
+      .to.emit(s.minter, "BridgeMinterPaused")
+      .withArgs(s.guardian.address);
+    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, sig)).to.be.revertedWithCustomError(
+      s.minter,
+      "BridgeMinterOperationPaused",
+    );
     expect(await s.wrapped.totalSupply()).to.equal(0n);
-    await expect(s.minter.connect(s.guardian).unpause()).to.be.revertedWithCustomError(s.minter, "AccessControlUnauthorizedAccount");
-    await expect(s.minter.connect(s.stranger).pause()).to.be.revertedWithCustomError(s.minter, "BridgeMinterCallerNotGuardian");
+    await expect(s.minter.connect(s.guardian).unpause()).to.be.revertedWithCustomError(
+      s.minter,
+      "AccessControlUnauthorizedAccount",
+    );
+    await expect(s.minter.connect(s.stranger).pause()).to.be.revertedWithCustomError(
+      s.minter,
+      "BridgeMinterCallerNotGuardian",
+    );
     await s.minter.unpause();
     await s.minter.mint(nonce, s.addr.token, s.bob.address, amount, sig);
     expect(await s.wrapped.totalSupply()).to.equal(amount);
@@ -153,35 +199,77 @@ describe("BridgeMinter", () => {
     const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
     const zN = `${good.slice(0, 130)}${N.toString(16)}` as Hex;
     const offCurve = `${good.slice(0, 66)}${"00".repeat(31)}01${good.slice(130)}` as Hex;
-    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, "0x")).to.be.revertedWithCustomError(s.verifier, "FrostSignatureLengthInvalid").withArgs(0);
-    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, good.slice(0, 132))).to.be.revertedWithCustomError(s.verifier, "FrostSignatureLengthInvalid").withArgs(65);
-    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, `0x${"00".repeat(96)}`)).to.be.revertedWithCustomError(s.verifier, "FrostScalarOutOfRange").withArgs(0);
-    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, zN)).to.be.revertedWithCustomError(s.verifier, "FrostScalarOutOfRange").withArgs(N);
-    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, offCurve)).to.be.revertedWithCustomError(s.verifier, "FrostPointNotOnCurve");
+    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, "0x"))
+      .to.be.revertedWithCustomError(s.verifier, "FrostSignatureLengthInvalid")
+      .withArgs(0);
+    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, good.slice(0, 132)))
+      .to.be.revertedWithCustomError(s.verifier, "FrostSignatureLengthInvalid")
+      .withArgs(65);
+    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, `0x${"00".repeat(96)}`))
+      .to.be.revertedWithCustomError(s.verifier, "FrostScalarOutOfRange")
+      .withArgs(0);
+    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, zN))
+      .to.be.revertedWithCustomError(s.verifier, "FrostScalarOutOfRange")
+      .withArgs(N);
+    await expect(s.minter.mint(nonce, s.addr.token, s.bob.address, amount, offCurve)).to.be.revertedWithCustomError(
+      s.verifier,
+      "FrostPointNotOnCurve",
+    );
     expect(await s.wrapped.totalSupply()).to.equal(0n);
   });
 
   it("burn destroys the caller's wrapped tokens and emits BridgeBurned with the RELEASE message fields", async () => {
     const s = await loadFixture(deployBridgeSystem);
     const nonce = await s.depositFromAlice(amount);
-    await s.minter.mint(nonce, s.addr.token, s.bob.address, amount, s.sign(await s.mintMessage(nonce, s.bob.address, amount)));
+    await s.minter.mint(
+      nonce,
+      s.addr.token,
+      s.bob.address,
+      amount,
+      s.sign(await s.mintMessage(nonce, s.bob.address, amount)),
+    );
     await expect(s.minter.connect(s.bob).burn(s.addr.wrapped, 40n, s.alice.address))
       .to.emit(s.minter, "BridgeBurned")
       .withArgs(1n, s.addr.wrapped, s.bob.address, s.addr.token, s.alice.address, 40n, s.chainId, s.addr.vault);
-    await expect(s.minter.connect(s.bob).burn(s.addr.wrapped, 2n, s.alice.address)).to.emit(s.minter, "BridgeBurned").withArgs(2n, s.addr.wrapped, s.bob.address, s.addr.token, s.alice.address, 2n, s.chainId, s.addr.vault);
+    await expect(s.minter.connect(s.bob).burn(s.addr.wrapped, 2n, s.alice.address))
+      .to.emit(s.minter, "BridgeBurned")
+      .withArgs(2n, s.addr.wrapped, s.bob.address, s.addr.token, s.alice.address, 2n, s.chainId, s.addr.vault);
     expect(await s.wrapped.totalSupply()).to.equal(amount - 42n);
-    await expect(s.minter.connect(s.bob).burn(s.addr.token, 1n, s.alice.address)).to.be.revertedWithCustomError(s.minter, "BridgeMinterWrappedTokenUnknown");
-    await expect(s.minter.connect(s.bob).burn(s.addr.wrapped, 0n, s.alice.address)).to.be.revertedWithCustomError(s.minter, "BridgeMinterAmountZero");
-    await expect(s.minter.connect(s.bob).burn(s.addr.wrapped, 1n, ethers.ZeroAddress)).to.be.revertedWithCustomError(s.minter, "BridgeMinterRecipientZero");
-    await expect(s.minter.connect(s.stranger).burn(s.addr.wrapped, 1n, s.alice.address)).to.be.revertedWithCustomError(s.wrapped, "ERC20InsufficientBalance");
-    await expect(s.wrapped.connect(s.bob).mint(s.bob.address, 1n)).to.be.revertedWithCustomError(s.wrapped, "BridgeWrappedTokenCallerNotMinter");
-    await expect(s.wrapped.connect(s.bob).burn(s.bob.address, 1n)).to.be.revertedWithCustomError(s.wrapped, "BridgeWrappedTokenCallerNotMinter");
+    await expect(s.minter.connect(s.bob).burn(s.addr.token, 1n, s.alice.address)).to.be.revertedWithCustomError(
+      s.minter,
+      "BridgeMinterWrappedTokenUnknown",
+    );
+    await expect(s.minter.connect(s.bob).burn(s.addr.wrapped, 0n, s.alice.address)).to.be.revertedWithCustomError(
+      s.minter,
+      "BridgeMinterAmountZero",
+    );
+    await expect(s.minter.connect(s.bob).burn(s.addr.wrapped, 1n, ethers.ZeroAddress)).to.be.revertedWithCustomError(
+      s.minter,
+      "BridgeMinterRecipientZero",
+    );
+    await expect(s.minter.connect(s.stranger).burn(s.addr.wrapped, 1n, s.alice.address)).to.be.revertedWithCustomError(
+      s.wrapped,
+      "ERC20InsufficientBalance",
+    );
+    await expect(s.wrapped.connect(s.bob).mint(s.bob.address, 1n)).to.be.revertedWithCustomError(
+      s.wrapped,
+      "BridgeWrappedTokenCallerNotMinter",
+    );
+    await expect(s.wrapped.connect(s.bob).burn(s.bob.address, 1n)).to.be.revertedWithCustomError(
+      s.wrapped,
+      "BridgeWrappedTokenCallerNotMinter",
+    );
   });
 
   it("mintDigest equals the SDK digest; a token without a wrapped twin is refused", async () => {
     const s = await loadFixture(deployBridgeSystem);
-    expect(await s.minter.mintDigest(7n, s.addr.token, s.bob.address, amount)).to.equal(getBridgeMessageDigest(await s.mintMessage(7n, s.bob.address, amount)));
+    expect(await s.minter.mintDigest(7n, s.addr.token, s.bob.address, amount)).to.equal(
+      getBridgeMessageDigest(await s.mintMessage(7n, s.bob.address, amount)),
+    );
     const sig = s.sign(await s.mintMessage(1n, s.bob.address, amount, { token: getAddress(s.stranger.address) }));
-    await expect(s.minter.mint(1n, s.stranger.address, s.bob.address, amount, sig)).to.be.revertedWithCustomError(s.minter, "BridgeMinterTokenNotRegistered");
+    await expect(s.minter.mint(1n, s.stranger.address, s.bob.address, amount, sig)).to.be.revertedWithCustomError(
+      s.minter,
+      "BridgeMinterTokenNotRegistered",
+    );
   });
 });

@@ -17,7 +17,10 @@ describe("BridgeTokenBucket", function () {
       fc.asyncProperty(
         fc.bigInt({ min: 1n, max: 2n ** 96n - 1n }),
         fc.integer({ min: 1, max: 200_000 }),
-        fc.array(fc.tuple(fc.integer({ min: 1, max: 100_000 }), fc.bigInt({ min: 0n, max: 2n ** 96n })), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 100_000 }), fc.bigInt({ min: 0n, max: 2n ** 96n })), {
+          minLength: 1,
+          maxLength: 12,
+        }),
         async (capacity, period, steps) => {
           const bucket = await loadFixture(deployHarness);
           await bucket.configure(capacity, period);
@@ -31,10 +34,13 @@ describe("BridgeTokenBucket", function () {
             await time.setNextBlockTimestamp(at);
             const refilled = level + ((at - updatedAt) * capacity) / BigInt(period);
             const availableModel = refilled > capacity ? capacity : refilled;
-            const ok = await bucket.consume(amount).then(() => true, (e: Error) => {
-              expect(e.message).to.match(/BridgeDailyLimitExceeded/);
-              return false;
-            });
+            const ok = await bucket.consume(amount).then(
+              () => true,
+              (e: Error) => {
+                expect(e.message).to.match(/BridgeDailyLimitExceeded/);
+                return false;
+              },
+            );
             expect(ok).to.equal(amount <= availableModel);
             if (ok) {
               level = availableModel - amount;

@@ -7,14 +7,19 @@ import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-help
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { concat, numberToHex, toHex, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { getSettlementDomain, signAgentRenouncement, type AgentRenouncement, type SettlementDomain } from "../../../sdk/eip712";
+import {
+  getSettlementDomain,
+  signAgentRenouncement,
+  type AgentRenouncement,
+  type SettlementDomain,
+} from "../../../sdk/eip712";
 import { deployFixture, fill, orderFor, settle, signed, signerKey, ETH, OrderSide, type Fixture } from "./fixtures";
 
 const N = secp256k1.Point.CURVE().n;
 
 /** The same signature with s' = n - s and the other v: ecrecover accepts it, the order rule does not. */
 function toHighS(sig: Hex): Hex {
-  const s = BigInt("0x" + sig.slice(66, 130));
+  const s = BigInt(`0x${sig.slice(66, 130)}`);
   const v = parseInt(sig.slice(130, 132), 16);
   return concat([sig.slice(0, 66) as Hex, numberToHex(N - s, { size: 32 }), toHex(v === 27 ? 28 : 27, { size: 1 })]);
 }
@@ -84,9 +89,15 @@ describe("Settlement: an agent renounces its approval (renounceAgent, renounceAg
       .to.emit(f.settlement, "AgentRevoked")
       .withArgs(f.alice.address, agentSigner.address);
     expect(await f.settlement.agentExpiry(f.alice.address, agentSigner.address)).to.equal(0n);
-    expect(await f.settlement.agentExpiry(f.carol.address, agentSigner.address)).to.equal(expiry, "only the named trader's approval");
+    expect(await f.settlement.agentExpiry(f.carol.address, agentSigner.address)).to.equal(
+      expiry,
+      "only the named trader's approval",
+    );
     // twice is harmless
-    await expect(f.settlement.connect(agentSigner).renounceAgent(f.alice.address)).to.emit(f.settlement, "AgentRevoked");
+    await expect(f.settlement.connect(agentSigner).renounceAgent(f.alice.address)).to.emit(
+      f.settlement,
+      "AgentRevoked",
+    );
     expect(await f.settlement.agentExpiry(f.alice.address, agentSigner.address)).to.equal(0n);
     // the agent's key can no longer sign for Alice
     const maker = await signed(f, f.keys.bob, await orderFor(f, f.bob.address as Address, OrderSide.SELL, ETH));
@@ -112,10 +123,21 @@ describe("Settlement: an agent renounces its approval (renounceAgent, renounceAg
     // the agent's signature for Alice submitted as Carol's renouncement recovers to someone else
     const forAlice = await renouncement(f, agent, agent.address);
     await expect(
-      f.settlement.connect(f.carol).renounceAgentWithSig(f.carol.address, agent.address, forAlice.message.nonce, forAlice.message.deadline, forAlice.signature),
+      f.settlement
+        .connect(f.carol)
+        .renounceAgentWithSig(
+          f.carol.address,
+          agent.address,
+          forAlice.message.nonce,
+          forAlice.message.deadline,
+          forAlice.signature,
+        ),
     ).to.be.revertedWithCustomError(f.settlement, "SettlementAgentRenouncementSignerInvalid");
     // signed for another chain or another contract
-    for (const domain of [getSettlementDomain(1n, f.domain.verifyingContract), getSettlementDomain(f.chainId, f.bob.address as Address)]) {
+    for (const domain of [
+      getSettlementDomain(1n, f.domain.verifyingContract),
+      getSettlementDomain(f.chainId, f.bob.address as Address),
+    ]) {
       await expect(submit(f, await renouncement(f, agent, agent.address, {}, domain))).to.be.revertedWithCustomError(
         f.settlement,
         "SettlementAgentRenouncementSignerInvalid",
@@ -131,7 +153,9 @@ describe("Settlement: an agent renounces its approval (renounceAgent, renounceAg
     const at = BigInt(await time.latest()) + 100n;
     const late = await renouncement(f, agent, agent.address, { deadline: at - 1n });
     await time.setNextBlockTimestamp(at);
-    await expect(submit(f, late)).to.be.revertedWithCustomError(f.settlement, "SettlementAgentRenouncementDeadlinePassed").withArgs(at - 1n);
+    await expect(submit(f, late))
+      .to.be.revertedWithCustomError(f.settlement, "SettlementAgentRenouncementDeadlinePassed")
+      .withArgs(at - 1n);
     expect(await f.settlement.agentExpiry(f.alice.address, agent.address)).to.equal(expiry);
     const onTime = await renouncement(f, agent, agent.address, { deadline: at + 1n });
     await time.setNextBlockTimestamp(at + 1n);
@@ -145,7 +169,9 @@ describe("Settlement: an agent renounces its approval (renounceAgent, renounceAg
     const r = await renouncement(f, agent, agent.address);
     await submit(f, r);
     await f.settlement.connect(f.alice).approveAgent(agent.address, expiry);
-    await expect(submit(f, r)).to.be.revertedWithCustomError(f.settlement, "InvalidAccountNonce").withArgs(agent.address, 1n);
+    await expect(submit(f, r))
+      .to.be.revertedWithCustomError(f.settlement, "InvalidAccountNonce")
+      .withArgs(agent.address, 1n);
     expect(await f.settlement.agentExpiry(f.alice.address, agent.address)).to.equal(expiry, "the re-approval stands");
     // a renouncement for a nonce ahead of the agent's is refused as well
     await expect(submit(f, await renouncement(f, agent, agent.address, { nonce: 2n }))).to.be.revertedWithCustomError(
@@ -163,7 +189,10 @@ describe("Settlement: an agent renounces its approval (renounceAgent, renounceAg
     const f = await loadFixture(deployFixture);
     const { agent } = await approvedAgent(f);
     const r = await renouncement(f, agent, agent.address);
-    const v01 = concat([r.signature.slice(0, 130) as Hex, toHex(parseInt(r.signature.slice(130), 16) - 27, { size: 1 })]);
+    const v01 = concat([
+      r.signature.slice(0, 130) as Hex,
+      toHex(parseInt(r.signature.slice(130), 16) - 27, { size: 1 }),
+    ]);
     for (const bad of [toHighS(r.signature), v01, r.signature.slice(0, 130) as Hex]) {
       await expect(submit(f, { ...r, signature: bad }))
         .to.be.revertedWithCustomError(f.settlement, "SettlementAgentRenouncementSignatureMalformed")

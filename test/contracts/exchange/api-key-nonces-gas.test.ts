@@ -26,7 +26,9 @@ function randomNonces(): () => bigint {
 }
 
 async function settlePacked(f: Fixture, orders: SignedOrder[], fills: FillByHash[]): Promise<bigint> {
-  const tx = await f.settlement.connect(f.operator).settlePacked(await f.settlement.nextBatchId(), encodePackedBatch(buildSettleArgs(orders, fills)));
+  const tx = await f.settlement
+    .connect(f.operator)
+    .settlePacked(await f.settlement.nextBatchId(), encodePackedBatch(buildSettleArgs(orders, fills)));
   return (await tx.wait()).gasUsed as bigint;
 }
 
@@ -44,7 +46,11 @@ async function gasPerTrade(nextNonce: () => bigint): Promise<bigint> {
     const orders: SignedOrder[] = [];
     const fills: FillByHash[] = [];
     for (let t = 0; t < TRADES_PER_BATCH; t++) {
-      const ask = await signed(f, keys.bob, await orderFor(f, bob.address as Address, OrderSide.SELL, FILL, undefined, { nonce: nextNonce() }));
+      const ask = await signed(
+        f,
+        keys.bob,
+        await orderFor(f, bob.address as Address, OrderSide.SELL, FILL, undefined, { nonce: nextNonce() }),
+      );
       const bid = await signed(f, keys.alice, await orderFor(f, alice.address as Address, OrderSide.BUY, FILL));
       orders.push(ask, bid);
       fills.push(fill(ask, bid, FILL));
@@ -59,7 +65,9 @@ describe("gas: API-key orders with dense vs random nonces (settlePacked)", () =>
   it(`dense nonces from 2^63 save a bitmap word per trade (${BATCHES} batches of ${TRADES_PER_BATCH} trades)`, async () => {
     const dense = await gasPerTrade(denseNonces());
     const random = await gasPerTrade(randomNonces());
-    console.log(`      gas per trade, the bot's nonces random 64-bit: ${random}; dense from 2^63: ${dense}; saved ${random - dense} (${((Number(random - dense) * 100) / Number(random)).toFixed(1)} %)`);
+    console.log(
+      `      gas per trade, the bot's nonces random 64-bit: ${random}; dense from 2^63: ${dense}; saved ${random - dense} (${((Number(random - dense) * 100) / Number(random)).toFixed(1)} %)`,
+    );
     // a fresh word costs 20,000 gas against ~2,900 for a warm one; the dense run creates 1 word, the random 100
     expect(random - dense).to.be.greaterThan(15_000n);
   });

@@ -34,7 +34,17 @@ describe("Settlement: EIP-712 twin (sdk/eip712.ts)", () => {
     expect(getAgentRenouncementTypeHash()).to.equal(
       keccak256(toBytes("AgentRenouncement(address trader,address agent,uint256 nonce,uint64 deadline)")),
     );
-    expect(ORDER_TYPES.Order.map((f) => f.name)).to.deep.equal(["trader", "baseToken", "quoteToken", "side", "price", "amount", "expiry", "nonce", "flags"]);
+    expect(ORDER_TYPES.Order.map((f) => f.name)).to.deep.equal([
+      "trader",
+      "baseToken",
+      "quoteToken",
+      "side",
+      "price",
+      "amount",
+      "expiry",
+      "nonce",
+      "flags",
+    ]);
   });
 
   it("domain separator and order hashes equal the contract's", async () => {
@@ -66,17 +76,32 @@ describe("Settlement: EIP-712 twin (sdk/eip712.ts)", () => {
     const agent = privateKeyToAccount(generatePrivateKey());
     const latest = await ethers.provider.getBlock("latest");
     await f.settlement.connect(f.alice).approveAgent(agent.address, BigInt(latest!.timestamp) + 600n);
-    const message = { trader: f.alice.address as Address, agent: agent.address, nonce: 0n, deadline: BigInt(latest!.timestamp) + 600n };
+    const message = {
+      trader: f.alice.address as Address,
+      agent: agent.address,
+      nonce: 0n,
+      deadline: BigInt(latest!.timestamp) + 600n,
+    };
     // the digest the agent signs is the sdk's hash (so the contract recovering the agent proves the hashes agree)
     const signature = await signAgentRenouncement(agent, f.domain, message);
     expect(await agent.sign({ hash: getAgentRenouncementHash(f.domain, message) })).to.equal(signature);
     // the same fields under another field order are another type: the contract recovers someone else
-    const reordered = { AgentRenouncement: [AGENT_RENOUNCEMENT_TYPES.AgentRenouncement[1], AGENT_RENOUNCEMENT_TYPES.AgentRenouncement[0], ...AGENT_RENOUNCEMENT_TYPES.AgentRenouncement.slice(2)] };
-    const wrong = await agent.signTypedData({ domain: f.domain, types: reordered, primaryType: "AgentRenouncement", message });
-    await expect(f.settlement.renounceAgentWithSig(message.trader, message.agent, 0n, message.deadline, wrong)).to.be.revertedWithCustomError(
-      f.settlement,
-      "SettlementAgentRenouncementSignerInvalid",
-    );
+    const reordered = {
+      AgentRenouncement: [
+        AGENT_RENOUNCEMENT_TYPES.AgentRenouncement[1],
+        AGENT_RENOUNCEMENT_TYPES.AgentRenouncement[0],
+        ...AGENT_RENOUNCEMENT_TYPES.AgentRenouncement.slice(2),
+      ],
+    };
+    const wrong = await agent.signTypedData({
+      domain: f.domain,
+      types: reordered,
+      primaryType: "AgentRenouncement",
+      message,
+    });
+    await expect(
+      f.settlement.renounceAgentWithSig(message.trader, message.agent, 0n, message.deadline, wrong),
+    ).to.be.revertedWithCustomError(f.settlement, "SettlementAgentRenouncementSignerInvalid");
     await f.settlement.renounceAgentWithSig(message.trader, message.agent, 0n, message.deadline, signature);
     expect(await f.settlement.agentExpiry(f.alice.address, agent.address)).to.equal(0n);
   });

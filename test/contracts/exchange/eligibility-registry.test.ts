@@ -14,21 +14,34 @@ async function registryFixture() {
   const f = await deployFixture();
   const [, , , , , , , compliance, erin, frank] = f.signers;
   const Registry = await ethers.getContractFactory("EligibilityRegistry");
-  const registry = (await Registry.deploy(f.admin.address, compliance.address, await f.settlement.getAddress())) as Untyped;
+  const registry = (await Registry.deploy(
+    f.admin.address,
+    compliance.address,
+    await f.settlement.getAddress(),
+  )) as Untyped;
   const Token = await ethers.getContractFactory("AssetToken");
-  const deploy = async (symbol: string, regime: number) => (await Token.deploy(symbol, symbol, 18, await registry.getAddress(), regime)) as Untyped;
-  const tokens = { regD: await deploy("RD", Regime.RegD), regCF: await deploy("RCF", Regime.RegCF), regS: await deploy("RS", Regime.RegS), free: await deploy("FR", Regime.Free) };
+  const deploy = async (symbol: string, regime: number) =>
+    (await Token.deploy(symbol, symbol, 18, await registry.getAddress(), regime)) as Untyped;
+  const tokens = {
+    regD: await deploy("RD", Regime.RegD),
+    regCF: await deploy("RCF", Regime.RegCF),
+    regS: await deploy("RS", Regime.RegS),
+    free: await deploy("FR", Regime.Free),
+  };
   const holdEnd = BigInt(await time.latest()) + YEAR;
   // alice holds 150 of each: 100 in a restricted lot (hold ends in a year), 50 free
   for (const t of Object.values(tokens)) {
     await t.mint(f.alice.address, 150n * ETH);
-    await registry.connect(compliance).recordLots(await t.getAddress(), f.alice.address, 1n, [{ amount: 100n * ETH, holdEnd }]);
+    await registry
+      .connect(compliance)
+      .recordLots(await t.getAddress(), f.alice.address, 1n, [{ amount: 100n * ETH, holdEnd }]);
   }
   return { ...f, registry, tokens, compliance, erin, frank, holdEnd };
 }
 type F = Awaited<ReturnType<typeof registryFixture>>;
 
-const refused = (f: F, tx: Promise<unknown>) => expect(tx).to.be.revertedWithCustomError(f.registry, "EligibilityTransferRestricted");
+const refused = (f: F, tx: Promise<unknown>) =>
+  expect(tx).to.be.revertedWithCustomError(f.registry, "EligibilityTransferRestricted");
 
 describe("EligibilityRegistry and AssetToken", () => {
   it("refuses a direct transfer of a restricted lot to an unrecorded (ineligible) holder, in every regime with a hold", async () => {
@@ -53,14 +66,62 @@ describe("EligibilityRegistry and AssetToken", () => {
     expect(await f.registry.restrictedOf(await t.getAddress(), f.alice.address)).to.equal(100n * ETH);
   });
 
-  const exemptions: { name: string; token: keyof F["tokens"]; accreditation: number; nonUS: boolean; allowed: boolean }[] = [
-    { name: "Reg D to a self-certified (506b) accredited investor", token: "regD", accreditation: Accreditation.SelfCertified506b, nonUS: false, allowed: true },
-    { name: "Reg D to a verified (506c) accredited investor", token: "regD", accreditation: Accreditation.Verified506c, nonUS: false, allowed: true },
-    { name: "Reg D to a non-accredited non-US investor", token: "regD", accreditation: Accreditation.None, nonUS: true, allowed: false },
-    { name: "Reg CF to an accredited investor", token: "regCF", accreditation: Accreditation.SelfCertified506b, nonUS: false, allowed: true },
-    { name: "Reg CF to a non-accredited non-US investor", token: "regCF", accreditation: Accreditation.None, nonUS: true, allowed: false },
-    { name: "Reg S to a non-US investor", token: "regS", accreditation: Accreditation.None, nonUS: true, allowed: true },
-    { name: "Reg S to an accredited US investor", token: "regS", accreditation: Accreditation.Verified506c, nonUS: false, allowed: false },
+  const exemptions: {
+    name: string;
+    token: keyof F["tokens"];
+    accreditation: number;
+    nonUS: boolean;
+    allowed: boolean;
+  }[] = [
+    {
+      name: "Reg D to a self-certified (506b) accredited investor",
+      token: "regD",
+      accreditation: Accreditation.SelfCertified506b,
+      nonUS: false,
+      allowed: true,
+    },
+    {
+      name: "Reg D to a verified (506c) accredited investor",
+      token: "regD",
+      accreditation: Accreditation.Verified506c,
+      nonUS: false,
+      allowed: true,
+    },
+    {
+      name: "Reg D to a non-accredited non-US investor",
+      token: "regD",
+      accreditation: Accreditation.None,
+      nonUS: true,
+      allowed: false,
+    },
+    {
+      name: "Reg CF to an accredited investor",
+      token: "regCF",
+      accreditation: Accreditation.SelfCertified506b,
+      nonUS: false,
+      allowed: true,
+    },
+    {
+      name: "Reg CF to a non-accredited non-US investor",
+      token: "regCF",
+      accreditation: Accreditation.None,
+      nonUS: true,
+      allowed: false,
+    },
+    {
+      name: "Reg S to a non-US investor",
+      token: "regS",
+      accreditation: Accreditation.None,
+      nonUS: true,
+      allowed: true,
+    },
+    {
+      name: "Reg S to an accredited US investor",
+      token: "regS",
+      accreditation: Accreditation.Verified506c,
+      nonUS: false,
+      allowed: false,
+    },
   ];
   for (const c of exemptions) {
     it(`${c.allowed ? "allows" : "refuses"} a restricted lot: ${c.name}`, async () => {
@@ -73,7 +134,9 @@ describe("EligibilityRegistry and AssetToken", () => {
         .to.emit(f.registry, "RestrictedLotsMoved")
         .withArgs(await t.getAddress(), f.alice.address, f.bob.address, 70n * ETH);
       const token = await t.getAddress();
-      expect((await f.registry.lotsOf(token, f.bob.address)).map((l: Untyped) => [l.amount, l.holdEnd])).to.deep.equal([[70n * ETH, f.holdEnd]]);
+      expect((await f.registry.lotsOf(token, f.bob.address)).map((l: Untyped) => [l.amount, l.holdEnd])).to.deep.equal([
+        [70n * ETH, f.holdEnd],
+      ]);
       expect(await f.registry.restrictedOf(token, f.alice.address)).to.equal(30n * ETH);
       expect(await f.registry.freeOf(token, f.alice.address)).to.equal(0n);
       // the exempt recipient is no conduit: the lot stays restricted in its hands (its 50 free units are free)
@@ -90,11 +153,16 @@ describe("EligibilityRegistry and AssetToken", () => {
     await t.connect(f.alice).transfer(f.bob.address, 120n * ETH); // 50 free + 70 of alice's lot
     // bob bought on the exchange in the same second as alice's lot: his recorded lot has the very same hold end
     await t.mint(f.bob.address, 10n * ETH);
-    await f.registry.connect(f.compliance).recordLots(token, f.bob.address, 1n, [{ amount: 10n * ETH, holdEnd: f.holdEnd }]);
+    await f.registry
+      .connect(f.compliance)
+      .recordLots(token, f.bob.address, 1n, [{ amount: 10n * ETH, holdEnd: f.holdEnd }]);
     const pairs = (l: Untyped[]) => l.map((x: Untyped) => [x.amount, x.holdEnd]);
     expect(pairs(await f.registry.recordedLotsOf(token, f.bob.address))).to.deep.equal([[10n * ETH, f.holdEnd]]);
     expect(pairs(await f.registry.receivedLotsOf(token, f.bob.address))).to.deep.equal([[70n * ETH, f.holdEnd]]);
-    expect(pairs(await f.registry.lotsOf(token, f.bob.address))).to.deep.equal([[10n * ETH, f.holdEnd], [70n * ETH, f.holdEnd]]);
+    expect(pairs(await f.registry.lotsOf(token, f.bob.address))).to.deep.equal([
+      [10n * ETH, f.holdEnd],
+      [70n * ETH, f.holdEnd],
+    ]);
     expect(await f.registry.restrictedOf(token, f.bob.address)).to.equal(80n * ETH);
     // a later record (his exchange lot sold) empties only the recorded list
     await f.registry.connect(f.compliance).recordLots(token, f.bob.address, 2n, []);
@@ -119,7 +187,10 @@ describe("EligibilityRegistry and AssetToken", () => {
     // 50 free, then 30 of the received lot (earlier), then 5 of the recorded one
     await t.connect(f.bob).transfer(f.carol.address, 85n * ETH);
     const pairs = (l: Untyped[]) => l.map((x: Untyped) => [x.amount, x.holdEnd]);
-    expect(pairs(await f.registry.receivedLotsOf(token, f.carol.address))).to.deep.equal([[30n * ETH, f.holdEnd], [5n * ETH, f.holdEnd + 100n]]);
+    expect(pairs(await f.registry.receivedLotsOf(token, f.carol.address))).to.deep.equal([
+      [30n * ETH, f.holdEnd],
+      [5n * ETH, f.holdEnd + 100n],
+    ]);
     expect(pairs(await f.registry.recordedLotsOf(token, f.bob.address))).to.deep.equal([[35n * ETH, f.holdEnd + 100n]]);
     expect(pairs(await f.registry.receivedLotsOf(token, f.bob.address))).to.deep.equal([]);
   });
@@ -142,21 +213,32 @@ describe("EligibilityRegistry and AssetToken", () => {
     const unregistered = (await Token.deploy("X", "X", 18, ethers.ZeroAddress, Regime.Free)) as Untyped;
     await unregistered.mint(f.alice.address, 1n);
     await unregistered.connect(f.alice).transfer(f.bob.address, 1n);
-    await expect(Token.deploy("X", "X", 18, ethers.ZeroAddress, Regime.RegD)).to.be.revertedWithCustomError(Token, "AssetTokenRegistryMissing");
+    await expect(Token.deploy("X", "X", 18, ethers.ZeroAddress, Regime.RegD)).to.be.revertedWithCustomError(
+      Token,
+      "AssetTokenRegistryMissing",
+    );
   });
 
   it("refuses writes from anyone but the compliance key, the admin included", async () => {
     const f = await loadFixture(registryFixture);
     const token = await f.tokens.regD.getAddress();
     for (const who of [f.admin, f.alice, f.operator]) {
-      await expect(f.registry.connect(who).recordInvestor(who.address, Accreditation.Verified506c, true)).to.be.revertedWithCustomError(f.registry, "AccessControlUnauthorizedAccount");
-      await expect(f.registry.connect(who).recordLots(token, f.alice.address, 2n, [])).to.be.revertedWithCustomError(f.registry, "AccessControlUnauthorizedAccount");
+      await expect(
+        f.registry.connect(who).recordInvestor(who.address, Accreditation.Verified506c, true),
+      ).to.be.revertedWithCustomError(f.registry, "AccessControlUnauthorizedAccount");
+      await expect(f.registry.connect(who).recordLots(token, f.alice.address, 2n, [])).to.be.revertedWithCustomError(
+        f.registry,
+        "AccessControlUnauthorizedAccount",
+      );
     }
     const role = await f.registry.COMPLIANCE_ROLE();
     expect(await f.registry.hasRole(role, f.compliance.address)).to.equal(true);
     expect(await f.registry.hasRole(ethers.ZeroHash, f.compliance.address)).to.equal(false);
     // the compliance key cannot hand its power on
-    await expect(f.registry.connect(f.compliance).grantRole(role, f.bob.address)).to.be.revertedWithCustomError(f.registry, "AccessControlUnauthorizedAccount");
+    await expect(f.registry.connect(f.compliance).grantRole(role, f.bob.address)).to.be.revertedWithCustomError(
+      f.registry,
+      "AccessControlUnauthorizedAccount",
+    );
   });
 
   it("a contract calling checkTransfer itself touches only its own lots", async () => {
@@ -170,12 +252,22 @@ describe("EligibilityRegistry and AssetToken", () => {
     const f = await loadFixture(registryFixture);
     const token = await f.tokens.regD.getAddress();
     const c = f.registry.connect(f.compliance);
-    await expect(c.recordLots(token, f.alice.address, 1n, [])).to.be.revertedWithCustomError(f.registry, "EligibilityLotsStale").withArgs(token, f.alice.address, 1n, 1n);
+    await expect(c.recordLots(token, f.alice.address, 1n, []))
+      .to.be.revertedWithCustomError(f.registry, "EligibilityLotsStale")
+      .withArgs(token, f.alice.address, 1n, 1n);
     const now = BigInt(await time.latest());
-    await c.recordLots(token, f.alice.address, 5n, [{ amount: 7n, holdEnd: now }, { amount: 9n, holdEnd: f.holdEnd }]);
+    await c.recordLots(token, f.alice.address, 5n, [
+      { amount: 7n, holdEnd: now },
+      { amount: 9n, holdEnd: f.holdEnd },
+    ]);
     expect((await f.registry.lotsOf(token, f.alice.address)).map((l: Untyped) => l.amount)).to.deep.equal([9n]);
-    await expect(c.recordLots(token, f.alice.address, 4n, [])).to.be.revertedWithCustomError(f.registry, "EligibilityLotsStale");
-    await expect(c.recordLots(token, f.alice.address, 6n, [{ amount: 0n, holdEnd: f.holdEnd }])).to.be.revertedWithCustomError(f.registry, "EligibilityLotInvalid").withArgs(0n);
+    await expect(c.recordLots(token, f.alice.address, 4n, [])).to.be.revertedWithCustomError(
+      f.registry,
+      "EligibilityLotsStale",
+    );
+    await expect(c.recordLots(token, f.alice.address, 6n, [{ amount: 0n, holdEnd: f.holdEnd }]))
+      .to.be.revertedWithCustomError(f.registry, "EligibilityLotInvalid")
+      .withArgs(0n);
   });
 
   it("keeps at most MAX_LOTS (64) lots per holder and token: 64 pass, 65 are refused", async () => {
@@ -200,7 +292,9 @@ describe("EligibilityRegistry and AssetToken", () => {
     expect((await f.registry.receivedLotsOf(token, f.bob.address)).length).to.equal(64);
     await t.mint(f.dave.address, 1n);
     await c.recordLots(token, f.dave.address, 1n, [{ amount: 1n, holdEnd: f.holdEnd }]);
-    await expect(t.connect(f.dave).transfer(f.bob.address, 1n)).to.be.revertedWithCustomError(f.registry, "EligibilityTooManyLots").withArgs(token, f.bob.address, 65n, 64n);
+    await expect(t.connect(f.dave).transfer(f.bob.address, 1n))
+      .to.be.revertedWithCustomError(f.registry, "EligibilityTooManyLots")
+      .withArgs(token, f.bob.address, 65n, 64n);
   });
 
   describe("with Settlement (the custodian)", () => {
@@ -213,7 +307,9 @@ describe("EligibilityRegistry and AssetToken", () => {
       await t.mint(f.dave.address, 100n * ETH);
       await t.connect(f.dave).approve(settlement, ethers.MaxUint256);
       await f.settlement.connect(f.dave).deposit(token, 100n * ETH);
-      await f.registry.connect(f.compliance).recordLots(token, f.dave.address, 1n, [{ amount: 100n * ETH, holdEnd: f.holdEnd }]);
+      await f.registry
+        .connect(f.compliance)
+        .recordLots(token, f.dave.address, 1n, [{ amount: 100n * ETH, holdEnd: f.holdEnd }]);
       return { ...f, t, token, settlementAddress: settlement };
     }
 

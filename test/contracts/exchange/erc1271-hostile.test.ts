@@ -13,7 +13,18 @@ import { createPublicClient, custom, type Address, type Hex } from "viem";
 import { getOrderHash, signOrder } from "../../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch, type FillByHash, type SignedOrder } from "../../../sdk/settle-batch";
 import { ERC1271_GAS_STIPEND, createContractWallets } from "../../../pipeline/intake/contract-signature";
-import { deployFixture, fill, orderFor, signed, signerKey, ETH, USD, OrderSide, type Fixture, type Untyped } from "./fixtures";
+import {
+  deployFixture,
+  fill,
+  orderFor,
+  signed,
+  signerKey,
+  ETH,
+  USD,
+  OrderSide,
+  type Fixture,
+  type Untyped,
+} from "./fixtures";
 
 const Mode = { Owner: 0, Refuse: 1, RevertBomb: 2, BurnGas: 3, ReturnBomb: 4, NeedsGas: 5, SpendThenOwner: 6 } as const;
 /** the gas limit the hostile settles are sent with: what a burner could take before the fix */
@@ -25,7 +36,9 @@ const HOSTILE_GAS_BOUND = 500_000n;
 async function hostileFixture() {
   const f = await deployFixture();
   const owner = signerKey(12);
-  const wallet = (await (await ethers.getContractFactory("SettlementTestHostileWallet")).deploy(owner.address)) as Untyped;
+  const wallet = (await (
+    await ethers.getContractFactory("SettlementTestHostileWallet")
+  ).deploy(owner.address)) as Untyped;
   const walletAddress = (await wallet.getAddress()) as Address;
   await f.settlement.connect(f.alice).depositFor(walletAddress, await f.usd.getAddress(), 10_000n * USD);
   return { ...f, wallet, walletAddress, owner };
@@ -40,8 +53,15 @@ async function batchWithWallet(f: HostileFixture) {
   const buyC = await signed(f, f.keys.carol, await orderFor(f, f.carol.address as Address, OrderSide.BUY, ETH));
   const sellD2 = await signed(f, f.keys.dave, await orderFor(f, f.dave.address as Address, OrderSide.SELL, ETH));
   const order = await orderFor(f, f.walletAddress, OrderSide.BUY, ETH);
-  const walletBuy: SignedOrder = { order, signature: await signOrder(f.owner, f.domain, order), hash: getOrderHash(f.domain, order) };
-  const honest = { orders: [sellB, buyA, sellD, buyC], fills: [fill(sellB, buyA, ETH / 4n), fill(sellD, buyC, ETH / 4n)] };
+  const walletBuy: SignedOrder = {
+    order,
+    signature: await signOrder(f.owner, f.domain, order),
+    hash: getOrderHash(f.domain, order),
+  };
+  const honest = {
+    orders: [sellB, buyA, sellD, buyC],
+    fills: [fill(sellB, buyA, ETH / 4n), fill(sellD, buyC, ETH / 4n)],
+  };
   return { honest, hostile: { orders: [sellD2, walletBuy], fills: [fill(sellD2, walletBuy, ETH / 4n)] } };
 }
 
@@ -73,7 +93,12 @@ async function send(f: Fixture, orders: SignedOrder[], fills: FillByHash[], gas 
     const r = await ethers.provider.getTransactionReceipt(block!.transactions[block!.transactions.length - 1]);
     const data = revertData(e);
     const parsed = data && data !== "0x" ? f.settlement.interface.parseError(data) : null;
-    return { status: r!.status!, gasUsed: r!.gasUsed, error: parsed?.name, args: parsed ? [...parsed.args] : undefined };
+    return {
+      status: r!.status!,
+      gasUsed: r!.gasUsed,
+      error: parsed?.name,
+      args: parsed ? [...parsed.args] : undefined,
+    };
   }
 }
 
@@ -118,27 +143,41 @@ describe("Settlement: hostile ERC-1271 wallets cost bounded gas and end in a nam
   it("a return-data bomb that starts with the magic word is accepted (32 bytes are read) and costs bounded gas", async () => {
     const f = await loadFixture(hostileFixture);
     const plain = await batchWithWallet(f);
-    const normal = await send(f, [...plain.honest.orders, ...plain.hostile.orders], [...plain.honest.fills, ...plain.hostile.fills]);
+    const normal = await send(
+      f,
+      [...plain.honest.orders, ...plain.hostile.orders],
+      [...plain.honest.fills, ...plain.hostile.fills],
+    );
     expect(normal.status).to.equal(1);
     await f.wallet.setMode(Mode.ReturnBomb, 1n);
     const { honest, hostile: walletTrade } = await batchWithWallet(f);
     const r = await send(f, [...honest.orders, ...walletTrade.orders], [...honest.fills, ...walletTrade.fills]);
     expect(r.status).to.equal(1);
     // the same batch with a normal answer, plus at most the stipend
-    expect(r.gasUsed < normal.gasUsed + ERC1271_GAS_STIPEND, `gas used ${r.gasUsed} vs ${normal.gasUsed}`).to.equal(true);
+    expect(r.gasUsed < normal.gasUsed + ERC1271_GAS_STIPEND, `gas used ${r.gasUsed} vs ${normal.gasUsed}`).to.equal(
+      true,
+    );
     expect(await f.settlement.filledAmount(walletTrade.orders[1].hash)).to.equal(ETH / 4n);
   });
 
   it("a normal wallet settles among honest trades; once it flips its answer its next order reverts, named", async () => {
     const f = await loadFixture(hostileFixture);
     const first = await batchWithWallet(f);
-    const ok = await send(f, [...first.honest.orders, ...first.hostile.orders], [...first.honest.fills, ...first.hostile.fills]);
+    const ok = await send(
+      f,
+      [...first.honest.orders, ...first.hostile.orders],
+      [...first.honest.fills, ...first.hostile.fills],
+    );
     expect(ok.status).to.equal(1);
     expect(await f.settlement.filledAmount(first.hostile.orders[1].hash)).to.equal(ETH / 4n);
     // the wallet changes its mind about the same owner's signatures
     await f.wallet.setMode(Mode.Refuse, 0n);
     const second = await batchWithWallet(f);
-    const flipped = await send(f, [...second.honest.orders, ...second.hostile.orders], [...second.honest.fills, ...second.hostile.fills]);
+    const flipped = await send(
+      f,
+      [...second.honest.orders, ...second.hostile.orders],
+      [...second.honest.fills, ...second.hostile.fills],
+    );
     expect(flipped.error).to.equal("SettlementContractSignatureInvalid");
     expect(flipped.gasUsed < HOSTILE_GAS_BOUND).to.equal(true);
     expect((await send(f, second.honest.orders, second.honest.fills)).status).to.equal(1);
@@ -154,12 +193,15 @@ describe("Settlement: hostile ERC-1271 wallets cost bounded gas and end in a nam
     const r = await send(f, walletTrade.orders, walletTrade.fills);
     expect(r.status).to.equal(1);
     expect(r.gasUsed < HOSTILE_GAS_BOUND, `gas used ${r.gasUsed}`).to.equal(true);
-    expect(r.gasUsed > ERC1271_GAS_STIPEND - 10_000n, `the wallet used most of its stipend: ${r.gasUsed}`).to.equal(true);
+    expect(r.gasUsed > ERC1271_GAS_STIPEND - 10_000n, `the wallet used most of its stipend: ${r.gasUsed}`).to.equal(
+      true,
+    );
   });
 });
 
 describe("Settlement: the ERC-1271 gas stipend, on chain and in the intake's eth_call", () => {
-  const check = () => createContractWallets(createPublicClient({ transport: custom(hre.network.provider) })).isValidSignature;
+  const check = () =>
+    createContractWallets(createPublicClient({ transport: custom(hre.network.provider) })).isValidSignature;
 
   it("a wallet needing exactly the gas it gets is accepted by both, one unit more is refused by both", async () => {
     const f = await loadFixture(hostileFixture);
@@ -181,14 +223,25 @@ describe("Settlement: the ERC-1271 gas stipend, on chain and in the intake's eth
     }
     const entryGas = lo;
     // the wallet sees the whole stipend but the few hundred gas of its dispatch: the stipend is 200,000, exactly
-    expect(entryGas <= ERC1271_GAS_STIPEND && entryGas > ERC1271_GAS_STIPEND - 1_000n, `entry gas ${entryGas}`).to.equal(true);
+    expect(
+      entryGas <= ERC1271_GAS_STIPEND && entryGas > ERC1271_GAS_STIPEND - 1_000n,
+      `entry gas ${entryGas}`,
+    ).to.equal(true);
     const isValid = check();
     await f.wallet.setMode(Mode.NeedsGas, entryGas);
-    expect(await isValid(f.walletAddress, walletOrder.hash, walletOrder.signature), "intake accepts what the contract accepts").to.equal(true);
+    expect(
+      await isValid(f.walletAddress, walletOrder.hash, walletOrder.signature),
+      "intake accepts what the contract accepts",
+    ).to.equal(true);
     expect(await simulate(f, walletTrade.orders, walletTrade.fills, TX_GAS)).to.equal("ok");
     await f.wallet.setMode(Mode.NeedsGas, entryGas + 1n);
-    expect(await isValid(f.walletAddress, walletOrder.hash, walletOrder.signature), "intake refuses what the contract refuses").to.equal(false);
-    expect(await simulate(f, walletTrade.orders, walletTrade.fills, TX_GAS)).to.equal("SettlementContractSignatureInvalid");
+    expect(
+      await isValid(f.walletAddress, walletOrder.hash, walletOrder.signature),
+      "intake refuses what the contract refuses",
+    ).to.equal(false);
+    expect(await simulate(f, walletTrade.orders, walletTrade.fills, TX_GAS)).to.equal(
+      "SettlementContractSignatureInvalid",
+    );
   });
 
   it("the intake refuses every hostile answer the contract refuses, and accepts the owner's signature", async () => {
@@ -208,7 +261,10 @@ describe("Settlement: the ERC-1271 gas stipend, on chain and in the intake's eth
     for (const c of cases) {
       await f.wallet.setMode(c.mode, c.param);
       expect(await isValid(f.walletAddress, o.hash, o.signature), `mode ${c.mode}/${c.param}`).to.equal(c.ok);
-      expect(await simulate(f, walletTrade.orders, walletTrade.fills, TX_GAS), `contract, mode ${c.mode}/${c.param}`).to.equal(c.ok ? "ok" : "SettlementContractSignatureInvalid");
+      expect(
+        await simulate(f, walletTrade.orders, walletTrade.fills, TX_GAS),
+        `contract, mode ${c.mode}/${c.param}`,
+      ).to.equal(c.ok ? "ok" : "SettlementContractSignatureInvalid");
     }
     await f.wallet.setMode(Mode.Owner, 0n);
     const other = await signOrder(f.keys.carol, f.domain, o.order);
@@ -235,7 +291,8 @@ describe("Settlement: the ERC-1271 gas stipend, on chain and in the intake's eth
     let enough = 1_000_000n;
     while (enough - short > 1n) {
       const mid = (short + enough) / 2n;
-      if ((await simulate(f, walletTrade.orders, walletTrade.fills, mid)) === "SettlementContractSignatureInvalid") short = mid;
+      if ((await simulate(f, walletTrade.orders, walletTrade.fills, mid)) === "SettlementContractSignatureInvalid")
+        short = mid;
       else enough = mid;
     }
     expect(enough > ERC1271_GAS_STIPEND + ERC1271_GAS_STIPEND / 63n, `gas limit ${enough}`).to.equal(true);
@@ -245,6 +302,9 @@ describe("Settlement: the ERC-1271 gas stipend, on chain and in the intake's eth
     // one unit less: refused by name before the call (the wallet did not burn its stipend: little gas used)
     const r = await send(f, walletTrade.orders, walletTrade.fills, enough - 1n);
     expect(r.error).to.equal("SettlementContractSignatureInvalid");
-    expect(r.gasUsed < enough - ERC1271_GAS_STIPEND, `gas used ${r.gasUsed} of ${enough - 1n}: the wallet was not called`).to.equal(true);
+    expect(
+      r.gasUsed < enough - ERC1271_GAS_STIPEND,
+      `gas used ${r.gasUsed} of ${enough - 1n}: the wallet was not called`,
+    ).to.equal(true);
   });
 });

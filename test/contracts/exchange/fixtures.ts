@@ -138,9 +138,25 @@ export { OrderSide };
  *  baseAmount, quoteAmount, makerFee, takerFee], hex strings lowercase. */
 export async function settledTradeArgs(f: Fixture, tx: Promise<Untyped> | Untyped): Promise<unknown[][]> {
   const receipt = await (await tx).wait();
-  const logs = receipt.logs.map((l: Untyped) => ({ address: l.address, topics: l.topics as Hex[], data: l.data as Hex }));
+  const logs = receipt.logs.map((l: Untyped) => ({
+    address: l.address,
+    topics: l.topics as Hex[],
+    data: l.data as Hex,
+  }));
   return settledTradesOf(logs, await f.settlement.getAddress()).map((t) => [
-    t.batchId, t.makerOrderHash, t.takerOrderHash, t.maker, t.taker, t.baseToken, t.quoteToken, t.takerIsBuy, t.price, t.baseAmount, t.quoteAmount, t.makerFee, t.takerFee,
+    t.batchId,
+    t.makerOrderHash,
+    t.takerOrderHash,
+    t.maker,
+    t.taker,
+    t.baseToken,
+    t.quoteToken,
+    t.takerIsBuy,
+    t.price,
+    t.baseAmount,
+    t.quoteAmount,
+    t.makerFee,
+    t.takerFee,
   ]);
 }
 

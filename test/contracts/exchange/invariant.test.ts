@@ -8,7 +8,18 @@ import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-help
 import type { Address } from "viem";
 import { feeFor, quoteAmountFor, OrderSide } from "../../../sdk/eip712";
 import type { FillByHash, SignedOrder } from "../../../sdk/settle-batch";
-import { deployFixture, orderFor, settle, signed, signerKey, useEncoding, DELAY, MAKER_BPS, TAKER_BPS, type Fixture } from "./fixtures";
+import {
+  deployFixture,
+  orderFor,
+  settle,
+  signed,
+  signerKey,
+  useEncoding,
+  DELAY,
+  MAKER_BPS,
+  TAKER_BPS,
+  type Fixture,
+} from "./fixtures";
 
 const LOT = 10n ** 15n; // 0.001 WETH
 const TICK = 10n ** 6n; // 1 USD per WETH (ticks from 10: one lot at 10 USD is 10,000 quote units, MIN_FILL_UNITS)
@@ -18,7 +29,11 @@ const UNIT = [10n ** 6n, 10n ** 15n];
 
 type Action =
   | { kind: "deposit"; t: number; token: number; amount: bigint }
-  | { kind: "batch"; packed: boolean; fills: { maker: number; taker: number; takerBuys: boolean; lots: bigint; ticks: bigint }[] }
+  | {
+      kind: "batch";
+      packed: boolean;
+      fills: { maker: number; taker: number; takerBuys: boolean; lots: bigint; ticks: bigint }[];
+    }
   | { kind: "request"; t: number; token: number; amount: bigint }
   | { kind: "execute"; t: number; token: number }
   | { kind: "cancel"; t: number; token: number };
@@ -31,7 +46,15 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
     kind: fc.constant("batch" as const),
     packed: fc.boolean(),
     fills: fc.array(
-      fc.record({ maker: trader, taker: trader, takerBuys: fc.boolean(), lots: fc.bigInt({ min: 1n, max: 3000n }), ticks: fc.bigInt({ min: 10n, max: 4000n }) }).filter((x) => x.maker !== x.taker),
+      fc
+        .record({
+          maker: trader,
+          taker: trader,
+          takerBuys: fc.boolean(),
+          lots: fc.bigInt({ min: 1n, max: 3000n }),
+          ticks: fc.bigInt({ min: 10n, max: 4000n }),
+        })
+        .filter((x) => x.maker !== x.taker),
       { minLength: 1, maxLength: 4 },
     ),
   }),
@@ -56,7 +79,8 @@ class Model {
 async function initialModel(f: Fixture): Promise<Model> {
   const m = new Model();
   const tokens = [await f.usd.getAddress(), await f.weth.getAddress()];
-  for (let t = 0; t < TRADERS.length; t++) for (let k = 0; k < 2; k++) m.add(t, k, await f.settlement.balanceOf(signerKey(TRADERS[t]!).address, tokens[k]!));
+  for (let t = 0; t < TRADERS.length; t++)
+    for (let k = 0; k < 2; k++) m.add(t, k, await f.settlement.balanceOf(signerKey(TRADERS[t]!).address, tokens[k]!));
   return m;
 }
 
@@ -90,8 +114,16 @@ async function runBatch(f: Fixture, m: Model, fills: Extract<Action, { kind: "ba
     const makerKey = signerKey(TRADERS[x.maker]!);
     const takerKey = signerKey(TRADERS[x.taker]!);
     // the maker order is twice the fill, so it stays partially filled (filledAmount written)
-    const maker = await signed(f, makerKey, await orderFor(f, makerKey.address as Address, x.takerBuys ? OrderSide.SELL : OrderSide.BUY, base * 2n, price));
-    const taker = await signed(f, takerKey, await orderFor(f, takerKey.address as Address, x.takerBuys ? OrderSide.BUY : OrderSide.SELL, base, price));
+    const maker = await signed(
+      f,
+      makerKey,
+      await orderFor(f, makerKey.address as Address, x.takerBuys ? OrderSide.SELL : OrderSide.BUY, base * 2n, price),
+    );
+    const taker = await signed(
+      f,
+      takerKey,
+      await orderFor(f, takerKey.address as Address, x.takerBuys ? OrderSide.BUY : OrderSide.SELL, base, price),
+    );
     orders.push(maker, taker);
     byHash.push({ makerHash: maker.hash, takerHash: taker.hash, baseAmount: base, price });
     const [buyer, seller] = x.takerBuys ? [x.taker, x.maker] : [x.maker, x.taker];
@@ -107,7 +139,10 @@ async function runBatch(f: Fixture, m: Model, fills: Extract<Action, { kind: "ba
   }
   const fundsShort = [...next.balances.values()].some((v) => v < 0n);
   if (fundsShort) {
-    await expect(settle(f, orders, byHash)).to.be.revertedWithCustomError(f.settlement, "SettlementInsufficientBalance");
+    await expect(settle(f, orders, byHash)).to.be.revertedWithCustomError(
+      f.settlement,
+      "SettlementInsufficientBalance",
+    );
     return;
   }
   await settle(f, orders, byHash);
@@ -127,8 +162,10 @@ async function runAction(f: Fixture, m: Model, a: Action) {
     m.add(a.t, a.token, a.amount);
   } else if (a.kind === "request") {
     const call = f.settlement.connect(who).requestWithdrawal(tok, a.amount);
-    if (m.pending.has(pendingKey)) await expect(call).to.be.revertedWithCustomError(f.settlement, "SettlementWithdrawalAlreadyPending");
-    else if (a.amount > m.bal(a.t, a.token)) await expect(call).to.be.revertedWithCustomError(f.settlement, "SettlementInsufficientBalance");
+    if (m.pending.has(pendingKey))
+      await expect(call).to.be.revertedWithCustomError(f.settlement, "SettlementWithdrawalAlreadyPending");
+    else if (a.amount > m.bal(a.t, a.token))
+      await expect(call).to.be.revertedWithCustomError(f.settlement, "SettlementInsufficientBalance");
     else {
       await call;
       m.pending.set(pendingKey, a.amount);
@@ -137,8 +174,10 @@ async function runAction(f: Fixture, m: Model, a: Action) {
     await time.increase(DELAY);
     const call = f.settlement.connect(who).executeWithdrawal(tok);
     const amount = m.pending.get(pendingKey);
-    if (amount === undefined) await expect(call).to.be.revertedWithCustomError(f.settlement, "SettlementWithdrawalNotPending");
-    else if (amount > m.bal(a.t, a.token)) await expect(call).to.be.revertedWithCustomError(f.settlement, "SettlementInsufficientBalance");
+    if (amount === undefined)
+      await expect(call).to.be.revertedWithCustomError(f.settlement, "SettlementWithdrawalNotPending");
+    else if (amount > m.bal(a.t, a.token))
+      await expect(call).to.be.revertedWithCustomError(f.settlement, "SettlementInsufficientBalance");
     else {
       await call;
       m.add(a.t, a.token, -amount);
@@ -146,7 +185,8 @@ async function runAction(f: Fixture, m: Model, a: Action) {
     }
   } else {
     const call = f.settlement.connect(who).cancelWithdrawal(tok);
-    if (!m.pending.has(pendingKey)) await expect(call).to.be.revertedWithCustomError(f.settlement, "SettlementWithdrawalNotPending");
+    if (!m.pending.has(pendingKey))
+      await expect(call).to.be.revertedWithCustomError(f.settlement, "SettlementWithdrawalNotPending");
     else {
       await call;
       m.pending.delete(pendingKey);

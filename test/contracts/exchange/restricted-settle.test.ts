@@ -6,7 +6,19 @@
 import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
-import { deployFixture, ENCODINGS, ETH, USD, fill, orderFor, OrderSide, settle, signed, useEncoding, type Untyped } from "./fixtures";
+import {
+  deployFixture,
+  ENCODINGS,
+  ETH,
+  USD,
+  fill,
+  orderFor,
+  OrderSide,
+  settle,
+  signed,
+  useEncoding,
+  type Untyped,
+} from "./fixtures";
 
 const Regime = { Free: 0, RegD: 1, RegCF: 2, RegS: 3 } as const;
 const Accreditation = { None: 0, SelfCertified506b: 1, Verified506c: 2 } as const;
@@ -19,10 +31,20 @@ async function restrictedFixture() {
   const f = await deployFixture();
   const compliance = f.signers[7];
   const Registry = await ethers.getContractFactory("EligibilityRegistry");
-  const registry = (await Registry.deploy(f.admin.address, compliance.address, await f.settlement.getAddress())) as Untyped;
+  const registry = (await Registry.deploy(
+    f.admin.address,
+    compliance.address,
+    await f.settlement.getAddress(),
+  )) as Untyped;
   const Token = await ethers.getContractFactory("AssetToken");
-  const deploy = async (symbol: string, regime: number) => (await Token.deploy(symbol, symbol, 18, await registry.getAddress(), regime)) as Untyped;
-  const tokens = { regD: await deploy("RD", Regime.RegD), regCF: await deploy("RCF", Regime.RegCF), regS: await deploy("RS", Regime.RegS), free: await deploy("FR", Regime.Free) };
+  const deploy = async (symbol: string, regime: number) =>
+    (await Token.deploy(symbol, symbol, 18, await registry.getAddress(), regime)) as Untyped;
+  const tokens = {
+    regD: await deploy("RD", Regime.RegD),
+    regCF: await deploy("RCF", Regime.RegCF),
+    regS: await deploy("RS", Regime.RegS),
+    free: await deploy("FR", Regime.Free),
+  };
   const holdEnd = BigInt(await time.latest()) + YEAR;
   const settlementAddress = await f.settlement.getAddress();
   // bob (the seller) holds 150 of each inside Settlement: 100 in a lot whose hold ends in a year, 50 free
@@ -32,7 +54,9 @@ async function restrictedFixture() {
     await f.settlement.connect(f.bob).deposit(await t.getAddress(), 150n * ETH);
     if (name !== "free") {
       await f.settlement.setRestrictedToken(await t.getAddress());
-      await registry.connect(compliance).recordLots(await t.getAddress(), f.bob.address, 1n, [{ amount: 100n * ETH, holdEnd }]);
+      await registry
+        .connect(compliance)
+        .recordLots(await t.getAddress(), f.bob.address, 1n, [{ amount: 100n * ETH, holdEnd }]);
     }
   }
   // alice (USD in Settlement) is unrecorded: not accredited, a US person; carol is a verified accredited investor
@@ -44,8 +68,16 @@ type F = Awaited<ReturnType<typeof restrictedFixture>>;
 /** A sell of `amount` by bob and a buy by `buyer` (a signer with a key in f.keys) of token `t`, and their fill. */
 async function trade(f: F, t: Untyped, buyer: "alice" | "carol", amount: bigint) {
   const baseToken = await t.getAddress();
-  const sell = await signed(f, f.keys.bob, await orderFor(f, f.bob.address as `0x${string}`, OrderSide.SELL, amount, PRICE, { baseToken }));
-  const buy = await signed(f, f.keys[buyer], await orderFor(f, f[buyer].address as `0x${string}`, OrderSide.BUY, amount, PRICE, { baseToken }));
+  const sell = await signed(
+    f,
+    f.keys.bob,
+    await orderFor(f, f.bob.address as `0x${string}`, OrderSide.SELL, amount, PRICE, { baseToken }),
+  );
+  const buy = await signed(
+    f,
+    f.keys[buyer],
+    await orderFor(f, f[buyer].address as `0x${string}`, OrderSide.BUY, amount, PRICE, { baseToken }),
+  );
   return { sell, buy, fills: [fill(sell, buy, amount, PRICE)] };
 }
 
@@ -67,7 +99,10 @@ for (const encoding of ENCODINGS) {
         expect(await f.registry.restrictedOf(await t.getAddress(), f.alice.address)).to.equal(0n);
         // and nothing more: the next unit is restricted
         const next = await trade(f, t, "alice", STEP);
-        await expect(settle(f, [next.sell, next.buy], next.fills)).to.be.revertedWithCustomError(f.settlement, "SettlementRestrictedFillRefused");
+        await expect(settle(f, [next.sell, next.buy], next.fills)).to.be.revertedWithCustomError(
+          f.settlement,
+          "SettlementRestrictedFillRefused",
+        );
       }
     });
 
@@ -98,16 +133,23 @@ for (const encoding of ENCODINGS) {
       const t = f.tokens.regD;
       const token = await t.getAddress();
       const x = await trade(f, t, "carol", 80n * ETH);
-      await expect(settle(f, [x.sell, x.buy], x.fills)).to.emit(f.registry, "RestrictedLotsMoved").withArgs(token, f.bob.address, f.carol.address, 30n * ETH);
+      await expect(settle(f, [x.sell, x.buy], x.fills))
+        .to.emit(f.registry, "RestrictedLotsMoved")
+        .withArgs(token, f.bob.address, f.carol.address, 30n * ETH);
       expect(await f.registry.restrictedOf(token, f.carol.address)).to.equal(30n * ETH);
       expect(await f.registry.restrictedOf(token, f.bob.address)).to.equal(70n * ETH);
-      expect((await f.registry.receivedLotsOf(token, f.carol.address)).map((l: Untyped) => [l.amount, l.holdEnd])).to.deep.equal([[30n * ETH, f.holdEnd]]);
+      expect(
+        (await f.registry.receivedLotsOf(token, f.carol.address)).map((l: Untyped) => [l.amount, l.holdEnd]),
+      ).to.deep.equal([[30n * ETH, f.holdEnd]]);
       // carol withdraws all (80 less the taker fee) and tries to pass them to alice on chain: the restricted part is refused
       const held = await f.settlement.balanceOf(f.carol.address, token);
       await f.settlement.connect(f.carol).requestWithdrawal(token, held);
       await time.increase(3601);
       await f.settlement.connect(f.carol).executeWithdrawal(token);
-      await expect(t.connect(f.carol).transfer(f.alice.address, held)).to.be.revertedWithCustomError(f.registry, "EligibilityTransferRestricted");
+      await expect(t.connect(f.carol).transfer(f.alice.address, held)).to.be.revertedWithCustomError(
+        f.registry,
+        "EligibilityTransferRestricted",
+      );
       await t.connect(f.carol).transfer(f.alice.address, held - 30n * ETH);
     });
 
@@ -116,7 +158,10 @@ for (const encoding of ENCODINGS) {
       const t = f.tokens.regCF;
       await f.registry.connect(f.compliance).recordInvestor(f.carol.address, Accreditation.None, false);
       const lost = await trade(f, t, "carol", 60n * ETH);
-      await expect(settle(f, [lost.sell, lost.buy], lost.fills)).to.be.revertedWithCustomError(f.settlement, "SettlementRestrictedFillRefused");
+      await expect(settle(f, [lost.sell, lost.buy], lost.fills)).to.be.revertedWithCustomError(
+        f.settlement,
+        "SettlementRestrictedFillRefused",
+      );
       await f.registry.connect(f.compliance).recordInvestor(f.alice.address, Accreditation.SelfCertified506b, false);
       const gained = await trade(f, t, "alice", 60n * ETH);
       await settle(f, [gained.sell, gained.buy], gained.fills);
@@ -127,7 +172,10 @@ for (const encoding of ENCODINGS) {
       const f = await loadFixture(restrictedFixture);
       const t = f.tokens.regS;
       const us = await trade(f, t, "carol", 60n * ETH);
-      await expect(settle(f, [us.sell, us.buy], us.fills)).to.be.revertedWithCustomError(f.settlement, "SettlementRestrictedFillRefused");
+      await expect(settle(f, [us.sell, us.buy], us.fills)).to.be.revertedWithCustomError(
+        f.settlement,
+        "SettlementRestrictedFillRefused",
+      );
       await f.registry.connect(f.compliance).recordInvestor(f.alice.address, Accreditation.None, true);
       const nonUS = await trade(f, t, "alice", 60n * ETH);
       await settle(f, [nonUS.sell, nonUS.buy], nonUS.fills);
@@ -140,7 +188,10 @@ for (const encoding of ENCODINGS) {
       await time.increaseTo(f.holdEnd - 2n);
       const later = await trade(f, f.tokens.regD, "alice", 150n * ETH);
       await time.setNextBlockTimestamp(f.holdEnd - 1n);
-      await expect(settle(f, [later.sell, later.buy], later.fills)).to.be.revertedWithCustomError(f.settlement, "SettlementRestrictedFillRefused");
+      await expect(settle(f, [later.sell, later.buy], later.fills)).to.be.revertedWithCustomError(
+        f.settlement,
+        "SettlementRestrictedFillRefused",
+      );
       await time.setNextBlockTimestamp(f.holdEnd);
       await settle(f, [later.sell, later.buy], later.fills);
     });
@@ -151,23 +202,43 @@ describe("Settlement: naming restricted tokens", () => {
   it("reads the registry and regime from the token, admin only, once, never for a free token or another Settlement's registry", async () => {
     const f = await loadFixture(restrictedFixture);
     const regD = await f.tokens.regD.getAddress();
-    expect(await f.settlement.restrictedToken(regD)).to.deep.equal([await f.registry.getAddress(), BigInt(Regime.RegD)]);
+    expect(await f.settlement.restrictedToken(regD)).to.deep.equal([
+      await f.registry.getAddress(),
+      BigInt(Regime.RegD),
+    ]);
     expect(await f.settlement.restrictedToken(await f.weth.getAddress())).to.deep.equal([ethers.ZeroAddress, 0n]);
-    await expect(f.settlement.setRestrictedToken(regD)).to.be.revertedWithCustomError(f.settlement, "SettlementTokenAlreadyRestricted");
+    await expect(f.settlement.setRestrictedToken(regD)).to.be.revertedWithCustomError(
+      f.settlement,
+      "SettlementTokenAlreadyRestricted",
+    );
     const Token = await ethers.getContractFactory("AssetToken");
     const other = (await Token.deploy("O", "O", 18, await f.registry.getAddress(), Regime.RegD)) as Untyped;
-    await expect(f.settlement.connect(f.operator).setRestrictedToken(await other.getAddress())).to.be.revertedWithCustomError(f.settlement, "AccessControlUnauthorizedAccount");
-    await expect(f.settlement.setRestrictedToken(await f.tokens.free.getAddress())).to.be.revertedWithCustomError(f.settlement, "SettlementTokenNotRestricted");
+    await expect(
+      f.settlement.connect(f.operator).setRestrictedToken(await other.getAddress()),
+    ).to.be.revertedWithCustomError(f.settlement, "AccessControlUnauthorizedAccount");
+    await expect(f.settlement.setRestrictedToken(await f.tokens.free.getAddress())).to.be.revertedWithCustomError(
+      f.settlement,
+      "SettlementTokenNotRestricted",
+    );
     const Registry = await ethers.getContractFactory("EligibilityRegistry");
     const foreign = (await Registry.deploy(f.admin.address, f.compliance.address, f.feeSink.address)) as Untyped;
     const stray = (await Token.deploy("S", "S", 18, await foreign.getAddress(), Regime.RegD)) as Untyped;
-    await expect(f.settlement.setRestrictedToken(await stray.getAddress())).to.be.revertedWithCustomError(f.settlement, "SettlementRegistryMismatch");
-    await expect(f.settlement.setRestrictedToken(await other.getAddress())).to.emit(f.settlement, "RestrictedTokenSet").withArgs(await other.getAddress(), await f.registry.getAddress(), Regime.RegD);
+    await expect(f.settlement.setRestrictedToken(await stray.getAddress())).to.be.revertedWithCustomError(
+      f.settlement,
+      "SettlementRegistryMismatch",
+    );
+    await expect(f.settlement.setRestrictedToken(await other.getAddress()))
+      .to.emit(f.settlement, "RestrictedTokenSet")
+      .withArgs(await other.getAddress(), await f.registry.getAddress(), Regime.RegD);
   });
 
   it("takes settlement reports from Settlement only", async () => {
     const f = await loadFixture(restrictedFixture);
-    await expect(f.registry.connect(f.operator).checkSettlementTransfer(await f.tokens.regD.getAddress(), f.bob.address, f.alice.address, ETH, Regime.RegD))
+    await expect(
+      f.registry
+        .connect(f.operator)
+        .checkSettlementTransfer(await f.tokens.regD.getAddress(), f.bob.address, f.alice.address, ETH, Regime.RegD),
+    )
       .to.be.revertedWithCustomError(f.registry, "EligibilityCallerNotSettlement")
       .withArgs(f.operator.address);
   });

@@ -59,9 +59,15 @@ async function parse<T>(res: Response): Promise<T> {
     const e = (body as { error?: unknown; error_description?: string } | null)?.error;
     if (e && typeof e === "object") {
       const x = e as { code?: string; message?: string; details?: Record<string, unknown> };
-      throw new ExchangeError(res.status, x.code ?? `HTTP_${res.status}`, x.message ?? `the server answered ${res.status}`, x.details ?? {});
+      throw new ExchangeError(
+        res.status,
+        x.code ?? `HTTP_${res.status}`,
+        x.message ?? `the server answered ${res.status}`,
+        x.details ?? {},
+      );
     }
-    if (typeof e === "string") throw new ExchangeError(res.status, e, (body as { error_description?: string }).error_description ?? e);
+    if (typeof e === "string")
+      throw new ExchangeError(res.status, e, (body as { error_description?: string }).error_description ?? e);
     throw new ExchangeError(res.status, `HTTP_${res.status}`, `the server answered ${res.status}`);
   }
   return body as T;
@@ -78,7 +84,11 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
     onExpired();
     throw new ExchangeError(401, "UNAUTHORIZED", "not logged in");
   }
-  const headers: Record<string, string> = { accept: "application/json", authorization: `Bearer ${session.accessToken}`, "tenant-authorization": session.tenantToken };
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    authorization: `Bearer ${session.accessToken}`,
+    "tenant-authorization": session.tenantToken,
+  };
   if (body !== undefined) headers["content-type"] = "application/json";
   const res = await send(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status === 401) {
@@ -94,7 +104,11 @@ const phoneKeyStorage = (phone: string) => `sandboxPhoneKey:${phone}`;
 
 export async function requestCode(phone: string): Promise<{ expiresIn: number }> {
   const r = await parse<{ data: { expiresIn: number; sandboxPhoneKey?: string } }>(
-    await send(`${IDENTITY}/otp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ phone }) })
+    await send(`${IDENTITY}/otp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ phone }),
+    }),
   );
   if (r.data.sandboxPhoneKey) localStorage.setItem(phoneKeyStorage(phone), r.data.sandboxPhoneKey);
   return r.data;
@@ -103,18 +117,43 @@ export async function requestCode(phone: string): Promise<{ expiresIn: number }>
 /** Sandbox only: the newest code sent to the phone (what an SMS would carry), with the phone's key. */
 export async function sandboxOutbox(phone: string): Promise<{ code: string; sentAt: string } | null> {
   const key = localStorage.getItem(phoneKeyStorage(phone));
-  const headers: Record<string, string> = { accept: "application/json", ...(key ? { "x-sandbox-phone-key": key } : {}) };
-  const r = await parse<{ data: { code: string; sentAt: string }[] }>(await send(`${IDENTITY}/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`, { headers }));
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    ...(key ? { "x-sandbox-phone-key": key } : {}),
+  };
+  const r = await parse<{ data: { code: string; sentAt: string }[] }>(
+    await send(`${IDENTITY}/sandbox/outbox?phone=${encodeURIComponent(phone)}&limit=1`, { headers }),
+  );
   return r.data[0] ?? null;
 }
 
 export async function login(phone: string, code: string): Promise<Session> {
-  const form = new URLSearchParams({ grant_type: "password", client_id: "exchange-web", username: phone, password: code, scope: "openid profile email phone" });
+  const form = new URLSearchParams({
+    grant_type: "password",
+    client_id: "exchange-web",
+    username: phone,
+    password: code,
+    scope: "openid profile email phone",
+  });
   const grant = await parse<{ access_token: string; expires_in: number }>(
-    await send(`${IDENTITY}/login/oauth/access_token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body: form })
+    await send(`${IDENTITY}/login/oauth/access_token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: form,
+    }),
   );
-  const tt = await parse<{ token: string }>(await send(`${API}/auth/tenant-token`, { method: "POST", headers: { authorization: `Bearer ${grant.access_token}`, accept: "application/json" } }));
-  session = { accessToken: grant.access_token, tenantToken: tt.token, phone, expiresAtMs: Date.now() + grant.expires_in * 1000 };
+  const tt = await parse<{ token: string }>(
+    await send(`${API}/auth/tenant-token`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${grant.access_token}`, accept: "application/json" },
+    }),
+  );
+  session = {
+    accessToken: grant.access_token,
+    tenantToken: tt.token,
+    phone,
+    expiresAtMs: Date.now() + grant.expires_in * 1000,
+  };
   sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
   return session;
 }
@@ -149,7 +188,9 @@ export interface AssetDetail extends AssetSummary {
   offeringType: string;
   regime: string;
   market: string | null;
-  marketData: { perDay: { timestamp: string; open: number; high: number; low: number; close: number; volume: number }[] };
+  marketData: {
+    perDay: { timestamp: string; open: number; high: number; low: number; close: number; volume: number }[];
+  };
 }
 
 export interface Quote {

@@ -55,7 +55,17 @@ const app = document.getElementById("app")!;
 const nav = h("nav", { class: "ex-nav", "aria-label": "Exchange" });
 const sessionArea = h("div", { class: "wallet-area", id: "session" });
 const main = h("main", { id: "main", class: "ex-main" });
-app.append(h("header", { class: "top" }, h("h1", {}, h("a", { href: "#/assets", class: "brand" }, "Exchange")), nav, sessionArea, h("a", { href: "/", class: "other-app" }, "DEX trading app")), main);
+app.append(
+  h(
+    "header",
+    { class: "top" },
+    h("h1", {}, h("a", { href: "#/assets", class: "brand" }, "Exchange")),
+    nav,
+    sessionArea,
+    h("a", { href: "/", class: "other-app" }, "DEX trading app"),
+  ),
+  main,
+);
 
 let config: WebConfig = { mode: "production" };
 let rails: Rail[] = [];
@@ -97,11 +107,11 @@ function renderHeader(route: string): void {
               href,
               "aria-current": route.startsWith(href.slice(1)) ? "page" : null,
             },
-            label
-          )
-        )
-      )
-    )
+            label,
+          ),
+        ),
+      ),
+    ),
   );
   const s = currentSession();
   replace(
@@ -116,10 +126,10 @@ function renderHeader(route: string): void {
               id: "logout",
               onclick: () => (logout(), (location.hash = "#/login")),
             },
-            "Log out"
+            "Log out",
           ),
         ]
-      : h("a", { href: "#/login", class: "login-link" }, "Log in")
+      : h("a", { href: "#/login", class: "login-link" }, "Log in"),
   );
 }
 
@@ -132,7 +142,8 @@ function page(title: string, ...body: (Node | string | null)[]): HTMLElement {
 }
 
 /** A table that may scroll sideways on a phone: a focusable, labelled region, so keyboards can scroll it. */
-const scroller = (label: string, table: HTMLElement) => h("div", { class: "scroller", tabindex: "0", role: "region", "aria-label": label }, table);
+const scroller = (label: string, table: HTMLElement) =>
+  h("div", { class: "scroller", tabindex: "0", role: "region", "aria-label": label }, table);
 const loading = (what: string) => h("p", { class: "loading", role: "status" }, `Loading ${what}…`);
 const errorBox = (err: unknown) => h("p", { class: "error", role: "alert" }, explain(err));
 
@@ -181,7 +192,13 @@ function loginPage(params: URLSearchParams): void {
       ? h(
           "div",
           { class: "hint", id: "outbox-hint" },
-          h("p", {}, "Sandbox: no SMS is sent. The code lands in the identity provider's sandbox outbox (", h("code", {}, "GET /api/sandbox/outbox"), "), readable only with the phone's sandbox key, which this browser received with the phone's first code and keeps. Read it there and type it below."),
+          h(
+            "p",
+            {},
+            "Sandbox: no SMS is sent. The code lands in the identity provider's sandbox outbox (",
+            h("code", {}, "GET /api/sandbox/outbox"),
+            "), readable only with the phone's sandbox key, which this browser received with the phone's first code and keeps. Read it there and type it below.",
+          ),
           h(
             "button",
             {
@@ -193,16 +210,18 @@ function loginPage(params: URLSearchParams): void {
                 sandboxCode.textContent = "Reading the outbox…";
                 try {
                   const m = await sandboxOutbox(p.phone);
-                  sandboxCode.textContent = m ? `Newest code for ${p.phone}: ${m.code}` : "No code yet: send one first.";
+                  sandboxCode.textContent = m
+                    ? `Newest code for ${p.phone}: ${m.code}`
+                    : "No code yet: send one first.";
                   sandboxCode.dataset.code = m?.code ?? "";
                 } catch (err) {
                   sandboxCode.textContent = explain(err);
                 }
               },
             },
-            "Show the sandbox outbox"
+            "Show the sandbox outbox",
           ),
-          sandboxCode
+          sandboxCode,
         )
       : null;
 
@@ -235,7 +254,7 @@ function loginPage(params: URLSearchParams): void {
     hint,
     fCode.wrap,
     loginBtn,
-    result
+    result,
   );
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -252,7 +271,7 @@ function loginPage(params: URLSearchParams): void {
     try {
       await login(p.phone, c.code);
       const next = params.get("next");
-      location.hash = next && next.startsWith("/") && !next.startsWith("/login") ? `#${next}` : "#/assets";
+      location.hash = next?.startsWith("/") && !next.startsWith("/login") ? `#${next}` : "#/assets";
     } catch (err) {
       result.dataset.kind = "error";
       result.textContent = explain(err);
@@ -260,7 +279,11 @@ function loginPage(params: URLSearchParams): void {
       loginBtn.disabled = false;
     }
   });
-  page("Log in", h("p", {}, "Log in with your phone number: we send you a one-time code. A new phone number opens a new account."), form);
+  page(
+    "Log in",
+    h("p", {}, "Log in with your phone number: we send you a one-time code. A new phone number opens a new account."),
+    form,
+  );
 }
 
 // ---------------------------------------------------------------- assets
@@ -274,13 +297,19 @@ async function assetsPage(params: URLSearchParams): Promise<void> {
     id: "rail",
     name: "rail",
   }) as HTMLSelectElement;
-  railSel.append(h("option", { value: "" }, "All rails"), ...rails.map((r) => h("option", { value: r.id, selected: r.id === rail }, r.label)));
+  railSel.append(
+    h("option", { value: "" }, "All rails"),
+    ...rails.map((r) => h("option", { value: r.id, selected: r.id === rail }, r.label)),
+  );
   const catSel = h("select", {
     id: "category",
     name: "category",
   }) as HTMLSelectElement;
   const cats = (rail ? rails.filter((r) => r.id === rail) : rails).flatMap((r) => r.categories);
-  catSel.append(h("option", { value: "" }, "All categories"), ...cats.map((c) => h("option", { value: c.id, selected: c.id === category }, c.label)));
+  catSel.append(
+    h("option", { value: "" }, "All categories"),
+    ...cats.map((c) => h("option", { value: c.id, selected: c.id === category }, c.label)),
+  );
   const search = h("input", {
     type: "search",
     id: "search",
@@ -303,7 +332,7 @@ async function assetsPage(params: URLSearchParams): Promise<void> {
     h("div", { class: "field" }, h("label", { for: "rail" }, "Rail"), railSel),
     h("div", { class: "field" }, h("label", { for: "category" }, "Category"), catSel),
     h("div", { class: "field grow" }, h("label", { for: "search" }, "Search"), search),
-    h("button", { type: "submit" }, "Search")
+    h("button", { type: "submit" }, "Search"),
   );
   filters.addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -338,9 +367,9 @@ async function assetsPage(params: URLSearchParams): Promise<void> {
                 id: "more-assets",
                 onclick: () => void more(r.nextCursor),
               },
-              "Show more"
+              "Show more",
             )
-          : null
+          : null,
       );
     } catch (err) {
       if (seq === routeSeq) replace(list, errorBox(err));
@@ -350,12 +379,24 @@ async function assetsPage(params: URLSearchParams): Promise<void> {
 }
 
 function assetTable(rows: AssetSummary[], q: string): Node {
-  if (rows.length === 0) return h("p", { class: "empty" }, q ? `No asset matches "${q}".` : "No asset in this category.");
+  if (rows.length === 0)
+    return h("p", { class: "empty" }, q ? `No asset matches "${q}".` : "No asset in this category.");
   return h(
     "table",
     { class: "assets" },
     h("caption", { class: "sr-only" }, "Assets"),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Asset"), h("th", { scope: "col" }, "Category"), h("th", { scope: "col" }, "Price (USD)"), h("th", { scope: "col" }, "Change"))),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        h("th", { scope: "col" }, "Asset"),
+        h("th", { scope: "col" }, "Category"),
+        h("th", { scope: "col" }, "Price (USD)"),
+        h("th", { scope: "col" }, "Change"),
+      ),
+    ),
     h(
       "tbody",
       {},
@@ -376,21 +417,26 @@ function assetTable(rows: AssetSummary[], q: string): Node {
               img ? h("img", { src: img, alt: "", width: 24, height: 24 }) : null,
               h("span", { class: "sym" }, a.symbol),
               " ",
-              h("span", { class: "name" }, a.name)
+              h("span", { class: "name" }, a.name),
             ),
-            a.tradeable ? null : h("span", { class: "badge" }, "not tradeable")
+            a.tradeable ? null : h("span", { class: "badge" }, "not tradeable"),
           ),
           h("td", {}, categoryLabel(a.type)),
           h("td", {}, a.priceSource === "reference" ? `${usd(a.price)} (offering)` : usd(a.price)),
-          h("td", { class: changeClass(a.changesPercentage) }, a.priceSource === "reference" ? "—" : pct(a.changesPercentage))
+          h(
+            "td",
+            { class: changeClass(a.changesPercentage) },
+            a.priceSource === "reference" ? "—" : pct(a.changesPercentage),
+          ),
         );
-      })
-    )
+      }),
+    ),
   );
 }
 
 const categoryLabel = (id: string) => rails.flatMap((r) => r.categories).find((c) => c.id === id)?.label ?? id;
-const changeClass = (n: number | null | undefined) => (n === null || n === undefined || n === 0 ? "" : n > 0 ? "up" : "down");
+const changeClass = (n: number | null | undefined) =>
+  n === null || n === undefined || n === 0 ? "" : n > 0 ? "up" : "down";
 
 // ---------------------------------------------------------------- one asset
 
@@ -405,8 +451,18 @@ async function assetPage(id: string): Promise<void> {
     return;
   }
   if (seq !== routeSeq) return;
-  const quoteEl = h("section", { class: "panel quote", id: "quote", "aria-labelledby": "quote-h" }, h("h3", { id: "quote-h" }, "Quote"), loading("the quote"));
-  const bookEl = h("section", { class: "panel", id: "book", "aria-labelledby": "book-h" }, h("h3", { id: "book-h" }, "Order book"), loading("the book"));
+  const quoteEl = h(
+    "section",
+    { class: "panel quote", id: "quote", "aria-labelledby": "quote-h" },
+    h("h3", { id: "quote-h" }, "Quote"),
+    loading("the quote"),
+  );
+  const bookEl = h(
+    "section",
+    { class: "panel", id: "book", "aria-labelledby": "book-h" },
+    h("h3", { id: "book-h" }, "Order book"),
+    loading("the book"),
+  );
   const chartPanel = chartSection(a);
   const orderEl = orderSection(a);
   const img = imagePath(a.image);
@@ -422,12 +478,17 @@ async function assetPage(id: string): Promise<void> {
         h("div", {}, h("dt", {}, "Category"), h("dd", {}, categoryLabel(a.type))),
         h("div", {}, h("dt", {}, "Exchange"), h("dd", {}, a.exchange ?? "—")),
         h("div", {}, h("dt", {}, "Offering"), h("dd", {}, a.offeringType)),
-        h("div", {}, h("dt", {}, "Who may buy"), h("dd", { id: "accreditation" }, accreditationLabel(a.accreditationType))),
+        h(
+          "div",
+          {},
+          h("dt", {}, "Who may buy"),
+          h("dd", { id: "accreditation" }, accreditationLabel(a.accreditationType)),
+        ),
         h("div", {}, h("dt", {}, "Regime"), h("dd", {}, regimeLabel(a.regime))),
-        h("div", {}, h("dt", {}, "Tradeable"), h("dd", {}, a.tradeable ? "yes" : "no"))
-      )
+        h("div", {}, h("dt", {}, "Tradeable"), h("dd", {}, a.tradeable ? "yes" : "no")),
+      ),
     ),
-    h("div", { class: "asset-grid" }, quoteEl, chartPanel, bookEl, orderEl)
+    h("div", { class: "asset-grid" }, quoteEl, chartPanel, bookEl, orderEl),
   );
 
   const loadQuote = async () => {
@@ -443,14 +504,19 @@ async function assetPage(id: string): Promise<void> {
               "dl",
               { class: "figures" },
               h("div", {}, h("dt", {}, "Last"), h("dd", { id: "quote-last" }, usd(q.last))),
-              h("div", {}, h("dt", {}, "Change"), h("dd", { class: changeClass(q.change) }, `${usd(q.change)} (${pct(q.changePercent)})`)),
+              h(
+                "div",
+                {},
+                h("dt", {}, "Change"),
+                h("dd", { class: changeClass(q.change) }, `${usd(q.change)} (${pct(q.changePercent)})`),
+              ),
               h("div", {}, h("dt", {}, "Open"), h("dd", {}, usd(q.open))),
               h("div", {}, h("dt", {}, "High"), h("dd", {}, usd(q.high))),
               h("div", {}, h("dt", {}, "Low"), h("dd", {}, usd(q.low))),
               h("div", {}, h("dt", {}, "Previous close"), h("dd", {}, usd(q.prevClose))),
-              h("div", {}, h("dt", {}, "Volume"), h("dd", {}, dec(q.volume)))
+              h("div", {}, h("dt", {}, "Volume"), h("dd", {}, dec(q.volume))),
             ),
-        h("p", { class: "note" }, `Settled trades, as of ${dateTimeOf(q.timestamp)}.`)
+        h("p", { class: "note" }, `Settled trades, as of ${dateTimeOf(q.timestamp)}.`),
       );
     } catch (err) {
       if (seq === routeSeq) replace(quoteEl, h("h3", { id: "quote-h" }, "Quote"), errorBox(err));
@@ -460,7 +526,8 @@ async function assetPage(id: string): Promise<void> {
     try {
       const b = await publicGet<Book>(`/assets/${encodeURIComponent(id)}/book?depth=10`);
       if (seq !== routeSeq) return;
-      const row = (side: "bid" | "ask") => (l: { price: number; size: number }) => h("tr", { class: side, "data-price": dec(l.price) }, h("td", {}, dec(l.price)), h("td", {}, dec(l.size)));
+      const row = (side: "bid" | "ask") => (l: { price: number; size: number }) =>
+        h("tr", { class: side, "data-price": dec(l.price) }, h("td", {}, dec(l.price)), h("td", {}, dec(l.size)));
       replace(
         bookEl,
         h("h3", { id: "book-h" }, "Order book"),
@@ -469,10 +536,14 @@ async function assetPage(id: string): Promise<void> {
           : h(
               "table",
               { "aria-label": `${a.symbol} order book` },
-              h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Price (USD)"), h("th", { scope: "col" }, "Quantity"))),
+              h(
+                "thead",
+                {},
+                h("tr", {}, h("th", { scope: "col" }, "Price (USD)"), h("th", { scope: "col" }, "Quantity")),
+              ),
               h("tbody", { class: "asks" }, b.asks.slice().reverse().map(row("ask"))),
-              h("tbody", { class: "bids" }, b.bids.map(row("bid")))
-            )
+              h("tbody", { class: "bids" }, b.bids.map(row("bid"))),
+            ),
       );
     } catch (err) {
       if (seq === routeSeq) replace(bookEl, h("h3", { id: "book-h" }, "Order book"), errorBox(err));
@@ -503,16 +574,26 @@ function chartSection(a: AssetDetail): HTMLElement {
   const section = h(
     "section",
     { class: "panel chart-panel", "aria-labelledby": "chart-h" },
-    h("div", { class: "panel-head" }, h("h3", { id: "chart-h" }, "Chart"), h("label", { for: "range" }, "Range"), rangeSel, h("label", { for: "interval" }, "Interval"), intervalSel),
+    h(
+      "div",
+      { class: "panel-head" },
+      h("h3", { id: "chart-h" }, "Chart"),
+      h("label", { for: "range" }, "Range"),
+      rangeSel,
+      h("label", { for: "interval" }, "Interval"),
+      intervalSel,
+    ),
     host,
-    note
+    note,
   );
   const seq = routeSeq;
   let series: ReturnType<IChartApi["addSeries"]> | null = null;
   const load = async () => {
     note.textContent = "Loading the chart…";
     try {
-      const r = await publicGet<{ data: Candle[] }>(`/assets/${encodeURIComponent(a.id)}/chart?range=${rangeSel.value}&interval=${intervalSel.value}`);
+      const r = await publicGet<{ data: Candle[] }>(
+        `/assets/${encodeURIComponent(a.id)}/chart?range=${rangeSel.value}&interval=${intervalSel.value}`,
+      );
       if (seq !== routeSeq) return;
       if (!chart) {
         chart = createChart(host, {
@@ -535,10 +616,13 @@ function chartSection(a: AssetDetail): HTMLElement {
           high: c.high,
           low: c.low,
           close: c.close,
-        }))
+        })),
       );
       chart.timeScale().fitContent();
-      note.textContent = r.data.length === 0 ? `No settled trade in this range (${rangeSel.value}).` : `${r.data.length} candles of ${intervalSel.value}, range ${rangeSel.value}.`;
+      note.textContent =
+        r.data.length === 0
+          ? `No settled trade in this range (${rangeSel.value}).`
+          : `${r.data.length} candles of ${intervalSel.value}, range ${rangeSel.value}.`;
     } catch (err) {
       if (seq === routeSeq) note.textContent = `The chart is unavailable: ${explain(err)}`;
     }
@@ -558,14 +642,21 @@ function orderSection(a: AssetDetail): HTMLElement {
       id: "order-form",
       "aria-labelledby": "order-h",
     },
-    h("h3", { id: "order-h" }, "Buy or sell")
+    h("h3", { id: "order-h" }, "Buy or sell"),
   );
   if (!a.tradeable) {
     section.append(h("p", { class: "empty" }, "This asset is listed but cannot be traded yet."));
     return section;
   }
   if (!currentSession()) {
-    section.append(h("p", {}, h("a", { href: `#/login?next=${encodeURIComponent(`/asset/${a.id}`)}` }, "Log in"), " to buy or sell."));
+    section.append(
+      h(
+        "p",
+        {},
+        h("a", { href: `#/login?next=${encodeURIComponent(`/asset/${a.id}`)}` }, "Log in"),
+        " to buy or sell.",
+      ),
+    );
     return section;
   }
   const draft: OrderDraft = {
@@ -574,7 +665,12 @@ function orderSection(a: AssetDetail): HTMLElement {
     quantity: "",
     limitPrice: "",
   };
-  const typeSel = h("select", { id: "order-type", name: "orderType" }, h("option", { value: "market", selected: true }, "Market"), h("option", { value: "limit" }, "Limit")) as HTMLSelectElement;
+  const typeSel = h(
+    "select",
+    { id: "order-type", name: "orderType" },
+    h("option", { value: "market", selected: true }, "Market"),
+    h("option", { value: "limit" }, "Limit"),
+  ) as HTMLSelectElement;
   const qty = h("input", {
     id: "quantity",
     name: "quantity",
@@ -587,7 +683,11 @@ function orderSection(a: AssetDetail): HTMLElement {
     inputmode: "decimal",
     autocomplete: "off",
   }) as HTMLInputElement;
-  const fType = field("Order type", typeSel, "market: now at the best prices on the book; limit: at your price or better");
+  const fType = field(
+    "Order type",
+    typeSel,
+    "market: now at the best prices on the book; limit: at your price or better",
+  );
   const fQty = field(`Quantity (${a.symbol})`, qty, "a decimal, on the asset's lot size");
   const fPrice = field("Limit price (USD)", price, "a decimal, on the asset's tick size");
   fPrice.wrap.hidden = true;
@@ -612,8 +712,8 @@ function orderSection(a: AssetDetail): HTMLElement {
           submit.textContent = s === "BUY" ? "Buy" : "Sell";
         },
       },
-      s === "BUY" ? "Buy" : "Sell"
-    )
+      s === "BUY" ? "Buy" : "Sell",
+    ),
   );
   typeSel.addEventListener("change", () => {
     draft.orderType = typeSel.value as "market" | "limit";
@@ -630,7 +730,7 @@ function orderSection(a: AssetDetail): HTMLElement {
     preIpo ? h("p", { class: "note" }, "A pre-IPO order: it is sent as such (isPreIPO).") : null,
     a.accreditationType ? h("p", { class: "note" }, `${accreditationLabel(a.accreditationType)}.`) : null,
     submit,
-    result
+    result,
   );
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -658,7 +758,9 @@ function orderSection(a: AssetDetail): HTMLElement {
       result.dataset.kind = "ok";
       result.dataset.orderId = o.orderId;
       result.dataset.status = o.status;
-      const filled = o.filledQuantity ? ` Filled ${dec(o.filledQuantity)} at an average of ${usd(o.averagePrice ?? null)}.` : "";
+      const filled = o.filledQuantity
+        ? ` Filled ${dec(o.filledQuantity)} at an average of ${usd(o.averagePrice ?? null)}.`
+        : "";
       result.textContent = `${o.side === "BUY" ? "Buy" : "Sell"} order ${o.orderId}: ${o.status.toLowerCase()}.${filled}${
         o.status === "PENDING" ? " It rests on the book until it fills or you cancel it (Portfolio)." : ""
       }`;
@@ -680,12 +782,25 @@ function orderSection(a: AssetDetail): HTMLElement {
 async function portfolioPage(): Promise<void> {
   if (!requireLogin()) return;
   const seq = routeSeq;
-  const holdingsEl = h("section", { class: "panel", "aria-labelledby": "holdings-h", id: "holdings" }, h("h3", { id: "holdings-h" }, "Holdings"), loading("your holdings"));
-  const ordersEl = h("section", { class: "panel", "aria-labelledby": "orders-h", id: "open-orders" }, h("h3", { id: "orders-h" }, "Open orders"), loading("your orders"));
+  const holdingsEl = h(
+    "section",
+    { class: "panel", "aria-labelledby": "holdings-h", id: "holdings" },
+    h("h3", { id: "holdings-h" }, "Holdings"),
+    loading("your holdings"),
+  );
+  const ordersEl = h(
+    "section",
+    { class: "panel", "aria-labelledby": "orders-h", id: "open-orders" },
+    h("h3", { id: "orders-h" }, "Open orders"),
+    loading("your orders"),
+  );
   page("Portfolio", holdingsEl, ordersEl);
   const load = async () => {
     try {
-      const [p, xp] = await Promise.all([call<{ data: Holding[] }>("GET", "/portfolio"), call<{ data: LotHolding[] }>("GET", "/exchange-portfolio")]);
+      const [p, xp] = await Promise.all([
+        call<{ data: Holding[] }>("GET", "/portfolio"),
+        call<{ data: LotHolding[] }>("GET", "/exchange-portfolio"),
+      ]);
       if (seq !== routeSeq) return;
       replace(holdingsEl, h("h3", { id: "holdings-h" }, "Holdings"), holdingsView(p.data, xp.data));
     } catch (err) {
@@ -712,8 +827,10 @@ async function portfolioPage(): Promise<void> {
                   h(
                     "tr",
                     {},
-                    ["Asset", "Side", "Quantity", "Limit (USD)", "Placed", "Action"].map((t) => h("th", { scope: "col" }, t))
-                  )
+                    ["Asset", "Side", "Quantity", "Limit (USD)", "Placed", "Action"].map((t) =>
+                      h("th", { scope: "col" }, t),
+                    ),
+                  ),
                 ),
                 h(
                   "tbody",
@@ -746,14 +863,14 @@ async function portfolioPage(): Promise<void> {
                               await Promise.all([loadOrders(), load()]);
                             },
                           },
-                          "Cancel"
-                        )
-                      )
-                    )
-                  )
-                )
-              )
-            )
+                          "Cancel",
+                        ),
+                      ),
+                    ),
+                  ),
+                ),
+              ),
+            ),
       );
     } catch (err) {
       if (seq === routeSeq) replace(ordersEl, h("h3", { id: "orders-h" }, "Open orders"), errorBox(err));
@@ -769,7 +886,14 @@ function alertIn(el: HTMLElement, err: unknown): void {
 }
 
 function holdingsView(holdings: Holding[], withLots: LotHolding[]): Node {
-  if (holdings.length === 0) return h("p", { class: "empty" }, "You hold no asset yet. ", h("a", { href: "#/assets" }, "Browse the assets"), " to buy one.");
+  if (holdings.length === 0)
+    return h(
+      "p",
+      { class: "empty" },
+      "You hold no asset yet. ",
+      h("a", { href: "#/assets" }, "Browse the assets"),
+      " to buy one.",
+    );
   return h(
     "div",
     {},
@@ -784,8 +908,10 @@ function holdingsView(holdings: Holding[], withLots: LotHolding[]): Node {
           h(
             "tr",
             {},
-            ["Asset", "Quantity", "Average cost", "Price", "Market value", "Unrealized P&L"].map((t) => h("th", { scope: "col" }, t))
-          )
+            ["Asset", "Quantity", "Average cost", "Price", "Market value", "Unrealized P&L"].map((t) =>
+              h("th", { scope: "col" }, t),
+            ),
+          ),
         ),
         h(
           "tbody",
@@ -794,19 +920,33 @@ function holdingsView(holdings: Holding[], withLots: LotHolding[]): Node {
             h(
               "tr",
               { "data-asset-id": x.assetId },
-              h("td", {}, h("a", { href: `#/asset/${encodeURIComponent(x.assetId)}` }, x.symbol), " ", h("span", { class: "name" }, x.name)),
+              h(
+                "td",
+                {},
+                h("a", { href: `#/asset/${encodeURIComponent(x.assetId)}` }, x.symbol),
+                " ",
+                h("span", { class: "name" }, x.name),
+              ),
               h("td", { class: "quantity" }, dec(x.quantity)),
               h("td", {}, usd(x.averageCost)),
               h("td", {}, usd(x.currentPrice)),
               h("td", {}, usd(x.marketValue)),
-              h("td", { class: changeClass(x.unrealizedPnl) }, x.unrealizedPnl === null ? "—" : `${usd(x.unrealizedPnl)} (${pct(x.unrealizedPnlPercent)})`)
-            )
-          )
-        )
-      )
+              h(
+                "td",
+                { class: changeClass(x.unrealizedPnl) },
+                x.unrealizedPnl === null ? "—" : `${usd(x.unrealizedPnl)} (${pct(x.unrealizedPnlPercent)})`,
+              ),
+            ),
+          ),
+        ),
+      ),
     ),
     h("h3", { id: "lots-h" }, "Lots"),
-    h("p", { class: "note" }, "Each buy is a lot; sells take the oldest lots first. A restricted lot can only be sold to buyers an exemption covers until its restriction ends."),
+    h(
+      "p",
+      { class: "note" },
+      "Each buy is a lot; sells take the oldest lots first. A restricted lot can only be sold to buyers an exemption covers until its restriction ends.",
+    ),
     scroller(
       "Lots",
       h(
@@ -818,8 +958,10 @@ function holdingsView(holdings: Holding[], withLots: LotHolding[]): Node {
           h(
             "tr",
             {},
-            ["Asset", "Quantity", "Acquired", "Restricted until", "Restricted", "Offering"].map((t) => h("th", { scope: "col" }, t))
-          )
+            ["Asset", "Quantity", "Acquired", "Restricted until", "Restricted", "Offering"].map((t) =>
+              h("th", { scope: "col" }, t),
+            ),
+          ),
         ),
         h(
           "tbody",
@@ -834,13 +976,13 @@ function holdingsView(holdings: Holding[], withLots: LotHolding[]): Node {
                 h("td", {}, dateOf(l.acquisitionDate)),
                 h("td", {}, l.restrictionEndDate === l.acquisitionDate ? "no hold" : dateOf(l.restrictionEndDate)),
                 h("td", {}, l.isRestricted ? h("strong", {}, "yes") : "no"),
-                h("td", {}, l.offeringType, l.regime ? ` (${regimeLabel(l.regime)})` : "")
-              )
-            )
-          )
-        )
-      )
-    )
+                h("td", {}, l.offeringType, l.regime ? ` (${regimeLabel(l.regime)})` : ""),
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
   );
 }
 
@@ -858,11 +1000,18 @@ async function transactionsPage(params: URLSearchParams): Promise<void> {
       ["trade", "Trades"],
       ["deposit", "Deposits"],
       ["withdrawal", "Withdrawals"],
-    ].map(([v, l]) => h("option", { value: v, selected: v === type }, l))
+    ].map(([v, l]) => h("option", { value: v, selected: v === type }, l)),
   ) as HTMLSelectElement;
-  sel.addEventListener("change", () => (location.hash = sel.value === "all" ? "#/transactions" : `#/transactions?type=${sel.value}`));
+  sel.addEventListener(
+    "change",
+    () => (location.hash = sel.value === "all" ? "#/transactions" : `#/transactions?type=${sel.value}`),
+  );
   const list = h("div", { id: "transactions", "aria-live": "polite" }, loading("your transactions"));
-  page("Transactions", h("div", { class: "filters" }, h("div", { class: "field" }, h("label", { for: "tx-type" }, "Show"), sel)), list);
+  page(
+    "Transactions",
+    h("div", { class: "filters" }, h("div", { class: "field" }, h("label", { for: "tx-type" }, "Show"), sel)),
+    list,
+  );
   try {
     const r = await call<{ data: Transaction[] }>("GET", `/transactions?type=${type}`);
     if (seq !== routeSeq) return;
@@ -881,8 +1030,10 @@ async function transactionsPage(params: URLSearchParams): Promise<void> {
                 h(
                   "tr",
                   {},
-                  ["Date", "Type", "Asset", "Side", "Quantity", "Price", "Total", "Fee", "Status"].map((t) => h("th", { scope: "col" }, t))
-                )
+                  ["Date", "Type", "Asset", "Side", "Quantity", "Price", "Total", "Fee", "Status"].map((t) =>
+                    h("th", { scope: "col" }, t),
+                  ),
+                ),
               ),
               h(
                 "tbody",
@@ -892,19 +1043,25 @@ async function transactionsPage(params: URLSearchParams): Promise<void> {
                     "tr",
                     { "data-id": t.id, "data-type": t.type },
                     h("td", {}, dateTimeOf(t.timestamp)),
-                    h("td", {}, t.type === "trade" ? "Trade" : `${t.type === "deposit" ? "Deposit" : "Withdrawal"}${t.method ? ` (${methodLabel(t.method)})` : ""}`),
+                    h(
+                      "td",
+                      {},
+                      t.type === "trade"
+                        ? "Trade"
+                        : `${t.type === "deposit" ? "Deposit" : "Withdrawal"}${t.method ? ` (${methodLabel(t.method)})` : ""}`,
+                    ),
                     h("td", {}, t.assetId),
                     h("td", {}, t.side),
                     h("td", {}, dec(t.quantity)),
                     h("td", {}, t.type === "trade" ? usd(t.price) : "—"),
                     h("td", {}, usd(t.total)),
                     h("td", {}, usd(t.fee)),
-                    h("td", {}, t.status)
-                  )
-                )
-              )
-            )
-          )
+                    h("td", {}, t.status),
+                  ),
+                ),
+              ),
+            ),
+          ),
     );
   } catch (err) {
     if (seq === routeSeq) replace(list, errorBox(err));
@@ -916,7 +1073,12 @@ async function transactionsPage(params: URLSearchParams): Promise<void> {
 async function accountPage(): Promise<void> {
   if (!requireLogin()) return;
   const seq = routeSeq;
-  const info = h("section", { class: "panel", id: "account", "aria-labelledby": "account-h" }, h("h3", { id: "account-h" }, "Your account"), loading("your account"));
+  const info = h(
+    "section",
+    { class: "panel", id: "account", "aria-labelledby": "account-h" },
+    h("h3", { id: "account-h" }, "Your account"),
+    loading("your account"),
+  );
   const funding = fundingSection(() => void load());
   page("Account", info, funding, config.mode === "sandbox" ? accreditationSection(() => void load()) : null);
   async function load() {
@@ -937,11 +1099,19 @@ async function accountPage(): Promise<void> {
             "div",
             {},
             h("dt", {}, "Accreditation"),
-            h("dd", {}, `${a.accreditationStatus.replace(/_/g, " ")}${a.accreditationType && a.accreditationType !== "none" ? ` (${a.accreditationType})` : ""}`)
+            h(
+              "dd",
+              {},
+              `${a.accreditationStatus.replace(/_/g, " ")}${a.accreditationType && a.accreditationType !== "none" ? ` (${a.accreditationType})` : ""}`,
+            ),
           ),
-          h("div", {}, h("dt", {}, "Settlement address"), h("dd", {}, h("code", {}, a.settlementAddress)))
+          h("div", {}, h("dt", {}, "Settlement address"), h("dd", {}, h("code", {}, a.settlementAddress))),
         ),
-        h("p", { class: "note" }, "Buying power is your cash less what your open buy orders hold. Balances are read from the chain.")
+        h(
+          "p",
+          { class: "note" },
+          "Buying power is your cash less what your open buy orders hold. Balances are read from the chain.",
+        ),
       );
     } catch (err) {
       if (seq === routeSeq) replace(info, h("h3", { id: "account-h" }, "Your account"), errorBox(err));
@@ -983,12 +1153,18 @@ function accreditationSection(after: () => void): HTMLElement {
     "section",
     { class: "panel", id: "sandbox-accreditation", "aria-labelledby": "sandbox-acc-h" },
     h("h3", { id: "sandbox-acc-h" }, "Investor status (sandbox)"),
-    h("p", { class: "note" }, "Rule 506(b) assets need you to certify that you are an accredited investor; Rule 506(c) assets need a third party to verify it. The sandbox simulates both."),
+    h(
+      "p",
+      { class: "note" },
+      "Rule 506(b) assets need you to certify that you are an accredited investor; Rule 506(c) assets need a third party to verify it. The sandbox simulates both.",
+    ),
     h(
       "div",
       { class: "buttons" },
       action("self-certify", "Certify that I am accredited (506(b))", "/sandbox/accreditation/506b", {}),
-      action("verify-506c", "Simulate a verified check (506(c))", "/sandbox/accreditation/506c", { outcome: "verified" }),
+      action("verify-506c", "Simulate a verified check (506(c))", "/sandbox/accreditation/506c", {
+        outcome: "verified",
+      }),
       action("reject-506c", "Simulate a failed check", "/sandbox/accreditation/506c", { outcome: "rejected" }),
     ),
     result,
@@ -1002,9 +1178,22 @@ const METHODS: [string, string, string][] = [
 ];
 
 function fundingSection(after: () => void): HTMLElement {
-  const section = h("section", { class: "panel", id: "funding", "aria-labelledby": "funding-h" }, h("h3", { id: "funding-h" }, "Add or withdraw funds"));
-  const dir = h("select", { id: "fund-direction" }, h("option", { value: "deposits" }, "Deposit (add funds)"), h("option", { value: "withdrawals" }, "Withdraw")) as HTMLSelectElement;
-  const method = h("select", { id: "fund-method" }, ...METHODS.map(([v, l, note]) => h("option", { value: v }, `${l} (${note})`))) as HTMLSelectElement;
+  const section = h(
+    "section",
+    { class: "panel", id: "funding", "aria-labelledby": "funding-h" },
+    h("h3", { id: "funding-h" }, "Add or withdraw funds"),
+  );
+  const dir = h(
+    "select",
+    { id: "fund-direction" },
+    h("option", { value: "deposits" }, "Deposit (add funds)"),
+    h("option", { value: "withdrawals" }, "Withdraw"),
+  ) as HTMLSelectElement;
+  const method = h(
+    "select",
+    { id: "fund-method" },
+    ...METHODS.map(([v, l, note]) => h("option", { value: v }, `${l} (${note})`)),
+  ) as HTMLSelectElement;
   const amount = h("input", {
     id: "fund-amount",
     inputmode: "decimal",
@@ -1018,7 +1207,15 @@ function fundingSection(after: () => void): HTMLElement {
     "aria-live": "polite",
   });
   const submit = h("button", { type: "submit", class: "primary", id: "fund-submit" }, "Send") as HTMLButtonElement;
-  const form = h("form", { novalidate: true }, field("Direction", dir).wrap, field("Method", method).wrap, fAmount.wrap, submit, result);
+  const form = h(
+    "form",
+    { novalidate: true },
+    field("Direction", dir).wrap,
+    field("Method", method).wrap,
+    fAmount.wrap,
+    submit,
+    result,
+  );
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     fAmount.error.textContent = "";
@@ -1052,7 +1249,14 @@ function fundingSection(after: () => void): HTMLElement {
       submit.disabled = false;
     }
   });
-  section.append(form, h("p", { class: "note" }, "In the sandbox the bank is simulated; every transfer is recorded on chain. See Transactions for their status."));
+  section.append(
+    form,
+    h(
+      "p",
+      { class: "note" },
+      "In the sandbox the bank is simulated; every transfer is recorded on chain. See Transactions for their status.",
+    ),
+  );
   return section;
 }
 
@@ -1084,7 +1288,8 @@ async function render(path: string, params: URLSearchParams): Promise<void> {
 async function boot(): Promise<void> {
   loadSession();
   setOnExpired(() => {
-    if (!location.hash.startsWith("#/login")) location.hash = `#/login?next=${encodeURIComponent(location.hash.slice(1))}`;
+    if (!location.hash.startsWith("#/login"))
+      location.hash = `#/login?next=${encodeURIComponent(location.hash.slice(1))}`;
   });
   try {
     config = (await (await fetch("/config.json")).json()) as WebConfig;

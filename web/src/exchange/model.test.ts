@@ -3,9 +3,21 @@
 // them; decimals shown without exponent or float noise.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkAmount, checkCode, checkPhone, dec, ExchangeError, explain, imagePath, orderBody, pct, usd } from "./model";
+import {
+  checkAmount,
+  checkCode,
+  checkPhone,
+  dec,
+  ExchangeError,
+  explain,
+  imagePath,
+  orderBody,
+  pct,
+  usd,
+} from "./model";
 
-const e = (code: string, details: Record<string, unknown> = {}, message = "api message") => explain(new ExchangeError(400, code, message, details));
+const e = (code: string, details: Record<string, unknown> = {}, message = "api message") =>
+  explain(new ExchangeError(400, code, message, details));
 
 test("accreditation refusals say who may buy and why this account may not", () => {
   const c = e("ACCREDITATION_REQUIRED", { accreditationType: "506c", accreditationStatus: "none" });
@@ -15,7 +27,13 @@ test("accreditation refusals say who may buy and why this account may not", () =
   const b = e("ACCREDITATION_REQUIRED", { accreditationType: "506b" });
   assert.match(b, /Rule 506\(b\)/);
   assert.match(b, /certify/);
-  const cf = e("ACCREDITATION_REQUIRED", { reason: "reg_cf_investment_limit", limit: 5000, used: 4000, requested: 1500.25, available: 1000 });
+  const cf = e("ACCREDITATION_REQUIRED", {
+    reason: "reg_cf_investment_limit",
+    limit: 5000,
+    used: 4000,
+    requested: 1500.25,
+    available: 1000,
+  });
   assert.match(cf, /Reg CF investment limit/);
   assert.match(cf, /\$5,000\.00/);
   assert.match(cf, /\$1,000\.00 remains/);
@@ -24,10 +42,26 @@ test("accreditation refusals say who may buy and why this account may not", () =
 
 test("every code the order, funding and login paths send has its own sentence", () => {
   const codes: [string, Record<string, unknown>, RegExp][] = [
-    ["INSUFFICIENT_BALANCE", { required: 250.5, available: 100, asset: "USD" }, /buying power: this needs \$250\.50 and \$100\.00 is available/],
-    ["INSUFFICIENT_BALANCE", { required: 5, available: 0.999, asset: "AAPL" }, /needs 5 AAPL and 0\.999 is free to sell/],
-    ["RESALE_RESTRICTED", { reason: "ineligible_buyers_on_book", regime: "reg-cf", restrictionEndDate: "2027-11-24T06:00:00.000Z" }, /Reg CF resale hold \(until 2027-11-24\)/],
-    ["RESALE_RESTRICTED", { reason: "restricted_lots_on_book", regime: "reg-d" }, /Reg D resale hold .* cannot buy here/],
+    [
+      "INSUFFICIENT_BALANCE",
+      { required: 250.5, available: 100, asset: "USD" },
+      /buying power: this needs \$250\.50 and \$100\.00 is available/,
+    ],
+    [
+      "INSUFFICIENT_BALANCE",
+      { required: 5, available: 0.999, asset: "AAPL" },
+      /needs 5 AAPL and 0\.999 is free to sell/,
+    ],
+    [
+      "RESALE_RESTRICTED",
+      { reason: "ineligible_buyers_on_book", regime: "reg-cf", restrictionEndDate: "2027-11-24T06:00:00.000Z" },
+      /Reg CF resale hold \(until 2027-11-24\)/,
+    ],
+    [
+      "RESALE_RESTRICTED",
+      { reason: "restricted_lots_on_book", regime: "reg-d" },
+      /Reg D resale hold .* cannot buy here/,
+    ],
     ["ASSET_NOT_TRADEABLE", {}, /listed but cannot be traded/],
     ["ASSET_NOT_FOUND", {}, /does not exist/],
     ["INVALID_ORDER_TYPE", {}, /not accepted for this asset: api message/],
@@ -37,7 +71,11 @@ test("every code the order, funding and login paths send has its own sentence", 
     ["RATE_LIMIT_EXCEEDED", {}, /Wait a few seconds/],
     ["ORDER_NOT_OPEN", { status: "EXECUTED" }, /no longer open \(it is EXECUTED\)/],
     ["AMOUNT_BELOW_MINIMUM", { method: "wire", minimum: 1000 }, /minimum for wire transfers is \$1,000\.00/],
-    ["FUNDING_LIMIT_EXCEEDED", { method: "instant", limit: 10000, used: 9990, remaining: 10 }, /daily limit of \$10,000\.00 for instant bank link: \$10\.00 remains/],
+    [
+      "FUNDING_LIMIT_EXCEEDED",
+      { method: "instant", limit: 10000, used: 9990, remaining: 10 },
+      /daily limit of \$10,000\.00 for instant bank link: \$10\.00 remains/,
+    ],
     ["SERVICE_UNAVAILABLE", {}, /not available right now/],
     ["INTERNAL_ERROR", {}, /Nothing was changed/],
     ["invalid_grant", {}, /code is wrong or has expired/],
@@ -59,8 +97,8 @@ test("typed amounts: zero, signs, text, too many digits, minimum at and one cent
   assert.match((checkAmount("0.000", "quantity") as { error: string }).error, /more than zero/);
   assert.deepEqual(checkAmount("100.25", "amount", { maxFraction: 2 }), { ok: true, value: "100.25" });
   assert.match((checkAmount("100.255", "amount", { maxFraction: 2 }) as { error: string }).error, /at most 2 digits/);
-  assert.equal(checkAmount("0." + "1".repeat(18), "quantity").ok, true);
-  assert.equal(checkAmount("0." + "1".repeat(19), "quantity").ok, false);
+  assert.equal(checkAmount(`0.${"1".repeat(18)}`, "quantity").ok, true);
+  assert.equal(checkAmount(`0.${"1".repeat(19)}`, "quantity").ok, false);
   assert.equal(checkAmount("10", "amount", { min: "10" }).ok, true);
   assert.match((checkAmount("9.99", "amount", { min: "10" }) as { error: string }).error, /at least 10/);
 });

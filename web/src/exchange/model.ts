@@ -5,7 +5,12 @@ import { numberToDecimalString, parseExactDecimal } from "../../../sdk/decimal";
 import { group } from "../format";
 
 export class ExchangeError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details: Record<string, unknown> = {}) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
     super(message);
   }
 }
@@ -21,7 +26,10 @@ export { group } from "../format";
 /** Decimal text rounded half up to `places` ("206.495", 2 -> "206.50"), exact (the number's shortest text). */
 function roundText(n: number, places: number): string {
   const x = parseExactDecimal(numberToDecimalString(Math.abs(n))!)!;
-  const digits = x.scale <= places ? x.digits * 10n ** BigInt(places - x.scale) : (x.digits * 10n / 10n ** BigInt(x.scale - places) + 5n) / 10n;
+  const digits =
+    x.scale <= places
+      ? x.digits * 10n ** BigInt(places - x.scale)
+      : ((x.digits * 10n) / 10n ** BigInt(x.scale - places) + 5n) / 10n;
   const t = digits.toString().padStart(places + 1, "0");
   return `${t.slice(0, -places)}.${t.slice(-places)}`;
 }
@@ -42,13 +50,16 @@ export function pct(n: number | null | undefined): string {
   return `${n > 0 && text !== "0.00" ? "+" : n < 0 && text !== "0.00" ? "-" : ""}${text}%`;
 }
 
-export const dateOf = (iso: string | null | undefined): string => (iso ? new Date(iso).toISOString().slice(0, 10) : "—");
-export const dateTimeOf = (iso: string | null | undefined): string => (iso ? new Date(iso).toISOString().replace("T", " ").slice(0, 16) + " UTC" : "—");
+export const dateOf = (iso: string | null | undefined): string =>
+  iso ? new Date(iso).toISOString().slice(0, 10) : "—";
+export const dateTimeOf = (iso: string | null | undefined): string =>
+  iso ? `${new Date(iso).toISOString().replace("T", " ").slice(0, 16)} UTC` : "—";
 
 /** E.164 as the identity provider takes it: + and 8 to 15 digits. */
 export function checkPhone(text: string): { ok: true; phone: string } | { ok: false; error: string } {
   const phone = text.replace(/[\s().-]/g, "");
-  if (!/^\+[1-9]\d{7,14}$/.test(phone)) return { ok: false, error: "Enter the phone number with its country code, for example +14155550123." };
+  if (!/^\+[1-9]\d{7,14}$/.test(phone))
+    return { ok: false, error: "Enter the phone number with its country code, for example +14155550123." };
   return { ok: true, phone };
 }
 
@@ -62,18 +73,25 @@ export function checkCode(text: string): { ok: true; code: string } | { ok: fals
 export const MAX_FRACTION_DIGITS = 18;
 
 /** A positive decimal a person typed ("12.5", "1,000.25"); the text to send, or a sentence why not. */
-export function checkAmount(text: string, what: string, opts: { maxFraction?: number; min?: string } = {}): { ok: true; value: string } | { ok: false; error: string } {
+export function checkAmount(
+  text: string,
+  what: string,
+  opts: { maxFraction?: number; min?: string } = {},
+): { ok: true; value: string } | { ok: false; error: string } {
   const t = text.trim().replace(/,/g, "");
   if (t === "") return { ok: false, error: `Enter the ${what}.` };
   const d = parseExactDecimal(t, 40);
-  if (d === null || t.startsWith("-") || t.startsWith("+")) return { ok: false, error: `The ${what} must be a number such as 12.5 (digits and one point).` };
+  if (d === null || t.startsWith("-") || t.startsWith("+"))
+    return { ok: false, error: `The ${what} must be a number such as 12.5 (digits and one point).` };
   if (d.digits <= 0n) return { ok: false, error: `The ${what} must be more than zero.` };
   const maxFraction = opts.maxFraction ?? MAX_FRACTION_DIGITS;
-  if (d.scale > maxFraction) return { ok: false, error: `The ${what} takes at most ${maxFraction} digits after the point.` };
+  if (d.scale > maxFraction)
+    return { ok: false, error: `The ${what} takes at most ${maxFraction} digits after the point.` };
   if (opts.min !== undefined) {
     const m = parseExactDecimal(opts.min)!;
     const scale = Math.max(m.scale, d.scale);
-    if (d.digits * 10n ** BigInt(scale - d.scale) < m.digits * 10n ** BigInt(scale - m.scale)) return { ok: false, error: `The ${what} must be at least ${opts.min}.` };
+    if (d.digits * 10n ** BigInt(scale - d.scale) < m.digits * 10n ** BigInt(scale - m.scale))
+      return { ok: false, error: `The ${what} must be at least ${opts.min}.` };
   }
   return { ok: true, value: t };
 }
@@ -86,7 +104,13 @@ export interface OrderDraft {
 }
 
 /** The POST /v1/orders body of a draft, or the sentence for each field that is wrong (nothing is sent then). */
-export function orderBody(assetId: string, preIpo: boolean, d: OrderDraft): { ok: true; body: Record<string, unknown> } | { ok: false; errors: Partial<Record<"quantity" | "limitPrice", string>> } {
+export function orderBody(
+  assetId: string,
+  preIpo: boolean,
+  d: OrderDraft,
+):
+  | { ok: true; body: Record<string, unknown> }
+  | { ok: false; errors: Partial<Record<"quantity" | "limitPrice", string>> } {
   const errors: Partial<Record<"quantity" | "limitPrice", string>> = {};
   const q = checkAmount(d.quantity, "quantity");
   if (!q.ok) errors.quantity = q.error;
@@ -106,7 +130,13 @@ export function orderBody(assetId: string, preIpo: boolean, d: OrderDraft): { ok
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
-const REGIMES: Record<string, string> = { "reg-d": "Reg D", "reg-cf": "Reg CF", "reg-s": "Reg S", "reg-a": "Reg A", retail: "retail" };
+const REGIMES: Record<string, string> = {
+  "reg-d": "Reg D",
+  "reg-cf": "Reg CF",
+  "reg-s": "Reg S",
+  "reg-a": "Reg A",
+  retail: "retail",
+};
 
 export function accreditationLabel(t: string | null | undefined): string {
   if (t === "506c") return "Rule 506(c): verified accredited investors only";
@@ -115,7 +145,7 @@ export function accreditationLabel(t: string | null | undefined): string {
 }
 
 export function regimeLabel(r: string | null | undefined): string {
-  return r ? REGIMES[r] ?? r : "—";
+  return r ? (REGIMES[r] ?? r) : "—";
 }
 
 /** A refusal in words, by the code and its details (the API's own message only where no sentence fits). */
@@ -131,9 +161,9 @@ export function explain(err: unknown): string {
     case "ACCREDITATION_REQUIRED": {
       if (d.reason === "reg_cf_investment_limit") {
         return `This buy would pass your Reg CF investment limit: as an investor who is not accredited you may invest ${usd(
-          num(d.limit)
+          num(d.limit),
         )} in Reg CF offerings over 12 months (the SEC's rule, based on your income and net worth), you have used ${usd(num(d.used))}, so ${usd(num(d.available))} remains and this order needs ${usd(
-          num(d.requested)
+          num(d.requested),
         )}.`;
       }
       if (d.accreditationType === "506c") {
@@ -171,10 +201,12 @@ export function explain(err: unknown): string {
     case "INVALID_ORDER_TYPE":
       return `This kind of order is not accepted for this asset: ${err.message}.`;
     case "FORBIDDEN":
-      if (d.reason === "kyc_required") return `Your identity verification (KYC) is not approved${d.kycStatus ? ` (it is ${String(d.kycStatus).replace(/_/g, " ")})` : ""}, so you cannot trade yet.`;
+      if (d.reason === "kyc_required")
+        return `Your identity verification (KYC) is not approved${d.kycStatus ? ` (it is ${String(d.kycStatus).replace(/_/g, " ")})` : ""}, so you cannot trade yet.`;
       return "You are not allowed to do this with your account.";
     case "UNAUTHORIZED":
-      if (d.header === "x-sandbox-phone-key") return "This browser does not hold this sandbox phone's key (another browser requested its first code), so its codes are not shown here. Use another phone number.";
+      if (d.header === "x-sandbox-phone-key")
+        return "This browser does not hold this sandbox phone's key (another browser requested its first code), so its codes are not shown here. Use another phone number.";
       return "Your session has ended. Log in again.";
     case "RATE_LIMIT_EXCEEDED":
       return "Too many requests in a short time. Wait a few seconds and try again.";
@@ -185,7 +217,9 @@ export function explain(err: unknown): string {
     case "AMOUNT_BELOW_MINIMUM":
       return `The minimum for ${methodLabel(str(d.method))} is ${usd(num(d.minimum))}.`;
     case "FUNDING_LIMIT_EXCEEDED": {
-      const left = num(d.remaining) ?? (num(d.limit) !== undefined && num(d.used) !== undefined ? num(d.limit)! - num(d.used)! : undefined);
+      const left =
+        num(d.remaining) ??
+        (num(d.limit) !== undefined && num(d.used) !== undefined ? num(d.limit)! - num(d.used)! : undefined);
       return `That passes the daily limit of ${usd(num(d.limit))} for ${methodLabel(str(d.method))}${left !== undefined ? `: ${usd(left)} remains today` : ""}.`;
     }
     case "TRANSACTION_NOT_FOUND":

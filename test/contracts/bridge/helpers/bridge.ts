@@ -17,15 +17,32 @@ export async function deployBridgeSystem() {
   const group = createFrostGroup(3, 5);
   const chainId = (await ethers.provider.getNetwork()).chainId;
 
-  const verifier: any = await (await ethers.getContractFactory("BridgeFrostVerifier")).deploy(1n, group.publicKey.x, group.publicKey.y);
+  const verifier: any = await (await ethers.getContractFactory("BridgeFrostVerifier")).deploy(
+    1n,
+    group.publicKey.x,
+    group.publicKey.y,
+  );
   const token: any = await (await ethers.getContractFactory("BridgeTestToken")).deploy("Demo USD", "USD", 6);
-  const vault: any = await (await ethers.getContractFactory("BridgeVault")).deploy(admin.address, await verifier.getAddress(), chainId, hsm.address, CHALLENGE_PERIOD_SEC);
-  const minter: any = await (await ethers.getContractFactory("BridgeMinter")).deploy(admin.address, await verifier.getAddress(), chainId);
+  const vault: any = await (await ethers.getContractFactory("BridgeVault")).deploy(
+    admin.address,
+    await verifier.getAddress(),
+    chainId,
+    hsm.address,
+    CHALLENGE_PERIOD_SEC,
+  );
+  const minter: any = await (await ethers.getContractFactory("BridgeMinter")).deploy(
+    admin.address,
+    await verifier.getAddress(),
+    chainId,
+  );
   await vault.setMinter(await minter.getAddress());
   await minter.setVault(await vault.getAddress());
   await vault.configureToken(await token.getAddress(), true, DAILY_LIMIT_WEI, HSM_THRESHOLD_WEI, DAILY_LIMIT_WEI, DAY);
   await minter.createWrappedToken(await token.getAddress(), "Bridged Demo USD", "USD.b", 6, DAILY_LIMIT_WEI, DAY);
-  const wrapped: any = await ethers.getContractAt("BridgeWrappedToken", await minter.wrappedTokenOf(await token.getAddress()));
+  const wrapped: any = await ethers.getContractAt(
+    "BridgeWrappedToken",
+    await minter.wrappedTokenOf(await token.getAddress()),
+  );
   await vault.grantRole(await vault.GUARDIAN_ROLE(), guardian.address);
   await minter.grantRole(await minter.GUARDIAN_ROLE(), guardian.address);
   await token.mint(alice.address, 10n * DAILY_LIMIT_WEI);
@@ -39,7 +56,12 @@ export async function deployBridgeSystem() {
   };
 
   /** The MINT message the minter recomputes for a deposit (override fields to forge a wrong one). */
-  const mintMessage = async (nonce: bigint, recipient: string, amountWei: bigint, o: Partial<BridgeMessage> = {}): Promise<BridgeMessage> => ({
+  const mintMessage = async (
+    nonce: bigint,
+    recipient: string,
+    amountWei: bigint,
+    o: Partial<BridgeMessage> = {},
+  ): Promise<BridgeMessage> => ({
     kind: BridgeMessageKind.MINT,
     srcChainId: chainId,
     srcContract: addr.vault,
@@ -52,7 +74,12 @@ export async function deployBridgeSystem() {
     keyEpoch: await verifier.keyEpoch(),
     ...o,
   });
-  const releaseMessage = async (nonce: bigint, recipient: string, amountWei: bigint, o: Partial<BridgeMessage> = {}): Promise<BridgeMessage> => ({
+  const releaseMessage = async (
+    nonce: bigint,
+    recipient: string,
+    amountWei: bigint,
+    o: Partial<BridgeMessage> = {},
+  ): Promise<BridgeMessage> => ({
     kind: BridgeMessageKind.RELEASE,
     srcChainId: chainId,
     srcContract: addr.minter,
@@ -66,7 +93,8 @@ export async function deployBridgeSystem() {
     ...o,
   });
   const sign = (m: BridgeMessage, g: FrostGroup = group): Hex => frostSign(g, getBridgeMessageDigest(m));
-  const hsmSign = (m: BridgeMessage, wallet = hsm): Hex => wallet.signingKey.sign(getBridgeMessageDigest(m)).serialized as Hex;
+  const hsmSign = (m: BridgeMessage, wallet = hsm): Hex =>
+    wallet.signingKey.sign(getBridgeMessageDigest(m)).serialized as Hex;
 
   /** Deposits from alice and returns the deposit nonce. */
   const depositFromAlice = async (amountWei: bigint, recipient = bob.address): Promise<bigint> => {
@@ -74,7 +102,28 @@ export async function deployBridgeSystem() {
     return BigInt(await vault.depositCount());
   };
 
-  return { admin, guardian, alice, bob, relayer, stranger, hsm, group, chainId, verifier, token, vault, minter, wrapped, addr, mintMessage, releaseMessage, sign, hsmSign, depositFromAlice };
+  return {
+    admin,
+    guardian,
+    alice,
+    bob,
+    relayer,
+    stranger,
+    hsm,
+    group,
+    chainId,
+    verifier,
+    token,
+    vault,
+    minter,
+    wrapped,
+    addr,
+    mintMessage,
+    releaseMessage,
+    sign,
+    hsmSign,
+    depositFromAlice,
+  };
 }
 
 export type BridgeSystem = Awaited<ReturnType<typeof deployBridgeSystem>>;

@@ -20,12 +20,22 @@ export function createFrostGroup(min = 3, max = 5): FrostGroup {
 }
 
 /** RFC 9591 65-byte signature of `message` by `signers` (default: the first `min` participants). */
-export function frostSignRaw(group: FrostGroup, message: Uint8Array, signers = group.ids.slice(0, group.min)): Uint8Array {
+export function frostSignRaw(
+  group: FrostGroup,
+  message: Uint8Array,
+  signers = group.ids.slice(0, group.min),
+): Uint8Array {
   const sessions = signers.map((id) => ({ id, ...secp256k1_FROST.commit(group.deal.secretShares[id]) }));
   const commitmentList = sessions.map((s) => s.commitments);
   const shares: Record<string, Uint8Array> = {};
   for (const s of sessions) {
-    shares[s.id] = secp256k1_FROST.signShare(group.deal.secretShares[s.id], group.deal.public, s.nonces, commitmentList, message);
+    shares[s.id] = secp256k1_FROST.signShare(
+      group.deal.secretShares[s.id],
+      group.deal.public,
+      s.nonces,
+      commitmentList,
+      message,
+    );
   }
   return secp256k1_FROST.aggregate(group.deal.public, commitmentList, message, shares);
 }
