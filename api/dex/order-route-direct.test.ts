@@ -130,8 +130,10 @@ test("POST /v1/orders: the per-IP limit at its boundary (the last request allowe
   } finally {
     await limited.close();
   }
-  // (a harness of its own: `post` above targets `h`)
-  async function _post(path: string, body: string, headers: Record<string, string>) {
+  // (a harness of its own: the module's `post` targets `h`; this hoisted one, which the calls above reach,
+  // targets `limited`)
+  // biome-ignore lint/correctness/noUnusedVariables: called above (a hoisted declaration Biome does not see)
+  async function post(path: string, body: string, headers: Record<string, string>) {
     const r = await fetch(limited.origin + path, { method: "POST", headers, body });
     const text = await r.text();
     return { status: r.status, headers: r.headers, body: JSON.parse(text), text };
