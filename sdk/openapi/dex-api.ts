@@ -68,6 +68,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/market-summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every market's best bid and ask, last price, 24 h open, change (percent) and volume in one public answer, for pages and dashboards; the per-symbol ticker of spec 4.C stays on the signed scheme */
+        get: operations["getV1MarketSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ticker/{symbol}": {
         parameters: {
             query?: never;
@@ -542,6 +559,66 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         };
+                    };
+                };
+            };
+            /** @description rate limited */
+            429: {
+                headers: {
+                    /** @description requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getV1MarketSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every market's summary */
+            200: {
+                headers: {
+                    /** @description requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        markets: {
+                            symbol: string;
+                            bid: string | null;
+                            ask: string | null;
+                            last: string | null;
+                            open24h: string | null;
+                            change24h: string | null;
+                            volume24h: string;
+                        }[];
+                        timestamp: number;
                     };
                 };
             };
