@@ -172,8 +172,14 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
   );
   assert.equal(refusal.body.error.details.retry_after, retryAfter);
 
-  // /health: degraded, the home chain and the pipeline both down
-  const down = await health();
+  // /health: degraded, the home chain and the pipeline both down. /health answers from a report taken every
+  // second (scripts/stack/health.ts), so the kill shows in it within one refresh: wait for that report.
+  const askedAt = Date.now();
+  let down = await health();
+  while (down.status === 200 && Date.now() - askedAt < 2_500 && stack.chains.home.status().state === "down") {
+    await new Promise((r) => setTimeout(r, 100));
+    down = await health();
+  }
   if (stack.chains.home.status().state === "down") {
     assert.equal(down.status, 503);
     assert.equal(down.body.status, "degraded");
