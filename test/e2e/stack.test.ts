@@ -258,8 +258,15 @@ test("npm start prints the stack, serves /health, stops every chain on SIGINT; -
   assert.match(banner, new RegExp(`remote \\(chain 31338\\)\\s+http://127\\.0\\.0\\.1:${env.REMOTE_CHAIN_PORT}`));
   assert.match(banner, /Settlement \(home\)\s+0x[0-9a-fA-F]{40}/);
   assert.match(banner, /demo trader 1\s+0x[0-9a-fA-F]{40}\s+0x[0-9a-f]{64}/);
-  const res = await fetch(`http://127.0.0.1:${env.HEALTH_PORT}/health`);
-  const report = (await res.json()) as { components: { name: string; ok: boolean }[] };
+  // /health answers from a report taken every second (scripts/stack/health.ts): the first one after the
+  // banner names the chains
+  type Report = { components: { name: string; ok: boolean }[] };
+  const healthReport = async () => (await (await fetch(`http://127.0.0.1:${env.HEALTH_PORT}/health`)).json()) as Report;
+  let report = await healthReport();
+  for (let i = 0; i < 25 && !report.components.some((c) => c.name === "home-chain"); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    report = await healthReport();
+  }
   assert.ok(report.components.find((c) => c.name === "home-chain")?.ok);
   assert.ok(report.components.find((c) => c.name === "remote-chain")?.ok);
 
