@@ -7,11 +7,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { OrderSide, getOrderHash, getSettlementDomain, signOrder, type Order } from "../sdk/eip712";
-import { buildSettleArgs } from "../sdk/settle-batch";
-import type { StartIndexerOptions } from "./run";
-import { type ExchangeFixture, deployExchange } from "./testing/exchangeFixture";
-import { type TestChain, startHardhatNode } from "./testing/hardhatNode";
+import { OrderSide, getOrderHash, getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
+import { buildSettleArgs } from "../../sdk/settle-batch";
+import type { StartIndexerOptions } from "../../indexer/run";
+import { type ExchangeFixture, deployExchange } from "../../indexer/testing/exchangeFixture";
+import { type TestChain, startHardhatNode } from "../../indexer/testing/hardhatNode";
 
 const E18 = 10n ** 18n;
 const USD = 10n ** 6n;
@@ -91,7 +91,13 @@ async function launch(
   const logFile = path.join(workDir, `indexer-${++launches}.log`);
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", path.join(__dirname, "testing", "launch-indexer.ts"), JSON.stringify(options), logFile],
+    [
+      "--import",
+      "tsx",
+      path.join(__dirname, "..", "..", "indexer", "testing", "launch-indexer.ts"),
+      JSON.stringify(options),
+      logFile,
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
