@@ -225,18 +225,23 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     assert.ok(traded.includes("WETH-USD"), `traded in ${traded.join(", ")}; ${lastRefusal}`);
     await a.click("#funds-box input[name=amount]");
     const typed = "1234.5678";
-    // one resting sell of 0.3, taken by a buy of 0.01 every 100 ms: 30 trades in 3 s
-    assert.ok(await postLimit(rest, info, carol.privateKey, "WETH-USD", "sell", "2100", "0.3"), lastRefusal);
+    // 30 trades in 3 s, one every 100 ms: a resting sell of carol's and a resting bid of dave's, taken in turn by
+    // a buy of dave's and a sell of carol's (each wallet places 5 a second, half its per-trader limit)
+    assert.ok(await postLimit(rest, info, carol.privateKey, "WETH-USD", "sell", "2100", "0.15"), lastRefusal);
+    assert.ok(await postLimit(rest, info, dave.privateKey, "WETH-USD", "buy", "2000", "0.15"), lastRefusal);
     let trades = 0;
-    const buys: Promise<void>[] = [];
+    const takes: Promise<void>[] = [];
     const burst = (async () => {
       for (let i = 0; i < 30; i++) {
-        buys.push(
-          postLimit(rest, info, dave.privateKey, "WETH-USD", "buy", "2100", "0.01").then((ok) => void (ok && trades++)),
+        const [key, side, price] = i % 2 === 0 ? [dave.privateKey, "buy", "2100"] : [carol.privateKey, "sell", "2000"];
+        takes.push(
+          postLimit(rest, info, key, "WETH-USD", side as "buy" | "sell", price, "0.01").then(
+            (ok) => void (ok && trades++),
+          ),
         );
         await new Promise((r) => setTimeout(r, 100));
       }
-      await Promise.all(buys);
+      await Promise.all(takes);
     })();
     for (const ch of typed) {
       await a.keyboard.type(ch);
