@@ -4,9 +4,9 @@
 // skipped past.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { DexFill } from "../../../pipeline/service";
 import { meetsAccreditation, REG_CF_WINDOW_MS, regCfLimitCents } from "./compliance";
-import { fifoPosition, lotsTakenBy, type AssetFill } from "./ledger";
+import { fill } from "../testing/asset-fill";
+import { fifoPosition, lotsTakenBy, } from "./ledger";
 import { EXEMPTIONS, hasHold, HOLD_MONTHS, restrictionEndMs } from "./resale";
 
 describe("accreditation: a status never counts with another type's", () => {
@@ -59,32 +59,6 @@ describe("resale: each regime's hold and exemptions; month ends", () => {
 });
 
 describe("FIFO lots: order, empty lots, overselling, skipping open sells", () => {
-  const fill = (
-    tradeId: string,
-    ts: number,
-    side: "BUY" | "SELL",
-    base: bigint,
-    quote: bigint,
-    fee = 0n,
-    feeInBase = side === "BUY",
-  ): AssetFill => ({
-    fill: {
-      tradeId,
-      orderId: "o",
-      priceTicks: 1n,
-      sizeLots: 1n,
-      liquidity: "taker",
-      feeUnits: fee,
-      feeToken: "0x0",
-      timestampMs: ts,
-      settlement: "settled",
-      txHash: null,
-    } as DexFill,
-    side,
-    baseUnits: base,
-    quoteUnits: quote,
-    feeInBase,
-  });
   it("fills are taken in time order whatever order they come in, ties by trade id", () => {
     const p = fifoPosition([
       fill("c", 3, "SELL", 4n, 400n),

@@ -3,10 +3,10 @@
 // inside and after the hold, with and without each exemption), and FIFO lot relief.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { DexFill } from "../../../pipeline/service";
 import type { AccreditationStatus, AccreditationType } from "../accounts";
 import { isAccredited, meetsAccreditation, regCfLimitCents } from "./compliance";
-import { fifoPosition, lotsTakenBy, type AssetFill } from "./ledger";
+import { fill } from "../testing/asset-fill";
+import { fifoPosition, lotsTakenBy, } from "./ledger";
 import { bookEligible, isRestricted, mayTransfer, restrictionEndMs } from "./resale";
 
 describe("accreditation: each accreditationType against each investor status", () => {
@@ -134,32 +134,6 @@ describe("resale: each regime, inside and after the hold, with and without each 
 });
 
 describe("FIFO lots", () => {
-  const fill = (
-    tradeId: string,
-    ts: number,
-    side: "BUY" | "SELL",
-    base: bigint,
-    quote: bigint,
-    fee = 0n,
-    feeInBase = side === "BUY",
-  ): AssetFill => ({
-    fill: {
-      tradeId,
-      orderId: "o",
-      priceTicks: 1n,
-      sizeLots: 1n,
-      liquidity: "taker",
-      feeUnits: fee,
-      feeToken: "0x0",
-      timestampMs: ts,
-      settlement: "settled",
-      txHash: null,
-    } as DexFill,
-    side,
-    baseUnits: base,
-    quoteUnits: quote,
-    feeInBase,
-  });
   it("a sell relieves the oldest lots first; cost and realized P&L follow", () => {
     const p = fifoPosition([
       fill("a", 1, "BUY", 10n, 1000n),
