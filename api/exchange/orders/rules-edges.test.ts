@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { meetsAccreditation, REG_CF_WINDOW_MS, regCfLimitCents } from "./compliance";
 import { fill } from "../testing/asset-fill";
-import { fifoPosition, lotsTakenBy, } from "./ledger";
+import { fifoPosition, lotsTakenBy } from "./ledger";
 import { EXEMPTIONS, hasHold, HOLD_MONTHS, restrictionEndMs } from "./resale";
 
 describe("accreditation: a status never counts with another type's", () => {

@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import type { AccreditationStatus, AccreditationType } from "../accounts";
 import { isAccredited, meetsAccreditation, regCfLimitCents } from "./compliance";
 import { fill } from "../testing/asset-fill";
-import { fifoPosition, lotsTakenBy, } from "./ledger";
+import { fifoPosition, lotsTakenBy } from "./ledger";
 import { bookEligible, isRestricted, mayTransfer, restrictionEndMs } from "./resale";
 
 describe("accreditation: each accreditationType against each investor status", () => {
