@@ -7,6 +7,9 @@ const LIMIT = Number(process.argv[process.argv.indexOf("--limit") + 1]) || 80;
 const SKIP = [
   /\.test\.ts$/,
   /\.bench\.ts$/,
+  // test code: the `test/` tree and the `testing/` folders of test doubles beside each service
+  /^test\//,
+  /(^|\/)testing\//,
   /(^|\/)node_modules\//,
   /(^|\/)generated\//,
   /^sdk\/openapi\//,
