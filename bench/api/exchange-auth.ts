@@ -15,7 +15,7 @@ import pino from "pino";
 import { createDb } from "../../db";
 import { iamConfig } from "../../api/iam/config";
 import { startIam } from "../../api/iam/server";
-import { readOutbox } from "../../api/iam/testing/harness";
+import { passwordGrant, requestCode } from "../../api/iam/testing/harness";
 import { createSecretBox } from "../../api/auth/secret-box";
 import { listenDexRest } from "../../api/dex/app";
 import { createAccountStore } from "../../api/exchange/accounts";
@@ -44,13 +44,102 @@ export interface ExchangeAuthFigures {
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
+/** A user logs in as a person would: a one-time code from the outbox, then the password grant. */
+async function logIn(issuer: string): Promise<string> {
+  const phone = "+15550001234";
+  const grant = await passwordGrant(issuer, phone, await requestCode(issuer, phone));
+  return (grant.body as { access_token: string }).access_token;
+}
+
+/** The two verifiers, each verification timed: identity.verify starts the clock, tenants.verify ends it. */
+function timedVerifiers(identity: IdentityVerifier, tenants: TenantTokens) {
+  const started = new WeakMap<object, number>();
+  const timing = { verifyMs: [] as number[], recording: false };
+  const timedIdentity: IdentityVerifier = {
+    async verify(token) {
+      const t = performance.now();
+      const claims = await identity.verify(token);
+      started.set(claims, t);
+      return claims;
+    },
+  };
+  const timedTenants: TenantTokens = {
+    issue: (i) => tenants.issue(i),
+    async verify(token, claims) {
+      await tenants.verify(token, claims);
+      const t = started.get(claims);
+      if (timing.recording && t !== undefined) timing.verifyMs.push(performance.now() - t);
+    },
+  };
+  return { timedIdentity, timedTenants, timing };
+}
+
+/** Custody answering a fixed balance: the figure is the verification's, the chain read is not measured. */
+const fixedCustody = {
+  ensureAccount: async () => undefined,
+  balances: async () => ({
+    address: "0x0000000000000000000000000000000000000001" as const,
+    cashUnits: 100_000_000_000n,
+    availableCashUnits: 100_000_000_000n,
+  }),
+};
+
+async function startTimedExchange(issuer: string, apiDb: Awaited<ReturnType<typeof createDb>>) {
+  const config = exchangeApiConfig({
+    issuers: [issuer],
+    audience: "exchange-api",
+    rateLimits: { ipPerMinute: 1e9, authenticatedPerMinute: 1e9 },
+  });
+  const identity = createIdentityVerifier({
+    issuers: config.issuers,
+    audience: config.audience,
+    clockToleranceS: config.clockToleranceS,
+    fetchTimeoutMs: config.identityFetchTimeoutMs,
+  });
+  const tenants = await createTenantTokens({
+    db: apiDb,
+    box: createSecretBox(randomBytes(32).toString("hex")),
+    maxLifetimeS: config.tenantTokenMaxLifetimeS,
+    clockToleranceS: config.clockToleranceS,
+  });
+  const { timedIdentity, timedTenants, timing } = timedVerifiers(identity, tenants);
+  const app = createExchangeApp({
+    config,
+    logger: pino({ level: "silent" }),
+    identity: timedIdentity,
+    tenants: timedTenants,
+    accounts: createAccountStore(apiDb),
+    custody: fixedCustody,
+    cashDecimals: 6,
+  });
+  const http = await listenDexRest(app, 0);
+  return { http, identity, tenants, timing };
+}
+
+async function tenantToken(url: string, accessToken: string): Promise<string> {
+  const res = await fetch(`${url}/auth/tenant-token`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${accessToken}` },
+  });
+  return ((await res.json()) as { token: string }).token;
+}
+
+async function sortedTimes(n: number, fn: () => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b);
+}
+
 export async function benchExchangeAuth(
   o: { seconds?: number; connections?: number } = {},
 ): Promise<ExchangeAuthFigures> {
   const seconds = o.seconds ?? Number(process.env.BENCH_SECONDS ?? 10);
   const connections = o.connections ?? Number(process.env.BENCH_CONNECTIONS ?? 32);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-exchange-auth-"));
-  const logger = pino({ level: "silent" });
   const iamDb = await createDb({ dataDir: path.join(dir, "iam") });
   const apiDb = await createDb({ dataDir: path.join(dir, "api") });
   const iamPort = await freePort();
@@ -59,116 +148,29 @@ export async function benchExchangeAuth(
     config: iamConfig({ issuer, resource: "http://127.0.0.1:3000/v1" }),
     db: iamDb,
     clock: systemClock,
-    logger,
+    logger: pino({ level: "silent" }),
     encryptionKeyHex: randomBytes(32).toString("hex"),
     host: "127.0.0.1",
     port: iamPort,
   });
-  let http: Awaited<ReturnType<typeof listenDexRest>> | undefined;
+  let ex: Awaited<ReturnType<typeof startTimedExchange>> | undefined;
   try {
-    // a user logs in as a person would
-    const phone = "+15550001234";
-    const otp = await (
-      await fetch(`${issuer}/api/otp`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ phone }),
-      })
-    ).json();
-    const code = await readOutbox(issuer, phone, otp);
-    const grant = await fetch(`${issuer}/api/login/oauth/access_token`, {
-      method: "POST",
-      body: new URLSearchParams({
-        grant_type: "password",
-        client_id: "exchange-web",
-        username: phone,
-        password: code,
-        scope: "openid profile email phone",
-      }),
-    });
-    const accessToken = ((await grant.json()) as { access_token: string }).access_token;
-
-    // the exchange API over its real verifiers, each verification timed
-    const config = exchangeApiConfig({
-      issuers: [issuer],
-      audience: "exchange-api",
-      rateLimits: { ipPerMinute: 1e9, authenticatedPerMinute: 1e9 },
-    });
-    const identity = createIdentityVerifier({
-      issuers: config.issuers,
-      audience: config.audience,
-      clockToleranceS: config.clockToleranceS,
-      fetchTimeoutMs: config.identityFetchTimeoutMs,
-    });
-    const tenants = await createTenantTokens({
-      db: apiDb,
-      box: createSecretBox(randomBytes(32).toString("hex")),
-      maxLifetimeS: config.tenantTokenMaxLifetimeS,
-      clockToleranceS: config.clockToleranceS,
-    });
-    const started = new WeakMap<object, number>();
-    const verifyMs: number[] = [];
-    let recording = false;
-    // identity.verify starts the timing, tenants.verify (the last step of verification) ends it
-    const timedIdentity: IdentityVerifier = {
-      async verify(token) {
-        const t = performance.now();
-        const claims = await identity.verify(token);
-        started.set(claims, t);
-        return claims;
-      },
-    };
-    const timedTenants: TenantTokens = {
-      issue: (i) => tenants.issue(i),
-      async verify(token, claims) {
-        await tenants.verify(token, claims);
-        const t = started.get(claims);
-        if (recording && t !== undefined) verifyMs.push(performance.now() - t);
-      },
-    };
-    const app = createExchangeApp({
-      config,
-      logger,
-      identity: timedIdentity,
-      tenants: timedTenants,
-      accounts: createAccountStore(apiDb),
-      custody: {
-        ensureAccount: async () => undefined,
-        balances: async () => ({
-          address: "0x0000000000000000000000000000000000000001",
-          cashUnits: 100_000_000_000n,
-          availableCashUnits: 100_000_000_000n,
-        }),
-      },
-      cashDecimals: 6,
-    });
-    http = await listenDexRest(app, 0);
-    const tenant = (
-      (await (
-        await fetch(`${http.url}/auth/tenant-token`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${accessToken}` },
-        })
-      ).json()) as { token: string }
-    ).token;
+    const accessToken = await logIn(issuer);
+    ex = await startTimedExchange(issuer, apiDb);
+    const { http, identity, tenants, timing } = ex;
+    const tenant = await tenantToken(http.url, accessToken);
     const headers = { authorization: `Bearer ${accessToken}`, "tenant-authorization": tenant };
     const warm = await fetch(`${http.url}/account`, { headers });
     if (warm.status !== 200) throw new Error(`GET /v1/account answered ${warm.status}: ${await warm.text()}`);
-    recording = true;
+    timing.recording = true;
     const result = await new Promise<autocannon.Result>((resolve, reject) =>
-      autocannon({ url: `${http!.url}/account`, headers, connections, duration: seconds }, (err, res) =>
+      autocannon({ url: `${http.url}/account`, headers, connections, duration: seconds }, (err, res) =>
         err ? reject(err) : resolve(res),
       ),
     );
-    recording = false;
-    verifyMs.sort((a, b) => a - b);
-    const alone: number[] = [];
-    for (let i = 0; i < 1000; i++) {
-      const t = performance.now();
-      await tenants.verify(tenant, await identity.verify(accessToken));
-      alone.push(performance.now() - t);
-    }
-    alone.sort((a, b) => a - b);
+    timing.recording = false;
+    const verifyMs = timing.verifyMs.sort((a, b) => a - b);
+    const alone = await sortedTimes(1000, async () => tenants.verify(tenant, await identity.verify(accessToken)));
     return {
       seconds,
       connections,
@@ -183,7 +185,7 @@ export async function benchExchangeAuth(
       non2xx: result.non2xx,
     };
   } finally {
-    await http?.close();
+    await ex?.http.close();
     await iam.close();
     await iamDb.close();
     await apiDb.close();

@@ -16,9 +16,8 @@
 // Standalone: `npx tsx bench/api/exchange-market.ts`; bench:api (bench/api/run.ts) prints it too.
 // Env: BENCH_SECONDS (10 per run), BENCH_CONNECTIONS (32), BENCH_EXCHANGE_USERS (48), BENCH_PROFILE (dir:
 // a V8 CPU profile of the stack process).
-import { readOutbox } from "../../api/iam/testing/harness";
+import { passwordGrant, requestCode } from "../../api/iam/testing/harness";
 import autocannon from "autocannon";
-import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -29,6 +28,7 @@ import { createTestConfig, defaultComponents, startStack } from "../../scripts/s
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
 import { signedInput } from "../../pipeline/testing/orders";
+import { forkBenchChild, stopBenchChild } from "./child";
 
 export interface ExchangeMarketRow {
   what: string;
@@ -138,24 +138,8 @@ const cannon = (opts: autocannon.Options, statuses: Map<number, number>) =>
   });
 
 async function login(iam: string, api: string, phone: string): Promise<Record<string, string>> {
-  const otp = await fetch(`${iam}/api/otp`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ phone }),
-  });
-  if (otp.status >= 300) throw new Error(`otp ${phone}: ${otp.status} ${await otp.text()}`);
-  const code = await readOutbox(iam, phone, await otp.json());
-  const form = new URLSearchParams({
-    grant_type: "password",
-    client_id: "exchange-web",
-    username: phone,
-    password: code,
-    scope: "openid profile email phone",
-  });
-  const grant = (await (await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form })).json()) as {
-    access_token: string;
-  };
-  const auth = { authorization: `Bearer ${grant.access_token}` };
+  const grant = await passwordGrant(iam, phone, await requestCode(iam, phone));
+  const auth = { authorization: `Bearer ${(grant.body as { access_token: string }).access_token}` };
   const tt = await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth });
   if (tt.status !== 200) throw new Error(`tenant token ${phone}: ${tt.status} ${await tt.text()}`);
   const headers = { ...auth, "tenant-authorization": ((await tt.json()) as { token: string }).token };
@@ -166,119 +150,116 @@ async function login(iam: string, api: string, phone: string): Promise<Record<st
   return headers;
 }
 
+interface Run {
+  ready: ChildReady;
+  seconds: number;
+  connections: number;
+  rows: ExchangeMarketRow[];
+}
+
+function rowOf(
+  run: Run,
+  what: string,
+  r: autocannon.Result,
+  statuses: Map<number, number>,
+  connections = run.connections,
+): ExchangeMarketRow {
+  return {
+    what,
+    connections,
+    seconds: run.seconds,
+    requestsPerSecond: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    total: r.requests.total,
+    statuses: Object.fromEntries(statuses),
+  };
+}
+
+/** GET /v1/assets, /quote and /book under autocannon, each checked first (the AAPL book is not empty). */
+async function benchReads(run: Run): Promise<void> {
+  const { api } = run.ready;
+  for (const p of ["/assets", "/assets/AAPL/quote", "/assets/AAPL/book"]) {
+    const check = await fetch(`${api}${p}`);
+    const body = (await check.json()) as { bids?: unknown[]; asks?: unknown[] };
+    if (check.status !== 200) throw new Error(`GET ${p}: ${check.status} ${JSON.stringify(body)}`);
+    if (p.endsWith("/book") && (!body.bids?.length || !body.asks?.length))
+      throw new Error(`the AAPL book is empty: ${JSON.stringify(body)}`);
+    const statuses = new Map<number, number>();
+    const r = await cannon({ url: `${api}${p}`, connections: run.connections, duration: run.seconds }, statuses);
+    run.rows.push(rowOf(run, `GET /v1${p}`, r, statuses));
+  }
+}
+
+/** One awaited order per asset comes out of each asset's queue after the bench's: nothing spills over. */
+async function drain(api: string, drainer: Record<string, string>, assets: readonly string[]): Promise<void> {
+  for (const assetId of assets) {
+    const d = await fetch(`${api}/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...drainer },
+      body: JSON.stringify({ assetId, side: "BUY", orderType: "limit", quantity: "0.001", limitPrice: "180.00" }),
+    });
+    if (d.status !== 201) throw new Error(`drain order: ${d.status} ${await d.text()}`);
+    await d.arrayBuffer();
+  }
+}
+
+/** Limit BUYs that rest (190.00 .. 199.99, below AAPL's best ask of 232.00), from each user in turn. */
+async function benchOrders(run: Run, users: number): Promise<{ oneAsset: number; threeAssets: number }> {
+  const headers: Record<string, string>[] = [];
+  for (let u = 0; u < users; u++)
+    headers.push(await login(run.ready.iam, run.ready.api, `+1415556${String(1000 + u).padStart(4, "0")}`));
+  const drainer = await login(run.ready.iam, run.ready.api, "+14155569999"); // not one of the users: never rate limited
+  const origin = run.ready.api.replace(/\/v1$/, "");
+  let n = 0;
+  const setupRequest = (assets: readonly string[]) => (req: autocannon.Request) => {
+    const i = n++;
+    const cents = 19_000 + (i % 1000);
+    const limitPrice = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;
+    const body = JSON.stringify({
+      assetId: assets[i % assets.length],
+      side: "BUY",
+      orderType: "limit",
+      quantity: "0.001",
+      limitPrice,
+    });
+    return { ...req, headers: { "content-type": "application/json", ...headers[i % users] }, body };
+  };
+  const ordersRun = async (assets: readonly string[], conns: number): Promise<number> => {
+    const statuses = new Map<number, number>();
+    const requests = [{ method: "POST" as const, path: "/v1/orders", setupRequest: setupRequest(assets) }];
+    const r = await cannon({ url: origin, connections: conns, duration: run.seconds, requests }, statuses);
+    // autocannon stops sending, but the server still works through the orders it has
+    await drain(run.ready.api, drainer, assets);
+    const what = `POST /v1/orders (limit BUY that rests, ${users} users in turn, ${assets.join("/")})`;
+    run.rows.push(rowOf(run, what, r, statuses, conns));
+    return (statuses.get(201) ?? 0) / run.seconds;
+  };
+  // one connection (the cost of one order), then CONNECTIONS on one asset (the orders service places one
+  // user's orders one at a time), then CONNECTIONS over three assets
+  await ordersRun(["AAPL"], 1);
+  const oneAsset = await ordersRun(["AAPL"], run.connections);
+  const threeAssets = await ordersRun(["AAPL", "MSFT", "JPM"], run.connections);
+  return { oneAsset, threeAssets };
+}
+
 export async function benchExchangeMarket(
   o: { seconds?: number; connections?: number; users?: number } = {},
 ): Promise<ExchangeMarketFigures> {
   const seconds = o.seconds ?? Number(process.env.BENCH_SECONDS ?? 10);
   const connections = o.connections ?? Number(process.env.BENCH_CONNECTIONS ?? 32);
   const users = o.users ?? Number(process.env.BENCH_EXCHANGE_USERS ?? 48);
-  const proc = fork(__filename, ["child"], {
-    // BENCH_PROFILE=dir: a V8 CPU profile of the stack process, written when it stops
-    execArgv: [
-      "--import",
-      "tsx",
-      ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-    ],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
+  const { child: proc, ready } = await forkBenchChild<ChildReady>(__filename, ["child"]);
   try {
-    const ready = await new Promise<ChildReady>((resolve, reject) => {
-      proc.once("message", (msg) => resolve(msg as ChildReady));
-      proc.once("exit", (code) => reject(new Error(`the stack process exited (${code}) before it was ready`)));
-    });
-    const rows: ExchangeMarketRow[] = [];
-    const row = (what: string, r: autocannon.Result, statuses: Map<number, number>): ExchangeMarketRow => ({
-      what,
-      connections,
-      seconds,
-      requestsPerSecond: r.requests.average,
-      p50Ms: r.latency.p50,
-      p99Ms: r.latency.p99,
-      total: r.requests.total,
-      statuses: Object.fromEntries(statuses),
-    });
-    for (const p of ["/assets", "/assets/AAPL/quote", "/assets/AAPL/book"]) {
-      const check = await fetch(`${ready.api}${p}`);
-      const body = (await check.json()) as { bids?: unknown[]; asks?: unknown[] };
-      if (check.status !== 200) throw new Error(`GET ${p}: ${check.status} ${JSON.stringify(body)}`);
-      if (p.endsWith("/book") && (!body.bids?.length || !body.asks?.length))
-        throw new Error(`the AAPL book is empty: ${JSON.stringify(body)}`);
-      const statuses = new Map<number, number>();
-      rows.push(
-        row(
-          `GET /v1${p}`,
-          await cannon({ url: `${ready.api}${p}`, connections, duration: seconds }, statuses),
-          statuses,
-        ),
-      );
-    }
-
-    const headers: Record<string, string>[] = [];
-    for (let u = 0; u < users; u++)
-      headers.push(await login(ready.iam, ready.api, `+1415556${String(1000 + u).padStart(4, "0")}`));
-    const drainer = await login(ready.iam, ready.api, "+14155569999"); // not one of the users: never rate limited
-    const origin = ready.api.replace(/\/v1$/, "");
-    let n = 0;
-    let accepted = 0;
-    const ordersRun = async (assets: readonly string[], conns: number) => {
-      const statuses = new Map<number, number>();
-      const r = await cannon(
-        {
-          url: origin,
-          connections: conns,
-          duration: seconds,
-          requests: [
-            {
-              method: "POST",
-              path: "/v1/orders",
-              setupRequest: (req) => {
-                const i = n++;
-                const cents = 19_000 + (i % 1000); // 190.00 .. 199.99: below AAPL's best ask (232.00), they rest
-                const limitPrice = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;
-                const body = JSON.stringify({
-                  assetId: assets[i % assets.length],
-                  side: "BUY",
-                  orderType: "limit",
-                  quantity: "0.001",
-                  limitPrice,
-                });
-                return { ...req, headers: { "content-type": "application/json", ...headers[i % users] }, body };
-              },
-            },
-          ],
-        },
-        statuses,
-      );
-      accepted = statuses.get(201) ?? 0;
-      // autocannon stops sending, but the server still works through the orders it has: one more order per
-      // asset, awaited, comes out of each asset's queue after them (so nothing spills into the next run)
-      for (const assetId of assets) {
-        const d = await fetch(`${ready.api}/orders`, {
-          method: "POST",
-          headers: { "content-type": "application/json", ...drainer },
-          body: JSON.stringify({ assetId, side: "BUY", orderType: "limit", quantity: "0.001", limitPrice: "180.00" }),
-        });
-        if (d.status !== 201) throw new Error(`drain order: ${d.status} ${await d.text()}`);
-        await d.arrayBuffer();
-      }
-      rows.push({
-        ...row(`POST /v1/orders (limit BUY that rests, ${users} users in turn, ${assets.join("/")})`, r, statuses),
-        connections: conns,
-      });
-    };
-    // one connection (the cost of one order), then CONNECTIONS on one asset (placementKey in
-    // api/exchange/orders/service.ts: one user's orders one at a time), then CONNECTIONS over three assets
-    await ordersRun(["AAPL"], 1);
-    await ordersRun(["AAPL"], connections);
-    const oneAsset = accepted / seconds;
-    await ordersRun(["AAPL", "MSFT", "JPM"], connections);
-    const threeAssets = accepted / seconds;
+    const run: Run = { ready, seconds, connections, rows: [] };
+    await benchReads(run);
+    const { oneAsset, threeAssets } = await benchOrders(run, users);
     const load = os
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(" ");
     return {
-      rows,
+      rows: run.rows,
       users,
       ordersPerSecond: oneAsset,
       ordersPerSecondThreeAssets: threeAssets,
@@ -286,13 +267,7 @@ export async function benchExchangeMarket(
       load,
     };
   } finally {
-    if (proc.exitCode === null) {
-      const exited = new Promise<void>((r) => proc.once("exit", () => r()));
-      proc.send("stop");
-      const t = setTimeout(() => proc.kill("SIGKILL"), 60_000);
-      await exited;
-      clearTimeout(t);
-    }
+    await stopBenchChild(proc);
   }
 }
 

@@ -39,10 +39,8 @@ export interface SseFanoutFigures {
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
-export async function benchSseFanout(o: { subscribers?: number; rounds?: number } = {}): Promise<SseFanoutFigures> {
-  const subscribers = o.subscribers ?? Number(process.env.BENCH_SSE_SUBSCRIBERS ?? 1000);
-  const rounds = o.rounds ?? Number(process.env.BENCH_SSE_ROUNDS ?? 30);
-  const issuer = await startTestIssuer({ alg: "ES256" });
+/** The exchange API over the in-memory DEX service, and a maker whose bids move the quote. */
+async function startSseStack(issuerUrl: string) {
   const db = await createDb();
   const dex = createMemoryDexService();
   const weth = TEST_MARKETS[0];
@@ -52,7 +50,7 @@ export async function benchSseFanout(o: { subscribers?: number; rounds?: number 
   const realtime = createExchangeRealtime({ dex });
   const api = await startExchangeApi({
     config: exchangeApiConfig({
-      issuers: [issuer.issuer],
+      issuers: [issuerUrl],
       audience: "exchange-api",
       rateLimits: { ipPerMinute: 1e9, authenticatedPerMinute: 1e9 },
     }),
@@ -64,7 +62,6 @@ export async function benchSseFanout(o: { subscribers?: number; rounds?: number 
     port: 0,
     extensions: [(x) => realtime.extension(x)],
   });
-  const url = new URL(`${api.url.replace(/\/v1$/, "")}/api/realtime?subscribe=quote:WETH`);
   let nonce = 1n;
   const place = async (priceTicks: bigint) =>
     dex.placeOrder(
@@ -81,61 +78,50 @@ export async function benchSseFanout(o: { subscribers?: number; rounds?: number 
         nowMs: Date.now(),
       }),
     );
-  await place(100_000n);
+  const close = async () => {
+    await realtime.close();
+    await api.close();
+    await db.close();
+  };
+  return { url: new URL(`${api.url.replace(/\/v1$/, "")}/api/realtime?subscribe=quote:WETH`), place, close };
+}
 
-  // per subscriber: the time it received each bid
-  const received: Map<number, number>[] = [];
-  const requests: http.ClientRequest[] = [];
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-  const tokens: string[] = [];
-  for (let u = 0; u < Math.ceil(subscribers / 5); u++)
-    tokens.push(await issuer.sign({ sub: `bench-${u}`, owner: "bench", phone: "+15550000000" }));
-  const t0 = Date.now();
-  await Promise.all(
-    Array.from(
-      { length: subscribers },
-      (_, i) =>
-        new Promise<void>((resolve, reject) => {
-          const got = new Map<number, number>();
-          received.push(got);
-          const req = http.get(
-            url,
-            { agent, headers: { accept: "text/event-stream", authorization: `Bearer ${tokens[Math.floor(i / 5)]}` } },
-            (res) => {
-              if (res.statusCode !== 200) return reject(new Error(`subscriber ${i}: ${res.statusCode}`));
-              res.setEncoding("utf8");
-              let buf = "";
-              let first = true;
-              res.on("data", (chunk: string) => {
-                if (first) {
-                  first = false;
-                  resolve();
-                }
-                buf += chunk;
-                let end: number;
-                while ((end = buf.indexOf("\n\n")) >= 0) {
-                  const message = buf.slice(0, end);
-                  buf = buf.slice(end + 2);
-                  const data = /^data: ?(.*)$/m.exec(message)?.[1];
-                  if (!data || !/^event: ?quote$/m.test(message)) continue;
-                  const bid = (JSON.parse(data) as { bid: number | null }).bid;
-                  if (bid !== null && !got.has(bid)) got.set(bid, performance.now());
-                }
-              });
-            },
-          );
-          req.on("error", reject);
-          requests.push(req);
-        }),
-    ),
-  );
-  const connectMs = Date.now() - t0;
+/** One SSE subscriber: records in `got` the time it first received each bid; resolves on the first bytes. */
+function subscribe(url: URL, agent: http.Agent, token: string, got: Map<number, number>) {
+  return new Promise<http.ClientRequest>((resolve, reject) => {
+    const req = http.get(
+      url,
+      { agent, headers: { accept: "text/event-stream", authorization: `Bearer ${token}` } },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`subscriber: ${res.statusCode}`));
+        res.setEncoding("utf8");
+        let buf = "";
+        res.once("data", () => resolve(req));
+        res.on("data", (chunk: string) => {
+          buf += chunk;
+          let end: number;
+          while ((end = buf.indexOf("\n\n")) >= 0) {
+            const message = buf.slice(0, end);
+            buf = buf.slice(end + 2);
+            const data = /^data: ?(.*)$/m.exec(message)?.[1];
+            if (!data || !/^event: ?quote$/m.test(message)) continue;
+            const bid = (JSON.parse(data) as { bid: number | null }).bid;
+            if (bid !== null && !got.has(bid)) got.set(bid, performance.now());
+          }
+        });
+      },
+    );
+    req.on("error", reject);
+  });
+}
 
+/** Per round a new best bid (1,500.00 + r USD): the delay to the last subscriber and to every receipt. */
+async function runRounds(rounds: number, place: (ticks: bigint) => Promise<unknown>, received: Map<number, number>[]) {
   const last: number[] = [];
   const all: number[] = [];
   let missing = 0;
   for (let r = 0; r < rounds; r++) {
-    const ticks = 150_000n + BigInt(r) * 100n; // a new best bid each round: 1,500.00 + r USD
+    const ticks = 150_000n + BigInt(r) * 100n;
     const bid = Number(ticks) / 100;
     const start = performance.now();
     await place(ticks);
@@ -153,18 +139,35 @@ export async function benchSseFanout(o: { subscribers?: number; rounds?: number 
     }
     last.push(worst);
   }
+  return { last: last.sort((a, b) => a - b), all: all.sort((a, b) => a - b), missing };
+}
+
+export async function benchSseFanout(o: { subscribers?: number; rounds?: number } = {}): Promise<SseFanoutFigures> {
+  const subscribers = o.subscribers ?? Number(process.env.BENCH_SSE_SUBSCRIBERS ?? 1000);
+  const rounds = o.rounds ?? Number(process.env.BENCH_SSE_ROUNDS ?? 30);
+  const issuer = await startTestIssuer({ alg: "ES256" });
+  const stack = await startSseStack(issuer.issuer);
+  await stack.place(100_000n);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const tokens: string[] = [];
+  for (let u = 0; u < Math.ceil(subscribers / 5); u++)
+    tokens.push(await issuer.sign({ sub: `bench-${u}`, owner: "bench", phone: "+15550000000" }));
+  // per subscriber: the time it received each bid
+  const received = Array.from({ length: subscribers }, () => new Map<number, number>());
+  const t0 = Date.now();
+  const requests = await Promise.all(
+    received.map((got, i) => subscribe(stack.url, agent, tokens[Math.floor(i / 5)], got)),
+  );
+  const connectMs = Date.now() - t0;
+  const { last, all, missing } = await runRounds(rounds, stack.place, received);
   const load = os
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(" ");
   for (const req of requests) req.destroy();
   agent.destroy();
-  await realtime.close();
-  await api.close();
-  await db.close();
+  await stack.close();
   await issuer.close();
-  last.sort((a, b) => a - b);
-  all.sort((a, b) => a - b);
   return {
     subscribers,
     rounds,

@@ -70,6 +70,42 @@ function cpuSampler() {
   };
 }
 
+/** One entry's load run in a load-generator child; prints its orders/s and the API process's CPU per order. */
+async function runEntry(job: LoadJob, profiler: Session | undefined): Promise<void> {
+  const { entry } = job;
+  const child = fork(path.join(__dirname, "../e2e/loadgen.ts"), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  await new Promise<void>((resolve) => child.once("message", () => resolve()));
+  const load0 = os.loadavg()[0];
+  if (profiler) await profiler.post("Profiler.start");
+  const cpu = cpuSampler();
+  const result = await new Promise<LoadResult>((resolve, reject) => {
+    child.once("message", (m: { type: string; result?: LoadResult; error?: string }) =>
+      m.type === "result" ? resolve(m.result!) : reject(new Error(m.error)),
+    );
+    child.send(job);
+  });
+  cpu.stop();
+  if (profiler) {
+    const { profile } = await profiler.post("Profiler.stop");
+    fs.mkdirSync(process.env.BENCH_PROFILE!, { recursive: true });
+    fs.writeFileSync(
+      path.join(process.env.BENCH_PROFILE!, `rest-orders-${entry}-${Date.now()}.cpuprofile`),
+      JSON.stringify(profile),
+    );
+  }
+  const load1 = os.loadavg()[0];
+  const { cpuMs, userMs } = cpu.between(result.warmEnd, result.windowEnd);
+  const perOrder = result.accepted > 0 ? cpuMs / result.accepted : NaN;
+  console.log(
+    `${entry.padEnd(12)} ${String(Math.round(result.accepted / SECONDS)).padStart(6)} orders/s  API process ${perOrder.toFixed(3)} CPU-ms/order (user ${(userMs / result.accepted).toFixed(3)}) ` +
+      `(${Math.round((100 * cpuMs) / (SECONDS * 1000))} % of a core), load generator ${((100 * result.cpuMs) / ((WARMUP + SECONDS) * 1000)).toFixed(0)} %; ` +
+      `rejected ${result.rejected}${result.exhausted ? " (orders ran out)" : ""}; load ${load0.toFixed(1)}..${load1.toFixed(1)} ${result.firstErrors.join(" | ")}`,
+  );
+}
+
 async function main(): Promise<void> {
   const h = await startHarness({ logLevel: "info" }); // the production level (debug logs every request)
   h.service.placeOrder = async (r: PlaceOrderRequest) => openOrder(r);
@@ -120,37 +156,7 @@ async function main(): Promise<void> {
       orders: entry === "rest-wallet" ? 80_000 : 1_000_000,
     };
     nonceBase += job.orders;
-    const child = fork(path.join(__dirname, "../e2e/loadgen.ts"), [], {
-      execArgv: ["--import", "tsx"],
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
-    await new Promise<void>((resolve) => child.once("message", () => resolve()));
-    const load0 = os.loadavg()[0];
-    if (profiler) await profiler.post("Profiler.start");
-    const cpu = cpuSampler();
-    const result = await new Promise<LoadResult>((resolve, reject) => {
-      child.once("message", (m: { type: string; result?: LoadResult; error?: string }) =>
-        m.type === "result" ? resolve(m.result!) : reject(new Error(m.error)),
-      );
-      child.send(job);
-    });
-    cpu.stop();
-    if (profiler) {
-      const { profile } = await profiler.post("Profiler.stop");
-      fs.mkdirSync(process.env.BENCH_PROFILE!, { recursive: true });
-      fs.writeFileSync(
-        path.join(process.env.BENCH_PROFILE!, `rest-orders-${entry}-${Date.now()}.cpuprofile`),
-        JSON.stringify(profile),
-      );
-    }
-    const load1 = os.loadavg()[0];
-    const { cpuMs, userMs } = cpu.between(result.warmEnd, result.windowEnd);
-    const perOrder = result.accepted > 0 ? cpuMs / result.accepted : NaN;
-    console.log(
-      `${entry.padEnd(12)} ${String(Math.round(result.accepted / SECONDS)).padStart(6)} orders/s  API process ${perOrder.toFixed(3)} CPU-ms/order (user ${(userMs / result.accepted).toFixed(3)}) ` +
-        `(${Math.round((100 * cpuMs) / (SECONDS * 1000))} % of a core), load generator ${((100 * result.cpuMs) / ((WARMUP + SECONDS) * 1000)).toFixed(0)} %; ` +
-        `rejected ${result.rejected}${result.exhausted ? " (orders ran out)" : ""}; load ${load0.toFixed(1)}..${load1.toFixed(1)} ${result.firstErrors.join(" | ")}`,
-    );
+    await runEntry(job, profiler);
   }
   await h.close();
 }

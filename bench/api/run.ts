@@ -16,7 +16,6 @@
 // Env: BENCH_SECONDS (10 per autocannon run), BENCH_CONNECTIONS (32), BENCH_SUBSCRIBERS (1000),
 // BENCH_ROUNDS (50). Prints a table; stops everything it started.
 import autocannon from "autocannon";
-import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -25,6 +24,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { MarketSpec } from "../../pipeline/service";
 import { createTestConfig } from "../../scripts/stack";
 import { api, createApiKey, keyHeaders, keyOrderBody, type TestKey } from "../../api/testing/client";
+import { forkBenchChild, stopBenchChild } from "./child";
 import { benchIamLogins, formatIamLoginFigures } from "./iam-login";
 import { benchExchangeAuth, formatExchangeAuthFigures } from "./exchange-auth";
 import { benchSseFanout, formatSseFanoutFigures } from "./exchange-sse";
@@ -53,31 +53,202 @@ function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => autocannon(opts, (err, res) => (err ? reject(err) : resolve(res))));
 }
 
-async function startChild(env: Record<string, string>): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = fork(path.join(__dirname, "stack-child.ts"), [], {
-    // BENCH_PROFILE=dir: a V8 CPU profile of the stack process, written when it stops
-    execArgv: [
-      "--import",
-      "tsx",
-      ...(process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-    ],
-    env: { ...process.env, ...env, BENCH_SUBSCRIBERS: String(SUBSCRIBERS) },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const ready = await new Promise<Ready>((resolve, reject) => {
-    child.once("message", (m) => resolve(m as Ready));
-    child.once("exit", (code) => reject(new Error(`the stack process exited (${code}) before it was ready`)));
-  });
-  return { child, ready };
+interface Bench {
+  origin: string;
+  ready: Ready;
+  m: MarketSpec;
+  buyKey: TestKey;
+  sellKey: TestKey;
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  child.send("stop");
-  const t = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  await exited;
-  clearTimeout(t);
+function marketOf(ready: Ready): MarketSpec {
+  const mk = ready.market;
+  return {
+    symbol: String(mk.symbol),
+    baseToken: mk.baseToken as `0x${string}`,
+    quoteToken: mk.quoteToken as `0x${string}`,
+    baseDecimals: Number(mk.baseDecimals),
+    quoteDecimals: Number(mk.quoteDecimals),
+    tickSize: BigInt(mk.tickSize),
+    lotSize: BigInt(mk.lotSize),
+    minLots: BigInt(mk.minLots),
+    maxLots: BigInt(mk.maxLots),
+  };
+}
+
+/** A resting book: 50 bid and 50 ask levels outside the band the order bench trades in. */
+async function seedBook({ origin, m, buyKey, sellKey }: Bench): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    for (const [key, side, p] of [
+      [buyKey, "buy", MID_TICKS - 20n - BigInt(i)],
+      [sellKey, "sell", MID_TICKS + 20n + BigInt(i)],
+    ] as const) {
+      const r = await api(origin, "POST", "/v1/orders", {
+        headers: keyHeaders(key),
+        body: keyOrderBody(m, { side, priceTicks: p, sizeLots: 100n, clientOrderId: `seed-${side}-${i}` }),
+      });
+      if (r.status !== 201) throw new Error(`seed order: ${r.status} ${r.text}`);
+    }
+  }
+}
+
+async function benchBookReads(b: Bench): Promise<string[]> {
+  const book = await cannon({
+    url: `${b.ready.urls.rest}/orderbook/WETH-USD?depth=20`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+  });
+  return [
+    "GET /v1/orderbook/WETH-USD?depth=20",
+    `${CONNECTIONS} conns, ${SECONDS} s`,
+    String(Math.round(book.requests.average)),
+    f1(book.latency.p50),
+    f1(book.latency.p99),
+    `${book.non2xx + book.errors} of ${book.requests.total}`,
+  ];
+}
+
+/** POST /v1/orders on one connection (the cost of one order, no queueing), then CONNECTIONS concurrent. */
+async function benchOrders(b: Bench): Promise<{ rows: string[][]; statuses: Map<number, number> }> {
+  let n = 0;
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const orderReq = (key: TestKey, side: "buy" | "sell"): autocannon.Request => ({
+    method: "POST",
+    path: "/v1/orders",
+    headers: { "content-type": "application/json", ...keyHeaders(key) },
+    setupRequest: (req) => {
+      const priceTicks = MID_TICKS - 10n + BigInt(Math.floor(rnd() * 21));
+      const body = JSON.stringify(
+        keyOrderBody(b.m, { side, priceTicks, sizeLots: 10n, clientOrderId: `bench-${side}-${++n}` }),
+      );
+      return { ...req, body };
+    },
+  });
+  const statuses = new Map<number, number>();
+  const rows: string[][] = [];
+  for (const conns of [1, CONNECTIONS]) {
+    const inst = autocannon({
+      url: b.origin,
+      connections: conns,
+      duration: SECONDS,
+      requests: [orderReq(b.buyKey, "buy"), orderReq(b.sellKey, "sell")],
+    }) as unknown as autocannon.Instance;
+    inst.on("response", (_c: unknown, status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1));
+    const orders = await new Promise<autocannon.Result>((resolve) => inst.on("done", resolve));
+    const timeouts = orders.timeouts ? ` (${orders.timeouts} timeouts at 10 s)` : "";
+    rows.push([
+      "POST /v1/orders (API key, buy/sell, ~half cross)",
+      `${conns} conns, ${SECONDS} s`,
+      String(Math.round(orders.requests.average)),
+      f1(orders.latency.p50),
+      f1(orders.latency.p99),
+      `${orders.non2xx + orders.errors} of ${orders.requests.total}${timeouts}`,
+    ]);
+  }
+  return { rows, statuses };
+}
+
+/** SUBSCRIBERS book subscribers; `arrive(i, t)` is called for each update after the snapshot. */
+async function openSubscribers(url: string, sockets: WebSocket[], arrive: (i: number, t: number) => void) {
+  for (let i = 0; i < SUBSCRIBERS; i++) {
+    const ws = new WebSocket(url);
+    sockets.push(ws);
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("error", reject);
+    });
+    let snap = false;
+    ws.on("message", (d) => {
+      const t = performance.now();
+      const s = d.toString();
+      if (!snap) {
+        if (s.includes('"orderbook_snapshot"')) snap = true;
+        return;
+      }
+      if (s.includes('"orderbook_update"')) arrive(i, t);
+    });
+    ws.send(JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 10 }));
+  }
+  await new Promise((r) => setTimeout(r, 2000)); // every snapshot in, the book quiet
+}
+
+interface Fanout {
+  lastAfterAck: number[];
+  lastAfterSend: number[];
+  eachAfterAck: number[];
+  lastAfterAccept: number[];
+  missing: number;
+}
+
+/** Per round one order changes the top level; the delays to the subscribers' receipts. */
+async function benchFanout(b: Bench, sockets: WebSocket[]): Promise<Fanout> {
+  let arrivals: number[] = [];
+  const pending = new Set<number>();
+  let allIn: (() => void) | null = null;
+  await openSubscribers(b.ready.urls.ws, sockets, (i, t) => {
+    if (!pending.has(i)) return;
+    arrivals.push(t);
+    pending.delete(i);
+    if (pending.size === 0) allIn?.();
+  });
+  const bestBid = (await api(b.origin, "GET", "/v1/orderbook/WETH-USD?depth=1")).body.bids[0].price as number;
+  const bestBidTicks = BigInt(Math.round(bestBid * 100));
+  const f: Fanout = { lastAfterAck: [], lastAfterSend: [], eachAfterAck: [], lastAfterAccept: [], missing: 0 };
+  for (let r = 0; r < ROUNDS; r++) {
+    arrivals = [];
+    const done = new Promise<void>((resolve) => (allIn = resolve));
+    for (let i = 0; i < SUBSCRIBERS; i++) pending.add(i);
+    const tSend = performance.now();
+    // one lot more at the best bid: the top level's size changes for every depth-10 subscriber
+    const res = await api(b.origin, "POST", "/v1/orders", {
+      headers: keyHeaders(b.buyKey),
+      body: keyOrderBody(b.m, { side: "buy", priceTicks: bestBidTicks, sizeLots: 1n, clientOrderId: `ws-${r}` }),
+    });
+    const tAck = performance.now();
+    if (res.status !== 201) throw new Error(`ws round order: ${res.status} ${res.text}`);
+    await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    f.missing += pending.size;
+    pending.clear();
+    const last = Math.max(...arrivals);
+    f.lastAfterAck.push(last - tAck);
+    f.lastAfterSend.push(last - tSend);
+    // the service's acceptance time (created_at, Unix ms, same host clock) to the last receipt
+    f.lastAfterAccept.push(performance.timeOrigin + last - Number(res.body.created_at));
+    for (const a of arrivals) f.eachAfterAck.push(a - tAck);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  for (const a of [f.lastAfterAck, f.lastAfterSend, f.eachAfterAck, f.lastAfterAccept]) a.sort((x, y) => x - y);
+  return f;
+}
+
+function printRequests(rows: string[][], statuses: Map<number, number>, trades: number): void {
+  console.log("");
+  console.log("| request | load | req/s | p50 ms | p99 ms | non-2xx |");
+  console.log("| --- | --- | ---: | ---: | ---: | ---: |");
+  for (const r of rows) console.log(`| ${r.join(" | ")} |`);
+  const counts = [...statuses].map(([s, c]) => `${s}: ${c}`).join(", ");
+  console.log(`POST /v1/orders statuses: ${counts}; trades reported by GET /v1/trades (last 1000): ${trades}`);
+}
+
+function printFanout(f: Fanout): void {
+  const row = (label: string, a: number[]) =>
+    console.log(`| ${label} | ${f1(pct(a, 50))} | ${f1(pct(a, 99))} | ${f1(a.at(-1)!)} |`);
+  console.log("");
+  console.log(
+    `| WebSocket: ${SUBSCRIBERS} subscribers, one book update, ${ROUNDS} rounds | p50 ms | p99 ms | max ms |`,
+  );
+  console.log("| --- | ---: | ---: | ---: |");
+  row("order accepted by the matcher (its created_at) -> last subscriber received", f.lastAfterAccept);
+  row("order acknowledged (HTTP 201 received) -> last subscriber received", f.lastAfterAck);
+  row("order sent -> last subscriber received", f.lastAfterSend);
+  row("order acknowledged (HTTP 201 received) -> each subscriber (all receipts)", f.eachAfterAck);
+  console.log(
+    `updates not received within 10 s: ${f.missing}; negative = received before the HTTP acknowledgement reached the client (the book event leaves when the matcher applies the order, the 201 after the journal's fsync); created_at has 1 ms resolution`,
+  );
+  console.log(
+    `rate limits raised for the bench (all 1e9/window); WebSocket per-user (per-IP unauthenticated) connections ${SUBSCRIBERS + 50}, new connections/min/IP ${2 * SUBSCRIBERS + 100}`,
+  );
 }
 
 async function main() {
@@ -85,196 +256,40 @@ async function main() {
   // a throwaway chain: its journal need not be fsynced (README: CHAIN_JOURNAL_FSYNC)
   const { config, env } = await createTestConfig(dataDir, { CHAIN_JOURNAL_FSYNC: "false", LOG_LEVEL: "error" });
   const t0 = Date.now();
-  const { child, ready } = await startChild(env);
+  const { child, ready } = await forkBenchChild<Ready>(path.join(__dirname, "stack-child.ts"), [], {
+    ...process.env,
+    ...env,
+    BENCH_SUBSCRIBERS: String(SUBSCRIBERS),
+  });
   const sockets: WebSocket[] = [];
   try {
+    const load = os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ");
+    const upS = ((Date.now() - t0) / 1000).toFixed(1);
     console.log(
-      `stack (chains, deployment, pipeline, dex-api) up in ${((Date.now() - t0) / 1000).toFixed(1)} s; load average ${os
-        .loadavg()
-        .map((x) => x.toFixed(1))
-        .join(" ")} on ${os.cpus().length} cores`,
+      `stack (chains, deployment, pipeline, dex-api) up in ${upS} s; load average ${load} on ${os.cpus().length} cores`,
     );
-    const mk = ready.market;
-    const m: MarketSpec = {
-      symbol: String(mk.symbol),
-      baseToken: mk.baseToken as `0x${string}`,
-      quoteToken: mk.quoteToken as `0x${string}`,
-      baseDecimals: Number(mk.baseDecimals),
-      quoteDecimals: Number(mk.quoteDecimals),
-      tickSize: BigInt(mk.tickSize),
-      lotSize: BigInt(mk.lotSize),
-      minLots: BigInt(mk.minLots),
-      maxLots: BigInt(mk.maxLots),
-    };
     const origin = ready.urls.rest.replace(/\/v1$/, "");
     const [buyer, seller] = config.keys.demoTraders.slice(0, 2).map((k) => privateKeyToAccount(k.privateKey));
-    const buyKey: TestKey = await createApiKey(origin, buyer);
-    const sellKey: TestKey = await createApiKey(origin, seller);
-
-    // a resting book: 50 bid and 50 ask levels outside the band the order bench trades in
-    for (let i = 0; i < 50; i++) {
-      for (const [key, side, p] of [
-        [buyKey, "buy", MID_TICKS - 20n - BigInt(i)],
-        [sellKey, "sell", MID_TICKS + 20n + BigInt(i)],
-      ] as const) {
-        const r = await api(origin, "POST", "/v1/orders", {
-          headers: keyHeaders(key),
-          body: keyOrderBody(m, { side, priceTicks: p, sizeLots: 100n, clientOrderId: `seed-${side}-${i}` }),
-        });
-        if (r.status !== 201) throw new Error(`seed order: ${r.status} ${r.text}`);
-      }
-    }
-
-    const rows: string[][] = [];
-    // ---------------------------------------------------------------- GET /v1/orderbook
-    const book = await cannon({
-      url: `${ready.urls.rest}/orderbook/WETH-USD?depth=20`,
-      connections: CONNECTIONS,
-      duration: SECONDS,
-    });
-    rows.push([
-      "GET /v1/orderbook/WETH-USD?depth=20",
-      `${CONNECTIONS} conns, ${SECONDS} s`,
-      String(Math.round(book.requests.average)),
-      f1(book.latency.p50),
-      f1(book.latency.p99),
-      `${book.non2xx + book.errors} of ${book.requests.total}`,
-    ]);
-
-    // ---------------------------------------------------------------- POST /v1/orders
-    let n = 0;
-    let seed = 7;
-    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-    const orderReq = (key: TestKey, side: "buy" | "sell"): autocannon.Request => ({
-      method: "POST",
-      path: "/v1/orders",
-      headers: { "content-type": "application/json", ...keyHeaders(key) },
-      setupRequest: (req) => {
-        const priceTicks = MID_TICKS - 10n + BigInt(Math.floor(rnd() * 21));
-        const body = JSON.stringify(
-          keyOrderBody(m, { side, priceTicks, sizeLots: 10n, clientOrderId: `bench-${side}-${++n}` }),
-        );
-        return { ...req, body };
-      },
-    });
-    const statuses = new Map<number, number>();
-    // one connection first (the cost of one order, no queueing), then CONNECTIONS concurrent ones
-    for (const conns of [1, CONNECTIONS]) {
-      const inst = autocannon({
-        url: origin,
-        connections: conns,
-        duration: SECONDS,
-        requests: [orderReq(buyKey, "buy"), orderReq(sellKey, "sell")],
-      }) as unknown as autocannon.Instance;
-      inst.on("response", (_c: unknown, status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1));
-      const orders = await new Promise<autocannon.Result>((resolve) => inst.on("done", resolve));
-      rows.push([
-        "POST /v1/orders (API key, buy/sell, ~half cross)",
-        `${conns} conns, ${SECONDS} s`,
-        String(Math.round(orders.requests.average)),
-        f1(orders.latency.p50),
-        f1(orders.latency.p99),
-        `${orders.non2xx + orders.errors} of ${orders.requests.total}${orders.timeouts ? ` (${orders.timeouts} timeouts at 10 s)` : ""}`,
-      ]);
-    }
+    const b: Bench = {
+      origin,
+      ready,
+      m: marketOf(ready),
+      buyKey: await createApiKey(origin, buyer),
+      sellKey: await createApiKey(origin, seller),
+    };
+    await seedBook(b);
+    const bookRow = await benchBookReads(b);
+    const { rows, statuses } = await benchOrders(b);
     const trades = await api(origin, "GET", "/v1/trades?symbol=WETH-USD&limit=1000");
-
-    // ---------------------------------------------------------------- WebSocket fan-out
-    const arrivals: number[][] = [];
-    let round = -1;
-    const pending = new Set<number>();
-    let allIn: (() => void) | null = null;
-    for (let i = 0; i < SUBSCRIBERS; i++) {
-      const ws = new WebSocket(ready.urls.ws);
-      sockets.push(ws);
-      await new Promise<void>((resolve, reject) => {
-        ws.once("open", () => resolve());
-        ws.once("error", reject);
-      });
-      let snap = false;
-      ws.on("message", (d) => {
-        const t = performance.now();
-        const s = d.toString();
-        if (!snap) {
-          if (s.includes('"orderbook_snapshot"')) snap = true;
-          return;
-        }
-        if (round >= 0 && pending.has(i) && s.includes('"orderbook_update"')) {
-          arrivals[round].push(t);
-          pending.delete(i);
-          if (pending.size === 0) allIn?.();
-        }
-      });
-      ws.send(JSON.stringify({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 10 }));
-    }
-    await new Promise((r) => setTimeout(r, 2000)); // every snapshot in, the book quiet
-    const bestBid = (await api(origin, "GET", "/v1/orderbook/WETH-USD?depth=1")).body.bids[0].price as number;
-    const bestBidTicks = BigInt(Math.round(bestBid * 100));
-    const lastAfterAck: number[] = [];
-    const lastAfterSend: number[] = [];
-    const eachAfterAck: number[] = [];
-    const lastAfterAccept: number[] = [];
-    let missing = 0;
-    for (let r = 0; r < ROUNDS; r++) {
-      arrivals[r] = [];
-      for (let i = 0; i < SUBSCRIBERS; i++) pending.add(i);
-      const done = new Promise<void>((resolve) => (allIn = resolve));
-      round = r;
-      const tSend = performance.now();
-      // one lot more at the best bid: the top level's size changes for every depth-10 subscriber
-      const res = await api(origin, "POST", "/v1/orders", {
-        headers: keyHeaders(buyKey),
-        body: keyOrderBody(m, { side: "buy", priceTicks: bestBidTicks, sizeLots: 1n, clientOrderId: `ws-${r}` }),
-      });
-      const tAck = performance.now();
-      if (res.status !== 201) throw new Error(`ws round order: ${res.status} ${res.text}`);
-      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-      missing += pending.size;
-      pending.clear();
-      round = -1;
-      const last = Math.max(...arrivals[r]);
-      lastAfterAck.push(last - tAck);
-      lastAfterSend.push(last - tSend);
-      // the service's acceptance time (created_at, Unix ms, same host clock) to the last receipt
-      lastAfterAccept.push(performance.timeOrigin + last - Number(res.body.created_at));
-      for (const a of arrivals[r]) eachAfterAck.push(a - tAck);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    for (const a of [lastAfterAck, lastAfterSend, eachAfterAck, lastAfterAccept]) a.sort((x, y) => x - y);
-
-    console.log("");
-    console.log("| request | load | req/s | p50 ms | p99 ms | non-2xx |");
-    console.log("| --- | --- | ---: | ---: | ---: | ---: |");
-    for (const r of rows) console.log(`| ${r.join(" | ")} |`);
-    console.log(
-      `POST /v1/orders statuses: ${[...statuses].map(([s, c]) => `${s}: ${c}`).join(", ")}; trades reported by GET /v1/trades (last 1000): ${trades.body.trades.length}`,
-    );
-    console.log("");
-    console.log(
-      `| WebSocket: ${SUBSCRIBERS} subscribers, one book update, ${ROUNDS} rounds | p50 ms | p99 ms | max ms |`,
-    );
-    console.log("| --- | ---: | ---: | ---: |");
-    console.log(
-      `| order accepted by the matcher (its created_at) -> last subscriber received | ${f1(pct(lastAfterAccept, 50))} | ${f1(pct(lastAfterAccept, 99))} | ${f1(lastAfterAccept.at(-1)!)} |`,
-    );
-    console.log(
-      `| order acknowledged (HTTP 201 received) -> last subscriber received | ${f1(pct(lastAfterAck, 50))} | ${f1(pct(lastAfterAck, 99))} | ${f1(lastAfterAck.at(-1)!)} |`,
-    );
-    console.log(
-      `| order sent -> last subscriber received | ${f1(pct(lastAfterSend, 50))} | ${f1(pct(lastAfterSend, 99))} | ${f1(lastAfterSend.at(-1)!)} |`,
-    );
-    console.log(
-      `| order acknowledged (HTTP 201 received) -> each subscriber (all receipts) | ${f1(pct(eachAfterAck, 50))} | ${f1(pct(eachAfterAck, 99))} | ${f1(eachAfterAck.at(-1)!)} |`,
-    );
-    console.log(
-      `updates not received within 10 s: ${missing}; negative = received before the HTTP acknowledgement reached the client (the book event leaves when the matcher applies the order, the 201 after the journal's fsync); created_at has 1 ms resolution`,
-    );
-    console.log(
-      `rate limits raised for the bench (all 1e9/window); WebSocket per-user (per-IP unauthenticated) connections ${SUBSCRIBERS + 50}, new connections/min/IP ${2 * SUBSCRIBERS + 100}`,
-    );
+    const fanout = await benchFanout(b, sockets);
+    printRequests([bookRow, ...rows], statuses, trades.body.trades.length);
+    printFanout(fanout);
   } finally {
     for (const s of sockets) s.terminate();
-    await stopChild(child);
+    await stopBenchChild(child);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
