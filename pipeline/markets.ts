@@ -22,6 +22,33 @@ export interface MarketSpec {
   maxLots: bigint;
 }
 
+/** A market as it crosses a process boundary in JSON: its bigints as decimal strings. */
+export type MarketJson = Record<keyof MarketSpec, string | number>;
+
+export function marketToJson(m: MarketSpec): MarketJson {
+  return {
+    ...m,
+    tickSize: String(m.tickSize),
+    lotSize: String(m.lotSize),
+    minLots: String(m.minLots),
+    maxLots: String(m.maxLots),
+  };
+}
+
+export function marketFromJson(j: Record<string, string | number>): MarketSpec {
+  return {
+    symbol: String(j.symbol),
+    baseToken: j.baseToken as Address,
+    quoteToken: j.quoteToken as Address,
+    baseDecimals: Number(j.baseDecimals),
+    quoteDecimals: Number(j.quoteDecimals),
+    tickSize: BigInt(j.tickSize),
+    lotSize: BigInt(j.lotSize),
+    minLots: BigInt(j.minLots),
+    maxLots: BigInt(j.maxLots),
+  };
+}
+
 /** Every fill's quote amount is baseLots*lotSize * priceTicks*tickSize / 1e18. It is an integer for every
  *  baseLots and priceTicks exactly when lotSize*tickSize is a multiple of 1e18 (take lots = ticks = 1 for
  *  "only if"; multiples of a multiple for "if"). */

@@ -16,6 +16,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createKey, fund, startHarness } from "../../api/testing/harness";
 import { SETTLEMENT_DOMAIN, TEST_MARKETS } from "../../api/testing/memory-dex-service";
 import { getDomainSeparator } from "../../sdk/eip712";
+import { marketToJson } from "../../pipeline/markets";
 import type { DexOrderWithFills, PlaceOrderRequest } from "../../pipeline/service";
 import type { Entry, LoadJob, LoadResult } from "../e2e/loadgen";
 
@@ -122,9 +123,6 @@ async function main(): Promise<void> {
     const privateKey = generatePrivateKey();
     return { address: privateKeyToAccount(privateKey).address, privateKey };
   });
-  const marketJson = Object.fromEntries(
-    Object.entries(market).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : (v as string | number)]),
-  );
   const profiler = process.env.BENCH_PROFILE ? new Session() : undefined;
   if (profiler) {
     profiler.connect();
@@ -142,7 +140,7 @@ async function main(): Promise<void> {
       entry,
       restUrls: [h.url],
       wsUrls: [],
-      market: marketJson,
+      market: marketToJson(market),
       domainSeparator: getDomainSeparator(SETTLEMENT_DOMAIN),
       traders,
       keys,

@@ -21,6 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { WebSocket } from "ws";
 import { privateKeyToAccount } from "viem/accounts";
+import { marketFromJson } from "../../pipeline/markets";
 import type { MarketSpec } from "../../pipeline/service";
 import { createTestConfig } from "../../scripts/stack";
 import { api, createApiKey, keyHeaders, keyOrderBody, type TestKey } from "../../api/testing/client";
@@ -59,21 +60,6 @@ interface Bench {
   m: MarketSpec;
   buyKey: TestKey;
   sellKey: TestKey;
-}
-
-function marketOf(ready: Ready): MarketSpec {
-  const mk = ready.market;
-  return {
-    symbol: String(mk.symbol),
-    baseToken: mk.baseToken as `0x${string}`,
-    quoteToken: mk.quoteToken as `0x${string}`,
-    baseDecimals: Number(mk.baseDecimals),
-    quoteDecimals: Number(mk.quoteDecimals),
-    tickSize: BigInt(mk.tickSize),
-    lotSize: BigInt(mk.lotSize),
-    minLots: BigInt(mk.minLots),
-    maxLots: BigInt(mk.maxLots),
-  };
 }
 
 /** A resting book: 50 bid and 50 ask levels outside the band the order bench trades in. */
@@ -276,7 +262,7 @@ async function main() {
     const b: Bench = {
       origin,
       ready,
-      m: marketOf(ready),
+      m: marketFromJson(ready.market),
       buyKey: await createApiKey(origin, buyer),
       sellKey: await createApiKey(origin, seller),
     };

@@ -20,7 +20,7 @@ import { signRequest } from "../../api/auth/hmac";
 import { signedOrderToWire } from "../../api/dex/order-intent";
 import { lotsToSizeText, ticksToPriceText } from "../../api/dex/units";
 import { createOrderDigester } from "../../pipeline/intake/order-digest";
-import type { MarketSpec } from "../../pipeline/service";
+import { marketFromJson } from "../../pipeline/markets";
 import type { Order } from "../../sdk/eip712";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -71,16 +71,6 @@ export interface LoadResult {
   cpuMs: number;
 }
 
-function marketOf(j: Record<string, string | number>): MarketSpec {
-  return {
-    ...(j as unknown as MarketSpec),
-    tickSize: BigInt(j.tickSize),
-    lotSize: BigInt(j.lotSize),
-    minLots: BigInt(j.minLots),
-    maxLots: BigInt(j.maxLots),
-  };
-}
-
 /** order i: a pair index i>>1; the sell (even i) by trader k, the buy by trader k+1 */
 const traderOf = (i: number, n: number) => {
   const k = (i >> 1) % n;
@@ -88,7 +78,7 @@ const traderOf = (i: number, n: number) => {
 };
 
 function prepareBodies(job: LoadJob): string[] {
-  const m = marketOf(job.market);
+  const m = marketFromJson(job.market);
   const priceTicks = BigInt(job.priceTicks);
   const sizeLots = BigInt(job.sizeLots);
   const common = {

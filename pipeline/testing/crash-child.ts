@@ -5,7 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { startPipeline } from "../pipeline";
 import { createDexService, DexState } from "../dex-service";
-import type { MarketSpec } from "../markets";
+import { marketFromJson } from "../markets";
 import { signedInput } from "./orders";
 import { startReplication } from "../replication/replication";
 
@@ -40,18 +40,8 @@ async function hashesToCheck(): Promise<string[]> {
 
 async function main(): Promise<void> {
   const cfg = JSON.parse(process.argv[2]) as ChildConfig;
-  const mk = cfg.market;
-  const market: MarketSpec = {
-    symbol: String(mk.symbol),
-    baseToken: mk.baseToken as `0x${string}`,
-    quoteToken: mk.quoteToken as `0x${string}`,
-    baseDecimals: Number(mk.baseDecimals),
-    quoteDecimals: Number(mk.quoteDecimals),
-    tickSize: BigInt(mk.tickSize),
-    lotSize: BigInt(mk.lotSize),
-    minLots: BigInt(mk.minLots),
-    maxLots: BigInt(mk.maxLots),
-  };
+  const market = marketFromJson(cfg.market);
+
   // the DEX service's state, as the stack builds it: sees the journal's replay
   const dexState = new DexState();
   // settled batches whose confirmation the batch store lacked (landed after the kill), found on the chain
