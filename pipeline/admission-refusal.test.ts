@@ -18,7 +18,7 @@ import { MatcherService } from "./match/matcher-service";
 import { DEFAULT_MARKET_GRIDS, type MarketSpec } from "./markets";
 import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
 import { agentAccount } from "./intake/agent-signer";
-import { knownSignerCount } from "./intake/known-signers";
+import { SignerCache } from "./intake/known-signers";
 import { getSettlementDomain, signOrder, type Order } from "../sdk/eip712";
 import { createDexService, DexState } from "./dex-service";
 import { DexServiceError } from "./service";
@@ -37,7 +37,9 @@ test("a full settlement backlog refuses a new order before its signature is reco
   const dir = mkdtempSync(join(tmpdir(), "admission-"));
   const digest = createOrderDigester(getDomainSeparator(domain));
   const state = new DexState();
+  const knownSigners = new SignerCache();
   const svc = new MatcherService({
+    knownSigners,
     journalDir: join(dir, "matcher"),
     markets: [market],
     digest,
@@ -80,6 +82,7 @@ test("a full settlement backlog refuses a new order before its signature is reco
       rpcUrl: "http://127.0.0.1:1",
       submitterKey: generatePrivateKey(),
       assets: {},
+      knownSigners,
     });
     const key: ApiKeyRecord = {
       id: "key-1",
@@ -97,7 +100,7 @@ test("a full settlement backlog refuses a new order before its signature is reco
     };
     // the key store's one call on this path (its database lookup), answered with the key's agent
     const keys = { agentOf: async () => countingAgent } as unknown as ApiKeyStore;
-    const place = createOrderPlacer({ service, keys, now: () => Date.now() });
+    const place = createOrderPlacer({ service, keys, now: () => Date.now(), knownSigners });
     const common = {
       symbol: market.symbol,
       type: "limit",
@@ -142,12 +145,12 @@ test("a full settlement backlog refuses a new order before its signature is reco
 
     // at the bound: refused before any signature work (no recovery remembered for the intake, no agent signature)
     backlog = 5;
-    const remembered = knownSignerCount();
+    const remembered = knownSigners.size;
     await shed(place(await walletBody(), null));
     // a bad signature meets the same refusal first: nothing was recovered to find it bad
     await shed(place(await walletBody({}, true), null));
     await shed(place(placeOrderBody.parse(common), keyAuth));
-    assert.equal(knownSignerCount(), remembered);
+    assert.equal(knownSigners.size, remembered);
     assert.equal(agentSignatures, 1);
     // a client order id may be a replay: it is answered with the order it placed
     const replay = await place(retried, null);

@@ -10,6 +10,7 @@ import {
   type FundingMinimum,
 } from "./settle/agent-relayer";
 import { createApiKeyNonces } from "./intake/api-nonces";
+import type { SignerCache } from "./intake/known-signers";
 import type { NonceLane } from "../runtime/nonces";
 import {
   DEX_OPEN_STATUSES,
@@ -654,6 +655,8 @@ export interface DexServiceDeps {
   assets: Record<string, { symbol: string; decimals: number }>;
   /** this matcher partition's API-key nonce range (api-nonces.ts partitionNonceRange); default: from 2^63 */
   apiKeyNonceRange?: { start: bigint; end: bigint };
+  /** where an agent's signatures are remembered for the intake (the pipeline's knownSigners); absent = none */
+  knownSigners?: SignerCache;
 }
 
 /** Who may spend the agent relayer's budget (docs/decisions/security.md): a wallet holding, in Settlement,
@@ -744,9 +747,11 @@ export function createDexService(deps: DexServiceDeps): DexService {
       nonce,
       flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
     };
-    const signature = req.agent.signDigest
-      ? req.agent.signDigest(orderDigest(order))
-      : await signOrder(req.agent, domain, order);
+    const { agent } = req;
+    const signature = agent.signDigest
+      ? (deps.knownSigners?.signAsAgent(agent.address, agent.signDigest, orderDigest(order)) ??
+        agent.signDigest(orderDigest(order)))
+      : await signOrder(agent, domain, order);
     return { order, signature, priceTicks };
   }
 

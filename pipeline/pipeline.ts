@@ -11,6 +11,7 @@ import { createResaleFollower, createSellRestriction, readResaleMarkets } from "
 import { MatcherService, type ServiceEvent, type SnapshotPart } from "./match/matcher-service";
 import type { MarketSpec } from "./markets";
 import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
+import type { SignerCache } from "./intake/known-signers";
 import { getSettlementDomain } from "./order";
 import { createSettleSender, SETTLE_GAS_CAP, settleGasWanted } from "./settle/settle-sender";
 import {
@@ -51,6 +52,9 @@ export interface PipelineOptions {
   recoverThreads?: number;
   /** matched-but-unsettled trades above which new orders are shed (SERVICE_UNAVAILABLE); 0 = no limit */
   maxBacklogTrades?: number;
+  /** the signers the API and the DEX service established for orders this intake then need not recover
+   *  (the composition root's one cache, shared with them); absent = every signature is recovered */
+  knownSigners?: SignerCache;
   expiryMarginMs?: number;
   pollMs?: number;
   fsync?: boolean;
@@ -183,6 +187,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     fsync: opts.fsync,
     logger: log,
     recoverThreads: opts.recoverThreads ?? 1,
+    knownSigners: opts.knownSigners,
     clock,
     // the same gas stipend and the same reading of the answer as Settlement (pipeline/intake/contract-signature.ts)
     isValidContractSignature: contractWallets.isValidSignature,

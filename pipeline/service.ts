@@ -7,9 +7,9 @@ import type { AgentRenouncement } from "../sdk/eip712";
 /** The signer of an EIP-712 order digest under the contract's signature rule (the intake's recovery): the
  *  API authenticates a wallet-signed order with it. */
 export { recoverSigner } from "./intake/recover";
-/** recoverSigner that also tells the intake (in this process) the signer it recovered, so that the intake does
- *  not recover the same order's signature again (pipeline/intake/known-signers.ts). */
-export { recoverAndRemember } from "./intake/known-signers";
+/** The signers this process established for orders (the API's recovery, an agent's own signature), which the
+ *  intake then need not recover again: one per process, made by the composition root (known-signers.ts). */
+export { SignerCache } from "./intake/known-signers";
 /** The EIP-712 order digest for one domain separator (the intake's: native keccak, the domain hashed once). */
 export { createOrderDigester } from "./intake/order-digest";
 /** An API key's agent: a viem account that also signs an order digest natively (what the API's key store returns). */

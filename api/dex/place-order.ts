@@ -12,8 +12,9 @@ import { checkDailyLossLimit, checkPositionLimit } from "./risk-limits";
 import type { PlaceOrderBody } from "./schemas";
 import {
   createOrderDigester,
-  recoverAndRemember,
+  recoverSigner,
   type DexService,
+  type SignerCache,
   type PlaceOrderRequest,
 } from "../../pipeline/service";
 
@@ -23,6 +24,9 @@ export interface PlacementDeps {
   now: () => number;
   /** books that take orders through the exchange API only (DexApiConfig.exchangeOnlySymbols) */
   exchangeOnlySymbols?: readonly string[];
+  /** the in-process pipeline's signer cache: a wallet signer recovered here is not recovered again by its
+   *  intake (absent when the pipeline is elsewhere: nothing to tell it) */
+  knownSigners?: SignerCache;
 }
 
 export type OrderJson = ReturnType<typeof presentOrder>;
@@ -119,7 +123,10 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
     // (rate limit, client order id) until its signature is the trader's, under the contract's rule.
     if (signedParts) {
       // remembered for the intake, which then takes this answer instead of recovering the signature again
-      const signer = recoverAndRemember(orderHash(signedParts.order), signedParts.signature);
+      const d = orderHash(signedParts.order);
+      const signer = deps.knownSigners
+        ? deps.knownSigners.recoverAndRemember(d, signedParts.signature)
+        : recoverSigner(d, signedParts.signature);
       if (signer === null || signer.toLowerCase() !== signedParts.order.trader.toLowerCase()) {
         const d = deps.service.settlementDomain;
         throw new ApiError(

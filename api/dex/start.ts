@@ -10,7 +10,7 @@ import { createAgentRenouncer, RENOUNCEMENT_DRAIN_INTERVAL_MS } from "./agent-re
 import { createDexAuthenticator, createDexRestApp, listenDexRest } from "./app";
 import { createOrderPlacer } from "./place-order";
 import type { DexApiConfig } from "./config";
-import type { DexService } from "../../pipeline/service";
+import type { DexService, SignerCache } from "../../pipeline/service";
 import { systemClock, type Clock } from "../../runtime/clock";
 
 export interface StartDexApiDeps {
@@ -24,6 +24,8 @@ export interface StartDexApiDeps {
   host?: string;
   /** what the three surfaces read time through (default: the system clock) */
   clock?: Clock;
+  /** the in-process pipeline's signer cache (PipelineHandle.knownSigners), when the service is local */
+  knownSigners?: SignerCache;
 }
 
 export interface RunningDexApi {
@@ -46,6 +48,7 @@ export async function startDexApi(deps: StartDexApiDeps): Promise<RunningDexApi>
     keys,
     now,
     exchangeOnlySymbols: deps.config.exchangeOnlySymbols,
+    knownSigners: deps.knownSigners,
   });
   const common = { config: deps.config, service: deps.service, auth, clock };
   const rest = await listenDexRest(

@@ -8,9 +8,9 @@ import path from "node:path";
 import { createDb } from "../../db";
 import { dexApiConfig } from "../../api/dex/config";
 import { startDexApi } from "../../api/dex/start";
-import type { DexService } from "../../pipeline/service";
 import { createRoutedDexService } from "../../pipeline/partition/routed";
 import type { Component, ComponentHandle } from "../../scripts/stack";
+import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 
 const RAISED = 1e9;
 export const BENCH_RATE_LIMITS = {
@@ -27,7 +27,7 @@ export const BENCH_RATE_LIMITS = {
 export const benchDexApiComponent: Component = {
   name: "dex-api",
   async start(ctx): Promise<ComponentHandle> {
-    const pipeline = ctx.started.get("pipeline") as (ComponentHandle & { dexService: DexService }) | undefined;
+    const pipeline = ctx.started.get("pipeline") as PipelineHandle | undefined;
     const routes = ctx.config.partition.routes;
     const routed =
       routes.length > 0
@@ -52,6 +52,7 @@ export const benchDexApiComponent: Component = {
       config,
       logger: ctx.logger.child({ component: "dex-api" }),
       service: routed ?? pipeline!.dexService,
+      knownSigners: routed ? undefined : pipeline!.knownSigners,
       db,
       ports: { rest: ctx.config.ports.dexRest, ws: ctx.config.ports.dexWs, grpc: ctx.config.ports.grpc },
       host: ctx.config.host,

@@ -23,6 +23,7 @@ import { MatcherService } from "../../pipeline/match/matcher-service";
 import { DEFAULT_MARKET_GRIDS, type MarketSpec } from "../../pipeline/markets";
 import { createOrderDigester, getDomainSeparator } from "../../pipeline/intake/order-digest";
 import { agentAccount, type AgentAccount } from "../../pipeline/intake/agent-signer";
+import { SignerCache } from "../../pipeline/intake/known-signers";
 import { getSettlementDomain, type Order } from "../../pipeline/order";
 import { createDexService, DexState } from "../../pipeline/dex-service";
 import { openDexHistory } from "../../pipeline/dex-history";
@@ -50,7 +51,9 @@ async function main(): Promise<void> {
   };
   const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, SETTLEMENT)));
   const state = new DexState({ history: await openDexHistory(join(dir, "history")) });
+  const knownSigners = new SignerCache();
   const svc = new MatcherService({
+    knownSigners,
     journalDir: join(dir, "matcher"),
     markets: [market],
     digest,
@@ -101,6 +104,7 @@ async function main(): Promise<void> {
     rpcUrl: "http://127.0.0.1:1",
     submitterKey: keys[0],
     assets: {},
+    knownSigners,
   });
   const records: ApiKeyRecord[] = traders.map((owner, i) => ({
     id: `key-${i}`,
@@ -118,7 +122,7 @@ async function main(): Promise<void> {
   }));
   // the key store's one call on this path, answered from memory as its cache does
   const keyStore = { agentOf: async (id: string) => agents[Number(id.slice(4))] } as unknown as ApiKeyStore;
-  const place = createOrderPlacer({ service, keys: keyStore, now: () => Date.now() });
+  const place = createOrderPlacer({ service, keys: keyStore, now: () => Date.now(), knownSigners });
 
   const priceTicks = 250_000n;
   const sizeLots = 2n;

@@ -4,11 +4,10 @@
 // typed data again, then @noble/curves); over the intake's digester (domain separator once, native keccak)
 // and the native signer an order is signed in tens of microseconds. Same key, same digest, same RFC 6979
 // nonce: the signature is byte for byte viem's (agent-signer.test.ts, a property over random orders). The
-// signature is remembered with its signer for the intake, which then does not recover it (known-signers.ts).
+// signer's SignerCache (known-signers.ts) remembers the signature for the intake, which then does not recover it.
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
-import type { Address, Hex } from "viem";
+import type { Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { rememberSigner } from "./known-signers";
 import { signDigest } from "./recover";
 
 export type AgentAccount = PrivateKeyAccount & {
@@ -21,8 +20,6 @@ const V_HEX = ["1b", "1c"] as const;
 export function agentAccount(privateKey: Hex): AgentAccount {
   const account = privateKeyToAccount(privateKey);
   const key = hexToBytes(privateKey.slice(2));
-  /** as recoverSigner spells a recovered address */
-  const signer = account.address.toLowerCase() as Address;
   return {
     ...account,
     signDigest(digest: Hex): Hex {
@@ -30,10 +27,7 @@ export function agentAccount(privateKey: Hex): AgentAccount {
       const sig = signDigest(hexToBytes(digest.slice(2)), key);
       // recovery ids 2 and 3 (r >= n - p: probability ~2^-127) have no v in the contract's rule
       if (sig.recid !== 0 && sig.recid !== 1) throw new Error("signDigest: recovery id out of range");
-      const signature = `0x${bytesToHex(sig.signature)}${V_HEX[sig.recid]}` as Hex;
-      // the intake (known-signers.ts) need not recover what this key has just signed
-      rememberSigner(digest, signature, signer);
-      return signature;
+      return `0x${bytesToHex(sig.signature)}${V_HEX[sig.recid]}` as Hex;
     },
   };
 }

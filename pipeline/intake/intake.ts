@@ -7,7 +7,7 @@ import { PipelineError } from "../errors";
 import { buyLockFor, type OrderLock } from "../match/ledger";
 import { lotsToBase, minRestingPriceTicks, ticksToPrice, type MarketSpec } from "../markets";
 import { OrderFlags, type Order, type TypedOrder } from "../order";
-import { takeKnownSigner } from "./known-signers";
+import type { SignerCache } from "./known-signers";
 import { recoverSigner } from "./recover";
 
 export type { TypedOrder } from "../order";
@@ -59,6 +59,8 @@ export interface IntakeContext {
   recoverSigner?(digest: Hex, signature: Hex): Promise<Address | null>;
   /** ERC-1271 check for contract wallets (an eth_call); absent = only EOAs and agents */
   isValidContractSignature?(wallet: Address, hash: Hex, signature: Hex): Promise<boolean>;
+  /** signers this process already established (the API's check, an agent's own signature); absent = none */
+  knownSigners?: SignerCache;
 }
 
 const invalid = (message: string, details: Record<string, unknown> = {}) =>
@@ -157,7 +159,7 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   const trader = o.trader.toLowerCase();
   // a signer this process already established for this exact pair (the API's check, an agent's own signature)
   const recovered =
-    takeKnownSigner(hash, input.signature) ??
+    ctx.knownSigners?.take(hash, input.signature) ??
     (ctx.recoverSigner ? await ctx.recoverSigner(hash, input.signature) : recoverSigner(hash, input.signature));
   let signer: Address;
   if (recovered && recovered.toLowerCase() === trader) {

@@ -10,13 +10,7 @@ import { typedOrder } from "../testing/orders";
 import { PipelineError } from "../errors";
 import { agentAccount } from "./agent-signer";
 import { validateSignedOrder, type IntakeContext } from "./intake";
-import {
-  KNOWN_SIGNERS_MAX,
-  knownSignerCount,
-  recoverAndRemember,
-  rememberSigner,
-  takeKnownSigner,
-} from "./known-signers";
+import { KNOWN_SIGNERS_MAX, SignerCache } from "./known-signers";
 import { createOrderDigester, getDomainSeparator } from "./order-digest";
 import { recoverSigner } from "./recover";
 
@@ -41,57 +35,45 @@ const orderOf = (trader: Address): Order => ({
   flags: 0,
 });
 const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
-/** drains whatever earlier tests left */
-const drain = () => {
-  for (let i = 0; i < KNOWN_SIGNERS_MAX + 1 && knownSignerCount() > 0; i++)
-    rememberSigner(h(i), "0x00", "0x0000000000000000000000000000000000000001");
-  for (let i = 0; i < KNOWN_SIGNERS_MAX + 1; i++) takeKnownSigner(h(i), "0x00");
-  assert.equal(knownSignerCount(), 0);
-};
 
 test("a recovered signer is taken once, for exactly its digest and signature; a failed recovery is not remembered", async () => {
-  drain();
+  const signers = new SignerCache();
   const w = privateKeyToAccount(generatePrivateKey());
   const o = orderOf(w.address);
   const sig = await signOrder(w, domain, o);
-  assert.equal(recoverAndRemember(digest(o), sig), w.address.toLowerCase());
+  assert.equal(signers.recoverAndRemember(digest(o), sig), w.address.toLowerCase());
+  assert.equal(signers.take(digest({ ...o, nonce: o.nonce + 1n }), sig), undefined, "another digest, same signature");
   assert.equal(
-    takeKnownSigner(digest({ ...o, nonce: o.nonce + 1n }), sig),
-    undefined,
-    "another digest, same signature",
-  );
-  assert.equal(
-    takeKnownSigner(digest(o), (sig.slice(0, -2) + (sig.endsWith("1b") ? "1c" : "1b")) as Hex),
+    signers.take(digest(o), (sig.slice(0, -2) + (sig.endsWith("1b") ? "1c" : "1b")) as Hex),
     undefined,
     "same digest, other v",
   );
-  assert.equal(takeKnownSigner(digest(o), sig), w.address.toLowerCase());
-  assert.equal(takeKnownSigner(digest(o), sig), undefined, "taken once");
+  assert.equal(signers.take(digest(o), sig), w.address.toLowerCase());
+  assert.equal(signers.take(digest(o), sig), undefined, "taken once");
   // high s (n - s, v flipped) recovers nothing under the contract's rule: nothing remembered
   const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
   const s = BigInt(`0x${sig.slice(66, 130)}`);
   const high = (sig.slice(0, 66) + (n - s).toString(16).padStart(64, "0") + (sig.endsWith("1b") ? "1c" : "1b")) as Hex;
-  assert.equal(recoverAndRemember(digest(o), high), null);
-  assert.equal(knownSignerCount(), 0);
+  assert.equal(signers.recoverAndRemember(digest(o), high), null);
+  assert.equal(signers.size, 0);
 });
 
 test("at most KNOWN_SIGNERS_MAX are held: at the bound all stay, one past it the oldest goes", () => {
-  drain();
+  const signers = new SignerCache();
   const a = "0x00000000000000000000000000000000000000aa" as Address;
-  for (let i = 0; i < KNOWN_SIGNERS_MAX; i++) rememberSigner(h(i), "0x01", a);
-  assert.equal(knownSignerCount(), KNOWN_SIGNERS_MAX);
-  rememberSigner(h(0), "0x01", a); // the same pair again: nothing evicted
-  assert.equal(knownSignerCount(), KNOWN_SIGNERS_MAX);
-  rememberSigner(h(KNOWN_SIGNERS_MAX), "0x01", a);
-  assert.equal(knownSignerCount(), KNOWN_SIGNERS_MAX);
-  assert.equal(takeKnownSigner(h(0), "0x01"), undefined, "the oldest went");
-  assert.equal(takeKnownSigner(h(1), "0x01"), a);
-  assert.equal(takeKnownSigner(h(KNOWN_SIGNERS_MAX), "0x01"), a);
-  drain();
+  for (let i = 0; i < KNOWN_SIGNERS_MAX; i++) signers.remember(h(i), "0x01", a);
+  assert.equal(signers.size, KNOWN_SIGNERS_MAX);
+  signers.remember(h(0), "0x01", a); // the same pair again: nothing evicted
+  assert.equal(signers.size, KNOWN_SIGNERS_MAX);
+  signers.remember(h(KNOWN_SIGNERS_MAX), "0x01", a);
+  assert.equal(signers.size, KNOWN_SIGNERS_MAX);
+  assert.equal(signers.take(h(0), "0x01"), undefined, "the oldest went");
+  assert.equal(signers.take(h(1), "0x01"), a);
+  assert.equal(signers.take(h(KNOWN_SIGNERS_MAX), "0x01"), a);
 });
 
 test("the intake does not recover an agent's own signature nor one the API recovered; any other it recovers", async () => {
-  drain();
+  const signers = new SignerCache();
   const trader = privateKeyToAccount(generatePrivateKey());
   const agent = agentAccount(generatePrivateKey());
   let recoveries = 0;
@@ -105,6 +87,7 @@ test("the intake does not recover an agent's own signature nor one the API recov
         ? BigInt(Math.floor(Date.now() / 1000) + 86_400)
         : 0n,
     nonceProblem: () => null,
+    knownSigners: signers,
     async recoverSigner(d, s) {
       recoveries++;
       return recoverSigner(d, s);
@@ -117,13 +100,16 @@ test("the intake does not recover an agent's own signature nor one the API recov
   });
 
   const byAgent = orderOf(trader.address);
-  const v1 = await validateSignedOrder(ctx, input(byAgent, agent.signDigest(digest(byAgent))));
+  const v1 = await validateSignedOrder(
+    ctx,
+    input(byAgent, signers.signAsAgent(agent.address, agent.signDigest, digest(byAgent))),
+  );
   assert.equal(v1.signer.toLowerCase(), agent.address.toLowerCase());
   assert.equal(recoveries, 0);
 
   const byWallet = orderOf(trader.address);
   const sig = await signOrder(trader, domain, byWallet);
-  recoverAndRemember(digest(byWallet), sig);
+  signers.recoverAndRemember(digest(byWallet), sig);
   assert.equal((await validateSignedOrder(ctx, input(byWallet, sig))).signer, trader.address);
   assert.equal(recoveries, 0);
   // the same order again (a replay): recovered, and its nonce is the service's business, not this memo's
@@ -133,9 +119,9 @@ test("the intake does not recover an agent's own signature nor one the API recov
   // an agent's signature over another trader's order: taken from the memo, and still refused (not approved)
   const stranger = orderOf(privateKeyToAccount(generatePrivateKey()).address);
   await assert.rejects(
-    validateSignedOrder(ctx, input(stranger, agent.signDigest(digest(stranger)))),
+    validateSignedOrder(ctx, input(stranger, signers.signAsAgent(agent.address, agent.signDigest, digest(stranger)))),
     (e: unknown) => e instanceof PipelineError && e.code === "INVALID_SIGNATURE",
   );
   assert.equal(recoveries, 1);
-  assert.equal(knownSignerCount(), 0);
+  assert.equal(signers.size, 0);
 });

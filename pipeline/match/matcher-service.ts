@@ -165,6 +165,8 @@ export interface MatcherServiceDeps {
   isValidContractSignature?: IntakeContext["isValidContractSignature"];
   /** threads that recover order signers off the matching thread (default 0: inline) */
   recoverThreads?: number;
+  /** signers the API or the DEX service already established for an order (the composition root's one cache) */
+  knownSigners?: IntakeContext["knownSigners"];
   /** called in trade order once the trade's command is durable */
   onDurableTrade?(t: SettleableTrade): void;
   /** the markets of restricted securities and who may receive their restricted units (Settlement.restrictedToken) */
@@ -230,6 +232,7 @@ export class MatcherService {
       agentExpiry: (t, a) => this.agents.get(`${t.toLowerCase()}:${a.toLowerCase()}`) ?? 0n,
       nonceProblem: (t, n) => this.nonceProblem(t, n),
       isValidContractSignature: deps.isValidContractSignature,
+      knownSigners: deps.knownSigners,
     };
     if ((deps.recoverThreads ?? 0) > 0) {
       const pool = createRecoverPool(deps.recoverThreads!);

@@ -3,7 +3,7 @@
 // partitions (pipeline/partition/routed.ts), built by the first component that asks and shared by the others
 // (one connection per partition and process, one fan-in of events), closed when the last of them stops; without
 // it, the pipeline's DexService in this process (the "pipeline" component, started before them).
-import type { DexService } from "../../pipeline/service";
+import type { DexService, SignerCache } from "../../pipeline/service";
 import { createRoutedDexService, type RoutedDexService } from "../../pipeline/partition/routed";
 import type { PipelineHandle } from "./components/pipeline";
 import type { StackContext } from "./types";
@@ -12,6 +12,8 @@ export interface DexServiceLease {
   readonly service: DexService;
   /** the router over the partitions (DEX_PARTITIONS), for health details; null with the in-process pipeline */
   readonly routed: RoutedDexService | null;
+  /** the in-process pipeline's signer cache (null with the partitions: their intake is in another process) */
+  readonly knownSigners: SignerCache | null;
   /** the component is done with it (idempotent): the last release closes the router */
   release(): void;
 }
@@ -33,7 +35,9 @@ export async function acquireDexService(ctx: StackContext, component: string): P
   const routes = ctx.config.partition.routes;
   if (routes.length === 0) {
     const pipeline = ctx.started.get("pipeline") as PipelineHandle | undefined;
-    return pipeline?.dexService ? { service: pipeline.dexService, routed: null, release: () => {} } : null;
+    return pipeline?.dexService
+      ? { service: pipeline.dexService, routed: null, knownSigners: pipeline.knownSigners, release: () => {} }
+      : null;
   }
   let s = shared.get(ctx.started);
   if (!s) {
@@ -55,6 +59,7 @@ export async function acquireDexService(ctx: StackContext, component: string): P
   return {
     service: routed,
     routed,
+    knownSigners: null,
     release() {
       if (released) return;
       released = true;

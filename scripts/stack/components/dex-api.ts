@@ -81,6 +81,7 @@ export const dexApiComponent: Component = {
       ports: { rest: ctx.config.ports.dexRest, ws: ctx.config.ports.dexWs, grpc: ctx.config.ports.grpc },
       host: ctx.config.host,
       clock: systemClock,
+      knownSigners: lease.knownSigners ?? undefined,
     }).catch(async (err: unknown) => {
       lease.release();
       await db.close();

@@ -3,7 +3,7 @@
 // `ctx.started.get("pipeline")` as a PipelineHandle.
 import path from "node:path";
 import type { Address } from "viem";
-import type { DexService } from "../../../pipeline/service";
+import { SignerCache, type DexService } from "../../../pipeline/service";
 import { createDexService, DexState } from "../../../pipeline/dex-service";
 import { openDexHistory } from "../../../pipeline/dex-history";
 import type { Component, ComponentHandle, StackContext } from "../types";
@@ -22,6 +22,9 @@ export interface PipelineHandle extends ComponentHandle {
   readonly pipeline: Pipeline;
   /** the DexService the DEX API (REST, WebSocket, gRPC) serves */
   readonly dexService: DexService;
+  /** the signers established for orders in this process (the DEX API's recovery, the agents' signatures),
+   *  which the intake then need not recover: one cache, handed to the pipeline, its DexService and the API */
+  readonly knownSigners: SignerCache;
 }
 
 export const pipelineComponent: Component = {
@@ -68,9 +71,11 @@ export const pipelineComponent: Component = {
           logger: log,
         })
       : undefined;
+    const knownSigners = new SignerCache();
     let pipeline: Pipeline;
     try {
       pipeline = await startPipeline({
+        knownSigners,
         replication,
         // deposed: the service refuses orders (SERVICE_UNAVAILABLE) and health fails; restart it to stand by again
         onDeposed: (reason) => log.error({ reason }, "partition leadership lost: this process writes nothing more"),
@@ -129,6 +134,7 @@ export const pipelineComponent: Component = {
         perOwnerDailyWei: ctx.config.agentRelayer.perOwnerDailyBudgetWei,
       },
       apiKeyNonceRange: partitionNonceRange(ctx.config.partition.index),
+      knownSigners,
     });
     // a matcher partition serves its DexService to API processes (DEX_PARTITIONS) over the partition transport
     let server: PartitionServer | null = null;
@@ -152,6 +158,7 @@ export const pipelineComponent: Component = {
     return {
       pipeline,
       dexService,
+      knownSigners,
       ...(server ? { urls: { "partition transport": `${server.url}/partition` } } : {}),
       async stop() {
         stopMetrics();
