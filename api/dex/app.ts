@@ -1,19 +1,12 @@
 // createDexRestApp: the DEX REST API ({dex_base_url} = .../v1) as an Express 5 app with explicit deps.
 import { drainable } from "../../runtime/http-drain";
-import express, {
-  type ErrorRequestHandler,
-  type Express,
-  type NextFunction,
-  type Request,
-  type RequestHandler,
-  type Response,
-} from "express";
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { createServer, IncomingMessage, ServerResponse, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { ApiKeyStore } from "../auth/api-keys";
 import { createAuthenticator, type Authenticator } from "../auth/authenticate";
-import { ApiError, createErrorHandler, toHttpError } from "../errors";
+import { ApiError, createErrorHandler } from "../errors";
 import { JSON_ONLY_MESSAGE, jsonBodiesOnly } from "../json-only";
 import type { DexApiConfig } from "./config";
 import { buildOpenApiDocument } from "./openapi";
@@ -79,19 +72,40 @@ export function createDexRestApp(deps: DexRestDeps): DexRestApp {
       }),
   };
   const routes: Route[] = [...marketRoutes(ctx), ...orderRoutes(ctx), ...accountRoutes(ctx)];
-  const specs = [
-    ...routes.map((r) => r.spec),
-    {
-      method: "get",
-      path: "/v1/openapi.json",
-      summary: "This document",
-      auth: "public",
-      responses: { 200: { description: "OpenAPI 3.1" } },
-    } as RouteSpec,
-  ];
+  const specs = [...routes.map((r) => r.spec), OPENAPI_ROUTE];
+  const app = express() as DexRestApp;
+  app.dexRoutes = specs;
+  app.set("trust proxy", deps.config.trustProxy as boolean | number | string | string[]);
+  app.set("x-powered-by", false);
+  app.set("etag", false);
+  for (const m of requestMiddleware(deps, limiters)) app.use(m);
+  // POST /v1/orders, the hot path, is the router's first route (no other route matches its method and path, so
+  // the order changes no answer): the router tries it right after the four middlewares above
+  for (const r of hotRouteFirst(routes)) app[r.spec.method](expressPath(r.spec.path), ...r.handlers);
   const openapi = buildOpenApiDocument(specs);
+  app.get(OPENAPI_ROUTE.path, limiters.public, (_req, res) => {
+    res.json(openapi);
+  });
+  app.use((req: Request) => {
+    throw new ApiError("ROUTE_NOT_FOUND", `no route ${req.method} ${req.path}`);
+  });
+  app.use(createErrorHandler(deps.logger));
+  return app;
+}
 
-  const rawBody = express.raw({ type: () => true, limit: deps.config.bodyLimitBytes });
+const OPENAPI_ROUTE = {
+  method: "get",
+  path: "/v1/openapi.json",
+  summary: "This document",
+  auth: "public",
+  responses: { 200: { description: "OpenAPI 3.1" } },
+} as RouteSpec;
+
+/** What runs before every route, in order: 1. the per-IP guard (its headers are on every response, even a
+ *  404, 413 or 401); 2. a body that is not JSON refused before anything reads it (415); 3. the body as raw
+ *  bytes (signatures cover the exact bytes), size-limited; 4. one debug line per request (nothing registered
+ *  per request when debug is off). */
+function requestMiddleware(deps: DexRestDeps, limiters: RouteContext["limiters"]): RequestHandler[] {
   const jsonOnly = jsonBodiesOnly(
     (contentType) =>
       new ApiError("UNSUPPORTED_MEDIA_TYPE", JSON_ONLY_MESSAGE, {
@@ -99,6 +113,7 @@ export function createDexRestApp(deps: DexRestDeps): DexRestApp {
         accepted: ["application/json"],
       }),
   );
+  const rawBody = express.raw({ type: () => true, limit: deps.config.bodyLimitBytes });
   const logRequest = (req: Request, res: Response, next: NextFunction) => {
     if (!deps.logger.isLevelEnabled("debug")) return next();
     const started = performance.now();
@@ -110,107 +125,17 @@ export function createDexRestApp(deps: DexRestDeps): DexRestApp {
     });
     next();
   };
-  const notFound = (req: Request) => {
-    throw new ApiError("ROUTE_NOT_FOUND", `no route ${req.method} ${req.path}`);
-  };
-  const errorHandler = createErrorHandler(deps.logger);
-
-  const app = express() as DexRestApp;
-  app.dexRoutes = specs;
-  app.set("trust proxy", deps.config.trustProxy as boolean | number | string | string[]);
-  app.set("x-powered-by", false);
-  app.set("etag", false);
-  // 1. the per-IP guard: its headers are on every response, even a 404, 413 or 401
-  app.use(limiters.ip);
-  // 2. a body that is not JSON is refused before anything reads it (415)
-  app.use(jsonOnly);
-  // 3. the body as raw bytes (signatures cover the exact bytes), size-limited
-  app.use(rawBody);
-  // 4. one debug line per request (nothing registered per request when debug is off)
-  app.use(logRequest);
-  for (const r of routes) app[r.spec.method](expressPath(r.spec.path), ...r.handlers);
-  app.get("/v1/openapi.json", limiters.public, (_req, res) => {
-    res.json(openapi);
-  });
-  app.use(notFound);
-  app.use(errorHandler);
-
-  // POST /v1/orders (without a query string) skips the router: the same middleware functions as above, in
-  // the same order, called one after the other (the router's per-layer matching was ~10 % of the API's CPU
-  // per order under bench:e2e; docs/decisions/pipeline.md). Everything else goes through express.
-  const placeRoute = routes.find((r) => r.spec.method === "post" && r.spec.path === "/v1/orders");
-  if (placeRoute) {
-    const chain: RequestHandler[] = [limiters.ip, jsonOnly, rawBody, logRequest, ...placeRoute.handlers, notFound];
-    // express's own dispatch (app.handle: untyped, but what the app function calls for every request)
-    const withHandle = app as unknown as {
-      handle: (req: IncomingMessage, res: ServerResponse, callback?: NextFunction) => void;
-    };
-    const routed = withHandle.handle.bind(app);
-    const handle = (req: IncomingMessage, res: ServerResponse, callback?: NextFunction): void => {
-      if (callback !== undefined || req.method !== "POST" || req.url !== "/v1/orders")
-        return routed(req, res, callback);
-      runChain(app, chain, errorHandler, req, res);
-    };
-    withHandle.handle = handle;
-  }
-  return app;
+  return [limiters.ip, jsonOnly, rawBody, logRequest];
 }
 
-/** What express's app.handle and router do for a request that reaches a route, without the router: the app's
- *  request and response prototypes, res.locals, then each handler with express's rules (a thrown error or a
- *  rejected promise goes to the error handler, next(err) too). */
-function runChain(
-  app: Express,
-  chain: readonly RequestHandler[],
-  onError: ErrorRequestHandler,
-  rawReq: IncomingMessage,
-  rawRes: ServerResponse,
-): void {
-  const req = rawReq as Request;
-  const res = rawRes as Response;
-  req.res = res;
-  res.req = req;
-  // born with them when the server was made by listenDexRest (no prototype change per request)
-  if (!Object.prototype.isPrototypeOf.call(app.request, req)) Object.setPrototypeOf(req, app.request);
-  if (!Object.prototype.isPrototypeOf.call(app.response, res)) Object.setPrototypeOf(res, app.response);
-  if (!res.locals) res.locals = Object.create(null);
-  req.originalUrl = req.originalUrl || req.url;
-  req.baseUrl = "";
-  req.params = {};
-  let i = 0;
-  let failed = false;
-  const fail = (err: unknown) => {
-    if (failed) return;
-    failed = true;
-    // the error handler answers every error itself; should it fail, the answer is the spec's INTERNAL_ERROR
-    const last = (e: unknown) => {
-      if (res.headersSent) return void res.destroy();
-      const { status, body } = toHttpError(e);
-      res.status(status).json(body);
-    };
-    try {
-      onError(err, req, res, (e?: unknown) => last(e ?? err));
-    } catch (e) {
-      last(e);
-    }
-  };
-  const next: NextFunction = (err?: unknown) => {
-    if (err !== undefined && err !== null && err !== "route" && err !== "router") return fail(err);
-    const fn = chain[i++];
-    if (fn === undefined || failed) return;
-    try {
-      const ret = fn(req, res, next) as unknown;
-      if (ret instanceof Promise) ret.then(undefined, (e: unknown) => fail(e || new Error("Rejected promise")));
-    } catch (e) {
-      fail(e);
-    }
-  };
-  next();
+function hotRouteFirst(routes: readonly Route[]): Route[] {
+  const isPlace = (r: Route) => r.spec.method === "post" && r.spec.path === "/v1/orders";
+  return [...routes.filter(isPlace), ...routes.filter((r) => !isPlace(r))];
 }
 
 /** A class of the server's requests (or responses) whose instances inherit the app's request (response)
- *  prototype from birth: express then sees its own methods on them, and a request of the direct path (POST
- *  /v1/orders) needs no Object.setPrototypeOf (a map change per request; express's router still does it). */
+ *  prototype from birth (node:http's own IncomingMessage / ServerResponse options): express's
+ *  Object.setPrototypeOf of every request then sets the prototype it already has. */
 function bornWith<T extends typeof IncomingMessage | typeof ServerResponse>(base: T, proto: object): T {
   const born = class extends (base as typeof IncomingMessage) {};
   Object.setPrototypeOf(born.prototype, proto);

@@ -1,5 +1,5 @@
-// POST /v1/orders skips express's router (api/dex/app.ts); POST /v1/orders/ (trailing slash) still goes through
-// it and reaches the same route. Both must answer every request alike: status, error body and headers (rate-limit
+// POST /v1/orders is the router's first route (api/dex/app.ts; it once skipped the router); POST /v1/orders/
+// (trailing slash) reaches the same route. Both must answer every request alike: status, error body and headers (rate-limit
 // headers included), refusals and placements, and the per-IP limit at its exact boundary on the direct path.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
