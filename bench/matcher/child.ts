@@ -46,95 +46,107 @@ if (gc) gc();
 // timed loop does not pay for the bench's own gc() call.
 setTimeout(timed, 250);
 
-function timed(): void {
-  // V8's own account of every GC pause during the timed loop (delivered once the loop yields).
-  let maxGcMs = 0;
-  let gcCount = 0;
-  const gcByKind: Record<string, number> = {};
-  let loopStart = Infinity;
-  let loopEnd = -Infinity;
-  const gcObserver = new PerformanceObserver((list) => {
+/** V8's own account of every GC pause within [start, end] (delivered once the loop yields). */
+function watchGc() {
+  const w = { maxGcMs: 0, gcCount: 0, gcByKind: {} as Record<string, number>, start: Infinity, end: -Infinity };
+  const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      if (entry.startTime < loopStart || entry.startTime > loopEnd) continue;
-      gcCount++;
-      if (entry.duration > maxGcMs) maxGcMs = entry.duration;
+      if (entry.startTime < w.start || entry.startTime > w.end) continue;
+      w.gcCount++;
+      if (entry.duration > w.maxGcMs) w.maxGcMs = entry.duration;
       const kind = String((entry as unknown as { detail?: { kind?: number } }).detail?.kind ?? "?");
-      gcByKind[kind] = Math.max(gcByKind[kind] ?? 0, entry.duration);
+      w.gcByKind[kind] = Math.max(w.gcByKind[kind] ?? 0, entry.duration);
     }
   });
-  gcObserver.observe({ entryTypes: ["gc"] });
+  observer.observe({ entryTypes: ["gc"] });
+  return { w, observer };
+}
 
+interface Loop {
+  t0: number;
+  elapsedMs: number;
+  maxGapMs: number;
+  cpuMs: number;
+  lat?: Float64Array;
+}
+
+const CHECKPOINT = 64;
+
+/** No per-command timer: a clock read every CHECKPOINT commands bounds the largest pause. */
+function throughputLoop(n: number): Loop {
+  let maxGapMs = 0;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  let prev = t0;
+  for (let k = 0; k < n; k++) {
+    step(s.preload + k);
+    if ((k & (CHECKPOINT - 1)) === CHECKPOINT - 1) {
+      const now = performance.now();
+      if (now - prev > maxGapMs) maxGapMs = now - prev;
+      prev = now;
+    }
+  }
+  const elapsedMs = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
+  return { t0, elapsedMs, maxGapMs, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+/** Every command timed on its own. */
+function latencyLoop(n: number): Loop {
+  let maxGapMs = 0;
+  const lat = new Float64Array(n);
+  const t0 = performance.now();
+  let prevEnd = t0;
+  for (let k = 0; k < n; k++) {
+    const a = performance.now();
+    step(s.preload + k);
+    const b = performance.now();
+    lat[k] = b - a;
+    if (b - prevEnd > maxGapMs) maxGapMs = b - prevEnd;
+    prevEnd = b;
+  }
+  return { t0, elapsedMs: performance.now() - t0, maxGapMs, cpuMs: NaN, lat };
+}
+
+function timed(): void {
+  const { w, observer } = watchGc();
   const n = s.length - s.preload;
   const mode = process.argv[4] ?? "latency";
-  const CHECKPOINT = 64;
-  let elapsedMs = 0;
-  let maxGapMs = 0;
-  let cpuMs = NaN;
+  w.start = performance.now();
+  const loop = mode === "throughput" ? throughputLoop(n) : latencyLoop(n);
+  w.start = loop.t0;
+  w.end = loop.t0 + loop.elapsedMs;
+  // Let the observer receive the entries queued while the loop ran (they carry their own timestamps).
+  setTimeout(() => {
+    observer.disconnect();
+    report(n, mode, loop, w);
+  }, 50);
+}
 
-  let lat: Float64Array | undefined;
-  if (mode === "throughput") {
-    // No per-command timer: a clock read every CHECKPOINT commands bounds the largest pause.
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    loopStart = t0;
-    let prev = t0;
-    for (let k = 0; k < n; k++) {
-      step(s.preload + k);
-      if ((k & (CHECKPOINT - 1)) === CHECKPOINT - 1) {
-        const now = performance.now();
-        if (now - prev > maxGapMs) maxGapMs = now - prev;
-        prev = now;
-      }
-    }
-    elapsedMs = performance.now() - t0;
-    loopEnd = t0 + elapsedMs;
-    const cpu = process.cpuUsage(c0);
-    cpuMs = (cpu.user + cpu.system) / 1000;
-  } else {
-    lat = new Float64Array(n);
-    const t0 = performance.now();
-    loopStart = t0;
-    let prevEnd = t0;
-    for (let k = 0; k < n; k++) {
-      const a = performance.now();
-      step(s.preload + k);
-      const b = performance.now();
-      lat[k] = b - a;
-      if (b - prevEnd > maxGapMs) maxGapMs = b - prevEnd;
-      prevEnd = b;
-    }
-    elapsedMs = performance.now() - t0;
-    loopEnd = t0 + elapsedMs;
-  }
-  async function report(): Promise<void> {
-    // Let the observer receive the entries queued while the loop ran (they carry their own timestamps).
-    await new Promise((r) => setTimeout(r, 50));
-    gcObserver.disconnect();
-    const sorted = lat === undefined ? new Float64Array(1) : lat.slice().sort();
-    const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] * 1000; // µs
-    const fp = engine.fingerprint();
-    process.stdout.write(
-      `${JSON.stringify({
-        engine: engineName,
-        commands: n,
-        opsPerSec: n / (elapsedMs / 1000),
-        opsPerCpuSec: n / (cpuMs / 1000),
-        p50Us: pct(0.5),
-        p99Us: pct(0.99),
-        p999Us: pct(0.999),
-        mode,
-        maxOpUs: sorted[sorted.length - 1] * 1000,
-        maxGapMs,
-        fingerprint: fp.hash,
-        resting: fp.resting,
-        checksum: engine.checksum(),
-        maxGcMs,
-        gcCount,
-        gcByKind,
-        execArgv: process.execArgv,
-        reserveOrders: engineName.startsWith("ours") ? RESERVE_ORDERS : 0,
-      })}\n`,
-    );
-  }
-  void report();
+function report(n: number, mode: string, loop: Loop, gc: ReturnType<typeof watchGc>["w"]): void {
+  const sorted = loop.lat === undefined ? new Float64Array(1) : loop.lat.slice().sort();
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] * 1000; // µs
+  const fp = engine.fingerprint();
+  process.stdout.write(
+    `${JSON.stringify({
+      engine: engineName,
+      commands: n,
+      opsPerSec: n / (loop.elapsedMs / 1000),
+      opsPerCpuSec: n / (loop.cpuMs / 1000),
+      p50Us: pct(0.5),
+      p99Us: pct(0.99),
+      p999Us: pct(0.999),
+      mode,
+      maxOpUs: sorted[sorted.length - 1] * 1000,
+      maxGapMs: loop.maxGapMs,
+      fingerprint: fp.hash,
+      resting: fp.resting,
+      checksum: engine.checksum(),
+      maxGcMs: gc.maxGcMs,
+      gcCount: gc.gcCount,
+      gcByKind: gc.gcByKind,
+      execArgv: process.execArgv,
+      reserveOrders: engineName.startsWith("ours") ? RESERVE_ORDERS : 0,
+    })}\n`,
+  );
 }

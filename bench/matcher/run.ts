@@ -125,10 +125,136 @@ function repeat(): void {
   process.exitCode = passed === REPETITIONS ? 0 : 1;
 }
 
+interface ServiceCheck {
+  asService: boolean;
+  settings: string;
+}
+
+/** One engine pass in a fresh process; for ours in latency mode, whether it ran with the service's settings. */
+function runChild(file: string, name: string, mode: string, service: ServiceCheck): Result {
+  const flags = [...NODE_FLAGS, ...(ENGINE_FLAGS[name] ?? [])];
+  const child = spawnSync(
+    process.execPath,
+    [...flags, "--import", "tsx", join(__dirname, "child.ts"), file, name, mode],
+    {
+      encoding: "utf8",
+      maxBuffer: 1 << 24,
+    },
+  );
+  if (child.status !== 0) throw new Error(`${name} failed: ${child.stderr}`);
+  const r = JSON.parse(child.stdout.trim().split("\n").pop()!) as Result & {
+    execArgv: string[];
+    reserveOrders: number;
+  };
+  if (name === "ours" && mode === "latency") {
+    const missing = missingMatcherFlags(r.execArgv);
+    service.asService = missing.length === 0 && r.reserveOrders === MATCHER_RESERVE_ORDERS;
+    service.settings =
+      `${r.execArgv.filter((f) => f !== "--import" && f !== "tsx").join(" ")}, reserve ${r.reserveOrders.toLocaleString("en-US")} order nodes` +
+      (service.asService
+        ? ""
+        : ` (the service: ${MATCHER_RESERVE_ORDERS.toLocaleString("en-US")} nodes; missing flags: ${missing.join(" ") || "none"})`);
+  }
+  return r;
+}
+
+/** Two kinds of fresh process per engine: throughput without per-command timers, then latency with them. */
+function measureEngine(file: string, name: string, service: ServiceCheck): Result {
+  const passes = Array.from({ length: REPEAT }, () => runChild(file, name, "throughput", service));
+  const tp = passes.reduce((a, b) => (b.opsPerSec > a.opsPerSec ? b : a));
+  tp.maxGapMs = Math.max(...passes.map((p) => p.maxGapMs));
+  tp.maxGcMs = Math.max(...passes.map((p) => p.maxGcMs));
+  const lat = runChild(file, name, "latency", service);
+  if (tp.fingerprint !== lat.fingerprint) throw new Error(`${name}: fingerprints differ between passes`);
+  return {
+    ...lat,
+    opsPerSec: tp.opsPerSec,
+    opsPerCpuSec: tp.opsPerCpuSec,
+    maxGapMs: Math.max(tp.maxGapMs, lat.maxGapMs),
+    maxGcMs: Math.max(tp.maxGcMs, lat.maxGcMs),
+  };
+}
+
+function printResults(results: Result[], bestPeer: number): void {
+  const pad = (x: string, w: number) => x.padStart(w);
+  const n = (x: number) => Math.round(x).toLocaleString("en-US");
+  console.log(
+    `  ${"engine".padEnd(22)}${pad("ops/s", 12)}${pad("ops/cpu-s", 12)}${pad("p50 µs", 9)}${pad("p99 µs", 9)}${pad("p99.9 µs", 10)}${pad("max op µs", 11)}${pad("gap ms", 9)}${pad("GC ms", 8)}  fingerprint (resting)       vs best peer`,
+  );
+  for (const r of results) {
+    const ratio = bestPeer > 0 ? r.opsPerSec / bestPeer : NaN;
+    const vs = r.engine.startsWith("ours") ? `${ratio.toFixed(2)}x` : "";
+    console.log(
+      `  ${r.engine.padEnd(22)}${pad(n(r.opsPerSec), 12)}${pad(n(r.opsPerCpuSec), 12)}${pad(r.p50Us.toFixed(2), 9)}${pad(r.p99Us.toFixed(2), 9)}${pad(r.p999Us.toFixed(2), 10)}${pad(r.maxOpUs.toFixed(0), 11)}${pad(r.maxGapMs.toFixed(1), 9)}${pad(r.maxGcMs.toFixed(1), 8)}  ${r.fingerprint} (${r.resting})  ${vs}`,
+    );
+  }
+}
+
+/** The run's goals for ours, printed PASS/FAIL one per line; the run's summary. */
+function judge(run: number, results: Result[], bestPeer: number, service: ServiceCheck): RunSummary | undefined {
+  const ours = results.find((r) => r.engine === "ours");
+  if (ours === undefined || bestPeer <= 0) return undefined;
+  const fingerprints = new Set(results.map((r) => r.fingerprint));
+  const load = `load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`;
+  const checks = [
+    [
+      `throughput >= ${TARGET_RATIO}x best peer`,
+      ours.opsPerSec >= TARGET_RATIO * bestPeer,
+      `${(ours.opsPerSec / bestPeer).toFixed(2)}x`,
+    ],
+    [`p99 <= ${TARGET_P99_US} µs`, ours.p99Us <= TARGET_P99_US, `${ours.p99Us.toFixed(2)} µs`],
+    [
+      `no pause > ${TARGET_PAUSE_MS} ms`,
+      ours.maxGapMs <= TARGET_PAUSE_MS,
+      `largest gap ${ours.maxGapMs.toFixed(2)} ms, longest V8 GC pause ${ours.maxGcMs.toFixed(2)} ms (${load})`,
+    ],
+    [
+      "fingerprints agree",
+      fingerprints.size === 1,
+      fingerprints.size === 1 ? "all equal" : [...fingerprints].join(" "),
+    ],
+    ["runs with the matcher service's settings (matcher/deployment.ts)", service.asService, service.settings],
+  ] as const;
+  for (const [name, ok, value] of checks) console.log(`  ${ok ? "PASS" : "FAIL"} ${name}: ${value}`);
+  return {
+    run,
+    ratio: ours.opsPerSec / bestPeer,
+    opsPerSec: ours.opsPerSec,
+    bestPeer,
+    p99Us: ours.p99Us,
+    maxGapMs: ours.maxGapMs,
+    maxGcMs: ours.maxGcMs,
+    load: loadavg()[0],
+    pass: checks.every(([, ok]) => ok),
+  };
+}
+
+/** One run: its stream generated and written, every engine measured, the table and the goals printed. */
+function compareRun(dir: string, run: number): RunSummary | undefined {
+  const { title, spec } = specs[run];
+  const t = Date.now();
+  const stream = generateStream(spec);
+  const file = join(dir, `run${run}.bin`);
+  writeFileSync(file, encodeStream(stream));
+  const st = stream.stats;
+  const n = (x: number) => x.toLocaleString("en-US");
+  console.log(`\n${title} (seed ${spec.seed}; stream generated in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
+  console.log(
+    `  mix: ${spec.limitPct}% limit (${spec.crossingPct}% of them crossing), ${spec.marketPct}% market, ${100 - spec.limitPct - spec.marketPct}% cancel ` +
+      `(${n(st.liveCancels)} of live orders, ${n(st.deadCancels)} of orders already gone); ` +
+      `resting: max ${n(st.maxResting)}, final ${n(st.finalResting)}`,
+  );
+  const service: ServiceCheck = { asService: false, settings: "not measured" };
+  const results = ENGINES.map((name) => measureEngine(file, name, service));
+  const bestPeer = Math.max(...results.filter((r) => PEERS.includes(r.engine)).map((r) => r.opsPerSec), 0);
+  printResults(results, bestPeer);
+  return judge(run, results, bestPeer, service);
+}
+
 function compare(): void {
   const dir = mkdtempSync(join(tmpdir(), "bench-matcher-"));
-  let allPass = true;
   const summaries: RunSummary[] = [];
+  let allPass = true;
   try {
     console.log(
       `node ${process.version}, flags ${NODE_FLAGS.join(" ")} (ours also ${ENGINE_FLAGS.ours.join(" ") || "nothing"}), ` +
@@ -138,115 +264,10 @@ function compare(): void {
       `goals: >= ${TARGET_RATIO}x the best peer's ops/s in every run, p99 <= ${TARGET_P99_US} µs, largest gap and longest GC pause <= ${TARGET_PAUSE_MS} ms`,
     );
     for (const run of RUNS) {
-      const { title, spec } = specs[run];
-      const t = Date.now();
-      const stream = generateStream(spec);
-      const file = join(dir, `run${run}.bin`);
-      writeFileSync(file, encodeStream(stream));
-      const st = stream.stats;
-      console.log(`\n${title} (seed ${spec.seed}; stream generated in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
-      console.log(
-        `  mix: ${spec.limitPct}% limit (${spec.crossingPct}% of them crossing), ${spec.marketPct}% market, ${100 - spec.limitPct - spec.marketPct}% cancel ` +
-          `(${st.liveCancels.toLocaleString("en-US")} of live orders, ${st.deadCancels.toLocaleString("en-US")} of orders already gone); ` +
-          `resting: max ${st.maxResting.toLocaleString("en-US")}, final ${st.finalResting.toLocaleString("en-US")}`,
-      );
-      const results: Result[] = [];
-      let serviceSettings = "not measured";
-      let asService = false;
-      const runChild = (name: string, mode: string): Result => {
-        const flags = [...NODE_FLAGS, ...(ENGINE_FLAGS[name] ?? [])];
-        const child = spawnSync(
-          process.execPath,
-          [...flags, "--import", "tsx", join(__dirname, "child.ts"), file, name, mode],
-          {
-            encoding: "utf8",
-            maxBuffer: 1 << 24,
-          },
-        );
-        if (child.status !== 0) throw new Error(`${name} failed: ${child.stderr}`);
-        const r = JSON.parse(child.stdout.trim().split("\n").pop()!) as Result & {
-          execArgv: string[];
-          reserveOrders: number;
-        };
-        if (name === "ours" && mode === "latency") {
-          const missing = missingMatcherFlags(r.execArgv);
-          asService = missing.length === 0 && r.reserveOrders === MATCHER_RESERVE_ORDERS;
-          serviceSettings =
-            `${r.execArgv.filter((f) => f !== "--import" && f !== "tsx").join(" ")}, reserve ${r.reserveOrders.toLocaleString("en-US")} order nodes` +
-            (asService
-              ? ""
-              : ` (the service: ${MATCHER_RESERVE_ORDERS.toLocaleString("en-US")} nodes; missing flags: ${missing.join(" ") || "none"})`);
-        }
-        return r;
-      };
-      for (const name of ENGINES) {
-        // Two fresh processes: throughput without per-command timers, then latency with them.
-        const passes = Array.from({ length: REPEAT }, () => runChild(name, "throughput"));
-        const tp = passes.reduce((a, b) => (b.opsPerSec > a.opsPerSec ? b : a));
-        tp.maxGapMs = Math.max(...passes.map((p) => p.maxGapMs));
-        tp.maxGcMs = Math.max(...passes.map((p) => p.maxGcMs));
-        const lat = runChild(name, "latency");
-        if (tp.fingerprint !== lat.fingerprint) throw new Error(`${name}: fingerprints differ between passes`);
-        results.push({
-          ...lat,
-          opsPerSec: tp.opsPerSec,
-          opsPerCpuSec: tp.opsPerCpuSec,
-          maxGapMs: Math.max(tp.maxGapMs, lat.maxGapMs),
-          maxGcMs: Math.max(tp.maxGcMs, lat.maxGcMs),
-        });
-      }
-      const bestPeer = Math.max(...results.filter((r) => PEERS.includes(r.engine)).map((r) => r.opsPerSec), 0);
-      const pad = (x: string, w: number) => x.padStart(w);
-      console.log(
-        `  ${"engine".padEnd(22)}${pad("ops/s", 12)}${pad("ops/cpu-s", 12)}${pad("p50 µs", 9)}${pad("p99 µs", 9)}${pad("p99.9 µs", 10)}${pad("max op µs", 11)}${pad("gap ms", 9)}${pad("GC ms", 8)}  fingerprint (resting)       vs best peer`,
-      );
-      const fingerprints = new Set(results.map((r) => r.fingerprint));
-      for (const r of results) {
-        const ratio = bestPeer > 0 ? r.opsPerSec / bestPeer : NaN;
-        const ours = r.engine.startsWith("ours");
-        console.log(
-          `  ${r.engine.padEnd(22)}${pad(Math.round(r.opsPerSec).toLocaleString("en-US"), 12)}${pad(Math.round(r.opsPerCpuSec).toLocaleString("en-US"), 12)}${pad(r.p50Us.toFixed(2), 9)}${pad(r.p99Us.toFixed(2), 9)}${pad(r.p999Us.toFixed(2), 10)}${pad(r.maxOpUs.toFixed(0), 11)}${pad(r.maxGapMs.toFixed(1), 9)}${pad(r.maxGcMs.toFixed(1), 8)}  ${r.fingerprint} (${r.resting})  ${ours ? `${ratio.toFixed(2)}x` : ""}`,
-        );
-      }
-      const ours = results.find((r) => r.engine === "ours");
-      if (ours !== undefined && bestPeer > 0) {
-        const checks = [
-          [
-            `throughput >= ${TARGET_RATIO}x best peer`,
-            ours.opsPerSec >= TARGET_RATIO * bestPeer,
-            `${(ours.opsPerSec / bestPeer).toFixed(2)}x`,
-          ],
-          [`p99 <= ${TARGET_P99_US} µs`, ours.p99Us <= TARGET_P99_US, `${ours.p99Us.toFixed(2)} µs`],
-          [
-            `no pause > ${TARGET_PAUSE_MS} ms`,
-            ours.maxGapMs <= TARGET_PAUSE_MS,
-            `largest gap ${ours.maxGapMs.toFixed(2)} ms, longest V8 GC pause ${ours.maxGcMs.toFixed(2)} ms (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`,
-          ],
-          [
-            "fingerprints agree",
-            fingerprints.size === 1,
-            fingerprints.size === 1 ? "all equal" : [...fingerprints].join(" "),
-          ],
-          ["runs with the matcher service's settings (matcher/deployment.ts)", asService, serviceSettings],
-        ] as const;
-        let runPass = true;
-        for (const [name, ok, value] of checks) {
-          console.log(`  ${ok ? "PASS" : "FAIL"} ${name}: ${value}`);
-          if (!ok) runPass = false;
-        }
-        if (!runPass) allPass = false;
-        summaries.push({
-          run,
-          ratio: ours.opsPerSec / bestPeer,
-          opsPerSec: ours.opsPerSec,
-          bestPeer,
-          p99Us: ours.p99Us,
-          maxGapMs: ours.maxGapMs,
-          maxGcMs: ours.maxGcMs,
-          load: loadavg()[0],
-          pass: runPass,
-        });
-      }
+      const summary = compareRun(dir, run);
+      if (summary === undefined) continue;
+      summaries.push(summary);
+      if (!summary.pass) allPass = false;
     }
     console.log(
       "\nops/s = timed commands / wall time of a loop without per-command timers; ops/cpu-s = the same over the process's CPU time " +
