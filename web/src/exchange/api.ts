@@ -2,6 +2,7 @@
 // exchange API, /identity/api/* the identity provider's login paths. Login (spec 5.1): a one-time code to
 // the phone, the password grant (client exchange-web), the tenant token; both tokens go on every
 // authenticated call and live in sessionStorage (this tab only) until they expire or the user logs out.
+import type { operations } from "../../../sdk/openapi/exchange-api";
 import { ExchangeError } from "./model";
 
 const API = "/exchange-api/v1";
@@ -158,144 +159,29 @@ export async function login(phone: string, code: string): Promise<Session> {
   return session;
 }
 
-// ---------------------------------------------------------------- shapes (spec 2, plus the API's extras)
+// ---------------------------------------------------------------- shapes, from the API's OpenAPI document
 
-export interface Rail {
-  id: string;
-  label: string;
-  categories: { id: string; label: string }[];
-}
+type Ops = operations;
+/** The JSON body of an operation's success answer (200, or 201 for a creation). */
+type Body<K extends keyof Ops> = Ops[K]["responses"] extends { 200: { content: { "application/json": infer B } } }
+  ? B
+  : Ops[K]["responses"] extends { 201: { content: { "application/json": infer B } } }
+    ? B
+    : never;
+type Data<K extends keyof Ops> = Body<K> extends { data: infer D } ? D : never;
+type Item<T> = T extends readonly (infer I)[] ? I : never;
 
-export interface AssetSummary {
-  id: string;
-  symbol: string;
-  name: string;
-  type: string;
-  exchange: string | null;
-  status: string;
-  /** before any trade the offering's reference price (priceSource "reference") */
-  price: number;
-  change: number;
-  changesPercentage: number;
-  priceSource: "trades" | "reference";
-  image: string;
-  marketRail: string;
-  tradeable: boolean;
-}
-
-export interface AssetDetail extends AssetSummary {
-  accreditationType: "506c" | "506b" | null;
-  offeringType: string;
-  regime: string;
-  market: string | null;
-  marketData: {
-    perDay: { timestamp: string; open: number; high: number; low: number; close: number; volume: number }[];
-  };
-}
-
-export interface Quote {
-  assetId: string;
-  last: number;
-  open: number;
-  high: number;
-  low: number;
-  prevClose: number;
-  change: number;
-  changePercent: number;
-  volume: number;
-  priceSource: "trades" | "reference";
-  timestamp: string;
-}
-
-export interface Book {
-  assetId: string;
-  bids: { price: number; size: number }[];
-  asks: { price: number; size: number }[];
-  timestamp: string;
-}
-
-export interface Candle {
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
-
-export interface Order {
-  orderId: string;
-  assetId: string;
-  side: "BUY" | "SELL";
-  orderType: "market" | "limit";
-  quantity: number;
-  limitPrice?: number;
-  status: "PENDING" | "EXECUTED" | "CANCELLED";
-  filledQuantity?: number;
-  averagePrice?: number | null;
-  createdAt: string;
-  executedAt?: string;
-  cancelledAt?: string;
-  settlement?: string;
-}
-
-export interface Holding {
-  assetId: string;
-  symbol: string;
-  name: string;
-  type: string;
-  quantity: number;
-  averageCost: number;
-  currentPrice: number | null;
-  marketValue: number | null;
-  unrealizedPnl: number | null;
-  unrealizedPnlPercent: number | null;
-  realizedPnl?: number;
-}
-
-export interface Lot {
-  quantity: number;
-  acquisitionDate: string;
-  restrictionEndDate: string;
-  isRestricted: boolean;
-  offeringType: string;
-  regime?: string;
-}
-
-export interface LotHolding {
-  assetId: string;
-  symbol: string;
-  name: string;
-  type: string;
-  quantity: number;
-  averageCost: number;
-  lots: Lot[];
-}
-
-export interface Transaction {
-  id: string;
-  type: "deposit" | "withdrawal" | "trade";
-  assetId: string;
-  side: string;
-  quantity: number;
-  price: number;
-  total: number;
-  fee: number;
-  status: string;
-  timestamp: string;
-  method?: string;
-  completesAt?: string;
-}
-
-export interface Account {
-  userId: string;
-  accountId: string;
-  phone: string;
-  email: string | null;
-  kycStatus: string;
-  accreditationStatus: string;
-  accreditationType: string;
-  cashBalance: number;
-  buyingPower: number;
-  settlementAddress: string;
-}
+export type Rail = Item<Body<"getV1Navigation">["rails"]>;
+export type AssetSummary = Item<Data<"getV1Assets">>;
+export type AssetPage = Body<"getV1Assets">;
+export type AssetDetail = Data<"getV1AssetsId">;
+export type Quote = Body<"getV1AssetsIdQuote">;
+export type Book = Body<"getV1AssetsIdBook">;
+export type Candle = Item<Data<"getV1AssetsIdChart">>;
+export type Order = Data<"postV1Orders">;
+export type Holding = Item<Data<"getV1Portfolio">>;
+export type LotHolding = Item<Data<"getV1ExchangePortfolio">>;
+export type Lot = Item<LotHolding["lots"]>;
+export type Transaction = Item<Data<"getV1Transactions">>;
+export type FundingTransfer = Data<"postV1Deposits">;
+export type Account = Data<"getV1Account">;

@@ -148,96 +148,97 @@ export function regimeLabel(r: string | null | undefined): string {
   return r ? (REGIMES[r] ?? r) : "—";
 }
 
+function explainAccreditation(d: Record<string, unknown>): string {
+  if (d.reason === "reg_cf_investment_limit") {
+    return `This buy would pass your Reg CF investment limit: as an investor who is not accredited you may invest ${usd(
+      num(d.limit),
+    )} in Reg CF offerings over 12 months (the SEC's rule, based on your income and net worth), you have used ${usd(num(d.used))}, so ${usd(num(d.available))} remains and this order needs ${usd(
+      num(d.requested),
+    )}.`;
+  }
+  if (d.accreditationType === "506c") {
+    return "Only accredited investors can buy this asset: it is offered under Rule 506(c), which requires a third party to verify your accreditation. Your account is not verified as an accredited investor, so the order was not placed.";
+  }
+  if (d.accreditationType === "506b") {
+    return "Only accredited investors can buy this asset: it is offered under Rule 506(b), which requires you to certify that you are an accredited investor. Your account has no such certification, so the order was not placed.";
+  }
+  return "Only accredited investors can buy this asset, so the order was not placed.";
+}
+
+function explainBalance(d: Record<string, unknown>): string {
+  if (d.asset === "USD" || d.asset === undefined) {
+    if (num(d.required) !== undefined)
+      return `Not enough buying power: this needs ${usd(num(d.required))} and ${usd(num(d.available))} is available. Add funds on the Account page or lower the quantity.`;
+    return "Not enough cash for this. Add funds on the Account page or lower the amount.";
+  }
+  return `You cannot sell that much: this order needs ${dec(num(d.required))} ${String(d.asset)} and ${dec(num(d.available))} is free to sell (units held by open orders do not count).`;
+}
+
+function explainResale(d: Record<string, unknown>): string {
+  const regime = regimeLabel(str(d.regime));
+  if (d.reason === "ineligible_buyers_on_book") {
+    return `Some of the units you would sell are still in their ${regime} resale hold${
+      d.restrictionEndDate ? ` (until ${dateOf(str(d.restrictionEndDate))})` : ""
+    }: they may only go to buyers an exemption covers, and buyers it does not cover are on the book now. Try again later or sell only units past their hold.`;
+  }
+  if (d.reason === "restricted_lots_on_book") {
+    return `Units offered on this book are still in their ${regime} resale hold and may only go to buyers an exemption covers (for example accredited or non-US investors). Your account is not covered, so you cannot buy here while they are offered.`;
+  }
+  return "Those units are still in their resale hold and cannot be sold to this buyer yet.";
+}
+
+function explainFundingLimit(d: Record<string, unknown>): string {
+  const left =
+    num(d.remaining) ??
+    (num(d.limit) !== undefined && num(d.used) !== undefined ? num(d.limit)! - num(d.used)! : undefined);
+  return `That passes the daily limit of ${usd(num(d.limit))} for ${methodLabel(str(d.method))}${left !== undefined ? `: ${usd(left)} remains today` : ""}.`;
+}
+
+/** Codes whose sentence needs nothing but the code. */
+const FIXED: Record<string, string> = {
+  NETWORK: "The exchange cannot be reached. Check your connection and that the exchange is running, then try again.",
+  ASSET_NOT_TRADEABLE: "This asset is listed but cannot be traded yet.",
+  ASSET_NOT_FOUND: "This asset does not exist (or no longer exists).",
+  RATE_LIMIT_EXCEEDED: "Too many requests in a short time. Wait a few seconds and try again.",
+  ORDER_NOT_FOUND: "This order does not exist.",
+  TRANSACTION_NOT_FOUND: "This transaction does not exist.",
+  SERVICE_UNAVAILABLE: "Part of the exchange is not available right now. Try again in a few seconds.",
+  INTERNAL_ERROR: "The exchange had a problem with this request. Nothing was changed; try again.",
+  // the identity provider's OAuth token endpoint (RFC 6749 error codes)
+  invalid_grant: "That code is wrong or has expired. Request a new code and try again.",
+  rate_limit_exceeded: "Too many wrong codes: this phone is locked for a while. Try again later.",
+};
+
+/** Codes whose sentence reads the error's details (or message). */
+const BY_DETAILS: Record<string, (d: Record<string, unknown>, err: ExchangeError) => string> = {
+  ACCREDITATION_REQUIRED: explainAccreditation,
+  INSUFFICIENT_BALANCE: explainBalance,
+  RESALE_RESTRICTED: explainResale,
+  FUNDING_LIMIT_EXCEEDED: explainFundingLimit,
+  INVALID_ORDER_TYPE: (_d, err) => `This kind of order is not accepted for this asset: ${err.message}.`,
+  FORBIDDEN: (d) =>
+    d.reason === "kyc_required"
+      ? `Your identity verification (KYC) is not approved${d.kycStatus ? ` (it is ${String(d.kycStatus).replace(/_/g, " ")})` : ""}, so you cannot trade yet.`
+      : "You are not allowed to do this with your account.",
+  UNAUTHORIZED: (d) =>
+    d.header === "x-sandbox-phone-key"
+      ? "This browser does not hold this sandbox phone's key (another browser requested its first code), so its codes are not shown here. Use another phone number."
+      : "Your session has ended. Log in again.",
+  ORDER_NOT_OPEN: (d) =>
+    `This order is no longer open${d.status ? ` (it is ${String(d.status)})` : ""}, so it cannot be changed or cancelled.`,
+  AMOUNT_BELOW_MINIMUM: (d) => `The minimum for ${methodLabel(str(d.method))} is ${usd(num(d.minimum))}.`,
+  INVALID_REQUEST: (_d, err) => `The exchange refused the request: ${err.message}.`,
+};
+
 /** A refusal in words, by the code and its details (the API's own message only where no sentence fits). */
 export function explain(err: unknown): string {
   if (!(err instanceof ExchangeError)) {
     const e = err as { message?: string };
     return e?.message ? `Something went wrong: ${e.message}` : "Something went wrong.";
   }
-  const d = err.details;
-  switch (err.code) {
-    case "NETWORK":
-      return "The exchange cannot be reached. Check your connection and that the exchange is running, then try again.";
-    case "ACCREDITATION_REQUIRED": {
-      if (d.reason === "reg_cf_investment_limit") {
-        return `This buy would pass your Reg CF investment limit: as an investor who is not accredited you may invest ${usd(
-          num(d.limit),
-        )} in Reg CF offerings over 12 months (the SEC's rule, based on your income and net worth), you have used ${usd(num(d.used))}, so ${usd(num(d.available))} remains and this order needs ${usd(
-          num(d.requested),
-        )}.`;
-      }
-      if (d.accreditationType === "506c") {
-        return "Only accredited investors can buy this asset: it is offered under Rule 506(c), which requires a third party to verify your accreditation. Your account is not verified as an accredited investor, so the order was not placed.";
-      }
-      if (d.accreditationType === "506b") {
-        return "Only accredited investors can buy this asset: it is offered under Rule 506(b), which requires you to certify that you are an accredited investor. Your account has no such certification, so the order was not placed.";
-      }
-      return "Only accredited investors can buy this asset, so the order was not placed.";
-    }
-    case "INSUFFICIENT_BALANCE": {
-      if (d.asset === "USD" || d.asset === undefined) {
-        if (num(d.required) !== undefined)
-          return `Not enough buying power: this needs ${usd(num(d.required))} and ${usd(num(d.available))} is available. Add funds on the Account page or lower the quantity.`;
-        return "Not enough cash for this. Add funds on the Account page or lower the amount.";
-      }
-      return `You cannot sell that much: this order needs ${dec(num(d.required))} ${String(d.asset)} and ${dec(num(d.available))} is free to sell (units held by open orders do not count).`;
-    }
-    case "RESALE_RESTRICTED": {
-      const regime = regimeLabel(str(d.regime));
-      if (d.reason === "ineligible_buyers_on_book") {
-        return `Some of the units you would sell are still in their ${regime} resale hold${
-          d.restrictionEndDate ? ` (until ${dateOf(str(d.restrictionEndDate))})` : ""
-        }: they may only go to buyers an exemption covers, and buyers it does not cover are on the book now. Try again later or sell only units past their hold.`;
-      }
-      if (d.reason === "restricted_lots_on_book") {
-        return `Units offered on this book are still in their ${regime} resale hold and may only go to buyers an exemption covers (for example accredited or non-US investors). Your account is not covered, so you cannot buy here while they are offered.`;
-      }
-      return "Those units are still in their resale hold and cannot be sold to this buyer yet.";
-    }
-    case "ASSET_NOT_TRADEABLE":
-      return "This asset is listed but cannot be traded yet.";
-    case "ASSET_NOT_FOUND":
-      return "This asset does not exist (or no longer exists).";
-    case "INVALID_ORDER_TYPE":
-      return `This kind of order is not accepted for this asset: ${err.message}.`;
-    case "FORBIDDEN":
-      if (d.reason === "kyc_required")
-        return `Your identity verification (KYC) is not approved${d.kycStatus ? ` (it is ${String(d.kycStatus).replace(/_/g, " ")})` : ""}, so you cannot trade yet.`;
-      return "You are not allowed to do this with your account.";
-    case "UNAUTHORIZED":
-      if (d.header === "x-sandbox-phone-key")
-        return "This browser does not hold this sandbox phone's key (another browser requested its first code), so its codes are not shown here. Use another phone number.";
-      return "Your session has ended. Log in again.";
-    case "RATE_LIMIT_EXCEEDED":
-      return "Too many requests in a short time. Wait a few seconds and try again.";
-    case "ORDER_NOT_OPEN":
-      return `This order is no longer open${d.status ? ` (it is ${String(d.status)})` : ""}, so it cannot be changed or cancelled.`;
-    case "ORDER_NOT_FOUND":
-      return "This order does not exist.";
-    case "AMOUNT_BELOW_MINIMUM":
-      return `The minimum for ${methodLabel(str(d.method))} is ${usd(num(d.minimum))}.`;
-    case "FUNDING_LIMIT_EXCEEDED": {
-      const left =
-        num(d.remaining) ??
-        (num(d.limit) !== undefined && num(d.used) !== undefined ? num(d.limit)! - num(d.used)! : undefined);
-      return `That passes the daily limit of ${usd(num(d.limit))} for ${methodLabel(str(d.method))}${left !== undefined ? `: ${usd(left)} remains today` : ""}.`;
-    }
-    case "TRANSACTION_NOT_FOUND":
-      return "This transaction does not exist.";
-    case "SERVICE_UNAVAILABLE":
-      return "Part of the exchange is not available right now. Try again in a few seconds.";
-    case "INTERNAL_ERROR":
-      return "The exchange had a problem with this request. Nothing was changed; try again.";
-    case "INVALID_REQUEST":
-      return `The exchange refused the request: ${err.message}.`;
-    // the identity provider's OAuth token endpoint (RFC 6749 error codes)
-    case "invalid_grant":
-      return "That code is wrong or has expired. Request a new code and try again.";
-    case "rate_limit_exceeded":
-      return "Too many wrong codes: this phone is locked for a while. Try again later.";
-    default:
-      return err.message || `The request failed (${err.code}).`;
-  }
+  if (Object.hasOwn(FIXED, err.code)) return FIXED[err.code];
+  if (Object.hasOwn(BY_DETAILS, err.code)) return BY_DETAILS[err.code](err.details, err);
+  return err.message || `The request failed (${err.code}).`;
 }
 
 export function methodLabel(m: string | undefined): string {
