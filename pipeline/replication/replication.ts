@@ -2,11 +2,13 @@
 // (the lease), and the two journals it keeps on JetStream: the matcher's commands (stream ORDERS_P<n>) and the
 // settle lane's batch compositions (BATCHES_P<n>). startPipeline opens both through openLog/openStore: the
 // matcher journal's open follows the log as a hot standby until this process holds the lease.
+import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { OpenRecordLog, RecordLogOptions } from "../../matcher/journal";
 import { startLeadership, type Leadership } from "./lease";
 import { openStreamLog } from "./stream-log";
+import { metrics, onScrape } from "../../runtime/metrics";
 
 /** The lease's length (ms) by default: a standby takes over this long after the leader's last renewal. */
 export const DEFAULT_LEASE_MS = 2_000;
@@ -65,6 +67,7 @@ export async function startReplication(opts: ReplicationOptions): Promise<Replic
     log: opts.logger,
   });
   let appliedSeq = 0;
+  const stopMetrics = replicationMetrics(nc, opts.partition, leadership, () => appliedSeq);
   const open =
     (stream: string, track: boolean): OpenRecordLog =>
     <C, M = unknown, S = unknown>(o: RecordLogOptions<C, M, S>) =>
@@ -95,9 +98,30 @@ export async function startReplication(opts: ReplicationOptions): Promise<Replic
       };
     },
     async close() {
+      stopMetrics();
       await leadership.release();
       await nc.close().catch(() => undefined);
       await leaseNc.close().catch(() => undefined);
     },
   };
+}
+
+/**
+ * dex_leader_changes_total: each time this process takes the partition's lease (summed over a partition's
+ * processes: every election, the first included). dex_replication_lag_entries, read at scrape: the order
+ * log's head minus the last entry this process applied (0 while it leads: it wrote them).
+ */
+function replicationMetrics(
+  nc: NatsConnection,
+  partition: number,
+  leadership: Leadership,
+  applied: () => number,
+): () => void {
+  const labels = { partition: String(partition), node: leadership.term };
+  void leadership.acquired.then(() => metrics.leaderChanges.inc({ partition: labels.partition }));
+  return onScrape(async () => {
+    if (leadership.valid()) return void metrics.replicationLag.set(labels, 0);
+    const info = await (await jetstreamManager(nc)).streams.info(`ORDERS_P${partition}`);
+    metrics.replicationLag.set(labels, Math.max(0, info.state.last_seq - applied()));
+  });
 }
