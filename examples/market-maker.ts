@@ -62,6 +62,115 @@ async function apiKey(): Promise<{ apiKey: string; apiSecret: string }> {
   return { apiKey: key.api_key, apiSecret: key.api_secret };
 }
 
+type Grpc = ReturnType<typeof createTradingClient>;
+type Side = "buy" | "sell";
+
+/** The bot's resting quotes, and what it does with them. */
+class Quotes {
+  private quotes: { id: string; side: Side; price: bigint }[] = [];
+
+  constructor(
+    private readonly grpc: Grpc,
+    private readonly scale: number,
+  ) {}
+
+  /** cancels every quote; the ids cancelled (a quote filled or gone meanwhile is skipped) */
+  async cancelAll(): Promise<string[]> {
+    const cancelled: string[] = [];
+    for (const q of this.quotes) {
+      const r = await this.grpc.cancelOrder(q.id).catch((e: { code?: string }) => {
+        if (e.code === "ORDER_NOT_FOUND" || e.code === "ORDER_NOT_OPEN") return null;
+        throw e;
+      });
+      if (r) cancelled.push(r.order_id);
+    }
+    this.quotes = [];
+    return cancelled;
+  }
+
+  /** the best price of a side, not counting our own quotes' sizes */
+  bestOthers(book: OrderBook, side: "bid" | "ask"): bigint | null {
+    for (const [price, levelSize] of book.levels(side)) {
+      const p = units(price, this.scale);
+      const ours = this.quotes.filter((q) => (q.side === "buy") === (side === "bid") && q.price === p).length;
+      if (ours === 0 || units(levelSize, 18) > units(size, 18) * BigInt(ours)) return p;
+    }
+    return null;
+  }
+
+  async place(side: Side, price: bigint, round: number) {
+    const r = await this.grpc.placeOrder({
+      symbol,
+      side,
+      type: "limit",
+      price: Number(formatDecimal(price, this.scale)),
+      size: Number(size),
+      time_in_force: "gtc",
+      client_order_id: `mm-${Date.now()}-${round}-${side}`,
+    });
+    this.quotes.push({ id: r.order_id, side, price });
+    return r;
+  }
+}
+
+/** mid -/+ SPREAD_BPS: floor for the bid, ceiling for the ask, then onto the tick grid outward */
+function quotePrices(twiceMid: bigint, tick: bigint, scale: number): { bidPrice: bigint; askPrice: bigint } {
+  let bidPrice = (twiceMid * (10_000n - spreadBps)) / 20_000n;
+  bidPrice -= bidPrice % tick;
+  let askPrice = (twiceMid * (10_000n + spreadBps) + 19_999n) / 20_000n;
+  askPrice += (tick - (askPrice % tick)) % tick;
+  if (bidPrice <= 0n || askPrice <= bidPrice)
+    throw new Error(`no room to quote around ${formatDecimal(twiceMid, scale + 1)}/2`);
+  return { bidPrice, askPrice };
+}
+
+/** One round: replace both quotes around the mid of the others' book, wait to see them, print a line. */
+async function quoteRound(feed: BookFeed, quotes: Quotes, round: number, tick: bigint, scale: number) {
+  const bid = quotes.bestOthers(feed.book, "bid");
+  const ask = quotes.bestOthers(feed.book, "ask");
+  const twiceMid = bid !== null && ask !== null ? bid + ask : 2n * units(fallbackMid, scale);
+  const { bidPrice, askPrice } = quotePrices(twiceMid, tick, scale);
+  const cancelled = await quotes.cancelAll();
+  const b = await quotes.place("buy", bidPrice, round);
+  const a = await quotes.place("sell", askPrice, round);
+  // the feed shows both quotes (or they traded at once: then their status says so)
+  const shown = (p: bigint, side: "bid" | "ask") => feed.book.levels(side).some(([price]) => units(price, scale) === p);
+  if (b.status === "open" && a.status === "open")
+    await feed.until(() => shown(bidPrice, "bid") && shown(askPrice, "ask"));
+  console.log(
+    JSON.stringify({
+      round,
+      mid: formatDecimal(twiceMid * 5n, scale + 1),
+      bid: { order_id: b.order_id, price: formatDecimal(bidPrice, scale), size, status: b.status },
+      ask: { order_id: a.order_id, price: formatDecimal(askPrice, scale), size, status: a.status },
+      cancelled,
+      book_sequence: feed.book.sequence,
+    }),
+  );
+}
+
+/** Ctrl-C / SIGTERM: stop after the round under way; `pause` is the wait between rounds, cut short by a stop. */
+function stopSignal() {
+  const state = { stopping: false };
+  let wake = () => {};
+  const stop = () => {
+    state.stopping = true;
+    wake();
+  };
+  const pause = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, intervalMs);
+      wake = () => (clearTimeout(timer), resolve());
+    });
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const release = () => {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  };
+  return { state, pause, release };
+}
+
 async function main() {
   const markets = await ok(createDexClient({ baseUrl: API }).GET("/v1/markets"));
   const market = markets.markets.find((m) => m.symbol === symbol);
@@ -72,98 +181,19 @@ async function main() {
   const creds = await apiKey();
   const grpc = createTradingClient(GRPC, { auth: { ...creds, scheme: "hmac" } });
   const feed = await BookFeed.open({ url: WS_URL, symbol, depth: 50 });
-  let stopping = false;
-  let wake = () => {};
-  const stop = () => {
-    stopping = true;
-    wake();
-  };
-  /** the pause between rounds, cut short by a stop */
-  const pause = () =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, intervalMs);
-      wake = () => (clearTimeout(timer), resolve());
-    });
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-
-  /** our resting quotes: order id -> side and price (scaled) */
-  let quotes: { id: string; side: "buy" | "sell"; price: bigint }[] = [];
-  const cancelAll = async () => {
-    const cancelled: string[] = [];
-    for (const q of quotes) {
-      const r = await grpc.cancelOrder(q.id).catch((e: { code?: string }) => {
-        if (e.code === "ORDER_NOT_FOUND" || e.code === "ORDER_NOT_OPEN") return null; // filled or gone meanwhile
-        throw e;
-      });
-      if (r) cancelled.push(r.order_id);
-    }
-    quotes = [];
-    return cancelled;
-  };
-  /** the best price of a side, not counting our own quotes' sizes */
-  const bestOthers = (book: OrderBook, side: "bid" | "ask"): bigint | null => {
-    for (const [price, levelSize] of book.levels(side)) {
-      const p = units(price, scale);
-      const ours = quotes.filter((q) => (q.side === "buy") === (side === "bid") && q.price === p).length;
-      if (ours === 0 || units(levelSize, 18) > units(size, 18) * BigInt(ours)) return p;
-    }
-    return null;
-  };
-
+  const quotes = new Quotes(grpc, scale);
+  const signal = stopSignal();
   try {
     await feed.until();
-    for (let round = 1; round <= rounds && !stopping; round++) {
-      const bid = bestOthers(feed.book, "bid");
-      const ask = bestOthers(feed.book, "ask");
-      const twiceMid = bid !== null && ask !== null ? bid + ask : 2n * units(fallbackMid, scale);
-      // floor for the bid, ceiling for the ask, then onto the tick grid outward
-      let bidPrice = (twiceMid * (10_000n - spreadBps)) / 20_000n;
-      bidPrice -= bidPrice % tick;
-      let askPrice = (twiceMid * (10_000n + spreadBps) + 19_999n) / 20_000n;
-      askPrice += (tick - (askPrice % tick)) % tick;
-      if (bidPrice <= 0n || askPrice <= bidPrice)
-        throw new Error(`no room to quote around ${formatDecimal(twiceMid, scale + 1)}/2`);
-
-      const cancelled = await cancelAll();
-      const place = async (side: "buy" | "sell", price: bigint) => {
-        const r = await grpc.placeOrder({
-          symbol,
-          side,
-          type: "limit",
-          price: Number(formatDecimal(price, scale)),
-          size: Number(size),
-          time_in_force: "gtc",
-          client_order_id: `mm-${Date.now()}-${round}-${side}`,
-        });
-        quotes.push({ id: r.order_id, side, price });
-        return r;
-      };
-      const b = await place("buy", bidPrice);
-      const a = await place("sell", askPrice);
-      // the feed shows both quotes (or they traded at once: then their status says so)
-      const shown = (p: bigint, side: "bid" | "ask") =>
-        feed.book.levels(side).some(([price]) => units(price, scale) === p);
-      if (b.status === "open" && a.status === "open")
-        await feed.until(() => shown(bidPrice, "bid") && shown(askPrice, "ask"));
-      console.log(
-        JSON.stringify({
-          round,
-          mid: formatDecimal(twiceMid * 5n, scale + 1),
-          bid: { order_id: b.order_id, price: formatDecimal(bidPrice, scale), size, status: b.status },
-          ask: { order_id: a.order_id, price: formatDecimal(askPrice, scale), size, status: a.status },
-          cancelled,
-          book_sequence: feed.book.sequence,
-        }),
-      );
-      if (round < rounds && !stopping) await pause();
+    for (let round = 1; round <= rounds && !signal.state.stopping; round++) {
+      await quoteRound(feed, quotes, round, tick, scale);
+      if (round < rounds && !signal.state.stopping) await signal.pause();
     }
   } finally {
-    const cancelled = await cancelAll().catch((e) => (console.error(e), []));
+    const cancelled = await quotes.cancelAll().catch((e) => (console.error(e), []));
     feed.close();
     grpc.close();
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
+    signal.release();
     console.log(JSON.stringify({ done: true, cancelled }));
   }
 }
