@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readKeyForm } from "./apikeys";
+import { readKeyForm } from "./apikey-rules";
 
 const base = { label: "bot", permissions: ["read", "trade"], positionLimit: "", dailyLossLimit: "" };
 

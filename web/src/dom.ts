@@ -50,3 +50,16 @@ export function field(
     hint: hintEl,
   };
 }
+
+/** A table head of column headers. */
+export function thead(columns: string[]): HTMLTableSectionElement {
+  return h(
+    "thead",
+    {},
+    h(
+      "tr",
+      {},
+      columns.map((c) => h("th", { scope: "col" }, c)),
+    ),
+  );
+}

@@ -107,6 +107,68 @@ export function stepsText(steps: bigint, step: string): string {
   return formatDecimal(steps * s.digits, s.scale);
 }
 
+type OrderRule = MarketInfo["order_types"][number];
+
+/** The limit, trigger and worst prices the type needs, rounded to the tick (null where the type has none). */
+function readPrices(m: MarketInfo, rule: OrderRule, f: OrderForm, errors: FieldErrors) {
+  const price = (input: string, what: string, key: keyof FieldErrors): string | null => {
+    const r = toSteps(input, m.tick_size, "nearest", what);
+    if ("error" in r) {
+      errors[key] = r.error;
+      return null;
+    }
+    return stepsText(r.steps, m.tick_size);
+  };
+  return {
+    limitPrice: rule.price ? price(f.price, "limit price", "price") : null,
+    triggerPrice: rule.trigger_price ? price(f.triggerPrice, "trigger price", "triggerPrice") : null,
+    protection: rule.price ? null : price(f.protectionPrice, "worst price", "protectionPrice"),
+  };
+}
+
+/** The size rounded down to the lot, within the market's minimum and maximum. */
+function readSize(m: MarketInfo, f: OrderForm, errors: FieldErrors): string | null {
+  const sz = toSteps(f.size, m.lot_size, "down", "size");
+  if ("error" in sz) {
+    errors.size = sz.error;
+    return null;
+  }
+  const lots = sz.steps;
+  const minLots = (toSteps(m.min_size, m.lot_size, "down", "") as { steps: bigint }).steps;
+  const maxLots = (toSteps(m.max_size, m.lot_size, "down", "") as { steps: bigint }).steps;
+  if (lots < minLots) errors.size = `The size is below this market's minimum, ${m.min_size} ${m.base.symbol}.`;
+  else if (lots > maxLots) errors.size = `The size is above this market's maximum, ${m.max_size} ${m.base.symbol}.`;
+  return stepsText(sz.steps, m.lot_size);
+}
+
+/** The iceberg's visible size (hidden and iceberg orders must be able to rest; not both). */
+function readIceberg(
+  m: MarketInfo,
+  rule: OrderRule,
+  f: OrderForm,
+  tif: string,
+  size: string | null,
+  errors: FieldErrors,
+): string | null {
+  const resting = !["ioc", "fok"].includes(tif) && f.type !== "market" && rule.price;
+  if ((f.hidden || f.icebergVisibleSize.trim() !== "") && !resting) {
+    errors.icebergVisibleSize =
+      "Hidden and iceberg orders must be able to rest in the book: a limit type with gtc, gtd or post_only.";
+  }
+  if (f.hidden && f.icebergVisibleSize.trim() !== "")
+    errors.icebergVisibleSize = "An order is either hidden or an iceberg, not both.";
+  if (errors.icebergVisibleSize || f.icebergVisibleSize.trim() === "") return null;
+  const r = toSteps(f.icebergVisibleSize, m.lot_size, "down", "visible size");
+  if ("error" in r) {
+    errors.icebergVisibleSize = r.error;
+    return null;
+  }
+  if (size !== null && r.steps > (toSteps(size, m.lot_size, "down", "") as { steps: bigint }).steps) {
+    errors.icebergVisibleSize = "The visible size cannot be larger than the order's size.";
+  }
+  return stepsText(r.steps, m.lot_size);
+}
+
 /** Validates the form against the market and builds what is signed and sent. */
 export function buildOrder(
   info: MarketsInfo,
@@ -118,49 +180,9 @@ export function buildOrder(
   const rule = m.order_types.find((t) => t.type === f.type);
   if (!rule) return { ok: false, errors: { type: `The order type ${f.type} is not offered on ${m.symbol}.` } };
   const tif = rule.time_in_force.includes(f.timeInForce) ? f.timeInForce : rule.time_in_force[0];
-
-  const price = (input: string, what: string, key: keyof FieldErrors): string | null => {
-    const r = toSteps(input, m.tick_size, "nearest", what);
-    if ("error" in r) {
-      errors[key] = r.error;
-      return null;
-    }
-    return stepsText(r.steps, m.tick_size);
-  };
-  const limitPrice = rule.price ? price(f.price, "limit price", "price") : null;
-  const triggerPrice = rule.trigger_price ? price(f.triggerPrice, "trigger price", "triggerPrice") : null;
-  const protection = rule.price ? null : price(f.protectionPrice, "worst price", "protectionPrice");
-
-  let size: string | null = null;
-  const sz = toSteps(f.size, m.lot_size, "down", "size");
-  if ("error" in sz) errors.size = sz.error;
-  else {
-    size = stepsText(sz.steps, m.lot_size);
-    const lots = sz.steps;
-    const minLots = (toSteps(m.min_size, m.lot_size, "down", "") as { steps: bigint }).steps;
-    const maxLots = (toSteps(m.max_size, m.lot_size, "down", "") as { steps: bigint }).steps;
-    if (lots < minLots) errors.size = `The size is below this market's minimum, ${m.min_size} ${m.base.symbol}.`;
-    else if (lots > maxLots) errors.size = `The size is above this market's maximum, ${m.max_size} ${m.base.symbol}.`;
-  }
-
-  const resting = !["ioc", "fok"].includes(tif) && f.type !== "market" && rule.price;
-  if ((f.hidden || f.icebergVisibleSize.trim() !== "") && !resting) {
-    errors.icebergVisibleSize =
-      "Hidden and iceberg orders must be able to rest in the book: a limit type with gtc, gtd or post_only.";
-  }
-  if (f.hidden && f.icebergVisibleSize.trim() !== "")
-    errors.icebergVisibleSize = "An order is either hidden or an iceberg, not both.";
-  let iceberg: string | null = null;
-  if (!errors.icebergVisibleSize && f.icebergVisibleSize.trim() !== "") {
-    const r = toSteps(f.icebergVisibleSize, m.lot_size, "down", "visible size");
-    if ("error" in r) errors.icebergVisibleSize = r.error;
-    else {
-      iceberg = stepsText(r.steps, m.lot_size);
-      if (size !== null && r.steps > (toSteps(size, m.lot_size, "down", "") as { steps: bigint }).steps) {
-        errors.icebergVisibleSize = "The visible size cannot be larger than the order's size.";
-      }
-    }
-  }
+  const { limitPrice, triggerPrice, protection } = readPrices(m, rule, f, errors);
+  const size = readSize(m, f, errors);
+  const iceberg = readIceberg(m, rule, f, tif, size, errors);
   if (tif === "gtd") {
     if (f.expiresAtMs === null || !Number.isFinite(f.expiresAtMs))
       errors.expiresAt = "Choose when a good-till-date order expires.";
@@ -169,8 +191,6 @@ export function buildOrder(
   if (Object.keys(errors).length > 0 || size === null) return { ok: false, errors };
 
   const signedPriceText = (limitPrice ?? protection)!;
-  const priceUnits = parseDecimal(signedPriceText, m.signed_order.price_exponent)!;
-  const amount = parseDecimal(size, m.signed_order.amount_exponent)!;
   const postOnly = tif === "post_only" || f.type === "limit_maker" ? info.eip712.flags.post_only : 0;
   // a resting order's signature lasts 30 days; a GTD one one minute past its expiry (the book drops it then)
   const expirySec =
@@ -180,8 +200,8 @@ export function buildOrder(
     baseToken: m.signed_order.base_token,
     quoteToken: m.signed_order.quote_token,
     side: f.side === "buy" ? 0 : 1,
-    price: priceUnits,
-    amount,
+    price: parseDecimal(signedPriceText, m.signed_order.price_exponent)!,
+    amount: parseDecimal(size, m.signed_order.amount_exponent)!,
     expiry: BigInt(expirySec),
     nonce: ctx.nonce,
     flags: postOnly,

@@ -1,0 +1,60 @@
+// The page's skeleton: the header (feed status, wallet, link to the exchange app) and the panels each
+// module fills. Built once; the panels are replaced inside, never the skeleton.
+import { h } from "./dom";
+
+export interface Panels {
+  status: HTMLElement;
+  walletArea: HTMLElement;
+  markets: HTMLElement;
+  ticker: HTMLElement;
+  chart: HTMLElement;
+  book: HTMLElement;
+  trades: HTMLElement;
+  order: HTMLElement;
+  account: HTMLElement;
+  apiKeys: HTMLElement;
+}
+
+export function buildLayout(app: HTMLElement): Panels {
+  const p: Panels = {
+    status: h("p", { class: "status", role: "status", "aria-live": "polite", id: "feed-status" }, "Loading…"),
+    walletArea: h("div", { class: "wallet-area" }),
+    markets: h("section", { class: "panel markets", "aria-labelledby": "markets-h" }),
+    ticker: h("section", { class: "ticker", "aria-label": "Ticker", id: "ticker" }),
+    chart: h("section", { class: "panel chart-panel", "aria-labelledby": "chart-h" }),
+    book: h("section", { class: "panel book", "aria-labelledby": "book-h", id: "book" }),
+    trades: h("section", { class: "panel trades", "aria-labelledby": "trades-h", id: "trades", tabindex: "0" }),
+    order: h("section", { class: "panel order-form", "aria-labelledby": "order-h", id: "order-form" }),
+    account: h("section", { class: "panel account", "aria-labelledby": "account-h", id: "account" }),
+    apiKeys: h("section", { class: "panel account api-keys", "aria-labelledby": "api-keys-h", id: "api-keys-panel" }),
+  };
+  app.append(
+    h(
+      "header",
+      { class: "top" },
+      h("h1", {}, "DEX"),
+      p.status,
+      p.walletArea,
+      h("a", { href: "/exchange", class: "other-app", id: "exchange-link" }, "Exchange app"),
+    ),
+    h(
+      "main",
+      { id: "main" },
+      p.markets,
+      h(
+        "div",
+        { class: "market-view" },
+        p.ticker,
+        h("div", { class: "grid" }, p.chart, p.book, p.trades, p.order),
+        p.account,
+        p.apiKeys,
+      ),
+    ),
+  );
+  return p;
+}
+
+export function setStatus(p: Panels, text: string, kind: "ok" | "warn" | "error" = "ok"): void {
+  p.status.textContent = text;
+  p.status.dataset.kind = kind;
+}
