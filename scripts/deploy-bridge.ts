@@ -244,6 +244,53 @@ async function handRolesToSafe(
 
 const ZERO_ROLE: Hex = `0x${"00".repeat(32)}`;
 
+interface BridgePair {
+  home: DeployClients;
+  remote: DeployClients;
+  vault: Address;
+  minter: Address;
+  art: { vault: { abi: Abi }; minter: { abi: Abi } };
+  refillPeriodSec: number;
+}
+
+/** Each token: its limits on the vault, its wrapped token created by the minter. */
+async function configureTokens(opts: DeployBridgeOptions, p: BridgePair) {
+  const { home, remote, vault, minter, art, refillPeriodSec } = p;
+  const tokens: Record<string, Address> = {};
+  const wrappedTokens: Record<string, Address> = {};
+  for (const t of opts.tokens) {
+    const limit = perToken(opts.dailyLimits, t, BRIDGE_DEFAULTS.dailyLimitTokens);
+    const hsmThreshold = perToken(opts.hsmThreshold, t, BRIDGE_DEFAULTS.hsmThresholdTokens);
+    const maxDeposit = opts.maxDeposits?.[t.symbol] ?? limit;
+    tokens[t.symbol] = getAddress(t.address);
+    await send(home, vault, art.vault.abi, "configureToken", [
+      t.address,
+      true,
+      maxDeposit,
+      hsmThreshold,
+      limit,
+      refillPeriodSec,
+    ]);
+    await send(remote, minter, art.minter.abi, "createWrappedToken", [
+      t.address,
+      t.name ?? `Bridged ${t.symbol}`,
+      t.symbol,
+      t.decimals,
+      limit,
+      refillPeriodSec,
+    ]);
+    wrappedTokens[t.symbol] = getAddress(
+      (await remote.publicClient.readContract({
+        address: minter,
+        abi: art.minter.abi,
+        functionName: "wrappedTokenOf",
+        args: [t.address],
+      })) as Address,
+    );
+  }
+  return { tokens, wrappedTokens };
+}
+
 export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDeployment> {
   const refillPeriodSec = opts.refillPeriodSec ?? BRIDGE_DEFAULTS.refillPeriodSec;
   const challengePeriodSec = opts.challengePeriodSec ?? BRIDGE_DEFAULTS.challengePeriodSec;
@@ -280,38 +327,7 @@ export async function deployBridge(opts: DeployBridgeOptions): Promise<BridgeDep
   await send(home, vault, art.vault.abi, "setMinter", [minter]);
   await send(remote, minter, art.minter.abi, "setVault", [vault]);
 
-  const tokens: Record<string, Address> = {};
-  const wrappedTokens: Record<string, Address> = {};
-  for (const t of opts.tokens) {
-    const limit = perToken(opts.dailyLimits, t, BRIDGE_DEFAULTS.dailyLimitTokens);
-    const hsmThreshold = perToken(opts.hsmThreshold, t, BRIDGE_DEFAULTS.hsmThresholdTokens);
-    const maxDeposit = opts.maxDeposits?.[t.symbol] ?? limit;
-    tokens[t.symbol] = getAddress(t.address);
-    await send(home, vault, art.vault.abi, "configureToken", [
-      t.address,
-      true,
-      maxDeposit,
-      hsmThreshold,
-      limit,
-      refillPeriodSec,
-    ]);
-    await send(remote, minter, art.minter.abi, "createWrappedToken", [
-      t.address,
-      t.name ?? `Bridged ${t.symbol}`,
-      t.symbol,
-      t.decimals,
-      limit,
-      refillPeriodSec,
-    ]);
-    wrappedTokens[t.symbol] = getAddress(
-      (await remote.publicClient.readContract({
-        address: minter,
-        abi: art.minter.abi,
-        functionName: "wrappedTokenOf",
-        args: [t.address],
-      })) as Address,
-    );
-  }
+  const { tokens, wrappedTokens } = await configureTokens(opts, { home, remote, vault, minter, art, refillPeriodSec });
 
   const role = async (name: string) =>
     (await home.publicClient.readContract({ address: vault, abi: art.vault.abi, functionName: name })) as Hex;

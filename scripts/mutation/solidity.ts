@@ -326,25 +326,55 @@ async function runMutant(dir: string, m: Mutant, original: string, timeoutSec: n
   }
 }
 
+type Result = { mutant: Omit<Mutant, "text">; outcome: Outcome; seconds: number; why?: string };
+
+/** Per area: the mutants named by id, or all of them, or a seeded sample. */
+function chooseMutants(o: Options, all: Mutant[]): Mutant[] {
+  const chosen: Mutant[] = [];
+  for (const area of o.areas) {
+    const ofArea = all.filter((m) => m.area === area);
+    if (o.ids) chosen.push(...ofArea.filter((m) => o.ids!.includes(m.id)));
+    else if (o.sample === null) chosen.push(...ofArea);
+    else
+      chosen.push(
+        ...shuffled(ofArea, o.seed)
+          .slice(0, o.sample)
+          .sort((a, b) => a.id - b.id),
+      );
+  }
+  return chosen;
+}
+
+/** The score table and the survivors; true when an area scores below 90 %. */
+function printScores(areas: Area[], results: Result[]): boolean {
+  let failed = false;
+  console.log("\narea       killed  survived  timeout  invalid  equivalent  score");
+  for (const area of areas) {
+    const r = results.filter((x) => x.mutant.area === area);
+    const c = (k: Outcome) => r.filter((x) => x.outcome === k).length;
+    const detected = c("killed") + c("timeout");
+    const counted = detected + c("survived");
+    const score = counted === 0 ? 100 : (100 * detected) / counted;
+    if (score < 90) failed = true;
+    console.log(
+      `${area.padEnd(10)} ${String(c("killed")).padStart(6)}  ${String(c("survived")).padStart(8)}  ${String(c("timeout")).padStart(7)}  ${String(c("invalid")).padStart(7)}  ${String(c("equivalent")).padStart(10)}  ${score.toFixed(1)} %`,
+    );
+  }
+  const survivors = results.filter((x) => x.outcome === "survived");
+  if (survivors.length > 0) {
+    console.log("\nsurviving mutants:");
+    for (const s of survivors) console.log(`  #${s.mutant.id} ${s.mutant.file}:${s.mutant.line} ${s.mutant.mutation}`);
+  }
+  return failed;
+}
+
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   const originals = new Map(o.files.map((f) => [f, readFileSync(join(ROOT, f), "utf8")]));
   const all: Mutant[] = [];
   for (const f of o.files)
     if (o.areas.includes(areaOf(f))) all.push(...mutantsOf(f, areaOf(f), originals.get(f)!, all.length));
-  const chosen: Mutant[] = [];
-  for (const area of o.areas) {
-    const ofArea = all.filter((m) => m.area === area);
-    if (o.ids) chosen.push(...ofArea.filter((m) => o.ids!.includes(m.id)));
-    else
-      chosen.push(
-        ...(o.sample === null
-          ? ofArea
-          : shuffled(ofArea, o.seed)
-              .slice(0, o.sample)
-              .sort((a, b) => a.id - b.id)),
-      );
-  }
+  const chosen = chooseMutants(o, all);
   const countOf = (a: Area) => all.filter((m) => m.area === a).length;
   const how = o.ids ? "by id" : o.sample === null ? "all" : `sample ${o.sample} per area, seed ${o.seed}`;
   console.log(
@@ -369,7 +399,7 @@ async function main() {
       process.exit(130);
     });
   }
-  const results: { mutant: Omit<Mutant, "text">; outcome: Outcome; seconds: number; why?: string }[] = [];
+  const results: Result[] = [];
   try {
     // a first build of each area, so that every mutant recompiles only what it changes
     for (const area of o.areas) {
@@ -392,24 +422,7 @@ async function main() {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  let failed = false;
-  console.log("\narea       killed  survived  timeout  invalid  equivalent  score");
-  for (const area of o.areas) {
-    const r = results.filter((x) => x.mutant.area === area);
-    const c = (k: Outcome) => r.filter((x) => x.outcome === k).length;
-    const detected = c("killed") + c("timeout");
-    const counted = detected + c("survived");
-    const score = counted === 0 ? 100 : (100 * detected) / counted;
-    if (score < 90) failed = true;
-    console.log(
-      `${area.padEnd(10)} ${String(c("killed")).padStart(6)}  ${String(c("survived")).padStart(8)}  ${String(c("timeout")).padStart(7)}  ${String(c("invalid")).padStart(7)}  ${String(c("equivalent")).padStart(10)}  ${score.toFixed(1)} %`,
-    );
-  }
-  const survivors = results.filter((x) => x.outcome === "survived");
-  if (survivors.length > 0) {
-    console.log("\nsurviving mutants:");
-    for (const s of survivors) console.log(`  #${s.mutant.id} ${s.mutant.file}:${s.mutant.line} ${s.mutant.mutation}`);
-  }
+  const failed = printScores(o.areas, results);
   if (o.json) writeFileSync(o.json, JSON.stringify({ seed: o.seed, sample: o.sample, results }, null, 2));
   process.exitCode = failed ? 1 : 0;
 }
