@@ -114,10 +114,15 @@ function isOurPonder(pid: number, dataDir: string): boolean {
  * indexer.md). So the previous one's pid is kept beside the directory (`<dir>.ponder.pid`), and a start first stops it (SIGTERM,
  * then SIGKILL after PREVIOUS_STOP_MS) and waits until it is gone.
  */
-async function takeOverDataDir(dataDir: string, onLog?: (line: string) => void): Promise<string> {
+async function takeOverDataDir(
+  dataDir: string,
+  onLog?: (line: string) => void,
+): Promise<{ pidFile: string; abandoned: boolean }> {
   // beside the directory, not in it: PGlite takes a directory with any file in it for a database
   fs.mkdirSync(path.dirname(dataDir), { recursive: true });
   const pidFile = `${dataDir}.ponder.pid`;
+  // a Ponder that exited cleanly removed it (startIndexer): one left behind was killed or crashed
+  const abandoned = fs.existsSync(pidFile);
   const pid = Number(fs.existsSync(pidFile) ? fs.readFileSync(pidFile, "utf8").trim() : NaN);
   if (Number.isInteger(pid) && pid > 0 && isOurPonder(pid, dataDir)) {
     onLog?.(
@@ -134,13 +139,38 @@ async function takeOverDataDir(dataDir: string, onLog?: (line: string) => void):
       await new Promise((r) => setTimeout(r, 50));
     }
   }
-  return pidFile;
+  return { pidFile, abandoned };
 }
 const PREVIOUS_STOP_MS = 10_000;
 
+/**
+ * A Ponder killed (SIGKILL, a crash) leaves its schema marked locked, and the next Ponder on it waits until
+ * 25 s after the killed one's last heartbeat (Ponder's fixed databaseHeartbeatTimeout), then recovers. On
+ * PGlite no other process can hold the directory once takeOverDataDir ran, so the mark is cleared here and
+ * the next start recovers at once (docs/decisions/indexer.md). A fresh directory, or one without Ponder's
+ * tables yet, is left alone.
+ */
+async function unlockAbandonedSchema(dataDir: string, schema: string): Promise<void> {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema) || !fs.existsSync(path.join(dataDir, "PG_VERSION"))) return;
+  const { PGlite } = await import("@electric-sql/pglite");
+  const db = new PGlite(dataDir);
+  try {
+    const meta = await db.query<{ t: string | null }>("select to_regclass($1)::text as t", [
+      `"${schema}"._ponder_meta`,
+    ]);
+    if (meta.rows[0]?.t)
+      await db.query(
+        `update "${schema}"."_ponder_meta" set value = jsonb_set(value, '{is_locked}', '0') where key = 'app'`,
+      );
+  } finally {
+    await db.close();
+  }
+}
+
 export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIndexer> {
   const withFront = opts.hotFront ?? true;
-  const pidFile = await takeOverDataDir(path.resolve(opts.dataDir), opts.onLog);
+  const { pidFile, abandoned } = await takeOverDataDir(path.resolve(opts.dataDir), opts.onLog);
+  if (abandoned && !opts.databaseUrl) await unlockAbandonedSchema(path.resolve(opts.dataDir), opts.schema);
   const requestedPort = opts.port === 0 || withFront ? await freePort() : opts.port;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -229,6 +259,8 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   let stopped: Promise<void> | undefined;
   const exited = new Promise<string>((resolve) => {
     child.once("exit", (code, signal) => {
+      // a clean exit unlocked its schema: the next start has nothing to clear (unlockAbandonedSchema)
+      if (code === 0) fs.rmSync(pidFile, { force: true });
       if (stopped === undefined) resolve(`Ponder exited (${code ?? signal}):\n${recent.slice(-10).join("\n")}`);
     });
   });
