@@ -22,6 +22,8 @@ interface ChildConfig {
   traderKeys: Hex[];
   dataDir: string;
   orders: number;
+  /** orders on their way at once (default 1: one after another); bench:failover's throughput uses more */
+  inFlight?: number;
   /** the replicated order log: the pipeline waits as a standby until it holds the lease (prints LEADING) */
   orderLog?: { servers: string; leaseMs: number };
 }
@@ -136,7 +138,14 @@ async function main(): Promise<void> {
   const traders = cfg.traderKeys.map((k) => privateKeyToAccount(k));
   const nonceBase = BigInt(cfg.nonceBase ?? 0);
   process.stdout.write("READY\n");
-  for (let i = 0; i < cfg.orders; i++) {
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < cfg.orders && !deposed; i = next++) {
+      if (!(await placeOne(i))) break;
+    }
+  };
+  /** the i-th order of the stream; false when the stream must end */
+  const placeOne = async (i: number): Promise<boolean> => {
     const t = traders[i % traders.length];
     const side = i % 2 === 0 ? "sell" : "buy";
     const priceTicks = 250_000n + BigInt((i * 7) % 5) - 2n;
@@ -146,7 +155,7 @@ async function main(): Promise<void> {
       sizeLots: BigInt(1 + (i % 3)),
       nonce: nonceBase + BigInt(i),
     });
-    if (deposed) break;
+    if (deposed) return false;
     try {
       const r = await p.service.placeSigned(input);
       process.stdout.write(`ACK ${r.hash}\n`);
@@ -156,7 +165,9 @@ async function main(): Promise<void> {
       if (!replication) throw err;
       await new Promise((r) => setTimeout(r, 50));
     }
-  }
+    return true;
+  };
+  await Promise.all(Array.from({ length: Math.max(1, cfg.inFlight ?? 1) }, worker));
   process.stdout.write("DONE\n");
 }
 main().catch((e) => {
