@@ -1,7 +1,10 @@
-// replaySchedule: the past instants the simulated market's history replay trades at (simulator/replay.ts).
+// The simulated market's history replay (simulator/replay.ts): the past instants it trades at, and what it
+// trades at each: a candle with a body and a wick per book.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { replaySchedule } from "./replay";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createMemoryDexService, TEST_MARKETS } from "../api/testing/memory-dex-service";
+import { candlePlan, replayHistory, replaySchedule } from "./replay";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -41,4 +44,72 @@ test("replaySchedule: nothing to replay from a chain already at the present (a r
   assert.deepEqual(replaySchedule(NOW - 30 * 60_000, NOW), []);
   assert.deepEqual(replaySchedule(NOW + DAY, NOW), []);
   assert.equal(replaySchedule(NOW - 3 * DAY, NOW).length, 12);
+});
+
+test("candlePlan: a body and a wick beyond the open, prices at least 1 tick", () => {
+  assert.deepEqual(candlePlan(100n, 105n, 5n), { open: 100n, wick: 95n, close: 105n, makerSide: "buy" });
+  assert.deepEqual(candlePlan(100n, 95n, 5n), { open: 100n, wick: 105n, close: 95n, makerSide: "sell" });
+  // unchanged: it still moves a step, with its wick
+  assert.deepEqual(candlePlan(100n, 100n, 5n), { open: 100n, wick: 105n, close: 95n, makerSide: "sell" });
+  for (const [o, c, st] of [
+    [1n, 1n, 1n],
+    [1n, 2n, 1n],
+    [2n, 2n, 5n],
+    [3n, 9n, 3n],
+  ] as const) {
+    const p = candlePlan(o, c, st);
+    assert.ok(
+      p.wick >= 1n && p.close >= 1n && p.open >= 1n,
+      `${o} ${c} ${st}: ${JSON.stringify(p, (_, v) => String(v))}`,
+    );
+    assert.notEqual(p.open, p.close, "a body");
+    const [lo, hi] = p.open < p.close ? [p.open, p.close] : [p.close, p.open];
+    assert.ok(p.wick < lo || p.wick > hi, "a wick beyond the body");
+  }
+});
+
+test("replayHistory: at each instant every book trades open, wick, close (a candle with a body and a wick)", async () => {
+  const dex = createMemoryDexService();
+  const traders = [generatePrivateKey(), generatePrivateKey()].map((k) => privateKeyToAccount(k));
+  for (const t of traders)
+    for (const m of TEST_MARKETS) {
+      dex.credit(t.address, m.quoteToken, 10n ** 13n);
+      dex.credit(t.address, m.baseToken, 10n ** BigInt(m.baseDecimals + 4));
+    }
+  const trades: { symbol: string; price: bigint; instant: number }[] = [];
+  let instant = -1;
+  dex.subscribe((e) => {
+    if (e.kind === "trade") trades.push({ symbol: e.trade.symbol, price: e.trade.priceTicks, instant });
+  });
+  const schedule = replaySchedule(NOW - 3 * DAY, NOW);
+  const result = await replayHistory({
+    dex,
+    traders,
+    books: [
+      { symbol: "WETH-USD", referencePrice: "2000" },
+      { symbol: "WBTC-USD", referencePrice: "60000" },
+    ],
+    seed: 7,
+    schedule,
+    setNextBlockTime: async () => void (instant += 1),
+  });
+  assert.deepEqual(
+    { steps: result.steps, trades: result.trades, stopped: result.stopped },
+    {
+      steps: 12,
+      trades: 12 * 2 * 3,
+      stopped: undefined,
+    },
+  );
+  for (let k = 0; k < schedule.length; k++)
+    for (const symbol of ["WETH-USD", "WBTC-USD"]) {
+      const prices = trades.filter((t) => t.instant === k && t.symbol === symbol).map((t) => t.price);
+      assert.equal(prices.length, 3, `${symbol} at instant ${k}`);
+      const [open, wick, close] = prices as [bigint, bigint, bigint];
+      assert.notEqual(open, close, "a body");
+      assert.ok(close > open ? wick < open : wick > open, `${symbol} at ${k}: the wick beyond the open: ${prices}`);
+    }
+  // nothing of the replay rests on the books afterwards
+  for (const t of traders)
+    assert.deepEqual(await dex.listOrders({ account: t.address, statuses: ["open"], limit: 10 }), []);
 });

@@ -1,13 +1,20 @@
 // History for the longer chart ranges, produced by really trading (issue #15: "a replay at start, not by writing
 // candles directly"). A fresh sandbox home chain starts with its genesis in the past (SIMULATOR_HISTORY_DAYS);
 // before the live agents begin, the replay walks the chain's clock forward through a schedule of past instants
-// and at each one trades every book once: a maker's post-and-rest order and a taker's IOC order that takes it,
-// both signed by the demo traders' keys (EIP-712) and sent through the DEX service like any client's, then
-// waits until the trades are settled on chain. Their settle batch is mined at that instant, so the indexer's
+// and at each one trades every book three times, so that the instant's candle has a body and a wick: the
+// maker rests three orders (the open, the wick, the close), the taker sweeps the first two with one IOC order
+// and takes the close with another, all signed by the demo traders' keys (EIP-712) and sent through the DEX
+// service like any client's; then it waits until the trades are settled on chain. Their settle batch is mined at that instant, so the indexer's
 // candles (keyed by block time) hold a trade in each past bucket. At the end the chain's clock is moved to
 // now, and the live market continues from the last replayed prices.
 import type { PrivateKeyAccount } from "viem";
-import type { DexService, DexSide, MarketSpec } from "../pipeline/service";
+import {
+  DEX_OPEN_STATUSES,
+  type DexOrderWithFills,
+  type DexService,
+  type DexSide,
+  type MarketSpec,
+} from "../pipeline/service";
 import { lotsWorth, nonceCounter, placeSigned } from "./orders";
 import { priceToTicks } from "./market";
 import { prng } from "../runtime/prng";
@@ -57,25 +64,62 @@ export interface ReplayOptions {
   settleTimeoutMs?: number;
   now?: () => number;
   onProgress?(done: number, total: number): void;
+  /** asked before each instant: true ends the replay there (the stack stops) */
+  stopped?(): boolean;
 }
 
 export interface ReplayResult {
   steps: number;
   trades: number;
   ms: number;
-  /** why the replay ended before the schedule did (a settle that timed out) */
+  /** why the replay ended before the schedule did (a settle that timed out, a stop) */
   stopped?: string;
 }
 
-/** Trades every book once at each instant of the schedule (see the file's comment). */
-export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
-  if (o.traders.length < 2) throw new Error("the replay needs at least 2 traders");
-  const started = Date.now();
-  const now = o.now ?? Date.now;
-  const rnd = prng(o.seed ^ 0x5eed);
-  const notionalUsd = o.orderNotionalUsd ?? 100;
+/** The trades of one book at each instant: the book, where its price is, and who makes and who takes. */
+interface ReplayBook {
+  m: MarketSpec;
+  fair: bigint;
+  maker: PrivateKeyAccount;
+  taker: PrivateKeyAccount;
+}
+
+/**
+ * One instant's candle for a book: open, a wick beyond it, close. Rising (close > open): bids at the open and
+ * the low, an ask at the close; the taker sells through both bids, then buys the ask (open, low, close).
+ * Falling: the mirror (open, high, close). Prices in ticks, at least 1.
+ */
+export interface CandlePlan {
+  open: bigint;
+  wick: bigint;
+  close: bigint;
+  /** the side of the maker's open and wick orders: buy for a rising candle */
+  makerSide: DexSide;
+}
+
+export function candlePlan(open: bigint, close: bigint, step: bigint): CandlePlan {
+  const rising = close > open || (close === open && open <= step);
+  if (rising) {
+    const c = close > open ? close : open + step;
+    const low = open - step > 0n ? open - step : 1n;
+    // a rising candle needs room below the open for its wick: from the floor (1 tick) it opens one step up
+    return open > low ? { open, wick: low, close: c, makerSide: "buy" } : candlePlan(open + step, close + step, step);
+  }
+  return { open, wick: open + step, close: close < open ? close : open - step, makerSide: "sell" };
+}
+
+type Place = (
+  who: PrivateKeyAccount,
+  side: DexSide,
+  ticks: bigint,
+  lots: bigint,
+  tif: "gtc" | "ioc",
+) => Promise<DexOrderWithFills | null>;
+
+/** The replay's books, in `o.books` order, starting a little away from their reference price. */
+function replayBooks(o: ReplayOptions, rnd: () => number): ReplayBook[] {
   const markets = o.dex.listMarkets();
-  const books: { m: MarketSpec; fair: bigint; maker: PrivateKeyAccount; taker: PrivateKeyAccount }[] = [];
+  const books: ReplayBook[] = [];
   for (const [i, b] of o.books.entries()) {
     const m = markets.find((x) => x.symbol === b.symbol);
     if (!m) continue;
@@ -89,87 +133,105 @@ export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
       taker: o.traders[(i + 1) % o.traders.length]!,
     });
   }
+  return books;
+}
+
+/**
+ * One book at one instant (candlePlan): the maker's three resting orders, the taker's two IOC orders; what is
+ * left of the maker's orders is cancelled. Returns the taker orders that traded.
+ */
+async function tradeCandle(o: ReplayOptions, b: ReplayBook, plan: CandlePlan, lots: bigint, place: Place) {
+  const takerSide: DexSide = plan.makerSide === "buy" ? "sell" : "buy";
+  const makers = await Promise.all([
+    place(b.maker, plan.makerSide, plan.open, lots, "gtc"),
+    place(b.maker, plan.makerSide, plan.wick, lots, "gtc"),
+    place(b.maker, takerSide, plan.close, lots, "gtc"),
+  ]);
+  const traded: string[] = [];
+  if (makers.every((m) => m?.status === "open")) {
+    // through the open and the wick, then back to the close
+    const sweep = await place(b.taker, takerSide, plan.wick, 2n * lots, "ioc");
+    if (sweep && sweep.fills.length > 0) traded.push(sweep.orderId);
+    const back = await place(b.taker, plan.makerSide, plan.close, lots, "ioc");
+    if (back && back.fills.length > 0) traded.push(back.orderId);
+  }
+  await Promise.all(
+    makers.map(async (m) => {
+      if (!m) return;
+      const now = await o.dex.getOrder(m.orderId).catch(() => null);
+      if (now && DEX_OPEN_STATUSES.includes(now.status))
+        await o.dex
+          .cancelOrder({ orderId: m.orderId, account: b.maker.address, reason: "user_cancelled" })
+          .catch(() => undefined);
+    }),
+  );
+  return traded;
+}
+
+/** Waits until every fill of the `orders` is settled on chain (or throws after `timeoutMs`). */
+async function settled(dex: DexService, orders: readonly string[], atMs: number, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (const id of orders) {
+    for (;;) {
+      const ord = await dex.getOrder(id);
+      if (ord?.fills.every((f) => f.settlement === "settled")) break;
+      if (Date.now() > until)
+        throw new Error(`replay: the trades at ${new Date(atMs).toISOString()} did not settle in time`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}
+
+/** Trades every book at each instant of the schedule (see the file's comment). */
+export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
+  if (o.traders.length < 2) throw new Error("the replay needs at least 2 traders");
+  const started = Date.now();
+  const now = o.now ?? Date.now;
+  const rnd = prng(o.seed ^ 0x5eed);
+  const notionalUsd = BigInt(o.orderNotionalUsd ?? 100);
+  const books = replayBooks(o, rnd);
   const nonceOf = nonceCounter(now);
-  const place = (
-    b: (typeof books)[number],
-    who: PrivateKeyAccount,
-    side: DexSide,
-    ticks: bigint,
-    lots: bigint,
-    tif: "gtc" | "ioc",
-  ) =>
-    placeSigned(o.dex, {
-      account: who,
-      market: b.m,
-      side,
-      priceTicks: ticks,
-      sizeLots: lots,
-      timeInForce: tif,
-      nonce: nonceOf(who),
-      nowMs: now(),
-    });
+  const placeIn =
+    (b: ReplayBook): Place =>
+    (who, side, ticks, lots, tif) =>
+      placeSigned(o.dex, {
+        account: who,
+        market: b.m,
+        side,
+        priceTicks: ticks,
+        sizeLots: lots,
+        timeInForce: tif,
+        nonce: nonceOf(who),
+        nowMs: now(),
+      }).catch(() => null);
 
   let trades = 0;
   let prevMs: number | undefined;
-  let steps = 0;
   for (const [k, atMs] of o.schedule.entries()) {
+    if (o.stopped?.()) return { steps: k, trades, ms: Date.now() - started, stopped: "the stack stopped" };
     // the walk's step grows with the time since the last instant (about 1 % a day, 0.2 % an hour)
     const hours = prevMs === undefined ? 1 : Math.max(1, Math.round((atMs - prevMs) / HOUR_MS));
     const scale = BigInt(Math.max(1, Math.round(Math.sqrt(hours) * 2)));
     prevMs = atMs;
     await o.setNextBlockTime(Math.floor(atMs / 1000));
-    // every book's maker posts (in parallel), then every taker takes it
-    const orders = books.map((b) => {
-      const step = (b.fair * scale) / 1000n > 0n ? (b.fair * scale) / 1000n : 1n;
-      const r = rnd();
-      if (r < 0.47 && b.fair > step * 2n) b.fair -= step;
-      else if (r >= 0.53) b.fair += step;
-      // sides alternate so the traders' balances do not drift one way
-      const makerSide: DexSide = k % 2 === 0 ? "sell" : "buy";
-      return {
-        b,
-        lots: lotsWorth(b.m, b.fair, BigInt(notionalUsd) * 10n ** BigInt(b.m.quoteDecimals)),
-        makerSide,
-        ticks: b.fair,
-      };
-    });
-    const makers = await Promise.all(
-      orders.map((x) => place(x.b, x.b.maker, x.makerSide, x.ticks, x.lots, "gtc").catch(() => null)),
-    );
-    const takers: string[] = [];
-    await Promise.all(
-      orders.map(async (x, i) => {
-        const maker = makers[i];
-        if (maker?.status !== "open") return;
-        const taker = await place(
-          x.b,
-          x.b.taker,
-          x.makerSide === "sell" ? "buy" : "sell",
-          x.ticks,
-          x.lots,
-          "ioc",
-        ).catch(() => null);
-        if (taker && taker.fills.length > 0) takers.push(taker.orderId);
-        if (!taker || taker.filledLots < x.lots)
-          await o.dex
-            .cancelOrder({ orderId: maker.orderId, account: x.b.maker.address, reason: "user_cancelled" })
-            .catch(() => undefined);
+    const traded = await Promise.all(
+      books.map((b) => {
+        const step = (b.fair * scale) / 1000n > 0n ? (b.fair * scale) / 1000n : 1n;
+        const r = rnd();
+        const open = b.fair;
+        if (r < 0.47 && b.fair > step * 2n) b.fair -= step;
+        else if (r >= 0.53) b.fair += step;
+        const plan = candlePlan(open, b.fair, step);
+        b.fair = plan.close;
+        const lots = lotsWorth(b.m, open, notionalUsd * 10n ** BigInt(b.m.quoteDecimals));
+        return tradeCandle(o, b, plan, lots, placeIn(b));
       }),
     );
+    const takers = traded.flat();
     // this instant's trades settle before the clock moves on
-    const until = Date.now() + (o.settleTimeoutMs ?? 60_000);
-    for (const id of takers) {
-      for (;;) {
-        const ord = await o.dex.getOrder(id);
-        if (ord?.fills.every((f) => f.settlement === "settled")) break;
-        if (Date.now() > until)
-          throw new Error(`replay: the trades at ${new Date(atMs).toISOString()} did not settle in time`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    }
-    trades += takers.length;
-    steps = k + 1;
+    await settled(o.dex, takers, atMs, o.settleTimeoutMs ?? 60_000);
+    for (const id of takers) trades += (await o.dex.getOrder(id))?.fills.length ?? 0;
     o.onProgress?.(k + 1, o.schedule.length);
   }
-  return { steps, trades, ms: Date.now() - started };
+  return { steps: o.schedule.length, trades, ms: Date.now() - started };
 }

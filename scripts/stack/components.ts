@@ -88,10 +88,11 @@ const ALL: readonly Component[] = [
   exchangeApiComponent,
   // Before the indexer: it adds BridgeVault and BridgeMinter to the deployments the indexer reads.
   bridgeComponent,
-  indexerComponent,
-  // After the exchange API and the indexer: the simulated market's agents trade through the pipeline
-  // (SIMULATOR=off leaves it out); after the services it needs, so they are up before the orders come.
+  // After the exchange API (its feeds see the first orders): the simulated market's agents trade through the
+  // pipeline (SIMULATOR=off leaves it out). Its start does not wait for its history replay, which goes on
+  // while the indexer and the web app start.
   simulatorComponent,
+  indexerComponent,
   // Last: the trading web app forwards to the DEX API, the home chain and the indexer.
   webComponent,
 ];

@@ -4,7 +4,8 @@
 // candle has high > low), a non-empty book on both sides and 1-minute candles, all read through the
 // exchange API's public endpoints. Then the SSE endpoint of the same server streams that asset's quote and
 // book, and the stack stops cleanly with the agents' resting orders cancelled. At its first start the market
-// replayed history (simulator/replay.ts): the 5-day chart holds candles from the past days.
+// replayed history (simulator/replay.ts), while the stack went on starting: the 5-day chart holds candles from
+// the past days, each with a body and a wick.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -36,6 +37,11 @@ test("simulated market: within 60 s every asset has a moving quote, a book and c
       components: defaultComponents(["pipeline", "exchange-api", "indexer", "simulator"]),
       onComponentError: "fail",
     });
+    // the stack is up while the history replays; the live agents start after it (the bound below is theirs)
+    const simulatorHandle = stack.components.find((c) => c.name === "simulator")!.handle!;
+    const replayEnd = Date.now() + 300_000;
+    while (!/ trades at |stopped/.test(simulatorHandle.info?.["simulated history"] ?? "") && Date.now() < replayEnd)
+      await new Promise((r) => setTimeout(r, 200));
     const upAt = Date.now();
     const api = config.urls.exchangeApi;
     const get = async (p: string): Promise<Json> => {
@@ -82,17 +88,25 @@ test("simulated market: within 60 s every asset has a moving quote, a book and c
     // the issue's bound: within a minute of npm start's services being up
     assert.ok(slowest <= 60_000, `the slowest asset took ${slowest} ms`);
 
-    // history: at the first start the chain began 3 days back and every book traded once at each of the 12
-    // past instants (really: signed orders, settle batches mined at those instants); the 5-day chart shows them
-    const simulatorInfo = stack.components.find((c) => c.name === "simulator")!.handle!.info ?? {};
+    // history: at the first start the chain began 3 days back and every book traded three times at each of the
+    // 12 past instants (really: signed orders, settle batches mined at those instants); the 5-day chart shows
+    // them, each instant a candle with a body and a wick (open, a wick beyond it, close)
+    const simulatorInfo = simulatorHandle.info ?? {};
     assert.match(
       simulatorInfo["simulated history"] ?? "",
-      new RegExp(`^${tradeable.length * 12} trades at 12 past instants in `),
+      new RegExp(`^${tradeable.length * 12 * 3} trades at 12 past instants in `),
     );
     for (const id of tradeable) {
       const chart = (await get(`/assets/${id}/chart?range=5d&interval=15m`)).data as Json[];
       const past = chart.filter((c) => c.time < upAt - 3_600_000);
       assert.ok(past.length >= 12, `${id}: ${past.length} candles before the live market`);
+      const flat = past.filter(
+        (c) =>
+          c.open === c.close ||
+          c.high === c.low ||
+          (Math.min(c.open, c.close) === c.low && Math.max(c.open, c.close) === c.high),
+      );
+      assert.deepEqual(flat, [], `${id}: past candles without a body and a wick`);
       assert.ok(
         Math.min(...past.map((c) => c.time as number)) <= upAt - 2.5 * 86_400_000,
         `${id}: history reaches back 3 days`,

@@ -24,6 +24,13 @@ export function simulatedBooks(): { symbol: string; referencePrice: string }[] {
   });
 }
 
+/** What the replay reports while it runs: the stack's /health and the banner read it. */
+interface HistoryProgress {
+  done: number;
+  total: number;
+  result?: ReplayResult;
+}
+
 /**
  * Replays SIMULATOR_HISTORY_DAYS of trading when the home chain's head is that far in the past (a fresh sandbox
  * chain: its genesis was set back), then moves the chain's clock to now. A chain already at the present (a
@@ -31,11 +38,10 @@ export function simulatedBooks(): { symbol: string; referencePrice: string }[] {
  */
 async function replayIfFresh(
   ctx: StackContext,
-  dex: DexService,
-  traders: PrivateKeyAccount[],
-  books: { symbol: string; referencePrice: string }[],
+  run: { dex: DexService; traders: PrivateKeyAccount[]; books: { symbol: string; referencePrice: string }[] },
   log: Logger,
-  onProgress: (done: number, total: number) => void,
+  progress: HistoryProgress,
+  stopped: () => boolean,
 ): Promise<ReplayResult | undefined> {
   if (ctx.config.simulator.historyDays <= 0) return undefined;
   const rpc = createRpcClient(ctx.config.chains.home.rpcUrl);
@@ -45,28 +51,35 @@ async function replayIfFresh(
     const nowMs = Date.now();
     const schedule = replaySchedule(Math.max(headMs, nowMs - ctx.config.simulator.historyDays * 86_400_000), nowMs);
     if (schedule.length === 0) return undefined;
+    progress.total = schedule.length;
     log.info(
       { instants: schedule.length, from: new Date(schedule[0]!).toISOString() },
       "simulated market: replaying history",
     );
-    let done = 0;
+    let lastLogged = 0;
     const result = await replayHistory({
-      dex,
-      traders,
-      books,
+      ...run,
       seed: ctx.config.simulator.seed,
       schedule,
+      stopped,
       setNextBlockTime: async (seconds) => {
         await rpc.call("evm_setNextBlockTimestamp", [seconds]);
       },
-      onProgress: (k, total) => ((done = k), onProgress(k, total)),
-    }).catch((err: unknown) => {
+      onProgress: (done, total) => {
+        progress.done = done;
+        // its progress in the log every 10 %
+        if (done === total || done - lastLogged >= Math.ceil(total / 10)) {
+          lastLogged = done;
+          log.info({ done, total }, "simulated market: replaying history");
+        }
+      },
+    }).catch((err: unknown): ReplayResult => {
       // the history is not worth holding up the live market: it keeps what was replayed, and the clock moves on
       log.warn(
-        { err: String(err), done, total: schedule.length },
+        { err: String(err), done: progress.done, total: schedule.length },
         "simulated market: history replay stopped; the live market starts without the rest",
       );
-      return { steps: done, trades: 0, ms: 0, stopped: String(err) };
+      return { steps: progress.done, trades: 0, ms: 0, stopped: String(err) };
     });
     // the chain's clock back to the present: the next block is now
     await rpc.call("evm_setNextBlockTimestamp", [Math.floor(Date.now() / 1000)]);
@@ -108,8 +121,9 @@ export const simulatorComponent: Component = {
 };
 
 /**
- * The history replay first (its progress in the log every 10 %), then the live agents; a replay that stalls
- * keeps what it traded and the live agents start all the same (replayIfFresh).
+ * The history replay, then the live agents, in the background: the component is up at once, and /health and
+ * the banner show the replay's progress (a non-blocking part: it never makes the stack degraded). A replay
+ * that stalls keeps what it traded and the live agents start all the same (replayIfFresh).
  */
 async function startMarket(
   ctx: StackContext,
@@ -120,44 +134,54 @@ async function startMarket(
   const s = ctx.config.simulator;
   const books = simulatedBooks().filter((b) => dex.listMarkets().some((m) => m.symbol === b.symbol));
   const traders = ctx.config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
-  let lastLogged = 0;
-  const onProgress = (done: number, total: number) => {
-    if (done === total || done - lastLogged >= Math.ceil(total / 10)) {
-      lastLogged = done;
-      log.info({ done, total }, "simulated market: replaying history");
-    }
-  };
-  // history first (a fresh sandbox chain begins in the past: scripts/stack/begin.ts historyGenesis)
-  const history = await replayIfFresh(ctx, dex, traders, books, log, onProgress);
+  const progress: HistoryProgress = { done: 0, total: 0 };
+  let market: SimulatedMarket | undefined;
+  let stopping = false;
   let refusals = 0;
-  const market: SimulatedMarket = startSimulatedMarket({
-    dex,
-    traders,
-    books,
-    seed: s.seed,
-    ordersPerSecond: s.ordersPerSecond,
-    onError: (err, symbol) => {
-      // a refusal (funds, a restart's nonce) is the agents' business; logged now and then, never fatal
-      if (refusals++ % 100 === 0) log.warn({ symbol, err: String(err), refusals }, "simulated order refused");
-    },
-  });
-  await market.ready;
-  log.info({ books: books.length }, "simulated market: live");
-  const historyInfo = history?.stopped
-    ? `stopped after ${history.steps} past instants: ${history.stopped}`
-    : history && `${history.trades} trades at ${history.steps} past instants in ${(history.ms / 1000).toFixed(1)} s`;
+  const running = (async () => {
+    // history first (a fresh sandbox chain begins in the past: scripts/stack/begin.ts historyGenesis)
+    progress.result = await replayIfFresh(ctx, { dex, traders, books }, log, progress, () => stopping);
+    if (stopping) return;
+    market = startSimulatedMarket({
+      dex,
+      traders,
+      books,
+      seed: s.seed,
+      ordersPerSecond: s.ordersPerSecond,
+      onError: (err, symbol) => {
+        // a refusal (funds, a restart's nonce) is the agents' business; logged now and then, never fatal
+        if (refusals++ % 100 === 0) log.warn({ symbol, err: String(err), refusals }, "simulated order refused");
+      },
+    });
+    await market.ready;
+    log.info({ books: books.length }, "simulated market: live");
+  })().catch((err: unknown) => log.error({ err: String(err) }, "simulated market failed"));
+  const marketInfo = `${books.length} books, seed ${s.seed}, ${s.ordersPerSecond} orders/s (SIMULATOR=off to stop it)`;
   return {
-    info: {
-      "simulated market": `${books.length} books, seed ${s.seed}, ${s.ordersPerSecond} orders/s (SIMULATOR=off to stop it)`,
-      ...(historyInfo ? { "simulated history": historyInfo } : {}),
+    get info() {
+      const history = historyLine(progress);
+      return { "simulated market": marketInfo, ...(history ? { "simulated history": history } : {}) };
     },
     async stop() {
-      await market.stop();
+      stopping = true;
+      await running;
+      await market?.stop();
       release();
     },
     async health() {
-      const st = market.stats();
-      return { ok: true, detail: `placed ${st.placed}, refused ${st.refused}, cancelled ${st.cancelled}` };
+      const history = historyLine(progress);
+      const live = market
+        ? `placed ${market.stats().placed}, refused ${market.stats().refused}, cancelled ${market.stats().cancelled}`
+        : "live agents start after the history";
+      return { ok: true, detail: history ? `${live}; history: ${history}` : live };
     },
   };
+}
+
+/** The replay's state in one line: its progress while it runs, then what it did. */
+function historyLine(p: HistoryProgress): string | undefined {
+  const r = p.result;
+  if (r?.stopped) return `stopped after ${r.steps} past instants: ${r.stopped}`;
+  if (r) return `${r.trades} trades at ${r.steps} past instants in ${(r.ms / 1000).toFixed(1)} s`;
+  return p.total > 0 ? `replaying ${p.done}/${p.total} past instants` : undefined;
 }
