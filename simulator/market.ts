@@ -63,21 +63,33 @@ export interface SimulatedMarket {
   stop(): Promise<void>;
 }
 
-export function startSimulatedMarket(o: SimulatedMarketOptions): SimulatedMarket {
-  if (o.traders.length < 2) throw new Error("the simulated market needs at least 2 traders");
-  if (!(o.ordersPerSecond > 0)) throw new Error("ordersPerSecond must be positive");
-  const now = o.now ?? Date.now;
-  const rnd = prng(o.seed);
-  const levels = o.levels ?? 4;
-  const notionalUsd = o.orderNotionalUsd ?? 500;
-  const warmUp = o.warmUpTrades ?? 20;
-  const nonceOf = nonceCounter(now);
-  const counts = { placed: 0, refused: 0, cancelled: 0 };
-  let stopped = false;
-  let loop: Promise<void> | null = null;
-  const books: Book[] = [];
+/** The agents of every book: the fair values, the maker's ladders, the takers, one token bucket. */
+class Agents {
+  private readonly now: () => number;
+  private readonly rnd: () => number;
+  private readonly levels: number;
+  private readonly notionalUsd: number;
+  private readonly warmUp: number;
+  private readonly nonceOf: (a: PrivateKeyAccount) => bigint;
+  readonly counts = { placed: 0, refused: 0, cancelled: 0 };
+  stopped = false;
+  readonly books: Book[] = [];
+  // the token bucket: every placement and cancel takes one token
+  private tokens = 0;
+  private last: number;
 
-  async function init(): Promise<void> {
+  constructor(private readonly o: SimulatedMarketOptions) {
+    this.now = o.now ?? Date.now;
+    this.rnd = prng(o.seed);
+    this.levels = o.levels ?? 4;
+    this.notionalUsd = o.orderNotionalUsd ?? 500;
+    this.warmUp = o.warmUpTrades ?? 20;
+    this.nonceOf = nonceCounter(this.now);
+    this.last = this.now();
+  }
+
+  async init(): Promise<void> {
+    const o = this.o;
     const markets = o.dex.listMarkets();
     for (const [i, b] of o.books.entries()) {
       const m = markets.find((x) => x.symbol === b.symbol);
@@ -88,18 +100,19 @@ export function startSimulatedMarket(o: SimulatedMarketOptions): SimulatedMarket
       const fairTicks = stats?.lastPriceTicks ?? mid ?? priceToTicks(m, b.referencePrice);
       const maker = o.traders[i % o.traders.length];
       const taker = o.traders[(i + 1) % o.traders.length];
-      books.push({ m, fairTicks, quotedAt: null, resting: [], maker, taker, warmUpLeft: warmUp });
+      this.books.push({ m, fairTicks, quotedAt: null, resting: [], maker, taker, warmUpLeft: this.warmUp });
     }
   }
 
   /** size in lots worth about notionalUsd at `ticks` (at least minLots), times a factor in [0.5, 1.5) */
-  function sizeLots(m: MarketSpec, ticks: bigint): bigint {
+  private sizeLots(m: MarketSpec, ticks: bigint): bigint {
     const target =
-      BigInt(Math.round(notionalUsd * (0.5 + rnd()) * 1000)) * 10n ** BigInt(Math.max(0, m.quoteDecimals - 3));
+      BigInt(Math.round(this.notionalUsd * (0.5 + this.rnd()) * 1000)) *
+      10n ** BigInt(Math.max(0, m.quoteDecimals - 3));
     return lotsWorth(m, ticks, target);
   }
 
-  async function place(
+  private async place(
     b: Book,
     who: PrivateKeyAccount,
     side: DexSide,
@@ -108,132 +121,132 @@ export function startSimulatedMarket(o: SimulatedMarketOptions): SimulatedMarket
     tif: "gtc" | "ioc",
   ): Promise<string | null> {
     try {
-      const order = await placeSigned(o.dex, {
+      const order = await placeSigned(this.o.dex, {
         account: who,
         market: b.m,
         side,
         priceTicks: ticks,
         sizeLots: lots,
         timeInForce: tif,
-        nonce: nonceOf(who),
-        nowMs: now(),
+        nonce: this.nonceOf(who),
+        nowMs: this.now(),
       });
-      counts.placed++;
+      this.counts.placed++;
       return order.status === "open" || order.status === "partially_filled" ? order.orderId : null;
     } catch (err) {
-      counts.refused++;
-      o.onError?.(err, b.m.symbol);
+      this.counts.refused++;
+      this.o.onError?.(err, b.m.symbol);
       return null;
     }
   }
 
-  // the token bucket: every placement and cancel takes one token
-  let tokens = 0;
-  let last = now();
-  async function take(): Promise<boolean> {
+  private async take(): Promise<boolean> {
     // Every placement waits for the event loop's next turn: over a service that answers without I/O (the
     // in-memory one, or a fast path) the loop would otherwise run in microtasks alone whenever signing takes
     // longer than a token's interval, and starve every timer and socket of its process.
     await new Promise<void>((r) => setImmediate(r));
+    const rate = this.o.ordersPerSecond;
     for (;;) {
-      if (stopped) return false;
-      const t = now();
-      tokens = Math.min(o.ordersPerSecond, tokens + ((t - last) / 1000) * o.ordersPerSecond);
-      last = t;
-      if (tokens >= 1) {
-        tokens -= 1;
+      if (this.stopped) return false;
+      const t = this.now();
+      this.tokens = Math.min(rate, this.tokens + ((t - this.last) / 1000) * rate);
+      this.last = t;
+      if (this.tokens >= 1) {
+        this.tokens -= 1;
         return true;
       }
-      await new Promise((r) => setTimeout(r, Math.ceil(((1 - tokens) / o.ordersPerSecond) * 1000)));
+      await new Promise((r) => setTimeout(r, Math.ceil(((1 - this.tokens) / rate) * 1000)));
     }
   }
 
   /** moves the fair value one step: a seeded walk of about ±0.2 % with a pull back to where it started */
-  function walk(b: Book): void {
+  private walk(b: Book): void {
     const step = b.fairTicks / 500n > 0n ? b.fairTicks / 500n : 1n;
-    const r = rnd();
+    const r = this.rnd();
     if (r < 0.45 && b.fairTicks > step * 2n) b.fairTicks -= step;
     else if (r >= 0.55) b.fairTicks += step;
   }
 
-  async function requote(b: Book): Promise<void> {
+  /** cancels one resting order of the agents (what is already filled or gone is skipped) */
+  async cancel(r: Book["resting"][number]): Promise<void> {
+    try {
+      await this.o.dex.cancelOrder({ orderId: r.orderId, account: r.account.address, reason: "user_cancelled" });
+      this.counts.cancelled++;
+    } catch {
+      // already filled or gone
+    }
+  }
+
+  private async requote(b: Book): Promise<void> {
     while (b.resting.length > 0) {
       // one at a time: what is left when the market stops is cancelled by stop()
-      if (!(await take())) return;
-      const r = b.resting.shift()!;
-      try {
-        await o.dex.cancelOrder({ orderId: r.orderId, account: r.account.address, reason: "user_cancelled" });
-        counts.cancelled++;
-      } catch {
-        // already filled or gone
-      }
+      if (!(await this.take())) return;
+      await this.cancel(b.resting.shift()!);
     }
     const half = b.fairTicks / 1000n > 0n ? b.fairTicks / 1000n : 1n; // half spread: about 0.1 %
-    for (let l = 0n; l < BigInt(levels); l++) {
+    for (let l = 0n; l < BigInt(this.levels); l++) {
       for (const side of ["buy", "sell"] as const) {
         const ticks = side === "buy" ? b.fairTicks - half * (l + 1n) : b.fairTicks + half * (l + 1n);
         if (ticks <= 0n) continue;
-        if (!(await take())) return;
-        const id = await place(b, b.maker, side, ticks, sizeLots(b.m, ticks), "gtc");
+        if (!(await this.take())) return;
+        const id = await this.place(b, b.maker, side, ticks, this.sizeLots(b.m, ticks), "gtc");
         if (id) b.resting.push({ orderId: id, account: b.maker });
       }
     }
     b.quotedAt = b.fairTicks;
   }
 
-  async function trade(b: Book): Promise<void> {
-    if (!(await take())) return;
-    const side: DexSide = rnd() < 0.5 ? "buy" : "sell";
+  private async trade(b: Book): Promise<void> {
+    if (!(await this.take())) return;
+    const side: DexSide = this.rnd() < 0.5 ? "buy" : "sell";
     // crosses up to the second level: a trade at the best price, sometimes through it
     const through = (b.fairTicks / 1000n > 0n ? b.fairTicks / 1000n : 1n) * 3n;
     const ticks = side === "buy" ? b.fairTicks + through : b.fairTicks - through > 0n ? b.fairTicks - through : 1n;
-    await place(b, b.taker, side, ticks, sizeLots(b.m, b.fairTicks), "ioc");
+    await this.place(b, b.taker, side, ticks, this.sizeLots(b.m, b.fairTicks), "ioc");
   }
 
-  const initialized = init();
-  async function run(): Promise<void> {
+  async run(initialized: Promise<void>): Promise<void> {
     await initialized;
+    const books = this.books;
     for (const b of books) {
-      if (stopped) return;
-      await requote(b);
+      if (this.stopped) return;
+      await this.requote(b);
     }
     // warm-up: trades on every book first, the fair value walking between them
-    for (let round = 0; round < warmUp && !stopped; round++) {
+    for (let round = 0; round < this.warmUp && !this.stopped; round++) {
       for (const b of books) {
-        if (stopped) return;
-        walk(b);
-        if (b.quotedAt !== null && b.fairTicks !== b.quotedAt && round % 5 === 4) await requote(b);
-        await trade(b);
+        if (this.stopped) return;
+        this.walk(b);
+        if (b.quotedAt !== null && b.fairTicks !== b.quotedAt && round % 5 === 4) await this.requote(b);
+        await this.trade(b);
       }
     }
     // then steady: one book at a time, chosen at random; 3 in 10 steps move its fair value (and re-quote once
     // it moved more than 0.1 %), the others trade
-    while (!stopped && books.length > 0) {
-      const b = books[Math.floor(rnd() * books.length)];
-      if (rnd() < 0.3) {
-        walk(b);
-        if (b.quotedAt === null || (b.fairTicks - b.quotedAt) ** 2n * 1_000_000n > b.quotedAt ** 2n) await requote(b);
-      } else await trade(b);
+    while (!this.stopped && books.length > 0) {
+      const b = books[Math.floor(this.rnd() * books.length)];
+      if (this.rnd() < 0.3) {
+        this.walk(b);
+        if (b.quotedAt === null || (b.fairTicks - b.quotedAt) ** 2n * 1_000_000n > b.quotedAt ** 2n)
+          await this.requote(b);
+      } else await this.trade(b);
     }
   }
+}
 
-  loop = run().catch((err: unknown) => o.onError?.(err, "*"));
-
+export function startSimulatedMarket(o: SimulatedMarketOptions): SimulatedMarket {
+  if (o.traders.length < 2) throw new Error("the simulated market needs at least 2 traders");
+  if (!(o.ordersPerSecond > 0)) throw new Error("ordersPerSecond must be positive");
+  const agents = new Agents(o);
+  const initialized = agents.init();
+  const loop = agents.run(initialized).catch((err: unknown) => o.onError?.(err, "*"));
   return {
     ready: initialized.catch(() => undefined),
-    stats: () => ({ ...counts }),
+    stats: () => ({ ...agents.counts }),
     async stop() {
-      stopped = true;
+      agents.stopped = true;
       await loop;
-      for (const b of books)
-        for (const r of b.resting.splice(0)) {
-          try {
-            await o.dex.cancelOrder({ orderId: r.orderId, account: r.account.address, reason: "user_cancelled" });
-            counts.cancelled++;
-          } catch {
-            // filled or gone
-          }
-        }
+      for (const b of agents.books) for (const r of b.resting.splice(0)) await agents.cancel(r);
     },
   };
 }

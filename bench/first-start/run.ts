@@ -1,14 +1,15 @@
 // npm run bench:first-start — how soon `npm start` gives a live market: a first start on a fresh data dir
 // (this checkout, as a fresh clone after `npm ci`: it says whether the contracts' artifacts and the web
 // build's cache were already there), then a restart on the same data dir. For each it prints the seconds
-// from the spawn of `npm start` to: /health 200; the simulated market's live agents (its history replayed);
-// the first live trade seen over REST (GET /v1/trades changes after that) and over the WebSocket (a
+// from the spawn of `npm start` to: /health 200 (the history replay goes on behind it); the simulated
+// market's live agents (after the history); the first live trade seen over REST (GET /v1/trades changes after that) and over the WebSocket (a
 // `trades` message after that); the first moving quote of the exchange API (GET /v1/assets/<id>/quote whose
 // last price or volume changes). And the load average before and after. Goals (issue #29): live market
 // <= 60 s on a quiet 2-core machine, restart <= 10 s.
 // Each mark is printed as it comes; a life that misses one within the timeout is reported with what it saw.
 // Env: BENCH_FIRST_START_SYMBOL (the book watched, default AAPL-USD), BENCH_FIRST_START_TIMEOUT_S (900 per
-// life), BENCH_FIRST_START_LOG (a file for the output of `npm start`).
+// life), BENCH_FIRST_START_LOG (a file for the output of `npm start`), BENCH_FIRST_START_HISTORY_DAYS (the
+// simulated history's days; default `npm start`'s).
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -35,18 +36,76 @@ const getJson = async (url: string): Promise<any> => {
   return r.ok ? r.json() : undefined;
 };
 
+/** What one life watches: the marks so far, the WebSocket, and the first trade id and quote it saw. */
+interface Watch {
+  readonly env: Record<string, string>;
+  readonly marks: Marks;
+  mark(k: keyof Marks): void;
+  ws?: WebSocket;
+  lastTradeId?: string;
+  firstQuote?: string;
+}
+
+/** The WebSocket's trades channel: a trade after the live agents started is the first live one. */
+function subscribeTrades(w: Watch): void {
+  const s = new WebSocket(`ws://127.0.0.1:${w.env.DEX_WS_PORT}/ws`);
+  s.on("open", () => s.send(JSON.stringify({ type: "subscribe", channel: "trades", symbol: SYMBOL })));
+  s.on("message", (d) => {
+    if (w.marks.liveAgents !== undefined && JSON.parse(String(d)).type === "trade") w.mark("wsTrade");
+  });
+  s.on("error", () => (w.ws = undefined));
+  s.on("close", () => w.ws === s && (w.ws = undefined));
+  w.ws = s;
+}
+
+/** One look at /health, the REST trades and the exchange API's quote, for the marks not seen yet. */
+async function pollMarks(w: Watch): Promise<void> {
+  const { env, marks, mark } = w;
+  const dex = `http://127.0.0.1:${env.DEX_API_PORT}/v1`;
+  const exchange = `http://127.0.0.1:${env.EXCHANGE_API_PORT}/v1`;
+  const polls: Promise<unknown>[] = [];
+  if (marks.health200 === undefined)
+    polls.push(
+      fetch(`http://127.0.0.1:${env.HEALTH_PORT}/health`, { signal: AbortSignal.timeout(2_000) }).then(
+        (r) => r.status === 200 && mark("health200"),
+      ),
+    );
+  if (!w.ws) subscribeTrades(w);
+  if (marks.restTrade === undefined)
+    polls.push(
+      getJson(`${dex}/trades?symbol=${SYMBOL}&limit=1`).then((b) => {
+        const id = b?.trades?.[0]?.trade_id as string | undefined;
+        if (marks.liveAgents === undefined) w.lastTradeId = id;
+        else if (id !== undefined && id !== w.lastTradeId) mark("restTrade");
+      }),
+    );
+  if (marks.movingQuote === undefined)
+    polls.push(
+      getJson(`${exchange}/assets/${ASSET}/quote`).then((q) => {
+        if (!q || q.last === null || q.last === undefined) return;
+        const seen = `${q.last}/${q.volume}`;
+        if (w.firstQuote === undefined || marks.liveAgents === undefined) w.firstQuote = seen;
+        else if (seen !== w.firstQuote) mark("movingQuote");
+      }),
+    );
+  await Promise.all(polls.map((p) => p.catch(() => undefined)));
+}
+
 /** One life of `npm start`: the marks (ms since spawn) of each event, then a clean stop. */
 async function life(
   name: string,
   env: Record<string, string>,
 ): Promise<{ marks: Marks; stopMs: number; missed?: string }> {
   const t0 = performance.now();
-  const since = () => Math.round(performance.now() - t0);
   const marks: Marks = {};
-  const mark = (k: keyof Marks) => {
-    if (marks[k] !== undefined) return;
-    marks[k] = since();
-    console.log(`  ${name}: ${k} after ${(marks[k]! / 1000).toFixed(1)} s (load ${load()})`);
+  const w: Watch = {
+    env,
+    marks,
+    mark: (k) => {
+      if (marks[k] !== undefined) return;
+      marks[k] = Math.round(performance.now() - t0);
+      console.log(`  ${name}: ${k} after ${(marks[k]! / 1000).toFixed(1)} s (load ${load()})`);
+    },
   };
   const logFile = process.env.BENCH_FIRST_START_LOG
     ? fs.createWriteStream(process.env.BENCH_FIRST_START_LOG, { flags: "a" })
@@ -62,57 +121,18 @@ async function life(
     out = (out + d.toString()).slice(-20_000);
     logFile?.write(d);
     // the simulator logs "simulated market: live" once its agents trade (after its history, if any)
-    if (d.toString().includes("simulated market: live")) mark("liveAgents");
+    if (d.toString().includes("simulated market: live")) w.mark("liveAgents");
   };
   child.stdout!.on("data", onOut);
   child.stderr!.on("data", onOut);
   const exited = new Promise<number | null>((r) => child.once("exit", (c) => r(c)));
-  const dex = `http://127.0.0.1:${env.DEX_API_PORT}/v1`;
-  const exchange = `http://127.0.0.1:${env.EXCHANGE_API_PORT}/v1`;
-  let ws: WebSocket | undefined;
-  let lastTradeId: string | undefined;
-  let firstQuote: string | undefined;
   try {
     const end = Date.now() + TIMEOUT_MS;
     while (Object.keys(marks).length < 5) {
       if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}:\n${out.slice(-4000)}`);
       if (Date.now() > end)
         return { marks, stopMs: await stop(child, exited), missed: `not seen within ${TIMEOUT_MS / 1000} s` };
-      const polls: Promise<unknown>[] = [];
-      if (marks.health200 === undefined)
-        polls.push(
-          fetch(`http://127.0.0.1:${env.HEALTH_PORT}/health`, { signal: AbortSignal.timeout(2_000) }).then(
-            (r) => r.status === 200 && mark("health200"),
-          ),
-        );
-      if (!ws) {
-        const s = new WebSocket(`ws://127.0.0.1:${env.DEX_WS_PORT}/ws`);
-        s.on("open", () => s.send(JSON.stringify({ type: "subscribe", channel: "trades", symbol: SYMBOL })));
-        s.on("message", (d) => {
-          if (marks.liveAgents !== undefined && JSON.parse(String(d)).type === "trade") mark("wsTrade");
-        });
-        s.on("error", () => (ws = undefined));
-        s.on("close", () => ws === s && (ws = undefined));
-        ws = s;
-      }
-      if (marks.restTrade === undefined)
-        polls.push(
-          getJson(`${dex}/trades?symbol=${SYMBOL}&limit=1`).then((b) => {
-            const id = b?.trades?.[0]?.trade_id as string | undefined;
-            if (marks.liveAgents === undefined) lastTradeId = id;
-            else if (id !== undefined && id !== lastTradeId) mark("restTrade");
-          }),
-        );
-      if (marks.movingQuote === undefined)
-        polls.push(
-          getJson(`${exchange}/assets/${ASSET}/quote`).then((q) => {
-            if (!q || q.last === null || q.last === undefined) return;
-            const seen = `${q.last}/${q.volume}`;
-            if (firstQuote === undefined || marks.liveAgents === undefined) firstQuote = seen;
-            else if (seen !== firstQuote) mark("movingQuote");
-          }),
-        );
-      await Promise.all(polls.map((p) => p.catch(() => undefined)));
+      await pollMarks(w);
       await sleep(marks.liveAgents === undefined ? 500 : 1_000);
     }
     return { marks, stopMs: await stop(child, exited) };
@@ -120,7 +140,7 @@ async function life(
     await stop(child, exited);
     throw err;
   } finally {
-    ws?.close();
+    w.ws?.close();
     logFile?.end();
   }
 }
@@ -148,7 +168,10 @@ async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-first-start-"));
   try {
     const { env } = await createTestConfig(dataDir, { SIMULATOR: "on", LOG_LEVEL: "info" });
-    delete env.SIMULATOR_HISTORY_DAYS; // the default history, as `npm start` replays it
+    // the default history, as `npm start` replays it, unless BENCH_FIRST_START_HISTORY_DAYS says otherwise
+    if (process.env.BENCH_FIRST_START_HISTORY_DAYS)
+      env.SIMULATOR_HISTORY_DAYS = process.env.BENCH_FIRST_START_HISTORY_DAYS;
+    else delete env.SIMULATOR_HISTORY_DAYS;
     const artifacts = fs.existsSync(path.join(REPO_ROOT, "artifacts"));
     const webCache = fs.existsSync(path.join(REPO_ROOT, "web", ".build"));
     console.log(

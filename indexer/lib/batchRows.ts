@@ -121,13 +121,72 @@ export function tradeRow(t: BatchTrade, ctx: BatchContext): TradeRow {
   };
 }
 
+/** The batch's sums by key while batchRows folds its trades. */
+interface BatchSums {
+  readonly orders: Map<string, OrderDelta>;
+  readonly balances: Map<string, { account: Hex; token: Hex; delta: bigint }>;
+  readonly fees: Map<string, { token: Hex; collected: bigint }>;
+  readonly candles: Map<string, CandleDelta>;
+}
+
+/** One side's fill of a trade into the order's sums and the fee token's. */
+function addFill(
+  sums: BatchSums,
+  t: BatchTrade,
+  side: ReturnType<typeof tradeSides>[number],
+  orderHash: Hex,
+  pair: string,
+  ctx: BatchContext,
+): void {
+  const o = sums.orders.get(orderHash);
+  if (o) {
+    o.filledBaseAmount += t.baseAmount;
+    o.filledQuoteAmount += t.quoteAmount;
+    o.feePaid += side.fee;
+    o.fillCount += 1;
+    o.lastFillAt = ctx.timestamp;
+  } else {
+    sums.orders.set(orderHash, {
+      orderHash,
+      trader: side.trader,
+      pair,
+      isBuy: side.isBuy,
+      filledBaseAmount: t.baseAmount,
+      filledQuoteAmount: t.quoteAmount,
+      feePaid: side.fee,
+      fillCount: 1,
+      firstFillAt: ctx.timestamp,
+      lastFillAt: ctx.timestamp,
+    });
+  }
+  if (side.fee !== 0n) {
+    const f = sums.fees.get(side.feeToken);
+    if (f) f.collected += side.fee;
+    else sums.fees.set(side.feeToken, { token: side.feeToken, collected: side.fee });
+  }
+}
+
+/** A trade's balance deltas and its candle in every interval, into the batch's sums. */
+function addBalancesAndCandles(sums: BatchSums, t: BatchTrade, pair: string, ctx: BatchContext): void {
+  for (const d of tradeBalanceDeltas(t)) {
+    const k = `${d.account}:${d.token}`;
+    const b = sums.balances.get(k);
+    if (b) b.delta += d.delta;
+    else sums.balances.set(k, { ...d });
+  }
+  for (const interval of CANDLE_INTERVAL_NAMES) {
+    const startMs = bucketStartMs(ctx.timestamp, interval);
+    const cid = candleId(pair, interval, startMs);
+    const c = sums.candles.get(cid);
+    if (c) Object.assign(c, applyTrade(c, t));
+    else sums.candles.set(cid, { id: cid, pair, interval, bucketStartMs: startMs, ...applyTrade(undefined, t) });
+  }
+}
+
 export function batchRows(trades: readonly BatchTrade[], ctx: BatchContext): BatchRows {
   const tradeRows: BatchRows["trades"] = [];
   const fills: BatchRows["fills"] = [];
-  const orders = new Map<string, OrderDelta>();
-  const balances = new Map<string, { account: Hex; token: Hex; delta: bigint }>();
-  const fees = new Map<string, { token: Hex; collected: bigint }>();
-  const candles = new Map<string, CandleDelta>();
+  const sums: BatchSums = { orders: new Map(), balances: new Map(), fees: new Map(), candles: new Map() };
   const at = { blockNumber: ctx.blockNumber, timestamp: ctx.timestamp };
   for (const t of trades) {
     // the event's fields as they are, plus the row's own (id, pair, fee tokens, block)
@@ -154,53 +213,16 @@ export function batchRows(trades: readonly BatchTrade[], ctx: BatchContext): Bat
         feeToken: side.feeToken,
         ...at,
       });
-      const o = orders.get(orderHash);
-      if (o) {
-        o.filledBaseAmount += t.baseAmount;
-        o.filledQuoteAmount += t.quoteAmount;
-        o.feePaid += side.fee;
-        o.fillCount += 1;
-        o.lastFillAt = ctx.timestamp;
-      } else {
-        orders.set(orderHash, {
-          orderHash,
-          trader: side.trader,
-          pair,
-          isBuy: side.isBuy,
-          filledBaseAmount: t.baseAmount,
-          filledQuoteAmount: t.quoteAmount,
-          feePaid: side.fee,
-          fillCount: 1,
-          firstFillAt: ctx.timestamp,
-          lastFillAt: ctx.timestamp,
-        });
-      }
-      if (side.fee !== 0n) {
-        const f = fees.get(side.feeToken);
-        if (f) f.collected += side.fee;
-        else fees.set(side.feeToken, { token: side.feeToken, collected: side.fee });
-      }
+      addFill(sums, t, side, orderHash, pair, ctx);
     }
-    for (const d of tradeBalanceDeltas(t)) {
-      const k = `${d.account}:${d.token}`;
-      const b = balances.get(k);
-      if (b) b.delta += d.delta;
-      else balances.set(k, { ...d });
-    }
-    for (const interval of CANDLE_INTERVAL_NAMES) {
-      const startMs = bucketStartMs(ctx.timestamp, interval);
-      const cid = candleId(pair, interval, startMs);
-      const c = candles.get(cid);
-      if (c) Object.assign(c, applyTrade(c, t));
-      else candles.set(cid, { id: cid, pair, interval, bucketStartMs: startMs, ...applyTrade(undefined, t) });
-    }
+    addBalancesAndCandles(sums, t, pair, ctx);
   }
   return {
     trades: tradeRows,
     fills,
-    orders: [...orders.values()],
-    balances: [...balances.values()],
-    fees: [...fees.values()],
-    candles: [...candles.values()],
+    orders: [...sums.orders.values()],
+    balances: [...sums.balances.values()],
+    fees: [...sums.fees.values()],
+    candles: [...sums.candles.values()],
   };
 }
