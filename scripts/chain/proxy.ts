@@ -82,6 +82,33 @@ function parseMutating(raw: string, kind: ChainNodeKind = "hardhat"): { parsed: 
     : null;
 }
 
+/** One client's WebSocket to the node: its own upstream socket; mutations are answered through the recorder. */
+function bridgeSocket(client: WebSocket, deps: ProxyUpstream): void {
+  const upstream = new WebSocket(deps.nodeWsUrl);
+  const pending: RawData[] = [];
+  upstream.on("open", () => {
+    for (const m of pending.splice(0)) upstream.send(m);
+  });
+  upstream.on("message", (data, isBinary) => client.send(data, { binary: isBinary }));
+  upstream.on("close", () => client.close());
+  upstream.on("error", () => client.close());
+  client.on("close", () => upstream.close());
+  client.on("error", () => upstream.close());
+  client.on("message", (data) => {
+    const mutating = parseMutating(data.toString(), deps.kind);
+    if (mutating) {
+      handleParsed(mutating.parsed, deps).then(
+        (r) => client.send(JSON.stringify(r)),
+        (e: unknown) => client.send(JSON.stringify({ ...PARSE_ERROR, error: { code: -32603, message: String(e) } })),
+      );
+    } else if (upstream.readyState === WebSocket.OPEN) {
+      upstream.send(data);
+    } else {
+      pending.push(data);
+    }
+  });
+}
+
 export async function startChainProxy(options: {
   host: string;
   port: number;
@@ -126,32 +153,7 @@ export async function startChainProxy(options: {
       );
       return;
     }
-    wss.handleUpgrade(req, socket, head, (client) => {
-      const upstream = new WebSocket(deps.nodeWsUrl);
-      const pending: RawData[] = [];
-      upstream.on("open", () => {
-        for (const m of pending.splice(0)) upstream.send(m);
-      });
-      upstream.on("message", (data, isBinary) => client.send(data, { binary: isBinary }));
-      upstream.on("close", () => client.close());
-      upstream.on("error", () => client.close());
-      client.on("close", () => upstream.close());
-      client.on("error", () => upstream.close());
-      client.on("message", (data) => {
-        const mutating = parseMutating(data.toString(), deps.kind);
-        if (mutating) {
-          handleParsed(mutating.parsed, deps).then(
-            (r) => client.send(JSON.stringify(r)),
-            (e: unknown) =>
-              client.send(JSON.stringify({ ...PARSE_ERROR, error: { code: -32603, message: String(e) } })),
-          );
-        } else if (upstream.readyState === WebSocket.OPEN) {
-          upstream.send(data);
-        } else {
-          pending.push(data);
-        }
-      });
-    });
+    wss.handleUpgrade(req, socket, head, (client) => bridgeSocket(client, deps));
   });
 
   await new Promise<void>((resolve, reject) => {

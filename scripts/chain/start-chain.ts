@@ -234,11 +234,12 @@ export async function bootNode(
   }
 }
 
-export async function startChain(options: StartChainOptions): Promise<RunningChain> {
-  const host = options.host ?? "127.0.0.1";
-  fs.mkdirSync(options.dataDir, { recursive: true });
-  const genesisFile = path.join(options.dataDir, "genesis.json");
-  const journalFile = path.join(options.dataDir, "journal.jsonl");
+/** The data dir's genesis record (undefined on a fresh dir), checked against the chain id and node asked for. */
+function readGenesisRecord(
+  options: StartChainOptions,
+  genesisFile: string,
+  kind: ChainNodeKind,
+): GenesisRecord | undefined {
   const recorded = fs.existsSync(genesisFile)
     ? (JSON.parse(fs.readFileSync(genesisFile, "utf8")) as GenesisRecord)
     : undefined;
@@ -247,39 +248,52 @@ export async function startChain(options: StartChainOptions): Promise<RunningCha
       `${options.dataDir} holds chain ${recorded.chainId}, not ${options.chainId}; use another data dir or --reset`,
     );
   }
-  const kind = options.node ?? DEFAULT_CHAIN_NODE;
   if (recorded && (recorded.node ?? "hardhat") !== kind) {
     throw new ChainStartError(
       `${options.dataDir} holds a chain made by a ${recorded.node ?? "hardhat"} node, not ${kind}: set CHAIN_NODE=${recorded.node ?? "hardhat"}, or --reset to start afresh on ${kind}`,
     );
   }
+  return recorded;
+}
+
+/** A fresh data dir: the genesis record written (no journal or snapshot of another chain left); its hash. */
+async function recordGenesis(
+  options: StartChainOptions,
+  first: Awaited<ReturnType<typeof bootNode>>,
+  kind: ChainNodeKind,
+  genesisTimestampS: number,
+): Promise<string> {
+  const genesisFile = path.join(options.dataDir, "genesis.json");
+  const genesis = await getHead(first.node, "0x0");
+  const record: GenesisRecord = { chainId: options.chainId, node: kind, genesisTimestampS, genesisHash: genesis.hash };
+  fs.rmSync(path.join(options.dataDir, "journal.jsonl"), { force: true });
+  fs.rmSync(snapshotDir(options.dataDir), { recursive: true, force: true });
+  fs.writeFileSync(`${genesisFile}.tmp`, JSON.stringify(record, null, 2));
+  fs.renameSync(`${genesisFile}.tmp`, genesisFile);
+  return genesis.hash;
+}
+
+export async function startChain(options: StartChainOptions): Promise<RunningChain> {
+  const host = options.host ?? "127.0.0.1";
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const genesisFile = path.join(options.dataDir, "genesis.json");
+  const journalFile = path.join(options.dataDir, "journal.jsonl");
+  const kind = options.node ?? DEFAULT_CHAIN_NODE;
+  const recorded = readGenesisRecord(options, genesisFile, kind);
   const genesisTimestampS = recorded?.genesisTimestampS ?? options.genesisTimestampS ?? Math.floor(Date.now() / 1000);
   const first = await bootNode(
     options,
     { timestampS: genesisTimestampS, expectedHash: recorded?.genesisHash },
     journalFile,
   );
+  let genesisHash: string;
   try {
-    if (!recorded) {
-      const genesis = await getHead(first.node, "0x0");
-      const record: GenesisRecord = {
-        chainId: options.chainId,
-        node: kind,
-        genesisTimestampS,
-        genesisHash: genesis.hash,
-      };
-      fs.rmSync(journalFile, { force: true });
-      fs.rmSync(snapshotDir(options.dataDir), { recursive: true, force: true });
-      fs.writeFileSync(`${genesisFile}.tmp`, JSON.stringify(record, null, 2));
-      fs.renameSync(`${genesisFile}.tmp`, genesisFile);
-    }
+    genesisHash = recorded?.genesisHash ?? (await recordGenesis(options, first, kind, genesisTimestampS));
   } catch (e) {
     first.node.close();
     await first.proc.stop();
     throw e;
   }
-  const genesisHash =
-    recorded?.genesisHash ?? (JSON.parse(fs.readFileSync(genesisFile, "utf8")) as GenesisRecord).genesisHash;
 
   const supervisor = await superviseChain({
     chainId: options.chainId,
