@@ -24,7 +24,8 @@ const N = Number(process.env.BENCH_RESTART_N ?? 10_000);
 const INFLIGHT = 64;
 const PRICE_TICKS = 250_000n;
 
-async function main(): Promise<void> {
+/** The stack started (chains first, then its modules), with the times of each step and an order signer. */
+async function startLife() {
   const config = loadConfig(process.env);
   const tStart = performance.now();
   // the chains begin before the stack's modules load (as `npm start` does): their start overlaps the loading
@@ -69,51 +70,57 @@ async function main(): Promise<void> {
       signature: `0x${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}` as Hex,
     };
   };
+  const marks = () => ({ tStart, tLoaded, tChains, tStarted });
+  return { config, stack, p, traders, sign, marks, startHealthServer };
+}
+type Life = Awaited<ReturnType<typeof startLife>>;
 
-  if (MODE === "restart") {
-    // the first order after the start: a sell far above the market (it rests), a nonce no order used
-    const probe = sign(N + 10, 1, 0, PRICE_TICKS * 2n);
-    const r = await p.service.placeSigned(probe);
-    if (r.status !== "accepted") throw new Error(`probe order ${r.status} ${r.rejectCode ?? ""}`);
-    const tAccepted = performance.now();
-    const rss = process.memoryUsage().rss;
-    const health = await startHealthServer({ host: config.host, port: config.ports.health, stack });
-    let tHealthy = NaN;
-    for (let k = 0; k < 1000; k++) {
-      const res = await fetch(health.url).catch(() => undefined);
-      if (res?.status === 200) {
-        tHealthy = performance.now();
-        break;
-      }
-      await res?.body?.cancel();
-      await new Promise((r) => setTimeout(r, 20));
+/** restart: one order and /health after the start, the times reported, then a stop. */
+async function restartLife({ config, stack, p, sign, marks, startHealthServer }: Life): Promise<void> {
+  // the first order after the start: a sell far above the market (it rests), a nonce no order used
+  const probe = sign(N + 10, 1, 0, PRICE_TICKS * 2n);
+  const r = await p.service.placeSigned(probe);
+  if (r.status !== "accepted") throw new Error(`probe order ${r.status} ${r.rejectCode ?? ""}`);
+  const tAccepted = performance.now();
+  const rss = process.memoryUsage().rss;
+  const health = await startHealthServer({ host: config.host, port: config.ports.health, stack });
+  let tHealthy = NaN;
+  for (let k = 0; k < 1000; k++) {
+    const res = await fetch(health.url).catch(() => undefined);
+    if (res?.status === 200) {
+      tHealthy = performance.now();
+      break;
     }
-    process.send!({
-      type: "result",
-      processStartToAcceptedMs: Math.round(tAccepted),
-      processStartToHealthMs: Math.round(tHealthy),
-      startStackMs: Math.round(tStarted - tStart),
-      timingsMs: stack.timingsMs,
-      rssMb: Math.round(rss / 2 ** 20),
-      chains: { home: stack.chains.home.restored, remote: stack.chains.remote.restored },
-      journal: p.service.recovery,
-      // ms since the process started: main() began, the stack's modules loaded, the chains (and the compile check) ready
-      marksMs: {
-        main: Math.round(tStart),
-        modulesLoaded: Math.round(tLoaded),
-        chainsReady: Math.round(tChains),
-        started: Math.round(tStarted),
-      },
-      pipelineStartMs: p.recovered.startMs,
-      recoveredTrades: p.recovered.trades.length,
-      lastSettledSeq: p.recovered.lastSettledSeq,
-    });
-    await health.close();
-    await stack.stop();
-    return;
+    await res?.body?.cancel();
+    await new Promise((r) => setTimeout(r, 20));
   }
+  const { tStart, tLoaded, tChains, tStarted } = marks();
+  process.send!({
+    type: "result",
+    processStartToAcceptedMs: Math.round(tAccepted),
+    processStartToHealthMs: Math.round(tHealthy),
+    startStackMs: Math.round(tStarted - tStart),
+    timingsMs: stack.timingsMs,
+    rssMb: Math.round(rss / 2 ** 20),
+    chains: { home: stack.chains.home.restored, remote: stack.chains.remote.restored },
+    journal: p.service.recovery,
+    // ms since the process started: main() began, the stack's modules loaded, the chains (and the compile check) ready
+    marksMs: {
+      main: Math.round(tStart),
+      modulesLoaded: Math.round(tLoaded),
+      chainsReady: Math.round(tChains),
+      started: Math.round(tStarted),
+    },
+    pipelineStartMs: p.recovered.startMs,
+    recoveredTrades: p.recovered.trades.length,
+    lastSettledSeq: p.recovered.lastSettledSeq,
+  });
+  await health.close();
+  await stack.stop();
+}
 
-  // fill: pairs, every order 2 lots at one price, so each buy fills entirely against one sell
+/** fill: N orders in pairs (every order 2 lots at one price, so each buy fills entirely against one sell). */
+async function fillLife({ stack, p, traders, sign }: Life): Promise<void> {
   const inputs: PlaceSignedInput[] = [];
   for (let i = 0; i < N; i++) {
     const ti = (i >> 1) % traders.length;
@@ -148,6 +155,11 @@ async function main(): Promise<void> {
   const fillMs = performance.now() - t0;
   await stack.stop();
   process.send!({ type: "result", accepted, trades, fillMs: Math.round(fillMs) });
+}
+
+async function main(): Promise<void> {
+  const life = await startLife();
+  await (MODE === "restart" ? restartLife(life) : fillLife(life));
 }
 
 main().then(

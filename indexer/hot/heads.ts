@@ -17,6 +17,31 @@ export interface HeadWatch {
   stop(): void;
 }
 
+/** A message of the newHeads socket: the subscription's answer (id 1), a head, or nothing of interest. */
+function parseHeadMessage(
+  text: string,
+): { kind: "refused"; detail: string } | { kind: "subscribed" } | { kind: "head"; number: number } | undefined {
+  let msg: {
+    id?: number;
+    result?: unknown;
+    error?: unknown;
+    method?: string;
+    params?: { result?: { number?: unknown } };
+  };
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (msg.id === 1) {
+    return msg.error !== undefined || typeof msg.result !== "string"
+      ? { kind: "refused", detail: JSON.stringify(msg.error ?? msg.result).slice(0, 200) }
+      : { kind: "subscribed" };
+  }
+  const n = msg.method === "eth_subscription" ? msg.params?.result?.number : undefined;
+  return typeof n === "string" && /^0x[0-9a-fA-F]{1,16}$/.test(n) ? { kind: "head", number: Number(n) } : undefined;
+}
+
 export function watchHeads(url: string, opts: { onError?: (error: unknown) => void } = {}): HeadWatch {
   let latest: number | undefined;
   let subscribed = false;
@@ -33,34 +58,17 @@ export function watchHeads(url: string, opts: { onError?: (error: unknown) => vo
       ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newHeads"] })),
     );
     ws.on("message", (data) => {
-      let msg: {
-        id?: number;
-        result?: unknown;
-        error?: unknown;
-        method?: string;
-        params?: { result?: { number?: unknown } };
-      };
-      try {
-        msg = JSON.parse(data.toString());
-      } catch {
-        return;
-      }
-      if (msg.id === 1) {
-        if (msg.error !== undefined || typeof msg.result !== "string") {
-          opts.onError?.(
-            new Error(`eth_subscribe newHeads refused: ${JSON.stringify(msg.error ?? msg.result).slice(0, 200)}`),
-          );
-          ws.close();
-          return;
-        }
+      const msg = parseHeadMessage(data.toString());
+      if (msg?.kind === "refused") {
+        opts.onError?.(new Error(`eth_subscribe newHeads refused: ${msg.detail}`));
+        ws.close();
+      } else if (msg?.kind === "subscribed") {
         subscribed = true;
         retryMs = 1_000;
-        return;
+      } else if (msg?.kind === "head") {
+        latest = msg.number;
+        if (waiter && latest > waiter.above) waiter.wake();
       }
-      const n = msg.method === "eth_subscription" ? msg.params?.result?.number : undefined;
-      if (typeof n !== "string" || !/^0x[0-9a-fA-F]{1,16}$/.test(n)) return;
-      latest = Number(n);
-      if (waiter && latest > waiter.above) waiter.wake();
     });
     ws.on("error", (e) => opts.onError?.(e));
     ws.on("close", () => {

@@ -36,7 +36,6 @@ export function startChainInWorker(options: StartChainOptions): Promise<RunningC
     workerData: options,
     execArgv: [],
   });
-  let stopping: Promise<void> | undefined;
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   return new Promise<RunningChain>((resolve, reject) => {
     let settled = false;
@@ -62,67 +61,72 @@ export function startChainInWorker(options: StartChainOptions): Promise<RunningC
         reject(e);
         return;
       }
-      const ready = (m as { ready: Ready }).ready;
-      let status = ready.status;
-      let nodePid = ready.nodePid;
-      let nodeRpcUrl = ready.nodeRpcUrl;
-      const listeners = new Set<(s: ChainStatus) => void>();
-      worker.on("message", (u: WorkerMessage) => {
-        if (!("status" in u)) return;
-        status = u.status;
-        nodePid = u.nodePid;
-        nodeRpcUrl = u.nodeRpcUrl;
-        for (const fn of listeners) {
-          try {
-            fn({ ...status });
-          } catch {
-            /* the listener's problem */
-          }
-        }
-      });
-      const stop = (): Promise<void> => {
-        stopping ??= (async () => {
-          const done = new Promise<void>((r) => worker.on("message", (u: WorkerMessage) => "stopped" in u && r()));
-          worker.postMessage("stop");
-          await Promise.race([done, exited]);
-          await worker.terminate();
-        })();
-        return stopping;
-      };
-      let nextSnapshot = 1;
-      const snapshot = (): Promise<string | undefined> => {
-        const id = nextSnapshot++;
-        return new Promise((res) => {
-          const on = (u: WorkerMessage) => {
-            if (!("snapshotTaken" in u) || u.snapshotTaken !== id) return;
-            worker.off("message", on);
-            res(u.file);
-          };
-          worker.on("message", on);
-          worker.postMessage({ snapshot: id });
-        });
-      };
-      resolve({
-        chainId: ready.chainId,
-        node: ready.node,
-        snapshot,
-        rpcUrl: ready.rpcUrl,
-        wsUrl: ready.wsUrl,
-        port: ready.port,
-        restored: ready.restored,
-        get nodePid() {
-          return nodePid;
-        },
-        get nodeRpcUrl() {
-          return nodeRpcUrl;
-        },
-        status: () => ({ ...status }),
-        onStatus(fn) {
-          listeners.add(fn);
-          return () => listeners.delete(fn);
-        },
-        stop,
-      });
+      resolve(chainOfWorker(worker, (m as { ready: Ready }).ready, exited));
     });
   });
+}
+
+/** The running chain's handle on the main thread: its status as the worker reports it, snapshot and stop. */
+function chainOfWorker(worker: Worker, ready: Ready, exited: Promise<void>): RunningChain {
+  let status = ready.status;
+  let nodePid = ready.nodePid;
+  let nodeRpcUrl = ready.nodeRpcUrl;
+  const listeners = new Set<(s: ChainStatus) => void>();
+  worker.on("message", (u: WorkerMessage) => {
+    if (!("status" in u)) return;
+    status = u.status;
+    nodePid = u.nodePid;
+    nodeRpcUrl = u.nodeRpcUrl;
+    for (const fn of listeners) {
+      try {
+        fn({ ...status });
+      } catch {
+        /* the listener's problem */
+      }
+    }
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      const done = new Promise<void>((r) => worker.on("message", (u: WorkerMessage) => "stopped" in u && r()));
+      worker.postMessage("stop");
+      await Promise.race([done, exited]);
+      await worker.terminate();
+    })();
+    return stopping;
+  };
+  let nextSnapshot = 1;
+  const snapshot = (): Promise<string | undefined> => {
+    const id = nextSnapshot++;
+    return new Promise((res) => {
+      const on = (u: WorkerMessage) => {
+        if (!("snapshotTaken" in u) || u.snapshotTaken !== id) return;
+        worker.off("message", on);
+        res(u.file);
+      };
+      worker.on("message", on);
+      worker.postMessage({ snapshot: id });
+    });
+  };
+  return {
+    chainId: ready.chainId,
+    node: ready.node,
+    snapshot,
+    rpcUrl: ready.rpcUrl,
+    wsUrl: ready.wsUrl,
+    port: ready.port,
+    restored: ready.restored,
+    get nodePid() {
+      return nodePid;
+    },
+    get nodeRpcUrl() {
+      return nodeRpcUrl;
+    },
+    status: () => ({ ...status }),
+    onStatus(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    stop,
+  };
 }
