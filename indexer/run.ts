@@ -172,10 +172,26 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   const { pidFile, abandoned } = await takeOverDataDir(path.resolve(opts.dataDir), opts.onLog);
   if (abandoned && !opts.databaseUrl) await unlockAbandonedSchema(path.resolve(opts.dataDir), opts.schema);
   const requestedPort = opts.port === 0 || withFront ? await freePort() : opts.port;
+  const ponder = watchPonder(spawnPonder(opts, requestedPort, pidFile), opts, requestedPort, pidFile);
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 120_000);
+  try {
+    await untilReady(ponder, opts.deploymentsFile, deadline);
+  } catch (error) {
+    await ponder.stop();
+    throw error;
+  }
+  const ponderUrl = `http://127.0.0.1:${ponder.port}`;
+  const { child, stop, exited } = ponder;
+  if (!withFront) return { url: ponderUrl, port: ponder.port, ponderUrl, pid: child.pid!, stop, exited };
+  return withHotFront(opts, ponder, ponderUrl, deadline);
+}
+
+/** The Ponder process: its environment, its command (SCHED_IDLE, pinned), its pid file, its niceness. */
+function spawnPonder(opts: StartIndexerOptions, requestedPort: number, pidFile: string): ChildProcess {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PONDER_TELEMETRY_DISABLED: "true",
-    // at least "info": the "Indexed block" lines tell when the chains' heads are indexed (see below)
+    // at least "info": the "Indexed block" lines tell when the chains' heads are indexed (see untilReady)
     PONDER_LOG_LEVEL: LEVELS[opts.logLevel ?? "warn"] < LEVELS.info ? opts.logLevel : "info",
     DEPLOYMENTS_FILE: path.resolve(opts.deploymentsFile),
     INDEXER_DATA_DIR: path.resolve(opts.dataDir),
@@ -227,17 +243,59 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
       // not permitted here: run at the parent's priority
     }
   }
+  return child;
+}
 
-  let port = requestedPort;
-  let listening = false;
-  const recent: string[] = [];
+/** A running Ponder as its log tells it: the port it bound, its newest lines, the blocks it indexed. */
+interface WatchedPonder {
+  readonly child: ChildProcess;
+  port: number;
+  listening: boolean;
+  readonly recent: string[];
   /** highest block number Ponder logged as indexed, per chain name */
-  const indexedBlock = new Map<string, number>();
+  readonly indexedBlock: Map<string, number>;
+  /** SIGTERM (Ponder unlocks its schema and exits), SIGKILL after 10 s. Idempotent. */
+  stop(): Promise<void>;
+  readonly exited: Promise<string>;
+}
+
+function watchPonder(
+  child: ChildProcess,
+  opts: StartIndexerOptions,
+  requestedPort: number,
+  pidFile: string,
+): WatchedPonder {
+  let stopped: Promise<void> | undefined;
+  const w: WatchedPonder = {
+    child,
+    port: requestedPort,
+    listening: false,
+    recent: [],
+    indexedBlock: new Map(),
+    stop() {
+      stopped ??= (async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.kill("SIGTERM");
+        if (!(await waitForExit(child, 10_000))) {
+          child.kill("SIGKILL");
+          await waitForExit(child, 5_000);
+        }
+      })();
+      return stopped;
+    },
+    exited: new Promise<string>((resolve) => {
+      child.once("exit", (code, signal) => {
+        // a clean exit unlocked its schema: the next start has nothing to clear (unlockAbandonedSchema)
+        if (code === 0) fs.rmSync(pidFile, { force: true });
+        if (stopped === undefined) resolve(`Ponder exited (${code ?? signal}):\n${w.recent.slice(-10).join("\n")}`);
+      });
+    }),
+  };
   const minLevel = LEVELS[opts.logLevel ?? "warn"];
-  const onLine = (line: string) => {
+  eachLine(child, (line) => {
     if (!line.trim()) return;
-    recent.push(line);
-    if (recent.length > 40) recent.shift();
+    w.recent.push(line);
+    if (w.recent.length > 40) w.recent.shift();
     let entry: { level?: number; msg?: string; port?: number; chain?: string; number?: number } = {};
     try {
       entry = JSON.parse(line);
@@ -246,75 +304,62 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
     }
     // Ponder moves to the next port when the requested one is taken; it logs the one it bound.
     if (entry.msg === "Created HTTP server" && typeof entry.port === "number") {
-      port = entry.port;
-      listening = true;
+      w.port = entry.port;
+      w.listening = true;
     }
     if (entry.msg === "Indexed block" && entry.chain && typeof entry.number === "number") {
-      indexedBlock.set(entry.chain, Math.max(entry.number, indexedBlock.get(entry.chain) ?? -1));
+      w.indexedBlock.set(entry.chain, Math.max(entry.number, w.indexedBlock.get(entry.chain) ?? -1));
     }
     if (entry.level === undefined || entry.level >= minLevel) opts.onLog?.(line);
-  };
-  eachLine(child, onLine);
-
-  let stopped: Promise<void> | undefined;
-  const exited = new Promise<string>((resolve) => {
-    child.once("exit", (code, signal) => {
-      // a clean exit unlocked its schema: the next start has nothing to clear (unlockAbandonedSchema)
-      if (code === 0) fs.rmSync(pidFile, { force: true });
-      if (stopped === undefined) resolve(`Ponder exited (${code ?? signal}):\n${recent.slice(-10).join("\n")}`);
-    });
   });
-  const stop = () => {
-    stopped ??= (async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill("SIGTERM");
-      if (!(await waitForExit(child, 10_000))) {
-        child.kill("SIGKILL");
-        await waitForExit(child, 5_000);
-      }
-    })();
-    return stopped;
-  };
+  return w;
+}
 
-  const deadline = Date.now() + (opts.readyTimeoutMs ?? 120_000);
-  try {
-    for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(
-          `indexer exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${recent.join("\n")}`,
-        );
-      }
-      if (Date.now() > deadline) throw new Error(`indexer not ready in time:\n${recent.join("\n")}`);
-      // only once Ponder said which port it bound: the requested one may belong to someone else
-      if (listening) {
-        try {
-          const res = await fetch(`http://127.0.0.1:${port}/ready`);
-          if (res.status === 200) break;
-        } catch {
-          // not accepting yet
-        }
-      }
-      await new Promise((r) => setTimeout(r, 50));
+/** Resolves once Ponder serves /ready and has indexed every chain's head; throws if it exits or the deadline passes. */
+async function untilReady(w: WatchedPonder, deploymentsFile: string, deadline: number): Promise<void> {
+  const { child } = w;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `indexer exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${w.recent.join("\n")}`,
+      );
     }
-    // /ready means the backfill is done; the blocks Ponder treats as unfinalized (the last 30 on a local
-    // chain) are indexed right after it, one "Indexed block" log line each; after a restart they are
-    // re-indexed (while /status still shows the old head). Wait until every chain's head is indexed.
-    await waitForHeads(indexedBlock, opts.deploymentsFile, deadline, () => child.exitCode !== null);
-  } catch (error) {
-    await stop();
-    throw error;
+    if (Date.now() > deadline) throw new Error(`indexer not ready in time:\n${w.recent.join("\n")}`);
+    // only once Ponder said which port it bound: the requested one may belong to someone else
+    if (w.listening) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${w.port}/ready`);
+        if (res.status === 200) break;
+      } catch {
+        // not accepting yet
+      }
+    }
+    await new Promise((r) => setTimeout(r, 50));
   }
-  const ponderUrl = `http://127.0.0.1:${port}`;
-  if (!withFront) return { url: ponderUrl, port, ponderUrl, pid: child.pid!, stop, exited };
+  // /ready means the backfill is done; the blocks Ponder treats as unfinalized (the last 30 on a local
+  // chain) are indexed right after it, one "Indexed block" log line each; after a restart they are
+  // re-indexed (while /status still shows the old head). Wait until every chain's head is indexed.
+  await waitForHeads(w.indexedBlock, deploymentsFile, deadline, () => child.exitCode !== null);
+}
+
+/**
+ * The hot front before a ready Ponder. The front holds nothing that is not on the chain or in Ponder: when it
+ * dies it is started again on the same port (so the indexer's URL stays), every 500 ms until it listens,
+ * until the indexer is stopped.
+ */
+async function withHotFront(
+  opts: StartIndexerOptions,
+  ponder: WatchedPonder,
+  ponderUrl: string,
+  deadline: number,
+): Promise<RunningIndexer> {
   let front: Awaited<ReturnType<typeof startFront>>;
   try {
     front = await startFront(opts, ponderUrl, deadline);
   } catch (error) {
-    await stop();
+    await ponder.stop();
     throw error;
   }
-  // The front holds nothing that is not on the chain or in Ponder: when it dies it is started again on the
-  // same port (so the indexer's URL stays), every 500 ms until it listens, until the indexer is stopped.
   const frontPort = front.port;
   let stopping = false;
   const supervise = (f: typeof front): void => {
@@ -338,20 +383,19 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   };
   supervise(front);
   let stoppedAll: Promise<void> | undefined;
-  const stopAll = () => {
-    stopping = true;
-    return (stoppedAll ??= Promise.all([front.stop(), stop()]).then(() => undefined));
-  };
   return {
     url: `http://127.0.0.1:${frontPort}`,
     port: frontPort,
     ponderUrl,
-    pid: child.pid!,
-    exited,
+    pid: ponder.child.pid!,
+    exited: ponder.exited,
     get frontPid() {
       return front.pid;
     },
-    stop: stopAll,
+    stop() {
+      stopping = true;
+      return (stoppedAll ??= Promise.all([front.stop(), ponder.stop()]).then(() => undefined));
+    },
   };
 }
 
