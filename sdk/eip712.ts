@@ -46,7 +46,7 @@ export type Order = {
   amount: bigint;
   /** unix seconds; dead from this second on */
   expiry: bigint;
-  /** per-trader bitmap nonce, Permit2-style but two bits per nonce (NonceBitmap.sol): word = nonce >> 7, bits 2 * (nonce & 127) */
+  /** per-trader bitmap nonce, Permit2-style but two bits per nonce (NonceBitmap.sol): word = nonce / 127, bits 2 * (nonce % 127) */
   nonce: bigint;
   flags: number;
 };

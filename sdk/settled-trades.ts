@@ -1,9 +1,10 @@
 // The trades of one settled batch, from the `trades` bytes of the Settlement contract's BatchSettled event
 // (one event per batch; the layout is documented on the event in contracts/exchange/ISettlement.sol):
 //
-//   trades := makerFeeBps u16 ‖ takerFeeBps u16 ‖ orderCount u32 ‖ fill × tradeCount ‖ order × orderCount
+//   trades := makerFeeBps u16 ‖ takerFeeBps u16 ‖ orderCount u32 ‖ tokenCount u8 ‖ token address × tokenCount
+//             ‖ fill × tradeCount ‖ order × orderCount
 //   fill   := makerIndex u32 ‖ takerIndex u32 ‖ baseAmount u128 ‖ price u128
-//   order  := orderHash bytes32 ‖ trader address ‖ baseToken address ‖ quoteToken address ‖ side u8
+//   order  := orderHash bytes32 ‖ trader address ‖ baseTokenIndex u8 ‖ quoteTokenIndex u8 ‖ side u8
 //
 // The quote amount and both fees are not in the event: they follow from the fill and the fee rates by the
 // contract's rules (quoteAmountFor, feeFor). `encodeSettledTrades` is the contract's encoding restated (for
@@ -50,13 +51,18 @@ export interface SettledFillRecord {
 export interface SettledTradesData {
   makerFeeBps: number;
   takerFeeBps: number;
+  /** the event's token table (orders name their tokens by index in it); when absent, encodeSettledTrades lists
+   *  the orders' tokens in order of appearance (base, then quote), as the contract's `settle` does */
+  tokens?: Hex[];
   fills: SettledFillRecord[];
   orders: SettledOrderRecord[];
 }
 
-const HEADER_BYTES = 8;
+const HEADER_BYTES = 9;
+const TOKEN_BYTES = 20;
 const FILL_BYTES = 40;
-const ORDER_BYTES = 93;
+const ORDER_BYTES = 55;
+const U8 = 0xff;
 const U16 = 0xffff;
 const U32 = 0xffff_ffff;
 const U128 = 2n ** 128n;
@@ -76,14 +82,29 @@ export function encodeSettledTrades(d: SettledTradesData): Hex {
     if (n < 0n || n >= U128) throw new RangeError(`not a u128: ${n}`);
     return n.toString(16).padStart(32, "0");
   };
+  const u8 = (n: number) => uint(n, U8, 2);
   const bytes20 = (a: Hex) => a.slice(2).toLowerCase().padStart(40, "0");
-  let out = u16(d.makerFeeBps) + u16(d.takerFeeBps) + u32(d.orders.length);
+  const tokens = (d.tokens ?? tokensInOrder(d.orders)).map((t) => t.toLowerCase());
+  const indexOf = (t: Hex) => {
+    const i = tokens.indexOf(t.toLowerCase());
+    if (i < 0) throw new RangeError(`token ${t} is not in the table`);
+    return u8(i);
+  };
+  let out = u16(d.makerFeeBps) + u16(d.takerFeeBps) + u32(d.orders.length) + u8(tokens.length);
+  for (const t of tokens) out += bytes20(t as Hex);
   for (const f of d.fills) out += u32(f.makerIndex) + u32(f.takerIndex) + u128(f.baseAmount) + u128(f.price);
   for (const o of d.orders) {
-    out += o.orderHash.slice(2).toLowerCase() + bytes20(o.trader) + bytes20(o.baseToken) + bytes20(o.quoteToken);
-    out += o.side.toString(16).padStart(2, "0");
+    out += o.orderHash.slice(2).toLowerCase() + bytes20(o.trader) + indexOf(o.baseToken) + indexOf(o.quoteToken);
+    out += u8(o.side);
   }
   return hexOf(out);
+}
+
+/** The orders' tokens in order of appearance, base then quote (the table the contract's `settle` writes). */
+function tokensInOrder(orders: readonly SettledOrderRecord[]): Hex[] {
+  const seen = new Set<string>();
+  for (const o of orders) for (const t of [o.baseToken, o.quoteToken]) seen.add(t.toLowerCase());
+  return [...seen] as Hex[];
 }
 
 /** Splits the `trades` bytes into its records; throws on any length or field the contract cannot write. */
@@ -94,16 +115,19 @@ export function parseSettledTrades(tradeCount: bigint, trades: string): SettledT
   const num = (byte: number, len: number) => Number.parseInt(at(byte, len), 16);
   if (hex.length < HEADER_BYTES * 2) throw new Error("BatchSettled trades: shorter than its header");
   const orderCount = num(4, 4);
+  const tokenCount = num(8, 1);
   if (tradeCount > BigInt(U32)) throw new Error(`BatchSettled: trade count ${tradeCount} out of range`);
   const count = Number(tradeCount);
-  const expected = HEADER_BYTES + count * FILL_BYTES + orderCount * ORDER_BYTES;
+  const fillsAt = HEADER_BYTES + tokenCount * TOKEN_BYTES;
+  const expected = fillsAt + count * FILL_BYTES + orderCount * ORDER_BYTES;
   if (hex.length !== expected * 2)
     throw new Error(
-      `BatchSettled trades: ${hex.length / 2} bytes, ${count} trades and ${orderCount} orders make ${expected}`,
+      `BatchSettled trades: ${hex.length / 2} bytes, ${tokenCount} tokens, ${count} trades and ${orderCount} orders make ${expected}`,
     );
+  const tokens = Array.from({ length: tokenCount }, (_, i) => hexOf(at(HEADER_BYTES + i * TOKEN_BYTES, TOKEN_BYTES)));
   const fills: SettledFillRecord[] = [];
   for (let k = 0; k < count; k++) {
-    const p = HEADER_BYTES + k * FILL_BYTES;
+    const p = fillsAt + k * FILL_BYTES;
     const fill = {
       makerIndex: num(p, 4),
       takerIndex: num(p + 4, 4),
@@ -115,19 +139,24 @@ export function parseSettledTrades(tradeCount: bigint, trades: string): SettledT
     fills.push(fill);
   }
   const orders: SettledOrderRecord[] = [];
+  const token = (i: number, byte: number) => {
+    const t = tokens[num(byte, 1)];
+    if (t === undefined) throw new Error(`BatchSettled trades: order ${i} names a token past ${tokenCount}`);
+    return t;
+  };
   for (let i = 0; i < orderCount; i++) {
-    const p = HEADER_BYTES + count * FILL_BYTES + i * ORDER_BYTES;
-    const side = num(p + 92, 1);
+    const p = fillsAt + count * FILL_BYTES + i * ORDER_BYTES;
+    const side = num(p + 54, 1);
     if (side > 1) throw new Error(`BatchSettled trades: order ${i} has side ${side}`);
     orders.push({
       orderHash: hexOf(at(p, 32)),
       trader: hexOf(at(p + 32, 20)),
-      baseToken: hexOf(at(p + 52, 20)),
-      quoteToken: hexOf(at(p + 72, 20)),
+      baseToken: token(i, p + 52),
+      quoteToken: token(i, p + 53),
       side,
     });
   }
-  return { makerFeeBps: num(0, 2), takerFeeBps: num(2, 2), fills, orders };
+  return { makerFeeBps: num(0, 2), takerFeeBps: num(2, 2), tokens, fills, orders };
 }
 
 /** The trades of a BatchSettled event (`tradeCount`, `trades` as the event carries them), in batch order. */

@@ -78,7 +78,7 @@ export async function makeOrder(
   side: OrderSide,
   amount: bigint,
 ): Promise<SignedOrder> {
-  const nonce = nonces.get(trader.address) ?? 1n; // nonce 0 carries the deposit-time PARTIAL hint
+  const nonce = nonces.get(trader.address) ?? 1n; // from 1, as clients should (decisions/contracts.md)
   nonces.set(trader.address, nonce + 1n);
   const order: Order = {
     trader: trader.address,

@@ -17,7 +17,7 @@ interface ISettlement {
     /// @param price limit price: quote base units per 1e18 base base units
     /// @param amount base-token base units the order may fill in total
     /// @param expiry unix seconds; the order is dead from this second on (block.timestamp >= expiry)
-    /// @param nonce per-trader bitmap nonce (two bits per nonce: word = nonce >> 7, bits 2 * (nonce & 127))
+    /// @param nonce per-trader bitmap nonce below 2^128 (two bits per nonce: word = nonce / 127, bits 2 * (nonce % 127))
     /// @param flags bit 0 = POST_ONLY (maker only); other bits reserved and must be 0
     struct Order {
         address trader;
@@ -59,9 +59,13 @@ interface ISettlement {
     /// @notice Batch `batchId` applied, with `tradeCount` trades, all of them in `trades` (one event per batch).
     /// @dev `trades`, big-endian, no padding (decoder: sdk/settled-trades.ts `decodeSettledTrades`):
     ///
-    ///     trades := makerFeeBps u16 ‖ takerFeeBps u16 ‖ orderCount u32 ‖ fill × tradeCount ‖ order × orderCount
+    ///     trades := makerFeeBps u16 ‖ takerFeeBps u16 ‖ orderCount u32 ‖ tokenCount u8 ‖ token address × tokenCount
+    ///               ‖ fill × tradeCount ‖ order × orderCount
     ///     fill   := makerIndex u32 ‖ takerIndex u32 ‖ baseAmount u128 ‖ price u128
-    ///     order  := orderHash bytes32 ‖ trader address ‖ baseToken address ‖ quoteToken address ‖ side u8
+    ///     order  := orderHash bytes32 ‖ trader address ‖ baseTokenIndex u8 ‖ quoteTokenIndex u8 ‖ side u8
+    ///
+    ///     The token table is settlePacked's own; settle's lists the orders' tokens in order of appearance
+    ///     (base, then quote).
     ///
     ///     Each fill's quote amount is baseAmount * price / 1e18 (exact); the maker's fee is
     ///     ceil(received * makerFeeBps / 10_000) on what it received (base for a buyer, quote for a seller), the
@@ -94,6 +98,8 @@ interface ISettlement {
     error SettlementOrdersNotSorted(uint256 index);
     /// @notice The packed batch is truncated, has trailing bytes, or names a token index it does not carry.
     error SettlementPackedBatchMalformed(uint256 offset);
+    /// @notice The batch's orders name more than 255 tokens (order `index` names the 256th).
+    error SettlementBatchTooManyTokens(uint256 index);
     /// @notice A fill points at an order index outside `orders`.
     error SettlementFillIndexOutOfRange(uint256 fillIndex);
     /// @notice The two orders of a fill trade different base or quote tokens.
@@ -131,7 +137,8 @@ interface ISettlement {
     error SettlementOrderNonceBelowMinimum(address trader, uint256 nonce, uint256 minNonce);
     /// @notice The order's side is neither 0 (buy) nor 1 (sell).
     error SettlementOrderSideInvalid(bytes32 orderHash, uint8 side);
-    /// @notice An order field is not a clean ABI encoding of its type (dirty high bits).
+    /// @notice An order field is not a clean ABI encoding of its type (dirty high bits), or its nonce is not below
+    ///         2^128 (the highest minimum nonce).
     error SettlementOrderEncodingInvalid(uint256 index);
     /// @notice The order's trader is the zero address: it could pass with no valid signature at all
     ///         (ecrecover yields zero for garbage), so it is refused outright.
@@ -181,6 +188,8 @@ interface ISettlement {
     /// @notice An agent may raise its trader's minimum nonce by at most `maxStep` per call (so that a rogue agent
     ///         cannot push it past the 2^64 nonces settlePacked carries and stop the account for good).
     error SettlementMinNonceStepTooLarge(uint256 current, uint256 requested, uint256 maxStep);
+    /// @notice The minimum nonce may rise to at most `max` (2^128): orders carry nonces below it.
+    error SettlementMinNonceTooLarge(uint256 requested, uint256 max);
 
     // ---------------------------------------------------------------- errors: custody
 
@@ -272,7 +281,7 @@ interface ISettlement {
     function cancelOrder(uint256 nonce) external;
     /// @notice Cancels `trader`'s order(s) with `nonce`; the caller is the trader or its agent.
     function cancelOrderFor(address trader, uint256 nonce) external;
-    /// @notice Kills every order of the caller with a nonce below `minNonce` (may only rise).
+    /// @notice Kills every order of the caller with a nonce below `minNonce` (may only rise, up to 2^128).
     function cancelAllBelow(uint256 minNonce) external;
     /// @notice Kills every order of `trader` with a nonce below `minNonce`; the caller is the trader or its agent.
     ///         An agent may raise the minimum by at most `MAX_AGENT_MIN_NONCE_STEP` per call.

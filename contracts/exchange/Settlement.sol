@@ -287,7 +287,7 @@ contract Settlement is ISettlement, ISettlementCompliance, AccessControl, Pausab
 
     /// @inheritdoc ISettlement
     function minNonce(address trader) external view returns (uint256) {
-        return _state.minNonce[trader];
+        return NonceBitmap.minNonceOf(_state.minNonce[trader]);
     }
 
     /// @inheritdoc ISettlement
@@ -364,10 +364,11 @@ contract Settlement is ISettlement, ISettlementCompliance, AccessControl, Pausab
         if (received != amount) revert SettlementDepositAmountMismatch(amount, received);
         _state.balances[to][token] += amount;
         // Account setup is paid by the trader's own deposit, not by the operator's settle: the first deposit
-        // creates nonce word 0 (nonces 0..127) by setting the PARTIAL hint of nonce 0. The hint is always
-        // safe (it only makes settle read filledAmount for nonce 0); the word never returns to zero.
+        // creates nonce word 0 (nonces 0..126). While the floor slot is untouched (minimum 0, word 0 named) the
+        // word gets MARK (settle then skips the floor read for its nonces); otherwise the PARTIAL hint of nonce 0,
+        // always safe (it only makes settle read filledAmount for nonce 0).
         mapping(uint256 word => uint256 bits) storage bitmap = _state.nonceBitmap[to];
-        if (bitmap[0] == 0) bitmap[0] = NonceBitmap.partialBit(0);
+        if (bitmap[0] == 0) bitmap[0] = _state.minNonce[to] == 0 ? NonceBitmap.MARK : NonceBitmap.partialBit(0);
         emit Deposited(to, token, amount);
     }
 
@@ -396,14 +397,23 @@ contract Settlement is ISettlement, ISettlementCompliance, AccessControl, Pausab
     }
 
     /// @dev The trader itself may retire any part of its nonce space (maxStep unbounded); an agent may not.
+    ///      A marked nonce word (NonceBitmap) loses its mark when the new minimum passes its first nonce.
     function _cancelAllBelow(address trader, uint256 minNonce_, uint256 maxStep) private {
-        uint256 current = _state.minNonce[trader];
+        uint256 floor = _state.minNonce[trader];
+        uint256 current = NonceBitmap.minNonceOf(floor);
         if (minNonce_ <= current) revert SettlementMinNonceNotIncreasing(current, minNonce_);
         // Safe: minNonce_ > current, checked just above.
         unchecked {
             if (minNonce_ - current > maxStep) revert SettlementMinNonceStepTooLarge(current, minNonce_, maxStep);
         }
-        _state.minNonce[trader] = minNonce_;
+        if (minNonce_ > NonceBitmap.NONCE_LIMIT) revert SettlementMinNonceTooLarge(minNonce_, NonceBitmap.NONCE_LIMIT);
+        uint256 marked = NonceBitmap.markedWordOf(floor);
+        if (marked != NonceBitmap.NO_MARK && marked * NonceBitmap.NONCES_PER_WORD < minNonce_) {
+            mapping(uint256 word => uint256 bits) storage bitmap = _state.nonceBitmap[trader];
+            bitmap[marked] &= ~NonceBitmap.MARK;
+            marked = NonceBitmap.NO_MARK;
+        }
+        _state.minNonce[trader] = NonceBitmap.floorOf(minNonce_, marked);
         emit OrdersCancelledBelow(trader, minNonce_);
     }
 

@@ -1,5 +1,5 @@
 // Nonces of the orders the service signs for API-key bots, dense per account. Settlement keeps one
-// storage word per 128 nonces of a trader (word = nonce >> 7, two bits per nonce): consecutive nonces
+// storage word per 127 nonces of a trader (word = nonce / 127, two bits per nonce): consecutive nonces
 // share a word, so an order's fill or cancel updates a warm word (~2,900-5,000 gas) instead of creating
 // one (~20,000 gas) as the random 64-bit nonces did. docs/decisions.md "API-key nonces".
 import { PipelineError } from "../errors";

@@ -252,6 +252,17 @@ export const settlementAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "index",
+        "type": "uint256"
+      }
+    ],
+    "name": "SettlementBatchTooManyTokens",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "trader",
         "type": "address"
@@ -507,6 +518,22 @@ export const settlementAbi = [
       }
     ],
     "name": "SettlementMinNonceStepTooLarge",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "requested",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "SettlementMinNonceTooLarge",
     "type": "error"
   },
   {

@@ -51,6 +51,8 @@ library BatchSettlement {
         uint256 balancesSlot;
         /// storage slot of the trader's nonce bitmap word holding this order's nonce
         uint256 nonceWordSlot;
+        /// the base and quote tokens' places in the batch's token table (base << 8 | quote), for BatchSettled
+        uint256 tokenIndexes;
     }
 
     /// @dev Fee totals of the batch per token, written to storage once at the end.
@@ -71,7 +73,7 @@ library BatchSettlement {
         uint256 nonceBitmapRoot;
         /// hash of the previous order (orders must be strictly increasing)
         bytes32 previousHash;
-        /// the packed encoding's token table
+        /// the batch's token table: the packed encoding's, or the ABI orders' tokens in order of appearance
         address[] tokens;
         /// BatchSettled's data being built: [tradeCount, 0x40, length, trades...]; `cursor` = next fill record
         uint256 eventData;
@@ -103,11 +105,16 @@ library BatchSettlement {
         uint256 n = orders.length;
         if (signatures.length != n) revert ISettlement.SettlementBatchLengthMismatch(n, signatures.length);
         BatchContext memory ctx = _begin(s, domainSeparator, batchId, n);
+        ctx.tokens = _allocateTokens(n);
         OrderState[] memory states = _allocateOrders(n);
+        // the token table first: an order naming a 256th token is refused before any signature is checked
         for (uint256 i; i < n; ++i) {
             OrderState memory st = states[i];
             _copyOrder(orders[i], st, i);
-            _admitOrder(s, ctx, st, signatures[i], i);
+            st.tokenIndexes = (_tokenIndex(ctx.tokens, st.baseToken, i) << 8) | _tokenIndex(ctx.tokens, st.quoteToken, i);
+        }
+        for (uint256 i; i < n; ++i) {
+            _admitOrder(s, ctx, states[i], signatures[i], i);
         }
         _beginEventData(ctx, n, fills.length);
         for (uint256 k; k < fills.length; ++k) {
@@ -176,24 +183,49 @@ library BatchSettlement {
 
     // ---------------------------------------------------------------- orders
 
+    /// @dev An empty token table with room for the `n` ABI orders' tokens, at most 255 (u8 indexes).
+    function _allocateTokens(uint256 n) private pure returns (address[] memory tokens) {
+        uint256 capacity = 2 * n < 255 ? 2 * n : 255;
+        tokens = new address[](capacity);
+        // Memory-safe: shortens the array just allocated; _tokenIndex lengthens it up to its capacity.
+        assembly ("memory-safe") {
+            mstore(tokens, 0)
+        }
+    }
+
+    /// @dev `token`'s place in the table, appending it when it is new; order `i` naming a 256th token reverts.
+    function _tokenIndex(address[] memory tokens, address token, uint256 i) private pure returns (uint256 index) {
+        uint256 count = tokens.length;
+        for (; index < count; ++index) {
+            if (tokens[index] == token) return index;
+        }
+        if (count == 255) revert ISettlement.SettlementBatchTooManyTokens(i);
+        // Memory-safe: writes inside the capacity allocated by _allocateTokens (2 tokens per order, at most 255).
+        assembly ("memory-safe") {
+            mstore(tokens, add(count, 1))
+            mstore(add(tokens, shl(5, add(count, 1))), token)
+        }
+    }
+
     /// @dev `n` OrderStates in one block, without Solidity's zeroing of every field: the loaders always
-    ///      write the ten signed words, `orderHash` and `nonceWordSlot`; the running totals are zeroed here.
+    ///      write the ten signed words, `orderHash`, `nonceWordSlot` and `tokenIndexes`; the running totals are
+    ///      zeroed here.
     function _allocateOrders(uint256 n) private pure returns (OrderState[] memory states) {
-        // Memory-safe: allocates [length, n pointers, n structs of 17 words] at the free memory pointer and
+        // Memory-safe: allocates [length, n pointers, n structs of 18 words] at the free memory pointer and
         // moves the pointer past it; every field is written before it is read.
         assembly ("memory-safe") {
             states := mload(0x40)
             mstore(states, n)
             let structs := add(states, shl(5, add(n, 1)))
             for { let i := 0 } lt(i, n) { i := add(i, 1) } {
-                let st := add(structs, mul(i, 0x220))
+                let st := add(structs, mul(i, 0x240))
                 mstore(add(states, shl(5, add(i, 1))), st)
                 mstore(add(st, 0x160), 0) // filledBefore
                 mstore(add(st, 0x180), 0) // filledAfter
                 mstore(add(st, 0x1a0), 0) // paid
                 mstore(add(st, 0x1c0), 0) // received
             }
-            mstore(0x40, add(structs, mul(n, 0x220)))
+            mstore(0x40, add(structs, mul(n, 0x240)))
         }
     }
 
@@ -205,7 +237,7 @@ library BatchSettlement {
         uint256 offset,
         OrderState memory st,
         uint256 index
-    ) private view returns (uint256 next) {
+    ) private returns (uint256 next) {
         uint256 words;
         // Memory-safe: takes the address of the struct.
         assembly ("memory-safe") {
@@ -223,7 +255,7 @@ library BatchSettlement {
         OrderState memory st,
         bytes calldata signature,
         uint256 index
-    ) private view {
+    ) private {
         (bytes32 h, address recovered) = _hashAndRecover(ctx.domainSeparator, st, signature);
         // Strictly increasing hashes: the same order can never appear twice and be overfilled.
         if (index != 0 && h <= ctx.previousHash) revert ISettlement.SettlementOrdersNotSorted(index);
@@ -275,40 +307,89 @@ library BatchSettlement {
         }
     }
 
-    /// @dev Cancel-all threshold and nonce bitmap; notes the word's slot and any prior partial fill.
-    function _checkNonce(SettlementState storage s, BatchContext memory ctx, OrderState memory st) private view {
+    /// @dev Nonce bitmap and, unless the word carries MARK, the cancel-all threshold; notes the word's slot and any
+    ///      prior partial fill.
+    function _checkNonce(SettlementState storage s, BatchContext memory ctx, OrderState memory st) private {
         address trader = st.trader;
         uint256 nonce = st.nonce;
-        uint256 minNonceRoot = ctx.minNonceRoot;
         uint256 nonceBitmapRoot = ctx.nonceBitmapRoot;
-        uint256 minNonce;
+        uint256 wordIndex;
         uint256 nonceWordSlot;
         uint256 word;
-        // Memory-safe: only scratch space is written. Reads minNonce[trader] and
-        // nonceBitmap[trader][nonce >> 7] by Solidity's mapping layout (inlined: this runs once per order).
+        uint256 bits;
+        // Memory-safe: only scratch space is written. Reads nonceBitmap[trader][nonce / 127] by Solidity's
+        // mapping layout (inlined: this runs once per order); `bits` = the nonce's FINISHED and PARTIAL bits.
         assembly ("memory-safe") {
             mstore(0x00, trader)
-            mstore(0x20, minNonceRoot)
-            minNonce := sload(keccak256(0x00, 0x40))
             mstore(0x20, nonceBitmapRoot)
             mstore(0x20, keccak256(0x00, 0x40))
-            mstore(0x00, shr(7, nonce))
+            wordIndex := div(nonce, 127)
+            mstore(0x00, wordIndex)
             nonceWordSlot := keccak256(0x00, 0x40)
             word := sload(nonceWordSlot)
+            bits := and(shr(shl(1, sub(nonce, mul(wordIndex, 127))), word), 3)
         }
-        if (nonce < minNonce) revert ISettlement.SettlementOrderNonceBelowMinimum(trader, nonce, minNonce);
+        if (word < NonceBitmap.MARK) _checkFloor(ctx, trader, nonce, wordIndex, nonceWordSlot, word);
         st.nonceWordSlot = nonceWordSlot;
-        if (word & NonceBitmap.finishedBit(nonce) != 0) revert ISettlement.SettlementOrderNonceUsed(trader, nonce);
+        if (bits & 1 != 0) revert ISettlement.SettlementOrderNonceUsed(trader, nonce);
         // Only an order whose nonce carries the PARTIAL bit can have a filledAmount entry.
-        if (word & NonceBitmap.partialBit(nonce) != 0) {
+        if (bits != 0) {
             uint256 filled = s.filledAmount[st.orderHash];
             st.filledBefore = filled;
             st.filledAfter = filled;
         }
     }
 
+    /// @dev The cancel-all threshold of an order in an unmarked word; moves the trader's mark up to that word when
+    ///      all of it is at or above the threshold (clearing the old word's mark), so the trader's next orders in
+    ///      it skip this read (NonceBitmap).
+    function _checkFloor(
+        BatchContext memory ctx,
+        address trader,
+        uint256 nonce,
+        uint256 wordIndex,
+        uint256 nonceWordSlot,
+        uint256 word
+    ) private {
+        uint256 floorSlot = _traderSlot(ctx.minNonceRoot, trader);
+        uint256 floor = _sload(floorSlot);
+        uint256 minNonce = NonceBitmap.minNonceOf(floor);
+        if (nonce < minNonce) revert ISettlement.SettlementOrderNonceBelowMinimum(trader, nonce, minNonce);
+        uint256 marked = NonceBitmap.markedWordOf(floor);
+        if (wordIndex >= NonceBitmap.NO_MARK || wordIndex * NonceBitmap.NONCES_PER_WORD < minNonce) return;
+        if (marked != NonceBitmap.NO_MARK) {
+            if (wordIndex <= marked) return;
+            uint256 oldSlot = _nonceWordSlot(ctx.nonceBitmapRoot, trader, marked);
+            _sstore(oldSlot, _sload(oldSlot) & ~NonceBitmap.MARK);
+        }
+        _sstore(floorSlot, NonceBitmap.floorOf(minNonce, wordIndex));
+        _sstore(nonceWordSlot, word | NonceBitmap.MARK);
+    }
+
+    /// @dev The slot of `root[trader]` (a mapping keyed by address).
+    function _traderSlot(uint256 root, address trader) private pure returns (uint256 slot) {
+        // Memory-safe: only scratch space is written.
+        assembly ("memory-safe") {
+            mstore(0x00, trader)
+            mstore(0x20, root)
+            slot := keccak256(0x00, 0x40)
+        }
+    }
+
+    /// @dev The slot of nonceBitmap[trader][wordIndex], `root` being nonceBitmap's slot.
+    function _nonceWordSlot(uint256 root, address trader, uint256 wordIndex) private pure returns (uint256 slot) {
+        uint256 inner = _traderSlot(root, trader);
+        // Memory-safe: only scratch space is written.
+        assembly ("memory-safe") {
+            mstore(0x00, wordIndex)
+            mstore(0x20, inner)
+            slot := keccak256(0x00, 0x40)
+        }
+    }
+
     /// @dev Copies the nine words of `o` after the type hash, rejecting any word that is not the clean
-    ///      encoding of its EIP-712 type (so memory holds exactly what the trader signed).
+    ///      encoding of its EIP-712 type (so memory holds exactly what the trader signed), and nonces from 2^128
+    ///      (NonceBitmap.NONCE_LIMIT: no cancel-all could kill them).
     function _copyOrder(ISettlement.Order calldata o, OrderState memory st, uint256 index) private pure {
         bytes32 typeHash = OrderHashing.ORDER_TYPEHASH;
         bool dirty;
@@ -318,7 +399,10 @@ library BatchSettlement {
             calldatacopy(add(st, 0x20), o, 0x120)
             dirty := or(
                 or(shr(160, mload(add(st, 0x20))), or(shr(160, mload(add(st, 0x40))), shr(160, mload(add(st, 0x60))))),
-                or(shr(8, mload(add(st, 0x80))), or(shr(64, mload(add(st, 0xe0))), shr(8, mload(add(st, 0x120)))))
+                or(
+                    or(shr(8, mload(add(st, 0x80))), shr(64, mload(add(st, 0xe0)))),
+                    or(shr(128, mload(add(st, 0x100))), shr(8, mload(add(st, 0x120))))
+                )
             )
         }
         if (dirty) revert ISettlement.SettlementOrderEncodingInvalid(index);
@@ -409,11 +493,13 @@ library BatchSettlement {
     // ---------------------------------------------------------------- BatchSettled's data
 
     /// @dev Allocates BatchSettled's data (see ISettlement.BatchSettled): the ABI head (tradeCount, offset,
-    ///      length), the 8-byte header, room for the fill and order records, and a zero word of padding.
+    ///      length), the 9-byte header and the token table, room for the fill and order records, and a zero word
+    ///      of padding.
     function _beginEventData(BatchContext memory ctx, uint256 orderCount, uint256 fillCount) private pure {
-        uint256 length = 8 + fillCount * 40 + orderCount * 93;
-        uint256 makerFeeBps = ctx.makerFeeBps;
-        uint256 takerFeeBps = ctx.takerFeeBps;
+        address[] memory tokens = ctx.tokens;
+        uint256 tokenCount = tokens.length;
+        uint256 length = 9 + tokenCount * 20 + fillCount * 40 + orderCount * 55;
+        uint256 header = (ctx.makerFeeBps << 56) | (ctx.takerFeeBps << 40) | (orderCount << 8) | tokenCount;
         uint256 data;
         // Memory-safe: allocates the head, the records rounded up to whole words and one spare word (records
         // are written with whole-word stores that may spill up to 32 bytes past their end).
@@ -422,11 +508,15 @@ library BatchSettlement {
             mstore(data, fillCount)
             mstore(add(data, 0x20), 0x40)
             mstore(add(data, 0x40), length)
-            mstore(add(data, 0x60), or(shl(240, makerFeeBps), or(shl(224, takerFeeBps), shl(192, orderCount))))
+            mstore(add(data, 0x60), shl(184, header))
+            let p := add(data, 0x69)
+            for { let i := 0 } lt(i, tokenCount) { i := add(i, 1) } {
+                mstore(add(p, mul(i, 20)), shl(96, mload(add(tokens, shl(5, add(i, 1))))))
+            }
             mstore(0x40, add(add(data, 0x80), and(add(length, 31), not(31))))
         }
         ctx.eventData = data;
-        ctx.cursor = data + 0x68;
+        ctx.cursor = data + 0x69 + tokenCount * 20;
     }
 
     /// @dev Appends one fill record: makerIndex u32, takerIndex u32 (below the order count, itself below 2^32:
@@ -445,21 +535,18 @@ library BatchSettlement {
         ctx.cursor = p + 40;
     }
 
-    /// @dev Writes order `i`'s record (orderHash, trader, baseToken, quoteToken, side) after the fill records.
+    /// @dev Writes order `i`'s record (orderHash, trader, base and quote token indexes, side) after the fill
+    ///      records.
     function _recordOrder(BatchContext memory ctx, OrderState memory o, uint256 i) private pure {
-        uint256 p = ctx.cursor + i * 93;
+        uint256 p = ctx.cursor + i * 55;
         bytes32 h = o.orderHash;
         address trader = o.trader;
-        address baseToken = o.baseToken;
-        address quoteToken = o.quoteToken;
-        uint256 side = o.side;
+        uint256 tail = (o.tokenIndexes << 8) | o.side;
         // Memory-safe: writes inside the records area allocated by _beginEventData (as _recordFill).
         assembly ("memory-safe") {
             mstore(p, h)
             mstore(add(p, 32), shl(96, trader))
-            mstore(add(p, 52), shl(96, baseToken))
-            mstore(add(p, 72), shl(96, quoteToken))
-            mstore8(add(p, 92), side)
+            mstore(add(p, 52), shl(232, tail))
         }
     }
 

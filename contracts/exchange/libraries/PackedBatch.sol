@@ -58,7 +58,8 @@ library PackedBatch {
     }
 
     /// @dev The order at `offset`: writes the EIP-712 type hash and the nine fields (trader, baseToken,
-    ///      quoteToken, side, price, amount, expiry, nonce, flags) into the ten words at `words`, and returns
+    ///      quoteToken, side, price, amount, expiry, nonce, flags) into the ten words at `words`, the token indexes
+    ///      (base << 8 | quote) into word 17 (BatchSettlement.OrderState.tokenIndexes), and returns
     ///      its signature (a calldata slice) and the offset after it. Token indexes are checked against `tokens`.
     function readOrder(bytes calldata batch, uint256 offset, address[] memory tokens, bytes32 typeHash, uint256 words)
         internal
@@ -66,7 +67,7 @@ library PackedBatch {
         returns (bytes calldata signature, uint256 next)
     {
         bool malformed;
-        // Memory-safe: writes the ten words at `words`, which the caller allocated (an OrderState), and reads
+        // Memory-safe: writes words 0-9 and 17 at `words`, which the caller allocated (an OrderState), and reads
         // `tokens`. Reads past the end of `batch` only yield bytes that the `next > batch.length` check rejects.
         assembly ("memory-safe") {
             let p := add(batch.offset, offset)
@@ -86,6 +87,7 @@ library PackedBatch {
             mstore(add(words, 0xe0), shr(192, calldataload(add(p, 55))))
             mstore(add(words, 0x100), shr(192, calldataload(add(p, 63))))
             mstore(add(words, 0x120), shr(1, sideAndFlags))
+            mstore(add(words, 0x220), or(shl(8, baseIndex), quoteIndex))
             let signatureLength := shr(240, calldataload(add(p, 71)))
             signature.offset := add(p, ORDER_FIXED_BYTES)
             signature.length := signatureLength

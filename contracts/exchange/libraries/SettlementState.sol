@@ -28,7 +28,9 @@ struct SettlementState {
     /// partial fills only: deleted (and the nonce bit set) when an order completes
     mapping(bytes32 orderHash => uint256 baseAmount) filledAmount;
     mapping(address trader => mapping(uint256 word => uint256 bits)) nonceBitmap;
-    mapping(address trader => uint256 nonce) minNonce;
+    /// the floor slot: minimum nonce (low 192 bits) and the index of the nonce word that may carry MARK (top 64
+    /// bits); see NonceBitmap
+    mapping(address trader => uint256 floor) minNonce;
     mapping(address trader => mapping(address agent => uint64 expiry)) agentExpiry;
     mapping(address trader => mapping(address token => ISettlement.PendingWithdrawal)) pendingWithdrawals;
     BatchConfig config;

@@ -19,6 +19,7 @@ import {
   deployFixture,
   orderFor,
   settle,
+  settleRaw,
   signed,
   useEncoding,
   ENCODINGS,
@@ -143,10 +144,13 @@ for (const enc of ENCODINGS)
       expect(decodeSettledTrades(1n, 1n, good)).to.have.length(1);
       expect(() => decodeSettledTrades(1n, 2n, good)).to.throw(/bytes/);
       expect(() => decodeSettledTrades(1n, 1n, `${good}00`)).to.throw(/bytes/);
-      expect(() => decodeSettledTrades(1n, 1n, `${good.slice(0, 26)}00000002${good.slice(34)}`)).to.throw(
-        /names an order/,
-      );
+      // the taker index of the one fill, after the 9-byte header and the two tokens
+      const takerIndexAt = 2 + 2 * (9 + 2 * 20 + 4);
+      expect(() =>
+        decodeSettledTrades(1n, 1n, `${good.slice(0, takerIndexAt)}00000002${good.slice(takerIndexAt + 8)}`),
+      ).to.throw(/names an order/);
       expect(() => decodeSettledTrades(1n, 1n, `${good.slice(0, -2)}02`)).to.throw(/side/);
+      expect(() => decodeSettledTrades(1n, 1n, `${good.slice(0, -4)}0201`)).to.throw(/names a token past 2/);
       expect(() => decodeSettledTrades(1n, 1n, `${good.slice(0, -1)}g`)).to.throw(/hex/);
     });
   });
@@ -176,5 +180,25 @@ describe("settledTradesOf", () => {
     expect(logs.length).to.be.greaterThan(2);
     expect(settledTradesOf(logs).map((t) => t.makerOrderHash)).to.deep.equal([maker.hash.toLowerCase()]);
     expect(settledTradesOf(logs, await f.usd.getAddress())).to.deep.equal([]);
+  });
+});
+
+describe("Settlement: BatchSettled's token table (abi)", () => {
+  before(() => useEncoding("abi"));
+
+  it("holds 255 tokens: the order naming a 256th reverts the batch, not the one naming the 255th", async () => {
+    const f = await loadFixture(deployFixture);
+    // made-up token addresses: orders 0-126 name tokens 0-253 (a pair each), order 127 a new base (the 255th) and
+    // quote 0, order 128 a new base (the 256th) and quote 1. The table is built before any signature or order
+    // check, so neither is needed here.
+    const token = (i: number) => `0x${(i + 1).toString(16).padStart(40, "0")}` as Address;
+    const pairs = Array.from({ length: 127 }, (_, i) => [token(2 * i), token(2 * i + 1)] as const);
+    pairs.push([token(254), token(0)], [token(255), token(1)]);
+    const order = await orderFor(f, f.alice.address as Address, OrderSide.BUY, 10n ** 18n);
+    const orders = pairs.map(([baseToken, quoteToken]) => ({ ...order, baseToken, quoteToken }));
+    const signatures = orders.map(() => "0x" as Hex);
+    await expect(settleRaw(f, await f.settlement.nextBatchId(), orders, signatures, []))
+      .to.be.revertedWithCustomError(f.settlement, "SettlementBatchTooManyTokens")
+      .withArgs(128n);
   });
 });
