@@ -134,14 +134,7 @@ describe("Bridge boundaries", () => {
 
   it("a minter without a vault refuses mints and burns with BridgeMinterVaultUnset", async () => {
     const s = await loadFixture(deployBridgeSystem);
-    const nonce = await s.depositFromAlice(amount);
-    await s.minter.mint(
-      nonce,
-      s.addr.token,
-      s.bob.address,
-      amount,
-      s.sign(await s.mintMessage(nonce, s.bob.address, amount)),
-    );
+    await s.mintToBob(amount);
     await s.minter.setVault(ethers.ZeroAddress);
     const n2 = await s.depositFromAlice(amount);
     const sig = s.sign(await s.mintMessage(n2, s.bob.address, amount));
@@ -188,14 +181,7 @@ describe("Bridge boundaries", () => {
   it("a burn of the whole balance works and leaves the supply at zero; the daily limit of a fresh token is full", async () => {
     const s = await loadFixture(deployBridgeSystem);
     expect(await s.minter.availableToMint(s.addr.token)).to.equal(DAILY_LIMIT_WEI);
-    const nonce = await s.depositFromAlice(amount);
-    await s.minter.mint(
-      nonce,
-      s.addr.token,
-      s.bob.address,
-      amount,
-      s.sign(await s.mintMessage(nonce, s.bob.address, amount)),
-    );
+    await s.mintToBob(amount);
     await expect(
       s.minter.connect(s.bob).burn(s.addr.wrapped, amount + 1n, s.bob.address),
     ).to.be.revertedWithCustomError(s.wrapped, "ERC20InsufficientBalance");

@@ -220,14 +220,7 @@ describe("BridgeMinter", () => {
 
   it("burn destroys the caller's wrapped tokens and emits BridgeBurned with the RELEASE message fields", async () => {
     const s = await loadFixture(deployBridgeSystem);
-    const nonce = await s.depositFromAlice(amount);
-    await s.minter.mint(
-      nonce,
-      s.addr.token,
-      s.bob.address,
-      amount,
-      s.sign(await s.mintMessage(nonce, s.bob.address, amount)),
-    );
+    await s.mintToBob(amount);
     await expect(s.minter.connect(s.bob).burn(s.addr.wrapped, 40n, s.alice.address))
       .to.emit(s.minter, "BridgeBurned")
       .withArgs(1n, s.addr.wrapped, s.bob.address, s.addr.token, s.alice.address, 40n, s.chainId, s.addr.vault);

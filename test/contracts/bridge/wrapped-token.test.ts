@@ -14,14 +14,7 @@ describe("BridgeWrappedToken and the minter's packed ledger", () => {
 
   async function withBobHolding() {
     const s = await deployBridgeSystem();
-    const nonce = await s.depositFromAlice(amount);
-    await s.minter.mint(
-      nonce,
-      s.addr.token,
-      s.bob.address,
-      amount,
-      s.sign(await s.mintMessage(nonce, s.bob.address, amount)),
-    );
+    await s.mintToBob(amount);
     return s;
   }
 

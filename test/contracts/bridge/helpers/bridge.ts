@@ -102,6 +102,19 @@ export async function deployBridgeSystem() {
     return BigInt(await vault.depositCount());
   };
 
+  /** Deposits `amountWei` from alice and mints it to bob with the group's signature; the deposit nonce. */
+  const mintToBob = async (amountWei: bigint): Promise<bigint> => {
+    const nonce = await depositFromAlice(amountWei);
+    await minter.mint(
+      nonce,
+      addr.token,
+      bob.address,
+      amountWei,
+      sign(await mintMessage(nonce, bob.address, amountWei)),
+    );
+    return nonce;
+  };
+
   return {
     admin,
     guardian,
@@ -123,6 +136,7 @@ export async function deployBridgeSystem() {
     sign,
     hsmSign,
     depositFromAlice,
+    mintToBob,
   };
 }
 
