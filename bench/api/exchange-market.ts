@@ -18,7 +18,6 @@
 // a V8 CPU profile of the stack process).
 import { passwordGrant, requestCode } from "../../api/iam/testing/harness";
 import autocannon from "autocannon";
-import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,8 +25,8 @@ import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack } from "../../scripts/stack";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
-import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
-import { signedInput } from "../../pipeline/testing/orders";
+import type { DexService, MarketSpec } from "../../pipeline/service";
+import { signedPlaceRequest } from "../../pipeline/testing/orders";
 import { forkBenchChild, stopBenchChild } from "./child";
 
 export interface ExchangeMarketRow {
@@ -89,29 +88,13 @@ async function child(): Promise<void> {
   const m: MarketSpec = dex.listMarkets().find((x) => x.symbol === "AAPL-USD")!;
   const [seller, buyer] = config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
   const place = async (who: typeof seller, side: "buy" | "sell", priceTicks: bigint, sizeLots: bigint) => {
-    const s = await signedInput(who, who.address, home.chainId, home.contracts.Settlement as Address, m, {
-      side,
-      priceTicks,
-      sizeLots,
-    });
-    const req: PlaceOrderRequest = {
-      kind: "signed",
-      orderId: randomUUID(),
-      clientOrderId: randomUUID(),
-      symbol: m.symbol,
-      side,
-      type: "limit",
-      timeInForce: "gtc",
-      priceTicks,
-      triggerPriceTicks: null,
-      sizeLots,
-      expiresAtMs: null,
-      receivedAtMs: Date.now(),
-      trader: who.address,
-      order: s.order,
-      signature: s.signature,
-    };
-    return dex.placeOrder(req);
+    return dex.placeOrder(
+      await signedPlaceRequest(who, home.chainId, home.contracts.Settlement as Address, m, {
+        side,
+        priceTicks,
+        sizeLots,
+      }),
+    );
   };
   // three trades (a last price, a quote that moved), then 10 levels each side (tick 0.01 USD, lot 0.001)
   for (const p of [23_000n, 23_100n, 22_900n]) {

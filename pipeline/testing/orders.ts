@@ -1,10 +1,12 @@
 // Builds and signs Settlement orders for tests and benches, with the typed order beside them.
+import { randomUUID } from "node:crypto";
 import type { Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
 import type { OrderType, TimeInForce } from "../../matcher/core/types";
 import type { PlaceSignedInput, TypedOrder } from "../intake/intake";
 import type { MarketSpec } from "../markets";
+import type { PlaceSignedOrderRequest } from "../service";
 
 let nonceCounter = BigInt(Date.now()) * 1000n;
 
@@ -57,4 +59,43 @@ export async function signedInput(
   };
   const signature: Hex = await signOrder(signer, getSettlementDomain(chainId, settlement), order);
   return { ...typedOrder(m, s), order, signature };
+}
+
+/** A wallet-signed limit order as the DEX service takes it, signed by `who` for its own address. */
+export async function signedPlaceRequest(
+  who: PrivateKeyAccount,
+  chainId: number,
+  settlement: `0x${string}`,
+  m: MarketSpec,
+  s: {
+    side: "buy" | "sell";
+    priceTicks: bigint;
+    sizeLots: bigint;
+    timeInForce?: PlaceSignedOrderRequest["timeInForce"];
+  },
+): Promise<PlaceSignedOrderRequest> {
+  const timeInForce = s.timeInForce ?? "gtc";
+  const signed = await signedInput(who, who.address, chainId, settlement, m, {
+    side: s.side,
+    priceTicks: s.priceTicks,
+    sizeLots: s.sizeLots,
+    timeInForce: timeInForce.toUpperCase() as TimeInForce,
+  });
+  return {
+    kind: "signed",
+    orderId: randomUUID(),
+    clientOrderId: randomUUID(),
+    symbol: m.symbol,
+    side: s.side,
+    type: "limit",
+    timeInForce,
+    priceTicks: s.priceTicks,
+    triggerPriceTicks: null,
+    sizeLots: s.sizeLots,
+    expiresAtMs: null,
+    receivedAtMs: Date.now(),
+    trader: who.address,
+    order: signed.order,
+    signature: signed.signature,
+  };
 }

@@ -9,7 +9,6 @@
 // their hold goes with them.
 import { restrictionEndMs } from "../../api/exchange/orders/resale";
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -21,8 +20,8 @@ import { createTestConfig, defaultComponents, startStack, type RunningStack } fr
 import { waitFor, loginExchange } from "./exchange-session";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { ExchangeApiHandle } from "../../scripts/stack/components/exchange-api";
-import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
-import { signedInput } from "../../pipeline/testing/orders";
+import type { DexService, MarketSpec } from "../../pipeline/service";
+import { signedPlaceRequest } from "../../pipeline/testing/orders";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -82,25 +81,7 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     const [seller, buyer] = config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
     const m: MarketSpec = dex.listMarkets().find((x) => x.symbol === "CNTS-USD")!;
     const place = async (who: typeof seller, side: "buy" | "sell", priceTicks: bigint, sizeLots: bigint) => {
-      const s = await signedInput(who, who.address, home.chainId, settlement, m, { side, priceTicks, sizeLots });
-      const req: PlaceOrderRequest = {
-        kind: "signed",
-        orderId: randomUUID(),
-        clientOrderId: randomUUID(),
-        symbol: m.symbol,
-        side,
-        type: "limit",
-        timeInForce: "gtc",
-        priceTicks,
-        triggerPriceTicks: null,
-        sizeLots,
-        expiresAtMs: null,
-        receivedAtMs: Date.now(),
-        trader: who.address,
-        order: s.order,
-        signature: s.signature,
-      };
-      return dex.placeOrder(req);
+      return dex.placeOrder(await signedPlaceRequest(who, home.chainId, settlement, m, { side, priceTicks, sizeLots }));
     };
     const lots = (5n * 10n ** BigInt(m.baseDecimals)) / m.lotSize;
     const units = lots * m.lotSize;

@@ -11,15 +11,14 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { randomUUID } from "node:crypto";
 import { createPublicClient, erc20Abi, http as viemHttp, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { settlementAbi } from "../../sdk/abi";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import { waitFor } from "./exchange-session";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
-import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
-import { signedInput } from "../../pipeline/testing/orders";
+import type { DexService, MarketSpec } from "../../pipeline/service";
+import { signedPlaceRequest } from "../../pipeline/testing/orders";
 import { CATALOGUE, assetTokensToDeploy } from "../../api/exchange/assets/catalogue";
 import { CHART_RANGES } from "../../api/exchange/market/figures";
 import Ajv2020 from "ajv/dist/2020";
@@ -95,29 +94,13 @@ test("exchange API market data: assets, quote, chart, book and trades from real 
     const place = async (who: typeof seller, side: "buy" | "sell", price: string, size: string) => {
       const priceTicks = BigInt(Math.round(Number(price) * 100));
       const sizeLots = BigInt(Math.round(Number(size) * 1000));
-      const s = await signedInput(who, who.address, home.chainId, home.contracts.Settlement as Address, m, {
-        side,
-        priceTicks,
-        sizeLots,
-      });
-      const req: PlaceOrderRequest = {
-        kind: "signed",
-        orderId: randomUUID(),
-        clientOrderId: randomUUID(),
-        symbol: m.symbol,
-        side,
-        type: "limit",
-        timeInForce: "gtc",
-        priceTicks,
-        triggerPriceTicks: null,
-        sizeLots,
-        expiresAtMs: null,
-        receivedAtMs: Date.now(),
-        trader: who.address,
-        order: s.order,
-        signature: s.signature,
-      };
-      return dex.placeOrder(req);
+      return dex.placeOrder(
+        await signedPlaceRequest(who, home.chainId, home.contracts.Settlement as Address, m, {
+          side,
+          priceTicks,
+          sizeLots,
+        }),
+      );
     };
     assert.equal((await place(seller, "sell", "230.00", "1")).status, "open");
     assert.equal((await place(buyer, "buy", "230.00", "1")).status, "filled"); // trade 1: 1 @ 230, taker buy

@@ -1,6 +1,6 @@
 // Shared by the exchange API's end-to-end tests: polling until a condition holds, and a user's session as the
 // exchange app makes it (one-time code from the sandbox outbox, password grant, tenant token).
-import { readOutbox } from "../../api/iam/testing/harness";
+import { passwordGrant, requestCode } from "../../api/iam/testing/harness";
 import assert from "node:assert/strict";
 import type { Address } from "viem";
 
@@ -24,24 +24,9 @@ export async function waitFor<T>(
 
 /** Logs `phone` in at the identity provider `iam` and opens an exchange API (`api`) session; `call` asserts no 5xx. */
 export async function loginExchange(iam: string, api: string, phone: string) {
-  const otp = await fetch(`${iam}/api/otp`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ phone }),
-  });
-  assert.ok(otp.status < 300, `otp: ${otp.status}`);
-  const code = await readOutbox(iam, phone, await otp.json());
-  const form = new URLSearchParams({
-    grant_type: "password",
-    client_id: "exchange-web",
-    username: phone,
-    password: code,
-    scope: "openid profile email phone",
-  });
-  const grant = (await (await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form })).json()) as {
-    access_token: string;
-  };
-  const auth = { authorization: `Bearer ${grant.access_token}` };
+  const grant = await passwordGrant(iam, phone, await requestCode(iam, phone));
+  assert.equal(grant.status, 200, `password grant: ${grant.status}`);
+  const auth = { authorization: `Bearer ${grant.body.access_token}` };
   const { token } = (await (await fetch(`${api}/auth/tenant-token`, { method: "POST", headers: auth })).json()) as {
     token: string;
   };

@@ -7,7 +7,6 @@
 // branches; a restricted Reg CF lot that never meets an ineligible buyer on the book), the bad-input table
 // (never a 500, nothing placed) and the 10 orders/s limit at its boundary.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,8 +17,8 @@ import { eligibilityRegistryAbi, settlementAbi } from "../../sdk/abi";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import { waitFor, loginExchange, openRealtime } from "./exchange-session";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
-import type { DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
-import { signedInput } from "../../pipeline/testing/orders";
+import type { DexService, MarketSpec } from "../../pipeline/service";
+import { signedPlaceRequest } from "../../pipeline/testing/orders";
 import { formatDecimal } from "../../sdk/decimal";
 import Ajv2020 from "ajv/dist/2020";
 
@@ -63,29 +62,13 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
       sizeLots: bigint,
     ) => {
       const m = marketOf(symbol);
-      const s = await signedInput(who, who.address, home.chainId, home.contracts.Settlement as Address, m, {
-        side,
-        priceTicks,
-        sizeLots,
-      });
-      const req: PlaceOrderRequest = {
-        kind: "signed",
-        orderId: randomUUID(),
-        clientOrderId: randomUUID(),
-        symbol,
-        side,
-        type: "limit",
-        timeInForce: "gtc",
-        priceTicks,
-        triggerPriceTicks: null,
-        sizeLots,
-        expiresAtMs: null,
-        receivedAtMs: Date.now(),
-        trader: who.address,
-        order: s.order,
-        signature: s.signature,
-      };
-      return dex.placeOrder(req);
+      return dex.placeOrder(
+        await signedPlaceRequest(who, home.chainId, home.contracts.Settlement as Address, m, {
+          side,
+          priceTicks,
+          sizeLots,
+        }),
+      );
     };
     const [seller, bidder] = traders;
 

@@ -10,7 +10,6 @@
 // and at the end, checked against the registry and the chain: every restricted lot that moved (RestrictedLotsMoved)
 // went to a holder the registry exempts, Y and E received none, and the chain never had to refuse a fill.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -22,8 +21,8 @@ import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import { waitFor } from "./exchange-session";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
-import type { DexOrderWithFills, DexService, MarketSpec, PlaceOrderRequest } from "../../pipeline/service";
-import { signedInput } from "../../pipeline/testing/orders";
+import type { DexOrderWithFills, DexService, MarketSpec } from "../../pipeline/service";
+import { signedPlaceRequest } from "../../pipeline/testing/orders";
 
 const show = (o: unknown) => JSON.stringify(o, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
 
@@ -130,30 +129,9 @@ test("resale rule under a running simulated market: no ineligible buyer receives
       sizeLots: bigint,
       tif: "gtc" | "ioc" = "gtc",
     ): Promise<DexOrderWithFills> => {
-      const s = await signedInput(who, who.address, home.chainId, settlement, m, {
-        side,
-        priceTicks,
-        sizeLots,
-        timeInForce: tif === "gtc" ? "GTC" : "IOC",
-      });
-      const req: PlaceOrderRequest = {
-        kind: "signed",
-        orderId: randomUUID(),
-        clientOrderId: randomUUID(),
-        symbol: m.symbol,
-        side,
-        type: "limit",
-        timeInForce: tif,
-        priceTicks,
-        triggerPriceTicks: null,
-        sizeLots,
-        expiresAtMs: null,
-        receivedAtMs: Date.now(),
-        trader: who.address,
-        order: s.order,
-        signature: s.signature,
-      };
-      return dex.placeOrder(req);
+      return dex.placeOrder(
+        await signedPlaceRequest(who, home.chainId, settlement, m, { side, priceTicks, sizeLots, timeInForce: tif }),
+      );
     };
     const trades: { maker: string; taker: string }[] = [];
     const unsubscribe = dex.subscribe((ev) => {
