@@ -40,76 +40,110 @@ const log = (msg: string, fields: Record<string, unknown> = {}) =>
   process.stdout.write(`${JSON.stringify({ time: Date.now(), msg, ...fields })}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function main() {
-  const deployments = loadDeployments(env.DEPLOYMENTS_FILE);
-  const settlement = deployments.home.contracts.Settlement;
-  const reads = new PonderReads(env.INDEXER_PONDER_URL, env.INDEXER_HOT_BUDGET_MS, env.INDEXER_HOT_MAX_STALE_MS);
-
-  // where the tail starts: Ponder's indexed head (every trade up to it is in its rows), read before its rows
-  // (no Settlement indexed: no trades to follow, the front only proxies)
-  let start = -1;
-  while (settlement) {
+/** Ponder's indexed head (every trade up to it is in its rows); -1 without a Settlement (nothing to follow). */
+async function ponderHead(following: boolean): Promise<number> {
+  while (following) {
     try {
       const status = (await (await fetch(`${env.INDEXER_PONDER_URL}/status`)).json()) as {
         home?: { block?: { number?: number } };
       };
       const n = status.home?.block?.number;
-      if (typeof n === "number") {
-        start = n;
-        break;
-      }
+      if (typeof n === "number") return n;
     } catch {
       // Ponder not answering yet
     }
     await sleep(100);
   }
-  if (settlement) await reads.read("/trades?limit=1");
-  const tail = new HotTail(start);
-  let errors = 0;
-  let reorgs = 0;
-  let lastError = "";
+  return -1;
+}
+
+/** The feed's counters, shown by the front's status. */
+interface FeedStats {
+  // reads that moved the cursor, started by an announced head or by a poll
+  readsByHead: number;
+  readsByPoll: number;
+  errors: number;
+  headErrors: number;
+  reorgs: number;
+  lastError: string;
+}
+
+/** The settlement follower (newHeads as its trigger unless INDEXER_HOT_WS_URL=off) feeding the tail. */
+function startFeed(
+  deployments: ReturnType<typeof loadDeployments>,
+  settlement: NonNullable<ReturnType<typeof loadDeployments>["home"]["contracts"]["Settlement"]>,
+  tail: HotTail,
+  reads: PonderReads,
+  stats: FeedStats,
+) {
   const wsUrl = env.INDEXER_HOT_WS_URL ?? deployments.home.rpcUrl.replace(/^http/, "ws");
-  let headErrors = 0;
   const heads =
-    settlement && wsUrl !== "off"
+    wsUrl !== "off"
       ? watchHeads(wsUrl, {
           onError: (e) => {
-            headErrors++;
-            lastError = `heads: ${String(e).slice(0, 300)}`;
+            stats.headErrors++;
+            stats.lastError = `heads: ${String(e).slice(0, 300)}`;
           },
         })
       : undefined;
   const trace = env.INDEXER_HOT_TRACE;
-  // reads that moved the cursor, started by an announced head or by a poll
-  let readsByHead = 0;
-  let readsByPoll = 0;
-  const follower = settlement
-    ? followSettlement({
-        rpcUrl: deployments.home.rpcUrl,
-        settlement,
-        symbols: tokenSymbols(deployments.home),
-        tail,
-        floor: () => reads.trimFloor(),
-        pollMs: env.INDEXER_HOT_POLL_MS,
-        heads,
-        minGapMs: env.INDEXER_HOT_MIN_GAP_MS,
-        onRead: (d) => {
-          if (d.byHead) readsByHead++;
-          else readsByPoll++;
-          if (trace) fs.appendFileSync(trace, `${JSON.stringify(d)}\n`);
-        },
-        maxRange: env.INDEXER_HOT_MAX_RANGE,
-        maxTailTrades: env.INDEXER_HOT_MAX_TAIL_TRADES,
-        onError: (e) => {
-          errors++;
-          lastError = String(e).slice(0, 300);
-        },
-        onReorg: (d) => {
-          reorgs++;
-          log("Hot feed reorg", d);
-        },
-      })
-    : undefined;
+  const follower = followSettlement({
+    rpcUrl: deployments.home.rpcUrl,
+    settlement,
+    symbols: tokenSymbols(deployments.home),
+    tail,
+    floor: () => reads.trimFloor(),
+    pollMs: env.INDEXER_HOT_POLL_MS,
+    heads,
+    minGapMs: env.INDEXER_HOT_MIN_GAP_MS,
+    onRead: (d) => {
+      if (d.byHead) stats.readsByHead++;
+      else stats.readsByPoll++;
+      if (trace) fs.appendFileSync(trace, `${JSON.stringify(d)}\n`);
+    },
+    maxRange: env.INDEXER_HOT_MAX_RANGE,
+    maxTailTrades: env.INDEXER_HOT_MAX_TAIL_TRADES,
+    onError: (e) => {
+      stats.errors++;
+      stats.lastError = String(e).slice(0, 300);
+    },
+    onReorg: (d) => {
+      stats.reorgs++;
+      log("Hot feed reorg", d);
+    },
+  });
+  return { heads, follower };
+}
+
+/** Listens on `port`, or the next free one (at most 20 further) when it is taken; port 0 picks any. */
+async function listen(server: ReturnType<typeof createFront>, port: number): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const bound = await new Promise<boolean>((resolve, reject) => {
+      const onError = (e: NodeJS.ErrnoException) =>
+        e.code === "EADDRINUSE" && attempt < 20 && port !== 0 ? resolve(false) : reject(e);
+      server.once("error", onError);
+      server.listen(port, "0.0.0.0", () => {
+        server.off("error", onError);
+        resolve(true);
+      });
+    });
+    if (bound) return;
+    port++;
+  }
+}
+
+async function main() {
+  const deployments = loadDeployments(env.DEPLOYMENTS_FILE);
+  const settlement = deployments.home.contracts.Settlement;
+  const reads = new PonderReads(env.INDEXER_PONDER_URL, env.INDEXER_HOT_BUDGET_MS, env.INDEXER_HOT_MAX_STALE_MS);
+
+  // where the tail starts: Ponder's indexed head, read before its rows (no Settlement indexed: no trades to
+  // follow, the front only proxies)
+  const start = await ponderHead(Boolean(settlement));
+  if (settlement) await reads.read("/trades?limit=1");
+  const tail = new HotTail(start);
+  const stats: FeedStats = { readsByHead: 0, readsByPoll: 0, errors: 0, headErrors: 0, reorgs: 0, lastError: "" };
+  const feed = settlement ? startFeed(deployments, settlement, tail, reads, stats) : undefined;
 
   // Ponder's progress (its `through`) trims the tail even when no client reads
   const refresh = setInterval(() => {
@@ -122,37 +156,19 @@ async function main() {
     tail,
     reads,
     feedStatus: () => ({
-      following: Boolean(follower),
-      headsSubscribed: heads?.subscribed ?? false,
-      readsByHead,
-      readsByPoll,
-      errors,
-      headErrors,
-      reorgs,
-      lastError,
+      following: Boolean(feed?.follower),
+      headsSubscribed: feed?.heads?.subscribed ?? false,
+      ...stats,
     }),
     onError: (e) => log("Hot front read failed", { error: String(e).slice(0, 300) }),
   });
   server.keepAliveTimeout = 65_000;
-  let port = env.PORT;
-  for (let attempt = 0; ; attempt++) {
-    const bound = await new Promise<boolean>((resolve, reject) => {
-      const onError = (e: NodeJS.ErrnoException) =>
-        e.code === "EADDRINUSE" && attempt < 20 && port !== 0 ? resolve(false) : reject(e);
-      server.once("error", onError);
-      server.listen(port, "0.0.0.0", () => {
-        server.off("error", onError);
-        resolve(true);
-      });
-    });
-    if (bound) break;
-    port++;
-  }
+  await listen(server, env.PORT);
   log("Hot front listening", { port: (server.address() as AddressInfo).port, startBlock: start });
 
   const shutdown = async () => {
     clearInterval(refresh);
-    await follower?.stop();
+    await feed?.follower.stop();
     server.close();
     server.closeAllConnections();
     process.exit(0);
