@@ -59,6 +59,19 @@ export const assetDetailResponse = envelope(
     offeringType: z.string(),
     regime: z.enum(RESALE_REGIMES).describe("resale regime (spec 4.A table)"),
     market: z.string().nullable().describe("the book's symbol, SYMBOL-USD; null when not tradeable"),
+    trading: z
+      .object({
+        lotSize: z.string().describe("the quantity step, asset units (decimal text)"),
+        tickSize: z.string().describe("the price step, USD (decimal text)"),
+        minQuantity: z.string().describe("the smallest quantity of an order, asset units (decimal text)"),
+        makerFeeBps: num.describe("basis points of what the resting side receives"),
+        takerFeeBps: num.describe("basis points of what the incoming side receives"),
+        feeTakenIn: z
+          .literal("received")
+          .describe("each side pays its fee in what it receives: a buy in the asset, a sell in USD"),
+      })
+      .nullable()
+      .describe("the book's trading terms; null when not tradeable"),
     marketData: z.object({ perDay: z.array(dailyCandle).describe("the latest 30 UTC days with trades, oldest first") }),
   }),
 );

@@ -1093,6 +1093,24 @@ export interface operations {
                             regime: "reg-d" | "reg-cf" | "reg-s" | "reg-a" | "retail";
                             /** @description the book's symbol, SYMBOL-USD; null when not tradeable */
                             market: string | null;
+                            /** @description the book's trading terms; null when not tradeable */
+                            trading: {
+                                /** @description the quantity step, asset units (decimal text) */
+                                lotSize: string;
+                                /** @description the price step, USD (decimal text) */
+                                tickSize: string;
+                                /** @description the smallest quantity of an order, asset units (decimal text) */
+                                minQuantity: string;
+                                /** @description basis points of what the resting side receives */
+                                makerFeeBps: number;
+                                /** @description basis points of what the incoming side receives */
+                                takerFeeBps: number;
+                                /**
+                                 * @description each side pays its fee in what it receives: a buy in the asset, a sell in USD
+                                 * @constant
+                                 */
+                                feeTakenIn: "received";
+                            } | null;
                             marketData: {
                                 /** @description the latest 30 UTC days with trades, oldest first */
                                 perDay: {
@@ -2284,6 +2302,24 @@ export interface operations {
                             regime: "reg-d" | "reg-cf" | "reg-s" | "reg-a" | "retail";
                             /** @description the book's symbol, SYMBOL-USD; null when not tradeable */
                             market: string | null;
+                            /** @description the book's trading terms; null when not tradeable */
+                            trading: {
+                                /** @description the quantity step, asset units (decimal text) */
+                                lotSize: string;
+                                /** @description the price step, USD (decimal text) */
+                                tickSize: string;
+                                /** @description the smallest quantity of an order, asset units (decimal text) */
+                                minQuantity: string;
+                                /** @description basis points of what the resting side receives */
+                                makerFeeBps: number;
+                                /** @description basis points of what the incoming side receives */
+                                takerFeeBps: number;
+                                /**
+                                 * @description each side pays its fee in what it receives: a buy in the asset, a sell in USD
+                                 * @constant
+                                 */
+                                feeTakenIn: "received";
+                            } | null;
                             marketData: {
                                 /** @description the latest 30 UTC days with trades, oldest first */
                                 perDay: {

@@ -7,6 +7,8 @@ import { z } from "zod";
 import { validationError } from "../../errors";
 import { markStale, orWhenUnavailable, type MarketData, type StaleMark } from "../market/market-data";
 import { assetOf, parseQuery } from "../market/router";
+import { tradingTermsOf } from "../market/trading-terms";
+import type { DexFees } from "../../../pipeline/service";
 import { ASSET_CATEGORIES, MARKET_RAILS, NAVIGATION, railOf, type CatalogueAsset } from "./catalogue";
 import { assetSvg, IMAGE_HEADERS } from "./image";
 import {
@@ -24,6 +26,8 @@ export interface AssetsRouterDeps {
   market: MarketData;
   /** the exchange API's public base URL with /v1 ({base_url}): image URLs are absolute under it */
   publicBaseUrl: string;
+  /** the Settlement contract's fee rates now (the detail's trading terms); undefined without the pipeline */
+  fees?: () => DexFees | undefined;
 }
 
 /** Spec 2.3 asset status: APPROVED is the one value the spec shows (every listed asset). */
@@ -69,6 +73,31 @@ async function summaryOf(a: CatalogueAsset, market: MarketData, image: string, m
   };
 }
 
+/** The filters of a list query (a legacy path forces some), its offset from the cursor; a bad one is a 400. */
+function listFilters(query: unknown, forced: Partial<AssetFilters>) {
+  const q = parseQuery(assetListQuery, query);
+  const refuse = (path: string, message: string) =>
+    validationError(new z.ZodError([{ code: "custom", path: [path], message }]), "query");
+  for (const [k, v] of Object.entries(forced)) {
+    const given = (q as Record<string, unknown>)[k];
+    if (given !== undefined && given !== v) throw refuse(k, `this path lists ${k}=${String(v)} only`);
+  }
+  const filters: AssetFilters = {
+    marketRail: q.marketRail,
+    category: q.category,
+    tradeable: q.tradeable,
+    search: q.search,
+    ...forced,
+  };
+  let offset = 0;
+  if (q.cursor !== undefined) {
+    const o = decodeCursor(q.cursor, filters);
+    if (o === null) throw refuse("cursor", "not a cursor of this list (use nextCursor of the same query)");
+    offset = o;
+  }
+  return { filters, offset, limit: q.limit ?? DEFAULT_PAGE_LIMIT };
+}
+
 export function createAssetsRouter(deps: AssetsRouterDeps): Router {
   const r = Router();
   const { market } = deps;
@@ -76,40 +105,9 @@ export function createAssetsRouter(deps: AssetsRouterDeps): Router {
   const imageOf = (a: CatalogueAsset) => `${base}/assets/${encodeURIComponent(a.id)}/image`;
 
   const list = async (query: unknown, res: Response, forced: Partial<AssetFilters> = {}) => {
-    const q = parseQuery(assetListQuery, query);
-    for (const [k, v] of Object.entries(forced)) {
-      const given = (q as Record<string, unknown>)[k];
-      if (given !== undefined && given !== v)
-        throw validationError(
-          new z.ZodError([{ code: "custom", path: [k], message: `this path lists ${k}=${String(v)} only` }]),
-          "query",
-        );
-    }
-    const filters: AssetFilters = {
-      marketRail: q.marketRail,
-      category: q.category,
-      tradeable: q.tradeable,
-      search: q.search,
-      ...forced,
-    };
-    let offset = 0;
-    if (q.cursor !== undefined) {
-      const o = decodeCursor(q.cursor, filters);
-      if (o === null)
-        throw validationError(
-          new z.ZodError([
-            {
-              code: "custom",
-              path: ["cursor"],
-              message: "not a cursor of this list (use nextCursor of the same query)",
-            },
-          ]),
-          "query",
-        );
-      offset = o;
-    }
+    const { filters, offset, limit } = listFilters(query, forced);
     const selected = selectAssets(deps.catalogue, filters, market.tradeable);
-    const p = page(selected, offset, q.limit ?? DEFAULT_PAGE_LIMIT, filters);
+    const p = page(selected, offset, limit, filters);
     const mark: StaleMark = {};
     const data = await Promise.all(p.data.map((a) => summaryOf(a, market, imageOf(a), mark)));
     markStale(res, mark);
@@ -132,6 +130,7 @@ export function createAssetsRouter(deps: AssetsRouterDeps): Router {
         offeringType: a.offeringType,
         regime: a.regime,
         market: market.marketOf(a)?.symbol ?? null,
+        trading: tradingTermsOf(market.marketOf(a), deps.fees?.()),
         marketData: { perDay },
       },
       message: "asset",

@@ -41,7 +41,7 @@ export function createPublicMarketRouter(deps: PublicMarketRouterDeps): Router {
   const market = createMarketData({ dex: deps.dex, candles: deps.candles, now: deps.now });
   const r = Router();
   r.use(PUBLIC_PATHS, createLimiter("public", 60_000, deps.perMinute ?? PUBLIC_MARKET_DATA_PER_MINUTE, clientIp));
-  r.use(createAssetsRouter({ catalogue, market, publicBaseUrl: deps.publicBaseUrl }));
+  r.use(createAssetsRouter({ catalogue, market, publicBaseUrl: deps.publicBaseUrl, fees: () => deps.dex?.getFees() }));
   r.use(createMarketRouter({ catalogue, market }));
   return r;
 }

@@ -1,22 +1,10 @@
 // The investor rules of order creation (spec 4.A): accreditation against the asset's accreditationType, and
 // the Reg CF investment limit of non-accredited investors (17 CFR 227.100(a)(2)). Money in cents (bigint).
 import type { AccreditationStatus, AccreditationType as AccountAccreditationType } from "../accounts";
-import type { AccreditationType } from "../assets/catalogue";
+import { meetsAccreditation } from "../../../sdk/accreditation";
 
-/** Spec 4.A: 506c needs a verified (third-party) accredited investor; 506b a self-certified one (a verified
- *  506c investor qualifies too); null (retail) nothing. */
-export function meetsAccreditation(
-  required: AccreditationType,
-  investor: { accreditationStatus: AccreditationStatus; accreditationType: AccountAccreditationType },
-): boolean {
-  if (required === null) return true;
-  const verified = investor.accreditationStatus === "verified" && investor.accreditationType === "506c";
-  const selfCertified = investor.accreditationStatus === "self_certified" && investor.accreditationType === "506b";
-  // a pending verification keeps what held before it (accounts.ts nextAccreditation)
-  const pendingKeeps506b = investor.accreditationStatus === "pending" && investor.accreditationType === "506b";
-  if (required === "506c") return verified;
-  return verified || selfCertified || pendingKeeps506b;
-}
+// one rule for the API and the web app that shows it before Buy
+export { meetsAccreditation } from "../../../sdk/accreditation";
 
 /** Accredited for the resale exemptions and the Reg CF limit: self-certified or verified. */
 export const isAccredited = (investor: {
