@@ -21,6 +21,7 @@ import type { DexService, PlaceOrderRequest } from "../../pipeline/service";
 import { signedInput } from "../../pipeline/testing/orders";
 import { numberToDecimalString } from "../../sdk/decimal";
 import { usd } from "../../web/src/exchange/model";
+import { dollarBoundaries, indexerDownAndBack, timedDollarBuy } from "./web-exchange-journeys";
 
 // the page's globals inside page.evaluate / waitForFunction callbacks (this project compiles without the DOM lib)
 declare const document: any;
@@ -72,6 +73,7 @@ async function placeFromPage(
   await page.waitForSelector("#order-form form", { timeout: WAIT });
   await page.click(`#order-form .sides button[data-side=${o.side}]`);
   await page.selectOption("#order-type", o.type);
+  if (o.side === "BUY" && o.type === "market") await page.click("#by-quantity");
   await page.fill("#quantity", o.quantity);
   if (o.price !== undefined) await page.fill("#limit-price", o.price);
   await page.evaluate(() => {
@@ -103,6 +105,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "web-exchange-e2e-"));
   let stack: RunningStack | undefined;
   let browser: Browser | undefined;
+  let restarted: { stop(): Promise<void> } | undefined;
   try {
     // the browser and this test reach the exchange API from one address (through the web server): room for both
     const { config } = await createTestConfig(dataDir, { EXCHANGE_PUBLIC_RATE_LIMIT: "1000" });
@@ -256,6 +259,16 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
       { timeout: WAIT },
     );
 
+    // before Buy: who may buy, the fee and what it is paid in (from the asset's trading terms); then the dollar
+    // amount's boundaries, refused on the form with nothing sent
+    const detail = ((await (await fetch(`${api}/assets/AAPL`)).json()) as Json).data as Json;
+    assert.deepEqual([detail.trading.lotSize, detail.trading.feeTakenIn], ["0.001", "received"]);
+    assert.match((await page.textContent("#eligibility")) ?? "", /Retail: open to every investor/);
+    const fee = (await page.textContent("#fee-note")) ?? "";
+    assert.match(fee, new RegExp(`Fee: ${detail.trading.takerFeeBps / 100} %.*A buy pays it in AAPL`));
+    assert.match(fee, new RegExp(`leaves you ${1 - detail.trading.takerFeeBps / 10_000} AAPL`));
+    await dollarBoundaries(page, (await apiGet("/account")).data as Json, orderPosts);
+
     // a bad quantity: an error in words on the field, nothing sent
     const bad = await placeFromPage(page, { side: "BUY", type: "market", quantity: "abc" });
     assert.equal(bad.kind, "error");
@@ -268,11 +281,11 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     assert.deepEqual(orderPosts, [], "a bad amount sent an order");
 
     phase("step 4");
-    // 4. buy 1.5 AAPL at market: EXECUTED at 200, the book shows what is left
-    const buy = await placeFromPage(page, { side: "BUY", type: "market", quantity: "1.5" });
-    assert.equal(buy.kind, "ok", buy.text);
-    assert.equal(buy.status, "EXECUTED", buy.text);
-    assert.match(buy.text, /Filled 1\.5 at an average of \$200\.00/);
+    // 4. from the landing page, $300 of AAPL at market in 3 actions and 5 s: 1.5 AAPL at 200, EXECUTED, shown
+    const buy = await timedDollarBuy(page, webUrl);
+    t.diagnostic(`dollar buy from the landing page: ${buy.ms} ms`);
+    assert.ok(buy.ms <= 5_000, `the buy took ${buy.ms} ms`);
+    assert.match(buy.text, /executed\. Filled 1\.5 at an average of \$200\.00/);
     assert.equal(orderPosts.length, 1);
     assert.deepEqual(JSON.parse(orderPosts[0]), { assetId: "AAPL", side: "BUY", orderType: "market", quantity: "1.5" });
     const order = (await apiGet(`/orders/${buy.orderId}`)).data as Json;
@@ -315,6 +328,13 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     assert.equal(lotCells[3], "no hold", "a retail lot has no resale hold");
     assert.equal(lotCells[4], "no");
     await page.waitForSelector("#open-orders .empty", { timeout: WAIT });
+    assert.match((await page.textContent("#portfolio-fee-note")) ?? "", /a buy pays its fee in the asset it buys/);
+    // dollars in cents, percentages with at most 2 decimals
+    const money = await page.$$eval('#holdings table.holdings tr[data-asset-id="AAPL"] td', (tds: any[]) =>
+      tds.slice(2).map((t) => t.textContent),
+    );
+    for (const m of money.slice(0, 3)) assert.match(m, /^(-?\$[\d,]+\.\d{2}|—)$/, `money cell ${m}`);
+    assert.match(money[3], /^(—|-?\$[\d,]+\.\d{2} \([+-]?\d+(\.\d{1,2})?%\))$/, `P&L cell ${money[3]}`);
     await shoot(page, "portfolio");
 
     phase("step 6");
@@ -323,6 +343,11 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     await routed("/asset/NRTH");
     await page.waitForSelector("#order-form form", { timeout: WAIT });
     assert.match((await page.textContent("#accreditation")) ?? "", /506\(c\)/);
+    await page.waitForSelector('#eligibility[data-eligible="false"] a#accreditation-link', { timeout: WAIT });
+    assert.match(
+      (await page.textContent("#eligibility")) ?? "",
+      /You cannot buy this asset yet: it needs a third party/,
+    );
     const refused = await placeFromPage(page, { side: "BUY", type: "limit", quantity: "1", price: "1" });
     assert.equal(refused.kind, "error");
     assert.equal(refused.code, "ACCREDITATION_REQUIRED");
@@ -337,6 +362,9 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
       [],
     );
     await shoot(page, "asset-refused");
+    await page.click("#accreditation-link");
+    await routed("/account?step=accreditation");
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "sandbox-accreditation");
 
     phase("step 7");
     // 7. transactions: the deposit of the preloaded funds and the trade
@@ -351,6 +379,12 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     assert.equal(
       await page.locator('#transactions tr[data-type="trade"]').count(),
       txs.filter((x) => x.type === "trade").length,
+    );
+    const trade = txs.find((x) => x.type === "trade")!;
+    assert.equal(trade.feeAsset, "AAPL");
+    assert.equal(
+      await page.textContent(`#transactions tr[data-id="${trade.id}"] td.fee`),
+      `${numberToDecimalString(trade.feeQuantity)} AAPL (${usd(trade.fee)})`,
     );
     await shoot(page, "transactions");
 
@@ -415,7 +449,16 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     assert.equal(((await apiGet(`/orders/${rests.orderId}`)).data as Json).status, "CANCELLED");
 
     phase("step 10");
-    // 10. the way to the DEX app is in the header; logging out returns to the login page
+    // 10. the indexer stopped: book and catalogue still shown, the quote marked stale; started again, the page
+    //     recovers by itself (no reload)
+    const back = await indexerDownAndBack(page, stack, config, webUrl);
+    restarted = back.again;
+    t.diagnostic(`asset page live again ${back.recoveredMs} ms after the indexer was back`);
+    assert.ok(back.recoveredMs <= 15_000, `recovered after ${back.recoveredMs} ms`);
+    await shoot(page, "asset-recovered");
+
+    phase("step 11");
+    // 11. the way to the DEX app is in the header; logging out returns to the login page
     assert.equal(await page.getAttribute("header a.other-app", "href"), "/");
     await page.click("#logout");
     await page.waitForSelector("#phone", { timeout: WAIT });
@@ -424,6 +467,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     phase("done");
   } finally {
     await browser?.close();
+    await restarted?.stop();
     await stack?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

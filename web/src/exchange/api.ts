@@ -79,6 +79,17 @@ export async function publicGet<T>(path: string): Promise<T> {
   return parse<T>(await send(API + path, { headers: { accept: "application/json" } }));
 }
 
+/** The header of a market-data answer whose figures are the last known ones (the indexer is not answering). */
+const STALE_HEADER = "x-market-data-stale";
+
+/** A public read that says whether its figures are the last known ones: `staleSince` is when the exchange last
+ *  had them fresh (ISO 8601), null when they are live. */
+export async function publicRead<T>(path: string): Promise<{ body: T; staleSince: string | null }> {
+  const res = await send(API + path, { headers: { accept: "application/json" } });
+  const staleSince = res.headers.get(STALE_HEADER);
+  return { body: await parse<T>(res), staleSince };
+}
+
 /** An authenticated call with both tokens; a 401 ends the session. */
 export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   if (!session) {

@@ -34,7 +34,7 @@ async function render(path: string, params: URLSearchParams): Promise<void> {
   if (asset) return assetPage(decodeURIComponent(asset[1]));
   if (path === "/portfolio") return portfolioPage();
   if (path === "/transactions") return transactionsPage(params);
-  if (path === "/account") return accountPage();
+  if (path === "/account") return accountPage(params);
   page("Page not found", h("p", {}, "There is no such page. ", h("a", { href: "#/assets" }, "Go to the assets"), "."));
 }
 

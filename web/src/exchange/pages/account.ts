@@ -29,7 +29,16 @@ function accountFigures(a: Account): Node[] {
   ];
 }
 
-export async function accountPage(): Promise<void> {
+/** ?step=accreditation (the order form's link): the accreditation step in view and focused. */
+function focusStep(params: URLSearchParams, sandbox: HTMLElement | null, info: HTMLElement): void {
+  if (params.get("step") !== "accreditation") return;
+  const target = sandbox ?? info;
+  target.setAttribute("tabindex", "-1");
+  target.focus();
+  target.scrollIntoView({ block: "start" });
+}
+
+export async function accountPage(params: URLSearchParams): Promise<void> {
   if (!requireLogin()) return;
   const seq = app.seq;
   const head = () => h("h3", { id: "account-h" }, "Your account");
@@ -54,6 +63,7 @@ export async function accountPage(): Promise<void> {
     fundingSection(() => void load()),
     sandbox,
   );
+  focusStep(params, sandbox, info);
   await load();
 }
 

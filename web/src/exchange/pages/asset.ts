@@ -1,14 +1,14 @@
 // #/asset/<id>: the asset's facts, its quote, chart and book (polled), and the order form.
 import { h, replace } from "../../dom";
-import { publicGet, type AssetDetail, type Book, type Quote } from "../api";
-import { accreditationLabel, dateTimeOf, dec, imagePath, pct, regimeLabel, usd } from "../model";
+import { publicRead, type AssetDetail, type Book, type Quote } from "../api";
+import { accreditationLabel, dateTimeOf, dec, ExchangeError, imagePath, pct, regimeLabel, usd } from "../model";
 import { app, fact, categoryLabel, changeClass, errorBox, every, loading, onScreen, page } from "../shell";
 import { chartSection } from "./chart";
 import { orderSection } from "./order-form";
 
-function factsPanel(a: AssetDetail): HTMLElement {
+function factsPanel(a: AssetDetail, staleSince: string | null): HTMLElement {
   const img = imagePath(a.image);
-  return h(
+  const el = h(
     "section",
     { class: "panel asset-facts", "aria-label": "About this asset" },
     img ? h("img", { src: img, alt: "", width: 40, height: 40 }) : null,
@@ -23,6 +23,8 @@ function factsPanel(a: AssetDetail): HTMLElement {
       fact("Tradeable", a.tradeable ? "yes" : "no"),
     ),
   );
+  markStale(el, staleSince, "prices of the catalogue");
+  return el;
 }
 
 const panel = (id: string, cls: string, title: string, what: string) =>
@@ -67,32 +69,80 @@ function bookTable(a: AssetDetail, b: Book): Node {
   );
 }
 
+/** A failure that leaves the last figures standing (marked stale) rather than an error: the exchange or a
+ *  part of it is not answering now. */
+const unavailable = (err: unknown) =>
+  err instanceof ExchangeError && (err.code === "NETWORK" || err.code === "SERVICE_UNAVAILABLE" || err.status >= 502);
+
+/** Marks a panel's figures as the last known ones (since: when they were last fresh), or live again. */
+function markStale(el: HTMLElement, since: string | null, what: string): void {
+  el.querySelector(":scope > .stale")?.remove();
+  if (since === null) return void delete el.dataset.stale;
+  el.dataset.stale = since;
+  el.append(
+    h(
+      "p",
+      { class: "stale", role: "status" },
+      h("strong", {}, "Stale: "),
+      `the last known ${what}, as of ${dateTimeOf(since)}. Market data is not updating right now; this page tries again by itself.`,
+    ),
+  );
+}
+
+interface Polled<T> {
+  el: HTMLElement;
+  title: string;
+  what: string;
+  read: () => Promise<{ body: T; staleSince: string | null }>;
+  show: (body: T) => Node[];
+  onData?: (body: T) => void;
+}
+
+/** A panel read again and again while its page is on screen: on a failure of the exchange's parts, the last
+ *  figures stay, marked stale; the next good answer clears the mark. */
+function polled<T>(seq: number, p: Polled<T>): () => Promise<void> {
+  const head = () => h("h3", { id: `${p.el.id}-h` }, p.title);
+  let freshAt: string | null = null;
+  return async () => {
+    try {
+      const r = await p.read();
+      if (!onScreen(seq)) return;
+      replace(p.el, head(), ...p.show(r.body));
+      freshAt = r.staleSince ?? new Date().toISOString();
+      markStale(p.el, r.staleSince, p.what);
+      p.onData?.(r.body);
+    } catch (err) {
+      if (!onScreen(seq)) return;
+      if (freshAt !== null && unavailable(err)) markStale(p.el, freshAt, p.what);
+      else replace(p.el, head(), errorBox(err));
+    }
+  };
+}
+
 /** Reads the quote and the book into their panels while the page is on screen. */
-function marketPanels(a: AssetDetail, seq: number, quoteEl: HTMLElement, bookEl: HTMLElement) {
+function marketPanels(
+  a: AssetDetail,
+  seq: number,
+  quoteEl: HTMLElement,
+  bookEl: HTMLElement,
+  onBook: (b: Book) => void,
+) {
   const id = encodeURIComponent(a.id);
-  const loadQuote = async () => {
-    try {
-      const q = await publicGet<Quote>(`/assets/${id}/quote`);
-      if (!onScreen(seq)) return;
-      replace(
-        quoteEl,
-        h("h3", { id: "quote-h" }, "Quote"),
-        quoteFigures(q),
-        h("p", { class: "note" }, `Settled trades, as of ${dateTimeOf(q.timestamp)}.`),
-      );
-    } catch (err) {
-      if (onScreen(seq)) replace(quoteEl, h("h3", { id: "quote-h" }, "Quote"), errorBox(err));
-    }
-  };
-  const loadBook = async () => {
-    try {
-      const b = await publicGet<Book>(`/assets/${id}/book?depth=10`);
-      if (!onScreen(seq)) return;
-      replace(bookEl, h("h3", { id: "book-h" }, "Order book"), bookTable(a, b));
-    } catch (err) {
-      if (onScreen(seq)) replace(bookEl, h("h3", { id: "book-h" }, "Order book"), errorBox(err));
-    }
-  };
+  const loadQuote = polled<Quote>(seq, {
+    el: quoteEl,
+    title: "Quote",
+    what: "quote",
+    read: () => publicRead<Quote>(`/assets/${id}/quote`),
+    show: (q) => [quoteFigures(q), h("p", { class: "note" }, `Settled trades, as of ${dateTimeOf(q.timestamp)}.`)],
+  });
+  const loadBook = polled<Book>(seq, {
+    el: bookEl,
+    title: "Order book",
+    what: "book",
+    read: () => publicRead<Book>(`/assets/${id}/book?depth=10`),
+    show: (b) => [bookTable(a, b)],
+    onData: onBook,
+  });
   return { loadQuote, loadBook };
 }
 
@@ -100,8 +150,11 @@ export async function assetPage(id: string): Promise<void> {
   const seq = app.seq;
   page(id, loading("the asset"));
   let a: AssetDetail;
+  let staleSince: string | null;
   try {
-    a = (await publicGet<{ data: AssetDetail }>(`/assets/${encodeURIComponent(id)}`)).data;
+    const r = await publicRead<{ data: AssetDetail }>(`/assets/${encodeURIComponent(id)}`);
+    a = r.body.data;
+    staleSince = r.staleSince;
   } catch (err) {
     if (onScreen(seq)) page(id, errorBox(err), h("p", {}, h("a", { href: "#/assets" }, "Back to the assets")));
     return;
@@ -109,16 +162,16 @@ export async function assetPage(id: string): Promise<void> {
   if (!onScreen(seq)) return;
   const quoteEl = panel("quote", "quote", "Quote", "the quote");
   const bookEl = panel("book", "", "Order book", "the book");
-  const orderEl = orderSection(a);
+  const order = orderSection(a);
   page(
     `${a.symbol} · ${a.name}`,
-    factsPanel(a),
-    h("div", { class: "asset-grid" }, quoteEl, chartSection(a), bookEl, orderEl),
+    factsPanel(a, staleSince),
+    h("div", { class: "asset-grid" }, quoteEl, chartSection(a), bookEl, order.section),
   );
-  const { loadQuote, loadBook } = marketPanels(a, seq, quoteEl, bookEl);
+  const { loadQuote, loadBook } = marketPanels(a, seq, quoteEl, bookEl, order.setBook);
   await Promise.all([loadQuote(), loadBook()]);
   // spec 8's recommended polling: quote 5 s, book 3 s (5 s here: one tab stays far inside the public limit)
   every(5_000, () => void loadQuote());
   every(5_000, () => void loadBook());
-  orderEl.addEventListener("traded", () => void Promise.all([loadQuote(), loadBook()]));
+  order.section.addEventListener("traded", () => void Promise.all([loadQuote(), loadBook()]));
 }

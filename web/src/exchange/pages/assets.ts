@@ -1,7 +1,7 @@
 // #/assets?rail=&category=&q=: the catalogue by rail, category and search, 50 at a time.
 import { h, replace } from "../../dom";
-import { publicGet, type AssetPage, type AssetSummary } from "../api";
-import { imagePath, pct, usd } from "../model";
+import { publicRead, type AssetPage, type AssetSummary } from "../api";
+import { dateTimeOf, imagePath, pct, usd } from "../model";
 import { app, categoryLabel, changeClass, errorBox, headRow, loading, onScreen, page } from "../shell";
 
 interface Filters {
@@ -74,12 +74,20 @@ export async function assetsPage(params: URLSearchParams): Promise<void> {
   const more = async (cursor: string | null) => {
     if (cursor) query.set("cursor", cursor);
     try {
-      const r = await publicGet<AssetPage>(`/assets?${query}`);
+      const { body: r, staleSince } = await publicRead<AssetPage>(`/assets?${query}`);
       if (!onScreen(seq)) return;
       rows.push(...r.data);
       const next = r.nextCursor;
       replace(
         list,
+        staleSince
+          ? h(
+              "p",
+              { class: "stale", id: "assets-stale", role: "status" },
+              h("strong", {}, "Stale: "),
+              `prices are the last known, as of ${dateTimeOf(staleSince)}; market data is not updating right now.`,
+            )
+          : null,
         assetTable(rows, f.q),
         next ? h("button", { type: "button", id: "more-assets", onclick: () => void more(next) }, "Show more") : null,
       );

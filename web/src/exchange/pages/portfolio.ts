@@ -179,6 +179,13 @@ function holdingsView(holdings: Holding[], withLots: LotHolding[]): Node {
       { class: "note" },
       "Each buy is a lot; sells take the oldest lots first. A restricted lot can only be sold to buyers an exemption covers until its restriction ends.",
     ),
+    h(
+      "p",
+      { class: "note", id: "portfolio-fee-note" },
+      "Quantities are what you received: a buy pays its fee in the asset it buys, so you hold slightly less than the quantity you bought; a sell pays it in dollars. Each trade's fee is on the ",
+      h("a", { href: "#/transactions?type=trade" }, "Transactions"),
+      " page.",
+    ),
     scroller("Lots", lotsTable(withLots)),
   );
 }

@@ -16,6 +16,12 @@ function typeLabel(t: Transaction): string {
   return `${t.type === "deposit" ? "Deposit" : "Withdrawal"}${t.method ? ` (${methodLabel(t.method)})` : ""}`;
 }
 
+/** A trade's fee in what it was paid in (a buy's in the asset, with its value), else in dollars. */
+function feeText(t: Transaction): string {
+  if (t.type !== "trade" || t.feeAsset === "USD") return usd(t.fee);
+  return `${dec(t.feeQuantity)} ${t.feeAsset} (${usd(t.fee)})`;
+}
+
 function transactionRow(t: Transaction): HTMLElement {
   return h(
     "tr",
@@ -27,7 +33,7 @@ function transactionRow(t: Transaction): HTMLElement {
     h("td", {}, dec(t.quantity)),
     h("td", {}, t.type === "trade" ? usd(t.price) : "—"),
     h("td", {}, usd(t.total)),
-    h("td", {}, usd(t.fee)),
+    h("td", { class: "fee" }, feeText(t)),
     h("td", {}, t.status),
   );
 }
