@@ -1,13 +1,15 @@
-// npm run bench:web: the trading app's page weight (bytes of the built app, raw and gzip, per file; what a
-// cold load takes over the wire, as the web server compresses it) and its
-// time to the first live book on a cold load (a fresh browser context: no cache), local, headless Debian
-// chromium, on a stack with the pipeline, the DEX API and the web server; a resting order makes the book
-// non-empty. Prints the median and max of BENCH_WEB_LOADS loads (default 7) and the load average.
+// npm run bench:web: for every web app with a book (the DEX trading app and the exchange app), its page weight
+// (bytes of the built apps, raw and gzip, per file; and what a cold load of each app took over the wire, as the
+// web server compresses it) and its time to the first live book on a cold load (a fresh browser context: no
+// cache), local, headless Debian chromium, on a stack with the pipeline, the DEX API, the identity provider, the
+// exchange API and the web server; a resting buy order on each app's market makes its book non-empty. Prints the
+// median and max of BENCH_WEB_LOADS loads per app (default 7) and the load average. (The bridge portal has no
+// book: bench:bridge measures it.)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
-import { chromium } from "playwright-core";
+import { type Browser, chromium } from "playwright-core";
 import { buildWebApp } from "../../web/build";
 import { createTestConfig, defaultComponents, startStack } from "../../scripts/stack";
 import { privateKeyToAccount } from "viem/accounts";
@@ -21,17 +23,23 @@ function files(dir: string): string[] {
     .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
-async function restingOrder(rest: string, key: Hex): Promise<void> {
+interface Resting {
+  symbol: string;
+  price: string;
+  size: string;
+}
+
+async function restingOrder(rest: string, key: Hex, o: Resting): Promise<void> {
   const info: any = await (await fetch(`${rest}/v1/markets`)).json();
-  const m = info.markets.find((x: { symbol: string }) => x.symbol === "WETH-USD");
+  const m = info.markets.find((x: { symbol: string }) => x.symbol === o.symbol);
   const wallet = privateKeyToAccount(key);
   const order = {
     trader: wallet.address,
     baseToken: m.signed_order.base_token,
     quoteToken: m.signed_order.quote_token,
     side: 0,
-    price: parseUnits("1500", m.signed_order.price_exponent),
-    amount: parseUnits("0.1", m.signed_order.amount_exponent),
+    price: parseUnits(o.price, m.signed_order.price_exponent),
+    amount: parseUnits(o.size, m.signed_order.amount_exponent),
     expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
     nonce: BigInt(Date.now()),
     flags: 0,
@@ -43,11 +51,11 @@ async function restingOrder(rest: string, key: Hex): Promise<void> {
     message: order,
   });
   const body = {
-    symbol: "WETH-USD",
+    symbol: o.symbol,
     side: "buy",
     type: "limit",
-    price: "1500",
-    size: "0.1",
+    price: o.price,
+    size: o.size,
     order: Object.fromEntries(
       Object.entries({
         trader: order.trader,
@@ -72,7 +80,7 @@ async function restingOrder(rest: string, key: Hex): Promise<void> {
 }
 
 /** What the first cold load took over the wire (compressed as served) against the bodies' own size. */
-async function printWire(responses: import("playwright-core").Response[]): Promise<void> {
+async function printWire(app: string, responses: import("playwright-core").Response[]): Promise<void> {
   let wire = 0;
   let body = 0;
   let compressed = 0;
@@ -88,11 +96,12 @@ async function printWire(responses: import("playwright-core").Response[]): Promi
     if (r.headers()["content-encoding"]) compressed++;
   }
   console.log(
-    `page weight with compression (first cold load, ${responses.length} responses, ${compressed} compressed): ${(wire / 1024).toFixed(1)} KiB over the wire for ${(body / 1024).toFixed(1)} KiB of bodies`,
+    `${app}: page weight with compression (first cold load, ${responses.length} responses, ${compressed} compressed): ${(wire / 1024).toFixed(1)} KiB over the wire for ${(body / 1024).toFixed(1)} KiB of bodies`,
   );
 }
 
-async function main() {
+/** Bytes of every file of the build, raw and gzip. */
+async function printBuild(): Promise<void> {
   const build = await buildWebApp();
   let raw = 0;
   let gz = 0;
@@ -111,12 +120,43 @@ async function main() {
   console.log(
     `page weight: ${(raw / 1024).toFixed(1)} KiB raw, ${(gz / 1024).toFixed(1)} KiB gzip (every file of the build)`,
   );
+}
 
+interface AppUnderTest {
+  name: string;
+  url: string;
+  /** the book row of the resting order */
+  selector: string;
+}
+
+/** Cold loads of one app until its book shows the resting order: the first load's wire weight, then the times. */
+async function measure(browser: Browser, app: AppUnderTest): Promise<void> {
+  const times: number[] = [];
+  for (let i = 0; i < LOADS; i++) {
+    const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    const page = await ctx.newPage();
+    const responses: import("playwright-core").Response[] = [];
+    page.on("response", (r) => void responses.push(r));
+    await page.goto(app.url);
+    await page.waitForSelector(app.selector, { timeout: 60_000 });
+    times.push(await page.evaluate(() => performance.now()));
+    if (i === 0) await printWire(app.name, responses);
+    await ctx.close();
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)];
+  console.log(
+    `${app.name}: time to first live book (cold load, local, headless chromium, ${LOADS} loads): median ${median.toFixed(0)} ms, min ${times[0].toFixed(0)} ms, max ${times[times.length - 1].toFixed(0)} ms`,
+  );
+}
+
+async function main() {
+  await printBuild();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-web-"));
   const { config } = await createTestConfig(dataDir);
   const stack = await startStack({
     config,
-    components: defaultComponents(["pipeline", "dex-api", "web"]),
+    components: defaultComponents(["iam", "pipeline", "dex-api", "exchange-api", "web"]),
     onComponentError: "fail",
   });
   const browser = await chromium.launch({
@@ -125,31 +165,23 @@ async function main() {
     args: ["--no-sandbox"],
   });
   try {
-    await restingOrder(config.urls.dexRest.replace(/\/v1$/, ""), config.keys.demoTraders[0].privateKey);
-    const url = stack.components.find((c) => c.name === "web")!.handle!.urls!["trading app"];
-    const times: number[] = [];
-    for (let i = 0; i < LOADS; i++) {
-      const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-      const page = await ctx.newPage();
-      const responses: import("playwright-core").Response[] = [];
-      page.on("response", (r) => void responses.push(r));
-      await page.goto(`${url}#/market/WETH-USD`);
-      await page.waitForSelector('#book tbody.bids tr[data-price="1500"]', { timeout: 60_000 });
-      times.push(await page.evaluate(() => performance.now()));
-      if (i === 0) await printWire(responses);
-      await ctx.close();
-    }
-    times.sort((a, b) => a - b);
-    const median = times[Math.floor(times.length / 2)];
-    console.log(
-      `time to first live book (cold load, local, headless chromium, ${LOADS} loads): median ${median.toFixed(0)} ms, min ${times[0].toFixed(0)} ms, max ${times[times.length - 1].toFixed(0)} ms`,
-    );
-    console.log(
-      `load average: ${os
-        .loadavg()
-        .map((l) => l.toFixed(2))
-        .join(" ")} (${os.cpus().length} CPUs)`,
-    );
+    const rest = config.urls.dexRest.replace(/\/v1$/, "");
+    const key = config.keys.demoTraders[0].privateKey;
+    await restingOrder(rest, key, { symbol: "WETH-USD", price: "1500", size: "0.1" });
+    await restingOrder(rest, key, { symbol: "AAPL-USD", price: "150", size: "1" });
+    const urls = stack.components.find((c) => c.name === "web")!.handle!.urls!;
+    await measure(browser, {
+      name: "DEX trading app",
+      url: `${urls["trading app"]}#/market/WETH-USD`,
+      selector: '#book tbody.bids tr[data-price="1500"]',
+    });
+    await measure(browser, {
+      name: "exchange app",
+      url: `${urls["exchange app"]}#/asset/AAPL`,
+      selector: '#book tbody.bids tr[data-price="150"]',
+    });
+    const load = os.loadavg().map((l) => l.toFixed(2));
+    console.log(`load average: ${load.join(" ")} (${os.cpus().length} CPUs)`);
   } finally {
     await browser.close();
     await stack.stop();
