@@ -96,7 +96,13 @@ const stale = () => document.getElementById("quote")?.dataset.stale !== undefine
 /** The indexer stopped: the asset page keeps its book and facts and marks its quote stale; a fresh visit shows
  *  the catalogue (marked stale) and the asset page the same way; started again, the page recovers by itself.
  *  Returns the indexer started again (the caller stops it) and the recovery's time. */
-export async function indexerDownAndBack(page: Page, stack: RunningStack, config: Config, webUrl: string) {
+export async function indexerDownAndBack(
+  page: Page,
+  stack: RunningStack,
+  config: Config,
+  webUrl: string,
+  phase: (name: string) => void,
+) {
   await page.goto(`${webUrl}#/asset/AAPL`);
   await page.waitForFunction(
     () => document.querySelector("#quote dl.figures") && !document.getElementById("quote").dataset.stale,
@@ -104,6 +110,7 @@ export async function indexerDownAndBack(page: Page, stack: RunningStack, config
     { timeout: WAIT },
   );
   await stack.components.find((c) => c.name === "indexer")!.handle!.stop();
+  phase("indexer stopped");
   await page.waitForFunction(stale, null, { timeout: 30_000 });
   assert.ok(await page.$("#quote dl.figures"), "the last known quote stays");
   assert.match((await page.textContent("#quote .stale")) ?? "", /Stale: the last known quote, as of/);
@@ -116,7 +123,9 @@ export async function indexerDownAndBack(page: Page, stack: RunningStack, config
   await page.waitForSelector(".asset-facts .stale", { timeout: WAIT });
   await page.waitForSelector('#book tbody.asks tr[data-price="200"]', { timeout: WAIT });
   await page.waitForFunction(stale, null, { timeout: 30_000 });
+  phase("stale shown");
   const again = await startIndexerAgain(config);
+  phase("indexer started again");
   const t0 = Date.now();
   await page.waitForFunction(() => document.getElementById("quote")?.dataset.stale === undefined, null, {
     timeout: 30_000,
