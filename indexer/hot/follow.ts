@@ -55,6 +55,104 @@ export interface Follower {
 
 const lc = (a: string) => a.toLowerCase() as Hex;
 
+/** Each log's block's hash and timestamp: the log's own where the node gives it (Anvil), else its header (Hardhat). */
+async function logHeaders(
+  client: PublicClient,
+  logs: readonly SettlementLog[],
+  to: number,
+  toBlock: { number: bigint | null; hash: Hex | null; timestamp: bigint },
+): Promise<Map<number, { hash: Hex; timestamp: bigint }>> {
+  const blockNumbers = [...new Set(logs.filter((l) => l.blockTimestamp === undefined).map((l) => l.blockNumber))];
+  const headers = new Map<number, { hash: Hex; timestamp: bigint }>(
+    (
+      await Promise.all(blockNumbers.map((n) => (n === to ? toBlock : client.getBlock({ blockNumber: BigInt(n) }))))
+    ).map((b) => [Number(b.number), { hash: lc(b.hash!), timestamp: b.timestamp }]),
+  );
+  for (const l of logs) {
+    // (the block read as the range's end must be the logs' own: else a reorg is under way)
+    if (l.blockTimestamp !== undefined)
+      headers.set(l.blockNumber, {
+        hash: l.blockNumber === to ? lc(toBlock.hash!) : l.blockHash,
+        timestamp: l.blockTimestamp,
+      });
+  }
+  return headers;
+}
+
+/** The logs' trades as tail blocks, in block order and, within a block, in log and trade order. */
+function tailBlocks(
+  logs: readonly SettlementLog[],
+  headers: Map<number, { hash: Hex; timestamp: bigint }>,
+  symbols: FollowOptions["symbols"],
+): { ordered: TailBlock[]; txs: Hex[] } {
+  const blocks = new Map<number, TailBlock>();
+  const txs: Hex[] = [];
+  for (const l of logs) {
+    const number = l.blockNumber;
+    const header = headers.get(number)!;
+    // a log of another block than the one read (a reorg under way): read again next poll
+    if (header.hash !== l.blockHash)
+      throw new Error(`block ${number}: log of ${l.blockHash}, header ${header.hash} (reorg under way)`);
+    const trades: BatchTrade[] = l.trades;
+    txs.push(l.txHash);
+    const ctx = { txHash: l.txHash, blockNumber: BigInt(number), timestamp: header.timestamp, symbols };
+    let block = blocks.get(number);
+    if (!block) blocks.set(number, (block = { number, hash: header.hash, trades: [] }));
+    for (const t of trades) {
+      const row = tradeRow(t, ctx);
+      block.trades.push({
+        json: tradeJson(row),
+        pair: row.pair,
+        blockNumber: number,
+        price: row.price,
+        baseAmount: row.baseAmount,
+        quoteAmount: row.quoteAmount,
+        timestamp: row.timestamp,
+      });
+    }
+  }
+  // a block's batches in log order (several settles can share a block)
+  const ordered = [...blocks.values()].sort((a, b) => a.number - b.number);
+  for (const b of ordered)
+    b.trades.sort((x, y) => x.json.logIndex - y.json.logIndex || x.json.tradeIndex - y.json.tradeIndex);
+  return { ordered, txs };
+}
+
+/** Reads again and again until stopped: at each announced head, else every pollMs; at most one read per minGapMs. */
+function pollLoop(pollOnce: () => Promise<void>, opts: FollowOptions, minGapMs: number): Follower {
+  const { tail, heads } = opts;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const startedAt = Date.now();
+      try {
+        await pollOnce();
+      } catch (error) {
+        // an announced head may be stale (a node that went back): ask the node next time
+        heads?.forget();
+        opts.onError?.(error);
+      }
+      if (!running) break;
+      if (!heads) {
+        await new Promise((r) => setTimeout(r, opts.pollMs));
+        continue;
+      }
+      // the next read: when a head above the cursor is announced, else after pollMs; never sooner than
+      // minGapMs after this one started (the node's cost is per request)
+      await heads.next(tail.cursor.number, opts.pollMs);
+      const gap = startedAt + minGapMs - Date.now();
+      if (gap > 0 && running) await new Promise((r) => setTimeout(r, gap));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      heads?.stop();
+      await loop;
+    },
+  };
+}
+
 export function followSettlement(opts: FollowOptions): Follower {
   // batch: the reads one poll issues together (the cursor's header, the range end's, the logs) travel as one
   // JSON-RPC batch, one HTTP request: the node's per-request cost slowed its mining (docs/decisions/indexer.md)
@@ -113,51 +211,8 @@ export function followSettlement(opts: FollowOptions): Follower {
       if (l.blockNumber <= cursor.number || l.blockNumber > to)
         throw new Error(`log of block ${l.blockNumber} outside the range read (${cursor.number + 1}-${to})`);
     }
-    // a block's timestamp: the log's own where the node gives it (Anvil), else its header (Hardhat)
-    const blockNumbers = [...new Set(logs.filter((l) => l.blockTimestamp === undefined).map((l) => l.blockNumber))];
-    const headers = new Map<number, { hash: Hex; timestamp: bigint }>(
-      (
-        await Promise.all(blockNumbers.map((n) => (n === to ? toBlock : client.getBlock({ blockNumber: BigInt(n) }))))
-      ).map((b) => [Number(b.number), { hash: lc(b.hash), timestamp: b.timestamp }]),
-    );
-    for (const l of logs) {
-      // (the block read as the range's end must be the logs' own: else a reorg is under way)
-      if (l.blockTimestamp !== undefined)
-        headers.set(l.blockNumber, {
-          hash: l.blockNumber === to ? lc(toBlock.hash) : l.blockHash,
-          timestamp: l.blockTimestamp,
-        });
-    }
-    const blocks = new Map<number, TailBlock>();
-    const txs: Hex[] = [];
-    for (const l of logs) {
-      const number = l.blockNumber;
-      const header = headers.get(number)!;
-      // a log of another block than the one read (a reorg under way): read again next poll
-      if (header.hash !== l.blockHash)
-        throw new Error(`block ${number}: log of ${l.blockHash}, header ${header.hash} (reorg under way)`);
-      const trades: BatchTrade[] = l.trades;
-      txs.push(l.txHash);
-      const ctx = { txHash: l.txHash, blockNumber: BigInt(number), timestamp: header.timestamp, symbols: opts.symbols };
-      let block = blocks.get(number);
-      if (!block) blocks.set(number, (block = { number, hash: header.hash, trades: [] }));
-      for (const t of trades) {
-        const row = tradeRow(t, ctx);
-        block.trades.push({
-          json: tradeJson(row),
-          pair: row.pair,
-          blockNumber: number,
-          price: row.price,
-          baseAmount: row.baseAmount,
-          quoteAmount: row.quoteAmount,
-          timestamp: row.timestamp,
-        });
-      }
-    }
-    // a block's batches in log order (several settles can share a block)
-    const ordered = [...blocks.values()].sort((a, b) => a.number - b.number);
-    for (const b of ordered)
-      b.trades.sort((x, y) => x.json.logIndex - y.json.logIndex || x.json.tradeIndex - y.json.tradeIndex);
+    const headers = await logHeaders(client, logs, to, toBlock);
+    const { ordered, txs } = tailBlocks(logs, headers, opts.symbols);
     tail.append(ordered, { number: to, hash: toHash });
     opts.onRead?.({
       startedAt,
@@ -171,35 +226,5 @@ export function followSettlement(opts: FollowOptions): Follower {
     });
   }
 
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const startedAt = Date.now();
-      try {
-        await pollOnce();
-      } catch (error) {
-        // an announced head may be stale (a node that went back): ask the node next time
-        heads?.forget();
-        opts.onError?.(error);
-      }
-      if (!running) break;
-      if (!heads) {
-        await new Promise((r) => setTimeout(r, opts.pollMs));
-        continue;
-      }
-      // the next read: when a head above the cursor is announced, else after pollMs; never sooner than
-      // minGapMs after this one started (the node's cost is per request)
-      await heads.next(tail.cursor.number, opts.pollMs);
-      const gap = startedAt + minGapMs - Date.now();
-      if (gap > 0 && running) await new Promise((r) => setTimeout(r, gap));
-    }
-  })();
-
-  return {
-    async stop() {
-      running = false;
-      heads?.stop();
-      await loop;
-    },
-  };
+  return pollLoop(pollOnce, opts, minGapMs);
 }
