@@ -39,6 +39,7 @@ import {
   AGENT_APPROVAL_TYPES,
   getDomainSeparator,
   getSettlementDomain,
+  orderFlagsFor,
   signOrder,
   type AgentRenouncement,
   type Order,
@@ -745,7 +746,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
       amount: req.sizeLots * m.lotSize,
       expiry,
       nonce,
-      flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
+      flags: orderFlagsFor(req.type, req.timeInForce),
     };
     const { agent } = req;
     const signature = agent.signDigest

@@ -1,11 +1,11 @@
 // Markets: the grid (tick, lot) that makes every fill exact on chain, and the conversions between the API's
 // decimals, the engine's integer ticks and lots, and the contract's base units.
 import type { Address } from "viem";
-import { MIN_FILL_UNITS } from "../sdk/eip712";
+import { MIN_FILL_UNITS, PRICE_SCALE } from "../sdk/eip712";
 import { formatDecimal, parseDecimal } from "../sdk/decimal";
 
-/** The contract's price scale: a price is quote base units per 1e18 base base units. */
-export const PRICE_SCALE = 10n ** 18n;
+/** The contract's price scale: a price is quote base units per 1e18 base base units (sdk/eip712.ts). */
+export { PRICE_SCALE };
 
 export interface MarketSpec {
   /** "BASE-QUOTE", e.g. "WETH-USD" */

@@ -1,17 +1,13 @@
 // The signed order as the Settlement contract sees it: the sdk's EIP-712 twin, plus the JSON form the
 // pipeline stores durably (bigints as decimal strings).
-import type { Address, Hex } from "viem";
+import type { Address } from "viem";
 import type { OrderType, TimeInForce } from "../matcher/core/types";
 import type { Order, OrderSide } from "../sdk/eip712";
 
 export { ORDER_TYPES, OrderSide, OrderFlags, getSettlementDomain, getDomainSeparator, type Order } from "../sdk/eip712";
 
-export interface SignedOrder {
-  order: Order;
-  signature: Hex;
-  /** the EIP-712 digest: the contract's order hash and the engine's order id */
-  hash: Hex;
-}
+/** The signed order with its EIP-712 digest (the contract's order hash and the engine's order id). */
+export type { SignedOrder } from "../sdk/settle-batch";
 
 /** The one typed order of a placement, converted once at the edge (the DEX intent in dex-service.ts; tests
  *  and benches through pipeline/testing/orders.ts): integer ticks and lots, the engine's time in force, the

@@ -22,6 +22,17 @@ export type OrderSide = (typeof OrderSide)[keyof typeof OrderSide];
 /** Order flag bits. POST_ONLY: the order may only be the maker of a fill. Other bits must be 0. */
 export const OrderFlags = { NONE: 0, POST_ONLY: 1 } as const;
 
+/** The post-only rule, the one place it is written for the signed order's flags: a `limit_maker` order, or
+ *  one whose time in force is `post_only` (the API's spelling), may only be the maker of a fill. */
+export function isPostOnly(type: string, timeInForce: string): boolean {
+  return type === "limit_maker" || timeInForce === "post_only";
+}
+
+/** The signed order's flags for an order of this type and time in force (OrderFlags). */
+export function orderFlagsFor(type: string, timeInForce: string): number {
+  return isPostOnly(type, timeInForce) ? OrderFlags.POST_ONLY : OrderFlags.NONE;
+}
+
 /** A price is quote-token base units per PRICE_SCALE base-token base units. */
 export const PRICE_SCALE = 10n ** 18n;
 /** Fees are in basis points of what each party receives, rounded up. */

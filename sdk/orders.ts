@@ -4,7 +4,7 @@
 // `body`). Prices and sizes are decimal text, turned into integers exactly (never through floats).
 import { getAddress, type Address, type Hex } from "viem";
 import { parseDecimal } from "./decimal";
-import type { Order } from "./eip712";
+import { isPostOnly, type Order } from "./eip712";
 import type { paths } from "./openapi/dex-api";
 import type { TradingSigner, TypedDataField } from "./signers";
 
@@ -59,7 +59,7 @@ function scaled(field: string, text: string, exponent: number): bigint {
 export function buildOrder(markets: MarketsResponse, trader: Address, input: WalletOrderInput): Order {
   const market = markets.markets.find((m) => m.symbol === input.symbol);
   if (!market) throw new RangeError(`no market ${input.symbol}`);
-  const postOnly = input.type === "limit_maker" || input.timeInForce === "post_only";
+  const postOnly = isPostOnly(input.type, input.timeInForce);
   return {
     trader: getAddress(trader),
     baseToken: getAddress(market.signed_order.base_token),

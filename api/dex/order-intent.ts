@@ -3,6 +3,7 @@
 // that the signed EIP-712 fields say the same thing as the spec fields.
 import { getAddress, type Hex } from "viem";
 import { ApiError } from "../errors";
+import { orderFlagsFor } from "../../sdk/eip712";
 import type { PlaceOrderBody } from "./schemas";
 import {
   DEX_ORDER_TYPES,
@@ -198,7 +199,7 @@ export function checkSignedOrder(
     mismatch("price", (limitTicks * m.tickSize).toString(), order.price.toString());
   if (order.price % m.tickSize !== 0n || order.price === 0n)
     mismatch("price", "a positive multiple of the tick", order.price.toString());
-  const postOnly = p.timeInForce === "post_only" || p.type === "limit_maker" ? 1 : 0;
+  const postOnly = orderFlagsFor(p.type, p.timeInForce);
   if ((order.flags & 1) !== postOnly) mismatch("flags", String(postOnly), String(order.flags));
   if (order.flags & ~1) mismatch("flags", "reserved bits 0", String(order.flags));
   if (order.expiry * 1000n <= BigInt(nowMs)) {

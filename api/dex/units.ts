@@ -3,8 +3,9 @@
 // parsed as text; a value that is not a whole number of ticks or lots is refused, never rounded.
 import type { MarketSpec } from "../../pipeline/service";
 import { formatDecimal, parseExactDecimal as parseDecimalText, type ExactDecimal } from "../../sdk/decimal";
+import { PRICE_SCALE } from "../../sdk/eip712";
 
-export const PRICE_SCALE = 10n ** 18n;
+export { PRICE_SCALE };
 /** The contract's Fill keeps price and baseAmount in uint128. */
 const UINT128_MAX = (1n << 128n) - 1n;
 const MAX_DECIMAL_DIGITS = 60;

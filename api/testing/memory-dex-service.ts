@@ -76,7 +76,13 @@ export const SETTLEMENT_DOMAIN = {
   verifyingContract: TEST_SETTLEMENT,
 } as const;
 // The one EIP-712 definition of the order and agent approval (the contract's twin).
-import { ORDER_TYPES, AGENT_APPROVAL_TYPES, AGENT_RENOUNCEMENT_TYPES, type AgentRenouncement } from "../../sdk/eip712";
+import {
+  ORDER_TYPES,
+  AGENT_APPROVAL_TYPES,
+  AGENT_RENOUNCEMENT_TYPES,
+  orderFlagsFor,
+  type AgentRenouncement,
+} from "../../sdk/eip712";
 export { ORDER_TYPES, AGENT_APPROVAL_TYPES };
 
 interface Resting extends DexOrderWithFills {
@@ -225,7 +231,7 @@ export function createMemoryDexService(options: { now?: () => number } = {}): Me
         amount: req.sizeLots * m.lotSize,
         expiry: BigInt(Math.floor(now() / 1000) + 86400),
         nonce: BigInt(orders.size + 1),
-        flags: req.timeInForce === "post_only" || req.type === "limit_maker" ? 1 : 0,
+        flags: orderFlagsFor(req.type, req.timeInForce),
       };
       await req.agent.signTypedData({
         domain: SETTLEMENT_DOMAIN,
