@@ -3,17 +3,16 @@
 // contract's nextBatchId and hand it every trade after the last settled one, then go live.
 import { join } from "node:path";
 import { createPublicClient, defineChain, http, type Address, type Hex, type PublicClient } from "viem";
-import { createBatcher, type Batcher, type SettledBatch } from "./settle/batcher";
-import { batchTxsFromChain, type SettledBatchRecord } from "./settle/batch-confirmations";
+import type { Batcher, SettleableTrade, SettledBatch } from "./settle/batcher";
+import type { SettledBatchRecord } from "./settle/batch-confirmations";
 import { createContractWallets } from "./intake/contract-signature";
-import { createChainFollower, type ChainFollower, type SettlementEvent } from "./follow/chain-follower";
+import { createChainFollower, type ChainFollower } from "./follow/chain-follower";
 import { createResaleFollower, createSellRestriction, readResaleMarkets } from "./follow/resale-follower";
 import { MatcherService, type ServiceEvent, type SnapshotPart } from "./match/matcher-service";
 import type { MarketSpec } from "./markets";
 import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
 import type { SignerCache } from "./intake/known-signers";
 import { getSettlementDomain } from "./order";
-import { createSettleSender, SETTLE_GAS_CAP, settleGasWanted } from "./settle/settle-sender";
 import {
   createChainAvailability,
   type ChainAvailabilityHealth,
@@ -22,6 +21,9 @@ import {
 import { systemClock, type Clock } from "../runtime/clock";
 import { settlementAbi } from "../sdk/abi";
 import type { Replication } from "./replication/replication";
+import { applySettlementEvent, cancelUnfundedAfterHistory, FOLLOWED_SETTLEMENT_EVENTS } from "./start/chain-events";
+import { Reconciler } from "./start/reconcile";
+import { createSettleStage, learnReplayedWallets } from "./start/settle-stage";
 
 /** The matcher treats an order as expired this long before its signed expiry, so that a trade matched
  *  just before the deadline still settles (batches land in well under a second; 10 s leaves room for
@@ -95,7 +97,7 @@ export interface Pipeline {
    *  batches the chain had settled, with their transactions (fills' settlement after a restart) */
   readonly recovered: {
     records: number;
-    trades: readonly import("./settle/batcher").SettleableTrade[];
+    trades: readonly SettleableTrade[];
     lastSettledSeq: number;
     settledBatches: readonly SettledBatchRecord[];
     startMs: Readonly<Record<string, number>>;
@@ -119,21 +121,123 @@ export interface Pipeline {
 }
 
 export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
-  const abi = settlementAbi;
-  const chain = defineChain({
-    id: opts.chainId,
-    name: `chain-${opts.chainId}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [opts.rpcUrl] } },
-  });
   const client = createPublicClient({
-    chain,
+    chain: defineChain({
+      id: opts.chainId,
+      name: `chain-${opts.chainId}`,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [opts.rpcUrl] } },
+    }),
     transport: http(opts.rpcUrl, { retryCount: 3 }),
     pollingInterval: 20,
   }) as PublicClient;
   const log = opts.logger;
   const clock = opts.clock ?? systemClock;
-  // where the start's time goes (bench:restart prints it)
+  const lap = startLaps();
+  // chain history first (silently: the ledger is only complete at the head), then withdrawals checked once
+  const pendingSeen = new Set<string>();
+  // the chain's history is read (not applied) while the journal replays: its round trips overlap that work
+  const follower: ChainFollower = createChainFollower({
+    client,
+    address: opts.settlement,
+    abi: settlementAbi,
+    fromBlock: opts.fromBlock,
+    eventNames: FOLLOWED_SETTLEMENT_EVENTS,
+    pollMs: opts.pollMs ?? 200,
+    onEvent: (e, live) => applySettlementEvent(service, e, live, pendingSeen),
+    onError: (e) => log?.warn({ err: String(e) }, "chain follower: poll failed"),
+  });
+  follower.prefetch();
+  const contractWallets = createContractWallets(client);
+  const { service, resaleFollowers } = await createMatcher(opts, client, contractWallets, clock);
+  lap("fees");
+  // replicated: a standby stays in here, applying its leader's records, until it holds the lease
+  const replay = await service.open();
+  lap("journal");
+  opts.replication?.leadership.onDeposed((reason) => {
+    service.halt(`deposed: ${reason}`);
+    opts.onDeposed?.(reason);
+  });
+  await follower.catchUp();
+  for (const f of resaleFollowers) await f.catchUp();
+  lap("chainEvents");
+  await cancelUnfundedAfterHistory(service, pendingSeen);
+  await learnReplayedWallets(service, contractWallets, log);
+  lap("wallets");
+  const settledListeners = new Set<(b: SettledBatch) => void>();
+  const availability = createChainAvailability({ chainId: opts.chainId, clock, supervisor: opts.homeChain });
+  const batcher = createSettleStage({
+    opts,
+    client,
+    service,
+    contractWallets,
+    availability,
+    clock,
+    onSettled: (b) => {
+      opts.onSettled?.(b);
+      for (const l of settledListeners) {
+        try {
+          l(b);
+        } catch {
+          /* the listener's problem */
+        }
+      }
+    },
+  });
+  const resumed = await resumeSettlement(opts, service, batcher, availability);
+  lap("resume");
+  log?.info(
+    {
+      journalRecords: replay.records,
+      replayedTrades: replay.trades,
+      lastSettledSeq: resumed.lastSettledSeq,
+      startMs: lap.startMs,
+    },
+    "pipeline recovered",
+  );
+  follower.start();
+  for (const f of resaleFollowers) f.start();
+  const reconciler = new Reconciler({ service, batcher, client, settlement: opts.settlement, logger: log });
+  void reconciler.reconcile().catch((e) => log?.warn({ err: String(e) }, "reconciliation failed"));
+  const sweeper = setInterval(() => {
+    service.sweepExpired().catch((e) => log?.error({ err: String(e) }, "expiry sweep failed"));
+  }, 250);
+
+  return {
+    service,
+    batcher,
+    client,
+    recovered: { records: replay.records, ...resumed, startMs: lap.startMs },
+    subscribeSettled(fn) {
+      settledListeners.add(fn);
+      return () => settledListeners.delete(fn);
+    },
+    async syncChain() {
+      const head = await client.getBlockNumber({ cacheTime: 0 });
+      while (follower.lastBlock < head) await new Promise((r) => setTimeout(r, 10));
+    },
+    health: () => ({
+      matcher: service.health(),
+      batcher: batcher.health(),
+      chainBlock: follower.lastBlock.toString(),
+      reconciliation: reconciler.current,
+      chain: availability.health(),
+      ...(opts.replication ? { replication: opts.replication.health() } : {}),
+    }),
+    reconcile: reconciler.reconcile,
+    async stop() {
+      clearInterval(sweeper);
+      availability.close();
+      await follower.stop();
+      for (const f of resaleFollowers) await f.stop();
+      await batcher.stop();
+      await service.close();
+    },
+  };
+}
+
+/** Where the start's time goes (bench:restart prints it): `lap(name)` records the time since the last lap. */
+function startLaps(): ((name: string) => void) & { startMs: Record<string, number> } {
   const startMs: Record<string, number> = {};
   let mark = performance.now();
   const lap = (name: string) => {
@@ -141,39 +245,25 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     startMs[name] = Math.round(now - mark);
     mark = now;
   };
-  // the chain's history is read (not applied) while the journal replays: its round trips overlap that work
-  const follower: ChainFollower = createChainFollower({
-    client,
-    address: opts.settlement,
-    abi,
-    fromBlock: opts.fromBlock,
-    eventNames: [
-      "Deposited",
-      "WithdrawalRequested",
-      "WithdrawalCancelled",
-      "WithdrawalExecuted",
-      "OrderCancelled",
-      "OrdersCancelledBelow",
-      "AgentApproved",
-      "AgentRevoked",
-      "FeesUpdated",
-    ],
-    pollMs: opts.pollMs ?? 200,
-    onEvent,
-    onError: (e) => log?.warn({ err: String(e) }, "chain follower: poll failed"),
-  });
-  follower.prefetch();
+  return Object.assign(lap, { startMs });
+}
+
+/** The matcher service on the contract's fees, with the restricted markets' resale rule (pipeline/match/
+ *  resale.ts) on their registries' facts, followed by one resale follower a registry. */
+async function createMatcher(
+  opts: PipelineOptions,
+  client: PublicClient,
+  contractWallets: ReturnType<typeof createContractWallets>,
+  clock: Clock,
+): Promise<{ service: MatcherService; resaleFollowers: ReturnType<typeof createResaleFollower>[] }> {
+  const log = opts.logger;
   const [makerFeeBps, takerFeeBps] = (await client.readContract({
     address: opts.settlement,
-    abi,
+    abi: settlementAbi,
     functionName: "fees",
   })) as [number, number];
   const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(opts.chainId, opts.settlement)));
-  // the restricted markets: the resale rule at the match (pipeline/match/resale.ts), on the registries' facts
   const resaleMarkets = await readResaleMarkets(client, opts.settlement, opts.markets);
-
-  const settledListeners = new Set<(b: SettledBatch) => void>();
-  const contractWallets = createContractWallets(client);
   const service = new MatcherService({
     journalDir: join(opts.dataDir, "matcher"),
     openLog: opts.replication?.openLog,
@@ -205,139 +295,29 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     }),
   );
   for (const l of opts.listeners ?? []) service.subscribe(l);
-  lap("fees");
-  // replicated: a standby stays in here, applying its leader's records, until it holds the lease
-  const replay = await service.open();
-  lap("journal");
-  opts.replication?.leadership.onDeposed((reason) => {
-    service.halt(`deposed: ${reason}`);
-    opts.onDeposed?.(reason);
-  });
+  return { service, resaleFollowers };
+}
 
-  // chain history first (silently: the ledger is only complete at the head), then withdrawals checked once
-  const pendingSeen = new Set<string>();
-  async function onEvent(e: SettlementEvent, live: boolean): Promise<void> {
-    const a = e.args as Record<string, never>;
-    switch (e.name) {
-      case "Deposited":
-        service.deposited(a.trader, a.token, a.amount);
-        break;
-      case "WithdrawalRequested":
-        if (live) await service.withdrawalRequested(a.trader, a.token, a.amount);
-        else {
-          service.ledger.withdrawalRequested(a.trader, a.token, a.amount);
-          pendingSeen.add(`${a.trader}:${a.token}`);
-        }
-        break;
-      case "WithdrawalCancelled":
-        service.withdrawalCancelled(a.trader, a.token);
-        break;
-      case "WithdrawalExecuted":
-        service.withdrawalExecuted(a.trader, a.token, a.amount);
-        break;
-      case "OrderCancelled":
-        await service.nonceCancelledOnChain(a.trader, a.nonce);
-        break;
-      case "OrdersCancelledBelow":
-        await service.minNonceRaised(a.trader, a.minNonce);
-        break;
-      case "AgentApproved":
-        service.agentApproved(a.trader, a.agent, BigInt(a.expiry));
-        break;
-      case "AgentRevoked":
-        await service.agentRevoked(a.trader, a.agent);
-        break;
-      case "FeesUpdated":
-        service.setFees({ makerFeeBps: BigInt(a.makerFeeBps), takerFeeBps: BigInt(a.takerFeeBps) });
-        break;
-      default:
-        break;
-    }
-  }
-  await follower.catchUp();
-  for (const f of resaleFollowers) await f.catchUp();
-  lap("chainEvents");
-  for (const k of pendingSeen) {
-    const [trader, token] = k.split(":");
-    await service.cancelUnfunded(trader, token);
-  }
-
-  // the settle sender budgets the ERC-1271 stipend for contract wallets' orders: learn which of the traders
-  // the journal brought back (open orders, trades still to settle) are contracts before anything is sent
-  const replayedTraders = new Set<Address>([...service.orders.values()].map((o) => o.signed.order.trader));
-  for (const t of service.replayedTrades)
-    for (const h of [t.makerHash, t.takerHash]) {
-      const so = service.signedOrder(h);
-      if (so) replayedTraders.add(so.order.trader);
-    }
-  await Promise.all(
-    [...replayedTraders].map((t) =>
-      contractWallets.learn(t).catch((e) => log?.warn({ err: String(e), trader: t }, "code lookup failed")),
-    ),
-  );
-  lap("wallets");
-  const availability = createChainAvailability({ chainId: opts.chainId, clock, supervisor: opts.homeChain });
-  const batcher = createBatcher({
-    sender: availability.watch(
-      createSettleSender({
-        rpcUrl: opts.rpcUrl,
-        chainId: opts.chainId,
-        settlement: opts.settlement,
-        operatorKey: opts.operatorKey,
-        lane: opts.settleLane ?? 0,
-        isContractWallet: contractWallets.isContract,
-        clock,
-      }),
-    ),
-    storeDir: join(opts.dataDir, "batcher"),
-    openStore: opts.replication?.openStore,
-    firstBatchId: BigInt(opts.settleLane ?? 0) << 56n,
-    findBatchTxs: batchTxsFromChain(client, opts.settlement, opts.fromBlock),
-    signedOrder: service.signedOrder,
-    fitsGasCap(trades) {
-      const orders = new Set<string>();
-      let walletOrders = 0;
-      for (const t of trades)
-        for (const h of [t.makerHash, t.takerHash]) {
-          const key = h.toLowerCase();
-          if (orders.has(key)) continue;
-          orders.add(key);
-          const so = service.signedOrder(h);
-          if (so && contractWallets.isContract(so.order.trader)) walletOrders += 1;
-        }
-      return settleGasWanted(orders.size, trades.length, walletOrders) <= SETTLE_GAS_CAP;
-    },
-    maxTrades: opts.maxTrades ?? 100,
-    maxDelayMs: opts.maxDelayMs ?? 20,
-    maxInFlight: opts.maxInFlight ?? 2,
-    fsync: opts.fsync,
-    logger: log,
-    clock,
-    onSettled: (b) => {
-      service.tradesSettled(b.trades);
-      opts.onSettled?.(b);
-      for (const l of settledListeners) {
-        try {
-          l(b);
-        } catch {
-          /* the listener's problem */
-        }
-      }
-    },
-    onHalt: (reason) => service.halt(reason),
-    // a revert one order causes: journal the decision, cancel the order, drop its trades (never a halt)
-    onRejected: (orders) => service.rejectForSettlement(orders),
-    isDropped: (seq) => service.droppedSeqs.has(seq),
-  });
+/** The batcher resumed from the contract's nextBatchId, every trade after the last settled one handed to
+ *  it, then the matcher's trades, the home chain's availability and the backlog limit wired to it. */
+async function resumeSettlement(
+  opts: PipelineOptions,
+  service: MatcherService,
+  batcher: Batcher,
+  availability: ReturnType<typeof createChainAvailability>,
+): Promise<{
+  trades: readonly SettleableTrade[];
+  lastSettledSeq: number;
+  settledBatches: readonly SettledBatchRecord[];
+}> {
   // the home chain is back: the batcher's retry goes now, not at the end of its backoff (up to 5 s)
   availability.onUp(() => batcher.retryNow());
   const { lastSettledSeq, settled: settledBatches } = await batcher.start();
   service.settledUpTo(lastSettledSeq);
-  lap("batcher");
   // a crash between a journaled rejection and its cancels: finish them now
   await service.cancelRejectedOpen();
-  const recoveredTrades = service.replayedTrades;
-  for (const t of recoveredTrades) if (t.seq > lastSettledSeq) batcher.push(t);
+  const trades = service.replayedTrades;
+  for (const t of trades) if (t.seq > lastSettledSeq) batcher.push(t);
   service.replayedTrades = [];
   service.setTradeSink((t) => batcher.push(t));
   const maxBacklog = opts.maxBacklogTrades ?? DEFAULT_MAX_BACKLOG_TRADES;
@@ -348,79 +328,5 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       maxBacklog,
       () => batcher.confirmIntervalMs(),
     );
-  lap("resume");
-  log?.info(
-    { journalRecords: replay.records, replayedTrades: replay.trades, lastSettledSeq, startMs },
-    "pipeline recovered",
-  );
-
-  follower.start();
-  for (const f of resaleFollowers) f.start();
-  let reconciliation: Reconciliation = { state: "pending", checked: 0, mismatches: [] };
-  let lastTradeSeq = -1;
-  service.subscribe((e) => {
-    if (e.kind === "trade") lastTradeSeq = e.trade.seq;
-  });
-  async function reconcile(): Promise<Reconciliation> {
-    await batcher.drain();
-    const seqBefore = lastTradeSeq;
-    if (batcher.health().queuedTrades !== 0)
-      return (reconciliation = { state: "inconclusive", checked: 0, mismatches: [] });
-    const entries = service.ledger.entries();
-    const mismatches: Reconciliation["mismatches"] = [];
-    for (const { account, token, projected } of entries) {
-      const onChain = (await client.readContract({
-        address: opts.settlement,
-        abi,
-        functionName: "balanceOf",
-        args: [account as Address, token as Address],
-      })) as bigint;
-      if (onChain !== projected)
-        mismatches.push({ account, token, projected: projected.toString(), onChain: onChain.toString() });
-    }
-    // a trade matched meanwhile moves the projection ahead of the chain: no verdict then
-    if (lastTradeSeq !== seqBefore || batcher.health().queuedTrades !== 0)
-      return (reconciliation = { state: "inconclusive", checked: entries.length, mismatches: [] });
-    reconciliation = { state: mismatches.length ? "mismatch" : "ok", checked: entries.length, mismatches };
-    if (mismatches.length) log?.error({ mismatches }, "reconciliation: projected balances differ from the chain");
-    return reconciliation;
-  }
-  void reconcile().catch((e) => log?.warn({ err: String(e) }, "reconciliation failed"));
-  const sweeper = setInterval(() => {
-    service.sweepExpired().catch((e) => log?.error({ err: String(e) }, "expiry sweep failed"));
-  }, 250);
-
-  return {
-    service,
-    batcher,
-    client,
-    recovered: { records: replay.records, trades: recoveredTrades, lastSettledSeq, settledBatches, startMs },
-    subscribeSettled(fn) {
-      settledListeners.add(fn);
-      return () => settledListeners.delete(fn);
-    },
-    async syncChain() {
-      const head = await client.getBlockNumber({ cacheTime: 0 });
-      while (follower.lastBlock < head) await new Promise((r) => setTimeout(r, 10));
-    },
-    health() {
-      return {
-        matcher: service.health(),
-        batcher: batcher.health(),
-        chainBlock: follower.lastBlock.toString(),
-        reconciliation,
-        chain: availability.health(),
-        ...(opts.replication ? { replication: opts.replication.health() } : {}),
-      };
-    },
-    reconcile,
-    async stop() {
-      clearInterval(sweeper);
-      availability.close();
-      await follower.stop();
-      for (const f of resaleFollowers) await f.stop();
-      await batcher.stop();
-      await service.close();
-    },
-  };
+  return { trades, lastSettledSeq, settledBatches };
 }
