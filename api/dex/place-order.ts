@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { Address, Hex } from "viem";
 import { ApiError } from "../errors";
-import type { ApiKeyStore } from "../auth/api-keys";
+import type { ApiKeyRecord, ApiKeyStore } from "../auth/api-keys";
 import type { AuthContext } from "../auth/authenticate";
 import { InFlightPlacements, requestHash } from "./idempotency";
 import { checkSignedOrder, findMarket, intentOf, parseOrderFields } from "./order-intent";
@@ -13,6 +13,7 @@ import type { PlaceOrderBody } from "./schemas";
 import {
   createOrderDigester,
   recoverSigner,
+  type AgentAccount,
   type DexService,
   type SignerCache,
   type PlaceOrderRequest,
@@ -72,34 +73,47 @@ export type OrderPlacer = (
 
 /** One per process, shared by REST and gRPC (its in-flight registry de-duplicates across both). */
 export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
-  const mutex = new KeyedMutex();
-  const inFlight = new InFlightPlacements<PlacementResult>();
-  // the domain is the service's for its lifetime: hashed once, not per order (viem's hashTypedData per order
-  // was 4 % of the API process under bench:e2e; docs/measurements.md)
-  let digest: ((o: Order) => Hex) | null = null;
-  const orderHash = (o: Order) =>
-    (digest ??= createOrderDigester(getDomainSeparator(deps.service.settlementDomain)))(o);
-  const exchangeOnly = new Set(deps.exchangeOnlySymbols ?? []);
+  const placer = new Placer(deps);
+  return (body, auth, hooks = {}) => placer.place(body, auth, hooks);
+}
 
-  return async function placeOrder(
-    body: PlaceOrderBody,
-    auth: AuthContext | null,
-    hooks: PlacementHooks = {},
-  ): Promise<PlacementResult> {
+type SignedParts = NonNullable<ReturnType<typeof checkSignedOrder>>;
+type Market = ReturnType<typeof findMarket>;
+
+/** One placement's facts, worked out before anything is placed. */
+interface Placement {
+  body: PlaceOrderBody;
+  market: Market;
+  fields: ReturnType<typeof parseOrderFields>;
+  signedParts: SignedParts | null;
+  account: Address;
+  key: ApiKeyRecord | null;
+  nowMs: number;
+  hash: string;
+  hasLimits: boolean;
+}
+
+class Placer {
+  private readonly mutex = new KeyedMutex();
+  private readonly inFlight = new InFlightPlacements<PlacementResult>();
+  private digest: ((o: Order) => Hex) | null = null;
+  private readonly exchangeOnly: Set<string>;
+
+  constructor(private readonly deps: PlacementDeps) {
+    this.exchangeOnly = new Set(deps.exchangeOnlySymbols ?? []);
+  }
+
+  /** the domain is the service's for its lifetime: hashed once, not per order (docs/measurements.md) */
+  private orderHash(o: Order): Hex {
+    this.digest ??= createOrderDigester(getDomainSeparator(this.deps.service.settlementDomain));
+    return this.digest(o);
+  }
+
+  async place(body: PlaceOrderBody, auth: AuthContext | null, hooks: PlacementHooks): Promise<PlacementResult> {
+    const { deps } = this;
     const nowMs = deps.now();
     const market = findMarket(deps.service, body.symbol);
-    // a restricted security's book: the resale rules (who may buy a lot still in its hold) are the exchange
-    // API's, which knows its investors; a wallet here is anonymous, so it cannot place there at all
-    if (exchangeOnly.has(market.symbol)) {
-      throw new ApiError(
-        "FORBIDDEN",
-        `${market.symbol} trades a restricted security: place orders through the exchange API, which applies the accreditation and resale rules`,
-        {
-          reason: "exchange_only_book",
-          symbol: market.symbol,
-        },
-      );
-    }
+    this.refuseExchangeOnly(market);
     const signed = isWalletSigned(body);
     if (signed && (!body.order || !body.signature)) {
       throw new ApiError("INVALID_REQUEST", "a wallet-signed order needs both `order` and `signature`", {
@@ -121,130 +135,158 @@ export function createOrderPlacer(deps: PlacementDeps): OrderPlacer {
     }
     // A wallet-signed order authenticates itself: nothing is counted or looked up under its trader's name
     // (rate limit, client order id) until its signature is the trader's, under the contract's rule.
-    if (signedParts) {
-      // remembered for the intake, which then takes this answer instead of recovering the signature again
-      const d = orderHash(signedParts.order);
-      const signer = deps.knownSigners
-        ? deps.knownSigners.recoverAndRemember(d, signedParts.signature)
-        : recoverSigner(d, signedParts.signature);
-      if (signer === null || signer.toLowerCase() !== signedParts.order.trader.toLowerCase()) {
-        const d = deps.service.settlementDomain;
-        throw new ApiError(
-          "UNAUTHORIZED",
-          `the order signature is not the trader's: sign the EIP-712 Order under the domain name "${d.name}", version "${d.version}", chainId ${d.chainId}, verifyingContract ${d.verifyingContract} (GET /v1/markets gives them), with the trader's key; 65 bytes, v 27 or 28, low s`,
-          {
-            reason: "invalid_order_signature",
-            expected_domain: {
-              name: d.name,
-              version: d.version,
-              chainId: d.chainId,
-              verifyingContract: d.verifyingContract,
-            },
-          },
-        );
-      }
-    }
+    if (signedParts) this.authenticateSignature(signedParts);
     const account: Address = signedParts ? signedParts.order.trader : auth!.account;
     const key = signed ? null : auth!.key!;
     await hooks.authenticated?.(account);
-
-    const hash = requestHash(body);
     const hasLimits = key !== null && (key.positionLimitE18 !== null || key.dailyLossLimitE18 !== null);
+    const p: Placement = { body, market, fields, signedParts, account, key, nowMs, hash: requestHash(body), hasLimits };
+    const run = () =>
+      body.client_order_id ? this.submit(p, body.client_order_id) : this.placeNew(p, randomUUID(), randomUUID());
+    return hasLimits ? this.mutex.run(key!.id, run) : run();
+  }
 
-    /** `orderId` is always made by randomUUID just before this call (newOrderId: the service skips its lookup) */
-    const place = async (clientOrderId: string, orderId: string): Promise<PlacementResult> => {
-      let agent = null;
-      if (key) {
-        if (key.agentStatus !== "approved") {
-          throw new ApiError("FORBIDDEN", "the API key's agent is not approved on chain yet", {
-            reason: "agent_not_approved",
-          });
-        }
-        if (hasLimits) {
-          const probe = intentOf(market.symbol, body.side, fields, { orderId: "", clientOrderId }, nowMs);
-          await checkPositionLimit(deps.service, market, key, probe);
-          await checkDailyLossLimit(deps.service, deps.service.listMarkets(), key, nowMs);
-        }
-        agent = await deps.keys.agentOf(key.id);
-        if (!agent) throw new ApiError("UNAUTHORIZED", "unknown or revoked API key", { reason: "invalid_api_key" });
+  /** a restricted security's book: the resale rules (who may buy a lot still in its hold) are the exchange
+   *  API's, which knows its investors; a wallet here is anonymous, so it cannot place there at all */
+  private refuseExchangeOnly(market: Market): void {
+    if (!this.exchangeOnly.has(market.symbol)) return;
+    throw new ApiError(
+      "FORBIDDEN",
+      `${market.symbol} trades a restricted security: place orders through the exchange API, which applies the accreditation and resale rules`,
+      {
+        reason: "exchange_only_book",
+        symbol: market.symbol,
+      },
+    );
+  }
+
+  /** The signature is the trader's; its recovered signer is remembered for the intake (when the pipeline is in
+   *  this process), which then takes this answer instead of recovering the signature again. */
+  private authenticateSignature(signedParts: SignedParts): void {
+    const { deps } = this;
+    const d = this.orderHash(signedParts.order);
+    const signer = deps.knownSigners
+      ? deps.knownSigners.recoverAndRemember(d, signedParts.signature)
+      : recoverSigner(d, signedParts.signature);
+    if (signer !== null && signer.toLowerCase() === signedParts.order.trader.toLowerCase()) return;
+    const dom = deps.service.settlementDomain;
+    throw new ApiError(
+      "UNAUTHORIZED",
+      `the order signature is not the trader's: sign the EIP-712 Order under the domain name "${dom.name}", version "${dom.version}", chainId ${dom.chainId}, verifyingContract ${dom.verifyingContract} (GET /v1/markets gives them), with the trader's key; 65 bytes, v 27 or 28, low s`,
+      {
+        reason: "invalid_order_signature",
+        expected_domain: {
+          name: dom.name,
+          version: dom.version,
+          chainId: dom.chainId,
+          verifyingContract: dom.verifyingContract,
+        },
+      },
+    );
+  }
+
+  /** A retry is answered before the key's limit checks: the first attempt already passed them (and
+   *  counting the order itself again would refuse its own retry). */
+  private async submit(p: Placement, clientOrderId: string): Promise<PlacementResult> {
+    const { deps, inFlight } = this;
+    const k = InFlightPlacements.key(p.account, clientOrderId);
+    for (;;) {
+      const pending = inFlight.get(k);
+      if (!pending) break;
+      if (pending.requestHash !== p.hash) throw duplicate(clientOrderId, pending.orderId);
+      await pending.done.catch(() => undefined); // then look again: placed (a replay) or refused (free)
+    }
+    const orderId = randomUUID();
+    return inFlight.start(k, p.hash, orderId, async () => {
+      const earlier = await deps.service.findOrderByClientOrderId(p.account, clientOrderId);
+      if (earlier) {
+        if (earlier.requestHash !== null && earlier.requestHash !== p.hash)
+          throw duplicate(clientOrderId, earlier.order.orderId);
+        return { order: presentOrder(findMarket(deps.service, earlier.order.symbol), earlier.order), replayed: true };
       }
-      // intentOf's fields, written out once (three object spreads per order were ~2 % of the stack under bench:e2e)
-      const { type, timeInForce, priceTicks, triggerPriceTicks, sizeLots, expiresAtMs, hidden, icebergVisibleLots } =
-        fields;
-      const request: PlaceOrderRequest = signedParts
-        ? {
-            kind: "signed",
-            orderId,
-            clientOrderId,
-            symbol: market.symbol,
-            side: body.side,
-            type,
-            timeInForce,
-            priceTicks,
-            triggerPriceTicks,
-            sizeLots,
-            expiresAtMs,
-            hidden,
-            icebergVisibleLots,
-            receivedAtMs: nowMs,
-            requestHash: hash,
-            trader: account,
-            order: signedParts.order,
-            signature: signedParts.signature,
-            newOrderId: true,
-          }
-        : {
-            kind: "api_key",
-            orderId,
-            clientOrderId,
-            symbol: market.symbol,
-            side: body.side,
-            type,
-            timeInForce,
-            priceTicks,
-            triggerPriceTicks,
-            sizeLots,
-            expiresAtMs,
-            hidden,
-            icebergVisibleLots,
-            receivedAtMs: nowMs,
-            requestHash: hash,
-            trader: account,
-            apiKeyId: key!.id,
-            agent: agent!,
-            newOrderId: true,
-          };
-      // A refusal (funds, signature, nonce...) records nothing, so the client order id stays free for a
-      // corrected retry. An order the matcher took is journaled with its client order id and `hash` before
-      // this resolves: from then on findOrderByClientOrderId answers its retries, across a restart too.
-      return { order: presentOrder(market, await deps.service.placeOrder(request)), replayed: false };
-    };
+      return this.placeNew(p, clientOrderId, orderId);
+    });
+  }
 
-    /** A retry is answered before the key's limit checks: the first attempt already passed them (and
-     *  counting the order itself again would refuse its own retry). */
-    const submit = async (clientOrderId: string): Promise<PlacementResult> => {
-      const k = InFlightPlacements.key(account, clientOrderId);
-      for (;;) {
-        const pending = inFlight.get(k);
-        if (!pending) break;
-        if (pending.requestHash !== hash) throw duplicate(clientOrderId, pending.orderId);
-        await pending.done.catch(() => undefined); // then look again: placed (a replay) or refused (free)
+  /** `orderId` is always made by randomUUID just before this call (newOrderId: the service skips its lookup) */
+  private async placeNew(p: Placement, clientOrderId: string, orderId: string): Promise<PlacementResult> {
+    const { deps } = this;
+    let agent: AgentAccount | null = null;
+    if (p.key) {
+      if (p.key.agentStatus !== "approved") {
+        throw new ApiError("FORBIDDEN", "the API key's agent is not approved on chain yet", {
+          reason: "agent_not_approved",
+        });
       }
-      const orderId = randomUUID();
-      return inFlight.start(k, hash, orderId, async () => {
-        const earlier = await deps.service.findOrderByClientOrderId(account, clientOrderId);
-        if (earlier) {
-          if (earlier.requestHash !== null && earlier.requestHash !== hash)
-            throw duplicate(clientOrderId, earlier.order.orderId);
-          return { order: presentOrder(findMarket(deps.service, earlier.order.symbol), earlier.order), replayed: true };
-        }
-        return place(clientOrderId, orderId);
-      });
-    };
+      if (p.hasLimits) {
+        const probe = intentOf(p.market.symbol, p.body.side, p.fields, { orderId: "", clientOrderId }, p.nowMs);
+        await checkPositionLimit(deps.service, p.market, p.key, probe);
+        await checkDailyLossLimit(deps.service, deps.service.listMarkets(), p.key, p.nowMs);
+      }
+      agent = await deps.keys.agentOf(p.key.id);
+      if (!agent) throw new ApiError("UNAUTHORIZED", "unknown or revoked API key", { reason: "invalid_api_key" });
+    }
+    // A refusal (funds, signature, nonce...) records nothing, so the client order id stays free for a
+    // corrected retry. An order the matcher took is journaled with its client order id and `hash` before
+    // this resolves: from then on findOrderByClientOrderId answers its retries, across a restart too.
+    const request = placementRequest(p, clientOrderId, orderId, agent);
+    return { order: presentOrder(p.market, await deps.service.placeOrder(request)), replayed: false };
+  }
+}
 
-    const run = () => (body.client_order_id ? submit(body.client_order_id) : place(randomUUID(), randomUUID()));
-    return hasLimits ? mutex.run(key!.id, run) : run();
-  };
+/** The service's request: intentOf's fields, written out once (three object spreads per order cost more). */
+function placementRequest(
+  p: Placement,
+  clientOrderId: string,
+  orderId: string,
+  agent: AgentAccount | null,
+): PlaceOrderRequest {
+  const { type, timeInForce, priceTicks, triggerPriceTicks, sizeLots, expiresAtMs, hidden, icebergVisibleLots } =
+    p.fields;
+  const { market, body, nowMs, hash, account, signedParts } = p;
+  return signedParts
+    ? {
+        kind: "signed",
+        orderId,
+        clientOrderId,
+        symbol: market.symbol,
+        side: body.side,
+        type,
+        timeInForce,
+        priceTicks,
+        triggerPriceTicks,
+        sizeLots,
+        expiresAtMs,
+        hidden,
+        icebergVisibleLots,
+        receivedAtMs: nowMs,
+        requestHash: hash,
+        trader: account,
+        order: signedParts.order,
+        signature: signedParts.signature,
+        newOrderId: true,
+      }
+    : {
+        kind: "api_key",
+        orderId,
+        clientOrderId,
+        symbol: market.symbol,
+        side: body.side,
+        type,
+        timeInForce,
+        priceTicks,
+        triggerPriceTicks,
+        sizeLots,
+        expiresAtMs,
+        hidden,
+        icebergVisibleLots,
+        receivedAtMs: nowMs,
+        requestHash: hash,
+        trader: account,
+        apiKeyId: p.key!.id,
+        agent: agent!,
+        newOrderId: true,
+      };
 }
 
 function duplicate(clientOrderId: string, orderId: string): ApiError {

@@ -28,162 +28,175 @@ const errors = {
 };
 const anyScheme = { apiKey: true, hmac: true, wallet: true };
 
+// POST /v1/orders: counted by its outcome in dex_orders_accepted_total / dex_orders_refused_total
+async function placeFromRest(c: RouteContext, req: Request, res: Response): Promise<void> {
+  const body = parseWith(placeOrderBody, jsonBody(req), "body");
+  let auth = null;
+  const hooks = {
+    // wallet-signed: limited per trader once the signature is verified (the placer calls this)
+    authenticated: async (account: string) => {
+      res.locals.trader = account.toLowerCase();
+      await runMiddleware(c.limiters.walletOrders, req, res);
+    },
+  };
+  if (!isWalletSigned(body)) {
+    auth = await c.auth.authenticate(req, { apiKey: true, hmac: true });
+    res.locals.auth = auth;
+    await applyAuthLimits(c.limiters, auth, "order", req, res);
+    authorize(auth, "trade", req.ip);
+  }
+  const result = await c.placeOrder(body, auth, auth ? {} : hooks);
+  if (result.replayed) res.setHeader("Idempotent-Replayed", "true");
+  res.status(201).json(result.order);
+}
+
+async function ownOrder(c: RouteContext, orderId: string, account: string) {
+  const o = await c.service.getOrder(orderId);
+  // Another account's order is reported exactly like a missing one: existence is not revealed.
+  if (!o || o.account.toLowerCase() !== account.toLowerCase())
+    throw new ApiError("ORDER_NOT_FOUND", "order not found", { order_id: orderId });
+  return o;
+}
+
 export function orderRoutes(c: RouteContext): Route[] {
-  // POST /v1/orders: counted by its outcome in dex_orders_accepted_total / dex_orders_refused_total
-  const placeFromRest = async (req: Request, res: Response) => {
-    const body = parseWith(placeOrderBody, jsonBody(req), "body");
-    let auth = null;
-    const hooks = {
-      // wallet-signed: limited per trader once the signature is verified (the placer calls this)
-      authenticated: async (account: string) => {
-        res.locals.trader = account.toLowerCase();
-        await runMiddleware(c.limiters.walletOrders, req, res);
-      },
-    };
-    if (!isWalletSigned(body)) {
-      auth = await c.auth.authenticate(req, { apiKey: true, hmac: true });
-      res.locals.auth = auth;
-      await applyAuthLimits(c.limiters, auth, "order", req, res);
-      authorize(auth, "trade", req.ip);
-    }
-    const result = await c.placeOrder(body, auth, auth ? {} : hooks);
-    if (result.replayed) res.setHeader("Idempotent-Replayed", "true");
-    res.status(201).json(result.order);
-  };
-  const ownOrder = async (orderId: string, account: string) => {
-    const o = await c.service.getOrder(orderId);
-    // Another account's order is reported exactly like a missing one: existence is not revealed.
-    if (!o || o.account.toLowerCase() !== account.toLowerCase())
-      throw new ApiError("ORDER_NOT_FOUND", "order not found", { order_id: orderId });
-    return o;
-  };
-  return [
-    {
-      spec: {
-        method: "post",
-        path: "/v1/orders",
-        summary:
-          "Place an order (spec 4.B). Either with an API key (X-API-Key + X-API-Secret, or the signed scheme) or wallet-signed: the body carries the EIP-712 `order` and its `signature`, no key needed.",
-        auth: "order",
-        body: placeOrderBody,
-        responses: {
-          201: {
-            description:
-              "the order as it stands after matching (a retry with the same client_order_id returns the first result)",
-            schema: orderResponse,
-          },
-          409: { description: "client_order_id reused for another order", schema: errorResponse },
-          413: { description: "body too large", schema: errorResponse },
-          ...errors,
-          // pipeline/settle/chain-availability.ts: the home chain's node is down (restarting), or the settlement
-          // backlog is full (SERVICE_UNAVAILABLE, details.retryAfterMs); nothing is placed, retry later
-          503: {
-            description:
-              "CHAIN_UNAVAILABLE: the home chain cannot settle now (details {chainId, retry_after}); or SERVICE_UNAVAILABLE: settlement halted or its backlog full. Nothing is placed; retry after Retry-After seconds",
-            schema: errorResponse,
-            headers: {
-              "Retry-After": {
-                description: "seconds to wait before retrying (CHAIN_UNAVAILABLE)",
-                schema: { type: "integer", minimum: 1 },
-              },
+  return [postOrdersRoute(c), deleteOrdersOrderIdRoute(c), getOrdersOrderIdRoute(c), getOrdersRoute(c)];
+}
+
+function postOrdersRoute(c: RouteContext): Route {
+  return {
+    spec: {
+      method: "post",
+      path: "/v1/orders",
+      summary:
+        "Place an order (spec 4.B). Either with an API key (X-API-Key + X-API-Secret, or the signed scheme) or wallet-signed: the body carries the EIP-712 `order` and its `signature`, no key needed.",
+      auth: "order",
+      body: placeOrderBody,
+      responses: {
+        201: {
+          description:
+            "the order as it stands after matching (a retry with the same client_order_id returns the first result)",
+          schema: orderResponse,
+        },
+        409: { description: "client_order_id reused for another order", schema: errorResponse },
+        413: { description: "body too large", schema: errorResponse },
+        ...errors,
+        // pipeline/settle/chain-availability.ts: the home chain's node is down (restarting), or the settlement
+        // backlog is full (SERVICE_UNAVAILABLE, details.retryAfterMs); nothing is placed, retry later
+        503: {
+          description:
+            "CHAIN_UNAVAILABLE: the home chain cannot settle now (details {chainId, retry_after}); or SERVICE_UNAVAILABLE: settlement halted or its backlog full. Nothing is placed; retry after Retry-After seconds",
+          schema: errorResponse,
+          headers: {
+            "Retry-After": {
+              description: "seconds to wait before retrying (CHAIN_UNAVAILABLE)",
+              schema: { type: "integer", minimum: 1 },
             },
           },
         },
       },
-      handlers: [
-        async (req, res) => {
-          try {
-            await placeFromRest(req, res);
-            metrics.ordersAccepted.inc("rest");
-          } catch (e) {
-            metrics.ordersRefused.inc("rest", refusalReason(e));
-            throw e;
-          }
-        },
-      ],
     },
-    {
-      spec: {
-        method: "delete",
-        path: "/v1/orders/{order_id}",
-        summary: "Cancel one of your open orders (spec 4.B)",
-        auth: "key_or_wallet",
-        params: orderIdParams,
-        responses: {
-          200: { description: "the cancelled order", schema: cancelResponse },
-          404: { description: "no such order of yours", schema: errorResponse },
-          409: { description: "the order is no longer open", schema: errorResponse },
-          ...errors,
-        },
+    handlers: [
+      async (req, res) => {
+        try {
+          await placeFromRest(c, req, res);
+          metrics.ordersAccepted.inc("rest");
+        } catch (e) {
+          metrics.ordersRefused.inc("rest", refusalReason(e));
+          throw e;
+        }
       },
-      handlers: [
-        requireAuth(c, anyScheme, "trade", "cancel"),
-        async (req, res) => {
-          const { order_id } = parseWith(orderIdParams, req.params, "params");
-          const auth = authOf(res);
-          const o = await ownOrder(order_id, auth.account);
-          const agent = auth.key ? await c.keys.agentOf(auth.key.id) : null;
-          const cancelled = await c.service.cancelOrder({
-            orderId: order_id,
-            account: auth.account,
-            agent: agent ?? undefined,
-            reason: "user_cancelled",
-          });
-          res.json(presentOrder(findMarket(c.service, o.symbol), cancelled));
-        },
-      ],
-    },
-    {
-      spec: {
-        method: "get",
-        path: "/v1/orders/{order_id}",
-        summary: "One of your orders with its status and fills",
-        auth: "key_or_wallet",
-        params: orderIdParams,
-        responses: {
-          200: { description: "the order", schema: orderWithFillsResponse },
-          404: { description: "no such order of yours", schema: errorResponse },
-          ...errors,
-        },
+    ],
+  };
+}
+
+function deleteOrdersOrderIdRoute(c: RouteContext): Route {
+  return {
+    spec: {
+      method: "delete",
+      path: "/v1/orders/{order_id}",
+      summary: "Cancel one of your open orders (spec 4.B)",
+      auth: "key_or_wallet",
+      params: orderIdParams,
+      responses: {
+        200: { description: "the cancelled order", schema: cancelResponse },
+        404: { description: "no such order of yours", schema: errorResponse },
+        409: { description: "the order is no longer open", schema: errorResponse },
+        ...errors,
       },
-      handlers: [
-        requireAuth(c, anyScheme, "read", "account"),
-        async (req, res) => {
-          const { order_id } = parseWith(orderIdParams, req.params, "params");
-          const o = await ownOrder(order_id, authOf(res).account);
-          res.json(presentOrderWithFills(findMarket(c.service, o.symbol), o));
-        },
-      ],
     },
-    {
-      spec: {
-        method: "get",
-        path: "/v1/orders",
-        summary: "Your orders, newest first (status=open by default: pending_trigger, open, partially_filled)",
-        auth: "key_or_wallet",
-        query: ordersQuery,
-        responses: { 200: { description: "orders", schema: ordersResponse }, ...errors },
+    handlers: [
+      requireAuth(c, anyScheme, "trade", "cancel"),
+      async (req, res) => {
+        const { order_id } = parseWith(orderIdParams, req.params, "params");
+        const auth = authOf(res);
+        const o = await ownOrder(c, order_id, auth.account);
+        const agent = auth.key ? await c.keys.agentOf(auth.key.id) : null;
+        const cancelled = await c.service.cancelOrder({
+          orderId: order_id,
+          account: auth.account,
+          agent: agent ?? undefined,
+          reason: "user_cancelled",
+        });
+        res.json(presentOrder(findMarket(c.service, o.symbol), cancelled));
       },
-      handlers: [
-        requireAuth(c, anyScheme, "read", "account"),
-        async (req, res) => {
-          const q = parseWith(ordersQuery, req.query, "query");
-          if (q.symbol) findMarket(c.service, q.symbol);
-          const status = q.status ?? "open";
-          const statuses: readonly DexOrderStatus[] | undefined =
-            status === "open" ? DEX_OPEN_STATUSES : status === "all" ? undefined : [status as DexOrderStatus];
-          const orders = await c.service.listOrders({
-            account: authOf(res).account,
-            statuses,
-            symbol: q.symbol,
-            limit: q.limit ?? 100,
-          });
-          const markets = new Map(c.service.listMarkets().map((m) => [m.symbol, m]));
-          res.json({
-            orders: orders.filter((o) => markets.has(o.symbol)).map((o) => presentOrder(markets.get(o.symbol)!, o)),
-          });
-        },
-      ],
+    ],
+  };
+}
+
+function getOrdersOrderIdRoute(c: RouteContext): Route {
+  return {
+    spec: {
+      method: "get",
+      path: "/v1/orders/{order_id}",
+      summary: "One of your orders with its status and fills",
+      auth: "key_or_wallet",
+      params: orderIdParams,
+      responses: {
+        200: { description: "the order", schema: orderWithFillsResponse },
+        404: { description: "no such order of yours", schema: errorResponse },
+        ...errors,
+      },
     },
-  ];
+    handlers: [
+      requireAuth(c, anyScheme, "read", "account"),
+      async (req, res) => {
+        const { order_id } = parseWith(orderIdParams, req.params, "params");
+        const o = await ownOrder(c, order_id, authOf(res).account);
+        res.json(presentOrderWithFills(findMarket(c.service, o.symbol), o));
+      },
+    ],
+  };
+}
+
+function getOrdersRoute(c: RouteContext): Route {
+  return {
+    spec: {
+      method: "get",
+      path: "/v1/orders",
+      summary: "Your orders, newest first (status=open by default: pending_trigger, open, partially_filled)",
+      auth: "key_or_wallet",
+      query: ordersQuery,
+      responses: { 200: { description: "orders", schema: ordersResponse }, ...errors },
+    },
+    handlers: [
+      requireAuth(c, anyScheme, "read", "account"),
+      async (req, res) => {
+        const q = parseWith(ordersQuery, req.query, "query");
+        if (q.symbol) findMarket(c.service, q.symbol);
+        const status = q.status ?? "open";
+        const statuses: readonly DexOrderStatus[] | undefined =
+          status === "open" ? DEX_OPEN_STATUSES : status === "all" ? undefined : [status as DexOrderStatus];
+        const orders = await c.service.listOrders({
+          account: authOf(res).account,
+          statuses,
+          symbol: q.symbol,
+          limit: q.limit ?? 100,
+        });
+        const markets = new Map(c.service.listMarkets().map((m) => [m.symbol, m]));
+        res.json({
+          orders: orders.filter((o) => markets.has(o.symbol)).map((o) => presentOrder(markets.get(o.symbol)!, o)),
+        });
+      },
+    ],
+  };
 }
