@@ -394,29 +394,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid environment:\n  ${lines.join("\n  ")}`, { cause: parsed.error });
   }
   const e = parsed.data;
-  if (e.HOME_CHAIN_ID === e.REMOTE_CHAIN_ID) throw new ConfigError("HOME_CHAIN_ID and REMOTE_CHAIN_ID must differ");
   const dataDir = path.resolve(REPO_ROOT, e.DATA_DIR ?? ".data");
-  if (e.API_KEY_ENCRYPTION_KEY && e.API_KEY_ENCRYPTION_KEY_FILE)
-    throw new ConfigError("set API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE, not both");
-  if (e.API_KEY_ENCRYPTION_KEY_FILE && isInside(dataDir, path.resolve(e.API_KEY_ENCRYPTION_KEY_FILE))) {
-    throw new ConfigError(
-      "API_KEY_ENCRYPTION_KEY_FILE must be outside DATA_DIR (a copy of the data must not carry its key)",
-    );
-  }
-  if (e.BRIDGE_SEAL_KEY && e.BRIDGE_SEAL_KEY_FILE)
-    throw new ConfigError("set BRIDGE_SEAL_KEY or BRIDGE_SEAL_KEY_FILE, not both");
-  if (e.BRIDGE_SEAL_KEY_FILE && isInside(dataDir, path.resolve(e.BRIDGE_SEAL_KEY_FILE))) {
-    throw new ConfigError("BRIDGE_SEAL_KEY_FILE must be outside DATA_DIR (a copy of the data must not carry its key)");
-  }
-  if (e.EXCHANGE_MODE === "production" && !e.API_KEY_ENCRYPTION_KEY && !e.API_KEY_ENCRYPTION_KEY_FILE) {
-    throw new ConfigError("EXCHANGE_MODE=production needs API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE");
-  }
-  if (e.EXCHANGE_MODE === "production" && e.DEX_WALLET_AUTH_HOSTS.length === 0) {
-    throw new ConfigError(
-      "EXCHANGE_MODE=production needs DEX_WALLET_AUTH_HOSTS (the Host names the DEX API answers, comma-separated)",
-    );
-  }
-  const http = (p: number, suffix = "") => `http://${e.HOST}:${p}${suffix}`;
+  checkCombinations(e, dataDir);
+  const http = (p: number, suffix = "") => httpUrl(e, p, suffix);
   const external = externalParts(present);
   const chain = (name: "home" | "remote", id: number, p: number): ChainConfig => ({
     name,
@@ -459,18 +439,77 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database: { url: e.DATABASE_URL, pgliteDir: path.join(dataDir, "pglite") },
     deploymentsFile: external.deploymentsFile ?? path.join(dataDir, "deployments.json"),
     deploymentsFileShared: external.deploymentsFile !== undefined,
-    keys: {
-      // the address only: the key is the provisioning child's (config/deployer-secret.ts)
-      deployer: { address: privateKeyToAccount(e.DEPLOYER_PRIVATE_KEY).address },
-      operator: keyPair(e.OPERATOR_PRIVATE_KEY),
-      feeRecipient: keyPair(e.FEE_RECIPIENT_PRIVATE_KEY),
-      relayer: keyPair(e.RELAYER_PRIVATE_KEY),
-      agentRelayer: keyPair(e.AGENT_RELAYER_PRIVATE_KEY),
-      funding: keyPair(e.FUNDING_PRIVATE_KEY),
-      compliance: keyPair(e.COMPLIANCE_PRIVATE_KEY),
-      demoTraders: e.DEMO_PRIVATE_KEYS.map(keyPair),
-      integrator: keyPair(e.INTEGRATOR_PRIVATE_KEY),
-    },
+    keys: keysOf(e),
+    ...serviceSettings(e, present),
+    partition: partitionConfig(present),
+    logLevel: e.LOG_LEVEL,
+  });
+}
+
+type ParsedEnv = z.infer<typeof envSchema>;
+
+const httpUrl = (e: ParsedEnv, port: number, suffix = "") => `http://${e.HOST}:${port}${suffix}`;
+
+/** The settings that only make sense together, or never together. */
+function checkCombinations(e: ParsedEnv, dataDir: string): void {
+  if (e.HOME_CHAIN_ID === e.REMOTE_CHAIN_ID) throw new ConfigError("HOME_CHAIN_ID and REMOTE_CHAIN_ID must differ");
+  if (e.API_KEY_ENCRYPTION_KEY && e.API_KEY_ENCRYPTION_KEY_FILE)
+    throw new ConfigError("set API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE, not both");
+  if (e.API_KEY_ENCRYPTION_KEY_FILE && isInside(dataDir, path.resolve(e.API_KEY_ENCRYPTION_KEY_FILE))) {
+    throw new ConfigError(
+      "API_KEY_ENCRYPTION_KEY_FILE must be outside DATA_DIR (a copy of the data must not carry its key)",
+    );
+  }
+  if (e.BRIDGE_SEAL_KEY && e.BRIDGE_SEAL_KEY_FILE)
+    throw new ConfigError("set BRIDGE_SEAL_KEY or BRIDGE_SEAL_KEY_FILE, not both");
+  if (e.BRIDGE_SEAL_KEY_FILE && isInside(dataDir, path.resolve(e.BRIDGE_SEAL_KEY_FILE))) {
+    throw new ConfigError("BRIDGE_SEAL_KEY_FILE must be outside DATA_DIR (a copy of the data must not carry its key)");
+  }
+  if (e.EXCHANGE_MODE === "production" && !e.API_KEY_ENCRYPTION_KEY && !e.API_KEY_ENCRYPTION_KEY_FILE) {
+    throw new ConfigError("EXCHANGE_MODE=production needs API_KEY_ENCRYPTION_KEY or API_KEY_ENCRYPTION_KEY_FILE");
+  }
+  if (e.EXCHANGE_MODE === "production" && e.DEX_WALLET_AUTH_HOSTS.length === 0) {
+    throw new ConfigError(
+      "EXCHANGE_MODE=production needs DEX_WALLET_AUTH_HOSTS (the Host names the DEX API answers, comma-separated)",
+    );
+  }
+}
+
+function keysOf(e: ParsedEnv): Config["keys"] {
+  return {
+    // the address only: the key is the provisioning child's (config/deployer-secret.ts)
+    deployer: { address: privateKeyToAccount(e.DEPLOYER_PRIVATE_KEY).address },
+    operator: keyPair(e.OPERATOR_PRIVATE_KEY),
+    feeRecipient: keyPair(e.FEE_RECIPIENT_PRIVATE_KEY),
+    relayer: keyPair(e.RELAYER_PRIVATE_KEY),
+    agentRelayer: keyPair(e.AGENT_RELAYER_PRIVATE_KEY),
+    funding: keyPair(e.FUNDING_PRIVATE_KEY),
+    compliance: keyPair(e.COMPLIANCE_PRIVATE_KEY),
+    demoTraders: e.DEMO_PRIVATE_KEYS.map(keyPair),
+    integrator: keyPair(e.INTEGRATOR_PRIVATE_KEY),
+  };
+}
+
+/** The services' settings (mode, relayer budget, the APIs, simulator, batcher, chain nodes, bridge). */
+type ServiceSettings = Pick<
+  Config,
+  | "mode"
+  | "agentRelayer"
+  | "dexApi"
+  | "exchangeApi"
+  | "simulator"
+  | "batcher"
+  | "chainJournalFsync"
+  | "chainNode"
+  | "homeChainCpus"
+  | "indexerCpus"
+  | "indexerHotFront"
+  | "stackComponents"
+  | "bridge"
+>;
+
+function serviceSettings(e: ParsedEnv, present: Record<string, string | undefined>): ServiceSettings {
+  return {
     mode: e.EXCHANGE_MODE,
     agentRelayer: {
       dailyBudgetWei: e.AGENT_RELAYER_DAILY_BUDGET_WEI,
@@ -484,7 +523,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ipPerMinute: e.DEX_IP_RATE_LIMIT,
     },
     exchangeApi: {
-      oidcIssuers: e.EXCHANGE_OIDC_ISSUERS ?? [http(e.IAM_PORT)],
+      oidcIssuers: e.EXCHANGE_OIDC_ISSUERS ?? [httpUrl(e, e.IAM_PORT)],
       oidcAudience: e.EXCHANGE_OIDC_AUDIENCE,
       publicPerMinute: e.EXCHANGE_PUBLIC_RATE_LIMIT,
       ipPerMinute: e.EXCHANGE_IP_RATE_LIMIT,
@@ -511,7 +550,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sealKeyHex: e.BRIDGE_SEAL_KEY?.replace(/^0x/, ""),
       sealKeyFile: e.BRIDGE_SEAL_KEY_FILE ? path.resolve(e.BRIDGE_SEAL_KEY_FILE) : undefined,
     },
-    partition: partitionConfig(present),
-    logLevel: e.LOG_LEVEL,
-  });
+  };
 }
