@@ -52,41 +52,96 @@ export interface OrderEntry {
 }
 
 export function createOrderEntry(deps: OrderEntryDeps): OrderEntry {
-  const { out, clock, logger } = deps;
-  const limits = deps.config.rateLimits;
-  const maxInFlight = deps.config.ws.maxOrdersInFlight;
-  const perSecond = new WindowCounter(1000, () => clock.now());
-  const inFlight = new WeakMap<Conn, number>();
+  const entry = new WsOrderEntry(deps);
+  return { inFlight: (c) => entry.inFlight(c), handle: (c, parsed) => entry.handle(c, parsed) };
+}
 
-  async function limit(name: string): Promise<void> {
-    const max = limits.ordersPerSecond;
-    const hit = perSecond.hit(name);
+class WsOrderEntry {
+  private readonly perSecond: WindowCounter;
+  private readonly inFlightOf = new WeakMap<Conn, number>();
+
+  constructor(private readonly deps: OrderEntryDeps) {
+    this.perSecond = new WindowCounter(1000, () => deps.clock.now());
+  }
+
+  inFlight(c: Conn): number {
+    return this.inFlightOf.get(c) ?? 0;
+  }
+
+  async handle(c: Conn, parsed: unknown): Promise<void> {
+    const r = orderMessage.safeParse(parsed);
+    if (!r.success) {
+      // without a usable correlation id the refusal is a plain error message (with the id when there is one)
+      const rawId = (parsed as { id?: unknown }).id;
+      const id = correlationId.safeParse(rawId).success ? (rawId as string | number) : undefined;
+      const e = validationError(r.error, "message");
+      if (id === undefined) this.deps.out.sendError(c, e);
+      else this.answer(c, id, e.status, e.toBody());
+      return;
+    }
+    const msg = r.data;
+    const n = this.inFlightOf.get(c) ?? 0;
+    const maxInFlight = this.deps.config.ws.maxOrdersInFlight;
+    if (n >= maxInFlight) {
+      const e = new ApiError(
+        "RATE_LIMIT_EXCEEDED",
+        `at most ${maxInFlight} orders of one connection in flight; wait for their answers`,
+        {
+          reason: "orders_in_flight",
+          limit: maxInFlight,
+        },
+      );
+      this.answer(c, msg.id, e.status, e.toBody());
+      return;
+    }
+    this.inFlightOf.set(c, n + 1);
+    try {
+      await this.place(c, msg);
+      metrics.ordersAccepted.inc("websocket");
+    } catch (err) {
+      metrics.ordersRefused.inc("websocket", refusalReason(err));
+      const { status, body, error } = toHttpError(err);
+      if (status >= 500) {
+        // a retryable refusal (chain down, settlement backlog) is the service working as designed: no stack
+        if (error.retryable)
+          this.deps.logger.warn({ conn: c.id, code: error.code, reason: error.message }, "ws order refused");
+        else this.deps.logger.error({ conn: c.id, err: error.cause ?? err }, "ws order failed");
+      }
+      this.answer(c, msg.id, status, body, error.retryAfterS);
+    } finally {
+      this.inFlightOf.set(c, (this.inFlightOf.get(c) ?? 1) - 1);
+    }
+  }
+
+  private async limit(name: string): Promise<void> {
+    const max = this.deps.config.rateLimits.ordersPerSecond;
+    const hit = this.perSecond.hit(name);
     if (hit.hits > max) {
       throw new ApiError("RATE_LIMIT_EXCEEDED", `rate limit exceeded: ${max} per 1 s`, {
         limit: max,
         window_ms: 1000,
-        retry_after: Math.max(1, Math.ceil((hit.resetAt - clock.now()) / 1000)),
+        retry_after: Math.max(1, Math.ceil((hit.resetAt - this.deps.clock.now()) / 1000)),
       });
     }
   }
 
   /** `retryAfterS`: REST's Retry-After header, as a field beside the body */
-  function answer(c: Conn, id: string | number, status: number, body: unknown, retryAfterS?: number): void {
+  private answer(c: Conn, id: string | number, status: number, body: unknown, retryAfterS?: number): void {
     const retry = retryAfterS !== undefined ? `,"retry_after":${retryAfterS}` : "";
-    out.send(
+    this.deps.out.send(
       c,
       `{"type":"order_result","id":${JSON.stringify(id)},"status":${status}${retry},"body":${JSON.stringify(body)}}`,
     );
   }
 
-  async function place(c: Conn, msg: OrderMessage): Promise<void> {
+  private async place(c: Conn, msg: OrderMessage): Promise<void> {
     const body = msg.body;
     if (isWalletSigned(body)) {
       // the signature authenticates the order; the per-trader limit once it is recovered (the placer calls it)
-      const result = await deps.placeOrder(body, null, {
-        authenticated: (account: Address) => limit(`wallet:${account.toLowerCase()}`),
+      const result = await this.deps.placeOrder(body, null, {
+        authenticated: (account: Address) => this.limit(`wallet:${account.toLowerCase()}`),
       });
-      answer(c, msg.id, 201, result.order);
+      this.answer(c, msg.id, 201, result.order);
       return;
     }
     if (!c.key || !c.account) {
@@ -100,54 +155,8 @@ export function createOrderEntry(deps: OrderEntryDeps): OrderEntry {
     }
     const auth = { scheme: "api_key" as const, account: c.account, key: c.key };
     authorize(auth, "trade", c.ip);
-    await limit(`key:${c.key.id}`);
-    const result = await deps.placeOrder(body, auth);
-    answer(c, msg.id, 201, result.order);
+    await this.limit(`key:${c.key.id}`);
+    const result = await this.deps.placeOrder(body, auth);
+    this.answer(c, msg.id, 201, result.order);
   }
-
-  return {
-    inFlight: (c) => inFlight.get(c) ?? 0,
-    async handle(c, parsed) {
-      const r = orderMessage.safeParse(parsed);
-      if (!r.success) {
-        // without a usable correlation id the refusal is a plain error message (with the id when there is one)
-        const rawId = (parsed as { id?: unknown }).id;
-        const id = correlationId.safeParse(rawId).success ? (rawId as string | number) : undefined;
-        const e = validationError(r.error, "message");
-        if (id === undefined) out.sendError(c, e);
-        else answer(c, id, e.status, e.toBody());
-        return;
-      }
-      const msg = r.data;
-      const n = inFlight.get(c) ?? 0;
-      if (n >= maxInFlight) {
-        const e = new ApiError(
-          "RATE_LIMIT_EXCEEDED",
-          `at most ${maxInFlight} orders of one connection in flight; wait for their answers`,
-          {
-            reason: "orders_in_flight",
-            limit: maxInFlight,
-          },
-        );
-        answer(c, msg.id, e.status, e.toBody());
-        return;
-      }
-      inFlight.set(c, n + 1);
-      try {
-        await place(c, msg);
-        metrics.ordersAccepted.inc("websocket");
-      } catch (err) {
-        metrics.ordersRefused.inc("websocket", refusalReason(err));
-        const { status, body, error } = toHttpError(err);
-        if (status >= 500) {
-          // a retryable refusal (chain down, settlement backlog) is the service working as designed: no stack
-          if (error.retryable) logger.warn({ conn: c.id, code: error.code, reason: error.message }, "ws order refused");
-          else logger.error({ conn: c.id, err: error.cause ?? err }, "ws order failed");
-        }
-        answer(c, msg.id, status, body, error.retryAfterS);
-      } finally {
-        inFlight.set(c, (inFlight.get(c) ?? 1) - 1);
-      }
-    },
-  };
 }

@@ -79,67 +79,86 @@ export async function openRecordLog<C, M = unknown, S = unknown>(
   options: RecordLogOptions<C, M, S>,
 ): Promise<RecordLog<C, M>> {
   const { dir } = options;
-  const fsync = options.fsync ?? true;
   await mkdir(dir, { recursive: true });
   const imported = options.legacy ? await importLegacy(dir, options.legacy) : 0;
   const { count: recovered, lastSegment, report } = await recover(options);
   report.imported = imported;
-
-  let fh: FileHandle = await open(join(dir, lastSegment), "a");
+  const fh: FileHandle = await open(join(dir, lastSegment), "a");
   await fsyncDir(dir);
-  let count = recovered;
-  let pending: Buffer[] = [];
-  let waiters: Waiter[] = [];
-  let io: Promise<void> = Promise.resolve();
-  let flushQueued = false;
-  let failure: Error | undefined;
-  let closed = false;
-  let sinceSnapshot = 0;
+  return new FileRecordLog(options, fh, recovered, report);
+}
 
-  const fail = (err: Error) => {
-    failure ??= err;
-    for (const w of waiters) w.reject(failure);
-    waiters = [];
-    pending = [];
-  };
+/** The local-files record log: appends batched into one write (and one datasync) a turn, snapshots that
+ *  start a new segment. Every file operation goes through one queue (`enqueue`). */
+class FileRecordLog<C, M, S> implements RecordLog<C, M> {
+  private readonly fsync: boolean;
+  private pending: Buffer[] = [];
+  private waiters: Waiter[] = [];
+  private io: Promise<void> = Promise.resolve();
+  private flushQueued = false;
+  private failure: Error | undefined;
+  private closed = false;
+  private sinceSnapshot = 0;
+
+  constructor(
+    private readonly options: RecordLogOptions<C, M, S>,
+    private fh: FileHandle,
+    private records: number,
+    readonly recovery: RecoveryReport,
+  ) {
+    this.fsync = options.fsync ?? true;
+  }
+
+  get count(): number {
+    return this.records;
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const w of this.waiters) w.reject(this.failure);
+    this.waiters = [];
+    this.pending = [];
+  }
 
   /** Serialises every file operation: batches, rotations and snapshots never interleave. */
-  const enqueue = (task: () => Promise<void>): Promise<void> => {
-    io = io.then(() => (failure ? undefined : task())).catch((err: Error) => fail(err));
-    return io;
-  };
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    this.io = this.io.then(() => (this.failure ? undefined : task())).catch((err: Error) => this.fail(err));
+    return this.io;
+  }
 
-  const writePending = async () => {
-    while (pending.length > 0) {
-      const batch = pending;
-      const batchWaiters = waiters;
-      pending = [];
-      waiters = [];
+  private async writePending(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      const batchWaiters = this.waiters;
+      this.pending = [];
+      this.waiters = [];
       try {
-        await fh.write(Buffer.concat(batch));
-        if (fsync) await fh.datasync();
+        await this.fh.write(Buffer.concat(batch));
+        if (this.fsync) await this.fh.datasync();
       } catch (err) {
         for (const w of batchWaiters) w.reject(err as Error);
         throw err;
       }
       for (const w of batchWaiters) w.resolve(w.value);
     }
+  }
+
+  private readonly flush = () => {
+    this.flushQueued = false;
+    return this.writePending();
   };
 
-  const flush = () => {
-    flushQueued = false;
-    return writePending();
-  };
-
-  const snapshotTask = async () => {
+  private readonly snapshotTask = async () => {
+    const { options } = this;
+    const { dir } = options;
     if (!options.state) throw new Error("this journal takes no snapshots (no state)");
-    await writePending();
+    await this.writePending();
     // Synchronous from here to the rotation: no record can slip between the state and the index.
-    const index = count;
+    const index = this.records;
     const state = options.state();
     const next = await open(join(dir, segmentName(index)), "a");
-    const old = fh;
-    fh = next;
+    const old = this.fh;
+    this.fh = next;
     await old.close();
     await fsyncDir(dir);
     await writeSnapshotFile(dir, index, state);
@@ -149,58 +168,54 @@ export async function openRecordLog<C, M = unknown, S = unknown>(
       ...listing.segments.filter((s) => s.firstIndex < index).map((s) => s.name),
       ...listing.snapshots.filter((s) => s.index < index).map((s) => s.name),
     ]);
-    sinceSnapshot = 0;
+    this.sinceSnapshot = 0;
   };
 
-  const refusal = (): Error | undefined => (closed ? new Error("journal closed") : failure);
+  readonly refusal = (): Error | undefined => (this.closed ? new Error("journal closed") : this.failure);
 
-  const appendFrame = <T = void>(frame: Buffer, value?: T): Promise<T> => {
-    const refused = refusal();
+  readonly appendFrame = <T = void>(frame: Buffer, value?: T): Promise<T> => {
+    const refused = this.refusal();
     if (refused) return Promise.reject(refused);
-    count++;
-    sinceSnapshot++;
+    this.records++;
+    this.sinceSnapshot++;
     return new Promise<T>((resolve, reject) => {
-      pending.push(frame);
-      waiters.push({ value, resolve: resolve as (value: unknown) => void, reject });
-      if (!flushQueued) {
-        flushQueued = true;
-        void enqueue(flush);
+      this.pending.push(frame);
+      this.waiters.push({ value, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.flushQueued) {
+        this.flushQueued = true;
+        void this.enqueue(this.flush);
       }
-      if (options.snapshotEvery && sinceSnapshot >= options.snapshotEvery) {
-        sinceSnapshot = 0;
-        void enqueue(snapshotTask);
+      const every = this.options.snapshotEvery;
+      if (every && this.sinceSnapshot >= every) {
+        this.sinceSnapshot = 0;
+        void this.enqueue(this.snapshotTask);
       }
     });
   };
 
-  return {
-    recovery: report,
-    get count() {
-      return count;
-    },
-    refusal,
-    appendFrame,
-    append(c: C, m?: M): Promise<void> {
-      let frame: Buffer;
-      try {
-        frame = encodeRecord(m === undefined ? { i: count, c } : { i: count, c, m });
-      } catch (err) {
-        return Promise.reject(new Error(`record cannot be journaled: ${(err as Error).message}`));
-      }
-      return appendFrame(frame);
-    },
-    snapshot: () =>
-      enqueue(snapshotTask).then(() => {
-        if (failure) throw failure;
-      }),
-    async close() {
-      if (closed) return;
-      closed = true;
-      await enqueue(writePending);
-      await fh.close();
-      if (failure) throw failure;
-    },
-  };
+  append(c: C, m?: M): Promise<void> {
+    let frame: Buffer;
+    try {
+      frame = encodeRecord(m === undefined ? { i: this.records, c } : { i: this.records, c, m });
+    } catch (err) {
+      return Promise.reject(new Error(`record cannot be journaled: ${(err as Error).message}`));
+    }
+    return this.appendFrame(frame);
+  }
+
+  snapshot(): Promise<void> {
+    return this.enqueue(this.snapshotTask).then(() => {
+      if (this.failure) throw this.failure;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.enqueue(() => this.writePending());
+    await this.fh.close();
+    if (this.failure) throw this.failure;
+  }
 }
 
 async function recover<C, M, S>(

@@ -47,40 +47,54 @@ export interface ChainFollower {
 const CHUNK = 5_000n;
 
 export function createChainFollower(deps: ChainFollowerDeps): ChainFollower {
-  let next = deps.fromBlock;
-  const selectors: Hex[] = deps.abi
-    .filter((x): x is AbiEvent => x.type === "event" && deps.eventNames.includes(x.name))
-    .map((e) => toEventSelector(e));
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
+  return new SettlementFollower(deps);
+}
 
-  type RawLog = Omit<Log, "blockNumber" | "logIndex"> & { blockNumber: Hex; logIndex: Hex };
-  let prefetched: Promise<{ head: bigint; logs: RawLog[] }> | undefined;
+type RawLog = Omit<Log, "blockNumber" | "logIndex"> & { blockNumber: Hex; logIndex: Hex };
 
-  const fetchLogs = async (from: bigint, to: bigint): Promise<RawLog[]> =>
-    (await deps.client.request({
+class SettlementFollower implements ChainFollower {
+  private next: bigint;
+  private readonly selectors: Hex[];
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+  private prefetched: Promise<{ head: bigint; logs: RawLog[] }> | undefined;
+
+  constructor(private readonly deps: ChainFollowerDeps) {
+    this.next = deps.fromBlock;
+    this.selectors = deps.abi
+      .filter((x): x is AbiEvent => x.type === "event" && deps.eventNames.includes(x.name))
+      .map((e) => toEventSelector(e));
+  }
+
+  get lastBlock(): bigint {
+    return this.next - 1n;
+  }
+
+  private async fetchLogs(from: bigint, to: bigint): Promise<RawLog[]> {
+    return (await this.deps.client.request({
       method: "eth_getLogs",
       params: [
         {
-          address: deps.address,
+          address: this.deps.address,
           fromBlock: `0x${from.toString(16)}`,
           toBlock: `0x${to.toString(16)}`,
-          topics: [selectors],
+          topics: [this.selectors],
         },
       ],
     })) as unknown as RawLog[];
+  }
 
-  async function apply(logs: RawLog[], live: boolean): Promise<void> {
+  private async apply(logs: RawLog[], live: boolean): Promise<void> {
     for (const log of logs) {
       let decoded;
       try {
-        decoded = decodeEventLog({ abi: deps.abi, data: log.data, topics: log.topics });
+        decoded = decodeEventLog({ abi: this.deps.abi, data: log.data, topics: log.topics });
       } catch {
         continue; // an event this ABI does not know (e.g. OpenZeppelin role events it does know; fine)
       }
-      await deps.onEvent(
+      await this.deps.onEvent(
         {
           name: String(decoded.eventName),
           args: (decoded.args ?? {}) as Record<string, unknown>,
@@ -92,65 +106,63 @@ export function createChainFollower(deps: ChainFollowerDeps): ChainFollower {
     }
   }
 
-  async function readUpTo(head: bigint, live: boolean): Promise<void> {
-    while (next <= head) {
-      const to = next + CHUNK - 1n < head ? next + CHUNK - 1n : head;
-      await apply(await fetchLogs(next, to), live);
-      next = to + 1n;
+  private async readUpTo(head: bigint, live: boolean): Promise<void> {
+    while (this.next <= head) {
+      const to = this.next + CHUNK - 1n < head ? this.next + CHUNK - 1n : head;
+      await this.apply(await this.fetchLogs(this.next, to), live);
+      this.next = to + 1n;
     }
   }
 
-  return {
-    get lastBlock() {
-      return next - 1n;
-    },
-    prefetch() {
-      if (prefetched) return;
-      const from = next;
-      prefetched = (async () => {
-        const head = await deps.client.getBlockNumber({ cacheTime: 0 });
-        const logs: RawLog[] = [];
-        for (let at = from; at <= head; at += CHUNK)
-          logs.push(...(await fetchLogs(at, at + CHUNK - 1n < head ? at + CHUNK - 1n : head)));
-        return { head, logs };
-      })();
-      prefetched.catch(() => undefined); // the catchUp that takes it sees the failure
-    },
-    async catchUp() {
-      if (prefetched) {
-        const taken = prefetched;
-        prefetched = undefined;
-        const { head, logs } = await taken;
-        await apply(logs, false);
-        if (head >= next) next = head + 1n;
-        return head;
-      }
-      const head = await deps.client.getBlockNumber({ cacheTime: 0 });
-      await readUpTo(head, false);
+  prefetch(): void {
+    if (this.prefetched) return;
+    const from = this.next;
+    this.prefetched = (async () => {
+      const head = await this.deps.client.getBlockNumber({ cacheTime: 0 });
+      const logs: RawLog[] = [];
+      for (let at = from; at <= head; at += CHUNK)
+        logs.push(...(await this.fetchLogs(at, at + CHUNK - 1n < head ? at + CHUNK - 1n : head)));
+      return { head, logs };
+    })();
+    this.prefetched.catch(() => undefined); // the catchUp that takes it sees the failure
+  }
+
+  async catchUp(): Promise<bigint> {
+    if (this.prefetched) {
+      const taken = this.prefetched;
+      this.prefetched = undefined;
+      const { head, logs } = await taken;
+      await this.apply(logs, false);
+      if (head >= this.next) this.next = head + 1n;
       return head;
-    },
-    start() {
-      running = true;
-      loop = (async () => {
-        while (running) {
-          try {
-            const head = await deps.client.getBlockNumber({ cacheTime: 0 });
-            await readUpTo(head, true);
-          } catch (e) {
-            deps.onError?.(e);
-          }
-          await new Promise<void>((r) => {
-            wake = r;
-            timer = setTimeout(r, deps.pollMs ?? 50);
-          });
+    }
+    const head = await this.deps.client.getBlockNumber({ cacheTime: 0 });
+    await this.readUpTo(head, false);
+    return head;
+  }
+
+  start(): void {
+    this.running = true;
+    this.loop = (async () => {
+      while (this.running) {
+        try {
+          const head = await this.deps.client.getBlockNumber({ cacheTime: 0 });
+          await this.readUpTo(head, true);
+        } catch (e) {
+          this.deps.onError?.(e);
         }
-      })();
-    },
-    async stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-      wake?.();
-      await loop;
-    },
-  };
+        await new Promise<void>((r) => {
+          this.wake = r;
+          this.timer = setTimeout(r, this.deps.pollMs ?? 50);
+        });
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.wake?.();
+    await this.loop;
+  }
 }

@@ -84,6 +84,45 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
     });
   }
   const o = input.order;
+  checkSignedFields(o, market, type, tif);
+  const { lots, ticks, triggerPriceTicks } = checkGrid(o, market, input, rule);
+  const hash = ctx.digest(o);
+  const now = ctx.nowMs();
+  const trader = o.trader.toLowerCase();
+  const { signer, deadlineMs } = await resolveSigner(ctx, o, hash, input.signature, now);
+  if (deadlineMs <= now) {
+    throw new PipelineError(
+      "ORDER_EXPIRED",
+      `the order expires within the ${ctx.expiryMarginMs / 1000} s settlement margin`,
+      { expiry: o.expiry.toString() },
+    );
+  }
+  const nonceProblem = ctx.nonceProblem(trader, o.nonce);
+  if (nonceProblem) throw new PipelineError("INVALID_NONCE", nonceProblem, { nonce: o.nonce.toString() });
+
+  const side = o.side === 0 ? "buy" : "sell";
+  const lock: OrderLock =
+    side === "buy"
+      ? { token: market.quoteToken, amount: buyLockFor(o.amount, o.price) }
+      : { token: market.baseToken, amount: o.amount };
+  return {
+    hash,
+    market,
+    account: trader,
+    side,
+    type,
+    timeInForce: tif,
+    priceTicks: Number(ticks),
+    triggerPriceTicks,
+    sizeLots: Number(lots),
+    lock,
+    deadlineMs,
+    signer,
+  };
+}
+
+/** The signed order's own fields: the market's tokens, side, flags, positive and within their on-chain ranges. */
+function checkSignedFields(o: Order, market: MarketSpec, type: OrderType, tif: TimeInForce): void {
   if (
     o.baseToken.toLowerCase() !== market.baseToken.toLowerCase() ||
     o.quoteToken.toLowerCase() !== market.quoteToken.toLowerCase()
@@ -107,6 +146,17 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   ) {
     throw invalid("a field is out of its on-chain range (price and amount < 2^128, expiry and nonce < 2^64)");
   }
+}
+
+/** The typed order's lots and ticks on the market's grid, equal to the signed amount and price, within the
+ *  market's bounds; the trigger in the engine's numbers. */
+function checkGrid(
+  o: Order,
+  market: MarketSpec,
+  input: PlaceSignedInput,
+  rule: NonNullable<ReturnType<typeof orderTypeRule>>,
+): { lots: bigint; ticks: bigint; triggerPriceTicks: number | undefined } {
+  const tif = input.timeInForce;
   // the typed order's lots and ticks are the order's; the signed amount and price must be them on the market's grid
   const { sizeLots: lots, priceTicks: ticks } = input;
   if (o.amount !== lotsToBase(market, lots)) {
@@ -153,14 +203,24 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
     triggerPriceTicks = Number(t);
   }
 
-  const hash = ctx.digest(o);
-  const now = ctx.nowMs();
+  return { lots, ticks, triggerPriceTicks };
+}
+
+/** Who signed (the trader, an approved agent, or the trader's ERC-1271 wallet) and until when the order may
+ *  match (its signed expiry, or its agent's, minus the margin). */
+async function resolveSigner(
+  ctx: IntakeContext,
+  o: Order,
+  hash: Hex,
+  signature: Hex,
+  now: number,
+): Promise<{ signer: Address; deadlineMs: number }> {
   let deadlineMs = Number(o.expiry) * 1000 - ctx.expiryMarginMs;
   const trader = o.trader.toLowerCase();
   // a signer this process already established for this exact pair (the API's check, an agent's own signature)
   const recovered =
-    ctx.knownSigners?.take(hash, input.signature) ??
-    (ctx.recoverSigner ? await ctx.recoverSigner(hash, input.signature) : recoverSigner(hash, input.signature));
+    ctx.knownSigners?.take(hash, signature) ??
+    (ctx.recoverSigner ? await ctx.recoverSigner(hash, signature) : recoverSigner(hash, signature));
   let signer: Address;
   if (recovered && recovered.toLowerCase() === trader) {
     signer = o.trader;
@@ -171,40 +231,12 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
     }
     deadlineMs = Math.min(deadlineMs, Number(agentUntil) * 1000 - ctx.expiryMarginMs);
     signer = recovered;
-  } else if (ctx.isValidContractSignature && (await ctx.isValidContractSignature(o.trader, hash, input.signature))) {
+  } else if (ctx.isValidContractSignature && (await ctx.isValidContractSignature(o.trader, hash, signature))) {
     signer = o.trader;
   } else {
     throw new PipelineError("INVALID_SIGNATURE", "the signature is not the trader's nor an approved agent's", {
       recovered,
     });
   }
-  if (deadlineMs <= now) {
-    throw new PipelineError(
-      "ORDER_EXPIRED",
-      `the order expires within the ${ctx.expiryMarginMs / 1000} s settlement margin`,
-      { expiry: o.expiry.toString() },
-    );
-  }
-  const nonceProblem = ctx.nonceProblem(trader, o.nonce);
-  if (nonceProblem) throw new PipelineError("INVALID_NONCE", nonceProblem, { nonce: o.nonce.toString() });
-
-  const side = o.side === 0 ? "buy" : "sell";
-  const lock: OrderLock =
-    side === "buy"
-      ? { token: market.quoteToken, amount: buyLockFor(o.amount, o.price) }
-      : { token: market.baseToken, amount: o.amount };
-  return {
-    hash,
-    market,
-    account: trader,
-    side,
-    type,
-    timeInForce: tif,
-    priceTicks: Number(ticks),
-    triggerPriceTicks,
-    sizeLots: Number(lots),
-    lock,
-    deadlineMs,
-    signer,
-  };
+  return { signer, deadlineMs };
 }
