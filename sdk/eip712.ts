@@ -24,7 +24,7 @@ export const OrderFlags = { NONE: 0, POST_ONLY: 1 } as const;
 
 /** The post-only rule, the one place it is written for the signed order's flags: a `limit_maker` order, or
  *  one whose time in force is `post_only` (the API's spelling), may only be the maker of a fill. */
-export function isPostOnly(type: string, timeInForce: string | undefined): boolean {
+export function isPostOnly(type: string | undefined, timeInForce: string | undefined): boolean {
   return type === "limit_maker" || timeInForce === "post_only";
 }
 
