@@ -71,7 +71,6 @@ export function createDexService(deps: DexServiceDeps): DexService {
   const clock = svc.clock;
   const domain = getSettlementDomain(deps.chainId, deps.settlement);
   const markets = (): MarketSpec[] => svc.marketList();
-  let agentRelayer: AgentRelayer | null = null;
   const orders = new DexOrders({
     service: svc,
     state,
@@ -86,23 +85,7 @@ export function createDexService(deps: DexServiceDeps): DexService {
       knownSigners: deps.knownSigners,
     }),
   });
-  const agents = new AgentApprovals({
-    pipeline: p,
-    settlement: deps.settlement,
-    domain,
-    clock,
-    relayer: () =>
-      (agentRelayer ??= createAgentRelayer({
-        client: p.client,
-        chainId: deps.chainId,
-        rpcUrl: deps.rpcUrl,
-        settlement: deps.settlement,
-        relayerKey: deps.submitterKey,
-        nonces: deps.submitterNonces,
-        budget: deps.approvalBudget ?? { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
-        fundingMinimums: () => relayerFundingMinimums(markets(), deps.assets),
-      })),
-  });
+  const agents = agentApprovalsOf(deps, domain, markets);
   const data = new DexMarketData({
     pipeline: p,
     service: svc,
@@ -147,4 +130,32 @@ export function createDexService(deps: DexServiceDeps): DexService {
       return () => state.listeners.delete(listener);
     },
   };
+}
+
+/** The agents on chain, over one agent relayer (one nonce manager, one budget) for the service's lifetime,
+ *  made when first needed. */
+function agentApprovalsOf(
+  deps: DexServiceDeps,
+  domain: ReturnType<typeof getSettlementDomain>,
+  markets: () => MarketSpec[],
+): AgentApprovals {
+  const p = deps.pipeline;
+  let agentRelayer: AgentRelayer | null = null;
+  return new AgentApprovals({
+    pipeline: p,
+    settlement: deps.settlement,
+    domain,
+    clock: p.service.clock,
+    relayer: () =>
+      (agentRelayer ??= createAgentRelayer({
+        client: p.client,
+        chainId: deps.chainId,
+        rpcUrl: deps.rpcUrl,
+        settlement: deps.settlement,
+        relayerKey: deps.submitterKey,
+        nonces: deps.submitterNonces,
+        budget: deps.approvalBudget ?? { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
+        fundingMinimums: () => relayerFundingMinimums(markets(), deps.assets),
+      })),
+  });
 }

@@ -203,37 +203,19 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     service.sweepExpired().catch((e) => log?.error({ err: String(e) }, "expiry sweep failed"));
   }, 250);
 
-  return {
+  return pipelineOf({
+    opts,
     service,
     batcher,
     client,
+    follower,
+    availability,
+    reconciler,
+    resaleFollowers,
+    settledListeners,
+    sweeper,
     recovered: { records: replay.records, ...resumed, startMs: lap.startMs },
-    subscribeSettled(fn) {
-      settledListeners.add(fn);
-      return () => settledListeners.delete(fn);
-    },
-    async syncChain() {
-      const head = await client.getBlockNumber({ cacheTime: 0 });
-      while (follower.lastBlock < head) await new Promise((r) => setTimeout(r, 10));
-    },
-    health: () => ({
-      matcher: service.health(),
-      batcher: batcher.health(),
-      chainBlock: follower.lastBlock.toString(),
-      reconciliation: reconciler.current,
-      chain: availability.health(),
-      ...(opts.replication ? { replication: opts.replication.health() } : {}),
-    }),
-    reconcile: reconciler.reconcile,
-    async stop() {
-      clearInterval(sweeper);
-      availability.close();
-      await follower.stop();
-      for (const f of resaleFollowers) await f.stop();
-      await batcher.stop();
-      await service.close();
-    },
-  };
+  });
 }
 
 /** Where the start's time goes (bench:restart prints it): `lap(name)` records the time since the last lap. */
@@ -329,4 +311,63 @@ async function resumeSettlement(
       () => batcher.confirmIntervalMs(),
     );
   return { trades, lastSettledSeq, settledBatches };
+}
+
+/** The running pipeline's handle over its started parts. */
+function pipelineOf(p: {
+  opts: PipelineOptions;
+  service: MatcherService;
+  batcher: Batcher;
+  client: PublicClient;
+  follower: ChainFollower;
+  availability: ReturnType<typeof createChainAvailability>;
+  reconciler: Reconciler;
+  resaleFollowers: ReturnType<typeof createResaleFollower>[];
+  settledListeners: Set<(b: SettledBatch) => void>;
+  sweeper: NodeJS.Timeout;
+  recovered: Pipeline["recovered"];
+}): Pipeline {
+  const {
+    opts,
+    service,
+    batcher,
+    client,
+    follower,
+    availability,
+    reconciler,
+    resaleFollowers,
+    settledListeners,
+    sweeper,
+  } = p;
+  return {
+    service,
+    batcher,
+    client,
+    recovered: p.recovered,
+    subscribeSettled(fn) {
+      settledListeners.add(fn);
+      return () => settledListeners.delete(fn);
+    },
+    async syncChain() {
+      const head = await client.getBlockNumber({ cacheTime: 0 });
+      while (follower.lastBlock < head) await new Promise((r) => setTimeout(r, 10));
+    },
+    health: () => ({
+      matcher: service.health(),
+      batcher: batcher.health(),
+      chainBlock: follower.lastBlock.toString(),
+      reconciliation: reconciler.current,
+      chain: availability.health(),
+      ...(opts.replication ? { replication: opts.replication.health() } : {}),
+    }),
+    reconcile: reconciler.reconcile,
+    async stop() {
+      clearInterval(sweeper);
+      availability.close();
+      await follower.stop();
+      for (const f of resaleFollowers) await f.stop();
+      await batcher.stop();
+      await service.close();
+    },
+  };
 }

@@ -76,40 +76,45 @@ export interface AgentRenouncer {
   stop(): Promise<void>;
 }
 
-export function createAgentRenouncer(deps: {
+interface RenouncerDeps {
   keys: ApiKeyStore;
   service: Pick<DexService, "submitAgentRenouncement">;
   logger: Logger;
   leaseMs?: number;
-}): AgentRenouncer {
+}
+
+/** One attempt at key `id`'s stored renouncement, under a lease (`claimRenouncement`). */
+async function renounceOnce(deps: RenouncerDeps, leaseMs: number, id: string): Promise<AgentRevocationState | null> {
+  const { keys, logger } = deps;
+  const claim = await keys.claimRenouncement(id, leaseMs);
+  if (!claim) return keys.agentRevocation(id);
+  try {
+    const r = await deps.service.submitAgentRenouncement(claim.message, claim.signature);
+    // Done once no approval is left, unless an approval of this key was still being submitted when it was
+    // revoked: that one may land after this read, so it is looked at again on the next drain.
+    if (r.agentExpiry === 0n && claim.agentStatus !== "submitting") await keys.finishRenouncement(id, "done", r.txHash);
+    else await keys.releaseRenouncement(id, r.txHash);
+  } catch (err) {
+    if (err instanceof DexServiceError && err.code === "INVALID_SIGNATURE") {
+      // The contract refuses it: the approval lapses at its expiry (the agent key is wiped: nobody signs with it).
+      logger.error({ err, apiKeyId: id, agent: claim.message.agent }, "agent renouncement refused on chain");
+      await keys.finishRenouncement(id, "failed", null);
+    } else {
+      logger.warn(
+        { err, apiKeyId: id, agent: claim.message.agent },
+        "agent renouncement not sent; retried by the drain loop",
+      );
+      await keys.releaseRenouncement(id, null);
+    }
+  }
+  return keys.agentRevocation(id);
+}
+
+export function createAgentRenouncer(deps: RenouncerDeps): AgentRenouncer {
   const { keys, logger } = deps;
   const leaseMs = deps.leaseMs ?? RENOUNCEMENT_LEASE_MS;
 
-  async function once(id: string): Promise<AgentRevocationState | null> {
-    const claim = await keys.claimRenouncement(id, leaseMs);
-    if (!claim) return keys.agentRevocation(id);
-    try {
-      const r = await deps.service.submitAgentRenouncement(claim.message, claim.signature);
-      // Done once no approval is left, unless an approval of this key was still being submitted when it was
-      // revoked: that one may land after this read, so it is looked at again on the next drain.
-      if (r.agentExpiry === 0n && claim.agentStatus !== "submitting")
-        await keys.finishRenouncement(id, "done", r.txHash);
-      else await keys.releaseRenouncement(id, r.txHash);
-    } catch (err) {
-      if (err instanceof DexServiceError && err.code === "INVALID_SIGNATURE") {
-        // The contract refuses it: the approval lapses at its expiry (the agent key is wiped: nobody signs with it).
-        logger.error({ err, apiKeyId: id, agent: claim.message.agent }, "agent renouncement refused on chain");
-        await keys.finishRenouncement(id, "failed", null);
-      } else {
-        logger.warn(
-          { err, apiKeyId: id, agent: claim.message.agent },
-          "agent renouncement not sent; retried by the drain loop",
-        );
-        await keys.releaseRenouncement(id, null);
-      }
-    }
-    return keys.agentRevocation(id);
-  }
+  const once = (id: string) => renounceOnce(deps, leaseMs, id);
 
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;

@@ -54,30 +54,7 @@ export interface OrderFields {
 
 /** Type, time in force, price, trigger and size as integers; throws ApiError. */
 export function parseOrderFields(m: MarketSpec, f: OrderFields, nowMs: number, signedMarket = false) {
-  if (!(DEX_ORDER_TYPES as readonly string[]).includes(f.type)) {
-    throw new ApiError("INVALID_ORDER_TYPE", `order type ${f.type} is not recognized`, {
-      type: f.type,
-      allowed: DEX_ORDER_TYPES,
-    });
-  }
-  const type = f.type as DexOrderType;
-  const rule = ORDER_TYPE_RULES[type];
-  const allowed = allowedTimeInForce(type);
-  const tifText = f.time_in_force?.toLowerCase() ?? allowed[0];
-  if (!(DEX_TIME_IN_FORCE as readonly string[]).includes(tifText)) {
-    throw new ApiError("INVALID_REQUEST", `time_in_force ${f.time_in_force} is not recognized`, {
-      field: "time_in_force",
-      allowed: DEX_TIME_IN_FORCE,
-    });
-  }
-  const timeInForce = tifText as DexTimeInForce;
-  if (!allowed.includes(timeInForce)) {
-    throw new ApiError("INVALID_ORDER_TYPE", `order type ${type} does not allow time_in_force ${timeInForce}`, {
-      type,
-      time_in_force: timeInForce,
-      allowed,
-    });
-  }
+  const { type, rule, timeInForce } = parseTypeAndTimeInForce(f);
   let priceTicks: bigint | null = null;
   if (rule.needsPrice) {
     if (f.price === undefined)
@@ -115,8 +92,48 @@ export function parseOrderFields(m: MarketSpec, f: OrderFields, nowMs: number, s
   } else if (f.expires_at !== undefined) {
     throw new ApiError("INVALID_REQUEST", "expires_at is only for gtd orders", { field: "expires_at" });
   }
-  // hidden and iceberg are display options of an order that can rest (the engine's rule, checked here first)
-  const rests = rule.needsPrice && timeInForce !== "ioc" && timeInForce !== "fok";
+  const { hidden, icebergVisibleLots } = parseDisplay(m, f, rule.needsPrice, timeInForce, sizeLots);
+  return { type, timeInForce, priceTicks, triggerPriceTicks, sizeLots, expiresAtMs, hidden, icebergVisibleLots };
+}
+
+/** The order type and its time in force (the type's first when none is given), checked against the table. */
+function parseTypeAndTimeInForce(f: OrderFields) {
+  if (!(DEX_ORDER_TYPES as readonly string[]).includes(f.type)) {
+    throw new ApiError("INVALID_ORDER_TYPE", `order type ${f.type} is not recognized`, {
+      type: f.type,
+      allowed: DEX_ORDER_TYPES,
+    });
+  }
+  const type = f.type as DexOrderType;
+  const rule = ORDER_TYPE_RULES[type];
+  const allowed = allowedTimeInForce(type);
+  const tifText = f.time_in_force?.toLowerCase() ?? allowed[0];
+  if (!(DEX_TIME_IN_FORCE as readonly string[]).includes(tifText)) {
+    throw new ApiError("INVALID_REQUEST", `time_in_force ${f.time_in_force} is not recognized`, {
+      field: "time_in_force",
+      allowed: DEX_TIME_IN_FORCE,
+    });
+  }
+  const timeInForce = tifText as DexTimeInForce;
+  if (!allowed.includes(timeInForce)) {
+    throw new ApiError("INVALID_ORDER_TYPE", `order type ${type} does not allow time_in_force ${timeInForce}`, {
+      type,
+      time_in_force: timeInForce,
+      allowed,
+    });
+  }
+  return { type, rule, timeInForce };
+}
+
+/** Hidden and iceberg: display options of an order that can rest (the engine's rule, checked here first). */
+function parseDisplay(
+  m: MarketSpec,
+  f: OrderFields,
+  needsPrice: boolean,
+  timeInForce: DexTimeInForce,
+  sizeLots: bigint,
+): { hidden: boolean; icebergVisibleLots: bigint | null } {
+  const rests = needsPrice && timeInForce !== "ioc" && timeInForce !== "fok";
   const hidden = f.hidden === true;
   if (hidden && !rests)
     throw new ApiError("INVALID_REQUEST", "only orders that can rest (limit types, not ioc or fok) may be hidden", {
@@ -138,7 +155,7 @@ export function parseOrderFields(m: MarketSpec, f: OrderFields, nowMs: number, s
         field: "iceberg_visible_size",
       });
   }
-  return { type, timeInForce, priceTicks, triggerPriceTicks, sizeLots, expiresAtMs, hidden, icebergVisibleLots };
+  return { hidden, icebergVisibleLots };
 }
 
 export type ParsedOrderFields = ReturnType<typeof parseOrderFields>;

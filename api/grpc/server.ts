@@ -95,30 +95,7 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
     limits: new GrpcLimits(clock),
     toServiceError,
   };
-  const unary =
-    <Req, Res>(fn: (ctx: GrpcContext, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>) =>
-    (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => {
-      fn(ctx, call).then(
-        (res) => callback(null, res),
-        (err) => callback(toServiceError(err, logger)),
-      );
-    };
-  const handlers = {
-    PlaceOrder: unary<OrderRequest, unknown>(async (c, call) => {
-      try {
-        const answer = await placeOrderCall(c, call);
-        metrics.ordersAccepted.inc("grpc");
-        return answer;
-      } catch (e) {
-        metrics.ordersRefused.inc("grpc", refusalReason(e));
-        throw e;
-      }
-    }),
-    CancelOrder: unary(cancelOrderCall),
-    GetOrderBook: unary(getOrderBookCall),
-    StreamTrades: (call: grpc.ServerWritableStream<{ symbol: string }, unknown>) => streamTrades(ctx, call),
-  };
-
+  const handlers = tradingHandlers(ctx);
   const server = new grpc.Server();
   server.addService(pkg.dex.v1.TradingService.service, handlers as unknown as grpc.UntypedServiceImplementation);
   const health = new HealthImplementation({ "": "SERVING", [SERVICE_NAME]: "SERVING" });
@@ -149,4 +126,32 @@ export function createGrpcServer(deps: GrpcServerDeps): DexGrpcServer {
       return closing;
     },
   };
+}
+
+/** TradingService's handlers over `ctx`: a unary call's thrown error becomes its status (toServiceError). */
+function tradingHandlers(ctx: GrpcContext) {
+  const unary =
+    <Req, Res>(fn: (ctx: GrpcContext, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>) =>
+    (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => {
+      fn(ctx, call).then(
+        (res) => callback(null, res),
+        (err) => callback(toServiceError(err, ctx.logger)),
+      );
+    };
+  const handlers = {
+    PlaceOrder: unary<OrderRequest, unknown>(async (c, call) => {
+      try {
+        const answer = await placeOrderCall(c, call);
+        metrics.ordersAccepted.inc("grpc");
+        return answer;
+      } catch (e) {
+        metrics.ordersRefused.inc("grpc", refusalReason(e));
+        throw e;
+      }
+    }),
+    CancelOrder: unary(cancelOrderCall),
+    GetOrderBook: unary(getOrderBookCall),
+    StreamTrades: (call: grpc.ServerWritableStream<{ symbol: string }, unknown>) => streamTrades(ctx, call),
+  };
+  return handlers;
 }
