@@ -6,7 +6,7 @@ import { createPublicClient, defineChain, http, type Address, type Hex, type Pub
 import type { Batcher, SettleableTrade, SettledBatch } from "./settle/batcher";
 import type { SettledBatchRecord } from "./settle/batch-confirmations";
 import { createContractWallets } from "./intake/contract-signature";
-import { createChainFollower, type ChainFollower } from "./follow/chain-follower";
+import { createChainFollower, type ChainFollower, type ChainFollowerDeps } from "./follow/chain-follower";
 import { createResaleFollower, createSellRestriction, readResaleMarkets } from "./follow/resale-follower";
 import { MatcherService, type ServiceEvent, type SnapshotPart } from "./match/matcher-service";
 import type { MarketSpec } from "./markets";
@@ -137,16 +137,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   // chain history first (silently: the ledger is only complete at the head), then withdrawals checked once
   const pendingSeen = new Set<string>();
   // the chain's history is read (not applied) while the journal replays: its round trips overlap that work
-  const follower: ChainFollower = createChainFollower({
-    client,
-    address: opts.settlement,
-    abi: settlementAbi,
-    fromBlock: opts.fromBlock,
-    eventNames: FOLLOWED_SETTLEMENT_EVENTS,
-    pollMs: opts.pollMs ?? 200,
-    onEvent: (e, live) => applySettlementEvent(service, e, live, pendingSeen),
-    onError: (e) => log?.warn({ err: String(e) }, "chain follower: poll failed"),
-  });
+  const follower = settlementFollower(opts, client, (e, live) => applySettlementEvent(service, e, live, pendingSeen));
   follower.prefetch();
   const contractWallets = createContractWallets(client);
   const { service, resaleFollowers } = await createMatcher(opts, client, contractWallets, clock);
@@ -173,16 +164,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     contractWallets,
     availability,
     clock,
-    onSettled: (b) => {
-      opts.onSettled?.(b);
-      for (const l of settledListeners) {
-        try {
-          l(b);
-        } catch {
-          /* the listener's problem */
-        }
-      }
-    },
+    onSettled: (b) => notifySettled(opts, settledListeners, b),
   });
   const resumed = await resumeSettlement(opts, service, batcher, availability);
   lap("resume");
@@ -370,4 +352,37 @@ function pipelineOf(p: {
       await service.close();
     },
   };
+}
+
+function settlementFollower(
+  opts: PipelineOptions,
+  client: PublicClient,
+  onEvent: ChainFollowerDeps["onEvent"],
+): ChainFollower {
+  return createChainFollower({
+    client,
+    address: opts.settlement,
+    abi: settlementAbi,
+    fromBlock: opts.fromBlock,
+    eventNames: FOLLOWED_SETTLEMENT_EVENTS,
+    pollMs: opts.pollMs ?? 200,
+    onEvent,
+    onError: (e) => opts.logger?.warn({ err: String(e) }, "chain follower: poll failed"),
+  });
+}
+
+/** A settled batch, after the matcher service has it: the caller's onSettled, then each subscriber. */
+function notifySettled(
+  opts: PipelineOptions,
+  listeners: ReadonlySet<(b: SettledBatch) => void>,
+  b: SettledBatch,
+): void {
+  opts.onSettled?.(b);
+  for (const l of listeners) {
+    try {
+      l(b);
+    } catch {
+      /* the listener's problem */
+    }
+  }
 }
