@@ -14,7 +14,7 @@ import { formatDecimal } from "../../../sdk/decimal";
 import { USD_DECIMALS, type Custody, type TransferRow } from "../custody/custody";
 import { FundingApiError } from "./errors";
 import { completesAt, METHOD_RULES, utcDay, type FundingMethod } from "./methods";
-import { createSandboxClocks } from "./sandbox-clock";
+import { createSandboxClocks, type SandboxClocks } from "./sandbox-clock";
 
 export type Direction = "deposit" | "withdrawal";
 
@@ -23,6 +23,8 @@ export interface FundingDeps {
   custody: Custody;
   /** the wall clock the funding clock is offset from (tests inject their own) */
   clock?: Clock;
+  /** the accounts' sandbox clocks (default: over `clock`) */
+  clocks?: SandboxClocks;
   logger?: Logger;
 }
 
@@ -76,7 +78,7 @@ export function createFunding(deps: FundingDeps) {
   const wall = deps.clock ?? systemClock;
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const clocks = createSandboxClocks(db, wall);
+  const clocks = deps.clocks ?? createSandboxClocks(db, wall);
   /** the account's sandbox clock (after clocks.load()) */
   const now = (accountId: string) => clocks.now(accountId);
 

@@ -1,8 +1,8 @@
-// Custody and funding for the exchange API (issue #14), built from the deployment: what the exchange API's
-// stack component calls. `custody` satisfies the exchange API's AccountCustody (ensureAccount, balances);
-// `router` is mounted at /v1 behind both tokens; start() runs the loop that completes due transfers (and
-// finishes any a crash left open), stop() ends it.
-import type { Router } from "express";
+// Custody and funding for the exchange API, built from the deployment: what the exchange service's start
+// (api/exchange/service.ts) calls. `custody` satisfies the exchange API's AccountCustody (ensureAccount,
+// balances); `clocks` are the accounts' sandbox clocks both stamp with; the funding router (createFundingRouter)
+// is mounted at /v1 behind both tokens; start() runs the loop that completes due transfers (and finishes any a
+// crash left open), stop() ends it.
 import type { Logger } from "pino";
 import type { Address, Hex } from "viem";
 import type { Db } from "../../../db";
@@ -11,7 +11,7 @@ import { createSecretBox } from "../../auth/secret-box";
 import { createCustodyChain } from "../custody/chain";
 import { createCustody, type Custody, type CustodyTokens } from "../custody/custody";
 import { createFunding, type Funding } from "./funding";
-import { createFundingRouter, type FundingRouterDeps } from "./router";
+import { createSandboxClocks, type SandboxClocks } from "./sandbox-clock";
 
 export { createCustody, type Custody } from "../custody/custody";
 export { createFunding, type Funding } from "./funding";
@@ -34,18 +34,17 @@ export interface CustodyAndFundingOptions {
   mode: "sandbox" | "production";
   logger?: Logger;
   clock?: Clock;
-  tradeTransactions?: FundingRouterDeps["tradeTransactions"];
 }
 
 export function createCustodyAndFunding(o: CustodyAndFundingOptions): {
   custody: Custody;
   funding: Funding;
-  router: Router;
+  clocks: SandboxClocks;
   start(intervalMs?: number): void;
   stop(): Promise<void>;
 } {
   const chain = createCustodyChain({ chainId: o.chainId, rpcUrl: o.rpcUrl, fundingKey: o.fundingKey });
-  let funding: Funding | undefined;
+  const clocks = createSandboxClocks(o.db, o.clock ?? systemClock);
   const custody = createCustody({
     db: o.db,
     chain,
@@ -56,9 +55,8 @@ export function createCustodyAndFunding(o: CustodyAndFundingOptions): {
     mode: o.mode,
     logger: o.logger,
     // custody stamps an account's rows on that account's sandbox clock (the sandbox may have advanced it)
-    accountNow: (accountId) => funding?.now(accountId) ?? (o.clock ?? systemClock).now(),
+    accountNow: (accountId) => clocks.now(accountId),
   });
-  funding = createFunding({ db: o.db, custody, clock: o.clock, logger: o.logger });
-  const router = createFundingRouter({ funding, mode: o.mode, tradeTransactions: o.tradeTransactions });
-  return { custody, funding, router, start: (ms) => funding.start(ms), stop: () => funding.stop() };
+  const funding = createFunding({ db: o.db, custody, clock: o.clock, clocks, logger: o.logger });
+  return { custody, funding, clocks, start: (ms) => funding.start(ms), stop: () => funding.stop() };
 }
