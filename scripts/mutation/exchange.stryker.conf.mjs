@@ -17,9 +17,9 @@ export const EXCHANGE_AREAS = {
     // sync.ts up to exchangeInvestors (its SQL is the e2e tests'); of client.ts (viem calls) the pure hold end and accreditation
     mutate: [
       "api/exchange/compliance/regime.ts",
-      "api/exchange/compliance/sync.ts:1-174",
-      "api/exchange/compliance/client.ts:60-64",
-      "api/exchange/compliance/client.ts:136-141",
+      "api/exchange/compliance/sync.ts:1-257",
+      "api/exchange/compliance/client.ts:77-80",
+      "api/exchange/compliance/client.ts:209-215",
     ],
     testFiles: ["api/exchange/compliance/sync*.test.ts"],
   },

@@ -59,154 +59,196 @@ type Job =
 const keyOf = (j: Job) =>
   j.kind === "investor" ? `i:${j.address.toLowerCase()}` : `l:${j.token.toLowerCase()}:${j.holder.toLowerCase()}`;
 
-export function createComplianceSync(deps: ComplianceSyncDeps) {
-  const now = deps.now ?? Date.now;
-  const pollMs = deps.pollMs ?? 1_000;
-  const retryMs = deps.retryMs ?? 1_000;
-  const pending = new Map<string, { job: Job; notBefore: number; failures: number }>();
-  const recordedFacts = new Map<string, string>();
-  let lastSequence = 0n;
-  let stopped = true;
-  let wake: (() => void) | undefined;
-  let loop: Promise<void> | undefined;
-  let poller: NodeJS.Timeout | undefined;
+/** An investor job: the registry's facts of the investor, written when they differ from the chain's. */
+async function recordInvestor(deps: ComplianceSyncDeps, job: Extract<Job, { kind: "investor" }>): Promise<void> {
+  const onChain = await deps.client.investor(job.address);
+  if (onChain.accreditation !== job.facts.accreditation || onChain.usPerson !== job.facts.usPerson) {
+    await deps.client.recordInvestor(job.address, job.facts);
+    deps.logger?.debug?.({ investor: job.address, ...job.facts }, "eligibility registry: investor recorded");
+  }
+}
 
-  function enqueue(job: Job, delayMs = 0): void {
+/** A lots job: the holder's restricted lots from the ledger, written when they differ from the chain's;
+ *  "later" while a fill of it is not settled. `nextSequence` gives the record's sequence. */
+async function recordLots(
+  deps: ComplianceSyncDeps,
+  now: () => number,
+  job: Extract<Job, { kind: "lots" }>,
+  nextSequence: () => bigint,
+): Promise<"done" | "later"> {
+  const ledger = await deps.ledgerLots(job.token, job.holder);
+  if (!ledger) return "done";
+  // a fill not yet settled: its units are not on chain yet (a seller's lots must not shrink before they move)
+  if (!ledger.settled) return "later";
+  // only the lots the registry holds from our records: the lots a holder received by a direct transfer (an
+  // exempt recipient: the hold tacks) are the registry's own list, which a record never touches
+  const onChain = (await deps.client.recordedLotsOf(job.token, job.holder)).filter(
+    (l) => l.holdEnd * 1000n > BigInt(now()),
+  );
+  const lots = registryLots(ledger.lots, now());
+  const same =
+    onChain.length === lots.length &&
+    lots.every(
+      (l, i) => onChain[i]!.amount === l.amountBaseUnits && onChain[i]!.holdEnd === holdEndSeconds(l.holdEndMs),
+    );
+  if (same) return "done";
+  const sequence = nextSequence();
+  await deps.client.recordLots(job.token, job.holder, sequence, lots);
+  deps.logger?.debug?.(
+    { token: job.token, holder: job.holder, lots: lots.length, sequence: sequence.toString() },
+    "eligibility registry: lots recorded",
+  );
+  return "done";
+}
+
+interface Pending {
+  job: Job;
+  notBefore: number;
+  failures: number;
+}
+
+/** The keyed job queue, worked one job at a time: a newer job of a key replaces the pending one; a job that
+ *  fails is retried with a growing delay, one that answers "later" shortly after. */
+class JobQueue {
+  readonly pending = new Map<string, Pending>();
+  stopped = true;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly deps: ComplianceSyncDeps,
+    private readonly now: () => number,
+    private readonly run: (job: Job) => Promise<"done" | "later">,
+  ) {}
+
+  enqueue(job: Job, delayMs = 0): void {
     const k = keyOf(job);
-    const cur = pending.get(k);
+    const cur = this.pending.get(k);
     // a newer job replaces the pending one (lots are recomputed when the job runs anyway)
-    pending.set(k, {
+    this.pending.set(k, {
       job,
-      notBefore: Math.min(cur?.notBefore ?? Infinity, now() + delayMs),
+      notBefore: Math.min(cur?.notBefore ?? Infinity, this.now() + delayMs),
       failures: cur?.failures ?? 0,
     });
-    wake?.();
+    this.wake?.();
   }
 
-  async function run(job: Job): Promise<"done" | "later"> {
-    if (job.kind === "investor") {
-      const onChain = await deps.client.investor(job.address);
-      if (onChain.accreditation !== job.facts.accreditation || onChain.usPerson !== job.facts.usPerson) {
-        await deps.client.recordInvestor(job.address, job.facts);
-        deps.logger?.debug?.({ investor: job.address, ...job.facts }, "eligibility registry: investor recorded");
-      }
-      recordedFacts.set(job.address.toLowerCase(), JSON.stringify(job.facts));
-      return "done";
-    }
-    const ledger = await deps.ledgerLots(job.token, job.holder);
-    if (!ledger) return "done";
-    // a fill not yet settled: its units are not on chain yet (a seller's lots must not shrink before they move)
-    if (!ledger.settled) return "later";
-    // only the lots the registry holds from our records: the lots a holder received by a direct transfer (an
-    // exempt recipient: the hold tacks) are the registry's own list, which a record never touches
-    const onChain = (await deps.client.recordedLotsOf(job.token, job.holder)).filter(
-      (l) => l.holdEnd * 1000n > BigInt(now()),
-    );
-    const lots = registryLots(ledger.lots, now());
-    const same =
-      onChain.length === lots.length &&
-      lots.every(
-        (l, i) => onChain[i]!.amount === l.amountBaseUnits && onChain[i]!.holdEnd === holdEndSeconds(l.holdEndMs),
-      );
-    if (same) return "done";
-    // a sequence that grows across restarts too: the wall clock in microseconds, or one more than the last
-    const clockSeq = BigInt(now()) * 1000n;
-    lastSequence = clockSeq > lastSequence ? clockSeq : lastSequence + 1n;
-    await deps.client.recordLots(job.token, job.holder, lastSequence, lots);
-    deps.logger?.debug?.(
-      { token: job.token, holder: job.holder, lots: lots.length, sequence: lastSequence.toString() },
-      "eligibility registry: lots recorded",
-    );
-    return "done";
+  /** Ends the wait of work() (a stop). */
+  interrupt(): void {
+    this.wake?.();
   }
 
-  async function work(): Promise<void> {
-    while (!stopped) {
-      const t = now();
-      const due = [...pending.entries()]
+  async work(pollMs: number, retryMs: number): Promise<void> {
+    while (!this.stopped) {
+      const t = this.now();
+      const due = [...this.pending.entries()]
         .filter(([, p]) => p.notBefore <= t)
         .sort((a, b) => a[1].notBefore - b[1].notBefore)[0];
       if (!due) {
-        const next = Math.min(...[...pending.values()].map((p) => p.notBefore), t + pollMs);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.max(10, next - t));
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = undefined;
+        await this.sleep(Math.min(...[...this.pending.values()].map((p) => p.notBefore), t + pollMs) - t);
         continue;
       }
       const [k, p] = due;
-      pending.delete(k);
+      this.pending.delete(k);
       try {
-        const r = await run(p.job);
-        if (r === "later" && !pending.has(k))
-          pending.set(k, { job: p.job, notBefore: now() + 250, failures: p.failures });
+        const r = await this.run(p.job);
+        if (r === "later" && !this.pending.has(k))
+          this.pending.set(k, { job: p.job, notBefore: this.now() + 250, failures: p.failures });
       } catch (err) {
         const failures = p.failures + 1;
-        deps.logger?.warn(
+        this.deps.logger?.warn(
           { job: p.job, failures, err: err instanceof Error ? err.message : String(err) },
           "eligibility registry: record failed, retrying",
         );
-        if (!pending.has(k))
-          pending.set(k, {
+        if (!this.pending.has(k))
+          this.pending.set(k, {
             job: p.job,
-            notBefore: now() + Math.min(retryMs * 2 ** Math.min(failures - 1, 5), 30_000),
+            notBefore: this.now() + Math.min(retryMs * 2 ** Math.min(failures - 1, 5), 30_000),
             failures,
           });
       }
     }
   }
 
+  private async sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(10, ms));
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = undefined;
+  }
+}
+
+export function createComplianceSync(deps: ComplianceSyncDeps) {
+  const now = deps.now ?? Date.now;
+  const pollMs = deps.pollMs ?? 1_000;
+  const retryMs = deps.retryMs ?? 1_000;
+  const recordedFacts = new Map<string, string>();
+  let lastSequence = 0n;
+  // a sequence that grows across restarts too: the wall clock in microseconds, or one more than the last
+  const nextSequence = () => {
+    const clockSeq = BigInt(now()) * 1000n;
+    lastSequence = clockSeq > lastSequence ? clockSeq : lastSequence + 1n;
+    return lastSequence;
+  };
+  const queue = new JobQueue(deps, now, async (job) => {
+    if (job.kind === "lots") return recordLots(deps, now, job, nextSequence);
+    await recordInvestor(deps, job);
+    recordedFacts.set(job.address.toLowerCase(), JSON.stringify(job.facts));
+    return "done";
+  });
+  let loop: Promise<void> | undefined;
+  let poller: NodeJS.Timeout | undefined;
+
   async function pollInvestors(): Promise<void> {
     for (const inv of await deps.investors()) {
       if (recordedFacts.get(inv.address.toLowerCase()) !== JSON.stringify(inv.facts))
-        enqueue({ kind: "investor", address: inv.address, facts: inv.facts });
+        queue.enqueue({ kind: "investor", address: inv.address, facts: inv.facts });
     }
   }
 
   return {
     /** Recomputes everything (investors, and each investor's lots of each restricted token), then follows. */
     async start(): Promise<void> {
-      if (!stopped) return;
-      stopped = false;
-      loop = work();
+      if (!queue.stopped) return;
+      queue.stopped = false;
+      loop = queue.work(pollMs, retryMs);
       const investors = await deps.investors();
       for (const inv of investors) {
-        enqueue({ kind: "investor", address: inv.address, facts: inv.facts });
-        for (const token of deps.restrictedTokens()) enqueue({ kind: "lots", token, holder: inv.address });
+        queue.enqueue({ kind: "investor", address: inv.address, facts: inv.facts });
+        for (const token of deps.restrictedTokens()) queue.enqueue({ kind: "lots", token, holder: inv.address });
       }
       const tick = () => {
-        if (stopped) return;
+        if (queue.stopped) return;
         pollInvestors()
           .catch((err) => deps.logger?.warn({ err: String(err) }, "eligibility registry: reading investors failed"))
           .finally(() => {
-            if (!stopped) poller = setTimeout(tick, pollMs);
+            if (!queue.stopped) poller = setTimeout(tick, pollMs);
           });
       };
       poller = setTimeout(tick, pollMs);
     },
     /** A fill of `holder` in `token`: its lots are recorded once the fill is settled. */
     lotsChanged(token: Address, holder: Address): void {
-      if (stopped) return; // a stopped writer takes nothing: its next start recomputes everything
+      if (queue.stopped) return; // a stopped writer takes nothing: its next start recomputes everything
       if (deps.restrictedTokens().some((t) => t.toLowerCase() === token.toLowerCase()))
-        enqueue({ kind: "lots", token, holder });
+        queue.enqueue({ kind: "lots", token, holder });
     },
     /** An investor's facts may have changed (the poll finds it within pollMs anyway). */
     investorsChanged(): void {
       void pollInvestors().catch(() => undefined);
     },
     /** Jobs not yet done (tests wait for 0). */
-    pendingCount: () => pending.size,
+    pendingCount: () => queue.pending.size,
     async stop(): Promise<void> {
-      stopped = true;
+      queue.stopped = true;
       if (poller) clearTimeout(poller);
-      wake?.();
+      queue.interrupt();
       await loop;
       // as a process that ends: what was pending is forgotten (start recomputes it from the ledger)
-      pending.clear();
+      queue.pending.clear();
       recordedFacts.clear();
     },
   };
