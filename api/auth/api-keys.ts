@@ -6,8 +6,26 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Db } from "../../db";
 import { agentAccount, type AgentAccount } from "../../pipeline/service";
 import { systemClock, type Clock } from "../../runtime/clock";
-import type { AgentRenouncement } from "../../sdk/eip712";
+import { ApiKeyCache } from "./api-key-cache";
+import {
+  type AgentRevocationState,
+  agentRevocation,
+  claimRenouncement,
+  type RenouncementClaim,
+  finishRenouncement,
+  pendingRenouncements,
+  releaseRenouncement,
+  type SignedAgentRenouncement,
+  storedRenouncement,
+} from "./api-key-renouncements";
 import type { SecretBox } from "./secret-box";
+
+export type {
+  AgentRevocationState,
+  AgentRevocationStatus,
+  RenouncementClaim,
+  SignedAgentRenouncement,
+} from "./api-key-renouncements";
 
 export const API_KEY_PERMISSIONS = ["read", "trade", "transfer"] as const;
 export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
@@ -26,30 +44,6 @@ export interface ApiKeyRecord {
   agentStatus: "pending_approval" | "approved";
   createdAtMs: number;
   revokedAtMs: number | null;
-}
-
-/** The agent's own signed renouncement of its on-chain approval, stored when its key is revoked. */
-export interface SignedAgentRenouncement {
-  message: AgentRenouncement;
-  signature: Hex;
-}
-
-/** Where a revoked key's on-chain agent revocation stands: `pending` (not yet confirmed on chain: being sent
- *  or retried), `done` (the agent holds no approval on chain; `txHash` is the renouncement, null when none
- *  had to be sent), `failed` (the contract refused the renouncement: the approval lapses at its expiry),
- *  `none` (nothing was stored: a key revoked before renouncements existed). */
-export type AgentRevocationStatus = "pending" | "done" | "failed" | "none";
-
-export interface AgentRevocationState {
-  status: AgentRevocationStatus;
-  txHash: Hex | null;
-}
-
-/** A stored renouncement taken for one attempt (see claimRenouncement). */
-export interface RenouncementClaim extends SignedAgentRenouncement {
-  id: string;
-  /** the key's agent approval state at the claim: "submitting" means an approval may still land */
-  agentStatus: "pending_approval" | "submitting" | "approved";
 }
 
 export interface NewApiKey {
@@ -137,6 +131,91 @@ function toRecord(r: Row): ApiKeyRecord {
   };
 }
 
+/** Inserts a key with a fresh secret and agent key, both sealed. */
+async function insertKey(db: Db, box: SecretBox, input: NewApiKey): Promise<{ record: ApiKeyRecord; secret: string }> {
+  const id = randomUUID();
+  // 16 random bytes of key id and 32 of secret, hex: unguessable, header-safe.
+  const apiKey = randomBytes(16).toString("hex");
+  const secret = randomBytes(32).toString("hex");
+  const agentKey = generatePrivateKey();
+  const agent = privateKeyToAccount(agentKey);
+  const rows = await db.query<Row>(
+    `INSERT INTO dex_api_keys (id, api_key, owner, label, secret_ciphertext, permissions, ip_allowlist,
+       position_limit_e18, daily_loss_limit_e18, agent_address, agent_key_ciphertext, agent_status)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,'pending_approval') RETURNING ${COLUMNS}`,
+    [
+      id,
+      apiKey,
+      input.owner.toLowerCase(),
+      input.label,
+      box.seal(secret, secretAad(id)),
+      input.permissions,
+      input.ipAllowlist,
+      input.positionLimitE18,
+      input.dailyLossLimitE18,
+      agent.address.toLowerCase(),
+      box.seal(agentKey, agentAad(id)),
+    ],
+  );
+  return { record: toRecord(rows.rows[0]), secret };
+}
+
+const secretAad = (id: string) => `dex-api-key-secret:${id}`;
+const agentAad = (id: string) => `dex-api-key-agent:${id}`;
+
+type KeyWithSecret = { record: ApiKeyRecord; secret: string };
+
+/** The live key with its decrypted secret, through the cache. Unknown keys are not cached: a flood of random
+ *  keys must not fill memory. */
+async function findByApiKey(db: Db, box: SecretBox, cache: ApiKeyCache<KeyWithSecret | null>, apiKey: string) {
+  const hit = cache.cached(cache.byApiKey, apiKey);
+  if (hit) return hit.value;
+  return cache.singleFlight(
+    cache.pendingKeys,
+    apiKey,
+    async () => {
+      const r = (
+        await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE api_key = $1 AND revoked_at IS NULL`, [apiKey])
+      ).rows[0];
+      return r ? { record: toRecord(r), secret: box.open(r.secret_ciphertext, secretAad(r.id)) } : null;
+    },
+    (value) => value && cache.remember(cache.byApiKey, apiKey, value),
+  );
+}
+
+/** The live key's agent account, through the cache (its derivation kept while its ciphertext is the same). */
+async function agentOf(db: Db, box: SecretBox, cache: ApiKeyCache<KeyWithSecret | null>, id: string) {
+  const hit = cache.cached(cache.agents, id);
+  if (hit) return hit.value;
+  return cache.singleFlight(
+    cache.pendingAgents,
+    id,
+    async () => {
+      const started = cache.epoch;
+      const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE id = $1 AND revoked_at IS NULL`, [id]))
+        .rows[0];
+      if (!r) return null;
+      const known = cache.agentAccounts.get(id);
+      if (known && known.sealed === r.agent_key_ciphertext) return known.account;
+      const account = agentAccount(box.open(r.agent_key_ciphertext, agentAad(r.id)) as `0x${string}`);
+      cache.keepAgentAccount(id, r.agent_key_ciphertext, account, started);
+      return account;
+    },
+    (value) => value && cache.remember(cache.agents, id, value),
+  );
+}
+
+/** Revokes the key with its renouncement in one UPDATE; false when it was not live. */
+async function revokeKey(db: Db, id: string, renouncement: SignedAgentRenouncement | undefined): Promise<boolean> {
+  const r = await db.query(
+    `UPDATE dex_api_keys SET revoked_at = now(), agent_key_ciphertext = '', agent_renouncement = $2::jsonb,
+       agent_renouncement_status = CASE WHEN $2::jsonb IS NULL THEN NULL ELSE 'pending' END
+     WHERE id = $1 AND revoked_at IS NULL`,
+    [id, storedRenouncement(renouncement)],
+  );
+  return r.rowCount === 1;
+}
+
 /** `cacheTtlMs`: how long a looked-up key (and its decrypted secret and agent) is reused without a query.
  *  Revocation in this process takes effect at once; in another process sharing the database, within the
  *  TTL. 0 disables the cache. `clock` times the cache (default: the system clock). */
@@ -151,113 +230,17 @@ export function createApiKeyStore({
   cacheTtlMs?: number;
   clock?: Clock;
 }): ApiKeyStore {
-  const secretAad = (id: string) => `dex-api-key-secret:${id}`;
-  const agentAad = (id: string) => `dex-api-key-agent:${id}`;
-  const byApiKey = new Map<string, { value: { record: ApiKeyRecord; secret: string } | null; until: number }>();
-  const agents = new Map<string, { value: AgentAccount | null; until: number }>();
-  // One query per key at a time: when a cached entry expires under load, every order of that key in flight
-  // waits for the same lookup instead of each sending its own (bench:e2e: 190 queries in 7 s for 4 keys,
-  // each key's orders stalled behind them). `epoch` moves on at every forget(): a lookup started before a
-  // change (revocation, approval) answers its own callers but is not remembered.
-  const pendingKeys = new Map<string, Promise<{ record: ApiKeyRecord; secret: string } | null>>();
-  const pendingAgents = new Map<string, Promise<AgentAccount | null>>();
-  let epoch = 0;
-  // The agent account of a key by id, with the ciphertext it came from (the same bytes open to the same key),
-  // so that a cache refresh does not derive the account again (privateKeyToAccount: ~1 ms of pure JS).
-  // Dropped by forget(), as the cache entry is: a revoked key's agent does not stay in memory.
-  const agentAccounts = new Map<string, { sealed: string; account: AgentAccount }>();
-  const forget = (id: string) => {
-    epoch++;
-    agents.delete(id);
-    agentAccounts.delete(id);
-    pendingAgents.delete(id);
-    for (const [k, v] of byApiKey) if (v.value?.record.id === id) byApiKey.delete(k);
-    pendingKeys.clear();
-  };
-  /** `lookup` once per `k` at a time; its answer remembered unless forget() ran meanwhile */
-  const singleFlight = <V>(
-    pending: Map<string, Promise<V>>,
-    k: string,
-    lookup: () => Promise<V>,
-    keep: (value: V) => void,
-  ): Promise<V> => {
-    const running = pending.get(k);
-    if (running) return running;
-    const started = epoch;
-    const p = lookup().then(
-      (value) => {
-        if (pending.get(k) === p) pending.delete(k);
-        if (epoch === started) keep(value);
-        return value;
-      },
-      (err: unknown) => {
-        if (pending.get(k) === p) pending.delete(k);
-        throw err;
-      },
-    );
-    pending.set(k, p);
-    return p;
-  };
-  const cached = <V>(m: Map<string, { value: V; until: number }>, k: string): { value: V } | undefined => {
-    const hit = m.get(k);
-    if (hit && hit.until > clock.now()) return hit;
-    if (hit) m.delete(k);
-    return undefined;
-  };
-  const remember = <V>(m: Map<string, { value: V; until: number }>, k: string, value: V): V => {
-    if (cacheTtlMs > 0) {
-      if (m.size > 10_000) m.clear();
-      m.set(k, { value, until: clock.now() + cacheTtlMs });
-    }
-    return value;
-  };
+  const cache = new ApiKeyCache<KeyWithSecret | null>(cacheTtlMs, clock, (v) => v?.record.id ?? "");
   const revokedListeners = new Set<(id: string) => void>();
-  const store: ApiKeyStore = {
-    async create(input) {
-      const id = randomUUID();
-      // 16 random bytes of key id and 32 of secret, hex: unguessable, header-safe.
-      const apiKey = randomBytes(16).toString("hex");
-      const secret = randomBytes(32).toString("hex");
-      const agentKey = generatePrivateKey();
-      const agent = privateKeyToAccount(agentKey);
-      const rows = await db.query<Row>(
-        `INSERT INTO dex_api_keys (id, api_key, owner, label, secret_ciphertext, permissions, ip_allowlist,
-           position_limit_e18, daily_loss_limit_e18, agent_address, agent_key_ciphertext, agent_status)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,'pending_approval') RETURNING ${COLUMNS}`,
-        [
-          id,
-          apiKey,
-          input.owner.toLowerCase(),
-          input.label,
-          box.seal(secret, secretAad(id)),
-          input.permissions,
-          input.ipAllowlist,
-          input.positionLimitE18,
-          input.dailyLossLimitE18,
-          agent.address.toLowerCase(),
-          box.seal(agentKey, agentAad(id)),
-        ],
-      );
-      return { record: toRecord(rows.rows[0]), secret };
-    },
-    async findByApiKey(apiKey) {
-      const hit = cached(byApiKey, apiKey);
-      if (hit) return hit.value;
-      return singleFlight(
-        pendingKeys,
-        apiKey,
-        async () => {
-          const r = (
-            await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE api_key = $1 AND revoked_at IS NULL`, [
-              apiKey,
-            ])
-          ).rows[0];
-          return r ? { record: toRecord(r), secret: box.open(r.secret_ciphertext, secretAad(r.id)) } : null;
-        },
-        // Unknown keys are not cached: a flood of random keys must not fill memory.
-        (value) => value && remember(byApiKey, apiKey, value),
-      );
-    },
+  /** runs an agent-state change, then forgets what the cache knew of the key */
+  const changing = async <T>(id: string, change: () => Promise<T>): Promise<T> => {
+    const out = await change();
+    cache.forget(id);
+    return out;
+  };
+  return {
+    create: (input) => insertKey(db, box, input),
+    findByApiKey: (apiKey) => findByApiKey(db, box, cache, apiKey),
     async getById(id) {
       const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE id = $1`, [id])).rows[0];
       return r ? toRecord(r) : null;
@@ -269,70 +252,30 @@ export function createApiKeyStore({
       );
       return rows.rows.map(toRecord);
     },
-    async agentOf(id) {
-      const hit = cached(agents, id);
-      if (hit) return hit.value;
-      return singleFlight(
-        pendingAgents,
-        id,
-        async () => {
-          const started = epoch;
-          const r = (
-            await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE id = $1 AND revoked_at IS NULL`, [id])
-          ).rows[0];
-          if (!r) return null;
-          const known = agentAccounts.get(id);
-          if (known && known.sealed === r.agent_key_ciphertext) return known.account;
-          const account = agentAccount(box.open(r.agent_key_ciphertext, agentAad(r.id)) as `0x${string}`);
-          if (epoch === started) {
-            if (agentAccounts.size >= 10_000) agentAccounts.clear();
-            agentAccounts.set(id, { sealed: r.agent_key_ciphertext, account });
-          }
-          return account;
-        },
-        (value) => value && remember(agents, id, value),
-      );
-    },
-    async claimAgentApproval(id) {
-      const r = await db.query(
-        "UPDATE dex_api_keys SET agent_status = 'submitting' WHERE id = $1 AND agent_status = 'pending_approval' AND revoked_at IS NULL",
-        [id],
-      );
-      forget(id);
-      return r.rowCount === 1;
-    },
-    async releaseAgentApproval(id) {
-      await db.query(
-        "UPDATE dex_api_keys SET agent_status = 'pending_approval' WHERE id = $1 AND agent_status = 'submitting'",
-        [id],
-      );
-      forget(id);
-    },
-    async markAgentApproved(id) {
-      await db.query("UPDATE dex_api_keys SET agent_status = 'approved' WHERE id = $1", [id]);
-      forget(id);
-    },
+    agentOf: (id) => agentOf(db, box, cache, id),
+    claimAgentApproval: (id) =>
+      changing(id, async () => {
+        const r = await db.query(
+          "UPDATE dex_api_keys SET agent_status = 'submitting' WHERE id = $1 AND agent_status = 'pending_approval' AND revoked_at IS NULL",
+          [id],
+        );
+        return r.rowCount === 1;
+      }),
+    releaseAgentApproval: (id) =>
+      changing(id, async () => {
+        await db.query(
+          "UPDATE dex_api_keys SET agent_status = 'pending_approval' WHERE id = $1 AND agent_status = 'submitting'",
+          [id],
+        );
+      }),
+    markAgentApproved: (id) =>
+      changing(id, async () => {
+        await db.query("UPDATE dex_api_keys SET agent_status = 'approved' WHERE id = $1", [id]);
+      }),
     async revoke(id, renouncement) {
-      forget(id);
-      const stored = renouncement
-        ? JSON.stringify({
-            message: {
-              trader: renouncement.message.trader,
-              agent: renouncement.message.agent,
-              nonce: renouncement.message.nonce.toString(),
-              deadline: renouncement.message.deadline.toString(),
-            },
-            signature: renouncement.signature,
-          })
-        : null;
-      const r = await db.query(
-        `UPDATE dex_api_keys SET revoked_at = now(), agent_key_ciphertext = '', agent_renouncement = $2::jsonb,
-           agent_renouncement_status = CASE WHEN $2::jsonb IS NULL THEN NULL ELSE 'pending' END
-         WHERE id = $1 AND revoked_at IS NULL`,
-        [id, stored],
-      );
-      forget(id);
-      if (r.rowCount !== 1) return false;
+      cache.forget(id);
+      const revoked = await changing(id, () => revokeKey(db, id, renouncement));
+      if (!revoked) return false;
       for (const l of revokedListeners) {
         try {
           l(id);
@@ -342,68 +285,14 @@ export function createApiKeyStore({
       }
       return true;
     },
-    async agentRevocation(id) {
-      const r = (
-        await db.query<{ status: string | null; tx: string | null; revoked: boolean }>(
-          "SELECT agent_renouncement_status AS status, agent_renouncement_tx AS tx, revoked_at IS NOT NULL AS revoked FROM dex_api_keys WHERE id = $1",
-          [id],
-        )
-      ).rows[0];
-      if (!r?.revoked) return null;
-      return { status: (r.status ?? "none") as AgentRevocationStatus, txHash: (r.tx as Hex | null) ?? null };
-    },
-    async claimRenouncement(id, leaseMs) {
-      const r = (
-        await db.query<{ id: string; r: { message: Record<string, string>; signature: Hex }; agent_status: string }>(
-          `UPDATE dex_api_keys SET agent_renouncement_attempt_at = now()
-           WHERE id = $1 AND agent_renouncement_status = 'pending'
-             AND (agent_renouncement_attempt_at IS NULL OR agent_renouncement_attempt_at <= now() - make_interval(secs => $2::float8 / 1000))
-           RETURNING id::text AS id, agent_renouncement AS r, agent_status`,
-          [id, leaseMs],
-        )
-      ).rows[0];
-      if (!r) return null;
-      const raw = typeof r.r === "string" ? (JSON.parse(r.r) as typeof r.r) : r.r;
-      return {
-        id: r.id,
-        message: {
-          trader: getAddress(raw.message.trader),
-          agent: getAddress(raw.message.agent),
-          nonce: BigInt(raw.message.nonce),
-          deadline: BigInt(raw.message.deadline),
-        },
-        signature: raw.signature,
-        agentStatus:
-          r.agent_status === "approved" || r.agent_status === "submitting" ? r.agent_status : "pending_approval",
-      };
-    },
-    async releaseRenouncement(id, txHash) {
-      await db.query(
-        `UPDATE dex_api_keys SET agent_renouncement_attempt_at = NULL, agent_renouncement_tx = COALESCE($2, agent_renouncement_tx)
-         WHERE id = $1 AND agent_renouncement_status = 'pending'`,
-        [id, txHash],
-      );
-    },
-    async finishRenouncement(id, status, txHash) {
-      // a transaction sent by an earlier attempt stays the answer when this one needed none
-      await db.query(
-        `UPDATE dex_api_keys SET agent_renouncement_status = $2, agent_renouncement_tx = COALESCE($3, agent_renouncement_tx),
-           agent_renouncement_attempt_at = NULL
-         WHERE id = $1 AND agent_renouncement_status = 'pending'`,
-        [id, status, txHash],
-      );
-    },
-    async pendingRenouncements(limit) {
-      const rows = await db.query<{ id: string }>(
-        "SELECT id::text AS id FROM dex_api_keys WHERE agent_renouncement_status = 'pending' ORDER BY revoked_at LIMIT $1",
-        [limit],
-      );
-      return rows.rows.map((r) => r.id);
-    },
+    agentRevocation: (id) => agentRevocation(db, id),
+    claimRenouncement: (id, leaseMs) => claimRenouncement(db, id, leaseMs),
+    releaseRenouncement: (id, txHash) => releaseRenouncement(db, id, txHash),
+    finishRenouncement: (id, status, txHash) => finishRenouncement(db, id, status, txHash),
+    pendingRenouncements: (limit) => pendingRenouncements(db, limit),
     onRevoked(listener) {
       revokedListeners.add(listener);
       return () => revokedListeners.delete(listener);
     },
   };
-  return store;
 }
