@@ -18,5 +18,8 @@ export default areaConfig({
     "matcher/core/order-index.test.ts",
     "matcher/core/validate.test.ts",
     "matcher/core/boundaries.test.ts",
+    // the resale rule at the match (engine.ts, fok.ts) and an account's open orders (accounts.ts)
+    "matcher/core/resale.test.ts",
+    "matcher/core/accounts.test.ts",
   ],
 });
