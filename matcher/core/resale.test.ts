@@ -114,6 +114,36 @@ test("FOK: an ineligible buyer's FOK that would reach a restricted sell is not f
   assert.deepEqual(trades(enough), [["bid-ok", 100, 2]]);
 });
 
+test("FOK among hidden orders: a buy FOK stops at a refused hidden restricted sell; a sell FOK skips a refused hidden bid", () => {
+  const { e } = setup();
+  e.apply(
+    order({ orderId: "r-hidden-ask", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 2, hidden: true }),
+  );
+  e.apply(
+    order({
+      orderId: "free-hidden-ask",
+      account: "free-seller",
+      side: "sell",
+      priceTicks: 100,
+      sizeLots: 2,
+      hidden: true,
+    }),
+  );
+  const buy = e.apply(
+    order({ orderId: "fok-buy", account: "retail", side: "buy", priceTicks: 100, sizeLots: 2, timeInForce: "FOK" }),
+  );
+  assert.deepEqual([of(buy, "rejected").map((r) => r.code), trades(buy)], [["FOK_NOT_FILLABLE"], []]);
+  const e2 = setup().e;
+  e2.apply(order({ orderId: "bid-inel", account: "retail", side: "buy", priceTicks: 100, sizeLots: 5, hidden: true }));
+  e2.apply(
+    order({ orderId: "bid-ok", account: "accredited", side: "buy", priceTicks: 100, sizeLots: 2, hidden: true }),
+  );
+  const sell = e2.apply(
+    order({ orderId: "r-fok", account: "restricted", side: "sell", priceTicks: 100, sizeLots: 2, timeInForce: "FOK" }),
+  );
+  assert.deepEqual(trades(sell), [["bid-ok", 100, 2]]);
+});
+
 test("a market without a gate trades as before, and removing the gate restores that", () => {
   const e = newEngine();
   e.apply(order({ orderId: "bid", account: "retail", side: "buy", priceTicks: 100, sizeLots: 1 }));
