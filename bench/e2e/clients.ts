@@ -2,6 +2,7 @@
 import { fork } from "node:child_process";
 import path from "node:path";
 import type { Hex } from "viem";
+import { marketToJson } from "../../pipeline/markets";
 import type { Entry, LoadJob, LoadResult } from "./loadgen";
 import type { BenchStack } from "./bench-stack";
 import { INFLIGHT, PREPARED_PER_S, SECONDS, WARMUP, WS_CONNECTIONS } from "./settings";
@@ -18,13 +19,7 @@ export async function runViaClients(
     entry,
     restUrls: b.apiUrls.map((u) => u.rest),
     wsUrls: b.apiUrls.map((u) => u.ws),
-    market: {
-      ...m,
-      tickSize: m.tickSize.toString(),
-      lotSize: m.lotSize.toString(),
-      minLots: m.minLots.toString(),
-      maxLots: m.maxLots.toString(),
-    },
+    market: marketToJson(m),
     domainSeparator: b.domainSeparator,
     traders: b.traders.map((t) => ({ address: t.address, privateKey: t.privateKey as Hex })),
     keys: b.keys.map((k) => ({ apiKey: k.apiKey, secret: k.secret })),

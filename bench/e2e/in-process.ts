@@ -1,7 +1,8 @@
 // bench:e2e's in-process reference entry: signed orders straight into the pipeline's service (no API).
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import type { Order } from "../../sdk/eip712";
+import type { MarketSpec } from "../../pipeline/markets";
 import { createOrderDigester } from "../../pipeline/intake/order-digest";
 import type { PlaceSignedInput } from "../../pipeline/intake/intake";
 import { typedOrder } from "../../pipeline/testing/orders";
@@ -16,37 +17,47 @@ const native = require("secp256k1/bindings") as {
 
 export type InProcessResult = Omit<LoadResult, "entry" | "prepareMs" | "firstErrors" | "exhausted" | "cpuMs">;
 
-/** `total` orders signed before the clock starts (signing is the client's cost): native ECDSA over the EIP-712
- *  digest, nonces from `nonceBase`. Pairs: a sell rests, the next buy (another trader) takes it. Every order has
- *  the same size, so whatever order the clients' orders arrive in, each fills entirely against one other: one
- *  trade per two orders (BENCH_UNEQUAL=1: sizes 1-3 lots, partial fills, 0.5-0.8 trades per order depending on
- *  the interleaving). */
+/** Order `i` of the pair stream: a sell (even i) by trader (i >> 1) mod n rests, the buy by the next trader takes
+ *  it; signed with native ECDSA over the EIP-712 digest (bench/e2e/intake-only.ts signs the same stream). */
+export function pairOrderInput(
+  market: MarketSpec,
+  digest: (order: Order) => string,
+  traders: readonly { address: Address; privateKey: string }[],
+  at: { i: number; sizeLots: bigint; nonce: bigint; expiry: bigint },
+): PlaceSignedInput {
+  const { i, sizeLots } = at;
+  const ti = (i >> 1) % traders.length;
+  const k = (i & 1) === 0 ? ti : (ti + 1) % traders.length;
+  const order: Order = {
+    trader: traders[k].address,
+    baseToken: market.baseToken,
+    quoteToken: market.quoteToken,
+    side: (i & 1) === 0 ? 1 : 0,
+    price: 250_000n * market.tickSize,
+    amount: market.lotSize * sizeLots,
+    expiry: at.expiry,
+    nonce: at.nonce,
+    flags: 0,
+  };
+  const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(traders[k].privateKey.slice(2)));
+  return {
+    ...typedOrder(market, { priceTicks: 250_000n, sizeLots }),
+    order,
+    signature: `0x${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}` as Hex,
+  };
+}
+
+/** `total` orders signed before the clock starts (signing is the client's cost), nonces from `nonceBase`. Every
+ *  order has the same size, so whatever order the clients' orders arrive in, each fills entirely against one
+ *  other: one trade per two orders (BENCH_UNEQUAL=1: sizes 1-3 lots, partial fills, 0.5-0.8 trades per order
+ *  depending on the interleaving). */
 function signInputs(b: BenchStack, total: number, nonceBase: number): PlaceSignedInput[] {
-  const { market: m, traders } = b;
   const digest = createOrderDigester(b.domainSeparator);
   const expiry = BigInt(Math.floor(Date.now() / 1000) + 3600);
   const inputs: PlaceSignedInput[] = [];
   for (let i = 0; i < total; i++) {
-    const ti = (i >> 1) % traders.length;
-    const k = (i & 1) === 0 ? ti : (ti + 1) % traders.length;
     const sizeLots = UNEQUAL ? BigInt(1 + (i % 3)) : 2n;
-    const order: Order = {
-      trader: traders[k].address,
-      baseToken: m.baseToken,
-      quoteToken: m.quoteToken,
-      side: (i & 1) === 0 ? 1 : 0,
-      price: 250_000n * m.tickSize,
-      amount: m.lotSize * sizeLots,
-      expiry,
-      nonce: BigInt(nonceBase + i),
-      flags: 0,
-    };
-    const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(traders[k].privateKey.slice(2)));
-    inputs.push({
-      ...typedOrder(m, { priceTicks: 250_000n, sizeLots }),
-      order,
-      signature: `0x${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}` as Hex,
-    });
+    inputs.push(pairOrderInput(b.market, digest, b.traders, { i, sizeLots, nonce: BigInt(nonceBase + i), expiry }));
   }
   return inputs;
 }

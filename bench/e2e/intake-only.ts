@@ -3,21 +3,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
-import { getDomainSeparator, getSettlementDomain, type Order } from "../../sdk/eip712";
+import { getDomainSeparator, getSettlementDomain } from "../../sdk/eip712";
 import { MatcherService } from "../../pipeline/match/matcher-service";
 import { DEFAULT_MARKET_GRIDS, type MarketSpec } from "../../pipeline/markets";
 import { createOrderDigester } from "../../pipeline/intake/order-digest";
 import type { PlaceSignedInput } from "../../pipeline/intake/intake";
-import { typedOrder } from "../../pipeline/testing/orders";
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const native = require("secp256k1/bindings") as {
-  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
-};
+import { pairOrderInput } from "./in-process";
 
 async function main(): Promise<void> {
   const N = Number(process.env.BENCH_ORDERS ?? 20000);
@@ -47,28 +41,11 @@ async function main(): Promise<void> {
     svc.deposited(t.address, market.quoteToken, 10n ** 30n);
   }
   const expiry = BigInt(Math.floor(Date.now() / 1000) + 3600);
+  const signers = traders.map((t, j) => ({ address: t.address, privateKey: keys[j] }));
   const inputs: PlaceSignedInput[] = [];
   for (let i = 0; i < N; i++) {
-    const ti = (i >> 1) % 4;
-    const k = (i & 1) === 0 ? ti : (ti + 1) % 4;
-    const sizeLots = BigInt(1 + (i % 3));
-    const order: Order = {
-      trader: traders[k].address,
-      baseToken: market.baseToken,
-      quoteToken: market.quoteToken,
-      side: (i & 1) === 0 ? 1 : 0,
-      price: 250_000n * market.tickSize,
-      amount: market.lotSize * sizeLots,
-      expiry,
-      nonce: BigInt(i),
-      flags: 0,
-    };
-    const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(keys[k].slice(2)));
-    inputs.push({
-      ...typedOrder(market, { priceTicks: 250_000n, sizeLots }),
-      order,
-      signature: `0x${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}` as Hex,
-    });
+    const at = { i, sizeLots: BigInt(1 + (i % 3)), nonce: BigInt(i), expiry };
+    inputs.push(pairOrderInput(market, digest, signers, at));
   }
   let next = 0;
   let ok = 0;
