@@ -1,6 +1,7 @@
 // The DEX REST API, same origin (the web server forwards /v1 to it): public reads, and the account's
 // reads and writes signed by the wallet itself (X-Wallet-* headers: EIP-191 over timestamp + METHOD + host
 // + path + body, docs/integrate.md "Integrate"). Errors keep the spec's body {error:{code,message,details}}.
+import { hmacHeaders, type ApiKeyCredentials } from "../../sdk/hmac";
 import type { MarketsInfo } from "./order";
 import type { operations } from "../../sdk/openapi/dex-api";
 
@@ -18,6 +19,8 @@ export class ApiError extends Error {
 export interface WalletSigner {
   address: `0x${string}`;
   signRaw(bytes: Uint8Array): Promise<`0x${string}`>;
+  /** a session key approved once by the wallet: account requests are HMAC-signed with it, no wallet prompt */
+  session?: ApiKeyCredentials;
 }
 
 async function parse<T>(res: Response): Promise<T> {
@@ -60,20 +63,25 @@ export async function syncClock(): Promise<void> {
   clockOffsetMs = t.timestamp - Math.round((before + Date.now()) / 2);
 }
 
-/** A wallet-signed request; every timestamp differs from the last, so two equal requests never share a signature. */
-export async function signedRequest<T>(wallet: WalletSigner, method: string, path: string, body?: unknown): Promise<T> {
-  const text = body === undefined ? "" : JSON.stringify(body);
-  const ts = Math.max(Date.now() + clockOffsetMs, lastTimestamp + 1);
-  lastTimestamp = ts;
+/** The headers of the wallet's signature (EIP-191) or, with a session, of the session key's HMAC. */
+async function authHeaders(wallet: WalletSigner, ts: number, method: string, path: string, text: string) {
+  if (wallet.session) return hmacHeaders(wallet.session, { method, path, body: text, timestamp: ts });
   const timestamp = String(ts);
   const signature = await wallet.signRaw(
     new TextEncoder().encode(`${timestamp}${method}${location.host}${path}${text}`),
   );
+  return { "X-Wallet-Address": wallet.address, "X-Wallet-Timestamp": timestamp, "X-Wallet-Signature": signature };
+}
+
+/** A request signed for the wallet (by the wallet, or by its session key); every timestamp differs from the
+ *  last, so two equal requests never share a signature. */
+export async function signedRequest<T>(wallet: WalletSigner, method: string, path: string, body?: unknown): Promise<T> {
+  const text = body === undefined ? "" : JSON.stringify(body);
+  const ts = Math.max(Date.now() + clockOffsetMs, lastTimestamp + 1);
+  lastTimestamp = ts;
   const headers: Record<string, string> = {
     accept: "application/json",
-    "X-Wallet-Address": wallet.address,
-    "X-Wallet-Timestamp": timestamp,
-    "X-Wallet-Signature": signature,
+    ...(await authHeaders(wallet, ts, method, path, text)),
   };
   if (body !== undefined) headers["content-type"] = "application/json";
   let res: Response;

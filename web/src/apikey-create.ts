@@ -14,9 +14,22 @@ export interface CreateSteps {
 }
 
 /** Creates the key and approves its agent; throws on the first refusal (after `created` when the approval failed). */
-export async function createApprovedKey(w: ConnectedWallet, body: KeyBody, steps: CreateSteps): Promise<CreatedKey> {
+export async function createApprovedKey(
+  wallet: ConnectedWallet,
+  body: KeyBody,
+  steps: CreateSteps,
+  /** a shorter approval than the service's longest, in seconds (the wallet may sign a shorter one) */
+  lifetimeSec?: number,
+): Promise<CreatedKey> {
+  // creating a key is the wallet's own act (the API takes the wallet scheme only), never a session key's
+  const w: ConnectedWallet = { ...wallet, session: undefined };
   steps.status("1 of 2: sign the request in the wallet…");
   const created = await signedRequest<CreatedKey>(w, "POST", "/v1/api-keys", body);
+  if (lifetimeSec !== undefined) {
+    const m = created.agent_approval.message;
+    const until = Math.floor(Date.now() / 1000) + lifetimeSec;
+    if (Number(m.expiry) > until) m.expiry = String(until);
+  }
   steps.created(created);
   steps.status("2 of 2: sign the agent approval in the wallet…");
   const approval = await signAgentApprovalRequest(

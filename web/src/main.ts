@@ -102,6 +102,7 @@ async function boot() {
   }
   discoverExtensions((list) => walletArea.setExtensions(list));
   walletArea.render();
+  walletArea.restore();
   account.render();
   apiKeys.render(null);
   startFeed();

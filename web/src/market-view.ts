@@ -193,6 +193,7 @@ export class MarketView {
     });
     const host = h("div", { class: "chart", id: "chart" });
     const note = h("p", { class: "chart-note" });
+    const legend = h("p", { class: "chart-legend", id: "chart-legend", "aria-live": "off" });
     replace(
       this.p.chart,
       h(
@@ -202,11 +203,12 @@ export class MarketView {
         h("label", { for: "interval" }, "Interval"),
         select,
       ),
+      legend,
       host,
       note,
     );
     this.state.chart?.destroy();
-    this.state.chart = new CandleChart(host, note);
+    this.state.chart = new CandleChart(host, note, legend);
     if (this.state.market) void this.state.chart.load(this.state.market, this.state.interval);
   }
 }

@@ -38,8 +38,10 @@ const input = (name: string, mode = "decimal") =>
 
 export function buildOrderFields(m: MarketInfo): OrderFields {
   const typeSel = h("select", { name: "type" }) as HTMLSelectElement;
+  // a market order first (its worst price follows the book: a size is all it needs), else a limit order
+  const first = m.order_types.some((t) => t.type === "market") ? "market" : "limit";
   for (const t of m.order_types)
-    typeSel.append(h("option", { value: t.type, selected: t.type === "limit" }, t.type.replace(/_/g, " ")));
+    typeSel.append(h("option", { value: t.type, selected: t.type === first }, t.type.replace(/_/g, " ")));
   const tifSel = h("select", { name: "time_in_force" }) as HTMLSelectElement;
   const price = input("price");
   const trigger = input("trigger_price");

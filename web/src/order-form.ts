@@ -2,12 +2,13 @@
 // limit price follows the book; every refusal shows next to its field and nothing is sent; the wallet signs
 // the EIP-712 Order the page shows, then the order is posted.
 import { numberToDecimalString } from "../../sdk/decimal";
-import { explain, placeOrder } from "./api";
+import { explain, placeOrder, signedRequest, type ApiOrder } from "./api";
 import { h, replace } from "./dom";
 import { DEFAULT_SLIPPAGE_BPS, groupDigits, worstPrice } from "./estimate";
 import { buildOrder, freshNonce, withSignature, type BuiltOrder, type MarketInfo, type MarketsInfo } from "./order";
 import { buildOrderFields, estimateText, previewText, readOrderFields, type OrderFields } from "./order-fields";
 import { dec, type AppState } from "./state";
+import type { ConnectedWallet } from "./wallet";
 
 export class OrderFormPanel {
   private side: "buy" | "sell" = "buy";
@@ -62,7 +63,7 @@ export class OrderFormPanel {
       k.size.wrap,
       h(
         "div",
-        { class: "field checkbox" },
+        { class: "field checkbox", id: "hidden-field" },
         f.hidden,
         h("label", { for: "hidden" }, "Hidden (rests off the displayed book)"),
       ),
@@ -128,6 +129,11 @@ export class OrderFormPanel {
     k.triggerPrice.wrap.hidden = !rule.trigger_price;
     k.protectionPrice.wrap.hidden = rule.price;
     k.expiresAt.wrap.hidden = f.tifSel.value !== "gtd";
+    // hidden and iceberg orders rest in the book: not offered for a type or time in force that cannot rest
+    const rests = rule.price && !["ioc", "fok"].includes(f.tifSel.value);
+    const hiddenField = this.formEl?.querySelector<HTMLElement>("#hidden-field");
+    if (hiddenField) hiddenField.hidden = !rests && !f.hidden.checked;
+    k.icebergVisibleSize.wrap.hidden = !rests && f.iceberg.value.trim() === "";
     if (!rule.price) this.defaultWorstPrice(m, f);
     for (const x of Object.values(k)) x.error.textContent = "";
     f.estimateLine.textContent = "";
@@ -162,6 +168,23 @@ export class OrderFormPanel {
       : "the book is empty on that side: type the worst price your signature allows";
   }
 
+  /** With a session, the session key's agent signs (no prompt); otherwise the wallet signs the Order shown. */
+  private async send(info: MarketsInfo, wallet: ConnectedWallet, o: BuiltOrder, result: HTMLElement) {
+    if (wallet.session) {
+      result.textContent = "Placing (signed by the session key)…";
+      return signedRequest<ApiOrder>(wallet, "POST", "/v1/orders", o.body);
+    }
+    result.textContent = "Waiting for the wallet's signature…";
+    const signature = await wallet.signTypedData({
+      domain: info.eip712.domain,
+      types: info.eip712.types,
+      primaryType: info.eip712.primary_type,
+      message: o.message as unknown as Record<string, unknown>,
+    });
+    result.textContent = "Placing…";
+    return placeOrder(withSignature(o, signature));
+  }
+
   private async submit(info: MarketsInfo, m: MarketInfo, f: OrderFields): Promise<void> {
     const { result, submit } = f;
     result.textContent = "";
@@ -185,15 +208,7 @@ export class OrderFormPanel {
     }
     submit.disabled = true;
     try {
-      result.textContent = "Waiting for the wallet's signature…";
-      const signature = await wallet.signTypedData({
-        domain: info.eip712.domain,
-        types: info.eip712.types,
-        primaryType: info.eip712.primary_type,
-        message: o.message as unknown as Record<string, unknown>,
-      });
-      result.textContent = "Placing…";
-      const placed = await placeOrder(withSignature(o, signature));
+      const placed = await this.send(info, wallet, o, result);
       const ended = ["cancelled", "rejected", "expired"].includes(placed.status) && placed.filled_size === 0;
       result.textContent = `Order ${placed.order_id.slice(0, 8)} ${placed.status.replace(/_/g, " ")}${placed.status_reason ? ` (${placed.status_reason.replace(/_/g, " ")})` : ""}: ${placed.side} ${dec(placed.size)} ${m.base.symbol}${placed.price !== null ? ` at ${dec(placed.price)}` : ""}${placed.filled_size > 0 ? `, ${dec(placed.filled_size)} filled` : ""}.`;
       result.dataset.kind = ended ? "error" : "ok";

@@ -61,9 +61,16 @@ export function developmentWallet(chain: Chain, privateKey: `0x${string}`, label
   };
 }
 
-export async function extensionWallet(chain: Chain, detail: EIP6963ProviderDetail): Promise<ConnectedWallet> {
+/** `silent`: reconnect a wallet that already shared its account (eth_accounts: no prompt), as on a reload. */
+export async function extensionWallet(
+  chain: Chain,
+  detail: EIP6963ProviderDetail,
+  silent = false,
+): Promise<ConnectedWallet> {
   const provider = detail.provider;
-  const accounts = (await provider.request({ method: "eth_requestAccounts" })) as `0x${string}`[];
+  const accounts = (await provider.request({
+    method: silent ? "eth_accounts" : "eth_requestAccounts",
+  })) as `0x${string}`[];
   if (!accounts?.length) throw new Error(`${detail.info.name} shared no account.`);
   const address = accounts[0];
   const client = createWalletClient({ account: address, chain, transport: custom(provider) });
