@@ -23,7 +23,7 @@ declare const document: any;
 declare const window: any;
 
 const ROOT = path.join(__dirname, "..", "..");
-const ARTIFACTS = path.join(ROOT, "test-artifacts", "bridge-portal");
+const ARTIFACTS = path.join(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, "test-artifacts"), "bridge-portal");
 const CHROMIUM = "/usr/bin/chromium";
 const WAIT = 120_000;
 const DESKTOP = { width: 1280, height: 900 };

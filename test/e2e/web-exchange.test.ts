@@ -30,10 +30,10 @@ declare const sessionStorage: any;
 declare const location: any;
 
 const ROOT = path.join(__dirname, "..", "..");
-const ARTIFACTS = path.join(ROOT, "test-artifacts", "web-exchange");
+const ARTIFACTS = path.join(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, "test-artifacts"), "web-exchange");
 const CHROMIUM = "/usr/bin/chromium";
 const WAIT = 90_000;
-const DESKTOP = { width: 1366, height: 900 };
+const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

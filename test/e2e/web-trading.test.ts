@@ -4,7 +4,7 @@
 // their fills with a settlement transaction, and Settlement balances equal to the chain's. A stop order and
 // an iceberg placed from the page behave as on the API; a bad amount shows an error in words and sends
 // nothing. An API key created from the page (read + trade, limits) shows its secret once, works with HMAC, and
-// stops working (401) once revoked from the page. Screenshots (desktop and phone widths) go to test-artifacts/web/ (gitignored); axe-core finds no
+// stops working (401) once revoked from the page. Screenshots (1280 and 390 px) go to test-artifacts/dex/ (gitignored); axe-core finds no
 // serious or critical violation.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -12,20 +12,19 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { createPublicClient, http, parseUnits, type Hex } from "viem";
+import { createPublicClient, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { settlementAbi } from "../../sdk/abi";
 import { formatDecimal } from "../../sdk/decimal";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
 import { api, hmacHeaders } from "../../api/testing/client";
+import { axeCheck, CHROMIUM, DESKTOP, PHONE, postLimit, refusals, shotsDir } from "../support/web-browser";
 
 // the page's globals inside page.evaluate / waitForFunction callbacks (this project compiles without the DOM lib)
 declare const document: any;
 declare const window: any;
 
-const ROOT = path.join(__dirname, "..", "..");
-const ARTIFACTS = path.join(ROOT, "test-artifacts", "web");
-const CHROMIUM = "/usr/bin/chromium";
+const ARTIFACTS = shotsDir("dex");
 const WAIT = 90_000;
 
 async function connect(page: Page, url: string, walletIndex: number): Promise<void> {
@@ -89,57 +88,6 @@ async function apiGet(restOrigin: string, key: Hex, p: string): Promise<any> {
   return r.json();
 }
 
-/** A limit order signed by `key` and posted straight to the DEX API; true when accepted. */
-async function postLimit(
-  restOrigin: string,
-  info: any,
-  key: Hex,
-  symbol: string,
-  side: "buy" | "sell",
-  price: string,
-  size: string,
-): Promise<boolean> {
-  const m = info.markets.find((x: { symbol: string }) => x.symbol === symbol);
-  const wallet = privateKeyToAccount(key);
-  const so = m.signed_order;
-  const order = {
-    trader: wallet.address,
-    baseToken: so.base_token,
-    quoteToken: so.quote_token,
-    side: side === "buy" ? 0 : 1,
-    price: parseUnits(price, so.price_exponent),
-    amount: parseUnits(size, so.amount_exponent),
-    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
-    nonce: BigInt(Date.now()) * 1024n + BigInt(Math.floor(Math.random() * 1024)),
-    flags: 0,
-  };
-  const signature = await wallet.signTypedData({
-    domain: info.eip712.domain,
-    types: info.eip712.types,
-    primaryType: "Order",
-    message: order,
-  });
-  const wire = {
-    trader: order.trader,
-    base_token: order.baseToken,
-    quote_token: order.quoteToken,
-    side: order.side,
-    price: order.price.toString(),
-    amount: order.amount.toString(),
-    expiry: order.expiry.toString(),
-    nonce: order.nonce.toString(),
-    flags: 0,
-  };
-  const r = await fetch(`${restOrigin}/v1/orders`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ symbol, side, type: "limit", price, size, order: wire, signature }),
-  });
-  if (r.status !== 201) lastRefusal = `${symbol} ${side}: ${r.status} ${await r.text()}`;
-  return r.status === 201;
-}
-let lastRefusal = "";
-
 /** One trade between two demo traders (the maker's sell rests, the taker's buy takes it). */
 async function trade(
   restOrigin: string,
@@ -154,21 +102,6 @@ async function trade(
     (await postLimit(restOrigin, info, maker, symbol, "sell", price, size)) &&
     (await postLimit(restOrigin, info, taker, symbol, "buy", price, size))
   );
-}
-
-async function axeCheck(page: Page, label: string): Promise<void> {
-  const source = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-  await page.evaluate(source);
-  const violations = (await page.evaluate(async () => {
-    const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return r.violations.map((v: any) => ({
-      id: v.id,
-      impact: v.impact,
-      nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")),
-    }));
-  })) as { id: string; impact: string; nodes: string[] }[];
-  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(serious, [], `${label}: axe found ${JSON.stringify(serious)}`);
 }
 
 test("two people trade from the web app; stop, iceberg and a bad amount; screenshots; accessibility", {
@@ -192,13 +125,12 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     const tokens = stack.deployments.home.tokens as Record<string, { address: `0x${string}`; decimals: number }>;
 
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
-    const ctxA = await browser.newContext({ viewport: { width: 1366, height: 900 } });
-    const ctxB = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+    const ctxA = await browser.newContext({ viewport: DESKTOP });
+    const ctxB = await browser.newContext({ viewport: DESKTOP });
     const a = await ctxA.newPage();
     const b = await ctxB.newPage();
     const pageErrors: string[] = [];
     for (const p of [a, b]) p.on("pageerror", (e) => pageErrors.push(String(e)));
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
 
     await connect(a, webUrl, 0);
     await connect(b, webUrl, 1);
@@ -222,13 +154,13 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
           ),
       ),
     );
-    assert.ok(traded.includes("WETH-USD"), `traded in ${traded.join(", ")}; ${lastRefusal}`);
+    assert.ok(traded.includes("WETH-USD"), `traded in ${traded.join(", ")}; ${refusals.last}`);
     await a.click("#funds-box input[name=amount]");
     const typed = "1234.5678";
     // 30 trades in 3 s, one every 100 ms: a resting sell of carol's and a resting bid of dave's, taken in turn by
     // a buy of dave's and a sell of carol's (each wallet places 5 a second, half its per-trader limit)
-    assert.ok(await postLimit(rest, info, carol.privateKey, "WETH-USD", "sell", "2100", "0.15"), lastRefusal);
-    assert.ok(await postLimit(rest, info, dave.privateKey, "WETH-USD", "buy", "2000", "0.15"), lastRefusal);
+    assert.ok(await postLimit(rest, info, carol.privateKey, "WETH-USD", "sell", "2100", "0.15"), refusals.last);
+    assert.ok(await postLimit(rest, info, dave.privateKey, "WETH-USD", "buy", "2000", "0.15"), refusals.last);
     let trades = 0;
     const takes: Promise<void>[] = [];
     const burst = (async () => {
@@ -249,7 +181,7 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     }
     await burst;
     await a.waitForTimeout(1_000); // the account refresh after the last trade
-    assert.equal(trades, 30, lastRefusal);
+    assert.equal(trades, 30, refusals.last);
     assert.equal(await a.inputValue("#funds-box input[name=amount]"), typed);
     assert.equal(
       await a.evaluate(() => document.activeElement?.getAttribute("name")),
@@ -494,14 +426,14 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     assert.equal(overLimit.body.error.details.reason, "position_limit_exceeded");
     await a.locator("#api-keys-panel").screenshot({ path: path.join(ARTIFACTS, "api-keys-desktop.png") });
     await axeCheck(a, "api keys, desktop");
-    await a.setViewportSize({ width: 390, height: 844 });
+    await a.setViewportSize(PHONE);
     await a.locator("#api-keys-panel").screenshot({ path: path.join(ARTIFACTS, "api-keys-phone.png") });
     assert.ok(
       (await a.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) <= 1,
       "the API keys panel is wider than a phone",
     );
     await axeCheck(a, "api keys, phone");
-    await a.setViewportSize({ width: 1366, height: 900 });
+    await a.setViewportSize(DESKTOP);
     // the secret is shown once: gone when the box is closed, after the panel re-renders, and after a reload
     await a.click("#api-key-reveal-close");
     assert.equal(await a.$("#new-api-secret"), null);
@@ -539,7 +471,7 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     // 8. screenshots and accessibility at desktop and phone widths
     await a.screenshot({ path: path.join(ARTIFACTS, "market-desktop.png"), fullPage: true });
     await axeCheck(a, "desktop");
-    await a.setViewportSize({ width: 390, height: 844 });
+    await a.setViewportSize(PHONE);
     await a.screenshot({ path: path.join(ARTIFACTS, "market-phone.png"), fullPage: true });
     const overflow = await a.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `the page is ${overflow} px wider than a phone`);
