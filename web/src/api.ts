@@ -76,6 +76,19 @@ async function authHeaders(wallet: WalletSigner, ts: number, method: string, pat
 /** A request signed for the wallet (by the wallet, or by its session key); every timestamp differs from the
  *  last, so two equal requests never share a signature. */
 export async function signedRequest<T>(wallet: WalletSigner, method: string, path: string, body?: unknown): Promise<T> {
+  try {
+    return await signedOnce<T>(wallet, method, path, body);
+  } catch (err) {
+    // refused before anything happened because this page's clock drifted from the server's (the HMAC
+    // window is 5 s): align with the server time the refusal gives, and sign once more
+    const d = err instanceof ApiError ? (err.details as { reason?: string; server_time?: number }) : null;
+    if (d?.reason !== "timestamp_outside_window" || typeof d.server_time !== "number") throw err;
+    clockOffsetMs = d.server_time - Date.now();
+    return signedOnce<T>(wallet, method, path, body);
+  }
+}
+
+async function signedOnce<T>(wallet: WalletSigner, method: string, path: string, body?: unknown): Promise<T> {
   const text = body === undefined ? "" : JSON.stringify(body);
   const ts = Math.max(Date.now() + clockOffsetMs, lastTimestamp + 1);
   lastTimestamp = ts;
