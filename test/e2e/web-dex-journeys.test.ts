@@ -17,8 +17,17 @@ import { Wallet, getBytes } from "ethers";
 import { parseUnits } from "viem";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { api, hmacHeaders } from "../../api/testing/client";
-import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
-import { axeCheck, CHROMIUM, DESKTOP, PHONE, postLimit, refusals, shotsDir } from "../support/web-browser";
+import type { RunningStack } from "../../scripts/stack";
+import {
+  axeCheck,
+  CHROMIUM,
+  DESKTOP,
+  PHONE,
+  postLimit,
+  refusals,
+  shotsDir,
+  startDexWebStack,
+} from "../support/web-browser";
 
 // the page's globals inside page.evaluate / waitForFunction callbacks (this project compiles without the DOM lib)
 declare const document: any;
@@ -128,14 +137,9 @@ test("the DEX app: a market buy in 3 actions, the phone layout, a wallet session
   let stack: RunningStack | undefined;
   let browser: Browser | undefined;
   try {
-    const { config } = await createTestConfig(dataDir);
-    stack = await startStack({
-      config,
-      components: defaultComponents(["pipeline", "dex-api", "web"]),
-      onComponentError: "fail",
-    });
-    const webUrl = stack.components.find((c) => c.name === "web")!.handle!.urls!["trading app"].replace(/\/$/, "");
-    const rest = config.urls.dexRest.replace(/\/v1$/, "");
+    const started = await startDexWebStack(dataDir);
+    stack = started.stack;
+    const { config, webUrl, rest } = started;
     const info: any = await (await fetch(`${rest}/v1/markets`)).json();
     const first = info.markets[0];
     const CANDLES = candles(first.signed_order.price_exponent, first.base.decimals);

@@ -16,9 +16,18 @@ import { createPublicClient, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { settlementAbi } from "../../sdk/abi";
 import { formatDecimal } from "../../sdk/decimal";
-import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import type { RunningStack } from "../../scripts/stack";
 import { api, hmacHeaders } from "../../api/testing/client";
-import { axeCheck, CHROMIUM, DESKTOP, PHONE, postLimit, refusals, shotsDir } from "../support/web-browser";
+import {
+  axeCheck,
+  CHROMIUM,
+  DESKTOP,
+  PHONE,
+  postLimit,
+  refusals,
+  shotsDir,
+  startDexWebStack,
+} from "../support/web-browser";
 
 // the page's globals inside page.evaluate / waitForFunction callbacks (this project compiles without the DOM lib)
 declare const document: any;
@@ -111,14 +120,9 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
   let stack: RunningStack | undefined;
   let browser: Browser | undefined;
   try {
-    const { config } = await createTestConfig(dataDir);
-    stack = await startStack({
-      config,
-      components: defaultComponents(["pipeline", "dex-api", "web"]),
-      onComponentError: "fail",
-    });
-    const webUrl = stack.components.find((c) => c.name === "web")!.handle!.urls!["trading app"].replace(/\/$/, "");
-    const rest = config.urls.dexRest.replace(/\/v1$/, "");
+    const started = await startDexWebStack(dataDir);
+    stack = started.stack;
+    const { config, webUrl, rest } = started;
     const [alice, bob] = config.keys.demoTraders;
     const pub = createPublicClient({ transport: http(stack.chains.home.rpcUrl) });
     const settlement = stack.deployments.home.contracts.Settlement as `0x${string}`;

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
+import { createTestConfig, defaultComponents, startStack } from "../../scripts/stack";
 import { parseUnits, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 
@@ -91,4 +92,17 @@ export async function postLimit(
   });
   if (r.status !== 201) refusals.last = `${symbol} ${side}: ${r.status} ${await r.text()}`;
   return r.status === 201;
+}
+
+/** A stack with the pipeline, the DEX API and the web server in `dataDir`: the trading app's and the DEX
+ *  API's origins. */
+export async function startDexWebStack(dataDir: string) {
+  const { config } = await createTestConfig(dataDir);
+  const stack = await startStack({
+    config,
+    components: defaultComponents(["pipeline", "dex-api", "web"]),
+    onComponentError: "fail",
+  });
+  const webUrl = stack.components.find((c) => c.name === "web")!.handle!.urls!["trading app"].replace(/\/$/, "");
+  return { config, stack, webUrl, rest: config.urls.dexRest.replace(/\/v1$/, "") };
 }
