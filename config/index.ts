@@ -325,7 +325,7 @@ export interface Config {
     /** BRIDGE_SEAL_KEY_FILE (absolute) when set */
     readonly sealKeyFile: string | undefined;
   };
-  /** Scale-out (config/partition.ts): PIPELINE_MARKETS, PARTITION_PORT/INDEX/SECRET, DEX_PARTITIONS, EXTRA_OPERATOR_ADDRESSES */
+  /** Scale-out (config/partition.ts): PIPELINE_MARKETS, PARTITION_INDEX, DEX_PARTITIONS, ORDER_LOG_URL, EXTRA_OPERATOR_ADDRESSES */
   readonly partition: PartitionConfig;
   readonly logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
 }

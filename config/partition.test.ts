@@ -1,18 +1,14 @@
-// The scale-out variables: each one's bounds, the secret's minimum at its boundary, DEX_PARTITIONS' grammar.
+// The scale-out variables: each one's bounds, DEX_PARTITIONS' grammar and its need of the NATS cluster.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MIN_PARTITION_SECRET_LENGTH, parseDexPartitions, parsePartitionConfig } from "./partition";
+import { parseDexPartitions, parsePartitionConfig } from "./partition";
 import { loadConfig } from "./index";
 
-const secret = "k".repeat(MIN_PARTITION_SECRET_LENGTH);
-
-test("defaults: one process owns every market, no transport, no routes, no extra operators", () => {
+test("defaults: one process owns every market, no routes, no extra operators, the local journal", () => {
   const c = parsePartitionConfig({});
   assert.deepEqual(c, {
     pipelineMarkets: null,
-    listenPort: null,
     index: 0,
-    secret: null,
     routes: [],
     extraOperators: [],
     orderLog: null,
@@ -38,36 +34,25 @@ test("PIPELINE_MARKETS, PARTITION_INDEX at its bounds, EXTRA_OPERATOR_ADDRESSES"
   assert.throws(() => parsePartitionConfig({ EXTRA_OPERATOR_ADDRESSES: "0x1234" }), /EXTRA_OPERATOR_ADDRESSES/);
 });
 
-test("the transport and the routes need the secret, of at least 32 characters (31 refused)", () => {
-  assert.throws(() => parsePartitionConfig({ PARTITION_PORT: "7001" }), /PARTITION_SECRET/);
-  assert.throws(() => parsePartitionConfig({ DEX_PARTITIONS: "WETH-USD=http://127.0.0.1:7001" }), /PARTITION_SECRET/);
-  assert.throws(
-    () => parsePartitionConfig({ PARTITION_PORT: "7001", PARTITION_SECRET: secret.slice(1) }),
-    /PARTITION_SECRET/,
-  );
-  assert.equal(parsePartitionConfig({ PARTITION_PORT: "7001", PARTITION_SECRET: secret }).listenPort, 7001);
-  assert.throws(() => parsePartitionConfig({ PARTITION_PORT: "65536", PARTITION_SECRET: secret }), /PARTITION_PORT/);
+test("DEX_PARTITIONS: symbols=index;..., one owner per market, one entry per partition, index 0-31, needs ORDER_LOG_URL", () => {
+  assert.deepEqual(parseDexPartitions("WETH-USD,WBTC-USD=0; AAPL-USD=31"), [
+    { symbols: ["WETH-USD", "WBTC-USD"], index: 0 },
+    { symbols: ["AAPL-USD"], index: 31 },
+  ]);
+  assert.throws(() => parseDexPartitions("WETH-USD=0;WETH-USD=1"), /two partitions/);
+  assert.throws(() => parseDexPartitions("WETH-USD=0;WBTC-USD=0"), /named twice/);
+  assert.throws(() => parseDexPartitions("WETH-USD=32"), /partition index/);
+  assert.throws(() => parseDexPartitions("WETH-USD=http://a:1"), /partition index/);
+  assert.throws(() => parseDexPartitions("0"), /SYMBOL/);
+  assert.throws(() => parseDexPartitions(";"), /no partition/);
+  assert.throws(() => parsePartitionConfig({ DEX_PARTITIONS: "WETH-USD=0" }), /ORDER_LOG_URL/);
   // through loadConfig: a ConfigError naming the variable
   assert.throws(
-    () => loadConfig({ PARTITION_PORT: "7001" }),
-    (e: Error) => e.name === "ConfigError" && /PARTITION_SECRET/.test(e.message),
+    () => loadConfig({ DEX_PARTITIONS: "WETH-USD=0" }),
+    (e: Error) => e.name === "ConfigError" && /ORDER_LOG_URL/.test(e.message),
   );
-});
-
-test("DEX_PARTITIONS: symbols=URL;..., one owner per market, http(s) only, trailing slash dropped", () => {
-  assert.deepEqual(parseDexPartitions("WETH-USD,WBTC-USD=http://127.0.0.1:7001/; AAPL-USD=https://p2.internal:7002"), [
-    { symbols: ["WETH-USD", "WBTC-USD"], url: "http://127.0.0.1:7001" },
-    { symbols: ["AAPL-USD"], url: "https://p2.internal:7002" },
-  ]);
-  assert.throws(() => parseDexPartitions("WETH-USD=http://a:1;WETH-USD=http://b:2"), /two partitions/);
-  assert.throws(() => parseDexPartitions("WETH-USD=ftp://a:1"), /http/);
-  assert.throws(() => parseDexPartitions("http://a:1"), /SYMBOL/);
-  assert.throws(() => parseDexPartitions(";"), /no partition/);
-  const routes = parsePartitionConfig({
-    DEX_PARTITIONS: "WETH-USD=http://127.0.0.1:7001",
-    PARTITION_SECRET: secret,
-  }).routes;
-  assert.equal(routes.length, 1);
+  const routes = parsePartitionConfig({ DEX_PARTITIONS: "WETH-USD=1", ORDER_LOG_URL: "nats://127.0.0.1:4222" }).routes;
+  assert.deepEqual(routes, [{ symbols: ["WETH-USD"], index: 1 }]);
 });
 
 test("ORDER_LOG_URL: the replicated order log's servers, replicas and lease; a bad URL or lease is refused", () => {

@@ -1,6 +1,6 @@
 // The frames of one tick leave their socket in one write: the socket is corked at the first frame of a tick and
 // uncorked when the tick ends (Node counts corks, so ws's own cork/uncork around each frame nests inside). Used by
-// the partition transport and the DEX API's WebSocket: a journal group commit's answers, and the events they
+// the DEX API's WebSocket: a journal group commit's answers, and the events they
 // caused, come out in one tick: one system call instead of one per frame (each frame's writev was ~17 % of an API
 // process's CPU under bench:e2e with BENCH_API_PROCESSES=1, ~5 % of the stack under ws-key; docs/measurements.md). A burst past FLUSH_CORKED_BYTES is written at once,
 // so what a slow peer has not taken stays measurable (the server's maxBufferedBytes).

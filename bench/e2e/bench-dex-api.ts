@@ -33,7 +33,7 @@ export const benchDexApiComponent: Component = {
       routes.length > 0
         ? await createRoutedDexService({
             routes,
-            secret: ctx.config.partition.secret!,
+            servers: ctx.config.partition.orderLog!.servers,
             logger: ctx.logger.child({ component: "dex-api", part: "partitions" }),
           })
         : null;

@@ -1,6 +1,5 @@
 // bench:e2e's stack: the chains, the pipeline component, the DEX API (in this process or in API processes of its
 // own) and the indexer, plus what the entries need from it (market, traders, API keys, settled batches).
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,7 +12,7 @@ import type { SettledBatch } from "../../pipeline/settle/batcher";
 import { createApiKey } from "../../api/testing/client";
 import { startPostgresServer } from "../../test/support/external-parts";
 import { healthy, spawnStack, stopChildren, type StackChild } from "../../test/support/stack-process";
-import { freePort } from "../../runtime/ports";
+import { startNatsCluster } from "../../pipeline/replication/nats-cluster";
 import { benchDexApiComponent } from "./bench-dex-api";
 import { API_PROCESSES, PHASES, WITH_INDEXER } from "./settings";
 
@@ -60,7 +59,7 @@ async function startApiProcesses(
   config: Config,
   stack: Stack,
   handle: PipelineHandle,
-  partitionSecret: string,
+  natsUrls: string,
 ): Promise<StackChild[]> {
   const symbols = handle.dexService
     .listMarkets()
@@ -75,8 +74,8 @@ async function startApiProcesses(
       HOME_CHAIN_ID: String(config.chains.home.chainId),
       REMOTE_CHAIN_ID: String(config.chains.remote.chainId),
       DEPLOYMENTS_FILE: config.deploymentsFile,
-      PARTITION_SECRET: partitionSecret,
-      DEX_PARTITIONS: `${symbols}=http://127.0.0.1:${config.partition.listenPort}`,
+      ORDER_LOG_URL: natsUrls,
+      DEX_PARTITIONS: `${symbols}=${config.partition.index}`,
     });
     children.push(spawnStack(`API process ${i}`, env, "bench/e2e/api-process.ts"));
   }
@@ -91,10 +90,9 @@ export async function startBenchStack(): Promise<BenchStack> {
   const overrides = overridesFromEnv(postgres?.url);
   const clients = PHASES.some((p) => p !== "in-process");
   const apiProcesses = clients ? API_PROCESSES : 0;
-  // N API processes: this process's pipeline serves them as a matcher partition
-  const partitionSecret = randomBytes(24).toString("hex");
-  if (apiProcesses > 0)
-    Object.assign(overrides, { PARTITION_PORT: String(await freePort()), PARTITION_SECRET: partitionSecret });
+  // N API processes: this process's pipeline serves them as a matcher partition, over a one-node NATS server
+  const nats = apiProcesses > 0 ? await startNatsCluster({ dataDir: path.join(dataDir, "nats"), size: 1 }) : undefined;
+  if (nats) Object.assign(overrides, { ORDER_LOG_URL: nats.urls, ORDER_LOG_REPLICAS: "1" });
   const { config } = await createTestConfig(dataDir, overrides);
   const components: Component[] = [
     pipelineComponent,
@@ -107,6 +105,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     await stopChildren(apiChildren);
     await stack.stop();
     await postgres?.stop();
+    await nats?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   try {
@@ -115,7 +114,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     if (clients && apiProcesses === 0)
       apiUrls.push(stack.components.find((c) => c.name === "dex-api")!.handle!.urls as { rest: string; ws: string });
     if (apiProcesses > 0) {
-      apiChildren.push(...(await startApiProcesses(dataDir, config, stack, handle, partitionSecret)));
+      apiChildren.push(...(await startApiProcesses(dataDir, config, stack, handle, nats!.urls)));
       for (const c of apiChildren)
         apiUrls.push({
           rest: `http://127.0.0.1:${c.env.DEX_API_PORT}/v1`,

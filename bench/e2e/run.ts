@@ -22,7 +22,7 @@
 // BENCH_PROFILE=dir: a V8 CPU profile of this (the stack's) process (and of each API process), BENCH_DETAIL=1 per-second figures,
 // BENCH_INDEXER_DB=postgres: the indexer on a real Postgres server (test/support/external-parts.ts) instead of PGlite.
 // BENCH_API_PROCESSES=N (default 0): N >= 1 runs the deployment of docs/operations.md "Scale-out and production mapping": this
-// process is the matcher partition (PARTITION_PORT, owning every market), the DEX API runs in N processes of its own
+// process is the matcher partition (on a one-node NATS server, ORDER_LOG_URL, owning every market), the DEX API runs in N processes of its own
 // (bench/e2e/api-process.ts, DEX_PARTITIONS, each its own PGlite), the load generator spreads its connections over
 // them; each entry prints every process's CPU seconds. 0: the DEX API in this process, as before.
 // `--compare <rev>`: alternated runs of this tree and of <rev> (bench/e2e/compare.ts).

@@ -1,9 +1,12 @@
 // What the partition transport (pipeline/partition/) adds to a placement: the API's in-memory DexService called
-// in process, then the same service behind a partition server reached through the RoutedDexService (one
-// WebSocket, real sockets on 127.0.0.1). Wallet-signed orders, signed before the clock starts; one at a time
+// in process, then the same service served on NATS (a one-node nats-server on 127.0.0.1) and reached through the
+// RoutedDexService (request/reply on the partition's subject). Wallet-signed orders, signed before the clock starts; one at a time
 // (latency) and 32 in flight (throughput). `npx tsx bench/partition/transport.ts [orders]` (default 4,000).
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
+import { connect } from "@nats-io/transport-node";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import {
   createMemoryDexService,
@@ -14,7 +17,8 @@ import {
 } from "../../api/testing/memory-dex-service";
 import { signOrder } from "../../sdk/eip712";
 import type { DexService, PlaceOrderRequest } from "../../pipeline/service";
-import { startPartitionServer } from "../../pipeline/partition/server";
+import { servePartition } from "../../pipeline/partition/serve";
+import { startNatsCluster } from "../../pipeline/replication/nats-cluster";
 import { createRoutedDexService } from "../../pipeline/partition/routed";
 
 const N = Number(process.argv[2] ?? 4_000);
@@ -86,11 +90,13 @@ async function main(): Promise<void> {
   const remote = createMemoryDexService();
   for (const s of [local, remote])
     s.credit(trader.address, USD, 10n ** 15n), s.credit(trader.address, WETH, 10n ** 24n);
-  const secret = "b".repeat(40);
-  const server = await startPartitionServer({ service: remote, index: 0, secret, host: "127.0.0.1", port: 0 });
+  const dir = mkdtempSync(path.join(os.tmpdir(), "bench-partition-"));
+  const nats = await startNatsCluster({ dataDir: dir, size: 1 });
+  const nc = await connect({ servers: nats.urls });
+  const server = servePartition({ nc, service: remote, index: 0 });
   const routed = await createRoutedDexService({
-    routes: [{ symbols: TEST_MARKETS.map((x) => x.symbol), url: server.url }],
-    secret,
+    routes: [{ symbols: TEST_MARKETS.map((x) => x.symbol), index: 0 }],
+    servers: [nats.urls],
   });
   console.log(
     `partition transport, ${N} wallet-signed orders per run, load ${os
@@ -111,6 +117,9 @@ async function main(): Promise<void> {
   );
   routed.close();
   await server.close();
+  await nc.close();
+  await nats.stop();
+  rmSync(dir, { recursive: true, force: true });
 }
 
 main().catch((e: unknown) => {

@@ -1,9 +1,13 @@
-// The partition transport and the routed DexService over two real partition servers (real HTTP/WebSocket),
-// each serving the API's in-memory DexService narrowed to its own market.
-import { test } from "node:test";
+// The partition transport on NATS and the routed DexService over two partitions served on a one-node
+// nats-server (real sockets), each serving the API's in-memory DexService narrowed to its own market.
+import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import WebSocket from "ws";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
+import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import type { Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import {
@@ -16,12 +20,32 @@ import {
   type MemoryDexService,
 } from "../../api/testing/memory-dex-service";
 import { ORDER_TYPES, signAgentApproval, signOrder } from "../../sdk/eip712";
+import { startNatsCluster, type NatsCluster } from "../replication/nats-cluster";
 import { agentAccount, DexServiceError, type DexEvent, type DexService, type PlaceOrderRequest } from "../service";
-import { decodeFrame, encodeFrame, PARTITION_PATH } from "./protocol";
-import { startPartitionServer, secretMatches, type PartitionServer } from "./server";
+import { callSubject, decodeWire, encodeWire, helloSubject } from "./wire";
+import { servePartition, type PartitionServer } from "./serve";
 import { createRoutedDexService, type RoutedDexService } from "./routed";
 
-const SECRET = "s".repeat(40);
+let nats: NatsCluster;
+let dir: string;
+const conns: NatsConnection[] = [];
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "partition-nats-"));
+  nats = await startNatsCluster({ dataDir: dir, size: 1 });
+});
+after(async () => {
+  await Promise.all(conns.map((c) => c.close().catch(() => undefined)));
+  await nats.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+const natsConnection = async () => {
+  const nc = await connect({ servers: nats.urls });
+  conns.push(nc);
+  return nc;
+};
+const route = (symbols: string[], index: number) => ({ symbols, index });
+const routedOver = (routes: { symbols: string[]; index: number }[], readyTimeoutMs = 20_000) =>
+  createRoutedDexService({ routes, servers: [nats.urls], readyTimeoutMs });
 const trader = privateKeyToAccount(generatePrivateKey());
 const other = privateKeyToAccount(generatePrivateKey());
 const ETH = TEST_MARKETS.find((m) => m.symbol === "WETH-USD")!;
@@ -81,6 +105,7 @@ async function signedBuy(
 interface Two {
   eth: MemoryDexService;
   btc: MemoryDexService;
+  nc: NatsConnection;
   servers: PartitionServer[];
   routed: RoutedDexService;
   close(): Promise<void>;
@@ -96,33 +121,16 @@ async function two(): Promise<Two> {
       svc.credit(who.address, WETH, 10n ** 20n);
       svc.credit(who.address, WBTC, 10n ** 10n);
     }
+  const nc = await natsConnection();
   const servers = [
-    await startPartitionServer({
-      service: narrowed(eth, ["WETH-USD"]),
-      index: 0,
-      secret: SECRET,
-      host: "127.0.0.1",
-      port: 0,
-    }),
-    await startPartitionServer({
-      service: narrowed(btc, ["WBTC-USD"]),
-      index: 1,
-      secret: SECRET,
-      host: "127.0.0.1",
-      port: 0,
-    }),
+    servePartition({ nc, service: narrowed(eth, ["WETH-USD"]), index: 0 }),
+    servePartition({ nc, service: narrowed(btc, ["WBTC-USD"]), index: 1 }),
   ];
-  const routed = await createRoutedDexService({
-    routes: [
-      { symbols: ["WETH-USD"], url: servers[0].url },
-      { symbols: ["WBTC-USD"], url: servers[1].url },
-    ],
-    secret: SECRET,
-    readyTimeoutMs: 20_000,
-  });
+  const routed = await routedOver([route(["WETH-USD"], 0), route(["WBTC-USD"], 1)]);
   return {
     eth,
     btc,
+    nc,
     servers,
     routed,
     async close() {
@@ -134,68 +142,34 @@ async function two(): Promise<Two> {
 
 test("codec: bigints are lossless past 2^64, nested, negative; a {$n} that is not an integer stays an object", () => {
   const v = { a: 2n ** 200n + 1n, b: [-(2n ** 70n), { c: 0n }], d: { $n: "1.5" }, e: "x" };
-  const back = decodeFrame(encodeFrame(v)) as typeof v;
+  const back = decodeWire(encodeWire(v)) as typeof v;
   assert.equal(back.a, 2n ** 200n + 1n);
   assert.equal(back.b[0], -(2n ** 70n));
   assert.deepEqual(back.b[1], { c: 0n });
   assert.deepEqual(back.d, { $n: "1.5" });
 });
 
-test("secret: equal only to itself (constant-time compare of digests), absent refused", () => {
-  assert.equal(secretMatches(SECRET, SECRET), true);
-  assert.equal(secretMatches(SECRET.slice(1), SECRET), false);
-  assert.equal(secretMatches(`${SECRET}x`, SECRET), false);
-  assert.equal(secretMatches(undefined, SECRET), false);
-  assert.equal(secretMatches("", SECRET), false);
-});
-
-test("the transport refuses a caller without the secret or with another one (401, no frame), and a bad frame closes the connection", {
+test("a call that is not one, an unknown method or bad params: INVALID_REQUEST, nothing placed; a process that does not lead answers nothing", {
   timeout: 60_000,
 }, async () => {
   const svc = createMemoryDexService();
-  const server = await startPartitionServer({ service: svc, index: 0, secret: SECRET, host: "127.0.0.1", port: 0 });
+  const nc = await natsConnection();
+  let leads = true;
+  const server = servePartition({ nc, service: svc, index: 7, isLeader: () => leads });
   try {
-    const url = server.url.replace(/^http/, "ws") + PARTITION_PATH;
-    const status = (headers: Record<string, string>) =>
-      new Promise<number>((resolve) => {
-        const ws = new WebSocket(url, { headers });
-        ws.on("unexpected-response", (_q, res) => resolve(res.statusCode ?? 0));
-        ws.on("open", () => {
-          ws.close();
-          resolve(101);
-        });
-        ws.on("error", () => undefined);
-      });
-    assert.equal(await status({}), 401);
-    assert.equal(await status({ authorization: `Bearer ${SECRET}x` }), 401);
-    assert.equal(await status({ authorization: SECRET }), 401);
-    assert.equal(await status({ authorization: `Bearer ${SECRET}` }), 101);
-    // plain HTTP: liveness only
-    assert.equal((await fetch(`${server.url}/health`)).status, 200);
-    assert.equal((await fetch(`${server.url}/partition`)).status, 401);
-
-    // authenticated, then garbage: closed with 1008; a call with bad params: INVALID_REQUEST, nothing placed
-    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${SECRET}` } });
-    const frames: unknown[] = [];
-    ws.on("message", (d) => frames.push(decodeFrame(String(d))));
-    await new Promise((r) => ws.once("open", r));
-    ws.send(
-      encodeFrame({
-        t: "call",
-        id: 1,
-        method: "placeOrder",
-        params: { kind: "signed", symbol: "WETH-USD", sizeLots: "1" },
-      }),
-    );
-    await waitFor("an error frame", () => frames.some((f) => (f as { t: string }).t === "error"));
-    const err = frames.find((f) => (f as { t: string }).t === "error") as { error: { code: string } };
-    assert.equal(err.error.code, "INVALID_REQUEST");
+    const ask = async (body: string) =>
+      decodeWire((await nc.request(callSubject(7), body, { timeout: 5_000 })).string());
+    const codeOf = (a: unknown) => (a as { error: { code: string } }).error.code;
+    assert.equal(codeOf(await ask("not json")), "INVALID_REQUEST");
+    assert.equal(codeOf(await ask(encodeWire({ method: "nope", params: {} }))), "INVALID_REQUEST");
+    const bad = encodeWire({ method: "placeOrder", params: { kind: "signed", symbol: "WETH-USD", sizeLots: 1n } });
+    assert.equal(codeOf(await ask(bad)), "INVALID_REQUEST");
     assert.equal(svc.placeCalls.length, 0);
-    ws.send(encodeFrame({ t: "call", id: 2, method: "nope", params: {} }));
-    await waitFor("a second error", () => frames.filter((f) => (f as { t: string }).t === "error").length === 2);
-    const closed = new Promise<number>((r) => ws.once("close", (code) => r(code)));
-    ws.send("not json");
-    assert.equal(await closed, 1008);
+    // no longer the leader (a paused process woken past its lease): silent, the caller's request times out
+    leads = false;
+    await assert.rejects(nc.request(helloSubject(7), "", { timeout: 500 }), /TIMEOUT/i);
+    const routed = routedOver([route(["WETH-USD"], 7)], 1_500);
+    await assert.rejects(routed, (e: DexServiceError) => e.code === "SERVICE_UNAVAILABLE");
   } finally {
     await server.close();
   }
@@ -378,13 +352,15 @@ test("routed: a partition that is down makes its markets SERVICE_UNAVAILABLE onl
   const t = await two();
   try {
     const resting = await t.routed.placeOrder(await signedBuy(BTC, 30_000n, 1n));
-    const btcUrl = t.servers[1].url;
-    const port = t.servers[1].port;
     await t.servers[1].close();
     await waitFor("the routed service to see the partition down", () => !t.routed.partitions[1].up);
     const unavailable = (e: DexServiceError) =>
       e instanceof DexServiceError && e.code === "SERVICE_UNAVAILABLE" && e.retryable === true;
-    await assert.rejects(t.routed.placeOrder(await signedBuy(BTC, 30_000n, 1n)), unavailable);
+    // no leader subscribed: refused at once, and nothing was sent (details.sent false)
+    await assert.rejects(
+      t.routed.placeOrder(await signedBuy(BTC, 30_000n, 1n)),
+      (e: DexServiceError) => unavailable(e) && e.details?.sent === false,
+    );
     await assert.rejects(t.routed.getOrderBook("WBTC-USD"), unavailable);
     // a lookup that could be on the missing partition is not answered "not found"
     await assert.rejects(t.routed.getOrder(randomUUID()), unavailable);
@@ -399,16 +375,9 @@ test("routed: a partition that is down makes its markets SERVICE_UNAVAILABLE onl
     assert.ok(await t.routed.getOrderBook("WETH-USD"));
     assert.equal((await t.routed.getOrder(ethOrder.orderId))!.orderId, ethOrder.orderId);
 
-    // back on the same address: the client reconnects by itself
-    t.servers[1] = await startPartitionServer({
-      service: narrowed(t.btc, ["WBTC-USD"]),
-      index: 1,
-      secret: SECRET,
-      host: "127.0.0.1",
-      port,
-    });
-    assert.equal(t.servers[1].url, btcUrl);
-    await waitFor("the reconnection", () => t.routed.partitions[1].up);
+    // a leader again (another process, or the same back): found on the same subject, nothing to reconnect
+    t.servers[1] = servePartition({ nc: t.nc, service: narrowed(t.btc, ["WBTC-USD"]), index: 1 });
+    await waitFor("the partition up again", () => t.routed.partitions[1].up);
     assert.equal((await t.routed.getOrder(resting.orderId))!.status, "open");
     assert.equal((await t.routed.getBalances(trader.address)).length, 3);
   } finally {
@@ -416,53 +385,21 @@ test("routed: a partition that is down makes its markets SERVICE_UNAVAILABLE onl
   }
 });
 
-test("routed: refuses to start when a partition owns other markets than routed, or two share a nonce index", {
+test("routed: refuses to start when a partition owns other markets than routed, or no leader answers", {
   timeout: 60_000,
 }, async () => {
   const a = createMemoryDexService();
+  const nc = await natsConnection();
   const servers = [
-    await startPartitionServer({
-      service: narrowed(a, ["WETH-USD"]),
-      index: 0,
-      secret: SECRET,
-      host: "127.0.0.1",
-      port: 0,
-    }),
-    await startPartitionServer({
-      service: narrowed(a, ["WBTC-USD"]),
-      index: 0,
-      secret: SECRET,
-      host: "127.0.0.1",
-      port: 0,
-    }),
+    servePartition({ nc, service: narrowed(a, ["WETH-USD"]), index: 3 }),
+    servePartition({ nc, service: narrowed(a, ["WBTC-USD"]), index: 4 }),
   ];
   try {
+    await assert.rejects(routedOver([route(["WETH-USD", "WBTC-USD"], 3)]), /owns WETH-USD/);
+    await assert.rejects(routedOver([route(["WBTC-USD"], 3), route(["WETH-USD"], 4)]), /owns WETH-USD/);
+    // a partition nobody leads: the start fails with SERVICE_UNAVAILABLE after its wait
     await assert.rejects(
-      createRoutedDexService({
-        routes: [{ symbols: ["WETH-USD", "WBTC-USD"], url: servers[0].url }],
-        secret: SECRET,
-        readyTimeoutMs: 20_000,
-      }),
-      /owns WETH-USD/,
-    );
-    await assert.rejects(
-      createRoutedDexService({
-        routes: [
-          { symbols: ["WETH-USD"], url: servers[0].url },
-          { symbols: ["WBTC-USD"], url: servers[1].url },
-        ],
-        secret: SECRET,
-        readyTimeoutMs: 20_000,
-      }),
-      /PARTITION_INDEX 0/,
-    );
-    // a wrong secret never greets: the start fails with SERVICE_UNAVAILABLE after its wait
-    await assert.rejects(
-      createRoutedDexService({
-        routes: [{ symbols: ["WETH-USD"], url: servers[0].url }],
-        secret: "x".repeat(40),
-        readyTimeoutMs: 1_000,
-      }),
+      routedOver([route(["WETH-USD"], 5)], 1_000),
       (e: DexServiceError) => e.code === "SERVICE_UNAVAILABLE",
     );
   } finally {
@@ -470,14 +407,59 @@ test("routed: refuses to start when a partition owns other markets than routed, 
   }
 });
 
+/** A forged partition 0 owning WETH-USD: at a call, it asks the caller's sign subject to sign each typed data,
+ *  collects the answers, then refuses the call. */
+async function forgedPartition(typedData: unknown[]) {
+  const nc = await natsConnection();
+  const answers: ({ signature: `0x${string}` } | { refused: string })[] = [];
+  const hello = { index: 0, domain: SETTLEMENT_DOMAIN, markets: [ETH], fees: { makerFeeBps: 0n, takerFeeBps: 0n } };
+  const subs = [
+    nc.subscribe(helloSubject(0), { callback: (_e: Error | null, m: Msg) => m.respond(encodeWire(hello)) }),
+    nc.subscribe(callSubject(0), {
+      callback: (_e: Error | null, m: Msg) => {
+        const call = decodeWire(m.string()) as { sign: { subject: string; call: number } };
+        void (async () => {
+          for (const td of typedData) {
+            const r = await nc.request(call.sign.subject, encodeWire({ call: call.sign.call, typedData: td }));
+            answers.push(decodeWire(r.string()) as (typeof answers)[number]);
+          }
+          m.respond(encodeWire({ error: { code: "AGENT_NOT_APPROVED", message: "done", details: {} } }));
+        })();
+      },
+    }),
+  ];
+  const routed = await routedOver([route(["WETH-USD"], 0)]);
+  return {
+    answers,
+    routed,
+    close() {
+      routed.close();
+      for (const s of subs) s.unsubscribe();
+    },
+  };
+}
+
+const apiKeyPlacement = (agent: Extract<PlaceOrderRequest, { kind: "api_key" }>["agent"]): PlaceOrderRequest => ({
+  kind: "api_key",
+  orderId: randomUUID(),
+  clientOrderId: "x",
+  symbol: "WETH-USD",
+  side: "buy",
+  type: "limit",
+  timeInForce: "gtc",
+  priceTicks: 1n,
+  triggerPriceTicks: null,
+  sizeLots: 1n,
+  expiresAtMs: null,
+  receivedAtMs: Date.now(),
+  trader: trader.address,
+  apiKeyId: "k",
+  agent,
+});
+
 test("a partition cannot make the API process's agent sign anything but the placement's order (trader, market, side, domain)", {
   timeout: 60_000,
 }, async () => {
-  const { WebSocketServer } = await import("ws");
-  const http = await import("node:http");
-  const server = http.createServer();
-  const wss = new WebSocketServer({ server, path: PARTITION_PATH });
-  const refused: string[] = [];
   const order = (over: Record<string, unknown>) => ({
     trader: trader.address,
     baseToken: ETH.baseToken,
@@ -499,39 +481,8 @@ test("a partition cannot make the API process's agent sign anything but the plac
       message: order({}),
     },
     { domain: SETTLEMENT_DOMAIN, message: order({}), primaryType: "AgentApproval" },
-  ];
-  wss.on("connection", (ws) => {
-    ws.send(
-      encodeFrame({
-        t: "hello",
-        index: 0,
-        domain: SETTLEMENT_DOMAIN,
-        markets: [ETH],
-        fees: { makerFeeBps: 0n, takerFeeBps: 0n },
-      }),
-    );
-    ws.on("message", (d) => {
-      const f = decodeFrame(String(d)) as { t: string; id: number; message?: string };
-      if (f.t === "call") {
-        forged.forEach((x, i) =>
-          ws.send(encodeFrame({ t: "sign", id: i, call: f.id, typedData: { types: {}, primaryType: "Order", ...x } })),
-        );
-        return;
-      }
-      if (f.t === "signRefused") refused.push(f.message!);
-      if (refused.length === forged.length)
-        ws.send(
-          encodeFrame({ t: "error", id: 0, error: { code: "AGENT_NOT_APPROVED", message: "refused", details: {} } }),
-        );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const url = `http://127.0.0.1:${(server.address() as import("node:net").AddressInfo).port}`;
-  const routed = await createRoutedDexService({
-    routes: [{ symbols: ["WETH-USD"], url }],
-    secret: SECRET,
-    readyTimeoutMs: 20_000,
-  });
+  ].map((x) => ({ types: {}, primaryType: "Order", ...x }));
+  const p = await forgedPartition(forged);
   try {
     let signed = 0;
     const agent = privateKeyToAccount(generatePrivateKey());
@@ -543,42 +494,19 @@ test("a partition cannot make the API process's agent sign anything but the plac
       }) as typeof agent.signTypedData,
     };
     await assert.rejects(
-      routed.placeOrder({
-        kind: "api_key",
-        orderId: randomUUID(),
-        clientOrderId: "x",
-        symbol: "WETH-USD",
-        side: "buy",
-        type: "limit",
-        timeInForce: "gtc",
-        priceTicks: 1n,
-        triggerPriceTicks: null,
-        sizeLots: 1n,
-        expiresAtMs: null,
-        receivedAtMs: Date.now(),
-        trader: trader.address,
-        apiKeyId: "k",
-        agent: counting,
-      }),
+      p.routed.placeOrder(apiKeyPlacement(counting)),
       (e: DexServiceError) => e.code === "AGENT_NOT_APPROVED",
     );
     assert.equal(signed, 0);
-    assert.equal(refused.length, forged.length);
+    assert.equal(p.answers.filter((a) => "refused" in a).length, forged.length);
   } finally {
-    routed.close();
-    wss.close();
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+    p.close();
   }
 });
 
 test("an API key's agent signs a partition's canonical order natively (viem's signature byte for byte, no signTypedData); other types, another domain name, a field out of its range or an extra field are refused", {
   timeout: 60_000,
 }, async () => {
-  const { WebSocketServer } = await import("ws");
-  const http = await import("node:http");
-  const server = http.createServer();
-  const wss = new WebSocketServer({ server, path: PARTITION_PATH });
   const message = {
     trader: trader.address,
     baseToken: ETH.baseToken,
@@ -598,42 +526,8 @@ test("an API key's agent signs a partition's canonical order natively (viem's si
     { domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, message: { ...message, expiry: 2n ** 64n } },
     { domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, message: { ...message, price: -1n } },
     { domain: SETTLEMENT_DOMAIN, types: ORDER_TYPES, message: { ...message, extra: 1 } },
-  ];
-  const refused: number[] = [];
-  const signed = new Map<number, `0x${string}`>();
-  wss.on("connection", (ws) => {
-    ws.send(
-      encodeFrame({
-        t: "hello",
-        index: 0,
-        domain: SETTLEMENT_DOMAIN,
-        markets: [ETH],
-        fees: { makerFeeBps: 0n, takerFeeBps: 0n },
-      }),
-    );
-    ws.on("message", (d) => {
-      const f = decodeFrame(String(d)) as { t: string; id: number; signature?: `0x${string}` };
-      if (f.t === "call") {
-        requests.forEach((x, i) =>
-          ws.send(encodeFrame({ t: "sign", id: i, call: f.id, typedData: { primaryType: "Order", ...x } })),
-        );
-        return;
-      }
-      if (f.t === "signRefused") refused.push(f.id);
-      if (f.t === "signed") signed.set(f.id, f.signature!);
-      if (refused.length + signed.size === requests.length)
-        ws.send(
-          encodeFrame({ t: "error", id: 0, error: { code: "AGENT_NOT_APPROVED", message: "done", details: {} } }),
-        );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const url = `http://127.0.0.1:${(server.address() as import("node:net").AddressInfo).port}`;
-  const routed = await createRoutedDexService({
-    routes: [{ symbols: ["WETH-USD"], url }],
-    secret: SECRET,
-    readyTimeoutMs: 20_000,
-  });
+  ].map((x) => ({ primaryType: "Order", ...x }));
+  const p = await forgedPartition(requests);
   try {
     const key = generatePrivateKey();
     const agent = agentAccount(key);
@@ -645,31 +539,17 @@ test("an API key's agent signs a partition's canonical order natively (viem's si
       signTypedData: (async (td: never) => (typed++, agent.signTypedData(td))) as typeof agent.signTypedData,
     };
     await assert.rejects(
-      routed.placeOrder({
-        kind: "api_key",
-        orderId: randomUUID(),
-        clientOrderId: "x",
-        symbol: "WETH-USD",
-        side: "buy",
-        type: "limit",
-        timeInForce: "gtc",
-        priceTicks: 1n,
-        triggerPriceTicks: null,
-        sizeLots: 1n,
-        expiresAtMs: null,
-        receivedAtMs: Date.now(),
-        trader: trader.address,
-        apiKeyId: "k",
-        agent: counting,
-      }),
+      p.routed.placeOrder(apiKeyPlacement(counting)),
       (e: DexServiceError) => e.code === "AGENT_NOT_APPROVED",
     );
-    assert.deepEqual([...signed.keys()], [0]);
-    assert.deepEqual(refused.sort(), [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      p.answers.map((a) => "signature" in a),
+      [true, false, false, false, false, false, false],
+    );
     assert.equal(natively, 1);
     assert.equal(typed, 0);
     assert.equal(
-      signed.get(0),
+      (p.answers[0] as { signature: string }).signature,
       await privateKeyToAccount(key).signTypedData({
         domain: SETTLEMENT_DOMAIN,
         types: ORDER_TYPES,
@@ -678,25 +558,15 @@ test("an API key's agent signs a partition's canonical order natively (viem's si
       }),
     );
   } finally {
-    routed.close();
-    wss.close();
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+    p.close();
   }
 });
 
-test("every API process connected to a partition gets each of its events, the same text, and one leaving changes nothing for the others", {
+test("every API process gets each event of a market (its subject), the same, and one leaving changes nothing for the others", {
   timeout: 60_000,
 }, async () => {
   const t = await two();
-  const second = await createRoutedDexService({
-    routes: [
-      { symbols: ["WETH-USD"], url: t.servers[0].url },
-      { symbols: ["WBTC-USD"], url: t.servers[1].url },
-    ],
-    secret: SECRET,
-    readyTimeoutMs: 20_000,
-  });
+  const second = await routedOver([route(["WETH-USD"], 0), route(["WBTC-USD"], 1)]);
   try {
     const a: DexEvent[] = [];
     const b: DexEvent[] = [];

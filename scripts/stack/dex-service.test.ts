@@ -1,19 +1,22 @@
-// The process's one DexService (scripts/stack/dex-service.ts) over two real partition servers (real
-// HTTP/WebSocket), each serving the in-memory DexService narrowed to its own market: the DEX API, the exchange
+// The process's one DexService (scripts/stack/dex-service.ts) over two partitions served on a one-node
+// nats-server, each serving the in-memory DexService narrowed to its own market: the DEX API, the exchange
 // API and the simulated market share one router; the simulated market's agents trade both partitions' books
 // through it; the router closes with the last component that used it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
 import pino from "pino";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createMemoryDexService, USD, WBTC, WETH, type MemoryDexService } from "../../api/testing/memory-dex-service";
 import type { DexService } from "../../pipeline/service";
-import { startPartitionServer } from "../../pipeline/partition/server";
+import { servePartition } from "../../pipeline/partition/serve";
+import { startNatsCluster } from "../../pipeline/replication/nats-cluster";
 import { acquireDexService } from "./dex-service";
 import { simulatorComponent } from "./components/simulator";
 import type { ComponentHandle, StackContext } from "./types";
-
-const SECRET = "p".repeat(40);
 
 function narrowed(svc: MemoryDexService, symbols: string[]): DexService {
   return { ...svc, listMarkets: () => svc.listMarkets().filter((m) => symbols.includes(m.symbol)) };
@@ -29,7 +32,8 @@ async function waitFor(what: string, f: () => boolean | Promise<boolean>, timeou
 
 /** What the components read of a stack context here (the rest is never touched without a pipeline). */
 function contextOf(
-  routes: { symbols: string[]; url: string }[],
+  routes: { symbols: string[]; index: number }[],
+  servers: string,
   started = new Map<string, ComponentHandle>(),
 ): StackContext {
   const traders = [generatePrivateKey(), generatePrivateKey(), generatePrivateKey()].map((k) => ({
@@ -38,7 +42,7 @@ function contextOf(
   }));
   return {
     config: {
-      partition: { routes, secret: SECRET },
+      partition: { routes, orderLog: { servers: [servers], replicas: 1, leaseMs: 2_000 } },
       simulator: { enabled: true, seed: 7, ordersPerSecond: 50, historyDays: 0 },
       keys: { demoTraders: traders },
     },
@@ -52,27 +56,21 @@ test("one router per process: the DEX API, the exchange API and the simulated ma
 }, async () => {
   const eth = createMemoryDexService();
   const btc = createMemoryDexService();
+  const dir = mkdtempSync(join(tmpdir(), "dex-service-nats-"));
+  const nats = await startNatsCluster({ dataDir: dir, size: 1 });
+  const nc = await connect({ servers: nats.urls });
   const servers = [
-    await startPartitionServer({
-      service: narrowed(eth, ["WETH-USD"]),
-      index: 0,
-      secret: SECRET,
-      host: "127.0.0.1",
-      port: 0,
-    }),
-    await startPartitionServer({
-      service: narrowed(btc, ["WBTC-USD"]),
-      index: 1,
-      secret: SECRET,
-      host: "127.0.0.1",
-      port: 0,
-    }),
+    servePartition({ nc, service: narrowed(eth, ["WETH-USD"]), index: 0 }),
+    servePartition({ nc, service: narrowed(btc, ["WBTC-USD"]), index: 1 }),
   ];
   try {
-    const ctx = contextOf([
-      { symbols: ["WETH-USD"], url: servers[0].url },
-      { symbols: ["WBTC-USD"], url: servers[1].url },
-    ]);
+    const ctx = contextOf(
+      [
+        { symbols: ["WETH-USD"], index: 0 },
+        { symbols: ["WBTC-USD"], index: 1 },
+      ],
+      nats.urls,
+    );
     for (const k of ctx.config.keys.demoTraders)
       for (const svc of [eth, btc]) {
         svc.credit(k.address, USD, 10n ** 12n);
@@ -116,14 +114,17 @@ test("one router per process: the DEX API, the exchange API and the simulated ma
     c.release();
   } finally {
     await Promise.all(servers.map((s) => s.close()));
+    await nc.close();
+    await nats.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
 test("without DEX_PARTITIONS and without a pipeline there is no DexService; with a pipeline, its own", async () => {
-  assert.equal(await acquireDexService(contextOf([]), "exchange-api"), null);
+  assert.equal(await acquireDexService(contextOf([], ""), "exchange-api"), null);
   const svc = createMemoryDexService();
   const lease = await acquireDexService(
-    contextOf([], new Map([["pipeline", { dexService: svc, stop: async () => {} } as unknown as ComponentHandle]])),
+    contextOf([], "", new Map([["pipeline", { dexService: svc, stop: async () => {} } as unknown as ComponentHandle]])),
     "exchange-api",
   );
   assert.equal(lease?.service, svc);

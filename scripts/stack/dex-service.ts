@@ -1,7 +1,7 @@
 // The one DexService of a stack process, for every component that trades or serves the markets (the DEX API,
 // the exchange API, the simulated market): with DEX_PARTITIONS, one RoutedDexService over the matcher
-// partitions (pipeline/partition/routed.ts), built by the first component that asks and shared by the others
-// (one connection per partition and process, one fan-in of events), closed when the last of them stops; without
+// partitions (pipeline/partition/routed.ts, on the NATS cluster of ORDER_LOG_URL), built by the first component
+// that asks and shared by the others (one NATS connection per process, one subscription to the events), closed when the last of them stops; without
 // it, the pipeline's DexService in this process (the "pipeline" component, started before them).
 import type { DexService, SignerCache } from "../../pipeline/service";
 import { createRoutedDexService, type RoutedDexService } from "../../pipeline/partition/routed";
@@ -44,7 +44,7 @@ export async function acquireDexService(ctx: StackContext, component: string): P
     s = {
       routed: createRoutedDexService({
         routes,
-        secret: ctx.config.partition.secret!,
+        servers: ctx.config.partition.orderLog!.servers,
         logger: ctx.logger.child({ component: "partitions" }),
       }),
       users: 0,

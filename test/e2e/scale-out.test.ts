@@ -1,5 +1,6 @@
 // Past one machine (#17): ONE external chain node (Anvil, plus one for the remote chain the stack requires),
-// ONE external Postgres server, the exchange deployed once, then as child processes two matcher partitions
+// ONE external Postgres server, ONE nats-server (the partitions' order logs, calls and events: ORDER_LOG_URL),
+// the exchange deployed once, then as child processes two matcher partitions
 // (WETH-USD with the default operator on settle lane 0; WBTC-USD with an operator of its own on lane 1) and two API
 // processes (each routing to both partitions, one database). A client sees one consistent DEX: orders placed
 // through API 1 and API 2 on both partitions' markets cross and settle on chain exactly once, each by its
@@ -20,7 +21,7 @@ import { randomBytes } from "node:crypto";
 import { createPublicClient, http, type Address, type PrivateKeyAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack } from "../../scripts/stack";
-import { freePort } from "../../runtime/ports";
+import { startNatsCluster } from "../../pipeline/replication/nats-cluster";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { MarketSpec } from "../../pipeline/service";
 import { settlementAbi } from "../../sdk/abi";
@@ -34,7 +35,6 @@ import { loginExchange, openRealtime } from "./exchange-session";
 import { healthy, spawnStack, stopChildren, waitFor, type StackChild } from "../support/stack-process";
 import { settledTradesOf } from "../../sdk/settled-trades";
 
-const SECRET = randomBytes(24).toString("hex");
 const ENCRYPTION_KEY = randomBytes(32).toString("hex");
 const LANE1 = 1n << 56n;
 
@@ -57,12 +57,13 @@ test("scale-out: two matcher partitions and two API processes on one external ch
   const streams: { close(): void }[] = [];
   const parts: { stop(): Promise<void> }[] = [];
   try {
-    const [home, remote, pg] = await Promise.all([
+    const [home, remote, pg, nats] = await Promise.all([
       startExternalAnvil({ chainId: 31337 }),
       startExternalAnvil({ chainId: 31338 }),
       startPostgresServer(),
+      startNatsCluster({ dataDir: path.join(root, "nats"), size: 1 }),
     ]);
-    parts.push(home, remote, pg);
+    parts.push(home, remote, pg, nats);
     // the second partition's operator: a key of its own, with gas (never a deployer's or another operator's)
     const operatorBKey = generatePrivateKey();
     const operatorB = privateKeyToAccount(operatorBKey);
@@ -118,25 +119,20 @@ test("scale-out: two matcher partitions and two API processes on one external ch
     );
 
     // ---- two partitions, then two API processes, each its own process and data dir
-    const p1Port = await freePort();
-    const p2Port = await freePort();
-    const partitionEnv = async (n: number, markets: string, port: number, extra: Record<string, string> = {}) =>
+    const partitionEnv = async (n: number, markets: string, extra: Record<string, string> = {}) =>
       (
         await createTestConfig(path.join(root, `partition-${n}`), {
           ...shared,
           STACK_COMPONENTS: "pipeline",
           PIPELINE_MARKETS: markets,
-          PARTITION_PORT: String(port),
           PARTITION_INDEX: String(n - 1),
-          PARTITION_SECRET: SECRET,
+          ORDER_LOG_URL: nats.urls,
+          ORDER_LOG_REPLICAS: "1",
           ...extra,
         })
       ).env;
-    const p1 = spawnStack("partition 1", await partitionEnv(1, "WETH-USD", p1Port));
-    const p2 = spawnStack(
-      "partition 2",
-      await partitionEnv(2, "WBTC-USD", p2Port, { OPERATOR_PRIVATE_KEY: operatorBKey }),
-    );
+    const p1 = spawnStack("partition 1", await partitionEnv(1, "WETH-USD"));
+    const p2 = spawnStack("partition 2", await partitionEnv(2, "WBTC-USD", { OPERATOR_PRIVATE_KEY: operatorBKey }));
     children.push(p1, p2);
     await Promise.all([healthy(p1), healthy(p2)]);
     // each serves the DEX API and the exchange API; API 1 also runs the identity provider both exchange APIs trust
@@ -144,9 +140,9 @@ test("scale-out: two matcher partitions and two API processes on one external ch
       (
         await createTestConfig(path.join(root, `api-${n}`), {
           ...shared,
-          PARTITION_SECRET: SECRET,
           DEX_IP_RATE_LIMIT: "100000",
-          DEX_PARTITIONS: `WETH-USD=http://127.0.0.1:${p1Port};WBTC-USD=http://127.0.0.1:${p2Port}`,
+          ORDER_LOG_URL: nats.urls,
+          DEX_PARTITIONS: "WETH-USD=0;WBTC-USD=1",
           ...extra,
         })
       ).env;

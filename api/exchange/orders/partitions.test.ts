@@ -1,6 +1,6 @@
 // Exchange orders over markets partitioned across matcher processes (DEX_PARTITIONS), on a DexService that
 // answers as the routed one does when a partition is down or a connection drops mid-call: SERVICE_UNAVAILABLE
-// with details.sent (pipeline/partition/client.ts). The exchange's own rows are real (PGlite); the orders are
+// with details.sent (pipeline/partition/link.ts). The exchange's own rows are real (PGlite); the orders are
 // really placed, signed by the account's key (the in-memory DexService verifies them).
 import { test } from "node:test";
 import assert from "node:assert/strict";

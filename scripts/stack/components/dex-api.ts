@@ -40,7 +40,7 @@ export const dexApiComponent: Component = {
     await (db as Db).close();
   },
   async start(ctx: StackContext): Promise<ComponentHandle> {
-    // DEX_PARTITIONS: the markets' matcher partitions, reached over the partition transport (the process's one
+    // DEX_PARTITIONS: the markets' matcher partitions, reached over NATS (the process's one
     // router, shared with the exchange API and the simulated market); else the pipeline in this process
     const closePrepared = async () => {
       if (ctx.prepared) await ((await ctx.prepared.catch(() => undefined)) as Db | undefined)?.close();
@@ -111,7 +111,7 @@ export const dexApiComponent: Component = {
           if (!routed) return { ok };
           return {
             ok,
-            detail: `partitions: ${routed.partitions.map((c) => `${c.url} ${c.up ? "up" : "down"}`).join(", ")}`,
+            detail: `partitions: ${routed.partitions.map((c) => `${c.name} ${c.up ? "up" : "down"}`).join(", ")}`,
           };
         } catch (err) {
           return { ok: false, detail: String(err) };

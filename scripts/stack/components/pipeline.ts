@@ -14,7 +14,7 @@ import { startReplication } from "../../../pipeline/replication/replication";
 import { watchPipelineMetrics } from "../../../pipeline/metrics";
 import { systemClock } from "../../../runtime/clock";
 import { partitionNonceRange } from "../../../pipeline/intake/api-nonces";
-import { startPartitionServer, type PartitionServer } from "../../../pipeline/partition/server";
+import { servePartition, type PartitionServer } from "../../../pipeline/partition/serve";
 import { provisionExtraOperators } from "../operators";
 import { MATCHER_RESERVE_ORDERS, MATCHER_V8_FLAGS, missingMatcherFlags } from "../../../matcher/deployment";
 
@@ -73,12 +73,17 @@ export const pipelineComponent: Component = {
       : undefined;
     const knownSigners = new SignerCache();
     let pipeline: Pipeline;
+    let server: PartitionServer | null = null;
     try {
       pipeline = await startPipeline({
         knownSigners,
         replication,
-        // deposed: the service refuses orders (SERVICE_UNAVAILABLE) and health fails; restart it to stand by again
-        onDeposed: (reason) => log.error({ reason }, "partition leadership lost: this process writes nothing more"),
+        // deposed: the service refuses orders (SERVICE_UNAVAILABLE), answers no caller, and health fails; restart it
+        // to stand by again
+        onDeposed: (reason) => {
+          log.error({ reason }, "partition leadership lost: this process writes nothing more");
+          void server?.close();
+        },
         listeners: [dexState.onServiceEvent],
         // the DEX service's live orders and fills live in the matcher journal's snapshots beside the matcher's state
         snapshotParts: { dex: dexState },
@@ -136,30 +141,21 @@ export const pipelineComponent: Component = {
       apiKeyNonceRange: partitionNonceRange(ctx.config.partition.index),
       knownSigners,
     });
-    // a matcher partition serves its DexService to API processes (DEX_PARTITIONS) over the partition transport
-    let server: PartitionServer | null = null;
-    if (ctx.config.partition.listenPort !== null) {
-      try {
-        server = await startPartitionServer({
-          service: dexService,
-          index: ctx.config.partition.index,
-          secret: ctx.config.partition.secret!,
-          host: ctx.config.host,
-          port: ctx.config.partition.listenPort,
-          syncChain: () => pipeline.syncChain(),
-          logger: log,
-        });
-      } catch (err) {
-        await pipeline.stop();
-        await dexState.close();
-        throw err;
-      }
-    }
+    // on the replicated order log, the leader serves its DexService to API processes (DEX_PARTITIONS) over NATS;
+    // only while it holds the lease: a caller never gets an answer from a deposed or paused process
+    if (replication)
+      server = servePartition({
+        nc: replication.nc,
+        service: dexService,
+        index: ctx.config.partition.index,
+        isLeader: () => replication.leadership.valid(),
+        syncChain: () => pipeline.syncChain(),
+        logger: log,
+      });
     return {
       pipeline,
       dexService,
       knownSigners,
-      ...(server ? { urls: { "partition transport": `${server.url}/partition` } } : {}),
       async stop() {
         stopMetrics();
         await server?.close();
@@ -169,6 +165,7 @@ export const pipelineComponent: Component = {
         await replication?.close();
       },
       info: {
+        ...(server ? { "partition transport": `NATS ${server.subject}` } : {}),
         ...Object.fromEntries(
           markets.map((m) => [`market ${m.symbol}`, `tick ${m.tickSize} price units, lot ${m.lotSize} base units`]),
         ),

@@ -1,35 +1,29 @@
-// The partition transport's wire format: one WebSocket per (API process, partition), JSON text frames, bigints
-// lossless as {"$n":"<decimal>"}. Every frame is validated with zod on the side that receives it.
+// The partition transport's messages on NATS (docs/decisions/pipeline.md "Partitions"): JSON, bigints lossless
+// as {"$n":"<decimal>"}, every message validated with zod on the side that receives it.
 //
-//   client -> server  {t:"call", id, method, params}        a DexService method (METHODS below)
-//                     {t:"signed", id, signature}          the answer to a "sign" request
-//                     {t:"signRefused", id, message}
-//   server -> client  {t:"hello", index, domain, markets, fees}   first frame after the upgrade
-//                     {t:"meta", markets, fees}            the markets or the fees changed
-//                     {t:"result", id, result} | {t:"error", id, error:{code,message,details}}
-//                     {t:"event", event}                   every DexEvent of the partition, in order
-//                     {t:"sign", id, call, typedData}      an API-key placement's order to sign by the
-//                                                          caller's agent key (which never leaves the API process)
-// Calls and events share the connection, so a book snapshot answered after an event is never older than it.
+//   dex.p<n>.call      request/reply, served by partition n's leader only (a standby does not subscribe):
+//                      {method, params, sign?} -> {result} | {error:{code,message,details}}
+//   dex.p<n>.hello     request/reply, the leader's facts: {index, domain, markets, fees}
+//   dex.market.<SYMBOL>.events   every DexEvent of the market, published by its partition's leader
+//   <sign subject>     an API-key placement's order the leader asks the caller's API process to sign
+//                      (its agent's key never leaves that process): {call, typedData} -> {signature} | {refused}
 import { z } from "zod";
 import type { Address } from "viem";
-import { DEX_ORDER_TYPES, type DexOrderType } from "../service";
-
-export const PARTITION_PATH = "/partition";
+import { DEX_ORDER_TYPES, type DexEvent, type DexOrderType } from "../service";
 
 // ------------------------------------------------------------------ codec
 
 /** JSON with every bigint as {"$n": "<decimal>"}. */
-export function encodeFrame(value: unknown): string {
+export function encodeWire(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? { $n: v.toString() } : v));
 }
 
 const BIG = /^-?\d{1,80}$/;
-/** The inverse of encodeFrame; throws on text that is not JSON. JSON.parse without a reviver, then one walk that
+/** The inverse of encodeWire; throws on text that is not JSON. JSON.parse without a reviver, then one walk that
  *  turns each {"$n": "<decimal>"} (that one key, an integer string) into a bigint: a reviver (a call into JS for
  *  every value) made decoding ~3x slower, and the API processes decode every event of the partition
  *  (docs/measurements.md, 2026-11-24). */
-export function decodeFrame(text: string): unknown {
+export function decodeWire(text: string): unknown {
   return revive(JSON.parse(text));
 }
 
@@ -93,6 +87,17 @@ const orderType = z.enum(DEX_ORDER_TYPES as unknown as [DexOrderType, ...DexOrde
 const tif = z.enum(["gtc", "ioc", "fok", "gtd", "post_only"]);
 const status = z.enum(["pending_trigger", "open", "partially_filled", "filled", "cancelled", "expired", "rejected"]);
 
+/** an order's terms, as placed and as told back */
+const terms = {
+  symbol: str,
+  side,
+  type: orderType,
+  timeInForce: tif,
+  priceTicks: big.nullable(),
+  triggerPriceTicks: big.nullable(),
+  sizeLots: big,
+};
+
 export const fillSchema = z.object({
   tradeId: str,
   orderId: str,
@@ -110,13 +115,7 @@ export const orderSchema = z.object({
   clientOrderId: str,
   account: address,
   apiKeyId: str.nullable(),
-  symbol: str,
-  side,
-  type: orderType,
-  timeInForce: tif,
-  priceTicks: big.nullable(),
-  triggerPriceTicks: big.nullable(),
-  sizeLots: big,
+  ...terms,
   filledLots: big,
   filledQuoteUnits: big,
   status,
@@ -184,13 +183,7 @@ const typedDataSchema = z.object({
 const intent = {
   orderId: str,
   clientOrderId: str,
-  symbol: str,
-  side,
-  type: orderType,
-  timeInForce: tif,
-  priceTicks: big.nullable(),
-  triggerPriceTicks: big.nullable(),
-  sizeLots: big,
+  ...terms,
   expiresAtMs: ms.nullable(),
   hidden: z.boolean().optional(),
   icebergVisibleLots: big.nullable().optional(),
@@ -277,37 +270,33 @@ export const METHODS = {
 } as const;
 export type MethodName = keyof typeof METHODS;
 
-const errorBody = z.object({ code: str, message: z.string().max(4096), details: z.record(z.string(), z.unknown()) });
+export const callSubject = (index: number) => `dex.p${index}.call`;
+export const helloSubject = (index: number) => `dex.p${index}.hello`;
+export const eventSubject = (symbol: string) => `dex.market.${symbol}.events`;
+/** every market's events (an API process serves every market) */
+export const ALL_EVENTS = "dex.market.*.events";
 
-export const clientFrameSchema = z.discriminatedUnion("t", [
-  z.object({
-    t: z.literal("call"),
-    id: z.number().int().nonnegative(),
-    method: z.string().max(64),
-    params: z.unknown(),
-  }),
-  z.object({ t: z.literal("signed"), id: z.number().int().nonnegative(), signature: hex }),
-  z.object({ t: z.literal("signRefused"), id: z.number().int().nonnegative(), message: z.string().max(1024) }),
-]);
-export type ClientFrame = z.infer<typeof clientFrameSchema>;
+export const errorBodySchema = z.object({
+  code: str,
+  message: z.string().max(4096),
+  details: z.record(z.string(), z.unknown()),
+});
+export const helloSchema = z.object({
+  index: z.number().int().nonnegative(),
+  domain: domainSchema,
+  markets: z.array(marketSchema),
+  fees: feesSchema,
+});
+export const callSchema = z.object({
+  method: z.string().max(64),
+  params: z.unknown(),
+  /** an API-key placement: where to ask for the agent's signature, and this call's id there */
+  sign: z.object({ subject: z.string().max(256), call: z.number().int().nonnegative() }).optional(),
+});
+export const answerSchema = z.union([z.object({ result: z.unknown() }), z.object({ error: errorBodySchema })]);
+export const signRequestSchema = z.object({ call: z.number().int().nonnegative(), typedData: typedDataSchema });
+export const signAnswerSchema = z.union([z.object({ signature: hex }), z.object({ refused: z.string().max(1024) })]);
 
-export const serverFrameSchema = z.discriminatedUnion("t", [
-  z.object({
-    t: z.literal("hello"),
-    index: z.number().int().nonnegative(),
-    domain: domainSchema,
-    markets: z.array(marketSchema),
-    fees: feesSchema,
-  }),
-  z.object({ t: z.literal("meta"), markets: z.array(marketSchema), fees: feesSchema }),
-  z.object({ t: z.literal("result"), id: z.number().int().nonnegative(), result: z.unknown() }),
-  z.object({ t: z.literal("error"), id: z.number().int().nonnegative(), error: errorBody }),
-  z.object({ t: z.literal("event"), event: eventSchema }),
-  z.object({
-    t: z.literal("sign"),
-    id: z.number().int().nonnegative(),
-    call: z.number().int().nonnegative(),
-    typedData: typedDataSchema,
-  }),
-]);
-export type ServerFrame = z.infer<typeof serverFrameSchema>;
+/** The market an event belongs to (its subject). */
+export const eventSymbol = (e: DexEvent): string =>
+  e.kind === "book" ? e.symbol : e.kind === "trade" ? e.trade.symbol : e.order.symbol;

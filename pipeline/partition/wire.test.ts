@@ -1,9 +1,9 @@
-// The partition transport's codec (protocol.ts): decodeFrame (JSON.parse, then one walk for {"$n"}) answers
-// exactly what the reviver-based decoder it replaced answered, for any JSON text, and is encodeFrame's inverse.
+// The partition transport's codec (wire.ts): decodeWire (JSON.parse, then one walk for {"$n"}) answers
+// exactly what the reviver-based decoder it replaced answered, for any JSON text, and is encodeWire's inverse.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { decodeFrame, encodeFrame } from "./protocol";
+import { decodeWire, encodeWire } from "./wire";
 
 /** The decoder before the walk: JSON.parse with a reviver (the reference). */
 function reviverDecode(text: string): unknown {
@@ -44,11 +44,11 @@ const { json } = fc.letrec((tie) => ({
 
 const show = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? `bigint:${x}` : x));
 
-test("codec: decodeFrame equals the reviver decoder on any JSON text (good and bad {$n}, nesting, __proto__ keys)", () => {
+test("codec: decodeWire equals the reviver decoder on any JSON text (good and bad {$n}, nesting, __proto__ keys)", () => {
   fc.assert(
     fc.property(json, (v) => {
       const text = JSON.stringify(v);
-      const a = decodeFrame(text);
+      const a = decodeWire(text);
       const b = reviverDecode(text);
       assert.equal(show(a), show(b));
       assert.deepEqual(a, b);
@@ -56,13 +56,13 @@ test("codec: decodeFrame equals the reviver decoder on any JSON text (good and b
     { numRuns: 2000 },
   );
   // a frame naming "__proto__" keeps it an own property; nothing reaches a prototype
-  const p = decodeFrame('{"__proto__":{"$n":"7"},"a":{"__proto__":{"polluted":true}}}') as Record<string, unknown>;
+  const p = decodeWire('{"__proto__":{"$n":"7"},"a":{"__proto__":{"polluted":true}}}') as Record<string, unknown>;
   assert.equal(Object.getPrototypeOf(p), Object.prototype);
   assert.equal(Object.getOwnPropertyDescriptor(p, "__proto__")?.value, 7n);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
 
-test("codec: encodeFrame then decodeFrame gives back every bigint (past 2^64, negative, nested) and every other value", () => {
+test("codec: encodeWire then decodeWire gives back every bigint (past 2^64, negative, nested) and every other value", () => {
   fc.assert(
     fc.property(
       fc.dictionary(
@@ -70,9 +70,9 @@ test("codec: encodeFrame then decodeFrame gives back every bigint (past 2^64, ne
         fc.oneof(fc.bigInt(), fc.array(fc.bigInt(), { maxLength: 3 }), fc.string(), fc.integer(), fc.constant(null)),
       ),
       // (compared as text: fast-check's dictionaries may have a null prototype, a decoded frame never has)
-      (v) => assert.equal(show(decodeFrame(encodeFrame(v))), show(v)),
+      (v) => assert.equal(show(decodeWire(encodeWire(v))), show(v)),
     ),
     { numRuns: 500 },
   );
-  assert.throws(() => decodeFrame("{not json"));
+  assert.throws(() => decodeWire("{not json"));
 });
