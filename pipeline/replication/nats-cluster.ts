@@ -56,7 +56,8 @@ export async function startNatsCluster(opts: { dataDir: string; size?: number; b
         `server_name: n${k}`,
         `listen: 127.0.0.1:${ports[k].client}`,
         `jetstream { store_dir: "${join(dir, "store")}" }`,
-        `cluster { name: orderlog, listen: 127.0.0.1:${ports[k].cluster}, routes: [${routes}] }`,
+        // one node runs standalone: a cluster of one never elects a JetStream meta leader
+        ...(size > 1 ? [`cluster { name: orderlog, listen: 127.0.0.1:${ports[k].cluster}, routes: [${routes}] }`] : []),
       ].join("\n"),
     );
     confs.push(conf);
