@@ -44,7 +44,7 @@ export interface StartExchangeDeps {
   /** the process's DexService; undefined: no orders (the markets answer empty) */
   dex: DexService | undefined;
   /** the matcher partitions' state for the health line (DEX_PARTITIONS); undefined with the in-process pipeline */
-  partitions?: () => readonly { url: string; up: boolean }[];
+  partitions?: () => readonly { name: string; up: boolean }[];
   /** the indexer's base URL once it runs (it starts after the exchange): candles are looked up per request */
   indexerUrl: () => string | undefined;
 }
@@ -261,7 +261,7 @@ async function health(
         ? "market data: live"
         : `market data: stale since ${new Date(market.sinceMs!).toISOString()} (${market.reason})`,
       writers(),
-      ...(parts ? [`partitions: ${parts.map((c) => `${c.url} ${c.up ? "up" : "down"}`).join(", ")}`] : []),
+      ...(parts ? [`partitions: ${parts.map((c) => `${c.name} ${c.up ? "up" : "down"}`).join(", ")}`] : []),
     ].join("; ");
     return { ok: up && market.live, detail };
   } catch (err) {

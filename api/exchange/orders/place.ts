@@ -14,7 +14,7 @@ const ORDER_EXPIRY_S = 365n * 86_400n;
 /** How long a placement the chain funds waits for the pipeline's ledger to see those funds (a deposit just
  *  mined reaches it through its chain follower a moment later) before the pipeline's refusal is answered. */
 const PIPELINE_CATCH_UP_MS = 10_000;
-/** A partition's connection failed after the call left (pipeline/partition/client.ts: details.sent). */
+/** A partition's connection failed after the call left (pipeline/partition/link.ts: details.sent). */
 const answerLost = (err: unknown) =>
   err instanceof DexServiceError && err.code === "SERVICE_UNAVAILABLE" && err.details.sent === true;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
