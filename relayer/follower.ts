@@ -1,7 +1,7 @@
 // Follows one source contract's events (vault deposits on the home chain, burns on the remote chain):
 // asks for the block number every poll, reads new logs up to `latest - confirmations`, and records them
 // and the advanced cursor in one SQL transaction, so a crash between the two never skips an event.
-import { getAddress, type Address, type PublicClient } from "viem";
+import { getAddress, type Address, type Hex, type PublicClient } from "viem";
 import { BRIDGE_BURNED, BRIDGE_DEPOSITED } from "../sdk/bridge-abi";
 import type { ObservedTransfer, RelayerStore } from "./store";
 import type { RelayerDeployment } from "./types";
@@ -11,8 +11,75 @@ export interface FollowerLogger {
   debug?(obj: object, msg?: string): void;
 }
 
+/** A source event as both kinds carry it (a burn's `homeToken` as `token`). */
+interface SourceLog {
+  removed: boolean;
+  args: {
+    nonce: bigint;
+    token: Address;
+    sender: Address;
+    recipient: Address;
+    amount: bigint;
+    dstChainId: bigint;
+    dstContract: Address;
+  };
+  transactionHash: Hex;
+  blockNumber: bigint;
+}
+
+type Kind = "deposit" | "withdrawal";
+
+/** Where `kind`'s transfers go: deposits from the home vault to the remote minter, withdrawals back. */
+function routeOf(d: RelayerDeployment, kind: Kind) {
+  const home = { chainId: d.home.chainId, contract: getAddress(d.home.vault) };
+  const remote = { chainId: d.remote.chainId, contract: getAddress(d.remote.minter) };
+  return kind === "deposit" ? { src: home, dst: remote } : { src: remote, dst: home };
+}
+
+async function sourceLogs(client: PublicClient, kind: Kind, contract: Address, from: bigint, to: bigint) {
+  const range = { address: contract, fromBlock: from, toBlock: to, strict: true } as const;
+  if (kind === "deposit")
+    return (await client.getLogs({ ...range, event: BRIDGE_DEPOSITED })).map(
+      (l): SourceLog => ({ ...l, args: { ...l.args, token: l.args.token } }),
+    );
+  return (await client.getLogs({ ...range, event: BRIDGE_BURNED })).map(
+    (l): SourceLog => ({ ...l, args: { ...l.args, token: l.args.homeToken } }),
+  );
+}
+
+/** `kind`'s events of this bridge in blocks `from`..`to`, bound for its own destination contract. */
+async function readRange(
+  client: PublicClient,
+  d: RelayerDeployment,
+  kind: Kind,
+  from: bigint,
+  to: bigint,
+): Promise<ObservedTransfer[]> {
+  const { src, dst } = routeOf(d, kind);
+  const logs = await sourceLogs(client, kind, src.contract, from, to);
+  return logs
+    .filter(
+      (l) => !l.removed && l.args.dstChainId === BigInt(dst.chainId) && getAddress(l.args.dstContract) === dst.contract,
+    )
+    .map((l) => ({
+      bridge: d.bridge,
+      kind,
+      nonce: l.args.nonce,
+      srcChainId: src.chainId,
+      srcContract: src.contract,
+      dstChainId: dst.chainId,
+      dstContract: dst.contract,
+      token: getAddress(l.args.token),
+      sender: getAddress(l.args.sender),
+      recipient: getAddress(l.args.recipient),
+      amountWei: l.args.amount,
+      srcTxHash: l.transactionHash,
+      srcBlock: l.blockNumber,
+    }));
+}
+
 export function createFollower(deps: {
-  kind: "deposit" | "withdrawal";
+  kind: Kind;
   deployment: RelayerDeployment;
   client: PublicClient;
   store: RelayerStore;
@@ -37,7 +104,7 @@ export function createFollower(deps: {
     const safe = latest - BigInt(deps.confirmations);
     while (from <= safe) {
       const to: bigint = from + deps.maxBlockRange - 1n < safe ? from + deps.maxBlockRange - 1n : safe;
-      const rows = await readRange(from, to);
+      const rows = await readRange(deps.client, d, kind, from, to);
       await deps.store.db.transaction(async (tx) => {
         await deps.store.recordObserved(tx, rows);
         await deps.store.setCursor(tx, d.bridge, chainId, contract, to + 1n);
@@ -46,69 +113,6 @@ export function createFollower(deps: {
       if (rows.length) deps.onNew();
     }
     lastSeen = latest;
-  }
-
-  async function readRange(from: bigint, to: bigint): Promise<ObservedTransfer[]> {
-    if (kind === "deposit") {
-      const logs = await deps.client.getLogs({
-        address: contract,
-        event: BRIDGE_DEPOSITED,
-        fromBlock: from,
-        toBlock: to,
-        strict: true,
-      });
-      return logs
-        .filter(
-          (l) =>
-            !l.removed &&
-            l.args.dstChainId === BigInt(d.remote.chainId) &&
-            getAddress(l.args.dstContract) === getAddress(d.remote.minter),
-        )
-        .map((l) => ({
-          bridge: d.bridge,
-          kind,
-          nonce: l.args.nonce,
-          srcChainId: d.home.chainId,
-          srcContract: getAddress(contract),
-          dstChainId: d.remote.chainId,
-          dstContract: getAddress(d.remote.minter),
-          token: getAddress(l.args.token),
-          sender: getAddress(l.args.sender),
-          recipient: getAddress(l.args.recipient),
-          amountWei: l.args.amount,
-          srcTxHash: l.transactionHash,
-          srcBlock: l.blockNumber,
-        }));
-    }
-    const logs = await deps.client.getLogs({
-      address: contract,
-      event: BRIDGE_BURNED,
-      fromBlock: from,
-      toBlock: to,
-      strict: true,
-    });
-    return logs
-      .filter(
-        (l) =>
-          !l.removed &&
-          l.args.dstChainId === BigInt(d.home.chainId) &&
-          getAddress(l.args.dstContract) === getAddress(d.home.vault),
-      )
-      .map((l) => ({
-        bridge: d.bridge,
-        kind,
-        nonce: l.args.nonce,
-        srcChainId: d.remote.chainId,
-        srcContract: getAddress(contract),
-        dstChainId: d.home.chainId,
-        dstContract: getAddress(d.home.vault),
-        token: getAddress(l.args.homeToken),
-        sender: getAddress(l.args.sender),
-        recipient: getAddress(l.args.recipient),
-        amountWei: l.args.amount,
-        srcTxHash: l.transactionHash,
-        srcBlock: l.blockNumber,
-      }));
   }
 
   return { poll, chainId, contract };

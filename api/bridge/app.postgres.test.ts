@@ -4,13 +4,11 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { requestWithHost } from "../testing/host-request";
-import pino from "pino";
 import { createDb, type Db } from "../../db";
-import { BRIDGE_ABIS } from "../../sdk/bridge-abi";
 import { startPostgresServer } from "../../test/support/external-parts";
 import { TRANSFER_TOKEN_HEADER } from "./access";
-import { addr, testBridgeEndpoints, testTenants } from "../testing/bridge-tenants";
-import { startBridgeApi, type RunningBridgeApi } from "./server";
+import { addr, startTestBridgeApi, testTenants } from "../testing/bridge-tenants";
+import type { RunningBridgeApi } from "./server";
 import { createTenantStore } from "./tenants";
 
 const A = "tenant-a.test";
@@ -39,16 +37,7 @@ before(async () => {
   // both processes seed at once, as two bridge processes starting together do
   await Promise.all(dbs.map((db) => createTenantStore(db).seed(testTenants(A, B))));
   for (const db of dbs) {
-    apis.push(
-      await startBridgeApi({
-        port: 0,
-        db,
-        logger: pino({ level: "silent" }),
-        abis: BRIDGE_ABIS,
-        bridges: testBridgeEndpoints(),
-        relayedTransfers: { get: async () => undefined },
-      }),
-    );
+    apis.push(await startTestBridgeApi(db));
   }
 });
 

@@ -4,12 +4,10 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { requestWithHost } from "../testing/host-request";
-import pino from "pino";
 import { createDb, type Db } from "../../db";
-import { BRIDGE_ABIS } from "../../sdk/bridge-abi";
 import { TRANSFER_TOKEN_HEADER } from "./access";
-import { addr, testBridgeEndpoints, testTenants } from "../testing/bridge-tenants";
-import { startBridgeApi, type RunningBridgeApi } from "./server";
+import { addr, startTestBridgeApi, testTenants } from "../testing/bridge-tenants";
+import type { RunningBridgeApi } from "./server";
 import { createTenantStore } from "./tenants";
 
 const A = "tenant-a.test";
@@ -43,14 +41,7 @@ const transfers = async () =>
 before(async () => {
   db = await createDb();
   await createTenantStore(db).seed(testTenants(A, B));
-  api = await startBridgeApi({
-    port: 0,
-    db,
-    logger: pino({ level: "silent" }),
-    abis: BRIDGE_ABIS,
-    bridges: testBridgeEndpoints(),
-    relayedTransfers: { get: async () => undefined },
-  });
+  api = await startTestBridgeApi(db);
 });
 
 after(async () => {

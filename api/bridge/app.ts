@@ -13,9 +13,10 @@ import { TRANSFER_TOKEN_HEADER } from "./access";
 import { JSON_ONLY_MESSAGE, jsonBodiesOnly } from "../json-only";
 import { BridgeApiError, bridgeErrorHandler } from "./errors";
 import { mountPortal, type PortalOptions } from "./portal";
-import { createTenantStore, hostnameOf, hostnameSchema, type TenantStore } from "./tenants";
+import { createTenantStore, hostnameOf, hostnameSchema, type TenantConfig, type TenantStore } from "./tenants";
 import type { RelayedTransferReader } from "./relayed-transfers";
-import { createTransferService, type BridgeEndpoint } from "./transfers";
+import { createTransferService, type BridgeEndpoint, type TransferService } from "./transfers";
+import { walletReadFrom } from "./wallet-read";
 
 export interface BridgeAppDeps {
   db: Db;
@@ -85,25 +86,49 @@ export function createBridgeApp(deps: BridgeAppDeps): Express {
           hostname,
           host: own,
         });
+      // the page reads the chains through /portal/rpc: the nodes' own URLs (credentials maybe) stay here
       const { bridge: _bridge, ...config } = tenant;
-      res.json({ hostname, ...config });
+      res.json({ hostname, ...config, chains: config.chains.map(({ rpcUrl: _rpc, ...chain }) => chain) });
     }),
   );
+  mountTransfers(app, hostTenant, transfers);
+
+  // the tenant portal: its page, browser module, config and the tenant's chains' JSON-RPC (portal.ts)
+  mountPortal(app, tenants, deps.portal);
+  app.use((req, _res, next) => next(new BridgeApiError("ROUTE_NOT_FOUND", `no route ${req.method} ${req.path}`)));
+  app.use(bridgeErrorHandler(deps.logger));
+  return app;
+}
+
+/** The transfer routes: initiate, read (capability or the sender's signed read), complete, and the signed
+ *  wallet's list. A transfer's body and its capability never sit in shared caches. */
+function mountTransfers(
+  app: Express,
+  hostTenant: (req: Request) => Promise<TenantConfig>,
+  transfers: TransferService,
+): void {
   app.post(
     "/api/v1/transfer/initiate",
     wrap(async (req, res) => void res.status(201).json(await transfers.initiate(await hostTenant(req), req.body))),
   );
-  // a transfer's body and its capability must not sit in shared caches
-  app.use("/api/v1/transfer", (_req, res, next) => {
+  const noStore = (_req: Request, res: Response, next: NextFunction) => {
     res.set("cache-control", "no-store");
     next();
-  });
-  const accessToken = (req: Request) => req.headers[TRANSFER_TOKEN_HEADER];
+  };
+  app.use("/api/v1/transfer", noStore);
+  app.get(
+    "/api/v1/transfers",
+    noStore,
+    wrap(
+      async (req, res) =>
+        void res.json(await transfers.listForWallet(await hostTenant(req), walletReadFrom(req.headers))),
+    ),
+  );
+  const access = (req: Request) => ({ token: req.headers[TRANSFER_TOKEN_HEADER], wallet: walletReadFrom(req.headers) });
   app.get(
     "/api/v1/transfer/:id",
     wrap(
-      async (req, res) =>
-        void res.json(await transfers.get(await hostTenant(req), String(req.params.id), accessToken(req))),
+      async (req, res) => void res.json(await transfers.get(await hostTenant(req), String(req.params.id), access(req))),
     ),
   );
   app.post(
@@ -111,14 +136,13 @@ export function createBridgeApp(deps: BridgeAppDeps): Express {
     wrap(
       async (req, res) =>
         void res.json(
-          await transfers.complete(await hostTenant(req), String(req.params.id), accessToken(req), req.body),
+          await transfers.complete(
+            await hostTenant(req),
+            String(req.params.id),
+            req.headers[TRANSFER_TOKEN_HEADER],
+            req.body,
+          ),
         ),
     ),
   );
-
-  // the tenant portal: its page, browser module, config and the tenant's chains' JSON-RPC (portal.ts)
-  mountPortal(app, tenants, deps.portal);
-  app.use((req, _res, next) => next(new BridgeApiError("ROUTE_NOT_FOUND", `no route ${req.method} ${req.path}`)));
-  app.use(bridgeErrorHandler(deps.logger));
-  return app;
 }

@@ -133,67 +133,87 @@ export function mountPortal(
   app.post(
     "/portal/rpc/:chainId",
     wrap(async (req, res) => {
-      const tenant = await hostTenant(req);
-      const chainId = Number(req.params.chainId);
-      const chain = tenant.chains.find((c) => c.chainId === chainId && String(c.chainId) === req.params.chainId);
-      if (!chain)
-        throw new BridgeApiError(
-          "ROUTE_NOT_FOUND",
-          `chain ${String(req.params.chainId).slice(0, 20)} is not one of this bridge's chains`,
-          { chains: tenant.chains.map((c) => c.chainId) },
-        );
-      if (!chain.rpcUrl)
-        throw new BridgeApiError("SERVICE_UNAVAILABLE", `no JSON-RPC endpoint is configured for chain ${chainId}`, {
-          chainId,
-        });
-      const body: unknown = req.body;
-      const calls = Array.isArray(body) ? body : [body];
-      if (calls.length === 0 || calls.length > PORTAL_RPC_MAX_BATCH)
-        throw new BridgeApiError("INVALID_REQUEST", `a batch holds 1 to ${PORTAL_RPC_MAX_BATCH} calls`, {
-          limit: PORTAL_RPC_MAX_BATCH,
-        });
-      for (const c of calls) {
-        const parsed = rpcCall.safeParse(c);
-        if (!parsed.success)
-          throw new BridgeApiError("INVALID_REQUEST", "not a JSON-RPC 2.0 call", {
-            issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })),
-          });
-        if (!PORTAL_RPC_METHODS.has(parsed.data.method))
-          throw new BridgeApiError("FORBIDDEN", "this JSON-RPC method is not available through the portal", {
-            reason: "rpc_method_not_allowed",
-            method: parsed.data.method,
-          });
-      }
-      let upstream: globalThis.Response;
-      try {
-        upstream = await fetch(chain.rpcUrl, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(30_000),
-        });
-      } catch (err) {
-        throw new BridgeApiError(
-          "SERVICE_UNAVAILABLE",
-          `chain ${chainId} cannot be reached: try again shortly`,
-          { chainId },
-          { cause: err },
-        );
-      }
-      const text = await upstream.text();
-      if (!upstream.ok)
-        throw new BridgeApiError("SERVICE_UNAVAILABLE", `chain ${chainId} answered ${upstream.status}`, {
-          chainId,
-          status: upstream.status,
-        });
+      const text = await proxyRpc(await hostTenant(req), String(req.params.chainId), req.body);
       res.set("cache-control", "no-store").type("application/json").send(text);
     }),
   );
 }
 
+/** The tenant's chain `chainIdParam` (exactly its decimal id), with a JSON-RPC endpoint configured. */
+function rpcChainOf(tenant: TenantConfig, chainIdParam: string) {
+  const chainId = Number(chainIdParam);
+  const chain = tenant.chains.find((c) => c.chainId === chainId && String(c.chainId) === chainIdParam);
+  if (!chain)
+    throw new BridgeApiError(
+      "ROUTE_NOT_FOUND",
+      `chain ${chainIdParam.slice(0, 20)} is not one of this bridge's chains`,
+      {
+        chains: tenant.chains.map((c) => c.chainId),
+      },
+    );
+  if (!chain.rpcUrl)
+    throw new BridgeApiError("SERVICE_UNAVAILABLE", `no JSON-RPC endpoint is configured for chain ${chainId}`, {
+      chainId,
+    });
+  return { chainId, rpcUrl: chain.rpcUrl };
+}
+
+/** A batch of 1 to PORTAL_RPC_MAX_BATCH JSON-RPC 2.0 calls, each of an allowed method; refused otherwise. */
+function checkRpcCalls(body: unknown): void {
+  const calls = Array.isArray(body) ? body : [body];
+  if (calls.length === 0 || calls.length > PORTAL_RPC_MAX_BATCH)
+    throw new BridgeApiError("INVALID_REQUEST", `a batch holds 1 to ${PORTAL_RPC_MAX_BATCH} calls`, {
+      limit: PORTAL_RPC_MAX_BATCH,
+    });
+  for (const c of calls) {
+    const parsed = rpcCall.safeParse(c);
+    if (!parsed.success)
+      throw new BridgeApiError("INVALID_REQUEST", "not a JSON-RPC 2.0 call", {
+        issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })),
+      });
+    if (!PORTAL_RPC_METHODS.has(parsed.data.method))
+      throw new BridgeApiError("FORBIDDEN", "this JSON-RPC method is not available through the portal", {
+        reason: "rpc_method_not_allowed",
+        method: parsed.data.method,
+      });
+  }
+}
+
+/** Forwards the page's allowed JSON-RPC calls to the tenant's chain node; its answer's text, as it is. */
+async function proxyRpc(tenant: TenantConfig, chainIdParam: string, body: unknown): Promise<string> {
+  const { chainId, rpcUrl } = rpcChainOf(tenant, chainIdParam);
+  checkRpcCalls(body);
+  let upstream: globalThis.Response;
+  try {
+    upstream = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (err) {
+    throw new BridgeApiError(
+      "SERVICE_UNAVAILABLE",
+      `chain ${chainId} cannot be reached: try again shortly`,
+      { chainId },
+      { cause: err },
+    );
+  }
+  const text = await upstream.text();
+  if (!upstream.ok)
+    throw new BridgeApiError("SERVICE_UNAVAILABLE", `chain ${chainId} answered ${upstream.status}`, {
+      chainId,
+      status: upstream.status,
+    });
+  return text;
+}
+
 export function renderPortal(t: TenantConfig, hostname: string): string {
   const b = t.branding;
-  const tokens = t.chains.find((c) => c.role === "home")?.tokens ?? [];
+  const homeChain = t.chains.find((c) => c.role === "home");
+  const tokens = homeChain?.tokens ?? [];
+  const homeName = homeChain?.name ?? "";
+  const remoteName = t.chains.find((c) => c.role === "remote")?.name ?? "";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(t.name)} · Bridge</title>
@@ -240,7 +260,7 @@ export function renderPortal(t: TenantConfig, hostname: string): string {
   </section>
   <section aria-labelledby="h-transfer"><h2 id="h-transfer">New transfer</h2>
     <form id="transfer-form" novalidate>
-      <label for="direction">Direction</label><select id="direction" name="direction"><option value="deposit">Deposit: home chain → remote chain (mint)</option><option value="withdrawal">Withdrawal: remote chain → home chain (burn, then release)</option></select>
+      <label for="direction">Direction</label><select id="direction" name="direction"><option value="deposit">Deposit: ${esc(homeName)} → ${esc(remoteName)}</option><option value="withdrawal">Withdrawal: ${esc(remoteName)} → ${esc(homeName)} (after a challenge window)</option></select>
       <label for="token">Token</label><select id="token" name="token">${tokens.map((x) => `<option value="${esc(x.symbol)}">${esc(x.symbol)}</option>`).join("")}</select>
       <label for="amount">Amount</label><input id="amount" name="amount" inputmode="decimal" autocomplete="off" placeholder="0.0" aria-describedby="available form-error">
       <p id="available" class="hint"></p>
@@ -255,7 +275,7 @@ export function renderPortal(t: TenantConfig, hostname: string): string {
     <ol id="timeline" aria-live="polite"></ol>
     <button type="button" id="finish" hidden>Link my transaction</button> <button type="button" id="release" hidden>Release now</button>
   </section>
-  <section class="wide" aria-labelledby="h-history"><h2 id="h-history">Your transfers</h2><table id="history"></table></section>
+  <section class="wide" aria-labelledby="h-history"><h2 id="h-history">Your transfers</h2><p id="history-note" class="hint" role="status"></p><button type="button" id="history-sign" hidden>Show my transfers</button><table id="history"></table></section>
   <section class="wide" aria-labelledby="h-chains"><h2 id="h-chains">Chains</h2><table id="chains"><tr><td>loading…</td></tr></table></section>
 </main>
 <script type="module" src="/portal/app.js"></script>

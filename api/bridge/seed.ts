@@ -3,10 +3,19 @@
 import type { Address } from "viem";
 import type { TenantSeed } from "./tenants";
 
+/** A chain as the tenants' users see it: its name and, where one exists, its block explorer. */
+export interface ChainDisplay {
+  name?: string;
+  explorerUrl?: string;
+}
+
+/** The sandbox's chains' names (its local nodes have no explorer). */
+export const SANDBOX_CHAIN_NAMES = { home: "Sandbox L1", remote: "Sandbox L2" } as const;
+
 export interface BridgeDeploymentInfo {
   bridge: string;
-  home: { chainId: number; vault: Address; rpcUrl?: string; verifier?: Address };
-  remote: { chainId: number; minter: Address; rpcUrl?: string; verifier?: Address };
+  home: { chainId: number; vault: Address; rpcUrl?: string; verifier?: Address } & ChainDisplay;
+  remote: { chainId: number; minter: Address; rpcUrl?: string; verifier?: Address } & ChainDisplay;
   tokens: { symbol: string; home: Address; wrapped: Address; decimals: number }[];
   keyEpoch: number;
   custodySigner?: Address;
@@ -16,17 +25,19 @@ function chains(d: BridgeDeploymentInfo): TenantSeed["chains"] {
   return [
     {
       chainId: d.home.chainId,
-      name: "Home chain",
+      name: d.home.name ?? SANDBOX_CHAIN_NAMES.home,
       role: "home",
       rpcUrl: d.home.rpcUrl,
+      explorerUrl: d.home.explorerUrl,
       contracts: { vault: d.home.vault },
       tokens: d.tokens.map((t) => ({ symbol: t.symbol, address: t.home, decimals: t.decimals })),
     },
     {
       chainId: d.remote.chainId,
-      name: "Remote chain",
+      name: d.remote.name ?? SANDBOX_CHAIN_NAMES.remote,
       role: "remote",
       rpcUrl: d.remote.rpcUrl,
+      explorerUrl: d.remote.explorerUrl,
       contracts: { minter: d.remote.minter },
       tokens: d.tokens.map((t) => ({ symbol: t.symbol, address: t.wrapped, decimals: t.decimals, homeToken: t.home })),
     },

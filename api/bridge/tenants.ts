@@ -25,9 +25,16 @@ export const tenantConfigSchema = z.object({
   chains: z.array(
     z.object({
       chainId: z.number().int().positive(),
-      name: z.string(),
+      /** the chain's name as the tenant's users know it, shown everywhere the portal names the chain */
+      name: z.string().min(1).max(60),
       role: z.enum(["home", "remote"]),
       rpcUrl: z.string().url().optional(),
+      /** a block explorer's base URL: the portal links `<explorerUrl>/tx/<hash>` and `/address/<address>` */
+      explorerUrl: z
+        .string()
+        .url()
+        .regex(/^https?:\/\/[^?#]*[^/?#]$/, "an http(s) URL without a trailing slash, query or fragment")
+        .optional(),
       contracts: z.record(z.string(), address),
       tokens: z.array(
         z.object({

@@ -1,6 +1,11 @@
 // The two bridge tenants of the bridge API's tests (a native one at host A, a custody one at host B) and the
-// chain endpoints the API is started with; initiation reads no chain, so the clients are never called.
+// chain endpoints the API is started with; initiation reads no chain, and a signed read that is not an
+// EOA's asks the home chain, where no contract wallet vouches for it.
+import pino from "pino";
 import type { PublicClient } from "viem";
+import type { Db } from "../../db";
+import { BRIDGE_ABIS } from "../../sdk/bridge-abi";
+import { startBridgeApi, type RunningBridgeApi } from "../bridge/server";
 import { custodyTenant, nativeTenant } from "../bridge/seed";
 
 export const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as `0x${string}`;
@@ -13,8 +18,11 @@ const info = (bridge: string, base: number, keyEpoch: number) => ({
   keyEpoch,
 });
 
+/** A home chain on which no contract wallet vouches for a signature (ERC-1271 answers false). */
+const noContractWallets = { verifyMessage: async () => false } as unknown as PublicClient;
+
 const endpoint = (base: number) => ({
-  home: { chainId: 31337, vault: addr(base + 1), publicClient: {} as PublicClient },
+  home: { chainId: 31337, vault: addr(base + 1), publicClient: noContractWallets },
   remote: { chainId: 31338, minter: addr(base + 2), publicClient: {} as PublicClient },
 });
 
@@ -26,4 +34,16 @@ export function testTenants(hostA: string, hostB: string) {
 /** `startBridgeApi`'s `bridges` for those tenants. */
 export function testBridgeEndpoints() {
   return { native: endpoint(0xa00), custody: endpoint(0xb00) };
+}
+
+/** The bridge API on a free port over `db` (seeded with `testTenants`), with these endpoints and no relayer progress. */
+export function startTestBridgeApi(db: Db): Promise<RunningBridgeApi> {
+  return startBridgeApi({
+    port: 0,
+    db,
+    logger: pino({ level: "silent" }),
+    abis: BRIDGE_ABIS,
+    bridges: testBridgeEndpoints(),
+    relayedTransfers: { get: async () => undefined },
+  });
 }

@@ -17,6 +17,14 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import {
+  assertChainNames,
+  DESKTOP,
+  freshProfileHistory,
+  WAIT,
+  watchRefusals,
+  withExplorers,
+} from "./bridge-portal-checks";
 
 // the page's globals inside page.evaluate / waitForFunction callbacks (this project compiles without the DOM lib)
 declare const document: any;
@@ -25,8 +33,6 @@ declare const window: any;
 const ROOT = path.join(__dirname, "..", "..");
 const ARTIFACTS = path.join(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, "test-artifacts"), "bridge-portal");
 const CHROMIUM = "/usr/bin/chromium";
-const WAIT = 120_000;
-const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const HOSTS = ["tenant-a.test", "tenant-b.test", "nobody.test"];
 
@@ -219,9 +225,12 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
           { 31337: stack.chains.home.rpcUrl, 31338: stack.chains.remote.rpcUrl },
           extensionCalls,
         );
+      // tenant A's configuration names a block explorer per chain (tenant B's has none): the page links to it
+      if (t.wallet.startsWith("dev:")) await withExplorers(ctx);
       const page = await ctx.newPage();
       const pageErrors: string[] = [];
       page.on("pageerror", (e) => pageErrors.push(String(e)));
+      const refused = watchRefusals(page);
       const initiations: string[] = [];
       page.on("request", (r) => r.url().includes("/transfer/initiate") && initiations.push(r.url()));
       const res = await page.goto(`http://${t.host}:${port}/`);
@@ -250,7 +259,7 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
         { timeout: WAIT },
       );
       assert.equal(await page.textContent("[data-balance=remote-USD]"), "0");
-      assert.match((await page.textContent("#available"))!, /Available on Home chain: 10,000 USD/);
+      assert.match((await page.textContent("#available"))!, /Available on Sandbox L1: 10,000 USD/);
 
       // bad amounts: an error in words, and nothing sent (no initiation, no transaction)
       const nonceBefore = await home.getTransactionCount({ address: trader });
@@ -319,7 +328,9 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
         counts.some((c) => c > 0 && c < order.length),
         `intermediate steps were shown: ${timeline.join(" | ")}`,
       );
-      assert.equal(await page.textContent("#transfer-status"), "minted");
+      // the status in words; the API's code stays in an attribute
+      assert.equal(await page.getAttribute("#transfer-status", "data-status"), "minted");
+      assert.equal(await page.textContent("#transfer-status"), "Complete");
       const signatures = (await page.textContent("[data-step=signatures]"))!;
       if (t.mode.source === "native")
         assert.match(signatures, /Threshold signatures.*[3-5] of 5 signer nodes \(3 needed\)/s);
@@ -336,14 +347,15 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
         { timeout: WAIT },
       );
       assert.equal(await page.textContent("[data-balance=home-USD]"), "9,987.5");
-      assert.match((await page.textContent("#history"))!, /Deposit.*12\.5 USD/s);
+      assert.match((await page.textContent("#history"))!, /Deposit.*12\.5 USD.*Complete/s);
+      await assertChainNames(page, t.wallet.startsWith("dev:"));
       await shoot(page, `${t.host}-minted`);
 
       if (t.mode.source === "native") {
         // a withdrawal: the burn signed in the page, then the challenge window (300 s on the stack) shown
         await page.selectOption("#direction", "withdrawal");
         await page.waitForFunction(
-          () => /Available on Remote chain: 12.5 USD/.test(document.getElementById("available").textContent),
+          () => /Available on Sandbox L2: 12.5 USD/.test(document.getElementById("available").textContent),
           null,
           { timeout: WAIT },
         );
@@ -376,9 +388,15 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
       await page.click("#history [data-follow] >> nth=-1");
       await page.waitForSelector("#timeline [data-step=minted][data-state=done]", { timeout: WAIT });
       assert.deepEqual(pageErrors, [], "no script error on the page");
+      assert.deepEqual(refused, [], "no request of the page was refused, none of /portal/rpc");
       await ctx.close();
       tc.diagnostic(`${t.host}: ${Date.now() - started} ms`);
     }
+
+    // the history is the server's: a fresh browser profile for the same wallet lists both transfers and
+    // follows one to the end after one signature; another wallet's fresh profile lists none of them
+    await freshProfileHistory(browser, `http://tenant-a.test:${port}/`);
+    tc.diagnostic(`fresh profiles: ${Date.now() - t0} ms since the start`);
 
     // the browser wallet was discovered and connected, and it signed both transactions and the link
     for (const m of ["eth_requestAccounts", "eth_sendTransaction", "personal_sign"])

@@ -5,123 +5,30 @@
 // has the wallet sign and send the calls it returns (approve + deposit, or burn) through viem, signs the
 // link message and completes the transfer, then follows it step by step (GET /api/v1/transfer/:id). The
 // chains are read and written through the same origin's /portal/rpc/<chainId> (an allowlist of JSON-RPC
-// methods). Every transfer's capability is kept in this browser's localStorage (the history).
+// methods). The history is the server's list for the wallet (history.ts: one signed read), with each
+// transfer this browser started kept in its localStorage with its capability.
 import { createStore, type EIP6963ProviderDetail } from "mipd";
 // viem's tree-shakable form (createClient + the actions used) keeps the bundle small
-import {
-  createClient,
-  custom,
-  defineChain,
-  erc20Abi,
-  http,
-  type Address,
-  type Chain,
-  type Client,
-  type Hex,
-} from "viem";
-import {
-  addChain,
-  getBlockNumber,
-  getChainId,
-  readContract,
-  sendTransaction,
-  signMessage,
-  switchChain,
-  waitForTransactionReceipt,
-} from "viem/actions";
+import { createClient, erc20Abi, http, type Address, type Chain, type Client, type Hex } from "viem";
+import { getBlockNumber, readContract, waitForTransactionReceipt } from "viem/actions";
 import { privateKeyToAccount } from "viem/accounts";
 import { formatAmount, parseAmount } from "./amount";
-
-interface TenantToken {
-  symbol: string;
-  address: Address;
-  decimals: number;
-  homeToken?: Address;
-}
-interface TenantChain {
-  chainId: number;
-  name: string;
-  role: "home" | "remote";
-  contracts: Record<string, Address>;
-  tokens: TenantToken[];
-}
-interface Tenant {
-  tenantId: string;
-  name: string;
-  mpcMode: string;
-  chains: TenantChain[];
-  signing: { threshold?: string };
-}
-interface PortalConfig {
-  mode: "sandbox" | "production";
-  devWalletKeys: Hex[];
-  /** blocks on top of a deposit or burn before the relayer acts, per chain id */
-  confirmations: Record<string, number>;
-}
-interface Call {
-  step: string;
-  chainId: number;
-  to: Address;
-  value: string;
-  data: Hex;
-}
-interface TransferView {
-  id: string;
-  direction: "deposit" | "withdrawal";
-  status: string;
-  token: Address;
-  amount: string;
-  sender: Address;
-  recipient: Address;
-  signers: number[];
-  readyAt: string | null;
-  lastError: string | null;
-  timestamps: Record<string, string | null>;
-  txHashes: Record<string, string | null>;
-}
-interface HistoryEntry {
-  id: string;
-  accessToken: string;
-  direction: "deposit" | "withdrawal";
-  symbol: string;
-  amount: string;
-  decimals: number;
-  sender: Address;
-  recipient: Address;
-  at: string;
-  /** the page's own progress before the API knows the transaction */
-  sent?: Record<string, Hex>;
-  sourceBlock?: string;
-  sourceChainId?: number;
-}
-interface Wallet {
-  label: string;
-  address: Address;
-  send(call: Call): Promise<Hex>;
-  signMessage(message: string): Promise<Hex>;
-}
-class ApiError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-  }
-}
+import { api } from "./api";
+import { chainOf, developmentWallet, extensionWallet } from "./wallets";
+import { addressRef, esc, short, statusLabel } from "./format";
+import { TransferHistory } from "./history";
+import { transferLinkMessage } from "./messages";
+import { RANK, steps } from "./timeline";
+import type { Call, HistoryEntry, Portal, TenantChain, TenantToken, TransferView, Wallet } from "./types";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
-const esc = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-const short = (h: string) => `${h.slice(0, 8)}…${h.slice(-6)}`;
 const host = document.body.dataset.hostname ?? location.hostname;
-const LINK_MESSAGE = (id: string, txHash: string) =>
-  `Link bridge transfer ${id.toLowerCase()} to transaction ${txHash.toLowerCase()}`;
 const TERMINAL = new Set(["minted", "released", "disputed", "failed"]);
 
-let tenant: Tenant;
-let config: PortalConfig;
+let portal: Portal;
 let home: TenantChain;
 let remote: TenantChain;
+let history: TransferHistory;
 const chains = new Map<number, Chain>();
 const readers = new Map<number, Client>();
 let wallet: Wallet | undefined;
@@ -130,93 +37,15 @@ let followed: string | undefined;
 let followTimer: number | undefined;
 const extensions = new Map<string, EIP6963ProviderDetail>();
 
-async function api<T>(path: string, init: RequestInit & { accessToken?: string } = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json" };
-  if (init.body) headers["content-type"] = "application/json";
-  if (init.accessToken) headers["x-transfer-token"] = init.accessToken;
-  let res: Response;
-  try {
-    res = await fetch(path, { ...init, headers });
-  } catch {
-    throw new ApiError("The bridge cannot be reached: check your connection and try again.", "NETWORK");
-  }
-  const body = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string } };
-  if (!res.ok || body.error)
-    throw new ApiError(
-      body.error?.message ?? `The bridge answered ${res.status}.`,
-      body.error?.code ?? String(res.status),
-    );
-  return body as T;
-}
-
-function chainOf(c: TenantChain): Chain {
-  return defineChain({
-    id: c.chainId,
-    name: c.name,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [`${location.origin}/portal/rpc/${c.chainId}`] } },
-  });
-}
 const reader = (chainId: number) => readers.get(chainId)!;
 
 // ---------- wallets ----------
-
-function developmentWallet(key: Hex, index: number): Wallet {
-  const account = privateKeyToAccount(key);
-  return {
-    label: `Development wallet: demo trader ${index + 1}`,
-    address: account.address,
-    async send(call) {
-      const chain = chains.get(call.chainId)!;
-      const client = createClient({ account, chain, transport: http(chain.rpcUrls.default.http[0]) });
-      return sendTransaction(client, { account, chain, to: call.to, data: call.data, value: BigInt(call.value) });
-    },
-    signMessage: (message) => account.signMessage({ message }),
-  };
-}
-
-async function extensionWallet(detail: EIP6963ProviderDetail): Promise<Wallet> {
-  const provider = detail.provider;
-  const accounts = (await provider.request({ method: "eth_requestAccounts" })) as Address[];
-  if (!accounts?.length) throw new Error(`${detail.info.name} shared no account.`);
-  const address = accounts[0];
-  const clientFor = (chain: Chain) => createClient({ account: address, chain, transport: custom(provider) });
-  return {
-    label: detail.info.name,
-    address,
-    async send(call) {
-      const chain = chains.get(call.chainId)!;
-      const client = clientFor(chain);
-      if ((await getChainId(client)) !== chain.id) {
-        try {
-          await switchChain(client, { id: chain.id });
-        } catch {
-          try {
-            await addChain(client, { chain });
-          } catch {
-            throw new Error(
-              `Switch ${detail.info.name} to ${chain.name} (chain ${chain.id}, ${chain.rpcUrls.default.http[0]}) and try again.`,
-            );
-          }
-        }
-      }
-      return sendTransaction(client, {
-        account: address,
-        chain,
-        to: call.to,
-        data: call.data,
-        value: BigInt(call.value),
-      });
-    },
-    signMessage: (message) => signMessage(clientFor(chains.get(home.chainId)!), { account: address, message }),
-  };
-}
 
 function renderWalletChoices(): void {
   const select = $<HTMLSelectElement>("wallet-choice");
   const current = select.value;
   const options: string[] = [];
-  config.devWalletKeys.forEach((key, i) =>
+  portal.config.devWalletKeys.forEach((key, i) =>
     options.push(
       `<option value="dev:${i}">Development wallet: demo trader ${i + 1} (${short(privateKeyToAccount(key).address)})</option>`,
     ),
@@ -234,12 +63,12 @@ async function connect(): Promise<void> {
   try {
     if (choice.startsWith("dev:")) {
       const i = Number(choice.slice(4));
-      wallet = developmentWallet(config.devWalletKeys[i], i);
+      wallet = developmentWallet(chains, portal.config.devWalletKeys[i], i);
     } else if (choice.startsWith("ext:")) {
       const d = extensions.get(choice.slice(4));
       if (!d) throw new Error("That wallet is gone: choose another.");
       status.textContent = `Waiting for ${d.info.name}…`;
-      wallet = await extensionWallet(d);
+      wallet = await extensionWallet(chains, home.chainId, d);
     } else throw new Error("No wallet to connect.");
   } catch (e) {
     wallet = undefined;
@@ -250,7 +79,26 @@ async function connect(): Promise<void> {
   const recipient = $<HTMLInputElement>("recipient");
   if (!recipient.value) recipient.value = wallet.address;
   $<HTMLButtonElement>("submit").disabled = false;
-  await refreshBalances();
+  renderHistory();
+  await Promise.all([refreshBalances(), showServerHistory(wallet)]);
+}
+
+/** The wallet's transfers from the server: it signs a read once (kept until it expires), then the list loads. */
+async function showServerHistory(me: Wallet): Promise<void> {
+  const note = $("history-note");
+  const retry = $<HTMLButtonElement>("history-sign");
+  retry.hidden = true;
+  note.textContent = "Sign the read request in your wallet to see your transfers from any browser…";
+  try {
+    await history.authorize(me);
+    if (wallet !== me) return;
+    await history.refresh((path, extraHeaders) => api(path, { extraHeaders }));
+    note.textContent = "";
+  } catch (err) {
+    if (wallet !== me) return;
+    note.textContent = `Only the transfers started in this browser are shown: ${err instanceof Error ? ((err as { shortMessage?: string }).shortMessage ?? err.message) : String(err)}`;
+    retry.hidden = false;
+  }
   renderHistory();
 }
 
@@ -315,24 +163,6 @@ function showAvailable(): void {
 
 // ---------- transfers ----------
 
-const historyKey = () => `bridge-portal:${host}:${tenant.tenantId}`;
-function loadHistory(): HistoryEntry[] {
-  try {
-    return JSON.parse(localStorage.getItem(historyKey()) ?? "[]") as HistoryEntry[];
-  } catch {
-    return [];
-  }
-}
-function saveEntry(entry: HistoryEntry): void {
-  const list = loadHistory().filter((e) => e.id !== entry.id);
-  list.unshift(entry);
-  try {
-    localStorage.setItem(historyKey(), JSON.stringify(list.slice(0, 50)));
-  } catch {
-    /* private mode: the transfer still runs, it is just not remembered */
-  }
-}
-
 function formError(message: string, field?: "amount" | "recipient"): void {
   const el = $("form-error");
   el.textContent = message;
@@ -387,21 +217,21 @@ async function submit(e: Event): Promise<void> {
       at: new Date().toISOString(),
       sent: {},
     };
-    saveEntry(entry);
+    history.save(entry);
     follow(entry.id, started.transfer);
     let last: { hash: Hex; chainId: number } | undefined;
     for (const call of started.calls) {
       setNote(`Confirm the ${call.step} in your wallet…`);
       const hash = await me.send(call);
       entry.sent![call.step] = hash;
-      saveEntry(entry);
+      history.save(entry);
       renderFollowed();
       setNote(`Waiting for the ${call.step} transaction to be mined…`);
       const receipt = await waitForTransactionReceipt(reader(call.chainId), { hash, pollingInterval: 500 });
       if (receipt.status !== "success") throw new Error(`The ${call.step} transaction ${short(hash)} failed on chain.`);
       entry.sourceBlock = receipt.blockNumber.toString();
       entry.sourceChainId = call.chainId;
-      saveEntry(entry);
+      history.save(entry);
       last = { hash, chainId: call.chainId };
     }
     if (!last) throw new Error("The bridge returned nothing to sign.");
@@ -422,7 +252,7 @@ async function submit(e: Event): Promise<void> {
 
 async function linkTransfer(entry: HistoryEntry, me: Wallet, txHash: Hex): Promise<void> {
   setNote("Sign the message that links the transaction to your transfer…");
-  const signature = await me.signMessage(LINK_MESSAGE(entry.id, txHash));
+  const signature = await me.signMessage(transferLinkMessage(entry.id, txHash));
   const view = await api<TransferView>(`/api/v1/transfer/${entry.id}/complete`, {
     method: "POST",
     accessToken: entry.accessToken,
@@ -437,155 +267,48 @@ function setNote(text: string): void {
 
 // ---------- the timeline ----------
 
-interface Step {
-  id: string;
-  title: string;
-  detail: string;
-  state: "done" | "active" | "pending" | "failed";
-}
-
-const at = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleTimeString() : "");
 const heads = new Map<number, bigint>();
-
-function steps(entry: HistoryEntry, v: TransferView | undefined): Step[] {
-  const deposit = entry.direction === "deposit";
-  const src = deposit ? home : remote;
-  const dst = deposit ? remote : home;
-  const status = v?.status ?? "initiated";
-  const linked = status !== "initiated";
-  const ts = v?.timestamps ?? {};
-  const sourceTx = (v?.txHashes[deposit ? "deposit" : "burn"] ?? entry.sent?.[deposit ? "deposit" : "burn"]) as
-    | string
-    | undefined;
-  const need = config.confirmations[String(src.chainId)] ?? 0;
-  const head = heads.get(src.chainId);
-  const depth =
-    entry.sourceBlock !== undefined && head !== undefined ? Number(head - BigInt(entry.sourceBlock)) : undefined;
-  const acted = ["signed", "minted", "release_queued", "released", "disputed"].includes(status);
-  const final = acted || (linked && depth !== undefined && depth >= need);
-  const [k, n] = (tenant.signing.threshold ?? "").split("-of-").map(Number);
-  const signedBy = v?.signers.length ?? 0;
-  const signed = Boolean(ts.signedAt);
-  const list: Omit<Step, "state">[] = [
-    {
-      id: "signed",
-      title: "Signed in your wallet",
-      detail: Object.entries(entry.sent ?? {})
-        .map(([step, h]) => `${step} ${short(h)}`)
-        .join(" · "),
-    },
-    {
-      id: "seen",
-      title: deposit ? `Deposit seen on ${src.name}` : `Burn seen on ${src.name}`,
-      detail: linked ? `${sourceTx ? short(sourceTx) : ""} ${at(ts.depositedAt ?? ts.burnedAt)}` : "",
-    },
-    {
-      id: "finality",
-      title: "Finality",
-      detail:
-        need === 0
-          ? `final once mined on ${src.name} (no confirmations needed)`
-          : `${Math.max(0, Math.min(depth ?? 0, need))} of ${need} confirmations`,
-    },
-    {
-      id: "signatures",
-      title: tenant.mpcMode === "custody" ? "Approved by the custody provider" : "Threshold signatures",
-      detail:
-        tenant.mpcMode === "custody"
-          ? signed
-            ? `approved ${at(ts.signedAt)}`
-            : ""
-          : `${signed ? Math.max(signedBy, k || 0) : signedBy} of ${n || 5} signer nodes${k ? ` (${k} needed)` : ""}`,
-    },
-  ];
-  if (deposit)
-    list.push({
-      id: "minted",
-      title: `Minted on ${dst.name}`,
-      detail: v?.txHashes.mint ? `${short(v.txHashes.mint)} ${at(ts.mintedAt)}` : "",
-    });
-  else {
-    const ready = v?.readyAt ? new Date(v.readyAt) : undefined;
-    const left = ready ? Math.max(0, Math.ceil((ready.getTime() - Date.now()) / 1000)) : undefined;
-    list.push({
-      id: "challenge",
-      title: "Challenge window",
-      detail:
-        status === "disputed"
-          ? "disputed by a guardian: not released"
-          : ready
-            ? left
-              ? `open until ${ready.toLocaleTimeString()} (${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left)`
-              : `closed at ${ready.toLocaleTimeString()}`
-            : "",
-    });
-    list.push({
-      id: "released",
-      title: `Released on ${dst.name}`,
-      detail: v?.txHashes.executeRelease ? `${short(v.txHashes.executeRelease)} ${at(ts.releasedAt)}` : "",
-    });
-  }
-  const done: Record<string, boolean> = {
-    signed: Boolean(sourceTx) && (linked || Boolean(entry.sent?.[deposit ? "deposit" : "burn"])),
-    seen: linked,
-    finality: final,
-    signatures: signed,
-    minted: status === "minted",
-    challenge:
-      status === "released" ||
-      (status === "release_queued" && v?.readyAt !== null && new Date(v!.readyAt!).getTime() <= Date.now()),
-    released: status === "released",
-  };
-  let activeGiven = false;
-  return list.map((s) => {
-    if (done[s.id] && !activeGiven) return { ...s, state: "done" };
-    if (activeGiven) return { ...s, state: "pending" };
-    activeGiven = true;
-    return { ...s, state: status === "failed" || status === "disputed" ? "failed" : "active" };
-  });
-}
 
 let followedView: TransferView | undefined;
 
-const RANK: Record<string, number> = {
-  initiated: 0,
-  deposited: 1,
-  burned: 1,
-  signed: 2,
-  release_queued: 3,
-  minted: 4,
-  released: 4,
-  disputed: 4,
-  failed: 4,
-};
+/** The API's view of transfer `id`: with its capability when this browser started it, else the signed read. */
+const readTransfer = (entry: HistoryEntry) =>
+  api<TransferView>(`/api/v1/transfer/${entry.id}`, {
+    accessToken: entry.accessToken,
+    extraHeaders: history.readHeaders(),
+  });
 
 function renderTimeline(entry: HistoryEntry, view: TransferView | undefined): void {
   // never step back: an answer older than the one shown (a poll that crossed the link) is ignored
   const shown = followedView?.id === entry.id ? followedView : undefined;
   const v = shown && (!view || (RANK[view.status] ?? 0) < (RANK[shown.status] ?? 0)) ? shown : view;
   followedView = v;
-  const list = steps(entry, v);
+  const list = steps(portal, heads, entry, v);
   const mark = { done: "✓", active: "…", pending: "", failed: "✕" };
   const words = { done: "done", active: "in progress", pending: "waiting", failed: "failed" };
   $("timeline").innerHTML = list
     .map(
       (s) =>
-        `<li data-step="${s.id}" data-state="${s.state}"><span class="dot" aria-hidden="true">${mark[s.state]}</span><div><b>${esc(s.title)}</b> <span class="sr">(${words[s.state]})</span><br><small>${esc(s.detail.trim())}</small></div></li>`,
+        `<li data-step="${s.id}" data-state="${s.state}"><span class="dot" aria-hidden="true">${mark[s.state]}</span><div><b>${esc(s.title)}</b> <span class="sr">(${words[s.state]})</span><br><small>${s.detail.trim()}</small></div></li>`,
     )
     .join("");
   const amount = formatAmount(BigInt(entry.amount), entry.decimals);
+  const status = v?.status ?? entry.status ?? "initiated";
   $("followed").innerHTML =
-    `${entry.direction === "deposit" ? "Deposit" : "Withdrawal"} of ${amount} ${esc(entry.symbol)} to <code>${short(entry.recipient)}</code> · status <span class="badge" id="transfer-status">${esc(v?.status ?? "initiated")}</span>${v?.lastError && v.status === "failed" ? ` · ${esc(v.lastError)}` : ""}`;
+    `${entry.direction === "deposit" ? "Deposit" : "Withdrawal"} of ${amount} ${esc(entry.symbol)} to <code title="${esc(entry.recipient)}">${short(entry.recipient)}</code> · status <span class="badge" id="transfer-status" data-status="${esc(status)}">${esc(statusLabel(status))}</span>${v?.lastError && v.status === "failed" ? ` · ${esc(v.lastError)}` : ""}`;
   // the transaction went out but its link did not (the tab closed, the network dropped): finish it here
+  // (linking and releasing need the capability, which only the browser that started the transfer holds)
   const sentHash = entry.sent?.[entry.direction === "deposit" ? "deposit" : "burn"];
   $("finish").hidden = !(
     v?.status === "initiated" &&
     sentHash &&
+    entry.accessToken &&
     wallet &&
     wallet.address.toLowerCase() === entry.sender.toLowerCase()
   );
   const releasable =
     entry.direction === "withdrawal" &&
+    entry.accessToken !== undefined &&
     v?.status === "release_queued" &&
     v.readyAt !== null &&
     new Date(v.readyAt).getTime() <= Date.now();
@@ -593,7 +316,7 @@ function renderTimeline(entry: HistoryEntry, view: TransferView | undefined): vo
 }
 
 function renderFollowed(): void {
-  const entry = loadHistory().find((e) => e.id === followed);
+  const entry = followed ? history.entry(followed) : undefined;
   if (entry) renderTimeline(entry, followedView?.id === entry.id ? followedView : undefined);
 }
 
@@ -604,25 +327,26 @@ function follow(id: string, first?: TransferView): void {
   followed = id;
   const generation = ++followGeneration;
   window.clearTimeout(followTimer);
-  const entry = loadHistory().find((e) => e.id === id);
+  const entry = history.entry(id);
   if (!entry) return;
   renderTimeline(entry, first);
   $("progress").scrollIntoView?.({ block: "nearest" });
   const tick = async () => {
     if (generation !== followGeneration) return;
-    const current = loadHistory().find((e) => e.id === id) ?? entry;
+    const current = history.entry(id) ?? entry;
     try {
-      const v = await api<TransferView>(`/api/v1/transfer/${id}`, { accessToken: current.accessToken });
+      const v = await readTransfer(current);
       const srcChain = current.direction === "deposit" ? home.chainId : remote.chainId;
       if (v.status !== "initiated" && !["signed", "minted", "released"].includes(v.status))
         heads.set(srcChain, await getBlockNumber(reader(srcChain), { cacheTime: 0 }));
       if (generation !== followGeneration) return;
       // the entry as it is now: the page may have recorded a sent transaction while this read was out, and a
       // render from the entry read before it would show "signed" as not done again (a step going back)
-      renderTimeline(loadHistory().find((e) => e.id === id) ?? current, v);
+      renderTimeline(history.entry(id) ?? current, v);
       if (TERMINAL.has(v.status)) {
         await refreshBalances();
-        renderHistory();
+        if (wallet) await showServerHistory(wallet);
+        else renderHistory();
         return;
       }
     } catch (err) {
@@ -634,7 +358,7 @@ function follow(id: string, first?: TransferView): void {
 }
 
 async function finish(): Promise<void> {
-  const entry = loadHistory().find((e) => e.id === followed);
+  const entry = followed ? history.entry(followed) : undefined;
   const hash = entry?.sent?.[entry.direction === "deposit" ? "deposit" : "burn"];
   if (!entry || !hash || !wallet) return;
   const button = $<HTMLButtonElement>("finish");
@@ -651,8 +375,8 @@ async function finish(): Promise<void> {
 }
 
 async function release(): Promise<void> {
-  const entry = loadHistory().find((e) => e.id === followed);
-  if (!entry) return;
+  const entry = followed ? history.entry(followed) : undefined;
+  if (!entry?.accessToken) return;
   try {
     renderTimeline(
       entry,
@@ -668,50 +392,46 @@ async function release(): Promise<void> {
 }
 
 function renderHistory(): void {
-  const mine = loadHistory().filter((e) => !wallet || e.sender.toLowerCase() === wallet.address.toLowerCase());
-  const body = mine
+  const body = history
+    .forWallet(wallet?.address)
     .map(
       (e) =>
-        `<tr><td>${new Date(e.at).toLocaleString()}</td><td>${e.direction === "deposit" ? "Deposit" : "Withdrawal"}</td><td>${formatAmount(BigInt(e.amount), e.decimals)} ${esc(e.symbol)}</td><td><button type="button" class="link" data-follow="${esc(e.id)}" aria-label="Show progress of transfer ${esc(e.id)}">Show progress</button></td></tr>`,
+        `<tr data-transfer="${esc(e.id)}"><td>${new Date(e.at).toLocaleString()}</td><td>${e.direction === "deposit" ? "Deposit" : "Withdrawal"}</td><td>${formatAmount(BigInt(e.amount), e.decimals)} ${esc(e.symbol)}</td><td data-status="${esc(e.status ?? "")}">${e.status ? esc(statusLabel(e.status)) : ""}</td><td><button type="button" class="link" data-follow="${esc(e.id)}" aria-label="Show progress of transfer ${esc(e.id)}">Show progress</button></td></tr>`,
     )
     .join("");
   $("history").innerHTML =
-    `<caption class="sr">Your transfers on this portal</caption><tr><th scope="col">Started</th><th scope="col">Direction</th><th scope="col">Amount</th><th scope="col"></th></tr>${body || `<tr><td colspan="4">No transfers yet.</td></tr>`}`;
+    `<caption class="sr">Your transfers on this portal</caption><tr><th scope="col">Started</th><th scope="col">Direction</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col"></th></tr>${body || `<tr><td colspan="5">No transfers yet.</td></tr>`}`;
 }
 
+/** Each chain by the name the tenant gives it, with its explorer; the bridge's contracts folded away. */
 function renderChains(): void {
-  $("chains").innerHTML = tenant.chains
-    .map(
-      (c) =>
-        `<tr><th scope="row">${esc(c.name)} <small>(chain ${c.chainId}, ${c.role})</small></th><td>${Object.entries(
-          c.contracts,
-        )
-          .map(([k, a]) => `${esc(k)} <code>${a}</code>`)
-          .join("<br>")}</td></tr>`,
-    )
+  $("chains").innerHTML = portal.tenant.chains
+    .map((c) => {
+      const explorer = c.explorerUrl
+        ? `<a href="${esc(c.explorerUrl)}" target="_blank" rel="noopener noreferrer">Explorer</a>`
+        : "no public explorer";
+      const contracts = Object.entries(c.contracts)
+        .map(([k, a]) => `${esc(k)} ${addressRef(c, a)}`)
+        .join("<br>");
+      return `<tr data-chain="${c.chainId}"><th scope="row">${esc(c.name)}</th><td>${explorer}</td><td><details><summary>Bridge contracts</summary>${contracts}</details></td></tr>`;
+    })
     .join("");
 }
 
-async function main(): Promise<void> {
-  try {
-    [tenant, config] = await Promise.all([
-      api<Tenant>(`/api/tenant?hostname=${encodeURIComponent(host)}`),
-      api<PortalConfig>("/portal/config.json"),
-    ]);
-  } catch (err) {
-    $("wallet-status").textContent =
-      `The portal cannot load its configuration: ${err instanceof Error ? err.message : String(err)}`;
-    return;
-  }
-  home = tenant.chains.find((c) => c.role === "home")!;
-  remote = tenant.chains.find((c) => c.role === "remote")!;
-  for (const c of [home, remote]) {
-    const chain = chainOf(c);
-    chains.set(c.chainId, chain);
-    readers.set(c.chainId, createClient({ chain, transport: http(chain.rpcUrls.default.http[0]) }));
-  }
-  renderChains();
-  $("token").innerHTML = home.tokens.map((t) => `<option value="${esc(t.symbol)}">${esc(t.symbol)}</option>`).join("");
+async function loadPortal(): Promise<Portal> {
+  const [tenant, config] = await Promise.all([
+    api<Portal["tenant"]>(`/api/tenant?hostname=${encodeURIComponent(host)}`),
+    api<Portal["config"]>("/portal/config.json"),
+  ]);
+  return {
+    tenant,
+    config,
+    home: tenant.chains.find((c) => c.role === "home")!,
+    remote: tenant.chains.find((c) => c.role === "remote")!,
+  };
+}
+
+function listen(): void {
   const store = createStore();
   const onProviders = (list: readonly EIP6963ProviderDetail[]) => {
     for (const d of list) extensions.set(d.info.uuid, d);
@@ -725,10 +445,31 @@ async function main(): Promise<void> {
   $("transfer-form").addEventListener("submit", (e) => void submit(e));
   $("release").addEventListener("click", () => void release());
   $("finish").addEventListener("click", () => void finish());
+  $("history-sign").addEventListener("click", () => void (wallet && showServerHistory(wallet)));
   $("history").addEventListener("click", (e) => {
     const id = (e.target as HTMLElement).closest<HTMLElement>("[data-follow]")?.dataset.follow;
     if (id) follow(id);
   });
+}
+
+async function main(): Promise<void> {
+  try {
+    portal = await loadPortal();
+  } catch (err) {
+    $("wallet-status").textContent =
+      `The portal cannot load its configuration: ${err instanceof Error ? err.message : String(err)}`;
+    return;
+  }
+  ({ home, remote } = portal);
+  history = new TransferHistory(portal, host);
+  for (const c of [home, remote]) {
+    const chain = chainOf(c);
+    chains.set(c.chainId, chain);
+    readers.set(c.chainId, createClient({ chain, transport: http(chain.rpcUrls.default.http[0]) }));
+  }
+  renderChains();
+  $("token").innerHTML = home.tokens.map((t) => `<option value="${esc(t.symbol)}">${esc(t.symbol)}</option>`).join("");
+  listen();
   showAvailable();
   renderHistory();
   $("wallet-status").textContent = "Not connected.";
