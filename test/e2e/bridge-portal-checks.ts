@@ -3,6 +3,7 @@
 // history from the server, shown in a fresh browser profile for the same wallet and to no other wallet.
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { requestWithHost } from "../../api/testing/host-request";
 
 // the page's globals inside page.evaluate / waitForFunction callbacks (this project compiles without the DOM lib)
 declare const document: any;
@@ -16,10 +17,12 @@ const EXPLORERS: Record<number, string> = { 31337: "https://l1.explorer.test", 3
 /** The tenant configuration as an operator with explorers writes it: each chain's `explorerUrl`. */
 export async function withExplorers(ctx: BrowserContext): Promise<void> {
   await ctx.route("**/api/tenant?*", async (route) => {
-    const res = await route.fetch();
-    const tenant = await res.json();
+    // fetched from this process, which does not resolve the tenants' test hostnames: their Host, 127.0.0.1's address
+    const url = new URL(route.request().url());
+    const res = await requestWithHost("GET", `http://127.0.0.1:${url.port}${url.pathname}${url.search}`, url.host);
+    const tenant = res.body;
     for (const c of tenant.chains) c.explorerUrl = EXPLORERS[c.chainId];
-    await route.fulfill({ response: res, json: tenant });
+    await route.fulfill({ status: res.status, json: tenant });
   });
 }
 
