@@ -32,6 +32,8 @@ export const PORTAL_RPC_METHODS: ReadonlySet<string> = new Set([
   "eth_blockNumber",
   "eth_call",
   "eth_estimateGas",
+  // viem fills a transaction with it first (no signature, no send); refusing it made every send log a 403
+  "eth_fillTransaction",
   "eth_gasPrice",
   "eth_maxPriorityFeePerGas",
   "eth_feeHistory",
