@@ -217,7 +217,7 @@ export function renderPortal(t: TenantConfig, hostname: string): string {
   const homeName = homeChain?.name ?? "";
   const remoteName = t.chains.find((c) => c.role === "remote")?.name ?? "";
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(t.name)} · Bridge</title>
 <style>
   :root { --primary: ${b.primaryColor}; --accent: ${b.accentColor}; --bg: ${b.backgroundColor}; --on-accent: ${readableOn(b.accentColor, b.primaryColor)}; --on-primary: ${readableOn(b.primaryColor, "#ffffff")}; --primary-text: ${readableOn("#ffffff", b.primaryColor)}; }
