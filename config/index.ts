@@ -1,3 +1,4 @@
+// Long file: every setting of the process in one zod schema, so that each variable is read in one place.
 // The one place the process environment is read (STYLE.md rule 2). Everything else receives a `Config`.
 // `loadConfig(env)` parses once with zod into a typed, frozen object; tests pass their own `env` to get
 // other ports or another data directory.

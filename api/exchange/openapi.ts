@@ -1,3 +1,5 @@
+// Long file: one route table of every exchange API path, kept whole so that the document and the served app
+// are compared in one place.
 // OpenAPI 3.1 document of the exchange API (spec 4.A, 4.D's SSE, 9's legacy paths), served at GET
 // /v1/openapi.json. Built as api/dex/openapi.ts builds the DEX's: request parameters and bodies from the very
 // zod schemas the routes validate with, responses from api/exchange/response-schemas.ts, all through
