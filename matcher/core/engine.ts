@@ -1,5 +1,5 @@
 // Long file: the engine's command handlers (place, cancel, amend, stops, expiry) are one class over one book
-// state; the parts that stand alone are already apart (book.ts, order.ts, accounts.ts).
+// state; the parts that stand alone are already apart (book, order, accounts, stops, expiry, fok).
 // The matching engine: one central limit order book per market, price-time priority, every order
 // type and time-in-force of spec 3.2, stops, hidden and iceberg orders, self-trade prevention.
 // Pure: commands in, events out through an EventSink; time arrives with each command.
