@@ -5,7 +5,8 @@
 //   npx tsx examples/bridge-transfer.ts
 // Env: BRIDGE_API_URL (http://127.0.0.1:3002, the native tenant under `npm start`), PRIVATE_KEY (the
 // integrator wallet, examples/env.ts, given bridged tokens in its wallet on the first start), TOKEN (USD), AMOUNT (25, decimal),
-// RECIPIENT (default: the same address), HOME_RPC_URL / REMOTE_RPC_URL (default: the tenant's).
+// RECIPIENT (default: the same address), HOME_RPC_URL / REMOTE_RPC_URL (default: the tenant's chains through
+// its same-origin proxy, <BRIDGE_API_URL>/portal/rpc/<chainId>).
 // Prints one JSON line per status (initiated, deposited, signed, minted) and a last one with the balances.
 import {
   bridgeTransfer,
@@ -39,8 +40,7 @@ async function main() {
     throw new Error(`AMOUNT must be a positive decimal with at most ${token.decimals} decimals`);
 
   const chain = (c: typeof home, url: string | undefined) => {
-    const rpc = url ?? c.rpcUrl;
-    if (!rpc) throw new Error(`no JSON-RPC URL for chain ${c.chainId}`);
+    const rpc = url ?? c.rpcUrl ?? `${new URL(API).origin}/portal/rpc/${c.chainId}`;
     return defineChain({
       id: c.chainId,
       name: c.name,
