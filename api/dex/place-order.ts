@@ -244,49 +244,27 @@ function placementRequest(
   const { type, timeInForce, priceTicks, triggerPriceTicks, sizeLots, expiresAtMs, hidden, icebergVisibleLots } =
     p.fields;
   const { market, body, nowMs, hash, account, signedParts } = p;
+  const intent = {
+    orderId,
+    clientOrderId,
+    symbol: market.symbol,
+    side: body.side,
+    type,
+    timeInForce,
+    priceTicks,
+    triggerPriceTicks,
+    sizeLots,
+    expiresAtMs,
+    hidden,
+    icebergVisibleLots,
+    receivedAtMs: nowMs,
+    requestHash: hash,
+    trader: account,
+    newOrderId: true,
+  };
   return signedParts
-    ? {
-        kind: "signed",
-        orderId,
-        clientOrderId,
-        symbol: market.symbol,
-        side: body.side,
-        type,
-        timeInForce,
-        priceTicks,
-        triggerPriceTicks,
-        sizeLots,
-        expiresAtMs,
-        hidden,
-        icebergVisibleLots,
-        receivedAtMs: nowMs,
-        requestHash: hash,
-        trader: account,
-        order: signedParts.order,
-        signature: signedParts.signature,
-        newOrderId: true,
-      }
-    : {
-        kind: "api_key",
-        orderId,
-        clientOrderId,
-        symbol: market.symbol,
-        side: body.side,
-        type,
-        timeInForce,
-        priceTicks,
-        triggerPriceTicks,
-        sizeLots,
-        expiresAtMs,
-        hidden,
-        icebergVisibleLots,
-        receivedAtMs: nowMs,
-        requestHash: hash,
-        trader: account,
-        apiKeyId: p.key!.id,
-        agent: agent!,
-        newOrderId: true,
-      };
+    ? { ...intent, kind: "signed", order: signedParts.order, signature: signedParts.signature }
+    : { ...intent, kind: "api_key", apiKeyId: p.key!.id, agent: agent! };
 }
 
 function duplicate(clientOrderId: string, orderId: string): ApiError {

@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { axeCheck } from "../support/web-browser";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -35,21 +36,6 @@ const ARTIFACTS = path.join(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, "test
 const CHROMIUM = "/usr/bin/chromium";
 const PHONE = { width: 390, height: 844 };
 const HOSTS = ["tenant-a.test", "tenant-b.test", "nobody.test"];
-
-async function axeCheck(page: Page, label: string): Promise<void> {
-  if (!(await page.evaluate(() => Boolean(window.axe))))
-    await page.evaluate(fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
-  const violations = (await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ["violations"] });
-    return r.violations.map((v: any) => ({
-      id: v.id,
-      impact: v.impact,
-      nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")),
-    }));
-  })) as { id: string; impact: string; nodes: string[] }[];
-  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(serious, [], `${label}: axe found ${JSON.stringify(serious)}`);
-}
 
 async function shoot(page: Page, name: string): Promise<void> {
   for (const [label, size] of [

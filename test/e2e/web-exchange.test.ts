@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { axeCheck } from "../support/web-browser";
 import { chromium, type Browser, type Page } from "playwright-core";
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -37,21 +38,6 @@ const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-async function axeCheck(page: Page, label: string): Promise<void> {
-  if (!(await page.evaluate(() => Boolean((window as any).axe))))
-    await page.evaluate(fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
-  const violations = (await page.evaluate(async () => {
-    const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return r.violations.map((v: any) => ({
-      id: v.id,
-      impact: v.impact,
-      nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")),
-    }));
-  })) as { id: string; impact: string; nodes: string[] }[];
-  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(serious, [], `${label}: axe found ${JSON.stringify(serious)}`);
-}
 
 /** Screenshots at desktop and phone widths and the accessibility check at each. */
 async function shoot(page: Page, name: string): Promise<void> {
