@@ -68,213 +68,292 @@ export function lockKeyOf(name: string): bigint {
 const mono = () => performance.now();
 
 export async function startSingleWriter(o: SingleWriterOptions): Promise<SingleWriter> {
-  if (!o.databaseUrl) {
-    await o.start();
-    let state: SingleWriterState = "writing";
-    return {
-      state: () => state,
-      backendPid: () => undefined,
-      async close() {
-        if (state === "closed") return;
-        state = "closed";
-        await o.stop();
-      },
-    };
-  }
-  const retryMs = o.retryMs ?? 1_000;
-  const renewMs = o.renewMs ?? 1_000;
-  const validMs = o.validMs ?? 4_000;
-  const sessionTimeoutMs = o.sessionTimeoutMs ?? 8_000;
-  if (!(renewMs < validMs && validMs < sessionTimeoutMs))
-    throw new Error(`single writer ${o.name}: renewMs < validMs < sessionTimeoutMs is required`);
-  const key = lockKeyOf(o.name).toString();
-  const pg = createRequire(__filename)("pg") as {
-    Client: new (c: {
-      connectionString: string;
-      options: string;
-      keepAlive: boolean;
-      connectionTimeoutMillis: number;
-    }) => PgClient;
+  if (!o.databaseUrl) return startAlone(o);
+  const writer = new LockedWriter(o, o.databaseUrl);
+  writer.run();
+  return writer;
+}
+
+/** Without a database URL: the writer runs in this process alone, at once. */
+async function startAlone(o: SingleWriterOptions): Promise<SingleWriter> {
+  await o.start();
+  let state: SingleWriterState = "writing";
+  return {
+    state: () => state,
+    backendPid: () => undefined,
+    async close() {
+      if (state === "closed") return;
+      state = "closed";
+      await o.stop();
+    },
   };
-  const databaseUrl = o.databaseUrl;
+}
 
-  let state: SingleWriterState = "standby";
-  let closed = false;
-  let pid: number | undefined;
-  let wakeSleep: (() => void) | undefined;
+interface PgModule {
+  Client: new (c: {
+    connectionString: string;
+    options: string;
+    keepAlive: boolean;
+    connectionTimeoutMillis: number;
+  }) => PgClient;
+}
+
+/** Why the lock connection died, and who to tell once a holding listens. */
+interface DeathWatch {
+  reason?: string;
+  on?: (reason: string) => void;
+}
+
+interface Timing {
+  retryMs: number;
+  renewMs: number;
+  validMs: number;
+  sessionTimeoutMs: number;
+}
+
+function timingOf(o: SingleWriterOptions): Timing {
+  const t = {
+    retryMs: o.retryMs ?? 1_000,
+    renewMs: o.renewMs ?? 1_000,
+    validMs: o.validMs ?? 4_000,
+    sessionTimeoutMs: o.sessionTimeoutMs ?? 8_000,
+  };
+  if (!(t.renewMs < t.validMs && t.validMs < t.sessionTimeoutMs))
+    throw new Error(`single writer ${o.name}: renewMs < validMs < sessionTimeoutMs is required`);
+  return t;
+}
+
+const ended = new WeakSet<PgClient>();
+async function endClient(client: PgClient): Promise<void> {
+  if (ended.has(client)) return;
+  ended.add(client);
+  await Promise.race([client.end().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
+  client.connection?.stream?.destroy();
+}
+
+/** One process's standing by for the lock, holding it and giving it up, on a Postgres database. */
+class LockedWriter implements SingleWriter {
+  private readonly t: Timing;
+  private readonly key: string;
+  private readonly pg = createRequire(__filename)("pg") as PgModule;
+  private current: SingleWriterState = "standby";
+  private closed = false;
+  private pid: number | undefined;
+  private wakeSleep: (() => void) | undefined;
   /** ends the current holding (set while this process holds the lock) */
-  let release: (() => Promise<void>) | undefined;
+  private release: (() => Promise<void>) | undefined;
+  private running: Promise<void> = Promise.resolve();
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(done, ms);
-      function done() {
-        clearTimeout(t);
-        wakeSleep = undefined;
+  constructor(
+    private readonly o: SingleWriterOptions,
+    private readonly databaseUrl: string,
+  ) {
+    this.t = timingOf(o);
+    this.key = lockKeyOf(o.name).toString();
+  }
+
+  state(): SingleWriterState {
+    return this.current;
+  }
+
+  backendPid(): number | undefined {
+    return this.pid;
+  }
+
+  run(): void {
+    this.running = this.loop();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return this.running;
+    this.closed = true;
+    await this.release?.();
+    this.current = "closed";
+    this.wakeSleep?.();
+    await this.running;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeSleep = undefined;
         resolve();
-      }
-      wakeSleep = done;
-    });
-
-  const ended = new WeakSet<PgClient>();
-  async function endClient(client: PgClient): Promise<void> {
-    if (ended.has(client)) return;
-    ended.add(client);
-    await Promise.race([client.end().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000).unref())]);
-    client.connection?.stream?.destroy();
-  }
-
-  /** Holds the lock until the connection fails, a renewal is late or close(); resolves once the writer stopped. */
-  function hold(
-    client: PgClient,
-    dead: { reason?: string; on?: (reason: string) => void },
-    lockSentAt: number,
-    lockAnsweredAt: number,
-  ): Promise<void> {
-    return new Promise<void>((resolveHold) => {
-      let over = false;
-      let validUntil = lockSentAt + validMs;
-      let starting: Promise<void> | undefined;
-      let deadline: NodeJS.Timeout | undefined;
-      let renewal: NodeJS.Timeout | undefined;
-      let grace: NodeJS.Timeout | undefined;
-      const finish = async (reason: string, unlock: boolean) => {
-        if (over) return;
-        over = true;
-        clearTimeout(deadline);
-        clearTimeout(renewal);
-        clearTimeout(grace);
-        dead.on = undefined;
-        const wasWriting = starting !== undefined;
-        if (wasWriting) {
-          await starting!.catch(() => undefined);
-          await o
-            .stop()
-            .catch((err: unknown) =>
-              o.logger?.warn({ writer: o.name, err: String(err) }, "single writer: stopping the writer failed"),
-            );
-        }
-        if (!closed || !unlock)
-          o.logger?.warn({ writer: o.name, reason, wasWriting }, "single writer: lock lost, writer stopped");
-        if (unlock) await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]).catch(() => undefined);
-        await endClient(client);
-        pid = undefined;
-        release = undefined;
-        if (!closed) state = "standby";
-        resolveHold();
       };
-      const armDeadline = () => {
-        clearTimeout(deadline);
-        deadline = setTimeout(
-          () => void finish(`no successful renewal within ${validMs} ms`, false),
-          Math.max(0, validUntil - mono()),
-        );
-      };
-      const renew = async () => {
-        const sentAt = mono();
-        try {
-          // the lock is still this session's (it always is while the session lives; checked all the same)
-          const r = await client.query(
-            "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1::bigint",
-            [key],
-          );
-          if (over) return;
-          if (r.rows.length === 0) return void finish("the lock is no longer this session's", false);
-          validUntil = Math.max(validUntil, sentAt + validMs);
-          armDeadline();
-          renewal = setTimeout(() => void renew(), renewMs);
-        } catch (err) {
-          void finish(`renewal failed: ${err instanceof Error ? err.message : String(err)}`, false);
-        }
-      };
-      release = () => finish("closed", true);
-      if (dead.reason) return void finish(dead.reason, false);
-      dead.on = (reason) => void finish(reason, false);
-      armDeadline();
-      renewal = setTimeout(() => void renew(), renewMs);
-      state = "waiting";
-      // a former holder that has not noticed its loss stops by validMs after its last renewal, sent before we got the lock
-      grace = setTimeout(
-        () => {
-          if (over) return;
-          state = "writing";
-          o.logger?.info({ writer: o.name }, "single writer: this process holds the lock and writes");
-          starting = Promise.resolve()
-            .then(() => o.start())
-            .catch((err: unknown) => {
-              o.logger?.warn(
-                { writer: o.name, err: String(err) },
-                "single writer: starting the writer failed; the lock is freed",
-              );
-              void finish("start failed", true);
-            });
-        },
-        Math.max(0, lockAnsweredAt + validMs - mono()),
-      );
+      const timer = setTimeout(done, ms);
+      this.wakeSleep = done;
     });
   }
 
-  async function loop(): Promise<void> {
+  private async loop(): Promise<void> {
     let failing = false;
-    while (!closed) {
-      const client = new pg.Client({
-        connectionString: databaseUrl,
-        // the server ends this session when it is idle (no renewal) that long, which frees the lock
-        options: `-c idle_session_timeout=${sessionTimeoutMs} -c application_name=single-writer`,
-        keepAlive: true,
-        connectionTimeoutMillis: Math.max(retryMs, 5_000),
-      });
-      const dead: { reason?: string; on?: (reason: string) => void } = {};
-      const died = (reason: string) => {
-        dead.reason ??= reason;
-        dead.on?.(reason);
-      };
-      client.on("error", (err) => died(`connection error: ${err?.message ?? "unknown"}`));
-      client.on("end", () => died("connection closed"));
+    while (!this.closed) {
+      const { client, dead } = this.connection();
       try {
         await client.connect();
-        pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
+        this.pid = Number((await client.query("SELECT pg_backend_pid() AS pid")).rows[0]!.pid);
         failing = false;
-        while (!closed && !dead.reason) {
-          const sentAt = mono();
-          const got =
-            (await client.query("SELECT pg_try_advisory_lock($1::bigint) AS got", [key])).rows[0]!.got === true;
-          if (got) {
-            if (closed) {
-              await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]).catch(() => undefined);
-              break;
-            }
-            await hold(client, dead, sentAt, mono());
-            break;
-          }
-          await sleep(retryMs);
-        }
+        await this.standBy(client, dead);
       } catch (err) {
         // once per outage, not once per try
-        if (!closed && !failing)
-          o.logger?.warn(
-            { writer: o.name, err: err instanceof Error ? err.message : String(err) },
+        if (!this.closed && !failing)
+          this.o.logger?.warn(
+            { writer: this.o.name, err: err instanceof Error ? err.message : String(err) },
             "single writer: lock connection failed; retrying",
           );
         failing = true;
       }
-      pid = undefined;
+      this.pid = undefined;
       await endClient(client);
-      if (!closed) await sleep(retryMs);
+      if (!this.closed) await this.sleep(this.t.retryMs);
     }
   }
 
-  const running = loop();
-  return {
-    state: () => state,
-    backendPid: () => pid,
-    async close() {
-      if (closed) return running;
-      closed = true;
-      await release?.();
-      state = "closed";
-      wakeSleep?.();
-      await running;
-    },
-  };
+  private connection(): { client: PgClient; dead: DeathWatch } {
+    const client = new this.pg.Client({
+      connectionString: this.databaseUrl,
+      // the server ends this session when it is idle (no renewal) that long, which frees the lock
+      options: `-c idle_session_timeout=${this.t.sessionTimeoutMs} -c application_name=single-writer`,
+      keepAlive: true,
+      connectionTimeoutMillis: Math.max(this.t.retryMs, 5_000),
+    });
+    const dead: DeathWatch = {};
+    const died = (reason: string) => {
+      dead.reason ??= reason;
+      dead.on?.(reason);
+    };
+    client.on("error", (err) => died(`connection error: ${err?.message ?? "unknown"}`));
+    client.on("end", () => died("connection closed"));
+    return { client, dead };
+  }
+
+  /** Tries the lock every retryMs on this connection; once it is ours, holds it until the holding ends. */
+  private async standBy(client: PgClient, dead: DeathWatch): Promise<void> {
+    while (!this.closed && !dead.reason) {
+      const sentAt = mono();
+      const got =
+        (await client.query("SELECT pg_try_advisory_lock($1::bigint) AS got", [this.key])).rows[0]!.got === true;
+      if (got) {
+        if (this.closed) {
+          await client.query("SELECT pg_advisory_unlock($1::bigint)", [this.key]).catch(() => undefined);
+          return;
+        }
+        const holding = new Holding(this.o, this.t, this.key, client, sentAt, mono());
+        this.release = () => holding.finish("closed", true);
+        await holding.hold(dead, (s) => {
+          this.current = s;
+        });
+        this.pid = undefined;
+        this.release = undefined;
+        if (!this.closed) this.current = "standby";
+        return;
+      }
+      await this.sleep(this.t.retryMs);
+    }
+  }
+}
+
+/** One holding of the lock: the grace before writing, the renewals, and the end that stops the writer. */
+class Holding {
+  private over = false;
+  private validUntil: number;
+  private starting: Promise<void> | undefined;
+  private deadline: NodeJS.Timeout | undefined;
+  private renewal: NodeJS.Timeout | undefined;
+  private grace: NodeJS.Timeout | undefined;
+  private ended: () => void = () => undefined;
+
+  constructor(
+    private readonly o: SingleWriterOptions,
+    private readonly t: Timing,
+    private readonly key: string,
+    private readonly client: PgClient,
+    lockSentAt: number,
+    private readonly lockAnsweredAt: number,
+  ) {
+    this.validUntil = lockSentAt + t.validMs;
+  }
+
+  /** Holds the lock until the connection fails, a renewal is late or finish(); resolves once the writer stopped. */
+  hold(dead: DeathWatch, setState: (s: SingleWriterState) => void): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.ended = () => {
+        dead.on = undefined;
+        resolve();
+      };
+      if (dead.reason) return void this.finish(dead.reason, false);
+      dead.on = (reason) => void this.finish(reason, false);
+      this.armDeadline();
+      this.renewal = setTimeout(() => void this.renew(), this.t.renewMs);
+      setState("waiting");
+      // a former holder that has not noticed its loss stops by validMs after its last renewal, sent before we got the lock
+      this.grace = setTimeout(
+        () => this.startWriting(setState),
+        Math.max(0, this.lockAnsweredAt + this.t.validMs - mono()),
+      );
+    });
+  }
+
+  private startWriting(setState: (s: SingleWriterState) => void): void {
+    if (this.over) return;
+    setState("writing");
+    this.o.logger?.info({ writer: this.o.name }, "single writer: this process holds the lock and writes");
+    this.starting = Promise.resolve()
+      .then(() => this.o.start())
+      .catch((err: unknown) => {
+        this.o.logger?.warn(
+          { writer: this.o.name, err: String(err) },
+          "single writer: starting the writer failed; the lock is freed",
+        );
+        void this.finish("start failed", true);
+      });
+  }
+
+  async finish(reason: string, unlock: boolean): Promise<void> {
+    if (this.over) return;
+    this.over = true;
+    clearTimeout(this.deadline);
+    clearTimeout(this.renewal);
+    clearTimeout(this.grace);
+    const wasWriting = this.starting !== undefined;
+    if (wasWriting) {
+      await this.starting!.catch(() => undefined);
+      await this.o
+        .stop()
+        .catch((err: unknown) =>
+          this.o.logger?.warn({ writer: this.o.name, err: String(err) }, "single writer: stopping the writer failed"),
+        );
+    }
+    if (reason !== "closed" || !unlock)
+      this.o.logger?.warn({ writer: this.o.name, reason, wasWriting }, "single writer: lock lost, writer stopped");
+    if (unlock) await this.client.query("SELECT pg_advisory_unlock($1::bigint)", [this.key]).catch(() => undefined);
+    await endClient(this.client);
+    this.ended();
+  }
+
+  private armDeadline(): void {
+    clearTimeout(this.deadline);
+    this.deadline = setTimeout(
+      () => void this.finish(`no successful renewal within ${this.t.validMs} ms`, false),
+      Math.max(0, this.validUntil - mono()),
+    );
+  }
+
+  private async renew(): Promise<void> {
+    const sentAt = mono();
+    try {
+      // the lock is still this session's (it always is while the session lives; checked all the same)
+      const r = await this.client.query(
+        "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1::bigint",
+        [this.key],
+      );
+      if (this.over) return;
+      if (r.rows.length === 0) return void this.finish("the lock is no longer this session's", false);
+      this.validUntil = Math.max(this.validUntil, sentAt + this.t.validMs);
+      this.armDeadline();
+      this.renewal = setTimeout(() => void this.renew(), this.t.renewMs);
+    } catch (err) {
+      void this.finish(`renewal failed: ${err instanceof Error ? err.message : String(err)}`, false);
+    }
+  }
 }
