@@ -61,7 +61,7 @@ export function walletSigningText(
   ]);
 }
 
-export function createAuthenticator(deps: {
+export interface AuthenticatorDeps {
   keys: ApiKeyStore;
   hmacWindowMs: number;
   walletWindowMs: number;
@@ -69,130 +69,150 @@ export function createAuthenticator(deps: {
    *  whatever Host the request carries (it is still signed over). */
   walletHosts?: readonly string[];
   now?: () => number;
-}): Authenticator {
+}
+
+/** What the checks share: the key store, the clock, the windows and their replay caches. */
+interface AuthState {
+  keys: ApiKeyStore;
+  now: () => number;
+  hmacWindowMs: number;
+  walletWindowMs: number;
+  hmacReplay: ReplayCache;
+  walletReplay: ReplayCache;
+  walletHosts: Set<string>;
+}
+
+export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   const now = deps.now ?? Date.now;
-  const hmacReplay = new ReplayCache(deps.hmacWindowMs, { now });
-  const walletReplay = new ReplayCache(deps.walletWindowMs, { now });
-  const walletHosts = new Set((deps.walletHosts ?? []).map((h) => h.toLowerCase()));
-
-  function checkTimestamp(text: string | undefined, windowMs: number): void {
-    if (!text || !/^\d{1,15}$/.test(text))
-      throw unauthorized("invalid_timestamp", "timestamp must be Unix milliseconds");
-    const skew = Math.abs(now() - Number(text));
-    if (skew > windowMs) {
-      throw unauthorized("timestamp_outside_window", `timestamp is more than ${windowMs} ms away from server time`, {
-        server_time: now(),
-        window_ms: windowMs,
-      });
-    }
-  }
-
-  async function verifyHmac(p: HmacParts): Promise<ApiKeyRecord> {
-    if (!p.apiKey || !p.signature)
-      throw unauthorized("missing_credentials", "X-API-KEY, X-TIMESTAMP and X-SIGNATURE are required");
-    checkTimestamp(p.timestamp, deps.hmacWindowMs);
-    if (!/^[0-9a-f]{64}$/.test(p.signature))
-      throw unauthorized("invalid_signature", "X-SIGNATURE must be 64 lower-case hex characters");
-    const found = await deps.keys.findByApiKey(p.apiKey);
-    if (!found) throw unauthorized("invalid_api_key", "unknown or revoked API key");
-    const expected = signRequest(found.secret, p.timestamp!, p.method, p.path, p.body);
-    if (!constantTimeEqual(expected, p.signature)) throw unauthorized("invalid_signature", "signature does not match");
-    if (!hmacReplay.firstUse(`${found.record.id}:${p.signature}`, now())) {
-      throw unauthorized("signature_replayed", "this signature was already used");
-    }
-    return found.record;
-  }
-
-  async function verifySecret(apiKey: string, secret: string | undefined): Promise<ApiKeyRecord> {
-    if (!secret) throw unauthorized("missing_credentials", "X-API-Key and X-API-Secret are required");
-    const found = await deps.keys.findByApiKey(apiKey);
-    // Compare against a dummy when the key is unknown so that timing does not reveal which keys exist.
-    const ok = constantTimeEqual(found?.secret ?? "0".repeat(64), secret);
-    if (!found) throw unauthorized("invalid_api_key", "unknown or revoked API key");
-    if (!ok) throw unauthorized("invalid_secret", "API secret does not match");
-    return found.record;
-  }
-
-  async function verifyWallet(req: Request, body: Uint8Array): Promise<Address> {
-    const addressText = header(req, "x-wallet-address");
-    const timestamp = header(req, "x-wallet-timestamp");
-    const signature = header(req, "x-wallet-signature");
-    if (
-      !addressText ||
-      !/^0x[0-9a-fA-F]{40}$/.test(addressText) ||
-      !signature ||
-      !/^0x[0-9a-fA-F]{130}$/.test(signature)
-    ) {
-      throw unauthorized(
-        "missing_credentials",
-        "X-Wallet-Address, X-Wallet-Timestamp and X-Wallet-Signature (65 bytes hex) are required",
-      );
-    }
-    checkTimestamp(timestamp, deps.walletWindowMs);
-    const host = (header(req, "host") ?? "").toLowerCase();
-    if (!host || (walletHosts.size > 0 && !walletHosts.has(host))) {
-      throw unauthorized("host_not_accepted", "the Host this request was signed for is not served here", { host });
-    }
-    // The contract's rule for ECDSA signatures: low s, v 27 or 28. Without it (r, n - s, v ^ 1) is a
-    // second valid signature of the same message.
-    const parsed = parseStrictEcdsaSignature(signature);
-    if (!parsed.ok)
-      throw unauthorized("invalid_signature", "wallet signature must be 65 bytes with v 27 or 28 and a low s", {
-        problem: parsed.problem,
-      });
-    const digest = hashMessage({ raw: walletSigningText(timestamp!, req.method, host, req.originalUrl, body) });
-    let signer: Address;
-    try {
-      signer = await recoverAddress({ hash: digest, signature: signature as Hex });
-    } catch {
-      throw unauthorized("invalid_signature", "wallet signature does not recover");
-    }
-    if (signer.toLowerCase() !== addressText.toLowerCase())
-      throw unauthorized("invalid_signature", "wallet signature is not from X-Wallet-Address");
-    // Keyed on who signed what, not on the signature's text: any other encoding of the same signature is
-    // the same request.
-    if (!walletReplay.firstUse(`${signer.toLowerCase()}:${digest}`, now()))
-      throw unauthorized("signature_replayed", "this signature was already used");
-    return getAddress(addressText);
-  }
-
-  return {
-    verifyHmac,
-    async authenticate(req, accept) {
-      const body = rawBodyOf(req);
-      const apiKey = header(req, "x-api-key");
-      const hasSignature = header(req, "x-signature") !== undefined;
-      const hasSecret = header(req, "x-api-secret") !== undefined;
-      if (apiKey !== undefined && hasSignature && hasSecret) {
-        throw unauthorized("ambiguous_credentials", "send X-API-Secret or X-SIGNATURE, not both");
-      }
-      if (apiKey !== undefined && hasSignature) {
-        if (!accept.hmac) throw unauthorized("scheme_not_accepted", "the signed scheme is not accepted here");
-        const key = await verifyHmac({
-          apiKey,
-          timestamp: header(req, "x-timestamp"),
-          signature: header(req, "x-signature"),
-          method: req.method,
-          path: req.originalUrl,
-          body,
-        });
-        return { scheme: "hmac", account: key.owner, key };
-      }
-      if (apiKey !== undefined) {
-        if (!accept.apiKey)
-          throw unauthorized(
-            "scheme_not_accepted",
-            "this endpoint needs the signed scheme (X-API-KEY, X-TIMESTAMP, X-SIGNATURE)",
-          );
-        const key = await verifySecret(apiKey, header(req, "x-api-secret"));
-        return { scheme: "api_key", account: key.owner, key };
-      }
-      if (header(req, "x-wallet-address") !== undefined && accept.wallet) {
-        return { scheme: "wallet", account: await verifyWallet(req, body), key: null };
-      }
-      throw unauthorized("missing_credentials", "authentication required");
-    },
+  const state: AuthState = {
+    keys: deps.keys,
+    now,
+    hmacWindowMs: deps.hmacWindowMs,
+    walletWindowMs: deps.walletWindowMs,
+    hmacReplay: new ReplayCache(deps.hmacWindowMs, { now }),
+    walletReplay: new ReplayCache(deps.walletWindowMs, { now }),
+    walletHosts: new Set((deps.walletHosts ?? []).map((h) => h.toLowerCase())),
   };
+  return {
+    verifyHmac: (parts) => verifyHmac(state, parts),
+    authenticate: (req, accept) => authenticate(state, req, accept),
+  };
+}
+
+/** Picks the scheme from the headers present; a scheme the endpoint does not accept is refused. */
+async function authenticate(s: AuthState, req: Request, accept: AcceptedSchemes): Promise<AuthContext> {
+  const body = rawBodyOf(req);
+  const apiKey = header(req, "x-api-key");
+  const hasSignature = header(req, "x-signature") !== undefined;
+  const hasSecret = header(req, "x-api-secret") !== undefined;
+  if (apiKey !== undefined && hasSignature && hasSecret) {
+    throw unauthorized("ambiguous_credentials", "send X-API-Secret or X-SIGNATURE, not both");
+  }
+  if (apiKey !== undefined && hasSignature) {
+    if (!accept.hmac) throw unauthorized("scheme_not_accepted", "the signed scheme is not accepted here");
+    const key = await verifyHmac(s, {
+      apiKey,
+      timestamp: header(req, "x-timestamp"),
+      signature: header(req, "x-signature"),
+      method: req.method,
+      path: req.originalUrl,
+      body,
+    });
+    return { scheme: "hmac", account: key.owner, key };
+  }
+  if (apiKey !== undefined) {
+    if (!accept.apiKey)
+      throw unauthorized(
+        "scheme_not_accepted",
+        "this endpoint needs the signed scheme (X-API-KEY, X-TIMESTAMP, X-SIGNATURE)",
+      );
+    const key = await verifySecret(s, apiKey, header(req, "x-api-secret"));
+    return { scheme: "api_key", account: key.owner, key };
+  }
+  if (header(req, "x-wallet-address") !== undefined && accept.wallet) {
+    return { scheme: "wallet", account: await verifyWallet(s, req, body), key: null };
+  }
+  throw unauthorized("missing_credentials", "authentication required");
+}
+
+function checkTimestamp(s: AuthState, text: string | undefined, windowMs: number): void {
+  if (!text || !/^\d{1,15}$/.test(text)) throw unauthorized("invalid_timestamp", "timestamp must be Unix milliseconds");
+  const skew = Math.abs(s.now() - Number(text));
+  if (skew > windowMs) {
+    throw unauthorized("timestamp_outside_window", `timestamp is more than ${windowMs} ms away from server time`, {
+      server_time: s.now(),
+      window_ms: windowMs,
+    });
+  }
+}
+
+async function verifyHmac(s: AuthState, p: HmacParts): Promise<ApiKeyRecord> {
+  if (!p.apiKey || !p.signature)
+    throw unauthorized("missing_credentials", "X-API-KEY, X-TIMESTAMP and X-SIGNATURE are required");
+  checkTimestamp(s, p.timestamp, s.hmacWindowMs);
+  if (!/^[0-9a-f]{64}$/.test(p.signature))
+    throw unauthorized("invalid_signature", "X-SIGNATURE must be 64 lower-case hex characters");
+  const found = await s.keys.findByApiKey(p.apiKey);
+  if (!found) throw unauthorized("invalid_api_key", "unknown or revoked API key");
+  const expected = signRequest(found.secret, p.timestamp!, p.method, p.path, p.body);
+  if (!constantTimeEqual(expected, p.signature)) throw unauthorized("invalid_signature", "signature does not match");
+  if (!s.hmacReplay.firstUse(`${found.record.id}:${p.signature}`, s.now())) {
+    throw unauthorized("signature_replayed", "this signature was already used");
+  }
+  return found.record;
+}
+
+async function verifySecret(s: AuthState, apiKey: string, secret: string | undefined): Promise<ApiKeyRecord> {
+  if (!secret) throw unauthorized("missing_credentials", "X-API-Key and X-API-Secret are required");
+  const found = await s.keys.findByApiKey(apiKey);
+  // Compare against a dummy when the key is unknown so that timing does not reveal which keys exist.
+  const ok = constantTimeEqual(found?.secret ?? "0".repeat(64), secret);
+  if (!found) throw unauthorized("invalid_api_key", "unknown or revoked API key");
+  if (!ok) throw unauthorized("invalid_secret", "API secret does not match");
+  return found.record;
+}
+
+async function verifyWallet(s: AuthState, req: Request, body: Uint8Array): Promise<Address> {
+  const addressText = header(req, "x-wallet-address");
+  const timestamp = header(req, "x-wallet-timestamp");
+  const signature = header(req, "x-wallet-signature");
+  if (
+    !addressText ||
+    !/^0x[0-9a-fA-F]{40}$/.test(addressText) ||
+    !signature ||
+    !/^0x[0-9a-fA-F]{130}$/.test(signature)
+  ) {
+    throw unauthorized(
+      "missing_credentials",
+      "X-Wallet-Address, X-Wallet-Timestamp and X-Wallet-Signature (65 bytes hex) are required",
+    );
+  }
+  checkTimestamp(s, timestamp, s.walletWindowMs);
+  const host = (header(req, "host") ?? "").toLowerCase();
+  if (!host || (s.walletHosts.size > 0 && !s.walletHosts.has(host))) {
+    throw unauthorized("host_not_accepted", "the Host this request was signed for is not served here", { host });
+  }
+  // The contract's rule for ECDSA signatures: low s, v 27 or 28. Without it (r, n - s, v ^ 1) is a
+  // second valid signature of the same message.
+  const parsed = parseStrictEcdsaSignature(signature);
+  if (!parsed.ok)
+    throw unauthorized("invalid_signature", "wallet signature must be 65 bytes with v 27 or 28 and a low s", {
+      problem: parsed.problem,
+    });
+  const digest = hashMessage({ raw: walletSigningText(timestamp!, req.method, host, req.originalUrl, body) });
+  let signer: Address;
+  try {
+    signer = await recoverAddress({ hash: digest, signature: signature as Hex });
+  } catch {
+    throw unauthorized("invalid_signature", "wallet signature does not recover");
+  }
+  if (signer.toLowerCase() !== addressText.toLowerCase())
+    throw unauthorized("invalid_signature", "wallet signature is not from X-Wallet-Address");
+  // Keyed on who signed what, not on the signature's text: any other encoding of the same signature is
+  // the same request.
+  if (!s.walletReplay.firstUse(`${signer.toLowerCase()}:${digest}`, s.now()))
+    throw unauthorized("signature_replayed", "this signature was already used");
+  return getAddress(addressText);
 }
 
 /** Permission (null: none needed) and IP allowlist of an API key (the wallet itself has every right over

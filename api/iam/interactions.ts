@@ -6,7 +6,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import type Provider from "oidc-provider";
 import { z } from "zod";
-import type { OtpService } from "./otp";
+import type { OtpService, OtpVerdict } from "./otp";
 import { phoneSchema, type UserStore } from "./users";
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -38,114 +38,127 @@ function consentForm(uid: string, clientId: string, scopes: string[]): string {
 
 const loginBody = z.object({ phone: phoneSchema, code: z.string().regex(/^\d{4,10}$/, "the one-time code") });
 
-export function createInteractionRouter(deps: {
+export interface InteractionDeps {
   provider: () => Provider;
   otp: OtpService;
   users: UserStore;
   onFailedLogin?: (req: Request) => void;
-}): Router {
+}
+
+type Handler = (deps: InteractionDeps, req: Request, res: Response) => Promise<void>;
+
+export function createInteractionRouter(deps: InteractionDeps): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: "4kb", parameterLimit: 10 });
   const noStore = (_req: Request, res: Response, next: NextFunction) => {
     res.set("Cache-Control", "no-store");
     next();
   };
-
-  router.get("/interaction/:uid", noStore, async (req, res) => {
-    const provider = deps.provider();
-    const details = await provider.interactionDetails(req, res);
-    res.type("html");
-    if (details.prompt.name === "login") {
-      res.send(loginForm(details.uid));
-      return;
-    }
-    const missing = [
-      ...((details.prompt.details.missingOIDCScope as string[] | undefined) ?? []),
-      ...Object.values(
-        (details.prompt.details.missingResourceScopes as Record<string, string[]> | undefined) ?? {},
-      ).flat(),
-    ];
-    res.send(consentForm(details.uid, String(details.params.client_id), [...new Set(missing)]));
-  });
-
-  router.post("/interaction/:uid/login", noStore, form, async (req, res) => {
-    const provider = deps.provider();
-    const details = await provider.interactionDetails(req, res);
-    if (details.prompt.name !== "login") {
-      res.status(400).type("html").send(page("Sign in", "<p>this step is not a sign-in</p>"));
-      return;
-    }
-    const parsed = loginBody.safeParse(req.body ?? {});
-    if (!parsed.success) {
-      res
-        .status(400)
-        .type("html")
-        .send(loginForm(details.uid, parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")));
-      return;
-    }
-    const { phone, code } = parsed.data;
-    const verdict = await deps.otp.verify(phone, code);
-    if (!verdict.ok) {
-      deps.onFailedLogin?.(req);
-      if (verdict.reason === "locked") {
-        res
-          .status(429)
-          .set("Retry-After", String(verdict.retryAfterS))
-          .type("html")
-          .send(
-            loginForm(
-              details.uid,
-              `too many wrong codes: this phone is locked, retry after ${verdict.retryAfterS} s`,
-              phone,
-            ),
-          );
-      } else {
-        res
-          .status(400)
-          .type("html")
-          .send(loginForm(details.uid, `wrong, expired or used code (${verdict.attemptsLeft} attempts left)`, phone));
-      }
-      return;
-    }
-    const { user } = await deps.users.loginByPhone(phone);
-    await provider.interactionFinished(req, res, { login: { accountId: user.id } }, { mergeWithLastSubmission: false });
-  });
-
-  router.post("/interaction/:uid/confirm", noStore, async (req, res) => {
-    const provider = deps.provider();
-    const details = await provider.interactionDetails(req, res);
-    const { prompt, params, session } = details;
-    if (prompt.name !== "consent" || !session?.accountId) {
-      res.status(400).type("html").send(page("Allow access", "<p>this step is not a consent</p>"));
-      return;
-    }
-    const grant = details.grantId
-      ? ((await provider.Grant.find(details.grantId)) ??
-        new provider.Grant({ accountId: session.accountId, clientId: String(params.client_id) }))
-      : new provider.Grant({ accountId: session.accountId, clientId: String(params.client_id) });
-    const d = prompt.details as {
-      missingOIDCScope?: string[];
-      missingOIDCClaims?: string[];
-      missingResourceScopes?: Record<string, string[]>;
-    };
-    if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(" "));
-    if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(d.missingResourceScopes ?? {}))
-      grant.addResourceScope(indicator, scopes.join(" "));
-    const grantId = await grant.save();
-    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
-  });
-
-  router.post("/interaction/:uid/abort", noStore, async (req, res) => {
-    await deps
-      .provider()
-      .interactionFinished(
-        req,
-        res,
-        { error: "access_denied", error_description: "the user denied access" },
-        { mergeWithLastSubmission: false },
-      );
-  });
-
+  const routes: [method: "get" | "post", path: string, handler: Handler, parseForm?: boolean][] = [
+    ["get", "/interaction/:uid", showPrompt],
+    ["post", "/interaction/:uid/login", login, true],
+    ["post", "/interaction/:uid/confirm", confirm],
+    ["post", "/interaction/:uid/abort", abort],
+  ];
+  for (const [method, path, handler, parseForm] of routes) {
+    const run = (req: Request, res: Response) => handler(deps, req, res);
+    if (parseForm) router[method](path, noStore, form, run);
+    else router[method](path, noStore, run);
+  }
   return router;
+}
+
+/** GET: the login form, or the consent form listing the scopes the client still lacks. */
+async function showPrompt(deps: InteractionDeps, req: Request, res: Response): Promise<void> {
+  const details = await deps.provider().interactionDetails(req, res);
+  res.type("html");
+  if (details.prompt.name === "login") {
+    res.send(loginForm(details.uid));
+    return;
+  }
+  const missing = [
+    ...((details.prompt.details.missingOIDCScope as string[] | undefined) ?? []),
+    ...Object.values(
+      (details.prompt.details.missingResourceScopes as Record<string, string[]> | undefined) ?? {},
+    ).flat(),
+  ];
+  res.send(consentForm(details.uid, String(details.params.client_id), [...new Set(missing)]));
+}
+
+async function login(deps: InteractionDeps, req: Request, res: Response): Promise<void> {
+  const provider = deps.provider();
+  const details = await provider.interactionDetails(req, res);
+  if (details.prompt.name !== "login") {
+    res.status(400).type("html").send(page("Sign in", "<p>this step is not a sign-in</p>"));
+    return;
+  }
+  const parsed = loginBody.safeParse(req.body ?? {});
+  if (!parsed.success) {
+    res
+      .status(400)
+      .type("html")
+      .send(loginForm(details.uid, parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")));
+    return;
+  }
+  const { phone, code } = parsed.data;
+  const verdict = await deps.otp.verify(phone, code);
+  if (!verdict.ok) {
+    deps.onFailedLogin?.(req);
+    refuseLogin(res, details.uid, phone, verdict);
+    return;
+  }
+  const { user } = await deps.users.loginByPhone(phone);
+  await provider.interactionFinished(req, res, { login: { accountId: user.id } }, { mergeWithLastSubmission: false });
+}
+
+function refuseLogin(res: Response, uid: string, phone: string, verdict: Exclude<OtpVerdict, { ok: true }>): void {
+  if (verdict.reason === "locked") {
+    res
+      .status(429)
+      .set("Retry-After", String(verdict.retryAfterS))
+      .type("html")
+      .send(loginForm(uid, `too many wrong codes: this phone is locked, retry after ${verdict.retryAfterS} s`, phone));
+  } else {
+    res
+      .status(400)
+      .type("html")
+      .send(loginForm(uid, `wrong, expired or used code (${verdict.attemptsLeft} attempts left)`, phone));
+  }
+}
+
+/** POST confirm: grants the scopes and claims the prompt found missing. */
+async function confirm(deps: InteractionDeps, req: Request, res: Response): Promise<void> {
+  const provider = deps.provider();
+  const details = await provider.interactionDetails(req, res);
+  const { prompt, params, session } = details;
+  if (prompt.name !== "consent" || !session?.accountId) {
+    res.status(400).type("html").send(page("Allow access", "<p>this step is not a consent</p>"));
+    return;
+  }
+  const grant = details.grantId
+    ? ((await provider.Grant.find(details.grantId)) ??
+      new provider.Grant({ accountId: session.accountId, clientId: String(params.client_id) }))
+    : new provider.Grant({ accountId: session.accountId, clientId: String(params.client_id) });
+  const d = prompt.details as {
+    missingOIDCScope?: string[];
+    missingOIDCClaims?: string[];
+    missingResourceScopes?: Record<string, string[]>;
+  };
+  if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(" "));
+  if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
+  for (const [indicator, scopes] of Object.entries(d.missingResourceScopes ?? {}))
+    grant.addResourceScope(indicator, scopes.join(" "));
+  const grantId = await grant.save();
+  await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+}
+
+async function abort(deps: InteractionDeps, req: Request, res: Response): Promise<void> {
+  await deps
+    .provider()
+    .interactionFinished(
+      req,
+      res,
+      { error: "access_denied", error_description: "the user denied access" },
+      { mergeWithLastSubmission: false },
+    );
 }

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from "jose";
 import type { Db } from "../../db";
 import type { Clock } from "../../runtime/clock";
-import { createSecretBox } from "../auth/secret-box";
+import { createSecretBox, type SecretBox } from "../auth/secret-box";
 
 export const SIGNING_ALG = "ES256";
 
@@ -41,83 +41,93 @@ interface KeyRow {
 const num = (v: string | null): number | null => (v === null ? null : Number(v));
 
 export function createIamKeys(o: { db: Db; clock: Clock; encryptionKeyHex: string; retainMs: number }): IamKeys {
-  const box = createSecretBox(o.encryptionKeyHex);
-  const aadKey = (kid: string) => `iam-signing-key:${kid}`;
-  const aadSecret = (name: string) => `iam-secret:${name}`;
+  return new SqlIamKeys(o.db, o.clock, createSecretBox(o.encryptionKeyHex), o.retainMs);
+}
 
-  async function rows(): Promise<KeyRow[]> {
+const aadKey = (kid: string) => `iam-signing-key:${kid}`;
+const aadSecret = (name: string) => `iam-secret:${name}`;
+
+class SqlIamKeys implements IamKeys {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly box: SecretBox,
+    private readonly retainMs: number,
+  ) {}
+
+  private async rows(): Promise<KeyRow[]> {
     // newest first: the first unretired key is the one that signs
     return (
-      await o.db.query<KeyRow>(
+      await this.db.query<KeyRow>(
         "SELECT kid, private_jwk_sealed, created_at_ms, retired_at_ms, drop_after_ms FROM iam_signing_keys ORDER BY retired_at_ms IS NOT NULL, created_at_ms DESC, kid",
       )
     ).rows;
   }
 
-  async function create(): Promise<string> {
+  async privateJwks(): Promise<JWK[]> {
+    const now = this.clock.now();
+    return (await this.rows())
+      .filter((r) => r.drop_after_ms === null || Number(r.drop_after_ms) > now)
+      .map((r) => JSON.parse(this.box.open(r.private_jwk_sealed, aadKey(r.kid))) as JWK);
+  }
+
+  async list(): Promise<SigningKeyInfo[]> {
+    return (await this.rows()).map((r) => ({
+      kid: r.kid,
+      createdAtMs: Number(r.created_at_ms),
+      retiredAtMs: num(r.retired_at_ms),
+      dropAfterMs: num(r.drop_after_ms),
+    }));
+  }
+
+  async rotate(): Promise<string> {
     const { privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
     const jwk = await exportJWK(privateKey);
     const kid = await calculateJwkThumbprint(jwk);
     const priv: JWK = { ...jwk, kid, alg: SIGNING_ALG, use: "sig" };
     const pub: JWK = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid, alg: SIGNING_ALG, use: "sig" };
-    const now = o.clock.now();
-    await o.db.transaction(async (tx) => {
+    const now = this.clock.now();
+    await this.db.transaction(async (tx) => {
       await tx.query("UPDATE iam_signing_keys SET retired_at_ms = $1, drop_after_ms = $2 WHERE retired_at_ms IS NULL", [
         now,
-        now + o.retainMs,
+        now + this.retainMs,
       ]);
       await tx.query(
         "INSERT INTO iam_signing_keys (kid, alg, public_jwk, private_jwk_sealed, created_at_ms) VALUES ($1, $2, $3, $4, $5)",
-        [kid, SIGNING_ALG, JSON.stringify(pub), box.seal(JSON.stringify(priv), aadKey(kid)), now],
+        [kid, SIGNING_ALG, JSON.stringify(pub), this.box.seal(JSON.stringify(priv), aadKey(kid)), now],
       );
     });
     return kid;
   }
 
-  return {
-    async privateJwks() {
-      const now = o.clock.now();
-      return (await rows())
-        .filter((r) => r.drop_after_ms === null || Number(r.drop_after_ms) > now)
-        .map((r) => JSON.parse(box.open(r.private_jwk_sealed, aadKey(r.kid))) as JWK);
-    },
-    async list() {
-      return (await rows()).map((r) => ({
-        kid: r.kid,
-        createdAtMs: Number(r.created_at_ms),
-        retiredAtMs: num(r.retired_at_ms),
-        dropAfterMs: num(r.drop_after_ms),
-      }));
-    },
-    rotate: create,
-    async maintain(maxAgeMs) {
-      const now = o.clock.now();
-      let changed =
-        (
-          await o.db.query("DELETE FROM iam_signing_keys WHERE drop_after_ms IS NOT NULL AND drop_after_ms <= $1", [
-            now,
-          ])
-        ).rowCount > 0;
-      const active = (await rows()).find((r) => r.retired_at_ms === null);
-      if (!active || Number(active.created_at_ms) + maxAgeMs <= now) {
-        await create();
-        changed = true;
-      }
-      return changed;
-    },
-    async secret(name) {
-      const found = (await o.db.query<{ sealed: string }>("SELECT sealed FROM iam_secrets WHERE name = $1", [name]))
-        .rows[0];
-      if (found) return box.open(found.sealed, aadSecret(name));
-      const value = randomBytes(32).toString("hex");
-      await o.db.query("INSERT INTO iam_secrets (name, sealed) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [
-        name,
-        box.seal(value, aadSecret(name)),
-      ]);
-      // another start may have won the insert: read what is stored
-      const stored = (await o.db.query<{ sealed: string }>("SELECT sealed FROM iam_secrets WHERE name = $1", [name]))
-        .rows[0];
-      return box.open(stored.sealed, aadSecret(name));
-    },
-  };
+  async maintain(maxAgeMs: number): Promise<boolean> {
+    const now = this.clock.now();
+    let changed =
+      (
+        await this.db.query("DELETE FROM iam_signing_keys WHERE drop_after_ms IS NOT NULL AND drop_after_ms <= $1", [
+          now,
+        ])
+      ).rowCount > 0;
+    const active = (await this.rows()).find((r) => r.retired_at_ms === null);
+    if (!active || Number(active.created_at_ms) + maxAgeMs <= now) {
+      await this.rotate();
+      changed = true;
+    }
+    return changed;
+  }
+
+  async secret(name: string): Promise<string> {
+    const sealed = async () =>
+      (await this.db.query<{ sealed: string }>("SELECT sealed FROM iam_secrets WHERE name = $1", [name])).rows[0]
+        ?.sealed;
+    const found = await sealed();
+    if (found) return this.box.open(found, aadSecret(name));
+    const value = randomBytes(32).toString("hex");
+    await this.db.query("INSERT INTO iam_secrets (name, sealed) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [
+      name,
+      this.box.seal(value, aadSecret(name)),
+    ]);
+    // another start may have won the insert: read what is stored
+    return this.box.open((await sealed())!, aadSecret(name));
+  }
 }

@@ -30,6 +30,15 @@ export interface OtpService {
   verify(phone: string, code: string): Promise<OtpVerdict>;
 }
 
+interface OtpContext {
+  db: Db;
+  clock: Clock;
+  limits: IamLimits;
+  sender: OtpSender | null;
+  /** HMAC-SHA256 of phone and code under the pepper */
+  hash(phone: string, code: string): string;
+}
+
 export function createOtpService(o: {
   db: Db;
   clock: Clock;
@@ -37,105 +46,124 @@ export function createOtpService(o: {
   pepperHex: string;
   sender: OtpSender | null;
 }): OtpService {
-  const { db, clock, limits } = o;
   const pepper = Buffer.from(o.pepperHex, "hex");
-  const hash = (phone: string, code: string) => createHmac("sha256", pepper).update(`${phone}:${code}`).digest("hex");
-
-  async function lockedUntil(phone: string): Promise<number> {
-    const r = (
-      await db.query<{ locked_until_ms: string }>("SELECT locked_until_ms FROM iam_otp_failures WHERE phone = $1", [
-        phone,
-      ])
-    ).rows[0];
-    return r ? Number(r.locked_until_ms) : 0;
-  }
-  const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
-
-  return {
-    async request(phone) {
-      const now = clock.now();
-      const until = await lockedUntil(phone);
-      if (until > now) {
-        throw new IamApiError("RATE_LIMIT_EXCEEDED", "too many wrong codes: this phone is locked", {
-          reason: "locked",
-          retry_after: seconds(until - now),
-        });
-      }
-      if (!o.sender)
-        throw new IamApiError("SERVICE_UNAVAILABLE", "no SMS gateway is configured: codes cannot be sent", {
-          reason: "no_sms_gateway",
-        });
-      const since = now - limits.otpRequestWindowMs;
-      await db.query("DELETE FROM iam_otp_requests WHERE phone = $1 AND requested_at_ms <= $2", [phone, since]);
-      const recent = (
-        await db.query<{ t: string }>(
-          "SELECT requested_at_ms AS t FROM iam_otp_requests WHERE phone = $1 ORDER BY requested_at_ms",
-          [phone],
-        )
-      ).rows;
-      if (recent.length >= limits.otpRequestsPerPhone) {
-        const retry = Number(recent[recent.length - limits.otpRequestsPerPhone].t) + limits.otpRequestWindowMs - now;
-        throw new IamApiError(
-          "RATE_LIMIT_EXCEEDED",
-          `at most ${limits.otpRequestsPerPhone} codes per phone per ${limits.otpRequestWindowMs / 1000} s`,
-          {
-            reason: "too_many_codes",
-            limit: limits.otpRequestsPerPhone,
-            window_ms: limits.otpRequestWindowMs,
-            retry_after: seconds(retry),
-          },
-        );
-      }
-      const code = String(randomInt(0, 10 ** limits.otpDigits)).padStart(limits.otpDigits, "0");
-      const expiresAtMs = now + limits.otpTtlMs;
-      await db.transaction(async (tx) => {
-        await tx.query("INSERT INTO iam_otp_requests (phone, requested_at_ms) VALUES ($1, $2)", [phone, now]);
-        await tx.query(
-          `INSERT INTO iam_otp_codes (phone, code_hash, created_at_ms, expires_at_ms) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (phone) DO UPDATE SET code_hash = EXCLUDED.code_hash, created_at_ms = EXCLUDED.created_at_ms, expires_at_ms = EXCLUDED.expires_at_ms`,
-          [phone, hash(phone, code), now, expiresAtMs],
-        );
-      });
-      await o.sender.send(phone, code, expiresAtMs);
-      return { expiresAtMs };
-    },
-
-    async verify(phone, code) {
-      const now = clock.now();
-      // The check of the lock and the count of this attempt are one statement (the row lock of the upsert
-      // orders concurrent attempts): the attempt that reaches the limit writes the lock itself, so every
-      // later attempt of a burst is refused without being judged. An expired lock restarts the count.
-      const attempt = (
-        await db.query<{ failures: number }>(
-          `INSERT INTO iam_otp_failures AS f (phone, failures, locked_until_ms) VALUES ($1, 1, CASE WHEN 1 >= $3::integer THEN $4::bigint ELSE 0 END)
-           ON CONFLICT (phone) DO UPDATE SET
-             failures = CASE WHEN f.locked_until_ms > 0 THEN 1 ELSE f.failures + 1 END,
-             locked_until_ms = CASE WHEN (CASE WHEN f.locked_until_ms > 0 THEN 1 ELSE f.failures + 1 END) >= $3::integer THEN $4::bigint ELSE 0 END
-           WHERE f.locked_until_ms <= $2::bigint
-           RETURNING failures`,
-          [phone, now, limits.maxFailedAttempts, now + limits.lockoutMs],
-        )
-      ).rows[0];
-      if (!attempt) return { ok: false, reason: "locked", retryAfterS: seconds((await lockedUntil(phone)) - now) };
-      const failures = Number(attempt.failures);
-      // single use: the attempt whose DELETE removes the row is the one that logs in
-      const used = await db.query(
-        "DELETE FROM iam_otp_codes WHERE phone = $1 AND code_hash = $2 AND expires_at_ms > $3",
-        [phone, hash(phone, code), now],
-      );
-      if (used.rowCount === 1) {
-        // a success ends the run of failures (and the lock its own counted attempt may have written)
-        await db.query("UPDATE iam_otp_failures SET failures = 0, locked_until_ms = 0 WHERE phone = $1", [phone]);
-        return { ok: true };
-      }
-      // wrong, expired, already used or never sent: this attempt was counted above
-      if (failures >= limits.maxFailedAttempts) {
-        await db.query("DELETE FROM iam_otp_codes WHERE phone = $1", [phone]);
-        return { ok: false, reason: "locked", retryAfterS: seconds(limits.lockoutMs) };
-      }
-      return { ok: false, reason: "wrong", attemptsLeft: limits.maxFailedAttempts - failures };
-    },
+  const ctx: OtpContext = {
+    db: o.db,
+    clock: o.clock,
+    limits: o.limits,
+    sender: o.sender,
+    hash: (phone, code) => createHmac("sha256", pepper).update(`${phone}:${code}`).digest("hex"),
   };
+  return {
+    request: (phone) => requestCode(ctx, phone),
+    verify: (phone, code) => verifyCode(ctx, phone, code),
+  };
+}
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+async function lockedUntil(db: Db, phone: string): Promise<number> {
+  const r = (
+    await db.query<{ locked_until_ms: string }>("SELECT locked_until_ms FROM iam_otp_failures WHERE phone = $1", [
+      phone,
+    ])
+  ).rows[0];
+  return r ? Number(r.locked_until_ms) : 0;
+}
+
+/** The gateway to send through; refuses a request while the phone is locked, without a gateway, or past
+ *  the per-phone limit. */
+async function allowedSender(ctx: OtpContext, phone: string, now: number): Promise<OtpSender> {
+  const { db, limits } = ctx;
+  const until = await lockedUntil(db, phone);
+  if (until > now) {
+    throw new IamApiError("RATE_LIMIT_EXCEEDED", "too many wrong codes: this phone is locked", {
+      reason: "locked",
+      retry_after: seconds(until - now),
+    });
+  }
+  if (!ctx.sender)
+    throw new IamApiError("SERVICE_UNAVAILABLE", "no SMS gateway is configured: codes cannot be sent", {
+      reason: "no_sms_gateway",
+    });
+  const since = now - limits.otpRequestWindowMs;
+  await db.query("DELETE FROM iam_otp_requests WHERE phone = $1 AND requested_at_ms <= $2", [phone, since]);
+  const recent = (
+    await db.query<{ t: string }>(
+      "SELECT requested_at_ms AS t FROM iam_otp_requests WHERE phone = $1 ORDER BY requested_at_ms",
+      [phone],
+    )
+  ).rows;
+  if (recent.length >= limits.otpRequestsPerPhone) {
+    const retry = Number(recent[recent.length - limits.otpRequestsPerPhone].t) + limits.otpRequestWindowMs - now;
+    throw new IamApiError(
+      "RATE_LIMIT_EXCEEDED",
+      `at most ${limits.otpRequestsPerPhone} codes per phone per ${limits.otpRequestWindowMs / 1000} s`,
+      {
+        reason: "too_many_codes",
+        limit: limits.otpRequestsPerPhone,
+        window_ms: limits.otpRequestWindowMs,
+        retry_after: seconds(retry),
+      },
+    );
+  }
+  return ctx.sender;
+}
+
+async function requestCode(ctx: OtpContext, phone: string): Promise<{ expiresAtMs: number }> {
+  const { limits } = ctx;
+  const now = ctx.clock.now();
+  const sender = await allowedSender(ctx, phone, now);
+  const code = String(randomInt(0, 10 ** limits.otpDigits)).padStart(limits.otpDigits, "0");
+  const expiresAtMs = now + limits.otpTtlMs;
+  await ctx.db.transaction(async (tx) => {
+    await tx.query("INSERT INTO iam_otp_requests (phone, requested_at_ms) VALUES ($1, $2)", [phone, now]);
+    await tx.query(
+      `INSERT INTO iam_otp_codes (phone, code_hash, created_at_ms, expires_at_ms) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (phone) DO UPDATE SET code_hash = EXCLUDED.code_hash, created_at_ms = EXCLUDED.created_at_ms, expires_at_ms = EXCLUDED.expires_at_ms`,
+      [phone, ctx.hash(phone, code), now, expiresAtMs],
+    );
+  });
+  await sender.send(phone, code, expiresAtMs);
+  return { expiresAtMs };
+}
+
+async function verifyCode(ctx: OtpContext, phone: string, code: string): Promise<OtpVerdict> {
+  const { db, limits } = ctx;
+  const now = ctx.clock.now();
+  // The check of the lock and the count of this attempt are one statement (the row lock of the upsert
+  // orders concurrent attempts): the attempt that reaches the limit writes the lock itself, so every
+  // later attempt of a burst is refused without being judged. An expired lock restarts the count.
+  const attempt = (
+    await db.query<{ failures: number }>(
+      `INSERT INTO iam_otp_failures AS f (phone, failures, locked_until_ms) VALUES ($1, 1, CASE WHEN 1 >= $3::integer THEN $4::bigint ELSE 0 END)
+       ON CONFLICT (phone) DO UPDATE SET
+         failures = CASE WHEN f.locked_until_ms > 0 THEN 1 ELSE f.failures + 1 END,
+         locked_until_ms = CASE WHEN (CASE WHEN f.locked_until_ms > 0 THEN 1 ELSE f.failures + 1 END) >= $3::integer THEN $4::bigint ELSE 0 END
+       WHERE f.locked_until_ms <= $2::bigint
+       RETURNING failures`,
+      [phone, now, limits.maxFailedAttempts, now + limits.lockoutMs],
+    )
+  ).rows[0];
+  if (!attempt) return { ok: false, reason: "locked", retryAfterS: seconds((await lockedUntil(db, phone)) - now) };
+  const failures = Number(attempt.failures);
+  // single use: the attempt whose DELETE removes the row is the one that logs in
+  const used = await db.query("DELETE FROM iam_otp_codes WHERE phone = $1 AND code_hash = $2 AND expires_at_ms > $3", [
+    phone,
+    ctx.hash(phone, code),
+    now,
+  ]);
+  if (used.rowCount === 1) {
+    // a success ends the run of failures (and the lock its own counted attempt may have written)
+    await db.query("UPDATE iam_otp_failures SET failures = 0, locked_until_ms = 0 WHERE phone = $1", [phone]);
+    return { ok: true };
+  }
+  // wrong, expired, already used or never sent: this attempt was counted above
+  if (failures >= limits.maxFailedAttempts) {
+    await db.query("DELETE FROM iam_otp_codes WHERE phone = $1", [phone]);
+    return { ok: false, reason: "locked", retryAfterS: seconds(limits.lockoutMs) };
+  }
+  return { ok: false, reason: "wrong", attemptsLeft: limits.maxFailedAttempts - failures };
 }
 
 /** The sandbox's simulated SMS channel: codes land in `iam_sandbox_outbox`, read by GET /api/sandbox/outbox. */

@@ -60,87 +60,14 @@ export function createProvider(d: ProviderDeps): Provider {
     jwt: { sign: { alg: SIGNING_ALG } },
   };
   const configuration: Configuration = {
+    ...STATIC_CONFIGURATION,
     adapter: d.adapter,
-    clients: config.clients.map((c) => ({
-      client_id: c.clientId,
-      token_endpoint_auth_method: "none",
-      grant_types: [
-        ...(c.passwordGrant ? ["password"] : []),
-        ...(c.codeFlow ? ["authorization_code", "refresh_token"] : []),
-      ],
-      response_types: c.codeFlow ? ["code"] : [],
-      redirect_uris: c.codeFlow ? c.redirectUris : [],
-      id_token_signed_response_alg: SIGNING_ALG,
-    })),
+    clients: clientsOf(config),
     jwks: { keys: d.jwks },
     cookies: { keys: d.cookieKeys },
-    claims: {
-      openid: ["sub", "owner"],
-      profile: ["name"],
-      phone: ["phone_number", "phone_number_verified"],
-      email: ["email", "email_verified"],
-    },
-    scopes: ["openid", "offline_access", "profile", "email", "phone", "trading"],
-    async findAccount(_ctx, sub) {
-      const user = await d.users.findById(sub);
-      return user ? accountOf(user) : undefined;
-    },
-    async extraTokenClaims(_ctx, token) {
-      const accountId = "accountId" in token ? token.accountId : undefined;
-      if (!accountId) return undefined;
-      const user = await d.users.findById(accountId);
-      return user ? { owner: user.organizationId, phone: user.phone } : undefined;
-    },
-    formats: {
-      customizers: {
-        // nbf = iat: the token is valid from its issue, which verifiers may check
-        jwt(_ctx, _token, jwt) {
-          jwt.payload.nbf = jwt.payload.iat;
-        },
-      },
-    },
-    features: {
-      devInteractions: { enabled: false },
-      revocation: { enabled: true },
-      userinfo: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => config.resource,
-        useGrantedResource: () => true,
-        getResourceServerInfo(_ctx, indicator) {
-          if (indicator !== config.resource) throw new errors.InvalidTarget();
-          return resourceServer;
-        },
-      },
-    },
-    ttl: {
-      AccessToken: (_ctx, token) =>
-        token.gty?.split(" ")[0] === "password"
-          ? config.tokens.passwordAccessTokenS
-          : config.tokens.codeFlowAccessTokenS,
-      IdToken: config.tokens.idTokenS,
-      RefreshToken: config.tokens.refreshTokenS,
-      AuthorizationCode: config.tokens.authorizationCodeS,
-      Grant: config.tokens.refreshTokenS,
-      Session: config.tokens.sessionS,
-      Interaction: config.tokens.interactionS,
-    },
-    rotateRefreshToken: true,
-    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
-    pkce: { required: () => true },
-    conformIdTokenClaims: false,
-    interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
-    routes: IAM_ROUTES,
-    enabledJWA: { idTokenSigningAlgValues: [SIGNING_ALG], userinfoSigningAlgValues: [SIGNING_ALG] },
-    clientDefaults: {
-      id_token_signed_response_alg: SIGNING_ALG,
-      grant_types: ["authorization_code"],
-      response_types: ["code"],
-    },
-    async renderError(ctx, out) {
-      ctx.type = "html";
-      ctx.body = `<!doctype html><meta charset="utf-8"><title>Error</title><h1>${escapeHtml(String(out.error))}</h1><p>${escapeHtml(String(out.error_description ?? ""))}</p>`;
-    },
+    ...accountHooks(d.users),
+    features: featuresOf(config, resourceServer),
+    ttl: ttlOf(config),
   };
   const provider = new Provider(config.issuer, configuration);
   // X-Forwarded-Host / -Proto are believed from every hop or none (koa has no per-address rule): only when
@@ -149,6 +76,102 @@ export function createProvider(d: ProviderDeps): Provider {
   reportGrantedScopes(provider);
   registerPasswordGrant(provider, { config, otp: d.otp, users: d.users, resourceServer, accountOf });
   return provider;
+}
+
+/** What does not depend on the deployment: claims, scopes, token format, PKCE, routes, algorithms. */
+const STATIC_CONFIGURATION: Configuration = {
+  claims: {
+    openid: ["sub", "owner"],
+    profile: ["name"],
+    phone: ["phone_number", "phone_number_verified"],
+    email: ["email", "email_verified"],
+  },
+  scopes: ["openid", "offline_access", "profile", "email", "phone", "trading"],
+  formats: {
+    customizers: {
+      // nbf = iat: the token is valid from its issue, which verifiers may check
+      jwt(_ctx, _token, jwt) {
+        jwt.payload.nbf = jwt.payload.iat;
+      },
+    },
+  },
+  rotateRefreshToken: true,
+  issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+  pkce: { required: () => true },
+  conformIdTokenClaims: false,
+  interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
+  routes: IAM_ROUTES,
+  enabledJWA: { idTokenSigningAlgValues: [SIGNING_ALG], userinfoSigningAlgValues: [SIGNING_ALG] },
+  clientDefaults: {
+    id_token_signed_response_alg: SIGNING_ALG,
+    grant_types: ["authorization_code"],
+    response_types: ["code"],
+  },
+  async renderError(ctx, out) {
+    ctx.type = "html";
+    ctx.body = `<!doctype html><meta charset="utf-8"><title>Error</title><h1>${escapeHtml(String(out.error))}</h1><p>${escapeHtml(String(out.error_description ?? ""))}</p>`;
+  },
+};
+
+/** Public clients: the password grant and/or the code flow with refresh tokens. */
+function clientsOf(config: IamConfig): Configuration["clients"] {
+  return config.clients.map((c) => ({
+    client_id: c.clientId,
+    token_endpoint_auth_method: "none",
+    grant_types: [
+      ...(c.passwordGrant ? ["password"] : []),
+      ...(c.codeFlow ? ["authorization_code", "refresh_token"] : []),
+    ],
+    response_types: c.codeFlow ? ["code"] : [],
+    redirect_uris: c.codeFlow ? c.redirectUris : [],
+    id_token_signed_response_alg: SIGNING_ALG,
+  }));
+}
+
+/** The account behind a subject, and the organization and phone every access token carries. */
+function accountHooks(users: UserStore): Pick<Configuration, "findAccount" | "extraTokenClaims"> {
+  return {
+    async findAccount(_ctx, sub) {
+      const user = await users.findById(sub);
+      return user ? accountOf(user) : undefined;
+    },
+    async extraTokenClaims(_ctx, token) {
+      const accountId = "accountId" in token ? token.accountId : undefined;
+      if (!accountId) return undefined;
+      const user = await users.findById(accountId);
+      return user ? { owner: user.organizationId, phone: user.phone } : undefined;
+    },
+  };
+}
+
+function featuresOf(config: IamConfig, resourceServer: ResourceServer): Configuration["features"] {
+  return {
+    devInteractions: { enabled: false },
+    revocation: { enabled: true },
+    userinfo: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => config.resource,
+      useGrantedResource: () => true,
+      getResourceServerInfo(_ctx, indicator) {
+        if (indicator !== config.resource) throw new errors.InvalidTarget();
+        return resourceServer;
+      },
+    },
+  };
+}
+
+function ttlOf(config: IamConfig): Configuration["ttl"] {
+  return {
+    AccessToken: (_ctx, token) =>
+      token.gty?.split(" ")[0] === "password" ? config.tokens.passwordAccessTokenS : config.tokens.codeFlowAccessTokenS,
+    IdToken: config.tokens.idTokenS,
+    RefreshToken: config.tokens.refreshTokenS,
+    AuthorizationCode: config.tokens.authorizationCodeS,
+    Grant: config.tokens.refreshTokenS,
+    Session: config.tokens.sessionS,
+    Interaction: config.tokens.interactionS,
+  };
 }
 
 /** The token response's `scope` names every scope granted (RFC 6749 5.1), not only the access token's resource

@@ -44,85 +44,100 @@ export interface UserStore {
 }
 
 export function createUserStore(db: Db, clock: Clock): UserStore {
-  const byPhone = async (q: SqlExecutor, phone: string) =>
-    (await q.query<UserRow>("SELECT id, phone, organization_id, name FROM iam_users WHERE phone = $1", [phone]))
-      .rows[0];
+  return new SqlUserStore(db, clock);
+}
 
-  async function insertOrg(q: SqlExecutor, name: string): Promise<IamOrganization> {
+const USER_COLUMNS = "SELECT id, phone, organization_id, name FROM iam_users";
+
+const byPhone = async (q: SqlExecutor, phone: string) =>
+  (await q.query<UserRow>(`${USER_COLUMNS} WHERE phone = $1`, [phone])).rows[0];
+
+class SqlUserStore implements UserStore {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  private async insertOrg(q: SqlExecutor, name: string): Promise<IamOrganization> {
     const org = { id: `org_${randomUUID()}`, name };
     await q.query("INSERT INTO iam_organizations (id, name, created_at_ms) VALUES ($1, $2, $3)", [
       org.id,
       name,
-      clock.now(),
+      this.clock.now(),
     ]);
     return org;
   }
 
-  async function insertUser(q: SqlExecutor, phone: string, organizationId: string, name: string): Promise<boolean> {
+  private async insertUser(q: SqlExecutor, phone: string, organizationId: string, name: string): Promise<boolean> {
     const r = await q.query(
       "INSERT INTO iam_users (id, phone, organization_id, name, created_at_ms) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (phone) DO NOTHING",
-      [`usr_${randomUUID()}`, phone, organizationId, name, clock.now()],
+      [`usr_${randomUUID()}`, phone, organizationId, name, this.clock.now()],
     );
     return r.rowCount === 1;
   }
 
-  return {
-    async findById(id) {
-      const r = (await db.query<UserRow>("SELECT id, phone, organization_id, name FROM iam_users WHERE id = $1", [id]))
-        .rows[0];
-      return r ? toUser(r) : null;
-    },
-    async findByPhone(phone) {
-      const r = await byPhone(db, phone);
-      return r ? toUser(r) : null;
-    },
-    async loginByPhone(phone) {
-      const now = clock.now();
-      const existing = await byPhone(db, phone);
-      if (existing) {
-        await db.query("UPDATE iam_users SET last_login_at_ms = $2 WHERE id = $1", [existing.id, now]);
-        return { user: toUser(existing), created: false };
-      }
-      // Two first logins of one phone at once: the unique phone keeps one user; the loser's organization
-      // is rolled back with its transaction.
-      const created = await db
-        .transaction(async (tx) => {
-          const org = await insertOrg(tx, `${phone}'s organization`);
-          if (!(await insertUser(tx, phone, org.id, phone))) throw new LostRace();
-          return true;
-        })
-        .catch((e) => {
-          if (e instanceof LostRace) return false;
-          throw e;
-        });
-      const row = await byPhone(db, phone);
-      if (!row) throw new Error(`user of ${phone} vanished`);
-      await db.query("UPDATE iam_users SET last_login_at_ms = $2 WHERE id = $1", [row.id, now]);
-      return { user: toUser(row), created };
-    },
-    createOrganization: (name) => insertOrg(db, name),
-    async findOrganization(id) {
-      const r = (
-        await db.query<{ id: string; name: string }>("SELECT id, name FROM iam_organizations WHERE id = $1", [id])
-      ).rows[0];
-      return r ?? null;
-    },
-    async addUserToOrganization(phone, organizationId, name) {
-      const org = (await db.query("SELECT 1 FROM iam_organizations WHERE id = $1", [organizationId])).rows[0];
-      if (!org) throw new IamApiError("ORGANIZATION_NOT_FOUND", "no such organization", { organizationId });
-      if (!(await insertUser(db, phone, organizationId, name ?? phone))) {
-        throw new IamApiError("PHONE_ALREADY_REGISTERED", "this phone number already belongs to a user", { phone });
-      }
-      return toUser((await byPhone(db, phone))!);
-    },
-    async members(organizationId) {
-      const r = await db.query<UserRow>(
-        "SELECT id, phone, organization_id, name FROM iam_users WHERE organization_id = $1 ORDER BY created_at_ms, id",
-        [organizationId],
-      );
-      return r.rows.map(toUser);
-    },
-  };
+  async findById(id: string): Promise<IamUser | null> {
+    const r = (await this.db.query<UserRow>(`${USER_COLUMNS} WHERE id = $1`, [id])).rows[0];
+    return r ? toUser(r) : null;
+  }
+
+  async findByPhone(phone: string): Promise<IamUser | null> {
+    const r = await byPhone(this.db, phone);
+    return r ? toUser(r) : null;
+  }
+
+  async loginByPhone(phone: string): Promise<{ user: IamUser; created: boolean }> {
+    const { db } = this;
+    const now = this.clock.now();
+    const existing = await byPhone(db, phone);
+    if (existing) {
+      await db.query("UPDATE iam_users SET last_login_at_ms = $2 WHERE id = $1", [existing.id, now]);
+      return { user: toUser(existing), created: false };
+    }
+    // Two first logins of one phone at once: the unique phone keeps one user; the loser's organization
+    // is rolled back with its transaction.
+    const created = await db
+      .transaction(async (tx) => {
+        const org = await this.insertOrg(tx, `${phone}'s organization`);
+        if (!(await this.insertUser(tx, phone, org.id, phone))) throw new LostRace();
+        return true;
+      })
+      .catch((e) => {
+        if (e instanceof LostRace) return false;
+        throw e;
+      });
+    const row = await byPhone(db, phone);
+    if (!row) throw new Error(`user of ${phone} vanished`);
+    await db.query("UPDATE iam_users SET last_login_at_ms = $2 WHERE id = $1", [row.id, now]);
+    return { user: toUser(row), created };
+  }
+
+  createOrganization(name: string): Promise<IamOrganization> {
+    return this.insertOrg(this.db, name);
+  }
+
+  async findOrganization(id: string): Promise<IamOrganization | null> {
+    const r = (
+      await this.db.query<{ id: string; name: string }>("SELECT id, name FROM iam_organizations WHERE id = $1", [id])
+    ).rows[0];
+    return r ?? null;
+  }
+
+  async addUserToOrganization(phone: string, organizationId: string, name?: string): Promise<IamUser> {
+    const org = (await this.db.query("SELECT 1 FROM iam_organizations WHERE id = $1", [organizationId])).rows[0];
+    if (!org) throw new IamApiError("ORGANIZATION_NOT_FOUND", "no such organization", { organizationId });
+    if (!(await this.insertUser(this.db, phone, organizationId, name ?? phone))) {
+      throw new IamApiError("PHONE_ALREADY_REGISTERED", "this phone number already belongs to a user", { phone });
+    }
+    return toUser((await byPhone(this.db, phone))!);
+  }
+
+  async members(organizationId: string): Promise<IamUser[]> {
+    const r = await this.db.query<UserRow>(`${USER_COLUMNS} WHERE organization_id = $1 ORDER BY created_at_ms, id`, [
+      organizationId,
+    ]);
+    return r.rows.map(toUser);
+  }
 }
 
 class LostRace extends Error {}
