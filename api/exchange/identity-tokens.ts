@@ -11,6 +11,7 @@ import {
   type FlattenedJWSInput,
   type JWSHeaderParameters,
   type JWTPayload,
+  type JWTVerifyGetKey,
 } from "jose";
 import { z } from "zod";
 import { ExchangeApiError, unauthorized } from "./errors";
@@ -54,75 +55,25 @@ const discoverySchema = z.object({ issuer: z.string(), jwks_uri: z.string().url(
 export const MAX_TOKEN_LENGTH = 8192;
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
-export function createIdentityVerifier(deps: {
+export interface IdentityVerifierDeps {
   issuers: readonly string[];
   audience: string;
   clockToleranceS: number;
   fetchTimeoutMs: number;
   jwksCooldownMs?: number;
   now?: () => number;
-}): IdentityVerifier {
+}
+
+type KeySet = ReturnType<typeof createRemoteJWKSet>;
+
+export function createIdentityVerifier(deps: IdentityVerifierDeps): IdentityVerifier {
   const now = deps.now ?? Date.now;
   const issuers = new Set(deps.issuers);
-  const jwksByIssuer = new Map<string, Promise<ReturnType<typeof createRemoteJWKSet>>>();
-
-  async function discover(issuer: string) {
-    const res = await fetch(`${issuer}/.well-known/openid-configuration`, {
-      signal: AbortSignal.timeout(deps.fetchTimeoutMs),
-      redirect: "error",
-    });
-    if (res.status !== 200) throw new Error(`discovery of ${issuer} answered ${res.status}`);
-    const doc = discoverySchema.parse(await res.json());
-    // OpenID Connect Discovery 1.0, 4.3: the document's issuer must be the one it was fetched for
-    if (doc.issuer.replace(/\/+$/, "") !== issuer) throw new Error(`discovery of ${issuer} names issuer ${doc.issuer}`);
-    return createRemoteJWKSet(new URL(doc.jwks_uri), {
-      timeoutDuration: deps.fetchTimeoutMs,
-      cooldownDuration: deps.jwksCooldownMs ?? 30_000,
-      cacheMaxAge: 600_000,
-    });
-  }
-
-  /** The issuer's key set; a failed discovery is forgotten, so the next call tries again. */
-  function jwksOf(issuer: string) {
-    let p = jwksByIssuer.get(issuer);
-    if (!p) {
-      p = discover(issuer);
-      jwksByIssuer.set(issuer, p);
-      p.catch(() => jwksByIssuer.delete(issuer));
-    }
-    return p;
-  }
-
+  const keySets = new IssuerKeySets(deps.fetchTimeoutMs, deps.jwksCooldownMs ?? 30_000);
   return {
     async verify(token) {
-      if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) throw unauthorized("malformed_token");
-      let alg: unknown;
-      let iss: unknown;
-      try {
-        alg = decodeProtectedHeader(token).alg;
-        iss = decodeJwt(token).iss;
-      } catch (e) {
-        throw unauthorized("malformed_token", undefined, e);
-      }
-      if (!(IDENTITY_ALGORITHMS as readonly unknown[]).includes(alg)) throw unauthorized("algorithm_not_allowed");
-      if (typeof iss !== "string" || !issuers.has(iss)) throw unauthorized("unknown_issuer");
-      let jwks: Awaited<ReturnType<typeof jwksOf>>;
-      try {
-        jwks = await jwksOf(iss);
-      } catch (e) {
-        throw new ExchangeApiError(
-          "SERVICE_UNAVAILABLE",
-          "the identity provider cannot be reached",
-          { issuer: iss },
-          { cause: e },
-        );
-      }
-      // the key set's own failures (unreachable, timed out, not a JWKS) are 503, told apart from the token's
-      const keys = (header: JWSHeaderParameters, input: FlattenedJWSInput) =>
-        jwks(header, input).catch((e: unknown) => {
-          if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWKSMultipleMatchingKeys) throw e;
-          throw new KeySetUnavailable(e);
-        });
+      const iss = trustedIssuer(token, issuers);
+      const keys = await keySets.keysOf(iss);
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, keys, {
@@ -136,21 +87,93 @@ export function createIdentityVerifier(deps: {
       } catch (e) {
         throw mapJoseError(e, iss);
       }
-      const claims = claimsSchema.safeParse(payload);
-      if (!claims.success)
-        throw unauthorized("missing_claims", "the identity token lacks a required claim (sub, owner, exp)");
-      const c = claims.data;
-      return {
-        issuer: iss,
-        sub: c.sub,
-        owner: c.owner,
-        phone: c.phone ?? c.phone_number ?? null,
-        email: c.email ?? null,
-        scope: Array.isArray(c.scope) ? c.scope.join(" ") : (c.scope ?? ""),
-        exp: c.exp,
-      };
+      return claimsOf(payload, iss);
     },
   };
+}
+
+/** The token's issuer, read before any key is fetched: a token that is not a compact JWS, signs with an
+ *  algorithm outside the allowlist or names an issuer not configured is refused unverified. */
+function trustedIssuer(token: string, issuers: ReadonlySet<string>): string {
+  if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) throw unauthorized("malformed_token");
+  let alg: unknown;
+  let iss: unknown;
+  try {
+    alg = decodeProtectedHeader(token).alg;
+    iss = decodeJwt(token).iss;
+  } catch (e) {
+    throw unauthorized("malformed_token", undefined, e);
+  }
+  if (!(IDENTITY_ALGORITHMS as readonly unknown[]).includes(alg)) throw unauthorized("algorithm_not_allowed");
+  if (typeof iss !== "string" || !issuers.has(iss)) throw unauthorized("unknown_issuer");
+  return iss;
+}
+
+function claimsOf(payload: JWTPayload, issuer: string): IdentityClaims {
+  const claims = claimsSchema.safeParse(payload);
+  if (!claims.success)
+    throw unauthorized("missing_claims", "the identity token lacks a required claim (sub, owner, exp)");
+  const c = claims.data;
+  return {
+    issuer,
+    sub: c.sub,
+    owner: c.owner,
+    phone: c.phone ?? c.phone_number ?? null,
+    email: c.email ?? null,
+    scope: Array.isArray(c.scope) ? c.scope.join(" ") : (c.scope ?? ""),
+    exp: c.exp,
+  };
+}
+
+/** Each issuer's key set, found by discovery once; a failed discovery is forgotten, so the next call tries
+ *  again. */
+class IssuerKeySets {
+  private readonly byIssuer = new Map<string, Promise<KeySet>>();
+
+  constructor(
+    private readonly fetchTimeoutMs: number,
+    private readonly cooldownMs: number,
+  ) {}
+
+  /** The issuer's keys for jwtVerify (503 when the issuer cannot be reached). */
+  async keysOf(issuer: string): Promise<JWTVerifyGetKey> {
+    const jwks = await this.jwksOf(issuer).catch((cause: unknown) => {
+      const message = "the identity provider cannot be reached";
+      throw new ExchangeApiError("SERVICE_UNAVAILABLE", message, { issuer }, { cause });
+    });
+    // the key set's own failures (unreachable, timed out, not a JWKS) are 503, told apart from the token's
+    return (header: JWSHeaderParameters, input: FlattenedJWSInput) =>
+      jwks(header, input).catch((e: unknown) => {
+        if (e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWKSMultipleMatchingKeys) throw e;
+        throw new KeySetUnavailable(e);
+      });
+  }
+
+  private jwksOf(issuer: string): Promise<KeySet> {
+    let p = this.byIssuer.get(issuer);
+    if (!p) {
+      p = this.discover(issuer);
+      this.byIssuer.set(issuer, p);
+      p.catch(() => this.byIssuer.delete(issuer));
+    }
+    return p;
+  }
+
+  private async discover(issuer: string): Promise<KeySet> {
+    const res = await fetch(`${issuer}/.well-known/openid-configuration`, {
+      signal: AbortSignal.timeout(this.fetchTimeoutMs),
+      redirect: "error",
+    });
+    if (res.status !== 200) throw new Error(`discovery of ${issuer} answered ${res.status}`);
+    const doc = discoverySchema.parse(await res.json());
+    // OpenID Connect Discovery 1.0, 4.3: the document's issuer must be the one it was fetched for
+    if (doc.issuer.replace(/\/+$/, "") !== issuer) throw new Error(`discovery of ${issuer} names issuer ${doc.issuer}`);
+    return createRemoteJWKSet(new URL(doc.jwks_uri), {
+      timeoutDuration: this.fetchTimeoutMs,
+      cooldownDuration: this.cooldownMs,
+      cacheMaxAge: 600_000,
+    });
+  }
 }
 
 /** jose's refusals as 401 reasons; a key set that cannot be fetched is 503 (the token may be good). */

@@ -555,7 +555,7 @@ function parameters(s: ExchangeRouteSpec) {
 
 export function buildExchangeOpenApiDocument(opts: { mode: "sandbox" | "production"; serverUrl?: string }) {
   const error = toSchema(errorResponse, "output");
-  const errorAnswer = (description: string) => ({
+  const errorAnswer: ErrorAnswer = (description) => ({
     description,
     headers: rateLimitHeaders,
     content: { "application/json": { schema: error } },
@@ -563,54 +563,7 @@ export function buildExchangeOpenApiDocument(opts: { mode: "sandbox" | "producti
   const paths: Record<string, Record<string, unknown>> = {};
   for (const s of EXCHANGE_ROUTES) {
     if (s.sandbox && opts.mode !== "sandbox") continue;
-    const ok = {
-      description: s.answer.description,
-      headers: CANDLE_PATHS.has(s.path) ? { ...rateLimitHeaders, ...staleHeader } : rateLimitHeaders,
-      ...(s.answer.schema
-        ? { content: { [s.answer.contentType ?? "application/json"]: { schema: toSchema(s.answer.schema, "output") } } }
-        : s.answer.contentType
-          ? { content: { [s.answer.contentType]: { schema: { type: "string" } } } }
-          : { content: { "application/json": { schema: { type: "object" } } } }),
-    };
-    const responses: Record<string, unknown> = {
-      [s.ok]: ok,
-      400: errorAnswer(
-        s.errors?.[400] ?? "INVALID_REQUEST (validation: details.issues; unknown or repeated query parameters)",
-      ),
-      429: errorAnswer("RATE_LIMIT_EXCEEDED (Retry-After)"),
-      500: errorAnswer("INTERNAL_ERROR (no detail is sent)"),
-    };
-    if (s.auth !== "public") responses[401] = errorAnswer("UNAUTHORIZED (details.reason)");
-    for (const [code, text] of Object.entries(s.errors ?? {})) if (code !== "400") responses[code] = errorAnswer(text);
-    if (s.body)
-      responses[415] = errorAnswer("UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json; nothing is done");
-    if (s.body) responses[413] = errorAnswer("PAYLOAD_TOO_LARGE");
-    const opId = `${s.method}${s.path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_m, ch: string | undefined) => (ch ? ch.toUpperCase() : ""))}`;
-    const op: Record<string, unknown> = {
-      summary: s.summary,
-      operationId: opId,
-      tags: [
-        s.path.startsWith(`${V}/sandbox`)
-          ? "sandbox"
-          : s.auth === "public"
-            ? "market data"
-            : s.path === "/api/realtime"
-              ? "real time"
-              : "account and trading",
-      ],
-      security: SECURITY[s.auth],
-      parameters: parameters(s),
-      responses,
-      ...(s.legacyOf
-        ? {
-            deprecated: true,
-            description: `Legacy path (spec 9), answers exactly as ${s.legacyOf}; not to be used in new code.`,
-          }
-        : {}),
-    };
-    if (s.body)
-      op.requestBody = { required: true, content: { "application/json": { schema: toSchema(s.body, "input") } } };
-    (paths[s.path] ??= {})[s.method] = op;
+    (paths[s.path] ??= {})[s.method] = operationOf(s, errorAnswer);
   }
   return {
     openapi: "3.1.0",
@@ -624,20 +577,81 @@ export function buildExchangeOpenApiDocument(opts: { mode: "sandbox" | "producti
     paths,
     components: {
       schemas: { QuoteEvent: toSchema(R.quoteEvent, "output"), BookEvent: toSchema(R.bookEvent, "output") },
-      securitySchemes: {
-        identityToken: {
-          type: "http",
-          scheme: "bearer",
-          bearerFormat: "JWT",
-          description: "identity token of an accepted OIDC issuer (audience exchange-api)",
-        },
-        tenantToken: {
-          type: "apiKey",
-          in: "header",
-          name: "tenant-authorization",
-          description: "tenant token from POST /v1/auth/tenant-token",
-        },
-      },
+      securitySchemes: SECURITY_SCHEMES,
     },
   };
+}
+
+type ErrorAnswer = (description: string) => Record<string, unknown>;
+
+const SECURITY_SCHEMES = {
+  identityToken: {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "identity token of an accepted OIDC issuer (audience exchange-api)",
+  },
+  tenantToken: {
+    type: "apiKey",
+    in: "header",
+    name: "tenant-authorization",
+    description: "tenant token from POST /v1/auth/tenant-token",
+  },
+};
+
+/** One route's operation: its id and tag from its path, its parameters, body and answers. */
+function operationOf(s: ExchangeRouteSpec, errorAnswer: ErrorAnswer): Record<string, unknown> {
+  const opId = `${s.method}${s.path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_m, ch: string | undefined) => (ch ? ch.toUpperCase() : ""))}`;
+  const op: Record<string, unknown> = {
+    summary: s.summary,
+    operationId: opId,
+    tags: [
+      s.path.startsWith(`${V}/sandbox`)
+        ? "sandbox"
+        : s.auth === "public"
+          ? "market data"
+          : s.path === "/api/realtime"
+            ? "real time"
+            : "account and trading",
+    ],
+    security: SECURITY[s.auth],
+    parameters: parameters(s),
+    responses: responsesOf(s, errorAnswer),
+    ...(s.legacyOf
+      ? {
+          deprecated: true,
+          description: `Legacy path (spec 9), answers exactly as ${s.legacyOf}; not to be used in new code.`,
+        }
+      : {}),
+  };
+  if (s.body)
+    op.requestBody = { required: true, content: { "application/json": { schema: toSchema(s.body, "input") } } };
+  return op;
+}
+
+/** The success answer, then the errors every route can give, then the route's own. */
+function responsesOf(s: ExchangeRouteSpec, errorAnswer: ErrorAnswer): Record<string, unknown> {
+  const ok = {
+    description: s.answer.description,
+    headers: CANDLE_PATHS.has(s.path) ? { ...rateLimitHeaders, ...staleHeader } : rateLimitHeaders,
+    ...(s.answer.schema
+      ? { content: { [s.answer.contentType ?? "application/json"]: { schema: toSchema(s.answer.schema, "output") } } }
+      : s.answer.contentType
+        ? { content: { [s.answer.contentType]: { schema: { type: "string" } } } }
+        : { content: { "application/json": { schema: { type: "object" } } } }),
+  };
+  const responses: Record<string, unknown> = {
+    [s.ok]: ok,
+    400: errorAnswer(
+      s.errors?.[400] ?? "INVALID_REQUEST (validation: details.issues; unknown or repeated query parameters)",
+    ),
+    429: errorAnswer("RATE_LIMIT_EXCEEDED (Retry-After)"),
+    500: errorAnswer("INTERNAL_ERROR (no detail is sent)"),
+  };
+  if (s.auth !== "public") responses[401] = errorAnswer("UNAUTHORIZED (details.reason)");
+  for (const [code, text] of Object.entries(s.errors ?? {})) if (code !== "400") responses[code] = errorAnswer(text);
+  if (s.body)
+    responses[415] = errorAnswer("UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json; nothing is done");
+  if (s.body) responses[413] = errorAnswer("PAYLOAD_TOO_LARGE");
+  return responses;
 }

@@ -18,8 +18,8 @@ export const EXCHANGE_AREAS = {
     mutate: [
       "api/exchange/compliance/regime.ts",
       "api/exchange/compliance/sync.ts:1-257",
-      "api/exchange/compliance/client.ts:77-80",
-      "api/exchange/compliance/client.ts:209-215",
+      "api/exchange/compliance/client.ts:67-70",
+      "api/exchange/compliance/client.ts:205-211",
     ],
     testFiles: ["api/exchange/compliance/sync*.test.ts"],
   },

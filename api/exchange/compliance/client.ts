@@ -6,21 +6,11 @@
 // Lots are recorded as a whole (the holder's current restricted lots of a token, oldest first, from the
 // exchange's own ledger) under a sequence number that must grow: a retried or reordered call never counts a
 // lot twice, and an older record never overwrites a newer one (the registry refuses it: LotsStale).
-import {
-  BaseError,
-  ContractFunctionRevertedError,
-  createPublicClient,
-  defineChain,
-  encodeFunctionData,
-  http,
-  type Address,
-  type Hex,
-  type PublicClient,
-  type TransactionReceipt,
-} from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { eligibilityRegistryAbi } from "../../../sdk/abi";
 import { createNonceLane } from "../../../runtime/nonces";
+import { homeChainClient, revertName, signCall } from "../home-chain";
 import { REGISTRY_ACCREDITATION, type RegistryAccreditation } from "./regime";
 import type { AccreditationStatus, AccreditationType as AccountAccreditationType } from "../accounts";
 import { isAccredited, meetsAccreditation } from "../orders/compliance";
@@ -79,129 +69,135 @@ export const holdEndSeconds = (ms: number): bigint => {
   return BigInt(Math.ceil(ms / 1000));
 };
 
-function revertName(err: unknown): string | undefined {
-  if (!(err instanceof BaseError)) return undefined;
-  const r = err.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
-  return r ? (r.data?.errorName ?? r.reason ?? "unknown") : undefined;
-}
-
-export function createComplianceClient(opts: {
+export interface ComplianceClientOptions {
   chainId: number;
   rpcUrl: string;
   complianceKey: Hex;
   registry: Address;
   pollingIntervalMs?: number;
-}): ComplianceClient {
-  const chain = defineChain({
-    id: opts.chainId,
-    name: `chain-${opts.chainId}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [opts.rpcUrl] } },
-  });
-  const pollingInterval = opts.pollingIntervalMs ?? 20;
-  const client = createPublicClient({ chain, transport: http(opts.rpcUrl), pollingInterval }) as PublicClient;
-  const account = privateKeyToAccount(opts.complianceKey);
-  const lane = createNonceLane(opts.chainId, account.address, () =>
-    client.getTransactionCount({ address: account.address, blockTag: "pending" }),
-  );
+}
 
-  async function readLots(functionName: "lotsOf" | "recordedLotsOf", token: Address, holder: Address) {
-    const lots = (await client.readContract({
-      address: opts.registry,
-      abi: eligibilityRegistryAbi,
-      functionName,
-      args: [token, holder],
-    })) as readonly { amount: bigint; holdEnd: bigint | number }[];
-    return lots.map((l) => ({ amount: l.amount, holdEnd: BigInt(l.holdEnd) }));
-  }
+/** The chain connection every call shares: the reader, the compliance key and its nonce lane. */
+interface RegistryConnection {
+  opts: ComplianceClientOptions;
+  client: PublicClient;
+  account: PrivateKeyAccount;
+  lane: ReturnType<typeof createNonceLane>;
+  pollingInterval: number;
+}
 
-  async function send(
-    functionName: "recordInvestor" | "recordLots",
-    args: readonly unknown[],
-  ): Promise<TransactionReceipt> {
-    const call = {
-      address: opts.registry,
-      abi: eligibilityRegistryAbi,
-      functionName,
-      args,
-      account: account.address,
-    } as const;
-    let gas: bigint;
-    try {
-      // a refusal (no role, a stale sequence, too many lots) shows here, named, before a nonce is taken
-      gas = await client.estimateContractGas(call as never);
-    } catch (err) {
-      const name = revertName(err);
-      throw new ComplianceError(`eligibility registry refused ${functionName}${name ? `: ${name}` : ""}`, name, {
-        cause: err,
-      });
-    }
-    const data = encodeFunctionData({ abi: eligibilityRegistryAbi, functionName, args } as never);
-    const gasPrice = (await client.getGasPrice()) * 2n;
-    const hash = await lane.send(async (nonce) =>
-      client.sendRawTransaction({
-        serializedTransaction: await account.signTransaction({
-          to: opts.registry,
-          data,
-          gas: (gas * 3n) / 2n + 10_000n,
-          gasPrice,
-          nonce,
-          chainId: opts.chainId,
-          type: "legacy",
-        }),
-      }),
-    );
-    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval });
-    if (receipt.status !== "success")
-      throw new ComplianceError(`eligibility registry: ${functionName} transaction ${hash} reverted`);
-    return receipt;
-  }
-
+export function createComplianceClient(opts: ComplianceClientOptions): ComplianceClient {
+  const c = connect(opts);
   return {
     registry: opts.registry,
-    address: account.address,
+    address: c.account.address,
     recordInvestor(investor, facts) {
-      return send("recordInvestor", [investor, REGISTRY_ACCREDITATION[facts.accreditation], !facts.usPerson]);
+      return send(c, "recordInvestor", [investor, REGISTRY_ACCREDITATION[facts.accreditation], !facts.usPerson]);
     },
     recordLots(token, holder, sequence, lots) {
-      if (sequence <= 0n || sequence >= 1n << 64n)
-        throw new ComplianceError(`lots sequence ${sequence} is outside 1..2^64-1`);
-      if (lots.length > MAX_LOTS)
-        throw new ComplianceError(`${lots.length} lots: the registry keeps at most ${MAX_LOTS} per holder and token`);
-      const onChain = lots.map((l, i) => {
-        if (l.amountBaseUnits <= 0n || l.amountBaseUnits > MAX_UINT192)
-          throw new ComplianceError(`lot ${i}: amount ${l.amountBaseUnits} is outside 1..2^192-1`);
-        return { amount: l.amountBaseUnits, holdEnd: holdEndSeconds(l.holdEndMs) };
-      });
-      return send("recordLots", [token, holder, sequence, onChain]);
+      return send(c, "recordLots", [token, holder, sequence, registryLots(sequence, lots)]);
     },
     async holding(token, holder) {
-      const read = (functionName: "restrictedOf" | "freeOf") =>
-        client.readContract({
-          address: opts.registry,
-          abi: eligibilityRegistryAbi,
-          functionName,
-          args: [token, holder],
-        });
-      const [restricted, free] = await Promise.all([read("restrictedOf"), read("freeOf")]);
+      const [restricted, free] = await Promise.all([
+        read<bigint>(c, "restrictedOf", [token, holder]),
+        read<bigint>(c, "freeOf", [token, holder]),
+      ]);
       return { restricted, free };
     },
     async investor(investor) {
-      const [acc, nonUS] = (await client.readContract({
-        address: opts.registry,
-        abi: eligibilityRegistryAbi,
-        functionName: "investor",
-        args: [investor],
-      })) as readonly [number, boolean];
+      const [acc, nonUS] = await read<readonly [number, boolean]>(c, "investor", [investor]);
       const accreditation =
         (Object.keys(REGISTRY_ACCREDITATION) as RegistryAccreditation[]).find(
           (k) => REGISTRY_ACCREDITATION[k] === Number(acc),
         ) ?? "none";
       return { accreditation, usPerson: !nonUS };
     },
-    lotsOf: (token, holder) => readLots("lotsOf", token, holder),
-    recordedLotsOf: (token, holder) => readLots("recordedLotsOf", token, holder),
+    lotsOf: (token, holder) => readLots(c, "lotsOf", token, holder),
+    recordedLotsOf: (token, holder) => readLots(c, "recordedLotsOf", token, holder),
   };
+}
+
+function connect(opts: ComplianceClientOptions): RegistryConnection {
+  const pollingInterval = opts.pollingIntervalMs ?? 20;
+  const client = homeChainClient(opts.chainId, opts.rpcUrl, pollingInterval);
+  const account = privateKeyToAccount(opts.complianceKey);
+  const lane = createNonceLane(opts.chainId, account.address, () =>
+    client.getTransactionCount({ address: account.address, blockTag: "pending" }),
+  );
+  return { opts, client, account, lane, pollingInterval };
+}
+
+/** The lots as the registry takes them, refused here when the registry would refuse them. */
+function registryLots(sequence: bigint, lots: readonly RestrictedLot[]): { amount: bigint; holdEnd: bigint }[] {
+  if (sequence <= 0n || sequence >= 1n << 64n)
+    throw new ComplianceError(`lots sequence ${sequence} is outside 1..2^64-1`);
+  if (lots.length > MAX_LOTS)
+    throw new ComplianceError(`${lots.length} lots: the registry keeps at most ${MAX_LOTS} per holder and token`);
+  return lots.map((l, i) => {
+    if (l.amountBaseUnits <= 0n || l.amountBaseUnits > MAX_UINT192)
+      throw new ComplianceError(`lot ${i}: amount ${l.amountBaseUnits} is outside 1..2^192-1`);
+    return { amount: l.amountBaseUnits, holdEnd: holdEndSeconds(l.holdEndMs) };
+  });
+}
+
+async function read<T>(c: RegistryConnection, functionName: string, args: readonly unknown[]): Promise<T> {
+  return (await c.client.readContract({
+    address: c.opts.registry,
+    abi: eligibilityRegistryAbi,
+    functionName,
+    args,
+  } as never)) as T;
+}
+
+async function readLots(
+  c: RegistryConnection,
+  functionName: "lotsOf" | "recordedLotsOf",
+  token: Address,
+  holder: Address,
+): Promise<{ amount: bigint; holdEnd: bigint }[]> {
+  const lots = await read<readonly { amount: bigint; holdEnd: bigint | number }[]>(c, functionName, [token, holder]);
+  return lots.map((l) => ({ amount: l.amount, holdEnd: BigInt(l.holdEnd) }));
+}
+
+/** Signs and sends one registry call on the key's nonce lane and waits for its receipt. */
+async function send(
+  c: RegistryConnection,
+  functionName: "recordInvestor" | "recordLots",
+  args: readonly unknown[],
+): Promise<TransactionReceipt> {
+  const { client, account, opts } = c;
+  const call = { address: opts.registry, abi: eligibilityRegistryAbi, functionName, args };
+  const gas = await estimate(c, functionName, args);
+  const gasPrice = (await client.getGasPrice()) * 2n;
+  const hash = await c.lane.send(async (nonce) =>
+    client.sendRawTransaction({
+      serializedTransaction: await signCall(account, call, { gas, gasPrice, nonce, chainId: opts.chainId }),
+    }),
+  );
+  const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: c.pollingInterval });
+  if (receipt.status !== "success")
+    throw new ComplianceError(`eligibility registry: ${functionName} transaction ${hash} reverted`);
+  return receipt;
+}
+
+/** The call's gas; a refusal (no role, a stale sequence, too many lots) shows here, named, before a nonce is
+ *  taken. */
+async function estimate(c: RegistryConnection, functionName: string, args: readonly unknown[]): Promise<bigint> {
+  const call = {
+    address: c.opts.registry,
+    abi: eligibilityRegistryAbi,
+    functionName,
+    args,
+    account: c.account.address,
+  };
+  try {
+    return await c.client.estimateContractGas(call as never);
+  } catch (err) {
+    const name = revertName(err);
+    throw new ComplianceError(`eligibility registry refused ${functionName}${name ? `: ${name}` : ""}`, name, {
+      cause: err,
+    });
+  }
 }
 
 /** The registry's accreditation of an exchange investor: the book's rule (orders/compliance.ts), the strongest

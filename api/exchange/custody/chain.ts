@@ -2,29 +2,12 @@
 // the accounts' own transactions, which are signed first and sent second so that the signed bytes can be
 // stored before they leave (a restart sends the very same transaction again: its one nonce means it is
 // mined at most once).
-import {
-  BaseError,
-  ContractFunctionRevertedError,
-  createPublicClient,
-  defineChain,
-  encodeFunctionData,
-  http,
-  keccak256,
-  type Abi,
-  type Address,
-  type Hex,
-  type PublicClient,
-  type TransactionReceipt,
-} from "viem";
+import { keccak256, type Address, type BaseError, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createNonceLane, type NonceLane } from "../../../runtime/nonces";
+import { homeChainClient, signCall, type ContractCall } from "../home-chain";
 
-export interface ContractCall {
-  address: Address;
-  abi: Abi;
-  functionName: string;
-  args: readonly unknown[];
-}
+export { revertName, type ContractCall } from "../home-chain";
 
 export interface CustodyChain {
   readonly chainId: number;
@@ -42,114 +25,107 @@ export interface CustodyChain {
   receipt(hash: Hex, timeoutMs?: number): Promise<TransactionReceipt | undefined>;
 }
 
-/** The name of the custom error a failed call or estimate reverted with, if it was a contract revert. */
-export function revertName(err: unknown): string | undefined {
-  if (!(err instanceof BaseError)) return undefined;
-  const r = err.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
-  return r ? (r.data?.errorName ?? r.reason ?? "unknown") : undefined;
-}
-
-export function createCustodyChain(opts: {
+export interface CustodyChainOptions {
   chainId: number;
   rpcUrl: string;
   fundingKey?: Hex;
   pollingIntervalMs?: number;
-}): CustodyChain {
-  const chain = defineChain({
-    id: opts.chainId,
-    name: `chain-${opts.chainId}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [opts.rpcUrl] } },
-  });
-  const pollingInterval = opts.pollingIntervalMs ?? 20;
-  const client = createPublicClient({ chain, transport: http(opts.rpcUrl), pollingInterval }) as PublicClient;
-  const funding = opts.fundingKey ? privateKeyToAccount(opts.fundingKey) : undefined;
-  const lane: NonceLane | undefined = funding
-    ? createNonceLane(opts.chainId, funding.address, () =>
-        client.getTransactionCount({ address: funding.address, blockTag: "pending" }),
-      )
-    : undefined;
+}
 
-  const gasPrice = async () => (await client.getGasPrice()) * 2n;
+export function createCustodyChain(opts: CustodyChainOptions): CustodyChain {
+  return new ViemCustodyChain(opts);
+}
 
-  async function receipt(hash: Hex, timeoutMs = 30_000): Promise<TransactionReceipt | undefined> {
-    const found = await client.getTransactionReceipt({ hash }).catch(() => undefined);
-    if (found) return found;
-    return client.waitForTransactionReceipt({ hash, timeout: timeoutMs, pollingInterval }).catch(() => undefined);
+class ViemCustodyChain implements CustodyChain {
+  readonly chainId: number;
+  readonly client: PublicClient;
+  readonly fundingAddress: Address | undefined;
+  private readonly pollingInterval: number;
+  private readonly funding: { account: PrivateKeyAccount; lane: NonceLane } | undefined;
+
+  constructor(opts: CustodyChainOptions) {
+    this.chainId = opts.chainId;
+    this.pollingInterval = opts.pollingIntervalMs ?? 20;
+    const client = homeChainClient(opts.chainId, opts.rpcUrl, this.pollingInterval);
+    this.client = client;
+    const account = opts.fundingKey ? privateKeyToAccount(opts.fundingKey) : undefined;
+    this.fundingAddress = account?.address;
+    this.funding = account && {
+      account,
+      lane: createNonceLane(opts.chainId, account.address, () =>
+        client.getTransactionCount({ address: account.address, blockTag: "pending" }),
+      ),
+    };
   }
 
-  async function sendFromFunding(build: (nonce: number, price: bigint) => Promise<Hex>): Promise<TransactionReceipt> {
-    if (!funding || !lane) throw new Error("custody: no funding key configured");
-    const price = await gasPrice();
+  private async gasPrice(): Promise<bigint> {
+    return (await this.client.getGasPrice()) * 2n;
+  }
+
+  private fundingKey(): { account: PrivateKeyAccount; lane: NonceLane } {
+    if (!this.funding) throw new Error("custody: no funding key configured");
+    return this.funding;
+  }
+
+  async receipt(hash: Hex, timeoutMs = 30_000): Promise<TransactionReceipt | undefined> {
+    const found = await this.client.getTransactionReceipt({ hash }).catch(() => undefined);
+    if (found) return found;
+    return this.client
+      .waitForTransactionReceipt({ hash, timeout: timeoutMs, pollingInterval: this.pollingInterval })
+      .catch(() => undefined);
+  }
+
+  private async sendFromFunding(build: (nonce: number, price: bigint) => Promise<Hex>): Promise<TransactionReceipt> {
+    const { lane } = this.fundingKey();
+    const price = await this.gasPrice();
     const hash = await lane.send(async (nonce) =>
-      client.sendRawTransaction({ serializedTransaction: await build(nonce, price) }),
+      this.client.sendRawTransaction({ serializedTransaction: await build(nonce, price) }),
     );
-    const r = await receipt(hash);
+    const r = await this.receipt(hash);
     if (!r) throw new Error(`funding transaction ${hash} not mined`);
     if (r.status !== "success") throw new Error(`funding transaction ${hash} reverted`);
     return r;
   }
 
-  return {
-    chainId: opts.chainId,
-    client,
-    fundingAddress: funding?.address,
-    async sendFunding(call) {
-      if (!funding) throw new Error("custody: no funding key configured");
-      // a revert shows here, named, before any nonce is taken
-      const gas = await client.estimateContractGas({ ...call, account: funding.address } as never);
-      const data = encodeFunctionData({ abi: call.abi, functionName: call.functionName, args: call.args } as never);
-      return sendFromFunding((nonce, price) =>
-        funding.signTransaction({
-          to: call.address,
-          data,
-          gas: (gas * 3n) / 2n + 10_000n,
-          gasPrice: price,
-          nonce,
-          chainId: opts.chainId,
-          type: "legacy",
-        }),
-      );
-    },
-    async sendFundingValue(to, wei) {
-      if (!funding) throw new Error("custody: no funding key configured");
-      return sendFromFunding((nonce, price) =>
-        funding.signTransaction({
-          to,
-          value: wei,
-          gas: 21_000n,
-          gasPrice: price,
-          nonce,
-          chainId: opts.chainId,
-          type: "legacy",
-        }),
-      );
-    },
-    async signAccountCall(account, call) {
-      const gas = await client.estimateContractGas({ ...call, account: account.address } as never);
-      const data = encodeFunctionData({ abi: call.abi, functionName: call.functionName, args: call.args } as never);
-      const nonce = await client.getTransactionCount({ address: account.address, blockTag: "pending" });
-      const raw = await account.signTransaction({
-        to: call.address,
-        data,
-        gas: (gas * 3n) / 2n + 10_000n,
-        gasPrice: await gasPrice(),
+  async sendFunding(call: ContractCall): Promise<TransactionReceipt> {
+    const { account } = this.fundingKey();
+    // a revert shows here, named, before any nonce is taken
+    const gas = await this.client.estimateContractGas({ ...call, account: account.address } as never);
+    return this.sendFromFunding((nonce, gasPrice) =>
+      signCall(account, call, { gas, gasPrice, nonce, chainId: this.chainId }),
+    );
+  }
+
+  async sendFundingValue(to: Address, wei: bigint): Promise<TransactionReceipt> {
+    const { account } = this.fundingKey();
+    return this.sendFromFunding((nonce, price) =>
+      account.signTransaction({
+        to,
+        value: wei,
+        gas: 21_000n,
+        gasPrice: price,
         nonce,
-        chainId: opts.chainId,
+        chainId: this.chainId,
         type: "legacy",
-      });
-      return { raw, hash: keccak256(raw) };
-    },
-    async broadcast(raw) {
-      try {
-        await client.sendRawTransaction({ serializedTransaction: raw });
-      } catch (err) {
-        const text = err instanceof Error ? `${err.message} ${(err as BaseError).details ?? ""}` : String(err);
-        if (/already known|known transaction|nonce too low|nonce has already been used|already imported/i.test(text))
-          return;
-        throw err;
-      }
-    },
-    receipt,
-  };
+      }),
+    );
+  }
+
+  async signAccountCall(account: PrivateKeyAccount, call: ContractCall): Promise<{ raw: Hex; hash: Hex }> {
+    const gas = await this.client.estimateContractGas({ ...call, account: account.address } as never);
+    const nonce = await this.client.getTransactionCount({ address: account.address, blockTag: "pending" });
+    const raw = await signCall(account, call, { gas, gasPrice: await this.gasPrice(), nonce, chainId: this.chainId });
+    return { raw, hash: keccak256(raw) };
+  }
+
+  async broadcast(raw: Hex): Promise<void> {
+    try {
+      await this.client.sendRawTransaction({ serializedTransaction: raw });
+    } catch (err) {
+      const text = err instanceof Error ? `${err.message} ${(err as BaseError).details ?? ""}` : String(err);
+      if (/already known|known transaction|nonce too low|nonce has already been used|already imported/i.test(text))
+        return;
+      throw err;
+    }
+  }
 }

@@ -89,49 +89,95 @@ export interface IndexerCandleSourceDeps {
 const MAX_CACHED = 2_000;
 
 export function createIndexerCandleSource(deps: IndexerCandleSourceDeps): CandleSource {
-  const timeoutMs = deps.timeoutMs ?? 5_000;
-  const cacheMs = deps.cacheMs ?? 1_000;
-  const now = deps.now ?? Date.now;
-  const cache = new Map<string, { at: number; reply: Promise<Candle[]> }>();
+  return new IndexerCandleSource(deps);
+}
+
+const unavailable = (reason: string, cause?: unknown) =>
+  new ExchangeApiError("SERVICE_UNAVAILABLE", "market data is unavailable: try again shortly", { reason }, { cause });
+
+function candlesUrl(base: string, q: CandleQuery): string {
+  const params = new URLSearchParams({ pair: q.pair, interval: q.interval, limit: String(q.limit), order: q.order });
+  if (q.fromMs !== undefined) params.set("from", String(q.fromMs));
+  if (q.toMs !== undefined) params.set("to", String(q.toMs));
+  return `${base}/candles?${params}`;
+}
+
+/** One GET of the indexer's candles; every failure is SERVICE_UNAVAILABLE with its reason. */
+async function fetchCandles(url: string, timeoutMs: number): Promise<Candle[]> {
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    throw unavailable("indexer_unreachable", err);
+  }
+  if (res.status !== 200) throw unavailable(`indexer_status_${res.status}`);
+  const parsed = replySchema.safeParse(await res.json().catch(() => null));
+  if (!parsed.success) throw unavailable("indexer_reply_invalid", parsed.error);
+  return parsed.data.candles.map((c) => ({
+    startMs: c.time,
+    open: c.open,
+    high: c.high,
+    low: c.low,
+    close: c.close,
+    baseVolume: c.baseVolume,
+    tradeCount: c.tradeCount,
+  }));
+}
+
+class IndexerCandleSource implements CandleSource {
+  private readonly timeoutMs: number;
+  private readonly cacheMs: number;
+  private readonly now: () => number;
+  private readonly cache = new Map<string, { at: number; reply: Promise<Candle[]> }>();
   // the last good answer per query shape (pair, interval, order, limit; the window moves with the clock):
   // what a read answers, marked stale, while the indexer does not
-  const lastGood = new Map<string, { at: number; candles: Candle[] }>();
-  let failing: { reason: string; sinceMs: number; url: string } | null = null;
-  const unavailable = (reason: string, cause?: unknown) =>
-    new ExchangeApiError("SERVICE_UNAVAILABLE", "market data is unavailable: try again shortly", { reason }, { cause });
+  private readonly lastGood = new Map<string, { at: number; candles: Candle[] }>();
+  private failing: { reason: string; sinceMs: number; url: string } | null = null;
 
-  async function fetchCandles(url: string): Promise<Candle[]> {
-    let res: Response;
-    try {
-      res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    } catch (err) {
-      throw unavailable("indexer_unreachable", err);
-    }
-    if (res.status !== 200) throw unavailable(`indexer_status_${res.status}`);
-    const parsed = replySchema.safeParse(await res.json().catch(() => null));
-    if (!parsed.success) throw unavailable("indexer_reply_invalid", parsed.error);
-    return parsed.data.candles.map((c) => ({
-      startMs: c.time,
-      open: c.open,
-      high: c.high,
-      low: c.low,
-      close: c.close,
-      baseVolume: c.baseVolume,
-      tradeCount: c.tradeCount,
-    }));
+  constructor(private readonly deps: IndexerCandleSourceDeps) {
+    this.timeoutMs = deps.timeoutMs ?? 5_000;
+    this.cacheMs = deps.cacheMs ?? 1_000;
+    this.now = deps.now ?? Date.now;
   }
 
-  function read(url: string): Promise<Candle[]> {
-    const t = now();
+  async candles(q: CandleQuery): Promise<CandleReply> {
+    const { lastGood } = this;
+    const shape = `${q.pair}|${q.interval}|${q.order}|${q.limit}`;
+    const base = this.deps.indexerUrl();
+    try {
+      if (!base) throw unavailable("indexer_not_running");
+      const candles = await this.read(candlesUrl(base, q));
+      lastGood.delete(shape);
+      if (lastGood.size >= MAX_CACHED) lastGood.delete(lastGood.keys().next().value!);
+      lastGood.set(shape, { at: this.now(), candles });
+      return { candles: candles.slice() };
+    } catch (err) {
+      const good = lastGood.get(shape);
+      if (!good || !(err instanceof ExchangeApiError)) throw err;
+      return { candles: good.candles.slice(), staleAsOfMs: good.at };
+    }
+  }
+
+  async status(): Promise<MarketDataStatus> {
+    if (this.failing) await this.read(this.failing.url).catch(() => undefined);
+    const { failing } = this;
+    return failing ? { live: false, reason: failing.reason, sinceMs: failing.sinceMs } : { live: true };
+  }
+
+  /** A cached reply younger than `cacheMs`, or a new fetch (which clears or sets the failing mark). */
+  private read(url: string): Promise<Candle[]> {
+    const { cache, cacheMs } = this;
+    const t = this.now();
     const hit = cache.get(url);
     if (hit && t - hit.at < cacheMs) return hit.reply;
-    const reply = fetchCandles(url).then(
+    const reply = fetchCandles(url, this.timeoutMs).then(
       (candles) => {
-        failing = null;
+        this.failing = null;
         return candles;
       },
       (err: unknown) => {
-        if (err instanceof ExchangeApiError) failing ??= { reason: String(err.details.reason), sinceMs: now(), url };
+        if (err instanceof ExchangeApiError)
+          this.failing ??= { reason: String(err.details.reason), sinceMs: this.now(), url };
         throw err;
       },
     );
@@ -141,35 +187,4 @@ export function createIndexerCandleSource(deps: IndexerCandleSourceDeps): Candle
     if (cache.size < MAX_CACHED) cache.set(url, { at: t, reply });
     return reply;
   }
-
-  return {
-    async candles(q) {
-      const shape = `${q.pair}|${q.interval}|${q.order}|${q.limit}`;
-      const base = deps.indexerUrl();
-      try {
-        if (!base) throw unavailable("indexer_not_running");
-        const params = new URLSearchParams({
-          pair: q.pair,
-          interval: q.interval,
-          limit: String(q.limit),
-          order: q.order,
-        });
-        if (q.fromMs !== undefined) params.set("from", String(q.fromMs));
-        if (q.toMs !== undefined) params.set("to", String(q.toMs));
-        const candles = await read(`${base}/candles?${params}`);
-        lastGood.delete(shape);
-        if (lastGood.size >= MAX_CACHED) lastGood.delete(lastGood.keys().next().value!);
-        lastGood.set(shape, { at: now(), candles });
-        return { candles: candles.slice() };
-      } catch (err) {
-        const good = lastGood.get(shape);
-        if (!good || !(err instanceof ExchangeApiError)) throw err;
-        return { candles: good.candles.slice(), staleAsOfMs: good.at };
-      }
-    },
-    async status() {
-      if (failing) await read(failing.url).catch(() => undefined);
-      return failing ? { live: false, reason: failing.reason, sinceMs: failing.sinceMs } : { live: true };
-    },
-  };
 }

@@ -104,36 +104,51 @@ export function createMarketData(deps: MarketDataDeps) {
       return (await candles(mark, m, interval, w)).map((c) => chartCandle(m, c));
     },
 
-    async book(asset: CatalogueAsset, depth: number): Promise<BookView> {
-      const m = marketOf(asset);
-      const snapshot = m ? await deps.dex!.getOrderBook(m.symbol, depth) : null;
-      if (!m || !snapshot) return { assetId: asset.id, bids: [], asks: [], timestamp: new Date(now()).toISOString() };
-      const level = (l: { priceTicks: bigint; sizeLots: bigint }) => ({
-        price: priceNumber(m, l.priceTicks * m.tickSize),
-        size: sizeNumber(m, l.sizeLots * m.lotSize),
-      });
-      return {
-        assetId: asset.id,
-        bids: snapshot.bids.map(level),
-        asks: snapshot.asks.map(level),
-        timestamp: new Date(snapshot.timestampMs).toISOString(),
-      };
-    },
-
-    async trades(asset: CatalogueAsset, limit: number): Promise<TradeView[]> {
-      const m = marketOf(asset);
-      if (!m) return [];
-      const trades = await deps.dex!.getRecentTrades(m.symbol, limit);
-      return trades.map((t) => ({
-        tradeId: t.tradeId,
-        assetId: asset.id,
-        price: priceNumber(m, t.priceTicks * m.tickSize),
-        size: sizeNumber(m, t.sizeLots * m.lotSize),
-        side: t.takerSide,
-        timestamp: new Date(t.timestampMs).toISOString(),
-      }));
-    },
+    book: (asset: CatalogueAsset, depth: number): Promise<BookView> => bookOf(deps, marketOf(asset), asset, depth),
+    trades: (asset: CatalogueAsset, limit: number): Promise<TradeView[]> =>
+      tradesOf(deps, marketOf(asset), asset, limit),
   };
+}
+
+/** The live book of an asset's market from the pipeline, levels in prices and sizes of the asset. */
+async function bookOf(
+  deps: MarketDataDeps,
+  m: MarketSpec | null,
+  asset: CatalogueAsset,
+  depth: number,
+): Promise<BookView> {
+  const snapshot = m ? await deps.dex!.getOrderBook(m.symbol, depth) : null;
+  if (!m || !snapshot)
+    return { assetId: asset.id, bids: [], asks: [], timestamp: new Date((deps.now ?? Date.now)()).toISOString() };
+  const level = (l: { priceTicks: bigint; sizeLots: bigint }) => ({
+    price: priceNumber(m, l.priceTicks * m.tickSize),
+    size: sizeNumber(m, l.sizeLots * m.lotSize),
+  });
+  return {
+    assetId: asset.id,
+    bids: snapshot.bids.map(level),
+    asks: snapshot.asks.map(level),
+    timestamp: new Date(snapshot.timestampMs).toISOString(),
+  };
+}
+
+/** The market's recent trades as matched by the pipeline, newest first. */
+async function tradesOf(
+  deps: MarketDataDeps,
+  m: MarketSpec | null,
+  asset: CatalogueAsset,
+  limit: number,
+): Promise<TradeView[]> {
+  if (!m) return [];
+  const trades = await deps.dex!.getRecentTrades(m.symbol, limit);
+  return trades.map((t) => ({
+    tradeId: t.tradeId,
+    assetId: asset.id,
+    price: priceNumber(m, t.priceTicks * m.tickSize),
+    size: sizeNumber(m, t.sizeLots * m.lotSize),
+    side: t.takerSide,
+    timestamp: new Date(t.timestampMs).toISOString(),
+  }));
 }
 
 /** The catalogue answers without the indexer: a read that finds it unavailable with nothing known (this

@@ -8,7 +8,7 @@
 // Each topic keeps its newest `replayPerTopic` events so that a client resuming with Last-Event-ID receives
 // every event after that id (docs/decisions/api.md "Real time"); past the buffer it is told (`gap`) and
 // receives what the buffer still holds, whose newest event is the topic's current state.
-import type { DexEvent, DexService, MarketSpec } from "../../../pipeline/service";
+import type { DexEvent, DexMarketStats, DexService, MarketSpec } from "../../../pipeline/service";
 import { bookSymbolOf, CATALOGUE, type CatalogueAsset } from "../assets/catalogue";
 import { priceNumber, sizeNumber } from "../market/figures";
 
@@ -102,123 +102,21 @@ export type RealtimeHub = ReturnType<typeof createRealtimeHub>;
 export function createRealtimeHub(opts: RealtimeHubOptions) {
   const now = opts.now ?? Date.now;
   const catalogue = opts.catalogue ?? CATALOGUE;
-  const replayPerTopic = opts.replayPerTopic ?? DEFAULT_REPLAY_PER_TOPIC;
-  const bookDepth = opts.bookDepth ?? DEFAULT_BOOK_DEPTH;
-  const coalesceMs = opts.coalesceMs ?? DEFAULT_COALESCE_MS;
-  // ids start at the boot time in microseconds: above every id a previous run of the hub gave out (at most a
-  // million events per second), so a client resuming across a restart is told of the gap, never mis-replayed
-  const firstId = now() * 1000;
-  let lastId = firstId - 1;
-  const buffers = new Map<string, TopicBuffer>();
-  const subscribers = new Map<string, Set<Subscriber>>();
-  const bySymbol = new Map<string, SymbolState>();
-  for (const asset of catalogue) {
-    const symbol = bookSymbolOf(asset);
-    if (symbol)
-      bySymbol.set(symbol, { asset, dirty: false, flushing: false, timer: null, lastBook: null, lastQuote: null });
-  }
+  const log = new TopicLog(opts.replayPerTopic ?? DEFAULT_REPLAY_PER_TOPIC, now());
+  const feed = new MarketFeed({
+    dex: opts.dex,
+    catalogue,
+    bookDepth: opts.bookDepth ?? DEFAULT_BOOK_DEPTH,
+    coalesceMs: opts.coalesceMs ?? DEFAULT_COALESCE_MS,
+    now,
+    publish: (topic, event, data) => log.publish(topic, event, data),
+  });
   const assetIds = new Set(catalogue.map((a) => a.id));
-  let closed = false;
-
-  function publish(topic: string, event: RealtimeEventName, data: Record<string, unknown>): RealtimeEvent {
-    const e: RealtimeEvent = { id: ++lastId, event, topic, data };
-    let b = buffers.get(topic);
-    if (!b) buffers.set(topic, (b = { events: [], evictedUpTo: 0 }));
-    b.events.push(e);
-    if (b.events.length > replayPerTopic)
-      b.evictedUpTo = b.events.splice(0, b.events.length - replayPerTopic).at(-1)!.id;
-    for (const s of subscribers.get(topic) ?? []) {
-      try {
-        s.send(e);
-      } catch {
-        // a connection's failure is its own (it closes itself); the others still receive the event
-      }
-    }
-    return e;
-  }
-
-  const marketOf = (symbol: string): MarketSpec | undefined => opts.dex?.listMarkets().find((m) => m.symbol === symbol);
-
-  async function flush(symbol: string, st: SymbolState): Promise<void> {
-    const dex = opts.dex;
-    const m = marketOf(symbol);
-    if (!dex || !m) return;
-    const [book, stats] = await Promise.all([dex.getOrderBook(symbol, bookDepth), dex.getMarketStats(symbol)]);
-    if (!book || closed) return;
-    const level = (l: { priceTicks: bigint; sizeLots: bigint }) => ({
-      price: priceNumber(m, l.priceTicks * m.tickSize),
-      size: sizeNumber(m, l.sizeLots * m.lotSize),
-    });
-    const bids = book.bids.map(level);
-    const asks = book.asks.map(level);
-    const levels = JSON.stringify([bids, asks]);
-    const t = Math.max(book.timestampMs, stats?.timestampMs ?? 0);
-    if (levels !== st.lastBook) {
-      st.lastBook = levels;
-      publish(`book:${st.asset.id}`, "book", {
-        assetId: st.asset.id,
-        bids,
-        asks,
-        timestamp: new Date(book.timestampMs).toISOString(),
-      } satisfies BookData);
-    }
-    const quote = {
-      assetId: st.asset.id,
-      last:
-        stats?.lastPriceTicks == null
-          ? Number(st.asset.referencePrice)
-          : priceNumber(m, stats.lastPriceTicks * m.tickSize),
-      bid: bids[0]?.price ?? EMPTY_SIDE_PRICE,
-      ask: asks[0]?.price ?? EMPTY_SIDE_PRICE,
-      volume: stats ? sizeNumber(m, stats.volume24hLots * m.lotSize) : 0,
-      priceSource: stats?.lastPriceTicks == null ? ("reference" as const) : ("trades" as const),
-    };
-    const q = JSON.stringify(quote);
-    if (q !== st.lastQuote) {
-      st.lastQuote = q;
-      publish(`quote:${st.asset.id}`, "quote", {
-        ...quote,
-        timestamp: new Date(t || now()).toISOString(),
-      } satisfies QuoteData);
-    }
-  }
-
-  /** Runs one flush at a time per symbol; a change during a flush gives one more after it. */
-  function schedule(symbol: string, immediate = false): void {
-    const st = bySymbol.get(symbol);
-    if (!st || closed) return;
-    st.dirty = true;
-    if (st.timer || st.flushing) return;
-    st.timer = setTimeout(
-      () => {
-        st.timer = null;
-        if (!st.dirty || closed) return;
-        st.dirty = false;
-        st.flushing = true;
-        flush(symbol, st)
-          .catch(() => {
-            // the port could not answer now: the next event (or subscription) tries again
-          })
-          .finally(() => {
-            st.flushing = false;
-            if (st.dirty) schedule(symbol);
-          });
-      },
-      immediate ? 0 : coalesceMs,
-    );
-    st.timer.unref?.();
-  }
-
-  const onDex = (ev: DexEvent) => {
-    if (ev.kind === "book") schedule(ev.symbol);
-    else if (ev.kind === "trade") schedule(ev.trade.symbol);
-  };
-  const unsubscribeDex = opts.dex?.subscribe(onDex);
 
   return {
     /** the id the hub started at (ids of this run are >= it) */
-    firstId,
-    lastId: () => lastId,
+    firstId: log.firstId,
+    lastId: () => log.lastId,
     /** A topic a client may subscribe to: quote:<id> / book:<id> of a catalogue asset. */
     isMarketTopic(topic: string): boolean {
       const m = /^(quote|book):(.+)$/.exec(topic);
@@ -232,56 +130,239 @@ export function createRealtimeHub(opts: RealtimeHubOptions) {
      * with respect to publish: nothing is sent twice or lost between the replay and the live events.
      */
     subscribe(sub: Subscriber, topics: readonly string[], afterId?: number): { replay: RealtimeEvent[]; gaps: Gap[] } {
-      const replay: RealtimeEvent[] = [];
-      const gaps: Gap[] = [];
-      for (const topic of topics) {
-        let set = subscribers.get(topic);
-        if (!set) subscribers.set(topic, (set = new Set()));
-        set.add(sub);
-        const b = buffers.get(topic);
-        if (afterId === undefined) {
-          const newest = b?.events.at(-1);
-          if (newest) replay.push(newest);
-        } else {
-          if ((b && b.evictedUpTo > afterId) || afterId < firstId - 1 || afterId > lastId)
-            gaps.push({ topic, after: afterId });
-          const resumeAfter = afterId > lastId ? firstId - 1 : afterId;
-          for (const e of b?.events ?? []) if (e.id > resumeAfter) replay.push(e);
-        }
+      const { replay, gaps, unbuffered } = log.subscribe(sub, topics, afterId);
+      // a market topic with nothing yet: its state is published once read (to every subscriber)
+      for (const topic of unbuffered) {
         const m = /^(?:quote|book):(.+)$/.exec(topic);
-        // a market topic with nothing yet: its state is published once read (to every subscriber)
-        if (m && !b) {
-          const symbol = bookSymbolOf(catalogue.find((a) => a.id === m[1]) ?? { token: null });
-          if (symbol) schedule(symbol, true);
-        }
+        if (m) feed.readNow(m[1]);
       }
-      replay.sort((a, b) => a.id - b.id);
       return { replay, gaps };
     },
 
-    unsubscribe(sub: Subscriber, topics?: readonly string[]): void {
-      for (const topic of topics ?? [...subscribers.keys()]) {
-        const set = subscribers.get(topic);
-        if (!set) continue;
-        set.delete(sub);
-        if (set.size === 0) subscribers.delete(topic);
-      }
-    },
+    unsubscribe: (sub: Subscriber, topics?: readonly string[]): void => log.unsubscribe(sub, topics),
 
     /** Publishes an order-status (`order`) or settlement confirmation (`settlement`) event to every connection
      *  of `user` (the exchange orders call this). Returns the event. */
     publishToUser(user: RealtimeUser, event: "order" | "settlement", data: Record<string, unknown>): RealtimeEvent {
-      return publish(userTopic(user), event, data);
+      return log.publish(userTopic(user), event, data);
     },
 
     /** Subscribers of a topic now (tests, metrics). */
-    subscriberCount: (topic: string): number => subscribers.get(topic)?.size ?? 0,
+    subscriberCount: (topic: string): number => log.subscriberCount(topic),
 
     close(): void {
-      closed = true;
-      unsubscribeDex?.();
-      for (const st of bySymbol.values()) if (st.timer) clearTimeout(st.timer);
-      subscribers.clear();
+      feed.close();
+      log.clearSubscribers();
     },
+  };
+}
+
+/** The stream of events: ids, each topic's replay buffer and its subscribers. */
+class TopicLog {
+  readonly firstId: number;
+  lastId: number;
+  private readonly buffers = new Map<string, TopicBuffer>();
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+
+  constructor(
+    private readonly replayPerTopic: number,
+    nowMs: number,
+  ) {
+    // ids start at the boot time in microseconds: above every id a previous run of the hub gave out (at most a
+    // million events per second), so a client resuming across a restart is told of the gap, never mis-replayed
+    this.firstId = nowMs * 1000;
+    this.lastId = this.firstId - 1;
+  }
+
+  publish(topic: string, event: RealtimeEventName, data: Record<string, unknown>): RealtimeEvent {
+    const e: RealtimeEvent = { id: ++this.lastId, event, topic, data };
+    let b = this.buffers.get(topic);
+    if (!b) this.buffers.set(topic, (b = { events: [], evictedUpTo: 0 }));
+    b.events.push(e);
+    if (b.events.length > this.replayPerTopic)
+      b.evictedUpTo = b.events.splice(0, b.events.length - this.replayPerTopic).at(-1)!.id;
+    for (const s of this.subscribers.get(topic) ?? []) {
+      try {
+        s.send(e);
+      } catch {
+        // a connection's failure is its own (it closes itself); the others still receive the event
+      }
+    }
+    return e;
+  }
+
+  /** The hub's subscribe, plus the topics that have no event yet. */
+  subscribe(
+    sub: Subscriber,
+    topics: readonly string[],
+    afterId?: number,
+  ): { replay: RealtimeEvent[]; gaps: Gap[]; unbuffered: string[] } {
+    const { firstId, lastId } = this;
+    const replay: RealtimeEvent[] = [];
+    const gaps: Gap[] = [];
+    const unbuffered: string[] = [];
+    for (const topic of topics) {
+      let set = this.subscribers.get(topic);
+      if (!set) this.subscribers.set(topic, (set = new Set()));
+      set.add(sub);
+      const b = this.buffers.get(topic);
+      if (!b) unbuffered.push(topic);
+      if (afterId === undefined) {
+        const newest = b?.events.at(-1);
+        if (newest) replay.push(newest);
+      } else {
+        if ((b && b.evictedUpTo > afterId) || afterId < firstId - 1 || afterId > lastId)
+          gaps.push({ topic, after: afterId });
+        const resumeAfter = afterId > lastId ? firstId - 1 : afterId;
+        for (const e of b?.events ?? []) if (e.id > resumeAfter) replay.push(e);
+      }
+    }
+    replay.sort((a, b) => a.id - b.id);
+    return { replay, gaps, unbuffered };
+  }
+
+  unsubscribe(sub: Subscriber, topics?: readonly string[]): void {
+    for (const topic of topics ?? [...this.subscribers.keys()]) {
+      const set = this.subscribers.get(topic);
+      if (!set) continue;
+      set.delete(sub);
+      if (set.size === 0) this.subscribers.delete(topic);
+    }
+  }
+
+  subscriberCount(topic: string): number {
+    return this.subscribers.get(topic)?.size ?? 0;
+  }
+
+  clearSubscribers(): void {
+    this.subscribers.clear();
+  }
+}
+
+interface MarketFeedOptions {
+  dex: DexService | undefined;
+  catalogue: readonly CatalogueAsset[];
+  bookDepth: number;
+  coalesceMs: number;
+  now: () => number;
+  publish(topic: string, event: RealtimeEventName, data: Record<string, unknown>): void;
+}
+
+/** The quote and book events of each market, read from the pipeline's port after its events, coalesced. */
+class MarketFeed {
+  private readonly bySymbol = new Map<string, SymbolState>();
+  private readonly unsubscribeDex: (() => void) | undefined;
+  private closed = false;
+
+  constructor(private readonly o: MarketFeedOptions) {
+    for (const asset of o.catalogue) {
+      const symbol = bookSymbolOf(asset);
+      if (symbol)
+        this.bySymbol.set(symbol, {
+          asset,
+          dirty: false,
+          flushing: false,
+          timer: null,
+          lastBook: null,
+          lastQuote: null,
+        });
+    }
+    this.unsubscribeDex = o.dex?.subscribe((ev: DexEvent) => {
+      if (ev.kind === "book") this.schedule(ev.symbol);
+      else if (ev.kind === "trade") this.schedule(ev.trade.symbol);
+    });
+  }
+
+  /** Reads and publishes an asset's market state at once (its first subscriber found nothing buffered). */
+  readNow(assetId: string): void {
+    const symbol = bookSymbolOf(this.o.catalogue.find((a) => a.id === assetId) ?? { token: null });
+    if (symbol) this.schedule(symbol, true);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.unsubscribeDex?.();
+    for (const st of this.bySymbol.values()) if (st.timer) clearTimeout(st.timer);
+  }
+
+  /** Runs one flush at a time per symbol; a change during a flush gives one more after it. */
+  private schedule(symbol: string, immediate = false): void {
+    const st = this.bySymbol.get(symbol);
+    if (!st || this.closed) return;
+    st.dirty = true;
+    if (st.timer || st.flushing) return;
+    st.timer = setTimeout(
+      () => {
+        st.timer = null;
+        if (!st.dirty || this.closed) return;
+        st.dirty = false;
+        st.flushing = true;
+        this.flush(symbol, st)
+          .catch(() => {
+            // the port could not answer now: the next event (or subscription) tries again
+          })
+          .finally(() => {
+            st.flushing = false;
+            if (st.dirty) this.schedule(symbol);
+          });
+      },
+      immediate ? 0 : this.o.coalesceMs,
+    );
+    st.timer.unref?.();
+  }
+
+  /** Publishes the market's book and quote, each only when it changed since the last published. */
+  private async flush(symbol: string, st: SymbolState): Promise<void> {
+    const { dex } = this.o;
+    const m = dex?.listMarkets().find((x) => x.symbol === symbol);
+    if (!dex || !m) return;
+    const [book, stats] = await Promise.all([dex.getOrderBook(symbol, this.o.bookDepth), dex.getMarketStats(symbol)]);
+    if (!book || this.closed) return;
+    const level = (l: { priceTicks: bigint; sizeLots: bigint }) => ({
+      price: priceNumber(m, l.priceTicks * m.tickSize),
+      size: sizeNumber(m, l.sizeLots * m.lotSize),
+    });
+    const bids = book.bids.map(level);
+    const asks = book.asks.map(level);
+    const levels = JSON.stringify([bids, asks]);
+    const t = Math.max(book.timestampMs, stats?.timestampMs ?? 0);
+    if (levels !== st.lastBook) {
+      st.lastBook = levels;
+      this.o.publish(`book:${st.asset.id}`, "book", {
+        assetId: st.asset.id,
+        bids,
+        asks,
+        timestamp: new Date(book.timestampMs).toISOString(),
+      } satisfies BookData);
+    }
+    const quote = quoteOf(m, st.asset, stats, bids, asks);
+    const q = JSON.stringify(quote);
+    if (q !== st.lastQuote) {
+      st.lastQuote = q;
+      this.o.publish(`quote:${st.asset.id}`, "quote", {
+        ...quote,
+        timestamp: new Date(t || this.o.now()).toISOString(),
+      } satisfies QuoteData);
+    }
+  }
+}
+
+type Level = { price: number; size: number };
+
+function quoteOf(
+  m: MarketSpec,
+  asset: CatalogueAsset,
+  stats: DexMarketStats | null,
+  bids: Level[],
+  asks: Level[],
+): Omit<QuoteData, "timestamp"> {
+  return {
+    assetId: asset.id,
+    last:
+      stats?.lastPriceTicks == null ? Number(asset.referencePrice) : priceNumber(m, stats.lastPriceTicks * m.tickSize),
+    bid: bids[0]?.price ?? EMPTY_SIDE_PRICE,
+    ask: asks[0]?.price ?? EMPTY_SIDE_PRICE,
+    volume: stats ? sizeNumber(m, stats.volume24hLots * m.lotSize) : 0,
+    priceSource: stats?.lastPriceTicks == null ? "reference" : "trades",
   };
 }

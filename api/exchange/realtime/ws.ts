@@ -59,201 +59,265 @@ export interface LegacyWsDeps {
 }
 
 export function createLegacyWs(deps: LegacyWsDeps) {
-  const { hub, limits } = deps;
-  const connections = connectionCounter(limits.connectionsPerUser);
-  const unauthenticated = connectionCounter(limits.unauthenticatedPerAddress, "address");
-  const now = deps.now ?? Date.now;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE_BYTES });
-  const live = new Set<WebSocket>();
+  const server = new LegacyWsServer(deps);
+  return {
+    /** Serves upgrades of LEGACY_WS_PATH on `server` (other paths are left to other listeners, or refused). */
+    attach: (http: Server): void => server.attach(http),
+    close: (): Promise<void> => server.close(),
+  };
+}
 
-  function refuseUpgrade(socket: Duplex, err: unknown): void {
-    const { status, body } = errorBody(err);
-    const text = JSON.stringify(body);
-    socket.end(
-      `HTTP/1.1 ${status} ${status === 401 ? "Unauthorized" : status === 429 ? "Too Many Requests" : "Error"}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
-    );
+type ClientMessage = z.infer<typeof clientMessage>;
+
+/** One client message, or INVALID_REQUEST. */
+function parseClientMessage(text: string, isBinary: boolean): ClientMessage {
+  if (isBinary) throw new ExchangeApiError("INVALID_REQUEST", "JSON text messages only");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ExchangeApiError("INVALID_REQUEST", "a message is one JSON object");
+  }
+  const parsed = clientMessage.safeParse(json);
+  if (!parsed.success)
+    throw new ExchangeApiError("INVALID_REQUEST", "unknown or malformed message", {
+      issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })),
+    });
+  return parsed.data;
+}
+
+function refuseUpgrade(socket: Duplex, err: unknown): void {
+  const { status, body } = errorBody(err);
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 401 ? "Unauthorized" : status === 429 ? "Too Many Requests" : "Error"}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
+}
+
+/** What every connection shares: the hub, the limits, the identity verifier and the per-user counter. */
+interface WsShared {
+  deps: LegacyWsDeps;
+  connections: ReturnType<typeof connectionCounter>;
+  now: () => number;
+  live: Set<WebSocket>;
+}
+
+/** The upgrades: with a bearer token (verified before the upgrade) or anonymous (counted per address). */
+class LegacyWsServer {
+  private readonly shared: WsShared;
+  private readonly unauthenticated: ReturnType<typeof connectionCounter>;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE_BYTES });
+
+  constructor(private readonly deps: LegacyWsDeps) {
+    this.shared = {
+      deps,
+      connections: connectionCounter(deps.limits.connectionsPerUser),
+      now: deps.now ?? Date.now,
+      live: new Set(),
+    };
+    this.unauthenticated = connectionCounter(deps.limits.unauthenticatedPerAddress, "address");
   }
 
-  function serve(
-    ws: WebSocket,
-    pre: { identity: IdentityClaims; release: () => void } | null,
-    releaseAnonymous: () => void,
-  ): void {
-    live.add(ws);
-    let identity = pre?.identity ?? null;
-    let release = pre?.release ?? null;
-    let expiry: NodeJS.Timeout | undefined;
-    const topics = new Set<string>();
-    let alive = true;
-    const send = (msg: unknown) => {
-      if (ws.readyState !== ws.OPEN) return;
-      if (ws.bufferedAmount > limits.maxBufferedBytes) {
-        ws.terminate();
+  attach(server: Server): void {
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = (req.url ?? "").split("?")[0];
+      if (path !== LEGACY_WS_PATH) {
+        if (server.listenerCount("upgrade") === 1)
+          refuseUpgrade(socket, new ExchangeApiError("ROUTE_NOT_FOUND", `no route ${path.slice(0, 200)}`));
         return;
       }
-      ws.send(JSON.stringify(msg));
-    };
-    const sendError = (err: unknown) => send({ type: "error", error: errorBody(err).body.error });
-    const sub: Subscriber = { send: (e: RealtimeEvent) => send({ type: e.event, id: e.id, data: e.data }) };
-    const ownTopic = () => userTopic({ issuer: identity!.issuer, orgId: identity!.owner, userId: identity!.sub });
-    // the token's end ends the connection, as it ends an SSE stream
-    const expireAt = (exp: number) => {
-      expiry = setTimeout(
-        () => {
-          sendError(
-            new ExchangeApiError("UNAUTHORIZED", "the identity token expired: reconnect with a fresh one", {
-              reason: TOKEN_EXPIRED_CLOSE.reason,
-            }),
-          );
-          ws.close(TOKEN_EXPIRED_CLOSE.code, TOKEN_EXPIRED_CLOSE.reason);
-        },
-        Math.min(2 ** 31 - 1, Math.max(0, exp * 1000 - now())),
-      );
-    };
-    if (identity) {
-      hub.subscribe(sub, [ownTopic()]);
-      expireAt(identity.exp);
+      socket.on("error", () => socket.destroy());
+      const header = req.headers.authorization;
+      if (header === undefined) this.upgradeAnonymous(req, socket, head);
+      else void this.upgradeWithBearer(req, socket, head, header);
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const ws of this.shared.live) ws.terminate();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+
+  private upgradeAnonymous(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    let releaseAnonymous: () => void;
+    try {
+      releaseAnonymous = this.unauthenticated.acquire(this.deps.clientAddress(req), "unauthenticated WebSocket");
+    } catch (err) {
+      refuseUpgrade(socket, err);
+      return;
     }
-    const authTimer = identity
+    socket.once("close", releaseAnonymous);
+    this.wss.handleUpgrade(req, socket, head, (ws) => new WsConnection(this.shared, ws, null, releaseAnonymous));
+  }
+
+  private async upgradeWithBearer(req: IncomingMessage, socket: Duplex, head: Buffer, header: string): Promise<void> {
+    let release: (() => void) | undefined;
+    try {
+      const identity = await this.deps.identity.verify(bearerOf(header));
+      release = this.shared.connections.acquire(userKeyOf(identity), "WebSocket");
+      const r = release;
+      this.wss.handleUpgrade(
+        req,
+        socket,
+        head,
+        (ws) => new WsConnection(this.shared, ws, { identity, release: r }, () => {}),
+      );
+    } catch (err) {
+      release?.();
+      refuseUpgrade(socket, err);
+    }
+  }
+}
+
+/** One connection: its identity (from the upgrade or an auth message), its topics, its timers. */
+class WsConnection {
+  private identity: IdentityClaims | null;
+  private release: (() => void) | null;
+  private expiry: NodeJS.Timeout | undefined;
+  private readonly authTimer: NodeJS.Timeout | null;
+  private readonly topics = new Set<string>();
+  private readonly sub: Subscriber = {
+    send: (e: RealtimeEvent) => this.send({ type: e.event, id: e.id, data: e.data }),
+  };
+
+  constructor(
+    private readonly shared: WsShared,
+    private readonly ws: WebSocket,
+    pre: { identity: IdentityClaims; release: () => void } | null,
+    private readonly releaseAnonymous: () => void,
+  ) {
+    const { deps, live } = shared;
+    live.add(ws);
+    this.identity = pre?.identity ?? null;
+    this.release = pre?.release ?? null;
+    if (this.identity) this.start(this.identity);
+    this.authTimer = this.identity
       ? null
       : setTimeout(() => {
-          sendError(
+          this.sendError(
             new ExchangeApiError("UNAUTHORIZED", 'authenticate first: {type:"auth", token}', {
               reason: "auth_timeout",
             }),
           );
           ws.close(1008, "unauthorized");
         }, deps.authTimeoutMs ?? 10_000);
+    let alive = true;
     const heartbeat = setInterval(() => {
       if (!alive) return ws.terminate();
       alive = false;
       ws.ping();
-    }, limits.heartbeatMs);
+    }, deps.limits.heartbeatMs);
     ws.on("pong", () => (alive = true));
     let queue = Promise.resolve();
     ws.on("message", (raw, isBinary) => {
-      queue = queue.then(() => handle(raw.toString(), isBinary)).catch(sendError);
+      queue = queue.then(() => this.handle(parseClientMessage(raw.toString(), isBinary))).catch(this.sendError);
     });
     ws.on("close", () => {
       live.delete(ws);
       clearInterval(heartbeat);
-      if (authTimer) clearTimeout(authTimer);
-      if (expiry) clearTimeout(expiry);
+      if (this.authTimer) clearTimeout(this.authTimer);
+      if (this.expiry) clearTimeout(this.expiry);
       releaseAnonymous();
-      hub.unsubscribe(sub);
-      release?.();
+      deps.hub.unsubscribe(this.sub);
+      this.release?.();
     });
-
-    async function handle(text: string, isBinary: boolean): Promise<void> {
-      if (isBinary) throw new ExchangeApiError("INVALID_REQUEST", "JSON text messages only");
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new ExchangeApiError("INVALID_REQUEST", "a message is one JSON object");
-      }
-      const parsed = clientMessage.safeParse(json);
-      if (!parsed.success)
-        throw new ExchangeApiError("INVALID_REQUEST", "unknown or malformed message", {
-          issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })),
-        });
-      const m = parsed.data;
-      if (m.type === "ping") return send({ type: "pong" });
-      if (m.type === "auth") {
-        if (identity) throw new ExchangeApiError("INVALID_REQUEST", "already authenticated");
-        const claims = await deps.identity.verify(m.token);
-        try {
-          release = connections.acquire(userKeyOf(claims), "WebSocket");
-        } catch (err) {
-          sendError(err);
-          ws.close(1008, "too many connections");
-          return;
-        }
-        identity = claims;
-        if (authTimer) clearTimeout(authTimer);
-        if (ws.readyState !== ws.OPEN) return release();
-        releaseAnonymous();
-        hub.subscribe(sub, [ownTopic()]);
-        expireAt(claims.exp);
-        return send({ type: "authenticated" });
-      }
-      if (!identity)
-        throw new ExchangeApiError("UNAUTHORIZED", 'authenticate first: {type:"auth", token}', {
-          reason: "not_authenticated",
-        });
-      if (m.type === "subscribe") {
-        const fresh = parseSubscribe(
-          m.subscribe,
-          (id) => hub.isMarketTopic(`quote:${id}`),
-          limits.subscriptionsPerConnection,
-          0,
-        ).filter((t) => !topics.has(t));
-        if (topics.size + fresh.length > limits.subscriptionsPerConnection)
-          throw new ExchangeApiError(
-            "INVALID_REQUEST",
-            `at most ${limits.subscriptionsPerConnection} subscriptions per connection`,
-            { field: "subscribe", limit: limits.subscriptionsPerConnection, requested: topics.size + fresh.length },
-          );
-        const afterId = parseLastEventId(m.lastEventId === undefined ? undefined : String(m.lastEventId));
-        for (const t of fresh) topics.add(t);
-        send({ type: "subscribed", topics: [...topics] });
-        const { replay, gaps } = hub.subscribe(sub, fresh, afterId);
-        for (const g of gaps) send({ type: "gap", topic: g.topic, after: g.after });
-        for (const e of replay) sub.send(e);
-        return;
-      }
-      const gone = parseSubscribe(
-        m.subscribe,
-        (id) => hub.isMarketTopic(`quote:${id}`),
-        Number.MAX_SAFE_INTEGER,
-      ).filter((t) => topics.has(t));
-      for (const t of gone) topics.delete(t);
-      hub.unsubscribe(sub, gone);
-      send({ type: "unsubscribed", topics: gone });
-    }
   }
 
-  return {
-    /** Serves upgrades of LEGACY_WS_PATH on `server` (other paths are left to other listeners, or refused). */
-    attach(server: Server): void {
-      server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-        const path = (req.url ?? "").split("?")[0];
-        if (path !== LEGACY_WS_PATH) {
-          if (server.listenerCount("upgrade") === 1)
-            refuseUpgrade(socket, new ExchangeApiError("ROUTE_NOT_FOUND", `no route ${path.slice(0, 200)}`));
-          return;
-        }
-        socket.on("error", () => socket.destroy());
-        const header = req.headers.authorization;
-        if (header === undefined) {
-          let releaseAnonymous: () => void;
-          try {
-            releaseAnonymous = unauthenticated.acquire(deps.clientAddress(req), "unauthenticated WebSocket");
-          } catch (err) {
-            refuseUpgrade(socket, err);
-            return;
-          }
-          socket.once("close", releaseAnonymous);
-          wss.handleUpgrade(req, socket, head, (ws) => serve(ws, null, releaseAnonymous));
-          return;
-        }
-        void (async () => {
-          let release: (() => void) | undefined;
-          try {
-            const identity = await deps.identity.verify(bearerOf(header));
-            release = connections.acquire(userKeyOf(identity), "WebSocket");
-            const r = release;
-            wss.handleUpgrade(req, socket, head, (ws) => serve(ws, { identity, release: r }, () => {}));
-          } catch (err) {
-            release?.();
-            refuseUpgrade(socket, err);
-          }
-        })();
+  private send(msg: unknown): void {
+    const { ws } = this;
+    if (ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > this.shared.deps.limits.maxBufferedBytes) {
+      ws.terminate();
+      return;
+    }
+    ws.send(JSON.stringify(msg));
+  }
+
+  private readonly sendError = (err: unknown): void => this.send({ type: "error", error: errorBody(err).body.error });
+
+  /** The user's own events, until the token's end ends the connection (as it ends an SSE stream). */
+  private start(identity: IdentityClaims): void {
+    this.shared.deps.hub.subscribe(this.sub, [
+      userTopic({ issuer: identity.issuer, orgId: identity.owner, userId: identity.sub }),
+    ]);
+    this.expiry = setTimeout(
+      () => {
+        this.sendError(
+          new ExchangeApiError("UNAUTHORIZED", "the identity token expired: reconnect with a fresh one", {
+            reason: TOKEN_EXPIRED_CLOSE.reason,
+          }),
+        );
+        this.ws.close(TOKEN_EXPIRED_CLOSE.code, TOKEN_EXPIRED_CLOSE.reason);
+      },
+      Math.min(2 ** 31 - 1, Math.max(0, identity.exp * 1000 - this.shared.now())),
+    );
+  }
+
+  private async handle(m: ClientMessage): Promise<void> {
+    if (m.type === "ping") return this.send({ type: "pong" });
+    if (m.type === "auth") return this.authenticate(m.token);
+    if (!this.identity)
+      throw new ExchangeApiError("UNAUTHORIZED", 'authenticate first: {type:"auth", token}', {
+        reason: "not_authenticated",
       });
-    },
-    async close(): Promise<void> {
-      for (const ws of live) ws.terminate();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-    },
-  };
+    if (m.type === "subscribe") return this.subscribe(m.subscribe, m.lastEventId);
+    this.unsubscribe(m.subscribe);
+  }
+
+  private async authenticate(token: string): Promise<void> {
+    if (this.identity) throw new ExchangeApiError("INVALID_REQUEST", "already authenticated");
+    const claims = await this.shared.deps.identity.verify(token);
+    let release: () => void;
+    try {
+      release = this.shared.connections.acquire(userKeyOf(claims), "WebSocket");
+    } catch (err) {
+      this.sendError(err);
+      this.ws.close(1008, "too many connections");
+      return;
+    }
+    this.release = release;
+    this.identity = claims;
+    if (this.authTimer) clearTimeout(this.authTimer);
+    if (this.ws.readyState !== this.ws.OPEN) return release();
+    this.releaseAnonymous();
+    this.start(claims);
+    this.send({ type: "authenticated" });
+  }
+
+  private subscribe(list: string, lastEventId: string | number | undefined): void {
+    const { hub, limits } = this.shared.deps;
+    const { topics } = this;
+    const fresh = parseSubscribe(
+      list,
+      (id) => hub.isMarketTopic(`quote:${id}`),
+      limits.subscriptionsPerConnection,
+      0,
+    ).filter((t) => !topics.has(t));
+    if (topics.size + fresh.length > limits.subscriptionsPerConnection)
+      throw new ExchangeApiError(
+        "INVALID_REQUEST",
+        `at most ${limits.subscriptionsPerConnection} subscriptions per connection`,
+        {
+          field: "subscribe",
+          limit: limits.subscriptionsPerConnection,
+          requested: topics.size + fresh.length,
+        },
+      );
+    const afterId = parseLastEventId(lastEventId === undefined ? undefined : String(lastEventId));
+    for (const t of fresh) topics.add(t);
+    this.send({ type: "subscribed", topics: [...topics] });
+    const { replay, gaps } = hub.subscribe(this.sub, fresh, afterId);
+    for (const g of gaps) this.send({ type: "gap", topic: g.topic, after: g.after });
+    for (const e of replay) this.sub.send(e);
+  }
+
+  private unsubscribe(list: string): void {
+    const { hub } = this.shared.deps;
+    const gone = parseSubscribe(list, (id) => hub.isMarketTopic(`quote:${id}`), Number.MAX_SAFE_INTEGER).filter((t) =>
+      this.topics.has(t),
+    );
+    for (const t of gone) this.topics.delete(t);
+    hub.unsubscribe(this.sub, gone);
+    this.send({ type: "unsubscribed", topics: gone });
+  }
 }
