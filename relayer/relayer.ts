@@ -9,7 +9,13 @@ import type { Clock } from "../runtime/clock";
 import { BRIDGE_ABIS, type BridgeAbis } from "../sdk/bridge-abi";
 import { createFollower } from "./follower";
 import { createProcessor, type ProcessorLogger } from "./processor";
-import { createRelayerStore, type TransferPatch, type TransferRow } from "./store";
+import {
+  createRelayerStore,
+  type RelayerStore,
+  type TransferKind,
+  type TransferPatch,
+  type TransferRow,
+} from "./store";
 import { createSubmitter } from "./submitter";
 import {
   DEFAULT_RELAYER_CONFIG,
@@ -50,26 +56,17 @@ export interface Relayer {
   tick(): Promise<void>;
   /** runs the transfer now if it is due (e.g. a release whose challenge period is over) */
   processNow(kind: "deposit" | "withdrawal", nonce: bigint): Promise<TransferRow | undefined>;
-  store: ReturnType<typeof createRelayerStore>;
+  store: RelayerStore;
 }
 
+type Processor = ReturnType<typeof createProcessor>;
+type Follower = ReturnType<typeof createFollower>;
+
 export function createRelayer(deps: CreateRelayerDeps): Relayer {
-  const given = Object.fromEntries(Object.entries(deps.config ?? {}).filter(([, v]) => v !== undefined));
-  const config: RelayerConfig = {
-    relayerId: `relayer-${randomUUID().slice(0, 8)}`,
-    ...DEFAULT_RELAYER_CONFIG,
-    ...given,
-  };
-  const abis = deps.abis ?? BRIDGE_ABIS;
+  const config = relayerConfig(deps.config);
   const store = createRelayerStore(deps.db);
   const d = deps.deployments;
-  const log = deps.logger;
-  let running = false;
-  let wake: (() => void) | undefined;
-  const wakeUp = () => wake?.();
-  const inflight = new Set<Promise<void>>();
-  const inflightKeys = new Set<string>();
-
+  const workers = new TransferWorkers(config, d.bridge, store, buildProcessor(deps, config, store), deps.logger);
   const follow = (kind: "deposit" | "withdrawal", client: ChainClients, chainId: number) =>
     createFollower({
       kind,
@@ -78,93 +75,13 @@ export function createRelayer(deps: CreateRelayerDeps): Relayer {
       store,
       confirmations: bridgeConfirmationsFor(config.confirmations, chainId),
       maxBlockRange: config.maxBlockRange,
-      logger: log,
-      onNew: wakeUp,
+      logger: deps.logger,
+      onNew: workers.wakeUp,
     });
   const followers = [
     follow("deposit", deps.homeClient, d.home.chainId),
     follow("withdrawal", deps.remoteClient, d.remote.chainId),
   ];
-  const processor = createProcessor({
-    config,
-    logger: log,
-    store,
-    deployment: d,
-    abis,
-    home: {
-      publicClient: deps.homeClient.publicClient,
-      submitter: createSubmitter(deps.homeClient, { clock: deps.clock }),
-    },
-    remote: {
-      publicClient: deps.remoteClient.publicClient,
-      submitter: createSubmitter(deps.remoteClient, { clock: deps.clock }),
-    },
-    signer: deps.coordinator,
-    hsm: deps.hsm,
-    onProgress: deps.onProgress,
-    afterSubmit: deps.afterSubmit,
-    clock: deps.clock,
-  });
-
-  const keyOf = (r: Pick<TransferRow, "kind" | "nonce">) => `${r.kind}:${r.nonce}`;
-  function run(row: TransferRow): Promise<void> {
-    const key = keyOf(row);
-    inflightKeys.add(key);
-    const p = processor.process(row).finally(() => {
-      inflight.delete(p);
-      inflightKeys.delete(key);
-      wakeUp();
-    });
-    inflight.add(p);
-    return p;
-  }
-
-  async function claimRound(): Promise<Promise<void>[]> {
-    const free = config.concurrency - inflight.size;
-    if (free <= 0) return [];
-    const rows = await store.claimDue(d.bridge, config.relayerId, config.leaseMs, free);
-    return rows.map(run);
-  }
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        wake = undefined;
-        resolve();
-      }, ms);
-      wake = () => {
-        clearTimeout(t);
-        wake = undefined;
-        resolve();
-      };
-    });
-
-  async function followLoop(i: number) {
-    let failures = 0;
-    while (running) {
-      try {
-        await followers[i].poll();
-        failures = 0;
-      } catch (err) {
-        if (failures++ % 50 === 0)
-          log.warn({ err: String(err), chainId: followers[i].chainId }, "cannot read the chain; retrying");
-      }
-      await new Promise((r) => setTimeout(r, config.pollIntervalMs * (failures ? 10 : 1)));
-    }
-  }
-
-  async function workLoop() {
-    while (running) {
-      try {
-        await claimRound();
-      } catch (err) {
-        log.warn({ err: String(err) }, "cannot claim transfers; retrying");
-      }
-      // woken at once by a follower's new rows or a finished transfer; otherwise only retries and due
-      // releases are waiting, so the database is not asked more often than claimIntervalMs
-      await sleep(config.claimIntervalMs);
-    }
-  }
 
   let loops: Promise<void>[] = [];
   return {
@@ -172,36 +89,147 @@ export function createRelayer(deps: CreateRelayerDeps): Relayer {
     bridge: d.bridge,
     store,
     start() {
-      if (running) return;
-      running = true;
-      // a restarted relayer (same id) owns nothing in flight: its old leases are free at once
-      const freed = deps.db.query(
-        "UPDATE bridge_relayer_transfers SET lease_owner = NULL, lease_until = NULL WHERE bridge = $1 AND lease_owner = $2",
-        [d.bridge, config.relayerId],
-      );
-      loops = [freed.then(() => workLoop()), followLoop(0), followLoop(1)];
-      log.info({ relayer: config.relayerId, bridge: d.bridge }, "relayer started");
+      if (workers.running) return;
+      workers.running = true;
+      const freed = store.releaseLeasesOf(d.bridge, config.relayerId);
+      loops = [
+        freed.then(() => workers.workLoop()),
+        ...followers.map((f) => followLoop(f, () => workers.running, config.pollIntervalMs, deps.logger)),
+      ];
+      deps.logger.info({ relayer: config.relayerId, bridge: d.bridge }, "relayer started");
     },
     async stop() {
-      running = false;
-      wakeUp();
+      workers.running = false;
+      workers.wakeUp();
       await Promise.all(loops);
-      await Promise.allSettled([...inflight]);
+      await workers.settled();
     },
     async tick() {
       await Promise.all(followers.map((f) => f.poll()));
-      await Promise.all(await claimRound());
+      await Promise.all(await workers.claimRound());
     },
     async processNow(kind, nonce) {
-      if (!inflightKeys.has(`${kind}:${nonce}`)) {
+      if (!workers.isInflight(kind, nonce)) {
         // make it due now, then claim it like any worker would (the lease still protects it)
-        await deps.db.query(
-          "UPDATE bridge_relayer_transfers SET next_attempt_at = now() WHERE bridge = $1 AND kind = $2 AND nonce = $3 AND (lease_until IS NULL OR lease_until < now())",
-          [d.bridge, kind, nonce.toString()],
-        );
-        await Promise.all(await claimRound());
+        await store.makeDue(d.bridge, kind, nonce);
+        await Promise.all(await workers.claimRound());
       }
       return store.get(d.bridge, kind, nonce);
     },
   };
+}
+
+/** The defaults under what the caller gave (an explicit `undefined` keeps the default). */
+function relayerConfig(partial: Partial<RelayerConfig> | undefined): RelayerConfig {
+  const given = Object.fromEntries(Object.entries(partial ?? {}).filter(([, v]) => v !== undefined));
+  return { relayerId: `relayer-${randomUUID().slice(0, 8)}`, ...DEFAULT_RELAYER_CONFIG, ...given };
+}
+
+function buildProcessor(deps: CreateRelayerDeps, config: RelayerConfig, store: RelayerStore): Processor {
+  const side = (client: ChainClients) => ({
+    publicClient: client.publicClient,
+    submitter: createSubmitter(client, { clock: deps.clock }),
+  });
+  return createProcessor({
+    config,
+    logger: deps.logger,
+    store,
+    deployment: deps.deployments,
+    abis: deps.abis ?? BRIDGE_ABIS,
+    home: side(deps.homeClient),
+    remote: side(deps.remoteClient),
+    signer: deps.coordinator,
+    hsm: deps.hsm,
+    onProgress: deps.onProgress,
+    afterSubmit: deps.afterSubmit,
+    clock: deps.clock,
+  });
+}
+
+/** Polls one follower until the relayer stops; a chain that cannot be read is retried 10x slower. */
+async function followLoop(follower: Follower, running: () => boolean, pollIntervalMs: number, log: RelayerLogger) {
+  let failures = 0;
+  while (running()) {
+    try {
+      await follower.poll();
+      failures = 0;
+    } catch (err) {
+      if (failures++ % 50 === 0)
+        log.warn({ err: String(err), chainId: follower.chainId }, "cannot read the chain; retrying");
+    }
+    await new Promise((r) => setTimeout(r, pollIntervalMs * (failures ? 10 : 1)));
+  }
+}
+
+/** Up to `concurrency` transfers in flight, claimed from SQL whenever a slot is free or something woke it. */
+class TransferWorkers {
+  running = false;
+  private wake: (() => void) | undefined;
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly inflightKeys = new Set<string>();
+
+  constructor(
+    private readonly config: RelayerConfig,
+    private readonly bridge: string,
+    private readonly store: RelayerStore,
+    private readonly processor: Processor,
+    private readonly log: RelayerLogger,
+  ) {}
+
+  /** ends the work loop's wait at once (new rows, a finished transfer, stop) */
+  readonly wakeUp = () => this.wake?.();
+
+  isInflight(kind: TransferKind, nonce: bigint): boolean {
+    return this.inflightKeys.has(`${kind}:${nonce}`);
+  }
+
+  async claimRound(): Promise<Promise<void>[]> {
+    const free = this.config.concurrency - this.inflight.size;
+    if (free <= 0) return [];
+    const rows = await this.store.claimDue(this.bridge, this.config.relayerId, this.config.leaseMs, free);
+    return rows.map((row) => this.run(row));
+  }
+
+  async workLoop() {
+    while (this.running) {
+      try {
+        await this.claimRound();
+      } catch (err) {
+        this.log.warn({ err: String(err) }, "cannot claim transfers; retrying");
+      }
+      // woken at once by a follower's new rows or a finished transfer; otherwise only retries and due
+      // releases are waiting, so the database is not asked more often than claimIntervalMs
+      await this.sleep(this.config.claimIntervalMs);
+    }
+  }
+
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  private run(row: TransferRow): Promise<void> {
+    const key = `${row.kind}:${row.nonce}`;
+    this.inflightKeys.add(key);
+    const p = this.processor.process(row).finally(() => {
+      this.inflight.delete(p);
+      this.inflightKeys.delete(key);
+      this.wakeUp();
+    });
+    this.inflight.add(p);
+    return p;
+  }
+
+  private sleep(ms: number) {
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = undefined;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
 }
