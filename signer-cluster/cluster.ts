@@ -123,124 +123,177 @@ async function stopProc(p: Proc | undefined) {
 }
 
 export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
-  const dataDir = resolve(opts.dataDir);
-  const nodeCount = opts.nodeCount ?? 5;
-  const threshold = opts.threshold ?? 3;
-  const timeoutMs = opts.startTimeoutMs ?? 30_000;
-  let chains = opts.chains;
-  const mode = opts.mode ?? "sandbox";
-  const master = resolveKeyHex({
-    name: "BRIDGE_SEAL_KEY",
-    mode,
-    keyHex: opts.sealKeyHex,
-    sandboxFile: join(dirname(dataDir), `${basename(dataDir)}.secrets`, "seal-master.key"),
-  });
-  mkdirSync(join(dataDir, "logs"), { recursive: true, mode: 0o700 });
-  const programs = await bundleServices(join(dataDir, "bin"));
-
-  const indices = Array.from({ length: nodeCount }, (_, i) => i + 1);
-  const ports = new Map<number, number>();
-  for (const i of indices) ports.set(i, opts.basePort ? opts.basePort + i - 1 : await freePort());
-  const nodes: NodeRef[] = indices.map((i) => ({ index: i, url: `http://127.0.0.1:${ports.get(i)}` }));
-  const procs = new Map<number, Proc>();
-  let hsmProc: Proc | undefined;
-  const hsmPort = opts.hsm === false ? 0 : (opts.hsm?.port ?? (await freePort()));
-
-  // never leave orphans behind if the parent exits without calling stop()
-  const killAll = () => {
-    for (const p of procs.values()) p.child.kill("SIGKILL");
-    hsmProc?.child.kill("SIGKILL");
-  };
-  process.once("exit", killAll);
-
-  const nodeEnv = (i: number, extra: Record<string, string> = {}) => ({
-    ...chainsToEnv(chains),
-    MPC_NODE_INDEX: String(i),
-    MPC_NODE_PORT: String(ports.get(i)),
-    MPC_DATA_DIR: join(dataDir, `node-${i}`),
-    MPC_SEAL_KEY: deriveKeyHex(master, `node-${i}`),
-    EXCHANGE_MODE: mode,
-    MPC_THRESHOLD: String(threshold),
-    MPC_PARTICIPANTS: String(nodeCount),
-    ...(opts.nodeEnv?.[i] ?? {}),
-    ...extra,
-  });
-  const startNode = async (i: number, extra?: Record<string, string>) => {
-    await stopProc(procs.get(i));
-    procs.set(
-      i,
-      await spawnService(programs["node.ts"], nodeEnv(i, extra), join(dataDir, "logs", `node-${i}.log`), timeoutMs),
-    );
-  };
-  const startHsm = async () => {
-    if (opts.hsm === false) return;
-    const env = {
-      ...chainsToEnv(chains),
-      MPC_HSM_PORT: String(hsmPort),
-      MPC_DATA_DIR: join(dataDir, "hsm"),
-      MPC_SEAL_KEY: deriveKeyHex(master, "hsm"),
-      EXCHANGE_MODE: mode,
-      MPC_HSM_MIN_AMOUNT_WEI: String(opts.hsm?.minAmountWei ?? 0n),
-    };
-    hsmProc = await spawnService(programs["hsm.ts"], env, join(dataDir, "logs", "hsm.log"), timeoutMs);
-  };
-  const stop = async () => {
-    await Promise.all([...procs.values()].map(stopProc));
-    await stopProc(hsmProc);
-    process.removeListener("exit", killAll);
-  };
-
+  const procs = await ClusterProcesses.prepare(opts);
+  const { nodes, threshold } = procs;
   try {
-    await Promise.all([...indices.map((i) => startNode(i)), startHsm()]);
-    // First start (or a node lost its share): a fresh DKG. Otherwise keep the persisted key.
-    const healths = await Promise.all(
-      nodes.map((n) =>
-        callJson<{ epoch: number; groupPublicKey: { compressed: string } | null }>(`${n.url}/health`, undefined, 5_000),
-      ),
-    );
-    const keysAgree = healths.every(
-      (h) =>
-        h.epoch > 0 &&
-        h.epoch === healths[0].epoch &&
-        h.groupPublicKey?.compressed === healths[0].groupPublicKey?.compressed,
-    );
-    if (!keysAgree) await runDkg({ nodes, threshold });
+    await procs.startAll();
+    await ensureKey(nodes, threshold);
   } catch (err) {
-    await stop();
+    await procs.stop();
     throw err;
   }
-
   const cluster: Cluster = {
     nodes,
     threshold,
     key: await createSigningCoordinator({ nodes, threshold }).getGroupKey(),
     hsm: undefined,
     coordinator: (o = {}) => createSigningCoordinator({ nodes, threshold, ...o }),
-    stopNode: async (i) => {
-      await stopProc(procs.get(i));
-      procs.delete(i);
-    },
-    startNode,
+    stopNode: (i) => procs.stopNode(i),
+    startNode: (i, extra) => procs.startNode(i, extra),
     rotateKey: async () => {
       const result = await runDkg({ nodes, threshold });
       cluster.key = await createSigningCoordinator({ nodes, threshold }).getGroupKey();
       return result;
     },
-    reconfigure: async (next) => {
-      chains = next;
-      await Promise.all([...indices.map((i) => startNode(i)), (async () => (await stopProc(hsmProc), startHsm()))()]);
-    },
-    stop,
-    processIds: () => ({
-      nodes: Object.fromEntries([...procs.entries()].map(([i, p]) => [i, p.child.pid!])),
-      hsm: hsmProc?.child.pid,
-    }),
+    reconfigure: (next) => procs.reconfigure(next),
+    stop: () => procs.stop(),
+    processIds: () => procs.processIds(),
   };
   if (opts.hsm !== false) {
-    const h = await callJson<{ address: `0x${string}` }>(`http://127.0.0.1:${hsmPort}/health`, undefined, 5_000);
-    cluster.hsm = { url: `http://127.0.0.1:${hsmPort}`, address: h.address };
+    const h = await callJson<{ address: `0x${string}` }>(`${procs.hsmUrl}/health`, undefined, 5_000);
+    cluster.hsm = { url: procs.hsmUrl, address: h.address };
   }
   return cluster;
+}
+
+/** First start (or a node lost its share): a fresh DKG. Otherwise keep the persisted key. */
+async function ensureKey(nodes: NodeRef[], threshold: number): Promise<void> {
+  const healths = await Promise.all(
+    nodes.map((n) =>
+      callJson<{ epoch: number; groupPublicKey: { compressed: string } | null }>(`${n.url}/health`, undefined, 5_000),
+    ),
+  );
+  const keysAgree = healths.every(
+    (h) =>
+      h.epoch > 0 &&
+      h.epoch === healths[0].epoch &&
+      h.groupPublicKey?.compressed === healths[0].groupPublicKey?.compressed,
+  );
+  if (!keysAgree) await runDkg({ nodes, threshold });
+}
+
+/** The cluster's processes: each node and the HSM with its own port, directory, log and sealing key. */
+class ClusterProcesses {
+  readonly indices: number[];
+  readonly nodes: NodeRef[];
+  private readonly procs = new Map<number, Proc>();
+  private hsmProc: Proc | undefined;
+  private readonly mode: "sandbox" | "production";
+  private readonly timeoutMs: number;
+
+  private constructor(
+    private readonly opts: ClusterOptions,
+    private readonly dataDir: string,
+    private readonly master: string,
+    private readonly programs: Record<string, string[]>,
+    private readonly ports: Map<number, number>,
+    private readonly hsmPort: number,
+    private chains: BridgeChainsConfig | undefined,
+  ) {
+    this.indices = [...ports.keys()];
+    this.nodes = this.indices.map((i) => ({ index: i, url: `http://127.0.0.1:${ports.get(i)}` }));
+    this.mode = opts.mode ?? "sandbox";
+    this.timeoutMs = opts.startTimeoutMs ?? 30_000;
+    // never leave orphans behind if the parent exits without calling stop()
+    process.once("exit", this.killAll);
+  }
+
+  /** Resolves the master key, bundles the programs and picks the ports (kept across restarts). */
+  static async prepare(opts: ClusterOptions): Promise<ClusterProcesses> {
+    const dataDir = resolve(opts.dataDir);
+    const nodeCount = opts.nodeCount ?? 5;
+    const master = resolveKeyHex({
+      name: "BRIDGE_SEAL_KEY",
+      mode: opts.mode ?? "sandbox",
+      keyHex: opts.sealKeyHex,
+      sandboxFile: join(dirname(dataDir), `${basename(dataDir)}.secrets`, "seal-master.key"),
+    });
+    mkdirSync(join(dataDir, "logs"), { recursive: true, mode: 0o700 });
+    const programs = await bundleServices(join(dataDir, "bin"));
+    const ports = new Map<number, number>();
+    for (let i = 1; i <= nodeCount; i++) ports.set(i, opts.basePort ? opts.basePort + i - 1 : await freePort());
+    const hsmPort = opts.hsm === false ? 0 : (opts.hsm?.port ?? (await freePort()));
+    return new ClusterProcesses(opts, dataDir, master, programs, ports, hsmPort, opts.chains);
+  }
+
+  get threshold(): number {
+    return this.opts.threshold ?? 3;
+  }
+
+  get hsmUrl(): string {
+    return `http://127.0.0.1:${this.hsmPort}`;
+  }
+
+  async startAll(): Promise<void> {
+    await Promise.all([...this.indices.map((i) => this.startNode(i)), this.startHsm()]);
+  }
+
+  async startNode(i: number, extra?: Record<string, string>): Promise<void> {
+    await stopProc(this.procs.get(i));
+    const log = join(this.dataDir, "logs", `node-${i}.log`);
+    this.procs.set(i, await spawnService(this.programs["node.ts"], this.nodeEnv(i, extra), log, this.timeoutMs));
+  }
+
+  async stopNode(i: number): Promise<void> {
+    await stopProc(this.procs.get(i));
+    this.procs.delete(i);
+  }
+
+  /** Restarts every process with new chain settings. */
+  async reconfigure(next: BridgeChainsConfig): Promise<void> {
+    this.chains = next;
+    await Promise.all([
+      ...this.indices.map((i) => this.startNode(i)),
+      stopProc(this.hsmProc).then(() => this.startHsm()),
+    ]);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.procs.values()].map(stopProc));
+    await stopProc(this.hsmProc);
+    process.removeListener("exit", this.killAll);
+  }
+
+  processIds() {
+    return {
+      nodes: Object.fromEntries([...this.procs.entries()].map(([i, p]) => [i, p.child.pid!])),
+      hsm: this.hsmProc?.child.pid,
+    };
+  }
+
+  private async startHsm(): Promise<void> {
+    if (this.opts.hsm === false) return;
+    const env = {
+      ...chainsToEnv(this.chains),
+      MPC_HSM_PORT: String(this.hsmPort),
+      MPC_DATA_DIR: join(this.dataDir, "hsm"),
+      MPC_SEAL_KEY: deriveKeyHex(this.master, "hsm"),
+      EXCHANGE_MODE: this.mode,
+      MPC_HSM_MIN_AMOUNT_WEI: String(this.opts.hsm?.minAmountWei ?? 0n),
+    };
+    const log = join(this.dataDir, "logs", "hsm.log");
+    this.hsmProc = await spawnService(this.programs["hsm.ts"], env, log, this.timeoutMs);
+  }
+
+  private nodeEnv(i: number, extra: Record<string, string> = {}) {
+    return {
+      ...chainsToEnv(this.chains),
+      MPC_NODE_INDEX: String(i),
+      MPC_NODE_PORT: String(this.ports.get(i)),
+      MPC_DATA_DIR: join(this.dataDir, `node-${i}`),
+      MPC_SEAL_KEY: deriveKeyHex(this.master, `node-${i}`),
+      EXCHANGE_MODE: this.mode,
+      MPC_THRESHOLD: String(this.threshold),
+      MPC_PARTICIPANTS: String(this.indices.length),
+      ...(this.opts.nodeEnv?.[i] ?? {}),
+      ...extra,
+    };
+  }
+
+  private readonly killAll = () => {
+    for (const p of this.procs.values()) p.child.kill("SIGKILL");
+    this.hsmProc?.child.kill("SIGKILL");
+  };
 }
 
 if (require.main === module) {

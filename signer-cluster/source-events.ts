@@ -69,93 +69,7 @@ function jsonRpcTransport(url: string) {
 }
 
 export function createSourceEventVerifier(config: BridgeChainsConfig): SourceEventVerifier {
-  const clients = new Map<string, { client: PublicClient; checked?: Promise<void> }>();
-  const clientFor = (ep: ChainEndpoint) => {
-    let entry = clients.get(ep.rpcUrl);
-    if (!entry) {
-      // cacheTime 0: a cached block number would make fresh events look unfinalized (or final too early)
-      entry = { client: createPublicClient({ transport: jsonRpcTransport(ep.rpcUrl), cacheTime: 0 }) };
-      clients.set(ep.rpcUrl, entry);
-    }
-    // The configured chain id is what gets signed as srcChainId: make sure the RPC really serves it.
-    entry.checked ??= entry.client.getChainId().then(
-      (id) => {
-        if (id !== ep.chainId)
-          throw new MpcError("CHAIN_ID_MISMATCH", `RPC ${ep.rpcUrl} serves chain ${id}, configured ${ep.chainId}`);
-      },
-      (err) => {
-        entry!.checked = undefined;
-        throw new MpcError(
-          "CHAIN_UNAVAILABLE",
-          `cannot reach chain ${ep.chainId}`,
-          { chainId: ep.chainId },
-          { cause: err },
-        );
-      },
-    );
-    return entry;
-  };
-
-  async function findLog(ep: ChainEndpoint, contract: Address, kind: "MINT" | "RELEASE", request: SigningRequest) {
-    const { client, checked } = clientFor(ep);
-    await checked;
-    const range =
-      request.blockNumber !== undefined
-        ? { fromBlock: request.blockNumber, toBlock: request.blockNumber }
-        : { fromBlock: ep.fromBlock, toBlock: "latest" as const };
-    let logs, latest: bigint;
-    try {
-      const query =
-        kind === "MINT"
-          ? client.getLogs({
-              address: contract,
-              event: BRIDGE_DEPOSITED,
-              args: { nonce: request.nonce },
-              strict: true,
-              ...range,
-            })
-          : client.getLogs({
-              address: contract,
-              event: BRIDGE_BURNED,
-              args: { nonce: request.nonce },
-              strict: true,
-              ...range,
-            });
-      [logs, latest] = await Promise.all([query, client.getBlockNumber({ cacheTime: 0 })]);
-    } catch (err) {
-      throw new MpcError(
-        "CHAIN_UNAVAILABLE",
-        `cannot query chain ${ep.chainId}`,
-        { chainId: ep.chainId },
-        { cause: err },
-      );
-    }
-    const live = logs.filter(
-      (l) =>
-        !l.removed &&
-        (request.txHash === undefined || l.transactionHash.toLowerCase() === request.txHash.toLowerCase()),
-    );
-    const details = { kind, srcChainId: String(ep.chainId), nonce: String(request.nonce), contract };
-    if (live.length === 0)
-      throw new MpcError(
-        "SOURCE_EVENT_NOT_FOUND",
-        `no ${kind === "MINT" ? "BridgeDeposited" : "BridgeBurned"} event with this nonce on chain ${ep.chainId}`,
-        details,
-      );
-    if (live.length > 1) throw new MpcError("SOURCE_EVENT_AMBIGUOUS", "more than one event with this nonce", details);
-    const log = live[0];
-    const depth = latest - log.blockNumber;
-    const needed = ep.confirmations ?? config.confirmations;
-    if (depth < BigInt(needed))
-      throw new MpcError("SOURCE_EVENT_NOT_FINAL", `event has ${depth} confirmations, needs ${needed}`, {
-        ...details,
-        blockNumber: String(log.blockNumber),
-        latestBlock: String(latest),
-        confirmations: needed,
-      });
-    return log;
-  }
-
+  const clients = new CheckedClients();
   return {
     async verify(request, keyEpoch) {
       const { home, remote } = config;
@@ -169,16 +83,11 @@ export function createSourceEventVerifier(config: BridgeChainsConfig): SourceEve
           srcChainId: String(request.srcChainId),
           expected: src.chainId,
         });
-      const log = await findLog(src, srcContract, request.kind, request);
-      const args = log.args as {
-        nonce: bigint;
-        recipient: Address;
-        amount: bigint;
-        dstChainId: bigint;
-        dstContract: Address;
-        token?: Address;
-        homeToken?: Address;
-      };
+      const { client, checked } = clients.clientFor(src);
+      await checked;
+      const { logs, latest } = await queryLogs(client, src, srcContract, request);
+      const log = finalLog(logs, latest, src, srcContract, request, config.confirmations);
+      const args = log.args as EventArgs;
       // The event names its destination; a signer only signs for the destination it is configured for.
       if (args.dstChainId !== BigInt(dst.chainId) || getAddress(args.dstContract) !== getAddress(dstContract))
         throw new MpcError("SOURCE_EVENT_MISMATCH", "the event's destination is not this bridge's destination", {
@@ -207,6 +116,121 @@ export function createSourceEventVerifier(config: BridgeChainsConfig): SourceEve
       };
     },
   };
+}
+
+/** BridgeDeposited's and BridgeBurned's arguments, as far as a message needs them. */
+interface EventArgs {
+  nonce: bigint;
+  recipient: Address;
+  amount: bigint;
+  dstChainId: bigint;
+  dstContract: Address;
+  token?: Address;
+  homeToken?: Address;
+}
+
+/** One client per RPC URL, each checked once to serve the chain id it is configured for. */
+class CheckedClients {
+  private readonly clients = new Map<string, { client: PublicClient; checked?: Promise<void> }>();
+
+  clientFor(ep: ChainEndpoint) {
+    let entry = this.clients.get(ep.rpcUrl);
+    if (!entry) {
+      // cacheTime 0: a cached block number would make fresh events look unfinalized (or final too early)
+      entry = { client: createPublicClient({ transport: jsonRpcTransport(ep.rpcUrl), cacheTime: 0 }) };
+      this.clients.set(ep.rpcUrl, entry);
+    }
+    const checking = entry;
+    // The configured chain id is what gets signed as srcChainId: make sure the RPC really serves it.
+    checking.checked ??= checking.client.getChainId().then(
+      (id) => {
+        if (id !== ep.chainId)
+          throw new MpcError("CHAIN_ID_MISMATCH", `RPC ${ep.rpcUrl} serves chain ${id}, configured ${ep.chainId}`);
+      },
+      (err) => {
+        checking.checked = undefined;
+        throw new MpcError(
+          "CHAIN_UNAVAILABLE",
+          `cannot reach chain ${ep.chainId}`,
+          { chainId: ep.chainId },
+          { cause: err },
+        );
+      },
+    );
+    return checking;
+  }
+}
+
+/** The request's event logs (by nonce, in its block when it names one) and the chain's latest block. */
+async function queryLogs(client: PublicClient, ep: ChainEndpoint, contract: Address, request: SigningRequest) {
+  const range =
+    request.blockNumber !== undefined
+      ? { fromBlock: request.blockNumber, toBlock: request.blockNumber }
+      : { fromBlock: ep.fromBlock, toBlock: "latest" as const };
+  try {
+    const query =
+      request.kind === "MINT"
+        ? client.getLogs({
+            address: contract,
+            event: BRIDGE_DEPOSITED,
+            args: { nonce: request.nonce },
+            strict: true,
+            ...range,
+          })
+        : client.getLogs({
+            address: contract,
+            event: BRIDGE_BURNED,
+            args: { nonce: request.nonce },
+            strict: true,
+            ...range,
+          });
+    const [logs, latest] = await Promise.all([query, client.getBlockNumber({ cacheTime: 0 })]);
+    return { logs, latest };
+  } catch (err) {
+    throw new MpcError(
+      "CHAIN_UNAVAILABLE",
+      `cannot query chain ${ep.chainId}`,
+      { chainId: ep.chainId },
+      { cause: err },
+    );
+  }
+}
+
+type SourceLog = Awaited<ReturnType<typeof queryLogs>>["logs"][number];
+
+/** The one live log of the request (in its transaction when it names one), at least `confirmations` deep. */
+function finalLog(
+  logs: SourceLog[],
+  latest: bigint,
+  ep: ChainEndpoint,
+  contract: Address,
+  request: SigningRequest,
+  confirmations: number,
+): SourceLog {
+  const { kind } = request;
+  const live = logs.filter(
+    (l) =>
+      !l.removed && (request.txHash === undefined || l.transactionHash.toLowerCase() === request.txHash.toLowerCase()),
+  );
+  const details = { kind, srcChainId: String(ep.chainId), nonce: String(request.nonce), contract };
+  if (live.length === 0)
+    throw new MpcError(
+      "SOURCE_EVENT_NOT_FOUND",
+      `no ${kind === "MINT" ? "BridgeDeposited" : "BridgeBurned"} event with this nonce on chain ${ep.chainId}`,
+      details,
+    );
+  if (live.length > 1) throw new MpcError("SOURCE_EVENT_AMBIGUOUS", "more than one event with this nonce", details);
+  const log = live[0];
+  const depth = latest - log.blockNumber;
+  const needed = ep.confirmations ?? confirmations;
+  if (depth < BigInt(needed))
+    throw new MpcError("SOURCE_EVENT_NOT_FINAL", `event has ${depth} confirmations, needs ${needed}`, {
+      ...details,
+      blockNumber: String(log.blockNumber),
+      latestBlock: String(latest),
+      confirmations: needed,
+    });
+  return log;
 }
 
 /** JSON-safe view of a bridge message (bigints as decimal strings). */
