@@ -57,18 +57,33 @@ export async function measureBridgeGas(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const hre: HardhatRuntimeEnvironment = hreArg ?? require("hardhat");
   await hre.run("compile", { quiet: true });
+  const bench = await deployBridge(hre, observe);
+  // in this order: each phase spends what the one before it set up (deposits before mints before burns)
+  const verification = await measureVerification(bench);
+  const mints = await measureDepositsAndMints(bench);
+  const releases = await measureBurnsAndReleases(bench);
+  return { ...verification, ...mints, ...releases };
+}
+
+/** The deployed bridge, its actors and signing keys, and the gas meter every phase uses. */
+interface GasBench {
+  ethers: any;
+  actors: { admin: any; alice: any; bob: any; carol: any; relayer: any };
+  hsm: any;
+  group: Awaited<ReturnType<typeof frostGroup>>;
+  chainId: bigint;
+  contracts: { harness: any; verifier: any; vault: any; minter: any; wrapped: any };
+  addr: { token: Hex; vault: Hex; minter: Hex };
+  gasOf(p: Promise<any>, label?: keyof BridgeGasFigures): Promise<bigint>;
+}
+
+async function deployBridge(hre: HardhatRuntimeEnvironment, observe?: BridgeTxObserver): Promise<GasBench> {
   const { ethers } = hre as any;
   const [admin, alice, bob, carol, relayer] = await ethers.getSigners();
   const hsm = ethers.Wallet.createRandom();
   const group = await frostGroup();
   const chainId: bigint = (await ethers.provider.getNetwork()).chainId;
   const deploy = async (name: string, ...args: unknown[]) => (await ethers.getContractFactory(name)).deploy(...args);
-  const gasOf = async (p: Promise<any>, label?: keyof BridgeGasFigures): Promise<bigint> => {
-    const receipt = await (await p).wait();
-    if (label && observe) await observe(label, receipt.hash);
-    return BigInt(receipt.gasUsed);
-  };
-
   const harness = await deploy("BridgeFrostVerifierHarness");
   const verifier = await deploy("BridgeFrostVerifier", 1n, group.publicKey.x, group.publicKey.y);
   const token = await deploy("BridgeTestToken", "Demo USD", "USD", 6);
@@ -87,26 +102,40 @@ export async function measureBridgeGas(
   const wrapped = await ethers.getContractAt("BridgeWrappedToken", await minter.wrappedTokenOf(addr.token));
   await (await token.mint(alice.address, limit)).wait();
   await (await token.connect(alice).approve(addr.vault, ethers.MaxUint256)).wait();
+  return {
+    ethers,
+    actors: { admin, alice, bob, carol, relayer },
+    hsm,
+    group,
+    chainId,
+    contracts: { harness, verifier, vault, minter, wrapped },
+    addr,
+    async gasOf(p, label) {
+      const receipt = await (await p).wait();
+      if (label && observe) await observe(label, receipt.hash);
+      return BigInt(receipt.gasUsed);
+    },
+  };
+}
 
-  const msg = (kind: 0 | 1, nonce: bigint, recipient: string, amountWei: bigint): BridgeMessage => ({
+/** The message a signer would sign for this bench's deployment (MINT: kind 0, RELEASE: kind 1). */
+function benchMessage(b: GasBench, kind: 0 | 1, nonce: bigint, recipient: string, amountWei: bigint): BridgeMessage {
+  return {
     kind,
-    srcChainId: chainId,
-    srcContract: kind === BridgeMessageKind.MINT ? addr.vault : addr.minter,
-    dstChainId: chainId,
-    dstContract: kind === BridgeMessageKind.MINT ? addr.minter : addr.vault,
+    srcChainId: b.chainId,
+    srcContract: kind === BridgeMessageKind.MINT ? b.addr.vault : b.addr.minter,
+    dstChainId: b.chainId,
+    dstContract: kind === BridgeMessageKind.MINT ? b.addr.minter : b.addr.vault,
     nonce,
-    token: addr.token,
+    token: b.addr.token,
     recipient: recipient as Hex,
     amountWei,
     keyEpoch: 1n,
-  });
-  const mint = (nonce: bigint, to: string, a: bigint, label?: keyof BridgeGasFigures) =>
-    gasOf(
-      minter.connect(relayer).mint(nonce, addr.token, to, a, group.sign(getBridgeMessageDigest(msg(0, nonce, to, a)))),
-      label,
-    );
+  };
+}
 
-  // verification alone
+/** The signature check alone: the library, a cold verifier call, and the cached key as mint/release pay it. */
+async function measureVerification({ contracts: { harness, verifier }, group }: GasBench) {
   const digest = keccak256(toHex("bench"));
   const sig = group.sign(digest);
   const [ok1, frostVerifyLibrary] = await harness.measureVerify(
@@ -120,19 +149,41 @@ export async function measureBridgeGas(
   await (await harness.install(await verifier.getAddress(), 1n)).wait();
   const [mode, signatureCheckPaid] = await harness.measureInstalledCheck(digest, sig);
   if (mode === 0n) throw new Error("the native verifier was not recognised: its key is not cached");
+  return { frostVerifyLibrary, signatureCheckPaid, signatureCheckCall };
+}
 
-  const amount = 1_000n * 10n ** 6n;
-  await (await vault.connect(alice).deposit(addr.token, amount, bob.address, chainId)).wait(); // nonce 1
-  const deposit = await gasOf(vault.connect(alice).deposit(addr.token, amount, bob.address, chainId)); // nonce 2
-  await (await vault.connect(alice).deposit(addr.token, amount, carol.address, chainId)).wait(); // nonce 3
-  await mint(1n, bob.address, amount); // bob holds wrapped now, bitmap word used
-  const mintRepeatRecipient = await mint(2n, bob.address, amount, "mintRepeatRecipient");
-  const mintFreshRecipient = await mint(3n, carol.address, amount, "mintFreshRecipient");
+const AMOUNT = 1_000n * 10n ** 6n;
 
-  await (await minter.connect(bob).burn(await wrapped.getAddress(), amount, alice.address)).wait(); // burn 1
-  const burn = await gasOf(minter.connect(bob).burn(await wrapped.getAddress(), amount / 2n, alice.address), "burn"); // burn 2
+/** Deposits 1..3 on the vault, then their mints: bob's second (steady state) and carol's first. */
+async function measureDepositsAndMints(b: GasBench) {
+  const { vault, minter } = b.contracts;
+  const { alice, bob, carol, relayer } = b.actors;
+  const { addr, chainId } = b;
+  const mint = (nonce: bigint, to: string, a: bigint, label?: keyof BridgeGasFigures) =>
+    b.gasOf(
+      minter
+        .connect(relayer)
+        .mint(nonce, addr.token, to, a, b.group.sign(getBridgeMessageDigest(benchMessage(b, 0, nonce, to, a)))),
+      label,
+    );
+  await (await vault.connect(alice).deposit(addr.token, AMOUNT, bob.address, chainId)).wait(); // nonce 1
+  const deposit = await b.gasOf(vault.connect(alice).deposit(addr.token, AMOUNT, bob.address, chainId)); // nonce 2
+  await (await vault.connect(alice).deposit(addr.token, AMOUNT, carol.address, chainId)).wait(); // nonce 3
+  await mint(1n, bob.address, AMOUNT); // bob holds wrapped now, bitmap word used
+  const mintRepeatRecipient = await mint(2n, bob.address, AMOUNT, "mintRepeatRecipient");
+  const mintFreshRecipient = await mint(3n, carol.address, AMOUNT, "mintFreshRecipient");
+  return { deposit, mintRepeatRecipient, mintFreshRecipient };
+}
+
+/** Burns 1..2 of bob's wrapped tokens, their releases (below and at the HSM threshold), and one execution. */
+async function measureBurnsAndReleases(b: GasBench) {
+  const { vault, minter, wrapped } = b.contracts;
+  const { alice, bob, relayer } = b.actors;
+  const { addr, ethers, hsm } = b;
+  await (await minter.connect(bob).burn(await wrapped.getAddress(), AMOUNT, alice.address)).wait(); // burn 1
+  const burn = await b.gasOf(minter.connect(bob).burn(await wrapped.getAddress(), AMOUNT / 2n, alice.address), "burn"); // burn 2
   const release = (nonce: bigint, a: bigint, withHsm: boolean) => {
-    const d = getBridgeMessageDigest(msg(1, nonce, alice.address, a));
+    const d = getBridgeMessageDigest(benchMessage(b, 1, nonce, alice.address, a));
     const tx = vault
       .connect(relayer)
       .queueRelease(
@@ -140,32 +191,20 @@ export async function measureBridgeGas(
         addr.token,
         alice.address,
         a,
-        group.sign(d),
+        b.group.sign(d),
         withHsm ? hsm.signingKey.sign(d).serialized : "0x",
       );
-    return gasOf(tx, withHsm ? "queueReleaseWithHsm" : "queueRelease");
+    return b.gasOf(tx, withHsm ? "queueReleaseWithHsm" : "queueRelease");
   };
-  const queueRelease = await release(1n, amount, false);
+  const queueRelease = await release(1n, AMOUNT, false);
   const queueReleaseWithHsm = await release(2n, 10n ** 12n, true);
   await ethers.provider.send("evm_increaseTime", [3600]);
   await ethers.provider.send("evm_mine", []);
-  const executeRelease = await gasOf(
-    vault.connect(relayer).executeRelease(1n, addr.token, alice.address, amount),
+  const executeRelease = await b.gasOf(
+    vault.connect(relayer).executeRelease(1n, addr.token, alice.address, AMOUNT),
     "executeRelease",
   );
-
-  return {
-    frostVerifyLibrary,
-    signatureCheckPaid,
-    signatureCheckCall,
-    mintRepeatRecipient,
-    mintFreshRecipient,
-    queueRelease,
-    queueReleaseWithHsm,
-    executeRelease,
-    deposit,
-    burn,
-  };
+  return { burn, queueRelease, queueReleaseWithHsm, executeRelease };
 }
 
 export function formatBridgeGas(f: BridgeGasFigures): string {

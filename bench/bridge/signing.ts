@@ -45,20 +45,7 @@ export async function runSigningBench({ signatures = 200, concurrency = 8 } = {}
   try {
     const vault = await deployEventsStub(chain);
     const minter = getAddress("0x00000000000000000000000000000000000b1d9e");
-    const total = 20 + signatures * 2;
-    // the relayer passes the block and transaction it saw the event in; each signer still checks them
-    const seenAt = new Map<number, { blockNumber: bigint; txHash: `0x${string}` }>();
-    for (let n = 1; n <= total; n++) {
-      const r = await emitDeposit(chain, vault, {
-        nonce: BigInt(n),
-        token: minter,
-        recipient: minter,
-        amountWei: BigInt(n),
-        dstChainId: 31338n,
-        dstContract: minter,
-      });
-      seenAt.set(n, { blockNumber: r.blockNumber, txHash: r.transactionHash });
-    }
+    const seenAt = await emitDeposits(chain, vault, minter, 20 + signatures * 2);
     cluster = await startCluster({
       dataDir,
       hsm: false,
@@ -79,46 +66,78 @@ export async function runSigningBench({ signatures = 200, concurrency = 8 } = {}
       return ms;
     };
     for (let n = 1; n <= 20; n++) await sign(n); // warm-up: JIT, connection pools, noble's precomputed tables
-
-    // latency: one signature at a time
-    const pids = Object.values(cluster.processIds().nodes);
-    const nodeCpu0 = pids.reduce((a, p) => a + processCpuMs(p), 0);
-    const ownCpu0 = process.cpuUsage();
-    const lat: number[] = [];
-    for (let n = 21; n < 21 + signatures; n++) lat.push(await sign(n));
-    lat.sort((a, b) => a - b);
-    const nodeCpuMs = pids.reduce((a, p) => a + processCpuMs(p), 0) - nodeCpu0;
-    const own = process.cpuUsage(ownCpu0);
-    const load = loadavg()[0];
-
-    // throughput: `concurrency` signatures in flight
-    let next = 21 + signatures;
-    const end = 21 + 2 * signatures;
-    const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < end) await sign(next++);
-      }),
-    );
-    const elapsedMs = performance.now() - t0;
+    const latency = await measureLatency(sign, 21, signatures, Object.values(cluster.processIds().nodes));
+    const elapsedMs = await measureThroughput(sign, 21 + signatures, 21 + 2 * signatures, concurrency);
     return {
-      signatures,
-      p50Ms: round(pct(lat, 0.5)),
-      p95Ms: round(pct(lat, 0.95)),
-      p99Ms: round(pct(lat, 0.99)),
-      maxMs: round(lat[lat.length - 1]),
-      meanMs: round(lat.reduce((a, b) => a + b, 0) / lat.length),
+      ...latency,
       concurrency,
       throughputPerMinute: Math.round((signatures / elapsedMs) * 60_000),
-      nodeCpuMsPerSignature: round(nodeCpuMs / signatures),
-      coordinatorCpuMsPerSignature: round((own.user + own.system) / 1000 / signatures),
-      loadAverage: round(load),
     };
   } finally {
     await cluster?.stop();
     await chain.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+type Chain = Awaited<ReturnType<typeof startHardhatChain>>;
+
+/** Deposits 1..total on the events stub; the block and transaction of each, as the relayer would pass them
+ *  (each signer still checks them). */
+async function emitDeposits(chain: Chain, vault: `0x${string}`, minter: `0x${string}`, total: number) {
+  const seenAt = new Map<number, { blockNumber: bigint; txHash: `0x${string}` }>();
+  for (let n = 1; n <= total; n++) {
+    const r = await emitDeposit(chain, vault, {
+      nonce: BigInt(n),
+      token: minter,
+      recipient: minter,
+      amountWei: BigInt(n),
+      dstChainId: 31338n,
+      dstContract: minter,
+    });
+    seenAt.set(n, { blockNumber: r.blockNumber, txHash: r.transactionHash });
+  }
+  return seenAt;
+}
+
+/** One signature at a time for nonces first..first+count-1: the latencies and the CPU they cost. */
+async function measureLatency(sign: (nonce: number) => Promise<number>, first: number, count: number, pids: number[]) {
+  const nodeCpu0 = pids.reduce((a, p) => a + processCpuMs(p), 0);
+  const ownCpu0 = process.cpuUsage();
+  const lat: number[] = [];
+  for (let n = first; n < first + count; n++) lat.push(await sign(n));
+  lat.sort((a, b) => a - b);
+  const nodeCpuMs = pids.reduce((a, p) => a + processCpuMs(p), 0) - nodeCpu0;
+  const own = process.cpuUsage(ownCpu0);
+  const load = loadavg()[0];
+  return {
+    signatures: count,
+    p50Ms: round(pct(lat, 0.5)),
+    p95Ms: round(pct(lat, 0.95)),
+    p99Ms: round(pct(lat, 0.99)),
+    maxMs: round(lat[lat.length - 1]),
+    meanMs: round(lat.reduce((a, b) => a + b, 0) / lat.length),
+    nodeCpuMsPerSignature: round(nodeCpuMs / count),
+    coordinatorCpuMsPerSignature: round((own.user + own.system) / 1000 / count),
+    loadAverage: round(load),
+  };
+}
+
+/** `concurrency` signatures in flight over nonces from..end-1; the elapsed milliseconds. */
+async function measureThroughput(
+  sign: (nonce: number) => Promise<number>,
+  from: number,
+  end: number,
+  concurrency: number,
+) {
+  let next = from;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < end) await sign(next++);
+    }),
+  );
+  return performance.now() - t0;
 }
 
 if (require.main === module) {
