@@ -5,25 +5,22 @@ import type { Hex, TransactionReceipt } from "viem";
 import { BRIDGE_MINTED } from "../sdk/bridge-abi";
 import type { TransferRow } from "./store";
 import { revertOf } from "./submitter";
-import { NotYet, signatureFor, updateRow, type TransferContext } from "./transfer-context";
+import { NotYet, readMinter, sendToMinter, signatureFor, updateRow, type TransferContext } from "./transfer-context";
 
 export async function processDeposit(ctx: TransferContext, row: TransferRow): Promise<void> {
-  const { remote, deployment: d, abis } = ctx.deps;
   const nonce = BigInt(row.nonce);
   const core = await ctx.minterCore();
   if (core.paused) throw new NotYet("the minter is paused");
   const { signature } = await signatureFor(ctx, row, core.keyEpoch);
   let receipt: TransactionReceipt;
   try {
-    receipt = await remote.submitter.send({
-      address: d.remote.minter,
-      abi: abis.minter,
-      functionName: "mint",
-      args: [nonce, row.token, row.recipient, BigInt(row.amount_wei), signature],
-    });
+    receipt = await sendToMinter(ctx, "mint", [nonce, row.token, row.recipient, BigInt(row.amount_wei), signature]);
   } catch (err) {
     if (!(await alreadyMinted(ctx, nonce, err))) throw err;
-    ctx.deps.logger.info({ bridge: d.bridge, nonce: row.nonce }, "deposit already minted; recording it as done");
+    ctx.deps.logger.info(
+      { bridge: ctx.deps.deployment.bridge, nonce: row.nonce },
+      "deposit already minted; recording it as done",
+    );
     await recordMinted(ctx, row, await mintedTx(ctx, nonce));
     return;
   }
@@ -40,13 +37,7 @@ async function alreadyMinted(ctx: TransferContext, nonce: bigint, err: unknown):
   const revert = revertOf(err);
   if (revert?.errorName === "BridgeMinterDepositAlreadyMinted") return true;
   if (revert?.errorName !== "OnChainRevert") return false;
-  const { remote, deployment: d, abis } = ctx.deps;
-  return (await remote.publicClient.readContract({
-    address: d.remote.minter,
-    abi: abis.minter,
-    functionName: "isMinted",
-    args: [nonce],
-  })) as boolean;
+  return readMinter<boolean>(ctx.deps, "isMinted", [nonce]);
 }
 
 /** The transaction that minted deposit `nonce`, from the minter's BridgeMinted log. */

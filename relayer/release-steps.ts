@@ -6,22 +6,24 @@ import { decodeEventLog, type Hex, type TransactionReceipt } from "viem";
 import { BRIDGE_RELEASE_QUEUED, ReleaseStatus } from "../sdk/bridge-abi";
 import type { TransferRow } from "./store";
 import { revertOf } from "./submitter";
-import { NotYet, signatureFor, updateRow, type TransferContext } from "./transfer-context";
+import { NotYet, readVault, sendToVault, signatureFor, updateRow, type TransferContext } from "./transfer-context";
 
 export async function queueRelease(ctx: TransferContext, row: TransferRow): Promise<void> {
   if (await syncRelease(ctx, row)) return;
-  const { home, deployment: d, abis } = ctx.deps;
   const core = await ctx.vaultCore();
   if (core.paused) throw new NotYet("the vault is paused");
   const { signature, hsm } = await signatureFor(ctx, row, core.keyEpoch);
   let receipt: TransactionReceipt;
   try {
-    receipt = await home.submitter.send({
-      address: d.home.vault,
-      abi: abis.vault,
-      functionName: "queueRelease",
-      args: [BigInt(row.nonce), row.token, row.recipient, BigInt(row.amount_wei), signature, hsm ?? "0x"],
-    });
+    const amount = BigInt(row.amount_wei);
+    receipt = await sendToVault(ctx, "queueRelease", [
+      BigInt(row.nonce),
+      row.token,
+      row.recipient,
+      amount,
+      signature,
+      hsm ?? "0x",
+    ]);
   } catch (err) {
     const name = revertOf(err)?.errorName;
     if ((name === "BridgeVaultBurnAlreadyReleased" || name === "OnChainRevert") && (await syncRelease(ctx, row)))
@@ -47,14 +49,9 @@ export async function queueRelease(ctx: TransferContext, row: TransferRow): Prom
 
 export async function executeRelease(ctx: TransferContext, row: TransferRow): Promise<void> {
   if (await syncRelease(ctx, row)) return;
-  const { home, deployment: d, abis } = ctx.deps;
   try {
-    const receipt = await home.submitter.send({
-      address: d.home.vault,
-      abi: abis.vault,
-      functionName: "executeRelease",
-      args: [BigInt(row.nonce), row.token, row.recipient, BigInt(row.amount_wei)],
-    });
+    const args = [BigInt(row.nonce), row.token, row.recipient, BigInt(row.amount_wei)];
+    const receipt = await sendToVault(ctx, "executeRelease", args);
     ctx.deps.afterSubmit?.(row, "executeRelease");
     await updateRow(
       ctx,
@@ -66,7 +63,7 @@ export async function executeRelease(ctx: TransferContext, row: TransferRow): Pr
     const revert = revertOf(err);
     if (revert?.errorName === "BridgeVaultChallengePeriodActive") {
       // the chain's clock decides: wait until its latest block is past readyAt (at least 100 ms)
-      const block = await home.publicClient.getBlock({ blockTag: "latest" });
+      const block = await ctx.deps.home.publicClient.getBlock({ blockTag: "latest" });
       const waitMs = Math.min(
         1_000,
         Math.max(100, (Number(revert.args[1] ?? row.ready_at) - Number(block.timestamp)) * 1_000),
@@ -80,14 +77,8 @@ export async function executeRelease(ctx: TransferContext, row: TransferRow): Pr
 
 /** Brings the row in line with the vault's record of this burn; true when nothing is left to queue. */
 async function syncRelease(ctx: TransferContext, row: TransferRow): Promise<boolean> {
-  const { home, deployment: d, abis } = ctx.deps;
   const nonce = BigInt(row.nonce);
-  const [status] = (await home.publicClient.readContract({
-    address: d.home.vault,
-    abi: abis.vault,
-    functionName: "getRelease",
-    args: [nonce],
-  })) as [number, Hex];
+  const [status] = await readVault<[number, Hex]>(ctx.deps, "getRelease", [nonce]);
   if (status === ReleaseStatus.None) return false;
   if (status === ReleaseStatus.Disputed) await updateRow(ctx, row, { status: "disputed", disputed_at: "now" }, true);
   else if (status === ReleaseStatus.Executed)
@@ -109,14 +100,8 @@ async function syncRelease(ctx: TransferContext, row: TransferRow): Promise<bool
   return true;
 }
 
-async function releaseReadyAt(ctx: TransferContext, nonce: bigint): Promise<bigint> {
-  const { home, deployment: d, abis } = ctx.deps;
-  return (await home.publicClient.readContract({
-    address: d.home.vault,
-    abi: abis.vault,
-    functionName: "releaseReadyAt",
-    args: [nonce],
-  })) as bigint;
+function releaseReadyAt(ctx: TransferContext, nonce: bigint): Promise<bigint> {
+  return readVault<bigint>(ctx.deps, "releaseReadyAt", [nonce]);
 }
 
 /** The wall-clock moment the home chain's clock should reach `readyAt`: the challenge period runs in

@@ -85,25 +85,16 @@ function cached<T>(clock: Clock, read: () => Promise<T>): () => Promise<T> {
 }
 
 export function createTransferContext(deps: ProcessorDeps, clock: Clock): TransferContext {
-  const { deployment: d, abis, home, remote } = deps;
   return {
     deps,
     clock,
     owner: deps.config.relayerId,
     minterCore: cached(clock, async () => {
-      const [, paused, keyEpoch] = (await remote.publicClient.readContract({
-        address: d.remote.minter,
-        abi: abis.minter,
-        functionName: "core",
-      })) as [Address, boolean, bigint, bigint];
+      const [, paused, keyEpoch] = await readMinter<[Address, boolean, bigint, bigint]>(deps, "core");
       return { paused, keyEpoch: Number(keyEpoch) };
     }),
     vaultCore: cached(clock, async () => {
-      const [, paused, , keyEpoch] = (await home.publicClient.readContract({
-        address: d.home.vault,
-        abi: abis.vault,
-        functionName: "core",
-      })) as [Address, boolean, number, bigint];
+      const [, paused, , keyEpoch] = await readVault<[Address, boolean, number, bigint]>(deps, "core");
       return { paused, keyEpoch: Number(keyEpoch) };
     }),
   };
@@ -115,6 +106,32 @@ export async function updateRow(ctx: TransferContext, row: TransferRow, patch: T
   if (!ok) throw new LeaseLost();
   countTransfer(row, patch.status);
   ctx.deps.onProgress?.(row, patch);
+}
+
+/** Reads `functionName(args)` from the minter on the remote chain. */
+export async function readMinter<T>(deps: ProcessorDeps, functionName: string, args?: readonly unknown[]) {
+  const { remote, deployment: d, abis } = deps;
+  const call = { address: d.remote.minter, abi: abis.minter, functionName, ...(args ? { args } : {}) };
+  return (await remote.publicClient.readContract(call as never)) as T;
+}
+
+/** Reads `functionName(args)` from the vault on the home chain. */
+export async function readVault<T>(deps: ProcessorDeps, functionName: string, args?: readonly unknown[]) {
+  const { home, deployment: d, abis } = deps;
+  const call = { address: d.home.vault, abi: abis.vault, functionName, ...(args ? { args } : {}) };
+  return (await home.publicClient.readContract(call as never)) as T;
+}
+
+/** Sends `functionName(args)` to the minter on the remote chain and waits for its receipt. */
+export function sendToMinter(ctx: TransferContext, functionName: SubmitStep, args: readonly unknown[]) {
+  const { remote, deployment: d, abis } = ctx.deps;
+  return remote.submitter.send({ address: d.remote.minter, abi: abis.minter, functionName, args });
+}
+
+/** Sends `functionName(args)` to the vault on the home chain and waits for its receipt. */
+export function sendToVault(ctx: TransferContext, functionName: SubmitStep, args: readonly unknown[]) {
+  const { home, deployment: d, abis } = ctx.deps;
+  return home.submitter.send({ address: d.home.vault, abi: abis.vault, functionName, args });
 }
 
 /** Where the signers find the row's source event. */
@@ -150,13 +167,9 @@ export async function signatureFor(ctx: TransferContext, row: TransferRow, keyEp
 
 /** The HSM's co-signature of a release at or above the token's threshold; null below it. */
 async function hsmCosignature(ctx: TransferContext, row: TransferRow, keyEpoch: number): Promise<Hex | null> {
-  const { home, deployment: d, abis } = ctx.deps;
-  const [, , hsmThresholdWei] = (await home.publicClient.readContract({
-    address: d.home.vault,
-    abi: abis.vault,
-    functionName: "tokenConfig",
-    args: [row.token],
-  })) as [boolean, bigint, bigint, bigint];
+  const [, , hsmThresholdWei] = await readVault<[boolean, bigint, bigint, bigint]>(ctx.deps, "tokenConfig", [
+    row.token,
+  ]);
   if (BigInt(row.amount_wei) < hsmThresholdWei) return null;
   if (!ctx.deps.hsm) throw new NotYet("release needs the HSM co-signature and no HSM is configured");
   return (await ctx.deps.hsm.cosign(sourceRef(row), keyEpoch)).signature;
