@@ -3,17 +3,11 @@
 // relayer is never written by the first one again.
 import type { Address, Hex } from "viem";
 import type { Db, SqlExecutor, SqlParam } from "../db";
+import type { BridgeTransferStatus } from "../sdk/bridge-client";
 
 export type TransferKind = "deposit" | "withdrawal";
-export type TransferStatus =
-  | "deposited"
-  | "burned"
-  | "signed"
-  | "minted"
-  | "release_queued"
-  | "disputed"
-  | "released"
-  | "failed";
+/** The SDK's transfer statuses but "initiated" (the API's own, before any chain event is seen). */
+export type TransferStatus = Exclude<BridgeTransferStatus, "initiated">;
 export const TERMINAL_STATUSES: readonly TransferStatus[] = ["minted", "released", "disputed", "failed"];
 
 export interface ObservedTransfer {

@@ -6,8 +6,15 @@
 import { getAddress, type Hex } from "viem";
 import type { FrostPublic } from "@noble/curves/abstract/frost.js";
 import { BridgeMessageKind, getBridgeMessageDigest, type BridgeMessage } from "../sdk/bridge-message";
-import { describeGroupKey, frost, fromHex, identifierOf, splitFrostSignature } from "../sdk/frost";
-import type { CurvePointWords, FrostSignatureWords } from "../sdk/frost";
+import {
+  describeGroupKey,
+  frost,
+  fromHex,
+  identifierOf,
+  splitFrostSignature,
+  type CurvePointWords,
+  type FrostSignatureWords,
+} from "../sdk/frost";
 import type { NodeRef } from "./dkg";
 import { MpcError, isMpcError, type MpcErrorCode } from "./errors";
 import { aggregateShares, nonceCommitments } from "./frost-shares";
