@@ -209,6 +209,12 @@ export const metrics = {
     labelNames: ["partition"],
     registers: [registry],
   }),
+  partitionCallRetries: new Counter({
+    name: "dex_partition_call_retries_total",
+    help: "Calls an API process sent again to a matcher partition whose answer did not come in time, by method",
+    labelNames: ["method"],
+    registers: [registry],
+  }),
   http503: new Counter({
     name: "dex_http_503_total",
     help: "Answers 503 (each with a Retry-After), by surface and code",

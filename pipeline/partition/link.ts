@@ -2,9 +2,17 @@
 // partition now (request/reply on dex.p<n>.call), its facts polled every second (dex.p<n>.hello), and the
 // signatures an API-key placement needs from the caller's agent key (asked on this process's sign subject).
 // While no leader answers, calls fail with SERVICE_UNAVAILABLE (retryable), never with another answer.
-import { createInbox, RequestError, type NatsConnection, type Subscription } from "@nats-io/nats-core";
+import {
+  ClosedConnectionError,
+  createInbox,
+  RequestError,
+  TimeoutError,
+  type NatsConnection,
+  type Subscription,
+} from "@nats-io/nats-core";
 import type { LocalAccount } from "viem";
 import type { z } from "zod";
+import { metrics } from "../../runtime/metrics";
 import { DexServiceError, type DexFees, type DexService, type MarketSpec } from "../service";
 import { signForPartition, type AwaitingSignature } from "./agent-sign";
 import {
@@ -108,12 +116,71 @@ export interface LinkOptions {
   nc: NatsConnection;
   index: number;
   desk: SignDesk;
-  /** a call unanswered this long fails with SERVICE_UNAVAILABLE (default 10 s) */
+  /** a call of a method that is not RETRIED waits this long for its answer (default 10 s) */
   callTimeoutMs?: number;
+  /** one attempt of a RETRIED method waits this long before it is sent again (default 3 s) */
+  attemptMs?: number;
+  /** a RETRIED method's call gets its answer within this long, else SERVICE_UNAVAILABLE (default 25 s) */
+  callDeadlineMs?: number;
+}
+
+/**
+ * The methods a call may send again when an attempt's answer does not come: the reads, and placeOrder, which
+ * the partition makes idempotent on the intent's orderId (a retry joins the placement still on its way, or
+ * finds the order once it is on the log, on this leader or on the next). Not the cancels or the chain
+ * submissions: a second attempt of those would answer what the first one did as a refusal.
+ */
+const RETRIED: ReadonlySet<MethodName> = new Set<MethodName>([
+  "placeOrder",
+  "getOrder",
+  "findOrderByClientOrderId",
+  "listOrders",
+  "getBalances",
+  "getOrderBook",
+  "getRecentTrades",
+  "getMarketStats",
+  "prepareAgentApproval",
+  "syncChain",
+]);
+const RETRY_PAUSE_MS = 250;
+
+/**
+ * One call, sent again while its answer does not come (the leader's log append waits out a JetStream
+ * stream leader's election, a NATS node's death lost the reply, the leader died with it in flight) for
+ * a RETRIED method, until `callDeadlineMs`: the same message each time (the wire carries no newOrderId, so the
+ * partition looks every placement's orderId up). "No responders" before any attempt was sent means no leader: nothing happened,
+ * SERVICE_UNAVAILABLE at once; after one was sent, the call keeps trying until the deadline.
+ */
+async function callWithRetries(
+  o: LinkOptions,
+  method: MethodName,
+  params: unknown,
+  sign: { subject: string; call: number } | undefined,
+): Promise<string> {
+  const retried = RETRIED.has(method);
+  const timeout = retried ? (o.attemptMs ?? 3_000) : (o.callTimeoutMs ?? 10_000);
+  const end = Date.now() + (retried ? (o.callDeadlineMs ?? 25_000) : timeout);
+  let sent = false;
+  const body = encodeWire({ method, params, ...(sign ? { sign } : {}) });
+  for (;;) {
+    try {
+      const wait = Math.max(100, Math.min(timeout, end - Date.now()));
+      return (await o.nc.request(callSubject(o.index), body, { timeout: wait })).string();
+    } catch (e) {
+      if (!(e instanceof Error)) throw e;
+      // no responders: no process leads the partition now, this attempt did nothing; else its answer was lost
+      if (!sent && noResponders(e)) throw unavailable("no leader", false);
+      sent = true;
+      if (!retried || e instanceof ClosedConnectionError || Date.now() + RETRY_PAUSE_MS >= end)
+        throw unavailable(`${method} unanswered`, true);
+      metrics.partitionCallRetries.inc({ method });
+      // a timeout waited already; anything else (no leader yet, a connection between servers) waits here
+      if (!(e instanceof TimeoutError)) await new Promise((r) => setTimeout(r, RETRY_PAUSE_MS));
+    }
+  }
 }
 
 export function linkPartition(o: LinkOptions): PartitionLink {
-  const timeout = o.callTimeoutMs ?? 10_000;
   let hello: PartitionHello | null = null;
   let up = false;
   let closed = false;
@@ -159,18 +226,10 @@ export function linkPartition(o: LinkOptions): PartitionLink {
       const ticket = agent
         ? o.desk.open({ agent, trader: trader?.toLowerCase() ?? "", symbol: symbol ?? "", side: side ?? "" }, link)
         : null;
-      const body = encodeWire({
-        method,
-        params,
-        ...(ticket ? { sign: { subject: o.desk.subject, call: ticket.call } } : {}),
-      });
+      // one sign ticket for every attempt: a placement still on its way may ask for its signature late
+      const sign = ticket ? { subject: o.desk.subject, call: ticket.call } : undefined;
       try {
-        const m = await o.nc.request(callSubject(o.index), body, { timeout });
-        return decodeAnswer(method, m.string());
-      } catch (e) {
-        if (e instanceof DexServiceError || !(e instanceof Error) || e.message.startsWith("partition:")) throw e;
-        // no responders: no process leads the partition now, nothing happened; else the answer was lost
-        throw noResponders(e) ? unavailable("no leader", false) : unavailable(`${method} unanswered`, true);
+        return decodeAnswer(method, await callWithRetries(o, method, params, sign));
       } finally {
         ticket?.done();
       }

@@ -20,6 +20,7 @@ import {
   type MemoryDexService,
 } from "../../api/testing/memory-dex-service";
 import { ORDER_TYPES, signAgentApproval, signOrder } from "../../sdk/eip712";
+import { metrics } from "../../runtime/metrics";
 import { startNatsCluster, type NatsCluster } from "../replication/nats-cluster";
 import { agentAccount, DexServiceError, type DexEvent, type DexService, type PlaceOrderRequest } from "../service";
 import { callSubject, decodeWire, encodeWire, helloSubject } from "./wire";
@@ -382,6 +383,58 @@ test("routed: a partition that is down makes its markets SERVICE_UNAVAILABLE onl
     assert.equal((await t.routed.getBalances(trader.address)).length, 3);
   } finally {
     await t.close();
+  }
+});
+
+test("routed: a placement whose answer is late or lost is sent again and placed once; a cancel is not sent again", {
+  timeout: 60_000,
+}, async () => {
+  const svc = createMemoryDexService();
+  svc.credit(trader.address, USD, 10n ** 12n);
+  const nc = await natsConnection();
+  // the first placement waits (a log append waiting out a stream leader's election) past 3 attempts
+  let delayMs = 1_000;
+  let answers = true;
+  const slow: DexService = {
+    ...narrowed(svc, ["WETH-USD"]),
+    placeOrder: async (req) => {
+      await new Promise((r) => setTimeout(r, delayMs));
+      return svc.placeOrder(req);
+    },
+  };
+  const server = servePartition({ nc, service: slow, index: 5, isLeader: () => answers });
+  const routed = await createRoutedDexService({
+    routes: [route(["WETH-USD"], 5)],
+    servers: [nats.urls],
+    callTimeoutMs: 1_000,
+    attemptMs: 300,
+    callDeadlineMs: 5_000,
+  });
+  const retries = () => metrics.partitionCallRetries.get().then((m) => m.values.reduce((n, v) => n + v.value, 0));
+  try {
+    const before = await retries();
+    const late = await signedBuy(ETH, 2_000n, 1n);
+    const placed = await routed.placeOrder(late);
+    assert.equal(placed.orderId, late.orderId);
+    assert.equal(svc.placeCalls.length, 1, "the retries joined the placement on its way");
+    assert.ok((await retries()) - before >= 2);
+    // placed, its answer lost (the leader stopped answering meanwhile): the retry finds the order, places nothing
+    delayMs = 200;
+    const lost = await signedBuy(ETH, 2_000n, 1n);
+    setTimeout(() => (answers = false), 50);
+    setTimeout(() => (answers = true), 500);
+    assert.equal((await routed.placeOrder(lost)).orderId, lost.orderId);
+    assert.equal(svc.placeCalls.length, 3, "placed, then looked up once more");
+    assert.equal((await svc.listOrders({ account: trader.address, limit: 100 })).length, 2);
+    // a cancel unanswered is not sent again (a second one would answer ORDER_NOT_OPEN): SERVICE_UNAVAILABLE
+    answers = false;
+    await assert.rejects(
+      routed.cancelOrder({ orderId: late.orderId, account: trader.address, reason: "user_cancelled" }),
+      (e: DexServiceError) => e.code === "SERVICE_UNAVAILABLE",
+    );
+  } finally {
+    routed.close();
+    await server.close();
   }
 });
 

@@ -26,7 +26,10 @@ export interface RoutedDexServiceOptions {
   servers: readonly string[];
   /** how long the start waits for every partition's first answer (default 60 s) */
   readyTimeoutMs?: number;
+  /** link.ts LinkOptions: a call's wait, a retried call's attempt and deadline */
   callTimeoutMs?: number;
+  attemptMs?: number;
+  callDeadlineMs?: number;
   logger?: { warn(o: object, m?: string): void; info(o: object, m?: string): void };
 }
 
@@ -65,7 +68,16 @@ function checkPartitions(o: RoutedDexServiceOptions, hellos: PartitionHello[]): 
 export async function createRoutedDexService(o: RoutedDexServiceOptions): Promise<RoutedDexService> {
   const nc = await connect({ servers: [...o.servers], maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   const desk = new SignDesk(nc);
-  const links = o.routes.map((r) => linkPartition({ nc, index: r.index, desk, callTimeoutMs: o.callTimeoutMs }));
+  const links = o.routes.map((r) =>
+    linkPartition({
+      nc,
+      index: r.index,
+      desk,
+      callTimeoutMs: o.callTimeoutMs,
+      attemptMs: o.attemptMs,
+      callDeadlineMs: o.callDeadlineMs,
+    }),
+  );
   const close = () => {
     for (const l of links) l.close();
     desk.close();

@@ -46,6 +46,8 @@ interface Ctx {
   o: PartitionServerOptions;
   svc: DexService;
   leads: () => boolean;
+  /** the placements on their way (until the log holds them, or they are refused), by the intent's orderId */
+  placing: Map<string, Promise<unknown>>;
 }
 
 function errorBody(e: unknown): { code: string; message: string; details: Record<string, unknown> } {
@@ -81,7 +83,22 @@ function remoteAgent(ctx: Ctx, address: Address, sign: { subject: string; call: 
   }) as LocalAccount;
 }
 
-async function placeOrder(ctx: Ctx, params: unknown, sign: z.infer<typeof callSchema>["sign"]): Promise<unknown> {
+/**
+ * A placement, idempotent on the intent's orderId: an API process sends it again when its answer is late
+ * (link.ts), and the retry joins the placement still on its way here instead of placing it a second time
+ * (the in-memory book already holds it while its log append waits for the quorum); once that placement ended,
+ * a retry (never marked newOrderId) finds the order on the service, as a new leader does after replaying the log.
+ */
+function placeOrder(ctx: Ctx, params: unknown, sign: z.infer<typeof callSchema>["sign"]): Promise<unknown> {
+  const orderId = (params as { orderId: string }).orderId;
+  const onItsWay = ctx.placing.get(orderId);
+  if (onItsWay) return onItsWay;
+  const placed = placeOnce(ctx, params, sign).finally(() => ctx.placing.delete(orderId));
+  ctx.placing.set(orderId, placed);
+  return placed;
+}
+
+async function placeOnce(ctx: Ctx, params: unknown, sign: z.infer<typeof callSchema>["sign"]): Promise<unknown> {
   const w = params as z.infer<(typeof METHODS)["placeOrder"]["params"]>;
   let req: PlaceOrderRequest;
   if (w.kind === "signed") req = w;
@@ -169,7 +186,7 @@ function onCall(ctx: Ctx, msg: Msg): void {
 /** Subscribes to the partition's subjects and publishes its events; close() unsubscribes (the standby's, or a
  *  deposed process's, silence). */
 export function servePartition(o: PartitionServerOptions): PartitionServer {
-  const ctx: Ctx = { o, svc: o.service, leads: o.isLeader ?? (() => true) };
+  const ctx: Ctx = { o, svc: o.service, leads: o.isLeader ?? (() => true), placing: new Map() };
   const subs: Subscription[] = [
     o.nc.subscribe(callSubject(o.index), { callback: (_e, msg) => onCall(ctx, msg) }),
     o.nc.subscribe(helloSubject(o.index), {
