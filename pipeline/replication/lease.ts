@@ -54,50 +54,80 @@ export async function openLeaseBucket(nc: NatsConnection, bucket: string, replic
   }
 }
 
-export async function startLeadership(opts: LeaseOptions): Promise<Leadership> {
-  const now = opts.now ?? (() => performance.now());
-  const kv = await openLeaseBucket(opts.nc, opts.bucket, opts.replicas);
-  const term = `${process.pid}-${randomBytes(6).toString("hex")}`;
-  let revision = 0;
-  let heldSince = -Infinity; // start of the last successful take or renewal
-  let held = false;
-  let deposedReason: string | undefined;
-  let stopped = false;
-  const deposedFns: ((r: string) => void)[] = [];
-  let resolveAcquired!: () => void;
-  const acquired = new Promise<void>((r) => (resolveAcquired = r));
-  const value = () => JSON.stringify({ term, pid: process.pid });
+/** One process's hold on a partition's lease key: taking it (standby), renewing it (leader), losing it. */
+class Lease implements Leadership {
+  readonly term = `${process.pid}-${randomBytes(6).toString("hex")}`;
+  readonly acquired: Promise<void>;
+  deposedReason: string | undefined;
+  private revision = 0;
+  private heldSince = -Infinity; // start of the last successful take or renewal
+  private held = false;
+  private stopped = false;
+  private readonly deposedFns: ((r: string) => void)[] = [];
+  private resolveAcquired!: () => void;
+  private readonly now: () => number;
 
-  const depose = (reason: string) => {
-    if (deposedReason) return;
-    deposedReason = reason;
-    held = false;
-    opts.log?.warn({ term, reason }, "leadership lost");
-    for (const fn of deposedFns) fn(reason);
-  };
+  constructor(
+    private readonly opts: LeaseOptions,
+    private readonly kv: KV,
+  ) {
+    this.now = opts.now ?? (() => performance.now());
+    this.acquired = new Promise<void>((r) => (this.resolveAcquired = r));
+  }
+
+  private value(): string {
+    return JSON.stringify({ term: this.term, pid: process.pid });
+  }
+
+  valid(): boolean {
+    return this.held && !this.deposedReason && this.now() - this.heldSince < this.opts.leaseMs;
+  }
+
+  onDeposed(fn: (reason: string) => void): void {
+    if (this.deposedReason) fn(this.deposedReason);
+    else this.deposedFns.push(fn);
+  }
+
+  depose(reason: string): void {
+    if (this.deposedReason) return;
+    this.deposedReason = reason;
+    this.held = false;
+    this.opts.log?.warn({ term: this.term, reason }, "leadership lost");
+    for (const fn of this.deposedFns) fn(reason);
+  }
+
+  async release(): Promise<void> {
+    this.stopped = true;
+    if (this.held && !this.deposedReason)
+      await this.kv.delete(this.opts.key, { previousSeq: this.revision }).catch(() => undefined);
+    this.held = false;
+  }
 
   /** standby: take the key once its revision stood still for leaseMs (or create it when absent) */
-  const acquire = async () => {
+  async acquire(): Promise<void> {
+    const { kv, opts } = this;
     let seenRev = -1;
-    let seenAt = now();
-    while (!stopped && !held) {
-      const started = now();
+    let seenAt = this.now();
+    while (!this.stopped && !this.held) {
+      const started = this.now();
       try {
         const e = await kv.get(opts.key);
         const live = e && e.operation === "PUT" ? e.revision : 0;
         if (live === 0) {
-          revision = e ? await kv.update(opts.key, value(), e.revision) : await kv.create(opts.key, value());
+          this.revision = e
+            ? await kv.update(opts.key, this.value(), e.revision)
+            : await kv.create(opts.key, this.value());
         } else if (live !== seenRev) {
           seenRev = live;
-          seenAt = now();
-        } else if (now() - seenAt >= opts.leaseMs) {
-          revision = await kv.update(opts.key, value(), live);
+          seenAt = this.now();
+        } else if (this.now() - seenAt >= opts.leaseMs) {
+          this.revision = await kv.update(opts.key, this.value(), live);
         }
-        if (revision > 0) {
-          held = true;
-          heldSince = started;
-          opts.log?.info({ term, revision }, "leadership acquired");
-          resolveAcquired();
+        if (this.revision > 0) {
+          this.held = true;
+          this.heldSince = started;
+          opts.log?.info({ term: this.term, revision: this.revision }, "leadership acquired");
+          this.resolveAcquired();
           return;
         }
       } catch {
@@ -105,45 +135,33 @@ export async function startLeadership(opts: LeaseOptions): Promise<Leadership> {
       }
       await new Promise((r) => setTimeout(r, Math.min(200, opts.leaseMs / 10)));
     }
-  };
+  }
 
-  const renewLoop = async () => {
-    await acquired;
-    while (!stopped && held) {
-      await new Promise((r) => setTimeout(r, opts.leaseMs / 3));
-      if (stopped || !held) return;
+  /** leader: renew every leaseMs/3 while it holds the key */
+  async renew(): Promise<void> {
+    await this.acquired;
+    const { leaseMs } = this.opts;
+    while (!this.stopped && this.held) {
+      await new Promise((r) => setTimeout(r, leaseMs / 3));
+      if (this.stopped || !this.held) return;
       // woken after the lease ran out (a pause): deposed by our own clock, whatever the key says
-      if (now() - heldSince >= opts.leaseMs) return depose("lease lapsed before renewal");
-      const started = now();
+      if (this.now() - this.heldSince >= leaseMs) return this.depose("lease lapsed before renewal");
+      const started = this.now();
       try {
-        revision = await kv.update(opts.key, value(), revision);
-        heldSince = started;
+        this.revision = await this.kv.update(this.opts.key, this.value(), this.revision);
+        this.heldSince = started;
       } catch (err) {
         const msg = String((err as Error).message ?? err);
         // a refused compare-and-set: someone else holds the key now
-        if (/wrong last sequence|10071/i.test(msg)) return depose("lease taken by another process");
+        if (/wrong last sequence|10071/i.test(msg)) return this.depose("lease taken by another process");
         // the cluster did not answer: keep trying while the lease lasts (valid() stops the writes meanwhile)
       }
     }
-  };
-  void acquire().then(renewLoop);
+  }
+}
 
-  return {
-    term,
-    acquired,
-    valid: () => held && !deposedReason && now() - heldSince < opts.leaseMs,
-    get deposedReason() {
-      return deposedReason;
-    },
-    onDeposed(fn) {
-      if (deposedReason) fn(deposedReason);
-      else deposedFns.push(fn);
-    },
-    depose,
-    async release() {
-      stopped = true;
-      if (held && !deposedReason) await kv.delete(opts.key, { previousSeq: revision }).catch(() => undefined);
-      held = false;
-    },
-  };
+export async function startLeadership(opts: LeaseOptions): Promise<Leadership> {
+  const lease = new Lease(opts, await openLeaseBucket(opts.nc, opts.bucket, opts.replicas));
+  void lease.acquire().then(() => lease.renew());
+  return lease;
 }

@@ -128,7 +128,7 @@ export async function openStreamLog<C, M = unknown, S = unknown>(
   // standby: follow the leader's appends until this process holds the lease
   if (!leadership.valid()) await readStream(js, stream, lastSeq + 1, Infinity, apply, leadership.acquired);
   const retryMs = options.retryMs ?? 30_000;
-  const publish = async (payload: Uint8Array, msgID: string, marker: boolean, expected: number): Promise<PubAck> => {
+  const publish: Publish = async (payload, msgID, marker, expected) => {
     const t0 = Date.now();
     for (;;) {
       if (!leadership.valid()) throw new DeposedError(leadership.deposedReason ?? "lease lapsed");
@@ -166,97 +166,125 @@ export async function openStreamLog<C, M = unknown, S = unknown>(
   return writer(options, publish, { count, lastSeq });
 }
 
-function writer<C, M, S>(
-  options: StreamLogOptions<C, M, S>,
-  publish: (payload: Uint8Array, msgID: string, marker: boolean, expected: number) => Promise<PubAck>,
-  at: { count: number; lastSeq: number },
-): RecordLog<C, M> {
-  const { leadership } = options;
-  let { count, lastSeq } = at;
-  let pending: { frame: Buffer; value: unknown; resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
-  let flushing: Promise<void> | undefined;
-  let failure: Error | undefined;
-  let closed = false;
-  let appended = count; // index of the first record not yet sent
-  leadership.onDeposed((reason) => fail(new DeposedError(reason)));
+type Publish = (payload: Uint8Array, msgID: string, marker: boolean, expected: number) => Promise<PubAck>;
 
-  function fail(err: Error) {
-    failure ??= err;
-    for (const w of pending) w.reject(failure);
-    pending = [];
+interface Waiting {
+  frame: Buffer;
+  value: unknown;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+/** The leader's appends: records that arrive while one append is on its way go out together in the next
+ *  (group commit), each message published with the sequence the previous one got as its expected last. */
+class GroupCommit {
+  count: number;
+  closed = false;
+  failure: Error | undefined;
+  flushing: Promise<void> | undefined;
+  private lastSeq: number;
+  private pending: Waiting[] = [];
+  /** index of the first record not yet sent */
+  private appended: number;
+
+  constructor(
+    private readonly leadership: Leadership,
+    private readonly publish: Publish,
+    at: { count: number; lastSeq: number },
+  ) {
+    this.count = at.count;
+    this.appended = at.count;
+    this.lastSeq = at.lastSeq;
+    leadership.onDeposed((reason) => this.fail(new DeposedError(reason)));
   }
-  const flush = async () => {
-    while (pending.length > 0 && !failure) {
+
+  fail(err: Error): void {
+    this.failure ??= err;
+    for (const w of this.pending) w.reject(this.failure);
+    this.pending = [];
+  }
+
+  /** Why an append is refused now (closed, failed, deposed), else undefined. */
+  refusal(): Error | undefined {
+    if (this.closed) return new Error("journal closed");
+    if (this.failure) return this.failure;
+    const l = this.leadership;
+    return l.valid() ? undefined : new DeposedError(l.deposedReason ?? "lease lapsed");
+  }
+
+  appendFrame<T = void>(frame: Buffer, value?: T): Promise<T> {
+    const refused = this.refusal();
+    if (refused) return Promise.reject(refused);
+    this.count++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ frame, value, resolve: resolve as (v: unknown) => void, reject });
+      this.kick();
+    });
+  }
+
+  /** records that arrive in the same tick go out together; one append on its way at a time */
+  private kick(): void {
+    if (this.flushing) return;
+    this.flushing = Promise.resolve()
+      .then(() => this.flush())
+      .finally(() => {
+        this.flushing = undefined;
+        if (this.pending.length > 0 && !this.failure) this.kick();
+      });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0 && !this.failure) {
       let bytes = 0;
       let n = 0;
-      while (n < pending.length && (n === 0 || bytes + pending[n].frame.length <= MAX_MESSAGE_BYTES))
-        bytes += pending[n++].frame.length;
-      const batch = pending.splice(0, n);
-      const first = appended;
+      while (n < this.pending.length && (n === 0 || bytes + this.pending[n].frame.length <= MAX_MESSAGE_BYTES))
+        bytes += this.pending[n++].frame.length;
+      const batch = this.pending.splice(0, n);
       try {
-        const ack = await publish(
-          Buffer.concat(batch.map((w) => w.frame)),
-          `${leadership.term}:${first}`,
-          false,
-          lastSeq,
-        );
-        lastSeq = ack.seq;
-        appended += batch.length;
+        const payload = Buffer.concat(batch.map((w) => w.frame));
+        const ack = await this.publish(payload, `${this.leadership.term}:${this.appended}`, false, this.lastSeq);
+        this.lastSeq = ack.seq;
+        this.appended += batch.length;
       } catch (err) {
-        if (err instanceof DeposedError) leadership.depose(err.message);
+        if (err instanceof DeposedError) this.leadership.depose(err.message);
         for (const w of batch) w.reject(err as Error);
-        fail(err as Error);
+        this.fail(err as Error);
         return;
       }
       for (const w of batch) w.resolve(w.value);
     }
-  };
-  // records that arrive in the same tick go out together; one append on its way at a time
-  const kick = () => {
-    if (flushing) return;
-    flushing = Promise.resolve()
-      .then(flush)
-      .finally(() => {
-        flushing = undefined;
-        if (pending.length > 0 && !failure) kick();
-      });
-  };
-  const refusal = (): Error | undefined =>
-    closed
-      ? new Error("journal closed")
-      : (failure ?? (leadership.valid() ? undefined : new DeposedError(leadership.deposedReason ?? "lease lapsed")));
-  const appendFrame = <T = void>(frame: Buffer, value?: T): Promise<T> => {
-    const refused = refusal();
-    if (refused) return Promise.reject(refused);
-    count++;
-    return new Promise<T>((resolve, reject) => {
-      pending.push({ frame, value, resolve: resolve as (v: unknown) => void, reject });
-      kick();
-    });
-  };
+  }
+}
+
+function writer<C, M, S>(
+  options: StreamLogOptions<C, M, S>,
+  publish: Publish,
+  at: { count: number; lastSeq: number },
+): RecordLog<C, M> {
+  const g = new GroupCommit(options.leadership, publish, at);
   return {
     recovery: { snapshotIndex: 0, replayed: at.count, truncatedBytes: 0, imported: 0 },
     get count() {
-      return count;
+      return g.count;
     },
-    refusal,
-    appendFrame,
+    refusal: () => g.refusal(),
+    appendFrame: <T = void>(frame: Buffer, value?: T) => g.appendFrame<T>(frame, value),
     append(c: C, m?: M) {
       let frame: Buffer;
       try {
-        frame = encodeRecord(m === undefined ? { i: count, c } : { i: count, c, m });
+        frame = encodeRecord(m === undefined ? { i: g.count, c } : { i: g.count, c, m });
       } catch (err) {
         return Promise.reject(new Error(`record cannot be journaled: ${(err as Error).message}`));
       }
-      return appendFrame(frame);
+      return g.appendFrame(frame);
     },
     // the stream is the snapshot's replacement here: every start reads it (docs/decisions/pipeline.md)
     snapshot: async () => undefined,
     async close() {
-      if (closed) return;
-      closed = true;
-      while (flushing) await flushing;
-      if (failure && !(failure instanceof DeposedError)) throw failure;
+      if (g.closed) return;
+      g.closed = true;
+      while (g.flushing) await g.flushing;
+      if (g.failure && !(g.failure instanceof DeposedError)) throw g.failure;
     },
   };
 }
