@@ -32,19 +32,7 @@ export async function queueRelease(ctx: TransferContext, row: TransferRow): Prom
   }
   ctx.deps.afterSubmit?.(row, "queueRelease");
   const readyAt = readyAtOf(receipt) ?? (await releaseReadyAt(ctx, BigInt(row.nonce)));
-  await updateRow(
-    ctx,
-    row,
-    {
-      status: "release_queued",
-      ready_at: readyAt,
-      dst_tx_hash: receipt.transactionHash,
-      release_queued_at: "now",
-      next_attempt_at: await whenChainReaches(ctx, readyAt, receipt.blockNumber),
-      last_error: null,
-    },
-    true,
-  );
+  await recordQueued(ctx, row, readyAt, receipt);
 }
 
 export async function executeRelease(ctx: TransferContext, row: TransferRow): Promise<void> {
@@ -83,21 +71,21 @@ async function syncRelease(ctx: TransferContext, row: TransferRow): Promise<bool
   if (status === ReleaseStatus.Disputed) await updateRow(ctx, row, { status: "disputed", disputed_at: "now" }, true);
   else if (status === ReleaseStatus.Executed)
     await updateRow(ctx, row, { status: "released", released_at: "now" }, true);
-  else if (row.status !== "release_queued") {
-    const readyAt = await releaseReadyAt(ctx, nonce);
-    await updateRow(
-      ctx,
-      row,
-      {
-        status: "release_queued",
-        ready_at: readyAt,
-        release_queued_at: "now",
-        next_attempt_at: await whenChainReaches(ctx, readyAt),
-      },
-      true,
-    );
-  } else return false; // queued, and we know it: time to execute
+  else if (row.status !== "release_queued") await recordQueued(ctx, row, await releaseReadyAt(ctx, nonce));
+  else return false; // queued, and we know it: time to execute
   return true;
+}
+
+/** Records the release as queued (by `receipt`, when this relayer queued it), due once the chain reaches readyAt. */
+async function recordQueued(ctx: TransferContext, row: TransferRow, readyAt: bigint, receipt?: TransactionReceipt) {
+  const patch = {
+    status: "release_queued",
+    ready_at: readyAt,
+    release_queued_at: "now",
+    next_attempt_at: await whenChainReaches(ctx, readyAt, receipt?.blockNumber),
+    ...(receipt ? { dst_tx_hash: receipt.transactionHash, last_error: null } : {}),
+  } as const;
+  await updateRow(ctx, row, patch, true);
 }
 
 function releaseReadyAt(ctx: TransferContext, nonce: bigint): Promise<bigint> {

@@ -14,7 +14,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { z } from "zod";
 import { argsToEnv, loadHsmConfig, type HsmConfig } from "./config";
 import { MpcError } from "./errors";
-import { createJsonServer, hexBytes, listen, uintString, type Logger } from "./http";
+import { createJsonServer, hexBytes, runAsProgram, serverLifecycle, uintString, type Logger } from "./http";
 import { createSourceEventVerifier, messageToJson, signingRequestSchema } from "./source-events";
 import { createSecretBox, type SecretBox } from "../runtime/secret-box";
 
@@ -108,16 +108,7 @@ export function createHsm({ config, logger }: { config: HsmConfig; logger: Logge
   );
   return {
     address: account.address,
-    async start() {
-      const port = await listen(server, config.port, config.host);
-      logger.info({ port, address: account.address }, "listening");
-      return port;
-    },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    ...serverLifecycle(server, config, (port) => logger.info({ port, address: account.address }, "listening")),
   };
 }
 
@@ -125,11 +116,5 @@ if (require.main === module) {
   const config = loadHsmConfig({ ...process.env, ...argsToEnv(process.argv.slice(2)) });
   const logger = pino({ base: { service: "hsm" } });
   const hsm = createHsm({ config, logger });
-  hsm.start().catch((err) => {
-    logger.error({ err: String(err) }, "cannot start");
-    process.exit(1);
-  });
-  const shutdown = () => hsm.stop().then(() => process.exit(0));
-  process.on("SIGTERM", shutdown);
-  process.on("SIGINT", shutdown);
+  runAsProgram(hsm, logger);
 }

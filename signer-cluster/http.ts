@@ -83,6 +83,33 @@ export function listen(server: Server, port: number, host = "127.0.0.1"): Promis
   });
 }
 
+/** A service's start (listen, then its "listening" line from `announce`) and stop (every connection closed). */
+export function serverLifecycle(server: Server, at: { port: number; host?: string }, announce: (port: number) => void) {
+  return {
+    async start() {
+      const port = await listen(server, at.port, at.host);
+      announce(port);
+      return port;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Runs a service as its own process: exits 1 when it cannot start, stops it on SIGTERM and SIGINT. */
+export function runAsProgram(service: { start(): Promise<unknown>; stop(): Promise<void> }, logger: Logger): void {
+  service.start().catch((err) => {
+    logger.error({ err: String(err) }, "cannot start");
+    process.exit(1);
+  });
+  const shutdown = () => service.stop().then(() => process.exit(0));
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+}
+
 // node:http with a keep-alive agent rather than fetch: the coordinator makes 8 calls per signature, and
 // undici's fetch costs several times the CPU of a plain http.request per call.
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });

@@ -20,7 +20,7 @@ import { describeGroupKey } from "../sdk/frost";
 import { argsToEnv, loadNodeConfig, type NodeConfig } from "./config";
 import { createDkgParticipant } from "./dkg-participant";
 import { MpcError } from "./errors";
-import { createJsonServer, listen, type Logger } from "./http";
+import { createJsonServer, runAsProgram, serverLifecycle, type Logger } from "./http";
 import { publicView, readShare, shareFilePath, writeShare, type StoredShare } from "./share-store";
 import { createSigningService } from "./signing-service";
 import { createSourceEventVerifier } from "./source-events";
@@ -86,16 +86,9 @@ export function createSignerNode({ config, logger }: { config: NodeConfig; logge
 
   return {
     server,
-    async start() {
-      const port = await listen(server, config.port, config.host);
-      logger.info({ index: config.index, port, epoch: share?.epoch ?? 0 }, "listening");
-      return port;
-    },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    ...serverLifecycle(server, config, (port) =>
+      logger.info({ index: config.index, port, epoch: share?.epoch ?? 0 }, "listening"),
+    ),
   };
 }
 
@@ -103,11 +96,5 @@ if (require.main === module) {
   const config = loadNodeConfig({ ...process.env, ...argsToEnv(process.argv.slice(2)) });
   const logger = pino({ base: { node: config.index } });
   const node = createSignerNode({ config, logger });
-  node.start().catch((err) => {
-    logger.error({ err: String(err) }, "cannot start");
-    process.exit(1);
-  });
-  const shutdown = () => node.stop().then(() => process.exit(0));
-  process.on("SIGTERM", shutdown);
-  process.on("SIGINT", shutdown);
+  runAsProgram(node, logger);
 }
