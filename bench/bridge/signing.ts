@@ -68,10 +68,14 @@ export async function runSigningBench({ signatures = 200, concurrency = 8 } = {}
     for (let n = 1; n <= 20; n++) await sign(n); // warm-up: JIT, connection pools, noble's precomputed tables
     const latency = await measureLatency(sign, 21, signatures, Object.values(cluster.processIds().nodes));
     const elapsedMs = await measureThroughput(sign, 21 + signatures, 21 + 2 * signatures, concurrency);
+    const { nodeCpuMsPerSignature, coordinatorCpuMsPerSignature, loadAverage, ...latencies } = latency;
     return {
-      ...latency,
+      ...latencies,
       concurrency,
       throughputPerMinute: Math.round((signatures / elapsedMs) * 60_000),
+      nodeCpuMsPerSignature,
+      coordinatorCpuMsPerSignature,
+      loadAverage,
     };
   } finally {
     await cluster?.stop();
