@@ -12,9 +12,7 @@ import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import pino from "pino";
 import { createDb } from "../../db";
-import { createRelayer } from "../../relayer/relayer";
-import { createFrostSigner, createHsmClient } from "../../relayer/signers";
-import { KEYS, startBridgeSystem, waitFor } from "../../test/e2e/bridge-harness";
+import { nativeRelayer, startBridgeSystem, waitFor } from "../../test/e2e/bridge-harness";
 
 const TARGETS = { p50Ms: 100, p95Ms: 250, perMinute: 1_000 };
 const ROOT = path.resolve(__dirname, "../..");
@@ -30,16 +28,11 @@ async function relayerFigures(latencyCount: number, backlog: number, concurrency
   const s = await startBridgeSystem({ userFundsWei: 10n ** 15n });
   const db = await createDb();
   const mintedAt = new Map<string, number>();
-  const c = s.clientsFor(KEYS.relayer);
-  const relayer = createRelayer({
+  const relayer = nativeRelayer(s, {
     config: { relayerId: "bench", pollIntervalMs: 5, concurrency, retryBaseMs: 20, retryMaxMs: 200 },
     logger: pino({ level: "warn" }),
     db,
-    homeClient: c.home,
-    remoteClient: c.remote,
-    coordinator: createFrostSigner(s.cluster.coordinator({ timeoutMs: 5_000 })),
-    hsm: createHsmClient(s.cluster.hsm!.url),
-    deployments: s.relayerDeployment,
+    timeoutMs: 5_000,
     onProgress: (row, patch) => {
       if (patch.status === "minted") mintedAt.set(row.nonce, performance.now());
     },

@@ -10,9 +10,8 @@ import type { Abi } from "viem";
 import { createDb, type Db } from "../../db";
 import { BRIDGE_MINTED } from "../../sdk/bridge-abi";
 import type { RelayerSettings } from "../../relayer/main";
-import { createRelayer, type Relayer } from "../../relayer/relayer";
-import { createFrostSigner, createHsmClient } from "../../relayer/signers";
-import { KEYS, startBridgeSystem, waitFor, type BridgeSystem } from "./bridge-harness";
+import type { Relayer } from "../../relayer/relayer";
+import { KEYS, nativeRelayer, startBridgeSystem, waitFor, type BridgeSystem } from "./bridge-harness";
 
 const ROOT = path.resolve(__dirname, "../..");
 let s: BridgeSystem;
@@ -22,16 +21,11 @@ let relayer: Relayer;
 before(async () => {
   s = await startBridgeSystem();
   db = await createDb();
-  const c = s.clientsFor(KEYS.relayer);
-  relayer = createRelayer({
+  relayer = nativeRelayer(s, {
     config: { relayerId: "faults", retryBaseMs: 100, retryMaxMs: 300 },
     logger: pino({ level: "silent" }),
     db,
-    homeClient: c.home,
-    remoteClient: c.remote,
-    coordinator: createFrostSigner(s.cluster.coordinator({ timeoutMs: 1_000 })),
-    hsm: createHsmClient(s.cluster.hsm!.url),
-    deployments: s.relayerDeployment,
+    timeoutMs: 1_000,
   });
   relayer.start();
 });

@@ -21,6 +21,8 @@ import { spawnHardhatNode, type HardhatNodeProcess } from "../../scripts/chain/n
 import { loadArtifact } from "../../scripts/artifacts";
 import { deployBridge, type BridgeDeployment } from "../../scripts/deploy-bridge";
 import { BRIDGE_ABIS, type BridgeAbis } from "../../sdk/bridge-abi";
+import { createRelayer, type CreateRelayerDeps, type Relayer } from "../../relayer/relayer";
+import { createFrostSigner, createHsmClient } from "../../relayer/signers";
 import type { ChainClients, RelayerDeployment } from "../../relayer/types";
 
 export const KEYS = {
@@ -62,6 +64,35 @@ export interface BridgeSystem {
   burn(amountWei: bigint, recipient?: Address): Promise<{ nonce: bigint; txHash: Hex }>;
   balanceOf(side: "home" | "remote", token: Address, who: Address): Promise<bigint>;
   stop(): Promise<void>;
+}
+
+export interface NativeRelayerOptions
+  extends Pick<CreateRelayerDeps, "config" | "logger" | "db" | "onProgress" | "afterSubmit"> {
+  /** the sending account's clients (default: KEYS.relayer's) */
+  clients?: { home: ChainClients; remote: ChainClients };
+  /** the signing coordinator's per-call timeout (default: the coordinator's) */
+  timeoutMs?: number;
+  /** false: no HSM co-signer */
+  hsm?: false;
+  /** default: the system's native vault/minter pair */
+  deployments?: RelayerDeployment;
+}
+
+/** A relayer of the system's native bridge: FROST signatures from the cluster, the HSM co-signing releases. */
+export function nativeRelayer(s: BridgeSystem, o: NativeRelayerOptions): Relayer {
+  const c = o.clients ?? s.clientsFor(KEYS.relayer);
+  return createRelayer({
+    config: o.config,
+    logger: o.logger,
+    db: o.db,
+    homeClient: c.home,
+    remoteClient: c.remote,
+    coordinator: createFrostSigner(s.cluster.coordinator(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs })),
+    hsm: o.hsm === false ? undefined : createHsmClient(s.cluster.hsm!.url),
+    deployments: o.deployments ?? s.relayerDeployment,
+    onProgress: o.onProgress,
+    afterSubmit: o.afterSubmit,
+  });
 }
 
 export async function startBridgeSystem(

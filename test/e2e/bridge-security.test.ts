@@ -20,10 +20,8 @@ import { TRANSFER_TOKEN_HEADER } from "../../api/bridge/access";
 import { transferLinkMessage } from "../../api/bridge/transfers";
 import { MpcError } from "../../signer-cluster/errors";
 import { createSourceEventVerifier } from "../../signer-cluster/source-events";
-import { createRelayer } from "../../relayer/relayer";
-import { createFrostSigner, createHsmClient } from "../../relayer/signers";
 import { createRelayerStore } from "../../relayer/store";
-import { KEYS, startBridgeSystem, waitFor, type BridgeSystem } from "./bridge-harness";
+import { KEYS, nativeRelayer, startBridgeSystem, waitFor, type BridgeSystem } from "./bridge-harness";
 
 const logger = pino({ level: "silent" });
 let s: BridgeSystem;
@@ -234,15 +232,11 @@ describe("bridge security", () => {
       client.request({ method: "hardhat_mine" as never, params: [`0x${blocks.toString(16)}`] as never });
     const makeRelayer = async (id: string, fromHome: bigint) => {
       const ownDb = await createDb();
-      const c = s.clientsFor(KEYS.relayer2);
-      const relayer = createRelayer({
+      const relayer = nativeRelayer(s, {
         config: { relayerId: id, retryBaseMs: 50, retryMaxMs: 200, confirmations: { 31337: N, 31338: N } },
         logger,
         db: ownDb,
-        homeClient: c.home,
-        remoteClient: c.remote,
-        coordinator: createFrostSigner(s.cluster.coordinator()),
-        hsm: createHsmClient(s.cluster.hsm!.url),
+        clients: s.clientsFor(KEYS.relayer2),
         deployments: { ...s.relayerDeployment, home: { ...s.relayerDeployment.home, fromBlock: fromHome } },
       });
       return { relayer, ownDb };

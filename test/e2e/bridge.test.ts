@@ -17,10 +17,10 @@ import { callJson } from "../../signer-cluster/http";
 import { MpcError } from "../../signer-cluster/errors";
 import { deployCustodyBridge, type CustodyBridgeDeployment } from "../../scripts/deploy-custody";
 import { createRelayer, type Relayer } from "../../relayer/relayer";
-import { createCustodySigner, createFrostSigner, createHsmClient } from "../../relayer/signers";
+import { createCustodySigner, createHsmClient } from "../../relayer/signers";
 import { createRelayerStore } from "../../relayer/store";
 import { BRIDGE_MINTED } from "../../sdk/bridge-abi";
-import { KEYS, startBridgeSystem, waitFor, type BridgeSystem } from "./bridge-harness";
+import { KEYS, nativeRelayer, startBridgeSystem, waitFor, type BridgeSystem } from "./bridge-harness";
 
 const logger = pino({ level: "silent" });
 let s: BridgeSystem;
@@ -102,16 +102,7 @@ before(async () => {
   s = await startBridgeSystem({ challengePeriodSec: 2 });
   db = await createDb();
   const rc = s.clientsFor(KEYS.relayer);
-  relayer = createRelayer({
-    config: { relayerId: "e2e-native", retryMaxMs: 300 },
-    logger,
-    db,
-    homeClient: rc.home,
-    remoteClient: rc.remote,
-    coordinator: createFrostSigner(s.cluster.coordinator()),
-    hsm: createHsmClient(s.cluster.hsm!.url),
-    deployments: s.relayerDeployment,
-  });
+  relayer = nativeRelayer(s, { config: { relayerId: "e2e-native", retryMaxMs: 300 }, logger, db, clients: rc });
   relayer.start();
 
   // the custody tenant's own vault/minter pair, switched by its Safe to the ERC-1271 verifier
@@ -444,17 +435,8 @@ describe("adversarial, through the running system", () => {
   test("the same deposits minted by two relayers at once (separate databases): each minted exactly once", async () => {
     const makeRelayer = async (id: string, key: Hex) => {
       const ownDb = await createDb();
-      const c = s.clientsFor(key);
-      const r = createRelayer({
-        config: { relayerId: id, retryMaxMs: 300 },
-        logger,
-        db: ownDb,
-        homeClient: c.home,
-        remoteClient: c.remote,
-        coordinator: createFrostSigner(s.cluster.coordinator()),
-        hsm: createHsmClient(s.cluster.hsm!.url),
-        deployments: s.relayerDeployment,
-      });
+      const clients = s.clientsFor(key);
+      const r = nativeRelayer(s, { config: { relayerId: id, retryMaxMs: 300 }, logger, db: ownDb, clients });
       return { r, ownDb };
     };
     const [r1, r2] = await Promise.all([makeRelayer("race-1", KEYS.relayer2), makeRelayer("race-2", KEYS.user)]);
@@ -506,14 +488,12 @@ describe("adversarial, through the running system", () => {
     const c = s.clientsFor(KEYS.relayer2);
     const seen = new Map<string, string[]>();
     const mk = (id: string) =>
-      createRelayer({
+      nativeRelayer(s, {
         config: { relayerId: id, retryMaxMs: 300 },
         logger,
         db,
-        homeClient: c.home,
-        remoteClient: c.remote,
-        coordinator: createFrostSigner(s.cluster.coordinator()),
-        deployments: s.relayerDeployment,
+        clients: c,
+        hsm: false,
         afterSubmit: (row) => seen.set(row.nonce, [...(seen.get(row.nonce) ?? []), id]),
       });
     await relayer.stop();
