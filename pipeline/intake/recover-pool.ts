@@ -23,9 +23,53 @@ interface Waiter {
   resolve(a: Address | null): void;
 }
 
+interface Slot {
+  worker: ChildProcess;
+  pending: Map<number, Waiter[]>;
+}
+
+/** Whether the helper keeps this process alive: only while an answer is owed. */
+function hold(child: ChildProcess, on: boolean): void {
+  const channel = (child as unknown as { channel?: { ref(): void; unref(): void } }).channel;
+  if (on) {
+    child.ref();
+    channel?.ref();
+  } else {
+    child.unref();
+    channel?.unref();
+  }
+}
+
+function inline(ws: Waiter[]): void {
+  for (const w of ws) w.resolve(recoverSigner(w.digest, w.signature));
+}
+
+/** One helper process; `failed` runs once it errs or exits, after its owed requests were recovered inline. */
+function spawnSlot(entry: string, failed: () => boolean): Slot {
+  // TypeScript entry through tsx's loader; stdin is a pipe only so that the helper exits with us
+  const worker = fork(entry, [], { execArgv: ["--import", "tsx"], stdio: ["pipe", "inherit", "inherit", "ipc"] });
+  hold(worker, false); // idle: never what keeps a process alive
+  const slot: Slot = { worker, pending: new Map<number, Waiter[]>() };
+  worker.on("message", (m: { id: number; signers: (Address | null)[] }) => {
+    const ws = slot.pending.get(m.id);
+    if (!ws) return;
+    slot.pending.delete(m.id);
+    if (slot.pending.size === 0) hold(worker, false);
+    ws.forEach((w, i) => w.resolve(m.signers[i]));
+  });
+  const fail = () => {
+    if (!failed()) return;
+    for (const ws of slot.pending.values()) inline(ws);
+    slot.pending.clear();
+  };
+  worker.on("error", fail);
+  worker.on("exit", fail);
+  return slot;
+}
+
 export function createRecoverPool(threads: number): RecoverPool {
   const entry = path.join(__dirname, "recover-worker.ts");
-  const workers: { worker: ChildProcess; pending: Map<number, Waiter[]> }[] = [];
+  const workers: Slot[] = [];
   let broken = false;
   let closed = false;
   let queue: Waiter[] = [];
@@ -33,45 +77,15 @@ export function createRecoverPool(threads: number): RecoverPool {
   let nextId = 1;
   let turn = 0;
 
-  const hold = (child: ChildProcess, on: boolean) => {
-    const channel = (child as unknown as { channel?: { ref(): void; unref(): void } }).channel;
-    if (on) {
-      child.ref();
-      channel?.ref();
-    } else {
-      child.unref();
-      channel?.unref();
-    }
+  /** the first failure breaks the pool: it and every later request are recovered inline */
+  const breaks = () => {
+    if (broken) return false;
+    broken = true;
+    return true;
   };
-
-  const inline = (ws: Waiter[]) => {
-    for (const w of ws) w.resolve(recoverSigner(w.digest, w.signature));
+  const start = () => {
+    for (let i = 0; i < threads; i++) workers.push(spawnSlot(entry, breaks));
   };
-
-  function start(): void {
-    for (let i = 0; i < threads; i++) {
-      // TypeScript entry through tsx's loader; stdin is a pipe only so that the helper exits with us
-      const worker = fork(entry, [], { execArgv: ["--import", "tsx"], stdio: ["pipe", "inherit", "inherit", "ipc"] });
-      hold(worker, false); // idle: never what keeps a process alive
-      const slot = { worker, pending: new Map<number, Waiter[]>() };
-      worker.on("message", (m: { id: number; signers: (Address | null)[] }) => {
-        const ws = slot.pending.get(m.id);
-        if (!ws) return;
-        slot.pending.delete(m.id);
-        if (slot.pending.size === 0) hold(worker, false);
-        ws.forEach((w, i) => w.resolve(m.signers[i]));
-      });
-      const fail = () => {
-        if (broken) return;
-        broken = true;
-        for (const ws of slot.pending.values()) inline(ws);
-        slot.pending.clear();
-      };
-      worker.on("error", fail);
-      worker.on("exit", fail);
-      workers.push(slot);
-    }
-  }
 
   function flush(): void {
     scheduled = false;
@@ -88,7 +102,7 @@ export function createRecoverPool(threads: number): RecoverPool {
   }
 
   // the helpers boot now (tsx in each takes ~0.5 s on a loaded machine), while the caller's start goes on:
-  // the first order after a restart does not wait for them (issue #13); idle, they keep nothing alive
+  // the first order after a restart does not wait for them; idle, they keep nothing alive
   start();
 
   return {

@@ -164,183 +164,161 @@ export class GasBudget {
   }
 }
 
+type RelayedFunction = "approveAgentWithSig" | "renounceAgentWithSig";
+
 export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
-  const now = deps.now ?? Date.now;
-  const abi = settlementAbi;
-  const chain = defineChain({
-    id: deps.chainId,
-    name: "home",
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [deps.rpcUrl] } },
-  });
-  const account = privateKeyToAccount(deps.relayerKey);
-  const wallet = createWalletClient({ chain, transport: http(deps.rpcUrl), account });
-  // Every send takes the account's next nonce from its lane, one send at a time in nonce order (a node that
-  // mines on arrival refuses a nonce that overtakes: "nonce too high"); receipts are awaited concurrently.
-  const nonces =
-    deps.nonces ??
-    createNonceLane(deps.chainId, account.address, () =>
-      deps.client.getTransactionCount({ address: account.address, blockTag: "pending" }),
-    );
-  if (nonces.chainId !== deps.chainId || nonces.address.toLowerCase() !== account.address.toLowerCase()) {
-    throw new Error(
-      `agent relayer: the nonce lane is ${nonces.address} on chain ${nonces.chainId}, not the relayer's ${account.address} on chain ${deps.chainId}`,
-    );
+  return new SettlementAgentRelayer(deps);
+}
+
+/** The relayer over one Settlement: simulate, reserve, send in nonce order, confirm, charge. */
+class SettlementAgentRelayer implements AgentRelayer {
+  readonly address: Address;
+  private readonly account: ReturnType<typeof privateKeyToAccount>;
+  private readonly chain: ReturnType<typeof defineChain>;
+  private readonly wallet: ReturnType<typeof createWalletClient>;
+  private readonly nonces: NonceLane;
+  private readonly budget: GasBudget;
+
+  constructor(private readonly deps: AgentRelayerDeps) {
+    this.chain = defineChain({
+      id: deps.chainId,
+      name: "home",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [deps.rpcUrl] } },
+    });
+    this.account = privateKeyToAccount(deps.relayerKey);
+    this.address = this.account.address;
+    this.wallet = createWalletClient({ chain: this.chain, transport: http(deps.rpcUrl), account: this.account });
+    // Every send takes the account's next nonce from its lane, one send at a time in nonce order (a node that
+    // mines on arrival refuses a nonce that overtakes: "nonce too high"); receipts are awaited concurrently.
+    const address = this.account.address;
+    this.nonces =
+      deps.nonces ??
+      createNonceLane(deps.chainId, address, () => deps.client.getTransactionCount({ address, blockTag: "pending" }));
+    if (this.nonces.chainId !== deps.chainId || this.nonces.address.toLowerCase() !== address.toLowerCase()) {
+      throw new Error(
+        `agent relayer: the nonce lane is ${this.nonces.address} on chain ${this.nonces.chainId}, not the relayer's ${address} on chain ${deps.chainId}`,
+      );
+    }
+    this.budget = new GasBudget(deps.budget, deps.now ?? Date.now);
   }
 
-  const budget = new GasBudget(deps.budget, now);
+  spent(): AgentRelayerSpend {
+    return this.budget.spent();
+  }
 
-  return {
-    address: account.address,
-    spent: () => budget.spent(),
-    async submit(approval, signature) {
-      await requireFunds(approval.trader);
-      const args = [
-        approval.trader,
-        approval.agent,
-        approval.expiry,
-        approval.nonce,
-        approval.deadline,
-        signature,
-      ] as const;
-      let gas: bigint;
-      try {
-        await deps.client.simulateContract({
-          address: deps.settlement,
-          abi,
-          functionName: "approveAgentWithSig",
-          args,
-          account: account.address,
-        });
-        gas = await deps.client.estimateContractGas({
-          address: deps.settlement,
-          abi,
-          functionName: "approveAgentWithSig",
-          args,
-          account: account.address,
-        });
-      } catch (err) {
+  async submit(approval: AgentApproval, signature: Hex): Promise<{ txHash: Hex; costWei: bigint }> {
+    await this.requireFunds(approval.trader);
+    const a = approval;
+    const args = [a.trader, a.agent, a.expiry, a.nonce, a.deadline, signature] as const;
+    let gas: bigint;
+    try {
+      gas = await this.simulate("approveAgentWithSig", args);
+    } catch (err) {
+      throw new DexServiceError(
+        "INVALID_SIGNATURE",
+        "the contract refuses this agent approval (signature, nonce, deadline or expiry)",
+        {},
+        { cause: err },
+      );
+    }
+    const gasPrice = await this.deps.client.getGasPrice();
+    const owner = approval.trader.toLowerCase();
+    const release = this.budget.reserve(owner, gas * gasPrice);
+    let hash: Hex;
+    try {
+      hash = await this.send("approveAgentWithSig", args, gas);
+    } catch (err) {
+      release();
+      throw unavailable("the agent approval could not be sent", { reason: "relayer_send_failed" }, err);
+    }
+    const r = await this.deps.client.waitForTransactionReceipt({ hash });
+    // The reservation becomes the actual cost (a reverted transaction costs too).
+    const cost = r.gasUsed * r.effectiveGasPrice;
+    release();
+    this.budget.charge(owner, cost);
+    if (r.status !== "success")
+      throw new DexServiceError("INVALID_SIGNATURE", "approveAgentWithSig reverted", { tx_hash: hash });
+    return { txHash: hash, costWei: cost };
+  }
+
+  async renounce(renouncement: AgentRenouncement, signature: Hex): Promise<{ txHash: Hex; costWei: bigint }> {
+    const m = renouncement;
+    const args = [m.trader, m.agent, m.nonce, m.deadline, signature] as const;
+    let gas: bigint;
+    try {
+      gas = await this.simulate("renounceAgentWithSig", args);
+    } catch (err) {
+      // only the contract's refusal is final; anything else (node down, timeout) is worth another try
+      if (contractRefused(err)) {
         throw new DexServiceError(
           "INVALID_SIGNATURE",
-          "the contract refuses this agent approval (signature, nonce, deadline or expiry)",
+          "the contract refuses this agent renouncement (signature, nonce or deadline)",
           {},
           { cause: err },
         );
       }
-      const gasPrice = await deps.client.getGasPrice();
-      const owner = approval.trader.toLowerCase();
-      const release = budget.reserve(owner, gas * gasPrice);
-      let hash: Hex;
-      try {
-        hash = await send("approveAgentWithSig", args, gas);
-      } catch (err) {
-        release();
-        throw new DexServiceError(
-          "SERVICE_UNAVAILABLE",
-          "the agent approval could not be sent",
-          { reason: "relayer_send_failed" },
-          { cause: err },
-        );
-      }
-      const r = await deps.client.waitForTransactionReceipt({ hash });
-      // The reservation becomes the actual cost (a reverted transaction costs too).
-      const cost = r.gasUsed * r.effectiveGasPrice;
-      release();
-      budget.charge(owner, cost);
-      if (r.status !== "success")
-        throw new DexServiceError("INVALID_SIGNATURE", "approveAgentWithSig reverted", { tx_hash: hash });
-      return { txHash: hash, costWei: cost };
-    },
-    async renounce(renouncement, signature) {
-      const m = renouncement;
-      const args = [m.trader, m.agent, m.nonce, m.deadline, signature] as const;
-      let gas: bigint;
-      try {
-        await deps.client.simulateContract({
-          address: deps.settlement,
-          abi,
-          functionName: "renounceAgentWithSig",
-          args,
-          account: account.address,
-        });
-        gas = await deps.client.estimateContractGas({
-          address: deps.settlement,
-          abi,
-          functionName: "renounceAgentWithSig",
-          args,
-          account: account.address,
-        });
-      } catch (err) {
-        // only the contract's refusal is final; anything else (node down, timeout) is worth another try
-        if (contractRefused(err)) {
-          throw new DexServiceError(
-            "INVALID_SIGNATURE",
-            "the contract refuses this agent renouncement (signature, nonce or deadline)",
-            {},
-            { cause: err },
-          );
-        }
-        throw new DexServiceError(
-          "SERVICE_UNAVAILABLE",
-          "the agent renouncement could not be simulated",
-          { reason: "relayer_send_failed" },
-          { cause: err },
-        );
-      }
-      let hash: Hex;
-      try {
-        hash = await send("renounceAgentWithSig", args, gas);
-      } catch (err) {
-        throw new DexServiceError(
-          "SERVICE_UNAVAILABLE",
-          "the agent renouncement could not be sent",
-          { reason: "relayer_send_failed" },
-          { cause: err },
-        );
-      }
-      let r;
-      try {
-        r = await deps.client.waitForTransactionReceipt({ hash });
-      } catch (err) {
-        throw new DexServiceError(
-          "SERVICE_UNAVAILABLE",
-          "the agent renouncement was sent but not confirmed",
-          { reason: "relayer_receipt_failed", tx_hash: hash },
-          { cause: err },
-        );
-      }
-      // No reservation: a renouncement bypasses the caps; what it cost still counts against them.
-      const cost = r.gasUsed * r.effectiveGasPrice;
-      budget.charge(m.trader.toLowerCase(), cost);
-      if (r.status !== "success")
-        throw new DexServiceError("INVALID_SIGNATURE", "renounceAgentWithSig reverted", { tx_hash: hash });
-      return { txHash: hash, costWei: cost };
-    },
-  };
+      throw unavailable("the agent renouncement could not be simulated", { reason: "relayer_send_failed" }, err);
+    }
+    let hash: Hex;
+    try {
+      hash = await this.send("renounceAgentWithSig", args, gas);
+    } catch (err) {
+      throw unavailable("the agent renouncement could not be sent", { reason: "relayer_send_failed" }, err);
+    }
+    let r: Awaited<ReturnType<PublicClient["waitForTransactionReceipt"]>>;
+    try {
+      r = await this.deps.client.waitForTransactionReceipt({ hash });
+    } catch (err) {
+      throw unavailable(
+        "the agent renouncement was sent but not confirmed",
+        { reason: "relayer_receipt_failed", tx_hash: hash },
+        err,
+      );
+    }
+    // No reservation: a renouncement bypasses the caps; what it cost still counts against them.
+    const cost = r.gasUsed * r.effectiveGasPrice;
+    this.budget.charge(m.trader.toLowerCase(), cost);
+    if (r.status !== "success")
+      throw new DexServiceError("INVALID_SIGNATURE", "renounceAgentWithSig reverted", { tx_hash: hash });
+    return { txHash: hash, costWei: cost };
+  }
+
+  /** Simulates the call from the relayer's account (throws the contract's refusal) and returns its gas. */
+  private async simulate(functionName: RelayedFunction, args: readonly unknown[]): Promise<bigint> {
+    const call = {
+      address: this.deps.settlement,
+      abi: settlementAbi,
+      functionName,
+      args,
+      account: this.account.address,
+    } as never;
+    await this.deps.client.simulateContract(call);
+    return this.deps.client.estimateContractGas(call);
+  }
 
   /** FORBIDDEN unless `owner` holds one of the funding minimums in Settlement (a read failure is the node's:
    *  SERVICE_UNAVAILABLE, to be retried). */
-  async function requireFunds(owner: Address): Promise<void> {
-    const minimums = deps.fundingMinimums();
+  private async requireFunds(owner: Address): Promise<void> {
+    const minimums = this.deps.fundingMinimums();
     let balances: bigint[];
     try {
       balances = await Promise.all(
         minimums.map(
           (m) =>
-            deps.client.readContract({
-              address: deps.settlement,
-              abi,
+            this.deps.client.readContract({
+              address: this.deps.settlement,
+              abi: settlementAbi,
               functionName: "balanceOf",
               args: [owner, m.token],
             }) as Promise<bigint>,
         ),
       );
     } catch (err) {
-      throw new DexServiceError(
-        "SERVICE_UNAVAILABLE",
+      throw unavailable(
         "the wallet's funds in Settlement could not be read",
         { reason: "relayer_funds_unreadable" },
-        { cause: err },
+        err,
       );
     }
     if (balances.some((b, i) => b >= minimums[i].minUnits)) return;
@@ -355,15 +333,25 @@ export function createAgentRelayer(deps: AgentRelayerDeps): AgentRelayer {
   }
 
   /** One send with the lane's next nonce; after a failed one the lane reads the count again. */
-  function send(
-    functionName: "approveAgentWithSig" | "renounceAgentWithSig",
-    args: readonly unknown[],
-    gas: bigint,
-  ): Promise<Hex> {
-    return nonces.send((nonce) =>
-      wallet.writeContract({ address: deps.settlement, abi, functionName, args, account, chain, gas, nonce } as never),
+  private send(functionName: RelayedFunction, args: readonly unknown[], gas: bigint): Promise<Hex> {
+    const { account, chain } = this;
+    return this.nonces.send((nonce) =>
+      this.wallet.writeContract({
+        address: this.deps.settlement,
+        abi: settlementAbi,
+        functionName,
+        args,
+        account,
+        chain,
+        gas,
+        nonce,
+      } as never),
     );
   }
+}
+
+function unavailable(message: string, details: Record<string, unknown>, cause: unknown): DexServiceError {
+  return new DexServiceError("SERVICE_UNAVAILABLE", message, details, { cause });
 }
 
 /** Whether a simulation failed because the contract reverted (as opposed to the node or the network). */
