@@ -22,10 +22,12 @@ const area = process.env.HARDHAT_AREA;
 
 const config: HardhatUserConfig = {
   solidity: {
-    version: SOLC_VERSION,
-    settings: {
-      optimizer: { enabled: true, runs: 1000 },
-      evmVersion: "cancun",
+    compilers: [{ version: SOLC_VERSION, settings: { optimizer: { enabled: true, runs: 1000 }, evmVersion: "cancun" } }],
+    overrides: {
+      "contracts/exchange/Settlement.sol": {
+        version: SOLC_VERSION,
+        settings: { optimizer: { enabled: true, runs: 1000 }, evmVersion: "cancun", viaIR: true },
+      },
     },
   },
   // HARDHAT_AREA=exchange|bridge compiles and tests one area alone (contracts/<area>,

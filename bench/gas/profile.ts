@@ -2,10 +2,17 @@
 //   HARDHAT_AREA=exchange npx hardhat run bench/gas/profile.ts            (repeat makers)
 //   FRESH=1 HARDHAT_AREA=exchange npx hardhat run bench/gas/profile.ts    (fresh accounts)
 // Prints gas per trade attributed through the source map; SLOAD/SSTORE/LOG are left out (they are the
-// fixed storage cost), the ecrecover precompile is counted as its 100-gas call. QOP=1 splits "?" by opcode.
+// fixed storage cost), the ecrecover precompile is counted as its 100-gas call. QOP=1 splits "?" by opcode;
+// FN=1 groups by function instead of line, OPS=1 by opcode.
 import hre from "hardhat";
 import { batchOf, deployEnv, fund, newAccounts } from "./scenario";
 import { buildSettleArgs, encodePackedBatch } from "../../sdk/settle-batch";
+/** The name of the last `function` declared before `offset` (FN=1 groups the profile by function). */
+function functionAt(text: string, offset: number): string {
+  const at = text.lastIndexOf("function ", offset);
+  return at < 0 ? "-" : text.slice(at + 9, text.indexOf("(", at));
+}
+
 async function main() {
   const env = await deployEnv(hre);
   const trades = 100;
@@ -73,8 +80,9 @@ async function main() {
     if (file) {
       const text = bi!.input.sources[file]!.content;
       const line = text.slice(0, e.s).split("\n").length;
-      key = `${file.split("/").pop()}:${line}`;
+      key = `${file.split("/").pop()}:${process.env.FN ? functionAt(text, e.s) : line}`;
     }
+    if (process.env.OPS) key = l.op;
     byLine.set(key, (byLine.get(key) ?? 0) + g);
   }
   console.log("gasUsed", r.gasUsed.toString());

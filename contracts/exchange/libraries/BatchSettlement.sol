@@ -104,7 +104,7 @@ library BatchSettlement {
     ) internal {
         uint256 n = orders.length;
         if (signatures.length != n) revert ISettlement.SettlementBatchLengthMismatch(n, signatures.length);
-        BatchContext memory ctx = _begin(s, domainSeparator, batchId, n);
+        BatchContext memory ctx = _begin(s, domainSeparator, batchId);
         ctx.tokens = _allocateTokens(n);
         OrderState[] memory states = _allocateOrders(n);
         // the token table first: an order naming a 256th token is refused before any signature is checked
@@ -113,6 +113,7 @@ library BatchSettlement {
             _copyOrder(orders[i], st, i);
             st.tokenIndexes = (_tokenIndex(ctx.tokens, st.baseToken, i) << 8) | _tokenIndex(ctx.tokens, st.quoteToken, i);
         }
+        ctx.fees = _allocateFees(ctx.tokens.length);
         for (uint256 i; i < n; ++i) {
             _admitOrder(s, ctx, states[i], signatures[i], i);
         }
@@ -132,8 +133,9 @@ library BatchSettlement {
         (address[] memory tokens, uint256 offset) = PackedBatch.readTokens(batch);
         uint256 n;
         (n, offset) = PackedBatch.readCount(batch, offset);
-        BatchContext memory ctx = _begin(s, domainSeparator, batchId, n);
+        BatchContext memory ctx = _begin(s, domainSeparator, batchId);
         ctx.tokens = tokens;
+        ctx.fees = _allocateFees(tokens.length);
         OrderState[] memory states = _allocateOrders(n);
         for (uint256 i; i < n; ++i) {
             offset = _loadPackedOrder(s, ctx, batch, offset, states[i], i);
@@ -155,7 +157,7 @@ library BatchSettlement {
     /// @dev Sequence check and increment, per settle lane (the batch id's top 8 bits): a batch can never apply
     ///      twice or be skipped within its lane; lanes (one per matcher partition's operator) never wait for
     ///      each other. Lane 0, the ids below 2^56, is `config.nextBatchId` (the one-matcher deployment).
-    function _begin(SettlementState storage s, bytes32 domainSeparator, uint64 batchId, uint256 orderCount)
+    function _begin(SettlementState storage s, bytes32 domainSeparator, uint64 batchId)
         private
         returns (BatchContext memory ctx)
     {
@@ -175,8 +177,6 @@ library BatchSettlement {
         ctx.domainSeparator = domainSeparator;
         ctx.minNonceRoot = _slotOf(s.minNonce);
         ctx.nonceBitmapRoot = _slotOf(s.nonceBitmap);
-        // each order receives one token, so a batch has at most as many fee tokens as orders
-        ctx.fees = FeeTotals(new address[](orderCount), new uint256[](orderCount), 0);
         ctx.restrictedFilter = cfg.restrictedFilter;
         ctx.restrictedRoot = RestrictedFills.root(s);
     }
@@ -205,6 +205,11 @@ library BatchSettlement {
             mstore(tokens, add(count, 1))
             mstore(add(tokens, shl(5, add(count, 1))), token)
         }
+    }
+
+    /// @dev Room for the batch's fee totals: every fee token is in the batch's token table.
+    function _allocateFees(uint256 tokenCount) private pure returns (FeeTotals memory) {
+        return FeeTotals(new address[](tokenCount), new uint256[](tokenCount), 0);
     }
 
     /// @dev `n` OrderStates in one block, without Solidity's zeroing of every field: the loaders always
