@@ -83,6 +83,10 @@ async function main() {
       key = `${file.split("/").pop()}:${process.env.FN ? functionAt(text, e.s) : line}`;
     }
     if (process.env.OPS) key = l.op;
+    if (process.env.FNOP) {
+      if (!key.endsWith(`:${process.env.FNOP}`)) continue;
+      key = l.op;
+    }
     byLine.set(key, (byLine.get(key) ?? 0) + g);
   }
   console.log("gasUsed", r.gasUsed.toString());
