@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Long file: the settle loop's phases share the private OrderState and BatchContext layouts; the common case is apart in CommonPath.sol.
 pragma solidity 0.8.28;
 
 import {ISettlement} from "../ISettlement.sol";
@@ -9,6 +10,7 @@ import {FillMath} from "./FillMath.sol";
 import {SignatureValidation} from "./SignatureValidation.sol";
 import {PackedBatch} from "./PackedBatch.sol";
 import {RestrictedFills} from "./RestrictedFills.sol";
+import {CommonPath} from "./CommonPath.sol";
 
 /// @title BatchSettlement
 /// @notice The settle loop: load and verify every order once into memory, apply every fill to internal
@@ -250,52 +252,9 @@ library BatchSettlement {
         }
         bytes calldata signature;
         (signature, next) = PackedBatch.readOrder(batch, offset, ctx.tokens, OrderHashing.ORDER_TYPEHASH, words);
-        (bytes32 h, address recovered, bool admitted) = _admitCommon(ctx, st, signature, index);
-        if (!admitted) _admitHashed(s, ctx, st, signature, index, h, recovered);
-    }
-
-    /// @dev The common case in one pass: hashes `st` and recovers a 65-byte low-s signature (as
-    ///      _hashAndRecover), then admits the order when every check of _admitHashed passes the simple way (hash
-    ///      above the previous one, unexpired, side and flags valid, nonzero trader that signed itself, nonce in
-    ///      its trader's marked word and neither finished nor partial). Otherwise it returns `admitted` false with
-    ///      the hash and the recovered signer, and _admitHashed decides (agents, ERC-1271, unmarked words, prior
-    ///      partial fills, every refusal with its named error), so nothing is checked twice the costly way.
-    function _admitCommon(BatchContext memory ctx, OrderState memory st, bytes calldata signature, uint256 index)
-        private
-        view
-        returns (bytes32 h, address recovered, bool admitted)
-    {
-        (h, recovered) = _hashAndRecover(ctx.domainSeparator, st, signature);
-        bytes32 previous = ctx.previousHash;
-        uint256 nonceBitmapRoot = ctx.nonceBitmapRoot;
-        uint256 perWord = NonceBitmap.NONCES_PER_WORD;
-        uint256 mark = NonceBitmap.MARK;
-        // Memory-safe: reads `st` and writes its orderHash and nonceWordSlot words (allocated by _allocateOrders);
-        // otherwise only scratch space is written.
-        assembly ("memory-safe") {
-            let trader := mload(add(st, 0x20))
-            let simple := and(
-                and(or(iszero(index), gt(h, previous)), gt(mload(add(st, 0xe0)), timestamp())),
-                and(and(lt(mload(add(st, 0x80)), 2), lt(mload(add(st, 0x120)), 2)), and(iszero(iszero(trader)), eq(recovered, trader)))
-            )
-            if simple {
-                let nonce := mload(add(st, 0x100))
-                mstore(0x00, trader)
-                mstore(0x20, nonceBitmapRoot)
-                mstore(0x20, keccak256(0x00, 0x40))
-                let wordIndex := div(nonce, perWord)
-                mstore(0x00, wordIndex)
-                let slot := keccak256(0x00, 0x40)
-                let word := sload(slot)
-                // MARK set (the word is at or above the minimum nonce), the nonce's two bits clear
-                if and(iszero(lt(word, mark)), iszero(and(shr(shl(1, sub(nonce, mul(wordIndex, perWord))), word), 3))) {
-                    mstore(add(st, 0x140), h)
-                    mstore(add(st, 0x200), slot)
-                    admitted := 1
-                }
-            }
-        }
-        if (admitted) ctx.previousHash = h;
+        (bytes32 h, address recovered) = _hashAndRecover(ctx.domainSeparator, st, signature);
+        if (CommonPath.admit(words, h, recovered, ctx.previousHash, index, ctx.nonceBitmapRoot)) ctx.previousHash = h;
+        else _admitHashed(s, ctx, st, signature, index, h, recovered);
     }
 
     /// @dev Hashes the loaded order and admits it (_admitHashed).
@@ -484,7 +443,7 @@ library BatchSettlement {
         uint256 k
     ) private view {
         (bool booked, uint256 baseFee, uint256 quoteFee) =
-            _bookCommon(states, makerIndex, takerIndex, baseAmount, price, ctx.makerFeeBps, ctx.takerFeeBps);
+            CommonPath.book(_addressOf(states), makerIndex, takerIndex, baseAmount, price, ctx.makerFeeBps, ctx.takerFeeBps);
         if (booked) {
             _addPairFees(ctx, states[makerIndex], baseFee, quoteFee);
             _recordFill(ctx, makerIndex, takerIndex, baseAmount, price);
@@ -503,72 +462,6 @@ library BatchSettlement {
         }
         _book(ctx, maker, taker, baseAmount, quoteAmount);
         _recordFill(ctx, makerIndex, takerIndex, baseAmount, price);
-    }
-
-    /// @dev The common case of a fill in one pass: when every check of _applyFill passes (indexes, pair, sides,
-    ///      traders, post-only, both limits, exact quote, minimum fill, neither order overfilled), adds it to both
-    ///      orders' totals as _fill does and returns `booked` with the buyer's fee (base) and the seller's (quote).
-    ///      Otherwise it changes nothing and _applyFill's checks name the error.
-    function _bookCommon(
-        OrderState[] memory states,
-        uint256 makerIndex,
-        uint256 takerIndex,
-        uint256 baseAmount,
-        uint256 price,
-        uint256 makerFeeBps,
-        uint256 takerFeeBps
-    ) private pure returns (bool booked, uint256 baseFee, uint256 quoteFee) {
-        uint256 scale = FillMath.PRICE_SCALE;
-        uint256 minFill = FillMath.MIN_FILL_UNITS;
-        uint256 bps = FillMath.BPS;
-        // Memory-safe: reads the orders of `states` and writes their running totals (filledAfter, paid,
-        // received), words of the structs allocated by _allocateOrders. Fill fields are below 2^128 in both
-        // encodings, so the products below cannot overflow; fees are ceil(received * bps / 10,000), zero at 0 bps.
-        assembly ("memory-safe") {
-            let n := mload(states)
-            if and(lt(makerIndex, n), lt(takerIndex, n)) {
-                let maker := mload(add(states, shl(5, add(makerIndex, 1))))
-                let taker := mload(add(states, shl(5, add(takerIndex, 1))))
-                let takerBuys := iszero(mload(add(taker, 0x80)))
-                let buy := maker
-                let sell := taker
-                if takerBuys {
-                    buy := taker
-                    sell := maker
-                }
-                let product := mul(baseAmount, price)
-                let quote := div(product, scale)
-                let makerAfter := add(mload(add(maker, 0x180)), baseAmount)
-                let takerAfter := add(mload(add(taker, 0x180)), baseAmount)
-                let ok := and(
-                    and(eq(mload(add(maker, 0x40)), mload(add(taker, 0x40))), eq(mload(add(maker, 0x60)), mload(add(taker, 0x60)))),
-                    and(
-                        and(xor(mload(add(maker, 0x80)), mload(add(taker, 0x80))), iszero(eq(mload(add(maker, 0x20)), mload(add(taker, 0x20))))),
-                        iszero(and(mload(add(taker, 0x120)), 1))
-                    )
-                )
-                ok := and(ok, and(iszero(gt(price, mload(add(buy, 0xa0)))), iszero(lt(price, mload(add(sell, 0xa0))))))
-                ok := and(ok, and(iszero(mod(product, scale)), and(iszero(lt(baseAmount, minFill)), iszero(lt(quote, minFill)))))
-                ok := and(ok, and(iszero(gt(makerAfter, mload(add(maker, 0xc0)))), iszero(gt(takerAfter, mload(add(taker, 0xc0))))))
-                if ok {
-                    let buyBps := makerFeeBps
-                    let sellBps := takerFeeBps
-                    if takerBuys {
-                        buyBps := takerFeeBps
-                        sellBps := makerFeeBps
-                    }
-                    baseFee := div(add(mul(baseAmount, buyBps), sub(bps, 1)), bps)
-                    quoteFee := div(add(mul(quote, sellBps), sub(bps, 1)), bps)
-                    mstore(add(maker, 0x180), makerAfter)
-                    mstore(add(taker, 0x180), takerAfter)
-                    mstore(add(buy, 0x1a0), add(mload(add(buy, 0x1a0)), quote))
-                    mstore(add(buy, 0x1c0), add(mload(add(buy, 0x1c0)), sub(baseAmount, baseFee)))
-                    mstore(add(sell, 0x1a0), add(mload(add(sell, 0x1a0)), baseAmount))
-                    mstore(add(sell, 0x1c0), add(mload(add(sell, 0x1c0)), sub(quote, quoteFee)))
-                    booked := 1
-                }
-            }
-        }
     }
 
     // ---------------------------------------------------------------- resale check
@@ -733,7 +626,7 @@ library BatchSettlement {
     ///      debited, each balance slot once per order rather than once per fill. The batch applies only if
     ///      every debit is covered (no balance ever ends negative); then each order's fill state is written.
     function _finish(SettlementState storage s, BatchContext memory ctx, OrderState[] memory states) private {
-        _creditAndRecord(_slotOf(s.balances), ctx.cursor, states);
+        CommonPath.creditAndRecord(_slotOf(s.balances), ctx.cursor, _addressOf(states));
         for (uint256 i; i < states.length; ++i) {
             OrderState memory o = states[i];
             if (o.filledAfter == o.filledBefore) continue;
@@ -754,63 +647,12 @@ library BatchSettlement {
             unchecked {
                 _sstore(slot, payBalance - paid);
             }
-            if (!_recordFinished(o)) _recordFilled(s, o);
+            if (!CommonPath.recordFinished(_addressOf(o))) _recordFilled(s, o);
         }
         _addFee(ctx.fees, ctx.feeBaseToken, ctx.feeBase);
         _addFee(ctx.fees, ctx.feeQuoteToken, ctx.feeQuote);
         _writeFees(s, ctx.fees);
         _emitBatchSettled(ctx);
-    }
-
-    /// @dev Every order's record of BatchSettled (orderHash, trader, base and quote token indexes, side), after
-    ///      the fill records at `cursor`; and for every order filled in this batch, its receipts credited:
-    ///      balances[trader][base for a buy, quote for a sell] += received, the trader's balances slot kept in
-    ///      `balancesSlot` for the debits.
-    function _creditAndRecord(uint256 balancesRoot, uint256 cursor, OrderState[] memory states) private {
-        // Memory-safe: writes the records inside the area allocated by _beginEventData (a record's whole-word
-        // stores spill onto the next record or the spare word), the balancesSlot word of the structs allocated by
-        // _allocateOrders, and scratch space. The credit is unchecked: credits move value that the debits take
-        // from other balances (or the batch reverts), so no balance exceeds the contract's token balance.
-        assembly ("memory-safe") {
-            let n := mload(states)
-            for { let i := 0 } lt(i, n) { i := add(i, 1) } {
-                let o := mload(add(states, shl(5, add(i, 1))))
-                let trader := mload(add(o, 0x20))
-                let side := mload(add(o, 0x80))
-                let p := add(cursor, mul(i, 55))
-                mstore(p, mload(add(o, 0x140)))
-                mstore(add(p, 32), shl(96, trader))
-                mstore(add(p, 52), shl(232, or(shl(8, mload(add(o, 0x220))), side)))
-                if iszero(eq(mload(add(o, 0x180)), mload(add(o, 0x160)))) {
-                    mstore(0x00, trader)
-                    mstore(0x20, balancesRoot)
-                    let traderSlot := keccak256(0x00, 0x40)
-                    mstore(add(o, 0x1e0), traderSlot)
-                    // baseToken (word 2) for a buy (side 0), quoteToken (word 3) for a sell
-                    mstore(0x00, mload(add(o, add(0x40, shl(5, side)))))
-                    mstore(0x20, traderSlot)
-                    let slot := keccak256(0x00, 0x40)
-                    sstore(slot, add(sload(slot), mload(add(o, 0x1c0))))
-                }
-            }
-        }
-    }
-
-    /// @dev The common case of _recordFilled: an order complete in this batch and never filled before gets its
-    ///      FINISHED bit (its PARTIAL bit is clear: _admitCommon or _checkNonce saw no prior fill). Returns false,
-    ///      writing nothing, for any other order.
-    function _recordFinished(OrderState memory o) private returns (bool done) {
-        uint256 perWord = NonceBitmap.NONCES_PER_WORD;
-        // Memory-safe: only reads `o`. Sets the FINISHED bit and clears the PARTIAL bit of the nonce's pair
-        // (bits 2 * (nonce % 127)) in the nonce word, re-read: two orders of a trader can share it.
-        assembly ("memory-safe") {
-            if and(iszero(mload(add(o, 0x160))), eq(mload(add(o, 0x180)), mload(add(o, 0xc0)))) {
-                let slot := mload(add(o, 0x200))
-                let shift := shl(1, mod(mload(add(o, 0x100)), perWord))
-                sstore(slot, or(and(sload(slot), not(shl(shift, 2))), shl(shift, 1)))
-                done := 1
-            }
-        }
     }
 
     /// @dev Complete: FINISHED bit set, PARTIAL bit and the filledAmount entry cleared (a refund). Partial:
@@ -881,7 +723,21 @@ library BatchSettlement {
         }
     }
 
-    // ---------------------------------------------------------------- storage by slot
+    // ---------------------------------------------------------------- memory and storage by address
+
+    function _addressOf(OrderState[] memory states) private pure returns (uint256 at) {
+        // Memory-safe: reads a memory reference's address.
+        assembly ("memory-safe") {
+            at := states
+        }
+    }
+
+    function _addressOf(OrderState memory o) private pure returns (uint256 at) {
+        // Memory-safe: reads a memory reference's address.
+        assembly ("memory-safe") {
+            at := o
+        }
+    }
 
     function _slotOf(mapping(address => mapping(address => uint256)) storage m) private pure returns (uint256 slot) {
         // Memory-safe: reads a storage reference's slot number.
