@@ -22,7 +22,10 @@ const area = process.env.HARDHAT_AREA;
 
 const config: HardhatUserConfig = {
   solidity: {
-    compilers: [{ version: SOLC_VERSION, settings: { optimizer: { enabled: true, runs: 1000 }, evmVersion: "cancun" } }],
+    compilers: [
+      { version: SOLC_VERSION, settings: { optimizer: { enabled: true, runs: 1000 }, evmVersion: "cancun" } },
+    ],
+    // Settlement alone through the IR pipeline: its settle loop is cheaper per trade (docs/decisions/contracts.md).
     overrides: {
       "contracts/exchange/Settlement.sol": {
         version: SOLC_VERSION,
