@@ -268,6 +268,7 @@ function makeSandbox(): string {
     "config",
     "signer-cluster",
     "relayer",
+    "runtime",
     "hardhat.config.ts",
     "tsconfig.json",
     "package.json",
