@@ -130,6 +130,9 @@ const envSchema = z.object({
   SIMULATOR_ORDERS_PER_SECOND: z.coerce.number().positive().max(10_000).default(20),
   /** days of history the simulated market trades at the first start of a sandbox (simulator/replay.ts); 0: none */
   SIMULATOR_HISTORY_DAYS: z.coerce.number().int().min(0).max(1_826).default(400),
+  /** seconds after the stack's start by which the history replay ends (the instants that would not fit are
+   *  skipped, evenly), so that the live market starts in time (docs/decisions/stack.md "The first start") */
+  SIMULATOR_HISTORY_BUDGET_S: z.coerce.number().int().min(1).max(86_400).default(40),
   /** the proxies whose X-Forwarded-For the DEX API, the exchange API and the identity provider believe: the
    *  web server's address as they see it (comma-separated addresses, CIDRs, or proxy-addr's names loopback,
    *  linklocal, uniquelocal; "none": none). Default loopback: the stack's web server forwards from this host */
@@ -303,6 +306,7 @@ export interface Config {
     readonly seed: number;
     readonly ordersPerSecond: number;
     readonly historyDays: number;
+    readonly historyBudgetS: number;
   };
   readonly batcher: { readonly maxTrades: number; readonly maxDelayMs: number; readonly maxInFlight: number };
   /** fsync every chain journal append (off only for throwaway benchmarks). */
@@ -534,6 +538,7 @@ function serviceSettings(e: ParsedEnv, present: Record<string, string | undefine
       seed: e.SIMULATOR_SEED,
       ordersPerSecond: e.SIMULATOR_ORDERS_PER_SECOND,
       historyDays: e.SIMULATOR_HISTORY_DAYS,
+      historyBudgetS: e.SIMULATOR_HISTORY_BUDGET_S,
     },
     batcher: {
       maxTrades: e.BATCHER_MAX_TRADES,

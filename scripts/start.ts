@@ -41,6 +41,8 @@ async function main(): Promise<void> {
   stack = await startStack({
     config,
     begun,
+    // the launcher's own start (npm and tsx before it add about a second)
+    startedAtMs: Date.now() - process.uptime() * 1000,
     onComponentError: "continue",
     logger,
     deployerSecret,

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createMemoryDexService, TEST_MARKETS } from "../api/testing/memory-dex-service";
-import { candlePlan, replayHistory, replaySchedule } from "./replay";
+import { candlePlan, nextInstant, replayHistory, replaySchedule } from "./replay";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -68,7 +68,8 @@ test("candlePlan: a body and a wick beyond the open, prices at least 1 tick", ()
   }
 });
 
-test("replayHistory: at each instant every book trades open, wick, close (a candle with a body and a wick)", async () => {
+/** An in-memory DEX and two funded traders. */
+function fundedDex() {
   const dex = createMemoryDexService();
   const traders = [generatePrivateKey(), generatePrivateKey()].map((k) => privateKeyToAccount(k));
   for (const t of traders)
@@ -76,30 +77,32 @@ test("replayHistory: at each instant every book trades open, wick, close (a cand
       dex.credit(t.address, m.quoteToken, 10n ** 13n);
       dex.credit(t.address, m.baseToken, 10n ** BigInt(m.baseDecimals + 4));
     }
+  return { dex, traders };
+}
+
+const BOOKS = [
+  { symbol: "WETH-USD", referencePrice: "2000" },
+  { symbol: "WBTC-USD", referencePrice: "60000" },
+];
+
+/** 3 days of history (12 instants) on a funded in-memory DEX, the options given added. */
+function replay3Days(o: Pick<Parameters<typeof replayHistory>[0], "setNextBlockTime" | "clock" | "deadlineMs">) {
+  const { dex, traders } = fundedDex();
+  const schedule = replaySchedule(NOW - 3 * DAY, NOW);
+  return { dex, traders, schedule, run: () => replayHistory({ dex, traders, books: BOOKS, seed: 7, schedule, ...o }) };
+}
+
+test("replayHistory: at each instant every book trades open, wick, close (a candle with a body and a wick)", async () => {
   const trades: { symbol: string; price: bigint; instant: number }[] = [];
   let instant = -1;
+  const { dex, traders, schedule, run } = replay3Days({ setNextBlockTime: async () => void (instant += 1) });
   dex.subscribe((e) => {
     if (e.kind === "trade") trades.push({ symbol: e.trade.symbol, price: e.trade.priceTicks, instant });
   });
-  const schedule = replaySchedule(NOW - 3 * DAY, NOW);
-  const result = await replayHistory({
-    dex,
-    traders,
-    books: [
-      { symbol: "WETH-USD", referencePrice: "2000" },
-      { symbol: "WBTC-USD", referencePrice: "60000" },
-    ],
-    seed: 7,
-    schedule,
-    setNextBlockTime: async () => void (instant += 1),
-  });
+  const result = await run();
   assert.deepEqual(
-    { steps: result.steps, trades: result.trades, stopped: result.stopped },
-    {
-      steps: 12,
-      trades: 12 * 2 * 3,
-      stopped: undefined,
-    },
+    { steps: result.steps, skipped: result.skipped, trades: result.trades, stopped: result.stopped },
+    { steps: 12, skipped: 0, trades: 12 * 2 * 3, stopped: undefined },
   );
   for (let k = 0; k < schedule.length; k++)
     for (const symbol of ["WETH-USD", "WBTC-USD"]) {
@@ -112,4 +115,35 @@ test("replayHistory: at each instant every book trades open, wick, close (a cand
   // nothing of the replay rests on the books afterwards
   for (const t of traders)
     assert.deepEqual(await dex.listOrders({ account: t.address, statuses: ["open"], limit: 10 }), []);
+});
+
+test("nextInstant: the next one while what is left fits, else evenly thinned, none past the deadline", () => {
+  assert.equal(nextInstant(0, 10, 1_000, undefined), 0, "nothing measured yet: the first");
+  assert.equal(nextInstant(3, 10, 7_000, 1_000), 3, "7 left, 7 fit");
+  assert.equal(nextInstant(3, 10, 6_999, 1_000), 4, "7 left, 6 fit: one skipped");
+  assert.equal(nextInstant(0, 100, 25_000, 1_000), 3, "100 left, 25 fit: every 4th");
+  assert.equal(nextInstant(8, 10, 1_000, 1_000), 9, "the last one when one fits");
+  assert.equal(nextInstant(8, 10, 999, 1_000), undefined, "none fits");
+  assert.equal(nextInstant(2, 10, 0, undefined), undefined, "past the deadline");
+  assert.equal(nextInstant(10, 10, 5_000, 1_000), undefined, "the schedule done");
+});
+
+test("replayHistory with a deadline: the instants that fit, evenly over the schedule, each a full candle", async () => {
+  // each instant costs 1 s on this clock; 6 s for the 12 instants
+  let clock = 0;
+  const traded: number[] = [];
+  const { schedule, run } = replay3Days({
+    clock: () => clock,
+    deadlineMs: 6_000,
+    setNextBlockTime: async (seconds) => {
+      traded.push(schedule.indexOf(seconds * 1000));
+      clock += 1_000;
+    },
+  });
+  const result = await run();
+  assert.deepEqual(traded, [0, 3, 5, 7, 9, 11], "the first, the last, and evenly between");
+  assert.deepEqual(
+    { steps: result.steps, skipped: result.skipped, trades: result.trades, stopped: result.stopped },
+    { steps: 6, skipped: 6, trades: 6 * 2 * 3, stopped: undefined },
+  );
 });

@@ -66,14 +66,43 @@ export interface ReplayOptions {
   onProgress?(done: number, total: number): void;
   /** asked before each instant: true ends the replay there (the stack stops) */
   stopped?(): boolean;
+  /**
+   * When the replay must end (ms, on `clock`): the instants that would not fit are skipped, evenly over what is
+   * left (nextInstant), so that the live market starts in time. Default: none (the whole schedule).
+   */
+  deadlineMs?: number;
+  /** the wall clock of the deadline and of the instants' cost (default Date.now) */
+  clock?: () => number;
 }
 
 export interface ReplayResult {
+  /** the instants traded */
   steps: number;
+  /** the schedule's instants skipped to end by the deadline */
+  skipped: number;
   trades: number;
   ms: number;
   /** why the replay ended before the schedule did (a settle that timed out, a stop) */
   stopped?: string;
+}
+
+/**
+ * The index of the schedule's next instant to trade, from `k` on (of `n`), when `msLeft` remain before the
+ * deadline and an instant costs `msPerInstant` (undefined: none measured yet): `k` while what is left fits,
+ * else the one that keeps the instants that fit evenly spread over what is left; undefined when none fits.
+ */
+export function nextInstant(
+  k: number,
+  n: number,
+  msLeft: number,
+  msPerInstant: number | undefined,
+): number | undefined {
+  if (k >= n || msLeft <= 0) return undefined;
+  if (msPerInstant === undefined || msPerInstant <= 0) return k;
+  const fit = Math.floor(msLeft / msPerInstant);
+  if (fit < 1) return undefined;
+  const left = n - k;
+  return fit >= left ? k : k + Math.ceil(left / fit) - 1;
 }
 
 /** The trades of one book at each instant: the book, where its price is, and who makes and who takes. */
@@ -182,18 +211,30 @@ async function settled(dex: DexService, orders: readonly string[], atMs: number,
   }
 }
 
-/** Trades every book at each instant of the schedule (see the file's comment). */
-export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
-  if (o.traders.length < 2) throw new Error("the replay needs at least 2 traders");
-  const started = Date.now();
+/** One replay under way: its books, its PRNG, how it places orders, and what it has done so far. */
+interface ReplayRun {
+  readonly o: ReplayOptions;
+  readonly books: ReplayBook[];
+  readonly rnd: () => number;
+  readonly notionalUsd: bigint;
+  place(b: ReplayBook): Place;
+  prevMs?: number;
+  steps: number;
+  trades: number;
+  /** wall ms spent on the instants traded (their cost, for the deadline) */
+  tradingMs: number;
+}
+
+function startRun(o: ReplayOptions): ReplayRun {
   const now = o.now ?? Date.now;
   const rnd = prng(o.seed ^ 0x5eed);
-  const notionalUsd = BigInt(o.orderNotionalUsd ?? 100);
-  const books = replayBooks(o, rnd);
   const nonceOf = nonceCounter(now);
-  const placeIn =
-    (b: ReplayBook): Place =>
-    (who, side, ticks, lots, tif) =>
+  return {
+    o,
+    rnd,
+    books: replayBooks(o, rnd),
+    notionalUsd: BigInt(o.orderNotionalUsd ?? 100),
+    place: (b) => (who, side, ticks, lots, tif) =>
       placeSigned(o.dex, {
         account: who,
         market: b.m,
@@ -203,35 +244,64 @@ export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
         timeInForce: tif,
         nonce: nonceOf(who),
         nowMs: now(),
-      }).catch(() => null);
+      }).catch(() => null),
+    steps: 0,
+    trades: 0,
+    tradingMs: 0,
+  };
+}
 
-  let trades = 0;
-  let prevMs: number | undefined;
-  for (const [k, atMs] of o.schedule.entries()) {
-    if (o.stopped?.()) return { steps: k, trades, ms: Date.now() - started, stopped: "the stack stopped" };
-    // the walk's step grows with the time since the last instant (about 1 % a day, 0.2 % an hour)
-    const hours = prevMs === undefined ? 1 : Math.max(1, Math.round((atMs - prevMs) / HOUR_MS));
-    const scale = BigInt(Math.max(1, Math.round(Math.sqrt(hours) * 2)));
-    prevMs = atMs;
+/** Every book's candle at one instant (the walk's step grows with the time since the last instant: about 1 %
+ *  a day, 0.2 % an hour); returns the taker orders that traded. */
+async function tradeInstant(run: ReplayRun, atMs: number): Promise<string[]> {
+  const hours = run.prevMs === undefined ? 1 : Math.max(1, Math.round((atMs - run.prevMs) / HOUR_MS));
+  const scale = BigInt(Math.max(1, Math.round(Math.sqrt(hours) * 2)));
+  run.prevMs = atMs;
+  const traded = await Promise.all(
+    run.books.map((b) => {
+      const step = (b.fair * scale) / 1000n > 0n ? (b.fair * scale) / 1000n : 1n;
+      const r = run.rnd();
+      const open = b.fair;
+      if (r < 0.47 && b.fair > step * 2n) b.fair -= step;
+      else if (r >= 0.53) b.fair += step;
+      const plan = candlePlan(open, b.fair, step);
+      b.fair = plan.close;
+      const lots = lotsWorth(b.m, open, run.notionalUsd * 10n ** BigInt(b.m.quoteDecimals));
+      return tradeCandle(run.o, b, plan, lots, run.place(b));
+    }),
+  );
+  return traded.flat();
+}
+
+/** Trades every book at each instant of the schedule, or at as many as fit before the deadline (see the
+ *  file's comment). */
+export async function replayHistory(o: ReplayOptions): Promise<ReplayResult> {
+  if (o.traders.length < 2) throw new Error("the replay needs at least 2 traders");
+  const started = Date.now();
+  const clock = o.clock ?? Date.now;
+  const deadline = o.deadlineMs ?? Infinity;
+  const run = startRun(o);
+  const result = (stopped?: string): ReplayResult => ({
+    steps: run.steps,
+    skipped: o.schedule.length - run.steps,
+    trades: run.trades,
+    ms: Date.now() - started,
+    ...(stopped ? { stopped } : {}),
+  });
+  for (let k = 0; ; k++) {
+    if (o.stopped?.()) return result("the stack stopped");
+    const at = clock();
+    const next = nextInstant(k, o.schedule.length, deadline - at, run.steps ? run.tradingMs / run.steps : undefined);
+    if (next === undefined) return result();
+    k = next;
+    const atMs = o.schedule[k]!;
     await o.setNextBlockTime(Math.floor(atMs / 1000));
-    const traded = await Promise.all(
-      books.map((b) => {
-        const step = (b.fair * scale) / 1000n > 0n ? (b.fair * scale) / 1000n : 1n;
-        const r = rnd();
-        const open = b.fair;
-        if (r < 0.47 && b.fair > step * 2n) b.fair -= step;
-        else if (r >= 0.53) b.fair += step;
-        const plan = candlePlan(open, b.fair, step);
-        b.fair = plan.close;
-        const lots = lotsWorth(b.m, open, notionalUsd * 10n ** BigInt(b.m.quoteDecimals));
-        return tradeCandle(o, b, plan, lots, placeIn(b));
-      }),
-    );
-    const takers = traded.flat();
+    const takers = await tradeInstant(run, atMs);
     // this instant's trades settle before the clock moves on
     await settled(o.dex, takers, atMs, o.settleTimeoutMs ?? 60_000);
-    for (const id of takers) trades += (await o.dex.getOrder(id))?.fills.length ?? 0;
+    for (const id of takers) run.trades += (await o.dex.getOrder(id))?.fills.length ?? 0;
+    run.steps += 1;
+    run.tradingMs += clock() - at;
     o.onProgress?.(k + 1, o.schedule.length);
   }
-  return { steps: o.schedule.length, trades, ms: Date.now() - started };
 }

@@ -2,7 +2,8 @@
 // (this checkout, as a fresh clone after `npm ci`: it says whether the contracts' artifacts and the web
 // build's cache were already there), then a restart on the same data dir. For each it prints the seconds
 // from the spawn of `npm start` to: /health 200 (the history replay goes on behind it); the simulated
-// market's live agents (after the history); the first live trade seen over REST (GET /v1/trades changes after that) and over the WebSocket (a
+// market's live agents (after the history, which ends by SIMULATOR_HISTORY_BUDGET_S; it prints how many past instants
+// it traded and skipped); the first live trade seen over REST (GET /v1/trades changes after that) and over the WebSocket (a
 // `trades` message after that); the first moving quote of the exchange API (GET /v1/assets/<id>/quote whose
 // last price or volume changes). And the load average before and after. Goals (issue #29): live market
 // <= 60 s on a quiet 2-core machine, restart <= 10 s.
@@ -122,6 +123,12 @@ async function life(
     logFile?.write(d);
     // the simulator logs "simulated market: live" once its agents trade (after its history, if any)
     if (d.toString().includes("simulated market: live")) w.mark("liveAgents");
+    // and what its history replay traded: instants traded and skipped (its budget), in how long
+    const replayed = /"steps":(\d+),"skipped":(\d+),"trades":(\d+),"ms":(\d+)[^\n]*history replayed/.exec(d.toString());
+    if (replayed)
+      console.log(
+        `  ${name}: history replayed: ${replayed[1]} past instants traded, ${replayed[2]} skipped, ${replayed[3]} trades in ${(Number(replayed[4]) / 1000).toFixed(1)} s`,
+      );
   };
   child.stdout!.on("data", onOut);
   child.stderr!.on("data", onOut);

@@ -43,7 +43,7 @@ function contextOf(
   return {
     config: {
       partition: { routes, orderLog: { servers: [servers], replicas: 1, leaseMs: 2_000 } },
-      simulator: { enabled: true, seed: 7, ordersPerSecond: 50, historyDays: 0 },
+      simulator: { enabled: true, seed: 7, ordersPerSecond: 50, historyDays: 0, historyBudgetS: 40 },
       keys: { demoTraders: traders },
     },
     logger: pino({ level: "silent" }),

@@ -41,6 +41,8 @@ export interface StartStackOptions {
   /** The chains and the compile check, already begun by the caller (`beginStack`, before it loaded the
    *  rest of the stack's modules); with it, `reset` is beginStack's. */
   begun?: StackBeginning;
+  /** When the start began (wall clock ms; default: this call); `npm start` gives its process's start. */
+  startedAtMs?: number;
 }
 
 export interface ComponentStatus {
@@ -99,65 +101,73 @@ export function contextConfigFor(component: Component, config: Config): Config {
   return component.serving ? servingConfig(config) : config;
 }
 
-export async function startStack(options: StartStackOptions): Promise<RunningStack> {
-  const { config } = options;
-  const logger = options.logger ?? pino({ level: config.logLevel });
-  const timingsMs: Record<string, number> = {};
-  const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-    const t = performance.now();
-    options.onPhase?.(name, "begin");
-    try {
-      return await fn();
-    } finally {
-      timingsMs[name] = Math.round(performance.now() - t);
-      options.onPhase?.(name, "end", timingsMs[name]);
-    }
-  };
+/** One start under way: what every step of startStack reads and what it has made so far. */
+interface StackRun {
+  readonly options: StartStackOptions;
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly startedAtMs: number;
+  readonly components: readonly Component[];
+  /** what each component's `prepare` gives, until its start takes it (or the stack fails and releases it) */
+  readonly prepared: Map<string, Promise<unknown>>;
+  readonly timingsMs: Record<string, number>;
+  readonly statuses: ComponentStatus[];
+  chains?: StackChains;
+  stopChainMetrics?: () => void;
+}
 
-  const begun =
-    options.begun ??
-    beginStack(config, {
-      reset: options.reset,
-      onReset: () => logger.info({ dataDir: config.dataDir }, "reset: wiping the data dir"),
-    });
-
-  // Components' own preparation (their databases) runs while the chains start (issue #13)
-  const components = options.components ?? defaultComponents(config.stackComponents);
-  const prepared = new Map<string, Promise<unknown>>();
-  for (const component of components) {
-    if (!component.prepare) continue;
-    const p = component.prepare(contextConfigFor(component, config));
-    p.catch(() => undefined); // its start sees the rejection
-    prepared.set(component.name, p);
+/** Runs one start step, timed into `timingsMs` and announced through `onPhase`. */
+async function phase<T>(run: StackRun, name: string, fn: () => Promise<T>): Promise<T> {
+  const t = performance.now();
+  run.options.onPhase?.(name, "begin");
+  try {
+    return await fn();
+  } finally {
+    run.timingsMs[name] = Math.round(performance.now() - t);
+    run.options.onPhase?.(name, "end", run.timingsMs[name]);
   }
-  // what no start took over (the stack failed first)
-  const releasePrepared = async () => {
-    for (const component of components) {
-      const p = prepared.get(component.name);
-      if (!p) continue;
-      prepared.delete(component.name);
-      await p
-        .then(
-          (v) => component.release?.(v),
-          () => undefined,
-        )
-        .catch((e) =>
-          logger.error({ component: component.name, err: e }, "component failed to release what it prepared"),
-        );
-    }
-  };
-  // the compile check and both chains (begun above, or by the caller before it loaded the stack's modules)
-  const [compiled, home, remote] = await phase("chains+compile", () => begun.settled);
+}
+
+/** Components' own preparation (their databases), begun while the chains start (issue #13). */
+function prepareComponents(run: StackRun): void {
+  for (const component of run.components) {
+    if (!component.prepare) continue;
+    const p = component.prepare(contextConfigFor(component, run.config));
+    p.catch(() => undefined); // its start sees the rejection
+    run.prepared.set(component.name, p);
+  }
+}
+
+/** Releases what was prepared and no start took over (the stack failed first). */
+async function releasePrepared(run: StackRun): Promise<void> {
+  for (const component of run.components) {
+    const p = run.prepared.get(component.name);
+    if (!p) continue;
+    run.prepared.delete(component.name);
+    await p
+      .then(
+        (v) => component.release?.(v),
+        () => undefined,
+      )
+      .catch((e) =>
+        run.logger.error({ component: component.name, err: e }, "component failed to release what it prepared"),
+      );
+  }
+}
+
+/** The compile check and both chains (begun by the caller, or here); on a failure, stops what started. */
+async function awaitChains(run: StackRun, begun: StackBeginning): Promise<StackChains> {
+  const [compiled, home, remote] = await phase(run, "chains+compile", () => begun.settled);
   const startedChains = [home, remote].flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
   const failed = [compiled, home, remote].find((r) => r.status === "rejected") as PromiseRejectedResult | undefined;
   if (failed) {
     await Promise.all(startedChains.map((c) => c.stop()));
-    await releasePrepared();
+    await releasePrepared(run);
     throw failed.reason;
   }
   const compileOutcome = (compiled as PromiseFulfilledResult<CompileOutcome>).value;
   if (compileOutcome.status === "stale") {
-    logger.warn(
+    run.logger.warn(
       { error: compileOutcome.error?.slice(0, 2000) },
       "hardhat compile failed: deploying from the existing (older) artifacts",
     );
@@ -167,14 +177,17 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     remote: (remote as PromiseFulfilledResult<RunningChain>).value,
   };
   for (const c of [chains.home, chains.remote]) {
-    logger.info(
+    run.logger.info(
       { chainId: c.chainId, rpcUrl: c.rpcUrl, replayed: c.restored.entries, replayMs: c.restored.ms },
       "chain up",
     );
   }
+  return chains;
+}
 
-  // dex_chain_head_age_seconds: each chain's head block's age, read when /metrics is scraped
-  const stopChainMetrics = onScrape(async () => {
+/** dex_chain_head_age_seconds: each chain's head block's age, read when /metrics is scraped. */
+function watchChainMetrics(chains: StackChains): () => void {
+  return onScrape(async () => {
     await Promise.all(
       (["home", "remote"] as const).map(async (name) => {
         const head = await rpcCall<{ timestamp: string }>(
@@ -187,34 +200,171 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       }),
     );
   });
-  const statuses: ComponentStatus[] = [];
-  const supervised = () => statuses.filter((s): s is SupervisedComponent => s instanceof SupervisedComponent);
-  const stopAll = async () => {
-    // no restart from now on; every surface stops accepting and answers what it received; then each stops
-    for (const s of supervised()) s.hold();
-    await Promise.all(
-      supervised().map((s) =>
-        s.handle?.drain?.().catch((e) => logger.error({ component: s.name, err: e }, "component failed to drain")),
-      ),
-    );
-    for (const s of [...statuses].reverse()) {
-      try {
-        await s.handle?.stop();
-      } catch (e) {
-        logger.error({ component: s.name, err: e }, "component failed to stop");
-      }
+}
+
+/** No restart from now on; every surface stops accepting and answers what it received; then each stops in
+ *  reverse order, then the chains. */
+async function stopAll(run: StackRun): Promise<void> {
+  const { logger, statuses } = run;
+  const supervised = statuses.filter((s): s is SupervisedComponent => s instanceof SupervisedComponent);
+  for (const s of supervised) s.hold();
+  await Promise.all(
+    supervised.map((s) =>
+      s.handle?.drain?.().catch((e) => logger.error({ component: s.name, err: e }, "component failed to drain")),
+    ),
+  );
+  for (const s of [...statuses].reverse()) {
+    try {
+      await s.handle?.stop();
+    } catch (e) {
+      logger.error({ component: s.name, err: e }, "component failed to stop");
     }
-    stopChainMetrics();
-    await Promise.all([chains.home.stop(), chains.remote.stop()]);
-    await releasePrepared();
+  }
+  run.stopChainMetrics?.();
+  if (run.chains) await Promise.all([run.chains.home.stop(), run.chains.remote.stop()]);
+  await releasePrepared(run);
+}
+
+/** The deployments as the components see them: re-read after each provisioning, rewritten by updates. */
+class DeploymentsCell {
+  constructor(
+    public current: Deployments,
+    private readonly file: string,
+  ) {}
+
+  update = (update: (current: Deployments) => Deployments): Deployments => {
+    this.current = update(this.current);
+    writeDeployments(this.file, this.current);
+    return this.current;
   };
+}
+
+/** Every use of the admin key, before anything serves; returns the components whose provisioning failed
+ *  (with `onComponentError: "continue"`), with why. */
+async function provisionAll(
+  run: StackRun,
+  chains: StackChains,
+  deployments: DeploymentsCell,
+  provisioner: ReturnType<typeof createProvisioner>,
+): Promise<Map<string, string>> {
+  const { config, logger } = run;
+  const failures = new Map<string, string>();
+  for (const component of run.components) {
+    if (!component.provision) continue;
+    const pctx: ProvisionContext = {
+      config,
+      logger: logger.child({ component: component.name }),
+      chains,
+      get deployments() {
+        return deployments.current;
+      },
+      async provision(job) {
+        const result = await provisioner.run(job);
+        const written = readDeployments(config.deploymentsFile);
+        if (!written) throw new Error(`provisioning (${job.kind}) left no deployments file`);
+        deployments.current = written;
+        return result;
+      },
+    };
+    try {
+      await phase(run, `provision ${component.name}`, () => component.provision!(pctx));
+    } catch (e) {
+      if (run.options.onComponentError !== "continue") throw e;
+      logger.error({ component: component.name, err: e }, "component failed to provision; continuing without it");
+      failures.set(component.name, `provisioning: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  return failures;
+}
+
+/** Starts each component in order, supervised; with `onComponentError: "fail"` the first failure throws. */
+async function startComponents(
+  run: StackRun,
+  chains: StackChains,
+  deployments: DeploymentsCell,
+  provisionFailures: ReadonlyMap<string, string>,
+): Promise<void> {
+  const { config, logger } = run;
+  const started = new Map<string, ComponentHandle>();
+  const nonceLanes = createNonceLanes();
+  const retry = run.options.onComponentError === "continue";
+  for (const component of run.components) {
+    const provisionError = provisionFailures.get(component.name);
+    if (provisionError !== undefined) {
+      run.statuses.push({ name: component.name, error: provisionError });
+      continue;
+    }
+    const contextWith = (p: Promise<unknown> | undefined): StackContext => ({
+      config: contextConfigFor(component, config),
+      logger: logger.child({ component: component.name }),
+      chains,
+      get deployments() {
+        return deployments.current;
+      },
+      deploymentsFile: config.deploymentsFile,
+      started,
+      updateDeployments: deployments.update,
+      nonceLanes,
+      prepared: p,
+      startedAtMs: run.startedAtMs,
+    });
+    const preparedOnce = run.prepared.get(component.name);
+    run.prepared.delete(component.name); // its start owns it now
+    // a later start (a retry, a restart) prepares afresh: what was prepared went to the first
+    let first = true;
+    const contextOnce = () => contextWith(first ? ((first = false), preparedOnce) : undefined);
+    const s = new SupervisedComponent(component, contextOnce, logger, started, retry);
+    run.statuses.push(s);
+    await phase(run, component.name, () => s.start());
+    if (!retry && s.state !== "up") throw s.failure;
+  }
+}
+
+/** Every chain's and component's health, in one report. */
+async function stackHealth(chains: StackChains, statuses: readonly ComponentStatus[]): Promise<HealthReport> {
+  const parts = await Promise.all([
+    chainHealth("home-chain", chains.home),
+    chainHealth("remote-chain", chains.remote),
+    ...statuses.map(async (s) => {
+      if (s instanceof SupervisedComponent) return { name: s.name, ...(await s.health()) };
+      if (!s.handle) return { name: s.name, ok: false, detail: `failed to start: ${s.error}` };
+      const h = s.handle.health ? await s.handle.health() : { ok: true, detail: "started" };
+      return { name: s.name, ...h, ...(s.handle.urls ? { urls: { ...s.handle.urls } } : {}) };
+    }),
+  ]);
+  return { status: parts.every((p) => p.ok) ? "ok" : "degraded", components: parts };
+}
+
+export async function startStack(options: StartStackOptions): Promise<RunningStack> {
+  const { config } = options;
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const run: StackRun = {
+    options,
+    config,
+    logger,
+    startedAtMs: options.startedAtMs ?? Date.now(),
+    components: options.components ?? defaultComponents(config.stackComponents),
+    prepared: new Map(),
+    timingsMs: {},
+    statuses: [],
+  };
+  const begun =
+    options.begun ??
+    beginStack(config, {
+      reset: options.reset,
+      onReset: () => logger.info({ dataDir: config.dataDir }, "reset: wiping the data dir"),
+    });
+  prepareComponents(run);
+  const chains = await awaitChains(run, begun);
+  run.chains = chains;
+  run.stopChainMetrics = watchChainMetrics(chains);
 
   const secret = options.deployerSecret ?? DeployerSecret.none();
   // a shared DEPLOYMENTS_FILE: one process at a time deploys and provisions; the others then reuse its file
   let unlockDeployments: (() => void) | undefined;
   try {
     if (config.deploymentsFileShared) {
-      unlockDeployments = await phase("deployments lock", () =>
+      unlockDeployments = await phase(run, "deployments lock", () =>
         lockDeployments(config.deploymentsFile, {
           onWait: (owner) =>
             logger.info(
@@ -225,110 +375,35 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       );
     }
     const provisioner = createProvisioner({ secret, logger });
-    const deployed = await phase("deploy", () => deployOrReuse({ config, logger, chains, provisioner }));
-    let deployments = deployed.deployments;
-    const updateDeployments = (update: (current: Deployments) => Deployments) => {
-      deployments = update(deployments);
-      writeDeployments(config.deploymentsFile, deployments);
-      return deployments;
-    };
-    // Every use of the admin key, before anything serves: then the key is dropped.
-    const provisionFailures = new Map<string, string>();
-    for (const component of components) {
-      if (!component.provision) continue;
-      const pctx: ProvisionContext = {
-        config,
-        logger: logger.child({ component: component.name }),
-        chains,
-        get deployments() {
-          return deployments;
-        },
-        async provision(job) {
-          const result = await provisioner.run(job);
-          const written = readDeployments(config.deploymentsFile);
-          if (!written) throw new Error(`provisioning (${job.kind}) left no deployments file`);
-          deployments = written;
-          return result;
-        },
-      };
-      try {
-        await phase(`provision ${component.name}`, () => component.provision!(pctx));
-      } catch (e) {
-        if (options.onComponentError !== "continue") throw e;
-        logger.error({ component: component.name, err: e }, "component failed to provision; continuing without it");
-        provisionFailures.set(component.name, `provisioning: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
+    const deployed = await phase(run, "deploy", () => deployOrReuse({ config, logger, chains, provisioner }));
+    const deployments = new DeploymentsCell(deployed.deployments, config.deploymentsFile);
+    const provisionFailures = await provisionAll(run, chains, deployments, provisioner);
     secret.dispose();
     unlockDeployments?.();
-
-    const started = new Map<string, ComponentHandle>();
-    const nonceLanes = createNonceLanes();
-    for (const component of components) {
-      const provisionError = provisionFailures.get(component.name);
-      if (provisionError !== undefined) {
-        statuses.push({ name: component.name, error: provisionError });
-        continue;
-      }
-      const contextWith = (p: Promise<unknown> | undefined): StackContext => ({
-        config: contextConfigFor(component, config),
-        logger: logger.child({ component: component.name }),
-        chains,
-        get deployments() {
-          return deployments;
-        },
-        deploymentsFile: config.deploymentsFile,
-        started,
-        updateDeployments,
-        nonceLanes,
-        prepared: p,
-      });
-      const preparedOnce = prepared.get(component.name);
-      prepared.delete(component.name); // its start owns it now
-      // a later start (a retry, a restart) prepares afresh: what was prepared went to the first
-      let first = true;
-      const contextOnce = () => contextWith(first ? ((first = false), preparedOnce) : undefined);
-      const retry = options.onComponentError === "continue";
-      const s = new SupervisedComponent(component, contextOnce, logger, started, retry);
-      statuses.push(s);
-      await phase(component.name, () => s.start());
-      if (!retry && s.state !== "up") throw s.failure;
-    }
+    await startComponents(run, chains, deployments, provisionFailures);
 
     let stopping: Promise<void> | undefined;
     return {
       config,
       chains,
       get deployments() {
-        return deployments;
+        return deployments.current;
       },
       deployedNow: deployed.deployedNow,
       seeded: deployed.seeded,
       provisioned: [...provisioner.runs],
-      components: statuses,
-      timingsMs,
-      async health() {
-        const parts = await Promise.all([
-          chainHealth("home-chain", chains.home),
-          chainHealth("remote-chain", chains.remote),
-          ...statuses.map(async (s) => {
-            if (s instanceof SupervisedComponent) return { name: s.name, ...(await s.health()) };
-            if (!s.handle) return { name: s.name, ok: false, detail: `failed to start: ${s.error}` };
-            const h = s.handle.health ? await s.handle.health() : { ok: true, detail: "started" };
-            return { name: s.name, ...h, ...(s.handle.urls ? { urls: { ...s.handle.urls } } : {}) };
-          }),
-        ]);
-        return { status: parts.every((p) => p.ok) ? "ok" : "degraded", components: parts };
-      },
+      components: run.statuses,
+      timingsMs: run.timingsMs,
+      health: () => stackHealth(chains, run.statuses),
       stop() {
-        stopping ??= stopAll();
+        stopping ??= stopAll(run);
         return stopping;
       },
     };
   } catch (e) {
     secret.dispose();
     unlockDeployments?.();
-    await stopAll();
+    await stopAll(run);
     throw e;
   }
 }

@@ -33,6 +33,9 @@ export interface StackContext {
   readonly nonceLanes: NonceLanes;
   /** What the component's `prepare` gave (it rejects if prepare failed); undefined without a prepare. */
   readonly prepared?: Promise<unknown>;
+  /** When the stack's start began (wall clock ms; `npm start`: its process's start): the simulator's history
+   *  budget counts from it. */
+  readonly startedAtMs: number;
 }
 
 export interface ComponentHealth {

@@ -29,6 +29,8 @@ test("simulated market: within 60 s every asset has a moving quote, a book and c
       SIMULATOR: "on",
       SIMULATOR_SEED: "7",
       SIMULATOR_HISTORY_DAYS: "3",
+      // the whole history however loaded the machine (npm start's budget thins it: simulator/replay.test.ts)
+      SIMULATOR_HISTORY_BUDGET_S: "600",
       EXCHANGE_PUBLIC_RATE_LIMIT: "1000000",
     });
     assert.equal(config.simulator.enabled, true);

@@ -28,7 +28,18 @@ export function simulatedBooks(): { symbol: string; referencePrice: string }[] {
 interface HistoryProgress {
   done: number;
   total: number;
+  /** when it must end (wall clock ms) */
+  deadlineMs?: number;
   result?: ReplayResult;
+}
+
+/** The replay's least time, whatever is left of the budget: a few instants of history on a slow start. */
+export const HISTORY_MIN_MS = 5_000;
+
+/** When the replay must end: SIMULATOR_HISTORY_BUDGET_S after the stack's start began, and at least
+ *  HISTORY_MIN_MS from now. */
+export function historyDeadline(ctx: Pick<StackContext, "config" | "startedAtMs">, nowMs = Date.now()): number {
+  return Math.max(ctx.startedAtMs + ctx.config.simulator.historyBudgetS * 1000, nowMs + HISTORY_MIN_MS);
 }
 
 /**
@@ -52,8 +63,13 @@ async function replayIfFresh(
     const schedule = replaySchedule(Math.max(headMs, nowMs - ctx.config.simulator.historyDays * 86_400_000), nowMs);
     if (schedule.length === 0) return undefined;
     progress.total = schedule.length;
+    progress.deadlineMs = historyDeadline(ctx);
     log.info(
-      { instants: schedule.length, from: new Date(schedule[0]!).toISOString() },
+      {
+        instants: schedule.length,
+        from: new Date(schedule[0]!).toISOString(),
+        until: new Date(progress.deadlineMs).toISOString(),
+      },
       "simulated market: replaying history",
     );
     let lastLogged = 0;
@@ -62,6 +78,7 @@ async function replayIfFresh(
       seed: ctx.config.simulator.seed,
       schedule,
       stopped,
+      deadlineMs: progress.deadlineMs,
       setNextBlockTime: async (seconds) => {
         await rpc.call("evm_setNextBlockTimestamp", [seconds]);
       },
@@ -79,7 +96,7 @@ async function replayIfFresh(
         { err: String(err), done: progress.done, total: schedule.length },
         "simulated market: history replay stopped; the live market starts without the rest",
       );
-      return { steps: progress.done, trades: 0, ms: 0, stopped: String(err) };
+      return { steps: progress.done, skipped: schedule.length - progress.done, trades: 0, ms: 0, stopped: String(err) };
     });
     // the chain's clock back to the present: the next block is now
     await rpc.call("evm_setNextBlockTimestamp", [Math.floor(Date.now() / 1000)]);
@@ -182,6 +199,10 @@ async function startMarket(
 function historyLine(p: HistoryProgress): string | undefined {
   const r = p.result;
   if (r?.stopped) return `stopped after ${r.steps} past instants: ${r.stopped}`;
-  if (r) return `${r.trades} trades at ${r.steps} past instants in ${(r.ms / 1000).toFixed(1)} s`;
-  return p.total > 0 ? `replaying ${p.done}/${p.total} past instants` : undefined;
+  if (r)
+    return `${r.trades} trades at ${r.steps} past instants in ${(r.ms / 1000).toFixed(1)} s${r.skipped > 0 ? `; ${r.skipped} more skipped to start the live market in time (SIMULATOR_HISTORY_BUDGET_S)` : ""}`;
+  if (p.total === 0) return undefined;
+  const left =
+    p.deadlineMs === undefined ? "" : `, ending within ${Math.max(0, Math.ceil((p.deadlineMs - Date.now()) / 1000))} s`;
+  return `replaying ${p.done}/${p.total} past instants${left}`;
 }
