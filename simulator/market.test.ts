@@ -153,3 +153,20 @@ test("the agents leave the event loop to timers between placements (an in-memory
   }
   await sim.stop();
 });
+
+test("a live trade on every book within its first 3 orders: one level each side, then a taker", async () => {
+  const { dex, traders } = setup();
+  const firstTrade = new Map<string, number>();
+  dex.subscribe((e) => {
+    if (e.kind === "trade" && !firstTrade.has(e.trade.symbol)) firstTrade.set(e.trade.symbol, dex.placeCalls.length);
+  });
+  const sim = startSimulatedMarket({ dex, traders, books: BOOKS, seed: 42, ordersPerSecond: 200 });
+  await sim.ready;
+  await until(() => firstTrade.size === BOOKS.length, "a trade on every book");
+  await sim.stop();
+  assert.deepEqual(
+    BOOKS.map((b) => firstTrade.get(b.symbol)),
+    BOOKS.map((_, i) => 3 * (i + 1)),
+    "the placements when each book first traded",
+  );
+});

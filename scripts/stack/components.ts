@@ -80,18 +80,20 @@ export const indexerComponent: Component = {
  *  (`ctx.started`). To add a service: import its Component and add it here. */
 const ALL: readonly Component[] = [
   pipelineComponent,
-  // The identity provider (api/iam): needs nothing else; the exchange API verifies its tokens.
-  iamComponent,
   // After the pipeline: serves its DexService (REST, WebSocket, gRPC).
   dexApiComponent,
+  // As early as can be, after the DEX API (its feeds carry the first live trades): the simulated market's agents
+  // trade through the pipeline (SIMULATOR=off leaves it out). Its start does not wait for its history replay,
+  // which goes on while the rest starts; the live agents start the moment it ends (on a restart, at once). The
+  // exchange API's compliance sync records the agents as investors when it starts (it recomputes everything
+  // then): their trades need none of it first (their inventory was deposited, not bought: no restricted lot).
+  simulatorComponent,
+  // The identity provider (api/iam): needs nothing else; the exchange API verifies its tokens.
+  iamComponent,
   // After the iam (its issuer's discovery and JWKS): the exchange API, its custody and funding.
   exchangeApiComponent,
   // Before the indexer: it adds BridgeVault and BridgeMinter to the deployments the indexer reads.
   bridgeComponent,
-  // After the exchange API (its feeds see the first orders): the simulated market's agents trade through the
-  // pipeline (SIMULATOR=off leaves it out). Its start does not wait for its history replay, which goes on
-  // while the indexer and the web app start.
-  simulatorComponent,
   indexerComponent,
   // Last: the trading web app forwards to the DEX API, the home chain and the indexer.
   webComponent,
