@@ -99,7 +99,7 @@ export interface ChainSupervisor {
 /** JSON-RPC error code of "the chain's node is not running now" (server-error range of JSON-RPC 2.0). */
 export const CHAIN_UNAVAILABLE_RPC_CODE = -32050;
 
-export async function superviseChain(options: {
+export interface SuperviseChainOptions {
   chainId: number;
   journalFile: string;
   fsync: boolean;
@@ -108,194 +108,231 @@ export async function superviseChain(options: {
   first: BootedNode;
   boot(): Promise<BootedNode>;
   logger?: { warn(o: object, m?: string): void; info(o: object, m?: string): void };
-}): Promise<ChainSupervisor> {
-  const { chainId } = options;
-  const listeners = new Set<(s: ChainStatus) => void>();
-  let booted = options.first;
-  let journal: JournalWriter;
-  let upstream: ProxyUpstream | undefined;
-  let stopping = false;
-  let restarting: Promise<void> | undefined;
-  // snapshots: the journal entries the newest covers, when it was taken, the one being taken
-  let snapshotEntries = options.first.restored.snapshot?.journalEntries ?? 0;
-  let snapshotAt = Date.now();
-  let snapshotting: Promise<string | undefined> | undefined;
-  let lastSnapshotError: string | undefined;
+}
+
+/** The snapshot bookkeeping: the journal entries the newest covers, when it was taken, the one being taken. */
+interface SnapshotState {
+  entries: number;
+  atMs: number;
+  taking?: Promise<string | undefined>;
+  lastError?: string;
   /** ms the last snapshot's exclusive section held calls; before the first, FIRST_STALL_ESTIMATE_MS */
-  let lastStallMs = FIRST_STALL_ESTIMATE_MS;
-  let status: ChainStatus = {
-    chainId,
-    state: "up",
-    sinceMs: Date.now(),
-    restarts: 0,
-    expectedRestartMs: Math.round(booted.bootMs),
+  lastStallMs: number;
+}
+
+/** One chain's node under supervision (see the file's comment): its upstream, its restarts, its snapshots. Its
+ *  public members are bound (callers hand them on detached: `unavailable`, `onStatus`). */
+class SupervisedChain implements ChainSupervisor {
+  private readonly listeners = new Set<(s: ChainStatus) => void>();
+  private booted: BootedNode;
+  private journal!: JournalWriter;
+  private current: ProxyUpstream | undefined;
+  private stopping = false;
+  private restarting: Promise<void> | undefined;
+  private readonly snap: SnapshotState;
+  private state: ChainStatus;
+  private snapshotTimer?: NodeJS.Timeout;
+
+  constructor(private readonly options: SuperviseChainOptions) {
+    this.booted = options.first;
+    this.snap = {
+      entries: options.first.restored.snapshot?.journalEntries ?? 0,
+      atMs: Date.now(),
+      lastStallMs: FIRST_STALL_ESTIMATE_MS,
+    };
+    this.state = {
+      chainId: options.chainId,
+      state: "up",
+      sinceMs: Date.now(),
+      restarts: 0,
+      expectedRestartMs: Math.round(options.first.bootMs),
+    };
+  }
+
+  /** Serves the first node and starts the snapshot checks; on a failure, stops that node. */
+  async open(): Promise<void> {
+    this.startSnapshotTimer();
+    try {
+      await this.serve(this.options.first);
+    } catch (e) {
+      if (this.snapshotTimer) clearInterval(this.snapshotTimer);
+      this.options.first.node.close();
+      await this.options.first.proc.stop();
+      throw e;
+    }
+  }
+
+  upstream = (): ProxyUpstream | undefined => this.current;
+
+  unavailable = (): JsonRpcError => {
+    const { chainId } = this.options;
+    const retryAfterMs = Math.max(0, this.state.sinceMs + this.state.expectedRestartMs - Date.now());
+    return {
+      code: CHAIN_UNAVAILABLE_RPC_CODE,
+      message: `chain ${chainId} is unavailable: its node is restarting`,
+      data: { chainId, retryAfterMs, reason: this.state.reason },
+    };
   };
 
-  const setStatus = (next: Partial<ChainStatus>) => {
-    status = { ...status, ...next, sinceMs: Date.now() };
-    if (status.state === "up") delete status.reason;
-    for (const fn of listeners) {
+  status = (): ChainStatus => ({ ...this.state });
+
+  onStatus = (fn: (s: ChainStatus) => void): (() => void) => {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  };
+
+  nodePid = (): number => this.booted.proc.pid;
+  nodeRpcUrl = (): string => this.booted.proc.rpcUrl;
+
+  private setStatus(next: Partial<ChainStatus>): void {
+    this.state = { ...this.state, ...next, sinceMs: Date.now() };
+    if (this.state.state === "up") delete this.state.reason;
+    for (const fn of this.listeners) {
       try {
-        fn({ ...status });
+        fn({ ...this.state });
       } catch {
         /* the listener's problem */
       }
     }
-  };
+  }
 
-  async function serve(b: BootedNode): Promise<void> {
-    booted = b;
-    journal = await openJournalWriter(options.journalFile, { fsync: options.fsync });
+  private async serve(b: BootedNode): Promise<void> {
+    this.booted = b;
+    this.journal = await openJournalWriter(this.options.journalFile, { fsync: this.options.fsync });
     const recorder = createRecorder({
       node: b.node,
-      journal,
+      journal: this.journal,
       initialHead: await getHead(b.node),
       kind: b.kind,
       lastOffsetS: b.lastOffsetS,
     });
-    snapshotEntries = b.restored.snapshot?.journalEntries ?? (snapshotEntries > b.journalEntries ? 0 : snapshotEntries);
-    upstream = { kind: b.kind, node: b.node, nodeWsUrl: b.proc.wsUrl, recorder };
+    this.snap.entries =
+      b.restored.snapshot?.journalEntries ?? (this.snap.entries > b.journalEntries ? 0 : this.snap.entries);
+    this.current = { kind: b.kind, node: b.node, nodeWsUrl: b.proc.wsUrl, recorder };
     b.proc.child.once("exit", (code, signal) => {
-      if (stopping) return;
-      restarting = restart(`node exited (${code ?? signal})`);
+      if (this.stopping) return;
+      this.restarting = this.restart(`node exited (${code ?? signal})`);
     });
   }
 
-  async function restart(reason: string): Promise<void> {
-    const dead = upstream;
-    upstream = undefined;
-    setStatus({ state: "down", reason });
-    options.logger?.warn({ chainId, reason }, "chain node down: restarting it");
+  private async restart(reason: string): Promise<void> {
+    const { chainId, logger } = this.options;
+    const dead = this.current;
+    this.current = undefined;
+    this.setStatus({ state: "down", reason });
+    logger?.warn({ chainId, reason }, "chain node down: restarting it");
     // calls in flight on the dead node fail now; what they journalled is flushed before the replay reads it
     await dead?.recorder.idle().catch(() => undefined);
-    await journal.close().catch(() => undefined);
+    await this.journal.close().catch(() => undefined);
     dead?.node.close();
-    for (let attempt = 0; !stopping; attempt++) {
+    for (let attempt = 0; !this.stopping; attempt++) {
       try {
-        const b = await options.boot();
-        if (stopping) {
+        const b = await this.options.boot();
+        if (this.stopping) {
           b.node.close();
           await b.proc.stop();
           return;
         }
-        await serve(b);
-        setStatus({ state: "up", restarts: status.restarts + 1, expectedRestartMs: Math.round(b.bootMs) });
-        options.logger?.info({ chainId, replayed: b.entries, ms: Math.round(b.bootMs) }, "chain node restarted");
+        await this.serve(b);
+        this.setStatus({ state: "up", restarts: this.state.restarts + 1, expectedRestartMs: Math.round(b.bootMs) });
+        logger?.info({ chainId, replayed: b.entries, ms: Math.round(b.bootMs) }, "chain node restarted");
         return;
       } catch (e) {
-        setStatus({ state: "down", reason: `restart failed: ${(e as Error).message}` });
+        this.setStatus({ state: "down", reason: `restart failed: ${(e as Error).message}` });
         await new Promise((r) => setTimeout(r, Math.min(10_000, 1_000 * 2 ** Math.min(attempt, 4))));
       }
     }
   }
 
   /** Journal entries now: the booted node's, plus those flushed since. */
-  const journalEntriesNow = () => booted.journalEntries + journal.stats.entries;
+  private journalEntriesNow(): number {
+    return this.booted.journalEntries + this.journal.stats.entries;
+  }
 
-  function snapshot(): Promise<string | undefined> {
-    const policy = options.snapshots;
-    const up = upstream;
+  snapshot = (): Promise<string | undefined> => {
+    const policy = this.options.snapshots;
+    const up = this.current;
     if (!policy || !up) return Promise.resolve(undefined);
-    snapshotting ??= (async () => {
-      try {
-        const held = performance.now();
-        const taken = await up.recorder.exclusive(async () => {
-          const journalBytes = await journal.flushedBytes();
-          const journalEntries = journalEntriesNow();
-          const hex = await up.node.call<string>("anvil_dumpState");
-          return { journalBytes, journalEntries, head: up.recorder.head, offsetS: up.recorder.lastOffsetS, hex };
-        });
-        lastStallMs = performance.now() - held;
-        const { state, crc32 } = await compactDump(Buffer.from(taken.hex.slice(2), "hex"));
-        const file = await writeSnapshot(
-          policy.dir,
-          {
-            chainId,
-            journalEntries: taken.journalEntries,
-            journalBytes: taken.journalBytes,
-            head: taken.head,
-            offsetS: taken.offsetS,
-            takenAtMs: Date.now(),
-          },
-          state,
-          crc32,
-        );
-        snapshotEntries = taken.journalEntries;
-        snapshotAt = Date.now();
-        lastSnapshotError = undefined;
-        return file;
-      } catch (e) {
-        // the next check tries again; the journal still has everything
-        if (lastSnapshotError !== (e as Error).message)
-          options.logger?.warn({ chainId, err: (e as Error).message }, "chain snapshot failed");
-        lastSnapshotError = (e as Error).message;
-        return undefined;
-      } finally {
-        snapshotting = undefined;
-      }
-    })();
-    return snapshotting;
-  }
-
-  // Checked often enough to see a quiet moment of idleMs (at most every second, as before without one).
-  const snapshotTimer = options.snapshots
-    ? setInterval(
-        () => {
-          if (stopping || snapshotting || !upstream) return;
-          const clock = {
-            added: journalEntriesNow() - snapshotEntries,
-            nowMs: Date.now(),
-            lastSnapshotAtMs: snapshotAt,
-            lastCallAtMs: journal.stats.lastFlushAtMs,
-            lastStallMs,
-          };
-          if (snapshotDue(options.snapshots!, clock)) void snapshot();
-        },
-        Math.max(50, Math.min(1_000, (options.snapshots.idleMs ?? 1_000) / 2)),
-      )
-    : undefined;
-  snapshotTimer?.unref();
-
-  try {
-    await serve(options.first);
-  } catch (e) {
-    if (snapshotTimer) clearInterval(snapshotTimer);
-    options.first.node.close();
-    await options.first.proc.stop();
-    throw e;
-  }
-
-  return {
-    upstream: () => upstream,
-    unavailable: () => {
-      const retryAfterMs = Math.max(0, status.sinceMs + status.expectedRestartMs - Date.now());
-      return {
-        code: CHAIN_UNAVAILABLE_RPC_CODE,
-        message: `chain ${chainId} is unavailable: its node is restarting`,
-        data: { chainId, retryAfterMs, reason: status.reason },
-      };
-    },
-    status: () => ({ ...status }),
-    onStatus(fn) {
-      listeners.add(fn);
-      return () => listeners.delete(fn);
-    },
-    nodePid: () => booted.proc.pid,
-    nodeRpcUrl: () => booted.proc.rpcUrl,
-    snapshot,
-    async stop() {
-      stopping = true;
-      if (snapshotTimer) clearInterval(snapshotTimer);
-      await restarting;
-      await snapshotting;
-      // a clean stop leaves a snapshot of everything: the next start replays nothing
-      if (options.snapshots && upstream && journalEntriesNow() > snapshotEntries) await snapshot();
-      const last = upstream;
-      upstream = undefined;
-      await journal.close().catch(() => undefined);
-      last?.node.close();
-      booted.node.close();
-      await booted.proc.stop();
-    },
+    this.snap.taking ??= this.takeSnapshot(policy.dir, up).finally(() => {
+      this.snap.taking = undefined;
+    });
+    return this.snap.taking;
   };
+
+  /** Dumps the node's state between two calls (the recorder's exclusive section), then writes it to disk while
+   *  calls go on; a failure is logged once and tried again at the next check (the journal has everything). */
+  private async takeSnapshot(dir: string, up: ProxyUpstream): Promise<string | undefined> {
+    const { chainId, logger } = this.options;
+    try {
+      const held = performance.now();
+      const taken = await up.recorder.exclusive(async () => {
+        const journalBytes = await this.journal.flushedBytes();
+        const journalEntries = this.journalEntriesNow();
+        const hex = await up.node.call<string>("anvil_dumpState");
+        return { journalBytes, journalEntries, head: up.recorder.head, offsetS: up.recorder.lastOffsetS, hex };
+      });
+      this.snap.lastStallMs = performance.now() - held;
+      const { state, crc32 } = await compactDump(Buffer.from(taken.hex.slice(2), "hex"));
+      const meta = {
+        chainId,
+        journalEntries: taken.journalEntries,
+        journalBytes: taken.journalBytes,
+        head: taken.head,
+        offsetS: taken.offsetS,
+        takenAtMs: Date.now(),
+      };
+      const file = await writeSnapshot(dir, meta, state, crc32);
+      this.snap.entries = taken.journalEntries;
+      this.snap.atMs = Date.now();
+      this.snap.lastError = undefined;
+      return file;
+    } catch (e) {
+      if (this.snap.lastError !== (e as Error).message)
+        logger?.warn({ chainId, err: (e as Error).message }, "chain snapshot failed");
+      this.snap.lastError = (e as Error).message;
+      return undefined;
+    }
+  }
+
+  /** Checked often enough to see a quiet moment of idleMs (at most every second, as before without one). */
+  private startSnapshotTimer(): void {
+    const policy = this.options.snapshots;
+    if (!policy) return;
+    this.snapshotTimer = setInterval(
+      () => {
+        if (this.stopping || this.snap.taking || !this.current) return;
+        const clock = {
+          added: this.journalEntriesNow() - this.snap.entries,
+          nowMs: Date.now(),
+          lastSnapshotAtMs: this.snap.atMs,
+          lastCallAtMs: this.journal.stats.lastFlushAtMs,
+          lastStallMs: this.snap.lastStallMs,
+        };
+        if (snapshotDue(policy, clock)) void this.snapshot();
+      },
+      Math.max(50, Math.min(1_000, (policy.idleMs ?? 1_000) / 2)),
+    );
+    this.snapshotTimer.unref();
+  }
+
+  stop = async (): Promise<void> => {
+    this.stopping = true;
+    if (this.snapshotTimer) clearInterval(this.snapshotTimer);
+    await this.restarting;
+    await this.snap.taking;
+    // a clean stop leaves a snapshot of everything: the next start replays nothing
+    if (this.options.snapshots && this.current && this.journalEntriesNow() > this.snap.entries) await this.snapshot();
+    const last = this.current;
+    this.current = undefined;
+    await this.journal.close().catch(() => undefined);
+    last?.node.close();
+    this.booted.node.close();
+    await this.booted.proc.stop();
+  };
+}
+
+export async function superviseChain(options: SuperviseChainOptions): Promise<ChainSupervisor> {
+  const chain = new SupervisedChain(options);
+  await chain.open();
+  return chain;
 }
