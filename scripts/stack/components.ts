@@ -46,6 +46,8 @@ export function indexerSchemaName(deploymentsFile: string): string {
 
 export const indexerComponent: Component = {
   name: "indexer",
+  // the longest start (Ponder's own process): the exchange API and the web app read its URL when asked
+  alongside: true,
   async start(ctx: StackContext): Promise<ComponentHandle> {
     const log = ctx.logger.child({ component: "indexer" });
     const indexer = await startIndexer({
@@ -88,13 +90,14 @@ const ALL: readonly Component[] = [
   // exchange API's compliance sync records the agents as investors when it starts (it recomputes everything
   // then): their trades need none of it first (their inventory was deposited, not bought: no restricted lot).
   simulatorComponent,
+  // Started alongside the next ones (its start is the longest): it reads the deployments, every contract of
+  // which (the bridge's too) the provisioning recorded before any component starts.
+  indexerComponent,
   // The identity provider (api/iam): needs nothing else; the exchange API verifies its tokens.
   iamComponent,
   // After the iam (its issuer's discovery and JWKS): the exchange API, its custody and funding.
   exchangeApiComponent,
-  // Before the indexer: it adds BridgeVault and BridgeMinter to the deployments the indexer reads.
   bridgeComponent,
-  indexerComponent,
   // Last: the trading web app forwards to the DEX API, the home chain and the indexer.
   webComponent,
 ];

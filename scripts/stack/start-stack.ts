@@ -287,37 +287,61 @@ async function startComponents(
   const { config, logger } = run;
   const started = new Map<string, ComponentHandle>();
   const nonceLanes = createNonceLanes();
+  const context = (component: Component, p: Promise<unknown> | undefined): StackContext => ({
+    config: contextConfigFor(component, config),
+    logger: logger.child({ component: component.name }),
+    chains,
+    get deployments() {
+      return deployments.current;
+    },
+    deploymentsFile: config.deploymentsFile,
+    started,
+    updateDeployments: deployments.update,
+    nonceLanes,
+    prepared: p,
+    startedAtMs: run.startedAtMs,
+  });
   const retry = run.options.onComponentError === "continue";
-  for (const component of run.components) {
-    const provisionError = provisionFailures.get(component.name);
-    if (provisionError !== undefined) {
-      run.statuses.push({ name: component.name, error: provisionError });
-      continue;
+  // the starts under way beside the next ones (Component.alongside): each ends before the stack's start does,
+  // also when a later one fails (the stop then finds their handles)
+  const alongside: Promise<void>[] = [];
+  try {
+    for (const component of run.components) {
+      const provisionError = provisionFailures.get(component.name);
+      if (provisionError !== undefined) {
+        run.statuses.push({ name: component.name, error: provisionError });
+        continue;
+      }
+      const starting = startComponent(run, component, context, started, retry);
+      if (!component.alongside) await starting;
+      else {
+        starting.catch(() => undefined); // awaited below
+        alongside.push(starting);
+      }
     }
-    const contextWith = (p: Promise<unknown> | undefined): StackContext => ({
-      config: contextConfigFor(component, config),
-      logger: logger.child({ component: component.name }),
-      chains,
-      get deployments() {
-        return deployments.current;
-      },
-      deploymentsFile: config.deploymentsFile,
-      started,
-      updateDeployments: deployments.update,
-      nonceLanes,
-      prepared: p,
-      startedAtMs: run.startedAtMs,
-    });
-    const preparedOnce = run.prepared.get(component.name);
-    run.prepared.delete(component.name); // its start owns it now
-    // a later start (a retry, a restart) prepares afresh: what was prepared went to the first
-    let first = true;
-    const contextOnce = () => contextWith(first ? ((first = false), preparedOnce) : undefined);
-    const s = new SupervisedComponent(component, contextOnce, logger, started, retry);
-    run.statuses.push(s);
-    await phase(run, component.name, () => s.start());
-    if (!retry && s.state !== "up") throw s.failure;
+  } finally {
+    await Promise.allSettled(alongside);
   }
+  await Promise.all(alongside);
+}
+
+/** One component's supervised start: its first start gets what it prepared, a later one (a retry, a restart)
+ *  prepares afresh. Throws its failure when failures are not retried. */
+async function startComponent(
+  run: StackRun,
+  component: Component,
+  context: (component: Component, prepared: Promise<unknown> | undefined) => StackContext,
+  started: Map<string, ComponentHandle>,
+  retry: boolean,
+): Promise<void> {
+  const preparedOnce = run.prepared.get(component.name);
+  run.prepared.delete(component.name); // its start owns it now
+  let first = true;
+  const contextOnce = () => context(component, first ? ((first = false), preparedOnce) : undefined);
+  const s = new SupervisedComponent(component, contextOnce, run.logger, started, retry);
+  run.statuses.push(s);
+  await phase(run, component.name, () => s.start());
+  if (!retry && s.state !== "up") throw s.failure;
 }
 
 /** Every chain's and component's health, in one report. */

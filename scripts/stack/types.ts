@@ -89,5 +89,11 @@ export interface Component {
    */
   prepare?(config: Config): Promise<unknown>;
   release?(prepared: unknown): Promise<void>;
+  /**
+   * The stack goes on with the next components while this one starts (a long start that no later component
+   * needs at its own start: they read its handle from `ctx.started` when asked); the stack's start ends once
+   * this one's has too.
+   */
+  readonly alongside?: boolean;
   start(ctx: StackContext): Promise<ComponentHandle>;
 }

@@ -211,9 +211,37 @@ test("the stack starts, deploys and seeds, and restarts with identical state", a
   assert.deepEqual(events.at(-1), "stop (chain up: true)", "components stop before the chains");
   assert.ok(await waitFor(() => pids.every((p) => !isAlive(p)), 5_000), "no chain process left after stop");
 
-  // Second start on the same data dir: nothing deployed again, the same chains block for block.
-  const second = await startStack({ config, components: [] });
+  // Second start on the same data dir: nothing deployed again, the same chains block for block. Its one
+  // component started alongside (Component.alongside) starts while the next one starts, and the stack's start
+  // waits for both (without it, "slow" would wait its 5 s for "next" in vain).
+  const order: string[] = [];
+  let nextUp: () => void = () => {};
+  const nextStarted = new Promise<void>((r) => (nextUp = r));
+  const slow: Component = {
+    name: "slow",
+    alongside: true,
+    async start() {
+      order.push("slow begins");
+      await Promise.race([nextStarted, new Promise((r) => setTimeout(r, 5_000))]);
+      order.push("slow up");
+      return { async stop() {} };
+    },
+  };
+  const next: Component = {
+    name: "next",
+    async start() {
+      order.push("next up");
+      nextUp();
+      return { async stop() {} };
+    },
+  };
+  const second = await startStack({ config, components: [slow, next] });
   running.push(second);
+  assert.deepEqual(order, ["slow begins", "next up", "slow up"]);
+  assert.deepEqual(
+    second.components.map((c) => c.name),
+    ["slow", "next"],
+  );
   t.diagnostic(
     `restart: ${JSON.stringify(second.timingsMs)}, replayed ${second.chains.home.restored.entries} entries in ${second.chains.home.restored.ms} ms`,
   );
