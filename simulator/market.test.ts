@@ -154,7 +154,7 @@ test("the agents leave the event loop to timers between placements (an in-memory
   await sim.stop();
 });
 
-test("a live trade on every book within its first 3 orders: one level each side, then a taker", async () => {
+test("a live trade on every book right after its ladder (2 x 4 levels), not after every book's ladder", async () => {
   const { dex, traders } = setup();
   const firstTrade = new Map<string, number>();
   dex.subscribe((e) => {
@@ -166,7 +166,7 @@ test("a live trade on every book within its first 3 orders: one level each side,
   await sim.stop();
   assert.deepEqual(
     BOOKS.map((b) => firstTrade.get(b.symbol)),
-    BOOKS.map((_, i) => 3 * (i + 1)),
+    BOOKS.map((_, i) => 9 * (i + 1)),
     "the placements when each book first traded",
   );
 });

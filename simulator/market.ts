@@ -7,9 +7,9 @@
 // - takers send IOC orders that cross the spread, so trades happen, quotes move and candles form.
 // Every decision comes from one PRNG seeded with `seed` (the same seed on the same books gives the same
 // sequence of orders); the order rate is bounded by a token bucket (`ordersPerSecond`, all books together).
-// First every book gets one level each side and a trade (a live trade on every book within 3 tokens a book),
-// then its full ladder; `warmUpTrades` taker orders per book follow, as fast as the bucket allows, so that a
-// fresh stack shows trades and candles at once. stop() stops placing, cancels the agents' resting orders and resolves.
+// Each book gets its ladder and at once a trade, book after book (the first book trades after 2 x levels + 1
+// orders, not after every book's ladder); `warmUpTrades` taker orders per book follow, as fast as the bucket
+// allows, so that a fresh stack shows trades and candles at once. stop() stops placing, cancels the agents' resting orders and resolves.
 import type { PrivateKeyAccount } from "viem";
 import type { DexService, DexSide, MarketSpec } from "../pipeline/service";
 import { lotsWorth, nonceCounter, placeSigned } from "./orders";
@@ -178,14 +178,14 @@ class Agents {
     }
   }
 
-  private async requote(b: Book, levels = this.levels): Promise<void> {
+  private async requote(b: Book): Promise<void> {
     while (b.resting.length > 0) {
       // one at a time: what is left when the market stops is cancelled by stop()
       if (!(await this.take())) return;
       await this.cancel(b.resting.shift()!);
     }
     const half = b.fairTicks / 1000n > 0n ? b.fairTicks / 1000n : 1n; // half spread: about 0.1 %
-    for (let l = 0n; l < BigInt(levels); l++) {
+    for (let l = 0n; l < BigInt(this.levels); l++) {
       for (const side of ["buy", "sell"] as const) {
         const ticks = side === "buy" ? b.fairTicks - half * (l + 1n) : b.fairTicks + half * (l + 1n);
         if (ticks <= 0n) continue;
@@ -209,15 +209,12 @@ class Agents {
   async run(initialized: Promise<void>): Promise<void> {
     await initialized;
     const books = this.books;
-    // a trade on every book at once: one level each side and a taker order, book after book; then the ladders
-    for (const b of books) {
-      if (this.stopped) return;
-      await this.requote(b, 1);
-      await this.trade(b);
-    }
+    // each book's ladder, then at once a trade on it (it takes at most 2 of the ladder's levels: the book stays
+    // two-sided), book after book
     for (const b of books) {
       if (this.stopped) return;
       await this.requote(b);
+      await this.trade(b);
     }
     // warm-up: trades on every book first, the fair value walking between them
     for (let round = 0; round < this.warmUp && !this.stopped; round++) {
