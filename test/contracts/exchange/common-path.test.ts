@@ -3,10 +3,12 @@
 // in an earlier batch, a nonce in an unmarked word that takes the mark, an order left partially filled) ends
 // in the same state and the same BatchSettled data through both entry points (the ABI `settle` never takes the
 // common admission). Then each order's nonce is spent exactly as far as it was filled: replaying the batch fails.
+// And a fill the common path refuses is named by the first check that fails, each earlier check passing at its
+// exact boundary (so the Solidity checks behind the common path are held at their boundaries too).
 import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import type { Address } from "viem";
-import type { Order } from "../../../sdk/eip712";
+import { MIN_FILL_UNITS, type Order } from "../../../sdk/eip712";
 import type { SignedOrder } from "../../../sdk/settle-batch";
 import {
   deployFixture,
@@ -16,6 +18,7 @@ import {
   signed,
   signerKey,
   useEncoding,
+  ENCODINGS,
   ETH,
   OrderSide,
   type Encoding,
@@ -90,3 +93,27 @@ describe("Settlement: the common path and its fallbacks agree", () => {
     expect(packed.eventData).to.equal(abi.eventData);
   });
 });
+
+for (const enc of ENCODINGS)
+  describe(`Settlement: the checks behind the common path, at their boundaries (${enc})`, () => {
+    before(() => useEncoding(enc));
+
+    it("a fill at both limits and the minimum fill exactly, completing its maker, that overfills its taker is refused as overfilled", async () => {
+      const f = await loadFixture(deployFixture);
+      // one quote unit per base unit, so the minimum base amount is also the minimum quote amount
+      const price = 10n ** 18n;
+      const maker = await signed(
+        f,
+        f.keys.bob,
+        await orderFor(f, f.bob.address as Address, OrderSide.SELL, MIN_FILL_UNITS, price),
+      );
+      const taker = await signed(
+        f,
+        f.keys.alice,
+        await orderFor(f, f.alice.address as Address, OrderSide.BUY, MIN_FILL_UNITS - 1n, price),
+      );
+      await expect(settle(f, [maker, taker], [fill(maker, taker, MIN_FILL_UNITS, price)]))
+        .to.be.revertedWithCustomError(f.settlement, "SettlementOrderOverfilled")
+        .withArgs(taker.hash, MIN_FILL_UNITS - 1n, MIN_FILL_UNITS);
+    });
+  });
