@@ -46,6 +46,20 @@ export type ApiErrorCode = keyof typeof DEX_ERROR_RULES;
 /** The codes of the DEX API (and the ones every HTTP API shares), with their rules. */
 export const API_ERROR_RULES: Readonly<Record<ApiErrorCode, ApiErrorRule>> = DEX_ERROR_RULES;
 
+/** The codes every HTTP surface answers, whatever its own: the shared middleware's refusals (bad or
+ *  unreadable input, authentication, an unknown route, a body too large or not JSON, the rate limit) and
+ *  the server's own failures. */
+export const HTTP_SURFACE_CODES = [
+  "INVALID_REQUEST",
+  "UNAUTHORIZED",
+  "ROUTE_NOT_FOUND",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "RATE_LIMIT_EXCEEDED",
+  "INTERNAL_ERROR",
+  "SERVICE_UNAVAILABLE",
+] as const satisfies readonly ApiErrorCode[];
+
 /** One surface's rule table: the shared codes it answers (their rules from API_ERROR_RULES) and its own. */
 export function surfaceErrorRules<S extends ApiErrorCode, O extends Record<string, ApiErrorRule>>(
   shared: readonly S[],
@@ -80,6 +94,18 @@ export class ApiError<C extends string = ApiErrorCode> extends AppError<C> {
   toBody(): ErrorBody<C> {
     return { error: { code: this.code, message: this.message, details: this.details } };
   }
+}
+
+/** One surface's error class, made from its rule table: `new Cls(code, message, details?, options?)` is an
+ *  ApiError of that surface's codes whose statuses come from `rules`, named `name` in logs. */
+export function surfaceErrorClass<C extends string>(name: string, rules: Readonly<Record<C, ApiErrorRule>>) {
+  return class SurfaceApiError extends ApiError<C> {
+    static override readonly rules: Readonly<Record<string, ApiErrorRule>> = rules;
+    constructor(code: C, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+      super(code, message, details, options);
+      this.name = name;
+    }
+  };
 }
 
 const INTERNAL_RULE: ApiErrorRule = DEX_ERROR_RULES.INTERNAL_ERROR;
@@ -172,16 +198,30 @@ export interface HttpErrorRules {
 }
 
 /** The DEX REST API's: 20 issues at most; any exposed 4xx of express is INVALID_REQUEST "malformed request". */
-export const DEX_HTTP_ERRORS: HttpErrorRules = {
-  maxIssues: 20,
-  unreadableRequest: (e, err) => {
-    const status = e.status ?? e.statusCode;
-    return typeof status === "number" && status >= 400 && status < 500 && e.expose
-      ? new ApiError("INVALID_REQUEST", "malformed request", { reason: e.type ?? "bad_request" }, { cause: err })
-      : null;
-  },
-  logMessage: "request failed",
-};
+export const DEX_HTTP_ERRORS: HttpErrorRules = malformedRequestRules(ApiError, "request failed");
+
+/** 20 issues at most; any exposed 4xx of express is INVALID_REQUEST "malformed request", an error of `cls`
+ *  (the DEX's answer, shared by the surfaces that answer like it). */
+export function malformedRequestRules(
+  cls: new (
+    code: "INVALID_REQUEST",
+    message: string,
+    details: Record<string, unknown>,
+    options: { cause?: unknown },
+  ) => ApiError<string>,
+  logMessage: string,
+): HttpErrorRules {
+  return {
+    maxIssues: 20,
+    unreadableRequest: (e, err) => {
+      const status = e.status ?? e.statusCode;
+      return typeof status === "number" && status >= 400 && status < 500 && e.expose
+        ? new cls("INVALID_REQUEST", "malformed request", { reason: e.type ?? "bad_request" }, { cause: err })
+        : null;
+    },
+    logMessage,
+  };
+}
 
 /** Any thrown value -> ApiError. Unknown errors become INTERNAL_ERROR (their text is never sent). */
 export function toApiError(err: unknown): ApiError;

@@ -4,7 +4,14 @@
 // reaches a client.
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
-import { surfaceErrorRules, ApiError, createErrorHandler, type ApiErrorRule, type HttpErrorRules } from "../errors";
+import {
+  HTTP_SURFACE_CODES,
+  surfaceErrorClass,
+  surfaceErrorRules,
+  createErrorHandler,
+  type ApiErrorRule,
+  type HttpErrorRules,
+} from "../errors";
 
 /** The bridge's own codes; the others it answers with are the shared ones of api/errors.ts. */
 const BRIDGE_ONLY_RULES = {
@@ -16,34 +23,14 @@ const BRIDGE_ONLY_RULES = {
   TRANSFER_NOT_READY: { http: 409, retryable: true },
 } as const satisfies Record<string, ApiErrorRule>;
 
-const SHARED_CODES = [
-  "INVALID_REQUEST",
-  "UNAUTHORIZED",
-  "FORBIDDEN",
-  "ROUTE_NOT_FOUND",
-  "PAYLOAD_TOO_LARGE",
-  "UNSUPPORTED_MEDIA_TYPE",
-  "RATE_LIMIT_EXCEEDED",
-  "INTERNAL_ERROR",
-  "SERVICE_UNAVAILABLE",
-] as const;
+const SHARED_CODES = [...HTTP_SURFACE_CODES, "FORBIDDEN"] as const;
 
 export type BridgeErrorCode = (typeof SHARED_CODES)[number] | keyof typeof BRIDGE_ONLY_RULES;
 
 export const BRIDGE_ERROR_RULES = surfaceErrorRules(SHARED_CODES, BRIDGE_ONLY_RULES);
 
-export class BridgeApiError extends ApiError<BridgeErrorCode> {
-  static override readonly rules: Readonly<Record<string, ApiErrorRule>> = BRIDGE_ERROR_RULES;
-  constructor(
-    code: BridgeErrorCode,
-    message: string,
-    details: Record<string, unknown> = {},
-    options?: { cause?: unknown },
-  ) {
-    super(code, message, details, options);
-    this.name = "BridgeApiError";
-  }
-}
+export const BridgeApiError = surfaceErrorClass("BridgeApiError", BRIDGE_ERROR_RULES);
+export type BridgeApiError = InstanceType<typeof BridgeApiError>;
 
 /** The bridge's answers where the DEX's differ: every validation issue is listed, and only a body that is
  *  not JSON (or another 400 of the body parser) is INVALID_REQUEST "body is not valid JSON". */

@@ -3,7 +3,14 @@
 // 404 as an id that does not exist, so ids do not leak.
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
-import { surfaceErrorRules, ApiError, createErrorHandler, DEX_HTTP_ERRORS, type ApiErrorRule } from "../errors";
+import {
+  HTTP_SURFACE_CODES,
+  surfaceErrorClass,
+  surfaceErrorRules,
+  createErrorHandler,
+  DEX_HTTP_ERRORS,
+  type ApiErrorRule,
+} from "../errors";
 
 const EXCHANGE_ONLY_RULES = {
   ACCOUNT_NOT_FOUND: { http: 404 },
@@ -11,35 +18,14 @@ const EXCHANGE_ONLY_RULES = {
   ASSET_NOT_FOUND: { http: 404 },
 } as const satisfies Record<string, ApiErrorRule>;
 
-const SHARED_CODES = [
-  "INVALID_REQUEST",
-  "UNAUTHORIZED",
-  "FORBIDDEN",
-  "INSUFFICIENT_BALANCE",
-  "ROUTE_NOT_FOUND",
-  "PAYLOAD_TOO_LARGE",
-  "UNSUPPORTED_MEDIA_TYPE",
-  "RATE_LIMIT_EXCEEDED",
-  "INTERNAL_ERROR",
-  "SERVICE_UNAVAILABLE",
-] as const;
+const SHARED_CODES = [...HTTP_SURFACE_CODES, "FORBIDDEN", "INSUFFICIENT_BALANCE"] as const;
 
 export type ExchangeErrorCode = (typeof SHARED_CODES)[number] | keyof typeof EXCHANGE_ONLY_RULES;
 
 export const EXCHANGE_ERROR_RULES = surfaceErrorRules(SHARED_CODES, EXCHANGE_ONLY_RULES);
 
-export class ExchangeApiError extends ApiError<ExchangeErrorCode> {
-  static override readonly rules: Readonly<Record<string, ApiErrorRule>> = EXCHANGE_ERROR_RULES;
-  constructor(
-    code: ExchangeErrorCode,
-    message: string,
-    details: Record<string, unknown> = {},
-    options?: { cause?: unknown },
-  ) {
-    super(code, message, details, options);
-    this.name = "ExchangeApiError";
-  }
-}
+export const ExchangeApiError = surfaceErrorClass("ExchangeApiError", EXCHANGE_ERROR_RULES);
+export type ExchangeApiError = InstanceType<typeof ExchangeApiError>;
 
 /** 401 UNAUTHORIZED with a reason a client can act on (never the verifier's internal text). */
 export const unauthorized = (reason: string, message = "missing or invalid authentication", cause?: unknown) =>

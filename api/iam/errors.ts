@@ -4,7 +4,15 @@
 // error body {error, error_description} that RFC 6749 5.2 mandates instead (docs/decisions/api.md, "Identity").
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
-import { surfaceErrorRules, ApiError, createErrorHandler, type ApiErrorRule, type HttpErrorRules } from "../errors";
+import {
+  HTTP_SURFACE_CODES,
+  surfaceErrorClass,
+  surfaceErrorRules,
+  createErrorHandler,
+  malformedRequestRules,
+  type ApiErrorRule,
+  type HttpErrorRules,
+} from "../errors";
 
 const IAM_ONLY_RULES = {
   ORGANIZATION_NOT_FOUND: { http: 404 },
@@ -12,44 +20,16 @@ const IAM_ONLY_RULES = {
   PHONE_ALREADY_REGISTERED: { http: 409 },
 } as const satisfies Record<string, ApiErrorRule>;
 
-const SHARED_CODES = [
-  "INVALID_REQUEST",
-  "UNAUTHORIZED",
-  "ROUTE_NOT_FOUND",
-  "PAYLOAD_TOO_LARGE",
-  "UNSUPPORTED_MEDIA_TYPE",
-  "RATE_LIMIT_EXCEEDED",
-  "INTERNAL_ERROR",
-  "SERVICE_UNAVAILABLE",
-] as const;
+const SHARED_CODES = HTTP_SURFACE_CODES;
 
 export type IamErrorCode = (typeof SHARED_CODES)[number] | keyof typeof IAM_ONLY_RULES;
 
 export const IAM_ERROR_RULES = surfaceErrorRules(SHARED_CODES, IAM_ONLY_RULES);
 
-export class IamApiError extends ApiError<IamErrorCode> {
-  static override readonly rules: Readonly<Record<string, ApiErrorRule>> = IAM_ERROR_RULES;
-  constructor(
-    code: IamErrorCode,
-    message: string,
-    details: Record<string, unknown> = {},
-    options?: { cause?: unknown },
-  ) {
-    super(code, message, details, options);
-    this.name = "IamApiError";
-  }
-}
+export const IamApiError = surfaceErrorClass("IamApiError", IAM_ERROR_RULES);
+export type IamApiError = InstanceType<typeof IamApiError>;
 
-export const IAM_HTTP_ERRORS: HttpErrorRules = {
-  maxIssues: 20,
-  unreadableRequest: (e, err) => {
-    const status = e.status ?? e.statusCode;
-    return typeof status === "number" && status >= 400 && status < 500 && e.expose
-      ? new IamApiError("INVALID_REQUEST", "malformed request", { reason: e.type ?? "bad_request" }, { cause: err })
-      : null;
-  },
-  logMessage: "IAM request failed",
-};
+export const IAM_HTTP_ERRORS: HttpErrorRules = malformedRequestRules(IamApiError, "IAM request failed");
 
 export function iamErrorHandler(logger: Logger): ErrorRequestHandler {
   return createErrorHandler(logger, IAM_HTTP_ERRORS);

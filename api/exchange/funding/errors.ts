@@ -1,7 +1,7 @@
 // The funding endpoints' refusals, as data for the one HTTP error mapper (api/errors.ts): the spec's body
 // {error:{code,message,details}}. The spec names no code for a funding limit; these are recorded in
 // docs/decisions/api.md ("Custody and funding").
-import { ApiError, surfaceErrorRules, type ApiErrorRule } from "../../errors";
+import { surfaceErrorClass, surfaceErrorRules, type ApiErrorRule } from "../../errors";
 
 const FUNDING_RULES = surfaceErrorRules(
   ["INVALID_REQUEST", "INSUFFICIENT_BALANCE", "ROUTE_NOT_FOUND", "SERVICE_UNAVAILABLE"],
@@ -17,15 +17,5 @@ const FUNDING_RULES = surfaceErrorRules(
 
 export type FundingErrorCode = keyof typeof FUNDING_RULES;
 
-export class FundingApiError extends ApiError<FundingErrorCode> {
-  static override readonly rules: Readonly<Record<string, ApiErrorRule>> = FUNDING_RULES;
-  constructor(
-    code: FundingErrorCode,
-    message: string,
-    details: Record<string, unknown> = {},
-    options?: { cause?: unknown },
-  ) {
-    super(code, message, details, options);
-    this.name = "FundingApiError";
-  }
-}
+export const FundingApiError = surfaceErrorClass("FundingApiError", FUNDING_RULES);
+export type FundingApiError = InstanceType<typeof FundingApiError>;

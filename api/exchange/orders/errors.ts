@@ -1,6 +1,6 @@
 // The order and portfolio endpoints' refusals (spec 7 codes, plus the ones the spec leaves open, recorded in
 // docs/decisions/api.md "Exchange orders"), as data for the one HTTP error mapper (api/errors.ts).
-import { ApiError, surfaceErrorRules, type ApiErrorRule } from "../../errors";
+import { surfaceErrorClass, surfaceErrorRules, type ApiErrorRule } from "../../errors";
 
 // FORBIDDEN: KYC not approved, details {reason: "kyc_required", kycStatus}; ORDER_NOT_OPEN: cancel or update of
 // an order that is not PENDING, details {status}
@@ -28,15 +28,5 @@ const ORDER_RULES = surfaceErrorRules(
 
 export type OrderErrorCode = keyof typeof ORDER_RULES;
 
-export class OrderApiError extends ApiError<OrderErrorCode> {
-  static override readonly rules: Readonly<Record<string, ApiErrorRule>> = ORDER_RULES;
-  constructor(
-    code: OrderErrorCode,
-    message: string,
-    details: Record<string, unknown> = {},
-    options?: { cause?: unknown },
-  ) {
-    super(code, message, details, options);
-    this.name = "OrderApiError";
-  }
-}
+export const OrderApiError = surfaceErrorClass("OrderApiError", ORDER_RULES);
+export type OrderApiError = InstanceType<typeof OrderApiError>;
