@@ -9,11 +9,10 @@ import fc from "fast-check";
 import { Wallet } from "ethers";
 import { WebSocketServer, type WebSocket as WsSocket } from "ws";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createApiLogger } from "../api/logger";
 import { signRequest } from "../api/auth/hmac";
 import { bookChecksum as serverChecksum } from "../api/ws/checksum";
-import { createGrpcServer, type DexGrpcServer } from "../api/grpc/server";
-import { createKey, fund, newWallet, startHarness, type Harness, type TestKey } from "../api/testing/harness";
+import type { DexGrpcServer } from "../api/grpc/server";
+import { fund, fundedKey, startGrpc, startHarness, type Harness, type TestKey } from "../api/testing/harness";
 import {
   BookFeed,
   BookFeedError,
@@ -44,18 +43,8 @@ let markets: MarketsResponse;
 
 before(async () => {
   h = await startHarness({ rateLimits: { ordersPerSecond: 1000 } });
-  grpcServer = createGrpcServer({
-    config: h.config,
-    logger: createApiLogger({ level: "silent" }),
-    service: h.service,
-    keys: h.keys,
-    placeOrder: h.placeOrder,
-    auth: h.auth,
-  });
-  grpcAddress = (await grpcServer.listen(0)).address;
-  const w = newWallet();
-  fund(h, w.address);
-  trader = await createKey(h, w);
+  ({ grpc: grpcServer, address: grpcAddress } = await startGrpc(h));
+  trader = await fundedKey(h);
   markets = await ok(createDexClient({ baseUrl: h.origin }).GET("/v1/markets"));
 });
 after(async () => {
@@ -248,9 +237,7 @@ test("gRPC client: place (secret and HMAC schemes), read the book, cancel; refus
     }
   }
   // StreamTrades: a crossing pair from two traders arrives on the stream, with the taker's side
-  const w2 = newWallet();
-  fund(h, w2.address);
-  const other = await createKey(h, w2);
+  const other = await fundedKey(h);
   const maker = createTradingClient(grpcAddress, { auth: { apiKey: trader.apiKey, apiSecret: trader.secret } });
   const taker = createTradingClient(grpcAddress, {
     auth: { apiKey: other.apiKey, apiSecret: other.secret, scheme: "hmac" },

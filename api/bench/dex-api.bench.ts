@@ -6,7 +6,7 @@ import autocannon from "autocannon";
 import { WebSocket } from "ws";
 import { createApiLogger } from "../logger";
 import { createWsServer } from "../ws/server";
-import { createKey, fund, keyHeaders, newWallet, startHarness } from "../testing/harness";
+import { createKey, fundedKey, fundedWallet, keyHeaders, startHarness } from "../testing/harness";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
@@ -19,13 +19,10 @@ async function main() {
   const h = await startHarness({
     ws: { maxConnectionsPerUser: SUBSCRIBERS + 10, connectionsPerMinutePerIp: SUBSCRIBERS * 2 },
   });
-  const w = newWallet();
-  fund(h, w.address);
+  const w = fundedWallet(h);
   const key = await createKey(h, w);
   // the sells come from another account: one account's crossing orders would meet self-trade prevention
-  const seller = newWallet();
-  fund(h, seller.address);
-  const sellerKey = await createKey(h, seller);
+  const sellerKey = await fundedKey(h);
   // a book of 50 levels per side
   for (let i = 0; i < 50; i++) {
     await h.service.placeOrder({

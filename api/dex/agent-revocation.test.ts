@@ -15,23 +15,14 @@ import {
   createKey,
   newWallet,
   signApprovalBody,
-  startHarness,
   walletHeaders,
+  withHarness,
   type Harness,
   type TestKey,
 } from "../testing/harness";
 import { SETTLEMENT_DOMAIN } from "../testing/memory-dex-service";
 import { createAgentRenouncer, RENOUNCEMENT_DEADLINE_MARGIN_SEC } from "./agent-renouncer";
 import { DexServiceError } from "../../pipeline/service";
-
-async function withHarness(fn: (h: Harness) => Promise<void>, opts: Parameters<typeof startHarness>[0] = {}) {
-  const h = await startHarness(opts);
-  try {
-    await fn(h);
-  } finally {
-    await h.close();
-  }
-}
 
 const silent = createApiLogger({ level: "silent" });
 const renouncerOf = (h: Harness, leaseMs?: number) =>
@@ -58,53 +49,50 @@ async function row(h: Harness, id: string) {
 
 test("DELETE of an approved key: the agent's renouncement is sent and the approval is gone; the stored one is the agent's, nonce 0, deadline past any approval", async () => {
   const t = Date.now();
-  await withHarness(
-    async (h) => {
-      const w = newWallet();
-      const k = await createKey(h, w);
-      const agent = (await h.keys.getById(k.id))!.agentAddress;
-      assert.ok(h.service.agentExpiry(w.address, agent) > 0n);
-      const r = await del(h, k);
-      assert.equal(r.status, 200, r.text);
-      assert.deepEqual(r.body.agent_revocation, { status: "done", tx_hash: `0x${"1".padStart(64, "0")}` });
-      assert.equal(h.service.agentExpiry(w.address, agent), 0n);
-      assert.equal(h.service.renouncementSubmissions.length, 1);
-      const stored = await row(h, k.id);
-      assert.equal(stored.k, "", "the agent key is wiped");
-      assert.equal(await h.keys.agentOf(k.id), null);
-      const m = stored.r!.message;
-      assert.deepEqual([m.trader, m.agent, m.nonce], [w.address, agent, "0"]);
-      assert.equal(
-        BigInt(m.deadline),
-        BigInt(Math.floor(t / 1000) + h.config.agentApprovalSeconds + RENOUNCEMENT_DEADLINE_MARGIN_SEC),
-      );
-      const message = {
-        trader: m.trader as Address,
-        agent: m.agent as Address,
-        nonce: 0n,
-        deadline: BigInt(m.deadline),
-      };
-      assert.ok(
-        await verifyTypedData({
-          address: agent,
-          domain: SETTLEMENT_DOMAIN,
-          types: AGENT_RENOUNCEMENT_TYPES,
-          primaryType: "AgentRenouncement",
-          message,
-          signature: stored.r!.signature,
-        }),
-      );
-      // DELETE again: the same answer, nothing sent
-      const again = await del(h, k);
-      assert.deepEqual(again.body.agent_revocation, r.body.agent_revocation);
-      assert.equal(h.service.renouncementSubmissions.length, 1);
-    },
-    { now: () => t },
-  );
+  await withHarness({ now: () => t }, async (h) => {
+    const w = newWallet();
+    const k = await createKey(h, w);
+    const agent = (await h.keys.getById(k.id))!.agentAddress;
+    assert.ok(h.service.agentExpiry(w.address, agent) > 0n);
+    const r = await del(h, k);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.agent_revocation, { status: "done", tx_hash: `0x${"1".padStart(64, "0")}` });
+    assert.equal(h.service.agentExpiry(w.address, agent), 0n);
+    assert.equal(h.service.renouncementSubmissions.length, 1);
+    const stored = await row(h, k.id);
+    assert.equal(stored.k, "", "the agent key is wiped");
+    assert.equal(await h.keys.agentOf(k.id), null);
+    const m = stored.r!.message;
+    assert.deepEqual([m.trader, m.agent, m.nonce], [w.address, agent, "0"]);
+    assert.equal(
+      BigInt(m.deadline),
+      BigInt(Math.floor(t / 1000) + h.config.agentApprovalSeconds + RENOUNCEMENT_DEADLINE_MARGIN_SEC),
+    );
+    const message = {
+      trader: m.trader as Address,
+      agent: m.agent as Address,
+      nonce: 0n,
+      deadline: BigInt(m.deadline),
+    };
+    assert.ok(
+      await verifyTypedData({
+        address: agent,
+        domain: SETTLEMENT_DOMAIN,
+        types: AGENT_RENOUNCEMENT_TYPES,
+        primaryType: "AgentRenouncement",
+        message,
+        signature: stored.r!.signature,
+      }),
+    );
+    // DELETE again: the same answer, nothing sent
+    const again = await del(h, k);
+    assert.deepEqual(again.body.agent_revocation, r.body.agent_revocation);
+    assert.equal(h.service.renouncementSubmissions.length, 1);
+  });
 });
 
 test("the chain unavailable at DELETE: the key is revoked and wiped at once, the answer is pending, the drain loop finishes it", async () => {
-  await withHarness(async (h) => {
+  await withHarness({}, async (h) => {
     const w = newWallet();
     const k = await createKey(h, w);
     const agent = (await h.keys.getById(k.id))!.agentAddress;
@@ -135,7 +123,7 @@ test("the chain unavailable at DELETE: the key is revoked and wiped at once, the
 });
 
 test("the drain loop started with start() retries until stop(); stop() waits for the attempt in progress", async () => {
-  await withHarness(async (h) => {
+  await withHarness({}, async (h) => {
     const k = await createKey(h, newWallet());
     h.service.renouncementMode = "unavailable";
     assert.equal((await del(h, k)).body.agent_revocation.status, "pending");
@@ -150,7 +138,7 @@ test("the drain loop started with start() retries until stop(); stop() waits for
 });
 
 test("the contract refusing the renouncement ends it failed (not retried for ever)", async () => {
-  await withHarness(async (h) => {
+  await withHarness({}, async (h) => {
     const k = await createKey(h, newWallet());
     h.service.renouncementMode = "refused";
     const r = await del(h, k);
@@ -163,7 +151,7 @@ test("the contract refusing the renouncement ends it failed (not retried for eve
 });
 
 test("a key never approved: done with no transaction, nothing paid", async () => {
-  await withHarness(async (h) => {
+  await withHarness({}, async (h) => {
     const k = await createKey(h, newWallet(), { permissions: ["read"] }, false);
     const r = await del(h, k);
     assert.deepEqual(r.body.agent_revocation, { status: "done", tx_hash: null });
@@ -173,7 +161,7 @@ test("a key never approved: done with no transaction, nothing paid", async () =>
 });
 
 test("an approval still being submitted when the key is deleted is renounced once it lands", async () => {
-  await withHarness(async (h) => {
+  await withHarness({}, async (h) => {
     const w = newWallet();
     const body = JSON.stringify({ permissions: ["read", "trade"] });
     const created = await call(h, "POST", "/v1/api-keys", {
@@ -213,7 +201,7 @@ test("an approval still being submitted when the key is deleted is renounced onc
 });
 
 test("20 DELETEs of one key at once, then two drains at once: one renouncement sent", async () => {
-  await withHarness(async (h) => {
+  await withHarness({}, async (h) => {
     const k = await createKey(h, newWallet());
     // distinct timestamps: the same signed request twice would be a replay
     const t0 = Date.now();
@@ -229,7 +217,7 @@ test("20 DELETEs of one key at once, then two drains at once: one renouncement s
 });
 
 test("an attempt holds the stored renouncement for its lease: a second claim inside it gets nothing, one with an elapsed lease gets it", async () => {
-  await withHarness(async (h) => {
+  await withHarness({}, async (h) => {
     const k = await createKey(h, newWallet());
     h.service.renouncementMode = "unavailable";
     await del(h, k);
@@ -245,7 +233,7 @@ test("an attempt holds the stored renouncement for its lease: a second claim ins
 });
 
 test("a key revoked because its creation failed half-way is revoked the same way: wiped, renouncement stored", async () => {
-  await withHarness(async (h) => {
+  await withHarness({}, async (h) => {
     const w = newWallet();
     const prepare = h.service.prepareAgentApproval;
     h.service.prepareAgentApproval = async () => {
@@ -268,7 +256,7 @@ test("a key revoked because its creation failed half-way is revoked the same way
 });
 
 test("a key revoked with no stored renouncement (before this existed) reports none; a live or unknown key null", async () => {
-  await withHarness(async (h) => {
+  await withHarness({}, async (h) => {
     const k = await createKey(h, newWallet(), { permissions: ["read"] }, false);
     assert.equal(await h.keys.agentRevocation(k.id), null, "live");
     assert.equal(await h.keys.agentRevocation("00000000-0000-0000-0000-000000000000"), null);
@@ -279,7 +267,7 @@ test("a key revoked with no stored renouncement (before this existed) reports no
 });
 
 test("an attempt slower than the DELETE's wait is answered pending and still finishes (holding its lease meanwhile)", async () => {
-  await withHarness(async (h) => {
+  await withHarness({}, async (h) => {
     const k = await createKey(h, newWallet());
     h.service.renouncementMode = "unavailable";
     await del(h, k); // stored, pending

@@ -5,25 +5,20 @@ import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { SECP256K1_N } from "../../sdk/signature";
 import {
+  assertRefused,
   call,
   createKey,
   fund,
+  fundedKey,
   hmacHeaders,
   keyHeaders,
   newWallet,
   signApprovalBody,
   signedOrderBody,
-  startHarness,
   walletHeaders,
+  withHarness,
   type Harness,
-  type Res,
 } from "../testing/harness";
-
-function refused(r: Res, status: number, code: string, reason?: string) {
-  assert.equal(r.status, status, r.text);
-  assert.equal(r.body.error.code, code, r.text);
-  if (reason !== undefined) assert.equal(r.body.error.details.reason, reason, r.text);
-}
 
 /** (r, n - s, v ^ 1): the other signature of the same message under the same key. */
 function mirror(sig: string): string {
@@ -46,15 +41,6 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
   });
 }
 
-async function withHarness(opts: Parameters<typeof startHarness>[0], fn: (h: Harness) => Promise<void>) {
-  const h = await startHarness(opts);
-  try {
-    await fn(h);
-  } finally {
-    await h.close();
-  }
-}
-
 // ------------------------------------------------------------------ wallet-signed requests
 
 test("a replayed POST /v1/api-keys with the mirror-image signature gets no second key", async () => {
@@ -69,15 +55,15 @@ test("a replayed POST /v1/api-keys with the mirror-image signature gets no secon
       body,
       headers: { ...headers, "X-Wallet-Signature": mirror(headers["X-Wallet-Signature"]) },
     });
-    refused(m, 401, "UNAUTHORIZED", "invalid_signature");
+    assertRefused(m, 401, "UNAUTHORIZED", "invalid_signature");
     assert.equal(m.body.error.details.problem, "s_high");
     const same = await call(h, "POST", "/v1/api-keys", { body, headers });
-    refused(same, 401, "UNAUTHORIZED", "signature_replayed");
+    assertRefused(same, 401, "UNAUTHORIZED", "signature_replayed");
     // a v of 0/1 is the same signature in another encoding: refused too
     const v01 =
       headers["X-Wallet-Signature"].slice(0, 130) +
       (parseInt(headers["X-Wallet-Signature"].slice(130), 16) - 27).toString(16).padStart(2, "0");
-    refused(
+    assertRefused(
       await call(h, "POST", "/v1/api-keys", { body, headers: { ...headers, "X-Wallet-Signature": v01 } }),
       401,
       "UNAUTHORIZED",
@@ -92,14 +78,19 @@ test("a wallet request signed for another host is refused; the accepted hosts, w
     const w = newWallet();
     const body = JSON.stringify({ permissions: ["read"] });
     const other = await walletHeaders(w, "dex.other-venue.example", "POST", "/v1/api-keys", body);
-    refused(await call(h, "POST", "/v1/api-keys", { body, headers: other }), 401, "UNAUTHORIZED", "invalid_signature");
+    assertRefused(
+      await call(h, "POST", "/v1/api-keys", { body, headers: other }),
+      401,
+      "UNAUTHORIZED",
+      "invalid_signature",
+    );
     assert.equal((await h.keys.listByOwner(w.address)).length, 0);
   });
   await withHarness({ config: { walletAuthHosts: ["dex.example"] } }, async (h) => {
     const w = newWallet();
     // signed over the Host it carries, but this deployment serves dex.example only
     const r = await call(h, "GET", "/v1/balances", { headers: await walletHeaders(w, h, "GET", "/v1/balances") });
-    refused(r, 401, "UNAUTHORIZED", "host_not_accepted");
+    assertRefused(r, 401, "UNAUTHORIZED", "host_not_accepted");
     // the accepted host, sent as the Host header (what a proxy in front would forward)
     const headers = { ...(await walletHeaders(w, "dex.example", "GET", "/v1/balances")), Host: "dex.example" };
     const ok = await rawGet(`${h.origin}/v1/balances`, headers);
@@ -122,7 +113,7 @@ test("wallet timestamp: exactly the window away is accepted, one millisecond mor
         headers: await walletHeaders(w, h, "GET", "/v1/balances", "", ts),
       });
       if (ok) assert.equal(r.status, 200, `ts ${ts - t}: ${r.text}`);
-      else refused(r, 401, "UNAUTHORIZED", "timestamp_outside_window");
+      else assertRefused(r, 401, "UNAUTHORIZED", "timestamp_outside_window");
     }
   });
 });
@@ -144,11 +135,11 @@ test("wallet replay cache across its rotation: a signature used just before a ro
     const headers = await walletHeaders(w, h, "GET", "/v1/balances", "", signedAt);
     assert.equal((await call(h, "GET", "/v1/balances", { headers })).status, 200);
     t = start + 2 * win; // rotation: the signature moves to the previous generation
-    refused(await call(h, "GET", "/v1/balances", { headers }), 401, "UNAUTHORIZED", "signature_replayed");
+    assertRefused(await call(h, "GET", "/v1/balances", { headers }), 401, "UNAUTHORIZED", "signature_replayed");
     t = signedAt + win; // the last millisecond its timestamp is valid: still remembered
-    refused(await call(h, "GET", "/v1/balances", { headers }), 401, "UNAUTHORIZED", "signature_replayed");
+    assertRefused(await call(h, "GET", "/v1/balances", { headers }), 401, "UNAUTHORIZED", "signature_replayed");
     t = signedAt + win + 1; // past the window: refused for its timestamp
-    refused(await call(h, "GET", "/v1/balances", { headers }), 401, "UNAUTHORIZED", "timestamp_outside_window");
+    assertRefused(await call(h, "GET", "/v1/balances", { headers }), 401, "UNAUTHORIZED", "timestamp_outside_window");
   });
 });
 
@@ -157,13 +148,11 @@ test("wallet replay cache across its rotation: a signature used just before a ro
 test("HMAC: the signature is compared in full (last hex character flipped) and the window holds at its edge", async () => {
   const t = Date.now();
   await withHarness({ now: () => t }, async (h) => {
-    const w = newWallet();
-    fund(h, w.address);
-    const k = await createKey(h, w, { permissions: ["read"] });
+    const k = await fundedKey(h, { permissions: ["read"] });
     const hd = hmacHeaders(k.apiKey, k.secret, "GET", "/v1/balances", "", t);
     const sig = hd["X-SIGNATURE"];
     const flipped = sig.slice(0, 63) + (sig[63] === "0" ? "1" : "0");
-    refused(
+    assertRefused(
       await call(h, "GET", "/v1/balances", { headers: { ...hd, "X-SIGNATURE": flipped } }),
       401,
       "UNAUTHORIZED",
@@ -181,7 +170,7 @@ test("HMAC: the signature is compared in full (last hex character flipped) and t
         headers: hmacHeaders(k.apiKey, k.secret, "GET", "/v1/balances", "", ts),
       });
       if (ok) assert.equal(r.status, 200, `ts ${ts - t}: ${r.text}`);
-      else refused(r, 401, "UNAUTHORIZED", "timestamp_outside_window");
+      else assertRefused(r, 401, "UNAUTHORIZED", "timestamp_outside_window");
     }
   });
 });
@@ -193,7 +182,7 @@ test("DELETE /v1/api-keys/{id} with the key itself obeys the key's IP allowlist"
     const w = newWallet();
     const outside = await createKey(h, w, { permissions: ["read"], ip_allowlist: ["10.0.0.0/8"] });
     const r = await call(h, "DELETE", `/v1/api-keys/${outside.id}`, { headers: keyHeaders(outside) });
-    refused(r, 403, "FORBIDDEN", "ip_not_allowed");
+    assertRefused(r, 403, "FORBIDDEN", "ip_not_allowed");
     assert.equal((await h.keys.getById(outside.id))?.revokedAtMs, null, "not revoked");
     // the edge: a /32 of the test client's own address lets it through
     const inside = await createKey(h, w, { permissions: ["read"], ip_allowlist: ["127.0.0.1/32"] });
@@ -240,9 +229,9 @@ test("20 approvals of one key sent at once cost one submission; a later one is 4
       Array.from({ length: 20 }, () => call(h, "POST", `/v1/api-keys/${id}/agent-approval`, { body })),
     );
     assert.equal(rs.filter((r) => r.status === 200).length, 1, rs.map((r) => r.status).join(","));
-    for (const r of rs.filter((x) => x.status !== 200)) refused(r, 409, "AGENT_ALREADY_APPROVED");
+    for (const r of rs.filter((x) => x.status !== 200)) assertRefused(r, 409, "AGENT_ALREADY_APPROVED");
     assert.equal(h.service.approvalSubmissions.length, 1);
-    refused(await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, { body }), 409, "AGENT_ALREADY_APPROVED");
+    assertRefused(await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, { body }), 409, "AGENT_ALREADY_APPROVED");
     assert.equal(h.service.approvalSubmissions.length, 1);
   });
 });
@@ -268,7 +257,7 @@ test("an approval for another agent, or longer than the service's lifetime, is r
   await withHarness({ now: () => t }, async (h) => {
     const { w, id, td } = await pendingKey(h);
     const other = newWallet().address;
-    refused(
+    assertRefused(
       await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, {
         body: await signApprovalBody(w, td, { agent: other }),
       }),
@@ -278,7 +267,7 @@ test("an approval for another agent, or longer than the service's lifetime, is r
     );
     const max = Math.floor(t / 1000) + h.config.agentApprovalSeconds;
     assert.equal(BigInt(td.message.expiry), BigInt(max), "the service offers exactly its lifetime");
-    refused(
+    assertRefused(
       await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, {
         body: await signApprovalBody(w, td, { expiry: String(max + 1) }),
       }),
@@ -289,7 +278,7 @@ test("an approval for another agent, or longer than the service's lifetime, is r
     assert.equal(h.service.approvalSubmissions.length, 0);
     // a refused submission (bad signature) gives the key's one approval back
     const bad = { ...(await signApprovalBody(w, td)), signature: (await signApprovalBody(newWallet(), td)).signature };
-    refused(await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, { body: bad }), 401, "UNAUTHORIZED");
+    assertRefused(await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, { body: bad }), 401, "UNAUTHORIZED");
     const ok = await call(h, "POST", `/v1/api-keys/${id}/agent-approval`, {
       body: await signApprovalBody(w, td, { expiry: String(max) }),
     });
@@ -321,11 +310,16 @@ test("50 junk orders naming a victim neither use up the victim's order limit nor
     for (let i = 0; i < 50; i++) {
       const junk = await signedOrderBody(attacker, { side: "buy", price: 1000 + i, size: 0.1 });
       junk.order = { ...(junk.order as object), trader: victim.address };
-      refused(await call(h, "POST", "/v1/orders", { body: junk }), 401, "UNAUTHORIZED", "invalid_order_signature");
+      assertRefused(
+        await call(h, "POST", "/v1/orders", { body: junk }),
+        401,
+        "UNAUTHORIZED",
+        "invalid_order_signature",
+      );
     }
     const probe = await signedOrderBody(attacker, { side: "buy", price: 1000, size: 0.1, client_order_id: "victim-1" });
     probe.order = { ...(probe.order as object), trader: victim.address };
-    refused(await call(h, "POST", "/v1/orders", { body: probe }), 401, "UNAUTHORIZED", "invalid_order_signature");
+    assertRefused(await call(h, "POST", "/v1/orders", { body: probe }), 401, "UNAUTHORIZED", "invalid_order_signature");
     assert.equal(h.service.placeCalls.length, callsBefore, "no junk reached the service");
 
     const real = await call(h, "POST", "/v1/orders", {

@@ -4,8 +4,8 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import {
   call,
-  createKey,
-  fund,
+  fundedKey,
+  fundedWallet,
   hmacHeaders,
   keyHeaders,
   newWallet,
@@ -29,9 +29,7 @@ const MB = "x".repeat(1024 * 1024);
 
 before(async () => {
   h = await startHarness();
-  const w = newWallet();
-  fund(h, w.address);
-  k = await createKey(h, w);
+  k = await fundedKey(h);
 });
 after(() => h.close());
 
@@ -431,8 +429,7 @@ for (const c of cases) {
 }
 
 test("POST /orders: a wallet-signed order whose signed fields disagree with the spec fields", async () => {
-  const w = newWallet();
-  fund(h, w.address);
+  const w = fundedWallet(h);
   const calls = h.service.placeCalls.length;
   for (const [field, patch] of [
     ["amount", { size: 0.2 }],

@@ -5,8 +5,8 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import {
   call,
-  createKey,
-  fund,
+  fundedKey,
+  fundedWallet,
   keyHeaders,
   newWallet,
   signedOrderBody,
@@ -20,9 +20,7 @@ let h: Harness;
 let k: TestKey;
 before(async () => {
   h = await startHarness();
-  const w = newWallet();
-  fund(h, w.address);
-  k = await createKey(h, w);
+  k = await fundedKey(h);
 });
 after(() => h.close());
 
@@ -64,8 +62,7 @@ const NOT_JSON = [
 test("POST /v1/orders: a JSON body that is not sent as application/json is 415 and places nothing (API key and wallet-signed)", async () => {
   const calls = h.service.placeCalls.length;
   const orders = h.service.orderCount();
-  const w = newWallet();
-  fund(h, w.address);
+  const w = fundedWallet(h);
   const signed = JSON.stringify(await signedOrderBody(w, { side: "buy", price: 1000, size: 0.1 }));
   for (const contentType of NOT_JSON) {
     for (const [body, headers] of [

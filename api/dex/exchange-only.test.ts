@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { ApiError } from "../errors";
 import {
   call,
-  createKey,
   fund,
+  fundedKey,
   keyHeaders,
   newWallet,
   signedOrderBody,
@@ -21,10 +21,8 @@ let bot: TestKey;
 const wallet = newWallet();
 before(async () => {
   h = await startHarness({ config: { exchangeOnlySymbols: ["WETH-USD"] } });
-  const owner = newWallet();
-  fund(h, owner.address);
   fund(h, wallet.address);
-  bot = await createKey(h, owner, { permissions: ["read", "trade"], label: "bot" });
+  bot = await fundedKey(h, { permissions: ["read", "trade"], label: "bot" });
 });
 after(() => h.close());
 

@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import {
   call,
   createKey,
-  fund,
+  fundedKey,
+  fundedWallet,
   hmacHeaders,
   keyHeaders,
-  newWallet,
   signedOrderBody,
   startHarness,
 } from "../testing/harness";
@@ -17,9 +17,7 @@ test("rate limits: headers on every response, 429 RATE_LIMIT_EXCEEDED with Retry
     rateLimits: { publicPerMinute: 3, ordersPerSecond: 2, signedMarketDataPerMinute: 2 },
   });
   try {
-    const w = newWallet();
-    fund(h, w.address);
-    const k = await createKey(h, w); // uses 1 of the 3 public requests (agent approval)
+    const k = await fundedKey(h); // uses 1 of the 3 public requests (agent approval)
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
       const r = await call(h, "GET", "/v1/orderbook/WETH-USD");
@@ -41,8 +39,7 @@ test("rate limits: headers on every response, 429 RATE_LIMIT_EXCEEDED with Retry
       placed.push((await call(h, "POST", "/v1/orders", { body: order, headers: keyHeaders(k) })).status);
     assert.deepEqual(placed, [201, 201, 429], "10 orders/s in production, 2 here");
     // wallet-signed orders are limited per trader address
-    const dapp = newWallet();
-    fund(h, dapp.address);
+    const dapp = fundedWallet(h);
     const signed: number[] = [];
     for (let i = 0; i < 3; i++)
       signed.push(
@@ -75,9 +72,7 @@ test("rate limits: headers on every response, 429 RATE_LIMIT_EXCEEDED with Retry
 test("idempotency: a retry with the same client_order_id returns the first result and places nothing", async () => {
   const h = await startHarness();
   try {
-    const w = newWallet();
-    fund(h, w.address);
-    const k = await createKey(h, w);
+    const k = await fundedKey(h);
     const body = {
       symbol: "WETH-USD",
       side: "buy",
@@ -122,8 +117,7 @@ test("idempotency: a retry with the same client_order_id returns the first resul
     assert.equal(fixed.status, 201, fixed.text);
 
     // wallet-signed orders: same rule, keyed by the trader
-    const dapp = newWallet();
-    fund(h, dapp.address);
+    const dapp = fundedWallet(h);
     const signed = await signedOrderBody(dapp, { side: "sell", price: 5000, size: 0.1, client_order_id: "dapp-retry" });
     const s1 = await call(h, "POST", "/v1/orders", { body: signed });
     const s2 = await call(h, "POST", "/v1/orders", { body: signed });
@@ -138,8 +132,7 @@ test("idempotency: a retry with the same client_order_id returns the first resul
 test("idempotency: an order the service took whose answer was lost (crash before the response) is found, not placed again", async () => {
   const h = await startHarness();
   try {
-    const w = newWallet();
-    fund(h, w.address);
+    const w = fundedWallet(h);
     const k = await createKey(h, w);
     const body = { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1, client_order_id: "crashed" };
     const { requestHash } = await import("./idempotency");

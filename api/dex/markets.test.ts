@@ -5,7 +5,7 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { parseUnits, type Address, type Hex } from "viem";
 import { ORDER_TYPE_RULES } from "../../pipeline/service";
-import { call, fund, newWallet, startHarness, type Harness } from "../testing/harness";
+import { call, fundedWallet, startHarness, type Harness } from "../testing/harness";
 import { SETTLEMENT_DOMAIN, TEST_MARKETS } from "../testing/memory-dex-service";
 
 const NOW = 1_750_000_000_123;
@@ -81,8 +81,7 @@ test("GET /v1/markets: tokens, grid, limits, fees, spec 3.2's order types, chain
 test("a wallet that reads only GET /v1/markets signs an order the API places", async () => {
   const { body } = await call(h, "GET", "/v1/markets");
   const m = body.markets.find((x: { symbol: string }) => x.symbol === "WETH-USD");
-  const w = newWallet();
-  fund(h, w.address);
+  const w = fundedWallet(h);
   const price = "2500.5";
   const size = "0.25";
   const order = {

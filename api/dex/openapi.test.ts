@@ -3,7 +3,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import Ajv2020 from "ajv/dist/2020";
-import { call, createKey, fund, keyHeaders, newWallet, startHarness, type Harness } from "../testing/harness";
+import { call, fundedKey, keyHeaders, startHarness, type Harness } from "../testing/harness";
 
 let h: Harness;
 let doc: any;
@@ -76,9 +76,7 @@ test("real responses conform to the documented schemas", async () => {
   const ajv = new Ajv2020({ strict: false });
   const schemaOf = (path: string, method: string, status: number) =>
     doc.paths[path][method].responses[status].content["application/json"].schema;
-  const w = newWallet();
-  fund(h, w.address);
-  const k = await createKey(h, w);
+  const k = await fundedKey(h);
   const placed = await call(h, "POST", "/v1/orders", {
     body: { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 },
     headers: keyHeaders(k),

@@ -5,18 +5,18 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { signRequest } from "../auth/hmac";
-import { createApiLogger } from "../logger";
 import {
   call,
-  createKey,
-  fund,
+  fundedKey,
+  fundedWallet,
   keyHeaders,
-  newWallet,
   signedOrderBody,
+  startGrpc,
   startHarness,
+  startWs,
   walletHeaders,
   type Harness,
+  type newWallet,
   type TestKey,
 } from "../testing/harness";
 import {
@@ -26,9 +26,9 @@ import {
   TEST_MARKETS,
   type MemoryDexService,
 } from "../testing/memory-dex-service";
-import { connectWs, type TestWs } from "../testing/ws-client";
-import { createGrpcServer, PROTO_PATH, type DexGrpcServer } from "../grpc/server";
-import { createWsServer, type DexWsServer } from "../ws/server";
+import { connectWs, ordersSession, type TestWs } from "../testing/ws-client";
+import { PROTO_PATH, type DexGrpcServer } from "../grpc/server";
+import type { DexWsServer } from "../ws/server";
 import { signedOrderToWire } from "./order-intent";
 
 let offset = 0;
@@ -47,25 +47,15 @@ const sockets: TestWs[] = [];
 before(async () => {
   service = createMemoryDexService({ now });
   h = await startHarness({ service, now });
-  ws = await createWsServer({ config: h.config, logger: createApiLogger({ level: "silent" }), service, auth: h.auth });
-  wsUrl = (await ws.listen(0)).url;
-  grpcServer = createGrpcServer({
-    config: h.config,
-    logger: createApiLogger({ level: "silent" }),
-    service,
-    keys: h.keys,
-    placeOrder: h.placeOrder,
-    auth: h.auth,
-    clock: { now },
-  });
-  const { address } = await grpcServer.listen(0);
+  ({ ws, url: wsUrl } = await startWs(h));
+  const started = await startGrpc(h, { clock: { now } });
+  grpcServer = started.grpc;
+  const address = started.address;
   const pkg = grpc.loadPackageDefinition(
     protoLoader.loadSync(PROTO_PATH, { keepCase: true, longs: Number, enums: String, defaults: true }),
   ) as any;
   rpc = new pkg.dex.v1.TradingService(address, grpc.credentials.createInsecure());
-  const [a, b, c] = [newWallet(), newWallet(), newWallet()];
-  for (const w of [a, b, c]) fund(h, w.address);
-  [alice, bob, carol] = [await createKey(h, a), await createKey(h, b), await createKey(h, c)];
+  [alice, bob, carol] = [await fundedKey(h), await fundedKey(h), await fundedKey(h)];
 });
 after(async () => {
   for (const s of sockets) s.close();
@@ -88,21 +78,7 @@ const grpcCall = <T = any>(method: string, req: object, k?: TestKey): Promise<T>
     rpc[method](req, md, (err: unknown, res: T) => (err ? reject(err) : resolve(res)));
   });
 const restBook = async (symbol = "WETH-USD") => (await call(h, "GET", `/v1/orderbook/${symbol}?depth=50`)).body;
-async function privateWs(k: TestKey): Promise<TestWs> {
-  const c = await connectWs(wsUrl);
-  sockets.push(c);
-  const ts = now();
-  c.send({
-    type: "auth",
-    api_key: k.apiKey,
-    timestamp: ts,
-    signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
-  });
-  await c.next((m) => m.type === "authenticated");
-  c.send({ type: "subscribe", channel: "orders" });
-  await c.next((m) => m.type === "subscribed" && m.channel === "orders");
-  return c;
-}
+const privateWs = (k: TestKey): Promise<TestWs> => ordersSession(wsUrl, k, now(), sockets);
 async function wsBook(symbol: string) {
   const c = await connectWs(wsUrl);
   sockets.push(c);
@@ -144,8 +120,7 @@ test("GTD over REST (API key): rests with its expires_at, expires on time, and t
 });
 
 test("GTD wallet-signed: a signed expiry that lasts at least until expires_at rests as GTD; one that ends before is refused", async () => {
-  const w = newWallet();
-  fund(h, w.address);
+  const w = fundedWallet(h);
   const expiresAt = now() + 3_600_000;
   const expirySec = BigInt(Math.ceil(expiresAt / 1000)) + 10n;
   const body = await signedGtd(w, expiresAt, expirySec);
@@ -348,8 +323,7 @@ test("one refusal rule: a well-formed order the book refuses is 201 rejected wit
     price: 2700,
     trigger_price: 2400,
   });
-  const w = newWallet();
-  fund(h, w.address);
+  const w = fundedWallet(h);
   await place(bob, { side: "sell", price: 2500, size: 0.1 });
   const signed = await call(h, "POST", "/v1/orders", {
     body: await signedOrderBody(w, { side: "buy", price: 2600, size: 0.1, time_in_force: "post_only" }),

@@ -4,10 +4,10 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import {
-  createKey,
-  fund,
+  fundedKey,
+  fundedWallet,
   keyHeaders,
-  newWallet,
+  readRes,
   signedOrderBody,
   startHarness,
   type Harness,
@@ -18,22 +18,12 @@ let h: Harness;
 let k: TestKey;
 before(async () => {
   h = await startHarness();
-  const w = newWallet();
-  fund(h, w.address);
-  k = await createKey(h, w);
+  k = await fundedKey(h);
 });
 after(() => h.close());
 
 async function post(path: string, body: string | Uint8Array, headers: Record<string, string>) {
-  const r = await fetch(h.origin + path, { method: "POST", headers, body });
-  const text = await r.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: r.status, headers: r.headers, body: parsed as any, text };
+  return readRes(await fetch(h.origin + path, { method: "POST", headers, body }));
 }
 
 /** Header names and values that do not change from one request to the next. */
@@ -92,8 +82,7 @@ test("POST /v1/orders places API-key and wallet-signed orders as the routed path
   assert.equal(direct.headers.get("content-type"), "application/json; charset=utf-8");
   assert.equal(direct.headers.get("x-powered-by"), null);
   assert.equal(direct.headers.get("etag"), null);
-  const w = newWallet();
-  fund(h, w.address);
+  const w = fundedWallet(h);
   const signed = JSON.stringify(
     await signedOrderBody(w, { side: "sell", price: 2000, size: 0.1, client_order_id: "direct-1" }),
   );

@@ -3,8 +3,8 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import {
   call,
-  createKey,
   fund,
+  fundedKey,
   hmacHeaders,
   keyHeaders,
   newWallet,
@@ -22,10 +22,8 @@ const dapp = newWallet();
 
 before(async () => {
   h = await startHarness();
-  const owner = newWallet();
-  fund(h, owner.address);
   fund(h, dapp.address);
-  bot = await createKey(h, owner, { permissions: ["read", "trade"], label: "bot" });
+  bot = await fundedKey(h, { permissions: ["read", "trade"], label: "bot" });
 });
 after(() => h.close());
 

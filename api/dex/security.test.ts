@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import {
   call,
   createKey,
-  fund,
+  fundedKey,
+  fundedWallet,
   hmacHeaders,
   keyHeaders,
   newWallet,
@@ -27,12 +28,8 @@ const order = (price = 1000, size = 0.1, extra: Record<string, unknown> = {}) =>
 
 before(async () => {
   h = await startHarness();
-  const a = newWallet();
-  const b = newWallet();
-  fund(h, a.address);
-  fund(h, b.address);
-  alice = await createKey(h, a);
-  bob = await createKey(h, b);
+  alice = await fundedKey(h);
+  bob = await fundedKey(h);
   const v = await call(h, "POST", "/v1/orders", { headers: keyHeaders(bob), body: order(900, 1) });
   assert.equal(v.status, 201);
   victimOrderId = v.body.order_id;
@@ -310,8 +307,7 @@ test("refused: an order over the key's position limit (one under it passes)", as
 
 test("refused: the daily loss limit once the key's fills lost that much", async () => {
   const limited = await createKey(h, alice.owner, { permissions: ["read", "trade"], daily_loss_limit: "50" });
-  const seller = newWallet();
-  fund(h, seller.address);
+  const seller = fundedWallet(h);
   // The key buys 1 WETH at 2600 from `seller`, then the market trades at 2500: marked loss 100 >= 50.
   assert.equal(
     (
@@ -337,8 +333,7 @@ test("refused: the daily loss limit once the key's fills lost that much", async 
 });
 
 function newWalletFunded() {
-  const w = newWallet();
-  fund(h, w.address);
+  const w = fundedWallet(h);
   return w;
 }
 

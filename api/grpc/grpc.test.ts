@@ -8,9 +8,10 @@ import { createApiLogger } from "../logger";
 import {
   call,
   createKey,
-  fund,
+  fundedKey,
+  fundedWallet,
   keyHeaders,
-  newWallet,
+  startGrpc,
   startHarness,
   type Harness,
   type TestKey,
@@ -32,18 +33,11 @@ let readOnly: TestKey;
 
 before(async () => {
   h = await startHarness({ rateLimits: { ordersPerSecond: 1000 } });
-  grpcServer = createGrpcServer({
-    config: h.config,
-    logger: createApiLogger({ level: "silent" }),
-    service: h.service,
-    keys: h.keys,
-    placeOrder: h.placeOrder,
-    auth: h.auth,
-  });
-  const { address } = await grpcServer.listen(0);
+  const started = await startGrpc(h);
+  grpcServer = started.grpc;
+  const address = started.address;
   base = `http://${address}`;
-  const w = newWallet();
-  fund(h, w.address);
+  const w = fundedWallet(h);
   trader = await createKey(h, w);
   readOnly = await createKey(h, w, { permissions: ["read"] });
 });
@@ -339,9 +333,7 @@ test("StreamTrades delivers a trade to a buf curl stream", async () => {
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   try {
-    const other = newWallet();
-    fund(h, other.address);
-    const otherKey = await createKey(h, other);
+    const otherKey = await fundedKey(h);
     // keep trading until the stream (which needs a moment to connect) has seen a trade
     const deadline = Date.now() + 20_000;
     while (!/"tradeId"|"trade_id"/.test(out) && Date.now() < deadline) {
@@ -418,24 +410,13 @@ test("rate limit per key on concurrent calls: a burst of 3 PlaceOrder calls at 2
   // each call reads its own count (not the burst's final count), so pipelined clients are not over-refused
   const limited = await startHarness({ rateLimits: { ordersPerSecond: 2 } });
   const t0 = Date.now(); // the limiter's clock stands still: the three calls share one window whatever the load
-  const server = createGrpcServer({
-    config: limited.config,
-    logger: createApiLogger({ level: "silent" }),
-    service: limited.service,
-    keys: limited.keys,
-    placeOrder: limited.placeOrder,
-    auth: limited.auth,
-    clock: { now: () => t0 },
-  });
-  const { address } = await server.listen(0);
+  const { grpc: server, address } = await startGrpc(limited, { clock: { now: () => t0 } });
   const pkg = grpc.loadPackageDefinition(loadTradingPackage()) as unknown as {
     dex: { v1: { TradingService: grpc.ServiceClientConstructor } };
   };
   const client = new pkg.dex.v1.TradingService(address, grpc.credentials.createInsecure());
   try {
-    const w = newWallet();
-    fund(limited, w.address);
-    const key = await createKey(limited, w);
+    const key = await fundedKey(limited);
     const md = new grpc.Metadata();
     md.set("x-api-key", key.apiKey);
     md.set("x-api-secret", key.secret);

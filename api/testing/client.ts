@@ -4,41 +4,30 @@
 import type { Hex, PrivateKeyAccount } from "viem";
 import type { MarketSpec } from "../../pipeline/service";
 import { lotsToSizeText, ticksToPriceText } from "../dex/units";
-import { createKey, hmacHeaders, keyHeaders, walletHeaders, type Harness, type TestKey } from "./harness";
+import {
+  call,
+  createKey,
+  hmacHeaders,
+  keyHeaders,
+  walletHeaders,
+  type Harness,
+  type Res,
+  type TestKey,
+} from "./harness";
 import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
 import { signedOrderToWire } from "../dex/order-intent";
 
-export { hmacHeaders, keyHeaders, walletHeaders, type TestKey };
-
-export interface Res {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
+export { hmacHeaders, keyHeaders, walletHeaders, type Res, type TestKey };
 
 /** `origin` is the REST listener without /v1, e.g. http://127.0.0.1:3001 */
-export async function api(
+export function api(
   origin: string,
   method: string,
   path: string,
   opts: { body?: string | object; headers?: Record<string, string> } = {},
 ): Promise<Res> {
-  const body =
-    opts.body === undefined ? undefined : typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
-  const r = await fetch(origin + path, {
-    method,
-    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...opts.headers },
-    body,
-  });
-  const text = await r.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: r.status, headers: r.headers, body: parsed, text };
+  // The harness's client only uses `origin` to reach the API: it is plain HTTP.
+  return call({ origin } as Harness, method, path, opts);
 }
 
 /** POST /v1/api-keys (wallet scheme) then, when `approve`, the wallet signs the returned AgentApproval
@@ -84,12 +73,7 @@ export async function signedOrderBody(
   };
   const signature: Hex = await signOrder(w, getSettlementDomain(chainId, settlement), order);
   return {
-    symbol: m.symbol,
-    side: s.side,
-    type: "limit",
-    price: Number(ticksToPriceText(m, s.priceTicks)),
-    size: Number(lotsToSizeText(m, s.sizeLots)),
-    time_in_force: s.timeInForce ?? "gtc",
+    ...specFields(m, s),
     ...(s.clientOrderId ? { client_order_id: s.clientOrderId } : {}),
     order: signedOrderToWire(order),
     signature,
@@ -101,6 +85,14 @@ export function keyOrderBody(
   m: MarketSpec,
   s: { side: "buy" | "sell"; priceTicks: bigint; sizeLots: bigint; clientOrderId: string; timeInForce?: string },
 ): Record<string, unknown> {
+  return { ...specFields(m, s), client_order_id: s.clientOrderId };
+}
+
+/** The spec 4.B fields of a limit order (symbol, side, type, price, size, time_in_force) from ticks and lots. */
+function specFields(
+  m: MarketSpec,
+  s: { side: "buy" | "sell"; priceTicks: bigint; sizeLots: bigint; timeInForce?: string },
+): Record<string, unknown> {
   return {
     symbol: m.symbol,
     side: s.side,
@@ -108,6 +100,5 @@ export function keyOrderBody(
     price: Number(ticksToPriceText(m, s.priceTicks)),
     size: Number(lotsToSizeText(m, s.sizeLots)),
     time_in_force: s.timeInForce ?? "gtc",
-    client_order_id: s.clientOrderId,
   };
 }

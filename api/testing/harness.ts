@@ -1,5 +1,6 @@
 // Test harness: the DEX REST app over a real socket on a free port, backed by the in-memory test double,
 // plus the client-side signing every test needs (wallet EIP-191 headers, HMAC headers, EIP-712 orders).
+import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import type { Address, Hex, PrivateKeyAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -20,6 +21,8 @@ import {
   type MemoryDexService,
 } from "./memory-dex-service";
 import { signedOrderToWire } from "../dex/order-intent";
+import { createGrpcServer, type DexGrpcServer, type GrpcServerDeps } from "../grpc/server";
+import { createWsServer, type DexWsServer, type WsServerDeps } from "../ws/server";
 
 /** Limits high enough that only the rate-limit tests (which set their own) ever meet them. */
 export const RELAXED_LIMITS: DexRateLimits = {
@@ -47,18 +50,18 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(
-  opts: {
-    rateLimits?: Partial<DexRateLimits>;
-    ws?: Partial<DexWsLimits>;
-    service?: MemoryDexService;
-    now?: () => number;
-    /** other settings (walletAuthHosts, agentApprovalSeconds, windows...) */
-    config?: Partial<Omit<DexApiConfig, "rateLimits" | "ws">>;
-    /** the API logger's level (debug: every request is logged into `logs`) */
-    logLevel?: string;
-  } = {},
-): Promise<Harness> {
+export interface HarnessOptions {
+  rateLimits?: Partial<DexRateLimits>;
+  ws?: Partial<DexWsLimits>;
+  service?: MemoryDexService;
+  now?: () => number;
+  /** other settings (walletAuthHosts, agentApprovalSeconds, windows...) */
+  config?: Partial<Omit<DexApiConfig, "rateLimits" | "ws">>;
+  /** the API logger's level (debug: every request is logged into `logs`) */
+  logLevel?: string;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const db = await createDb();
   const config = dexApiConfig({
     ...opts.config,
@@ -100,6 +103,59 @@ export async function startHarness(
 }
 
 export const newWallet = (): PrivateKeyAccount => privateKeyToAccount(generatePrivateKey());
+
+/** A new wallet, credited by `fund`. */
+export function fundedWallet(h: Harness): PrivateKeyAccount {
+  const w = newWallet();
+  fund(h, w.address);
+  return w;
+}
+
+/** An approved API key (read + trade unless `body` says otherwise) of a new funded wallet. */
+export function fundedKey(h: Harness, body?: Record<string, unknown>): Promise<TestKey> {
+  return createKey(h, fundedWallet(h), body);
+}
+
+/** Runs `fn` on a harness of its own, closed after it whatever happens. */
+export async function withHarness(opts: HarnessOptions, fn: (h: Harness) => Promise<void>): Promise<void> {
+  const h = await startHarness(opts);
+  try {
+    await fn(h);
+  } finally {
+    await h.close();
+  }
+}
+
+/** A DEX gRPC server over the harness's service, keys, authenticator and order placer, listening on a free
+ *  port (silent logger unless `deps` brings one); `address` is its host:port. */
+export async function startGrpc(
+  h: Harness,
+  deps: Partial<GrpcServerDeps> = {},
+): Promise<{ grpc: DexGrpcServer; address: string }> {
+  const grpc = createGrpcServer({
+    config: h.config,
+    logger: createApiLogger({ level: "silent" }),
+    service: h.service,
+    keys: h.keys,
+    placeOrder: h.placeOrder,
+    auth: h.auth,
+    ...deps,
+  });
+  return { grpc, address: (await grpc.listen(0)).address };
+}
+
+/** A DEX WebSocket server over the harness's service and authenticator, listening on a free port
+ *  (silent logger unless `deps` brings one). */
+export async function startWs(h: Harness, deps: Partial<WsServerDeps> = {}): Promise<{ ws: DexWsServer; url: string }> {
+  const ws = await createWsServer({
+    config: h.config,
+    logger: createApiLogger({ level: "silent" }),
+    service: h.service,
+    auth: h.auth,
+    ...deps,
+  });
+  return { ws, url: (await ws.listen(0)).url };
+}
 
 /** The host a request to `target` (an origin such as http://127.0.0.1:3001, or a bare host) carries. */
 export const hostOf = (target: string | { origin: string }): string => {
@@ -157,6 +213,12 @@ export async function call(
     headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...opts.headers },
     body,
   });
+  return readRes(r);
+}
+
+/** A fetch response as the tests read it: status, headers, the body parsed as JSON (undefined when it is
+ *  not JSON) and its text. */
+export async function readRes(r: Response): Promise<Res> {
   const text = await r.text();
   let parsed: unknown;
   try {
@@ -165,6 +227,13 @@ export async function call(
     parsed = undefined;
   }
   return { status: r.status, headers: r.headers, body: parsed, text };
+}
+
+/** Asserts an error answer: its status, its code and, when given, details.reason. */
+export function assertRefused(r: Res, status: number, code: string, reason?: string): void {
+  assert.equal(r.status, status, r.text);
+  assert.equal(r.body.error.code, code, r.text);
+  if (reason !== undefined) assert.equal(r.body.error.details.reason, reason, r.text);
 }
 
 export interface TestKey {

@@ -1,5 +1,6 @@
 // A small WebSocket test client: connects, queues every JSON message, waits for the one a test needs.
 import { WebSocket } from "ws";
+import { signRequest } from "../auth/hmac";
 
 export interface TestWs {
   ws: WebSocket;
@@ -53,4 +54,31 @@ export async function connectWs(url: string): Promise<TestWs> {
     closed,
     close: () => ws.terminate(),
   };
+}
+
+/** The DEX WebSocket `auth` message of an API key, HMAC-signed at `ts` (with `id` when given). */
+export function wsAuthMessage(k: { apiKey: string; secret: string }, ts = Date.now(), id?: string | number) {
+  return {
+    type: "auth",
+    ...(id !== undefined ? { id } : {}),
+    api_key: k.apiKey,
+    timestamp: ts,
+    signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
+  };
+}
+
+/** A socket logged in with the key (at `ts`) and subscribed to its private `orders` channel. */
+export async function ordersSession(
+  url: string,
+  k: { apiKey: string; secret: string },
+  ts = Date.now(),
+  opened?: TestWs[],
+): Promise<TestWs> {
+  const c = await connectWs(url);
+  opened?.push(c);
+  c.send(wsAuthMessage(k, ts));
+  await c.next((m) => m.type === "authenticated");
+  c.send({ type: "subscribe", channel: "orders" });
+  await c.next((m) => m.type === "subscribed" && m.channel === "orders");
+  return c;
 }

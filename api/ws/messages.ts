@@ -6,25 +6,17 @@ import { MAX_STREAM_BOOK_DEPTH } from "../../sdk/book";
 const symbol = z.string().min(1).max(32);
 const depth = z.number().int().min(1).max(MAX_STREAM_BOOK_DEPTH);
 
+/** What `subscribe` and `unsubscribe` name: a channel, with its symbol and depth where it has them. */
+const channelFields = {
+  channel: z.enum(["orderbook", "trades", "orders"]),
+  symbol: symbol.optional(),
+  depth: depth.optional(),
+  id: z.union([z.string().max(64), z.number()]).optional(),
+};
+
 export const clientMessage = z.discriminatedUnion("type", [
-  z
-    .object({
-      type: z.literal("subscribe"),
-      channel: z.enum(["orderbook", "trades", "orders"]),
-      symbol: symbol.optional(),
-      depth: depth.optional(),
-      id: z.union([z.string().max(64), z.number()]).optional(),
-    })
-    .strict(),
-  z
-    .object({
-      type: z.literal("unsubscribe"),
-      channel: z.enum(["orderbook", "trades", "orders"]),
-      symbol: symbol.optional(),
-      depth: depth.optional(),
-      id: z.union([z.string().max(64), z.number()]).optional(),
-    })
-    .strict(),
+  z.object({ type: z.literal("subscribe"), ...channelFields }).strict(),
+  z.object({ type: z.literal("unsubscribe"), ...channelFields }).strict(),
   z
     .object({
       type: z.literal("auth"),

@@ -3,25 +3,24 @@
 // refusals that place nothing, the per-connection in-flight bound at its boundary, the per-key order limit.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { signRequest } from "../auth/hmac";
 import { createOrderPlacer } from "../dex/place-order";
-import { createApiLogger } from "../logger";
 import {
   call,
   createKey,
-  fund,
+  fundedKey,
+  fundedWallet,
   keyHeaders,
   newWallet,
   signedOrderBody,
   startHarness,
+  startWs,
   type Harness,
   type TestKey,
 } from "../testing/harness";
-import { connectWs, type TestWs } from "../testing/ws-client";
+import { connectWs, wsAuthMessage, type TestWs } from "../testing/ws-client";
 import type { DexService } from "../../pipeline/service";
-import { createWsServer, type DexWsServer } from "./server";
+import type { DexWsServer } from "./server";
 
-const silent = () => createApiLogger({ level: "silent" });
 let h: Harness;
 let wsServer: DexWsServer;
 let url: string;
@@ -31,17 +30,8 @@ const open: TestWs[] = [];
 
 before(async () => {
   h = await startHarness({ ws: { connectionsPerMinutePerIp: 10_000, maxConnectionsPerUser: 50 } });
-  wsServer = await createWsServer({
-    config: h.config,
-    logger: silent(),
-    service: h.service,
-    auth: h.auth,
-    keys: h.keys,
-    placeOrder: h.placeOrder,
-  });
-  url = (await wsServer.listen(0)).url;
-  const a = newWallet();
-  fund(h, a.address);
+  ({ ws: wsServer, url } = await startWs(h, { keys: h.keys, placeOrder: h.placeOrder }));
+  const a = fundedWallet(h);
   trader = await createKey(h, a);
   readOnly = await createKey(h, a, { permissions: ["read"] });
 });
@@ -56,13 +46,7 @@ async function client(at = url): Promise<TestWs> {
   open.push(c);
   return c;
 }
-const authMsg = (k: TestKey, ts = Date.now(), id: string | number = "login") => ({
-  type: "auth",
-  id,
-  api_key: k.apiKey,
-  timestamp: ts,
-  signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
-});
+const authMsg = (k: TestKey, ts = Date.now(), id: string | number = "login") => wsAuthMessage(k, ts, id);
 async function login(c: TestWs, k: TestKey) {
   c.send(authMsg(k));
   const m = await c.next((x) => x.id === "login");
@@ -106,8 +90,7 @@ test("an API-key order after the login: 201 and the same body POST /v1/orders an
 });
 
 test("a wallet-signed order needs no login: 201, placed for the signing wallet; a bad signature is 401 and places nothing", async () => {
-  const w = newWallet();
-  fund(h, w.address);
+  const w = fundedWallet(h);
   const c = await client();
   c.send({
     type: "order",
@@ -224,19 +207,12 @@ test("the per-connection in-flight bound at its exact boundary: 4 unanswered ord
       return hb.service.placeOrder(req);
     },
   });
-  const server = await createWsServer({
-    config: hb.config,
-    logger: silent(),
-    service: hb.service,
-    auth: hb.auth,
+  const { ws: server, url: at } = await startWs(hb, {
     keys: hb.keys,
     placeOrder: createOrderPlacer({ service: held, keys: hb.keys, now: Date.now }),
   });
-  const at = (await server.listen(0)).url;
   try {
-    const w = newWallet();
-    fund(hb, w.address);
-    const k = await createKey(hb, w);
+    const k = await fundedKey(hb);
     const c = await client(at);
     await login(c, k);
     for (let i = 1; i <= MAX; i++)
@@ -279,19 +255,9 @@ test("the per-connection in-flight bound at its exact boundary: 4 unanswered ord
 
 test("the REST order limit per API key applies to the entry: 2 per second, the 3rd of a burst is 429", async () => {
   const hb = await startHarness({ rateLimits: { ordersPerSecond: 2 }, ws: { connectionsPerMinutePerIp: 10_000 } });
-  const server = await createWsServer({
-    config: hb.config,
-    logger: silent(),
-    service: hb.service,
-    auth: hb.auth,
-    keys: hb.keys,
-    placeOrder: hb.placeOrder,
-  });
-  const at = (await server.listen(0)).url;
+  const { ws: server, url: at } = await startWs(hb, { keys: hb.keys, placeOrder: hb.placeOrder });
   try {
-    const w = newWallet();
-    fund(hb, w.address);
-    const k = await createKey(hb, w);
+    const k = await fundedKey(hb);
     const c = await client(at);
     await login(c, k);
     // a burst of 3 in one window; a burst that straddles the fixed window's reset is tried again

@@ -2,44 +2,29 @@
 // updates after the revocation). Through a real WebSocket client and the REST DELETE.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { signRequest } from "../auth/hmac";
-import { createApiLogger } from "../logger";
-import { call, createKey, fund, keyHeaders, newWallet, startHarness, walletHeaders } from "../testing/harness";
-import { connectWs } from "../testing/ws-client";
-import { CLOSE_KEY_REVOKED, createWsServer } from "./server";
+import {
+  call,
+  createKey,
+  fundedWallet,
+  keyHeaders,
+  newWallet,
+  startHarness,
+  startWs,
+  walletHeaders,
+} from "../testing/harness";
+import { connectWs, ordersSession, wsAuthMessage } from "../testing/ws-client";
+import { CLOSE_KEY_REVOKED } from "./server";
 
 test("DELETE /v1/api-keys/{id} closes that key's WebSocket sessions (close code 4001) and no other", async () => {
   const h = await startHarness({ ws: { connectionsPerMinutePerIp: 10_000 } });
-  const srv = await createWsServer({
-    config: h.config,
-    logger: createApiLogger({ level: "silent" }),
-    service: h.service,
-    auth: h.auth,
-    keys: h.keys,
-  });
-  const url = (await srv.listen(0)).url;
+  const { ws: srv, url } = await startWs(h, { keys: h.keys });
   const clients: Awaited<ReturnType<typeof connectWs>>[] = [];
   try {
-    const w = newWallet();
-    fund(h, w.address);
+    const w = fundedWallet(h);
     const revoked = await createKey(h, w);
     const kept = await createKey(h, w);
-    const session = async (k: typeof revoked, ts: number) => {
-      const c = await connectWs(url);
-      clients.push(c);
-      c.send({
-        type: "auth",
-        api_key: k.apiKey,
-        timestamp: ts,
-        signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
-      });
-      await c.next((m) => m.type === "authenticated");
-      c.send({ type: "subscribe", channel: "orders" });
-      await c.next((m) => m.type === "subscribed" && m.channel === "orders");
-      return c;
-    };
-    const a = await session(revoked, Date.now());
-    const b = await session(kept, Date.now() + 1);
+    const a = await ordersSession(url, revoked, Date.now(), clients);
+    const b = await ordersSession(url, kept, Date.now() + 1, clients);
     const placed = await call(h, "POST", "/v1/orders", {
       headers: keyHeaders(revoked),
       body: { symbol: "WETH-USD", side: "buy", type: "limit", price: 900, size: 0.1 },
@@ -71,24 +56,11 @@ test("DELETE /v1/api-keys/{id} closes that key's WebSocket sessions (close code 
 
 test("a key revoked by another process (same database) is closed at the next heartbeat", async () => {
   const h = await startHarness({ ws: { heartbeatIntervalMs: 100, connectionsPerMinutePerIp: 10_000 } });
-  const srv = await createWsServer({
-    config: h.config,
-    logger: createApiLogger({ level: "silent" }),
-    service: h.service,
-    auth: h.auth,
-    keys: h.keys,
-  });
-  const url = (await srv.listen(0)).url;
+  const { ws: srv, url } = await startWs(h, { keys: h.keys });
   const c = await connectWs(url);
   try {
     const k = await createKey(h, newWallet());
-    const ts = Date.now();
-    c.send({
-      type: "auth",
-      api_key: k.apiKey,
-      timestamp: ts,
-      signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
-    });
+    c.send(wsAuthMessage(k));
     await c.next((m) => m.type === "authenticated");
     // the other process's revocation: the row changes, this process's store hears nothing
     await h.db.query("UPDATE dex_api_keys SET revoked_at = now() WHERE id = $1", [k.id]);

@@ -1,21 +1,11 @@
 // The DEX WebSocket over real sockets against the in-memory test double.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { signRequest } from "../auth/hmac";
 import { createApiLogger } from "../logger";
-import {
-  call,
-  createKey,
-  fund,
-  keyHeaders,
-  newWallet,
-  startHarness,
-  type Harness,
-  type TestKey,
-} from "../testing/harness";
-import { connectWs, type TestWs } from "../testing/ws-client";
+import { call, fundedKey, keyHeaders, startHarness, startWs, type Harness, type TestKey } from "../testing/harness";
+import { connectWs, wsAuthMessage, type TestWs } from "../testing/ws-client";
 import { ClientBook } from "./book-client";
-import { createWsServer, type DexWsServer } from "./server";
+import type { DexWsServer } from "./server";
 
 let h: Harness;
 let wsServer: DexWsServer;
@@ -28,19 +18,11 @@ before(async () => {
   h = await startHarness({
     ws: { maxConnectionsPerUser: 5, maxSubscriptionsPerConnection: 50, connectionsPerMinutePerIp: 10_000 },
   });
-  wsServer = await createWsServer({
-    config: h.config,
+  ({ ws: wsServer, url } = await startWs(h, {
     logger: createApiLogger({ level: process.env.WS_TEST_LOG ?? "silent" }),
-    service: h.service,
-    auth: h.auth,
-  });
-  url = (await wsServer.listen(0)).url;
-  const a = newWallet();
-  const b = newWallet();
-  fund(h, a.address);
-  fund(h, b.address);
-  alice = await createKey(h, a);
-  bob = await createKey(h, b);
+  }));
+  alice = await fundedKey(h);
+  bob = await fundedKey(h);
 });
 after(async () => {
   for (const c of open) c.close();
@@ -55,12 +37,7 @@ async function client(): Promise<TestWs> {
 }
 const place = (k: TestKey, side: "buy" | "sell", price: number, size: number, symbol = "WETH-USD") =>
   call(h, "POST", "/v1/orders", { headers: keyHeaders(k), body: { symbol, side, type: "limit", price, size } });
-const authMsg = (k: TestKey, ts = Date.now()) => ({
-  type: "auth",
-  api_key: k.apiKey,
-  timestamp: ts,
-  signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
-});
+const authMsg = (k: TestKey, ts = Date.now()) => wsAuthMessage(k, ts);
 
 async function restBook(depth: number) {
   const r = await call(h, "GET", `/v1/orderbook/WETH-USD?depth=${depth}`);
@@ -311,14 +288,9 @@ test("limits: 5 anonymous connections per address, 50 subscriptions per connecti
 
 test("heartbeats arrive on their interval", async () => {
   const hb = await startHarness({ ws: { heartbeatIntervalMs: 100 } });
-  const srv = await createWsServer({
-    config: hb.config,
-    logger: createApiLogger({ level: "silent" }),
-    service: hb.service,
-    auth: hb.auth,
-  });
+  const { ws: srv, url: hbUrl } = await startWs(hb);
   try {
-    const c = await connectWs((await srv.listen(0)).url);
+    const c = await connectWs(hbUrl);
     const beat = await c.next((m) => m.type === "heartbeat", 2000);
     assert.equal(typeof beat.timestamp, "number");
     c.close();
@@ -330,16 +302,9 @@ test("heartbeats arrive on their interval", async () => {
 
 test("a slow consumer is disconnected instead of buffering without bound", async () => {
   const hb = await startHarness({ ws: { maxBufferedBytes: 64 * 1024, connectionsPerMinutePerIp: 10_000 } });
-  const srv = await createWsServer({
-    config: hb.config,
-    logger: createApiLogger({ level: "silent" }),
-    service: hb.service,
-    auth: hb.auth,
-  });
+  const { ws: srv, url: hbUrl } = await startWs(hb);
   try {
-    const w = newWallet();
-    fund(hb, w.address);
-    const k = await createKey(hb, w);
+    const k = await fundedKey(hb);
     // 100 levels per side: each snapshot is a few KB
     for (let i = 0; i < 100; i++) {
       await call(hb, "POST", "/v1/orders", {
@@ -351,7 +316,7 @@ test("a slow consumer is disconnected instead of buffering without bound", async
         body: { symbol: "WETH-USD", side: "sell", type: "limit", price: 3000 + i, size: 0.1 },
       });
     }
-    const c = await connectWs((await srv.listen(0)).url);
+    const c = await connectWs(hbUrl);
     // the client stops reading, but keeps asking for snapshots
     (c.ws as any)._socket.pause();
     for (let i = 0; i < 4000 && srv.connectionCount() > 0; i++) {
