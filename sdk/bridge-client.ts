@@ -5,6 +5,7 @@
 // deposited -> signed -> minted (burned -> release_queued -> released) as the relayer and signers act.
 // `bridgeTransfer` does all of it with viem clients; the steps are exported for a front end of your own.
 import type { Address, Hex, PublicClient, WalletClient } from "viem";
+import { SpecApiError } from "./rest";
 
 export const TRANSFER_TOKEN_HEADER = "x-transfer-token";
 
@@ -64,16 +65,8 @@ export interface BridgeTenant {
   }[];
 }
 
-export class BridgeApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details: unknown,
-  ) {
-    super(`${status} ${code}: ${message}`);
-    this.name = "BridgeApiError";
-  }
+export class BridgeApiError extends SpecApiError {
+  override name = "BridgeApiError";
 }
 
 export interface BridgeClient {

@@ -28,8 +28,9 @@ export interface DexClientOptions {
   now?: () => number;
 }
 
-/** The spec's error body, thrown by `ok()`. */
-export class DexApiError extends Error {
+/** An HTTP answer with the spec's error body `{error: {code, message, details}}` and its status: the base of
+ *  each API client's error (DexApiError, BridgeApiError). */
+export class SpecApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -37,8 +38,12 @@ export class DexApiError extends Error {
     readonly details: unknown,
   ) {
     super(`${status} ${code}: ${message}`);
-    this.name = "DexApiError";
   }
+}
+
+/** The spec's error body, thrown by `ok()`. */
+export class DexApiError extends SpecApiError {
+  override name = "DexApiError";
 }
 
 /** The answer's data, or a DexApiError with the spec error body `{error: {code, message, details}}`. */

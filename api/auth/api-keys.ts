@@ -46,14 +46,10 @@ export interface ApiKeyRecord {
   revokedAtMs: number | null;
 }
 
-export interface NewApiKey {
-  owner: Address;
-  label: string;
-  permissions: ApiKeyPermission[];
-  ipAllowlist: string[];
-  positionLimitE18: bigint | null;
-  dailyLossLimitE18: bigint | null;
-}
+export type NewApiKey = Pick<
+  ApiKeyRecord,
+  "owner" | "label" | "permissions" | "ipAllowlist" | "positionLimitE18" | "dailyLossLimitE18"
+>;
 
 export interface ApiKeyStore {
   /** Creates the key and its agent key; the plaintext secret is returned here and never again. */

@@ -25,6 +25,7 @@ import { createIdentityVerifier, type IdentityVerifier } from "../../api/exchang
 import { createTenantTokens, type TenantTokens } from "../../api/exchange/tenant-tokens";
 import { freePort } from "../../runtime/ports";
 import { systemClock } from "../../runtime/clock";
+import { runBenchMain } from "./main";
 
 export interface ExchangeAuthFigures {
   seconds: number;
@@ -203,21 +204,4 @@ export function formatExchangeAuthFigures(f: ExchangeAuthFigures): string {
   ].join("\n");
 }
 
-if (require.main === module) {
-  benchExchangeAuth().then(
-    (f) => {
-      console.log(
-        `load average ${os
-          .loadavg()
-          .map((x) => x.toFixed(1))
-          .join(" ")} on ${os.cpus().length} cores`,
-      );
-      console.log(formatExchangeAuthFigures(f));
-      process.exit(f.non2xx === 0 ? 0 : 1);
-    },
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runBenchMain(benchExchangeAuth, formatExchangeAuthFigures, (f) => f.non2xx === 0);

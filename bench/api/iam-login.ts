@@ -14,6 +14,7 @@ import { startIam } from "../../api/iam/server";
 import { freePort } from "../../runtime/ports";
 import { phoneKeyOf, readOutbox } from "../../api/iam/testing/harness";
 import { systemClock } from "../../runtime/clock";
+import { runBenchMain } from "./main";
 
 export interface IamLoginFigures {
   logins: number;
@@ -122,21 +123,4 @@ export function formatIamLoginFigures(f: IamLoginFigures): string {
   ].join("\n");
 }
 
-if (require.main === module) {
-  benchIamLogins().then(
-    (f) => {
-      console.log(
-        `load average ${os
-          .loadavg()
-          .map((x) => x.toFixed(1))
-          .join(" ")} on ${os.cpus().length} cores`,
-      );
-      console.log(formatIamLoginFigures(f));
-      process.exit(f.failures === 0 ? 0 : 1);
-    },
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runBenchMain(benchIamLogins, formatIamLoginFigures, (f) => f.failures === 0);
