@@ -24,41 +24,28 @@ async function main() {
   // the sells come from another account: one account's crossing orders would meet self-trade prevention
   const sellerKey = await fundedKey(h);
   // a book of 50 levels per side
+  const agent = (await h.keys.agentOf(key.id))!;
+  const rest = (clientOrderId: string, side: "buy" | "sell", priceTicks: bigint) =>
+    h.service.placeOrder({
+      kind: "api_key",
+      agent,
+      apiKeyId: key.id,
+      trader: w.address,
+      orderId: crypto.randomUUID(),
+      clientOrderId,
+      symbol: "WETH-USD",
+      side,
+      type: "limit",
+      timeInForce: "gtc",
+      priceTicks,
+      triggerPriceTicks: null,
+      sizeLots: 10n,
+      expiresAtMs: null,
+      receivedAtMs: Date.now(),
+    });
   for (let i = 0; i < 50; i++) {
-    await h.service.placeOrder({
-      kind: "api_key",
-      agent: (await h.keys.agentOf(key.id))!,
-      apiKeyId: key.id,
-      trader: w.address,
-      orderId: crypto.randomUUID(),
-      clientOrderId: `b${i}`,
-      symbol: "WETH-USD",
-      side: "buy",
-      type: "limit",
-      timeInForce: "gtc",
-      priceTicks: 100_000n + BigInt(i),
-      triggerPriceTicks: null,
-      sizeLots: 10n,
-      expiresAtMs: null,
-      receivedAtMs: Date.now(),
-    });
-    await h.service.placeOrder({
-      kind: "api_key",
-      agent: (await h.keys.agentOf(key.id))!,
-      apiKeyId: key.id,
-      trader: w.address,
-      orderId: crypto.randomUUID(),
-      clientOrderId: `s${i}`,
-      symbol: "WETH-USD",
-      side: "sell",
-      type: "limit",
-      timeInForce: "gtc",
-      priceTicks: 300_000n + BigInt(i),
-      triggerPriceTicks: null,
-      sizeLots: 10n,
-      expiresAtMs: null,
-      receivedAtMs: Date.now(),
-    });
+    await rest(`b${i}`, "buy", 100_000n + BigInt(i));
+    await rest(`s${i}`, "sell", 300_000n + BigInt(i));
   }
 
   const book = await run({ url: `${h.url}/orderbook/WETH-USD?depth=20`, connections: 32, duration: SECONDS });

@@ -41,6 +41,26 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
   });
 }
 
+/** GET /v1/balances signed at exactly `win` ms from the server's clock `t` is accepted, one millisecond more
+ *  is refused with timestamp_outside_window, in both directions. */
+async function assertWindowEdges(
+  h: Harness,
+  t: number,
+  win: number,
+  headersAt: (ts: number) => Promise<Record<string, string>>,
+) {
+  for (const [ts, ok] of [
+    [t - win, true],
+    [t - win - 1, false],
+    [t + win, true],
+    [t + win + 1, false],
+  ] as const) {
+    const r = await call(h, "GET", "/v1/balances", { headers: await headersAt(ts) });
+    if (ok) assert.equal(r.status, 200, `ts ${ts - t}: ${r.text}`);
+    else assertRefused(r, 401, "UNAUTHORIZED", "timestamp_outside_window");
+  }
+}
+
 // ------------------------------------------------------------------ wallet-signed requests
 
 test("a replayed POST /v1/api-keys with the mirror-image signature gets no second key", async () => {
@@ -102,19 +122,9 @@ test("wallet timestamp: exactly the window away is accepted, one millisecond mor
   const t = Date.now();
   await withHarness({ now: () => t }, async (h) => {
     const w = newWallet();
-    const win = h.config.walletAuthWindowMs;
-    for (const [ts, ok] of [
-      [t - win, true],
-      [t - win - 1, false],
-      [t + win, true],
-      [t + win + 1, false],
-    ] as const) {
-      const r = await call(h, "GET", "/v1/balances", {
-        headers: await walletHeaders(w, h, "GET", "/v1/balances", "", ts),
-      });
-      if (ok) assert.equal(r.status, 200, `ts ${ts - t}: ${r.text}`);
-      else assertRefused(r, 401, "UNAUTHORIZED", "timestamp_outside_window");
-    }
+    await assertWindowEdges(h, t, h.config.walletAuthWindowMs, (ts) =>
+      walletHeaders(w, h, "GET", "/v1/balances", "", ts),
+    );
   });
 });
 
@@ -159,19 +169,9 @@ test("HMAC: the signature is compared in full (last hex character flipped) and t
       "invalid_signature",
     );
     assert.equal((await call(h, "GET", "/v1/balances", { headers: hd })).status, 200);
-    const win = h.config.hmacWindowMs;
-    for (const [ts, ok] of [
-      [t - win, true],
-      [t - win - 1, false],
-      [t + win, true],
-      [t + win + 1, false],
-    ] as const) {
-      const r = await call(h, "GET", "/v1/balances", {
-        headers: hmacHeaders(k.apiKey, k.secret, "GET", "/v1/balances", "", ts),
-      });
-      if (ok) assert.equal(r.status, 200, `ts ${ts - t}: ${r.text}`);
-      else assertRefused(r, 401, "UNAUTHORIZED", "timestamp_outside_window");
-    }
+    await assertWindowEdges(h, t, h.config.hmacWindowMs, async (ts) =>
+      hmacHeaders(k.apiKey, k.secret, "GET", "/v1/balances", "", ts),
+    );
   });
 });
 

@@ -171,21 +171,20 @@ async function signedGtd(w: ReturnType<typeof newWallet>, expiresAt: number, exp
   };
 }
 
+/** A gRPC PlaceOrder request: buy 0.1 WETH at 1000, good till `expiresAt`. */
+const gtdBuy = (expiresAt: number) => ({
+  symbol: "WETH-USD",
+  side: "buy",
+  type: "limit",
+  price: 1000,
+  size: 0.1,
+  time_in_force: "gtd",
+  expires_at: expiresAt,
+});
+
 test("GTD over gRPC: rests, echoes expires_at, expires on time", async () => {
   const expiresAt = now() + 600_000;
-  const r = await grpcCall(
-    "PlaceOrder",
-    {
-      symbol: "WETH-USD",
-      side: "buy",
-      type: "limit",
-      price: 1000,
-      size: 0.1,
-      time_in_force: "gtd",
-      expires_at: expiresAt,
-    },
-    alice,
-  );
+  const r = await grpcCall("PlaceOrder", gtdBuy(expiresAt), alice);
   assert.equal(r.status, "open");
   assert.equal(r.time_in_force, "gtd");
   assert.equal(r.expires_at, expiresAt);
@@ -350,19 +349,7 @@ test("one refusal rule: a well-formed order the book refuses is 201 rejected wit
   assert.equal(past.status, 400, past.text);
   assert.equal(past.body.error.details.field, "expires_at");
   await assert.rejects(
-    grpcCall(
-      "PlaceOrder",
-      {
-        symbol: "WETH-USD",
-        side: "buy",
-        type: "limit",
-        price: 1000,
-        size: 0.1,
-        time_in_force: "gtd",
-        expires_at: now() - 1,
-      },
-      alice,
-    ),
+    grpcCall("PlaceOrder", gtdBuy(now() - 1), alice),
     (e: any) => e.metadata.get("x-error-code")[0] === "INVALID_REQUEST",
   );
   await cancelAll(bob);

@@ -36,6 +36,9 @@ before(async () => {
 });
 after(() => h.close());
 
+/** POST /v1/orders of `body` with the API key `k`. */
+const placeWith = (k: TestKey, body: string) => call(h, "POST", "/v1/orders", { body, headers: keyHeaders(k) });
+
 async function state() {
   const book = await call(h, "GET", "/v1/orderbook/WETH-USD?depth=50");
   const victim = await h.service.getOrder(victimOrderId);
@@ -47,6 +50,16 @@ function refused(r: Res, status: number, code: string, reason?: string) {
   assert.equal(r.body.error.code, code, r.text);
   assert.equal(typeof r.body.error.message, "string");
   if (reason) assert.equal(r.body.error.details.reason, reason, r.text);
+}
+
+/** Refused with this status, code and reason, and nothing changed (no new order, the book and the victim's
+ *  order as before). */
+async function refusedUnchanged(request: () => Promise<Res>, status: number, code: string, reason: string) {
+  const before = await state();
+  const r = await request();
+  refused(r, status, code, reason);
+  assert.deepEqual(await state(), before);
+  return r;
 }
 
 const cases: {
@@ -244,9 +257,12 @@ test("refused: a replayed HMAC signature (the first use succeeds, the replay cha
   const headers = hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", body);
   const first = await call(h, "POST", "/v1/orders", { body, headers });
   assert.equal(first.status, 201, first.text);
-  const before = await state();
-  refused(await call(h, "POST", "/v1/orders", { body, headers }), 401, "UNAUTHORIZED", "signature_replayed");
-  assert.deepEqual(await state(), before);
+  await refusedUnchanged(
+    () => call(h, "POST", "/v1/orders", { body, headers }),
+    401,
+    "UNAUTHORIZED",
+    "signature_replayed",
+  );
 });
 
 test("refused: a replayed wallet-auth signature", async () => {
@@ -258,12 +274,7 @@ test("refused: a replayed wallet-auth signature", async () => {
 test("refused: a key without the trade permission (read works)", async () => {
   const readOnly = await createKey(h, alice.owner, { permissions: ["read"] });
   const before = await state();
-  refused(
-    await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(readOnly) }),
-    403,
-    "FORBIDDEN",
-    "missing_permission",
-  );
+  refused(await placeWith(readOnly, order()), 403, "FORBIDDEN", "missing_permission");
   refused(
     await call(h, "DELETE", `/v1/orders/${victimOrderId}`, { headers: keyHeaders(readOnly) }),
     403,
@@ -280,12 +291,7 @@ test("refused: a request from outside the key's IP allowlist (an allowed address
     ip_allowlist: ["10.0.0.0/8", "2001:db8::/32"],
   });
   const before = await state();
-  refused(
-    await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(fenced) }),
-    403,
-    "FORBIDDEN",
-    "ip_not_allowed",
-  );
+  refused(await placeWith(fenced, order()), 403, "FORBIDDEN", "ip_not_allowed");
   refused(await call(h, "GET", "/v1/balances", { headers: keyHeaders(fenced) }), 403, "FORBIDDEN", "ip_not_allowed");
   assert.deepEqual(await state(), before);
   const local = await createKey(h, alice.owner, { permissions: ["read"], ip_allowlist: ["127.0.0.1"] });
@@ -295,14 +301,16 @@ test("refused: a request from outside the key's IP allowlist (an allowed address
 test("refused: an order over the key's position limit (one under it passes)", async () => {
   const limited = await createKey(h, alice.owner, { permissions: ["read", "trade"], position_limit: "1000" });
   // 0.5 WETH at 1500 = 750 USD: fits; another 0.2 at 1500 = 300 more: 1050 > 1000.
-  const ok = await call(h, "POST", "/v1/orders", { body: order(1500, 0.5), headers: keyHeaders(limited) });
+  const ok = await placeWith(limited, order(1500, 0.5));
   assert.equal(ok.status, 201, ok.text);
-  const before = await state();
-  const r = await call(h, "POST", "/v1/orders", { body: order(1500, 0.2), headers: keyHeaders(limited) });
-  refused(r, 403, "FORBIDDEN", "position_limit_exceeded");
+  const r = await refusedUnchanged(
+    () => placeWith(limited, order(1500, 0.2)),
+    403,
+    "FORBIDDEN",
+    "position_limit_exceeded",
+  );
   assert.equal(r.body.error.details.open_notional, "750");
   assert.equal(r.body.error.details.would_be, "1050");
-  assert.deepEqual(await state(), before);
 });
 
 test("refused: the daily loss limit once the key's fills lost that much", async () => {
@@ -317,44 +325,34 @@ test("refused: the daily loss limit once the key's fills lost that much", async 
     ).status,
     201,
   );
-  const buy = await call(h, "POST", "/v1/orders", { body: order(2600, 1), headers: keyHeaders(limited) });
+  const buy = await placeWith(limited, order(2600, 1));
   assert.equal(buy.body.status, "filled", buy.text);
   await call(h, "POST", "/v1/orders", {
     body: await signedOrderBody(seller, { side: "sell", price: 2500, size: 0.1 }),
   });
   await call(h, "POST", "/v1/orders", {
-    body: await signedOrderBody(newWalletFunded(), { side: "buy", price: 2500, size: 0.1 }),
+    body: await signedOrderBody(fundedWallet(h), { side: "buy", price: 2500, size: 0.1 }),
   });
-  const before = await state();
-  const r = await call(h, "POST", "/v1/orders", { body: order(1000, 0.1), headers: keyHeaders(limited) });
-  refused(r, 403, "FORBIDDEN", "daily_loss_limit_reached");
+  const r = await refusedUnchanged(
+    () => placeWith(limited, order(1000, 0.1)),
+    403,
+    "FORBIDDEN",
+    "daily_loss_limit_reached",
+  );
   assert.equal(r.body.error.details.loss_today, "100");
-  assert.deepEqual(await state(), before);
 });
-
-function newWalletFunded() {
-  const w = fundedWallet(h);
-  return w;
-}
 
 test("refused: a key whose agent is not approved on chain yet", async () => {
   const pending = await createKey(h, alice.owner, { permissions: ["read", "trade"] }, false);
-  const before = await state();
-  refused(
-    await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(pending) }),
-    403,
-    "FORBIDDEN",
-    "agent_not_approved",
-  );
-  assert.deepEqual(await state(), before);
+  await refusedUnchanged(() => placeWith(pending, order()), 403, "FORBIDDEN", "agent_not_approved");
 });
 
 test("revoking a key cancels its open orders; the revoked key is refused", async () => {
   const k = await createKey(h, alice.owner);
-  const other = await call(h, "POST", "/v1/orders", { body: order(700, 0.1), headers: keyHeaders(alice) });
+  const other = await placeWith(alice, order(700, 0.1));
   const ids: string[] = [];
   for (const p of [600, 601]) {
-    const r = await call(h, "POST", "/v1/orders", { body: order(p, 0.1), headers: keyHeaders(k) });
+    const r = await placeWith(k, order(p, 0.1));
     ids.push(r.body.order_id);
   }
   // an API key may revoke only itself
@@ -370,12 +368,5 @@ test("revoking a key cancels its open orders; the revoked key is refused", async
   assert.deepEqual([...r.body.cancelled_order_ids].sort(), [...ids].sort());
   for (const id of ids) assert.equal((await h.service.getOrder(id))?.status, "cancelled");
   assert.equal((await h.service.getOrder(other.body.order_id))?.status, "open", "another key's order stays");
-  const before = await state();
-  refused(
-    await call(h, "POST", "/v1/orders", { body: order(), headers: keyHeaders(k) }),
-    401,
-    "UNAUTHORIZED",
-    "invalid_api_key",
-  );
-  assert.deepEqual(await state(), before);
+  await refusedUnchanged(() => placeWith(k, order()), 401, "UNAUTHORIZED", "invalid_api_key");
 });

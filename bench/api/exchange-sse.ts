@@ -10,15 +10,10 @@
 // Env: BENCH_SSE_SUBSCRIBERS (1000), BENCH_SSE_ROUNDS (30).
 import http from "node:http";
 import os from "node:os";
-import { randomBytes } from "node:crypto";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createDb } from "../../db";
-import { createApiLogger } from "../../api/logger";
 import { createMemoryDexService, TEST_MARKETS } from "../../api/testing/memory-dex-service";
-import { exchangeApiConfig } from "../../api/exchange/config";
-import { startExchangeApi } from "../../api/exchange/start";
-import { recordingCustody } from "../../api/exchange/testing/harness";
-import { startTestIssuer } from "../../api/exchange/testing/test-issuer";
+import { startExchangeHarness } from "../../api/exchange/testing/harness";
+import { startTestIssuer, type TestIssuer } from "../../api/exchange/testing/test-issuer";
 import { createExchangeRealtime } from "../../api/exchange/realtime";
 import { DEFAULT_COALESCE_MS } from "../../api/exchange/realtime/hub";
 import { signedPlacement } from "../../simulator/orders";
@@ -40,26 +35,16 @@ const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 /** The exchange API over the in-memory DEX service, and a maker whose bids move the quote. */
-async function startSseStack(issuerUrl: string) {
-  const db = await createDb();
+async function startSseStack(issuer: TestIssuer) {
   const dex = createMemoryDexService();
   const weth = TEST_MARKETS[0];
   const maker = privateKeyToAccount(generatePrivateKey());
   dex.credit(maker.address, weth.quoteToken, 10n ** 15n);
   dex.credit(maker.address, weth.baseToken, 10n ** 24n);
   const realtime = createExchangeRealtime({ dex });
-  const api = await startExchangeApi({
-    config: exchangeApiConfig({
-      issuers: [issuerUrl],
-      audience: "exchange-api",
-      rateLimits: { ipPerMinute: 1e9, authenticatedPerMinute: 1e9 },
-    }),
-    logger: createApiLogger({ level: "silent" }),
-    db,
-    encryptionKeyHex: randomBytes(32).toString("hex"),
-    custody: recordingCustody(),
-    cashDecimals: 6,
-    port: 0,
+  const api = await startExchangeHarness({
+    issuers: [issuer],
+    rateLimits: { ipPerMinute: 1e9, authenticatedPerMinute: 1e9 },
     extensions: [(x) => realtime.extension(x)],
   });
   let nonce = 1n;
@@ -81,7 +66,6 @@ async function startSseStack(issuerUrl: string) {
   const close = async () => {
     await realtime.close();
     await api.close();
-    await db.close();
   };
   return { url: new URL(`${api.url.replace(/\/v1$/, "")}/api/realtime?subscribe=quote:WETH`), place, close };
 }
@@ -146,7 +130,7 @@ export async function benchSseFanout(o: { subscribers?: number; rounds?: number 
   const subscribers = o.subscribers ?? Number(process.env.BENCH_SSE_SUBSCRIBERS ?? 1000);
   const rounds = o.rounds ?? Number(process.env.BENCH_SSE_ROUNDS ?? 30);
   const issuer = await startTestIssuer({ alg: "ES256" });
-  const stack = await startSseStack(issuer.issuer);
+  const stack = await startSseStack(issuer);
   await stack.place(100_000n);
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const tokens: string[] = [];

@@ -4,18 +4,13 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
-import { randomBytes } from "node:crypto";
 import { EventSource } from "eventsource";
 import WebSocket from "ws";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createDb, type Db } from "../../../db";
-import { createApiLogger } from "../../logger";
 import { createMemoryDexService, TEST_MARKETS, type MemoryDexService } from "../../testing/memory-dex-service";
 import { signedPlacement } from "../../../simulator/orders";
 import { CATALOGUE, type CatalogueAsset } from "../assets/catalogue";
-import { exchangeApiConfig } from "../config";
-import { startExchangeApi, type RunningExchangeApi } from "../start";
-import { recordingCustody } from "../testing/harness";
+import { startExchangeHarness, type ExchangeHarness } from "../testing/harness";
 import { startTestIssuer, type TestIssuer } from "../testing/test-issuer";
 import { createExchangeRealtime, type ExchangeRealtime } from "./index";
 
@@ -29,10 +24,9 @@ const EXTRA: CatalogueAsset[] = Array.from({ length: 40 }, (_, i) => ({
 }));
 
 let issuer: TestIssuer;
-let db: Db;
 let dex: MemoryDexService;
 let realtime: ExchangeRealtime;
-let api: RunningExchangeApi;
+let exchange: ExchangeHarness;
 let origin: string;
 const weth = TEST_MARKETS[0];
 const maker = privateKeyToAccount(generatePrivateKey());
@@ -70,7 +64,6 @@ async function waitFor(cond: () => boolean, what: string): Promise<void> {
 
 before(async () => {
   issuer = await startTestIssuer();
-  db = await createDb();
   dex = createMemoryDexService();
   for (const a of [maker.address, taker.address]) {
     dex.credit(a, weth.quoteToken, 10n ** 15n);
@@ -82,21 +75,8 @@ before(async () => {
     coalesceMs: 5,
     limits: { heartbeatMs: 200, retryMs: 50 },
   });
-  api = await startExchangeApi({
-    config: exchangeApiConfig({
-      issuers: [issuer.issuer],
-      audience: "exchange-api",
-      rateLimits: { ipPerMinute: 1e6, authenticatedPerMinute: 1e6 },
-    }),
-    logger: createApiLogger({ level: "silent" }),
-    db,
-    encryptionKeyHex: randomBytes(32).toString("hex"),
-    custody: recordingCustody(),
-    cashDecimals: 6,
-    port: 0,
-    extensions: [(x) => realtime.extension(x)],
-  });
-  origin = api.url.replace(/\/v1$/, "");
+  exchange = await startExchangeHarness({ issuers: [issuer], extensions: [(x) => realtime.extension(x)] });
+  origin = exchange.url.replace(/\/v1$/, "");
   // a resting book: bids 1999.00 / 1998.00, asks 2001.00 / 2002.00 (ticks of 0.01)
   await place(maker, "buy", 199_900n, 10_000n);
   await place(maker, "buy", 199_800n, 10_000n);
@@ -106,8 +86,7 @@ before(async () => {
 
 after(async () => {
   await realtime.close();
-  await api.close();
-  await db.close();
+  await exchange.close();
   await issuer.close();
 });
 

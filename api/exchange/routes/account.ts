@@ -68,13 +68,16 @@ export async function presentAccount(
   };
 }
 
-export function accountRouter(deps: {
+/** What the account routes (and the sandbox's, which answer the same account) need. */
+export interface AccountRouteDeps {
   accounts: AccountStore;
   custody: AccountCustody;
   cashDecimals: number;
   auth: RequestHandler;
   openBuyHolds?: OpenBuyHolds;
-}): Router {
+}
+
+export function accountRouter(deps: AccountRouteDeps): Router {
   const r = Router();
   const own = async (_req: unknown, res: Response) => {
     res.json({

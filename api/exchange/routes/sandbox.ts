@@ -3,13 +3,13 @@
 // EXCHANGE_MODE=sandbox; in production these paths answer 404 ROUTE_NOT_FOUND like any unknown path.
 // Each acts on the caller's account, or on `accountId` of the caller's organization (another
 // organization's id: 404 ACCOUNT_NOT_FOUND, nothing changes).
-import { Router, type Request, type RequestHandler, type Response } from "express";
+import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { validationError } from "../../errors";
-import { KYC_STATUSES, type AccountRecord, type AccountStore } from "../accounts";
-import { accountOf, scopeOf, type AccountCustody } from "../authenticate";
+import { KYC_STATUSES, type AccountRecord } from "../accounts";
+import { accountOf, scopeOf } from "../authenticate";
 import { ExchangeApiError } from "../errors";
-import { presentAccount, type OpenBuyHolds } from "./account";
+import { presentAccount, type AccountRouteDeps } from "./account";
 
 const target = { accountId: z.string().max(64).optional() };
 export const kycBody = z
@@ -24,13 +24,7 @@ function parse<T>(schema: z.ZodType<T>, req: Request): T {
   return r.data;
 }
 
-export function sandboxRouter(deps: {
-  accounts: AccountStore;
-  custody: AccountCustody;
-  cashDecimals: number;
-  auth: RequestHandler;
-  openBuyHolds?: OpenBuyHolds;
-}): Router {
+export function sandboxRouter(deps: AccountRouteDeps): Router {
   const r = Router();
   const targetOf = (res: Response, accountId: string | undefined) => accountId ?? accountOf(res).id;
   const answer = async (res: Response, a: AccountRecord | null) => {
