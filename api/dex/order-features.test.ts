@@ -139,6 +139,17 @@ test("GTD wallet-signed: a signed expiry that lasts at least until expires_at re
   assert.equal(del.status, 200, del.text);
 });
 
+/** The spec fields of a buy of 0.1 WETH at 1000, good till `expiresAt` (a gRPC PlaceOrder request as it is). */
+const gtdBuy = (expiresAt: number) => ({
+  symbol: "WETH-USD",
+  side: "buy",
+  type: "limit",
+  price: 1000,
+  size: 0.1,
+  time_in_force: "gtd",
+  expires_at: expiresAt,
+});
+
 async function signedGtd(w: ReturnType<typeof newWallet>, expiresAt: number, expirySec: bigint) {
   const m = TEST_MARKETS[0];
   const order = {
@@ -158,29 +169,8 @@ async function signedGtd(w: ReturnType<typeof newWallet>, expiresAt: number, exp
     primaryType: "Order",
     message: order,
   });
-  return {
-    symbol: "WETH-USD",
-    side: "buy",
-    type: "limit",
-    price: 1000,
-    size: 0.1,
-    time_in_force: "gtd",
-    expires_at: expiresAt,
-    order: signedOrderToWire(order),
-    signature,
-  };
+  return { ...gtdBuy(expiresAt), order: signedOrderToWire(order), signature };
 }
-
-/** A gRPC PlaceOrder request: buy 0.1 WETH at 1000, good till `expiresAt`. */
-const gtdBuy = (expiresAt: number) => ({
-  symbol: "WETH-USD",
-  side: "buy",
-  type: "limit",
-  price: 1000,
-  size: 0.1,
-  time_in_force: "gtd",
-  expires_at: expiresAt,
-});
 
 test("GTD over gRPC: rests, echoes expires_at, expires on time", async () => {
   const expiresAt = now() + 600_000;
