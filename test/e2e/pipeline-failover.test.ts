@@ -10,9 +10,10 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseEventLogs, type Hex } from "viem";
+import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { settlementAbi } from "../../sdk/abi";
+import { settledBatchIds } from "../support/settled-batches";
 import { encodePackedBatch } from "../../sdk/settle-batch";
 import { settledTradesOf } from "../../sdk/settled-trades";
 import { startFixture, type Fixture } from "../../pipeline/testing/fixture";
@@ -44,14 +45,12 @@ async function assertChainEqualsLog(
     settled.map((t) => [t.makerOrderHash, t.takerOrderHash, t.baseAmount.toString(), t.price.toString()]),
     state.trades.map((t) => [t.maker.toLowerCase(), t.taker.toLowerCase(), t.base, t.price]),
   );
-  const batches = parseEventLogs({ abi: settlementAbi, logs, eventName: "BatchSettled" }) as unknown as {
-    args: { batchId: bigint };
-  }[];
+  const ids = settledBatchIds(logs);
   assert.deepEqual(
-    batches.map((b) => Number(b.args.batchId)),
-    batches.map((_, i) => i),
+    ids,
+    ids.map((_, i) => i),
   );
-  return batches.length;
+  return ids.length;
 }
 
 test("replicated order log: kill -9 of the leader, the standby leads within 5 s with every acknowledged order, the chain equals the log and refuses the old leader's batch id", {
