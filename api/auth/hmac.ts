@@ -14,7 +14,7 @@ export function signRequest(
     .update(timestamp)
     .update(method.toUpperCase())
     .update(path)
-    .update(typeof body === "string" ? Buffer.from(body, "utf8") : body)
+    .update(body) // a string is hashed as its UTF-8 bytes
     .digest("hex");
 }
 

@@ -21,5 +21,7 @@ export default areaConfig({
     // the resale rule at the match (engine.ts, fok.ts) and an account's open orders (accounts.ts)
     "matcher/core/resale.test.ts",
     "matcher/core/accounts.test.ts",
+    // the book side's price window (price-index.ts): its Map-equivalence property
+    "matcher/core/price-index.test.ts",
   ],
 });
