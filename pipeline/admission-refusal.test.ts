@@ -14,9 +14,8 @@ import { createOrderPlacer } from "../api/dex/place-order";
 import { placeOrderBody } from "../api/dex/schemas";
 import { signedOrderToWire } from "../api/dex/order-intent";
 import { lotsToSizeText, ticksToPriceText } from "../api/dex/units";
-import { MatcherService } from "./match/matcher-service";
 import { DEFAULT_MARKET_GRIDS, type MarketSpec } from "./markets";
-import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
+import { TEST_SETTLEMENT as SETTLEMENT, testMatcher } from "./testing/matcher";
 import { agentAccount } from "./intake/agent-signer";
 import { SignerCache } from "./intake/known-signers";
 import { getSettlementDomain, signOrder, type Order } from "../sdk/eip712";
@@ -24,7 +23,6 @@ import { createDexService, DexState } from "./dex-service";
 import { DexServiceError } from "./service";
 import type { Pipeline } from "./pipeline";
 
-const SETTLEMENT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
 const market: MarketSpec = {
   symbol: "WETH-USD",
   baseToken: "0x00000000000000000000000000000000000000e1" as Address,
@@ -35,17 +33,13 @@ const domain = getSettlementDomain(31337, SETTLEMENT);
 
 test("a full settlement backlog refuses a new order before its signature is recovered or signed; at max - 1 it is placed; a client order id's replay is still answered", async () => {
   const dir = mkdtempSync(join(tmpdir(), "admission-"));
-  const digest = createOrderDigester(getDomainSeparator(domain));
   const state = new DexState();
   const knownSigners = new SignerCache();
-  const svc = new MatcherService({
+  const svc = testMatcher({
     knownSigners,
     journalDir: join(dir, "matcher"),
     markets: [market],
-    digest,
     fees: { makerFeeBps: 5n, takerFeeBps: 10n },
-    expiryMarginMs: 10_000,
-    fsync: false,
     snapshotParts: { dex: state },
   });
   svc.subscribe(state.onServiceEvent);

@@ -12,35 +12,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { MatcherService } from "./match/matcher-service";
-import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
-import { getSettlementDomain } from "./order";
 import { DexState } from "./dex-service";
-import { openDexHistory, createMemoryDexHistory, type OrderRecord } from "./dex-history";
-import { signedInput } from "./testing/orders";
+import { createMemoryDexHistory, type OrderRecord } from "./dex-history";
 import type { SettleableTrade } from "./settle/batcher";
 import type { DexOrderQuery } from "./service";
 import { DEX_OPEN_STATUSES } from "./service";
-import {
-  HISTORY_CRASH_MARKET as market,
-  HISTORY_CRASH_SETTLEMENT as SETTLEMENT,
-  openHistoryCrashService,
-} from "./testing/history-crash-child";
-
-const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, SETTLEMENT)));
+import { openHistoryCrashService } from "./testing/history-crash-child";
+import { TEST_MARKET as market, historyMatcher, testInput } from "./testing/matcher";
 
 async function openService(dir: string, reference: DexState) {
-  const state = new DexState({ history: await openDexHistory(join(dir, "history")) });
-  const svc = new MatcherService({
-    journalDir: join(dir, "matcher"),
-    markets: [market],
-    digest,
-    fees: { makerFeeBps: 10n, takerFeeBps: 20n },
-    expiryMarginMs: 10_000,
-    fsync: false,
-    snapshotParts: { dex: state },
-  });
-  svc.subscribe(state.onServiceEvent);
+  const { svc, state } = await historyMatcher(dir);
   svc.subscribe(reference.onServiceEvent);
   await svc.open();
   return { svc, state };
@@ -78,7 +59,7 @@ test("finished orders leave memory for the history; every read answers as a stat
       const k = n++;
       const orderId = `order-${k}`;
       await svc.placeSigned(
-        await signedInput(who, who.address, 31337, SETTLEMENT, market, {
+        await testInput(who, {
           side,
           priceTicks,
           sizeLots,

@@ -12,17 +12,16 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import type { Address, Hex } from "viem";
+import type { Hex } from "viem";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
-import { MatcherService } from "./match/matcher-service";
-import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
-import { getSettlementDomain, type Order } from "../sdk/eip712";
+import type { MatcherService } from "./match/matcher-service";
+import type { Order } from "../sdk/eip712";
 import { typedOrder } from "./testing/orders";
-import type { MarketSpec } from "./markets";
+import { TEST_MARKET as market, testDigest as digest, historyMatcher } from "./testing/matcher";
 import type { PlaceSignedInput } from "./intake/intake";
 import type { SettleableTrade } from "./settle/batcher";
-import { DexState } from "./dex-service";
-import { openDexHistory, type DexHistory } from "./dex-history";
+import type { DexState } from "./dex-service";
+import type { DexHistory } from "./dex-history";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../config/dev-accounts";
 import { privateKeyToAccount } from "viem/accounts";
 
@@ -31,19 +30,6 @@ const native = require("secp256k1/bindings") as {
   ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
 };
 
-const SETTLEMENT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
-const market: MarketSpec = {
-  symbol: "WETH-USD",
-  baseToken: "0x00000000000000000000000000000000000000e1",
-  quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18,
-  quoteDecimals: 6,
-  tickSize: 10_000n,
-  lotSize: 10n ** 14n,
-  minLots: 1n,
-  maxLots: 10n ** 9n,
-};
-const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, SETTLEMENT)));
 const traders = [4, 5, 6, 7].map((k) => ({
   key: HARDHAT_DEV_PRIVATE_KEYS[k] as Hex,
   address: privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[k] as Hex).address,
@@ -57,18 +43,7 @@ interface Opened {
 }
 
 async function open(dir: string): Promise<Opened> {
-  const history = await openDexHistory(join(dir, "history"));
-  const state = new DexState({ history });
-  const svc = new MatcherService({
-    journalDir: join(dir, "matcher"),
-    markets: [market],
-    digest,
-    fees: { makerFeeBps: 10n, takerFeeBps: 20n },
-    expiryMarginMs: 10_000,
-    fsync: false,
-    snapshotParts: { dex: state },
-  });
-  svc.subscribe(state.onServiceEvent);
+  const { svc, state, history } = await historyMatcher(dir);
   await svc.open();
   for (const t of traders) {
     svc.deposited(t.address, market.baseToken, 10n ** 26n);

@@ -18,10 +18,13 @@ import {
   type NonceSource,
 } from "./api-nonces";
 import { createDexService, DexState } from "../dex-service";
-import { MatcherService } from "../match/matcher-service";
-import { createOrderDigester, getDomainSeparator } from "./order-digest";
-import { getSettlementDomain } from "../order";
-import type { MarketSpec } from "../markets";
+import type { MatcherService } from "../match/matcher-service";
+import {
+  TEST_CHAIN_ID as CHAIN_ID,
+  TEST_MARKET as market,
+  TEST_SETTLEMENT as S,
+  testMatcher,
+} from "../testing/matcher";
 import type { Pipeline } from "../pipeline";
 
 // ------------------------------------------------------------------ the allocator alone
@@ -96,32 +99,12 @@ test("allocator: the last nonce is 2^64 - 1; past it INVALID_NONCE", () => {
 
 // ------------------------------------------------------------------ through the DEX service and the journaled matcher
 
-const S = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
-const CHAIN_ID = 31337;
-const market: MarketSpec = {
-  symbol: "WETH-USD",
-  baseToken: "0x00000000000000000000000000000000000000e1",
-  quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18,
-  quoteDecimals: 6,
-  tickSize: 10_000n,
-  lotSize: 10n ** 14n,
-  minLots: 1n,
-  maxLots: 10n ** 9n,
-};
 /** quote units one 1-lot buy at `priceTicks` locks */
 const lockOf = (priceTicks: bigint) => (market.lotSize * priceTicks * market.tickSize) / 10n ** 18n;
 
 /** A DEX service over a real journaled matcher (no chain: the API-key path needs none). */
 async function open(dir: string) {
-  const svc = new MatcherService({
-    journalDir: dir,
-    markets: [market],
-    digest: createOrderDigester(getDomainSeparator(getSettlementDomain(CHAIN_ID, S))),
-    fees: { makerFeeBps: 0n, takerFeeBps: 0n },
-    expiryMarginMs: 10_000,
-    fsync: false,
-  });
+  const svc = testMatcher({ journalDir: dir, fees: { makerFeeBps: 0n, takerFeeBps: 0n } });
   const state = new DexState();
   svc.subscribe(state.onServiceEvent);
   await svc.open();

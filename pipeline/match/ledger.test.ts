@@ -5,29 +5,11 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { BalanceLedger, buyLockFor, type TradeDelta } from "./ledger";
 import { PRICE_SCALE } from "../../sdk/eip712";
-import { MatcherService } from "./matcher-service";
-import { createOrderDigester, getDomainSeparator } from "../intake/order-digest";
-import { getSettlementDomain } from "../order";
 import { PipelineError } from "../errors";
-import type { MarketSpec } from "../markets";
-import { signedInput } from "../testing/orders";
-
-const S = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
-const market: MarketSpec = {
-  symbol: "WETH-USD",
-  baseToken: "0x00000000000000000000000000000000000000e1",
-  quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18,
-  quoteDecimals: 6,
-  tickSize: 10_000n,
-  lotSize: 10n ** 14n,
-  minLots: 1n,
-  maxLots: 10n ** 9n,
-};
+import { TEST_MARKET as market, testMatcher, testInput } from "../testing/matcher";
 
 test("available = projected - locked - pending, to the unit", () => {
   const l = new BalanceLedger();
@@ -78,20 +60,12 @@ test("buy lock rounds up: one unit of quote more whenever the product is not exa
 test("an order needing exactly the available balance is accepted; one unit short is INSUFFICIENT_BALANCE", async () => {
   const dir = mkdtempSync(join(tmpdir(), "ledger-"));
   try {
-    const svc = new MatcherService({
-      journalDir: dir,
-      markets: [market],
-      digest: createOrderDigester(getDomainSeparator(getSettlementDomain(31337, S))),
-      fees: { makerFeeBps: 0n, takerFeeBps: 0n },
-      expiryMarginMs: 10_000,
-      fsync: false,
-    });
+    const svc = testMatcher({ journalDir: dir, fees: { makerFeeBps: 0n, takerFeeBps: 0n } });
     await svc.open();
     const [a, b] = [0, 1].map(() => privateKeyToAccount(generatePrivateKey()));
     const need = 10n * market.lotSize; // a 10-lot sell locks 10 lots of base
     svc.deposited(a.address, market.baseToken, need - 1n);
-    const sell = () =>
-      signedInput(a, a.address, 31337, S, market, { side: "sell", priceTicks: 250_000n, sizeLots: 10n });
+    const sell = () => testInput(a, { side: "sell", priceTicks: 250_000n, sizeLots: 10n });
     await assert.rejects(
       svc.placeSigned(await sell()),
       (e: unknown) =>
@@ -106,7 +80,7 @@ test("an order needing exactly the available balance is accepted; one unit short
     // a buy: the quote lock at its limit price, exactly
     const quote = buyLockFor(10n * market.lotSize, 250_000n * market.tickSize);
     svc.deposited(b.address, market.quoteToken, quote - 1n);
-    const buy = () => signedInput(b, b.address, 31337, S, market, { side: "buy", priceTicks: 240_000n, sizeLots: 10n });
+    const buy = () => testInput(b, { side: "buy", priceTicks: 240_000n, sizeLots: 10n });
     const lockAt240 = buyLockFor(10n * market.lotSize, 240_000n * market.tickSize);
     assert.ok(lockAt240 < quote);
     assert.equal((await svc.placeSigned(await buy())).status, "accepted");

@@ -8,29 +8,11 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Address } from "viem";
 import { MATCHER_RESERVE_ORDERS, missingMatcherFlags } from "../../matcher/deployment";
 import type { JournaledEngine } from "../../matcher/journal";
-import { MatcherService } from "./matcher-service";
-import { createOrderDigester, getDomainSeparator } from "../intake/order-digest";
-import { getSettlementDomain } from "../order";
-import type { MarketSpec } from "../markets";
+import type { MatcherService } from "./matcher-service";
+import { testMatcher } from "../testing/matcher";
 import { REPO_ROOT } from "../../config";
-
-const market: MarketSpec = {
-  symbol: "WETH-USD",
-  baseToken: "0x00000000000000000000000000000000000000e1",
-  quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18,
-  quoteDecimals: 6,
-  tickSize: 10_000n,
-  lotSize: 10n ** 14n,
-  minLots: 1n,
-  maxLots: 10n ** 9n,
-};
-const digest = createOrderDigester(
-  getDomainSeparator(getSettlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address)),
-);
 
 test("`npm start` and `npm run bench:e2e` start the stack's process (where the matcher runs) with the matcher's V8 flags, and node accepts them", () => {
   const scripts = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts;
@@ -71,15 +53,7 @@ test("the pipeline's matcher service allocates the bench's reserve, at its first
   try {
     // (matcher/journal/journal.test.ts: the journaled engine keeps its reserve when restored from a snapshot)
     const open = async () => {
-      const svc = new MatcherService({
-        journalDir: dir,
-        markets: [market],
-        digest,
-        fees: { makerFeeBps: 10n, takerFeeBps: 20n },
-        expiryMarginMs: 10_000,
-        fsync: false,
-        snapshotEvery: 1,
-      });
+      const svc = testMatcher({ journalDir: dir, snapshotEvery: 1 });
       await svc.open();
       return svc;
     };

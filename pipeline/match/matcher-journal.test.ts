@@ -6,40 +6,16 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Address } from "viem";
-import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
-import { MatcherService, type JournalMeta, type ServiceEvent, type SnapshotPart } from "./matcher-service";
-import { createOrderDigester, getDomainSeparator } from "../intake/order-digest";
-import { getSettlementDomain } from "../order";
-import { signedInput } from "../testing/orders";
-import type { MarketSpec } from "../markets";
+import type { MatcherService, JournalMeta, ServiceEvent, SnapshotPart } from "./matcher-service";
+import { TEST_MARKET as market, poisonCast, testMatcher, testInput } from "../testing/matcher";
 import type { Command } from "../../matcher/core/types";
 import { takeSnapshot } from "../../matcher/core/snapshot";
 import { readJournalRecords } from "../../matcher/testing/journal-files";
 
-const SETTLEMENT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
-const market: MarketSpec = {
-  symbol: "WETH-USD",
-  baseToken: "0x00000000000000000000000000000000000000e1",
-  quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18,
-  quoteDecimals: 6,
-  tickSize: 10_000n,
-  lotSize: 10n ** 14n,
-  minLots: 1n,
-  maxLots: 10n ** 9n,
-};
-const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, SETTLEMENT)));
-
 /** snapshotEvery 0: no snapshot, not even at close (the records stay in the segments) */
 async function open(dir: string, snapshotEvery = 0, counter?: ReturnType<typeof eventCounter>) {
-  const svc = new MatcherService({
+  const svc = testMatcher({
     journalDir: dir,
-    markets: [market],
-    digest,
-    fees: { makerFeeBps: 10n, takerFeeBps: 20n },
-    expiryMarginMs: 10_000,
-    fsync: false,
     snapshotEvery,
     snapshotParts: counter && { counter },
   });
@@ -51,44 +27,17 @@ async function open(dir: string, snapshotEvery = 0, counter?: ReturnType<typeof 
 test("a commands.jsonl of the previous version is carried into the journal once: the service comes back the same", async () => {
   const dirs = [mkdtempSync(join(tmpdir(), "mj-new-")), mkdtempSync(join(tmpdir(), "mj-old-"))];
   try {
-    const traders = [0, 1, 2].map(() => privateKeyToAccount(generatePrivateKey()));
-    const [seller, poisoner, buyer] = traders;
-    const fund = (s: MatcherService) => {
-      for (const t of [seller, poisoner]) s.deposited(t.address, market.baseToken, 10n ** 20n);
-      s.deposited(buyer.address, market.quoteToken, 10n ** 12n);
-    };
+    const { traders, seller, poisoner, buyer, fund } = poisonCast();
     const { svc } = await open(dirs[0]);
     fund(svc);
-    const bad = await svc.placeSigned(
-      await signedInput(poisoner, poisoner.address, 31337, SETTLEMENT, market, {
-        side: "sell",
-        priceTicks: 250_000n,
-        sizeLots: 10n,
-      }),
-    );
+    const bad = await svc.placeSigned(await testInput(poisoner, { side: "sell", priceTicks: 250_000n, sizeLots: 10n }));
+    await svc.placeSigned(await testInput(seller, { side: "sell", priceTicks: 260_000n, sizeLots: 10n }), {
+      clientOrderId: "c-1",
+    });
     await svc.placeSigned(
-      await signedInput(seller, seller.address, 31337, SETTLEMENT, market, {
-        side: "sell",
-        priceTicks: 260_000n,
-        sizeLots: 10n,
-      }),
-      { clientOrderId: "c-1" },
+      await testInput(buyer, { side: "buy", priceTicks: 250_000n, sizeLots: 5n, timeInForce: "IOC" }),
     );
-    await svc.placeSigned(
-      await signedInput(buyer, buyer.address, 31337, SETTLEMENT, market, {
-        side: "buy",
-        priceTicks: 250_000n,
-        sizeLots: 5n,
-        timeInForce: "IOC",
-      }),
-    );
-    await svc.placeSigned(
-      await signedInput(buyer, buyer.address, 31337, SETTLEMENT, market, {
-        side: "buy",
-        priceTicks: 270_000n,
-        sizeLots: 7n,
-      }),
-    );
+    await svc.placeSigned(await testInput(buyer, { side: "buy", priceTicks: 270_000n, sizeLots: 7n }));
     await svc.rejectForSettlement([{ hash: bad.hash, error: "SettlementOrderNonceUsed" }]);
     await svc.close();
 
@@ -143,39 +92,18 @@ function eventCounter(): SnapshotPart & { seen: number; listener(e: ServiceEvent
 test("a snapshot (every K records and at a clean stop) brings the service back as a full replay does, replaying only the tail", async () => {
   const dirs = [mkdtempSync(join(tmpdir(), "mj-full-")), mkdtempSync(join(tmpdir(), "mj-snap-"))];
   try {
-    const traders = [0, 1, 2].map(() => privateKeyToAccount(generatePrivateKey()));
-    const [seller, poisoner, buyer] = traders;
-    const fund = (s: MatcherService) => {
-      for (const t of [seller, poisoner]) s.deposited(t.address, market.baseToken, 10n ** 20n);
-      s.deposited(buyer.address, market.quoteToken, 10n ** 12n);
-    };
+    const { traders, seller, poisoner, buyer, fund } = poisonCast();
     const place = async (svc: MatcherService, k: number) => {
       await svc.placeSigned(
-        await signedInput(seller, seller.address, 31337, SETTLEMENT, market, {
-          side: "sell",
-          priceTicks: 250_000n + BigInt(k % 3),
-          sizeLots: 3n,
-        }),
+        await testInput(seller, { side: "sell", priceTicks: 250_000n + BigInt(k % 3), sizeLots: 3n }),
         { clientOrderId: `s-${k}` },
       );
-      await svc.placeSigned(
-        await signedInput(buyer, buyer.address, 31337, SETTLEMENT, market, {
-          side: "buy",
-          priceTicks: 250_001n,
-          sizeLots: 2n,
-        }),
-      );
+      await svc.placeSigned(await testInput(buyer, { side: "buy", priceTicks: 250_001n, sizeLots: 2n }));
     };
     // the history, without snapshots: a poisoned order dropped, partial fills, resting orders
     const { svc } = await open(dirs[0]);
     fund(svc);
-    const bad = await svc.placeSigned(
-      await signedInput(poisoner, poisoner.address, 31337, SETTLEMENT, market, {
-        side: "sell",
-        priceTicks: 249_000n,
-        sizeLots: 4n,
-      }),
-    );
+    const bad = await svc.placeSigned(await testInput(poisoner, { side: "sell", priceTicks: 249_000n, sizeLots: 4n }));
     for (let k = 0; k < 6; k++) await place(svc, k);
     await svc.rejectForSettlement([{ hash: bad.hash, error: "SettlementOrderNonceUsed" }]);
     await svc.close();

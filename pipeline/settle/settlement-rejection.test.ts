@@ -6,37 +6,12 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Address } from "viem";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
-import { MatcherService, type ServiceEvent } from "../match/matcher-service";
-import { createOrderDigester, getDomainSeparator } from "../intake/order-digest";
-import { getSettlementDomain } from "../order";
-import { signedInput } from "../testing/orders";
-import type { MarketSpec } from "../markets";
-
-const SETTLEMENT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
-const market: MarketSpec = {
-  symbol: "WETH-USD",
-  baseToken: "0x00000000000000000000000000000000000000e1",
-  quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18,
-  quoteDecimals: 6,
-  tickSize: 10_000n,
-  lotSize: 10n ** 14n,
-  minLots: 1n,
-  maxLots: 10n ** 9n,
-};
-const digest = createOrderDigester(getDomainSeparator(getSettlementDomain(31337, SETTLEMENT)));
+import type { ServiceEvent } from "../match/matcher-service";
+import { TEST_MARKET as market, poisonCast, testMatcher, testInput } from "../testing/matcher";
 
 async function open(dir: string, events?: ServiceEvent[]) {
-  const svc = new MatcherService({
-    journalDir: dir,
-    markets: [market],
-    digest,
-    fees: { makerFeeBps: 10n, takerFeeBps: 20n },
-    expiryMarginMs: 10_000,
-    fsync: false,
-  });
+  const svc = testMatcher({ journalDir: dir });
   if (events) svc.subscribe((e) => events.push(e));
   const r = await svc.open();
   return { svc, r };
@@ -45,37 +20,19 @@ async function open(dir: string, events?: ServiceEvent[]) {
 test("a rejected order: cancelled with settlement_rejected:<error>, its trades dropped and undone in the ledger, replayed the same after a restart", async () => {
   const dir = mkdtempSync(join(tmpdir(), "reject-"));
   try {
-    const [seller, poisoner, buyer] = [0, 1, 2].map(() => privateKeyToAccount(generatePrivateKey()));
+    const { seller, poisoner, buyer, fund } = poisonCast();
     const { svc } = await open(dir);
-    for (const t of [seller, poisoner]) svc.deposited(t.address, market.baseToken, 10n ** 20n);
-    svc.deposited(buyer.address, market.quoteToken, 10n ** 12n);
+    fund(svc);
     const snapshot = () =>
       [seller, poisoner, buyer].flatMap((t) =>
         [market.baseToken, market.quoteToken].map((k) => svc.ledger.available(t.address, k)),
       );
     // the poisoner's sell rests (10 lots), an honest sell rests behind it; the buyer takes 5 of the poisoner's lots
-    const bad = await svc.placeSigned(
-      await signedInput(poisoner, poisoner.address, 31337, SETTLEMENT, market, {
-        side: "sell",
-        priceTicks: 250_000n,
-        sizeLots: 10n,
-      }),
-    );
-    await svc.placeSigned(
-      await signedInput(seller, seller.address, 31337, SETTLEMENT, market, {
-        side: "sell",
-        priceTicks: 260_000n,
-        sizeLots: 10n,
-      }),
-    );
+    const bad = await svc.placeSigned(await testInput(poisoner, { side: "sell", priceTicks: 250_000n, sizeLots: 10n }));
+    await svc.placeSigned(await testInput(seller, { side: "sell", priceTicks: 260_000n, sizeLots: 10n }));
     const before = snapshot();
     const bid = await svc.placeSigned(
-      await signedInput(buyer, buyer.address, 31337, SETTLEMENT, market, {
-        side: "buy",
-        priceTicks: 250_000n,
-        sizeLots: 5n,
-        timeInForce: "IOC",
-      }),
+      await testInput(buyer, { side: "buy", priceTicks: 250_000n, sizeLots: 5n, timeInForce: "IOC" }),
     );
     const tradeSeq = bid.events.find((e) => e.type === "trade")!.seq;
     assert.notDeepEqual(snapshot(), before, "the trade moved projected balances");
@@ -99,8 +56,7 @@ test("a rejected order: cancelled with settlement_rejected:<error>, its trades d
     // restart: the decision replays; the dropped trade is not handed to the batcher again
     const { svc: again } = await open(dir);
     // deposits come from the chain follower, not the journal: the same history again
-    for (const t of [seller, poisoner]) again.deposited(t.address, market.baseToken, 10n ** 20n);
-    again.deposited(buyer.address, market.quoteToken, 10n ** 12n);
+    fund(again);
     assert.deepEqual(
       again.replayedTrades.map((t) => t.seq),
       [],
@@ -126,13 +82,7 @@ test("a crash between the journaled decision and the cancel: the next start canc
     const [poisoner] = [privateKeyToAccount(generatePrivateKey())];
     const { svc } = await open(dir);
     svc.deposited(poisoner.address, market.baseToken, 10n ** 20n);
-    const bad = await svc.placeSigned(
-      await signedInput(poisoner, poisoner.address, 31337, SETTLEMENT, market, {
-        side: "sell",
-        priceTicks: 250_000n,
-        sizeLots: 10n,
-      }),
-    );
+    const bad = await svc.placeSigned(await testInput(poisoner, { side: "sell", priceTicks: 250_000n, sizeLots: 10n }));
     // only the decision record (what rejectForSettlement writes first), then the process dies
     await (svc as unknown as { submit(c: object, m: object): Promise<unknown> }).submit(
       { kind: "tick", ts: Date.now() },

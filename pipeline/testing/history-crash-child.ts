@@ -3,49 +3,20 @@
 // buy takes it) and settling every 10 trades through a stand-in batcher. Prints `ack <orderId>` once an
 // order's placement resolved and `settled <json>` once a batch's fills are settled; the parent SIGKILLs it.
 // argv: dir, first order index, orders
-import type { Address, Hex } from "viem";
+import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { join } from "node:path";
-import { MatcherService } from "../match/matcher-service";
-import { createOrderDigester, getDomainSeparator } from "../intake/order-digest";
-import { getSettlementDomain } from "../order";
-import { DexState } from "../dex-service";
-import { openDexHistory } from "../dex-history";
 import { signedInput } from "./orders";
-import type { MarketSpec } from "../markets";
+import { TEST_MARKET, TEST_SETTLEMENT, historyMatcher } from "./matcher";
 import type { SettleableTrade } from "../settle/batcher";
 
-export const HISTORY_CRASH_SETTLEMENT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
-export const HISTORY_CRASH_MARKET: MarketSpec = {
-  symbol: "WETH-USD",
-  baseToken: "0x00000000000000000000000000000000000000e1",
-  quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18,
-  quoteDecimals: 6,
-  tickSize: 10_000n,
-  lotSize: 10n ** 14n,
-  minLots: 1n,
-  maxLots: 10n ** 9n,
-};
 export const HISTORY_CRASH_KEYS: Hex[] = [
   "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
   "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba",
 ];
 
 export async function openHistoryCrashService(dir: string, snapshotEvery: number) {
-  const m = HISTORY_CRASH_MARKET;
-  const state = new DexState({ history: await openDexHistory(join(dir, "history")) });
-  const svc = new MatcherService({
-    journalDir: join(dir, "matcher"),
-    markets: [m],
-    digest: createOrderDigester(getDomainSeparator(getSettlementDomain(31337, HISTORY_CRASH_SETTLEMENT))),
-    fees: { makerFeeBps: 10n, takerFeeBps: 20n },
-    expiryMarginMs: 10_000,
-    fsync: true,
-    snapshotEvery,
-    snapshotParts: { dex: state },
-  });
-  svc.subscribe(state.onServiceEvent);
+  const m = TEST_MARKET;
+  const { svc, state } = await historyMatcher(dir, { fsync: true, snapshotEvery });
   await svc.open();
   for (const key of HISTORY_CRASH_KEYS) {
     const a = privateKeyToAccount(key).address;
@@ -74,11 +45,11 @@ async function main(): Promise<void> {
     process.stdout.write(`settled ${JSON.stringify({ fromSeq: trades[0].seq, toSeq: trades.at(-1)!.seq, txHash })}\n`);
   });
   process.stdout.write("ready\n");
-  const m = HISTORY_CRASH_MARKET;
+  const m = TEST_MARKET;
   for (let i = first; i < first + count; i++) {
     const sell = (i & 1) === 0;
     const who = sell ? seller : buyer;
-    const input = await signedInput(who, who.address, 31337, HISTORY_CRASH_SETTLEMENT, m, {
+    const input = await signedInput(who, who.address, 31337, TEST_SETTLEMENT, m, {
       side: sell ? "sell" : "buy",
       priceTicks: 250_000n,
       sizeLots: 2n,
