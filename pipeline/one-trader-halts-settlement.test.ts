@@ -6,46 +6,27 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Address, Hex } from "viem";
+import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createBatcher, type SettleableTrade } from "./settle/batcher";
+import { createBatcher } from "./settle/batcher";
 import { FatalChainError } from "./errors";
 import { validateSignedOrder, type IntakeContext } from "./intake/intake";
-import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
-import { getSettlementDomain } from "./order";
 import { PipelineError } from "./errors";
-import type { MarketSpec } from "./markets";
-import { signedInput } from "./testing/orders";
+import { TEST_MARKET as market, testDigest, testInput } from "./testing/matcher";
+import { addressOf, fixtureSignedOrder, fixtureTrade, hashOf } from "./testing/batcher-fixture";
 import type { SignedOrder } from "../sdk/settle-batch";
-
-const SETTLEMENT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
-const market: MarketSpec = {
-  symbol: "WETH-USD",
-  baseToken: "0x00000000000000000000000000000000000000e1",
-  quoteToken: "0x00000000000000000000000000000000000000d1",
-  baseDecimals: 18,
-  quoteDecimals: 6,
-  tickSize: 10_000n,
-  lotSize: 10n ** 14n,
-  minLots: 1n,
-  maxLots: 10n ** 9n,
-};
 
 test("v rewritten from 27/28 to 0/1: refused at intake with INVALID_SIGNATURE (it used to be accepted and revert the batch)", async () => {
   const w = privateKeyToAccount(generatePrivateKey());
   const ctx: IntakeContext = {
     marketOf: (s) => (s === market.symbol ? market : undefined),
-    digest: createOrderDigester(getDomainSeparator(getSettlementDomain(31337, SETTLEMENT))),
+    digest: testDigest,
     nowMs: Date.now,
     expiryMarginMs: 10_000,
     agentExpiry: () => 0n,
     nonceProblem: () => null,
   };
-  const input = await signedInput(w, w.address, 31337, SETTLEMENT, market, {
-    side: "buy",
-    priceTicks: 250_000n,
-    sizeLots: 10n,
-  });
+  const input = await testInput(w, { side: "buy", priceTicks: 250_000n, sizeLots: 10n });
   assert.equal((await validateSignedOrder(ctx, input)).signer, w.address);
   const v = parseInt(input.signature.slice(130), 16);
   assert.ok(v === 27 || v === 28);
@@ -58,34 +39,14 @@ test("v rewritten from 27/28 to 0/1: refused at intake with INVALID_SIGNATURE (i
   }
 });
 
-const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
-const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
+const h = hashOf;
+const addr = addressOf;
+/** order n: trader 1000 + n, odd n sells */
 const signedOrder = (hash: Hex): SignedOrder => {
   const n = Number(BigInt(hash));
-  return {
-    hash,
-    signature: "0x",
-    order: {
-      trader: addr(1000 + n),
-      baseToken: addr(2),
-      quoteToken: addr(3),
-      side: n % 2 ? 1 : 0,
-      price: 1n,
-      amount: 1n,
-      expiry: 1n,
-      nonce: BigInt(n),
-      flags: 0,
-    },
-  };
+  return fixtureSignedOrder(hash, { trader: addr(1000 + n), side: n % 2 ? 1 : 0 });
 };
-const trade = (seq: number): SettleableTrade => ({
-  seq,
-  makerHash: h(2 * seq + 1),
-  takerHash: h(2 * seq + 2),
-  baseAmount: BigInt(seq),
-  price: 1n,
-  matchedAtMs: 0,
-});
+const trade = fixtureTrade;
 
 // the order at fault is the taker of trade 2 (order 6: trader 0x...3ee, nonce 6, buys: spends the quote token)
 const POISON = 6;

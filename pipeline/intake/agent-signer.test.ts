@@ -1,27 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { Address, Hex } from "viem";
+import { addressArb as addr, orderArb } from "../testing/order-arbitraries";
+import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ORDER_TYPES, getSettlementDomain, type Order } from "../order";
 import { agentAccount } from "./agent-signer";
 import { createOrderDigester, getDomainSeparator } from "./order-digest";
 import { recoverSigner, recoveryBackend } from "./recover";
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
-const addr = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${hex(b)}` as Address);
-const u = (bits: number) => fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n });
-const orderArb = fc.record({
-  trader: addr,
-  baseToken: addr,
-  quoteToken: addr,
-  side: fc.constantFrom(0 as const, 1 as const),
-  price: u(128),
-  amount: u(128),
-  expiry: u(64),
-  nonce: u(256),
-  flags: fc.integer({ min: 0, max: 255 }),
-});
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 /** any valid secp256k1 private key: 1 <= k < n */
 const keyArb = fc.bigInt({ min: 1n, max: N - 1n }).map((k) => `0x${k.toString(16).padStart(64, "0")}` as Hex);

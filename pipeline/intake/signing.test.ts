@@ -1,30 +1,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { addressArb as addr, orderArb } from "../testing/order-arbitraries";
 import { hashTypedData, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ORDER_TYPES, getSettlementDomain as settlementDomain, type Order } from "../order";
 import { createOrderDigester, getDomainSeparator } from "./order-digest";
 import { recoverSigner } from "./recover";
 import { keccak256Bytes, keccakBackend, nobleKeccak256 } from "./keccak";
+import { fixtureOrder } from "../testing/batcher-fixture";
 
 const domain = settlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
 const digest = createOrderDigester(getDomainSeparator(domain));
-const addr = fc
-  .uint8Array({ minLength: 20, maxLength: 20 })
-  .map((b) => `0x${Buffer.from(b).toString("hex")}` as Address);
-const u = (bits: number) => fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n });
-const orderArb = fc.record({
-  trader: addr,
-  baseToken: addr,
-  quoteToken: addr,
-  side: fc.constantFrom(0 as const, 1 as const),
-  price: u(128),
-  amount: u(128),
-  expiry: u(64),
-  nonce: u(256),
-  flags: fc.integer({ min: 0, max: 255 }),
-});
 
 test("the hand-encoded digest equals viem's hashTypedData for any order", () => {
   fc.assert(
@@ -178,17 +165,7 @@ test("the recover pool answers like inline recovery, in request order, and falls
   } finally {
     await pool.close();
   }
-  const c = digest({
-    trader: "0x0000000000000000000000000000000000000001",
-    baseToken: "0x0000000000000000000000000000000000000002",
-    quoteToken: "0x0000000000000000000000000000000000000003",
-    side: 0,
-    price: 1n,
-    amount: 1n,
-    expiry: 1n,
-    nonce: 1n,
-    flags: 0,
-  });
+  const c = digest(fixtureOrder(1n));
   const acc = privateKeyToAccount(generatePrivateKey());
   const sig = await acc.sign({ hash: c });
   assert.equal((await pool.recover(c, sig))?.toLowerCase(), acc.address.toLowerCase(), "after close: inline");

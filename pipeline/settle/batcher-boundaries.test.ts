@@ -10,36 +10,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hex } from "viem";
 import type { SettleArgs, SignedOrder } from "../../sdk/settle-batch";
-import { createBatcher, type BatchRecord, type BatcherDeps, type SettleableTrade } from "./batcher";
+import { createBatcher, type BatchRecord, type BatcherDeps } from "./batcher";
 import { appendJournalRecords, readJournalContents } from "../../matcher/testing/journal-files";
 import { FatalChainError, RetryableChainError } from "../errors";
 import type { SettleResult, SettleSender } from "./settle-sender";
+import { addressOf, fixtureSignedOrder, fixtureTrade, hashOf } from "../testing/batcher-fixture";
 
-const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
-const order = (n: number): SignedOrder => ({
-  hash: h(n),
-  signature: "0x" as Hex,
-  order: {
-    trader: `0x${(0x1000 + n).toString(16).padStart(40, "0")}`,
-    baseToken: "0x0000000000000000000000000000000000000002",
-    quoteToken: "0x0000000000000000000000000000000000000003",
-    side: 0,
-    price: 1n,
-    amount: 1n,
-    expiry: 1n,
-    nonce: BigInt(n),
-    flags: 0,
-  },
-});
+const h = hashOf;
+/** each order its own trader, so a batch's nonce reads are per order */
+const order = (n: number): SignedOrder => fixtureSignedOrder(h(n), { trader: addressOf(0x1000 + n) });
 const signedOrder = (hash: Hex) => order(Number(BigInt(hash)));
-const trade = (seq: number, matchedAtMs = 0): SettleableTrade => ({
-  seq,
-  makerHash: h(2 * seq + 1),
-  takerHash: h(2 * seq + 2),
-  baseAmount: BigInt(seq),
-  price: 1n,
-  matchedAtMs,
-});
+const trade = fixtureTrade;
 const tick = (ms = 1) => new Promise((r) => setTimeout(r, ms));
 async function until(cond: () => boolean, what: string, ms = 3_000): Promise<void> {
   const end = performance.now() + ms;

@@ -5,36 +5,14 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Hex } from "viem";
-import type { SignedOrder } from "../../sdk/settle-batch";
 import { createBatcher, type BatcherDeps } from "./batcher";
 import { appendJournalRecords } from "../../matcher/testing/journal-files";
 import type { SettleSender } from "./settle-sender";
+import { fixtureSignedOrder, fixtureTrade, hashOf } from "../testing/batcher-fixture";
 
-const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
-const signedOrder = (hash: Hex): SignedOrder => ({
-  hash,
-  signature: "0x",
-  order: {
-    trader: "0x0000000000000000000000000000000000000001",
-    baseToken: "0x0000000000000000000000000000000000000002",
-    quoteToken: "0x0000000000000000000000000000000000000003",
-    side: 0,
-    price: 1n,
-    amount: 1n,
-    expiry: 1n,
-    nonce: BigInt(hash),
-    flags: 0,
-  },
-});
-const trade = (seq: number) => ({
-  seq,
-  makerHash: h(2 * seq + 1),
-  takerHash: h(2 * seq + 2),
-  baseAmount: BigInt(seq),
-  price: 1n,
-  matchedAtMs: 0,
-});
+const h = hashOf;
+const signedOrder = fixtureSignedOrder;
+const trade = fixtureTrade;
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function chain() {

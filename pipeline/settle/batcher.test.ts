@@ -7,36 +7,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hex } from "viem";
 import type { SettleArgs, SignedOrder } from "../../sdk/settle-batch";
-import { createBatcher, type SettleableTrade } from "./batcher";
+import { createBatcher } from "./batcher";
 import { appendJournalRecords } from "../../matcher/testing/journal-files";
 import { FatalChainError, RetryableChainError } from "../errors";
 import type { SettleSender } from "./settle-sender";
+import { fixtureSignedOrder, fixtureTrade, hashOf } from "../testing/batcher-fixture";
 import { createChainAvailability, type SupervisedChainStatus } from "./chain-availability";
 
-const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
-const order = (n: number): SignedOrder => ({
-  hash: h(n),
-  signature: "0x" as Hex,
-  order: {
-    trader: "0x0000000000000000000000000000000000000001",
-    baseToken: "0x0000000000000000000000000000000000000002",
-    quoteToken: "0x0000000000000000000000000000000000000003",
-    side: 0,
-    price: 1n,
-    amount: 1n,
-    expiry: 1n,
-    nonce: BigInt(n),
-    flags: 0,
-  },
-});
-const trade = (seq: number): SettleableTrade => ({
-  seq,
-  makerHash: h(2 * seq + 1),
-  takerHash: h(2 * seq + 2),
-  baseAmount: BigInt(seq),
-  price: 1n,
-  matchedAtMs: 0,
-});
+const h = hashOf;
+const order = (n: number): SignedOrder => fixtureSignedOrder(h(n));
+const trade = fixtureTrade;
 
 /** A chain that applies batches in id order and can fail on demand. */
 function fakeChain() {
