@@ -3,27 +3,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { takeSnapshot } from "./snapshot";
 import type { OrderType, TimeInForce } from "./types";
+import { SPEC_ORDER_TYPES, SPEC_TIMES_IN_FORCE, SPEC_TIME_IN_FORCE } from "../testing/spec-table";
 import { SYM, newEngine, of, order, run, trades } from "../testing/helpers";
 
-const TYPES: OrderType[] = [
-  "market",
-  "limit",
-  "stop_loss",
-  "stop_loss_limit",
-  "take_profit",
-  "take_profit_limit",
-  "limit_maker",
-];
-const TIFS: TimeInForce[] = ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"];
-const TABLE: Record<OrderType, TimeInForce[]> = {
-  market: ["IOC"],
-  limit: ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"],
-  stop_loss: ["GTC"],
-  stop_loss_limit: ["GTC"],
-  take_profit: ["GTC"],
-  take_profit_limit: ["GTC"],
-  limit_maker: ["GTC"],
-};
+const TYPES = SPEC_ORDER_TYPES;
+const TIFS = SPEC_TIMES_IN_FORCE;
+const TABLE = SPEC_TIME_IN_FORCE;
 
 for (const type of TYPES)
   for (const tif of TIFS) {

@@ -11,20 +11,13 @@ import {
   orderTypeRule,
   validatePlace,
 } from "./validate";
+import { SPEC_ORDER_TYPES, SPEC_TIMES_IN_FORCE, SPEC_TIME_IN_FORCE } from "../testing/spec-table";
 import type { MarketConfig, OrderType, PlaceCommand, TimeInForce } from "./types";
 
 const NOW = 1_000_000;
 const MARKET: MarketConfig = { symbol: "ETH-USDC", minSizeLots: 5, maxSizeLots: 100, maxPriceTicks: 10_000 };
-const TYPES: OrderType[] = [
-  "market",
-  "limit",
-  "stop_loss",
-  "stop_loss_limit",
-  "take_profit",
-  "take_profit_limit",
-  "limit_maker",
-];
-const TIFS: TimeInForce[] = ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"];
+const TYPES = SPEC_ORDER_TYPES;
+const TIFS = SPEC_TIMES_IN_FORCE;
 
 const place = (over: Partial<PlaceCommand> = {}): PlaceCommand => ({
   kind: "place",
@@ -70,15 +63,7 @@ test("helpers: positive safe integers, non-empty strings, limit and stop types",
 });
 
 test("time in force per order type: exactly the spec's table", () => {
-  const expected: Record<OrderType, TimeInForce[]> = {
-    market: ["IOC"],
-    limit: ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"],
-    stop_loss: ["GTC"],
-    stop_loss_limit: ["GTC"],
-    take_profit: ["GTC"],
-    take_profit_limit: ["GTC"],
-    limit_maker: ["GTC"],
-  };
+  const expected = SPEC_TIME_IN_FORCE;
   assert.deepEqual(Object.fromEntries(TYPES.map((t) => [t, ORDER_TYPE_RULES[t].timeInForce])), expected);
   assert.deepEqual(Object.keys(ORDER_TYPE_RULES).sort(), [...TYPES].sort());
   for (const type of TYPES) {

@@ -168,31 +168,16 @@ export const plainStream = (maxLength: number) =>
     )
     .map((rows) =>
       rows.map((r, i): Command => {
-        if (r.k === 0)
-          return {
-            kind: "place",
-            ts: i,
-            orderId: `p${i}`,
-            account: `acct${i}`,
-            symbol: "AAA-USD",
-            side: r.side,
-            type: "limit",
-            timeInForce: "GTC",
-            priceTicks: r.p,
-            sizeLots: r.s,
-          };
-        if (r.k === 1)
-          return {
-            kind: "place",
-            ts: i,
-            orderId: `p${i}`,
-            account: `acct${i}`,
-            symbol: "AAA-USD",
-            side: r.side,
-            type: "market",
-            timeInForce: "IOC",
-            sizeLots: r.s,
-          };
+        const place = {
+          kind: "place",
+          ts: i,
+          orderId: `p${i}`,
+          account: `acct${i}`,
+          symbol: "AAA-USD",
+          side: r.side,
+        } as const;
+        if (r.k === 0) return { ...place, type: "limit", timeInForce: "GTC", priceTicks: r.p, sizeLots: r.s };
+        if (r.k === 1) return { ...place, type: "market", timeInForce: "IOC", sizeLots: r.s };
         return { kind: "cancel", ts: i, orderId: `p${r.p}`, account: `acct${r.p}` };
       }),
     );

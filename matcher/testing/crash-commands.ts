@@ -17,26 +17,17 @@ export function commandAt(seed: number, i: number): Command {
     const kind = r();
     const priceTicks = 95 + Math.floor(r() * 11);
     const sizeLots = 1 + Math.floor(r() * 20);
+    const place = { kind: "place", ts, account, orderId, symbol: "ETH-USDC", side } as const;
     if (kind < 0.1)
       return {
-        kind: "place",
-        ts,
-        account,
-        orderId,
-        symbol: "ETH-USDC",
-        side,
+        ...place,
         type: "market",
         timeInForce: "IOC",
         sizeLots,
       };
     if (kind < 0.18)
       return {
-        kind: "place",
-        ts,
-        account,
-        orderId,
-        symbol: "ETH-USDC",
-        side,
+        ...place,
         type: "stop_loss_limit",
         timeInForce: "GTC",
         priceTicks,
@@ -45,12 +36,7 @@ export function commandAt(seed: number, i: number): Command {
       };
     if (kind < 0.28)
       return {
-        kind: "place",
-        ts,
-        account,
-        orderId,
-        symbol: "ETH-USDC",
-        side,
+        ...place,
         type: "limit",
         timeInForce: "GTD",
         priceTicks,
@@ -59,12 +45,7 @@ export function commandAt(seed: number, i: number): Command {
       };
     const extra = kind < 0.36 ? { icebergVisibleLots: 1 + Math.floor(r() * 5) } : kind < 0.42 ? { hidden: true } : {};
     return {
-      kind: "place",
-      ts,
-      account,
-      orderId,
-      symbol: "ETH-USDC",
-      side,
+      ...place,
       type: "limit",
       timeInForce: "GTC",
       priceTicks,

@@ -52,7 +52,8 @@ export function validatePlace(cmd: any, market: any, nowTs: number): any {
     naive = `import { validatePlace as coreValidatePlace } from "../core/validate";\n${naive.replace("naiveValidatePlace(cmd, m, this.ts)", "coreValidatePlace(cmd, m, this.ts)")}`;
   }
   fs.writeFileSync(path.join(dir, "testing", "naive-engine.ts"), naive);
-  fs.copyFileSync(path.join(__dirname, "differential.ts"), path.join(dir, "testing", "differential.ts"));
+  for (const f of ["differential.ts", "spec-table.ts"])
+    fs.copyFileSync(path.join(__dirname, f), path.join(dir, "testing", f));
   const load = (f: string) => import(pathToFileURL(path.join(dir, f)).href);
   return {
     MatchingEngine: (await load("core/engine.ts")).MatchingEngine,

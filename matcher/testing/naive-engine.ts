@@ -16,6 +16,7 @@ import type {
   StpMode,
   TimeInForce,
 } from "../core/types";
+import { SPEC_TIME_IN_FORCE, SPEC_TIMES_IN_FORCE } from "./spec-table";
 
 interface NOrder {
   orderId: string;
@@ -52,18 +53,7 @@ const crossesPrice = (takerSide: Side, limit: number, makerPrice: number) =>
 
 // ------------------------------------------------------------ spec 3.2 checks of a place command
 
-/** Spec 3.2, written out again on purpose (the core has its own copy): the time-in-force values each order
- *  type allows, in the order the rejection message lists them. */
-const SPEC_TIME_IN_FORCE: Record<OrderType, TimeInForce[]> = {
-  market: ["IOC"],
-  limit: ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"],
-  stop_loss: ["GTC"],
-  stop_loss_limit: ["GTC"],
-  take_profit: ["GTC"],
-  take_profit_limit: ["GTC"],
-  limit_maker: ["GTC"],
-};
-const EVERY_TIME_IN_FORCE: string[] = ["GTC", "IOC", "FOK", "GTD", "POST_ONLY"];
+const EVERY_TIME_IN_FORCE: string[] = SPEC_TIMES_IN_FORCE;
 const EVERY_STP: string[] = ["cancel_newest", "cancel_oldest", "cancel_both", "decrement"];
 const positiveInt = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) > 0;
 const nonEmpty = (x: unknown): x is string => typeof x === "string" && x !== "";
