@@ -15,6 +15,8 @@ import { dexApiComponent } from "../../scripts/stack/components/dex-api";
 import { createAgentRelayer, GasBudget } from "./agent-relayer";
 import { pipelineComponent } from "../../scripts/stack/components/pipeline";
 import { startFixture, type Fixture } from "../testing/fixture";
+import { fixtureAssets } from "../testing/fixture-pipeline";
+import { freshAgentApproval } from "../testing/approvals";
 import { relayerFundingMinimums } from "../dex-service";
 import { settlementAbi } from "../../sdk/abi";
 
@@ -22,11 +24,7 @@ const DAY = 86_400_000;
 const USD = 10n ** 6n;
 
 /** The stack's rule (relayerFundingMinimums): one whole unit of WETH or of USD in Settlement. */
-const minimumsOf = (f: Fixture) =>
-  relayerFundingMinimums([f.market], {
-    [f.weth.toLowerCase()]: { symbol: "WETH", decimals: 18 },
-    [f.usd.toLowerCase()]: { symbol: "USD", decimals: 6 },
-  });
+const minimumsOf = (f: Fixture) => relayerFundingMinimums([f.market], fixtureAssets(f));
 
 /** `units` of the fixture's USD deposited in Settlement for `wallet` by the deployer (depositFor). */
 async function fund<W extends { address: Address }>(f: Fixture, wallet: W, units: bigint = USD): Promise<W> {
@@ -129,23 +127,10 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
     );
 
     const block = await f.client.getBlock();
-    const approvalOf = async (wallet: PrivateKeyAccount, nonce = 0n) => {
-      const agent = privateKeyToAccount(generatePrivateKey()).address;
-      const message = {
-        trader: wallet.address,
-        agent,
-        expiry: block.timestamp + 30n * 86_400n,
-        nonce,
-        deadline: block.timestamp + 3600n,
-      };
-      const signature = await wallet.signTypedData({
-        domain,
-        types: AGENT_APPROVAL_TYPES,
-        primaryType: "AgentApproval",
-        message,
-      });
-      return { message, signature, wallet };
-    };
+    const approvalOf = async (wallet: PrivateKeyAccount, nonce = 0n) => ({
+      ...(await freshAgentApproval(wallet, domain, block.timestamp, { nonce, expirySec: 30n * 86_400n })),
+      wallet,
+    });
 
     // #13: 20 wallets' approvals at once, one relayer account: every one mined, no "nonce too low"
     const fresh: PrivateKeyAccount[] = [];
@@ -239,24 +224,7 @@ test("budget exhaustion (#26): fresh unfunded wallets are refused before anythin
     const domain = getSettlementDomain(f.chainId, f.settlement);
     const relayerKey = HARDHAT_DEV_PRIVATE_KEYS[10] as Hex;
     const block = await f.client.getBlock();
-    const approvalOf = async (wallet: PrivateKeyAccount) => {
-      const message = {
-        trader: wallet.address,
-        agent: privateKeyToAccount(generatePrivateKey()).address,
-        expiry: block.timestamp + 86_400n,
-        nonce: 0n,
-        deadline: block.timestamp + 3600n,
-      };
-      return {
-        message,
-        signature: await wallet.signTypedData({
-          domain,
-          types: AGENT_APPROVAL_TYPES,
-          primaryType: "AgentApproval",
-          message,
-        }),
-      };
-    };
+    const approvalOf = (wallet: PrivateKeyAccount) => freshAgentApproval(wallet, domain, block.timestamp);
     // one approval's cost, measured by another relayer instance for the fixture's funded trader
     const probe = createAgentRelayer({
       client: f.client,

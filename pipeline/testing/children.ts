@@ -13,10 +13,12 @@ export interface Child {
   stderr: string;
   /** resolves with the first line starting with `prefix` */
   line(prefix: string, timeoutMs?: number): Promise<string>;
-  exited: Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function startChild(config: object, hashes: string): Child {
+/** Starts crash-child.ts with `config`, to look up `hashes` (comma-separated; "-": one line on stdin);
+ *  `onLine` sees every output line with a way to SIGKILL the child. */
+export function startChild(config: object, hashes: string, onLine?: (line: string, kill: () => void) => void): Child {
   const proc = spawn(
     process.execPath,
     ["--import", "tsx", join(ROOT, "pipeline/testing/crash-child.ts"), JSON.stringify(config), hashes],
@@ -40,7 +42,7 @@ export function startChild(config: object, hashes: string): Child {
         waiters.push({ prefix, resolve: (l) => (clearTimeout(t), resolve(l)) });
       });
     },
-    exited: new Promise((resolve) => proc.on("exit", () => resolve())),
+    exited: new Promise((resolve) => proc.on("exit", (code, signal) => resolve({ code, signal }))),
   };
   proc.stdout!.on("data", (d) => {
     buf += d;
@@ -49,6 +51,7 @@ export function startChild(config: object, hashes: string): Child {
       const l = buf.slice(0, i);
       buf = buf.slice(i + 1);
       lines.push(l);
+      onLine?.(l, () => proc.kill("SIGKILL"));
       for (const w of waiters.filter((x) => l.startsWith(x.prefix))) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve(l);

@@ -21,10 +21,11 @@ import { startDexApi } from "../../api/dex/start";
 import { createApiLogger } from "../../api/logger";
 import { api, createApiKey, keyHeaders, keyOrderBody, walletHeaders } from "../../api/testing/client";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
-import { createDexService, DexState } from "../../pipeline/dex-service";
+import { DexState } from "../../pipeline/dex-service";
 import { startPipeline } from "../../pipeline/pipeline";
 import { settlementAbi } from "../../sdk/abi";
 import { startFixture } from "../../pipeline/testing/fixture";
+import { fixtureDexService, fixturePipelineOptions } from "../../pipeline/testing/fixture-pipeline";
 
 test("DELETE /v1/api-keys/{id} renounces the key's agent on chain, cancels its order, wipes its key; the renouncement cannot hit a re-approval", {
   timeout: 240_000,
@@ -32,32 +33,11 @@ test("DELETE /v1/api-keys/{id} renounces the key's agent on chain, cancels its o
   const f = await startFixture({ traders: 1 });
   const dataDir = mkdtempSync(join(tmpdir(), "delete-renounces-"));
   const state = new DexState();
-  const p = await startPipeline({
-    rpcUrl: f.chain.rpcUrl,
-    chainId: f.chainId,
-    settlement: f.settlement,
-    fromBlock: f.deployBlock,
-    markets: [f.market],
-    operatorKey: f.operatorKey,
-    dataDir,
-    fsync: false,
-    listeners: [state.onServiceEvent],
-  });
+  const p = await startPipeline(fixturePipelineOptions(f, dataDir, { listeners: [state.onServiceEvent] }));
   const db = await createDb();
   let stopApi: (() => Promise<void>) | undefined;
   try {
-    const dex = createDexService({
-      pipeline: p,
-      state,
-      chainId: f.chainId,
-      settlement: f.settlement,
-      rpcUrl: f.chain.rpcUrl,
-      submitterKey: HARDHAT_DEV_PRIVATE_KEYS[10],
-      assets: {
-        [f.weth.toLowerCase()]: { symbol: "WETH", decimals: 18 },
-        [f.usd.toLowerCase()]: { symbol: "USD", decimals: 6 },
-      },
-    });
+    const dex = fixtureDexService(f, p, state);
     const running = await startDexApi({
       config: dexApiConfig({ apiKeyEncryptionKey: randomBytes(32).toString("hex") }),
       logger: createApiLogger({ level: "silent" }),

@@ -7,16 +7,14 @@
 // lands on chain from the relayer's account, 40 distinct nonces, none lost.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { createPublicClient, createWalletClient, http, parseAbi, type Abi, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import { withTestStack } from "../support/test-stack";
 import { api, walletHeaders } from "../../api/testing/client";
 import { signApprovalBody } from "../../api/testing/harness";
 import { settlementAbi } from "../../sdk/abi";
 import { DEV_ACCOUNT_ROLES, HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
+import { dexApiUrls } from "../support/dex-stack";
 
 const tokenAbi = parseAbi([
   "function mint(address to, uint256 amount)",
@@ -28,17 +26,9 @@ const N = 20;
 test(`${N} API keys approved at once, then ${N} deleted at once: every answer a success, every approval and renouncement on chain`, {
   timeout: 240_000,
 }, async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "concurrent-approvals-"));
-  let stack: RunningStack | undefined;
-  try {
-    const { config } = await createTestConfig(dataDir);
-    stack = await startStack({
-      config,
-      components: defaultComponents(["pipeline", "dex-api"]),
-      onComponentError: "fail",
-    });
-    const urls = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!;
-    const origin = urls["dex rest"].replace(/\/v1$/, "");
+  await withTestStack("concurrent-approvals-", ["pipeline", "dex-api"], async ({ config, stack }) => {
+    const urls = dexApiUrls(stack);
+    const { origin } = urls;
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const client = createPublicClient({ transport: http(stack.chains.home.rpcUrl) });
     const read = <T>(functionName: string, args: unknown[]) =>
@@ -139,8 +129,5 @@ test(`${N} API keys approved at once, then ${N} deleted at once: every answer a 
     );
     assert.equal(new Set(txs.map((t) => t.nonce)).size, N);
     assert.equal(await client.getTransactionCount({ address: relayer, blockTag: "pending" }), startNonce + 2 * N);
-  } finally {
-    await stack?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });

@@ -23,7 +23,6 @@ import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { settlementAbi } from "../../sdk/abi";
 import type { MarketSpec } from "../../pipeline/service";
 import { connectWs, type TestWs } from "../../api/testing/ws-client";
-import { signRequest } from "../../api/auth/hmac";
 import { feeFor } from "../../sdk/eip712";
 import {
   api,
@@ -37,6 +36,9 @@ import {
   type TestKey,
 } from "../../api/testing/client";
 import { settledTradesOf } from "../../sdk/settled-trades";
+import { poll } from "../support/poll";
+import { dexApiUrls, ordersWs } from "../support/dex-stack";
+import { componentHandle } from "../support/test-stack";
 
 const PROTO = path.join(__dirname, "..", "..", "proto", "trading.proto");
 const BUF = path.join(__dirname, "..", "..", "node_modules", ".bin", "buf");
@@ -118,37 +120,12 @@ class WsBook {
   }
 }
 
-async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 function refused(r: Res, status: number, code: string, reason?: string): void {
   assert.equal(r.status, status, r.text);
   assert.equal(r.body?.error?.code, code, r.text);
   assert.equal(typeof r.body.error.message, "string");
   assert.equal(typeof r.body.error.details, "object");
   if (reason) assert.equal(r.body.error.details.reason, reason, r.text);
-}
-
-async function authedWs(url: string, k: TestKey): Promise<TestWs> {
-  const ws = await connectWs(url);
-  const ts = Date.now();
-  ws.send({
-    type: "auth",
-    api_key: k.apiKey,
-    timestamp: ts,
-    signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
-  });
-  await ws.next((m) => m.type === "authenticated");
-  ws.send({ type: "subscribe", channel: "orders" });
-  await ws.next((m) => m.type === "subscribed" && m.channel === "orders");
-  return ws;
 }
 
 test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t) => {
@@ -163,10 +140,9 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
       components: defaultComponents(["pipeline", "dex-api"]),
       onComponentError: "fail",
     });
-    const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
-    const dexUrls = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!;
-    const origin = dexUrls["dex rest"].replace(/\/v1$/, "");
-    const wsUrl = dexUrls["dex websocket"];
+    const pipe = componentHandle<PipelineHandle>(stack, "pipeline");
+    const dexUrls = dexApiUrls(stack);
+    const { origin, ws: wsUrl } = dexUrls;
     const m: MarketSpec = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
@@ -202,17 +178,14 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
         sockets.push(pub);
         pub.send({ type: "subscribe", channel: "trades", symbol: "WETH-USD" });
         const subAck = await pub.next((x) => x.type === "subscribed" && x.channel === "trades");
-        const botWs = await authedWs(wsUrl, botKey);
-        const walletWs = await authedWs(wsUrl, walletReadKey);
+        const botWs = await ordersWs(wsUrl, botKey);
+        const walletWs = await ordersWs(wsUrl, walletReadKey);
         sockets.push(botWs, walletWs);
 
         const pkg = grpc.loadPackageDefinition(
           protoLoader.loadSync(PROTO, { keepCase: true, longs: Number, enums: String, defaults: true }),
         ) as any;
-        grpcClient = new pkg.dex.v1.TradingService(
-          dexUrls["dex grpc"],
-          grpc.credentials.createInsecure(),
-        ) as grpc.Client;
+        grpcClient = new pkg.dex.v1.TradingService(dexUrls.grpc, grpc.credentials.createInsecure()) as grpc.Client;
         const grpcTrades: any[] = [];
         const stream = (grpcClient as any).StreamTrades({ symbol: "WETH-USD" });
         stream.on("data", (tr: unknown) => grpcTrades.push(tr));
@@ -643,7 +616,7 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
     await t.test(
       "4. buf curl (a gRPC client none of us wrote) against the running stack: reflection, health, GetOrderBook = REST book",
       async () => {
-        const base = `http://${dexUrls["dex grpc"].replace(/^[a-z]+:\/\//, "")}`;
+        const base = `http://${dexUrls.grpc.replace(/^[a-z]+:\/\//, "")}`;
         const services = await bufCurl(["--list-services", base]);
         assert.equal(services.code, 0, services.stderr);
         assert.match(services.stdout, /dex\.v1\.TradingService/);

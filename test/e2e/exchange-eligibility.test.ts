@@ -9,16 +9,12 @@
 // their hold goes with them.
 import { restrictionEndMs } from "../../api/exchange/orders/resale";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { test } from "node:test";
 import { createPublicClient, createWalletClient, defineChain, http, parseEventLogs, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { assetTokenAbi, eligibilityRegistryAbi, settlementAbi } from "../../sdk/abi";
-import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import { dexServiceOf, withTestStack } from "../support/test-stack";
 import { waitFor, loginExchange } from "./exchange-session";
-import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { ExchangeApiHandle } from "../../scripts/stack/components/exchange-api";
 import type { DexService, MarketSpec } from "../../pipeline/service";
 import { signedPlaceRequest } from "../../pipeline/testing/orders";
@@ -28,15 +24,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 test("eligibility registry: restricted lots recorded from the ledger; the chain refuses a transfer the rules refuse", {
   timeout: 300_000,
 }, async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-eligibility-e2e-"));
-  let stack: RunningStack | undefined;
-  try {
-    const { config } = await createTestConfig(dataDir);
-    stack = await startStack({
-      config,
-      components: defaultComponents(["iam", "pipeline", "exchange-api"]),
-      onComponentError: "fail",
-    });
+  await withTestStack("exchange-eligibility-e2e-", ["iam", "pipeline", "exchange-api"], async ({ config, stack }) => {
     const iam = config.urls.identity;
     const api = config.urls.exchangeApi;
     const home = stack.deployments.home;
@@ -47,7 +35,7 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
       rpcUrls: { default: { http: [config.chains.home.rpcUrl] } },
     });
     const client = createPublicClient({ chain, transport: http(config.chains.home.rpcUrl), pollingInterval: 50 });
-    const dex: DexService = (stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle).dexService;
+    const dex: DexService = dexServiceOf(stack);
     const exchange = stack.components.find((c) => c.name === "exchange-api")!.handle as ExchangeApiHandle;
     assert.ok(exchange.compliance, "the exchange API runs the registry's writer");
     const registry = home.contracts.EligibilityRegistry as Address;
@@ -271,8 +259,5 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
       await read<bigint>("restrictedOf", [cnts, alice.address]),
       received / 2n + BigInt(aliceLots[0].quantityUnits),
     );
-  } finally {
-    await stack?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });

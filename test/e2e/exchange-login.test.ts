@@ -4,15 +4,12 @@
 // the preloaded test funds, equal to the account's demo USD balance in Settlement on chain; then the OIDC
 // code flow (openid-client) to a refreshed token that the exchange API accepts, and refresh reuse refused.
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { test } from "node:test";
 import Ajv2020 from "ajv/dist/2020";
 import { createPublicClient, http, type Address } from "viem";
 import { settlementAbi } from "../../sdk/abi";
 import * as oidc from "openid-client";
-import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import { withTestStack } from "../support/test-stack";
 import { DEFAULT_CLIENT_ID, WEB_CALLBACK_PATH } from "../../api/iam/config";
 import { login } from "../../api/iam/testing/code-flow";
 import { readOutbox } from "../../api/iam/testing/harness";
@@ -20,15 +17,7 @@ import { readOutbox } from "../../api/iam/testing/harness";
 test("a new user: code, outbox, password grant, tenant token, GET /v1/account equal to the chain", {
   timeout: 300_000,
 }, async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-login-e2e-"));
-  let stack: RunningStack | undefined;
-  try {
-    const { config } = await createTestConfig(dataDir);
-    stack = await startStack({
-      config,
-      components: defaultComponents(["iam", "exchange-api"]),
-      onComponentError: "fail",
-    });
+  await withTestStack("exchange-login-e2e-", ["iam", "exchange-api"], async ({ config, stack }) => {
     const iam = config.urls.identity;
     const api = config.urls.exchangeApi;
     const phone = "+14155550123";
@@ -138,8 +127,5 @@ test("a new user: code, outbox, password grant, tenant token, GET /v1/account eq
       oidc.refreshTokenGrant(oidcConfig, refreshed.refresh_token!),
       (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant",
     );
-  } finally {
-    await stack?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });

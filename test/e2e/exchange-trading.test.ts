@@ -7,16 +7,12 @@
 // branches; a restricted Reg CF lot that never meets an ineligible buyer on the book), the bad-input table
 // (never a 500, nothing placed) and the 10 orders/s limit at its boundary.
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { test } from "node:test";
 import { createPublicClient, http, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { eligibilityRegistryAbi, settlementAbi } from "../../sdk/abi";
-import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
+import { dexServiceOf, withTestStack } from "../support/test-stack";
 import { waitFor, loginExchange, openRealtime } from "./exchange-session";
-import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { DexService, MarketSpec } from "../../pipeline/service";
 import { signedPlaceRequest } from "../../pipeline/testing/orders";
 import { formatDecimal } from "../../sdk/decimal";
@@ -27,20 +23,12 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 test("exchange API trading: orders, compliance, portfolio, lots, transactions and account equal to the chain", {
   timeout: 600_000,
 }, async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "exchange-trading-e2e-"));
-  let stack: RunningStack | undefined;
-  try {
-    const { config } = await createTestConfig(dataDir);
-    stack = await startStack({
-      config,
-      components: defaultComponents(["iam", "pipeline", "exchange-api"]),
-      onComponentError: "fail",
-    });
+  await withTestStack("exchange-trading-e2e-", ["iam", "pipeline", "exchange-api"], async ({ config, stack }) => {
     const iam = config.urls.identity;
     const api = config.urls.exchangeApi;
     const home = stack.deployments.home;
     const client = createPublicClient({ transport: http(config.chains.home.rpcUrl) });
-    const dex: DexService = (stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle).dexService;
+    const dex: DexService = dexServiceOf(stack);
     const onChain = (who: string, token: string) =>
       client.readContract({
         address: home.contracts.Settlement as Address,
@@ -766,8 +754,5 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
       [9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
     );
     assert.ok(windowOf.every((s) => s.status === 400));
-  } finally {
-    await stack?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });

@@ -16,26 +16,12 @@ import { createTestConfig, defaultComponents, startStack, type RunningStack } fr
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { MarketSpec } from "../../pipeline/service";
 import { connectWs, type TestWs } from "../../api/testing/ws-client";
-import { signRequest } from "../../api/auth/hmac";
 import { api, createApiKey, keyHeaders, signedOrderBody, type TestKey } from "../../api/testing/client";
 import { ticksToPriceText, lotsToSizeText } from "../../api/dex/units";
+import { dexApiUrls, ordersWs } from "../support/dex-stack";
+import { componentHandle } from "../support/test-stack";
 
 const PROTO = path.join(__dirname, "..", "..", "proto", "trading.proto");
-
-async function privateWs(url: string, k: TestKey): Promise<TestWs> {
-  const ws = await connectWs(url);
-  const ts = Date.now();
-  ws.send({
-    type: "auth",
-    api_key: k.apiKey,
-    timestamp: ts,
-    signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
-  });
-  await ws.next((m) => m.type === "authenticated");
-  ws.send({ type: "subscribe", channel: "orders" });
-  await ws.next((m) => m.type === "subscribed" && m.channel === "orders");
-  return ws;
-}
 
 test("GTD, hidden, iceberg and refusals through the real pipeline", { timeout: 180_000 }, async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "order-features-e2e-"));
@@ -49,9 +35,9 @@ test("GTD, hidden, iceberg and refusals through the real pipeline", { timeout: 1
       components: defaultComponents(["pipeline", "dex-api"]),
       onComponentError: "fail",
     });
-    const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
-    const urls = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!;
-    const origin = urls["dex rest"].replace(/\/v1$/, "");
+    const pipe = componentHandle<PipelineHandle>(stack, "pipeline");
+    const urls = dexApiUrls(stack);
+    const { origin } = urls;
     const m: MarketSpec = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
     const settlement = stack.deployments.home.contracts.Settlement as Address;
     const chainId = config.chains.home.chainId;
@@ -65,7 +51,7 @@ test("GTD, hidden, iceberg and refusals through the real pipeline", { timeout: 1
     const pkg = grpc.loadPackageDefinition(
       protoLoader.loadSync(PROTO, { keepCase: true, longs: Number, enums: String, defaults: true }),
     ) as any;
-    rpc = new pkg.dex.v1.TradingService(urls["dex grpc"], grpc.credentials.createInsecure());
+    rpc = new pkg.dex.v1.TradingService(urls.grpc, grpc.credentials.createInsecure());
     const grpcCall = (method: string, req: object, k?: TestKey): Promise<any> =>
       new Promise((resolve, reject) => {
         const md = new grpc.Metadata();
@@ -85,8 +71,8 @@ test("GTD, hidden, iceberg and refusals through the real pipeline", { timeout: 1
     let nonce = 1n;
 
     await t.test("GTD rests and expires on time on every path; the expiry reaches the private channel", async () => {
-      const aWs = await privateWs(urls["dex websocket"], aKey);
-      const bWs = await privateWs(urls["dex websocket"], bKey);
+      const aWs = await ordersWs(urls.ws, aKey);
+      const bWs = await ordersWs(urls.ws, bKey);
       sockets.push(aWs, bWs);
       const expiresAt = Date.now() + 4_000;
       const keyGtd = await order(aKey, {
@@ -160,7 +146,7 @@ test("GTD, hidden, iceberg and refusals through the real pipeline", { timeout: 1
         assert.equal(ice.status, 201, ice.text);
         assert.equal(ice.body.status, "open");
         assert.deepEqual(await restAsks(), [{ price: price(300_100n), size: size(200n) }]);
-        const ws = await connectWs(urls["dex websocket"]);
+        const ws = await connectWs(urls.ws);
         sockets.push(ws);
         ws.send({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 50 });
         const snap = await ws.next((x) => x.type === "orderbook_snapshot");

@@ -3,46 +3,21 @@
 // settled twice or skipped, and the chain's balances must equal those computed from the journal's trades.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEventLogs } from "viem";
-import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { feeFor } from "../../sdk/eip712";
 import { settlementAbi } from "../../sdk/abi";
 import { startFixture } from "../../pipeline/testing/fixture";
+import { childConfig, startChild } from "../../pipeline/testing/children";
 import { settledTradesOf } from "../../sdk/settled-trades";
 
-const ROOT = join(__dirname, "..", "..");
-
-function runChild(
-  config: object,
-  extra: string[] = [],
-  onLine?: (line: string, kill: () => void) => void,
-): Promise<{ lines: string[]; code: number | null; signal: string | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", join(ROOT, "pipeline/testing/crash-child.ts"), JSON.stringify(config), ...extra],
-      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    const lines: string[] = [];
-    let buf = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      buf += d;
-      let i;
-      while ((i = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        lines.push(line);
-        onLine?.(line, () => child.kill("SIGKILL"));
-      }
-    });
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code, signal) => resolve({ lines, code, signal, stderr }));
-  });
+/** Runs crash-child.ts to its end: its lines, exit and stderr. */
+async function runChild(config: object, hashes = "", onLine?: (line: string, kill: () => void) => void) {
+  const c = startChild(config, hashes, onLine);
+  const exit = await c.exited;
+  return { lines: c.lines, ...exit, stderr: c.stderr };
 }
 
 test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled once, balances exact, settled fills stay settled with their transaction", {
@@ -55,31 +30,9 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
     const key = (a: string, t: string) => `${a.toLowerCase()}:${t.toLowerCase()}`;
     for (const t of f.traders)
       for (const tok of [f.weth, f.usd]) before.set(key(t.address, tok), await f.balanceOf(t.address, tok));
-    const m = f.market;
-    const config = {
-      mode: "stream",
-      rpcUrl: f.chain.rpcUrl,
-      chainId: f.chainId,
-      settlement: f.settlement,
-      fromBlock: f.deployBlock.toString(),
-      market: {
-        symbol: m.symbol,
-        baseToken: m.baseToken,
-        quoteToken: m.quoteToken,
-        baseDecimals: m.baseDecimals,
-        quoteDecimals: m.quoteDecimals,
-        tickSize: m.tickSize.toString(),
-        lotSize: m.lotSize.toString(),
-        minLots: m.minLots.toString(),
-        maxLots: m.maxLots.toString(),
-      },
-      operatorKey: f.operatorKey,
-      traderKeys: [4, 5, 6, 7].map((i) => HARDHAT_DEV_PRIVATE_KEYS[i]),
-      dataDir,
-      orders: 400,
-    };
+    const config = childConfig(f, dataDir, null, "stream", 400, 0);
     const acked: string[] = [];
-    const first = await runChild(config, [], (line, kill) => {
+    const first = await runChild(config, "", (line, kill) => {
       if (line.startsWith("ACK ")) {
         acked.push(line.slice(4));
         if (acked.length === 120) setTimeout(kill, 7); // mid-stream, likely mid-batch
@@ -87,7 +40,7 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
     });
     assert.equal(first.signal, "SIGKILL", `child should have been killed: ${first.stderr}`);
     assert.ok(acked.length >= 120 && acked.length < 400, `acked ${acked.length}`);
-    const second = await runChild({ ...config, mode: "recover" }, [acked.join(",")]);
+    const second = await runChild({ ...config, mode: "recover" }, acked.join(","));
     assert.equal(second.code, 0, second.stderr);
     const state = JSON.parse(second.lines.find((l) => l.startsWith("{"))!);
     const unsettledAtRestart = state.trades.filter(

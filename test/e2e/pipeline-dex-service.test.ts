@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generatePrivateKey } from "viem/accounts";
 import { agentAccount, DexServiceError, type DexEvent, type PlaceOrderRequest } from "../../pipeline/service";
-import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
-import { createDexService, DexState } from "../../pipeline/dex-service";
+import { DexState } from "../../pipeline/dex-service";
 import { startPipeline } from "../../pipeline/pipeline";
 import { startFixture } from "../../pipeline/testing/fixture";
+import { fixtureDexService, fixturePipelineOptions } from "../../pipeline/testing/fixture-pipeline";
 import { signedInput } from "../../pipeline/testing/orders";
 
 test("DexService: signed and API-key orders trade, settle, cancel; books, balances and events follow", {
@@ -22,33 +22,11 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
   const dataDir = mkdtempSync(join(tmpdir(), "pipeline-dex-"));
   const state = new DexState();
   const start = (st: DexState) =>
-    startPipeline({
-      rpcUrl: f.chain.rpcUrl,
-      chainId: f.chainId,
-      settlement: f.settlement,
-      fromBlock: f.deployBlock,
-      markets: [f.market],
-      operatorKey: f.operatorKey,
-      dataDir,
-      fsync: false,
-      listeners: [st.onServiceEvent],
-      snapshotParts: { dex: st },
-    });
+    startPipeline(fixturePipelineOptions(f, dataDir, { listeners: [st.onServiceEvent], snapshotParts: { dex: st } }));
   const p = await start(state);
   let running = p;
   try {
-    const dex = createDexService({
-      pipeline: p,
-      state,
-      chainId: f.chainId,
-      settlement: f.settlement,
-      rpcUrl: f.chain.rpcUrl,
-      submitterKey: HARDHAT_DEV_PRIVATE_KEYS[10],
-      assets: {
-        [f.weth.toLowerCase()]: { symbol: "WETH", decimals: 18 },
-        [f.usd.toLowerCase()]: { symbol: "USD", decimals: 6 },
-      },
-    });
+    const dex = fixtureDexService(f, p, state);
     const events: DexEvent[] = [];
     dex.subscribe((e) => events.push(e));
     const [seller, buyer] = f.traders;
@@ -198,15 +176,7 @@ test("DexService: signed and API-key orders trade, settle, cancel; books, balanc
     await p.stop();
     const state2 = new DexState();
     running = await start(state2);
-    const dex2 = createDexService({
-      pipeline: running,
-      state: state2,
-      chainId: f.chainId,
-      settlement: f.settlement,
-      rpcUrl: f.chain.rpcUrl,
-      submitterKey: HARDHAT_DEV_PRIVATE_KEYS[10],
-      assets: {},
-    });
+    const dex2 = fixtureDexService(f, running, state2, { assets: {} });
     assert.deepEqual(await byClient(dex2), expected);
   } finally {
     await running.stop();

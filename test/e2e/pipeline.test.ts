@@ -11,6 +11,7 @@ import { PipelineError } from "../../pipeline/errors";
 import type { OrderType } from "../../matcher/core/types";
 import { startPipeline, type Pipeline } from "../../pipeline/pipeline";
 import { startFixture, type Fixture } from "../../pipeline/testing/fixture";
+import { fixturePipelineOptions } from "../../pipeline/testing/fixture-pipeline";
 import { signedInput, type OrderSpec } from "../../pipeline/testing/orders";
 
 async function withStack(fn: (f: Fixture, p: Pipeline) => Promise<void>): Promise<void> {
@@ -18,16 +19,7 @@ async function withStack(fn: (f: Fixture, p: Pipeline) => Promise<void>): Promis
   const dataDir = mkdtempSync(join(tmpdir(), "pipeline-data-"));
   let p: Pipeline | undefined;
   try {
-    p = await startPipeline({
-      rpcUrl: f.chain.rpcUrl,
-      chainId: f.chainId,
-      settlement: f.settlement,
-      fromBlock: f.deployBlock,
-      markets: [f.market],
-      operatorKey: f.operatorKey,
-      dataDir,
-      fsync: false,
-    });
+    p = await startPipeline(fixturePipelineOptions(f, dataDir));
     await fn(f, p);
   } finally {
     await p?.stop();

@@ -16,7 +16,9 @@ import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { settlementAbi } from "../../sdk/abi";
 import type { MarketSpec } from "../../pipeline/service";
 import { api, signedOrderBody, walletHeaders } from "../../api/testing/client";
-import { getOrderHash, getSettlementDomain } from "../../sdk/eip712";
+import { getSettlementDomain } from "../../sdk/eip712";
+import { dexApiUrls, wireOrderHash } from "../support/dex-stack";
+import { componentHandle } from "../support/test-stack";
 
 test("poisoned orders among honest ones under load: every honest trade settles, the venue never halts", {
   timeout: 300_000,
@@ -33,9 +35,9 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
       components: defaultComponents(["pipeline", "dex-api"]),
       onComponentError: "fail",
     });
-    const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
+    const pipe = componentHandle<PipelineHandle>(stack, "pipeline");
     const p = pipe.pipeline;
-    const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
+    const { origin } = dexApiUrls(stack);
     const m: MarketSpec = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
     // the poisoned orders trade on their own book: on WETH-USD an honest buy resting at a better price
     // could fill them before their owner cancels (a legitimate fill, not the case under test); their
@@ -77,18 +79,7 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
       market = m,
     ) => {
       const body = await signedOrderBody(w, market, chainId, settlement, { side, priceTicks, sizeLots, nonce });
-      const o = body.order as Record<string, string | number>;
-      const hash = getOrderHash(domain, {
-        trader: o.trader as Address,
-        baseToken: o.base_token as Address,
-        quoteToken: o.quote_token as Address,
-        side: Number(o.side) as 0 | 1,
-        price: BigInt(o.price),
-        amount: BigInt(o.amount),
-        expiry: BigInt(o.expiry),
-        nonce: BigInt(o.nonce),
-        flags: Number(o.flags),
-      });
+      const hash = wireOrderHash(domain, body);
       // the per-trader rate limit and load shedding answer "retry shortly": honest clients do
       for (;;) {
         const r = await api(origin, "POST", "/v1/orders", { body });

@@ -46,8 +46,10 @@ import {
   walletHeaders,
   type TestKey,
 } from "../../api/testing/client";
-import { getOrderHash, getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
+import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
+import { dexApiUrls, wireOrderHash } from "../support/dex-stack";
+import { componentHandle } from "../support/test-stack";
 
 const Mode = { Owner: 0, Refuse: 1, BurnGas: 3 } as const;
 const walletArtifact = loadArtifact("SettlementTestHostileWallet");
@@ -70,9 +72,9 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
       components: defaultComponents(["pipeline", "dex-api"]),
       onComponentError: "fail",
     });
-    const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
+    const pipe = componentHandle<PipelineHandle>(stack, "pipeline");
     const p = pipe.pipeline;
-    const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
+    const { origin } = dexApiUrls(stack);
     const markets = pipe.dexService.listMarkets();
     const m: MarketSpec = markets.find((x) => x.symbol === "WETH-USD")!;
     const mw: MarketSpec = markets.find((x) => x.symbol === "WBTC-USD")!;
@@ -172,18 +174,7 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
       sizeLots: bigint,
     ) => {
       const body = await signedOrderBody(w, mk, chainId, settlement, { side, priceTicks, sizeLots, nonce });
-      const o = body.order as Record<string, string | number>;
-      const hash = getOrderHash(domain, {
-        trader: o.trader as Address,
-        baseToken: o.base_token as Address,
-        quoteToken: o.quote_token as Address,
-        side: Number(o.side) as 0 | 1,
-        price: BigInt(o.price),
-        amount: BigInt(o.amount),
-        expiry: BigInt(o.expiry),
-        nonce: BigInt(o.nonce),
-        flags: Number(o.flags),
-      });
+      const hash = wireOrderHash(domain, body);
       const r = await retrying(() => api(origin, "POST", "/v1/orders", { body }));
       return { r, hash };
     };

@@ -15,22 +15,15 @@ import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { MarketSpec } from "../../pipeline/service";
 import { settlementAbi } from "../../sdk/abi";
 import { api, signedOrderBody, walletHeaders } from "../../api/testing/client";
+import { poll } from "../support/poll";
+import { dexApiUrls } from "../support/dex-stack";
+import { componentHandle } from "../support/test-stack";
 
 interface FillView {
   order_id: string;
   trade_id: string;
   settlement: string;
   tx_hash: string | null;
-}
-
-async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Every fill of the wallets' orders: wallet-authenticated GET /v1/orders?status=all, then each order's
@@ -65,8 +58,8 @@ test("settled fills read settled with the same transaction after a clean stop an
         components: defaultComponents(["pipeline", "dex-api"]),
         onComponentError: "fail",
       });
-      const pipe = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
-      const origin = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!["dex rest"].replace(/\/v1$/, "");
+      const pipe = componentHandle<PipelineHandle>(stack, "pipeline");
+      const { origin } = dexApiUrls(stack);
       return { pipe, origin };
     };
     let { pipe, origin } = await start();

@@ -21,10 +21,11 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { createAgentRelayer } from "../../pipeline/settle/agent-relayer";
 import { startFixture, type Fixture } from "../../pipeline/testing/fixture";
+import { freshAgentApproval } from "../../pipeline/testing/approvals";
 import { createSubmitter } from "../../relayer/submitter";
 import type { ChainClients } from "../../relayer/types";
 import { createNonceLanes, type NonceLane } from "../../runtime/nonces";
-import { AGENT_APPROVAL_TYPES, getSettlementDomain } from "../../sdk/eip712";
+import { getSettlementDomain } from "../../sdk/eip712";
 
 const EACH = 10;
 const KEY = HARDHAT_DEV_PRIVATE_KEYS[10] as Hex;
@@ -67,25 +68,9 @@ async function sendFromThreeServices(f: Fixture, lane: NonceLane | undefined) {
   const domain = getSettlementDomain(f.chainId, f.settlement);
   const block = await f.client.getBlock();
   const approvals = await Promise.all(
-    Array.from({ length: EACH }, async () => {
-      const wallet = privateKeyToAccount(generatePrivateKey());
-      const message = {
-        trader: wallet.address,
-        agent: privateKeyToAccount(generatePrivateKey()).address,
-        expiry: block.timestamp + 86_400n,
-        nonce: 0n,
-        deadline: block.timestamp + 3600n,
-      };
-      return {
-        message,
-        signature: await wallet.signTypedData({
-          domain,
-          types: AGENT_APPROVAL_TYPES,
-          primaryType: "AgentApproval",
-          message,
-        }),
-      };
-    }),
+    Array.from({ length: EACH }, () =>
+      freshAgentApproval(privateKeyToAccount(generatePrivateKey()), domain, block.timestamp),
+    ),
   );
   const sends: Promise<Hex>[] = [
     ...approvals.map((a) => relayer.submit(a.message, a.signature).then((r) => r.txHash)),

@@ -1,0 +1,46 @@
+// The DEX API of a running stack, as its e2e tests reach it: its URLs, an API key's private WebSocket, and the
+// hash of a wire order a test signed.
+import type { Address, Hex } from "viem";
+import type { RunningStack } from "../../scripts/stack";
+import { connectWs, type TestWs } from "../../api/testing/ws-client";
+import type { TestKey } from "../../api/testing/client";
+import { signRequest } from "../../api/auth/hmac";
+import { getOrderHash, type SettlementDomain } from "../../sdk/eip712";
+
+/** The DEX API's REST origin (no /v1), REST base, WebSocket and gRPC URLs. */
+export function dexApiUrls(stack: RunningStack) {
+  const urls = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!;
+  return { ...urls, origin: urls["dex rest"].replace(/\/v1$/, ""), ws: urls["dex websocket"] };
+}
+
+/** A WebSocket authenticated with API key `k` and subscribed to its orders channel. */
+export async function ordersWs(url: string, k: TestKey): Promise<TestWs> {
+  const ws = await connectWs(url);
+  const ts = Date.now();
+  ws.send({
+    type: "auth",
+    api_key: k.apiKey,
+    timestamp: ts,
+    signature: signRequest(k.secret, String(ts), "GET", "/ws", ""),
+  });
+  await ws.next((m) => m.type === "authenticated");
+  ws.send({ type: "subscribe", channel: "orders" });
+  await ws.next((m) => m.type === "subscribed" && m.channel === "orders");
+  return ws;
+}
+
+/** The EIP-712 hash of the signed order in a POST /v1/orders body (the wire's snake-case fields). */
+export function wireOrderHash(domain: SettlementDomain, body: { order?: unknown }): Hex {
+  const o = body.order as Record<string, string | number>;
+  return getOrderHash(domain, {
+    trader: o.trader as Address,
+    baseToken: o.base_token as Address,
+    quoteToken: o.quote_token as Address,
+    side: Number(o.side) as 0 | 1,
+    price: BigInt(o.price),
+    amount: BigInt(o.amount),
+    expiry: BigInt(o.expiry),
+    nonce: BigInt(o.nonce),
+    flags: Number(o.flags),
+  });
+}
