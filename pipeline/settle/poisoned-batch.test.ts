@@ -148,16 +148,28 @@ function deps(
   };
 }
 
+/** A batcher over `chain` and a matcher holding `trades` (`extra` overrides its deps, or makes them from the
+ *  matcher), every trade pushed and the batcher drained. */
+async function settleAll(
+  dir: string,
+  trades: SettleableTrade[],
+  chain: ReturnType<typeof poisonChain>,
+  extra: Partial<BatcherDeps> | ((m: ReturnType<typeof fakeMatcher>) => Partial<BatcherDeps>) = {},
+) {
+  const m = fakeMatcher(trades);
+  const b = createBatcher(deps(chain, m, dir, typeof extra === "function" ? extra(m) : extra));
+  await b.start();
+  for (const t of trades) b.push(t);
+  await b.drain();
+  return { m, b };
+}
+
 test("one poisoned order among honest ones: its trade is dropped, the rest settle in the same batch id, no halt", async () => {
   await withDir(async (dir) => {
     const trades = [1, 2, 3, 4, 5, 6].map((s) => trade(s));
     const poisoned = 2 * 3 + 2; // the taker of trade 3
     const chain = poisonChain(new Map([[poisoned, NONCE_USED]]));
-    const m = fakeMatcher(trades);
-    const b = createBatcher(deps(chain, m, dir));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { m, b } = await settleAll(dir, trades, chain);
     assert.equal(b.health().state, "running");
     assert.deepEqual(chain.reverted, ["SettlementOrderNonceUsed"]);
     assert.deepEqual(
@@ -191,11 +203,7 @@ test("two poisoned orders in one batch (different errors): both found (the secon
         [2 * 4 + 2, EXPIRED],
       ]),
     );
-    const m = fakeMatcher(trades);
-    const b = createBatcher(deps(chain, m, dir));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { m, b } = await settleAll(dir, trades, chain);
     assert.equal(b.health().state, "running");
     assert.deepEqual(
       chain.reverted,
@@ -221,11 +229,7 @@ test("an error naming a trader with several orders in the batch: only the order 
     // orders 3 (maker of trade 1) and 6 (taker of trade 2) belong to the same trader 77; only order 6 is bad
     const trades = [1, 2, 3].map((s) => trade(s));
     const chain = poisonChain(new Map([[6, NOT_AUTHORIZED]]));
-    const m = fakeMatcher(trades);
-    const b = createBatcher(deps(chain, m, dir, { signedOrder: makeOrders({ 3: 77, 6: 77 }) }));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { m, b } = await settleAll(dir, trades, chain, { signedOrder: makeOrders({ 3: 77, 6: 77 }) });
     assert.deepEqual(
       m.journal.map((j) => j.orders),
       [[{ hash: h(6), error: "SettlementSignerNotAuthorized" }]],
@@ -241,11 +245,7 @@ test("a poisoned order whose trades span two in-flight batches: every trade of i
     // order 100 is the maker of trades 2 and 3: batch 0 = [1, 2], batch 1 = [3, 4] are in flight together
     const trades = [trade(1), trade(2, 100, 6), trade(3, 100, 8), trade(4), trade(5), trade(6)];
     const chain = poisonChain(new Map([[100, NONCE_USED]]), { delayMs: 5 });
-    const m = fakeMatcher(trades);
-    const b = createBatcher(deps(chain, m, dir, { maxTrades: 2, maxInFlight: 2 }));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { m, b } = await settleAll(dir, trades, chain, { maxTrades: 2, maxInFlight: 2 });
     assert.equal(b.health().state, "running");
     assert.deepEqual(m.journal, [{ orders: [{ hash: h(100), error: "SettlementOrderNonceUsed" }], trades: [2, 3] }]);
     assert.deepEqual(chain.settledSeqs(), [1, 4, 5, 6]);
@@ -442,11 +442,7 @@ test("a trader's several orders: the bad one as a maker is found alone too", asy
   await withDir(async (dir) => {
     const trades = [1, 2, 3].map((s) => trade(s));
     const chain = poisonChain(new Map([[3, NOT_AUTHORIZED]]));
-    const m = fakeMatcher(trades);
-    const b = createBatcher(deps(chain, m, dir, { signedOrder: makeOrders({ 3: 77, 6: 77 }) }));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { m, b } = await settleAll(dir, trades, chain, { signedOrder: makeOrders({ 3: 77, 6: 77 }) });
     assert.deepEqual(
       m.journal.map((j) => j.orders),
       [[{ hash: h(3), error: "SettlementSignerNotAuthorized" }]],
@@ -461,11 +457,7 @@ test("a trader's orders that fail together alone (same trade) are both rejected;
     // trader 77 owns 3 (maker of trade 1), 5 and 6 (both sides of trade 2); order 6 is refused
     const trades = [1, 2, 3].map((s) => trade(s));
     const chain = poisonChain(new Map([[6, NOT_AUTHORIZED]]));
-    const m = fakeMatcher(trades);
-    const b = createBatcher(deps(chain, m, dir, { signedOrder: makeOrders({ 3: 77, 5: 77, 6: 77 }) }));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { m, b } = await settleAll(dir, trades, chain, { signedOrder: makeOrders({ 3: 77, 5: 77, 6: 77 }) });
     assert.deepEqual(
       m.journal.map((j) => j.orders.map((o) => o.hash)),
       [[h(5), h(6)]],
@@ -485,11 +477,7 @@ test("a suspect whose own trades fail because of another order is not rejected f
         [20, EXPIRED],
       ]),
     );
-    const m = fakeMatcher(trades);
-    const b = createBatcher(deps(chain, m, dir, { signedOrder: makeOrders({ 3: 77, 6: 77 }) }));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { m, b } = await settleAll(dir, trades, chain, { signedOrder: makeOrders({ 3: 77, 6: 77 }) });
     assert.deepEqual(
       m.journal.map((j) => j.orders),
       [[{ hash: h(6), error: "SettlementSignerNotAuthorized" }], [{ hash: h(20), error: "SettlementOrderExpired" }]],
@@ -550,11 +538,7 @@ test("a sender without simulate and reset: the rebuilt batch is sent unchecked",
     const chain = poisonChain(new Map([[4, NONCE_USED]]));
     delete chain.sender.simulate;
     delete chain.sender.reset;
-    const m = fakeMatcher(trades);
-    const b = createBatcher(deps(chain, m, dir));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { b } = await settleAll(dir, trades, chain);
     assert.equal(b.health().state, "running");
     assert.deepEqual(chain.settledSeqs(), [2, 3]);
     await b.stop();
@@ -601,11 +585,7 @@ test("the quarantine gives up after 64 rounds (each remainder check naming yet a
     chain.sender.send = (_id, a) => Promise.reject(firstMakerExpired(a));
     let sims = 0;
     chain.sender.simulate = async (_id, a) => (sims++, firstMakerExpired(a));
-    const m = fakeMatcher(trades);
-    const b = createBatcher(deps(chain, m, dir, { maxTrades: 100, onHalt: () => undefined }));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { m, b } = await settleAll(dir, trades, chain, { maxTrades: 100, onHalt: () => undefined });
     assert.equal(b.health().state, "halted");
     assert.equal(m.journal.length, 64);
     assert.equal(sims, 64);
@@ -648,11 +628,9 @@ test("the matcher's answer rules what is dropped: extra trades it dropped go, a 
     // order 100 is the maker of trades 2 and 9 (9 not pushed yet); the matcher also drops trade 3
     const trades = [trade(1), trade(2, 100, 6), trade(3), trade(4)];
     const chain = poisonChain(new Map([[100, NONCE_USED]]));
-    const m = fakeMatcher(trades);
-    const b = createBatcher(deps(chain, m, dir, { onRejected: async (o) => [...(await m.onRejected(o)), 3, 9] }));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { b } = await settleAll(dir, trades, chain, (m) => ({
+      onRejected: async (o) => [...(await m.onRejected(o)), 3, 9],
+    }));
     b.push(trade(9, 100, 30));
     b.push(trade(10));
     await b.drain();
@@ -671,11 +649,9 @@ test("a matcher that names no trade: the batcher still drops every trade holding
         [200, EXPIRED],
       ]),
     );
-    const m = fakeMatcher(trades);
-    const b = createBatcher(deps(chain, m, dir, { onRejected: async (o) => (await m.onRejected(o), []) }));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { m, b } = await settleAll(dir, trades, chain, (fm) => ({
+      onRejected: async (o) => (await fm.onRejected(o), []),
+    }));
     assert.equal(b.health().state, "running");
     assert.deepEqual(chain.settledSeqs(), [1, 4]);
     assert.deepEqual(
