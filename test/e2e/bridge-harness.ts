@@ -24,6 +24,7 @@ import { BRIDGE_ABIS, type BridgeAbis } from "../../sdk/bridge-abi";
 import { createRelayer, type CreateRelayerDeps, type Relayer } from "../../relayer/relayer";
 import { createFrostSigner, createHsmClient } from "../../relayer/signers";
 import type { ChainClients, RelayerDeployment } from "../../relayer/types";
+import { poll } from "../support/poll";
 
 export const KEYS = {
   deployer: HARDHAT_DEV_PRIVATE_KEYS[0] as Hex,
@@ -242,17 +243,10 @@ export async function startBridgeSystem(
   }
 }
 
-export async function waitFor<T>(
+/** Polls `fn` every `everyMs` until it returns something truthy; throws after `timeoutMs`. */
+export const waitFor = <T>(
   what: string,
   fn: () => Promise<T | undefined | false>,
   timeoutMs = 30_000,
   everyMs = 20,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+): Promise<T> => poll(what, async () => (await fn()) || undefined, timeoutMs, everyMs);

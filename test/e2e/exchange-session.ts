@@ -2,25 +2,14 @@
 // exchange app makes it (one-time code from the sandbox outbox, password grant, tenant token).
 import { passwordGrant, requestCode } from "../../api/iam/testing/harness";
 import assert from "node:assert/strict";
+import { poll } from "../support/poll";
 import type { Address } from "viem";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** Polls `probe` until it returns a value (not undefined), every `everyMs`; throws after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 120_000,
-  everyMs = 200,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+export const waitFor = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000, everyMs = 200) =>
+  poll(what, probe, timeoutMs, everyMs);
 
 /** Logs `phone` in at the identity provider `iam` and opens an exchange API (`api`) session; `call` asserts no 5xx. */
 export async function loginExchange(iam: string, api: string, phone: string) {

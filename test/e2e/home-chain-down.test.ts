@@ -23,18 +23,12 @@ import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { MarketSpec } from "../../pipeline/service";
 import { api, signedOrderBody, type Res } from "../../api/testing/client";
 import { settledTradesOf } from "../../sdk/settled-trades";
+import { poll as pollEvery } from "../support/poll";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 50): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+const poll = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 50) =>
+  pollEvery(what, fn, timeoutMs, everyMs);
 
 function isAlive(pid: number): boolean {
   try {

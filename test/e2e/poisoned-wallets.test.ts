@@ -48,7 +48,7 @@ import {
 } from "../../api/testing/client";
 import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
-import { dexApiUrls, wireOrderHash } from "../support/dex-stack";
+import { dexApiUrls, watchVenue, wireOrderHash } from "../support/dex-stack";
 import { componentHandle } from "../support/test-stack";
 
 const Mode = { Owner: 0, Refuse: 1, BurnGas: 3 } as const;
@@ -63,7 +63,7 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
 }, async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "poisoned-wallets-e2e-"));
   let stack: RunningStack | undefined;
-  let watch: NodeJS.Timeout | undefined;
+  let venue: ReturnType<typeof watchVenue> | undefined;
   let release: (() => void) | undefined;
   try {
     const { config } = await createTestConfig(dataDir);
@@ -101,12 +101,8 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     const read = <T>(functionName: string, args: unknown[]) =>
       p.client.readContract({ address: settlement, abi, functionName, args } as never) as Promise<T>;
 
-    const states = new Set<string>();
-    watch = setInterval(() => {
-      const h = p.health();
-      states.add(h.batcher.state);
-      states.add(h.matcher.state);
-    }, 20);
+    // the venue's state, sampled all along: it must never be halted
+    venue = watchVenue(p);
 
     // ---- actors: two test wallets (owner key signs for them), a fresh trader E holding USD, C's API key
     const deployer = walletOf(privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[0] as Hex));
@@ -408,7 +404,7 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     assert.equal((await walletOrderView(again.order_id)).status, "filled");
     assert.ok((await read<bigint>("balanceOf", [flipW, mw.baseToken])) > 0n, "the wallet received its WBTC");
 
-    assert.ok(!states.has("halted"), `the venue never halted (states seen: ${[...states]})`);
+    venue.assertNeverHalted();
     assert.equal(p.health().batcher.state, "running");
     const rec = await p.reconcile();
     assert.notEqual(rec.state, "mismatch", JSON.stringify(rec.mismatches));
@@ -417,7 +413,7 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     );
   } finally {
     release?.();
-    if (watch) clearInterval(watch);
+    venue?.stop();
     await stack?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

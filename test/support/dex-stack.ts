@@ -1,5 +1,6 @@
 // The DEX API of a running stack, as its e2e tests reach it: its URLs, an API key's private WebSocket, and the
 // hash of a wire order a test signed.
+import assert from "node:assert/strict";
 import type { Address, Hex } from "viem";
 import type { RunningStack } from "../../scripts/stack";
 import { connectWs, type TestWs } from "../../api/testing/ws-client";
@@ -7,10 +8,10 @@ import type { TestKey } from "../../api/testing/client";
 import { signRequest } from "../../api/auth/hmac";
 import { getOrderHash, type SettlementDomain } from "../../sdk/eip712";
 
-/** The DEX API's REST origin (no /v1), REST base, WebSocket and gRPC URLs. */
-export function dexApiUrls(stack: RunningStack) {
+/** The DEX API's REST origin (no /v1), WebSocket and gRPC URLs. */
+export function dexApiUrls(stack: RunningStack): { origin: string; ws: string; grpc: string } {
   const urls = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!;
-  return { ...urls, origin: urls["dex rest"].replace(/\/v1$/, ""), ws: urls["dex websocket"] };
+  return { origin: urls["dex rest"].replace(/\/v1$/, ""), ws: urls["dex websocket"], grpc: urls["dex grpc"] };
 }
 
 /** A WebSocket authenticated with API key `k` and subscribed to its orders channel. */
@@ -43,4 +44,19 @@ export function wireOrderHash(domain: SettlementDomain, body: { order?: unknown 
     nonce: BigInt(o.nonce),
     flags: Number(o.flags),
   });
+}
+
+/** Samples the pipeline's batcher and matcher states every 20 ms until `stop()`; `assertNeverHalted()` fails
+ *  when either was ever seen halted. */
+export function watchVenue(p: { health(): { batcher: { state: string }; matcher: { state: string } } }) {
+  const states = new Set<string>();
+  const timer = setInterval(() => {
+    const h = p.health();
+    states.add(h.batcher.state);
+    states.add(h.matcher.state);
+  }, 20);
+  return {
+    stop: () => clearInterval(timer),
+    assertNeverHalted: () => assert.ok(!states.has("halted"), `the venue never halted (states seen: ${[...states]})`),
+  };
 }
