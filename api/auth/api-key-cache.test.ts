@@ -53,11 +53,11 @@ test("one lookup per key at a time; its answer kept, and the next call looks up 
 test("a lookup that raced forget() answers its callers but is not kept", async () => {
   const { cache } = cacheAt();
   let release!: (k: Key) => void;
-  const kept: Key[] = [];
+  const kept: (Key | null)[] = [];
   const p = cache.singleFlight(
     cache.pendingKeys,
     "api-a",
-    () => new Promise<Key>((r) => (release = r)),
+    () => new Promise<Key | null>((r) => (release = r)),
     (v) => kept.push(v),
   );
   cache.forget("a");
