@@ -5,10 +5,11 @@
 // books). SIMULATOR=off leaves it out (test configs default to off); SIMULATOR_SEED and
 // SIMULATOR_ORDERS_PER_SECOND tune it. In a partitioned deployment it runs in one process only, an API process
 // (docs/decisions/pipeline.md "Partitions"): one nonce counter per demo trader.
-import type { PrivateKeyAccount } from "viem";
+import { decodeFunctionResult, encodeFunctionData, type Address, type Hex, type PrivateKeyAccount } from "viem";
+import { eligibilityRegistryAbi } from "../../../sdk/abi/EligibilityRegistry";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Logger } from "pino";
-import { createRpcClient } from "../../chain";
+import { createRpcClient, rpcCall } from "../../chain";
 import type { DexService } from "../../../pipeline/service";
 import { replayHistory, replaySchedule, type ReplayResult } from "../../../simulator/replay";
 import { bookSymbolOf, CATALOGUE } from "../../../api/exchange/assets/catalogue";
@@ -30,7 +31,47 @@ interface HistoryProgress {
   total: number;
   /** when it must end (wall clock ms) */
   deadlineMs?: number;
+  /** what the agents wait for before they trade, if anything */
+  waiting?: string;
   result?: ReplayResult;
+}
+
+/** The longest the agents wait for the eligibility registry to know them (a stack without the exchange API). */
+export const REGISTRY_WAIT_MS = 60_000;
+
+/**
+ * Waits until the eligibility registry knows every agent as an investor: the restricted books' settlement
+ * checks the buyer there, and the exchange API's compliance sync records them when it starts (after this
+ * component). A restart finds them recorded at once; a stack without the registry or the exchange API waits
+ * REGISTRY_WAIT_MS at most, then trades all the same.
+ */
+async function agentsKnown(
+  ctx: StackContext,
+  traders: readonly PrivateKeyAccount[],
+  progress: HistoryProgress,
+  stopped: () => boolean,
+): Promise<void> {
+  // (a stack context without deployments: the partitioned simulator of a test; no registry to wait for)
+  const registry = ctx.deployments?.home?.contracts?.EligibilityRegistry as Address | undefined;
+  if (!registry) return;
+  const rpcUrl = ctx.config.chains.home.rpcUrl;
+  const known = async (a: Address) => {
+    const data = encodeFunctionData({ abi: eligibilityRegistryAbi, functionName: "investor", args: [a] });
+    const out = await rpcCall<Hex>(rpcUrl, "eth_call", [{ to: registry, data }, "latest"], 2_000);
+    const [accreditation] = decodeFunctionResult({ abi: eligibilityRegistryAbi, functionName: "investor", data: out });
+    return Number(accreditation) !== 0;
+  };
+  try {
+    const until = Date.now() + REGISTRY_WAIT_MS;
+    progress.waiting = "the eligibility registry to know the agents (the exchange API's compliance sync)";
+    while (!stopped() && Date.now() < until) {
+      const all = await Promise.all(traders.map((t) => known(t.address))).catch(() => [false]);
+      if (all.every(Boolean)) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    progress.waiting = undefined;
+  }
 }
 
 /** The replay's least time, whatever is left of the budget: a few instants of history on a slow start. */
@@ -156,6 +197,7 @@ async function startMarket(
   let stopping = false;
   let refusals = 0;
   const running = (async () => {
+    await agentsKnown(ctx, traders, progress, () => stopping);
     // history first (a fresh sandbox chain begins in the past: scripts/stack/begin.ts historyGenesis)
     progress.result = await replayIfFresh(ctx, { dex, traders, books }, log, progress, () => stopping);
     if (stopping) return;
@@ -189,7 +231,9 @@ async function startMarket(
       const history = historyLine(progress);
       const live = market
         ? `placed ${market.stats().placed}, refused ${market.stats().refused}, cancelled ${market.stats().cancelled}`
-        : "live agents start after the history";
+        : progress.waiting
+          ? `waiting for ${progress.waiting}`
+          : "live agents start after the history";
       return { ok: true, detail: history ? `${live}; history: ${history}` : live };
     },
   };
