@@ -8,6 +8,7 @@ import { ConfigError, DeployerSecret, loadConfig } from "../config";
 import { beginStack } from "./stack/begin";
 import { formatBanner } from "./stack/banner";
 import { consoleFormatFlag, createConsoleLogger, stepProgress } from "./stack/console";
+import type { Logger } from "pino";
 import type { RunningStack } from "./stack/start-stack";
 
 async function main(): Promise<void> {
@@ -57,16 +58,26 @@ async function main(): Promise<void> {
   const running = stack;
   // last: nothing routine is logged at info after it, so it stays on screen
   console.log(formatBanner(running, health.url));
+  const shutdown = onceStopping(logger, async () => {
+    // the stack drains first (no new connection, every request received answered), then stops
+    await running.stop();
+    await health.close();
+  });
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+}
 
-  // One stop, however many signals announce it. `kill -TERM -<pgid>` (systemd, container runtimes) signals
-  // npm, tsx and this process at once, and npm and tsx forward theirs: the same stop arrives two or three
-  // times within milliseconds, and a terminal's Ctrl-C reaches the whole group the same way. Repeats are
-  // ignored; only a Ctrl-C pressed again later (after REPEAT_WINDOW_MS) forces an immediate exit, and a stop
-  // that hangs ends after STOP_DEADLINE_MS.
-  const REPEAT_WINDOW_MS = 1_000;
-  const STOP_DEADLINE_MS = 60_000;
+// One stop, however many signals announce it. `kill -TERM -<pgid>` (systemd, container runtimes) signals
+// npm, tsx and this process at once, and npm and tsx forward theirs: the same stop arrives two or three
+// times within milliseconds, and a terminal's Ctrl-C reaches the whole group the same way. Repeats are
+// ignored; only a Ctrl-C pressed again later (after REPEAT_WINDOW_MS) forces an immediate exit, and a stop
+// that hangs ends after STOP_DEADLINE_MS.
+const REPEAT_WINDOW_MS = 1_000;
+const STOP_DEADLINE_MS = 60_000;
+
+function onceStopping(logger: Logger, stop: () => Promise<void>): (signal: NodeJS.Signals) => void {
   let stoppingSince: number | null = null;
-  const shutdown = (signal: NodeJS.Signals) => {
+  return (signal) => {
     if (stoppingSince !== null) {
       if (signal === "SIGINT" && performance.now() - stoppingSince > REPEAT_WINDOW_MS) {
         logger.warn({ signal }, "second Ctrl-C: exiting now (chain nodes exit with this process)");
@@ -81,16 +92,11 @@ async function main(): Promise<void> {
       logger.error({ deadlineMs: STOP_DEADLINE_MS }, "stop took too long: exiting");
       process.exit(1);
     }, STOP_DEADLINE_MS).unref();
-    void (async () => {
-      // the stack drains first (no new connection, every request received answered), then stops
-      await running.stop();
-      await health.close();
+    void stop().then(() => {
       logger.info("stopped");
       process.exit(0);
-    })();
+    });
   };
-  process.on("SIGINT", shutdown);
-  process.on("SIGTERM", shutdown);
 }
 
 main().catch((e: unknown) => {
