@@ -9,10 +9,10 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { type Address, type Hex, parseEventLogs } from "viem";
 import { decodeSettledTrades } from "../sdk/settled-trades";
-import { type Order, OrderSide, getOrderHash, getSettlementDomain, signOrder } from "../sdk/eip712";
+import { OrderSide } from "../sdk/eip712";
 import { buildSettleArgs } from "../sdk/settle-batch";
 import { type RunningIndexer, startIndexer } from "./run";
-import { type ExchangeFixture, deployExchange } from "./testing/exchangeFixture";
+import { type ExchangeFixture, deployExchange, fixtureOrderSigner } from "./testing/exchangeFixture";
 import { type TestChain, startHardhatNode } from "./testing/hardhatNode";
 
 const E18 = 10n ** 18n;
@@ -36,6 +36,7 @@ before(async () => {
   workDir = mkdtempSync(path.join(tmpdir(), "indexer-test-"));
   chain = await startHardhatNode();
   fx = await deployExchange(chain.rpcUrl);
+  signed = fixtureOrderSigner(fx);
 });
 
 after(async () => {
@@ -77,22 +78,7 @@ async function fundAndDeposit(account: ExchangeFixture["accounts"]["maker"], tok
     await fx.send(account, fx.contracts.settlement, fx.abis.settlement, "deposit", [token, amount]);
 }
 
-let nonce = 1n;
-async function signed(account: ExchangeFixture["accounts"]["maker"], side: OrderSide, price: bigint, amount: bigint) {
-  const domain = getSettlementDomain(31337, fx.contracts.settlement);
-  const order: Order = {
-    trader: account.address,
-    baseToken: fx.contracts.weth,
-    quoteToken: fx.contracts.usd,
-    side,
-    price,
-    amount,
-    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
-    nonce: nonce++,
-    flags: 0,
-  };
-  return { order, signature: await signOrder(account, domain, order), hash: getOrderHash(domain, order) };
-}
+let signed: ReturnType<typeof fixtureOrderSigner>;
 
 /** Settles one batch and, when the indexer runs, measures how long its first trade takes to appear. */
 async function settle(

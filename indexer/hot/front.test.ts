@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { type Order, OrderSide, getOrderHash, getSettlementDomain, signOrder } from "../../sdk/eip712";
+import { OrderSide } from "../../sdk/eip712";
 import { buildSettleArgs } from "../../sdk/settle-batch";
 import { type RunningIndexer, startIndexer } from "../run";
-import { type ExchangeFixture, deployExchange } from "../testing/exchangeFixture";
+import { type ExchangeFixture, deployExchange, fixtureOrderSigner } from "../testing/exchangeFixture";
 import { type TestChain, startHardhatNode } from "../testing/hardhatNode";
 
 const E18 = 10n ** 18n;
@@ -27,6 +27,7 @@ before(async () => {
   workDir = mkdtempSync(path.join(tmpdir(), "indexer-hot-test-"));
   chain = await startHardhatNode();
   fx = await deployExchange(chain.rpcUrl);
+  signed = fixtureOrderSigner(fx);
 });
 
 after(async () => {
@@ -61,22 +62,7 @@ async function rpc(method: string, params: unknown[] = []): Promise<any> {
   return ((await res.json()) as { result: unknown }).result;
 }
 
-let nonce = 1n;
-async function signed(account: ExchangeFixture["accounts"]["maker"], side: OrderSide, price: bigint, amount: bigint) {
-  const domain = getSettlementDomain(31337, fx.contracts.settlement);
-  const order: Order = {
-    trader: account.address,
-    baseToken: fx.contracts.weth,
-    quoteToken: fx.contracts.usd,
-    side,
-    price,
-    amount,
-    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
-    nonce: nonce++,
-    flags: 0,
-  };
-  return { order, signature: await signOrder(account, domain, order), hash: getOrderHash(domain, order) };
-}
+let signed: ReturnType<typeof fixtureOrderSigner>;
 
 /** Settles one batch of fills between `maker` and `taker`; returns its block number and trade ids. */
 async function settle(

@@ -7,6 +7,7 @@ import { type Abi, createPublicClient, createWalletClient, defineChain, http } f
 import { privateKeyToAccount } from "viem/accounts";
 import { deployExchange as deployExchangeScript } from "../../scripts/deploy-exchange";
 import { demoTokenAbi, settlementAbi } from "../../sdk/abi";
+import { type Order, type OrderSide, getOrderHash, getSettlementDomain, signOrder } from "../../sdk/eip712";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const artifactsDir = path.join(repoRoot, "artifacts-exchange");
@@ -86,3 +87,24 @@ export async function deployExchange(rpcUrl: string) {
 }
 
 export type ExchangeFixture = Awaited<ReturnType<typeof deployExchange>>;
+
+/** Signs WETH/USD orders on the fixture's Settlement, an hour from expiry, each with the next nonce of this
+ *  signer (one signer per test file: nonces from 1). */
+export function fixtureOrderSigner(fx: ExchangeFixture, chainId = 31337) {
+  let nonce = 1n;
+  return async (account: ExchangeFixture["accounts"]["maker"], side: OrderSide, price: bigint, amount: bigint) => {
+    const domain = getSettlementDomain(chainId, fx.contracts.settlement);
+    const order: Order = {
+      trader: account.address,
+      baseToken: fx.contracts.weth,
+      quoteToken: fx.contracts.usd,
+      side,
+      price,
+      amount,
+      expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
+      nonce: nonce++,
+      flags: 0,
+    };
+    return { order, signature: await signOrder(account, domain, order), hash: getOrderHash(domain, order) };
+  };
+}

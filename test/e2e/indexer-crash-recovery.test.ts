@@ -7,10 +7,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { OrderSide, getOrderHash, getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
+import { OrderSide } from "../../sdk/eip712";
 import { buildSettleArgs } from "../../sdk/settle-batch";
 import type { StartIndexerOptions } from "../../indexer/run";
-import { type ExchangeFixture, deployExchange } from "../../indexer/testing/exchangeFixture";
+import { type ExchangeFixture, deployExchange, fixtureOrderSigner } from "../../indexer/testing/exchangeFixture";
 import { startExternalAnvil } from "../support/external-parts";
 
 const E18 = 10n ** 18n;
@@ -25,6 +25,7 @@ before(async () => {
   // Anvil (its start takes a second, where a Hardhat node's takes many); the same development keys
   chain = await startExternalAnvil({ chainId: 31337 });
   fx = await deployExchange(chain.rpcUrl);
+  signed = fixtureOrderSigner(fx);
 });
 
 after(async () => {
@@ -33,22 +34,7 @@ after(async () => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
-let nonce = 1n;
-async function signed(account: ExchangeFixture["accounts"]["maker"], side: OrderSide, price: bigint, amount: bigint) {
-  const domain = getSettlementDomain(31337, fx.contracts.settlement);
-  const order: Order = {
-    trader: account.address,
-    baseToken: fx.contracts.weth,
-    quoteToken: fx.contracts.usd,
-    side,
-    price,
-    amount,
-    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
-    nonce: nonce++,
-    flags: 0,
-  };
-  return { order, signature: await signOrder(account, domain, order), hash: getOrderHash(domain, order) };
-}
+let signed: ReturnType<typeof fixtureOrderSigner>;
 
 /** One batch of two trades (maker sells, taker buys); resolves with its batch id once mined. */
 async function settleOne(): Promise<bigint> {
