@@ -64,7 +64,7 @@ async function settleOne(): Promise<bigint> {
 
 async function sqlRows(ponderUrl: string, query: string): Promise<unknown[][]> {
   const q = encodeURIComponent(JSON.stringify({ json: { sql: query, params: [] } }));
-  const res = await fetch(`${ponderUrl}/sql/db?sql=${q}`);
+  const res = await fetch(`${ponderUrl}/sql/db?sql=${q}`, { signal: AbortSignal.timeout(10_000) });
   // (Ponder's SQL client protocol answers rows as objects, column name -> value)
   const body = (await res.json()) as { rows: (unknown[] | Record<string, unknown>)[] };
   return body.rows.map((r) => (Array.isArray(r) ? r : Object.values(r)));
@@ -238,6 +238,11 @@ test("the indexer killed while it writes restarts without a reset and indexes ev
   } finally {
     last.child.kill("SIGTERM");
     previous?.kill("SIGKILL");
-    while (alive(last.ponderPid)) await new Promise((r) => setTimeout(r, 50));
+    // the launcher stops its Ponder on SIGTERM; one still running 15 s later is killed with the rest (a clean
+    // stop is not what this test is about, and an unbounded wait here is what hung it on a fresh clone)
+    const until = Date.now() + 15_000;
+    while (alive(last.ponderPid) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    if (alive(last.ponderPid)) t.diagnostic("Ponder outlived its launcher's SIGTERM by 15 s: killed");
+    killAll();
   }
 });
