@@ -312,21 +312,20 @@ class PackedSettleSender implements SettleSender {
     };
   }
 
-  /** Replays a reverted transaction as a call at its block, with its gas limit (a contract wallet that
-   *  burns the gas it is given fails the same way), to learn the custom error. */
+  /** Replays a reverted transaction as a call with its gas limit (a contract wallet that burns the gas it is
+   *  given fails the same way), to learn the custom error: on the parent block's state first (what the
+   *  transaction met if it came first in its block), then on its own block's (where another sender's
+   *  transaction earlier in the same block, such as another partition's settle on the same chain, took the
+   *  balance it needed). Succeeding on both, it most likely ran out of gas. */
   private async diagnose(batchId: bigint, data: Hex, blockNumber: bigint, gas: bigint): Promise<FatalChainError> {
-    try {
-      await this.client.call({
-        account: this.account.address,
-        to: this.deps.settlement,
-        data,
-        gas,
-        blockNumber: blockNumber - 1n,
-      });
-      return new FatalChainError(`settle ${batchId} reverted on chain but its replay succeeds (out of gas?)`);
-    } catch (e) {
-      return decodeSettleRevert(e) ?? new FatalChainError(`settle ${batchId} reverted: ${String(e)}`);
+    for (const at of [blockNumber - 1n, blockNumber]) {
+      try {
+        await this.client.call({ account: this.account.address, to: this.deps.settlement, data, gas, blockNumber: at });
+      } catch (e) {
+        return decodeSettleRevert(e) ?? new FatalChainError(`settle ${batchId} reverted: ${String(e)}`);
+      }
     }
+    return new FatalChainError(`settle ${batchId} reverted on chain but its replay succeeds (out of gas?)`);
   }
 
   async simulate(batchId: bigint, args: SettleArgs): Promise<FatalChainError | null> {
