@@ -120,7 +120,14 @@ library BatchSettlement {
             _admitOrder(s, ctx, states[i], signatures[i], i);
         }
         _beginEventData(ctx, n, fills.length);
-        for (uint256 k; k < fills.length; ++k) {
+        uint256 fillsAt;
+        // Memory-safe: reads a calldata array's offset.
+        assembly ("memory-safe") {
+            fillsAt := fills.offset
+        }
+        for (uint256 k; ; ++k) {
+            k = CommonPath.bookFills(_addressOf(ctx), _addressOf(states), fillsAt, k, fills.length, true);
+            if (k == fills.length) break;
             ISettlement.Fill calldata f = fills[k];
             _applyFill(ctx, states, f.makerIndex, f.takerIndex, f.baseAmount, f.price, k);
         }
@@ -139,15 +146,20 @@ library BatchSettlement {
         ctx.tokens = tokens;
         ctx.fees = _allocateFees(tokens.length);
         OrderState[] memory states = _allocateOrders(n);
-        for (uint256 i; i < n; ++i) {
-            offset = _loadPackedOrder(s, ctx, batch, offset, states[i], i);
-        }
+        offset = _loadPackedOrders(s, ctx, batch, offset, states);
         uint256 fillCount;
         (fillCount, offset) = PackedBatch.readCount(batch, offset);
         uint256 end = offset + fillCount * PackedBatch.FILL_BYTES;
         if (end != batch.length) revert ISettlement.SettlementPackedBatchMalformed(offset);
         _beginEventData(ctx, n, fillCount);
-        for (uint256 k; k < fillCount; ++k) {
+        uint256 fillsAt;
+        // Memory-safe: reads a calldata slice's offset.
+        assembly ("memory-safe") {
+            fillsAt := add(batch.offset, offset)
+        }
+        for (uint256 k; ; ++k) {
+            k = CommonPath.bookFills(_addressOf(ctx), _addressOf(states), fillsAt, k, fillCount, false);
+            if (k == fillCount) break;
             (uint256 mi, uint256 ti, uint256 baseAmount, uint256 price) =
                 PackedBatch.readFill(batch, offset + k * PackedBatch.FILL_BYTES);
             _applyFill(ctx, states, mi, ti, baseAmount, price, k);
@@ -236,6 +248,39 @@ library BatchSettlement {
         }
     }
 
+    /// @dev Reads and admits the packed orders from `offset`: the common ones in CommonPath.admitOrders, each other
+    ///      one the Solidity way; returns the offset after the last.
+    function _loadPackedOrders(
+        SettlementState storage s,
+        BatchContext memory ctx,
+        bytes calldata batch,
+        uint256 offset,
+        OrderState[] memory states
+    ) private returns (uint256) {
+        uint256 batchAt;
+        // Memory-safe: reads a calldata slice's offset.
+        assembly ("memory-safe") {
+            batchAt := batch.offset
+        }
+        uint256 n = states.length;
+        for (uint256 i; ; ++i) {
+            bytes32 h;
+            address recovered;
+            (i, offset, h, recovered) = CommonPath.admitOrders(
+                _addressOf(ctx), _addressOf(states), _addressOf(ctx.tokens), batchAt, batch.length, i, offset
+            );
+            if (i == n) return offset;
+            if (h == 0) {
+                offset = _loadPackedOrder(s, ctx, batch, offset, states[i], i);
+            } else {
+                // loaded and hashed, with a 65-byte signature inside the batch
+                uint256 next = offset + PackedBatch.ORDER_FIXED_BYTES + 65;
+                _admitHashed(s, ctx, states[i], batch[next - 65:next], i, h, recovered);
+                offset = next;
+            }
+        }
+    }
+
     /// @dev Reads one packed order into `st` and admits it; returns the offset after its signature.
     function _loadPackedOrder(
         SettlementState storage s,
@@ -253,8 +298,7 @@ library BatchSettlement {
         bytes calldata signature;
         (signature, next) = PackedBatch.readOrder(batch, offset, ctx.tokens, OrderHashing.ORDER_TYPEHASH, words);
         (bytes32 h, address recovered) = _hashAndRecover(ctx.domainSeparator, st, signature);
-        if (CommonPath.admit(words, h, recovered, ctx.previousHash, index, ctx.nonceBitmapRoot)) ctx.previousHash = h;
-        else _admitHashed(s, ctx, st, signature, index, h, recovered);
+        _admitHashed(s, ctx, st, signature, index, h, recovered);
     }
 
     /// @dev Hashes the loaded order and admits it (_admitHashed).
@@ -442,13 +486,6 @@ library BatchSettlement {
         uint256 price,
         uint256 k
     ) private view {
-        (bool booked, uint256 baseFee, uint256 quoteFee) =
-            CommonPath.book(_addressOf(states), makerIndex, takerIndex, baseAmount, price, ctx.makerFeeBps, ctx.takerFeeBps);
-        if (booked) {
-            _addPairFees(ctx, states[makerIndex], baseFee, quoteFee);
-            _recordFill(ctx, makerIndex, takerIndex, baseAmount, price);
-            return;
-        }
         if (makerIndex >= states.length || takerIndex >= states.length) {
             revert ISettlement.SettlementFillIndexOutOfRange(k);
         }
@@ -627,7 +664,9 @@ library BatchSettlement {
     ///      every debit is covered (no balance ever ends negative); then each order's fill state is written.
     function _finish(SettlementState storage s, BatchContext memory ctx, OrderState[] memory states) private {
         CommonPath.creditAndRecord(_slotOf(s.balances), ctx.cursor, _addressOf(states));
-        for (uint256 i; i < states.length; ++i) {
+        for (uint256 i; ; ++i) {
+            i = CommonPath.debitAndFinish(_addressOf(states), i);
+            if (i == states.length) break;
             OrderState memory o = states[i];
             if (o.filledAfter == o.filledBefore) continue;
             address payToken = o.side == OrderHashing.SIDE_BUY ? o.quoteToken : o.baseToken;
@@ -647,7 +686,7 @@ library BatchSettlement {
             unchecked {
                 _sstore(slot, payBalance - paid);
             }
-            if (!CommonPath.recordFinished(_addressOf(o))) _recordFilled(s, o);
+            _recordFilled(s, o);
         }
         _addFee(ctx.fees, ctx.feeBaseToken, ctx.feeBase);
         _addFee(ctx.fees, ctx.feeQuoteToken, ctx.feeQuote);
@@ -732,10 +771,17 @@ library BatchSettlement {
         }
     }
 
-    function _addressOf(OrderState memory o) private pure returns (uint256 at) {
+    function _addressOf(BatchContext memory ctx) private pure returns (uint256 at) {
         // Memory-safe: reads a memory reference's address.
         assembly ("memory-safe") {
-            at := o
+            at := ctx
+        }
+    }
+
+    function _addressOf(address[] memory tokens) private pure returns (uint256 at) {
+        // Memory-safe: reads a memory reference's address.
+        assembly ("memory-safe") {
+            at := tokens
         }
     }
 

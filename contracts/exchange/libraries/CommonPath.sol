@@ -3,96 +3,205 @@ pragma solidity 0.8.28;
 
 import {FillMath} from "./FillMath.sol";
 import {NonceBitmap} from "./NonceBitmap.sol";
+import {OrderHashing} from "./OrderHashing.sol";
+import {PackedBatch} from "./PackedBatch.sol";
 
 /// @title CommonPath
-/// @notice The settle loop's common case in assembly, one pass each: an order signed by its trader in its marked
-///         nonce word, a fill that passes every check, the credits and records of the end of a batch, an order
-///         completed in its batch. Each returns false and writes nothing when its case does not apply, and
-///         BatchSettlement's Solidity path then checks (and names every refusal) as before, so no check is
-///         skipped, only done once the cheap way.
-/// @dev Works on BatchSettlement's memory by address: an OrderState is 18 words (0x00 typeHash, 0x20 trader,
+/// @notice The settle loop's common case in assembly, one loop each: packed orders signed by their traders in
+///         their marked nonce words, fills that pass every check, the credits and records of the end of a batch,
+///         the debits of orders completed in their batch. Each loop stops, having written nothing for it, at the
+///         first order or fill its case does not cover, and BatchSettlement's Solidity path then checks that one
+///         (and names every refusal) as before and hands the rest back, so no check is skipped, only done once
+///         the cheap way.
+/// @dev Works on BatchSettlement's memory by address: a BatchContext's words 0x20 makerFeeBps, 0x40 takerFeeBps,
+///      0x60 domainSeparator, 0xa0 nonceBitmapRoot, 0xc0 previousHash, 0x120 cursor, 0x140 feeBaseToken, 0x160
+///      feeQuoteToken, 0x180 feeBase, 0x1a0 feeQuote; an OrderState is 18 words (0x00 typeHash, 0x20 trader,
 ///      0x40 baseToken, 0x60 quoteToken, 0x80 side, 0xa0 price, 0xc0 amount, 0xe0 expiry, 0x100 nonce, 0x120
 ///      flags, 0x140 orderHash, 0x160 filledBefore, 0x180 filledAfter, 0x1a0 paid, 0x1c0 received, 0x1e0
 ///      balancesSlot, 0x200 nonceWordSlot, 0x220 tokenIndexes), an OrderState[] its length then pointers.
 library CommonPath {
-    /// @notice Admits the order at `st` (hash `h`, signer `recovered` of a 65-byte low-s signature) when every
-    ///         check of BatchSettlement._admitHashed passes the simple way: hash above the previous one, unexpired,
-    ///         side and flags valid, nonzero trader that signed itself, nonce in its trader's marked word and
-    ///         neither finished nor partial. Then it writes the order's hash and nonce word slot and returns true;
-    ///         otherwise it writes nothing and _admitHashed decides (agents, ERC-1271, unmarked words, prior partial
-    ///         fills, every refusal with its named error).
-    function admit(uint256 st, bytes32 h, address recovered, bytes32 previous, uint256 index, uint256 nonceBitmapRoot)
-        internal
-        view
-        returns (bool admitted)
-    {
+    /// @notice Loads and admits packed orders from `index` (at calldata `offset` of the batch at `batchOffset`,
+    ///         `batchLength` bytes) while each passes every check of BatchSettlement._admitHashed the simple way:
+    ///         well formed with a 65-byte signature, hash above the previous one, unexpired, flags valid, nonzero
+    ///         trader that signed itself (low-s ECDSA), nonce in its trader's marked word and neither finished nor
+    ///         partial. Each admitted order's OrderState (words 0-10, 16 and 17) is written and ctx.previousHash
+    ///         follows. Returns the first order it did not admit (`stoppedAt`, the order count when all were) and
+    ///         its offset; `h` and `recovered` are its hash and signer when it got that far (`h` zero otherwise):
+    ///         BatchSettlement then admits it the Solidity way (agents, ERC-1271, unmarked words, prior partial
+    ///         fills, every refusal with its named error). `tokens` is the batch's token table.
+    function admitOrders(
+        uint256 ctx,
+        uint256 states,
+        uint256 tokens,
+        uint256 batchOffset,
+        uint256 batchLength,
+        uint256 index,
+        uint256 offset
+    ) internal view returns (uint256 stoppedAt, uint256 next, bytes32 h, address recovered) {
         uint256 perWord = NonceBitmap.NONCES_PER_WORD;
         uint256 mark = NonceBitmap.MARK;
-        // Memory-safe: reads `st` and writes its orderHash and nonceWordSlot words (an OrderState);
-        // otherwise only scratch space is written.
+        bytes32 typeHash = OrderHashing.ORDER_TYPEHASH;
+        uint256 fixedBytes = PackedBatch.ORDER_FIXED_BYTES;
+        // Memory-safe: writes the OrderStates of `states` (allocated by BatchSettlement._allocateOrders) and
+        // ctx.previousHash; otherwise only scratch space and the free memory past the free memory pointer (never
+        // moved) for the digest and the ecrecover call. Calldata reads past the batch only happen for an order
+        // that the `end` check then sends to the Solidity path.
         assembly ("memory-safe") {
-            let trader := mload(add(st, 0x20))
-            let simple := and(
-                and(or(iszero(index), gt(h, previous)), gt(mload(add(st, 0xe0)), timestamp())),
-                and(and(lt(mload(add(st, 0x80)), 2), lt(mload(add(st, 0x120)), 2)), and(iszero(iszero(trader)), eq(recovered, trader)))
-            )
-            if simple {
-                let nonce := mload(add(st, 0x100))
+            let n := mload(states)
+            let tokenCount := mload(tokens)
+            let previous := mload(add(ctx, 0xc0))
+            let ptr := mload(0x40)
+            for {} lt(index, n) {} {
+                h := 0
+                recovered := 0
+                let p := add(batchOffset, offset)
+                let w := calldataload(p)
+                let baseIndex := byte(20, w)
+                let quoteIndex := byte(21, w)
+                let sideAndFlags := byte(22, w)
+                let end := add(offset, add(fixedBytes, 65))
+                if iszero(
+                    and(
+                        and(lt(baseIndex, tokenCount), lt(quoteIndex, tokenCount)),
+                        and(eq(shr(240, calldataload(add(p, 71))), 65), iszero(gt(end, batchLength)))
+                    )
+                ) { break }
+                let st := mload(add(states, shl(5, add(index, 1))))
+                let trader := shr(96, w)
+                let expiry := shr(192, calldataload(add(p, 55)))
+                let nonce := shr(192, calldataload(add(p, 63)))
+                mstore(st, typeHash)
+                mstore(add(st, 0x20), trader)
+                mstore(add(st, 0x40), mload(add(tokens, shl(5, add(baseIndex, 1)))))
+                mstore(add(st, 0x60), mload(add(tokens, shl(5, add(quoteIndex, 1)))))
+                mstore(add(st, 0x80), and(sideAndFlags, 1))
+                mstore(add(st, 0xa0), shr(128, calldataload(add(p, 23))))
+                mstore(add(st, 0xc0), shr(128, calldataload(add(p, 39))))
+                mstore(add(st, 0xe0), expiry)
+                mstore(add(st, 0x100), nonce)
+                mstore(add(st, 0x120), shr(1, sideAndFlags))
+                mstore(add(st, 0x220), or(shl(8, baseIndex), quoteIndex))
+                mstore(ptr, hex"1901")
+                mstore(add(ptr, 0x02), mload(add(ctx, 0x60)))
+                mstore(add(ptr, 0x22), keccak256(st, 0x140))
+                h := keccak256(ptr, 0x42)
+                let sig := add(p, fixedBytes)
+                let sValue := calldataload(add(sig, 0x20))
+                // low s only (EIP-2); the side is one bit here, flags above POST_ONLY are refused
+                if iszero(
+                    and(
+                        and(or(iszero(index), gt(h, previous)), gt(expiry, timestamp())),
+                        and(
+                            and(lt(sideAndFlags, 4), iszero(iszero(trader))),
+                            iszero(gt(sValue, 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0))
+                        )
+                    )
+                ) { break }
+                mstore(ptr, h)
+                mstore(add(ptr, 0x20), byte(0, calldataload(add(sig, 0x40))))
+                mstore(add(ptr, 0x40), calldataload(sig))
+                mstore(add(ptr, 0x60), sValue)
+                // an invalid signature returns nothing: the zero left here stands for it
+                mstore(0x00, 0)
+                pop(staticcall(gas(), 1, ptr, 0x80, 0x00, 0x20))
+                recovered := mload(0x00)
+                if iszero(eq(recovered, trader)) { break }
                 mstore(0x00, trader)
-                mstore(0x20, nonceBitmapRoot)
+                mstore(0x20, mload(add(ctx, 0xa0)))
                 mstore(0x20, keccak256(0x00, 0x40))
                 let wordIndex := div(nonce, perWord)
                 mstore(0x00, wordIndex)
                 let slot := keccak256(0x00, 0x40)
                 let word := sload(slot)
                 // MARK set (the word is at or above the minimum nonce), the nonce's two bits clear
-                if and(iszero(lt(word, mark)), iszero(and(shr(shl(1, sub(nonce, mul(wordIndex, perWord))), word), 3))) {
-                    mstore(add(st, 0x140), h)
-                    mstore(add(st, 0x200), slot)
-                    admitted := 1
-                }
+                if or(lt(word, mark), and(shr(shl(1, sub(nonce, mul(wordIndex, perWord))), word), 3)) { break }
+                mstore(add(st, 0x140), h)
+                mstore(add(st, 0x200), slot)
+                previous := h
+                index := add(index, 1)
+                offset := end
             }
+            mstore(add(ctx, 0xc0), previous)
+            stoppedAt := index
+            next := offset
         }
     }
 
-    /// @notice The common case of a fill: when every check of BatchSettlement._applyFill passes (indexes, pair, sides,
-    ///      traders, post-only, both limits, exact quote, minimum fill, neither order overfilled), adds it to both
-    ///         orders' totals as _fill does and returns `booked` with the buyer's fee (base) and the seller's
-    ///         (quote). Otherwise it changes nothing and _applyFill's checks name the error. `states` is an
-    ///         OrderState[] in memory.
-    function book(
-        uint256 states,
-        uint256 makerIndex,
-        uint256 takerIndex,
-        uint256 baseAmount,
-        uint256 price,
-        uint256 makerFeeBps,
-        uint256 takerFeeBps
-    ) internal pure returns (bool booked, uint256 baseFee, uint256 quoteFee) {
+    /// @notice Books fills from `k` while each passes every check of BatchSettlement._applyFill (indexes, pair,
+    ///         sides, traders, post-only, both limits, exact quote, minimum fill, neither order overfilled) and
+    ///         is of the pair whose fees ctx is summing: adds it to both orders' totals as _fill does, its fees
+    ///         to ctx.feeBase and ctx.feeQuote (the buyer's in base, the seller's in quote) and its record at
+    ///         ctx.cursor. Returns the first fill it did not book (`count` when all were), which
+    ///         BatchSettlement applies the Solidity way (a new pair, every refusal with its named error). Fills
+    ///         are read at calldata `fills`: packed (PackedBatch, 36 bytes) or, with `abiEncoded`, ABI `Fill`
+    ///         structs (128 bytes; a dirty field stops the loop).
+    function bookFills(uint256 ctx, uint256 states, uint256 fills, uint256 k, uint256 count, bool abiEncoded)
+        internal
+        pure
+        returns (uint256 stoppedAt)
+    {
         uint256 scale = FillMath.PRICE_SCALE;
         uint256 minFill = FillMath.MIN_FILL_UNITS;
         uint256 bps = FillMath.BPS;
+        uint256 fillBytes = PackedBatch.FILL_BYTES;
         // Memory-safe: reads the orders of `states` and writes their running totals (filledAfter, paid,
-        // received), words of the OrderStates. Fill fields are below 2^128 in both
-        // encodings, so the products below cannot overflow; fees are ceil(received * bps / 10,000), zero at 0 bps.
+        // received), ctx's cursor and fee sums, and the fill records inside the area allocated by
+        // BatchSettlement._beginEventData (the spill lands on the next record or the spare word). Fill fields are
+        // below 2^128, so the products below cannot overflow; fees are ceil(received * bps / 10,000).
         assembly ("memory-safe") {
             let n := mload(states)
-            if and(lt(makerIndex, n), lt(takerIndex, n)) {
+            let cursor := mload(add(ctx, 0x120))
+            let feeBase := mload(add(ctx, 0x180))
+            let feeQuote := mload(add(ctx, 0x1a0))
+            for {} lt(k, count) { k := add(k, 1) } {
+                let makerIndex := 0
+                let takerIndex := 0
+                let baseAmount := 0
+                let price := 0
+                switch abiEncoded
+                case 0 {
+                    let at := add(fills, mul(k, fillBytes))
+                    let w := calldataload(at)
+                    makerIndex := shr(240, w)
+                    takerIndex := and(shr(224, w), 0xffff)
+                    baseAmount := shr(128, calldataload(add(at, 4)))
+                    price := shr(128, calldataload(add(at, 20)))
+                }
+                default {
+                    let at := add(fills, shl(7, k))
+                    makerIndex := calldataload(at)
+                    takerIndex := calldataload(add(at, 0x20))
+                    baseAmount := calldataload(add(at, 0x40))
+                    price := calldataload(add(at, 0x60))
+                    if or(or(shr(32, makerIndex), shr(32, takerIndex)), or(shr(128, baseAmount), shr(128, price))) {
+                        break
+                    }
+                }
+                if iszero(and(lt(makerIndex, n), lt(takerIndex, n))) { break }
                 let maker := mload(add(states, shl(5, add(makerIndex, 1))))
                 let taker := mload(add(states, shl(5, add(takerIndex, 1))))
                 let takerBuys := iszero(mload(add(taker, 0x80)))
                 let buy := maker
                 let sell := taker
+                let buyBps := mload(add(ctx, 0x20))
+                let sellBps := mload(add(ctx, 0x40))
                 if takerBuys {
                     buy := taker
                     sell := maker
+                    sellBps := buyBps
+                    buyBps := mload(add(ctx, 0x40))
                 }
                 let product := mul(baseAmount, price)
                 let quote := div(product, scale)
                 let makerAfter := add(mload(add(maker, 0x180)), baseAmount)
                 let takerAfter := add(mload(add(taker, 0x180)), baseAmount)
+                let baseToken := mload(add(maker, 0x40))
+                let quoteToken := mload(add(maker, 0x60))
                 let ok := and(
-                    and(eq(mload(add(maker, 0x40)), mload(add(taker, 0x40))), eq(mload(add(maker, 0x60)), mload(add(taker, 0x60)))),
+                    and(
+                        and(eq(baseToken, mload(add(taker, 0x40))), eq(quoteToken, mload(add(taker, 0x60)))),
+                        and(eq(baseToken, mload(add(ctx, 0x140))), eq(quoteToken, mload(add(ctx, 0x160))))
+                    ),
                     and(
                         and(xor(mload(add(maker, 0x80)), mload(add(taker, 0x80))), iszero(eq(mload(add(maker, 0x20)), mload(add(taker, 0x20))))),
                         iszero(and(mload(add(taker, 0x120)), 1))
@@ -101,24 +210,25 @@ library CommonPath {
                 ok := and(ok, and(iszero(gt(price, mload(add(buy, 0xa0)))), iszero(lt(price, mload(add(sell, 0xa0))))))
                 ok := and(ok, and(iszero(mod(product, scale)), and(iszero(lt(baseAmount, minFill)), iszero(lt(quote, minFill)))))
                 ok := and(ok, and(iszero(gt(makerAfter, mload(add(maker, 0xc0)))), iszero(gt(takerAfter, mload(add(taker, 0xc0))))))
-                if ok {
-                    let buyBps := makerFeeBps
-                    let sellBps := takerFeeBps
-                    if takerBuys {
-                        buyBps := takerFeeBps
-                        sellBps := makerFeeBps
-                    }
-                    baseFee := div(add(mul(baseAmount, buyBps), sub(bps, 1)), bps)
-                    quoteFee := div(add(mul(quote, sellBps), sub(bps, 1)), bps)
-                    mstore(add(maker, 0x180), makerAfter)
-                    mstore(add(taker, 0x180), takerAfter)
-                    mstore(add(buy, 0x1a0), add(mload(add(buy, 0x1a0)), quote))
-                    mstore(add(buy, 0x1c0), add(mload(add(buy, 0x1c0)), sub(baseAmount, baseFee)))
-                    mstore(add(sell, 0x1a0), add(mload(add(sell, 0x1a0)), baseAmount))
-                    mstore(add(sell, 0x1c0), add(mload(add(sell, 0x1c0)), sub(quote, quoteFee)))
-                    booked := 1
-                }
+                if iszero(ok) { break }
+                let baseFee := div(add(mul(baseAmount, buyBps), sub(bps, 1)), bps)
+                let quoteFee := div(add(mul(quote, sellBps), sub(bps, 1)), bps)
+                mstore(add(maker, 0x180), makerAfter)
+                mstore(add(taker, 0x180), takerAfter)
+                mstore(add(buy, 0x1a0), add(mload(add(buy, 0x1a0)), quote))
+                mstore(add(buy, 0x1c0), add(mload(add(buy, 0x1c0)), sub(baseAmount, baseFee)))
+                mstore(add(sell, 0x1a0), add(mload(add(sell, 0x1a0)), baseAmount))
+                mstore(add(sell, 0x1c0), add(mload(add(sell, 0x1c0)), sub(quote, quoteFee)))
+                feeBase := add(feeBase, baseFee)
+                feeQuote := add(feeQuote, quoteFee)
+                mstore(cursor, or(shl(224, makerIndex), or(shl(192, takerIndex), shl(64, baseAmount))))
+                mstore(add(cursor, 24), shl(128, price))
+                cursor := add(cursor, 40)
             }
+            mstore(add(ctx, 0x120), cursor)
+            mstore(add(ctx, 0x180), feeBase)
+            mstore(add(ctx, 0x1a0), feeQuote)
+            stoppedAt := k
         }
     }
 
@@ -156,20 +266,37 @@ library CommonPath {
         }
     }
 
-    /// @notice The common case of BatchSettlement._recordFilled: an order complete in this batch and never filled before gets its
-    ///      FINISHED bit (its PARTIAL bit is clear: admit or _checkNonce saw no prior fill). Returns false,
-    ///      writing nothing, for any other order.
-    function recordFinished(uint256 o) internal returns (bool done) {
+    /// @notice The end of batch's debits from order `i` while each order filled in this batch is complete,
+    ///         was never filled before and its trader's balance covers what it paid: the balance debited
+    ///         (balances[trader][quote for a buy, base for a sell]) and the nonce's FINISHED bit set (its PARTIAL
+    ///         bit is clear: admitOrders or _checkNonce saw no prior fill). Returns the first order it did not
+    ///         settle, having written nothing for it: BatchSettlement debits it the Solidity way (a partial fill,
+    ///         a refusal with its named error).
+    function debitAndFinish(uint256 states, uint256 i) internal returns (uint256 stoppedAt) {
         uint256 perWord = NonceBitmap.NONCES_PER_WORD;
-        // Memory-safe: only reads `o`. Sets the FINISHED bit and clears the PARTIAL bit of the nonce's pair
-        // (bits 2 * (nonce % 127)) in the nonce word, re-read: two orders of a trader can share it.
+        // Memory-safe: reads the OrderStates of `states`; only scratch space is written. The nonce word is
+        // re-read: two orders of a trader can share it.
         assembly ("memory-safe") {
-            if and(iszero(mload(add(o, 0x160))), eq(mload(add(o, 0x180)), mload(add(o, 0xc0)))) {
-                let slot := mload(add(o, 0x200))
+            let n := mload(states)
+            for {} lt(i, n) { i := add(i, 1) } {
+                let o := mload(add(states, shl(5, add(i, 1))))
+                let filledAfter := mload(add(o, 0x180))
+                let filledBefore := mload(add(o, 0x160))
+                if eq(filledAfter, filledBefore) { continue }
+                if or(filledBefore, iszero(eq(filledAfter, mload(add(o, 0xc0))))) { break }
+                // quoteToken (word 3) for a buy (side 0), baseToken (word 2) for a sell
+                mstore(0x00, mload(add(o, sub(0x60, shl(5, mload(add(o, 0x80)))))))
+                mstore(0x20, mload(add(o, 0x1e0)))
+                let slot := keccak256(0x00, 0x40)
+                let held := sload(slot)
+                let paid := mload(add(o, 0x1a0))
+                if lt(held, paid) { break }
+                sstore(slot, sub(held, paid))
+                let wordSlot := mload(add(o, 0x200))
                 let shift := shl(1, mod(mload(add(o, 0x100)), perWord))
-                sstore(slot, or(and(sload(slot), not(shl(shift, 2))), shl(shift, 1)))
-                done := 1
+                sstore(wordSlot, or(and(sload(wordSlot), not(shl(shift, 2))), shl(shift, 1)))
             }
+            stoppedAt := i
         }
     }
 }
