@@ -12,3 +12,11 @@ export const REPO_ROOT = typeof __dirname !== "undefined" ? path.resolve(__dirna
 
 /** The chain node `npm start`, the stacks and the benches run when CHAIN_NODE is not set. */
 export const DEFAULT_CHAIN_NODE: "anvil" | "hardhat" = "anvil";
+
+/** A comma-separated setting as its items: each trimmed, empty ones dropped. */
+export function commaList(s: string): string[] {
+  return s
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0);
+}

@@ -17,7 +17,7 @@ export { HARDHAT_DEV_MNEMONIC, HARDHAT_DEV_PRIVATE_KEYS, INTEGRATOR_DEV_KEY } fr
 export { ConfigError } from "./errors";
 export { DeployerSecret, loadDeployerKey } from "./deployer-secret";
 
-import { DEFAULT_CHAIN_NODE, REPO_ROOT } from "./base";
+import { commaList, DEFAULT_CHAIN_NODE, REPO_ROOT } from "./base";
 export { DEFAULT_CHAIN_NODE, REPO_ROOT } from "./base";
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -140,12 +140,7 @@ const envSchema = z.object({
     .string()
     .default("loopback")
     .transform((s) =>
-      s.trim() === "none"
-        ? []
-        : s
-            .split(",")
-            .map((h) => h.trim())
-            .filter((h) => h.length > 0),
+      s.trim() === "none" ? [] : commaList(s),
     )
     .refine(
       (list) => {
@@ -162,23 +157,13 @@ const envSchema = z.object({
   DEX_WALLET_AUTH_HOSTS: z
     .string()
     .default("")
-    .transform((s) =>
-      s
-        .split(",")
-        .map((h) => h.trim().toLowerCase())
-        .filter((h) => h.length > 0),
-    ),
+    .transform((s) => commaList(s.toLowerCase())),
   /** the integrator's sandbox wallet (funded, never traded by the simulator; the examples' default) */
   INTEGRATOR_PRIVATE_KEY: privateKey.default(devKey(DEV_ACCOUNT_ROLES.integrator)),
   DEMO_PRIVATE_KEYS: z
     .string()
     .default(DEV_ACCOUNT_ROLES.demoTraders.map(devKey).join(","))
-    .transform((s) =>
-      s
-        .split(",")
-        .map((k) => k.trim())
-        .filter((k) => k.length > 0),
-    )
+    .transform(commaList)
     .pipe(z.array(privateKey)),
   BATCHER_MAX_TRADES: z.coerce.number().int().positive().default(100),
   BATCHER_MAX_DELAY_MS: z.coerce.number().int().nonnegative().default(20),
@@ -193,12 +178,7 @@ const envSchema = z.object({
   STACK_COMPONENTS: z
     .string()
     .default("all")
-    .transform((s) =>
-      s
-        .split(",")
-        .map((c) => c.trim())
-        .filter((c) => c.length > 0),
-    ),
+    .transform(commaList),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

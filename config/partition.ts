@@ -16,6 +16,7 @@
 //   ORDER_LOG_REPLICAS=3, ORDER_LOG_LEASE_MS=2000   the streams' replicas and the leader's lease
 import { z } from "zod";
 import type { Address } from "viem";
+import { commaList } from "./base";
 
 /** Most partitions one deployment may have: each owns 2^58 API-key nonces of every account. */
 export const MAX_PARTITIONS = 32;
@@ -45,12 +46,7 @@ export interface PartitionConfig {
 const symbol = z.string().regex(/^[A-Z0-9]{1,20}-[A-Z0-9]{1,20}$/, "a market symbol such as WETH-USD");
 const symbolList = z
   .string()
-  .transform((s) =>
-    s
-      .split(",")
-      .map((x) => x.trim())
-      .filter((x) => x.length > 0),
-  )
+  .transform(commaList)
   .pipe(z.array(symbol).min(1));
 
 const partitionIndex = z.coerce
@@ -65,12 +61,7 @@ const schema = z.object({
   DEX_PARTITIONS: z.string().optional(),
   EXTRA_OPERATOR_ADDRESSES: z
     .string()
-    .transform((s) =>
-      s
-        .split(",")
-        .map((x) => x.trim())
-        .filter((x) => x.length > 0),
-    )
+    .transform(commaList)
     .pipe(
       z.array(
         z
@@ -82,12 +73,7 @@ const schema = z.object({
     .optional(),
   ORDER_LOG_URL: z
     .string()
-    .transform((s) =>
-      s
-        .split(",")
-        .map((x) => x.trim())
-        .filter((x) => x.length > 0),
-    )
+    .transform(commaList)
     .pipe(
       z.array(z.string().regex(/^(nats|tls):\/\/[^\s/]+$/, "a NATS server URL such as nats://10.0.0.7:4222")).min(1),
     )

@@ -309,26 +309,15 @@ function pipelineOf(p: {
   sweeper: NodeJS.Timeout;
   recovered: Pipeline["recovered"];
 }): Pipeline {
-  const {
-    opts,
-    service,
-    batcher,
-    client,
-    follower,
-    availability,
-    reconciler,
-    resaleFollowers,
-    settledListeners,
-    sweeper,
-  } = p;
+  const { service, batcher, client, follower } = p;
   return {
     service,
     batcher,
     client,
     recovered: p.recovered,
     subscribeSettled(fn) {
-      settledListeners.add(fn);
-      return () => settledListeners.delete(fn);
+      p.settledListeners.add(fn);
+      return () => p.settledListeners.delete(fn);
     },
     async syncChain() {
       const head = await client.getBlockNumber({ cacheTime: 0 });
@@ -338,16 +327,16 @@ function pipelineOf(p: {
       matcher: service.health(),
       batcher: batcher.health(),
       chainBlock: follower.lastBlock.toString(),
-      reconciliation: reconciler.current,
-      chain: availability.health(),
-      ...(opts.replication ? { replication: opts.replication.health() } : {}),
+      reconciliation: p.reconciler.current,
+      chain: p.availability.health(),
+      ...(p.opts.replication ? { replication: p.opts.replication.health() } : {}),
     }),
-    reconcile: reconciler.reconcile,
+    reconcile: p.reconciler.reconcile,
     async stop() {
-      clearInterval(sweeper);
-      availability.close();
+      clearInterval(p.sweeper);
+      p.availability.close();
       await follower.stop();
-      for (const f of resaleFollowers) await f.stop();
+      for (const f of p.resaleFollowers) await f.stop();
       await batcher.stop();
       await service.close();
     },

@@ -29,12 +29,8 @@ export interface MarketConfig {
   maxPriceTicks?: number;
 }
 
-export interface PlaceCommand {
-  kind: "place";
-  ts: number;
-  account: string;
-  orderId: string;
-  clientOrderId?: string;
+/** An order's terms, as placed and as read back. */
+export interface OrderTerms {
   symbol: string;
   side: Side;
   type: OrderType;
@@ -43,6 +39,14 @@ export interface PlaceCommand {
   priceTicks?: number;
   triggerPriceTicks?: number;
   sizeLots: number;
+}
+
+export interface PlaceCommand extends OrderTerms {
+  kind: "place";
+  ts: number;
+  account: string;
+  orderId: string;
+  clientOrderId?: string;
   /** GTD only: the order expires once a command's ts is >= expiresAt. */
   expiresAt?: number;
   hidden?: boolean;
@@ -259,17 +263,10 @@ export type EngineEvent =
   | LevelEvent;
 
 /** A copy of an open order, for reads (getOrder, getOpenOrders) and balance locking. */
-export interface OrderInfo {
+export interface OrderInfo extends OrderTerms {
   orderId: string;
   clientOrderId?: string;
   account: string;
-  symbol: string;
-  side: Side;
-  type: OrderType;
-  timeInForce: TimeInForce;
-  priceTicks?: number;
-  triggerPriceTicks?: number;
-  sizeLots: number;
   filledLots: number;
   remainingLots: number;
   cancelledLots: number;

@@ -16,33 +16,44 @@ export type Attribution =
   /** a fill between two named orders: the smaller order is the one at fault (a dust-sized order) */
   | { by: "smallerOfFill"; maker: number; taker: number };
 
+/** `names`, each attributed as `a`. */
+const attributed = (a: Attribution, ...names: string[]) => names.map((n) => [n, a] as const);
+
 /** Every settle revert a single trader's order (or an on-chain action of that trader) can cause. */
-export const ORDER_ATTRIBUTABLE_ERRORS: Readonly<Record<string, Attribution>> = {
+export const ORDER_ATTRIBUTABLE_ERRORS: Readonly<Record<string, Attribution>> = Object.fromEntries([
   // the trader cancelled the nonce (cancelOrder) or raised the minimum (cancelAllBelow) on chain
-  SettlementOrderNonceUsed: { by: "traderNonce", trader: 0, nonce: 1 },
-  SettlementOrderNonceBelowMinimum: { by: "traderNonce", trader: 0, nonce: 1 },
+  ...attributed(
+    { by: "traderNonce", trader: 0, nonce: 1 },
+    "SettlementOrderNonceUsed",
+    "SettlementOrderNonceBelowMinimum",
+  ),
   // signature: an agent revoked or expired, an ERC-1271 wallet that changed its answer or burns gas, a form
   // the intake should already refuse
-  SettlementSignerNotAuthorized: { by: "trader", trader: 0 },
-  SettlementAgentExpired: { by: "trader", trader: 0 },
-  SettlementSignatureHighS: { by: "trader", trader: 0 },
-  SettlementSignatureMalformed: { by: "trader", trader: 0 },
-  SettlementContractSignatureInvalid: { by: "trader", trader: 0 },
+  ...attributed(
+    { by: "trader", trader: 0 },
+    "SettlementSignerNotAuthorized",
+    "SettlementAgentExpired",
+    "SettlementSignatureHighS",
+    "SettlementSignatureMalformed",
+    "SettlementContractSignatureInvalid",
+  ),
   // a withdrawal executed on chain emptied the balance matched trades spend
-  SettlementInsufficientBalance: { by: "trader", trader: 0, token: 1 },
-  // the order itself (expired on chain, already filled elsewhere, fields the intake should refuse)
-  SettlementOrderExpired: { by: "hash", hash: 0 },
-  SettlementOrderOverfilled: { by: "hash", hash: 0 },
-  SettlementOrderSideInvalid: { by: "hash", hash: 0 },
-  SettlementOrderFlagsInvalid: { by: "hash", hash: 0 },
-  SettlementPostOnlyTaker: { by: "hash", hash: 1 },
-  SettlementFillPriceWorseThanLimit: { by: "hash", hash: 1 },
-  // the eligibility registry refused a fill of a restricted token: its buyer is not exempt now
-  SettlementRestrictedFillRefused: { by: "hash", hash: 0 },
-  SettlementOrderTraderZero: { by: "orderIndex", index: 0 },
+  ...attributed({ by: "trader", trader: 0, token: 1 }, "SettlementInsufficientBalance"),
+  // the order itself (expired on chain, already filled elsewhere, fields the intake should refuse); the
+  // eligibility registry refused a fill of a restricted token: its buyer is not exempt now
+  ...attributed(
+    { by: "hash", hash: 0 },
+    "SettlementOrderExpired",
+    "SettlementOrderOverfilled",
+    "SettlementOrderSideInvalid",
+    "SettlementOrderFlagsInvalid",
+    "SettlementRestrictedFillRefused",
+  ),
+  ...attributed({ by: "hash", hash: 1 }, "SettlementPostOnlyTaker", "SettlementFillPriceWorseThanLimit"),
+  ...attributed({ by: "orderIndex", index: 0 }, "SettlementOrderTraderZero"),
   // a dust fill (below the contract's minimum): the smaller of its two orders made it so
-  SettlementFillTooSmall: { by: "smallerOfFill", maker: 1, taker: 2 },
-};
+  ...attributed({ by: "smallerOfFill", maker: 1, taker: 2 }, "SettlementFillTooSmall"),
+]);
 
 export function isOrderAttributable(revertName: string | undefined): boolean {
   return revertName !== undefined && Object.hasOwn(ORDER_ATTRIBUTABLE_ERRORS, revertName);
