@@ -2,23 +2,16 @@
 // of an interrupted write cut off, and identical events after a restart.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { MatchingEngine } from "../core/engine";
 import { takeSnapshot } from "../core/snapshot";
 import { createJournaledEngine } from "./journaled-engine";
 import { encodeRecord, scanRecords } from "./frames";
 import { CRASH_MARKETS, commandAt } from "../testing/crash-commands";
+import { withTempDir } from "../../test/support/temp-dir";
 
-const withDir = async (fn: (dir: string) => Promise<void>) => {
-  const dir = mkdtempSync(join(tmpdir(), "matcher-journal-"));
-  try {
-    await fn(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-};
+const withDir = (fn: (dir: string) => Promise<void>) => withTempDir("matcher-journal-", fn);
 
 test("a restarted engine has the same book and then emits the same events as one never stopped", () =>
   withDir(async (dir) => {

@@ -3,21 +3,14 @@
 // of a previous version's JSON-lines file (pipeline/match/durable-log.ts's cases moved here).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openRecordLog, type RecordLogOptions } from "./log";
 import { encodeRecord } from "./frames";
 import { segmentName } from "./files";
+import { withTempDir } from "../../test/support/temp-dir";
 
-const withDir = async (fn: (dir: string) => Promise<void>) => {
-  const dir = mkdtempSync(join(tmpdir(), "journal-log-"));
-  try {
-    await fn(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-};
+const withDir = (fn: (dir: string) => Promise<void>) => withTempDir("journal-log-", fn);
 
 type N = { n: number };
 

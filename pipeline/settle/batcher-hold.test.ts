@@ -2,13 +2,12 @@
 // released by each holder once; a timer does not fire a held batch.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBatcher, type BatcherDeps } from "./batcher";
 import { appendJournalRecords } from "../../matcher/testing/journal-files";
 import type { SettleSender } from "./settle-sender";
 import { fixtureSignedOrder, fixtureTrade, hashOf } from "../testing/batcher-fixture";
+import { withTempDir } from "../../test/support/temp-dir";
 
 const h = hashOf;
 const signedOrder = fixtureSignedOrder;
@@ -29,10 +28,7 @@ function chain() {
   return { sender, applied };
 }
 
-function withDir(fn: (dir: string) => Promise<void>) {
-  const dir = mkdtempSync(join(tmpdir(), "batcher-hold-"));
-  return fn(dir).finally(() => rmSync(dir, { recursive: true, force: true }));
-}
+const withDir = (fn: (dir: string) => Promise<void>) => withTempDir("batcher-hold-", fn);
 const deps = (c: ReturnType<typeof chain>, dir: string, extra: Partial<BatcherDeps> = {}): BatcherDeps => ({
   sender: c.sender,
   storeDir: join(dir, "b"),

@@ -2,8 +2,6 @@
 // with the same trades; a batch whose receipt was lost is not sent twice; a revert halts without skipping.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Hex } from "viem";
 import type { SettleArgs, SignedOrder } from "../../sdk/settle-batch";
@@ -13,6 +11,7 @@ import { FatalChainError, RetryableChainError } from "../errors";
 import type { SettleSender } from "./settle-sender";
 import { fixtureSignedOrder, fixtureTrade, hashOf } from "../testing/batcher-fixture";
 import { createChainAvailability, type SupervisedChainStatus } from "./chain-availability";
+import { withTempDir } from "../../test/support/temp-dir";
 
 const h = hashOf;
 const order = (n: number): SignedOrder => fixtureSignedOrder(h(n));
@@ -41,14 +40,7 @@ function fakeChain() {
   return { sender, applied, fail: (m: typeof failNext) => (failNext = m) };
 }
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "batcher-"));
-  try {
-    await fn(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const withDir = (fn: (dir: string) => Promise<void>) => withTempDir("batcher-", fn);
 
 const signedOrder = (hash: Hex) => order(Number(BigInt(hash)));
 

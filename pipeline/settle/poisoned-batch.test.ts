@@ -3,8 +3,6 @@
 // with the contract's error and arguments; eth_call answers the same).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hex } from "viem";
 import type { SettleArgs, SignedOrder } from "../../sdk/settle-batch";
@@ -12,6 +10,7 @@ import { createBatcher, type BatcherDeps, type BatchRecord, type SettleableTrade
 import { readJournalContents } from "../../matcher/testing/journal-files";
 import { FatalChainError, RetryableChainError } from "../errors";
 import type { SettleSender } from "./settle-sender";
+import { withTempDir } from "../../test/support/temp-dir";
 
 const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
 const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
@@ -119,14 +118,7 @@ function fakeMatcher(trades: SettleableTrade[]) {
   };
 }
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "poison-"));
-  try {
-    await fn(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const withDir = (fn: (dir: string) => Promise<void>) => withTempDir("poison-", fn);
 
 function deps(
   chain: ReturnType<typeof poisonChain>,
@@ -155,13 +147,26 @@ async function settleAll(
   trades: SettleableTrade[],
   chain: ReturnType<typeof poisonChain>,
   extra: Partial<BatcherDeps> | ((m: ReturnType<typeof fakeMatcher>) => Partial<BatcherDeps>) = {},
+  m = fakeMatcher(trades),
 ) {
-  const m = fakeMatcher(trades);
   const b = createBatcher(deps(chain, m, dir, typeof extra === "function" ? extra(m) : extra));
   await b.start();
   for (const t of trades) b.push(t);
   await b.drain();
   return { m, b };
+}
+
+/** settleAll where the batcher must halt: the halt's reason with the batcher and matcher. */
+async function settleUntilHalt(
+  dir: string,
+  trades: SettleableTrade[],
+  chain: ReturnType<typeof poisonChain>,
+  extra: Partial<BatcherDeps> = {},
+) {
+  let halted = "";
+  const r = await settleAll(dir, trades, chain, { onHalt: (why) => (halted = why), ...extra });
+  assert.equal(r.b.health().state, "halted");
+  return { ...r, halted };
 }
 
 test("one poisoned order among honest ones: its trade is dropped, the rest settle in the same batch id, no halt", async () => {
@@ -224,21 +229,76 @@ test("two poisoned orders in one batch (different errors): both found (the secon
   });
 });
 
-test("an error naming a trader with several orders in the batch: only the order that fails alone is rejected", async () => {
-  await withDir(async (dir) => {
+// trader 77 owns several orders of the batch (trades 1, 2, 3 unless named): the error names the trader,
+// simulation finds the order(s)
+for (const c of [
+  {
+    what: "an error naming a trader with several orders in the batch: only the order that fails alone is rejected",
     // orders 3 (maker of trade 1) and 6 (taker of trade 2) belong to the same trader 77; only order 6 is bad
-    const trades = [1, 2, 3].map((s) => trade(s));
-    const chain = poisonChain(new Map([[6, NOT_AUTHORIZED]]));
-    const { m, b } = await settleAll(dir, trades, chain, { signedOrder: makeOrders({ 3: 77, 6: 77 }) });
-    assert.deepEqual(
-      m.journal.map((j) => j.orders),
-      [[{ hash: h(6), error: "SettlementSignerNotAuthorized" }]],
-    );
-    assert.deepEqual(chain.settledSeqs(), [1, 3]);
-    assert.ok(chain.simulations() >= 2, "each of the trader's orders was tried alone");
-    await b.stop();
+    owned: { 3: 77, 6: 77 },
+    poison: [[6, NOT_AUTHORIZED]],
+    rejected: [[{ hash: h(6), error: "SettlementSignerNotAuthorized" }]],
+    settled: [1, 3],
+  },
+  {
+    what: "a trader's several orders: the bad one as a maker is found alone too",
+    owned: { 3: 77, 6: 77 },
+    poison: [[3, NOT_AUTHORIZED]],
+    rejected: [[{ hash: h(3), error: "SettlementSignerNotAuthorized" }]],
+    settled: [2, 3],
+  },
+  {
+    what: "a trader's orders that fail together alone (same trade) are both rejected; the trader's order that settles alone is kept",
+    // trader 77 owns 3 (maker of trade 1), 5 and 6 (both sides of trade 2); order 6 is refused
+    owned: { 3: 77, 5: 77, 6: 77 },
+    poison: [[6, NOT_AUTHORIZED]],
+    rejected: [
+      [
+        { hash: h(5), error: "SettlementSignerNotAuthorized" },
+        { hash: h(6), error: "SettlementSignerNotAuthorized" },
+      ],
+    ],
+    settled: [1, 3],
+  },
+  {
+    what: "a suspect whose own trades fail because of another order is not rejected for it",
+    // trader 77 owns 3 (maker of trade 1) and 6 (taker of trade 2); 6 is refused; 20 (taker of trade 1) expired
+    trades: [trade(1, 3, 20), trade(2), trade(3)],
+    owned: { 3: 77, 6: 77 },
+    poison: [
+      [6, NOT_AUTHORIZED],
+      [20, EXPIRED],
+    ],
+    rejected: [
+      [{ hash: h(6), error: "SettlementSignerNotAuthorized" }],
+      [{ hash: h(20), error: "SettlementOrderExpired" }],
+    ],
+    settled: [3],
+  },
+] satisfies {
+  what: string;
+  trades?: SettleableTrade[];
+  owned: Record<number, number>;
+  poison: [number, Poison][];
+  rejected: { hash: Hex; error: string }[][];
+  settled: number[];
+}[]) {
+  test(c.what, async () => {
+    await withDir(async (dir) => {
+      const chain = poisonChain(new Map(c.poison));
+      const { m, b } = await settleAll(dir, c.trades ?? [1, 2, 3].map((s) => trade(s)), chain, {
+        signedOrder: makeOrders(c.owned),
+      });
+      assert.deepEqual(
+        m.journal.map((j) => j.orders),
+        c.rejected,
+      );
+      assert.deepEqual(chain.settledSeqs(), c.settled);
+      assert.ok(chain.simulations() >= 2, "each of the trader's orders was tried alone");
+      await b.stop();
+    });
   });
-});
+}
 
 test("a poisoned order whose trades span two in-flight batches: every trade of it dropped, honest ones settle once, in order", async () => {
   await withDir(async (dir) => {
@@ -263,22 +323,16 @@ test("restart after the drop decision was journaled but before the rebuilt batch
     const trades = [1, 2, 3, 4].map((s) => trade(s));
     const poisoned = 2 * 2 + 2;
     const chain = poisonChain(new Map([[poisoned, NONCE_USED]]));
-    const m = fakeMatcher(trades);
     // the process dies right after the decision is durable: nothing rebuilt, nothing sent
     let crashed = false;
-    const b1 = createBatcher(
-      deps(chain, m, dir, {
-        onRejected: async (orders) => {
-          await m.onRejected(orders);
-          crashed = true;
-          throw new Error("crash after the journal write");
-        },
-        onHalt: () => undefined,
-      }),
-    );
-    await b1.start();
-    for (const t of trades) b1.push(t);
-    await b1.drain();
+    const { m, b: b1 } = await settleAll(dir, trades, chain, (fm) => ({
+      onRejected: async (orders) => {
+        await fm.onRejected(orders);
+        crashed = true;
+        throw new Error("crash after the journal write");
+      },
+      onHalt: () => undefined,
+    }));
     await b1.stop();
     assert.ok(crashed);
     assert.equal(chain.applied.length, 0);
@@ -325,16 +379,10 @@ test("a restart whose resend batch lost every trade to the decision goes on with
   await withDir(async (dir) => {
     const trades = [trade(1, 100, 4), trade(2, 100, 6)];
     const chain = poisonChain(new Map([[100, NONCE_USED]]));
-    const m = fakeMatcher(trades);
-    const b1 = createBatcher(
-      deps(chain, m, dir, {
-        onRejected: async (o) => (await m.onRejected(o), Promise.reject(new Error("crash"))),
-        onHalt: () => undefined,
-      }),
-    );
-    await b1.start();
-    for (const t of trades) b1.push(t);
-    await b1.drain();
+    const { m, b: b1 } = await settleAll(dir, trades, chain, (fm) => ({
+      onRejected: async (o) => (await fm.onRejected(o), Promise.reject(new Error("crash"))),
+      onHalt: () => undefined,
+    }));
     await b1.stop();
     const b2 = createBatcher(deps(chain, m, dir));
     await b2.start();
@@ -370,14 +418,7 @@ for (const [what, err] of [
   test(`a fatal revert still halts (${what}): nothing rejected, nothing dropped`, async () => {
     await withDir(async (dir) => {
       const trades = [1, 2].map((s) => trade(s));
-      const chain = poisonChain(new Map(), { fatal: err });
-      const m = fakeMatcher(trades);
-      let halted = "";
-      const b = createBatcher(deps(chain, m, dir, { onHalt: (r) => (halted = r) }));
-      await b.start();
-      for (const t of trades) b.push(t);
-      await b.drain();
-      assert.equal(b.health().state, "halted");
+      const { m, b, halted } = await settleUntilHalt(dir, trades, poisonChain(new Map(), { fatal: err }));
       assert.equal(halted, err.message);
       assert.equal(m.journal.length, 0);
       assert.equal(b.health().queuedTrades, 2);
@@ -391,16 +432,10 @@ test("a poisoned batch whose remainder then fails fatally halts (the remainder i
   await withDir(async (dir) => {
     const trades = [1, 2, 3].map((s) => trade(s));
     const chain = poisonChain(new Map([[4, NONCE_USED]]));
-    const m = fakeMatcher(trades);
-    let halted = "";
     const realSimulate = chain.sender.simulate!;
     chain.sender.simulate = async (id, args) =>
       (await realSimulate(id, args)) ?? new FatalChainError("settle reverted: EnforcedPause", "EnforcedPause", []);
-    const b = createBatcher(deps(chain, m, dir, { onHalt: (r) => (halted = r) }));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
-    assert.equal(b.health().state, "halted");
+    const { m, b, halted } = await settleUntilHalt(dir, trades, chain);
     assert.match(halted, /EnforcedPause/);
     assert.equal(m.journal.length, 1, "the rejection itself was journaled before the halt");
     await b.stop();
@@ -414,13 +449,9 @@ test("one suspect: no per-order simulation, one check of the remainder; the deci
   await withDir(async (dir) => {
     const trades = [1, 2, 3].map((s) => trade(s));
     const chain = poisonChain(new Map([[6, NONCE_USED]]));
-    const m = fakeMatcher(trades);
     const warns: { o: object; m?: string }[] = [];
     const logger = { info() {}, error() {}, warn: (o: object, msg?: string) => void warns.push({ o, m: msg }) };
-    const b = createBatcher(deps(chain, m, dir, { logger }));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { b } = await settleAll(dir, trades, chain, { logger });
     assert.equal(chain.simulations(), 1);
     assert.deepEqual(chain.settledSeqs(), [1, 3]);
     assert.deepEqual(warns, [
@@ -438,55 +469,6 @@ test("one suspect: no per-order simulation, one check of the remainder; the deci
   });
 });
 
-test("a trader's several orders: the bad one as a maker is found alone too", async () => {
-  await withDir(async (dir) => {
-    const trades = [1, 2, 3].map((s) => trade(s));
-    const chain = poisonChain(new Map([[3, NOT_AUTHORIZED]]));
-    const { m, b } = await settleAll(dir, trades, chain, { signedOrder: makeOrders({ 3: 77, 6: 77 }) });
-    assert.deepEqual(
-      m.journal.map((j) => j.orders),
-      [[{ hash: h(3), error: "SettlementSignerNotAuthorized" }]],
-    );
-    assert.deepEqual(chain.settledSeqs(), [2, 3]);
-    await b.stop();
-  });
-});
-
-test("a trader's orders that fail together alone (same trade) are both rejected; the trader's order that settles alone is kept", async () => {
-  await withDir(async (dir) => {
-    // trader 77 owns 3 (maker of trade 1), 5 and 6 (both sides of trade 2); order 6 is refused
-    const trades = [1, 2, 3].map((s) => trade(s));
-    const chain = poisonChain(new Map([[6, NOT_AUTHORIZED]]));
-    const { m, b } = await settleAll(dir, trades, chain, { signedOrder: makeOrders({ 3: 77, 5: 77, 6: 77 }) });
-    assert.deepEqual(
-      m.journal.map((j) => j.orders.map((o) => o.hash)),
-      [[h(5), h(6)]],
-    );
-    assert.deepEqual(chain.settledSeqs(), [1, 3]);
-    await b.stop();
-  });
-});
-
-test("a suspect whose own trades fail because of another order is not rejected for it", async () => {
-  await withDir(async (dir) => {
-    // trader 77 owns 3 (maker of trade 1) and 6 (taker of trade 2); 6 is refused; 20 (taker of trade 1) expired
-    const trades = [trade(1, 3, 20), trade(2), trade(3)];
-    const chain = poisonChain(
-      new Map([
-        [6, NOT_AUTHORIZED],
-        [20, EXPIRED],
-      ]),
-    );
-    const { m, b } = await settleAll(dir, trades, chain, { signedOrder: makeOrders({ 3: 77, 6: 77 }) });
-    assert.deepEqual(
-      m.journal.map((j) => j.orders),
-      [[{ hash: h(6), error: "SettlementSignerNotAuthorized" }], [{ hash: h(20), error: "SettlementOrderExpired" }]],
-    );
-    assert.deepEqual(chain.settledSeqs(), [3]);
-    await b.stop();
-  });
-});
-
 test("an order-attributable revert naming no order of the batch halts, nothing rejected", async () => {
   await withDir(async (dir) => {
     const trades = [1, 2].map((s) => trade(s));
@@ -494,14 +476,7 @@ test("an order-attributable revert naming no order of the batch halts, nothing r
       addr(999),
       999n,
     ]);
-    const chain = poisonChain(new Map(), { fatal: err });
-    const m = fakeMatcher(trades);
-    let halted = "";
-    const b = createBatcher(deps(chain, m, dir, { onHalt: (r) => (halted = r) }));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
-    assert.equal(b.health().state, "halted");
+    const { m, b, halted } = await settleUntilHalt(dir, trades, poisonChain(new Map(), { fatal: err }));
     assert.equal(halted, err.message);
     assert.deepEqual(m.journal, []);
     await b.stop();
@@ -512,20 +487,7 @@ test("without onRejected an order-attributable revert halts on that revert", asy
   await withDir(async (dir) => {
     const trades = [1, 2].map((s) => trade(s));
     const chain = poisonChain(new Map([[4, NONCE_USED]]));
-    let halted = "";
-    const b = createBatcher({
-      sender: chain.sender,
-      storeDir: join(dir, "b"),
-      signedOrder: makeOrders(),
-      maxTrades: 10,
-      maxDelayMs: 1,
-      fsync: false,
-      onHalt: (r) => (halted = r),
-    });
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
-    assert.equal(b.health().state, "halted");
+    const { b, halted } = await settleUntilHalt(dir, trades, chain, { onRejected: undefined, isDropped: undefined });
     assert.equal(halted, "settle reverted: SettlementOrderNonceUsed");
     assert.equal(chain.simulations(), 0);
     await b.stop();
@@ -553,11 +515,7 @@ test("a retry, then a poisoned batch that loses every trade: no simulation, back
     let sends = 0;
     chain.sender.send = (id, a) =>
       sends++ === 0 ? Promise.reject(new RetryableChainError("socket hang up")) : realSend(id, a);
-    const m = fakeMatcher(trades);
-    const b = createBatcher(deps(chain, m, dir));
-    await b.start();
-    b.push(trades[0]);
-    await b.drain();
+    const { m, b } = await settleAll(dir, trades, chain);
     assert.equal(b.health().state, "running");
     assert.equal(chain.simulations(), 0);
     assert.deepEqual(
@@ -666,15 +624,13 @@ test("a counterparty order the matcher forgot after the batch was built does not
   await withDir(async (dir) => {
     const trades = [1, 2, 3].map((s) => trade(s));
     const chain = poisonChain(new Map([[6, NONCE_USED]]));
-    const m = fakeMatcher(trades);
     const known = makeOrders();
     let sent = false;
     const realSend = chain.sender.send.bind(chain.sender);
     chain.sender.send = (id, a) => ((sent = true), realSend(id, a));
-    const b = createBatcher(deps(chain, m, dir, { signedOrder: (x) => (sent && x === h(5) ? undefined : known(x)) }));
-    await b.start();
-    for (const t of trades) b.push(t);
-    await b.drain();
+    const { b } = await settleAll(dir, trades, chain, {
+      signedOrder: (x) => (sent && x === h(5) ? undefined : known(x)),
+    });
     assert.equal(b.health().state, "running");
     assert.deepEqual(chain.settledSeqs(), [1, 3]);
     await b.stop();

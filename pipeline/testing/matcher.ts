@@ -1,7 +1,5 @@
 // A journaled matcher service on one test market, with no chain: the set-up the matcher's, the intake's and
 // the settle stage's unit tests and the restart bench share (a settlement address, a market, its digest).
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address } from "viem";
 import { MatcherService, type MatcherServiceDeps } from "../match/matcher-service";
@@ -40,16 +38,6 @@ export function testMatcher(o: Partial<MatcherServiceDeps> & { journalDir: strin
     fsync: false,
     ...o,
   });
-}
-
-/** Runs `fn` with a fresh temporary directory, removed afterwards whatever `fn` does. */
-export async function withTempDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  try {
-    return await fn(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** A matcher service journaling under `dir`/matcher with the stack's DexState beside it (in its snapshots),
