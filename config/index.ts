@@ -139,9 +139,7 @@ const envSchema = z.object({
   TRUSTED_PROXIES: z
     .string()
     .default("loopback")
-    .transform((s) =>
-      s.trim() === "none" ? [] : commaList(s),
-    )
+    .transform((s) => (s.trim() === "none" ? [] : commaList(s)))
     .refine(
       (list) => {
         try {
@@ -175,10 +173,7 @@ const envSchema = z.object({
   INDEXER_CPUS: z.string().default("last"),
   /** the indexer's hot front before Ponder (indexer/hot/, docs/decisions/indexer.md); false: Ponder alone */
   INDEXER_HOT_FRONT: bool.default(true),
-  STACK_COMPONENTS: z
-    .string()
-    .default("all")
-    .transform(commaList),
+  STACK_COMPONENTS: z.string().default("all").transform(commaList),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

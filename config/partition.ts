@@ -44,10 +44,7 @@ export interface PartitionConfig {
 }
 
 const symbol = z.string().regex(/^[A-Z0-9]{1,20}-[A-Z0-9]{1,20}$/, "a market symbol such as WETH-USD");
-const symbolList = z
-  .string()
-  .transform(commaList)
-  .pipe(z.array(symbol).min(1));
+const symbolList = z.string().transform(commaList).pipe(z.array(symbol).min(1));
 
 const partitionIndex = z.coerce
   .number()

@@ -286,12 +286,21 @@ export class MatchingEngine {
     if (this.fired.length > 0) this.releaseFired(market);
   }
 
-  private cancel(cmd: CancelCommand): void {
-    if (!isNonEmptyString(cmd.orderId) || !isNonEmptyString(cmd.account))
-      return this.reject(cmd, "INVALID_ORDER", "orderId and account must be non-empty strings");
+  /** The open order `cmd` names, if it is its account's; otherwise the command is rejected (undefined). */
+  private ownOpenOrder(cmd: CancelCommand | AmendCommand): Order | undefined {
+    if (!isNonEmptyString(cmd.orderId) || !isNonEmptyString(cmd.account)) {
+      this.reject(cmd, "INVALID_ORDER", "orderId and account must be non-empty strings");
+      return undefined;
+    }
     const o = this.orders.get(cmd.orderId);
-    if (o === undefined || o.account !== cmd.account)
-      return this.reject(cmd, "ORDER_NOT_FOUND", "no open order with this id");
+    if (o !== undefined && o.account === cmd.account) return o;
+    this.reject(cmd, "ORDER_NOT_FOUND", "no open order with this id");
+    return undefined;
+  }
+
+  private cancel(cmd: CancelCommand): void {
+    const o = this.ownOpenOrder(cmd);
+    if (o === undefined) return;
     this.cancelOpen(o.symbol === this.lastSymbol ? this.lastMarket! : this.markets.get(o.symbol)!, o, "user");
   }
 
@@ -310,11 +319,8 @@ export class MatchingEngine {
   }
 
   private amend(cmd: AmendCommand): void {
-    if (!isNonEmptyString(cmd.orderId) || !isNonEmptyString(cmd.account))
-      return this.reject(cmd, "INVALID_ORDER", "orderId and account must be non-empty strings");
-    const o = this.orders.get(cmd.orderId);
-    if (o === undefined || o.account !== cmd.account)
-      return this.reject(cmd, "ORDER_NOT_FOUND", "no open order with this id");
+    const o = this.ownOpenOrder(cmd);
+    if (o === undefined) return;
     if (o.status === "held")
       return this.reject(cmd, "ORDER_NOT_AMENDABLE", "a stop waiting for its trigger cannot be amended");
     if (cmd.newSizeLots === undefined && cmd.newPriceTicks === undefined)

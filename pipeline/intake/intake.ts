@@ -4,7 +4,7 @@ import type { Address, Hex } from "viem";
 import type { OrderType, TimeInForce } from "../../matcher/core/types";
 import { orderTypeRule } from "../../matcher/core/validate";
 import { PipelineError } from "../errors";
-import { buyLockFor, type OrderLock } from "../match/ledger";
+import { orderLockOf, type OrderLock } from "../match/ledger";
 import { lotsToBase, minRestingPriceTicks, ticksToPrice, type MarketSpec } from "../markets";
 import { OrderFlags, type Order, type TypedOrder } from "../order";
 import type { SignerCache } from "./known-signers";
@@ -101,10 +101,7 @@ export async function validateSignedOrder(ctx: IntakeContext, input: PlaceSigned
   if (nonceProblem) throw new PipelineError("INVALID_NONCE", nonceProblem, { nonce: o.nonce.toString() });
 
   const side = o.side === 0 ? "buy" : "sell";
-  const lock: OrderLock =
-    side === "buy"
-      ? { token: market.quoteToken, amount: buyLockFor(o.amount, o.price) }
-      : { token: market.baseToken, amount: o.amount };
+  const lock = orderLockOf(market, o);
   return {
     hash,
     market,

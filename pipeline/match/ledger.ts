@@ -31,6 +31,16 @@ export function buyLockFor(baseAmount: bigint, limitPrice: bigint): bigint {
   return (baseAmount * limitPrice + PRICE_SCALE - 1n) / PRICE_SCALE;
 }
 
+/** What a signed order (side 0 = buy) locks in `market`: a buy its quote at its limit price, a sell its base. */
+export function orderLockOf(
+  market: { baseToken: string; quoteToken: string },
+  o: { side: number; amount: bigint; price: bigint },
+): OrderLock {
+  return o.side === 0
+    ? { token: market.quoteToken, amount: buyLockFor(o.amount, o.price) }
+    : { token: market.baseToken, amount: o.amount };
+}
+
 const key = (account: string, token: string): string => `${account.toLowerCase()}:${token.toLowerCase()}`;
 
 export class BalanceLedger {

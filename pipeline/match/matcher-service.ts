@@ -11,7 +11,7 @@ import { MATCHER_RESERVE_ORDERS } from "../../matcher/deployment";
 import { PipelineError } from "../errors";
 import { validateSignedOrder, type IntakeContext, type PlaceSignedInput, type ValidatedOrder } from "../intake/intake";
 import { createRecoverPool, type RecoverPool } from "../intake/recover-pool";
-import { BalanceLedger, buyLockFor, type OrderLock, type TradeDelta } from "./ledger";
+import { BalanceLedger, buyLockFor, orderLockOf, type TradeDelta } from "./ledger";
 import { assertMarketGridExact, lotsToBase, quoteFor, ticksToPrice, type MarketSpec } from "../markets";
 import { orderFromJson, orderToJson, type OrderJson, type SignedOrder } from "../order";
 import type { SettleableTrade } from "../settle/batcher";
@@ -465,10 +465,7 @@ export class MatcherService {
   ): LiveOrder {
     const { order } = signed;
     const side = order.side === 0 ? "buy" : "sell";
-    const lock: OrderLock =
-      side === "buy"
-        ? { token: market.quoteToken, amount: buyLockFor(order.amount, order.price) }
-        : { token: market.baseToken, amount: order.amount };
+    const lock = orderLockOf(market, order);
     return {
       hash,
       signed,
