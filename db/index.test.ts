@@ -1,14 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createDb, DEFAULT_MIGRATIONS_DIR } from "./index";
 import { readMigrations, splitStatements } from "./migrate";
+import { withTempDir } from "../test/support/temp-dir";
 
 test("PGlite in a data dir: migrations applied once, data kept across reopen", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "db-test-"));
-  try {
+  await withTempDir("db-test-", async (dir) => {
     const extra = join(dir, "extra");
     mkdirSync(extra);
     writeFileSync(join(extra, "900_probe.sql"), "CREATE TABLE probe (n numeric(78,0), k int8);\n");
@@ -30,9 +29,7 @@ test("PGlite in a data dir: migrations applied once, data kept across reopen", a
     assert.equal(versions.at(-1)?.version, "900_probe");
     assert.ok(versions.some((v) => v.version === "001_dex_api_keys"));
     await db2.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("transaction rolls back when the callback throws", async () => {

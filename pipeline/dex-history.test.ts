@@ -7,8 +7,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -19,6 +17,7 @@ import type { DexOrderQuery } from "./service";
 import { DEX_OPEN_STATUSES } from "./service";
 import { openHistoryCrashService } from "./testing/history-crash-child";
 import { TEST_MARKET as market, historyMatcher, testInput } from "./testing/matcher";
+import { withTempDir } from "../test/support/temp-dir";
 
 async function openService(dir: string, reference: DexState) {
   const { svc, state } = await historyMatcher(dir);
@@ -28,8 +27,7 @@ async function openService(dir: string, reference: DexState) {
 }
 
 test("finished orders leave memory for the history; every read answers as a state that keeps everything, before and after a restart", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "dex-history-"));
-  try {
+  await withTempDir("dex-history-", async (dir) => {
     const traders = [0, 1, 2].map(() => privateKeyToAccount(generatePrivateKey()));
     const [a, b, c] = traders;
     const reference = new DexState({ history: createMemoryDexHistory() });
@@ -145,9 +143,7 @@ test("finished orders leave memory for the history; every read answers as a stat
     assert.equal(second.state.history.get(unsettledTaker)?.status, "filled");
     await second.svc.close();
     await second.state.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 function runChild(
@@ -189,8 +185,7 @@ function runChild(
 }
 
 test("kill -9 at random points with journal snapshots every 40 records: every acknowledged order is read back, from memory or the history, settled fills settled", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "dex-history-crash-"));
-  try {
+  await withTempDir("dex-history-crash-", async (dir) => {
     const acked: string[] = [];
     const batches: { fromSeq: number; toSeq: number; txHash: Hex }[] = [];
     const PER_ROUND = 240;
@@ -225,7 +220,5 @@ test("kill -9 at random points with journal snapshots every 40 records: every ac
     assert.ok(fromHistory > acked.length / 2, `${fromHistory} of ${acked.length} orders read from the history`);
     await svc.close();
     await state.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

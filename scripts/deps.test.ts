@@ -5,9 +5,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { withTempDir } from "../test/support/temp-dir";
 
 const root = join(__dirname, "..");
 const CONFIG = join(root, ".dependency-cruiser.cjs");
@@ -152,9 +152,8 @@ const EXPECTED = [
   "production-no-dev-packages: api/uses-dev.ts -> npm:fast-check",
 ].sort();
 
-test("deps: each layout rule catches its wrong import in a fixture tree, and the allowed imports pass", () => {
-  const dir = mkdtempSync(join(tmpdir(), "deps-fixture-"));
-  try {
+test("deps: each layout rule catches its wrong import in a fixture tree, and the allowed imports pass", async () => {
+  await withTempDir("deps-fixture-", async (dir) => {
     for (const [name, text] of Object.entries(FIXTURE)) {
       mkdirSync(dirname(join(dir, name)), { recursive: true });
       writeFileSync(join(dir, name), text);
@@ -197,9 +196,7 @@ test("deps: each layout rule catches its wrong import in a fixture tree, and the
     const layoutShown = new Set(EXPECTED.map((e) => e.split(":")[0]));
     const notShown = rules.filter((n) => !layoutShown.has(n) && !/^layout-/.test(n));
     assert.deepEqual(notShown, [], "a named rule without a failing fixture");
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("deps: the real tree breaks no rule beyond the known violations, each of which still exists", (t) => {

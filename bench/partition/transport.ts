@@ -2,7 +2,7 @@
 // in process, then the same service served on NATS (a one-node nats-server on 127.0.0.1) and reached through the
 // RoutedDexService (request/reply on the partition's subject). Wallet-signed orders, signed before the clock starts; one at a time
 // (latency) and 32 in flight (throughput). `npx tsx bench/partition/transport.ts [orders]` (default 4,000).
-import { randomUUID } from "node:crypto";
+import { limitIntent } from "../../pipeline/testing/orders";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -44,17 +44,7 @@ async function orders(n: number, nonceFrom: bigint): Promise<PlaceOrderRequest[]
     };
     out.push({
       kind: "signed",
-      orderId: randomUUID(),
-      clientOrderId: randomUUID(),
-      symbol: m.symbol,
-      side: "buy",
-      type: "limit",
-      timeInForce: "gtc",
-      priceTicks,
-      triggerPriceTicks: null,
-      sizeLots: 1n,
-      expiresAtMs: null,
-      receivedAtMs: Date.now(),
+      ...limitIntent(m.symbol, "buy", priceTicks, 1n),
       trader: trader.address,
       order,
       signature: await signOrder(trader, SETTLEMENT_DOMAIN, order),

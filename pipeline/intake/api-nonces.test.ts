@@ -3,10 +3,7 @@
 // an accepted order or the chain used, never below the on-chain minimum, never past 2^64 - 1.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { limitIntent } from "../testing/orders";
 import type { Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { agentAccount, type AgentAccount } from "./agent-signer";
@@ -26,6 +23,7 @@ import {
   testMatcher,
 } from "../testing/matcher";
 import type { Pipeline } from "../pipeline";
+import { withTempDir } from "../../test/support/temp-dir";
 
 // ------------------------------------------------------------------ the allocator alone
 
@@ -130,17 +128,7 @@ async function open(dir: string) {
 
 const bid = (trader: Address, agent: AgentAccount, priceTicks = 200_000n): PlaceApiKeyOrderRequest => ({
   kind: "api_key",
-  orderId: randomUUID(),
-  clientOrderId: randomUUID(),
-  symbol: "WETH-USD",
-  side: "buy",
-  type: "limit",
-  timeInForce: "gtc",
-  priceTicks,
-  triggerPriceTicks: null,
-  sizeLots: 1n,
-  expiresAtMs: null,
-  receivedAtMs: Date.now(),
+  ...limitIntent("WETH-USD", "buy", priceTicks, 1n),
   trader,
   apiKeyId: "key-1",
   agent,
@@ -156,12 +144,22 @@ function fundAndApprove(svc: MatcherService, a: { trader: Address; agent: AgentA
   svc.agentApproved(a.trader, a.agent.address, BigInt(Math.floor(Date.now() / 1000) + 86_400));
 }
 
-test("API-key orders of one account get consecutive nonces from 2^63; a restart continues after the highest used", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "api-nonces-"));
-  try {
+/** Runs `fn` over a DEX service in a temporary directory (open()) with an account holding the quote of
+ *  `bids` 1-lot bids at 200,000 ticks, its agent approved. */
+async function withFundedAccount(
+  bids: bigint,
+  fn: (a: ReturnType<typeof account>, s: Awaited<ReturnType<typeof open>>, dir: string) => Promise<void>,
+): Promise<void> {
+  await withTempDir("api-nonces-", async (dir) => {
     const a = account();
-    const first = await open(dir);
-    fundAndApprove(first.svc, a, 1_000n * lockOf(200_000n));
+    const s = await open(dir);
+    fundAndApprove(s.svc, a, bids * lockOf(200_000n));
+    await fn(a, s, dir);
+  });
+}
+
+test("API-key orders of one account get consecutive nonces from 2^63; a restart continues after the highest used", async () => {
+  await withFundedAccount(1_000n, async (a, first, dir) => {
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) {
       const o = await first.dex.placeOrder(bid(a.trader, a.agent));
@@ -186,17 +184,11 @@ test("API-key orders of one account get consecutive nonces from 2^63; a restart 
     assert.equal(second.nonceOf(next.orderId), BASE + 10n);
     assert.equal(second.nonceOf((await second.dex.placeOrder(bid(a.trader, a.agent))).orderId), BASE + 11n);
     await second.svc.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("concurrent API-key placements of one account get distinct, dense nonces", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "api-nonces-"));
-  try {
-    const a = account();
-    const s = await open(dir);
-    fundAndApprove(s.svc, a, 100n * lockOf(200_000n));
+  await withFundedAccount(100n, async (a, s) => {
     const placed = await Promise.all(Array.from({ length: 20 }, () => s.dex.placeOrder(bid(a.trader, a.agent))));
     assert.ok(placed.every((o) => o.status === "open"));
     const nonces = placed.map((o) => s.nonceOf(o.orderId)).sort((x, y) => (x < y ? -1 : 1));
@@ -205,17 +197,11 @@ test("concurrent API-key placements of one account get distinct, dense nonces", 
       Array.from({ length: 20 }, (_, i) => BASE + BigInt(i)),
     );
     await s.svc.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("a refused order's nonce is skipped while running and handed out again after a restart; wallet and on-chain nonces are respected", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "api-nonces-"));
-  try {
-    const a = account();
-    const first = await open(dir);
-    fundAndApprove(first.svc, a, 2n * lockOf(200_000n));
+  await withFundedAccount(2n, async (a, first, dir) => {
     const n0 = first.nonceOf((await first.dex.placeOrder(bid(a.trader, a.agent))).orderId);
     // one unit short of a 1-lot buy at 300,000 ticks: refused before the journal, its nonce (2^63 + 1) skipped
     assert.ok(lockOf(300_000n) > lockOf(200_000n) + 1n);
@@ -241,17 +227,11 @@ test("a refused order's nonce is skipped while running and handed out again afte
     await second.svc.minNonceRaised(a.trader, BASE + 100n);
     assert.equal(second.nonceOf((await second.dex.placeOrder(bid(a.trader, a.agent))).orderId), BASE + 100n);
     await second.svc.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("an account whose on-chain minimum is past the range: the API-key order is refused with INVALID_NONCE, nothing placed", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "api-nonces-"));
-  try {
-    const a = account();
-    const s = await open(dir);
-    fundAndApprove(s.svc, a, 10n * lockOf(200_000n));
+  await withFundedAccount(10n, async (a, s) => {
     await s.svc.minNonceRaised(a.trader, END);
     await assert.rejects(
       s.dex.placeOrder(bid(a.trader, a.agent)),
@@ -259,7 +239,5 @@ test("an account whose on-chain minimum is past the range: the API-key order is 
     );
     assert.equal(s.svc.openOrders(a.trader).length, 0);
     await s.svc.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

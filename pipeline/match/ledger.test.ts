@@ -2,14 +2,12 @@
 // accepted, one unit more is refused; locks, pending withdrawals and a dropped trade's undo count to the unit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { BalanceLedger, buyLockFor, type TradeDelta } from "./ledger";
 import { PRICE_SCALE } from "../../sdk/eip712";
 import { PipelineError } from "../errors";
 import { TEST_MARKET as market, testMatcher, testInput } from "../testing/matcher";
+import { withTempDir } from "../../test/support/temp-dir";
 
 test("available = projected - locked - pending, to the unit", () => {
   const l = new BalanceLedger();
@@ -58,8 +56,7 @@ test("buy lock rounds up: one unit of quote more whenever the product is not exa
 });
 
 test("an order needing exactly the available balance is accepted; one unit short is INSUFFICIENT_BALANCE", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "ledger-"));
-  try {
+  await withTempDir("ledger-", async (dir) => {
     const svc = testMatcher({ journalDir: dir, fees: { makerFeeBps: 0n, takerFeeBps: 0n } });
     await svc.open();
     const [a, b] = [0, 1].map(() => privateKeyToAccount(generatePrivateKey()));
@@ -86,9 +83,7 @@ test("an order needing exactly the available balance is accepted; one unit short
     assert.equal((await svc.placeSigned(await buy())).status, "accepted");
     assert.equal(svc.ledger.available(b.address, market.quoteToken), quote - 1n - lockAt240);
     await svc.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 // ---- the ledger alone: each operation one unit below, at and above its limit ----

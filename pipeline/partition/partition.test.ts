@@ -3,6 +3,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { limitIntent } from "../testing/orders";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,21 +87,24 @@ async function signedBuy(
   } as const;
   return {
     kind: "signed",
-    orderId: randomUUID(),
-    clientOrderId: randomUUID(),
-    symbol: m.symbol,
-    side,
-    type: "limit",
-    timeInForce: "gtc",
-    priceTicks,
-    triggerPriceTicks: null,
-    sizeLots,
-    expiresAtMs: null,
-    receivedAtMs: Date.now(),
+    ...limitIntent(m.symbol, side, priceTicks, sizeLots),
     trader: who.address,
     order,
     signature: await signOrder(who, SETTLEMENT_DOMAIN, order),
   };
+}
+
+/** `agent` whose typed-data signatures are counted (`signed()`). */
+function countingSigns<A extends { signTypedData: (td: never) => Promise<unknown> }>(agent: A) {
+  let n = 0;
+  const counting: A = {
+    ...agent,
+    signTypedData: (async (td: never) => {
+      n++;
+      return agent.signTypedData(td);
+    }) as A["signTypedData"],
+  };
+  return { counting, signed: () => n };
 }
 
 interface Two {
@@ -110,6 +114,16 @@ interface Two {
   servers: PartitionServer[];
   routed: RoutedDexService;
   close(): Promise<void>;
+}
+
+/** Runs `fn` over two partitions and a routed DEX (two()), closed afterwards whatever `fn` does. */
+async function withTwo(fn: (t: Two) => Promise<void>): Promise<void> {
+  const t = await two();
+  try {
+    await fn(t);
+  } finally {
+    await t.close();
+  }
 }
 
 async function two(): Promise<Two> {
@@ -179,8 +193,7 @@ test("a call that is not one, an unknown method or bad params: INVALID_REQUEST, 
 test("routed: each market's orders go to its partition, cross there, and every read answers as one DEX", {
   timeout: 60_000,
 }, async () => {
-  const t = await two();
-  try {
+  await withTwo(async (t) => {
     const events: DexEvent[] = [];
     const off = t.routed.subscribe((e) => events.push(e));
     assert.deepEqual(
@@ -260,16 +273,13 @@ test("routed: each market's orders go to its partition, cross there, and every r
         events.some((e) => e.kind === "order" && e.order.orderId === btcBuy.orderId && e.order.status === "cancelled"),
     );
     off();
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 test("routed: an API-key placement is signed by the API process's agent (the key never crosses), the approval goes through the first partition", {
   timeout: 60_000,
 }, async () => {
-  const t = await two();
-  try {
+  await withTwo(async (t) => {
     const agent = privateKeyToAccount(generatePrivateKey());
     const expiry = BigInt(Math.floor(Date.now() / 1000) + 86_400);
     const typed = await t.routed.prepareAgentApproval(trader.address, agent.address, expiry);
@@ -287,14 +297,7 @@ test("routed: an API-key placement is signed by the API process's agent (the key
     // the memory double keeps approvals per instance: approve on the second too (one chain in production)
     await t.btc.submitAgentApproval(approval, await signAgentApproval(trader, SETTLEMENT_DOMAIN, approval));
 
-    let signed = 0;
-    const counting = {
-      ...agent,
-      signTypedData: (async (td: never) => {
-        signed++;
-        return agent.signTypedData(td);
-      }) as typeof agent.signTypedData,
-    };
+    const { counting, signed } = countingSigns(agent);
     const placed = await t.routed.placeOrder({
       kind: "api_key",
       orderId: randomUUID(),
@@ -312,7 +315,7 @@ test("routed: an API-key placement is signed by the API process's agent (the key
       apiKeyId: "key-1",
       agent: counting,
     });
-    assert.equal(signed, 1);
+    assert.equal(signed(), 1);
     assert.equal(placed.apiKeyId, "key-1");
     assert.equal(t.btc.placeCalls.length, 1);
     const hit = await t.routed.findOrderByClientOrderId(trader.address, "bot-1");
@@ -342,16 +345,13 @@ test("routed: an API-key placement is signed by the API process's agent (the key
       }),
       (e: DexServiceError) => e.code === "AGENT_NOT_APPROVED",
     );
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 test("routed: a partition that is down makes its markets SERVICE_UNAVAILABLE only, and it is used again once back", {
   timeout: 60_000,
 }, async () => {
-  const t = await two();
-  try {
+  await withTwo(async (t) => {
     const resting = await t.routed.placeOrder(await signedBuy(BTC, 30_000n, 1n));
     await t.servers[1].close();
     await waitFor("the routed service to see the partition down", () => !t.routed.partitions[1].up);
@@ -381,9 +381,7 @@ test("routed: a partition that is down makes its markets SERVICE_UNAVAILABLE onl
     await waitFor("the partition up again", () => t.routed.partitions[1].up);
     assert.equal((await t.routed.getOrder(resting.orderId))!.status, "open");
     assert.equal((await t.routed.getBalances(trader.address)).length, 3);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 test("routed: a placement whose answer is late or lost is sent again and placed once; a cancel is not sent again", {
@@ -537,20 +535,12 @@ test("a partition cannot make the API process's agent sign anything but the plac
   ].map((x) => ({ types: {}, primaryType: "Order", ...x }));
   const p = await forgedPartition(forged);
   try {
-    let signed = 0;
-    const agent = privateKeyToAccount(generatePrivateKey());
-    const counting = {
-      ...agent,
-      signTypedData: (async (td: never) => {
-        signed++;
-        return agent.signTypedData(td);
-      }) as typeof agent.signTypedData,
-    };
+    const { counting, signed } = countingSigns(privateKeyToAccount(generatePrivateKey()));
     await assert.rejects(
       p.routed.placeOrder(apiKeyPlacement(counting)),
       (e: DexServiceError) => e.code === "AGENT_NOT_APPROVED",
     );
-    assert.equal(signed, 0);
+    assert.equal(signed(), 0);
     assert.equal(p.answers.filter((a) => "refused" in a).length, forged.length);
   } finally {
     p.close();

@@ -10,7 +10,12 @@ import { DexServiceError } from "../service";
 import { loadConfig } from "../../config";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { contextConfigFor } from "../../scripts/stack/start-stack";
-import { AGENT_APPROVAL_TYPES, getSettlementDomain, signAgentRenouncement } from "../../sdk/eip712";
+import {
+  AGENT_APPROVAL_TYPES,
+  getSettlementDomain,
+  type SettlementDomain,
+  signAgentRenouncement,
+} from "../../sdk/eip712";
 import { dexApiComponent } from "../../scripts/stack/components/dex-api";
 import { createAgentRelayer, GasBudget } from "./agent-relayer";
 import { pipelineComponent } from "../../scripts/stack/components/pipeline";
@@ -25,6 +30,17 @@ const USD = 10n ** 6n;
 
 /** The stack's rule (relayerFundingMinimums): one whole unit of WETH or of USD in Settlement. */
 const minimumsOf = (f: Fixture) => relayerFundingMinimums([f.market], fixtureAssets(f));
+/** The agent relayer (dev account #10) on fixture `f`'s chain, with `budget`. */
+const relayerOn = (f: Fixture, budget = { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n }) =>
+  createAgentRelayer({
+    client: f.client,
+    chainId: f.chainId,
+    rpcUrl: f.chain.rpcUrl,
+    settlement: f.settlement,
+    relayerKey: HARDHAT_DEV_PRIVATE_KEYS[10] as Hex,
+    budget,
+    fundingMinimums: () => minimumsOf(f),
+  });
 
 /** `units` of the fixture's USD deposited in Settlement for `wallet` by the deployer (depositFor). */
 async function fund<W extends { address: Address }>(f: Fixture, wallet: W, units: bigint = USD): Promise<W> {
@@ -36,6 +52,16 @@ async function fund<W extends { address: Address }>(f: Fixture, wallet: W, units
 
 function refusedWith(fn: () => unknown, code: string, reason: string) {
   assert.throws(fn, (e: unknown) => e instanceof DexServiceError && e.code === code && e.details.reason === reason);
+}
+
+/** Runs `fn` over a chain fixture with one trader and its Settlement's EIP-712 domain, stopped afterwards. */
+async function withChain(fn: (f: Fixture, domain: SettlementDomain) => Promise<void>): Promise<void> {
+  const f = await startFixture({ traders: 1 });
+  try {
+    await fn(f, getSettlementDomain(f.chainId, f.settlement));
+  } finally {
+    await f.stop();
+  }
 }
 
 test("gas budget: a wallet's cap and the daily cap hold at their edge; the next UTC day starts afresh; a released reservation frees its wei", () => {
@@ -87,20 +113,9 @@ test("serving components get no deployer key; the agent relayer is dev account #
 test("relayer on a real chain: no contract role, 20 approvals at once all mined, refused ones cost nothing, the wallet budget holds", {
   timeout: 240_000,
 }, async (t) => {
-  const f = await startFixture({ traders: 1 });
-  try {
+  await withChain(async (f, domain) => {
     const abi = settlementAbi;
-    const domain = getSettlementDomain(f.chainId, f.settlement);
-    const relayerKey = HARDHAT_DEV_PRIVATE_KEYS[10] as Hex;
-    const relayer = createAgentRelayer({
-      client: f.client,
-      chainId: f.chainId,
-      rpcUrl: f.chain.rpcUrl,
-      settlement: f.settlement,
-      relayerKey,
-      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
-      fundingMinimums: () => minimumsOf(f),
-    });
+    const relayer = relayerOn(f);
     assert.notEqual(relayer.address, f.deployer.address);
     const admin = (await f.client.readContract({
       address: f.settlement,
@@ -176,15 +191,7 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
 
     // a wallet's budget: a second relayer whose per-wallet cap is one approval's cost
     const perApproval = spent.spentWei / 20n;
-    const tight = createAgentRelayer({
-      client: f.client,
-      chainId: f.chainId,
-      rpcUrl: f.chain.rpcUrl,
-      settlement: f.settlement,
-      relayerKey,
-      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: perApproval * 2n },
-      fundingMinimums: () => minimumsOf(f),
-    });
+    const tight = relayerOn(f, { dailyWei: 10n ** 17n, perOwnerDailyWei: perApproval * 2n });
     const w = await fund(f, privateKeyToAccount(generatePrivateKey()));
     const first = await approvalOf(w, 0n);
     await tight.submit(first.message, first.signature);
@@ -211,42 +218,21 @@ test("relayer on a real chain: no contract role, 20 approvals at once all mined,
       tight.spent().spentWei <= perApproval * 2n + perApproval / 2n,
       "never more than the cap plus the estimate's error",
     );
-  } finally {
-    await f.stop();
-  }
+  });
 });
 
 test("budget exhaustion (#26): fresh unfunded wallets are refused before anything is spent; the funds minimum holds at its edge; a funded wallet still gets its approval", {
   timeout: 240_000,
 }, async () => {
-  const f = await startFixture({ traders: 1 });
-  try {
-    const domain = getSettlementDomain(f.chainId, f.settlement);
-    const relayerKey = HARDHAT_DEV_PRIVATE_KEYS[10] as Hex;
+  await withChain(async (f, domain) => {
     const block = await f.client.getBlock();
     const approvalOf = (wallet: PrivateKeyAccount) => freshAgentApproval(wallet, domain, block.timestamp);
     // one approval's cost, measured by another relayer instance for the fixture's funded trader
-    const probe = createAgentRelayer({
-      client: f.client,
-      chainId: f.chainId,
-      rpcUrl: f.chain.rpcUrl,
-      settlement: f.settlement,
-      relayerKey,
-      budget: { dailyWei: 10n ** 17n, perOwnerDailyWei: 10n ** 15n },
-      fundingMinimums: () => minimumsOf(f),
-    });
+    const probe = relayerOn(f);
     const one = await approvalOf(f.traders[0]);
     const { costWei } = await probe.submit(one.message, one.signature);
     // a budget of one approval and a half: one fresh wallet's approval would be enough to spend it
-    const relayer = createAgentRelayer({
-      client: f.client,
-      chainId: f.chainId,
-      rpcUrl: f.chain.rpcUrl,
-      settlement: f.settlement,
-      relayerKey,
-      budget: { dailyWei: costWei + costWei / 2n, perOwnerDailyWei: 10n ** 15n },
-      fundingMinimums: () => minimumsOf(f),
-    });
+    const relayer = relayerOn(f, { dailyWei: costWei + costWei / 2n, perOwnerDailyWei: 10n ** 15n });
     const balance = await f.client.getBalance({ address: relayer.address });
     const attackers = Array.from({ length: 5 }, () => privateKeyToAccount(generatePrivateKey()));
     for (const a of attackers) {
@@ -283,27 +269,15 @@ test("budget exhaustion (#26): fresh unfunded wallets are refused before anythin
       approval.message.expiry,
     );
     assert.equal(relayer.spent().transactions, 1);
-  } finally {
-    await f.stop();
-  }
+  });
 });
 
 test("renouncements on a real chain: sent with both caps at 0 (never starved by the budget) and charged; a spent one is refused for nothing", {
   timeout: 240_000,
 }, async (t) => {
-  const f = await startFixture({ traders: 1 });
-  try {
+  await withChain(async (f, domain) => {
     const abi = settlementAbi;
-    const domain = getSettlementDomain(f.chainId, f.settlement);
-    const relayer = createAgentRelayer({
-      client: f.client,
-      chainId: f.chainId,
-      rpcUrl: f.chain.rpcUrl,
-      settlement: f.settlement,
-      relayerKey: HARDHAT_DEV_PRIVATE_KEYS[10] as Hex,
-      budget: { dailyWei: 0n, perOwnerDailyWei: 0n },
-      fundingMinimums: () => minimumsOf(f),
-    });
+    const relayer = relayerOn(f, { dailyWei: 0n, perOwnerDailyWei: 0n });
     const [trader] = f.traders;
     const agent = privateKeyToAccount(generatePrivateKey());
     const block = await f.client.getBlock();
@@ -357,9 +331,7 @@ test("renouncements on a real chain: sent with both caps at 0 (never starved by 
     );
     assert.equal(await f.client.getBalance({ address: relayer.address }), balance);
     assert.equal(relayer.spent().transactions, 1);
-  } finally {
-    await f.stop();
-  }
+  });
 });
 
 test("a renouncement the node cannot simulate (unreachable) is SERVICE_UNAVAILABLE, to be retried, not a refusal", async () => {

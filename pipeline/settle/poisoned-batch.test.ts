@@ -231,7 +231,14 @@ test("two poisoned orders in one batch (different errors): both found (the secon
 
 // trader 77 owns several orders of the batch (trades 1, 2, 3 unless named): the error names the trader,
 // simulation finds the order(s)
-for (const c of [
+const TRADER_CASES: {
+  what: string;
+  trades?: SettleableTrade[];
+  owned: Record<number, number>;
+  poison: [number, Poison][];
+  rejected: { hash: Hex; error: string }[][];
+  settled: number[];
+}[] = [
   {
     what: "an error naming a trader with several orders in the batch: only the order that fails alone is rejected",
     // orders 3 (maker of trade 1) and 6 (taker of trade 2) belong to the same trader 77; only order 6 is bad
@@ -275,14 +282,9 @@ for (const c of [
     ],
     settled: [3],
   },
-] satisfies {
-  what: string;
-  trades?: SettleableTrade[];
-  owned: Record<number, number>;
-  poison: [number, Poison][];
-  rejected: { hash: Hex; error: string }[][];
-  settled: number[];
-}[]) {
+];
+
+for (const c of TRADER_CASES) {
   test(c.what, async () => {
     await withDir(async (dir) => {
       const chain = poisonChain(new Map(c.poison));

@@ -3,12 +3,10 @@
 // replays exactly the same decision (the dropped trades never reach the batcher again).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import type { ServiceEvent } from "../match/matcher-service";
 import { TEST_MARKET as market, poisonCast, testMatcher, testInput } from "../testing/matcher";
+import { withTempDir } from "../../test/support/temp-dir";
 
 async function open(dir: string, events?: ServiceEvent[]) {
   const svc = testMatcher({ journalDir: dir });
@@ -18,8 +16,7 @@ async function open(dir: string, events?: ServiceEvent[]) {
 }
 
 test("a rejected order: cancelled with settlement_rejected:<error>, its trades dropped and undone in the ledger, replayed the same after a restart", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "reject-"));
-  try {
+  await withTempDir("reject-", async (dir) => {
     const { seller, poisoner, buyer, fund } = poisonCast();
     const { svc } = await open(dir);
     fund(svc);
@@ -71,14 +68,11 @@ test("a rejected order: cancelled with settlement_rejected:<error>, its trades d
       after,
     );
     await again.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("a crash between the journaled decision and the cancel: the next start cancels the order", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "reject-"));
-  try {
+  await withTempDir("reject-", async (dir) => {
     const [poisoner] = [privateKeyToAccount(generatePrivateKey())];
     const { svc } = await open(dir);
     svc.deposited(poisoner.address, market.baseToken, 10n ** 20n);
@@ -108,7 +102,5 @@ test("a crash between the journaled decision and the cancel: the next start canc
       cancel && cancel.kind === "engine" && cancel.reason === "settlement_rejected:SettlementContractSignatureInvalid",
     );
     await again.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -6,7 +6,7 @@ import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
 import type { OrderType, TimeInForce } from "../../matcher/core/types";
 import type { PlaceSignedInput, TypedOrder } from "../intake/intake";
 import type { MarketSpec } from "../markets";
-import type { PlaceSignedOrderRequest } from "../service";
+import type { DexOrderIntent, PlaceSignedOrderRequest } from "../service";
 
 let nonceCounter = BigInt(Date.now()) * 1000n;
 
@@ -61,6 +61,29 @@ export async function signedInput(
   return { ...typedOrder(m, s), order, signature };
 }
 
+/** What a limit order of `sizeLots` at `priceTicks` carries into the DEX service (fresh ids, received now). */
+export function limitIntent(
+  symbol: string,
+  side: "buy" | "sell",
+  priceTicks: bigint,
+  sizeLots: bigint,
+  timeInForce: DexOrderIntent["timeInForce"] = "gtc",
+): DexOrderIntent {
+  return {
+    orderId: randomUUID(),
+    clientOrderId: randomUUID(),
+    symbol,
+    side,
+    type: "limit",
+    timeInForce,
+    priceTicks,
+    triggerPriceTicks: null,
+    sizeLots,
+    expiresAtMs: null,
+    receivedAtMs: Date.now(),
+  };
+}
+
 /** A wallet-signed limit order as the DEX service takes it, signed by `who` for its own address. */
 export async function signedPlaceRequest(
   who: PrivateKeyAccount,
@@ -83,17 +106,7 @@ export async function signedPlaceRequest(
   });
   return {
     kind: "signed",
-    orderId: randomUUID(),
-    clientOrderId: randomUUID(),
-    symbol: m.symbol,
-    side: s.side,
-    type: "limit",
-    timeInForce,
-    priceTicks: s.priceTicks,
-    triggerPriceTicks: null,
-    sizeLots: s.sizeLots,
-    expiresAtMs: null,
-    receivedAtMs: Date.now(),
+    ...limitIntent(m.symbol, s.side, s.priceTicks, s.sizeLots, timeInForce),
     trader: who.address,
     order: signed.order,
     signature: signed.signature,
