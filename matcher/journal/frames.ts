@@ -29,6 +29,15 @@ export function encodeRecord(record: JournalRecord<unknown, unknown>): Buffer {
   return encodeFrame(JSON.stringify(record));
 }
 
+/** The frame of record `i` (command `c`, meta `m` when given), or the error saying why it cannot be journaled. */
+export function recordFrame(i: number, c: unknown, m: unknown): Buffer | Error {
+  try {
+    return encodeRecord(m === undefined ? { i, c } : { i, c, m });
+  } catch (err) {
+    return new Error(`record cannot be journaled: ${(err as Error).message}`);
+  }
+}
+
 export interface ScanResult<C = Command, M = unknown> {
   records: JournalRecord<C, M>[];
   /** Bytes of whole, valid records from the start of the buffer. */

@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, open, readFile, rename, truncate, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { encodeFrame, encodeRecord, scanRecords, type JournalRecord } from "./frames";
+import { encodeFrame, recordFrame, scanRecords, type JournalRecord } from "./frames";
 import { fsyncDir, listDir, readSnapshotFile, removeFiles, segmentName, writeSnapshotFile } from "./files";
 
 export interface RecoveryReport {
@@ -194,13 +194,8 @@ class FileRecordLog<C, M, S> implements RecordLog<C, M> {
   };
 
   append(c: C, m?: M): Promise<void> {
-    let frame: Buffer;
-    try {
-      frame = encodeRecord(m === undefined ? { i: this.records, c } : { i: this.records, c, m });
-    } catch (err) {
-      return Promise.reject(new Error(`record cannot be journaled: ${(err as Error).message}`));
-    }
-    return this.appendFrame(frame);
+    const frame = recordFrame(this.records, c, m);
+    return frame instanceof Error ? Promise.reject(frame) : this.appendFrame(frame);
   }
 
   snapshot(): Promise<void> {

@@ -19,7 +19,7 @@ import {
   type PubAck,
 } from "@nats-io/jetstream";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
-import { scanRecords, encodeRecord, type JournalRecord } from "../../matcher/journal/frames";
+import { scanRecords, recordFrame, type JournalRecord } from "../../matcher/journal/frames";
 import type { RecordLog, RecordLogOptions } from "../../matcher/journal/log";
 import type { Leadership } from "./lease";
 
@@ -270,13 +270,8 @@ function writer<C, M, S>(
     refusal: () => g.refusal(),
     appendFrame: <T = void>(frame: Buffer, value?: T) => g.appendFrame<T>(frame, value),
     append(c: C, m?: M) {
-      let frame: Buffer;
-      try {
-        frame = encodeRecord(m === undefined ? { i: g.count, c } : { i: g.count, c, m });
-      } catch (err) {
-        return Promise.reject(new Error(`record cannot be journaled: ${(err as Error).message}`));
-      }
-      return g.appendFrame(frame);
+      const frame = recordFrame(g.count, c, m);
+      return frame instanceof Error ? Promise.reject(frame) : g.appendFrame(frame);
     },
     // the stream is the snapshot's replacement here: every start reads it (docs/decisions/pipeline.md)
     snapshot: async () => undefined,

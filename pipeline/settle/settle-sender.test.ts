@@ -83,6 +83,20 @@ function sender(
   return s;
 }
 
+/** Runs `fn` with Date.now frozen at the real now (`t0`) until `fn` moves it (`at(ms)`); the real clock after. */
+async function withClock(fn: (at: (ms: number) => void, t0: number) => Promise<void>): Promise<void> {
+  const realNow = Date.now;
+  let now = realNow();
+  Date.now = () => now;
+  try {
+    await fn((ms) => {
+      now = ms;
+    }, now);
+  } finally {
+    Date.now = realNow;
+  }
+}
+
 describe("settle sender against a fake chain", () => {
   before(async () => {
     chain = await startFakeRpc({ nonce: 7, gasPrice: 1_000_000_001n, nextBatchId: 5n });
@@ -191,19 +205,15 @@ describe("settle sender against a fake chain", () => {
   });
 
   test("the gas price is read again only when older than 2 s (kept at exactly 2,000 ms, re-read at 2,001 ms in the background; waited for past 10 s)", async () => {
-    const realNow = Date.now;
-    let now = realNow();
-    Date.now = () => now;
-    try {
+    await withClock(async (at, t0) => {
       const s = sender();
-      const t0 = now;
       await s.send(5n, ARGS);
       chain.state.gasPrice = 4_000_000_000n;
-      now = t0 + 2_000;
+      at(t0 + 2_000);
       await s.send(6n, ARGS);
       assert.equal(chain.count("eth_gasPrice"), 1);
       assert.equal(chain.sent[1].gasPrice, 1_500_000_001n);
-      now = t0 + 2_001;
+      at(t0 + 2_001);
       // the send does not wait for the new reading: it goes at the old price, the read runs meanwhile
       await s.send(7n, ARGS);
       assert.equal(chain.sent[2].gasPrice, 1_500_000_001n);
@@ -217,19 +227,17 @@ describe("settle sender against a fake chain", () => {
       assert.equal(chain.count("eth_gasPrice"), 2);
       // the new reading is dated: 2,000 ms after it, still kept
       chain.state.gasPrice = 8_000_000_000n;
-      now = t0 + 4_001;
+      at(t0 + 4_001);
       await s.send(id++, ARGS);
       assert.equal(chain.count("eth_gasPrice"), 2);
       assert.equal(chain.sent.at(-1)!.gasPrice, 6_000_000_000n);
       // older than GAS_PRICE_MAX_AGE_MS: the send waits for the reading
       chain.state.gasPrice = 10_000_000_000n;
-      now = t0 + 2_001 + GAS_PRICE_MAX_AGE_MS + 1;
+      at(t0 + 2_001 + GAS_PRICE_MAX_AGE_MS + 1);
       await s.send(id++, ARGS);
       assert.equal(chain.count("eth_gasPrice"), 3);
       assert.equal(chain.sent.at(-1)!.gasPrice, 15_000_000_000n);
-    } finally {
-      Date.now = realNow;
-    }
+    });
   });
 
   test("on a chain with a base fee the price is 1.5 x (latest base fee + 1 gwei tip), and eth_gasPrice is not read", async () => {
@@ -243,10 +251,7 @@ describe("settle sender against a fake chain", () => {
   });
 
   test("a node whose suggestion follows recent tips (Anvil) does not drive the price up: ten refreshes, one price", async () => {
-    const realNow = Date.now;
-    let now = realNow();
-    Date.now = () => now;
-    try {
+    await withClock(async (at) => {
       chain.state.baseFeePerGas = 1_000_000_000n;
       // the node suggests what the last transaction paid, as a tip-following oracle does when we are its only traffic
       chain.onSend = (tx) => {
@@ -256,13 +261,11 @@ describe("settle sender against a fake chain", () => {
       const s = sender();
       for (let i = 0; i < 10; i++) {
         await s.send(5n + BigInt(i), ARGS);
-        now += 2_001;
+        at(Date.now() + 2_001);
       }
       assert.equal(chain.sent.length, 10);
       assert.deepEqual(new Set(chain.sent.map((t) => t.gasPrice)), new Set([3_000_000_000n]));
-    } finally {
-      Date.now = realNow;
-    }
+    });
   });
 
   test("a batch that does not fit the packed layout is fatal, nothing is sent, and the sender stays open", async () => {
