@@ -9,8 +9,6 @@
 //  3. a short security and bad-input smoke through the real wiring.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { crc32 } from "node:zlib";
 import { execFile } from "node:child_process";
@@ -18,8 +16,6 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { createPublicClient, http, type Address, type PrivateKeyAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
-import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { settlementAbi } from "../../sdk/abi";
 import type { MarketSpec } from "../../pipeline/service";
 import { connectWs, type TestWs } from "../../api/testing/ws-client";
@@ -37,8 +33,7 @@ import {
 } from "../../api/testing/client";
 import { settledTradesOf } from "../../sdk/settled-trades";
 import { poll } from "../support/poll";
-import { dexApiUrls, ordersWs } from "../support/dex-stack";
-import { componentHandle } from "../support/test-stack";
+import { dexApiUrls, ordersWs, withDexStack } from "../support/dex-stack";
 
 const PROTO = path.join(__dirname, "..", "..", "proto", "trading.proto");
 const BUF = path.join(__dirname, "..", "..", "node_modules", ".bin", "buf");
@@ -129,18 +124,13 @@ function refused(r: Res, status: number, code: string, reason?: string): void {
 }
 
 test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t) => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "dex-api-e2e-"));
-  let stack: RunningStack | undefined;
-  const sockets: TestWs[] = [];
-  let grpcClient: grpc.Client | undefined;
-  try {
-    const { config } = await createTestConfig(dataDir);
-    stack = await startStack({
-      config,
-      components: defaultComponents(["pipeline", "dex-api"]),
-      onComponentError: "fail",
+  await withDexStack({ prefix: "dex-api-e2e-" }, async ({ config, stack, pipe, defer }) => {
+    const sockets: TestWs[] = [];
+    let grpcClient: grpc.Client | undefined;
+    defer(() => {
+      for (const s of sockets) s.close();
+      grpcClient?.close();
     });
-    const pipe = componentHandle<PipelineHandle>(stack, "pipeline");
     const dexUrls = dexApiUrls(stack);
     const { origin, ws: wsUrl } = dexUrls;
     const m: MarketSpec = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
@@ -645,10 +635,5 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
     await pipe.pipeline.batcher.drain();
     const health = await pipe.health!();
     assert.equal(health.ok, true, health.detail);
-  } finally {
-    for (const s of sockets) s.close();
-    grpcClient?.close();
-    await stack?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });

@@ -5,37 +5,27 @@
 // rejected order echoed price / trigger_price null.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Address, PrivateKeyAccount } from "viem";
-import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
-import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { MarketSpec } from "../../pipeline/service";
 import { connectWs, type TestWs } from "../../api/testing/ws-client";
 import { api, createApiKey, keyHeaders, signedOrderBody, type TestKey } from "../../api/testing/client";
 import { ticksToPriceText, lotsToSizeText } from "../../api/dex/units";
-import { dexApiUrls, ordersWs } from "../support/dex-stack";
-import { componentHandle } from "../support/test-stack";
+import { dexApiUrls, ordersWs, withDexStack } from "../support/dex-stack";
 
 const PROTO = path.join(__dirname, "..", "..", "proto", "trading.proto");
 
 test("GTD, hidden, iceberg and refusals through the real pipeline", { timeout: 180_000 }, async (t) => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "order-features-e2e-"));
-  let stack: RunningStack | undefined;
-  const sockets: TestWs[] = [];
-  let rpc: any;
-  try {
-    const { config } = await createTestConfig(dataDir);
-    stack = await startStack({
-      config,
-      components: defaultComponents(["pipeline", "dex-api"]),
-      onComponentError: "fail",
+  await withDexStack({ prefix: "order-features-e2e-" }, async ({ config, stack, pipe, defer }) => {
+    const sockets: TestWs[] = [];
+    let rpc: any;
+    defer(() => {
+      for (const s of sockets) s.close();
+      rpc?.close();
     });
-    const pipe = componentHandle<PipelineHandle>(stack, "pipeline");
     const urls = dexApiUrls(stack);
     const { origin } = urls;
     const m: MarketSpec = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
@@ -243,10 +233,5 @@ test("GTD, hidden, iceberg and refusals through the real pipeline", { timeout: 1
         assert.equal(past.body.error.code, "INVALID_REQUEST");
       },
     );
-  } finally {
-    for (const s of sockets) s.close();
-    rpc?.close();
-    await stack?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });

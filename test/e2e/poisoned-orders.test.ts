@@ -6,36 +6,24 @@
 // and orders placed afterwards are accepted and settled.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { createWalletClient, defineChain, http, type Address, type Hex, type PrivateKeyAccount } from "viem";
+import { createWalletClient, http, type Address, type Hex, type PrivateKeyAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
-import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { settlementAbi } from "../../sdk/abi";
 import type { MarketSpec } from "../../pipeline/service";
 import { api, signedOrderBody, walletHeaders } from "../../api/testing/client";
 import { getSettlementDomain } from "../../sdk/eip712";
-import { dexApiUrls, watchVenue, wireOrderHash } from "../support/dex-stack";
-import { componentHandle } from "../support/test-stack";
+import { dexApiUrls, watchVenue, wireOrderHash, withDexStack } from "../support/dex-stack";
+import { localChain } from "../../scripts/stack/clients";
 
 test("poisoned orders among honest ones under load: every honest trade settles, the venue never halts", {
   timeout: 300_000,
 }, async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "poisoned-orders-e2e-"));
-  let stack: RunningStack | undefined;
-  let venue: ReturnType<typeof watchVenue> | undefined;
-  try {
-    // hundreds of orders from one address, retried on 429 by the per-trader limits: the per-IP flood guard (1200
-    // a minute) would refuse the reads that follow when the machine is fast (the requests then fit one window)
-    const { config } = await createTestConfig(dataDir, { DEX_IP_RATE_LIMIT: "100000" });
-    stack = await startStack({
-      config,
-      components: defaultComponents(["pipeline", "dex-api"]),
-      onComponentError: "fail",
-    });
-    const pipe = componentHandle<PipelineHandle>(stack, "pipeline");
+  // hundreds of orders from one address, retried on 429 by the per-trader limits: the per-IP flood guard (1200
+  // a minute) would refuse the reads that follow when the machine is fast (the requests then fit one window)
+  const env = { DEX_IP_RATE_LIMIT: "100000" };
+  await withDexStack({ prefix: "poisoned-orders-e2e-", env }, async ({ config, stack, pipe, defer }) => {
+    let venue: ReturnType<typeof watchVenue> | undefined;
+    defer(() => venue?.stop());
     const p = pipe.pipeline;
     const { origin } = dexApiUrls(stack);
     const m: MarketSpec = pipe.dexService.listMarkets().find((x) => x.symbol === "WETH-USD")!;
@@ -49,12 +37,7 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
     const [A, B, C, D] = config.keys.demoTraders
       .slice(0, 4)
       .map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
-    const chain = defineChain({
-      id: chainId,
-      name: "home",
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [stack.chains.home.rpcUrl] } },
-    });
+    const chain = localChain(chainId, stack.chains.home.rpcUrl);
     const walletOf = (acc: PrivateKeyAccount) =>
       createWalletClient({ account: acc, chain, transport: http(stack!.chains.home.rpcUrl) });
     const read = <T>(functionName: string, args: unknown[]) =>
@@ -197,9 +180,5 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
     console.log(
       `poisoned-orders: ${accepted.length} honest orders accepted, ${checked} fills checked on chain, ${p.health().batcher.rejectedOrders} orders rejected by settlement`,
     );
-  } finally {
-    venue?.stop();
-    await stack?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });

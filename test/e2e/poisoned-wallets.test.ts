@@ -23,14 +23,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { createWalletClient, defineChain, http, parseAbi, type Address, type Hex, type PrivateKeyAccount } from "viem";
+import {
+  type Abi,
+  createWalletClient,
+  http,
+  parseAbi,
+  type Address,
+  type Hex,
+  type PrivateKeyAccount,
+  type WalletClient,
+} from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { loadArtifact } from "../../scripts/artifacts";
-import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
-import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { settlementAbi } from "../../sdk/abi";
 import type { MarketSpec } from "../../pipeline/service";
 import { checkSignedOrder, intentOf, parseOrderFields } from "../../api/dex/order-intent";
@@ -48,8 +52,8 @@ import {
 } from "../../api/testing/client";
 import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
-import { dexApiUrls, watchVenue, wireOrderHash } from "../support/dex-stack";
-import { componentHandle } from "../support/test-stack";
+import { dexApiUrls, watchVenue, wireOrderHash, withDexStack } from "../support/dex-stack";
+import { localChain } from "../../scripts/stack/clients";
 
 const Mode = { Owner: 0, Refuse: 1, BurnGas: 3 } as const;
 const walletArtifact = loadArtifact("SettlementTestHostileWallet");
@@ -61,18 +65,13 @@ const tokenAbi = parseAbi([
 test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all between match and settle, under load; honest trades settle, the venue never halts", {
   timeout: 240_000,
 }, async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "poisoned-wallets-e2e-"));
-  let stack: RunningStack | undefined;
-  let venue: ReturnType<typeof watchVenue> | undefined;
-  let release: (() => void) | undefined;
-  try {
-    const { config } = await createTestConfig(dataDir);
-    stack = await startStack({
-      config,
-      components: defaultComponents(["pipeline", "dex-api"]),
-      onComponentError: "fail",
+  await withDexStack({ prefix: "poisoned-wallets-e2e-" }, async ({ config, stack, pipe, defer }) => {
+    let venue: ReturnType<typeof watchVenue> | undefined;
+    let release: (() => void) | undefined;
+    defer(() => {
+      release?.();
+      venue?.stop();
     });
-    const pipe = componentHandle<PipelineHandle>(stack, "pipeline");
     const p = pipe.pipeline;
     const { origin } = dexApiUrls(stack);
     const markets = pipe.dexService.listMarkets();
@@ -86,18 +85,16 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     const [A, B, C, D] = config.keys.demoTraders
       .slice(0, 4)
       .map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
-    const chain = defineChain({
-      id: chainId,
-      name: "home",
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-    });
+    const chain = localChain(chainId, rpcUrl);
     const walletOf = (acc: PrivateKeyAccount) => createWalletClient({ account: acc, chain, transport: http(rpcUrl) });
     const mined = async (hash: Hex) => {
       const r = await p.client.waitForTransactionReceipt({ hash });
       assert.equal(r.status, "success", `transaction ${hash}`);
       return r;
     };
+    /** `functionName(args)` of the contract at `address`, sent by `w`, mined and successful. */
+    const write = async (w: WalletClient, address: Address, a: Abi, functionName: string, args: unknown[]) =>
+      mined(await w.writeContract({ address, abi: a, functionName, args } as never));
     const read = <T>(functionName: string, args: unknown[]) =>
       p.client.readContract({ address: settlement, abi, functionName, args } as never) as Promise<T>;
 
@@ -120,31 +117,10 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     const flipW = await deployWallet();
     const burnW = await deployWallet();
     const fundUsd = 1_000_000n * 10n ** BigInt(mw.quoteDecimals);
-    await mined(
-      await deployer.writeContract({
-        address: usd,
-        abi: tokenAbi,
-        functionName: "mint",
-        args: [deployer.account.address, 3n * fundUsd],
-      }),
-    );
-    await mined(
-      await deployer.writeContract({
-        address: usd,
-        abi: tokenAbi,
-        functionName: "approve",
-        args: [settlement, 3n * fundUsd],
-      }),
-    );
+    await write(deployer, usd, tokenAbi, "mint", [deployer.account.address, 3n * fundUsd]);
+    await write(deployer, usd, tokenAbi, "approve", [settlement, 3n * fundUsd]);
     for (const to of [flipW, burnW, E.address])
-      await mined(
-        await deployer.writeContract({
-          address: settlement,
-          abi,
-          functionName: "depositFor",
-          args: [to, usd, fundUsd],
-        } as never),
-      );
+      await write(deployer, settlement, abi, "depositFor", [to, usd, fundUsd]);
     await mined(await deployer.sendTransaction({ to: E.address, value: 10n ** 18n }));
     const cKey: TestKey = await createApiKey(origin, C);
     await p.syncChain();
@@ -283,50 +259,15 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
       fromBlock: 0n,
     } as never);
     const agent = (agents.at(-1) as unknown as { args: { agent: Address } }).args.agent;
-    await mined(
-      await walletOf(C).writeContract({
-        address: settlement,
-        abi,
-        functionName: "revokeAgent",
-        args: [agent],
-      } as never),
-    );
+    await write(walletOf(C), settlement, abi, "revokeAgent", [agent]);
     const walletAbi = walletArtifact.abi;
-    await mined(
-      await deployer.writeContract({
-        address: flipW,
-        abi: walletAbi,
-        functionName: "setMode",
-        args: [Mode.Refuse, 0n],
-      } as never),
-    );
-    await mined(
-      await deployer.writeContract({
-        address: burnW,
-        abi: walletAbi,
-        functionName: "setMode",
-        args: [Mode.BurnGas, 0n],
-      } as never),
-    );
+    await write(deployer, flipW, walletAbi, "setMode", [Mode.Refuse, 0n]);
+    await write(deployer, burnW, walletAbi, "setMode", [Mode.BurnGas, 0n]);
     const eUsd = await read<bigint>("balanceOf", [E.address, usd]);
-    await mined(
-      await walletOf(E).writeContract({
-        address: settlement,
-        abi,
-        functionName: "requestWithdrawal",
-        args: [usd, eUsd],
-      } as never),
-    );
+    await write(walletOf(E), settlement, abi, "requestWithdrawal", [usd, eUsd]);
     const delay = await read<bigint>("withdrawalDelay", []);
     await p.client.request({ method: "evm_increaseTime", params: [Number(delay)] } as never);
-    await mined(
-      await walletOf(E).writeContract({
-        address: settlement,
-        abi,
-        functionName: "executeWithdrawal",
-        args: [usd],
-      } as never),
-    );
+    await write(walletOf(E), settlement, abi, "executeWithdrawal", [usd]);
     assert.equal(await read<bigint>("balanceOf", [E.address, usd]), 0n);
     await p.syncChain();
     release();
@@ -383,14 +324,7 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     assert.ok(filled >= N, `most honest orders filled (${filled} of ${2 * N})`);
 
     // ---- afterwards: new orders settle, a wallet's too once it answers correctly again
-    await mined(
-      await deployer.writeContract({
-        address: flipW,
-        abi: walletAbi,
-        functionName: "setMode",
-        args: [Mode.Owner, 0n],
-      } as never),
-    );
+    await write(deployer, flipW, walletAbi, "setMode", [Mode.Owner, 0n]);
     const again = await placeForWallet(flipW, wbtcTicks, wbtcLots);
     const dLast = await placeSigned(D, mw, "sell", 100n, wbtcTicks, wbtcLots);
     assert.equal(dLast.r.status, 201, dLast.r.text);
@@ -411,10 +345,5 @@ test("agent revoked, ERC-1271 wallets that flip or burn gas, a withdrawal: all b
     console.log(
       `poisoned-wallets: ${honest.length} honest orders, ${filled} filled and checked on chain, ${p.health().batcher.rejectedOrders} orders rejected by settlement`,
     );
-  } finally {
-    release?.();
-    venue?.stop();
-    await stack?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });

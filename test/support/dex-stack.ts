@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import type { Address, Hex } from "viem";
 import type { RunningStack } from "../../scripts/stack";
+import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
+import { componentHandle, type TestStack, withTestStack } from "./test-stack";
 import { connectWs, type TestWs } from "../../api/testing/ws-client";
 import type { TestKey } from "../../api/testing/client";
 import { signRequest } from "../../api/auth/hmac";
@@ -12,6 +14,20 @@ import { getOrderHash, type SettlementDomain } from "../../sdk/eip712";
 export function dexApiUrls(stack: RunningStack): { origin: string; ws: string; grpc: string } {
   const urls = stack.components.find((c) => c.name === "dex-api")!.handle!.urls!;
   return { origin: urls["dex rest"].replace(/\/v1$/, ""), ws: urls["dex websocket"], grpc: urls["dex grpc"] };
+}
+
+/** Runs `fn` over a stack of the pipeline and the DEX API (withTestStack, `env` overriding the test config),
+ *  with the pipeline's handle. */
+export function withDexStack(
+  o: { prefix: string; env?: Record<string, string> },
+  fn: (s: TestStack & { pipe: PipelineHandle }) => Promise<void>,
+): Promise<void> {
+  return withTestStack(
+    o.prefix,
+    ["pipeline", "dex-api"],
+    (s) => fn({ ...s, pipe: componentHandle<PipelineHandle>(s.stack, "pipeline") }),
+    o.env,
+  );
 }
 
 /** A WebSocket authenticated with API key `k` and subscribed to its orders channel. */

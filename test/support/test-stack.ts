@@ -14,6 +14,8 @@ export interface TestStack {
   dataDir: string;
   /** stops the stack and starts the same components again on the same data (the one stopped at the end) */
   restart(): Promise<RunningStack>;
+  /** `fn` runs at the end, before the stack stops (the last deferred first): sockets and clients a test opened */
+  defer(fn: () => unknown): void;
 }
 
 /** Runs `fn` over a stack of `components` (names as in defaultComponents) on a temporary data dir. */
@@ -25,6 +27,7 @@ export async function withTestStack(
 ): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   let stack: RunningStack | undefined;
+  const deferred: (() => unknown)[] = [];
   try {
     const { config } = await createTestConfig(dataDir, overrides);
     const start = () => startStack({ config, components: defaultComponents(components), onComponentError: "fail" });
@@ -35,8 +38,9 @@ export async function withTestStack(
       stack = await start();
       return stack;
     };
-    await fn({ config, stack, dataDir, restart });
+    await fn({ config, stack, dataDir, restart, defer: (f) => void deferred.push(f) });
   } finally {
+    for (const f of deferred.reverse()) await f();
     await stack?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
