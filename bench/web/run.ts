@@ -12,8 +12,9 @@ import zlib from "node:zlib";
 import { type Browser, chromium } from "playwright-core";
 import { buildWebApp } from "../../web/build";
 import { createTestConfig, defaultComponents, startStack } from "../../scripts/stack";
-import { privateKeyToAccount } from "viem/accounts";
-import { parseUnits, type Hex } from "viem";
+import type { Hex } from "viem";
+import type { MarketsResponse } from "../../sdk";
+import { postLimit, refusals } from "../../test/support/web-browser";
 
 const LOADS = Number(process.env.BENCH_WEB_LOADS ?? 7);
 
@@ -23,60 +24,11 @@ function files(dir: string): string[] {
     .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
-interface Resting {
-  symbol: string;
-  price: string;
-  size: string;
-}
-
-async function restingOrder(rest: string, key: Hex, o: Resting): Promise<void> {
-  const info: any = await (await fetch(`${rest}/v1/markets`)).json();
-  const m = info.markets.find((x: { symbol: string }) => x.symbol === o.symbol);
-  const wallet = privateKeyToAccount(key);
-  const order = {
-    trader: wallet.address,
-    baseToken: m.signed_order.base_token,
-    quoteToken: m.signed_order.quote_token,
-    side: 0,
-    price: parseUnits(o.price, m.signed_order.price_exponent),
-    amount: parseUnits(o.size, m.signed_order.amount_exponent),
-    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
-    nonce: BigInt(Date.now()),
-    flags: 0,
-  };
-  const signature = await wallet.signTypedData({
-    domain: info.eip712.domain,
-    types: info.eip712.types,
-    primaryType: "Order",
-    message: order,
-  });
-  const body = {
-    symbol: o.symbol,
-    side: "buy",
-    type: "limit",
-    price: o.price,
-    size: o.size,
-    order: Object.fromEntries(
-      Object.entries({
-        trader: order.trader,
-        base_token: order.baseToken,
-        quote_token: order.quoteToken,
-        side: 0,
-        price: order.price.toString(),
-        amount: order.amount.toString(),
-        expiry: order.expiry.toString(),
-        nonce: order.nonce.toString(),
-        flags: 0,
-      }),
-    ),
-    signature,
-  };
-  const r = await fetch(`${rest}/v1/orders`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (r.status !== 201) throw new Error(`resting order: ${r.status} ${await r.text()}`);
+/** A resting buy of `key`'s on `symbol` (the book a cold load shows). */
+async function restingOrder(rest: string, key: Hex, symbol: string, price: string, size: string): Promise<void> {
+  const info = (await (await fetch(`${rest}/v1/markets`)).json()) as MarketsResponse;
+  if (!(await postLimit(rest, info, key, symbol, "buy", price, size)))
+    throw new Error(`resting order: ${refusals.last}`);
 }
 
 /** What the first cold load took over the wire (compressed as served) against the bodies' own size. */
@@ -167,8 +119,8 @@ async function main() {
   try {
     const rest = config.urls.dexRest.replace(/\/v1$/, "");
     const key = config.keys.demoTraders[0].privateKey;
-    await restingOrder(rest, key, { symbol: "WETH-USD", price: "1500", size: "0.1" });
-    await restingOrder(rest, key, { symbol: "AAPL-USD", price: "150", size: "1" });
+    await restingOrder(rest, key, "WETH-USD", "1500", "0.1");
+    await restingOrder(rest, key, "AAPL-USD", "150", "1");
     const urls = stack.components.find((c) => c.name === "web")!.handle!.urls!;
     await measure(browser, {
       name: "DEX trading app",

@@ -10,23 +10,21 @@
 // - axe-core: no serious or critical violation at 1280 and 390 px.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Wallet, getBytes } from "ethers";
 import { parseUnits } from "viem";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { api, hmacHeaders } from "../../api/testing/client";
-import type { RunningStack } from "../../scripts/stack";
 import {
   axeCheck,
-  CHROMIUM,
   DESKTOP,
   PHONE,
   postLimit,
   refusals,
   shotsDir,
-  startDexWebStack,
+  withDexWebBrowser,
+  submitOrderForm,
 } from "../support/web-browser";
 
 // the page's globals inside page.evaluate / waitForFunction callbacks (this project compiles without the DOM lib)
@@ -97,13 +95,7 @@ async function placeLimit(page: Page, side: "buy" | "sell", price: string, size:
   await page.selectOption("#order-form select[name=type]", "limit");
   await page.fill("#order-form input[name=price]", price);
   await page.fill("#order-form input[name=size]", size);
-  await page.evaluate(() => (document.getElementById("order-result").dataset.kind = ""));
-  await page.click("#place-order");
-  await page.waitForFunction(
-    () => ["ok", "error"].includes(document.getElementById("order-result").dataset.kind ?? ""),
-    null,
-    { timeout: WAIT },
-  );
+  await submitOrderForm(page, WAIT);
   assert.equal(await page.getAttribute("#order-result", "data-kind"), "ok", (await page.textContent("#order-result"))!);
   return (await page.textContent("#order-result"))!;
 }
@@ -133,20 +125,13 @@ function candles(priceExponent: number, baseDecimals: number) {
 test("the DEX app: a market buy in 3 actions, the phone layout, a wallet session, chart volume and legend, axe", {
   timeout: 480_000,
 }, async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "web-journeys-"));
-  let stack: RunningStack | undefined;
-  let browser: Browser | undefined;
-  try {
-    const started = await startDexWebStack(dataDir);
-    stack = started.stack;
-    const { config, webUrl, rest } = started;
+  await withDexWebBrowser({ prefix: "web-journeys-" }, async ({ config, webUrl, rest, browser }) => {
     const info: any = await (await fetch(`${rest}/v1/markets`)).json();
     const first = info.markets[0];
     const CANDLES = candles(first.signed_order.price_exponent, first.base.decimals);
     const [alice, , carol] = config.keys.demoTraders;
     // the book the landing page opens on: a resting sell to take
     assert.ok(await postLimit(rest, info, carol.privateKey, first.symbol, "sell", "2000", "1"), refusals.last);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
     const pageErrors: string[] = [];
 
     // 1. from the landing page, a market buy: Connect, a size, Place (3 actions), the fill shown within 5 s
@@ -276,9 +261,5 @@ test("the DEX app: a market buy in 3 actions, the phone layout, a wallet session
     assert.equal(await s.evaluate(() => localStorage.getItem("dex.session.v1")), null);
     assert.equal((await keyGet(stored.apiKey, stored.secret)).status, 401, "the ended session's key still works");
     assert.deepEqual(pageErrors, []);
-  } finally {
-    await browser?.close().catch(() => {});
-    await stack?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });

@@ -12,8 +12,8 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { axeCheck } from "../support/web-browser";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { launchChromium, shootAtWidths, shotsDir, submitOrderForm } from "../support/web-browser";
+import type { Browser, Page } from "playwright-core";
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createTestConfig, defaultComponents, startStack, type RunningStack } from "../../scripts/stack";
@@ -30,27 +30,14 @@ declare const window: any;
 declare const sessionStorage: any;
 declare const location: any;
 
-const ROOT = path.join(__dirname, "..", "..");
-const ARTIFACTS = path.join(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, "test-artifacts"), "web-exchange");
-const CHROMIUM = "/usr/bin/chromium";
+const ARTIFACTS = shotsDir("web-exchange");
 const WAIT = 90_000;
 const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 390, height: 844 };
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** Screenshots at desktop and phone widths and the accessibility check at each. */
-async function shoot(page: Page, name: string): Promise<void> {
-  for (const [label, size] of [
-    ["desktop", DESKTOP],
-    ["phone", PHONE],
-  ] as const) {
-    await page.setViewportSize(size);
-    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
-    await axeCheck(page, `${name} at ${label} width`);
-  }
-  await page.setViewportSize(DESKTOP);
-}
+const shoot = (page: Page, name: string) => shootAtWidths(page, ARTIFACTS, name, { desktop: DESKTOP });
 
 async function placeFromPage(
   page: Page,
@@ -62,17 +49,7 @@ async function placeFromPage(
   if (o.side === "BUY" && o.type === "market") await page.click("#by-quantity");
   await page.fill("#quantity", o.quantity);
   if (o.price !== undefined) await page.fill("#limit-price", o.price);
-  await page.evaluate(() => {
-    const r = document.getElementById("order-result")!;
-    r.textContent = "";
-    r.dataset.kind = "";
-  });
-  await page.click("#place-order");
-  await page.waitForFunction(
-    () => ["ok", "error"].includes(document.getElementById("order-result")!.dataset.kind ?? ""),
-    null,
-    { timeout: WAIT },
-  );
+  await submitOrderForm(page, WAIT);
   return {
     kind: (await page.getAttribute("#order-result", "data-kind"))!,
     text: (await page.textContent("#order-result")) ?? "",
@@ -133,7 +110,7 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
     };
     assert.equal((await dex.placeOrder(ask)).status, "open");
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     const ctx = await browser.newContext({ viewport: DESKTOP });
     const page = await ctx.newPage();
     /** the page of `hash` has rendered with its first data (main's data-route) */
@@ -146,7 +123,6 @@ test("the exchange app: log in, browse, buy AAPL, portfolio = API, accreditation
       if (r.method() === "POST" && new URL(r.url()).pathname === "/exchange-api/v1/orders")
         orderPosts.push(r.postData() ?? "");
     });
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
 
     phase("step 1");
     // 1. log in: phone, a code, read from the sandbox outbox as the page's hint says, typed in

@@ -8,25 +8,23 @@
 // serious or critical violation.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { createPublicClient, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { settlementAbi } from "../../sdk/abi";
 import { formatDecimal } from "../../sdk/decimal";
-import type { RunningStack } from "../../scripts/stack";
 import { api, hmacHeaders } from "../../api/testing/client";
 import {
   axeCheck,
-  CHROMIUM,
   DESKTOP,
   PHONE,
   postLimit,
   refusals,
+  shootAtWidths,
   shotsDir,
-  startDexWebStack,
+  submitOrderForm,
+  withDexWebBrowser,
 } from "../support/web-browser";
 
 // the page's globals inside page.evaluate / waitForFunction callbacks (this project compiles without the DOM lib)
@@ -65,17 +63,7 @@ async function placeFromPage(
   if (o.trigger !== undefined) await page.fill("#order-form input[name=trigger_price]", o.trigger);
   await page.fill("#order-form input[name=size]", o.size);
   await page.fill("#order-form input[name=iceberg_visible_size]", o.iceberg ?? "");
-  await page.evaluate(() => {
-    const r = document.getElementById("order-result")!;
-    r.textContent = "";
-    r.dataset.kind = "";
-  });
-  await page.click("#place-order");
-  await page.waitForFunction(
-    () => ["ok", "error"].includes(document.getElementById("order-result")!.dataset.kind ?? ""),
-    null,
-    { timeout: WAIT },
-  );
+  await submitOrderForm(page, WAIT);
   const kind = await page.getAttribute("#order-result", "data-kind");
   const text = await page.textContent("#order-result");
   assert.equal(kind, "ok", `placing ${JSON.stringify(o)}: ${text}`);
@@ -113,22 +101,34 @@ async function trade(
   );
 }
 
+/** What each page showed when the test failed, beside the screenshots. */
+async function showPages(browser: Browser): Promise<void> {
+  for (const [i, ctx] of browser.contexts().entries()) {
+    const page = ctx.pages()[0];
+    if (!page) continue;
+    await page.screenshot({ path: path.join(ARTIFACTS, `failure-${i}.png`), fullPage: true }).catch(() => {});
+    const seen = await page
+      .evaluate(() => ({
+        status: document.getElementById("feed-status")?.textContent,
+        // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered (innerText), what a user reads
+        book: document.getElementById("book")?.innerText,
+        result: document.getElementById("order-result")?.textContent,
+      }))
+      .catch(() => null);
+    console.error(`page ${i}:`, JSON.stringify(seen));
+  }
+}
+
 test("two people trade from the web app; stop, iceberg and a bad amount; screenshots; accessibility", {
   timeout: 480_000,
 }, async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "web-e2e-"));
-  let stack: RunningStack | undefined;
-  let browser: Browser | undefined;
-  try {
-    const started = await startDexWebStack(dataDir);
-    stack = started.stack;
-    const { config, webUrl, rest } = started;
+  const web = { prefix: "web-e2e-", onFailure: showPages };
+  await withDexWebBrowser(web, async ({ config, stack, webUrl, rest, browser }) => {
     const [alice, bob] = config.keys.demoTraders;
     const pub = createPublicClient({ transport: http(stack.chains.home.rpcUrl) });
     const settlement = stack.deployments.home.contracts.Settlement as `0x${string}`;
     const tokens = stack.deployments.home.tokens as Record<string, { address: `0x${string}`; decimals: number }>;
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
     const ctxA = await browser.newContext({ viewport: DESKTOP });
     const ctxB = await browser.newContext({ viewport: DESKTOP });
     const a = await ctxA.newPage();
@@ -473,34 +473,12 @@ test("two people trade from the web app; stop, iceberg and a bad amount; screens
     assert.equal((await hmacGet("/v1/balances")).status, 401);
 
     // 8. screenshots and accessibility at desktop and phone widths
-    await a.screenshot({ path: path.join(ARTIFACTS, "market-desktop.png"), fullPage: true });
-    await axeCheck(a, "desktop");
-    await a.setViewportSize(PHONE);
-    await a.screenshot({ path: path.join(ARTIFACTS, "market-phone.png"), fullPage: true });
-    const overflow = await a.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 1, `the page is ${overflow} px wider than a phone`);
-    await axeCheck(a, "phone");
+    await shootAtWidths(a, ARTIFACTS, "market", {
+      onPhone: async () => {
+        const overflow = await a.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 1, `the page is ${overflow} px wider than a phone`);
+      },
+    });
     assert.deepEqual(pageErrors, []);
-  } catch (err) {
-    // what each page showed when it failed, beside the screenshots
-    for (const [i, ctx] of (browser?.contexts() ?? []).entries()) {
-      const page = ctx.pages()[0];
-      if (!page) continue;
-      await page.screenshot({ path: path.join(ARTIFACTS, `failure-${i}.png`), fullPage: true }).catch(() => {});
-      const seen = await page
-        .evaluate(() => ({
-          status: document.getElementById("feed-status")?.textContent,
-          // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered (innerText), what a user reads
-          book: document.getElementById("book")?.innerText,
-          result: document.getElementById("order-result")?.textContent,
-        }))
-        .catch(() => null);
-      console.error(`page ${i}:`, JSON.stringify(seen));
-    }
-    throw err;
-  } finally {
-    await browser?.close().catch(() => {});
-    await stack?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });

@@ -4,9 +4,10 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import type { Page } from "playwright-core";
-import { createTestConfig, defaultComponents, startStack } from "../../scripts/stack";
-import { parseUnits, type Hex } from "viem";
+import { chromium, type Browser, type Page } from "playwright-core";
+import type { Hex } from "viem";
+import { fromViem, signWalletOrder, type MarketsResponse } from "../../sdk";
+import { componentHandle, type TestStack, withTestStack } from "./test-stack";
 import { privateKeyToAccount } from "viem/accounts";
 
 export const CHROMIUM = "/usr/bin/chromium";
@@ -41,68 +42,91 @@ export async function axeCheck(page: Page, label: string): Promise<void> {
   assert.deepEqual(serious, [], `${label}: axe found ${JSON.stringify(serious)}`);
 }
 
+/** Debian's chromium, headless. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+}
+
+/** Screenshots of the whole page (`dir`/`name`-desktop.png, -phone.png) and the accessibility check at
+ *  desktop and phone widths (`onPhone` checks more at the phone's), back at `desktop` width afterwards. */
+export async function shootAtWidths(
+  page: Page,
+  dir: string,
+  name: string,
+  o: { desktop?: { width: number; height: number }; onPhone?: () => Promise<void> } = {},
+): Promise<void> {
+  const desktop = o.desktop ?? DESKTOP;
+  for (const [label, size] of [
+    ["desktop", desktop],
+    ["phone", PHONE],
+  ] as const) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: path.join(dir, `${name}-${label}.png`), fullPage: true });
+    if (label === "phone") await o.onPhone?.();
+    await axeCheck(page, `${name} at ${label} width`);
+  }
+  await page.setViewportSize(desktop);
+}
+
+/** Places the order the page's form holds (#place-order) and waits until #order-result says ok or error. */
+export async function submitOrderForm(page: Page, timeout: number): Promise<void> {
+  await page.evaluate(() => {
+    const r = document.getElementById("order-result")!;
+    r.textContent = "";
+    r.dataset.kind = "";
+  });
+  await page.click("#place-order");
+  await page.waitForFunction(
+    () => ["ok", "error"].includes(document.getElementById("order-result")!.dataset.kind ?? ""),
+    null,
+    { timeout },
+  );
+}
+
 /** The last refusal postLimit met (for a failing assertion's message). */
 export const refusals = { last: "" };
 
 /** A limit order signed by `key` and posted straight to the DEX API; true when accepted. */
 export async function postLimit(
   restOrigin: string,
-  info: any,
+  info: MarketsResponse,
   key: Hex,
   symbol: string,
   side: "buy" | "sell",
   price: string,
   size: string,
 ): Promise<boolean> {
-  const m = info.markets.find((x: { symbol: string }) => x.symbol === symbol);
-  const wallet = privateKeyToAccount(key);
-  const so = m.signed_order;
-  const order = {
-    trader: wallet.address,
-    baseToken: so.base_token,
-    quoteToken: so.quote_token,
-    side: side === "buy" ? 0 : 1,
-    price: parseUnits(price, so.price_exponent),
-    amount: parseUnits(size, so.amount_exponent),
-    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
-    nonce: BigInt(Date.now()) * 1024n + BigInt(Math.floor(Math.random() * 1024)),
-    flags: 0,
-  };
-  const signature = await wallet.signTypedData({
-    domain: info.eip712.domain,
-    types: info.eip712.types,
-    primaryType: "Order",
-    message: order,
-  });
-  const wire = {
-    trader: order.trader,
-    base_token: order.baseToken,
-    quote_token: order.quoteToken,
-    side: order.side,
-    price: order.price.toString(),
-    amount: order.amount.toString(),
-    expiry: order.expiry.toString(),
-    nonce: order.nonce.toString(),
-    flags: 0,
-  };
+  const body = await signWalletOrder(fromViem(privateKeyToAccount(key)), info, { symbol, side, price, size });
   const r = await fetch(`${restOrigin}/v1/orders`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ symbol, side, type: "limit", price, size, order: wire, signature }),
+    body: JSON.stringify(body),
   });
   if (r.status !== 201) refusals.last = `${symbol} ${side}: ${r.status} ${await r.text()}`;
   return r.status === 201;
 }
 
-/** A stack with the pipeline, the DEX API and the web server in `dataDir`: the trading app's and the DEX
- *  API's origins. */
-export async function startDexWebStack(dataDir: string) {
-  const { config } = await createTestConfig(dataDir);
-  const stack = await startStack({
-    config,
-    components: defaultComponents(["pipeline", "dex-api", "web"]),
-    onComponentError: "fail",
+/** A stack with the pipeline, the DEX API and the web server, and a browser: `fn` gets the trading app's and
+ *  the DEX API's origins; `onFailure` sees the browser when `fn` throws (to show what each page showed). */
+export async function withDexWebBrowser(
+  o: { prefix: string; onFailure?: (browser: Browser) => Promise<void> },
+  fn: (s: TestStack & { webUrl: string; rest: string; browser: Browser }) => Promise<void>,
+): Promise<void> {
+  await withTestStack(o.prefix, ["pipeline", "dex-api", "web"], async (s) => {
+    const web = componentHandle<{ urls: Record<string, string> }>(s.stack, "web");
+    const browser = await launchChromium();
+    try {
+      await fn({
+        ...s,
+        webUrl: web.urls["trading app"].replace(/\/$/, ""),
+        rest: s.config.urls.dexRest.replace(/\/v1$/, ""),
+        browser,
+      });
+    } catch (err) {
+      await o.onFailure?.(browser);
+      throw err;
+    } finally {
+      await browser.close().catch(() => {});
+    }
   });
-  const webUrl = stack.components.find((c) => c.name === "web")!.handle!.urls!["trading app"].replace(/\/$/, "");
-  return { config, stack, webUrl, rest: config.urls.dexRest.replace(/\/v1$/, "") };
 }
