@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { network } from "hardhat";
 import {
+  type Abi,
   createPublicClient,
   createWalletClient,
   custom,
@@ -17,6 +18,7 @@ import {
   type Address,
   type EIP1193Provider,
   type Hex,
+  type WalletClient,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { demoTokenAbi, settlementAbi } from "../../sdk/abi";
@@ -44,6 +46,9 @@ describe("Settlement on a fork of the home chain", () => {
     assert.equal(r.status, "success", `transaction ${hash} reverted`);
     return r;
   };
+  /** `functionName(args)` of the contract at `address`, sent by `w`, mined and successful. */
+  const write = async (w: WalletClient, address: Address, abi: Abi, functionName: string, args: unknown[]) =>
+    send(await w.writeContract({ address, abi, functionName, args, chain: null } as never));
   /** Impersonates `address` on the fork, with gas money. */
   const impersonate = async (address: Address) => {
     await rpc("hardhat_impersonateAccount", [address]);
@@ -98,34 +103,10 @@ describe("Settlement on a fork of the home chain", () => {
         abi: demoTokenAbi,
         functionName: "owner",
       })) as Address;
-      await send(
-        await (await impersonate(owner)).writeContract({
-          address: token,
-          abi: demoTokenAbi,
-          functionName: "mint",
-          args: [to, amount],
-          chain: null,
-        }),
-      );
+      await write(await impersonate(owner), token, demoTokenAbi, "mint", [to, amount]);
       const trader = await impersonate(to); // a fresh key has no ETH: gas money, and send as it without its key
-      await send(
-        await trader.writeContract({
-          address: token,
-          abi: erc20Abi,
-          functionName: "approve",
-          args: [settlement, amount],
-          chain: null,
-        }),
-      );
-      await send(
-        await trader.writeContract({
-          address: settlement,
-          abi: settlementAbi,
-          functionName: "deposit",
-          args: [token, amount],
-          chain: null,
-        }),
-      );
+      await write(trader, token, erc20Abi, "approve", [settlement, amount]);
+      await write(trader, settlement, settlementAbi, "deposit", [token, amount]);
     }
     const bal = (a: Address, t: Address) =>
       publicClient.readContract({
@@ -189,15 +170,7 @@ describe("Settlement on a fork of the home chain", () => {
       functionName: "nextBatchId",
     })) as bigint;
     const opWallet = await impersonate(operator);
-    const receipt = await send(
-      await opWallet.writeContract({
-        address: settlement,
-        abi: settlementAbi,
-        functionName: "settlePacked",
-        args: [batchId, batch],
-        chain: null,
-      }),
-    );
+    const receipt = await write(opWallet, settlement, settlementAbi, "settlePacked", [batchId, batch]);
     assert.ok(receipt.logs.length > 0, "settlePacked emitted its events");
     assert.equal(
       await publicClient.readContract({ address: settlement, abi: settlementAbi, functionName: "nextBatchId" }),
@@ -214,27 +187,19 @@ describe("Settlement on a fork of the home chain", () => {
     assert.equal(await bal(buyer.address, weth), base - feeFor(base, takerFeeBps));
     assert.equal(await bal(buyer.address, usd), 0n);
 
+    /** The same batch again as the next batch id, simulated as sent by `account`. */
+    const settleAgainAs = (account: Address) =>
+      publicClient.simulateContract({
+        address: settlement,
+        abi: settlementAbi,
+        functionName: "settlePacked",
+        args: [batchId + 1n, batch],
+        account,
+      });
     // The same orders again: fully filled, so the batch must revert (the fork enforces the real rules).
-    await assert.rejects(
-      publicClient.simulateContract({
-        address: settlement,
-        abi: settlementAbi,
-        functionName: "settlePacked",
-        args: [batchId + 1n, batch],
-        account: operator,
-      }),
-    );
+    await assert.rejects(settleAgainAs(operator));
     // A non-operator cannot settle.
-    await assert.rejects(
-      publicClient.simulateContract({
-        address: settlement,
-        abi: settlementAbi,
-        functionName: "settlePacked",
-        args: [batchId + 1n, batch],
-        account: seller.address,
-      }),
-      /AccessControlUnauthorizedAccount/,
-    );
+    await assert.rejects(settleAgainAs(seller.address), /AccessControlUnauthorizedAccount/);
   });
 
   it("leaves the live chain untouched", async () => {
