@@ -10,14 +10,16 @@
 import { restrictionEndMs } from "../../api/exchange/orders/resale";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createPublicClient, createWalletClient, defineChain, http, parseEventLogs, type Address } from "viem";
+import { createPublicClient, createWalletClient, http, parseEventLogs, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { assetTokenAbi, eligibilityRegistryAbi, settlementAbi } from "../../sdk/abi";
 import { dexServiceOf, withTestStack } from "../support/test-stack";
+import { localChain } from "../../scripts/stack/clients";
 import { waitFor, loginExchange } from "./exchange-session";
 import type { ExchangeApiHandle } from "../../scripts/stack/components/exchange-api";
 import type { DexService, MarketSpec } from "../../pipeline/service";
 import { signedPlaceRequest } from "../../pipeline/testing/orders";
+import { contractReader } from "../support/contract-reader";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -28,12 +30,7 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     const iam = config.urls.identity;
     const api = config.urls.exchangeApi;
     const home = stack.deployments.home;
-    const chain = defineChain({
-      id: home.chainId,
-      name: "home",
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [config.chains.home.rpcUrl] } },
-    });
+    const chain = localChain(home.chainId, config.chains.home.rpcUrl);
     const client = createPublicClient({ chain, transport: http(config.chains.home.rpcUrl), pollingInterval: 50 });
     const dex: DexService = dexServiceOf(stack);
     const exchange = stack.components.find((c) => c.name === "exchange-api")!.handle as ExchangeApiHandle;
@@ -42,13 +39,7 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     assert.ok(registry, "the registry is deployed");
     const settlement = home.contracts.Settlement as Address;
     const cnts = home.tokens.CNTS.address as Address; // Reg CF: a 12-month hold, accredited buyers exempt
-    const read = <T>(functionName: string, args: unknown[]) =>
-      client.readContract({
-        address: registry,
-        abi: eligibilityRegistryAbi,
-        functionName,
-        args,
-      } as never) as Promise<T>;
+    const read = contractReader(client, registry, eligibilityRegistryAbi);
 
     const login = (phone: string) => loginExchange(iam, api, phone);
 
