@@ -27,6 +27,13 @@ async function openN(dir: string, extra: Partial<RecordLogOptions<N, string, num
   return { log, seen, restored: () => restored };
 }
 
+/** The records' numbers as a reopen of `dir` reads them (the log closed again). */
+async function numbersAfterReopen(dir: string): Promise<number[]> {
+  const r = await openN(dir);
+  await r.log.close();
+  return r.seen.map((x) => x.c.n);
+}
+
 test("records survive a reopen with their meta; a torn last record is cut off and appends continue cleanly", () =>
   withDir(async (dir) => {
     const a = await openN(dir);
@@ -39,12 +46,7 @@ test("records survive a reopen with their meta; a torn last record is cut off an
     assert.equal(b.log.recovery.truncatedBytes, 11);
     await b.log.append({ n: 4 });
     await b.log.close();
-    const c = await openN(dir);
-    assert.deepEqual(
-      c.seen.map((r) => r.c.n),
-      [1, 2, 4],
-    );
-    await c.log.close();
+    assert.deepEqual(await numbersAfterReopen(dir), [1, 2, 4]);
   }));
 
 test("appends made while a write is on its way to disk resolve in order; close keeps what is pending, later appends are refused", () =>

@@ -146,6 +146,11 @@ test("balances are per account and token, whatever the address case", () => {
   assert.deepEqual(l.entries(), [{ account: A.toLowerCase(), token: QUOTE.toLowerCase(), projected: 10n }]);
 });
 
+/** A's BASE: what is locked and what is available. */
+function assertBase(l: BalanceLedger, want: { locked: bigint; available: bigint }): void {
+  assert.deepEqual({ locked: l.lockedOf(A, BASE), available: l.available(A, BASE) }, want);
+}
+
 test("unlock releases exactly what was locked; unlocking everything leaves nothing locked", () => {
   const l = new BalanceLedger();
   l.deposited(A, BASE, 10n);
@@ -153,11 +158,9 @@ test("unlock releases exactly what was locked; unlocking everything leaves nothi
   assert.equal(l.available(A, BASE), 0n);
   assert.equal(funds(l, A, BASE, 1n), false);
   l.unlock(A, { token: BASE, amount: 1n });
-  assert.equal(l.lockedOf(A, BASE), 9n);
-  assert.equal(l.available(A, BASE), 1n);
+  assertBase(l, { locked: 9n, available: 1n });
   l.unlock(A, { token: BASE, amount: 9n });
-  assert.equal(l.lockedOf(A, BASE), 0n);
-  assert.equal(l.available(A, BASE), 10n);
+  assertBase(l, { locked: 0n, available: 10n });
 });
 
 test("unlocking more than is locked is not hidden: locked goes negative and available exceeds the balance", () => {
@@ -167,11 +170,9 @@ test("unlocking more than is locked is not hidden: locked goes negative and avai
   l.deposited(A, BASE, 10n);
   l.lock(A, { token: BASE, amount: 5n });
   l.unlock(A, { token: BASE, amount: 6n });
-  assert.equal(l.lockedOf(A, BASE), -1n);
-  assert.equal(l.available(A, BASE), 11n);
+  assertBase(l, { locked: -1n, available: 11n });
   l.lock(A, { token: BASE, amount: 1n });
-  assert.equal(l.lockedOf(A, BASE), 0n);
-  assert.equal(l.available(A, BASE), 10n);
+  assertBase(l, { locked: 0n, available: 10n });
 });
 
 test("pending withdrawal: one request per account and token, replaced, cancelled, executed", () => {

@@ -27,39 +27,18 @@ function withOptions(register) {
   };
 }
 
-const shim = {
-  get test() {
-    return withOptions(globalThis.it);
-  },
-  get it() {
-    return withOptions(globalThis.it);
-  },
-  get describe() {
-    return globalThis.describe;
-  },
-  get suite() {
-    return globalThis.describe;
-  },
-  get before() {
-    return globalThis.before;
-  },
-  get after() {
-    return globalThis.after;
-  },
-  get beforeEach() {
-    return globalThis.beforeEach;
-  },
-  get afterEach() {
-    return globalThis.afterEach;
-  },
+// mocha's globals exist only once mocha has loaded, after this file: each is read when a test file asks for it.
+const shim = {};
+const fromMocha = {
+  test: () => withOptions(globalThis.it),
+  it: () => withOptions(globalThis.it),
+  // \`import test from "node:test"\` (the default export) is the same function.
+  default: () => withOptions(globalThis.it),
+  describe: () => globalThis.describe,
+  suite: () => globalThis.describe,
 };
-// `import test from "node:test"` (the default export) is the same function.
-Object.defineProperty(shim, "default", {
-  get() {
-    return withOptions(globalThis.it);
-  },
-  enumerable: true,
-});
+for (const hook of ["before", "after", "beforeEach", "afterEach"]) fromMocha[hook] = () => globalThis[hook];
+for (const [name, get] of Object.entries(fromMocha)) Object.defineProperty(shim, name, { get, enumerable: true });
 
 const load = Module._load;
 Module._load = function (request, parent, isMain) {
