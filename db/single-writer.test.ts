@@ -80,15 +80,29 @@ const holders = async (name: string) => {
   }
 };
 
+/** Writer a holding the lock `name` and writer b standing by (connected), both closed after `fn`. */
+async function withHolderAndStandby(
+  t: ReturnType<typeof timeline>,
+  name: string,
+  fn: (a: SingleWriter, b: SingleWriter) => Promise<void>,
+): Promise<void> {
+  const a = await startSingleWriter(t.writer("a", name));
+  await until("a writes", () => a.state() === "writing");
+  const b = await startSingleWriter(t.writer("b", name));
+  try {
+    await until("b stands by (connected)", () => b.backendPid() !== undefined);
+    await fn(a, b);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+}
+
 test("two writers on one database: exactly one writes; closing it hands over to the other, which starts after it stopped", {
   timeout: 120_000,
 }, async () => {
   const t = timeline();
-  const a = await startSingleWriter(t.writer("a", "t1"));
-  await until("a writes", () => a.state() === "writing");
-  const b = await startSingleWriter(t.writer("b", "t1"));
-  try {
-    await until("b stands by (connected)", () => b.backendPid() !== undefined);
+  await withHolderAndStandby(t, "t1", async (a, b) => {
     // b keeps trying: still standing by after several of its tries and several of a's renewals
     const pid = a.backendPid();
     for (let i = 0; i < 5; i++) {
@@ -116,10 +130,7 @@ test("two writers on one database: exactly one writes; closing it hands over to 
     });
     await until("the other name's writer writes", () => other.state() === "writing");
     await other.close();
-  } finally {
-    await a.close();
-    await b.close();
-  }
+  });
   assert.deepEqual(t.events.at(-1), { who: "b", what: "stop" });
   assert.deepEqual(t.violations, []);
   assert.deepEqual(await holders("t1"), [], "closed: the lock is free");
@@ -159,11 +170,7 @@ test("the holder's lock connection ended by the server: it stops writing; one wr
   timeout: 120_000,
 }, async () => {
   const t = timeline();
-  const a = await startSingleWriter(t.writer("a", "t3"));
-  await until("a writes", () => a.state() === "writing");
-  const b = await startSingleWriter(t.writer("b", "t3"));
-  try {
-    await until("b stands by (connected)", () => b.backendPid() !== undefined);
+  await withHolderAndStandby(t, "t3", async (a, b) => {
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
     try {
@@ -181,10 +188,7 @@ test("the holder's lock connection ended by the server: it stops writing; one wr
       { who: "a", what: "stop" },
     ]);
     assert.deepEqual(t.violations, []);
-  } finally {
-    await a.close();
-    await b.close();
-  }
+  });
 });
 
 /** A TCP proxy to the server that can go silent: every byte dropped both ways, no close passed on. */
