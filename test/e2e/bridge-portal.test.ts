@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { axeCheck } from "../support/web-browser";
+import { CHROMIUM, shootAtWidths, shotsDir } from "../support/web-browser";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -31,23 +31,10 @@ import {
 declare const document: any;
 declare const window: any;
 
-const ROOT = path.join(__dirname, "..", "..");
-const ARTIFACTS = path.join(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, "test-artifacts"), "bridge-portal");
-const CHROMIUM = "/usr/bin/chromium";
-const PHONE = { width: 390, height: 844 };
+const ARTIFACTS = shotsDir("bridge-portal");
 const HOSTS = ["tenant-a.test", "tenant-b.test", "nobody.test"];
 
-async function shoot(page: Page, name: string): Promise<void> {
-  for (const [label, size] of [
-    ["desktop", DESKTOP],
-    ["phone", PHONE],
-  ] as const) {
-    await page.setViewportSize(size);
-    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
-    await axeCheck(page, `${name} at ${label} width`);
-  }
-  await page.setViewportSize(DESKTOP);
-}
+const shoot = (page: Page, name: string) => shootAtWidths(page, ARTIFACTS, name, { desktop: DESKTOP });
 
 /** Records every rendering of the timeline ("step:state,..."), from now on. */
 async function recordTimeline(page: Page): Promise<void> {
@@ -149,7 +136,6 @@ test("the tenant portal: branding per hostname; a deposit signed in the page, st
   skip: !fs.existsSync(CHROMIUM) && "no /usr/bin/chromium",
 }, async (tc) => {
   const t0 = Date.now();
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bridge-portal-e2e-"));
   let stack: RunningStack | undefined;
   let browser: Browser | undefined;
