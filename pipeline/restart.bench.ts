@@ -13,22 +13,17 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import type { Hex } from "viem";
-import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import type { MatcherService } from "./match/matcher-service";
 import type { Order } from "../sdk/eip712";
 import { typedOrder } from "./testing/orders";
 import { TEST_MARKET as market, testDigest as digest, historyMatcher } from "./testing/matcher";
 import type { PlaceSignedInput } from "./intake/intake";
+import { signDigestHex } from "./intake/recover";
 import type { SettleableTrade } from "./settle/batcher";
 import type { DexState } from "./dex-service";
 import type { DexHistory } from "./dex-history";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../config/dev-accounts";
 import { privateKeyToAccount } from "viem/accounts";
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const native = require("secp256k1/bindings") as {
-  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
-};
 
 const traders = [4, 5, 6, 7].map((k) => ({
   key: HARDHAT_DEV_PRIVATE_KEYS[k] as Hex,
@@ -95,11 +90,10 @@ async function fill(dir: string, n: number): Promise<void> {
       nonce: BigInt(i + 1),
       flags: 0,
     };
-    const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(traders[k].key.slice(2)));
     const input: PlaceSignedInput = {
       ...typedOrder(market, { priceTicks: PRICE_TICKS, sizeLots: 2n }),
       order,
-      signature: `0x${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}` as Hex,
+      signature: signDigestHex(digest(order), traders[k].key),
     };
     const orderId = randomUUID();
     pending.push(

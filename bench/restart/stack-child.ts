@@ -6,18 +6,12 @@
 //   BENCH_RESTART_MODE=restart: start on that data dir, place one order and poll /health, report the times
 //                               (ms since this process started), the RSS and what was replayed, stop.
 // Reports over IPC ({type: "result", ...}); the parent kills it on failure.
-import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import type { Address, Hex } from "viem";
 import { loadConfig } from "../../config";
 import { beginStack } from "../../scripts/stack/begin";
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { Order } from "../../sdk/eip712";
 import type { PlaceSignedInput } from "../../pipeline/intake/intake";
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const native = require("secp256k1/bindings") as {
-  ecdsaSign(msg: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number };
-};
 
 const MODE = process.env.BENCH_RESTART_MODE;
 const N = Number(process.env.BENCH_RESTART_N ?? 10_000);
@@ -36,6 +30,7 @@ async function startLife() {
   const { getDomainSeparator, getSettlementDomain } = await import("../../sdk/eip712");
   const { createOrderDigester } = await import("../../pipeline/intake/order-digest");
   const { typedOrder } = await import("../../pipeline/testing/orders");
+  const { signDigestHex } = await import("../../pipeline/intake/recover");
   const tLoaded = performance.now();
   const stack = await startStack({
     begun,
@@ -63,11 +58,10 @@ async function startLife() {
       nonce: BigInt(i + 1),
       flags: 0,
     };
-    const sig = native.ecdsaSign(hexToBytes(digest(order).slice(2)), hexToBytes(traders[k].privateKey.slice(2)));
     return {
       ...typedOrder(m, { priceTicks, sizeLots: 2n }),
       order,
-      signature: `0x${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}` as Hex,
+      signature: signDigestHex(digest(order), traders[k].privateKey as Hex),
     };
   };
   const marks = () => ({ tStart, tLoaded, tChains, tStarted });

@@ -65,3 +65,9 @@ export function signDigest(digest: Uint8Array, privateKey: Uint8Array): { signat
   // "recovered": recovery byte first, then r||s
   return { signature: sig.subarray(1, 65), recid: sig[0] };
 }
+
+/** signDigest over a hex digest and key, as the contract takes it: 65 bytes r||s||v (v = 27 + recovery id). */
+export function signDigestHex(digest: Hex, privateKey: Hex): Hex {
+  const sig = signDigest(hexToBytes(digest.slice(2)), hexToBytes(privateKey.slice(2)));
+  return `0x${bytesToHex(sig.signature)}${(27 + sig.recid).toString(16)}` as Hex;
+}
