@@ -13,7 +13,7 @@ import { createDb, type Db } from "../../db";
 import { startSingleWriter } from "../../db/single-writer";
 import type { DexService } from "../../pipeline/service";
 import { resolveEncryptionKey } from "../dex/config";
-import type { ComplianceSync } from "./compliance/sync";
+import { sandboxAgents, type ComplianceSync } from "./compliance/sync";
 import { createOrdersCompliance } from "./compliance/orders-sync";
 import { type ExchangeApiConfig, exchangeApiConfig } from "./config";
 import type { CustodyTokens } from "./custody/custody";
@@ -166,7 +166,7 @@ async function openParts(deps: StartExchangeDeps): Promise<Parts> {
       rpcUrl: config.chains.home.rpcUrl,
       complianceKey: config.keys.compliance.privateKey,
       registry,
-      demoTraders: config.mode === "sandbox" ? config.keys.demoTraders.map((k) => k.address) : [],
+      demoTraders: sandboxAgents(config),
     });
   } else if (!registry) {
     deps.logger.warn(

@@ -10,6 +10,7 @@ import { assetTokensToDeploy, CATALOGUE, type AssetToken } from "../../api/excha
 import { REGISTRY_REGIME } from "../../api/exchange/compliance/regime";
 import { loadArtifact } from "../artifacts";
 import { settlementAbi } from "../../sdk/abi";
+import { recordAgentInvestors } from "./agents-registry";
 import { createChainClients } from "./clients";
 import type { Deployments, TokenDeployment } from "./deployments";
 import type { SeededBalance } from "./seed";
@@ -113,8 +114,24 @@ export function missingAssetTokens(
 }
 
 /** The exchange API component's provisioning step: deploys the asset tokens once (a restart that finds them
- *  recorded, with code, sends nothing). */
+ *  recorded, with code, sends nothing), then records the simulated market's agents in the eligibility registry
+ *  (./agents-registry.ts; a restart finds them recorded). */
 export async function provisionAssets(ctx: ProvisionContext): Promise<void> {
+  await deployMissingAssets(ctx);
+  try {
+    const recorded = await recordAgentInvestors(ctx);
+    if (recorded > 0)
+      ctx.logger.info({ agents: recorded }, "simulated market's agents recorded in the eligibility registry");
+  } catch (err) {
+    // not worth the exchange API: its compliance sync records them when it starts (the agents wait for it)
+    ctx.logger.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      "recording the simulated market's agents in the eligibility registry failed; the compliance sync will",
+    );
+  }
+}
+
+async function deployMissingAssets(ctx: ProvisionContext): Promise<void> {
   if (missingAssetTokens(ctx.deployments).length === 0) return;
   const chain = (c: { chainId: number; rpcUrl: string; wsUrl: string }) => ({
     chainId: c.chainId,

@@ -87,8 +87,7 @@ const ALL: readonly Component[] = [
   // As early as can be, after the DEX API (its feeds carry the first live trades): the simulated market's agents
   // trade through the pipeline (SIMULATOR=off leaves it out). Its start does not wait for its history replay,
   // which goes on while the rest starts; the live agents start the moment it ends (on a restart, at once). The
-  // agents first wait for the eligibility registry to know them (the exchange API's compliance sync records
-  // them when it starts; a restart finds them recorded).
+  // eligibility registry knows its agents from the exchange API's provisioning on (scripts/stack/agents-registry.ts).
   simulatorComponent,
   // Started alongside the next ones (its start is the longest): it reads the deployments, every contract of
   // which (the bridge's too) the provisioning recorded before any component starts.

@@ -6,6 +6,7 @@
 // and retried with a growing delay; nothing is lost across a restart since `start` recomputes everything.
 import type { Address } from "viem";
 import type { Logger } from "pino";
+import type { Config } from "../../../config";
 import type { Db } from "../../../db";
 import {
   MAX_LOTS,
@@ -59,13 +60,19 @@ type Job =
 const keyOf = (j: Job) =>
   j.kind === "investor" ? `i:${j.address.toLowerCase()}` : `l:${j.token.toLowerCase()}:${j.holder.toLowerCase()}`;
 
-/** An investor job: the registry's facts of the investor, written when they differ from the chain's. */
-async function recordInvestor(deps: ComplianceSyncDeps, job: Extract<Job, { kind: "investor" }>): Promise<void> {
-  const onChain = await deps.client.investor(job.address);
-  if (onChain.accreditation !== job.facts.accreditation || onChain.usPerson !== job.facts.usPerson) {
-    await deps.client.recordInvestor(job.address, job.facts);
-    deps.logger?.debug?.({ investor: job.address, ...job.facts }, "eligibility registry: investor recorded");
-  }
+/** An investor's facts written to the registry when they differ from the chain's (the sync's investor job, and
+ *  the sandbox's provisioning of the simulated market's agents); true when it wrote them. */
+export async function recordInvestorFacts(
+  client: ComplianceClient,
+  investor: { address: Address; facts: InvestorEligibility },
+  logger?: ComplianceSyncDeps["logger"],
+): Promise<boolean> {
+  const onChain = await client.investor(investor.address);
+  if (onChain.accreditation === investor.facts.accreditation && onChain.usPerson === investor.facts.usPerson)
+    return false;
+  await client.recordInvestor(investor.address, investor.facts);
+  logger?.debug?.({ investor: investor.address, ...investor.facts }, "eligibility registry: investor recorded");
+  return true;
 }
 
 /** A lots job: the holder's restricted lots from the ledger, written when they differ from the chain's;
@@ -195,7 +202,7 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
   };
   const queue = new JobQueue(deps, now, async (job) => {
     if (job.kind === "lots") return recordLots(deps, now, job, nextSequence);
-    await recordInvestor(deps, job);
+    await recordInvestorFacts(deps.client, job, deps.logger);
     recordedFacts.set(job.address.toLowerCase(), JSON.stringify(job.facts));
     return "done";
   });
@@ -256,8 +263,14 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
 
 export type ComplianceSync = ReturnType<typeof createComplianceSync>;
 
+/** The sandbox's simulated-market agents (the demo traders): none in production. */
+export function sandboxAgents(config: Pick<Config, "mode" | "keys">): Address[] {
+  return config.mode === "sandbox" ? config.keys.demoTraders.map((k) => k.address) : [];
+}
+
 /** The sandbox's simulated-market agents (the demo traders) as the registry should know them: verified 506c
- *  accredited investors and not US persons, eligible for every resale exemption the book applies. */
+ *  accredited investors and not US persons, eligible for every resale exemption the book applies. The one
+ *  source of their facts: the provisioning records them (scripts/stack/agents-registry.ts), the sync keeps them. */
 export function sandboxAgentInvestors(
   addresses: readonly Address[],
 ): { address: Address; facts: InvestorEligibility }[] {

@@ -41,9 +41,10 @@ export const REGISTRY_WAIT_MS = 60_000;
 
 /**
  * Waits until the eligibility registry knows every agent as an investor: the restricted books' settlement
- * checks the buyer there, and the exchange API's compliance sync records them when it starts (after this
- * component). A restart finds them recorded at once; a stack without the registry or the exchange API waits
- * REGISTRY_WAIT_MS at most, then trades all the same.
+ * checks the buyer there. The stack's provisioning records them before any component starts
+ * (scripts/stack/agents-registry.ts), so this finds them at once; should that record have failed, the exchange
+ * API's compliance sync records them when it starts (after this component). A stack without the registry or
+ * the exchange API waits REGISTRY_WAIT_MS at most, then trades all the same.
  */
 async function agentsKnown(
   ctx: StackContext,
@@ -63,7 +64,7 @@ async function agentsKnown(
   };
   try {
     const until = Date.now() + REGISTRY_WAIT_MS;
-    progress.waiting = "the eligibility registry to know the agents (the exchange API's compliance sync)";
+    progress.waiting = "the eligibility registry to know the agents (provisioning, or the compliance sync)";
     while (!stopped() && Date.now() < until) {
       const all = await Promise.all(traders.map((t) => known(t.address))).catch(() => [false]);
       if (all.every(Boolean)) return;
