@@ -240,7 +240,9 @@ class DeploymentsCell {
 }
 
 /** Every use of the admin key, before anything serves; returns the components whose provisioning failed
- *  (with `onComponentError: "continue"`), with why. */
+ *  (with `onComponentError: "continue"`), with why. The components' provisioning steps run side by side (the
+ *  bridge's signer keys are made while the asset tokens deploy); their jobs run one at a time, in the order
+ *  asked (the provisioner's queue: one deployer nonce, one deployments file). */
 async function provisionAll(
   run: StackRun,
   chains: StackChains,
@@ -249,8 +251,8 @@ async function provisionAll(
 ): Promise<Map<string, string>> {
   const { config, logger } = run;
   const failures = new Map<string, string>();
-  for (const component of run.components) {
-    if (!component.provision) continue;
+  const provisionOne = async (component: Component) => {
+    if (!component.provision) return;
     const pctx: ProvisionContext = {
       config,
       logger: logger.child({ component: component.name }),
@@ -273,7 +275,10 @@ async function provisionAll(
       logger.error({ component: component.name, err: e }, "component failed to provision; continuing without it");
       failures.set(component.name, `provisioning: ${e instanceof Error ? e.message : String(e)}`);
     }
-  }
+  };
+  const all = await Promise.allSettled(run.components.map(provisionOne));
+  const failed = all.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
   return failures;
 }
 
