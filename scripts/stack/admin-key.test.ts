@@ -76,3 +76,17 @@ test("a disposed secret starts no provisioning child; a malformed job neither", 
   await assert.rejects(q.run({ ...job(DEV0), expectedDeployer: "0x12" as `0x${string}` }));
   assert.deepEqual(q.runs, []);
 });
+
+test("jobs asked together run one at a time, in the order asked (one deployer nonce, one deployments file)", {
+  timeout: 120_000,
+}, async () => {
+  const p = createProvisioner({ secret: DeployerSecret.none(), logger });
+  // both children fail at their first RPC call (nothing listens): what counts is when each one starts
+  const first = p.run(job(DEV0));
+  const second = p.run({ ...job(DEV0), kind: "exchange", demoTraderKeys: [KEY9] });
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(p.runs.length, 1, "the second waits for the first child");
+  await assert.rejects(first);
+  await assert.rejects(second);
+  assert.equal(p.runs.length, 2);
+});
