@@ -7,7 +7,9 @@
 // `trades` message after that); the first moving quote of the exchange API (GET /v1/assets/<id>/quote whose
 // last price or volume changes). And the load average before and after. Goals (issue #29): live market
 // <= 60 s on a quiet 2-core machine, restart <= 10 s.
-// Each mark is printed as it comes; a life that misses one within the timeout is reported with what it saw.
+// Each mark is printed as it comes; a life that misses one within the timeout is reported with what it saw. After
+// each life, its phases: when the start's steps first showed in its log (chains, deployments, provisioning, the
+// pipeline, the history replay's begin and end, the exchange API).
 // Env: BENCH_FIRST_START_SYMBOL (the book watched, default AAPL-USD), BENCH_FIRST_START_TIMEOUT_S (900 per
 // life), BENCH_FIRST_START_LOG (a file for the output of `npm start`), BENCH_FIRST_START_HISTORY_DAYS (the
 // simulated history's days; default `npm start`'s).
@@ -36,6 +38,24 @@ const getJson = async (url: string): Promise<any> => {
   const r = await fetch(url, { signal: AbortSignal.timeout(2_000) });
   return r.ok ? r.json() : undefined;
 };
+
+/** The start's steps as `npm start` logs them (its first line of each), for where the time went. */
+const PHASES: readonly [string, string][] = [
+  ["chains", '"msg":"chain up"'],
+  ["deployments", "demo traders seeded"],
+  ["deployments", "re-using the recorded deployments"],
+  ["agents recorded", "agents recorded in the eligibility registry"],
+  ["provisioned", '"msg":"bridge contracts deployed"'],
+  ["pipeline", '"msg":"pipeline recovered"'],
+  ["replay begins", "simulated market: replaying history"],
+  ["exchange API", '"msg":"exchange-api: done"'],
+  ["replay ends", "simulated market: history replayed"],
+];
+
+/** Notes the first time each phase's line shows in `chunk` (ms since the spawn). */
+function notePhases(chunk: string, phases: Map<string, number>, sinceSpawnMs: number): void {
+  for (const [name, text] of PHASES) if (!phases.has(name) && chunk.includes(text)) phases.set(name, sinceSpawnMs);
+}
 
 /** What one life watches: the marks so far, the WebSocket, and the first trade id and quote it saw. */
 interface Watch {
@@ -118,9 +138,11 @@ async function life(
     detached: true,
   });
   let out = "";
+  const phases = new Map<string, number>();
   const onOut = (d: Buffer) => {
     out = (out + d.toString()).slice(-20_000);
     logFile?.write(d);
+    notePhases(d.toString(), phases, Math.round(performance.now() - t0));
     // the simulator logs "simulated market: live" once its agents trade (after its history, if any)
     if (d.toString().includes("simulated market: live")) w.mark("liveAgents");
     // and what its history replay traded: instants traded and skipped (its budget), in how long
@@ -133,6 +155,10 @@ async function life(
   child.stdout!.on("data", onOut);
   child.stderr!.on("data", onOut);
   const exited = new Promise<number | null>((r) => child.once("exit", (c) => r(c)));
+  const printPhases = () =>
+    console.log(
+      `  ${name}: phases (first log line, s after the spawn): ${[...phases].map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)}`).join(", ")}`,
+    );
   try {
     const end = Date.now() + TIMEOUT_MS;
     while (Object.keys(marks).length < 5) {
@@ -147,6 +173,7 @@ async function life(
     await stop(child, exited);
     throw err;
   } finally {
+    printPhases();
     w.ws?.close();
     logFile?.end();
   }
