@@ -227,9 +227,10 @@ library BatchSettlement {
     }
 
     /// @dev `n` OrderStates in one block, without Solidity's zeroing of every field: the loaders always
-    ///      write the ten signed words, `orderHash`, `nonceWordSlot` and `tokenIndexes`; the running totals are
-    ///      zeroed here.
+    ///      write the nine signed fields, `orderHash`, `nonceWordSlot` and `tokenIndexes`; the type hash is
+    ///      written and the running totals are zeroed here.
     function _allocateOrders(uint256 n) private pure returns (OrderState[] memory states) {
+        bytes32 typeHash = OrderHashing.ORDER_TYPEHASH;
         // Memory-safe: allocates [length, n pointers, n structs of 18 words] at the free memory pointer and
         // moves the pointer past it; every field is written before it is read.
         assembly ("memory-safe") {
@@ -239,6 +240,7 @@ library BatchSettlement {
             for { let i := 0 } lt(i, n) { i := add(i, 1) } {
                 let st := add(structs, mul(i, 0x240))
                 mstore(add(states, shl(5, add(i, 1))), st)
+                mstore(st, typeHash)
                 mstore(add(st, 0x160), 0) // filledBefore
                 mstore(add(st, 0x180), 0) // filledAfter
                 mstore(add(st, 0x1a0), 0) // paid

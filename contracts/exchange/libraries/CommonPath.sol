@@ -3,7 +3,6 @@ pragma solidity 0.8.28;
 
 import {FillMath} from "./FillMath.sol";
 import {NonceBitmap} from "./NonceBitmap.sol";
-import {OrderHashing} from "./OrderHashing.sol";
 import {PackedBatch} from "./PackedBatch.sol";
 
 /// @title CommonPath
@@ -40,73 +39,78 @@ library CommonPath {
     ) internal view returns (uint256 stoppedAt, uint256 next, bytes32 h, address recovered) {
         uint256 perWord = NonceBitmap.NONCES_PER_WORD;
         uint256 mark = NonceBitmap.MARK;
-        bytes32 typeHash = OrderHashing.ORDER_TYPEHASH;
         uint256 fixedBytes = PackedBatch.ORDER_FIXED_BYTES;
-        // Memory-safe: writes the OrderStates of `states` (allocated by BatchSettlement._allocateOrders) and
-        // ctx.previousHash; otherwise only scratch space and the free memory past the free memory pointer (never
-        // moved) for the digest and the ecrecover call. Calldata reads past the batch only happen for an order
-        // that the `end` check then sends to the Solidity path.
+        // Memory-safe: writes the OrderStates of `states` (allocated by BatchSettlement._allocateOrders, which
+        // wrote their type hashes) and ctx.previousHash; otherwise only scratch space and the free memory past
+        // the free memory pointer (never moved) for the digest and the ecrecover call. Calldata reads past the
+        // batch only happen for an order that the `end` check then sends to the Solidity path. `h` is the last
+        // admitted hash until the loop ends.
         assembly ("memory-safe") {
-            let n := mload(states)
-            let tokenCount := mload(tokens)
-            let previous := mload(add(ctx, 0xc0))
-            let ptr := mload(0x40)
-            for {} lt(index, n) {} {
-                h := 0
-                recovered := 0
-                let p := add(batchOffset, offset)
+            stoppedAt := index
+            next := offset
+            h := mload(add(ctx, 0xc0))
+            for {} lt(stoppedAt, mload(states)) {} {
+                let p := add(batchOffset, next)
                 let w := calldataload(p)
-                let baseIndex := byte(20, w)
-                let quoteIndex := byte(21, w)
-                let sideAndFlags := byte(22, w)
-                let end := add(offset, add(fixedBytes, 65))
+                let end := add(next, add(fixedBytes, 65))
                 if iszero(
                     and(
-                        and(lt(baseIndex, tokenCount), lt(quoteIndex, tokenCount)),
+                        and(lt(byte(20, w), mload(tokens)), lt(byte(21, w), mload(tokens))),
                         and(eq(shr(240, calldataload(add(p, 71))), 65), iszero(gt(end, batchLength)))
                     )
-                ) { break }
-                let st := mload(add(states, shl(5, add(index, 1))))
-                let trader := shr(96, w)
-                let expiry := shr(192, calldataload(add(p, 55)))
-                let nonce := shr(192, calldataload(add(p, 63)))
-                mstore(st, typeHash)
-                mstore(add(st, 0x20), trader)
-                mstore(add(st, 0x40), mload(add(tokens, shl(5, add(baseIndex, 1)))))
-                mstore(add(st, 0x60), mload(add(tokens, shl(5, add(quoteIndex, 1)))))
+                ) {
+                    mstore(add(ctx, 0xc0), h)
+                    h := 0
+                    break
+                }
+                let st := mload(add(states, shl(5, add(stoppedAt, 1))))
+                let sideAndFlags := byte(22, w)
+                mstore(add(st, 0x20), shr(96, w))
+                mstore(add(st, 0x40), mload(add(tokens, shl(5, add(byte(20, w), 1)))))
+                mstore(add(st, 0x60), mload(add(tokens, shl(5, add(byte(21, w), 1)))))
                 mstore(add(st, 0x80), and(sideAndFlags, 1))
                 mstore(add(st, 0xa0), shr(128, calldataload(add(p, 23))))
                 mstore(add(st, 0xc0), shr(128, calldataload(add(p, 39))))
-                mstore(add(st, 0xe0), expiry)
-                mstore(add(st, 0x100), nonce)
+                mstore(add(st, 0xe0), shr(192, calldataload(add(p, 55))))
+                mstore(add(st, 0x100), shr(192, calldataload(add(p, 63))))
                 mstore(add(st, 0x120), shr(1, sideAndFlags))
-                mstore(add(st, 0x220), or(shl(8, baseIndex), quoteIndex))
+                mstore(add(st, 0x220), and(shr(80, w), 0xffff))
+                let ptr := mload(0x40)
                 mstore(ptr, hex"1901")
                 mstore(add(ptr, 0x02), mload(add(ctx, 0x60)))
                 mstore(add(ptr, 0x22), keccak256(st, 0x140))
-                h := keccak256(ptr, 0x42)
-                let sig := add(p, fixedBytes)
-                let sValue := calldataload(add(sig, 0x20))
+                let d := keccak256(ptr, 0x42)
+                let sValue := calldataload(add(p, add(fixedBytes, 0x20)))
                 // low s only (EIP-2); the side is one bit here, flags above POST_ONLY are refused
                 if iszero(
                     and(
-                        and(or(iszero(index), gt(h, previous)), gt(expiry, timestamp())),
+                        and(or(iszero(stoppedAt), gt(d, h)), gt(mload(add(st, 0xe0)), timestamp())),
                         and(
-                            and(lt(sideAndFlags, 4), iszero(iszero(trader))),
+                            and(lt(sideAndFlags, 4), gt(w, 0xffffffffffffffffffffffff)),
                             iszero(gt(sValue, 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0))
                         )
                     )
-                ) { break }
-                mstore(ptr, h)
-                mstore(add(ptr, 0x20), byte(0, calldataload(add(sig, 0x40))))
-                mstore(add(ptr, 0x40), calldataload(sig))
+                ) {
+                    mstore(add(ctx, 0xc0), h)
+                    h := d
+                    recovered := 0
+                    break
+                }
+                mstore(ptr, d)
+                mstore(add(ptr, 0x20), byte(0, calldataload(add(p, add(fixedBytes, 0x40)))))
+                mstore(add(ptr, 0x40), calldataload(add(p, fixedBytes)))
                 mstore(add(ptr, 0x60), sValue)
                 // an invalid signature returns nothing: the zero left here stands for it
                 mstore(0x00, 0)
                 pop(staticcall(gas(), 1, ptr, 0x80, 0x00, 0x20))
                 recovered := mload(0x00)
-                if iszero(eq(recovered, trader)) { break }
-                mstore(0x00, trader)
+                if iszero(eq(recovered, shr(96, w))) {
+                    mstore(add(ctx, 0xc0), h)
+                    h := d
+                    break
+                }
+                // nonceBitmap[trader][nonce / 127]: the trader is already at 0x00 (ecrecover's answer)
+                let nonce := mload(add(st, 0x100))
                 mstore(0x20, mload(add(ctx, 0xa0)))
                 mstore(0x20, keccak256(0x00, 0x40))
                 let wordIndex := div(nonce, perWord)
@@ -114,16 +118,18 @@ library CommonPath {
                 let slot := keccak256(0x00, 0x40)
                 let word := sload(slot)
                 // MARK set (the word is at or above the minimum nonce), the nonce's two bits clear
-                if or(lt(word, mark), and(shr(shl(1, sub(nonce, mul(wordIndex, perWord))), word), 3)) { break }
-                mstore(add(st, 0x140), h)
+                if or(lt(word, mark), and(shr(shl(1, sub(nonce, mul(wordIndex, perWord))), word), 3)) {
+                    mstore(add(ctx, 0xc0), h)
+                    h := d
+                    break
+                }
+                mstore(add(st, 0x140), d)
                 mstore(add(st, 0x200), slot)
-                previous := h
-                index := add(index, 1)
-                offset := end
+                h := d
+                stoppedAt := add(stoppedAt, 1)
+                next := end
             }
-            mstore(add(ctx, 0xc0), previous)
-            stoppedAt := index
-            next := offset
+            if eq(stoppedAt, mload(states)) { mstore(add(ctx, 0xc0), h) }
         }
     }
 
