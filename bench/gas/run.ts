@@ -127,6 +127,7 @@ async function custodyGas(env: Env) {
 const BREAKDOWN_PARTS: [keyof Breakdown, string][] = [
   ["base", "21,000 base"],
   ["calldata", "calldata"],
+  ["accessList", "access list"],
   ["sload", "storage reads"],
   ["sstore", "storage writes"],
   ["logs", "logs"],
@@ -168,6 +169,9 @@ async function printGoals(rows: Row[]) {
   );
   console.log(
     "  storage reads/writes: SLOAD/SSTORE as charged (cold 2,100, warm 100; a write 2,900 or 20,000 after its read);",
+  );
+  console.log(
+    "  access list: the batcher's EIP-2930 list (2,400 the contract, 1,900 a slot; a listed slot's first access costs 100);",
   );
   console.log(
     "  ecrecover: the precompile's 3,000 and its call; computation: everything else (hashing, memory, loops).",

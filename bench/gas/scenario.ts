@@ -11,6 +11,7 @@ import {
   type SettlementDomain,
 } from "../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch, type FillByHash, type SignedOrder } from "../../sdk/settle-batch";
+import { settleAccessList } from "../../pipeline/settle/access-list";
 
 export const PRICE = 2000n * 10n ** 6n; // 2,000 USD (6 decimals) per 1e18 WETH base units
 export const FILL_BASE = 10n ** 16n; // 0.01 WETH per trade (quote 20 USD)
@@ -119,7 +120,11 @@ export async function settleTx(
   const opts = { gasLimit: 16_000_000 };
   const tx =
     encoding === "packed"
-      ? await op.settlePacked(batchId, encodePackedBatch(args), opts)
+      ? await op.settlePacked(batchId, encodePackedBatch(args), {
+          ...opts,
+          type: 1,
+          accessList: settleAccessList(await env.settlement.getAddress(), args),
+        })
       : await op.settle(batchId, args.orders, args.signatures, args.fills, opts);
   const receipt = await tx.wait();
   if (process.env.GAS_DEBUG) {

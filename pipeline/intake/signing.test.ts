@@ -105,8 +105,8 @@ test("the native keccak and @noble/hashes agree on every length around the 136-b
   );
 });
 
-test("signLegacyTx gives viem's signed bytes and hash for any settle-like transaction", async () => {
-  const { signLegacyTx } = await import("../settle/tx-sign");
+test("signSettleTx gives viem's signed bytes and hash for any settle-like transaction", async () => {
+  const { signSettleTx } = await import("../settle/tx-sign");
   const { keccak256 } = await import("viem");
   await fc.assert(
     fc.asyncProperty(
@@ -116,12 +116,15 @@ test("signLegacyTx gives viem's signed bytes and hash for any settle-like transa
       fc.bigInt({ min: 1n, max: 10n ** 12n }),
       addr,
       fc.constantFrom(31337, 31338, 1),
-      async (bytes, nonce, gas, gasPrice, to, chainId) => {
+      fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 8 }),
+      async (bytes, nonce, gas, gasPrice, to, chainId, keys) => {
         const key = generatePrivateKey();
         const data = `0x${Buffer.from(bytes).toString("hex")}` as `0x${string}`;
-        const tx = { chainId, to, data, nonce, gas, gasPrice };
-        const ours = signLegacyTx(tx, key);
-        const viems = await privateKeyToAccount(key).signTransaction({ ...tx, type: "legacy" });
+        const storageKeys = keys.map((k) => `0x${Buffer.from(k).toString("hex")}` as `0x${string}`);
+        const accessList = storageKeys.length === 0 ? [] : [{ address: to, storageKeys }];
+        const tx = { chainId, to, data, nonce, gas, gasPrice, accessList };
+        const ours = signSettleTx(tx, key);
+        const viems = await privateKeyToAccount(key).signTransaction({ ...tx, type: "eip2930" });
         assert.equal(ours.raw, viems);
         assert.equal(ours.hash, keccak256(viems));
       },

@@ -19,6 +19,7 @@ import {
 } from "./settle-sender";
 import { settlementAbi } from "../../sdk/abi";
 import { startFakeRpc, type FakeRpc } from "../testing/fake-rpc";
+import { settleAccessList } from "./access-list";
 
 const OPERATOR_KEY = HARDHAT_DEV_PRIVATE_KEYS[1] as Hex;
 const OPERATOR = privateKeyToAccount(OPERATOR_KEY).address;
@@ -134,7 +135,7 @@ describe("settle sender against a fake chain", () => {
     assert.match(e.message, /^nextBatchId: .*node restarting/s);
   });
 
-  test("send signs one legacy tx: the chain's pending nonce, 1.5x the gas price (rounded down), the formula's gas, settlePacked(batchId, packed)", async () => {
+  test("send signs one EIP-2930 tx: the chain's pending nonce, 1.5x the gas price (rounded down), the formula's gas, settlePacked(batchId, packed), the batch's access list", async () => {
     const s = sender();
     const r = await s.send(5n, ARGS);
     assert.equal(chain.sent.length, 1);
@@ -148,6 +149,7 @@ describe("settle sender against a fake chain", () => {
     assert.equal(tx.batchId, 5n);
     assert.equal(tx.packed, encodePackedBatch(ARGS));
     assert.equal(tx.data, calldata(5n, ARGS));
+    assert.deepEqual(tx.accessList, settleAccessList(SETTLEMENT, ARGS));
     const { sentAtMs, answeredAtMs, ...rest } = r;
     assert.deepEqual(rest, { txHash: keccak256(tx.raw), gasUsed: 100_007n, blockNumber: 101n });
     // the stage times: on the socket, then its answer (the sender's clock)

@@ -12,6 +12,7 @@ import {
   defineChain,
   encodeFunctionData,
   http,
+  type AccessList,
   type Address,
   type Hex,
   type PublicClient,
@@ -24,7 +25,8 @@ import { FatalChainError, RetryableChainError } from "../errors";
 import { classifySettleError, decodeSettleRevert } from "./settle-classify";
 import { settleGasLimit } from "./settle-gas";
 import { SettleSocket, type SendAnswer } from "./settle-socket";
-import { signLegacyTx } from "./tx-sign";
+import { settleAccessList } from "./access-list";
+import { signSettleTx } from "./tx-sign";
 
 export { classifySettleError, decodeSettleRevert } from "./settle-classify";
 export { ERC1271_SETTLE_GAS, SETTLE_GAS_CAP, settleGasLimit, settleGasWanted } from "./settle-gas";
@@ -238,6 +240,7 @@ class PackedSettleSender implements SettleSender {
   private dispatch(
     data: Hex,
     gas: bigint,
+    accessList: AccessList,
   ): Promise<{ txHash: Hex; tSend: number; sentAtMs: number; answer: SendAnswer }> {
     const dispatched = this.dispatchTail.then(async () => {
       if (this.closed) throw new RetryableChainError("sender closed");
@@ -246,8 +249,8 @@ class PackedSettleSender implements SettleSender {
         throw this.classify(e);
       });
       const { nonce, gasPrice } = this.params.take();
-      const { raw, hash: txHash } = signLegacyTx(
-        { chainId: this.deps.chainId, to: this.deps.settlement, data, nonce, gas, gasPrice },
+      const { raw, hash: txHash } = signSettleTx(
+        { chainId: this.deps.chainId, to: this.deps.settlement, data, nonce, gas, gasPrice, accessList },
         this.deps.operatorKey,
       );
       const ws = await this.socket.connect().catch((e: unknown) => {
@@ -282,7 +285,7 @@ class PackedSettleSender implements SettleSender {
     const t0 = performance.now();
     const data = encodeSettle(batchId, args);
     const gas = this.gasLimitOf(args);
-    const dispatched = this.dispatch(data, gas);
+    const dispatched = this.dispatch(data, gas, settleAccessList(this.deps.settlement, args));
     let sent: { txHash: Hex; tSend: number; sentAtMs: number };
     let receipt: Receipt | null;
     try {

@@ -16,7 +16,8 @@ import {
   type Abi,
   type Address,
   type Hex,
-  type TransactionSerializedLegacy,
+  type AccessList,
+  type TransactionSerialized,
 } from "viem";
 import { WebSocketServer, type WebSocket } from "ws";
 import { settlementAbi } from "../../sdk/abi";
@@ -38,6 +39,7 @@ export interface SentTx {
   gasPrice: bigint;
   chainId: number;
   data: Hex;
+  accessList: AccessList;
   /** the decoded settlePacked arguments (batch id, packed batch) */
   batchId: bigint;
   packed: Hex;
@@ -149,8 +151,8 @@ export async function startFakeRpc(
   const fail = (id: number, error: RpcErrorBody): RpcAnswer => ({ jsonrpc: "2.0", id, error });
 
   async function receive(raw: Hex): Promise<{ tx: SentTx; plan: SendPlan }> {
-    const p = parseTransaction(raw as TransactionSerializedLegacy);
-    const from = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerializedLegacy });
+    const p = parseTransaction(raw as TransactionSerialized);
+    const from = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized });
     const call = decodeFunctionData({ abi, data: p.data! });
     const [batchId, packed] = call.args as [bigint, Hex];
     const tx: SentTx = {
@@ -163,6 +165,7 @@ export async function startFakeRpc(
       gasPrice: p.gasPrice!,
       chainId: p.chainId!,
       data: p.data!,
+      accessList: "accessList" in p ? (p.accessList ?? []) : [],
       batchId,
       packed,
     };
