@@ -3,29 +3,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Address } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import type { Order } from "../../sdk/eip712";
 import type { SettleArgs } from "../../sdk/settle-batch";
+import { addressOf, fixtureOrder } from "../testing/batcher-fixture";
 import { ACCESS_LIST_MIN_SLOTS, orderSlots, settleAccessList } from "./access-list";
 
 const SETTLEMENT = "0x5fbdb2315678afecb367f032d93f642f64180aa3" as Address;
-const BASE = "0x00000000000000000000000000000000000000b1" as Address;
-const QUOTE = "0x00000000000000000000000000000000000000c2" as Address;
-const traders = Array.from(
-  { length: 9 },
-  (_, i) => privateKeyToAccount(`0x${(i + 1).toString(16).padStart(64, "0")}`).address,
-);
-const order = (trader: Address, nonce: bigint): Order => ({
-  trader,
-  baseToken: BASE,
-  quoteToken: QUOTE,
-  side: 0,
-  price: 1n,
-  amount: 1n,
-  expiry: 1n,
-  nonce,
-  flags: 0,
-});
+const BASE = addressOf(2);
+const QUOTE = addressOf(3);
+const traders = Array.from({ length: 9 }, (_, i) => addressOf(0x100 + i));
+const order = (trader: Address, nonce: bigint): Order => fixtureOrder(nonce, { trader });
 const argsOf = (orders: Order[]): SettleArgs => ({ orders, signatures: orders.map(() => "0x"), fills: [] });
 
 test("each order's two balances and nonce word, once each; none below ACCESS_LIST_MIN_SLOTS", () => {
