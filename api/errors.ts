@@ -61,7 +61,7 @@ export const HTTP_SURFACE_CODES = [
 ] as const satisfies readonly ApiErrorCode[];
 
 /** One surface's rule table: the shared codes it answers (their rules from API_ERROR_RULES) and its own. */
-export function surfaceErrorRules<S extends ApiErrorCode, O extends Record<string, ApiErrorRule>>(
+function surfaceErrorRules<S extends ApiErrorCode, O extends Record<string, ApiErrorRule>>(
   shared: readonly S[],
   own: O,
 ): Readonly<Record<S | Extract<keyof O, string>, ApiErrorRule>> {
@@ -96,9 +96,16 @@ export class ApiError<C extends string = ApiErrorCode> extends AppError<C> {
   }
 }
 
-/** One surface's error class, made from its rule table: `new Cls(code, message, details?, options?)` is an
- *  ApiError of that surface's codes whose statuses come from `rules`, named `name` in logs. */
-export function surfaceErrorClass<C extends string>(name: string, rules: Readonly<Record<C, ApiErrorRule>>) {
+/** One surface's error class, made from its rule table (the `shared` codes it answers with their rules from
+ *  API_ERROR_RULES, plus its `own`): `new Cls(code, message, details?, options?)` is an ApiError of that
+ *  surface's codes whose statuses come from the table, named `name` in logs. */
+export function surfaceErrorClass<S extends ApiErrorCode, O extends Record<string, ApiErrorRule>>(
+  name: string,
+  shared: readonly S[],
+  own: O,
+) {
+  type C = S | Extract<keyof O, string>;
+  const rules = surfaceErrorRules(shared, own);
   return class SurfaceApiError extends ApiError<C> {
     static override readonly rules: Readonly<Record<string, ApiErrorRule>> = rules;
     constructor(code: C, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {

@@ -4,32 +4,17 @@
 // reaches a client.
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
-import {
-  HTTP_SURFACE_CODES,
-  surfaceErrorClass,
-  surfaceErrorRules,
-  createErrorHandler,
-  type ApiErrorRule,
-  type HttpErrorRules,
-} from "../errors";
+import { HTTP_SURFACE_CODES, surfaceErrorClass, createErrorHandler, type HttpErrorRules } from "../errors";
 
-/** The bridge's own codes; the others it answers with are the shared ones of api/errors.ts. */
-const BRIDGE_ONLY_RULES = {
+/** The bridge's own codes beside the shared ones of api/errors.ts. */
+export const BridgeApiError = surfaceErrorClass("BridgeApiError", [...HTTP_SURFACE_CODES, "FORBIDDEN"], {
   TENANT_NOT_FOUND: { http: 404 },
   TRANSFER_NOT_FOUND: { http: 404 },
   TRANSFER_MISMATCH: { http: 409 },
   TRANSFER_ALREADY_LINKED: { http: 409 },
   // the deposit is not mined yet or the release's challenge period is running: try again later
   TRANSFER_NOT_READY: { http: 409, retryable: true },
-} as const satisfies Record<string, ApiErrorRule>;
-
-const SHARED_CODES = [...HTTP_SURFACE_CODES, "FORBIDDEN"] as const;
-
-export type BridgeErrorCode = (typeof SHARED_CODES)[number] | keyof typeof BRIDGE_ONLY_RULES;
-
-export const BRIDGE_ERROR_RULES = surfaceErrorRules(SHARED_CODES, BRIDGE_ONLY_RULES);
-
-export const BridgeApiError = surfaceErrorClass("BridgeApiError", BRIDGE_ERROR_RULES);
+});
 export type BridgeApiError = InstanceType<typeof BridgeApiError>;
 
 /** The bridge's answers where the DEX's differ: every validation issue is listed, and only a body that is

@@ -3,28 +3,13 @@
 // 404 as an id that does not exist, so ids do not leak.
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
-import {
-  HTTP_SURFACE_CODES,
-  surfaceErrorClass,
-  surfaceErrorRules,
-  createErrorHandler,
-  DEX_HTTP_ERRORS,
-  type ApiErrorRule,
-} from "../errors";
+import { HTTP_SURFACE_CODES, surfaceErrorClass, createErrorHandler, DEX_HTTP_ERRORS } from "../errors";
 
-const EXCHANGE_ONLY_RULES = {
-  ACCOUNT_NOT_FOUND: { http: 404 },
-  ACCREDITATION_REQUIRED: { http: 400 },
-  ASSET_NOT_FOUND: { http: 404 },
-} as const satisfies Record<string, ApiErrorRule>;
-
-const SHARED_CODES = [...HTTP_SURFACE_CODES, "FORBIDDEN", "INSUFFICIENT_BALANCE"] as const;
-
-export type ExchangeErrorCode = (typeof SHARED_CODES)[number] | keyof typeof EXCHANGE_ONLY_RULES;
-
-export const EXCHANGE_ERROR_RULES = surfaceErrorRules(SHARED_CODES, EXCHANGE_ONLY_RULES);
-
-export const ExchangeApiError = surfaceErrorClass("ExchangeApiError", EXCHANGE_ERROR_RULES);
+export const ExchangeApiError = surfaceErrorClass(
+  "ExchangeApiError",
+  [...HTTP_SURFACE_CODES, "FORBIDDEN", "INSUFFICIENT_BALANCE"],
+  { ACCOUNT_NOT_FOUND: { http: 404 }, ACCREDITATION_REQUIRED: { http: 400 }, ASSET_NOT_FOUND: { http: 404 } },
+);
 export type ExchangeApiError = InstanceType<typeof ExchangeApiError>;
 
 /** 401 UNAUTHORIZED with a reason a client can act on (never the verifier's internal text). */

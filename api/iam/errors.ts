@@ -7,26 +7,16 @@ import type { Logger } from "pino";
 import {
   HTTP_SURFACE_CODES,
   surfaceErrorClass,
-  surfaceErrorRules,
   createErrorHandler,
   malformedRequestRules,
-  type ApiErrorRule,
   type HttpErrorRules,
 } from "../errors";
 
-const IAM_ONLY_RULES = {
+export const IamApiError = surfaceErrorClass("IamApiError", HTTP_SURFACE_CODES, {
   ORGANIZATION_NOT_FOUND: { http: 404 },
   /** the sandbox's placement of a user in an organization: the phone already belongs to a user */
   PHONE_ALREADY_REGISTERED: { http: 409 },
-} as const satisfies Record<string, ApiErrorRule>;
-
-const SHARED_CODES = HTTP_SURFACE_CODES;
-
-export type IamErrorCode = (typeof SHARED_CODES)[number] | keyof typeof IAM_ONLY_RULES;
-
-export const IAM_ERROR_RULES = surfaceErrorRules(SHARED_CODES, IAM_ONLY_RULES);
-
-export const IamApiError = surfaceErrorClass("IamApiError", IAM_ERROR_RULES);
+});
 export type IamApiError = InstanceType<typeof IamApiError>;
 
 export const IAM_HTTP_ERRORS: HttpErrorRules = malformedRequestRules(IamApiError, "IAM request failed");

@@ -1,9 +1,10 @@
 // The funding endpoints' refusals, as data for the one HTTP error mapper (api/errors.ts): the spec's body
 // {error:{code,message,details}}. The spec names no code for a funding limit; these are recorded in
 // docs/decisions/api.md ("Custody and funding").
-import { surfaceErrorClass, surfaceErrorRules, type ApiErrorRule } from "../../errors";
+import { surfaceErrorClass } from "../../errors";
 
-const FUNDING_RULES = surfaceErrorRules(
+export const FundingApiError = surfaceErrorClass(
+  "FundingApiError",
   ["INVALID_REQUEST", "INSUFFICIENT_BALANCE", "ROUTE_NOT_FOUND", "SERVICE_UNAVAILABLE"],
   {
     /** below the method's minimum: details {method, minimum, requested} */
@@ -12,10 +13,6 @@ const FUNDING_RULES = surfaceErrorRules(
     FUNDING_LIMIT_EXCEEDED: { http: 400 },
     /** an id that does not exist or is another account's */
     TRANSACTION_NOT_FOUND: { http: 404 },
-  } as const satisfies Record<string, ApiErrorRule>,
+  },
 );
-
-export type FundingErrorCode = keyof typeof FUNDING_RULES;
-
-export const FundingApiError = surfaceErrorClass("FundingApiError", FUNDING_RULES);
 export type FundingApiError = InstanceType<typeof FundingApiError>;

@@ -1,10 +1,11 @@
 // The order and portfolio endpoints' refusals (spec 7 codes, plus the ones the spec leaves open, recorded in
 // docs/decisions/api.md "Exchange orders"), as data for the one HTTP error mapper (api/errors.ts).
-import { surfaceErrorClass, surfaceErrorRules, type ApiErrorRule } from "../../errors";
+import { surfaceErrorClass } from "../../errors";
 
 // FORBIDDEN: KYC not approved, details {reason: "kyc_required", kycStatus}; ORDER_NOT_OPEN: cancel or update of
 // an order that is not PENDING, details {status}
-const ORDER_RULES = surfaceErrorRules(
+export const OrderApiError = surfaceErrorClass(
+  "OrderApiError",
   [
     "INVALID_REQUEST",
     "UNAUTHORIZED",
@@ -23,10 +24,6 @@ const ORDER_RULES = surfaceErrorRules(
     ASSET_NOT_TRADEABLE: { http: 400 },
     ACCREDITATION_REQUIRED: { http: 400 },
     RESALE_RESTRICTED: { http: 400 },
-  } as const satisfies Record<string, ApiErrorRule>,
+  },
 );
-
-export type OrderErrorCode = keyof typeof ORDER_RULES;
-
-export const OrderApiError = surfaceErrorClass("OrderApiError", ORDER_RULES);
 export type OrderApiError = InstanceType<typeof OrderApiError>;
