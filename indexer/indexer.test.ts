@@ -3,14 +3,13 @@
 // then the indexer's trade, candle, balance, order and fee rows must equal what the chain says, to the
 // base unit, and they must survive a restart of the indexer.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { type Address, type Hex, parseEventLogs } from "viem";
+import { type Hex, parseEventLogs } from "viem";
 import { decodeSettledTrades } from "../sdk/settled-trades";
 import { OrderSide } from "../sdk/eip712";
-import { buildSettleArgs } from "../sdk/settle-batch";
 import { type RunningIndexer, startIndexer } from "./run";
 import { type ExchangeFixture, deployExchange, fixtureOrderSigner } from "./testing/exchangeFixture";
 import { type TestChain, startHardhatNode } from "./testing/hardhatNode";
@@ -70,14 +69,6 @@ async function waitForHead() {
   });
 }
 
-async function fundAndDeposit(account: ExchangeFixture["accounts"]["maker"], token: Address, amounts: bigint[]) {
-  const total = amounts.reduce((a, b) => a + b, 0n);
-  await fx.send(fx.accounts.admin, token, fx.abis.token, "mint", [account.address, total]);
-  await fx.send(account, token, fx.abis.token, "approve", [fx.contracts.settlement, total]);
-  for (const amount of amounts)
-    await fx.send(account, fx.contracts.settlement, fx.abis.settlement, "deposit", [token, amount]);
-}
-
 let signed: ReturnType<typeof fixtureOrderSigner>;
 
 /** Settles one batch and, when the indexer runs, measures how long its first trade takes to appear. */
@@ -85,21 +76,10 @@ async function settle(
   orders: Awaited<ReturnType<typeof signed>>[],
   fills: { maker: Hex; taker: Hex; baseAmount: bigint; price: bigint }[],
 ) {
-  const batchId = (await fx.publicClient.readContract({
-    address: fx.contracts.settlement,
-    abi: fx.abis.settlement,
-    functionName: "nextBatchId",
-  })) as bigint;
-  const args = buildSettleArgs(
+  const { receipt } = await fx.settle(
     orders,
     fills.map((f) => ({ makerHash: f.maker, takerHash: f.taker, baseAmount: f.baseAmount, price: f.price })),
   );
-  const receipt = await fx.send(fx.accounts.admin, fx.contracts.settlement, fx.abis.settlement, "settle", [
-    batchId,
-    args.orders,
-    args.signatures,
-    args.fills,
-  ]);
   const minedAt = Date.now();
   if (indexer) {
     const id = `${receipt.transactionHash.toLowerCase()}-`;
@@ -126,23 +106,11 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
   const { weth, usd, settlement } = fx.contracts;
 
   // Before the indexer starts: deposits (indexed by its backfill).
-  await fundAndDeposit(maker, weth, [6n * E18, 4n * E18]);
-  await fundAndDeposit(taker, usd, [30_000n * USD, 20_000n * USD]);
-  await fundAndDeposit(maker, usd, [5_000n * USD]);
+  await fx.fundAndDeposit(maker, weth, [6n * E18, 4n * E18]);
+  await fx.fundAndDeposit(taker, usd, [30_000n * USD, 20_000n * USD]);
+  await fx.fundAndDeposit(maker, usd, [5_000n * USD]);
 
-  deploymentsFile = path.join(workDir, "deployments.json");
-  writeFileSync(
-    deploymentsFile,
-    JSON.stringify({
-      home: {
-        chainId: 31337,
-        rpcUrl: chain!.rpcUrl,
-        startBlock: fx.startBlock,
-        contracts: { Settlement: settlement },
-        tokens: fx.tokens,
-      },
-    }),
-  );
+  deploymentsFile = fx.writeDeployments(workDir);
   const indexerOptions = {
     deploymentsFile,
     port: 0,

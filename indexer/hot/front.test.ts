@@ -4,12 +4,11 @@
 // front's answers equal Ponder's own, JSON for JSON; bad queries get the spec's 400 body; the rest of
 // the surface passes to Ponder unchanged.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { OrderSide } from "../../sdk/eip712";
-import { buildSettleArgs } from "../../sdk/settle-batch";
 import { type RunningIndexer, startIndexer } from "../run";
 import { type ExchangeFixture, deployExchange, fixtureOrderSigner } from "../testing/exchangeFixture";
 import { type TestChain, startHardhatNode } from "../testing/hardhatNode";
@@ -70,21 +69,10 @@ async function settle(
   taker: Awaited<ReturnType<typeof signed>>,
   fills: { baseAmount: bigint; price: bigint }[],
 ) {
-  const batchId = (await fx.publicClient.readContract({
-    address: fx.contracts.settlement,
-    abi: fx.abis.settlement,
-    functionName: "nextBatchId",
-  })) as bigint;
-  const args = buildSettleArgs(
+  const { receipt } = await fx.settle(
     [maker, taker],
     fills.map((f) => ({ makerHash: maker.hash, takerHash: taker.hash, baseAmount: f.baseAmount, price: f.price })),
   );
-  const receipt = await fx.send(fx.accounts.admin, fx.contracts.settlement, fx.abis.settlement, "settle", [
-    batchId,
-    args.orders,
-    args.signatures,
-    args.fills,
-  ]);
   // one BatchSettled log carries the batch's trades: trade k's id is `${txHash}-${logIndex}-${k}`
   const batchLog = receipt.logs.find(
     (l: { address: string; logIndex: number }) => l.address.toLowerCase() === fx.contracts.settlement.toLowerCase(),
@@ -113,29 +101,11 @@ async function ponderAtHead() {
 test("the hot front: trades and candles before Ponder, no phantom after a revert, Ponder's answers once caught up", {
   timeout: 300_000,
 }, async () => {
-  const { maker, taker, admin } = fx.accounts;
-  const { weth, usd, settlement } = fx.contracts;
-  for (const [account, token, amount] of [
-    [maker, weth, 20n * E18],
-    [taker, usd, 200_000n * USD],
-  ] as const) {
-    await fx.send(admin, token, fx.abis.token, "mint", [account.address, amount]);
-    await fx.send(account, token, fx.abis.token, "approve", [settlement, amount]);
-    await fx.send(account, settlement, fx.abis.settlement, "deposit", [token, amount]);
-  }
-  const deploymentsFile = path.join(workDir, "deployments.json");
-  writeFileSync(
-    deploymentsFile,
-    JSON.stringify({
-      home: {
-        chainId: 31337,
-        rpcUrl: chain!.rpcUrl,
-        startBlock: fx.startBlock,
-        contracts: { Settlement: settlement },
-        tokens: fx.tokens,
-      },
-    }),
-  );
+  const { maker, taker } = fx.accounts;
+  const { weth, usd } = fx.contracts;
+  await fx.fundAndDeposit(maker, weth, [20n * E18]);
+  await fx.fundAndDeposit(taker, usd, [200_000n * USD]);
+  const deploymentsFile = fx.writeDeployments(workDir);
   indexer = await startIndexer({
     deploymentsFile,
     port: 0,

@@ -14,6 +14,17 @@ const B = "0x00000000000000000000000000000000000000bb" as const;
 const BASE = "0x0000000000000000000000000000000000000001" as const;
 const QUOTE = "0x0000000000000000000000000000000000000002" as const;
 
+/** Balances, fees, candles and order fills, as the indexer's tables hold them. */
+const tallies = () => ({
+  bal: new Map<string, bigint>(),
+  fee: new Map<string, bigint>(),
+  cnd: new Map<string, ReturnType<typeof applyTrade>>(),
+  ord: new Map<
+    string,
+    { base: bigint; quote: bigint; fee: bigint; n: number; first: bigint; last: bigint; isBuy: boolean }
+  >(),
+});
+
 test("a bucket starts on a UTC multiple of its width and holds its timestamp", () => {
   fc.assert(
     fc.property(fc.bigInt({ min: 0n, max: 10n ** 11n }), fc.constantFrom(...CANDLE_INTERVAL_NAMES), (ts, interval) => {
@@ -126,27 +137,14 @@ test("a batch's summed rows, folded into the stored ones, equal its trades appli
   const batchesArb = fc.array(fc.array(tradeArb, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 5 });
   fc.assert(
     fc.property(batchesArb, (batches) => {
-      type Cndl = ReturnType<typeof applyTrade>;
       const symbols = new Map([
         [BASE, "WETH"],
         [QUOTE, "USD"],
       ]);
       // one by one (the rules the per-trade handlers applied)
-      const bal1 = new Map<string, bigint>(),
-        fee1 = new Map<string, bigint>(),
-        cnd1 = new Map<string, Cndl>();
-      const ord1 = new Map<
-        string,
-        { base: bigint; quote: bigint; fee: bigint; n: number; first: bigint; last: bigint; isBuy: boolean }
-      >();
+      const { bal: bal1, fee: fee1, cnd: cnd1, ord: ord1 } = tallies();
       // batch by batch (batchRows, folded as the SQL upserts do)
-      const bal2 = new Map<string, bigint>(),
-        fee2 = new Map<string, bigint>(),
-        cnd2 = new Map<string, Cndl>();
-      const ord2 = new Map<
-        string,
-        { base: bigint; quote: bigint; fee: bigint; n: number; first: bigint; last: bigint; isBuy: boolean }
-      >();
+      const { bal: bal2, fee: fee2, cnd: cnd2, ord: ord2 } = tallies();
       let tradeRows = 0,
         fillRows = 0;
       batches.forEach((batch, bi) => {

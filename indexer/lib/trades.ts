@@ -81,3 +81,13 @@ export function tradeId(txHash: Hex, logIndex: number, tradeIndex: number): stri
 export function eventId(txHash: Hex, logIndex: number): string {
   return `${txHash.toLowerCase()}-${logIndex}`;
 }
+
+/** An address as the tables keep it: lower case. */
+export const lc = (a: string) => a.toLowerCase() as Hex;
+
+/** Where a log stands on chain, as the event tables record it. */
+export const logPlace = (event: { transaction: { hash: Hex }; block: { number: bigint; timestamp: bigint } }) => ({
+  txHash: event.transaction.hash,
+  blockNumber: event.block.number,
+  timestamp: event.block.timestamp,
+});

@@ -4,8 +4,7 @@ import { type Context, ponder } from "ponder:registry";
 import { bridgeBurn, bridgeCounterpart, bridgeDeposit, bridgeTransfer } from "ponder:schema";
 import { activeContracts, deployments } from "../active";
 import { type BridgeStatus, advanceStatus, transferId } from "../lib/bridgeStatus";
-
-const lc = (a: string) => a.toLowerCase() as `0x${string}`;
+import { lc, logPlace } from "../lib/trades";
 
 type Db = Context["db"];
 
@@ -42,6 +41,21 @@ async function setCounterpart(db: Db, chainId: number, contract: string, counter
     .onConflictDoUpdate(values);
 }
 
+/** The paying side of a transfer, as its destination chain's event tells it. */
+const payout = (chainId: number, contract: `0x${string}`, token: string, a: { recipient: string; amount: bigint }) => ({
+  dstChainId: BigInt(chainId),
+  dstContract: contract,
+  token: lc(token),
+  recipient: lc(a.recipient),
+  amount: a.amount,
+});
+
+/** A transfer paid out by this event's transaction. */
+const completion = (event: { transaction: { hash: `0x${string}` }; block: { timestamp: bigint } }) => ({
+  dstTxHash: event.transaction.hash,
+  completedAt: event.block.timestamp,
+});
+
 if (activeContracts.BridgeVault) {
   ponder.on("BridgeVault:BridgeDeposited", async ({ event, context }) => {
     const a = event.args;
@@ -61,9 +75,7 @@ if (activeContracts.BridgeVault) {
       vault,
       nonce: a.nonce,
       ...common,
-      txHash: event.transaction.hash,
-      blockNumber: event.block.number,
-      timestamp: event.block.timestamp,
+      ...logPlace(event),
     });
     await upsertTransfer(
       context.db,
@@ -96,9 +108,7 @@ if (activeContracts.BridgeMinter) {
       wrappedToken: lc(a.wrappedToken),
       homeToken: lc(a.homeToken),
       ...common,
-      txHash: event.transaction.hash,
-      blockNumber: event.block.number,
-      timestamp: event.block.timestamp,
+      ...logPlace(event),
     });
     await upsertTransfer(
       context.db,
@@ -136,15 +146,7 @@ if (activeContracts.BridgeVault) {
       r.id,
       r.key,
       "queued",
-      {
-        dstChainId: BigInt(context.chain.id),
-        dstContract: vault,
-        token: lc(a.token),
-        recipient: lc(a.recipient),
-        amount: a.amount,
-        queuedAt: event.block.timestamp,
-        releasableAt: a.readyAt,
-      },
+      { ...payout(context.chain.id, vault, a.token, a), queuedAt: event.block.timestamp, releasableAt: a.readyAt },
       event.block.timestamp,
     );
   });
@@ -172,15 +174,7 @@ if (activeContracts.BridgeVault) {
       r.id,
       r.key,
       "released",
-      {
-        dstChainId: BigInt(context.chain.id),
-        dstContract: vault,
-        token: lc(a.token),
-        recipient: lc(a.recipient),
-        amount: a.amount,
-        dstTxHash: event.transaction.hash,
-        completedAt: event.block.timestamp,
-      },
+      { ...payout(context.chain.id, vault, a.token, a), ...completion(event) },
       event.block.timestamp,
     );
   });
@@ -202,15 +196,7 @@ if (activeContracts.BridgeMinter) {
       transferId(srcChainId, vault, a.depositNonce),
       { kind: "mint", srcChainId, srcContract: vault as `0x${string}`, nonce: a.depositNonce },
       "minted",
-      {
-        dstChainId: BigInt(context.chain.id),
-        dstContract: minter,
-        token: lc(a.homeToken),
-        recipient: lc(a.recipient),
-        amount: a.amount,
-        dstTxHash: event.transaction.hash,
-        completedAt: event.block.timestamp,
-      },
+      { ...payout(context.chain.id, minter, a.homeToken, a), ...completion(event) },
       event.block.timestamp,
     );
   });

@@ -6,10 +6,15 @@ import { agent, deposit, feeTotal, nonceFloor, orderCancellation, settlementPara
 import { decodeSettledTrades } from "../../sdk/settled-trades";
 import { activeContracts, symbols } from "../active";
 import { type BatchTrade, batchRows } from "../lib/batchRows";
-import { eventId } from "../lib/trades";
+import { eventId, lc, logPlace } from "../lib/trades";
 import { addBalance, closeWithdrawal, openWithdrawal, writeBatch } from "./settlementStore";
 
-const lc = (a: string) => a.toLowerCase() as `0x${string}`;
+/** A withdrawal event's trader, token, amount and place on chain. */
+const withdrawalFacts = (event: {
+  args: { trader: string; token: string; amount: bigint };
+  transaction: { hash: `0x${string}` };
+  block: { number: bigint; timestamp: bigint };
+}) => ({ trader: lc(event.args.trader), token: lc(event.args.token), amount: event.args.amount, ...logPlace(event) });
 
 if (activeContracts.Settlement) {
   ponder.on("Settlement:Deposited", async ({ event, context }) => {
@@ -20,9 +25,7 @@ if (activeContracts.Settlement) {
       trader,
       token,
       amount: event.args.amount,
-      txHash: event.transaction.hash,
-      blockNumber: event.block.number,
-      timestamp: event.block.timestamp,
+      ...logPlace(event),
     });
     await addBalance(context.db, trader, token, event.args.amount, event.block.number);
   });
@@ -30,36 +33,17 @@ if (activeContracts.Settlement) {
   ponder.on("Settlement:WithdrawalRequested", async ({ event, context }) => {
     await openWithdrawal(context.db, {
       id: eventId(event.transaction.hash, event.log.logIndex),
-      trader: lc(event.args.trader),
-      token: lc(event.args.token),
-      amount: event.args.amount,
+      ...withdrawalFacts(event),
       availableAt: event.args.availableAt,
-      txHash: event.transaction.hash,
-      blockNumber: event.block.number,
-      timestamp: event.block.timestamp,
     });
   });
 
   ponder.on("Settlement:WithdrawalCancelled", async ({ event, context }) => {
-    await closeWithdrawal(context.db, "cancelled", {
-      trader: lc(event.args.trader),
-      token: lc(event.args.token),
-      amount: event.args.amount,
-      txHash: event.transaction.hash,
-      blockNumber: event.block.number,
-      timestamp: event.block.timestamp,
-    });
+    await closeWithdrawal(context.db, "cancelled", withdrawalFacts(event));
   });
 
   ponder.on("Settlement:WithdrawalExecuted", async ({ event, context }) => {
-    await closeWithdrawal(context.db, "executed", {
-      trader: lc(event.args.trader),
-      token: lc(event.args.token),
-      amount: event.args.amount,
-      txHash: event.transaction.hash,
-      blockNumber: event.block.number,
-      timestamp: event.block.timestamp,
-    });
+    await closeWithdrawal(context.db, "executed", withdrawalFacts(event));
   });
 
   // A batch's trades are all in its one BatchSettled log (decoded by the sdk's decoder of the contract's
@@ -81,17 +65,13 @@ if (activeContracts.Settlement) {
       }),
     );
     const rows = batchRows(trades, {
-      txHash: event.transaction.hash,
-      blockNumber: event.block.number,
-      timestamp: event.block.timestamp,
+      ...logPlace(event),
       symbols,
     });
     await writeBatch(context.db.sql, rows, {
       batchId: event.args.batchId,
       tradeCount: event.args.tradeCount,
-      txHash: event.transaction.hash,
-      blockNumber: event.block.number,
-      timestamp: event.block.timestamp,
+      ...logPlace(event),
     });
   });
 

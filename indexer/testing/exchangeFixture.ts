@@ -1,12 +1,13 @@
 // The real exchange on a test chain: the project's own deploy script (scripts/deploy-exchange.ts: demo
 // tokens, Settlement, operator role) on freshly compiled artifacts, plus helpers to fund traders.
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type Abi, createPublicClient, createWalletClient, defineChain, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { deployExchange as deployExchangeScript } from "../../scripts/deploy-exchange";
 import { demoTokenAbi, settlementAbi } from "../../sdk/abi";
+import { buildSettleArgs, type FillByHash, type SignedOrder } from "../../sdk/settle-batch";
 import { type Order, type OrderSide, getOrderHash, getSettlementDomain, signOrder } from "../../sdk/eip712";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
@@ -68,6 +69,51 @@ export async function deployExchange(rpcUrl: string) {
     return receipt;
   }
 
+  /** Mints the sum of `amounts` of `token` to `account` and deposits it into Settlement, one deposit per amount. */
+  async function fundAndDeposit(account: typeof admin, token: `0x${string}`, amounts: bigint[]) {
+    const total = amounts.reduce((x, y) => x + y, 0n);
+    await send(admin, token, demoTokenAbi as Abi, "mint", [account.address, total]);
+    await send(account, token, demoTokenAbi as Abi, "approve", [deployed.settlement, total]);
+    for (const amount of amounts)
+      await send(account, deployed.settlement, settlementAbi as Abi, "deposit", [token, amount]);
+  }
+
+  const nextBatchId = async () =>
+    (await publicClient.readContract({
+      address: deployed.settlement,
+      abi: settlementAbi as Abi,
+      functionName: "nextBatchId",
+    })) as bigint;
+
+  /** Settles `orders` with `fills` (maker and taker by order hash) as the next batch, sent by the operator;
+   *  resolves with the batch id and the mined receipt. */
+  async function settle(orders: SignedOrder[], fills: FillByHash[]) {
+    const batchId = await nextBatchId();
+    const args = buildSettleArgs(orders, fills);
+    const receipt = await send(admin, deployed.settlement, settlementAbi as Abi, "settle", [
+      batchId,
+      args.orders,
+      args.signatures,
+      args.fills,
+    ]);
+    return { batchId, receipt };
+  }
+
+  /** Writes the deployments file an indexer of this chain reads (Settlement, from the deploy's block) into
+   *  `dir`; returns its path. */
+  function writeDeployments(dir: string): string {
+    const file = path.join(dir, "deployments.json");
+    const home = {
+      chainId: 31337,
+      rpcUrl,
+      startBlock: deployed.startBlock,
+      contracts: { Settlement: deployed.settlement },
+      tokens: deployed.tokens,
+    };
+    writeFileSync(file, JSON.stringify({ home }));
+    return file;
+  }
+
   return {
     chain,
     publicClient,
@@ -83,6 +129,10 @@ export async function deployExchange(rpcUrl: string) {
     fees,
     startBlock: deployed.startBlock,
     send,
+    fundAndDeposit,
+    writeDeployments,
+    nextBatchId,
+    settle,
   };
 }
 

@@ -3,12 +3,11 @@
 // and at the end every batch on chain is indexed once, with its trades.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { OrderSide } from "../../sdk/eip712";
-import { buildSettleArgs } from "../../sdk/settle-batch";
 import type { StartIndexerOptions } from "../../indexer/run";
 import { type ExchangeFixture, deployExchange, fixtureOrderSigner } from "../../indexer/testing/exchangeFixture";
 import { startExternalAnvil } from "../support/external-parts";
@@ -38,27 +37,16 @@ let signed: ReturnType<typeof fixtureOrderSigner>;
 
 /** One batch of two trades (maker sells, taker buys); resolves with its batch id once mined. */
 async function settleOne(): Promise<bigint> {
-  const { maker, taker, admin } = fx.accounts;
+  const { maker, taker } = fx.accounts;
   const sell = await signed(maker, OrderSide.SELL, 2_000n * USD, E18 / 10n);
   const buy = await signed(taker, OrderSide.BUY, 2_000n * USD, E18 / 10n);
-  const batchId = (await fx.publicClient.readContract({
-    address: fx.contracts.settlement,
-    abi: fx.abis.settlement,
-    functionName: "nextBatchId",
-  })) as bigint;
-  const args = buildSettleArgs(
+  const { batchId } = await fx.settle(
     [sell, buy],
     [
       { makerHash: sell.hash, takerHash: buy.hash, baseAmount: E18 / 20n, price: 2_000n * USD },
       { makerHash: sell.hash, takerHash: buy.hash, baseAmount: E18 / 20n, price: 2_000n * USD },
     ],
   );
-  await fx.send(admin, fx.contracts.settlement, fx.abis.settlement, "settle", [
-    batchId,
-    args.orders,
-    args.signatures,
-    args.fills,
-  ]);
   return batchId;
 }
 
@@ -149,30 +137,12 @@ test("the indexer killed while it writes restarts without a reset and indexes ev
 }, async (t) => {
   const t0 = Date.now();
   const at = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
-  const { maker, taker, admin } = fx.accounts;
-  const total = 1_000_000n * E18;
-  await fx.send(admin, fx.contracts.weth, fx.abis.token, "mint", [maker.address, total]);
-  await fx.send(maker, fx.contracts.weth, fx.abis.token, "approve", [fx.contracts.settlement, total]);
-  await fx.send(maker, fx.contracts.settlement, fx.abis.settlement, "deposit", [fx.contracts.weth, total]);
-  const usd = 10n ** 12n * USD;
-  await fx.send(admin, fx.contracts.usd, fx.abis.token, "mint", [taker.address, usd]);
-  await fx.send(taker, fx.contracts.usd, fx.abis.token, "approve", [fx.contracts.settlement, usd]);
-  await fx.send(taker, fx.contracts.settlement, fx.abis.settlement, "deposit", [fx.contracts.usd, usd]);
+  const { maker, taker } = fx.accounts;
+  await fx.fundAndDeposit(maker, fx.contracts.weth, [1_000_000n * E18]);
+  await fx.fundAndDeposit(taker, fx.contracts.usd, [10n ** 12n * USD]);
   for (let i = 0; i < 3; i++) await settleOne();
 
-  const deploymentsFile = path.join(workDir, "deployments.json");
-  writeFileSync(
-    deploymentsFile,
-    JSON.stringify({
-      home: {
-        chainId: 31337,
-        rpcUrl: chain!.rpcUrl,
-        startBlock: fx.startBlock,
-        contracts: { Settlement: fx.contracts.settlement },
-        tokens: fx.tokens,
-      },
-    }),
-  );
+  const deploymentsFile = fx.writeDeployments(workDir);
   const options: StartIndexerOptions = {
     deploymentsFile,
     port: 0,
@@ -216,11 +186,7 @@ test("the indexer killed while it writes restarts without a reset and indexes ev
   const last = await launch(options);
   t.diagnostic(`last launch ready at ${at()}`);
   try {
-    const lastBatch = (await fx.publicClient.readContract({
-      address: fx.contracts.settlement,
-      abi: fx.abis.settlement,
-      functionName: "nextBatchId",
-    })) as bigint;
+    const lastBatch = await fx.nextBatchId();
     const deadline = Date.now() + 120_000;
     let rows: unknown[][] = [];
     for (;;) {
