@@ -121,6 +121,27 @@ async function send(
   return hash;
 }
 
+/** A Settlement call on one of the wallet's tokens (with the amount where the call takes one), sent from the
+ *  wallet; resolves to its transaction hash once mined. */
+type TokenCall<A extends bigint[]> = (
+  info: MarketsInfo,
+  wallet: ConnectedWallet,
+  pub: PublicClient,
+  chain: Chain,
+  token: TokenInfo,
+  ...amount: A
+) => Promise<`0x${string}`>;
+
+const settlementCall =
+  <A extends bigint[] = []>(functionName: string): TokenCall<A> =>
+  (info, wallet, pub, chain, token, ...amount) =>
+    send(pub, wallet, chain, {
+      address: info.settlement,
+      abi: settlementAbi,
+      functionName,
+      args: [token.address, ...amount],
+    });
+
 /** approve (when the allowance is short) + deposit; returns the deposit's transaction hash */
 export async function deposit(
   info: MarketsInfo,
@@ -143,53 +164,9 @@ export async function deposit(
       functionName: "approve",
       args: [info.settlement, amount],
     });
-  return send(pub, wallet, chain, {
-    address: info.settlement,
-    abi: settlementAbi,
-    functionName: "deposit",
-    args: [token.address, amount],
-  });
+  return settlementCall<[amount: bigint]>("deposit")(info, wallet, pub, chain, token, amount);
 }
 
-export const requestWithdrawal = (
-  info: MarketsInfo,
-  wallet: ConnectedWallet,
-  pub: PublicClient,
-  chain: Chain,
-  token: TokenInfo,
-  amount: bigint,
-) =>
-  send(pub, wallet, chain, {
-    address: info.settlement,
-    abi: settlementAbi,
-    functionName: "requestWithdrawal",
-    args: [token.address, amount],
-  });
-
-export const executeWithdrawal = (
-  info: MarketsInfo,
-  wallet: ConnectedWallet,
-  pub: PublicClient,
-  chain: Chain,
-  token: TokenInfo,
-) =>
-  send(pub, wallet, chain, {
-    address: info.settlement,
-    abi: settlementAbi,
-    functionName: "executeWithdrawal",
-    args: [token.address],
-  });
-
-export const cancelWithdrawal = (
-  info: MarketsInfo,
-  wallet: ConnectedWallet,
-  pub: PublicClient,
-  chain: Chain,
-  token: TokenInfo,
-) =>
-  send(pub, wallet, chain, {
-    address: info.settlement,
-    abi: settlementAbi,
-    functionName: "cancelWithdrawal",
-    args: [token.address],
-  });
+export const requestWithdrawal = settlementCall<[amount: bigint]>("requestWithdrawal");
+export const executeWithdrawal = settlementCall("executeWithdrawal");
+export const cancelWithdrawal = settlementCall("cancelWithdrawal");

@@ -4,6 +4,7 @@
 import { hmacHeaders, type ApiKeyCredentials } from "../../sdk/hmac";
 import type { MarketsInfo } from "./order";
 import type { operations } from "../../sdk/openapi/dex-api";
+import { jsonOrNull } from "./json-body";
 
 export class ApiError extends Error {
   constructor(
@@ -24,13 +25,7 @@ export interface WalletSigner {
 }
 
 async function parse<T>(res: Response): Promise<T> {
-  const text = await res.text();
-  let body: unknown = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    /* not JSON */
-  }
+  const body = await jsonOrNull(res);
   if (!res.ok) {
     const e = (body as { error?: { code?: string; message?: string; details?: unknown } } | null)?.error;
     throw new ApiError(
@@ -43,14 +38,19 @@ async function parse<T>(res: Response): Promise<T> {
   return body as T;
 }
 
-export async function getJson<T>(path: string): Promise<T> {
+/** A request to this origin, its answer parsed; a network failure is an ApiError NETWORK. */
+async function send<T>(path: string, init: RequestInit): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(path, { headers: { accept: "application/json" } });
+    res = await fetch(path, init);
   } catch {
     throw new ApiError(0, "NETWORK", "The server cannot be reached. Check that the exchange is running.");
   }
   return parse<T>(res);
+}
+
+export async function getJson<T>(path: string): Promise<T> {
+  return send<T>(path, { headers: { accept: "application/json" } });
 }
 
 let clockOffsetMs = 0;
@@ -97,28 +97,10 @@ async function signedOnce<T>(wallet: WalletSigner, method: string, path: string,
     ...(await authHeaders(wallet, ts, method, path, text)),
   };
   if (body !== undefined) headers["content-type"] = "application/json";
-  let res: Response;
-  try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : text });
-  } catch {
-    throw new ApiError(0, "NETWORK", "The server cannot be reached. Check that the exchange is running.");
-  }
-  return parse<T>(res);
+  return send<T>(path, { method, headers, body: body === undefined ? undefined : text });
 }
 
-export async function placeOrder(body: Record<string, unknown>): Promise<ApiOrder> {
-  let res: Response;
-  try {
-    res = await fetch("/v1/orders", {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify(body),
-    });
-  } catch {
-    throw new ApiError(0, "NETWORK", "The server cannot be reached. Check that the exchange is running.");
-  }
-  return parse<ApiOrder>(res);
-}
+export const placeOrder = (body: Record<string, unknown>): Promise<ApiOrder> => postPublic("/v1/orders", body);
 
 export const getMarkets = () => getJson<MarketsInfo>("/v1/markets");
 
@@ -204,18 +186,12 @@ export function explain(err: unknown): string {
 }
 
 /** An unauthenticated POST (the body carries its own signature, e.g. the agent approval). */
-export async function postPublic<T>(path: string, body: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(path, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify(body),
-    });
-  } catch {
-    throw new ApiError(0, "NETWORK", "The server cannot be reached. Check that the exchange is running.");
-  }
-  return parse<T>(res);
+export function postPublic<T>(path: string, body: unknown): Promise<T> {
+  return send<T>(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 /** An API key as `GET /v1/api-keys` lists it (the DEX API's OpenAPI document, generated into the SDK). */

@@ -44,19 +44,25 @@ function snapshot(bids: WsLevel[], asks: WsLevel[], sequence: number, depth = 20
   };
 }
 
+/** An update of the WETH-USD book at depth 20 (after `prev` when given). */
+function update(bids: WsLevel[], asks: WsLevel[], sequence: number, checksum: number, prev?: number): BookMessage {
+  return {
+    type: "orderbook_update",
+    symbol: "WETH-USD",
+    depth: 20,
+    bids,
+    asks,
+    sequence,
+    ...(prev === undefined ? {} : { prev_sequence: prev }),
+    checksum,
+  };
+}
+
 test("snapshot then in-order updates: applied; the checksum is checked on each", () => {
   const b = new LiveBook(20);
   assert.equal(b.apply(snapshot([[100, 1]], [[101, 2]], 5)), "ok");
   const after: WsLevel[] = [[100, 1.5]];
-  const upd: BookMessage = {
-    type: "orderbook_update",
-    symbol: "WETH-USD",
-    depth: 20,
-    bids: [[100, 1.5]],
-    asks: [[101, 0]],
-    sequence: 6,
-    checksum: serverChecksum(after, [], 10),
-  };
+  const upd: BookMessage = update([[100, 1.5]], [[101, 0]], 6, serverChecksum(after, [], 10));
   assert.equal(b.apply(upd), "ok");
   assert.deepEqual(b.levels("bid"), [[100, 1.5]]);
   assert.deepEqual(b.levels("ask"), []);
@@ -66,52 +72,19 @@ test("snapshot then in-order updates: applied; the checksum is checked on each",
 test("an update whose prev_sequence is past ours is a gap: the book resets and asks for a resync", () => {
   const b = new LiveBook(20);
   b.apply(snapshot([[100, 1]], [], 5));
-  const r = b.apply({
-    type: "orderbook_update",
-    symbol: "WETH-USD",
-    depth: 20,
-    bids: [[99, 1]],
-    asks: [],
-    sequence: 9,
-    prev_sequence: 6,
-    checksum: 0,
-  });
+  const r = b.apply(update([[99, 1]], [], 9, 0, 6));
   assert.equal(r, "gap");
   assert.equal(b.synced, false);
   // an update we already hold (sequence not past ours) is stale: skipped, the book unchanged
   b.apply(snapshot([[100, 1]], [], 5));
-  assert.equal(
-    b.apply({
-      type: "orderbook_update",
-      symbol: "WETH-USD",
-      depth: 20,
-      bids: [],
-      asks: [],
-      sequence: 5,
-      prev_sequence: 3,
-      checksum: 0,
-    }),
-    "stale",
-  );
+  assert.equal(b.apply(update([], [], 5, 0, 3)), "stale");
   assert.equal(b.sequence, 5);
   // the book's sequence may jump (events outside these levels): prev_sequence at most ours applies
   const after: WsLevel[] = [
     [100, 1],
     [99, 2],
   ];
-  assert.equal(
-    b.apply({
-      type: "orderbook_update",
-      symbol: "WETH-USD",
-      depth: 20,
-      bids: [[99, 2]],
-      asks: [],
-      sequence: 12,
-      prev_sequence: 4,
-      checksum: serverChecksum(after, [], 10),
-    }),
-    "ok",
-  );
+  assert.equal(b.apply(update([[99, 2]], [], 12, serverChecksum(after, [], 10), 4)), "ok");
   assert.equal(b.sequence, 12);
 });
 
@@ -119,18 +92,7 @@ test("a checksum that differs from ours: reset and resync", () => {
   const b = new LiveBook(20);
   b.apply(snapshot([[100, 1]], [], 5));
   const good = serverChecksum([[100, 2]], [], 10);
-  assert.equal(
-    b.apply({
-      type: "orderbook_update",
-      symbol: "WETH-USD",
-      depth: 20,
-      bids: [[100, 2]],
-      asks: [],
-      sequence: 6,
-      checksum: (good + 1) >>> 0,
-    }),
-    "checksum",
-  );
+  assert.equal(b.apply(update([[100, 2]], [], 6, (good + 1) >>> 0)), "checksum");
   assert.equal(b.synced, false);
   const bad = snapshot([[100, 1]], [], 1);
   assert.equal(b.apply({ ...bad, checksum: (bad.checksum ^ 1) >>> 0 }), "checksum");

@@ -4,6 +4,7 @@
 // authenticated call and live in sessionStorage (this tab only) until they expire or the user logs out.
 import type { operations } from "../../../sdk/openapi/exchange-api";
 import { ExchangeError } from "./model";
+import { jsonOrNull } from "../json-body";
 
 const API = "/exchange-api/v1";
 const IDENTITY = "/identity/api";
@@ -49,13 +50,7 @@ async function send(url: string, init: RequestInit): Promise<Response> {
 }
 
 async function parse<T>(res: Response): Promise<T> {
-  const text = await res.text();
-  let body: unknown = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    /* not JSON */
-  }
+  const body = await jsonOrNull(res);
   if (!res.ok) {
     const e = (body as { error?: unknown; error_description?: string } | null)?.error;
     if (e && typeof e === "object") {
