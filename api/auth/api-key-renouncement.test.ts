@@ -2,12 +2,12 @@
 // revoke, its status (none / pending / done / failed) and transaction, the retry lease at its edge, release
 // and finish only while pending, and the list of pending ones in revocation order. Real (in-memory PGlite)
 // database, cache off.
-import { describe, test, after, before } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Hex } from "viem";
-import { createDb, type Db } from "../../db";
-import { createApiKeyStore, type ApiKeyStore, type NewApiKey } from "./api-keys";
-import { createSecretBox } from "./secret-box";
+import type { Db } from "../../db";
+import type { ApiKeyStore, NewApiKey } from "./api-keys";
+import { suiteKeyStore } from "../testing/key-store";
 
 const OWNER = "0x90F79bf6EB2c4f870365E785982E1f101E93b906" as const;
 const input = (): NewApiKey => ({
@@ -25,13 +25,7 @@ const SIG = `0x${"11".repeat(65)}` as Hex;
 describe("API key store: agent renouncements", () => {
   let db: Db;
   let store: ApiKeyStore;
-  before(async () => {
-    db = await createDb();
-    store = createApiKeyStore({ db, box: createSecretBox("0f".repeat(32)), cacheTtlMs: 0 });
-  });
-  after(async () => {
-    await db?.close();
-  });
+  suiteKeyStore((s) => ({ db, store } = s));
 
   async function revokedWithRenouncement() {
     const { record } = await store.create(input());

@@ -1,10 +1,11 @@
 // The API key store's limits against a real (in-memory PGlite) database: one agent approval per key,
 // revocation once, the sealed agent key wiped on revoke, ciphertexts bound to their row, the cache off.
-import { describe, test, after, before } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createDb, type Db } from "../../db";
+import type { Db } from "../../db";
 import { createApiKeyStore, type ApiKeyStore, type NewApiKey } from "./api-keys";
 import { createSecretBox } from "./secret-box";
+import { suiteKeyStore } from "../testing/key-store";
 
 const OWNER = "0x90F79bf6EB2c4f870365E785982E1f101E93b906" as const;
 const input = (over: Partial<NewApiKey> = {}): NewApiKey => ({
@@ -21,14 +22,7 @@ const input = (over: Partial<NewApiKey> = {}): NewApiKey => ({
 describe("API key store", () => {
   let db: Db;
   let store: ApiKeyStore;
-  before(async () => {
-    db = await createDb();
-    // cache off: every read goes to the database, as another process sharing it would see
-    store = createApiKeyStore({ db, box: createSecretBox("0f".repeat(32)), cacheTtlMs: 0 });
-  });
-  after(async () => {
-    await db?.close();
-  });
+  suiteKeyStore((s) => ({ db, store } = s));
 
   test("create returns the secret once; the record round-trips every field", async () => {
     const { record, secret } = await store.create(input());

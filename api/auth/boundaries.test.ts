@@ -293,6 +293,9 @@ async function walletReq(o: {
     { url, body: Buffer.from(body) },
   );
 }
+/** `auth` on a wallet-signed request (walletReq) that accepts the wallet scheme. */
+const walletAuth = async (auth: ReturnType<typeof createAuthenticator>, o: Parameters<typeof walletReq>[0]) =>
+  auth.authenticate(await walletReq(o), { wallet: true });
 const mirror = (sig: Hex): string => {
   const s = BigInt(`0x${sig.slice(66, 130)}`);
   const v = parseInt(sig.slice(130), 16);
@@ -304,19 +307,13 @@ test("wallet: timestamp window, at its end and one millisecond past it", async (
   const t = 1_700_000_000_000;
   at(t);
   for (const ts of [t - WINDOW, t + WINDOW]) {
-    const ctx = await auth.authenticate(await walletReq({ ts }), { wallet: true });
+    const ctx = await walletAuth(auth, { ts });
     assert.deepEqual([ctx.scheme, ctx.account, ctx.key], ["wallet", wallet.address, null]);
   }
   for (const ts of [t - WINDOW - 1, t + WINDOW + 1]) {
-    assert.equal(
-      (await refusal(auth.authenticate(await walletReq({ ts }), { wallet: true }))).reason,
-      "timestamp_outside_window",
-    );
+    assert.equal((await refusal(walletAuth(auth, { ts }))).reason, "timestamp_outside_window");
   }
-  assert.equal(
-    (await refusal(auth.authenticate(await walletReq({ ts: "1e12" }), { wallet: true }))).reason,
-    "invalid_timestamp",
-  );
+  assert.equal((await refusal(walletAuth(auth, { ts: "1e12" }))).reason, "invalid_timestamp");
 });
 
 test("wallet: address of exactly 40 hex digits, signature of exactly 65 bytes", async () => {
@@ -329,49 +326,28 @@ test("wallet: address of exactly 40 hex digits, signature of exactly 65 bytes", 
     wallet.address.slice(2),
     `0x${"g".repeat(40)}`,
   ]) {
-    assert.equal(
-      (await refusal(auth.authenticate(await walletReq({ ts: t, address }), { wallet: true }))).reason,
-      "missing_credentials",
-    );
+    assert.equal((await refusal(walletAuth(auth, { ts: t, address }))).reason, "missing_credentials");
   }
   for (const sig of [(s: Hex) => s.slice(0, 131), (s: Hex) => `${s}0`, (s: Hex) => `${s.slice(0, 131)}z`, () => ""]) {
-    assert.equal(
-      (await refusal(auth.authenticate(await walletReq({ ts: t, sig }), { wallet: true }))).reason,
-      "missing_credentials",
-    );
+    assert.equal((await refusal(walletAuth(auth, { ts: t, sig }))).reason, "missing_credentials");
   }
   // lower-case address accepted, the account comes back checksummed
-  assert.equal(
-    (await auth.authenticate(await walletReq({ ts: t, address: wallet.address.toLowerCase() }), { wallet: true }))
-      .account,
-    wallet.address,
-  );
+  assert.equal((await walletAuth(auth, { ts: t, address: wallet.address.toLowerCase() })).account, wallet.address);
 });
 
 test("wallet: the Host is signed over and must be one of the accepted hosts", async () => {
   const { auth, at } = setup([HOST, "127.0.0.1:3001"]);
   const t = Date.now();
   at(t);
-  assert.equal(
-    (await auth.authenticate(await walletReq({ ts: t, host: "API.Example.COM", signedHost: HOST }), { wallet: true }))
-      .scheme,
-    "wallet",
-  );
-  assert.equal(
-    (await auth.authenticate(await walletReq({ ts: t, host: "127.0.0.1:3001" }), { wallet: true })).scheme,
-    "wallet",
-  );
-  const elsewhere = await refusal(
-    auth.authenticate(await walletReq({ ts: t, host: "127.0.0.1:3002" }), { wallet: true }),
-  );
+  assert.equal((await walletAuth(auth, { ts: t, host: "API.Example.COM", signedHost: HOST })).scheme, "wallet");
+  assert.equal((await walletAuth(auth, { ts: t, host: "127.0.0.1:3001" })).scheme, "wallet");
+  const elsewhere = await refusal(walletAuth(auth, { ts: t, host: "127.0.0.1:3002" }));
   assert.deepEqual([elsewhere.reason, elsewhere.details.host], ["host_not_accepted", "127.0.0.1:3002"]);
-  const noHost = await refusal(auth.authenticate(await walletReq({ ts: t, host: "" }), { wallet: true }));
+  const noHost = await refusal(walletAuth(auth, { ts: t, host: "" }));
   assert.equal(noHost.reason, "host_not_accepted");
   // signed for another venue, sent here: the signature does not match this host
   const { auth: open } = setup();
-  const moved = await refusal(
-    open.authenticate(await walletReq({ ts: t, host: HOST, signedHost: "evil.example.com" }), { wallet: true }),
-  );
+  const moved = await refusal(walletAuth(open, { ts: t, host: HOST, signedHost: "evil.example.com" }));
   assert.equal(moved.reason, "invalid_signature");
 });
 
@@ -379,12 +355,10 @@ test("wallet: v must be 27/28 and s low; a mirror-image or re-encoded signature 
   const { auth, at } = setup();
   const t = Date.now();
   at(t);
-  const high = await refusal(auth.authenticate(await walletReq({ ts: t, sig: mirror }), { wallet: true }));
+  const high = await refusal(walletAuth(auth, { ts: t, sig: mirror }));
   assert.deepEqual([high.reason, high.details.problem], ["invalid_signature", "s_high"]);
   const v01 = await refusal(
-    auth.authenticate(await walletReq({ ts: t, sig: (s) => s.slice(0, 130) + (s.endsWith("1b") ? "00" : "01") }), {
-      wallet: true,
-    }),
+    walletAuth(auth, { ts: t, sig: (s) => s.slice(0, 130) + (s.endsWith("1b") ? "00" : "01") }),
   );
   assert.deepEqual([v01.reason, v01.details.problem], ["invalid_signature", "v"]);
   const first = await walletReq({ ts: t });
@@ -392,9 +366,7 @@ test("wallet: v must be 27/28 and s low; a mirror-image or re-encoded signature 
   const sameAgain = await refusal(auth.authenticate(first, { wallet: true }));
   assert.equal(sameAgain.reason, "signature_replayed");
   // the same signature in upper-case hex is the same (signer, digest): still a replay
-  const upper = await refusal(
-    auth.authenticate(await walletReq({ ts: t, sig: (s) => `0x${s.slice(2).toUpperCase()}` }), { wallet: true }),
-  );
+  const upper = await refusal(walletAuth(auth, { ts: t, sig: (s) => `0x${s.slice(2).toUpperCase()}` }));
   assert.equal(upper.reason, "signature_replayed");
 });
 
@@ -402,7 +374,7 @@ test("wallet: a signature from another key, or over another path or body, is ref
   const { auth, at } = setup();
   const t = Date.now();
   at(t);
-  const wrongSigner = await refusal(auth.authenticate(await walletReq({ ts: t, signer: other }), { wallet: true }));
+  const wrongSigner = await refusal(walletAuth(auth, { ts: t, signer: other }));
   assert.equal(wrongSigner.reason, "invalid_signature");
   const good = await walletReq({ ts: t, url: "/v1/api-keys?x=1" });
   const tampered = { ...good, originalUrl: "/v1/api-keys?x=2" } as unknown as Request;
@@ -410,9 +382,7 @@ test("wallet: a signature from another key, or over another path or body, is ref
   const otherBody = { ...good, body: Buffer.from('{"a":2}') } as unknown as Request;
   assert.equal((await refusal(auth.authenticate(otherBody, { wallet: true }))).reason, "invalid_signature");
   // r = 0 does not recover
-  const rZero = await refusal(
-    auth.authenticate(await walletReq({ ts: t, sig: (s) => `0x${"0".repeat(64)}${s.slice(66)}` }), { wallet: true }),
-  );
+  const rZero = await refusal(walletAuth(auth, { ts: t, sig: (s) => `0x${"0".repeat(64)}${s.slice(66)}` }));
   assert.equal(rZero.reason, "invalid_signature");
 });
 
@@ -735,8 +705,6 @@ test("wallet: a checksummed signer and an upper-case address header are the same
   );
   assert.equal(ctx.account, wallet.address);
   // the replay key is the lower-case signer: the same request with the address in another case is a replay
-  const again = await refusal(
-    auth.authenticate(await walletReq({ ts: t, address: wallet.address.toLowerCase() }), { wallet: true }),
-  );
+  const again = await refusal(walletAuth(auth, { ts: t, address: wallet.address.toLowerCase() }));
   assert.equal(again.reason, "signature_replayed");
 });

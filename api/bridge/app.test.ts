@@ -1,14 +1,13 @@
 // The bridge API over a real socket, without chains (a transfer's initiation only encodes calls): a body
 // that is not application/json is refused with 415 and the spec's error body and records nothing (#13);
 // a transfer is never served under another tenant's Host, even with its capability (#13, bridge tenant).
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { requestWithHost } from "../testing/host-request";
-import { createDb, type Db } from "../../db";
+import type { Db } from "../../db";
 import { TRANSFER_TOKEN_HEADER } from "./access";
-import { addr, startTestBridgeApi, testTenants } from "../testing/bridge-tenants";
+import { addr, fileBridgeApi } from "../testing/bridge-tenants";
 import type { RunningBridgeApi } from "./server";
-import { createTenantStore } from "./tenants";
 
 const A = "tenant-a.test";
 const B = "tenant-b.test";
@@ -38,16 +37,7 @@ function call(
 const transfers = async () =>
   Number((await db.query<{ n: string }>("SELECT count(*)::text AS n FROM bridge_transfers")).rows[0].n);
 
-before(async () => {
-  db = await createDb();
-  await createTenantStore(db).seed(testTenants(A, B));
-  api = await startTestBridgeApi(db);
-});
-
-after(async () => {
-  await api?.stop();
-  await db?.close();
-});
+fileBridgeApi(A, B, (s) => ({ db, api } = s));
 
 describe("bridge API", () => {
   const deposit = JSON.stringify({ direction: "deposit", token: "USD", amount: "5", sender: USER, recipient: USER });

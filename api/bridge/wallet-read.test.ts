@@ -2,16 +2,15 @@
 // own transfers on the tenant, listed and read with no capability; another wallet, a forged claim of the
 // wallet, a read signed for another tenant, an expired or too long one read nothing. Its validity at its
 // exact edges (now, 7 days ahead) on verifyWalletRead directly.
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { getAddress, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { createDb, type Db } from "../../db";
-import { startTestBridgeApi, testTenants } from "../testing/bridge-tenants";
+import type { Db } from "../../db";
+import { fileBridgeApi } from "../testing/bridge-tenants";
 import { requestWithHost } from "../testing/host-request";
 import { TRANSFER_TOKEN_HEADER } from "./access";
 import type { RunningBridgeApi } from "./server";
-import { createTenantStore } from "./tenants";
 import {
   verifyWalletRead,
   WALLET_READ_HEADERS,
@@ -56,16 +55,7 @@ async function initiate(sender: string, amount: string, host = A): Promise<{ id:
   return { id: r.body.transfer.id, token: r.body.accessToken };
 }
 
-before(async () => {
-  db = await createDb();
-  await createTenantStore(db).seed(testTenants(A, B));
-  api = await startTestBridgeApi(db);
-});
-
-after(async () => {
-  await api?.stop();
-  await db?.close();
-});
+fileBridgeApi(A, B, (s) => ({ db, api } = s));
 
 describe("a wallet's signed read of its transfers", () => {
   test("lists the wallet's own transfers on the tenant, newest first, and reads each without its capability", async () => {

@@ -1,23 +1,21 @@
 // Bad-input table for every REST endpoint: the spec's error body with the right code each time, never a
 // 500 and never a stack trace.
-import { test, after, before } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   call,
-  fundedKey,
+  fileHarness,
+  fileKey,
   fundedWallet,
   hmacHeaders,
   keyHeaders,
   newWallet,
   signedOrderBody,
-  startHarness,
   walletHeaders,
-  type Harness,
-  type TestKey,
 } from "../testing/harness";
 
-let h: Harness;
-let k: TestKey;
+const h = fileHarness();
+const k = fileKey(h);
 const valid = { symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1, time_in_force: "gtc" };
 const withField = (patch: Record<string, unknown>) => JSON.stringify({ ...valid, ...patch });
 const without = (field: string) => {
@@ -26,12 +24,6 @@ const without = (field: string) => {
   return JSON.stringify(o);
 };
 const MB = "x".repeat(1024 * 1024);
-
-before(async () => {
-  h = await startHarness();
-  k = await fundedKey(h);
-});
-after(() => h.close());
 
 interface Case {
   name: string;

@@ -1,28 +1,21 @@
 // A JSON body sent as text/plain (what a browser may send across origins without a preflight), as a form or
 // without a Content-Type is refused with 415 UNSUPPORTED_MEDIA_TYPE and the spec's error body, and changes
 // nothing: no order placed, no key created (#13). application/json with any parameters still works.
-import { test, after, before } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   call,
-  fundedKey,
+  fileHarness,
+  fileKey,
   fundedWallet,
   keyHeaders,
   newWallet,
   signedOrderBody,
-  startHarness,
   walletHeaders,
-  type Harness,
-  type TestKey,
 } from "../testing/harness";
 
-let h: Harness;
-let k: TestKey;
-before(async () => {
-  h = await startHarness();
-  k = await fundedKey(h);
-});
-after(() => h.close());
+const h = fileHarness();
+const k = fileKey(h);
 
 const order = JSON.stringify({
   symbol: "WETH-USD",

@@ -1,30 +1,24 @@
 // A restricted security's book takes orders through the exchange API only (docs/decisions/api.md "The book
 // respects it"): the DEX API's one placer (REST, WebSocket order entry, gRPC) refuses any order there, signed
 // or API-key, with 403 FORBIDDEN exchange_only_book, and nothing reaches the book; other books are unaffected.
-import { test, after, before } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ApiError } from "../errors";
 import {
+  beforeTests,
   call,
+  fileHarness,
+  fileKey,
   fund,
-  fundedKey,
   keyHeaders,
   newWallet,
   signedOrderBody,
-  startHarness,
-  type Harness,
-  type TestKey,
 } from "../testing/harness";
 
-let h: Harness;
-let bot: TestKey;
+const h = fileHarness({ config: { exchangeOnlySymbols: ["WETH-USD"] } });
 const wallet = newWallet();
-before(async () => {
-  h = await startHarness({ config: { exchangeOnlySymbols: ["WETH-USD"] } });
-  fund(h, wallet.address);
-  bot = await fundedKey(h, { permissions: ["read", "trade"], label: "bot" });
-});
-after(() => h.close());
+beforeTests(h, () => fund(h, wallet.address));
+const bot = fileKey(h, { permissions: ["read", "trade"], label: "bot" });
 
 const refusal = (r: { status: number; body: any }) => [
   r.status,

@@ -1,17 +1,15 @@
 // The OpenAPI 3.1 document: every route present, every schema a valid JSON Schema 2020-12 (compiled by
 // Ajv), and real responses conform to the documented schemas.
-import { test, after, before } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import Ajv2020 from "ajv/dist/2020";
-import { call, fundedKey, keyHeaders, startHarness, type Harness } from "../testing/harness";
+import { beforeTests, call, fileHarness, fundedKey, keyHeaders } from "../testing/harness";
 
-let h: Harness;
+const h = fileHarness();
 let doc: any;
-before(async () => {
-  h = await startHarness();
+beforeTests(h, async () => {
   doc = (await call(h, "GET", "/v1/openapi.json")).body;
 });
-after(() => h.close());
 
 const EXPECTED = [
   "get /v1/markets",

@@ -1,26 +1,20 @@
 // POST /v1/orders is the router's first route (api/dex/app.ts; it once skipped the router); POST /v1/orders/
 // (trailing slash) reaches the same route. Both must answer every request alike: status, error body and headers (rate-limit
 // headers included), refusals and placements, and the per-IP limit at its exact boundary on the direct path.
-import { test, after, before } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  fundedKey,
+  fileHarness,
+  fileKey,
   fundedWallet,
   keyHeaders,
   readRes,
   signedOrderBody,
   startHarness,
-  type Harness,
-  type TestKey,
 } from "../testing/harness";
 
-let h: Harness;
-let k: TestKey;
-before(async () => {
-  h = await startHarness();
-  k = await fundedKey(h);
-});
-after(() => h.close());
+const h = fileHarness();
+const k = fileKey(h);
 
 async function post(path: string, body: string | Uint8Array, headers: Record<string, string>) {
   return readRes(await fetch(h.origin + path, { method: "POST", headers, body }));

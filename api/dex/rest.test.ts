@@ -1,31 +1,24 @@
 // DEX REST over a real socket against the in-memory test double: the happy paths of every route.
-import { test, after, before } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   call,
+  beforeTests,
+  fileHarness,
+  fileKey,
   fund,
-  fundedKey,
   hmacHeaders,
   keyHeaders,
   newWallet,
   signedOrderBody,
-  startHarness,
   walletHeaders,
-  type Harness,
-  type TestKey,
 } from "../testing/harness";
 import { changePercentText } from "./routes/market";
 
-let h: Harness;
-let bot: TestKey;
+const h = fileHarness();
 const dapp = newWallet();
-
-before(async () => {
-  h = await startHarness();
-  fund(h, dapp.address);
-  bot = await fundedKey(h, { permissions: ["read", "trade"], label: "bot" });
-});
-after(() => h.close());
+beforeTests(h, () => fund(h, dapp.address));
+const bot = fileKey(h, { permissions: ["read", "trade"], label: "bot" });
 
 test("an API-key bot and a wallet-signed order trade against each other", async () => {
   const ask = await call(h, "POST", "/v1/orders", {

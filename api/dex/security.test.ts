@@ -1,43 +1,43 @@
 // Security table: every refusal has the right status, code and reason, and changes nothing (the service
 // holds no new order, the book and the victim's order are as before).
-import { test, after, before } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   call,
   createKey,
-  fundedKey,
+  beforeTests,
+  fileHarness,
+  fileKey,
   fundedWallet,
   hmacHeaders,
   keyHeaders,
   newWallet,
   signedOrderBody,
-  startHarness,
   walletHeaders,
-  type Harness,
   type Res,
   type TestKey,
 } from "../testing/harness";
 import { SETTLEMENT_DOMAIN } from "../testing/memory-dex-service";
+import type { PrivateKeyAccount } from "viem";
 
-let h: Harness;
-let alice: TestKey; // read + trade
-let bob: TestKey; // another account
+const h = fileHarness();
+const alice = fileKey(h); // read + trade
+const bob = fileKey(h); // another account
 let victimOrderId: string;
 const order = (price = 1000, size = 0.1, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price, size, ...extra });
 
-before(async () => {
-  h = await startHarness();
-  alice = await fundedKey(h);
-  bob = await fundedKey(h);
+beforeTests(h, async () => {
   const v = await call(h, "POST", "/v1/orders", { headers: keyHeaders(bob), body: order(900, 1) });
   assert.equal(v.status, 201);
   victimOrderId = v.body.order_id;
 });
-after(() => h.close());
 
 /** POST /v1/orders of `body` with the API key `k`. */
 const placeWith = (k: TestKey, body: string) => call(h, "POST", "/v1/orders", { body, headers: keyHeaders(k) });
+/** A wallet-signed limit order of `w`, posted. */
+const placeSigned = async (w: PrivateKeyAccount, side: "buy" | "sell", price: number, size: number) =>
+  call(h, "POST", "/v1/orders", { body: await signedOrderBody(w, { side, price, size }) });
 
 async function state() {
   const book = await call(h, "GET", "/v1/orderbook/WETH-USD?depth=50");
@@ -61,6 +61,10 @@ async function refusedUnchanged(request: () => Promise<Res>, status: number, cod
   assert.deepEqual(await state(), before);
   return r;
 }
+
+/** `k`'s order refused 403 FORBIDDEN for `reason`, changing nothing. */
+const forbiddenOrder = (k: TestKey, body: string, reason: string) =>
+  refusedUnchanged(() => placeWith(k, body), 403, "FORBIDDEN", reason);
 
 const cases: {
   name: string;
@@ -303,12 +307,7 @@ test("refused: an order over the key's position limit (one under it passes)", as
   // 0.5 WETH at 1500 = 750 USD: fits; another 0.2 at 1500 = 300 more: 1050 > 1000.
   const ok = await placeWith(limited, order(1500, 0.5));
   assert.equal(ok.status, 201, ok.text);
-  const r = await refusedUnchanged(
-    () => placeWith(limited, order(1500, 0.2)),
-    403,
-    "FORBIDDEN",
-    "position_limit_exceeded",
-  );
+  const r = await forbiddenOrder(limited, order(1500, 0.2), "position_limit_exceeded");
   assert.equal(r.body.error.details.open_notional, "750");
   assert.equal(r.body.error.details.would_be, "1050");
 });
@@ -317,34 +316,18 @@ test("refused: the daily loss limit once the key's fills lost that much", async 
   const limited = await createKey(h, alice.owner, { permissions: ["read", "trade"], daily_loss_limit: "50" });
   const seller = fundedWallet(h);
   // The key buys 1 WETH at 2600 from `seller`, then the market trades at 2500: marked loss 100 >= 50.
-  assert.equal(
-    (
-      await call(h, "POST", "/v1/orders", {
-        body: await signedOrderBody(seller, { side: "sell", price: 2600, size: 1 }),
-      })
-    ).status,
-    201,
-  );
+  assert.equal((await placeSigned(seller, "sell", 2600, 1)).status, 201);
   const buy = await placeWith(limited, order(2600, 1));
   assert.equal(buy.body.status, "filled", buy.text);
-  await call(h, "POST", "/v1/orders", {
-    body: await signedOrderBody(seller, { side: "sell", price: 2500, size: 0.1 }),
-  });
-  await call(h, "POST", "/v1/orders", {
-    body: await signedOrderBody(fundedWallet(h), { side: "buy", price: 2500, size: 0.1 }),
-  });
-  const r = await refusedUnchanged(
-    () => placeWith(limited, order(1000, 0.1)),
-    403,
-    "FORBIDDEN",
-    "daily_loss_limit_reached",
-  );
+  await placeSigned(seller, "sell", 2500, 0.1);
+  await placeSigned(fundedWallet(h), "buy", 2500, 0.1);
+  const r = await forbiddenOrder(limited, order(1000, 0.1), "daily_loss_limit_reached");
   assert.equal(r.body.error.details.loss_today, "100");
 });
 
 test("refused: a key whose agent is not approved on chain yet", async () => {
   const pending = await createKey(h, alice.owner, { permissions: ["read", "trade"] }, false);
-  await refusedUnchanged(() => placeWith(pending, order()), 403, "FORBIDDEN", "agent_not_approved");
+  await forbiddenOrder(pending, order(), "agent_not_approved");
 });
 
 test("revoking a key cancels its open orders; the revoked key is refused", async () => {

@@ -2,20 +2,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { lotsToSizeText, parseExactDecimal, decimalPriceToTicks, sizeToLots, ticksToPriceText } from "./units";
-import type { MarketSpec } from "../../pipeline/service";
+import { TEST_MARKETS } from "../testing/memory-dex-service";
 
 // WETH-USD of the seed: tick 0.01 USD = 1e4 contract units, lot 0.0001 WETH = 1e14 base units.
-const WETH_USD: MarketSpec = {
-  symbol: "WETH-USD",
-  baseToken: "0x0000000000000000000000000000000000000001",
-  quoteToken: "0x0000000000000000000000000000000000000002",
-  baseDecimals: 18,
-  quoteDecimals: 6,
-  tickSize: 10n ** 4n,
-  lotSize: 10n ** 14n,
-  minLots: 1n,
-  maxLots: 10n ** 8n,
-};
+const WETH_USD = TEST_MARKETS[0];
 
 test("prices and sizes on the grid convert exactly, off the grid are refused", () => {
   assert.deepEqual(decimalPriceToTicks(WETH_USD, 2500.01), { ok: true, value: 250001n });

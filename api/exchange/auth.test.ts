@@ -57,6 +57,9 @@ describe("exchange API authentication: the token table", () => {
     await h.close();
     await Promise.all([ours.close(), other.close(), stranger.close()]);
   });
+  /** the pair of an identity and a tenant token refused 401 for `reason` */
+  const refusedWith = async (identity: string, tenant: string, reason: string) =>
+    assert401(await call(h, { authorization: `Bearer ${identity}`, "tenant-authorization": tenant }), reason);
 
   it("a good pair is accepted, for both configured issuers, and each creates its own account once", async () => {
     const a = await call(h, alice.headers);
@@ -76,10 +79,7 @@ describe("exchange API authentication: the token table", () => {
     const before = await accountRows(h);
     const dead = await ours.sign({ sub: "alice", owner: "org-a", exp: nowS - 30 });
     assert401(await call(h, { authorization: `Bearer ${dead}` }, "/auth/tenant-token", "POST"), "token_expired");
-    assert401(
-      await call(h, { authorization: `Bearer ${dead}`, "tenant-authorization": alice.tenant }),
-      "token_expired",
-    );
+    await refusedWith(dead, alice.tenant, "token_expired");
     const late = await ours.sign({ sub: "alice", owner: "org-a", exp: nowS - 29 });
     assert.equal(
       (await call(h, { authorization: `Bearer ${late}`, "tenant-authorization": alice.tenant })).status,
@@ -119,10 +119,7 @@ describe("exchange API authentication: the token table", () => {
     const tampered = `${hd}.${b64({ ...claims, owner: "org-b" })}.${sig}`;
     assert401(await call(h, { authorization: `Bearer ${tampered}` }, "/auth/tenant-token", "POST"), "bad_signature");
     const flipped = `${hd}.${alice.identity.split(".")[1]}.${sig.startsWith("A") ? "B" : "A"}${sig.slice(1)}`;
-    assert401(
-      await call(h, { authorization: `Bearer ${flipped}`, "tenant-authorization": alice.tenant }),
-      "bad_signature",
-    );
+    await refusedWith(flipped, alice.tenant, "bad_signature");
     // a tenant token's signature is checked too
     const [th, tp, ts] = alice.tenant.split(".");
     const tclaims = JSON.parse(Buffer.from(tp, "base64url").toString());
@@ -144,10 +141,7 @@ describe("exchange API authentication: the token table", () => {
     );
     const tclaims = JSON.parse(Buffer.from(alice.tenant.split(".")[1], "base64url").toString());
     const tnone = `${b64({ alg: "none", typ: "tenant+jwt" })}.${b64(tclaims)}.`;
-    assert401(
-      await call(h, { authorization: `Bearer ${alice.identity}`, "tenant-authorization": tnone }),
-      "tenant_algorithm_not_allowed",
-    );
+    await refusedWith(alice.identity, tnone, "tenant_algorithm_not_allowed");
   });
 
   it("HS256 signed with the issuer's public key (the key confusion attack)", async () => {
@@ -190,33 +184,15 @@ describe("exchange API authentication: the token table", () => {
 
   it("a tenant token bound to another user, another organization or another issuer", async () => {
     const bob = await h.login(ours, "bob", "org-a");
-    assert401(
-      await call(h, { authorization: `Bearer ${alice.identity}`, "tenant-authorization": bob.tenant }),
-      "tenant_token_mismatch",
-    );
-    assert401(
-      await call(h, { authorization: `Bearer ${bob.identity}`, "tenant-authorization": alice.tenant }),
-      "tenant_token_mismatch",
-    );
+    await refusedWith(alice.identity, bob.tenant, "tenant_token_mismatch");
+    await refusedWith(bob.identity, alice.tenant, "tenant_token_mismatch");
     const aliceOrgB = await ours.sign({ sub: "alice", owner: "org-b" });
-    assert401(
-      await call(h, { authorization: `Bearer ${aliceOrgB}`, "tenant-authorization": alice.tenant }),
-      "tenant_token_mismatch",
-    );
+    await refusedWith(aliceOrgB, alice.tenant, "tenant_token_mismatch");
     const aliceOther = await other.sign({ sub: "alice", owner: "org-a" });
-    assert401(
-      await call(h, { authorization: `Bearer ${aliceOther}`, "tenant-authorization": alice.tenant }),
-      "tenant_token_mismatch",
-    );
+    await refusedWith(aliceOther, alice.tenant, "tenant_token_mismatch");
     // a tenant token is not an identity token, nor the reverse
-    assert401(
-      await call(h, { authorization: `Bearer ${alice.tenant}`, "tenant-authorization": alice.tenant }),
-      "unknown_issuer",
-    );
-    assert401(
-      await call(h, { authorization: `Bearer ${alice.identity}`, "tenant-authorization": alice.identity }),
-      "tenant_algorithm_not_allowed",
-    );
+    await refusedWith(alice.tenant, alice.tenant, "unknown_issuer");
+    await refusedWith(alice.identity, alice.identity, "tenant_algorithm_not_allowed");
   });
 
   it("a missing header", async () => {

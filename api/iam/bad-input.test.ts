@@ -2,17 +2,9 @@
 // JSON endpoints, the OAuth error body {error, error_description} on oidc-provider's (RFC 6749 5.2);
 // never a 500, and nothing changes (no user, no code).
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { ORGANIZATION_KEY_HEADER, PHONE_KEY_HEADER } from "./sandbox";
-import {
-  passwordGrant,
-  phoneKeyOf,
-  postForm,
-  postJson,
-  requestCode,
-  startTestIam,
-  type TestIam,
-} from "./testing/harness";
+import { passwordGrant, phoneKeyOf, postForm, postJson, requestCode, suiteIam } from "./testing/harness";
 
 const getJson = async (url: string) => {
   const r = await fetch(url);
@@ -20,11 +12,7 @@ const getJson = async (url: string) => {
 };
 
 describe("bad input on every IAM endpoint", () => {
-  let t: TestIam;
-  before(async () => {
-    t = await startTestIam();
-  });
-  after(() => t.stop());
+  const t = suiteIam();
 
   const specError = (r: { status: number; body: any }, status: number, code: string) => {
     assert.equal(r.status, status, JSON.stringify(r.body));

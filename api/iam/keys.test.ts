@@ -6,18 +6,14 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import { createDb, type Db } from "../../db";
 import { DEFAULT_TOKEN_LIFETIMES, maxJwtLifetimeMs } from "./config";
 import { createIamKeys } from "./keys";
-import { passwordGrant, requestCode, startTestIam, testClock, TEST_KEY_HEX, type TestIam } from "./testing/harness";
+import { passwordGrant, requestCode, suiteIam, testClock, TEST_KEY_HEX } from "./testing/harness";
 
 const jwks = async (url: string) => (await (await fetch(`${url}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
 const login = async (url: string, phone: string) =>
   (await passwordGrant(url, phone, await requestCode(url, phone))).body.access_token as string;
 
 describe("signing key rotation", () => {
-  let t: TestIam;
-  before(async () => {
-    t = await startTestIam({ keyRotationMs: 30 * 24 * 3600_000 });
-  });
-  after(() => t.stop());
+  const t = suiteIam({ keyRotationMs: 30 * 24 * 3600_000 });
 
   it("a rotation signs with the new key and keeps the old one in the JWKS until its tokens expire", async () => {
     const before = await login(t.url, "+14155550501");

@@ -2,29 +2,17 @@
 // a code lives 5 min; 5 consecutive wrong codes lock the phone for 15 min; 5 codes per phone per hour;
 // per IP: code requests and failed logins per 15 min.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { DEFAULT_IAM_LIMITS } from "./config";
-import {
-  passwordGrant,
-  phoneKeyOf,
-  postJson,
-  readOutbox,
-  requestCode,
-  startTestIam,
-  type TestIam,
-} from "./testing/harness";
+import { passwordGrant, phoneKeyOf, postJson, readOutbox, requestCode, suiteIam } from "./testing/harness";
 
 const L = DEFAULT_IAM_LIMITS;
 const wrongOf = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
 
 describe("one-time code limits", () => {
-  let t: TestIam;
+  const t = suiteIam();
   let n = 0;
   const phone = () => `+1415556${String(++n).padStart(4, "0")}`;
-  before(async () => {
-    t = await startTestIam();
-  });
-  after(() => t.stop());
 
   it(`a code is valid ${L.otpTtlMs / 1000} s: at ttl - 1 ms it logs in, at ttl it is expired`, async () => {
     const a = phone();
@@ -116,11 +104,7 @@ describe("one-time code limits", () => {
 });
 
 describe("per-IP limits", () => {
-  let t: TestIam;
-  before(async () => {
-    t = await startTestIam({ limits: { otpRequestsPerIp: 3, failedLoginsPerIp: 2 } });
-  });
-  after(() => t.stop());
+  const t = suiteIam({ limits: { otpRequestsPerIp: 3, failedLoginsPerIp: 2 } });
 
   it("code requests per IP: 3 pass, the 4th is 429 with the spec body and X-RateLimit headers", async () => {
     for (let i = 0; i < 3; i++) {

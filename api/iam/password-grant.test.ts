@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
-import { passwordGrant, requestCode, startTestIam, type TestIam } from "./testing/harness";
+import { passwordGrant, requestCode, suiteIam } from "./testing/harness";
 
 describe("password grant (spec 4.A, 2.13)", () => {
-  let t: TestIam;
-  before(async () => {
-    t = await startTestIam();
-  });
-  after(() => t.stop());
+  const t = suiteIam();
 
   it("code from the sandbox outbox -> JWT access token with owner, expires_in 7200, id_token; verifiable by the JWKS", async () => {
     const phone = "+14155550101";

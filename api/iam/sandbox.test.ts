@@ -3,19 +3,15 @@
 // And the sandbox between users (#26): a phone's codes reach only the holder of its sandbox key, a phone is
 // placed in an organization only by its holder and with the organization's key.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { ORGANIZATION_KEY_HEADER, PHONE_KEY_HEADER } from "./sandbox";
-import { passwordGrant, phoneKeyOf, postJson, requestCode, startTestIam, type TestIam } from "./testing/harness";
+import { passwordGrant, phoneKeyOf, postJson, requestCode, suiteIam } from "./testing/harness";
 
 const claimsOf = (jwt: string) =>
   JSON.parse(Buffer.from(jwt.split(".")[1], "base64url").toString()) as Record<string, string>;
 
 describe("sandbox organizations", () => {
-  let t: TestIam;
-  before(async () => {
-    t = await startTestIam();
-  });
-  after(() => t.stop());
+  const t = suiteIam();
 
   it("two organizations with three users each: every token's owner is its user's organization", async () => {
     const orgs: { id: string; phones: string[] }[] = [];

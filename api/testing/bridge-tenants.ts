@@ -3,10 +3,12 @@
 // EOA's asks the home chain, where no contract wallet vouches for it.
 import pino from "pino";
 import type { PublicClient } from "viem";
-import type { Db } from "../../db";
+import { createDb, type Db } from "../../db";
 import { BRIDGE_ABIS } from "../../sdk/bridge-abi";
 import { startBridgeApi, type RunningBridgeApi } from "../bridge/server";
 import { custodyTenant, nativeTenant } from "../bridge/seed";
+import { createTenantStore } from "../bridge/tenants";
+import { suiteResource } from "./suite-resource";
 
 export const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as `0x${string}`;
 
@@ -46,4 +48,26 @@ export function startTestBridgeApi(db: Db): Promise<RunningBridgeApi> {
     bridges: testBridgeEndpoints(),
     relayedTransfers: { get: async () => undefined },
   });
+}
+
+/** A test file's bridge API on an in-memory database of its own with the tenants `a` and `b` (testTenants):
+ *  started before the file's tests (both handed to `ready`), stopped after them. */
+export function fileBridgeApi(a: string, b: string, ready: (s: { db: Db; api: RunningBridgeApi }) => void): void {
+  suiteResource(
+    async () => {
+      const db = await createDb();
+      try {
+        await createTenantStore(db).seed(testTenants(a, b));
+        return { db, api: await startTestBridgeApi(db) };
+      } catch (e) {
+        await db.close();
+        throw e;
+      }
+    },
+    async (s) => {
+      await s.api.stop();
+      await s.db.close();
+    },
+    async (s) => ready(s),
+  );
 }

@@ -21,6 +21,8 @@ import {
   type MemoryDexService,
 } from "./memory-dex-service";
 import { signedOrderToWire } from "../dex/order-intent";
+import { readRes, type Res } from "./read-res";
+import { suiteResource } from "./suite-resource";
 import { createGrpcServer, type DexGrpcServer, type GrpcServerDeps } from "../grpc/server";
 import { createWsServer, type DexWsServer, type WsServerDeps } from "../ws/server";
 
@@ -102,6 +104,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   };
 }
 
+export { readRes, type Res };
+
 export const newWallet = (): PrivateKeyAccount => privateKeyToAccount(generatePrivateKey());
 
 /** A new wallet, credited by `fund`. */
@@ -114,6 +118,37 @@ export function fundedWallet(h: Harness): PrivateKeyAccount {
 /** An approved API key (read + trade unless `body` says otherwise) of a new funded wallet. */
 export function fundedKey(h: Harness, body?: Record<string, unknown>): Promise<TestKey> {
   return createKey(h, fundedWallet(h), body);
+}
+
+const fileSteps = new WeakMap<Harness, Array<() => unknown>>();
+
+/** A test file's harness, for its top level (suiteResource): started before the file's tests, then the steps
+ *  given to `beforeTests` run in order; closed after the tests. */
+export function fileHarness(opts: HarnessOptions = {}): Harness {
+  const steps: Array<() => unknown> = [];
+  const h = suiteResource(
+    () => startHarness(opts),
+    (started) => started.close(),
+    async () => {
+      for (const step of steps) await step();
+    },
+  );
+  fileSteps.set(h, steps);
+  return h;
+}
+
+/** A setup step of a `fileHarness` file, run once its harness has started, before the file's tests. */
+export function beforeTests(h: Harness, step: () => unknown): void {
+  const steps = fileSteps.get(h);
+  if (!steps) throw new Error("beforeTests: not a fileHarness");
+  steps.push(step);
+}
+
+/** A funded API key on a file's harness (`fundedKey`), made before the file's tests. */
+export function fileKey(h: Harness, body?: Record<string, unknown>): TestKey {
+  const k = {} as TestKey;
+  beforeTests(h, async () => void Object.assign(k, await fundedKey(h, body)));
+  return k;
 }
 
 /** Runs `fn` on a harness of its own, closed after it whatever happens. */
@@ -193,13 +228,6 @@ export function hmacHeaders(
   };
 }
 
-export interface Res {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
-
 export async function call(
   h: Harness,
   method: string,
@@ -214,19 +242,6 @@ export async function call(
     body,
   });
   return readRes(r);
-}
-
-/** A fetch response as the tests read it: status, headers, the body parsed as JSON (undefined when it is
- *  not JSON) and its text. */
-export async function readRes(r: Response): Promise<Res> {
-  const text = await r.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: r.status, headers: r.headers, body: parsed, text };
 }
 
 /** Asserts an error answer: its status, its code and, when given, details.reason. */

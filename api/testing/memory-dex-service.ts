@@ -39,29 +39,22 @@ export const WETH: Address = "0x1000000000000000000000000000000000000001";
 export const USD: Address = "0x1000000000000000000000000000000000000002";
 export const WBTC: Address = "0x1000000000000000000000000000000000000003";
 
+/** A market against USD (6 decimals) with the seed's order bounds. */
+const usdMarket = (base: string, baseToken: Address, baseDecimals: number, tickSize: bigint, lotSize: bigint) => ({
+  symbol: `${base}-USD`,
+  baseToken,
+  quoteToken: USD,
+  baseDecimals,
+  quoteDecimals: 6,
+  tickSize,
+  lotSize,
+  minLots: 1n,
+  maxLots: 10n ** 8n,
+});
+
 export const TEST_MARKETS: MarketSpec[] = [
-  {
-    symbol: "WETH-USD",
-    baseToken: WETH,
-    quoteToken: USD,
-    baseDecimals: 18,
-    quoteDecimals: 6,
-    tickSize: 10n ** 4n,
-    lotSize: 10n ** 14n,
-    minLots: 1n,
-    maxLots: 10n ** 8n,
-  },
-  {
-    symbol: "WBTC-USD",
-    baseToken: WBTC,
-    quoteToken: USD,
-    baseDecimals: 8,
-    quoteDecimals: 6,
-    tickSize: 10n ** 14n,
-    lotSize: 10n ** 4n,
-    minLots: 1n,
-    maxLots: 10n ** 8n,
-  },
+  usdMarket("WETH", WETH, 18, 10n ** 4n, 10n ** 14n),
+  usdMarket("WBTC", WBTC, 8, 10n ** 14n, 10n ** 4n),
 ];
 const TOKENS: Record<string, { asset: string; decimals: number }> = {
   [WETH.toLowerCase()]: { asset: "WETH", decimals: 18 },

@@ -133,14 +133,18 @@ test("refusals: no login, an unknown key, a replayed login, a read-only key, a b
   assert.equal(a.status, 401);
   assert.equal(a.body.error.details.reason, "missing_credentials");
 
+  /** `ws`'s login refused for `reason`; an order on it is then refused 401 (it stays unauthenticated). */
+  const loginRefused = async (ws: TestWs, reason: string) => {
+    const e = await ws.next((m) => m.id === "login");
+    assert.deepEqual([e.type, e.error.details.reason], ["error", reason]);
+    ws.send({ type: "order", id: `${reason}-1`, body: order() });
+    assert.equal((await result(ws, `${reason}-1`)).status, 401);
+  };
+
   // an unknown key cannot log in, and the connection stays unauthenticated
   const bad = await client();
   bad.send(authMsg({ ...trader, apiKey: `k_${"0".repeat(40)}` }));
-  const e1 = await bad.next((m) => m.id === "login");
-  assert.equal(e1.type, "error");
-  assert.equal(e1.error.details.reason, "invalid_api_key");
-  bad.send({ type: "order", id: "b-1", body: order() });
-  assert.equal((await result(bad, "b-1")).status, 401);
+  await loginRefused(bad, "invalid_api_key");
 
   // the wrong secret signs the login
   const wrong = await client();
@@ -154,11 +158,7 @@ test("refusals: no login, an unknown key, a replayed login, a read-only key, a b
   assert.equal((await first.next((m) => m.id === "login")).type, "authenticated");
   const replay = await client();
   replay.send(msg);
-  const e2 = await replay.next((m) => m.id === "login");
-  assert.equal(e2.type, "error");
-  assert.equal(e2.error.details.reason, "signature_replayed");
-  replay.send({ type: "order", id: "r-1", body: order() });
-  assert.equal((await result(replay, "r-1")).status, 401);
+  await loginRefused(replay, "signature_replayed");
 
   // a key without the trade permission
   const ro = await client();

@@ -29,6 +29,22 @@ after(async () => {
 const usd = (dollars: number | bigint) => BigInt(dollars) * USD_UNIT;
 const newAccount = () => randomUUID();
 
+/** A new account, opened (its sandbox preload credited), and its cash on chain then. */
+async function openedAccount(): Promise<{ id: string; before: bigint }> {
+  const id = newAccount();
+  await stack.custody.ensureAccount(id);
+  return { id, before: await chainCash(id) };
+}
+
+/** The sandbox bank's demo USD on chain. */
+const bankReserve = async () =>
+  (await chain.fixture.client.readContract({
+    address: chain.tokens.USD.address,
+    abi: demoTokenAbi,
+    functionName: "balanceOf",
+    args: [chain.funding],
+  })) as bigint;
+
 async function chainCash(accountId: string): Promise<bigint> {
   const address = (await stack.custody.addressOf(accountId)) as Address;
   return (await chain.fixture.client.readContract({
@@ -115,9 +131,7 @@ test("instant: $9.99 refused, $10 credited at once; $10,000 per UTC day exactly,
 
 test("ACH: $9.99 refused, $10 accepted pending; $250,000 per day exactly, one cent more refused; completes after 3 business days, on chain", async () => {
   wall = Date.UTC(2025, 0, 9, 12); // Thursday: 3 business days later is Tuesday
-  const id = newAccount();
-  await stack.custody.ensureAccount(id);
-  const before = await chainCash(id);
+  const { id, before } = await openedAccount();
   assert.equal((await deposit(id, "ach", "9.99")).body.error.code, "AMOUNT_BELOW_MINIMUM");
   const first = await deposit(id, "ach", 10);
   assert.equal(first.status, 201);
@@ -155,9 +169,7 @@ test("ACH: $9.99 refused, $10 accepted pending; $250,000 per day exactly, one ce
 
 test("wire: $999.99 refused, $1,000 accepted; no maximum ($1,000,000,000 in one day); completes at the same business day's cut-off", async () => {
   wall = MONDAY_NOON;
-  const id = newAccount();
-  await stack.custody.ensureAccount(id);
-  const before = await chainCash(id);
+  const { id, before } = await openedAccount();
   assert.equal((await deposit(id, "wire", 999.99)).body.error.code, "AMOUNT_BELOW_MINIMUM");
   const min = await deposit(id, "wire", 1000);
   assert.equal(min.status, 201);
@@ -185,23 +197,13 @@ test("withdrawals: leave Settlement at once, complete with the bank; more than t
   const id = newAccount();
   await stack.custody.ensureAccount(id);
   const address = (await stack.custody.addressOf(id)) as Address;
-  const reserveBefore = (await chain.fixture.client.readContract({
-    address: chain.tokens.USD.address,
-    abi: demoTokenAbi,
-    functionName: "balanceOf",
-    args: [chain.funding],
-  })) as bigint;
+  const reserveBefore = await bankReserve();
   const w = await stack.call(id, "POST", "/v1/withdrawals", { method: "instant", amount: 10 });
   assert.equal(w.status, 201, JSON.stringify(w.body));
   assert.equal(w.body.data.status, "completed");
   assert.equal(w.body.data.txHashes.length, 3, "request, execute, back to the bank");
   assert.equal(await chainCash(id), DEFAULT_SANDBOX_PRELOAD_UNITS - usd(10));
-  const reserveAfter = (await chain.fixture.client.readContract({
-    address: chain.tokens.USD.address,
-    abi: demoTokenAbi,
-    functionName: "balanceOf",
-    args: [chain.funding],
-  })) as bigint;
+  const reserveAfter = await bankReserve();
   assert.equal(reserveAfter - reserveBefore, usd(10), "the demo USD went back to the sandbox bank");
   assert.equal(
     (
@@ -247,9 +249,7 @@ test("withdrawals: leave Settlement at once, complete with the bank; more than t
 
 test("a completion repeated, concurrently or after it is done, credits once", async () => {
   wall = MONDAY_NOON;
-  const id = newAccount();
-  await stack.custody.ensureAccount(id);
-  const before = await chainCash(id);
+  const { id, before } = await openedAccount();
   const d = await deposit(id, "ach", 500);
   wall = Date.UTC(2025, 0, 9, 12);
   await Promise.all([

@@ -99,22 +99,11 @@ describe("FIFO lots: order, empty lots, overselling, skipping open sells", () =>
       fill("b", 2, "BUY", 10n, 10n),
       fill("c", 3, "BUY", 10n, 10n),
     ]);
-    assert.deepEqual(
-      lotsTakenBy(lots, 12n, 5n).map((x) => [x.lot.tradeId, x.units]),
-      [["b", 5n]],
-    );
-    assert.deepEqual(
-      lotsTakenBy(lots, 0n, 4n).map((x) => [x.lot.tradeId, x.units]),
-      [["a", 4n]],
-    );
-    assert.deepEqual(
-      lotsTakenBy(lots, 0n, 10n).map((x) => [x.lot.tradeId, x.units]),
-      [["a", 10n]],
-    );
-    assert.deepEqual(
-      lotsTakenBy(lots, 25n, 10n).map((x) => [x.lot.tradeId, x.units]),
-      [["c", 5n]],
-    );
+    const taken = (from: bigint, units: bigint) => lotsTakenBy(lots, from, units).map((x) => [x.lot.tradeId, x.units]);
+    assert.deepEqual(taken(12n, 5n), [["b", 5n]]);
+    assert.deepEqual(taken(0n, 4n), [["a", 4n]]);
+    assert.deepEqual(taken(0n, 10n), [["a", 10n]]);
+    assert.deepEqual(taken(25n, 10n), [["c", 5n]]);
     assert.deepEqual(lotsTakenBy(lots, 30n, 1n), []);
   });
 });

@@ -1,5 +1,7 @@
 // An IAM on a free port over an in-memory PGlite, with a clock the test moves, for the IAM's tests.
 import pino from "pino";
+import { readRes } from "../../testing/read-res";
+import { suiteResource } from "../../testing/suite-resource";
 import { createDb, type Db } from "../../../db";
 import { freePort } from "../../../runtime/ports";
 import { iamConfig, type IamConfig, type IamLimits, type IamTokenLifetimes } from "../config";
@@ -86,14 +88,7 @@ export async function postForm(url: string, fields: Record<string, string>, head
     body: new URLSearchParams(fields).toString(),
     redirect: "manual",
   });
-  const text = await res.text();
-  let body: any;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: res.status, headers: res.headers, body };
+  return jsonOrText(res);
 }
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
@@ -102,14 +97,7 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
     headers: { "content-type": "application/json", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
-  const text = await res.text();
-  let parsed: any = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* text */
-  }
-  return { status: res.status, headers: res.headers, body: parsed };
+  return jsonOrText(res);
 }
 
 /** Requests a code for `phone` and reads it from the sandbox outbox. */
@@ -151,4 +139,19 @@ export function passwordGrant(baseUrl: string, phone: string, code: string, extr
     scope: "openid profile email phone",
     ...extra,
   });
+}
+
+/** The identity provider of a test suite (a `describe`, or the file): started before its tests (the returned
+ *  object's fields are filled in then) and stopped after them. */
+export function suiteIam(o: Parameters<typeof startTestIam>[0] = {}): TestIam {
+  return suiteResource(
+    () => startTestIam(o),
+    (t) => t.stop(),
+  );
+}
+
+/** A response as these tests read it: the body parsed as JSON, or its text when it is not JSON. */
+async function jsonOrText(res: Response): Promise<{ status: number; headers: Headers; body: any }> {
+  const r = await readRes(res);
+  return { status: r.status, headers: r.headers, body: r.body === undefined ? r.text : r.body };
 }
