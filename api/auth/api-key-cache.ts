@@ -57,6 +57,13 @@ export class ApiKeyCache<K> {
     return p;
   }
 
+  /** The remembered answer for `k`, else `lookup` (single flight) with an answer that is not null remembered. */
+  async through<V>(hits: Timed<V>, pending: Map<string, Promise<V>>, k: string, lookup: () => Promise<V>): Promise<V> {
+    const hit = this.cached(hits, k);
+    if (hit) return hit.value;
+    return this.singleFlight(pending, k, lookup, (value) => value && this.remember(hits, k, value));
+  }
+
   cached<V>(m: Timed<V>, k: string): { value: V } | undefined {
     const hit = m.get(k);
     if (hit && hit.until > this.clock.now()) return hit;

@@ -164,41 +164,27 @@ type KeyWithSecret = { record: ApiKeyRecord; secret: string };
 /** The live key with its decrypted secret, through the cache. Unknown keys are not cached: a flood of random
  *  keys must not fill memory. */
 async function findByApiKey(db: Db, box: SecretBox, cache: ApiKeyCache<KeyWithSecret | null>, apiKey: string) {
-  const hit = cache.cached(cache.byApiKey, apiKey);
-  if (hit) return hit.value;
-  return cache.singleFlight(
-    cache.pendingKeys,
-    apiKey,
-    async () => {
-      const r = (
-        await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE api_key = $1 AND revoked_at IS NULL`, [apiKey])
-      ).rows[0];
-      return r ? { record: toRecord(r), secret: box.open(r.secret_ciphertext, secretAad(r.id)) } : null;
-    },
-    (value) => value && cache.remember(cache.byApiKey, apiKey, value),
-  );
+  return cache.through(cache.byApiKey, cache.pendingKeys, apiKey, async () => {
+    const r = (
+      await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE api_key = $1 AND revoked_at IS NULL`, [apiKey])
+    ).rows[0];
+    return r ? { record: toRecord(r), secret: box.open(r.secret_ciphertext, secretAad(r.id)) } : null;
+  });
 }
 
 /** The live key's agent account, through the cache (its derivation kept while its ciphertext is the same). */
 async function agentOf(db: Db, box: SecretBox, cache: ApiKeyCache<KeyWithSecret | null>, id: string) {
-  const hit = cache.cached(cache.agents, id);
-  if (hit) return hit.value;
-  return cache.singleFlight(
-    cache.pendingAgents,
-    id,
-    async () => {
-      const started = cache.epoch;
-      const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE id = $1 AND revoked_at IS NULL`, [id]))
-        .rows[0];
-      if (!r) return null;
-      const known = cache.agentAccounts.get(id);
-      if (known && known.sealed === r.agent_key_ciphertext) return known.account;
-      const account = agentAccount(box.open(r.agent_key_ciphertext, agentAad(r.id)) as `0x${string}`);
-      cache.keepAgentAccount(id, r.agent_key_ciphertext, account, started);
-      return account;
-    },
-    (value) => value && cache.remember(cache.agents, id, value),
-  );
+  return cache.through(cache.agents, cache.pendingAgents, id, async () => {
+    const started = cache.epoch;
+    const r = (await db.query<Row>(`SELECT ${COLUMNS} FROM dex_api_keys WHERE id = $1 AND revoked_at IS NULL`, [id]))
+      .rows[0];
+    if (!r) return null;
+    const known = cache.agentAccounts.get(id);
+    if (known && known.sealed === r.agent_key_ciphertext) return known.account;
+    const account = agentAccount(box.open(r.agent_key_ciphertext, agentAad(r.id)) as `0x${string}`);
+    cache.keepAgentAccount(id, r.agent_key_ciphertext, account, started);
+    return account;
+  });
 }
 
 /** Revokes the key with its renouncement in one UPDATE; false when it was not live. */

@@ -22,22 +22,21 @@ export interface BridgeDeploymentInfo {
 }
 
 function chains(d: BridgeDeploymentInfo): TenantSeed["chains"] {
+  const chain = (role: "home" | "remote", c: BridgeDeploymentInfo["home" | "remote"]) => ({
+    chainId: c.chainId,
+    name: c.name ?? SANDBOX_CHAIN_NAMES[role],
+    role,
+    rpcUrl: c.rpcUrl,
+    explorerUrl: c.explorerUrl,
+  });
   return [
     {
-      chainId: d.home.chainId,
-      name: d.home.name ?? SANDBOX_CHAIN_NAMES.home,
-      role: "home",
-      rpcUrl: d.home.rpcUrl,
-      explorerUrl: d.home.explorerUrl,
+      ...chain("home", d.home),
       contracts: { vault: d.home.vault },
       tokens: d.tokens.map((t) => ({ symbol: t.symbol, address: t.home, decimals: t.decimals })),
     },
     {
-      chainId: d.remote.chainId,
-      name: d.remote.name ?? SANDBOX_CHAIN_NAMES.remote,
-      role: "remote",
-      rpcUrl: d.remote.rpcUrl,
-      explorerUrl: d.remote.explorerUrl,
+      ...chain("remote", d.remote),
       contracts: { minter: d.remote.minter },
       tokens: d.tokens.map((t) => ({ symbol: t.symbol, address: t.wrapped, decimals: t.decimals, homeToken: t.home })),
     },

@@ -4,6 +4,7 @@
 import { getAddress, type Hex } from "viem";
 import { ApiError } from "../errors";
 import { orderFlagsFor } from "../../sdk/eip712";
+import { orderToWire } from "../../sdk/orders";
 import type { PlaceOrderBody } from "./schemas";
 import {
   DEX_ORDER_TYPES,
@@ -52,30 +53,47 @@ export interface OrderFields {
   iceberg_visible_size?: number | string;
 }
 
+/** A price field in ticks: required when `needed`; otherwise absent, or refused with `refusal`, or (refusal
+ *  null) only checked against the grid and not used. */
+function priceField(
+  m: MarketSpec,
+  f: OrderFields,
+  field: "price" | "trigger_price",
+  type: string,
+  needed: boolean,
+  refusal: string | null,
+): bigint | null {
+  const v = f[field];
+  if (needed) {
+    if (v === undefined) throw new ApiError("INVALID_REQUEST", `${field} is required for ${type} orders`, { field });
+    return grid(field, decimalPriceToTicks(m, v), m);
+  }
+  if (v === undefined) return null;
+  if (refusal !== null) throw new ApiError("INVALID_REQUEST", refusal, { field });
+  grid(field, decimalPriceToTicks(m, v), m);
+  return null;
+}
+
 /** Type, time in force, price, trigger and size as integers; throws ApiError. */
 export function parseOrderFields(m: MarketSpec, f: OrderFields, nowMs: number, signedMarket = false) {
   const { type, rule, timeInForce } = parseTypeAndTimeInForce(f);
-  let priceTicks: bigint | null = null;
-  if (rule.needsPrice) {
-    if (f.price === undefined)
-      throw new ApiError("INVALID_REQUEST", `price is required for ${type} orders`, { field: "price" });
-    priceTicks = grid("price", decimalPriceToTicks(m, f.price), m);
-  } else if (f.price !== undefined) {
-    // A market order may carry a price only when it is the signed order's protection price.
-    if (!signedMarket)
-      throw new ApiError("INVALID_REQUEST", `price is not allowed for ${type} orders`, { field: "price" });
-    grid("price", decimalPriceToTicks(m, f.price), m);
-  }
-  let triggerPriceTicks: bigint | null = null;
-  if (rule.needsTrigger) {
-    if (f.trigger_price === undefined)
-      throw new ApiError("INVALID_REQUEST", `trigger_price is required for ${type} orders`, { field: "trigger_price" });
-    triggerPriceTicks = grid("trigger_price", decimalPriceToTicks(m, f.trigger_price), m);
-  } else if (f.trigger_price !== undefined) {
-    throw new ApiError("INVALID_REQUEST", `trigger_price is only for stop and take-profit orders`, {
-      field: "trigger_price",
-    });
-  }
+  // A market order may carry a price only when it is the signed order's protection price.
+  const priceTicks = priceField(
+    m,
+    f,
+    "price",
+    type,
+    rule.needsPrice,
+    signedMarket ? null : `price is not allowed for ${type} orders`,
+  );
+  const triggerPriceTicks = priceField(
+    m,
+    f,
+    "trigger_price",
+    type,
+    rule.needsTrigger,
+    "trigger_price is only for stop and take-profit orders",
+  );
   const sizeLots = grid("size", sizeToLots(m, f.size), m);
   if (sizeLots < m.minLots)
     throw new ApiError("INVALID_REQUEST", "size is below the market's minimum", {
@@ -160,21 +178,9 @@ function parseDisplay(
 
 export type ParsedOrderFields = ReturnType<typeof parseOrderFields>;
 
-/** The contract's struct as the body's `order` (snake_case, integers as decimal strings): the inverse
- *  of the decoding in `checkSignedOrder`, for clients and tests that build wallet-signed bodies. */
-export function signedOrderToWire(order: SettlementOrder) {
-  return {
-    trader: order.trader,
-    base_token: order.baseToken,
-    quote_token: order.quoteToken,
-    side: order.side,
-    price: order.price.toString(),
-    amount: order.amount.toString(),
-    expiry: order.expiry.toString(),
-    nonce: order.nonce.toString(),
-    flags: order.flags,
-  };
-}
+/** The contract's struct as the body's `order` (the SDK's encoding: snake_case, integers as decimal strings):
+ *  the inverse of the decoding in `checkSignedOrder`, for clients and tests that build wallet-signed bodies. */
+export const signedOrderToWire = (order: SettlementOrder) => orderToWire(order);
 
 /** The body's `order` as the contract's struct, checked against the spec fields. */
 export function checkSignedOrder(

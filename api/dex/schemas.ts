@@ -198,11 +198,11 @@ export const balancesResponse = z.object({
     }),
   ),
 });
+/** best bid and ask and the last trade's price, decimal strings (null when there is none) */
+const topOfBook = { bid: z.string().nullable(), ask: z.string().nullable(), last: z.string().nullable() };
 export const tickerResponse = z.object({
   symbol: z.string(),
-  bid: z.string().nullable(),
-  ask: z.string().nullable(),
-  last: z.string().nullable(),
+  ...topOfBook,
   volume24h: z.string(),
   timestamp: z.number().int(),
 });
@@ -210,9 +210,7 @@ export const marketSummaryResponse = z.object({
   markets: z.array(
     z.object({
       symbol: z.string(),
-      bid: z.string().nullable(),
-      ask: z.string().nullable(),
-      last: z.string().nullable(),
+      ...topOfBook,
       open24h: z.string().nullable(),
       /** percent, 2 decimals, truncated toward zero ("-1.25"); null without a trade in the last 24 h */
       change24h: z.string().nullable(),

@@ -42,7 +42,29 @@ function matches(stored: string | undefined, presented: unknown): boolean {
   return timingSafeEqual(Buffer.from(stored, "hex"), Buffer.from(digest(presented), "hex"));
 }
 
+/** Where each held key is kept, and what its absence answers. */
+const HELD_KEYS = {
+  phone: {
+    sql: "SELECT key_hash FROM iam_sandbox_phone_keys WHERE phone = $1",
+    message:
+      "this phone's sandbox key is required (X-Sandbox-Phone-Key: the sandboxPhoneKey of its first code request)",
+    header: PHONE_KEY_HEADER,
+  },
+  organization: {
+    sql: "SELECT key_hash FROM iam_sandbox_organization_keys WHERE organization_id = $1",
+    message:
+      "this organization's sandbox key is required (X-Sandbox-Organization-Key: the sandboxOrganizationKey of its creation)",
+    header: ORGANIZATION_KEY_HEADER,
+  },
+};
+
 export function createSandboxKeys(db: Db, clock: Clock) {
+  /** throws UNAUTHORIZED (naming the header that carries it) unless `presented` is the key of `id` */
+  const requireKey = async (of: keyof typeof HELD_KEYS, id: string, presented: unknown) => {
+    const { sql, message, header } = HELD_KEYS[of];
+    const row = (await db.query<{ key_hash: string }>(sql, [id])).rows[0];
+    if (!matches(row?.key_hash, presented)) throw new IamApiError("UNAUTHORIZED", message, { header });
+  };
   return {
     /** a new key for `phone` if no one holds it yet (the caller is its holder from now on), else null */
     async claimPhone(phone: string): Promise<string | null> {
@@ -55,15 +77,7 @@ export function createSandboxKeys(db: Db, clock: Clock) {
     },
     /** throws UNAUTHORIZED unless `presented` is the key of `phone` */
     async requirePhone(phone: string, presented: unknown): Promise<void> {
-      const row = (
-        await db.query<{ key_hash: string }>("SELECT key_hash FROM iam_sandbox_phone_keys WHERE phone = $1", [phone])
-      ).rows[0];
-      if (!matches(row?.key_hash, presented))
-        throw new IamApiError(
-          "UNAUTHORIZED",
-          "this phone's sandbox key is required (X-Sandbox-Phone-Key: the sandboxPhoneKey of its first code request)",
-          { header: PHONE_KEY_HEADER },
-        );
+      await requireKey("phone", phone, presented);
     },
     async keyOrganization(organizationId: string): Promise<string> {
       const key = newKey();
@@ -74,18 +88,7 @@ export function createSandboxKeys(db: Db, clock: Clock) {
       return key;
     },
     async requireOrganization(organizationId: string, presented: unknown): Promise<void> {
-      const row = (
-        await db.query<{ key_hash: string }>(
-          "SELECT key_hash FROM iam_sandbox_organization_keys WHERE organization_id = $1",
-          [organizationId],
-        )
-      ).rows[0];
-      if (!matches(row?.key_hash, presented))
-        throw new IamApiError(
-          "UNAUTHORIZED",
-          "this organization's sandbox key is required (X-Sandbox-Organization-Key: the sandboxOrganizationKey of its creation)",
-          { header: ORGANIZATION_KEY_HEADER },
-        );
+      await requireKey("organization", organizationId, presented);
     },
   };
 }
