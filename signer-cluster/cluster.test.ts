@@ -461,26 +461,11 @@ describe("MPC signer cluster", () => {
     assert.ok(v === 27n || v === 28n);
     assert.ok(BigInt(s) <= Fn.ORDER / 2n, "low-s");
     assert.equal(await recoverAddress({ hash: expected, signature: co.signature }), hsm.address);
-    await rejectsWith(
-      callJson(
-        `${hsm.url}/v1/cosign`,
-        { request: { kind: "RELEASE", srcChainId: "31338", nonce: "2" }, keyEpoch: "1" },
-        5_000,
-      ),
-      "HSM_AMOUNT_BELOW_THRESHOLD",
-    );
-    await rejectsWith(
-      callJson(
-        `${hsm.url}/v1/cosign`,
-        { request: { kind: "RELEASE", srcChainId: "31338", nonce: "77" }, keyEpoch: "1" },
-        5_000,
-      ),
-      "SOURCE_EVENT_NOT_FOUND",
-    );
-    await rejectsWith(
-      callJson(`${hsm.url}/v1/cosign`, { request: mint(1n), keyEpoch: "1" }, 5_000),
-      "HSM_KIND_UNSUPPORTED",
-    );
+    const cosign = (request: unknown) => callJson(`${hsm.url}/v1/cosign`, { request, keyEpoch: "1" }, 5_000);
+    const release = (nonce: string) => ({ kind: "RELEASE", srcChainId: "31338", nonce });
+    await rejectsWith(cosign(release("2")), "HSM_AMOUNT_BELOW_THRESHOLD");
+    await rejectsWith(cosign(release("77")), "SOURCE_EVENT_NOT_FOUND");
+    await rejectsWith(cosign(mint(1n)), "HSM_KIND_UNSUPPORTED");
   });
 
   test("with 2 nodes stopped signing completes; with 3 stopped it fails retryably and completes once they return", async () => {

@@ -96,31 +96,14 @@ describe("deployBridge on two chains", function () {
     })) as [Address, bigint];
     expect(v).to.equal(d.home.vault);
     expect(homeChainId).to.equal(31337n);
-    const zero = `0x${"00".repeat(32)}`;
-    expect(
-      await clients.home.pub.readContract({
-        address: d.home.vault,
-        abi: vault,
-        functionName: "hasRole",
-        args: [zero, d.home.safe],
-      }),
-    ).to.equal(true);
-    expect(
-      await clients.home.pub.readContract({
-        address: d.home.vault,
-        abi: vault,
-        functionName: "hasRole",
-        args: [zero, privateKeyToAccount(DEPLOYER_KEY).address],
-      }),
-    ).to.equal(false);
-    expect(
-      await clients.remote.pub.readContract({
-        address: d.remote.minter,
-        abi: minter,
-        functionName: "hasRole",
-        args: [zero, d.remote.safe],
-      }),
-    ).to.equal(true);
+    /** whether `who` holds DEFAULT_ADMIN_ROLE on `address` */
+    const isAdmin = (pub: typeof clients.home.pub, address: Address, abi: Abi, who: Address) =>
+      pub.readContract({ address, abi, functionName: "hasRole", args: [`0x${"00".repeat(32)}`, who] });
+    expect(await isAdmin(clients.home.pub, d.home.vault, vault, d.home.safe)).to.equal(true);
+    expect(await isAdmin(clients.home.pub, d.home.vault, vault, privateKeyToAccount(DEPLOYER_KEY).address)).to.equal(
+      false,
+    );
+    expect(await isAdmin(clients.remote.pub, d.remote.minter, minter, d.remote.safe)).to.equal(true);
     expect(d.keyEpoch).to.equal(1);
   });
 
@@ -141,18 +124,20 @@ describe("deployBridge on two chains", function () {
     await send(home, usd, erc20, "mint", [user, amount]);
     await send(home, usd, erc20, "approve", [d.home.vault, amount]);
     await send(home, d.home.vault, vault, "deposit", [usd, amount, user, 31338n]);
-    const mintMsg = {
-      kind: BridgeMessageKind.MINT,
-      srcChainId: 31337n,
-      srcContract: d.home.vault,
-      dstChainId: 31338n,
-      dstContract: d.remote.minter,
+    /** transfer 1 of `amount` USD to `user`, from `src` on one chain to `dst` on the other */
+    const transfer = (kind: BridgeMessageKind, src: Address, srcChainId: bigint, dst: Address, dstChainId: bigint) => ({
+      kind,
+      srcChainId,
+      srcContract: src,
+      dstChainId,
+      dstContract: dst,
       nonce: 1n,
       token: usd,
       recipient: user,
       amountWei: amount,
       keyEpoch: 1n,
-    };
+    });
+    const mintMsg = transfer(BridgeMessageKind.MINT, d.home.vault, 31337n, d.remote.minter, 31338n);
     // a signature over the home chain's id as destination is refused on the remote chain
     const wrongChain = frostSign(group, getBridgeMessageDigest({ ...mintMsg, dstChainId: 31337n }));
     const refused = await remote.user
@@ -179,18 +164,7 @@ describe("deployBridge on two chains", function () {
     ).to.equal(amount);
 
     await send(remote, d.remote.minter, minter, "burn", [wrapped, amount, user]);
-    const relMsg = {
-      kind: BridgeMessageKind.RELEASE,
-      srcChainId: 31338n,
-      srcContract: d.remote.minter,
-      dstChainId: 31337n,
-      dstContract: d.home.vault,
-      nonce: 1n,
-      token: usd,
-      recipient: user,
-      amountWei: amount,
-      keyEpoch: 1n,
-    };
+    const relMsg = transfer(BridgeMessageKind.RELEASE, d.remote.minter, 31338n, d.home.vault, 31337n);
     await send(home, d.home.vault, vault, "queueRelease", [
       1n,
       usd,

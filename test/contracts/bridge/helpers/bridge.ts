@@ -55,43 +55,31 @@ export async function deployBridgeSystem() {
     wrapped: (await wrapped.getAddress()) as Hex,
   };
 
-  /** The MINT message the minter recomputes for a deposit (override fields to forge a wrong one). */
-  const mintMessage = async (
-    nonce: bigint,
-    recipient: string,
-    amountWei: bigint,
-    o: Partial<BridgeMessage> = {},
-  ): Promise<BridgeMessage> => ({
-    kind: BridgeMessageKind.MINT,
-    srcChainId: chainId,
-    srcContract: addr.vault,
-    dstChainId: chainId,
-    dstContract: addr.minter,
-    nonce,
-    token: addr.token,
-    recipient: recipient as Hex,
-    amountWei,
-    keyEpoch: await verifier.keyEpoch(),
-    ...o,
-  });
-  const releaseMessage = async (
-    nonce: bigint,
-    recipient: string,
-    amountWei: bigint,
-    o: Partial<BridgeMessage> = {},
-  ): Promise<BridgeMessage> => ({
-    kind: BridgeMessageKind.RELEASE,
-    srcChainId: chainId,
-    srcContract: addr.minter,
-    dstChainId: chainId,
-    dstContract: addr.vault,
-    nonce,
-    token: addr.token,
-    recipient: recipient as Hex,
-    amountWei,
-    keyEpoch: await verifier.keyEpoch(),
-    ...o,
-  });
+  /** A message from `src` to `dst` on this one test chain (override fields to forge a wrong one). */
+  const message =
+    (kind: BridgeMessageKind, src: Hex, dst: Hex) =>
+    async (
+      nonce: bigint,
+      recipient: string,
+      amountWei: bigint,
+      o: Partial<BridgeMessage> = {},
+    ): Promise<BridgeMessage> => ({
+      kind,
+      srcChainId: chainId,
+      srcContract: src,
+      dstChainId: chainId,
+      dstContract: dst,
+      nonce,
+      token: addr.token,
+      recipient: recipient as Hex,
+      amountWei,
+      keyEpoch: await verifier.keyEpoch(),
+      ...o,
+    });
+  /** The MINT message the minter recomputes for a deposit. */
+  const mintMessage = message(BridgeMessageKind.MINT, addr.vault, addr.minter);
+  /** The RELEASE message the vault recomputes for a burn. */
+  const releaseMessage = message(BridgeMessageKind.RELEASE, addr.minter, addr.vault);
   const sign = (m: BridgeMessage, g: FrostGroup = group): Hex => frostSign(g, getBridgeMessageDigest(m));
   const hsmSign = (m: BridgeMessage, wallet = hsm): Hex =>
     wallet.signingKey.sign(getBridgeMessageDigest(m)).serialized as Hex;
