@@ -2,17 +2,8 @@
 // 500 and never a stack trace.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  call,
-  fileHarness,
-  fileKey,
-  fundedWallet,
-  hmacHeaders,
-  keyHeaders,
-  newWallet,
-  signedOrderBody,
-  walletHeaders,
-} from "../testing/harness";
+import { call, fileHarness, fileKey, fundedWallet } from "../testing/harness";
+import { hmacHeaders, keyHeaders, newWallet, signedOrderBody, walletHeaders } from "../testing/signing";
 
 const h = fileHarness();
 const k = fileKey(h);

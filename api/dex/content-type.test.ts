@@ -3,16 +3,8 @@
 // nothing: no order placed, no key created (#13). application/json with any parameters still works.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  call,
-  fileHarness,
-  fileKey,
-  fundedWallet,
-  keyHeaders,
-  newWallet,
-  signedOrderBody,
-  walletHeaders,
-} from "../testing/harness";
+import { call, fileHarness, fileKey, fundedWallet } from "../testing/harness";
+import { keyHeaders, newWallet, signedOrderBody, walletHeaders } from "../testing/signing";
 
 const h = fileHarness();
 const k = fileKey(h);

@@ -4,16 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ApiError } from "../errors";
-import {
-  beforeTests,
-  call,
-  fileHarness,
-  fileKey,
-  fund,
-  keyHeaders,
-  newWallet,
-  signedOrderBody,
-} from "../testing/harness";
+import { beforeTests, call, fileHarness, fileKey, fund } from "../testing/harness";
+import { keyHeaders, newWallet, signedOrderBody } from "../testing/signing";
 
 const h = fileHarness({ config: { exchangeOnlySymbols: ["WETH-USD"] } });
 const wallet = newWallet();

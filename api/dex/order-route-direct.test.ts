@@ -3,15 +3,8 @@
 // headers included), refusals and placements, and the per-IP limit at its exact boundary on the direct path.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  fileHarness,
-  fileKey,
-  fundedWallet,
-  keyHeaders,
-  readRes,
-  signedOrderBody,
-  startHarness,
-} from "../testing/harness";
+import { fileHarness, fileKey, fundedWallet, readRes, startHarness } from "../testing/harness";
+import { keyHeaders, signedOrderBody } from "../testing/signing";
 
 const h = fileHarness();
 const k = fileKey(h);

@@ -1,18 +1,8 @@
 // DEX REST over a real socket against the in-memory test double: the happy paths of every route.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  call,
-  beforeTests,
-  fileHarness,
-  fileKey,
-  fund,
-  hmacHeaders,
-  keyHeaders,
-  newWallet,
-  signedOrderBody,
-  walletHeaders,
-} from "../testing/harness";
+import { beforeTests, call, fileHarness, fileKey, fund } from "../testing/harness";
+import { hmacHeaders, keyHeaders, newWallet, signedOrderBody, walletHeaders } from "../testing/signing";
 import { changePercentText } from "./routes/market";
 
 const h = fileHarness();

@@ -2,21 +2,8 @@
 // holds no new order, the book and the victim's order are as before).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  call,
-  createKey,
-  beforeTests,
-  fileHarness,
-  fileKey,
-  fundedWallet,
-  hmacHeaders,
-  keyHeaders,
-  newWallet,
-  signedOrderBody,
-  walletHeaders,
-  type Res,
-  type TestKey,
-} from "../testing/harness";
+import { beforeTests, call, createKey, fileHarness, fileKey, fundedWallet, type Res } from "../testing/harness";
+import { hmacHeaders, keyHeaders, newWallet, signedOrderBody, walletHeaders, type TestKey } from "../testing/signing";
 import { SETTLEMENT_DOMAIN } from "../testing/memory-dex-service";
 import type { PrivateKeyAccount } from "viem";
 

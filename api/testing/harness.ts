@@ -1,27 +1,20 @@
 // Test harness: the DEX REST app over a real socket on a free port, backed by the in-memory test double,
-// plus the client-side signing every test needs (wallet EIP-191 headers, HMAC headers, EIP-712 orders).
+// with the client-side signing every test needs (./signing, re-exported here).
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { after } from "node:test";
 import type { Address, Hex, PrivateKeyAccount } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createDb, type Db } from "../../db";
 import { createApiKeyStore, type ApiKeyStore } from "../auth/api-keys";
-import { walletSigningText, type Authenticator } from "../auth/authenticate";
-import { signRequest } from "../auth/hmac";
+import type { Authenticator } from "../auth/authenticate";
 import { createSecretBox } from "../auth/secret-box";
 import { createDexAuthenticator, createDexRestApp, listenDexRest } from "../dex/app";
 import { createOrderPlacer, type OrderPlacer } from "../dex/place-order";
 import { dexApiConfig, type DexApiConfig, type DexRateLimits, type DexWsLimits } from "../dex/config";
 import { createApiLogger } from "../logger";
-import {
-  createMemoryDexService,
-  ORDER_TYPES,
-  SETTLEMENT_DOMAIN,
-  TEST_MARKETS,
-  type MemoryDexService,
-} from "./memory-dex-service";
-import { signedOrderToWire } from "../dex/order-intent";
+import { createMemoryDexService, type MemoryDexService } from "./memory-dex-service";
 import { readRes, type Res } from "./read-res";
+import { newWallet, walletHeaders, WETH_USD, type TestKey } from "./signing";
 import { suiteResource } from "./suite-resource";
 import { createGrpcServer, type DexGrpcServer, type GrpcServerDeps } from "../grpc/server";
 import { createWsServer, type DexWsServer, type WsServerDeps } from "../ws/server";
@@ -105,8 +98,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
 }
 
 export { readRes, type Res };
-
-export const newWallet = (): PrivateKeyAccount => privateKeyToAccount(generatePrivateKey());
+export * from "./signing";
 
 /** A new wallet, credited by `fund`. */
 export function fundedWallet(h: Harness): PrivateKeyAccount {
@@ -179,6 +171,22 @@ export async function startGrpc(
   return { grpc, address: (await grpc.listen(0)).address };
 }
 
+/** A DEX WebSocket server (startWs, with `deps` of the started harness) on a file's harness, started before
+ *  its tests; the `sockets` the tests open and the server are closed after them. */
+export function fileWs(
+  h: Harness,
+  deps: (h: Harness) => Partial<WsServerDeps> = () => ({}),
+  sockets: { close(): void }[] = [],
+): { ws: DexWsServer; url: string } {
+  const w = {} as { ws: DexWsServer; url: string };
+  beforeTests(h, async () => void Object.assign(w, await startWs(h, deps(h))));
+  after(async () => {
+    for (const s of sockets) s.close();
+    await w.ws?.close();
+  });
+  return w;
+}
+
 /** A DEX WebSocket server over the harness's service and authenticator, listening on a free port
  *  (silent logger unless `deps` brings one). */
 export async function startWs(h: Harness, deps: Partial<WsServerDeps> = {}): Promise<{ ws: DexWsServer; url: string }> {
@@ -190,42 +198,6 @@ export async function startWs(h: Harness, deps: Partial<WsServerDeps> = {}): Pro
     ...deps,
   });
   return { ws, url: (await ws.listen(0)).url };
-}
-
-/** The host a request to `target` (an origin such as http://127.0.0.1:3001, or a bare host) carries. */
-export const hostOf = (target: string | { origin: string }): string => {
-  const t = typeof target === "string" ? target : target.origin;
-  return /^[a-z]+:\/\//i.test(t) ? new URL(t).host : t;
-};
-
-/** Wallet-scheme headers: EIP-191 signature of timestamp + METHOD + host + path + body, for the server
- *  `target` (an origin, a harness, or a bare host). */
-export async function walletHeaders(
-  w: PrivateKeyAccount,
-  target: string | { origin: string },
-  method: string,
-  path: string,
-  body = "",
-  ts = Date.now(),
-): Promise<Record<string, string>> {
-  const raw = walletSigningText(String(ts), method, hostOf(target), path, body);
-  const signature = await w.signMessage({ message: { raw } });
-  return { "X-Wallet-Address": w.address, "X-Wallet-Timestamp": String(ts), "X-Wallet-Signature": signature };
-}
-
-export function hmacHeaders(
-  apiKey: string,
-  secret: string,
-  method: string,
-  path: string,
-  body = "",
-  ts = Date.now(),
-): Record<string, string> {
-  return {
-    "X-API-KEY": apiKey,
-    "X-TIMESTAMP": String(ts),
-    "X-SIGNATURE": signRequest(secret, String(ts), method, path, body),
-  };
 }
 
 export async function call(
@@ -249,13 +221,6 @@ export function assertRefused(r: Res, status: number, code: string, reason?: str
   assert.equal(r.status, status, r.text);
   assert.equal(r.body.error.code, code, r.text);
   if (reason !== undefined) assert.equal(r.body.error.details.reason, reason, r.text);
-}
-
-export interface TestKey {
-  id: string;
-  apiKey: string;
-  secret: string;
-  owner: PrivateKeyAccount;
 }
 
 /** Creates a key through the API (wallet-signed) and approves its agent through the API. */
@@ -302,58 +267,6 @@ export async function signApprovalBody(
     message,
   });
   return { approval: m, signature };
-}
-
-export const keyHeaders = (k: TestKey) => ({ "X-API-Key": k.apiKey, "X-API-Secret": k.secret });
-
-export const WETH_USD = TEST_MARKETS[0];
-
-/** A wallet-signed POST /v1/orders body: the spec fields plus the EIP-712 order and its signature. */
-export async function signedOrderBody(
-  w: PrivateKeyAccount,
-  f: {
-    side: "buy" | "sell";
-    price: number;
-    size: number;
-    type?: string;
-    time_in_force?: string;
-    client_order_id?: string;
-    nonce?: bigint;
-    flags?: number;
-    domain?: { name: string; version: string; chainId: number; verifyingContract: Hex };
-  },
-): Promise<Record<string, unknown>> {
-  const m = WETH_USD;
-  const priceTicks = BigInt(Math.round(f.price * 100));
-  const sizeLots = BigInt(Math.round(f.size * 10_000));
-  const order = {
-    trader: w.address,
-    baseToken: m.baseToken,
-    quoteToken: m.quoteToken,
-    side: f.side === "buy" ? 0 : 1,
-    price: priceTicks * m.tickSize,
-    amount: sizeLots * m.lotSize,
-    expiry: BigInt(Math.floor(Date.now() / 1000) + 3600),
-    nonce: f.nonce ?? BigInt(Math.floor(Math.random() * 1e12)),
-    flags: f.flags ?? (f.time_in_force === "post_only" ? 1 : 0),
-  } as const;
-  const signature: Hex = await w.signTypedData({
-    domain: f.domain ?? SETTLEMENT_DOMAIN,
-    types: ORDER_TYPES,
-    primaryType: "Order",
-    message: order,
-  });
-  return {
-    symbol: "WETH-USD",
-    side: f.side,
-    type: f.type ?? "limit",
-    price: f.price,
-    size: f.size,
-    time_in_force: f.time_in_force ?? "gtc",
-    ...(f.client_order_id ? { client_order_id: f.client_order_id } : {}),
-    order: signedOrderToWire(order),
-    signature,
-  };
 }
 
 /** Credits a wallet with 1,000,000 USD, 1,000 WETH and 1,000 WBTC in the test double. */

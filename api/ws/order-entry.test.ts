@@ -1,11 +1,14 @@
 // WebSocket order entry (`order` messages) over real sockets with the `ws` client, against the in-memory
 // test double and the REST app's placer: the same bodies as POST /v1/orders, both ways of authorising,
 // refusals that place nothing, the per-connection in-flight bound at its boundary, the per-key order limit.
-import { test, after, before } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createOrderPlacer } from "../dex/place-order";
 import {
+  beforeTests,
   call,
+  fileHarness,
+  fileWs,
   createKey,
   fundedKey,
   fundedWallet,
@@ -14,34 +17,23 @@ import {
   signedOrderBody,
   startHarness,
   startWs,
-  type Harness,
   type TestKey,
 } from "../testing/harness";
 import { connectWs, wsAuthMessage, type TestWs } from "../testing/ws-client";
 import type { DexService } from "../../pipeline/service";
-import type { DexWsServer } from "./server";
 
-let h: Harness;
-let wsServer: DexWsServer;
-let url: string;
+const h = fileHarness({ ws: { connectionsPerMinutePerIp: 10_000, maxConnectionsPerUser: 50 } });
+const open: TestWs[] = [];
+const server = fileWs(h, (started) => ({ keys: started.keys, placeOrder: started.placeOrder }), open);
 let trader: TestKey;
 let readOnly: TestKey;
-const open: TestWs[] = [];
-
-before(async () => {
-  h = await startHarness({ ws: { connectionsPerMinutePerIp: 10_000, maxConnectionsPerUser: 50 } });
-  ({ ws: wsServer, url } = await startWs(h, { keys: h.keys, placeOrder: h.placeOrder }));
+beforeTests(h, async () => {
   const a = fundedWallet(h);
   trader = await createKey(h, a);
   readOnly = await createKey(h, a, { permissions: ["read"] });
 });
-after(async () => {
-  for (const c of open) c.close();
-  await wsServer.close();
-  await h.close();
-});
 
-async function client(at = url): Promise<TestWs> {
+async function client(at = server.url): Promise<TestWs> {
   const c = await connectWs(at);
   open.push(c);
   return c;

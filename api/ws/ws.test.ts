@@ -1,37 +1,31 @@
 // The DEX WebSocket over real sockets against the in-memory test double.
-import { test, after, before } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createApiLogger } from "../logger";
-import { call, fundedKey, keyHeaders, startHarness, startWs, type Harness, type TestKey } from "../testing/harness";
+import {
+  call,
+  fileHarness,
+  fileKey,
+  fileWs,
+  fundedKey,
+  keyHeaders,
+  startHarness,
+  startWs,
+  type TestKey,
+} from "../testing/harness";
 import { connectWs, wsAuthMessage, type TestWs } from "../testing/ws-client";
 import { ClientBook } from "./book-client";
-import type { DexWsServer } from "./server";
 
-let h: Harness;
-let wsServer: DexWsServer;
-let url: string;
-let alice: TestKey;
-let bob: TestKey;
+const h = fileHarness({
+  ws: { maxConnectionsPerUser: 5, maxSubscriptionsPerConnection: 50, connectionsPerMinutePerIp: 10_000 },
+});
 const open: TestWs[] = [];
-
-before(async () => {
-  h = await startHarness({
-    ws: { maxConnectionsPerUser: 5, maxSubscriptionsPerConnection: 50, connectionsPerMinutePerIp: 10_000 },
-  });
-  ({ ws: wsServer, url } = await startWs(h, {
-    logger: createApiLogger({ level: process.env.WS_TEST_LOG ?? "silent" }),
-  }));
-  alice = await fundedKey(h);
-  bob = await fundedKey(h);
-});
-after(async () => {
-  for (const c of open) c.close();
-  await wsServer.close();
-  await h.close();
-});
+const server = fileWs(h, () => ({ logger: createApiLogger({ level: process.env.WS_TEST_LOG ?? "silent" }) }), open);
+const alice = fileKey(h);
+const bob = fileKey(h);
 
 async function client(): Promise<TestWs> {
-  const c = await connectWs(url);
+  const c = await connectWs(server.url);
   open.push(c);
   return c;
 }
@@ -272,7 +266,7 @@ test("limits: 5 anonymous connections per address, 50 subscriptions per connecti
   for (const c of open.splice(0)) c.close();
   await new Promise((r) => setTimeout(r, 100));
   const five = await Promise.all([1, 2, 3, 4, 5].map(() => client()));
-  const sixth = await connectWs(url);
+  const sixth = await connectWs(server.url);
   const e = await sixth.next((m) => m.type === "error");
   assert.equal(e.error.code, "RATE_LIMIT_EXCEEDED");
   assert.equal((await sixth.closed).code, 1013);
