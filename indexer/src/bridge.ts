@@ -136,47 +136,39 @@ if (activeContracts.BridgeVault) {
     return { id: transferId(srcChainId, minter, burnNonce), key };
   };
 
-  ponder.on("BridgeVault:BridgeReleaseQueued", async ({ event, context }) => {
+  /** Moves the release transfer that a vault's event names (by the burn it pays out) to `status`. */
+  const advanceRelease = async (
+    { event, context }: { event: { log: { address: string }; block: { timestamp: bigint } }; context: Context },
+    burnNonce: bigint,
+    status: BridgeStatus,
+    fields: Partial<typeof bridgeTransfer.$inferInsert>,
+  ) => {
+    const r = await releaseKey(context.db, context.chain.id, lc(event.log.address), burnNonce);
+    if (r) await upsertTransfer(context.db, r.id, r.key, status, fields, event.block.timestamp);
+  };
+
+  ponder.on("BridgeVault:BridgeReleaseQueued", async (e) => {
+    const { event, context } = e;
     const a = event.args;
     const vault = lc(event.log.address);
-    const r = await releaseKey(context.db, context.chain.id, vault, a.burnNonce);
-    if (!r) return;
-    await upsertTransfer(
-      context.db,
-      r.id,
-      r.key,
-      "queued",
-      { ...payout(context.chain.id, vault, a.token, a), queuedAt: event.block.timestamp, releasableAt: a.readyAt },
-      event.block.timestamp,
-    );
+    await advanceRelease(e, a.burnNonce, "queued", {
+      ...payout(context.chain.id, vault, a.token, a),
+      queuedAt: event.block.timestamp,
+      releasableAt: a.readyAt,
+    });
   });
 
-  ponder.on("BridgeVault:BridgeReleaseDisputed", async ({ event, context }) => {
-    const r = await releaseKey(context.db, context.chain.id, lc(event.log.address), event.args.burnNonce);
-    if (!r) return;
-    await upsertTransfer(
-      context.db,
-      r.id,
-      r.key,
-      "disputed",
-      { disputedAt: event.block.timestamp },
-      event.block.timestamp,
-    );
+  ponder.on("BridgeVault:BridgeReleaseDisputed", async (e) => {
+    await advanceRelease(e, e.event.args.burnNonce, "disputed", { disputedAt: e.event.block.timestamp });
   });
 
-  ponder.on("BridgeVault:BridgeReleaseExecuted", async ({ event, context }) => {
+  ponder.on("BridgeVault:BridgeReleaseExecuted", async (e) => {
+    const { event, context } = e;
     const a = event.args;
-    const vault = lc(event.log.address);
-    const r = await releaseKey(context.db, context.chain.id, vault, a.burnNonce);
-    if (!r) return;
-    await upsertTransfer(
-      context.db,
-      r.id,
-      r.key,
-      "released",
-      { ...payout(context.chain.id, vault, a.token, a), ...completion(event) },
-      event.block.timestamp,
-    );
+    await advanceRelease(e, a.burnNonce, "released", {
+      ...payout(context.chain.id, lc(event.log.address), a.token, a),
+      ...completion(event),
+    });
   });
 }
 
