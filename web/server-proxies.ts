@@ -5,27 +5,10 @@ import http from "node:http";
 import type { WebServerOptions } from "./server";
 import { pipeResponse, sendBody } from "./compress";
 import { readBody, SECURITY_HEADERS, sendError } from "./server-http";
+import { WALLET_RPC_METHODS } from "../sdk/rpc-methods";
 
 /** JSON-RPC methods the page may call through /rpc. */
-export const RPC_METHODS = new Set([
-  "eth_chainId",
-  "net_version",
-  "eth_blockNumber",
-  "eth_call",
-  "eth_estimateGas",
-  "eth_gasPrice",
-  "eth_maxPriorityFeePerGas",
-  "eth_feeHistory",
-  "eth_getBalance",
-  "eth_getCode",
-  "eth_getTransactionCount",
-  "eth_getBlockByNumber",
-  "eth_getBlockByHash",
-  "eth_getTransactionByHash",
-  "eth_getTransactionReceipt",
-  "eth_getLogs",
-  "eth_sendRawTransaction",
-]);
+export const RPC_METHODS = new Set<string>([...WALLET_RPC_METHODS, "eth_getBlockByHash", "eth_getLogs"]);
 export const MAX_RPC_BODY = 256 * 1024;
 
 /** The identity provider's paths the exchange app may call through /identity (method, path). */

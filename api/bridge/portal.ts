@@ -16,6 +16,7 @@ import { bridgeConfirmationsFor } from "../../config/bridge";
 import { BridgeApiError } from "./errors";
 import { portalBundle } from "./portal-bundle";
 import { hostnameOf, type TenantConfig, type TenantStore } from "./tenants";
+import { WALLET_RPC_METHODS } from "../../sdk/rpc-methods";
 
 export interface PortalOptions {
   /** sandbox: the development wallet holding `devWalletKeys` is offered; production: never */
@@ -27,23 +28,9 @@ export interface PortalOptions {
 
 /** JSON-RPC methods the page may call through /portal/rpc/:chainId. */
 export const PORTAL_RPC_METHODS: ReadonlySet<string> = new Set([
-  "eth_chainId",
-  "net_version",
-  "eth_blockNumber",
-  "eth_call",
-  "eth_estimateGas",
+  ...WALLET_RPC_METHODS,
   // viem fills a transaction with it first (no signature, no send); refusing it made every send log a 403
   "eth_fillTransaction",
-  "eth_gasPrice",
-  "eth_maxPriorityFeePerGas",
-  "eth_feeHistory",
-  "eth_getBalance",
-  "eth_getCode",
-  "eth_getTransactionCount",
-  "eth_getBlockByNumber",
-  "eth_getTransactionByHash",
-  "eth_getTransactionReceipt",
-  "eth_sendRawTransaction",
 ]);
 export const PORTAL_RPC_MAX_BATCH = 20;
 
