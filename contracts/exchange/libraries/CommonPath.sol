@@ -19,6 +19,7 @@ import {PackedBatch} from "./PackedBatch.sol";
 ///      flags, 0x140 orderHash, 0x160 filledBefore, 0x180 filledAfter, 0x1a0 paid, 0x1c0 received, 0x1e0
 ///      balancesSlot, 0x200 nonceWordSlot, 0x220 tokenIndexes), an OrderState[] its length then pointers.
 library CommonPath {
+    // long: one assembly loop over the orders; split, every order would pay a call and its stack shuffles
     /// @notice Loads and admits packed orders from `index` (at calldata `offset` of the batch at `batchOffset`,
     ///         `batchLength` bytes) while each passes every check of BatchSettlement._admitHashed the simple way:
     ///         well formed with a 65-byte signature, hash above the previous one, unexpired, flags valid, nonzero
@@ -133,6 +134,7 @@ library CommonPath {
         }
     }
 
+    // long: one assembly loop over the fills; split, every fill would pay a call and its stack shuffles
     /// @notice Books fills from `k` while each passes every check of BatchSettlement._applyFill (indexes, pair,
     ///         sides, traders, post-only, both limits, exact quote, minimum fill, neither order overfilled) and
     ///         is of the pair whose fees ctx is summing: adds it to both orders' totals as _fill does, its fees
