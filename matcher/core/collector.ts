@@ -1,6 +1,7 @@
 // EventSinks: the collector turns the hot-path callbacks into event objects; the null sink drops
 // them (journal replay, benchmarks of the engine alone).
 import type { CancelReason, Command, EngineEvent, EventSink, OrderView, RejectCode, Side } from "./types";
+import { setOptionalTerms } from "./views";
 
 export class EventCollector implements EventSink {
   events: EngineEvent[] = [];
@@ -20,11 +21,7 @@ export class EventCollector implements EventSink {
       hidden: o.hidden,
       stp: o.stp,
     };
-    if (o.clientOrderId !== undefined) e.clientOrderId = o.clientOrderId;
-    if (o.priceTicks !== 0) e.priceTicks = o.priceTicks;
-    if (o.triggerPriceTicks !== 0) e.triggerPriceTicks = o.triggerPriceTicks;
-    if (o.icebergVisibleLots !== 0) e.icebergVisibleLots = o.icebergVisibleLots;
-    if (o.expiresAt !== 0) e.expiresAt = o.expiresAt;
+    setOptionalTerms(e, o);
     this.events.push(e);
   }
 

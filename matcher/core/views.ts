@@ -13,6 +13,29 @@ export function visibleLevels(side: BookSide, max: number): [number, number][] {
   return out;
 }
 
+/** An order's optional terms as the engine holds them (0 = none). */
+export interface HeldOptionalTerms {
+  clientOrderId: string | undefined;
+  priceTicks: number;
+  triggerPriceTicks: number;
+  icebergVisibleLots: number;
+  expiresAt: number;
+}
+
+/** Sets on `into` (an event or a read's copy) the optional terms `o` has, leaving out the absent ones. */
+export function setOptionalTerms(
+  into: Partial<
+    Pick<OrderInfo, "clientOrderId" | "priceTicks" | "triggerPriceTicks" | "icebergVisibleLots" | "expiresAt">
+  >,
+  o: HeldOptionalTerms,
+): void {
+  if (o.clientOrderId !== undefined) into.clientOrderId = o.clientOrderId;
+  if (o.priceTicks !== 0) into.priceTicks = o.priceTicks;
+  if (o.triggerPriceTicks !== 0) into.triggerPriceTicks = o.triggerPriceTicks;
+  if (o.icebergVisibleLots !== 0) into.icebergVisibleLots = o.icebergVisibleLots;
+  if (o.expiresAt !== 0) into.expiresAt = o.expiresAt;
+}
+
 export function toOrderInfo(o: Order): OrderInfo {
   const info: OrderInfo = {
     orderId: o.orderId,
@@ -30,10 +53,6 @@ export function toOrderInfo(o: Order): OrderInfo {
     status: o.status === "held" ? "held" : "open",
     acceptedSeq: o.acceptedSeq,
   };
-  if (o.clientOrderId !== undefined) info.clientOrderId = o.clientOrderId;
-  if (o.priceTicks !== 0) info.priceTicks = o.priceTicks;
-  if (o.triggerPriceTicks !== 0) info.triggerPriceTicks = o.triggerPriceTicks;
-  if (o.icebergVisibleLots !== 0) info.icebergVisibleLots = o.icebergVisibleLots;
-  if (o.expiresAt !== 0) info.expiresAt = o.expiresAt;
+  setOptionalTerms(info, o);
   return info;
 }
