@@ -24,20 +24,12 @@ import type { MarketSpec } from "../../pipeline/service";
 import { api, signedOrderBody, type Res } from "../../api/testing/client";
 import { settledTradesOf } from "../../sdk/settled-trades";
 import { poll as pollEvery } from "../support/poll";
+import { isAlive } from "../support/processes";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const poll = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 50) =>
   pollEvery(what, fn, timeoutMs, everyMs);
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + Retry-After, /health degraded, the node comes back and every trade settles once", {
   timeout: 240_000,

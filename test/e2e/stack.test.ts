@@ -18,37 +18,18 @@ import {
   type RunningStack,
 } from "../../scripts/stack";
 import { createChainClients } from "../../scripts/stack/clients";
+import { childProcesses, isAlive } from "../support/processes";
 
 const settlementAbi = parseAbi([
   "function balanceOf(address trader, address token) view returns (uint256)",
   "function hasRole(bytes32 role, address account) view returns (bool)",
 ]);
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Children of a process, from /proc (Linux): to find the chain nodes `npm start` spawned (Hardhat or Anvil). */
+/** The chain nodes (Hardhat or Anvil) process `parent` spawned. */
 function childPids(parent: number): number[] {
-  const out: number[] = [];
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, "utf8");
-      const isNode = cmdline.includes("hardhat-node.config") || cmdline.split("\0")[0].endsWith("/anvil");
-      if (ppid === parent && isNode) out.push(Number(name));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return out;
+  return childProcesses(parent)
+    .filter(({ argv }) => argv.join("\0").includes("hardhat-node.config") || argv[0].endsWith("/anvil"))
+    .map((c) => c.pid);
 }
 
 async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
