@@ -18,15 +18,9 @@ import {
 } from "../schemas";
 import { parseExactDecimal } from "../units";
 import { createAgentRenouncer, revokeApiKey, type AgentRenouncer, type RevokeDeps } from "../agent-renouncer";
-import type { RouteContext } from "./context";
+import { ANY_SCHEME, privateRefusals, type RouteContext } from "./context";
 
-const errors = {
-  400: { description: "invalid request", schema: errorResponse },
-  401: { description: "authentication failed", schema: errorResponse },
-  403: { description: "permission or IP allowlist", schema: errorResponse },
-  429: { description: "rate limited", schema: errorResponse },
-};
-const anyScheme = { apiKey: true, hmac: true, wallet: true };
+const errors = privateRefusals("invalid request", "permission or IP allowlist");
 
 /** "10000.5" quote currency -> 1e18-scaled integer; positive, at most 18 decimals. */
 function limitE18(field: string, v: number | string | undefined): bigint | null {
@@ -85,7 +79,7 @@ function getBalancesRoute(c: RouteContext): Route {
       responses: { 200: { description: "balances", schema: balancesResponse }, ...errors },
     },
     handlers: [
-      requireAuth(c, anyScheme, "read", "account"),
+      requireAuth(c, ANY_SCHEME, "read", "account"),
       async (_req, res) => {
         const balances = await c.service.getBalances(authOf(res).account);
         res.json({ balances: balances.map(presentBalance) });
@@ -234,7 +228,7 @@ function getApiKeysRoute(c: RouteContext): Route {
       responses: { 200: { description: "keys", schema: apiKeysResponse }, ...errors },
     },
     handlers: [
-      requireAuth(c, anyScheme, "read", "account"),
+      requireAuth(c, ANY_SCHEME, "read", "account"),
       async (_req, res) => {
         const keys = await c.keys.listByOwner(authOf(res).account);
         res.json({ api_keys: keys.map(presentApiKey) });
@@ -259,7 +253,7 @@ function deleteApiKeysIdRoute(c: RouteContext, { revokeDeps, renouncer }: Accoun
       },
     },
     handlers: [
-      requireAuth(c, anyScheme, null, "account"),
+      requireAuth(c, ANY_SCHEME, null, "account"),
       async (req, res) => {
         const { id } = parseWith(apiKeyIdParams, req.params, "params");
         const auth = authOf(res);

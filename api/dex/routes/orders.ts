@@ -16,17 +16,11 @@ import {
   placeOrderBody,
 } from "../schemas";
 import { DEX_OPEN_STATUSES, type DexOrderStatus } from "../../../pipeline/service";
-import type { RouteContext } from "./context";
+import { ANY_SCHEME, privateRefusals, type RouteContext } from "./context";
 import type { Request, Response } from "express";
 import { metrics, refusalReason } from "../../../runtime/metrics";
 
-const errors = {
-  400: { description: "invalid request, symbol, type or balance", schema: errorResponse },
-  401: { description: "authentication failed", schema: errorResponse },
-  403: { description: "permission, IP allowlist or key limit", schema: errorResponse },
-  429: { description: "rate limited", schema: errorResponse },
-};
-const anyScheme = { apiKey: true, hmac: true, wallet: true };
+const errors = privateRefusals("invalid request, symbol, type or balance", "permission, IP allowlist or key limit");
 
 // POST /v1/orders: counted by its outcome in dex_orders_accepted_total / dex_orders_refused_total
 async function placeFromRest(c: RouteContext, req: Request, res: Response): Promise<void> {
@@ -125,7 +119,7 @@ function deleteOrdersOrderIdRoute(c: RouteContext): Route {
       },
     },
     handlers: [
-      requireAuth(c, anyScheme, "trade", "cancel"),
+      requireAuth(c, ANY_SCHEME, "trade", "cancel"),
       async (req, res) => {
         const { order_id } = parseWith(orderIdParams, req.params, "params");
         const auth = authOf(res);
@@ -158,7 +152,7 @@ function getOrdersOrderIdRoute(c: RouteContext): Route {
       },
     },
     handlers: [
-      requireAuth(c, anyScheme, "read", "account"),
+      requireAuth(c, ANY_SCHEME, "read", "account"),
       async (req, res) => {
         const { order_id } = parseWith(orderIdParams, req.params, "params");
         const o = await ownOrder(c, order_id, authOf(res).account);
@@ -179,7 +173,7 @@ function getOrdersRoute(c: RouteContext): Route {
       responses: { 200: { description: "orders", schema: ordersResponse }, ...errors },
     },
     handlers: [
-      requireAuth(c, anyScheme, "read", "account"),
+      requireAuth(c, ANY_SCHEME, "read", "account"),
       async (req, res) => {
         const q = parseWith(ordersQuery, req.query, "query");
         if (q.symbol) findMarket(c.service, q.symbol);
