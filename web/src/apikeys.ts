@@ -101,6 +101,15 @@ export class ApiKeysPanel {
         copyOut.textContent = `The browser did not allow copying: select the ${what.toLowerCase()} and copy it by hand.`;
       }
     };
+    /** `value` in a code element (`codeId`) with a button that copies it */
+    const copyable = (what: string, label: string, value: string, codeId: string, button = {}) =>
+      h(
+        "dd",
+        {},
+        h("code", { id: codeId }, value),
+        " ",
+        h("button", { type: "button", ...button, "aria-label": `Copy ${label}`, onclick: copy(what, value) }, "Copy"),
+      );
     const close = h(
       "button",
       { type: "button", id: "api-key-reveal-close", onclick: () => this.reveal.replaceChildren() },
@@ -121,34 +130,9 @@ export class ApiKeysPanel {
           "dl",
           {},
           h("dt", {}, "API key"),
-          h(
-            "dd",
-            {},
-            h("code", { id: "new-api-key" }, keyText),
-            " ",
-            h(
-              "button",
-              { type: "button", "aria-label": "Copy the API key", onclick: copy("API key", keyText) },
-              "Copy",
-            ),
-          ),
+          copyable("API key", "the API key", keyText, "new-api-key"),
           h("dt", {}, "Secret"),
-          h(
-            "dd",
-            {},
-            h("code", { id: "new-api-secret" }, secretText),
-            " ",
-            h(
-              "button",
-              {
-                type: "button",
-                id: "copy-api-secret",
-                "aria-label": "Copy the secret",
-                onclick: copy("Secret", secretText),
-              },
-              "Copy",
-            ),
-          ),
+          copyable("Secret", "the secret", secretText, "new-api-secret", { id: "copy-api-secret" }),
         ),
         copyOut,
         close,
