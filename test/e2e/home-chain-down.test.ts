@@ -109,15 +109,19 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
     if (p.sell.status === 201 && p.buy?.status === 201 && p.buy.body.status === "filled")
       traded.push(p.sizeLots * m.lotSize);
   };
+  /** `n` pairs placed while the chain is up: each accepted and filled. */
+  const tradeFilled = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const p = await placePair();
+      assert.equal(p.sell.status, 201, p.sell.text);
+      assert.equal(p.buy?.status, 201, p.buy?.text);
+      assert.equal(p.buy?.body.status, "filled");
+      accept(p);
+    }
+  };
 
   // trading and settling
-  for (let i = 0; i < 5; i++) {
-    const p = await placePair();
-    assert.equal(p.sell.status, 201, p.sell.text);
-    assert.equal(p.buy?.status, 201, p.buy?.text);
-    assert.equal(p.buy?.body.status, "filled");
-    accept(p);
-  }
+  await tradeFilled(5);
   await poll("the first trades settled", async () =>
     (await settledOnChain()).size === traded.length ? true : undefined,
   );
@@ -184,13 +188,7 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
   await poll("/health ok", async () => ((await health()).status === 200 ? true : undefined), 30_000, 100);
 
   // new orders accepted and settled
-  for (let i = 0; i < 3; i++) {
-    const p = await placePair();
-    assert.equal(p.sell.status, 201, p.sell.text);
-    assert.equal(p.buy?.status, 201, p.buy?.text);
-    assert.equal(p.buy?.body.status, "filled");
-    accept(p);
-  }
+  await tradeFilled(3);
 
   // every accepted trade settled on chain exactly once, and nothing else settled
   const counts = await poll(

@@ -32,6 +32,7 @@ import {
   type Order,
 } from "../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch } from "../../sdk/settle-batch";
+import { contractReader } from "../support/contract-reader";
 
 const FORK_URL = process.env.FORK_URL ?? "http://127.0.0.1:8545";
 const DEPLOYMENTS_FILE = process.env.FORK_DEPLOYMENTS_FILE ?? ".data/deployments.json";
@@ -60,6 +61,9 @@ describe("Settlement on a fork of the home chain", () => {
   let weth: Address;
   let usd: Address;
   let forkBlock: bigint;
+  /** A view of the forked Settlement, by name. */
+  const readSettlement = <T>(functionName: string, args: readonly unknown[] = []) =>
+    contractReader(publicClient, settlement, settlementAbi)<T>(functionName, args);
 
   before(async () => {
     const deployments = JSON.parse(fs.readFileSync(DEPLOYMENTS_FILE, "utf8"));
@@ -108,13 +112,7 @@ describe("Settlement on a fork of the home chain", () => {
       await write(trader, token, erc20Abi, "approve", [settlement, amount]);
       await write(trader, settlement, settlementAbi, "deposit", [token, amount]);
     }
-    const bal = (a: Address, t: Address) =>
-      publicClient.readContract({
-        address: settlement,
-        abi: settlementAbi,
-        functionName: "balanceOf",
-        args: [a, t],
-      }) as Promise<bigint>;
+    const bal = (a: Address, t: Address) => readSettlement<bigint>("balanceOf", [a, t]);
     assert.equal(await bal(seller.address, weth), base);
     assert.equal(await bal(buyer.address, usd), quote);
 
@@ -150,38 +148,20 @@ describe("Settlement on a fork of the home chain", () => {
     let operator: Address | undefined;
     for (const g of grants.reverse()) {
       const account = (g.args as { account: Address }).account;
-      if (
-        await publicClient.readContract({
-          address: settlement,
-          abi: settlementAbi,
-          functionName: "hasRole",
-          args: [OPERATOR_ROLE, account],
-        })
-      ) {
+      if (await readSettlement<boolean>("hasRole", [OPERATOR_ROLE, account])) {
         operator = account;
         break;
       }
     }
     assert.ok(operator, "no account holds OPERATOR_ROLE on the forked Settlement");
 
-    const batchId = (await publicClient.readContract({
-      address: settlement,
-      abi: settlementAbi,
-      functionName: "nextBatchId",
-    })) as bigint;
+    const batchId = await readSettlement<bigint>("nextBatchId");
     const opWallet = await impersonate(operator);
     const receipt = await write(opWallet, settlement, settlementAbi, "settlePacked", [batchId, batch]);
     assert.ok(receipt.logs.length > 0, "settlePacked emitted its events");
-    assert.equal(
-      await publicClient.readContract({ address: settlement, abi: settlementAbi, functionName: "nextBatchId" }),
-      batchId + 1n,
-    );
+    assert.equal(await readSettlement<bigint>("nextBatchId"), batchId + 1n);
 
-    const [makerFeeBps, takerFeeBps] = (await publicClient.readContract({
-      address: settlement,
-      abi: settlementAbi,
-      functionName: "fees",
-    })) as [number, number];
+    const [makerFeeBps, takerFeeBps] = await readSettlement<[number, number]>("fees");
     assert.equal(await bal(seller.address, weth), 0n);
     assert.equal(await bal(seller.address, usd), quote - feeFor(quote, makerFeeBps));
     assert.equal(await bal(buyer.address, weth), base - feeFor(base, takerFeeBps));
