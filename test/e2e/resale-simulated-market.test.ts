@@ -140,12 +140,7 @@ test("resale rule under a running simulated market: no ineligible buyer receives
         return restricted > 0n && free === 0n ? true : undefined;
       });
       lap("H's lot recorded");
-      const held = (await client.readContract({
-        address: settlement,
-        abi: settlementAbi,
-        functionName: "balanceOf",
-        args: [h.address, cnts],
-      })) as bigint;
+      const held = await contractReader(client, settlement, settlementAbi)<bigint>("balanceOf", [h.address, cnts]);
       const heldLots = held / m.lotSize;
 
       // 1. Y's bid rests inside the spread; H's restricted sell meets it first: Y's bid ends, H's units go on to
