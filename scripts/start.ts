@@ -39,7 +39,10 @@ async function main(): Promise<void> {
     },
   });
   const progress = stepProgress(logger);
-  stack = await startStack({
+  // A stop asked while the stack starts (Ctrl-C during a first start) ends the start after its step under
+  // way; the start then stops what it made, as a failed start does. A stop once it runs drains it first.
+  const stopDuringStart = new AbortController();
+  const starting = startStack({
     config,
     begun,
     // the launcher's own start (npm and tsx before it add about a second)
@@ -47,24 +50,29 @@ async function main(): Promise<void> {
     onComponentError: "continue",
     logger,
     deployerSecret,
+    signal: stopDuringStart.signal,
     onPhase(name, event, ms) {
       if (event === "begin") step = name;
       progress(name, event, ms);
     },
-  }).catch(async (e: unknown) => {
-    await health.close();
-    throw e;
   });
-  const running = stack;
-  // last: nothing routine is logged at info after it, so it stays on screen
-  console.log(formatBanner(running, health.url));
   const shutdown = onceStopping(logger, async () => {
+    stopDuringStart.abort();
     // the stack drains first (no new connection, every request received answered), then stops
-    await running.stop();
+    await (await starting.catch(() => undefined))?.stop();
     await health.close();
   });
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
+  stack = await starting.catch(async (e: unknown) => {
+    if (stopDuringStart.signal.aborted) return undefined; // the shutdown above ends the process
+    await health.close();
+    throw e;
+  });
+  if (!stack) return;
+  const running = stack;
+  // last: nothing routine is logged at info after it, so it stays on screen
+  console.log(formatBanner(running, health.url));
 }
 
 // One stop, however many signals announce it. `kill -TERM -<pgid>` (systemd, container runtimes) signals

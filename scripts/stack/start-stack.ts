@@ -43,6 +43,9 @@ export interface StartStackOptions {
   begun?: StackBeginning;
   /** When the start began (wall clock ms; default: this call); `npm start` gives its process's start. */
   startedAtMs?: number;
+  /** A stop asked while the stack starts (`npm start`'s Ctrl-C): looked at after each start step; the start
+   *  then stops what it made, as a failed start does, and throws the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface ComponentStatus {
@@ -116,16 +119,25 @@ interface StackRun {
   stopChainMetrics?: () => void;
 }
 
-/** Runs one start step, timed into `timingsMs` and announced through `onPhase`. */
+/** Throws the signal's reason when a stop was asked during the start (`StartStackOptions.signal`). */
+function throwIfStopped(run: StackRun): void {
+  run.options.signal?.throwIfAborted();
+}
+
+/** Runs one start step, timed into `timingsMs` and announced through `onPhase`; then, if a stop was asked
+ *  meanwhile, throws the signal's reason. */
 async function phase<T>(run: StackRun, name: string, fn: () => Promise<T>): Promise<T> {
   const t = performance.now();
   run.options.onPhase?.(name, "begin");
+  let out: T;
   try {
-    return await fn();
+    out = await fn();
   } finally {
     run.timingsMs[name] = Math.round(performance.now() - t);
     run.options.onPhase?.(name, "end", run.timingsMs[name]);
   }
+  throwIfStopped(run);
+  return out;
 }
 
 /** Components' own preparation (their databases), begun while the chains start (issue #13). */
@@ -271,7 +283,7 @@ async function provisionAll(
     try {
       await phase(run, `provision ${component.name}`, () => component.provision!(pctx));
     } catch (e) {
-      if (run.options.onComponentError !== "continue") throw e;
+      if (run.options.onComponentError !== "continue" || run.options.signal?.aborted) throw e;
       logger.error({ component: component.name, err: e }, "component failed to provision; continuing without it");
       failures.set(component.name, `provisioning: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -392,6 +404,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   // a shared DEPLOYMENTS_FILE: one process at a time deploys and provisions; the others then reuse its file
   let unlockDeployments: (() => void) | undefined;
   try {
+    throwIfStopped(run);
     if (config.deploymentsFileShared) {
       unlockDeployments = await phase(run, "deployments lock", () =>
         lockDeployments(config.deploymentsFile, {

@@ -2,7 +2,8 @@
 // made to fail and the stack recovering it on its own (/health degraded naming it, then 200 with every part
 // up); /metrics on the health port and on the indexer, its counters moving with an order placed over REST;
 // a SIGTERM to the process group under a stream of orders answering every request sent before it; and no
-// process of the stack left after SIGTERM or SIGINT to the group. One stack, started twice.
+// process of the stack left after SIGTERM or SIGINT to the group, also when it comes while the stack starts.
+// One stack, started three times.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -261,6 +262,36 @@ test("npm start supervises, measures, drains on SIGTERM and leaves no process af
   assert.deepEqual(await exited2, [0, null], second.output().slice(-2000));
   await sleep(500);
   assert.deepEqual(markedPids(marker), [], `no process left after SIGINT:\n${second.output().slice(-2000)}`);
+
+  // ---- the third start, stopped with SIGTERM to the group while it starts: once its indexer's Ponder runs
+  const third = launch(env);
+  children.push(third.child);
+  const ponderBy = Date.now() + 300_000;
+  const ponderRuns = () =>
+    markedPids(marker).some((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("ponder");
+      } catch {
+        return false;
+      }
+    });
+  while (!ponderRuns()) {
+    assert.ok(Date.now() < ponderBy && third.child.exitCode === null, third.output().slice(-3000));
+    await sleep(100);
+  }
+  const startedBeforeStop = (await getHealth(healthUrl))?.status === 200;
+  const exited3 = new Promise<[number | null, string | null]>((resolve) =>
+    third.child.once("exit", (code, sig) => resolve([code, sig])),
+  );
+  process.kill(-third.child.pid!, "SIGTERM");
+  assert.deepEqual(await exited3, [0, null], third.output().slice(-2000));
+  await sleep(500);
+  t.diagnostic(`third start: stopped ${startedBeforeStop ? "after health 200" : "while starting"}`);
+  assert.deepEqual(
+    markedPids(marker),
+    [],
+    `no process left after a stop while starting:\n${third.output().slice(-2000)}`,
+  );
 });
 
 function countBy(values: (string | number)[]): Record<string, number> {
