@@ -16,7 +16,7 @@ const DEV0 = privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[0]).address;
 const logger = pino({ level: "silent" });
 // a port nothing listens on: a job that gets past the key check fails on its first RPC call
 const chain = (chainId: number) => ({ chainId, rpcUrl: "http://127.0.0.1:9/", wsUrl: "ws://127.0.0.1:9/" });
-const job = (expectedDeployer: `0x${string}`): ProvisionJob => ({
+const job = (expectedDeployer: `0x${string}`): Extract<ProvisionJob, { kind: "exchange" }> => ({
   kind: "exchange",
   expectedDeployer,
   deploymentsFile: "/nonexistent/deployments.json",
@@ -83,7 +83,7 @@ test("jobs asked together run one at a time, in the order asked (one deployer no
   const p = createProvisioner({ secret: DeployerSecret.none(), logger });
   // both children fail at their first RPC call (nothing listens): what counts is when each one starts
   const first = p.run(job(DEV0));
-  const second = p.run({ ...job(DEV0), kind: "exchange", demoTraderKeys: [KEY9] });
+  const second = p.run({ ...job(DEV0), demoTraderKeys: [KEY9] });
   await new Promise((r) => setTimeout(r, 200));
   assert.equal(p.runs.length, 1, "the second waits for the first child");
   await assert.rejects(first);
