@@ -594,6 +594,7 @@ test("an order the batcher cannot find halts before anything is sent, naming the
   );
   await b.start();
   b.push(trade(1));
+  b.push(trade(2)); // queued behind it: with no flight, the log names the first unsent trade only
   await b.drain();
   assert.equal(halted, `batch 0: signed order ${h(4)} unknown`);
   assert.equal(chain.sends.length, 0);

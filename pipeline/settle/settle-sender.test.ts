@@ -206,7 +206,7 @@ describe("settle sender against a fake chain", () => {
     assert.equal(chain.count("eth_getTransactionCount"), 1);
   });
 
-  test("the gas price is read again only when older than 2 s (kept at exactly 2,000 ms, re-read at 2,001 ms in the background; waited for past 10 s)", async () => {
+  test("the gas price is read again only when older than 2 s (kept at exactly 2,000 ms, re-read at 2,001 ms in the background, still kept at exactly 10 s; waited for past it)", async () => {
     await withClock(async (at, t0) => {
       const s = sender();
       await s.send(5n, ARGS);
@@ -233,11 +233,21 @@ describe("settle sender against a fake chain", () => {
       await s.send(id++, ARGS);
       assert.equal(chain.count("eth_gasPrice"), 2);
       assert.equal(chain.sent.at(-1)!.gasPrice, 6_000_000_000n);
+      // exactly GAS_PRICE_MAX_AGE_MS old: still kept for this send, read again in the background
+      at(t0 + 2_001 + GAS_PRICE_MAX_AGE_MS);
+      await s.send(id++, ARGS);
+      assert.equal(chain.sent.at(-1)!.gasPrice, 6_000_000_000n);
+      for (let i = 0; i < 200 && chain.sent.at(-1)!.gasPrice !== 12_000_000_000n; i++) {
+        await new Promise((r) => setTimeout(r, 5));
+        await s.send(id++, ARGS);
+      }
+      assert.equal(chain.sent.at(-1)!.gasPrice, 12_000_000_000n);
+      assert.equal(chain.count("eth_gasPrice"), 3);
       // older than GAS_PRICE_MAX_AGE_MS: the send waits for the reading
       chain.state.gasPrice = 10_000_000_000n;
-      at(t0 + 2_001 + GAS_PRICE_MAX_AGE_MS + 1);
+      at(t0 + 2_001 + 2 * GAS_PRICE_MAX_AGE_MS + 1);
       await s.send(id++, ARGS);
-      assert.equal(chain.count("eth_gasPrice"), 3);
+      assert.equal(chain.count("eth_gasPrice"), 4);
       assert.equal(chain.sent.at(-1)!.gasPrice, 15_000_000_000n);
     });
   });

@@ -12,7 +12,7 @@ export default areaConfig({
     "!pipeline/**/*.test.ts",
   ],
   testFiles: [
-    "pipeline/settle/{batcher,settle-sender,settle-classify,poison,settlement}*.test.ts",
+    "pipeline/settle/{batch-confirmations,batch-flights,batcher,settle-sender,settle-classify,poison,settlement}*.test.ts",
     "pipeline/match/ledger.test.ts",
   ],
 });
