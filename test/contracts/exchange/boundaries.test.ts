@@ -32,7 +32,7 @@ import {
   type Fixture,
   type Untyped,
   settledTradeArgs,
-  lowered,
+  bobSellsToAlice,
 } from "./fixtures";
 import { anyValue } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
 
@@ -95,21 +95,13 @@ for (const enc of ENCODINGS)
       expect(
         await settledTradeArgs(f, settle(f, [maker, taker], [fill(maker, taker, 2n * MIN_FILL_UNITS, price)])),
       ).to.deep.equal([
-        lowered([
-          0n,
-          maker.hash,
-          taker.hash,
-          f.bob.address,
-          f.alice.address,
-          await f.weth.getAddress(),
-          await f.usd.getAddress(),
-          true,
+        await bobSellsToAlice(f, maker, taker, {
           price,
-          2n * MIN_FILL_UNITS,
-          MIN_FILL_UNITS,
-          10n,
-          40n,
-        ]),
+          base: 2n * MIN_FILL_UNITS,
+          quote: MIN_FILL_UNITS,
+          makerFee: 10n,
+          takerFee: 40n,
+        }),
       ]);
     });
 
@@ -305,40 +297,13 @@ for (const enc of ENCODINGS)
         f,
         settle(f, [maker, taker], [fill(maker, taker, 100_000n, PRICE_ONE), fill(maker, taker, 100_001n, PRICE_ONE)]),
       );
-      expect(trades[0]).to.deep.equal(
-        lowered([
-          0n,
-          maker.hash,
-          taker.hash,
-          f.bob.address,
-          f.alice.address,
-          weth,
-          usd,
-          true,
-          PRICE_ONE,
-          100_000n,
-          100_000n,
-          100n,
-          200n,
-        ]),
+      const expected = [
+        [100_000n, 100n, 200n],
+        [100_001n, 101n, 201n],
+      ].map(([base, makerFee, takerFee]) =>
+        bobSellsToAlice(f, maker, taker, { price: PRICE_ONE, base, quote: base, makerFee, takerFee }),
       );
-      expect(trades[1]).to.deep.equal(
-        lowered([
-          0n,
-          maker.hash,
-          taker.hash,
-          f.bob.address,
-          f.alice.address,
-          weth,
-          usd,
-          true,
-          PRICE_ONE,
-          100_001n,
-          100_001n,
-          101n,
-          201n,
-        ]),
-      );
+      expect(trades).to.deep.equal(await Promise.all(expected));
       expect(await f.settlement.collectedFees(usd)).to.equal(100n + 101n);
       expect(await f.settlement.collectedFees(weth)).to.equal(200n + 201n);
       expect(await f.settlement.balanceOf(f.bob.address, usd)).to.equal(200_001n - 201n);

@@ -4,31 +4,12 @@
 import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
-import { deployFixture, DELAY, ETH, type Untyped } from "./fixtures";
-
-const Regime = { Free: 0, RegD: 1, RegCF: 2, RegS: 3 } as const;
-const Accreditation = { None: 0, SelfCertified506b: 1, Verified506c: 2 } as const;
-const YEAR = 365n * 86_400n;
+import { Accreditation, deployFixture, deployRegistry, DELAY, lotPairs, ETH, Regime, type Untyped } from "./fixtures";
 
 async function registryFixture() {
   const f = await deployFixture();
   const [, , , , , , , compliance, erin, frank] = f.signers;
-  const Registry = await ethers.getContractFactory("EligibilityRegistry");
-  const registry = (await Registry.deploy(
-    f.admin.address,
-    compliance.address,
-    await f.settlement.getAddress(),
-  )) as Untyped;
-  const Token = await ethers.getContractFactory("AssetToken");
-  const deploy = async (symbol: string, regime: number) =>
-    (await Token.deploy(symbol, symbol, 18, await registry.getAddress(), regime)) as Untyped;
-  const tokens = {
-    regD: await deploy("RD", Regime.RegD),
-    regCF: await deploy("RCF", Regime.RegCF),
-    regS: await deploy("RS", Regime.RegS),
-    free: await deploy("FR", Regime.Free),
-  };
-  const holdEnd = BigInt(await time.latest()) + YEAR;
+  const { registry, tokens, holdEnd } = await deployRegistry(f, compliance);
   // alice holds 150 of each: 100 in a restricted lot (hold ends in a year), 50 free
   for (const t of Object.values(tokens)) {
     await t.mint(f.alice.address, 150n * ETH);
@@ -134,9 +115,7 @@ describe("EligibilityRegistry and AssetToken", () => {
         .to.emit(f.registry, "RestrictedLotsMoved")
         .withArgs(await t.getAddress(), f.alice.address, f.bob.address, 70n * ETH);
       const token = await t.getAddress();
-      expect((await f.registry.lotsOf(token, f.bob.address)).map((l: Untyped) => [l.amount, l.holdEnd])).to.deep.equal([
-        [70n * ETH, f.holdEnd],
-      ]);
+      expect(lotPairs(await f.registry.lotsOf(token, f.bob.address))).to.deep.equal([[70n * ETH, f.holdEnd]]);
       expect(await f.registry.restrictedOf(token, f.alice.address)).to.equal(30n * ETH);
       expect(await f.registry.freeOf(token, f.alice.address)).to.equal(0n);
       // the exempt recipient is no conduit: the lot stays restricted in its hands (its 50 free units are free)
@@ -156,10 +135,9 @@ describe("EligibilityRegistry and AssetToken", () => {
     await f.registry
       .connect(f.compliance)
       .recordLots(token, f.bob.address, 1n, [{ amount: 10n * ETH, holdEnd: f.holdEnd }]);
-    const pairs = (l: Untyped[]) => l.map((x: Untyped) => [x.amount, x.holdEnd]);
-    expect(pairs(await f.registry.recordedLotsOf(token, f.bob.address))).to.deep.equal([[10n * ETH, f.holdEnd]]);
-    expect(pairs(await f.registry.receivedLotsOf(token, f.bob.address))).to.deep.equal([[70n * ETH, f.holdEnd]]);
-    expect(pairs(await f.registry.lotsOf(token, f.bob.address))).to.deep.equal([
+    expect(lotPairs(await f.registry.recordedLotsOf(token, f.bob.address))).to.deep.equal([[10n * ETH, f.holdEnd]]);
+    expect(lotPairs(await f.registry.receivedLotsOf(token, f.bob.address))).to.deep.equal([[70n * ETH, f.holdEnd]]);
+    expect(lotPairs(await f.registry.lotsOf(token, f.bob.address))).to.deep.equal([
       [10n * ETH, f.holdEnd],
       [70n * ETH, f.holdEnd],
     ]);
@@ -186,13 +164,14 @@ describe("EligibilityRegistry and AssetToken", () => {
     expect(await f.registry.restrictedOf(token, f.bob.address)).to.equal(70n * ETH);
     // 50 free, then 30 of the received lot (earlier), then 5 of the recorded one
     await t.connect(f.bob).transfer(f.carol.address, 85n * ETH);
-    const pairs = (l: Untyped[]) => l.map((x: Untyped) => [x.amount, x.holdEnd]);
-    expect(pairs(await f.registry.receivedLotsOf(token, f.carol.address))).to.deep.equal([
+    expect(lotPairs(await f.registry.receivedLotsOf(token, f.carol.address))).to.deep.equal([
       [30n * ETH, f.holdEnd],
       [5n * ETH, f.holdEnd + 100n],
     ]);
-    expect(pairs(await f.registry.recordedLotsOf(token, f.bob.address))).to.deep.equal([[35n * ETH, f.holdEnd + 100n]]);
-    expect(pairs(await f.registry.receivedLotsOf(token, f.bob.address))).to.deep.equal([]);
+    expect(lotPairs(await f.registry.recordedLotsOf(token, f.bob.address))).to.deep.equal([
+      [35n * ETH, f.holdEnd + 100n],
+    ]);
+    expect(lotPairs(await f.registry.receivedLotsOf(token, f.bob.address))).to.deep.equal([]);
   });
 
   it("frees the lot when its hold ends: refused one second before, allowed at the hold end", async () => {

@@ -13,18 +13,7 @@ import { createPublicClient, custom, type Address, type Hex } from "viem";
 import { getOrderHash, signOrder } from "../../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch, type FillByHash, type SignedOrder } from "../../../sdk/settle-batch";
 import { ERC1271_GAS_STIPEND, createContractWallets } from "../../../pipeline/intake/contract-signature";
-import {
-  deployFixture,
-  fill,
-  orderFor,
-  signed,
-  signerKey,
-  ETH,
-  USD,
-  OrderSide,
-  type Fixture,
-  type Untyped,
-} from "./fixtures";
+import { deployWithWallet, fill, orderFor, signed, ETH, OrderSide, type Fixture } from "./fixtures";
 
 const Mode = { Owner: 0, Refuse: 1, RevertBomb: 2, BurnGas: 3, ReturnBomb: 4, NeedsGas: 5, SpendThenOwner: 6 } as const;
 /** the gas limit the hostile settles are sent with: what a burner could take before the fix */
@@ -33,16 +22,7 @@ const TX_GAS = 10_000_000n;
  *  transaction's intrinsic and calldata gas and the orders checked before the wallet's (3 trades here) */
 const HOSTILE_GAS_BOUND = 500_000n;
 
-async function hostileFixture() {
-  const f = await deployFixture();
-  const owner = signerKey(12);
-  const wallet = (await (
-    await ethers.getContractFactory("SettlementTestHostileWallet")
-  ).deploy(owner.address)) as Untyped;
-  const walletAddress = (await wallet.getAddress()) as Address;
-  await f.settlement.connect(f.alice).depositFor(walletAddress, await f.usd.getAddress(), 10_000n * USD);
-  return { ...f, wallet, walletAddress, owner };
-}
+const hostileFixture = () => deployWithWallet("SettlementTestHostileWallet");
 type HostileFixture = Awaited<ReturnType<typeof hostileFixture>>;
 
 /** Two honest trades (Bob -> Alice, Dave -> Carol) and the wallet buying from Dave. */

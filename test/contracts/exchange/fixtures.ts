@@ -1,6 +1,7 @@
 // Shared fixture and helpers of the Settlement contract tests (Hardhat network, ethers for transactions,
 // the sdk/ twin with viem local accounts for signing: the same keys as Hardhat's default accounts).
 import { ethers } from "hardhat";
+import { time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import { mnemonicToAccount } from "viem/accounts";
 import type { Address, Hex } from "viem";
 import {
@@ -162,3 +163,69 @@ export async function settledTradeArgs(f: Fixture, tx: Promise<Untyped> | Untype
 
 /** `args` with every string lowercased (to compare with settledTradeArgs). */
 export const lowered = (args: unknown[]) => args.map((a) => (typeof a === "string" ? a.toLowerCase() : a));
+
+/** The expected settledTradeArgs row of batch 0's trade where Bob's sell order `maker` fills Alice's buy
+ *  order `taker` of WETH for USD (lowercased, as settledTradeArgs returns it). */
+export async function bobSellsToAlice(
+  f: Fixture,
+  maker: SignedOrder,
+  taker: SignedOrder,
+  t: { price: bigint; base: bigint; quote: bigint; makerFee: bigint; takerFee: bigint },
+): Promise<unknown[]> {
+  return lowered([
+    0n,
+    maker.hash,
+    taker.hash,
+    f.bob.address,
+    f.alice.address,
+    await f.weth.getAddress(),
+    await f.usd.getAddress(),
+    true,
+    t.price,
+    t.base,
+    t.quote,
+    t.makerFee,
+    t.takerFee,
+  ]);
+}
+
+/** EligibilityRegistry's regimes and accreditation levels (the contract's enums). */
+export const Regime = { Free: 0, RegD: 1, RegCF: 2, RegS: 3 } as const;
+export const Accreditation = { None: 0, SelfCertified506b: 1, Verified506c: 2 } as const;
+export const YEAR = 365n * 86_400n;
+
+/** An EligibilityRegistry written by `compliance`, an AssetToken in each regime, and the hold end a year from
+ *  now that the tests give their restricted lots. */
+export async function deployRegistry(f: Fixture, compliance: { address: string }) {
+  const Registry = await ethers.getContractFactory("EligibilityRegistry");
+  const registry = (await Registry.deploy(
+    f.admin.address,
+    compliance.address,
+    await f.settlement.getAddress(),
+  )) as Untyped;
+  const Token = await ethers.getContractFactory("AssetToken");
+  const deploy = async (symbol: string, regime: number) =>
+    (await Token.deploy(symbol, symbol, 18, await registry.getAddress(), regime)) as Untyped;
+  const tokens = {
+    regD: await deploy("RD", Regime.RegD),
+    regCF: await deploy("RCF", Regime.RegCF),
+    regS: await deploy("RS", Regime.RegS),
+    free: await deploy("FR", Regime.Free),
+  };
+  const holdEnd = BigInt(await time.latest()) + YEAR;
+  return { registry, tokens, holdEnd };
+}
+
+/** deployFixture plus an ERC-1271 test wallet (`contract`) owned by account 12 (`owner`, a viem account),
+ *  holding 10,000 USD inside Settlement. */
+export async function deployWithWallet(contract: string) {
+  const f = await deployFixture();
+  const owner = signerKey(12);
+  const wallet = (await (await ethers.getContractFactory(contract)).deploy(owner.address)) as Untyped;
+  const walletAddress = (await wallet.getAddress()) as Address;
+  await f.settlement.connect(f.alice).depositFor(walletAddress, await f.usd.getAddress(), 10_000n * USD);
+  return { ...f, wallet, walletAddress, owner };
+}
+
+/** A registry lot list as [amount, holdEnd] pairs. */
+export const lotPairs = (lots: Untyped[]) => lots.map((l: Untyped) => [l.amount, l.holdEnd]);

@@ -7,22 +7,23 @@ import { expect } from "chai";
 import { ethers } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import {
+  Accreditation,
   deployFixture,
+  deployRegistry,
   ENCODINGS,
   ETH,
   USD,
   fill,
+  lotPairs,
   orderFor,
   OrderSide,
+  Regime,
   settle,
   signed,
   useEncoding,
   type Untyped,
 } from "./fixtures";
 
-const Regime = { Free: 0, RegD: 1, RegCF: 2, RegS: 3 } as const;
-const Accreditation = { None: 0, SelfCertified506b: 1, Verified506c: 2 } as const;
-const YEAR = 365n * 86_400n;
 /** 100 USD a unit; the smallest step a test adds: 0.01 unit (1 USD, above the contract's minimum fill) */
 const PRICE = 100n * USD;
 const STEP = 10n ** 16n;
@@ -30,22 +31,7 @@ const STEP = 10n ** 16n;
 async function restrictedFixture() {
   const f = await deployFixture();
   const compliance = f.signers[7];
-  const Registry = await ethers.getContractFactory("EligibilityRegistry");
-  const registry = (await Registry.deploy(
-    f.admin.address,
-    compliance.address,
-    await f.settlement.getAddress(),
-  )) as Untyped;
-  const Token = await ethers.getContractFactory("AssetToken");
-  const deploy = async (symbol: string, regime: number) =>
-    (await Token.deploy(symbol, symbol, 18, await registry.getAddress(), regime)) as Untyped;
-  const tokens = {
-    regD: await deploy("RD", Regime.RegD),
-    regCF: await deploy("RCF", Regime.RegCF),
-    regS: await deploy("RS", Regime.RegS),
-    free: await deploy("FR", Regime.Free),
-  };
-  const holdEnd = BigInt(await time.latest()) + YEAR;
+  const { registry, tokens, holdEnd } = await deployRegistry(f, compliance);
   const settlementAddress = await f.settlement.getAddress();
   // bob (the seller) holds 150 of each inside Settlement: 100 in a lot whose hold ends in a year, 50 free
   for (const [name, t] of Object.entries(tokens)) {
@@ -81,6 +67,15 @@ async function trade(f: F, t: Untyped, buyer: "alice" | "carol", amount: bigint)
   return { sell, buy, fills: [fill(sell, buy, amount, PRICE)] };
 }
 
+/** Settles `trade(f, t, buyer, amount)` alone: the settle transaction's promise. */
+async function settleTrade(f: F, t: Untyped, buyer: "alice" | "carol", amount: bigint) {
+  const x = await trade(f, t, buyer, amount);
+  return settle(f, [x.sell, x.buy], x.fills);
+}
+
+const refusedFill = (f: F, tx: Promise<unknown>) =>
+  expect(tx).to.be.revertedWithCustomError(f.settlement, "SettlementRestrictedFillRefused");
+
 for (const encoding of ENCODINGS) {
   describe(`Settlement: restricted fills (${encoding})`, () => {
     beforeEach(() => useEncoding(encoding));
@@ -98,11 +93,7 @@ for (const encoding of ENCODINGS) {
         expect(await f.settlement.balanceOf(f.alice.address, await t.getAddress())).to.be.greaterThan(0n);
         expect(await f.registry.restrictedOf(await t.getAddress(), f.alice.address)).to.equal(0n);
         // and nothing more: the next unit is restricted
-        const next = await trade(f, t, "alice", STEP);
-        await expect(settle(f, [next.sell, next.buy], next.fills)).to.be.revertedWithCustomError(
-          f.settlement,
-          "SettlementRestrictedFillRefused",
-        );
+        await refusedFill(f, settleTrade(f, t, "alice", STEP));
       }
     });
 
@@ -138,9 +129,7 @@ for (const encoding of ENCODINGS) {
         .withArgs(token, f.bob.address, f.carol.address, 30n * ETH);
       expect(await f.registry.restrictedOf(token, f.carol.address)).to.equal(30n * ETH);
       expect(await f.registry.restrictedOf(token, f.bob.address)).to.equal(70n * ETH);
-      expect(
-        (await f.registry.receivedLotsOf(token, f.carol.address)).map((l: Untyped) => [l.amount, l.holdEnd]),
-      ).to.deep.equal([[30n * ETH, f.holdEnd]]);
+      expect(lotPairs(await f.registry.receivedLotsOf(token, f.carol.address))).to.deep.equal([[30n * ETH, f.holdEnd]]);
       // carol withdraws all (80 less the taker fee) and tries to pass them to alice on chain: the restricted part is refused
       const held = await f.settlement.balanceOf(f.carol.address, token);
       await f.settlement.connect(f.carol).requestWithdrawal(token, held);
@@ -157,28 +146,18 @@ for (const encoding of ENCODINGS) {
       const f = await loadFixture(restrictedFixture);
       const t = f.tokens.regCF;
       await f.registry.connect(f.compliance).recordInvestor(f.carol.address, Accreditation.None, false);
-      const lost = await trade(f, t, "carol", 60n * ETH);
-      await expect(settle(f, [lost.sell, lost.buy], lost.fills)).to.be.revertedWithCustomError(
-        f.settlement,
-        "SettlementRestrictedFillRefused",
-      );
+      await refusedFill(f, settleTrade(f, t, "carol", 60n * ETH));
       await f.registry.connect(f.compliance).recordInvestor(f.alice.address, Accreditation.SelfCertified506b, false);
-      const gained = await trade(f, t, "alice", 60n * ETH);
-      await settle(f, [gained.sell, gained.buy], gained.fills);
+      await settleTrade(f, t, "alice", 60n * ETH);
       expect(await f.registry.restrictedOf(await t.getAddress(), f.alice.address)).to.equal(10n * ETH);
     });
 
     it("Reg S: a non-US buyer is exempt, an accredited US buyer is not", async () => {
       const f = await loadFixture(restrictedFixture);
       const t = f.tokens.regS;
-      const us = await trade(f, t, "carol", 60n * ETH);
-      await expect(settle(f, [us.sell, us.buy], us.fills)).to.be.revertedWithCustomError(
-        f.settlement,
-        "SettlementRestrictedFillRefused",
-      );
+      await refusedFill(f, settleTrade(f, t, "carol", 60n * ETH));
       await f.registry.connect(f.compliance).recordInvestor(f.alice.address, Accreditation.None, true);
-      const nonUS = await trade(f, t, "alice", 60n * ETH);
-      await settle(f, [nonUS.sell, nonUS.buy], nonUS.fills);
+      await settleTrade(f, t, "alice", 60n * ETH);
     });
 
     it("frees a lot at its hold end (refused one second before), and never asks the registry about a token the admin did not restrict", async () => {
@@ -188,10 +167,7 @@ for (const encoding of ENCODINGS) {
       await time.increaseTo(f.holdEnd - 2n);
       const later = await trade(f, f.tokens.regD, "alice", 150n * ETH);
       await time.setNextBlockTimestamp(f.holdEnd - 1n);
-      await expect(settle(f, [later.sell, later.buy], later.fills)).to.be.revertedWithCustomError(
-        f.settlement,
-        "SettlementRestrictedFillRefused",
-      );
+      await refusedFill(f, settle(f, [later.sell, later.buy], later.fills));
       await time.setNextBlockTimestamp(f.holdEnd);
       await settle(f, [later.sell, later.buy], later.fills);
     });

@@ -21,7 +21,7 @@ import {
   ENCODINGS,
   useEncoding,
   settledTradeArgs,
-  lowered,
+  bobSellsToAlice,
 } from "./fixtures";
 import { anyValue } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
 
@@ -61,21 +61,7 @@ for (const enc of ENCODINGS)
       const tx = settle(f, [maker, taker], [fill(maker, taker, base)]);
       await expect(tx).to.emit(f.settlement, "BatchSettled").withArgs(0n, 1n, anyValue);
       expect(await settledTradeArgs(f, tx)).to.deep.equal([
-        lowered([
-          0n,
-          maker.hash,
-          taker.hash,
-          f.bob.address,
-          f.alice.address,
-          weth,
-          usd,
-          true,
-          PRICE_2000,
-          base,
-          quote,
-          makerFee,
-          takerFee,
-        ]),
+        await bobSellsToAlice(f, maker, taker, { price: PRICE_2000, base, quote, makerFee, takerFee }),
       ]);
       expect(await f.settlement.balanceOf(f.alice.address, usd)).to.equal(100_000n * USD - quote);
       expect(await f.settlement.balanceOf(f.alice.address, weth)).to.equal(base - takerFee);
@@ -94,21 +80,13 @@ for (const enc of ENCODINGS)
       expect(
         await settledTradeArgs(f, settle(f, [maker, taker], [fill(maker, taker, 10n ** 13n, price)])),
       ).to.deep.equal([
-        lowered([
-          0n,
-          maker.hash,
-          taker.hash,
-          f.bob.address,
-          f.alice.address,
-          await f.weth.getAddress(),
-          await f.usd.getAddress(),
-          true,
+        await bobSellsToAlice(f, maker, taker, {
           price,
-          10n ** 13n,
-          20_010n,
-          21n,
-          2n * 10n ** 10n,
-        ]),
+          base: 10n ** 13n,
+          quote: 20_010n,
+          makerFee: 21n,
+          takerFee: 2n * 10n ** 10n,
+        }),
       ]);
       expect(await f.settlement.collectedFees(await f.usd.getAddress())).to.equal(21n);
       expect(await f.settlement.balanceOf(f.bob.address, await f.usd.getAddress())).to.equal(19_989n);

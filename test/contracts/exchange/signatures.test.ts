@@ -3,27 +3,20 @@ import { ethers } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { concat, numberToHex, toHex, type Address, type Hex } from "viem";
-import {
-  getSettlementDomain,
-  getAgentApprovalHash,
-  signAgentApproval,
-  signOrder,
-  getOrderHash,
-} from "../../../sdk/eip712";
+import { getSettlementDomain, getAgentApprovalHash, signAgentApproval, signOrder } from "../../../sdk/eip712";
 import {
   deployFixture,
+  deployWithWallet,
   fill,
   orderFor,
   settle,
   signed,
   signerKey,
   ETH,
-  USD,
   OrderSide,
   type Fixture,
   ENCODINGS,
   useEncoding,
-  type Untyped,
 } from "./fixtures";
 
 const N = secp256k1.Point.CURVE().n;
@@ -165,26 +158,13 @@ for (const enc of ENCODINGS)
     });
 
     describe("ERC-1271 contract wallets", () => {
-      async function walletFixture() {
-        const f = await deployFixture();
-        const owner = signerKey(12);
-        const wallet = (await (
-          await ethers.getContractFactory("SettlementTestWallet")
-        ).deploy(owner.address)) as Untyped;
-        const walletAddress = (await wallet.getAddress()) as Address;
-        await f.settlement.connect(f.alice).depositFor(walletAddress, await f.usd.getAddress(), 10_000n * USD);
-        return { ...f, wallet, walletAddress, owner };
-      }
+      const walletFixture = () => deployWithWallet("SettlementTestWallet");
 
       it("lets a contract wallet trade with a signature its isValidSignature accepts", async () => {
         const f = await loadFixture(walletFixture);
         const maker = await sellOrder(f);
         const order = await orderFor(f, f.walletAddress, OrderSide.BUY, ETH);
-        const taker = {
-          order,
-          signature: await signOrder(f.owner, f.domain, order),
-          hash: getOrderHash(f.domain, order),
-        };
+        const taker = await signed(f, f.owner, order);
         await settle(f, [maker, taker], [fill(maker, taker, ETH / 4n)]);
         expect(await f.settlement.balanceOf(f.walletAddress, await f.weth.getAddress())).to.be.greaterThan(0n);
       });
@@ -193,11 +173,7 @@ for (const enc of ENCODINGS)
         const f = await loadFixture(walletFixture);
         const maker = await sellOrder(f);
         const order = await orderFor(f, f.walletAddress, OrderSide.BUY, ETH);
-        const badSigner = {
-          order,
-          signature: await signOrder(f.keys.carol, f.domain, order),
-          hash: getOrderHash(f.domain, order),
-        };
+        const badSigner = await signed(f, f.keys.carol, order);
         await expect(settle(f, [maker, badSigner], [fill(maker, badSigner, ETH / 4n)]))
           .to.be.revertedWithCustomError(f.settlement, "SettlementContractSignatureInvalid")
           .withArgs(f.walletAddress);
