@@ -4,7 +4,7 @@
 // refuses a reverting transaction with the revert data, Anvil mines it with status 0 and the sender
 // replays it as a call; both must end in the same FatalChainError naming the contract's error. A nonce
 // race is retryable on both.
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -17,7 +17,7 @@ import { settlementAbi } from "../../sdk/abi";
 import type { SettleArgs } from "../../sdk/settle-batch";
 import { classifySettleError, createSettleSender } from "../../pipeline/settle/settle-sender";
 import { FatalChainError, RetryableChainError } from "../../pipeline/errors";
-import { CHAIN_NODE_KINDS } from "./node-process";
+import { CHAIN_NODE_KINDS, type ChainNodeKind } from "./node-process";
 import { createRpcClient } from "./rpc-client";
 import { startChain } from "./start-chain";
 
@@ -52,16 +52,22 @@ const ARGS: SettleArgs = {
   fills: [{ makerIndex: 1, takerIndex: 0, baseAmount: 10n ** 17n, price: 2_000n * 10n ** 6n }],
 };
 
+/** A `node` chain in a fresh temp dir and an RPC client on it; both stop, and the dir goes, after the test. */
+async function chainFor(t: TestContext, node: ChainNodeKind, prefix: string) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}${node}-`));
+  const chain = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node, fsync: false });
+  const rpc = createRpcClient(chain.rpcUrl);
+  t.after(async () => {
+    rpc.close();
+    await chain.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, chain, rpc };
+}
+
 for (const node of CHAIN_NODE_KINDS) {
   test(`${node}: chain id, genesis date, block gas limit, the funded dev accounts; send + receipt in one WebSocket batch`, async (t) => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `compat-${node}-`));
-    const chain = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node, fsync: false });
-    const rpc = createRpcClient(chain.rpcUrl);
-    t.after(async () => {
-      rpc.close();
-      await chain.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
+    const { dir, chain, rpc } = await chainFor(t, node, "compat-");
     assert.equal(chain.node, node);
     assert.equal(await rpc.call("eth_chainId"), "0x7a69");
     const genesis = await rpc.call<{ timestamp: string; gasLimit: string }>("eth_getBlockByNumber", ["0x0", false]);
@@ -113,21 +119,14 @@ for (const node of CHAIN_NODE_KINDS) {
   });
 
   test(`${node}: a settle that reverts is fatal and names the contract's error; a used nonce is retryable`, async (t) => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `compat-revert-${node}-`));
-    const chain = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node, fsync: false });
-    const rpc = createRpcClient(chain.rpcUrl);
+    const { chain, rpc } = await chainFor(t, node, "compat-revert-");
     const settle = createSettleSender({
       rpcUrl: chain.rpcUrl,
       chainId: CHAIN_ID,
       settlement: REVERTER,
       operatorKey: OPERATOR_KEY,
     });
-    t.after(async () => {
-      settle.close?.();
-      rpc.close();
-      await chain.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
+    t.after(() => settle.close?.());
     const data = encodeErrorResult({
       abi: settlementAbi,
       errorName: "SettlementContractSignatureInvalid",
@@ -171,14 +170,7 @@ for (const node of CHAIN_NODE_KINDS) {
   });
 
   test(`${node}: the gas price suggestion is the base fee + 1 gwei, whatever recent blocks paid (the settle sender pays 1.5 x it)`, async (t) => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `compat-gas-${node}-`));
-    const chain = await startChain({ chainId: CHAIN_ID, port: 0, dataDir: dir, node, fsync: false });
-    const rpc = createRpcClient(chain.rpcUrl);
-    t.after(async () => {
-      rpc.close();
-      await chain.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
+    const { rpc } = await chainFor(t, node, "compat-gas-");
     const gwei = 1_000_000_000n;
     assert.equal(BigInt(await rpc.call<string>("eth_maxPriorityFeePerGas")), gwei);
     for (let i = 0; i < 8; i++) {

@@ -2,7 +2,7 @@
 // (re)start loads the newest good one and replays only the journal after it; a torn or corrupt one falls
 // back to the one before, then to the whole journal; blocks, receipts and logs from before a snapshot are
 // still there after it is loaded.
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -277,6 +277,28 @@ test("hardhat: no snapshots (the node has no state dump): snapshot() answers und
   assert.deepEqual(listSnapshots(snapshotDir(dir)), []);
 });
 
+/** An anvil chain in `dir` taking a snapshot after 2 entries (never on the clock) once `idleMs` pass without a
+ *  call or the stall budget `maxStallShare` forces one; its RPC client. Both stop after the test. */
+async function snapshottingAnvil(
+  t: TestContext,
+  dir: string,
+  s: { idleMs: number; maxStallShare: number },
+): Promise<RpcClient> {
+  const c = await startChain({
+    chainId: CHAIN_ID,
+    port: 0,
+    dataDir: dir,
+    node: "anvil",
+    snapshots: { everyEntries: 2, everyMs: 600_000, ...s },
+  });
+  const rpc = createRpcClient(c.rpcUrl);
+  t.after(async () => {
+    rpc.close();
+    await c.stop();
+  });
+  return rpc;
+}
+
 test("anvil: a due snapshot waits while calls keep coming and is taken once the chain is quiet; a chain that never goes quiet gets one forced by the stall budget", async (t) => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   /** One transfer every 150 ms for `ms` (each a journal entry); returns the next nonce. */
@@ -292,18 +314,7 @@ test("anvil: a due snapshot waits while calls keep coming and is taken once the 
   // quiet-only: due after 2 entries, taken after 600 ms without a call; the stall budget never forces one
   // (FIRST_STALL_ESTIMATE_MS / 1e-6)
   const dir = tmpDir(t, "snap-quiet-");
-  const c = await startChain({
-    chainId: CHAIN_ID,
-    port: 0,
-    dataDir: dir,
-    node: "anvil",
-    snapshots: { everyEntries: 2, everyMs: 600_000, idleMs: 600, maxStallShare: 1e-6 },
-  });
-  const rpc = createRpcClient(c.rpcUrl);
-  t.after(async () => {
-    rpc.close();
-    await c.stop();
-  });
+  const rpc = await snapshottingAnvil(t, dir, { idleMs: 600, maxStallShare: 1e-6 });
   const nonce = await busyFor(rpc, 0, 3_000);
   assert.ok(nonce >= 10, `${nonce} transfers`);
   assert.deepEqual(listSnapshots(snapshotDir(dir)), [], "no snapshot while calls kept coming (every 150 ms < idleMs)");
@@ -312,18 +323,7 @@ test("anvil: a due snapshot waits while calls keep coming and is taken once the 
 
   // forced: idle never reached (60 s), stall budget 1 s / 0.5 = 2 s after the start
   const dir2 = tmpDir(t, "snap-forced-");
-  const c2 = await startChain({
-    chainId: CHAIN_ID,
-    port: 0,
-    dataDir: dir2,
-    node: "anvil",
-    snapshots: { everyEntries: 2, everyMs: 600_000, idleMs: 60_000, maxStallShare: 0.5 },
-  });
-  const rpc2 = createRpcClient(c2.rpcUrl);
-  t.after(async () => {
-    rpc2.close();
-    await c2.stop();
-  });
+  const rpc2 = await snapshottingAnvil(t, dir2, { idleMs: 60_000, maxStallShare: 0.5 });
   const t0 = Date.now();
   await busyFor(rpc2, 0, 15_000, () => listSnapshots(snapshotDir(dir2)).length > 0);
   const snaps = listSnapshots(snapshotDir(dir2));
