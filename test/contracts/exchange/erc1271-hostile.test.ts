@@ -82,6 +82,11 @@ async function send(f: Fixture, orders: SignedOrder[], fills: FillByHash[], gas 
   }
 }
 
+/** Sends a batchWithWallet batch whole: the honest trades and the wallet's. */
+function sendWhole(f: Fixture, b: Awaited<ReturnType<typeof batchWithWallet>>): Promise<Outcome> {
+  return send(f, [...b.honest.orders, ...b.hostile.orders], [...b.honest.fills, ...b.hostile.fills]);
+}
+
 /** eth_call of settlePacked with `gas`: "ok", the custom error's name, or "no data" (out of gas). */
 async function simulate(f: Fixture, orders: SignedOrder[], fills: FillByHash[], gas: bigint): Promise<string> {
   const packed = encodePackedBatch(buildSettleArgs(orders, fills));
@@ -107,8 +112,9 @@ describe("Settlement: hostile ERC-1271 wallets cost bounded gas and end in a nam
     it(`${h.name}: its order reverts SettlementContractSignatureInvalid with bounded gas; the batch without it settles`, async () => {
       const f = await loadFixture(hostileFixture);
       await f.wallet.setMode(h.mode, h.param);
-      const { honest, hostile: bad } = await batchWithWallet(f);
-      const all = await send(f, [...honest.orders, ...bad.orders], [...honest.fills, ...bad.fills]);
+      const batch = await batchWithWallet(f);
+      const { honest } = batch;
+      const all = await sendWhole(f, batch);
       expect(all.status, "the batch with the hostile order reverts").to.equal(0);
       expect(all.error, `named error (gas used ${all.gasUsed})`).to.equal("SettlementContractSignatureInvalid");
       expect(all.args).to.deep.equal([f.walletAddress]);
@@ -122,42 +128,29 @@ describe("Settlement: hostile ERC-1271 wallets cost bounded gas and end in a nam
 
   it("a return-data bomb that starts with the magic word is accepted (32 bytes are read) and costs bounded gas", async () => {
     const f = await loadFixture(hostileFixture);
-    const plain = await batchWithWallet(f);
-    const normal = await send(
-      f,
-      [...plain.honest.orders, ...plain.hostile.orders],
-      [...plain.honest.fills, ...plain.hostile.fills],
-    );
+    const normal = await sendWhole(f, await batchWithWallet(f));
     expect(normal.status).to.equal(1);
     await f.wallet.setMode(Mode.ReturnBomb, 1n);
-    const { honest, hostile: walletTrade } = await batchWithWallet(f);
-    const r = await send(f, [...honest.orders, ...walletTrade.orders], [...honest.fills, ...walletTrade.fills]);
+    const bombed = await batchWithWallet(f);
+    const r = await sendWhole(f, bombed);
     expect(r.status).to.equal(1);
     // the same batch with a normal answer, plus at most the stipend
     expect(r.gasUsed < normal.gasUsed + ERC1271_GAS_STIPEND, `gas used ${r.gasUsed} vs ${normal.gasUsed}`).to.equal(
       true,
     );
-    expect(await f.settlement.filledAmount(walletTrade.orders[1].hash)).to.equal(ETH / 4n);
+    expect(await f.settlement.filledAmount(bombed.hostile.orders[1].hash)).to.equal(ETH / 4n);
   });
 
   it("a normal wallet settles among honest trades; once it flips its answer its next order reverts, named", async () => {
     const f = await loadFixture(hostileFixture);
     const first = await batchWithWallet(f);
-    const ok = await send(
-      f,
-      [...first.honest.orders, ...first.hostile.orders],
-      [...first.honest.fills, ...first.hostile.fills],
-    );
+    const ok = await sendWhole(f, first);
     expect(ok.status).to.equal(1);
     expect(await f.settlement.filledAmount(first.hostile.orders[1].hash)).to.equal(ETH / 4n);
     // the wallet changes its mind about the same owner's signatures
     await f.wallet.setMode(Mode.Refuse, 0n);
     const second = await batchWithWallet(f);
-    const flipped = await send(
-      f,
-      [...second.honest.orders, ...second.hostile.orders],
-      [...second.honest.fills, ...second.hostile.fills],
-    );
+    const flipped = await sendWhole(f, second);
     expect(flipped.error).to.equal("SettlementContractSignatureInvalid");
     expect(flipped.gasUsed < HOSTILE_GAS_BOUND).to.equal(true);
     expect((await send(f, second.honest.orders, second.honest.fills)).status).to.equal(1);
