@@ -14,14 +14,10 @@ export const EXCHANGE_AREAS = {
     testFiles: ["api/exchange/orders/rules*.test.ts"],
   },
   "exchange-compliance": {
-    // sync.ts up to exchangeInvestors (its SQL is the e2e tests'); of client.ts (viem calls) the pure hold end and accreditation
-    mutate: [
-      "api/exchange/compliance/regime.ts",
-      "api/exchange/compliance/sync.ts:1-257",
-      "api/exchange/compliance/client.ts:67-70",
-      "api/exchange/compliance/client.ts:205-211",
-    ],
-    testFiles: ["api/exchange/compliance/sync*.test.ts"],
+    // whole files, no line ranges: the registry's enums and values and the sync (client.ts and orders-sync.ts,
+    // the viem calls, the SQL and the wiring, are the chain and e2e tests')
+    mutate: ["api/exchange/compliance/{regime,registry-values,sync}.ts"],
+    testFiles: ["api/exchange/compliance/{sync,registry-values}*.test.ts"],
   },
   "exchange-funding": {
     mutate: ["api/exchange/funding/methods.ts"],

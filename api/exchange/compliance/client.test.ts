@@ -9,7 +9,8 @@ import { startFixture } from "../../../pipeline/testing/fixture";
 import { deployAssetTokens } from "../../../scripts/stack/assets";
 import { CATALOGUE, type AssetToken } from "../assets/catalogue";
 import { eligibilityRegistryAbi, assetTokenAbi } from "../../../sdk/abi";
-import { ComplianceError, createComplianceClient, holdEndSeconds, MAX_LOTS } from "./client";
+import { createComplianceClient } from "./client";
+import { ComplianceError, holdEndSeconds, MAX_LOTS } from "./registry-values";
 
 const DEPLOYER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80" as Hex;
 const YEAR_MS = 365 * 86_400_000;

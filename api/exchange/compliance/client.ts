@@ -12,36 +12,7 @@ import { eligibilityRegistryAbi } from "../../../sdk/abi";
 import { createNonceLane } from "../../../runtime/nonces";
 import { homeChainClient, revertName, signCall } from "../home-chain";
 import { REGISTRY_ACCREDITATION, type RegistryAccreditation } from "./regime";
-import type { AccreditationStatus, AccreditationType as AccountAccreditationType } from "../accounts";
-import { isAccredited, meetsAccreditation } from "../orders/compliance";
-
-/** Most lots the registry keeps per holder and token (EligibilityRegistry.MAX_LOTS). */
-export const MAX_LOTS = 64;
-const MAX_UINT192 = (1n << 192n) - 1n;
-
-export interface RestrictedLot {
-  /** base units of the asset token */
-  amountBaseUnits: bigint;
-  /** the end of the lot's hold (resale.ts restrictionEndMs), epoch milliseconds */
-  holdEndMs: number;
-}
-
-export interface InvestorEligibility {
-  accreditation: RegistryAccreditation;
-  usPerson: boolean;
-}
-
-export class ComplianceError extends Error {
-  constructor(
-    message: string,
-    /** the registry's custom error, when it refused the call */
-    readonly revert?: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = "ComplianceError";
-  }
-}
+import { ComplianceError, type InvestorEligibility, registryLotArgs, type RestrictedLot } from "./registry-values";
 
 export interface ComplianceClient {
   readonly registry: Address;
@@ -62,12 +33,6 @@ export interface ComplianceClient {
   /** Only the lots recorded by this key (what recordLots replaces; not the lots received by direct transfers). */
   recordedLotsOf(token: Address, holder: Address): Promise<{ amount: bigint; holdEnd: bigint }[]>;
 }
-
-/** A hold end in whole seconds, rounded up: the chain never frees a lot before the exchange does. */
-export const holdEndSeconds = (ms: number): bigint => {
-  if (!Number.isSafeInteger(ms) || ms < 0) throw new ComplianceError(`hold end ${ms} is not a time in milliseconds`);
-  return BigInt(Math.ceil(ms / 1000));
-};
 
 export interface ComplianceClientOptions {
   chainId: number;
@@ -95,7 +60,7 @@ export function createComplianceClient(opts: ComplianceClientOptions): Complianc
       return send(c, "recordInvestor", [investor, REGISTRY_ACCREDITATION[facts.accreditation], !facts.usPerson]);
     },
     recordLots(token, holder, sequence, lots) {
-      return send(c, "recordLots", [token, holder, sequence, registryLots(sequence, lots)]);
+      return send(c, "recordLots", [token, holder, sequence, registryLotArgs(sequence, lots)]);
     },
     async holding(token, holder) {
       const [restricted, free] = await Promise.all([
@@ -125,19 +90,6 @@ function connect(opts: ComplianceClientOptions): RegistryConnection {
     client.getTransactionCount({ address: account.address, blockTag: "pending" }),
   );
   return { opts, client, account, lane, pollingInterval };
-}
-
-/** The lots as the registry takes them, refused here when the registry would refuse them. */
-function registryLots(sequence: bigint, lots: readonly RestrictedLot[]): { amount: bigint; holdEnd: bigint }[] {
-  if (sequence <= 0n || sequence >= 1n << 64n)
-    throw new ComplianceError(`lots sequence ${sequence} is outside 1..2^64-1`);
-  if (lots.length > MAX_LOTS)
-    throw new ComplianceError(`${lots.length} lots: the registry keeps at most ${MAX_LOTS} per holder and token`);
-  return lots.map((l, i) => {
-    if (l.amountBaseUnits <= 0n || l.amountBaseUnits > MAX_UINT192)
-      throw new ComplianceError(`lot ${i}: amount ${l.amountBaseUnits} is outside 1..2^192-1`);
-    return { amount: l.amountBaseUnits, holdEnd: holdEndSeconds(l.holdEndMs) };
-  });
 }
 
 async function read<T>(c: RegistryConnection, functionName: string, args: readonly unknown[]): Promise<T> {
@@ -198,14 +150,4 @@ async function estimate(c: RegistryConnection, functionName: string, args: reado
       cause: err,
     });
   }
-}
-
-/** The registry's accreditation of an exchange investor: the book's rule (orders/compliance.ts), the strongest
- *  status it meets. */
-export function registryAccreditation(investor: {
-  accreditationStatus: AccreditationStatus;
-  accreditationType: AccountAccreditationType;
-}): RegistryAccreditation {
-  if (meetsAccreditation("506c", investor)) return "verified506c";
-  return isAccredited(investor) ? "selfCertified506b" : "none";
 }

@@ -9,7 +9,8 @@ import { bookSymbolOf, CATALOGUE } from "../assets/catalogue";
 import type { Orders } from "../orders/service";
 import { hasHold } from "../orders/resale";
 import { createComplianceClient } from "./client";
-import { type ComplianceSync, createComplianceSync, exchangeInvestors, sandboxAgentInvestors } from "./sync";
+import type { InvestorEligibility } from "./registry-values";
+import { type ComplianceSync, createComplianceSync, investorFacts, sandboxAgentInvestors } from "./sync";
 
 export interface OrdersComplianceDeps {
   db: Db;
@@ -59,4 +60,20 @@ export function createOrdersCompliance(deps: OrdersComplianceDeps): { sync: Comp
     if (m) sync.lotsChanged(m.baseToken, e.account);
   });
   return { sync, unwatch };
+}
+
+/** Every exchange account with a custody address, with its registry facts (sync.ts investorFacts). */
+async function exchangeInvestors(db: Db): Promise<{ address: Address; facts: InvestorEligibility }[]> {
+  const r = await db.query<{
+    address: string;
+    accreditation_status: string;
+    accreditation_type: string;
+    phone: string | null;
+    us_person: boolean | null;
+  }>(
+    `SELECT c.address, a.accreditation_status, a.accreditation_type, a.phone, p.us_person
+       FROM exchange_accounts a JOIN exchange_custody_accounts c ON c.account_id = a.id::text
+       LEFT JOIN exchange_investor_profiles p ON p.account_id = a.id::text`,
+  );
+  return r.rows.map((row) => ({ address: row.address as Address, facts: investorFacts(row) }));
 }

@@ -4,66 +4,13 @@
 // ends in seconds. The sync against a real registry: client.test.ts and the e2e eligibility test.
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import type { Address, TransactionReceipt } from "viem";
-import {
-  holdEndSeconds,
-  registryAccreditation,
-  type ComplianceClient,
-  type InvestorEligibility,
-  type RestrictedLot,
-} from "./client";
+import type { Address } from "viem";
+import { holdEndSeconds, registryAccreditation, type InvestorEligibility } from "./registry-values";
 import { REGISTRY_ACCREDITATION, REGISTRY_REGIME } from "./regime";
 import { createComplianceSync, type LedgerLots } from "./sync";
+import { A, B, fakeRegistry, NOW, TOKEN, until } from "./sync-fakes";
 
-const A = "0x00000000000000000000000000000000000000aa" as Address;
-const B = "0x00000000000000000000000000000000000000bb" as Address;
-const TOKEN = "0x0000000000000000000000000000000000000070" as Address;
 const FREE = "0x0000000000000000000000000000000000000071" as Address;
-const NOW = 1_800_000_000_000;
-const receipt = {} as TransactionReceipt;
-
-function fakeRegistry() {
-  const investors = new Map<string, InvestorEligibility>();
-  const lots = new Map<string, { amount: bigint; holdEnd: bigint }[]>();
-  const calls: string[] = [];
-  const sequences: bigint[] = [];
-  let failNext = 0;
-  const client: ComplianceClient = {
-    registry: TOKEN,
-    address: A,
-    async recordInvestor(investor, facts) {
-      if (failNext > 0) {
-        failNext--;
-        throw new Error("node down");
-      }
-      calls.push(`investor ${investor} ${facts.accreditation} ${facts.usPerson}`);
-      investors.set(investor.toLowerCase(), facts);
-      return receipt;
-    },
-    async recordLots(token, holder, sequence, l: readonly RestrictedLot[]) {
-      calls.push(`lots ${holder} ${l.map((x) => `${x.amountBaseUnits}@${x.holdEndMs}`).join(",")}`);
-      sequences.push(sequence);
-      lots.set(
-        `${token}:${holder}`.toLowerCase(),
-        l.map((x) => ({ amount: x.amountBaseUnits, holdEnd: holdEndSeconds(x.holdEndMs) })),
-      );
-      return receipt;
-    },
-    holding: async () => ({ restricted: 0n, free: 0n }),
-    investor: async (investor) => investors.get(investor.toLowerCase()) ?? { accreditation: "none", usPerson: false },
-    lotsOf: async (token, holder) => lots.get(`${token}:${holder}`.toLowerCase()) ?? [],
-    recordedLotsOf: async (token, holder) => lots.get(`${token}:${holder}`.toLowerCase()) ?? [],
-  };
-  return { client, investors, lots, calls, sequences, failAfter: (n: number) => void (failNext = n) };
-}
-
-async function until(what: string, cond: () => boolean, ms = 3_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`not ${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe("the registry sync's queue", () => {
   // every sync stops after its test, passed or not (a running one keeps the process alive)

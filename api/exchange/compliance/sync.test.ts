@@ -2,7 +2,7 @@
 // the oldest merged with the later hold end (the chain never frees a unit before the exchange does).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MAX_LOTS } from "./client";
+import { MAX_LOTS } from "./registry-values";
 import { registryLots } from "./sync";
 
 const NOW = 1_800_000_000_000;

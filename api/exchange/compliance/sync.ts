@@ -7,15 +7,14 @@
 import type { Address } from "viem";
 import type { Logger } from "pino";
 import type { Config } from "../../../config";
-import type { Db } from "../../../db";
+import type { ComplianceClient } from "./client";
 import {
   MAX_LOTS,
   holdEndSeconds,
   registryAccreditation,
-  type ComplianceClient,
   type InvestorEligibility,
   type RestrictedLot,
-} from "./client";
+} from "./registry-values";
 
 export interface LedgerLots {
   settled: boolean;
@@ -57,8 +56,9 @@ export function registryLots(lots: readonly { units: bigint; holdEndMs: number }
 type Job =
   | { kind: "investor"; address: Address; facts: InvestorEligibility }
   | { kind: "lots"; token: Address; holder: Address };
-const keyOf = (j: Job) =>
-  j.kind === "investor" ? `i:${j.address.toLowerCase()}` : `l:${j.token.toLowerCase()}:${j.holder.toLowerCase()}`;
+/** An address as a key: the same account whatever its letters' case. */
+const lower = (a: Address): string => a.toLowerCase();
+const keyOf = (j: Job) => (j.kind === "investor" ? `i:${lower(j.address)}` : `l:${lower(j.token)}:${lower(j.holder)}`);
 
 /** An investor's facts written to the registry when they differ from the chain's (the sync's investor job, and
  *  the sandbox's provisioning of the simulated market's agents); true when it wrote them. */
@@ -75,18 +75,18 @@ export async function recordInvestorFacts(
   return true;
 }
 
-/** A lots job: the holder's restricted lots from the ledger, written when they differ from the chain's;
- *  "later" while a fill of it is not settled. `nextSequence` gives the record's sequence. */
+/** A lots job: the holder's restricted lots from the ledger, written when they differ from the chain's; true
+ *  when done, false (again shortly) while a fill of it is not settled. `nextSequence` gives the record's sequence. */
 async function recordLots(
   deps: ComplianceSyncDeps,
   now: () => number,
   job: Extract<Job, { kind: "lots" }>,
   nextSequence: () => bigint,
-): Promise<"done" | "later"> {
+): Promise<boolean> {
   const ledger = await deps.ledgerLots(job.token, job.holder);
-  if (!ledger) return "done";
+  if (!ledger) return true;
   // a fill not yet settled: its units are not on chain yet (a seller's lots must not shrink before they move)
-  if (!ledger.settled) return "later";
+  if (!ledger.settled) return false;
   // only the lots the registry holds from our records: the lots a holder received by a direct transfer (an
   // exempt recipient: the hold tacks) are the registry's own list, which a record never touches
   const onChain = (await deps.client.recordedLotsOf(job.token, job.holder)).filter(
@@ -98,14 +98,14 @@ async function recordLots(
     lots.every(
       (l, i) => onChain[i]!.amount === l.amountBaseUnits && onChain[i]!.holdEnd === holdEndSeconds(l.holdEndMs),
     );
-  if (same) return "done";
+  if (same) return true;
   const sequence = nextSequence();
   await deps.client.recordLots(job.token, job.holder, sequence, lots);
   deps.logger?.debug?.(
     { token: job.token, holder: job.holder, lots: lots.length, sequence: sequence.toString() },
     "eligibility registry: lots recorded",
   );
-  return "done";
+  return true;
 }
 
 interface Pending {
@@ -115,7 +115,7 @@ interface Pending {
 }
 
 /** The keyed job queue, worked one job at a time: a newer job of a key replaces the pending one; a job that
- *  fails is retried with a growing delay, one that answers "later" shortly after. */
+ *  fails is retried with a growing delay, one that is not done (false) shortly after. */
 class JobQueue {
   readonly pending = new Map<string, Pending>();
   stopped = true;
@@ -124,16 +124,16 @@ class JobQueue {
   constructor(
     private readonly deps: ComplianceSyncDeps,
     private readonly now: () => number,
-    private readonly run: (job: Job) => Promise<"done" | "later">,
+    private readonly run: (job: Job) => Promise<boolean>,
   ) {}
 
-  enqueue(job: Job, delayMs = 0): void {
+  enqueue(job: Job): void {
     const k = keyOf(job);
     const cur = this.pending.get(k);
     // a newer job replaces the pending one (lots are recomputed when the job runs anyway)
     this.pending.set(k, {
       job,
-      notBefore: Math.min(cur?.notBefore ?? Infinity, this.now() + delayMs),
+      notBefore: Math.min(cur?.notBefore ?? Infinity, this.now()),
       failures: cur?.failures ?? 0,
     });
     this.wake?.();
@@ -157,8 +157,8 @@ class JobQueue {
       const [k, p] = due;
       this.pending.delete(k);
       try {
-        const r = await this.run(p.job);
-        if (r === "later" && !this.pending.has(k))
+        const done = await this.run(p.job);
+        if (!done && !this.pending.has(k))
           this.pending.set(k, { job: p.job, notBefore: this.now() + 250, failures: p.failures });
       } catch (err) {
         const failures = p.failures + 1;
@@ -203,15 +203,15 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
   const queue = new JobQueue(deps, now, async (job) => {
     if (job.kind === "lots") return recordLots(deps, now, job, nextSequence);
     await recordInvestorFacts(deps.client, job, deps.logger);
-    recordedFacts.set(job.address.toLowerCase(), JSON.stringify(job.facts));
-    return "done";
+    recordedFacts.set(lower(job.address), JSON.stringify(job.facts));
+    return true;
   });
   let loop: Promise<void> | undefined;
   let poller: NodeJS.Timeout | undefined;
 
   async function pollInvestors(): Promise<void> {
     for (const inv of await deps.investors()) {
-      if (recordedFacts.get(inv.address.toLowerCase()) !== JSON.stringify(inv.facts))
+      if (recordedFacts.get(lower(inv.address)) !== JSON.stringify(inv.facts))
         queue.enqueue({ kind: "investor", address: inv.address, facts: inv.facts });
     }
   }
@@ -240,7 +240,7 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
     /** A fill of `holder` in `token`: its lots are recorded once the fill is settled. */
     lotsChanged(token: Address, holder: Address): void {
       if (queue.stopped) return; // a stopped writer takes nothing: its next start recomputes everything
-      if (deps.restrictedTokens().some((t) => t.toLowerCase() === token.toLowerCase()))
+      if (deps.restrictedTokens().some((t) => lower(t) === lower(token)))
         queue.enqueue({ kind: "lots", token, holder });
     },
     /** An investor's facts may have changed (the poll finds it within pollMs anyway). */
@@ -251,7 +251,7 @@ export function createComplianceSync(deps: ComplianceSyncDeps) {
     pendingCount: () => queue.pending.size,
     async stop(): Promise<void> {
       queue.stopped = true;
-      if (poller) clearTimeout(poller);
+      clearTimeout(poller);
       queue.interrupt();
       await loop;
       // as a process that ends: what was pending is forgotten (start recomputes it from the ledger)
@@ -277,28 +277,19 @@ export function sandboxAgentInvestors(
   return addresses.map((address) => ({ address, facts: { accreditation: "verified506c", usPerson: false } }));
 }
 
-/** Every exchange account with a custody address, with its registry facts (the book's accreditation rule; US
- *  person as the investor profile says, else a +1 phone). */
-export async function exchangeInvestors(db: Db): Promise<{ address: Address; facts: InvestorEligibility }[]> {
-  const r = await db.query<{
-    address: string;
-    accreditation_status: string;
-    accreditation_type: string;
-    phone: string | null;
-    us_person: boolean | null;
-  }>(
-    `SELECT c.address, a.accreditation_status, a.accreditation_type, a.phone, p.us_person
-       FROM exchange_accounts a JOIN exchange_custody_accounts c ON c.account_id = a.id::text
-       LEFT JOIN exchange_investor_profiles p ON p.account_id = a.id::text`,
-  );
-  return r.rows.map((row) => ({
-    address: row.address as Address,
-    facts: {
-      accreditation: registryAccreditation({
-        accreditationStatus: row.accreditation_status as never,
-        accreditationType: row.accreditation_type as never,
-      }),
-      usPerson: row.us_person ?? (row.phone ?? "+1").startsWith("+1"),
-    },
-  }));
+/** An exchange account's row (orders-sync.ts reads them) as the registry's facts: the book's accreditation rule;
+ *  US person as the investor profile says, else a +1 phone (none: +1). */
+export function investorFacts(row: {
+  accreditation_status: string;
+  accreditation_type: string;
+  phone: string | null;
+  us_person: boolean | null;
+}): InvestorEligibility {
+  return {
+    accreditation: registryAccreditation({
+      accreditationStatus: row.accreditation_status as never,
+      accreditationType: row.accreditation_type as never,
+    }),
+    usPerson: row.us_person ?? (row.phone ?? "+1").startsWith("+1"),
+  };
 }
