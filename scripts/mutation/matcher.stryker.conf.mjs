@@ -23,5 +23,13 @@ export default areaConfig({
     "matcher/core/accounts.test.ts",
     // the book side's price window (price-index.ts): its Map-equivalence property
     "matcher/core/price-index.test.ts",
+    // where the price window sits and when it re-centres (price-index.ts), a side's empty levels (book.ts)
+    "matcher/core/price-index-window.test.ts",
+    "matcher/core/book-side.test.ts",
+    // a snapshot's own content (snapshot.ts), lookups of colliding ids (order-index.ts)
+    "matcher/core/snapshot-content.test.ts",
+    "matcher/core/order-index-collisions.test.ts",
+    // the reason text of each rejection (engine.ts)
+    "matcher/core/reject-reasons.test.ts",
   ],
 });
