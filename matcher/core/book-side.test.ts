@@ -35,6 +35,15 @@ test("BookSide sweeps its empty levels exactly when more than 256 lie empty and 
   assert.equal(side.best(), at[400]);
 });
 
+test("BookSide does not count a level that still holds orders when an order leaves it", () => {
+  const { side, at } = bids(400);
+  for (let k = 0; k < 100; k++) side.noteMaybeEmpty(at[400]);
+  for (let p = 1; p <= 256; p++) empty(side, at[p]);
+  assert.equal(side.levels.length, 400);
+  empty(side, at[257]);
+  assert.equal(side.levels.length, 143);
+});
+
 test("BookSide counts a re-used empty level as occupied, and an occupied one only once", () => {
   const { side, at } = bids(400);
   for (let p = 1; p <= 200; p++) empty(side, at[p]);

@@ -118,3 +118,45 @@ test("PriceIndex: after a re-centring, a window emptied of its levels stays put 
   assert.equal(index.get(newBase + 100), g);
   assert.equal(index.size, 6);
 });
+
+test("PriceIndex: a level at the window's first tick counts as inside it when the window next decides to move", () => {
+  const { index, base } = emptyWindowOneFar();
+  index.add(level(base)); // inside: one level in, one out
+  index.add(level(2_000_000)); // one in, one out: far from enough insertions to pay for a move
+  assert.equal(index.windowBase, base);
+  assert.equal(index.size, 3);
+});
+
+test("PriceIndex: the price that re-centres the window is counted inside the new window", () => {
+  const { index, base } = emptyWindowOneFar();
+  const p = base - 1;
+  index.add(level(p)); // re-centres on p
+  const newBase = p - HALF;
+  assert.equal(index.windowBase, newBase);
+  for (let k = 0; k < 2; k++) {
+    const c = level(p + 1);
+    index.add(c);
+    index.delete(c);
+  }
+  index.add(level(2_000_000)); // p inside and one far level: the window stays
+  assert.equal(index.windowBase, newBase);
+  assert.equal(index.get(p)?.priceTicks, p);
+});
+
+test("PriceIndex: a re-centring counts the levels it moves into the new window, down to its first tick", () => {
+  // After the move: the new base and the centre inside; three near levels, 5,000,000 and base + WINDOW outside.
+  for (const [churn, moves] of [
+    [PRICE_WINDOW + 4, true],
+    [PRICE_WINDOW + 3, false],
+  ] as const) {
+    const { index, newBase } = crowdedThenFar(PRICE_WINDOW - 3);
+    for (let k = 0; k < churn; k++) {
+      const c = level(newBase + 10);
+      index.add(c);
+      index.delete(c);
+    }
+    index.add(level(3_000_000)); // the next move costs PRICE_WINDOW + 5 insertions
+    assert.equal(index.windowBase, moves ? 3_000_000 - HALF : newBase, `after ${churn} insertions`);
+    assert.equal(index.size, 8);
+  }
+});
