@@ -139,7 +139,8 @@ describe("deployBridge on two chains", function () {
     });
     const mintMsg = transfer(BridgeMessageKind.MINT, d.home.vault, 31337n, d.remote.minter, 31338n);
     // a signature over the home chain's id as destination is refused on the remote chain
-    const wrongChain = frostSign(group, getBridgeMessageDigest({ ...mintMsg, dstChainId: 31337n }));
+    const sign = (m: typeof mintMsg) => frostSign(group, getBridgeMessageDigest(m));
+    const wrongChain = sign({ ...mintMsg, dstChainId: 31337n });
     const refused = await remote.user
       .writeContract({
         address: d.remote.minter,
@@ -152,27 +153,14 @@ describe("deployBridge on two chains", function () {
         (e: Error) => e.message,
       );
     expect(refused).to.match(/BridgeSignatureInvalid/);
-    await send(remote, d.remote.minter, minter, "mint", [
-      1n,
-      usd,
-      user,
-      amount,
-      frostSign(group, getBridgeMessageDigest(mintMsg)),
-    ]);
+    await send(remote, d.remote.minter, minter, "mint", [1n, usd, user, amount, sign(mintMsg)]);
     expect(
       await remote.pub.readContract({ address: wrapped, abi: erc20, functionName: "balanceOf", args: [user] }),
     ).to.equal(amount);
 
     await send(remote, d.remote.minter, minter, "burn", [wrapped, amount, user]);
     const relMsg = transfer(BridgeMessageKind.RELEASE, d.remote.minter, 31338n, d.home.vault, 31337n);
-    await send(home, d.home.vault, vault, "queueRelease", [
-      1n,
-      usd,
-      user,
-      amount,
-      frostSign(group, getBridgeMessageDigest(relMsg)),
-      "0x",
-    ]);
+    await send(home, d.home.vault, vault, "queueRelease", [1n, usd, user, amount, sign(relMsg), "0x"]);
     await home.pub.request({ method: "evm_increaseTime" as any, params: [600] as any });
     await home.pub.request({ method: "evm_mine" as any, params: [] as any });
     await send(home, d.home.vault, vault, "executeRelease", [1n, usd, user, amount]);

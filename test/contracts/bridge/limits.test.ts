@@ -5,25 +5,9 @@
 // one second before a refill completes. Reconfiguring (configureToken, setLimit) must not refill the bucket.
 import { expect } from "chai";
 import fc from "fast-check";
-import { ethers } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import { DAILY_LIMIT_WEI, DAY, HSM_THRESHOLD_WEI, deployBridgeSystem } from "./helpers/bridge";
-
-async function deployHarness() {
-  return (await ethers.getContractFactory("BridgeTokenBucketHarness")).deploy() as Promise<any>;
-}
-
-/** Sends `call` in a block mined at exactly `at`; resolves true when it succeeded, false on BridgeDailyLimitExceeded. */
-async function at(atSec: bigint, call: () => Promise<unknown>): Promise<boolean> {
-  await time.setNextBlockTimestamp(atSec);
-  return call().then(
-    () => true,
-    (e: Error) => {
-      expect(e.message).to.match(/BridgeDailyLimitExceeded/);
-      return false;
-    },
-  );
-}
+import { at, bucketRuns, deployHarness } from "./helpers/bucket";
 
 describe("Bridge daily limit: the guarantee and its boundaries", function () {
   this.timeout(300_000);
@@ -62,38 +46,30 @@ describe("Bridge daily limit: the guarantee and its boundaries", function () {
 
   it("never releases more than L + floor(L * t / P) in any window of t seconds (so at most 2L in any day)", async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.bigInt({ min: 1n, max: 10n ** 24n }),
-        fc.integer({ min: 1, max: 200_000 }),
-        fc.array(fc.tuple(fc.integer({ min: 1, max: 50_000 }), fc.bigInt({ min: 0n, max: 10n ** 6n })), {
-          minLength: 1,
-          maxLength: 14,
-        }),
-        async (capacity, period, steps) => {
-          const b = await loadFixture(deployHarness);
-          await b.configure(capacity, period);
-          let now = BigInt(await time.latest());
-          const released: { t: bigint; amount: bigint }[] = [];
-          for (const [wait, fraction] of steps) {
-            now += BigInt(wait);
-            // greedy most of the time: take all the bucket holds (the adversary's best strategy), else a fraction
-            const avail = (await b.available()) as bigint;
-            const refill = (BigInt(wait) * capacity) / BigInt(period);
-            const greedyAt = avail + refill > capacity ? capacity : avail + refill;
-            const amount = fraction % 3n === 0n ? (capacity * fraction) / 10n ** 6n : greedyAt;
-            if (await at(now, () => b.consume(amount))) released.push({ t: now, amount });
+      fc.asyncProperty(...bucketRuns(10n ** 24n, 50_000, 10n ** 6n, 14), async (capacity, period, steps) => {
+        const b = await loadFixture(deployHarness);
+        await b.configure(capacity, period);
+        let now = BigInt(await time.latest());
+        const released: { t: bigint; amount: bigint }[] = [];
+        for (const [wait, fraction] of steps) {
+          now += BigInt(wait);
+          // greedy most of the time: take all the bucket holds (the adversary's best strategy), else a fraction
+          const avail = (await b.available()) as bigint;
+          const refill = (BigInt(wait) * capacity) / BigInt(period);
+          const greedyAt = avail + refill > capacity ? capacity : avail + refill;
+          const amount = fraction % 3n === 0n ? (capacity * fraction) / 10n ** 6n : greedyAt;
+          if (await at(now, () => b.consume(amount))) released.push({ t: now, amount });
+        }
+        for (let i = 0; i < released.length; i++) {
+          let sum = 0n;
+          for (let j = i; j < released.length; j++) {
+            sum += released[j]!.amount;
+            const t = released[j]!.t - released[i]!.t;
+            expect(sum <= capacity + (capacity * t) / BigInt(period), `window ${t}s`).to.equal(true);
+            if (t < BigInt(period)) expect(sum <= 2n * capacity).to.equal(true);
           }
-          for (let i = 0; i < released.length; i++) {
-            let sum = 0n;
-            for (let j = i; j < released.length; j++) {
-              sum += released[j]!.amount;
-              const t = released[j]!.t - released[i]!.t;
-              expect(sum <= capacity + (capacity * t) / BigInt(period), `window ${t}s`).to.equal(true);
-              if (t < BigInt(period)) expect(sum <= 2n * capacity).to.equal(true);
-            }
-          }
-        },
-      ),
+        }
+      }),
       { numRuns: 20, seed: 11 },
     );
   });

@@ -2,54 +2,35 @@
 // level and its accept/refuse decisions equal the model's; configuration out of range is refused.
 import { expect } from "chai";
 import fc from "fast-check";
-import { ethers } from "hardhat";
 import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
-
-async function deployHarness() {
-  return (await ethers.getContractFactory("BridgeTokenBucketHarness")).deploy() as Promise<any>;
-}
+import { at as spendAt, bucketRuns, deployHarness } from "./helpers/bucket";
 
 describe("BridgeTokenBucket", function () {
   this.timeout(300_000);
 
   it("matches the naive model over random waits and spends", async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.bigInt({ min: 1n, max: 2n ** 96n - 1n }),
-        fc.integer({ min: 1, max: 200_000 }),
-        fc.array(fc.tuple(fc.integer({ min: 1, max: 100_000 }), fc.bigInt({ min: 0n, max: 2n ** 96n })), {
-          minLength: 1,
-          maxLength: 12,
-        }),
-        async (capacity, period, steps) => {
-          const bucket = await loadFixture(deployHarness);
-          await bucket.configure(capacity, period);
-          let level = capacity;
-          let updatedAt = BigInt(await time.latest());
-          for (const [wait, rawAmount] of steps) {
-            await time.increase(wait);
-            const amount = rawAmount % (capacity + capacity / 4n + 1n); // sometimes more than the capacity
-            // the spend lands in the next block: one second later
-            const at = BigInt(await time.latest()) + 1n;
-            await time.setNextBlockTimestamp(at);
-            const refilled = level + ((at - updatedAt) * capacity) / BigInt(period);
-            const availableModel = refilled > capacity ? capacity : refilled;
-            const ok = await bucket.consume(amount).then(
-              () => true,
-              (e: Error) => {
-                expect(e.message).to.match(/BridgeDailyLimitExceeded/);
-                return false;
-              },
-            );
-            expect(ok).to.equal(amount <= availableModel);
-            if (ok) {
-              level = availableModel - amount;
-              updatedAt = at;
-            }
-            if (ok) expect(await bucket.available()).to.equal(level);
+      fc.asyncProperty(...bucketRuns(2n ** 96n - 1n, 100_000, 2n ** 96n, 12), async (capacity, period, steps) => {
+        const bucket = await loadFixture(deployHarness);
+        await bucket.configure(capacity, period);
+        let level = capacity;
+        let updatedAt = BigInt(await time.latest());
+        for (const [wait, rawAmount] of steps) {
+          await time.increase(wait);
+          const amount = rawAmount % (capacity + capacity / 4n + 1n); // sometimes more than the capacity
+          // the spend lands in the next block: one second later
+          const at = BigInt(await time.latest()) + 1n;
+          const refilled = level + ((at - updatedAt) * capacity) / BigInt(period);
+          const availableModel = refilled > capacity ? capacity : refilled;
+          const ok = await spendAt(at, () => bucket.consume(amount));
+          expect(ok).to.equal(amount <= availableModel);
+          if (ok) {
+            level = availableModel - amount;
+            updatedAt = at;
           }
-        },
-      ),
+          if (ok) expect(await bucket.available()).to.equal(level);
+        }
+      }),
       { numRuns: 25, seed: 7 },
     );
   });

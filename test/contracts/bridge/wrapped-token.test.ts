@@ -67,15 +67,7 @@ describe("BridgeWrappedToken and the minter's packed ledger", () => {
   it("a mint emits the token's Transfer from the zero address", async () => {
     const s = await loadFixture(deployBridgeSystem);
     const nonce = await s.depositFromAlice(amount);
-    await expect(
-      s.minter.mint(
-        nonce,
-        s.addr.token,
-        s.alice.address,
-        amount,
-        s.sign(await s.mintMessage(nonce, s.alice.address, amount)),
-      ),
-    )
+    await expect(s.mint(nonce, s.alice.address, amount, s.sign(await s.mintMessage(nonce, s.alice.address, amount))))
       .to.emit(s.wrapped, "Transfer")
       .withArgs(ethers.ZeroAddress, s.alice.address, amount);
   });

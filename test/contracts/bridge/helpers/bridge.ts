@@ -1,6 +1,7 @@
 // One in-process Hardhat chain plays both sides: the "remote" minter is configured with the home chain id
 // (the chain it really runs on), so every digest is checked with real block.chainid values; signatures made for
 // another chain id (31338) must fail. The two-chain wiring is exercised by scripts/deploy-bridge.ts.
+import { expect } from "chai";
 import { ethers } from "hardhat";
 import type { Hex } from "viem";
 import { BridgeMessageKind, getBridgeMessageDigest, type BridgeMessage } from "../../../../sdk/bridge-message";
@@ -90,16 +91,14 @@ export async function deployBridgeSystem() {
     return BigInt(await vault.depositCount());
   };
 
+  /** The minter's mint of deposit `nonce` (of the test token) to `recipient`, with `signature`. */
+  const mint = (nonce: bigint, recipient: string, amountWei: bigint, signature: Hex) =>
+    minter.mint(nonce, addr.token, recipient, amountWei, signature);
+
   /** Deposits `amountWei` from alice and mints it to bob with the group's signature; the deposit nonce. */
   const mintToBob = async (amountWei: bigint): Promise<bigint> => {
     const nonce = await depositFromAlice(amountWei);
-    await minter.mint(
-      nonce,
-      addr.token,
-      bob.address,
-      amountWei,
-      sign(await mintMessage(nonce, bob.address, amountWei)),
-    );
+    await mint(nonce, bob.address, amountWei, sign(await mintMessage(nonce, bob.address, amountWei)));
     return nonce;
   };
 
@@ -124,8 +123,15 @@ export async function deployBridgeSystem() {
     sign,
     hsmSign,
     depositFromAlice,
+    mint,
     mintToBob,
   };
 }
 
 export type BridgeSystem = Awaited<ReturnType<typeof deployBridgeSystem>>;
+
+/** Only the admin unpauses `c` (the vault or the minter): the guardian's unpause is refused, then the admin's. */
+export async function unpauseAsAdmin(s: BridgeSystem, c: any) {
+  await expect(c.connect(s.guardian).unpause()).to.be.revertedWithCustomError(c, "AccessControlUnauthorizedAccount");
+  await c.unpause();
+}
