@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {BitMaps} from "@openzeppelin/contracts/utils/structs/BitMaps.sol";
+import {BridgeAccess} from "./BridgeAccess.sol";
 import {IBridgeMinter} from "./interfaces/IBridgeMinter.sol";
 import {IBridgeSignatureVerifier} from "./interfaces/IBridgeSignatureVerifier.sol";
 import {IBridgeWrappedLedger} from "./interfaces/IBridgeWrappedLedger.sol";
@@ -16,14 +16,8 @@ import {BridgeWrappedToken} from "./BridgeWrappedToken.sol";
 /// @notice Remote chain: mints wrapped tokens for threshold-signed vault deposits, burns them for releases.
 ///         Minting is immediate (no challenge period); the daily limit and the at-most-once nonce bitmap bound
 ///         it. The admin and guardian are a Safe. See IBridgeMinter for the flow, events and errors.
-contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
+contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, BridgeAccess {
     using BitMaps for BitMaps.BitMap;
-
-    /// @notice May point the contract at the verifier of a newer key epoch (key rotation, signing-mode change).
-    bytes32 public constant ROTATION_ROLE = keccak256("ROTATION_ROLE");
-
-    /// @notice May pause.
-    bytes32 public constant GUARDIAN_ROLE = keccak256("GUARDIAN_ROLE");
 
     /// @dev Read on every mint and burn: one slot (160 + 64 + 8 + 8 bits). The vault (source of MINT messages) sits
     ///      here, not in a slot of its own, and in the native mode so does what the FROST check needs besides the
@@ -63,13 +57,10 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
     ///      (5,000 gas) instead of filling a fresh one (22,100).
     BitMaps.BitMap private _minted;
 
-    /// @param admin the Safe: DEFAULT_ADMIN_ROLE and GUARDIAN_ROLE
+    /// @param admin the Safe: every role (BridgeAccess)
     /// @param verifier the signature verifier (signing mode)
     /// @param homeChainId the chain id of the home chain (where the vault lives)
-    constructor(address admin, address verifier, uint256 homeChainId) {
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
-        _grantRole(GUARDIAN_ROLE, admin);
-        _grantRole(ROTATION_ROLE, admin);
+    constructor(address admin, address verifier, uint256 homeChainId) BridgeAccess(admin) {
         _homeChainId = homeChainId;
         _installVerifier(verifier, IBridgeSignatureVerifier(verifier).keyEpoch());
     }
@@ -87,7 +78,7 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
         TokenConfig memory config = _tokens[homeToken];
         if (config.wrapped == address(0)) revert BridgeMinterTokenNotRegistered(homeToken);
 
-        bytes32 digest = _mintDigest(core_.vault, depositNonce, homeToken, recipient, amount, core_.keyEpoch);
+        bytes32 digest = _mintDigest(core_, depositNonce, homeToken, recipient, amount);
         BridgeSignatureCheck.check(_verifier, core_.signatureMode, digest, signature);
 
         _tokenState[homeToken] = _consumeAndAddSupply(_tokenState[homeToken], config.capacityWei, homeToken, amount);
@@ -119,21 +110,6 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
     }
 
     // ---------------------------------------------------------------- pause and configuration
-
-    /// @notice Stops mints and burns. Guardian or admin.
-    function pause() external {
-        if (!hasRole(GUARDIAN_ROLE, msg.sender) && !hasRole(DEFAULT_ADMIN_ROLE, msg.sender)) {
-            revert BridgeMinterCallerNotGuardian(msg.sender);
-        }
-        _core.paused = true;
-        emit BridgeMinterPaused(msg.sender);
-    }
-
-    /// @notice Resumes. Admin only.
-    function unpause() external onlyRole(DEFAULT_ADMIN_ROLE) {
-        _core.paused = false;
-        emit BridgeMinterUnpaused(msg.sender);
-    }
 
     /// @notice Rotates the key or changes the signing mode: points at `verifier`, whose key epoch must be above the
     ///         current verifier's, so signatures bound to the old epoch stop working. ROTATION_ROLE only.
@@ -190,8 +166,7 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
         view
         returns (bytes32)
     {
-        Core memory core_ = _core;
-        return _mintDigest(core_.vault, depositNonce, homeToken, recipient, amount, core_.keyEpoch);
+        return _mintDigest(_core, depositNonce, homeToken, recipient, amount);
     }
 
     /// @inheritdoc IBridgeMinter
@@ -232,29 +207,26 @@ contract BridgeMinter is IBridgeMinter, IBridgeWrappedLedger, AccessControl {
 
     // ---------------------------------------------------------------- internals
 
-    function _mintDigest(
-        address vault,
-        uint64 depositNonce,
-        address homeToken,
-        address recipient,
-        uint256 amount,
-        uint64 epoch
-    ) private view returns (bytes32) {
-        if (vault == address(0)) revert BridgeMinterVaultUnset();
-        return BridgeMessageHash.digest(
-            BridgeMessageHash.Message({
-                kind: BridgeMessageHash.KIND_MINT,
-                srcChainId: _homeChainId,
-                srcContract: vault,
-                dstChainId: block.chainid,
-                dstContract: address(this),
-                nonce: depositNonce,
-                token: homeToken,
-                recipient: recipient,
-                amount: amount,
-                keyEpoch: epoch
-            })
+    /// @dev The MINT digest of these details from `c`'s vault, under `c`'s key epoch.
+    function _mintDigest(Core memory c, uint64 depositNonce, address homeToken, address recipient, uint256 amount)
+        private
+        view
+        returns (bytes32)
+    {
+        if (c.vault == address(0)) revert BridgeMinterVaultUnset();
+        return BridgeMessageHash.digestTo(
+            BridgeMessageHash.KIND_MINT, _homeChainId, c.vault, depositNonce, homeToken, recipient, amount, c.keyEpoch
         );
+    }
+
+    function _checkGuardian() internal view override {
+        if (!_isGuardian(msg.sender)) revert BridgeMinterCallerNotGuardian(msg.sender);
+    }
+
+    function _setPaused(bool paused) internal override {
+        _core.paused = paused;
+        if (paused) emit BridgeMinterPaused(msg.sender);
+        else emit BridgeMinterUnpaused(msg.sender);
     }
 
     function _installVerifier(address verifier, uint64 epoch) private {

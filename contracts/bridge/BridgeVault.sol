@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+import {BridgeAccess} from "./BridgeAccess.sol";
 import {IBridgeVault} from "./interfaces/IBridgeVault.sol";
 import {IBridgeSignatureVerifier} from "./interfaces/IBridgeSignatureVerifier.sol";
 import {BridgeMessageHash} from "./libraries/BridgeMessageHash.sol";
@@ -16,15 +16,9 @@ import {BridgeSignatureCheck} from "./libraries/BridgeSignatureCheck.sol";
 /// @title BridgeVault
 /// @notice Home chain: locks deposits and pays threshold-signed releases after a challenge period. The admin and
 ///         guardian are a Safe. See IBridgeVault for the flow, events and errors.
-contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
+contract BridgeVault is IBridgeVault, BridgeAccess, ReentrancyGuardTransient {
     using SafeERC20 for IERC20;
     using BridgeTokenBucket for BridgeTokenBucket.Bucket;
-
-    /// @notice May point the contract at the verifier of a newer key epoch (key rotation, signing-mode change).
-    bytes32 public constant ROTATION_ROLE = keccak256("ROTATION_ROLE");
-
-    /// @notice May pause and dispute releases.
-    bytes32 public constant GUARDIAN_ROLE = keccak256("GUARDIAN_ROLE");
 
     /// @dev Read together on every release: one slot (160 + 8 + 32 + 48 + 8 bits). The minter (source of RELEASE
     ///      messages) sits here rather than in a slot of its own, and so does the signature mode: in the native
@@ -55,15 +49,14 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
     mapping(address token => BridgeTokenBucket.Bucket) private _limits;
     mapping(uint64 burnNonce => uint256 record) private _releases;
 
-    /// @param admin the Safe: DEFAULT_ADMIN_ROLE and GUARDIAN_ROLE
+    /// @param admin the Safe: every role (BridgeAccess)
     /// @param verifier the signature verifier (signing mode)
     /// @param remoteChainId the chain id of the remote chain (where the minter lives)
     /// @param hsm the HSM co-signer's address
     /// @param challengePeriodSec how long a queued release can be disputed
-    constructor(address admin, address verifier, uint256 remoteChainId, address hsm, uint32 challengePeriodSec) {
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
-        _grantRole(GUARDIAN_ROLE, admin);
-        _grantRole(ROTATION_ROLE, admin);
+    constructor(address admin, address verifier, uint256 remoteChainId, address hsm, uint32 challengePeriodSec)
+        BridgeAccess(admin)
+    {
         _remoteChainId = remoteChainId;
         uint48 epoch = _epochOf(verifier);
         _core = Core({
@@ -121,7 +114,7 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         if (core_.paused) revert BridgeVaultOperationPaused();
         if (_releases[burnNonce] != 0) revert BridgeVaultBurnAlreadyReleased(burnNonce);
         uint64 epoch = core_.keyEpoch;
-        bytes32 digest = _releaseDigest(core_.minter, burnNonce, token, recipient, amount, epoch);
+        bytes32 digest = _releaseDigest(core_, burnNonce, token, recipient, amount);
         BridgeSignatureCheck.check(_verifier, core_.signatureMode, digest, signature);
         _checkLimits(token, amount, digest, hsmSignature);
         readyAt = uint64(block.timestamp) + core_.challengePeriodSec;
@@ -159,19 +152,6 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
     }
 
     // ---------------------------------------------------------------- pause and configuration
-
-    /// @notice Stops deposits, queueing and executing. Guardian or admin.
-    function pause() external {
-        _checkGuardian();
-        _core.paused = true;
-        emit BridgeVaultPaused(msg.sender);
-    }
-
-    /// @notice Resumes. Admin only.
-    function unpause() external onlyRole(DEFAULT_ADMIN_ROLE) {
-        _core.paused = false;
-        emit BridgeVaultUnpaused(msg.sender);
-    }
 
     /// @notice Rotates the key or changes the signing mode: points at `verifier`, whose key epoch must be above the
     ///         current verifier's, so signatures bound to the old epoch stop working. ROTATION_ROLE only.
@@ -231,8 +211,7 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         view
         returns (bytes32)
     {
-        Core memory core_ = _core;
-        return _releaseDigest(core_.minter, burnNonce, token, recipient, amount, core_.keyEpoch);
+        return _releaseDigest(_core, burnNonce, token, recipient, amount);
     }
 
     /// @inheritdoc IBridgeVault
@@ -274,28 +253,22 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
 
     // ---------------------------------------------------------------- internals
 
-    function _releaseDigest(
-        address minter,
-        uint64 burnNonce,
-        address token,
-        address recipient,
-        uint256 amount,
-        uint64 epoch
-    ) private view returns (bytes32) {
+    function _setPaused(bool paused) internal override {
+        _core.paused = paused;
+        if (paused) emit BridgeVaultPaused(msg.sender);
+        else emit BridgeVaultUnpaused(msg.sender);
+    }
+
+    /// @dev The RELEASE digest of these details from `c`'s minter (which must be set), under `c`'s key epoch.
+    function _releaseDigest(Core memory c, uint64 burnNonce, address token, address recipient, uint256 amount)
+        private
+        view
+        returns (bytes32)
+    {
+        address minter = c.minter;
         if (minter == address(0)) revert BridgeVaultMinterUnset();
-        return BridgeMessageHash.digest(
-            BridgeMessageHash.Message({
-                kind: BridgeMessageHash.KIND_RELEASE,
-                srcChainId: _remoteChainId,
-                srcContract: minter,
-                dstChainId: block.chainid,
-                dstContract: address(this),
-                nonce: burnNonce,
-                token: token,
-                recipient: recipient,
-                amount: amount,
-                keyEpoch: epoch
-            })
+        return BridgeMessageHash.digestTo(
+            BridgeMessageHash.KIND_RELEASE, _remoteChainId, minter, burnNonce, token, recipient, amount, c.keyEpoch
         );
     }
 
@@ -328,9 +301,7 @@ contract BridgeVault is IBridgeVault, AccessControl, ReentrancyGuardTransient {
         revert BridgeVaultReleaseNotQueued(burnNonce);
     }
 
-    function _checkGuardian() private view {
-        if (!hasRole(GUARDIAN_ROLE, msg.sender) && !hasRole(DEFAULT_ADMIN_ROLE, msg.sender)) {
-            revert BridgeVaultCallerNotGuardian(msg.sender);
-        }
+    function _checkGuardian() internal view override {
+        if (!_isGuardian(msg.sender)) revert BridgeVaultCallerNotGuardian(msg.sender);
     }
 }

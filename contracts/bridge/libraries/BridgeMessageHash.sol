@@ -30,6 +30,34 @@ library BridgeMessageHash {
         uint64 keyEpoch;
     }
 
+    /// @notice The digest of a `kind` message from `srcContract` on `srcChainId` to the calling contract on this chain:
+    ///         what a destination recomputes before it checks a signature.
+    function digestTo(
+        uint8 kind,
+        uint256 srcChainId,
+        address srcContract,
+        uint64 nonce,
+        address token,
+        address recipient,
+        uint256 amount,
+        uint64 keyEpoch
+    ) internal view returns (bytes32) {
+        return digest(
+            Message({
+                kind: kind,
+                srcChainId: srcChainId,
+                srcContract: srcContract,
+                dstChainId: block.chainid,
+                dstContract: address(this),
+                nonce: nonce,
+                token: token,
+                recipient: recipient,
+                amount: amount,
+                keyEpoch: keyEpoch
+            })
+        );
+    }
+
     /// @notice keccak256(abi.encode(TYPEHASH, kind, srcChainId, srcContract, dstChainId, dstContract, nonce, token,
     ///         recipient, amount, keyEpoch)).
     function digest(Message memory m) internal pure returns (bytes32 result) {
