@@ -57,17 +57,8 @@ test("the default keys are Hardhat's dev accounts, derived from its public mnemo
     assert.equal(fromKey, derived.address, `dev key #${i}`);
   });
   const c = loadConfig({});
-  const roles = [
-    c.keys.deployer,
-    c.keys.operator,
-    c.keys.feeRecipient,
-    c.keys.relayer,
-    c.keys.agentRelayer,
-    c.keys.funding,
-    c.keys.compliance,
-    c.keys.integrator,
-    ...c.keys.demoTraders,
-  ];
+  // every role: deployer, operator, feeRecipient, relayer, agentRelayer, funding, compliance, demoTraders, integrator
+  const roles = Object.values(c.keys).flat();
   assert.equal(new Set(roles.map((k) => k.address)).size, roles.length, "each role its own account");
 });
 

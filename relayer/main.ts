@@ -6,6 +6,7 @@ import { createPublicClient, createWalletClient, http, type Hex, type PublicClie
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { bridgeConfirmationsFor } from "../config/bridge";
+import { addressSchema as addr, privateKeySchema as key } from "../config/hex";
 import { createDb } from "../db";
 import { systemClock } from "../runtime/clock";
 import { createSigningCoordinator } from "../signer-cluster/coordinator";
@@ -13,14 +14,6 @@ import { createRelayer } from "./relayer";
 import { createCustodySigner, createFrostSigner, createHsmClient } from "./signers";
 import type { ChainClients } from "./types";
 
-const addr = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/)
-  .transform((s) => s as `0x${string}`);
-const key = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{64}$/)
-  .transform((s) => s as Hex);
 export const relayerSettingsSchema = z.object({
   relayerId: z.string().min(1),
   dbDir: z.string().optional(),

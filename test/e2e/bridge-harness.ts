@@ -4,17 +4,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import {
-  createPublicClient,
-  createWalletClient,
-  http,
-  type Abi,
-  type Address,
-  type Hex,
-  type PublicClient,
-  type WalletClient,
-} from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import type { Abi, Address, Hex } from "viem";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
 import { startCluster, type Cluster } from "../../signer-cluster/cluster";
 import { spawnHardhatNode, type HardhatNodeProcess } from "../../scripts/chain/node-process";
@@ -23,6 +13,7 @@ import { deployBridge, type BridgeDeployment } from "../../scripts/deploy-bridge
 import { BRIDGE_ABIS, type BridgeAbis } from "../../sdk/bridge-abi";
 import { createRelayer, type CreateRelayerDeps, type Relayer } from "../../relayer/relayer";
 import { createFrostSigner, createHsmClient } from "../../relayer/signers";
+import { chainClientsFor } from "../../relayer/main";
 import type { ChainClients, RelayerDeployment } from "../../relayer/types";
 import { poll } from "../support/poll";
 
@@ -34,20 +25,8 @@ export const KEYS = {
   custody: HARDHAT_DEV_PRIVATE_KEYS[8] as Hex,
 };
 
-export function chainClients(rpcUrl: string, chainId: number, key: Hex): ChainClients {
-  const chain = {
-    id: chainId,
-    name: `local-${chainId}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  } as const;
-  // a few retries: a keep-alive socket the node closed while idle fails the first request on it
-  const transport = http(rpcUrl, { retryCount: 3, retryDelay: 10 });
-  return {
-    publicClient: createPublicClient({ chain, transport, cacheTime: 0, pollingInterval: 5 }) as PublicClient,
-    walletClient: createWalletClient({ chain, transport, account: privateKeyToAccount(key) }) as WalletClient,
-  };
-}
+/** A user's, relayer's or deployer's clients of one chain: the relayer process's own (retries, no cache). */
+export const chainClients = chainClientsFor;
 
 export interface BridgeSystem {
   home: HardhatNodeProcess;
@@ -64,6 +43,8 @@ export interface BridgeSystem {
   deposit(amountWei: bigint, recipient?: Address): Promise<{ nonce: bigint; txHash: Hex; at: number }>;
   burn(amountWei: bigint, recipient?: Address): Promise<{ nonce: bigint; txHash: Hex }>;
   balanceOf(side: "home" | "remote", token: Address, who: Address): Promise<bigint>;
+  /** whether the remote minter has minted deposit `nonce` */
+  isMinted(nonce: bigint): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -173,6 +154,8 @@ export async function startBridgeSystem(
       if (r.status !== "success") throw new Error(`${functionName} reverted`);
       return r;
     };
+    const read = (c: ChainClients, address: Address, abi: Abi, functionName: string, args: unknown[]) =>
+      c.publicClient.readContract({ address, abi, functionName, args });
     await send(deployerHome, token, tokenArt.abi, "mint", [userAddress, opts.userFundsWei ?? 10n ** 14n]);
     await send(userClients.home, token, tokenArt.abi, "approve", [deployment.home.vault, 1n << 255n]);
     const wrapped = deployment.remote.wrappedTokens.USD;
@@ -195,12 +178,10 @@ export async function startBridgeSystem(
       clientsFor,
       async deposit(amountWei, recipient = userAddress) {
         // the API's approve calls set exact allowances: top it up again when needed
-        const allowance = (await userClients.home.publicClient.readContract({
-          address: token,
-          abi: tokenArt.abi,
-          functionName: "allowance",
-          args: [userAddress, deployment.home.vault],
-        })) as bigint;
+        const allowance = (await read(userClients.home, token, tokenArt.abi, "allowance", [
+          userAddress,
+          deployment.home.vault,
+        ])) as bigint;
         if (allowance < amountWei)
           await send(userClients.home, token, tokenArt.abi, "approve", [deployment.home.vault, 1n << 255n]);
         const at = performance.now();
@@ -227,13 +208,12 @@ export async function startBridgeSystem(
         return { nonce: BigInt(burned!.topics[1]!), txHash: r.transactionHash };
       },
       async balanceOf(side, t, who) {
-        const c = side === "home" ? userClients.home : userClients.remote;
-        return (await c.publicClient.readContract({
-          address: t,
-          abi: abis.erc20,
-          functionName: "balanceOf",
-          args: [who],
-        })) as bigint;
+        return (await read(side === "home" ? userClients.home : userClients.remote, t, abis.erc20, "balanceOf", [
+          who,
+        ])) as bigint;
+      },
+      async isMinted(nonce) {
+        return (await read(userClients.remote, deployment.remote.minter, abis.minter, "isMinted", [nonce])) as boolean;
       },
       stop,
     };
@@ -241,6 +221,11 @@ export async function startBridgeSystem(
     await stop();
     throw err;
   }
+}
+
+/** Stops (or closes) each part in order, skipping any that a failed `before` never started. */
+export async function stopAll(...parts: ({ stop(): Promise<unknown> } | { close(): Promise<unknown> } | undefined)[]) {
+  for (const p of parts) if (p) await ("stop" in p ? p.stop() : p.close());
 }
 
 /** Polls `fn` every `everyMs` until it returns something truthy; throws after `timeoutMs`. */

@@ -20,7 +20,7 @@ import { createRelayer, type Relayer } from "../../relayer/relayer";
 import { createCustodySigner, createHsmClient } from "../../relayer/signers";
 import { createRelayerStore } from "../../relayer/store";
 import { BRIDGE_MINTED } from "../../sdk/bridge-abi";
-import { KEYS, nativeRelayer, startBridgeSystem, waitFor, type BridgeSystem } from "./bridge-harness";
+import { KEYS, nativeRelayer, startBridgeSystem, stopAll, waitFor, type BridgeSystem } from "./bridge-harness";
 
 const logger = pino({ level: "silent" });
 let s: BridgeSystem;
@@ -181,13 +181,30 @@ before(async () => {
   });
 });
 
-after(async () => {
-  await api?.stop();
-  await relayer?.stop();
-  await custodyRelayer?.stop();
-  await db?.close();
-  await s?.stop();
-});
+after(() => stopAll(api, relayer, custodyRelayer, db, s));
+
+/** Lets the challenge period of a release ready at `readyAt` pass in chain time. This automining chain's clock runs
+ *  ahead of the wall clock (every block at least 1 s after the last), so the period passes on chain the Hardhat way. */
+async function passOnChain(readyAt: string) {
+  const head = await s.user.home.publicClient.getBlock({ blockTag: "latest" });
+  const gap = Number(BigInt(Date.parse(readyAt) / 1000) - head.timestamp);
+  if (gap > 0) {
+    await s.user.home.publicClient.request({ method: "evm_increaseTime" as never, params: [gap] as never });
+    await s.user.home.publicClient.request({ method: "evm_mine" as never, params: [] as never });
+  }
+}
+
+/** Completes withdrawal `wid` (tenant A) until its status is `status`; its view then. */
+const completedAs = (wid: string, status: string) =>
+  waitFor(
+    status,
+    async () => {
+      const v = (await call("POST", `/api/v1/transfer/${wid}/complete`, A, {})).body;
+      return v.status === status && v;
+    },
+    20_000,
+    250,
+  );
 
 describe("bridge end to end", () => {
   test("deposit -> mint -> burn -> challenge period -> release through the API, balances exact", async () => {
@@ -259,23 +276,8 @@ describe("bridge end to end", () => {
       assert.equal(early.body.error.code, "TRANSFER_NOT_READY");
     }
     assert.equal(await s.balanceOf("home", s.token, user), homeBefore - amount);
-    // The period runs in chain time. This automining chain's clock runs ahead of the wall clock (every
-    // block at least 1 s after the last), so let the period pass on chain the Hardhat way.
-    const head = await s.user.home.publicClient.getBlock({ blockTag: "latest" });
-    const gap = Number(BigInt(Date.parse(queued.readyAt) / 1000) - head.timestamp);
-    if (gap > 0) {
-      await s.user.home.publicClient.request({ method: "evm_increaseTime" as never, params: [gap] as never });
-      await s.user.home.publicClient.request({ method: "evm_mine" as never, params: [] as never });
-    }
-    const released = await waitFor(
-      "released",
-      async () => {
-        const v = (await call("POST", `/api/v1/transfer/${wid}/complete`, A, {})).body;
-        return v.status === "released" && v;
-      },
-      20_000,
-      250,
-    ).catch(async (e) => {
+    await passOnChain(queued.readyAt);
+    const released = await completedAs(wid, "released").catch(async (e) => {
       console.error("DEBUG", await relayer.store.get("native", "withdrawal", BigInt(queued.nonce)));
       throw e;
     });
@@ -333,21 +335,8 @@ describe("bridge end to end", () => {
     });
     await asSafe("disputeRelease", [BigInt(queued.nonce)]);
     await asSafe("setChallengePeriod", [2]);
-    const head = await s.user.home.publicClient.getBlock({ blockTag: "latest" });
-    const gap = Number(BigInt(Date.parse(queued.readyAt) / 1000) - head.timestamp);
-    if (gap > 0) {
-      await s.user.home.publicClient.request({ method: "evm_increaseTime" as never, params: [gap] as never });
-      await s.user.home.publicClient.request({ method: "evm_mine" as never, params: [] as never });
-    }
-    const disputed = await waitFor(
-      "disputed",
-      async () => {
-        const v = (await call("POST", `/api/v1/transfer/${wid}/complete`, A, {})).body;
-        return v.status === "disputed" && v;
-      },
-      20_000,
-      250,
-    );
+    await passOnChain(queued.readyAt);
+    const disputed = await completedAs(wid, "disputed");
     assert.ok(disputed.timestamps.disputedAt);
     assert.equal(disputed.txHashes.executeRelease, null);
     assert.equal(await s.balanceOf("home", s.token, user), homeBefore);
