@@ -15,25 +15,9 @@ import {
   type Order,
 } from "../../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch, type SignedOrder } from "../../../sdk/settle-batch";
-import {
-  deployFixture,
-  fill,
-  orderFor,
-  settle,
-  signed,
-  signerKey,
-  ETH,
-  USD,
-  PRICE_2000,
-  DELAY,
-  OrderSide,
-  ENCODINGS,
-  useEncoding,
-  type Fixture,
-  type Untyped,
-  settledTradeArgs,
-  bobSellsToAlice,
-} from "./fixtures";
+import { deployFixture, fill, orderFor, settle, signed, signerKey, type Fixture, type Untyped } from "./fixtures";
+import { bobSellsToAlice, fundedErin, settledTradeArgs } from "./fixtures";
+import { DELAY, ENCODINGS, ETH, OrderSide, PRICE_2000, USD, useEncoding } from "./fixtures";
 import { anyValue } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
 
 const ZERO = "0x0000000000000000000000000000000000000000" as Address;
@@ -561,10 +545,8 @@ describe("Settlement boundaries: custody, agents, cancellation, administration",
   it("a deposit credits the first deposit's nonce-word hint once and never clears it", async () => {
     const f = await loadFixture(deployFixture);
     // erin (account 7) never deposited: nonce 0 is fresh; a deposit marks word 0 (nonce 0 stays unused)
-    const erin = f.signers[7];
+    const erin = await fundedErin(f, 10n * USD);
     const usd = await f.usd.getAddress();
-    await f.usd.mint(erin.address, 10n * USD);
-    await f.usd.connect(erin).approve(await f.settlement.getAddress(), ethers.MaxUint256);
     await f.settlement.connect(erin).deposit(usd, 5n * USD);
     await f.settlement.connect(erin).deposit(usd, 5n * USD);
     expect(await f.settlement.isNonceUsed(erin.address, 0n)).to.equal(false);

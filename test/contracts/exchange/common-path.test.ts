@@ -10,20 +10,8 @@ import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import type { Address } from "viem";
 import { MIN_FILL_UNITS, type Order } from "../../../sdk/eip712";
 import type { SignedOrder } from "../../../sdk/settle-batch";
-import {
-  deployFixture,
-  fill,
-  orderFor,
-  settle,
-  signed,
-  signerKey,
-  useEncoding,
-  ENCODINGS,
-  ETH,
-  OrderSide,
-  type Encoding,
-  type Fixture,
-} from "./fixtures";
+import { deployFixture, fill, orderFor, settle, signed, signerKey } from "./fixtures";
+import { type Encoding, ENCODINGS, ETH, type Fixture, OrderSide, useEncoding } from "./fixtures";
 
 /** Fixed fields, so both runs sign the very same orders. */
 const EXPIRY = 2n ** 40n;

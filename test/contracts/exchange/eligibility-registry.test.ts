@@ -21,6 +21,13 @@ async function registryFixture() {
 }
 type F = Awaited<ReturnType<typeof registryFixture>>;
 
+/** The registry fixture, one of its tokens and that token's address. */
+async function withToken(name: keyof F["tokens"]) {
+  const f = await loadFixture(registryFixture);
+  const t = f.tokens[name];
+  return { f, t, token: await t.getAddress() };
+}
+
 const refused = (f: F, tx: Promise<unknown>) =>
   expect(tx).to.be.revertedWithCustomError(f.registry, "EligibilityTransferRestricted");
 
@@ -125,9 +132,7 @@ describe("EligibilityRegistry and AssetToken", () => {
   }
 
   it("keeps received lots apart from recorded ones: a record never frees a lot received by transfer, even with the same hold end", async () => {
-    const f = await loadFixture(registryFixture);
-    const t = f.tokens.regCF;
-    const token = await t.getAddress();
+    const { f, t, token } = await withToken("regCF");
     await f.registry.connect(f.compliance).recordInvestor(f.bob.address, Accreditation.SelfCertified506b, false);
     await t.connect(f.alice).transfer(f.bob.address, 120n * ETH); // 50 free + 70 of alice's lot
     // bob bought on the exchange in the same second as alice's lot: his recorded lot has the very same hold end
@@ -150,9 +155,7 @@ describe("EligibilityRegistry and AssetToken", () => {
   });
 
   it("moves the earliest hold end first across recorded and received lots; a transfer to oneself moves nothing", async () => {
-    const f = await loadFixture(registryFixture);
-    const t = f.tokens.regD;
-    const token = await t.getAddress();
+    const { f, t, token } = await withToken("regD");
     const c = f.registry.connect(f.compliance);
     for (const who of [f.bob, f.carol]) await c.recordInvestor(who.address, Accreditation.Verified506c, false);
     // bob: a recorded lot ending late, a received one (from alice) ending earlier
@@ -260,9 +263,7 @@ describe("EligibilityRegistry and AssetToken", () => {
   });
 
   it("keeps at most MAX_LOTS (64) received lots: 64 arrive, the 65th transfer is refused", async () => {
-    const f = await loadFixture(registryFixture);
-    const t = f.tokens.regD;
-    const token = await t.getAddress();
+    const { f, t, token } = await withToken("regD");
     const c = f.registry.connect(f.compliance);
     await c.recordInvestor(f.bob.address, Accreditation.Verified506c, false);
     const lots = Array.from({ length: 64 }, (_, i) => ({ amount: 1n, holdEnd: f.holdEnd + BigInt(i) }));

@@ -227,5 +227,13 @@ export async function deployWithWallet(contract: string) {
   return { ...f, wallet, walletAddress, owner };
 }
 
+/** Erin (account 7), who never deposited, given `amountUsd` USD base units and an unlimited allowance to Settlement. */
+export async function fundedErin(f: Fixture, amountUsd: bigint) {
+  const erin = f.signers[7];
+  await f.usd.mint(erin.address, amountUsd);
+  await f.usd.connect(erin).approve(await f.settlement.getAddress(), ethers.MaxUint256);
+  return erin;
+}
+
 /** A registry lot list as [amount, holdEnd] pairs. */
 export const lotPairs = (lots: Untyped[]) => lots.map((l: Untyped) => [l.amount, l.holdEnd]);

@@ -6,18 +6,8 @@ import { ethers } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import type { Address } from "viem";
 import { buildSettleArgs } from "../../../sdk/settle-batch";
-import {
-  deployFixture,
-  fill,
-  orderFor,
-  settleRaw,
-  signed,
-  ETH,
-  OrderSide,
-  type Fixture,
-  ENCODINGS,
-  useEncoding,
-} from "./fixtures";
+import { deployFixture, fill, orderFor, settleRaw, signed } from "./fixtures";
+import { ENCODINGS, ETH, type Fixture, OrderSide, useEncoding } from "./fixtures";
 import { anyValue } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
 
 const LANE = (l: bigint) => l << 56n;

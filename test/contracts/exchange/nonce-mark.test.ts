@@ -3,23 +3,10 @@
 // a cancel-all passing the marked word, a mark left on the old word when it moves, a mark moved down, a first
 // deposit after a cancel-all. Plus the nonce and minimum-nonce limit (2^128) at its boundary.
 import { expect } from "chai";
-import { ethers } from "hardhat";
 import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import type { Address } from "viem";
-import {
-  deployFixture,
-  fill,
-  orderFor,
-  settle,
-  signed,
-  signerKey,
-  ETH,
-  USD,
-  OrderSide,
-  ENCODINGS,
-  useEncoding,
-  type Fixture,
-} from "./fixtures";
+import { deployFixture, fill, fundedErin, orderFor, settle, signed, signerKey } from "./fixtures";
+import { ENCODINGS, ETH, type Fixture, OrderSide, USD, useEncoding } from "./fixtures";
 
 const LIMIT = 2n ** 128n;
 
@@ -82,10 +69,8 @@ for (const enc of ENCODINGS)
 
     it("a first deposit after a cancel-all does not mark word 0", async () => {
       const f = await loadFixture(deployFixture);
-      const erin = f.signers[7];
+      const erin = await fundedErin(f, 10_000n * USD);
       const usd = await f.usd.getAddress();
-      await f.usd.mint(erin.address, 10_000n * USD);
-      await f.usd.connect(erin).approve(await f.settlement.getAddress(), ethers.MaxUint256);
       await f.settlement.connect(erin).cancelAllBelow(5n);
       await f.settlement.connect(erin).deposit(usd, 10_000n * USD);
       const who = { key: signerKey(7), address: erin.address };

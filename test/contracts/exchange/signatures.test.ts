@@ -4,20 +4,8 @@ import { loadFixture, time } from "@nomicfoundation/hardhat-toolbox/network-help
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { concat, numberToHex, toHex, type Address, type Hex } from "viem";
 import { getSettlementDomain, getAgentApprovalHash, signAgentApproval, signOrder } from "../../../sdk/eip712";
-import {
-  deployFixture,
-  deployWithWallet,
-  fill,
-  orderFor,
-  settle,
-  signed,
-  signerKey,
-  ETH,
-  OrderSide,
-  type Fixture,
-  ENCODINGS,
-  useEncoding,
-} from "./fixtures";
+import { deployFixture, deployWithWallet, fill, orderFor, settle, signed, signerKey } from "./fixtures";
+import { ENCODINGS, ETH, type Fixture, OrderSide, useEncoding } from "./fixtures";
 
 const N = secp256k1.Point.CURVE().n;
 
