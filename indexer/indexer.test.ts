@@ -11,8 +11,9 @@ import { type Hex, parseEventLogs } from "viem";
 import { decodeSettledTrades } from "../sdk/settled-trades";
 import { OrderSide } from "../sdk/eip712";
 import { type RunningIndexer, startIndexer } from "./run";
-import { type ExchangeFixture, deployExchange, fixtureOrderSigner } from "./testing/exchangeFixture";
-import { type TestChain, startHardhatNode } from "./testing/hardhatNode";
+import { poll } from "../test/support/poll";
+import { type ExchangeFixture, type fixtureOrderSigner, startExchangeChain } from "./testing/exchangeFixture";
+import type { TestChain } from "./testing/hardhatNode";
 
 const E18 = 10n ** 18n;
 const USD = 10n ** 6n;
@@ -33,9 +34,7 @@ const visibilityMs: number[] = [];
 
 before(async () => {
   workDir = mkdtempSync(path.join(tmpdir(), "indexer-test-"));
-  chain = await startHardhatNode();
-  fx = await deployExchange(chain.rpcUrl);
-  signed = fixtureOrderSigner(fx);
+  ({ chain, fx, signed } = await startExchangeChain());
 });
 
 after(async () => {
@@ -50,15 +49,8 @@ async function getJson(url: string): Promise<any> {
   return { status: res.status, body };
 }
 
-async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const waitUntil = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000) =>
+  poll(what, probe, timeoutMs, 10);
 
 /** Waits until the indexer has processed the chain's latest block. */
 async function waitForHead() {

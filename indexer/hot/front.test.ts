@@ -10,8 +10,9 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { OrderSide } from "../../sdk/eip712";
 import { type RunningIndexer, startIndexer } from "../run";
-import { type ExchangeFixture, deployExchange, fixtureOrderSigner } from "../testing/exchangeFixture";
-import { type TestChain, startHardhatNode } from "../testing/hardhatNode";
+import { poll } from "../../test/support/poll";
+import { type ExchangeFixture, type fixtureOrderSigner, startExchangeChain } from "../testing/exchangeFixture";
+import type { TestChain } from "../testing/hardhatNode";
 
 const E18 = 10n ** 18n;
 const USD = 10n ** 6n;
@@ -24,9 +25,7 @@ let workDir: string;
 
 before(async () => {
   workDir = mkdtempSync(path.join(tmpdir(), "indexer-hot-test-"));
-  chain = await startHardhatNode();
-  fx = await deployExchange(chain.rpcUrl);
-  signed = fixtureOrderSigner(fx);
+  ({ chain, fx, signed } = await startExchangeChain());
 });
 
 after(async () => {
@@ -42,15 +41,8 @@ async function get(base: string, pathAndQuery: string): Promise<{ status: number
   return { status: res.status, body: JSON.parse(text), text };
 }
 
-async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const waitUntil = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000) =>
+  poll(what, probe, timeoutMs, 20);
 
 async function rpc(method: string, params: unknown[] = []): Promise<any> {
   const res = await fetch(chain!.rpcUrl, {

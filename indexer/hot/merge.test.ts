@@ -11,6 +11,7 @@ import {
   type CandleValues,
   applyTrade,
   bucketStartMs,
+  candleJsonOf,
 } from "../lib/candles";
 import { candlesQuery, tradesQuery } from "../lib/queries";
 import { mergeCandles, mergeTrades } from "./merge";
@@ -101,16 +102,7 @@ function ponderCandles(
     .filter(([s]) => (q.from === undefined || s >= q.from) && (q.to === undefined || s <= q.to))
     .sort(([a], [b]) => (a < b ? -1 : 1));
   if (q.order === "desc") rows = rows.reverse();
-  return rows.slice(0, q.limit).map(([s, c]) => ({
-    time: Number(s),
-    open: c.open.toString(),
-    high: c.high.toString(),
-    low: c.low.toString(),
-    close: c.close.toString(),
-    baseVolume: c.baseVolume.toString(),
-    quoteVolume: c.quoteVolume.toString(),
-    tradeCount: c.tradeCount,
-  }));
+  return rows.slice(0, q.limit).map(([s, c]) => candleJsonOf(s, c));
 }
 
 function through(g: Gen, upTo: number): number {

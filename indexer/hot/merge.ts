@@ -2,7 +2,7 @@
 // merged with the hot tail's trades above it: one chain order, no duplicate (the tail's rows above
 // `through` are exactly the ones Ponder's snapshot lacks), no gap (the tail holds every trade above the
 // blocks it trimmed, and it trims only what a snapshot already in hand has).
-import { type CandleInterval, type CandleValues, mergeCandle } from "../lib/candles";
+import { type CandleInterval, type CandleValues, candleJsonOf, mergeCandle } from "../lib/candles";
 import type { CandlesQuery, TradesQuery } from "../lib/queries";
 import type { candleJson } from "../src/api/json";
 import { type HotTail, type TradeJson, tailCandles } from "./tail";
@@ -33,16 +33,7 @@ const candleValues = (c: CandleJson): CandleValues => ({
   tradeCount: c.tradeCount,
 });
 
-const toJson = (time: bigint, v: CandleValues): CandleJson => ({
-  time: Number(time),
-  open: v.open.toString(),
-  high: v.high.toString(),
-  low: v.low.toString(),
-  close: v.close.toString(),
-  baseVolume: v.baseVolume.toString(),
-  quoteVolume: v.quoteVolume.toString(),
-  tradeCount: v.tradeCount,
-});
+const toJson: (time: bigint, v: CandleValues) => CandleJson = candleJsonOf;
 
 /**
  * GET /candles: Ponder's stored buckets, each followed by the tail's trades of the same bucket (the tail's

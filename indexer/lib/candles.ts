@@ -33,6 +33,20 @@ export interface CandleValues {
   tradeCount: number;
 }
 
+/** A candle as the REST API answers it: its bucket start in ms (`time`), amounts as decimal strings. */
+export function candleJsonOf(bucketStartMs: bigint, v: CandleValues) {
+  return {
+    time: Number(bucketStartMs),
+    open: v.open.toString(),
+    high: v.high.toString(),
+    low: v.low.toString(),
+    close: v.close.toString(),
+    baseVolume: v.baseVolume.toString(),
+    quoteVolume: v.quoteVolume.toString(),
+    tradeCount: v.tradeCount,
+  };
+}
+
 /** A candle of one trade. */
 function tradeCandle(trade: { price: bigint; baseAmount: bigint; quoteAmount: bigint }): CandleValues {
   return {

@@ -50,6 +50,42 @@ const payout = (chainId: number, contract: `0x${string}`, token: string, a: { re
   amount: a.amount,
 });
 
+/** What a source event (a vault's deposit, a minter's burn) says of its transfer besides the token, lowercased. */
+const sourceFields = (a: {
+  sender: string;
+  recipient: string;
+  amount: bigint;
+  dstChainId: bigint;
+  dstContract: string;
+}) => ({
+  sender: lc(a.sender),
+  recipient: lc(a.recipient),
+  amount: a.amount,
+  dstChainId: a.dstChainId,
+  dstContract: lc(a.dstContract),
+});
+
+/** The transfer that the source event of `srcContract`'s `nonce` starts, at `status`, with `fields`. */
+const startTransfer = (
+  {
+    event,
+    context,
+  }: { event: { transaction: { hash: `0x${string}` }; block: { timestamp: bigint } }; context: Context },
+  kind: "mint" | "release",
+  srcContract: `0x${string}`,
+  nonce: bigint,
+  status: BridgeStatus,
+  fields: Partial<typeof bridgeTransfer.$inferInsert>,
+) =>
+  upsertTransfer(
+    context.db,
+    transferId(context.chain.id, srcContract, nonce),
+    { kind, srcChainId: BigInt(context.chain.id), srcContract, nonce },
+    status,
+    { ...fields, srcTxHash: event.transaction.hash, srcTimestamp: event.block.timestamp },
+    event.block.timestamp,
+  );
+
 /** A transfer paid out by this event's transaction. */
 const completion = (event: { transaction: { hash: `0x${string}` }; block: { timestamp: bigint } }) => ({
   dstTxHash: event.transaction.hash,
@@ -57,67 +93,37 @@ const completion = (event: { transaction: { hash: `0x${string}` }; block: { time
 });
 
 if (activeContracts.BridgeVault) {
-  ponder.on("BridgeVault:BridgeDeposited", async ({ event, context }) => {
+  ponder.on("BridgeVault:BridgeDeposited", async (e) => {
+    const { event, context } = e;
     const a = event.args;
     const vault = lc(event.log.address);
+    const common = { token: lc(a.token), ...sourceFields(a) };
     const id = transferId(context.chain.id, vault, a.nonce);
-    const common = {
-      token: lc(a.token),
-      sender: lc(a.sender),
-      recipient: lc(a.recipient),
-      amount: a.amount,
-      dstChainId: a.dstChainId,
-      dstContract: lc(a.dstContract),
-    };
-    await context.db.insert(bridgeDeposit).values({
-      id,
-      chainId: context.chain.id,
-      vault,
-      nonce: a.nonce,
-      ...common,
-      ...logPlace(event),
-    });
-    await upsertTransfer(
-      context.db,
-      id,
-      { kind: "mint", srcChainId: BigInt(context.chain.id), srcContract: vault, nonce: a.nonce },
-      "deposited",
-      { ...common, srcTxHash: event.transaction.hash, srcTimestamp: event.block.timestamp },
-      event.block.timestamp,
-    );
+    await context.db
+      .insert(bridgeDeposit)
+      .values({ id, chainId: context.chain.id, vault, nonce: a.nonce, ...common, ...logPlace(event) });
+    await startTransfer(e, "mint", vault, a.nonce, "deposited", common);
   });
 }
 
 if (activeContracts.BridgeMinter) {
-  ponder.on("BridgeMinter:BridgeBurned", async ({ event, context }) => {
+  ponder.on("BridgeMinter:BridgeBurned", async (e) => {
+    const { event, context } = e;
     const a = event.args;
     const minter = lc(event.log.address);
-    const id = transferId(context.chain.id, minter, a.nonce);
-    const common = {
-      sender: lc(a.sender),
-      recipient: lc(a.recipient),
-      amount: a.amount,
-      dstChainId: a.dstChainId,
-      dstContract: lc(a.dstContract),
-    };
+    const common = sourceFields(a);
+    const homeToken = lc(a.homeToken);
     await context.db.insert(bridgeBurn).values({
-      id,
+      id: transferId(context.chain.id, minter, a.nonce),
       chainId: context.chain.id,
       minter,
       nonce: a.nonce,
       wrappedToken: lc(a.wrappedToken),
-      homeToken: lc(a.homeToken),
+      homeToken,
       ...common,
       ...logPlace(event),
     });
-    await upsertTransfer(
-      context.db,
-      id,
-      { kind: "release", srcChainId: BigInt(context.chain.id), srcContract: minter, nonce: a.nonce },
-      "burned",
-      { ...common, token: lc(a.homeToken), srcTxHash: event.transaction.hash, srcTimestamp: event.block.timestamp },
-      event.block.timestamp,
-    );
+    await startTransfer(e, "release", minter, a.nonce, "burned", { ...common, token: homeToken });
   });
 }
 

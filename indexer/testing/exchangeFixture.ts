@@ -9,6 +9,7 @@ import { deployExchange as deployExchangeScript } from "../../scripts/deploy-exc
 import { demoTokenAbi, settlementAbi } from "../../sdk/abi";
 import { buildSettleArgs, type FillByHash, type SignedOrder } from "../../sdk/settle-batch";
 import { type Order, type OrderSide, getOrderHash, getSettlementDomain, signOrder } from "../../sdk/eip712";
+import { startHardhatNode } from "./hardhatNode";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const artifactsDir = path.join(repoRoot, "artifacts-exchange");
@@ -137,6 +138,18 @@ export async function deployExchange(rpcUrl: string) {
 }
 
 export type ExchangeFixture = Awaited<ReturnType<typeof deployExchange>>;
+
+/** A Hardhat node with the exchange deployed on it, and the fixture's order signer (the node stops if the deploy fails). */
+export async function startExchangeChain() {
+  const chain = await startHardhatNode();
+  try {
+    const fx = await deployExchange(chain.rpcUrl);
+    return { chain, fx, signed: fixtureOrderSigner(fx) };
+  } catch (e) {
+    await chain.stop();
+    throw e;
+  }
+}
 
 /** Signs WETH/USD orders on the fixture's Settlement, an hour from expiry, each with the next nonce of this
  *  signer (one signer per test file: nonces from 1). */

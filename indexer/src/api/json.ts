@@ -1,5 +1,6 @@
 // Row -> JSON for the REST reads: money as decimal strings, block numbers and times as numbers.
 import type schema from "ponder:schema";
+import { candleJsonOf } from "../../lib/candles";
 
 type Row<T extends { $inferSelect: unknown }> = T["$inferSelect"];
 
@@ -38,16 +39,7 @@ export function tradeJson(t: Row<typeof schema.trade>) {
 }
 
 export function candleJson(c: Row<typeof schema.candle>) {
-  return {
-    time: Number(c.bucketStartMs),
-    open: c.open.toString(),
-    high: c.high.toString(),
-    low: c.low.toString(),
-    close: c.close.toString(),
-    baseVolume: c.baseVolume.toString(),
-    quoteVolume: c.quoteVolume.toString(),
-    tradeCount: c.tradeCount,
-  };
+  return candleJsonOf(c.bucketStartMs, c);
 }
 
 export function transferJson(t: Row<typeof schema.bridgeTransfer>) {
