@@ -10,14 +10,13 @@
 import { restrictionEndMs } from "../../api/exchange/orders/resale";
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createPublicClient, createWalletClient, http, parseEventLogs, type Address } from "viem";
+import { createPublicClient, createWalletClient, http, parseEventLogs, type Abi, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { assetTokenAbi, eligibilityRegistryAbi, settlementAbi } from "../../sdk/abi";
-import { dexServiceOf, withTestStack } from "../support/test-stack";
 import { localChain } from "../../scripts/stack/clients";
-import { waitFor, loginExchange } from "./exchange-session";
+import { waitFor, withExchangeStack } from "./exchange-session";
 import type { ExchangeApiHandle } from "../../scripts/stack/components/exchange-api";
-import type { DexService, MarketSpec } from "../../pipeline/service";
+import type { MarketSpec } from "../../pipeline/service";
 import { signedPlaceRequest } from "../../pipeline/testing/orders";
 import { contractReader } from "../support/contract-reader";
 
@@ -26,13 +25,9 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 test("eligibility registry: restricted lots recorded from the ledger; the chain refuses a transfer the rules refuse", {
   timeout: 300_000,
 }, async () => {
-  await withTestStack("exchange-eligibility-e2e-", ["iam", "pipeline", "exchange-api"], async ({ config, stack }) => {
-    const iam = config.urls.identity;
-    const api = config.urls.exchangeApi;
-    const home = stack.deployments.home;
+  await withExchangeStack("exchange-eligibility-e2e-", async ({ config, stack, home, dex, login }) => {
     const chain = localChain(home.chainId, config.chains.home.rpcUrl);
     const client = createPublicClient({ chain, transport: http(config.chains.home.rpcUrl), pollingInterval: 50 });
-    const dex: DexService = dexServiceOf(stack);
     const exchange = stack.components.find((c) => c.name === "exchange-api")!.handle as ExchangeApiHandle;
     assert.ok(exchange.compliance, "the exchange API runs the registry's writer");
     const registry = home.contracts.EligibilityRegistry as Address;
@@ -40,8 +35,6 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     const settlement = home.contracts.Settlement as Address;
     const cnts = home.tokens.CNTS.address as Address; // Reg CF: a 12-month hold, accredited buyers exempt
     const read = contractReader(client, registry, eligibilityRegistryAbi);
-
-    const login = (phone: string) => loginExchange(iam, api, phone);
 
     // 1. an account's custody address is recorded when it is created (non-US, not accredited), and again
     //    when its accreditation changes (506b self-certified)
@@ -91,6 +84,11 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     // 4. the buyer withdraws all its CNTS from Settlement to its wallet (a transfer out of Settlement is no
     //    holder's transfer: not checked)
     const wallet = createWalletClient({ account: buyer, chain, transport: http(config.chains.home.rpcUrl) });
+    /** The buyer's transaction calling `functionName` on `address`, mined: its receipt. */
+    const submit = async (address: Address, abi: Abi, functionName: string, args: unknown[], gas?: bigint) =>
+      client.waitForTransactionReceipt({
+        hash: await wallet.writeContract({ address, abi, functionName, args, gas } as never),
+      });
     const inSettlement = (await client.readContract({
       address: settlement,
       abi: settlementAbi,
@@ -98,14 +96,7 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
       args: [buyer.address, cnts],
     })) as bigint;
     assert.ok(inSettlement > received);
-    const requested = await client.waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: settlement,
-        abi: settlementAbi,
-        functionName: "requestWithdrawal",
-        args: [cnts, inSettlement],
-      }),
-    });
+    const requested = await submit(settlement, settlementAbi, "requestWithdrawal", [cnts, inSettlement]);
     // the chain's clock passes the withdrawal delay (only it: the orders signed below expire on that clock too)
     const [ev] = parseEventLogs({
       abi: settlementAbi,
@@ -118,14 +109,7 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
       params: [Number(ev!.args.availableAt - block.timestamp) + 1],
     } as never);
     await client.request({ method: "evm_mine", params: [] } as never);
-    await client.waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: settlement,
-        abi: settlementAbi,
-        functionName: "executeWithdrawal",
-        args: [cnts],
-      }),
-    });
+    await submit(settlement, settlementAbi, "executeWithdrawal", [cnts]);
     const held = (await client.readContract({
       address: cnts,
       abi: assetTokenAbi,
@@ -148,18 +132,8 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
       } as never);
     await assert.rejects(transfer(stranger, free + 1n), /EligibilityTransferRestricted/);
     await assert.rejects(transfer(stranger, held), /EligibilityTransferRestricted/);
-    const send = async (to: Address, amount: bigint) => {
-      const r = await client.waitForTransactionReceipt({
-        hash: await wallet.writeContract({
-          address: cnts,
-          abi: assetTokenAbi,
-          functionName: "transfer",
-          args: [to, amount],
-          gas: 1_000_000n,
-        }),
-      });
-      return r.status;
-    };
+    const send = async (to: Address, amount: bigint) =>
+      (await submit(cnts, assetTokenAbi, "transfer", [to, amount], 1_000_000n)).status;
     assert.equal(await send(stranger, free), "success");
     await assert.rejects(transfer(stranger, 1n), /EligibilityTransferRestricted/, "only restricted units left");
     // a reverted transaction too (not just the simulation): nothing moved
@@ -193,12 +167,7 @@ test("eligibility registry: restricted lots recorded from the ledger; the chain 
     //    the lot she received by the direct transfer stays (the registry keeps received lots apart)
     await exchange.compliance!.stop();
     assert.equal((await place(seller, "sell", 1_000n, lots)).status, "open");
-    const aliceBuy = await alice.call("POST", "/orders", {
-      assetId: "CNTS",
-      side: "BUY",
-      orderType: "market",
-      quantity: 1,
-    });
+    const aliceBuy = await alice.marketOrder("CNTS", "BUY", 1);
     assert.equal(aliceBuy.status, 201, JSON.stringify(aliceBuy.body));
     await waitFor(
       "alice's buy settled",

@@ -12,7 +12,7 @@ import * as oidc from "openid-client";
 import { withTestStack } from "../support/test-stack";
 import { DEFAULT_CLIENT_ID, WEB_CALLBACK_PATH } from "../../api/iam/config";
 import { login } from "../../api/iam/testing/code-flow";
-import { readOutbox } from "../../api/iam/testing/harness";
+import { passwordGrant, readOutbox } from "../../api/iam/testing/harness";
 
 test("a new user: code, outbox, password grant, tenant token, GET /v1/account equal to the chain", {
   timeout: 300_000,
@@ -36,15 +36,8 @@ test("a new user: code, outbox, password grant, tenant token, GET /v1/account eq
     assert.match(code, /^\d{6}$/);
 
     // 2. the password grant (a form, spec 4.A)
-    const form = new URLSearchParams({
-      grant_type: "password",
-      client_id: "exchange-web",
-      username: phone,
-      password: code,
-      scope: "openid profile email phone",
-    });
-    const grant = await fetch(`${iam}/api/login/oauth/access_token`, { method: "POST", body: form });
-    const tokens = (await grant.json()) as { access_token: string; token_type: string; expires_in: number };
+    const grant = await passwordGrant(iam, phone, code);
+    const tokens = grant.body as { access_token: string; token_type: string; expires_in: number };
     assert.equal(grant.status, 200, JSON.stringify(tokens));
     assert.equal(tokens.expires_in, 7200);
 

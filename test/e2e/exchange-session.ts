@@ -1,9 +1,12 @@
-// Shared by the exchange API's end-to-end tests: polling until a condition holds, and a user's session as the
-// exchange app makes it (one-time code from the sandbox outbox, password grant, tenant token).
+// Shared by the exchange API's end-to-end tests: their stack, polling until a condition holds, and a user's session
+// as the exchange app makes it (one-time code from the sandbox outbox, password grant, tenant token).
 import { passwordGrant, requestCode } from "../../api/iam/testing/harness";
 import assert from "node:assert/strict";
 import { poll } from "../support/poll";
 import type { Address } from "viem";
+import type { DexService } from "../../pipeline/service";
+import type { RunningStack } from "../../scripts/stack";
+import { dexServiceOf, withTestStack, type TestStack } from "../support/test-stack";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -30,8 +33,33 @@ export async function loginExchange(iam: string, api: string, phone: string) {
     assert.ok(r.status < 500, `${method} ${p}: ${r.status} ${text}`);
     return { status: r.status, headers: r.headers, body: (text ? JSON.parse(text) : {}) as Json };
   };
+  /** POST /orders of a market order */
+  const marketOrder = (assetId: string, side: "BUY" | "SELL", quantity: number) =>
+    call("POST", "/orders", { assetId, side, orderType: "market", quantity });
   const account = (await call("GET", "/account")).body.data as Json;
-  return { call, account, address: account.settlementAddress as Address, auth, headers };
+  return { call, marketOrder, account, address: account.settlementAddress as Address, auth, headers };
+}
+
+export interface ExchangeStack extends TestStack {
+  /** the identity provider's URL */
+  iam: string;
+  /** the exchange API's URL (…/v1) */
+  api: string;
+  /** the home chain's deployment */
+  home: RunningStack["deployments"]["home"];
+  dex: DexService;
+  /** `phone` logged in as the exchange app does it (loginExchange) */
+  login(phone: string): ReturnType<typeof loginExchange>;
+}
+
+/** Runs `fn` over a stack of the identity provider, the pipeline and the exchange API (withTestStack). */
+export function withExchangeStack(prefix: string, fn: (s: ExchangeStack) => Promise<void>): Promise<void> {
+  return withTestStack(prefix, ["iam", "pipeline", "exchange-api"], async (s) => {
+    const iam = s.config.urls.identity;
+    const api = s.config.urls.exchangeApi;
+    const login = (phone: string) => loginExchange(iam, api, phone);
+    await fn({ ...s, iam, api, home: s.stack.deployments.home, dex: dexServiceOf(s.stack), login });
+  });
 }
 
 /** A user's real-time stream of the exchange API (SSE at `<origin>/api/realtime`, spec 6.1): every event as it

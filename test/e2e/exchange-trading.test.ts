@@ -11,9 +11,8 @@ import { test } from "node:test";
 import { createPublicClient, http, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { eligibilityRegistryAbi, settlementAbi } from "../../sdk/abi";
-import { dexServiceOf, withTestStack } from "../support/test-stack";
-import { waitFor, loginExchange, openRealtime } from "./exchange-session";
-import type { DexService, MarketSpec } from "../../pipeline/service";
+import { waitFor, openRealtime, withExchangeStack } from "./exchange-session";
+import type { MarketSpec } from "../../pipeline/service";
 import { signedPlaceRequest } from "../../pipeline/testing/orders";
 import { formatDecimal } from "../../sdk/decimal";
 import Ajv2020 from "ajv/dist/2020";
@@ -23,12 +22,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 test("exchange API trading: orders, compliance, portfolio, lots, transactions and account equal to the chain", {
   timeout: 600_000,
 }, async () => {
-  await withTestStack("exchange-trading-e2e-", ["iam", "pipeline", "exchange-api"], async ({ config, stack }) => {
-    const iam = config.urls.identity;
-    const api = config.urls.exchangeApi;
-    const home = stack.deployments.home;
+  await withExchangeStack("exchange-trading-e2e-", async ({ config, api, home, dex, login }) => {
     const client = createPublicClient({ transport: http(config.chains.home.rpcUrl) });
-    const dex: DexService = dexServiceOf(stack);
     const onChain = (who: string, token: string) =>
       client.readContract({
         address: home.contracts.Settlement as Address,
@@ -36,8 +31,6 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
         functionName: "balanceOf",
         args: [who as Address, home.tokens[token].address as Address],
       }) as Promise<bigint>;
-
-    const login = (phone: string) => loginExchange(iam, api, phone);
 
     // demo traders make the liquidity through the DexService, with real signed orders
     const traders = config.keys.demoTraders.map((k) => privateKeyToAccount(k.privateKey));
@@ -72,12 +65,7 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     const { events, close: closeRealtime } = await openRealtime(api.replace(/\/v1$/, ""), alice.auth, "quote:AAPL");
 
     // 2. a market BUY of 3 AAPL: EXECUTED at once, at 200
-    const buy1 = await alice.call("POST", "/orders", {
-      assetId: "AAPL",
-      side: "BUY",
-      orderType: "market",
-      quantity: 3,
-    });
+    const buy1 = await alice.marketOrder("AAPL", "BUY", 3);
     assert.equal(buy1.status, 201, JSON.stringify(buy1.body));
     assert.match(buy1.body.data.orderId, /^ord_[0-9a-f]{32}$/);
     assert.equal(buy1.body.data.status, "EXECUTED");
@@ -135,15 +123,17 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
         (settlement.data.txHashes as string[]).every((h) => /^0x[0-9a-f]{64}$/.test(h)),
     );
     closeRealtime();
+    /** `who`'s lots of `assetId` (GET /exchange-portfolio) */
+    const lotsOf = async (who: typeof alice, assetId: string) =>
+      ((await who.call("GET", "/exchange-portfolio")).body.data as Json[]).find((x) => x.assetId === assetId)!
+        .lots as Json[];
     const check = async (who: typeof alice) => {
       const aapl = await onChain(who.address, "AAPL");
       const usd = await onChain(who.address, "USD");
       const portfolio = (await who.call("GET", "/portfolio")).body.data as Json[];
       const h = portfolio.find((x) => x.assetId === "AAPL")!;
       assert.equal(h.quantityUnits, aapl.toString(), "holding = Settlement balance");
-      const lots = ((await who.call("GET", "/exchange-portfolio")).body.data as Json[]).find(
-        (x) => x.assetId === "AAPL",
-      )!.lots as Json[];
+      const lots = await lotsOf(who, "AAPL");
       assert.equal(
         lots.reduce((s, l) => s + BigInt(l.quantityUnits), 0n),
         aapl,
@@ -183,12 +173,7 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     // 5. sell part (4 of 5) into a demo bid: the first lot goes whole, the second keeps the rest (FIFO)
     await dex.cancelOrder({ orderId: ask.orderId, account: seller.address, reason: "user_cancelled" }); // the rest of the ask goes
     assert.equal((await place(bidder, "AAPL-USD", "buy", 21_000n, 4_000n)).status, "open");
-    const sell = await alice.call("POST", "/orders", {
-      assetId: "AAPL",
-      side: "SELL",
-      orderType: "market",
-      quantity: 4,
-    });
+    const sell = await alice.marketOrder("AAPL", "SELL", 4);
     assert.equal(sell.status, 201, JSON.stringify(sell.body));
     assert.equal(sell.body.data.status, "EXECUTED");
     assert.equal(sell.body.data.averagePrice, 210);
@@ -287,19 +272,8 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     assert.equal((await alice.call("DELETE", `/orders/${won.body.data.orderId}`)).status, 200);
 
     // 7. asset checks: unknown 404, listed but not tradeable 400
-    assert.deepEqual(
-      [
-        (await alice.call("POST", "/orders", { assetId: "NOPE", side: "BUY", orderType: "market", quantity: 1 })).body
-          .error.code,
-      ],
-      ["ASSET_NOT_FOUND"],
-    );
-    const nova = await alice.call("POST", "/orders", {
-      assetId: "NOVA",
-      side: "BUY",
-      orderType: "market",
-      quantity: 1,
-    });
+    assert.deepEqual([(await alice.marketOrder("NOPE", "BUY", 1)).body.error.code], ["ASSET_NOT_FOUND"]);
+    const nova = await alice.marketOrder("NOVA", "BUY", 1);
     assert.deepEqual([nova.status, nova.body.error.code], [400, "ASSET_NOT_TRADEABLE"]);
 
     // 8. accreditation on creation, pre-IPO orders and updates (bob: no accreditation yet)
@@ -461,12 +435,10 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     // 10. resale: bob buys a Reg CF lot (restricted for 12 months); his restricted sell never meets a buyer no
     //     exemption covers (carol: not accredited), whatever arrives first; an accredited buyer takes it
     assert.equal((await place(seller, "CNTS-USD", "sell", 1_000n, 1_000n)).status, "open"); // 10 @ 10.00
-    const cf = await bob.call("POST", "/orders", { assetId: "CNTS", side: "BUY", orderType: "market", quantity: 5 });
+    const cf = await bob.marketOrder("CNTS", "BUY", 5);
     assert.deepEqual(code(cf), [201, "EXECUTED"]);
     await settled(bob, [cf.body.data.orderId]);
-    const cfLots = ((await bob.call("GET", "/exchange-portfolio")).body.data as Json[]).find(
-      (x) => x.assetId === "CNTS",
-    )!.lots as Json[];
+    const cfLots = await lotsOf(bob, "CNTS");
     assert.deepEqual(
       cfLots.map((l) => [l.isRestricted, l.offeringType]),
       [[true, "Reg CF crowdfunding"]],
@@ -526,9 +498,7 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     //      (resale_restricted at the match) and bob's sell rests
     const moved = await bob.call("POST", "/sandbox/funding/advance-clock", { seconds: 366 * 86_400 });
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
-    const freeLots = ((await bob.call("GET", "/exchange-portfolio")).body.data as Json[]).find(
-      (x) => x.assetId === "CNTS",
-    )!.lots as Json[];
+    const freeLots = await lotsOf(bob, "CNTS");
     assert.deepEqual(
       freeLots.map((l) => l.isRestricted),
       freeLots.map(() => false),
@@ -550,9 +520,7 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     assert.deepEqual(code(carolFree), [201, "EXECUTED"], JSON.stringify(carolFree.body));
     // 10b'. the clock was bob's alone (#26): alice's lot (bought from bob above) is still in its hold; bob's lot
     //       bought now is dated on his clock, and its flag and restriction end read that one clock (#30)
-    const aliceLots = ((await alice.call("GET", "/exchange-portfolio")).body.data as Json[]).find(
-      (x) => x.assetId === "CNTS",
-    )!.lots as Json[];
+    const aliceLots = await lotsOf(alice, "CNTS");
     assert.deepEqual(
       aliceLots.map((l) => l.isRestricted),
       [true],
@@ -560,17 +528,10 @@ test("exchange API trading: orders, compliance, portfolio, lots, transactions an
     );
     assert.ok(Date.parse(aliceLots[0].restrictionEndDate) > Date.now() + 300 * 86_400_000);
     const bobNow = Date.parse(moved.body.data.now);
-    const cfAgain = await bob.call("POST", "/orders", {
-      assetId: "CNTS",
-      side: "BUY",
-      orderType: "market",
-      quantity: 1,
-    });
+    const cfAgain = await bob.marketOrder("CNTS", "BUY", 1);
     assert.deepEqual(code(cfAgain), [201, "EXECUTED"]);
     await settled(bob, [cfAgain.body.data.orderId]);
-    const bobLots = ((await bob.call("GET", "/exchange-portfolio")).body.data as Json[]).find(
-      (x) => x.assetId === "CNTS",
-    )!.lots as Json[];
+    const bobLots = await lotsOf(bob, "CNTS");
     const fresh = bobLots.at(-1)!;
     assert.ok(
       Math.abs(Date.parse(fresh.acquisitionDate) - bobNow) < 120_000,

@@ -17,7 +17,8 @@ import { createTestConfig, defaultComponents, startStack, type RunningStack } fr
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { formatBanner } from "../../scripts/stack/banner";
 import type { MarketSpec } from "../../pipeline/service";
-import { api, createApiKey, signedOrderBody, walletHeaders } from "../../api/testing/client";
+import { api, createApiKey, walletHeaders } from "../../api/testing/client";
+import { signedOrderPoster } from "../support/signed-orders";
 import { startExternalAnvil, startPostgresServer } from "../support/external-parts";
 import { loginExchange } from "./exchange-session";
 import { settledTradesOf } from "../../sdk/settled-trades";
@@ -153,25 +154,10 @@ test("external chains + Postgres + a shared deployments file: no node started, t
     const priceTicks = 250_000n;
     const sizeLots = 5_000n;
     const chainId = config.chains.home.chainId;
-    const ask = await api(origin, "POST", "/v1/orders", {
-      body: await signedOrderBody(B, m, chainId, settlement, {
-        side: "sell",
-        priceTicks,
-        sizeLots,
-        nonce: 1n,
-        clientOrderId: "ext-ask",
-      }),
-    });
+    const post = signedOrderPoster(origin, m, chainId, settlement);
+    const ask = await post(B, { side: "sell", priceTicks, sizeLots, nonce: 1n, clientOrderId: "ext-ask" });
     assert.equal(ask.status, 201, ask.text);
-    const bid = await api(origin, "POST", "/v1/orders", {
-      body: await signedOrderBody(C, m, chainId, settlement, {
-        side: "buy",
-        priceTicks,
-        sizeLots,
-        nonce: 1n,
-        clientOrderId: "ext-bid",
-      }),
-    });
+    const bid = await post(C, { side: "buy", priceTicks, sizeLots, nonce: 1n, clientOrderId: "ext-bid" });
     assert.equal(bid.status, 201, bid.text);
     assert.equal(bid.body.status, "filled");
     const orderPath = `/v1/orders/${bid.body.order_id}`;

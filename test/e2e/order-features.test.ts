@@ -15,6 +15,7 @@ import { connectWs, type TestWs } from "../../api/testing/ws-client";
 import { api, createApiKey, keyHeaders, signedOrderBody, type TestKey } from "../../api/testing/client";
 import { ticksToPriceText, lotsToSizeText } from "../../api/dex/units";
 import { dexApiUrls, ordersWs, withDexStack } from "../support/dex-stack";
+import { signedOrderPoster } from "../support/signed-orders";
 
 const PROTO = path.join(__dirname, "..", "..", "proto", "trading.proto");
 
@@ -58,6 +59,7 @@ test("GTD, hidden, iceberg and refusals through the real pipeline", { timeout: 1
       });
     const restAsks = async () =>
       (await api(origin, "GET", "/v1/orderbook/WETH-USD?depth=100")).body.asks as { price: number; size: number }[];
+    const postSigned = signedOrderPoster(origin, m, chainId, settlement);
     let nonce = 1n;
 
     await t.test("GTD rests and expires on time on every path; the expiry reaches the private channel", async () => {
@@ -143,14 +145,7 @@ test("GTD, hidden, iceberg and refusals through the real pipeline", { timeout: 1
         assert.deepEqual(snap.asks, [[price(300_100n), size(200n)]]);
         const book = await grpcCall("GetOrderBook", { symbol: "WETH-USD", depth: 50 });
         assert.deepEqual(book.asks, [{ price: price(300_100n), size: size(200n) }]);
-        const take = await api(origin, "POST", "/v1/orders", {
-          body: await signedOrderBody(B, m, chainId, settlement, {
-            side: "buy",
-            priceTicks: 300_000n,
-            sizeLots: 1_000n,
-            nonce: nonce++,
-          }),
-        });
+        const take = await postSigned(B, { side: "buy", priceTicks: 300_000n, sizeLots: 1_000n, nonce: nonce++ });
         assert.equal(take.status, 201, take.text);
         assert.equal(take.body.status, "filled", take.text);
         assert.equal(
@@ -176,14 +171,12 @@ test("GTD, hidden, iceberg and refusals through the real pipeline", { timeout: 1
           [po.body.status, po.body.status_reason, po.body.price],
           ["rejected", "post_only_would_take", price(300_500n)],
         );
-        const signedPo = await api(origin, "POST", "/v1/orders", {
-          body: await signedOrderBody(B, m, chainId, settlement, {
-            side: "buy",
-            priceTicks: 300_500n,
-            sizeLots: 100n,
-            nonce: nonce++,
-            timeInForce: "post_only",
-          }),
+        const signedPo = await postSigned(B, {
+          side: "buy",
+          priceTicks: 300_500n,
+          sizeLots: 100n,
+          nonce: nonce++,
+          timeInForce: "post_only",
         });
         assert.deepEqual(
           [signedPo.status, signedPo.body.status, signedPo.body.status_reason, signedPo.body.price],

@@ -4,14 +4,11 @@
 // (through its REST reads) equal the chain.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createTestConfig, indexerComponent, startStack, type RunningStack } from "../../scripts/stack";
+import { withTestStack } from "../support/test-stack";
 import { feeFor } from "../../sdk/eip712";
-import { pipelineComponent, type PipelineHandle } from "../../scripts/stack/components/pipeline";
+import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import { settlementAbi } from "../../sdk/abi";
 import { signedInput } from "../../pipeline/testing/orders";
 import { settledTradesOf } from "../../sdk/settled-trades";
@@ -29,11 +26,7 @@ async function poll<T>(fn: () => Promise<T | undefined>, timeoutMs: number): Pro
 test("signed orders -> trade -> settled on chain -> the indexer's trade, candle and balance rows match", {
   timeout: 300_000,
 }, async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pipeline-stack-"));
-  let stack: RunningStack | undefined;
-  try {
-    const { config } = await createTestConfig(dataDir);
-    stack = await startStack({ config, components: [pipelineComponent, indexerComponent], onComponentError: "fail" });
+  await withTestStack("pipeline-stack-", ["pipeline", "indexer"], async ({ config, stack }) => {
     const handle = stack.components.find((c) => c.name === "pipeline")!.handle as PipelineHandle;
     const indexerUrl = stack.components
       .find((c) => c.name === "indexer")!
@@ -139,8 +132,5 @@ test("signed orders -> trade -> settled on chain -> the indexer's trade, candle 
     }
     const health = await handle.health!();
     assert.equal(health.ok, true, health.detail);
-  } finally {
-    await stack?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 });

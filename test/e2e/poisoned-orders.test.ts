@@ -105,19 +105,23 @@ test("poisoned orders among honest ones under load: every honest trade settles, 
     // 3. meanwhile the poisoned ones: C rests a sell, cancels its nonce on chain and D crosses it at once
     //    (before the chain follower's next poll sees the cancel); C rests another under a cancelAllBelow
     const poisonedIds: string[] = [];
+    /** C rests a sell with `nonce`, cancels it on chain (`cancel(arg)`), and D, with `crossNonce`, crosses it. */
+    const poisonedCross = async (
+      nonce: bigint,
+      cancel: "cancelOrder" | "cancelAllBelow",
+      arg: bigint,
+      crossNonce: bigint,
+    ) => {
+      const rest = await place(C, "sell", nonce, 249_000n, 100n, mPoison);
+      assert.equal(rest.status, 201, rest.text);
+      poisonedIds.push(rest.body.order_id);
+      await walletOf(C).writeContract({ address: settlement, abi, functionName: cancel, args: [arg] });
+      const cross = await place(D, "buy", crossNonce, 249_000n, 100n, mPoison);
+      assert.equal(cross.status, 201, cross.text);
+    };
     const poisonPlacements = (async () => {
-      const rest1 = await place(C, "sell", 500n, 249_000n, 100n, mPoison);
-      assert.equal(rest1.status, 201, rest1.text);
-      poisonedIds.push(rest1.body.order_id);
-      await walletOf(C).writeContract({ address: settlement, abi, functionName: "cancelOrder", args: [500n] });
-      const cross1 = await place(D, "buy", 1n, 249_000n, 100n, mPoison);
-      assert.equal(cross1.status, 201, cross1.text);
-      const rest2 = await place(C, "sell", 600n, 249_000n, 100n, mPoison);
-      assert.equal(rest2.status, 201, rest2.text);
-      poisonedIds.push(rest2.body.order_id);
-      await walletOf(C).writeContract({ address: settlement, abi, functionName: "cancelAllBelow", args: [601n] });
-      const cross2 = await place(D, "buy", 2n, 249_000n, 100n, mPoison);
-      assert.equal(cross2.status, 201, cross2.text);
+      await poisonedCross(500n, "cancelOrder", 500n, 1n);
+      await poisonedCross(600n, "cancelAllBelow", 601n, 2n);
     })();
     await poisonPlacements;
     for (const r of honest) assert.equal(r.status, 201, r.text);

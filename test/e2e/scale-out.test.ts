@@ -358,6 +358,9 @@ test("scale-out: two matcher partitions and two API processes on one external ch
     const alice = await loginExchange(iam1, ex2, "+14155550301");
     const ex = (origin: string, method: string, p: string, body?: object) =>
       api(origin, method, p, { headers: alice.headers, body });
+    /** alice's exchange limit BUY of `quantity` `assetId` at `limitPrice`, through the API at `origin` */
+    const exBuy = (origin: string, assetId: string, quantity: string, limitPrice: string) =>
+      ex(origin, "POST", "/orders", { assetId, side: "BUY", orderType: "limit", quantity, limitPrice });
     await waitFor(
       "alice's sandbox dollars",
       async () => {
@@ -372,22 +375,10 @@ test("scale-out: two matcher partitions and two API processes on one external ch
     assert.equal((await place(api1, A, eth, "sell", "2450", "0.5")).status, 201);
     assert.equal((await place(api2, B, btc, "sell", "61500", "0.01")).status, 201);
     // WETH (partition 1) through API 2, WBTC (partition 2) through API 1
-    const xEth = await ex(ex2, "POST", "/orders", {
-      assetId: "WETH",
-      side: "BUY",
-      orderType: "limit",
-      quantity: "0.5",
-      limitPrice: "2450",
-    });
+    const xEth = await exBuy(ex2, "WETH", "0.5", "2450");
     assert.equal(xEth.status, 201, xEth.text);
     assert.equal(xEth.body.data.status, "EXECUTED");
-    const xBtc = await ex(ex1, "POST", "/orders", {
-      assetId: "WBTC",
-      side: "BUY",
-      orderType: "limit",
-      quantity: "0.01",
-      limitPrice: "61500",
-    });
+    const xBtc = await exBuy(ex1, "WBTC", "0.01", "61500");
     assert.equal(xBtc.status, 201, xBtc.text);
     assert.equal(xBtc.body.data.status, "EXECUTED");
     // API 1's stream carries the settlement of both, each by its partition's operator
@@ -452,13 +443,7 @@ test("scale-out: two matcher partitions and two API processes on one external ch
       );
     }
     // a resting exchange order on partition 2's market, for the hold counted while that partition is down
-    const xRest = await ex(ex1, "POST", "/orders", {
-      assetId: "WBTC",
-      side: "BUY",
-      orderType: "limit",
-      quantity: "0.01",
-      limitPrice: "30000",
-    });
+    const xRest = await exBuy(ex1, "WBTC", "0.01", "30000");
     assert.equal(xRest.status, 201, xRest.text);
     assert.equal(xRest.body.data.status, "PENDING");
 
@@ -488,26 +473,14 @@ test("scale-out: two matcher partitions and two API processes on one external ch
       const rows = async () =>
         Number((await exDb.query<{ n: string }>("SELECT count(*)::text AS n FROM exchange_orders")).rows[0].n);
       const before = await rows();
-      const xDown = await ex(ex2, "POST", "/orders", {
-        assetId: "WBTC",
-        side: "BUY",
-        orderType: "limit",
-        quantity: "0.01",
-        limitPrice: "31000",
-      });
+      const xDown = await exBuy(ex2, "WBTC", "0.01", "31000");
       assert.equal(xDown.status, 503, xDown.text);
       assert.equal(xDown.body.error.code, "SERVICE_UNAVAILABLE");
       assert.equal(typeof xDown.body.error.message, "string");
       assert.equal(typeof xDown.body.error.details, "object");
       assert.doesNotMatch(xDown.text, /127\.0\.0\.1|:\d{4,5}\b/, "no internal address reaches the client");
       assert.equal(await rows(), before, "a refused exchange order leaves no row");
-      const xOn = await ex(ex1, "POST", "/orders", {
-        assetId: "WETH",
-        side: "BUY",
-        orderType: "limit",
-        quantity: "0.01",
-        limitPrice: "1000",
-      });
+      const xOn = await exBuy(ex1, "WETH", "0.01", "1000");
       assert.equal(xOn.status, 201, xOn.text);
       assert.equal(xOn.body.data.status, "PENDING");
       assert.equal(await rows(), before + 1);

@@ -14,7 +14,8 @@ import { createTestConfig, defaultComponents, startStack, type RunningStack } fr
 import type { PipelineHandle } from "../../scripts/stack/components/pipeline";
 import type { MarketSpec } from "../../pipeline/service";
 import { settlementAbi } from "../../sdk/abi";
-import { api, signedOrderBody, walletHeaders } from "../../api/testing/client";
+import { api, walletHeaders } from "../../api/testing/client";
+import { signedOrderPoster } from "../support/signed-orders";
 import { poll } from "../support/poll";
 import { dexApiUrls } from "../support/dex-stack";
 import { componentHandle } from "../support/test-stack";
@@ -71,27 +72,14 @@ test("settled fills read settled with the same transaction after a clean stop an
       .map((k) => privateKeyToAccount(k.privateKey)) as PrivateKeyAccount[];
 
     // three rounds of crossing orders, apart so that they settle in several batches
+    const post = signedOrderPoster(origin, m, chainId, settlement);
     let nonce = 1n;
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 3; i++) {
         const priceTicks = 250_000n + BigInt(round);
-        const ask = await api(origin, "POST", "/v1/orders", {
-          body: await signedOrderBody(seller, m, chainId, settlement, {
-            side: "sell",
-            priceTicks,
-            sizeLots: 1_000n,
-            nonce: nonce++,
-          }),
-        });
+        const ask = await post(seller, { side: "sell", priceTicks, sizeLots: 1_000n, nonce: nonce++ });
         assert.equal(ask.status, 201, ask.text);
-        const bid = await api(origin, "POST", "/v1/orders", {
-          body: await signedOrderBody(buyer, m, chainId, settlement, {
-            side: "buy",
-            priceTicks,
-            sizeLots: 1_000n,
-            nonce: nonce++,
-          }),
-        });
+        const bid = await post(buyer, { side: "buy", priceTicks, sizeLots: 1_000n, nonce: nonce++ });
         assert.equal(bid.status, 201, bid.text);
         assert.equal(bid.body.status, "filled", bid.text);
       }
