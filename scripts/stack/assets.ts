@@ -14,6 +14,7 @@ import { recordAgentInvestors } from "./agents-registry";
 import { createChainClients } from "./clients";
 import type { Deployments, TokenDeployment } from "./deployments";
 import type { SeededBalance } from "./seed";
+import { jobTarget } from "./provision-job";
 import type { ProvisionContext } from "./types";
 
 /** EIP-7825 (Osaka) caps a transaction's gas at 2^24 (16.7M). The home chain's node asks 36M for the
@@ -133,17 +134,9 @@ export async function provisionAssets(ctx: ProvisionContext): Promise<void> {
 
 async function deployMissingAssets(ctx: ProvisionContext): Promise<void> {
   if (missingAssetTokens(ctx.deployments).length === 0) return;
-  const chain = (c: { chainId: number; rpcUrl: string; wsUrl: string }) => ({
-    chainId: c.chainId,
-    rpcUrl: c.rpcUrl,
-    wsUrl: c.wsUrl,
-  });
   await ctx.provision({
     kind: "assets",
-    expectedDeployer: ctx.config.keys.deployer.address,
-    deploymentsFile: ctx.config.deploymentsFile,
-    home: chain(ctx.chains.home),
-    remote: chain(ctx.chains.remote),
+    ...jobTarget(ctx.config, ctx.chains),
     holders: sandboxWallets(ctx.config).map((k) => k.address),
     compliance: ctx.config.keys.compliance.address,
   });

@@ -8,6 +8,7 @@ import { sandboxWallets, type Config } from "../../config";
 import { ConfigError } from "../../config/errors";
 import { rpcCall, type RunningChain } from "../chain";
 import { readDeployments, writeDeployments, type Deployments } from "./deployments";
+import { jobTarget } from "./provision-job";
 import type { Provisioner } from "./provisioner";
 import type { SeededBalance } from "./seed";
 
@@ -82,13 +83,9 @@ export async function deployOrReuse(deps: {
   }
   if (recorded) logger.warn({ file, why: mismatch }, "recorded deployments do not fit the chains: deploying again");
 
-  const chain = (c: RunningChain) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, wsUrl: c.wsUrl });
   const { seeded } = await deps.provisioner.run({
     kind: "exchange",
-    expectedDeployer: config.keys.deployer.address,
-    deploymentsFile: file,
-    home: chain(chains.home),
-    remote: chain(chains.remote),
+    ...jobTarget(config, chains),
     operator: config.keys.operator.address,
     feeRecipient: config.keys.feeRecipient.address,
     demoTraderKeys: sandboxWallets(config).map((k) => k.privateKey),

@@ -4,6 +4,7 @@
 import { createPublicClient, http, type Address } from "viem";
 import { settlementAbi } from "../../sdk/abi";
 import { OPERATOR_ROLE } from "../../sdk/eip712";
+import { jobTarget } from "./provision-job";
 import type { ProvisionContext } from "./types";
 
 /** The addresses of `operators` that do not hold OPERATOR_ROLE on `settlement` now. */
@@ -35,17 +36,9 @@ export async function provisionExtraOperators(ctx: ProvisionContext): Promise<vo
   if (extra.length === 0 || !settlement) return;
   const missing = await operatorsWithoutRole(ctx.chains.home.rpcUrl, settlement, extra);
   if (missing.length === 0) return;
-  const chain = (c: { chainId: number; rpcUrl: string; wsUrl: string }) => ({
-    chainId: c.chainId,
-    rpcUrl: c.rpcUrl,
-    wsUrl: c.wsUrl,
-  });
   await ctx.provision({
     kind: "operators",
-    expectedDeployer: ctx.config.keys.deployer.address,
-    deploymentsFile: ctx.config.deploymentsFile,
-    home: chain(ctx.chains.home),
-    remote: chain(ctx.chains.remote),
+    ...jobTarget(ctx.config, ctx.chains),
     operators: missing,
   });
   const still = await operatorsWithoutRole(ctx.chains.home.rpcUrl, settlement, missing);

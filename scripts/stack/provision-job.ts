@@ -21,6 +21,27 @@ const common = {
   remote: chain,
 };
 
+interface ChainEndpoints {
+  chainId: number;
+  rpcUrl: string;
+  wsUrl: string;
+}
+
+/** The fields every job carries, from the serving process's config and its two chains: the deployer it
+ *  names, the deployments file, and each chain's id and URLs. */
+export function jobTarget(
+  config: { keys: { deployer: { address: `0x${string}` } }; deploymentsFile: string },
+  chains: { home: ChainEndpoints; remote: ChainEndpoints },
+) {
+  const endpoints = (c: ChainEndpoints) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, wsUrl: c.wsUrl });
+  return {
+    expectedDeployer: config.keys.deployer.address,
+    deploymentsFile: config.deploymentsFile,
+    home: endpoints(chains.home),
+    remote: endpoints(chains.remote),
+  };
+}
+
 /** Exchange: demo tokens, Settlement, OPERATOR_ROLE grant, demo traders' mints (admin) and deposits
  *  (each trader's own key); writes a new deployments file. */
 export const exchangeJobSchema = z.object({

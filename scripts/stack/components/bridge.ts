@@ -28,6 +28,7 @@ import { createRelayer, type Relayer } from "../../../relayer/relayer";
 import { createCustodySigner, createFrostSigner, createHsmClient } from "../../../relayer/signers";
 import { createRelayerStore } from "../../../relayer/store";
 import type { Deployments } from "../deployments";
+import { jobTarget } from "../provision-job";
 import { bridgedTokens } from "../assets";
 import type { Component, ComponentHandle, ProvisionContext, StackContext } from "../types";
 import { resolveKeyHex } from "../../../runtime/secret-box";
@@ -87,13 +88,9 @@ export const bridgeComponent: Component = {
     } finally {
       await cluster.stop();
     }
-    const chain = (c: StackContext["chains"]["home"]) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, wsUrl: c.wsUrl });
     await ctx.provision({
       kind: "bridge",
-      expectedDeployer: ctx.config.keys.deployer.address,
-      deploymentsFile: ctx.config.deploymentsFile,
-      home: chain(ctx.chains.home),
-      remote: chain(ctx.chains.remote),
+      ...jobTarget(ctx.config, ctx.chains),
       groupPublicKey,
       hsmAddress,
       custodyOwner: privateKeyToAccount(CUSTODY_KEY).address,
