@@ -6,6 +6,7 @@ import { ApiError, validationError } from "../errors";
 import { authorize, type AcceptedSchemes, type AuthContext, type Authenticator } from "../auth/authenticate";
 import type { ApiKeyPermission } from "../auth/api-keys";
 import type { DexRateLimiters } from "./rate-limits";
+import { errorResponse } from "./schemas";
 
 export type HttpMethod = "get" | "post" | "delete";
 export type RouteAuth = "public" | "key_or_wallet" | "hmac_only" | "wallet_only" | "order";
@@ -33,6 +34,60 @@ export interface RouteSpec {
 export interface Route {
   spec: RouteSpec;
   handlers: RequestHandler[];
+}
+
+/** A route's declaration in short: its success answer as [status, description, schema], every refusal
+ *  as status -> description (answered with the error body). */
+export type Declaration<P, Q, B> = Pick<RouteSpec, "summary" | "auth"> & {
+  params?: ZodType<P>;
+  query?: ZodType<Q>;
+  body?: ZodType<B>;
+  ok: readonly [number, string, ZodType];
+  refusals: Readonly<Record<number, string>>;
+};
+
+/** What a declared route's handler gets: its inputs parsed by the declaration's own schemas. */
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  req: Request;
+  res: Response;
+}
+
+/** A route from its "method path", the guard it runs first and its declaration: the handler gets the path
+ *  parameters, the query and the JSON body parsed (in that order) by the schemas the OpenAPI document
+ *  shows, and what it returns is answered as JSON with the declared success status. */
+export function declare<P = unknown, Q = unknown, B = unknown>(
+  route: `${HttpMethod} /${string}`,
+  guard: RequestHandler,
+  d: Declaration<P, Q, B>,
+  handle: (input: RouteInput<P, Q, B>) => unknown,
+): Route {
+  const [method, path] = route.split(" ") as [HttpMethod, string];
+  const [status, description, schema] = d.ok;
+  const refusals = Object.entries(d.refusals).map(([code, text]) => [
+    code,
+    { description: text, schema: errorResponse },
+  ]);
+  const responses = { [status]: { description, schema }, ...Object.fromEntries(refusals) };
+  const { summary, auth, params, query, body } = d;
+  return {
+    spec: { method, path, summary, auth, params, query, body, responses },
+    handlers: [
+      guard,
+      async (req, res) => {
+        const input = {
+          params: params ? parseWith(params, req.params, "params") : (undefined as P),
+          query: query ? parseWith(query, req.query, "query") : (undefined as Q),
+          body: body ? parseWith(body, jsonBody(req), "body") : (undefined as B),
+          req,
+          res,
+        };
+        res.status(status).json(await handle(input));
+      },
+    ],
+  };
 }
 
 export const expressPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ":$1");

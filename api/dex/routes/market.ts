@@ -2,9 +2,8 @@
 import { findMarket } from "../order-intent";
 import { marketsResponse, presentMarkets, presentTime, timeResponse } from "../market-info";
 import { presentBook, presentTrade } from "../present";
-import { parseWith, requireAuth, type Route } from "../route-kit";
+import type { Route } from "../route-kit";
 import {
-  errorResponse,
   orderBookParams,
   orderBookQuery,
   orderBookResponse,
@@ -17,7 +16,7 @@ import {
 import { lotsToSizeText, ticksToPriceText } from "../units";
 import { ApiError } from "../../errors";
 import { z } from "zod";
-import type { RouteContext } from "./context";
+import { dexRoute, type RouteContext } from "./context";
 import type { MarketSpec } from "../../../pipeline/service";
 
 /** (last - open) / open in percent, 2 decimals, truncated toward zero: integers only. */
@@ -44,10 +43,7 @@ async function summaryOf(c: RouteContext, m: MarketSpec) {
 }
 
 const tickerParams = z.object({ symbol: symbolParam }).strict();
-const common = {
-  400: { description: "invalid request", schema: errorResponse },
-  429: { description: "rate limited", schema: errorResponse },
-};
+const common = { 400: "invalid request", 429: "rate limited" };
 
 export function marketRoutes(c: RouteContext): Route[] {
   return [
@@ -61,136 +57,99 @@ export function marketRoutes(c: RouteContext): Route[] {
 }
 
 function getMarketsRoute(c: RouteContext): Route {
-  return {
-    spec: {
-      method: "get",
-      path: "/v1/markets",
-      summary:
-        "Every market: base and quote tokens (address, decimals), tick and lot sizes, minimum and maximum size, fees, the order types and time in force allowed (spec 3.2), and what a wallet signs: the chain id, the Settlement contract, its EIP-712 domain and Order type",
-      auth: "public",
-      responses: { 200: { description: "the markets", schema: marketsResponse }, 429: common[429] },
-    },
-    handlers: [c.limiters.public, (_req, res) => void res.json(presentMarkets(c.service))],
-  };
+  const summary =
+    "Every market: base and quote tokens (address, decimals), tick and lot sizes, minimum and maximum size, fees, the order types and time in force allowed (spec 3.2), and what a wallet signs: the chain id, the Settlement contract, its EIP-712 domain and Order type";
+  const ok = [200, "the markets", marketsResponse] as const;
+  return dexRoute(c, "get /v1/markets", { summary, auth: "public", ok, refusals: { 429: common[429] } }, () =>
+    presentMarkets(c.service),
+  );
 }
 
 function getTimeRoute(c: RouteContext): Route {
-  return {
-    spec: {
-      method: "get",
-      path: "/v1/time",
-      summary: "Server time (Unix ms): the clock X-TIMESTAMP and X-Wallet-Timestamp are checked against",
-      auth: "public",
-      responses: { 200: { description: "server time", schema: timeResponse }, 429: common[429] },
-    },
-    handlers: [c.limiters.public, (_req, res) => void res.json(presentTime(c.now()))],
-  };
+  const summary = "Server time (Unix ms): the clock X-TIMESTAMP and X-Wallet-Timestamp are checked against";
+  return dexRoute(
+    c,
+    "get /v1/time",
+    { summary, auth: "public", ok: [200, "server time", timeResponse], refusals: { 429: common[429] } },
+    () => presentTime(c.now()),
+  );
 }
 
 function getOrderbookSymbolRoute(c: RouteContext): Route {
-  return {
-    spec: {
-      method: "get",
-      path: "/v1/orderbook/{symbol}",
-      summary: "Order book depth (spec 4.B)",
-      auth: "public",
-      params: orderBookParams,
-      query: orderBookQuery,
-      responses: { 200: { description: "the book", schema: orderBookResponse }, ...common },
-    },
-    handlers: [
-      c.limiters.public,
-      async (req, res) => {
-        const { symbol } = parseWith(orderBookParams, req.params, "params");
-        const { depth } = parseWith(orderBookQuery, req.query, "query");
-        const m = findMarket(c.service, symbol);
-        const book = await c.service.getOrderBook(
-          symbol,
-          Math.min(depth ?? c.config.defaultBookDepth, c.config.maxBookDepth),
-        );
-        if (!book) throw new ApiError("INVALID_SYMBOL", `trading pair ${symbol} is not supported`, { symbol });
-        res.json(presentBook(m, book));
-      },
-    ],
-  };
+  const declared = {
+    summary: "Order book depth (spec 4.B)",
+    auth: "public",
+    params: orderBookParams,
+    query: orderBookQuery,
+    ok: [200, "the book", orderBookResponse],
+    refusals: common,
+  } as const;
+  return dexRoute(c, "get /v1/orderbook/{symbol}", declared, async ({ params: { symbol }, query: { depth } }) => {
+    const m = findMarket(c.service, symbol);
+    const book = await c.service.getOrderBook(
+      symbol,
+      Math.min(depth ?? c.config.defaultBookDepth, c.config.maxBookDepth),
+    );
+    if (!book) throw new ApiError("INVALID_SYMBOL", `trading pair ${symbol} is not supported`, { symbol });
+    return presentBook(m, book);
+  });
 }
 
 function getTradesRoute(c: RouteContext): Route {
-  return {
-    spec: {
-      method: "get",
-      path: "/v1/trades",
-      summary: "Recent trades of a pair, newest first (spec 4.B)",
-      auth: "public",
-      query: tradesQuery,
-      responses: { 200: { description: "trades", schema: tradesResponse }, ...common },
-    },
-    handlers: [
-      c.limiters.public,
-      async (req, res) => {
-        const q = parseWith(tradesQuery, req.query, "query");
-        const m = findMarket(c.service, q.symbol);
-        const trades = await c.service.getRecentTrades(
-          q.symbol,
-          Math.min(q.limit ?? c.config.defaultTradesLimit, c.config.maxTradesLimit),
-        );
-        res.json({ symbol: q.symbol, trades: trades.map((t) => presentTrade(m, t)) });
-      },
-    ],
-  };
+  const summary = "Recent trades of a pair, newest first (spec 4.B)";
+  const declared = {
+    summary,
+    auth: "public",
+    query: tradesQuery,
+    ok: [200, "trades", tradesResponse],
+    refusals: common,
+  } as const;
+  return dexRoute(c, "get /v1/trades", declared, async ({ query: q }) => {
+    const m = findMarket(c.service, q.symbol);
+    const trades = await c.service.getRecentTrades(
+      q.symbol,
+      Math.min(q.limit ?? c.config.defaultTradesLimit, c.config.maxTradesLimit),
+    );
+    return { symbol: q.symbol, trades: trades.map((t) => presentTrade(m, t)) };
+  });
 }
 
 function getMarketSummaryRoute(c: RouteContext): Route {
-  return {
-    spec: {
-      method: "get",
-      path: "/v1/market-summary",
-      summary:
-        "Every market's best bid and ask, last price, 24 h open, change (percent) and volume in one public answer, for pages and dashboards; the per-symbol ticker of spec 4.C stays on the signed scheme",
-      auth: "public",
-      responses: { 200: { description: "every market's summary", schema: marketSummaryResponse }, 429: common[429] },
+  const summary =
+    "Every market's best bid and ask, last price, 24 h open, change (percent) and volume in one public answer, for pages and dashboards; the per-symbol ticker of spec 4.C stays on the signed scheme";
+  const ok = [200, "every market's summary", marketSummaryResponse] as const;
+  return dexRoute(
+    c,
+    "get /v1/market-summary",
+    { summary, auth: "public", ok, refusals: { 429: common[429] } },
+    async () => {
+      const markets = await Promise.all(c.service.listMarkets().map((m) => summaryOf(c, m)));
+      return { markets, timestamp: c.now() };
     },
-    handlers: [
-      c.limiters.public,
-      async (_req, res) => {
-        const markets = await Promise.all(c.service.listMarkets().map((m) => summaryOf(c, m)));
-        res.json({ markets, timestamp: c.now() });
-      },
-    ],
-  };
+  );
 }
 
 function getTickerSymbolRoute(c: RouteContext): Route {
-  return {
-    spec: {
-      method: "get",
-      path: "/v1/ticker/{symbol}",
-      summary: "Ticker (spec 4.C, 2.16): signed scheme only (X-API-KEY, X-TIMESTAMP, X-SIGNATURE)",
-      auth: "hmac_only",
-      params: tickerParams,
-      responses: {
-        200: { description: "ticker", schema: tickerResponse },
-        401: { description: "bad or missing signature", schema: errorResponse },
-        ...common,
-      },
-    },
-    handlers: [
-      requireAuth(c, { hmac: true }, "read", "market"),
-      async (req, res) => {
-        const { symbol } = parseWith(tickerParams, req.params, "params");
-        const m = findMarket(c.service, symbol);
-        const [book, stats] = await Promise.all([c.service.getOrderBook(symbol, 1), c.service.getMarketStats(symbol)]);
-        const bid = book?.bids[0];
-        const ask = book?.asks[0];
-        res.json({
-          symbol,
-          bid: bid ? ticksToPriceText(m, bid.priceTicks) : null,
-          ask: ask ? ticksToPriceText(m, ask.priceTicks) : null,
-          last: stats?.lastPriceTicks != null ? ticksToPriceText(m, stats.lastPriceTicks) : null,
-          volume24h: lotsToSizeText(m, stats?.volume24hLots ?? 0n),
-          timestamp: c.now(),
-        });
-      },
-    ],
-  };
+  const declared = {
+    summary: "Ticker (spec 4.C, 2.16): signed scheme only (X-API-KEY, X-TIMESTAMP, X-SIGNATURE)",
+    auth: "hmac_only",
+    access: ["read", "market"],
+    params: tickerParams,
+    ok: [200, "ticker", tickerResponse],
+    refusals: { 401: "bad or missing signature", ...common },
+  } as const;
+  return dexRoute(c, "get /v1/ticker/{symbol}", declared, async ({ params: { symbol } }) => {
+    const m = findMarket(c.service, symbol);
+    const [book, stats] = await Promise.all([c.service.getOrderBook(symbol, 1), c.service.getMarketStats(symbol)]);
+    const bid = book?.bids[0];
+    const ask = book?.asks[0];
+    return {
+      symbol,
+      bid: bid ? ticksToPriceText(m, bid.priceTicks) : null,
+      ask: ask ? ticksToPriceText(m, ask.priceTicks) : null,
+      last: stats?.lastPriceTicks != null ? ticksToPriceText(m, stats.lastPriceTicks) : null,
+      volume24h: lotsToSizeText(m, stats?.volume24hLots ?? 0n),
+      timestamp: c.now(),
+    };
+  });
 }

@@ -4,7 +4,7 @@ import { ApiError } from "../../errors";
 import { findMarket } from "../order-intent";
 import { isWalletSigned } from "../place-order";
 import { presentOrder, presentOrderWithFills } from "../present";
-import { authOf, jsonBody, parseWith, requireAuth, runMiddleware, applyAuthLimits, type Route } from "../route-kit";
+import { authOf, jsonBody, parseWith, runMiddleware, applyAuthLimits, type Route } from "../route-kit";
 import {
   cancelResponse,
   errorResponse,
@@ -16,11 +16,13 @@ import {
   placeOrderBody,
 } from "../schemas";
 import { DEX_OPEN_STATUSES, type DexOrderStatus } from "../../../pipeline/service";
-import { ANY_SCHEME, privateRefusals, type RouteContext } from "./context";
+import { dexRoute, privateRefusalAnswers, privateRefusals, type RouteContext } from "./context";
 import type { Request, Response } from "express";
 import { metrics, refusalReason } from "../../../runtime/metrics";
 
-const errors = privateRefusals("invalid request, symbol, type or balance", "permission, IP allowlist or key limit");
+const refused = ["invalid request, symbol, type or balance", "permission, IP allowlist or key limit"] as const;
+const errors = privateRefusals(...refused);
+const READ = ["read", "account"] as const;
 
 // POST /v1/orders: counted by its outcome in dex_orders_accepted_total / dex_orders_refused_total
 async function placeFromRest(c: RouteContext, req: Request, res: Response): Promise<void> {
@@ -73,7 +75,7 @@ function postOrdersRoute(c: RouteContext): Route {
         },
         409: { description: "client_order_id reused for another order", schema: errorResponse },
         413: { description: "body too large", schema: errorResponse },
-        ...errors,
+        ...privateRefusalAnswers(...refused),
         // pipeline/settle/chain-availability.ts: the home chain's node is down (restarting), or the settlement
         // backlog is full (SERVICE_UNAVAILABLE, details.retryAfterMs); nothing is placed, retry later
         503: {
@@ -104,93 +106,57 @@ function postOrdersRoute(c: RouteContext): Route {
 }
 
 function deleteOrdersOrderIdRoute(c: RouteContext): Route {
-  return {
-    spec: {
-      method: "delete",
-      path: "/v1/orders/{order_id}",
-      summary: "Cancel one of your open orders (spec 4.B)",
-      auth: "key_or_wallet",
-      params: orderIdParams,
-      responses: {
-        200: { description: "the cancelled order", schema: cancelResponse },
-        404: { description: "no such order of yours", schema: errorResponse },
-        409: { description: "the order is no longer open", schema: errorResponse },
-        ...errors,
-      },
-    },
-    handlers: [
-      requireAuth(c, ANY_SCHEME, "trade", "cancel"),
-      async (req, res) => {
-        const { order_id } = parseWith(orderIdParams, req.params, "params");
-        const auth = authOf(res);
-        const o = await ownOrder(c, order_id, auth.account);
-        const agent = auth.key ? await c.keys.agentOf(auth.key.id) : null;
-        const cancelled = await c.service.cancelOrder({
-          orderId: order_id,
-          account: auth.account,
-          agent: agent ?? undefined,
-          reason: "user_cancelled",
-        });
-        res.json(presentOrder(findMarket(c.service, o.symbol), cancelled));
-      },
-    ],
-  };
+  const declared = {
+    summary: "Cancel one of your open orders (spec 4.B)",
+    auth: "key_or_wallet",
+    access: ["trade", "cancel"],
+    params: orderIdParams,
+    ok: [200, "the cancelled order", cancelResponse],
+    refusals: { 404: "no such order of yours", 409: "the order is no longer open", ...errors },
+  } as const;
+  return dexRoute(c, "delete /v1/orders/{order_id}", declared, async ({ params: { order_id }, res }) => {
+    const auth = authOf(res);
+    const o = await ownOrder(c, order_id, auth.account);
+    const agent = auth.key ? await c.keys.agentOf(auth.key.id) : null;
+    const cancelled = await c.service.cancelOrder({
+      orderId: order_id,
+      account: auth.account,
+      agent: agent ?? undefined,
+      reason: "user_cancelled",
+    });
+    return presentOrder(findMarket(c.service, o.symbol), cancelled);
+  });
 }
 
 function getOrdersOrderIdRoute(c: RouteContext): Route {
-  return {
-    spec: {
-      method: "get",
-      path: "/v1/orders/{order_id}",
-      summary: "One of your orders with its status and fills",
-      auth: "key_or_wallet",
-      params: orderIdParams,
-      responses: {
-        200: { description: "the order", schema: orderWithFillsResponse },
-        404: { description: "no such order of yours", schema: errorResponse },
-        ...errors,
-      },
-    },
-    handlers: [
-      requireAuth(c, ANY_SCHEME, "read", "account"),
-      async (req, res) => {
-        const { order_id } = parseWith(orderIdParams, req.params, "params");
-        const o = await ownOrder(c, order_id, authOf(res).account);
-        res.json(presentOrderWithFills(findMarket(c.service, o.symbol), o));
-      },
-    ],
-  };
+  const summary = "One of your orders with its status and fills";
+  const ok = [200, "the order", orderWithFillsResponse] as const;
+  const refusals = { 404: "no such order of yours", ...errors };
+  const declared = { summary, auth: "key_or_wallet", access: READ, params: orderIdParams, ok, refusals } as const;
+  return dexRoute(c, "get /v1/orders/{order_id}", declared, async ({ params: { order_id }, res }) => {
+    const o = await ownOrder(c, order_id, authOf(res).account);
+    return presentOrderWithFills(findMarket(c.service, o.symbol), o);
+  });
 }
 
 function getOrdersRoute(c: RouteContext): Route {
-  return {
-    spec: {
-      method: "get",
-      path: "/v1/orders",
-      summary: "Your orders, newest first (status=open by default: pending_trigger, open, partially_filled)",
-      auth: "key_or_wallet",
-      query: ordersQuery,
-      responses: { 200: { description: "orders", schema: ordersResponse }, ...errors },
-    },
-    handlers: [
-      requireAuth(c, ANY_SCHEME, "read", "account"),
-      async (req, res) => {
-        const q = parseWith(ordersQuery, req.query, "query");
-        if (q.symbol) findMarket(c.service, q.symbol);
-        const status = q.status ?? "open";
-        const statuses: readonly DexOrderStatus[] | undefined =
-          status === "open" ? DEX_OPEN_STATUSES : status === "all" ? undefined : [status as DexOrderStatus];
-        const orders = await c.service.listOrders({
-          account: authOf(res).account,
-          statuses,
-          symbol: q.symbol,
-          limit: q.limit ?? 100,
-        });
-        const markets = new Map(c.service.listMarkets().map((m) => [m.symbol, m]));
-        res.json({
-          orders: orders.filter((o) => markets.has(o.symbol)).map((o) => presentOrder(markets.get(o.symbol)!, o)),
-        });
-      },
-    ],
-  };
+  const summary = "Your orders, newest first (status=open by default: pending_trigger, open, partially_filled)";
+  const ok = [200, "orders", ordersResponse] as const;
+  const declared = { summary, auth: "key_or_wallet", access: READ, query: ordersQuery, ok, refusals: errors } as const;
+  return dexRoute(c, "get /v1/orders", declared, async ({ query: q, res }) => {
+    if (q.symbol) findMarket(c.service, q.symbol);
+    const status = q.status ?? "open";
+    const statuses: readonly DexOrderStatus[] | undefined =
+      status === "open" ? DEX_OPEN_STATUSES : status === "all" ? undefined : [status as DexOrderStatus];
+    const orders = await c.service.listOrders({
+      account: authOf(res).account,
+      statuses,
+      symbol: q.symbol,
+      limit: q.limit ?? 100,
+    });
+    const markets = new Map(c.service.listMarkets().map((m) => [m.symbol, m]));
+    return {
+      orders: orders.filter((o) => markets.has(o.symbol)).map((o) => presentOrder(markets.get(o.symbol)!, o)),
+    };
+  });
 }
