@@ -75,419 +75,266 @@ const staleHeader = {
   },
 };
 
-const publicRoutes: ExchangeRouteSpec[] = [
-  {
-    method: "get",
-    path: `${V}/openapi.json`,
-    summary: "this document",
-    auth: "public",
-    query: undefined,
-    ok: 200,
-    answer: { description: "the OpenAPI 3.1 document" },
-  },
-  {
-    method: "get",
-    path: `${V}/navigation`,
-    summary: "rails and their categories (spec 2.1)",
-    auth: "public",
+type Method = ExchangeRouteSpec["method"];
+type Rest = Partial<Omit<ExchangeRouteSpec, "method" | "path" | "summary" | "auth" | "answer">>;
+
+/** The rows of the table for routes of `auth`: "method path" (below /v1 unless it starts with /api), its
+ *  summary, its success answer as [description, schema, content type] (status 200 unless `rest` says), and
+ *  the rest. */
+const route =
+  (auth: ExchangeRouteAuth) =>
+  (
+    at: `${Method} /${string}`,
+    summary: string,
+    [description, schema, contentType]: [string, ZodType?, string?],
+    rest: Rest = {},
+  ): ExchangeRouteSpec => {
+    const [method, path] = at.split(" ") as [Method, string];
+    const answer = { description, ...(schema ? { schema } : {}), ...(contentType ? { contentType } : {}) };
+    return { method, path: path.startsWith("/api/") ? path : `${V}${path}`, summary, auth, ok: 200, answer, ...rest };
+  };
+const pub = route("public");
+const tok = route("tokens");
+const identityOnly = route("identity");
+
+/** A legacy path of spec 9 (a GET): answers exactly as GET /v1`as` (its summary may name it `named`). */
+function legacy(
+  path: `/${string}`,
+  as: string,
+  schema: ZodType,
+  rest: Rest & { named?: string; auth?: ExchangeRouteAuth } = {},
+): ExchangeRouteSpec {
+  const { named = as, auth = "public", ...more } = rest;
+  const legacyOf = `${V}${as.split("?")[0]}`;
+  return route(auth)(`get ${path}`, `legacy: GET ${V}${named}`, [`as GET ${V}${as}`, schema], { ...more, legacyOf });
+}
+
+const NO_ASSET = { 404: "ASSET_NOT_FOUND" };
+const STALE_CANDLES = { ...NO_ASSET, 503: STALE_503 };
+/** A route of one asset, named by the path's {id}. */
+const ofAsset = { params: assetId, errors: NO_ASSET };
+
+const assetRoutes: ExchangeRouteSpec[] = [
+  pub("get /openapi.json", "this document", ["the OpenAPI 3.1 document"]),
+  pub("get /navigation", "rails and their categories (spec 2.1)", ["navigation", R.navigationResponse], {
     query: noQuery,
-    ok: 200,
-    answer: { description: "navigation", schema: R.navigationResponse },
-  },
-  {
-    method: "get",
-    path: `${V}/assets`,
-    summary: "list assets: filters, ranked search, cursor pages",
-    auth: "public",
-    query: assetListQuery,
-    ok: 200,
-    answer: { description: "a page of asset summaries", schema: R.assetListResponse },
-  },
-  {
-    method: "get",
-    path: `${V}/assets/{id}`,
-    summary: "asset detail with marketData.perDay",
-    auth: "public",
-    params: assetId,
+  }),
+  pub(
+    "get /assets",
+    "list assets: filters, ranked search, cursor pages",
+    ["a page of asset summaries", R.assetListResponse],
+    { query: assetListQuery },
+  ),
+  pub("get /assets/{id}", "asset detail with marketData.perDay", ["asset detail", R.assetDetailResponse], {
+    ...ofAsset,
     query: noQuery,
-    ok: 200,
-    answer: { description: "asset detail", schema: R.assetDetailResponse },
-    errors: { 404: "ASSET_NOT_FOUND" },
-  },
-  {
-    method: "get",
-    path: `${V}/assets/{id}/image`,
-    summary: "the asset's image",
-    auth: "public",
-    params: assetId,
-    ok: 200,
-    answer: { description: "SVG image", contentType: "image/svg+xml" },
-    errors: { 404: "ASSET_NOT_FOUND" },
-  },
-  {
-    method: "get",
-    path: `${V}/assets/{id}/quote`,
-    summary: "quote (spec 2.4) from the settled trades' daily candles",
-    auth: "public",
-    params: assetId,
+  }),
+  pub("get /assets/{id}/image", "the asset's image", ["SVG image", undefined, "image/svg+xml"], ofAsset),
+  pub("get /assets/{id}/quote", "quote (spec 2.4) from the settled trades' daily candles", ["quote", R.quoteResponse], {
+    ...ofAsset,
     query: noQuery,
-    ok: 200,
-    answer: { description: "quote", schema: R.quoteResponse },
-    errors: { 404: "ASSET_NOT_FOUND", 503: STALE_503 },
-  },
-  {
-    method: "get",
-    path: `${V}/assets/{id}/chart`,
-    summary:
-      "chart candles (spec 2.5, 8: every range at every interval, capped at the range's maximum points, the latest kept)",
-    auth: "public",
-    params: assetId,
-    query: chartQuery,
-    ok: 200,
-    answer: { description: "candles", schema: R.chartResponse },
-    errors: { 404: "ASSET_NOT_FOUND", 503: STALE_503 },
-  },
-  {
-    method: "get",
-    path: `${V}/assets/{id}/book`,
-    summary: "order book (spec 2.6), live from the matcher",
-    auth: "public",
-    params: assetId,
+    errors: STALE_CANDLES,
+  }),
+  pub(
+    "get /assets/{id}/chart",
+    "chart candles (spec 2.5, 8: every range at every interval, capped at the range's maximum points, the latest kept)",
+    ["candles", R.chartResponse],
+    { ...ofAsset, query: chartQuery, errors: STALE_CANDLES },
+  ),
+  pub("get /assets/{id}/book", "order book (spec 2.6), live from the matcher", ["book", R.bookResponse], {
+    ...ofAsset,
     query: bookQuery,
-    ok: 200,
-    answer: { description: "book", schema: R.bookResponse },
-    errors: { 404: "ASSET_NOT_FOUND" },
-  },
-  {
-    method: "get",
-    path: `${V}/assets/{id}/trades`,
-    summary: "recent trades (spec 2.7), as matched",
-    auth: "public",
-    params: assetId,
+  }),
+  pub("get /assets/{id}/trades", "recent trades (spec 2.7), as matched", ["trades", R.tradesResponse], {
+    ...ofAsset,
     query: tradesQuery,
-    ok: 200,
-    answer: { description: "trades", schema: R.tradesResponse },
-    errors: { 404: "ASSET_NOT_FOUND" },
-  },
-  // spec 9's legacy paths: each answers exactly as its canonical path
-  {
-    method: "get",
-    path: `${V}/exchange-explorers`,
-    summary: "legacy: GET /v1/assets",
-    auth: "public",
-    query: assetListQuery,
-    ok: 200,
-    answer: { description: "as GET /v1/assets", schema: R.assetListResponse },
-    legacyOf: `${V}/assets`,
-  },
-  {
-    method: "get",
-    path: `${V}/stock-summaries`,
-    summary: "legacy: GET /v1/assets?category=stocks",
-    auth: "public",
-    query: assetListQuery,
-    ok: 200,
-    answer: { description: "as GET /v1/assets?category=stocks", schema: R.assetListResponse },
-    legacyOf: `${V}/assets`,
-  },
-  {
-    method: "get",
-    path: `${V}/exchange-assets/{id}`,
-    summary: "legacy: GET /v1/assets/{id}",
-    auth: "public",
-    params: assetId,
-    query: noQuery,
-    ok: 200,
-    answer: { description: "as GET /v1/assets/{id}", schema: R.assetDetailResponse },
-    errors: { 404: "ASSET_NOT_FOUND" },
-    legacyOf: `${V}/assets/{id}`,
-  },
-  {
-    method: "get",
-    path: `${V}/exchange-orderbook`,
-    summary: "legacy: GET /v1/assets/{assetId}/book",
-    auth: "public",
+  }),
+];
+
+// spec 9's legacy paths: each answers exactly as its canonical path
+const legacyAssetRoutes: ExchangeRouteSpec[] = [
+  legacy("/exchange-explorers", "/assets", R.assetListResponse, { query: assetListQuery }),
+  legacy("/stock-summaries", "/assets?category=stocks", R.assetListResponse, { query: assetListQuery }),
+  legacy("/exchange-assets/{id}", "/assets/{id}", R.assetDetailResponse, { ...ofAsset, query: noQuery }),
+  legacy("/exchange-orderbook", "/assets/{id}/book", R.bookResponse, {
+    named: "/assets/{assetId}/book",
     query: legacyAssetQuery(bookQuery),
-    ok: 200,
-    answer: { description: "as GET /v1/assets/{id}/book", schema: R.bookResponse },
-    errors: { 404: "ASSET_NOT_FOUND" },
-    legacyOf: `${V}/assets/{id}/book`,
-  },
-  {
-    method: "get",
-    path: `${V}/exchange-orderbook/{id}`,
-    summary: "legacy: GET /v1/assets/{id}/book",
-    auth: "public",
-    params: assetId,
-    query: bookQuery,
-    ok: 200,
-    answer: { description: "as GET /v1/assets/{id}/book", schema: R.bookResponse },
-    errors: { 404: "ASSET_NOT_FOUND" },
-    legacyOf: `${V}/assets/{id}/book`,
-  },
-  {
-    method: "get",
-    path: `${V}/asset-chats`,
-    summary: "legacy: GET /v1/assets/{assetId}/chart",
-    auth: "public",
+    errors: NO_ASSET,
+  }),
+  legacy("/exchange-orderbook/{id}", "/assets/{id}/book", R.bookResponse, { ...ofAsset, query: bookQuery }),
+  legacy("/asset-chats", "/assets/{id}/chart", R.chartResponse, {
+    named: "/assets/{assetId}/chart",
     query: legacyAssetQuery(
       z.object({ range: z.enum(CHART_RANGE_IDS).optional(), interval: z.enum(CANDLE_INTERVALS).optional() }).strict(),
     ),
-    ok: 200,
-    answer: { description: "as GET /v1/assets/{id}/chart", schema: R.chartResponse },
-    errors: { 404: "ASSET_NOT_FOUND", 503: STALE_503 },
-    legacyOf: `${V}/assets/{id}/chart`,
-  },
-  {
-    method: "get",
-    path: `${V}/asset-chats/{id}`,
-    summary: "legacy: GET /v1/assets/{id}/chart",
-    auth: "public",
-    params: assetId,
+    errors: STALE_CANDLES,
+  }),
+  legacy("/asset-chats/{id}", "/assets/{id}/chart", R.chartResponse, {
+    ...ofAsset,
     query: chartQuery,
-    ok: 200,
-    answer: { description: "as GET /v1/assets/{id}/chart", schema: R.chartResponse },
-    errors: { 404: "ASSET_NOT_FOUND", 503: STALE_503 },
-    legacyOf: `${V}/assets/{id}/chart`,
-  },
+    errors: STALE_CANDLES,
+  }),
 ];
 
 const orderId = { id: { description: "the order's id, ord_<32 hex>" } };
-const tokenRoutes: ExchangeRouteSpec[] = [
-  {
-    method: "post",
-    path: `${V}/auth/tenant-token`,
-    summary: "issue a tenant token for the identity token's organization (spec 5.1)",
-    auth: "identity",
-    ok: 200,
-    answer: { description: "tenant token", schema: R.tenantTokenResponse },
-  },
-  {
-    method: "get",
-    path: `${V}/account`,
-    summary: "the caller's account (spec 2.12)",
-    auth: "tokens",
-    ok: 200,
-    answer: { description: "account", schema: R.accountResponse },
-  },
-  {
-    method: "get",
-    path: `${V}/custody-account-info`,
-    summary: "legacy: GET /v1/account",
-    auth: "tokens",
-    ok: 200,
-    answer: { description: "as GET /v1/account", schema: R.accountResponse },
-    legacyOf: `${V}/account`,
-  },
-  {
-    method: "get",
-    path: `${V}/accounts/{accountId}`,
-    summary: "an account of the caller's organization",
-    auth: "tokens",
+const accountRoutes: ExchangeRouteSpec[] = [
+  identityOnly("post /auth/tenant-token", "issue a tenant token for the identity token's organization (spec 5.1)", [
+    "tenant token",
+    R.tenantTokenResponse,
+  ]),
+  tok("get /account", "the caller's account (spec 2.12)", ["account", R.accountResponse]),
+  legacy("/custody-account-info", "/account", R.accountResponse, { auth: "tokens" }),
+  tok("get /accounts/{accountId}", "an account of the caller's organization", ["account", R.accountResponse], {
     params: { accountId: { description: "account id" } },
-    ok: 200,
-    answer: { description: "account", schema: R.accountResponse },
     errors: { 404: "ACCOUNT_NOT_FOUND (also another organization's)" },
-  },
-  {
-    method: "post",
-    path: `${V}/orders`,
-    summary: "place an order (10 per second per user)",
-    auth: "tokens",
-    query: noQuery,
-    body: orderCreateBody,
-    ok: 201,
-    answer: {
-      description:
-        "the order as placed and matched in this call: a limit order that rests is PENDING; a market order (IOC) answers EXECUTED (or CANCELLED when nothing filled), as does a limit order that ended at once (docs/decisions/api.md)",
-      schema: R.orderResponse,
+  }),
+];
+
+const orderRoutes: ExchangeRouteSpec[] = [
+  tok(
+    "post /orders",
+    "place an order (10 per second per user)",
+    [
+      "the order as placed and matched in this call: a limit order that rests is PENDING; a market order (IOC) answers EXECUTED (or CANCELLED when nothing filled), as does a limit order that ended at once (docs/decisions/api.md)",
+      R.orderResponse,
+    ],
+    {
+      query: noQuery,
+      body: orderCreateBody,
+      ok: 201,
+      errors: {
+        400: "INVALID_REQUEST, INVALID_ORDER_TYPE, ASSET_NOT_TRADEABLE, ACCREDITATION_REQUIRED (also the Reg CF limit), INSUFFICIENT_BALANCE {required, available}, RESALE_RESTRICTED",
+        403: "FORBIDDEN (kyc_required)",
+        404: "ASSET_NOT_FOUND",
+        503: "SERVICE_UNAVAILABLE (the pipeline sheds load; Retry-After)",
+      },
     },
-    errors: {
-      400: "INVALID_REQUEST, INVALID_ORDER_TYPE, ASSET_NOT_TRADEABLE, ACCREDITATION_REQUIRED (also the Reg CF limit), INSUFFICIENT_BALANCE {required, available}, RESALE_RESTRICTED",
-      403: "FORBIDDEN (kyc_required)",
-      404: "ASSET_NOT_FOUND",
-      503: "SERVICE_UNAVAILABLE (the pipeline sheds load; Retry-After)",
-    },
-  },
-  {
-    method: "get",
-    path: `${V}/orders`,
-    summary: "the caller's orders, newest first",
-    auth: "tokens",
+  ),
+  tok("get /orders", "the caller's orders, newest first", ["orders", R.orderListResponse], {
     query: orderListQuery,
-    ok: 200,
-    answer: { description: "orders", schema: R.orderListResponse },
-  },
-  {
-    method: "get",
-    path: `${V}/orders/{id}`,
-    summary: "one order with its fills' figures",
-    auth: "tokens",
+  }),
+  tok("get /orders/{id}", "one order with its fills' figures", ["order", R.orderResponse], {
     params: orderId,
     query: noQuery,
-    ok: 200,
-    answer: { description: "order", schema: R.orderResponse },
     errors: { 404: "ORDER_NOT_FOUND (also another user's)" },
-  },
-  {
-    method: "patch",
-    path: `${V}/orders/{id}`,
-    summary: "update a PENDING limit order (cancel-replace: a new orderId, `replaces`)",
-    auth: "tokens",
-    params: orderId,
-    query: noQuery,
-    body: orderUpdateBody,
-    ok: 200,
-    answer: { description: "the new order", schema: R.orderResponse },
-    errors: {
-      400: "as POST /v1/orders; INVALID_ORDER_TYPE for a market order",
-      404: "ORDER_NOT_FOUND",
-      409: "ORDER_NOT_OPEN {status}",
+  }),
+  tok(
+    "patch /orders/{id}",
+    "update a PENDING limit order (cancel-replace: a new orderId, `replaces`)",
+    ["the new order", R.orderResponse],
+    {
+      params: orderId,
+      query: noQuery,
+      body: orderUpdateBody,
+      errors: {
+        400: "as POST /v1/orders; INVALID_ORDER_TYPE for a market order",
+        404: "ORDER_NOT_FOUND",
+        409: "ORDER_NOT_OPEN {status}",
+      },
     },
-  },
-  {
-    method: "delete",
-    path: `${V}/orders/{id}`,
-    summary: "cancel a PENDING order",
-    auth: "tokens",
+  ),
+  tok("delete /orders/{id}", "cancel a PENDING order", ["cancelled", R.orderCancelResponse], {
     params: orderId,
     query: noQuery,
-    ok: 200,
-    answer: { description: "cancelled", schema: R.orderCancelResponse },
     errors: { 404: "ORDER_NOT_FOUND", 409: "ORDER_NOT_OPEN {status}" },
-  },
-  {
-    method: "get",
-    path: `${V}/portfolio`,
-    summary: "holdings with current price and unrealized P&L (spec 2.9)",
-    auth: "tokens",
-    query: noQuery,
-    ok: 200,
-    answer: { description: "holdings", schema: R.portfolioResponse },
-  },
-  {
-    method: "get",
-    path: `${V}/exchange-portfolio`,
-    summary: "holdings with their FIFO lots (spec 2.10)",
-    auth: "tokens",
-    query: noQuery,
-    ok: 200,
-    answer: { description: "holdings with lots", schema: R.exchangePortfolioResponse },
-  },
-  {
-    method: "post",
-    path: `${V}/deposits`,
-    summary: "deposit dollars (ach, wire, instant)",
-    auth: "tokens",
+  }),
+  tok(
+    "get /portfolio",
+    "holdings with current price and unrealized P&L (spec 2.9)",
+    ["holdings", R.portfolioResponse],
+    { query: noQuery },
+  ),
+  tok(
+    "get /exchange-portfolio",
+    "holdings with their FIFO lots (spec 2.10)",
+    ["holdings with lots", R.exchangePortfolioResponse],
+    { query: noQuery },
+  ),
+];
+
+const fundingRoutes: ExchangeRouteSpec[] = [
+  tok("post /deposits", "deposit dollars (ach, wire, instant)", ["the deposit", R.fundingTransactionResponse], {
     body: transferBody,
     ok: 201,
-    answer: { description: "the deposit", schema: R.fundingTransactionResponse },
     errors: { 400: "INVALID_REQUEST, AMOUNT_BELOW_MINIMUM, FUNDING_LIMIT_EXCEEDED", 503: "SERVICE_UNAVAILABLE" },
-  },
-  {
-    method: "post",
-    path: `${V}/withdrawals`,
-    summary: "withdraw dollars (ach, wire, instant)",
-    auth: "tokens",
+  }),
+  tok("post /withdrawals", "withdraw dollars (ach, wire, instant)", ["the withdrawal", R.fundingTransactionResponse], {
     body: transferBody,
     ok: 201,
-    answer: { description: "the withdrawal", schema: R.fundingTransactionResponse },
     errors: {
       400: "INVALID_REQUEST, AMOUNT_BELOW_MINIMUM, FUNDING_LIMIT_EXCEEDED, INSUFFICIENT_BALANCE",
       503: "SERVICE_UNAVAILABLE",
     },
-  },
-  {
-    method: "get",
-    path: `${V}/transactions`,
-    summary: "deposits, withdrawals and trades, newest first (spec 2.11)",
+  }),
+  tok(
+    "get /transactions",
+    "deposits, withdrawals and trades, newest first (spec 2.11)",
+    ["transactions", R.transactionListResponse],
+    { query: transactionListQuery },
+  ),
+  legacy("/custody-transactions", "/transactions", R.transactionListResponse, {
     auth: "tokens",
     query: transactionListQuery,
-    ok: 200,
-    answer: { description: "transactions", schema: R.transactionListResponse },
-  },
-  {
-    method: "get",
-    path: `${V}/custody-transactions`,
-    summary: "legacy: GET /v1/transactions",
-    auth: "tokens",
-    query: transactionListQuery,
-    ok: 200,
-    answer: { description: "as GET /v1/transactions", schema: R.transactionListResponse },
-    legacyOf: `${V}/transactions`,
-  },
-  {
-    method: "get",
-    path: `${V}/transactions/{id}`,
-    summary: "one transaction",
-    auth: "tokens",
+  }),
+  tok("get /transactions/{id}", "one transaction", ["transaction", R.transactionResponse], {
     params: { id: { description: "a funding transaction's uuid or a trade's trd_<sequence>_<buy|sell>" } },
-    ok: 200,
-    answer: { description: "transaction", schema: R.transactionResponse },
     errors: { 404: "TRANSACTION_NOT_FOUND" },
-  },
-  // sandbox (spec 5.5)
+  }),
+];
+
+/** Sandbox only (spec 5.5): what a test account may set about itself. */
+function sandbox(
+  path: `/${string}`,
+  summary: string,
+  answer: [string, ZodType],
+  body: ZodType,
+  errors?: Rest["errors"],
+) {
+  return tok(`post /sandbox${path}`, `sandbox: ${summary}`, answer, { body, sandbox: true, errors });
+}
+
+const sandboxRoutes: ExchangeRouteSpec[] = [
+  sandbox("/kyc", "set the KYC / KYB status", ["the account", R.accountResponse], kycBody, {
+    404: "ACCOUNT_NOT_FOUND",
+  }),
+  sandbox(
+    "/accreditation/506b",
+    "self-certify as a 506(b) accredited investor",
+    ["the account", R.accountResponse],
+    selfCertifyBody,
+    { 404: "ACCOUNT_NOT_FOUND" },
+  ),
+  sandbox(
+    "/accreditation/506c",
+    "a simulated third-party 506(c) verification outcome",
+    ["the account", R.accountResponse],
+    verificationBody,
+    { 404: "ACCOUNT_NOT_FOUND" },
+  ),
+  sandbox(
+    "/investor-profile",
+    "annual income, net worth (Reg CF limit) and US person (Reg S)",
+    ["the profile", R.investorProfileResponse],
+    investorProfileBody,
+  ),
+  sandbox(
+    "/funding/advance-clock",
+    "move this account's clock forward (its funding dates, resale holds and Reg CF window; no other account's)",
+    ["this account's clock now", R.advanceClockResponse],
+    advanceClockBody,
+  ),
+];
+
+// spec 4.D / 6.1 (unversioned)
+const realtimeRoute = identityOnly(
+  "get /api/realtime",
+  "SSE: quote and book events of the subscribed assets, and the caller's order and settlement events; resume with Last-Event-ID",
+  [
+    "an event stream (events quote, book, order, settlement, gap; comment heartbeats every 15 s); the data of quote and book events: components.schemas QuoteEvent and BookEvent",
+    undefined,
+    "text/event-stream",
+  ],
   {
-    method: "post",
-    path: `${V}/sandbox/kyc`,
-    summary: "sandbox: set the KYC / KYB status",
-    auth: "tokens",
-    body: kycBody,
-    ok: 200,
-    answer: { description: "the account", schema: R.accountResponse },
-    errors: { 404: "ACCOUNT_NOT_FOUND" },
-    sandbox: true,
-  },
-  {
-    method: "post",
-    path: `${V}/sandbox/accreditation/506b`,
-    summary: "sandbox: self-certify as a 506(b) accredited investor",
-    auth: "tokens",
-    body: selfCertifyBody,
-    ok: 200,
-    answer: { description: "the account", schema: R.accountResponse },
-    errors: { 404: "ACCOUNT_NOT_FOUND" },
-    sandbox: true,
-  },
-  {
-    method: "post",
-    path: `${V}/sandbox/accreditation/506c`,
-    summary: "sandbox: a simulated third-party 506(c) verification outcome",
-    auth: "tokens",
-    body: verificationBody,
-    ok: 200,
-    answer: { description: "the account", schema: R.accountResponse },
-    errors: { 404: "ACCOUNT_NOT_FOUND" },
-    sandbox: true,
-  },
-  {
-    method: "post",
-    path: `${V}/sandbox/investor-profile`,
-    summary: "sandbox: annual income, net worth (Reg CF limit) and US person (Reg S)",
-    auth: "tokens",
-    body: investorProfileBody,
-    ok: 200,
-    answer: { description: "the profile", schema: R.investorProfileResponse },
-    sandbox: true,
-  },
-  {
-    method: "post",
-    path: `${V}/sandbox/funding/advance-clock`,
-    summary:
-      "sandbox: move this account's clock forward (its funding dates, resale holds and Reg CF window; no other account's)",
-    auth: "tokens",
-    body: advanceClockBody,
-    ok: 200,
-    answer: { description: "this account's clock now", schema: R.advanceClockResponse },
-    sandbox: true,
-  },
-  // spec 4.D / 6.1 (unversioned)
-  {
-    method: "get",
-    path: "/api/realtime",
-    summary:
-      "SSE: quote and book events of the subscribed assets, and the caller's order and settlement events; resume with Last-Event-ID",
-    auth: "identity",
     query: z.object({
       subscribe: z
         .string()
@@ -495,18 +342,20 @@ const tokenRoutes: ExchangeRouteSpec[] = [
         .describe("comma-separated quote:<assetId>, book:<assetId> (at most 50 distinct)"),
       lastEventId: z.string().optional().describe("for clients that cannot set the Last-Event-ID header"),
     }),
-    ok: 200,
-    answer: {
-      description:
-        "an event stream (events quote, book, order, settlement, gap; comment heartbeats every 15 s); the data of quote and book events: components.schemas QuoteEvent and BookEvent",
-      contentType: "text/event-stream",
-    },
     errors: { 404: "ASSET_NOT_FOUND (an unknown asset in subscribe)" },
   },
-];
+);
 
 /** Every route the exchange API serves (the orders, portfolio and market data routes need the pipeline). */
-export const EXCHANGE_ROUTES: readonly ExchangeRouteSpec[] = [...publicRoutes, ...tokenRoutes];
+export const EXCHANGE_ROUTES: readonly ExchangeRouteSpec[] = [
+  ...assetRoutes,
+  ...legacyAssetRoutes,
+  ...accountRoutes,
+  ...orderRoutes,
+  ...fundingRoutes,
+  ...sandboxRoutes,
+  realtimeRoute,
+];
 
 const toSchema = (s: ZodType, io: "input" | "output") => {
   const { $schema: _drop, ...rest } = z.toJSONSchema(s, { io, unrepresentable: "any" }) as Record<string, unknown>;
