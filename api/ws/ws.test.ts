@@ -14,7 +14,7 @@ import {
   type TestKey,
 } from "../testing/harness";
 import { connectWs, wsAuthMessage, type TestWs } from "../testing/ws-client";
-import { ClientBook } from "./book-client";
+import { OrderBook } from "../../sdk/book";
 
 const h = fileHarness({
   ws: { maxConnectionsPerUser: 5, maxSubscriptionsPerConnection: 50, connectionsPerMinutePerIp: 10_000 },
@@ -38,7 +38,10 @@ async function restBook(depth: number) {
   return { bids: r.body.bids.map((l: any) => [l.price, l.size]), asks: r.body.asks.map((l: any) => [l.price, l.size]) };
 }
 
-async function waitUntilEqual(book: ClientBook, depth: number, c: TestWs, results: string[]) {
+/** The SDK's book (what a client holds), bids descending and asks ascending, as the REST book is compared. */
+const levelsOf = (book: OrderBook) => ({ bids: book.levels("bid"), asks: book.levels("ask") });
+
+async function waitUntilEqual(book: OrderBook, depth: number, c: TestWs, results: string[]) {
   const deadline = Date.now() + 15_000;
   for (;;) {
     while (c.messages.length) {
@@ -46,9 +49,9 @@ async function waitUntilEqual(book: ClientBook, depth: number, c: TestWs, result
       if (m.type === "orderbook_snapshot" || m.type === "orderbook_update") results.push(book.apply(m));
     }
     const rest = await restBook(depth);
-    if (JSON.stringify(book.levels()) === JSON.stringify(rest)) return rest;
+    if (JSON.stringify(levelsOf(book)) === JSON.stringify(rest)) return rest;
     if (Date.now() > deadline)
-      assert.deepEqual(book.levels(), rest, `WS book equals the REST book (results ${results.join(",")})`);
+      assert.deepEqual(levelsOf(book), rest, `WS book equals the REST book (results ${results.join(",")})`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -57,7 +60,7 @@ test("orderbook: snapshot + updates hold exactly the REST book after a burst of 
   const c = await client();
   c.send({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 10 });
   await c.next((m) => m.type === "subscribed");
-  const book = new ClientBook();
+  const book = new OrderBook(10);
   const snap = await c.next((m) => m.type === "orderbook_snapshot");
   assert.deepEqual(Object.keys(snap).sort(), [
     "asks",
@@ -92,7 +95,7 @@ test("orderbook: snapshot + updates hold exactly the REST book after a burst of 
 test("orderbook: a dropped update is detected by the sequence; resubscribing resyncs", async () => {
   const c = await client();
   c.send({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 100 });
-  const book = new ClientBook();
+  const book = new OrderBook(100);
   assert.equal(book.apply(await c.next((m) => m.type === "orderbook_snapshot")), "ok");
   await place(alice, "buy", 1500, 0.1);
   await place(alice, "buy", 1501, 0.1);
@@ -113,7 +116,7 @@ test("orderbook: a dropped update is detected by the sequence; resubscribing res
 test("orderbook: a gap in the service's own sequence is healed by the server (clients stay exact)", async () => {
   const c = await client();
   c.send({ type: "subscribe", channel: "orderbook", symbol: "WETH-USD", depth: 20 });
-  const book = new ClientBook();
+  const book = new OrderBook(20);
   assert.equal(book.apply(await c.next((m) => m.type === "orderbook_snapshot")), "ok");
   h.service.skipNextBookSequence();
   await place(bob, "sell", 2600, 0.3);
