@@ -67,6 +67,14 @@ function setup(walletHosts?: string[]) {
   return { auth, at: (ms: number) => (t = ms), now: () => t };
 }
 
+/** setup() with its clock at this moment, `t`. */
+function setupNow(walletHosts?: string[]) {
+  const s = setup(walletHosts);
+  const t = Date.now();
+  s.at(t);
+  return { ...s, t };
+}
+
 function req(
   headers: Record<string, string | string[]>,
   over: { method?: string; url?: string; body?: Buffer | unknown } = {},
@@ -146,9 +154,7 @@ test("hmac: the timestamp is 1 to 15 decimal digits, nothing else", async () => 
 });
 
 test("hmac: the signature is exactly 64 lower-case hex characters and compared in full", async () => {
-  const { auth, at } = setup();
-  const t = Date.now();
-  at(t);
+  const { auth, t } = setupNow();
   const good = signRequest(SECRET, String(t), "POST", "/v1/orders", "{}");
   for (const bad of [good.slice(0, 63), `${good}0`, good.toUpperCase(), `g${good.slice(1)}`]) {
     const r = await refusal(auth.authenticate(hmacReq(t, { sig: bad }), { hmac: true }));
@@ -162,9 +168,7 @@ test("hmac: the signature is exactly 64 lower-case hex characters and compared i
 });
 
 test("hmac: unknown key, missing parts, and one use per signature", async () => {
-  const { auth, at } = setup();
-  const t = Date.now();
-  at(t);
+  const { auth, t } = setupNow();
   const sig = signRequest(SECRET, String(t), "POST", "/v1/orders", "{}");
   const unknown = await refusal(
     auth.authenticate(req({ ...hmacHeaders(String(t), sig), "x-api-key": "f".repeat(32) }), { hmac: true }),
@@ -317,9 +321,7 @@ test("wallet: timestamp window, at its end and one millisecond past it", async (
 });
 
 test("wallet: address of exactly 40 hex digits, signature of exactly 65 bytes", async () => {
-  const { auth, at } = setup();
-  const t = Date.now();
-  at(t);
+  const { auth, t } = setupNow();
   for (const address of [
     wallet.address.slice(0, 41),
     `${wallet.address}0`,
@@ -336,9 +338,7 @@ test("wallet: address of exactly 40 hex digits, signature of exactly 65 bytes", 
 });
 
 test("wallet: the Host is signed over and must be one of the accepted hosts", async () => {
-  const { auth, at } = setup([HOST, "127.0.0.1:3001"]);
-  const t = Date.now();
-  at(t);
+  const { auth, t } = setupNow([HOST, "127.0.0.1:3001"]);
   assert.equal((await walletAuth(auth, { ts: t, host: "API.Example.COM", signedHost: HOST })).scheme, "wallet");
   assert.equal((await walletAuth(auth, { ts: t, host: "127.0.0.1:3001" })).scheme, "wallet");
   const elsewhere = await refusal(walletAuth(auth, { ts: t, host: "127.0.0.1:3002" }));
@@ -352,9 +352,7 @@ test("wallet: the Host is signed over and must be one of the accepted hosts", as
 });
 
 test("wallet: v must be 27/28 and s low; a mirror-image or re-encoded signature is the same request", async () => {
-  const { auth, at } = setup();
-  const t = Date.now();
-  at(t);
+  const { auth, t } = setupNow();
   const high = await refusal(walletAuth(auth, { ts: t, sig: mirror }));
   assert.deepEqual([high.reason, high.details.problem], ["invalid_signature", "s_high"]);
   const v01 = await refusal(
@@ -371,9 +369,7 @@ test("wallet: v must be 27/28 and s low; a mirror-image or re-encoded signature 
 });
 
 test("wallet: a signature from another key, or over another path or body, is refused", async () => {
-  const { auth, at } = setup();
-  const t = Date.now();
-  at(t);
+  const { auth, t } = setupNow();
   const wrongSigner = await refusal(walletAuth(auth, { ts: t, signer: other }));
   assert.equal(wrongSigner.reason, "invalid_signature");
   const good = await walletReq({ ts: t, url: "/v1/api-keys?x=1" });
@@ -564,9 +560,7 @@ test("secret box: a key of exactly 32 bytes of hex; round trip; wrong row, tampe
 // ---- what a refused client reads --------------------------------------------------------------------
 
 test("every refusal names its reason and says what to fix", async () => {
-  const { auth, at } = setup([HOST]);
-  const t = Date.now();
-  at(t);
+  const { auth, t } = setupNow([HOST]);
   const ts = String(t);
   const sig = signRequest(SECRET, ts, "POST", "/v1/orders", "{}");
   const cases: [Request, object, string, string][] = [
@@ -696,9 +690,7 @@ test("every refusal names its reason and says what to fix", async () => {
 });
 
 test("wallet: a checksummed signer and an upper-case address header are the same account", async () => {
-  const { auth, at } = setup();
-  const t = Date.now();
-  at(t);
+  const { auth, t } = setupNow();
   const ctx = await auth.authenticate(
     await walletReq({ ts: t, address: `0x${wallet.address.slice(2).toUpperCase()}` }),
     { wallet: true },

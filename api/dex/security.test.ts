@@ -53,143 +53,75 @@ async function refusedUnchanged(request: () => Promise<Res>, status: number, cod
 const forbiddenOrder = (k: TestKey, body: string, reason: string) =>
   refusedUnchanged(() => placeWith(k, body), 403, "FORBIDDEN", reason);
 
-const cases: {
+interface Case {
   name: string;
   status: number;
   code: string;
   reason?: string;
   reachesService?: boolean;
   run: () => Promise<Res>;
-}[] = [
-  {
-    name: "HMAC signature over another body",
-    status: 401,
-    code: "UNAUTHORIZED",
-    reason: "invalid_signature",
-    run: () =>
-      call(h, "POST", "/v1/orders", {
-        body: order(),
-        headers: hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(1001)),
-      }),
-  },
-  {
-    name: "HMAC signature made with a wrong secret",
-    status: 401,
-    code: "UNAUTHORIZED",
-    reason: "invalid_signature",
-    run: () =>
-      call(h, "POST", "/v1/orders", {
-        body: order(),
-        headers: hmacHeaders(alice.apiKey, "f".repeat(64), "POST", "/v1/orders", order()),
-      }),
-  },
-  {
-    name: "stale HMAC timestamp (10 s old)",
-    status: 401,
-    code: "UNAUTHORIZED",
-    reason: "timestamp_outside_window",
-    run: () =>
-      call(h, "POST", "/v1/orders", {
-        body: order(),
-        headers: hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(), Date.now() - 10_000),
-      }),
-  },
-  {
-    name: "HMAC timestamp from the future (10 s ahead)",
-    status: 401,
-    code: "UNAUTHORIZED",
-    reason: "timestamp_outside_window",
-    run: () =>
-      call(h, "POST", "/v1/orders", {
-        body: order(),
-        headers: hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(), Date.now() + 10_000),
-      }),
-  },
-  {
-    name: "HMAC signature of a GET re-used on a POST",
-    status: 401,
-    code: "UNAUTHORIZED",
-    reason: "invalid_signature",
-    run: () =>
-      call(h, "POST", "/v1/orders", {
-        body: order(),
-        headers: hmacHeaders(alice.apiKey, alice.secret, "GET", "/v1/orders"),
-      }),
-  },
-  {
-    name: "HMAC signature without the query string it was sent with",
-    status: 401,
-    code: "UNAUTHORIZED",
-    reason: "invalid_signature",
-    run: () =>
-      call(h, "GET", "/v1/orders?status=all", {
-        headers: hmacHeaders(alice.apiKey, alice.secret, "GET", "/v1/orders"),
-      }),
-  },
-  {
-    name: "upper-case hex signature",
-    status: 401,
-    code: "UNAUTHORIZED",
-    reason: "invalid_signature",
-    run: () => {
-      const hd = hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order());
-      return call(h, "POST", "/v1/orders", {
-        body: order(),
-        headers: { ...hd, "X-SIGNATURE": hd["X-SIGNATURE"].toUpperCase() },
-      });
-    },
-  },
-  {
-    name: "wrong X-API-Secret",
-    status: 401,
-    code: "UNAUTHORIZED",
-    reason: "invalid_secret",
-    run: () =>
-      call(h, "POST", "/v1/orders", {
-        body: order(),
-        headers: { "X-API-Key": alice.apiKey, "X-API-Secret": bob.secret },
-      }),
-  },
-  {
-    name: "unknown API key",
-    status: 401,
-    code: "UNAUTHORIZED",
-    reason: "invalid_api_key",
-    run: () =>
-      call(h, "POST", "/v1/orders", {
-        body: order(),
-        headers: { "X-API-Key": "0".repeat(32), "X-API-Secret": alice.secret },
-      }),
-  },
-  {
-    name: "no credentials",
-    status: 401,
-    code: "UNAUTHORIZED",
-    reason: "missing_credentials",
-    run: () => call(h, "POST", "/v1/orders", { body: order() }),
-  },
-  {
-    name: "wallet-signed order signed by another wallet",
-    status: 401,
-    code: "UNAUTHORIZED",
-    reason: "invalid_order_signature",
-    reachesService: true, // the service verifies order signatures (and refuses)
-    run: async () => {
+}
+
+/** A case refused 401 UNAUTHORIZED for `reason`. */
+const unauthorized = (name: string, reason: string, run: () => Promise<Res>, more: Partial<Case> = {}): Case => ({
+  name,
+  status: 401,
+  code: "UNAUTHORIZED",
+  reason,
+  run,
+  ...more,
+});
+
+/** POST /v1/orders with `order()` as its body and these headers. */
+const postOrder = (headers?: Record<string, string>) =>
+  call(h, "POST", "/v1/orders", { body: order(), ...(headers ? { headers } : {}) });
+
+const cases: Case[] = [
+  unauthorized("HMAC signature over another body", "invalid_signature", () =>
+    postOrder(hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(1001))),
+  ),
+  unauthorized("HMAC signature made with a wrong secret", "invalid_signature", () =>
+    postOrder(hmacHeaders(alice.apiKey, "f".repeat(64), "POST", "/v1/orders", order())),
+  ),
+  unauthorized("stale HMAC timestamp (10 s old)", "timestamp_outside_window", () =>
+    postOrder(hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(), Date.now() - 10_000)),
+  ),
+  unauthorized("HMAC timestamp from the future (10 s ahead)", "timestamp_outside_window", () =>
+    postOrder(hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order(), Date.now() + 10_000)),
+  ),
+  unauthorized("HMAC signature of a GET re-used on a POST", "invalid_signature", () =>
+    postOrder(hmacHeaders(alice.apiKey, alice.secret, "GET", "/v1/orders")),
+  ),
+  unauthorized("HMAC signature without the query string it was sent with", "invalid_signature", () =>
+    call(h, "GET", "/v1/orders?status=all", {
+      headers: hmacHeaders(alice.apiKey, alice.secret, "GET", "/v1/orders"),
+    }),
+  ),
+  unauthorized("upper-case hex signature", "invalid_signature", () => {
+    const hd = hmacHeaders(alice.apiKey, alice.secret, "POST", "/v1/orders", order());
+    return postOrder({ ...hd, "X-SIGNATURE": hd["X-SIGNATURE"].toUpperCase() });
+  }),
+  unauthorized("wrong X-API-Secret", "invalid_secret", () =>
+    postOrder({ "X-API-Key": alice.apiKey, "X-API-Secret": bob.secret }),
+  ),
+  unauthorized("unknown API key", "invalid_api_key", () =>
+    postOrder({ "X-API-Key": "0".repeat(32), "X-API-Secret": alice.secret }),
+  ),
+  unauthorized("no credentials", "missing_credentials", () => postOrder()),
+  unauthorized(
+    "wallet-signed order signed by another wallet",
+    "invalid_order_signature",
+    async () => {
       const body = await signedOrderBody(newWallet(), { side: "buy", price: 1000, size: 0.1 });
       (body.order as Record<string, unknown>).trader = alice.owner.address;
       return call(h, "POST", "/v1/orders", { body });
     },
-  },
-  {
-    name: "wallet auth headers signed by another wallet",
-    status: 401,
-    code: "UNAUTHORIZED",
-    reason: "invalid_signature",
-    run: async () => {
-      const hd = await walletHeaders(newWallet(), h, "GET", "/v1/balances");
-      return call(h, "GET", "/v1/balances", { headers: { ...hd, "X-Wallet-Address": alice.owner.address } });
-    },
-  },
+    { reachesService: true }, // the service verifies order signatures (and refuses)
+  ),
+  unauthorized("wallet auth headers signed by another wallet", "invalid_signature", async () => {
+    const hd = await walletHeaders(newWallet(), h, "GET", "/v1/balances");
+    return call(h, "GET", "/v1/balances", { headers: { ...hd, "X-Wallet-Address": alice.owner.address } });
+  }),
   {
     name: "reading another account's order",
     status: 404,

@@ -16,6 +16,7 @@ import { ApiError, validationError } from "../errors";
 import type { DexEvent, DexService } from "../../pipeline/service";
 import type { Clock } from "../../runtime/clock";
 import { WindowCounter } from "../../runtime/window-counter";
+import type { GrpcOrderRequest } from "../../sdk/grpc";
 
 export const SERVICE_NAME = "dex.v1.TradingService";
 
@@ -112,19 +113,9 @@ export async function authenticate(
   return { key, signed: signature !== undefined };
 }
 
-export interface OrderRequest {
-  symbol: string;
-  side: string;
-  type: string;
-  price: number;
-  size: number;
-  time_in_force: string;
-  client_order_id: string;
-  trigger_price: number;
-  expires_at: number;
-  hidden: boolean;
-  iceberg_visible_size: number;
-}
+/** PlaceOrder's request as the server decodes it: the SDK's request with every proto3 scalar present (0, ""
+ *  and false when not sent) and the side as sent. */
+export type OrderRequest = Required<Omit<GrpcOrderRequest, "side">> & { side: string };
 
 /** PlaceOrder's work; the handler counts its outcome (dex_orders_accepted_total / dex_orders_refused_total) */
 export async function placeOrderCall(ctx: GrpcContext, call: grpc.ServerUnaryCall<OrderRequest, unknown>) {

@@ -162,150 +162,53 @@ test("the signed scheme in metadata works once per signature", async () => {
 
 test("errors map to gRPC status codes; off-grid doubles are refused, nothing placed", async () => {
   const count = h.service.orderCount();
+  // a buy of 0.1 WETH at 1000 unless `over` says otherwise (its fields stay in this order)
+  const buy = (over: Record<string, unknown> = {}) =>
+    JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1, ...over });
+  const rpc = (method: string, body: string, headers: string[] = []) => [
+    ...withSchema,
+    ...headers,
+    "-d",
+    body,
+    url(method),
+  ];
+  const wrongSecret = ["-H", `x-api-key: ${trader.apiKey}`, "-H", `x-api-secret: ${readOnly.secret}`];
   const cases: [string, string[], string][] = [
-    [
-      "no credentials",
-      [
-        ...withSchema,
-        "-d",
-        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }),
-        url("PlaceOrder"),
-      ],
-      "unauthenticated",
-    ],
-    [
-      "wrong secret",
-      [
-        ...withSchema,
-        "-H",
-        `x-api-key: ${trader.apiKey}`,
-        "-H",
-        `x-api-secret: ${readOnly.secret}`,
-        "-d",
-        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }),
-        url("PlaceOrder"),
-      ],
-      "unauthenticated",
-    ],
-    [
-      "read-only key",
-      [
-        ...withSchema,
-        ...auth(readOnly),
-        "-d",
-        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }),
-        url("PlaceOrder"),
-      ],
-      "permission_denied",
-    ],
-    [
-      "unknown symbol",
-      [
-        ...withSchema,
-        ...auth(trader),
-        "-d",
-        JSON.stringify({ symbol: "DOGE-USD", side: "buy", type: "limit", price: 1000, size: 0.1 }),
-        url("PlaceOrder"),
-      ],
-      "invalid_argument",
-    ],
-    [
-      "price off the tick",
-      [
-        ...withSchema,
-        ...auth(trader),
-        "-d",
-        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000.001, size: 0.1 }),
-        url("PlaceOrder"),
-      ],
-      "invalid_argument",
-    ],
+    ["no credentials", rpc("PlaceOrder", buy()), "unauthenticated"],
+    ["wrong secret", rpc("PlaceOrder", buy(), wrongSecret), "unauthenticated"],
+    ["read-only key", rpc("PlaceOrder", buy(), auth(readOnly)), "permission_denied"],
+    ["unknown symbol", rpc("PlaceOrder", buy({ symbol: "DOGE-USD" }), auth(trader)), "invalid_argument"],
+    ["price off the tick", rpc("PlaceOrder", buy({ price: 1000.001 }), auth(trader)), "invalid_argument"],
     [
       "size 0.1 + 0.2 (not exactly a lot multiple)",
-      [
-        ...withSchema,
-        ...auth(trader),
-        "-d",
-        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: 0.1 + 0.2 }),
-        url("PlaceOrder"),
-      ],
+      rpc("PlaceOrder", buy({ size: 0.1 + 0.2 }), auth(trader)),
       "invalid_argument",
     ],
-    [
-      "negative size",
-      [
-        ...withSchema,
-        ...auth(trader),
-        "-d",
-        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 1000, size: -1 }),
-        url("PlaceOrder"),
-      ],
-      "invalid_argument",
-    ],
+    ["negative size", rpc("PlaceOrder", buy({ size: -1 }), auth(trader)), "invalid_argument"],
     [
       "NaN price",
-      [
-        ...withSchema,
-        ...auth(trader),
-        "-d",
-        '{"symbol":"WETH-USD","side":"buy","type":"limit","price":"NaN","size":0.1}',
-        url("PlaceOrder"),
-      ],
+      rpc("PlaceOrder", '{"symbol":"WETH-USD","side":"buy","type":"limit","price":"NaN","size":0.1}', auth(trader)),
       "invalid_argument",
     ],
-    [
-      "unknown type",
-      [
-        ...withSchema,
-        ...auth(trader),
-        "-d",
-        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "iceberg", price: 1000, size: 0.1 }),
-        url("PlaceOrder"),
-      ],
-      "invalid_argument",
-    ],
-    [
-      "insufficient balance",
-      [
-        ...withSchema,
-        ...auth(trader),
-        "-d",
-        JSON.stringify({ symbol: "WETH-USD", side: "buy", type: "limit", price: 9000, size: 9000 }),
-        url("PlaceOrder"),
-      ],
-      "failed_precondition",
-    ],
+    ["unknown type", rpc("PlaceOrder", buy({ type: "iceberg" }), auth(trader)), "invalid_argument"],
+    ["insufficient balance", rpc("PlaceOrder", buy({ price: 9000, size: 9000 }), auth(trader)), "failed_precondition"],
     [
       "cancel an unknown order",
-      [
-        ...withSchema,
-        ...auth(trader),
-        "-d",
-        JSON.stringify({ order_id: "00000000-0000-4000-8000-000000000000" }),
-        url("CancelOrder"),
-      ],
+      rpc("CancelOrder", JSON.stringify({ order_id: "00000000-0000-4000-8000-000000000000" }), auth(trader)),
       "not_found",
     ],
     [
       "cancel with a malformed id",
-      [...withSchema, ...auth(trader), "-d", JSON.stringify({ order_id: "x" }), url("CancelOrder")],
+      rpc("CancelOrder", JSON.stringify({ order_id: "x" }), auth(trader)),
       "invalid_argument",
     ],
-    [
-      "book of an unknown symbol",
-      [...withSchema, "-d", JSON.stringify({ symbol: "DOGE-USD" }), url("GetOrderBook")],
-      "invalid_argument",
-    ],
+    ["book of an unknown symbol", rpc("GetOrderBook", JSON.stringify({ symbol: "DOGE-USD" })), "invalid_argument"],
     [
       "book depth too large",
-      [...withSchema, "-d", JSON.stringify({ symbol: "WETH-USD", depth: 100000 }), url("GetOrderBook")],
+      rpc("GetOrderBook", JSON.stringify({ symbol: "WETH-USD", depth: 100000 })),
       "invalid_argument",
     ],
-    [
-      "trades of an unknown symbol",
-      [...withSchema, "-d", JSON.stringify({ symbol: "DOGE-USD" }), url("StreamTrades")],
-      "invalid_argument",
-    ],
+    ["trades of an unknown symbol", rpc("StreamTrades", JSON.stringify({ symbol: "DOGE-USD" })), "invalid_argument"],
   ];
   for (const [name, args, code] of cases) {
     const r = await bufCurl(args);

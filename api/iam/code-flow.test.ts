@@ -64,14 +64,11 @@ describe("OIDC code flow with PKCE, refresh with rotation and reuse detection (o
     assert.equal(again.payload.exp! - again.payload.iat!, 3600);
 
     // the first refresh token again: refused, and the whole family with it
-    await assert.rejects(
-      oidc.refreshTokenGrant(config, tokens.refresh_token!),
-      (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant",
-    );
-    await assert.rejects(
-      oidc.refreshTokenGrant(config, refreshed.refresh_token!),
-      (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant",
-    );
+    for (const spent of [tokens.refresh_token!, refreshed.refresh_token!])
+      await assert.rejects(
+        oidc.refreshTokenGrant(config, spent),
+        (e: unknown) => e instanceof oidc.ResponseBodyError && e.error === "invalid_grant",
+      );
   });
 
   it("PKCE is required: an authorization request without code_challenge is refused", async () => {
