@@ -1,6 +1,7 @@
 // The shapes the portal's page reads from the bridge API (/api/tenant, /portal/config.json, the transfer
 // routes) and keeps itself (the history entries, the connected wallet).
 import type { Address, Hex } from "viem";
+import type { BridgeTransfer } from "../../../sdk/bridge-client";
 
 export interface TenantToken {
   symbol: string;
@@ -37,20 +38,8 @@ export interface Call {
   value: string;
   data: Hex;
 }
-export interface TransferView {
-  id: string;
-  direction: "deposit" | "withdrawal";
-  status: string;
-  token: Address;
-  amount: string;
-  sender: Address;
-  recipient: Address;
-  signers: number[];
-  readyAt: string | null;
-  lastError: string | null;
-  timestamps: Record<string, string | null>;
-  txHashes: Record<string, string | null>;
-}
+/** A transfer as the bridge API answers it (the SDK's type), without the fields the page does not read. */
+export type TransferView = Omit<BridgeTransfer, "tenantId" | "nonce">;
 export interface HistoryEntry {
   id: string;
   /** the transfer's capability, in the browser that started it; a transfer listed by the server has none */

@@ -236,22 +236,16 @@ async function checkFunds(ctx: OrdersContext, o: Order): Promise<bigint> {
 /** 6. resale restrictions of an asset with a hold: returns whether the sell gives restricted lots.
  *  `held`: what the account's open orders hold of the sell's asset (the replaced order's released). */
 async function checkResale(ctx: OrdersContext, o: Order, eligible: boolean, held: bigint): Promise<boolean> {
-  const { asset, market, releasing } = o;
+  const { asset, market } = o;
   if (o.input.side === "BUY") {
     if (eligible) return false;
-    const restricted = (await openRowsOfAsset(ctx, asset.id, "side = 'SELL' AND restricted_sell")).filter(
-      (r) => r.id !== releasing?.row.id,
+    await refuseWhileOnBook(
+      ctx,
+      o,
+      "side = 'SELL' AND restricted_sell",
+      "restricted lots on this book may only go to buyers an exemption covers",
+      { reason: "restricted_lots_on_book", regime: asset.regime },
     );
-    if (restricted.length > 0) {
-      throw new OrderApiError(
-        "RESALE_RESTRICTED",
-        "restricted lots on this book may only go to buyers an exemption covers",
-        {
-          reason: "restricted_lots_on_book",
-          regime: asset.regime,
-        },
-      );
-    }
     return false;
   }
   const t = ctx.accountClock.now(o.account.id);
@@ -259,23 +253,33 @@ async function checkResale(ctx: OrdersContext, o: Order, eligible: boolean, held
   const taken = lotsTakenBy(lots, held, o.units);
   const restricted = taken.filter((x) => isRestricted(asset.regime, x.lot.acquiredAtMs, t));
   if (restricted.length === 0) return false;
-  const ineligible = (await openRowsOfAsset(ctx, asset.id, "side = 'BUY' AND NOT book_eligible")).filter(
-    (r) => r.id !== releasing?.row.id,
+  await refuseWhileOnBook(
+    ctx,
+    o,
+    "side = 'BUY' AND NOT book_eligible",
+    "this sell gives lots within their restriction hold, and buyers no exemption covers are on the book",
+    {
+      reason: "ineligible_buyers_on_book",
+      regime: asset.regime,
+      restrictedQuantity: quantityNumber(
+        market,
+        restricted.reduce((s, x) => s + x.units, 0n),
+      ),
+      restrictionEndDate: new Date(restrictionEndMs(asset.regime, restricted.at(-1)!.lot.acquiredAtMs)).toISOString(),
+    },
   );
-  if (ineligible.length > 0) {
-    throw new OrderApiError(
-      "RESALE_RESTRICTED",
-      "this sell gives lots within their restriction hold, and buyers no exemption covers are on the book",
-      {
-        reason: "ineligible_buyers_on_book",
-        regime: asset.regime,
-        restrictedQuantity: quantityNumber(
-          market,
-          restricted.reduce((s, x) => s + x.units, 0n),
-        ),
-        restrictionEndDate: new Date(restrictionEndMs(asset.regime, restricted.at(-1)!.lot.acquiredAtMs)).toISOString(),
-      },
-    );
-  }
   return true;
+}
+
+/** RESALE_RESTRICTED while an open order of the asset that `where` selects is on the book (the order this
+ *  one replaces aside). */
+async function refuseWhileOnBook(
+  ctx: OrdersContext,
+  o: Order,
+  where: string,
+  message: string,
+  details: Record<string, unknown>,
+): Promise<void> {
+  const onBook = (await openRowsOfAsset(ctx, o.asset.id, where)).filter((r) => r.id !== o.releasing?.row.id);
+  if (onBook.length > 0) throw new OrderApiError("RESALE_RESTRICTED", message, details);
 }

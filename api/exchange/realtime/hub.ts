@@ -11,6 +11,7 @@
 import type { DexEvent, DexMarketStats, DexService, MarketSpec } from "../../../pipeline/service";
 import { bookSymbolOf, CATALOGUE, type CatalogueAsset } from "../assets/catalogue";
 import { priceNumber, sizeNumber } from "../market/figures";
+import type { BookView } from "../market/market-data";
 
 export type RealtimeEventName = "quote" | "book" | "order" | "settlement";
 
@@ -38,12 +39,8 @@ export interface QuoteData {
 /** A quote event's bid or ask when that side of the book is empty. */
 export const EMPTY_SIDE_PRICE = 0;
 
-export interface BookData {
-  assetId: string;
-  bids: { price: number; size: number }[];
-  asks: { price: number; size: number }[];
-  timestamp: string;
-}
+/** A book event's data: the book as GET /v1/assets/{id}/book answers it. */
+export type BookData = BookView;
 
 /** What a connection (SSE session or WebSocket) gives the hub. */
 export interface Subscriber {
