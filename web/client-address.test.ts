@@ -7,13 +7,13 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import WebSocket from "ws";
 import { signRequest } from "../api/auth/hmac";
 import { createApiLogger } from "../api/logger";
 import { createKey, keyHeaders, newWallet, startHarness, type Harness, type TestKey } from "../api/testing/harness";
+import { plainRequest } from "../api/testing/host-request";
 import { createWsServer, type DexWsServer } from "../api/ws/server";
 import { readOutbox, startTestIam, type TestIam } from "../api/iam/testing/harness";
 import { startWebServer, type RunningWebServer } from "./server";
@@ -67,29 +67,11 @@ after(async () => {
 });
 
 /** One HTTP request from the local address `from`. */
-function send(
+const send = (
   from: string,
   url: string,
   o: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: o.method ?? "GET", headers: o.headers, localAddress: from }, (res) => {
-      let text = "";
-      res.on("data", (d) => (text += d));
-      res.on("end", () => {
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          /* text */
-        }
-        resolve({ status: res.statusCode ?? 0, body });
-      });
-    });
-    req.on("error", reject);
-    req.end(o.body);
-  });
-}
+) => plainRequest(url, { ...o, localAddress: from });
 
 const form = (fields: Record<string, string>) => ({
   method: "POST",

@@ -121,6 +121,10 @@ function raw(
   });
 }
 
+/** A POST of `body` as `type`, with `more` headers after the content type. */
+const postAs = (url: string, p: string, type: string, body: string, more: Record<string, string> = {}) =>
+  raw(url, p, { method: "POST", headers: { "content-type": type, ...more }, body });
+
 test("serves the app with a strict CSP; assets cached for good; nothing outside the build", async () => {
   const s = await start("sandbox");
   const index = await raw(s.url, "/");
@@ -172,11 +176,13 @@ test("compression: brotli or gzip for text over 1 KiB (files and forwarded API a
   const small = await raw(s.url, "/assets/app-abc.js", { headers: { "accept-encoding": "br, gzip" } });
   assert.equal(small.headers["content-encoding"], undefined);
   assert.equal(small.body, "console.log(1)");
-  const rpcBig = await raw(s.url, "/rpc", {
-    method: "POST",
-    headers: { "content-type": "application/json", "accept-encoding": "gzip" },
-    body: JSON.stringify(Array.from({ length: 40 }, (_, id) => ({ jsonrpc: "2.0", id, method: "eth_chainId" }))),
-  });
+  const rpcBig = await postAs(
+    s.url,
+    "/rpc",
+    "application/json",
+    JSON.stringify(Array.from({ length: 40 }, (_, id) => ({ jsonrpc: "2.0", id, method: "eth_chainId" }))),
+    { "accept-encoding": "gzip" },
+  );
   assert.equal(rpcBig.headers["content-encoding"], "gzip");
   assert.equal(JSON.parse(unzip(rpcBig)).length, 40);
 });
@@ -193,8 +199,7 @@ test("the public config: development keys in the sandbox, none in production", a
 
 test("/rpc forwards allowed methods only, batches up to the limit, bodies up to the limit", async () => {
   const s = await start("sandbox");
-  const post = (body: string) =>
-    raw(s.url, "/rpc", { method: "POST", headers: { "content-type": "application/json" }, body });
+  const post = (body: string) => postAs(s.url, "/rpc", "application/json", body);
   const ok = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }));
   assert.equal(ok.status, 200);
   assert.equal(JSON.parse(ok.body).result, "0x7a69");
@@ -310,20 +315,17 @@ test("the exchange app: its page at /exchange; /exchange-api/v1/* to the exchang
 test("/identity forwards the three login paths with their methods only; without upstreams: 503", async () => {
   const s = await start("sandbox");
   const n = restSeen.length;
-  const otp = await raw(s.url, "/identity/api/otp", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: '{"phone":"+14155550123"}',
-  });
+  const otp = await postAs(s.url, "/identity/api/otp", "application/json", '{"phone":"+14155550123"}');
   assert.equal(otp.status, 201);
   assert.equal(restSeen.at(-1)!.path, "/api/otp");
   assert.equal((await raw(s.url, "/identity/api/sandbox/outbox?phone=%2B14155550123&limit=1")).status, 201);
   assert.equal(restSeen.at(-1)!.path, "/api/sandbox/outbox?phone=%2B14155550123&limit=1");
-  const grant = await raw(s.url, "/identity/api/login/oauth/access_token", {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: "grant_type=password",
-  });
+  const grant = await postAs(
+    s.url,
+    "/identity/api/login/oauth/access_token",
+    "application/x-www-form-urlencoded",
+    "grant_type=password",
+  );
   assert.equal(grant.status, 201);
   assert.equal(restSeen.at(-1)!.body, "grant_type=password");
   assert.equal(restSeen.length, n + 3);
@@ -338,11 +340,13 @@ test("/identity forwards the three login paths with their methods only; without 
   assert.equal(restSeen.length, n + 4);
   assert.equal(originsSeen.at(-1), undefined);
   for (const origin of ["http://evil.example", "null", `https://${host}.evil.example`]) {
-    const r = await raw(s.url, "/identity/api/login/oauth/access_token", {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", origin },
-      body: "grant_type=password",
-    });
+    const r = await postAs(
+      s.url,
+      "/identity/api/login/oauth/access_token",
+      "application/x-www-form-urlencoded",
+      "grant_type=password",
+      { origin },
+    );
     assert.equal(r.status, 403, origin);
     assert.equal(JSON.parse(r.body).error.code, "FORBIDDEN");
   }

@@ -1,7 +1,7 @@
 // A DEX API client for the end-to-end tests and the API bench: plain HTTP over real sockets, the
 // wallet (EIP-191) and HMAC request schemes, API keys created through the API (with the wallet's
 // on-chain agent approval), and wallet-signed EIP-712 orders for the real Settlement domain.
-import type { Hex, PrivateKeyAccount } from "viem";
+import type { PrivateKeyAccount } from "viem";
 import type { MarketSpec } from "../../pipeline/service";
 import { lotsToSizeText, ticksToPriceText } from "../dex/units";
 import {
@@ -14,7 +14,7 @@ import {
   type Res,
   type TestKey,
 } from "./harness";
-import { getSettlementDomain, signOrder, type Order } from "../../sdk/eip712";
+import { signSpecOrder } from "../../pipeline/testing/orders";
 import { signedOrderToWire } from "../dex/order-intent";
 
 export { hmacHeaders, keyHeaders, walletHeaders, type Res, type TestKey };
@@ -60,18 +60,8 @@ export async function signedOrderBody(
   settlement: `0x${string}`,
   s: SignedOrderSpec,
 ): Promise<Record<string, unknown>> {
-  const order: Order = {
-    trader: w.address,
-    baseToken: m.baseToken,
-    quoteToken: m.quoteToken,
-    side: s.side === "buy" ? 0 : 1,
-    price: s.priceTicks * m.tickSize,
-    amount: s.sizeLots * m.lotSize,
-    expiry: s.expirySec ?? BigInt(Math.floor(Date.now() / 1000) + 3600),
-    nonce: s.nonce,
-    flags: s.timeInForce === "post_only" ? 1 : 0,
-  };
-  const signature: Hex = await signOrder(w, getSettlementDomain(chainId, settlement), order);
+  const flags = s.timeInForce === "post_only" ? 1 : 0;
+  const { order, signature } = await signSpecOrder(w, w.address, { chainId, settlement }, m, { ...s, flags });
   return {
     ...specFields(m, s),
     ...(s.clientOrderId ? { client_order_id: s.clientOrderId } : {}),

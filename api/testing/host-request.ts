@@ -18,22 +18,35 @@ export function requestWithHost(
 ): Promise<HostReply> {
   const headers: Record<string, string> = { host, ...opts.headers };
   if (opts.body !== undefined) headers["content-length"] = String(Buffer.byteLength(opts.body));
+  return plainRequest(url, { method, headers, body: opts.body });
+}
+
+/** One request as given (node:http adds only what it must: Host when not given, the body's framing), from
+ *  `localAddress` when given; the body read as JSON when it is JSON. */
+export function plainRequest(
+  url: string,
+  o: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {},
+): Promise<HostReply> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c) => (text += c));
-      res.on("end", () => {
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, body });
-      });
-    });
+    const req = httpRequest(
+      url,
+      { method: o.method ?? "GET", headers: o.headers, localAddress: o.localAddress },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c) => (text += c));
+        res.on("end", () => {
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, body });
+        });
+      },
+    );
     req.on("error", reject);
-    req.end(opts.body);
+    req.end(o.body);
   });
 }

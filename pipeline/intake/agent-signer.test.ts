@@ -8,6 +8,7 @@ import { ORDER_TYPES, getSettlementDomain, type Order } from "../order";
 import { agentAccount } from "./agent-signer";
 import { createOrderDigester, getDomainSeparator } from "./order-digest";
 import { recoverSigner, recoveryBackend } from "./recover";
+import { fixtureOrder } from "../testing/batcher-fixture";
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 /** any valid secp256k1 private key: 1 <= k < n */
@@ -41,17 +42,8 @@ test("the agent account is still the key's viem account (address, signTypedData)
   assert.equal(agent.address, viem.address);
   assert.equal(agent.type, "local");
   const domain = getSettlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
-  const o: Order = {
-    trader: viem.address,
-    baseToken: viem.address,
-    quoteToken: viem.address,
-    side: 1,
-    price: 10n,
-    amount: 5n,
-    expiry: 99n,
-    nonce: 2n ** 63n,
-    flags: 1,
-  };
+  const own = { trader: viem.address, baseToken: viem.address, quoteToken: viem.address };
+  const o = fixtureOrder(2n ** 63n, { ...own, side: 1, price: 10n, amount: 5n, expiry: 99n, flags: 1 });
   const digest = createOrderDigester(getDomainSeparator(domain))(o);
   assert.equal(recoverSigner(digest, agent.signDigest(digest)), viem.address.toLowerCase());
   assert.equal(

@@ -3,9 +3,10 @@ import { hashTypedData, recoverTypedDataAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { hexToBytes } from "@noble/hashes/utils.js";
-import { ORDER_TYPES, getSettlementDomain as settlementDomain, type Order } from "../order";
+import { ORDER_TYPES, getSettlementDomain as settlementDomain } from "../order";
 import { createOrderDigester, getDomainSeparator } from "./order-digest";
 import { recoverSigner, recoveryBackend } from "./recover";
+import { fixtureOrder } from "../testing/batcher-fixture";
 
 async function time(label: string, n: number, fn: () => unknown): Promise<void> {
   for (let i = 0; i < Math.min(200, n); i++) await fn();
@@ -17,17 +18,8 @@ async function time(label: string, n: number, fn: () => unknown): Promise<void> 
 async function main(): Promise<void> {
   const acc = privateKeyToAccount(generatePrivateKey());
   const domain = settlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3");
-  const o: Order = {
-    trader: acc.address,
-    baseToken: acc.address,
-    quoteToken: acc.address,
-    side: 0,
-    price: 2_500_000_000n,
-    amount: 10n ** 18n,
-    expiry: 1n << 40n,
-    nonce: 7n,
-    flags: 0,
-  };
+  const own = { trader: acc.address, baseToken: acc.address, quoteToken: acc.address };
+  const o = fixtureOrder(7n, { ...own, price: 2_500_000_000n, amount: 10n ** 18n, expiry: 1n << 40n });
   const signature = await acc.signTypedData({ domain, types: ORDER_TYPES, primaryType: "Order", message: o });
   const digester = createOrderDigester(getDomainSeparator(domain));
   const digest = digester(o);

@@ -47,17 +47,11 @@ test("an order object changed after it was hashed is hashed anew (the digest rem
 });
 
 test("the digest refuses an address that is not 40 hex digits", () => {
-  const o: Order = {
+  const o = fixtureOrder(1n, {
     trader: "0x00000000000000000000000000000000000000a1",
     baseToken: "0x00000000000000000000000000000000000000b2",
     quoteToken: "0x00000000000000000000000000000000000000c3",
-    side: 0,
-    price: 1n,
-    amount: 1n,
-    expiry: 1n,
-    nonce: 1n,
-    flags: 0,
-  };
+  });
   assert.equal(digest(o), hashTypedData({ domain, types: ORDER_TYPES, primaryType: "Order", message: o }));
   for (const bad of [
     "0x00000000000000000000000000000000000000g1",

@@ -20,13 +20,15 @@ import {
   WETH,
   type MemoryDexService,
 } from "../../api/testing/memory-dex-service";
-import { ORDER_TYPES, signAgentApproval, signOrder } from "../../sdk/eip712";
+import { ORDER_TYPES, signAgentApproval, signOrder, type Order } from "../../sdk/eip712";
+import { fixtureOrder } from "../testing/batcher-fixture";
 import { metrics } from "../../runtime/metrics";
 import { startNatsCluster, type NatsCluster } from "../replication/nats-cluster";
 import { agentAccount, DexServiceError, type DexEvent, type DexService, type PlaceOrderRequest } from "../service";
 import { callSubject, decodeWire, encodeWire, helloSubject } from "./wire";
 import { servePartition, type PartitionServer } from "./serve";
 import { createRoutedDexService, type RoutedDexService } from "./routed";
+import { narrowed, waitFor as waitForIt } from "../testing/partitions";
 
 let nats: NatsCluster;
 let dir: string;
@@ -53,18 +55,8 @@ const other = privateKeyToAccount(generatePrivateKey());
 const ETH = TEST_MARKETS.find((m) => m.symbol === "WETH-USD")!;
 const BTC = TEST_MARKETS.find((m) => m.symbol === "WBTC-USD")!;
 
-/** The memory service as a partition owning `symbols` only. */
-function narrowed(svc: MemoryDexService, symbols: string[]): DexService {
-  return { ...svc, listMarkets: () => svc.listMarkets().filter((m) => symbols.includes(m.symbol)) };
-}
-
-async function waitFor(what: string, f: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await f())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const waitFor = (what: string, f: () => boolean | Promise<boolean>, timeoutMs = 20_000) =>
+  waitForIt(what, f, timeoutMs, 20);
 
 let nonce = 0n;
 async function signedBuy(
@@ -511,18 +503,8 @@ const apiKeyPlacement = (agent: Extract<PlaceOrderRequest, { kind: "api_key" }>[
 test("a partition cannot make the API process's agent sign anything but the placement's order (trader, market, side, domain)", {
   timeout: 60_000,
 }, async () => {
-  const order = (over: Record<string, unknown>) => ({
-    trader: trader.address,
-    baseToken: ETH.baseToken,
-    quoteToken: ETH.quoteToken,
-    side: 0,
-    price: 1n,
-    amount: 1n,
-    expiry: 1n,
-    nonce: 1n,
-    flags: 0,
-    ...over,
-  });
+  const order = (over: Partial<Order>) =>
+    fixtureOrder(1n, { trader: trader.address, baseToken: ETH.baseToken, quoteToken: ETH.quoteToken, ...over });
   const forged = [
     { domain: SETTLEMENT_DOMAIN, message: order({ trader: other.address }) },
     { domain: SETTLEMENT_DOMAIN, message: order({ baseToken: BTC.baseToken }) },

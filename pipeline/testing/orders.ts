@@ -38,14 +38,15 @@ export function typedOrder(
   };
 }
 
-export async function signedInput(
+/** The EIP-712 order a spec makes on market `m` for `trader` (expiry default: in an hour), signed by `signer`
+ *  for the Settlement at `settlement`. */
+export async function signSpecOrder(
   signer: PrivateKeyAccount,
   trader: `0x${string}`,
-  chainId: number,
-  settlement: `0x${string}`,
+  domain: { chainId: number; settlement: `0x${string}` },
   m: MarketSpec,
-  s: OrderSpec,
-): Promise<PlaceSignedInput> {
+  s: Pick<OrderSpec, "side" | "priceTicks" | "sizeLots" | "expirySec"> & { nonce: bigint; flags: number },
+): Promise<{ order: Order; signature: Hex }> {
   const order: Order = {
     trader,
     baseToken: m.baseToken,
@@ -54,11 +55,24 @@ export async function signedInput(
     price: s.priceTicks * m.tickSize,
     amount: s.sizeLots * m.lotSize,
     expiry: s.expirySec ?? BigInt(Math.floor(Date.now() / 1000) + 3600),
-    nonce: s.nonce ?? nonceCounter++,
-    flags: s.flags ?? 0,
+    nonce: s.nonce,
+    flags: s.flags,
   };
-  const signature: Hex = await signOrder(signer, getSettlementDomain(chainId, settlement), order);
-  return { ...typedOrder(m, s), order, signature };
+  const signature: Hex = await signOrder(signer, getSettlementDomain(domain.chainId, domain.settlement), order);
+  return { order, signature };
+}
+
+export async function signedInput(
+  signer: PrivateKeyAccount,
+  trader: `0x${string}`,
+  chainId: number,
+  settlement: `0x${string}`,
+  m: MarketSpec,
+  s: OrderSpec,
+): Promise<PlaceSignedInput> {
+  const nonce = s.nonce ?? nonceCounter++;
+  const signed = await signSpecOrder(signer, trader, { chainId, settlement }, m, { ...s, nonce, flags: s.flags ?? 0 });
+  return { ...typedOrder(m, s), ...signed };
 }
 
 /** What a limit order of `sizeLots` at `priceTicks` carries into the DEX service (fresh ids, received now). */

@@ -11,24 +11,15 @@ import { connect } from "@nats-io/transport-node";
 import pino from "pino";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createMemoryDexService, USD, WBTC, WETH, type MemoryDexService } from "../../api/testing/memory-dex-service";
-import type { DexService } from "../../pipeline/service";
 import { servePartition } from "../../pipeline/partition/serve";
 import { startNatsCluster } from "../../pipeline/replication/nats-cluster";
 import { acquireDexService } from "./dex-service";
 import { simulatorComponent } from "./components/simulator";
 import type { ComponentHandle, StackContext } from "./types";
+import { narrowed, waitFor as waitForIt } from "../../pipeline/testing/partitions";
 
-function narrowed(svc: MemoryDexService, symbols: string[]): DexService {
-  return { ...svc, listMarkets: () => svc.listMarkets().filter((m) => symbols.includes(m.symbol)) };
-}
-
-async function waitFor(what: string, f: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await f())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = (what: string, f: () => boolean | Promise<boolean>, timeoutMs = 60_000) =>
+  waitForIt(what, f, timeoutMs, 50);
 
 /** What the components read of a stack context here (the rest is never touched without a pipeline). */
 function contextOf(
