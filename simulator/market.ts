@@ -12,7 +12,7 @@
 // allows, so that a fresh stack shows trades and candles at once. stop() stops placing, cancels the agents' resting orders and resolves.
 import type { PrivateKeyAccount } from "viem";
 import type { DexService, DexSide, MarketSpec } from "../pipeline/service";
-import { lotsWorth, nonceCounter, placeSigned } from "./orders";
+import { lotsWorth, signedPlacer, type PlaceOn } from "./orders";
 import { prng } from "../runtime/prng";
 
 export interface SimulatedMarketOptions {
@@ -71,7 +71,7 @@ class Agents {
   private readonly levels: number;
   private readonly notionalUsd: number;
   private readonly warmUp: number;
-  private readonly nonceOf: (a: PrivateKeyAccount) => bigint;
+  private readonly placeOn: PlaceOn;
   readonly counts = { placed: 0, refused: 0, cancelled: 0 };
   stopped = false;
   readonly books: Book[] = [];
@@ -85,7 +85,7 @@ class Agents {
     this.levels = o.levels ?? 4;
     this.notionalUsd = o.orderNotionalUsd ?? 500;
     this.warmUp = o.warmUpTrades ?? 20;
-    this.nonceOf = nonceCounter(this.now);
+    this.placeOn = signedPlacer(o.dex, this.now);
     this.last = this.now();
   }
 
@@ -122,16 +122,7 @@ class Agents {
     tif: "gtc" | "ioc",
   ): Promise<string | null> {
     try {
-      const order = await placeSigned(this.o.dex, {
-        account: who,
-        market: b.m,
-        side,
-        priceTicks: ticks,
-        sizeLots: lots,
-        timeInForce: tif,
-        nonce: this.nonceOf(who),
-        nowMs: this.now(),
-      });
+      const order = await this.placeOn(b.m, who, side, ticks, lots, tif);
       this.counts.placed++;
       return order.status === "open" || order.status === "partially_filled" ? order.orderId : null;
     } catch (err) {

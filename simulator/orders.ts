@@ -77,6 +77,32 @@ export function nonceCounter(now: () => number): (a: PrivateKeyAccount) => bigin
   };
 }
 
+/** An order of `who` on `market`: `ticks` and `lots`, gtc rests, ioc takes what crosses. */
+export type PlaceOn = (
+  market: MarketSpec,
+  who: PrivateKeyAccount,
+  side: DexSide,
+  ticks: bigint,
+  lots: bigint,
+  tif: SignedOrderSpec["timeInForce"],
+) => Promise<DexOrderWithFills>;
+
+/** Places signed orders on `dex`, each trader's nonces counted from `now` (as placeSigned does, one by one). */
+export function signedPlacer(dex: DexService, now: () => number): PlaceOn {
+  const nonceOf = nonceCounter(now);
+  return (market, account, side, priceTicks, sizeLots, timeInForce) =>
+    placeSigned(dex, {
+      account,
+      market,
+      side,
+      priceTicks,
+      sizeLots,
+      timeInForce,
+      nonce: nonceOf(account),
+      nowMs: now(),
+    });
+}
+
 /** Lots of `m` worth `targetQuoteUnits` at `ticks`, within the market's minimum and maximum size. */
 export function lotsWorth(m: MarketSpec, ticks: bigint, targetQuoteUnits: bigint): bigint {
   const unitPriceQuote = (ticks * m.tickSize * 10n ** BigInt(m.baseDecimals)) / 10n ** 18n; // quote units per whole base unit

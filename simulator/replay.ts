@@ -15,7 +15,7 @@ import {
   type DexSide,
   type MarketSpec,
 } from "../pipeline/service";
-import { lotsWorth, nonceCounter, placeSigned } from "./orders";
+import { lotsWorth, signedPlacer } from "./orders";
 import { priceToTicks } from "./market";
 import { prng } from "../runtime/prng";
 
@@ -228,23 +228,13 @@ interface ReplayRun {
 function startRun(o: ReplayOptions): ReplayRun {
   const now = o.now ?? Date.now;
   const rnd = prng(o.seed ^ 0x5eed);
-  const nonceOf = nonceCounter(now);
+  const placeOn = signedPlacer(o.dex, now);
   return {
     o,
     rnd,
     books: replayBooks(o, rnd),
     notionalUsd: BigInt(o.orderNotionalUsd ?? 100),
-    place: (b) => (who, side, ticks, lots, tif) =>
-      placeSigned(o.dex, {
-        account: who,
-        market: b.m,
-        side,
-        priceTicks: ticks,
-        sizeLots: lots,
-        timeInForce: tif,
-        nonce: nonceOf(who),
-        nowMs: now(),
-      }).catch(() => null),
+    place: (b) => (who, side, ticks, lots, tif) => placeOn(b.m, who, side, ticks, lots, tif).catch(() => null),
     steps: 0,
     trades: 0,
     tradingMs: 0,

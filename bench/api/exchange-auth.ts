@@ -25,7 +25,7 @@ import { createIdentityVerifier, type IdentityVerifier } from "../../api/exchang
 import { createTenantTokens, type TenantTokens } from "../../api/exchange/tenant-tokens";
 import { freePort } from "../../runtime/ports";
 import { systemClock } from "../../runtime/clock";
-import { runBenchMain } from "./main";
+import { runBenchMain, pct } from "./main";
 
 export interface ExchangeAuthFigures {
   seconds: number;
@@ -41,9 +41,6 @@ export interface ExchangeAuthFigures {
   aloneP99Ms: number;
   non2xx: number;
 }
-
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** A user logs in as a person would: a one-time code from the outbox, then the password grant. */
 async function logIn(issuer: string): Promise<string> {

@@ -17,6 +17,7 @@ import { startTestIssuer, type TestIssuer } from "../../api/exchange/testing/tes
 import { createExchangeRealtime } from "../../api/exchange/realtime";
 import { DEFAULT_COALESCE_MS } from "../../api/exchange/realtime/hub";
 import { signedPlacement } from "../../simulator/orders";
+import { pct } from "./main";
 
 export interface SseFanoutFigures {
   subscribers: number;
@@ -30,9 +31,6 @@ export interface SseFanoutFigures {
   connectMs: number;
   load: string;
 }
-
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 /** The exchange API over the in-memory DEX service, and a maker whose bids move the quote. */
 async function startSseStack(issuer: TestIssuer) {

@@ -14,7 +14,7 @@ import { startIam } from "../../api/iam/server";
 import { freePort } from "../../runtime/ports";
 import { phoneKeyOf, readOutbox } from "../../api/iam/testing/harness";
 import { systemClock } from "../../runtime/clock";
-import { runBenchMain } from "./main";
+import { runBenchMain, pct } from "./main";
 
 export interface IamLoginFigures {
   logins: number;
@@ -25,9 +25,6 @@ export interface IamLoginFigures {
   codeRequestsPerSecond: number;
   failures: number;
 }
-
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;

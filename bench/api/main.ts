@@ -19,3 +19,7 @@ export function runBenchMain<F>(bench: () => Promise<F>, format: (f: F) => strin
     },
   );
 }
+
+/** The p-th percentile (0 < p <= 100) of ascending `sorted`: the nearest-rank sample. */
+export const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];

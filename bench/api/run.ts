@@ -30,6 +30,7 @@ import { benchIamLogins, formatIamLoginFigures } from "./iam-login";
 import { benchExchangeAuth, formatExchangeAuthFigures } from "./exchange-auth";
 import { benchSseFanout, formatSseFanoutFigures } from "./exchange-sse";
 import { benchExchangeMarket, formatExchangeMarketFigures } from "./exchange-market";
+import { pct } from "./main";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -46,8 +47,6 @@ interface Ready {
   timingsMs: Record<string, number>;
 }
 
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const f1 = (x: number) => x.toFixed(1);
 
 function cannon(opts: autocannon.Options): Promise<autocannon.Result> {

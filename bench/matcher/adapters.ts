@@ -84,32 +84,23 @@ export function createOurs(mode: "sink" | "objects"): BenchEngine {
           engine.process(cmd, c);
           objects += c.events.length;
         };
+  // one command shape for both kinds (a market order's priceTicks undefined), as the engine is fed
+  const place = (id: string, account: string, side: Side, sizeLots: number, priceTicks?: number) =>
+    run({
+      kind: "place",
+      ts: 0,
+      account,
+      orderId: id,
+      symbol: SYMBOL,
+      side,
+      type: priceTicks === undefined ? "market" : "limit",
+      timeInForce: priceTicks === undefined ? "IOC" : "GTC",
+      priceTicks,
+      sizeLots,
+    });
   return {
-    limit: (id, account, side, priceTicks, sizeLots) =>
-      run({
-        kind: "place",
-        ts: 0,
-        account,
-        orderId: id,
-        symbol: SYMBOL,
-        side,
-        type: "limit",
-        timeInForce: "GTC",
-        priceTicks,
-        sizeLots,
-      }),
-    market: (id, account, side, sizeLots) =>
-      run({
-        kind: "place",
-        ts: 0,
-        account,
-        orderId: id,
-        symbol: SYMBOL,
-        side,
-        type: "market",
-        timeInForce: "IOC",
-        sizeLots,
-      }),
+    limit: (id, account, side, priceTicks, sizeLots) => place(id, account, side, sizeLots, priceTicks),
+    market: (id, account, side, sizeLots) => place(id, account, side, sizeLots),
     cancel: (id, account) => run({ kind: "cancel", ts: 0, account, orderId: id }),
     checksum: () => sink.sum + objects,
     fingerprint: () => {

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { Level } from "./book";
 import { PRICE_WINDOW, PriceIndex } from "./price-index";
 import { MatchingEngine } from "./engine";
+import { order } from "../testing/helpers";
 
 const level = (price: number) => new Level("X-Y", price, true);
 
@@ -112,18 +113,8 @@ test("an engine whose prices spread over many windows matches like one whose pri
     for (let i = 0; i < 400; i++) {
       const side = i % 2 === 0 ? "buy" : "sell";
       const p = side === "buy" ? 1_000 - (i % 37) : 990 + (i % 41);
-      for (const ev of e.apply({
-        kind: "place",
-        ts: i,
-        account: `a${i % 5}`,
-        orderId: `o${i}`,
-        symbol: "X-Y",
-        side,
-        type: "limit",
-        timeInForce: "GTC",
-        priceTicks: p * scale,
-        sizeLots: 1 + (i % 7),
-      }))
+      const placed = { ts: i, account: `a${i % 5}`, orderId: `o${i}`, symbol: "X-Y", side } as const;
+      for (const ev of e.apply(order({ ...placed, priceTicks: p * scale, sizeLots: 1 + (i % 7) })))
         out.push(
           JSON.stringify(ev).replace(/"priceTicks":(\d+)/g, (_, x: string) => `"priceTicks":${Number(x) / scale}`),
         );

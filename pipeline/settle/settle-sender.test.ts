@@ -220,11 +220,16 @@ describe("settle sender against a fake chain", () => {
       await s.send(7n, ARGS);
       assert.equal(chain.sent[2].gasPrice, 1_500_000_001n);
       // the sends after it take the new price once it is in, with no second read
-      let id = 8n;
-      for (let i = 0; i < 200 && chain.sent.at(-1)!.gasPrice !== 6_000_000_000n; i++) {
-        await new Promise((r) => setTimeout(r, 5));
-        await s.send(id++, ARGS);
-      }
+      // sends 5 ms apart (at most 200) until one goes at `price`; returns the next batch id
+      const sendUntilPriced = async (price: bigint, from: bigint) => {
+        let next = from;
+        for (let i = 0; i < 200 && chain.sent.at(-1)!.gasPrice !== price; i++) {
+          await new Promise((r) => setTimeout(r, 5));
+          await s.send(next++, ARGS);
+        }
+        return next;
+      };
+      let id = await sendUntilPriced(6_000_000_000n, 8n);
       assert.equal(chain.sent.at(-1)!.gasPrice, 6_000_000_000n);
       assert.equal(chain.count("eth_gasPrice"), 2);
       // the new reading is dated: 2,000 ms after it, still kept
@@ -237,10 +242,7 @@ describe("settle sender against a fake chain", () => {
       at(t0 + 2_001 + GAS_PRICE_MAX_AGE_MS);
       await s.send(id++, ARGS);
       assert.equal(chain.sent.at(-1)!.gasPrice, 6_000_000_000n);
-      for (let i = 0; i < 200 && chain.sent.at(-1)!.gasPrice !== 12_000_000_000n; i++) {
-        await new Promise((r) => setTimeout(r, 5));
-        await s.send(id++, ARGS);
-      }
+      id = await sendUntilPriced(12_000_000_000n, id);
       assert.equal(chain.sent.at(-1)!.gasPrice, 12_000_000_000n);
       assert.equal(chain.count("eth_gasPrice"), 3);
       // older than GAS_PRICE_MAX_AGE_MS: the send waits for the reading
