@@ -36,14 +36,13 @@ export interface Route {
   handlers: RequestHandler[];
 }
 
-/** A route's declaration in short: its success answer as [status, description, schema], every refusal
- *  as status -> description (answered with the error body). */
+/** A route's declaration in short: its answers by status, the success one as [description, schema] and
+ *  each refusal as its description (answered with the error body). */
 export type Declaration<P, Q, B> = Pick<RouteSpec, "summary" | "auth"> & {
   params?: ZodType<P>;
   query?: ZodType<Q>;
   body?: ZodType<B>;
-  ok: readonly [number, string, ZodType];
-  refusals: Readonly<Record<number, string>>;
+  answers: Readonly<Record<number, string | readonly [string, ZodType]>>;
 };
 
 /** What a declared route's handler gets: its inputs parsed by the declaration's own schemas. */
@@ -65,12 +64,16 @@ export function declare<P = unknown, Q = unknown, B = unknown>(
   handle: (input: RouteInput<P, Q, B>) => unknown,
 ): Route {
   const [method, path] = route.split(" ") as [HttpMethod, string];
-  const [status, description, schema] = d.ok;
-  const refusals = Object.entries(d.refusals).map(([code, text]) => [
-    code,
-    { description: text, schema: errorResponse },
-  ]);
-  const responses = { [status]: { description, schema }, ...Object.fromEntries(refusals) };
+  const answers = Object.entries(d.answers);
+  const success = answers.filter(([, a]) => typeof a !== "string");
+  if (success.length !== 1) throw new Error(`${route}: declare exactly one success answer`);
+  const status = Number(success[0]![0]);
+  const responses = Object.fromEntries(
+    answers.map(([code, a]) => [
+      code,
+      typeof a === "string" ? { description: a, schema: errorResponse } : { description: a[0], schema: a[1] },
+    ]),
+  );
   const { summary, auth, params, query, body } = d;
   return {
     spec: { method, path, summary, auth, params, query, body, responses },

@@ -70,8 +70,8 @@ export function accountRoutes(c: RouteContext): Route[] {
 function getBalancesRoute(c: RouteContext): Route {
   const summary =
     "Your balances per token: available, locked by open orders, on chain, pending withdrawal (decimal strings)";
-  const ok = [200, "balances", balancesResponse] as const;
-  const declared = { summary, auth: "key_or_wallet", access: ["read", "account"], ok, refusals: errors } as const;
+  const answers = { 200: ["balances", balancesResponse], ...errors } as const;
+  const declared = { summary, auth: "key_or_wallet", access: ["read", "account"], answers } as const;
   return dexRoute(c, "get /v1/balances", declared, async ({ res }) => {
     const balances = await c.service.getBalances(authOf(res).account);
     return { balances: balances.map(presentBalance) };
@@ -84,8 +84,7 @@ function postApiKeysRoute(c: RouteContext, { revokeDeps }: AccountShared): Route
       "Create an API key. Wallet scheme only (X-Wallet-Address, X-Wallet-Timestamp, X-Wallet-Signature = EIP-191 signature of timestamp + METHOD + host + path + body, host being the Host header sent; low s, v 27 or 28). The secret is in this response only; sign the returned agent_approval and POST it to /v1/api-keys/{id}/agent-approval to enable trading.",
     auth: "wallet_only",
     body: createApiKeyBody,
-    ok: [201, "the new key with its secret (shown once)", createdApiKeyResponse],
-    refusals: errors,
+    answers: { 201: ["the new key with its secret (shown once)", createdApiKeyResponse], ...errors },
   } as const;
   return dexRoute(c, "post /v1/api-keys", declared, async ({ body, res }) => {
     for (const entry of body.ip_allowlist ?? []) {
@@ -127,8 +126,8 @@ function postApiKeysIdAgentApprovalRoute(c: RouteContext): Route {
     auth: "public",
     params: apiKeyIdParams,
     body: agentApprovalBody,
-    ok: [200, "the key, agent approved", apiKeyResponse],
-    refusals: {
+    answers: {
+      200: ["the key, agent approved", apiKeyResponse],
       404: "no such key",
       409: "the key's approval was already submitted (AGENT_ALREADY_APPROVED)",
       503: "the relayer's daily gas budget is spent (SERVICE_UNAVAILABLE, reason relayer_budget_exhausted)",
@@ -181,8 +180,8 @@ function postApiKeysIdAgentApprovalRoute(c: RouteContext): Route {
 
 function getApiKeysRoute(c: RouteContext): Route {
   const summary = "Your API keys (never their secrets)";
-  const ok = [200, "keys", apiKeysResponse] as const;
-  const declared = { summary, auth: "key_or_wallet", access: ["read", "account"], ok, refusals: errors } as const;
+  const answers = { 200: ["keys", apiKeysResponse], ...errors } as const;
+  const declared = { summary, auth: "key_or_wallet", access: ["read", "account"], answers } as const;
   return dexRoute(c, "get /v1/api-keys", declared, async ({ res }) => {
     const keys = await c.keys.listByOwner(authOf(res).account);
     return { api_keys: keys.map(presentApiKey) };
@@ -195,8 +194,7 @@ function deleteApiKeysIdRoute(c: RouteContext, { revokeDeps, renouncer }: Accoun
       "Revoke an API key and cancel every open order placed with it; its agent is revoked on chain (the agent signs a renouncement of its approval, the service's relayer submits Settlement.renounceAgentWithSig and pays the gas), then its agent key is wiped, and its WebSocket sessions are closed. agent_revocation says whether the on-chain revocation is done (tx_hash: the renouncement, null when the agent held no approval) or pending (the service retries it in the background until mined; the key is already unusable). The wallet may revoke any of its keys; an API key only itself, from an address in its IP allowlist. Repeating the DELETE is harmless and reports the current state.",
     auth: "key_or_wallet",
     params: apiKeyIdParams,
-    ok: [200, "revoked", revokeResponse],
-    refusals: { 404: "no such key of yours", ...errors },
+    answers: { 200: ["revoked", revokeResponse], 404: "no such key of yours", ...errors },
   } as const;
   return dexRoute(c, "delete /v1/api-keys/{id}", declared, async ({ params: { id }, res }) => {
     const auth = authOf(res);

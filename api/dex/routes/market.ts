@@ -59,20 +59,14 @@ export function marketRoutes(c: RouteContext): Route[] {
 function getMarketsRoute(c: RouteContext): Route {
   const summary =
     "Every market: base and quote tokens (address, decimals), tick and lot sizes, minimum and maximum size, fees, the order types and time in force allowed (spec 3.2), and what a wallet signs: the chain id, the Settlement contract, its EIP-712 domain and Order type";
-  const ok = [200, "the markets", marketsResponse] as const;
-  return dexRoute(c, "get /v1/markets", { summary, auth: "public", ok, refusals: { 429: common[429] } }, () =>
-    presentMarkets(c.service),
-  );
+  const answers = { 200: ["the markets", marketsResponse], 429: common[429] } as const;
+  return dexRoute(c, "get /v1/markets", { summary, auth: "public", answers }, () => presentMarkets(c.service));
 }
 
 function getTimeRoute(c: RouteContext): Route {
   const summary = "Server time (Unix ms): the clock X-TIMESTAMP and X-Wallet-Timestamp are checked against";
-  return dexRoute(
-    c,
-    "get /v1/time",
-    { summary, auth: "public", ok: [200, "server time", timeResponse], refusals: { 429: common[429] } },
-    () => presentTime(c.now()),
-  );
+  const answers = { 200: ["server time", timeResponse], 429: common[429] } as const;
+  return dexRoute(c, "get /v1/time", { summary, auth: "public", answers }, () => presentTime(c.now()));
 }
 
 function getOrderbookSymbolRoute(c: RouteContext): Route {
@@ -81,8 +75,7 @@ function getOrderbookSymbolRoute(c: RouteContext): Route {
     auth: "public",
     params: orderBookParams,
     query: orderBookQuery,
-    ok: [200, "the book", orderBookResponse],
-    refusals: common,
+    answers: { 200: ["the book", orderBookResponse], ...common },
   } as const;
   return dexRoute(c, "get /v1/orderbook/{symbol}", declared, async ({ params: { symbol }, query: { depth } }) => {
     const m = findMarket(c.service, symbol);
@@ -101,8 +94,7 @@ function getTradesRoute(c: RouteContext): Route {
     summary,
     auth: "public",
     query: tradesQuery,
-    ok: [200, "trades", tradesResponse],
-    refusals: common,
+    answers: { 200: ["trades", tradesResponse], ...common },
   } as const;
   return dexRoute(c, "get /v1/trades", declared, async ({ query: q }) => {
     const m = findMarket(c.service, q.symbol);
@@ -117,27 +109,17 @@ function getTradesRoute(c: RouteContext): Route {
 function getMarketSummaryRoute(c: RouteContext): Route {
   const summary =
     "Every market's best bid and ask, last price, 24 h open, change (percent) and volume in one public answer, for pages and dashboards; the per-symbol ticker of spec 4.C stays on the signed scheme";
-  const ok = [200, "every market's summary", marketSummaryResponse] as const;
-  return dexRoute(
-    c,
-    "get /v1/market-summary",
-    { summary, auth: "public", ok, refusals: { 429: common[429] } },
-    async () => {
-      const markets = await Promise.all(c.service.listMarkets().map((m) => summaryOf(c, m)));
-      return { markets, timestamp: c.now() };
-    },
-  );
+  const answers = { 200: ["every market's summary", marketSummaryResponse], 429: common[429] } as const;
+  return dexRoute(c, "get /v1/market-summary", { summary, auth: "public", answers }, async () => {
+    const markets = await Promise.all(c.service.listMarkets().map((m) => summaryOf(c, m)));
+    return { markets, timestamp: c.now() };
+  });
 }
 
 function getTickerSymbolRoute(c: RouteContext): Route {
-  const declared = {
-    summary: "Ticker (spec 4.C, 2.16): signed scheme only (X-API-KEY, X-TIMESTAMP, X-SIGNATURE)",
-    auth: "hmac_only",
-    access: ["read", "market"],
-    params: tickerParams,
-    ok: [200, "ticker", tickerResponse],
-    refusals: { 401: "bad or missing signature", ...common },
-  } as const;
+  const summary = "Ticker (spec 4.C, 2.16): signed scheme only (X-API-KEY, X-TIMESTAMP, X-SIGNATURE)";
+  const answers = { 200: ["ticker", tickerResponse], 401: "bad or missing signature", ...common } as const;
+  const declared = { summary, auth: "hmac_only", access: ["read", "market"], params: tickerParams, answers } as const;
   return dexRoute(c, "get /v1/ticker/{symbol}", declared, async ({ params: { symbol } }) => {
     const m = findMarket(c.service, symbol);
     const [book, stats] = await Promise.all([c.service.getOrderBook(symbol, 1), c.service.getMarketStats(symbol)]);

@@ -111,8 +111,12 @@ function deleteOrdersOrderIdRoute(c: RouteContext): Route {
     auth: "key_or_wallet",
     access: ["trade", "cancel"],
     params: orderIdParams,
-    ok: [200, "the cancelled order", cancelResponse],
-    refusals: { 404: "no such order of yours", 409: "the order is no longer open", ...errors },
+    answers: {
+      200: ["the cancelled order", cancelResponse],
+      404: "no such order of yours",
+      409: "the order is no longer open",
+      ...errors,
+    },
   } as const;
   return dexRoute(c, "delete /v1/orders/{order_id}", declared, async ({ params: { order_id }, res }) => {
     const auth = authOf(res);
@@ -130,9 +134,8 @@ function deleteOrdersOrderIdRoute(c: RouteContext): Route {
 
 function getOrdersOrderIdRoute(c: RouteContext): Route {
   const summary = "One of your orders with its status and fills";
-  const ok = [200, "the order", orderWithFillsResponse] as const;
-  const refusals = { 404: "no such order of yours", ...errors };
-  const declared = { summary, auth: "key_or_wallet", access: READ, params: orderIdParams, ok, refusals } as const;
+  const answers = { 200: ["the order", orderWithFillsResponse], 404: "no such order of yours", ...errors } as const;
+  const declared = { summary, auth: "key_or_wallet", access: READ, params: orderIdParams, answers } as const;
   return dexRoute(c, "get /v1/orders/{order_id}", declared, async ({ params: { order_id }, res }) => {
     const o = await ownOrder(c, order_id, authOf(res).account);
     return presentOrderWithFills(findMarket(c.service, o.symbol), o);
@@ -141,8 +144,8 @@ function getOrdersOrderIdRoute(c: RouteContext): Route {
 
 function getOrdersRoute(c: RouteContext): Route {
   const summary = "Your orders, newest first (status=open by default: pending_trigger, open, partially_filled)";
-  const ok = [200, "orders", ordersResponse] as const;
-  const declared = { summary, auth: "key_or_wallet", access: READ, query: ordersQuery, ok, refusals: errors } as const;
+  const answers = { 200: ["orders", ordersResponse], ...errors } as const;
+  const declared = { summary, auth: "key_or_wallet", access: READ, query: ordersQuery, answers } as const;
   return dexRoute(c, "get /v1/orders", declared, async ({ query: q, res }) => {
     if (q.symbol) findMarket(c.service, q.symbol);
     const status = q.status ?? "open";
