@@ -10,7 +10,7 @@ import { Wallet } from "ethers";
 import { WebSocketServer, type WebSocket as WsSocket } from "ws";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signRequest } from "../api/auth/hmac";
-import { bookChecksum as serverChecksum } from "../api/ws/checksum";
+import { assertChecksumMatchesServer } from "../api/testing/checksum-property";
 import type { DexGrpcServer } from "../api/grpc/server";
 import { fund, fundedKey, startGrpc, startHarness, type Harness, type TestKey } from "../api/testing/harness";
 import {
@@ -75,16 +75,7 @@ test("bookChecksum (pure JS CRC32) equals the server's (zlib) for any levels", (
     fc.double({ min: 0.01, max: 1e9, noNaN: true }),
     fc.double({ min: 1e-8, max: 1e6, noNaN: true }),
   ) as fc.Arbitrary<WsLevel>;
-  fc.assert(
-    fc.property(
-      fc.array(level, { maxLength: 30 }),
-      fc.array(level, { maxLength: 30 }),
-      fc.integer({ min: 1, max: 10 }),
-      (bids, asks, n) => {
-        assert.equal(bookChecksum(bids, asks, n), serverChecksum(bids, asks, n));
-      },
-    ),
-  );
+  assertChecksumMatchesServer(bookChecksum, level, 30);
 });
 
 test("REST client: the key's secret, the HMAC scheme and a wallet's signature each authenticate; errors are DexApiError", async () => {

@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { bookChecksum as serverChecksum } from "../../api/ws/checksum";
+import { assertChecksumMatchesServer } from "../../api/testing/checksum-property";
 import { bookChecksum, crc32, LiveBook, type BookMessage, type WsLevel } from "./book";
 import { crc32 as zlibCrc32 } from "node:zlib";
 
@@ -15,21 +16,9 @@ test("crc32 equals node's zlib.crc32, also on non-ASCII text", () => {
 const level = fc.tuple(
   fc.integer({ min: 1, max: 10_000_000 }).map((n) => n / 100),
   fc.integer({ min: 1, max: 1_000_000 }).map((n) => n / 1000),
-);
+) as fc.Arbitrary<WsLevel>;
 test("the book checksum equals the server's over random books and depths", () => {
-  fc.assert(
-    fc.property(
-      fc.array(level, { maxLength: 25 }),
-      fc.array(level, { maxLength: 25 }),
-      fc.integer({ min: 1, max: 10 }),
-      (bids, asks, n) => {
-        assert.equal(
-          bookChecksum(bids as WsLevel[], asks as WsLevel[], n),
-          serverChecksum(bids as WsLevel[], asks as WsLevel[], n),
-        );
-      },
-    ),
-  );
+  assertChecksumMatchesServer(bookChecksum, level, 25);
 });
 
 function snapshot(bids: WsLevel[], asks: WsLevel[], sequence: number, depth = 20): BookMessage {
