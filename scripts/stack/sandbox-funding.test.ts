@@ -19,14 +19,11 @@ test("the funding key is dev #11, distinct from every other role; provisioning g
   timeout: 240_000,
 }, async () => {
   const config = loadConfig({});
-  const others = [
-    config.keys.deployer,
-    config.keys.operator,
-    config.keys.feeRecipient,
-    config.keys.relayer,
-    config.keys.agentRelayer,
-    ...config.keys.demoTraders,
-  ].map((k) => k.address);
+  // every other role's account (deployer, operator, fee recipient, relayers, demo traders and the rest)
+  const others = Object.values(config.keys)
+    .flat()
+    .filter((k) => k !== config.keys.funding)
+    .map((k) => k.address);
   assert.ok(!others.includes(config.keys.funding.address));
   const f = await startFixture({ traders: 1 });
   try {
