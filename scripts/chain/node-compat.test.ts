@@ -18,7 +18,7 @@ import type { SettleArgs } from "../../sdk/settle-batch";
 import { classifySettleError, createSettleSender } from "../../pipeline/settle/settle-sender";
 import { FatalChainError, RetryableChainError } from "../../pipeline/errors";
 import { CHAIN_NODE_KINDS, type ChainNodeKind } from "./node-process";
-import { createRpcClient } from "./rpc-client";
+import { createRpcClient, sendBatch } from "./rpc-client";
 import { startChain } from "./start-chain";
 
 const CHAIN_ID = 31337;
@@ -193,18 +193,10 @@ for (const node of CHAIN_NODE_KINDS) {
       await rpc.call("eth_sendRawTransaction", [raw]);
     }
     // and in a batch beside other calls, as viem's batching transports send it
-    const batch = JSON.parse(
-      (
-        await rpc.postRaw(
-          Buffer.from(
-            JSON.stringify([
-              { jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] },
-              { jsonrpc: "2.0", id: 2, method: "eth_gasPrice", params: [] },
-            ]),
-          ),
-        )
-      ).body.toString(),
-    ) as { id: number; result: string }[];
+    const batch = await sendBatch<{ id: number; result: string }>(rpc, [
+      ["eth_chainId", []],
+      ["eth_gasPrice", []],
+    ]);
     assert.deepEqual(
       batch.map((r) => r.id),
       [1, 2],

@@ -48,6 +48,16 @@ export interface RpcClient {
   close(): void;
 }
 
+/** Posts `calls` as one JSON-RPC batch (ids 1, 2, ... in their order), as viem's batching transports send
+ *  one, and returns the answers in the order the node gives them. */
+export async function sendBatch<R = JsonRpcResponse>(
+  rpc: Pick<RpcClient, "postRaw">,
+  calls: readonly (readonly [method: string, params: unknown[]])[],
+): Promise<R[]> {
+  const body = calls.map(([method, params], i) => ({ jsonrpc: "2.0", id: i + 1, method, params }));
+  return JSON.parse((await rpc.postRaw(Buffer.from(JSON.stringify(body)))).body.toString()) as R[];
+}
+
 export function createRpcClient(url: string): RpcClient {
   const target = new URL(url);
   // https for an external node (HOME_CHAIN_RPC_URL=https://...); a provider's key may be in the query

@@ -7,7 +7,7 @@ import { WebSocket } from "ws";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config";
-import { createRpcClient, type RpcClient } from "./rpc-client";
+import { createRpcClient, sendBatch, type RpcClient } from "./rpc-client";
 import { startChain, type RunningChain } from "./start-chain";
 import { ChainReplayDivergedError } from "./replay";
 import { CHAIN_NODE_KINDS } from "./node-process";
@@ -99,23 +99,10 @@ for (const node of CHAIN_NODE_KINDS) {
       const receipt = await rpc.call<{ status: string } | null>("eth_getTransactionReceipt", [reverted.result]);
       assert.equal(receipt?.status, "0x0", "mined, reverted (Anvil)");
     }
-    const batch = JSON.parse(
-      (
-        await rpc.postRaw(
-          Buffer.from(
-            JSON.stringify([
-              {
-                jsonrpc: "2.0",
-                id: 1,
-                method: "eth_sendRawTransaction",
-                params: [await signTransfer(2, SINK, 2_000n)],
-              },
-              { jsonrpc: "2.0", id: 2, method: "eth_blockNumber", params: [] },
-            ]),
-          ),
-        )
-      ).body.toString(),
-    ) as { id: number; result: string }[];
+    const batch = await sendBatch<{ id: number; result: string }>(rpc, [
+      ["eth_sendRawTransaction", [await signTransfer(2, SINK, 2_000n)]],
+      ["eth_blockNumber", []],
+    ]);
     assert.deepEqual(
       batch.map((r) => r.id),
       [1, 2],
