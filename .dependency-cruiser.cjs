@@ -59,6 +59,15 @@ const LAYOUT = {
 const NAMED_TARGETS = [under(["scripts", "bench", "test"]), ...TEST_CODE];
 const NAMED_BY_FOLDER = { pipeline: ["^api/"], api: ["^pipeline/"] };
 
+/** `folder`'s production code reaches what `behind` matches through the DEX service port, pipeline/service.ts, only. */
+const throughPipelinePort = (folder, behind, comment) => ({
+  name: `${folder}-through-pipeline-port`,
+  comment,
+  severity: "error",
+  from: { path: `^${folder}/`, pathNot: TEST_CODE },
+  to: { path: behind, pathNot: "^pipeline/service\\.ts$" },
+});
+
 module.exports = {
   forbidden: [
     {
@@ -135,22 +144,16 @@ module.exports = {
       from: { path: "^api/(iam|exchange)/", pathNot: TEST_CODE },
       to: { path: "^api/(iam|exchange)/", pathNot: "^api/$1/" },
     },
-    {
-      name: "api-through-pipeline-port",
-      comment:
-        "api/ sees the pipeline through its port, pipeline/service.ts, only: what the API needs of the pipeline is exported there.",
-      severity: "error",
-      from: { path: "^api/", pathNot: TEST_CODE },
-      to: { path: "^pipeline/", pathNot: "^pipeline/service\\.ts$" },
-    },
-    {
-      name: "simulator-through-pipeline-port",
-      comment:
-        "simulator/ trades through the DEX service port, pipeline/service.ts, only: never the matcher or the batcher behind it.",
-      severity: "error",
-      from: { path: "^simulator/", pathNot: TEST_CODE },
-      to: { path: "^(pipeline|matcher)/", pathNot: "^pipeline/service\\.ts$" },
-    },
+    throughPipelinePort(
+      "api",
+      "^pipeline/",
+      "api/ sees the pipeline through its port, pipeline/service.ts, only: what the API needs of the pipeline is exported there.",
+    ),
+    throughPipelinePort(
+      "simulator",
+      "^(pipeline|matcher)/",
+      "simulator/ trades through the DEX service port, pipeline/service.ts, only: never the matcher or the batcher behind it.",
+    ),
     ...Object.entries(LAYOUT).map(([folder, { may, also = [] }]) => ({
       name: `layout-${folder.replace("/", "-")}`,
       comment: `${folder}/ may import only ${may.map((f) => `${f}/`).join(", ")}, npm packages and node built-ins (README "## Layout").`,
