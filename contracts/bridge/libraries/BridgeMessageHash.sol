@@ -31,7 +31,7 @@ library BridgeMessageHash {
     }
 
     /// @notice The digest of a `kind` message from `srcContract` on `srcChainId` to the calling contract on this chain:
-    ///         what a destination recomputes before it checks a signature.
+    ///         what a destination recomputes before it checks a signature (the same words `digest` hashes).
     function digestTo(
         uint8 kind,
         uint256 srcChainId,
@@ -41,21 +41,28 @@ library BridgeMessageHash {
         address recipient,
         uint256 amount,
         uint64 keyEpoch
-    ) internal view returns (bytes32) {
-        return digest(
-            Message({
-                kind: kind,
-                srcChainId: srcChainId,
-                srcContract: srcContract,
-                dstChainId: block.chainid,
-                dstContract: address(this),
-                nonce: nonce,
-                token: token,
-                recipient: recipient,
-                amount: amount,
-                keyEpoch: keyEpoch
-            })
-        );
+    ) internal view returns (bytes32 result) {
+        bytes32 typehash = TYPEHASH;
+        // Safe: lays out abi.encode(TYPEHASH, kind, srcChainId, srcContract, block.chainid, address(this), nonce,
+        // token, recipient, amount, keyEpoch) in scratch memory past the free memory pointer (left where it is:
+        // nothing is allocated before the hash is taken) and hashes its 11 words; each narrow value is masked to
+        // its type's width, as abi.encode would clean it.
+        assembly ("memory-safe") {
+            let addressMask := 0xffffffffffffffffffffffffffffffffffffffff
+            let p := mload(0x40)
+            mstore(p, typehash)
+            mstore(add(p, 0x20), and(kind, 0xff))
+            mstore(add(p, 0x40), srcChainId)
+            mstore(add(p, 0x60), and(srcContract, addressMask))
+            mstore(add(p, 0x80), chainid())
+            mstore(add(p, 0xa0), address())
+            mstore(add(p, 0xc0), and(nonce, 0xffffffffffffffff))
+            mstore(add(p, 0xe0), and(token, addressMask))
+            mstore(add(p, 0x100), and(recipient, addressMask))
+            mstore(add(p, 0x120), amount)
+            mstore(add(p, 0x140), and(keyEpoch, 0xffffffffffffffff))
+            result := keccak256(p, 0x160)
+        }
     }
 
     /// @notice keccak256(abi.encode(TYPEHASH, kind, srcChainId, srcContract, dstChainId, dstContract, nonce, token,
