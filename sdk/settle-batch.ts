@@ -47,6 +47,14 @@ export function buildSettleArgs(signedOrders: SignedOrder[], fills: FillByHash[]
 }
 
 const U16_MAX = 0xffff;
+/** PackedBatch.AT_MAKER_PRICE: the maker index's top bit marks a fill at the maker's limit, its price left out. */
+const AT_MAKER_PRICE = 0x8000n;
+const MAKER_INDEX_MAX = AT_MAKER_PRICE - 1n;
+
+export interface PackedBatchOptions {
+  /** carry every fill's price, also at its maker's limit (the 36-byte fill; tests of both forms) */
+  explicitPrices?: boolean;
+}
 const U64_MAX = (1n << 64n) - 1n;
 const U128_MAX = (1n << 128n) - 1n;
 
@@ -62,9 +70,11 @@ function checkRange(what: string, value: bigint, max: bigint): void {
 /**
  * The `batch` argument of Settlement.settlePacked: the same orders, signatures and fills as `settle` in the
  * compact layout of contracts/exchange/libraries/PackedBatch.sol (about half the calldata gas).
- * Throws when a value does not fit (price/amount >= 2^128, nonce >= 2^64, > 255 tokens, > 65535 orders).
+ * A fill at its maker's limit price leaves the price out (PackedBatch's 20-byte fill), so a maker's index is
+ * below 2^15. Throws when a value does not fit (price/amount >= 2^128, nonce >= 2^64, > 255 tokens, > 65535
+ * orders, a maker index >= 2^15).
  */
-export function encodePackedBatch(args: SettleArgs): Hex {
+export function encodePackedBatch(args: SettleArgs, options: PackedBatchOptions = {}): Hex {
   const tokens: string[] = [];
   const tokenIndex = new Map<string, number>();
   const indexOf = (t: string): number => {
@@ -107,8 +117,15 @@ export function encodePackedBatch(args: SettleArgs): Hex {
   for (const f of args.fills) {
     checkRange("baseAmount", f.baseAmount, U128_MAX);
     checkRange("fill price", f.price, U128_MAX);
+    checkRange("maker index", BigInt(f.makerIndex), MAKER_INDEX_MAX);
+    // a fill at its maker's limit leaves the price out (16 bytes less) and flags its maker index
+    const atMakerPrice = !options.explicitPrices && args.orders[f.makerIndex]?.price === f.price;
+    const maker = BigInt(f.makerIndex) | (atMakerPrice ? AT_MAKER_PRICE : 0n);
     fills +=
-      hexOf(BigInt(f.makerIndex), 2) + hexOf(BigInt(f.takerIndex), 2) + hexOf(f.baseAmount, 16) + hexOf(f.price, 16);
+      hexOf(maker, 2) +
+      hexOf(BigInt(f.takerIndex), 2) +
+      hexOf(f.baseAmount, 16) +
+      (atMakerPrice ? "" : hexOf(f.price, 16));
   }
   return `0x${hexOf(BigInt(tokens.length), 1)}${tokens.join("")}${hexOf(BigInt(args.orders.length), 2)}${orders}${hexOf(BigInt(args.fills.length), 2)}${fills}`;
 }

@@ -126,7 +126,7 @@ library BatchSettlement {
             fillsAt := fills.offset
         }
         for (uint256 k; ; ++k) {
-            k = CommonPath.bookFills(_addressOf(ctx), _addressOf(states), fillsAt, k, fills.length, true);
+            (k,) = CommonPath.bookFills(_addressOf(ctx), _addressOf(states), fillsAt, k, fills.length, true);
             if (k == fills.length) break;
             ISettlement.Fill calldata f = fills[k];
             _applyFill(ctx, states, f.makerIndex, f.takerIndex, f.baseAmount, f.price, k);
@@ -149,23 +149,39 @@ library BatchSettlement {
         offset = _loadPackedOrders(s, ctx, batch, offset, states);
         uint256 fillCount;
         (fillCount, offset) = PackedBatch.readCount(batch, offset);
-        uint256 end = offset + fillCount * PackedBatch.FILL_BYTES;
-        if (end != batch.length) revert ISettlement.SettlementPackedBatchMalformed(offset);
         _beginEventData(ctx, n, fillCount);
-        uint256 fillsAt;
+        uint256 fillsOffset = offset;
+        offset = _bookPackedFills(ctx, states, batch, offset, fillCount);
+        if (offset != batch.length) revert ISettlement.SettlementPackedBatchMalformed(offset);
+        if (ctx.restrictedSeen) _checkRestrictedPacked(ctx, states, batch, fillsOffset, fillCount);
+        _finish(s, ctx, states);
+    }
+
+    /// @dev Books the packed fills from `offset`: the common ones in CommonPath.bookFills, each other one the
+    ///      Solidity way; returns the offset after the last.
+    function _bookPackedFills(
+        BatchContext memory ctx,
+        OrderState[] memory states,
+        bytes calldata batch,
+        uint256 offset,
+        uint256 fillCount
+    ) private view returns (uint256) {
+        uint256 batchAt;
         // Memory-safe: reads a calldata slice's offset.
         assembly ("memory-safe") {
-            fillsAt := add(batch.offset, offset)
+            batchAt := batch.offset
         }
         for (uint256 k; ; ++k) {
-            k = CommonPath.bookFills(_addressOf(ctx), _addressOf(states), fillsAt, k, fillCount, false);
-            if (k == fillCount) break;
-            (uint256 mi, uint256 ti, uint256 baseAmount, uint256 price) =
-                PackedBatch.readFill(batch, offset + k * PackedBatch.FILL_BYTES);
+            uint256 at;
+            (k, at) = CommonPath.bookFills(_addressOf(ctx), _addressOf(states), batchAt + offset, k, fillCount, false);
+            offset = at - batchAt;
+            if (k == fillCount) return offset;
+            (uint256 mi, uint256 ti, uint256 baseAmount, uint256 price, bool atMakerPrice, uint256 next) =
+                PackedBatch.readFill(batch, offset);
+            if (atMakerPrice && mi < states.length) price = states[mi].price;
             _applyFill(ctx, states, mi, ti, baseAmount, price, k);
+            offset = next;
         }
-        if (ctx.restrictedSeen) _checkRestrictedPacked(ctx, states, batch, offset, fillCount);
-        _finish(s, ctx, states);
     }
 
     /// @dev Sequence check and increment, per settle lane (the batch id's top 8 bits): a batch can never apply
@@ -525,8 +541,9 @@ library BatchSettlement {
         uint256 fillCount
     ) private {
         for (uint256 k; k < fillCount; ++k) {
-            (uint256 mi, uint256 ti, uint256 baseAmount,) = PackedBatch.readFill(batch, offset + k * PackedBatch.FILL_BYTES);
+            (uint256 mi, uint256 ti, uint256 baseAmount,,, uint256 next) = PackedBatch.readFill(batch, offset);
             _checkRestricted(ctx, states[mi], states[ti], baseAmount);
+            offset = next;
         }
     }
 

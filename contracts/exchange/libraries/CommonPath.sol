@@ -141,42 +141,50 @@ library CommonPath {
     ///         to ctx.feeBase and ctx.feeQuote (the buyer's in base, the seller's in quote) and its record at
     ///         ctx.cursor. Returns the first fill it did not book (`count` when all were), which
     ///         BatchSettlement applies the Solidity way (a new pair, every refusal with its named error). Fills
-    ///         are read at calldata `fills`: packed (PackedBatch, 36 bytes) or, with `abiEncoded`, ABI `Fill`
-    ///         structs (128 bytes; a dirty field stops the loop).
+    ///         are read at calldata `fills`: packed (PackedBatch: `fills` is fill k's address, 36 bytes or 20 at
+    ///         the maker's price; `at` returns the stopped fill's address, the end of the last when all were
+    ///         booked) or, with `abiEncoded`, ABI `Fill` structs from `fills` (128 bytes; a dirty field stops the
+    ///         loop).
     function bookFills(uint256 ctx, uint256 states, uint256 fills, uint256 k, uint256 count, bool abiEncoded)
         internal
         pure
-        returns (uint256 stoppedAt)
+        returns (uint256 stoppedAt, uint256 at)
     {
         uint256 scale = FillMath.PRICE_SCALE;
         uint256 minFill = FillMath.MIN_FILL_UNITS;
         uint256 bps = FillMath.BPS;
-        uint256 fillBytes = PackedBatch.FILL_BYTES;
         // Memory-safe: reads the orders of `states` and writes their running totals (filledAfter, paid,
         // received), ctx's cursor and fee sums, and the fill records inside the area allocated by
         // BatchSettlement._beginEventData (the spill lands on the next record or the spare word). Fill fields are
-        // below 2^128, so the products below cannot overflow; fees are ceil(received * bps / 10,000).
+        // below 2^128, so the products below cannot overflow; fees are ceil(received * bps / 10,000). Packed fills
+        // are read without a bound: a fill reaching past the batch leaves `at` past its end, which settlePacked
+        // then refuses (SettlementPackedBatchMalformed), so nothing booked from it is ever written.
         assembly ("memory-safe") {
-            let n := mload(states)
             let cursor := mload(add(ctx, 0x120))
             let feeBase := mload(add(ctx, 0x180))
             let feeQuote := mload(add(ctx, 0x1a0))
-            for {} lt(k, count) { k := add(k, 1) } {
+            stoppedAt := k
+            at := fills
+            if abiEncoded { at := add(fills, shl(7, k)) }
+            for {} lt(stoppedAt, count) { stoppedAt := add(stoppedAt, 1) } {
                 let makerIndex := 0
                 let takerIndex := 0
                 let baseAmount := 0
                 let price := 0
                 switch abiEncoded
                 case 0 {
-                    let at := add(fills, mul(k, fillBytes))
                     let w := calldataload(at)
-                    makerIndex := shr(240, w)
+                    makerIndex := and(shr(240, w), 0x7fff)
                     takerIndex := and(shr(224, w), 0xffff)
                     baseAmount := shr(128, calldataload(add(at, 4)))
                     price := shr(128, calldataload(add(at, 20)))
+                    // at its maker's price (the maker index's top bit), the fill leaves the price out
+                    if shr(255, w) {
+                        if iszero(lt(makerIndex, mload(states))) { break }
+                        price := mload(add(mload(add(states, shl(5, add(makerIndex, 1)))), 0xa0))
+                    }
                 }
                 default {
-                    let at := add(fills, shl(7, k))
                     makerIndex := calldataload(at)
                     takerIndex := calldataload(add(at, 0x20))
                     baseAmount := calldataload(add(at, 0x40))
@@ -185,19 +193,14 @@ library CommonPath {
                         break
                     }
                 }
-                if iszero(and(lt(makerIndex, n), lt(takerIndex, n))) { break }
+                if iszero(and(lt(makerIndex, mload(states)), lt(takerIndex, mload(states)))) { break }
                 let maker := mload(add(states, shl(5, add(makerIndex, 1))))
                 let taker := mload(add(states, shl(5, add(takerIndex, 1))))
-                let takerBuys := iszero(mload(add(taker, 0x80)))
                 let buy := maker
                 let sell := taker
-                let buyBps := mload(add(ctx, 0x20))
-                let sellBps := mload(add(ctx, 0x40))
-                if takerBuys {
+                if iszero(mload(add(taker, 0x80))) {
                     buy := taker
                     sell := maker
-                    sellBps := buyBps
-                    buyBps := mload(add(ctx, 0x40))
                 }
                 let product := mul(baseAmount, price)
                 let quote := div(product, scale)
@@ -219,8 +222,10 @@ library CommonPath {
                 ok := and(ok, and(iszero(mod(product, scale)), and(iszero(lt(baseAmount, minFill)), iszero(lt(quote, minFill)))))
                 ok := and(ok, and(iszero(gt(makerAfter, mload(add(maker, 0xc0)))), iszero(gt(takerAfter, mload(add(taker, 0xc0))))))
                 if iszero(ok) { break }
-                let baseFee := div(add(mul(baseAmount, buyBps), sub(bps, 1)), bps)
-                let quoteFee := div(add(mul(quote, sellBps), sub(bps, 1)), bps)
+                // the buyer's rate is the taker's (ctx word 0x40) when the taker buys, else the maker's (0x20)
+                let takerBuys := eq(buy, taker)
+                let baseFee := div(add(mul(baseAmount, mload(add(ctx, add(0x20, shl(5, takerBuys))))), sub(bps, 1)), bps)
+                let quoteFee := div(add(mul(quote, mload(add(ctx, sub(0x40, shl(5, takerBuys))))), sub(bps, 1)), bps)
                 mstore(add(maker, 0x180), makerAfter)
                 mstore(add(taker, 0x180), takerAfter)
                 mstore(add(buy, 0x1a0), add(mload(add(buy, 0x1a0)), quote))
@@ -232,11 +237,13 @@ library CommonPath {
                 mstore(cursor, or(shl(224, makerIndex), or(shl(192, takerIndex), shl(64, baseAmount))))
                 mstore(add(cursor, 24), shl(128, price))
                 cursor := add(cursor, 40)
+                switch abiEncoded
+                case 0 { at := add(at, sub(36, shl(4, shr(255, calldataload(at))))) }
+                default { at := add(at, 0x80) }
             }
             mstore(add(ctx, 0x120), cursor)
             mstore(add(ctx, 0x180), feeBase)
             mstore(add(ctx, 0x1a0), feeQuote)
-            stoppedAt := k
         }
     }
 

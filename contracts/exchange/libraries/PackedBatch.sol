@@ -13,13 +13,18 @@ import {ISettlement} from "../ISettlement.sol";
 ///              ‖ fillCount u16 ‖ fill × fillCount
 ///     order := trader address(20) ‖ baseTokenIndex u8 ‖ quoteTokenIndex u8 ‖ sideAndFlags u8 (side | flags << 1)
 ///              ‖ price u128 ‖ amount u128 ‖ expiry u64 ‖ nonce u64 ‖ signatureLength u16 ‖ signature
-///     fill  := makerIndex u16 ‖ takerIndex u16 ‖ baseAmount u128 ‖ price u128
+///     fill  := makerIndex u16 ‖ takerIndex u16 ‖ baseAmount u128 ‖ price u128       (36 bytes)
+///            | (makerIndex | 0x8000) u16 ‖ takerIndex u16 ‖ baseAmount u128      (20 bytes: the fill is at
+///              the maker's limit price, which is left out; so a maker's index is below 2^15)
 ///
 ///     An order decodes to the same EIP-712 Order (and hash) as its ABI form; the packed form can only
 ///     carry price and amount below 2^128 and nonces below 2^64.
 library PackedBatch {
     uint256 internal constant ORDER_FIXED_BYTES = 73;
     uint256 internal constant FILL_BYTES = 36;
+    /// @dev A fill at its maker's limit price leaves the price out and sets this bit of its maker index.
+    uint256 internal constant AT_MAKER_PRICE = 0x8000;
+    uint256 internal constant FILL_AT_MAKER_PRICE_BYTES = 20;
 
     /// @dev Reverts unless `size` bytes are available at `offset`.
     function need(bytes calldata batch, uint256 offset, uint256 size) internal pure {
@@ -97,21 +102,29 @@ library PackedBatch {
         if (malformed) revert ISettlement.SettlementPackedBatchMalformed(offset);
     }
 
-    /// @dev The fill at `offset`.
+    /// @dev The fill at `offset` and the offset after it; `atMakerPrice` when its price is left out (the maker's
+    ///      limit, `price` is then zero: the caller takes it once the maker index is checked).
     function readFill(bytes calldata batch, uint256 offset)
         internal
         pure
-        returns (uint256 makerIndex, uint256 takerIndex, uint256 baseAmount, uint256 price)
+        returns (uint256 makerIndex, uint256 takerIndex, uint256 baseAmount, uint256 price, bool atMakerPrice, uint256 next)
     {
-        need(batch, offset, FILL_BYTES);
-        // Memory-safe: only reads calldata, inside the bounds checked above.
+        need(batch, offset, FILL_AT_MAKER_PRICE_BYTES);
+        // Memory-safe: only reads calldata, inside the bounds checked above (and below for the price).
         assembly ("memory-safe") {
             let p := add(batch.offset, offset)
             let w := calldataload(p)
-            makerIndex := shr(240, w)
+            makerIndex := and(shr(240, w), 0x7fff)
+            atMakerPrice := shr(255, w)
             takerIndex := and(shr(224, w), 0xffff)
             baseAmount := shr(128, calldataload(add(p, 4)))
-            price := shr(128, calldataload(add(p, 20)))
         }
+        if (atMakerPrice) return (makerIndex, takerIndex, baseAmount, 0, true, offset + FILL_AT_MAKER_PRICE_BYTES);
+        need(batch, offset, FILL_BYTES);
+        // Memory-safe: only reads calldata, inside the bounds checked above.
+        assembly ("memory-safe") {
+            price := shr(128, calldataload(add(add(batch.offset, offset), 20)))
+        }
+        next = offset + FILL_BYTES;
     }
 }

@@ -1,0 +1,87 @@
+// settlePacked's fill at its maker's limit price (PackedBatch's 20-byte fill, the maker index's top bit set):
+// the same batch encoded with every price carried and with the maker's prices left out settles to the same
+// balances and the same BatchSettled data, a fill improving on the maker's limit keeps its price, and a
+// malformed short fill (cut, or naming a maker out of range) is refused with its named error.
+import { expect } from "chai";
+import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
+import type { Address, Hex } from "viem";
+import { buildSettleArgs, encodePackedBatch, type SettleArgs } from "../../../sdk/settle-batch";
+import { deployFixture, fill, orderFor, signed, ETH, OrderSide, USD, type Fixture } from "./fixtures";
+
+/** Bob sells 1 ETH at 2,000; Alice buys at 2,000 and Carol at up to 2,010. */
+async function batchArgs(f: Fixture): Promise<SettleArgs> {
+  const sell = await signed(f, f.keys.bob, await orderFor(f, f.bob.address as Address, OrderSide.SELL, ETH));
+  const buy = await signed(f, f.keys.alice, await orderFor(f, f.alice.address as Address, OrderSide.BUY, ETH / 2n));
+  const better = await signed(
+    f,
+    f.keys.carol,
+    await orderFor(f, f.carol.address as Address, OrderSide.BUY, ETH / 2n, 2010n * USD),
+  );
+  // Alice's fill at Bob's limit (price left out), Carol's at 2,005 (price carried)
+  return buildSettleArgs([sell, buy, better], [fill(sell, buy, ETH / 2n), fill(sell, better, ETH / 4n, 2005n * USD)]);
+}
+
+async function settledState(f: Fixture, packed: Hex) {
+  const tx = await f.settlement.connect(f.operator).settlePacked(0n, packed);
+  const receipt = await tx.wait();
+  const balances = [];
+  for (const who of [f.alice, f.bob, f.carol])
+    for (const token of [f.usd, f.weth])
+      balances.push(await f.settlement.balanceOf(who.address, await token.getAddress()));
+  return { data: receipt.logs.map((l: { data: string }) => l.data), balances };
+}
+
+describe("Settlement: packed fills at the maker's price", () => {
+  it("settles the same with the maker's price left out as with every price carried", async () => {
+    const f = await loadFixture(deployFixture);
+    const args = await batchArgs(f);
+    const short = encodePackedBatch(args);
+    const full = encodePackedBatch(args, { explicitPrices: true });
+    // one fill at the maker's price: 16 bytes shorter
+    expect((full.length - short.length) / 2).to.equal(16);
+    const a = await settledState(f, short);
+    // the same signed orders on the same fresh deployment, every price carried
+    const b = await settledState(await loadFixture(deployFixture), full);
+    expect(a.balances).to.deep.equal(b.balances);
+    expect(a.data).to.deep.equal(b.data);
+    expect(a.data.length).to.equal(1);
+    // Bob sold 3/4 ETH: 1,000 USD from Alice and 501.25 from Carol, less his 10 bps
+    expect(a.balances[2]).to.equal(((1000n * USD + (50125n * USD) / 100n) * 9990n) / 10000n);
+  });
+
+  it("refuses a cut short fill and a short fill naming a maker out of range", async () => {
+    const f = await loadFixture(deployFixture);
+    const args = await batchArgs(f);
+    const packed = encodePackedBatch(args);
+    const op = f.settlement.connect(f.operator);
+    // the batch ends with Carol's 36-byte fill; before it, Alice's 20-byte fill
+    const fills = packed.length - 2 * 36 - 2 * 20;
+    const aliceFill = packed.slice(fills, fills + 40);
+    expect(parseInt(aliceFill.slice(0, 4), 16) & 0x8000).to.equal(0x8000);
+    // a batch whose only fill is the short one, cut by one byte
+    const head = packed.slice(0, fills - 4);
+    await expect(op.settlePacked(0n, `${head}0001${aliceFill.slice(0, -2)}`)).to.be.revertedWithCustomError(
+      f.settlement,
+      "SettlementPackedBatchMalformed",
+    );
+    // the short fill naming order 3 of 3 (index out of range)
+    const outOfRange = `8003${aliceFill.slice(4)}`;
+    await expect(op.settlePacked(0n, `${head}0001${outOfRange}`))
+      .to.be.revertedWithCustomError(f.settlement, "SettlementFillIndexOutOfRange")
+      .withArgs(0n);
+    // the same short fill, whole, settles
+    await expect(op.settlePacked(0n, `${head}0001${aliceFill}`)).to.emit(f.settlement, "BatchSettled");
+    expect(await f.settlement.balanceOf(f.alice.address, await f.weth.getAddress())).to.equal(
+      ETH / 2n - ((ETH / 2n) * 20n + 9999n) / 10000n,
+    );
+  });
+
+  it("refuses to encode a maker index the short fill cannot carry", () => {
+    const args: SettleArgs = {
+      orders: [],
+      signatures: [],
+      fills: [{ makerIndex: 0x8000, takerIndex: 0, baseAmount: 1n, price: 1n }],
+    };
+    expect(() => encodePackedBatch(args)).to.throw(/maker index/);
+  });
+});
