@@ -3,6 +3,7 @@
 import type { Address, Hex } from "viem";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { systemClock } from "../../../runtime/clock";
+import { settlementAbi } from "../../../sdk/abi";
 import { getSettlementDomain } from "../../../sdk/eip712";
 import { type CustodyDeps, CustodyUnavailableError, type TransferRow } from "./types";
 
@@ -15,6 +16,30 @@ export interface CustodyContext {
    *  read, so that the order path (address, balances, signature) does not ask the database for it each time */
   readonly rows: Map<string, { address: Address; sealed_key: string }>;
 }
+
+/** A Settlement view of (`owner`, `token`), read on the home chain now. */
+async function readSettlement<T>(
+  ctx: CustodyContext,
+  functionName: "balanceOf" | "pendingWithdrawal",
+  owner: Address,
+  token: Address,
+): Promise<T> {
+  const { chain, settlement } = ctx.deps;
+  return (await chain.client.readContract({
+    address: settlement,
+    abi: settlementAbi,
+    functionName,
+    args: [owner, token],
+  })) as T;
+}
+
+/** What `owner` holds of `token` in Settlement now (base units). */
+export const settlementBalance = (ctx: CustodyContext, owner: Address, token: Address) =>
+  readSettlement<bigint>(ctx, "balanceOf", owner, token);
+
+/** `owner`'s withdrawal of `token` pending in Settlement: its amount (0: none) and when it may be executed. */
+export const pendingWithdrawalOf = (ctx: CustodyContext, owner: Address, token: Address) =>
+  readSettlement<{ amount: bigint; availableAt: bigint }>(ctx, "pendingWithdrawal", owner, token);
 
 export function custodyContext(deps: CustodyDeps): CustodyContext {
   const usd = deps.tokens.USD;

@@ -15,9 +15,8 @@
 import { randomUUID } from "node:crypto";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { settlementAbi } from "../../../sdk/abi";
 import { type Order, signOrder as signTypedOrder } from "../../../sdk/eip712";
-import { accountRow, type CustodyContext, custodyContext, getTransfer, keyOf } from "./context";
+import { accountRow, type CustodyContext, custodyContext, getTransfer, keyOf, settlementBalance } from "./context";
 import { creditDeposit } from "./deposits";
 import {
   type CustodyAccount,
@@ -84,7 +83,7 @@ async function ensureAccount(ctx: CustodyContext, accountId: string): Promise<Cu
 /** Balances as the chain has them (Settlement.balanceOf per token), with the cash withdrawals hold.
  *  `only`: read these tokens (and the cash token) alone, e.g. the two of one book for an order's check. */
 async function balances(ctx: CustodyContext, accountId: string, only?: readonly Address[]): Promise<CustodyBalances> {
-  const { chain, settlement, tokens: all } = ctx.deps;
+  const { tokens: all } = ctx.deps;
   const row = await accountRow(ctx, accountId);
   if (!row) throw new Error(`custody: no account ${accountId}`);
   const wanted = only ? new Set([ctx.usd.address, ...only].map((a) => a.toLowerCase())) : undefined;
@@ -95,12 +94,7 @@ async function balances(ctx: CustodyContext, accountId: string, only?: readonly 
         symbol,
         token: t.address,
         decimals: t.decimals,
-        units: (await chain.client.readContract({
-          address: settlement,
-          abi: settlementAbi,
-          functionName: "balanceOf",
-          args: [row.address, t.address],
-        })) as bigint,
+        units: await settlementBalance(ctx, row.address, t.address),
       })),
   );
   const cashUnits = tokens.find((t) => t.symbol === "USD")!.units;

@@ -5,7 +5,15 @@
 import { type Address, erc20Abi, type Hex, type TransactionReceipt } from "viem";
 import { settlementAbi } from "../../../sdk/abi";
 import { revertName } from "./chain";
-import { afterSend, type CustodyContext, getTransfer, keyOf, requireFunding } from "./context";
+import {
+  afterSend,
+  type CustodyContext,
+  getTransfer,
+  keyOf,
+  requireFunding,
+  pendingWithdrawalOf,
+  settlementBalance,
+} from "./context";
 import { DEFAULT_GAS_TOP_UP_WEI, DEFAULT_MIN_GAS_WEI, NEXT_WITHDRAWAL_STEP, type TransferRow } from "./types";
 
 /** One pass: the row as far as the chain allows now, or "again" to read it and go on. */
@@ -53,23 +61,11 @@ async function nextCall(ctx: CustodyContext, row: TransferRow, account: Address)
   const { chain, settlement, db } = ctx.deps;
   const usd = ctx.usd.address;
   const amount = BigInt(row.amount_units);
-  const pendingWithdrawal = async () =>
-    (await chain.client.readContract({
-      address: settlement,
-      abi: settlementAbi,
-      functionName: "pendingWithdrawal",
-      args: [account, usd],
-    })) as { amount: bigint; availableAt: bigint };
+  const pendingWithdrawal = () => pendingWithdrawalOf(ctx, account, usd);
   switch (row.chain_step) {
     case "new": {
       if ((await pendingWithdrawal()).amount !== 0n) return "wait"; // another request is pending on chain: wait for it
-      const balance = (await chain.client.readContract({
-        address: settlement,
-        abi: settlementAbi,
-        functionName: "balanceOf",
-        args: [account, usd],
-      })) as bigint;
-      if (balance < amount) {
+      if ((await settlementBalance(ctx, account, usd)) < amount) {
         await markFailed(ctx, row, "insufficient_balance");
         return "failed";
       }
