@@ -51,9 +51,25 @@ const U16_MAX = 0xffff;
 const AT_MAKER_PRICE = 0x8000n;
 const MAKER_INDEX_MAX = AT_MAKER_PRICE - 1n;
 
+/** PackedBatch's sideAndFlags bit 7: the signature follows with its length (else it is compact, 64 bytes). */
+const SIGNATURE_WITH_LENGTH = 0x80;
+const S_MAX = (1n << 255n) - 1n;
+
 export interface PackedBatchOptions {
   /** carry every fill's price, also at its maker's limit (the 36-byte fill; tests of both forms) */
   explicitPrices?: boolean;
+  /** carry every signature with its length, never in the compact form (tests of both forms) */
+  explicitSignatures?: boolean;
+}
+
+/** The EIP-2098 form (r ‖ yParity << 255 | s) of a 65-byte r ‖ s ‖ v signature, when it stands for exactly
+ *  those bytes (v 27 or 28, s below 2^255; PackedBatch.expandCompact); hex without 0x. */
+function compactSignature(sig: string): string | undefined {
+  if (sig.length !== 130) return undefined;
+  const v = Number.parseInt(sig.slice(128), 16);
+  const s = BigInt(`0x${sig.slice(64, 128)}`);
+  if ((v !== 27 && v !== 28) || s > S_MAX) return undefined;
+  return sig.slice(0, 64).toLowerCase() + hexOf(s | (BigInt(v - 27) << 255n), 32);
 }
 const U64_MAX = (1n << 64n) - 1n;
 const U128_MAX = (1n << 128n) - 1n;
@@ -71,8 +87,9 @@ function checkRange(what: string, value: bigint, max: bigint): void {
  * The `batch` argument of Settlement.settlePacked: the same orders, signatures and fills as `settle` in the
  * compact layout of contracts/exchange/libraries/PackedBatch.sol (about half the calldata gas).
  * A fill at its maker's limit price leaves the price out (PackedBatch's 20-byte fill), so a maker's index is
- * below 2^15. Throws when a value does not fit (price/amount >= 2^128, nonce >= 2^64, > 255 tokens, > 65535
- * orders, a maker index >= 2^15).
+ * below 2^15; a 65-byte ECDSA signature goes in its 64-byte compact form (EIP-2098). Throws when a value does
+ * not fit (price/amount >= 2^128, nonce >= 2^64, flags >= 64, > 255 tokens, > 65535 orders, a maker index
+ * >= 2^15).
  */
 export function encodePackedBatch(args: SettleArgs, options: PackedBatchOptions = {}): Hex {
   const tokens: string[] = [];
@@ -97,20 +114,20 @@ export function encodePackedBatch(args: SettleArgs, options: PackedBatchOptions 
     checkRange("expiry", o.expiry, U64_MAX);
     checkRange("nonce", o.nonce, U64_MAX);
     if (o.side !== 0 && o.side !== 1) throw new Error(`encodePackedBatch: side ${o.side}`);
-    if (o.flags < 0 || o.flags > 127) throw new Error(`encodePackedBatch: flags ${o.flags}`);
+    if (o.flags < 0 || o.flags > 63) throw new Error(`encodePackedBatch: flags ${o.flags}`);
     const sig = args.signatures[i]!.slice(2);
     if (sig.length / 2 > U16_MAX) throw new Error("encodePackedBatch: signature too long");
+    const compact = options.explicitSignatures ? undefined : compactSignature(sig);
     orders +=
       o.trader.slice(2).toLowerCase() +
       hexOf(BigInt(indexOf(o.baseToken)), 1) +
       hexOf(BigInt(indexOf(o.quoteToken)), 1) +
-      hexOf(BigInt(o.side | (o.flags << 1)), 1) +
+      hexOf(BigInt(o.side | (o.flags << 1) | (compact === undefined ? SIGNATURE_WITH_LENGTH : 0)), 1) +
       hexOf(o.price, 16) +
       hexOf(o.amount, 16) +
       hexOf(o.expiry, 8) +
       hexOf(o.nonce, 8) +
-      hexOf(BigInt(sig.length / 2), 2) +
-      sig;
+      (compact ?? hexOf(BigInt(sig.length / 2), 2) + sig);
   });
   if (tokens.length > 255) throw new Error("encodePackedBatch: more than 255 tokens");
   let fills = "";

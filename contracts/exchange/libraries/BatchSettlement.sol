@@ -291,9 +291,9 @@ library BatchSettlement {
             if (h == 0) {
                 offset = _loadPackedOrder(s, ctx, batch, offset, states[i], i);
             } else {
-                // loaded and hashed, with a 65-byte signature inside the batch
-                uint256 next = offset + PackedBatch.ORDER_FIXED_BYTES + 65;
-                _admitHashed(s, ctx, states[i], batch[next - 65:next], i, h, recovered);
+                // loaded and hashed, with a compact signature inside the batch
+                uint256 next = offset + PackedBatch.ORDER_FIXED_BYTES + PackedBatch.COMPACT_SIGNATURE_BYTES;
+                _admitHashed(s, ctx, states[i], batch[next - PackedBatch.COMPACT_SIGNATURE_BYTES:next], true, i, h, recovered);
                 offset = next;
             }
         }
@@ -314,9 +314,10 @@ library BatchSettlement {
             words := st
         }
         bytes calldata signature;
-        (signature, next) = PackedBatch.readOrder(batch, offset, ctx.tokens, OrderHashing.ORDER_TYPEHASH, words);
+        bool compact;
+        (signature, next, compact) = PackedBatch.readOrder(batch, offset, ctx.tokens, OrderHashing.ORDER_TYPEHASH, words);
         (bytes32 h, address recovered) = _hashAndRecover(ctx.domainSeparator, st, signature);
-        _admitHashed(s, ctx, st, signature, index, h, recovered);
+        _admitHashed(s, ctx, st, signature, compact, index, h, recovered);
     }
 
     /// @dev Hashes the loaded order and admits it (_admitHashed).
@@ -328,16 +329,18 @@ library BatchSettlement {
         uint256 index
     ) private {
         (bytes32 h, address recovered) = _hashAndRecover(ctx.domainSeparator, st, signature);
-        _admitHashed(s, ctx, st, signature, index, h, recovered);
+        _admitHashed(s, ctx, st, signature, false, index, h, recovered);
     }
 
     /// @dev Checks the strict hash order, expiry, side, flags, trader, signature and nonce of an order whose hash
-    ///      is `h` and whose 65-byte low-s signature recovered `recovered` (zero for any other signature).
+    ///      is `h` and whose low-s ECDSA signature recovered `recovered` (zero for any other signature); a `compact`
+    ///      signature (packed, EIP-2098) is checked as the 65 bytes it stands for (PackedBatch.expandCompact).
     function _admitHashed(
         SettlementState storage s,
         BatchContext memory ctx,
         OrderState memory st,
         bytes calldata signature,
+        bool compact,
         uint256 index,
         bytes32 h,
         address recovered
@@ -356,7 +359,10 @@ library BatchSettlement {
         if (trader == address(0)) revert ISettlement.SettlementOrderTraderZero(index);
         // The common case (the trader's own low-s ECDSA signature) is settled by the fast path above; agents,
         // ERC-1271 wallets and every failure go through the library, which names the error.
-        if (recovered != trader) SignatureValidation.verifyOrderSigner(s.agentExpiry, trader, h, signature, recovered);
+        if (recovered != trader) {
+            bytes memory full = compact ? PackedBatch.expandCompact(signature) : signature;
+            SignatureValidation.verifyOrderSigner(s.agentExpiry, trader, h, full, recovered);
+        }
         _checkNonce(s, ctx, st);
     }
 

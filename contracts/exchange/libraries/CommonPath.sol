@@ -22,7 +22,7 @@ library CommonPath {
     // long: one assembly loop over the orders; split, every order would pay a call and its stack shuffles
     /// @notice Loads and admits packed orders from `index` (at calldata `offset` of the batch at `batchOffset`,
     ///         `batchLength` bytes) while each passes every check of BatchSettlement._admitHashed the simple way:
-    ///         well formed with a 65-byte signature, hash above the previous one, unexpired, flags valid, nonzero
+    ///         well formed with a compact (EIP-2098) signature, hash above the previous one, unexpired, flags valid, nonzero
     ///         trader that signed itself (low-s ECDSA), nonce in its trader's marked word and neither finished nor
     ///         partial. Each admitted order's OrderState (words 0-10, 16 and 17) is written and ctx.previousHash
     ///         follows. Returns the first order it did not admit (`stoppedAt`, the order count when all were) and
@@ -40,7 +40,7 @@ library CommonPath {
     ) internal view returns (uint256 stoppedAt, uint256 next, bytes32 h, address recovered) {
         uint256 perWord = NonceBitmap.NONCES_PER_WORD;
         uint256 mark = NonceBitmap.MARK;
-        uint256 fixedBytes = PackedBatch.ORDER_FIXED_BYTES;
+        uint256 orderBytes = PackedBatch.ORDER_FIXED_BYTES + PackedBatch.COMPACT_SIGNATURE_BYTES;
         // Memory-safe: writes the OrderStates of `states` (allocated by BatchSettlement._allocateOrders, which
         // wrote their type hashes) and ctx.previousHash; otherwise only scratch space and the free memory past
         // the free memory pointer (never moved) for the digest and the ecrecover call. Calldata reads past the
@@ -53,11 +53,11 @@ library CommonPath {
             for {} lt(stoppedAt, mload(states)) {} {
                 let p := add(batchOffset, next)
                 let w := calldataload(p)
-                let end := add(next, add(fixedBytes, 65))
+                let end := add(next, orderBytes)
                 if iszero(
                     and(
                         and(lt(byte(20, w), mload(tokens)), lt(byte(21, w), mload(tokens))),
-                        and(eq(shr(240, calldataload(add(p, 71))), 65), iszero(gt(end, batchLength)))
+                        and(iszero(and(byte(22, w), 0x80)), iszero(gt(end, batchLength)))
                     )
                 ) {
                     mstore(add(ctx, 0xc0), h)
@@ -81,7 +81,8 @@ library CommonPath {
                 mstore(add(ptr, 0x02), mload(add(ctx, 0x60)))
                 mstore(add(ptr, 0x22), keccak256(st, 0x140))
                 let d := keccak256(ptr, 0x42)
-                let sValue := calldataload(add(p, add(fixedBytes, 0x20)))
+                // the compact signature at 71: r, then yParity (top bit) and s
+                let sValue := and(calldataload(add(p, 103)), 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)
                 // low s only (EIP-2); the side is one bit here, flags above POST_ONLY are refused
                 if iszero(
                     and(
@@ -98,8 +99,8 @@ library CommonPath {
                     break
                 }
                 mstore(ptr, d)
-                mstore(add(ptr, 0x20), byte(0, calldataload(add(p, add(fixedBytes, 0x40)))))
-                mstore(add(ptr, 0x40), calldataload(add(p, fixedBytes)))
+                mstore(add(ptr, 0x20), add(27, shr(255, calldataload(add(p, 103)))))
+                mstore(add(ptr, 0x40), calldataload(add(p, 71)))
                 mstore(add(ptr, 0x60), sValue)
                 // an invalid signature returns nothing: the zero left here stands for it
                 mstore(0x00, 0)

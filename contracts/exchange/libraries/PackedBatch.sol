@@ -11,8 +11,13 @@ import {ISettlement} from "../ISettlement.sol";
 ///     batch := tokenCount u8 ‖ token address(20) × tokenCount
 ///              ‖ orderCount u16 ‖ order × orderCount
 ///              ‖ fillCount u16 ‖ fill × fillCount
-///     order := trader address(20) ‖ baseTokenIndex u8 ‖ quoteTokenIndex u8 ‖ sideAndFlags u8 (side | flags << 1)
-///              ‖ price u128 ‖ amount u128 ‖ expiry u64 ‖ nonce u64 ‖ signatureLength u16 ‖ signature
+///     order := trader address(20) ‖ baseTokenIndex u8 ‖ quoteTokenIndex u8
+///              ‖ sideAndFlags u8 (side | flags << 1 | SIGNATURE_WITH_LENGTH << 7)
+///              ‖ price u128 ‖ amount u128 ‖ expiry u64 ‖ nonce u64
+///              ‖ (r ‖ yParityAndS: an EIP-2098 compact ECDSA signature, 64 bytes       when bit 7 is clear
+///                 | signatureLength u16 ‖ signature                                     when bit 7 is set)
+///              The compact form stands for the 65-byte r ‖ s ‖ v, v = 27 + yParity (`expandCompact`); the
+///              encoder uses it for every 65-byte signature it round-trips exactly (v 27 or 28, s below 2^255).
 ///     fill  := makerIndex u16 ‖ takerIndex u16 ‖ baseAmount u128 ‖ price u128       (36 bytes)
 ///            | (makerIndex | 0x8000) u16 ‖ takerIndex u16 ‖ baseAmount u128      (20 bytes: the fill is at
 ///              the maker's limit price, which is left out; so a maker's index is below 2^15)
@@ -20,7 +25,10 @@ import {ISettlement} from "../ISettlement.sol";
 ///     An order decodes to the same EIP-712 Order (and hash) as its ABI form; the packed form can only
 ///     carry price and amount below 2^128 and nonces below 2^64.
 library PackedBatch {
-    uint256 internal constant ORDER_FIXED_BYTES = 73;
+    /// @dev An order's bytes before its signature (or its signature length).
+    uint256 internal constant ORDER_FIXED_BYTES = 71;
+    /// @dev The bytes of an EIP-2098 compact signature (r, yParityAndS).
+    uint256 internal constant COMPACT_SIGNATURE_BYTES = 64;
     uint256 internal constant FILL_BYTES = 36;
     /// @dev A fill at its maker's limit price leaves the price out and sets this bit of its maker index.
     uint256 internal constant AT_MAKER_PRICE = 0x8000;
@@ -65,11 +73,12 @@ library PackedBatch {
     /// @dev The order at `offset`: writes the EIP-712 type hash and the nine fields (trader, baseToken,
     ///      quoteToken, side, price, amount, expiry, nonce, flags) into the ten words at `words`, the token indexes
     ///      (base << 8 | quote) into word 17 (BatchSettlement.OrderState.tokenIndexes), and returns
-    ///      its signature (a calldata slice) and the offset after it. Token indexes are checked against `tokens`.
+    ///      its signature (a calldata slice: 64 bytes when `compact`, see `expandCompact`) and the offset after it.
+    ///      Token indexes are checked against `tokens`.
     function readOrder(bytes calldata batch, uint256 offset, address[] memory tokens, bytes32 typeHash, uint256 words)
         internal
         pure
-        returns (bytes calldata signature, uint256 next)
+        returns (bytes calldata signature, uint256 next, bool compact)
     {
         bool malformed;
         // Memory-safe: writes words 0-9 and 17 at `words`, which the caller allocated (an OrderState), and reads
@@ -91,15 +100,36 @@ library PackedBatch {
             mstore(add(words, 0xc0), shr(128, calldataload(add(p, 39))))
             mstore(add(words, 0xe0), shr(192, calldataload(add(p, 55))))
             mstore(add(words, 0x100), shr(192, calldataload(add(p, 63))))
-            mstore(add(words, 0x120), shr(1, sideAndFlags))
+            mstore(add(words, 0x120), and(shr(1, sideAndFlags), 0x3f))
             mstore(add(words, 0x220), or(shl(8, baseIndex), quoteIndex))
-            let signatureLength := shr(240, calldataload(add(p, 71)))
-            signature.offset := add(p, ORDER_FIXED_BYTES)
-            signature.length := signatureLength
-            next := add(add(offset, ORDER_FIXED_BYTES), signatureLength)
+            compact := iszero(shr(7, sideAndFlags))
+            switch compact
+            case 0 {
+                signature.offset := add(p, add(ORDER_FIXED_BYTES, 2))
+                signature.length := shr(240, calldataload(add(p, ORDER_FIXED_BYTES)))
+            }
+            default {
+                signature.offset := add(p, ORDER_FIXED_BYTES)
+                signature.length := COMPACT_SIGNATURE_BYTES
+            }
+            next := sub(add(signature.offset, signature.length), batch.offset)
             malformed := or(malformed, gt(next, batch.length))
         }
         if (malformed) revert ISettlement.SettlementPackedBatchMalformed(offset);
+    }
+
+    /// @dev The 65-byte r ‖ s ‖ v that a compact signature (r ‖ yParityAndS, EIP-2098) stands for: s is
+    ///      yParityAndS without its top bit, v = 27 + that bit.
+    function expandCompact(bytes calldata compact) internal pure returns (bytes memory signature) {
+        signature = new bytes(65);
+        // Memory-safe: writes the 65 bytes of the array just allocated (the last store's tail lands in its
+        // padding, which the allocation rounded up to whole words).
+        assembly ("memory-safe") {
+            let vs := calldataload(add(compact.offset, 0x20))
+            mstore(add(signature, 0x20), calldataload(compact.offset))
+            mstore(add(signature, 0x40), and(vs, 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff))
+            mstore8(add(signature, 0x60), add(27, shr(255, vs)))
+        }
     }
 
     /// @dev The fill at `offset` and the offset after it; `atMakerPrice` when its price is left out (the maker's

@@ -17,12 +17,12 @@ library SignatureValidation {
         mapping(address trader => mapping(address agent => uint64 expiry)) storage agents,
         address trader,
         bytes32 digest,
-        bytes calldata signature,
+        bytes memory signature,
         address recovered
     ) internal view {
         address signer = recovered;
         ECDSA.RecoverError err = ECDSA.RecoverError.NoError;
-        if (signer == address(0)) (signer, err,) = ECDSA.tryRecoverCalldata(digest, signature);
+        if (signer == address(0)) (signer, err,) = ECDSA.tryRecover(digest, signature);
         uint64 agentExpiry;
         if (err == ECDSA.RecoverError.NoError) {
             if (signer == trader) return;
@@ -53,7 +53,7 @@ library SignatureValidation {
     ///      and at most 32 bytes of its answer are copied (a return-data bomb costs the caller nothing). When
     ///      less gas is left than the stipend needs, the wallet is refused as well rather than handed less: its
     ///      answer would then depend on the batch around it, and the revert still names it.
-    function verifyContractSignature(address wallet, bytes32 digest, bytes calldata signature) internal view {
+    function verifyContractSignature(address wallet, bytes32 digest, bytes memory signature) internal view {
         bytes memory data = abi.encodeCall(IERC1271.isValidSignature, (digest, signature));
         bytes32 word;
         if (gasleft() >= ERC1271_GAS_STIPEND + ERC1271_GAS_STIPEND / 63 + ERC1271_CALL_RESERVE) {

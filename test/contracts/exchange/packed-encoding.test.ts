@@ -1,7 +1,8 @@
-// settlePacked's fill at its maker's limit price (PackedBatch's 20-byte fill, the maker index's top bit set):
-// the same batch encoded with every price carried and with the maker's prices left out settles to the same
-// balances and the same BatchSettled data, a fill improving on the maker's limit keeps its price, and a
-// malformed short fill (cut, or naming a maker out of range) is refused with its named error.
+// settlePacked's short forms: a fill at its maker's limit price (PackedBatch's 20-byte fill, the maker index's
+// top bit set) and an EIP-2098 compact signature (64 bytes, sideAndFlags bit 7 clear). The same batch encoded
+// with both and with neither (every price and every signature with its length) settles to the same balances and
+// the same BatchSettled data; a fill improving on the maker's limit keeps its price; a malformed short fill (cut,
+// or naming a maker out of range) and a compact signature with its parity bit flipped are refused by name.
 import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import type { Address, Hex } from "viem";
@@ -31,14 +32,15 @@ async function settledState(f: Fixture, packed: Hex) {
   return { data: receipt.logs.map((l: { data: string }) => l.data), balances };
 }
 
-describe("Settlement: packed fills at the maker's price", () => {
-  it("settles the same with the maker's price left out as with every price carried", async () => {
+describe("Settlement: packed short forms (fill at the maker's price, compact signature)", () => {
+  it("settles the same with the short forms as with every price and signature carried in full", async () => {
     const f = await loadFixture(deployFixture);
     const args = await batchArgs(f);
     const short = encodePackedBatch(args);
-    const full = encodePackedBatch(args, { explicitPrices: true });
-    // one fill at the maker's price: 16 bytes shorter
-    expect((full.length - short.length) / 2).to.equal(16);
+    const full = encodePackedBatch(args, { explicitPrices: true, explicitSignatures: true });
+    // one fill at the maker's price (16 bytes) and three compact signatures (3 bytes each)
+    expect((full.length - short.length) / 2).to.equal(16 + 3 * 3);
+    expect(encodePackedBatch(args, { explicitSignatures: true }).length).to.equal(full.length - 2 * 16);
     const a = await settledState(f, short);
     // the same signed orders on the same fresh deployment, every price carried
     const b = await settledState(await loadFixture(deployFixture), full);
@@ -74,6 +76,20 @@ describe("Settlement: packed fills at the maker's price", () => {
     expect(await f.settlement.balanceOf(f.alice.address, await f.weth.getAddress())).to.equal(
       ETH / 2n - ((ETH / 2n) * 20n + 9999n) / 10000n,
     );
+  });
+
+  it("refuses a compact signature whose parity bit is flipped, by its recovered signer", async () => {
+    const f = await loadFixture(deployFixture);
+    const packed = encodePackedBatch(await batchArgs(f));
+    // the first order starts after the token table (1 + 2 * 20 bytes) and the order count (2); its yParityAndS
+    // word is at 71 + 32 in it, its top bit the parity
+    const at = 2 + 2 * (1 + 2 * 20 + 2 + 71 + 32);
+    expect(parseInt(packed.slice(2 + 2 * (1 + 2 * 20 + 2 + 22), 2 + 2 * (1 + 2 * 20 + 2 + 23)), 16) & 0x80).to.equal(0);
+    const flipped = (parseInt(packed.slice(at, at + 2), 16) ^ 0x80).toString(16).padStart(2, "0");
+    await expect(
+      f.settlement.connect(f.operator).settlePacked(0n, `${packed.slice(0, at)}${flipped}${packed.slice(at + 2)}`),
+    ).to.be.revertedWithCustomError(f.settlement, "SettlementSignerNotAuthorized");
+    await expect(f.settlement.connect(f.operator).settlePacked(0n, packed)).to.emit(f.settlement, "BatchSettled");
   });
 
   it("refuses to encode a maker index the short fill cannot carry", () => {
