@@ -133,13 +133,18 @@ function hotRouteFirst(routes: readonly Route[]): Route[] {
   return [...routes.filter(isPlace), ...routes.filter((r) => !isPlace(r))];
 }
 
-/** A class of the server's requests (or responses) whose instances inherit the app's request (response)
- *  prototype from birth (node:http's own IncomingMessage / ServerResponse options): express's
- *  Object.setPrototypeOf of every request then sets the prototype it already has. */
-function bornWith<T extends typeof IncomingMessage | typeof ServerResponse>(base: T, proto: object): T {
-  const born = class extends (base as typeof IncomingMessage) {};
-  Object.setPrototypeOf(born.prototype, proto);
-  return born as unknown as T;
+/** A constructor of the server's requests (or responses) whose `prototype` IS the app's request (response)
+ *  prototype, given to node:http's own IncomingMessage / ServerResponse options: every request is born with the
+ *  prototype express's app.handle sets on it, so its Object.setPrototypeOf changes nothing (no new object map
+ *  per request). node's constructors are plain functions, called on the new object as a subclass would. */
+function bornAs<T extends typeof IncomingMessage | typeof ServerResponse>(base: T, proto: object): T {
+  // IncomingMessage(socket) and ServerResponse(req, options): two arguments at most
+  const construct = base as unknown as (this: object, a: unknown, b: unknown) => void;
+  function Born(this: object, a: unknown, b: unknown) {
+    construct.call(this, a, b);
+  }
+  Born.prototype = proto;
+  return Born as unknown as T;
 }
 
 /** Listens on host:port (0 = a free port); close() drains it (answers what it received) and closes its sockets. */
@@ -149,7 +154,7 @@ export async function listenDexRest(
   host = "127.0.0.1",
 ): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
   const server = createServer(
-    { IncomingMessage: bornWith(IncomingMessage, app.request), ServerResponse: bornWith(ServerResponse, app.response) },
+    { IncomingMessage: bornAs(IncomingMessage, app.request), ServerResponse: bornAs(ServerResponse, app.response) },
     app,
   );
   await new Promise<void>((resolve, reject) => {
