@@ -234,7 +234,9 @@ class Placer {
   }
 }
 
-/** The service's request: intentOf's fields, written out once (three object spreads per order cost more). */
+/** The service's request: intentOf's fields, written out once (three object spreads per order cost more), and
+ *  its kind's fields added to that same object: a spread followed by more properties gives every request a
+ *  hidden class of its own in V8, and each reader of the request a megamorphic access. */
 function placementRequest(
   p: Placement,
   clientOrderId: string,
@@ -263,8 +265,8 @@ function placementRequest(
     newOrderId: true,
   };
   return signedParts
-    ? { ...intent, kind: "signed", order: signedParts.order, signature: signedParts.signature }
-    : { ...intent, kind: "api_key", apiKeyId: p.key!.id, agent: agent! };
+    ? Object.assign(intent, { kind: "signed" as const, order: signedParts.order, signature: signedParts.signature })
+    : Object.assign(intent, { kind: "api_key" as const, apiKeyId: p.key!.id, agent: agent! });
 }
 
 function duplicate(clientOrderId: string, orderId: string): ApiError {
