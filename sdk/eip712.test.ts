@@ -113,7 +113,7 @@ test("encodePackedBatch lays out the token table, orders and fills byte for byte
   assert.equal(take(20), account.address.slice(2).toLowerCase());
   assert.equal(take(1), "00");
   assert.equal(take(1), "01");
-  assert.equal(take(1), "03"); // side 1 | flags 1 << 1
+  assert.equal(take(1), "83"); // side 1 | flags 1 << 1 | 0x80: the signature with its length (v 0xab: no compact form)
   assert.equal(BigInt(`0x${take(16)}`), o.price);
   assert.equal(BigInt(`0x${take(16)}`), o.amount);
   assert.equal(BigInt(`0x${take(8)}`), o.expiry);
@@ -126,6 +126,25 @@ test("encodePackedBatch lays out the token table, orders and fills byte for byte
   assert.equal(BigInt(`0x${take(16)}`), 3n);
   assert.equal(BigInt(`0x${take(16)}`), 4n);
   assert.equal(p, hex.length);
+});
+
+test("encodePackedBatch: the compact signature (EIP-2098) and the fill at its maker's price, byte for byte", () => {
+  const o = order({ side: OrderSide.BUY });
+  const r = "11".repeat(32);
+  const s = `7f${"22".repeat(31)}`;
+  const hex = encodePackedBatch({
+    orders: [o],
+    signatures: [`0x${r}${s}1c`],
+    fills: [{ makerIndex: 0, takerIndex: 0, baseAmount: 3n, price: o.price }],
+  }).slice(2);
+  const orderAt = 2 * (1 + 2 * 20 + 2);
+  assert.equal(hex.slice(orderAt + 44, orderAt + 46), "00"); // side 0, flags 0, compact signature
+  const sigAt = orderAt + 2 * 71;
+  // r, then s with v 28's parity in its top bit; no length, no v
+  assert.equal(hex.slice(sigAt, sigAt + 128), `${r}ff${"22".repeat(31)}`);
+  const fillAt = sigAt + 128;
+  // fill count 1; maker 0 with the at-maker-price bit, taker 0, baseAmount; no price
+  assert.equal(hex.slice(fillAt), `0001${"8000"}${"0000"}${"3".padStart(32, "0")}`);
 });
 
 test("encodePackedBatch refuses values the packed layout cannot carry", () => {
