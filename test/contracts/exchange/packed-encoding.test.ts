@@ -18,8 +18,9 @@ async function batchArgs(f: Fixture): Promise<SettleArgs> {
     f.keys.carol,
     await orderFor(f, f.carol.address as Address, OrderSide.BUY, ETH / 2n, 2010n * USD),
   );
-  // Alice's fill at Bob's limit (price left out), Carol's at 2,005 (price carried)
-  return buildSettleArgs([sell, buy, better], [fill(sell, buy, ETH / 2n), fill(sell, better, ETH / 4n, 2005n * USD)]);
+  // Carol's fill at 2,005 (price carried; the batch's first fill, so the Solidity path reads it), then Alice's at
+  // Bob's limit (price left out; the common path)
+  return buildSettleArgs([sell, buy, better], [fill(sell, better, ETH / 4n, 2005n * USD), fill(sell, buy, ETH / 2n)]);
 }
 
 async function settledState(f: Fixture, packed: Hex) {
@@ -51,26 +52,33 @@ describe("Settlement: packed short forms (fill at the maker's price, compact sig
     expect(a.balances[2]).to.equal(((1000n * USD + (50125n * USD) / 100n) * 9990n) / 10000n);
   });
 
-  it("refuses a cut short fill and a short fill naming a maker out of range", async () => {
+  it("refuses a cut fill of either length and a short fill naming a maker out of range", async () => {
     const f = await loadFixture(deployFixture);
-    const args = await batchArgs(f);
-    const packed = encodePackedBatch(args);
+    const packed = encodePackedBatch(await batchArgs(f));
     const op = f.settlement.connect(f.operator);
-    // the batch ends with Carol's 36-byte fill; before it, Alice's 20-byte fill
+    // the batch ends with Carol's 36-byte fill, then Alice's 20-byte one
     const fills = packed.length - 2 * 36 - 2 * 20;
-    const aliceFill = packed.slice(fills, fills + 40);
+    const carolFill = packed.slice(fills, fills + 72);
+    const aliceFill = packed.slice(fills + 72);
     expect(parseInt(aliceFill.slice(0, 4), 16) & 0x8000).to.equal(0x8000);
-    // a batch whose only fill is the short one, cut by one byte
+    expect(parseInt(carolFill.slice(0, 4), 16) & 0x8000).to.equal(0);
+    // batches with one fill (the Solidity path reads it), each cut by one byte: refused at the fill's offset
     const head = packed.slice(0, fills - 4);
-    await expect(op.settlePacked(0n, `${head}0001${aliceFill.slice(0, -2)}`)).to.be.revertedWithCustomError(
-      f.settlement,
-      "SettlementPackedBatchMalformed",
-    );
+    const fillOffset = BigInt((head.length - 2) / 2 + 2);
+    for (const cut of [aliceFill.slice(0, -2), carolFill.slice(0, -2)]) {
+      await expect(op.settlePacked(0n, `${head}0001${cut}`))
+        .to.be.revertedWithCustomError(f.settlement, "SettlementPackedBatchMalformed")
+        .withArgs(fillOffset);
+    }
     // the short fill naming order 3 of 3 (index out of range)
     const outOfRange = `8003${aliceFill.slice(4)}`;
     await expect(op.settlePacked(0n, `${head}0001${outOfRange}`))
       .to.be.revertedWithCustomError(f.settlement, "SettlementFillIndexOutOfRange")
       .withArgs(0n);
+    // a byte after the last fill
+    await expect(op.settlePacked(0n, `${packed}00`))
+      .to.be.revertedWithCustomError(f.settlement, "SettlementPackedBatchMalformed")
+      .withArgs(BigInt((packed.length - 2) / 2));
     // the same short fill, whole, settles
     await expect(op.settlePacked(0n, `${head}0001${aliceFill}`)).to.emit(f.settlement, "BatchSettled");
     expect(await f.settlement.balanceOf(f.alice.address, await f.weth.getAddress())).to.equal(
