@@ -155,8 +155,8 @@ library CommonPath {
         uint256 minFill = FillMath.MIN_FILL_UNITS;
         uint256 bps = FillMath.BPS;
         // Memory-safe: reads the orders of `states` and writes their running totals (filledAfter, paid,
-        // received), ctx's cursor and fee sums, and the fill records inside the area allocated by
-        // BatchSettlement._beginEventData (the spill lands on the next record or the spare word). Fill fields are
+        // received), ctx's cursor and fee sums, the fill records inside the area allocated by
+        // BatchSettlement._beginEventData (the spill lands on the next record or the spare word), and scratch space. Fill fields are
         // below 2^128, so the products below cannot overflow; fees are ceil(received * bps / 10,000). Packed fills
         // are read without a bound: a fill reaching past the batch leaves `at` past its end, which settlePacked
         // then refuses (SettlementPackedBatchMalformed), so nothing booked from it is ever written.
@@ -167,6 +167,7 @@ library CommonPath {
             stoppedAt := k
             at := fills
             if abiEncoded { at := add(fills, shl(7, k)) }
+            mstore(0x20, 0)
             for {} lt(stoppedAt, count) { stoppedAt := add(stoppedAt, 1) } {
                 let makerIndex := 0
                 let takerIndex := 0
@@ -179,17 +180,17 @@ library CommonPath {
                     takerIndex := and(shr(224, w), 0xffff)
                     baseAmount := shr(128, calldataload(add(at, 4)))
                     price := shr(128, calldataload(add(at, 20)))
-                    // at its maker's price (the maker index's top bit), the fill leaves the price out
-                    if shr(255, w) {
-                        if iszero(lt(makerIndex, mload(states))) { break }
-                        price := mload(add(mload(add(states, shl(5, add(makerIndex, 1)))), 0xa0))
-                    }
+                    // at its maker's price (the maker index's top bit), the fill leaves the price out; scratch
+                    // word 0x20 keeps the flag, 0x00 the next fill's address
+                    mstore(0x20, shr(255, w))
+                    mstore(0x00, add(at, sub(36, shl(4, shr(255, w)))))
                 }
                 default {
                     makerIndex := calldataload(at)
                     takerIndex := calldataload(add(at, 0x20))
                     baseAmount := calldataload(add(at, 0x40))
                     price := calldataload(add(at, 0x60))
+                    mstore(0x00, add(at, 0x80))
                     if or(or(shr(32, makerIndex), shr(32, takerIndex)), or(shr(128, baseAmount), shr(128, price))) {
                         break
                     }
@@ -197,6 +198,7 @@ library CommonPath {
                 if iszero(and(lt(makerIndex, mload(states)), lt(takerIndex, mload(states)))) { break }
                 let maker := mload(add(states, shl(5, add(makerIndex, 1))))
                 let taker := mload(add(states, shl(5, add(takerIndex, 1))))
+                if mload(0x20) { price := mload(add(maker, 0xa0)) }
                 let buy := maker
                 let sell := taker
                 if iszero(mload(add(taker, 0x80))) {
@@ -238,9 +240,7 @@ library CommonPath {
                 mstore(cursor, or(shl(224, makerIndex), or(shl(192, takerIndex), shl(64, baseAmount))))
                 mstore(add(cursor, 24), shl(128, price))
                 cursor := add(cursor, 40)
-                switch abiEncoded
-                case 0 { at := add(at, sub(36, shl(4, shr(255, calldataload(at))))) }
-                default { at := add(at, 0x80) }
+                at := mload(0x00)
             }
             mstore(add(ctx, 0x120), cursor)
             mstore(add(ctx, 0x180), feeBase)
