@@ -34,13 +34,30 @@ function mappingSlot(key: bigint, base: Uint8Array | bigint): Uint8Array {
   return keccak256Bytes(input);
 }
 
+/** Slots already computed, by trader and token or trader and nonce word: a trader's slots are the same in
+ *  every batch, and each costs two or three keccaks and their word encodings. Cleared whole when full. */
+const known = new Map<string, Hex>();
+const KNOWN_MAX = 65_536;
+
+function remembered(key: string, make: () => Uint8Array): Hex {
+  let slot = known.get(key);
+  if (slot === undefined) {
+    if (known.size >= KNOWN_MAX) known.clear();
+    slot = `0x${bytesToHex(make())}` as Hex;
+    known.set(key, slot);
+  }
+  return slot;
+}
+
 /** The storage slots of balances[trader][token] for the given tokens and of nonceBitmap[trader][word]. */
 export function orderSlots(trader: Address, tokens: Address[], nonce: bigint): Hex[] {
   const owner = BigInt(trader);
-  const balances = mappingSlot(owner, BALANCES_SLOT);
-  const slots = tokens.map((t) => mappingSlot(BigInt(t), balances));
-  slots.push(mappingSlot(nonce / NONCES_PER_WORD, mappingSlot(owner, NONCE_BITMAP_SLOT)));
-  return slots.map((s) => `0x${bytesToHex(s)}` as Hex);
+  const slots = tokens.map((t) =>
+    remembered(`${trader}${t}`, () => mappingSlot(BigInt(t), mappingSlot(owner, BALANCES_SLOT))),
+  );
+  const word = nonce / NONCES_PER_WORD;
+  slots.push(remembered(`${trader}#${word}`, () => mappingSlot(word, mappingSlot(owner, NONCE_BITMAP_SLOT))));
+  return slots;
 }
 
 /** Listing the contract costs 2,400 gas (it is warm anyway, as the transaction's target), a slot 1,900 and
