@@ -133,18 +133,38 @@ function hotRouteFirst(routes: readonly Route[]): Route[] {
   return [...routes.filter(isPlace), ...routes.filter((r) => !isPlace(r))];
 }
 
-/** A constructor of the server's requests (or responses) whose `prototype` IS the app's request (response)
- *  prototype, given to node:http's own IncomingMessage / ServerResponse options: every request is born with the
- *  prototype express's app.handle sets on it, so its Object.setPrototypeOf changes nothing (no new object map
- *  per request). node's constructors are plain functions, called on the new object as a subclass would. */
-function bornAs<T extends typeof IncomingMessage | typeof ServerResponse>(base: T, proto: object): T {
-  // IncomingMessage(socket) and ServerResponse(req, options): two arguments at most
-  const construct = base as unknown as (this: object, a: unknown, b: unknown) => void;
-  function Born(this: object, a: unknown, b: unknown) {
-    construct.call(this, a, b);
-  }
-  Born.prototype = proto;
+/** The server's request (response) class: a subclass of node's whose prototype inherits the request
+ *  (response) prototype express made for the app, and then becomes the app's own (`app.request`,
+ *  `app.response`), given to node:http's IncomingMessage / ServerResponse options. Every request is born with
+ *  the prototype express's app.handle sets on it, so its Object.setPrototypeOf changes nothing (no new object
+ *  map per request), and a class constructor keeps node's construction on V8's fast path (a plain function
+ *  whose `prototype` is express's object does not: docs/decisions/pipeline.md "REST order entry"). */
+function ownPrototype<T extends typeof IncomingMessage | typeof ServerResponse>(
+  base: T,
+  app: Express,
+  key: "request" | "response",
+): T {
+  const Born = class extends (base as typeof IncomingMessage) {};
+  Object.setPrototypeOf(Born.prototype, app[key]);
+  (app as unknown as Record<typeof key, object>)[key] = Born.prototype;
   return Born as unknown as T;
+}
+
+/** The request and response classes of an app's servers, made once per app (a second server shares them). */
+const bornClasses = new WeakMap<
+  Express,
+  { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse }
+>();
+function serverClassesOf(app: Express) {
+  let classes = bornClasses.get(app);
+  if (!classes) {
+    classes = {
+      IncomingMessage: ownPrototype(IncomingMessage, app, "request"),
+      ServerResponse: ownPrototype(ServerResponse, app, "response"),
+    };
+    bornClasses.set(app, classes);
+  }
+  return classes;
 }
 
 /** Listens on host:port (0 = a free port); close() drains it (answers what it received) and closes its sockets. */
@@ -153,10 +173,7 @@ export async function listenDexRest(
   port: number,
   host = "127.0.0.1",
 ): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
-  const server = createServer(
-    { IncomingMessage: bornAs(IncomingMessage, app.request), ServerResponse: bornAs(ServerResponse, app.response) },
-    app,
-  );
+  const server = createServer(serverClassesOf(app), app);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => resolve());
