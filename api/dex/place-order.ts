@@ -141,9 +141,12 @@ class Placer {
     await hooks.authenticated?.(account);
     const hasLimits = key !== null && (key.positionLimitE18 !== null || key.dailyLossLimitE18 !== null);
     const p: Placement = { body, market, fields, signedParts, account, key, nowMs, hash: requestHash(body), hasLimits };
-    const run = () =>
-      body.client_order_id ? this.submit(p, body.client_order_id) : this.placeNew(p, randomUUID(), randomUUID());
-    return hasLimits ? this.mutex.run(key!.id, run) : run();
+    return hasLimits ? this.mutex.run(key!.id, () => this.submitOrPlace(p)) : this.submitOrPlace(p);
+  }
+
+  private submitOrPlace(p: Placement): Promise<PlacementResult> {
+    const clientOrderId = p.body.client_order_id;
+    return clientOrderId ? this.submit(p, clientOrderId) : this.placeNew(p, randomUUID(), randomUUID());
   }
 
   /** a restricted security's book: the resale rules (who may buy a lot still in its hold) are the exchange

@@ -25,23 +25,28 @@ const errors = privateRefusals(...refused);
 const READ = ["read", "account"] as const;
 
 // POST /v1/orders: counted by its outcome in dex_orders_accepted_total / dex_orders_refused_total
-async function placeFromRest(c: RouteContext, req: Request, res: Response): Promise<void> {
-  const body = parseWith(placeOrderBody, jsonBody(req), "body");
-  let auth = null;
-  const hooks = {
-    // wallet-signed: limited per trader once the signature is verified (the placer calls this)
+const NO_HOOKS = {};
+
+/** Wallet-signed: limited per trader once the signature is verified (the placer calls this). */
+function walletHooks(c: RouteContext, req: Request, res: Response) {
+  return {
     authenticated: async (account: string) => {
       res.locals.trader = account.toLowerCase();
       await runMiddleware(c.limiters.walletOrders, req, res);
     },
   };
+}
+
+async function placeFromRest(c: RouteContext, req: Request, res: Response): Promise<void> {
+  const body = parseWith(placeOrderBody, jsonBody(req), "body");
+  let auth = null;
   if (!isWalletSigned(body)) {
     auth = await c.auth.authenticate(req, { apiKey: true, hmac: true });
     res.locals.auth = auth;
     await applyAuthLimits(c.limiters, auth, "order", req, res);
     authorize(auth, "trade", req.ip);
   }
-  const result = await c.placeOrder(body, auth, auth ? {} : hooks);
+  const result = await c.placeOrder(body, auth, auth ? NO_HOOKS : walletHooks(c, req, res));
   if (result.replayed) res.setHeader("Idempotent-Replayed", "true");
   res.status(201).json(result.order);
 }
