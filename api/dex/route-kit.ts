@@ -36,6 +36,13 @@ export interface Route {
   handlers: RequestHandler[];
 }
 
+/** A refusal's OpenAPI answer: its description, answered with the error body. */
+export const refusalAnswer = (description: string) => ({ description, schema: errorResponse });
+
+/** Refusals by status as OpenAPI answers. */
+export const refusalAnswers = (refusals: Readonly<Record<number, string>>) =>
+  Object.fromEntries(Object.entries(refusals).map(([code, description]) => [code, refusalAnswer(description)]));
+
 /** A route's declaration in short: its answers by status, the success one as [description, schema] and
  *  each refusal as its description (answered with the error body). */
 export type Declaration<P, Q, B> = Pick<RouteSpec, "summary" | "auth"> & {
@@ -69,10 +76,7 @@ export function declare<P = unknown, Q = unknown, B = unknown>(
   if (success.length !== 1) throw new Error(`${route}: declare exactly one success answer`);
   const status = Number(success[0]![0]);
   const responses = Object.fromEntries(
-    answers.map(([code, a]) => [
-      code,
-      typeof a === "string" ? { description: a, schema: errorResponse } : { description: a[0], schema: a[1] },
-    ]),
+    answers.map(([code, a]) => [code, typeof a === "string" ? refusalAnswer(a) : { description: a[0], schema: a[1] }]),
   );
   const { summary, auth, params, query, body } = d;
   return {

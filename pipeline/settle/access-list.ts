@@ -51,12 +51,11 @@ function remembered(key: string, make: () => Uint8Array): Hex {
 
 /** The storage slots of balances[trader][token] for the given tokens and of nonceBitmap[trader][word]. */
 export function orderSlots(trader: Address, tokens: Address[], nonce: bigint): Hex[] {
-  const owner = BigInt(trader);
   const slots = tokens.map((t) =>
-    remembered(`${trader}${t}`, () => mappingSlot(BigInt(t), mappingSlot(owner, BALANCES_SLOT))),
+    remembered(`${trader}${t}`, () => mappingSlot(BigInt(t), mappingSlot(BigInt(trader), BALANCES_SLOT))),
   );
   const word = nonce / NONCES_PER_WORD;
-  slots.push(remembered(`${trader}#${word}`, () => mappingSlot(word, mappingSlot(owner, NONCE_BITMAP_SLOT))));
+  slots.push(remembered(`${trader}#${word}`, () => mappingSlot(word, mappingSlot(BigInt(trader), NONCE_BITMAP_SLOT))));
   return slots;
 }
 

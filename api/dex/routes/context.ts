@@ -6,7 +6,6 @@ import type { createOrderPlacer } from "../place-order";
 import type { DexRateLimiters } from "../rate-limits";
 import type { DexService } from "../../../pipeline/service";
 import type { ApiKeyPermission } from "../../auth/api-keys";
-import { errorResponse } from "../schemas";
 import { declare, requireAuth, type Declaration, type LimitKind, type Route, type RouteInput } from "../route-kit";
 
 /** What the route modules share, built once by createDexRestApp. */
@@ -31,15 +30,6 @@ export const privateRefusals = (invalid: string, forbidden: string) => ({
   403: forbidden,
   429: "rate limited",
 });
-
-/** The same refusals as OpenAPI answers, for a route declared in full. */
-export const privateRefusalAnswers = (invalid: string, forbidden: string) =>
-  Object.fromEntries(
-    Object.entries(privateRefusals(invalid, forbidden)).map(([code, description]) => [
-      code,
-      { description, schema: errorResponse },
-    ]),
-  );
 
 const SCHEMES = { key_or_wallet: ANY_SCHEME, hmac_only: { hmac: true }, wallet_only: { wallet: true } };
 

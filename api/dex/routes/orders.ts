@@ -4,7 +4,7 @@ import { ApiError } from "../../errors";
 import { findMarket } from "../order-intent";
 import { isWalletSigned } from "../place-order";
 import { presentOrder, presentOrderWithFills } from "../present";
-import { authOf, jsonBody, parseWith, runMiddleware, applyAuthLimits, type Route } from "../route-kit";
+import { authOf, jsonBody, parseWith, refusalAnswers, runMiddleware, applyAuthLimits, type Route } from "../route-kit";
 import {
   cancelResponse,
   errorResponse,
@@ -16,12 +16,11 @@ import {
   placeOrderBody,
 } from "../schemas";
 import { DEX_OPEN_STATUSES, type DexOrderStatus } from "../../../pipeline/service";
-import { dexRoute, privateRefusalAnswers, privateRefusals, type RouteContext } from "./context";
+import { dexRoute, privateRefusals, type RouteContext } from "./context";
 import type { Request, Response } from "express";
 import { metrics, refusalReason } from "../../../runtime/metrics";
 
-const refused = ["invalid request, symbol, type or balance", "permission, IP allowlist or key limit"] as const;
-const errors = privateRefusals(...refused);
+const errors = privateRefusals("invalid request, symbol, type or balance", "permission, IP allowlist or key limit");
 const READ = ["read", "account"] as const;
 
 // POST /v1/orders: counted by its outcome in dex_orders_accepted_total / dex_orders_refused_total
@@ -78,9 +77,7 @@ function postOrdersRoute(c: RouteContext): Route {
             "the order as it stands after matching (a retry with the same client_order_id returns the first result)",
           schema: orderResponse,
         },
-        409: { description: "client_order_id reused for another order", schema: errorResponse },
-        413: { description: "body too large", schema: errorResponse },
-        ...privateRefusalAnswers(...refused),
+        ...refusalAnswers({ 409: "client_order_id reused for another order", 413: "body too large", ...errors }),
         // pipeline/settle/chain-availability.ts: the home chain's node is down (restarting), or the settlement
         // backlog is full (SERVICE_UNAVAILABLE, details.retryAfterMs); nothing is placed, retry later
         503: {
