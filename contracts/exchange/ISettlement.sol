@@ -56,21 +56,14 @@ interface ISettlement {
     event WithdrawalCancelled(address indexed trader, address indexed token, uint256 amount);
     /// @notice `amount` of `token` left `trader`'s internal balance to its wallet.
     event WithdrawalExecuted(address indexed trader, address indexed token, uint256 amount);
-    /// @notice Batch `batchId` applied, with `tradeCount` trades, all of them in `trades` (one event per batch).
-    /// @dev `trades`, big-endian, no padding (decoder: sdk/settled-trades.ts `decodeSettledTrades`):
-    ///
-    ///     trades := makerFeeBps u16 ‖ takerFeeBps u16 ‖ orderCount u32 ‖ tokenCount u8 ‖ token address × tokenCount
-    ///               ‖ fill × tradeCount ‖ order × orderCount
-    ///     fill   := makerIndex u32 ‖ takerIndex u32 ‖ baseAmount u128 ‖ price u128
-    ///     order  := orderHash bytes32 ‖ trader address ‖ baseTokenIndex u8 ‖ quoteTokenIndex u8 ‖ side u8
-    ///
-    ///     The token table is settlePacked's own; settle's lists the orders' tokens in order of appearance
-    ///     (base, then quote).
-    ///
-    ///     Each fill's quote amount is baseAmount * price / 1e18 (exact); the maker's fee is
-    ///     ceil(received * makerFeeBps / 10_000) on what it received (base for a buyer, quote for a seller), the
-    ///     taker's likewise with takerFeeBps.
-    event BatchSettled(uint64 indexed batchId, uint256 tradeCount, bytes trades);
+    /// @notice Batch `batchId` applied, with `tradeCount` trades, under these fee rates (one event per batch).
+    /// @dev The trades are not in the log: they are the fills of the calldata of the transaction that emitted
+    ///      it, a direct call of `settle` or `settlePacked` naming this `batchId` (a batch applies whole, so every
+    ///      fill of it settled, in calldata order). Readers (sdk/settled-trades.ts `settledTradesOf`) recompute
+    ///      each order's EIP-712 hash, each fill's quote amount (baseAmount * price / 1e18, exact) and fees: the
+    ///      maker's is ceil(received * makerFeeBps / 10_000) on what it received (base for a buyer, quote for a
+    ///      seller), the taker's likewise with takerFeeBps.
+    event BatchSettled(uint64 indexed batchId, uint256 tradeCount, uint16 makerFeeBps, uint16 takerFeeBps);
     /// @notice `trader` (or its agent) cancelled the order(s) with `nonce`.
     event OrderCancelled(address indexed trader, uint256 nonce);
     /// @notice Every order of `trader` with a nonce below `minNonce` is dead.
@@ -98,8 +91,6 @@ interface ISettlement {
     error SettlementOrdersNotSorted(uint256 index);
     /// @notice The packed batch is truncated, has trailing bytes, or names a token index it does not carry.
     error SettlementPackedBatchMalformed(uint256 offset);
-    /// @notice The batch's orders name more than 255 tokens (order `index` names the 256th).
-    error SettlementBatchTooManyTokens(uint256 index);
     /// @notice A fill points at an order index outside `orders`.
     error SettlementFillIndexOutOfRange(uint256 fillIndex);
     /// @notice The two orders of a fill trade different base or quote tokens.

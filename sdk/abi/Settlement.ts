@@ -252,17 +252,6 @@ export const settlementAbi = [
   {
     "inputs": [
       {
-        "internalType": "uint256",
-        "name": "index",
-        "type": "uint256"
-      }
-    ],
-    "name": "SettlementBatchTooManyTokens",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
         "internalType": "address",
         "name": "trader",
         "type": "address"
@@ -972,9 +961,15 @@ export const settlementAbi = [
       },
       {
         "indexed": false,
-        "internalType": "bytes",
-        "name": "trades",
-        "type": "bytes"
+        "internalType": "uint16",
+        "name": "makerFeeBps",
+        "type": "uint16"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint16",
+        "name": "takerFeeBps",
+        "type": "uint16"
       }
     ],
     "name": "BatchSettled",

@@ -53,8 +53,6 @@ library BatchSettlement {
         uint256 balancesSlot;
         /// storage slot of the trader's nonce bitmap word holding this order's nonce
         uint256 nonceWordSlot;
-        /// the base and quote tokens' places in the batch's token table (base << 8 | quote), for BatchSettled
-        uint256 tokenIndexes;
     }
 
     /// @dev Fee totals of the batch per token, written to storage once at the end.
@@ -75,11 +73,10 @@ library BatchSettlement {
         uint256 nonceBitmapRoot;
         /// hash of the previous order (orders must be strictly increasing)
         bytes32 previousHash;
-        /// the batch's token table: the packed encoding's, or the ABI orders' tokens in order of appearance
+        /// the packed encoding's token table (orders name their tokens by index in it)
         address[] tokens;
-        /// BatchSettled's data being built: [tradeCount, 0x40, length, trades...]; `cursor` = next fill record
-        uint256 eventData;
-        uint256 cursor;
+        /// the batch's fill count, for BatchSettled
+        uint256 tradeCount;
         /// fees of the current pair, summed in memory; moved to `fees` when the pair changes
         address feeBaseToken;
         address feeQuoteToken;
@@ -107,19 +104,15 @@ library BatchSettlement {
         uint256 n = orders.length;
         if (signatures.length != n) revert ISettlement.SettlementBatchLengthMismatch(n, signatures.length);
         BatchContext memory ctx = _begin(s, domainSeparator, batchId);
-        ctx.tokens = _allocateTokens(n);
+        // each fill's pair adds at most its two tokens to the fee totals
+        ctx.fees = _allocateFees(2 * n);
+        ctx.tradeCount = fills.length;
         OrderState[] memory states = _allocateOrders(n);
-        // the token table first: an order naming a 256th token is refused before any signature is checked
         for (uint256 i; i < n; ++i) {
             OrderState memory st = states[i];
             _copyOrder(orders[i], st, i);
-            st.tokenIndexes = (_tokenIndex(ctx.tokens, st.baseToken, i) << 8) | _tokenIndex(ctx.tokens, st.quoteToken, i);
+            _admitOrder(s, ctx, st, signatures[i], i);
         }
-        ctx.fees = _allocateFees(ctx.tokens.length);
-        for (uint256 i; i < n; ++i) {
-            _admitOrder(s, ctx, states[i], signatures[i], i);
-        }
-        _beginEventData(ctx, n, fills.length);
         uint256 fillsAt;
         // Memory-safe: reads a calldata array's offset.
         assembly ("memory-safe") {
@@ -149,7 +142,7 @@ library BatchSettlement {
         offset = _loadPackedOrders(s, ctx, batch, offset, states);
         uint256 fillCount;
         (fillCount, offset) = PackedBatch.readCount(batch, offset);
-        _beginEventData(ctx, n, fillCount);
+        ctx.tradeCount = fillCount;
         uint256 fillsOffset = offset;
         offset = _bookPackedFills(ctx, states, batch, offset, fillCount);
         if (offset != batch.length) revert ISettlement.SettlementPackedBatchMalformed(offset);
@@ -213,48 +206,24 @@ library BatchSettlement {
 
     // ---------------------------------------------------------------- orders
 
-    /// @dev An empty token table with room for the `n` ABI orders' tokens, at most 255 (u8 indexes).
-    function _allocateTokens(uint256 n) private pure returns (address[] memory tokens) {
-        uint256 capacity = 2 * n < 255 ? 2 * n : 255;
-        tokens = new address[](capacity);
-        // Memory-safe: shortens the array just allocated; _tokenIndex lengthens it up to its capacity.
-        assembly ("memory-safe") {
-            mstore(tokens, 0)
-        }
-    }
-
-    /// @dev `token`'s place in the table, appending it when it is new; order `i` naming a 256th token reverts.
-    function _tokenIndex(address[] memory tokens, address token, uint256 i) private pure returns (uint256 index) {
-        uint256 count = tokens.length;
-        for (; index < count; ++index) {
-            if (tokens[index] == token) return index;
-        }
-        if (count == 255) revert ISettlement.SettlementBatchTooManyTokens(i);
-        // Memory-safe: writes inside the capacity allocated by _allocateTokens (2 tokens per order, at most 255).
-        assembly ("memory-safe") {
-            mstore(tokens, add(count, 1))
-            mstore(add(tokens, shl(5, add(count, 1))), token)
-        }
-    }
-
-    /// @dev Room for the batch's fee totals: every fee token is in the batch's token table.
+    /// @dev Room for the batch's fee totals, `tokenCount` tokens at most.
     function _allocateFees(uint256 tokenCount) private pure returns (FeeTotals memory) {
         return FeeTotals(new address[](tokenCount), new uint256[](tokenCount), 0);
     }
 
     /// @dev `n` OrderStates in one block, without Solidity's zeroing of every field: the loaders always
-    ///      write the nine signed fields, `orderHash`, `nonceWordSlot` and `tokenIndexes`; the type hash is
+    ///      write the nine signed fields, `orderHash` and `nonceWordSlot`; the type hash is
     ///      written and the running totals are zeroed here.
     function _allocateOrders(uint256 n) private pure returns (OrderState[] memory states) {
         bytes32 typeHash = OrderHashing.ORDER_TYPEHASH;
-        // Memory-safe: allocates [length, n pointers, n structs of 18 words] at the free memory pointer and
+        // Memory-safe: allocates [length, n pointers, n structs of 17 words] at the free memory pointer and
         // moves the pointer past it; every field is written before it is read.
         assembly ("memory-safe") {
             states := mload(0x40)
             mstore(states, n)
             let structs := add(states, shl(5, add(n, 1)))
             for { let i := 0 } lt(i, n) { i := add(i, 1) } {
-                let st := add(structs, mul(i, 0x240))
+                let st := add(structs, mul(i, 0x220))
                 mstore(add(states, shl(5, add(i, 1))), st)
                 mstore(st, typeHash)
                 mstore(add(st, 0x160), 0) // filledBefore
@@ -262,7 +231,7 @@ library BatchSettlement {
                 mstore(add(st, 0x1a0), 0) // paid
                 mstore(add(st, 0x1c0), 0) // received
             }
-            mstore(0x40, add(structs, mul(n, 0x240)))
+            mstore(0x40, add(structs, mul(n, 0x220)))
         }
     }
 
@@ -522,7 +491,6 @@ library BatchSettlement {
             revert ISettlement.SettlementFillTooSmall(k, maker.orderHash, taker.orderHash, baseAmount, quoteAmount);
         }
         _book(ctx, maker, taker, baseAmount, quoteAmount);
-        _recordFill(ctx, makerIndex, takerIndex, baseAmount, price);
     }
 
     // ---------------------------------------------------------------- resale check
@@ -582,65 +550,6 @@ library BatchSettlement {
         else _addPairFees(ctx, maker, makerFee, takerFee);
     }
 
-    // ---------------------------------------------------------------- BatchSettled's data
-
-    /// @dev Allocates BatchSettled's data (see ISettlement.BatchSettled): the ABI head (tradeCount, offset,
-    ///      length), the 9-byte header and the token table, room for the fill and order records, and a zero word
-    ///      of padding.
-    function _beginEventData(BatchContext memory ctx, uint256 orderCount, uint256 fillCount) private pure {
-        address[] memory tokens = ctx.tokens;
-        uint256 tokenCount = tokens.length;
-        uint256 length = 9 + tokenCount * 20 + fillCount * 40 + orderCount * 55;
-        uint256 header = (ctx.makerFeeBps << 56) | (ctx.takerFeeBps << 40) | (orderCount << 8) | tokenCount;
-        uint256 data;
-        // Memory-safe: allocates the head, the records rounded up to whole words and one spare word (records
-        // are written with whole-word stores that may spill up to 32 bytes past their end).
-        assembly ("memory-safe") {
-            data := mload(0x40)
-            mstore(data, fillCount)
-            mstore(add(data, 0x20), 0x40)
-            mstore(add(data, 0x40), length)
-            mstore(add(data, 0x60), shl(184, header))
-            let p := add(data, 0x69)
-            for { let i := 0 } lt(i, tokenCount) { i := add(i, 1) } {
-                mstore(add(p, mul(i, 20)), shl(96, mload(add(tokens, shl(5, add(i, 1))))))
-            }
-            mstore(0x40, add(add(data, 0x80), and(add(length, 31), not(31))))
-        }
-        ctx.eventData = data;
-        ctx.cursor = data + 0x69 + tokenCount * 20;
-    }
-
-    /// @dev Appends one fill record: makerIndex u32, takerIndex u32 (below the order count, itself below 2^32:
-    ///      calldata bounds it), baseAmount u128, price u128 (uint128 fields in both encodings).
-    function _recordFill(BatchContext memory ctx, uint256 makerIndex, uint256 takerIndex, uint256 baseAmount, uint256 price)
-        private
-        pure
-    {
-        uint256 p = ctx.cursor;
-        // Memory-safe: writes inside the records area allocated by _beginEventData (the spill lands on the
-        // next record or the spare word).
-        assembly ("memory-safe") {
-            mstore(p, or(shl(224, makerIndex), or(shl(192, takerIndex), shl(64, baseAmount))))
-            mstore(add(p, 24), shl(128, price))
-        }
-        ctx.cursor = p + 40;
-    }
-
-    /// @dev Emits BatchSettled over the data built above, its padding zeroed.
-    function _emitBatchSettled(BatchContext memory ctx) private {
-        uint256 data = ctx.eventData;
-        bytes32 topic0 = ISettlement.BatchSettled.selector;
-        uint256 batchId = ctx.batchId;
-        // Memory-safe: reads the data allocated by _beginEventData; zeroes the padding after the records (the
-        // spare word is inside the allocation).
-        assembly ("memory-safe") {
-            let length := mload(add(data, 0x40))
-            mstore(add(add(data, 0x60), length), 0)
-            log2(data, add(0x60, and(add(length, 31), not(31))), topic0, batchId)
-        }
-    }
-
     /// @dev Same pair, opposite sides, two different traders, the taker may take, both limits hold.
     function _checkMatch(OrderState memory maker, OrderState memory taker, uint256 price, uint256 k) private pure {
         if (maker.baseToken != taker.baseToken || maker.quoteToken != taker.quoteToken) {
@@ -688,7 +597,7 @@ library BatchSettlement {
     ///      debited, each balance slot once per order rather than once per fill. The batch applies only if
     ///      every debit is covered (no balance ever ends negative); then each order's fill state is written.
     function _finish(SettlementState storage s, BatchContext memory ctx, OrderState[] memory states) private {
-        CommonPath.creditAndRecord(_slotOf(s.balances), ctx.cursor, _addressOf(states));
+        CommonPath.credit(_slotOf(s.balances), _addressOf(states));
         for (uint256 i; ; ++i) {
             i = CommonPath.debitAndFinish(_addressOf(states), i);
             if (i == states.length) break;
@@ -716,7 +625,7 @@ library BatchSettlement {
         _addFee(ctx.fees, ctx.feeBaseToken, ctx.feeBase);
         _addFee(ctx.fees, ctx.feeQuoteToken, ctx.feeQuote);
         _writeFees(s, ctx.fees);
-        _emitBatchSettled(ctx);
+        emit ISettlement.BatchSettled(ctx.batchId, ctx.tradeCount, uint16(ctx.makerFeeBps), uint16(ctx.takerFeeBps));
     }
 
     /// @dev Complete: FINISHED bit set, PARTIAL bit and the filledAmount entry cleared (a refund). Partial:

@@ -13,18 +13,18 @@ import {PackedBatch} from "./PackedBatch.sol";
 ///         (and names every refusal) as before and hands the rest back, so no check is skipped, only done once
 ///         the cheap way.
 /// @dev Works on BatchSettlement's memory by address: a BatchContext's words 0x20 makerFeeBps, 0x40 takerFeeBps,
-///      0x60 domainSeparator, 0xa0 nonceBitmapRoot, 0xc0 previousHash, 0x120 cursor, 0x140 feeBaseToken, 0x160
-///      feeQuoteToken, 0x180 feeBase, 0x1a0 feeQuote; an OrderState is 18 words (0x00 typeHash, 0x20 trader,
-///      0x40 baseToken, 0x60 quoteToken, 0x80 side, 0xa0 price, 0xc0 amount, 0xe0 expiry, 0x100 nonce, 0x120
-///      flags, 0x140 orderHash, 0x160 filledBefore, 0x180 filledAfter, 0x1a0 paid, 0x1c0 received, 0x1e0
-///      balancesSlot, 0x200 nonceWordSlot, 0x220 tokenIndexes), an OrderState[] its length then pointers.
+///      0x60 domainSeparator, 0xa0 nonceBitmapRoot, 0xc0 previousHash, 0x120 feeBaseToken, 0x140 feeQuoteToken,
+///      0x160 feeBase, 0x180 feeQuote; an OrderState is 17 words (0x00 typeHash, 0x20 trader, 0x40 baseToken,
+///      0x60 quoteToken, 0x80 side, 0xa0 price, 0xc0 amount, 0xe0 expiry, 0x100 nonce, 0x120 flags, 0x140
+///      orderHash, 0x160 filledBefore, 0x180 filledAfter, 0x1a0 paid, 0x1c0 received, 0x1e0 balancesSlot,
+///      0x200 nonceWordSlot), an OrderState[] its length then pointers.
 library CommonPath {
     // long: one assembly loop over the orders; split, every order would pay a call and its stack shuffles
     /// @notice Loads and admits packed orders from `index` (at calldata `offset` of the batch at `batchOffset`,
     ///         `batchLength` bytes) while each passes every check of BatchSettlement._admitHashed the simple way:
     ///         well formed with a compact (EIP-2098) signature, hash above the previous one, unexpired, flags valid, nonzero
     ///         trader that signed itself (low-s ECDSA), nonce in its trader's marked word and neither finished nor
-    ///         partial. Each admitted order's OrderState (words 0-10, 16 and 17) is written and ctx.previousHash
+    ///         partial. Each admitted order's OrderState (words 0-10 and 16) is written and ctx.previousHash
     ///         follows. Returns the first order it did not admit (`stoppedAt`, the order count when all were) and
     ///         its offset; `h` and `recovered` are its hash and signer when it got that far (`h` zero otherwise):
     ///         BatchSettlement then admits it the Solidity way (agents, ERC-1271, unmarked words, prior partial
@@ -75,7 +75,6 @@ library CommonPath {
                 mstore(add(st, 0xe0), shr(192, calldataload(add(p, 55))))
                 mstore(add(st, 0x100), shr(192, calldataload(add(p, 63))))
                 mstore(add(st, 0x120), shr(1, sideAndFlags))
-                mstore(add(st, 0x220), and(shr(80, w), 0xffff))
                 let ptr := mload(0x40)
                 mstore(ptr, hex"1901")
                 mstore(add(ptr, 0x02), mload(add(ctx, 0x60)))
@@ -139,8 +138,7 @@ library CommonPath {
     /// @notice Books fills from `k` while each passes every check of BatchSettlement._applyFill (indexes, pair,
     ///         sides, traders, post-only, both limits, exact quote, minimum fill, neither order overfilled) and
     ///         is of the pair whose fees ctx is summing: adds it to both orders' totals as _fill does, its fees
-    ///         to ctx.feeBase and ctx.feeQuote (the buyer's in base, the seller's in quote) and its record at
-    ///         ctx.cursor. Returns the first fill it did not book (`count` when all were), which
+    ///         to ctx.feeBase and ctx.feeQuote (the buyer's in base, the seller's in quote). Returns the first fill it did not book (`count` when all were), which
     ///         BatchSettlement applies the Solidity way (a new pair, every refusal with its named error). Fills
     ///         are read at calldata `fills`: packed (PackedBatch: `fills` is fill k's address, 36 bytes or 20 at
     ///         the maker's price; `at` returns the stopped fill's address, the end of the last when all were
@@ -155,15 +153,13 @@ library CommonPath {
         uint256 minFill = FillMath.MIN_FILL_UNITS;
         uint256 bps = FillMath.BPS;
         // Memory-safe: reads the orders of `states` and writes their running totals (filledAfter, paid,
-        // received), ctx's cursor and fee sums, the fill records inside the area allocated by
-        // BatchSettlement._beginEventData (the spill lands on the next record or the spare word), and scratch space. Fill fields are
+        // received), ctx's fee sums, and scratch space. Fill fields are
         // below 2^128, so the products below cannot overflow; fees are ceil(received * bps / 10,000). Packed fills
         // are read without a bound: a fill reaching past the batch leaves `at` past its end, which settlePacked
         // then refuses (SettlementPackedBatchMalformed), so nothing booked from it is ever written.
         assembly ("memory-safe") {
-            let cursor := mload(add(ctx, 0x120))
-            let feeBase := mload(add(ctx, 0x180))
-            let feeQuote := mload(add(ctx, 0x1a0))
+            let feeBase := mload(add(ctx, 0x160))
+            let feeQuote := mload(add(ctx, 0x180))
             stoppedAt := k
             at := fills
             if abiEncoded { at := add(fills, shl(7, k)) }
@@ -214,7 +210,7 @@ library CommonPath {
                 let ok := and(
                     and(
                         and(eq(baseToken, mload(add(taker, 0x40))), eq(quoteToken, mload(add(taker, 0x60)))),
-                        and(eq(baseToken, mload(add(ctx, 0x140))), eq(quoteToken, mload(add(ctx, 0x160))))
+                        and(eq(baseToken, mload(add(ctx, 0x120))), eq(quoteToken, mload(add(ctx, 0x140))))
                     ),
                     and(
                         and(xor(mload(add(maker, 0x80)), mload(add(taker, 0x80))), iszero(eq(mload(add(maker, 0x20)), mload(add(taker, 0x20))))),
@@ -237,43 +233,30 @@ library CommonPath {
                 mstore(add(sell, 0x1c0), add(mload(add(sell, 0x1c0)), sub(quote, quoteFee)))
                 feeBase := add(feeBase, baseFee)
                 feeQuote := add(feeQuote, quoteFee)
-                mstore(cursor, or(shl(224, makerIndex), or(shl(192, takerIndex), shl(64, baseAmount))))
-                mstore(add(cursor, 24), shl(128, price))
-                cursor := add(cursor, 40)
                 at := mload(0x00)
             }
-            mstore(add(ctx, 0x120), cursor)
-            mstore(add(ctx, 0x180), feeBase)
-            mstore(add(ctx, 0x1a0), feeQuote)
+            mstore(add(ctx, 0x160), feeBase)
+            mstore(add(ctx, 0x180), feeQuote)
         }
     }
 
-    /// @notice Every order's record of BatchSettled (orderHash, trader, base and quote token indexes, side), after
-    ///      the fill records at `cursor`; and for every order filled in this batch, its receipts credited:
-    ///      balances[trader][base for a buy, quote for a sell] += received, the trader's balances slot kept in
-    ///      `balancesSlot` for the debits.
-    function creditAndRecord(uint256 balancesRoot, uint256 cursor, uint256 states) internal {
-        // Memory-safe: writes the records inside the area allocated by _beginEventData (a record's whole-word
-        // stores spill onto the next record or the spare word), the balancesSlot word of the structs allocated by
-        // BatchSettlement._allocateOrders, and scratch space. The credit is unchecked: credits move value that the debits take
-        // from other balances (or the batch reverts), so no balance exceeds the contract's token balance.
+    /// @notice For every order filled in this batch, its receipts credited: balances[trader][base for a buy,
+    ///         quote for a sell] += received, the trader's balances slot kept in `balancesSlot` for the debits.
+    function credit(uint256 balancesRoot, uint256 states) internal {
+        // Memory-safe: writes the balancesSlot word of the structs allocated by BatchSettlement._allocateOrders,
+        // and scratch space. The credit is unchecked: credits move value that the debits take from other
+        // balances (or the batch reverts), so no balance exceeds the contract's token balance.
         assembly ("memory-safe") {
             let n := mload(states)
             for { let i := 0 } lt(i, n) { i := add(i, 1) } {
                 let o := mload(add(states, shl(5, add(i, 1))))
-                let trader := mload(add(o, 0x20))
-                let side := mload(add(o, 0x80))
-                let p := add(cursor, mul(i, 55))
-                mstore(p, mload(add(o, 0x140)))
-                mstore(add(p, 32), shl(96, trader))
-                mstore(add(p, 52), shl(232, or(shl(8, mload(add(o, 0x220))), side)))
                 if iszero(eq(mload(add(o, 0x180)), mload(add(o, 0x160)))) {
-                    mstore(0x00, trader)
+                    mstore(0x00, mload(add(o, 0x20)))
                     mstore(0x20, balancesRoot)
                     let traderSlot := keccak256(0x00, 0x40)
                     mstore(add(o, 0x1e0), traderSlot)
                     // baseToken (word 2) for a buy (side 0), quoteToken (word 3) for a sell
-                    mstore(0x00, mload(add(o, add(0x40, shl(5, side)))))
+                    mstore(0x00, mload(add(o, add(0x40, shl(5, mload(add(o, 0x80)))))))
                     mstore(0x20, traderSlot)
                     let slot := keccak256(0x00, 0x40)
                     sstore(slot, add(sload(slot), mload(add(o, 0x1c0))))

@@ -71,8 +71,7 @@ library PackedBatch {
     }
 
     /// @dev The order at `offset`: writes the EIP-712 type hash and the nine fields (trader, baseToken,
-    ///      quoteToken, side, price, amount, expiry, nonce, flags) into the ten words at `words`, the token indexes
-    ///      (base << 8 | quote) into word 17 (BatchSettlement.OrderState.tokenIndexes), and returns
+    ///      quoteToken, side, price, amount, expiry, nonce, flags) into the ten words at `words`, and returns
     ///      its signature (a calldata slice: 64 bytes when `compact`, see `expandCompact`) and the offset after it.
     ///      Token indexes are checked against `tokens`.
     function readOrder(bytes calldata batch, uint256 offset, address[] memory tokens, bytes32 typeHash, uint256 words)
@@ -81,7 +80,7 @@ library PackedBatch {
         returns (bytes calldata signature, uint256 next, bool compact)
     {
         bool malformed;
-        // Memory-safe: writes words 0-9 and 17 at `words`, which the caller allocated (an OrderState), and reads
+        // Memory-safe: writes words 0-9 at `words`, which the caller allocated (an OrderState), and reads
         // `tokens`. Reads past the end of `batch` only yield bytes that the `next > batch.length` check rejects.
         assembly ("memory-safe") {
             let p := add(batch.offset, offset)
@@ -101,7 +100,6 @@ library PackedBatch {
             mstore(add(words, 0xe0), shr(192, calldataload(add(p, 55))))
             mstore(add(words, 0x100), shr(192, calldataload(add(p, 63))))
             mstore(add(words, 0x120), and(shr(1, sideAndFlags), 0x3f))
-            mstore(add(words, 0x220), or(shl(8, baseIndex), quoteIndex))
             compact := iszero(shr(7, sideAndFlags))
             switch compact
             case 0 {
