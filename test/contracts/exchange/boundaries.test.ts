@@ -265,7 +265,7 @@ for (const enc of ENCODINGS)
         .withArgs(1n, 0n);
       await expect(settle(f, [maker, taker], [fill(maker, taker, ETH / 4n)], 1n))
         .to.emit(f.settlement, "BatchSettled")
-        .withArgs(1n, 1n, anyValue);
+        .withArgs(1n, 1n, anyValue, anyValue);
       expect(await f.settlement.nextBatchId()).to.equal(2n);
     });
 

@@ -34,7 +34,7 @@ for (const enc of ENCODINGS)
       await send(f, LANE(1n) + 1n, await trade(f));
       await expect(send(f, LANE(255n), await trade(f)))
         .to.emit(f.settlement, "BatchSettled")
-        .withArgs(LANE(255n), 1n, anyValue);
+        .withArgs(LANE(255n), 1n, anyValue, anyValue);
       expect(await f.settlement.nextBatchIdOfLane(1)).to.equal(LANE(1n) + 2n);
       expect(await f.settlement.nextBatchIdOfLane(0)).to.equal(1n);
       expect(await f.settlement.nextBatchId()).to.equal(1n);
