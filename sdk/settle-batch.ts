@@ -146,3 +146,108 @@ export function encodePackedBatch(args: SettleArgs, options: PackedBatchOptions 
   }
   return `0x${hexOf(BigInt(tokens.length), 1)}${tokens.join("")}${hexOf(BigInt(args.orders.length), 2)}${orders}${hexOf(BigInt(args.fills.length), 2)}${fills}`;
 }
+
+/** Reads a packed batch front to back; every read checks that its bytes are there. */
+class PackedReader {
+  private at = 0;
+  private readonly hex: string;
+
+  constructor(batch: string) {
+    if (!/^0x(?:[0-9a-fA-F]{2})*$/.test(batch)) throw new Error("decodePackedBatch: not hex bytes");
+    this.hex = batch.slice(2).toLowerCase();
+  }
+
+  /** `bytes` bytes as hex digits (no 0x); throws when the batch ends before them. */
+  digits(bytes: number, what: string): string {
+    const end = this.at + bytes * 2;
+    if (end > this.hex.length)
+      throw new Error(`decodePackedBatch: cut short in ${what} at byte ${this.at / 2} (${this.hex.length / 2} bytes)`);
+    const out = this.hex.slice(this.at, end);
+    this.at = end;
+    return out;
+  }
+
+  int(bytes: number, what: string): number {
+    return Number.parseInt(this.digits(bytes, what), 16);
+  }
+
+  big(bytes: number, what: string): bigint {
+    return BigInt(`0x${this.digits(bytes, what)}`);
+  }
+
+  end(): void {
+    if (this.at !== this.hex.length)
+      throw new Error(`decodePackedBatch: ${(this.hex.length - this.at) / 2} trailing bytes at byte ${this.at / 2}`);
+  }
+}
+
+const YPARITY = 1n << 255n;
+
+/** The 65-byte r ‖ s ‖ v a compact signature stands for (PackedBatch.expandCompact); hex without 0x. */
+function expandCompact(compact: string): string {
+  const vs = BigInt(`0x${compact.slice(64)}`);
+  const v = 27 + (vs >= YPARITY ? 1 : 0);
+  return compact.slice(0, 64) + hexOf(vs & S_MAX, 32) + v.toString(16);
+}
+
+function readPackedOrder(r: PackedReader, tokens: Hex[], i: number): { order: Order; signature: Hex } {
+  const trader = `0x${r.digits(20, `order ${i}`)}` as Hex;
+  const token = (what: string) => {
+    const t = tokens[r.int(1, `order ${i}`)];
+    if (t === undefined) throw new Error(`decodePackedBatch: order ${i} names a ${what} token past ${tokens.length}`);
+    return t;
+  };
+  const baseToken = token("base");
+  const quoteToken = token("quote");
+  const sideAndFlags = r.int(1, `order ${i}`);
+  const order: Order = {
+    trader,
+    baseToken,
+    quoteToken,
+    side: (sideAndFlags & 1) as Order["side"],
+    price: r.big(16, `order ${i}`),
+    amount: r.big(16, `order ${i}`),
+    expiry: r.big(8, `order ${i}`),
+    nonce: r.big(8, `order ${i}`),
+    flags: (sideAndFlags >> 1) & 0x3f,
+  };
+  const signature =
+    sideAndFlags & SIGNATURE_WITH_LENGTH
+      ? r.digits(r.int(2, `order ${i}'s signature length`), `order ${i}'s signature`)
+      : expandCompact(r.digits(64, `order ${i}'s signature`));
+  return { order, signature: `0x${signature}` };
+}
+
+/**
+ * The orders, signatures and fills of a packed batch (the `batch` argument of Settlement.settlePacked): the
+ * exact inverse of `encodePackedBatch`. A fill at its maker's price gets the maker order's price; a compact
+ * signature gets its 65-byte form (v = 27 + its top bit). Addresses and signatures come out lowercase.
+ * Throws on bytes the contract refuses: cut short, trailing bytes, a token or order index out of range.
+ */
+export function decodePackedBatch(batch: Hex): SettleArgs {
+  const r = new PackedReader(batch);
+  const tokenCount = r.int(1, "the token count");
+  const tokens = Array.from({ length: tokenCount }, () => `0x${r.digits(20, "the token table")}` as Hex);
+  const orderCount = r.int(2, "the order count");
+  const orders: Order[] = [];
+  const signatures: Hex[] = [];
+  for (let i = 0; i < orderCount; i++) {
+    const { order, signature } = readPackedOrder(r, tokens, i);
+    orders.push(order);
+    signatures.push(signature);
+  }
+  const fillCount = r.int(2, "the fill count");
+  const fills: SettleArgs["fills"] = [];
+  for (let k = 0; k < fillCount; k++) {
+    const maker = r.int(2, `fill ${k}`);
+    const makerIndex = maker & Number(MAKER_INDEX_MAX);
+    const takerIndex = r.int(2, `fill ${k}`);
+    if (makerIndex >= orderCount || takerIndex >= orderCount)
+      throw new Error(`decodePackedBatch: fill ${k} names an order past ${orderCount}`);
+    const baseAmount = r.big(16, `fill ${k}`);
+    const price = maker & Number(AT_MAKER_PRICE) ? orders[makerIndex]!.price : r.big(16, `fill ${k}`);
+    fills.push({ makerIndex, takerIndex, baseAmount, price });
+  }
+  r.end();
+  return { orders, signatures, fills };
+}
