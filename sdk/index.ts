@@ -16,3 +16,6 @@ export * from "./bridge-client";
 export * from "./api-keys";
 export * from "./exchange-client";
 export * from "./settled-trades";
+// both modules name a SettlementDomain: the package's is the EIP-712 domain, the reader's goes by another name
+export type { SettlementDomain } from "./eip712";
+export type { SettlementDomain as SettledTradesDomain } from "./settled-trades";
