@@ -130,7 +130,11 @@ test("settledTradesOfCall refuses another call, another batch, another fill coun
 function batchLog(event: BatchSettledArgs, hash: Hex, address: string = SETTLEMENT) {
   return {
     address,
-    topics: encodeEventTopics({ abi: settlementAbi, eventName: "BatchSettled", args: { batchId: event.batchId } }),
+    topics: encodeEventTopics({
+      abi: settlementAbi,
+      eventName: "BatchSettled",
+      args: { batchId: event.batchId },
+    }) as Hex[],
     data: encodeAbiParameters(
       [{ type: "uint256" }, { type: "uint16" }, { type: "uint16" }],
       [event.tradeCount, event.makerFeeBps, event.takerFeeBps],

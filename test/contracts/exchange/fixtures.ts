@@ -1,9 +1,9 @@
 // Shared fixture and helpers of the Settlement contract tests (Hardhat network, ethers for transactions,
 // the sdk/ twin with viem local accounts for signing: the same keys as Hardhat's default accounts).
-import { ethers } from "hardhat";
+import { ethers, network } from "hardhat";
 import { time } from "@nomicfoundation/hardhat-toolbox/network-helpers";
 import { mnemonicToAccount } from "viem/accounts";
-import type { Address, Hex } from "viem";
+import { type Address, type Hex, createPublicClient, custom } from "viem";
 import {
   getOrderHash,
   getSettlementDomain,
@@ -13,7 +13,7 @@ import {
   type SettlementDomain,
 } from "../../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch, type FillByHash, type SignedOrder } from "../../../sdk/settle-batch";
-import { settledTradesOf } from "../../../sdk/settled-trades";
+import { type LocatedSettledTrade, type SettlementReadClient, settledTradesOf } from "../../../sdk/settled-trades";
 
 /** A contract handle without typechain types: every ABI method, `connect` included, is callable. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -134,17 +134,34 @@ export function settleRaw(
 
 export { OrderSide };
 
+let client: SettlementReadClient | undefined;
+/** A viem client of the Hardhat network: settledTradesOf reads each batch's transaction with it. */
+export function hardhatClient(): SettlementReadClient {
+  client ??= createPublicClient({ transport: custom(network.provider) });
+  return client;
+}
+
+/** An ethers log as settledTradesOf takes it. */
+export const logOf = (l: Untyped) => ({
+  address: l.address as string,
+  topics: l.topics as Hex[],
+  data: l.data as Hex,
+  transactionHash: l.transactionHash as Hex,
+  blockNumber: BigInt(l.blockNumber),
+  logIndex: l.index as number,
+});
+
+/** The settlement's trades of a mined transaction (its BatchSettled log and its calldata), by settledTradesOf. */
+export async function settledTradesOfReceipt(f: Fixture, receipt: Untyped): Promise<LocatedSettledTrade[]> {
+  return settledTradesOf(hardhatClient(), receipt.logs.map(logOf), await f.settlement.getAddress());
+}
+
 /** The trades of a settle transaction (from its one BatchSettled log) as TradeSettled's argument lists:
  *  [batchId, makerOrderHash, takerOrderHash, maker, taker, baseToken, quoteToken, takerIsBuy, price,
  *  baseAmount, quoteAmount, makerFee, takerFee], hex strings lowercase. */
 export async function settledTradeArgs(f: Fixture, tx: Promise<Untyped> | Untyped): Promise<unknown[][]> {
   const receipt = await (await tx).wait();
-  const logs = receipt.logs.map((l: Untyped) => ({
-    address: l.address,
-    topics: l.topics as Hex[],
-    data: l.data as Hex,
-  }));
-  return settledTradesOf(logs, await f.settlement.getAddress()).map((t) => [
+  return (await settledTradesOfReceipt(f, receipt)).map((t) => [
     t.batchId,
     t.makerOrderHash,
     t.takerOrderHash,
