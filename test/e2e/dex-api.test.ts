@@ -264,7 +264,7 @@ test("DEX API end to end over the running stack", { timeout: 240_000 }, async (t
           return r.body?.fills?.[0]?.settlement === "settled" ? r.body : undefined;
         });
         const receipt = await client.getTransactionReceipt({ hash: settled.fills[0].tx_hash });
-        const logs = settledTradesOf(receipt.logs, settlement);
+        const logs = await settledTradesOf(client, receipt.logs, settlement);
         assert.equal(logs.length, 1);
         const ev = logs[0]!;
         const base = sizeLots * m.lotSize;

@@ -167,7 +167,7 @@ test("external chains + Postgres + a shared deployments file: no node started, t
     });
     const receipt = await client.getTransactionReceipt({ hash: settled.fills[0].tx_hash });
     assert.equal(receipt.status, "success");
-    const logs = settledTradesOf(receipt.logs);
+    const logs = await settledTradesOf(client, receipt.logs);
     assert.equal(logs.length, 1);
     assert.equal(logs[0]!.maker, B.address.toLowerCase());
 

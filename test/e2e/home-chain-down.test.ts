@@ -104,7 +104,8 @@ test("a killed home-chain node: orders refused at once with CHAIN_UNAVAILABLE + 
   const settledOnChain = async (): Promise<Map<bigint, number>> => {
     const logs = await client.getLogs({ address: settlement, fromBlock: 0n, toBlock: "latest" });
     const counts = new Map<bigint, number>();
-    for (const e of settledTradesOf(logs)) counts.set(e.baseAmount, (counts.get(e.baseAmount) ?? 0) + 1);
+    for (const e of await settledTradesOf(client, logs, settlement))
+      counts.set(e.baseAmount, (counts.get(e.baseAmount) ?? 0) + 1);
     return counts;
   };
   const traded: bigint[] = []; // base amounts of the trades the API accepted (both orders 201, the buy filled)

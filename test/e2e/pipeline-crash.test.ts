@@ -58,7 +58,10 @@ test("SIGKILL mid-stream, restart: acknowledged orders kept, every trade settled
     // 2. the chain settled exactly the journal's trades, once each, in order
     const logs = await f.client.getLogs({ address: f.settlement, fromBlock: f.deployBlock, toBlock: "latest" });
     const abi = settlementAbi;
-    const settled = settledTradesOf(logs).map((t) => ({ args: t, transactionHash: t.transactionHash }));
+    const settled = (await settledTradesOf(f.client, logs, f.settlement)).map((t) => ({
+      args: t,
+      transactionHash: t.transactionHash,
+    }));
     assert.deepEqual(
       settled.map((l) => [
         l.args.makerOrderHash.toLowerCase(),

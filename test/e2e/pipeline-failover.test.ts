@@ -40,7 +40,7 @@ async function assertChainEqualsLog(
   state: { trades: { maker: string; taker: string; base: string; price: string }[] },
 ) {
   const logs = await f.client.getLogs({ address: f.settlement, fromBlock: f.deployBlock, toBlock: "latest" });
-  const settled = settledTradesOf(logs);
+  const settled = await settledTradesOf(f.client, logs, f.settlement);
   assert.deepEqual(
     settled.map((t) => [t.makerOrderHash, t.takerOrderHash, t.baseAmount.toString(), t.price.toString()]),
     state.trades.map((t) => [t.maker.toLowerCase(), t.taker.toLowerCase(), t.base, t.price]),

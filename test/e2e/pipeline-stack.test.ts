@@ -78,7 +78,11 @@ test("signed orders -> trade -> settled on chain -> the indexer's trade, candle 
     assert.equal(await bal(buyer.address, market.quoteToken), before.bu - quote);
 
     // the chain's event, the indexer's row
-    const logs = settledTradesOf(await p.client.getLogs({ address: settlement, fromBlock: 0n }));
+    const logs = await settledTradesOf(
+      p.client,
+      await p.client.getLogs({ address: settlement, fromBlock: 0n }),
+      settlement,
+    );
     assert.equal(logs.length, 1);
     const ev = logs[0]!;
     const trades = await poll(async () => {

@@ -251,7 +251,11 @@ test("scale-out: two matcher partitions and two API processes on one external ch
     const btcFill = await settledFill(api2, A, bid2.body.order_id);
 
     // settled on chain exactly once each, by its partition's own operator, in its own lane
-    const logs = settledTradesOf(await chain.getLogs({ address: settlement, fromBlock: startBlock }));
+    const logs = await settledTradesOf(
+      chain,
+      await chain.getLogs({ address: settlement, fromBlock: startBlock }),
+      settlement,
+    );
     assert.equal(logs.length, 2, "two trades settled");
     const byBase = (t: Address) => logs.filter((l) => l.baseToken === t.toLowerCase());
     const [ethLog] = byBase(eth.baseToken);

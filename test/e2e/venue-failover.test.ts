@@ -402,7 +402,7 @@ async function assertChainOnce(
   fromBlock: bigint,
 ): Promise<number> {
   const logs = await chain.getLogs({ address: settlement, fromBlock, toBlock: "latest" });
-  const trades = settledTradesOf(logs);
+  const trades = await settledTradesOf(chain, logs, settlement);
   const keys = trades.map((x) => `${x.makerOrderHash}:${x.takerOrderHash}:${x.baseAmount}`);
   assert.equal(new Set(keys).size, keys.length, "a trade settled twice");
   const ids = settledBatchIds(logs);
