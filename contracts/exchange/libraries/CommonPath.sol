@@ -50,13 +50,21 @@ library CommonPath {
             stoppedAt := index
             next := offset
             h := mload(add(ctx, 0xc0))
-            for {} lt(stoppedAt, mload(states)) {} {
+            // the digest's input at `ptr` + 0x80 (0x1901 ‖ domainSeparator ‖ structHash): the prefix is the
+            // batch's, written once; the ecrecover call's input at `ptr` lies below it
+            let ptr := mload(0x40)
+            mstore(add(ptr, 0x80), hex"1901")
+            mstore(add(ptr, 0x82), mload(add(ctx, 0x60)))
+            let orderCount := mload(states)
+            let tokenCount := mload(tokens)
+            let nonceRoot := mload(add(ctx, 0xa0))
+            for {} lt(stoppedAt, orderCount) {} {
                 let p := add(batchOffset, next)
                 let w := calldataload(p)
                 let end := add(next, orderBytes)
                 if iszero(
                     and(
-                        and(lt(byte(20, w), mload(tokens)), lt(byte(21, w), mload(tokens))),
+                        and(lt(byte(20, w), tokenCount), lt(byte(21, w), tokenCount)),
                         and(iszero(and(byte(22, w), 0x80)), iszero(gt(end, batchLength)))
                     )
                 ) {
@@ -75,11 +83,8 @@ library CommonPath {
                 mstore(add(st, 0xe0), shr(192, calldataload(add(p, 55))))
                 mstore(add(st, 0x100), shr(192, calldataload(add(p, 63))))
                 mstore(add(st, 0x120), shr(1, sideAndFlags))
-                let ptr := mload(0x40)
-                mstore(ptr, hex"1901")
-                mstore(add(ptr, 0x02), mload(add(ctx, 0x60)))
-                mstore(add(ptr, 0x22), keccak256(st, 0x140))
-                let d := keccak256(ptr, 0x42)
+                mstore(add(ptr, 0xa2), keccak256(st, 0x140))
+                let d := keccak256(add(ptr, 0x80), 0x42)
                 // the compact signature at 71: r, then yParity (top bit) and s
                 let sValue := and(calldataload(add(p, 103)), 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff)
                 // low s only (EIP-2); the side is one bit here, flags above POST_ONLY are refused
@@ -112,7 +117,7 @@ library CommonPath {
                 }
                 // nonceBitmap[trader][nonce / 127]: the trader is already at 0x00 (ecrecover's answer)
                 let nonce := mload(add(st, 0x100))
-                mstore(0x20, mload(add(ctx, 0xa0)))
+                mstore(0x20, nonceRoot)
                 mstore(0x20, keccak256(0x00, 0x40))
                 let wordIndex := div(nonce, perWord)
                 mstore(0x00, wordIndex)
@@ -130,7 +135,7 @@ library CommonPath {
                 stoppedAt := add(stoppedAt, 1)
                 next := end
             }
-            if eq(stoppedAt, mload(states)) { mstore(add(ctx, 0xc0), h) }
+            if eq(stoppedAt, orderCount) { mstore(add(ctx, 0xc0), h) }
         }
     }
 
@@ -160,6 +165,9 @@ library CommonPath {
         assembly ("memory-safe") {
             let feeBase := mload(add(ctx, 0x160))
             let feeQuote := mload(add(ctx, 0x180))
+            let pairBase := mload(add(ctx, 0x120))
+            let pairQuote := mload(add(ctx, 0x140))
+            let orderCount := mload(states)
             stoppedAt := k
             at := fills
             if abiEncoded { at := add(fills, shl(7, k)) }
@@ -191,7 +199,7 @@ library CommonPath {
                         break
                     }
                 }
-                if iszero(and(lt(makerIndex, mload(states)), lt(takerIndex, mload(states)))) { break }
+                if iszero(and(lt(makerIndex, orderCount), lt(takerIndex, orderCount))) { break }
                 let maker := mload(add(states, shl(5, add(makerIndex, 1))))
                 let taker := mload(add(states, shl(5, add(takerIndex, 1))))
                 if mload(0x20) { price := mload(add(maker, 0xa0)) }
@@ -210,7 +218,7 @@ library CommonPath {
                 let ok := and(
                     and(
                         and(eq(baseToken, mload(add(taker, 0x40))), eq(quoteToken, mload(add(taker, 0x60)))),
-                        and(eq(baseToken, mload(add(ctx, 0x120))), eq(quoteToken, mload(add(ctx, 0x140))))
+                        and(eq(baseToken, pairBase), eq(quoteToken, pairQuote))
                     ),
                     and(
                         and(xor(mload(add(maker, 0x80)), mload(add(taker, 0x80))), iszero(eq(mload(add(maker, 0x20)), mload(add(taker, 0x20))))),
