@@ -198,3 +198,30 @@ test("settledTradesOf refuses a log whose transaction is not a direct call, or t
   const otherBatch = chainOf({ [hash]: { to: SETTLEMENT, input: settleInput(3n, ARGS) } }).client;
   await assert.rejects(settledTradesOf(otherBatch, [batchLog(EVENT, hash)]), /its transaction settles batch 3/);
 });
+
+test("settledTradesOf asks for at most 16 transactions at once, each once", async () => {
+  const one = { ...ARGS, fills: [ARGS.fills[0]!] };
+  const hashes = Array.from({ length: 40 }, (_, i) => `0x${(i + 1).toString(16).padStart(64, "0")}` as Hex);
+  let inFlight = 0;
+  let most = 0;
+  const asked: Hex[] = [];
+  const client = {
+    getChainId: async () => 31337,
+    getTransaction: async ({ hash }: { hash: Hex }) => {
+      asked.push(hash);
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 1));
+      inFlight--;
+      return { to: SETTLEMENT, input: settleInput(BigInt(hashes.indexOf(hash)), one) };
+    },
+  } as unknown as SettlementReadClient;
+  const logs = hashes.map((h, i) => batchLog({ ...EVENT, batchId: BigInt(i), tradeCount: 1n }, h));
+  const trades = await settledTradesOf(client, [...logs, ...logs], SETTLEMENT);
+  assert.equal(trades.length, 80);
+  assert.deepEqual(
+    trades.slice(0, 40).map((t) => t.batchId),
+    hashes.map((_, i) => BigInt(i)),
+  );
+  assert.deepEqual(asked.sort(), [...hashes].sort());
+  assert.equal(most, 16);
+});

@@ -177,6 +177,24 @@ function batchSettledOf(log: SettlementLogLike): BatchSettledArgs | undefined {
   return decoded.eventName === "BatchSettled" ? decoded.args : undefined;
 }
 
+/** Most transactions settledTradesOf asks for at once (a range of logs can name thousands). */
+const FETCHES_AT_ONCE = 16;
+
+/** The transactions these events name, each fetched once, FETCHES_AT_ONCE at a time. */
+async function transactionsOf(client: SettlementReadClient, events: readonly { hash: Hex }[]) {
+  const hashes = [...new Set(events.map((e) => e.hash))];
+  const txs = new Map<Hex, Awaited<ReturnType<SettlementReadClient["getTransaction"]>>>();
+  let next = 0;
+  const worker = async () => {
+    while (next < hashes.length) {
+      const hash = hashes[next++]!;
+      txs.set(hash, await client.getTransaction({ hash }));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FETCHES_AT_ONCE, hashes.length) }, worker));
+  return txs;
+}
+
 /** Every trade of these logs (only the settlement's BatchSettled logs when `settlement` is given, else every
  *  BatchSettled log), in log order, with the log's transaction hash, block number and log index where the log
  *  has them. Fetches each log's transaction once and throws unless it is a direct call of the log's contract
@@ -196,12 +214,7 @@ export async function settledTradesOf(
     events.push({ log, event, hash: log.transactionHash.toLowerCase() as Hex });
   }
   if (events.length === 0) return [];
-  const hashes = [...new Set(events.map((e) => e.hash))];
-  const [chainId, ...fetched] = await Promise.all([
-    client.getChainId(),
-    ...hashes.map((hash) => client.getTransaction({ hash })),
-  ]);
-  const txs = new Map(hashes.map((h, i) => [h, fetched[i]!]));
+  const [chainId, txs] = await Promise.all([client.getChainId(), transactionsOf(client, events)]);
   const out: LocatedSettledTrade[] = [];
   for (const { log, event, hash } of events) {
     const tx = txs.get(hash)!;
