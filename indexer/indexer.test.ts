@@ -1,14 +1,14 @@
 // End to end for the indexer: a Hardhat node, the real Settlement and demo tokens, deposits, signed orders
-// settled in batches (both taker sides, partial fills), withdrawals requested, cancelled and executed;
-// then the indexer's trade, candle, balance, order and fee rows must equal what the chain says, to the
-// base unit, and they must survive a restart of the indexer.
+// settled in batches (both taker sides, partial fills, both entry points: settle and settlePacked),
+// withdrawals requested, cancelled and executed; then the indexer's trade, candle, balance, order and fee rows
+// must equal what the chain says, to the base unit, and they must survive a restart of the indexer.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { type Hex, parseEventLogs } from "viem";
-import { decodeSettledTrades } from "../sdk/settled-trades";
+import type { Hex } from "viem";
+import { settledTradesOf } from "../sdk/settled-trades";
 import { OrderSide } from "../sdk/eip712";
 import { type RunningIndexer, startIndexer } from "./run";
 import { poll } from "../test/support/poll";
@@ -67,10 +67,12 @@ let signed: ReturnType<typeof fixtureOrderSigner>;
 async function settle(
   orders: Awaited<ReturnType<typeof signed>>[],
   fills: { maker: Hex; taker: Hex; baseAmount: bigint; price: bigint }[],
+  entry: "settle" | "settlePacked" = "settle",
 ) {
   const { receipt } = await fx.settle(
     orders,
     fills.map((f) => ({ makerHash: f.maker, takerHash: f.taker, baseAmount: f.baseAmount, price: f.price })),
+    entry,
   );
   const minedAt = Date.now();
   if (indexer) {
@@ -112,7 +114,7 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
   };
   indexer = await startIndexer(indexerOptions);
 
-  // Live: three batches, four trades; the taker buys, then sells.
+  // Live: three batches, four trades, through both entry points; the taker buys, then sells.
   const makerSell = await signed(maker, OrderSide.SELL, 2_000n * USD, 5n * E18);
   const takerBuy1 = await signed(taker, OrderSide.BUY, 2_100n * USD, (3n * E18) / 2n);
   await settle(
@@ -127,6 +129,7 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
       { maker: makerSell.hash, taker: takerBuy2.hash, baseAmount: E18 / 2n, price: 2_050n * USD },
       { maker: makerSell.hash, taker: takerBuy2.hash, baseAmount: E18 / 2n, price: 2_010n * USD },
     ],
+    "settlePacked",
   );
 
   const takerAsMakerBuy = await signed(taker, OrderSide.BUY, 1_990n * USD, E18);
@@ -134,6 +137,7 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
   await settle(
     [takerAsMakerBuy, makerAsTakerSell],
     [{ maker: takerAsMakerBuy.hash, taker: makerAsTakerSell.hash, baseAmount: E18 / 4n, price: 1_990n * USD }],
+    "settlePacked", // at the maker's price: the packed fill leaves it out
   );
 
   // Withdrawals: one cancelled, one executed, one left pending.
@@ -145,25 +149,19 @@ test("the indexer's trades, candles, balances, orders and fees equal the chain's
   await waitForHead();
 
   // ---- trades: every trade of every BatchSettled log, field by field
-  const batchLogs = parseEventLogs({
-    abi: fx.abis.settlement,
-    eventName: "BatchSettled",
-    logs: await fx.publicClient.getLogs({ address: settlement, fromBlock: 0n }),
-  }) as unknown as {
-    args: { batchId: bigint; tradeCount: bigint; trades: Hex };
-    transactionHash: Hex;
-    logIndex: number;
-    blockNumber: bigint;
-  }[];
-  const logs = batchLogs.flatMap((l) =>
-    decodeSettledTrades(l.args.batchId, l.args.tradeCount, l.args.trades).map((t) => ({
-      args: t as Record<string, any>,
-      transactionHash: l.transactionHash,
-      logIndex: l.logIndex,
-      tradeIndex: t.tradeIndex,
-      blockNumber: l.blockNumber,
-    })),
+  // (read by the sdk from each log's transaction: the first batch a `settle` call, the others `settlePacked`)
+  const onChain = await settledTradesOf(
+    fx.publicClient,
+    await fx.publicClient.getLogs({ address: settlement, fromBlock: 0n }),
+    settlement,
   );
+  const logs = onChain.map((t) => ({
+    args: t as Record<string, any>,
+    transactionHash: t.transactionHash!,
+    logIndex: t.logIndex!,
+    tradeIndex: t.tradeIndex,
+    blockNumber: t.blockNumber!,
+  }));
   assert.equal(logs.length, 4, "trades on chain");
   const { body: tradesBody } = await getJson(`${indexer.url}/trades?pair=WETH-USD&limit=100`);
   assert.equal(tradesBody.trades.length, logs.length, "trades indexed");

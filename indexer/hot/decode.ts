@@ -1,15 +1,17 @@
-// Settlement's BatchSettled event as the hot front reads it, decoded from the node's raw eth_getLogs
-// entries without viem's generic ABI decoder: the topic is precomputed and the data's ABI head has a fixed
-// layout (tradeCount, the offset 0x40, the length of `trades`, then `trades` padded with zeros), checked
-// exactly; `trades` is decoded by the sdk's decoder of the contract's encoding (sdk/settled-trades.ts).
-// Stricter than the generic decoder, never looser: a log whose layout is not exactly the event's (topic
-// count, data length, offset, padding, non-hex, a uint64 with high bits, trades the contract cannot write)
-// throws, and the follower reads the range again (decode.test.ts holds it to viem's decodeEventLog and the
-// sdk's encoder on random events).
+// Settlement's BatchSettled event as the hot front reads it, decoded from the node's raw eth_getLogs entries
+// without viem's generic ABI decoder: the topic is precomputed and the data is three static words (tradeCount,
+// makerFeeBps, takerFeeBps), checked exactly. The log carries no trades: they are the fills of the transaction
+// that emitted it, fetched by hash (eth_getTransactionByHash, follow.ts) and decoded by the sdk under the
+// direct-call rule (lib/batchTrades.ts, the function Ponder's handler uses). Stricter than the generic
+// decoder, never looser: a log whose layout is not exactly the event's (topic count, data length, non-hex, a
+// uint64 or uint16 with high bits), a transaction that is not the log's (another hash or block) or not a
+// direct settle/settlePacked call of this batch throws, and the follower reads the range again
+// (decode.test.ts holds it to viem's decodeEventLog and the sdk on random batches of both entry points).
 import { getAbiItem, toEventSelector } from "viem";
 import { settlementAbi } from "../../sdk/abi";
-import { decodeSettledTrades } from "../../sdk/settled-trades";
+import type { SettlementDomain } from "../../sdk/settled-trades";
 import type { BatchTrade } from "../lib/batchRows";
+import { batchTradesOfCall } from "../lib/batchTrades";
 import type { Hex } from "../lib/trades";
 
 export const BATCH_SETTLED_TOPIC = toEventSelector(getAbiItem({ abi: settlementAbi, name: "BatchSettled" })) as Hex;
@@ -27,6 +29,14 @@ export interface RawLog {
   removed?: boolean;
 }
 
+/** A transaction as eth_getTransactionByHash returns it (the fields read here). */
+export interface RawTransaction {
+  hash: string;
+  blockHash: string | null;
+  to: string | null;
+  input: string;
+}
+
 interface LogPlace {
   blockNumber: number;
   blockHash: Hex;
@@ -36,16 +46,20 @@ interface LogPlace {
   blockTimestamp?: bigint;
 }
 
-export type SettlementLog = LogPlace & { kind: "batch"; batchId: bigint; tradeCount: bigint; trades: BatchTrade[] };
+/** A BatchSettled log's own fields, before its transaction is read. */
+export type BatchLog = LogPlace & { batchId: bigint; tradeCount: bigint; makerFeeBps: number; takerFeeBps: number };
+
+export type SettlementLog = BatchLog & { kind: "batch"; trades: BatchTrade[] };
 
 const WORD = /^0x[0-9a-f]{64}$/;
-const HEX = /^0x[0-9a-f]*$/;
-const OFFSET_0X40 = `${"0".repeat(62)}40`;
+const DATA = /^0x[0-9a-f]{192}$/;
+const INPUT = /^0x[0-9a-f]*$/;
 const QUANTITY = /^0x[0-9a-f]{1,16}$/;
 const ZERO24 = "000000000000000000000000";
 const ZERO48 = ZERO24 + ZERO24;
+const ZERO60 = `${ZERO48}000000000000`;
 
-function fail(what: string, raw: RawLog): never {
+function fail(what: string, raw: { transactionHash?: string | null; logIndex?: string | number | null }): never {
   throw new Error(`Settlement log ${raw.transactionHash ?? "?"}#${raw.logIndex ?? "?"}: ${what}`);
 }
 
@@ -70,22 +84,14 @@ function uint64(w: string, what: string, raw: RawLog): bigint {
   return BigInt(`0x${w}`);
 }
 
-/** The `trades` bytes of a BatchSettled log's data (ABI head and zero padding checked), with its trade count. */
-function batchData(data: string, raw: RawLog): { tradeCount: bigint; trades: string } {
-  if (!HEX.test(data) || data.length < 2 + 3 * 64 || (data.length - 2) % 64 !== 0)
-    fail("BatchSettled data is not whole words", raw);
-  if (word(data, 1) !== OFFSET_0X40) fail("BatchSettled trades offset is not 0x40", raw);
-  const length = BigInt(`0x${word(data, 2)}`);
-  const padded = (length + 31n) / 32n;
-  if (BigInt(data.length - 2) / 64n !== 3n + padded) fail("BatchSettled data length does not match its trades", raw);
-  const body = data.slice(2 + 3 * 64);
-  const bytes = body.slice(0, Number(length) * 2);
-  if (!/^0*$/.test(body.slice(bytes.length))) fail("BatchSettled trades padding is not zero", raw);
-  return { tradeCount: BigInt(`0x${word(data, 0)}`), trades: `0x${bytes}` };
+function uint16(w: string, what: string, raw: RawLog): number {
+  if (!w.startsWith(ZERO60)) fail(`${what} is not a uint16`, raw);
+  return Number.parseInt(w.slice(60), 16);
 }
 
-/** Decodes one of Settlement's BatchSettled logs with its trades; throws on any other or malformed log. */
-export function decodeSettlementLog(raw: RawLog): SettlementLog {
+/** Decodes one of Settlement's BatchSettled logs (its place, batch id, trade count and fee rates); throws on
+ *  any other or malformed log. */
+export function decodeBatchLog(raw: RawLog): BatchLog {
   if (raw.removed) fail("removed (a reorg under way)", raw);
   const topics = raw.topics;
   const topic0 = typeof topics[0] === "string" ? topics[0].toLowerCase() : "";
@@ -103,19 +109,37 @@ export function decodeSettlementLog(raw: RawLog): SettlementLog {
   };
   if (topic0 !== BATCH_SETTLED_TOPIC) fail(`not a BatchSettled log (topic ${topic0 || "none"})`, raw);
   if (topics.length !== 2) fail(`BatchSettled with ${topics.length} topics`, raw);
-  const batchId = uint64(hash(topics[1], "batchId topic", raw).slice(2), "batchId", raw);
-  const { tradeCount, trades } = batchData(data, raw);
-  let decoded;
-  try {
-    decoded = decodeSettledTrades(batchId, tradeCount, trades);
-  } catch (e) {
-    fail((e as Error).message, raw);
-  }
+  if (!DATA.test(data)) fail("BatchSettled data is not three words", raw);
   return {
-    kind: "batch",
     ...place,
-    batchId,
-    tradeCount,
-    trades: decoded.map((t) => ({ ...t, logIndex: place.logIndex })),
+    batchId: uint64(hash(topics[1], "batchId topic", raw).slice(2), "batchId", raw),
+    tradeCount: BigInt(`0x${word(data, 0)}`),
+    makerFeeBps: uint16(word(data, 1), "makerFeeBps", raw),
+    takerFeeBps: uint16(word(data, 2), "takerFeeBps", raw),
   };
+}
+
+/** The log with its batch's trades, from `tx`, the transaction the node gives for the log's hash: it must be
+ *  that transaction in the log's block (else a reorg is under way) and a direct settle/settlePacked call of
+ *  the batch (lib/batchTrades.ts); throws otherwise. */
+export function withTrades(
+  log: BatchLog,
+  tx: RawTransaction | null | undefined,
+  domain: SettlementDomain,
+): SettlementLog {
+  const where = { transactionHash: log.txHash, logIndex: log.logIndex };
+  if (!tx) fail("its transaction is unknown to the node (a reorg under way)", where);
+  if (typeof tx.hash !== "string" || tx.hash.toLowerCase() !== log.txHash)
+    fail(`the node answered with transaction ${String(tx.hash)}`, where);
+  if (typeof tx.blockHash !== "string" || tx.blockHash.toLowerCase() !== log.blockHash)
+    fail(`its transaction is in block ${String(tx.blockHash)}, the log in ${log.blockHash} (a reorg under way)`, where);
+  if (typeof tx.input !== "string" || !INPUT.test(tx.input.toLowerCase()))
+    fail("its transaction's input is not hex", where);
+  let trades: BatchTrade[];
+  try {
+    trades = batchTradesOfCall({ to: tx.to, input: tx.input.toLowerCase() as Hex }, log, log.logIndex, domain);
+  } catch (e) {
+    fail((e as Error).message, where);
+  }
+  return { ...log, kind: "batch", trades };
 }

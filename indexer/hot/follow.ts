@@ -1,9 +1,11 @@
 // Follows the Settlement contract's trades by block RANGE: each read asks the node for the BatchSettled logs
 // of [cursor + 1, head] in one eth_getLogs (no per-block transaction, whatever the number
-// of blocks), and appends them to the hot tail. A read starts when the node announces a new head (`heads`,
+// of blocks), then the transactions that emitted them (eth_getTransactionByHash, all of a read's at once: one
+// JSON-RPC batch, one more round trip a read), and appends their trades to the hot tail. A read starts when the node announces a new head (`heads`,
 // eth_subscribe newHeads: no wait for a poll, no eth_blockNumber), at most every `minGapMs`; without an
 // announcement (an idle chain, no socket) every `pollMs` after an eth_blockNumber, as before. A batch's
-// trades are all in its BatchSettled log, decoded by fixed layout (decode.ts), and their rows come from
+// BatchSettled log is decoded by fixed layout and its trades from its transaction's input by the sdk, under
+// the direct-call rule (decode.ts, lib/batchTrades.ts: Ponder's handler's function), and their rows come from
 // lib/batchRows.ts (`tradeRow`, which batchRows uses): exactly the rows Ponder's BatchSettled handler
 // writes. Reorgs: the cursor block's hash is checked each time the head moves (and every 20th idle poll); a
 // changed hash or a head below the cursor (a node that went back, e.g. a journal replay) drops the tail
@@ -12,12 +14,22 @@ import { type PublicClient, createPublicClient, http, numberToHex } from "viem";
 import { type BatchTrade, tradeRow } from "../lib/batchRows";
 import type { Hex } from "../lib/trades";
 import { tradeJson } from "../src/api/json";
-import { BATCH_SETTLED_TOPIC, type RawLog, type SettlementLog, decodeSettlementLog } from "./decode";
+import {
+  BATCH_SETTLED_TOPIC,
+  type BatchLog,
+  type RawLog,
+  type RawTransaction,
+  type SettlementLog,
+  decodeBatchLog,
+  withTrades,
+} from "./decode";
 import type { HeadWatch } from "./heads";
 import type { HotTail, TailBlock } from "./tail";
 
 export interface FollowOptions {
   rpcUrl: string;
+  /** the chain's id and the Settlement's address: the domain its orders are hashed under */
+  chainId: number;
   settlement: Hex;
   /** lowercase token address -> symbol, for pair names */
   symbols: ReadonlyMap<string, string>;
@@ -36,10 +48,12 @@ export interface FollowOptions {
   maxTailTrades: number;
   onError?: (error: unknown) => void;
   onReorg?: (detail: { cursor: number; head: number; resumeAfter: number }) => void;
-  /** each read that moved the cursor: when it started, when the node answered, when the tail had it (ms) */
+  /** each read that moved the cursor: when it started, when the node answered (the logs; the transactions),
+   *  when the tail had it (ms) */
   onRead?: (detail: {
     startedAt: number;
     answeredAt: number;
+    transactionsAt: number;
     appendedAt: number;
     fromBlock: number;
     toBlock: number;
@@ -58,7 +72,7 @@ const lc = (a: string) => a.toLowerCase() as Hex;
 /** Each log's block's hash and timestamp: the log's own where the node gives it (Anvil), else its header (Hardhat). */
 async function logHeaders(
   client: PublicClient,
-  logs: readonly SettlementLog[],
+  logs: readonly BatchLog[],
   to: number,
   toBlock: { number: bigint | null; hash: Hex | null; timestamp: bigint },
 ): Promise<Map<number, { hash: Hex; timestamp: bigint }>> {
@@ -77,6 +91,43 @@ async function logHeaders(
       });
   }
   return headers;
+}
+
+/** Each log's transaction by hash, asked all at once (the client batches them into one JSON-RPC request). */
+async function logTransactions(
+  client: PublicClient,
+  logs: readonly BatchLog[],
+): Promise<Map<string, RawTransaction | null>> {
+  const hashes = [...new Set(logs.map((l) => l.txHash))];
+  const txs = await Promise.all(
+    hashes.map(
+      (hash) =>
+        client.request({ method: "eth_getTransactionByHash", params: [hash] }) as Promise<RawTransaction | null>,
+    ),
+  );
+  return new Map(hashes.map((h, i) => [h, txs[i] ?? null]));
+}
+
+/** The range's BatchSettled logs with their trades (from their transactions) and their blocks' headers; the
+ *  headers and the transactions are asked together (one JSON-RPC batch). Throws on a log outside the range, a
+ *  malformed one, or one whose transaction is not a direct settle call of its batch in its block. */
+async function readBatches(
+  client: PublicClient,
+  rawLogs: readonly RawLog[],
+  range: { from: number; to: number },
+  toBlock: { number: bigint | null; hash: Hex | null; timestamp: bigint },
+  domain: { chainId: number; settlement: Hex },
+): Promise<{ logs: SettlementLog[]; headers: Map<number, { hash: Hex; timestamp: bigint }> }> {
+  const batchLogs = rawLogs.map(decodeBatchLog);
+  for (const l of batchLogs) {
+    if (l.blockNumber < range.from || l.blockNumber > range.to)
+      throw new Error(`log of block ${l.blockNumber} outside the range read (${range.from}-${range.to})`);
+  }
+  const [headers, txs] = await Promise.all([
+    logHeaders(client, batchLogs, range.to, toBlock),
+    logTransactions(client, batchLogs),
+  ]);
+  return { logs: batchLogs.map((l) => withTrades(l, txs.get(l.txHash), domain)), headers };
 }
 
 /** The logs' trades as tail blocks, in block order and, within a block, in log and trade order. */
@@ -161,6 +212,7 @@ export function followSettlement(opts: FollowOptions): Follower {
   });
   const { tail, heads } = opts;
   const settlement = lc(opts.settlement);
+  const domain = { chainId: opts.chainId, settlement };
   const minGapMs = opts.minGapMs ?? 50;
 
   let idlePolls = 0;
@@ -204,19 +256,14 @@ export function followSettlement(opts: FollowOptions): Follower {
     ]);
     const answeredAt = Date.now();
     if (cursor.hash && hashNow !== cursor.hash) return reset();
-    const toHash = toBlock.hash;
-    const logs: SettlementLog[] = rawLogs.map(decodeSettlementLog);
-    // the BatchSettled logs, each carrying its batch's trades
-    for (const l of logs) {
-      if (l.blockNumber <= cursor.number || l.blockNumber > to)
-        throw new Error(`log of block ${l.blockNumber} outside the range read (${cursor.number + 1}-${to})`);
-    }
-    const headers = await logHeaders(client, logs, to, toBlock);
+    const { logs, headers } = await readBatches(client, rawLogs, { from: cursor.number + 1, to }, toBlock, domain);
+    const transactionsAt = Date.now();
     const { ordered, txs } = tailBlocks(logs, headers, opts.symbols);
-    tail.append(ordered, { number: to, hash: toHash });
+    tail.append(ordered, { number: to, hash: toBlock.hash });
     opts.onRead?.({
       startedAt,
       answeredAt,
+      transactionsAt,
       appendedAt: Date.now(),
       fromBlock: cursor.number + 1,
       toBlock: to,

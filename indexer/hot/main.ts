@@ -89,6 +89,7 @@ function startFeed(
   const trace = env.INDEXER_HOT_TRACE;
   const follower = followSettlement({
     rpcUrl: deployments.home.rpcUrl,
+    chainId: deployments.home.chainId,
     settlement,
     symbols: tokenSymbols(deployments.home),
     tail,

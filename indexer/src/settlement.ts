@@ -3,9 +3,9 @@
 // event and the tables.
 import { ponder } from "ponder:registry";
 import { agent, deposit, feeTotal, nonceFloor, orderCancellation, settlementParams } from "ponder:schema";
-import { decodeSettledTrades } from "../../sdk/settled-trades";
-import { activeContracts, symbols } from "../active";
-import { type BatchTrade, batchRows } from "../lib/batchRows";
+import { activeContracts, deployments, symbols } from "../active";
+import { batchRows } from "../lib/batchRows";
+import { batchTradesOfCall } from "../lib/batchTrades";
 import { eventId, lc, logPlace } from "../lib/trades";
 import { addBalance, closeWithdrawal, openWithdrawal, writeBatch } from "./settlementStore";
 
@@ -46,24 +46,16 @@ if (activeContracts.Settlement) {
     await closeWithdrawal(context.db, "executed", withdrawalFacts(event));
   });
 
-  // A batch's trades are all in its one BatchSettled log (decoded by the sdk's decoder of the contract's
-  // encoding) and the whole batch is one statement, with the rows several trades share summed first
-  // (lib/batchRows.ts). Through Ponder's store API every new trade, fill and order row cost a database read
-  // in realtime (a miss of its cache): a batch of 50 trades was 250 reads, about 300 ms on PGlite. Raw
-  // statements run through the same reorg triggers as the store API, so a reorg still reverts them.
+  // A batch's trades are the fills of the call that emitted its BatchSettled log (the log carries only its id,
+  // trade count and fee rates): decoded from the transaction's input by the sdk, under the direct-call rule
+  // (lib/batchTrades.ts, shared with the hot front). The whole batch is one statement, with the rows several
+  // trades share summed first (lib/batchRows.ts). Through Ponder's store API every new trade, fill and order
+  // row cost a database read in realtime (a miss of its cache): a batch of 50 trades was 250 reads, about
+  // 300 ms on PGlite. Raw statements run through the same reorg triggers as the store API, so a reorg still
+  // reverts them.
+  const domain = { chainId: deployments.home.chainId, settlement: activeContracts.Settlement };
   ponder.on("Settlement:BatchSettled", async ({ event, context }) => {
-    const trades: BatchTrade[] = decodeSettledTrades(event.args.batchId, event.args.tradeCount, event.args.trades).map(
-      (t) => ({
-        ...t,
-        logIndex: event.log.logIndex,
-        makerOrderHash: lc(t.makerOrderHash),
-        takerOrderHash: lc(t.takerOrderHash),
-        maker: lc(t.maker),
-        taker: lc(t.taker),
-        baseToken: lc(t.baseToken),
-        quoteToken: lc(t.quoteToken),
-      }),
-    );
+    const trades = batchTradesOfCall(event.transaction, event.args, event.log.logIndex, domain);
     const rows = batchRows(trades, {
       ...logPlace(event),
       symbols,

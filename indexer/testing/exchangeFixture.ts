@@ -7,7 +7,7 @@ import { type Abi, createPublicClient, createWalletClient, defineChain, http } f
 import { privateKeyToAccount } from "viem/accounts";
 import { deployExchange as deployExchangeScript } from "../../scripts/deploy-exchange";
 import { demoTokenAbi, settlementAbi } from "../../sdk/abi";
-import { buildSettleArgs, type FillByHash, type SignedOrder } from "../../sdk/settle-batch";
+import { buildSettleArgs, encodePackedBatch, type FillByHash, type SignedOrder } from "../../sdk/settle-batch";
 import { type Order, type OrderSide, getOrderHash, getSettlementDomain, signOrder } from "../../sdk/eip712";
 import { startHardhatNode } from "./hardhatNode";
 
@@ -86,17 +86,15 @@ export async function deployExchange(rpcUrl: string) {
       functionName: "nextBatchId",
     })) as bigint;
 
-  /** Settles `orders` with `fills` (maker and taker by order hash) as the next batch, sent by the operator;
-   *  resolves with the batch id and the mined receipt. */
-  async function settle(orders: SignedOrder[], fills: FillByHash[]) {
+  /** Settles `orders` with `fills` (maker and taker by order hash) as the next batch, sent by the operator
+   *  through `entry`: `settle` (the ABI arguments) or `settlePacked` (the packed batch, as the pipeline sends
+   *  it); resolves with the batch id and the mined receipt. */
+  async function settle(orders: SignedOrder[], fills: FillByHash[], entry: "settle" | "settlePacked" = "settle") {
     const batchId = await nextBatchId();
     const args = buildSettleArgs(orders, fills);
-    const receipt = await send(admin, deployed.settlement, settlementAbi as Abi, "settle", [
-      batchId,
-      args.orders,
-      args.signatures,
-      args.fills,
-    ]);
+    const callArgs =
+      entry === "settle" ? [batchId, args.orders, args.signatures, args.fills] : [batchId, encodePackedBatch(args)];
+    const receipt = await send(admin, deployed.settlement, settlementAbi as Abi, entry, callArgs);
     return { batchId, receipt };
   }
 
