@@ -1,7 +1,9 @@
 // The hot front's visibility at trade rates the stack cannot reach yet (npx tsx indexer/hot/front.bench.ts):
 // a synthetic chain (a child process: JSON-RPC over HTTP with batches, eth_subscribe newHeads over
-// WebSocket, Anvil's log shape with blockTimestamp) mines a block every BENCH_BLOCK_MS with one settle of
-// rate * block time trades; this process runs the front as hot/main.ts does (follower, tail, HTTP server);
+// WebSocket, Anvil's log shape with blockTimestamp) mines a block every BENCH_BLOCK_MS with one settlePacked
+// of rate * block time trades (its BatchSettled log, and its transaction for eth_getTransactionByHash: the
+// front decodes the trades from its input, hashing every order); this process runs the front as hot/main.ts
+// does (follower, tail, HTTP server);
 // the child polls GET /trades?pair=..&limit=1000&fromBlock=N every 100 ms as bench:e2e does and reports
 // block mined -> trade first served, p50/p99, per rate, with and without the head subscription
 // (alternated). The front's CPU is measured in this process (the chain's and the poller's are the child's).
@@ -13,9 +15,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { type Hex, encodeAbiParameters } from "viem";
+import { type Hex, encodeAbiParameters, encodeFunctionData } from "viem";
 import { WebSocketServer } from "ws";
-import { encodeSettledTrades } from "../../sdk/settled-trades";
+import { settlementAbi } from "../../sdk/abi";
+import type { Order } from "../../sdk/eip712";
+import { type SettleArgs, encodePackedBatch } from "../../sdk/settle-batch";
 import { BATCH_SETTLED_TOPIC } from "./decode";
 import { followSettlement } from "./follow";
 import { watchHeads } from "./heads";
@@ -23,8 +27,14 @@ import { PonderReads, createFront } from "./server";
 import { HotTail } from "./tail";
 
 const SETTLEMENT = "0x5fbdb2315678afecb367f032556d4b3a5c65d2e0";
+const CHAIN_ID = 31337;
 const WETH = "0x00000000000000000000000000000000000000e1";
 const USD = "0x00000000000000000000000000000000000000d1";
+const MAKER = "0x00000000000000000000000000000000000000a1";
+const TAKER = "0x00000000000000000000000000000000000000b1";
+/** a 65-byte signature (v 27) that the packed batch carries in its 64-byte compact form: the front never checks it */
+const SIGNATURE = `0x${"11".repeat(32)}${"22".repeat(32)}1b` as Hex;
+const PRICE = 2_000_000_000n;
 const hex64 = (n: number | bigint) => n.toString(16).padStart(64, "0");
 const pct = (v: number[], p: number) => {
   const s = [...v].sort((a, b) => a - b);
@@ -32,6 +42,40 @@ const pct = (v: number[], p: number) => {
 };
 
 // ---------------------------------------------------------------- the child: chain + poller
+const FEE_BPS = { maker: 10, taker: 25 };
+
+/** One block's settlePacked input: `count` trades, each its own maker order (a sell at PRICE, filled at its
+ *  limit) against the block's one taker order; trade k (numbered from `first` + 1) is marked by its base
+ *  amount, k * 1e12 (its key). */
+function blockBatch(batchId: bigint, first: number, count: number): { input: Hex; keys: string[] } {
+  const order = (side: 0 | 1, nonce: bigint, trader: Hex): Order => ({
+    trader,
+    baseToken: WETH,
+    quoteToken: USD,
+    side,
+    price: PRICE,
+    amount: 10n ** 30n,
+    expiry: 2n ** 40n,
+    nonce,
+    flags: 0,
+  });
+  const args: SettleArgs = { orders: [order(0, batchId, TAKER)], signatures: [SIGNATURE], fills: [] };
+  const keys: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    const baseAmount = BigInt(first + i) * 10n ** 12n;
+    args.orders.push(order(1, BigInt(first + i), MAKER));
+    args.signatures.push(SIGNATURE);
+    args.fills.push({ makerIndex: i, takerIndex: 0, baseAmount, price: PRICE });
+    keys.push(baseAmount.toString());
+  }
+  const input = encodeFunctionData({
+    abi: settlementAbi,
+    functionName: "settlePacked",
+    args: [batchId, encodePackedBatch(args)],
+  });
+  return { input, keys };
+}
+
 async function chainChild() {
   const rate = Number(process.env.CHILD_RATE);
   const blockMs = Number(process.env.CHILD_BLOCK_MS);
@@ -55,7 +99,8 @@ async function chainChild() {
   const blocks: Block[] = [genesis];
   let batchId = 0;
   let tradeNo = 0;
-  const minedAt = new Map<string, number>(); // maker order hash -> block mined at
+  const minedAt = new Map<string, number>(); // trade key (its base amount) -> block mined at
+  const txs = new Map<string, object>(); // transaction hash -> the transaction
   const header = (b: Block) => ({
     number: `0x${b.number.toString(16)}`,
     hash: b.hash,
@@ -104,27 +149,34 @@ async function chainChild() {
       removed: false,
     });
     const id = batchId++;
-    // one BatchSettled log a block: each trade its own maker order (its hash marks the trade) and taker order
-    const orders = [];
-    const fills = [];
-    for (let i = 0; i < perBlock; i++) {
-      const maker = `0x${hex64(++tradeNo)}` as Hex;
-      minedAt.set(maker, now);
-      orders.push({ orderHash: maker, trader: WETH as Hex, baseToken: WETH as Hex, quoteToken: USD as Hex, side: 1 });
-      orders.push({
-        orderHash: `0x${hex64(0xfeed)}` as Hex,
-        trader: USD as Hex,
-        baseToken: WETH as Hex,
-        quoteToken: USD as Hex,
-        side: 0,
-      });
-      fills.push({ makerIndex: 2 * i, takerIndex: 2 * i + 1, baseAmount: 10n ** 16n, price: 2_000_000_000n });
-    }
-    const trades = encodeSettledTrades({ makerFeeBps: 0, takerFeeBps: 0, orders, fills });
+    // one BatchSettled log a block, its trades in its transaction's input
+    const batch = blockBatch(BigInt(id), tradeNo, perBlock);
+    tradeNo += perBlock;
+    for (const k of batch.keys) minedAt.set(k, now);
     b.logs.push({
       ...place(0),
       topics: [BATCH_SETTLED_TOPIC, `0x${hex64(id)}`],
-      data: encodeAbiParameters([{ type: "uint256" }, { type: "bytes" }], [BigInt(perBlock), trades]),
+      data: encodeAbiParameters(
+        [{ type: "uint256" }, { type: "uint16" }, { type: "uint16" }],
+        [BigInt(perBlock), FEE_BPS.maker, FEE_BPS.taker],
+      ),
+    });
+    txs.set(txHash, {
+      hash: txHash,
+      blockHash: hash,
+      blockNumber: `0x${number.toString(16)}`,
+      transactionIndex: "0x0",
+      from: TAKER,
+      to: SETTLEMENT,
+      input: batch.input,
+      nonce: `0x${id.toString(16)}`,
+      value: "0x0",
+      gas: "0x1c9c380",
+      gasPrice: "0x1",
+      type: "0x0",
+      v: "0x1b",
+      r: `0x${hex64(1)}`,
+      s: `0x${hex64(1)}`,
     });
     blocks.push(b);
     const note = JSON.stringify({
@@ -153,6 +205,8 @@ async function chainChild() {
           for (let n = Number(f.fromBlock); n <= Math.min(Number(f.toBlock), head); n++) out.push(...blocks[n].logs);
           return out;
         }
+        case "eth_getTransactionByHash":
+          return txs.get(req.params?.[0] as string) ?? null;
         case "eth_subscribe":
           return "0x1";
         default:
@@ -222,13 +276,13 @@ async function pollerChild() {
       try {
         const r = (await (
           await fetch(`${frontUrl}/trades?pair=WETH-USD&limit=1000&fromBlock=${fromBlock}`)
-        ).json()) as { trades: { makerOrderHash: string; blockNumber: string }[] };
+        ).json()) as { trades: { baseAmount: string; blockNumber: string }[] };
         const now = Date.now();
         if (!ready) process.send!({ ready: (ready = true) });
-        for (const t of r.trades) if (!seenAt.has(t.makerOrderHash)) seenAt.set(t.makerOrderHash, now);
+        for (const t of r.trades) if (!seenAt.has(t.baseAmount)) seenAt.set(t.baseAmount, now);
         if (r.trades.length > 0) {
           fromBlock = Number(r.trades[r.trades.length - 1].blockNumber);
-          process.send!({ progress: r.trades[r.trades.length - 1].makerOrderHash });
+          process.send!({ progress: r.trades[r.trades.length - 1].baseAmount });
         }
       } catch {
         /* next poll */
@@ -256,6 +310,7 @@ async function run(rate: number, mode: "heads" | "poll", seconds: number, warmup
   let lastError = "";
   const follower = followSettlement({
     rpcUrl,
+    chainId: CHAIN_ID,
     settlement: SETTLEMENT,
     symbols: new Map([
       [WETH, "WETH"],
