@@ -23,7 +23,6 @@ import {
   settledTradeArgs,
   bobSellsToAlice,
 } from "./fixtures";
-import { anyValue } from "@nomicfoundation/hardhat-chai-matchers/withArgs";
 
 async function pair(
   f: Fixture,
