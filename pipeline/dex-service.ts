@@ -16,7 +16,7 @@ import type { SignerCache } from "./intake/known-signers";
 import type { NonceLane } from "../runtime/nonces";
 import type { DexService } from "./service";
 import { getDomainSeparator, getSettlementDomain } from "../sdk/eip712";
-import { createOrderDigester } from "./intake/order-digest";
+import { createOrderDigester } from "../runtime/order-digest";
 import type { MarketSpec } from "./markets";
 import type { Pipeline } from "./pipeline";
 import type { DexState } from "./dex/state";

@@ -10,7 +10,7 @@ import { createChainFollower, type ChainFollower, type ChainFollowerDeps } from 
 import { createResaleFollower, createSellRestriction, readResaleMarkets } from "./follow/resale-follower";
 import { MatcherService, type ServiceEvent, type SnapshotPart } from "./match/matcher-service";
 import type { MarketSpec } from "./markets";
-import { createOrderDigester, getDomainSeparator } from "./intake/order-digest";
+import { createOrderDigester, getDomainSeparator } from "../runtime/order-digest";
 import type { SignerCache } from "./intake/known-signers";
 import { getSettlementDomain } from "./order";
 import {

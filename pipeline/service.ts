@@ -11,7 +11,7 @@ export { recoverSigner } from "./intake/recover";
  *  intake then need not recover again: one per process, made by the composition root (known-signers.ts). */
 export { SignerCache } from "./intake/known-signers";
 /** The EIP-712 order digest for one domain separator (the intake's: native keccak, the domain hashed once). */
-export { createOrderDigester } from "./intake/order-digest";
+export { createOrderDigester } from "../runtime/order-digest";
 /** An API key's agent: a viem account that also signs an order digest natively (what the API's key store returns). */
 export { agentAccount, type AgentAccount } from "./intake/agent-signer";
 import type { AgentAccount } from "./intake/agent-signer";

@@ -1,4 +1,5 @@
-// The reader of settled batches without a chain: its fast order hash is sdk/eip712's EIP-712 digest; a call's
+// The reader of settled batches without a chain: a service's fast order hasher gives the trades the portable
+// one (sdk/eip712's EIP-712 digest) gives; a call's
 // input gives the same trades through settle and settlePacked; an input that is not a settle call, names another
 // batch or another number of fills is refused; settledTradesOf reads only direct calls of the log's contract.
 // The contract test test/contracts/exchange/batch-event.test.ts holds the trades to what the contract settled.
@@ -7,12 +8,12 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { type Hex, encodeAbiParameters, encodeEventTopics, encodeFunctionData, getAddress } from "viem";
 import { settlementAbi } from "./abi";
-import { type Order, getDomainSeparator, getOrderHash, getSettlementDomain } from "./eip712";
+import { type Order, getOrderHash, getSettlementDomain } from "./eip712";
 import { type SettleArgs, encodePackedBatch } from "./settle-batch";
+import { createOrderDigester } from "../runtime/order-digest";
 import {
   type BatchSettledArgs,
   type SettlementReadClient,
-  orderHashOf,
   settledTradesOf,
   settledTradesOfCall,
 } from "./settled-trades";
@@ -32,16 +33,6 @@ const orderArb: fc.Arbitrary<Order> = fc.record({
   expiry: u(64n),
   nonce: u(256n),
   flags: fc.integer({ min: 0, max: 255 }),
-});
-
-test("orderHashOf is sdk/eip712's getOrderHash, for random orders and domains", () => {
-  fc.assert(
-    fc.property(orderArb, fc.integer({ min: 1, max: 2 ** 40 }), hex(20), (order, chainId, at) => {
-      const d = getSettlementDomain(chainId, getAddress(at));
-      assert.equal(orderHashOf(getDomainSeparator(d), order), getOrderHash(d, order));
-    }),
-    { numRuns: 300 },
-  );
 });
 
 const WETH = "0x1111111111111111111111111111111111111111" as Hex;
@@ -96,6 +87,26 @@ test("settledTradesOfCall: the same trades through settle and settlePacked, with
     makerFee: 61_500n,
     takerFee: 6n * 10n ** 13n,
   });
+});
+
+test("a service's order hasher (runtime/order-digest) gives the portable one's trades, for random orders and domains", () => {
+  const pair = fc.tuple(orderArb, orderArb).map(([maker, taker]) => ({
+    orders: [
+      { ...maker, side: 1 as const },
+      { ...taker, side: 0 as const },
+    ],
+    signatures: ["0x01", "0x02"] as Hex[],
+    fills: [{ makerIndex: 0, takerIndex: 1, baseAmount: 10n ** 16n, price: 10n ** 18n }],
+  }));
+  const event = { ...EVENT, tradeCount: 1n };
+  fc.assert(
+    fc.property(pair, fc.integer({ min: 1, max: 2 ** 40 }), hex(20), (args, chainId, at) => {
+      const d = { chainId, settlement: at as Hex };
+      const input = settleInput(4n, args);
+      assert.deepEqual(settledTradesOfCall(input, event, d, createOrderDigester), settledTradesOfCall(input, event, d));
+    }),
+    { numRuns: 200 },
+  );
 });
 
 test("settledTradesOfCall refuses another call, another batch, another fill count and malformed input", () => {

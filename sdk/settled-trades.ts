@@ -3,16 +3,9 @@
 // call of `settle` or `settlePacked` (tx.to is the contract). A batch is atomic, so every fill of the call was
 // settled, in calldata order. The quote amount and both fees follow from the fill and the fee rates by the
 // contract's rules (quoteAmountFor, feeFor); the order hashes are the EIP-712 digests, recomputed here.
-import { type Hex, type PublicClient, decodeEventLog, decodeFunctionData, keccak256 } from "viem";
+import { type Hex, type PublicClient, decodeEventLog, decodeFunctionData } from "viem";
 import { settlementAbi } from "./abi";
-import {
-  type Order,
-  feeFor,
-  getDomainSeparator,
-  getOrderTypeHash,
-  getSettlementDomain,
-  quoteAmountFor,
-} from "./eip712";
+import { type Order, feeFor, getDomainSeparator, getOrderHash, getSettlementDomain, quoteAmountFor } from "./eip712";
 import { type SettleArgs, decodePackedBatch } from "./settle-batch";
 
 /** One settled trade (the fields TradeSettled used to carry); hex strings lowercase. */
@@ -67,30 +60,34 @@ export type LocatedSettledTrade = SettledBatchTrade & {
   logIndex?: number;
 };
 
-const ORDER_TYPEHASH = getOrderTypeHash();
+/** Hashes orders under one EIP-712 domain separator. The default is sdk/eip712's `getOrderHash` (portable);
+ *  a node service passes a faster one of the same digest (runtime/order-digest.ts `createOrderDigester`). */
+export type OrderHasherFactory = (domainSeparator: Hex) => (order: Order) => Hex;
+
+const portableHasher: OrderHasherFactory = (separator) => {
+  const domain = domainsBySeparator.get(separator)!;
+  return (o) => getOrderHash(domain, o);
+};
+
+const domainsBySeparator = new Map<Hex, ReturnType<typeof getSettlementDomain>>();
 const separators = new Map<string, Hex>();
+const hashers = new WeakMap<OrderHasherFactory, Map<Hex, (order: Order) => Hex>>();
 
-/** The EIP-712 domain separator of a settlement contract (memoized: one per contract). */
-function separatorOf(domain: SettlementDomain): Hex {
+/** The order hasher of a settlement contract: its domain separator computed once, the factory called once. */
+function hasherOf(domain: SettlementDomain, factory: OrderHasherFactory): (order: Order) => Hex {
   const key = `${domain.chainId}:${domain.settlement.toLowerCase()}`;
-  let s = separators.get(key);
-  if (s === undefined) {
-    s = getDomainSeparator(getSettlementDomain(domain.chainId, domain.settlement));
-    separators.set(key, s);
+  let separator = separators.get(key);
+  if (separator === undefined) {
+    const eip712 = getSettlementDomain(domain.chainId, domain.settlement);
+    separator = getDomainSeparator(eip712);
+    separators.set(key, separator);
+    domainsBySeparator.set(separator, eip712);
   }
-  return s;
-}
-
-const word = (n: bigint | number) => BigInt(n).toString(16).padStart(64, "0");
-const addressWord = (a: string) => a.slice(2).toLowerCase().padStart(64, "0");
-
-/** The order's EIP-712 digest under `domainSeparator` (equal to sdk/eip712 getOrderHash): keccak256 over the
- *  encoded words, as OrderHashing.sol hashes them, without hashTypedData's per-call work. */
-export function orderHashOf(domainSeparator: Hex, o: Order): Hex {
-  const structHash = keccak256(
-    `${ORDER_TYPEHASH}${addressWord(o.trader)}${addressWord(o.baseToken)}${addressWord(o.quoteToken)}${word(o.side)}${word(o.price)}${word(o.amount)}${word(o.expiry)}${word(o.nonce)}${word(o.flags)}`,
-  );
-  return keccak256(`0x1901${domainSeparator.slice(2)}${structHash.slice(2)}`);
+  let bySeparator = hashers.get(factory);
+  if (bySeparator === undefined) hashers.set(factory, (bySeparator = new Map()));
+  let hash = bySeparator.get(separator);
+  if (hash === undefined) bySeparator.set(separator, (hash = factory(separator)));
+  return hash;
 }
 
 /** The batch id and arguments of a settle or settlePacked call's input; throws on any other input. */
@@ -123,6 +120,7 @@ export function settledTradesOfCall(
   input: Hex,
   event: BatchSettledArgs,
   domain: SettlementDomain,
+  hasher: OrderHasherFactory = portableHasher,
 ): SettledBatchTrade[] {
   const { batchId, args } = decodeSettleCall(input);
   if (batchId !== event.batchId)
@@ -131,12 +129,12 @@ export function settledTradesOfCall(
     throw new Error(
       `BatchSettled: the event has ${event.tradeCount} trades, its transaction ${args.fills.length} fills`,
     );
-  const separator = separatorOf(domain);
+  const hashOrder = hasherOf(domain, hasher);
   const hashes: (Hex | undefined)[] = new Array(args.orders.length);
   const orderAt = (i: number, k: number) => {
     const o = args.orders[i];
     if (o === undefined) throw new Error(`BatchSettled: fill ${k} names order ${i} of ${args.orders.length}`);
-    hashes[i] ??= orderHashOf(separator, o);
+    hashes[i] ??= hashOrder(o);
     return { o, hash: hashes[i]! };
   };
   return args.fills.map((f, tradeIndex) => {

@@ -3,7 +3,7 @@ import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import type { Address, Hex } from "viem";
 import type { Order } from "../../sdk/eip712";
 import type { MarketSpec } from "../../pipeline/markets";
-import { createOrderDigester } from "../../pipeline/intake/order-digest";
+import { createOrderDigester } from "../../runtime/order-digest";
 import type { PlaceSignedInput } from "../../pipeline/intake/intake";
 import { typedOrder } from "../../pipeline/testing/orders";
 import type { LoadResult } from "./loadgen";

@@ -9,7 +9,7 @@ import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
 import { getDomainSeparator, getSettlementDomain } from "../../sdk/eip712";
 import { MatcherService } from "../../pipeline/match/matcher-service";
 import { DEFAULT_MARKET_GRIDS, type MarketSpec } from "../../pipeline/markets";
-import { createOrderDigester } from "../../pipeline/intake/order-digest";
+import { createOrderDigester } from "../../runtime/order-digest";
 import type { PlaceSignedInput } from "../../pipeline/intake/intake";
 import { pairOrderInput } from "./in-process";
 

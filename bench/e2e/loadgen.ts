@@ -19,7 +19,7 @@ import { WebSocket } from "ws";
 import { signRequest } from "../../api/auth/hmac";
 import { signedOrderToWire } from "../../api/dex/order-intent";
 import { lotsToSizeText, ticksToPriceText } from "../../api/dex/units";
-import { createOrderDigester } from "../../pipeline/intake/order-digest";
+import { createOrderDigester } from "../../runtime/order-digest";
 import { marketFromJson } from "../../pipeline/markets";
 import type { Order } from "../../sdk/eip712";
 

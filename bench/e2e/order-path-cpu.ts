@@ -21,7 +21,7 @@ import { signedOrderToWire } from "../../api/dex/order-intent";
 import { lotsToSizeText, ticksToPriceText } from "../../api/dex/units";
 import { MatcherService } from "../../pipeline/match/matcher-service";
 import { DEFAULT_MARKET_GRIDS, type MarketSpec } from "../../pipeline/markets";
-import { createOrderDigester, getDomainSeparator } from "../../pipeline/intake/order-digest";
+import { createOrderDigester, getDomainSeparator } from "../../runtime/order-digest";
 import { agentAccount, type AgentAccount } from "../../pipeline/intake/agent-signer";
 import { SignerCache } from "../../pipeline/intake/known-signers";
 import { getSettlementDomain, type Order } from "../../pipeline/order";

@@ -28,7 +28,7 @@ async function startLife() {
   void begun.settled.then(() => (tChains = performance.now()));
   const { defaultComponents, startHealthServer, startStack } = await import("../../scripts/stack");
   const { getDomainSeparator, getSettlementDomain } = await import("../../sdk/eip712");
-  const { createOrderDigester } = await import("../../pipeline/intake/order-digest");
+  const { createOrderDigester } = await import("../../runtime/order-digest");
   const { typedOrder } = await import("../../pipeline/testing/orders");
   const { signDigestHex } = await import("../../pipeline/intake/recover");
   const tLoaded = performance.now();

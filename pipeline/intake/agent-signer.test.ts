@@ -6,7 +6,7 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ORDER_TYPES, getSettlementDomain, type Order } from "../order";
 import { agentAccount } from "./agent-signer";
-import { createOrderDigester, getDomainSeparator } from "./order-digest";
+import { createOrderDigester, getDomainSeparator } from "../../runtime/order-digest";
 import { recoverSigner, recoveryBackend } from "./recover";
 import { fixtureOrder } from "../testing/batcher-fixture";
 

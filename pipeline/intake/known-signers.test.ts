@@ -11,7 +11,7 @@ import { PipelineError } from "../errors";
 import { agentAccount } from "./agent-signer";
 import { validateSignedOrder, type IntakeContext } from "./intake";
 import { KNOWN_SIGNERS_MAX, SignerCache } from "./known-signers";
-import { createOrderDigester, getDomainSeparator } from "./order-digest";
+import { createOrderDigester, getDomainSeparator } from "../../runtime/order-digest";
 import { recoverSigner } from "./recover";
 
 const domain = getSettlementDomain(31337n, "0x5FbDB2315678afecb367f032d93F642f64180aa3");

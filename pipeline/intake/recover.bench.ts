@@ -4,7 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { ORDER_TYPES, getSettlementDomain as settlementDomain } from "../order";
-import { createOrderDigester, getDomainSeparator } from "./order-digest";
+import { createOrderDigester, getDomainSeparator } from "../../runtime/order-digest";
 import { recoverSigner, recoveryBackend } from "./recover";
 import { fixtureOrder } from "../testing/batcher-fixture";
 
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   await time("viem hashTypedData", 3000, () =>
     hashTypedData({ domain, types: ORDER_TYPES, primaryType: "Order", message: o }),
   );
-  await time("hand-encoded digest (pipeline/order-digest)", 20000, () => digester(o));
+  await time("hand-encoded digest (runtime/order-digest)", 20000, () => digester(o));
   await time("@noble/curves recoverPublicKey on the digest", 1000, () =>
     secp256k1.recoverPublicKey(rec, msg, { prehash: false }),
   );

@@ -6,7 +6,7 @@ import { secp256k1 as nobleSecp } from "@noble/curves/secp256k1.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import type { Address, Hex } from "viem";
 import { parseStrictEcdsaSignature } from "../../sdk/signature";
-import { keccak256Bytes } from "./keccak";
+import { keccak256Bytes } from "../../runtime/keccak";
 
 interface NativeSecp256k1 {
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;

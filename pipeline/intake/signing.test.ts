@@ -5,9 +5,9 @@ import { addressArb as addr, orderArb } from "../testing/order-arbitraries";
 import { hashTypedData, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ORDER_TYPES, getSettlementDomain as settlementDomain, type Order } from "../order";
-import { createOrderDigester, getDomainSeparator } from "./order-digest";
+import { createOrderDigester, getDomainSeparator } from "../../runtime/order-digest";
 import { recoverSigner } from "./recover";
-import { keccak256Bytes, keccakBackend, nobleKeccak256 } from "./keccak";
+import { keccak256Bytes, keccakBackend, nobleKeccak256 } from "../../runtime/keccak";
 import { fixtureOrder } from "../testing/batcher-fixture";
 
 const domain = settlementDomain(31337, "0x5FbDB2315678afecb367f032d93F642f64180aa3");

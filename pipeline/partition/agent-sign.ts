@@ -5,7 +5,7 @@
 import type { Hex, LocalAccount } from "viem";
 import type { z } from "zod";
 import { getDomainSeparator, ORDER_TYPES } from "../../sdk/eip712";
-import { createOrderDigester } from "../intake/order-digest";
+import { createOrderDigester } from "../../runtime/order-digest";
 import type { Order } from "../order";
 import type { DexService, MarketSpec } from "../service";
 import { orderMessageSchema, type signRequestSchema } from "./wire";

@@ -6,7 +6,7 @@
 import { bytesToHex } from "@noble/hashes/utils.js";
 import type { AccessList, Address, Hex } from "viem";
 import type { SettleArgs } from "../../sdk/settle-batch";
-import { keccak256Bytes } from "../intake/keccak";
+import { keccak256Bytes } from "../../runtime/keccak";
 
 /** Settlement's `_state` (SettlementState) storage slot, after the state of the OpenZeppelin contracts it
  *  inherits (AccessControl, Pausable, EIP712, Nonces). */

@@ -5,7 +5,7 @@
 // viem).
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { serializeTransaction, type AccessList, type Address, type Hex } from "viem";
-import { keccak256Bytes } from "../intake/keccak";
+import { keccak256Bytes } from "../../runtime/keccak";
 import { signDigest } from "../intake/recover";
 
 export interface SettleTx {

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import type { Address } from "viem";
 import { MatcherService, type MatcherServiceDeps } from "../match/matcher-service";
-import { createOrderDigester, getDomainSeparator } from "../intake/order-digest";
+import { createOrderDigester, getDomainSeparator } from "../../runtime/order-digest";
 import { getSettlementDomain } from "../order";
 import type { MarketSpec } from "../markets";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";

@@ -3,13 +3,12 @@
 // checks both agree, and the e2e test checks the contract's getOrderHash).
 import { hexToBytes } from "@noble/hashes/utils.js";
 import type { Hex } from "viem";
-import { getOrderTypeHash } from "../../sdk/eip712";
+import { type Order, getOrderTypeHash } from "../sdk/eip712";
 import { keccak256Bytes } from "./keccak";
-import type { Order } from "../order";
 
 const ORDER_TYPEHASH = hexToBytes(getOrderTypeHash().slice(2));
 
-export { getDomainSeparator } from "../../sdk/eip712";
+export { getDomainSeparator } from "../sdk/eip712";
 
 /** A uint word, big-endian, right-aligned in its 32 bytes (the buffer's word is zero): as many low bytes as
  *  the value has (a value of 2^256 or more keeps its low 256 bits; a negative one writes nothing, both as
