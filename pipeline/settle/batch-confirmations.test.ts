@@ -20,7 +20,7 @@ import type { BatchRecord, BatcherDeps, FindBatchTxs } from "./batch-types";
 import { addressOf, hashOf } from "../testing/batcher-fixture";
 
 const SETTLEMENT = addressOf(0x5e7);
-const SELECTOR = toEventSelector("BatchSettled(uint64,uint256,bytes)");
+const SELECTOR = toEventSelector("BatchSettled(uint64,uint256,uint16,uint16)");
 
 interface ChainLog {
   batchId: bigint;
@@ -51,7 +51,7 @@ function fakeClient(head: bigint, logs: ChainLog[]) {
         .filter((l) => l.block >= w.fromBlock && l.block <= w.toBlock)
         .map((l) => ({
           topics: encodeEventTopics({ abi: settlementAbi, eventName: "BatchSettled", args: { batchId: l.batchId } }),
-          data: encodeAbiParameters([{ type: "uint256" }, { type: "bytes" }], [3n, "0x1234"]),
+          data: encodeAbiParameters([{ type: "uint256" }, { type: "uint16" }, { type: "uint16" }], [3n, 10, 20]),
           blockNumber: `0x${l.block.toString(16)}`,
           transactionHash: l.tx,
         }));

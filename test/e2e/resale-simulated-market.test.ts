@@ -11,7 +11,7 @@
 // went to a holder the registry exempts, Y and E received none, and the chain never had to refuse a fill.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createPublicClient, createWalletClient, http, parseEther, type Address } from "viem";
+import { createPublicClient, createWalletClient, http, parseEther, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { demoTokenAbi, eligibilityRegistryAbi, settlementAbi } from "../../sdk/abi";
 import { HARDHAT_DEV_PRIVATE_KEYS } from "../../config/dev-accounts";
@@ -49,11 +49,6 @@ test("resale rule under a running simulated market: no ineligible buyer receives
       const m: MarketSpec = dex.listMarkets().find((x) => x.symbol === "CNTS-USD")!;
       const cnts = m.baseToken as Address;
       const deployer = privateKeyToAccount(HARDHAT_DEV_PRIVATE_KEYS[0]);
-      const compliance = createWalletClient({
-        account: privateKeyToAccount(config.keys.compliance.privateKey),
-        chain,
-        transport: http(config.chains.home.rpcUrl),
-      });
       const send = async (
         w: ReturnType<typeof createWalletClient>,
         address: Address,
@@ -90,6 +85,14 @@ test("resale rule under a running simulated market: no ineligible buyer receives
       await client.waitForTransactionReceipt({
         hash: await admin.sendTransaction({ to: e.address, value: parseEther("1") }),
       });
+      // the test's own compliance officer: the stack's compliance key sends on its own nonce lane meanwhile
+      const officer = privateKeyToAccount(generatePrivateKey());
+      const compliance = createWalletClient({ account: officer, chain, transport: http(config.chains.home.rpcUrl) });
+      await client.waitForTransactionReceipt({
+        hash: await admin.sendTransaction({ to: officer.address, value: parseEther("1") }),
+      });
+      const complianceRole = await read<Hex>("COMPLIANCE_ROLE", []);
+      await send(admin, registry, eligibilityRegistryAbi, "grantRole", [complianceRole, officer.address]);
       for (const who of [h, y, e]) {
         const w = createWalletClient({ account: who, chain, transport: http(config.chains.home.rpcUrl) });
         await send(admin, usd, demoTokenAbi, "mint", [who.address, 100_000n * 10n ** 6n]);
