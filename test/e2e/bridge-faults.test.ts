@@ -124,11 +124,11 @@ describe("bridge faults", () => {
       child = second.child;
       for (const d of deposits) await waitFor(`minted ${d.nonce}`, () => isMinted(d.nonce), 60_000, 50);
       // let it record the mints, then stop it and read its database (PGlite: one process at a time). On a
-      // busy machine recording can take longer than the pause: then it runs again (a restart more) and the
-      // database is read again, up to 5 times.
+      // busy machine recording can take longer than the pause: then it runs again (a restart more) with a
+      // longer pause (1.5 s more each time) and the database is read again, up to 5 times.
       let crashDb: Awaited<ReturnType<typeof createDb>>;
       for (let attempt = 1; ; attempt++) {
-        await new Promise((r) => setTimeout(r, 1_500));
+        await new Promise((r) => setTimeout(r, 1_500 * attempt));
         second.child.kill("SIGTERM");
         await second.exited;
         child = undefined;
