@@ -5,7 +5,7 @@
 // contract's rules (quoteAmountFor, feeFor); the order hashes are the EIP-712 digests, recomputed here.
 import { type Hex, type PublicClient, decodeEventLog, decodeFunctionData } from "viem";
 import { settlementAbi } from "./abi";
-import { type Order, feeFor, getDomainSeparator, getOrderHash, getSettlementDomain, quoteAmountFor } from "./eip712";
+import { type Order, feeFor, getOrderHash, getSettlementDomain, quoteAmountFor } from "./eip712";
 import { type SettleArgs, decodePackedBatch } from "./settle-batch";
 
 /** One settled trade (the fields TradeSettled used to carry); hex strings lowercase. */
@@ -60,33 +60,23 @@ export type LocatedSettledTrade = SettledBatchTrade & {
   logIndex?: number;
 };
 
-/** Hashes orders under one EIP-712 domain separator. The default is sdk/eip712's `getOrderHash` (portable);
- *  a node service passes a faster one of the same digest (runtime/order-digest.ts `createOrderDigester`). */
-export type OrderHasherFactory = (domainSeparator: Hex) => (order: Order) => Hex;
+/** Hashes the orders of one settlement contract (its EIP-712 domain). The default is sdk/eip712's `getOrderHash`
+ *  (portable); a node service passes a faster one of the same digest (runtime/order-digest.ts
+ *  `createOrderDigester` over the domain's separator). */
+export type OrderHasherFactory = (domain: Eip712Domain) => (order: Order) => Hex;
+type Eip712Domain = ReturnType<typeof getSettlementDomain>;
 
-const portableHasher: OrderHasherFactory = (separator) => {
-  const domain = domainsBySeparator.get(separator)!;
-  return (o) => getOrderHash(domain, o);
-};
+const portableHasher: OrderHasherFactory = (domain) => (o) => getOrderHash(domain, o);
 
-const domainsBySeparator = new Map<Hex, ReturnType<typeof getSettlementDomain>>();
-const separators = new Map<string, Hex>();
-const hashers = new WeakMap<OrderHasherFactory, Map<Hex, (order: Order) => Hex>>();
+const hashers = new WeakMap<OrderHasherFactory, Map<string, (order: Order) => Hex>>();
 
-/** The order hasher of a settlement contract: its domain separator computed once, the factory called once. */
+/** The order hasher of a settlement contract, made once per contract and factory. */
 function hasherOf(domain: SettlementDomain, factory: OrderHasherFactory): (order: Order) => Hex {
   const key = `${domain.chainId}:${domain.settlement.toLowerCase()}`;
-  let separator = separators.get(key);
-  if (separator === undefined) {
-    const eip712 = getSettlementDomain(domain.chainId, domain.settlement);
-    separator = getDomainSeparator(eip712);
-    separators.set(key, separator);
-    domainsBySeparator.set(separator, eip712);
-  }
-  let bySeparator = hashers.get(factory);
-  if (bySeparator === undefined) hashers.set(factory, (bySeparator = new Map()));
-  let hash = bySeparator.get(separator);
-  if (hash === undefined) bySeparator.set(separator, (hash = factory(separator)));
+  let byContract = hashers.get(factory);
+  if (byContract === undefined) hashers.set(factory, (byContract = new Map()));
+  let hash = byContract.get(key);
+  if (hash === undefined) byContract.set(key, (hash = factory(getSettlementDomain(domain.chainId, domain.settlement))));
   return hash;
 }
 

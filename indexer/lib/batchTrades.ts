@@ -2,10 +2,19 @@
 // batch's id, trade count and fee rates, and the trades are the fills of that call (sdk/settled-trades.ts,
 // READER-API.md). One function for Ponder's handler (src/settlement.ts) and the hot front (hot/), so both
 // apply the same rule and turn the same trades into the same rows.
-import { createOrderDigester } from "../../runtime/order-digest";
-import { type BatchSettledArgs, type SettlementDomain, settledTradesOfCall } from "../../sdk/settled-trades";
+import { createOrderDigester, getDomainSeparator } from "../../runtime/order-digest";
+import {
+  type BatchSettledArgs,
+  type OrderHasherFactory,
+  type SettlementDomain,
+  settledTradesOfCall,
+} from "../../sdk/settled-trades";
 import type { BatchTrade } from "./batchRows";
 import type { Hex } from "./trades";
+
+/** Orders hashed by the pipeline's native-keccak digester, not the sdk's portable one: the hot front hashes
+ *  every order of every batch. */
+const nativeHasher: OrderHasherFactory = (domain) => createOrderDigester(getDomainSeparator(domain));
 
 /** The transaction that emitted a BatchSettled log: whom it called, with what. */
 export interface EmittingCall {
@@ -29,7 +38,6 @@ export function batchTradesOfCall(
     throw new Error(
       `BatchSettled ${event.batchId}: its transaction calls ${call.to ?? "no contract"}, not the settlement ${domain.settlement} (a batch is read from a direct call only)`,
     );
-  // (the sdk gives hashes and addresses lowercase, as the rows store them); orders hashed by the pipeline's
-  // native-keccak digester, not the sdk's portable one: the hot front hashes every order of every batch
-  return settledTradesOfCall(call.input, event, domain, createOrderDigester).map((t) => ({ ...t, logIndex }));
+  // (the sdk gives hashes and addresses lowercase, as the rows store them)
+  return settledTradesOfCall(call.input, event, domain, nativeHasher).map((t) => ({ ...t, logIndex }));
 }
