@@ -11,6 +11,8 @@ export interface NatsNode {
   readonly name: string;
   readonly url: string;
   readonly process: ChildProcess;
+  /** the server's own log (elections, lost quorums), kept in its store directory's parent */
+  readonly logFile: string;
 }
 
 export interface NatsCluster {
@@ -56,6 +58,7 @@ export async function startNatsCluster(opts: { dataDir: string; size?: number; b
         `server_name: n${k}`,
         `listen: 127.0.0.1:${ports[k].client}`,
         `jetstream { store_dir: "${join(dir, "store")}" }`,
+        `log_file: "${join(dir, "server.log")}"`,
         // one node runs standalone: a cluster of one never elects a JetStream meta leader
         ...(size > 1 ? [`cluster { name: orderlog, listen: 127.0.0.1:${ports[k].cluster}, routes: [${routes}] }`] : []),
       ].join("\n"),
@@ -65,7 +68,8 @@ export async function startNatsCluster(opts: { dataDir: string; size?: number; b
   const nodes: NatsNode[] = [];
   const launch = (k: number): NatsNode => {
     const child = spawn(opts.bin ?? "nats-server", ["-c", confs[k]], { stdio: ["ignore", "ignore", "ignore"] });
-    return { name: `n${k}`, url: `nats://127.0.0.1:${ports[k].client}`, process: child };
+    const logFile = join(opts.dataDir, `n${k}`, "server.log");
+    return { name: `n${k}`, url: `nats://127.0.0.1:${ports[k].client}`, process: child, logFile };
   };
   for (let k = 0; k < size; k++) nodes.push(launch(k));
   await Promise.all(ports.map((p) => waitForPort(p.client, 15_000)));

@@ -80,6 +80,7 @@ export async function startReplication(opts: ReplicationOptions): Promise<Replic
         stream,
         replicas,
         leadership,
+        logger: opts.logger,
         onApplied: track ? (seq) => (appliedSeq = seq) : undefined,
       });
   return {

@@ -107,6 +107,37 @@ test("an append with a stale expected last sequence is refused by the log (a dep
   );
 });
 
+test("an append the log fails for good deposes its writer, and the standby leads from what the log holds", async () => {
+  const leaseMs = 1_000;
+  const ncA = await conn();
+  const ncB = await conn();
+  const a = await startLeadership({ nc: ncA, bucket: "leases_e", key: "p0", leaseMs, replicas: 3 });
+  await a.acquired;
+  type Padded = { n: number; pad?: string };
+  const logA = await openStreamLog<Padded>({ nc: ncA, stream: "E_P0", replicas: 3, leadership: a });
+  const b = await startLeadership({ nc: ncB, bucket: "leases_e", key: "p0", leaseMs, replicas: 3 });
+  const followed: number[] = [];
+  const opening = openStreamLog<Padded>({
+    nc: ncB,
+    stream: "E_P0",
+    replicas: 3,
+    leadership: b,
+    replay: (r) => followed.push(r.c.n),
+  });
+  await logA.append({ n: 0 });
+  // a record over the server's 1 MiB payload limit: no retry can land it
+  await assert.rejects(logA.append({ n: 1, pad: "x".repeat(1_100_000) }), /max_payload/);
+  assert.equal(a.valid(), false, "the writer no longer leads");
+  assert.match(a.deposedReason ?? "", /the order log failed an append/);
+  assert.ok(logA.refusal() instanceof DeposedError, "and refuses every later append");
+  const logB = await opening;
+  assert.ok(b.valid(), "the standby leads once the lease lapses");
+  assert.deepEqual(followed, [0], "from the records the log holds");
+  await logB.append({ n: 1 });
+  await b.release();
+  await a.release();
+});
+
 test("a standby follows the log, takes the lapsed lease, and the paused leader writes nothing", async () => {
   const leaseMs = 1_000;
   const ncA = await conn();

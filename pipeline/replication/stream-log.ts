@@ -5,7 +5,8 @@
 // writer has read to its end: a deposed leader's append is refused (JetStream error 10071). An append is
 // acknowledged once the stream's quorum (2 of 3 with R3) holds it. A timeout or a cluster without a leader
 // is retried with the same message id (the stream's duplicate window answers a retry of a stored append
-// with its sequence) for as long as this process holds the lease.
+// with its sequence) for as long as this process holds the lease. Any other failure deposes the process: its
+// books applied records the log may not hold, so the standby, which holds only what the log holds, leads.
 // Open: every record is replayed in order; a standby keeps reading (and replaying) the records its leader
 // appends until it holds the lease, reads to the end, then appends a term marker (no records) so the old
 // leader's next append is refused even when the new one has nothing to write yet.
@@ -18,7 +19,15 @@ import {
   type JetStreamClient,
   type PubAck,
 } from "@nats-io/jetstream";
-import { headers, type NatsConnection } from "@nats-io/nats-core";
+import {
+  AuthorizationError,
+  ClosedConnectionError,
+  DrainingConnectionError,
+  headers,
+  InvalidArgumentError,
+  PermissionViolationError,
+  type NatsConnection,
+} from "@nats-io/nats-core";
 import { scanRecords, recordFrame, type JournalRecord } from "../../matcher/journal/frames";
 import type { RecordLog, RecordLogOptions } from "../../matcher/journal/log";
 import type { Leadership } from "./lease";
@@ -34,8 +43,8 @@ export interface StreamLogOptions<C, M, S> extends Omit<RecordLogOptions<C, M, S
   stream: string;
   replicas: number;
   leadership: Leadership;
-  /** how long a publish the cluster does not answer is retried (ms) */
-  retryMs?: number;
+  /** told when an append goes unanswered and when it lands after that */
+  logger?: { warn(o: object, m?: string): void };
   /** each replayed message's sequence (replication lag: the followed log's head minus this) */
   onApplied?(seq: number): void;
 }
@@ -127,25 +136,34 @@ export async function openStreamLog<C, M = unknown, S = unknown>(
   await readStream(js, stream, 1, headSeq, apply);
   // standby: follow the leader's appends until this process holds the lease
   if (!leadership.valid()) await readStream(js, stream, lastSeq + 1, Infinity, apply, leadership.acquired);
-  const retryMs = options.retryMs ?? 30_000;
   const publish: Publish = async (payload, msgID, marker, expected) => {
-    const t0 = Date.now();
-    for (;;) {
+    const t0 = performance.now();
+    for (let attempt = 0; ; attempt++) {
       if (!leadership.valid()) throw new DeposedError(leadership.deposedReason ?? "lease lapsed");
       const h = headers();
       h.set(TERM_HEADER, leadership.term);
       try {
-        return await js.publish(subject, marker ? new Uint8Array(0) : payload, {
+        const ack = await js.publish(subject, marker ? new Uint8Array(0) : payload, {
           msgID,
           expect: { lastSequence: expected },
           headers: h,
           timeout: 2_000,
         });
+        if (attempt > 0)
+          options.logger?.warn(
+            { stream, msgID, attempts: attempt + 1, ms: Math.round(performance.now() - t0) },
+            "order log append landed",
+          );
+        return ack;
       } catch (err) {
         if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE)
           throw new DeposedError(`the order log ${stream} refused the append (another writer)`);
-        if (err instanceof JetStreamApiError && err.code !== 503) throw err;
-        if (Date.now() - t0 > retryMs) throw err;
+        if (!retriable(err)) throw err;
+        if (attempt === 0)
+          options.logger?.warn(
+            { stream, msgID, err: String(err) },
+            "order log append unanswered: retrying while the lease lasts",
+          );
         await new Promise((r) => setTimeout(r, 100));
       }
     }
@@ -167,6 +185,21 @@ export async function openStreamLog<C, M = unknown, S = unknown>(
 }
 
 type Publish = (payload: Uint8Array, msgID: string, marker: boolean, expected: number) => Promise<PubAck>;
+
+/** Whether an append may land if sent again: the cluster did not answer (a timeout; no stream leader, which
+ *  NATS answers "no responders" and the client calls JetStreamNotEnabled; a JetStream 503; a connection
+ *  between servers). Not: a refusal of the server (any other JetStream error), a closed or draining connection,
+ *  a payload over the server's limit, a permission the connection lacks. */
+function retriable(err: unknown): boolean {
+  if (err instanceof JetStreamApiError) return err.code === 503;
+  return !(
+    err instanceof ClosedConnectionError ||
+    err instanceof DrainingConnectionError ||
+    err instanceof InvalidArgumentError ||
+    err instanceof AuthorizationError ||
+    err instanceof PermissionViolationError
+  );
+}
 
 interface Waiting {
   frame: Buffer;
@@ -246,7 +279,8 @@ class GroupCommit {
         this.lastSeq = ack.seq;
         this.appended += batch.length;
       } catch (err) {
-        if (err instanceof DeposedError) this.leadership.depose(err.message);
+        // deposed, or the log failed this append for good: either way the standby leads from what the log holds
+        this.leadership.depose(err instanceof DeposedError ? err.message : `the order log failed an append: ${err}`);
         for (const w of batch) w.reject(err as Error);
         this.fail(err as Error);
         return;

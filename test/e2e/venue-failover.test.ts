@@ -350,6 +350,12 @@ test("venue failover: kill -9 of the leader, SIGSTOP past its lease, kill -9 of 
       fs.writeFileSync(file, c.log());
       t.diagnostic(`${c.name}'s output: ${file}`);
     }
+    // each NATS node's elections and lost quorums, which decide how long the order log cannot append
+    for (const n of nats.nodes) {
+      const log = fs.existsSync(n.logFile) ? fs.readFileSync(n.logFile, "utf8") : "";
+      const lines = log.split("\n").filter((l) => /leader|quorum|election|stepdown/i.test(l));
+      t.diagnostic(`NATS ${n.name}'s leader changes (the last 30):\n${lines.slice(-30).join("\n")}`);
+    }
     throw e;
   } finally {
     await clients?.stop();
