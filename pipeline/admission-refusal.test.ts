@@ -15,12 +15,15 @@ import { placeOrderBody } from "../api/dex/schemas";
 import { signedOrderToWire } from "../api/dex/order-intent";
 import { lotsToSizeText, ticksToPriceText } from "../api/dex/units";
 import { DEFAULT_MARKET_GRIDS, type MarketSpec } from "./markets";
-import { TEST_SETTLEMENT as SETTLEMENT, testMatcher } from "./testing/matcher";
+import { poisonCast, TEST_SETTLEMENT as SETTLEMENT, testInput, testMatcher } from "./testing/matcher";
 import { agentAccount } from "./intake/agent-signer";
 import { SignerCache } from "./intake/known-signers";
 import { getSettlementDomain, signOrder, type Order } from "../sdk/eip712";
 import { createDexService, DexState } from "./dex-service";
 import { DexServiceError } from "./service";
+import { PipelineError } from "./errors";
+import { ORDER_LOG_STALL_MS } from "./match/matcher-service";
+import { openRecordLog, type OpenRecordLog } from "../matcher/journal/log";
 import type { Pipeline } from "./pipeline";
 
 const market: MarketSpec = {
@@ -157,6 +160,40 @@ test("a full settlement backlog refuses a new order before its signature is reco
     assert.equal((await place(await walletBody(), null)).order.status, "open");
     assert.equal((await place(placeOrderBody.parse(common), keyAuth)).order.status, "open");
     assert.equal(agentSignatures, 2);
+  } finally {
+    await svc.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("an order log that has not acknowledged a write for ORDER_LOG_STALL_MS refuses a new order and places nothing (its nonce free, the book unchanged); at the bound it is placed", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "admission-stall-"));
+  let stalled = 0;
+  // the local journal, reporting the stall a replicated log would while its quorum is lost
+  const openLog: OpenRecordLog = async (o) => Object.assign(await openRecordLog(o), { stalledMs: () => stalled });
+  const svc = testMatcher({ journalDir: join(dir, "matcher"), openLog });
+  await svc.open();
+  try {
+    const { seller, buyer, fund } = poisonCast();
+    fund(svc);
+    stalled = ORDER_LOG_STALL_MS;
+    await svc.placeSigned(await testInput(seller, { side: "sell", priceTicks: 250_000n, sizeLots: 10n }));
+    const buy = { side: "buy", priceTicks: 250_000n, sizeLots: 5n, nonce: 7n } as const;
+    stalled = ORDER_LOG_STALL_MS + 1;
+    await assert.rejects(
+      svc.placeSigned(await testInput(buyer, buy)),
+      (e: unknown) =>
+        e instanceof PipelineError &&
+        e.code === "SERVICE_UNAVAILABLE" &&
+        e.details.reason === "ORDER_LOG_STALLED" &&
+        e.details.retryAfterMs === 1_000,
+    );
+    assert.equal(svc.isNonceUsed(buyer.address, 7n), false, "its nonce is not taken");
+    assert.equal(svc.openOrders().length, 1, "the book holds the seller's order only");
+    // the log acknowledges again: the same order is placed and crosses
+    stalled = 0;
+    const placed = await svc.placeSigned(await testInput(buyer, buy));
+    assert.equal(placed.events.filter((e) => e.type === "trade").length, 1);
   } finally {
     await svc.close();
     rmSync(dir, { recursive: true, force: true });

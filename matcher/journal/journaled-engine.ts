@@ -46,6 +46,8 @@ export interface JournaledEngine<M = unknown> {
   /** Commands applied so far (acknowledged or still waiting for their fsync). */
   readonly commandCount: number;
   readonly recovery: RecoveryReport;
+  /** How long the record log's write on its way has waited (RecordLog.stalledMs; 0 for a log that never stalls). */
+  stalledMs(): number;
   /** Applies the command now; resolves with its events once it is durable. */
   submit(cmd: Command, meta?: M): Promise<EngineEvent[]>;
   /** Applies the command now and returns its events at once; `durable` resolves once its record (and
@@ -136,6 +138,7 @@ export async function createJournaledEngine<M = unknown>(
     get commandCount() {
       return log.count;
     },
+    stalledMs: () => log.stalledMs?.() ?? 0,
     apply,
     submit(cmd: Command, meta?: M): Promise<EngineEvent[]> {
       const refused = log.refusal();

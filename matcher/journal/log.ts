@@ -54,6 +54,9 @@ export interface RecordLog<C, M = unknown> {
   append(c: C, m?: M): Promise<void>;
   /** Why append() would refuse now (the journal is closed or a write failed), else undefined. */
   refusal(): Error | undefined;
+  /** How long the write on its way has waited for the log to hold it (ms; 0 when none is): a replicated log
+   *  that lost its quorum keeps retrying, and its owner refuses new work meanwhile. Absent: never stalls. */
+  stalledMs?(): number;
   /** Appends an already framed record (its index must be `count`, see frames.ts); resolves with `value`
    *  once durable (saves the owner a promise per record). */
   appendFrame<T = void>(frame: Buffer, value?: T): Promise<T>;

@@ -48,6 +48,11 @@ import {
   type PlaceResult,
 } from "./service-types";
 
+/** A new order is refused (SERVICE_UNAVAILABLE, reason ORDER_LOG_STALLED) once the order log's write on its way
+ *  has waited this long: above a JetStream leader election (4-9 s on nats-server 2.9), below the API's 25 s wait
+ *  for a partition's answer, so a client hears "retry" at once instead of waiting out an outage. */
+export const ORDER_LOG_STALL_MS = 15_000;
+
 /** The matcher service's part of a journal snapshot (see snapshotState). */
 interface ServiceSnapshot {
   /** 1: nonces as lists of decimals; 2: as runs (nonceRuns) */
@@ -316,12 +321,18 @@ export class MatcherService {
 
   // ------------------------------------------------------------ commands
 
-  /** Intake + funds check + reservation + engine, resolving once the command is durable. */
   /** Why a new order would be refused now whatever it is (settlement halted, the chain down, the settlement
    *  backlog full), else undefined: placeSigned's first check, which a caller may make before it spends a
    *  signature recovery or an agent's signature on an order that cannot be placed. */
   admissionRefusal(): PipelineError | undefined {
     if (this.halted) return new PipelineError("SERVICE_UNAVAILABLE", `settlement halted: ${this.halted}`);
+    const stalledMs = this.journal?.stalledMs() ?? 0;
+    if (stalledMs > ORDER_LOG_STALL_MS)
+      return new PipelineError("SERVICE_UNAVAILABLE", "the order log is not acknowledging writes, retry shortly", {
+        reason: "ORDER_LOG_STALLED",
+        stalledMs: Math.round(stalledMs),
+        retryAfterMs: 1_000,
+      });
     const refused = this.gate?.();
     if (refused) return refused;
     if (this.backlog && this.backlog.trades() >= this.backlog.max) {

@@ -195,3 +195,24 @@ test("kill -9 of one NATS node: appends still succeed", async () => {
   await log.close();
   await leader.release();
 });
+
+test("kill -9 of two NATS nodes: the append waits, stalled, while the lease holds, and lands once they are back", async () => {
+  const nc = await connect({ servers: cluster.nodes[0].url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  conns.push(nc);
+  const log = await openStreamLog<N>({ nc, stream: "F_P0", replicas: 3, leadership: blindLeader("f") });
+  await log.append({ n: 0 });
+  assert.equal(log.stalledMs?.(), 0);
+  cluster.kill(1);
+  cluster.kill(2);
+  let landed = false;
+  const append = log.append({ n: 1 }).then(() => (landed = true));
+  await new Promise((r) => setTimeout(r, 3_000));
+  assert.equal(landed, false, "no quorum: not acknowledged");
+  assert.ok((log.stalledMs?.() ?? 0) >= 2_500, `stalled ${log.stalledMs?.()} ms`);
+  assert.equal(log.refusal(), undefined, "still the log's writer");
+  await Promise.all([cluster.restart(1), cluster.restart(2)]);
+  await append;
+  assert.equal(log.stalledMs?.(), 0);
+  assert.equal(log.count, 2);
+  await log.close();
+});

@@ -217,6 +217,8 @@ class GroupCommit {
   flushing: Promise<void> | undefined;
   private lastSeq: number;
   private pending: Waiting[] = [];
+  /** when the append on its way was first sent (performance.now()), undefined when none is */
+  sentAt: number | undefined;
   /** index of the first record not yet sent */
   private appended: number;
 
@@ -275,6 +277,7 @@ class GroupCommit {
       const batch = this.pending.splice(0, n);
       try {
         const payload = Buffer.concat(batch.map((w) => w.frame));
+        this.sentAt = performance.now();
         const ack = await this.publish(payload, `${this.leadership.term}:${this.appended}`, false, this.lastSeq);
         this.lastSeq = ack.seq;
         this.appended += batch.length;
@@ -284,6 +287,8 @@ class GroupCommit {
         for (const w of batch) w.reject(err as Error);
         this.fail(err as Error);
         return;
+      } finally {
+        this.sentAt = undefined;
       }
       for (const w of batch) w.resolve(w.value);
     }
@@ -302,6 +307,7 @@ function writer<C, M, S>(
       return g.count;
     },
     refusal: () => g.refusal(),
+    stalledMs: () => (g.sentAt === undefined ? 0 : performance.now() - g.sentAt),
     appendFrame: <T = void>(frame: Buffer, value?: T) => g.appendFrame<T>(frame, value),
     append(c: C, m?: M) {
       const frame = recordFrame(g.count, c, m);
