@@ -216,3 +216,24 @@ test("kill -9 of two NATS nodes: the append waits, stalled, while the lease hold
   assert.equal(log.count, 2);
   await log.close();
 });
+
+test("a stop while the log has no quorum abandons the unacknowledged append instead of waiting out the outage", async () => {
+  const nc = await connect({ servers: cluster.nodes[0].url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  conns.push(nc);
+  const leader = await startLeadership({ nc, bucket: "leases_g", key: "p0", leaseMs: 60_000, replicas: 3 });
+  await leader.acquired;
+  const log = await openStreamLog<N>({ nc, stream: "G_P0", replicas: 3, leadership: leader });
+  await log.append({ n: 0 });
+  cluster.kill(1);
+  cluster.kill(2);
+  const append = log.append({ n: 1 });
+  await new Promise((r) => setTimeout(r, 500));
+  const t0 = performance.now();
+  await log.close();
+  const ms = performance.now() - t0;
+  assert.ok(ms < 5_000, `closed in ${Math.round(ms)} ms, the lease still valid for a minute`);
+  await assert.rejects(append, /did not answer/);
+  assert.match(leader.deposedReason ?? "", /the journal closed while the order log G_P0 did not answer/);
+  await Promise.all([cluster.restart(1), cluster.restart(2)]);
+  await leader.release();
+});

@@ -56,26 +56,34 @@ export class DeposedError extends Error {
   }
 }
 
-async function ensureStream(nc: NatsConnection, stream: string, replicas: number): Promise<number> {
-  const jsm = await jetstreamManager(nc);
+/** `fn` again (100 ms apart, 100 times at most) while it fails: the cluster's first seconds, or a JetStream meta
+ *  leader or a stream leader being elected after a node's death, when its API answers nothing or refuses. */
+async function retried<T>(fn: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      const info = await jsm.streams.info(stream).catch(async (err) => {
-        if (!/not found/i.test(String(err))) throw err;
-        return jsm.streams.add({
-          name: stream,
-          subjects: [`orderlog.${stream}`],
-          num_replicas: replicas,
-          storage: StorageType.File,
-          duplicate_window: 120_000_000_000,
-        });
-      });
-      return info.state.last_seq;
+      return await fn();
     } catch (err) {
       if (attempt >= 100) throw err;
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+function ensureStream(nc: NatsConnection, stream: string, replicas: number): Promise<number> {
+  return retried(async () => {
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.streams.info(stream).catch(async (err) => {
+      if (!/not found/i.test(String(err))) throw err;
+      return jsm.streams.add({
+        name: stream,
+        subjects: [`orderlog.${stream}`],
+        num_replicas: replicas,
+        storage: StorageType.File,
+        duplicate_window: 120_000_000_000,
+      });
+    });
+    return info.state.last_seq;
+  });
 }
 
 /** Replays the stream's messages from `fromSeq` on; stops at `untilSeq` (inclusive) or when `until` resolves. */
@@ -136,7 +144,7 @@ export async function openStreamLog<C, M = unknown, S = unknown>(
   await readStream(js, stream, 1, headSeq, apply);
   // standby: follow the leader's appends until this process holds the lease
   if (!leadership.valid()) await readStream(js, stream, lastSeq + 1, Infinity, apply, leadership.acquired);
-  const publish: Publish = async (payload, msgID, marker, expected) => {
+  const publish: Publish = async (payload, msgID, marker, expected, closing) => {
     const t0 = performance.now();
     for (let attempt = 0; ; attempt++) {
       if (!leadership.valid()) throw new DeposedError(leadership.deposedReason ?? "lease lapsed");
@@ -159,6 +167,8 @@ export async function openStreamLog<C, M = unknown, S = unknown>(
         if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE)
           throw new DeposedError(`the order log ${stream} refused the append (another writer)`);
         if (!retriable(err)) throw err;
+        // a stop does not wait out an outage: the append is abandoned unacknowledged (the standby reads the log)
+        if (closing?.()) throw new Error(`the journal closed while the order log ${stream} did not answer`);
         if (attempt === 0)
           options.logger?.warn(
             { stream, msgID, err: String(err) },
@@ -170,8 +180,10 @@ export async function openStreamLog<C, M = unknown, S = unknown>(
   };
   // take over the log: read what the old leader appended up to now, then fence it with a term marker
   for (let attempt = 0; ; attempt++) {
-    const info = await jetstreamManager(nc).then((jsm) => jsm.streams.info(stream));
-    await readStream(js, stream, lastSeq + 1, info.state.last_seq, apply);
+    await retried(async () => {
+      const info = await jetstreamManager(nc).then((jsm) => jsm.streams.info(stream));
+      await readStream(js, stream, lastSeq + 1, info.state.last_seq, apply);
+    });
     try {
       const ack = await publish(new Uint8Array(0), `${leadership.term}:marker`, true, lastSeq);
       lastSeq = ack.seq;
@@ -184,7 +196,13 @@ export async function openStreamLog<C, M = unknown, S = unknown>(
   return writer(options, publish, { count, lastSeq });
 }
 
-type Publish = (payload: Uint8Array, msgID: string, marker: boolean, expected: number) => Promise<PubAck>;
+type Publish = (
+  payload: Uint8Array,
+  msgID: string,
+  marker: boolean,
+  expected: number,
+  closing?: () => boolean,
+) => Promise<PubAck>;
 
 /** Whether an append may land if sent again: the cluster did not answer (a timeout; no stream leader, which
  *  NATS answers "no responders" and the client calls JetStreamNotEnabled; a JetStream 503; a connection
@@ -278,7 +296,8 @@ class GroupCommit {
       try {
         const payload = Buffer.concat(batch.map((w) => w.frame));
         this.sentAt = performance.now();
-        const ack = await this.publish(payload, `${this.leadership.term}:${this.appended}`, false, this.lastSeq);
+        const msgID = `${this.leadership.term}:${this.appended}`;
+        const ack = await this.publish(payload, msgID, false, this.lastSeq, () => this.closed);
         this.lastSeq = ack.seq;
         this.appended += batch.length;
       } catch (err) {
