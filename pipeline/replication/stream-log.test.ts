@@ -14,7 +14,7 @@ import { startNatsCluster, type NatsCluster } from "./nats-cluster";
 import { startLeadership, type Leadership } from "./lease";
 import { DeposedError, openStreamLog } from "./stream-log";
 
-type N = { n: number };
+type N = { n: number; pad?: string };
 let cluster: NatsCluster;
 let dir: string;
 const conns: NatsConnection[] = [];
@@ -107,23 +107,27 @@ test("an append with a stale expected last sequence is refused by the log (a dep
   );
 });
 
-test("an append the log fails for good deposes its writer, and the standby leads from what the log holds", async () => {
-  const leaseMs = 1_000;
+/** A leader (its lease taken, its log open on `stream`) and a standby opening the same log behind it. */
+async function leaderAndStandby(stream: string, bucket: string, leaseMs: number) {
   const ncA = await conn();
   const ncB = await conn();
-  const a = await startLeadership({ nc: ncA, bucket: "leases_e", key: "p0", leaseMs, replicas: 3 });
+  const a = await startLeadership({ nc: ncA, bucket, key: "p0", leaseMs, replicas: 3 });
   await a.acquired;
-  type Padded = { n: number; pad?: string };
-  const logA = await openStreamLog<Padded>({ nc: ncA, stream: "E_P0", replicas: 3, leadership: a });
-  const b = await startLeadership({ nc: ncB, bucket: "leases_e", key: "p0", leaseMs, replicas: 3 });
+  const logA = await openStreamLog<N>({ nc: ncA, stream, replicas: 3, leadership: a });
+  const b = await startLeadership({ nc: ncB, bucket, key: "p0", leaseMs, replicas: 3 });
   const followed: number[] = [];
-  const opening = openStreamLog<Padded>({
+  const opening = openStreamLog<N>({
     nc: ncB,
-    stream: "E_P0",
+    stream,
     replicas: 3,
     leadership: b,
     replay: (r) => followed.push(r.c.n),
   });
+  return { a, logA, b, opening, followed, ncB };
+}
+
+test("an append the log fails for good deposes its writer, and the standby leads from what the log holds", async () => {
+  const { a, logA, b, opening, followed } = await leaderAndStandby("E_P0", "leases_e", 1_000);
   await logA.append({ n: 0 });
   // a record over the server's 1 MiB payload limit: no retry can land it
   await assert.rejects(logA.append({ n: 1, pad: "x".repeat(1_100_000) }), /max_payload/);
@@ -140,20 +144,7 @@ test("an append the log fails for good deposes its writer, and the standby leads
 
 test("a standby follows the log, takes the lapsed lease, and the paused leader writes nothing", async () => {
   const leaseMs = 1_000;
-  const ncA = await conn();
-  const ncB = await conn();
-  const a = await startLeadership({ nc: ncA, bucket: "leases_c", key: "p0", leaseMs, replicas: 3 });
-  await a.acquired;
-  const logA = await openStreamLog<N>({ nc: ncA, stream: "C_P0", replicas: 3, leadership: a });
-  const b = await startLeadership({ nc: ncB, bucket: "leases_c", key: "p0", leaseMs, replicas: 3 });
-  const followed: number[] = [];
-  const opening = openStreamLog<N>({
-    nc: ncB,
-    stream: "C_P0",
-    replicas: 3,
-    leadership: b,
-    replay: (r) => followed.push(r.c.n),
-  });
+  const { a, logA, b, opening, followed, ncB } = await leaderAndStandby("C_P0", "leases_c", leaseMs);
   for (let n = 0; n < 20; n++) await logA.append({ n });
   // the standby holds the same records while the leader leads
   for (let k = 0; k < 100 && followed.length < 20; k++) await new Promise((r) => setTimeout(r, 20));
