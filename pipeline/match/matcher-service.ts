@@ -49,8 +49,9 @@ import {
 } from "./service-types";
 
 /** A new order is refused (SERVICE_UNAVAILABLE, reason ORDER_LOG_STALLED) once the order log's write on its way
- *  has waited this long: above a JetStream leader election (4-9 s on nats-server 2.9), below the API's 25 s wait
- *  for a partition's answer, so a client hears "retry" at once instead of waiting out an outage. */
+ *  has waited this long: longer than a JetStream leader election, shorter than the API's wait for a partition's
+ *  answer, so a client hears "retry" at once instead of waiting out an outage (docs/decisions/pipeline.md,
+ *  "Replicated order log"; `npm run bench:node-kill` measures the elections). */
 export const ORDER_LOG_STALL_MS = 15_000;
 
 /** The matcher service's part of a journal snapshot (see snapshotState). */
@@ -321,8 +322,8 @@ export class MatcherService {
 
   // ------------------------------------------------------------ commands
 
-  /** Why a new order would be refused now whatever it is (settlement halted, the chain down, the settlement
-   *  backlog full), else undefined: placeSigned's first check, which a caller may make before it spends a
+  /** Why a new order would be refused now whatever it is (settlement halted, the order log stalled, the chain
+   *  down, the settlement backlog full), else undefined: placeSigned's first check, which a caller may make before it spends a
    *  signature recovery or an agent's signature on an order that cannot be placed. */
   admissionRefusal(): PipelineError | undefined {
     if (this.halted) return new PipelineError("SERVICE_UNAVAILABLE", `settlement halted: ${this.halted}`);

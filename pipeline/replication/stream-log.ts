@@ -36,6 +36,8 @@ import type { Leadership } from "./lease";
 const MAX_MESSAGE_BYTES = 512 * 1024;
 const WRONG_LAST_SEQUENCE = 10071;
 const TERM_HEADER = "Log-Term";
+/** the one subject of a log's stream */
+const subjectOf = (stream: string) => `orderlog.${stream}`;
 
 export interface StreamLogOptions<C, M, S> extends Omit<RecordLogOptions<C, M, S>, "dir" | "snapshotEvery" | "legacy"> {
   nc: NatsConnection;
@@ -76,7 +78,7 @@ function ensureStream(nc: NatsConnection, stream: string, replicas: number): Pro
       if (!/not found/i.test(String(err))) throw err;
       return jsm.streams.add({
         name: stream,
-        subjects: [`orderlog.${stream}`],
+        subjects: [subjectOf(stream)],
         num_replicas: replicas,
         storage: StorageType.File,
         duplicate_window: 120_000_000_000,
@@ -121,7 +123,6 @@ export async function openStreamLog<C, M = unknown, S = unknown>(
   options: StreamLogOptions<C, M, S>,
 ): Promise<RecordLog<C, M>> {
   const { nc, stream, leadership } = options;
-  const subject = `orderlog.${stream}`;
   const js = jetstream(nc, { timeout: 5_000 });
   const headSeq = await ensureStream(nc, stream, options.replicas);
   options.restore?.(undefined);
@@ -144,40 +145,7 @@ export async function openStreamLog<C, M = unknown, S = unknown>(
   await readStream(js, stream, 1, headSeq, apply);
   // standby: follow the leader's appends until this process holds the lease
   if (!leadership.valid()) await readStream(js, stream, lastSeq + 1, Infinity, apply, leadership.acquired);
-  const publish: Publish = async (payload, msgID, marker, expected, closing) => {
-    const t0 = performance.now();
-    for (let attempt = 0; ; attempt++) {
-      if (!leadership.valid()) throw new DeposedError(leadership.deposedReason ?? "lease lapsed");
-      const h = headers();
-      h.set(TERM_HEADER, leadership.term);
-      try {
-        const ack = await js.publish(subject, marker ? new Uint8Array(0) : payload, {
-          msgID,
-          expect: { lastSequence: expected },
-          headers: h,
-          timeout: 2_000,
-        });
-        if (attempt > 0)
-          options.logger?.warn(
-            { stream, msgID, attempts: attempt + 1, ms: Math.round(performance.now() - t0) },
-            "order log append landed",
-          );
-        return ack;
-      } catch (err) {
-        if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE)
-          throw new DeposedError(`the order log ${stream} refused the append (another writer)`);
-        if (!retriable(err)) throw err;
-        // a stop does not wait out an outage: the append is abandoned unacknowledged (the standby reads the log)
-        if (closing?.()) throw new Error(`the journal closed while the order log ${stream} did not answer`);
-        if (attempt === 0)
-          options.logger?.warn(
-            { stream, msgID, err: String(err) },
-            "order log append unanswered: retrying while the lease lasts",
-          );
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-  };
+  const publish = publisher(js, stream, leadership, options.logger);
   // take over the log: read what the old leader appended up to now, then fence it with a term marker
   for (let attempt = 0; ; attempt++) {
     await retried(async () => {
@@ -194,6 +162,51 @@ export async function openStreamLog<C, M = unknown, S = unknown>(
     }
   }
   return writer(options, publish, { count, lastSeq });
+}
+
+/** Appends to `stream`'s subject with the expected last sequence, retrying what may land if sent again while the
+ *  lease lasts (see the file's head). */
+function publisher(
+  js: JetStreamClient,
+  stream: string,
+  leadership: Leadership,
+  logger: StreamLogOptions<unknown, unknown, unknown>["logger"],
+): Publish {
+  const subject = subjectOf(stream);
+  return async (payload, msgID, marker, expected, closing) => {
+    const t0 = performance.now();
+    for (let attempt = 0; ; attempt++) {
+      if (!leadership.valid()) throw new DeposedError(leadership.deposedReason ?? "lease lapsed");
+      const h = headers();
+      h.set(TERM_HEADER, leadership.term);
+      try {
+        const ack = await js.publish(subject, marker ? new Uint8Array(0) : payload, {
+          msgID,
+          expect: { lastSequence: expected },
+          headers: h,
+          timeout: 2_000,
+        });
+        if (attempt > 0)
+          logger?.warn(
+            { stream, msgID, attempts: attempt + 1, ms: Math.round(performance.now() - t0) },
+            "order log append landed",
+          );
+        return ack;
+      } catch (err) {
+        if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE)
+          throw new DeposedError(`the order log ${stream} refused the append (another writer)`);
+        if (!retriable(err)) throw err;
+        // a stop does not wait out an outage: the append is abandoned unacknowledged (the standby reads the log)
+        if (closing?.()) throw new Error(`the journal closed while the order log ${stream} did not answer`);
+        if (attempt === 0)
+          logger?.warn(
+            { stream, msgID, err: String(err) },
+            "order log append unanswered: retrying while the lease lasts",
+          );
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  };
 }
 
 type Publish = (
