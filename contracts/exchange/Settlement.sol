@@ -15,7 +15,7 @@ import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {ISettlement} from "./ISettlement.sol";
 import {ISettlementCompliance} from "./compliance/ISettlementCompliance.sol";
 import {IEligibilityRegistry} from "./compliance/IEligibilityRegistry.sol";
-import {SettlementState, BatchConfig, RestrictedToken} from "./libraries/SettlementState.sol";
+import {SettlementState, BatchConfig, RestrictedToken, FlatSlots} from "./libraries/SettlementState.sol";
 import {BatchSettlement} from "./libraries/BatchSettlement.sol";
 import {OrderHashing} from "./libraries/OrderHashing.sol";
 import {NonceBitmap} from "./libraries/NonceBitmap.sol";
@@ -108,7 +108,7 @@ contract Settlement is ISettlement, ISettlementCompliance, AccessControl, Pausab
         if (amount == 0) revert SettlementAmountZero();
         PendingWithdrawal storage pending = _state.pendingWithdrawals[msg.sender][token];
         if (pending.amount != 0) revert SettlementWithdrawalAlreadyPending(msg.sender, token);
-        uint256 balance = _state.balances[msg.sender][token];
+        uint256 balance = FlatSlots.load(FlatSlots.balance(msg.sender, token));
         if (balance < amount) revert SettlementInsufficientBalance(msg.sender, token, balance, amount);
         uint64 availableAt = uint64(block.timestamp) + _state.config.withdrawalDelaySec;
         pending.amount = SafeCast.toUint192(amount);
@@ -121,11 +121,12 @@ contract Settlement is ISettlement, ISettlementCompliance, AccessControl, Pausab
         PendingWithdrawal memory pending = _state.pendingWithdrawals[msg.sender][token];
         if (pending.amount == 0) revert SettlementWithdrawalNotPending(msg.sender, token);
         if (block.timestamp < pending.availableAt) revert SettlementWithdrawalNotReady(pending.availableAt);
-        uint256 balance = _state.balances[msg.sender][token];
+        uint256 slot = FlatSlots.balance(msg.sender, token);
+        uint256 balance = FlatSlots.load(slot);
         if (balance < pending.amount) revert SettlementInsufficientBalance(msg.sender, token, balance, pending.amount);
         // Safe: checked just above.
         unchecked {
-            _state.balances[msg.sender][token] = balance - pending.amount;
+            FlatSlots.store(slot, balance - pending.amount);
         }
         delete _state.pendingWithdrawals[msg.sender][token];
         IERC20(token).safeTransfer(msg.sender, pending.amount);
@@ -272,7 +273,7 @@ contract Settlement is ISettlement, ISettlementCompliance, AccessControl, Pausab
 
     /// @inheritdoc ISettlement
     function balanceOf(address trader, address token) external view returns (uint256) {
-        return _state.balances[trader][token];
+        return FlatSlots.load(FlatSlots.balance(trader, token));
     }
 
     /// @inheritdoc ISettlement
@@ -282,7 +283,7 @@ contract Settlement is ISettlement, ISettlementCompliance, AccessControl, Pausab
 
     /// @inheritdoc ISettlement
     function isNonceUsed(address trader, uint256 nonce) external view returns (bool) {
-        return NonceBitmap.isUsed(_state.nonceBitmap[trader], nonce);
+        return NonceBitmap.isUsed(trader, nonce);
     }
 
     /// @inheritdoc ISettlement
@@ -362,13 +363,16 @@ contract Settlement is ISettlement, ISettlementCompliance, AccessControl, Pausab
         uint256 balanceAfter = erc20.balanceOf(address(this));
         uint256 received = balanceAfter > balanceBefore ? balanceAfter - balanceBefore : 0;
         if (received != amount) revert SettlementDepositAmountMismatch(amount, received);
-        _state.balances[to][token] += amount;
+        uint256 balanceSlot = FlatSlots.balance(to, token);
+        FlatSlots.store(balanceSlot, FlatSlots.load(balanceSlot) + amount);
         // Account setup is paid by the trader's own deposit, not by the operator's settle: the first deposit
         // creates nonce word 0 (nonces 0..126). While the floor slot is untouched (minimum 0, word 0 named) the
         // word gets MARK (settle then skips the floor read for its nonces); otherwise the PARTIAL hint of nonce 0,
         // always safe (it only makes settle read filledAmount for nonce 0).
-        mapping(uint256 word => uint256 bits) storage bitmap = _state.nonceBitmap[to];
-        if (bitmap[0] == 0) bitmap[0] = _state.minNonce[to] == 0 ? NonceBitmap.MARK : NonceBitmap.partialBit(0);
+        uint256 word0 = FlatSlots.nonceWord(to, 0);
+        if (FlatSlots.load(word0) == 0) {
+            FlatSlots.store(word0, _state.minNonce[to] == 0 ? NonceBitmap.MARK : NonceBitmap.partialBit(0));
+        }
         emit Deposited(to, token, amount);
     }
 
@@ -392,7 +396,7 @@ contract Settlement is ISettlement, ISettlementCompliance, AccessControl, Pausab
     }
 
     function _cancelOrder(address trader, uint256 nonce) private {
-        if (NonceBitmap.markUsed(_state.nonceBitmap[trader], nonce)) revert SettlementNonceAlreadyUsed(trader, nonce);
+        if (NonceBitmap.markUsed(trader, nonce)) revert SettlementNonceAlreadyUsed(trader, nonce);
         emit OrderCancelled(trader, nonce);
     }
 
@@ -409,8 +413,8 @@ contract Settlement is ISettlement, ISettlementCompliance, AccessControl, Pausab
         if (minNonce_ > NonceBitmap.NONCE_LIMIT) revert SettlementMinNonceTooLarge(minNonce_, NonceBitmap.NONCE_LIMIT);
         uint256 marked = NonceBitmap.markedWordOf(floor);
         if (marked != NonceBitmap.NO_MARK && marked * NonceBitmap.NONCES_PER_WORD < minNonce_) {
-            mapping(uint256 word => uint256 bits) storage bitmap = _state.nonceBitmap[trader];
-            bitmap[marked] &= ~NonceBitmap.MARK;
+            uint256 slot = FlatSlots.nonceWord(trader, marked);
+            FlatSlots.store(slot, FlatSlots.load(slot) & ~NonceBitmap.MARK);
             marked = NonceBitmap.NO_MARK;
         }
         _state.minNonce[trader] = NonceBitmap.floorOf(minNonce_, marked);

@@ -1,41 +1,42 @@
 // The EIP-2930 access list a settle is sent with: the storage slots that every order of the batch touches
 // (its trader's balances of both tokens of its pair and its nonce word), listed so that their first access is
-// warm: 100 gas less each than a cold one (docs/decisions/contracts.md). The slots follow Solidity's mapping
-// layout over Settlement's SettlementState; test/contracts/exchange/access-list.test.ts holds them to the
-// contract.
-import { bytesToHex } from "@noble/hashes/utils.js";
+// warm: 100 gas less each than a cold one (docs/decisions/contracts.md). The slots are Settlement's FlatSlots
+// (contracts/exchange/libraries/SettlementState.sol); test/contracts/exchange/access-list.test.ts holds them to
+// the contract.
+import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import type { AccessList, Address, Hex } from "viem";
 import type { SettleArgs } from "../../sdk/settle-batch";
 import { keccak256Bytes } from "../../runtime/keccak";
 
-/** Settlement's `_state` (SettlementState) storage slot, after the state of the OpenZeppelin contracts it
- *  inherits (AccessControl, Pausable, EIP712, Nonces). */
-export const SETTLEMENT_STATE_SLOT = 5n;
-/** SettlementState.balances and SettlementState.nonceBitmap (its first and fourth members). */
-const BALANCES_SLOT = SETTLEMENT_STATE_SLOT;
-const NONCE_BITMAP_SLOT = SETTLEMENT_STATE_SLOT + 3n;
 /** Nonces per nonce word (NonceBitmap.sol). */
 const NONCES_PER_WORD = 127n;
 
-function writeWord(out: Uint8Array, at: number, value: bigint): void {
-  let v = value;
-  for (let i = at + 31; i >= at; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
+function addressBytes(a: Address): Uint8Array {
+  return hexToBytes(a.slice(2));
 }
 
-/** The slot of `mapping[key]` for a mapping at slot `base` (keccak256(key ‖ base)). */
-function mappingSlot(key: bigint, base: Uint8Array | bigint): Uint8Array {
-  const input = new Uint8Array(64);
-  writeWord(input, 0, key);
-  if (typeof base === "bigint") writeWord(input, 32, base);
-  else input.set(base, 32);
+/** FlatSlots.balance: keccak256(trader ‖ token), 40 bytes. */
+function balanceSlot(trader: Address, token: Address): Uint8Array {
+  const input = new Uint8Array(40);
+  input.set(addressBytes(trader), 0);
+  input.set(addressBytes(token), 20);
+  return keccak256Bytes(input);
+}
+
+/** FlatSlots.nonceWord: keccak256(trader ‖ index as uint256), 52 bytes. */
+function nonceWordSlot(trader: Address, index: bigint): Uint8Array {
+  const input = new Uint8Array(52);
+  input.set(addressBytes(trader), 0);
+  let v = index;
+  for (let i = 51; i >= 20; i--) {
+    input[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
   return keccak256Bytes(input);
 }
 
 /** Slots already computed, by trader and token or trader and nonce word: a trader's slots are the same in
- *  every batch, and each costs two or three keccaks and their word encodings. Cleared whole when full. */
+ *  every batch, and each costs a keccak and its encoding. Cleared whole when full. */
 const known = new Map<string, Hex>();
 const KNOWN_MAX = 65_536;
 
@@ -49,13 +50,11 @@ function remembered(key: string, make: () => Uint8Array): Hex {
   return slot;
 }
 
-/** The storage slots of balances[trader][token] for the given tokens and of nonceBitmap[trader][word]. */
+/** The storage slots of the trader's balances of the given tokens and of its nonce word holding `nonce`. */
 export function orderSlots(trader: Address, tokens: Address[], nonce: bigint): Hex[] {
-  const slots = tokens.map((t) =>
-    remembered(`${trader}${t}`, () => mappingSlot(BigInt(t), mappingSlot(BigInt(trader), BALANCES_SLOT))),
-  );
+  const slots = tokens.map((t) => remembered(`${trader}${t}`, () => balanceSlot(trader, t)));
   const word = nonce / NONCES_PER_WORD;
-  slots.push(remembered(`${trader}#${word}`, () => mappingSlot(word, mappingSlot(BigInt(trader), NONCE_BITMAP_SLOT))));
+  slots.push(remembered(`${trader}#${word}`, () => nonceWordSlot(trader, word)));
   return slots;
 }
 

@@ -3,7 +3,7 @@
 pragma solidity 0.8.28;
 
 import {ISettlement} from "../ISettlement.sol";
-import {SettlementState, BatchConfig} from "./SettlementState.sol";
+import {SettlementState, BatchConfig, FlatSlots} from "./SettlementState.sol";
 import {OrderHashing} from "./OrderHashing.sol";
 import {NonceBitmap} from "./NonceBitmap.sol";
 import {FillMath} from "./FillMath.sol";
@@ -49,8 +49,6 @@ library BatchSettlement {
         uint256 paid;
         /// what it received in this batch, net of its fee (base for a buy, quote for a sell)
         uint256 received;
-        /// storage slot of `balances[trader]` (the inner mapping)
-        uint256 balancesSlot;
         /// storage slot of the trader's nonce bitmap word holding this order's nonce
         uint256 nonceWordSlot;
     }
@@ -68,9 +66,8 @@ library BatchSettlement {
         uint256 makerFeeBps;
         uint256 takerFeeBps;
         bytes32 domainSeparator;
-        /// storage slots of the minNonce and nonceBitmap mappings
+        /// storage slot of the minNonce mapping
         uint256 minNonceRoot;
-        uint256 nonceBitmapRoot;
         /// hash of the previous order (orders must be strictly increasing)
         bytes32 previousHash;
         /// the packed encoding's token table (orders name their tokens by index in it)
@@ -199,7 +196,6 @@ library BatchSettlement {
         ctx.takerFeeBps = cfg.takerFeeBps;
         ctx.domainSeparator = domainSeparator;
         ctx.minNonceRoot = _slotOf(s.minNonce);
-        ctx.nonceBitmapRoot = _slotOf(s.nonceBitmap);
         ctx.restrictedFilter = cfg.restrictedFilter;
         ctx.restrictedRoot = RestrictedFills.root(s);
     }
@@ -216,14 +212,14 @@ library BatchSettlement {
     ///      written and the running totals are zeroed here.
     function _allocateOrders(uint256 n) private pure returns (OrderState[] memory states) {
         bytes32 typeHash = OrderHashing.ORDER_TYPEHASH;
-        // Memory-safe: allocates [length, n pointers, n structs of 17 words] at the free memory pointer and
+        // Memory-safe: allocates [length, n pointers, n structs of 16 words] at the free memory pointer and
         // moves the pointer past it; every field is written before it is read.
         assembly ("memory-safe") {
             states := mload(0x40)
             mstore(states, n)
             let structs := add(states, shl(5, add(n, 1)))
             for { let i := 0 } lt(i, n) { i := add(i, 1) } {
-                let st := add(structs, mul(i, 0x220))
+                let st := add(structs, shl(9, i))
                 mstore(add(states, shl(5, add(i, 1))), st)
                 mstore(st, typeHash)
                 mstore(add(st, 0x160), 0) // filledBefore
@@ -231,7 +227,7 @@ library BatchSettlement {
                 mstore(add(st, 0x1a0), 0) // paid
                 mstore(add(st, 0x1c0), 0) // received
             }
-            mstore(0x40, add(structs, mul(n, 0x220)))
+            mstore(0x40, add(structs, shl(9, n)))
         }
     }
 
@@ -372,23 +368,11 @@ library BatchSettlement {
     function _checkNonce(SettlementState storage s, BatchContext memory ctx, OrderState memory st) private {
         address trader = st.trader;
         uint256 nonce = st.nonce;
-        uint256 nonceBitmapRoot = ctx.nonceBitmapRoot;
-        uint256 wordIndex;
-        uint256 nonceWordSlot;
-        uint256 word;
-        uint256 bits;
-        // Memory-safe: only scratch space is written. Reads nonceBitmap[trader][nonce / 127] by Solidity's
-        // mapping layout (inlined: this runs once per order); `bits` = the nonce's FINISHED and PARTIAL bits.
-        assembly ("memory-safe") {
-            mstore(0x00, trader)
-            mstore(0x20, nonceBitmapRoot)
-            mstore(0x20, keccak256(0x00, 0x40))
-            wordIndex := div(nonce, 127)
-            mstore(0x00, wordIndex)
-            nonceWordSlot := keccak256(0x00, 0x40)
-            word := sload(nonceWordSlot)
-            bits := and(shr(shl(1, sub(nonce, mul(wordIndex, 127))), word), 3)
-        }
+        uint256 wordIndex = NonceBitmap.wordIndex(nonce);
+        uint256 nonceWordSlot = FlatSlots.nonceWord(trader, wordIndex);
+        uint256 word = FlatSlots.load(nonceWordSlot);
+        // the nonce's FINISHED and PARTIAL bits
+        uint256 bits = (word >> ((nonce % NonceBitmap.NONCES_PER_WORD) << 1)) & 3;
         if (word < NonceBitmap.MARK) _checkFloor(ctx, trader, nonce, wordIndex, nonceWordSlot, word);
         st.nonceWordSlot = nonceWordSlot;
         if (bits & 1 != 0) revert ISettlement.SettlementOrderNonceUsed(trader, nonce);
@@ -412,18 +396,18 @@ library BatchSettlement {
         uint256 word
     ) private {
         uint256 floorSlot = _traderSlot(ctx.minNonceRoot, trader);
-        uint256 floor = _sload(floorSlot);
+        uint256 floor = FlatSlots.load(floorSlot);
         uint256 minNonce = NonceBitmap.minNonceOf(floor);
         if (nonce < minNonce) revert ISettlement.SettlementOrderNonceBelowMinimum(trader, nonce, minNonce);
         uint256 marked = NonceBitmap.markedWordOf(floor);
         if (wordIndex >= NonceBitmap.NO_MARK || wordIndex * NonceBitmap.NONCES_PER_WORD < minNonce) return;
         if (marked != NonceBitmap.NO_MARK) {
             if (wordIndex <= marked) return;
-            uint256 oldSlot = _nonceWordSlot(ctx.nonceBitmapRoot, trader, marked);
-            _sstore(oldSlot, _sload(oldSlot) & ~NonceBitmap.MARK);
+            uint256 oldSlot = FlatSlots.nonceWord(trader, marked);
+            FlatSlots.store(oldSlot, FlatSlots.load(oldSlot) & ~NonceBitmap.MARK);
         }
-        _sstore(floorSlot, NonceBitmap.floorOf(minNonce, wordIndex));
-        _sstore(nonceWordSlot, word | NonceBitmap.MARK);
+        FlatSlots.store(floorSlot, NonceBitmap.floorOf(minNonce, wordIndex));
+        FlatSlots.store(nonceWordSlot, word | NonceBitmap.MARK);
     }
 
     /// @dev The slot of `root[trader]` (a mapping keyed by address).
@@ -432,17 +416,6 @@ library BatchSettlement {
         assembly ("memory-safe") {
             mstore(0x00, trader)
             mstore(0x20, root)
-            slot := keccak256(0x00, 0x40)
-        }
-    }
-
-    /// @dev The slot of nonceBitmap[trader][wordIndex], `root` being nonceBitmap's slot.
-    function _nonceWordSlot(uint256 root, address trader, uint256 wordIndex) private pure returns (uint256 slot) {
-        uint256 inner = _traderSlot(root, trader);
-        // Memory-safe: only scratch space is written.
-        assembly ("memory-safe") {
-            mstore(0x00, wordIndex)
-            mstore(0x20, inner)
             slot := keccak256(0x00, 0x40)
         }
     }
@@ -597,28 +570,20 @@ library BatchSettlement {
     ///      debited, each balance slot once per order rather than once per fill. The batch applies only if
     ///      every debit is covered (no balance ever ends negative); then each order's fill state is written.
     function _finish(SettlementState storage s, BatchContext memory ctx, OrderState[] memory states) private {
-        CommonPath.credit(_slotOf(s.balances), _addressOf(states));
+        CommonPath.credit(_addressOf(states));
         for (uint256 i; ; ++i) {
             i = CommonPath.debitAndFinish(_addressOf(states), i);
             if (i == states.length) break;
             OrderState memory o = states[i];
             if (o.filledAfter == o.filledBefore) continue;
             address payToken = o.side == OrderHashing.SIDE_BUY ? o.quoteToken : o.baseToken;
-            uint256 traderSlot = o.balancesSlot;
             uint256 paid = o.paid;
-            uint256 slot;
-            uint256 payBalance;
-            // Memory-safe: only scratch space is written. Reads balances[trader][payToken].
-            assembly ("memory-safe") {
-                mstore(0x00, payToken)
-                mstore(0x20, traderSlot)
-                slot := keccak256(0x00, 0x40)
-                payBalance := sload(slot)
-            }
+            uint256 slot = FlatSlots.balance(o.trader, payToken);
+            uint256 payBalance = FlatSlots.load(slot);
             if (payBalance < paid) revert ISettlement.SettlementInsufficientBalance(o.trader, payToken, payBalance, paid);
             // Safe: checked just above.
             unchecked {
-                _sstore(slot, payBalance - paid);
+                FlatSlots.store(slot, payBalance - paid);
             }
             _recordFilled(s, o);
         }
@@ -634,14 +599,14 @@ library BatchSettlement {
     function _recordFilled(SettlementState storage s, OrderState memory o) private {
         uint256 filled = o.filledAfter;
         uint256 slot = o.nonceWordSlot;
-        uint256 word = _sload(slot);
+        uint256 word = FlatSlots.load(slot);
         if (filled == o.amount) {
-            _sstore(slot, (word | NonceBitmap.finishedBit(o.nonce)) & ~NonceBitmap.partialBit(o.nonce));
+            FlatSlots.store(slot, (word | NonceBitmap.finishedBit(o.nonce)) & ~NonceBitmap.partialBit(o.nonce));
             if (o.filledBefore != 0) delete s.filledAmount[o.orderHash];
         } else {
             s.filledAmount[o.orderHash] = filled;
             uint256 partialBit = NonceBitmap.partialBit(o.nonce);
-            if (word & partialBit == 0) _sstore(slot, word | partialBit);
+            if (word & partialBit == 0) FlatSlots.store(slot, word | partialBit);
         }
     }
 
@@ -719,38 +684,10 @@ library BatchSettlement {
         }
     }
 
-    function _slotOf(mapping(address => mapping(address => uint256)) storage m) private pure returns (uint256 slot) {
-        // Memory-safe: reads a storage reference's slot number.
-        assembly ("memory-safe") {
-            slot := m.slot
-        }
-    }
-
     function _slotOf(mapping(address => uint256) storage m) private pure returns (uint256 slot) {
         // Memory-safe: reads a storage reference's slot number.
         assembly ("memory-safe") {
             slot := m.slot
-        }
-    }
-
-    function _slotOf(mapping(address => mapping(uint256 => uint256)) storage m) private pure returns (uint256 slot) {
-        // Memory-safe: reads a storage reference's slot number.
-        assembly ("memory-safe") {
-            slot := m.slot
-        }
-    }
-
-    function _sload(uint256 slot) private view returns (uint256 value) {
-        // Reads a slot derived above from one of the state's own mappings.
-        assembly ("memory-safe") {
-            value := sload(slot)
-        }
-    }
-
-    function _sstore(uint256 slot, uint256 value) private {
-        // Writes a slot derived above from one of the state's own mappings.
-        assembly ("memory-safe") {
-            sstore(slot, value)
         }
     }
 }

@@ -13,18 +13,18 @@ import {PackedBatch} from "./PackedBatch.sol";
 ///         (and names every refusal) as before and hands the rest back, so no check is skipped, only done once
 ///         the cheap way.
 /// @dev Works on BatchSettlement's memory by address: a BatchContext's words 0x20 makerFeeBps, 0x40 takerFeeBps,
-///      0x60 domainSeparator, 0xa0 nonceBitmapRoot, 0xc0 previousHash, 0x120 feeBaseToken, 0x140 feeQuoteToken,
-///      0x160 feeBase, 0x180 feeQuote; an OrderState is 17 words (0x00 typeHash, 0x20 trader, 0x40 baseToken,
-///      0x60 quoteToken, 0x80 side, 0xa0 price, 0xc0 amount, 0xe0 expiry, 0x100 nonce, 0x120 flags, 0x140
-///      orderHash, 0x160 filledBefore, 0x180 filledAfter, 0x1a0 paid, 0x1c0 received, 0x1e0 balancesSlot,
-///      0x200 nonceWordSlot), an OrderState[] its length then pointers.
+///      0x60 domainSeparator, 0xa0 previousHash, 0x100 feeBaseToken, 0x120 feeQuoteToken, 0x140 feeBase, 0x160
+///      feeQuote; an OrderState is 16 words (0x00 typeHash, 0x20 trader, 0x40 baseToken, 0x60 quoteToken, 0x80
+///      side, 0xa0 price, 0xc0 amount, 0xe0 expiry, 0x100 nonce, 0x120 flags, 0x140 orderHash, 0x160
+///      filledBefore, 0x180 filledAfter, 0x1a0 paid, 0x1c0 received, 0x1e0 nonceWordSlot), an OrderState[] its
+///      length then pointers. Balances and nonce words are at their FlatSlots (trader ‖ token, trader ‖ index).
 library CommonPath {
     // long: one assembly loop over the orders; split, every order would pay a call and its stack shuffles
     /// @notice Loads and admits packed orders from `index` (at calldata `offset` of the batch at `batchOffset`,
     ///         `batchLength` bytes) while each passes every check of BatchSettlement._admitHashed the simple way:
     ///         well formed with a compact (EIP-2098) signature, hash above the previous one, unexpired, flags valid, nonzero
     ///         trader that signed itself (low-s ECDSA), nonce in its trader's marked word and neither finished nor
-    ///         partial. Each admitted order's OrderState (words 0-10 and 16) is written and ctx.previousHash
+    ///         partial. Each admitted order's OrderState (words 0-10 and 15) is written and ctx.previousHash
     ///         follows. Returns the first order it did not admit (`stoppedAt`, the order count when all were) and
     ///         its offset; `h` and `recovered` are its hash and signer when it got that far (`h` zero otherwise):
     ///         BatchSettlement then admits it the Solidity way (agents, ERC-1271, unmarked words, prior partial
@@ -49,7 +49,7 @@ library CommonPath {
         assembly ("memory-safe") {
             stoppedAt := index
             next := offset
-            h := mload(add(ctx, 0xc0))
+            h := mload(add(ctx, 0xa0))
             // the digest's input at `ptr` + 0x80 (0x1901 ‖ domainSeparator ‖ structHash): the prefix is the
             // batch's, written once; the ecrecover call's input at `ptr` lies below it
             let ptr := mload(0x40)
@@ -57,7 +57,6 @@ library CommonPath {
             mstore(add(ptr, 0x82), mload(add(ctx, 0x60)))
             let orderCount := mload(states)
             let tokenCount := mload(tokens)
-            let nonceRoot := mload(add(ctx, 0xa0))
             for {} lt(stoppedAt, orderCount) {} {
                 let p := add(batchOffset, next)
                 let w := calldataload(p)
@@ -68,7 +67,7 @@ library CommonPath {
                         and(iszero(and(byte(22, w), 0x80)), iszero(gt(end, batchLength)))
                     )
                 ) {
-                    mstore(add(ctx, 0xc0), h)
+                    mstore(add(ctx, 0xa0), h)
                     h := 0
                     break
                 }
@@ -97,7 +96,7 @@ library CommonPath {
                         )
                     )
                 ) {
-                    mstore(add(ctx, 0xc0), h)
+                    mstore(add(ctx, 0xa0), h)
                     h := d
                     recovered := 0
                     break
@@ -111,31 +110,30 @@ library CommonPath {
                 pop(staticcall(gas(), 1, ptr, 0x80, 0x00, 0x20))
                 recovered := mload(0x00)
                 if iszero(eq(recovered, shr(96, w))) {
-                    mstore(add(ctx, 0xc0), h)
+                    mstore(add(ctx, 0xa0), h)
                     h := d
                     break
                 }
-                // nonceBitmap[trader][nonce / 127]: the trader is already at 0x00 (ecrecover's answer)
+                // the nonce word's FlatSlot, keccak256(trader ‖ nonce / 127): the trader is already at 0x00
+                // (ecrecover's answer)
                 let nonce := mload(add(st, 0x100))
-                mstore(0x20, nonceRoot)
-                mstore(0x20, keccak256(0x00, 0x40))
                 let wordIndex := div(nonce, perWord)
-                mstore(0x00, wordIndex)
-                let slot := keccak256(0x00, 0x40)
+                mstore(0x20, wordIndex)
+                let slot := keccak256(0x0c, 0x34)
                 let word := sload(slot)
                 // MARK set (the word is at or above the minimum nonce), the nonce's two bits clear
                 if or(lt(word, mark), and(shr(shl(1, sub(nonce, mul(wordIndex, perWord))), word), 3)) {
-                    mstore(add(ctx, 0xc0), h)
+                    mstore(add(ctx, 0xa0), h)
                     h := d
                     break
                 }
                 mstore(add(st, 0x140), d)
-                mstore(add(st, 0x200), slot)
+                mstore(add(st, 0x1e0), slot)
                 h := d
                 stoppedAt := add(stoppedAt, 1)
                 next := end
             }
-            if eq(stoppedAt, orderCount) { mstore(add(ctx, 0xc0), h) }
+            if eq(stoppedAt, orderCount) { mstore(add(ctx, 0xa0), h) }
         }
     }
 
@@ -163,10 +161,10 @@ library CommonPath {
         // are read without a bound: a fill reaching past the batch leaves `at` past its end, which settlePacked
         // then refuses (SettlementPackedBatchMalformed), so nothing booked from it is ever written.
         assembly ("memory-safe") {
-            let feeBase := mload(add(ctx, 0x160))
-            let feeQuote := mload(add(ctx, 0x180))
-            let pairBase := mload(add(ctx, 0x120))
-            let pairQuote := mload(add(ctx, 0x140))
+            let feeBase := mload(add(ctx, 0x140))
+            let feeQuote := mload(add(ctx, 0x160))
+            let pairBase := mload(add(ctx, 0x100))
+            let pairQuote := mload(add(ctx, 0x120))
             let orderCount := mload(states)
             stoppedAt := k
             at := fills
@@ -243,30 +241,26 @@ library CommonPath {
                 feeQuote := add(feeQuote, quoteFee)
                 at := mload(0x00)
             }
-            mstore(add(ctx, 0x160), feeBase)
-            mstore(add(ctx, 0x180), feeQuote)
+            mstore(add(ctx, 0x140), feeBase)
+            mstore(add(ctx, 0x160), feeQuote)
         }
     }
 
-    /// @notice For every order filled in this batch, its receipts credited: balances[trader][base for a buy,
-    ///         quote for a sell] += received, the trader's balances slot kept in `balancesSlot` for the debits.
-    function credit(uint256 balancesRoot, uint256 states) internal {
-        // Memory-safe: writes the balancesSlot word of the structs allocated by BatchSettlement._allocateOrders,
-        // and scratch space. The credit is unchecked: credits move value that the debits take from other
-        // balances (or the batch reverts), so no balance exceeds the contract's token balance.
+    /// @notice For every order filled in this batch, its receipts credited: the balance of the base token for a
+    ///         buy, of the quote token for a sell += received.
+    function credit(uint256 states) internal {
+        // Memory-safe: only scratch space is written. The credit is unchecked: credits move value that the debits
+        // take from other balances (or the batch reverts), so no balance exceeds the contract's token balance.
         assembly ("memory-safe") {
             let n := mload(states)
             for { let i := 0 } lt(i, n) { i := add(i, 1) } {
                 let o := mload(add(states, shl(5, add(i, 1))))
                 if iszero(eq(mload(add(o, 0x180)), mload(add(o, 0x160)))) {
+                    // FlatSlots.balance: keccak256(trader ‖ token), baseToken (word 2) for a buy (side 0),
+                    // quoteToken (word 3) for a sell
                     mstore(0x00, mload(add(o, 0x20)))
-                    mstore(0x20, balancesRoot)
-                    let traderSlot := keccak256(0x00, 0x40)
-                    mstore(add(o, 0x1e0), traderSlot)
-                    // baseToken (word 2) for a buy (side 0), quoteToken (word 3) for a sell
-                    mstore(0x00, mload(add(o, add(0x40, shl(5, mload(add(o, 0x80)))))))
-                    mstore(0x20, traderSlot)
-                    let slot := keccak256(0x00, 0x40)
+                    mstore(0x20, shl(96, mload(add(o, add(0x40, shl(5, mload(add(o, 0x80))))))))
+                    let slot := keccak256(0x0c, 0x28)
                     sstore(slot, add(sload(slot), mload(add(o, 0x1c0))))
                 }
             }
@@ -274,8 +268,8 @@ library CommonPath {
     }
 
     /// @notice The end of batch's debits from order `i` while each order filled in this batch is complete,
-    ///         was never filled before and its trader's balance covers what it paid: the balance debited
-    ///         (balances[trader][quote for a buy, base for a sell]) and the nonce's FINISHED bit set (its PARTIAL
+    ///         was never filled before and its trader's balance covers what it paid: the balance debited (of
+    ///         the quote token for a buy, the base token for a sell) and the nonce's FINISHED bit set (its PARTIAL
     ///         bit is clear: admitOrders or _checkNonce saw no prior fill). Returns the first order it did not
     ///         settle, having written nothing for it: BatchSettlement debits it the Solidity way (a partial fill,
     ///         a refusal with its named error).
@@ -291,15 +285,16 @@ library CommonPath {
                 let filledBefore := mload(add(o, 0x160))
                 if eq(filledAfter, filledBefore) { continue }
                 if or(filledBefore, iszero(eq(filledAfter, mload(add(o, 0xc0))))) { break }
-                // quoteToken (word 3) for a buy (side 0), baseToken (word 2) for a sell
-                mstore(0x00, mload(add(o, sub(0x60, shl(5, mload(add(o, 0x80)))))))
-                mstore(0x20, mload(add(o, 0x1e0)))
-                let slot := keccak256(0x00, 0x40)
+                // FlatSlots.balance: keccak256(trader ‖ token), quoteToken (word 3) for a buy (side 0),
+                // baseToken (word 2) for a sell
+                mstore(0x00, mload(add(o, 0x20)))
+                mstore(0x20, shl(96, mload(add(o, sub(0x60, shl(5, mload(add(o, 0x80))))))))
+                let slot := keccak256(0x0c, 0x28)
                 let held := sload(slot)
                 let paid := mload(add(o, 0x1a0))
                 if lt(held, paid) { break }
                 sstore(slot, sub(held, paid))
-                let wordSlot := mload(add(o, 0x200))
+                let wordSlot := mload(add(o, 0x1e0))
                 let shift := shl(1, mod(mload(add(o, 0x100)), perWord))
                 sstore(wordSlot, or(and(sload(wordSlot), not(shl(shift, 2))), shl(shift, 1)))
             }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import {FlatSlots} from "./SettlementState.sol";
+
 /// @title NonceBitmap
-/// @notice Unordered per-trader nonces with two bits per nonce, 127 nonces per word: word `nonce / 127`, bit pair
-///         `2 * (nonce % 127)`. The low bit = FINISHED (fully filled or cancelled); the high bit = PARTIAL (some
+/// @notice Unordered per-trader nonces with two bits per nonce, 127 nonces per word (at FlatSlots.nonceWord):
+///         word `nonce / 127`, bit pair `2 * (nonce % 127)`. The low bit = FINISHED (fully filled or cancelled); the high bit = PARTIAL (some
 ///         order with this nonce has an entry in `filledAmount`). The word's top bit is MARK: the whole word is at
 ///         or above the trader's minimum nonce, so settle need not read it.
 /// @dev The PARTIAL bit lets settle skip the cold `filledAmount` read (2,100 gas) for every order that was
@@ -50,19 +52,17 @@ library NonceBitmap {
         return (markedWord << MARK_SHIFT) | minNonce;
     }
 
-    /// @notice Whether `nonce` is finished in `bitmap`.
-    function isUsed(mapping(uint256 word => uint256 bits) storage bitmap, uint256 nonce) internal view returns (bool) {
-        return bitmap[wordIndex(nonce)] & finishedBit(nonce) != 0;
+    /// @notice Whether `trader`'s `nonce` is finished.
+    function isUsed(address trader, uint256 nonce) internal view returns (bool) {
+        return FlatSlots.load(FlatSlots.nonceWord(trader, wordIndex(nonce))) & finishedBit(nonce) != 0;
     }
 
-    /// @notice Marks `nonce` finished; returns whether it already was.
-    function markUsed(mapping(uint256 word => uint256 bits) storage bitmap, uint256 nonce)
-        internal
-        returns (bool wasUsed)
-    {
+    /// @notice Marks `trader`'s `nonce` finished; returns whether it already was.
+    function markUsed(address trader, uint256 nonce) internal returns (bool wasUsed) {
         uint256 bit = finishedBit(nonce);
-        uint256 word = bitmap[wordIndex(nonce)];
+        uint256 slot = FlatSlots.nonceWord(trader, wordIndex(nonce));
+        uint256 word = FlatSlots.load(slot);
         wasUsed = word & bit != 0;
-        bitmap[wordIndex(nonce)] = word | bit;
+        FlatSlots.store(slot, word | bit);
     }
 }

@@ -21,13 +21,12 @@ struct BatchConfig {
     uint64 restrictedFilter;
 }
 
-/// @notice The whole storage of the Settlement contract; the libraries work on it by reference.
+/// @notice The whole storage of the Settlement contract; the libraries work on it by reference. A trader's
+///         balances and nonce words are not in it: they sit at flat slots (FlatSlots), one keccak each.
 struct SettlementState {
-    mapping(address trader => mapping(address token => uint256 amount)) balances;
     mapping(address token => uint256 amount) collectedFees;
     /// partial fills only: deleted (and the nonce bit set) when an order completes
     mapping(bytes32 orderHash => uint256 baseAmount) filledAmount;
-    mapping(address trader => mapping(uint256 word => uint256 bits)) nonceBitmap;
     /// the floor slot: minimum nonce (low 192 bits) and the index of the nonce word that may carry MARK (top 64
     /// bits); see NonceBitmap
     mapping(address trader => uint256 floor) minNonce;
@@ -40,4 +39,50 @@ struct SettlementState {
     mapping(uint8 lane => uint64 nextBatchId) laneNextBatchId;
     /// the tokens whose fills the eligibility registry checks (RestrictedFills)
     mapping(address token => RestrictedToken) restrictedTokens;
+}
+
+/// @title FlatSlots
+/// @notice The storage slots of a trader's balances and nonce words, each the keccak of one packed preimage
+///         instead of a nested mapping's two (the settle loop derives two balance slots and a nonce word slot an
+///         order):
+///         - balance of `token`: keccak256(trader ‖ token), 40 bytes;
+///         - nonce word `index` (NonceBitmap): keccak256(trader ‖ index as uint256), 52 bytes.
+/// @dev Every other slot of the contract is Solidity's own: a small state slot number, or the keccak of a
+///      64-byte mapping preimage (keccak256(key ‖ slot)) or of a 32-byte one (ERC-7201). No other preimage is 40
+///      or 52 bytes long, so these slots meet no other one unless keccak256 collides. The assembly hashes from
+///      byte 12 of scratch word 0: the address's own 20 bytes, whatever the bits above it hold.
+library FlatSlots {
+    function balance(address trader, address token) internal pure returns (uint256 slot) {
+        // Memory-safe: only scratch space is written.
+        assembly ("memory-safe") {
+            mstore(0x00, trader)
+            mstore(0x20, shl(96, token))
+            slot := keccak256(0x0c, 0x28)
+        }
+    }
+
+    function nonceWord(address trader, uint256 index) internal pure returns (uint256 slot) {
+        // Memory-safe: only scratch space is written.
+        assembly ("memory-safe") {
+            mstore(0x00, trader)
+            mstore(0x20, index)
+            slot := keccak256(0x0c, 0x34)
+        }
+    }
+
+    /// @dev Reads a slot derived by hand (above, or a mapping's in the settle loop).
+    function load(uint256 slot) internal view returns (uint256 value) {
+        // Reads a slot of the contract's own state.
+        assembly ("memory-safe") {
+            value := sload(slot)
+        }
+    }
+
+    /// @dev Writes a slot derived by hand (above, or a mapping's in the settle loop).
+    function store(uint256 slot, uint256 value) internal {
+        // Writes a slot of the contract's own state.
+        assembly ("memory-safe") {
+            sstore(slot, value)
+        }
+    }
 }
