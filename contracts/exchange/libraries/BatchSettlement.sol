@@ -364,7 +364,8 @@ library BatchSettlement {
     }
 
     /// @dev Nonce bitmap and, unless the word carries MARK, the cancel-all threshold; notes the word's slot and any
-    ///      prior partial fill.
+    ///      prior partial fill, and marks the nonce FINISHED (_finish reopens it if the batch leaves the order
+    ///      partial or unfilled).
     function _checkNonce(SettlementState storage s, BatchContext memory ctx, OrderState memory st) private {
         address trader = st.trader;
         uint256 nonce = st.nonce;
@@ -373,7 +374,7 @@ library BatchSettlement {
         uint256 word = FlatSlots.load(nonceWordSlot);
         // the nonce's FINISHED and PARTIAL bits
         uint256 bits = (word >> ((nonce % NonceBitmap.NONCES_PER_WORD) << 1)) & 3;
-        if (word < NonceBitmap.MARK) _checkFloor(ctx, trader, nonce, wordIndex, nonceWordSlot, word);
+        if (word < NonceBitmap.MARK) word = _checkFloor(ctx, trader, nonce, wordIndex, word);
         st.nonceWordSlot = nonceWordSlot;
         if (bits & 1 != 0) revert ISettlement.SettlementOrderNonceUsed(trader, nonce);
         // Only an order whose nonce carries the PARTIAL bit can have a filledAmount entry.
@@ -382,32 +383,32 @@ library BatchSettlement {
             st.filledBefore = filled;
             st.filledAfter = filled;
         }
+        FlatSlots.store(nonceWordSlot, word | NonceBitmap.finishedBit(nonce));
     }
 
     /// @dev The cancel-all threshold of an order in an unmarked word; moves the trader's mark up to that word when
     ///      all of it is at or above the threshold (clearing the old word's mark), so the trader's next orders in
-    ///      it skip this read (NonceBitmap).
+    ///      it skip this read (NonceBitmap). Returns the word as it now is.
     function _checkFloor(
         BatchContext memory ctx,
         address trader,
         uint256 nonce,
         uint256 wordIndex,
-        uint256 nonceWordSlot,
         uint256 word
-    ) private {
+    ) private returns (uint256) {
         uint256 floorSlot = _traderSlot(ctx.minNonceRoot, trader);
         uint256 floor = FlatSlots.load(floorSlot);
         uint256 minNonce = NonceBitmap.minNonceOf(floor);
         if (nonce < minNonce) revert ISettlement.SettlementOrderNonceBelowMinimum(trader, nonce, minNonce);
         uint256 marked = NonceBitmap.markedWordOf(floor);
-        if (wordIndex >= NonceBitmap.NO_MARK || wordIndex * NonceBitmap.NONCES_PER_WORD < minNonce) return;
+        if (wordIndex >= NonceBitmap.NO_MARK || wordIndex * NonceBitmap.NONCES_PER_WORD < minNonce) return word;
         if (marked != NonceBitmap.NO_MARK) {
-            if (wordIndex <= marked) return;
+            if (wordIndex <= marked) return word;
             uint256 oldSlot = FlatSlots.nonceWord(trader, marked);
             FlatSlots.store(oldSlot, FlatSlots.load(oldSlot) & ~NonceBitmap.MARK);
         }
         FlatSlots.store(floorSlot, NonceBitmap.floorOf(minNonce, wordIndex));
-        FlatSlots.store(nonceWordSlot, word | NonceBitmap.MARK);
+        return word | NonceBitmap.MARK;
     }
 
     /// @dev The slot of `root[trader]` (a mapping keyed by address).
@@ -572,10 +573,10 @@ library BatchSettlement {
     function _finish(SettlementState storage s, BatchContext memory ctx, OrderState[] memory states) private {
         CommonPath.credit(_addressOf(states));
         for (uint256 i; ; ++i) {
-            i = CommonPath.debitAndFinish(_addressOf(states), i);
+            // debit stops at a filled order only (it reopens the nonces of the unfilled ones)
+            i = CommonPath.debit(_addressOf(states), i);
             if (i == states.length) break;
             OrderState memory o = states[i];
-            if (o.filledAfter == o.filledBefore) continue;
             address payToken = o.side == OrderHashing.SIDE_BUY ? o.quoteToken : o.baseToken;
             uint256 paid = o.paid;
             uint256 slot = FlatSlots.balance(o.trader, payToken);
@@ -593,20 +594,20 @@ library BatchSettlement {
         emit ISettlement.BatchSettled(ctx.batchId, ctx.tradeCount, uint16(ctx.makerFeeBps), uint16(ctx.takerFeeBps));
     }
 
-    /// @dev Complete: FINISHED bit set, PARTIAL bit and the filledAmount entry cleared (a refund). Partial:
-    ///      filledAmount written and the PARTIAL bit set. The word is read again (warm) because two orders of
-    ///      one trader can share it.
+    /// @dev The nonce is FINISHED since the order's admission. Complete: its PARTIAL bit and filledAmount entry
+    ///      cleared (a refund). Partial: filledAmount written, the nonce reopened (FINISHED cleared) with its
+    ///      PARTIAL bit. The word is read again (warm) because two orders of one trader can share it.
     function _recordFilled(SettlementState storage s, OrderState memory o) private {
         uint256 filled = o.filledAfter;
         uint256 slot = o.nonceWordSlot;
         uint256 word = FlatSlots.load(slot);
+        uint256 partialBit = NonceBitmap.partialBit(o.nonce);
         if (filled == o.amount) {
-            FlatSlots.store(slot, (word | NonceBitmap.finishedBit(o.nonce)) & ~NonceBitmap.partialBit(o.nonce));
+            if (word & partialBit != 0) FlatSlots.store(slot, word & ~partialBit);
             if (o.filledBefore != 0) delete s.filledAmount[o.orderHash];
         } else {
             s.filledAmount[o.orderHash] = filled;
-            uint256 partialBit = NonceBitmap.partialBit(o.nonce);
-            if (word & partialBit == 0) FlatSlots.store(slot, word | partialBit);
+            FlatSlots.store(slot, (word & ~NonceBitmap.finishedBit(o.nonce)) | partialBit);
         }
     }
 

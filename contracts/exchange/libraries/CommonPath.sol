@@ -24,8 +24,9 @@ library CommonPath {
     ///         `batchLength` bytes) while each passes every check of BatchSettlement._admitHashed the simple way:
     ///         well formed with a compact (EIP-2098) signature, hash above the previous one, unexpired, flags valid, nonzero
     ///         trader that signed itself (low-s ECDSA), nonce in its trader's marked word and neither finished nor
-    ///         partial. Each admitted order's OrderState (words 0-10 and 15) is written and ctx.previousHash
-    ///         follows. Returns the first order it did not admit (`stoppedAt`, the order count when all were) and
+    ///         partial. Each admitted order's nonce is marked FINISHED in its word (BatchSettlement._finish
+    ///         reopens it for an order the batch leaves partial or unfilled), its OrderState (words 0-10 and 15)
+    ///         is written and ctx.previousHash follows. Returns the first order it did not admit (`stoppedAt`, the order count when all were) and
     ///         its offset; `h` and `recovered` are its hash and signer when it got that far (`h` zero otherwise):
     ///         BatchSettlement then admits it the Solidity way (agents, ERC-1271, unmarked words, prior partial
     ///         fills, every refusal with its named error). `tokens` is the batch's token table.
@@ -37,7 +38,7 @@ library CommonPath {
         uint256 batchLength,
         uint256 index,
         uint256 offset
-    ) internal view returns (uint256 stoppedAt, uint256 next, bytes32 h, address recovered) {
+    ) internal returns (uint256 stoppedAt, uint256 next, bytes32 h, address recovered) {
         uint256 perWord = NonceBitmap.NONCES_PER_WORD;
         uint256 mark = NonceBitmap.MARK;
         uint256 orderBytes = PackedBatch.ORDER_FIXED_BYTES + PackedBatch.COMPACT_SIGNATURE_BYTES;
@@ -50,20 +51,19 @@ library CommonPath {
             stoppedAt := index
             next := offset
             h := mload(add(ctx, 0xa0))
-            // the digest's input at `ptr` + 0x80 (0x1901 ‖ domainSeparator ‖ structHash): the prefix is the
-            // batch's, written once; the ecrecover call's input at `ptr` lies below it
-            let ptr := mload(0x40)
-            mstore(add(ptr, 0x80), hex"1901")
-            mstore(add(ptr, 0x82), mload(add(ctx, 0x60)))
-            let orderCount := mload(states)
-            let tokenCount := mload(tokens)
-            for {} lt(stoppedAt, orderCount) {} {
+            // the digest's input at `ptr` + 0x80 (0x1901 ‖ domainSeparator ‖ structHash), `ptr` the free memory
+            // pointer: the prefix is the batch's, written once; the ecrecover call's input at `ptr` lies below it.
+            // The order and token counts and `ptr` are read where used, not held: every stack slot the loop
+            // keeps free saves the compiler a spill.
+            mstore(add(mload(0x40), 0x80), hex"1901")
+            mstore(add(mload(0x40), 0x82), mload(add(ctx, 0x60)))
+            for {} lt(stoppedAt, mload(states)) {} {
                 let p := add(batchOffset, next)
                 let w := calldataload(p)
                 let end := add(next, orderBytes)
                 if iszero(
                     and(
-                        and(lt(byte(20, w), tokenCount), lt(byte(21, w), tokenCount)),
+                        and(lt(byte(20, w), mload(tokens)), lt(byte(21, w), mload(tokens))),
                         and(iszero(and(byte(22, w), 0x80)), iszero(gt(end, batchLength)))
                     )
                 ) {
@@ -72,6 +72,7 @@ library CommonPath {
                     break
                 }
                 let st := mload(add(states, shl(5, add(stoppedAt, 1))))
+                let ptr := mload(0x40)
                 let sideAndFlags := byte(22, w)
                 mstore(add(st, 0x20), shr(96, w))
                 mstore(add(st, 0x40), mload(add(tokens, shl(5, add(byte(20, w), 1)))))
@@ -127,13 +128,15 @@ library CommonPath {
                     h := d
                     break
                 }
+                // FINISHED from here: the word's one write for this order
+                sstore(slot, or(word, shl(shl(1, mod(mload(add(st, 0x100)), perWord)), 1)))
                 mstore(add(st, 0x140), d)
                 mstore(add(st, 0x1e0), slot)
                 h := d
                 stoppedAt := add(stoppedAt, 1)
                 next := end
             }
-            if eq(stoppedAt, orderCount) { mstore(add(ctx, 0xa0), h) }
+            if eq(stoppedAt, mload(states)) { mstore(add(ctx, 0xa0), h) }
         }
     }
 
@@ -269,13 +272,13 @@ library CommonPath {
 
     /// @notice The end of batch's debits from order `i` while each order filled in this batch is complete,
     ///         was never filled before and its trader's balance covers what it paid: the balance debited (of
-    ///         the quote token for a buy, the base token for a sell) and the nonce's FINISHED bit set (its PARTIAL
-    ///         bit is clear: admitOrders or _checkNonce saw no prior fill). Returns the first order it did not
-    ///         settle, having written nothing for it: BatchSettlement debits it the Solidity way (a partial fill,
-    ///         a refusal with its named error).
-    function debitAndFinish(uint256 states, uint256 i) internal returns (uint256 stoppedAt) {
+    ///         the quote token for a buy, the base token for a sell); its nonce is FINISHED since its admission.
+    ///         An order the batch did not fill gets its nonce reopened (FINISHED cleared: admission set it on a
+    ///         clear nonce). Returns the first order it did not settle, having written nothing for it:
+    ///         BatchSettlement debits it the Solidity way (a partial fill, a refusal with its named error).
+    function debit(uint256 states, uint256 i) internal returns (uint256 stoppedAt) {
         uint256 perWord = NonceBitmap.NONCES_PER_WORD;
-        // Memory-safe: reads the OrderStates of `states`; only scratch space is written. The nonce word is
+        // Memory-safe: reads the OrderStates of `states`; only scratch space is written. A reopened nonce word is
         // re-read: two orders of a trader can share it.
         assembly ("memory-safe") {
             let n := mload(states)
@@ -283,7 +286,11 @@ library CommonPath {
                 let o := mload(add(states, shl(5, add(i, 1))))
                 let filledAfter := mload(add(o, 0x180))
                 let filledBefore := mload(add(o, 0x160))
-                if eq(filledAfter, filledBefore) { continue }
+                if eq(filledAfter, filledBefore) {
+                    let wordSlot := mload(add(o, 0x1e0))
+                    sstore(wordSlot, and(sload(wordSlot), not(shl(shl(1, mod(mload(add(o, 0x100)), perWord)), 1))))
+                    continue
+                }
                 if or(filledBefore, iszero(eq(filledAfter, mload(add(o, 0xc0))))) { break }
                 // FlatSlots.balance: keccak256(trader ‖ token), quoteToken (word 3) for a buy (side 0),
                 // baseToken (word 2) for a sell
@@ -294,9 +301,6 @@ library CommonPath {
                 let paid := mload(add(o, 0x1a0))
                 if lt(held, paid) { break }
                 sstore(slot, sub(held, paid))
-                let wordSlot := mload(add(o, 0x1e0))
-                let shift := shl(1, mod(mload(add(o, 0x100)), perWord))
-                sstore(wordSlot, or(and(sload(wordSlot), not(shl(shift, 2))), shl(shift, 1)))
             }
             stoppedAt := i
         }
