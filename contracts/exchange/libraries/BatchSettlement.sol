@@ -571,27 +571,33 @@ library BatchSettlement {
     ///      debited, each balance slot once per order rather than once per fill. The batch applies only if
     ///      every debit is covered (no balance ever ends negative); then each order's fill state is written.
     function _finish(SettlementState storage s, BatchContext memory ctx, OrderState[] memory states) private {
-        CommonPath.credit(_addressOf(states));
-        for (uint256 i; ; ++i) {
-            // debit stops at a filled order only (it reopens the nonces of the unfilled ones)
-            i = CommonPath.debit(_addressOf(states), i);
-            if (i == states.length) break;
-            OrderState memory o = states[i];
-            address payToken = o.side == OrderHashing.SIDE_BUY ? o.quoteToken : o.baseToken;
-            uint256 paid = o.paid;
-            uint256 slot = FlatSlots.balance(o.trader, payToken);
-            uint256 payBalance = FlatSlots.load(slot);
-            if (payBalance < paid) revert ISettlement.SettlementInsufficientBalance(o.trader, payToken, payBalance, paid);
-            // Safe: checked just above.
-            unchecked {
-                FlatSlots.store(slot, payBalance - paid);
-            }
-            _recordFilled(s, o);
+        uint256 n = states.length;
+        uint256 i = CommonPath.creditAndDebit(_addressOf(states));
+        if (i < n) CommonPath.credit(_addressOf(states), i + 1);
+        // order i, while below n, is filled: creditAndDebit and debit stop at a filled order only (they reopen the
+        // nonces of the unfilled ones)
+        while (i < n) {
+            _debit(s, states[i]);
+            i = CommonPath.debit(_addressOf(states), i + 1);
         }
         _addFee(ctx.fees, ctx.feeBaseToken, ctx.feeBase);
         _addFee(ctx.fees, ctx.feeQuoteToken, ctx.feeQuote);
         _writeFees(s, ctx.fees);
         emit ISettlement.BatchSettled(ctx.batchId, ctx.tradeCount, uint16(ctx.makerFeeBps), uint16(ctx.takerFeeBps));
+    }
+
+    /// @dev A filled order's payment debited, checked against its balance, and its fill recorded.
+    function _debit(SettlementState storage s, OrderState memory o) private {
+        address payToken = o.side == OrderHashing.SIDE_BUY ? o.quoteToken : o.baseToken;
+        uint256 paid = o.paid;
+        uint256 slot = FlatSlots.balance(o.trader, payToken);
+        uint256 payBalance = FlatSlots.load(slot);
+        if (payBalance < paid) revert ISettlement.SettlementInsufficientBalance(o.trader, payToken, payBalance, paid);
+        // Safe: checked just above.
+        unchecked {
+            FlatSlots.store(slot, payBalance - paid);
+        }
+        _recordFilled(s, o);
     }
 
     /// @dev The nonce is FINISHED since the order's admission. Complete: its PARTIAL bit and filledAmount entry

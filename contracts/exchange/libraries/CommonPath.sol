@@ -249,18 +249,58 @@ library CommonPath {
         }
     }
 
-    /// @notice For every order filled in this batch, its receipts credited: the balance of the base token for a
-    ///         buy, of the quote token for a sell += received.
-    function credit(uint256 states) internal {
+    /// @notice The end of batch's credits and debits in one pass, order by order: each order filled in this batch
+    ///         credited what it received (the balance of the base token for a buy, of the quote token for a sell),
+    ///         then, while it is complete, was never filled before and its trader's balance covers what it paid,
+    ///         debited (the quote token for a buy, the base token for a sell); its nonce is FINISHED since its
+    ///         admission. An order the batch did not fill gets its nonce reopened (`reopen`). Returns the first
+    ///         order it credited but did not debit (the order count when none): BatchSettlement credits the
+    ///         orders after it (`credit`) and debits from it on. The same end as every credit before every debit:
+    ///         a debit covered here is covered after more credits, and each one left to BatchSettlement sees every
+    ///         credit, as it would have.
+    function creditAndDebit(uint256 states) internal returns (uint256 stoppedAt) {
+        uint256 perWord = NonceBitmap.NONCES_PER_WORD;
         // Memory-safe: only scratch space is written. The credit is unchecked: credits move value that the debits
         // take from other balances (or the batch reverts), so no balance exceeds the contract's token balance.
         assembly ("memory-safe") {
             let n := mload(states)
-            for { let i := 0 } lt(i, n) { i := add(i, 1) } {
+            let i := 0
+            for {} lt(i, n) { i := add(i, 1) } {
+                let o := mload(add(states, shl(5, add(i, 1))))
+                let filledAfter := mload(add(o, 0x180))
+                let filledBefore := mload(add(o, 0x160))
+                if eq(filledAfter, filledBefore) {
+                    let wordSlot := mload(add(o, 0x1e0))
+                    sstore(wordSlot, and(sload(wordSlot), not(shl(shl(1, mod(mload(add(o, 0x100)), perWord)), 1))))
+                    continue
+                }
+                // FlatSlots.balance: keccak256(trader ‖ token), baseToken (word 2) for a buy (side 0), quoteToken
+                // (word 3) for a sell; then the other one
+                let side := mload(add(o, 0x80))
+                mstore(0x00, mload(add(o, 0x20)))
+                mstore(0x20, shl(96, mload(add(o, add(0x40, shl(5, side))))))
+                let slot := keccak256(0x0c, 0x28)
+                sstore(slot, add(sload(slot), mload(add(o, 0x1c0))))
+                if or(filledBefore, iszero(eq(filledAfter, mload(add(o, 0xc0))))) { break }
+                mstore(0x20, shl(96, mload(add(o, sub(0x60, shl(5, side))))))
+                slot := keccak256(0x0c, 0x28)
+                let held := sload(slot)
+                let paid := mload(add(o, 0x1a0))
+                if lt(held, paid) { break }
+                sstore(slot, sub(held, paid))
+            }
+            stoppedAt := i
+        }
+    }
+
+    /// @notice For every order filled in this batch from order `i`, its receipts credited (as creditAndDebit).
+    function credit(uint256 states, uint256 i) internal {
+        // Memory-safe: only scratch space is written. Unchecked as in creditAndDebit.
+        assembly ("memory-safe") {
+            let n := mload(states)
+            for {} lt(i, n) { i := add(i, 1) } {
                 let o := mload(add(states, shl(5, add(i, 1))))
                 if iszero(eq(mload(add(o, 0x180)), mload(add(o, 0x160)))) {
-                    // FlatSlots.balance: keccak256(trader ‖ token), baseToken (word 2) for a buy (side 0),
-                    // quoteToken (word 3) for a sell
                     mstore(0x00, mload(add(o, 0x20)))
                     mstore(0x20, shl(96, mload(add(o, add(0x40, shl(5, mload(add(o, 0x80))))))))
                     let slot := keccak256(0x0c, 0x28)

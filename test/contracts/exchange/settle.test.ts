@@ -230,18 +230,27 @@ for (const enc of ENCODINGS)
         f.keys.carol,
         await orderFor(f, f.carol.address as Address, OrderSide.BUY, ETH),
       );
-      const carolSells = await signed(
+      // her sale must come before her purchase in the batch (orders go by hash): its debit needs the purchase's
+      // credit, which every credit before every debit gives it (and CommonPath.creditAndDebit's pass, order by
+      // order, leaves to the Solidity path)
+      let carolSells = await signed(
         f,
         f.keys.carol,
         await orderFor(f, f.carol.address as Address, OrderSide.SELL, ETH / 2n),
       );
+      for (let nonce = 1_000n; BigInt(carolSells.hash) > BigInt(carolBuys.hash); nonce++) {
+        carolSells = await signed(
+          f,
+          f.keys.carol,
+          await orderFor(f, f.carol.address as Address, OrderSide.SELL, ETH / 2n, undefined, { nonce }),
+        );
+      }
       const aliceBuys = await signed(
         f,
         f.keys.alice,
         await orderFor(f, f.alice.address as Address, OrderSide.BUY, ETH / 2n),
       );
       const weth = await f.weth.getAddress();
-      // the sale comes first in the batch: net settlement lets it pass
       await settle(
         f,
         [bobSells, carolBuys, carolSells, aliceBuys],
