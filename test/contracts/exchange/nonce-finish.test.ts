@@ -16,7 +16,13 @@ import { ENCODINGS, ETH, type Fixture, OrderSide, useEncoding } from "./fixtures
 const EXPIRY = 2n ** 40n;
 const at = (nonce: bigint): Partial<Order> => ({ nonce, expiry: EXPIRY });
 
-async function orderOf(f: Fixture, who: "alice" | "bob" | "carol" | "dave", side: OrderSide, amount: bigint, nonce: bigint) {
+async function orderOf(
+  f: Fixture,
+  who: "alice" | "bob" | "carol" | "dave",
+  side: OrderSide,
+  amount: bigint,
+  nonce: bigint,
+) {
   return signed(f, f.keys[who], await orderFor(f, f[who].address as Address, side, amount, undefined, at(nonce)));
 }
 
@@ -48,7 +54,9 @@ for (const encoding of ENCODINGS) {
       expect(await wordOf(f, f.alice.address, 3n)).to.equal(aliceWord | (1n << 4n));
       // both idle orders settle later, whole, and their nonces are then spent
       const dave = await orderOf(f, "dave", OrderSide.SELL, 2n * ETH, 5n);
-      await (await settle(f, [dave, aliceIdle, carolIdle], [fill(dave, aliceIdle, ETH), fill(dave, carolIdle, ETH)], 1n)).wait();
+      await (
+        await settle(f, [dave, aliceIdle, carolIdle], [fill(dave, aliceIdle, ETH), fill(dave, carolIdle, ETH)], 1n)
+      ).wait();
       expect(await f.settlement.isNonceUsed(f.alice.address, 3n)).to.equal(true);
       expect(await f.settlement.isNonceUsed(f.carol.address, 4n)).to.equal(true);
       expect(await f.settlement.filledAmount(aliceIdle.hash)).to.equal(0n);
