@@ -49,8 +49,6 @@ library BatchSettlement {
         uint256 paid;
         /// what it received in this batch, net of its fee (base for a buy, quote for a sell)
         uint256 received;
-        /// storage slot of the trader's nonce bitmap word holding this order's nonce
-        uint256 nonceWordSlot;
     }
 
     /// @dev Fee totals of the batch per token, written to storage once at the end.
@@ -208,26 +206,28 @@ library BatchSettlement {
     }
 
     /// @dev `n` OrderStates in one block, without Solidity's zeroing of every field: the loaders always
-    ///      write the nine signed fields, `orderHash` and `nonceWordSlot`; the type hash is
-    ///      written and the running totals are zeroed here.
+    ///      write the nine signed fields and `orderHash`; the type hash is written and the running totals are
+    ///      zeroed here (copied from past the end of calldata, which reads as zeros).
     function _allocateOrders(uint256 n) private pure returns (OrderState[] memory states) {
         bytes32 typeHash = OrderHashing.ORDER_TYPEHASH;
-        // Memory-safe: allocates [length, n pointers, n structs of 16 words] at the free memory pointer and
+        // Memory-safe: allocates [length, n pointers, n structs of 15 words] at the free memory pointer and
         // moves the pointer past it; every field is written before it is read.
         assembly ("memory-safe") {
             states := mload(0x40)
             mstore(states, n)
-            let structs := add(states, shl(5, add(n, 1)))
-            for { let i := 0 } lt(i, n) { i := add(i, 1) } {
-                let st := add(structs, shl(9, i))
-                mstore(add(states, shl(5, add(i, 1))), st)
+            let pointer := add(states, 0x20)
+            let st := add(pointer, shl(5, n))
+            let end := add(st, mul(n, 0x1e0))
+            mstore(0x40, end)
+            for {} lt(st, end) {
+                st := add(st, 0x1e0)
+                pointer := add(pointer, 0x20)
+            } {
+                mstore(pointer, st)
                 mstore(st, typeHash)
-                mstore(add(st, 0x160), 0) // filledBefore
-                mstore(add(st, 0x180), 0) // filledAfter
-                mstore(add(st, 0x1a0), 0) // paid
-                mstore(add(st, 0x1c0), 0) // received
+                // filledBefore, filledAfter, paid, received
+                calldatacopy(add(st, 0x160), calldatasize(), 0x80)
             }
-            mstore(0x40, add(structs, shl(9, n)))
         }
     }
 
@@ -375,7 +375,6 @@ library BatchSettlement {
         // the nonce's FINISHED and PARTIAL bits
         uint256 bits = (word >> ((nonce % NonceBitmap.NONCES_PER_WORD) << 1)) & 3;
         if (word < NonceBitmap.MARK) word = _checkFloor(ctx, trader, nonce, wordIndex, word);
-        st.nonceWordSlot = nonceWordSlot;
         if (bits & 1 != 0) revert ISettlement.SettlementOrderNonceUsed(trader, nonce);
         // Only an order whose nonce carries the PARTIAL bit can have a filledAmount entry.
         if (bits != 0) {
@@ -574,8 +573,6 @@ library BatchSettlement {
         uint256 n = states.length;
         uint256 i = CommonPath.creditAndDebit(_addressOf(states));
         if (i < n) CommonPath.credit(_addressOf(states), i + 1);
-        // order i, while below n, is filled: creditAndDebit and debit stop at a filled order only (they reopen the
-        // nonces of the unfilled ones)
         while (i < n) {
             _debit(s, states[i]);
             i = CommonPath.debit(_addressOf(states), i + 1);
@@ -586,8 +583,14 @@ library BatchSettlement {
         emit ISettlement.BatchSettled(ctx.batchId, ctx.tradeCount, uint16(ctx.makerFeeBps), uint16(ctx.takerFeeBps));
     }
 
-    /// @dev A filled order's payment debited, checked against its balance, and its fill recorded.
+    /// @dev A filled order's payment debited, checked against its balance, and its fill recorded; an order the
+    ///      batch did not fill gets its nonce reopened (FINISHED cleared: its admission set it on an open nonce).
     function _debit(SettlementState storage s, OrderState memory o) private {
+        if (o.filledAfter == o.filledBefore) {
+            uint256 wordSlot = FlatSlots.nonceWord(o.trader, NonceBitmap.wordIndex(o.nonce));
+            FlatSlots.store(wordSlot, FlatSlots.load(wordSlot) & ~NonceBitmap.finishedBit(o.nonce));
+            return;
+        }
         address payToken = o.side == OrderHashing.SIDE_BUY ? o.quoteToken : o.baseToken;
         uint256 paid = o.paid;
         uint256 slot = FlatSlots.balance(o.trader, payToken);
@@ -605,7 +608,7 @@ library BatchSettlement {
     ///      PARTIAL bit. The word is read again (warm) because two orders of one trader can share it.
     function _recordFilled(SettlementState storage s, OrderState memory o) private {
         uint256 filled = o.filledAfter;
-        uint256 slot = o.nonceWordSlot;
+        uint256 slot = FlatSlots.nonceWord(o.trader, NonceBitmap.wordIndex(o.nonce));
         uint256 word = FlatSlots.load(slot);
         uint256 partialBit = NonceBitmap.partialBit(o.nonce);
         if (filled == o.amount) {

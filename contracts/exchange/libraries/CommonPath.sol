@@ -14,9 +14,9 @@ import {PackedBatch} from "./PackedBatch.sol";
 ///         the cheap way.
 /// @dev Works on BatchSettlement's memory by address: a BatchContext's words 0x20 makerFeeBps, 0x40 takerFeeBps,
 ///      0x60 domainSeparator, 0xa0 previousHash, 0x100 feeBaseToken, 0x120 feeQuoteToken, 0x140 feeBase, 0x160
-///      feeQuote; an OrderState is 16 words (0x00 typeHash, 0x20 trader, 0x40 baseToken, 0x60 quoteToken, 0x80
+///      feeQuote; an OrderState is 15 words (0x00 typeHash, 0x20 trader, 0x40 baseToken, 0x60 quoteToken, 0x80
 ///      side, 0xa0 price, 0xc0 amount, 0xe0 expiry, 0x100 nonce, 0x120 flags, 0x140 orderHash, 0x160
-///      filledBefore, 0x180 filledAfter, 0x1a0 paid, 0x1c0 received, 0x1e0 nonceWordSlot), an OrderState[] its
+///      filledBefore, 0x180 filledAfter, 0x1a0 paid, 0x1c0 received), an OrderState[] its
 ///      length then pointers. Balances and nonce words are at their FlatSlots (trader ‖ token, trader ‖ index).
 library CommonPath {
     // long: one assembly loop over the orders; split, every order would pay a call and its stack shuffles
@@ -25,7 +25,7 @@ library CommonPath {
     ///         well formed with a compact (EIP-2098) signature, hash above the previous one, unexpired, flags valid, nonzero
     ///         trader that signed itself (low-s ECDSA), nonce in its trader's marked word and neither finished nor
     ///         partial. Each admitted order's nonce is marked FINISHED in its word (BatchSettlement._finish
-    ///         reopens it for an order the batch leaves partial or unfilled), its OrderState (words 0-10 and 15)
+    ///         reopens it for an order the batch leaves partial or unfilled), its OrderState (words 0-10)
     ///         is written and ctx.previousHash follows. Returns the first order it did not admit (`stoppedAt`, the order count when all were) and
     ///         its offset; `h` and `recovered` are its hash and signer when it got that far (`h` zero otherwise):
     ///         BatchSettlement then admits it the Solidity way (agents, ERC-1271, unmarked words, prior partial
@@ -131,7 +131,6 @@ library CommonPath {
                 // FINISHED from here: the word's one write for this order
                 sstore(slot, or(word, shl(shl(1, mod(mload(add(st, 0x100)), perWord)), 1)))
                 mstore(add(st, 0x140), d)
-                mstore(add(st, 0x1e0), slot)
                 h := d
                 stoppedAt := add(stoppedAt, 1)
                 next := end
@@ -253,13 +252,12 @@ library CommonPath {
     ///         credited what it received (the balance of the base token for a buy, of the quote token for a sell),
     ///         then, while it is complete, was never filled before and its trader's balance covers what it paid,
     ///         debited (the quote token for a buy, the base token for a sell); its nonce is FINISHED since its
-    ///         admission. An order the batch did not fill gets its nonce reopened (`reopen`). Returns the first
-    ///         order it credited but did not debit (the order count when none): BatchSettlement credits the
-    ///         orders after it (`credit`) and debits from it on. The same end as every credit before every debit:
+    ///         admission. Returns the first order it did not settle (the order count when none): one the batch
+    ///         did not fill (nothing to credit; BatchSettlement reopens its nonce) or one it credited but did not
+    ///         debit. BatchSettlement credits the orders after it (`credit`) and debits from it on. The same end as every credit before every debit:
     ///         a debit covered here is covered after more credits, and each one left to BatchSettlement sees every
     ///         credit, as it would have.
     function creditAndDebit(uint256 states) internal returns (uint256 stoppedAt) {
-        uint256 perWord = NonceBitmap.NONCES_PER_WORD;
         // Memory-safe: only scratch space is written. The credit is unchecked: credits move value that the debits
         // take from other balances (or the batch reverts), so no balance exceeds the contract's token balance.
         assembly ("memory-safe") {
@@ -269,11 +267,7 @@ library CommonPath {
                 let o := mload(add(states, shl(5, add(i, 1))))
                 let filledAfter := mload(add(o, 0x180))
                 let filledBefore := mload(add(o, 0x160))
-                if eq(filledAfter, filledBefore) {
-                    let wordSlot := mload(add(o, 0x1e0))
-                    sstore(wordSlot, and(sload(wordSlot), not(shl(shl(1, mod(mload(add(o, 0x100)), perWord)), 1))))
-                    continue
-                }
+                if eq(filledAfter, filledBefore) { break }
                 // FlatSlots.balance: keccak256(trader ‖ token), baseToken (word 2) for a buy (side 0), quoteToken
                 // (word 3) for a sell; then the other one
                 let side := mload(add(o, 0x80))
@@ -313,25 +307,20 @@ library CommonPath {
     /// @notice The end of batch's debits from order `i` while each order filled in this batch is complete,
     ///         was never filled before and its trader's balance covers what it paid: the balance debited (of
     ///         the quote token for a buy, the base token for a sell); its nonce is FINISHED since its admission.
-    ///         An order the batch did not fill gets its nonce reopened (FINISHED cleared: admission set it on a
-    ///         clear nonce). Returns the first order it did not settle, having written nothing for it:
-    ///         BatchSettlement debits it the Solidity way (a partial fill, a refusal with its named error).
+    ///         Returns the first order it did not settle, having written nothing for it: BatchSettlement settles
+    ///         it the Solidity way (an order the batch did not fill, a partial fill, a refusal with its named
+    ///         error).
     function debit(uint256 states, uint256 i) internal returns (uint256 stoppedAt) {
-        uint256 perWord = NonceBitmap.NONCES_PER_WORD;
-        // Memory-safe: reads the OrderStates of `states`; only scratch space is written. A reopened nonce word is
-        // re-read: two orders of a trader can share it.
+        // Memory-safe: reads the OrderStates of `states`; only scratch space is written.
         assembly ("memory-safe") {
             let n := mload(states)
             for {} lt(i, n) { i := add(i, 1) } {
                 let o := mload(add(states, shl(5, add(i, 1))))
                 let filledAfter := mload(add(o, 0x180))
                 let filledBefore := mload(add(o, 0x160))
-                if eq(filledAfter, filledBefore) {
-                    let wordSlot := mload(add(o, 0x1e0))
-                    sstore(wordSlot, and(sload(wordSlot), not(shl(shl(1, mod(mload(add(o, 0x100)), perWord)), 1))))
-                    continue
+                if or(or(filledBefore, eq(filledAfter, filledBefore)), iszero(eq(filledAfter, mload(add(o, 0xc0))))) {
+                    break
                 }
-                if or(filledBefore, iszero(eq(filledAfter, mload(add(o, 0xc0))))) { break }
                 // FlatSlots.balance: keccak256(trader ‖ token), quoteToken (word 3) for a buy (side 0),
                 // baseToken (word 2) for a sell
                 mstore(0x00, mload(add(o, 0x20)))
