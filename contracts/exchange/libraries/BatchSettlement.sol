@@ -249,9 +249,11 @@ library BatchSettlement {
         for (uint256 i; ; ++i) {
             bytes32 h;
             address recovered;
-            (i, offset, h, recovered) = CommonPath.admitOrders(
-                _addressOf(ctx), _addressOf(states), _addressOf(ctx.tokens), batchAt, batch.length, i, offset
+            uint256 at;
+            (i, at, h, recovered) = CommonPath.admitOrders(
+                _addressOf(ctx), _addressOf(states), _addressOf(ctx.tokens), batchAt + batch.length, i, batchAt + offset
             );
+            offset = at - batchAt;
             if (i == n) return offset;
             if (h == 0) {
                 offset = _loadPackedOrder(s, ctx, batch, offset, states[i], i);

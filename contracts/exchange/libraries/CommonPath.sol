@@ -20,24 +20,23 @@ import {PackedBatch} from "./PackedBatch.sol";
 ///      length then pointers. Balances and nonce words are at their FlatSlots (trader ‖ token, trader ‖ index).
 library CommonPath {
     // long: one assembly loop over the orders; split, every order would pay a call and its stack shuffles
-    /// @notice Loads and admits packed orders from `index` (at calldata `offset` of the batch at `batchOffset`,
-    ///         `batchLength` bytes) while each passes every check of BatchSettlement._admitHashed the simple way:
+    /// @notice Loads and admits packed orders from `index` (at calldata address `at`, in a batch that ends at
+    ///         calldata address `batchEnd`) while each passes every check of BatchSettlement._admitHashed the simple way:
     ///         well formed with a compact (EIP-2098) signature, hash above the previous one, unexpired, flags valid, nonzero
     ///         trader that signed itself (low-s ECDSA), nonce in its trader's marked word and neither finished nor
     ///         partial. Each admitted order's nonce is marked FINISHED in its word (BatchSettlement._finish
     ///         reopens it for an order the batch leaves partial or unfilled), its OrderState (words 0-10)
-    ///         is written and ctx.previousHash follows. Returns the first order it did not admit (`stoppedAt`, the order count when all were) and
-    ///         its offset; `h` and `recovered` are its hash and signer when it got that far (`h` zero otherwise):
+    ///         is written and ctx.previousHash follows. Returns the first order it did not admit (`stoppedAt`,
+    ///         the order count when all were) and its calldata address (`at`); `h` and `recovered` are its hash and signer when it got that far (`h` zero otherwise):
     ///         BatchSettlement then admits it the Solidity way (agents, ERC-1271, unmarked words, prior partial
     ///         fills, every refusal with its named error). `tokens` is the batch's token table.
     function admitOrders(
         uint256 ctx,
         uint256 states,
         uint256 tokens,
-        uint256 batchOffset,
-        uint256 batchLength,
+        uint256 batchEnd,
         uint256 index,
-        uint256 offset
+        uint256 at
     ) internal returns (uint256 stoppedAt, uint256 next, bytes32 h, address recovered) {
         uint256 perWord = NonceBitmap.NONCES_PER_WORD;
         uint256 mark = NonceBitmap.MARK;
@@ -49,7 +48,7 @@ library CommonPath {
         // admitted hash until the loop ends.
         assembly ("memory-safe") {
             stoppedAt := index
-            next := offset
+            next := at
             h := mload(add(ctx, 0xa0))
             // the digest's input at `ptr` + 0x80 (0x1901 ‖ domainSeparator ‖ structHash), `ptr` the free memory
             // pointer: the prefix is the batch's, written once; the ecrecover call's input at `ptr` lies below it.
@@ -58,13 +57,14 @@ library CommonPath {
             mstore(add(mload(0x40), 0x80), hex"1901")
             mstore(add(mload(0x40), 0x82), mload(add(ctx, 0x60)))
             for {} lt(stoppedAt, mload(states)) {} {
-                let p := add(batchOffset, next)
+                // this order's calldata address
+                let p := next
                 let w := calldataload(p)
-                let end := add(next, orderBytes)
+                let end := add(p, orderBytes)
                 if iszero(
                     and(
                         and(lt(byte(20, w), mload(tokens)), lt(byte(21, w), mload(tokens))),
-                        and(iszero(and(byte(22, w), 0x80)), iszero(gt(end, batchLength)))
+                        and(iszero(and(byte(22, w), 0x80)), iszero(gt(end, batchEnd)))
                     )
                 ) {
                     mstore(add(ctx, 0xa0), h)
