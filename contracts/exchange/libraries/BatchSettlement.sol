@@ -251,7 +251,12 @@ library BatchSettlement {
             address recovered;
             uint256 at;
             (i, at, h, recovered) = CommonPath.admitOrders(
-                _addressOf(ctx), _addressOf(states), _addressOf(ctx.tokens), batchAt + batch.length, i, batchAt + offset
+                _addressOf(ctx),
+                _addressOf(states),
+                _addressOf(ctx.tokens),
+                batchAt + batch.length,
+                i,
+                batchAt + offset
             );
             offset = at - batchAt;
             if (i == n) return offset;
@@ -365,9 +370,8 @@ library BatchSettlement {
         }
     }
 
-    /// @dev Nonce bitmap and, unless the word carries MARK, the cancel-all threshold; notes the word's slot and any
-    ///      prior partial fill, and marks the nonce FINISHED (_finish reopens it if the batch leaves the order
-    ///      partial or unfilled).
+    /// @dev Nonce bitmap and, unless the word carries MARK, the cancel-all threshold; notes any prior partial fill
+    ///      and marks the nonce FINISHED (_finish reopens it if the batch leaves the order partial or unfilled).
     function _checkNonce(SettlementState storage s, BatchContext memory ctx, OrderState memory st) private {
         address trader = st.trader;
         uint256 nonce = st.nonce;
@@ -568,9 +572,11 @@ library BatchSettlement {
 
     // ---------------------------------------------------------------- end of batch
 
-    /// @dev Net settlement: every order's receipts are credited first, then every order's payments are
-    ///      debited, each balance slot once per order rather than once per fill. The batch applies only if
-    ///      every debit is covered (no balance ever ends negative); then each order's fill state is written.
+    /// @dev Net settlement: as if every order's receipts were credited first, then every order's payments
+    ///      debited, each balance slot once per order rather than once per fill (CommonPath.creditAndDebit goes
+    ///      order by order while each debit is covered, then hands over: the rest credited, then debited). The
+    ///      batch applies only if every debit is covered (no balance ever ends negative); then each order's fill
+    ///      state is written.
     function _finish(SettlementState storage s, BatchContext memory ctx, OrderState[] memory states) private {
         uint256 n = states.length;
         uint256 i = CommonPath.creditAndDebit(_addressOf(states));

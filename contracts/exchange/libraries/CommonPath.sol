@@ -21,15 +21,16 @@ import {PackedBatch} from "./PackedBatch.sol";
 library CommonPath {
     // long: one assembly loop over the orders; split, every order would pay a call and its stack shuffles
     /// @notice Loads and admits packed orders from `index` (at calldata address `at`, in a batch that ends at
-    ///         calldata address `batchEnd`) while each passes every check of BatchSettlement._admitHashed the simple way:
-    ///         well formed with a compact (EIP-2098) signature, hash above the previous one, unexpired, flags valid, nonzero
-    ///         trader that signed itself (low-s ECDSA), nonce in its trader's marked word and neither finished nor
-    ///         partial. Each admitted order's nonce is marked FINISHED in its word (BatchSettlement._finish
-    ///         reopens it for an order the batch leaves partial or unfilled), its OrderState (words 0-10)
-    ///         is written and ctx.previousHash follows. Returns the first order it did not admit (`stoppedAt`,
-    ///         the order count when all were) and its calldata address (`at`); `h` and `recovered` are its hash and signer when it got that far (`h` zero otherwise):
-    ///         BatchSettlement then admits it the Solidity way (agents, ERC-1271, unmarked words, prior partial
-    ///         fills, every refusal with its named error). `tokens` is the batch's token table.
+    ///         calldata address `batchEnd`) while each passes every check of BatchSettlement._admitHashed the
+    ///         simple way: well formed with a compact (EIP-2098) signature, hash above the previous one, unexpired,
+    ///         flags valid, nonzero trader that signed itself (low-s ECDSA), nonce in its trader's marked word and
+    ///         neither finished nor partial. Each admitted order's nonce is marked FINISHED in its word
+    ///         (BatchSettlement._finish reopens it for an order the batch leaves partial or unfilled), its
+    ///         OrderState (words 0-10) is written and ctx.previousHash follows. Returns the first order it did not
+    ///         admit (`stoppedAt`, the order count when all were) and its calldata address (`next`); `h` and
+    ///         `recovered` are its hash and signer when it got that far (`h` zero otherwise): BatchSettlement then
+    ///         admits it the Solidity way (agents, ERC-1271, unmarked words, prior partial fills, every refusal
+    ///         with its named error). `tokens` is the batch's token table.
     function admitOrders(
         uint256 ctx,
         uint256 states,
@@ -128,7 +129,8 @@ library CommonPath {
                     h := d
                     break
                 }
-                // FINISHED from here: the word's one write for this order
+                // FINISHED from here: the word's one write for this order (the nonce's bit derived again from
+                // memory: holding it on the stack would make the compiler spill)
                 sstore(slot, or(word, shl(shl(1, mod(mload(add(st, 0x100)), perWord)), 1)))
                 mstore(add(st, 0x140), d)
                 h := d
@@ -254,9 +256,9 @@ library CommonPath {
     ///         debited (the quote token for a buy, the base token for a sell); its nonce is FINISHED since its
     ///         admission. Returns the first order it did not settle (the order count when none): one the batch
     ///         did not fill (nothing to credit; BatchSettlement reopens its nonce) or one it credited but did not
-    ///         debit. BatchSettlement credits the orders after it (`credit`) and debits from it on. The same end as every credit before every debit:
-    ///         a debit covered here is covered after more credits, and each one left to BatchSettlement sees every
-    ///         credit, as it would have.
+    ///         debit. BatchSettlement credits the orders after it (`credit`) and debits from it on. The same end
+    ///         as every credit before every debit: a debit covered here is covered after more credits, and each
+    ///         one left to BatchSettlement sees every credit, as it would have.
     function creditAndDebit(uint256 states) internal returns (uint256 stoppedAt) {
         // Memory-safe: only scratch space is written. The credit is unchecked: credits move value that the debits
         // take from other balances (or the batch reverts), so no balance exceeds the contract's token balance.
