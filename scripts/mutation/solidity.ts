@@ -60,6 +60,24 @@ export const CRITICAL_FILES = [
 export const EQUIVALENT: { file: string; line: string; mutation: string; why: string }[] = [
   {
     file: "contracts/exchange/libraries/BatchSettlement.sol",
+    line: "if (word < NonceBitmap.MARK) word = _checkFloor(ctx, trader, nonce, wordIndex, word);",
+    mutation: "`<` -> `<=`",
+    why: "a word equal to MARK carries it: the floor read then finds the word named and wholly at or above the minimum (NonceBitmap's invariant), so it neither refuses nor moves the mark; gas only",
+  },
+  {
+    file: "contracts/exchange/libraries/BatchSettlement.sol",
+    line: "if (wordIndex <= marked) return word;",
+    mutation: "`<=` -> `<`",
+    why: "the named word always carries MARK once its trader deposited (the deposit or the settle that named it set it); before, marking it anyway is what the first deposit would do, and the floor slot keeps its value",
+  },
+  {
+    file: "contracts/exchange/libraries/BatchSettlement.sol",
+    line: "if (i < n) CommonPath.credit(_addressOf(states), i + 1);",
+    mutation: "`<` -> `<=`",
+    why: "at i == n the credit from n + 1 runs no iteration",
+  },
+  {
+    file: "contracts/exchange/libraries/BatchSettlement.sol",
     line: "if (quoteAmount == 0) revert ISettlement.SettlementFillAmountZero(k);",
     mutation: "drop `if (...) revert ...`",
     why: "a zero quote amount is also below MIN_FILL_UNITS: the next line reverts (SettlementFillTooSmall) instead; kept for its clearer error",

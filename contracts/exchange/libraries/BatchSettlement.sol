@@ -611,21 +611,20 @@ library BatchSettlement {
         _recordFilled(s, o);
     }
 
-    /// @dev The nonce is FINISHED since the order's admission. Complete: its PARTIAL bit and filledAmount entry
-    ///      cleared (a refund). Partial: filledAmount written, the nonce reopened (FINISHED cleared) with its
-    ///      PARTIAL bit. The word is read again (warm) because two orders of one trader can share it.
+    /// @dev The nonce is FINISHED since the order's admission. Complete: its filledAmount entry deleted (a
+    ///      refund; a PARTIAL bit stays beside FINISHED, which refuses the nonce before the hint is ever read).
+    ///      Partial: filledAmount written, the nonce reopened (FINISHED cleared) with its PARTIAL bit; the word is
+    ///      read again (warm) because two orders of one trader can share it.
     function _recordFilled(SettlementState storage s, OrderState memory o) private {
         uint256 filled = o.filledAfter;
+        if (filled == o.amount) {
+            if (o.filledBefore != 0) delete s.filledAmount[o.orderHash];
+            return;
+        }
+        s.filledAmount[o.orderHash] = filled;
         uint256 slot = FlatSlots.nonceWord(o.trader, NonceBitmap.wordIndex(o.nonce));
         uint256 word = FlatSlots.load(slot);
-        uint256 partialBit = NonceBitmap.partialBit(o.nonce);
-        if (filled == o.amount) {
-            if (word & partialBit != 0) FlatSlots.store(slot, word & ~partialBit);
-            if (o.filledBefore != 0) delete s.filledAmount[o.orderHash];
-        } else {
-            s.filledAmount[o.orderHash] = filled;
-            FlatSlots.store(slot, (word & ~NonceBitmap.finishedBit(o.nonce)) | partialBit);
-        }
+        FlatSlots.store(slot, (word & ~NonceBitmap.finishedBit(o.nonce)) | NonceBitmap.partialBit(o.nonce));
     }
 
     /// @dev Sums a fill's fees under the current pair; a fill of another pair first moves the sums to the list

@@ -1,10 +1,13 @@
 // The nonce word's MARK (NonceBitmap): settle skips the floor read for a marked word's nonces, so every way the
 // mark could outlive its guarantee (the whole word at or above the minimum nonce) is an attack tested here:
 // a cancel-all passing the marked word, a mark left on the old word when it moves, a mark moved down, a first
-// deposit after a cancel-all. Plus the nonce and minimum-nonce limit (2^128) at its boundary.
+// deposit after a cancel-all, the word at NO_MARK's index. Plus the boundaries: the word whose first nonce is the
+// minimum, and the nonce and minimum-nonce limit (2^128).
 import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
+import { ethers } from "hardhat";
 import type { Address } from "viem";
+import { orderSlots } from "../../../pipeline/settle/access-list";
 import { deployFixture, fill, fundedErin, orderFor, settle, signed, signerKey } from "./fixtures";
 import { ENCODINGS, ETH, type Fixture, OrderSide, USD, useEncoding } from "./fixtures";
 
@@ -23,6 +26,12 @@ async function buyAt(f: Fixture, nonce: bigint, who = { key: f.keys.alice, addre
     await orderFor(f, who.address as Address, OrderSide.BUY, ETH / 10n, undefined, { nonce }),
   );
   return settle(f, [maker, taker], [fill(maker, taker, ETH / 10n)]);
+}
+
+/** The trader's nonce word holding `nonce`, as stored. */
+async function wordOf(f: Fixture, trader: string, nonce: bigint): Promise<bigint> {
+  const [slot] = orderSlots(trader as Address, [], nonce);
+  return BigInt(await ethers.provider.getStorage(await f.settlement.getAddress(), slot!));
 }
 
 async function expectBelowMinimum(f: Fixture, nonce: bigint, min: bigint) {
@@ -67,6 +76,14 @@ for (const enc of ENCODINGS)
       await buyAt(f, 255n);
     });
 
+    it("a word whose first nonce is the minimum takes the mark (the boundary)", async () => {
+      const f = await loadFixture(deployFixture);
+      await f.settlement.connect(f.alice).cancelAllBelow(254n);
+      await buyAt(f, 260n); // word 2 starts at 254, the minimum itself
+      expect((await wordOf(f, f.alice.address, 260n)) >> 255n).to.equal(1n);
+      expect(await f.settlement.minNonce(f.alice.address)).to.equal(254n);
+    });
+
     it("a first deposit after a cancel-all does not mark word 0", async () => {
       const f = await loadFixture(deployFixture);
       const erin = await fundedErin(f, 10_000n * USD);
@@ -94,5 +111,16 @@ describe("Settlement: the nonce limit (2^128)", () => {
     await f.settlement.connect(f.alice).cancelAllBelow(LIMIT);
     expect(await f.settlement.minNonce(f.alice.address)).to.equal(LIMIT);
     await expectBelowMinimum(f, LIMIT - 2n, LIMIT);
+  });
+
+  it("the word at index 2^64 - 1 (NO_MARK, \"no word marked\") never takes the mark", async () => {
+    const f = await loadFixture(deployFixture);
+    const first = (2n ** 64n - 1n) * 127n; // the word's first nonce
+    await buyAt(f, first + 1n);
+    expect((await wordOf(f, f.alice.address, first)) >> 255n).to.equal(0n);
+    // so a cancel-all past it is read by its next order (a mark there would outlive the floor naming no word)
+    await f.settlement.connect(f.alice).cancelAllBelow(first + 10n);
+    await expectBelowMinimum(f, first + 2n, first + 10n);
+    await buyAt(f, first + 10n);
   });
 });
