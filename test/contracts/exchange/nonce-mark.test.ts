@@ -113,7 +113,7 @@ describe("Settlement: the nonce limit (2^128)", () => {
     await expectBelowMinimum(f, LIMIT - 2n, LIMIT);
   });
 
-  it("the word at index 2^64 - 1 (NO_MARK, \"no word marked\") never takes the mark", async () => {
+  it('the word at index 2^64 - 1 (NO_MARK, "no word marked") never takes the mark', async () => {
     const f = await loadFixture(deployFixture);
     const first = (2n ** 64n - 1n) * 127n; // the word's first nonce
     await buyAt(f, first + 1n);
