@@ -68,7 +68,7 @@ export const EQUIVALENT: { file: string; line: string; mutation: string; why: st
     file: "contracts/exchange/libraries/BatchSettlement.sol",
     line: "if (wordIndex <= marked) return word;",
     mutation: "`<=` -> `<`",
-    why: "the named word always carries MARK once its trader deposited (the deposit or the settle that named it set it); before, marking it anyway is what the first deposit would do, and the floor slot keeps its value",
+    why: "at wordIndex == marked the word is the one the floor names and wholly at or above the minimum, so marking it (all the mutant adds, when it lacks MARK: before a first deposit, or a word 0 a cancel wrote first) keeps the mark's invariant; the floor slot keeps its value; only later gas differs",
   },
   {
     file: "contracts/exchange/libraries/BatchSettlement.sol",

@@ -14,6 +14,7 @@ import {
 } from "../../../sdk/eip712";
 import { buildSettleArgs, encodePackedBatch, type FillByHash, type SignedOrder } from "../../../sdk/settle-batch";
 import { type LocatedSettledTrade, type SettlementReadClient, settledTradesOf } from "../../../sdk/settled-trades";
+import { orderSlots } from "../../../pipeline/settle/access-list";
 
 /** A contract handle without typechain types: every ABI method, `connect` included, is callable. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -254,3 +255,9 @@ export async function fundedErin(f: Fixture, amountUsd: bigint) {
 
 /** A registry lot list as [amount, holdEnd] pairs. */
 export const lotPairs = (lots: Untyped[]) => lots.map((l: Untyped) => [l.amount, l.holdEnd]);
+
+/** The trader's nonce word holding `nonce`, as stored (its FlatSlot). */
+export async function nonceWordOf(f: Fixture, trader: string, nonce: bigint): Promise<bigint> {
+  const [slot] = orderSlots(trader as Address, [], nonce);
+  return BigInt(await ethers.provider.getStorage(await f.settlement.getAddress(), slot!));
+}

@@ -6,11 +6,9 @@
 // the batch is refused.
 import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
-import { ethers } from "hardhat";
 import type { Address } from "viem";
 import type { Order } from "../../../sdk/eip712";
-import { orderSlots } from "../../../pipeline/settle/access-list";
-import { deployFixture, fill, orderFor, settle, signed } from "./fixtures";
+import { deployFixture, fill, nonceWordOf, orderFor, settle, signed } from "./fixtures";
 import { ENCODINGS, ETH, type Fixture, OrderSide, useEncoding } from "./fixtures";
 
 const EXPIRY = 2n ** 40n;
@@ -26,12 +24,6 @@ async function orderOf(
   return signed(f, f.keys[who], await orderFor(f, f[who].address as Address, side, amount, undefined, at(nonce)));
 }
 
-/** The trader's nonce word holding `nonce`, as stored. */
-async function wordOf(f: Fixture, trader: string, nonce: bigint): Promise<bigint> {
-  const [slot] = orderSlots(trader as Address, [], nonce);
-  return BigInt(await ethers.provider.getStorage(await f.settlement.getAddress(), slot!));
-}
-
 for (const encoding of ENCODINGS) {
   describe(`Settlement (${encoding}): a nonce finished at admission, reopened when its order is not filled whole`, () => {
     beforeEach(() => useEncoding(encoding));
@@ -43,15 +35,15 @@ for (const encoding of ENCODINGS) {
       // Alice's second buy (word 0 too) and Carol's buy ride in the batch with no fill
       const aliceIdle = await orderOf(f, "alice", OrderSide.BUY, ETH, 3n);
       const carolIdle = await orderOf(f, "carol", OrderSide.BUY, ETH, 4n);
-      const carolWord = await wordOf(f, f.carol.address, 4n);
-      const aliceWord = await wordOf(f, f.alice.address, 3n);
+      const carolWord = await nonceWordOf(f, f.carol.address, 4n);
+      const aliceWord = await nonceWordOf(f, f.alice.address, 3n);
       await (await settle(f, [bob, alice, aliceIdle, carolIdle], [fill(bob, alice, ETH)])).wait();
       expect(await f.settlement.isNonceUsed(f.alice.address, 2n)).to.equal(true);
       expect(await f.settlement.isNonceUsed(f.alice.address, 3n)).to.equal(false);
       expect(await f.settlement.isNonceUsed(f.carol.address, 4n)).to.equal(false);
-      expect(await wordOf(f, f.carol.address, 4n)).to.equal(carolWord);
+      expect(await nonceWordOf(f, f.carol.address, 4n)).to.equal(carolWord);
       // Alice's word gained nonce 2's FINISHED bit (bit 4) and nothing else
-      expect(await wordOf(f, f.alice.address, 3n)).to.equal(aliceWord | (1n << 4n));
+      expect(await nonceWordOf(f, f.alice.address, 3n)).to.equal(aliceWord | (1n << 4n));
       // both idle orders settle later, whole, and their nonces are then spent
       const dave = await orderOf(f, "dave", OrderSide.SELL, 2n * ETH, 5n);
       await (

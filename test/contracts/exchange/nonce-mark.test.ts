@@ -5,10 +5,8 @@
 // minimum, and the nonce and minimum-nonce limit (2^128).
 import { expect } from "chai";
 import { loadFixture } from "@nomicfoundation/hardhat-toolbox/network-helpers";
-import { ethers } from "hardhat";
 import type { Address } from "viem";
-import { orderSlots } from "../../../pipeline/settle/access-list";
-import { deployFixture, fill, fundedErin, orderFor, settle, signed, signerKey } from "./fixtures";
+import { deployFixture, fill, fundedErin, nonceWordOf, orderFor, settle, signed, signerKey } from "./fixtures";
 import { ENCODINGS, ETH, type Fixture, OrderSide, USD, useEncoding } from "./fixtures";
 
 const LIMIT = 2n ** 128n;
@@ -26,12 +24,6 @@ async function buyAt(f: Fixture, nonce: bigint, who = { key: f.keys.alice, addre
     await orderFor(f, who.address as Address, OrderSide.BUY, ETH / 10n, undefined, { nonce }),
   );
   return settle(f, [maker, taker], [fill(maker, taker, ETH / 10n)]);
-}
-
-/** The trader's nonce word holding `nonce`, as stored. */
-async function wordOf(f: Fixture, trader: string, nonce: bigint): Promise<bigint> {
-  const [slot] = orderSlots(trader as Address, [], nonce);
-  return BigInt(await ethers.provider.getStorage(await f.settlement.getAddress(), slot!));
 }
 
 async function expectBelowMinimum(f: Fixture, nonce: bigint, min: bigint) {
@@ -80,7 +72,7 @@ for (const enc of ENCODINGS)
       const f = await loadFixture(deployFixture);
       await f.settlement.connect(f.alice).cancelAllBelow(254n);
       await buyAt(f, 260n); // word 2 starts at 254, the minimum itself
-      expect((await wordOf(f, f.alice.address, 260n)) >> 255n).to.equal(1n);
+      expect((await nonceWordOf(f, f.alice.address, 260n)) >> 255n).to.equal(1n);
       expect(await f.settlement.minNonce(f.alice.address)).to.equal(254n);
     });
 
@@ -117,7 +109,7 @@ describe("Settlement: the nonce limit (2^128)", () => {
     const f = await loadFixture(deployFixture);
     const first = (2n ** 64n - 1n) * 127n; // the word's first nonce
     await buyAt(f, first + 1n);
-    expect((await wordOf(f, f.alice.address, first)) >> 255n).to.equal(0n);
+    expect((await nonceWordOf(f, f.alice.address, first)) >> 255n).to.equal(0n);
     // so a cancel-all past it is read by its next order (a mark there would outlive the floor naming no word)
     await f.settlement.connect(f.alice).cancelAllBelow(first + 10n);
     await expectBelowMinimum(f, first + 2n, first + 10n);
