@@ -4,7 +4,7 @@
 // (contracts/exchange/libraries/SettlementState.sol); test/contracts/exchange/access-list.test.ts holds them to
 // the contract.
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
-import type { AccessList, Address, Hex } from "viem";
+import { type AccessList, type Address, type Hex, numberToBytes } from "viem";
 import type { SettleArgs } from "../../sdk/settle-batch";
 import { keccak256Bytes } from "../../runtime/keccak";
 
@@ -27,11 +27,7 @@ function balanceSlot(trader: Address, token: Address): Uint8Array {
 function nonceWordSlot(trader: Address, index: bigint): Uint8Array {
   const input = new Uint8Array(52);
   input.set(addressBytes(trader), 0);
-  let v = index;
-  for (let i = 51; i >= 20; i--) {
-    input[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
+  input.set(numberToBytes(index, { size: 32 }), 20);
   return keccak256Bytes(input);
 }
 
